@@ -1,0 +1,93 @@
+package async
+
+import "sync"
+
+// Map returns a future completed with fn applied to f's value, or with f's error (fn is
+// then not called). Cancelling the returned future cancels f.
+func Map[T, U any](f *Future[T], fn func(T) (U, error)) *Future[U] {
+	out, complete := NewCancellablePromise[U](f.Cancel)
+	f.OnComplete(func(v T, err error) {
+		if err != nil {
+			var zero U
+			complete(zero, err)
+			return
+		}
+		complete(fn(v))
+	})
+	return out
+}
+
+// Then chains an asynchronous step: once f succeeds, fn starts the next future, whose
+// result becomes the returned future's. An error of f skips fn. Cancelling the returned
+// future cancels f, or the next step once it has started.
+func Then[T, U any](f *Future[T], fn func(T) *Future[U]) *Future[U] {
+	var (
+		mu   sync.Mutex
+		next *Future[U]
+	)
+	out, complete := NewCancellablePromise[U](func() bool {
+		mu.Lock()
+		n := next
+		mu.Unlock()
+		if n != nil {
+			n.Cancel()
+			return false
+		}
+		return f.Cancel()
+	})
+	f.OnComplete(func(v T, err error) {
+		if err != nil {
+			var zero U
+			complete(zero, err)
+			return
+		}
+		n := fn(v)
+		mu.Lock()
+		next = n
+		mu.Unlock()
+		if _, done, _ := out.Result(); done { // cancelled while fn ran
+			n.Cancel()
+			return
+		}
+		n.OnComplete(complete)
+	})
+	return out
+}
+
+// All returns a future of every value of fs, in order, once all succeed; it fails with the
+// first error as soon as one fails. Cancelling it cancels every future in fs.
+func All[T any](fs ...*Future[T]) *Future[[]T] {
+	out, complete := NewCancellablePromise[[]T](func() bool {
+		notStarted := true
+		for _, f := range fs {
+			notStarted = f.Cancel() && notStarted
+		}
+		return notStarted
+	})
+	var (
+		mu        sync.Mutex
+		vals      = make([]T, len(fs))
+		remaining = len(fs)
+	)
+	if remaining == 0 {
+		complete(vals, nil)
+		return out
+	}
+	for i, f := range fs {
+		f.OnComplete(func(v T, err error) {
+			if err != nil {
+				complete(nil, err)
+				return
+			}
+			mu.Lock()
+			vals[i] = v
+			remaining--
+			last := remaining == 0
+			mu.Unlock()
+			if last {
+				complete(vals, nil)
+			}
+		})
+	}
+	return out
+}

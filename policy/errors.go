@@ -1,0 +1,69 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The error codes. Every configuration error carries one, in its message and in
+// ConfigError.Code.
+const (
+	CodeBadDuration      = "R4C-ATR-001" // a duration is not valid syntax, e.g. "10 parsecs"
+	CodeZeroPeriod       = "R4C-ATR-002" // rateLimiter.period is zero or negative
+	CodeBadPermits       = "R4C-ATR-003" // rateLimiter.permits is less than 1
+	CodeNegativeDuration = "R4C-ATR-004" // a wait, delay or duration is negative
+	CodeBadNumber        = "R4C-ATR-005" // a number is not valid syntax
+	CodeBadBoolean       = "R4C-ATR-006" // enabled (or another flag) is not a boolean
+	CodeOutOfRange       = "R4C-ATR-007" // a count, percentage or factor is outside its range
+	CodePeriodTooShort   = "R4C-REG-001" // period shorter than 1ns per permit
+	CodeUnknownConfig    = "R4C-REG-004" // configs.<name> names no configuration
+	CodeConflict         = "R4C-REG-008" // one shared name, two different configurations
+	CodeUnknownInstance  = "R4C-REG-009" // no policy instance with that id
+	CodeBadSpec          = "R4C-REG-010" // a spec does not fit the function (e.g. fallback type)
+	CodeUnknownKey       = "R4C-CFG-001" // unknown configuration key
+	CodeBadSource        = "R4C-CFG-002" // a properties, YAML or env source is malformed
+)
+
+// ConfigError reports an invalid configuration: a bad attribute value, an unknown key or
+// name, a conflict between shared instances. Error() starts with the code, e.g.
+// `R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1`. Read it with
+// errors.As; errors.Is matches another *ConfigError with the same Code.
+type ConfigError struct {
+	Code   string // e.g. "R4C-ATR-003"
+	Key    string // the attribute or configuration key, e.g. "rateLimiter.permits"
+	Value  string // the offending value as written, if any
+	Reason string // what is wrong, in words
+}
+
+// Error returns "CODE: key = "value": reason", leaving out the parts that are empty.
+func (e *ConfigError) Error() string {
+	s := e.Code + ": "
+	switch {
+	case e.Key != "" && e.Value != "":
+		s += fmt.Sprintf("%s = %q: ", e.Key, e.Value)
+	case e.Key != "":
+		s += e.Key + ": "
+	}
+	return s + e.Reason
+}
+
+// Is reports whether target is a *ConfigError with the same code, so that
+// errors.Is(err, &policy.ConfigError{Code: policy.CodeBadPermits}) works.
+func (e *ConfigError) Is(target error) bool {
+	var t *ConfigError
+	return errors.As(target, &t) && t.Code == e.Code && t.Key == "" && t.Reason == ""
+}
+
+// Errorf returns a *ConfigError with the reason formatted from format and args.
+func Errorf(code, key, value, format string, args ...any) *ConfigError {
+	return &ConfigError{Code: code, Key: key, Value: value, Reason: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the R4C code of err if it is, or wraps, a *ConfigError; "" otherwise.
+func CodeOf(err error) string {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return ce.Code
+	}
+	return ""
+}

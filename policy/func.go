@@ -1,0 +1,41 @@
+package policy
+
+import (
+	"context"
+
+	"github.com/resilience4go/resilience4go/async"
+)
+
+// Func is a call with one argument: the shape in which every policy decorates calls, so
+// that wrapped functions of any arity share one composition, built once, without boxing
+// their arguments into a closure per call. Functions of more arguments pass a struct of
+// them as A; functions of none pass struct{}.
+type Func[A, T any] func(ctx context.Context, a A) (T, error)
+
+// AsyncFunc is Func for calls that return a future.
+type AsyncFunc[A, T any] func(ctx context.Context, a A) *async.Future[T]
+
+// Decorators makes a Policy[T] out of a policy's generic decorators, instantiated for
+// calls with no argument.
+type Decorators[T any] struct {
+	L     Layer
+	Sync  func(next Func[struct{}, T]) Func[struct{}, T]
+	Async func(next AsyncFunc[struct{}, T]) AsyncFunc[struct{}, T]
+}
+
+var _ Policy[int] = Decorators[int]{}
+
+// Layer returns d.L.
+func (d Decorators[T]) Layer() Layer { return d.L }
+
+// Decorate returns next guarded by d.Sync.
+func (d Decorators[T]) Decorate(next Call[T]) Call[T] {
+	f := d.Sync(func(ctx context.Context, _ struct{}) (T, error) { return next(ctx) })
+	return func(ctx context.Context) (T, error) { return f(ctx, struct{}{}) }
+}
+
+// DecorateAsync returns next guarded by d.Async.
+func (d Decorators[T]) DecorateAsync(next AsyncCall[T]) AsyncCall[T] {
+	f := d.Async(func(ctx context.Context, _ struct{}) *async.Future[T] { return next(ctx) })
+	return func(ctx context.Context) *async.Future[T] { return f(ctx, struct{}{}) }
+}

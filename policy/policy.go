@@ -1,0 +1,67 @@
+// Package policy is the contract every resilience policy meets: the call shapes it
+// decorates, its fixed place in the layer order (SPEC CO-1), the events it publishes
+// (SPEC RG-5) and the configuration errors it reports (codes R4C-…).
+//
+// Policies live in their own packages (ratelimit, policy/retry, policy/circuitbreaker,
+// policy/timeout, policy/bulkhead, policy/fallback) and never import each other; what one
+// must know of another travels through the small interfaces defined here.
+package policy
+
+import (
+	"context"
+
+	"github.com/resilience4go/resilience4go/async"
+)
+
+// Call is a synchronous call: ctx first, result and error last.
+type Call[T any] func(ctx context.Context) (T, error)
+
+// AsyncCall is a call that returns a future at once (SPEC AS-1).
+type AsyncCall[T any] func(ctx context.Context) *async.Future[T]
+
+// Layer is a policy's fixed place in a composition, outermost first (SPEC CO-1):
+// Fallback → Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the function.
+type Layer int
+
+// The layers, outermost first.
+const (
+	LayerFallback Layer = iota + 1
+	LayerRetry
+	LayerCircuitBreaker
+	LayerRateLimiter
+	LayerTimeout
+	LayerBulkhead
+)
+
+var layerNames = [...]string{"", "fallback", "retry", "circuitBreaker", "rateLimiter", "timeout", "bulkhead"}
+
+// String returns the layer's configuration segment: "fallback", "retry", "circuitBreaker",
+// "rateLimiter", "timeout" or "bulkhead" (SPEC RG-4).
+func (l Layer) String() string {
+	if l < LayerFallback || l > LayerBulkhead {
+		return "unknown"
+	}
+	return layerNames[l]
+}
+
+// Policy decorates calls returning T. Decorate and DecorateAsync are called once, when a
+// function is wrapped; the decorated call is then used for every invocation, so a policy
+// does its per-call work without composing anything per call.
+type Policy[T any] interface {
+	// Layer is the policy's fixed place in a composition (SPEC CO-1).
+	Layer() Layer
+	// Decorate returns next guarded by the policy.
+	Decorate(next Call[T]) Call[T]
+	// DecorateAsync returns next guarded by the policy; a rejection is a failed future
+	// (SPEC AS-1), and waiting is scheduled on the clock, never parked on a goroutine
+	// (SPEC AS-2).
+	DecorateAsync(next AsyncCall[T]) AsyncCall[T]
+}
+
+// NeverRetried is implemented by errors that no retry may retry, whatever its lists say:
+// circuitbreaker's open-state rejection is one (SPEC CO-4). Retry checks it with errors.As,
+// so the retry package does not import the breaker's.
+type NeverRetried interface {
+	error
+	NeverRetried() bool
+}

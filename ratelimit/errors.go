@@ -1,0 +1,70 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrExceeded is the errors.Is target of every rejection by a rate limiter (SPEC RL-6):
+// no permit was free now or within maxWait, or the caller's context ended first (RL-8).
+var ErrExceeded = errors.New("ratelimit: rate limit exceeded")
+
+// ExceededError is a limiter's rejection. Each limiter creates its rejections once, at
+// construction, so rejecting allocates nothing (SPEC RL-6). It matches ErrExceeded and,
+// when a context ended the call, the context's error (context.Canceled or
+// context.DeadlineExceeded, SPEC RL-8).
+//
+// It carries no per-call data: the retry-after of a refused call is Reservation.Delay
+// (SPEC RL-9b).
+type ExceededError struct {
+	instance string
+	cause    error // nil, or the context error that ended the wait
+	msg      string
+}
+
+func newExceeded(instance string, cause error) *ExceededError {
+	msg := "ratelimit: rate limit exceeded for " + quote(instance)
+	if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	return &ExceededError{instance: instance, cause: cause, msg: msg}
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// Error returns `ratelimit: rate limit exceeded for "<instance>"`, followed by the context
+// error if one ended the call.
+func (e *ExceededError) Error() string { return e.msg }
+
+// InstanceID returns the id of the limiter that rejected the call.
+func (e *ExceededError) InstanceID() string { return e.instance }
+
+// Is reports whether target is ErrExceeded.
+func (e *ExceededError) Is(target error) bool { return target == ErrExceeded }
+
+// Unwrap returns the context error that ended the call, or nil.
+func (e *ExceededError) Unwrap() error { return e.cause }
+
+// rejections are a limiter's preallocated rejection errors.
+type rejections struct {
+	exceeded, canceled, deadline *ExceededError
+}
+
+func newRejections(instance string) rejections {
+	return rejections{
+		exceeded: newExceeded(instance, nil),
+		canceled: newExceeded(instance, context.Canceled),
+		deadline: newExceeded(instance, context.DeadlineExceeded),
+	}
+}
+
+// forContext returns the rejection for a call ended by the context error err.
+func (r *rejections) forContext(instance string, err error) error {
+	switch err {
+	case context.Canceled:
+		return r.canceled
+	case context.DeadlineExceeded:
+		return r.deadline
+	}
+	return newExceeded(instance, err)
+}

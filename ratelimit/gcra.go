@@ -1,0 +1,246 @@
+// Package ratelimit is resilience4go's rate limiter: at most Permits calls per Period pass,
+// and the rest are rejected at once or wait up to MaxWait for their turn.
+//
+// The algorithm is GCRA, the "meter" form of a token bucket (SPEC RL-1). Permits are evenly
+// spaced one emission interval T = Period/Permits apart (RL-2); unused permits accumulate
+// up to a burst of Permits (RL-3); after the burst, calls pass at one every T (RL-4). So in
+// any window of length d at most Permits + floor(d/T) calls pass (RL-5): a window of one
+// period can see 2×Permits calls, a full burst and then the steady rate.
+//
+// The whole mutable state is one int64, the TAT (theoretical arrival time), moved by
+// compare-and-swap: no mutex, no background goroutine, one clock read per call (RL-12).
+//
+// Three ways to take a permit:
+//   - TryAcquire takes a permit that is free now, or reports false. Most callers that
+//     must not wait want this.
+//   - Acquire takes a permit, waiting up to MaxWait for it on the caller's goroutine,
+//     honouring the context (RL-7, RL-8).
+//   - Reserve takes a permit within MaxWait without waiting and returns a Reservation that
+//     says how long to wait and can be cancelled (RL-7, RL-9); a refused Reservation says
+//     how long until the next permit (the retry-after, RL-9b).
+//
+// A Limiter limits the calls of one process (RL-15).
+package ratelimit
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+const maxInt64 = 1<<63 - 1
+
+// Limiter is a GCRA rate limiter (SPEC RL-1). It is safe for concurrent use; its
+// configuration is fixed when it is built.
+type Limiter struct {
+	// Read-only after New.
+	interval int64 // T, the emission interval in ns (RL-2)
+	tau      int64 // (Permits-1)·T: how far the TAT may run ahead of now with a permit free now
+	maxWait  int64
+	enabled  bool
+	system   bool // the clock is clock.System(): read it without an interface call
+	clk      clock.Clock
+	cfg      Config
+	id       string
+	listener policy.Listener
+	rej      rejections
+
+	_   [64]byte     // keep tat off the cache line of the read-only fields
+	tat atomic.Int64 // the theoretical arrival time, in the clock's ns (RL-1)
+	_   [56]byte
+}
+
+// New builds a limiter from opts. Permits and Period are required. An invalid
+// configuration returns a *policy.ConfigError (SPEC RL-14): R4C-ATR-003 (permits < 1),
+// R4C-ATR-002 (period ≤ 0), R4C-REG-001 (period shorter than 1ns per permit),
+// R4C-ATR-004 (maxWait < 0).
+func New(opts ...Option) (*Limiter, error) {
+	s := DefaultSettings()
+	s.Apply(opts...)
+	return NewFromSettings(s)
+}
+
+// NewFromSettings builds a limiter from resolved settings; see New for the errors.
+func NewFromSettings(s Settings) (*Limiter, error) {
+	if err := s.Config.Validate(); err != nil {
+		return nil, err
+	}
+	id := s.ID("ratelimiter")
+	clk := s.ClockOrSystem()
+	t := int64(s.EmissionInterval())
+	l := &Limiter{
+		interval: t,
+		tau:      satMul(int64(s.Permits-1), t),
+		maxWait:  int64(s.MaxWait),
+		enabled:  s.Enabled,
+		system:   clock.IsSystem(clk),
+		clk:      clk,
+		cfg:      s.Config,
+		id:       id,
+		listener: s.Listener,
+		rej:      newRejections(id),
+	}
+	// TAT 0 (the clock's origin, at or before now): the full burst is free (RL-3).
+	return l, nil
+}
+
+// now reads the clock once (SPEC RL-12).
+func (l *Limiter) now() int64 {
+	if l.system {
+		return int64(clock.Mono())
+	}
+	return int64(l.clk.Now())
+}
+
+// reserve is the whole of GCRA (SPEC RL-1…RL-7). At clock time now, the next permit is free
+// after wait = max(TAT, now) - now - tau (≤ 0: free now). A call that would wait longer
+// than maxWait is refused without changing anything; otherwise the TAT moves forward by T.
+// It returns the TAT before and after, and the wait (clamped at 0 when reserved).
+func (l *Limiter) reserve(now, maxWait int64) (prev, next, wait int64, ok bool) {
+	for spins := 0; ; spins++ {
+		prev = l.tat.Load()
+		base := max(prev, now)
+		wait = base - now - l.tau // base-now ∈ [0, MaxInt64], tau ≥ 0: no overflow
+		if wait > maxWait {
+			return prev, prev, wait, false
+		}
+		next = satAdd(base, l.interval)
+		if l.tat.CompareAndSwap(prev, next) {
+			return prev, next, max(wait, 0), true
+		}
+		// Lost the race to another call (RL-13): retry at once, yielding the processor
+		// now and then so that the winner's core can make progress.
+		if spins&3 == 3 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// TryAcquire takes a permit that is free now and reports whether it did, whatever
+// MaxWait is (SPEC RL-6). A refusal publishes a RateLimiterRejected event. It never
+// allocates. A disabled limiter always returns true (RL-10).
+func (l *Limiter) TryAcquire() bool {
+	if !l.enabled {
+		return true
+	}
+	now := l.now()
+	if _, _, wait, ok := l.reserve(now, 0); !ok {
+		l.publishRejected(now, wait, l.rej.exceeded)
+		return false
+	}
+	return true
+}
+
+// Acquire takes a permit, waiting for it on the caller's goroutine through the clock when
+// it comes within MaxWait (SPEC RL-7, RL-8). It returns nil once the permit is the
+// caller's, or the limiter's rejection, which matches ErrExceeded:
+//   - at once, without reserving, when no permit comes within MaxWait (RL-6, RL-7);
+//   - at once, without reserving, when ctx is already done, or its deadline comes before
+//     the permit would (the error also matches ctx's error, RL-8);
+//   - when ctx ends during the wait: the permit is given back (RL-9) and the error also
+//     matches ctx's error.
+//
+// A wait publishes a RateLimiterWaited event, a rejection a RateLimiterRejected event.
+// Acquire allocates nothing unless it has to wait. With MaxWait > 0 and a ctx that has a
+// deadline, it reads the real time left once more.
+func (l *Limiter) Acquire(ctx context.Context) error {
+	if !l.enabled {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return l.rejectContext(l.now(), 0, err)
+	}
+	now := l.now()
+	limit, byDeadline := l.maxWait, false
+	if l.maxWait > 0 {
+		if deadline, has := ctx.Deadline(); has {
+			// A permit that comes after the deadline is useless: refuse it unreserved (RL-8).
+			if left := max(int64(time.Until(deadline)), 0); left < limit {
+				limit, byDeadline = left, true
+			}
+		}
+	}
+	prev, next, wait, ok := l.reserve(now, limit)
+	if !ok {
+		if byDeadline && wait <= l.maxWait {
+			return l.rejectContext(now, wait, context.DeadlineExceeded)
+		}
+		l.publishRejected(now, wait, l.rej.exceeded)
+		return l.rej.exceeded
+	}
+	if wait == 0 {
+		return nil
+	}
+	l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
+		At: time.Duration(now), Wait: time.Duration(wait)})
+	if err := l.clk.Sleep(ctx, time.Duration(wait)); err != nil {
+		Reservation{l: l, prev: prev, next: next, at: now + wait, ok: true}.Cancel()
+		return l.rejectContext(l.now(), 0, err)
+	}
+	return nil
+}
+
+// Reserve takes the next permit if it comes within MaxWait, without waiting for it, and
+// returns its Reservation: wait Delay() before the call, or Cancel() it to give the permit
+// back (SPEC RL-7, RL-9). When the permit does not come within MaxWait, nothing is
+// reserved and Reserve returns the limiter's rejection (matching ErrExceeded) together
+// with a refused Reservation whose Delay() is the time until the next permit is free: the
+// retry-after (RL-9b). A delayed reservation publishes RateLimiterWaited, a refusal
+// RateLimiterRejected. Reserve never allocates. A disabled limiter returns a reservation
+// with no delay (RL-10).
+func (l *Limiter) Reserve() (Reservation, error) {
+	if !l.enabled {
+		return Reservation{ok: true}, nil
+	}
+	now := l.now()
+	prev, next, wait, ok := l.reserve(now, l.maxWait)
+	if !ok {
+		l.publishRejected(now, wait, l.rej.exceeded)
+		return Reservation{delay: time.Duration(wait)}, l.rej.exceeded
+	}
+	if wait > 0 {
+		l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
+			At: time.Duration(now), Wait: time.Duration(wait)})
+	}
+	return Reservation{l: l, prev: prev, next: next, at: now + wait, delay: time.Duration(wait), ok: true}, nil
+}
+
+// Rejection returns the limiter's one rejection error (SPEC RL-6), for callers that use
+// TryAcquire and need an error to return.
+func (l *Limiter) Rejection() error { return l.rej.exceeded }
+
+// Clock returns the limiter's time source.
+func (l *Limiter) Clock() clock.Clock { return l.clk }
+
+func (l *Limiter) rejectContext(now, wait int64, ctxErr error) error {
+	err := l.rej.forContext(l.id, ctxErr)
+	l.publishRejected(now, wait, err)
+	return err
+}
+
+func (l *Limiter) publishRejected(now, wait int64, err error) {
+	if l.listener != nil {
+		l.listener(policy.Event{Kind: policy.RateLimiterRejected, Instance: l.id,
+			At: time.Duration(now), Wait: time.Duration(max(wait, 0)), Err: err})
+	}
+}
+
+// satAdd returns a+b for a, b ≥ 0, saturating at the largest int64.
+func satAdd(a, b int64) int64 {
+	if a > maxInt64-b {
+		return maxInt64
+	}
+	return a + b
+}
+
+// satMul returns a·b for a, b ≥ 0, saturating at the largest int64.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > maxInt64/a {
+		return maxInt64
+	}
+	return a * b
+}

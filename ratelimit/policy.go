@@ -1,0 +1,157 @@
+package ratelimit
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// NewPolicy returns l as a policy of layer LayerRateLimiter (SPEC CO-1), for calls
+// returning T. Its sync decoration uses Acquire; its async decoration schedules the call
+// for its permit (SPEC AS-2). Decorating costs nothing per call beyond the limiter's own.
+func NewPolicy[T any](l *Limiter) policy.Policy[T] {
+	return policy.Decorators[T]{
+		L:    policy.LayerRateLimiter,
+		Sync: func(next policy.Func[struct{}, T]) policy.Func[struct{}, T] { return DecorateFunc(l, next) },
+		Async: func(next policy.AsyncFunc[struct{}, T]) policy.AsyncFunc[struct{}, T] {
+			return DecorateAsyncFunc(l, next)
+		},
+	}
+}
+
+// DecorateFunc returns next guarded by l: each call takes a permit with Acquire (waiting
+// within MaxWait, honouring ctx) and then calls next; a rejection returns the zero T and
+// l's rejection, and next is not called (SPEC RL-6…RL-8). Admitted and rejected calls
+// allocate nothing.
+func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
+	return func(ctx context.Context, a A) (T, error) {
+		if err := l.Acquire(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
+		return next(ctx, a)
+	}
+}
+
+// DecorateAsyncFunc returns next guarded by l for calls that return a future (SPEC AS-1…AS-4):
+//   - a permit free now starts next at once;
+//   - a permit within MaxWait is reserved, and next is scheduled to start at its turn with
+//     a clock timer: no goroutine waits (AS-2);
+//   - no permit within MaxWait, or a ctx already done, is a failed future with l's
+//     rejection (AS-1);
+//   - cancelling the returned future, or ctx ending, before the call starts stops the
+//     timer and gives the permit back, and next never runs (AS-3, RL-9); the future then
+//     fails with async.ErrCancelled (Cancel) or a rejection matching ctx's error.
+//     Once started, cancelling the future cancels next's future.
+func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	return func(ctx context.Context, a A) *async.Future[T] {
+		if !l.enabled {
+			return next(ctx, a)
+		}
+		if err := ctx.Err(); err != nil {
+			return async.Failed[T](l.rejectContext(l.now(), 0, err))
+		}
+		r, err := l.Reserve()
+		if err != nil {
+			return async.Failed[T](err)
+		}
+		if r.Delay() == 0 {
+			return next(ctx, a)
+		}
+		return schedule(l.clk, r, ctx, a, next)
+	}
+}
+
+// A scheduled call waits for its permit on a clock timer.
+type scheduled[A, T any] struct {
+	state    atomic.Int32 // waiting, started or cancelled
+	r        Reservation
+	timer    clock.Timer
+	stopCtx  func() bool
+	mu       sync.Mutex
+	inner    *async.Future[T] // set once started
+	dropped  bool             // the future was cancelled after the call started
+	complete func(T, error)
+}
+
+const (
+	waiting int32 = iota
+	started
+	cancelled
+)
+
+func schedule[A, T any](clk clock.Clock, r Reservation, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
+	s := &scheduled[A, T]{r: r}
+	fut, complete := async.NewCancellablePromise[T](s.cancel)
+	s.complete = complete
+	s.timer = clk.AfterFunc(r.Delay(), func() { s.start(ctx, a, next) })
+	if ctx.Done() != nil {
+		s.mu.Lock()
+		s.stopCtx = context.AfterFunc(ctx, func() {
+			if s.cancelWaiting() {
+				var zero T
+				complete(zero, r.l.rejectContext(r.l.now(), 0, ctx.Err()))
+			}
+		})
+		s.mu.Unlock()
+	}
+	return fut
+}
+
+func (s *scheduled[A, T]) start(ctx context.Context, a A, next policy.AsyncFunc[A, T]) {
+	if !s.state.CompareAndSwap(waiting, started) {
+		return
+	}
+	s.mu.Lock()
+	stopCtx := s.stopCtx
+	s.mu.Unlock()
+	if stopCtx != nil {
+		stopCtx()
+	}
+	inner := next(ctx, a)
+	s.mu.Lock()
+	s.inner = inner
+	dropped := s.dropped
+	s.mu.Unlock()
+	if dropped {
+		inner.Cancel()
+		return
+	}
+	inner.OnComplete(s.complete)
+}
+
+// cancelWaiting stops a call that has not started: its timer is stopped and its permit
+// given back. It reports whether the call was still waiting.
+func (s *scheduled[A, T]) cancelWaiting() bool {
+	if !s.state.CompareAndSwap(waiting, cancelled) {
+		return false
+	}
+	s.timer.Stop()
+	s.r.Cancel()
+	return true
+}
+
+// cancel is the future's cancel hook (the future is already completed with ErrCancelled).
+func (s *scheduled[A, T]) cancel() bool {
+	if s.cancelWaiting() {
+		s.mu.Lock()
+		stopCtx := s.stopCtx
+		s.mu.Unlock()
+		if stopCtx != nil {
+			stopCtx()
+		}
+		return true
+	}
+	s.mu.Lock()
+	inner := s.inner
+	s.dropped = true
+	s.mu.Unlock()
+	if inner != nil {
+		inner.Cancel()
+	}
+	return false
+}
