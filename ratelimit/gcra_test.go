@@ -1,0 +1,587 @@
+package ratelimit_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+)
+
+func newLimiter(t testing.TB, clk clock.Clock, opts ...ratelimit.Option) *ratelimit.Limiter {
+	t.Helper()
+	l, err := ratelimit.New(append([]ratelimit.Option{ratelimit.WithClock(clk), ratelimit.WithInstanceID("test")}, opts...)...)
+	require.NoError(t, err)
+	return l
+}
+
+// admitted counts how many TryAcquire calls pass in a row at the current instant.
+func admitted(l *ratelimit.Limiter, atMost int) int {
+	n := 0
+	for n < atMost && l.TryAcquire() {
+		n++
+	}
+	return n
+}
+
+// SPEC RL-3, RL-4, RL-6: the seed's scenario. Ten calls pass, the eleventh is rejected,
+// and 100ms later exactly one more passes.
+func TestRL3_SeedScenario_BurstThenOnePer100ms(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second))
+
+	for i := range 10 {
+		require.True(t, l.TryAcquire(), "call %d of the burst", i+1)
+	}
+	assert.False(t, l.TryAcquire(), "the 11th call")
+
+	clk.Advance(100 * time.Millisecond)
+	assert.True(t, l.TryAcquire(), "one permit every 1s/10")
+	assert.False(t, l.TryAcquire(), "and only one")
+}
+
+// SPEC RL-3: unused permits accumulate up to Permits, never more.
+func TestRL3_BurstNeverExceedsPermits(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(7), ratelimit.Period(700*time.Millisecond))
+	clk.Advance(time.Hour)
+	assert.Equal(t, 7, admitted(l, 100))
+	clk.Advance(350 * time.Millisecond) // half a period: 3.5 permits' worth
+	assert.Equal(t, 3, admitted(l, 100))
+	clk.Advance(10 * time.Second)
+	assert.Equal(t, 7, admitted(l, 100))
+}
+
+// SPEC RL-4: after the burst, one call every T.
+func TestRL4_SteadyRate(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(4), ratelimit.Period(time.Second)) // T = 250ms
+	require.Equal(t, 4, admitted(l, 10))
+	for i := range 20 {
+		clk.Advance(249 * time.Millisecond)
+		require.False(t, l.TryAcquire(), "step %d: 1ns early", i)
+		clk.Advance(time.Millisecond)
+		require.True(t, l.TryAcquire(), "step %d: on time", i)
+		require.False(t, l.TryAcquire(), "step %d: only one", i)
+	}
+}
+
+// SPEC RL-2: T is rounded up: with 3 permits per second the 4th permit comes after
+// 333,333,334ns, not 333,333,333ns.
+func TestRL2_EmissionIntervalRoundedUp(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(3), ratelimit.Period(time.Second))
+	assert.Equal(t, 333_333_334*time.Nanosecond, l.Config().EmissionInterval())
+	require.Equal(t, 3, admitted(l, 10))
+	clk.Advance(333_333_333)
+	assert.False(t, l.TryAcquire())
+	clk.Advance(1)
+	assert.True(t, l.TryAcquire())
+}
+
+// SPEC RL-2: with 600,000 permits per millisecond T ≈ 1.67ns rounds up to 2ns, so 1,000
+// permits after the burst take at least 1,667ns: rounding never over-admits.
+func TestRL2_TinyIntervalNeverOverAdmits(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(600_000), ratelimit.Period(time.Millisecond))
+	require.Equal(t, 600_000, admitted(l, 700_000))
+	start := clk.Now()
+	got := 0
+	for got < 1000 {
+		clk.Advance(1)
+		got += admitted(l, 10)
+	}
+	elapsed := clk.Now() - start
+	assert.GreaterOrEqual(t, elapsed, 1667*time.Nanosecond)
+	assert.Equal(t, 1000, got)
+}
+
+// SPEC RL-5: a property test. Random arrivals on the manual clock, several configurations:
+// every window [t_i, t_j] of admitted calls holds at most permits + floor(d/T) of them,
+// and AvailablePermits stays within 0..permits.
+func TestRL5_WindowBoundProperty(t *testing.T) {
+	configs := []struct {
+		permits int
+		period  time.Duration
+		maxWait time.Duration
+	}{
+		{1, time.Second, 0},
+		{3, time.Second, 0},
+		{10, time.Second, 500 * time.Millisecond},
+		{7, 13 * time.Millisecond, 0},
+		{50, 5 * time.Millisecond, 2 * time.Millisecond},
+		{1000, time.Second, 0},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range configs {
+		clk := clock.NewManual()
+		l := newLimiter(t, clk, ratelimit.Permits(c.permits), ratelimit.Period(c.period), ratelimit.MaxWait(c.maxWait))
+		T := l.Config().EmissionInterval()
+		var times []time.Duration // the instants at which admitted calls hold their permit
+		for range 3000 {
+			clk.Advance(time.Duration(rng.Int64N(int64(3 * T))))
+			switch rng.IntN(3) {
+			case 0:
+				if l.TryAcquire() {
+					times = append(times, clk.Now())
+				}
+			default:
+				if r, err := l.Reserve(); err == nil {
+					if rng.IntN(4) == 0 {
+						r.Cancel()
+					} else {
+						times = append(times, clk.Now()+r.Delay())
+					}
+				}
+			}
+			avail := l.AvailablePermits()
+			require.GreaterOrEqual(t, avail, 0)
+			require.LessOrEqual(t, avail, c.permits)
+		}
+		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		require.NotEmpty(t, times)
+		for i := range times {
+			for j := i; j < len(times); j++ {
+				d := times[j] - times[i]
+				if bound := c.permits + int(d/T); j-i+1 > bound {
+					t.Fatalf("config %+v: %d calls in window %v..%v, bound %d", c, j-i+1, times[i], times[j], bound)
+				}
+			}
+		}
+	}
+}
+
+// SPEC RL-6: rejection is one preallocated error per limiter, matching ErrExceeded and
+// carrying the instance id.
+func TestRL6_RejectionIsOneErrorPerLimiter(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
+	require.NoError(t, l.Acquire(context.Background()))
+	err1 := l.Acquire(context.Background())
+	err2 := l.Acquire(context.Background())
+	require.ErrorIs(t, err1, ratelimit.ErrExceeded)
+	assert.Same(t, err1, err2)
+	assert.Same(t, err1, l.Rejection())
+	var ee *ratelimit.ExceededError
+	require.ErrorAs(t, err1, &ee)
+	assert.Equal(t, "test", ee.InstanceID())
+	assert.Contains(t, err1.Error(), `"test"`)
+
+	other := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
+	assert.NotSame(t, l.Rejection(), other.Rejection())
+}
+
+// SPEC RL-7, RL-9, RL-9b: permits=5, period=1s, maxWait=500ms. After the burst,
+// reservations wait 200ms, then 400ms; the next is refused at once and reports 600ms.
+// Cancelling the tail frees 400ms again; cancelling a shadowed one restores nothing.
+func TestRL7_ReservationsWithinMaxWait(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.MaxWait(500*time.Millisecond))
+	for range 5 {
+		r, err := l.Reserve()
+		require.NoError(t, err)
+		require.Zero(t, r.Delay())
+	}
+	r200, err := l.Reserve()
+	require.NoError(t, err)
+	assert.Equal(t, 200*time.Millisecond, r200.Delay())
+	r400, err := l.Reserve()
+	require.NoError(t, err)
+	assert.Equal(t, 400*time.Millisecond, r400.Delay())
+
+	refused, err := l.Reserve()
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.False(t, refused.OK())
+	assert.Equal(t, 600*time.Millisecond, refused.Delay(), "retry-after (RL-9b)")
+	again, err := l.Reserve()
+	require.Error(t, err, "a refusal reserved nothing")
+	assert.Equal(t, 600*time.Millisecond, again.Delay())
+
+	r200.Cancel() // shadowed by r400: restores nothing (RL-9)
+	shadowed, err := l.Reserve()
+	require.Error(t, err)
+	assert.Equal(t, 600*time.Millisecond, shadowed.Delay())
+
+	r400.Cancel() // the tail: its 400ms slot is free again
+	r, err := l.Reserve()
+	require.NoError(t, err)
+	assert.Equal(t, 400*time.Millisecond, r.Delay())
+}
+
+// SPEC RL-9: a reservation whose permit time has passed restores nothing.
+func TestRL9_CancelAfterPermitTimeRestoresNothing(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
+	require.True(t, l.TryAcquire())
+	r, err := l.Reserve()
+	require.NoError(t, err)
+	require.Equal(t, time.Second, r.Delay())
+	clk.Advance(time.Second + 1)
+	r.Cancel()
+	assert.Equal(t, 0, l.AvailablePermits(), "the permit was due and is spent")
+	clk.Advance(time.Second - 1)
+	assert.Equal(t, 1, l.AvailablePermits())
+}
+
+// SPEC RL-9: cancelling an immediate reservation at the same instant gives it back;
+// cancelling a refused reservation does nothing.
+func TestRL9_CancelImmediateAndRefused(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(2), ratelimit.Period(time.Second))
+	r, err := l.Reserve()
+	require.NoError(t, err)
+	require.Equal(t, 1, l.AvailablePermits())
+	r.Cancel()
+	assert.Equal(t, 2, l.AvailablePermits())
+
+	require.Equal(t, 2, admitted(l, 5))
+	refused, err := l.Reserve()
+	require.Error(t, err)
+	refused.Cancel()
+	assert.Equal(t, 0, l.AvailablePermits())
+	assert.False(t, l.TryAcquire())
+}
+
+// SPEC RL-9b: the retry-after is exact: a call made after it succeeds.
+func TestRL9b_RetryAfterIsExact(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second))
+	require.Equal(t, 10, admitted(l, 20))
+	clk.Advance(37 * time.Millisecond)
+	r, err := l.Reserve()
+	require.Error(t, err)
+	assert.Equal(t, 63*time.Millisecond, r.Delay())
+	clk.Advance(r.Delay() - 1)
+	assert.False(t, l.TryAcquire())
+	clk.Advance(1)
+	assert.True(t, l.TryAcquire())
+}
+
+// SPEC RL-7, CL-2: Acquire waits for a permit within maxWait; on the manual clock the wait
+// advances the clock.
+func TestRL7_AcquireWaitsOnTheClock(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.MaxWait(500*time.Millisecond))
+	ctx := context.Background()
+	for range 5 {
+		require.NoError(t, l.Acquire(ctx))
+	}
+	assert.Zero(t, clk.Now())
+	require.NoError(t, l.Acquire(ctx))
+	assert.Equal(t, 200*time.Millisecond, clk.Now(), "waited for its permit")
+	require.NoError(t, l.Acquire(ctx))
+	assert.Equal(t, 400*time.Millisecond, clk.Now())
+}
+
+// SPEC RL-7: a call that would wait longer than maxWait is rejected at once, unreserved.
+func TestRL7_TooLongAWaitIsRejectedAtOnce(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(999*time.Millisecond))
+	require.NoError(t, l.Acquire(context.Background()))
+	err := l.Acquire(context.Background())
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.Zero(t, clk.Now(), "no waiting")
+	clk.Advance(time.Millisecond)
+	require.NoError(t, l.Acquire(context.Background()), "nothing was reserved by the refusal")
+	assert.Equal(t, time.Second, clk.Now())
+}
+
+// SPEC RL-8: a context that is already done reserves nothing.
+func TestRL8_DoneContextReservesNothing(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := l.Acquire(ctx)
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 2, l.AvailablePermits())
+}
+
+// SPEC RL-8: a deadline that comes before the permit is rejected at once, without
+// reserving and without a timer.
+func TestRL8_DeadlineBeforePermitIsRejectedAtOnce(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(5*time.Second))
+	require.True(t, l.TryAcquire())
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	err := l.Acquire(ctx)
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Zero(t, clk.Now(), "did not wait")
+	assert.Zero(t, clk.PendingTasks(), "no timer")
+	r, rerr := l.Reserve()
+	require.NoError(t, rerr)
+	assert.Equal(t, time.Second, r.Delay(), "nothing was reserved")
+}
+
+// blockingClock is a manual clock whose Sleep blocks until its context ends, standing for
+// a wait interrupted by the caller.
+type blockingClock struct {
+	*clock.Manual
+	sleeping chan struct{}
+}
+
+func (b blockingClock) Sleep(ctx context.Context, _ time.Duration) error {
+	close(b.sleeping)
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// SPEC RL-8, RL-9: cancelling a waiting Acquire gives the permit back, and the error
+// matches both ErrExceeded and context.Canceled.
+func TestRL8_CancelledWaitGivesPermitBack(t *testing.T) {
+	clk := blockingClock{clock.NewManual(), make(chan struct{})}
+	l := newLimiter(t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
+	require.Equal(t, 5, admitted(l, 10))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- l.Acquire(ctx) }()
+	<-clk.sleeping
+	cancel()
+	err := <-done
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	require.ErrorIs(t, err, context.Canceled)
+
+	r, rerr := l.Reserve()
+	require.NoError(t, rerr)
+	assert.Equal(t, 200*time.Millisecond, r.Delay(), "the cancelled wait's slot is free again")
+}
+
+// SPEC RL-10: a disabled limiter lets every call pass and changes no state.
+func TestRL10_Disabled(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.Enabled(false))
+	for range 1000 {
+		require.True(t, l.TryAcquire())
+		require.NoError(t, l.Acquire(context.Background()))
+		r, err := l.Reserve()
+		require.NoError(t, err)
+		require.Zero(t, r.Delay())
+		r.Cancel()
+	}
+	assert.Equal(t, 1, l.AvailablePermits())
+	assert.False(t, l.Config().Enabled)
+}
+
+// SPEC RL-11: AvailablePermits and Snapshot.
+func TestRL11_HandleAndSnapshot(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
+	assert.Equal(t, 10, l.AvailablePermits())
+	require.Equal(t, 4, admitted(l, 4))
+	assert.Equal(t, 6, l.AvailablePermits())
+	clk.Advance(250 * time.Millisecond) // 2.5 permits back
+	assert.Equal(t, 8, l.AvailablePermits())
+	require.Equal(t, 8, admitted(l, 20))
+	_, err := l.Reserve() // a reservation in the future: none available now
+	require.NoError(t, err)
+	assert.Equal(t, 0, l.AvailablePermits())
+	assert.Equal(t, ratelimit.Snapshot{Instance: "test", AvailablePermits: 0, Permits: 10}, l.Snapshot())
+	assert.Equal(t, "test", l.InstanceID())
+	assert.Equal(t, ratelimit.Config{Permits: 10, Period: time.Second, MaxWait: time.Second, Enabled: true}, l.Config())
+}
+
+// countingClock counts clock reads.
+type countingClock struct {
+	*clock.Manual
+	reads atomic.Int64
+}
+
+func (c *countingClock) Now() time.Duration { c.reads.Add(1); return c.Manual.Now() }
+
+// SPEC RL-12: each call reads the clock once.
+func TestRL12_OneClockReadPerCall(t *testing.T) {
+	clk := &countingClock{Manual: clock.NewManual()}
+	l := newLimiter(t, clk, ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
+	for name, call := range map[string]func(){
+		"TryAcquire admitted": func() { l.TryAcquire() },
+		"Acquire admitted":    func() { _ = l.Acquire(context.Background()) },
+		"Reserve delayed":     func() { _, _ = l.Reserve() },
+		"Reserve refused":     func() { _, _ = l.Reserve() },
+		"TryAcquire refused":  func() { l.TryAcquire() },
+	} {
+		before := clk.reads.Load()
+		call()
+		assert.Equal(t, int64(1), clk.reads.Load()-before, name)
+	}
+}
+
+// SPEC RL-13, RL-5: 8 goroutines hammer one limiter on the system clock for about 300ms.
+// They never exceed the window bound for the measured elapsed time, and are admitted at
+// least 80% of it.
+func TestRL13_ContentionKeepsTheBound(t *testing.T) {
+	const permits = 1000
+	period := 100 * time.Millisecond // T = 100µs
+	l, err := ratelimit.New(ratelimit.Permits(permits), ratelimit.Period(period))
+	require.NoError(t, err)
+	T := l.Config().EmissionInterval()
+
+	var count atomic.Int64
+	var wg sync.WaitGroup
+	start := clock.Mono()
+	stop := start + 300*time.Millisecond
+	for range 8 {
+		wg.Go(func() {
+			for clock.Mono() < stop {
+				if l.TryAcquire() {
+					count.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := clock.Mono() - start
+	bound := int64(permits) + int64(elapsed/T)
+	got := count.Load()
+	assert.LessOrEqual(t, got, bound, "RL-5 over %v", elapsed)
+	assert.GreaterOrEqual(t, float64(got), 0.8*float64(bound), "admitted %d of %d over %v", got, bound, elapsed)
+}
+
+// SPEC RL-14: validation with codes, never a panic.
+func TestRL14_Validation(t *testing.T) {
+	cases := []struct {
+		name string
+		opts []ratelimit.Option
+		code string
+	}{
+		{"no permits", []ratelimit.Option{ratelimit.Period(time.Second)}, policy.CodeBadPermits},
+		{"permits 0", []ratelimit.Option{ratelimit.Permits(0), ratelimit.Period(time.Second)}, policy.CodeBadPermits},
+		{"permits negative", []ratelimit.Option{ratelimit.Permits(-3), ratelimit.Period(time.Second)}, policy.CodeBadPermits},
+		{"no period", []ratelimit.Option{ratelimit.Permits(1)}, policy.CodeZeroPeriod},
+		{"negative period", []ratelimit.Option{ratelimit.Permits(1), ratelimit.Period(-time.Second)}, policy.CodeZeroPeriod},
+		{"period below 1ns per permit", []ratelimit.Option{ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second - 1)}, policy.CodePeriodTooShort},
+		{"negative maxWait", []ratelimit.Option{ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(-1)}, policy.CodeNegativeDuration},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := ratelimit.New(c.opts...)
+			require.Nil(t, l)
+			var ce *policy.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, c.code, ce.Code)
+			assert.Regexp(t, "^"+c.code+": ", err.Error())
+		})
+	}
+	_, err := ratelimit.New(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))
+	assert.NoError(t, err, "1ns per permit is the limit, and allowed")
+}
+
+// SPEC RL-14: extreme values never overflow: the largest period, a billion permits.
+func TestRL14_ExtremesDoNotOverflow(t *testing.T) {
+	maxD := time.Duration(math.MaxInt64)
+	t.Run("one permit per largest period", func(t *testing.T) {
+		clk := clock.NewManual()
+		clk.Advance(time.Hour)
+		l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(maxD), ratelimit.MaxWait(time.Hour))
+		assert.Equal(t, maxD, l.Config().EmissionInterval())
+		require.True(t, l.TryAcquire())
+		assert.False(t, l.TryAcquire(), "the saturated TAT still rejects")
+		r, err := l.Reserve()
+		require.ErrorIs(t, err, ratelimit.ErrExceeded)
+		assert.Equal(t, maxD-time.Hour, r.Delay(), "retry-after up to the saturated TAT")
+		clk.Advance(maxD)
+		assert.Equal(t, 1, l.AvailablePermits())
+	})
+	t.Run("largest maxWait", func(t *testing.T) {
+		clk := clock.NewManual()
+		l := newLimiter(t, clk, ratelimit.Permits(2), ratelimit.Period(maxD), ratelimit.MaxWait(maxD))
+		require.Equal(t, 2, admitted(l, 5))
+		r, err := l.Reserve()
+		require.NoError(t, err)
+		assert.Positive(t, r.Delay())
+		r.Cancel()
+		assert.Equal(t, 0, l.AvailablePermits())
+	})
+	t.Run("a billion permits over the largest period", func(t *testing.T) {
+		clk := clock.NewManual()
+		l := newLimiter(t, clk, ratelimit.Permits(1_000_000_000), ratelimit.Period(maxD), ratelimit.MaxWait(maxD))
+		assert.Equal(t, 1_000_000_000, l.AvailablePermits())
+		require.Equal(t, 1000, admitted(l, 1000))
+		assert.Equal(t, 1_000_000_000-1000, l.AvailablePermits())
+		clk.Advance(maxD)
+		assert.Equal(t, 1_000_000_000, l.AvailablePermits())
+	})
+	t.Run("a billion permits per second", func(t *testing.T) {
+		clk := clock.NewManual()
+		l := newLimiter(t, clk, ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second), ratelimit.MaxWait(maxD))
+		assert.Equal(t, time.Nanosecond, l.Config().EmissionInterval())
+		require.Equal(t, 1000, admitted(l, 1000))
+		clk.Advance(500)
+		assert.Equal(t, 1_000_000_000-500, l.AvailablePermits())
+	})
+}
+
+// SPEC RL-16: maxWait defaults to 0, and Permits and Period must be set.
+func TestRL16_Defaults(t *testing.T) {
+	cfg := ratelimit.DefaultConfig()
+	assert.Zero(t, cfg.MaxWait)
+	assert.True(t, cfg.Enabled)
+	l := newLimiter(t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Second))
+	require.True(t, l.TryAcquire())
+	err := l.Acquire(context.Background())
+	assert.ErrorIs(t, err, ratelimit.ErrExceeded, "no waiting by default")
+}
+
+// SPEC RG-5: rejections and waits publish events; admitted calls publish nothing.
+func TestRG5_LimiterEvents(t *testing.T) {
+	clk := clock.NewManual()
+	var events []policy.Event
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second),
+		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
+	require.True(t, l.TryAcquire())
+	assert.Empty(t, events, "admitted calls publish nothing")
+	require.NoError(t, l.Acquire(context.Background())) // waits 1s
+	require.False(t, l.TryAcquire())
+	require.Len(t, events, 2)
+	assert.Equal(t, policy.Event{Kind: policy.RateLimiterWaited, Instance: "test", At: 0, Wait: time.Second}, events[0])
+	assert.Equal(t, policy.RateLimiterRejected, events[1].Kind)
+	assert.Equal(t, time.Second, events[1].At)
+	assert.Equal(t, time.Second, events[1].Wait, "the retry-after")
+	assert.ErrorIs(t, events[1].Err, ratelimit.ErrExceeded)
+}
+
+// SPEC RL-6, RL-7: the hot paths allocate nothing, admitted or rejected.
+func TestRL6_ZeroAllocations(t *testing.T) {
+	ctx := context.Background()
+	admitting, err := ratelimit.New(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
+	require.NoError(t, err)
+	rejecting, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxWait(time.Minute))
+	require.NoError(t, err)
+	rejecting.TryAcquire()
+	for name, f := range map[string]func(){
+		"TryAcquire admitted": func() { admitting.TryAcquire() },
+		"TryAcquire rejected": func() { rejecting.TryAcquire() },
+		"Acquire admitted":    func() { _ = admitting.Acquire(ctx) },
+		"Acquire rejected":    func() { _ = rejecting.Acquire(ctx) },
+		"Reserve admitted":    func() { _, _ = admitting.Reserve() },
+		"Reserve rejected":    func() { _, _ = rejecting.Reserve() },
+	} {
+		assert.Zero(t, testing.AllocsPerRun(1000, f), name)
+	}
+	assert.False(t, rejecting.TryAcquire(), "still rejecting")
+}
+
+// Errors from a context that ended are distinct values that still match ErrExceeded.
+func TestExceededErrorMatchesContextErrors(t *testing.T) {
+	l := newLimiter(t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Second))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := l.Acquire(ctx)
+	assert.True(t, errors.Is(err, ratelimit.ErrExceeded) && errors.Is(err, context.Canceled))
+	assert.False(t, errors.Is(err, context.DeadlineExceeded))
+	assert.False(t, errors.Is(l.Rejection(), context.Canceled))
+}
