@@ -96,20 +96,26 @@ func (l *Limiter) now() int64 {
 	return int64(l.clk.Now())
 }
 
-// reserve is the whole of GCRA (SPEC RL-1…RL-7). At clock time now, the next permit is free
-// after wait = max(TAT, now) - now - tau (≤ 0: free now). A call that would wait longer
-// than maxWait is refused without changing anything; otherwise the TAT moves forward by T.
-// It returns the TAT before and after, and the wait (clamped at 0 when reserved).
+// reserve is the whole of GCRA (SPEC RL-1…RL-7) on the limiter's TAT; see gcraReserve.
 func (l *Limiter) reserve(now, maxWait int64) (prev, next, wait int64, ok bool) {
+	return gcraReserve(&l.tat, l.interval, l.tau, now, maxWait)
+}
+
+// gcraReserve is GCRA on one TAT, for emission interval T and burst tolerance
+// tau = (Permits-1)·T. At clock time now the next permit is free after
+// wait = max(TAT, now) - now - tau (≤ 0: free now). A call that would wait longer than
+// maxWait is refused without changing anything; otherwise the TAT moves forward by T.
+// It returns the TAT before and after, and the wait (clamped at 0 when reserved).
+func gcraReserve(tat *atomic.Int64, interval, tau, now, maxWait int64) (prev, next, wait int64, ok bool) {
 	for spins := 0; ; spins++ {
-		prev = l.tat.Load()
+		prev = tat.Load()
 		base := max(prev, now)
-		wait = base - now - l.tau // base-now ∈ [0, MaxInt64], tau ≥ 0: no overflow
+		wait = base - now - tau // base-now ∈ [0, MaxInt64], tau ≥ 0: no overflow
 		if wait > maxWait {
 			return prev, prev, wait, false
 		}
-		next = satAdd(base, l.interval)
-		if l.tat.CompareAndSwap(prev, next) {
+		next = satAdd(base, interval)
+		if tat.CompareAndSwap(prev, next) {
 			return prev, next, max(wait, 0), true
 		}
 		// Lost the race to another call (RL-13): retry at once, yielding the processor

@@ -32,15 +32,20 @@ func (l *Limiter) AvailablePermits() int {
 }
 
 func (l *Limiter) available(now int64) int {
-	ahead := l.tat.Load() - now // how far the TAT runs ahead of now
+	return gcraAvailable(l.tat.Load(), l.interval, l.tau, now, l.cfg.Permits)
+}
+
+// gcraAvailable is how many calls would pass at now without waiting, for a TAT tat.
+func gcraAvailable(tat, interval, tau, now int64, permits int) int {
+	ahead := tat - now // how far the TAT runs ahead of now
 	if ahead <= 0 {
-		return l.cfg.Permits
+		return permits
 	}
-	slack := l.tau - ahead
+	slack := tau - ahead
 	if slack < 0 {
 		return 0
 	}
-	return int(min(slack/l.interval+1, int64(l.cfg.Permits)))
+	return int(min(slack/interval+1, int64(permits)))
 }
 
 // Snapshot returns the limiter's id, available permits and configured permits.
