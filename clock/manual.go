@@ -82,13 +82,14 @@ func (m *Manual) PendingTasks() int {
 }
 
 // Sleep advances the clock by d instead of blocking (SPEC CL-2), running the timers that
-// fall due. It returns ctx.Err() without moving the clock if ctx is already done.
+// fall due. It returns ctx.Err() without moving the clock if ctx is already done, and
+// ctx.Err() if ctx ended during the advance (e.g. cancelled by a timer that fell due).
 func (m *Manual) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.Advance(d)
-	return nil
+	return ctx.Err() // a timer that fell due may have ended ctx before d elapsed
 }
 
 // AfterFunc schedules f to run when the clock reaches now+d. A delay <= 0 makes the

@@ -43,6 +43,8 @@ func (e *ConfigError) Error() string {
 		s += fmt.Sprintf("%s = %q: ", e.Key, e.Value)
 	case e.Key != "":
 		s += e.Key + ": "
+	case e.Value != "":
+		s += fmt.Sprintf("%q: ", e.Value)
 	}
 	return s + e.Reason
 }
@@ -51,7 +53,7 @@ func (e *ConfigError) Error() string {
 // errors.Is(err, &policy.ConfigError{Code: policy.CodeBadPermits}) works.
 func (e *ConfigError) Is(target error) bool {
 	var t *ConfigError
-	return errors.As(target, &t) && t.Code == e.Code && t.Key == "" && t.Reason == ""
+	return errors.As(target, &t) && t != nil && t.Code == e.Code && t.Key == "" && t.Reason == ""
 }
 
 // Errorf returns a *ConfigError with the reason formatted from format and args.

@@ -1,0 +1,75 @@
+package policy_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+func TestConfigError_ErrorFormats(t *testing.T) {
+	for _, tc := range []struct {
+		err  policy.ConfigError
+		want string
+	}{
+		{policy.ConfigError{Code: "R4C-ATR-003", Key: "rateLimiter.permits", Value: "0", Reason: "permits must be at least 1"},
+			`R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1`},
+		{policy.ConfigError{Code: "R4C-CFG-001", Key: "rateLimiter.permit", Reason: "unknown attribute"},
+			`R4C-CFG-001: rateLimiter.permit: unknown attribute`},
+		{policy.ConfigError{Code: "R4C-ATR-001", Value: "1 parsec", Reason: "not a duration"},
+			`R4C-ATR-001: "1 parsec": not a duration`},
+		{policy.ConfigError{Code: "R4C-REG-004", Reason: "no configuration named x"},
+			`R4C-REG-004: no configuration named x`},
+	} {
+		assert.Equal(t, tc.want, tc.err.Error())
+	}
+}
+
+func TestConfigError_IsByCode(t *testing.T) {
+	err := fmt.Errorf("building: %w", &policy.ConfigError{Code: policy.CodeBadPermits, Key: "rateLimiter.permits", Value: "0", Reason: "at least 1"})
+
+	assert.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadPermits})
+	assert.NotErrorIs(t, err, &policy.ConfigError{Code: policy.CodeZeroPeriod})
+	// A target with a key or a reason is a specific error, not a code to match.
+	assert.NotErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadPermits, Key: "retry.maxAttempts"})
+	assert.NotErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadPermits, Reason: "other"})
+	assert.NotErrorIs(t, err, errors.New(policy.CodeBadPermits))
+	var nilTarget *policy.ConfigError
+	assert.NotPanics(t, func() { assert.NotErrorIs(t, err, nilTarget) })
+}
+
+func TestConfigError_As(t *testing.T) {
+	err := fmt.Errorf("wrap: %w", policy.Errorf(policy.CodeBadNumber, "retry.maxAttempts", "x", "not a %s", "number"))
+	var ce *policy.ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, policy.ConfigError{Code: "R4C-ATR-005", Key: "retry.maxAttempts", Value: "x", Reason: "not a number"}, *ce)
+	assert.Equal(t, `R4C-ATR-005: retry.maxAttempts = "x": not a number`, ce.Error())
+}
+
+func TestCodeOf(t *testing.T) {
+	assert.Equal(t, "R4C-REG-009", policy.CodeOf(&policy.ConfigError{Code: policy.CodeUnknownInstance}))
+	assert.Equal(t, "R4C-CFG-001", policy.CodeOf(fmt.Errorf("a: %w", fmt.Errorf("b: %w", &policy.ConfigError{Code: policy.CodeUnknownKey}))))
+	assert.Equal(t, "", policy.CodeOf(errors.New("R4C-ATR-001: not a ConfigError")))
+	assert.Equal(t, "", policy.CodeOf(nil))
+}
+
+// SPEC error codes: the constants have the values of the table.
+func TestCodes(t *testing.T) {
+	for got, want := range map[string]string{
+		policy.CodeBadDuration:     "R4C-ATR-001",
+		policy.CodeZeroPeriod:      "R4C-ATR-002",
+		policy.CodeBadPermits:      "R4C-ATR-003",
+		policy.CodeBadBoolean:      "R4C-ATR-006",
+		policy.CodePeriodTooShort:  "R4C-REG-001",
+		policy.CodeUnknownConfig:   "R4C-REG-004",
+		policy.CodeConflict:        "R4C-REG-008",
+		policy.CodeUnknownInstance: "R4C-REG-009",
+		policy.CodeUnknownKey:      "R4C-CFG-001",
+	} {
+		assert.Equal(t, want, got)
+	}
+}

@@ -1,0 +1,159 @@
+package policy_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// SPEC CO-1: outermost first, Fallback → Retry → CircuitBreaker → RateLimiter → Timeout →
+// Bulkhead.
+func TestLayer_CO1_Order(t *testing.T) {
+	order := []policy.Layer{
+		policy.LayerFallback, policy.LayerRetry, policy.LayerCircuitBreaker,
+		policy.LayerRateLimiter, policy.LayerTimeout, policy.LayerBulkhead,
+	}
+	assert.Equal(t, policy.Layer(1), order[0], "the zero Layer is no layer")
+	for i := 1; i < len(order); i++ {
+		assert.Less(t, order[i-1], order[i], "%v is outside %v", order[i-1], order[i])
+	}
+}
+
+// SPEC RG-4: a layer's name is its configuration segment.
+func TestLayer_RG4_String(t *testing.T) {
+	for l, want := range map[policy.Layer]string{
+		policy.LayerFallback:       "fallback",
+		policy.LayerRetry:          "retry",
+		policy.LayerCircuitBreaker: "circuitBreaker",
+		policy.LayerRateLimiter:    "rateLimiter",
+		policy.LayerTimeout:        "timeout",
+		policy.LayerBulkhead:       "bulkhead",
+		0:                          "unknown",
+		-1:                         "unknown",
+		policy.LayerBulkhead + 1:   "unknown",
+	} {
+		assert.Equal(t, want, l.String())
+		assert.Equal(t, want, fmt.Sprint(l))
+	}
+}
+
+func TestEventKind_String(t *testing.T) {
+	for k, want := range map[policy.EventKind]string{
+		policy.RateLimiterRejected:      "RateLimiterRejected",
+		policy.RateLimiterWaited:        "RateLimiterWaited",
+		policy.RetryAttempt:             "RetryAttempt",
+		policy.RetryExhausted:           "RetryExhausted",
+		policy.CircuitBreakerTransition: "CircuitBreakerTransition",
+		policy.CircuitBreakerRejected:   "CircuitBreakerRejected",
+		policy.TimeoutExceeded:          "TimeoutExceeded",
+		policy.BulkheadRejected:         "BulkheadRejected",
+		policy.BulkheadWaited:           "BulkheadWaited",
+		policy.FallbackApplied:          "FallbackApplied",
+		0:                               "EventKind(0)",
+		99:                              "EventKind(99)",
+	} {
+		assert.Equal(t, want, k.String())
+	}
+}
+
+func TestEvent_String(t *testing.T) {
+	for _, tc := range []struct {
+		e    policy.Event
+		want string
+	}{
+		{policy.Event{Kind: policy.RateLimiterRejected, Instance: "SearchAPI.Search", At: time.Second,
+			Wait: 100 * time.Millisecond, Err: errors.New("rate limit exceeded")},
+			"RateLimiterRejected SearchAPI.Search at=1s wait=100ms err=rate limit exceeded"},
+		{policy.Event{Kind: policy.RateLimiterWaited, Instance: "geocode", At: 0, Wait: time.Millisecond},
+			"RateLimiterWaited geocode at=0s wait=1ms"},
+		{policy.Event{Kind: policy.RetryAttempt, Instance: "r", At: 2 * time.Second, Attempt: 2, Wait: 500 * time.Millisecond, Err: errors.New("boom")},
+			"RetryAttempt r at=2s attempt=2 wait=500ms err=boom"},
+		{policy.Event{Kind: policy.CircuitBreakerTransition, Instance: "cb", At: time.Minute, From: "CLOSED", To: "OPEN",
+			Wait: time.Second, Attempt: 3},
+			"CircuitBreakerTransition cb CLOSED→OPEN at=1m0s"},
+		{policy.Event{Kind: policy.FallbackApplied, Instance: "f"},
+			"FallbackApplied f at=0s"},
+	} {
+		assert.Equal(t, tc.want, tc.e.String())
+	}
+}
+
+// SPEC RG-5: a nil Listener receives nothing (and does not panic); a set one gets the event.
+func TestListener_Publish(t *testing.T) {
+	var nilListener policy.Listener
+	assert.NotPanics(t, func() { nilListener.Publish(policy.Event{Kind: policy.RetryAttempt}) })
+
+	var got []policy.Event
+	l := policy.Listener(func(e policy.Event) { got = append(got, e) })
+	e := policy.Event{Kind: policy.BulkheadWaited, Instance: "b", Wait: time.Second}
+	l.Publish(e)
+	assert.Equal(t, []policy.Event{e}, got)
+}
+
+// addPrefix is a trivial generic decorator of the shape every policy writes once, for
+// any argument type A.
+func addPrefix[A any](prefix string) func(policy.Func[A, string]) policy.Func[A, string] {
+	return func(next policy.Func[A, string]) policy.Func[A, string] {
+		return func(ctx context.Context, a A) (string, error) {
+			v, err := next(ctx, a)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", prefix, err)
+			}
+			return prefix + v, nil
+		}
+	}
+}
+
+func addPrefixAsync[A any](prefix string) func(policy.AsyncFunc[A, string]) policy.AsyncFunc[A, string] {
+	return func(next policy.AsyncFunc[A, string]) policy.AsyncFunc[A, string] {
+		return func(ctx context.Context, a A) *async.Future[string] {
+			return async.Map(next(ctx, a), func(v string) (string, error) { return prefix + v, nil })
+		}
+	}
+}
+
+type ctxKey struct{}
+
+func TestDecorators_AdaptGenericDecorators(t *testing.T) {
+	var p policy.Policy[string] = policy.Decorators[string]{
+		L:     policy.LayerRetry,
+		Sync:  addPrefix[struct{}]("retried:"),
+		Async: addPrefixAsync[struct{}]("async:"),
+	}
+	assert.Equal(t, policy.LayerRetry, p.Layer())
+
+	ctx := context.WithValue(context.Background(), ctxKey{}, "v")
+
+	call := p.Decorate(func(ctx context.Context) (string, error) {
+		return ctx.Value(ctxKey{}).(string), nil // the caller's ctx reaches the function
+	})
+	got, err := call(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "retried:v", got)
+
+	errBoom := errors.New("boom")
+	failing := p.Decorate(func(context.Context) (string, error) { return "", errBoom })
+	_, err = failing(ctx)
+	assert.ErrorIs(t, err, errBoom)
+	assert.EqualError(t, err, "retried:: boom")
+
+	var calls int
+	acall := p.DecorateAsync(func(ctx context.Context) *async.Future[string] {
+		calls++
+		return async.Completed(ctx.Value(ctxKey{}).(string))
+	})
+	assert.Equal(t, 0, calls, "decorating calls nothing")
+	f := acall(ctx)
+	got, err = f.Await(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "async:v", got)
+	assert.Equal(t, 1, calls)
+}
