@@ -1,6 +1,12 @@
 package async
 
-import "sync"
+import (
+	"errors"
+	"sync"
+)
+
+// ErrNilFuture fails a Then whose step returned a nil future.
+var ErrNilFuture = errors.New("async: Then step returned a nil future")
 
 // Map returns a future completed with fn applied to f's value, or with f's error (fn is
 // then not called). Cancelling the returned future cancels f.
@@ -42,6 +48,11 @@ func Then[T, U any](f *Future[T], fn func(T) *Future[U]) *Future[U] {
 			return
 		}
 		n := fn(v)
+		if n == nil {
+			var zero U
+			complete(zero, ErrNilFuture)
+			return
+		}
 		mu.Lock()
 		next = n
 		mu.Unlock()

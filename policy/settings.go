@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -78,8 +79,11 @@ func (a Attributes[C]) Set(c *C, attr, value string) error {
 	for _, at := range a.List {
 		if at.Name == attr {
 			if err := at.Set(c, value); err != nil {
-				if ce, ok := err.(*ConfigError); ok {
-					ce.Key = key
+				var ce *ConfigError
+				if errors.As(err, &ce) {
+					keyed := *ce
+					keyed.Key = key
+					return &keyed
 				}
 				return err
 			}
