@@ -1,0 +1,388 @@
+// Package bulkhead is resilience4go's bulkhead (layer LayerBulkhead, SPEC CO-1): at most
+// MaxConcurrent calls are in flight at once; the others wait for a slot, up to MaxWait,
+// or are rejected with ErrFull.
+//
+// A call holds a slot from its start until it returns (synchronous calls, also when they
+// panic) or until its future completes (asynchronous calls). The free slots are one atomic
+// counter: a call that finds a slot free and nobody waiting takes it with one
+// compare-and-swap, and a call rejected at once (MaxWait 0, the default) touches nothing
+// else; neither allocates.
+//
+// Waiting calls queue in arrival order (FIFO). A released slot goes to the oldest waiter;
+// while anyone waits, newcomers queue behind them instead of taking a slot that is
+// released in between (no barging). A synchronous waiter blocks on the caller's goroutine
+// until it is handed a slot, MaxWait passes on the bulkhead's clock (a manual clock moves
+// only when the test advances it), or its context ends. An asynchronous waiter is a queued
+// callback, not a goroutine (SPEC AS-2): it starts the call on the goroutine that hands
+// it the slot, a clock timer rejects it after MaxWait, and cancelling its future (or its
+// context ending) removes it from the queue at once; the call then never starts (SPEC
+// AS-3).
+//
+// Events: BulkheadRejected for every rejection (Wait = how long the call waited before
+// it), BulkheadWaited for a call that got its slot after waiting (Wait = how long).
+// Admitted calls that did not wait publish nothing (SPEC RG-5).
+//
+// Defaults: MaxConcurrent 25, MaxWait 0 (waiting is opt-in, as for the rate limiter,
+// SPEC RL-16), Enabled true.
+package bulkhead
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// Bulkhead limits how many calls are in flight at once. It is safe for concurrent use; its
+// configuration is fixed when it is built.
+type Bulkhead struct {
+	// Read-only after New.
+	max      int64
+	maxWait  time.Duration
+	enabled  bool
+	clk      clock.Clock
+	cfg      Config
+	id       string
+	listener policy.Listener
+	rej      rejections
+
+	_      [64]byte     // keep the counters off the cache line of the read-only fields
+	free   atomic.Int64 // slots not taken
+	queued atomic.Int64 // waiters in the queue; changed under mu, read without it
+	_      [48]byte
+
+	mu          sync.Mutex
+	head, tail  *waiter // the FIFO queue of waiters
+	dispatching bool    // a goroutine is handing slots to waiters
+}
+
+// New builds a bulkhead from opts. An invalid configuration returns a *policy.ConfigError:
+// R4C-ATR-007 (MaxConcurrent < 1), R4C-ATR-004 (MaxWait < 0).
+func New(opts ...Option) (*Bulkhead, error) {
+	s := DefaultSettings()
+	s.Apply(opts...)
+	return NewFromSettings(s)
+}
+
+// NewFromSettings builds a bulkhead from resolved settings; see New for the errors. The
+// instance id is s.ID("bulkhead"); the clock s.ClockOrSystem().
+func NewFromSettings(s Settings) (*Bulkhead, error) {
+	if err := s.Config.Validate(); err != nil {
+		return nil, err
+	}
+	id := s.ID("bulkhead")
+	b := &Bulkhead{
+		max:      int64(s.MaxConcurrent),
+		maxWait:  s.MaxWait,
+		enabled:  s.Enabled,
+		clk:      s.ClockOrSystem(),
+		cfg:      s.Config,
+		id:       id,
+		listener: s.Listener,
+		rej:      newRejections(id),
+	}
+	b.free.Store(b.max)
+	return b, nil
+}
+
+// Clock returns the bulkhead's time source.
+func (b *Bulkhead) Clock() clock.Clock { return b.clk }
+
+// Rejection returns the bulkhead's rejection error (a *FullError matching ErrFull), for
+// callers that use TryAcquire and need an error to return.
+func (b *Bulkhead) Rejection() error { return b.rej.full }
+
+// TryAcquire takes a slot if one is free now and nobody is waiting for one, and reports
+// whether it did, whatever MaxWait is. A refusal publishes a BulkheadRejected event. A
+// slot taken must be given back with Release. It never allocates. A disabled bulkhead
+// always returns true.
+func (b *Bulkhead) TryAcquire() bool {
+	if !b.enabled {
+		return true
+	}
+	if b.tryAcquire() {
+		return true
+	}
+	b.publishRejected(0, b.rej.full)
+	return false
+}
+
+// Acquire takes a slot, waiting for it on the caller's goroutine up to MaxWait, in FIFO
+// order. It returns nil once the slot is the caller's (give it back with Release), or the
+// bulkhead's rejection, which matches ErrFull:
+//   - at once, when no slot is free and MaxWait is 0;
+//   - at once, when a wait is needed and ctx is already done (the error also matches
+//     ctx's error);
+//   - after MaxWait on the bulkhead's clock;
+//   - when ctx ends during the wait (the error also matches ctx's error).
+//
+// A call that waited publishes BulkheadWaited, a rejection BulkheadRejected. Acquire
+// allocates nothing unless it has to wait. A disabled bulkhead returns nil at once.
+func (b *Bulkhead) Acquire(ctx context.Context) error {
+	if !b.enabled {
+		return nil
+	}
+	return b.acquire(ctx)
+}
+
+// Release gives back a slot taken by TryAcquire or Acquire, handing it to the oldest
+// waiter if there is one. Call it exactly once per slot taken: an extra Release adds a
+// slot that was never configured. It does nothing on a disabled bulkhead.
+func (b *Bulkhead) Release() {
+	if b.enabled {
+		b.release()
+	}
+}
+
+// tryAcquire takes a free slot unless someone is waiting (no barging).
+func (b *Bulkhead) tryAcquire() bool {
+	if b.queued.Load() != 0 {
+		return false
+	}
+	return b.takeFree()
+}
+
+// takeFree takes a free slot, if any.
+func (b *Bulkhead) takeFree() bool {
+	for {
+		f := b.free.Load()
+		if f <= 0 {
+			return false
+		}
+		if b.free.CompareAndSwap(f, f-1) {
+			return true
+		}
+	}
+}
+
+// release gives a slot back. A waiter enqueued concurrently is not missed: it raises
+// queued before it reads free (recheck), and release raises free before it reads queued,
+// so at least one of them sees the other and hands the slot over.
+func (b *Bulkhead) release() {
+	b.free.Add(1)
+	if b.queued.Load() != 0 {
+		b.dispatch()
+	}
+}
+
+func (b *Bulkhead) acquire(ctx context.Context) error {
+	if b.tryAcquire() {
+		return nil
+	}
+	if b.maxWait == 0 {
+		b.publishRejected(0, b.rej.full)
+		return b.rej.full
+	}
+	if err := ctx.Err(); err != nil {
+		return b.rejectContext(0, err)
+	}
+	return b.wait(ctx)
+}
+
+// A waiter is a call in the queue. Its state changes only under the bulkhead's lock.
+type waiter struct {
+	prev, next *waiter
+	state      uint8
+	at         time.Duration // clock time at which the wait began
+	owner      grantee
+}
+
+// The states of a waiter.
+const (
+	fresh   uint8 = iota // not queued yet
+	queued               // in the queue
+	granted              // handed a slot (and out of the queue)
+	removed              // out of the queue without a slot: timed out, cancelled
+)
+
+// grantee is what a waiter belongs to: a blocked synchronous call, or a queued
+// asynchronous one.
+type grantee interface {
+	// granted is called, outside the bulkhead's lock, once the waiter holds a slot.
+	granted()
+}
+
+type enqueued int
+
+const (
+	admitted enqueued = iota // a slot was free and nobody waited: the waiter holds it
+	inQueue                  // the waiter is queued
+	dead                     // the waiter was removed before it could be queued
+)
+
+// enqueue queues w, or gives it a free slot at once when nobody waits.
+func (b *Bulkhead) enqueue(w *waiter) enqueued {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if w.state == removed {
+		return dead
+	}
+	if b.head == nil && b.takeFree() {
+		w.state = granted
+		return admitted
+	}
+	w.state = queued
+	w.prev = b.tail
+	if b.tail == nil {
+		b.head = w
+	} else {
+		b.tail.next = w
+	}
+	b.tail = w
+	b.queued.Add(1)
+	return inQueue
+}
+
+// recheck hands over a slot released while a waiter was being queued (see release).
+func (b *Bulkhead) recheck() {
+	if b.free.Load() > 0 {
+		b.dispatch()
+	}
+}
+
+// unlink takes w out of the queue. b.mu must be held.
+func (b *Bulkhead) unlink(w *waiter) {
+	if w.prev == nil {
+		b.head = w.next
+	} else {
+		w.prev.next = w.next
+	}
+	if w.next == nil {
+		b.tail = w.prev
+	} else {
+		w.next.prev = w.prev
+	}
+	w.prev, w.next = nil, nil
+	b.queued.Add(-1)
+}
+
+// remove takes w out of the queue (or keeps it from being queued) unless it already holds
+// a slot or was removed, and reports whether it did.
+func (b *Bulkhead) remove(w *waiter) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch w.state {
+	case fresh:
+		w.state = removed
+		return true
+	case queued:
+		b.unlink(w)
+		w.state = removed
+		return true
+	}
+	return false
+}
+
+// dispatch hands free slots to the oldest waiters. One goroutine dispatches at a time:
+// a slot released meanwhile (for instance by an asynchronous call that completes at once
+// when it is started) is picked up by the loop already running, so that starting a long
+// queue never recurses.
+func (b *Bulkhead) dispatch() {
+	b.mu.Lock()
+	if b.dispatching {
+		b.mu.Unlock()
+		return
+	}
+	b.dispatching = true
+	locked := true
+	defer func() { // also when a granted call panics
+		if !locked {
+			b.mu.Lock()
+		}
+		b.dispatching = false
+		b.mu.Unlock()
+	}()
+	for {
+		w := b.head
+		if w == nil || !b.takeFree() {
+			return
+		}
+		b.unlink(w)
+		w.state = granted
+		b.mu.Unlock()
+		locked = false
+		w.owner.granted()
+		b.mu.Lock()
+		locked = true
+	}
+}
+
+// A syncWaiter is a call blocked in Acquire.
+type syncWaiter struct {
+	waiter
+	ch chan struct{} // one signal: granted, or removed by the MaxWait timer
+}
+
+func (w *syncWaiter) granted() { w.ch <- struct{}{} }
+
+// wait queues the caller and blocks until it holds a slot, MaxWait passes, or ctx ends.
+func (b *Bulkhead) wait(ctx context.Context) error {
+	w := &syncWaiter{ch: make(chan struct{}, 1)}
+	w.owner = w
+	w.at = b.clk.Now()
+	// Armed before the waiter is queued, so that a waiter seen in the queue (Snapshot)
+	// always has its timer; a timer that fires first keeps it from being queued.
+	timer := b.clk.AfterFunc(b.maxWait, func() {
+		if b.remove(&w.waiter) {
+			w.ch <- struct{}{}
+		}
+	})
+	switch b.enqueue(&w.waiter) {
+	case admitted:
+		timer.Stop()
+		return nil
+	case dead:
+		return b.expired(w.at)
+	}
+	b.recheck()
+	select {
+	case <-w.ch:
+	case <-ctx.Done():
+		if b.remove(&w.waiter) {
+			timer.Stop()
+			return b.rejectContext(b.clk.Now()-w.at, ctx.Err())
+		}
+		<-w.ch // handed a slot, or timed out, at the same time
+		if w.state == granted {
+			timer.Stop()
+			b.release() // the caller has gone: pass the slot on
+			return b.rejectContext(b.clk.Now()-w.at, ctx.Err())
+		}
+	}
+	timer.Stop()
+	if w.state != granted {
+		return b.expired(w.at)
+	}
+	b.publishWaited(w.at)
+	return nil
+}
+
+func (b *Bulkhead) expired(since time.Duration) error {
+	if b.listener != nil {
+		b.publishRejected(b.clk.Now()-since, b.rej.full)
+	}
+	return b.rej.full
+}
+
+func (b *Bulkhead) rejectContext(waited time.Duration, ctxErr error) error {
+	err := b.rej.forContext(b.id, ctxErr)
+	b.publishRejected(waited, err)
+	return err
+}
+
+func (b *Bulkhead) publishRejected(waited time.Duration, err error) {
+	if b.listener != nil {
+		b.listener(policy.Event{Kind: policy.BulkheadRejected, Instance: b.id,
+			At: b.clk.Now(), Wait: waited, Err: err})
+	}
+}
+
+func (b *Bulkhead) publishWaited(since time.Duration) {
+	if b.listener != nil {
+		now := b.clk.Now()
+		b.listener(policy.Event{Kind: policy.BulkheadWaited, Instance: b.id, At: now, Wait: now - since})
+	}
+}

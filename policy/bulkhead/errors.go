@@ -1,0 +1,65 @@
+package bulkhead
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrFull is the errors.Is target of every rejection by a bulkhead: no slot was free at
+// once (MaxWait 0) or within MaxWait, or the caller's context ended while it waited.
+var ErrFull = errors.New("bulkhead: bulkhead full")
+
+// FullError is a bulkhead's rejection. Each bulkhead creates its rejections once, at
+// construction, so rejecting allocates nothing. It matches ErrFull and, when the caller's
+// context ended the wait, the context's error (context.Canceled or
+// context.DeadlineExceeded).
+type FullError struct {
+	instance string
+	cause    error // nil, or the context error that ended the wait
+	msg      string
+}
+
+func newFull(instance string, cause error) *FullError {
+	msg := `bulkhead: bulkhead "` + instance + `" is full`
+	if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	return &FullError{instance: instance, cause: cause, msg: msg}
+}
+
+// Error returns `bulkhead: bulkhead "<instance>" is full`, followed by the context error
+// if one ended the wait.
+func (e *FullError) Error() string { return e.msg }
+
+// InstanceID returns the id of the bulkhead that rejected the call.
+func (e *FullError) InstanceID() string { return e.instance }
+
+// Is reports whether target is ErrFull.
+func (e *FullError) Is(target error) bool { return target == ErrFull }
+
+// Unwrap returns the context error that ended the wait, or nil.
+func (e *FullError) Unwrap() error { return e.cause }
+
+// rejections are a bulkhead's preallocated rejection errors.
+type rejections struct {
+	full, canceled, deadline *FullError
+}
+
+func newRejections(instance string) rejections {
+	return rejections{
+		full:     newFull(instance, nil),
+		canceled: newFull(instance, context.Canceled),
+		deadline: newFull(instance, context.DeadlineExceeded),
+	}
+}
+
+// forContext returns the rejection for a wait ended by the context error err.
+func (r *rejections) forContext(instance string, err error) *FullError {
+	switch err {
+	case context.Canceled:
+		return r.canceled
+	case context.DeadlineExceeded:
+		return r.deadline
+	}
+	return newFull(instance, err)
+}

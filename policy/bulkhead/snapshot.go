@@ -1,0 +1,43 @@
+package bulkhead
+
+// Snapshot is a bulkhead's state at one instant.
+type Snapshot struct {
+	Instance       string // the instance id
+	AvailableSlots int    // slots free now, 0..MaxConcurrent
+	MaxConcurrent  int    // the configured slots
+	Waiting        int    // calls queued for a slot
+}
+
+// Handle is the read-only view of a bulkhead that a registry hands out (SPEC RG-3).
+type Handle interface {
+	InstanceID() string
+	AvailableSlots() int
+	Snapshot() Snapshot
+}
+
+var _ Handle = (*Bulkhead)(nil)
+
+// InstanceID returns the bulkhead's id (SPEC RG-1).
+func (b *Bulkhead) InstanceID() string { return b.id }
+
+// Config returns the bulkhead's resolved configuration.
+func (b *Bulkhead) Config() Config { return b.cfg }
+
+// AvailableSlots returns how many slots are free now, from 0 to MaxConcurrent. A slot
+// being handed to a waiter may show as free for an instant. A disabled bulkhead reports
+// MaxConcurrent.
+func (b *Bulkhead) AvailableSlots() int {
+	if !b.enabled {
+		return int(b.max)
+	}
+	return int(min(max(b.free.Load(), 0), b.max))
+}
+
+// Waiting returns how many calls are queued for a slot.
+func (b *Bulkhead) Waiting() int { return int(b.queued.Load()) }
+
+// Snapshot returns the bulkhead's id, free slots, configured slots and waiting calls.
+func (b *Bulkhead) Snapshot() Snapshot {
+	return Snapshot{Instance: b.id, AvailableSlots: b.AvailableSlots(),
+		MaxConcurrent: int(b.max), Waiting: b.Waiting()}
+}

@@ -1,0 +1,463 @@
+// Package circuitbreaker is resilience4go's circuit breaker: it stops calling a function
+// that keeps failing (or keeps being slow), gives it time to recover, and then tries it
+// again with a few trial calls. Its semantics are those of Resilience4j's CircuitBreaker.
+//
+// # States
+//
+//   - Closed: calls pass. Each outcome (success or failure, slow or not) goes into a
+//     sliding window. Once the window holds at least MinimumCalls outcomes, a failure rate
+//     at or above FailureRateThreshold, or a slow-call rate at or above
+//     SlowCallRateThreshold, opens the breaker.
+//   - Open: calls are rejected at once with the breaker's rejection, which matches ErrOpen
+//     and is never retried (SPEC CO-4); the function is not called. Once WaitInOpen has
+//     passed, the next call moves the breaker to HalfOpen. That is computed on the call,
+//     from the clock: there is no background goroutine and no timer.
+//   - HalfOpen: PermittedInHalfOpen trial calls pass; calls beyond them are rejected while
+//     the trials run. Once every trial has completed, their failure and slow-call rates
+//     decide: at or above a threshold, the breaker opens again for another WaitInOpen;
+//     below both, it closes with an empty window.
+//   - Disabled (Disable, or Enabled(false)): every call passes and nothing is recorded.
+//   - ForcedOpen (ForceOpen): every call is rejected.
+//
+// Reset returns the breaker to Closed with an empty window (to Disabled if it was built
+// with Enabled(false)).
+//
+// # Outcomes
+//
+// A call that returns a nil error is a success. An error matching IgnoreOn (errors.Is)
+// counts as nothing (in half-open it gives its trial slot back). Otherwise, without
+// RecordOn every error is a failure; with RecordOn only the matching errors are failures
+// and other errors count as successes. A call that panics is recorded as a failure and
+// the panic goes on. A call that takes SlowCallThreshold or longer on the breaker's clock
+// is also slow, whether it succeeded or failed.
+//
+// Errors from the caller's context (context.Canceled, context.DeadlineExceeded) are
+// errors like any other, as in Resilience4j: they count as failures unless listed in
+// IgnoreOn (add them there if callers giving up should not open the breaker).
+//
+// An outcome is recorded in the state that admitted the call: a call admitted while
+// closed that completes after the breaker has opened (or been reset, forced open, ...) is
+// not recorded.
+//
+// # Windows
+//
+// A count-based window (the default) holds the outcomes of the last SlidingWindowSize
+// calls. A time-based window (SlidingWindowType(TimeBased)) holds the calls that
+// completed in the last SlidingWindowSize seconds, aggregated in 1-second buckets of the
+// clock; buckets drop out as the clock moves on. For count-based windows MinimumCalls is
+// capped at the window size.
+//
+// # Events
+//
+// A transition publishes policy.CircuitBreakerTransition and a rejection
+// policy.CircuitBreakerRejected (see OnEvent); admitted calls publish nothing (SPEC RG-5).
+//
+// # Composition
+//
+// The breaker is the third layer (SPEC CO-1): a call it rejects never reaches the rate
+// limiter or the layers inside it (CO-2), and an outer retry never retries its rejection
+// (CO-4). Rejections of inner layers are errors like any other: add
+// ratelimit.ErrExceeded to IgnoreOn so that your own limiter does not open your breaker
+// (CO-3).
+//
+// # Defaults
+//
+// Failure rate 50%, a count-based window of 100 calls, 100 minimum calls, 60s open, 10
+// trial calls, slow calls from 60s, slow-call rate 100%, no error lists.
+//
+// # Cost
+//
+// An admitted call reads the clock twice (its duration) and takes the breaker's mutex
+// once, to record its outcome in a small ring; a rejected call reads the clock at most
+// once and takes no lock while the breaker stays open. Neither allocates.
+package circuitbreaker
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+const (
+	stateBits = 3
+	stateMask = 1<<stateBits - 1
+	// noRecord is the permit word of a call admitted while Disabled: nothing is recorded.
+	noRecord = ^uint64(0)
+	maxInt64 = 1<<63 - 1
+)
+
+// shown says which counts the snapshot reports.
+type shown uint8
+
+const (
+	showNone shown = iota
+	showWindow
+	showTrials
+)
+
+// Breaker is a circuit breaker. It is safe for concurrent use; its configuration is fixed
+// when it is built. *Breaker implements Handle.
+type Breaker struct {
+	// Read-only after New.
+	cfg           Config
+	id            string
+	clk           clock.Clock
+	system        bool // the clock is clock.System(): read it without an interface call
+	listener      policy.Listener
+	rej           rejections
+	initial       State // Closed, or Disabled when built with Enabled(false)
+	minCalls      int   // effective MinimumCalls
+	permitted     int
+	waitInOpen    int64
+	slowThreshold int64
+	failureRate   float64
+	slowRate      float64
+	ignoreOn      []error
+	recordOn      []error
+
+	_ [64]byte
+	// word is the state (low stateBits bits) and a generation counter (the rest), moved on
+	// every transition, under mu. A permit remembers the word that admitted its call.
+	word      atomic.Uint64
+	openUntil atomic.Int64 // Open: the clock time from which the next call goes half-open
+	_         [48]byte
+	// notPermitted counts rejections in the current state; on its own cache line, as
+	// rejections write it while admitted calls read word.
+	notPermitted atomic.Int64
+	_            [56]byte
+
+	mu       sync.Mutex
+	win      window // the closed-state sliding window
+	trials   counts // HalfOpen: outcomes of the trial calls
+	inFlight int    // HalfOpen: trial calls admitted and not yet completed
+	shown    shown  // which counts Snapshot reports
+
+	// pubMu hands transition events to the listener in the order of the transitions,
+	// without holding mu while the listener runs. Lock order: mu, then pubMu.
+	pubMu sync.Mutex
+}
+
+// New builds a breaker from opts on top of DefaultSettings. An invalid configuration
+// returns a *policy.ConfigError (see Config.Validate): R4C-ATR-007 for a percentage
+// outside (0, 100], a count below 1, a window too large or a zero slowCallThreshold;
+// R4C-ATR-004 for a negative duration.
+func New(opts ...Option) (*Breaker, error) {
+	s := DefaultSettings()
+	s.Apply(opts...)
+	return NewFromSettings(s)
+}
+
+// NewFromSettings builds a breaker from resolved settings; see New for the errors. Its id
+// is s.ID("circuitbreaker"), its clock s.ClockOrSystem().
+func NewFromSettings(s Settings) (*Breaker, error) {
+	if err := s.Config.Validate(); err != nil {
+		return nil, err
+	}
+	id := s.ID("circuitbreaker")
+	clk := s.ClockOrSystem()
+	b := &Breaker{
+		cfg:           s.Config,
+		id:            id,
+		clk:           clk,
+		system:        clock.IsSystem(clk),
+		listener:      s.Listener,
+		rej:           newRejections(id),
+		initial:       Closed,
+		minCalls:      s.minimumCalls(),
+		permitted:     s.PermittedInHalfOpen,
+		waitInOpen:    int64(s.WaitInOpen),
+		slowThreshold: int64(s.SlowCallThreshold),
+		failureRate:   s.FailureRateThreshold,
+		slowRate:      s.SlowCallRateThreshold,
+		ignoreOn:      s.IgnoreOn,
+		recordOn:      s.RecordOn,
+		win:           newWindow(s.SlidingWindowType, s.SlidingWindowSize),
+		shown:         showWindow,
+	}
+	if !s.Enabled {
+		b.initial, b.shown = Disabled, showNone
+	}
+	b.win.reset(b.now())
+	b.word.Store(uint64(b.initial))
+	return b, nil
+}
+
+// InstanceID returns the breaker's id (SPEC RG-1).
+func (b *Breaker) InstanceID() string { return b.id }
+
+// Config returns the breaker's resolved configuration.
+func (b *Breaker) Config() Config { return b.cfg }
+
+// State returns the current state. It takes no lock.
+func (b *Breaker) State() State { return State(b.word.Load() & stateMask) }
+
+// now reads the clock.
+func (b *Breaker) now() int64 {
+	if b.system {
+		return int64(clock.Mono())
+	}
+	return int64(b.clk.Now())
+}
+
+// permit is a call's admission: the state word that admitted it and its start time.
+type permit struct {
+	word  uint64
+	start int64
+}
+
+// acquire admits a call or returns the rejection (which the caller returns as is). Closed:
+// one atomic load and a clock read (the call's start), no lock. Open: one clock read, no
+// lock until WaitInOpen has passed. HalfOpen: the mutex, to count trial slots.
+func (b *Breaker) acquire() (permit, *OpenError) {
+	w := b.word.Load()
+	switch State(w & stateMask) {
+	case Closed:
+		return permit{word: w, start: b.now()}, nil
+	case Disabled:
+		return permit{word: noRecord}, nil
+	case ForcedOpen:
+		var now int64
+		if b.listener != nil {
+			now = b.now()
+		}
+		b.rejected(b.rej.forcedOpen, now, 0)
+		return permit{}, b.rej.forcedOpen
+	case Open:
+		now := b.now()
+		if until := b.openUntil.Load(); now < until {
+			b.rejected(b.rej.open, now, until-now)
+			return permit{}, b.rej.open
+		}
+		return b.acquireLocked(now)
+	default: // HalfOpen
+		return b.acquireLocked(b.now())
+	}
+}
+
+// acquireLocked decides under the mutex, at clock time now: it moves an open breaker
+// whose wait has passed to HalfOpen, and hands out the half-open trial slots.
+func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
+	b.mu.Lock()
+	w := b.word.Load()
+	var tr transition
+	switch State(w & stateMask) {
+	case Closed:
+		b.mu.Unlock()
+		return permit{word: w, start: now}, nil
+	case Disabled:
+		b.mu.Unlock()
+		return permit{word: noRecord}, nil
+	case ForcedOpen:
+		b.mu.Unlock()
+		b.rejected(b.rej.forcedOpen, now, 0)
+		return permit{}, b.rej.forcedOpen
+	case Open:
+		if until := b.openUntil.Load(); now < until {
+			b.mu.Unlock()
+			b.rejected(b.rej.open, now, until-now)
+			return permit{}, b.rej.open
+		}
+		tr = b.transitionLocked(HalfOpen, now)
+		w = b.word.Load()
+	}
+	// HalfOpen: a trial slot is free while admitted and completed trials are fewer than
+	// PermittedInHalfOpen.
+	if b.inFlight+b.trials.calls < b.permitted {
+		b.inFlight++
+		b.unlockAndPublish(tr)
+		return permit{word: w, start: now}, nil
+	}
+	b.unlockAndPublish(tr)
+	b.rejected(b.rej.halfOpen, now, 0)
+	return permit{}, b.rej.halfOpen
+}
+
+// classify returns the outcome of a call that returned err (without its slow bit), or
+// ignored = true for an error that counts as nothing.
+func (b *Breaker) classify(err error) (o outcome, ignored bool) {
+	if err == nil {
+		return 0, false
+	}
+	for _, e := range b.ignoreOn {
+		if errors.Is(err, e) {
+			return 0, true
+		}
+	}
+	if len(b.recordOn) == 0 {
+		return failedBit, false
+	}
+	for _, e := range b.recordOn {
+		if errors.Is(err, e) {
+			return failedBit, false
+		}
+	}
+	return 0, false
+}
+
+// onResult records the outcome of a call admitted with p that returned err.
+func (b *Breaker) onResult(p permit, err error) {
+	if p.word == noRecord {
+		return
+	}
+	o, ignored := b.classify(err)
+	b.record(p, o, ignored)
+}
+
+// record records outcome o (or, ignored, nothing but the release of a trial slot) of the
+// call admitted with p, if the breaker is still in the state that admitted it, and makes
+// the transition the new rates call for.
+func (b *Breaker) record(p permit, o outcome, ignored bool) {
+	if p.word == noRecord || ignored && State(p.word&stateMask) == Closed {
+		return // nothing to count and no trial slot to give back
+	}
+	now := b.now()
+	if now-p.start >= b.slowThreshold {
+		o |= slowBit
+	}
+	b.mu.Lock()
+	if b.word.Load() != p.word {
+		b.mu.Unlock() // the state that admitted the call is over
+		return
+	}
+	var tr transition
+	if State(p.word&stateMask) == Closed {
+		b.win.record(now, o)
+		if b.win.total.calls >= b.minCalls && b.exceeded(b.win.total) {
+			tr = b.transitionLocked(Open, now)
+		}
+	} else { // HalfOpen
+		b.inFlight--
+		if !ignored {
+			b.trials.add(o)
+			if b.trials.calls >= b.permitted {
+				to := Closed
+				if b.exceeded(b.trials) {
+					to = Open
+				}
+				tr = b.transitionLocked(to, now)
+			}
+		}
+	}
+	b.unlockAndPublish(tr)
+}
+
+// exceeded reports whether c's failure rate or slow-call rate is at or above its
+// threshold. c holds at least one call.
+func (b *Breaker) exceeded(c counts) bool {
+	failure, slow := c.rates(1)
+	return failure >= b.failureRate || slow >= b.slowRate
+}
+
+// transition is a state change to publish once mu is released.
+type transition struct {
+	from, to State
+	at       int64
+	ok       bool
+}
+
+// transitionLocked moves the breaker to state to at clock time now, under mu: it starts a
+// new generation (outcomes of calls admitted before are not recorded) and sets the new
+// state up. It returns the event to publish, ok = false when the state does not change.
+func (b *Breaker) transitionLocked(to State, now int64) transition {
+	w := b.word.Load()
+	from := State(w & stateMask)
+	switch to {
+	case Closed:
+		b.win.reset(now)
+		b.shown = showWindow
+	case Open:
+		// The snapshot keeps showing the counts that opened the breaker.
+		until := int64(maxInt64)
+		if now <= maxInt64-b.waitInOpen {
+			until = now + b.waitInOpen
+		}
+		b.openUntil.Store(until) // before word: whoever sees Open sees its deadline
+	case HalfOpen:
+		b.trials, b.inFlight = counts{}, 0
+		b.shown = showTrials
+	case Disabled, ForcedOpen:
+		b.shown = showNone
+	}
+	b.notPermitted.Store(0)
+	b.word.Store((w>>stateBits+1)<<stateBits | uint64(to))
+	return transition{from: from, to: to, at: now, ok: from != to}
+}
+
+// unlockAndPublish releases mu and publishes tr. The next transition cannot be published
+// before this one: pubMu is taken before mu is released.
+func (b *Breaker) unlockAndPublish(tr transition) {
+	if !tr.ok || b.listener == nil {
+		b.mu.Unlock()
+		return
+	}
+	b.pubMu.Lock()
+	b.mu.Unlock()
+	defer b.pubMu.Unlock()
+	b.listener(policy.Event{Kind: policy.CircuitBreakerTransition, Instance: b.id,
+		At: time.Duration(tr.at), From: tr.from.String(), To: tr.to.String()})
+}
+
+// rejected counts a rejection and publishes it; wait is the time left in Open.
+func (b *Breaker) rejected(err *OpenError, now, wait int64) {
+	b.notPermitted.Add(1)
+	if b.listener != nil {
+		b.listener(policy.Event{Kind: policy.CircuitBreakerRejected, Instance: b.id,
+			At: time.Duration(now), Wait: time.Duration(wait), Err: err})
+	}
+}
+
+// ForceOpen moves the breaker to ForcedOpen: every call is rejected with ErrOpen until
+// Reset (or Disable). Calls in flight are not recorded. Publishes a transition event
+// unless the breaker is already forced open.
+func (b *Breaker) ForceOpen() { b.setState(ForcedOpen) }
+
+// Disable moves the breaker to Disabled: every call passes and nothing is recorded, until
+// Reset (or ForceOpen). Publishes a transition event unless the breaker is already
+// disabled.
+func (b *Breaker) Disable() { b.setState(Disabled) }
+
+// Reset returns the breaker to Closed with an empty window (to Disabled if it was built
+// with Enabled(false): the configuration decides). Calls in flight are not recorded.
+// Publishes a transition event if the state changes.
+func (b *Breaker) Reset() {
+	now := b.now()
+	b.mu.Lock()
+	b.unlockAndPublish(b.transitionLocked(b.initial, now))
+}
+
+func (b *Breaker) setState(to State) {
+	now := b.now()
+	b.mu.Lock()
+	if b.State() == to {
+		b.mu.Unlock()
+		return
+	}
+	b.unlockAndPublish(b.transitionLocked(to, now))
+}
+
+// Snapshot returns the breaker's state and the metrics of that state (see Snapshot). A
+// time-based window is first moved to the clock's current second. Safe for concurrent
+// use; it takes the breaker's mutex.
+func (b *Breaker) Snapshot() Snapshot {
+	now := b.now()
+	b.mu.Lock()
+	s := Snapshot{Instance: b.id, State: b.State(), FailureRate: -1, SlowCallRate: -1}
+	var c counts
+	switch b.shown {
+	case showWindow:
+		b.win.slide(now)
+		c = b.win.total
+		s.FailureRate, s.SlowCallRate = c.rates(b.minCalls)
+	case showTrials:
+		c = b.trials
+		s.FailureRate, s.SlowCallRate = c.rates(b.permitted)
+	}
+	s.NotPermittedCalls = int(b.notPermitted.Load())
+	b.mu.Unlock()
+	s.BufferedCalls, s.FailedCalls, s.SlowCalls = c.calls, c.failed, c.slow
+	return s
+}

@@ -1,0 +1,62 @@
+package circuitbreaker_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+)
+
+func ExampleNew() {
+	clk := clock.NewManual()
+	breaker, _ := circuitbreaker.New(
+		circuitbreaker.WithInstanceID("inventory"),
+		circuitbreaker.WithClock(clk),
+		circuitbreaker.SlidingWindowSize(4),     // the last 4 calls
+		circuitbreaker.MinimumCalls(4),          // count from 4 calls on
+		circuitbreaker.FailureRateThreshold(50), // open at 50% failures
+		circuitbreaker.WaitInOpen(30*time.Second),
+		circuitbreaker.PermittedInHalfOpen(2),
+		circuitbreaker.OnEvent(func(e policy.Event) {
+			if e.Kind == policy.CircuitBreakerTransition {
+				fmt.Printf("%s: %s → %s at %v\n", e.Instance, e.From, e.To, e.At)
+			}
+		}),
+	)
+
+	down := true
+	lookup := circuitbreaker.DecorateFunc(breaker, func(ctx context.Context, sku string) (int, error) {
+		if down {
+			return 0, errors.New("inventory unavailable")
+		}
+		return 7, nil
+	})
+	ctx := context.Background()
+
+	for range 4 {
+		_, _ = lookup(ctx, "sku-1") // 4 failures of 4: the breaker opens
+	}
+	_, err := lookup(ctx, "sku-1")
+	fmt.Println(errors.Is(err, circuitbreaker.ErrOpen), err)
+
+	down = false
+	clk.Advance(30 * time.Second) // the next call finds the wait over
+	for range 2 {
+		n, err := lookup(ctx, "sku-1") // two good trial calls close it
+		fmt.Println(n, err)
+	}
+	fmt.Println(breaker.Snapshot().State)
+
+	// Output:
+	// inventory: CLOSED → OPEN at 0s
+	// true circuitbreaker: circuit breaker "inventory" is OPEN and does not permit the call
+	// inventory: OPEN → HALF_OPEN at 30s
+	// 7 <nil>
+	// inventory: HALF_OPEN → CLOSED at 30s
+	// 7 <nil>
+	// CLOSED
+}

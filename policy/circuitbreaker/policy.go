@@ -1,0 +1,97 @@
+package circuitbreaker
+
+import (
+	"context"
+	"errors"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// NewPolicy returns b as a policy of layer LayerCircuitBreaker (SPEC CO-1), for calls
+// returning T. Decorating costs nothing per call beyond the breaker's own.
+func NewPolicy[T any](b *Breaker) policy.Policy[T] {
+	return policy.Decorators[T]{
+		L:    policy.LayerCircuitBreaker,
+		Sync: func(next policy.Func[struct{}, T]) policy.Func[struct{}, T] { return DecorateFunc(b, next) },
+		Async: func(next policy.AsyncFunc[struct{}, T]) policy.AsyncFunc[struct{}, T] {
+			return DecorateAsyncFunc(b, next)
+		},
+	}
+}
+
+// DecorateFunc returns next guarded by b. Each call asks b for permission: refused, it
+// returns the zero T and b's rejection (matching ErrOpen, never retried: SPEC CO-4), and
+// next is not called (SPEC CO-2). Admitted, next runs and its outcome and duration (on b's
+// clock, from before the call to after it) are recorded in the state that admitted it. A
+// panic in next is recorded as a failure and propagates. Admitted and rejected calls
+// allocate nothing.
+func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
+	return func(ctx context.Context, a A) (T, error) {
+		p, rej := b.acquire()
+		if rej != nil {
+			var zero T
+			return zero, rej
+		}
+		if p.word == noRecord {
+			return next(ctx, a)
+		}
+		done := false
+		defer func() {
+			if !done {
+				b.record(p, failedBit, false) // next panicked
+			}
+		}()
+		v, err := next(ctx, a)
+		done = true
+		b.onResult(p, err)
+		return v, err
+	}
+}
+
+// DecorateAsyncFunc returns next guarded by b, for calls that return a future
+// (SPEC AS-1). Permission is asked when the call is made: refused, the call returns a
+// failed future with b's rejection and next is not called. Admitted, next's future is
+// returned as is and its outcome is recorded when it completes (Future.OnComplete), its
+// duration running from the call to the completion. A future that ends with
+// async.ErrCancelled (e.g. cancelled by the caller) gives its permission back without
+// recording anything, like an ignored error. No goroutine is started.
+//
+// The failed futures of rejections are created once, when next is decorated, and shared
+// by the calls they reject (a completed future never changes): rejecting allocates
+// nothing. Admitted calls allocate their completion callback.
+func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	open, forcedOpen, halfOpen :=
+		async.Failed[T](b.rej.open), async.Failed[T](b.rej.forcedOpen), async.Failed[T](b.rej.halfOpen)
+	return func(ctx context.Context, a A) *async.Future[T] {
+		p, rej := b.acquire()
+		switch rej {
+		case nil:
+		case b.rej.open:
+			return open
+		case b.rej.forcedOpen:
+			return forcedOpen
+		default:
+			return halfOpen
+		}
+		if p.word == noRecord {
+			return next(ctx, a)
+		}
+		done := false
+		defer func() {
+			if !done {
+				b.record(p, failedBit, false) // next panicked (or returned no future)
+			}
+		}()
+		f := next(ctx, a)
+		f.OnComplete(func(_ T, err error) {
+			if errors.Is(err, async.ErrCancelled) {
+				b.record(p, 0, true)
+				return
+			}
+			b.onResult(p, err)
+		})
+		done = true
+		return f
+	}
+}

@@ -1,0 +1,108 @@
+// Package fallback is resilience4go's fallback policy: when a call fails with an error the
+// fallback handles, a function of the caller's context and that error provides the
+// result instead.
+//
+// The fallback is the outermost layer (SPEC CO-1): it sees the error that is left after
+// every other policy has done its work, retries included. Which errors it handles:
+//   - an error matching IgnoreOn (errors.Is) passes through untouched;
+//   - otherwise, with HandleOn set, only errors matching it are handled; without it,
+//     every error is, the context's own errors (context.Canceled,
+//     context.DeadlineExceeded) included: add them to IgnoreOn to let them through.
+//
+// A handled error is replaced by whatever the fallback function returns, value and
+// error, and a FallbackApplied event carrying the original error is published. A
+// successful call is returned as it is: it publishes nothing and allocates nothing.
+//
+// A Fallback is typed by the result T of the calls it decorates; ResultType reports T so
+// that a registry can refuse a fallback that does not fit a function. It has no rejection
+// error of its own. It is safe for concurrent use (the fallback function must be too).
+package fallback
+
+import (
+	"context"
+	"errors"
+	"reflect"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// Fallback replaces the errors it handles with the result of its function, for calls
+// returning T. Build it with New or NewFromSettings and decorate calls with DecorateFunc,
+// DecorateAsyncFunc or NewPolicy. It is safe for concurrent use; its configuration is
+// fixed when it is built.
+type Fallback[T any] struct {
+	fn       func(ctx context.Context, err error) (T, error)
+	cfg      Config
+	id       string
+	clk      clock.Clock
+	listener policy.Listener
+}
+
+// New builds a fallback around fn, over the defaults of DefaultConfig. fn receives the
+// caller's context and the error it replaces. A nil fn returns a *policy.ConfigError with
+// code R4C-REG-010.
+func New[T any](fn func(ctx context.Context, err error) (T, error), opts ...Option) (*Fallback[T], error) {
+	s := DefaultSettings()
+	s.Apply(opts...)
+	return NewFromSettings(fn, s)
+}
+
+// NewFromSettings builds a fallback around fn from resolved settings; see New for the
+// errors. The instance id is s.InstanceID, else s.Name, else "fallback".
+func NewFromSettings[T any](fn func(ctx context.Context, err error) (T, error), s Settings) (*Fallback[T], error) {
+	if fn == nil {
+		return nil, policy.Errorf(policy.CodeBadSpec, Segment, "",
+			"the fallback function is nil: give a func(context.Context, error) (%v, error)", reflect.TypeFor[T]())
+	}
+	if err := s.Config.Validate(); err != nil {
+		return nil, err
+	}
+	return &Fallback[T]{
+		fn:       fn,
+		cfg:      s.Config,
+		id:       s.ID("fallback"),
+		clk:      s.ClockOrSystem(),
+		listener: s.Listener,
+	}, nil
+}
+
+// InstanceID returns the fallback's id (SPEC RG-1).
+func (f *Fallback[T]) InstanceID() string { return f.id }
+
+// Config returns the fallback's resolved configuration.
+func (f *Fallback[T]) Config() Config { return f.cfg }
+
+// ResultType returns the type T of the results the fallback provides, so that a registry
+// can check that it fits the function it decorates (and report R4C-REG-010 if not).
+func (f *Fallback[T]) ResultType() reflect.Type { return reflect.TypeFor[T]() }
+
+// Handles reports whether err reaches the fallback: not nil, not matching IgnoreOn, and
+// matching HandleOn when it is set.
+func (f *Fallback[T]) Handles(err error) bool {
+	if err == nil {
+		return false
+	}
+	for _, e := range f.cfg.IgnoreOn {
+		if errors.Is(err, e) {
+			return false
+		}
+	}
+	if len(f.cfg.HandleOn) == 0 {
+		return true
+	}
+	for _, e := range f.cfg.HandleOn {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// apply publishes FallbackApplied and returns the fallback's result for err.
+func (f *Fallback[T]) apply(ctx context.Context, err error) (T, error) {
+	if f.listener != nil {
+		f.listener(policy.Event{Kind: policy.FallbackApplied, Instance: f.id, At: f.clk.Now(), Err: err})
+	}
+	return f.fn(ctx, err)
+}

@@ -1,0 +1,76 @@
+package fallback
+
+import (
+	"context"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// NewPolicy returns f as a policy of layer LayerFallback (SPEC CO-1), for calls returning
+// T.
+func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
+	return policy.Decorators[T]{
+		L:    policy.LayerFallback,
+		Sync: func(next policy.Func[struct{}, T]) policy.Func[struct{}, T] { return DecorateFunc(f, next) },
+		Async: func(next policy.AsyncFunc[struct{}, T]) policy.AsyncFunc[struct{}, T] {
+			return DecorateAsyncFunc(f, next)
+		},
+	}
+}
+
+// DecorateFunc returns next with f's fallback: a call that fails with an error f handles
+// (see Handles) returns the fallback function's result for that error instead, after
+// a FallbackApplied event; any other result is returned as it is. A successful call
+// allocates nothing. A disabled fallback returns next itself.
+func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[A, T] {
+	if !f.cfg.Enabled {
+		return next
+	}
+	return func(ctx context.Context, a A) (T, error) {
+		v, err := next(ctx, a)
+		if err == nil || !f.Handles(err) {
+			return v, err
+		}
+		return f.apply(ctx, err)
+	}
+}
+
+// DecorateAsyncFunc returns next with f's fallback for calls that return a future
+// (SPEC AS-1…AS-4): a future that fails with an error f handles is replaced by one
+// completed with the fallback function's result; any other outcome is passed on as it is.
+// The fallback function then runs on the goroutine that completes next's future, so it
+// should return quickly. Cancelling the returned future cancels next's future, and the
+// fallback is not applied to the cancellation.
+//
+// A future that is already complete when next returns it, with a success or an error f
+// does not handle, is returned as it is, with no allocation. A disabled fallback returns
+// next itself.
+func DecorateAsyncFunc[A, T any](f *Fallback[T], next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	if !f.cfg.Enabled {
+		return next
+	}
+	return func(ctx context.Context, a A) *async.Future[T] {
+		inner := next(ctx, a)
+		if _, done, err := inner.Result(); done {
+			if err == nil || !f.Handles(err) {
+				return inner
+			}
+			out, complete := async.NewPromise[T]()
+			complete(f.apply(ctx, err))
+			return out
+		}
+		out, complete := async.NewCancellablePromise[T](inner.Cancel)
+		inner.OnComplete(func(v T, err error) {
+			if err == nil || !f.Handles(err) {
+				complete(v, err)
+				return
+			}
+			if _, cancelled, _ := out.Result(); cancelled { // only Cancel completes out early
+				return
+			}
+			complete(f.apply(ctx, err))
+		})
+		return out
+	}
+}

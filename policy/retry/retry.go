@@ -1,0 +1,187 @@
+// Package retry is resilience4go's retry policy: a call that fails is attempted again,
+// after a delay, up to MaxAttempts attempts in all.
+//
+// The wait after failed attempt k, before attempt k+1, is Delay·Multiplier^(k-1), capped
+// by MaxDelay, and then, with Jitter j > 0, drawn uniformly from wait·(1±j). With the
+// defaults (3 attempts, Delay 500ms, Multiplier 1, no cap, no jitter) a call that keeps
+// failing is attempted at 0, 500ms and 1s. Waits are slept on the policy's clock: a test
+// with clock.NewManual controls them exactly.
+//
+// Which errors are retried:
+//   - an error for which errors.As finds a policy.NeverRetried that reports true is never
+//     retried, whatever the lists say: that is how an open circuit breaker's rejection
+//     ends the retries at once (SPEC CO-4);
+//   - an error matching AbortOn (errors.Is) is not retried;
+//   - otherwise, with RetryOn set, only errors matching it are retried; without it, every
+//     error is, rate-limiter rejections included (SPEC CO-3).
+//
+// There is no rejection error of its own: when the retry gives up, the last attempt's
+// error is returned as is, so errors.Is and errors.As see it unchanged. The one exception
+// is the caller's context ending between attempts: the retries stop (the context is
+// checked before each new attempt and during each wait) and the error then matches both
+// the last attempt's error and the context's (context.Canceled or
+// context.DeadlineExceeded).
+//
+// A retry publishes RetryAttempt for each failed attempt that will be retried and
+// RetryExhausted when it gives up on an error; a call that succeeds the first time
+// publishes nothing and allocates nothing. Each attempt goes through every inner layer
+// again: it takes its own rate-limiter permit (SPEC CO-4) and gets its own timeout.
+//
+// A Retry is safe for concurrent use and holds no per-call state: one instance may serve
+// any number of functions and goroutines.
+package retry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// Retry is a retry policy. Build it with New or NewFromSettings, and decorate calls with
+// DecorateFunc, DecorateAsyncFunc or NewPolicy. It is safe for concurrent use; its
+// configuration is fixed when it is built.
+type Retry struct {
+	cfg      Config
+	id       string
+	clk      clock.Clock
+	listener policy.Listener
+	rnd      *rand.Rand // nil: math/rand/v2's global source
+}
+
+// sourceMu serialises every use of a caller's random source: a source is not safe for
+// concurrent use, and the same one may be given to several retries (one option applied
+// to many wrapped functions).
+var sourceMu sync.Mutex
+
+// New builds a retry from opts, over the defaults of DefaultConfig. An invalid
+// configuration returns a *policy.ConfigError: R4C-ATR-007 (maxAttempts < 1,
+// multiplier < 1, jitter outside [0, 1]) or R4C-ATR-004 (negative delay or maxDelay).
+func New(opts ...Option) (*Retry, error) {
+	s := DefaultSettings()
+	s.Apply(opts...)
+	return NewFromSettings(s)
+}
+
+// NewFromSettings builds a retry from resolved settings; see New for the errors. The
+// instance id is s.InstanceID, else s.Name, else "retry".
+func NewFromSettings(s Settings) (*Retry, error) {
+	if err := s.Config.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Retry{
+		cfg:      s.Config,
+		id:       s.ID("retry"),
+		clk:      s.ClockOrSystem(),
+		listener: s.Listener,
+	}
+	if s.Rand != nil {
+		r.rnd = rand.New(s.Rand)
+	}
+	return r, nil
+}
+
+// InstanceID returns the retry's id (SPEC RG-1).
+func (r *Retry) InstanceID() string { return r.id }
+
+// Config returns the retry's resolved configuration.
+func (r *Retry) Config() Config { return r.cfg }
+
+// Clock returns the retry's time source.
+func (r *Retry) Clock() clock.Clock { return r.clk }
+
+// Retryable reports whether err may be retried by r, attempts and context aside: not an
+// error that must never be retried (policy.NeverRetried, SPEC CO-4), not matching
+// AbortOn, and matching RetryOn when it is set. A nil error is not retried.
+func (r *Retry) Retryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if nr, ok := errors.AsType[policy.NeverRetried](err); ok && nr.NeverRetried() {
+		return false
+	}
+	for _, e := range r.cfg.AbortOn {
+		if errors.Is(err, e) {
+			return false
+		}
+	}
+	if len(r.cfg.RetryOn) == 0 {
+		return true
+	}
+	for _, e := range r.cfg.RetryOn {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// wait returns the wait after failed attempt n: the backoff, jittered.
+func (r *Retry) wait(n int) time.Duration {
+	d := r.cfg.Backoff(n)
+	j := r.cfg.Jitter
+	if j == 0 || d == 0 {
+		return d
+	}
+	var u float64 // uniform in [0, 1)
+	if r.rnd != nil {
+		sourceMu.Lock()
+		u = r.rnd.Float64()
+		sourceMu.Unlock()
+	} else {
+		u = rand.Float64()
+	}
+	return toDuration(float64(d) * (1 - j + 2*j*u))
+}
+
+// decision is what the retry does after failed attempt n.
+type decision int
+
+const (
+	giveUp  decision = iota // return the error as is
+	stop                    // the context ended: return the error joined with the context's
+	retryIt                 // wait, then attempt again
+)
+
+// decide returns what to do after attempt n failed with err, for a call whose context is
+// ctx. Giving up and stopping publish RetryExhausted.
+func (r *Retry) decide(ctx context.Context, n int, err error) (decision, error) {
+	if r.final(n, err) {
+		r.publish(policy.RetryExhausted, n, 0, err)
+		return giveUp, err
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		err = stopped(err, cerr)
+		r.publish(policy.RetryExhausted, n, 0, err)
+		return stop, err
+	}
+	return retryIt, nil
+}
+
+// final reports whether the retry gives up after attempt n failed with err: the attempts
+// are spent, or err is not retried.
+func (r *Retry) final(n int, err error) bool {
+	return n >= r.cfg.MaxAttempts || !r.Retryable(err)
+}
+
+// stopped returns the error of a call whose retries ended with its context: it matches
+// both last (the last attempt's error) and ctxErr. A last error that already matches
+// ctxErr (the attempt saw the context end) is returned as is.
+func stopped(last, ctxErr error) error {
+	if errors.Is(last, ctxErr) {
+		return last
+	}
+	return fmt.Errorf("%w (retries stopped: %w)", last, ctxErr)
+}
+
+func (r *Retry) publish(kind policy.EventKind, attempt int, wait time.Duration, err error) {
+	if r.listener != nil {
+		r.listener(policy.Event{Kind: kind, Instance: r.id, At: r.clk.Now(),
+			Wait: wait, Err: err, Attempt: attempt})
+	}
+}

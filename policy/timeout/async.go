@@ -1,0 +1,114 @@
+package timeout
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// DecorateAsyncFunc returns next bounded by t, for calls that return a future
+// (SPEC AS-1…AS-4). Each call starts next at once, with a context derived from ctx that
+// ends at the deadline, Duration from now on t's clock, and returns a future that:
+//   - completes with next's result if next's future completes before the deadline; the
+//     deadline's timer is then stopped at once (a manual clock's PendingTasks drops);
+//   - fails with t's *TimeoutError (matching ErrTimeout and context.DeadlineExceeded) at
+//     the deadline, fired by a clock timer: no goroutine waits for it (SPEC AS-2). next's
+//     context then ends (its Err() is context.DeadlineExceeded, its cause the
+//     *TimeoutError), next's future is cancelled, and a TimeoutExceeded event is
+//     published (Wait = Duration).
+//
+// Contexts that next derives from its context see context.Canceled when the deadline
+// ends them (their cause is the *TimeoutError); next's context itself reports
+// DeadlineExceeded.
+//
+// Cancelling the returned future stops the timer, ends next's context and cancels next's
+// future; Cancel reports what that inner Cancel reports (true only if next's work had
+// not started, e.g. it was still queued in a bulkhead). A disabled timeout returns next
+// itself.
+func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	if !t.enabled {
+		return next
+	}
+	return func(ctx context.Context, a A) *async.Future[T] {
+		c := &asyncCall[T]{t: t, ctx: newClockCtx(ctx, t)}
+		fut, complete := async.NewCancellablePromise[T](c.cancel)
+		c.complete = complete
+		c.timer = t.clk.AfterFunc(t.d, c.expire)
+		inner := next(c.ctx, a)
+		c.mu.Lock()
+		c.inner = inner
+		c.mu.Unlock()
+		if c.state.Load() != running { // timed out or cancelled while next ran
+			inner.Cancel()
+			return fut
+		}
+		inner.OnComplete(c.finish)
+		return fut
+	}
+}
+
+// The states of an asynchronous call: whichever of the inner future, the deadline and
+// Cancel comes first moves it from running to over, and only that one completes the
+// outer future.
+const (
+	running int32 = iota
+	over
+)
+
+type asyncCall[T any] struct {
+	state    atomic.Int32
+	t        *Timeout
+	ctx      *clockCtx
+	timer    clock.Timer // set before next runs; read only after the call is over
+	complete func(T, error)
+	mu       sync.Mutex
+	inner    *async.Future[T] // set once next has returned
+}
+
+// finish completes the outer future with the inner one's result, if in time.
+func (c *asyncCall[T]) finish(v T, err error) {
+	if !c.state.CompareAndSwap(running, over) {
+		return
+	}
+	c.timer.Stop()
+	c.ctx.cancel(context.Canceled)
+	c.complete(v, err)
+}
+
+// expire runs on the deadline's timer.
+func (c *asyncCall[T]) expire() {
+	c.ctx.expire()
+	if !c.state.CompareAndSwap(running, over) {
+		return
+	}
+	c.t.publish()
+	var zero T
+	c.complete(zero, c.t.err)
+	c.mu.Lock()
+	inner := c.inner
+	c.mu.Unlock()
+	if inner != nil {
+		inner.Cancel()
+	}
+}
+
+// cancel is the outer future's cancel hook (the future already failed with
+// async.ErrCancelled).
+func (c *asyncCall[T]) cancel() bool {
+	if !c.state.CompareAndSwap(running, over) {
+		return false
+	}
+	c.timer.Stop()
+	c.ctx.cancel(context.Canceled)
+	c.mu.Lock()
+	inner := c.inner
+	c.mu.Unlock()
+	if inner == nil {
+		return false // next is running now; its future is cancelled when it returns
+	}
+	return inner.Cancel()
+}

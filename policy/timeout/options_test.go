@@ -1,0 +1,116 @@
+package timeout_test
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+)
+
+func TestDefaults(t *testing.T) {
+	assert.Equal(t, timeout.Config{Enabled: true}, timeout.DefaultConfig())
+	assert.Equal(t, "timeout", timeout.Segment)
+	assert.Equal(t, []string{"duration", "enabled"}, timeout.Attributes())
+	// A timeout without a duration does not validate: the registry always sets one.
+	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(timeout.DefaultConfig().Validate()))
+}
+
+func TestValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		d    time.Duration
+		code string
+	}{
+		{"zero", 0, policy.CodeOutOfRange},
+		{"negative", -time.Millisecond, policy.CodeNegativeDuration},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			to, err := timeout.New(tc.d)
+			require.Nil(t, to)
+			var ce *policy.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, tc.code, ce.Code)
+			assert.Equal(t, "timeout.duration", ce.Key)
+			assert.Contains(t, err.Error(), tc.code)
+		})
+	}
+	to, err := timeout.New(time.Nanosecond)
+	require.NoError(t, err)
+	assert.Equal(t, time.Nanosecond, to.Config().Duration)
+}
+
+func TestSetAttributes(t *testing.T) {
+	c := timeout.DefaultConfig()
+	require.NoError(t, c.Set("duration", "250ms"))
+	require.NoError(t, c.Set("enabled", "FALSE"))
+	assert.Equal(t, timeout.Config{Duration: 250 * time.Millisecond, Enabled: false}, c)
+
+	for _, tc := range []struct{ attr, value, code string }{
+		{"duration", "10 parsecs", policy.CodeBadDuration},
+		{"enabled", "maybe", policy.CodeBadBoolean},
+		{"maxWait", "1s", policy.CodeUnknownKey},
+	} {
+		err := c.Set(tc.attr, tc.value)
+		var ce *policy.ConfigError
+		require.ErrorAs(t, err, &ce, tc.attr)
+		assert.Equal(t, tc.code, ce.Code, tc.attr)
+		assert.Equal(t, "timeout."+tc.attr, ce.Key, tc.attr)
+	}
+
+	// A negative duration parses; Validate rejects it.
+	require.NoError(t, c.Set("duration", "-1s"))
+	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(c.Validate()))
+}
+
+// Options in code and configuration keys land on the same Config (SPEC RG-4).
+func TestOptionsAndKeysAgree(t *testing.T) {
+	s := timeout.DefaultSettings()
+	s.Duration = time.Second
+	s.Apply(timeout.Enabled(false), nil)
+
+	c := timeout.DefaultConfig()
+	require.NoError(t, c.Set("duration", "1s"))
+	require.NoError(t, c.Set("enabled", "false"))
+	assert.True(t, reflect.DeepEqual(s.Config, c))
+
+	s2 := timeout.DefaultSettings()
+	s2.Apply(timeout.Duration(time.Second), timeout.Enabled(false))
+	assert.True(t, reflect.DeepEqual(s.Config, s2.Config))
+}
+
+func TestIDsAndCommonOptions(t *testing.T) {
+	clk := clock.NewManual()
+	var got []policy.Event
+	to, err := timeout.New(time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, "timeout", to.InstanceID())
+	assert.True(t, clock.IsSystem(to.Clock()))
+
+	to, err = timeout.New(time.Second, timeout.Name("shared"))
+	require.NoError(t, err)
+	assert.Equal(t, "shared", to.InstanceID())
+
+	to, err = timeout.New(time.Second, timeout.Name("shared"), timeout.WithInstanceID("Svc.Call"),
+		timeout.WithClock(clk), timeout.UseConfig("slow"),
+		timeout.OnEvent(func(e policy.Event) { got = append(got, e) }),
+		timeout.Duration(2*time.Second))
+	require.NoError(t, err)
+	assert.Equal(t, "Svc.Call", to.InstanceID())
+	assert.Equal(t, clock.Clock(clk), to.Clock())
+	assert.Equal(t, 2*time.Second, to.Config().Duration, "Duration option applies after New's argument")
+
+	var te *timeout.TimeoutError
+	require.True(t, errors.As(to.Err(), &te))
+	assert.Equal(t, "Svc.Call", te.InstanceID())
+	assert.Equal(t, 2*time.Second, te.Duration())
+	assert.True(t, te.Timeout())
+	assert.Equal(t, `timeout: call to "Svc.Call" timed out after 2s`, te.Error())
+	assert.Empty(t, got)
+}

@@ -1,0 +1,157 @@
+// Package timeout is resilience4go's timeout policy (layer LayerTimeout, SPEC CO-1): a call
+// that runs longer than its Duration fails with ErrTimeout.
+//
+// A synchronous call runs on the caller's goroutine, with a context that ends at the
+// deadline: no goroutine is started per call. Go cannot stop a goroutine from outside, so
+// the function must honour its context for the timeout to cut it short. When the deadline
+// passes before the function returns, the policy returns the timeout's *TimeoutError
+// (matching ErrTimeout and context.DeadlineExceeded) and discards the function's result,
+// even a success; a function that ignores its context keeps the caller waiting until it
+// returns, and the caller then gets ErrTimeout all the same.
+//
+// An asynchronous call starts at once with that context, and its future fails with the
+// timeout's error at the deadline, scheduled with a clock timer (no goroutine waits, SPEC
+// AS-2); the inner future is then cancelled. A call that completes in time stops its timer
+// at once, so a manual clock's PendingTasks drops as soon as the call is over.
+//
+// The deadline is measured on the policy's clock (SPEC RG-6): with a manual clock the
+// context ends when the test advances the clock past it. Because the timeout layer sits
+// inside the rate limiter, time spent waiting for a permit does not count (SPEC CO-5).
+//
+// Defaults: Enabled true; Duration has no default and must be positive.
+package timeout
+
+import (
+	"context"
+	"time"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// Timeout bounds how long calls may run. It is safe for concurrent use; its configuration
+// is fixed when it is built. It holds no per-call state: every call has its own deadline.
+type Timeout struct {
+	d        time.Duration
+	enabled  bool
+	system   bool // the clock is clock.System(): let the runtime's context timer do the work
+	clk      clock.Clock
+	cfg      Config
+	id       string
+	listener policy.Listener
+	err      *TimeoutError
+}
+
+// New builds a timeout of d (> 0) with opts. An invalid configuration returns a
+// *policy.ConfigError: R4C-ATR-004 (d < 0) or R4C-ATR-007 (d == 0).
+func New(d time.Duration, opts ...Option) (*Timeout, error) {
+	s := DefaultSettings()
+	s.Duration = d
+	s.Apply(opts...)
+	return NewFromSettings(s)
+}
+
+// NewFromSettings builds a timeout from resolved settings; see New for the errors. The
+// instance id is s.ID("timeout"); the clock s.ClockOrSystem().
+func NewFromSettings(s Settings) (*Timeout, error) {
+	if err := s.Config.Validate(); err != nil {
+		return nil, err
+	}
+	id := s.ID("timeout")
+	clk := s.ClockOrSystem()
+	return &Timeout{
+		d:        s.Duration,
+		enabled:  s.Enabled,
+		system:   clock.IsSystem(clk),
+		clk:      clk,
+		cfg:      s.Config,
+		id:       id,
+		listener: s.Listener,
+		err:      newTimeoutError(id, s.Duration),
+	}, nil
+}
+
+// InstanceID returns the timeout's id (SPEC RG-1).
+func (t *Timeout) InstanceID() string { return t.id }
+
+// Config returns the timeout's resolved configuration.
+func (t *Timeout) Config() Config { return t.cfg }
+
+// Clock returns the timeout's time source.
+func (t *Timeout) Clock() clock.Clock { return t.clk }
+
+// Err returns the timeout's one error (a *TimeoutError matching ErrTimeout and
+// context.DeadlineExceeded).
+func (t *Timeout) Err() error { return t.err }
+
+// NewPolicy returns t as a policy of layer LayerTimeout (SPEC CO-1), for calls returning T.
+func NewPolicy[T any](t *Timeout) policy.Policy[T] {
+	return policy.Decorators[T]{
+		L:    policy.LayerTimeout,
+		Sync: func(next policy.Func[struct{}, T]) policy.Func[struct{}, T] { return DecorateFunc(t, next) },
+		Async: func(next policy.AsyncFunc[struct{}, T]) policy.AsyncFunc[struct{}, T] {
+			return DecorateAsyncFunc(t, next)
+		},
+	}
+}
+
+// DecorateFunc returns next bounded by t. Each call runs next on the caller's goroutine
+// with a context derived from ctx that ends at the deadline, Duration from now on t's
+// clock:
+//   - next returns before the deadline: its result is returned as is, and the deadline's
+//     timer is stopped at once;
+//   - the deadline passes first: the call returns the zero T and t's *TimeoutError
+//     (matching ErrTimeout and context.DeadlineExceeded), whatever next returned, and a
+//     TimeoutExceeded event is published when next returns (Wait = Duration). The context
+//     next ran under reports Err() == context.DeadlineExceeded (exactly, as the standard
+//     library's deadlines do) and context.Cause == the *TimeoutError.
+//
+// The caller waits for next to return in every case: a next that ignores its context
+// delays the caller past the deadline (no goroutine is abandoned) and then gets
+// ErrTimeout. A deadline of ctx earlier than t's ends next's context first; next's own
+// result (typically ctx's error) is then returned as is. A call that returns exactly at
+// its deadline may be reported either way.
+//
+// Each call allocates its context and timer (as context.WithTimeout does); nothing else.
+// A disabled timeout returns next itself.
+func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T] {
+	if !t.enabled {
+		return next
+	}
+	if t.system {
+		return func(ctx context.Context, a A) (T, error) {
+			cctx, cancel := context.WithTimeoutCause(ctx, t.d, t.err)
+			v, err := next(cctx, a)
+			cancel()
+			if context.Cause(cctx) == error(t.err) {
+				return timedOut[T](t)
+			}
+			return v, err
+		}
+	}
+	return func(ctx context.Context, a A) (T, error) {
+		c := newClockCtx(ctx, t)
+		timer := t.clk.AfterFunc(t.d, c.expire)
+		v, err := next(c, a)
+		timer.Stop()
+		c.cancel(context.Canceled) // no effect if the deadline ended it first
+		if c.expired() {
+			return timedOut[T](t)
+		}
+		return v, err
+	}
+}
+
+// timedOut discards the result of a call that ran past its deadline.
+func timedOut[T any](t *Timeout) (T, error) {
+	t.publish()
+	var zero T
+	return zero, t.err
+}
+
+func (t *Timeout) publish() {
+	if t.listener != nil {
+		t.listener(policy.Event{Kind: policy.TimeoutExceeded, Instance: t.id,
+			At: t.clk.Now(), Wait: t.d, Err: t.err})
+	}
+}

@@ -1,0 +1,186 @@
+package resilience
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+	"github.com/resilience4go/resilience4go/ratelimit"
+)
+
+// The three scopes of configuration keys (SPEC RG-4), lowest precedence first.
+const (
+	scopeDefaults  = "defaults"
+	scopeConfigs   = "configs"
+	scopeInstances = "instances"
+)
+
+// segments maps each policy segment of a configuration key to a function that checks a
+// value's syntax by setting it on that policy's default configuration.
+var segments = map[string]struct {
+	attributes []string
+	check      func(attr, value string) error
+}{
+	ratelimit.Segment:      {ratelimit.Attributes(), func(a, v string) error { c := ratelimit.DefaultConfig(); return c.Set(a, v) }},
+	retry.Segment:          {retry.Attributes(), func(a, v string) error { c := retry.DefaultConfig(); return c.Set(a, v) }},
+	circuitbreaker.Segment: {circuitbreaker.Attributes(), func(a, v string) error { c := circuitbreaker.DefaultConfig(); return c.Set(a, v) }},
+	timeout.Segment:        {timeout.Attributes(), func(a, v string) error { c := timeout.DefaultConfig(); return c.Set(a, v) }},
+	bulkhead.Segment:       {bulkhead.Attributes(), func(a, v string) error { c := bulkhead.DefaultConfig(); return c.Set(a, v) }},
+	fallback.Segment:       {fallback.Attributes(), func(a, v string) error { c := fallback.DefaultConfig(); return c.Set(a, v) }},
+}
+
+// properties is a validated set of configuration keys, indexed by scope
+// ("defaults", "configs.<name>" or "instances.<id>") and policy segment.
+type properties struct {
+	byScope map[string]map[string]map[string]string // scope → segment → attribute → value
+}
+
+// parseKey splits a configuration key into its scope ("defaults", "configs.<name>",
+// "instances.<id>"), policy segment and attribute. Names and ids may contain dots, so the
+// key is read from the right (SPEC RG-4).
+func parseKey(key string) (scope, segment, attr string, ok bool) {
+	last := strings.LastIndexByte(key, '.')
+	if last <= 0 {
+		return "", "", "", false
+	}
+	attr = key[last+1:]
+	rest := key[:last]
+	prev := strings.LastIndexByte(rest, '.')
+	if prev <= 0 {
+		return "", "", "", false
+	}
+	segment, scope = rest[prev+1:], rest[:prev]
+	if _, known := segments[segment]; !known {
+		return "", "", "", false
+	}
+	if !slices.Contains(segments[segment].attributes, attr) {
+		return "", "", "", false
+	}
+	switch {
+	case scope == scopeDefaults:
+	case strings.HasPrefix(scope, scopeConfigs+".") && len(scope) > len(scopeConfigs)+1:
+	case strings.HasPrefix(scope, scopeInstances+".") && len(scope) > len(scopeInstances)+1:
+	default:
+		return "", "", "", false
+	}
+	return scope, segment, attr, true
+}
+
+// newProperties validates every key and value of props: an unknown key is R4C-CFG-001
+// (naming the closest valid key), a value of the wrong syntax the attribute's code
+// (R4C-ATR-001, -005, -006, -007). The error's Key is the whole configuration key. Keys are
+// checked in sorted order, so the error reported is deterministic.
+func newProperties(props map[string]string) (*properties, error) {
+	p := &properties{byScope: map[string]map[string]map[string]string{}}
+	for _, key := range slices.Sorted(maps.Keys(props)) {
+		value := props[key]
+		scope, segment, attr, ok := parseKey(key)
+		if !ok {
+			return nil, &policy.ConfigError{Code: policy.CodeUnknownKey, Key: key,
+				Reason: "unknown configuration key; did you mean " + closestKey(key) + "?"}
+		}
+		if err := segments[segment].check(attr, value); err != nil {
+			return nil, withKey(err, key)
+		}
+		if p.byScope[scope] == nil {
+			p.byScope[scope] = map[string]map[string]string{}
+		}
+		if p.byScope[scope][segment] == nil {
+			p.byScope[scope][segment] = map[string]string{}
+		}
+		p.byScope[scope][segment][attr] = value
+	}
+	return p, nil
+}
+
+// hasConfig reports whether any key names configs.<name>.
+func (p *properties) hasConfig(name string) bool {
+	_, ok := p.byScope[scopeConfigs+"."+name]
+	return ok
+}
+
+// apply sets every attribute of scope's segment with set, in attribute order.
+func (p *properties) apply(scope, segment string, set func(attr, value string) error) error {
+	attrs := p.byScope[scope][segment]
+	for _, attr := range slices.Sorted(maps.Keys(attrs)) {
+		if err := set(attr, attrs[attr]); err != nil {
+			return withKey(err, scope+"."+segment+"."+attr)
+		}
+	}
+	return nil
+}
+
+func withKey(err error, key string) error {
+	if ce, ok := err.(*policy.ConfigError); ok {
+		c := *ce
+		c.Key = key
+		return &c
+	}
+	return err
+}
+
+// closestKey returns the valid key nearest to key by edit distance: the same scope and
+// instance (or config name) with each known segment and attribute, and the defaults.
+func closestKey(key string) string {
+	parts := strings.Split(key, ".")
+	var middles []string // what stands between the scope and the segment
+	if len(parts) > 3 {
+		middles = append(middles, strings.Join(parts[1:len(parts)-2], "."))
+	} else if len(parts) == 3 {
+		middles = append(middles, parts[1])
+	}
+	var candidates []string
+	for segment, s := range segments {
+		for _, attr := range s.attributes {
+			tail := segment + "." + attr
+			candidates = append(candidates, scopeDefaults+"."+tail)
+			for _, m := range middles {
+				candidates = append(candidates, scopeConfigs+"."+m+"."+tail, scopeInstances+"."+m+"."+tail)
+			}
+		}
+	}
+	slices.Sort(candidates)
+	// Nearest by edit distance, ignoring case; a candidate whose attribute contains the
+	// attribute as written (a truncated or miscased name) comes first.
+	lower := strings.ToLower(key)
+	written := lower[strings.LastIndexByte(lower, '.')+1:]
+	best, bestScore := "", -1
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		score := editDistance(lower, lc)
+		if written == "" || !strings.Contains(lc[strings.LastIndexByte(lc, '.')+1:], written) {
+			score += 1 << 16
+		}
+		if bestScore < 0 || score < bestScore {
+			best, bestScore = c, score
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

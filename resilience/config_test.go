@@ -1,0 +1,315 @@
+package resilience_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/resilience"
+)
+
+// limiterConfig wraps a function with a rate limiter spec and returns the limiter's
+// resolved configuration.
+func limiterConfig(t *testing.T, props map[string]string, id string, opts ...ratelimit.Option) ratelimit.Config {
+	t.Helper()
+	reg, _ := newRegistry(t, resilience.WithProperties(props))
+	_, err := resilience.Wrap(reg, id, func(ctx context.Context) (int, error) { return 0, nil }, resilience.RateLimiter(opts...))
+	require.NoError(t, err)
+	var s ratelimit.Settings
+	s.Apply(opts...)
+	if s.Name != "" {
+		id = s.Name
+	}
+	h, err := reg.RateLimiter(id)
+	require.NoError(t, err)
+	return h.(*ratelimit.Limiter).Config()
+}
+
+// SPEC RG-4: the precedence, lowest first: built-in defaults, defaults., code,
+// configs.<name>., instances.<id>. One test per level.
+func TestRG4_BuiltInDefaults(t *testing.T) {
+	cfg := limiterConfig(t, nil, "A.B", ratelimit.Permits(3), ratelimit.Period(time.Second))
+	assert.Equal(t, ratelimit.Config{Permits: 3, Period: time.Second, MaxWait: 0, Enabled: true}, cfg)
+}
+
+func TestRG4_DefaultsOverBuiltIn(t *testing.T) {
+	cfg := limiterConfig(t, map[string]string{
+		"defaults.rateLimiter.maxWait": "250ms",
+		"defaults.rateLimiter.permits": "8",
+		"defaults.rateLimiter.period":  "2s",
+	}, "A.B")
+	assert.Equal(t, ratelimit.Config{Permits: 8, Period: 2 * time.Second, MaxWait: 250 * time.Millisecond, Enabled: true}, cfg)
+}
+
+func TestRG4_CodeOverDefaults(t *testing.T) {
+	cfg := limiterConfig(t, map[string]string{
+		"defaults.rateLimiter.permits": "8",
+		"defaults.rateLimiter.period":  "2s",
+	}, "A.B", ratelimit.Permits(3))
+	assert.Equal(t, 3, cfg.Permits)
+	assert.Equal(t, 2*time.Second, cfg.Period, "what code leaves alone comes from defaults.")
+}
+
+func TestRG4_ConfigsOverCode(t *testing.T) {
+	cfg := limiterConfig(t, map[string]string{
+		"configs.geocoding-quota.rateLimiter.permits": "5",
+		"configs.geocoding-quota.rateLimiter.maxWait": "500ms",
+	}, "A.B", ratelimit.UseConfig("geocoding-quota"), ratelimit.Permits(3), ratelimit.Period(time.Second))
+	assert.Equal(t, ratelimit.Config{Permits: 5, Period: time.Second, MaxWait: 500 * time.Millisecond, Enabled: true}, cfg)
+}
+
+func TestRG4_InstancesOverConfigs(t *testing.T) {
+	props := map[string]string{
+		"configs.q.rateLimiter.permits":                  "5",
+		"configs.q.rateLimiter.period":                   "1s",
+		"instances.SearchAPI.Search.rateLimiter.permits": "20",
+		"instances.SearchAPI.Search.rateLimiter.enabled": "false",
+	}
+	cfg := limiterConfig(t, props, "SearchAPI.Search", ratelimit.UseConfig("q"), ratelimit.Permits(3))
+	assert.Equal(t, ratelimit.Config{Permits: 20, Period: time.Second, Enabled: false}, cfg)
+	other := limiterConfig(t, props, "SearchAPI.Other", ratelimit.UseConfig("q"))
+	assert.Equal(t, 5, other.Permits, "instances. keys are for their id only")
+}
+
+// SPEC RG-4: ids that contain dots are parsed from the right, and a Name is the id that
+// instances. keys address.
+func TestRG4_DottedIDsAndNames(t *testing.T) {
+	cfg := limiterConfig(t, map[string]string{
+		"instances.com.example.Geo.rateLimiter.permits": "9",
+		"instances.com.example.Geo.rateLimiter.period":  "3s",
+	}, "com.example.Geo")
+	assert.Equal(t, 9, cfg.Permits)
+	assert.Equal(t, 3*time.Second, cfg.Period)
+
+	named := limiterConfig(t, map[string]string{"instances.geocoding.rateLimiter.permits": "7"},
+		"Geo.Geocode", ratelimit.Name("geocoding"), ratelimit.Permits(5), ratelimit.Period(time.Second))
+	assert.Equal(t, 7, named.Permits)
+}
+
+// Configuration keys apply to every policy segment, not only the rate limiter's.
+func TestRG4_OtherSegments(t *testing.T) {
+	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{
+		"instances.Svc.Call.bulkhead.maxConcurrent":    "3",
+		"defaults.circuitBreaker.slidingWindowSize":    "4",
+		"defaults.circuitBreaker.minimumCalls":         "4",
+		"defaults.retry.maxAttempts":                   "5",
+		"defaults.timeout.duration":                    "2s",
+		"instances.Svc.Call.fallback.enabled":          "true",
+		"instances.Svc.Call.circuitBreaker.waitInOpen": "10s",
+	}))
+	_, err := resilience.Wrap(reg, "Svc.Call", func(ctx context.Context) (int, error) { return 0, nil },
+		resilience.Bulkhead(), resilience.CircuitBreaker(), resilience.Retry(), resilience.Timeout(time.Second))
+	require.NoError(t, err)
+	bh, err := reg.Bulkhead("Svc.Call")
+	require.NoError(t, err)
+	assert.Equal(t, 3, bh.Snapshot().MaxConcurrent)
+	cb, err := reg.CircuitBreaker("Svc.Call")
+	require.NoError(t, err)
+	assert.Equal(t, "CLOSED", cb.State().String())
+}
+
+// R4C-ATR-001: a bad duration in a configuration key fails NewRegistry, naming the key.
+func TestConfigErrors_BadDuration(t *testing.T) {
+	_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{
+		"defaults.rateLimiter.period": "10 parsecs",
+	}))
+	ce := requireCode(t, err, policy.CodeBadDuration)
+	assert.Equal(t, "defaults.rateLimiter.period", ce.Key)
+	assert.Equal(t, "10 parsecs", ce.Value)
+	assert.Contains(t, err.Error(), `defaults.rateLimiter.period = "10 parsecs"`)
+}
+
+// R4C-ATR-006: enabled is not a boolean.
+func TestConfigErrors_BadBoolean(t *testing.T) {
+	_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{
+		"instances.A.rateLimiter.enabled": "yes please",
+	}))
+	ce := requireCode(t, err, policy.CodeBadBoolean)
+	assert.Equal(t, "instances.A.rateLimiter.enabled", ce.Key)
+	assert.Contains(t, err.Error(), `"true" or "false"`)
+}
+
+// R4C-ATR-003 and R4C-ATR-002 from keys: validated when the instance is built.
+func TestConfigErrors_ValuesFromKeysAreValidated(t *testing.T) {
+	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{
+		"instances.A.rateLimiter.permits": "0",
+		"instances.B.rateLimiter.period":  "0",
+	}))
+	_, err := resilience.Wrap(reg, "A", func(ctx context.Context) (int, error) { return 0, nil },
+		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)))
+	requireCode(t, err, policy.CodeBadPermits)
+	_, err = resilience.Wrap(reg, "B", func(ctx context.Context) (int, error) { return 0, nil },
+		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)))
+	requireCode(t, err, policy.CodeZeroPeriod)
+}
+
+// R4C-REG-004: a spec selects an unknown configs.<name>.
+func TestConfigErrors_UnknownConfigName(t *testing.T) {
+	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{"configs.known.rateLimiter.permits": "1"}))
+	_, err := resilience.Wrap(reg, "A", func(ctx context.Context) (int, error) { return 0, nil },
+		resilience.RateLimiter(ratelimit.UseConfig("unknown"), ratelimit.Permits(1), ratelimit.Period(time.Second)))
+	ce := requireCode(t, err, policy.CodeUnknownConfig)
+	assert.Equal(t, "unknown", ce.Value)
+	assert.Contains(t, err.Error(), "configs.unknown")
+}
+
+// R4C-REG-008: one name, two configurations — also when the difference comes from keys.
+func TestConfigErrors_SharedNameDifferentConfig(t *testing.T) {
+	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{"configs.slow.rateLimiter.maxWait": "1s"}))
+	fn := func(ctx context.Context) (int, error) { return 0, nil }
+	base := []ratelimit.Option{ratelimit.Name("quota"), ratelimit.Permits(5), ratelimit.Period(time.Second)}
+	_, err := resilience.Wrap(reg, "A", fn, resilience.RateLimiter(base...))
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg, "B", fn, resilience.RateLimiter(base...))
+	require.NoError(t, err, "the same configuration shares")
+	_, err = resilience.Wrap(reg, "C", fn, resilience.RateLimiter(append(base, ratelimit.UseConfig("slow"))...))
+	ce := requireCode(t, err, policy.CodeConflict)
+	assert.Equal(t, "quota", ce.Value)
+	assert.Contains(t, ce.Reason, "MaxWait")
+}
+
+// R4C-REG-009 is covered by TestRG3_UnknownIDAndSortedSnapshot.
+
+// R4C-CFG-001: an unknown key; the message names the closest valid key.
+func TestConfigErrors_UnknownKeySuggestsClosest(t *testing.T) {
+	for key, want := range map[string]string{
+		"instances.SearchAPI.Search.rateLimiter.permit":  "instances.SearchAPI.Search.rateLimiter.permits",
+		"instances.SearchAPI.Search.ratelimiter.maxWait": "instances.SearchAPI.Search.rateLimiter.maxWait",
+		"default.rateLimiter.period":                     "defaults.rateLimiter.period",
+		"configs.geo.rateLimiter.maxwait":                "configs.geo.rateLimiter.maxWait",
+		"defaults.circuitBreaker.failureRate":            "defaults.circuitBreaker.failureRateThreshold",
+		"rateLimiter.permits":                            "defaults.rateLimiter.permits",
+		"defaults.rateLimiter.permits.extra":             "defaults.rateLimiter.permits",
+	} {
+		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
+		ce := requireCode(t, err, policy.CodeUnknownKey)
+		assert.Equal(t, key, ce.Key)
+		assert.Contains(t, ce.Reason, "did you mean "+want+"?", key)
+	}
+}
+
+// Round trips: the same configuration from properties, YAML and the environment resolves
+// the same keys and the same limiter.
+func TestRG4_RoundTrips(t *testing.T) {
+	want := map[string]string{
+		"defaults.rateLimiter.maxWait":                   "0",
+		"configs.geocoding-quota.rateLimiter.permits":    "5",
+		"configs.geocoding-quota.rateLimiter.period":     "1s",
+		"configs.geocoding-quota.rateLimiter.maxWait":    "500ms",
+		"instances.SearchAPI.Search.rateLimiter.permits": "20",
+		"instances.SearchAPI.Search.rateLimiter.enabled": "false",
+	}
+	fromProps, err := resilience.LoadProperties(strings.NewReader(`
+# the API.md example
+defaults.rateLimiter.maxWait                  = 0
+configs.geocoding-quota.rateLimiter.permits   = 5
+configs.geocoding-quota.rateLimiter.period    = 1s
+configs.geocoding-quota.rateLimiter.maxWait   : 500ms
+! another comment
+instances.SearchAPI.Search.rateLimiter.permits = \
+    20
+instances.SearchAPI.Search.rateLimiter.enabled = false
+`))
+	require.NoError(t, err)
+	assert.Equal(t, want, fromProps)
+
+	fromYAML, err := resilience.LoadYAML(strings.NewReader(`
+defaults:
+  rateLimiter:
+    maxWait: 0
+configs:
+  geocoding-quota:
+    rateLimiter: {permits: 5, period: 1s, maxWait: 500ms}
+instances:
+  SearchAPI.Search:
+    rateLimiter:
+      permits: 20
+      enabled: false
+`))
+	require.NoError(t, err)
+	assert.Equal(t, want, fromYAML)
+
+	var environ []string
+	for k, v := range want {
+		environ = append(environ, resilience.EnvName(k)+"="+v)
+	}
+	environ = append(environ, "PATH=/usr/bin", "R4C=not ours")
+	fromEnv, err := resilience.FromEnviron(environ)
+	require.NoError(t, err)
+	assert.Equal(t, want, fromEnv)
+	assert.Equal(t, "R4C_INSTANCES_SearchAPI__Search_RATELIMITER_PERMITS", resilience.EnvName("instances.SearchAPI.Search.rateLimiter.permits"))
+	assert.Equal(t, "R4C_DEFAULTS_RATELIMITER_MAXWAIT", resilience.EnvName("defaults.rateLimiter.maxWait"))
+
+	for _, props := range []map[string]string{fromProps, fromYAML, fromEnv} {
+		cfg := limiterConfig(t, props, "SearchAPI.Search", ratelimit.UseConfig("geocoding-quota"))
+		assert.Equal(t, ratelimit.Config{Permits: 20, Period: time.Second, MaxWait: 500 * time.Millisecond, Enabled: false}, cfg)
+	}
+}
+
+// FromEnv reads the process environment, case-insensitively for the fixed segments.
+func TestFromEnv(t *testing.T) {
+	t.Setenv("R4C_DEFAULTS_RATELIMITER_MAXWAIT", "1s")
+	t.Setenv("R4C_instances_Geo__Geocode_rateLimiter_permits", "4")
+	props, err := resilience.FromEnv()
+	require.NoError(t, err)
+	assert.Equal(t, "1s", props["defaults.rateLimiter.maxWait"])
+	assert.Equal(t, "4", props["instances.Geo.Geocode.rateLimiter.permits"])
+
+	t.Setenv("R4C_INSTANCES_Geo_RATELIMITER_PERMIT", "4")
+	_, err = resilience.FromEnv()
+	ce := requireCode(t, err, policy.CodeUnknownKey)
+	assert.Contains(t, ce.Reason, "R4C_INSTANCES_Geo_RATELIMITER_PERMITS")
+}
+
+// Malformed sources are R4C-CFG-002.
+func TestLoaders_MalformedSources(t *testing.T) {
+	_, err := resilience.LoadProperties(strings.NewReader("a.b.c=1\njust words\n"))
+	ce := requireCode(t, err, policy.CodeBadSource)
+	assert.Contains(t, ce.Reason, "line 2")
+	_, err = resilience.LoadProperties(strings.NewReader("=value\n"))
+	requireCode(t, err, policy.CodeBadSource)
+
+	for _, doc := range []string{"- a\n- b\n", "defaults:\n  rateLimiter:\n    permits:\n", "a: [1, 2]\n", "a: {b: 1\n"} {
+		_, err = resilience.LoadYAML(strings.NewReader(doc))
+		requireCode(t, err, policy.CodeBadSource)
+	}
+	empty, err := resilience.LoadYAML(strings.NewReader(""))
+	require.NoError(t, err)
+	assert.Empty(t, empty)
+}
+
+// FuzzLoadProperties: the parser never panics; what it returns has non-empty trimmed keys
+// and trimmed values; a written-out result parses back to itself.
+func FuzzLoadProperties(f *testing.F) {
+	for _, s := range []string{
+		"a=b", "a: b", "# c\n! d\n\na.b.c = 1s\n", "k=\\\n  v", "x", "=y", " k = v = w ", "k:", "\\", "a=b\\",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		props, err := resilience.LoadProperties(strings.NewReader(s))
+		if err != nil {
+			require.Equal(t, policy.CodeBadSource, policy.CodeOf(err))
+			return
+		}
+		var b strings.Builder
+		for k, v := range props {
+			require.NotEmpty(t, k)
+			require.Equal(t, strings.TrimSpace(k), k)
+			require.Equal(t, strings.TrimSpace(v), v)
+			if strings.ContainsAny(k, "=:\n\r#!\\") || strings.ContainsAny(v, "\n\r\\") {
+				return // not representable one per line
+			}
+			b.WriteString(k + "=" + v + "\n")
+		}
+		again, err := resilience.LoadProperties(strings.NewReader(b.String()))
+		require.NoError(t, err)
+		require.Equal(t, props, again)
+	})
+}
