@@ -1,0 +1,63 @@
+package ratelimit_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/ratelimit"
+)
+
+// A burst of 10, then one permit every 100ms.
+func ExampleLimiter_TryAcquire() {
+	clk := clock.NewManual()
+	l, _ := ratelimit.New(ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.WithClock(clk))
+	passed := 0
+	for range 11 {
+		if l.TryAcquire() {
+			passed++
+		}
+	}
+	fmt.Println("passed at once:", passed)
+	clk.Advance(100 * time.Millisecond)
+	fmt.Println("100ms later:", l.TryAcquire(), l.TryAcquire())
+	// Output:
+	// passed at once: 10
+	// 100ms later: true false
+}
+
+// With maxWait, a call reserves the next permit and waits for it; one that would wait too
+// long is refused at once, and learns when to retry.
+func ExampleLimiter_Reserve() {
+	clk := clock.NewManual()
+	l, _ := ratelimit.New(ratelimit.Permits(5), ratelimit.Period(time.Second),
+		ratelimit.MaxWait(500*time.Millisecond), ratelimit.WithClock(clk))
+	for range 5 {
+		_, _ = l.Reserve()
+	}
+	for range 3 {
+		r, err := l.Reserve()
+		fmt.Println(r.Delay(), err)
+	}
+	// Output:
+	// 200ms <nil>
+	// 400ms <nil>
+	// 600ms ratelimit: rate limit exceeded for "ratelimiter"
+}
+
+// Acquire waits for its permit on the caller's goroutine; on a manual clock the wait
+// advances the clock instead of blocking.
+func ExampleLimiter_Acquire() {
+	clk := clock.NewManual()
+	l, _ := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second),
+		ratelimit.MaxWait(2*time.Second), ratelimit.WithClock(clk), ratelimit.WithInstanceID("api"))
+	ctx := context.Background()
+	fmt.Println(l.Acquire(ctx), clk.Now())
+	fmt.Println(l.Acquire(ctx), clk.Now())
+	fmt.Printf("%+v\n", l.Snapshot())
+	// Output:
+	// <nil> 0s
+	// <nil> 1s
+	// {Instance:api AvailablePermits:0 Permits:1}
+}
