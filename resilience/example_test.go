@@ -81,7 +81,9 @@ func ExampleWrapAsync1() {
 	clk := clock.NewManual()
 	reg, _ := resilience.NewRegistry(resilience.WithClock(clk))
 	geocode, _ := resilience.WrapAsync1(reg, "Geo.GeocodeAsync",
-		func(ctx context.Context, address string) *async.Future[string] { return async.Completed("coords of " + address) },
+		func(ctx context.Context, address string) *async.Future[string] {
+			return async.Completed("coords of " + address)
+		},
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(5*time.Second)))
 
 	ctx := context.Background()
