@@ -47,7 +47,7 @@ type Bulkhead struct {
 	cfg      Config
 	id       string
 	listener policy.Listener
-	rej      rejections
+	rej      policy.Rejections[*FullError]
 
 	_      [64]byte     // keep the counters off the cache line of the read-only fields
 	free   atomic.Int64 // slots not taken
@@ -82,7 +82,7 @@ func NewFromSettings(s Settings) (*Bulkhead, error) {
 		cfg:      s.Config,
 		id:       id,
 		listener: s.Listener,
-		rej:      newRejections(id),
+		rej:      policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
 	}
 	b.free.Store(b.max)
 	return b, nil
@@ -93,7 +93,7 @@ func (b *Bulkhead) Clock() clock.Clock { return b.clk }
 
 // Rejection returns the bulkhead's rejection error (a *FullError matching ErrFull), for
 // callers that use TryAcquire and need an error to return.
-func (b *Bulkhead) Rejection() error { return b.rej.full }
+func (b *Bulkhead) Rejection() error { return b.rej.Plain }
 
 // TryAcquire takes a slot if one is free now and nobody is waiting for one, and reports
 // whether it did, whatever MaxWait is. A refusal publishes a BulkheadRejected event. A
@@ -106,7 +106,7 @@ func (b *Bulkhead) TryAcquire() bool {
 	if b.tryAcquire() {
 		return true
 	}
-	b.publishRejected(0, b.rej.full)
+	b.publishRejected(0, b.rej.Plain)
 	return false
 }
 
@@ -173,8 +173,8 @@ func (b *Bulkhead) acquire(ctx context.Context) error {
 		return nil
 	}
 	if b.maxWait == 0 {
-		b.publishRejected(0, b.rej.full)
-		return b.rej.full
+		b.publishRejected(0, b.rej.Plain)
+		return b.rej.Plain
 	}
 	if err := ctx.Err(); err != nil {
 		return b.rejectContext(0, err)
@@ -362,13 +362,13 @@ func (b *Bulkhead) wait(ctx context.Context) error {
 
 func (b *Bulkhead) expired(since time.Duration) error {
 	if b.listener != nil {
-		b.publishRejected(b.clk.Now()-since, b.rej.full)
+		b.publishRejected(b.clk.Now()-since, b.rej.Plain)
 	}
-	return b.rej.full
+	return b.rej.Plain
 }
 
 func (b *Bulkhead) rejectContext(waited time.Duration, ctxErr error) error {
-	err := b.rej.forContext(b.id, ctxErr)
+	err := b.rej.ForContext(ctxErr)
 	b.publishRejected(waited, err)
 	return err
 }

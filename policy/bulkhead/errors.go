@@ -1,9 +1,6 @@
 package bulkhead
 
-import (
-	"context"
-	"errors"
-)
+import "errors"
 
 // ErrFull is the errors.Is target of every rejection by a bulkhead: no slot was free at
 // once (MaxWait 0) or within MaxWait, or the caller's context ended while it waited.
@@ -39,27 +36,3 @@ func (e *FullError) Is(target error) bool { return target == ErrFull }
 
 // Unwrap returns the context error that ended the wait, or nil.
 func (e *FullError) Unwrap() error { return e.cause }
-
-// rejections are a bulkhead's preallocated rejection errors.
-type rejections struct {
-	full, canceled, deadline *FullError
-}
-
-func newRejections(instance string) rejections {
-	return rejections{
-		full:     newFull(instance, nil),
-		canceled: newFull(instance, context.Canceled),
-		deadline: newFull(instance, context.DeadlineExceeded),
-	}
-}
-
-// forContext returns the rejection for a wait ended by the context error err.
-func (r *rejections) forContext(instance string, err error) *FullError {
-	switch err {
-	case context.Canceled:
-		return r.canceled
-	case context.DeadlineExceeded:
-		return r.deadline
-	}
-	return newFull(instance, err)
-}

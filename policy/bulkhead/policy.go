@@ -68,8 +68,8 @@ func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) polic
 			return start(b, ctx, a, next, release)
 		}
 		if b.maxWait == 0 {
-			b.publishRejected(0, b.rej.full)
-			return async.Failed[T](b.rej.full)
+			b.publishRejected(0, b.rej.Plain)
+			return async.Failed[T](b.rej.Plain)
 		}
 		if err := ctx.Err(); err != nil {
 			return async.Failed[T](b.rejectContext(0, err))
