@@ -61,3 +61,33 @@ func ExampleLimiter_Acquire() {
 	// <nil> 1s
 	// {Instance:api AvailablePermits:0 Permits:1}
 }
+
+// limitedCall shows the three ways to take a permit.
+func limitedCall(ctx context.Context) error {
+	// README:begin ratelimit
+	l, err := ratelimit.New(ratelimit.Permits(10), ratelimit.Period(time.Second),
+		ratelimit.MaxWait(100*time.Millisecond))
+	if err != nil {
+		return err // a *policy.ConfigError carrying its R4C code
+	}
+	if !l.TryAcquire() { // a permit that is free now, or false
+		return l.Rejection() // matches ratelimit.ErrExceeded
+	}
+	if err := l.Acquire(ctx); err != nil { // or wait up to MaxWait for one, honouring ctx
+		return err
+	}
+	r, err := l.Reserve() // or reserve one without waiting
+	if err != nil {
+		return fmt.Errorf("retry after %v: %w", r.Delay(), err)
+	}
+	fmt.Println("wait", r.Delay(), "before the call, or r.Cancel() to give the permit back")
+	// README:end ratelimit
+	return nil
+}
+
+func ExampleNew() {
+	fmt.Println(limitedCall(context.Background()))
+	// Output:
+	// wait 0s before the call, or r.Cancel() to give the permit back
+	// <nil>
+}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -120,4 +122,34 @@ instances.SearchAPI.Search.rateLimiter.permits = 20
 	// Output:
 	// 20
 	// R4C-CFG-001: instances.SearchAPI.Search.rateLimiter.permit: unknown configuration key; did you mean instances.SearchAPI.Search.rateLimiter.permits?
+}
+
+type Item struct{ SKU, Name string }
+
+func getItem(ctx context.Context, sku string) (Item, error) {
+	return Item{SKU: sku, Name: "widget"}, nil
+}
+
+func cachedItem(ctx context.Context) (Item, error) { return Item{Name: "cached"}, nil }
+
+// Every policy around one function; the order of the specs does not matter.
+func ExampleWrap1_allPolicies() {
+	reg, _ := resilience.NewRegistry()
+	// README:begin all-policies
+	get, err := resilience.Wrap1(reg, "Inventory.Get", getItem,
+		resilience.Retry(retry.MaxAttempts(3), retry.Delay(200*time.Millisecond), retry.AbortOn(ratelimit.ErrExceeded)),
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(ratelimit.ErrExceeded)),
+		resilience.RateLimiter(ratelimit.Permits(50), ratelimit.Period(time.Second), ratelimit.MaxWait(100*time.Millisecond)),
+		resilience.Timeout(2*time.Second),
+		resilience.Bulkhead(bulkhead.MaxConcurrent(20)),
+		resilience.Fallback(func(ctx context.Context, err error) (Item, error) { return cachedItem(ctx) }),
+	)
+	// README:end all-policies
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(get(context.Background(), "sku-1"))
+	// Output:
+	// {sku-1 widget} <nil>
 }
