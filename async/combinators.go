@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// ErrNilFuture fails a Then whose step returned a nil future.
+// ErrNilFuture fails a Then whose step returned a nil future, and an All given one.
 var ErrNilFuture = errors.New("async: Then step returned a nil future")
 
 // Map returns a future completed with fn applied to f's value, or with f's error (fn is
@@ -66,7 +66,8 @@ func Then[T, U any](f *Future[T], fn func(T) *Future[U]) *Future[U] {
 }
 
 // All returns a future of every value of fs, in order, once all succeed; it fails with the
-// first error as soon as one fails. Cancelling it cancels every future in fs.
+// first error as soon as one fails. Cancelling it cancels every future in fs. A nil
+// future in fs fails it with ErrNilFuture.
 func All[T any](fs ...*Future[T]) *Future[[]T] {
 	out, complete := NewCancellablePromise[[]T](func() bool {
 		notStarted := true
@@ -85,6 +86,10 @@ func All[T any](fs ...*Future[T]) *Future[[]T] {
 		return out
 	}
 	for i, f := range fs {
+		if f == nil {
+			complete(nil, ErrNilFuture)
+			return out
+		}
 		f.OnComplete(func(v T, err error) {
 			if err != nil {
 				complete(nil, err)

@@ -284,3 +284,10 @@ func TestAll_ConcurrentCompletion(t *testing.T) {
 		assert.Equal(t, i, v[i])
 	}
 }
+
+func TestAll_NilFutureFails(t *testing.T) {
+	f := async.All(async.Completed(1), nil)
+	_, ok, err := f.Result()
+	require.True(t, ok)
+	require.ErrorIs(t, err, async.ErrNilFuture)
+}

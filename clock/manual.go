@@ -18,6 +18,9 @@ import (
 //
 // A Manual is safe for concurrent use. Timer functions run on the goroutine that calls
 // Advance (or Sleep), never while the clock's lock is held, so they may use the clock.
+// Each Advance runs the timers it takes in deadline order; when several goroutines advance
+// the clock at once (concurrent Sleeps do), their timer functions may overlap, and a timer
+// may then see Now() past its deadline. The clock itself never goes backwards.
 type Manual struct {
 	mu     sync.Mutex
 	now    time.Duration

@@ -62,6 +62,9 @@ func parseKey(key string) (scope, segment, attr string, ok bool) {
 	if !slices.Contains(segments[segment].attributes, attr) {
 		return "", "", "", false
 	}
+	if strings.Contains(key, "..") || strings.HasSuffix(scope, ".") {
+		return "", "", "", false // an empty name or id
+	}
 	switch {
 	case scope == scopeDefaults:
 	case strings.HasPrefix(scope, scopeConfigs+".") && len(scope) > len(scopeConfigs)+1:

@@ -313,3 +313,58 @@ func FuzzLoadProperties(f *testing.F) {
 		require.Equal(t, props, again)
 	})
 }
+
+// YAML anchors, aliases and merge keys are refused (R4C-CFG-002): a recursive alias
+// would never end, and a merge key would land as a literal id segment.
+func TestLoadYAML_AnchorsAliasesAndMergeKeysAreRefused(t *testing.T) {
+	for _, doc := range []string{
+		"a: &x\n  b: *x\n",
+		"a: &x {b: 1}\nc: *x\n",
+		"instances:\n  SearchAPI.Search:\n    <<: {rateLimiter: {permits: 5}}\n",
+		"defaults:\n  rateLimiter:\n    permits: &n 5\n",
+	} {
+		_, err := resilience.LoadYAML(strings.NewReader(doc))
+		requireCode(t, err, policy.CodeBadSource)
+	}
+}
+
+// A comment never continues on the next line; only an odd number of trailing backslashes
+// continues a line.
+func TestLoadProperties_Continuations(t *testing.T) {
+	props, err := resilience.LoadProperties(strings.NewReader(
+		"# a comment that ends with a backslash \\\ndefaults.rateLimiter.maxWait=1s\n" +
+			"a.b.c = x\\\\\nd.e.f = y\\\\\\\n  z\n"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{
+		"defaults.rateLimiter.maxWait": "1s",
+		"a.b.c":                        `x\\`,
+		"d.e.f":                        `y\\z`,
+	}, props)
+}
+
+// Keys with an empty name or id are unknown keys.
+func TestConfigErrors_EmptyIDIsUnknown(t *testing.T) {
+	for _, key := range []string{"instances...rateLimiter.permits", "configs..rateLimiter.permits", "instances..x.rateLimiter.permits"} {
+		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
+		requireCode(t, err, policy.CodeUnknownKey)
+	}
+}
+
+// FuzzLoadYAML: the loader never panics or hangs; it returns a map or an R4C-CFG-002.
+func FuzzLoadYAML(f *testing.F) {
+	for _, s := range []string{
+		"a: 1", "a: {b: 1s}", "a: &x\n  b: *x\n", "- 1", "a:\n  <<: {b: 1}", "a: [1]", "", "a: !!binary x", "? [a]\n: 1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		props, err := resilience.LoadYAML(strings.NewReader(s))
+		if err != nil {
+			require.Equal(t, policy.CodeBadSource, policy.CodeOf(err), "%v", err)
+			return
+		}
+		for k := range props {
+			require.NotEmpty(t, k)
+		}
+	})
+}

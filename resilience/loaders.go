@@ -13,8 +13,9 @@ import (
 
 // LoadProperties reads configuration keys (SPEC RG-4) in the properties format: one
 // key=value (or key: value) per line; blank lines and lines starting with # or ! are
-// comments; spaces around keys and values are trimmed; a line ending in a backslash
-// continues on the next. It returns the flat map for WithProperties. A line with no key
+// comments (a comment never continues); spaces around keys and values are trimmed; a line
+// ending in an odd number of backslashes continues on the next (the last backslash is
+// dropped; other backslashes are kept as written: no escape sequences are decoded). It returns the flat map for WithProperties. A line with no key
 // returns a *policy.ConfigError with code R4C-CFG-002 and the line number. Keys are not
 // checked here: NewRegistry does that.
 func LoadProperties(r io.Reader) (map[string]string, error) {
@@ -26,13 +27,16 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 		lineNo++
 		first := lineNo
 		line := strings.TrimSpace(sc.Text())
-		for strings.HasSuffix(line, `\`) && sc.Scan() {
-			lineNo++
-			line = strings.TrimSuffix(line, `\`) + strings.TrimSpace(sc.Text())
-		}
-		line = strings.TrimSuffix(line, `\`)
 		if line == "" || line[0] == '#' || line[0] == '!' {
-			continue
+			continue // a comment line never continues on the next
+		}
+		for continues(line) {
+			line = line[:len(line)-1]
+			if !sc.Scan() {
+				break
+			}
+			lineNo++
+			line += strings.TrimSpace(sc.Text())
 		}
 		i := strings.IndexAny(line, "=:")
 		if i < 0 {
@@ -50,12 +54,20 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 	return props, nil
 }
 
+// continues reports whether a line ends in an odd number of backslashes: the last one
+// joins the next line; an even number is escaped backslashes.
+func continues(line string) bool {
+	n := len(line) - len(strings.TrimRight(line, `\`))
+	return n%2 == 1
+}
+
 // LoadYAML reads configuration keys (SPEC RG-4) from a YAML document of nested mappings,
 // flattened with dots: `instances: {SearchAPI.Search: {rateLimiter: {permits: 20}}}`
 // gives instances.SearchAPI.Search.rateLimiter.permits = "20". Scalars keep their text as
-// written ("500ms", "true", "10"). A sequence, a null value or a document that is not a
-// mapping returns a *policy.ConfigError with code R4C-CFG-002. An empty document is an
-// empty map.
+// written ("500ms", "true", "10"). A sequence, a null value, an anchor, alias or merge
+// key (`&a`, `*a`, `<<`: use configs.<name> to share settings), or a document that is
+// not a mapping returns a *policy.ConfigError with code R4C-CFG-002. An empty document is
+// an empty map.
 func LoadYAML(r io.Reader) (map[string]string, error) {
 	var root yaml.Node
 	if err := yaml.NewDecoder(r).Decode(&root); err != nil {
@@ -79,13 +91,17 @@ func LoadYAML(r io.Reader) (map[string]string, error) {
 }
 
 func flatten(n *yaml.Node, prefix string, props map[string]string) error {
+	if n.Anchor != "" || n.Kind == yaml.AliasNode {
+		return policy.Errorf(policy.CodeBadSource, prefix, "", "YAML line %d: anchors and aliases are not supported; share settings with configs.<name>", n.Line)
+	}
 	switch n.Kind {
-	case yaml.AliasNode:
-		return flatten(n.Alias, prefix, props)
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode || k.Value == "" {
+			if k.Tag == "!!merge" {
+				return policy.Errorf(policy.CodeBadSource, prefix, "", "YAML line %d: merge keys (<<) are not supported; share settings with configs.<name>", k.Line)
+			}
+			if k.Kind != yaml.ScalarNode || k.Value == "" || k.Anchor != "" {
 				return policy.Errorf(policy.CodeBadSource, prefix, "", "YAML line %d: keys must be non-empty scalars", k.Line)
 			}
 			key := k.Value

@@ -28,8 +28,8 @@
 // counts as nothing (in half-open it gives its trial slot back). Otherwise, without
 // RecordOn every error is a failure; with RecordOn only the matching errors are failures
 // and other errors count as successes. A call that panics is recorded as a failure and
-// the panic goes on. A call that takes SlowCallThreshold or longer on the breaker's clock
-// is also slow, whether it succeeded or failed.
+// the panic goes on. A call that takes longer than SlowCallThreshold on the breaker's clock
+// is also slow, whether it succeeded or failed (strictly longer, as in Resilience4j).
 //
 // Errors from the caller's context (context.Canceled, context.DeadlineExceeded) are
 // errors like any other, as in Resilience4j: they count as failures unless listed in
@@ -315,7 +315,7 @@ func (b *Breaker) record(p permit, o outcome, ignored bool) {
 		return // nothing to count and no trial slot to give back
 	}
 	now := b.now()
-	if now-p.start >= b.slowThreshold {
+	if now-p.start > b.slowThreshold {
 		o |= slowBit
 	}
 	b.mu.Lock()

@@ -244,8 +244,8 @@ func TestHalfOpenCompletedTrialsStillHoldTheirSlots(t *testing.T) {
 func TestSlowCallsCount(t *testing.T) {
 	f := newFixture(t, cb.SlidingWindowSize(4), cb.MinimumCalls(4), cb.FailureRateThreshold(100),
 		cb.SlowCallThreshold(time.Second), cb.SlowCallRateThreshold(50))
-	f.do(slow(time.Second, nil)) // exactly the threshold: slow
-	f.do(slow(999*time.Millisecond, nil), ok)
+	f.do(slow(time.Second+time.Nanosecond, nil)) // over the threshold: slow
+	f.do(slow(time.Second, nil), ok)             // exactly the threshold: not slow (as in Resilience4j)
 	s := f.b.Snapshot()
 	assert.Equal(t, 3, s.BufferedCalls)
 	assert.Equal(t, 1, s.SlowCalls)
@@ -264,7 +264,7 @@ func TestSlowCallsCount(t *testing.T) {
 func TestSlowTrialsReopen(t *testing.T) {
 	f := openedBreaker(t, 2, cb.SlowCallThreshold(time.Second), cb.SlowCallRateThreshold(50))
 	f.clk.Advance(10 * time.Second)
-	f.do(ok, slow(time.Second, nil)) // 1 of 2 slow = 50%
+	f.do(ok, slow(time.Second+1, nil)) // 1 of 2 slow = 50%
 	require.Equal(t, cb.Open, f.state())
 }
 
@@ -463,7 +463,7 @@ func TestSnapshot(t *testing.T) {
 	assert.Equal(t, cb.Snapshot{Instance: "svc", State: cb.Closed, FailureRate: -1, SlowCallRate: -1},
 		f.b.Snapshot())
 
-	f.do(ok, fail, slow(time.Second, nil))
+	f.do(ok, fail, slow(time.Second+1, nil))
 	assert.Equal(t, cb.Snapshot{Instance: "svc", State: cb.Closed, FailureRate: -1, SlowCallRate: -1,
 		BufferedCalls: 3, FailedCalls: 1, SlowCalls: 1}, f.b.Snapshot())
 

@@ -55,7 +55,7 @@ type Config struct {
 	WaitInOpen time.Duration
 	// PermittedInHalfOpen is the number of trial calls in half-open. ≥ 1. Default 10.
 	PermittedInHalfOpen int
-	// SlowCallThreshold is the duration at or above which a call counts as slow. > 0.
+	// SlowCallThreshold is the duration above which a call counts as slow. > 0.
 	// Default 60s.
 	SlowCallThreshold time.Duration
 	// SlowCallRateThreshold is the slow-call rate, in percent, at or above which the
@@ -231,7 +231,7 @@ func WaitInOpen(d time.Duration) Option { return func(s *Settings) { s.WaitInOpe
 // R4C-ATR-007.
 func PermittedInHalfOpen(n int) Option { return func(s *Settings) { s.PermittedInHalfOpen = n } }
 
-// SlowCallThreshold sets the duration at or above which a call counts as slow [60s].
+// SlowCallThreshold sets the duration above which a call counts as slow [60s].
 // Negative: R4C-ATR-004; zero: R4C-ATR-007.
 func SlowCallThreshold(d time.Duration) Option { return func(s *Settings) { s.SlowCallThreshold = d } }
 
