@@ -32,6 +32,13 @@ const (
 	BulkheadWaited
 	// FallbackApplied: the fallback replaced the error Err.
 	FallbackApplied
+	// RateLimiterBackendFailed: a rate limiter's shared backend (e.g. Redis) failed or
+	// answered too late (Err says how); the limiter applies its failure policy until the
+	// backend answers again.
+	RateLimiterBackendFailed
+	// RateLimiterBackendRecovered: a rate limiter's shared backend answers again after
+	// RateLimiterBackendFailed; the limiter uses it from this call on.
+	RateLimiterBackendRecovered
 )
 
 var kindNames = map[EventKind]string{
@@ -45,6 +52,9 @@ var kindNames = map[EventKind]string{
 	BulkheadRejected:         "BulkheadRejected",
 	BulkheadWaited:           "BulkheadWaited",
 	FallbackApplied:          "FallbackApplied",
+
+	RateLimiterBackendFailed:    "RateLimiterBackendFailed",
+	RateLimiterBackendRecovered: "RateLimiterBackendRecovered",
 }
 
 // String returns the kind's name, e.g. "RateLimiterRejected".

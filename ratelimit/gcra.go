@@ -19,7 +19,10 @@
 //     says how long to wait and can be cancelled (RL-7, RL-9); a refused Reservation says
 //     how long until the next permit (the retry-after, RL-9b).
 //
-// A Limiter limits the calls of one process (RL-15).
+// A Limiter limits the calls of one process (RL-15), unless it is built WithBackend: its
+// state then lives in a shared store, e.g. Redis (package ratelimit/redis), and every
+// instance of a service that uses the same name shares one quota. The hot paths of an
+// in-process limiter pay one nil check for this.
 package ratelimit
 
 import (
@@ -35,7 +38,9 @@ import (
 const maxInt64 = 1<<63 - 1
 
 // Limiter is a GCRA rate limiter (SPEC RL-1). It is safe for concurrent use; its
-// configuration is fixed when it is built.
+// configuration is fixed when it is built. With a Backend (WithBackend), each call asks the
+// backend's Store instead of the in-process TAT: one round trip, with the allocations of
+// the backend's client; rejections are still the limiter's own preallocated errors.
 type Limiter struct {
 	// Read-only after New.
 	interval int64 // T, the emission interval in ns (RL-2)
@@ -48,6 +53,8 @@ type Limiter struct {
 	id       string
 	listener policy.Listener
 	rej      rejections
+	backend  Backend // nil: the state is the in-process TAT below
+	store    Store   // the backend's state of this limiter; nil without a backend
 
 	_   [64]byte     // keep tat off the cache line of the read-only fields
 	tat atomic.Int64 // the theoretical arrival time, in the clock's ns (RL-1)
@@ -83,6 +90,9 @@ func NewFromSettings(s Settings) (*Limiter, error) {
 		id:       id,
 		listener: s.Listener,
 		rej:      newRejections(id),
+	}
+	if err := l.bind(s.Backend); err != nil {
+		return nil, err
 	}
 	// TAT 0 (the clock's origin, at or before now): the full burst is free (RL-3).
 	return l, nil
@@ -133,6 +143,9 @@ func (l *Limiter) TryAcquire() bool {
 	if !l.enabled {
 		return true
 	}
+	if l.store != nil {
+		return l.tryAcquireBackend()
+	}
 	now := l.now()
 	if _, _, wait, ok := l.reserve(now, 0); !ok {
 		l.publishRejected(now, wait, l.rej.exceeded)
@@ -156,6 +169,9 @@ func (l *Limiter) TryAcquire() bool {
 func (l *Limiter) Acquire(ctx context.Context) error {
 	if !l.enabled {
 		return nil
+	}
+	if l.store != nil {
+		return l.acquireBackend(ctx)
 	}
 	if err := ctx.Err(); err != nil {
 		return l.rejectContext(l.now(), 0, err)
@@ -201,6 +217,9 @@ func (l *Limiter) Acquire(ctx context.Context) error {
 func (l *Limiter) Reserve() (Reservation, error) {
 	if !l.enabled {
 		return Reservation{ok: true}, nil
+	}
+	if l.store != nil {
+		return l.reserveBackend()
 	}
 	now := l.now()
 	prev, next, wait, ok := l.reserve(now, l.maxWait)

@@ -83,10 +83,17 @@ var attributes = policy.Attributes[Config]{Segment: Segment, List: []policy.Attr
 }}
 
 // Settings is what options produce: the configuration and how the instance is named,
-// timed and observed.
+// timed and observed, and where its state lives.
 type Settings struct {
 	Config
 	policy.Common
+	// Backend keeps the limiter's state outside the process (WithBackend); nil, the
+	// default, keeps it in the Limiter. It is not part of Config: two limiters that share
+	// a name compare their Config only (SPEC RG-2).
+	Backend Backend
+	// MaxKeys bounds how many keys a Keyed limiter holds at once (option MaxKeys; 0, the
+	// default, means DefaultMaxKeys). A Limiter ignores it.
+	MaxKeys int
 }
 
 // DefaultSettings returns settings holding DefaultConfig.

@@ -12,10 +12,12 @@ import "time"
 // call has since reserved at the same instant.
 type Reservation struct {
 	l          *Limiter
+	c          *cell // the key's cell, for a permit of a Keyed limiter; nil for l's own
 	prev, next int64 // the TAT before and after this reservation
 	at         int64 // clock time at which the permit is free
 	delay      time.Duration
 	ok         bool
+	remote     bool // reserved in the limiter's Backend: prev, next and at are its Token
 }
 
 // OK reports whether the reservation holds a permit.
@@ -34,6 +36,14 @@ func (r Reservation) Delay() time.Duration { return r.delay }
 // limiter; see the type's comment on cancelling twice.
 func (r Reservation) Cancel() {
 	if !r.ok || r.l == nil {
+		return
+	}
+	if r.c != nil {
+		r.c.cancel(r)
+		return
+	}
+	if r.remote {
+		r.cancelBackend()
 		return
 	}
 	if r.l.now() > r.at {

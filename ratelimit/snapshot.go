@@ -28,6 +28,9 @@ func (l *Limiter) AvailablePermits() int {
 	if !l.enabled {
 		return l.cfg.Permits
 	}
+	if l.store != nil {
+		return l.availableBackend()
+	}
 	return l.available(l.now())
 }
 

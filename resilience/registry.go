@@ -41,6 +41,8 @@ type Registry struct {
 	props     *properties
 	listeners []func(policy.Event)
 	listener  policy.Listener // fans out to listeners; nil when there are none
+	// backend is every rate limiter's default backend; nil: in-process (backend.go).
+	backend ratelimit.Backend
 
 	mu        sync.Mutex
 	limiters  map[string]*ratelimit.Limiter
@@ -57,6 +59,7 @@ type registryOptions struct {
 	clk       clock.Clock
 	props     map[string]string
 	listeners []func(policy.Event)
+	backend   ratelimit.Backend
 }
 
 // WithClock sets the clock of every policy built through the registry [clock.System()]
@@ -106,6 +109,7 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 		clk:       o.clk,
 		props:     props,
 		listeners: o.listeners,
+		backend:   o.backend,
 		limiters:  map[string]*ratelimit.Limiter{},
 		retries:   map[string]*retry.Retry{},
 		breakers:  map[string]*circuitbreaker.Breaker{},

@@ -86,6 +86,7 @@ type kind[S, P, C, O any] struct {
 	current   func(P) C
 	instances func(*Registry) map[string]P
 	slot      func(*chain) *P
+	registry  func(*Registry, *S) // the registry's own defaults, before any option; may be nil
 }
 
 var rateLimiterKind = kind[ratelimit.Settings, *ratelimit.Limiter, ratelimit.Config, ratelimit.Option]{
@@ -99,6 +100,7 @@ var rateLimiterKind = kind[ratelimit.Settings, *ratelimit.Limiter, ratelimit.Con
 	current:   (*ratelimit.Limiter).Config,
 	instances: func(r *Registry) map[string]*ratelimit.Limiter { return r.limiters },
 	slot:      func(c *chain) **ratelimit.Limiter { return &c.limiter },
+	registry:  (*Registry).rateLimiterDefaults,
 }
 
 var retryKind = kind[retry.Settings, *retry.Retry, retry.Config, retry.Option]{
@@ -173,6 +175,9 @@ func (sp policySpec[S, P, C, O]) layer() policy.Layer { return layers[sp.k.segme
 func (sp policySpec[S, P, C, O]) build(r *Registry, wrapID string, c *chain) (func(), error) {
 	k := sp.k
 	s := k.defaults()
+	if k.registry != nil {
+		k.registry(r, &s)
+	}
 	cfg := k.config(&s)
 	id, err := r.resolve(k.segment, wrapID, k.common(&s),
 		func(attr, value string) error { return k.set(cfg, attr, value) },

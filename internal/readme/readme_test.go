@@ -17,7 +17,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 var snippet = regexp.MustCompile("(?s)<!-- file: (\\S+)(?: region: (\\S+))? -->\\s*```[a-z]*\\n(.*?)```")
 
 // region returns the lines of src between `// README:begin name` and `// README:end name`,
-// without their common indentation.
+// without their common indentation and the blank lines around them.
 func region(t *testing.T, src, name string) string {
 	t.Helper()
 	begin := "// README:begin " + name
@@ -29,7 +29,7 @@ func region(t *testing.T, src, name string) string {
 	body := src[i+len(begin) : j]
 	body = body[strings.IndexByte(body, '\n')+1:]
 	body = body[:strings.LastIndexByte(body, '\n')+1]
-	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	lines := strings.Split(strings.Trim(body, "\n"), "\n")
 	indent := ""
 	for k, l := range lines {
 		if strings.TrimSpace(l) == "" {

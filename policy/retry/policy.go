@@ -52,7 +52,7 @@ func retrySync[A, T any](r *Retry, ctx context.Context, a A, next policy.Func[A,
 		if d, derr := r.decide(ctx, n, err); d != retryIt {
 			return v, derr
 		}
-		w := r.wait(n)
+		w := r.waitAfter(n, err)
 		r.publish(policy.RetryAttempt, n, w, err)
 		cerr := r.clk.Sleep(ctx, w)
 		if cerr == nil {
@@ -165,7 +165,7 @@ func (ru *run[A, T]) attemptDone(v T, err error) {
 		return
 	}
 	ru.state, ru.lastV, ru.lastErr = waiting, v, err
-	w := r.wait(n)
+	w := r.waitAfter(n, err)
 	ru.mu.Unlock()
 
 	// Published before the next attempt can be scheduled, so that events come in order.

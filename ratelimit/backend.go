@@ -1,0 +1,246 @@
+package ratelimit
+
+import (
+	"context"
+	"time"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// A Backend keeps limiters' state outside the process, so that every instance of a service
+// shares one quota: the exception to SPEC RL-15. A Limiter built with WithBackend asks its
+// Store for each permit instead of its in-process TAT; the semantics are those of
+// RL-1…RL-11, with the store's clock in place of the limiter's (the limiter's clock still
+// times local waits, RL-8, and events). Package ratelimit/redis provides a Backend on Redis.
+//
+// Implementations must be safe for concurrent use.
+type Backend interface {
+	// Bind returns the store of one limiter. It is called once, when the limiter is built
+	// (ratelimit.New, NewFromSettings, or a registry wrapping a function); an error fails
+	// the build and is returned as is. Bind should not contact the backend: a backend that
+	// is down must not stop a service from starting.
+	Bind(b Binding) (Store, error)
+}
+
+// Binding is what a Backend learns about the limiter it serves.
+type Binding struct {
+	// ID is the limiter's instance id: its Name, or the id of the wrapped function
+	// (SPEC RG-1). Limiters that share an ID share one quota through the backend.
+	ID string
+	// Config is the limiter's resolved, validated configuration. Every limiter that shares
+	// an ID through a backend must have the same Permits and Period.
+	Config Config
+	// Clock is the limiter's clock, for the store's own timing (e.g. when to try a backend
+	// that failed again).
+	Clock clock.Clock
+	// Listener receives the limiter's events (SPEC RG-5); the store publishes
+	// RateLimiterBackendFailed and RateLimiterBackendRecovered through it. May be nil.
+	Listener policy.Listener
+}
+
+// Store is one limiter's state in a Backend: GCRA (SPEC RL-1) on a TAT kept by the
+// backend. Each method is one decision, taken atomically by the backend. A Store applies
+// its own failure policy: when the backend cannot answer, it says so through Outcome
+// (Local, Unlimited) or refuses, and never returns the backend's error to the caller.
+// Each method returns within the store's own time bound, or sooner when ctx ends.
+// Implementations must be safe for concurrent use.
+type Store interface {
+	// Reserve takes the next permit if it is free within maxWait, advancing the TAT by T
+	// (SPEC RL-7), and returns a Grant: Reserved with the wait, Refused with the
+	// retry-after (RL-9b) and nothing reserved, Local or Unlimited when the backend
+	// cannot answer. The error is non-nil only when ctx ended before the store decided;
+	// it is then ctx.Err() and nothing is known to be reserved.
+	Reserve(ctx context.Context, maxWait time.Duration) (Grant, error)
+	// Cancel gives back the permit of a Reserved grant whose Token is t (SPEC RL-9):
+	// only when it is still the last one reserved (the backend's TAT is t.Next) and its
+	// time t.At has not passed on the backend's clock; the TAT then moves back to t.Prev.
+	// Otherwise, or when the backend cannot answer, nothing is restored.
+	Cancel(ctx context.Context, t Token)
+	// Available returns how many calls would pass now without waiting, 0..Permits
+	// (SPEC RL-11). ok is false when the backend cannot answer and its failure policy
+	// is Local: the limiter then reports its in-process state.
+	Available(ctx context.Context) (n int, ok bool)
+}
+
+// Outcome is a Store's decision on one Reserve.
+type Outcome uint8
+
+// The outcomes of Store.Reserve.
+const (
+	// Reserved: the backend reserved a permit; it is free after Grant.Wait.
+	Reserved Outcome = iota + 1
+	// Refused: no permit within maxWait, or the backend failed and its policy is to
+	// refuse; Grant.Wait is the retry-after (SPEC RL-9b). Nothing was reserved.
+	Refused
+	// Local: the backend cannot answer; the limiter decides with its own in-process state,
+	// as a limiter without a backend would (each instance then limits itself).
+	Local
+	// Unlimited: the backend cannot answer and its policy is to let calls pass; nothing
+	// is reserved and there is nothing to cancel.
+	Unlimited
+)
+
+// Grant is a Store's answer to Reserve.
+type Grant struct {
+	Outcome Outcome
+	// Wait is how long until the permit is free (Reserved; 0 = now), or the retry-after
+	// (Refused).
+	Wait time.Duration
+	// Token identifies a Reserved permit to Store.Cancel.
+	Token Token
+}
+
+// Token identifies a reserved permit to its Store, in the store's own time base (for
+// Redis, nanoseconds since the Unix epoch on the server's clock): the TAT before (Prev)
+// and after (Next) the reservation, and the instant its permit is free (At). A Token is
+// a plain value: keeping it allocates nothing.
+type Token struct {
+	Prev, Next, At int64
+}
+
+// WithBackend keeps the limiter's state in b, shared by every limiter, in any process,
+// that has the same instance id (its Name) and the same backend (SPEC RL-15). Without it
+// [nil], the limiter is in-process. A registry sets a default for all its limiters with
+// resilience.WithRateLimiterBackend; WithBackend on a spec wins over it.
+func WithBackend(b Backend) Option { return func(s *Settings) { s.Backend = b } }
+
+// Backend returns the limiter's backend, or nil for an in-process limiter.
+func (l *Limiter) Backend() Backend { return l.backend }
+
+// bind connects the limiter to its backend's store, if it has one.
+func (l *Limiter) bind(b Backend) error {
+	if b == nil {
+		return nil
+	}
+	st, err := b.Bind(Binding{ID: l.id, Config: l.cfg, Clock: l.clk, Listener: l.listener})
+	if err != nil {
+		return err
+	}
+	l.backend, l.store = b, st
+	return nil
+}
+
+// The backend paths of TryAcquire, Acquire, Reserve, Reservation.Cancel and
+// AvailablePermits. The backend's clock decides permits; the limiter's clock is read
+// only to stamp events and to decide in-process when the store answers Local.
+
+func (l *Limiter) tryAcquireBackend() bool {
+	g, _ := l.store.Reserve(context.Background(), 0) // Background never ends: no error
+	switch g.Outcome {
+	case Reserved, Unlimited:
+		return true
+	case Local:
+		now := l.now()
+		if _, _, wait, ok := l.reserve(now, 0); !ok {
+			l.publishRejected(now, wait, l.rej.exceeded)
+			return false
+		}
+		return true
+	}
+	l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.exceeded)
+	return false
+}
+
+func (l *Limiter) acquireBackend(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return l.rejectContext(l.eventTime(), 0, err)
+	}
+	limit, byDeadline := l.maxWait, false
+	if l.maxWait > 0 {
+		if deadline, has := ctx.Deadline(); has {
+			// A permit that comes after the deadline is useless: refuse it unreserved (RL-8).
+			if left := max(int64(time.Until(deadline)), 0); left < limit {
+				limit, byDeadline = left, true
+			}
+		}
+	}
+	g, err := l.store.Reserve(ctx, time.Duration(limit))
+	if err != nil {
+		return l.rejectContext(l.eventTime(), 0, err)
+	}
+	var r Reservation
+	switch g.Outcome {
+	case Unlimited:
+		return nil
+	case Reserved:
+		r = Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
+			delay: g.Wait, ok: true, remote: true}
+	case Local:
+		now := l.now()
+		prev, next, wait, ok := l.reserve(now, limit)
+		if !ok {
+			g = Grant{Outcome: Refused, Wait: time.Duration(wait)}
+			break
+		}
+		r = Reservation{l: l, prev: prev, next: next, at: now + wait, delay: time.Duration(wait), ok: true}
+	}
+	if !r.ok {
+		if byDeadline && int64(g.Wait) <= l.maxWait {
+			return l.rejectContext(l.eventTime(), int64(g.Wait), context.DeadlineExceeded)
+		}
+		l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.exceeded)
+		return l.rej.exceeded
+	}
+	if r.delay == 0 {
+		return nil
+	}
+	l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
+		At: time.Duration(l.eventTime()), Wait: r.delay})
+	if err := l.clk.Sleep(ctx, r.delay); err != nil {
+		r.Cancel()
+		return l.rejectContext(l.eventTime(), 0, err)
+	}
+	return nil
+}
+
+func (l *Limiter) reserveBackend() (Reservation, error) {
+	g, _ := l.store.Reserve(context.Background(), time.Duration(l.maxWait))
+	switch g.Outcome {
+	case Unlimited:
+		return Reservation{ok: true}, nil
+	case Local:
+		now := l.now()
+		prev, next, wait, ok := l.reserve(now, l.maxWait)
+		if !ok {
+			l.publishRejected(now, wait, l.rej.exceeded)
+			return Reservation{delay: time.Duration(wait)}, l.rej.exceeded
+		}
+		if wait > 0 {
+			l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
+				At: time.Duration(now), Wait: time.Duration(wait)})
+		}
+		return Reservation{l: l, prev: prev, next: next, at: now + wait, delay: time.Duration(wait), ok: true}, nil
+	case Reserved:
+		if g.Wait > 0 {
+			l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
+				At: time.Duration(l.eventTime()), Wait: g.Wait})
+		}
+		return Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
+			delay: g.Wait, ok: true, remote: true}, nil
+	}
+	l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.exceeded)
+	return Reservation{delay: g.Wait}, l.rej.exceeded
+}
+
+// cancelBackend gives back a permit reserved in the backend; the store checks, on its own
+// clock and atomically, that it is still the tail and not yet due (SPEC RL-9).
+func (r Reservation) cancelBackend() {
+	r.l.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
+}
+
+func (l *Limiter) availableBackend() int {
+	if n, ok := l.store.Available(context.Background()); ok {
+		return n
+	}
+	return l.available(l.now())
+}
+
+// eventTime reads the limiter's clock for an event's timestamp; without a listener there
+// is no event and no read.
+func (l *Limiter) eventTime() int64 {
+	if l.listener == nil {
+		return 0
+	}
+	return l.now()
+}

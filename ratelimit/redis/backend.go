@@ -1,0 +1,203 @@
+// Package redis is a ratelimit.Backend on Redis: the rate limiters of every instance of a
+// service share one quota, e.g. a dependency that allows 10 requests per second in total,
+// whatever the number of instances calling it.
+//
+// # Semantics
+//
+// A limiter keeps the same rules as in-process (SPEC RL-1…RL-11): a burst of Permits, then
+// one permit every T = Period/Permits (rounded up to a whole nanosecond, RL-2), rejection
+// with the limiter's own ErrExceeded value (RL-6), reservations within MaxWait (RL-7), the
+// retry-after of a refused call (RL-9b), the cancellation of the tail reservation (RL-9),
+// and AvailablePermits and Snapshot (RL-11). The GCRA state, one TAT per limiter name,
+// lives in Redis, and every decision is one Lua script run with EVALSHA (EVAL when the
+// server does not know the script yet): one round trip per call. Time comes from Redis
+// TIME inside the script, so the clients' clocks may disagree; a caller that must wait for
+// its reserved permit waits locally, on its own clock. The script's arithmetic is exact:
+// times are (seconds, nanoseconds) pairs of integers, so no value ever leaves the range in
+// which Lua's numbers are exact.
+//
+// # Key layout
+//
+// One string key per limiter name: "{" + prefix + name + "}", e.g. {r4c:geocoding} with the
+// default prefix "r4c:". Its value is the TAT as a decimal count of nanoseconds since the
+// Unix epoch on the server's clock; its TTL is the time until the burst is full again
+// (rounded up to a millisecond), so an idle limiter leaves no key behind and an absent key
+// means a full burst. Each script touches exactly that key, and the braces make the whole
+// key its Redis Cluster hash tag, so the layout works unchanged on a cluster.
+//
+// Every limiter, in every process, that uses the same name and the same prefix shares
+// one quota; they must be configured with the same Permits and Period.
+//
+// # Failures
+//
+// Each call to Redis is bounded by a timeout [50ms]. When Redis fails or answers too late,
+// the limiter publishes RateLimiterBackendFailed and applies the failure policy until
+// Redis answers again: Local (the default) decides with an in-process limiter of the same
+// configuration (each instance then limits itself), FailOpen lets every call pass,
+// FailClosed refuses every call. While Redis is down only one call per ProbeInterval [1s]
+// tries it again; the others take the failure policy at once. The first call that Redis
+// answers again publishes RateLimiterBackendRecovered. No call waits for Redis longer
+// than the timeout, whatever the client's own timeouts.
+package redis
+
+import (
+	"strconv"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+)
+
+// FailurePolicy says what a limiter does while Redis is unreachable or too slow.
+type FailurePolicy uint8
+
+// The failure policies.
+const (
+	// Local decides with an in-process limiter of the same configuration: each instance
+	// limits itself, as without a backend (SPEC RL-15). The default.
+	Local FailurePolicy = iota
+	// FailOpen lets every call pass, unlimited.
+	FailOpen
+	// FailClosed refuses every call with the limiter's rejection (ErrExceeded); the
+	// retry-after is the emission interval T.
+	FailClosed
+)
+
+// String returns "Local", "FailOpen" or "FailClosed".
+func (p FailurePolicy) String() string {
+	switch p {
+	case Local:
+		return "Local"
+	case FailOpen:
+		return "FailOpen"
+	case FailClosed:
+		return "FailClosed"
+	}
+	return "FailurePolicy(" + strconv.Itoa(int(p)) + ")"
+}
+
+// Config is a Backend's resolved configuration.
+type Config struct {
+	// Prefix starts every key's name, inside its hash tag [DefaultPrefix].
+	Prefix string
+	// Timeout bounds each call to Redis [50ms]; > 0.
+	Timeout time.Duration
+	// OnFailure is what limiters do while Redis fails (default Local).
+	OnFailure FailurePolicy
+	// ProbeInterval is how long after a failure Redis is tried again [1s]; > 0.
+	ProbeInterval time.Duration
+}
+
+// DefaultPrefix is the default key prefix.
+const DefaultPrefix = "r4c:"
+
+// DefaultConfig returns the defaults: prefix "r4c:", timeout 50ms, Local, probe every 1s.
+func DefaultConfig() Config {
+	return Config{Prefix: DefaultPrefix, Timeout: 50 * time.Millisecond, OnFailure: Local, ProbeInterval: time.Second}
+}
+
+// Validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 for a
+// negative Timeout or ProbeInterval, R4C-ATR-007 for a zero one or an unknown OnFailure.
+func (c Config) Validate() error {
+	for _, d := range []struct {
+		key string
+		v   time.Duration
+	}{{"redis.timeout", c.Timeout}, {"redis.probeInterval", c.ProbeInterval}} {
+		switch {
+		case d.v < 0:
+			return policy.Errorf(policy.CodeNegativeDuration, d.key, d.v.String(), "must not be negative")
+		case d.v == 0:
+			return policy.Errorf(policy.CodeOutOfRange, d.key, d.v.String(), "must be positive")
+		}
+	}
+	if c.OnFailure > FailClosed {
+		return policy.Errorf(policy.CodeOutOfRange, "redis.onFailure", c.OnFailure.String(),
+			"must be Local, FailOpen or FailClosed")
+	}
+	return nil
+}
+
+// Option configures a Backend.
+type Option func(*Config)
+
+// Prefix sets the prefix of every key's name [DefaultPrefix, "r4c:"]: the key of limiter
+// "geocoding" is "{" + p + "geocoding}". Services that must not share quotas under equal
+// names use different prefixes.
+func Prefix(p string) Option { return func(c *Config) { c.Prefix = p } }
+
+// Timeout bounds each call to Redis [50ms]: a call that Redis has not answered by then
+// takes the failure policy. > 0.
+func Timeout(d time.Duration) Option { return func(c *Config) { c.Timeout = d } }
+
+// OnFailure sets what limiters do while Redis fails (default Local).
+func OnFailure(p FailurePolicy) Option { return func(c *Config) { c.OnFailure = p } }
+
+// ProbeInterval sets how long after a failure Redis is tried again [1s]: while Redis is
+// down, one call per interval and limiter tries it; the others take the failure policy
+// at once. > 0. It is measured on the limiter's clock: with a registry's manual clock,
+// Redis is tried again only as the test advances the clock.
+func ProbeInterval(d time.Duration) Option { return func(c *Config) { c.ProbeInterval = d } }
+
+// Backend keeps rate limiters' state in Redis. Give it to ratelimit.WithBackend, or to a
+// registry with resilience.WithRateLimiterBackend. It is safe for concurrent use, runs no
+// background goroutine, and does not own the client: close the client when done.
+type Backend struct {
+	client goredis.Scripter
+	cfg    Config
+	// bounded: the client bounds its own I/O by the context's deadline
+	// (ContextTimeoutEnabled), so a call needs no guard goroutine.
+	bounded bool
+}
+
+var _ ratelimit.Backend = (*Backend)(nil)
+
+// New returns a Backend on client: a *redis.Client, *redis.ClusterClient, *redis.Ring or
+// any other redis.Scripter. New does not contact Redis. Errors (*policy.ConfigError):
+// R4C-REG-010 for a nil client, and those of Config.Validate.
+//
+// Calls are bounded by the Timeout option whatever the client's settings; a client with
+// ContextTimeoutEnabled bounds them itself, which is cheaper: otherwise each call runs on
+// a short-lived goroutine that the caller leaves after the timeout, and that ends with the
+// client's own read timeout.
+func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
+	if client == nil {
+		return nil, policy.Errorf(policy.CodeBadSpec, "redis.client", "", "a Redis client is required")
+	}
+	cfg := DefaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client)}, nil
+}
+
+// boundsItself reports whether the client's socket I/O honours the context's deadline.
+func boundsItself(c goredis.Scripter) bool {
+	switch c := c.(type) {
+	case *goredis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *goredis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	case *goredis.Ring:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return false
+}
+
+// Config returns the backend's configuration.
+func (b *Backend) Config() Config { return b.cfg }
+
+// Key returns the Redis key of the limiter named name: "{" + prefix + name + "}".
+func (b *Backend) Key(name string) string { return "{" + b.cfg.Prefix + name + "}" }
+
+// Bind returns the store of one limiter, keyed by its id (its Name). It does not contact
+// Redis. It implements ratelimit.Backend.
+func (b *Backend) Bind(bd ratelimit.Binding) (ratelimit.Store, error) {
+	return newStore(b, bd), nil
+}

@@ -1,0 +1,287 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
+	"github.com/resilience4go/resilience4go/resilience"
+)
+
+// The failure policy: Redis killed, paused or unreachable in the middle of a test.
+
+const (
+	callTimeout = 50 * time.Millisecond
+	probeEvery  = 100 * time.Millisecond
+	// slack is what a loaded test machine (or the race detector) may add to a call that
+	// gives up at callTimeout.
+	slack = 250 * time.Millisecond
+)
+
+// events records the events of one test.
+type events struct {
+	mu   sync.Mutex
+	list []policy.Event
+}
+
+func (e *events) add(ev policy.Event) {
+	e.mu.Lock()
+	e.list = append(e.list, ev)
+	e.mu.Unlock()
+}
+
+// kinds returns the kinds recorded so far, of the backend events only.
+func (e *events) backend() []policy.EventKind {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []policy.EventKind
+	for _, ev := range e.list {
+		if ev.Kind == policy.RateLimiterBackendFailed || ev.Kind == policy.RateLimiterBackendRecovered {
+			out = append(out, ev.Kind)
+		}
+	}
+	return out
+}
+
+func (e *events) first(kind policy.EventKind) (policy.Event, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, ev := range e.list {
+		if ev.Kind == kind {
+			return ev, true
+		}
+	}
+	return policy.Event{}, false
+}
+
+// verifyNoLeaks checks, when t ends and after its other cleanups (servers stopped,
+// clients closed), that t left no goroutine behind. Call it first in the test.
+func verifyNoLeaks(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, before) })
+}
+
+// timed runs f and returns how long it took.
+func timed(f func()) time.Duration {
+	start := time.Now()
+	f()
+	return time.Since(start)
+}
+
+// Redis killed in the middle of a test: the limiter falls back to its in-process state
+// within the call timeout, publishes RateLimiterBackendFailed once, and when Redis is back
+// it recovers, publishes RateLimiterBackendRecovered, and shares Redis's state again.
+// Events reach the registry's listeners; no call panics or hangs; no goroutine leaks.
+func TestFailover_RedisKilledThenBack(t *testing.T) {
+	verifyNoLeaks(t)
+	srv := ownServer(t)
+	c := newClient(t, srv.addr)
+	b, err := rlredis.New(c, rlredis.Timeout(callTimeout), rlredis.ProbeInterval(probeEvery))
+	require.NoError(t, err)
+	var log events
+	reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(b), resilience.WithEventListener(log.add))
+	require.NoError(t, err)
+	call, err := resilience.Wrap(reg, "GeoAPI.Geocode", func(context.Context) (int, error) { return 1, nil },
+		resilience.RateLimiter(ratelimit.Name("failover"), ratelimit.Permits(5), ratelimit.Period(50*time.Second)))
+	require.NoError(t, err)
+	h, err := reg.RateLimiter("failover")
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	// Redis up: two permits spent in Redis.
+	for range 2 {
+		_, err := call(ctx)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 3, h.AvailablePermits())
+	require.Equal(t, int64(1), c.Exists(ctx, b.Key("failover")).Val())
+
+	srv.kill()
+
+	// Redis down: the in-process limiter of the same configuration takes over at once, with
+	// its own full burst of 5; no call takes longer than the timeout.
+	var passed int
+	for i := range 20 {
+		var err error
+		d := timed(func() { _, err = call(ctx) })
+		assert.Less(t, d, callTimeout+slack, "call %d took %v", i, d)
+		switch {
+		case err == nil:
+			passed++
+		case !errors.Is(err, ratelimit.ErrExceeded):
+			t.Fatalf("call %d: unexpected error %v", i, err)
+		}
+	}
+	assert.Equal(t, 5, passed, "the local fallback limits this instance to its own burst")
+	assert.Zero(t, h.AvailablePermits(), "the fallback's state")
+	assert.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed}, log.backend())
+	failed, _ := log.first(policy.RateLimiterBackendFailed)
+	assert.Equal(t, "failover", failed.Instance)
+	assert.Error(t, failed.Err)
+
+	// Redis back, empty (no persistence): the next probe recovers.
+	require.NoError(t, srv.restart())
+	deadline := time.Now().Add(5 * time.Second)
+	for len(log.backend()) < 2 && time.Now().Before(deadline) {
+		h.AvailablePermits()
+		time.Sleep(10 * time.Millisecond) // waiting for the next probe on the real clock
+	}
+	require.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed, policy.RateLimiterBackendRecovered}, log.backend())
+	assert.Equal(t, 5, h.AvailablePermits(), "Redis's state: a fresh key")
+	_, err = call(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), c.Exists(ctx, b.Key("failover")).Val(), "the state lives in Redis again")
+	assert.Equal(t, 4, h.AvailablePermits())
+}
+
+// Redis too slow (CLIENT PAUSE): a call gives up at the timeout and takes the fallback,
+// both with a client that bounds its I/O by the context (ContextTimeoutEnabled) and with
+// one that does not, whose calls the backend bounds itself. When the pause ends, the
+// limiter recovers.
+func TestFailover_RedisTooSlow(t *testing.T) {
+	for name, opts := range map[string]*goredis.Options{
+		"ContextTimeoutEnabled": {ContextTimeoutEnabled: true},
+		"client timeouts only":  {ReadTimeout: 2 * time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			verifyNoLeaks(t)
+			srv := ownServer(t)
+			opts.Addr = srv.addr
+			c := goredis.NewClient(opts)
+			t.Cleanup(func() { _ = c.Close() })
+			admin := newClient(t, srv.addr)
+			b, err := rlredis.New(c, rlredis.Timeout(callTimeout), rlredis.ProbeInterval(probeEvery))
+			require.NoError(t, err)
+			var log events
+			l := limiter(t, b, "slow", ratelimit.Permits(3), ratelimit.Period(30*time.Second), ratelimit.OnEvent(log.add))
+			require.True(t, l.TryAcquire(), "Redis up")
+
+			pause := 600 * time.Millisecond
+			require.NoError(t, admin.Do(context.Background(), "CLIENT", "PAUSE", pause.Milliseconds(), "ALL").Err())
+			paused := time.Now()
+			var ok bool
+			d := timed(func() { ok = l.TryAcquire() })
+			assert.True(t, ok, "the local fallback has its full burst")
+			assert.GreaterOrEqual(t, d, callTimeout, "waited for Redis up to the timeout")
+			assert.Less(t, d, callTimeout+slack, "and no longer")
+			assert.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed}, log.backend())
+			ev, _ := log.first(policy.RateLimiterBackendFailed)
+			assert.ErrorIs(t, ev.Err, context.DeadlineExceeded)
+
+			for time.Since(paused) < pause+200*time.Millisecond {
+				d := timed(func() { l.TryAcquire() })
+				require.Less(t, d, callTimeout+slack, "no call hangs while Redis is paused")
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for len(log.backend()) < 2 && time.Now().Before(deadline) {
+				l.AvailablePermits()
+				time.Sleep(10 * time.Millisecond) // waiting for the next probe on the real clock
+			}
+			assert.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed, policy.RateLimiterBackendRecovered}, log.backend())
+		})
+	}
+}
+
+// A server that accepts connections and never answers: each call still returns within the
+// timeout, with either kind of client.
+func TestFailover_SilentServerNeverHangs(t *testing.T) {
+	verifyNoLeaks(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var conns sync.WaitGroup
+	var mu sync.Mutex
+	var open []net.Conn
+	conns.Go(func() {
+		for {
+			cn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			open = append(open, cn)
+			mu.Unlock()
+		}
+	})
+	t.Cleanup(func() {
+		_ = ln.Close()
+		conns.Wait()
+		mu.Lock()
+		for _, cn := range open {
+			_ = cn.Close()
+		}
+		mu.Unlock()
+	})
+	for name, opts := range map[string]*goredis.Options{
+		"ContextTimeoutEnabled": {ContextTimeoutEnabled: true, Protocol: 2, DisableIdentity: true},
+		"client timeouts only":  {ReadTimeout: 300 * time.Millisecond, Protocol: 2, DisableIdentity: true},
+	} {
+		opts.Addr = ln.Addr().String()
+		c := goredis.NewClient(opts)
+		b, err := rlredis.New(c, rlredis.Timeout(callTimeout), rlredis.ProbeInterval(probeEvery))
+		require.NoError(t, err)
+		l := limiter(t, b, "silent", ratelimit.Permits(2), ratelimit.Period(time.Hour), ratelimit.MaxWait(time.Second))
+		for i := range 5 {
+			d := timed(func() { _, _ = l.Reserve() })
+			assert.Less(t, d, callTimeout+slack, "%s: call %d took %v", name, i, d)
+		}
+		assert.Zero(t, l.AvailablePermits(), "%s: the fallback's state", name)
+		_ = c.Close()
+	}
+}
+
+// FailOpen lets every call pass while Redis is unreachable; FailClosed refuses every call
+// with the limiter's own rejection and a retry-after of T. Each publishes one
+// RateLimiterBackendFailed.
+func TestFailover_FailOpenAndFailClosed(t *testing.T) {
+	verifyNoLeaks(t)
+	port, err := freePort() // nothing listens there: connections are refused
+	require.NoError(t, err)
+	c := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = c.Close() })
+
+	open, err := rlredis.New(c, rlredis.OnFailure(rlredis.FailOpen), rlredis.Timeout(callTimeout))
+	require.NoError(t, err)
+	var openLog events
+	lo := limiter(t, open, "open", ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.OnEvent(openLog.add))
+	for range 20 {
+		require.True(t, lo.TryAcquire())
+		require.NoError(t, lo.Acquire(context.Background()))
+		r, err := lo.Reserve()
+		require.NoError(t, err)
+		assert.Zero(t, r.Delay())
+		r.Cancel()
+	}
+	assert.Equal(t, 1, lo.AvailablePermits())
+	assert.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed}, openLog.backend())
+
+	closed, err := rlredis.New(c, rlredis.OnFailure(rlredis.FailClosed), rlredis.Timeout(callTimeout))
+	require.NoError(t, err)
+	var closedLog events
+	lc := limiter(t, closed, "closed", ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.OnEvent(closedLog.add))
+	for range 20 {
+		require.False(t, lc.TryAcquire())
+		assert.Same(t, lc.Rejection(), lc.Acquire(context.Background()))
+		r, err := lc.Reserve()
+		assert.Same(t, lc.Rejection(), err)
+		assert.Equal(t, 100*time.Millisecond, r.Delay(), "retry-after T")
+	}
+	assert.Zero(t, lc.AvailablePermits())
+	kinds := closedLog.backend()
+	require.NotEmpty(t, kinds)
+	assert.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed}, kinds)
+	rejected, ok := closedLog.first(policy.RateLimiterRejected)
+	require.True(t, ok)
+	assert.ErrorIs(t, rejected.Err, ratelimit.ErrExceeded)
+}

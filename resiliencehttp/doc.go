@@ -1,0 +1,48 @@
+// Package resiliencehttp puts resilience4go on both sides of HTTP, as the standard small
+// pieces: server middleware, a func(http.Handler) http.Handler, that stops one client
+// from flooding a shared service; and a client transport, an http.RoundTripper, that
+// keeps a client within a dependency's quota and rides out its failures.
+//
+// # Server: per-client limits
+//
+// Middleware limits each client with a ratelimit.Keyed limiter: one GCRA cell per key,
+// with the semantics of ratelimit.Limiter (SPEC RL-1…RL-9b), bounded memory and lazy
+// eviction of idle keys. The key is the client's IP address, from the connection's
+// RemoteAddr; X-Forwarded-For (or RFC 7239 Forwarded) is read only when the proxies
+// that write it are named with TrustedProxies, because any client can send it. KeyFunc
+// keys by anything else (an API key, a user id).
+//
+// A refused request is answered 429 Too Many Requests with Retry-After, in whole seconds
+// rounded up (SPEC RL-9b), and the RateLimit-Policy and RateLimit fields of
+// draft-ietf-httpapi-ratelimit-headers-09 (the shape kept since revision -08):
+//
+//	HTTP/1.1 429 Too Many Requests
+//	Retry-After: 1
+//	Ratelimit-Policy: "default";q=10;w=1
+//	Ratelimit: "default";r=0;t=1
+//
+// q is the limiter's Permits and w its Period in seconds (rounded up); r is the calls
+// left now and t the seconds until the full quota is back (rounded up). OnReject
+// replaces the response, Exempt lets paths through unlimited, and AlwaysSendHeaders
+// adds the two RateLimit fields to admitted responses too.
+//
+// # Client: a dependency's quota
+//
+// Transport sends each request through a composition of the registry's policies, built
+// once by resilience.Wrap1 in the fixed order of SPEC CO-1 — retry, circuit breaker, rate
+// limiter, timeout, bulkhead, as configured — around another RoundTripper:
+//   - it retries 429 Too Many Requests, 503 Service Unavailable and transport errors,
+//     waiting what Retry-After says (seconds or an HTTP date) in place of the retry's
+//     backoff (policy.RetryAfter);
+//   - request bodies are replayed with Request.GetBody; a body that cannot be replayed
+//     is sent once and not retried; transport errors of requests that are not idempotent
+//     (POST and PATCH without an Idempotency-Key) are not retried either, as net/http
+//     does;
+//   - the bodies of failed attempts are drained and closed, and when the retries are
+//     spent the caller gets the last response (a 429 or a 503) as an ordinary
+//     *http.Response with its body, not an error;
+//   - the circuit breaker counts 5xx responses and transport errors as failures, and
+//     not 4xx ones, when built with this package's CircuitBreaker spec.
+//
+// TransportConfig changes which statuses are retried and which are failures.
+package resiliencehttp

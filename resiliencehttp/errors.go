@@ -1,0 +1,111 @@
+package resiliencehttp
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/resilience"
+)
+
+// ErrStatus is the errors.Is target of every StatusError.
+var ErrStatus = errors.New("resiliencehttp: unsuccessful response status")
+
+// ErrNotFailure is matched by a StatusError whose status is retried but is not a failure
+// (by default 429 Too Many Requests): the dependency said "later", not "broken"; and by
+// the error of an attempt that was never sent because the request's body cannot be sent
+// again. The CircuitBreaker spec ignores it.
+var ErrNotFailure = errors.New("resiliencehttp: response status is not a failure")
+
+// StatusError is how a Transport tells its policies that a response did not succeed: a
+// status it retries (429, 503) or one that is a failure for the circuit breaker (5xx).
+// The caller of RoundTrip does not see it when the retries end: it gets the response.
+// It shows in the policies' events (RetryAttempt, RetryExhausted), in a Fallback's
+// error, and in RoundTrip's error when the request's context ended during a wait.
+//
+// It matches ErrStatus, and ErrNotFailure when its status is not a failure. It
+// implements policy.RetryAfter (the Retry-After delay, SPEC RL-9b's counterpart on the
+// client side) and policy.NeverRetried (true for a status that is not retried, or a
+// request that cannot be sent again).
+type StatusError struct {
+	resp     *http.Response
+	delay    time.Duration
+	hasDelay bool
+	retry    bool
+	failure  bool
+}
+
+// Error returns "resiliencehttp: <method> <url>: <status>", e.g.
+// `resiliencehttp: GET http://api.example/v1/items: 503 Service Unavailable`.
+func (e *StatusError) Error() string {
+	var b strings.Builder
+	b.WriteString("resiliencehttp: ")
+	if r := e.resp.Request; r != nil && r.URL != nil {
+		b.WriteString(r.Method)
+		b.WriteByte(' ')
+		b.WriteString(r.URL.Redacted())
+		b.WriteString(": ")
+	}
+	if e.resp.Status != "" {
+		b.WriteString(e.resp.Status)
+	} else {
+		b.WriteString(strconv.Itoa(e.resp.StatusCode))
+	}
+	return b.String()
+}
+
+// StatusCode returns the response's status code.
+func (e *StatusError) StatusCode() int { return e.resp.StatusCode }
+
+// Response returns the response. Its body belongs to the Transport, which drains and
+// closes it, unless it is the response that RoundTrip returns; read it only in a
+// Fallback, before returning.
+func (e *StatusError) Response() *http.Response { return e.resp }
+
+// RetryAfter returns the delay of the response's Retry-After header, and false when it
+// has none (policy.RetryAfter).
+func (e *StatusError) RetryAfter() (time.Duration, bool) { return e.delay, e.hasDelay }
+
+// NeverRetried reports whether no retry may retry the response (policy.NeverRetried): its
+// status is not one to retry, its Retry-After is beyond TransportConfig.MaxRetryAfter or
+// the request's deadline, or its request cannot be sent again.
+func (e *StatusError) NeverRetried() bool { return !e.retry }
+
+// Is reports whether target is ErrStatus, or ErrNotFailure for a status that is not a
+// failure.
+func (e *StatusError) Is(target error) bool {
+	return target == ErrStatus || target == ErrNotFailure && !e.failure
+}
+
+var (
+	_ policy.RetryAfter   = (*StatusError)(nil)
+	_ policy.NeverRetried = (*StatusError)(nil)
+)
+
+// noRetry marks an attempt's error that must not be retried: the request cannot be sent
+// again. RoundTrip returns the error inside.
+type noRetry struct{ err error }
+
+func (e *noRetry) Error() string      { return e.err.Error() }
+func (e *noRetry) Unwrap() error      { return e.err }
+func (e *noRetry) NeverRetried() bool { return true }
+
+// CircuitBreaker is resilience.CircuitBreaker for a Transport: the breaker counts 5xx
+// responses (or what TransportConfig.Failure says) and transport errors as failures, and
+// ignores — counts neither as success nor as failure — responses that are retried but are
+// not failures (ErrNotFailure: 429 by default) and the rejections of the transport's own
+// rate limiter (ratelimit.ErrExceeded, SPEC CO-3): neither says that the dependency is
+// broken. 4xx responses that are not retried are successes. opts come after these and
+// add to them.
+//
+// With resilience.CircuitBreaker instead, every StatusError counts as a failure, 429
+// included.
+func CircuitBreaker(opts ...circuitbreaker.Option) resilience.Spec {
+	return resilience.CircuitBreaker(append([]circuitbreaker.Option{
+		circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded)}, opts...)...)
+}

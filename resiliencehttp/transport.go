@@ -1,0 +1,348 @@
+package resiliencehttp
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/resilience"
+)
+
+// TransportConfig says how a Transport reads responses. Its zero value is the default;
+// NewTransport uses it.
+type TransportConfig struct {
+	// RetryStatuses lists the response statuses that are retried [429, 503]. Each must be
+	// in 100..599 (R4C-ATR-007).
+	RetryStatuses []int
+	// Failure reports whether a response status is a failure for the circuit breaker
+	// [status ≥ 500]. Responses that are neither retried nor failures are successes.
+	Failure func(status int) bool
+	// MaxRetryAfter is the longest Retry-After that is waited for [0: one minute]; a
+	// response that asks for longer is returned at once, not retried. A Retry-After that
+	// ends after the request's context deadline is not waited for either. ≥ 0
+	// (R4C-ATR-004).
+	MaxRetryAfter time.Duration
+	// MaxBufferedBody is how many bytes of a retried response's body are read at once, so
+	// that its connection goes back to the pool during the wait, and so that the response
+	// can still be returned, body and all, if it turns out to be the last [0: 64 KiB;
+	// < 0: none]. A longer body is kept open and drained when the next attempt starts.
+	MaxBufferedBody int64
+	// RetryNonIdempotent retries the transport errors of every request [false: only of
+	// idempotent requests — GET, HEAD, OPTIONS, TRACE, PUT, DELETE — and of requests with
+	// an Idempotency-Key or X-Idempotency-Key header, as net/http does]. A POST that
+	// failed in transit may have reached the server; a retried status (429, 503) never
+	// did, and is retried whatever the method.
+	RetryNonIdempotent bool
+}
+
+const (
+	defaultMaxRetryAfter   = time.Minute
+	defaultMaxBufferedBody = 64 << 10
+	maxDrain               = 256 << 10 // the most of a failed attempt's body read to reuse its connection
+)
+
+// Transport is an http.RoundTripper that sends each request through a composition of a
+// registry's policies around another RoundTripper; see the package documentation for
+// what it retries, how it replays bodies and what it returns. Build it with NewTransport.
+// It is safe for concurrent use.
+type Transport struct {
+	next        http.RoundTripper
+	call        func(context.Context, *exchange) (*http.Response, error)
+	retry       [10]uint64 // bit s set: status s is retried
+	failure     func(int) bool
+	maxAfter    time.Duration
+	maxBuffered int64
+	anyMethod   bool
+}
+
+// NewTransport returns a Transport with the default TransportConfig: it sends requests
+// through next [http.DefaultTransport] guarded by the policies of specs, composed once by
+// resilience.Wrap1 in the fixed order of SPEC CO-1:
+//
+//	Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → next
+//
+// (and a resilience.Fallback[*http.Response], outermost, if given). id is the instance id
+// of the policies that have no Name (SPEC RG-1), so r.RateLimiter(id) and
+// r.CircuitBreaker(id) return their handles. Each attempt takes its own permit (SPEC
+// CO-4) and gets its own timeout, which bounds the round trip up to the response's
+// headers, not the reading of its body. Use this package's CircuitBreaker spec for a
+// breaker that counts 5xx but not 4xx responses.
+//
+// Its errors are resilience.Wrap1's (*policy.ConfigError with the policies' R4C codes).
+func NewTransport(r *resilience.Registry, id string, next http.RoundTripper, specs ...resilience.Spec) (*Transport, error) {
+	return TransportConfig{}.NewTransport(r, id, next, specs...)
+}
+
+// NewTransport is the package's NewTransport with configuration c. An invalid c returns
+// a *policy.ConfigError: R4C-ATR-007 for a retry status outside 100..599, R4C-ATR-004
+// for a negative MaxRetryAfter.
+func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next http.RoundTripper, specs ...resilience.Spec) (*Transport, error) {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	t := &Transport{next: next, failure: c.Failure, maxAfter: c.MaxRetryAfter,
+		maxBuffered: c.MaxBufferedBody, anyMethod: c.RetryNonIdempotent}
+	statuses := c.RetryStatuses
+	if statuses == nil {
+		statuses = []int{http.StatusTooManyRequests, http.StatusServiceUnavailable}
+	}
+	for _, s := range statuses {
+		if s < 100 || s > 599 {
+			return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencehttp.retryStatuses", strconv.Itoa(s),
+				"a retried status must be an HTTP status code, 100 to 599")
+		}
+		t.retry[s/64] |= 1 << (s % 64)
+	}
+	if t.failure == nil {
+		t.failure = func(status int) bool { return status >= 500 }
+	}
+	switch {
+	case c.MaxRetryAfter < 0:
+		return nil, policy.Errorf(policy.CodeNegativeDuration, "resiliencehttp.maxRetryAfter", c.MaxRetryAfter.String(),
+			"maxRetryAfter must not be negative (0 means one minute)")
+	case c.MaxRetryAfter == 0:
+		t.maxAfter = defaultMaxRetryAfter
+	}
+	switch {
+	case c.MaxBufferedBody == 0:
+		t.maxBuffered = defaultMaxBufferedBody
+	case c.MaxBufferedBody < 0:
+		t.maxBuffered = 0
+	}
+	call, err := resilience.Wrap1(r, id, t.attempt, specs...)
+	if err != nil {
+		return nil, err
+	}
+	t.call = call
+	return t, nil
+}
+
+// RoundTrip sends req through the transport's policies (http.RoundTripper). It returns
+// the first successful response; when the retries end on a retried or failed status, that
+// last response, as an ordinary response with its body; otherwise the error of the
+// policy that stopped the request (e.g. ratelimit.ErrExceeded, circuitbreaker.ErrOpen,
+// timeout.ErrTimeout) or of the last attempt. Every other attempt's response body is
+// drained and closed, and req's body is closed, as the RoundTripper contract asks.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ex := &exchange{t: t, req: req}
+	resp, err := t.call(req.Context(), ex)
+	return ex.finish(resp, err)
+}
+
+// CloseIdleConnections closes the idle connections of the wrapped RoundTripper, when it
+// has that method; http.Client.CloseIdleConnections calls it.
+func (t *Transport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// exchange is one RoundTrip: the request and what its attempts left behind. Attempts run
+// one after another, so it needs no lock.
+type exchange struct {
+	t        *Transport
+	req      *http.Request
+	bodySent bool           // req.Body was handed to the wrapped RoundTripper, which closes it
+	pending  *http.Response // the last attempt's response, whose body is not yet closed
+}
+
+// attempt is one try at the request, inside the policies. ctx is the attempt's context:
+// the request's, or a timeout's made from it.
+func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, error) {
+	ex.discardPending()
+	body, err := ex.body()
+	if err != nil {
+		return nil, err
+	}
+	req := ex.req
+	rctx := req.Context()
+	var cancel context.CancelCauseFunc
+	var stop func() bool
+	if ctx != rctx {
+		// The attempt's own context (a timeout's) bounds the round trip, but not the
+		// reading of the body, which the caller does after RoundTrip has returned and the
+		// timeout has ended its context: the request runs under a context of its own,
+		// ended by the attempt's while the round trip lasts, and by closing the body after.
+		rctx, cancel = context.WithCancelCause(rctx)
+		stop = context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	}
+	if rctx != req.Context() || body != req.Body {
+		req = req.WithContext(rctx)
+		req.Body = body
+	}
+	resp, err := t.next.RoundTrip(req)
+	if stop != nil {
+		if !stop() { // the attempt's context ended during the round trip: its result is void
+			if resp != nil {
+				discard(resp)
+			}
+			cancel(nil)
+			if err == nil {
+				err = context.Cause(ctx)
+			}
+			return nil, err
+		}
+		switch {
+		case err != nil:
+			cancel(nil)
+		case resp.StatusCode != http.StatusSwitchingProtocols: // an upgraded body is the connection
+			resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+		}
+	}
+	if err != nil {
+		if !ex.replayable() || !t.anyMethod && !idempotent(ex.req) {
+			return nil, &noRetry{err}
+		}
+		return nil, err
+	}
+	ex.pending = resp
+	return t.classify(ex, resp)
+}
+
+// classify turns a response the policies must see as failed into a *StatusError.
+func (t *Transport) classify(ex *exchange, resp *http.Response) (*http.Response, error) {
+	s := resp.StatusCode
+	retry := s >= 0 && s < 640 && t.retry[s/64]&(1<<(s%64)) != 0
+	failure := t.failure(s)
+	if !retry && !failure {
+		return resp, nil
+	}
+	e := &StatusError{resp: resp, failure: failure}
+	e.delay, e.hasDelay = RetryAfter(resp.Header, time.Now())
+	if retry && e.hasDelay {
+		retry = e.delay <= t.maxAfter && beforeDeadline(ex.req.Context(), e.delay)
+	}
+	e.retry = retry && ex.replayable()
+	if e.retry {
+		t.buffer(resp)
+	}
+	return nil, e
+}
+
+// buffer reads a retried response's body ahead, up to maxBuffered bytes. A body that fits
+// is closed at once, giving its connection back, and replaced by its bytes; a longer one
+// is kept open behind the bytes read.
+func (t *Transport) buffer(resp *http.Response) {
+	if t.maxBuffered == 0 {
+		return
+	}
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBuffered+1))
+	if err == nil && int64(len(buf)) <= t.maxBuffered {
+		_ = resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(buf))
+		resp.ContentLength = int64(len(buf))
+		return
+	}
+	resp.Body = readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
+}
+
+// finish turns the policies' outcome into RoundTrip's, closing what is not returned.
+func (ex *exchange) finish(resp *http.Response, err error) (*http.Response, error) {
+	if !ex.bodySent && ex.req.Body != nil {
+		_ = ex.req.Body.Close() // every attempt was stopped before it was sent
+	}
+	if err == nil {
+		if resp != ex.pending { // e.g. a fallback's response
+			ex.discardPending()
+		}
+		return resp, nil
+	}
+	if se, ok := err.(*StatusError); ok && se.resp == ex.pending {
+		return se.resp, nil // the retries are spent: the last response is the answer
+	}
+	ex.discardPending()
+	if nr, ok := err.(*noRetry); ok {
+		err = nr.err
+	}
+	return nil, err
+}
+
+// body returns the request body for the next attempt: the request's own the first time,
+// a fresh copy from GetBody after.
+func (ex *exchange) body() (io.ReadCloser, error) {
+	r := ex.req
+	if r.Body == nil || r.Body == http.NoBody {
+		return r.Body, nil
+	}
+	if !ex.bodySent {
+		ex.bodySent = true
+		return r.Body, nil
+	}
+	if r.GetBody == nil {
+		return nil, &noRetry{errNotReplayable{}}
+	}
+	b, err := r.GetBody()
+	if err != nil {
+		return nil, &noRetry{err}
+	}
+	return b, nil
+}
+
+// replayable reports whether the request can be sent again.
+func (ex *exchange) replayable() bool {
+	r := ex.req
+	return r.Body == nil || r.Body == http.NoBody || r.GetBody != nil || !ex.bodySent
+}
+
+func (ex *exchange) discardPending() {
+	if ex.pending != nil {
+		discard(ex.pending)
+		ex.pending = nil
+	}
+}
+
+// discard drains (up to maxDrain bytes, so that the connection can be reused) and closes
+// a response body that nobody will read.
+func discard(resp *http.Response) {
+	_, _ = io.CopyN(io.Discard, resp.Body, maxDrain)
+	_ = resp.Body.Close()
+}
+
+// idempotent reports whether a request may be sent again after a transport error: its
+// method is idempotent (RFC 9110 §9.2.2) or it carries an idempotency key.
+func idempotent(r *http.Request) bool {
+	switch r.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	_, key := r.Header["Idempotency-Key"]
+	_, xkey := r.Header["X-Idempotency-Key"]
+	return key || xkey
+}
+
+// beforeDeadline reports whether a wait of d ends before ctx's deadline.
+func beforeDeadline(ctx context.Context, d time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	return !ok || time.Until(deadline) > d
+}
+
+// errNotReplayable is an attempt that could not be made: the request's body was sent and
+// cannot be produced again. It is not a failure of the dependency.
+type errNotReplayable struct{}
+
+func (errNotReplayable) Error() string {
+	return "resiliencehttp: the request body was sent once and cannot be sent again (no GetBody)"
+}
+
+func (errNotReplayable) Is(target error) bool { return target == ErrNotFailure }
+
+// cancelBody ends the request's context when the body is closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelCauseFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
