@@ -133,12 +133,12 @@ func (l *Limiter) tryAcquireBackend() bool {
 	case Local:
 		now := l.now()
 		if _, _, wait, ok := l.reserve(now, 0); !ok {
-			l.publishRejected(now, wait, l.rej.exceeded)
+			l.publishRejected(now, wait, l.rej.Plain)
 			return false
 		}
 		return true
 	}
-	l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.exceeded)
+	l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.Plain)
 	return false
 }
 
@@ -179,14 +179,13 @@ func (l *Limiter) acquireBackend(ctx context.Context) error {
 		if byDeadline && int64(g.Wait) <= l.maxWait {
 			return l.rejectContext(l.eventTime(), int64(g.Wait), context.DeadlineExceeded)
 		}
-		l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.exceeded)
-		return l.rej.exceeded
+		l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.Plain)
+		return l.rej.Plain
 	}
 	if r.delay == 0 {
 		return nil
 	}
-	l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
-		At: time.Duration(l.eventTime()), Wait: r.delay})
+	l.publishWaited(l.eventTime(), int64(r.delay))
 	if err := l.clk.Sleep(ctx, r.delay); err != nil {
 		r.Cancel()
 		return l.rejectContext(l.eventTime(), 0, err)
@@ -203,24 +202,22 @@ func (l *Limiter) reserveBackend() (Reservation, error) {
 		now := l.now()
 		prev, next, wait, ok := l.reserve(now, l.maxWait)
 		if !ok {
-			l.publishRejected(now, wait, l.rej.exceeded)
-			return Reservation{delay: time.Duration(wait)}, l.rej.exceeded
+			l.publishRejected(now, wait, l.rej.Plain)
+			return Reservation{delay: time.Duration(wait)}, l.rej.Plain
 		}
 		if wait > 0 {
-			l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
-				At: time.Duration(now), Wait: time.Duration(wait)})
+			l.publishWaited(now, wait)
 		}
 		return Reservation{l: l, prev: prev, next: next, at: now + wait, delay: time.Duration(wait), ok: true}, nil
 	case Reserved:
 		if g.Wait > 0 {
-			l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
-				At: time.Duration(l.eventTime()), Wait: g.Wait})
+			l.publishWaited(l.eventTime(), int64(g.Wait))
 		}
 		return Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
 			delay: g.Wait, ok: true, remote: true}, nil
 	}
-	l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.exceeded)
-	return Reservation{delay: g.Wait}, l.rej.exceeded
+	l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.Plain)
+	return Reservation{delay: g.Wait}, l.rej.Plain
 }
 
 // cancelBackend gives back a permit reserved in the backend; the store checks, on its own

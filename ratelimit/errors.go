@@ -1,9 +1,6 @@
 package ratelimit
 
-import (
-	"context"
-	"errors"
-)
+import "errors"
 
 // ErrExceeded is the errors.Is target of every rejection by a rate limiter (SPEC RL-6):
 // no permit was free now or within maxWait, or the caller's context ended first (RL-8).
@@ -44,27 +41,3 @@ func (e *ExceededError) Is(target error) bool { return target == ErrExceeded }
 
 // Unwrap returns the context error that ended the call, or nil.
 func (e *ExceededError) Unwrap() error { return e.cause }
-
-// rejections are a limiter's preallocated rejection errors.
-type rejections struct {
-	exceeded, canceled, deadline *ExceededError
-}
-
-func newRejections(instance string) rejections {
-	return rejections{
-		exceeded: newExceeded(instance, nil),
-		canceled: newExceeded(instance, context.Canceled),
-		deadline: newExceeded(instance, context.DeadlineExceeded),
-	}
-}
-
-// forContext returns the rejection for a call ended by the context error err.
-func (r *rejections) forContext(instance string, err error) error {
-	switch err {
-	case context.Canceled:
-		return r.canceled
-	case context.DeadlineExceeded:
-		return r.deadline
-	}
-	return newExceeded(instance, err)
-}

@@ -52,7 +52,7 @@ type Limiter struct {
 	cfg      Config
 	id       string
 	listener policy.Listener
-	rej      rejections
+	rej      policy.Rejections[*ExceededError]
 	backend  Backend // nil: the state is the in-process TAT below
 	store    Store   // the backend's state of this limiter; nil without a backend
 
@@ -89,7 +89,7 @@ func NewFromSettings(s Settings) (*Limiter, error) {
 		cfg:      s.Config,
 		id:       id,
 		listener: s.Listener,
-		rej:      newRejections(id),
+		rej:      policy.NewRejections(func(cause error) *ExceededError { return newExceeded(id, cause) }),
 	}
 	if err := l.bind(s.Backend); err != nil {
 		return nil, err
@@ -116,9 +116,18 @@ func (l *Limiter) reserve(now, maxWait int64) (prev, next, wait int64, ok bool) 
 // wait = max(TAT, now) - now - tau (≤ 0: free now). A call that would wait longer than
 // maxWait is refused without changing anything; otherwise the TAT moves forward by T.
 // It returns the TAT before and after, and the wait (clamped at 0 when reserved).
+//
+// A TAT past the largest time.Duration (a period or maxWait of about 292 years from the
+// clock's origin) cannot be represented: the call that would move the TAT past it is
+// admitted (its own permit time is exact) and leaves the TAT at the largest value, which
+// then refuses every call, with that largest value as the retry-after, until the
+// cancellation of that call. So no permit is ever given twice (RL-5, RL-9).
 func gcraReserve(tat *atomic.Int64, interval, tau, now, maxWait int64) (prev, next, wait int64, ok bool) {
 	for spins := 0; ; spins++ {
 		prev = tat.Load()
+		if prev == maxInt64 {
+			return prev, prev, maxInt64, false
+		}
 		base := max(prev, now)
 		wait = base - now - tau // base-now ∈ [0, MaxInt64], tau ≥ 0: no overflow
 		if wait > maxWait {
@@ -129,7 +138,9 @@ func gcraReserve(tat *atomic.Int64, interval, tau, now, maxWait int64) (prev, ne
 			return prev, next, max(wait, 0), true
 		}
 		// Lost the race to another call (RL-13): retry at once, yielding the processor
-		// now and then so that the winner's core can make progress.
+		// now and then so that the winner's core can make progress. A call admitted on a
+		// retry counts at the clock reading it started with; that reading is at most the
+		// time of the CAS, so a call is never admitted earlier than GCRA allows.
 		if spins&3 == 3 {
 			runtime.Gosched()
 		}
@@ -148,7 +159,7 @@ func (l *Limiter) TryAcquire() bool {
 	}
 	now := l.now()
 	if _, _, wait, ok := l.reserve(now, 0); !ok {
-		l.publishRejected(now, wait, l.rej.exceeded)
+		l.publishRejected(now, wait, l.rej.Plain)
 		return false
 	}
 	return true
@@ -165,7 +176,8 @@ func (l *Limiter) TryAcquire() bool {
 //
 // A wait publishes a RateLimiterWaited event, a rejection a RateLimiterRejected event.
 // Acquire allocates nothing unless it has to wait. With MaxWait > 0 and a ctx that has a
-// deadline, it reads the real time left once more.
+// deadline, it reads the real time left once more (with a manual clock, the virtual wait
+// is compared with that real time).
 func (l *Limiter) Acquire(ctx context.Context) error {
 	if !l.enabled {
 		return nil
@@ -177,33 +189,45 @@ func (l *Limiter) Acquire(ctx context.Context) error {
 		return l.rejectContext(l.now(), 0, err)
 	}
 	now := l.now()
+	prev, next, wait, err := l.reserveCtx(ctx, now)
+	if err != nil {
+		return err
+	}
+	if wait == 0 {
+		return nil
+	}
+	l.publishWaited(now, wait)
+	if err := l.clk.Sleep(ctx, time.Duration(wait)); err != nil {
+		Reservation{l: l, prev: prev, next: next, at: now + wait, ok: true}.Cancel()
+		return l.rejectContext(l.now(), 0, err)
+	}
+	return nil
+}
+
+// reserveCtx is reserve within MaxWait and, when ctx has a deadline, before it: a permit
+// that would come after the deadline is useless, and is refused unreserved (SPEC RL-8). A
+// refusal is published, and returned as the rejection to give: the limiter's plain one,
+// or the one that also matches context.DeadlineExceeded. With MaxWait > 0 and a deadline,
+// it reads the real time left: with a manual clock, the virtual wait is compared with the
+// real time left before the deadline.
+func (l *Limiter) reserveCtx(ctx context.Context, now int64) (prev, next, wait int64, err error) {
 	limit, byDeadline := l.maxWait, false
 	if l.maxWait > 0 {
 		if deadline, has := ctx.Deadline(); has {
-			// A permit that comes after the deadline is useless: refuse it unreserved (RL-8).
 			if left := max(int64(time.Until(deadline)), 0); left < limit {
 				limit, byDeadline = left, true
 			}
 		}
 	}
 	prev, next, wait, ok := l.reserve(now, limit)
-	if !ok {
-		if byDeadline && wait <= l.maxWait {
-			return l.rejectContext(now, wait, context.DeadlineExceeded)
-		}
-		l.publishRejected(now, wait, l.rej.exceeded)
-		return l.rej.exceeded
+	switch {
+	case ok:
+		return prev, next, wait, nil
+	case byDeadline && wait <= l.maxWait:
+		return prev, next, wait, l.rejectContext(now, wait, context.DeadlineExceeded)
 	}
-	if wait == 0 {
-		return nil
-	}
-	l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
-		At: time.Duration(now), Wait: time.Duration(wait)})
-	if err := l.clk.Sleep(ctx, time.Duration(wait)); err != nil {
-		Reservation{l: l, prev: prev, next: next, at: now + wait, ok: true}.Cancel()
-		return l.rejectContext(l.now(), 0, err)
-	}
-	return nil
+	l.publishRejected(now, wait, l.rej.Plain)
+	return prev, next, wait, l.rej.Plain
 }
 
 // Reserve takes the next permit if it comes within MaxWait, without waiting for it, and
@@ -224,27 +248,33 @@ func (l *Limiter) Reserve() (Reservation, error) {
 	now := l.now()
 	prev, next, wait, ok := l.reserve(now, l.maxWait)
 	if !ok {
-		l.publishRejected(now, wait, l.rej.exceeded)
-		return Reservation{delay: time.Duration(wait)}, l.rej.exceeded
+		l.publishRejected(now, wait, l.rej.Plain)
+		return Reservation{delay: time.Duration(wait)}, l.rej.Plain
 	}
 	if wait > 0 {
-		l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
-			At: time.Duration(now), Wait: time.Duration(wait)})
+		l.publishWaited(now, wait)
 	}
 	return Reservation{l: l, prev: prev, next: next, at: now + wait, delay: time.Duration(wait), ok: true}, nil
 }
 
 // Rejection returns the limiter's one rejection error (SPEC RL-6), for callers that use
 // TryAcquire and need an error to return.
-func (l *Limiter) Rejection() error { return l.rej.exceeded }
+func (l *Limiter) Rejection() error { return l.rej.Plain }
 
 // Clock returns the limiter's time source.
 func (l *Limiter) Clock() clock.Clock { return l.clk }
 
 func (l *Limiter) rejectContext(now, wait int64, ctxErr error) error {
-	err := l.rej.forContext(l.id, ctxErr)
+	err := l.rej.ForContext(ctxErr)
 	l.publishRejected(now, wait, err)
 	return err
+}
+
+func (l *Limiter) publishWaited(now, wait int64) {
+	if l.listener != nil {
+		l.listener(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
+			At: time.Duration(now), Wait: time.Duration(wait)})
+	}
 }
 
 func (l *Limiter) publishRejected(now, wait int64, err error) {

@@ -490,21 +490,30 @@ func TestRL14_ExtremesDoNotOverflow(t *testing.T) {
 		assert.Equal(t, maxD, l.Config().EmissionInterval())
 		require.True(t, l.TryAcquire())
 		assert.False(t, l.TryAcquire(), "the saturated TAT still rejects")
-		r, err := l.Reserve()
-		require.ErrorIs(t, err, ratelimit.ErrExceeded)
-		assert.Equal(t, maxD-time.Hour, r.Delay(), "retry-after up to the saturated TAT")
+		for range 100 {
+			r, err := l.Reserve()
+			require.ErrorIs(t, err, ratelimit.ErrExceeded, "a saturated TAT never admits twice (RL-5)")
+			assert.Equal(t, maxD, r.Delay(), "retry-after: beyond the largest Duration")
+		}
 		clk.Advance(maxD)
 		assert.Equal(t, 1, l.AvailablePermits())
 	})
 	t.Run("largest maxWait", func(t *testing.T) {
 		clk := clock.NewManual()
 		l := newLimiter(t, clk, ratelimit.Permits(2), ratelimit.Period(maxD), ratelimit.MaxWait(maxD))
-		require.Equal(t, 2, admitted(l, 5))
-		r, err := l.Reserve()
+		r1, err := l.Reserve()
 		require.NoError(t, err)
-		assert.Positive(t, r.Delay())
-		r.Cancel()
-		assert.Equal(t, 0, l.AvailablePermits())
+		r2, err := l.Reserve()
+		require.NoError(t, err, "the burst of 2, though the second moves the TAT past the largest Duration")
+		assert.Zero(t, r2.Delay())
+		for range 100 {
+			_, err = l.Reserve()
+			require.ErrorIs(t, err, ratelimit.ErrExceeded, "never more than RL-5 allows, even with the largest maxWait")
+		}
+		r2.Cancel() // the tail: its permit comes back
+		assert.Equal(t, 1, l.AvailablePermits())
+		r1.Cancel()
+		assert.Equal(t, 2, l.AvailablePermits())
 	})
 	t.Run("a billion permits over the largest period", func(t *testing.T) {
 		clk := clock.NewManual()
@@ -523,6 +532,22 @@ func TestRL14_ExtremesDoNotOverflow(t *testing.T) {
 		clk.Advance(500)
 		assert.Equal(t, 1_000_000_000-500, l.AvailablePermits())
 	})
+}
+
+// SPEC RL-5: near the end of the representable time, the TAT saturates and refuses; it
+// never admits the same permit twice.
+func TestRL5_SaturatedTATNeverAdmitsTwice(t *testing.T) {
+	clk := clock.NewManual()
+	clk.AdvanceTo(time.Duration(math.MaxInt64) - 10*time.Second)
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour))
+	n := 0
+	for range 1000 {
+		if _, err := l.Reserve(); err == nil {
+			n++
+		}
+	}
+	assert.LessOrEqual(t, n, 11, "1 at once and one per second for the 10s left")
+	assert.GreaterOrEqual(t, n, 10)
 }
 
 // SPEC RL-16: maxWait defaults to 0, and Permits and Period must be set.

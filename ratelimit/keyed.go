@@ -188,7 +188,7 @@ func (k *Keyed[K]) Clock() clock.Clock { return k.base.clk }
 func (k *Keyed[K]) Backend() Backend { return k.backend }
 
 // Rejection returns the limiter's one rejection error, shared by every key (SPEC RL-6).
-func (k *Keyed[K]) Rejection() error { return k.base.rej.exceeded }
+func (k *Keyed[K]) Rejection() error { return k.base.rej.Plain }
 
 // TryAcquire takes a permit for key that is free now and reports whether it did, whatever
 // MaxWait is (SPEC RL-6). A refusal publishes a RateLimiterRejected event. For a key
@@ -205,7 +205,7 @@ func (k *Keyed[K]) TryAcquire(key K) bool {
 		d = k.take(key, 0)
 	}
 	if !d.ok {
-		l.publishRejected(d.now, d.wait, l.rej.exceeded)
+		l.publishRejected(d.now, d.wait, l.rej.Plain)
 	}
 	return d.ok
 }
@@ -229,12 +229,11 @@ func (k *Keyed[K]) Reserve(key K) (Reservation, error) {
 		d = k.take(key, l.maxWait)
 	}
 	if !d.ok {
-		l.publishRejected(d.now, d.wait, l.rej.exceeded)
-		return Reservation{delay: time.Duration(d.wait)}, l.rej.exceeded
+		l.publishRejected(d.now, d.wait, l.rej.Plain)
+		return Reservation{delay: time.Duration(d.wait)}, l.rej.Plain
 	}
 	if d.wait > 0 {
-		l.listener.Publish(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
-			At: time.Duration(d.now), Wait: time.Duration(d.wait)})
+		l.publishWaited(d.now, d.wait)
 	}
 	if d.c == nil { // the backend let the call pass unlimited: nothing to give back
 		return Reservation{ok: true}, nil
@@ -276,7 +275,7 @@ func (k *Keyed[K]) Decide(key K) Decision {
 		out.Remaining = gcraAvailable(d.ahead, l.interval, l.tau, 0, l.cfg.Permits)
 	} else {
 		out.RetryAfter = time.Duration(max(d.wait, 0))
-		l.publishRejected(d.now, d.wait, l.rej.exceeded)
+		l.publishRejected(d.now, d.wait, l.rej.Plain)
 	}
 	return out
 }

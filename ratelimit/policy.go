@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
@@ -41,8 +42,9 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 //   - a permit free now starts next at once;
 //   - a permit within MaxWait is reserved, and next is scheduled to start at its turn with
 //     a clock timer: no goroutine waits (AS-2);
-//   - no permit within MaxWait, or a ctx already done, is a failed future with l's
-//     rejection (AS-1);
+//   - no permit within MaxWait, a ctx already done, or a ctx whose deadline comes before
+//     the permit (nothing is reserved then, RL-8), is a failed future with l's rejection
+//     (AS-1);
 //   - cancelling the returned future, or ctx ending, before the call starts stops the
 //     timer and gives the permit back, and next never runs (AS-3, RL-9); the future then
 //     fails with async.ErrCancelled (Cancel) or a rejection matching ctx's error.
@@ -55,13 +57,26 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 		if err := ctx.Err(); err != nil {
 			return async.Failed[T](l.rejectContext(l.now(), 0, err))
 		}
-		r, err := l.Reserve()
+		if l.store != nil {
+			r, err := l.Reserve()
+			if err != nil {
+				return async.Failed[T](err)
+			}
+			if r.Delay() == 0 {
+				return next(ctx, a)
+			}
+			return schedule(l.clk, r, ctx, a, next)
+		}
+		now := l.now()
+		prev, nextTAT, wait, err := l.reserveCtx(ctx, now)
 		if err != nil {
 			return async.Failed[T](err)
 		}
-		if r.Delay() == 0 {
+		if wait == 0 {
 			return next(ctx, a)
 		}
+		l.publishWaited(now, wait)
+		r := Reservation{l: l, prev: prev, next: nextTAT, at: now + wait, delay: time.Duration(wait), ok: true}
 		return schedule(l.clk, r, ctx, a, next)
 	}
 }

@@ -195,3 +195,25 @@ func TestRL6_DecoratedZeroAllocations(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = okCall(ctx, 1) }))
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = noCall(ctx, 1) }))
 }
+
+// SPEC RL-8, AS-1: an async call whose context's deadline comes before its permit is a
+// failed future at once, reserves nothing and arms no timer.
+func TestRL8_AsyncDeadlineBeforePermit(t *testing.T) {
+	clk, l, call, calls := asyncSetup(t)
+	ctx := context.Background()
+	_, err := call(ctx).Await(ctx)
+	require.NoError(t, err)
+
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	f := call(short) // its permit is 1s away
+	_, ok, err := f.Result()
+	require.True(t, ok, "failed at once")
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Zero(t, clk.PendingTasks(), "no timer")
+	r, err := l.Reserve()
+	require.NoError(t, err)
+	assert.Equal(t, time.Second, r.Delay(), "nothing was reserved")
+	assert.Equal(t, int64(1), calls.Load())
+}
