@@ -157,8 +157,14 @@ func (l *Limiter) TryAcquire() bool {
 	if l.store != nil {
 		return l.tryAcquireBackend()
 	}
-	now := l.now()
-	if _, _, wait, ok := l.reserve(now, 0); !ok {
+	// The clock read and gcraReserve, called directly: this is the hottest path.
+	var now int64
+	if l.system {
+		now = int64(clock.Mono())
+	} else {
+		now = int64(l.clk.Now())
+	}
+	if _, _, wait, ok := gcraReserve(&l.tat, l.interval, l.tau, now, 0); !ok {
 		l.publishRejected(now, wait, l.rej.Plain)
 		return false
 	}
@@ -219,7 +225,7 @@ func (l *Limiter) reserveCtx(ctx context.Context, now int64) (prev, next, wait i
 			}
 		}
 	}
-	prev, next, wait, ok := l.reserve(now, limit)
+	prev, next, wait, ok := gcraReserve(&l.tat, l.interval, l.tau, now, limit)
 	switch {
 	case ok:
 		return prev, next, wait, nil

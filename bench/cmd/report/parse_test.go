@@ -1,0 +1,92 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+const sample = `goos: linux
+goarch: amd64
+pkg: github.com/resilience4go/resilience4go/bench
+cpu: AMD EPYC
+BenchmarkLimiter/resilience4go/TryAcquire/admitted         	 7624634	        31.18 ns/op	       0 B/op	       0 allocs/op
+BenchmarkLimiter/resilience4go/TryAcquire/admitted         	 7624634	        30.00 ns/op	       0 B/op	       0 allocs/op
+BenchmarkLimiter/resilience4go/TryAcquire/admitted         	 7624634	        35.00 ns/op	       0 B/op	       0 allocs/op
+BenchmarkLimiter/resilience4go/TryAcquire/admitted-2       	 7757466	        30.98 ns/op	       0 B/op	       0 allocs/op
+BenchmarkLimiter/resilience4go/TryAcquire/admitted-2       	 7757466	        32.98 ns/op	       0 B/op	       0 allocs/op
+BenchmarkWrapped/failsafe/Get/ratelimiter/admitted-2       	  316242	       988.8 ns/op	     600 B/op	      16 allocs/op	 0.001 miss/op
+--- FAIL: BenchmarkBroken
+PASS
+ok  	github.com/resilience4go/resilience4go/bench	18.707s
+`
+
+func TestParseBench(t *testing.T) {
+	r, err := parseBench(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.headers["cpu"]; got != "AMD EPYC" {
+		t.Errorf("cpu header = %q", got)
+	}
+	if len(r.order) != 3 {
+		t.Fatalf("benchmarks = %v, want 3", r.order)
+	}
+	if got := r.procs; len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Errorf("procs = %v, want [1 2]", got)
+	}
+	cases := []struct {
+		name  string
+		procs int
+		unit  string
+		want  float64
+		n     int
+	}{
+		{"Limiter/resilience4go/TryAcquire/admitted", 1, "ns/op", 31.18, 3},
+		{"Limiter/resilience4go/TryAcquire/admitted", 2, "ns/op", 31.98, 2}, // mean of the two middle values
+		{"Wrapped/failsafe/Get/ratelimiter/admitted", 2, "B/op", 600, 1},
+		{"Wrapped/failsafe/Get/ratelimiter/admitted", 2, "miss/op", 0.001, 1},
+	}
+	for _, c := range cases {
+		got, n, ok := r.median(c.name, c.procs, c.unit)
+		if !ok || n != c.n || math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("median(%s, %d, %s) = %v, %d, %v; want %v, %d", c.name, c.procs, c.unit, got, n, ok, c.want, c.n)
+		}
+	}
+	if !r.extra["miss/op"] {
+		t.Error("miss/op not recorded as an extra unit")
+	}
+	if s := r.spread("Limiter/resilience4go/TryAcquire/admitted", 1, "ns/op"); s < 0.16 || s > 0.17 {
+		t.Errorf("spread = %v, want (35-30)/31.18", s)
+	}
+}
+
+func TestParallelName(t *testing.T) {
+	if got := parallelName("Limiter/rate/Allow/admitted"); got != "LimiterParallel/rate/Allow/admitted" {
+		t.Errorf("parallelName = %q", got)
+	}
+}
+
+func TestTargetMargins(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		met       bool
+		short     string
+		wantMet   bool
+		wantShort string
+	}{
+		{"atMost(1.1, 1.2)", fst(atMost(1.1, 1.2)), snd(atMost(1.1, 1.2)), true, "thin margin, 8%"},
+		{"atMost(0.5, 1.2)", fst(atMost(0.5, 1.2)), snd(atMost(0.5, 1.2)), true, ""},
+		{"atMost(1.3, 1.2)", fst(atMost(1.3, 1.2)), snd(atMost(1.3, 1.2)), false, "8% over"},
+		{"atLeast(9, 10)", fst(atLeast(9, 10)), snd(atLeast(9, 10)), false, "10% short"},
+		{"atLeast(10.5, 10)", fst(atLeast(10.5, 10)), snd(atLeast(10.5, 10)), true, "thin margin, 5%"},
+		{"atLeast(20, 10)", fst(atLeast(20, 10)), snd(atLeast(20, 10)), true, ""},
+	} {
+		if c.met != c.wantMet || c.short != c.wantShort {
+			t.Errorf("%s = %v, %q; want %v, %q", c.name, c.met, c.short, c.wantMet, c.wantShort)
+		}
+	}
+}
+
+func fst(b bool, _ string) bool   { return b }
+func snd(_ bool, s string) string { return s }

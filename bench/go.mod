@@ -1,0 +1,23 @@
+module github.com/resilience4go/resilience4go/bench
+
+go 1.26.0
+
+replace github.com/resilience4go/resilience4go => ../
+
+require (
+	github.com/failsafe-go/failsafe-go v0.9.8
+	github.com/resilience4go/resilience4go v0.0.0-00010101000000-000000000000
+	go.uber.org/ratelimit v0.3.1
+	golang.org/x/time v0.16.0
+)
+
+require (
+	github.com/benbjohnson/clock v1.3.0 // indirect
+	github.com/bits-and-blooms/bitset v1.24.4 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-redis/redis_rate/v10 v10.0.1
+	github.com/redis/go-redis/v9 v9.23.0
+	go.uber.org/atomic v1.12.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
