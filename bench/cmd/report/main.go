@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -54,7 +55,7 @@ func main() {
 	flag.StringVar(&o.gomod, "gomod", "go.mod", "the bench module's go.mod, for the peers' versions")
 	flag.StringVar(&o.results, "results", "RESULTS.md", "the report to write")
 	flag.StringVar(&o.chart, "chart", "chart.svg", "the chart to write, linked from the report by its base name")
-	flag.StringVar(&o.readme, "readme", "README.md", "the README whose headline block to refresh (empty: none)")
+	flag.StringVar(&o.readme, "readme", "README.md", "the READMEs whose headline block to refresh, comma-separated (empty: none)")
 	flag.StringVar(&o.benchtime, "benchtime", "", "the -benchtime of the run, for the report")
 	flag.StringVar(&o.count, "count", "", "the -count of the run, for the report")
 	flag.StringVar(&o.rounds, "rounds", "1", "how many times the benchmarks were run with -count, one after the other, for the report")
@@ -112,8 +113,11 @@ func run(o options) error {
 	if err := os.WriteFile(o.results, []byte(rep.markdown()), 0o644); err != nil {
 		return err
 	}
-	if o.readme != "" {
-		if err := refreshReadme(o.readme, rep.headline()); err != nil {
+	for _, readme := range strings.Split(o.readme, ",") {
+		if readme == "" {
+			continue
+		}
+		if err := refreshReadme(readme, linksFrom(readme, o.results, rep.headline())); err != nil {
 			return err
 		}
 	}
@@ -198,4 +202,21 @@ func peerVersions(gomod string) (map[string]string, error) {
 		}
 	}
 	return versions, nil
+}
+
+// linksFrom rewrites the headline's links to the results file so that they work from the
+// README at readme: "RESULTS.md" becomes, e.g., "bench/RESULTS.md" for the repository's
+// own README.
+func linksFrom(readme, results, headline string) string {
+	from, err1 := filepath.Abs(filepath.Dir(readme))
+	to, err2 := filepath.Abs(filepath.Dir(results))
+	if err1 != nil || err2 != nil {
+		return headline
+	}
+	rel, err := filepath.Rel(from, to)
+	if err != nil || rel == "." {
+		return headline
+	}
+	base := filepath.Base(results)
+	return strings.ReplaceAll(headline, "]("+base, "]("+filepath.ToSlash(rel)+"/"+base)
 }

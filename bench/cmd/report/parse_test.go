@@ -90,3 +90,13 @@ func TestTargetMargins(t *testing.T) {
 
 func fst(b bool, _ string) bool   { return b }
 func snd(_ bool, s string) string { return s }
+
+func TestLinksFrom(t *testing.T) {
+	h := "see [RESULTS.md](RESULTS.md#targets)"
+	if got := linksFrom("repo/bench/README.md", "repo/bench/RESULTS.md", h); got != h {
+		t.Errorf("same folder: %q", got)
+	}
+	if got, want := linksFrom("repo/README.md", "repo/bench/RESULTS.md", h), "see [RESULTS.md](bench/RESULTS.md#targets)"; got != want {
+		t.Errorf("parent folder: got %q, want %q", got, want)
+	}
+}
