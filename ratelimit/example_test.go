@@ -80,7 +80,9 @@ func limitedCall(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("retry after %v: %w", r.Delay(), err)
 	}
-	fmt.Println("wait", r.Delay(), "before the call, or r.Cancel() to give the permit back")
+	// Wait r.Delay() before the call, or r.Cancel(): that gives the permit back when no
+	// later reservation stands behind it (a shadowed slot cannot be given back).
+	fmt.Println("wait", r.Delay(), "before the call")
 	// README:end ratelimit
 	return nil
 }
@@ -88,6 +90,6 @@ func limitedCall(ctx context.Context) error {
 func ExampleNew() {
 	fmt.Println(limitedCall(context.Background()))
 	// Output:
-	// wait 0s before the call, or r.Cancel() to give the permit back
+	// wait 0s before the call
 	// <nil>
 }

@@ -46,6 +46,12 @@ func (c Config) EmissionInterval() time.Duration {
 // shorter than Permits × 1ns, R4C-ATR-004 if MaxWait < 0.
 func (c Config) Validate() error {
 	switch {
+	case c.Permits == 0:
+		return policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", "",
+			"permits is not set: set ratelimit.Permits or rateLimiter.permits (at least 1)")
+	case c.Period == 0 && c.Permits > 0:
+		return policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", "",
+			"period is not set: set ratelimit.Period or rateLimiter.period (positive)")
 	case c.Permits < 1:
 		return policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", strconv.Itoa(c.Permits),
 			"permits must be at least 1 (set ratelimit.Permits or rateLimiter.permits)")

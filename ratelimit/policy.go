@@ -46,7 +46,8 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 //     the permit (nothing is reserved then, RL-8), is a failed future with l's rejection
 //     (AS-1);
 //   - cancelling the returned future, or ctx ending, before the call starts stops the
-//     timer and gives the permit back, and next never runs (AS-3, RL-9); the future then
+//     timer, next never runs, and the permit is given back when no later reservation
+//     stands behind it (AS-3, RL-9: a shadowed slot cannot be); the future then
 //     fails with async.ErrCancelled (Cancel) or a rejection matching ctx's error.
 //     Once started, cancelling the future cancels next's future.
 func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {

@@ -3,7 +3,8 @@ package ratelimit
 import "time"
 
 // Reservation is a permit taken ahead of its time by Reserve (SPEC RL-7): wait Delay()
-// before acting on it, or Cancel() it to give the permit back (RL-9). A refused
+// before acting on it, or Cancel() it to give the permit back when no later reservation
+// stands behind it (RL-9). A refused
 // Reservation (Reserve returned an error) holds no permit; its Delay() is the retry-after
 // (RL-9b). It is a small value: reserving allocates nothing.
 //

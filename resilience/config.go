@@ -39,6 +39,7 @@ var segments = map[string]struct {
 // ("defaults", "configs.<name>" or "instances.<id>") and policy segment.
 type properties struct {
 	byScope map[string]map[string]map[string]string // scope → segment → attribute → value
+	applied map[[2]string]bool                      // {scope, segment} applied to an instance; guarded by the registry's lock
 }
 
 // parseKey splits a configuration key into its scope ("defaults", "configs.<name>",
@@ -80,7 +81,7 @@ func parseKey(key string) (scope, segment, attr string, ok bool) {
 // (R4C-ATR-001, -005, -006, -007). The error's Key is the whole configuration key. Keys are
 // checked in sorted order, so the error reported is deterministic.
 func newProperties(props map[string]string) (*properties, error) {
-	p := &properties{byScope: map[string]map[string]map[string]string{}}
+	p := &properties{byScope: map[string]map[string]map[string]string{}, applied: map[[2]string]bool{}}
 	for _, key := range slices.Sorted(maps.Keys(props)) {
 		value := props[key]
 		scope, segment, attr, ok := parseKey(key)
@@ -110,6 +111,7 @@ func (p *properties) hasConfig(name string) bool {
 
 // apply sets every attribute of scope's segment with set, in attribute order.
 func (p *properties) apply(scope, segment string, set func(attr, value string) error) error {
+	p.applied[[2]string{scope, segment}] = true
 	attrs := p.byScope[scope][segment]
 	for _, attr := range slices.Sorted(maps.Keys(attrs)) {
 		if err := set(attr, attrs[attr]); err != nil {
@@ -117,6 +119,23 @@ func (p *properties) apply(scope, segment string, set func(attr, value string) e
 		}
 	}
 	return nil
+}
+
+// unused returns, sorted, the keys whose scope and segment no instance has used so far.
+func (p *properties) unused() []string {
+	var keys []string
+	for scope, segs := range p.byScope {
+		for segment, attrs := range segs {
+			if p.applied[[2]string{scope, segment}] {
+				continue
+			}
+			for attr := range attrs {
+				keys = append(keys, scope+"."+segment+"."+attr)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func withKey(err error, key string) error {

@@ -368,3 +368,24 @@ func FuzzLoadYAML(f *testing.F) {
 		}
 	})
 }
+
+// A typo in an instance id or a config name cannot fail NewRegistry, which does not know
+// the ids to come; UnusedKeys finds the keys that no instance used.
+func TestUnusedKeysFindsTyposInIDs(t *testing.T) {
+	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{
+		"instances.Demo.Call.rateLimiter.permits": "2",
+		"instances.Demo.Cal.rateLimiter.permits":  "3",
+		"configs.geo.rateLimiter.permits":         "4",
+		"defaults.rateLimiter.period":             "1s",
+		"defaults.retry.maxAttempts":              "2",
+	}))
+	assert.Len(t, reg.UnusedKeys(), 5, "nothing is used before the first wrap")
+	_, err := resilience.Wrap(reg, "Demo.Call", func(ctx context.Context) (int, error) { return 0, nil },
+		resilience.RateLimiter())
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"configs.geo.rateLimiter.permits",
+		"defaults.retry.maxAttempts",
+		"instances.Demo.Cal.rateLimiter.permits",
+	}, reg.UnusedKeys())
+}

@@ -166,6 +166,18 @@ func lookup[P any](r *Registry, m map[string]P, segment, id string) (P, error) {
 	return p, nil
 }
 
+// UnusedKeys returns, sorted, the configuration keys that no instance built so far has
+// used: keys of an instances.<id> whose id no wrapped function or pipeline has, of a
+// configs.<name> that no spec selects, or of a policy that no instance has. NewRegistry
+// cannot know the ids that will exist, so a typo in an id or a name (instances.Serch.…)
+// passes it; call UnusedKeys once every function is wrapped (at the end of start-up, or
+// in a test) to find such keys.
+func (r *Registry) UnusedKeys() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.props.unused()
+}
+
 // Snapshot is the state of every instance of a registry, one entry per instance, sorted
 // by id (SPEC RG-3).
 type Snapshot struct {

@@ -63,7 +63,8 @@ func Wrap2[A, B, T any](r *Registry, id string, fn func(context.Context, A, B) (
 // WrapAsync is Wrap for a function that returns a future (SPEC AS-1…AS-4): a rejection is
 // a failed future; a call that must wait for a permit, a slot or a retry delay is
 // scheduled on the registry's clock, with no goroutine parked per call (AS-2); cancelling
-// the returned future before the call starts gives its permit back (AS-3).
+// the returned future before the call starts means it never starts, and gives its permit
+// back when no later reservation stands behind it (AS-3, RL-9).
 func WrapAsync[T any](r *Registry, id string, fn func(context.Context) *async.Future[T], specs ...Spec) (func(context.Context) *async.Future[T], error) {
 	h, err := composeAsync(r, id, func(ctx context.Context, _ struct{}) *async.Future[T] { return fn(ctx) }, specs)
 	if err != nil {

@@ -10,10 +10,12 @@ import (
 	"io"
 	"log"
 	"os"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -43,7 +45,13 @@ func run(ctx context.Context, w io.Writer, addr string) error {
 	if err != nil {
 		return err
 	}
-	reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(backend))
+	var redisDown atomic.Bool // set when Redis does not answer and the local fallback decides
+	reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(backend),
+		resilience.WithEventListener(func(e policy.Event) {
+			if e.Kind == policy.RateLimiterBackendFailed {
+				redisDown.Store(true)
+			}
+		}))
 	if err != nil {
 		return err
 	}
@@ -61,6 +69,9 @@ func run(ctx context.Context, w io.Writer, addr string) error {
 		return err
 	default:
 		fmt.Fprintln(w, pos)
+	}
+	if redisDown.Load() {
+		fmt.Fprintln(w, "(Redis did not answer: this instance limited itself)")
 	}
 	// README:end redis
 	return nil

@@ -25,7 +25,7 @@ func TestRunWithRedis(t *testing.T) {
 	}
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), &out, addr))
-	assert.Equal(t, "48.8566,2.3522\n", out.String())
+	assert.Equal(t, "48.8566,2.3522\n", out.String(), "Redis answered: no fallback")
 }
 
 // Without Redis, the Local failure policy lets each instance limit itself: the call
@@ -37,5 +37,5 @@ func TestRunWithoutRedis(t *testing.T) {
 	require.NoError(t, ln.Close()) // nothing listens there now
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), &out, addr))
-	assert.Equal(t, "48.8566,2.3522\n", out.String())
+	assert.Equal(t, "48.8566,2.3522\n(Redis did not answer: this instance limited itself)\n", out.String())
 }
