@@ -263,15 +263,16 @@ func whyMissed(id string, r *report) string {
 
 var why = map[string]string{
 	"ref": "TryAcquire does what the reference does (one monotonic clock read, one load, one " +
-		"compare-and-swap) and, on top of it, the enabled and backend checks, the GCRA arithmetic (max of TAT and " +
-		"now, the tolerance test, a saturating add) and three nested calls that the compiler does not inline " +
-		"(Limiter.now, Limiter.reserve and gcraReserve are over its inlining budget). Serially that is a few " +
-		"nanoseconds over a clock read that costs {clock} here, so the margin under 1.2× is thin and noise on this " +
-		"shared machine can take it. Under contention a lost compare-and-swap is retried with a fresh load (SPEC " +
-		"RL-13) and every fourth lost round yields the processor; the reference never retries. What would close " +
-		"it: read the clock inline in TryAcquire and call gcraReserve directly (two calls fewer), and keep the " +
-		"first attempt a straight sequence (load, compute, one CAS) with the retry loop in a separate function " +
-		"taken only after a lost CAS; a build with profile-guided optimisation inlines the same calls.",
+		"compare-and-swap) and, on top of it, the enabled and backend checks and the GCRA arithmetic (max of TAT " +
+		"and now, the tolerance test, a saturating add) in one call that the compiler does not inline " +
+		"(gcraReserve is over its inlining budget). Serially that is a few nanoseconds over a clock read that " +
+		"costs {clock} here, so the margin under 1.2× is thin and noise on this shared machine can take it. With " +
+		"{procs} goroutines the two differ in kind: the reference makes one compare-and-swap and drops it when it " +
+		"loses the race ({floor} per call in this run), while an admitted call must win its compare-and-swap, so " +
+		"a lost one is retried with a fresh load (SPEC RL-13) and the shared TAT's cache line moves between the " +
+		"cores on every call. What would close it: nothing that keeps one exact TAT (SPEC RL-1, RL-5); spreading " +
+		"the limit over per-core cells would scale but loosen the bound. The target that speaks of contention, " +
+		"parallel ns/op at most 2× serial, is the one to read for {procs} goroutines.",
 	"allow": "x/time/rate's Allow takes a mutex, reads the wall and monotonic clocks (time.Now) and does float64 " +
 		"token arithmetic; both calls share the cost of a clock read ({clock} here), which narrows the ratio. When " +
 		"ours is less than 2× faster, compare the spread column of the medians table: the shared machine slowed " +
