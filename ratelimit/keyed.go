@@ -71,6 +71,14 @@ func MaxKeys(n int) Option { return func(s *Settings) { s.MaxKeys = n } }
 // key (SPEC RL-15's exception). A call then asks the key's Store, outside the shard's
 // lock; a store that answers Local falls back on the key's in-process cell. Cells are
 // kept for one Period after their last use, so that a busy key binds its store once.
+// Backend ids share one namespace: a Limiter named "api:10.0.0.1" shares the quota of key
+// "10.0.0.1" of a Keyed limiter "api", and keys whose fmt.Sprint is the same (the int 1
+// and the string "1" of a Keyed[any]) share one backend entry; choose names accordingly.
+//
+// A key that would make a full shard hold more than its share of MaxKeys is refused until
+// one of the shard's cells is idle; the shard learns that from the TAT of the cells it
+// holds, so a cell made idle early by a cancelled reservation is found at the shard's next
+// sweep, not at once: until then the refusal errs on the safe side.
 //
 // A Keyed limiter is safe for concurrent use; its configuration is fixed when it is built.
 type Keyed[K comparable] struct {

@@ -3,6 +3,7 @@ package resiliencehttp
 import (
 	"net/http"
 	"net/netip"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -51,7 +52,8 @@ func ForwardedHeader(name string) MiddlewareOption {
 
 // Exempt lets requests for these paths through without limit: an exact path
 // ("/healthz"), or, ending in "/", every path under it ("/static/"). Paths are compared
-// with the request's URL.Path. Several calls add paths.
+// with the request's URL.Path cleaned of dot segments and repeated slashes (path.Clean),
+// so "/static/../api" is not exempt. Several calls add paths.
 func Exempt(paths ...string) MiddlewareOption {
 	return func(m *middleware) {
 		for _, p := range paths {
@@ -176,12 +178,20 @@ func (m *middleware) key(r *http.Request) string {
 	return m.ips.of(r)
 }
 
-func (m *middleware) exempted(path string) bool {
-	if _, ok := m.exempt[path]; ok {
+func (m *middleware) exempted(p string) bool {
+	if len(m.exempt) == 0 && len(m.exemptPrefixes) == 0 {
+		return false
+	}
+	trailing := strings.HasSuffix(p, "/")
+	p = path.Clean("/" + p)
+	if trailing && p != "/" {
+		p += "/" // "/static/" stays under the prefix "/static/"
+	}
+	if _, ok := m.exempt[p]; ok {
 		return true
 	}
-	for _, p := range m.exemptPrefixes {
-		if strings.HasPrefix(path, p) {
+	for _, prefix := range m.exemptPrefixes {
+		if strings.HasPrefix(p, prefix) {
 			return true
 		}
 	}

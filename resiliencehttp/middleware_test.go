@@ -279,3 +279,29 @@ type nopWriter struct{ h http.Header }
 func (w *nopWriter) Header() http.Header       { return w.h }
 func (*nopWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (*nopWriter) WriteHeader(int)             {}
+
+// Exempt paths are matched on the cleaned path: dot segments cannot smuggle a limited
+// path under an exempt prefix.
+func TestMiddleware_ExemptMatchesTheCleanedPath(t *testing.T) {
+	clk := clock.NewManual()
+	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.WithClock(clk))
+	require.NoError(t, err)
+	h := resiliencehttp.Middleware(k, resiliencehttp.Exempt("/static/", "/healthz"))(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	status := func(p string) int {
+		r := httptest.NewRequest(http.MethodGet, "http://svc"+p, nil) // decoded as a server would
+		r.RemoteAddr = "192.0.2.1:1234"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	for range 3 {
+		assert.Equal(t, http.StatusOK, status("/static/app.js"))
+		assert.Equal(t, http.StatusOK, status("/healthz"))
+		assert.Equal(t, http.StatusOK, status("//healthz"))
+	}
+	assert.Equal(t, http.StatusOK, status("/api"), "the client's one permit")
+	for _, p := range []string{"/static/../api", "/healthz/../api", "/static/%2e%2e/api", "/healthzX"} {
+		assert.Equal(t, http.StatusTooManyRequests, status(p), p)
+	}
+}

@@ -3,6 +3,7 @@ package resiliencehttp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -162,19 +163,24 @@ func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, 
 	rctx := req.Context()
 	var cancel context.CancelCauseFunc
 	var stop func() bool
-	if ctx != rctx {
-		// The attempt's own context (a timeout's) bounds the round trip, but not the
-		// reading of the body, which the caller does after RoundTrip has returned and the
-		// timeout has ended its context: the request runs under a context of its own,
-		// ended by the attempt's while the round trip lasts, and by closing the body after.
-		rctx, cancel = context.WithCancelCause(rctx)
+	// The request runs under a context of its own, so that reading a failed attempt's body
+	// can be bounded (see bounded), and closing the body ends it. The attempt's own context
+	// (a timeout's) bounds the round trip, but not the reading of the body, which the
+	// caller does after RoundTrip has returned and the timeout has ended its context: it
+	// ends the request's context only while the round trip lasts.
+	rctx, cancel = context.WithCancelCause(rctx)
+	if ctx != req.Context() {
 		stop = context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 	}
-	if rctx != req.Context() || body != req.Body {
-		req = req.WithContext(rctx)
-		req.Body = body
-	}
+	req = req.WithContext(rctx)
+	req.Body = body
 	resp, err := t.next.RoundTrip(req)
+	if err == nil && resp == nil {
+		err = errNoResponse
+	}
+	if err == nil && resp.Body == nil {
+		resp.Body = http.NoBody
+	}
 	if stop != nil {
 		if !stop() { // the attempt's context ended during the round trip: its result is void
 			if resp != nil {
@@ -186,12 +192,13 @@ func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, 
 			}
 			return nil, err
 		}
-		switch {
-		case err != nil:
-			cancel(nil)
-		case resp.StatusCode != http.StatusSwitchingProtocols: // an upgraded body is the connection
-			resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
-		}
+	}
+	if err != nil {
+		cancel(nil)
+	} else if rwc, ok := resp.Body.(io.ReadWriteCloser); ok && resp.StatusCode == http.StatusSwitchingProtocols {
+		resp.Body = &upgradedBody{ReadWriteCloser: rwc, cancel: cancel} // the body is the connection
+	} else {
+		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	}
 	if err != nil {
 		if !ex.replayable() || !t.anyMethod && !idempotent(ex.req) {
@@ -200,11 +207,11 @@ func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, 
 		return nil, err
 	}
 	ex.pending = resp
-	return t.classify(ex, resp)
+	return t.classify(ctx, ex, resp)
 }
 
 // classify turns a response the policies must see as failed into a *StatusError.
-func (t *Transport) classify(ex *exchange, resp *http.Response) (*http.Response, error) {
+func (t *Transport) classify(ctx context.Context, ex *exchange, resp *http.Response) (*http.Response, error) {
 	s := resp.StatusCode
 	retry := s >= 0 && s < 640 && t.retry[s/64]&(1<<(s%64)) != 0
 	failure := t.failure(s)
@@ -218,7 +225,7 @@ func (t *Transport) classify(ex *exchange, resp *http.Response) (*http.Response,
 	}
 	e.retry = retry && ex.replayable()
 	if e.retry {
-		t.buffer(resp)
+		t.buffer(ctx, resp)
 	}
 	return nil, e
 }
@@ -226,11 +233,13 @@ func (t *Transport) classify(ex *exchange, resp *http.Response) (*http.Response,
 // buffer reads a retried response's body ahead, up to maxBuffered bytes. A body that fits
 // is closed at once, giving its connection back, and replaced by its bytes; a longer one
 // is kept open behind the bytes read.
-func (t *Transport) buffer(resp *http.Response) {
+func (t *Transport) buffer(ctx context.Context, resp *http.Response) {
 	if t.maxBuffered == 0 {
 		return
 	}
-	buf, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBuffered+1))
+	var buf []byte
+	var err error
+	bounded(ctx, resp, func() { buf, err = io.ReadAll(io.LimitReader(resp.Body, t.maxBuffered+1)) })
 	if err == nil && int64(len(buf)) <= t.maxBuffered {
 		_ = resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(buf))
@@ -298,8 +307,35 @@ func (ex *exchange) discardPending() {
 // discard drains (up to maxDrain bytes, so that the connection can be reused) and closes
 // a response body that nobody will read.
 func discard(resp *http.Response) {
-	_, _ = io.CopyN(io.Discard, resp.Body, maxDrain)
+	bounded(context.Background(), resp, func() { _, _ = io.CopyN(io.Discard, resp.Body, maxDrain) })
 	_ = resp.Body.Close()
+}
+
+// drainTimeout bounds the reading of a failed attempt's body, to buffer or to drain it: a
+// server that stalls in the middle of a 429 or 503 body must not hold the call. A body not
+// read by then is cut off (its connection is not reused).
+const drainTimeout = time.Second
+
+// errSlowBody ends a request whose failed-attempt body took longer than drainTimeout.
+var errSlowBody = errors.New("resiliencehttp: the failed attempt's body was not read within 1s")
+
+// errNoResponse stands for a RoundTripper that broke its contract: no response, no error.
+var errNoResponse = errors.New("resiliencehttp: the RoundTripper returned neither a response nor an error")
+
+// bounded runs read, which reads resp's body, within drainTimeout and while ctx (the
+// attempt's, bounded by a timeout policy) lasts: past either, the request's context is
+// ended, which makes the read fail.
+func bounded(ctx context.Context, resp *http.Response, read func()) {
+	cb, ok := resp.Body.(*cancelBody)
+	if !ok {
+		read()
+		return
+	}
+	timer := time.AfterFunc(drainTimeout, func() { cb.cancel(errSlowBody) })
+	stop := context.AfterFunc(ctx, func() { cb.cancel(context.Cause(ctx)) })
+	read()
+	stop()
+	timer.Stop()
 }
 
 // idempotent reports whether a request may be sent again after a transport error: its
@@ -338,6 +374,19 @@ type cancelBody struct {
 
 func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
+}
+
+// upgradedBody is the connection of a 101 response, writable as the standard library
+// gives it; closing it ends the request's context.
+type upgradedBody struct {
+	io.ReadWriteCloser
+	cancel context.CancelCauseFunc
+}
+
+func (b *upgradedBody) Close() error {
+	err := b.ReadWriteCloser.Close()
 	b.cancel(nil)
 	return err
 }

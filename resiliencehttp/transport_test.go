@@ -576,3 +576,72 @@ func TestRetryAfter(t *testing.T) {
 		assert.Equal(t, tc.want, d, "%q", tc.value)
 	}
 }
+
+// A server that stalls in the middle of a 429 body does not hold the call: reading a
+// failed attempt's body is bounded by the attempt's timeout, and by 1s without one.
+func TestTransport_StalledFailedBodyDoesNotHang(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte("partial"))
+		w.(http.Flusher).Flush()
+		select {
+		case <-release: // the rest of the body never comes
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	reg, err := resilience.NewRegistry()
+	require.NoError(t, err)
+	inner := &http.Transport{}
+	defer inner.CloseIdleConnections()
+	tr, err := resiliencehttp.NewTransport(reg, "stalled", inner, resilience.Timeout(100*time.Millisecond))
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = (&http.Client{Transport: tr}).Get(srv.URL)
+	assert.ErrorIs(t, err, timeout.ErrTimeout, "the attempt, body included, is bounded by its timeout")
+	assert.Less(t, time.Since(start), 900*time.Millisecond, "well before the drain limit")
+
+	plain, err := resiliencehttp.NewTransport(reg, "stalled-plain", inner)
+	require.NoError(t, err)
+	start = time.Now()
+	resp, err := (&http.Client{Transport: plain}).Get(srv.URL)
+	elapsed := time.Since(start)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "the last response is the answer")
+	_, readErr := io.ReadAll(resp.Body)
+	assert.Error(t, readErr, "the body was cut off")
+	require.NoError(t, resp.Body.Close())
+	assert.Less(t, elapsed, 10*time.Second, "bounded by the drain limit (1s), not by the server")
+}
+
+// An inner RoundTripper that breaks its contract gets an error, not a panic.
+func TestTransport_InnerRoundTripperWithoutResponse(t *testing.T) {
+	reg, err := resilience.NewRegistry()
+	require.NoError(t, err)
+	nothing := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, nil })
+	tr, err := resiliencehttp.NewTransport(reg, "broken", nothing)
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodGet, "http://example.invalid/", nil)
+	require.NoError(t, err)
+	_, err = tr.RoundTrip(req)
+	assert.Error(t, err)
+
+	noBody := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Request: r}, nil
+	})
+	tr, err = resiliencehttp.NewTransport(reg, "nobody", noBody)
+	require.NoError(t, err)
+	resp, err := tr.RoundTrip(req)
+	require.NoError(t, err)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Empty(t, b)
+	require.NoError(t, resp.Body.Close())
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -35,13 +35,15 @@
 // Redis answers again: Local (the default) decides with an in-process limiter of the same
 // configuration (each instance then limits itself), FailOpen lets every call pass,
 // FailClosed refuses every call. While Redis is down only one call per ProbeInterval [1s]
-// tries it again; the others take the failure policy at once. The first call that Redis
-// answers again publishes RateLimiterBackendRecovered. No call waits for Redis longer
-// than the timeout, whatever the client's own timeouts.
+// for the whole backend tries it again; the others take the failure policy at once. The
+// limiter whose call finds Redis down publishes RateLimiterBackendFailed, and the one whose
+// call Redis answers again publishes RateLimiterBackendRecovered. No call waits for Redis
+// longer than the timeout, whatever the client's own timeouts.
 package redis
 
 import (
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -135,7 +137,8 @@ func Timeout(d time.Duration) Option { return func(c *Config) { c.Timeout = d } 
 func OnFailure(p FailurePolicy) Option { return func(c *Config) { c.OnFailure = p } }
 
 // ProbeInterval sets how long after a failure Redis is tried again [1s]: while Redis is
-// down, one call per interval and limiter tries it; the others take the failure policy
+// down, one call per interval tries it, whatever its limiter or key (the health is the
+// backend's); the others take the failure policy
 // at once. > 0. It is measured on the limiter's clock: with a registry's manual clock,
 // Redis is tried again only as the test advances the clock.
 func ProbeInterval(d time.Duration) Option { return func(c *Config) { c.ProbeInterval = d } }
@@ -149,6 +152,11 @@ type Backend struct {
 	// bounded: the client bounds its own I/O by the context's deadline
 	// (ContextTimeoutEnabled), so a call needs no guard goroutine.
 	bounded bool
+
+	// Redis's health, shared by every limiter and key on this backend, so that an outage
+	// costs one timeout per probe interval, not one per limiter or per key.
+	down    atomic.Bool  // Redis failed and has not answered since
+	probeAt atomic.Int64 // while down: the clock time from which one call may try Redis
 }
 
 var _ ratelimit.Backend = (*Backend)(nil)

@@ -3,6 +3,7 @@ package redis_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"sync"
@@ -284,4 +285,33 @@ func TestFailover_FailOpenAndFailClosed(t *testing.T) {
 	rejected, ok := closedLog.first(policy.RateLimiterRejected)
 	require.True(t, ok)
 	assert.ErrorIs(t, rejected.Err, ratelimit.ErrExceeded)
+}
+
+// Redis's health is the backend's: when Redis is paused, the first call of a keyed
+// limiter finds it down, and the calls of the other keys take the local fallback at once
+// instead of each waiting for the timeout.
+func TestFailover_HealthIsSharedByEveryKey(t *testing.T) {
+	verifyNoLeaks(t)
+	srv := ownServer(t)
+	c := goredis.NewClient(&goredis.Options{Addr: srv.addr, ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = c.Close() })
+	admin := newClient(t, srv.addr)
+	b, err := rlredis.New(c, rlredis.Timeout(callTimeout), rlredis.ProbeInterval(time.Hour))
+	require.NoError(t, err)
+	var log events
+	k, err := ratelimit.NewKeyed[string](ratelimit.Name(uniquePrefix(t)+"keyed"), ratelimit.WithBackend(b),
+		ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.OnEvent(log.add))
+	require.NoError(t, err)
+	require.True(t, k.TryAcquire("warm"), "Redis up")
+
+	pause := 2 * time.Second
+	require.NoError(t, admin.Do(context.Background(), "CLIENT", "PAUSE", pause.Milliseconds(), "ALL").Err())
+	d := timed(func() {
+		for i := range 20 {
+			require.True(t, k.TryAcquire(fmt.Sprint("client-", i)), "the local fallback admits")
+		}
+	})
+	assert.Less(t, d, callTimeout+slack, "one timeout for the backend, not one per key")
+	assert.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed}, log.backend(), "one failure event")
+	require.NoError(t, admin.Do(context.Background(), "CLIENT", "UNPAUSE").Err())
 }

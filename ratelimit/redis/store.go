@@ -3,7 +3,6 @@ package redis
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
@@ -11,8 +10,8 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// store is one limiter's state in Redis: its key and the arguments of its script, and
-// whether Redis is known to be down.
+// store is one limiter's state in Redis: its key and the arguments of its script. Whether
+// Redis is known to be down is the backend's, shared by all its stores.
 type store struct {
 	b        *Backend
 	keys     []string // the limiter's one key
@@ -25,9 +24,6 @@ type store struct {
 	tS, tN   int64 // T as a pair
 	tauS     int64 // tau as a pair
 	tauN     int64
-
-	down    atomic.Bool  // Redis failed and has not answered since
-	probeAt atomic.Int64 // while down: the clock time from which one call may try Redis
 }
 
 var _ ratelimit.Store = (*store)(nil)
@@ -134,12 +130,13 @@ func (s *store) failed() ratelimit.Grant {
 var errDown = fmt.Errorf("ratelimit/redis: backend down")
 
 // run runs the script with op and args, within the backend's timeout. While Redis is down
-// it returns errDown at once, except for one call per probe interval, which tries Redis.
+// it returns errDown at once, except for one call per probe interval and backend (whatever
+// the limiter or key), which tries Redis.
 // A failure other than ctx's end marks Redis down; a success marks it up.
 func (s *store) run(ctx context.Context, op string, args ...int64) ([]int64, error) {
-	if s.down.Load() {
-		due := s.probeAt.Load()
-		if int64(s.clk.Now()) < due || !s.probeAt.CompareAndSwap(due, int64(s.clk.Now())+int64(s.b.cfg.ProbeInterval)) {
+	if s.b.down.Load() {
+		due := s.b.probeAt.Load()
+		if int64(s.clk.Now()) < due || !s.b.probeAt.CompareAndSwap(due, int64(s.clk.Now())+int64(s.b.cfg.ProbeInterval)) {
 			return nil, errDown
 		}
 	}
@@ -155,7 +152,7 @@ func (s *store) run(ctx context.Context, op string, args ...int64) ([]int64, err
 		}
 		return nil, err
 	}
-	if s.down.Load() && s.down.CompareAndSwap(true, false) {
+	if s.b.down.Load() && s.b.down.CompareAndSwap(true, false) {
 		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendRecovered, Instance: s.id, At: s.clk.Now()})
 	}
 	return res, nil
@@ -192,8 +189,8 @@ func (s *store) exec(ctx context.Context, argv []any) ([]int64, error) {
 // success publishes RateLimiterBackendFailed.
 func (s *store) fail(err error) {
 	now := s.clk.Now()
-	s.probeAt.Store(int64(now) + int64(s.b.cfg.ProbeInterval))
-	if s.down.CompareAndSwap(false, true) {
+	s.b.probeAt.Store(int64(now) + int64(s.b.cfg.ProbeInterval))
+	if s.b.down.CompareAndSwap(false, true) {
 		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendFailed, Instance: s.id, At: now, Err: err})
 	}
 }
