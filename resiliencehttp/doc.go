@@ -38,7 +38,8 @@
 //     is sent once and not retried; transport errors of requests that are not idempotent
 //     (POST and PATCH without an Idempotency-Key) are not retried either, as net/http
 //     does;
-//   - the bodies of failed attempts are drained and closed, and when the retries are
+//   - the bodies of failed attempts are drained (at most 256 KiB, within the attempt's
+//     timeout and at most 1s) and closed, and when the retries are
 //     spent the caller gets the last response (a 429 or a 503) as an ordinary
 //     *http.Response with its body, not an error;
 //   - the circuit breaker counts 5xx responses and transport errors as failures, and
