@@ -69,7 +69,10 @@
 //
 // An admitted call reads the clock twice (its duration) and takes the breaker's mutex
 // once, to record its outcome in a small ring; a rejected call reads the clock at most
-// once and takes no lock while the breaker stays open. Neither allocates.
+// once and takes no lock while the breaker stays open. Neither allocates. One case skips
+// the mutex: a call that succeeded without being slow, while a count-based window is full
+// of such calls, changes nothing (it would replace one success by another and the rates
+// stay 0), so it only reads one atomic flag and writes nothing shared.
 package circuitbreaker
 
 import (
@@ -124,7 +127,11 @@ type Breaker struct {
 	// every transition, under mu. A permit remembers the word that admitted its call.
 	word      atomic.Uint64
 	openUntil atomic.Int64 // Open: the clock time from which the next call goes half-open
-	_         [48]byte
+	// clean is true while the state is Closed with a count-based window full of successes
+	// that were not slow: recording one more such outcome changes nothing (see record).
+	// Written under mu, only when it changes; read without a lock.
+	clean atomic.Bool
+	_     [44]byte
 	// notPermitted counts rejections in the current state; on its own cache line, as
 	// rejections write it while admitted calls read word.
 	notPermitted atomic.Int64
@@ -318,6 +325,15 @@ func (b *Breaker) record(p permit, o outcome, ignored bool) {
 	if now-p.start > b.slowThreshold {
 		o |= slowBit
 	}
+	if o == 0 && State(p.word&stateMask) == Closed && b.clean.Load() {
+		// The count-based window holds only fast successes: this one would replace the
+		// oldest of them, so the window (a ring of identical outcomes, whichever slot is
+		// the oldest) and its rates (0%, which open nothing) stay as they are. If the state
+		// that admitted the call is over, it is not recorded either: nothing to do. The
+		// flag is written under mu after the window changes, so a record that is changing
+		// the window while this one reads true is ordered after this one.
+		return
+	}
 	b.mu.Lock()
 	if b.word.Load() != p.word {
 		b.mu.Unlock() // the state that admitted the call is over
@@ -328,6 +344,8 @@ func (b *Breaker) record(p permit, o outcome, ignored bool) {
 		b.win.record(now, o)
 		if b.win.total.calls >= b.minCalls && b.exceeded(b.win.total) {
 			tr = b.transitionLocked(Open, now)
+		} else {
+			b.setCleanLocked(b.win.clean())
 		}
 	} else { // HalfOpen
 		b.inFlight--
@@ -352,6 +370,14 @@ func (b *Breaker) exceeded(c counts) bool {
 	return failure >= b.failureRate || slow >= b.slowRate
 }
 
+// setCleanLocked sets the clean flag, under mu, writing it only when it changes (it
+// shares its cache line with word, which every call reads).
+func (b *Breaker) setCleanLocked(c bool) {
+	if b.clean.Load() != c {
+		b.clean.Store(c)
+	}
+}
+
 // transition is a state change to publish once mu is released.
 type transition struct {
 	from, to State
@@ -365,6 +391,9 @@ type transition struct {
 func (b *Breaker) transitionLocked(to State, now int64) transition {
 	w := b.word.Load()
 	from := State(w & stateMask)
+	// Every transition clears the flag, before word changes: it holds only for the window
+	// of the current Closed state, and records set it again once a new window is full.
+	b.setCleanLocked(false)
 	switch to {
 	case Closed:
 		b.win.reset(now)

@@ -94,6 +94,13 @@ func (w *window) record(now int64, o outcome) {
 	w.total.add(o)
 }
 
+// clean reports whether the window is count-based and full of outcomes that are neither
+// failed nor slow: recording another such outcome would change nothing but which slot is
+// the oldest, and in a ring of identical outcomes that makes no difference.
+func (w *window) clean() bool {
+	return !w.timeBased && w.total == counts{calls: w.size}
+}
+
 // slide moves a time-based window to clock time now (ns), dropping the buckets that have
 // fallen out of it. A count-based window does not move with time.
 func (w *window) slide(now int64) {
