@@ -13,6 +13,11 @@ require (
 )
 
 require (
+	github.com/samber/lo v1.53.0 // indirect
+	golang.org/x/text v0.22.0 // indirect
+)
+
+require (
 	github.com/benbjohnson/clock v1.3.0 // indirect
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

@@ -20,6 +20,7 @@ const (
 	CodeConflict         = "R4C-REG-008" // one shared name, two different configurations
 	CodeUnknownInstance  = "R4C-REG-009" // no policy instance with that id
 	CodeBadSpec          = "R4C-REG-010" // a spec does not fit the function (e.g. fallback type)
+	CodeBadOrder         = "R4C-REG-011" // a composition's order names a layer twice, or an unknown one
 	CodeUnknownKey       = "R4C-CFG-001" // unknown configuration key
 	CodeBadSource        = "R4C-CFG-002" // a properties, YAML or env source is malformed
 )

@@ -39,3 +39,14 @@ func (d Decorators[T]) DecorateAsync(next AsyncCall[T]) AsyncCall[T] {
 	f := d.Async(func(ctx context.Context, _ struct{}) *async.Future[T] { return next(ctx) })
 	return func(ctx context.Context) *async.Future[T] { return f(ctx, struct{}{}) }
 }
+
+// Of makes a Policy[T] out of a policy instance p of layer l and its generic decorators,
+// instantiated for calls with no argument, e.g.
+// policy.Of(policy.LayerRetry, r, retry.DecorateFunc[struct{}, T], retry.DecorateAsyncFunc[struct{}, T]).
+func Of[T, P any](l Layer, p P, sync func(P, Func[struct{}, T]) Func[struct{}, T], async func(P, AsyncFunc[struct{}, T]) AsyncFunc[struct{}, T]) Policy[T] {
+	return Decorators[T]{
+		L:     l,
+		Sync:  func(next Func[struct{}, T]) Func[struct{}, T] { return sync(p, next) },
+		Async: func(next AsyncFunc[struct{}, T]) AsyncFunc[struct{}, T] { return async(p, next) },
+	}
+}

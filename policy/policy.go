@@ -19,36 +19,34 @@ type Call[T any] func(ctx context.Context) (T, error)
 // AsyncCall is a call that returns a future at once (SPEC AS-1).
 type AsyncCall[T any] func(ctx context.Context) *async.Future[T]
 
-// Layer is a policy's fixed place in a composition, outermost first (SPEC CO-1):
-// Fallback → Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the function.
-type Layer int
+// Layer names a policy's layer in a composition, and is the segment of its configuration
+// keys ("rateLimiter" in defaults.rateLimiter.maxWait). The built-in layers are composed
+// in this order by default, outermost first:
+//
+//	Fallback → Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the function
+//
+// A composition may name another order; the fallback always stays outermost. A user's
+// policy has a Layer of its own choosing, any name other than the built-in ones.
+type Layer string
 
-// The layers, outermost first.
+// The built-in layers, outermost first in the default order.
 const (
-	LayerFallback Layer = iota + 1
-	LayerRetry
-	LayerCircuitBreaker
-	LayerRateLimiter
-	LayerTimeout
-	LayerBulkhead
+	LayerFallback       Layer = "fallback"
+	LayerRetry          Layer = "retry"
+	LayerCircuitBreaker Layer = "circuitBreaker"
+	LayerRateLimiter    Layer = "rateLimiter"
+	LayerTimeout        Layer = "timeout"
+	LayerBulkhead       Layer = "bulkhead"
 )
 
-var layerNames = [...]string{"", "fallback", "retry", "circuitBreaker", "rateLimiter", "timeout", "bulkhead"}
-
-// String returns the layer's configuration segment: "fallback", "retry", "circuitBreaker",
-// "rateLimiter", "timeout" or "bulkhead" (SPEC RG-4).
-func (l Layer) String() string {
-	if l < LayerFallback || l > LayerBulkhead {
-		return "unknown"
-	}
-	return layerNames[l]
-}
+// String returns the layer's name, e.g. "circuitBreaker".
+func (l Layer) String() string { return string(l) }
 
 // Policy decorates calls returning T. Decorate and DecorateAsync are called once, when a
 // function is wrapped; the decorated call is then used for every invocation, so a policy
 // does its per-call work without composing anything per call.
 type Policy[T any] interface {
-	// Layer is the policy's fixed place in a composition (SPEC CO-1).
+	// Layer names the policy's place in a composition.
 	Layer() Layer
 	// Decorate returns next guarded by the policy.
 	Decorate(next Call[T]) Call[T]

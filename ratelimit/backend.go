@@ -9,15 +9,17 @@ import (
 )
 
 // A Backend keeps limiters' state outside the process, so that every instance of a service
-// shares one quota: the exception to SPEC RL-15. A Limiter built with WithBackend asks its
-// Store for each permit instead of its in-process TAT; the semantics are those of
-// RL-1…RL-11, with the store's clock in place of the limiter's (the limiter's clock still
-// times local waits, RL-8, and events). Package ratelimit/redis provides a Backend on Redis.
+// shares one quota, where a limiter without one limits only its own process. A Limiter
+// built with WithBackend asks its Store for each permit instead of its in-process TAT; the
+// semantics are an in-process limiter's (GCRA, waiting within MaxWait, cancellation, the
+// retry-after, AvailablePermits), with the store's clock in place of the limiter's (the
+// limiter's clock still times Acquire's waits and stamps events). Package ratelimit/redis
+// provides a Backend on Redis.
 //
 // Implementations must be safe for concurrent use.
 type Backend interface {
 	// Bind returns the store of one limiter. It is called once, when the limiter is built
-	// (ratelimit.New, NewFromSettings, or a registry wrapping a function); an error fails
+	// (ratelimit.New, NewKeyed, or a registry wrapping a function); an error fails
 	// the build and is returned as is. Bind should not contact the backend: a backend that
 	// is down must not stop a service from starting.
 	Bind(b Binding) (Store, error)
@@ -25,8 +27,8 @@ type Backend interface {
 
 // Binding is what a Backend learns about the limiter it serves.
 type Binding struct {
-	// ID is the limiter's instance id: its Name, or the id of the wrapped function
-	// (SPEC RG-1). Limiters that share an ID share one quota through the backend.
+	// ID is the limiter's instance id: its Name, or the id of the wrapped function.
+	// Limiters that share an ID share one quota through the backend.
 	ID string
 	// Config is the limiter's resolved, validated configuration. Every limiter that shares
 	// an ID through a backend must have the same Permits and Period.
@@ -34,32 +36,33 @@ type Binding struct {
 	// Clock is the limiter's clock, for the store's own timing (e.g. when to try a backend
 	// that failed again).
 	Clock clock.Clock
-	// Listener receives the limiter's events (SPEC RG-5); the store publishes
-	// RateLimiterBackendFailed and RateLimiterBackendRecovered through it. May be nil.
+	// Listener receives the limiter's events; the store publishes RateLimiterBackendFailed
+	// and RateLimiterBackendRecovered through it. May be nil.
 	Listener policy.Listener
 }
 
-// Store is one limiter's state in a Backend: GCRA (SPEC RL-1) on a TAT kept by the
-// backend. Each method is one decision, taken atomically by the backend. A Store applies
-// its own failure policy: when the backend cannot answer, it says so through Outcome
-// (Local, Unlimited) or refuses, and never returns the backend's error to the caller.
+// Store is one limiter's state in a Backend: GCRA on a TAT kept by the backend. Each
+// method is one decision, taken atomically by the backend. A Store applies its own
+// failure policy: when the backend cannot answer, it says so through Outcome (Local,
+// Unlimited) or refuses, and never returns the backend's error to the caller.
 // Each method returns within the store's own time bound, or sooner when ctx ends.
 // Implementations must be safe for concurrent use.
 type Store interface {
-	// Reserve takes the next permit if it is free within maxWait, advancing the TAT by T
-	// (SPEC RL-7), and returns a Grant: Reserved with the wait, Refused with the
-	// retry-after (RL-9b) and nothing reserved, Local or Unlimited when the backend
-	// cannot answer. The error is non-nil only when ctx ended before the store decided;
-	// it is then ctx.Err() and nothing is known to be reserved.
+	// Reserve takes the next permit if it is free within maxWait, advancing the TAT by T,
+	// and returns a Grant: Reserved with the wait, Refused with the retry-after (the time
+	// until the next permit is free) and nothing reserved, Local or Unlimited when the
+	// backend cannot answer. The error is non-nil only when ctx ended before the store
+	// decided; it is then ctx.Err() and nothing is known to be reserved.
 	Reserve(ctx context.Context, maxWait time.Duration) (Grant, error)
-	// Cancel gives back the permit of a Reserved grant whose Token is t (SPEC RL-9):
-	// only when it is still the last one reserved (the backend's TAT is t.Next) and its
-	// time t.At has not passed on the backend's clock; the TAT then moves back to t.Prev.
-	// Otherwise, or when the backend cannot answer, nothing is restored.
+	// Cancel gives back the permit of a Reserved grant whose Token is t, as
+	// Reservation.Cancel does: only when it is still the last one reserved (the backend's
+	// TAT is t.Next) and its time t.At has not passed on the backend's clock; the TAT then
+	// moves back to t.Prev. Otherwise, or when the backend cannot answer, nothing is
+	// restored.
 	Cancel(ctx context.Context, t Token)
-	// Available returns how many calls would pass now without waiting, 0..Permits
-	// (SPEC RL-11). ok is false when the backend cannot answer and its failure policy
-	// is Local: the limiter then reports its in-process state.
+	// Available returns how many calls would pass now without waiting, 0..Permits. ok is
+	// false when the backend cannot answer and its failure policy is Local: the limiter
+	// then reports its in-process state.
 	Available(ctx context.Context) (n int, ok bool)
 }
 
@@ -71,7 +74,7 @@ const (
 	// Reserved: the backend reserved a permit; it is free after Grant.Wait.
 	Reserved Outcome = iota + 1
 	// Refused: no permit within maxWait, or the backend failed and its policy is to
-	// refuse; Grant.Wait is the retry-after (SPEC RL-9b). Nothing was reserved.
+	// refuse; Grant.Wait is the retry-after. Nothing was reserved.
 	Refused
 	// Local: the backend cannot answer; the limiter decides with its own in-process state,
 	// as a limiter without a backend would (each instance then limits itself).
@@ -100,10 +103,11 @@ type Token struct {
 }
 
 // WithBackend keeps the limiter's state in b, shared by every limiter, in any process,
-// that has the same instance id (its Name) and the same backend (SPEC RL-15). Without it
-// [nil], the limiter is in-process. A registry sets a default for all its limiters with
-// resilience.WithRateLimiterBackend; WithBackend on a spec wins over it.
-func WithBackend(b Backend) Option { return func(s *Settings) { s.Backend = b } }
+// that has the same instance id (its Name) and the same backend. Default nil: the state
+// is in-process, and the limiter limits its own process only. A registry sets a default
+// for all its limiters with resilience.WithRateLimiterBackend; WithBackend on a spec wins
+// over it.
+func WithBackend(b Backend) Option { return func(s *settings) { s.backend = b } }
 
 // Backend returns the limiter's backend, or nil for an in-process limiter.
 func (l *Limiter) Backend() Backend { return l.backend }
@@ -121,11 +125,12 @@ func (l *Limiter) bind(b Backend) error {
 	return nil
 }
 
-// The backend paths of TryAcquire, Acquire, Reserve, Reservation.Cancel and
-// AvailablePermits. The backend's clock decides permits; the limiter's clock is read
-// only to stamp events and to decide in-process when the store answers Local.
+// backed is the mode of a limiter with a backend: TryAcquire, Acquire, Reserve and
+// AvailablePermits ask l.store. The backend's clock decides permits; the limiter's clock
+// is read only to stamp events and to decide in-process when the store answers Local.
+type backed struct{}
 
-func (l *Limiter) tryAcquireBackend() bool {
+func (backed) tryAcquire(l *Limiter) bool {
 	g, _ := l.store.Reserve(context.Background(), 0) // Background never ends: no error
 	switch g.Outcome {
 	case Reserved, Unlimited:
@@ -142,7 +147,7 @@ func (l *Limiter) tryAcquireBackend() bool {
 	return false
 }
 
-func (l *Limiter) acquireBackend(ctx context.Context) error {
+func (backed) acquire(l *Limiter, ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return l.rejectContext(l.eventTime(), 0, err)
 	}
@@ -193,7 +198,7 @@ func (l *Limiter) acquireBackend(ctx context.Context) error {
 	return nil
 }
 
-func (l *Limiter) reserveBackend() (Reservation, error) {
+func (backed) reserve(l *Limiter) (Reservation, error) {
 	g, _ := l.store.Reserve(context.Background(), time.Duration(l.maxWait))
 	switch g.Outcome {
 	case Unlimited:
@@ -226,7 +231,7 @@ func (r Reservation) cancelBackend() {
 	r.l.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
 }
 
-func (l *Limiter) availableBackend() int {
+func (backed) available(l *Limiter) int {
 	if n, ok := l.store.Available(context.Background()); ok {
 		return n
 	}

@@ -41,3 +41,7 @@ func (e *ExceededError) Is(target error) bool { return target == ErrExceeded }
 
 // Unwrap returns the context error that ended the call, or nil.
 func (e *ExceededError) Unwrap() error { return e.cause }
+
+// errZero is the rejection of every call through a zero Limiter, which was not built with
+// New and so has no configuration: it admits nothing.
+var errZero = &ExceededError{instance: "", msg: "ratelimit: a zero Limiter admits nothing: build limiters with New"}

@@ -1,28 +1,28 @@
 // Package ratelimit is resilience4go's rate limiter: at most Permits calls per Period pass,
 // and the rest are rejected at once or wait up to MaxWait for their turn.
 //
-// The algorithm is GCRA, the "meter" form of a token bucket (SPEC RL-1). Permits are evenly
-// spaced one emission interval T = Period/Permits apart (RL-2); unused permits accumulate
-// up to a burst of Permits (RL-3); after the burst, calls pass at one every T (RL-4). So in
-// any window of length d at most Permits + floor(d/T) calls pass (RL-5): a window of one
+// The algorithm is GCRA, the "meter" form of a token bucket. Permits are evenly spaced one
+// emission interval T = Period/Permits apart, rounded up to a whole nanosecond; unused
+// permits accumulate up to a burst of Permits; after the burst, calls pass at one every T.
+// So in any window of length d at most Permits + floor(d/T) calls pass: a window of one
 // period can see 2×Permits calls, a full burst and then the steady rate.
 //
 // The whole mutable state is one int64, the TAT (theoretical arrival time), moved by
-// compare-and-swap: no mutex, no background goroutine, one clock read per call (RL-12).
+// compare-and-swap: no mutex, no background goroutine, one clock read per call.
 //
 // Three ways to take a permit:
 //   - TryAcquire takes a permit that is free now, or reports false. Most callers that
 //     must not wait want this.
 //   - Acquire takes a permit, waiting up to MaxWait for it on the caller's goroutine,
-//     honouring the context (RL-7, RL-8).
+//     honouring the context.
 //   - Reserve takes a permit within MaxWait without waiting and returns a Reservation that
-//     says how long to wait and can be cancelled (RL-7, RL-9); a refused Reservation says
-//     how long until the next permit (the retry-after, RL-9b).
+//     says how long to wait and can be cancelled; a refused Reservation says how long
+//     until the next permit (the retry-after).
 //
-// A Limiter limits the calls of one process (RL-15), unless it is built WithBackend: its
+// A Limiter limits the calls of one process, unless it is built WithBackend: its
 // state then lives in a shared store, e.g. Redis (package ratelimit/redis), and every
-// instance of a service that uses the same name shares one quota. The hot paths of an
-// in-process limiter pay one nil check for this.
+// instance of a service that uses the same name shares one quota. The choice is made once,
+// when the limiter is built: an in-process limiter pays nothing for it.
 package ratelimit
 
 import (
@@ -32,12 +32,13 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 const maxInt64 = 1<<63 - 1
 
-// Limiter is a GCRA rate limiter (SPEC RL-1). It is safe for concurrent use; its
+// Limiter is a GCRA rate limiter. It is safe for concurrent use; its
 // configuration is fixed when it is built. With a Backend (WithBackend), each call asks the
 // backend's Store instead of the in-process TAT: one round trip, with the allocations of
 // the backend's client; rejections are still the limiter's own preallocated errors.
@@ -46,6 +47,7 @@ type Limiter struct {
 	interval int64 // T, the emission interval in ns (RL-2)
 	tau      int64 // (Permits-1)·T: how far the TAT may run ahead of now with a permit free now
 	maxWait  int64
+	direct   bool // enabled and in-process: the methods run GCRA on tat themselves
 	enabled  bool
 	system   bool // the clock is clock.System(): read it without an interface call
 	clk      clock.Clock
@@ -53,26 +55,22 @@ type Limiter struct {
 	id       string
 	listener policy.Listener
 	rej      policy.Rejections[*ExceededError]
+	other    mode    // how a limiter that is not direct takes permits; nil for a zero Limiter
 	backend  Backend // nil: the state is the in-process TAT below
 	store    Store   // the backend's state of this limiter; nil without a backend
 
-	_   [64]byte     // keep tat off the cache line of the read-only fields
+	_   [64]byte     // a whole 64-byte cache line: tat never shares one with the fields above
 	tat atomic.Int64 // the theoretical arrival time, in the clock's ns (RL-1)
-	_   [56]byte
+	_   [56]byte     // 64-byte cache line - 8-byte tat
 }
 
 // New builds a limiter from opts. Permits and Period are required. An invalid
-// configuration returns a *policy.ConfigError (SPEC RL-14): R4C-ATR-003 (permits < 1),
-// R4C-ATR-002 (period ≤ 0), R4C-REG-001 (period shorter than 1ns per permit),
-// R4C-ATR-004 (maxWait < 0).
-func New(opts ...Option) (*Limiter, error) {
-	s := DefaultSettings()
-	s.Apply(opts...)
-	return NewFromSettings(s)
-}
+// configuration returns a *policy.ConfigError: R4C-ATR-003 (permits < 1), R4C-ATR-002
+// (period ≤ 0), R4C-REG-001 (period shorter than 1ns per permit), R4C-ATR-004
+// (maxWait < 0). The instance id is WithInstanceID's, else the Name, else "ratelimiter".
+func New(opts ...Option) (*Limiter, error) { return kind.New(defaults, build, opts) }
 
-// NewFromSettings builds a limiter from resolved settings; see New for the errors.
-func NewFromSettings(s Settings) (*Limiter, error) {
+func build(s settings) (*Limiter, error) {
 	if err := s.Config.Validate(); err != nil {
 		return nil, err
 	}
@@ -83,7 +81,7 @@ func NewFromSettings(s Settings) (*Limiter, error) {
 		interval: t,
 		tau:      satMul(int64(s.Permits-1), t),
 		maxWait:  int64(s.MaxWait),
-		enabled:  s.Enabled,
+		enabled:  !s.Disabled,
 		system:   clock.IsSystem(clk),
 		clk:      clk,
 		cfg:      s.Config,
@@ -91,11 +89,67 @@ func NewFromSettings(s Settings) (*Limiter, error) {
 		listener: s.Listener,
 		rej:      policy.NewRejections(func(cause error) *ExceededError { return newExceeded(id, cause) }),
 	}
-	if err := l.bind(s.Backend); err != nil {
+	if err := l.bind(s.backend); err != nil {
 		return nil, err
+	}
+	switch {
+	case !l.enabled:
+		l.other = disabled{}
+	case l.store != nil:
+		l.other = backed{}
+	default:
+		l.direct = true
 	}
 	// TAT 0 (the clock's origin, at or before now): the full burst is free (RL-3).
 	return l, nil
+}
+
+// mode is how a limiter that is not direct takes permits: disabled (every call passes and
+// nothing changes) or backed (its Backend's Store decides). build picks it once, so that the
+// methods of an enabled in-process limiter test one flag and then run GCRA on its TAT.
+type mode interface {
+	tryAcquire(l *Limiter) bool
+	acquire(l *Limiter, ctx context.Context) error
+	reserve(l *Limiter) (Reservation, error)
+	available(l *Limiter) int
+}
+
+// mode returns l's mode: the one build picked, or unbuilt for a zero Limiter.
+func (l *Limiter) mode() mode {
+	if l.other == nil {
+		return unbuilt{}
+	}
+	return l.other
+}
+
+// disabled is the mode of a limiter that is not enabled: every call passes and nothing
+// changes.
+type disabled struct{}
+
+func (disabled) tryAcquire(*Limiter) bool                { return true }
+func (disabled) acquire(*Limiter, context.Context) error { return nil }
+func (disabled) reserve(*Limiter) (Reservation, error)   { return Reservation{ok: true}, nil }
+func (disabled) available(l *Limiter) int                { return l.cfg.Permits }
+
+// unbuilt is the mode of a zero Limiter, never built with New: it admits nothing.
+type unbuilt struct{}
+
+func (unbuilt) tryAcquire(*Limiter) bool                { return false }
+func (unbuilt) acquire(*Limiter, context.Context) error { return errZero }
+func (unbuilt) reserve(*Limiter) (Reservation, error)   { return Reservation{}, errZero }
+func (unbuilt) available(*Limiter) int                  { return 0 }
+
+// built reports whether l was built with New: a zero Limiter has no clock. Only the
+// paths of a limiter that is not enabled ask, so enabled limiters pay nothing for it.
+func (l *Limiter) built() bool { return l.clk != nil }
+
+// offErr is the result of a call through a limiter that is not enabled: nil when it is
+// disabled, the zero Limiter's rejection when it was never built.
+func (l *Limiter) offErr() error {
+	if !l.built() {
+		return errZero
+	}
+	return nil
 }
 
 // now reads the clock once (SPEC RL-12).
@@ -147,15 +201,12 @@ func gcraReserve(tat *atomic.Int64, interval, tau, now, maxWait int64) (prev, ne
 	}
 }
 
-// TryAcquire takes a permit that is free now and reports whether it did, whatever
-// MaxWait is (SPEC RL-6). A refusal publishes a RateLimiterRejected event. It never
-// allocates. A disabled limiter always returns true (RL-10).
+// TryAcquire takes a permit that is free now and reports whether it did; it never waits,
+// whatever MaxWait is. A refusal publishes a RateLimiterRejected event. It never
+// allocates. A disabled limiter always returns true; a zero Limiter, never built, false.
 func (l *Limiter) TryAcquire() bool {
-	if !l.enabled {
-		return true
-	}
-	if l.store != nil {
-		return l.tryAcquireBackend()
+	if !l.direct {
+		return l.mode().tryAcquire(l)
 	}
 	// The clock read and gcraReserve, called directly: this is the hottest path.
 	var now int64
@@ -172,24 +223,22 @@ func (l *Limiter) TryAcquire() bool {
 }
 
 // Acquire takes a permit, waiting for it on the caller's goroutine through the clock when
-// it comes within MaxWait (SPEC RL-7, RL-8). It returns nil once the permit is the
-// caller's, or the limiter's rejection, which matches ErrExceeded:
-//   - at once, without reserving, when no permit comes within MaxWait (RL-6, RL-7);
+// it comes within MaxWait. It returns nil once the permit is the caller's, or the
+// limiter's rejection, which matches ErrExceeded:
+//   - at once, without reserving, when no permit comes within MaxWait;
 //   - at once, without reserving, when ctx is already done, or its deadline comes before
-//     the permit would (the error also matches ctx's error, RL-8);
-//   - when ctx ends during the wait: the permit is given back (RL-9) and the error also
-//     matches ctx's error.
+//     the permit would (the error also matches ctx's error);
+//   - when ctx ends during the wait: the permit is given back as Reservation.Cancel gives
+//     it, and the error also matches ctx's error.
 //
 // A wait publishes a RateLimiterWaited event, a rejection a RateLimiterRejected event.
 // Acquire allocates nothing unless it has to wait. With MaxWait > 0 and a ctx that has a
 // deadline, it reads the real time left once more (with a manual clock, the virtual wait
-// is compared with that real time).
+// is compared with that real time). A disabled limiter returns nil at once; a zero
+// Limiter, never built, a rejection matching ErrExceeded.
 func (l *Limiter) Acquire(ctx context.Context) error {
-	if !l.enabled {
-		return nil
-	}
-	if l.store != nil {
-		return l.acquireBackend(ctx)
+	if !l.direct {
+		return l.mode().acquire(l, ctx)
 	}
 	if err := ctx.Err(); err != nil {
 		return l.rejectContext(l.now(), 0, err)
@@ -238,18 +287,15 @@ func (l *Limiter) reserveCtx(ctx context.Context, now int64) (prev, next, wait i
 
 // Reserve takes the next permit if it comes within MaxWait, without waiting for it, and
 // returns its Reservation: wait Delay() before the call, or Cancel() it to give the permit
-// back (SPEC RL-7, RL-9). When the permit does not come within MaxWait, nothing is
-// reserved and Reserve returns the limiter's rejection (matching ErrExceeded) together
-// with a refused Reservation whose Delay() is the time until the next permit is free: the
-// retry-after (RL-9b). A delayed reservation publishes RateLimiterWaited, a refusal
-// RateLimiterRejected. Reserve never allocates. A disabled limiter returns a reservation
-// with no delay (RL-10).
+// back. When the permit does not come within MaxWait, nothing is reserved and Reserve
+// returns the limiter's rejection (matching ErrExceeded) together with a refused
+// Reservation whose Delay() is the time until the next permit is free: the retry-after.
+// A delayed reservation publishes RateLimiterWaited, a refusal RateLimiterRejected.
+// Reserve never allocates. A disabled limiter returns a reservation with no delay; a zero
+// Limiter, never built, a refused Reservation and a rejection matching ErrExceeded.
 func (l *Limiter) Reserve() (Reservation, error) {
-	if !l.enabled {
-		return Reservation{ok: true}, nil
-	}
-	if l.store != nil {
-		return l.reserveBackend()
+	if !l.direct {
+		return l.mode().reserve(l)
 	}
 	now := l.now()
 	prev, next, wait, ok := l.reserve(now, l.maxWait)
@@ -263,9 +309,15 @@ func (l *Limiter) Reserve() (Reservation, error) {
 	return Reservation{l: l, prev: prev, next: next, at: now + wait, delay: time.Duration(wait), ok: true}, nil
 }
 
-// Rejection returns the limiter's one rejection error (SPEC RL-6), for callers that use
-// TryAcquire and need an error to return.
-func (l *Limiter) Rejection() error { return l.rej.Plain }
+// Rejection returns the limiter's one rejection error, for callers that use TryAcquire
+// and need an error to return. It matches ErrExceeded and is made once, when the limiter
+// is built: returning it allocates nothing.
+func (l *Limiter) Rejection() error {
+	if !l.built() {
+		return errZero
+	}
+	return l.rej.Plain
+}
 
 // Clock returns the limiter's time source.
 func (l *Limiter) Clock() clock.Clock { return l.clk }

@@ -374,7 +374,7 @@ func TestRL10_Disabled(t *testing.T) {
 		r.Cancel()
 	}
 	assert.Equal(t, 1, l.AvailablePermits())
-	assert.False(t, l.Config().Enabled)
+	assert.True(t, l.Config().Disabled)
 }
 
 // SPEC RL-11: AvailablePermits and Snapshot.
@@ -392,7 +392,7 @@ func TestRL11_HandleAndSnapshot(t *testing.T) {
 	assert.Equal(t, 0, l.AvailablePermits())
 	assert.Equal(t, ratelimit.Snapshot{Instance: "test", AvailablePermits: 0, Permits: 10}, l.Snapshot())
 	assert.Equal(t, "test", l.InstanceID())
-	assert.Equal(t, ratelimit.Config{Permits: 10, Period: time.Second, MaxWait: time.Second, Enabled: true}, l.Config())
+	assert.Equal(t, ratelimit.Config{Permits: 10, Period: time.Second, MaxWait: time.Second}, l.Config())
 }
 
 // countingClock counts clock reads.
@@ -554,7 +554,7 @@ func TestRL5_SaturatedTATNeverAdmitsTwice(t *testing.T) {
 func TestRL16_Defaults(t *testing.T) {
 	cfg := ratelimit.DefaultConfig()
 	assert.Zero(t, cfg.MaxWait)
-	assert.True(t, cfg.Enabled)
+	assert.False(t, cfg.Disabled, "enabled by default")
 	l := newLimiter(t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Second))
 	require.True(t, l.TryAcquire())
 	err := l.Acquire(context.Background())

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -19,13 +20,14 @@ type Config struct {
 	// MaxWait is how long a call may wait for its permit; 0 (the default) rejects at once
 	// (SPEC RL-6, RL-7, RL-16). ≥ 0.
 	MaxWait time.Duration
-	// Enabled false lets every call pass and changes no state (SPEC RL-10). Default true.
-	Enabled bool
+	// Disabled true lets every call pass and changes no state. Default false: the zero
+	// value is enabled. The configuration key is rateLimiter.enabled.
+	Disabled bool
 }
 
-// DefaultConfig returns the built-in defaults (SPEC RL-16): MaxWait 0, Enabled true, and
-// Permits and Period unset, so that a limiter without them fails validation.
-func DefaultConfig() Config { return Config{Enabled: true} }
+// DefaultConfig returns the built-in defaults: MaxWait 0, enabled, and Permits and Period
+// unset, so that a limiter without them fails validation.
+func DefaultConfig() Config { return Config{} }
 
 // EmissionInterval returns T = Period / Permits, rounded up to a whole nanosecond
 // (SPEC RL-2). It is 0 for an invalid configuration.
@@ -69,79 +71,76 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Set sets one configuration attribute from its string form, as read from a configuration
-// key rateLimiter.<attr> (SPEC RG-4): permits, period, maxWait or enabled. Syntax errors:
-// R4C-ATR-001 (duration), R4C-ATR-005 (number), R4C-ATR-006 (boolean); an unknown
-// attribute: R4C-CFG-001.
-func (c *Config) Set(attr, value string) error { return attributes.Set(c, attr, value) }
-
-// Attributes returns the configuration attribute names: permits, period, maxWait, enabled.
-func Attributes() []string { return attributes.Names() }
-
-// Segment is the policy segment of configuration keys: "rateLimiter".
-const Segment = "rateLimiter"
-
-var attributes = policy.Attributes[Config]{Segment: Segment, List: []policy.Attribute[Config]{
-	policy.IntAttr("permits", func(c *Config) *int { return &c.Permits }),
-	policy.DurationAttr("period", func(c *Config) *time.Duration { return &c.Period }),
-	policy.DurationAttr("maxWait", func(c *Config) *time.Duration { return &c.MaxWait }),
-	policy.BoolAttr("enabled", func(c *Config) *bool { return &c.Enabled }),
-}}
-
-// Settings is what options produce: the configuration and how the instance is named,
-// timed and observed, and where its state lives.
-type Settings struct {
+// settings is what options produce: the configuration, how the instance is named, timed
+// and observed, and where its state lives.
+type settings struct {
 	Config
-	policy.Common
-	// Backend keeps the limiter's state outside the process (WithBackend); nil, the
-	// default, keeps it in the Limiter. It is not part of Config: two limiters that share
-	// a name compare their Config only (SPEC RG-2).
-	Backend Backend
-	// MaxKeys bounds how many keys a Keyed limiter holds at once (option MaxKeys; 0, the
-	// default, means DefaultMaxKeys). A Limiter ignores it.
-	MaxKeys int
+	kind.Common
+	// backend keeps the limiter's state outside the process (WithBackend); nil keeps it in
+	// the Limiter. It is not part of Config: two limiters that share a name compare their
+	// Config only.
+	backend Backend
+	// maxKeys bounds how many keys a Keyed limiter holds at once; 0 means DefaultMaxKeys.
+	maxKeys int
 }
 
-// DefaultSettings returns settings holding DefaultConfig.
-func DefaultSettings() Settings { return Settings{Config: DefaultConfig()} }
+func defaults() settings { return settings{Config: DefaultConfig()} }
+
+// descriptor is how a registry sees rate limiters.
+var descriptor = &kind.Descriptor[settings]{
+	L: policy.LayerRateLimiter,
+	Attrs: []kind.Attr[settings]{
+		kind.IntAttr("permits", func(s *settings) *int { return &s.Permits }),
+		kind.DurationAttr("period", func(s *settings) *time.Duration { return &s.Period }),
+		kind.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
+		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	},
+	Defaults: defaults,
+	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Config:   func(s *settings) any { return s.Config },
+	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Of:       func(p kind.Instance) any { return p.(*Limiter).cfg },
+	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },
+}
+
+func init() { kind.Register(descriptor) }
 
 // Option configures a limiter.
-type Option func(*Settings)
+type Option func(*settings)
 
-// Apply applies opts in order.
-func (s *Settings) Apply(opts ...Option) {
-	for _, o := range opts {
-		if o != nil {
-			o(s)
-		}
-	}
-}
+// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
+// the application's own settings); options after it change c further. The zero Config
+// is enabled; Permits and Period must be set in it. The limiter validates c when it is built.
+func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
-// Permits sets how many calls pass per period, and the burst (SPEC RL-3). Required; ≥ 1.
-func Permits(n int) Option { return func(s *Settings) { s.Permits = n } }
+// Enabled false lets every call through, changing no state. Default true.
+func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
-// Period sets the quota window. Required; > 0 and ≥ permits × 1ns (SPEC RL-14).
-func Period(d time.Duration) Option { return func(s *Settings) { s.Period = d } }
+// Permits sets how many calls pass per period, and the burst. Required: there is no
+// default. Less than 1 fails with R4C-ATR-003.
+func Permits(n int) Option { return func(s *settings) { s.Permits = n } }
 
-// MaxWait sets how long a call may wait for its permit [0: reject at once] (SPEC RL-7).
-func MaxWait(d time.Duration) Option { return func(s *Settings) { s.MaxWait = d } }
+// Period sets the quota window. Required: there is no default. Zero or negative fails
+// with R4C-ATR-002; shorter than permits × 1ns with R4C-REG-001.
+func Period(d time.Duration) Option { return func(s *settings) { s.Period = d } }
 
-// Enabled false lets every call through, changing no state [true] (SPEC RL-10).
-func Enabled(on bool) Option { return func(s *Settings) { s.Enabled = on } }
+// MaxWait sets how long a call may wait for its permit. Default 0: reject at once.
+// Negative fails with R4C-ATR-004.
+func MaxWait(d time.Duration) Option { return func(s *settings) { s.MaxWait = d } }
 
 // Name shares one limiter among every function wrapped with this name; the name is the
-// instance id (SPEC RG-1, RG-2).
-func Name(name string) Option { return func(s *Settings) { s.Common.Name = name } }
+// instance id.
+func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the keys configs.<name>.rateLimiter.* (SPEC RG-4).
-func UseConfig(name string) Option { return func(s *Settings) { s.ConfigName = name } }
+// UseConfig applies the configuration keys configs.<name>.rateLimiter.*.
+func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
-// WithClock sets the time source [clock.System()]. A registry sets its own (SPEC RG-6).
-func WithClock(c clock.Clock) Option { return func(s *Settings) { s.Clock = c } }
+// WithClock sets the time source. Default clock.System(). A registry sets its own.
+func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// WithInstanceID sets the instance id of a limiter built with New [the Name, else
-// "ratelimiter"].
-func WithInstanceID(id string) Option { return func(s *Settings) { s.InstanceID = id } }
+// WithInstanceID sets the instance id of a limiter built with New. Default the Name, else
+// "ratelimiter".
+func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the limiter's rejection and wait events (SPEC RG-5).
-func OnEvent(l policy.Listener) Option { return func(s *Settings) { s.Listener = l } }
+// OnEvent sets the listener of the limiter's rejection and wait events.
+func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

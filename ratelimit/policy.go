@@ -2,8 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
@@ -53,6 +51,9 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if !l.enabled {
+			if err := l.offErr(); err != nil {
+				return async.Failed[T](err)
+			}
 			return next(ctx, a)
 		}
 		if err := ctx.Err(); err != nil {
@@ -84,90 +85,30 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 
 // A scheduled call waits for its permit on a clock timer.
 type scheduled[A, T any] struct {
-	state    atomic.Int32 // waiting, started or cancelled
-	r        Reservation
-	timer    clock.Timer
-	stopCtx  func() bool
-	mu       sync.Mutex
-	inner    *async.Future[T] // set once started
-	dropped  bool             // the future was cancelled after the call started
-	complete func(T, error)
+	d    async.Delayed[T]
+	r    Reservation
+	ctx  context.Context
+	a    A
+	next policy.AsyncFunc[A, T]
 }
 
-const (
-	waiting int32 = iota
-	started
-	cancelled
-)
-
 func schedule[A, T any](clk clock.Clock, r Reservation, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
-	s := &scheduled[A, T]{r: r}
-	fut, complete := async.NewCancellablePromise[T](s.cancel)
-	s.complete = complete
-	s.timer = clk.AfterFunc(r.Delay(), func() { s.start(ctx, a, next) })
-	if ctx.Done() != nil {
-		s.mu.Lock()
-		s.stopCtx = context.AfterFunc(ctx, func() {
-			if s.cancelWaiting() {
-				var zero T
-				complete(zero, r.l.rejectContext(r.l.now(), 0, ctx.Err()))
-			}
-		})
-		s.mu.Unlock()
-	}
+	s := &scheduled[A, T]{r: r, ctx: ctx, a: a, next: next}
+	fut := s.d.Init(clk, ctx, s, nil)
+	s.d.StartAfter(r.Delay())
 	return fut
 }
 
-func (s *scheduled[A, T]) start(ctx context.Context, a A, next policy.AsyncFunc[A, T]) {
-	if !s.state.CompareAndSwap(waiting, started) {
-		return
-	}
-	s.mu.Lock()
-	stopCtx := s.stopCtx
-	s.mu.Unlock()
-	if stopCtx != nil {
-		stopCtx()
-	}
-	inner := next(ctx, a)
-	s.mu.Lock()
-	s.inner = inner
-	dropped := s.dropped
-	s.mu.Unlock()
-	if dropped {
-		inner.Cancel()
-		return
-	}
-	inner.OnComplete(s.complete)
-}
+// Start starts the call at its permit's time.
+func (s *scheduled[A, T]) Start() *async.Future[T] { return s.next(s.ctx, s.a) }
 
-// cancelWaiting stops a call that has not started: its timer is stopped and its permit
-// given back. It reports whether the call was still waiting.
-func (s *scheduled[A, T]) cancelWaiting() bool {
-	if !s.state.CompareAndSwap(waiting, cancelled) {
-		return false
-	}
-	s.timer.Stop()
+// Stop gives the permit back for a call that will not start (cancelled, or its context
+// ended first); the permit comes back when no later reservation stands behind it.
+func (s *scheduled[A, T]) Stop(cause error) (T, error) {
 	s.r.Cancel()
-	return true
-}
-
-// cancel is the future's cancel hook (the future is already completed with ErrCancelled).
-func (s *scheduled[A, T]) cancel() bool {
-	if s.cancelWaiting() {
-		s.mu.Lock()
-		stopCtx := s.stopCtx
-		s.mu.Unlock()
-		if stopCtx != nil {
-			stopCtx()
-		}
-		return true
+	var zero T
+	if cause == async.ErrCancelled {
+		return zero, cause
 	}
-	s.mu.Lock()
-	inner := s.inner
-	s.dropped = true
-	s.mu.Unlock()
-	if inner != nil {
-		inner.Cancel()
-	}
-	return false
+	return zero, s.r.l.rejectContext(s.r.l.now(), 0, cause)
 }

@@ -2,11 +2,10 @@ package ratelimit
 
 import "time"
 
-// Reservation is a permit taken ahead of its time by Reserve (SPEC RL-7): wait Delay()
-// before acting on it, or Cancel() it to give the permit back when no later reservation
-// stands behind it (RL-9). A refused
-// Reservation (Reserve returned an error) holds no permit; its Delay() is the retry-after
-// (RL-9b). It is a small value: reserving allocates nothing.
+// Reservation is a permit taken ahead of its time by Reserve: wait Delay() before acting
+// on it, or Cancel() it to give the permit back when no later reservation stands behind
+// it. A refused Reservation (Reserve returned an error) holds no permit; its Delay() is
+// the retry-after. It is a small value: reserving allocates nothing.
 //
 // Cancel a Reservation at most once, and not through several copies: the limiter keeps no
 // record of each reservation, so a second Cancel could give back a permit that a later
@@ -26,15 +25,15 @@ func (r Reservation) OK() bool { return r.ok }
 
 // Delay returns how long after the Reserve call the permit is free: 0 means at once. For
 // a refused reservation it is the retry-after: the time until the next permit is free; a
-// call made after it succeeds unless another call took that permit first (SPEC RL-9b).
+// call made after it succeeds unless another call took that permit first.
 func (r Reservation) Delay() time.Duration { return r.delay }
 
-// Cancel gives the permit back (SPEC RL-9) when it is still the last one reserved and its
-// time has not passed: the TAT moves back by T. When later reservations stand behind it,
-// its slot is shadowed by them and nothing is restored (restoring it would put two
-// permits at one instant and break RL-5); once its time has passed, nothing is restored
-// either. Cancel of a refused reservation does nothing. Safe for concurrent use with the
-// limiter; see the type's comment on cancelling twice.
+// Cancel gives the permit back when it is still the last one reserved and its time has
+// not passed: the TAT moves back by T. When later reservations stand behind it, its slot
+// is shadowed by them and nothing is restored (restoring it would put two permits at one
+// instant, and a window could then see more calls than the rate allows); once its time
+// has passed, nothing is restored either. Cancel of a refused reservation does nothing.
+// Safe for concurrent use with the limiter; see the type's comment on cancelling twice.
 func (r Reservation) Cancel() {
 	if !r.ok || r.l == nil {
 		return

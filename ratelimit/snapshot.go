@@ -1,13 +1,16 @@
 package ratelimit
 
-// Snapshot is a limiter's state at one instant (SPEC RL-11).
+import "github.com/resilience4go/resilience4go/internal/gcra"
+
+// Snapshot is a limiter's state at one instant.
 type Snapshot struct {
 	Instance         string // the instance id
 	AvailablePermits int    // calls that would pass now without waiting, 0..Permits
 	Permits          int    // the configured permits
 }
 
-// Handle is the read-only view of a limiter that a registry hands out (SPEC RG-3).
+// Handle is the read-only view of a limiter that a registry hands out
+// (resilience.Registry.RateLimiter).
 type Handle interface {
 	InstanceID() string
 	AvailablePermits() int
@@ -16,20 +19,18 @@ type Handle interface {
 
 var _ Handle = (*Limiter)(nil)
 
-// InstanceID returns the limiter's id (SPEC RG-1).
+// InstanceID returns the limiter's instance id, which its events and rejections carry.
 func (l *Limiter) InstanceID() string { return l.id }
 
 // Config returns the limiter's resolved configuration.
 func (l *Limiter) Config() Config { return l.cfg }
 
 // AvailablePermits returns how many calls would pass right now without waiting, from 0 to
-// Permits (SPEC RL-11). A disabled limiter reports Permits.
+// Permits. With a backend it asks the backend's store. A disabled limiter reports
+// Permits; a zero Limiter, never built, 0.
 func (l *Limiter) AvailablePermits() int {
-	if !l.enabled {
-		return l.cfg.Permits
-	}
-	if l.store != nil {
-		return l.availableBackend()
+	if !l.direct {
+		return l.mode().available(l)
 	}
 	return l.available(l.now())
 }
@@ -40,15 +41,7 @@ func (l *Limiter) available(now int64) int {
 
 // gcraAvailable is how many calls would pass at now without waiting, for a TAT tat.
 func gcraAvailable(tat, interval, tau, now int64, permits int) int {
-	ahead := tat - now // how far the TAT runs ahead of now
-	if ahead <= 0 {
-		return permits
-	}
-	slack := tau - ahead
-	if slack < 0 {
-		return 0
-	}
-	return int(min(slack/interval+1, int64(permits)))
+	return gcra.Available(tat-now, interval, tau, permits)
 }
 
 // Snapshot returns the limiter's id, available permits and configured permits.

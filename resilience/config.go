@@ -5,34 +5,45 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/samber/lo"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/bulkhead"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
-	"github.com/resilience4go/resilience4go/policy/fallback"
-	"github.com/resilience4go/resilience4go/policy/retry"
-	"github.com/resilience4go/resilience4go/policy/timeout"
-	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// The three scopes of configuration keys (SPEC RG-4), lowest precedence first.
+// The three scopes of configuration keys, lowest precedence first.
 const (
 	scopeDefaults  = "defaults"
 	scopeConfigs   = "configs"
 	scopeInstances = "instances"
 )
 
-// segments maps each policy segment of a configuration key to a function that checks a
-// value's syntax by setting it on that policy's default configuration.
-var segments = map[string]struct {
+// The configuration of a composition itself: the key <scope>.composition.order, for the
+// scopes defaults and instances.<id>.
+const (
+	compositionSegment = "composition"
+	orderAttr          = "order"
+	orderKey           = compositionSegment + "." + orderAttr
+)
+
+// segment is one segment of configuration keys: its attributes and how a value's syntax
+// is checked.
+type segment struct {
 	attributes []string
 	check      func(attr, value string) error
-}{
-	ratelimit.Segment:      {ratelimit.Attributes(), func(a, v string) error { c := ratelimit.DefaultConfig(); return c.Set(a, v) }},
-	retry.Segment:          {retry.Attributes(), func(a, v string) error { c := retry.DefaultConfig(); return c.Set(a, v) }},
-	circuitbreaker.Segment: {circuitbreaker.Attributes(), func(a, v string) error { c := circuitbreaker.DefaultConfig(); return c.Set(a, v) }},
-	timeout.Segment:        {timeout.Attributes(), func(a, v string) error { c := timeout.DefaultConfig(); return c.Set(a, v) }},
-	bulkhead.Segment:       {bulkhead.Attributes(), func(a, v string) error { c := bulkhead.DefaultConfig(); return c.Set(a, v) }},
-	fallback.Segment:       {fallback.Attributes(), func(a, v string) error { c := fallback.DefaultConfig(); return c.Set(a, v) }},
+}
+
+// segments returns every segment of configuration keys: one per registered policy kind,
+// and the composition's.
+func segments() map[string]segment {
+	out := lo.SliceToMap(kind.All(), func(k kind.Kind) (string, segment) {
+		return string(k.Layer()), segment{k.Attributes(), k.Check}
+	})
+	out[compositionSegment] = segment{[]string{orderAttr}, func(_, v string) error {
+		_, err := parseOrder(v)
+		return err
+	}}
+	return out
 }
 
 // properties is a validated set of configuration keys, indexed by scope
@@ -44,7 +55,7 @@ type properties struct {
 
 // parseKey splits a configuration key into its scope ("defaults", "configs.<name>",
 // "instances.<id>"), policy segment and attribute. Names and ids may contain dots, so the
-// key is read from the right (SPEC RG-4).
+// key is read from the right.
 func parseKey(key string) (scope, segment, attr string, ok bool) {
 	last := strings.LastIndexByte(key, '.')
 	if last <= 0 {
@@ -57,11 +68,12 @@ func parseKey(key string) (scope, segment, attr string, ok bool) {
 		return "", "", "", false
 	}
 	segment, scope = rest[prev+1:], rest[:prev]
-	if _, known := segments[segment]; !known {
+	seg, known := segments()[segment]
+	if !known || !slices.Contains(seg.attributes, attr) {
 		return "", "", "", false
 	}
-	if !slices.Contains(segments[segment].attributes, attr) {
-		return "", "", "", false
+	if segment == compositionSegment && strings.HasPrefix(scope, scopeConfigs+".") {
+		return "", "", "", false // no spec selects a configuration for the composition
 	}
 	if strings.Contains(key, "..") || strings.HasSuffix(scope, ".") {
 		return "", "", "", false // an empty name or id
@@ -82,6 +94,7 @@ func parseKey(key string) (scope, segment, attr string, ok bool) {
 // checked in sorted order, so the error reported is deterministic.
 func newProperties(props map[string]string) (*properties, error) {
 	p := &properties{byScope: map[string]map[string]map[string]string{}, applied: map[[2]string]bool{}}
+	segs := segments()
 	for _, key := range slices.Sorted(maps.Keys(props)) {
 		value := props[key]
 		scope, segment, attr, ok := parseKey(key)
@@ -89,7 +102,7 @@ func newProperties(props map[string]string) (*properties, error) {
 			return nil, &policy.ConfigError{Code: policy.CodeUnknownKey, Key: key,
 				Reason: "unknown configuration key; did you mean " + closestKey(key) + "?"}
 		}
-		if err := segments[segment].check(attr, value); err != nil {
+		if err := segs[segment].check(attr, value); err != nil {
 			return nil, withKey(err, key)
 		}
 		if p.byScope[scope] == nil {
@@ -107,6 +120,15 @@ func newProperties(props map[string]string) (*properties, error) {
 func (p *properties) hasConfig(name string) bool {
 	_, ok := p.byScope[scopeConfigs+"."+name]
 	return ok
+}
+
+// value returns the value of the key <scope>.<segment>.<attr>, and marks it used.
+func (p *properties) value(scope, segment, attr string) (string, bool) {
+	v, ok := p.byScope[scope][segment][attr]
+	if ok {
+		p.applied[[2]string{scope, segment}] = true
+	}
+	return v, ok
 }
 
 // apply sets every attribute of scope's segment with set, in attribute order.
@@ -158,7 +180,7 @@ func closestKey(key string) string {
 		middles = append(middles, parts[1])
 	}
 	var candidates []string
-	for segment, s := range segments {
+	for segment, s := range segments() {
 		for _, attr := range s.attributes {
 			tail := segment + "." + attr
 			candidates = append(candidates, scopeDefaults+"."+tail)

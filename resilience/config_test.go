@@ -21,12 +21,9 @@ func limiterConfig(t *testing.T, props map[string]string, id string, opts ...rat
 	reg, _ := newRegistry(t, resilience.WithProperties(props))
 	_, err := resilience.Wrap(reg, id, func(ctx context.Context) (int, error) { return 0, nil }, resilience.RateLimiter(opts...))
 	require.NoError(t, err)
-	var s ratelimit.Settings
-	s.Apply(opts...)
-	if s.Name != "" {
-		id = s.Name
-	}
-	h, err := reg.RateLimiter(id)
+	limiters := reg.Snapshot().RateLimiters
+	require.Len(t, limiters, 1)
+	h, err := reg.RateLimiter(limiters[0].Instance) // the Name, if any, else id
 	require.NoError(t, err)
 	return h.(*ratelimit.Limiter).Config()
 }
@@ -35,7 +32,7 @@ func limiterConfig(t *testing.T, props map[string]string, id string, opts ...rat
 // configs.<name>., instances.<id>. One test per level.
 func TestRG4_BuiltInDefaults(t *testing.T) {
 	cfg := limiterConfig(t, nil, "A.B", ratelimit.Permits(3), ratelimit.Period(time.Second))
-	assert.Equal(t, ratelimit.Config{Permits: 3, Period: time.Second, MaxWait: 0, Enabled: true}, cfg)
+	assert.Equal(t, ratelimit.Config{Permits: 3, Period: time.Second, MaxWait: 0}, cfg)
 }
 
 func TestRG4_DefaultsOverBuiltIn(t *testing.T) {
@@ -44,7 +41,7 @@ func TestRG4_DefaultsOverBuiltIn(t *testing.T) {
 		"defaults.rateLimiter.permits": "8",
 		"defaults.rateLimiter.period":  "2s",
 	}, "A.B")
-	assert.Equal(t, ratelimit.Config{Permits: 8, Period: 2 * time.Second, MaxWait: 250 * time.Millisecond, Enabled: true}, cfg)
+	assert.Equal(t, ratelimit.Config{Permits: 8, Period: 2 * time.Second, MaxWait: 250 * time.Millisecond}, cfg)
 }
 
 func TestRG4_CodeOverDefaults(t *testing.T) {
@@ -61,7 +58,7 @@ func TestRG4_ConfigsOverCode(t *testing.T) {
 		"configs.geocoding-quota.rateLimiter.permits": "5",
 		"configs.geocoding-quota.rateLimiter.maxWait": "500ms",
 	}, "A.B", ratelimit.UseConfig("geocoding-quota"), ratelimit.Permits(3), ratelimit.Period(time.Second))
-	assert.Equal(t, ratelimit.Config{Permits: 5, Period: time.Second, MaxWait: 500 * time.Millisecond, Enabled: true}, cfg)
+	assert.Equal(t, ratelimit.Config{Permits: 5, Period: time.Second, MaxWait: 500 * time.Millisecond}, cfg)
 }
 
 func TestRG4_InstancesOverConfigs(t *testing.T) {
@@ -72,7 +69,7 @@ func TestRG4_InstancesOverConfigs(t *testing.T) {
 		"instances.SearchAPI.Search.rateLimiter.enabled": "false",
 	}
 	cfg := limiterConfig(t, props, "SearchAPI.Search", ratelimit.UseConfig("q"), ratelimit.Permits(3))
-	assert.Equal(t, ratelimit.Config{Permits: 20, Period: time.Second, Enabled: false}, cfg)
+	assert.Equal(t, ratelimit.Config{Permits: 20, Period: time.Second, Disabled: true}, cfg)
 	other := limiterConfig(t, props, "SearchAPI.Other", ratelimit.UseConfig("q"))
 	assert.Equal(t, 5, other.Permits, "instances. keys are for their id only")
 }
@@ -248,7 +245,7 @@ instances:
 
 	for _, props := range []map[string]string{fromProps, fromYAML, fromEnv} {
 		cfg := limiterConfig(t, props, "SearchAPI.Search", ratelimit.UseConfig("geocoding-quota"))
-		assert.Equal(t, ratelimit.Config{Permits: 20, Period: time.Second, MaxWait: 500 * time.Millisecond, Enabled: false}, cfg)
+		assert.Equal(t, ratelimit.Config{Permits: 20, Period: time.Second, MaxWait: 500 * time.Millisecond, Disabled: true}, cfg)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -152,4 +153,54 @@ func ExampleWrap1_allPolicies() {
 	fmt.Println(get(context.Background(), "sku-1"))
 	// Output:
 	// {sku-1 widget} <nil>
+}
+
+// Status is a response with its HTTP status.
+type Status struct{ Code int }
+
+// unavailable reports a 503 returned with a nil error.
+func unavailable(s Status, err error) bool { return err == nil && s.Code == 503 }
+
+// A result predicate: a 503 returned as a value is retried, then returned as it is.
+func ExampleWrap_resultPredicates() {
+	reg, _ := resilience.NewRegistry()
+	attempts := 0
+	getStatus := func(ctx context.Context) (Status, error) {
+		attempts++
+		if attempts < 3 {
+			return Status{503}, nil
+		}
+		return Status{200}, nil
+	}
+	// README:begin predicates
+	get, err := resilience.Wrap(reg, "Status.Get", getStatus,
+		resilience.Retry(retry.MaxAttempts(3), retry.Delay(0), retry.RetryIf(unavailable)),
+		resilience.CircuitBreaker(circuitbreaker.RecordIf(unavailable)),
+	)
+	// README:end predicates
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(get(context.Background()))
+	fmt.Println("attempts:", attempts)
+	// Output:
+	// {200} <nil>
+	// attempts: 3
+}
+
+// Order names another order than the default: one timeout around every attempt.
+func ExampleOrder() {
+	reg, _ := resilience.NewRegistry()
+	call, err := resilience.Wrap(reg, "Report.Build", func(ctx context.Context) (string, error) { return "report", nil },
+		resilience.Retry(retry.MaxAttempts(3)),
+		resilience.Timeout(10*time.Second),
+		resilience.Order(policy.LayerTimeout, policy.LayerRetry))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(call(context.Background()))
+	// Output:
+	// report <nil>
 }

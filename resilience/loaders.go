@@ -11,7 +11,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// LoadProperties reads configuration keys (SPEC RG-4) in the properties format: one
+// LoadProperties reads configuration keys in the properties format: one
 // key=value (or key: value) per line; blank lines and lines starting with # or ! are
 // comments (a comment never continues); spaces around keys and values are trimmed; a line
 // ending in an odd number of backslashes continues on the next (the last backslash is
@@ -61,7 +61,7 @@ func continues(line string) bool {
 	return n%2 == 1
 }
 
-// LoadYAML reads configuration keys (SPEC RG-4) from a YAML document of nested mappings,
+// LoadYAML reads configuration keys from a YAML document of nested mappings,
 // flattened with dots: `instances: {SearchAPI.Search: {rateLimiter: {permits: 20}}}`
 // gives instances.SearchAPI.Search.rateLimiter.permits = "20". Scalars keep their text as
 // written ("500ms", "true", "10"). A sequence, a null value, an anchor, alias or merge
@@ -126,7 +126,7 @@ func flatten(n *yaml.Node, prefix string, props map[string]string) error {
 // EnvPrefix is the prefix of the environment variables that FromEnv reads.
 const EnvPrefix = "R4C_"
 
-// FromEnv reads configuration keys (SPEC RG-4) from the environment variables named
+// FromEnv reads configuration keys from the environment variables named
 // R4C_<SCOPE>_<POLICY>_<ATTRIBUTE> and R4C_<SCOPE>_<ID>_<POLICY>_<ATTRIBUTE>:
 //   - SCOPE is DEFAULTS, CONFIGS or INSTANCES; POLICY and ATTRIBUTE are the key's segments
 //     with the dots and case removed (RATELIMITER, MAXWAIT), matched without regard to case;
@@ -179,7 +179,7 @@ func envKey(name string) (string, error) {
 	if segStart > scopeEnd {
 		id = strings.ReplaceAll(name[scopeEnd+1:segStart], "__", ".")
 	}
-	for segment, s := range segments {
+	for segment, s := range segments() {
 		if !strings.EqualFold(segment, segName) {
 			continue
 		}
@@ -206,7 +206,7 @@ func roughKey(name string) string {
 		parts[i] = strings.ReplaceAll(p, "\x00", ".")
 	}
 	parts[0] = strings.ToLower(parts[0])
-	for segment, s := range segments {
+	for segment, s := range segments() {
 		for i := 1; i < len(parts); i++ {
 			if strings.EqualFold(parts[i], segment) {
 				parts[i] = segment

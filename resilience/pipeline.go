@@ -2,13 +2,15 @@ package resilience
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/policy"
 )
 
 // Pipeline applies one composition of policies to calls given one at a time: the Go
 // counterpart of the seed's Pipeline.builder(registry, "search", …). Its id is the
-// instance id of its policies (SPEC RG-1), so registry.RateLimiter(id) returns its
+// instance id of its policies, so registry.RateLimiter(id) returns its
 // limiter. A Pipeline is safe for concurrent use.
 type Pipeline[T any] struct {
 	id    string
@@ -16,19 +18,24 @@ type Pipeline[T any] struct {
 	async func(context.Context, func(context.Context) *async.Future[T]) *async.Future[T]
 }
 
-// NewPipeline builds the composition of specs once, in the fixed order of SPEC CO-1. Its
-// errors are Wrap's.
+// NewPipeline builds the composition of specs once, in the order Wrap uses. Its errors
+// are Wrap's.
 func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], error) {
-	s, err := compose(r, id, func(ctx context.Context, fn func(context.Context) (T, error)) (T, error) { return fn(ctx) }, specs)
+	type call = func(context.Context) (T, error)
+	type asyncCall = func(context.Context) *async.Future[T]
+	rs, layers := rows[call, T](nil)
+	c, err := r.build(id, reflect.TypeFor[T](), specs, layers)
 	if err != nil {
 		return nil, err
 	}
-	// The second composition finds the instances that the first registered.
-	a, err := composeAsync(r, id, func(ctx context.Context, fn func(context.Context) *async.Future[T]) *async.Future[T] { return fn(ctx) }, specs)
-	if err != nil {
-		return nil, err
-	}
-	return &Pipeline[T]{id: id, sync: s, async: a}, nil
+	ars, _ := rows[asyncCall, T](nil)
+	return &Pipeline[T]{
+		id: id,
+		sync: compose(c, rs, policy.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
+			decSync, userSync),
+		async: compose(c, ars, policy.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
+			decAsync, userAsync),
+	}, nil
 }
 
 // ID returns the pipeline's id.
@@ -41,7 +48,7 @@ func (p *Pipeline[T]) Execute(ctx context.Context, fn func(context.Context) (T, 
 }
 
 // ExecuteAsync calls fn through the pipeline's policies and returns its future; a
-// rejection is a failed future (SPEC AS-1).
+// rejection is a failed future.
 func (p *Pipeline[T]) ExecuteAsync(ctx context.Context, fn func(context.Context) *async.Future[T]) *async.Future[T] {
 	return p.async(ctx, fn)
 }

@@ -1,40 +1,22 @@
-// Package resilience is where resilience4go's policies meet: a Registry that owns the
-// clock, the configuration keys and the policy instances; Wrap functions and Pipelines
-// that compose policies in one fixed order; handles, snapshots and events.
-//
-// The order of the layers is fixed, outermost first (SPEC CO-1):
-//
-//	Fallback → Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the function
-//
-// whatever order the specs are given in. The composition is built once, when a function is
-// wrapped or a pipeline is built, so a call through it costs only the policies' own work:
-// an admitted call through a rate limiter allocates nothing.
-//
-// Instances are identified by id (SPEC RG-1): the id given to Wrap or NewPipeline, or the
-// Name option of a spec, which shares one instance among every function that uses it
-// (SPEC RG-2). Attributes come from code and from configuration keys with the precedence
-// of SPEC RG-4: built-in defaults, defaults.<policy>.<attr>, options in code,
-// configs.<name>.<policy>.<attr>, instances.<id>.<policy>.<attr>.
 package resilience
 
 import (
+	"cmp"
 	"maps"
-	"reflect"
 	"slices"
 	"sync"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
-	"github.com/resilience4go/resilience4go/policy/retry"
-	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// Registry owns the clock (SPEC RG-6), the configuration keys (RG-4), the event listeners
-// (RG-5) and every policy instance built through it (RG-2, RG-3). Limits are per registry:
-// two registries have their own instances (SPEC RL-15). A Registry is safe for concurrent
+// Registry owns the clock, the configuration keys, the event listeners and every policy
+// instance built through it, which it hands out as read-only handles. Limits are per
+// registry: two registries have their own instances. A Registry is safe for concurrent
 // use.
 type Registry struct {
 	clk       clock.Clock
@@ -43,13 +25,18 @@ type Registry struct {
 	listener  policy.Listener // fans out to listeners; nil when there are none
 	// backend is every rate limiter's default backend; nil: in-process (backend.go).
 	backend ratelimit.Backend
+	// presets holds, per layer, the []Option applied to every instance of that layer
+	// before its configuration keys and options: the registry's own defaults.
+	presets map[policy.Layer]any
 
 	mu        sync.Mutex
-	limiters  map[string]*ratelimit.Limiter
-	retries   map[string]*retry.Retry
-	breakers  map[string]*circuitbreaker.Breaker
-	timeouts  map[string]*timeout.Timeout
-	bulkheads map[string]*bulkhead.Bulkhead
+	instances map[instanceKey]kind.Instance // every shared instance, by layer and id
+}
+
+// instanceKey names an instance: ids are unique within a layer.
+type instanceKey struct {
+	layer policy.Layer
+	id    string
 }
 
 // RegistryOption configures a Registry.
@@ -62,13 +49,13 @@ type registryOptions struct {
 	backend   ratelimit.Backend
 }
 
-// WithClock sets the clock of every policy built through the registry [clock.System()]
-// (SPEC RG-6). Tests pass a clock.Manual.
+// WithClock sets the clock of every policy built through the registry, replacing the
+// clocks given to their options. Default clock.System(). Tests pass a clock.Manual.
 func WithClock(c clock.Clock) RegistryOption {
 	return func(o *registryOptions) { o.clk = c }
 }
 
-// WithProperties adds configuration keys (SPEC RG-4), e.g. from LoadProperties, LoadYAML
+// WithProperties adds configuration keys, e.g. from LoadProperties, LoadYAML
 // or FromEnv. Several calls merge; for a key given twice the later call wins.
 func WithProperties(props map[string]string) RegistryOption {
 	return func(o *registryOptions) {
@@ -79,7 +66,7 @@ func WithProperties(props map[string]string) RegistryOption {
 	}
 }
 
-// WithEventListener adds a listener of every policy's events (SPEC RG-5). Listeners run on
+// WithEventListener adds a listener of every policy's events. Listeners run on
 // the goroutine of the call that caused the event, in the order they were added; they
 // must be quick and must not block.
 func WithEventListener(fn func(policy.Event)) RegistryOption {
@@ -110,11 +97,11 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 		props:     props,
 		listeners: o.listeners,
 		backend:   o.backend,
-		limiters:  map[string]*ratelimit.Limiter{},
-		retries:   map[string]*retry.Retry{},
-		breakers:  map[string]*circuitbreaker.Breaker{},
-		timeouts:  map[string]*timeout.Timeout{},
-		bulkheads: map[string]*bulkhead.Bulkhead{},
+		presets:   map[policy.Layer]any{},
+		instances: map[instanceKey]kind.Instance{},
+	}
+	if o.backend != nil {
+		r.presets[policy.LayerRateLimiter] = []ratelimit.Option{ratelimit.WithBackend(o.backend)}
 	}
 	if r.clk == nil {
 		r.clk = clock.System()
@@ -133,84 +120,136 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 	return r, nil
 }
 
-// Clock returns the registry's clock (SPEC RG-6).
-func (r *Registry) Clock() clock.Clock { return r.clk }
+// Clock returns the registry's clock; clock.System() for a nil registry.
+func (r *Registry) Clock() clock.Clock {
+	if r == nil {
+		return clock.System()
+	}
+	return r.clk
+}
 
 // RateLimiter returns the read-only handle of the rate limiter with this id, once a
-// function using it was wrapped or its pipeline built (SPEC RG-3). An unknown id fails
-// with R4C-REG-009.
+// function using it was wrapped or its pipeline built. An unknown id fails with
+// R4C-REG-009.
 func (r *Registry) RateLimiter(id string) (ratelimit.Handle, error) {
-	return lookup(r, r.limiters, ratelimit.Segment, id)
+	return Lookup[ratelimit.Handle](r, policy.LayerRateLimiter, id)
 }
 
 // CircuitBreaker returns the handle of the circuit breaker with this id; an unknown id
 // fails with R4C-REG-009.
 func (r *Registry) CircuitBreaker(id string) (circuitbreaker.Handle, error) {
-	return lookup(r, r.breakers, circuitbreaker.Segment, id)
+	return Lookup[circuitbreaker.Handle](r, policy.LayerCircuitBreaker, id)
 }
 
 // Bulkhead returns the read-only handle of the bulkhead with this id; an unknown id fails
 // with R4C-REG-009.
 func (r *Registry) Bulkhead(id string) (bulkhead.Handle, error) {
-	return lookup(r, r.bulkheads, bulkhead.Segment, id)
+	return Lookup[bulkhead.Handle](r, policy.LayerBulkhead, id)
 }
 
-func lookup[P any](r *Registry, m map[string]P, segment, id string) (P, error) {
+// Lookup returns the instance of layer l with this id, as a P: the generic form of
+// RateLimiter, CircuitBreaker and Bulkhead, for any layer, e.g.
+// Lookup[*retry.Retry](r, policy.LayerRetry, "SearchAPI.Search"). An unknown id, or an
+// instance that is not a P, fails with R4C-REG-009. A nil registry fails the same way.
+func Lookup[P any](r *Registry, l policy.Layer, id string) (P, error) {
+	var zero P
+	if r == nil {
+		return zero, unknownInstance(l, id)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	p, ok := m[id]
+	p, ok := r.instances[instanceKey{l, id}].(P)
 	if !ok {
-		return p, &policy.ConfigError{Code: policy.CodeUnknownInstance, Key: segment, Value: id,
-			Reason: "no instance with this id: it exists once a function using it is wrapped or its pipeline built"}
+		return zero, unknownInstance(l, id)
 	}
 	return p, nil
 }
 
+func unknownInstance(l policy.Layer, id string) error {
+	return &policy.ConfigError{Code: policy.CodeUnknownInstance, Key: string(l), Value: id,
+		Reason: "no instance with this id: it exists once a function using it is wrapped or its pipeline built"}
+}
+
 // UnusedKeys returns, sorted, the configuration keys that no instance built so far has
-// used: keys of an instances.<id> whose id no wrapped function or pipeline has, of a
-// configs.<name> that no spec selects, or of a policy that no instance has. NewRegistry
-// cannot know the ids that will exist, so a typo in an id or a name (instances.Serch.…)
-// passes it; call UnusedKeys once every function is wrapped (at the end of start-up, or
-// in a test) to find such keys.
+// used (nil for a nil registry): keys of an instances.<id> whose id no wrapped function or
+// pipeline has, of a configs.<name> that no spec selects, or of a policy that no instance
+// has. NewRegistry cannot know the ids that will exist, so a typo in an id or a name
+// (instances.Serch.…) passes it; call UnusedKeys once every function is wrapped (at the
+// end of start-up, or in a test) to find such keys.
 func (r *Registry) UnusedKeys() []string {
+	if r == nil {
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.props.unused()
 }
 
 // Snapshot is the state of every instance of a registry, one entry per instance, sorted
-// by id (SPEC RG-3).
+// by id.
 type Snapshot struct {
 	RateLimiters    []ratelimit.Snapshot
 	CircuitBreakers []circuitbreaker.Snapshot
 	Bulkheads       []bulkhead.Snapshot
+	// Policies holds the state of every instance of every layer that has one (the three
+	// above included), sorted by layer, then id.
+	Policies []PolicySnapshot
 }
 
-// Snapshot returns the state of every rate limiter, circuit breaker and bulkhead.
+// PolicySnapshot is the state of one policy instance: its layer, its id and the
+// snapshot its package defines (e.g. a ratelimit.Snapshot).
+type PolicySnapshot struct {
+	Layer policy.Layer
+	ID    string
+	State any
+}
+
+// Snapshot returns the state of every instance that has one; none for a nil registry.
 func (r *Registry) Snapshot() Snapshot {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return Snapshot{
-		RateLimiters:    snapshots(r.limiters, (*ratelimit.Limiter).Snapshot),
-		CircuitBreakers: snapshots(r.breakers, (*circuitbreaker.Breaker).Snapshot),
-		Bulkheads:       snapshots(r.bulkheads, (*bulkhead.Bulkhead).Snapshot),
+	if r == nil {
+		return Snapshot{RateLimiters: []ratelimit.Snapshot{}, CircuitBreakers: []circuitbreaker.Snapshot{}, Bulkheads: []bulkhead.Snapshot{}}
 	}
+	r.mu.Lock()
+	keys := slices.SortedFunc(maps.Keys(r.instances), func(a, b instanceKey) int {
+		return cmp.Or(cmp.Compare(a.layer, b.layer), cmp.Compare(a.id, b.id))
+	})
+	var out Snapshot
+	for _, key := range keys {
+		k, ok := kind.Lookup(key.layer)
+		if !ok {
+			continue
+		}
+		state := k.Snapshot(r.instances[key])
+		if state == nil {
+			continue
+		}
+		out.Policies = append(out.Policies, PolicySnapshot{Layer: key.layer, ID: key.id, State: state})
+	}
+	r.mu.Unlock()
+	out.RateLimiters = statesOf[ratelimit.Snapshot](out.Policies)
+	out.CircuitBreakers = statesOf[circuitbreaker.Snapshot](out.Policies)
+	out.Bulkheads = statesOf[bulkhead.Snapshot](out.Policies)
+	return out
 }
 
-func snapshots[P, S any](m map[string]P, snap func(P) S) []S {
-	out := make([]S, 0, len(m))
-	for _, id := range slices.Sorted(maps.Keys(m)) {
-		out = append(out, snap(m[id]))
+// statesOf returns the states of type S among ps, in their order; an empty, non-nil
+// slice when there are none.
+func statesOf[S any](ps []PolicySnapshot) []S {
+	out := []S{}
+	for _, p := range ps {
+		if s, ok := p.State.(S); ok {
+			out = append(out, s)
+		}
 	}
 	return out
 }
 
-// resolve applies the precedence of SPEC RG-4 to one policy's settings, which hold the
-// built-in defaults: defaults.<segment>.*, then the options in code, then
+// resolve applies the precedence of configuration keys to one policy's settings, which
+// hold the built-in defaults: defaults.<segment>.*, then the options in code, then
 // configs.<name>.<segment>.* (an unknown name is R4C-REG-004), then
-// instances.<id>.<segment>.*. The instance id is the Name option or wrapID (SPEC RG-1).
-// The registry's clock and listeners replace those of the options (SPEC RG-6).
-func (r *Registry) resolve(segment, wrapID string, c *policy.Common, set func(attr, value string) error, applyCode func()) (string, error) {
+// instances.<id>.<segment>.*. The instance id is the Name option or wrapID. The
+// registry's clock and listeners replace those of the options.
+func (r *Registry) resolve(segment, wrapID string, c *kind.Common, set func(attr, value string) error, applyCode func()) (string, error) {
 	if err := r.props.apply(scopeDefaults, segment, set); err != nil {
 		return "", err
 	}
@@ -247,20 +286,4 @@ func (r *Registry) withListener(own policy.Listener) policy.Listener {
 	}
 	reg := r.listener
 	return func(e policy.Event) { own(e); reg(e) }
-}
-
-// instance returns the instance id of m, or a new one built from cfg. An existing instance
-// must have the same resolved configuration (SPEC RG-2), or it fails with R4C-REG-008.
-// It reports whether the instance is new. Callers hold r.mu.
-func instance[P, C any](m map[string]P, segment, id string, cfg C, config func(P) C, build func() (P, error)) (P, bool, error) {
-	if p, ok := m[id]; ok {
-		if have := config(p); !reflect.DeepEqual(have, cfg) {
-			var zero P
-			return zero, false, policy.Errorf(policy.CodeConflict, segment, id,
-				"%q is shared by functions that resolve different configurations: %+v and %+v", id, have, cfg)
-		}
-		return p, false, nil
-	}
-	p, err := build()
-	return p, err == nil, err
 }

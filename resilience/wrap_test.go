@@ -14,7 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -318,7 +318,6 @@ func TestFallbackTypeMismatchIsRefused(t *testing.T) {
 	v, err := ok(context.Background(), "q")
 	require.NoError(t, err)
 	assert.Equal(t, "cached", v)
-	_ = fallback.Segment
 }
 
 // A layer given twice is refused with R4C-REG-010.
@@ -378,4 +377,40 @@ func TestWrapZeroAllocations(t *testing.T) {
 	}
 	_, err = w1r(ctx, "q")
 	assert.ErrorIs(t, err, ratelimit.ErrExceeded, "the rejecting limiter still rejects")
+}
+
+// A nil registry or a nil function is a configuration error at wrap time, never a panic
+// at the first call.
+func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
+	fn := func(context.Context) (int, error) { return 1, nil }
+	_, err := resilience.Wrap(nil, "F.Call", fn, resilience.Retry())
+	requireCode(t, err, policy.CodeBadSpec)
+	_, err = resilience.NewPipeline[int](nil, "F.Pipe")
+	requireCode(t, err, policy.CodeBadSpec)
+	_, err = resilience.Lookup[*retry.Retry](nil, policy.LayerRetry, "F.Call")
+	requireCode(t, err, policy.CodeUnknownInstance)
+	var none *resilience.Registry
+	_, err = none.RateLimiter("F.Call")
+	requireCode(t, err, policy.CodeUnknownInstance)
+	_, err = none.CircuitBreaker("F.Call")
+	requireCode(t, err, policy.CodeUnknownInstance)
+	_, err = none.Bulkhead("F.Call")
+	requireCode(t, err, policy.CodeUnknownInstance)
+	assert.Empty(t, none.UnusedKeys())
+	assert.Empty(t, none.Snapshot().Policies)
+	assert.Nil(t, none.RateLimiterBackend())
+	assert.NotNil(t, none.Clock())
+
+	reg, _ := newRegistry(t)
+	_, err = resilience.Wrap[int](reg, "F.Call", nil)
+	requireCode(t, err, policy.CodeBadSpec)
+	_, err = resilience.Wrap1[string, int](reg, "F.Call", nil)
+	requireCode(t, err, policy.CodeBadSpec)
+	_, err = resilience.Wrap2[string, string, int](reg, "F.Call", nil)
+	requireCode(t, err, policy.CodeBadSpec)
+	_, err = resilience.WrapAsync[int](reg, "F.Call", nil)
+	requireCode(t, err, policy.CodeBadSpec)
+	_, err = resilience.WrapAsync1[string, int](reg, "F.Call", nil)
+	requireCode(t, err, policy.CodeBadSpec)
+	assert.Empty(t, reg.Snapshot().Policies)
 }

@@ -35,15 +35,16 @@ func main() {
 	}
 }
 
-// The functions to wrap, and the options their specs give in code.
+// The functions to wrap: their id, the shared limiter name and configuration name their
+// specs select (if any), and the attributes their specs set in code.
 var functions = []struct {
-	id   string
-	opts []ratelimit.Option
+	id, name, config string
+	permits          int
+	period           time.Duration
 }{
-	{"SearchAPI.Search", []ratelimit.Option{ratelimit.Permits(10), ratelimit.Period(time.Second)}},
-	{"SearchAPI.Suggest", []ratelimit.Option{ratelimit.Permits(10), ratelimit.Period(time.Second)}},
-	{"GeocodingAPI.Geocode", []ratelimit.Option{ratelimit.Name("geocoding"), ratelimit.UseConfig("geocoding-quota"),
-		ratelimit.Permits(50), ratelimit.Period(time.Minute)}},
+	{id: "SearchAPI.Search", permits: 10, period: time.Second},
+	{id: "SearchAPI.Suggest", permits: 10, period: time.Second},
+	{id: "GeocodingAPI.Geocode", name: "geocoding", config: "geocoding-quota", permits: 50, period: time.Minute},
 }
 
 func run(ctx context.Context, w io.Writer) error {
@@ -61,29 +62,34 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 
 	for _, fn := range functions {
+		opts := []ratelimit.Option{ratelimit.Permits(fn.permits), ratelimit.Period(fn.period)}
+		code := map[string]string{"permits": strconv.Itoa(fn.permits), "period": fn.period.String()}
+		id := fn.id // the limiter's id: its Name, if any, else the wrapped function's id
+		if fn.name != "" {
+			opts, id = append(opts, ratelimit.Name(fn.name)), fn.name
+		}
+		if fn.config != "" {
+			opts = append(opts, ratelimit.UseConfig(fn.config))
+		}
 		_, err := resilience.Wrap1(reg, fn.id,
 			func(ctx context.Context, q string) (string, error) { return "results for " + q, nil },
-			resilience.RateLimiter(fn.opts...))
+			resilience.RateLimiter(opts...))
 		if err != nil {
 			return err
 		}
-		var s ratelimit.Settings
-		s.Apply(fn.opts...)
-		id := s.ID(fn.id) // the Name, if any, else the wrapped function's id (SPEC RG-1)
 		h, err := reg.RateLimiter(id)
 		if err != nil {
 			return err
 		}
 		resolved := attributes(h.(interface{ Config() ratelimit.Config }).Config())
-		code := inCode(fn.opts)
 
 		fmt.Fprintf(w, "\n%s (limiter %q", fn.id, id)
-		if s.ConfigName != "" {
-			fmt.Fprintf(w, ", configuration %q", s.ConfigName)
+		if fn.config != "" {
+			fmt.Fprintf(w, ", configuration %q", fn.config)
 		}
 		fmt.Fprintln(w, ")")
-		for _, attr := range ratelimit.Attributes() {
-			src, want := source(props, id, s.ConfigName, code, attr)
+		for _, attr := range []string{"permits", "period", "maxWait", "enabled"} {
+			src, want := source(props, id, fn.config, code, attr)
 			note := ""
 			if v, ok := code[attr]; ok && src != "code" {
 				note = " (code: " + v + ")"
@@ -121,26 +127,8 @@ func attributes(c ratelimit.Config) map[string]string {
 		"permits": strconv.Itoa(c.Permits),
 		"period":  c.Period.String(),
 		"maxWait": c.MaxWait.String(),
-		"enabled": strconv.FormatBool(c.Enabled),
+		"enabled": strconv.FormatBool(!c.Disabled),
 	}
-}
-
-// inCode returns the attributes that opts set, and their values. It applies opts to two
-// configurations that differ in every attribute: what they agree on afterwards is what
-// the options set.
-func inCode(opts []ratelimit.Option) map[string]string {
-	a := ratelimit.Settings{Config: ratelimit.Config{Permits: 1, Period: 1, MaxWait: 1, Enabled: true}}
-	b := ratelimit.Settings{Config: ratelimit.Config{Permits: 2, Period: 2, MaxWait: 2, Enabled: false}}
-	a.Apply(opts...)
-	b.Apply(opts...)
-	va, vb := attributes(a.Config), attributes(b.Config)
-	set := map[string]string{}
-	for attr, v := range va {
-		if vb[attr] == v {
-			set[attr] = v
-		}
-	}
-	return set
 }
 
 // source returns where the value of attr comes from for the limiter id, by the precedence

@@ -47,5 +47,5 @@ the burst is spent: 0 permits available
 600ms  #9 geocode("Plaza del Pilar, Zaragoza")          waited 200ms → 41.6567, -0.8787
 after a quiet second (t=1.8s): {Instance:geocoding AvailablePermits:5 Permits:5}
 wrapping GeocodingAPI.Batch with the name "geocoding" and 50 per 10s:
-  R4C-REG-008: rateLimiter = "geocoding": "geocoding" is shared by functions that resolve different configurations: {Permits:5 Period:1s MaxWait:500ms Enabled:true} and {Permits:50 Period:10s MaxWait:0s Enabled:true}
+  R4C-REG-008: rateLimiter = "geocoding": "geocoding" is shared by functions that resolve different configurations: {Permits:5 Period:1s MaxWait:500ms Disabled:false} and {Permits:50 Period:10s MaxWait:0s Disabled:false}
 `

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -40,14 +41,13 @@ import (
 // configuration is fixed when it is built.
 type Bulkhead struct {
 	// Read-only after New.
-	max      int64
-	maxWait  time.Duration
-	enabled  bool
-	clk      clock.Clock
-	cfg      Config
-	id       string
-	listener policy.Listener
-	rej      policy.Rejections[*FullError]
+	max     int64
+	maxWait time.Duration
+	enabled bool
+	clk     clock.Clock
+	cfg     Config
+	events  kind.Events
+	rej     policy.Rejections[*FullError]
 
 	_      [64]byte     // keep the counters off the cache line of the read-only fields
 	free   atomic.Int64 // slots not taken
@@ -60,29 +60,23 @@ type Bulkhead struct {
 }
 
 // New builds a bulkhead from opts. An invalid configuration returns a *policy.ConfigError:
-// R4C-ATR-007 (MaxConcurrent < 1), R4C-ATR-004 (MaxWait < 0).
-func New(opts ...Option) (*Bulkhead, error) {
-	s := DefaultSettings()
-	s.Apply(opts...)
-	return NewFromSettings(s)
-}
+// R4C-ATR-007 (MaxConcurrent < 1), R4C-ATR-004 (MaxWait < 0). The instance id is
+// WithInstanceID's, else the Name, else "bulkhead".
+func New(opts ...Option) (*Bulkhead, error) { return kind.New(defaults, build, opts) }
 
-// NewFromSettings builds a bulkhead from resolved settings; see New for the errors. The
-// instance id is s.ID("bulkhead"); the clock s.ClockOrSystem().
-func NewFromSettings(s Settings) (*Bulkhead, error) {
+func build(s settings) (*Bulkhead, error) {
 	if err := s.Config.Validate(); err != nil {
 		return nil, err
 	}
 	id := s.ID("bulkhead")
 	b := &Bulkhead{
-		max:      int64(s.MaxConcurrent),
-		maxWait:  s.MaxWait,
-		enabled:  s.Enabled,
-		clk:      s.ClockOrSystem(),
-		cfg:      s.Config,
-		id:       id,
-		listener: s.Listener,
-		rej:      policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
+		max:     int64(s.MaxConcurrent),
+		maxWait: s.MaxWait,
+		enabled: !s.Disabled,
+		clk:     s.ClockOrSystem(),
+		cfg:     s.Config,
+		events:  s.EventsOf(id),
+		rej:     policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
 	}
 	b.free.Store(b.max)
 	return b, nil
@@ -361,7 +355,7 @@ func (b *Bulkhead) wait(ctx context.Context) error {
 }
 
 func (b *Bulkhead) expired(since time.Duration) error {
-	if b.listener != nil {
+	if b.events.Observed() {
 		b.publishRejected(b.clk.Now()-since, b.rej.Plain)
 	}
 	return b.rej.Plain
@@ -374,15 +368,12 @@ func (b *Bulkhead) rejectContext(waited time.Duration, ctxErr error) error {
 }
 
 func (b *Bulkhead) publishRejected(waited time.Duration, err error) {
-	if b.listener != nil {
-		b.listener(policy.Event{Kind: policy.BulkheadRejected, Instance: b.id,
-			At: b.clk.Now(), Wait: waited, Err: err})
-	}
+	b.events.Publish(policy.Event{Kind: policy.BulkheadRejected, Wait: waited, Err: err})
 }
 
 func (b *Bulkhead) publishWaited(since time.Duration) {
-	if b.listener != nil {
+	if b.events.Observed() {
 		now := b.clk.Now()
-		b.listener(policy.Event{Kind: policy.BulkheadWaited, Instance: b.id, At: now, Wait: now - since})
+		b.events.Publish(policy.Event{Kind: policy.BulkheadWaited, At: now, Wait: now - since})
 	}
 }

@@ -5,11 +5,9 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
-
-// Segment is the policy segment of configuration keys: "bulkhead" (SPEC RG-4).
-const Segment = "bulkhead"
 
 // Config is a bulkhead's resolved configuration, validated once when the bulkhead is
 // built. Two identical option sets give configurations equal under reflect.DeepEqual.
@@ -19,89 +17,88 @@ type Config struct {
 	// MaxWait is how long a call may wait for a slot; 0 (the default) rejects at once
 	// when every slot is taken. ≥ 0.
 	MaxWait time.Duration
-	// Enabled false lets every call through without taking a slot. Default true.
-	Enabled bool
+	// Disabled true lets every call through without taking a slot. Default false: the
+	// zero value is enabled. The configuration key is bulkhead.enabled.
+	Disabled bool
 }
 
-// DefaultConfig returns the built-in defaults: MaxConcurrent 25, MaxWait 0, Enabled true.
-func DefaultConfig() Config { return Config{MaxConcurrent: 25, Enabled: true} }
+// DefaultConfig returns the built-in defaults: MaxConcurrent 25, MaxWait 0, enabled.
+func DefaultConfig() Config { return Config{MaxConcurrent: 25} }
 
 // Validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-007 if
 // MaxConcurrent < 1, R4C-ATR-004 if MaxWait < 0.
 func (c Config) Validate() error {
 	switch {
 	case c.MaxConcurrent < 1:
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".maxConcurrent", strconv.Itoa(c.MaxConcurrent),
+		return policy.Errorf(policy.CodeOutOfRange, "bulkhead.maxConcurrent", strconv.Itoa(c.MaxConcurrent),
 			"maxConcurrent must be at least 1")
 	case c.MaxWait < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, Segment+".maxWait", c.MaxWait.String(),
+		return policy.Errorf(policy.CodeNegativeDuration, "bulkhead.maxWait", c.MaxWait.String(),
 			"maxWait must not be negative")
 	}
 	return nil
 }
 
-// Set sets one configuration attribute from its string form, as read from a configuration
-// key bulkhead.<attr> (SPEC RG-4): maxConcurrent, maxWait or enabled. Syntax errors:
-// R4C-ATR-001 (duration), R4C-ATR-005 (number), R4C-ATR-006 (boolean); an unknown
-// attribute: R4C-CFG-001. Ranges are checked by Validate.
-func (c *Config) Set(attr, value string) error { return attributes.Set(c, attr, value) }
-
-// Attributes returns the configuration attribute names: maxConcurrent, maxWait, enabled.
-func Attributes() []string { return attributes.Names() }
-
-var attributes = policy.Attributes[Config]{Segment: Segment, List: []policy.Attribute[Config]{
-	policy.IntAttr("maxConcurrent", func(c *Config) *int { return &c.MaxConcurrent }),
-	policy.DurationAttr("maxWait", func(c *Config) *time.Duration { return &c.MaxWait }),
-	policy.BoolAttr("enabled", func(c *Config) *bool { return &c.Enabled }),
-}}
-
-// Settings is what options produce: the configuration and how the instance is named,
+// settings is what options produce: the configuration and how the instance is named,
 // timed and observed.
-type Settings struct {
+type settings struct {
 	Config
-	policy.Common
+	kind.Common
 }
 
-// DefaultSettings returns settings holding DefaultConfig.
-func DefaultSettings() Settings { return Settings{Config: DefaultConfig()} }
+func defaults() settings { return settings{Config: DefaultConfig()} }
+
+// descriptor is how a registry sees bulkheads.
+var descriptor = &kind.Descriptor[settings]{
+	L: policy.LayerBulkhead,
+	Attrs: []kind.Attr[settings]{
+		kind.IntAttr("maxConcurrent", func(s *settings) *int { return &s.MaxConcurrent }),
+		kind.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
+		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	},
+	Defaults: defaults,
+	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Config:   func(s *settings) any { return s.Config },
+	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Of:       func(p kind.Instance) any { return p.(*Bulkhead).cfg },
+	State:    func(p kind.Instance) any { return p.(*Bulkhead).Snapshot() },
+}
+
+func init() { kind.Register(descriptor) }
 
 // Option configures a bulkhead.
-type Option func(*Settings)
+type Option func(*settings)
 
-// Apply applies opts in order; nil options are skipped.
-func (s *Settings) Apply(opts ...Option) {
-	for _, o := range opts {
-		if o != nil {
-			o(s)
-		}
-	}
-}
+// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
+// the application's own settings); options after it change c further. The zero Config
+// is enabled; start from DefaultConfig to keep the defaults. The bulkhead validates c when it is built.
+func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
-// MaxConcurrent sets how many calls may be in flight at once [25]; < 1 is R4C-ATR-007.
-func MaxConcurrent(n int) Option { return func(s *Settings) { s.MaxConcurrent = n } }
+// Enabled false lets every call through without taking a slot. Default true.
+func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
-// MaxWait sets how long a call may wait for a slot [0: reject at once]; < 0 is
-// R4C-ATR-004.
-func MaxWait(d time.Duration) Option { return func(s *Settings) { s.MaxWait = d } }
+// MaxConcurrent sets how many calls may be in flight at once. Default 25. Less than 1
+// fails with R4C-ATR-007.
+func MaxConcurrent(n int) Option { return func(s *settings) { s.MaxConcurrent = n } }
 
-// Enabled false lets every call through without taking a slot [true].
-func Enabled(on bool) Option { return func(s *Settings) { s.Enabled = on } }
+// MaxWait sets how long a call may wait for a slot. Default 0: reject at once. Negative
+// fails with R4C-ATR-004.
+func MaxWait(d time.Duration) Option { return func(s *settings) { s.MaxWait = d } }
 
 // Name shares one bulkhead among every function wrapped with this name; the name is the
-// instance id (SPEC RG-1, RG-2).
-func Name(name string) Option { return func(s *Settings) { s.Common.Name = name } }
+// instance id.
+func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the keys configs.<name>.bulkhead.* (SPEC RG-4).
-func UseConfig(name string) Option { return func(s *Settings) { s.ConfigName = name } }
+// UseConfig applies the configuration keys configs.<name>.bulkhead.*.
+func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
-// WithClock sets the time source [clock.System()]: it times MaxWait. A registry sets its
-// own (SPEC RG-6).
-func WithClock(c clock.Clock) Option { return func(s *Settings) { s.Clock = c } }
+// WithClock sets the time source, which times MaxWait. Default clock.System(). A registry
+// sets its own.
+func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// WithInstanceID sets the instance id of a bulkhead built with New [the Name, else
-// "bulkhead"].
-func WithInstanceID(id string) Option { return func(s *Settings) { s.InstanceID = id } }
+// WithInstanceID sets the instance id of a bulkhead built with New. Default the Name,
+// else "bulkhead".
+func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the bulkhead's BulkheadRejected and BulkheadWaited events
-// (SPEC RG-5).
-func OnEvent(l policy.Listener) Option { return func(s *Settings) { s.Listener = l } }
+// OnEvent sets the listener of the bulkhead's BulkheadRejected and BulkheadWaited events.
+func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

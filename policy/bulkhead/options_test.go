@@ -2,7 +2,6 @@ package bulkhead_test
 
 import (
 	"errors"
-	"reflect"
 	"testing"
 	"time"
 
@@ -15,10 +14,9 @@ import (
 )
 
 func TestDefaults(t *testing.T) {
-	assert.Equal(t, bulkhead.Config{MaxConcurrent: 25, MaxWait: 0, Enabled: true}, bulkhead.DefaultConfig())
+	assert.Equal(t, bulkhead.Config{MaxConcurrent: 25, MaxWait: 0}, bulkhead.DefaultConfig())
+	assert.False(t, bulkhead.DefaultConfig().Disabled, "the defaults are enabled")
 	assert.NoError(t, bulkhead.DefaultConfig().Validate())
-	assert.Equal(t, "bulkhead", bulkhead.Segment)
-	assert.Equal(t, []string{"maxConcurrent", "maxWait", "enabled"}, bulkhead.Attributes())
 
 	b, err := bulkhead.New()
 	require.NoError(t, err)
@@ -51,44 +49,6 @@ func TestValidation(t *testing.T) {
 	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(0))
 	require.NoError(t, err)
 	assert.Equal(t, 1, b.Config().MaxConcurrent)
-}
-
-func TestSetAttributes(t *testing.T) {
-	c := bulkhead.DefaultConfig()
-	require.NoError(t, c.Set("maxConcurrent", " 10 "))
-	require.NoError(t, c.Set("maxWait", "250ms"))
-	require.NoError(t, c.Set("enabled", "false"))
-	assert.Equal(t, bulkhead.Config{MaxConcurrent: 10, MaxWait: 250 * time.Millisecond}, c)
-
-	for _, tc := range []struct{ attr, value, code string }{
-		{"maxConcurrent", "ten", policy.CodeBadNumber},
-		{"maxWait", "10 parsecs", policy.CodeBadDuration},
-		{"enabled", "yes please", policy.CodeBadBoolean},
-		{"permits", "1", policy.CodeUnknownKey},
-	} {
-		err := c.Set(tc.attr, tc.value)
-		var ce *policy.ConfigError
-		require.ErrorAs(t, err, &ce, tc.attr)
-		assert.Equal(t, tc.code, ce.Code, tc.attr)
-		assert.Equal(t, "bulkhead."+tc.attr, ce.Key, tc.attr)
-	}
-
-	require.NoError(t, c.Set("maxConcurrent", "0"))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(c.Validate()))
-	require.NoError(t, c.Set("maxConcurrent", "1"))
-	require.NoError(t, c.Set("maxWait", "-1s"))
-	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(c.Validate()))
-}
-
-// Options in code and configuration keys land on the same Config (SPEC RG-4).
-func TestOptionsAndKeysAgree(t *testing.T) {
-	s := bulkhead.DefaultSettings()
-	s.Apply(bulkhead.MaxConcurrent(3), bulkhead.MaxWait(time.Second), bulkhead.Enabled(false), nil)
-	c := bulkhead.DefaultConfig()
-	require.NoError(t, c.Set("maxConcurrent", "3"))
-	require.NoError(t, c.Set("maxWait", "1s"))
-	require.NoError(t, c.Set("enabled", "false"))
-	assert.True(t, reflect.DeepEqual(s.Config, c))
 }
 
 func TestIDsAndCommonOptions(t *testing.T) {

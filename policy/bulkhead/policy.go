@@ -2,24 +2,14 @@ package bulkhead
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns b as a policy of layer LayerBulkhead (SPEC CO-1), the innermost layer,
-// for calls returning T.
+// NewPolicy returns b as a policy of layer LayerBulkhead, for calls returning T.
 func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
-	return policy.Decorators[T]{
-		L:    policy.LayerBulkhead,
-		Sync: func(next policy.Func[struct{}, T]) policy.Func[struct{}, T] { return DecorateFunc(b, next) },
-		Async: func(next policy.AsyncFunc[struct{}, T]) policy.AsyncFunc[struct{}, T] {
-			return DecorateAsyncFunc(b, next)
-		},
-	}
+	return policy.Of(policy.LayerBulkhead, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by b: each call takes a slot with Acquire (waiting up
@@ -93,49 +83,29 @@ func start[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFun
 	return inner
 }
 
-// The states of an asynchronous waiter: whichever of the slot, MaxWait, Cancel and ctx
-// comes first moves it from waiting, and only that one acts.
-const (
-	waiting int32 = iota
-	started
-	over
-)
-
 // An asyncWaiter is an asynchronous call queued for a slot.
 type asyncWaiter[A, T any] struct {
 	waiter
-	state    atomic.Int32
-	b        *Bulkhead
-	ctx      context.Context
-	a        A
-	next     policy.AsyncFunc[A, T]
-	release  func(T, error)
-	complete func(T, error)
-
-	mu      sync.Mutex
-	timer   clock.Timer      // the MaxWait timer
-	stopCtx func() bool      // stops the ctx hook; nil when ctx cannot end
-	inner   *async.Future[T] // next's future, once started
-	dropped bool             // the future was cancelled after the call started
+	d       async.Delayed[T]
+	b       *Bulkhead
+	ctx     context.Context
+	a       A
+	next    policy.AsyncFunc[A, T]
+	release func(T, error)
+	waited  bool // the slot was handed over from the queue
 }
 
 func enqueueAsync[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFunc[A, T], release func(T, error)) *async.Future[T] {
 	w := &asyncWaiter[A, T]{b: b, ctx: ctx, a: a, next: next, release: release}
 	w.owner = w
-	fut, complete := async.NewCancellablePromise[T](w.cancel)
-	w.complete = complete
+	fut := w.d.Init(b.clk, ctx, w, nil)
 	w.at = b.clk.Now()
-	// The timer and the ctx hook are armed before the waiter is queued (a waiter seen in
-	// the queue always has them); one that fires first keeps it from being queued.
-	w.mu.Lock()
-	w.timer = b.clk.AfterFunc(b.maxWait, w.expire)
-	if ctx.Done() != nil {
-		w.stopCtx = context.AfterFunc(ctx, w.ctxDone)
-	}
-	w.mu.Unlock()
+	// The MaxWait timer and the ctx hook are armed before the waiter is queued (a waiter
+	// seen in the queue always has them); one that fires first keeps it from being queued.
+	w.d.StartWithin(b.maxWait)
 	switch b.enqueue(&w.waiter) {
 	case admitted: // a slot came free meanwhile, and nobody waits for it
-		w.run(false)
+		w.startIn(false)
 	case inQueue:
 		b.recheck()
 	}
@@ -143,89 +113,35 @@ func enqueueAsync[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.A
 }
 
 // granted is called when a slot is handed to the waiter.
-func (w *asyncWaiter[A, T]) granted() { w.run(true) }
+func (w *asyncWaiter[A, T]) granted() { w.startIn(true) }
 
-// run starts the call in the slot the waiter holds.
-func (w *asyncWaiter[A, T]) run(waited bool) {
-	if !w.state.CompareAndSwap(waiting, started) {
-		w.b.release() // cancelled as the slot came: pass it on
-		return
+// startIn starts the call in the slot the waiter now holds, or passes the slot on if the
+// wait is already over (cancelled, expired, or ctx ended as the slot came).
+func (w *asyncWaiter[A, T]) startIn(waited bool) {
+	w.waited = waited
+	if !w.d.Start() {
+		w.b.release()
 	}
-	w.mu.Lock()
-	timer, stopCtx := w.timer, w.stopCtx
-	w.mu.Unlock()
-	timer.Stop()
-	if stopCtx != nil {
-		stopCtx()
-	}
-	if waited {
+}
+
+// Start runs the call in its slot.
+func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
+	if w.waited {
 		w.b.publishWaited(w.at)
 	}
-	inner := start(w.b, w.ctx, w.a, w.next, w.release)
-	w.mu.Lock()
-	w.inner = inner
-	dropped := w.dropped
-	w.mu.Unlock()
-	if dropped {
-		inner.Cancel()
-		return
-	}
-	inner.OnComplete(w.complete)
+	return start(w.b, w.ctx, w.a, w.next, w.release)
 }
 
-// leave takes a waiter that will not run out of the queue. A waiter already handed a slot
-// gives it back when run finds it over.
-func (w *asyncWaiter[A, T]) leave() { w.b.remove(&w.waiter) }
-
-// expire runs on the MaxWait timer.
-func (w *asyncWaiter[A, T]) expire() {
-	if !w.state.CompareAndSwap(waiting, over) {
-		return
-	}
-	w.leave()
-	w.mu.Lock()
-	stopCtx := w.stopCtx
-	w.mu.Unlock()
-	if stopCtx != nil {
-		stopCtx()
-	}
+// Stop takes a waiter whose wait is over without a slot out of the queue (one already
+// handed a slot gives it back in startIn), and returns its rejection.
+func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
+	w.b.remove(&w.waiter)
 	var zero T
-	w.complete(zero, w.b.expired(w.at))
-}
-
-// ctxDone runs when ctx ends.
-func (w *asyncWaiter[A, T]) ctxDone() {
-	if !w.state.CompareAndSwap(waiting, over) {
-		return
+	switch cause {
+	case async.ErrCancelled:
+		return zero, cause
+	case async.ErrExpired:
+		return zero, w.b.expired(w.at)
 	}
-	w.leave()
-	w.mu.Lock()
-	timer := w.timer
-	w.mu.Unlock()
-	timer.Stop()
-	var zero T
-	w.complete(zero, w.b.rejectContext(w.b.clk.Now()-w.at, w.ctx.Err()))
-}
-
-// cancel is the future's cancel hook (the future already failed with async.ErrCancelled).
-func (w *asyncWaiter[A, T]) cancel() bool {
-	if w.state.CompareAndSwap(waiting, over) {
-		w.leave()
-		w.mu.Lock()
-		timer, stopCtx := w.timer, w.stopCtx
-		w.mu.Unlock()
-		timer.Stop()
-		if stopCtx != nil {
-			stopCtx()
-		}
-		return true
-	}
-	w.mu.Lock()
-	w.dropped = true
-	inner := w.inner
-	w.mu.Unlock()
-	if inner != nil {
-		inner.Cancel()
-	}
-	return false
+	return zero, w.b.rejectContext(w.b.clk.Now()-w.at, cause)
 }

@@ -18,7 +18,7 @@ type Handle interface {
 var _ Handle = (*Bulkhead)(nil)
 
 // InstanceID returns the bulkhead's id (SPEC RG-1).
-func (b *Bulkhead) InstanceID() string { return b.id }
+func (b *Bulkhead) InstanceID() string { return b.events.ID }
 
 // Config returns the bulkhead's resolved configuration.
 func (b *Bulkhead) Config() Config { return b.cfg }
@@ -38,6 +38,6 @@ func (b *Bulkhead) Waiting() int { return int(b.queued.Load()) }
 
 // Snapshot returns the bulkhead's id, free slots, configured slots and waiting calls.
 func (b *Bulkhead) Snapshot() Snapshot {
-	return Snapshot{Instance: b.id, AvailableSlots: b.AvailableSlots(),
+	return Snapshot{Instance: b.events.ID, AvailableSlots: b.AvailableSlots(),
 		MaxConcurrent: int(b.max), Waiting: b.Waiting()}
 }

@@ -76,12 +76,12 @@
 package circuitbreaker
 
 import (
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -110,7 +110,7 @@ type Breaker struct {
 	id            string
 	clk           clock.Clock
 	system        bool // the clock is clock.System(): read it without an interface call
-	listener      policy.Listener
+	events        kind.Events
 	rej           rejections
 	initial       State // Closed, or Disabled when built with Enabled(false)
 	minCalls      int   // effective MinimumCalls
@@ -119,8 +119,7 @@ type Breaker struct {
 	slowThreshold int64
 	failureRate   float64
 	slowRate      float64
-	ignoreOn      []error
-	recordOn      []error
+	cls           kind.Classifier
 
 	_ [64]byte
 	// word is the state (low stateBits bits) and a generation counter (the rest), moved on
@@ -148,19 +147,14 @@ type Breaker struct {
 	pubMu sync.Mutex
 }
 
-// New builds a breaker from opts on top of DefaultSettings. An invalid configuration
+// New builds a breaker from opts on top of DefaultConfig. An invalid configuration
 // returns a *policy.ConfigError (see Config.Validate): R4C-ATR-007 for a percentage
 // outside (0, 100], a count below 1, a window too large or a zero slowCallThreshold;
-// R4C-ATR-004 for a negative duration.
-func New(opts ...Option) (*Breaker, error) {
-	s := DefaultSettings()
-	s.Apply(opts...)
-	return NewFromSettings(s)
-}
+// R4C-ATR-004 for a negative duration. The instance id is WithInstanceID's, else the
+// Name, else "circuitbreaker".
+func New(opts ...Option) (*Breaker, error) { return kind.New(defaults, build, opts) }
 
-// NewFromSettings builds a breaker from resolved settings; see New for the errors. Its id
-// is s.ID("circuitbreaker"), its clock s.ClockOrSystem().
-func NewFromSettings(s Settings) (*Breaker, error) {
+func build(s settings) (*Breaker, error) {
 	if err := s.Config.Validate(); err != nil {
 		return nil, err
 	}
@@ -168,10 +162,9 @@ func NewFromSettings(s Settings) (*Breaker, error) {
 	clk := s.ClockOrSystem()
 	b := &Breaker{
 		cfg:           s.Config,
-		id:            id,
 		clk:           clk,
 		system:        clock.IsSystem(clk),
-		listener:      s.Listener,
+		events:        s.EventsOf(id),
 		rej:           newRejections(id),
 		initial:       Closed,
 		minCalls:      s.minimumCalls(),
@@ -180,12 +173,11 @@ func NewFromSettings(s Settings) (*Breaker, error) {
 		slowThreshold: int64(s.SlowCallThreshold),
 		failureRate:   s.FailureRateThreshold,
 		slowRate:      s.SlowCallRateThreshold,
-		ignoreOn:      s.IgnoreOn,
-		recordOn:      s.RecordOn,
+		cls:           kind.Classifier{Include: s.RecordOn, Exclude: s.IgnoreOn, If: s.recordIf},
 		win:           newWindow(s.SlidingWindowType, s.SlidingWindowSize),
 		shown:         showWindow,
 	}
-	if !s.Enabled {
+	if s.Disabled {
 		b.initial, b.shown = Disabled, showNone
 	}
 	b.win.reset(b.now())
@@ -194,7 +186,7 @@ func NewFromSettings(s Settings) (*Breaker, error) {
 }
 
 // InstanceID returns the breaker's id (SPEC RG-1).
-func (b *Breaker) InstanceID() string { return b.id }
+func (b *Breaker) InstanceID() string { return b.events.ID }
 
 // Config returns the breaker's resolved configuration.
 func (b *Breaker) Config() Config { return b.cfg }
@@ -228,7 +220,7 @@ func (b *Breaker) acquire() (permit, *OpenError) {
 		return permit{word: noRecord}, nil
 	case ForcedOpen:
 		var now int64
-		if b.listener != nil {
+		if b.events.Observed() {
 			now = b.now()
 		}
 		b.rejected(b.rej.forcedOpen, now, 0)
@@ -283,34 +275,25 @@ func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
 	return permit{}, b.rej.halfOpen
 }
 
-// classify returns the outcome of a call that returned err (without its slow bit), or
-// ignored = true for an error that counts as nothing.
-func (b *Breaker) classify(err error) (o outcome, ignored bool) {
-	if err == nil {
-		return 0, false
+// classify returns the outcome of a call that ended with (v, err) (without its slow
+// bit), or ignored = true for an error that counts as nothing. pred is RecordIf's
+// predicate for T, or nil.
+func classify[T any](b *Breaker, pred func(T, error) bool, v T, err error) (o outcome, ignored bool) {
+	if b.cls.Excluded(err) {
+		return 0, true
 	}
-	for _, e := range b.ignoreOn {
-		if errors.Is(err, e) {
-			return 0, true
-		}
-	}
-	if len(b.recordOn) == 0 {
+	if kind.Counts(&b.cls, pred, v, err) {
 		return failedBit, false
-	}
-	for _, e := range b.recordOn {
-		if errors.Is(err, e) {
-			return failedBit, false
-		}
 	}
 	return 0, false
 }
 
-// onResult records the outcome of a call admitted with p that returned err.
-func (b *Breaker) onResult(p permit, err error) {
+// onResult records the outcome of a call admitted with p that ended with (v, err).
+func onResult[T any](b *Breaker, pred func(T, error) bool, p permit, v T, err error) {
 	if p.word == noRecord {
 		return
 	}
-	o, ignored := b.classify(err)
+	o, ignored := classify(b, pred, v, err)
 	b.record(p, o, ignored)
 }
 
@@ -419,22 +402,22 @@ func (b *Breaker) transitionLocked(to State, now int64) transition {
 // unlockAndPublish releases mu and publishes tr. The next transition cannot be published
 // before this one: pubMu is taken before mu is released.
 func (b *Breaker) unlockAndPublish(tr transition) {
-	if !tr.ok || b.listener == nil {
+	if !tr.ok || !b.events.Observed() {
 		b.mu.Unlock()
 		return
 	}
 	b.pubMu.Lock()
 	b.mu.Unlock()
 	defer b.pubMu.Unlock()
-	b.listener(policy.Event{Kind: policy.CircuitBreakerTransition, Instance: b.id,
+	b.events.Publish(policy.Event{Kind: policy.CircuitBreakerTransition,
 		At: time.Duration(tr.at), From: tr.from.String(), To: tr.to.String()})
 }
 
 // rejected counts a rejection and publishes it; wait is the time left in Open.
 func (b *Breaker) rejected(err *OpenError, now, wait int64) {
 	b.notPermitted.Add(1)
-	if b.listener != nil {
-		b.listener(policy.Event{Kind: policy.CircuitBreakerRejected, Instance: b.id,
+	if b.events.Observed() {
+		b.events.Publish(policy.Event{Kind: policy.CircuitBreakerRejected,
 			At: time.Duration(now), Wait: time.Duration(wait), Err: err})
 	}
 }
@@ -474,7 +457,7 @@ func (b *Breaker) setState(to State) {
 func (b *Breaker) Snapshot() Snapshot {
 	now := b.now()
 	b.mu.Lock()
-	s := Snapshot{Instance: b.id, State: b.State(), FailureRate: -1, SlowCallRate: -1}
+	s := Snapshot{Instance: b.events.ID, State: b.State(), FailureRate: -1, SlowCallRate: -1}
 	var c counts
 	switch b.shown {
 	case showWindow:

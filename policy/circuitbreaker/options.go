@@ -1,12 +1,13 @@
 package circuitbreaker
 
 import (
-	"slices"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -62,15 +63,19 @@ type Config struct {
 	// breaker opens. In (0, 100]. Default 100.
 	SlowCallRateThreshold float64
 	// IgnoreOn lists errors (matched with errors.Is) that count neither as success nor as
-	// failure. Code only; no configuration attribute. Default none.
+	// failure. Set in code only; no configuration attribute. Default empty.
 	IgnoreOn []error
 	// RecordOn, when not empty, lists the only errors (matched with errors.Is) that count
-	// as failures; other errors count as successes. Empty: every error is a failure.
-	// IgnoreOn wins over RecordOn. Code only; no configuration attribute. Default empty.
+	// as failures; other errors count as successes. IgnoreOn wins over RecordOn and
+	// RecordIf. Set in code only; no configuration attribute. Default empty: every error
+	// is a failure.
 	RecordOn []error
-	// Enabled false makes the breaker start Disabled: every call passes and nothing is
-	// recorded. Default true.
-	Enabled bool
+	// Disabled true makes the breaker start in the disabled state: every call passes and
+	// nothing is recorded. Default false: the zero value is enabled. The configuration key
+	// is circuitBreaker.enabled.
+	Disabled bool
+
+	recordIf *kind.Predicate // RecordIf's predicate; nil: none
 }
 
 // DefaultConfig returns the built-in defaults: failure rate 50%, a count-based window of
@@ -86,7 +91,6 @@ func DefaultConfig() Config {
 		PermittedInHalfOpen:   10,
 		SlowCallThreshold:     60 * time.Second,
 		SlowCallRateThreshold: 100,
-		Enabled:               true,
 	}
 }
 
@@ -108,31 +112,31 @@ func (c Config) minimumCalls() int {
 func (c Config) Validate() error {
 	switch {
 	case !inPercentRange(c.FailureRateThreshold):
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".failureRateThreshold", formatFloat(c.FailureRateThreshold),
+		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.failureRateThreshold", formatFloat(c.FailureRateThreshold),
 			"failureRateThreshold must be a percentage above 0 and at most 100")
 	case c.SlidingWindowType != CountBased && c.SlidingWindowType != TimeBased:
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".slidingWindowType", c.SlidingWindowType.String(),
+		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slidingWindowType", c.SlidingWindowType.String(),
 			"slidingWindowType must be COUNT_BASED or TIME_BASED")
 	case c.SlidingWindowSize < 1 || c.SlidingWindowSize > MaxWindowSize:
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".slidingWindowSize", strconv.Itoa(c.SlidingWindowSize),
+		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slidingWindowSize", strconv.Itoa(c.SlidingWindowSize),
 			"slidingWindowSize must be at least 1 and at most %d", MaxWindowSize)
 	case c.MinimumCalls < 1:
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".minimumCalls", strconv.Itoa(c.MinimumCalls),
+		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.minimumCalls", strconv.Itoa(c.MinimumCalls),
 			"minimumCalls must be at least 1")
 	case c.WaitInOpen < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, Segment+".waitInOpen", c.WaitInOpen.String(),
+		return policy.Errorf(policy.CodeNegativeDuration, "circuitBreaker.waitInOpen", c.WaitInOpen.String(),
 			"waitInOpen must not be negative")
 	case c.PermittedInHalfOpen < 1:
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".permittedInHalfOpen", strconv.Itoa(c.PermittedInHalfOpen),
+		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.permittedInHalfOpen", strconv.Itoa(c.PermittedInHalfOpen),
 			"permittedInHalfOpen must be at least 1")
 	case c.SlowCallThreshold < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, Segment+".slowCallThreshold", c.SlowCallThreshold.String(),
+		return policy.Errorf(policy.CodeNegativeDuration, "circuitBreaker.slowCallThreshold", c.SlowCallThreshold.String(),
 			"slowCallThreshold must not be negative")
 	case c.SlowCallThreshold == 0:
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".slowCallThreshold", c.SlowCallThreshold.String(),
+		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slowCallThreshold", c.SlowCallThreshold.String(),
 			"slowCallThreshold must be positive (0 would make every call slow)")
 	case !inPercentRange(c.SlowCallRateThreshold):
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".slowCallRateThreshold", formatFloat(c.SlowCallRateThreshold),
+		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slowCallRateThreshold", formatFloat(c.SlowCallRateThreshold),
 			"slowCallRateThreshold must be a percentage above 0 and at most 100")
 	}
 	return nil
@@ -142,32 +146,39 @@ func inPercentRange(p float64) bool { return p > 0 && p <= 100 } // false for Na
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// Set sets one configuration attribute from its string form, as read from a configuration
-// key circuitBreaker.<attr> (SPEC RG-4); see Attributes for the names. Syntax errors:
-// R4C-ATR-001 (duration), R4C-ATR-005 (number), R4C-ATR-006 (boolean), R4C-ATR-007 (a
-// slidingWindowType other than COUNT_BASED or TIME_BASED, in any case); an unknown
-// attribute: R4C-CFG-001. Ranges are checked by Validate.
-func (c *Config) Set(attr, value string) error { return attributes.Set(c, attr, value) }
+// settings is what options produce: the configuration and how the instance is named,
+// timed and observed.
+type settings struct {
+	Config
+	kind.Common
+}
 
-// Attributes returns the configuration attribute names: failureRateThreshold,
-// slidingWindowSize, slidingWindowType, minimumCalls, waitInOpen, permittedInHalfOpen,
-// slowCallThreshold, slowCallRateThreshold, enabled.
-func Attributes() []string { return attributes.Names() }
+func defaults() settings { return settings{Config: DefaultConfig()} }
 
-// Segment is the policy segment of configuration keys: "circuitBreaker".
-const Segment = "circuitBreaker"
+// descriptor is how a registry sees circuit breakers.
+var descriptor = &kind.Descriptor[settings]{
+	L: policy.LayerCircuitBreaker,
+	Attrs: []kind.Attr[settings]{
+		kind.FloatAttr("failureRateThreshold", func(s *settings) *float64 { return &s.FailureRateThreshold }),
+		kind.IntAttr("slidingWindowSize", func(s *settings) *int { return &s.SlidingWindowSize }),
+		{Name: "slidingWindowType", Set: func(s *settings, v string) error { return setWindowType(&s.Config, v) }},
+		kind.IntAttr("minimumCalls", func(s *settings) *int { return &s.MinimumCalls }),
+		kind.DurationAttr("waitInOpen", func(s *settings) *time.Duration { return &s.WaitInOpen }),
+		kind.IntAttr("permittedInHalfOpen", func(s *settings) *int { return &s.PermittedInHalfOpen }),
+		kind.DurationAttr("slowCallThreshold", func(s *settings) *time.Duration { return &s.SlowCallThreshold }),
+		kind.FloatAttr("slowCallRateThreshold", func(s *settings) *float64 { return &s.SlowCallRateThreshold }),
+		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	},
+	Defaults: defaults,
+	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Config:   func(s *settings) any { return s.Config },
+	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Of:       func(p kind.Instance) any { return p.(*Breaker).cfg },
+	State:    func(p kind.Instance) any { return p.(*Breaker).Snapshot() },
+	Result:   func(s *settings) reflect.Type { return s.recordIf.ResultType() },
+}
 
-var attributes = policy.Attributes[Config]{Segment: Segment, List: []policy.Attribute[Config]{
-	policy.FloatAttr("failureRateThreshold", func(c *Config) *float64 { return &c.FailureRateThreshold }),
-	policy.IntAttr("slidingWindowSize", func(c *Config) *int { return &c.SlidingWindowSize }),
-	{Name: "slidingWindowType", Set: setWindowType},
-	policy.IntAttr("minimumCalls", func(c *Config) *int { return &c.MinimumCalls }),
-	policy.DurationAttr("waitInOpen", func(c *Config) *time.Duration { return &c.WaitInOpen }),
-	policy.IntAttr("permittedInHalfOpen", func(c *Config) *int { return &c.PermittedInHalfOpen }),
-	policy.DurationAttr("slowCallThreshold", func(c *Config) *time.Duration { return &c.SlowCallThreshold }),
-	policy.FloatAttr("slowCallRateThreshold", func(c *Config) *float64 { return &c.SlowCallRateThreshold }),
-	policy.BoolAttr("enabled", func(c *Config) *bool { return &c.Enabled }),
-}}
+func init() { kind.Register(descriptor) }
 
 func setWindowType(c *Config, v string) error {
 	switch strings.ToUpper(strings.TrimSpace(v)) {
@@ -182,114 +193,99 @@ func setWindowType(c *Config, v string) error {
 	return nil
 }
 
-// Settings is what options produce: the configuration and how the instance is named,
-// timed and observed.
-type Settings struct {
-	Config
-	policy.Common
-}
-
-// DefaultSettings returns settings holding DefaultConfig.
-func DefaultSettings() Settings { return Settings{Config: DefaultConfig()} }
-
 // Option configures a breaker.
-type Option func(*Settings)
+type Option func(*settings)
 
-// Apply applies opts in order; nil options are skipped.
-func (s *Settings) Apply(opts ...Option) {
-	for _, o := range opts {
-		if o != nil {
-			o(s)
-		}
-	}
-}
+// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
+// the application's own settings); options after it change c further. The zero Config
+// is enabled; start from DefaultConfig to keep the defaults. The breaker validates c when it is built.
+func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
+
+// Enabled false makes the breaker start in the disabled state: every call passes and
+// nothing is recorded. Default true.
+func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
 // FailureRateThreshold sets the failure rate, in percent, at or above which the breaker
 // opens [50]. In (0, 100], else R4C-ATR-007.
 func FailureRateThreshold(percent float64) Option {
-	return func(s *Settings) { s.FailureRateThreshold = percent }
+	return func(s *settings) { s.FailureRateThreshold = percent }
 }
 
 // SlidingWindowSize sets the closed-state window [100]: the last n calls, or with
 // SlidingWindowType(TimeBased) the calls of the last n seconds. In [1, MaxWindowSize],
 // else R4C-ATR-007.
-func SlidingWindowSize(n int) Option { return func(s *Settings) { s.SlidingWindowSize = n } }
+func SlidingWindowSize(n int) Option { return func(s *settings) { s.SlidingWindowSize = n } }
 
 // SlidingWindowType sets whether the window counts calls (CountBased) or seconds
 // (TimeBased) [CountBased].
-func SlidingWindowType(t WindowType) Option { return func(s *Settings) { s.SlidingWindowType = t } }
+func SlidingWindowType(t WindowType) Option { return func(s *settings) { s.SlidingWindowType = t } }
 
 // MinimumCalls sets how many outcomes the window must hold before its rates can open the
 // breaker [100]; capped at the window size for count-based windows. ≥ 1, else R4C-ATR-007.
-func MinimumCalls(n int) Option { return func(s *Settings) { s.MinimumCalls = n } }
+func MinimumCalls(n int) Option { return func(s *settings) { s.MinimumCalls = n } }
 
 // WaitInOpen sets how long the breaker stays open before the next call moves it to
 // half-open [60s]. ≥ 0, else R4C-ATR-004.
-func WaitInOpen(d time.Duration) Option { return func(s *Settings) { s.WaitInOpen = d } }
+func WaitInOpen(d time.Duration) Option { return func(s *settings) { s.WaitInOpen = d } }
 
 // PermittedInHalfOpen sets the number of trial calls in half-open [10]. ≥ 1, else
 // R4C-ATR-007.
-func PermittedInHalfOpen(n int) Option { return func(s *Settings) { s.PermittedInHalfOpen = n } }
+func PermittedInHalfOpen(n int) Option { return func(s *settings) { s.PermittedInHalfOpen = n } }
 
 // SlowCallThreshold sets the duration above which a call counts as slow [60s].
 // Negative: R4C-ATR-004; zero: R4C-ATR-007.
-func SlowCallThreshold(d time.Duration) Option { return func(s *Settings) { s.SlowCallThreshold = d } }
+func SlowCallThreshold(d time.Duration) Option { return func(s *settings) { s.SlowCallThreshold = d } }
 
 // SlowCallRateThreshold sets the slow-call rate, in percent, at or above which the breaker
 // opens [100]. In (0, 100], else R4C-ATR-007.
 func SlowCallRateThreshold(percent float64) Option {
-	return func(s *Settings) { s.SlowCallRateThreshold = percent }
+	return func(s *settings) { s.SlowCallRateThreshold = percent }
 }
 
 // IgnoreOn adds errors (matched with errors.Is) that count neither as success nor as
-// failure [none]; in half-open, an ignored call gives its trial slot back. Nil errors are
-// skipped. IgnoreOn wins over RecordOn.
+// failure. Default none. In half-open, an ignored call gives its trial slot back. Nil
+// errors are skipped; each call adds to the list. IgnoreOn wins over RecordOn and
+// RecordIf.
 func IgnoreOn(errs ...error) Option {
-	return func(s *Settings) { s.IgnoreOn = appendErrors(s.IgnoreOn, errs) }
+	return func(s *settings) { s.IgnoreOn = kind.Append(s.IgnoreOn, errs) }
 }
 
 // RecordOn adds errors (matched with errors.Is) that count as failures; once any is set,
-// every other error counts as a success [empty: every error is a failure]. Nil errors are
-// skipped.
+// every other error counts as a success. Default empty: every error is a failure. Nil
+// errors are skipped; each call adds to the list.
 func RecordOn(errs ...error) Option {
-	return func(s *Settings) { s.RecordOn = appendErrors(s.RecordOn, errs) }
+	return func(s *settings) { s.RecordOn = kind.Append(s.RecordOn, errs) }
 }
 
-// appendErrors returns list followed by the non-nil errs, never writing into list's
-// backing array (Settings are copied by value).
-func appendErrors(list, errs []error) []error {
-	list = slices.Clip(list)
-	for _, e := range errs {
-		if e != nil {
-			list = append(list, e)
-		}
-	}
-	return list
+// RecordIf records as failures the outcomes for which pred returns true, in addition to
+// the errors the lists record: e.g. a response with status 503 returned with a nil error.
+// T must be the result type of the calls the breaker decorates; wrapping a function of
+// another result type fails with R4C-REG-010. Default none. A later call replaces the
+// predicate; a nil pred removes it.
+func RecordIf[T any](pred func(v T, err error) bool) Option {
+	p := kind.NewPredicate(pred)
+	return func(s *settings) { s.recordIf = p }
 }
-
-// Enabled false makes the breaker start Disabled: every call passes and nothing is
-// recorded [true].
-func Enabled(on bool) Option { return func(s *Settings) { s.Enabled = on } }
 
 // Name shares one breaker among every function wrapped with this name; the name is the
-// instance id (SPEC RG-1, RG-2).
-func Name(name string) Option { return func(s *Settings) { s.Common.Name = name } }
+// instance id.
+func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the keys configs.<name>.circuitBreaker.* (SPEC RG-4).
-func UseConfig(name string) Option { return func(s *Settings) { s.ConfigName = name } }
+// UseConfig applies the configuration keys configs.<name>.circuitBreaker.*.
+func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
-// WithClock sets the time source [clock.System()]. A registry sets its own (SPEC RG-6).
-func WithClock(c clock.Clock) Option { return func(s *Settings) { s.Clock = c } }
+// WithClock sets the time source. Default clock.System(). A registry sets its own.
+func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// WithInstanceID sets the instance id of a breaker built with New [the Name, else
-// "circuitbreaker"].
-func WithInstanceID(id string) Option { return func(s *Settings) { s.InstanceID = id } }
+// WithInstanceID sets the instance id of a breaker built with New. Default the Name,
+// else "circuitbreaker".
+func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the breaker's events (SPEC RG-5): CircuitBreakerTransition
-// (From and To are State names, At the clock time) and CircuitBreakerRejected (Err is the
-// rejection; in Open, Wait is the time left before half-open). Successes publish nothing.
-// Transition events reach the listener in the order of the transitions: while one runs,
-// the next transition waits. A listener may read State and Snapshot, but must not make
-// the breaker change state (ForceOpen, Disable, Reset, or calls through it), which would
-// wait for itself.
-func OnEvent(l policy.Listener) Option { return func(s *Settings) { s.Listener = l } }
+// OnEvent sets the listener of the breaker's events: CircuitBreakerTransition (From and
+// To are State names, At the clock time) and CircuitBreakerRejected (Err is the
+// rejection; in the open state, Wait is the time left before half-open). Successes
+// publish nothing. Transition events reach the listener in the order of the transitions:
+// while one runs, the next transition waits. A listener may read State and Snapshot, but
+// must not make the breaker change state (ForceOpen, Disable, Reset, or calls through
+// it), which would wait for itself.
+func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -5,19 +5,14 @@ import (
 	"errors"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns b as a policy of layer LayerCircuitBreaker (SPEC CO-1), for calls
-// returning T. Decorating costs nothing per call beyond the breaker's own.
+// NewPolicy returns b as a policy of layer LayerCircuitBreaker, for calls returning T.
+// Decorating costs nothing per call beyond the breaker's own.
 func NewPolicy[T any](b *Breaker) policy.Policy[T] {
-	return policy.Decorators[T]{
-		L:    policy.LayerCircuitBreaker,
-		Sync: func(next policy.Func[struct{}, T]) policy.Func[struct{}, T] { return DecorateFunc(b, next) },
-		Async: func(next policy.AsyncFunc[struct{}, T]) policy.AsyncFunc[struct{}, T] {
-			return DecorateAsyncFunc(b, next)
-		},
-	}
+	return policy.Of(policy.LayerCircuitBreaker, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by b. Each call asks b for permission: refused, it
@@ -27,6 +22,7 @@ func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 // panic in next is recorded as a failure and propagates. Admitted and rejected calls
 // allocate nothing.
 func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
+	pred := kind.For[T](b.cls.If)
 	return func(ctx context.Context, a A) (T, error) {
 		p, rej := b.acquire()
 		if rej != nil {
@@ -44,7 +40,7 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 		}()
 		v, err := next(ctx, a)
 		done = true
-		b.onResult(p, err)
+		onResult(b, pred, p, v, err)
 		return v, err
 	}
 }
@@ -63,6 +59,7 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	open, forcedOpen, halfOpen :=
 		async.Failed[T](b.rej.open), async.Failed[T](b.rej.forcedOpen), async.Failed[T](b.rej.halfOpen)
+	pred := kind.For[T](b.cls.If)
 	return func(ctx context.Context, a A) *async.Future[T] {
 		p, rej := b.acquire()
 		switch rej {
@@ -84,12 +81,12 @@ func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy
 			}
 		}()
 		f := next(ctx, a)
-		f.OnComplete(func(_ T, err error) {
+		f.OnComplete(func(v T, err error) {
 			if errors.Is(err, async.ErrCancelled) {
 				b.record(p, 0, true)
 				return
 			}
-			b.onResult(p, err)
+			onResult(b, pred, p, v, err)
 		})
 		done = true
 		return f

@@ -20,55 +20,55 @@ package fallback
 
 import (
 	"context"
-	"errors"
 	"reflect"
 
-	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // Fallback replaces the errors it handles with the result of its function, for calls
-// returning T. Build it with New or NewFromSettings and decorate calls with DecorateFunc,
-// DecorateAsyncFunc or NewPolicy. It is safe for concurrent use; its configuration is
-// fixed when it is built.
+// returning T. Build it with New and decorate calls with DecorateFunc, DecorateAsyncFunc
+// or NewPolicy. It is safe for concurrent use; its configuration is fixed when it is
+// built.
 type Fallback[T any] struct {
-	fn       func(ctx context.Context, err error) (T, error)
-	cfg      Config
-	id       string
-	clk      clock.Clock
-	listener policy.Listener
+	fn     func(ctx context.Context, err error) (T, error)
+	cfg    Config
+	cls    kind.Classifier
+	pred   func(T, error) bool // HandleIf's predicate; nil: none
+	events kind.Events
 }
 
 // New builds a fallback around fn, over the defaults of DefaultConfig. fn receives the
-// caller's context and the error it replaces. A nil fn returns a *policy.ConfigError with
-// code R4C-REG-010.
+// caller's context and the error it replaces. A nil fn, or a HandleIf predicate for
+// another result type than T, returns a *policy.ConfigError with code R4C-REG-010. The
+// instance id is WithInstanceID's, else the Name, else "fallback".
 func New[T any](fn func(ctx context.Context, err error) (T, error), opts ...Option) (*Fallback[T], error) {
-	s := DefaultSettings()
-	s.Apply(opts...)
-	return NewFromSettings(fn, s)
+	s := defaults()
+	kind.Apply(&s, opts)
+	return build(fn, s)
 }
 
-// NewFromSettings builds a fallback around fn from resolved settings; see New for the
-// errors. The instance id is s.InstanceID, else s.Name, else "fallback".
-func NewFromSettings[T any](fn func(ctx context.Context, err error) (T, error), s Settings) (*Fallback[T], error) {
+// build builds a fallback from resolved settings; see New for the errors.
+func build[T any](fn func(ctx context.Context, err error) (T, error), s settings) (*Fallback[T], error) {
 	if fn == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, Segment, "",
+		return nil, policy.Errorf(policy.CodeBadSpec, string(policy.LayerFallback), "",
 			"the fallback function is nil: give a func(context.Context, error) (%v, error)", reflect.TypeFor[T]())
 	}
-	if err := s.Config.Validate(); err != nil {
-		return nil, err
+	if t := s.handleIf.ResultType(); t != nil && t != reflect.TypeFor[T]() {
+		return nil, policy.Errorf(policy.CodeBadSpec, string(policy.LayerFallback), "",
+			"HandleIf's predicate takes %v but the fallback returns %v", t, reflect.TypeFor[T]())
 	}
 	return &Fallback[T]{
-		fn:       fn,
-		cfg:      s.Config,
-		id:       s.ID("fallback"),
-		clk:      s.ClockOrSystem(),
-		listener: s.Listener,
+		fn:     fn,
+		cfg:    s.Config,
+		cls:    kind.Classifier{Include: s.HandleOn, Exclude: s.IgnoreOn, If: s.handleIf},
+		pred:   kind.For[T](s.handleIf),
+		events: s.EventsOf(s.ID("fallback")),
 	}, nil
 }
 
-// InstanceID returns the fallback's id (SPEC RG-1).
-func (f *Fallback[T]) InstanceID() string { return f.id }
+// InstanceID returns the fallback's id.
+func (f *Fallback[T]) InstanceID() string { return f.events.ID }
 
 // Config returns the fallback's resolved configuration.
 func (f *Fallback[T]) Config() Config { return f.cfg }
@@ -78,31 +78,14 @@ func (f *Fallback[T]) Config() Config { return f.cfg }
 func (f *Fallback[T]) ResultType() reflect.Type { return reflect.TypeFor[T]() }
 
 // Handles reports whether err reaches the fallback: not nil, not matching IgnoreOn, and
-// matching HandleOn when it is set.
-func (f *Fallback[T]) Handles(err error) bool {
-	if err == nil {
-		return false
-	}
-	for _, e := range f.cfg.IgnoreOn {
-		if errors.Is(err, e) {
-			return false
-		}
-	}
-	if len(f.cfg.HandleOn) == 0 {
-		return true
-	}
-	for _, e := range f.cfg.HandleOn {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
+// matching HandleOn when it is set. HandleIf's predicate is not consulted.
+func (f *Fallback[T]) Handles(err error) bool { return f.cls.Error(err) }
+
+// handles reports whether the outcome (v, err) reaches the fallback.
+func (f *Fallback[T]) handles(v T, err error) bool { return kind.Counts(&f.cls, f.pred, v, err) }
 
 // apply publishes FallbackApplied and returns the fallback's result for err.
 func (f *Fallback[T]) apply(ctx context.Context, err error) (T, error) {
-	if f.listener != nil {
-		f.listener(policy.Event{Kind: policy.FallbackApplied, Instance: f.id, At: f.clk.Now(), Err: err})
-	}
+	f.events.Publish(policy.Event{Kind: policy.FallbackApplied, Err: err})
 	return f.fn(ctx, err)
 }

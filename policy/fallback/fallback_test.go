@@ -63,9 +63,8 @@ func newFallback(t *testing.T, opts ...fallback.Option) *fallback.Fallback[strin
 }
 
 func TestDefaults(t *testing.T) {
-	assert.Equal(t, fallback.Config{Enabled: true}, fallback.DefaultConfig())
-	assert.Equal(t, "fallback", fallback.Segment)
-	assert.Equal(t, []string{"enabled"}, fallback.Attributes())
+	assert.Equal(t, fallback.Config{}, fallback.DefaultConfig())
+	assert.False(t, fallback.DefaultConfig().Disabled, "the defaults are enabled")
 	f := newFallback(t)
 	assert.Equal(t, "fallback", f.InstanceID())
 	assert.Equal(t, fallback.DefaultConfig(), f.Config())
@@ -84,8 +83,8 @@ func TestNilFunction(t *testing.T) {
 	assert.Contains(t, err.Error(), "R4C-REG-010")
 	assert.Contains(t, err.Error(), "int")
 
-	_, err = fallback.NewFromSettings[string](nil, fallback.DefaultSettings())
-	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err))
+	_, err = fallback.New[string](nil, fallback.HandleOn(errBoom), fallback.Name("n"))
+	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "whatever the options")
 }
 
 func TestHandledErrorIsReplaced(t *testing.T) {
@@ -172,25 +171,6 @@ func TestDisabled(t *testing.T) {
 	_, err = fut.Await(context.Background())
 	require.Same(t, errBoom, err)
 	assert.Empty(t, ev.get())
-}
-
-func TestConfigSet(t *testing.T) {
-	c := fallback.DefaultConfig()
-	require.NoError(t, c.Set("enabled", "false"))
-	assert.False(t, c.Enabled)
-	require.NoError(t, c.Set("enabled", " True "))
-	assert.True(t, c.Enabled)
-
-	err := c.Set("enabled", "maybe")
-	assert.Equal(t, policy.CodeBadBoolean, policy.CodeOf(err))
-	var ce *policy.ConfigError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, "fallback.enabled", ce.Key)
-	assert.True(t, c.Enabled)
-
-	err = c.Set("handleOn", "x")
-	assert.Equal(t, policy.CodeUnknownKey, policy.CodeOf(err))
-	assert.NoError(t, c.Validate())
 }
 
 func TestSameOptionsGiveEqualConfigs(t *testing.T) {

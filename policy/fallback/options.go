@@ -1,106 +1,110 @@
 package fallback
 
 import (
+	"reflect"
+
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Config is a fallback's resolved configuration. Identical option sets give
-// configurations equal under reflect.DeepEqual (the error lists hold the same sentinel
-// values). The fallback function itself is not part of it: it is given to New.
+// Config is a fallback's resolved configuration; its zero value handles every error.
+// Identical option sets give configurations equal under reflect.DeepEqual (the error
+// lists hold the same sentinel values). The fallback function itself is not part of it:
+// it is given to New.
 type Config struct {
-	// HandleOn lists the errors that reach the fallback, matched with errors.Is [empty:
-	// every error]. Options in code only: no configuration key sets it.
+	// HandleOn lists the errors that reach the fallback, matched with errors.Is. Default
+	// empty: every error. Set in code only: no configuration key sets it.
 	HandleOn []error
 	// IgnoreOn lists errors that pass through untouched, matched with errors.Is; it wins
-	// over HandleOn [empty]. Options in code only.
+	// over HandleOn and HandleIf. Default empty. Set in code only.
 	IgnoreOn []error
-	// Enabled false lets every result through untouched [true].
-	Enabled bool
+	// Disabled true lets every result through untouched. Default false: the zero value
+	// is enabled. The configuration key is fallback.enabled.
+	Disabled bool
+
+	handleIf *kind.Predicate // HandleIf's predicate; nil: none
 }
 
 // DefaultConfig returns the built-in defaults: every error handled, enabled.
-func DefaultConfig() Config { return Config{Enabled: true} }
+func DefaultConfig() Config { return Config{} }
 
 // Validate checks the configuration. Every Config is valid: it returns nil. (A nil
 // fallback function is reported by New, with R4C-REG-010.)
 func (c Config) Validate() error { return nil }
 
-// Set sets one configuration attribute from its string form, as read from a configuration
-// key fallback.<attr> (SPEC RG-4): only enabled. A value that is not a boolean is
-// R4C-ATR-006; an unknown attribute is R4C-CFG-001.
-func (c *Config) Set(attr, value string) error { return attributes.Set(c, attr, value) }
-
-// Attributes returns the configuration attribute names: enabled.
-func Attributes() []string { return attributes.Names() }
-
-// Segment is the policy segment of configuration keys: "fallback".
-const Segment = "fallback"
-
-var attributes = policy.Attributes[Config]{Segment: Segment, List: []policy.Attribute[Config]{
-	policy.BoolAttr("enabled", func(c *Config) *bool { return &c.Enabled }),
-}}
-
-// Settings is what options produce: the configuration and how the instance is named,
+// settings is what options produce: the configuration and how the instance is named,
 // timed and observed.
-type Settings struct {
+type settings struct {
 	Config
-	policy.Common
+	kind.Common
 }
 
-// DefaultSettings returns settings holding DefaultConfig.
-func DefaultSettings() Settings { return Settings{Config: DefaultConfig()} }
+func defaults() settings { return settings{Config: DefaultConfig()} }
+
+// descriptor is how a registry sees fallbacks. A fallback is built for each function
+// it decorates, with that function's result type, so the registry builds it itself.
+var descriptor = &kind.Descriptor[settings]{
+	L:        policy.LayerFallback,
+	Attrs:    []kind.Attr[settings]{kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled })},
+	Defaults: defaults,
+	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Config:   func(s *settings) any { return s.Config },
+	Result:   func(s *settings) reflect.Type { return s.handleIf.ResultType() },
+}
+
+func init() { kind.Register(descriptor) }
 
 // Option configures a fallback. Options do not depend on the fallback's result type.
-type Option func(*Settings)
+type Option func(*settings)
 
-// Apply applies opts in order; nil options are skipped.
-func (s *Settings) Apply(opts ...Option) {
-	for _, o := range opts {
-		if o != nil {
-			o(s)
-		}
-	}
+// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
+// the application's own settings); options after it change c further. The zero Config
+// is enabled and handles every error.
+func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
+
+// Enabled false lets every result through untouched, the fallback never called. Default
+// true.
+func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
+
+// HandleOn adds errors that reach the fallback, matched with errors.Is. Default empty:
+// every error. Each call adds to the list; IgnoreOn wins over it.
+func HandleOn(errs ...error) Option {
+	return func(s *settings) { s.HandleOn = kind.Append(s.HandleOn, errs) }
 }
 
-// HandleOn sends only the errors matching one of errs (errors.Is) to the fallback [every
-// error]. Each call replaces the list; IgnoreOn wins over it.
-func HandleOn(errs ...error) Option { return func(s *Settings) { s.HandleOn = nonNil(errs) } }
-
-// IgnoreOn lets the errors matching one of errs (errors.Is) pass through untouched [none];
-// it wins over HandleOn. Each call replaces the list. IgnoreOn(context.Canceled) returns
-// a caller's cancellation as it is instead of a fallback result.
-func IgnoreOn(errs ...error) Option { return func(s *Settings) { s.IgnoreOn = nonNil(errs) } }
-
-// Enabled false lets every result through untouched, the fallback never called [true].
-func Enabled(on bool) Option { return func(s *Settings) { s.Enabled = on } }
-
-// Name shares one fallback among every function wrapped with this name; the name is the
-// instance id (SPEC RG-1, RG-2).
-func Name(name string) Option { return func(s *Settings) { s.Common.Name = name } }
-
-// UseConfig applies the keys configs.<name>.fallback.* (SPEC RG-4).
-func UseConfig(name string) Option { return func(s *Settings) { s.ConfigName = name } }
-
-// WithClock sets the time source of event times [clock.System()]. A registry sets its own
-// (SPEC RG-6).
-func WithClock(c clock.Clock) Option { return func(s *Settings) { s.Clock = c } }
-
-// WithInstanceID sets the instance id of a fallback built with New [the Name, else
-// "fallback"].
-func WithInstanceID(id string) Option { return func(s *Settings) { s.InstanceID = id } }
-
-// OnEvent sets the listener of the fallback's FallbackApplied events (SPEC RG-5).
-func OnEvent(l policy.Listener) Option { return func(s *Settings) { s.Listener = l } }
-
-// nonNil copies errs without its nil entries (errors.Is(err, nil) never matches a
-// failure); it returns nil for an empty list, so that HandleOn() restores the default.
-func nonNil(errs []error) []error {
-	var out []error
-	for _, e := range errs {
-		if e != nil {
-			out = append(out, e)
-		}
-	}
-	return out
+// IgnoreOn adds errors that pass through untouched, matched with errors.Is. Default
+// none. It wins over HandleOn and HandleIf. Each call adds to the list.
+// IgnoreOn(context.Canceled) returns a caller's cancellation as it is instead of a
+// fallback result.
+func IgnoreOn(errs ...error) Option {
+	return func(s *settings) { s.IgnoreOn = kind.Append(s.IgnoreOn, errs) }
 }
+
+// HandleIf sends to the fallback the outcomes for which pred returns true, in addition to
+// the errors the lists send: e.g. a response with status 503 returned with a nil error,
+// which the fallback function then receives as a nil error. T must be the fallback's
+// result type; New with another type fails with R4C-REG-010. Default none. A later call
+// replaces the predicate; a nil pred removes it.
+func HandleIf[T any](pred func(v T, err error) bool) Option {
+	p := kind.NewPredicate(pred)
+	return func(s *settings) { s.handleIf = p }
+}
+
+// Name shares the configuration keys of one name among every function wrapped with it;
+// the name is the instance id.
+func Name(name string) Option { return kind.Name[settings](name) }
+
+// UseConfig applies the configuration keys configs.<name>.fallback.*.
+func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+
+// WithClock sets the time source of event times. Default clock.System(). A registry sets
+// its own.
+func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+
+// WithInstanceID sets the instance id of a fallback built with New. Default the Name,
+// else "fallback".
+func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
+
+// OnEvent sets the listener of the fallback's FallbackApplied events.
+func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -7,16 +7,9 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns f as a policy of layer LayerFallback (SPEC CO-1), for calls returning
-// T.
+// NewPolicy returns f as a policy of layer LayerFallback, for calls returning T.
 func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
-	return policy.Decorators[T]{
-		L:    policy.LayerFallback,
-		Sync: func(next policy.Func[struct{}, T]) policy.Func[struct{}, T] { return DecorateFunc(f, next) },
-		Async: func(next policy.AsyncFunc[struct{}, T]) policy.AsyncFunc[struct{}, T] {
-			return DecorateAsyncFunc(f, next)
-		},
-	}
+	return policy.Of(policy.LayerFallback, f, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next with f's fallback: a call that fails with an error f handles
@@ -24,12 +17,12 @@ func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
 // a FallbackApplied event; any other result is returned as it is. A successful call
 // allocates nothing. A disabled fallback returns next itself.
 func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[A, T] {
-	if !f.cfg.Enabled {
+	if f.cfg.Disabled {
 		return next
 	}
 	return func(ctx context.Context, a A) (T, error) {
 		v, err := next(ctx, a)
-		if err == nil || !f.Handles(err) {
+		if (err == nil && f.pred == nil) || !f.handles(v, err) {
 			return v, err
 		}
 		return f.apply(ctx, err)
@@ -47,13 +40,13 @@ func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[
 // does not handle, is returned as it is, with no allocation. A disabled fallback returns
 // next itself.
 func DecorateAsyncFunc[A, T any](f *Fallback[T], next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
-	if !f.cfg.Enabled {
+	if f.cfg.Disabled {
 		return next
 	}
 	return func(ctx context.Context, a A) *async.Future[T] {
 		inner := next(ctx, a)
-		if _, done, err := inner.Result(); done {
-			if err == nil || !f.Handles(err) {
+		if v, done, err := inner.Result(); done {
+			if (err == nil && f.pred == nil) || !f.handles(v, err) {
 				return inner
 			}
 			out, complete := async.NewPromise[T]()
@@ -62,7 +55,7 @@ func DecorateAsyncFunc[A, T any](f *Fallback[T], next policy.AsyncFunc[A, T]) po
 		}
 		out, complete := async.NewCancellablePromise[T](inner.Cancel)
 		inner.OnComplete(func(v T, err error) {
-			if err == nil || !f.Handles(err) {
+			if (err == nil && f.pred == nil) || !f.handles(v, err) {
 				complete(v, err)
 				return
 			}

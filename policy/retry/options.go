@@ -3,49 +3,55 @@ package retry
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // Config is a retry's resolved configuration, validated once when the retry is built.
-// Identical option sets give configurations equal under reflect.DeepEqual (error lists
-// hold the same sentinel values, the random source the same value).
+// Its zero value is not valid (MaxAttempts 0): start from DefaultConfig. Identical option
+// sets give configurations equal under reflect.DeepEqual (error lists hold the same
+// sentinel values, the random source the same value, the predicate the same option's).
 type Config struct {
-	// MaxAttempts is the total number of attempts, the first included [3]. ≥ 1; 1 means
-	// no retry.
+	// MaxAttempts is the total number of attempts, the first included; 1 means no retry.
+	// At least 1. Default 3.
 	MaxAttempts int
-	// Delay is the wait before the second attempt [500ms]. ≥ 0.
+	// Delay is the wait before the second attempt. At least 0. Default 500ms.
 	Delay time.Duration
 	// Multiplier is the backoff factor: the wait before attempt k+1 is
-	// Delay·Multiplier^(k-1) [1: a constant delay]. ≥ 1 and finite.
+	// Delay·Multiplier^(k-1). At least 1 and finite. Default 1, a constant delay.
 	Multiplier float64
-	// MaxDelay caps the computed wait, before jitter [0: no cap]. ≥ 0. A cap below Delay
-	// caps the first wait too.
+	// MaxDelay caps the computed wait, before jitter; a cap below Delay caps the first
+	// wait too. At least 0. Default 0, no cap.
 	MaxDelay time.Duration
 	// Jitter randomises each wait: it is drawn uniformly from wait·(1±Jitter), after the
-	// cap [0: no jitter]. In [0, 1].
+	// cap. Between 0 and 1. Default 0, no jitter.
 	Jitter float64
-	// RetryOn lists the errors that are retried, matched with errors.Is [empty: every
-	// error]. Options in code only: no configuration key sets it.
+	// RetryOn lists the errors that are retried, matched with errors.Is. Default empty:
+	// every error. Set in code only: no configuration key sets it.
 	RetryOn []error
 	// AbortOn lists errors that are never retried, matched with errors.Is; it wins over
-	// RetryOn [empty]. Options in code only.
+	// RetryOn and RetryIf. Default empty. Set in code only.
 	AbortOn []error
-	// Rand is the random source of the jitter [nil: math/rand/v2's global source]. Calls
-	// into it are serialised by a lock, so one source may be shared by several retries.
-	// Options in code only; meant for tests that need a reproducible jitter.
+	// Rand is the random source of the jitter; calls into it are serialised by a lock, so
+	// one source may be shared by several retries. Default nil: math/rand/v2's global
+	// source. Set in code only; meant for tests that need a reproducible jitter.
 	Rand rand.Source
-	// Enabled false makes every call a single attempt [true].
-	Enabled bool
+	// Disabled true makes every call a single attempt. Default false: the zero value is
+	// enabled. The configuration key is retry.enabled.
+	Disabled bool
+
+	retryIf *kind.Predicate // RetryIf's predicate; nil: none
 }
 
 // DefaultConfig returns the built-in defaults: 3 attempts, 500ms between them, constant
 // delay (multiplier 1), no cap, no jitter, every error retried, enabled.
 func DefaultConfig() Config {
-	return Config{MaxAttempts: 3, Delay: 500 * time.Millisecond, Multiplier: 1, Enabled: true}
+	return Config{MaxAttempts: 3, Delay: 500 * time.Millisecond, Multiplier: 1}
 }
 
 // Validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-007 if
@@ -54,19 +60,19 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	switch {
 	case c.MaxAttempts < 1:
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".maxAttempts", strconv.Itoa(c.MaxAttempts),
+		return policy.Errorf(policy.CodeOutOfRange, "retry.maxAttempts", strconv.Itoa(c.MaxAttempts),
 			"maxAttempts must be at least 1 (it counts the first attempt)")
 	case c.Delay < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, Segment+".delay", c.Delay.String(),
+		return policy.Errorf(policy.CodeNegativeDuration, "retry.delay", c.Delay.String(),
 			"delay must not be negative")
 	case !(c.Multiplier >= 1) || math.IsInf(c.Multiplier, 1):
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".multiplier", formatFloat(c.Multiplier),
+		return policy.Errorf(policy.CodeOutOfRange, "retry.multiplier", formatFloat(c.Multiplier),
 			"multiplier must be a finite number of at least 1 (1 keeps the delay constant)")
 	case c.MaxDelay < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, Segment+".maxDelay", c.MaxDelay.String(),
+		return policy.Errorf(policy.CodeNegativeDuration, "retry.maxDelay", c.MaxDelay.String(),
 			"maxDelay must not be negative (0 means no cap)")
 	case !(c.Jitter >= 0 && c.Jitter <= 1):
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".jitter", formatFloat(c.Jitter),
+		return policy.Errorf(policy.CodeOutOfRange, "retry.jitter", formatFloat(c.Jitter),
 			"jitter must be between 0 and 1")
 	}
 	return nil
@@ -99,117 +105,114 @@ func toDuration(ns float64) time.Duration {
 	return time.Duration(ns)
 }
 
-// Set sets one configuration attribute from its string form, as read from a configuration
-// key retry.<attr> (SPEC RG-4): maxAttempts, delay, multiplier, maxDelay, jitter or
-// enabled. Syntax errors: R4C-ATR-001 (duration), R4C-ATR-005 (number), R4C-ATR-006
-// (boolean); an unknown attribute: R4C-CFG-001. Ranges are checked by Validate.
-func (c *Config) Set(attr, value string) error { return attributes.Set(c, attr, value) }
-
-// Attributes returns the configuration attribute names: maxAttempts, delay, multiplier,
-// maxDelay, jitter, enabled.
-func Attributes() []string { return attributes.Names() }
-
-// Segment is the policy segment of configuration keys: "retry".
-const Segment = "retry"
-
-var attributes = policy.Attributes[Config]{Segment: Segment, List: []policy.Attribute[Config]{
-	policy.IntAttr("maxAttempts", func(c *Config) *int { return &c.MaxAttempts }),
-	policy.DurationAttr("delay", func(c *Config) *time.Duration { return &c.Delay }),
-	policy.FloatAttr("multiplier", func(c *Config) *float64 { return &c.Multiplier }),
-	policy.DurationAttr("maxDelay", func(c *Config) *time.Duration { return &c.MaxDelay }),
-	policy.FloatAttr("jitter", func(c *Config) *float64 { return &c.Jitter }),
-	policy.BoolAttr("enabled", func(c *Config) *bool { return &c.Enabled }),
-}}
-
-// Settings is what options produce: the configuration and how the instance is named,
+// settings is what options produce: the configuration and how the instance is named,
 // timed and observed.
-type Settings struct {
+type settings struct {
 	Config
-	policy.Common
+	kind.Common
 }
 
-// DefaultSettings returns settings holding DefaultConfig.
-func DefaultSettings() Settings { return Settings{Config: DefaultConfig()} }
+func defaults() settings { return settings{Config: DefaultConfig()} }
+
+// descriptor is how a registry sees retries.
+var descriptor = &kind.Descriptor[settings]{
+	L: policy.LayerRetry,
+	Attrs: []kind.Attr[settings]{
+		kind.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),
+		kind.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),
+		kind.FloatAttr("multiplier", func(s *settings) *float64 { return &s.Multiplier }),
+		kind.DurationAttr("maxDelay", func(s *settings) *time.Duration { return &s.MaxDelay }),
+		kind.FloatAttr("jitter", func(s *settings) *float64 { return &s.Jitter }),
+		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	},
+	Defaults: defaults,
+	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Config:   func(s *settings) any { return s.Config },
+	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Of:       func(p kind.Instance) any { return p.(*Retry).cfg },
+	Result:   func(s *settings) reflect.Type { return s.retryIf.ResultType() },
+}
+
+func init() { kind.Register(descriptor) }
 
 // Option configures a retry.
-type Option func(*Settings)
+type Option func(*settings)
 
-// Apply applies opts in order; nil options are skipped.
-func (s *Settings) Apply(opts ...Option) {
-	for _, o := range opts {
-		if o != nil {
-			o(s)
-		}
-	}
-}
+// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
+// the application's own settings); options after it change c further. The zero Config
+// is enabled; start from DefaultConfig to keep the defaults. The retry validates c when it is built.
+func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
-// MaxAttempts sets the total number of attempts, the first included [3]. < 1 fails
-// validation with R4C-ATR-007.
-func MaxAttempts(n int) Option { return func(s *Settings) { s.MaxAttempts = n } }
+// Enabled false makes every call a single attempt, with no retry and no event. Default
+// true.
+func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
-// Delay sets the wait before the second attempt [500ms]. < 0 fails validation with
+// MaxAttempts sets the total number of attempts, the first included. Default 3. Less
+// than 1 fails with R4C-ATR-007.
+func MaxAttempts(n int) Option { return func(s *settings) { s.MaxAttempts = n } }
+
+// Delay sets the wait before the second attempt. Default 500ms. Negative fails with
 // R4C-ATR-004.
-func Delay(d time.Duration) Option { return func(s *Settings) { s.Delay = d } }
+func Delay(d time.Duration) Option { return func(s *settings) { s.Delay = d } }
 
 // Multiplier sets the backoff factor: the wait before attempt k+1 is
-// delay·multiplier^(k-1) [1: constant]. < 1 fails validation with R4C-ATR-007.
-func Multiplier(f float64) Option { return func(s *Settings) { s.Multiplier = f } }
+// delay·multiplier^(k-1). Default 1, a constant delay. Less than 1 fails with
+// R4C-ATR-007.
+func Multiplier(f float64) Option { return func(s *settings) { s.Multiplier = f } }
 
-// MaxDelay caps each computed wait, before jitter [0: no cap]. < 0 fails validation with
+// MaxDelay caps each computed wait, before jitter. Default 0, no cap. Negative fails with
 // R4C-ATR-004.
-func MaxDelay(d time.Duration) Option { return func(s *Settings) { s.MaxDelay = d } }
+func MaxDelay(d time.Duration) Option { return func(s *settings) { s.MaxDelay = d } }
 
-// Jitter randomises each wait uniformly within wait·(1±f) [0: none]. Outside [0, 1] fails
-// validation with R4C-ATR-007.
-func Jitter(f float64) Option { return func(s *Settings) { s.Jitter = f } }
+// Jitter randomises each wait uniformly within wait·(1±f). Default 0, none. Outside
+// [0, 1] fails with R4C-ATR-007.
+func Jitter(f float64) Option { return func(s *settings) { s.Jitter = f } }
 
-// RetryOn retries only the errors matching one of errs with errors.Is [every error]. Each
-// call replaces the list. AbortOn wins over it, and an error that must never be retried
-// (policy.NeverRetried, SPEC CO-4) is never retried whatever the list says.
+// RetryOn adds errors to retry, matched with errors.Is. Default empty: every error is
+// retried. Each call adds to the list. AbortOn wins over it, and an error that must never
+// be retried (an open circuit breaker's rejection) is never retried whatever the list
+// says.
 func RetryOn(errs ...error) Option {
-	return func(s *Settings) { s.RetryOn = nonNil(errs) }
+	return func(s *settings) { s.RetryOn = kind.Append(s.RetryOn, errs) }
 }
 
-// AbortOn never retries the errors matching one of errs with errors.Is [none]; it wins
-// over RetryOn. Each call replaces the list. Adding ratelimit.ErrExceeded here makes a
-// rate-limited call fail fast instead of being retried (SPEC CO-3).
+// AbortOn adds errors that are never retried, matched with errors.Is. Default empty. It
+// wins over RetryOn and RetryIf. Each call adds to the list. Adding ratelimit.ErrExceeded
+// makes a rate-limited call fail at once instead of being retried.
 func AbortOn(errs ...error) Option {
-	return func(s *Settings) { s.AbortOn = nonNil(errs) }
+	return func(s *settings) { s.AbortOn = kind.Append(s.AbortOn, errs) }
 }
 
-// RandSource sets the random source of the jitter [math/rand/v2's global source], for
-// reproducible tests. Calls into src are serialised by a lock: src may be shared.
-func RandSource(src rand.Source) Option { return func(s *Settings) { s.Rand = src } }
+// RetryIf retries the outcomes for which pred returns true, in addition to the errors
+// the lists retry: e.g. a response with status 503 returned with a nil error. T must be
+// the result type of the calls the retry decorates; wrapping a function of another result
+// type fails with R4C-REG-010. An outcome that pred retries and that is still failing
+// when the attempts run out is returned as it is. Default none. A later call replaces
+// the predicate; a nil pred removes it.
+func RetryIf[T any](pred func(v T, err error) bool) Option {
+	p := kind.NewPredicate(pred)
+	return func(s *settings) { s.retryIf = p }
+}
 
-// Enabled false makes every call a single attempt, with no retry and no event [true].
-func Enabled(on bool) Option { return func(s *Settings) { s.Enabled = on } }
+// RandSource sets the random source of the jitter. Default math/rand/v2's global source.
+// Calls into src are serialised by a lock: src may be shared.
+func RandSource(src rand.Source) Option { return func(s *settings) { s.Rand = src } }
 
 // Name shares one retry among every function wrapped with this name; the name is the
-// instance id (SPEC RG-1, RG-2).
-func Name(name string) Option { return func(s *Settings) { s.Common.Name = name } }
+// instance id.
+func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the keys configs.<name>.retry.* (SPEC RG-4).
-func UseConfig(name string) Option { return func(s *Settings) { s.ConfigName = name } }
+// UseConfig applies the configuration keys configs.<name>.retry.*.
+func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
-// WithClock sets the time source of the delays [clock.System()]. A registry sets its own
-// (SPEC RG-6).
-func WithClock(c clock.Clock) Option { return func(s *Settings) { s.Clock = c } }
+// WithClock sets the time source of the delays. Default clock.System(). A registry sets
+// its own.
+func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// WithInstanceID sets the instance id of a retry built with New [the Name, else "retry"].
-func WithInstanceID(id string) Option { return func(s *Settings) { s.InstanceID = id } }
+// WithInstanceID sets the instance id of a retry built with New. Default the Name, else
+// "retry".
+func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the retry's RetryAttempt and RetryExhausted events
-// (SPEC RG-5).
-func OnEvent(l policy.Listener) Option { return func(s *Settings) { s.Listener = l } }
-
-// nonNil copies errs without its nil entries (errors.Is(err, nil) never matches a
-// failure); it returns nil for an empty list, so that RetryOn() restores the default.
-func nonNil(errs []error) []error {
-	var out []error
-	for _, e := range errs {
-		if e != nil {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+// OnEvent sets the listener of the retry's RetryAttempt, RetryExhausted and RetryAborted
+// events.
+func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

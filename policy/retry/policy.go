@@ -2,22 +2,15 @@ package retry
 
 import (
 	"context"
-	"sync"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns r as a policy of layer LayerRetry (SPEC CO-1), for calls returning T.
+// NewPolicy returns r as a policy of layer LayerRetry, for calls returning T.
 func NewPolicy[T any](r *Retry) policy.Policy[T] {
-	return policy.Decorators[T]{
-		L:    policy.LayerRetry,
-		Sync: func(next policy.Func[struct{}, T]) policy.Func[struct{}, T] { return DecorateFunc(r, next) },
-		Async: func(next policy.AsyncFunc[struct{}, T]) policy.AsyncFunc[struct{}, T] {
-			return DecorateAsyncFunc(r, next)
-		},
-	}
+	return policy.Of(policy.LayerRetry, r, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next retried by r. Each call attempts next; a failure that may be
@@ -34,22 +27,23 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // that fails at once with an error that is not retried allocates nothing either. A
 // disabled retry returns next itself.
 func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] {
-	if !r.cfg.Enabled {
+	if r.cfg.Disabled {
 		return next
 	}
+	pred := kind.For[T](r.cls.If)
 	return func(ctx context.Context, a A) (T, error) {
 		v, err := next(ctx, a)
-		if err == nil {
+		if err == nil && (pred == nil || !pred(v, nil)) {
 			return v, nil
 		}
-		return retrySync(r, ctx, a, next, v, err)
+		return retrySync(r, pred, ctx, a, next, v, err)
 	}
 }
 
-// retrySync goes on after the first attempt failed with (v, err).
-func retrySync[A, T any](r *Retry, ctx context.Context, a A, next policy.Func[A, T], v T, err error) (T, error) {
+// retrySync goes on after the first attempt ended with (v, err), an outcome to retry.
+func retrySync[A, T any](r *Retry, pred func(T, error) bool, ctx context.Context, a A, next policy.Func[A, T], v T, err error) (T, error) {
 	for n := 1; ; n++ {
-		if d, derr := r.decide(ctx, n, err); d != retryIt {
+		if d, derr := decide(r, pred, ctx, n, v, err); d != retryIt {
 			return v, derr
 		}
 		w := r.waitAfter(n, err)
@@ -63,7 +57,7 @@ func retrySync[A, T any](r *Retry, ctx context.Context, a A, next policy.Func[A,
 			r.publish(policy.RetryExhausted, n, 0, err)
 			return v, err
 		}
-		if v, err = next(ctx, a); err == nil {
+		if v, err = next(ctx, a); err == nil && (pred == nil || !pred(v, nil)) {
 			return v, nil
 		}
 	}
@@ -81,82 +75,65 @@ func retrySync[A, T any](r *Retry, ctx context.Context, a A, next policy.Func[A,
 // complete with a success, or with an error that is not retried, is returned as it is,
 // with no allocation. A disabled retry returns next itself.
 func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
-	if !r.cfg.Enabled {
+	if r.cfg.Disabled {
 		return next
 	}
+	pred := kind.For[T](r.cls.If)
 	return func(ctx context.Context, a A) *async.Future[T] {
 		first := next(ctx, a)
-		if _, done, err := first.Result(); done {
-			if err == nil {
+		if v, done, err := first.Result(); done {
+			if err == nil && (pred == nil || !pred(v, nil)) {
 				return first
 			}
-			if r.final(1, err) {
-				r.publish(policy.RetryExhausted, 1, 0, err)
+			if final(r, pred, 1, v, err) {
+				if err != nil {
+					r.publish(policy.RetryExhausted, 1, 0, err)
+				}
 				return first
 			}
 		}
-		return startRun(r, ctx, a, next, first)
+		return startRun(r, pred, ctx, a, next, first)
 	}
 }
 
-// A run is one asynchronous call and its retries. Its state moves from running (an
-// attempt in flight) to waiting (a wait between attempts) and back, and ends in done;
-// every move happens under mu, and whoever moves it to done completes the future.
+// A run is one asynchronous call and its retries: an attempt in flight, then a wait
+// before the next attempt, and so on, until an attempt succeeds or the retry gives up.
+// Its Delayed orders every step: at most one attempt or wait at a time.
 type run[A, T any] struct {
-	r        *Retry
-	ctx      context.Context
-	a        A
-	next     policy.AsyncFunc[A, T]
-	complete func(T, error)
-	onResult func(T, error) // ru.attemptDone and ru.fire, bound once: no closure per attempt
-	onTimer  func()
+	d    async.Delayed[T]
+	r    *Retry
+	pred func(T, error) bool // RetryIf's predicate for T; nil: none
+	ctx  context.Context
+	a    A
+	next policy.AsyncFunc[A, T]
 
-	mu      sync.Mutex
-	state   runState
-	n       int              // attempts started
-	inner   *async.Future[T] // the attempt in flight, while running
-	timer   clock.Timer      // the pending wait, while waiting (nil while its event is published)
-	lastV   T                // the failed attempt's result, while waiting
-	lastErr error
-	stopCtx func() bool // unregisters ctxDone; nil for a context that never ends
+	// Written by one step (Observe, Start, end) and read by the next: the Delayed orders
+	// the steps.
+	n         int // attempts started
+	lastV     T   // the last attempt's result
+	lastErr   error
+	exhausted int // the attempt after which the retry gave up (RetryExhausted); 0: none
 }
 
-type runState int
-
-const (
-	running runState = iota
-	waiting
-	done
-)
-
-func startRun[A, T any](r *Retry, ctx context.Context, a A, next policy.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
-	ru := &run[A, T]{r: r, ctx: ctx, a: a, next: next, n: 1, inner: first}
-	out, complete := async.NewCancellablePromise[T](ru.cancel)
-	ru.complete, ru.onResult, ru.onTimer = complete, ru.attemptDone, ru.fire
-	if ctx.Done() != nil {
-		ru.mu.Lock()
-		ru.stopCtx = context.AfterFunc(ctx, ru.ctxDone)
-		ru.mu.Unlock()
-	}
-	first.OnComplete(ru.onResult)
+func startRun[A, T any](r *Retry, pred func(T, error) bool, ctx context.Context, a A, next policy.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
+	ru := &run[A, T]{r: r, pred: pred, ctx: ctx, a: a, next: next, n: 1}
+	out := ru.d.Init(r.clk, ctx, ru, ru)
+	ru.d.Started(first)
 	return out
 }
 
-// attemptDone handles the result of the attempt in flight.
-func (ru *run[A, T]) attemptDone(v T, err error) {
+// Observe handles the result of the attempt in flight.
+func (ru *run[A, T]) Observe(v T, err error) {
 	r := ru.r
-	ru.mu.Lock()
-	if ru.state != running { // cancelled
-		ru.mu.Unlock()
-		return
-	}
-	ru.inner = nil
 	n := ru.n
-	if err == nil {
-		ru.end(v, nil, 0) // unlocks
+	if err == nil && (ru.pred == nil || !ru.pred(v, nil)) {
+		ru.end(v, nil, 0)
 		return
 	}
-	if r.final(n, err) {
+	if final(r, ru.pred, n, v, err) {
+		if err == nil { // a result RetryIf retries, returned as it is
+			n = 0
+		}
 		ru.end(v, err, n)
 		return
 	}
@@ -164,116 +141,39 @@ func (ru *run[A, T]) attemptDone(v T, err error) {
 		ru.end(v, stopped(err, cerr), n)
 		return
 	}
-	ru.state, ru.lastV, ru.lastErr = waiting, v, err
+	ru.lastV, ru.lastErr = v, err
 	w := r.waitAfter(n, err)
-	ru.mu.Unlock()
-
 	// Published before the next attempt can be scheduled, so that events come in order.
 	r.publish(policy.RetryAttempt, n, w, err)
-
-	ru.mu.Lock()
-	if ru.state != waiting { // cancelled while the event was published
-		ru.mu.Unlock()
-		return
-	}
-	if cerr := ru.ctx.Err(); cerr != nil { // ended while the event was published
-		ru.stopWaiting(cerr) // unlocks
-		return
-	}
-	ru.timer = r.clk.AfterFunc(w, ru.onTimer)
-	ru.mu.Unlock()
+	ru.d.StartAfter(w) // ends the run at once if ctx has ended meanwhile
 }
 
-// fire starts the next attempt when its wait is over.
-func (ru *run[A, T]) fire() {
-	ru.mu.Lock()
-	if ru.state != waiting || ru.timer == nil {
-		ru.mu.Unlock()
-		return
-	}
-	ru.timer = nil
-	if cerr := ru.ctx.Err(); cerr != nil {
-		ru.stopWaiting(cerr)
-		return
-	}
-	var zero T
-	ru.state, ru.lastV, ru.lastErr = running, zero, nil
+// Start starts the next attempt, its wait over.
+func (ru *run[A, T]) Start() *async.Future[T] {
 	ru.n++
-	ru.mu.Unlock()
-
-	f := ru.next(ru.ctx, ru.a)
-
-	ru.mu.Lock()
-	if ru.state != running { // cancelled while next ran
-		ru.mu.Unlock()
-		f.Cancel()
-		return
-	}
-	ru.inner = f
-	ru.mu.Unlock()
-	f.OnComplete(ru.onResult)
-}
-
-// ctxDone stops a run whose context ended during a wait. A run with an attempt in flight
-// is left to that attempt, which sees the same context; its result is checked against
-// the context before any further attempt.
-func (ru *run[A, T]) ctxDone() {
-	ru.mu.Lock()
-	if ru.state != waiting || ru.timer == nil {
-		ru.mu.Unlock()
-		return
-	}
-	ru.stopWaiting(ru.ctx.Err())
-}
-
-// stopWaiting ends a waiting run whose context ended with cerr. Called with mu held; it
-// unlocks it.
-func (ru *run[A, T]) stopWaiting(cerr error) {
-	if ru.timer != nil {
-		ru.timer.Stop()
-		ru.timer = nil
-	}
-	ru.end(ru.lastV, stopped(ru.lastErr, cerr), ru.n)
+	return ru.next(ru.ctx, ru.a)
 }
 
 // end completes the run with (v, err), after publishing RetryExhausted for attempt
-// exhausted when it is not 0. Called with mu held; it unlocks it.
+// exhausted when it is not 0.
 func (ru *run[A, T]) end(v T, err error, exhausted int) {
-	var zero T
-	ru.state, ru.lastV, ru.lastErr = done, zero, nil
-	stopCtx := ru.stopCtx
-	ru.mu.Unlock()
-	if stopCtx != nil {
-		stopCtx()
-	}
-	if exhausted > 0 {
-		ru.r.publish(policy.RetryExhausted, exhausted, 0, err)
-	}
-	ru.complete(v, err)
+	ru.lastV, ru.lastErr, ru.exhausted = v, err, exhausted
+	ru.d.End()
 }
 
-// cancel is the future's cancel hook (the future is already completed with
-// async.ErrCancelled): no further attempt starts, and the one in flight is cancelled.
-// The call has started, so it reports false.
-func (ru *run[A, T]) cancel() bool {
-	ru.mu.Lock()
-	if ru.state == done {
-		ru.mu.Unlock()
-		return false
+// Stop returns the run's result: end's, or the last attempt's joined with ctx's error
+// when ctx ended during a wait. A cancelled run publishes nothing.
+func (ru *run[A, T]) Stop(cause error) (T, error) {
+	if cause == async.ErrCancelled {
+		var zero T
+		return zero, cause
 	}
-	var zero T
-	ru.state, ru.lastV, ru.lastErr = done, zero, nil
-	timer, inner, stopCtx := ru.timer, ru.inner, ru.stopCtx
-	ru.timer, ru.inner = nil, nil
-	ru.mu.Unlock()
-	if stopCtx != nil {
-		stopCtx()
+	v, err, n := ru.lastV, ru.lastErr, ru.exhausted
+	if cause != nil {
+		err, n = stopped(err, cause), ru.n
 	}
-	if timer != nil {
-		timer.Stop()
+	if n > 0 {
+		ru.r.publish(policy.RetryExhausted, n, 0, err)
 	}
-	if inner != nil {
-		inner.Cancel()
-	}
-	return false
+	return v, err
 }

@@ -40,18 +40,19 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Retry is a retry policy. Build it with New or NewFromSettings, and decorate calls with
-// DecorateFunc, DecorateAsyncFunc or NewPolicy. It is safe for concurrent use; its
-// configuration is fixed when it is built.
+// Retry is a retry policy. Build it with New, and decorate calls with DecorateFunc,
+// DecorateAsyncFunc or NewPolicy. It is safe for concurrent use; its configuration is
+// fixed when it is built.
 type Retry struct {
-	cfg      Config
-	id       string
-	clk      clock.Clock
-	listener policy.Listener
-	rnd      *rand.Rand // nil: math/rand/v2's global source
+	cfg    Config
+	cls    kind.Classifier
+	clk    clock.Clock
+	events kind.Events
+	rnd    *rand.Rand // nil: math/rand/v2's global source
 }
 
 // sourceMu serialises every use of a caller's random source: a source is not safe for
@@ -62,23 +63,18 @@ var sourceMu sync.Mutex
 // New builds a retry from opts, over the defaults of DefaultConfig. An invalid
 // configuration returns a *policy.ConfigError: R4C-ATR-007 (maxAttempts < 1,
 // multiplier < 1, jitter outside [0, 1]) or R4C-ATR-004 (negative delay or maxDelay).
-func New(opts ...Option) (*Retry, error) {
-	s := DefaultSettings()
-	s.Apply(opts...)
-	return NewFromSettings(s)
-}
+// The instance id is WithInstanceID's, else the Name, else "retry".
+func New(opts ...Option) (*Retry, error) { return kind.New(defaults, build, opts) }
 
-// NewFromSettings builds a retry from resolved settings; see New for the errors. The
-// instance id is s.InstanceID, else s.Name, else "retry".
-func NewFromSettings(s Settings) (*Retry, error) {
+func build(s settings) (*Retry, error) {
 	if err := s.Config.Validate(); err != nil {
 		return nil, err
 	}
 	r := &Retry{
-		cfg:      s.Config,
-		id:       s.ID("retry"),
-		clk:      s.ClockOrSystem(),
-		listener: s.Listener,
+		cfg:    s.Config,
+		cls:    kind.Classifier{Include: s.RetryOn, Exclude: s.AbortOn, If: s.retryIf},
+		clk:    s.ClockOrSystem(),
+		events: s.EventsOf(s.ID("retry")),
 	}
 	if s.Rand != nil {
 		r.rnd = rand.New(s.Rand)
@@ -86,8 +82,8 @@ func NewFromSettings(s Settings) (*Retry, error) {
 	return r, nil
 }
 
-// InstanceID returns the retry's id (SPEC RG-1).
-func (r *Retry) InstanceID() string { return r.id }
+// InstanceID returns the retry's id.
+func (r *Retry) InstanceID() string { return r.events.ID }
 
 // Config returns the retry's resolved configuration.
 func (r *Retry) Config() Config { return r.cfg }
@@ -96,29 +92,25 @@ func (r *Retry) Config() Config { return r.cfg }
 func (r *Retry) Clock() clock.Clock { return r.clk }
 
 // Retryable reports whether err may be retried by r, attempts and context aside: not an
-// error that must never be retried (policy.NeverRetried, SPEC CO-4), not matching
-// AbortOn, and matching RetryOn when it is set. A nil error is not retried.
+// error that must never be retried (policy.NeverRetried, e.g. an open circuit breaker's
+// rejection), not matching AbortOn, and matching RetryOn when it is set. A nil error is
+// not retried; RetryIf's predicate is not consulted.
 func (r *Retry) Retryable(err error) bool {
+	return r.cls.Error(err) && !neverRetried(err)
+}
+
+// retryable reports whether the outcome (v, err) is retried: by the lists, or by pred,
+// RetryIf's predicate for T (nil: none).
+func retryable[T any](r *Retry, pred func(T, error) bool, v T, err error) bool {
+	return kind.Counts(&r.cls, pred, v, err) && !neverRetried(err)
+}
+
+func neverRetried(err error) bool {
 	if err == nil {
 		return false
 	}
-	if nr, ok := errors.AsType[policy.NeverRetried](err); ok && nr.NeverRetried() {
-		return false
-	}
-	for _, e := range r.cfg.AbortOn {
-		if errors.Is(err, e) {
-			return false
-		}
-	}
-	if len(r.cfg.RetryOn) == 0 {
-		return true
-	}
-	for _, e := range r.cfg.RetryOn {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
+	nr, ok := errors.AsType[policy.NeverRetried](err)
+	return ok && nr.NeverRetried()
 }
 
 // wait returns the wait after failed attempt n: the backoff, jittered.
@@ -148,11 +140,13 @@ const (
 	retryIt                 // wait, then attempt again
 )
 
-// decide returns what to do after attempt n failed with err, for a call whose context is
-// ctx. Giving up and stopping publish RetryExhausted.
-func (r *Retry) decide(ctx context.Context, n int, err error) (decision, error) {
-	if r.final(n, err) {
-		r.publish(policy.RetryExhausted, n, 0, err)
+// decide returns what to do after attempt n ended with (v, err), for a call whose context
+// is ctx. Giving up and stopping publish RetryExhausted.
+func decide[T any](r *Retry, pred func(T, error) bool, ctx context.Context, n int, v T, err error) (decision, error) {
+	if final(r, pred, n, v, err) {
+		if err != nil {
+			r.publish(policy.RetryExhausted, n, 0, err)
+		}
 		return giveUp, err
 	}
 	if cerr := ctx.Err(); cerr != nil {
@@ -163,25 +157,26 @@ func (r *Retry) decide(ctx context.Context, n int, err error) (decision, error) 
 	return retryIt, nil
 }
 
-// final reports whether the retry gives up after attempt n failed with err: the attempts
-// are spent, or err is not retried.
-func (r *Retry) final(n int, err error) bool {
-	return n >= r.cfg.MaxAttempts || !r.Retryable(err)
+// final reports whether the retry gives up after attempt n ended with (v, err): the
+// attempts are spent, or the outcome is not retried.
+func final[T any](r *Retry, pred func(T, error) bool, n int, v T, err error) bool {
+	return n >= r.cfg.MaxAttempts || !retryable(r, pred, v, err)
 }
 
 // stopped returns the error of a call whose retries ended with its context: it matches
-// both last (the last attempt's error) and ctxErr. A last error that already matches
-// ctxErr (the attempt saw the context end) is returned as is.
+// both last (the last attempt's error, nil for an outcome that RetryIf retried) and
+// ctxErr. A last error that already matches ctxErr (the attempt saw the context end) is
+// returned as is.
 func stopped(last, ctxErr error) error {
+	if last == nil {
+		return ctxErr
+	}
 	if errors.Is(last, ctxErr) {
 		return last
 	}
 	return fmt.Errorf("%w (retries stopped: %w)", last, ctxErr)
 }
 
-func (r *Retry) publish(kind policy.EventKind, attempt int, wait time.Duration, err error) {
-	if r.listener != nil {
-		r.listener(policy.Event{Kind: kind, Instance: r.id, At: r.clk.Now(),
-			Wait: wait, Err: err, Attempt: attempt})
-	}
+func (r *Retry) publish(k policy.EventKind, attempt int, wait time.Duration, err error) {
+	r.events.Publish(policy.Event{Kind: k, Wait: wait, Err: err, Attempt: attempt})
 }

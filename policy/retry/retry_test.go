@@ -85,10 +85,9 @@ func newRetry(t *testing.T, opts ...retry.Option) *retry.Retry {
 }
 
 func TestDefaults(t *testing.T) {
-	assert.Equal(t, retry.Config{MaxAttempts: 3, Delay: 500 * time.Millisecond, Multiplier: 1, Enabled: true},
+	assert.Equal(t, retry.Config{MaxAttempts: 3, Delay: 500 * time.Millisecond, Multiplier: 1},
 		retry.DefaultConfig())
-	assert.Equal(t, "retry", retry.Segment)
-	assert.Equal(t, []string{"maxAttempts", "delay", "multiplier", "maxDelay", "jitter", "enabled"}, retry.Attributes())
+	assert.False(t, retry.DefaultConfig().Disabled, "the defaults are enabled")
 	r := newRetry(t)
 	assert.Equal(t, "retry", r.InstanceID())
 	assert.Equal(t, retry.DefaultConfig(), r.Config())
@@ -429,49 +428,6 @@ func TestValidation(t *testing.T) {
 
 func nan() float64 { z := 0.0; return z / z }
 func inf() float64 { z := 0.0; return 1 / z }
-
-func TestConfigSet(t *testing.T) {
-	c := retry.DefaultConfig()
-	for attr, value := range map[string]string{
-		"maxAttempts": "5", "delay": "250ms", "multiplier": "1.5", "maxDelay": "2s", "jitter": "0.25", "enabled": "FALSE",
-	} {
-		require.NoError(t, c.Set(attr, value), attr)
-	}
-	assert.Equal(t, retry.Config{MaxAttempts: 5, Delay: 250 * time.Millisecond, Multiplier: 1.5,
-		MaxDelay: 2 * time.Second, Jitter: 0.25, Enabled: false}, c)
-
-	bad := []struct{ attr, value, code string }{
-		{"maxAttempts", "three", policy.CodeBadNumber},
-		{"maxAttempts", "1.5", policy.CodeBadNumber},
-		{"delay", "10 parsecs", policy.CodeBadDuration},
-		{"multiplier", "double", policy.CodeBadNumber},
-		{"maxDelay", "soon", policy.CodeBadDuration},
-		{"jitter", "NaN", policy.CodeBadNumber},
-		{"enabled", "yes", policy.CodeBadBoolean},
-		{"maxAttempt", "3", policy.CodeUnknownKey},
-	}
-	for _, b := range bad {
-		before := c
-		err := c.Set(b.attr, b.value)
-		require.Error(t, err, b.attr)
-		assert.Equal(t, b.code, policy.CodeOf(err), "%s = %q", b.attr, b.value)
-		var ce *policy.ConfigError
-		require.ErrorAs(t, err, &ce)
-		assert.Equal(t, "retry."+b.attr, ce.Key)
-		assert.Equal(t, before, c, "a bad value changes nothing")
-	}
-
-	// Ranges are checked by Validate, whichever way the value came.
-	c = retry.DefaultConfig()
-	require.NoError(t, c.Set("maxAttempts", "0"))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(c.Validate()))
-	c = retry.DefaultConfig()
-	require.NoError(t, c.Set("delay", "-1s"))
-	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(c.Validate()))
-	c = retry.DefaultConfig()
-	require.NoError(t, c.Set("jitter", "2"))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(c.Validate()))
-}
 
 func TestSameOptionsGiveEqualConfigs(t *testing.T) {
 	src := rand.NewPCG(1, 1)

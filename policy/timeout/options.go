@@ -4,11 +4,9 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
-
-// Segment is the policy segment of configuration keys: "timeout" (SPEC RG-4).
-const Segment = "timeout"
 
 // Config is a timeout's resolved configuration, validated once when the timeout is built.
 // Two identical option sets give configurations equal under reflect.DeepEqual.
@@ -17,84 +15,82 @@ type Config struct {
 	// the call enters the timeout layer. > 0. No default: New takes it as its first
 	// argument, a registry sets it from the spec or from the key timeout.duration.
 	Duration time.Duration
-	// Enabled false lets every call run without a deadline. Default true.
-	Enabled bool
+	// Disabled true lets every call run without a deadline. Default false: the zero value
+	// is enabled. The configuration key is timeout.enabled.
+	Disabled bool
 }
 
-// DefaultConfig returns the built-in defaults: Enabled true and Duration unset (0), so
-// that a timeout without a duration fails validation.
-func DefaultConfig() Config { return Config{Enabled: true} }
+// DefaultConfig returns the built-in defaults: enabled, and Duration unset (0), so that a
+// timeout without a duration fails validation.
+func DefaultConfig() Config { return Config{} }
 
 // Validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 if
 // Duration is negative, R4C-ATR-007 if it is zero.
 func (c Config) Validate() error {
 	switch {
 	case c.Duration < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, Segment+".duration", c.Duration.String(),
+		return policy.Errorf(policy.CodeNegativeDuration, "timeout.duration", c.Duration.String(),
 			"duration must not be negative")
 	case c.Duration == 0:
-		return policy.Errorf(policy.CodeOutOfRange, Segment+".duration", c.Duration.String(),
+		return policy.Errorf(policy.CodeOutOfRange, "timeout.duration", c.Duration.String(),
 			"duration must be positive (pass it to timeout.New or set timeout.duration)")
 	}
 	return nil
 }
 
-// Set sets one configuration attribute from its string form, as read from a configuration
-// key timeout.<attr> (SPEC RG-4): duration or enabled. Syntax errors: R4C-ATR-001
-// (duration), R4C-ATR-006 (boolean); an unknown attribute: R4C-CFG-001. Ranges are checked
-// by Validate.
-func (c *Config) Set(attr, value string) error { return attributes.Set(c, attr, value) }
-
-// Attributes returns the configuration attribute names: duration, enabled.
-func Attributes() []string { return attributes.Names() }
-
-var attributes = policy.Attributes[Config]{Segment: Segment, List: []policy.Attribute[Config]{
-	policy.DurationAttr("duration", func(c *Config) *time.Duration { return &c.Duration }),
-	policy.BoolAttr("enabled", func(c *Config) *bool { return &c.Enabled }),
-}}
-
-// Settings is what options produce: the configuration and how the instance is named,
+// settings is what options produce: the configuration and how the instance is named,
 // timed and observed.
-type Settings struct {
+type settings struct {
 	Config
-	policy.Common
+	kind.Common
 }
 
-// DefaultSettings returns settings holding DefaultConfig.
-func DefaultSettings() Settings { return Settings{Config: DefaultConfig()} }
+func defaults() settings { return settings{Config: DefaultConfig()} }
+
+// descriptor is how a registry sees timeouts.
+var descriptor = &kind.Descriptor[settings]{
+	L: policy.LayerTimeout,
+	Attrs: []kind.Attr[settings]{
+		kind.DurationAttr("duration", func(s *settings) *time.Duration { return &s.Duration }),
+		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	},
+	Defaults: defaults,
+	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Config:   func(s *settings) any { return s.Config },
+	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Of:       func(p kind.Instance) any { return p.(*Timeout).cfg },
+}
+
+func init() { kind.Register(descriptor) }
 
 // Option configures a timeout.
-type Option func(*Settings)
+type Option func(*settings)
 
-// Apply applies opts in order; nil options are skipped.
-func (s *Settings) Apply(opts ...Option) {
-	for _, o := range opts {
-		if o != nil {
-			o(s)
-		}
-	}
-}
+// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
+// the application's own settings); options after it change c further. The zero Config
+// is enabled; Duration must be set in it, or by Duration after it. The timeout validates c when it is built.
+func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
-// Duration sets how long a call may run (> 0). New sets it from its first argument; this
-// option, applied after it, overrides it.
-func Duration(d time.Duration) Option { return func(s *Settings) { s.Duration = d } }
+// Enabled false lets every call run without a deadline. Default true.
+func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
-// Enabled false lets every call run without a deadline [true].
-func Enabled(on bool) Option { return func(s *Settings) { s.Enabled = on } }
+// Duration sets how long a call may run; it must be positive. New sets it from its first
+// argument; this option, applied after it, overrides it.
+func Duration(d time.Duration) Option { return func(s *settings) { s.Duration = d } }
 
 // Name shares one timeout instance among every function wrapped with this name; the name
-// is the instance id (SPEC RG-1, RG-2).
-func Name(name string) Option { return func(s *Settings) { s.Common.Name = name } }
+// is the instance id.
+func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the keys configs.<name>.timeout.* (SPEC RG-4).
-func UseConfig(name string) Option { return func(s *Settings) { s.ConfigName = name } }
+// UseConfig applies the configuration keys configs.<name>.timeout.*.
+func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
-// WithClock sets the time source [clock.System()]. A registry sets its own (SPEC RG-6).
-func WithClock(c clock.Clock) Option { return func(s *Settings) { s.Clock = c } }
+// WithClock sets the time source. Default clock.System(). A registry sets its own.
+func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// WithInstanceID sets the instance id of a timeout built with New [the Name, else
-// "timeout"].
-func WithInstanceID(id string) Option { return func(s *Settings) { s.InstanceID = id } }
+// WithInstanceID sets the instance id of a timeout built with New. Default the Name,
+// else "timeout".
+func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the timeout's TimeoutExceeded events (SPEC RG-5).
-func OnEvent(l policy.Listener) Option { return func(s *Settings) { s.Listener = l } }
+// OnEvent sets the listener of the timeout's TimeoutExceeded events.
+func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

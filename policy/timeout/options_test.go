@@ -2,7 +2,6 @@ package timeout_test
 
 import (
 	"errors"
-	"reflect"
 	"testing"
 	"time"
 
@@ -15,9 +14,8 @@ import (
 )
 
 func TestDefaults(t *testing.T) {
-	assert.Equal(t, timeout.Config{Enabled: true}, timeout.DefaultConfig())
-	assert.Equal(t, "timeout", timeout.Segment)
-	assert.Equal(t, []string{"duration", "enabled"}, timeout.Attributes())
+	assert.Equal(t, timeout.Config{}, timeout.DefaultConfig())
+	assert.False(t, timeout.DefaultConfig().Disabled, "the defaults are enabled")
 	// A timeout without a duration does not validate: the registry always sets one.
 	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(timeout.DefaultConfig().Validate()))
 }
@@ -44,45 +42,6 @@ func TestValidation(t *testing.T) {
 	to, err := timeout.New(time.Nanosecond)
 	require.NoError(t, err)
 	assert.Equal(t, time.Nanosecond, to.Config().Duration)
-}
-
-func TestSetAttributes(t *testing.T) {
-	c := timeout.DefaultConfig()
-	require.NoError(t, c.Set("duration", "250ms"))
-	require.NoError(t, c.Set("enabled", "FALSE"))
-	assert.Equal(t, timeout.Config{Duration: 250 * time.Millisecond, Enabled: false}, c)
-
-	for _, tc := range []struct{ attr, value, code string }{
-		{"duration", "10 parsecs", policy.CodeBadDuration},
-		{"enabled", "maybe", policy.CodeBadBoolean},
-		{"maxWait", "1s", policy.CodeUnknownKey},
-	} {
-		err := c.Set(tc.attr, tc.value)
-		var ce *policy.ConfigError
-		require.ErrorAs(t, err, &ce, tc.attr)
-		assert.Equal(t, tc.code, ce.Code, tc.attr)
-		assert.Equal(t, "timeout."+tc.attr, ce.Key, tc.attr)
-	}
-
-	// A negative duration parses; Validate rejects it.
-	require.NoError(t, c.Set("duration", "-1s"))
-	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(c.Validate()))
-}
-
-// Options in code and configuration keys land on the same Config (SPEC RG-4).
-func TestOptionsAndKeysAgree(t *testing.T) {
-	s := timeout.DefaultSettings()
-	s.Duration = time.Second
-	s.Apply(timeout.Enabled(false), nil)
-
-	c := timeout.DefaultConfig()
-	require.NoError(t, c.Set("duration", "1s"))
-	require.NoError(t, c.Set("enabled", "false"))
-	assert.True(t, reflect.DeepEqual(s.Config, c))
-
-	s2 := timeout.DefaultSettings()
-	s2.Apply(timeout.Duration(time.Second), timeout.Enabled(false))
-	assert.True(t, reflect.DeepEqual(s.Config, s2.Config))
 }
 
 func TestIDsAndCommonOptions(t *testing.T) {

@@ -26,53 +26,48 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // Timeout bounds how long calls may run. It is safe for concurrent use; its configuration
 // is fixed when it is built. It holds no per-call state: every call has its own deadline.
 type Timeout struct {
-	d        time.Duration
-	enabled  bool
-	system   bool // the clock is clock.System(): let the runtime's context timer do the work
-	clk      clock.Clock
-	cfg      Config
-	id       string
-	listener policy.Listener
-	err      *TimeoutError
+	d       time.Duration
+	enabled bool
+	system  bool // the clock is clock.System(): let the runtime's context timer do the work
+	clk     clock.Clock
+	cfg     Config
+	events  kind.Events
+	err     *TimeoutError
 }
 
 // New builds a timeout of d (> 0) with opts. An invalid configuration returns a
-// *policy.ConfigError: R4C-ATR-004 (d < 0) or R4C-ATR-007 (d == 0).
+// *policy.ConfigError: R4C-ATR-004 (d < 0) or R4C-ATR-007 (d == 0). The instance id is
+// WithInstanceID's, else the Name, else "timeout".
 func New(d time.Duration, opts ...Option) (*Timeout, error) {
-	s := DefaultSettings()
-	s.Duration = d
-	s.Apply(opts...)
-	return NewFromSettings(s)
+	return kind.New(defaults, build, append([]Option{Duration(d)}, opts...))
 }
 
-// NewFromSettings builds a timeout from resolved settings; see New for the errors. The
-// instance id is s.ID("timeout"); the clock s.ClockOrSystem().
-func NewFromSettings(s Settings) (*Timeout, error) {
+func build(s settings) (*Timeout, error) {
 	if err := s.Config.Validate(); err != nil {
 		return nil, err
 	}
 	id := s.ID("timeout")
 	clk := s.ClockOrSystem()
 	return &Timeout{
-		d:        s.Duration,
-		enabled:  s.Enabled,
-		system:   clock.IsSystem(clk),
-		clk:      clk,
-		cfg:      s.Config,
-		id:       id,
-		listener: s.Listener,
-		err:      newTimeoutError(id, s.Duration),
+		d:       s.Duration,
+		enabled: !s.Disabled,
+		system:  clock.IsSystem(clk),
+		clk:     clk,
+		cfg:     s.Config,
+		events:  s.EventsOf(id),
+		err:     newTimeoutError(id, s.Duration),
 	}, nil
 }
 
 // InstanceID returns the timeout's id (SPEC RG-1).
-func (t *Timeout) InstanceID() string { return t.id }
+func (t *Timeout) InstanceID() string { return t.events.ID }
 
 // Config returns the timeout's resolved configuration.
 func (t *Timeout) Config() Config { return t.cfg }
@@ -84,15 +79,9 @@ func (t *Timeout) Clock() clock.Clock { return t.clk }
 // context.DeadlineExceeded).
 func (t *Timeout) Err() error { return t.err }
 
-// NewPolicy returns t as a policy of layer LayerTimeout (SPEC CO-1), for calls returning T.
+// NewPolicy returns t as a policy of layer LayerTimeout, for calls returning T.
 func NewPolicy[T any](t *Timeout) policy.Policy[T] {
-	return policy.Decorators[T]{
-		L:    policy.LayerTimeout,
-		Sync: func(next policy.Func[struct{}, T]) policy.Func[struct{}, T] { return DecorateFunc(t, next) },
-		Async: func(next policy.AsyncFunc[struct{}, T]) policy.AsyncFunc[struct{}, T] {
-			return DecorateAsyncFunc(t, next)
-		},
-	}
+	return policy.Of(policy.LayerTimeout, t, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next bounded by t. Each call runs next on the caller's goroutine
@@ -150,8 +139,5 @@ func timedOut[T any](t *Timeout) (T, error) {
 }
 
 func (t *Timeout) publish() {
-	if t.listener != nil {
-		t.listener(policy.Event{Kind: policy.TimeoutExceeded, Instance: t.id,
-			At: t.clk.Now(), Wait: t.d, Err: t.err})
-	}
+	t.events.Publish(policy.Event{Kind: policy.TimeoutExceeded, Wait: t.d, Err: t.err})
 }

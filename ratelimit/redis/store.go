@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -99,20 +100,7 @@ func (s *store) Available(ctx context.Context) (int, bool) {
 	if res[0] == 0 {
 		return s.permits, true
 	}
-	return available(join(res[1]-res[3], res[2]-res[4]), s.interval, s.tau, s.permits), true
-}
-
-// available is how many calls would pass now without waiting when the TAT runs ahead of
-// now by ahead ns: the in-process limiter's formula.
-func available(ahead, interval, tau int64, permits int) int {
-	if ahead <= 0 {
-		return permits
-	}
-	slack := tau - ahead
-	if slack < 0 {
-		return 0
-	}
-	return int(min(slack/interval+1, int64(permits)))
+	return gcra.Available(join(res[1]-res[3], res[2]-res[4]), s.interval, s.tau, s.permits), true
 }
 
 // failed is the grant of the failure policy.

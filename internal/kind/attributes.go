@@ -1,0 +1,130 @@
+package kind
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// Attr is one configuration attribute of a policy whose settings are S: its camelCase
+// name (the last segment of a configuration key) and how a string value sets it. Set
+// reports syntax errors only; ranges are checked when the whole configuration is
+// validated.
+type Attr[S any] struct {
+	Name string
+	Set  func(s *S, value string) error
+}
+
+// Attrs is a policy's table of attributes, named after its configuration segment.
+type Attrs[S any] struct {
+	Segment string
+	List    []Attr[S]
+}
+
+// Names returns the attribute names, in table order.
+func (a Attrs[S]) Names() []string {
+	names := make([]string, len(a.List))
+	for i, at := range a.List {
+		names[i] = at.Name
+	}
+	return names
+}
+
+// Set sets attribute attr of s from value. An unknown attribute returns R4C-CFG-001; a
+// value of the wrong syntax returns the attribute's code (R4C-ATR-001 for durations,
+// R4C-ATR-005 for numbers, R4C-ATR-006 for booleans). The error's Key is
+// "<segment>.<attr>".
+func (a Attrs[S]) Set(s *S, attr, value string) error {
+	key := a.Segment + "." + attr
+	for _, at := range a.List {
+		if at.Name == attr {
+			if err := at.Set(s, value); err != nil {
+				var ce *policy.ConfigError
+				if errors.As(err, &ce) {
+					keyed := *ce
+					keyed.Key = key
+					return &keyed
+				}
+				return err
+			}
+			return nil
+		}
+	}
+	return &policy.ConfigError{Code: policy.CodeUnknownKey, Key: key,
+		Reason: "unknown attribute; valid ones are " + strings.Join(a.Names(), ", ")}
+}
+
+// DurationAttr is an attribute parsed with policy.ParseDuration.
+func DurationAttr[S any](name string, field func(*S) *time.Duration) Attr[S] {
+	return Attr[S]{Name: name, Set: func(s *S, v string) error {
+		d, err := policy.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		*field(s) = d
+		return nil
+	}}
+}
+
+// IntAttr is a decimal integer attribute; bad syntax is R4C-ATR-005.
+func IntAttr[S any](name string, field func(*S) *int) Attr[S] {
+	return Attr[S]{Name: name, Set: func(s *S, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return &policy.ConfigError{Code: policy.CodeBadNumber, Value: v, Reason: "not a whole number"}
+		}
+		*field(s) = n
+		return nil
+	}}
+}
+
+// FloatAttr is a decimal number attribute; bad syntax (or NaN, ±Inf) is R4C-ATR-005.
+func FloatAttr[S any](name string, field func(*S) *float64) Attr[S] {
+	return Attr[S]{Name: name, Set: func(s *S, v string) error {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || f != f || f > 1e300 || f < -1e300 {
+			return &policy.ConfigError{Code: policy.CodeBadNumber, Value: v, Reason: "not a finite number"}
+		}
+		*field(s) = f
+		return nil
+	}}
+}
+
+// BoolAttr is a boolean attribute: "true" or "false" (any case); anything else is
+// R4C-ATR-006.
+func BoolAttr[S any](name string, field func(*S) *bool) Attr[S] {
+	return Attr[S]{Name: name, Set: func(s *S, v string) error {
+		b, err := parseBool(v)
+		if err != nil {
+			return err
+		}
+		*field(s) = b
+		return nil
+	}}
+}
+
+// EnabledAttr is the attribute "enabled", stored inverted in a Disabled field so that a
+// configuration's zero value means enabled.
+func EnabledAttr[S any](disabled func(*S) *bool) Attr[S] {
+	return Attr[S]{Name: "enabled", Set: func(s *S, v string) error {
+		b, err := parseBool(v)
+		if err != nil {
+			return err
+		}
+		*disabled(s) = !b
+		return nil
+	}}
+}
+
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, &policy.ConfigError{Code: policy.CodeBadBoolean, Value: v, Reason: `not a boolean: use "true" or "false"`}
+}

@@ -1,0 +1,128 @@
+// Package kind is how the registry sees a policy type: the settings its options produce,
+// the configuration attributes it reads, how an instance is built and how it is compared
+// and observed. Each policy package describes itself once, in a Descriptor it registers;
+// package resilience works through those descriptors only.
+package kind
+
+import (
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// Common is what every policy's options set besides the policy's own configuration. A
+// policy's settings struct embeds it next to its Config.
+type Common struct {
+	// Name is the shared instance name: functions wrapped with the same name share one
+	// instance. Empty: the instance id is the wrapped function's id.
+	Name string
+	// ConfigName selects the keys configs.<ConfigName>.<segment>.*.
+	ConfigName string
+	// InstanceID is the id of an instance built directly with the package's New; a
+	// registry sets it from Name or the wrapped function's id.
+	InstanceID string
+	// Clock is the time source; nil means clock.System(). A registry sets its own.
+	Clock clock.Clock
+	// Listener receives the policy's events; nil publishes nothing.
+	Listener policy.Listener
+}
+
+// Base returns c itself, so that generic code reaches the Common embedded in any
+// settings struct.
+func (c *Common) Base() *Common { return c }
+
+// ID returns the instance id: InstanceID if set, else Name, else fallback.
+func (c *Common) ID(fallback string) string {
+	switch {
+	case c.InstanceID != "":
+		return c.InstanceID
+	case c.Name != "":
+		return c.Name
+	}
+	return fallback
+}
+
+// ClockOrSystem returns Clock, or clock.System() when it is nil.
+func (c *Common) ClockOrSystem() clock.Clock {
+	if c.Clock == nil {
+		return clock.System()
+	}
+	return c.Clock
+}
+
+// Events is how an instance publishes: its id, its clock and its listener. Every policy
+// embeds one and publishes through it.
+type Events struct {
+	ID       string
+	Clock    clock.Clock
+	Listener policy.Listener
+}
+
+// EventsOf returns the publisher of an instance built from c with the id id.
+func (c *Common) EventsOf(id string) Events {
+	return Events{ID: id, Clock: c.ClockOrSystem(), Listener: c.Listener}
+}
+
+// Observed reports whether anyone listens, so that a policy can skip building an event.
+func (p *Events) Observed() bool { return p.Listener != nil }
+
+// Publish sends e to the listener, if there is one, with the instance id and, when e.At is
+// zero, the clock's time now.
+func (p *Events) Publish(e policy.Event) {
+	if p.Listener == nil {
+		return
+	}
+	e.Instance = p.ID
+	if e.At == 0 {
+		e.At = p.Clock.Now()
+	}
+	p.Listener(e)
+}
+
+// Settings is the constraint of a policy's settings struct S: a pointer to it reaches
+// its embedded Common.
+type Settings[S any] interface {
+	*S
+	Base() *Common
+}
+
+// Name returns the option that shares one instance among every function wrapped with
+// name.
+func Name[S any, PS Settings[S]](name string) func(*S) {
+	return func(s *S) { PS(s).Base().Name = name }
+}
+
+// UseConfig returns the option that selects the keys configs.<name>.<segment>.*.
+func UseConfig[S any, PS Settings[S]](name string) func(*S) {
+	return func(s *S) { PS(s).Base().ConfigName = name }
+}
+
+// WithClock returns the option that sets the time source.
+func WithClock[S any, PS Settings[S]](c clock.Clock) func(*S) {
+	return func(s *S) { PS(s).Base().Clock = c }
+}
+
+// WithInstanceID returns the option that sets the id of an instance built with New.
+func WithInstanceID[S any, PS Settings[S]](id string) func(*S) {
+	return func(s *S) { PS(s).Base().InstanceID = id }
+}
+
+// OnEvent returns the option that sets the listener of the instance's events.
+func OnEvent[S any, PS Settings[S]](l policy.Listener) func(*S) {
+	return func(s *S) { PS(s).Base().Listener = l }
+}
+
+// Apply applies opts to s in order, skipping nil ones.
+func Apply[S any, O ~func(*S)](s *S, opts []O) {
+	for _, o := range opts {
+		if o != nil {
+			o(s)
+		}
+	}
+}
+
+// New is every policy package's New: the defaults, then opts, then build.
+func New[S any, O ~func(*S), P any](defaults func() S, build func(S) (P, error), opts []O) (P, error) {
+	s := defaults()
+	Apply(&s, opts)
+	return build(s)
+}

@@ -1,0 +1,63 @@
+package kind_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+func TestCommon_ID(t *testing.T) {
+	assert.Equal(t, "SearchAPI.Search", (&kind.Common{}).ID("SearchAPI.Search"))
+	assert.Equal(t, "geocode", (&kind.Common{Name: "geocode"}).ID("SearchAPI.Search"))
+	assert.Equal(t, "direct", (&kind.Common{Name: "geocode", InstanceID: "direct"}).ID("SearchAPI.Search"))
+	assert.Equal(t, "direct", (&kind.Common{InstanceID: "direct"}).ID("SearchAPI.Search"))
+}
+
+func TestCommon_ClockOrSystem(t *testing.T) {
+	assert.True(t, clock.IsSystem((&kind.Common{}).ClockOrSystem()))
+	m := clock.NewManual()
+	assert.Same(t, m, (&kind.Common{Clock: m}).ClockOrSystem())
+}
+
+type testPolicySettings struct {
+	Size int
+	kind.Common
+}
+
+func TestCommonOptions(t *testing.T) {
+	m := clock.NewManual()
+	var got []policy.Event
+	s := testPolicySettings{Size: 1}
+	kind.Apply(&s, []func(*testPolicySettings){
+		kind.Name[testPolicySettings]("shared"),
+		kind.UseConfig[testPolicySettings]("slow"),
+		kind.WithClock[testPolicySettings](m),
+		kind.WithInstanceID[testPolicySettings]("id"),
+		nil,
+		kind.OnEvent[testPolicySettings](func(e policy.Event) { got = append(got, e) }),
+	})
+	assert.Equal(t, 1, s.Size)
+	assert.Equal(t, "shared", s.Name)
+	assert.Equal(t, "slow", s.ConfigName)
+	assert.Same(t, m, s.Clock)
+	assert.Equal(t, "id", s.InstanceID)
+
+	m.Advance(3 * time.Second)
+	ev := s.EventsOf(s.ID("fallback"))
+	assert.True(t, ev.Observed())
+	ev.Publish(policy.Event{Kind: policy.RetryAttempt})
+	ev.Publish(policy.Event{Kind: policy.RetryAttempt, At: time.Second})
+	assert.Equal(t, []policy.Event{
+		{Kind: policy.RetryAttempt, Instance: "id", At: 3 * time.Second},
+		{Kind: policy.RetryAttempt, Instance: "id", At: time.Second},
+	}, got, "the id, and the clock's time when At is zero")
+
+	quiet := (&kind.Common{}).EventsOf("x")
+	assert.False(t, quiet.Observed())
+	quiet.Publish(policy.Event{Kind: policy.RetryAttempt}) // no listener: nothing happens
+}

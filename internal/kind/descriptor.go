@@ -1,0 +1,113 @@
+package kind
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"sync"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// Instance is what every policy instance is to a registry.
+type Instance interface {
+	InstanceID() string
+}
+
+// Kind is a policy type as a registry sees it, whatever the type of its settings.
+type Kind interface {
+	// Layer is the policy's layer, which is also the segment of its configuration keys.
+	Layer() policy.Layer
+	// Attributes returns the names of its configuration attributes.
+	Attributes() []string
+	// Check reports whether value is valid syntax for attribute attr.
+	Check(attr, value string) error
+	// Current returns an instance's configuration, compared when a name is shared.
+	Current(p Instance) any
+	// Snapshot returns an instance's state, or nil when the policy has none.
+	Snapshot(p Instance) any
+}
+
+// Descriptor describes a policy type whose options produce settings S. A policy package
+// fills one in and registers it; everything a registry does with the policy goes through
+// it.
+type Descriptor[S any] struct {
+	L        policy.Layer     // the layer and configuration segment, e.g. "retry"
+	Attrs    []Attr[S]        // the configuration attributes
+	Defaults func() S         // the built-in defaults
+	Common   func(*S) *Common // the Common embedded in S
+	Config   func(*S) any     // the part of S compared when a name is shared
+	Build    func(S) (Instance, error)
+	Of       func(Instance) any    // an instance's configuration, as Config returns it
+	State    func(Instance) any    // an instance's snapshot; nil: none
+	Result   func(*S) reflect.Type // the result type a result predicate needs; may be nil
+}
+
+// Layer implements Kind.
+func (d *Descriptor[S]) Layer() policy.Layer { return d.L }
+
+// Table returns the attribute table.
+func (d *Descriptor[S]) Table() Attrs[S] { return Attrs[S]{Segment: string(d.L), List: d.Attrs} }
+
+// Attributes implements Kind.
+func (d *Descriptor[S]) Attributes() []string { return d.Table().Names() }
+
+// Check implements Kind.
+func (d *Descriptor[S]) Check(attr, value string) error {
+	s := d.Defaults()
+	return d.Table().Set(&s, attr, value)
+}
+
+// Current implements Kind.
+func (d *Descriptor[S]) Current(p Instance) any { return d.Of(p) }
+
+// Snapshot implements Kind.
+func (d *Descriptor[S]) Snapshot(p Instance) any {
+	if d.State == nil {
+		return nil
+	}
+	return d.State(p)
+}
+
+var (
+	mu    sync.RWMutex
+	kinds = map[policy.Layer]Kind{}
+)
+
+// Register adds k to the kinds a registry knows, and returns the function that removes
+// it again. A policy package registers its descriptor once, in init; registering a layer
+// twice panics, as it is a programming error.
+func Register(k Kind) (unregister func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := kinds[k.Layer()]; dup {
+		panic("kind: layer " + string(k.Layer()) + " registered twice")
+	}
+	kinds[k.Layer()] = k
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		delete(kinds, k.Layer())
+	}
+}
+
+// Lookup returns the kind of layer l.
+func Lookup(l policy.Layer) (Kind, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	k, ok := kinds[l]
+	return k, ok
+}
+
+// All returns every registered kind, sorted by layer.
+func All() []Kind {
+	mu.RLock()
+	defer mu.RUnlock()
+	return slices.Collect(func(yield func(Kind) bool) {
+		for _, l := range slices.Sorted(maps.Keys(kinds)) {
+			if !yield(kinds[l]) {
+				return
+			}
+		}
+	})
+}

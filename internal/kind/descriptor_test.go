@@ -1,0 +1,70 @@
+package kind_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+type cacheInstance struct{ id string }
+
+func (c *cacheInstance) InstanceID() string { return c.id }
+
+var cacheDescriptor = &kind.Descriptor[testPolicySettings]{
+	L: policy.Layer("testCache"),
+	Attrs: []kind.Attr[testPolicySettings]{
+		kind.IntAttr("size", func(s *testPolicySettings) *int { return &s.Size }),
+	},
+	Defaults: func() testPolicySettings { return testPolicySettings{Size: 10} },
+	Common:   func(s *testPolicySettings) *kind.Common { return &s.Common },
+	Config:   func(s *testPolicySettings) any { return s.Size },
+	Build: func(s testPolicySettings) (kind.Instance, error) {
+		return &cacheInstance{id: s.ID("cache")}, nil
+	},
+	Of: func(kind.Instance) any { return 10 },
+}
+
+func TestDescriptor(t *testing.T) {
+	assert.Equal(t, policy.Layer("testCache"), cacheDescriptor.Layer())
+	assert.Equal(t, "testCache", cacheDescriptor.Table().Segment)
+	assert.Equal(t, []string{"size"}, cacheDescriptor.Attributes())
+	require.NoError(t, cacheDescriptor.Check("size", "5"))
+	assert.Equal(t, policy.CodeBadNumber, policy.CodeOf(cacheDescriptor.Check("size", "big")))
+	assert.Equal(t, policy.CodeUnknownKey, policy.CodeOf(cacheDescriptor.Check("ttl", "1s")))
+	assert.Nil(t, cacheDescriptor.Snapshot(&cacheInstance{}), "no State: no snapshot")
+	assert.Equal(t, 10, cacheDescriptor.Current(&cacheInstance{}))
+
+	unregister := kind.Register(cacheDescriptor)
+	k, ok := kind.Lookup("testCache")
+	require.True(t, ok)
+	assert.Same(t, cacheDescriptor, k)
+	assert.Contains(t, kind.All(), kind.Kind(cacheDescriptor))
+	assert.Panics(t, func() { kind.Register(cacheDescriptor) }, "a layer registered twice")
+	unregister()
+	_, ok = kind.Lookup("testCache")
+	assert.False(t, ok, "unregistered")
+}
+
+func TestNew(t *testing.T) {
+	build := func(s testPolicySettings) (*cacheInstance, error) {
+		if s.Size < 1 {
+			return nil, errors.New("too small")
+		}
+		return &cacheInstance{id: s.ID("cache")}, nil
+	}
+	defaults := func() testPolicySettings { return testPolicySettings{Size: 10} }
+	size := func(n int) func(*testPolicySettings) { return func(s *testPolicySettings) { s.Size = n } }
+
+	c, err := kind.New(defaults, build, []func(*testPolicySettings){nil, kind.Name[testPolicySettings]("n")})
+	require.NoError(t, err)
+	assert.Equal(t, "n", c.InstanceID())
+	_, err = kind.New(defaults, build, []func(*testPolicySettings){size(0)})
+	assert.EqualError(t, err, "too small", "options apply over the defaults, in order, before build")
+	_, err = kind.New(defaults, build, []func(*testPolicySettings){size(0), size(1)})
+	assert.NoError(t, err)
+}

@@ -1,0 +1,231 @@
+package bulkhead_test
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+)
+
+// ownDoneCtx is a long-lived context whose Done channel is not the standard library's:
+// context.AfterFunc then watches it with one goroutine per registration, so that a
+// registration left behind shows up in runtime.NumGoroutine.
+type ownDoneCtx struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newOwnDoneCtx() *ownDoneCtx {
+	return &ownDoneCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *ownDoneCtx) Done() <-chan struct{} { return c.done }
+
+func (c *ownDoneCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+func (c *ownDoneCtx) cancel() { c.once.Do(func() { close(c.done) }) }
+
+// settleGoroutines polls until at most want goroutines run, or 5s pass, and returns the
+// last count.
+func settleGoroutines(want int) int {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// SPEC AS-2, AS-3: whichever way a queued call's wait ends (a slot, Cancel, MaxWait, its
+// context ending), nothing stays registered on its context.
+func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
+	clk := clock.NewManual()
+	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second), bulkhead.WithClock(clk))
+	require.NoError(t, err)
+	c := newCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	shared := newOwnDoneCtx()
+	defer shared.cancel()
+	before := runtime.NumGoroutine()
+
+	holder := call(shared, 0)
+	granted := call(shared, 1)
+	cancelled := call(shared, 2)
+	ended := newOwnDoneCtx()
+	endedCall := call(ended, 3)
+	assert.True(t, cancelled.Cancel())
+	ended.cancel()
+	_, err = endedCall.Await(context.Background())
+	require.ErrorIs(t, err, bulkhead.ErrFull)
+	require.ErrorIs(t, err, context.Canceled)
+
+	c.finish(0) // the slot goes to call 1
+	_, err = holder.Await(context.Background())
+	require.NoError(t, err)
+	expired := call(shared, 4)
+	clk.Advance(time.Second)
+	_, err = result(t, expired)
+	require.ErrorIs(t, err, bulkhead.ErrFull)
+	c.finish(1)
+	_, err = granted.Await(context.Background())
+	require.NoError(t, err)
+
+	assert.Equal(t, []int{0, 1}, c.startedCalls())
+	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.Zero(t, clk.PendingTasks())
+}
+
+// eagerClock's timers fire at once, on their own goroutine, and AfterFunc waits up to
+// 50ms for the function to return before it returns itself: a timer that fires before
+// the code that armed it goes on.
+type eagerClock struct{ *clock.Manual }
+
+type firedTimer struct{}
+
+func (firedTimer) Stop() bool { return false }
+
+func (eagerClock) AfterFunc(_ time.Duration, f func()) clock.Timer {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(50 * time.Millisecond):
+	}
+	return firedTimer{}
+}
+
+// SPEC AS-2: a MaxWait timer that fires as it is armed, before the hook on the context
+// could be registered, leaves no hook behind.
+func TestAS2_AsyncContextHookRemovedWhenTimerFiresAtOnce(t *testing.T) {
+	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Hour),
+		bulkhead.WithClock(eagerClock{clock.NewManual()}))
+	require.NoError(t, err)
+	c := newCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	ctx := newOwnDoneCtx()
+	defer ctx.cancel()
+	before := runtime.NumGoroutine()
+
+	holder := call(ctx, 0)
+	_, err = call(ctx, 1).Await(context.Background())
+	require.ErrorIs(t, err, bulkhead.ErrFull, "its MaxWait passed at once")
+	c.finish(0)
+	_, err = holder.Await(context.Background())
+	require.NoError(t, err)
+	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+}
+
+// SPEC AS-2, AS-3: on the system clock, calls that race for two slots (some granted a
+// slot, some expiring at MaxWait, sync and async) leave nothing registered on the
+// long-lived context they share.
+func TestAS2_AsyncContextHookRemovedSystemClock(t *testing.T) {
+	b, err := bulkhead.New(bulkhead.MaxConcurrent(2), bulkhead.MaxWait(50*time.Microsecond))
+	require.NoError(t, err)
+	var pending sync.WaitGroup
+	asyncCall := bulkhead.DecorateAsyncFunc(b, func(_ context.Context, i int) *async.Future[int] {
+		if i%2 == 0 {
+			return async.Completed(i)
+		}
+		f, complete := async.NewPromise[int]()
+		pending.Add(1)
+		time.AfterFunc(20*time.Microsecond, func() { complete(i, nil); pending.Done() })
+		return f
+	})
+	syncCall := bulkhead.DecorateFunc(b, func(_ context.Context, i int) (int, error) { return i, nil })
+	ctx := newOwnDoneCtx()
+	defer ctx.cancel()
+	before := runtime.NumGoroutine()
+
+	var waited, expired atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 2000 {
+				if g == 0 && i%10 == 0 {
+					_, _ = syncCall(ctx, i)
+					continue
+				}
+				f := asyncCall(ctx, i)
+				if _, done, _ := f.Result(); !done {
+					waited.Add(1)
+				}
+				if _, err := f.Await(context.Background()); err != nil {
+					assert.ErrorIs(t, err, bulkhead.ErrFull)
+					expired.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	pending.Wait()
+	t.Logf("%d calls waited, %d expired", waited.Load(), expired.Load())
+	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+}
+
+// A call queued for a slot (MaxConcurrent 1, MaxWait 1h, manual clock), then granted it.
+func BenchmarkAsyncQueued(b *testing.B) { benchAsyncQueued(b, context.Background(), false) }
+
+// The same with a context that can end: each wait registers a hook on it.
+func BenchmarkAsyncQueuedCancellableContext(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	benchAsyncQueued(b, ctx, false)
+}
+
+// A queued call cancelled before it gets a slot.
+func BenchmarkAsyncQueuedCancelled(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	benchAsyncQueued(b, ctx, true)
+}
+
+func benchAsyncQueued(b *testing.B, ctx context.Context, cancel bool) {
+	bh, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Hour), bulkhead.WithClock(clock.NewManual()))
+	require.NoError(b, err)
+	var complete func(int, error) // completes the call in the slot
+	started := 0
+	call := bulkhead.DecorateAsyncFunc(bh, func(context.Context, int) *async.Future[int] {
+		f, c := async.NewPromise[int]()
+		complete = c
+		started++
+		return f
+	})
+	call(ctx, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		f := call(ctx, 0)
+		if cancel {
+			if !f.Cancel() {
+				b.Fatal("the call did not wait")
+			}
+			continue
+		}
+		n := started
+		complete(1, nil) // the slot goes to f, whose call starts
+		if started != n+1 || !pending(f) {
+			b.Fatal("the call did not start")
+		}
+	}
+}

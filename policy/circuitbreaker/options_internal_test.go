@@ -1,0 +1,169 @@
+package circuitbreaker
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+var (
+	errOptBoom    = errors.New("boom")
+	errOptIgnored = errors.New("ignored")
+	errOptOther   = errors.New("other")
+)
+
+// applied returns the defaults with opts applied, as New sees them before building.
+func applied(opts ...Option) settings {
+	s := defaults()
+	kind.Apply(&s, opts)
+	return s
+}
+
+func TestOptionsSetConfig(t *testing.T) {
+	clk := clock.NewManual()
+	s := applied(FailureRateThreshold(25), SlidingWindowSize(20), SlidingWindowType(TimeBased),
+		MinimumCalls(5), WaitInOpen(time.Second), PermittedInHalfOpen(3),
+		SlowCallThreshold(2*time.Second), SlowCallRateThreshold(80), IgnoreOn(errOptIgnored),
+		RecordOn(errOptBoom), Enabled(false), Name("n"), UseConfig("shared"), WithClock(clk),
+		WithInstanceID("id"), nil)
+	assert.Equal(t, Config{
+		FailureRateThreshold: 25, SlidingWindowSize: 20, SlidingWindowType: TimeBased, MinimumCalls: 5,
+		WaitInOpen: time.Second, PermittedInHalfOpen: 3, SlowCallThreshold: 2 * time.Second,
+		SlowCallRateThreshold: 80, IgnoreOn: []error{errOptIgnored}, RecordOn: []error{errOptBoom},
+		Disabled: true,
+	}, s.Config)
+	assert.Equal(t, "n", s.Name)
+	assert.Equal(t, "shared", s.ConfigName)
+	assert.Equal(t, "id", s.InstanceID)
+	assert.Same(t, clk, s.Clock)
+
+	assert.False(t, applied(Enabled(false), Enabled(true)).Disabled, "Enabled(true) enables again")
+}
+
+func TestErrorListsAccumulateWithoutAliasing(t *testing.T) {
+	base := applied(IgnoreOn(errOptIgnored, nil))
+	a, b := base, base
+	kind.Apply(&a, []Option{IgnoreOn(errOptBoom)})
+	kind.Apply(&b, []Option{IgnoreOn(errOptOther)})
+	assert.Equal(t, []error{errOptIgnored}, base.IgnoreOn, "nil errors are skipped")
+	assert.Equal(t, []error{errOptIgnored, errOptBoom}, a.IgnoreOn)
+	assert.Equal(t, []error{errOptIgnored, errOptOther}, b.IgnoreOn)
+
+	empty := applied(IgnoreOn(), RecordOn(nil))
+	assert.True(t, reflect.DeepEqual(DefaultConfig(), empty.Config), "no errors leave the lists nil")
+}
+
+func TestAttributes(t *testing.T) {
+	assert.Equal(t, []string{"failureRateThreshold", "slidingWindowSize", "slidingWindowType", "minimumCalls",
+		"waitInOpen", "permittedInHalfOpen", "slowCallThreshold", "slowCallRateThreshold", "enabled"},
+		descriptor.Attributes())
+	assert.Equal(t, "circuitBreaker", descriptor.Table().Segment)
+	assert.Equal(t, policy.LayerCircuitBreaker, descriptor.Layer())
+	assert.Equal(t, "circuitBreaker", policy.LayerCircuitBreaker.String())
+	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
+	k, ok := kind.Lookup(policy.LayerCircuitBreaker)
+	require.True(t, ok, "registered")
+	assert.Same(t, descriptor, k)
+}
+
+func TestConfigSet(t *testing.T) {
+	table := descriptor.Table()
+	s := defaults()
+	for attr, v := range map[string]string{
+		"failureRateThreshold": "12.5", "slidingWindowSize": " 30 ", "slidingWindowType": "time_based",
+		"minimumCalls": "7", "waitInOpen": "1m30s", "permittedInHalfOpen": "4", "slowCallThreshold": "250ms",
+		"slowCallRateThreshold": "75", "enabled": "FALSE",
+	} {
+		require.NoError(t, table.Set(&s, attr, v), attr)
+	}
+	assert.Equal(t, Config{
+		FailureRateThreshold: 12.5, SlidingWindowSize: 30, SlidingWindowType: TimeBased, MinimumCalls: 7,
+		WaitInOpen: 90 * time.Second, PermittedInHalfOpen: 4, SlowCallThreshold: 250 * time.Millisecond,
+		SlowCallRateThreshold: 75, Disabled: true,
+	}, s.Config)
+	require.NoError(t, table.Set(&s, "slidingWindowType", "Count_Based"))
+	assert.Equal(t, CountBased, s.SlidingWindowType)
+	require.NoError(t, table.Set(&s, "enabled", "true"))
+	assert.False(t, s.Disabled)
+}
+
+func TestConfigSetSyntaxErrors(t *testing.T) {
+	for _, tc := range []struct{ attr, value, code string }{
+		{"failureRateThreshold", "half", policy.CodeBadNumber},
+		{"failureRateThreshold", "NaN", policy.CodeBadNumber},
+		{"slidingWindowSize", "1.5", policy.CodeBadNumber},
+		{"slidingWindowType", "SLIDING", policy.CodeOutOfRange},
+		{"slidingWindowType", "", policy.CodeOutOfRange},
+		{"minimumCalls", "ten", policy.CodeBadNumber},
+		{"waitInOpen", "10 parsecs", policy.CodeBadDuration},
+		{"waitInOpen", "10", policy.CodeBadDuration},
+		{"permittedInHalfOpen", "", policy.CodeBadNumber},
+		{"slowCallThreshold", "soon", policy.CodeBadDuration},
+		{"slowCallRateThreshold", "1e400", policy.CodeBadNumber},
+		{"enabled", "yes", policy.CodeBadBoolean},
+		{"failureRate", "50", policy.CodeUnknownKey},
+	} {
+		t.Run(tc.attr+"="+tc.value, func(t *testing.T) {
+			s := defaults()
+			err := descriptor.Table().Set(&s, tc.attr, tc.value)
+			var ce *policy.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, tc.code, ce.Code)
+			assert.Equal(t, "circuitBreaker."+tc.attr, ce.Key)
+			assert.Contains(t, err.Error(), tc.code)
+			assert.Equal(t, defaults(), s, "a bad value changes nothing")
+			assert.Equal(t, tc.code, policy.CodeOf(descriptor.Check(tc.attr, tc.value)), "Check agrees with Set")
+		})
+	}
+}
+
+// Every attribute's range, checked by Validate, from configuration strings and from options.
+func TestValidationCodes(t *testing.T) {
+	for _, tc := range []struct {
+		attr, value, code string
+		opt               Option
+	}{
+		{"failureRateThreshold", "0", policy.CodeOutOfRange, FailureRateThreshold(0)},
+		{"failureRateThreshold", "-5", policy.CodeOutOfRange, FailureRateThreshold(-5)},
+		{"failureRateThreshold", "100.1", policy.CodeOutOfRange, FailureRateThreshold(100.1)},
+		{"slidingWindowSize", "0", policy.CodeOutOfRange, SlidingWindowSize(0)},
+		{"slidingWindowSize", "1000001", policy.CodeOutOfRange, SlidingWindowSize(MaxWindowSize + 1)},
+		{"slidingWindowType", "", policy.CodeOutOfRange, SlidingWindowType(WindowType(7))},
+		{"minimumCalls", "0", policy.CodeOutOfRange, MinimumCalls(0)},
+		{"waitInOpen", "-1s", policy.CodeNegativeDuration, WaitInOpen(-time.Second)},
+		{"permittedInHalfOpen", "0", policy.CodeOutOfRange, PermittedInHalfOpen(0)},
+		{"slowCallThreshold", "-1ms", policy.CodeNegativeDuration, SlowCallThreshold(-time.Millisecond)},
+		{"slowCallThreshold", "0", policy.CodeOutOfRange, SlowCallThreshold(0)},
+		{"slowCallRateThreshold", "0", policy.CodeOutOfRange, SlowCallRateThreshold(0)},
+		{"slowCallRateThreshold", "101", policy.CodeOutOfRange, SlowCallRateThreshold(101)},
+	} {
+		t.Run(tc.attr+"="+tc.value, func(t *testing.T) {
+			check := func(err error) {
+				t.Helper()
+				var ce *policy.ConfigError
+				require.ErrorAs(t, err, &ce)
+				assert.Equal(t, tc.code, ce.Code)
+				assert.Equal(t, "circuitBreaker."+tc.attr, ce.Key)
+				assert.True(t, errors.Is(err, &policy.ConfigError{Code: tc.code}))
+			}
+			if tc.value != "" {
+				s := defaults()
+				require.NoError(t, descriptor.Table().Set(&s, tc.attr, tc.value))
+				check(s.Config.Validate())
+				_, err := build(s)
+				check(err)
+			}
+			b, err := New(tc.opt)
+			assert.Nil(t, b)
+			check(err)
+		})
+	}
+}

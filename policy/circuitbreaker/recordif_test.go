@@ -1,0 +1,101 @@
+package circuitbreaker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
+	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
+)
+
+// unavailable is RecordIf's predicate of these tests: a 503 status returned as a value.
+func unavailable(status int, _ error) bool { return status == 503 }
+
+// statusBreaker is a breaker on a manual clock with a window of 4 calls, all needed, that
+// opens at 50% failures.
+func statusBreaker(t *testing.T, opts ...cb.Option) *cb.Breaker {
+	t.Helper()
+	b, err := cb.New(append([]cb.Option{cb.WithClock(clock.NewManual()), cb.SlidingWindowSize(4),
+		cb.MinimumCalls(4), cb.FailureRateThreshold(50)}, opts...)...)
+	require.NoError(t, err)
+	return b
+}
+
+func TestRecordIfCountsMatchingResultsAsFailures(t *testing.T) {
+	b := statusBreaker(t, cb.RecordIf(unavailable))
+	call := cb.DecorateFunc(b, func(_ context.Context, status int) (int, error) { return status, nil })
+	for _, status := range []int{200, 503, 200} {
+		v, err := call(context.Background(), status)
+		require.NoError(t, err, "the breaker returns the result as is")
+		require.Equal(t, status, v)
+	}
+	s := b.Snapshot()
+	assert.Equal(t, 3, s.BufferedCalls)
+	assert.Equal(t, 1, s.FailedCalls, "the 503 is a failure, the 200s successes")
+	require.Equal(t, cb.Closed, b.State())
+
+	_, err := call(context.Background(), 503) // 2 of 4: 50%
+	require.NoError(t, err)
+	require.Equal(t, cb.Open, b.State())
+	_, err = call(context.Background(), 200)
+	require.ErrorIs(t, err, cb.ErrOpen)
+}
+
+func TestIgnoreOnWinsOverRecordIf(t *testing.T) {
+	b := statusBreaker(t, cb.IgnoreOn(errIgnored), cb.RecordIf(func(int, error) bool { return true }))
+	call := cb.DecorateFunc(b, func(context.Context, struct{}) (int, error) { return 503, errIgnored })
+	for range 4 {
+		_, err := call(context.Background(), struct{}{})
+		require.Same(t, errIgnored, err)
+	}
+	require.Equal(t, cb.Closed, b.State())
+	assert.Equal(t, 0, b.Snapshot().BufferedCalls, "ignored outcomes count as nothing")
+}
+
+func TestRecordIfAsync(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fn   func(ctx context.Context, status int) *async.Future[int]
+	}{
+		{"completed futures", func(_ context.Context, status int) *async.Future[int] { return async.Completed(status) }},
+		{"promises", func(_ context.Context, status int) *async.Future[int] {
+			f, complete := async.NewPromise[int]()
+			go complete(status, nil)
+			return f
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := statusBreaker(t, cb.RecordIf(unavailable))
+			call := cb.DecorateAsyncFunc(b, tc.fn)
+			for _, status := range []int{200, 503, 200, 503} {
+				v, err := call(context.Background(), status).Await(context.Background())
+				require.NoError(t, err)
+				require.Equal(t, status, v)
+			}
+			require.Eventually(t, func() bool { return b.State() == cb.Open }, 5*time.Second, time.Millisecond,
+				"two 503s of four calls open the breaker")
+			_, err := call(context.Background(), 200).Await(context.Background())
+			require.ErrorIs(t, err, cb.ErrOpen)
+		})
+	}
+
+	t.Run("IgnoreOn wins", func(t *testing.T) {
+		b := statusBreaker(t, cb.IgnoreOn(errIgnored), cb.RecordIf(func(int, error) bool { return true }))
+		call := cb.DecorateAsyncFunc(b, func(context.Context, struct{}) *async.Future[int] {
+			f, complete := async.NewPromise[int]()
+			complete(503, errIgnored)
+			return f
+		})
+		for range 4 {
+			_, err := call(context.Background(), struct{}{}).Await(context.Background())
+			require.Same(t, errIgnored, err)
+		}
+		require.Equal(t, cb.Closed, b.State())
+		assert.Equal(t, 0, b.Snapshot().BufferedCalls)
+	})
+}

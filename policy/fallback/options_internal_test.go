@@ -1,0 +1,47 @@
+package fallback
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+func TestDescriptor(t *testing.T) {
+	assert.Equal(t, policy.LayerFallback, descriptor.Layer())
+	assert.Equal(t, "fallback", descriptor.Table().Segment)
+	assert.Equal(t, []string{"enabled"}, descriptor.Attributes())
+	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
+	k, ok := kind.Lookup(policy.LayerFallback)
+	require.True(t, ok, "registered")
+	assert.Same(t, descriptor, k)
+}
+
+func TestBuildNilFunction(t *testing.T) {
+	_, err := build[string](nil, defaults())
+	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err))
+}
+
+func TestConfigSet(t *testing.T) {
+	table := descriptor.Table()
+	s := defaults()
+	require.NoError(t, table.Set(&s, "enabled", "false"))
+	assert.True(t, s.Disabled)
+	require.NoError(t, table.Set(&s, "enabled", " True "))
+	assert.False(t, s.Disabled)
+
+	err := table.Set(&s, "enabled", "maybe")
+	assert.Equal(t, policy.CodeBadBoolean, policy.CodeOf(err))
+	var ce *policy.ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "fallback.enabled", ce.Key)
+	assert.False(t, s.Disabled, "a bad value changes nothing")
+	assert.Equal(t, policy.CodeBadBoolean, policy.CodeOf(descriptor.Check("enabled", "maybe")))
+
+	err = table.Set(&s, "handleOn", "x")
+	assert.Equal(t, policy.CodeUnknownKey, policy.CodeOf(err))
+	assert.NoError(t, s.Config.Validate())
+}

@@ -1,0 +1,225 @@
+package retry_test
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy/retry"
+)
+
+// ownDoneCtx is a long-lived context whose Done channel is not the standard library's:
+// context.AfterFunc then watches it with one goroutine per registration, so that a
+// registration left behind shows up in runtime.NumGoroutine.
+type ownDoneCtx struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newOwnDoneCtx() *ownDoneCtx {
+	return &ownDoneCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *ownDoneCtx) Done() <-chan struct{} { return c.done }
+
+func (c *ownDoneCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+func (c *ownDoneCtx) cancel() { c.once.Do(func() { close(c.done) }) }
+
+// settleGoroutines polls until at most want goroutines run, or 5s pass, and returns the
+// last count.
+func settleGoroutines(want int) int {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// SPEC AS-2, AS-3: however an asynchronous call and its waits end (a success after a
+// wait, attempts exhausted, Cancel during a wait or an attempt, the context ending during
+// a wait or an attempt), nothing stays registered on its context.
+func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
+	clk := clock.NewManual()
+	r := newRetry(t, retry.WithClock(clk), retry.Delay(time.Second))
+	shared := newOwnDoneCtx()
+	defer shared.cancel()
+	before := runtime.NumGoroutine()
+
+	start := func(ctx context.Context) (*asyncFn, *async.Future[int]) {
+		fn := &asyncFn{clk: clk}
+		return fn, retry.DecorateAsyncFunc(r, fn.call)(ctx, struct{}{})
+	}
+	succeeded, okFut := start(shared)
+	exhausted, exhaustedFut := start(shared)
+	cancelledInWait, cancelledInWaitFut := start(shared)
+	_, cancelledInFlightFut := start(shared)
+	endedCtx := newOwnDoneCtx()
+	endedInWait, endedInWaitFut := start(endedCtx)
+	attemptCtx := newOwnDoneCtx()
+	endedInAttempt, endedInAttemptFut := start(attemptCtx)
+
+	for _, fn := range []*asyncFn{succeeded, exhausted, cancelledInWait, endedInWait} {
+		fn.last().complete(0, errBoom)
+	}
+	assert.False(t, cancelledInWaitFut.Cancel())
+	assert.False(t, cancelledInFlightFut.Cancel())
+	endedCtx.cancel()
+	_, err := await(t, endedInWaitFut)
+	require.ErrorIs(t, err, context.Canceled)
+	attemptCtx.cancel()
+	endedInAttempt.last().complete(0, errBoom)
+	_, err = settled(t, endedInAttemptFut)
+	require.ErrorIs(t, err, context.Canceled)
+
+	clk.Advance(time.Second)
+	succeeded.last().complete(7, nil)
+	v, err := settled(t, okFut)
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+	exhausted.last().complete(0, errBoom)
+	clk.Advance(time.Second)
+	exhausted.last().complete(0, errBoom)
+	_, err = settled(t, exhaustedFut)
+	require.ErrorIs(t, err, errBoom)
+	assert.Equal(t, 3, exhausted.n())
+
+	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.Zero(t, clk.PendingTasks())
+}
+
+// eagerClock's timers fire at once, on their own goroutine, and AfterFunc waits up to
+// 50ms for the function to return before it returns itself: a timer that fires before
+// the code that armed it goes on.
+type eagerClock struct{ *clock.Manual }
+
+type firedTimer struct{}
+
+func (firedTimer) Stop() bool { return false }
+
+func (eagerClock) AfterFunc(_ time.Duration, f func()) clock.Timer {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(50 * time.Millisecond):
+	}
+	return firedTimer{}
+}
+
+// SPEC AS-2: waits whose timers fire as they are armed leave no hook on the context.
+func TestAS2_AsyncContextHookRemovedWhenTimerFiresAtOnce(t *testing.T) {
+	r := newRetry(t, retry.WithClock(eagerClock{clock.NewManual()}))
+	attempts := 0
+	call := retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] {
+		attempts++
+		if attempts == 3 {
+			return async.Completed(attempts)
+		}
+		return async.Failed[int](errBoom)
+	})
+	ctx := newOwnDoneCtx()
+	defer ctx.cancel()
+	before := runtime.NumGoroutine()
+
+	v, err := await(t, call(ctx, struct{}{}))
+	require.NoError(t, err)
+	assert.Equal(t, 3, v)
+	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+}
+
+// SPEC AS-2: on the system clock, with waits of 1µs that often end as they are armed,
+// calls sharing a long-lived context leave nothing registered on it.
+func TestAS2_AsyncContextHookRemovedSystemClock(t *testing.T) {
+	r := newRetry(t, retry.Delay(time.Microsecond))
+	const calls = 20_000
+	attempts := make([]atomic.Int32, calls)
+	call := retry.DecorateAsyncFunc(r, func(_ context.Context, i int) *async.Future[int] {
+		if attempts[i].Add(1) == 3 {
+			return async.Completed(i)
+		}
+		return async.Failed[int](errBoom)
+	})
+	ctx := newOwnDoneCtx()
+	defer ctx.cancel()
+	before := runtime.NumGoroutine()
+
+	futures := make([]*async.Future[int], 0, 1000)
+	for i := range calls {
+		futures = append(futures, call(ctx, i))
+		if len(futures) == cap(futures) {
+			for _, f := range futures {
+				_, err := await(t, f)
+				require.NoError(t, err)
+			}
+			futures = futures[:0]
+		}
+	}
+	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+}
+
+// BenchmarkAsyncRetried with a context that can end: a hook is registered on it.
+func BenchmarkAsyncRetriedCancellableContext(b *testing.B) {
+	clk := clock.NewManual()
+	r := benchRetry(b, retry.WithClock(clk))
+	failed, ok := async.Failed[int](errBoom), async.Completed(1)
+	n := 0
+	call := retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] {
+		n++
+		if n%3 == 0 {
+			return ok
+		}
+		return failed
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ReportAllocs()
+	for b.Loop() {
+		f := call(ctx, struct{}{})
+		clk.Advance(r.Config().Delay)
+		clk.Advance(r.Config().Delay)
+		if _, done, _ := f.Result(); !done {
+			b.Fatal("not done")
+		}
+	}
+}
+
+// A call cancelled during its first wait.
+func BenchmarkAsyncCancelledDuringTheDelay(b *testing.B) {
+	clk := clock.NewManual()
+	r := benchRetry(b, retry.WithClock(clk))
+	failed := async.Failed[int](errBoom)
+	call := retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] { return failed })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ReportAllocs()
+	for b.Loop() {
+		f := call(ctx, struct{}{})
+		f.Cancel()
+		if clk.PendingTasks() != 0 {
+			b.Fatal("the wait goes on")
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package timeout_test
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+)
+
+// ownDoneCtx is a long-lived context whose Done channel is not the standard library's:
+// the standard library then watches it with one goroutine per derived context, so that a
+// derived context left registered shows up in runtime.NumGoroutine.
+type ownDoneCtx struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newOwnDoneCtx() *ownDoneCtx {
+	return &ownDoneCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *ownDoneCtx) Done() <-chan struct{} { return c.done }
+
+func (c *ownDoneCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+func (c *ownDoneCtx) cancel() { c.once.Do(func() { close(c.done) }) }
+
+// settleGoroutines polls until at most want goroutines run, or 5s pass, and returns the
+// last count.
+func settleGoroutines(want int) int {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// SPEC AS-2, AS-3: whichever way a call ends (in time, at its deadline, cancelled; sync
+// and async, on a manual clock), the call's context is no longer registered on the
+// caller's.
+func TestAS3_CallContextRemovedOnEveryOutcome(t *testing.T) {
+	to, clk, _ := newManual(t, time.Second)
+	shared := newOwnDoneCtx()
+	defer shared.cancel()
+	before := runtime.NumGoroutine()
+
+	var inTime, late, cancelled innerCall
+	inTimeFut := timeout.DecorateAsyncFunc(to, inTime.next(false))(shared, "q")
+	lateFut := timeout.DecorateAsyncFunc(to, late.next(false))(shared, "q")
+	cancelledFut := timeout.DecorateAsyncFunc(to, cancelled.next(true))(shared, "q")
+	inTime.complete("ok", nil)
+	v, err := requireDone(t, inTimeFut)
+	require.NoError(t, err)
+	assert.Equal(t, "ok", v)
+	assert.True(t, cancelledFut.Cancel())
+
+	syncInTime := timeout.DecorateFunc(to, func(context.Context, string) (string, error) { return "ok", nil })
+	_, err = syncInTime(shared, "q")
+	require.NoError(t, err)
+	syncLate := timeout.DecorateFunc(to, func(ctx context.Context, _ string) (string, error) {
+		clk.Advance(time.Second) // the deadline passes during the call
+		return "late", ctx.Err()
+	})
+	_, err = syncLate(shared, "q")
+	require.ErrorIs(t, err, timeout.ErrTimeout)
+	_, err = requireDone(t, lateFut) // its deadline passed with syncLate's
+	require.ErrorIs(t, err, timeout.ErrTimeout)
+
+	assert.LessOrEqual(t, settleGoroutines(before), before, "nothing left registered on the context")
+	assert.Zero(t, clk.PendingTasks())
+}
+
+// SPEC AS-2: on the system clock, calls whose deadline and completion race leave nothing
+// registered on the long-lived context they share.
+func TestAS2_CallContextRemovedSystemClock(t *testing.T) {
+	to, err := timeout.New(20 * time.Microsecond)
+	require.NoError(t, err)
+	var pending sync.WaitGroup
+	asyncCall := timeout.DecorateAsyncFunc(to, func(_ context.Context, i int) *async.Future[int] {
+		if i%3 == 0 {
+			return async.Completed(i)
+		}
+		f, complete := async.NewPromise[int]()
+		pending.Add(1)
+		time.AfterFunc(time.Duration(i%40)*time.Microsecond, func() { complete(i, nil); pending.Done() })
+		return f
+	})
+	syncCall := timeout.DecorateFunc(to, func(_ context.Context, i int) (int, error) { return i, nil })
+	ctx := newOwnDoneCtx()
+	defer ctx.cancel()
+	before := runtime.NumGoroutine()
+
+	futures := make([]*async.Future[int], 0, 1000)
+	for i := range 20_000 {
+		if i%10 == 0 {
+			_, _ = syncCall(ctx, i)
+		}
+		futures = append(futures, asyncCall(ctx, i))
+		if len(futures) == cap(futures) {
+			for _, f := range futures {
+				_, _ = f.Await(context.Background())
+			}
+			futures = futures[:0]
+		}
+	}
+	pending.Wait()
+	assert.LessOrEqual(t, settleGoroutines(before), before, "nothing left registered on the context")
+}

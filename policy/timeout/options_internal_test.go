@@ -1,0 +1,75 @@
+package timeout
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+func TestDescriptor(t *testing.T) {
+	assert.Equal(t, policy.LayerTimeout, descriptor.Layer())
+	assert.Equal(t, "timeout", descriptor.Table().Segment)
+	assert.Equal(t, []string{"duration", "enabled"}, descriptor.Attributes())
+	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
+	k, ok := kind.Lookup(policy.LayerTimeout)
+	require.True(t, ok, "registered")
+	assert.Same(t, descriptor, k)
+}
+
+func TestSetAttributes(t *testing.T) {
+	table := descriptor.Table()
+	s := defaults()
+	require.NoError(t, table.Set(&s, "duration", "250ms"))
+	require.NoError(t, table.Set(&s, "enabled", "FALSE"))
+	assert.Equal(t, Config{Duration: 250 * time.Millisecond, Disabled: true}, s.Config)
+
+	for _, tc := range []struct{ attr, value, code string }{
+		{"duration", "10 parsecs", policy.CodeBadDuration},
+		{"enabled", "maybe", policy.CodeBadBoolean},
+		{"maxWait", "1s", policy.CodeUnknownKey},
+	} {
+		before := s
+		err := table.Set(&s, tc.attr, tc.value)
+		var ce *policy.ConfigError
+		require.ErrorAs(t, err, &ce, tc.attr)
+		assert.Equal(t, tc.code, ce.Code, tc.attr)
+		assert.Equal(t, "timeout."+tc.attr, ce.Key, tc.attr)
+		assert.Equal(t, before, s, "a bad value changes nothing")
+		assert.Equal(t, tc.code, policy.CodeOf(descriptor.Check(tc.attr, tc.value)), "Check agrees with Set")
+	}
+
+	// A negative duration parses; Validate rejects it.
+	require.NoError(t, table.Set(&s, "duration", "-1s"))
+	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(s.Config.Validate()))
+	_, err := build(s)
+	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(err))
+	require.NoError(t, table.Set(&s, "enabled", "true"))
+	assert.False(t, s.Disabled)
+}
+
+// Options in code and configuration keys land on the same Config (SPEC RG-4).
+func TestOptionsAndKeysAgree(t *testing.T) {
+	s := defaults()
+	s.Duration = time.Second
+	kind.Apply(&s, []Option{Enabled(false), nil})
+
+	k := defaults()
+	table := descriptor.Table()
+	require.NoError(t, table.Set(&k, "duration", "1s"))
+	require.NoError(t, table.Set(&k, "enabled", "false"))
+	assert.True(t, reflect.DeepEqual(s.Config, k.Config))
+
+	s2 := defaults()
+	kind.Apply(&s2, []Option{Duration(time.Second), Enabled(false)})
+	assert.True(t, reflect.DeepEqual(s.Config, s2.Config))
+
+	to, err := New(time.Second, Enabled(false))
+	require.NoError(t, err)
+	assert.True(t, reflect.DeepEqual(s.Config, to.Config()), "New builds what the options set")
+}

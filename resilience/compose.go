@@ -1,0 +1,322 @@
+package resilience
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/samber/lo"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// composition is the layers of one wrapped function or pipeline, built and in order,
+// outermost first.
+type composition struct {
+	parts []part
+}
+
+// part is one layer of a composition: its instance as its spec built it, or the user's
+// policy.Policy[T] for a layer added with Use.
+type part struct {
+	layer policy.Layer
+	inst  any
+	user  bool
+}
+
+// build resolves every spec of a composition of id, orders its layers and registers the
+// new instances, all or nothing. result is the wrapped function's result type, which a
+// fallback, a user's policy and a result predicate must match.
+//
+// decorated lists the layers that have decorators: a layer of another kind cannot be
+// composed, and fails the wrap with R4C-REG-010.
+func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated []policy.Layer) (*composition, error) {
+	if r == nil {
+		return nil, policy.Errorf(policy.CodeBadSpec, "", id, "the registry is nil: make one with NewRegistry")
+	}
+	specs = lo.Filter(specs, func(s Spec, _ int) bool { return s != nil })
+	var code []policy.Layer // the order named in code, if any
+	seen := map[policy.Layer]bool{}
+	var layers []Spec
+	for _, s := range specs {
+		if o, ok := s.(orderSpec); ok {
+			if code != nil {
+				return nil, policy.Errorf(policy.CodeBadOrder, "order", id, "the order is given twice")
+			}
+			code = o
+			continue
+		}
+		l := s.layer()
+		if seen[l] {
+			return nil, policy.Errorf(policy.CodeBadSpec, string(l), id,
+				"the %s layer is given twice: each layer may appear once per composition", l)
+		}
+		seen[l] = true
+		layers = append(layers, s)
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	named, orderAt, err := r.order(id, code)
+	if err != nil {
+		return nil, err
+	}
+	built := map[policy.Layer]part{}
+	var registers []func()
+	for _, s := range layers {
+		inst, register, err := s.build(r, id, result)
+		if err != nil {
+			return nil, err
+		}
+		_, user := s.(interface{ userPolicy() })
+		built[s.layer()] = part{layer: s.layer(), inst: inst, user: user}
+		if register != nil {
+			registers = append(registers, register)
+		}
+	}
+	parts, err := arrange(id, orderAt, named, layers, built)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		if !p.user && !slices.Contains(decorated, p.layer) {
+			return nil, policy.Errorf(policy.CodeBadSpec, string(p.layer), id, "the %s layer has no decorators", p.layer)
+		}
+	}
+	for _, register := range registers {
+		register()
+	}
+	return &composition{parts: parts}, nil
+}
+
+// arrange puts the built layers in order, outermost first: the fallback; then the layers
+// named, in the order named; then the other built-in layers, in the default order; then
+// the other user layers, in the order of their specs. A name in the order that is neither
+// a built-in layer nor a layer of this composition is R4C-REG-011.
+func arrange(id, key string, named []policy.Layer, specs []Spec, built map[policy.Layer]part) ([]part, error) {
+	known := DefaultOrder()
+	for _, l := range named {
+		if _, ok := built[l]; !ok && !slices.Contains(known, l) {
+			return nil, policy.Errorf(policy.CodeBadOrder, key, id,
+				"the order names %q, which is neither a built-in layer (%s) nor a layer of this composition",
+				l, strings.Join(lo.Map(known, func(l policy.Layer, _ int) string { return string(l) }), ", "))
+		}
+	}
+	out := make([]part, 0, len(built))
+	place := func(l policy.Layer) {
+		if p, ok := built[l]; ok && !slices.ContainsFunc(out, func(q part) bool { return q.layer == l }) {
+			out = append(out, p)
+		}
+	}
+	place(policy.LayerFallback) // always outermost
+	lo.ForEach(named, func(l policy.Layer, _ int) { place(l) })
+	lo.ForEach(known, func(l policy.Layer, _ int) { place(l) })
+	lo.ForEach(specs, func(s Spec, _ int) { place(s.layer()) })
+	return out, nil
+}
+
+// order returns the order named for the composition of id, and where it was named: the
+// key instances.<id>.composition.order, else the order given in code ("order"), else the
+// key defaults.composition.order, else none. A layer named twice is R4C-REG-011. Called
+// with r.mu held.
+func (r *Registry) order(id string, code []policy.Layer) ([]policy.Layer, string, error) {
+	key := scopeInstances + "." + id + "." + orderKey
+	v, ok := r.props.value(scopeInstances+"."+id, compositionSegment, orderAttr)
+	switch {
+	case ok:
+	case code != nil:
+		layers, err := checkOrder(id, "order", code)
+		return layers, "order", err
+	default:
+		key = scopeDefaults + "." + orderKey
+		if v, ok = r.props.value(scopeDefaults, compositionSegment, orderAttr); !ok {
+			return nil, "", nil
+		}
+	}
+	layers, err := parseOrder(v)
+	if err != nil {
+		return nil, key, withKey(err, key)
+	}
+	layers, err = checkOrder(id, key, layers)
+	return layers, key, err
+}
+
+// checkOrder refuses an order that names a layer twice or names an empty layer, with
+// R4C-REG-011.
+func checkOrder(id, key string, layers []policy.Layer) ([]policy.Layer, error) {
+	for i, l := range layers {
+		if l == "" {
+			return nil, policy.Errorf(policy.CodeBadOrder, key, id, "the order names an empty layer")
+		}
+		if slices.Contains(layers[:i], l) {
+			return nil, policy.Errorf(policy.CodeBadOrder, key, id, "the order names the %s layer twice", l)
+		}
+	}
+	return layers, nil
+}
+
+// parseOrder splits the value of a composition.order key: layer names separated by
+// commas, spaces around them ignored.
+func parseOrder(v string) ([]policy.Layer, error) {
+	layers := lo.Map(strings.Split(v, ","), func(s string, _ int) policy.Layer { return policy.Layer(strings.TrimSpace(s)) })
+	if _, err := checkOrder("", "", layers); err != nil {
+		var ce *policy.ConfigError
+		if errors.As(err, &ce) {
+			ce.Value = v
+		}
+		return nil, err
+	}
+	return layers, nil
+}
+
+// Order names the order of a composition's layers, outermost first: e.g.
+// Order(policy.LayerTimeout, policy.LayerRetry) puts one timeout around every attempt of
+// the retry, instead of one timeout per attempt in the default order. Layers the order
+// does not name keep their default order after (inside) the named ones, and a user's
+// layers that are not named go innermost, in the order of their specs. The fallback is
+// always outermost, wherever it is named. Naming a built-in layer that the composition
+// does not use is allowed, so one order may serve many functions.
+//
+// The configuration key instances.<id>.composition.order (e.g. "timeout, retry") wins over
+// Order, which wins over defaults.composition.order. A layer named twice, an empty name,
+// or a name that is neither a built-in layer nor a layer of the composition fails the
+// wrap with R4C-REG-011; giving Order twice in one composition fails the same way.
+func Order(layers ...policy.Layer) Spec { return orderSpec(slices.Clone(layers)) }
+
+type orderSpec []policy.Layer
+
+func (orderSpec) layer() policy.Layer { return "" }
+
+func (orderSpec) build(*Registry, string, reflect.Type) (any, func(), error) { return nil, nil, nil }
+
+// Use adds p, a user's policy, to a composition, at its layer p.Layer(): a name of the
+// user's choosing, other than the built-in layers'. Without an Order that names it, it
+// goes innermost, next to the function. p's Decorate and DecorateAsync are called once,
+// when the function is wrapped, and must pass on the context they are given (or one
+// derived from it) to the call they decorate.
+//
+// T must be the wrapped function's result type. A nil p, a layer name that is empty or
+// taken by a built-in policy, or another result type fails the wrap with R4C-REG-010.
+//
+// Calls through a user's layer cost what p's decorators cost; for functions of one or
+// more arguments (Wrap1, Wrap2, WrapAsync1, pipelines) the arguments travel to the layers
+// inside it in the call's context, which costs an allocation per call. Functions of no
+// argument (Wrap, WrapAsync) pay nothing for it.
+func Use[T any](p policy.Policy[T]) Spec { return userSpec[T]{p: p} }
+
+type userSpec[T any] struct{ p policy.Policy[T] }
+
+func (userSpec[T]) userPolicy() {}
+
+func (u userSpec[T]) layer() policy.Layer {
+	if u.p == nil {
+		return ""
+	}
+	return u.p.Layer()
+}
+
+func (u userSpec[T]) build(_ *Registry, wrapID string, result reflect.Type) (any, func(), error) {
+	switch l := u.layer(); {
+	case u.p == nil:
+		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use is nil")
+	case l == "":
+		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use has an empty layer name")
+	case slices.Contains(DefaultOrder(), l) || registered(l):
+		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID,
+			"the policy given to Use names the layer %q, which a built-in policy has: choose another name", l)
+	case result != reflect.TypeFor[T]():
+		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID,
+			"the policy given to Use decorates calls returning %v but the function returns %v", reflect.TypeFor[T](), result)
+	}
+	return u.p, nil, nil
+}
+
+func registered(l policy.Layer) bool {
+	_, ok := kind.Lookup(l)
+	return ok
+}
+
+// rows returns the layer table for calls of argument A and result T, with extra rows
+// after the built-in ones, and the layers it has.
+func rows[A, T any](extra []layerRow[A, T]) ([]layerRow[A, T], []policy.Layer) {
+	rs := append(layerTable[A, T](), extra...)
+	return rs, lo.Map(rs, func(r layerRow[A, T], _ int) policy.Layer { return r.layer })
+}
+
+// compose returns fn decorated by every layer of c, innermost first: F is a sync call
+// (policy.Func) or an async one (policy.AsyncFunc), dec applies a table row's decorator
+// of that shape, user applies a user's policy. Every layer of c has its row in rs.
+func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) F) F {
+	h := fn
+	for _, p := range slices.Backward(c.parts) {
+		if p.user {
+			h = user(p.inst.(policy.Policy[T]), h)
+			continue
+		}
+		h = dec(rs[slices.IndexFunc(rs, func(r layerRow[A, T]) bool { return r.layer == p.layer })], p.inst, h)
+	}
+	return h
+}
+
+func decSync[A, T any](r layerRow[A, T], inst any, next policy.Func[A, T]) policy.Func[A, T] {
+	return r.sync(inst, next)
+}
+
+func decAsync[A, T any](r layerRow[A, T], inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	return r.async(inst, next)
+}
+
+// argsKey is the context key under which the arguments of a call cross a user's layer,
+// in an argsBox (so that a nil interface argument arrives as well).
+type argsKey[A any] struct{}
+
+type argsBox[A any] struct{ a A }
+
+// errArgsLost is the error of a call whose user layer did not pass on its context.
+var errArgsLost = errors.New("resilience: a policy given to Use did not pass on the context it was given")
+
+// noArgs reports whether A is struct{}: calls without arguments need not carry them.
+func noArgs[A any]() bool { return reflect.TypeFor[A]() == reflect.TypeFor[struct{}]() }
+
+// userSync applies a user's policy to a sync call.
+func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) policy.Func[A, T] {
+	if noArgs[A]() {
+		var a A
+		call := p.Decorate(func(ctx context.Context) (T, error) { return next(ctx, a) })
+		return func(ctx context.Context, _ A) (T, error) { return call(ctx) }
+	}
+	call := p.Decorate(func(ctx context.Context) (T, error) {
+		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
+		if !ok {
+			var zero T
+			return zero, errArgsLost
+		}
+		return next(ctx, b.a)
+	})
+	return func(ctx context.Context, a A) (T, error) {
+		return call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a}))
+	}
+}
+
+// userAsync applies a user's policy to an async call.
+func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	if noArgs[A]() {
+		var a A
+		call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] { return next(ctx, a) })
+		return func(ctx context.Context, _ A) *async.Future[T] { return call(ctx) }
+	}
+	call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] {
+		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
+		if !ok {
+			return async.Failed[T](errArgsLost)
+		}
+		return next(ctx, b.a)
+	})
+	return func(ctx context.Context, a A) *async.Future[T] {
+		return call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a}))
+	}
+}

@@ -1,0 +1,34 @@
+// Package resilience is where resilience4go's policies meet: a Registry that owns the
+// clock, the configuration keys and the policy instances; Wrap functions and Pipelines
+// that compose policies; handles, snapshots and events.
+//
+// # Order
+//
+// By default the layers are composed in this order, outermost first, whatever order the
+// specs are given in:
+//
+//	Fallback → Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the function
+//
+// Order, given with the specs, or the configuration key instances.<id>.composition.order,
+// names another order; the fallback always stays outermost. A user's own policy, any
+// policy.Policy[T], joins a composition with Use, at a layer name of its own. The
+// composition is built once, when a function is wrapped or a pipeline is built, so a call
+// through it costs only the policies' own work: an admitted call through a rate limiter
+// allocates nothing.
+//
+// # Instances and configuration
+//
+// Instances are identified by id: the id given to Wrap or NewPipeline, or the Name option
+// of a spec, which shares one instance among every function that uses it; two functions
+// that share a name must resolve the same configuration (R4C-REG-008). Attributes come
+// from code and from configuration keys, lowest precedence first: built-in defaults,
+// defaults.<policy>.<attr>, options in code, configs.<name>.<policy>.<attr>,
+// instances.<id>.<policy>.<attr>. LoadProperties, LoadYAML and FromEnv read keys;
+// NewRegistry checks every one of them.
+//
+// # Handles, snapshots and events
+//
+// RateLimiter, CircuitBreaker, Bulkhead and the generic Lookup return an instance by id
+// once a function using it was wrapped; Snapshot returns the state of every instance;
+// WithEventListener receives every policy's events.
+package resilience

@@ -1,0 +1,136 @@
+package resilience_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/resilience"
+)
+
+// tagger is a user's policy that appends its layer name to results, so a test sees the
+// order in which layers ran. It drops its context when told to.
+type tagger struct {
+	layer   policy.Layer
+	dropCtx bool
+}
+
+func (g tagger) Layer() policy.Layer { return g.layer }
+
+func (g tagger) Decorate(next policy.Call[string]) policy.Call[string] {
+	return func(ctx context.Context) (string, error) {
+		if g.dropCtx {
+			ctx = context.Background()
+		}
+		v, err := next(ctx)
+		return v + ">" + string(g.layer), err
+	}
+}
+
+func (g tagger) DecorateAsync(next policy.AsyncCall[string]) policy.AsyncCall[string] {
+	return func(ctx context.Context) *async.Future[string] {
+		return async.Map(next(ctx), func(v string) (string, error) { return v + ">" + string(g.layer), nil })
+	}
+}
+
+// User layers go where the order names them, innermost otherwise, in the order of their
+// specs; they work for functions of any arity, sync and async.
+func TestUse_PlacesUserLayers(t *testing.T) {
+	reg, _ := newRegistry(t)
+	specs := []resilience.Spec{
+		resilience.Use[string](tagger{layer: "a"}),
+		resilience.Use[string](tagger{layer: "b"}),
+		resilience.Retry(),
+	}
+	ctx := context.Background()
+
+	none, err := resilience.Wrap(reg, "F.None", func(context.Context) (string, error) { return "fn", nil }, specs...)
+	require.NoError(t, err)
+	v, err := none(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "fn>b>a", v, "unnamed user layers are innermost, the first spec outside")
+
+	one, err := resilience.Wrap1(reg, "F.One", func(_ context.Context, q string) (string, error) { return q, nil },
+		append(specs, resilience.Order("b", policy.LayerRetry, "a"))...)
+	require.NoError(t, err)
+	v, err = one(ctx, "q")
+	require.NoError(t, err)
+	assert.Equal(t, "q>a>b", v)
+
+	two, err := resilience.Wrap2(reg, "F.Two", func(_ context.Context, a, b string) (string, error) { return a + b, nil }, specs...)
+	require.NoError(t, err)
+	v, err = two(ctx, "x", "y")
+	require.NoError(t, err)
+	assert.Equal(t, "xy>b>a", v)
+
+	asyncOne, err := resilience.WrapAsync1(reg, "F.Async", func(_ context.Context, q string) *async.Future[string] {
+		return async.Completed(q)
+	}, append(specs, resilience.Order("b", "a"))...)
+	require.NoError(t, err)
+	v, err = asyncOne(ctx, "q").Await(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "q>a>b", v)
+
+	p, err := resilience.NewPipeline[string](reg, "F.Pipe", specs...)
+	require.NoError(t, err)
+	v, err = p.Execute(ctx, func(context.Context) (string, error) { return "p", nil })
+	require.NoError(t, err)
+	assert.Equal(t, "p>b>a", v)
+}
+
+// A user policy that does not pass on its context loses the arguments of the layers
+// inside it: the call fails with an error instead of running with the wrong arguments.
+func TestUse_DroppedContextIsAnError(t *testing.T) {
+	reg, _ := newRegistry(t)
+	one, err := resilience.Wrap1(reg, "F.One", func(_ context.Context, q string) (string, error) { return q, nil },
+		resilience.Use[string](tagger{layer: "drop", dropCtx: true}))
+	require.NoError(t, err)
+	_, err = one(context.Background(), "q")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "did not pass on the context")
+}
+
+// Use refuses a nil policy, an empty or built-in layer name, and another result type.
+func TestUse_BadPoliciesAreRefused(t *testing.T) {
+	reg, _ := newRegistry(t)
+	fn := func(context.Context) (string, error) { return "", nil }
+	for _, spec := range []resilience.Spec{
+		resilience.Use[string](nil),
+		resilience.Use[string](tagger{layer: ""}),
+		resilience.Use[string](tagger{layer: policy.LayerRetry}),
+		resilience.Use[int](retry.NewPolicy[int](mustRetry(t))),
+	} {
+		_, err := resilience.Wrap(reg, "F.Bad", fn, spec)
+		requireCode(t, err, policy.CodeBadSpec)
+	}
+	_, err := resilience.Wrap(reg, "F.Twice", fn, resilience.Use[string](tagger{layer: "a"}), resilience.Use[string](tagger{layer: "a"}))
+	requireCode(t, err, policy.CodeBadSpec)
+}
+
+func mustRetry(t *testing.T) *retry.Retry {
+	r, err := retry.New()
+	require.NoError(t, err)
+	return r
+}
+
+// Composing with a user layer keeps the built-in layers' zero-allocation paths for a
+// function of no arguments.
+func TestUse_NoAllocationsWithoutArguments(t *testing.T) {
+	reg, _ := newRegistry(t)
+	call, err := resilience.Wrap(reg, "F.None", func(context.Context) (int, error) { return 1, nil },
+		resilience.Use[int](passThrough{}), resilience.Retry())
+	require.NoError(t, err)
+	ctx := context.Background()
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = call(ctx) }))
+}
+
+type passThrough struct{}
+
+func (passThrough) Layer() policy.Layer                                         { return "pass" }
+func (passThrough) Decorate(next policy.Call[int]) policy.Call[int]             { return next }
+func (passThrough) DecorateAsync(n policy.AsyncCall[int]) policy.AsyncCall[int] { return n }
