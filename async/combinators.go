@@ -9,9 +9,10 @@ import (
 var ErrNilFuture = errors.New("async: Then step returned a nil future")
 
 // Map returns a future completed with fn applied to f's value, or with f's error (fn is
-// then not called). Cancelling the returned future cancels f.
+// then not called). fn runs on the goroutine that completes f, or on the caller's if f is
+// already complete, so it must not block. Cancelling the returned future cancels f.
 func Map[T, U any](f *Future[T], fn func(T) (U, error)) *Future[U] {
-	out, complete := NewCancellablePromise[U](f.Cancel)
+	out, complete := NewCancelablePromise[U](f.Cancel)
 	f.OnComplete(func(v T, err error) {
 		if err != nil {
 			var zero U
@@ -24,14 +25,15 @@ func Map[T, U any](f *Future[T], fn func(T) (U, error)) *Future[U] {
 }
 
 // Then chains an asynchronous step: once f succeeds, fn starts the next future, whose
-// result becomes the returned future's. An error of f skips fn. Cancelling the returned
-// future cancels f, or the next step once it has started.
+// result becomes the returned future's. An error of f skips fn; a nil future from fn fails
+// the returned future with ErrNilFuture. fn runs as Map's does and must not block.
+// Cancelling the returned future cancels f, or the next step once it has started.
 func Then[T, U any](f *Future[T], fn func(T) *Future[U]) *Future[U] {
 	var (
 		mu   sync.Mutex
 		next *Future[U]
 	)
-	out, complete := NewCancellablePromise[U](func() bool {
+	out, complete := NewCancelablePromise[U](func() bool {
 		mu.Lock()
 		n := next
 		mu.Unlock()
@@ -56,7 +58,7 @@ func Then[T, U any](f *Future[T], fn func(T) *Future[U]) *Future[U] {
 		mu.Lock()
 		next = n
 		mu.Unlock()
-		if _, done, _ := out.Result(); done { // cancelled while fn ran
+		if _, done, _ := out.Result(); done { // canceled while fn ran
 			n.Cancel()
 			return
 		}
@@ -66,10 +68,11 @@ func Then[T, U any](f *Future[T], fn func(T) *Future[U]) *Future[U] {
 }
 
 // All returns a future of every value of fs, in order, once all succeed; it fails with the
-// first error as soon as one fails. Cancelling it cancels every future in fs. A nil
-// future in fs fails it with ErrNilFuture.
+// first error as soon as one fails (the others are not canceled). Cancelling it cancels
+// every future in fs. A nil future in fs fails it with ErrNilFuture. No fs gives a future
+// already completed with an empty slice.
 func All[T any](fs ...*Future[T]) *Future[[]T] {
-	out, complete := NewCancellablePromise[[]T](func() bool {
+	out, complete := NewCancelablePromise[[]T](func() bool {
 		notStarted := true
 		for _, f := range fs {
 			notStarted = f.Cancel() && notStarted

@@ -52,26 +52,26 @@ func TestMap_FnError(t *testing.T) {
 // SPEC AS-4: cancelling the mapped future cancels the source.
 func TestMap_AS4_CancelPropagates(t *testing.T) {
 	var hook atomic.Int32
-	f, complete := async.NewCancellablePromise[int](func() bool { hook.Add(1); return true })
+	f, complete := async.NewCancelablePromise[int](func() bool { hook.Add(1); return true })
 	var called atomic.Bool
 	m := async.Map(f, func(v int) (int, error) { called.Store(true); return v, nil })
 
 	assert.True(t, m.Cancel(), "the source's work had not started")
 	_, err := done(t, m)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 	_, err = done(t, f)
-	assert.ErrorIs(t, err, async.ErrCancelled, "the source is cancelled")
+	assert.ErrorIs(t, err, async.ErrCanceled, "the source is canceled")
 	assert.Equal(t, int32(1), hook.Load())
 	complete(1, nil)
 	assert.False(t, called.Load(), "fn never runs after cancellation")
 }
 
-func TestMap_SourceCancelledFailsMapped(t *testing.T) {
+func TestMap_SourceCanceledFailsMapped(t *testing.T) {
 	f, _ := async.NewPromise[int]()
 	m := async.Map(f, func(v int) (int, error) { return v, nil })
 	f.Cancel()
 	_, err := done(t, m)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 }
 
 func TestThen_Chain(t *testing.T) {
@@ -125,16 +125,16 @@ func TestThen_NextStepError(t *testing.T) {
 // SPEC AS-3: cancelling before the next step started cancels f, and fn never runs.
 func TestThen_AS3_CancelBeforeNextStarted(t *testing.T) {
 	var hook atomic.Int32
-	f, complete := async.NewCancellablePromise[int](func() bool { hook.Add(1); return true })
+	f, complete := async.NewCancelablePromise[int](func() bool { hook.Add(1); return true })
 	var called atomic.Bool
 	out := async.Then(f, func(int) *async.Future[int] { called.Store(true); return async.Completed(1) })
 
 	assert.True(t, out.Cancel(), "f's work had not started")
 	assert.Equal(t, int32(1), hook.Load())
 	_, err := done(t, f)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 	_, err = done(t, out)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 	complete(1, nil)
 	assert.False(t, called.Load())
 }
@@ -145,7 +145,7 @@ func TestThen_AS3_CancelAfterNextStarted(t *testing.T) {
 	var nextHook atomic.Int32
 	var next *async.Future[int]
 	out := async.Then(f, func(int) *async.Future[int] {
-		next, _ = async.NewCancellablePromise[int](func() bool { nextHook.Add(1); return false })
+		next, _ = async.NewCancelablePromise[int](func() bool { nextHook.Add(1); return false })
 		return next
 	})
 	complete(1, nil)
@@ -153,30 +153,30 @@ func TestThen_AS3_CancelAfterNextStarted(t *testing.T) {
 
 	assert.False(t, out.Cancel(), "the next step had started")
 	_, err := done(t, out)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 	_, err = done(t, next)
-	assert.ErrorIs(t, err, async.ErrCancelled, "the next step is cancelled")
+	assert.ErrorIs(t, err, async.ErrCanceled, "the next step is canceled")
 	assert.Equal(t, int32(1), nextHook.Load())
 }
 
-// Cancelling while fn runs: the step fn returns is cancelled as soon as it is known.
+// Cancelling while fn runs: the step fn returns is canceled as soon as it is known.
 func TestThen_CancelWhileFnRuns(t *testing.T) {
 	f, complete := async.NewPromise[int]()
 	var out *async.Future[int]
 	var next *async.Future[int]
-	var cancelled bool
+	var canceled bool
 	out = async.Then(f, func(int) *async.Future[int] {
-		cancelled = out.Cancel()
+		canceled = out.Cancel()
 		next, _ = async.NewPromise[int]()
 		return next
 	})
 	complete(1, nil)
-	assert.False(t, cancelled, "f had completed")
+	assert.False(t, canceled, "f had completed")
 	_, err := done(t, out)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 	_, ok, err := next.Result()
-	assert.True(t, ok, "the next step is cancelled")
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.True(t, ok, "the next step is canceled")
+	assert.ErrorIs(t, err, async.ErrCanceled)
 }
 
 func TestAll_ValuesInOrder(t *testing.T) {
@@ -234,7 +234,7 @@ func TestAll_AlreadyCompleted(t *testing.T) {
 func TestAll_AS4_CancelCancelsAll(t *testing.T) {
 	a, _ := async.NewPromise[int]()
 	var hook atomic.Int32
-	b, _ := async.NewCancellablePromise[int](func() bool { hook.Add(1); return true })
+	b, _ := async.NewCancelablePromise[int](func() bool { hook.Add(1); return true })
 	started := make(chan struct{})
 	c := async.Go(bg(), func(ctx context.Context) (int, error) {
 		close(started)
@@ -247,10 +247,10 @@ func TestAll_AS4_CancelCancelsAll(t *testing.T) {
 	assert.False(t, all.Cancel(), "one input had started")
 	for _, f := range []*async.Future[int]{a, b, c} {
 		_, err := done(t, f) // Cancel completes each input at once
-		assert.ErrorIs(t, err, async.ErrCancelled)
+		assert.ErrorIs(t, err, async.ErrCanceled)
 	}
 	_, err := done(t, all)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 	assert.Equal(t, int32(1), hook.Load())
 }
 
@@ -260,9 +260,9 @@ func TestAll_CancelNotStarted(t *testing.T) {
 	all := async.All(a, b)
 	assert.True(t, all.Cancel(), "no input had started")
 	_, err := done(t, a)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 	_, err = done(t, b)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 }
 
 func TestAll_ConcurrentCompletion(t *testing.T) {

@@ -10,10 +10,12 @@ import (
 )
 
 // ErrExpired is the cause a Delayed gives its Starter's Stop when a wait begun by
-// StartWithin runs out before Start is called.
+// StartWithin runs out before Start is called. It reaches callers only if Stop returns
+// it; the policies return their own rejection instead.
 var ErrExpired = errors.New("async: wait expired")
 
-// A Starter is the work of a Delayed call.
+// A Starter is the work of a Delayed call: how to start it, and what the call's future
+// completes with when it ends without starting.
 type Starter[T any] interface {
 	// Start starts the work, its wait over, and returns the work's future (never nil).
 	// It runs once per wait that ends in a start, on the goroutine that ended the wait
@@ -21,7 +23,7 @@ type Starter[T any] interface {
 	// It must not block.
 	Start() *Future[T]
 	// Stop is called, at most once, when the call ends without starting again; Start is
-	// not called after it. cause is ErrCancelled when the Delayed's future was cancelled
+	// not called after it. cause is ErrCanceled when the Delayed's future was canceled
 	// (the result is then ignored: the future has already failed), the context's Err()
 	// when the context ended during a wait, ErrExpired when a StartWithin wait ran out,
 	// and nil when the owner called End. Stop returns the result the future completes
@@ -41,29 +43,18 @@ type Observer[T any] interface {
 }
 
 // Delayed is an asynchronous call that starts after a wait on a clock, unless it is
-// cancelled first: by cancelling its future, or by its context ending. It holds the
-// call's state and is meant to be a field of the caller's per-call struct. A waiting call
-// costs no goroutine: its wait is a timer of the clock, and the context is watched with
-// context.AfterFunc. Beyond the caller's struct, a call allocates its future, the
-// callbacks it binds (once per call), one clock timer per wait and, for a context that
+// canceled first: by cancelling its future, or by its context ending. It holds the
+// call's state and is meant to be a field of the caller's per-call struct. The package
+// documentation, under "Delayed calls", tells how a call goes from Init to its end.
+//
+// A waiting call costs no goroutine: its wait is a timer of the clock, and the context is
+// watched with context.AfterFunc. Beyond the caller's struct, a call allocates its future,
+// the callbacks it binds (once per call), one clock timer per wait and, for a context that
 // can end, one context hook.
-//
-// Init prepares it and returns its future. A wait begins with StartAfter (the call starts
-// when the delay has passed) or StartWithin (the call starts when the owner calls Start,
-// or fails when the delay passes first). Whichever comes first of the start, Cancel, the
-// context ending and, for StartWithin, the delay, ends the wait, and only that one acts:
-// the wait's timer is stopped and, once no more waits can come, the hook on the context
-// is removed, so nothing stays registered on a long-lived context. A context that has
-// already ended when a wait begins or would start ends the call at once.
-//
-// Without an Observer, the call starts once, and the result of the started work completes
-// the future. With one, each result goes to the Observer, which waits again or ends the
-// call with End; the context hook is registered at the first wait and removed when the
-// call ends.
 //
 // Cancelling the future during a wait ends the call: Cancel reports true if no work has
 // started yet, so it never will. Once work has started, Cancel cancels its future and
-// reports false. Future.Cancel's promise holds: the future fails with ErrCancelled.
+// reports false. Either way the future fails with ErrCanceled.
 //
 // Its methods are safe for concurrent use once Init has returned. A Delayed must not be
 // copied after Init. The clock's AfterFunc must not wait for the function it schedules
@@ -93,7 +84,7 @@ const (
 	delayIdle    delayState = iota // not waiting: before the first wait, or work in flight (Observer)
 	delayWaiting                   // a wait is in progress
 	delayHanded                    // started without an Observer: the work's result is the future's
-	delayEnded                     // ended: Stop called, or the future cancelled
+	delayEnded                     // ended: Stop called, or the future canceled
 )
 
 // Init prepares d for a call with context ctx whose waits run on clk, and returns the
@@ -180,7 +171,7 @@ func (d *Delayed[T]) Started(f *Future[T]) {
 
 // End ends the call unless it has ended: a wait in progress stops, the context hook is
 // removed, and the future completes with the Starter's Stop(nil). It reports whether this
-// call ended it. Work in flight is not cancelled; its result is no longer observed. It
+// call ended it. Work in flight is not canceled; its result is no longer observed. It
 // does nothing once the future has been handed to started work.
 func (d *Delayed[T]) End() bool {
 	d.mu.Lock()
@@ -249,7 +240,7 @@ func (d *Delayed[T]) begin() {
 // handOff records started work f and routes its result. Called with d.mu held; it
 // unlocks it.
 func (d *Delayed[T]) handOff(f *Future[T]) {
-	if d.state == delayEnded { // cancelled while Start ran
+	if d.state == delayEnded { // canceled while Start ran
 		d.mu.Unlock()
 		f.Cancel()
 		return
@@ -294,14 +285,14 @@ func (d *Delayed[T]) end(cause error) {
 	d.fut.complete(v, err)
 }
 
-// cancel is the future's cancel hook: the future has already failed with ErrCancelled.
+// cancel is the future's cancel hook: the future has already failed with ErrCanceled.
 func (d *Delayed[T]) cancel() bool {
 	d.mu.Lock()
 	switch d.state {
 	case delayIdle, delayWaiting:
 		notStarted := !d.started
 		inner := d.inner
-		d.end(ErrCancelled) // its completion is ignored: the future is complete
+		d.end(ErrCanceled) // its completion is ignored: the future is complete
 		if inner != nil {
 			inner.Cancel()
 		}

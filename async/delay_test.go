@@ -251,12 +251,12 @@ func TestDelayed_AS3_CancelWhileWaiting(t *testing.T) {
 
 	assert.True(t, f.Cancel())
 	_, err := done(t, f)
-	require.ErrorIs(t, err, async.ErrCancelled)
+	require.ErrorIs(t, err, async.ErrCanceled)
 	assert.Zero(t, clk.PendingTasks(), "the timer is stopped")
 	clk.Advance(time.Hour)
 	starts, stops := c.counts()
 	assert.Zero(t, starts)
-	assert.Equal(t, []error{async.ErrCancelled}, stops)
+	assert.Equal(t, []error{async.ErrCanceled}, stops)
 	assert.False(t, c.d.Start(), "the wait is over")
 	assert.False(t, c.d.End())
 }
@@ -264,10 +264,10 @@ func TestDelayed_AS3_CancelWhileWaiting(t *testing.T) {
 // SPEC AS-3: once the work has started, Cancel cancels its future and reports false.
 func TestDelayed_AS3_CancelAfterStart(t *testing.T) {
 	clk := clock.NewManual()
-	var innerCancelled atomic.Bool
+	var innerCanceled atomic.Bool
 	c := newCall()
 	c.next = func() *async.Future[int] {
-		f, _ := async.NewCancellablePromise[int](func() bool { innerCancelled.Store(true); return false })
+		f, _ := async.NewCancelablePromise[int](func() bool { innerCanceled.Store(true); return false })
 		return f
 	}
 	f := c.d.Init(clk, bg(), c, nil)
@@ -275,9 +275,9 @@ func TestDelayed_AS3_CancelAfterStart(t *testing.T) {
 	clk.Advance(time.Second)
 
 	assert.False(t, f.Cancel())
-	assert.True(t, innerCancelled.Load())
+	assert.True(t, innerCanceled.Load())
 	_, err := done(t, f)
-	require.ErrorIs(t, err, async.ErrCancelled)
+	require.ErrorIs(t, err, async.ErrCanceled)
 	_, stops := c.counts()
 	assert.Empty(t, stops, "a started call is not stopped")
 }
@@ -285,20 +285,20 @@ func TestDelayed_AS3_CancelAfterStart(t *testing.T) {
 // SPEC AS-3: a Cancel that comes while Start runs reaches the work Start returns.
 func TestDelayed_AS3_CancelWhileStartRuns(t *testing.T) {
 	clk := clock.NewManual()
-	var innerCancelled atomic.Bool
+	var innerCanceled atomic.Bool
 	var f *async.Future[int]
 	c := newCall()
 	c.next = func() *async.Future[int] {
 		assert.False(t, f.Cancel(), "the work is starting")
-		inner, _ := async.NewCancellablePromise[int](func() bool { innerCancelled.Store(true); return false })
+		inner, _ := async.NewCancelablePromise[int](func() bool { innerCanceled.Store(true); return false })
 		return inner
 	}
 	f = c.d.Init(clk, bg(), c, nil)
 	c.d.StartAfter(time.Second)
 	clk.Advance(time.Second)
-	assert.True(t, innerCancelled.Load())
+	assert.True(t, innerCanceled.Load())
 	_, err := done(t, f)
-	require.ErrorIs(t, err, async.ErrCancelled)
+	require.ErrorIs(t, err, async.ErrCanceled)
 }
 
 // SPEC AS-4: the context ending during the wait stops the timer and fails the future with
@@ -475,7 +475,7 @@ func TestDelayed_AS3_ObserverCancelInFlight(t *testing.T) {
 
 	assert.False(t, f.Cancel())
 	_, err := done(t, first)
-	require.ErrorIs(t, err, async.ErrCancelled, "the work in flight is cancelled")
+	require.ErrorIs(t, err, async.ErrCanceled, "the work in flight is canceled")
 	assert.Empty(t, r.results, "its result is not observed")
 	assert.Zero(t, clk.PendingTasks())
 }
@@ -578,9 +578,9 @@ func TestDelayed_AS3_NoHookLeftOnTheContext(t *testing.T) {
 	expired.d.Init(clk, ctx, expired, nil)
 	expired.d.StartWithin(time.Second)
 	clk.Advance(time.Second)
-	cancelled := newCall()
-	f := cancelled.d.Init(clk, ctx, cancelled, nil)
-	cancelled.d.StartAfter(time.Second)
+	canceled := newCall()
+	f := canceled.d.Init(clk, ctx, canceled, nil)
+	canceled.d.StartAfter(time.Second)
 	assert.True(t, f.Cancel())
 	ended := &retrying{}
 	ended.d.Init(clk, ctx, ended, ended)
@@ -619,7 +619,7 @@ func TestDelayed_AS2_SystemClockRaces(t *testing.T) {
 	const n = 20_000
 	calls := make([]*call, n)
 	futures := make([]*async.Future[int], n)
-	cancelled := make([]bool, n)
+	canceled := make([]bool, n)
 	var wg sync.WaitGroup
 	for i := range calls {
 		c := newCall()
@@ -628,7 +628,7 @@ func TestDelayed_AS2_SystemClockRaces(t *testing.T) {
 		futures[i] = c.d.Init(clock.System(), ctx, c, nil)
 		c.d.StartAfter(time.Duration(i % 2))
 		if i%3 == 0 {
-			wg.Go(func() { cancelled[i] = futures[i].Cancel() })
+			wg.Go(func() { canceled[i] = futures[i].Cancel() })
 		}
 	}
 	wg.Wait()
@@ -637,10 +637,10 @@ func TestDelayed_AS2_SystemClockRaces(t *testing.T) {
 		starts, stops := calls[i].counts()
 		require.Equal(t, 1, starts+len(stops), "call %d starts or stops once", i)
 		if starts == 0 {
-			require.ErrorIs(t, err, async.ErrCancelled)
-			require.True(t, cancelled[i])
+			require.ErrorIs(t, err, async.ErrCanceled)
+			require.True(t, canceled[i])
 		} else {
-			require.False(t, cancelled[i])
+			require.False(t, canceled[i])
 		}
 	}
 	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")

@@ -41,7 +41,7 @@ func ExampleGo() {
 	<-started
 	fmt.Println("stopped before start:", slow.Cancel())
 	_, err = slow.Await(context.Background())
-	fmt.Println(errors.Is(err, async.ErrCancelled))
+	fmt.Println(errors.Is(err, async.ErrCanceled))
 	// Output:
 	// 42 <nil>
 	// stopped before start: false

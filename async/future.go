@@ -1,10 +1,35 @@
-// Package async provides Future, a result that arrives later.
+// Package async provides Future, a result that arrives later, and Delayed, a call that
+// starts after a wait on a clock.
 //
 // A Future is completed exactly once, with a value or an error. It costs no goroutine:
 // work that completes it may run on a goroutine started by Go, on a clock timer, or on any
 // goroutine that holds the completion function returned by NewPromise. Futures compose with
-// context.Context: Await takes a context, and cancelling a future asks its work to stop
-// (SPEC AS-4).
+// context.Context: Await takes a context, and cancelling a future asks its work to stop.
+// Map, Then and All build a future out of others; cancelling it cancels them.
+//
+// # Delayed calls
+//
+// Delayed starts a call after a wait on a clock.Clock, with no goroutine per waiting call:
+// the policies use it to wait for a rate-limiter permit, for a bulkhead slot, or between
+// retries. The owner keeps a Delayed in its per-call struct and implements Starter, which
+// starts the work and, when the call ends without starting it, says what the future
+// completes with; an Observer, when there is one, receives each result so that the owner
+// can wait and start again. ErrExpired is the cause Stop gets when a StartWithin wait runs
+// out.
+//
+// Init prepares the call and returns its future. A wait begins with StartAfter (the work
+// starts when the delay has passed) or StartWithin (the work starts when the owner calls
+// Start, or the call ends with ErrExpired when the delay passes first). Whichever comes
+// first of the start, Cancel, the context ending and, for StartWithin, the delay, ends the
+// wait, and only that one acts: the wait's timer is stopped and, once no more waits can
+// come, the hook on the context is removed, so nothing stays registered on a long-lived
+// context. A context that has already ended when a wait begins, or when the work would
+// start, ends the call at once.
+//
+// Without an Observer, the call starts once, and the result of the started work completes
+// the future. With one, each result goes to the Observer, which waits again (StartAfter,
+// StartWithin) or ends the call with End; the context hook is registered at the first
+// wait and removed when the call ends.
 package async
 
 import (
@@ -13,11 +38,13 @@ import (
 	"sync"
 )
 
-// ErrCancelled is the error of a future completed by Cancel.
-var ErrCancelled = errors.New("async: future cancelled")
+// ErrCanceled is the error of a future completed by Cancel, whether Cancel was called on
+// it or reached it from a future built on it (Map, Then, All). Test for it with
+// errors.Is, as for context.Canceled.
+var ErrCanceled = errors.New("async: future canceled")
 
 // Future is the result of an asynchronous computation. Its zero value is not usable: make
-// one with NewPromise, NewCancellablePromise, Go, Completed or Failed. All methods are safe
+// one with NewPromise, NewCancelablePromise, Go, Completed or Failed. All methods are safe
 // for concurrent use.
 type Future[T any] struct {
 	mu        sync.Mutex
@@ -36,10 +63,10 @@ func NewPromise[T any]() (*Future[T], func(T, error)) {
 	return f, f.complete
 }
 
-// NewCancellablePromise is NewPromise for work that can be stopped. Cancel calls onCancel
-// once, after completing the future with ErrCancelled; onCancel stops the work and
+// NewCancelablePromise is NewPromise for work that can be stopped. Cancel calls onCancel
+// once, after completing the future with ErrCanceled; onCancel stops the work and
 // reports whether it had not started yet (true: it never will). onCancel must not block.
-func NewCancellablePromise[T any](onCancel func() (notStarted bool)) (*Future[T], func(T, error)) {
+func NewCancelablePromise[T any](onCancel func() (notStarted bool)) (*Future[T], func(T, error)) {
 	f := &Future[T]{done: make(chan struct{}), onCancel: onCancel}
 	return f, f.complete
 }
@@ -64,10 +91,10 @@ var closedChan = func() chan struct{} {
 
 // Go runs fn on a new goroutine with a context derived from ctx and returns its future.
 // Cancel cancels that context (the work has started, so Cancel returns false) and
-// completes the future with ErrCancelled; fn's own result is then discarded.
+// completes the future with ErrCanceled; fn's own result is then discarded.
 func Go[T any](ctx context.Context, fn func(context.Context) (T, error)) *Future[T] {
 	cctx, cancel := context.WithCancel(ctx)
-	f, complete := NewCancellablePromise[T](func() bool { cancel(); return false })
+	f, complete := NewCancelablePromise[T](func() bool { cancel(); return false })
 	go func() {
 		defer cancel()
 		complete(fn(cctx))
@@ -101,7 +128,7 @@ func (f *Future[T]) tryComplete(v T, err error) bool {
 func (f *Future[T]) Done() <-chan struct{} { return f.done }
 
 // Await blocks until the future completes or ctx ends. It returns the future's value and
-// error, or the zero value and ctx.Err() if ctx ended first (the future is not cancelled:
+// error, or the zero value and ctx.Err() if ctx ended first (the future is not canceled:
 // call Cancel for that).
 func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	select {
@@ -128,16 +155,17 @@ func (f *Future[T]) Result() (v T, ok bool, err error) {
 	return f.val, true, f.err
 }
 
-// Cancel completes a pending future with ErrCancelled and asks its work to stop. It returns
-// true if the work had not started, so it never will (SPEC AS-3), and for a plain promise;
-// false if the future was already complete, or its work had already started (it is asked
-// to stop, and its result is discarded).
+// Cancel completes a pending future with ErrCanceled and asks its work to stop. It returns
+// true if the future was pending and its work had not started, so it never will (a plain
+// promise from NewPromise counts as not started); false if the future was already
+// complete, or its work had already started (it is asked to stop, and its result is
+// discarded).
 func (f *Future[T]) Cancel() bool {
 	f.mu.Lock()
 	onCancel := f.onCancel
 	f.mu.Unlock()
 	var zero T
-	if !f.tryComplete(zero, ErrCancelled) {
+	if !f.tryComplete(zero, ErrCanceled) {
 		return false
 	}
 	if onCancel == nil {

@@ -93,12 +93,12 @@ func TestNewPromise_CompleteAfterCancelIsIgnored(t *testing.T) {
 	assert.True(t, f.Cancel(), "a plain promise has no work that started")
 	complete(7, nil)
 	v, err := done(t, f)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 	assert.Equal(t, 0, v)
 }
 
 // SPEC AS-4: Await with a context that ends first returns ctx.Err() and leaves the future
-// pending (it is not cancelled).
+// pending (it is not canceled).
 func TestAwait_AS4_ContextEndsFirst(t *testing.T) {
 	f, complete := async.NewPromise[int]()
 
@@ -259,7 +259,7 @@ func TestGo_Error(t *testing.T) {
 }
 
 // SPEC AS-3, AS-4: Cancel of a started Go future cancels its context, returns false (the
-// work had started) and completes the future with ErrCancelled; fn's result is discarded.
+// work had started) and completes the future with ErrCanceled; fn's result is discarded.
 func TestGo_AS3_CancelCancelsContext(t *testing.T) {
 	started := make(chan struct{})
 	finished := make(chan error, 1)
@@ -272,13 +272,13 @@ func TestGo_AS3_CancelCancelsContext(t *testing.T) {
 	<-started
 	assert.False(t, f.Cancel(), "the work had started")
 	v, err := await(t, f)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 	assert.Equal(t, 0, v)
 	select {
 	case err := <-finished:
 		assert.ErrorIs(t, err, context.Canceled)
 	case <-time.After(generous):
-		t.Fatal("fn's context was not cancelled")
+		t.Fatal("fn's context was not canceled")
 	}
 	assert.False(t, f.Cancel(), "second Cancel")
 }
@@ -293,32 +293,32 @@ func TestGo_AS4_ParentContextCancels(t *testing.T) {
 	cancel()
 	_, err := await(t, f)
 	assert.ErrorIs(t, err, context.Canceled)
-	assert.NotErrorIs(t, err, async.ErrCancelled)
+	assert.NotErrorIs(t, err, async.ErrCanceled)
 }
 
 // SPEC AS-3: Cancel runs the hook once and returns its result; later Cancels return false.
-func TestNewCancellablePromise_AS3_CancelRunsHookOnce(t *testing.T) {
+func TestNewCancelablePromise_AS3_CancelRunsHookOnce(t *testing.T) {
 	for _, notStarted := range []bool{true, false} {
 		var calls atomic.Int32
 		var hookSaw error
 		var f *async.Future[int]
-		f, _ = async.NewCancellablePromise[int](func() bool {
+		f, _ = async.NewCancelablePromise[int](func() bool {
 			calls.Add(1)
-			_, _, hookSaw = f.Result() // the future is already cancelled when the hook runs
+			_, _, hookSaw = f.Result() // the future is already canceled when the hook runs
 			return notStarted
 		})
 		assert.Equal(t, notStarted, f.Cancel(), "Cancel returns the hook's result")
 		assert.False(t, f.Cancel(), "second Cancel")
 		assert.Equal(t, int32(1), calls.Load(), "hook runs once")
-		assert.ErrorIs(t, hookSaw, async.ErrCancelled)
+		assert.ErrorIs(t, hookSaw, async.ErrCanceled)
 		_, err := done(t, f)
-		assert.ErrorIs(t, err, async.ErrCancelled)
+		assert.ErrorIs(t, err, async.ErrCanceled)
 	}
 }
 
-func TestNewCancellablePromise_CancelAfterCompletionSkipsHook(t *testing.T) {
+func TestNewCancelablePromise_CancelAfterCompletionSkipsHook(t *testing.T) {
 	var calls atomic.Int32
-	f, complete := async.NewCancellablePromise[int](func() bool { calls.Add(1); return true })
+	f, complete := async.NewCancelablePromise[int](func() bool { calls.Add(1); return true })
 	complete(4, nil)
 	assert.False(t, f.Cancel())
 	assert.Equal(t, int32(0), calls.Load(), "hook not run after completion")
@@ -327,9 +327,9 @@ func TestNewCancellablePromise_CancelAfterCompletionSkipsHook(t *testing.T) {
 	assert.Equal(t, 4, v)
 }
 
-func TestNewCancellablePromise_ConcurrentCancelRunsHookOnce(t *testing.T) {
+func TestNewCancelablePromise_ConcurrentCancelRunsHookOnce(t *testing.T) {
 	var calls atomic.Int32
-	f, _ := async.NewCancellablePromise[int](func() bool { calls.Add(1); return true })
+	f, _ := async.NewCancelablePromise[int](func() bool { calls.Add(1); return true })
 	var wins atomic.Int32
 	var wg sync.WaitGroup
 	for range 32 {
@@ -375,7 +375,7 @@ func TestOnComplete_SeesCancellation(t *testing.T) {
 	var got error
 	f.OnComplete(func(_ int, err error) { got = err })
 	f.Cancel()
-	assert.ErrorIs(t, got, async.ErrCancelled)
+	assert.ErrorIs(t, got, async.ErrCanceled)
 }
 
 // Callbacks run without the future's lock: they may use the future.
@@ -403,7 +403,7 @@ func TestOnComplete_CallbackMayUseFuture(t *testing.T) {
 func TestFuture_ConcurrentCompleteCancelAwait(t *testing.T) {
 	for range 50 {
 		var hook atomic.Int32
-		f, complete := async.NewCancellablePromise[int](func() bool { hook.Add(1); return true })
+		f, complete := async.NewCancelablePromise[int](func() bool { hook.Add(1); return true })
 		var callbacks atomic.Int32
 		var (
 			wg      sync.WaitGroup
@@ -445,7 +445,7 @@ func TestFuture_ConcurrentCompleteCancelAwait(t *testing.T) {
 			require.Equal(t, v, values[i])
 		}
 		require.Equal(t, int32(10), callbacks.Load(), "each callback ran once")
-		if errors.Is(err, async.ErrCancelled) {
+		if errors.Is(err, async.ErrCanceled) {
 			require.Equal(t, int32(1), hook.Load())
 		} else {
 			require.NoError(t, err)
@@ -464,7 +464,7 @@ func TestPromise_CreatesNoGoroutine(t *testing.T) {
 		case 0:
 			f, _ = async.NewPromise[int]()
 		case 1:
-			f, _ = async.NewCancellablePromise[int](func() bool { return true })
+			f, _ = async.NewCancelablePromise[int](func() bool { return true })
 		case 2:
 			p, _ := async.NewPromise[int]()
 			f = async.Map(p, func(v int) (int, error) { return v, nil })

@@ -3,8 +3,9 @@
 // A Clock reports monotonic time as a time.Duration since its own origin, sleeps with a
 // context, and schedules functions. System is the process's monotonic clock; Manual is a
 // clock that moves only when a test advances it, so that every time-dependent behaviour
-// (permits coming back, retry delays, timeouts, breaker waits) can be tested exactly
-// (SPEC CL-1…CL-3).
+// (permits coming back, retry delays, timeouts, breaker waits) can be tested exactly: a
+// call that waits on a Manual clock advances it instead of sleeping, and PendingTasks
+// tells a test what is still scheduled.
 package clock
 
 import (

@@ -7,14 +7,16 @@ import (
 	"time"
 )
 
-// Manual is a Clock that moves only when told to (SPEC CL-1). It starts at 0.
+// Manual is a Clock that moves only when told to: with a Manual clock, permits, retry
+// delays, timeouts and breaker waits come due only when the test advances it. It starts
+// at 0.
 //
 // Advance moves it forward and runs the timers that fall due, in deadline order (timers
 // with equal deadlines run in the order they were scheduled), each with the clock set to
 // its deadline; timers that those functions schedule within the advanced span run too.
-// Sleep advances the clock by d instead of blocking (SPEC CL-2), so a call that waits for
-// a permit on a Manual clock returns at once, with the clock moved on. PendingTasks
-// reports the timers scheduled and not yet run or stopped (SPEC CL-3).
+// Sleep advances the clock by d instead of blocking, so a call that waits for a permit on
+// a Manual clock returns at once, with the clock moved on. PendingTasks reports the
+// timers scheduled and not yet run or stopped.
 //
 // A Manual is safe for concurrent use. Timer functions run on the goroutine that calls
 // Advance (or Sleep), never while the clock's lock is held, so they may use the clock.
@@ -31,7 +33,7 @@ type Manual struct {
 // NewManual returns a Manual clock at time 0 with no pending timers.
 func NewManual() *Manual { return &Manual{} }
 
-// Now returns the clock's current time since its origin.
+// Now returns the clock's current time since its origin (time 0), in nanoseconds.
 func (m *Manual) Now() time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -51,7 +53,9 @@ func (m *Manual) Advance(d time.Duration) {
 	m.runUntil(target)
 }
 
-// AdvanceTo moves the clock to t (if t is later than now) and runs the timers due by then.
+// AdvanceTo moves the clock to t, a time since its origin, and runs the timers due by
+// then, as Advance does. A t before Now does not move the clock back; only the timers
+// whose deadline is at or before t run.
 func (m *Manual) AdvanceTo(t time.Duration) {
 	m.runUntil(t)
 }
@@ -76,17 +80,15 @@ func (m *Manual) runUntil(target time.Duration) {
 	}
 }
 
-// PendingTasks returns the number of timers scheduled and not yet run or stopped
-// (SPEC CL-3).
+// PendingTasks returns the number of timers scheduled and not yet run or stopped.
 func (m *Manual) PendingTasks() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.timers)
 }
 
-// Sleep advances the clock by d instead of blocking (SPEC CL-2), running the timers that
-// fall due. It returns ctx.Err() without moving the clock if ctx is already done, and
-// ctx.Err() if ctx ended during the advance (e.g. cancelled by a timer that fell due).
+// Sleep advances the clock by d instead of blocking, running the timers that fall due. It returns ctx.Err() without moving the clock if ctx is already done, and
+// ctx.Err() if ctx ended during the advance (e.g. canceled by a timer that fell due).
 func (m *Manual) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err

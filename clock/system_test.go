@@ -73,7 +73,7 @@ func TestSystem_SleepContextEndsFirst(t *testing.T) {
 	assert.Less(t, time.Since(start), generous)
 }
 
-func TestSystem_SleepCancelledWhileSleeping(t *testing.T) {
+func TestSystem_SleepCanceledWhileSleeping(t *testing.T) {
 	c := clock.System()
 	ctx, cancel := context.WithCancel(context.Background())
 	timer := c.AfterFunc(time.Millisecond, cancel)

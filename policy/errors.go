@@ -28,7 +28,7 @@ const (
 // ConfigError reports an invalid configuration: a bad attribute value, an unknown key or
 // name, a conflict between shared instances. Error() starts with the code, e.g.
 // `R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1`. Read it with
-// errors.As; errors.Is matches another *ConfigError with the same Code.
+// errors.As; test its code with errors.Is (see Is).
 type ConfigError struct {
 	Code   string // e.g. "R4C-ATR-003"
 	Key    string // the attribute or configuration key, e.g. "rateLimiter.permits"
@@ -50,8 +50,9 @@ func (e *ConfigError) Error() string {
 	return s + e.Reason
 }
 
-// Is reports whether target is a *ConfigError with the same code, so that
-// errors.Is(err, &policy.ConfigError{Code: policy.CodeBadPermits}) works.
+// Is reports whether target is a *ConfigError with the same Code and no Key or Reason,
+// so that errors.Is(err, &policy.ConfigError{Code: policy.CodeBadPermits}) tests the
+// code. A target with a Key or a Reason matches only itself.
 func (e *ConfigError) Is(target error) bool {
 	var t *ConfigError
 	return errors.As(target, &t) && t != nil && t.Code == e.Code && t.Key == "" && t.Reason == ""

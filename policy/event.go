@@ -5,10 +5,11 @@ import (
 	"time"
 )
 
-// EventKind says what happened.
+// EventKind says what happened. Its zero value is no kind.
 type EventKind int
 
-// The kinds of event. Admitted calls publish nothing (SPEC RG-5).
+// The kinds of event. Admitted calls publish nothing: events are for waits, rejections,
+// retries, breaker transitions, timeouts, fallbacks and the state of a shared backend.
 const (
 	// RateLimiterRejected: a call found no permit within maxWait (Err is the rejection,
 	// Wait the retry-after).
@@ -17,7 +18,9 @@ const (
 	RateLimiterWaited
 	// RetryAttempt: attempt Attempt failed with Err and the next starts after Wait.
 	RetryAttempt
-	// RetryExhausted: the last attempt (Attempt) failed with Err, or Err may not be retried.
+	// RetryExhausted: the retry gave up after attempt Attempt, which failed with Err: the
+	// attempts are spent, Err may not be retried, or the caller's context ended (Err then
+	// matches the context's error too).
 	RetryExhausted
 	// CircuitBreakerTransition: the breaker moved From one state To another.
 	CircuitBreakerTransition
@@ -26,7 +29,8 @@ const (
 	CircuitBreakerRejected
 	// TimeoutExceeded: a call ran past its deadline (Wait is the timeout).
 	TimeoutExceeded
-	// BulkheadRejected: no slot was free within the bulkhead's maxWait.
+	// BulkheadRejected: no slot was free within the bulkhead's maxWait, or the caller's
+	// context ended while the call waited (Err is the rejection, Wait how long it waited).
 	BulkheadRejected
 	// BulkheadWaited: a call waited Wait for a slot.
 	BulkheadWaited
@@ -65,17 +69,19 @@ func (k EventKind) String() string {
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }
 
-// Event is what a policy publishes to the registry's listeners (SPEC RG-5). It is passed
-// by value; listeners run on the goroutine of the call that caused the event, so they must
-// be quick and must not call back into the policy that published it.
+// Event is what a policy publishes to its listener (the registry's listeners, when it is
+// built through one). It is passed by value. Listeners run synchronously, on the
+// goroutine where the policy decides: the caller's for a synchronous call and, for an
+// asynchronous one, possibly a clock timer's or the one that completes a future. So they
+// must be quick and must not call back into the policy that published it.
 type Event struct {
 	Kind     EventKind
-	Instance string        // the policy instance id (SPEC RG-1)
-	At       time.Duration // clock time of the event
+	Instance string        // the policy instance id: its Name, or the wrapped function's id
+	At       time.Duration // clock time of the event, since the policy clock's origin
 	Wait     time.Duration // for waits, retry delays and rejections with a retry-after
 	Err      error         // the error involved, if any
 	Attempt  int           // for retry events: the attempt that failed, from 1
-	From, To string        // for breaker transitions: the states' names
+	From, To string        // for breaker transitions: the states' names, e.g. "half-open"
 }
 
 // String formats the event on one line, for logs.

@@ -16,11 +16,11 @@ type Func[A, T any] func(ctx context.Context, a A) (T, error)
 type AsyncFunc[A, T any] func(ctx context.Context, a A) *async.Future[T]
 
 // Decorators makes a Policy[T] out of a policy's generic decorators, instantiated for
-// calls with no argument.
+// calls with no argument. All three fields must be set.
 type Decorators[T any] struct {
-	L     Layer
-	Sync  func(next Func[struct{}, T]) Func[struct{}, T]
-	Async func(next AsyncFunc[struct{}, T]) AsyncFunc[struct{}, T]
+	L     Layer                                                    // the policy's layer
+	Sync  func(next Func[struct{}, T]) Func[struct{}, T]           // guards synchronous calls
+	Async func(next AsyncFunc[struct{}, T]) AsyncFunc[struct{}, T] // guards calls returning a future
 }
 
 var _ Policy[int] = Decorators[int]{}

@@ -1,6 +1,6 @@
 // Package policy is the contract every resilience policy meets: the call shapes it
-// decorates, its fixed place in the layer order (SPEC CO-1), the events it publishes
-// (SPEC RG-5) and the configuration errors it reports (codes R4C-…).
+// decorates, its place in the layer order, the events it publishes and the configuration
+// errors it reports (ConfigError, with codes R4C-…).
 //
 // Policies live in their own packages (ratelimit, policy/retry, policy/circuitbreaker,
 // policy/timeout, policy/bulkhead, policy/fallback) and never import each other; what one
@@ -16,11 +16,12 @@ import (
 // Call is a synchronous call: ctx first, result and error last.
 type Call[T any] func(ctx context.Context) (T, error)
 
-// AsyncCall is a call that returns a future at once (SPEC AS-1).
+// AsyncCall is a call that returns a future at once. A policy that refuses such a call
+// returns a failed future: never a panic, never a nil future.
 type AsyncCall[T any] func(ctx context.Context) *async.Future[T]
 
 // Layer names a policy's layer in a composition, and is the segment of its configuration
-// keys ("rateLimiter" in defaults.rateLimiter.maxWait). The built-in layers are composed
+// keys ("rateLimiter" in defaults.rateLimiter.maxWait). Layer names are camelCase. The built-in layers are composed
 // in this order by default, outermost first:
 //
 //	Fallback → Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the function
@@ -50,15 +51,14 @@ type Policy[T any] interface {
 	Layer() Layer
 	// Decorate returns next guarded by the policy.
 	Decorate(next Call[T]) Call[T]
-	// DecorateAsync returns next guarded by the policy; a rejection is a failed future
-	// (SPEC AS-1), and waiting is scheduled on the clock, never parked on a goroutine
-	// (SPEC AS-2).
+	// DecorateAsync returns next guarded by the policy; a rejection is a failed future,
+	// and waiting is scheduled on the clock, never parked on a goroutine.
 	DecorateAsync(next AsyncCall[T]) AsyncCall[T]
 }
 
-// NeverRetried is implemented by errors that no retry may retry, whatever its lists say:
-// circuitbreaker's open-state rejection is one (SPEC CO-4). Retry checks it with errors.As,
-// so the retry package does not import the breaker's.
+// NeverRetried is implemented by errors that no retry may retry, whatever its lists say,
+// when NeverRetried returns true: circuitbreaker's rejection is one. Retry checks it with
+// errors.As, so the retry package does not import the breaker's.
 type NeverRetried interface {
 	error
 	NeverRetried() bool

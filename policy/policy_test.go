@@ -61,9 +61,9 @@ func TestEvent_String(t *testing.T) {
 			"RateLimiterWaited geocode at=0s wait=1ms"},
 		{policy.Event{Kind: policy.RetryAttempt, Instance: "r", At: 2 * time.Second, Attempt: 2, Wait: 500 * time.Millisecond, Err: errors.New("boom")},
 			"RetryAttempt r at=2s attempt=2 wait=500ms err=boom"},
-		{policy.Event{Kind: policy.CircuitBreakerTransition, Instance: "cb", At: time.Minute, From: "CLOSED", To: "OPEN",
+		{policy.Event{Kind: policy.CircuitBreakerTransition, Instance: "cb", At: time.Minute, From: "closed", To: "open",
 			Wait: time.Second, Attempt: 3},
-			"CircuitBreakerTransition cb CLOSED→OPEN at=1m0s"},
+			"CircuitBreakerTransition cb closed→open at=1m0s"},
 		{policy.Event{Kind: policy.FallbackApplied, Instance: "f"},
 			"FallbackApplied f at=0s"},
 	} {

@@ -3,9 +3,13 @@ package policy
 import "context"
 
 // Rejections holds a policy instance's rejection errors, made once when the instance is
-// built so that rejecting allocates nothing (SPEC RL-6): one for a plain rejection and one
-// for each context error that can end a wait (SPEC RL-8). E is the policy's typed error.
+// built so that rejecting allocates nothing: one for a plain rejection and one for each
+// context error that can end a wait, so that a call whose context ends while it waits is
+// rejected with an error that matches both the policy's sentinel and the context's error.
+// E is the policy's typed error. It is read-only once made: safe for concurrent use.
 type Rejections[E error] struct {
+	// Plain is the rejection with no cause; Canceled and Deadline have context.Canceled
+	// and context.DeadlineExceeded as their cause.
 	Plain, Canceled, Deadline E
 	make                      func(cause error) E
 }

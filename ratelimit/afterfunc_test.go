@@ -147,8 +147,8 @@ func TestAS3_ContextHookRemovedOnEveryOutcome(t *testing.T) {
 	before := runtime.NumGoroutine()
 
 	started := call(shared, 1) // started by its timer
-	cancelled := call(shared, 2)
-	assert.True(t, cancelled.Cancel())
+	canceled := call(shared, 2)
+	assert.True(t, canceled.Cancel())
 	ended := newOwnDoneCtx()
 	endedCall := call(ended, 3)
 	ended.cancel()
@@ -168,14 +168,14 @@ func TestAS3_ContextHookRemovedOnEveryOutcome(t *testing.T) {
 func BenchmarkAsyncWaiting(b *testing.B) { benchAsyncWaiting(b, context.Background(), false) }
 
 // The same with a context that can end: each wait registers a hook on it.
-func BenchmarkAsyncWaitingCancellableContext(b *testing.B) {
+func BenchmarkAsyncWaitingCancelableContext(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	benchAsyncWaiting(b, ctx, false)
 }
 
-// A waiting call cancelled before its permit (which comes back, so every call waits).
-func BenchmarkAsyncWaitingCancelled(b *testing.B) {
+// A waiting call canceled before its permit (which comes back, so every call waits).
+func BenchmarkAsyncWaitingCanceled(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	benchAsyncWaiting(b, ctx, true)

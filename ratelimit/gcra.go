@@ -16,7 +16,7 @@
 //   - Acquire takes a permit, waiting up to MaxWait for it on the caller's goroutine,
 //     honouring the context.
 //   - Reserve takes a permit within MaxWait without waiting and returns a Reservation that
-//     says how long to wait and can be cancelled; a refused Reservation says how long
+//     says how long to wait and can be canceled; a refused Reservation says how long
 //     until the next permit (the retry-after).
 //
 // A Limiter limits the calls of one process, unless it is built WithBackend: its

@@ -342,7 +342,7 @@ func (b blockingClock) Sleep(ctx context.Context, _ time.Duration) error {
 
 // SPEC RL-8, RL-9: cancelling a waiting Acquire gives the permit back, and the error
 // matches both ErrExceeded and context.Canceled.
-func TestRL8_CancelledWaitGivesPermitBack(t *testing.T) {
+func TestRL8_CanceledWaitGivesPermitBack(t *testing.T) {
 	clk := blockingClock{clock.NewManual(), make(chan struct{})}
 	l := newLimiter(t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
 	require.Equal(t, 5, admitted(l, 10))
@@ -358,7 +358,7 @@ func TestRL8_CancelledWaitGivesPermitBack(t *testing.T) {
 
 	r, rerr := l.Reserve()
 	require.NoError(t, rerr)
-	assert.Equal(t, 200*time.Millisecond, r.Delay(), "the cancelled wait's slot is free again")
+	assert.Equal(t, 200*time.Millisecond, r.Delay(), "the canceled wait's slot is free again")
 }
 
 // SPEC RL-10: a disabled limiter lets every call pass and changes no state.

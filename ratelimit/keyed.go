@@ -25,7 +25,7 @@ func MaxKeys(n int) Option { return func(s *settings) { s.maxKeys = n } }
 // Keyed is a rate limiter per key: one GCRA cell for each client id, IP address or API
 // key, each with the semantics of a Limiter built with the same options — Permits per
 // Period with a burst of Permits, refusals that say when to come back, reservations
-// within MaxWait that can be cancelled. Keys do not share permits: one key spending its
+// within MaxWait that can be canceled. Keys do not share permits: one key spending its
 // quota leaves the others untouched.
 //
 // Cells are made when a key is first seen and evicted when idle. A cell is idle when its
@@ -67,7 +67,7 @@ func MaxKeys(n int) Option { return func(s *settings) { s.maxKeys = n } }
 //
 // A key that would make a full shard hold more than its share of MaxKeys is refused until
 // one of the shard's cells is idle; the shard learns that from the TAT of the cells it
-// holds, so a cell made idle early by a cancelled reservation is found at the shard's next
+// holds, so a cell made idle early by a canceled reservation is found at the shard's next
 // sweep, not at once: until then the refusal errs on the safe side.
 //
 // A Keyed limiter is safe for concurrent use; its configuration is fixed when it is built.

@@ -98,7 +98,7 @@ func TestKeyed_Redis_InstancesShareEachKeysQuota(t *testing.T) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"{r4c:api:alice}", "{r4c:api:bob}"}, keys, "one Redis key per client")
 
-	// A cancelled reservation gives its permit back in Redis.
+	// A canceled reservation gives its permit back in Redis.
 	w, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
 		ratelimit.Name("waiting"), ratelimit.MaxWait(90*time.Minute), ratelimit.WithBackend(b))
 	require.NoError(t, err)

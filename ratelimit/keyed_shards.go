@@ -45,7 +45,7 @@ func (c *cell) evictableAt() int64 {
 }
 
 // cancel gives back the permit of r, reserved on c; see Reservation.Cancel (SPEC RL-9).
-// A cell is never evicted while one of its reservations can still be cancelled: its TAT
+// A cell is never evicted while one of its reservations can still be canceled: its TAT
 // stands after the reservation's instant. Cancelling on a cell evicted since does nothing.
 func (c *cell) cancel(r Reservation) {
 	if r.remote {

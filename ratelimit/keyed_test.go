@@ -236,7 +236,7 @@ func TestKeyed_RL5_ConcurrentCallsAndSweepsNeverOverAdmit(t *testing.T) {
 	}
 }
 
-// SPEC RL-7, RL-9: a key's reservations wait their turn, and a cancelled tail gives its
+// SPEC RL-7, RL-9: a key's reservations wait their turn, and a canceled tail gives its
 // permit back.
 func TestKeyed_RL9_ReserveAndCancelPerKey(t *testing.T) {
 	clk := clock.NewManual()
@@ -480,7 +480,7 @@ func TestKeyed_RL15_BackendBindsOneStorePerKey(t *testing.T) {
 	r, err := k.Reserve("alice")
 	require.NoError(t, err)
 	r.Cancel()
-	assert.Equal(t, 1, fb.stores["keyed:alice"].cancels, "cancelled in alice's store")
+	assert.Equal(t, 1, fb.stores["keyed:alice"].cancels, "canceled in alice's store")
 
 	// A store that cannot answer and falls back on Local: the key's in-process cell decides.
 	fb.mu.Lock()

@@ -46,7 +46,7 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 //   - cancelling the returned future, or ctx ending, before the call starts stops the
 //     timer, next never runs, and the permit is given back when no later reservation
 //     stands behind it (AS-3, RL-9: a shadowed slot cannot be); the future then
-//     fails with async.ErrCancelled (Cancel) or a rejection matching ctx's error.
+//     fails with async.ErrCanceled (Cancel) or a rejection matching ctx's error.
 //     Once started, cancelling the future cancels next's future.
 func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
@@ -102,12 +102,12 @@ func schedule[A, T any](clk clock.Clock, r Reservation, ctx context.Context, a A
 // Start starts the call at its permit's time.
 func (s *scheduled[A, T]) Start() *async.Future[T] { return s.next(s.ctx, s.a) }
 
-// Stop gives the permit back for a call that will not start (cancelled, or its context
+// Stop gives the permit back for a call that will not start (canceled, or its context
 // ended first); the permit comes back when no later reservation stands behind it.
 func (s *scheduled[A, T]) Stop(cause error) (T, error) {
 	s.r.Cancel()
 	var zero T
-	if cause == async.ErrCancelled {
+	if cause == async.ErrCanceled {
 		return zero, cause
 	}
 	return zero, s.r.l.rejectContext(s.r.l.now(), 0, cause)

@@ -75,7 +75,7 @@ func TestAS2_WaitingCallsHoldNoGoroutines(t *testing.T) {
 }
 
 // SPEC AS-3, RL-9: cancelling a waiting call returns true, the function never runs, and
-// the permit comes back: the next call gets the cancelled slot.
+// the permit comes back: the next call gets the canceled slot.
 func TestAS3_CancelBeforeStartGivesPermitBack(t *testing.T) {
 	clk, l, call, calls := asyncSetup(t)
 	ctx := context.Background()
@@ -86,16 +86,16 @@ func TestAS3_CancelBeforeStartGivesPermitBack(t *testing.T) {
 	require.Equal(t, 1, clk.PendingTasks())
 	assert.True(t, f.Cancel())
 	_, err = f.Await(ctx)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 	assert.Zero(t, clk.PendingTasks(), "the timer is stopped")
 
 	r, err := l.Reserve()
 	require.NoError(t, err)
-	assert.Equal(t, time.Second, r.Delay(), "the cancelled slot is the next one")
+	assert.Equal(t, time.Second, r.Delay(), "the canceled slot is the next one")
 	r.Cancel()
 
 	clk.Advance(10 * time.Second)
-	assert.Equal(t, int64(1), calls.Load(), "the cancelled call never ran")
+	assert.Equal(t, int64(1), calls.Load(), "the canceled call never ran")
 	assert.False(t, f.Cancel(), "a second cancel does nothing")
 }
 
@@ -103,14 +103,14 @@ func TestAS3_CancelBeforeStartGivesPermitBack(t *testing.T) {
 func TestAS3_CancelAfterStart(t *testing.T) {
 	clk := clock.NewManual()
 	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
-	var innerCancelled atomic.Bool
+	var innerCanceled atomic.Bool
 	call := ratelimit.NewPolicy[int](l).DecorateAsync(func(ctx context.Context) *async.Future[int] {
-		f, _ := async.NewCancellablePromise[int](func() bool { innerCancelled.Store(true); return false })
+		f, _ := async.NewCancelablePromise[int](func() bool { innerCanceled.Store(true); return false })
 		return f
 	})
 	f := call(context.Background())
 	assert.False(t, f.Cancel(), "started at once")
-	assert.True(t, innerCancelled.Load(), "cancel reaches the running call")
+	assert.True(t, innerCanceled.Load(), "cancel reaches the running call")
 	assert.Equal(t, 0, l.AvailablePermits(), "a started call keeps its permit")
 }
 

@@ -108,7 +108,7 @@ func TestRG4_OtherSegments(t *testing.T) {
 	assert.Equal(t, 3, bh.Snapshot().MaxConcurrent)
 	cb, err := reg.CircuitBreaker("Svc.Call")
 	require.NoError(t, err)
-	assert.Equal(t, "CLOSED", cb.State().String())
+	assert.Equal(t, "closed", cb.State().String())
 }
 
 // R4C-ATR-001: a bad duration in a configuration key fails NewRegistry, naming the key.

@@ -93,13 +93,13 @@ func ExampleWrapAsync1() {
 	first, _ := geocode(ctx, "a").Await(ctx)
 	second := geocode(ctx, "b")
 	fmt.Println(first, "| pending timers:", clk.PendingTasks())
-	fmt.Println("cancelled before it started:", second.Cancel())
-	third := geocode(ctx, "c") // takes the cancelled slot
+	fmt.Println("canceled before it started:", second.Cancel())
+	third := geocode(ctx, "c") // takes the canceled slot
 	clk.Advance(time.Second)
 	fmt.Println(third.Await(ctx))
 	// Output:
 	// coords of a | pending timers: 1
-	// cancelled before it started: true
+	// canceled before it started: true
 	// coords of c <nil>
 }
 

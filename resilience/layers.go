@@ -12,8 +12,10 @@ import (
 
 // layerTable is the table of built-in layers, in their default order, outermost first,
 // with the decorators of each for calls of argument A and result T. A new policy adds its
-// row here, at its place in the default order; everything else about it (configuration
-// keys, instances, handles, snapshots) goes through the descriptor its package registers.
+// row here, at its place in the default order: that is the one line it needs outside its
+// own package. Everything else about it (configuration keys, instances, handles,
+// snapshots, events) goes through the descriptor its package registers, and users reach
+// it with Policy(its options...).
 func layerTable[A, T any]() []layerRow[A, T] {
 	return []layerRow[A, T]{
 		row(policy.LayerFallback, fallback.DecorateFunc[A, T], fallback.DecorateAsyncFunc[A, T]),

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/samber/lo"
+
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
@@ -235,13 +237,10 @@ func (r *Registry) Snapshot() Snapshot {
 // statesOf returns the states of type S among ps, in their order; an empty, non-nil
 // slice when there are none.
 func statesOf[S any](ps []PolicySnapshot) []S {
-	out := []S{}
-	for _, p := range ps {
-		if s, ok := p.State.(S); ok {
-			out = append(out, s)
-		}
-	}
-	return out
+	return lo.FilterMap(ps, func(p PolicySnapshot, _ int) (S, bool) {
+		s, ok := p.State.(S)
+		return s, ok
+	})
 }
 
 // resolve applies the precedence of configuration keys to one policy's settings, which

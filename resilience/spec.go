@@ -29,46 +29,54 @@ type Spec interface {
 	build(r *Registry, wrapID string, result reflect.Type) (inst any, register func(), err error)
 }
 
+// Policy is the spec of any policy package of this module, given its options: e.g.
+// Policy(retry.MaxAttempts(5)) is Retry(retry.MaxAttempts(5)). The package is found from
+// the options' type; with no options, name it: Policy[retry.Option](). The named
+// constructors below are shorthands for it.
+func Policy[O ~func(*S), S any](opts ...O) Spec { return policyOf(opts) }
+
 // RateLimiter is the rate limiter spec (layer "rateLimiter"): permits per period,
 // rejecting or waiting up to maxWait. Its configuration segment is "rateLimiter".
-func RateLimiter(opts ...ratelimit.Option) Spec { return specOf(policy.LayerRateLimiter, opts) }
+func RateLimiter(opts ...ratelimit.Option) Spec { return Policy(opts...) }
 
 // Retry is the retry spec (layer "retry"). Its configuration segment is "retry".
-func Retry(opts ...retry.Option) Spec { return specOf(policy.LayerRetry, opts) }
+func Retry(opts ...retry.Option) Spec { return Policy(opts...) }
 
 // CircuitBreaker is the circuit breaker spec (layer "circuitBreaker"). Its configuration
 // segment is "circuitBreaker".
-func CircuitBreaker(opts ...circuitbreaker.Option) Spec {
-	return specOf(policy.LayerCircuitBreaker, opts)
-}
+func CircuitBreaker(opts ...circuitbreaker.Option) Spec { return Policy(opts...) }
 
 // Timeout is the timeout spec (layer "timeout"): each call gets d. In the default order
 // the wait for a permit is outside it. Its configuration segment is "timeout"; the key
 // timeout.duration overrides d.
 func Timeout(d time.Duration, opts ...timeout.Option) Spec {
-	return specOf(policy.LayerTimeout, append([]timeout.Option{timeout.Duration(d)}, opts...))
+	return Policy(append([]timeout.Option{timeout.Duration(d)}, opts...)...)
 }
 
 // Bulkhead is the bulkhead spec (layer "bulkhead"): at most maxConcurrent calls in flight.
 // Its configuration segment is "bulkhead".
-func Bulkhead(opts ...bulkhead.Option) Spec { return specOf(policy.LayerBulkhead, opts) }
+func Bulkhead(opts ...bulkhead.Option) Spec { return Policy(opts...) }
 
 // Fallback is the fallback spec (layer "fallback"): fn replaces the error of a call that
 // the other layers could not save. It is always the outermost layer. T must be the
 // wrapped function's result type; otherwise wrapping fails with R4C-REG-010. Its
 // configuration segment is "fallback".
 func Fallback[T any](fn func(ctx context.Context, err error) (T, error), opts ...fallback.Option) Spec {
-	return newFallbackSpec(fn, specOf(policy.LayerFallback, opts))
+	return newFallbackSpec(fn, policyOf(opts))
 }
 
 func newFallbackSpec[T any, O ~func(*S), S any](fn func(ctx context.Context, err error) (T, error), sp policySpec[O, S]) Spec {
 	return fallbackSpec[T, O, S]{policySpec: sp, fn: fn}
 }
 
-// specOf is the spec of a registered policy kind whose options are O, functions of its
-// settings S.
-func specOf[O ~func(*S), S any](l policy.Layer, opts []O) policySpec[O, S] {
-	return policySpec[O, S]{l: l, opts: opts}
+// policyOf is the spec of the registered policy kind whose options are O, functions of
+// its settings S. An unregistered kind has no layer, and fails the wrap.
+func policyOf[O ~func(*S), S any](opts []O) policySpec[O, S] {
+	sp := policySpec[O, S]{opts: opts}
+	if d, ok := kind.DescriptorOf[S](); ok {
+		sp.l = d.L
+	}
+	return sp
 }
 
 // policySpec is the spec of every registered policy kind.
@@ -81,10 +89,9 @@ func (sp policySpec[O, S]) layer() policy.Layer { return sp.l }
 
 // descriptor returns the spec's descriptor.
 func (sp policySpec[O, S]) descriptor() (*kind.Descriptor[S], error) {
-	k, _ := kind.Lookup(sp.l)
-	d, ok := k.(*kind.Descriptor[S])
+	d, ok := kind.DescriptorOf[S]()
 	if !ok {
-		return nil, policy.Errorf(policy.CodeBadSpec, string(sp.l), "", "no policy kind is registered for layer %q", sp.l)
+		return nil, policy.Errorf(policy.CodeBadSpec, "", "", "no policy is registered for options of type %v", reflect.TypeFor[O]())
 	}
 	return d, nil
 }

@@ -221,7 +221,7 @@ func TestAS2_ThousandWaitingCallsNoGoroutines(t *testing.T) {
 }
 
 // SPEC AS-3: Cancel before the start returns true, the function never runs and the permit
-// comes back: the next call gets the cancelled slot.
+// comes back: the next call gets the canceled slot.
 func TestAS3_WrapAsyncCancelGivesThePermitBack(t *testing.T) {
 	reg, clk := newRegistry(t)
 	ctx := context.Background()
@@ -240,13 +240,13 @@ func TestAS3_WrapAsyncCancelGivesThePermitBack(t *testing.T) {
 	c := call(ctx, "c") // takes b's slot: 1s, not 2s
 	clk.Advance(time.Second)
 	v, ok, err := c.Result()
-	require.True(t, ok, "c got the cancelled slot")
+	require.True(t, ok, "c got the canceled slot")
 	require.NoError(t, err)
 	assert.Equal(t, "c", v)
 	clk.Advance(10 * time.Second)
 	assert.Equal(t, []string{"a", "c"}, started, "b never ran")
 	_, err = b.Await(ctx)
-	assert.ErrorIs(t, err, async.ErrCancelled)
+	assert.ErrorIs(t, err, async.ErrCanceled)
 }
 
 // SPEC AS-1: a rejection is a failed future.
@@ -413,4 +413,23 @@ func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
 	_, err = resilience.WrapAsync1[string, int](reg, "F.Call", nil)
 	requireCode(t, err, policy.CodeBadSpec)
 	assert.Empty(t, reg.Snapshot().Policies)
+}
+
+// Policy finds a policy package from its options' type: Policy(retry.MaxAttempts(2)) is
+// Retry(retry.MaxAttempts(2)), and Policy[retry.Option]() the retry with no options.
+func TestPolicy_FindsThePackageFromItsOptions(t *testing.T) {
+	reg, _ := newRegistry(t)
+	calls := 0
+	call, err := resilience.Wrap(reg, "F.Call", func(context.Context) (int, error) { calls++; return 0, errBoom },
+		resilience.Policy(retry.MaxAttempts(2), retry.Delay(0)))
+	require.NoError(t, err)
+	_, err = call(context.Background())
+	require.ErrorIs(t, err, errBoom)
+	assert.Equal(t, 2, calls)
+
+	_, err = resilience.Wrap(reg, "F.Twice", func(context.Context) (int, error) { return 0, nil },
+		resilience.Policy[retry.Option](), resilience.Retry())
+	requireCode(t, err, policy.CodeBadSpec) // the same layer twice
+	_, err = resilience.Lookup[*retry.Retry](reg, policy.LayerRetry, "F.Call")
+	require.NoError(t, err)
 }

@@ -6,15 +6,16 @@
 // # Server: per-client limits
 //
 // Middleware limits each client with a ratelimit.Keyed limiter: one GCRA cell per key,
-// with the semantics of ratelimit.Limiter (SPEC RL-1…RL-9b), bounded memory and lazy
-// eviction of idle keys. The key is the client's IP address, from the connection's
-// RemoteAddr; X-Forwarded-For (or RFC 7239 Forwarded) is read only when the proxies
-// that write it are named with TrustedProxies, because any client can send it. KeyFunc
-// keys by anything else (an API key, a user id).
+// with the semantics of ratelimit.Limiter, bounded memory and lazy eviction of idle keys.
+// The key is the client's IP address, from the connection's RemoteAddr; X-Forwarded-For
+// (or RFC 7239 Forwarded) is read only when the proxies that write it are named with
+// TrustedProxies, because any client can send it. KeyFunc keys by anything else (an API
+// key, a user id).
 //
-// A refused request is answered 429 Too Many Requests with Retry-After, in whole seconds
-// rounded up (SPEC RL-9b), and the RateLimit-Policy and RateLimit fields of
-// draft-ietf-httpapi-ratelimit-headers-09 (the shape kept since revision -08):
+// A refused request is answered 429 Too Many Requests with Retry-After, the time until
+// the client's next permit in whole seconds rounded up, and the RateLimit-Policy and
+// RateLimit fields of draft-ietf-httpapi-ratelimit-headers-09 (the shape kept since
+// revision -08):
 //
 //	HTTP/1.1 429 Too Many Requests
 //	Retry-After: 1
@@ -29,8 +30,9 @@
 // # Client: a dependency's quota
 //
 // Transport sends each request through a composition of the registry's policies, built
-// once by resilience.Wrap1 in the fixed order of SPEC CO-1 — retry, circuit breaker, rate
-// limiter, timeout, bulkhead, as configured — around another RoundTripper:
+// once by resilience.Wrap1 in the default order (retry, circuit breaker, rate limiter,
+// timeout, bulkhead, as configured; a resilience.Order spec names another) around another
+// RoundTripper:
 //   - it retries 429 Too Many Requests, 503 Service Unavailable and transport errors,
 //     waiting what Retry-After says (seconds or an HTTP date) in place of the retry's
 //     backoff (policy.RetryAfter);
@@ -39,9 +41,9 @@
 //     (POST and PATCH without an Idempotency-Key) are not retried either, as net/http
 //     does;
 //   - the bodies of failed attempts are drained (at most 256 KiB, within the attempt's
-//     timeout and at most 1s) and closed, and when the retries are
-//     spent the caller gets the last response (a 429 or a 503) as an ordinary
-//     *http.Response with its body, not an error;
+//     timeout and at most 1s) and closed, and when the retries are spent the caller gets
+//     the last response (a 429 or a 503) as an ordinary *http.Response with its body, not
+//     an error;
 //   - the circuit breaker counts 5xx responses and transport errors as failures, and
 //     not 4xx ones, when built with this package's CircuitBreaker spec.
 //

@@ -29,9 +29,9 @@ var ErrNotFailure = errors.New("resiliencehttp: response status is not a failure
 // error, and in RoundTrip's error when the request's context ended during a wait.
 //
 // It matches ErrStatus, and ErrNotFailure when its status is not a failure. It
-// implements policy.RetryAfter (the Retry-After delay, SPEC RL-9b's counterpart on the
-// client side) and policy.NeverRetried (true for a status that is not retried, or a
-// request that cannot be sent again).
+// implements policy.RetryAfter (the response's Retry-After delay, which a retry waits
+// instead of its backoff) and policy.NeverRetried (true for a status that is not
+// retried, or a request that cannot be sent again).
 type StatusError struct {
 	resp     *http.Response
 	delay    time.Duration
@@ -99,8 +99,8 @@ func (e *noRetry) NeverRetried() bool { return true }
 // responses (or what TransportConfig.Failure says) and transport errors as failures, and
 // ignores — counts neither as success nor as failure — responses that are retried but are
 // not failures (ErrNotFailure: 429 by default) and the rejections of the transport's own
-// rate limiter (ratelimit.ErrExceeded, SPEC CO-3): neither says that the dependency is
-// broken. 4xx responses that are not retried are successes. opts come after these and
+// rate limiter (ratelimit.ErrExceeded, which an outer breaker would otherwise record as
+// failures): neither says that the dependency is broken. 4xx responses that are not retried are successes. opts come after these and
 // add to them.
 //
 // With resilience.CircuitBreaker instead, every StatusError counts as a failure, 429

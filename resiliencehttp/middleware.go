@@ -11,15 +11,17 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// MiddlewareOption configures Middleware.
+// MiddlewareOption configures Middleware. Middleware applies the options in order and
+// skips nil ones.
 type MiddlewareOption func(*middleware)
 
 // KeyFunc keys requests by fn(r) instead of by client IP: an API key, a user id, a
-// tenant. Requests for which fn returns the same string share one quota; "" is a key like
-// any other. fn runs on every request that is not exempt, so it should be quick; a
-// string cut from the request (a header's value) costs no allocation, and the limiter
-// copies it when it first stores it. With KeyFunc, TrustedProxies and ForwardedHeader
-// are not used.
+// tenant. Default the client IP, as ClientIP finds it with TrustedProxies and
+// ForwardedHeader; a nil fn keeps that default. Requests for which fn returns the same
+// string share one quota; "" is a key like any other. fn runs on every request that is
+// not exempt, concurrently, so it must be quick and safe for concurrent use; a string cut
+// from the request (a header's value) costs no allocation, and the limiter copies it when
+// it first stores it. With KeyFunc, TrustedProxies and ForwardedHeader are not used.
 func KeyFunc(fn func(r *http.Request) string) MiddlewareOption {
 	return func(m *middleware) { m.keyFunc = fn }
 }
@@ -30,8 +32,8 @@ func KeyFunc(fn func(r *http.Request) string) MiddlewareOption {
 // header is walked from the nearest hop outwards, over the trusted proxies, to the first
 // address that is not one — the client as the last trusted proxy saw it. An entry that is
 // not an address ("unknown", an obfuscated identifier) ends the walk at the hop that wrote
-// it. Without TrustedProxies [the default], forwarding headers are ignored: any client
-// can send them. Several calls add prefixes.
+// it. Default none: forwarding headers are ignored, since any client can send them.
+// Several calls add prefixes; invalid prefixes are skipped.
 func TrustedProxies(prefixes ...netip.Prefix) MiddlewareOption {
 	return func(m *middleware) {
 		for _, p := range prefixes {
@@ -42,10 +44,11 @@ func TrustedProxies(prefixes ...netip.Prefix) MiddlewareOption {
 	}
 }
 
-// ForwardedHeader names the header that the trusted proxies write: "X-Forwarded-For"
-// [the default] or "Forwarded" (RFC 7239, its for= parameters). Only one is read,
-// because a client can send the other with any content. Any other name is read as a
-// comma-separated list of addresses, as X-Forwarded-For.
+// ForwardedHeader names the header that the trusted proxies write: "X-Forwarded-For" or
+// "Forwarded" (RFC 7239, its for= parameters). Default "X-Forwarded-For". Only one is
+// read, because a client can send the other with any content. Any other name is read as
+// a comma-separated list of addresses, as X-Forwarded-For. It is read only from the
+// proxies named by TrustedProxies.
 func ForwardedHeader(name string) MiddlewareOption {
 	return func(m *middleware) { m.ips.header = http.CanonicalHeaderKey(name) }
 }
@@ -53,7 +56,8 @@ func ForwardedHeader(name string) MiddlewareOption {
 // Exempt lets requests for these paths through without limit: an exact path
 // ("/healthz"), or, ending in "/", every path under it ("/static/"). Paths are compared
 // with the request's URL.Path cleaned of dot segments and repeated slashes (path.Clean),
-// so "/static/../api" is not exempt. Several calls add paths.
+// so "/static/../api" is not exempt. Default none. Several calls add paths; "" is
+// skipped.
 func Exempt(paths ...string) MiddlewareOption {
 	return func(m *middleware) {
 		for _, p := range paths {
@@ -71,10 +75,10 @@ func Exempt(paths ...string) MiddlewareOption {
 	}
 }
 
-// OnReject replaces the response to a refused request [429 Too Many Requests with a
-// short text body]. fn is called with the Retry-After, Ratelimit-Policy and Ratelimit
+// OnReject replaces the response to a refused request. Default 429 Too Many Requests with
+// a short text body. fn is called with the Retry-After, Ratelimit-Policy and Ratelimit
 // headers already set on w, and retryAfter, the exact time until the client's next permit
-// (SPEC RL-9b); it must write the status and the body.
+// (not rounded); it must write the status and the body. A nil fn keeps the default.
 func OnReject(fn func(w http.ResponseWriter, r *http.Request, retryAfter time.Duration)) MiddlewareOption {
 	return func(m *middleware) {
 		if fn != nil {
@@ -83,16 +87,16 @@ func OnReject(fn func(w http.ResponseWriter, r *http.Request, retryAfter time.Du
 	}
 }
 
-// PolicyName names the quota policy in the Ratelimit-Policy and Ratelimit fields
-// ["default"]. It is sent as a structured-field string: bytes other than printable ASCII
-// are left out.
+// PolicyName names the quota policy in the Ratelimit-Policy and Ratelimit fields.
+// Default "default". It is sent as a structured-field string: bytes other than printable
+// ASCII are left out.
 func PolicyName(name string) MiddlewareOption {
 	return func(m *middleware) { m.policyName = name }
 }
 
 // AlwaysSendHeaders adds the Ratelimit-Policy and Ratelimit fields to admitted responses
-// too, so that clients can pace themselves [false: refused responses only]. It costs the
-// admitted path a few small allocations.
+// too, so that clients can pace themselves. Default false: refused responses only. It
+// costs the admitted path a few small allocations.
 func AlwaysSendHeaders(on bool) MiddlewareOption {
 	return func(m *middleware) { m.always = on }
 }
@@ -119,14 +123,14 @@ const (
 )
 
 // Middleware returns server middleware that limits each client's requests with k (a
-// ratelimit.Keyed limiter: Permits per Period per key, SPEC RL-1…RL-9b).
+// ratelimit.Keyed limiter: Permits per Period per key).
 //
 // Each request that is not Exempt is keyed — by the client IP of its connection's
 // RemoteAddr by default, through TrustedProxies' forwarding header when the connection
 // comes from one of them, or by KeyFunc — and takes a permit for its key without waiting
 // (k's MaxWait is not used: a server answers at once). An admitted request goes on to
 // the next handler. A refused one is answered, by default, 429 Too Many Requests with:
-//   - Retry-After: the seconds until the client's next permit, rounded up (SPEC RL-9b);
+//   - Retry-After: the seconds until the client's next permit, rounded up;
 //   - Ratelimit-Policy: "default";q=<Permits>;w=<Period in seconds, rounded up>;
 //   - Ratelimit: "default";r=<calls left now>;t=<seconds until the full quota, rounded up>;
 //
@@ -210,7 +214,8 @@ func reject(w http.ResponseWriter, _ *http.Request, _ time.Duration) {
 	http.Error(w, http.StatusText(http.StatusTooManyRequests), http.StatusTooManyRequests)
 }
 
-// ceilSeconds returns d in whole seconds, rounded up (SPEC RL-9b); 0 for d ≤ 0.
+// ceilSeconds returns d in whole seconds, rounded up, so that a client that waits that
+// long finds its permit; 0 for d ≤ 0.
 func ceilSeconds(d time.Duration) int64 {
 	if d <= 0 {
 		return 0

@@ -14,29 +14,32 @@ import (
 )
 
 // TransportConfig says how a Transport reads responses. Its zero value is the default;
-// NewTransport uses it.
+// NewTransport uses it. It is read once, when the Transport is built.
 type TransportConfig struct {
-	// RetryStatuses lists the response statuses that are retried [429, 503]. Each must be
-	// in 100..599 (R4C-ATR-007).
+	// RetryStatuses lists the response statuses that are retried, each from 100 to 599
+	// (else R4C-ATR-007). Default nil: 429 and 503. An empty, non-nil list retries no
+	// status.
 	RetryStatuses []int
-	// Failure reports whether a response status is a failure for the circuit breaker
-	// [status ≥ 500]. Responses that are neither retried nor failures are successes.
+	// Failure reports whether a response status is a failure for the circuit breaker.
+	// Default nil: status ≥ 500. Responses that are neither retried nor failures are
+	// successes. It is called concurrently and must be safe for that.
 	Failure func(status int) bool
-	// MaxRetryAfter is the longest Retry-After that is waited for [0: one minute]; a
-	// response that asks for longer is returned at once, not retried. A Retry-After that
-	// ends after the request's context deadline is not waited for either. ≥ 0
-	// (R4C-ATR-004).
+	// MaxRetryAfter is the longest Retry-After that is waited for; a response that asks
+	// for longer is returned at once, not retried. A Retry-After that ends after the
+	// request's context deadline is not waited for either. Default 0, which means one
+	// minute. Negative fails with R4C-ATR-004.
 	MaxRetryAfter time.Duration
 	// MaxBufferedBody is how many bytes of a retried response's body are read at once, so
 	// that its connection goes back to the pool during the wait, and so that the response
-	// can still be returned, body and all, if it turns out to be the last [0: 64 KiB;
-	// < 0: none]. A longer body is kept open and drained when the next attempt starts.
+	// can still be returned, body and all, if it turns out to be the last. A longer body
+	// is kept open and drained when the next attempt starts. Default 0, which means 64
+	// KiB; negative buffers nothing.
 	MaxBufferedBody int64
-	// RetryNonIdempotent retries the transport errors of every request [false: only of
-	// idempotent requests — GET, HEAD, OPTIONS, TRACE, PUT, DELETE — and of requests with
-	// an Idempotency-Key or X-Idempotency-Key header, as net/http does]. A POST that
-	// failed in transit may have reached the server; a retried status (429, 503) never
-	// did, and is retried whatever the method.
+	// RetryNonIdempotent true retries the transport errors of every request. Default
+	// false: only those of idempotent requests (GET, HEAD, OPTIONS, TRACE, PUT, DELETE)
+	// and of requests with an Idempotency-Key or X-Idempotency-Key header, as net/http
+	// does. A POST that failed in transit may have reached the server; one answered with a
+	// retried status (429, 503) was turned away, and is retried whatever the method.
 	RetryNonIdempotent bool
 }
 
@@ -61,16 +64,15 @@ type Transport struct {
 }
 
 // NewTransport returns a Transport with the default TransportConfig: it sends requests
-// through next [http.DefaultTransport] guarded by the policies of specs, composed once by
-// resilience.Wrap1 in the fixed order of SPEC CO-1:
+// through next (nil: http.DefaultTransport) guarded by the policies of specs, composed
+// once by resilience.Wrap1 in the default order:
 //
 //	Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → next
 //
 // (and a resilience.Fallback[*http.Response], outermost, if given). id is the instance id
-// of the policies that have no Name (SPEC RG-1), so r.RateLimiter(id) and
-// r.CircuitBreaker(id) return their handles. Each attempt takes its own permit (SPEC
-// CO-4) and gets its own timeout, which bounds the round trip up to the response's
-// headers, not the reading of its body. Use this package's CircuitBreaker spec for a
+// of the policies that have no Name, so r.RateLimiter(id) and r.CircuitBreaker(id) return
+// their handles. Each attempt takes its own permit and gets its own timeout, which bounds
+// the round trip up to the response's headers, not the reading of its body. Use this package's CircuitBreaker spec for a
 // breaker that counts 5xx but not 4xx responses.
 //
 // Its errors are resilience.Wrap1's (*policy.ConfigError with the policies' R4C codes).
@@ -80,7 +82,7 @@ func NewTransport(r *resilience.Registry, id string, next http.RoundTripper, spe
 
 // NewTransport is the package's NewTransport with configuration c. An invalid c returns
 // a *policy.ConfigError: R4C-ATR-007 for a retry status outside 100..599, R4C-ATR-004
-// for a negative MaxRetryAfter.
+// for a negative MaxRetryAfter; the other errors are resilience.Wrap1's.
 func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next http.RoundTripper, specs ...resilience.Spec) (*Transport, error) {
 	if next == nil {
 		next = http.DefaultTransport

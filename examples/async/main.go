@@ -1,7 +1,7 @@
 // Command async rate-limits a function that returns a future. A call that must wait for
 // its permit is not parked on a goroutine: it is scheduled on the clock to start at its
 // turn. Cancelling its future before then gives the permit back, so the next call gets
-// the cancelled slot; a call that has started keeps its permit.
+// the canceled slot; a call that has started keeps its permit.
 //
 //	go run ./examples/async
 //
@@ -89,7 +89,7 @@ func run(ctx context.Context, w io.Writer) error {
 	fmt.Fprintln(w, "-- cancel #7 while it waits for its permit: it never starts, its permit comes back")
 	fmt.Fprintf(w, "%7v #7 Cancel() = %v\n", clk.Now(), futures[7].Cancel())
 	pending()
-	fmt.Fprintln(w, "-- the next call takes the cancelled slot, at 400ms")
+	fmt.Fprintln(w, "-- the next call takes the canceled slot, at 400ms")
 	call(9)
 	pending()
 

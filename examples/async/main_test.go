@@ -20,15 +20,15 @@ func TestOutput(t *testing.T) {
 }
 
 // SPEC AS-1, AS-2, AS-3, CL-3: the points the example makes.
-func TestScheduledCancelledRejected(t *testing.T) {
+func TestScheduledCanceledRejected(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), &out))
 	s := out.String()
 	assert.Contains(t, s, "     0s #8 failed: ratelimit: rate limit exceeded", "600ms > maxWait: a failed future at once")
 	assert.Contains(t, s, "   50ms   clock tasks pending: 2\n", "two calls scheduled on the clock")
-	assert.Contains(t, s, "   50ms #7 Cancel() = true\n", "cancelled before it started")
-	assert.NotContains(t, s, "\"address 7\": request sent", "a cancelled call never starts")
-	assert.Contains(t, s, "RateLimiterWaited geocoding-async at=50ms wait=350ms", "#9 gets the cancelled slot, at 400ms")
+	assert.Contains(t, s, "   50ms #7 Cancel() = true\n", "canceled before it started")
+	assert.NotContains(t, s, "\"address 7\": request sent", "a canceled call never starts")
+	assert.Contains(t, s, "RateLimiterWaited geocoding-async at=50ms wait=350ms", "#9 gets the canceled slot, at 400ms")
 	assert.Contains(t, s, "  400ms #9 Cancel() = false\n", "a started call keeps its permit")
 	assert.Contains(t, s, "RateLimiterWaited geocoding-async at=400ms wait=200ms", "so #10 waits for the next slot")
 	assert.Contains(t, s, "   1.4s   clock tasks pending: 0\n")
@@ -61,10 +61,10 @@ const want = `-- 8 calls at once: limiter 5 per 1s, maxWait 500ms
    50ms #5 done: coordinates of address 5
    50ms   clock tasks pending: 2
 -- cancel #7 while it waits for its permit: it never starts, its permit comes back
-   50ms #7 failed: async: future cancelled
+   50ms #7 failed: async: future canceled
    50ms #7 Cancel() = true
    50ms   clock tasks pending: 1
--- the next call takes the cancelled slot, at 400ms
+-- the next call takes the canceled slot, at 400ms
    50ms #9 geocode("address 9")
    50ms   event RateLimiterWaited geocoding-async at=50ms wait=350ms
    50ms   clock tasks pending: 2
@@ -72,7 +72,7 @@ const want = `-- 8 calls at once: limiter 5 per 1s, maxWait 500ms
   200ms   "address 6": request sent
   250ms #6 done: coordinates of address 6
   400ms   "address 9": request sent
-  400ms #9 failed: async: future cancelled
+  400ms #9 failed: async: future canceled
   400ms #9 Cancel() = false
 -- so the next call waits for the following slot, at 600ms
   400ms #10 geocode("address 10")

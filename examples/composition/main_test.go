@@ -41,7 +41,7 @@ func TestComposition(t *testing.T) {
 			transitions = append(transitions, e.From+"→"+e.To)
 		}
 	}
-	assert.Equal(t, []string{"CLOSED→OPEN", "OPEN→HALF_OPEN", "HALF_OPEN→CLOSED"}, transitions)
+	assert.Equal(t, []string{"closed→open", "open→half-open", "half-open→closed"}, transitions)
 	// SPEC CO-1: the bulkhead is inside the retry (its rejection is retried), the timeout
 	// too (each attempt has its own), the breaker too (its rejection ends the retries,
 	// SPEC CO-4), and the fallback is outside everything.

@@ -33,5 +33,5 @@ the dependency stays busy, 503 every time:
   the retries are spent after 3 requests; the caller gets the last response: 503 Service Unavailable "busy, try later"
 the dependency is down, 500 every time:
   requests 1-6: 500 Internal Server Error "database unreachable"; the breaker's window: 10 failures of 20 calls
-  the breaker is OPEN: the next request fails fast with circuitbreaker.ErrOpen, never reaching the dependency
+  the breaker is open: the next request fails fast with circuitbreaker.ErrOpen, never reaching the dependency
 `

@@ -43,13 +43,13 @@ reviews call 1: reviews: 503 Service Unavailable
 reviews call 2: reviews: 503 Service Unavailable
 reviews call 3: reviews: 503 Service Unavailable
 reviews call 4: reviews: 503 Service Unavailable
-reviews call 5: circuitbreaker: circuit breaker "reviews" is OPEN and does not permit the call
+reviews call 5: circuitbreaker: circuit breaker "reviews" is open and does not permit the call
 calls 1-4 took a permit each; call 5, rejected by the open breaker, took none: 1 of 5 permits left
-breaker "reviews": OPEN
+breaker "reviews": open
 reg.RateLimiter("serach"): R4C-REG-009: rateLimiter = "serach": no instance with this id: it exists once a function using it is wrapped or its pipeline built
 snapshot:
   rate limiter    reviews   1 of  5 permits available
   rate limiter    search    2 of 10 permits available
-  circuit breaker reviews  OPEN, failure rate 100% (4 of 4 calls), calls not permitted: 1
+  circuit breaker reviews  open, failure rate 100% (4 of 4 calls), calls not permitted: 1
   bulkhead        reviews  8 of 8 slots available, 0 waiting
 `

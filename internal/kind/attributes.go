@@ -14,14 +14,14 @@ import (
 // reports syntax errors only; ranges are checked when the whole configuration is
 // validated.
 type Attr[S any] struct {
-	Name string
-	Set  func(s *S, value string) error
+	Name string                         // camelCase, e.g. "maxWait"
+	Set  func(s *S, value string) error // parses value into s; on bad syntax, an error and s unchanged
 }
 
 // Attrs is a policy's table of attributes, named after its configuration segment.
 type Attrs[S any] struct {
-	Segment string
-	List    []Attr[S]
+	Segment string    // the policy's configuration segment, e.g. "retry"
+	List    []Attr[S] // the attributes, in the order Names reports them
 }
 
 // Names returns the attribute names, in table order.
@@ -57,7 +57,8 @@ func (a Attrs[S]) Set(s *S, attr, value string) error {
 		Reason: "unknown attribute; valid ones are " + strings.Join(a.Names(), ", ")}
 }
 
-// DurationAttr is an attribute parsed with policy.ParseDuration.
+// DurationAttr is a duration attribute parsed with policy.ParseDuration ("100ms", "1s");
+// bad syntax is R4C-ATR-001.
 func DurationAttr[S any](name string, field func(*S) *time.Duration) Attr[S] {
 	return Attr[S]{Name: name, Set: func(s *S, v string) error {
 		d, err := policy.ParseDuration(v)
@@ -81,7 +82,8 @@ func IntAttr[S any](name string, field func(*S) *int) Attr[S] {
 	}}
 }
 
-// FloatAttr is a decimal number attribute; bad syntax (or NaN, ±Inf) is R4C-ATR-005.
+// FloatAttr is a decimal number attribute; bad syntax, NaN, ±Inf or a magnitude above
+// 1e300 is R4C-ATR-005.
 func FloatAttr[S any](name string, field func(*S) *float64) Attr[S] {
 	return Attr[S]{Name: name, Set: func(s *S, v string) error {
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)

@@ -17,9 +17,9 @@ import (
 //
 // Options append to Include and Exclude: RetryOn(a) followed by RetryOn(b) counts both.
 type Classifier struct {
-	Include []error
-	Exclude []error
-	If      *Predicate
+	Include []error    // errors that count; empty: every error
+	Exclude []error    // errors that never count, whatever else says
+	If      *Predicate // the result predicate; nil: none
 }
 
 // Predicate is a result predicate func(T, error) bool, boxed once by the option that set

@@ -52,9 +52,9 @@ func (c *Common) ClockOrSystem() clock.Clock {
 // Events is how an instance publishes: its id, its clock and its listener. Every policy
 // embeds one and publishes through it.
 type Events struct {
-	ID       string
-	Clock    clock.Clock
-	Listener policy.Listener
+	ID       string          // the instance id, set on every event
+	Clock    clock.Clock     // stamps the events published with a zero At
+	Listener policy.Listener // nil: nothing is published
 }
 
 // EventsOf returns the publisher of an instance built from c with the id id.

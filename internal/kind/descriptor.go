@@ -6,12 +6,14 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/samber/lo"
+
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Instance is what every policy instance is to a registry.
+// Instance is what every policy instance is to a registry: something with an id.
 type Instance interface {
-	InstanceID() string
+	InstanceID() string // the id that names it in events, errors and handles
 }
 
 // Kind is a policy type as a registry sees it, whatever the type of its settings.
@@ -32,15 +34,15 @@ type Kind interface {
 // fills one in and registers it; everything a registry does with the policy goes through
 // it.
 type Descriptor[S any] struct {
-	L        policy.Layer     // the layer and configuration segment, e.g. "retry"
-	Attrs    []Attr[S]        // the configuration attributes
-	Defaults func() S         // the built-in defaults
-	Common   func(*S) *Common // the Common embedded in S
-	Config   func(*S) any     // the part of S compared when a name is shared
-	Build    func(S) (Instance, error)
-	Of       func(Instance) any    // an instance's configuration, as Config returns it
-	State    func(Instance) any    // an instance's snapshot; nil: none
-	Result   func(*S) reflect.Type // the result type a result predicate needs; may be nil
+	L        policy.Layer              // the layer and configuration segment, e.g. "retry"
+	Attrs    []Attr[S]                 // the configuration attributes
+	Defaults func() S                  // the built-in defaults
+	Common   func(*S) *Common          // the Common embedded in S
+	Config   func(*S) any              // the part of S compared when a name is shared
+	Build    func(S) (Instance, error) // builds an instance; nil when the registry builds it (fallback)
+	Of       func(Instance) any        // an instance's configuration, as Config returns it
+	State    func(Instance) any        // an instance's snapshot; nil: none
+	Result   func(*S) reflect.Type     // the result type a result predicate needs; may be nil
 }
 
 // Layer implements Kind.
@@ -103,11 +105,17 @@ func Lookup(l policy.Layer) (Kind, bool) {
 func All() []Kind {
 	mu.RLock()
 	defer mu.RUnlock()
-	return slices.Collect(func(yield func(Kind) bool) {
-		for _, l := range slices.Sorted(maps.Keys(kinds)) {
-			if !yield(kinds[l]) {
-				return
-			}
+	return lo.Map(slices.Sorted(maps.Keys(kinds)), func(l policy.Layer, _ int) Kind { return kinds[l] })
+}
+
+// DescriptorOf returns the registered descriptor of the policy kind whose settings are S.
+func DescriptorOf[S any]() (*Descriptor[S], bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, k := range kinds {
+		if d, ok := k.(*Descriptor[S]); ok {
+			return d, true
 		}
-	})
+	}
+	return nil, false
 }

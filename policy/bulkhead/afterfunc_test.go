@@ -69,10 +69,10 @@ func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 
 	holder := call(shared, 0)
 	granted := call(shared, 1)
-	cancelled := call(shared, 2)
+	canceled := call(shared, 2)
 	ended := newOwnDoneCtx()
 	endedCall := call(ended, 3)
-	assert.True(t, cancelled.Cancel())
+	assert.True(t, canceled.Cancel())
 	ended.cancel()
 	_, err = endedCall.Await(context.Background())
 	require.ErrorIs(t, err, bulkhead.ErrFull)
@@ -188,14 +188,14 @@ func TestAS2_AsyncContextHookRemovedSystemClock(t *testing.T) {
 func BenchmarkAsyncQueued(b *testing.B) { benchAsyncQueued(b, context.Background(), false) }
 
 // The same with a context that can end: each wait registers a hook on it.
-func BenchmarkAsyncQueuedCancellableContext(b *testing.B) {
+func BenchmarkAsyncQueuedCancelableContext(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	benchAsyncQueued(b, ctx, false)
 }
 
-// A queued call cancelled before it gets a slot.
-func BenchmarkAsyncQueuedCancelled(b *testing.B) {
+// A queued call canceled before it gets a slot.
+func BenchmarkAsyncQueuedCanceled(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	benchAsyncQueued(b, ctx, true)

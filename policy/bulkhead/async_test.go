@@ -181,15 +181,15 @@ func TestAsyncCancelWhileQueued(t *testing.T) {
 
 	assert.True(t, a.Cancel())
 	_, err := result(t, a)
-	assert.ErrorIs(t, err, async.ErrCancelled)
-	assert.Equal(t, 1, b.Snapshot().Waiting, "the cancelled call left the queue at once")
+	assert.ErrorIs(t, err, async.ErrCanceled)
+	assert.Equal(t, 1, b.Snapshot().Waiting, "the canceled call left the queue at once")
 	assert.Equal(t, 1, clk.PendingTasks(), "its timer is stopped")
 	assert.False(t, a.Cancel())
 
 	c.finish(1)
 	_, err = result(t, holder)
 	require.NoError(t, err)
-	assert.Equal(t, []int{1, 3}, c.startedCalls(), "the slot went to the next waiter; the cancelled call never ran")
+	assert.Equal(t, []int{1, 3}, c.startedCalls(), "the slot went to the next waiter; the canceled call never ran")
 	c.finish(3)
 	_, err = result(t, z)
 	require.NoError(t, err)
@@ -216,7 +216,7 @@ func TestAsyncCancelAfterStart(t *testing.T) {
 	inner := c.futures[2]
 	c.mu.Unlock()
 	_, err = result(t, inner)
-	assert.ErrorIs(t, err, async.ErrCancelled, "the inner future is cancelled")
+	assert.ErrorIs(t, err, async.ErrCanceled, "the inner future is canceled")
 	assert.Equal(t, 1, b.AvailableSlots())
 	assert.Zero(t, clk.PendingTasks())
 }
@@ -283,15 +283,15 @@ func TestAsyncQueueWithoutGoroutines(t *testing.T) {
 	assert.Equal(t, n, clk.PendingTasks())
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before, "queued calls park no goroutine")
 
-	cancelled := futs[500]
-	assert.True(t, cancelled.Cancel())
+	canceled := futs[500]
+	assert.True(t, canceled.Cancel())
 	assert.Equal(t, n-1, b.Snapshot().Waiting)
 
 	release(0, nil)
 	for i := 1; i <= n; i++ {
 		v, err := result(t, futs[i])
 		if i == 500 {
-			assert.ErrorIs(t, err, async.ErrCancelled)
+			assert.ErrorIs(t, err, async.ErrCanceled)
 			continue
 		}
 		require.NoError(t, err)

@@ -1,6 +1,6 @@
-// Package bulkhead is resilience4go's bulkhead (layer LayerBulkhead, SPEC CO-1): at most
-// MaxConcurrent calls are in flight at once; the others wait for a slot, up to MaxWait,
-// or are rejected with ErrFull.
+// Package bulkhead is resilience4go's bulkhead (layer policy.LayerBulkhead, the innermost
+// of the built-in layers in the default order): at most MaxConcurrent calls are in flight
+// at once; the others wait for a slot, up to MaxWait, or are rejected with ErrFull.
 //
 // A call holds a slot from its start until it returns (synchronous calls, also when they
 // panic) or until its future completes (asynchronous calls). The free slots are one atomic
@@ -13,17 +13,16 @@
 // released in between (no barging). A synchronous waiter blocks on the caller's goroutine
 // until it is handed a slot, MaxWait passes on the bulkhead's clock (a manual clock moves
 // only when the test advances it), or its context ends. An asynchronous waiter is a queued
-// callback, not a goroutine (SPEC AS-2): it starts the call on the goroutine that hands
-// it the slot, a clock timer rejects it after MaxWait, and cancelling its future (or its
-// context ending) removes it from the queue at once; the call then never starts (SPEC
-// AS-3).
+// callback, not a goroutine: it starts the call on the goroutine that hands it the slot,
+// a clock timer rejects it after MaxWait, and cancelling its future (or its context
+// ending) removes it from the queue at once; the call then never starts.
 //
 // Events: BulkheadRejected for every rejection (Wait = how long the call waited before
 // it), BulkheadWaited for a call that got its slot after waiting (Wait = how long).
-// Admitted calls that did not wait publish nothing (SPEC RG-5).
+// Admitted calls that did not wait publish nothing.
 //
-// Defaults: MaxConcurrent 25, MaxWait 0 (waiting is opt-in, as for the rate limiter,
-// SPEC RL-16), Enabled true.
+// Defaults: MaxConcurrent 25, MaxWait 0 (waiting is opt-in, as for the rate limiter),
+// Enabled true.
 package bulkhead
 
 import (
@@ -49,10 +48,10 @@ type Bulkhead struct {
 	events  kind.Events
 	rej     policy.Rejections[*FullError]
 
-	_      [64]byte     // keep the counters off the cache line of the read-only fields
+	_      [64]byte     // a whole 64-byte cache line between the read-only fields and the counters
 	free   atomic.Int64 // slots not taken
 	queued atomic.Int64 // waiters in the queue; changed under mu, read without it
-	_      [48]byte
+	_      [48]byte     // 64-byte cache line - 8 bytes of free - 8 of queued
 
 	mu          sync.Mutex
 	head, tail  *waiter // the FIFO queue of waiters
@@ -189,7 +188,7 @@ const (
 	fresh   uint8 = iota // not queued yet
 	queued               // in the queue
 	granted              // handed a slot (and out of the queue)
-	removed              // out of the queue without a slot: timed out, cancelled
+	removed              // out of the queue without a slot: timed out, canceled
 )
 
 // grantee is what a waiter belongs to: a blocked synchronous call, or a queued

@@ -10,12 +10,13 @@ import (
 )
 
 // Config is a bulkhead's resolved configuration, validated once when the bulkhead is
-// built. Two identical option sets give configurations equal under reflect.DeepEqual.
+// built. Its zero value is not valid (MaxConcurrent 0): start from DefaultConfig. Two
+// identical option sets give configurations equal under reflect.DeepEqual.
 type Config struct {
-	// MaxConcurrent is how many calls may be in flight at once. ≥ 1. Default 25.
+	// MaxConcurrent is how many calls may be in flight at once. At least 1. Default 25.
 	MaxConcurrent int
-	// MaxWait is how long a call may wait for a slot; 0 (the default) rejects at once
-	// when every slot is taken. ≥ 0.
+	// MaxWait is how long a call may wait for a slot, on the bulkhead's clock; 0 rejects
+	// at once when every slot is taken. At least 0. Default 0.
 	MaxWait time.Duration
 	// Disabled true lets every call through without taking a slot. Default false: the
 	// zero value is enabled. The configuration key is bulkhead.enabled.
@@ -70,8 +71,9 @@ func init() { kind.Register(descriptor) }
 type Option func(*settings)
 
 // WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. The zero Config
-// is enabled; start from DefaultConfig to keep the defaults. The bulkhead validates c when it is built.
+// the application's own settings); options after it change c further. Default
+// DefaultConfig(). The zero Config is enabled but not valid (MaxConcurrent 0): start from
+// DefaultConfig to keep the defaults. The bulkhead validates c when it is built.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false lets every call through without taking a slot. Default true.
@@ -81,15 +83,18 @@ func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 // fails with R4C-ATR-007.
 func MaxConcurrent(n int) Option { return func(s *settings) { s.MaxConcurrent = n } }
 
-// MaxWait sets how long a call may wait for a slot. Default 0: reject at once. Negative
-// fails with R4C-ATR-004.
+// MaxWait sets how long a call may wait for a slot, on the bulkhead's clock. Default 0:
+// reject at once. Negative fails with R4C-ATR-004.
 func MaxWait(d time.Duration) Option { return func(s *settings) { s.MaxWait = d } }
 
-// Name shares one bulkhead among every function wrapped with this name; the name is the
-// instance id.
+// Name shares one bulkhead, and its slots, among every function wrapped with this name;
+// the name is the instance id. Default none: each wrapped function has its own bulkhead,
+// whose id is the function's id.
 func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the configuration keys configs.<name>.bulkhead.*.
+// UseConfig applies the configuration keys configs.<name>.bulkhead.*, which take
+// precedence over the options in code. Default none. A name with no such keys fails with
+// R4C-REG-004 when the function is wrapped.
 func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
 // WithClock sets the time source, which times MaxWait. Default clock.System(). A registry
@@ -101,4 +106,5 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
 // OnEvent sets the listener of the bulkhead's BulkheadRejected and BulkheadWaited events.
+// Default none: nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -31,21 +31,21 @@ func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, 
 	}
 }
 
-// DecorateAsyncFunc returns next guarded by b, for calls that return a future
-// (SPEC AS-1…AS-4). A call holds its slot from its start until its future completes;
-// a future completed by Cancel gives the slot back at once, so work that goes on after
-// its future was cancelled no longer counts against MaxConcurrent.
+// DecorateAsyncFunc returns next guarded by b, for calls that return a future. A call
+// holds its slot from its start until its future completes; a future completed by Cancel
+// gives the slot back at once, so work that goes on after its future was canceled no
+// longer counts against MaxConcurrent.
 //   - A slot free now (and nobody waiting): next starts at once, and its own future is
 //     returned.
-//   - No slot and MaxWait 0, or ctx already done: a failed future with b's rejection
-//     (SPEC AS-1).
-//   - Otherwise the call queues, FIFO, as a callback: no goroutine waits (SPEC AS-2).
-//     When a slot is handed to it, next starts on the goroutine that released the slot.
-//     After MaxWait (a clock timer) the future fails with b's rejection and the call
-//     leaves the queue. Cancelling the future, or ctx ending, while it waits removes it
-//     from the queue at once: Cancel returns true and next never runs (SPEC AS-3); ctx
-//     ending fails the future with a rejection matching ctx's error. Once started,
-//     cancelling the future cancels next's future (Cancel returns false).
+//   - No slot and MaxWait 0: a failed future with b's rejection, a *FullError matching
+//     ErrFull. No slot and ctx already done: the same, also matching ctx's error.
+//   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When a slot is
+//     handed to it, next starts on the goroutine that released the slot. After MaxWait (a
+//     clock timer) the future fails with b's rejection and the call leaves the queue.
+//     Cancelling the future, or ctx ending, while it waits removes it from the queue at
+//     once: Cancel returns true and next never runs; ctx ending fails the future with a
+//     rejection matching ctx's error. Once started, cancelling the future cancels next's
+//     future (Cancel returns false).
 //
 // A disabled bulkhead returns next itself.
 func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
@@ -116,7 +116,7 @@ func enqueueAsync[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.A
 func (w *asyncWaiter[A, T]) granted() { w.startIn(true) }
 
 // startIn starts the call in the slot the waiter now holds, or passes the slot on if the
-// wait is already over (cancelled, expired, or ctx ended as the slot came).
+// wait is already over (canceled, expired, or ctx ended as the slot came).
 func (w *asyncWaiter[A, T]) startIn(waited bool) {
 	w.waited = waited
 	if !w.d.Start() {
@@ -138,7 +138,7 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	w.b.remove(&w.waiter)
 	var zero T
 	switch cause {
-	case async.ErrCancelled:
+	case async.ErrCanceled:
 		return zero, cause
 	case async.ErrExpired:
 		return zero, w.b.expired(w.at)

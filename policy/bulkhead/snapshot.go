@@ -1,6 +1,6 @@
 package bulkhead
 
-// Snapshot is a bulkhead's state at one instant.
+// Snapshot is a bulkhead's state, as Bulkhead.Snapshot reads it.
 type Snapshot struct {
 	Instance       string // the instance id
 	AvailableSlots int    // slots free now, 0..MaxConcurrent
@@ -8,16 +8,18 @@ type Snapshot struct {
 	Waiting        int    // calls queued for a slot
 }
 
-// Handle is the read-only view of a bulkhead that a registry hands out (SPEC RG-3).
+// Handle is the read-only view of a bulkhead that a registry hands out. *Bulkhead
+// implements it; see its methods. It is safe for concurrent use.
 type Handle interface {
-	InstanceID() string
-	AvailableSlots() int
-	Snapshot() Snapshot
+	InstanceID() string  // the bulkhead's id
+	AvailableSlots() int // slots free now, 0..MaxConcurrent
+	Snapshot() Snapshot  // id, free and configured slots, waiting calls
 }
 
 var _ Handle = (*Bulkhead)(nil)
 
-// InstanceID returns the bulkhead's id (SPEC RG-1).
+// InstanceID returns the bulkhead's id, which names it in its events, rejections and
+// snapshots.
 func (b *Bulkhead) InstanceID() string { return b.events.ID }
 
 // Config returns the bulkhead's resolved configuration.
@@ -33,10 +35,11 @@ func (b *Bulkhead) AvailableSlots() int {
 	return int(min(max(b.free.Load(), 0), b.max))
 }
 
-// Waiting returns how many calls are queued for a slot.
+// Waiting returns how many calls are queued for a slot now (0 on a disabled bulkhead).
 func (b *Bulkhead) Waiting() int { return int(b.queued.Load()) }
 
-// Snapshot returns the bulkhead's id, free slots, configured slots and waiting calls.
+// Snapshot returns the bulkhead's id, free slots, configured slots and waiting calls. The
+// fields are read one after another, without a lock: under load they may not add up.
 func (b *Bulkhead) Snapshot() Snapshot {
 	return Snapshot{Instance: b.events.ID, AvailableSlots: b.AvailableSlots(),
 		MaxConcurrent: int(b.max), Waiting: b.Waiting()}

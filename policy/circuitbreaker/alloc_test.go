@@ -60,7 +60,7 @@ func TestAllocsAsyncRejected(t *testing.T) {
 	b.ForceOpen()
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _ = call(ctx, 0) }), "rejected while forced open")
 	f := call(ctx, 0)
-	assert.False(t, f.Cancel(), "a shared rejection cannot be cancelled")
+	assert.False(t, f.Cancel(), "a shared rejection cannot be canceled")
 	_, err := f.Await(ctx)
 	var oe *cb.OpenError
 	require.ErrorAs(t, err, &oe)

@@ -1,78 +1,3 @@
-// Package circuitbreaker is resilience4go's circuit breaker: it stops calling a function
-// that keeps failing (or keeps being slow), gives it time to recover, and then tries it
-// again with a few trial calls. Its semantics are those of Resilience4j's CircuitBreaker.
-//
-// # States
-//
-//   - Closed: calls pass. Each outcome (success or failure, slow or not) goes into a
-//     sliding window. Once the window holds at least MinimumCalls outcomes, a failure rate
-//     at or above FailureRateThreshold, or a slow-call rate at or above
-//     SlowCallRateThreshold, opens the breaker.
-//   - Open: calls are rejected at once with the breaker's rejection, which matches ErrOpen
-//     and is never retried (SPEC CO-4); the function is not called. Once WaitInOpen has
-//     passed, the next call moves the breaker to HalfOpen. That is computed on the call,
-//     from the clock: there is no background goroutine and no timer.
-//   - HalfOpen: PermittedInHalfOpen trial calls pass; calls beyond them are rejected while
-//     the trials run. Once every trial has completed, their failure and slow-call rates
-//     decide: at or above a threshold, the breaker opens again for another WaitInOpen;
-//     below both, it closes with an empty window.
-//   - Disabled (Disable, or Enabled(false)): every call passes and nothing is recorded.
-//   - ForcedOpen (ForceOpen): every call is rejected.
-//
-// Reset returns the breaker to Closed with an empty window (to Disabled if it was built
-// with Enabled(false)).
-//
-// # Outcomes
-//
-// A call that returns a nil error is a success. An error matching IgnoreOn (errors.Is)
-// counts as nothing (in half-open it gives its trial slot back). Otherwise, without
-// RecordOn every error is a failure; with RecordOn only the matching errors are failures
-// and other errors count as successes. A call that panics is recorded as a failure and
-// the panic goes on. A call that takes longer than SlowCallThreshold on the breaker's clock
-// is also slow, whether it succeeded or failed (strictly longer, as in Resilience4j).
-//
-// Errors from the caller's context (context.Canceled, context.DeadlineExceeded) are
-// errors like any other, as in Resilience4j: they count as failures unless listed in
-// IgnoreOn (add them there if callers giving up should not open the breaker).
-//
-// An outcome is recorded in the state that admitted the call: a call admitted while
-// closed that completes after the breaker has opened (or been reset, forced open, ...) is
-// not recorded.
-//
-// # Windows
-//
-// A count-based window (the default) holds the outcomes of the last SlidingWindowSize
-// calls. A time-based window (SlidingWindowType(TimeBased)) holds the calls that
-// completed in the last SlidingWindowSize seconds, aggregated in 1-second buckets of the
-// clock; buckets drop out as the clock moves on. For count-based windows MinimumCalls is
-// capped at the window size.
-//
-// # Events
-//
-// A transition publishes policy.CircuitBreakerTransition and a rejection
-// policy.CircuitBreakerRejected (see OnEvent); admitted calls publish nothing (SPEC RG-5).
-//
-// # Composition
-//
-// The breaker is the third layer (SPEC CO-1): a call it rejects never reaches the rate
-// limiter or the layers inside it (CO-2), and an outer retry never retries its rejection
-// (CO-4). Rejections of inner layers are errors like any other: add
-// ratelimit.ErrExceeded to IgnoreOn so that your own limiter does not open your breaker
-// (CO-3).
-//
-// # Defaults
-//
-// Failure rate 50%, a count-based window of 100 calls, 100 minimum calls, 60s open, 10
-// trial calls, slow calls from 60s, slow-call rate 100%, no error lists.
-//
-// # Cost
-//
-// An admitted call reads the clock twice (its duration) and takes the breaker's mutex
-// once, to record its outcome in a small ring; a rejected call reads the clock at most
-// once and takes no lock while the breaker stays open. Neither allocates. One case skips
-// the mutex: a call that succeeded without being slow, while a count-based window is full
-// of such calls, changes nothing (it would replace one success by another and the rates
-// stay 0), so it only reads one atomic flag and writes nothing shared.
 package circuitbreaker
 
 import (
@@ -121,7 +46,7 @@ type Breaker struct {
 	slowRate      float64
 	cls           kind.Classifier
 
-	_ [64]byte
+	_ [64]byte // a whole 64-byte cache line between the read-only fields and word
 	// word is the state (low stateBits bits) and a generation counter (the rest), moved on
 	// every transition, under mu. A permit remembers the word that admitted its call.
 	word      atomic.Uint64
@@ -130,11 +55,11 @@ type Breaker struct {
 	// that were not slow: recording one more such outcome changes nothing (see record).
 	// Written under mu, only when it changes; read without a lock.
 	clean atomic.Bool
-	_     [44]byte
+	_     [44]byte // 64-byte cache line - 8 bytes of word - 8 of openUntil - 4 of clean
 	// notPermitted counts rejections in the current state; on its own cache line, as
 	// rejections write it while admitted calls read word.
 	notPermitted atomic.Int64
-	_            [56]byte
+	_            [56]byte // 64-byte cache line - 8 bytes of notPermitted
 
 	mu       sync.Mutex
 	win      window // the closed-state sliding window
@@ -185,7 +110,8 @@ func build(s settings) (*Breaker, error) {
 	return b, nil
 }
 
-// InstanceID returns the breaker's id (SPEC RG-1).
+// InstanceID returns the breaker's id, which names it in its events, rejections and
+// snapshots.
 func (b *Breaker) InstanceID() string { return b.events.ID }
 
 // Config returns the breaker's resolved configuration.
@@ -422,19 +348,19 @@ func (b *Breaker) rejected(err *OpenError, now, wait int64) {
 	}
 }
 
-// ForceOpen moves the breaker to ForcedOpen: every call is rejected with ErrOpen until
-// Reset (or Disable). Calls in flight are not recorded. Publishes a transition event
-// unless the breaker is already forced open.
+// ForceOpen moves the breaker to the forced-open state (ForcedOpen): every call is
+// rejected with ErrOpen until Reset (or Disable). Calls in flight are not recorded.
+// Publishes a transition event unless the breaker is already forced open.
 func (b *Breaker) ForceOpen() { b.setState(ForcedOpen) }
 
-// Disable moves the breaker to Disabled: every call passes and nothing is recorded, until
-// Reset (or ForceOpen). Publishes a transition event unless the breaker is already
-// disabled.
+// Disable moves the breaker to the disabled state (Disabled): every call passes and
+// nothing is recorded, until Reset (or ForceOpen). Publishes a transition event unless the
+// breaker is already disabled.
 func (b *Breaker) Disable() { b.setState(Disabled) }
 
-// Reset returns the breaker to Closed with an empty window (to Disabled if it was built
-// with Enabled(false): the configuration decides). Calls in flight are not recorded.
-// Publishes a transition event if the state changes.
+// Reset returns the breaker to the closed state with an empty window (to the disabled
+// state if it was built with Enabled(false): the configuration decides). Calls in flight
+// are not recorded. Publishes a transition event if the state changes.
 func (b *Breaker) Reset() {
 	now := b.now()
 	b.mu.Lock()

@@ -15,11 +15,11 @@ import (
 )
 
 func TestStateString(t *testing.T) {
-	assert.Equal(t, "CLOSED", cb.Closed.String())
-	assert.Equal(t, "OPEN", cb.Open.String())
-	assert.Equal(t, "HALF_OPEN", cb.HalfOpen.String())
-	assert.Equal(t, "DISABLED", cb.Disabled.String())
-	assert.Equal(t, "FORCED_OPEN", cb.ForcedOpen.String())
+	assert.Equal(t, "closed", cb.Closed.String())
+	assert.Equal(t, "open", cb.Open.String())
+	assert.Equal(t, "half-open", cb.HalfOpen.String())
+	assert.Equal(t, "disabled", cb.Disabled.String())
+	assert.Equal(t, "forced-open", cb.ForcedOpen.String())
 	assert.Equal(t, "State(9)", cb.State(9).String())
 	assert.Equal(t, "COUNT_BASED", cb.CountBased.String())
 	assert.Equal(t, "TIME_BASED", cb.TimeBased.String())
@@ -331,7 +331,7 @@ func TestForceOpen(t *testing.T) {
 	assert.Equal(t, -1.0, s.FailureRate)
 
 	f.b.ForceOpen() // already forced open: nothing happens
-	assert.Equal(t, []string{"CLOSED→FORCED_OPEN"}, f.rec.transitions())
+	assert.Equal(t, []string{"closed→forced-open"}, f.rec.transitions())
 }
 
 func TestDisable(t *testing.T) {
@@ -366,8 +366,8 @@ func TestResetClosesWithEmptyWindow(t *testing.T) {
 	f.b.Disable()
 	f.b.Reset()
 	require.Equal(t, cb.Closed, f.state())
-	assert.Equal(t, []string{"CLOSED→OPEN", "OPEN→CLOSED", "CLOSED→FORCED_OPEN", "FORCED_OPEN→CLOSED",
-		"CLOSED→DISABLED", "DISABLED→CLOSED"}, f.rec.transitions())
+	assert.Equal(t, []string{"closed→open", "open→closed", "closed→forced-open", "forced-open→closed",
+		"closed→disabled", "disabled→closed"}, f.rec.transitions())
 }
 
 func TestEnabledFalseStartsDisabledAndResetKeepsIt(t *testing.T) {
@@ -404,11 +404,11 @@ func TestTransitionEventsInOrder(t *testing.T) {
 	f := newFixture(t, cb.SlidingWindowSize(2), cb.MinimumCalls(2), cb.WaitInOpen(10*time.Second),
 		cb.PermittedInHalfOpen(1))
 	f.clk.Advance(time.Second)
-	f.do(fail, fail) // CLOSED→OPEN at 1s
+	f.do(fail, fail) // closed→open at 1s
 	f.clk.Advance(10 * time.Second)
-	f.do(fail) // OPEN→HALF_OPEN, HALF_OPEN→OPEN at 11s
+	f.do(fail) // open→half-open, half-open→open at 11s
 	f.clk.Advance(10 * time.Second)
-	f.do(ok) // OPEN→HALF_OPEN, HALF_OPEN→CLOSED at 21s
+	f.do(ok) // open→half-open, half-open→closed at 21s
 	f.b.ForceOpen()
 	f.b.Disable()
 	f.b.Reset()
@@ -420,10 +420,10 @@ func TestTransitionEventsInOrder(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s→%s@%v", e.From, e.To, e.At))
 	}
 	assert.Equal(t, []string{
-		"CLOSED→OPEN@1s",
-		"OPEN→HALF_OPEN@11s", "HALF_OPEN→OPEN@11s",
-		"OPEN→HALF_OPEN@21s", "HALF_OPEN→CLOSED@21s",
-		"CLOSED→FORCED_OPEN@21s", "FORCED_OPEN→DISABLED@21s", "DISABLED→CLOSED@21s",
+		"closed→open@1s",
+		"open→half-open@11s", "half-open→open@11s",
+		"open→half-open@21s", "half-open→closed@21s",
+		"closed→forced-open@21s", "forced-open→disabled@21s", "disabled→closed@21s",
 	}, got)
 }
 
@@ -499,7 +499,7 @@ func TestRejectionError(t *testing.T) {
 	rej := f.rejected()
 	assert.Equal(t, "svc", rej.InstanceID())
 	assert.Equal(t, cb.Open, rej.State())
-	assert.Equal(t, `circuitbreaker: circuit breaker "svc" is OPEN and does not permit the call`, rej.Error())
+	assert.Equal(t, `circuitbreaker: circuit breaker "svc" is open and does not permit the call`, rej.Error())
 	assert.Same(t, rej, f.rejected(), "one preallocated rejection per breaker and state")
 
 	// SPEC CO-4: whatever a retry's lists say, it never retries a breaker's rejection.

@@ -328,7 +328,7 @@ func TestConcurrentCleanWindowStress(t *testing.T) {
 	checkers.Wait()
 
 	mu.Lock()
-	prev := "CLOSED"
+	prev := "closed"
 	for _, e := range trs {
 		require.Equal(t, prev, e.From, "transitions chain in order")
 		prev = e.To

@@ -3,14 +3,13 @@ package circuitbreaker
 // ErrOpen is the errors.Is target of every rejection by a circuit breaker: the breaker is
 // open, forced open, or half-open with every trial call taken, and the function was not
 // called. It is itself an *OpenError (with no instance id), so that even the bare sentinel
-// is never retried (SPEC CO-4).
+// is never retried.
 var ErrOpen error = &OpenError{msg: "circuitbreaker: circuit breaker does not permit the call"}
 
 // OpenError is a breaker's rejection. Each breaker creates its rejections once, at
 // construction (one per rejecting state), so rejecting allocates nothing. It matches
 // ErrOpen, carries the breaker's instance id and the state that refused the call, and
-// implements policy.NeverRetried: a retry never retries it, whatever its lists say
-// (SPEC CO-4).
+// implements policy.NeverRetried: a retry never retries it, whatever its lists say.
 type OpenError struct {
 	instance string
 	state    State
@@ -22,8 +21,9 @@ func newOpenError(instance string, s State) *OpenError {
 		msg: `circuitbreaker: circuit breaker "` + instance + `" is ` + s.String() + " and does not permit the call"}
 }
 
-// Error returns `circuitbreaker: circuit breaker "<instance>" is <STATE> and does not
-// permit the call`.
+// Error returns `circuitbreaker: circuit breaker "<instance>" is <state> and does not
+// permit the call`, where <state> is State's String: "open", "forced-open" or
+// "half-open".
 func (e *OpenError) Error() string { return e.msg }
 
 // InstanceID returns the id of the breaker that rejected the call ("" for ErrOpen itself).
@@ -36,8 +36,9 @@ func (e *OpenError) State() State { return e.state }
 // Is reports whether target is ErrOpen.
 func (e *OpenError) Is(target error) bool { return target == ErrOpen }
 
-// NeverRetried returns true: a call refused by a breaker must not be retried (SPEC CO-4);
-// retries learn it through policy.NeverRetried and errors.As.
+// NeverRetried returns true: a call refused by a breaker must not be retried, or the
+// retry would hammer a dependency the breaker protects; retries learn it through
+// policy.NeverRetried and errors.As.
 func (e *OpenError) NeverRetried() bool { return true }
 
 // rejections are a breaker's preallocated rejection errors, one per refusing state.

@@ -52,11 +52,11 @@ func ExampleNew() {
 	fmt.Println(breaker.Snapshot().State)
 
 	// Output:
-	// inventory: CLOSED → OPEN at 0s
-	// true circuitbreaker: circuit breaker "inventory" is OPEN and does not permit the call
-	// inventory: OPEN → HALF_OPEN at 30s
+	// inventory: closed → open at 0s
+	// true circuitbreaker: circuit breaker "inventory" is open and does not permit the call
+	// inventory: open → half-open at 30s
 	// 7 <nil>
-	// inventory: HALF_OPEN → CLOSED at 30s
+	// inventory: half-open → closed at 30s
 	// 7 <nil>
-	// CLOSED
+	// closed
 }

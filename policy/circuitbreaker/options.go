@@ -38,25 +38,27 @@ func (t WindowType) String() string {
 const MaxWindowSize = 1_000_000
 
 // Config is a breaker's resolved configuration, validated once when the breaker is built.
+// Its zero value is not valid (its thresholds are 0): start from DefaultConfig.
 type Config struct {
 	// FailureRateThreshold is the failure rate, in percent, at or above which the breaker
 	// opens. In (0, 100]. Default 50.
 	FailureRateThreshold float64
 	// SlidingWindowType says whether SlidingWindowSize counts calls or seconds. Default
-	// CountBased.
+	// CountBased. The configuration key takes COUNT_BASED or TIME_BASED.
 	SlidingWindowType WindowType
 	// SlidingWindowSize is the closed-state window: the last n calls (CountBased) or the
 	// calls of the last n seconds (TimeBased). In [1, MaxWindowSize]. Default 100.
 	SlidingWindowSize int
-	// MinimumCalls is how many outcomes the window must hold before its rates count. ≥ 1.
-	// With a count-based window it is capped at SlidingWindowSize. Default 100.
+	// MinimumCalls is how many outcomes the window must hold before its rates count. At
+	// least 1. With a count-based window it is capped at SlidingWindowSize. Default 100.
 	MinimumCalls int
 	// WaitInOpen is how long the breaker stays open before the next call moves it to
-	// half-open. ≥ 0. Default 60s.
+	// half-open. At least 0. Default 60s.
 	WaitInOpen time.Duration
-	// PermittedInHalfOpen is the number of trial calls in half-open. ≥ 1. Default 10.
+	// PermittedInHalfOpen is the number of trial calls in half-open. At least 1.
+	// Default 10.
 	PermittedInHalfOpen int
-	// SlowCallThreshold is the duration above which a call counts as slow. > 0.
+	// SlowCallThreshold is the duration above which a call counts as slow. Positive.
 	// Default 60s.
 	SlowCallThreshold time.Duration
 	// SlowCallRateThreshold is the slow-call rate, in percent, at or above which the
@@ -197,8 +199,9 @@ func setWindowType(c *Config, v string) error {
 type Option func(*settings)
 
 // WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. The zero Config
-// is enabled; start from DefaultConfig to keep the defaults. The breaker validates c when it is built.
+// the application's own settings); options after it change c further. Default
+// DefaultConfig(). The zero Config is enabled but not valid (its thresholds are 0): start
+// from DefaultConfig to keep the defaults. The breaker validates c when it is built.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false makes the breaker start in the disabled state: every call passes and
@@ -206,44 +209,46 @@ func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
 // FailureRateThreshold sets the failure rate, in percent, at or above which the breaker
-// opens [50]. In (0, 100], else R4C-ATR-007.
+// opens. Default 50. Outside (0, 100] fails with R4C-ATR-007.
 func FailureRateThreshold(percent float64) Option {
 	return func(s *settings) { s.FailureRateThreshold = percent }
 }
 
-// SlidingWindowSize sets the closed-state window [100]: the last n calls, or with
-// SlidingWindowType(TimeBased) the calls of the last n seconds. In [1, MaxWindowSize],
-// else R4C-ATR-007.
+// SlidingWindowSize sets the closed-state window: the last n calls, or with
+// SlidingWindowType(TimeBased) the calls of the last n seconds. Default 100. Outside
+// [1, MaxWindowSize] fails with R4C-ATR-007.
 func SlidingWindowSize(n int) Option { return func(s *settings) { s.SlidingWindowSize = n } }
 
 // SlidingWindowType sets whether the window counts calls (CountBased) or seconds
-// (TimeBased) [CountBased].
+// (TimeBased). Default CountBased. The configuration key circuitBreaker.slidingWindowType
+// takes COUNT_BASED or TIME_BASED; another value fails with R4C-ATR-007.
 func SlidingWindowType(t WindowType) Option { return func(s *settings) { s.SlidingWindowType = t } }
 
 // MinimumCalls sets how many outcomes the window must hold before its rates can open the
-// breaker [100]; capped at the window size for count-based windows. ≥ 1, else R4C-ATR-007.
+// breaker; capped at the window size for count-based windows. Default 100. Less than 1
+// fails with R4C-ATR-007.
 func MinimumCalls(n int) Option { return func(s *settings) { s.MinimumCalls = n } }
 
 // WaitInOpen sets how long the breaker stays open before the next call moves it to
-// half-open [60s]. ≥ 0, else R4C-ATR-004.
+// half-open, on the breaker's clock. Default 60s. Negative fails with R4C-ATR-004.
 func WaitInOpen(d time.Duration) Option { return func(s *settings) { s.WaitInOpen = d } }
 
-// PermittedInHalfOpen sets the number of trial calls in half-open [10]. ≥ 1, else
-// R4C-ATR-007.
+// PermittedInHalfOpen sets the number of trial calls in half-open. Default 10. Less than
+// 1 fails with R4C-ATR-007.
 func PermittedInHalfOpen(n int) Option { return func(s *settings) { s.PermittedInHalfOpen = n } }
 
-// SlowCallThreshold sets the duration above which a call counts as slow [60s].
-// Negative: R4C-ATR-004; zero: R4C-ATR-007.
+// SlowCallThreshold sets the duration above which a call counts as slow, on the
+// breaker's clock. Default 60s. Negative fails with R4C-ATR-004, zero with R4C-ATR-007.
 func SlowCallThreshold(d time.Duration) Option { return func(s *settings) { s.SlowCallThreshold = d } }
 
 // SlowCallRateThreshold sets the slow-call rate, in percent, at or above which the breaker
-// opens [100]. In (0, 100], else R4C-ATR-007.
+// opens. Default 100. Outside (0, 100] fails with R4C-ATR-007.
 func SlowCallRateThreshold(percent float64) Option {
 	return func(s *settings) { s.SlowCallRateThreshold = percent }
 }
 
 // IgnoreOn adds errors (matched with errors.Is) that count neither as success nor as
-// failure. Default none. In half-open, an ignored call gives its trial slot back. Nil
+// failure. Default empty. In half-open, an ignored call gives its trial slot back. Nil
 // errors are skipped; each call adds to the list. IgnoreOn wins over RecordOn and
 // RecordIf.
 func IgnoreOn(errs ...error) Option {
@@ -268,10 +273,13 @@ func RecordIf[T any](pred func(v T, err error) bool) Option {
 }
 
 // Name shares one breaker among every function wrapped with this name; the name is the
-// instance id.
+// instance id. Default none: each wrapped function has its own breaker, whose id is the
+// function's id.
 func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the configuration keys configs.<name>.circuitBreaker.*.
+// UseConfig applies the configuration keys configs.<name>.circuitBreaker.*, which take
+// precedence over the options in code. Default none. A name with no such keys fails with
+// R4C-REG-004 when the function is wrapped.
 func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
 // WithClock sets the time source. Default clock.System(). A registry sets its own.
@@ -282,9 +290,10 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
 // OnEvent sets the listener of the breaker's events: CircuitBreakerTransition (From and
-// To are State names, At the clock time) and CircuitBreakerRejected (Err is the
-// rejection; in the open state, Wait is the time left before half-open). Successes
-// publish nothing. Transition events reach the listener in the order of the transitions:
+// To are the states' String forms, e.g. "closed" and "open"; At is the clock time) and
+// CircuitBreakerRejected (Err is the rejection; in the open state, Wait is the time left
+// before half-open). Admitted calls publish nothing. Default none: nothing is published.
+// A registry adds its own listeners. Transition events reach the listener in the order of the transitions:
 // while one runs, the next transition waits. A listener may read State and Snapshot, but
 // must not make the breaker change state (ForceOpen, Disable, Reset, or calls through
 // it), which would wait for itself.

@@ -16,11 +16,11 @@ func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 }
 
 // DecorateFunc returns next guarded by b. Each call asks b for permission: refused, it
-// returns the zero T and b's rejection (matching ErrOpen, never retried: SPEC CO-4), and
-// next is not called (SPEC CO-2). Admitted, next runs and its outcome and duration (on b's
-// clock, from before the call to after it) are recorded in the state that admitted it. A
-// panic in next is recorded as a failure and propagates. Admitted and rejected calls
-// allocate nothing.
+// returns the zero T and b's *OpenError (matching ErrOpen, never retried), and next is
+// not called, so the layers inside the breaker spend nothing. Admitted, next runs and its
+// outcome and duration (on b's clock, from before the call to after it) are recorded in
+// the state that admitted it. A panic in next is recorded as a failure and propagates.
+// Admitted and rejected calls allocate nothing.
 func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
 	pred := kind.For[T](b.cls.If)
 	return func(ctx context.Context, a A) (T, error) {
@@ -45,12 +45,12 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 	}
 }
 
-// DecorateAsyncFunc returns next guarded by b, for calls that return a future
-// (SPEC AS-1). Permission is asked when the call is made: refused, the call returns a
-// failed future with b's rejection and next is not called. Admitted, next's future is
+// DecorateAsyncFunc returns next guarded by b, for calls that return a future.
+// Permission is asked when the call is made: refused, the call returns a failed future
+// with b's *OpenError and next is not called. Admitted, next's future is
 // returned as is and its outcome is recorded when it completes (Future.OnComplete), its
 // duration running from the call to the completion. A future that ends with
-// async.ErrCancelled (e.g. cancelled by the caller) gives its permission back without
+// async.ErrCanceled (e.g. canceled by the caller) gives its permission back without
 // recording anything, like an ignored error. No goroutine is started.
 //
 // The failed futures of rejections are created once, when next is decorated, and shared
@@ -82,7 +82,7 @@ func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy
 		}()
 		f := next(ctx, a)
 		f.OnComplete(func(v T, err error) {
-			if errors.Is(err, async.ErrCancelled) {
+			if errors.Is(err, async.ErrCanceled) {
 				b.record(p, 0, true)
 				return
 			}

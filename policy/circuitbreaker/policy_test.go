@@ -92,7 +92,7 @@ func TestAsyncCancelReleasesWithoutRecording(t *testing.T) {
 	a := newAsyncFixture(t, cb.SlidingWindowSize(1), cb.WaitInOpen(time.Second), cb.PermittedInHalfOpen(1))
 	f, _ := a.start()
 	f.Cancel()
-	assert.Equal(t, 0, a.b.Snapshot().BufferedCalls, "a cancelled call is not recorded")
+	assert.Equal(t, 0, a.b.Snapshot().BufferedCalls, "a canceled call is not recorded")
 	require.Equal(t, cb.Closed, a.state())
 
 	_, c := a.start()
@@ -108,7 +108,7 @@ func TestAsyncCancelReleasesWithoutRecording(t *testing.T) {
 	require.Equal(t, cb.HalfOpen, a.state())
 	assert.Equal(t, 0, a.b.Snapshot().BufferedCalls)
 
-	_, c = a.start() // the cancelled trial gave its slot back
+	_, c = a.start() // the canceled trial gave its slot back
 	require.NotNil(t, c)
 	c("ok", nil)
 	require.Equal(t, cb.Closed, a.state())
@@ -230,7 +230,7 @@ func TestConcurrentCallsKeepStateConsistent(t *testing.T) {
 	trs := rec.transitions()
 	require.Greater(t, len(trs), 3)
 	t.Logf("%d transitions, %d rejections", len(trs), rejected.Load())
-	prev := "CLOSED"
+	prev := "closed"
 	for _, tr := range rec.all() {
 		if tr.Kind != policy.CircuitBreakerTransition {
 			continue
@@ -333,9 +333,9 @@ func TestTransitionEventsOrderedUnderContention(t *testing.T) {
 	call := cb.DecorateFunc(b, failFunc)
 
 	var wg sync.WaitGroup
-	wg.Go(func() { _, _ = call(context.Background(), 0) }) // CLOSED→OPEN; its listener blocks
+	wg.Go(func() { _, _ = call(context.Background(), 0) }) // closed→open; its listener blocks
 	<-entered
-	wg.Go(b.ForceOpen) // OPEN→FORCED_OPEN must wait for the first event
+	wg.Go(b.ForceOpen) // open→forced-open must wait for the first event
 	assert.Never(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -343,5 +343,5 @@ func TestTransitionEventsOrderedUnderContention(t *testing.T) {
 	}, 50*time.Millisecond, time.Millisecond, "the second event overtook the first")
 	close(release)
 	wg.Wait()
-	assert.Equal(t, []string{"CLOSED→OPEN", "OPEN→FORCED_OPEN"}, got)
+	assert.Equal(t, []string{"closed→open", "open→forced-open"}, got)
 }

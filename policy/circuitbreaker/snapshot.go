@@ -6,7 +6,8 @@ import "strconv"
 type State int
 
 // The states. Closed, Open and HalfOpen are the breaker's own cycle; Disabled and
-// ForcedOpen are set by hand (Disable, ForceOpen) and left by Reset.
+// ForcedOpen are set by hand (Disable, ForceOpen) and left by Reset. String names them
+// in events, errors and logs: "closed", "open", "half-open", "disabled", "forced-open".
 const (
 	// Closed: calls pass and their outcomes fill the sliding window.
 	Closed State = iota
@@ -21,9 +22,9 @@ const (
 	ForcedOpen
 )
 
-var stateNames = [...]string{"CLOSED", "OPEN", "HALF_OPEN", "DISABLED", "FORCED_OPEN"}
+var stateNames = [...]string{"closed", "open", "half-open", "disabled", "forced-open"}
 
-// String returns "CLOSED", "OPEN", "HALF_OPEN", "DISABLED" or "FORCED_OPEN".
+// String returns "closed", "open", "half-open", "disabled" or "forced-open".
 func (s State) String() string {
 	if s < Closed || s > ForcedOpen {
 		return "State(" + strconv.Itoa(int(s)) + ")"
@@ -33,10 +34,11 @@ func (s State) String() string {
 
 // Snapshot is a breaker's state and metrics at one instant.
 //
-// The metrics are those of the current state: in Closed, the sliding window; in HalfOpen,
-// the trial calls so far; in Open, whichever of the two opened the breaker; in Disabled
-// and ForcedOpen, none. NotPermittedCalls counts the calls rejected since the breaker
-// entered its current state.
+// The metrics are those of the current state: closed, the sliding window; half-open, the
+// trial calls so far; open, whichever of the two opened the breaker; disabled and
+// forced-open, none (rates -1; BufferedCalls, FailedCalls and SlowCalls 0).
+// NotPermittedCalls counts the calls rejected since the breaker entered its current
+// state.
 type Snapshot struct {
 	Instance          string  // the instance id
 	State             State   // the current state
@@ -48,15 +50,16 @@ type Snapshot struct {
 	NotPermittedCalls int     // calls rejected in the current state
 }
 
-// Handle is the view of a breaker that a registry hands out (SPEC RG-3): read its state,
-// and force it open, disable it or reset it by hand.
+// Handle is the view of a breaker that a registry hands out: read its state, and force
+// it open, disable it or reset it by hand. *Breaker implements it; see its methods. It
+// is safe for concurrent use.
 type Handle interface {
-	InstanceID() string
-	State() State
-	Snapshot() Snapshot
-	ForceOpen()
-	Disable()
-	Reset()
+	InstanceID() string // the breaker's id
+	State() State       // the current state, read without a lock
+	Snapshot() Snapshot // the state and its metrics
+	ForceOpen()         // reject every call until Reset or Disable
+	Disable()           // let every call pass, recording nothing, until Reset or ForceOpen
+	Reset()             // back to closed (or disabled, as built) with an empty window
 }
 
 var _ Handle = (*Breaker)(nil)

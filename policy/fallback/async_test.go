@@ -13,11 +13,11 @@ import (
 )
 
 // pendingCall returns an async function whose one future the test completes, and
-// reports whether that future's work was cancelled.
+// reports whether that future's work was canceled.
 func pendingCall() (policy.AsyncFunc[string, string], func(string, error), *bool) {
-	cancelled := new(bool)
-	fut, complete := async.NewCancellablePromise[string](func() bool { *cancelled = true; return true })
-	return func(context.Context, string) *async.Future[string] { return fut }, complete, cancelled
+	canceled := new(bool)
+	fut, complete := async.NewCancelablePromise[string](func() bool { *canceled = true; return true })
+	return func(context.Context, string) *async.Future[string] { return fut }, complete, canceled
 }
 
 func TestAsyncHandledFailure(t *testing.T) {
@@ -79,12 +79,12 @@ func TestAsyncAlreadyComplete(t *testing.T) {
 func TestAsyncCancelPropagates(t *testing.T) {
 	ev := &events{}
 	f := newFallback(t, fallback.OnEvent(ev.listen))
-	next, complete, cancelled := pendingCall()
+	next, complete, canceled := pendingCall()
 	fut := fallback.DecorateAsyncFunc(f, next)(context.Background(), "go")
 	assert.True(t, fut.Cancel(), "the inner call reports it had not started")
-	assert.True(t, *cancelled)
+	assert.True(t, *canceled)
 	_, err := fut.Await(context.Background())
-	require.ErrorIs(t, err, async.ErrCancelled)
+	require.ErrorIs(t, err, async.ErrCanceled)
 	complete("late", nil)
 	assert.Empty(t, ev.get(), "the fallback is not applied to the cancellation")
 }

@@ -2,12 +2,15 @@
 // fallback handles, a function of the caller's context and that error provides the
 // result instead.
 //
-// The fallback is the outermost layer (SPEC CO-1): it sees the error that is left after
-// every other policy has done its work, retries included. Which errors it handles:
+// The fallback is the outermost layer, whatever order a composition names: it sees the
+// error that is left after every other policy has done its work, retries included. Which
+// errors it handles:
 //   - an error matching IgnoreOn (errors.Is) passes through untouched;
 //   - otherwise, with HandleOn set, only errors matching it are handled; without it,
 //     every error is, the context's own errors (context.Canceled,
-//     context.DeadlineExceeded) included: add them to IgnoreOn to let them through.
+//     context.DeadlineExceeded) included: add them to IgnoreOn to let them through;
+//   - an outcome the lists do not handle, a result with a nil error included, is handled
+//     when HandleIf's predicate returns true for it (IgnoreOn still wins).
 //
 // A handled error is replaced by whatever the fallback function returns, value and
 // error, and a FallbackApplied event carrying the original error is published. A

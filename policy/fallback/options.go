@@ -59,8 +59,8 @@ func init() { kind.Register(descriptor) }
 type Option func(*settings)
 
 // WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. The zero Config
-// is enabled and handles every error.
+// the application's own settings); options after it change c further. Default
+// DefaultConfig(), which is the zero Config: enabled, every error handled.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false lets every result through untouched, the fallback never called. Default
@@ -74,7 +74,7 @@ func HandleOn(errs ...error) Option {
 }
 
 // IgnoreOn adds errors that pass through untouched, matched with errors.Is. Default
-// none. It wins over HandleOn and HandleIf. Each call adds to the list.
+// empty. It wins over HandleOn and HandleIf. Each call adds to the list.
 // IgnoreOn(context.Canceled) returns a caller's cancellation as it is instead of a
 // fallback result.
 func IgnoreOn(errs ...error) Option {
@@ -91,11 +91,15 @@ func HandleIf[T any](pred func(v T, err error) bool) Option {
 	return func(s *settings) { s.handleIf = p }
 }
 
-// Name shares the configuration keys of one name among every function wrapped with it;
-// the name is the instance id.
+// Name gives the fallbacks of every function wrapped with this name one instance id, the
+// name, and so one set of configuration keys (instances.<name>.fallback.*). Each
+// function still gets a fallback of its own, typed by its result. Default none: the id is
+// the wrapped function's id.
 func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the configuration keys configs.<name>.fallback.*.
+// UseConfig applies the configuration keys configs.<name>.fallback.*, which take
+// precedence over the options in code. Default none. A name with no such keys fails with
+// R4C-REG-004 when the function is wrapped.
 func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
 // WithClock sets the time source of event times. Default clock.System(). A registry sets
@@ -106,5 +110,6 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // else "fallback".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the fallback's FallbackApplied events.
+// OnEvent sets the listener of the fallback's FallbackApplied events. Default none:
+// nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

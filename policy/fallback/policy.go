@@ -13,8 +13,9 @@ func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
 }
 
 // DecorateFunc returns next with f's fallback: a call that fails with an error f handles
-// (see Handles) returns the fallback function's result for that error instead, after
-// a FallbackApplied event; any other result is returned as it is. A successful call
+// (see Handles), or whose outcome HandleIf's predicate selects, returns the fallback
+// function's result for that error instead, after a FallbackApplied event; any other
+// result is returned as it is. The fallback function runs on the caller's goroutine. A successful call
 // allocates nothing. A disabled fallback returns next itself.
 func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[A, T] {
 	if f.cfg.Disabled {
@@ -29,9 +30,9 @@ func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[
 	}
 }
 
-// DecorateAsyncFunc returns next with f's fallback for calls that return a future
-// (SPEC AS-1…AS-4): a future that fails with an error f handles is replaced by one
-// completed with the fallback function's result; any other outcome is passed on as it is.
+// DecorateAsyncFunc returns next with f's fallback for calls that return a future: a
+// future that fails with an error f handles is replaced by one completed with the
+// fallback function's result; any other outcome is passed on as it is.
 // The fallback function then runs on the goroutine that completes next's future, so it
 // should return quickly. Cancelling the returned future cancels next's future, and the
 // fallback is not applied to the cancellation.
@@ -53,13 +54,13 @@ func DecorateAsyncFunc[A, T any](f *Fallback[T], next policy.AsyncFunc[A, T]) po
 			complete(f.apply(ctx, err))
 			return out
 		}
-		out, complete := async.NewCancellablePromise[T](inner.Cancel)
+		out, complete := async.NewCancelablePromise[T](inner.Cancel)
 		inner.OnComplete(func(v T, err error) {
 			if (err == nil && f.pred == nil) || !f.handles(v, err) {
 				complete(v, err)
 				return
 			}
-			if _, cancelled, _ := out.Result(); cancelled { // only Cancel completes out early
+			if _, canceled, _ := out.Result(); canceled { // only Cancel completes out early
 				return
 			}
 			complete(f.apply(ctx, err))

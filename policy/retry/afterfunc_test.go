@@ -71,18 +71,18 @@ func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 	}
 	succeeded, okFut := start(shared)
 	exhausted, exhaustedFut := start(shared)
-	cancelledInWait, cancelledInWaitFut := start(shared)
-	_, cancelledInFlightFut := start(shared)
+	canceledInWait, canceledInWaitFut := start(shared)
+	_, canceledInFlightFut := start(shared)
 	endedCtx := newOwnDoneCtx()
 	endedInWait, endedInWaitFut := start(endedCtx)
 	attemptCtx := newOwnDoneCtx()
 	endedInAttempt, endedInAttemptFut := start(attemptCtx)
 
-	for _, fn := range []*asyncFn{succeeded, exhausted, cancelledInWait, endedInWait} {
+	for _, fn := range []*asyncFn{succeeded, exhausted, canceledInWait, endedInWait} {
 		fn.last().complete(0, errBoom)
 	}
-	assert.False(t, cancelledInWaitFut.Cancel())
-	assert.False(t, cancelledInFlightFut.Cancel())
+	assert.False(t, canceledInWaitFut.Cancel())
+	assert.False(t, canceledInFlightFut.Cancel())
 	endedCtx.cancel()
 	_, err := await(t, endedInWaitFut)
 	require.ErrorIs(t, err, context.Canceled)
@@ -181,7 +181,7 @@ func TestAS2_AsyncContextHookRemovedSystemClock(t *testing.T) {
 }
 
 // BenchmarkAsyncRetried with a context that can end: a hook is registered on it.
-func BenchmarkAsyncRetriedCancellableContext(b *testing.B) {
+func BenchmarkAsyncRetriedCancelableContext(b *testing.B) {
 	clk := clock.NewManual()
 	r := benchRetry(b, retry.WithClock(clk))
 	failed, ok := async.Failed[int](errBoom), async.Completed(1)
@@ -206,8 +206,8 @@ func BenchmarkAsyncRetriedCancellableContext(b *testing.B) {
 	}
 }
 
-// A call cancelled during its first wait.
-func BenchmarkAsyncCancelledDuringTheDelay(b *testing.B) {
+// A call canceled during its first wait.
+func BenchmarkAsyncCanceledDuringTheDelay(b *testing.B) {
 	clk := clock.NewManual()
 	r := benchRetry(b, retry.WithClock(clk))
 	failed := async.Failed[int](errBoom)

@@ -17,10 +17,10 @@ import (
 
 // attempt is one call of an asynchronous function whose futures the test completes.
 type attempt struct {
-	at        time.Duration
-	fut       *async.Future[int]
-	complete  func(int, error)
-	cancelled bool
+	at       time.Duration
+	fut      *async.Future[int]
+	complete func(int, error)
+	canceled bool
 }
 
 type asyncFn struct {
@@ -31,9 +31,9 @@ type asyncFn struct {
 
 func (f *asyncFn) call(ctx context.Context, _ struct{}) *async.Future[int] {
 	a := &attempt{at: f.clk.Now()}
-	a.fut, a.complete = async.NewCancellablePromise[int](func() bool {
+	a.fut, a.complete = async.NewCancelablePromise[int](func() bool {
 		f.mu.Lock()
-		a.cancelled = true
+		a.canceled = true
 		f.mu.Unlock()
 		return false
 	})
@@ -190,7 +190,7 @@ func TestAsyncCancelDuringTheDelay(t *testing.T) {
 	clk.Advance(time.Hour)
 	assert.Equal(t, 1, fn.n(), "no further attempt")
 	_, err := settled(t, fut)
-	require.ErrorIs(t, err, async.ErrCancelled)
+	require.ErrorIs(t, err, async.ErrCanceled)
 	require.Len(t, ev.get(), 1, "only the first RetryAttempt")
 }
 
@@ -204,13 +204,13 @@ func TestAsyncCancelInFlight(t *testing.T) {
 	require.Equal(t, 2, fn.n())
 
 	fut.Cancel()
-	assert.True(t, fn.last().cancelled, "the attempt in flight is cancelled")
-	assert.False(t, fn.attempts[0].cancelled)
+	assert.True(t, fn.last().canceled, "the attempt in flight is canceled")
+	assert.False(t, fn.attempts[0].canceled)
 	clk.Advance(time.Hour)
 	assert.Equal(t, 2, fn.n())
 	assert.Equal(t, 0, clk.PendingTasks())
 	_, err := settled(t, fut)
-	require.ErrorIs(t, err, async.ErrCancelled)
+	require.ErrorIs(t, err, async.ErrCanceled)
 }
 
 func TestAsyncCancelWhileTheFirstAttemptRuns(t *testing.T) {
@@ -219,7 +219,7 @@ func TestAsyncCancelWhileTheFirstAttemptRuns(t *testing.T) {
 	r := newRetry(t, retry.WithClock(clk))
 	fut := retry.DecorateAsyncFunc(r, fn.call)(context.Background(), struct{}{})
 	fut.Cancel()
-	assert.True(t, fn.last().cancelled)
+	assert.True(t, fn.last().canceled)
 	assert.Equal(t, 0, clk.PendingTasks())
 	assert.Equal(t, 1, fn.n())
 }

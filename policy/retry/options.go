@@ -139,8 +139,9 @@ func init() { kind.Register(descriptor) }
 type Option func(*settings)
 
 // WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. The zero Config
-// is enabled; start from DefaultConfig to keep the defaults. The retry validates c when it is built.
+// the application's own settings); options after it change c further. Default
+// DefaultConfig(). The zero Config is enabled but not valid (MaxAttempts 0): start from
+// DefaultConfig to keep the defaults. The retry validates c when it is built.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false makes every call a single attempt, with no retry and no event. Default
@@ -156,16 +157,16 @@ func MaxAttempts(n int) Option { return func(s *settings) { s.MaxAttempts = n } 
 func Delay(d time.Duration) Option { return func(s *settings) { s.Delay = d } }
 
 // Multiplier sets the backoff factor: the wait before attempt k+1 is
-// delay·multiplier^(k-1). Default 1, a constant delay. Less than 1 fails with
-// R4C-ATR-007.
+// delay·multiplier^(k-1). Default 1, a constant delay. Less than 1, or not finite, fails
+// with R4C-ATR-007.
 func Multiplier(f float64) Option { return func(s *settings) { s.Multiplier = f } }
 
 // MaxDelay caps each computed wait, before jitter. Default 0, no cap. Negative fails with
 // R4C-ATR-004.
 func MaxDelay(d time.Duration) Option { return func(s *settings) { s.MaxDelay = d } }
 
-// Jitter randomises each wait uniformly within wait·(1±f). Default 0, none. Outside
-// [0, 1] fails with R4C-ATR-007.
+// Jitter randomises each wait uniformly within wait·(1±f), after the cap. Default 0,
+// none. Outside [0, 1] fails with R4C-ATR-007.
 func Jitter(f float64) Option { return func(s *settings) { s.Jitter = f } }
 
 // RetryOn adds errors to retry, matched with errors.Is. Default empty: every error is
@@ -194,15 +195,19 @@ func RetryIf[T any](pred func(v T, err error) bool) Option {
 	return func(s *settings) { s.retryIf = p }
 }
 
-// RandSource sets the random source of the jitter. Default math/rand/v2's global source.
-// Calls into src are serialised by a lock: src may be shared.
+// RandSource sets the random source of the jitter, for a reproducible jitter in tests.
+// Default math/rand/v2's global source. Calls into src are serialised by a lock: src may
+// be shared.
 func RandSource(src rand.Source) Option { return func(s *settings) { s.Rand = src } }
 
 // Name shares one retry among every function wrapped with this name; the name is the
-// instance id.
+// instance id. Default none: each wrapped function has its own retry, whose id is the
+// function's id.
 func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the configuration keys configs.<name>.retry.*.
+// UseConfig applies the configuration keys configs.<name>.retry.*, which take precedence
+// over the options in code. Default none. A name with no such keys fails with R4C-REG-004
+// when the function is wrapped.
 func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
 // WithClock sets the time source of the delays. Default clock.System(). A registry sets
@@ -213,6 +218,6 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // "retry".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the retry's RetryAttempt, RetryExhausted and RetryAborted
-// events.
+// OnEvent sets the listener of the retry's RetryAttempt and RetryExhausted events.
+// Default none: nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

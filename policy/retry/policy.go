@@ -19,9 +19,9 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 //
 // It returns the first successful attempt's result, or the last attempt's result and
 // error as they are when the retry gives up (attempts exhausted, or an error that is not
-// retried: AbortOn, outside RetryOn, or policy.NeverRetried, SPEC CO-4). When ctx ends
-// before a new attempt or during a wait, the retries stop and the error matches both the
-// last attempt's error and ctx's error.
+// retried: AbortOn, outside RetryOn, or policy.NeverRetried). When ctx ends before a new
+// attempt or during a wait, the retries stop and the error matches both the last
+// attempt's error and ctx's error.
 //
 // A call that succeeds the first time allocates nothing and publishes nothing; a call
 // that fails at once with an error that is not retried allocates nothing either. A
@@ -63,15 +63,15 @@ func retrySync[A, T any](r *Retry, pred func(T, error) bool, ctx context.Context
 	}
 }
 
-// DecorateAsyncFunc returns next retried by r for calls that return a future (SPEC AS-1…AS-4).
-// The first attempt starts at once; when an attempt's future fails with an error that
-// may be retried, the next attempt is scheduled on r's clock with AfterFunc: no goroutine
-// waits (SPEC AS-2). The returned future completes with the first successful attempt's
+// DecorateAsyncFunc returns next retried by r for calls that return a future. The first
+// attempt starts at once; when an attempt's future fails with an error that may be
+// retried, the next attempt is scheduled on r's clock with AfterFunc: no goroutine waits.
+// The returned future completes with the first successful attempt's
 // result, or as DecorateFunc's call returns when the retry gives up or ctx ends; ctx
 // ending during a wait stops the timer and fails the future at once.
 //
-// Cancelling the returned future stops a pending wait, so that no further attempt starts
-// (SPEC AS-3), and cancels the attempt in flight. A first attempt whose future is already
+// Cancelling the returned future stops a pending wait, so that no further attempt starts,
+// and cancels the attempt in flight. A first attempt whose future is already
 // complete with a success, or with an error that is not retried, is returned as it is,
 // with no allocation. A disabled retry returns next itself.
 func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
@@ -162,9 +162,9 @@ func (ru *run[A, T]) end(v T, err error, exhausted int) {
 }
 
 // Stop returns the run's result: end's, or the last attempt's joined with ctx's error
-// when ctx ended during a wait. A cancelled run publishes nothing.
+// when ctx ended during a wait. A canceled run publishes nothing.
 func (ru *run[A, T]) Stop(cause error) (T, error) {
-	if cause == async.ErrCancelled {
+	if cause == async.ErrCanceled {
 		var zero T
 		return zero, cause
 	}

@@ -4,16 +4,22 @@
 // The wait after failed attempt k, before attempt k+1, is Delay·Multiplier^(k-1), capped
 // by MaxDelay, and then, with Jitter j > 0, drawn uniformly from wait·(1±j). With the
 // defaults (3 attempts, Delay 500ms, Multiplier 1, no cap, no jitter) a call that keeps
-// failing is attempted at 0, 500ms and 1s. Waits are slept on the policy's clock: a test
+// failing is attempted at 0, 500ms and 1s. An error that implements policy.RetryAfter
+// (an HTTP 429 or 503 with a Retry-After header, from package resiliencehttp) sets the
+// wait itself, with no cap and no jitter. Waits are slept on the policy's clock: a test
 // with clock.NewManual controls them exactly.
 //
 // Which errors are retried:
 //   - an error for which errors.As finds a policy.NeverRetried that reports true is never
 //     retried, whatever the lists say: that is how an open circuit breaker's rejection
-//     ends the retries at once (SPEC CO-4);
+//     ends the retries at once;
 //   - an error matching AbortOn (errors.Is) is not retried;
 //   - otherwise, with RetryOn set, only errors matching it are retried; without it, every
-//     error is, rate-limiter rejections included (SPEC CO-3).
+//     error is, rate-limiter rejections included (add ratelimit.ErrExceeded to AbortOn to
+//     fail fast instead);
+//   - an outcome the lists do not retry, a result with a nil error included, is retried
+//     when RetryIf's predicate returns true for it (AbortOn and policy.NeverRetried still
+//     win).
 //
 // There is no rejection error of its own: when the retry gives up, the last attempt's
 // error is returned as is, so errors.Is and errors.As see it unchanged. The one exception
@@ -25,7 +31,7 @@
 // A retry publishes RetryAttempt for each failed attempt that will be retried and
 // RetryExhausted when it gives up on an error; a call that succeeds the first time
 // publishes nothing and allocates nothing. Each attempt goes through every inner layer
-// again: it takes its own rate-limiter permit (SPEC CO-4) and gets its own timeout.
+// again: it takes its own rate-limiter permit and gets its own timeout.
 //
 // A Retry is safe for concurrent use and holds no per-call state: one instance may serve
 // any number of functions and goroutines.
@@ -62,7 +68,8 @@ var sourceMu sync.Mutex
 
 // New builds a retry from opts, over the defaults of DefaultConfig. An invalid
 // configuration returns a *policy.ConfigError: R4C-ATR-007 (maxAttempts < 1,
-// multiplier < 1, jitter outside [0, 1]) or R4C-ATR-004 (negative delay or maxDelay).
+// multiplier < 1 or not finite, jitter outside [0, 1]) or R4C-ATR-004 (negative delay or
+// maxDelay).
 // The instance id is WithInstanceID's, else the Name, else "retry".
 func New(opts ...Option) (*Retry, error) { return kind.New(defaults, build, opts) }
 

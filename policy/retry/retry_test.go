@@ -249,7 +249,7 @@ func TestNeverRetriedIsNeverRetried_CO4(t *testing.T) {
 	assert.Equal(t, 2, rec.calls())
 }
 
-func TestContextCancelledDuringTheDelayStopsRetries(t *testing.T) {
+func TestContextCanceledDuringTheDelayStopsRetries(t *testing.T) {
 	clk := clock.NewManual()
 	ev := &events{}
 	r := newRetry(t, retry.WithClock(clk), retry.Delay(time.Second), retry.MaxAttempts(5), retry.OnEvent(ev.listen))

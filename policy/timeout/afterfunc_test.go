@@ -53,7 +53,7 @@ func settleGoroutines(want int) int {
 	}
 }
 
-// SPEC AS-2, AS-3: whichever way a call ends (in time, at its deadline, cancelled; sync
+// SPEC AS-2, AS-3: whichever way a call ends (in time, at its deadline, canceled; sync
 // and async, on a manual clock), the call's context is no longer registered on the
 // caller's.
 func TestAS3_CallContextRemovedOnEveryOutcome(t *testing.T) {
@@ -62,15 +62,15 @@ func TestAS3_CallContextRemovedOnEveryOutcome(t *testing.T) {
 	defer shared.cancel()
 	before := runtime.NumGoroutine()
 
-	var inTime, late, cancelled innerCall
+	var inTime, late, canceled innerCall
 	inTimeFut := timeout.DecorateAsyncFunc(to, inTime.next(false))(shared, "q")
 	lateFut := timeout.DecorateAsyncFunc(to, late.next(false))(shared, "q")
-	cancelledFut := timeout.DecorateAsyncFunc(to, cancelled.next(true))(shared, "q")
+	canceledFut := timeout.DecorateAsyncFunc(to, canceled.next(true))(shared, "q")
 	inTime.complete("ok", nil)
 	v, err := requireDone(t, inTimeFut)
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
-	assert.True(t, cancelledFut.Cancel())
+	assert.True(t, canceledFut.Cancel())
 
 	syncInTime := timeout.DecorateFunc(to, func(context.Context, string) (string, error) { return "ok", nil })
 	_, err = syncInTime(shared, "q")

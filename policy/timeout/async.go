@@ -10,16 +10,16 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// DecorateAsyncFunc returns next bounded by t, for calls that return a future
-// (SPEC AS-1…AS-4). Each call starts next at once, with a context derived from ctx that
-// ends at the deadline, Duration from now on t's clock, and returns a future that:
+// DecorateAsyncFunc returns next bounded by t, for calls that return a future. Each call
+// starts next at once, with a context derived from ctx that ends at the deadline,
+// Duration from now on t's clock, and returns a future that:
 //   - completes with next's result if next's future completes before the deadline; the
 //     deadline's timer is then stopped at once (a manual clock's PendingTasks drops);
 //   - fails with t's *TimeoutError (matching ErrTimeout and context.DeadlineExceeded) at
-//     the deadline, fired by a clock timer: no goroutine waits for it (SPEC AS-2). next's
-//     context then ends (its Err() is context.DeadlineExceeded, its cause the
-//     *TimeoutError), next's future is cancelled, and a TimeoutExceeded event is
-//     published (Wait = Duration).
+//     the deadline, fired by a clock timer: no goroutine waits for it. next's context
+//     then ends (its Err() is context.DeadlineExceeded, its cause the *TimeoutError),
+//     next's future is canceled, and a TimeoutExceeded event is published (Wait =
+//     Duration).
 //
 // Contexts that next derives from its context see context.Canceled when the deadline
 // ends them (their cause is the *TimeoutError); next's context itself reports
@@ -35,14 +35,14 @@ func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy
 	}
 	return func(ctx context.Context, a A) *async.Future[T] {
 		c := &asyncCall[T]{t: t, ctx: newClockCtx(ctx, t)}
-		fut, complete := async.NewCancellablePromise[T](c.cancel)
+		fut, complete := async.NewCancelablePromise[T](c.cancel)
 		c.complete = complete
 		c.timer = t.clk.AfterFunc(t.d, c.expire)
 		inner := next(c.ctx, a)
 		c.mu.Lock()
 		c.inner = inner
 		c.mu.Unlock()
-		if c.state.Load() != running { // timed out or cancelled while next ran
+		if c.state.Load() != running { // timed out or canceled while next ran
 			inner.Cancel()
 			return fut
 		}
@@ -97,7 +97,7 @@ func (c *asyncCall[T]) expire() {
 }
 
 // cancel is the outer future's cancel hook (the future already failed with
-// async.ErrCancelled).
+// async.ErrCanceled).
 func (c *asyncCall[T]) cancel() bool {
 	if !c.state.CompareAndSwap(running, over) {
 		return false
@@ -108,7 +108,7 @@ func (c *asyncCall[T]) cancel() bool {
 	inner := c.inner
 	c.mu.Unlock()
 	if inner == nil {
-		return false // next is running now; its future is cancelled when it returns
+		return false // next is running now; its future is canceled when it returns
 	}
 	return inner.Cancel()
 }

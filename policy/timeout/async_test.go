@@ -17,7 +17,7 @@ type asyncFuture = async.Future[string]
 
 func completedString(s string) *asyncFuture { return async.Completed(s) }
 
-// A pending inner call: the test completes it, and sees whether it was cancelled.
+// A pending inner call: the test completes it, and sees whether it was canceled.
 type innerCall struct {
 	ctx      context.Context
 	fut      *asyncFuture
@@ -29,7 +29,7 @@ func (c *innerCall) next(notStarted bool) policy.AsyncFunc[string, string] {
 	return func(ctx context.Context, _ string) *asyncFuture {
 		c.ctx = ctx
 		c.started = true
-		c.fut, c.complete = async.NewCancellablePromise[string](func() bool { return notStarted })
+		c.fut, c.complete = async.NewCancelablePromise[string](func() bool { return notStarted })
 		return c.fut
 	}
 }
@@ -48,7 +48,7 @@ func requirePending[T any](t *testing.T, f *async.Future[T]) {
 }
 
 // The future fails with ErrTimeout at the deadline, fired by the clock's timer (SPEC AS-2),
-// and the inner future is cancelled.
+// and the inner future is canceled.
 func TestAsyncTimesOut(t *testing.T) {
 	to, clk, rec := newManual(t, 500*time.Millisecond)
 	var in innerCall
@@ -70,7 +70,7 @@ func TestAsyncTimesOut(t *testing.T) {
 	_, err := requireDone(t, fut)
 	requireTimeoutError(t, err)
 	_, innerErr := requireDone(t, in.fut)
-	assert.ErrorIs(t, innerErr, async.ErrCancelled, "the inner future is cancelled at the deadline")
+	assert.ErrorIs(t, innerErr, async.ErrCanceled, "the inner future is canceled at the deadline")
 	assert.Equal(t, context.DeadlineExceeded, in.ctx.Err())
 	assert.Equal(t, to.Err(), context.Cause(in.ctx))
 	assert.Zero(t, clk.PendingTasks())
@@ -123,7 +123,7 @@ func TestAsyncAlreadyComplete(t *testing.T) {
 }
 
 // The deadline passes while next itself is still running (it advances the clock before
-// returning its future): the future it returns is cancelled.
+// returning its future): the future it returns is canceled.
 func TestAsyncDeadlineDuringNext(t *testing.T) {
 	to, clk, rec := newManual(t, 500*time.Millisecond)
 	var inner *asyncFuture
@@ -137,7 +137,7 @@ func TestAsyncDeadlineDuringNext(t *testing.T) {
 	_, err := requireDone(t, fut)
 	requireTimeoutError(t, err)
 	_, innerErr := requireDone(t, inner)
-	assert.ErrorIs(t, innerErr, async.ErrCancelled)
+	assert.ErrorIs(t, innerErr, async.ErrCanceled)
 	assert.Len(t, rec.events, 1)
 	assert.Zero(t, clk.PendingTasks())
 }
@@ -154,9 +154,9 @@ func TestAsyncCancel(t *testing.T) {
 
 		assert.Equal(t, notStarted, fut.Cancel())
 		_, err := requireDone(t, fut)
-		assert.ErrorIs(t, err, async.ErrCancelled)
+		assert.ErrorIs(t, err, async.ErrCanceled)
 		_, innerErr := requireDone(t, in.fut)
-		assert.ErrorIs(t, innerErr, async.ErrCancelled)
+		assert.ErrorIs(t, innerErr, async.ErrCanceled)
 		assert.Zero(t, clk.PendingTasks(), "the timer is stopped")
 		assert.Equal(t, context.Canceled, in.ctx.Err())
 		assert.False(t, fut.Cancel(), "a second Cancel does nothing")

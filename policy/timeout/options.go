@@ -12,7 +12,7 @@ import (
 // Two identical option sets give configurations equal under reflect.DeepEqual.
 type Config struct {
 	// Duration is how long a call may run, measured on the policy's clock from the moment
-	// the call enters the timeout layer. > 0. No default: New takes it as its first
+	// the call enters the timeout layer. Positive. Default none: New takes it as its first
 	// argument, a registry sets it from the spec or from the key timeout.duration.
 	Duration time.Duration
 	// Disabled true lets every call run without a deadline. Default false: the zero value
@@ -67,30 +67,37 @@ func init() { kind.Register(descriptor) }
 type Option func(*settings)
 
 // WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. The zero Config
-// is enabled; Duration must be set in it, or by Duration after it. The timeout validates c when it is built.
+// the application's own settings); options after it change c further. Default
+// DefaultConfig() with New's duration. The zero Config is enabled; Duration must be set
+// in it, or by Duration after it. The timeout validates c when it is built.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false lets every call run without a deadline. Default true.
 func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
-// Duration sets how long a call may run; it must be positive. New sets it from its first
-// argument; this option, applied after it, overrides it.
+// Duration sets how long a call may run, on the timeout's clock. Default none: New sets
+// it from its first argument, and this option, applied after it, overrides it. Negative
+// fails with R4C-ATR-004, zero with R4C-ATR-007.
 func Duration(d time.Duration) Option { return func(s *settings) { s.Duration = d } }
 
 // Name shares one timeout instance among every function wrapped with this name; the name
-// is the instance id.
+// is the instance id. Default none: each wrapped function has its own timeout, whose id
+// is the function's id.
 func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the configuration keys configs.<name>.timeout.*.
+// UseConfig applies the configuration keys configs.<name>.timeout.*, which take
+// precedence over the options in code. Default none. A name with no such keys fails with
+// R4C-REG-004 when the function is wrapped.
 func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
-// WithClock sets the time source. Default clock.System(). A registry sets its own.
+// WithClock sets the time source that measures the deadline. Default clock.System(). A
+// registry sets its own.
 func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
 // WithInstanceID sets the instance id of a timeout built with New. Default the Name,
 // else "timeout".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the timeout's TimeoutExceeded events.
+// OnEvent sets the listener of the timeout's TimeoutExceeded events. Default none:
+// nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -1,4 +1,4 @@
-// Package timeout is resilience4go's timeout policy (layer LayerTimeout, SPEC CO-1): a call
+// Package timeout is resilience4go's timeout policy (layer policy.LayerTimeout): a call
 // that runs longer than its Duration fails with ErrTimeout.
 //
 // A synchronous call runs on the caller's goroutine, with a context that ends at the
@@ -10,15 +10,20 @@
 // returns, and the caller then gets ErrTimeout all the same.
 //
 // An asynchronous call starts at once with that context, and its future fails with the
-// timeout's error at the deadline, scheduled with a clock timer (no goroutine waits, SPEC
-// AS-2); the inner future is then cancelled. A call that completes in time stops its timer
+// timeout's error at the deadline, scheduled with a clock timer (no goroutine waits); the
+// inner future is then canceled. A call that completes in time stops its timer
 // at once, so a manual clock's PendingTasks drops as soon as the call is over.
 //
-// The deadline is measured on the policy's clock (SPEC RG-6): with a manual clock the
-// context ends when the test advances the clock past it. Because the timeout layer sits
-// inside the rate limiter, time spent waiting for a permit does not count (SPEC CO-5).
+// The deadline is measured on the policy's clock (a registry's clock, when the timeout is
+// built through one): with a manual clock the context ends when the test advances the
+// clock past it. In the default order the timeout sits inside the rate limiter and
+// outside the bulkhead, so time spent waiting for a permit does not count, and time spent
+// waiting for a bulkhead slot does.
 //
 // Defaults: Enabled true; Duration has no default and must be positive.
+//
+// The timeout's error, a *TimeoutError, is made once per instance: timing out allocates
+// no error. It matches ErrTimeout and context.DeadlineExceeded.
 package timeout
 
 import (
@@ -42,7 +47,7 @@ type Timeout struct {
 	err     *TimeoutError
 }
 
-// New builds a timeout of d (> 0) with opts. An invalid configuration returns a
+// New builds a timeout of d (positive) with opts. An invalid configuration returns a
 // *policy.ConfigError: R4C-ATR-004 (d < 0) or R4C-ATR-007 (d == 0). The instance id is
 // WithInstanceID's, else the Name, else "timeout".
 func New(d time.Duration, opts ...Option) (*Timeout, error) {
@@ -66,7 +71,7 @@ func build(s settings) (*Timeout, error) {
 	}, nil
 }
 
-// InstanceID returns the timeout's id (SPEC RG-1).
+// InstanceID returns the timeout's id, which names it in its events and its error.
 func (t *Timeout) InstanceID() string { return t.events.ID }
 
 // Config returns the timeout's resolved configuration.

@@ -150,7 +150,7 @@ func TestSyncFunctionIgnoringContext(t *testing.T) {
 }
 
 // The caller's own cancellation is not a timeout: the function's result is returned as is.
-func TestSyncParentCancelledIsNotATimeout(t *testing.T) {
+func TestSyncParentCanceledIsNotATimeout(t *testing.T) {
 	to, clk, rec := newManual(t, 500*time.Millisecond)
 	parent, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -4,17 +4,18 @@
 //
 // # Semantics
 //
-// A limiter keeps the same rules as in-process (SPEC RL-1…RL-11): a burst of Permits, then
-// one permit every T = Period/Permits (rounded up to a whole nanosecond, RL-2), rejection
-// with the limiter's own ErrExceeded value (RL-6), reservations within MaxWait (RL-7), the
-// retry-after of a refused call (RL-9b), the cancellation of the tail reservation (RL-9),
-// and AvailablePermits and Snapshot (RL-11). The GCRA state, one TAT per limiter name,
-// lives in Redis, and every decision is one Lua script run with EVALSHA (EVAL when the
-// server does not know the script yet): one round trip per call. Time comes from Redis
-// TIME inside the script, so the clients' clocks may disagree; a caller that must wait for
-// its reserved permit waits locally, on its own clock. The script's arithmetic is exact:
-// times are (seconds, nanoseconds) pairs of integers, so no value ever leaves the range in
-// which Lua's numbers are exact.
+// A limiter keeps the same rules as in-process: a burst of Permits, then one permit every
+// T = Period/Permits (rounded up to a whole nanosecond, so that rounding never admits
+// more than the configured rate), rejection with the limiter's own error matching
+// ratelimit.ErrExceeded, reservations within MaxWait, the retry-after of a refused call,
+// a canceled reservation giving its permit back when no later one stands behind it, and
+// AvailablePermits and Snapshot. The GCRA state, one TAT per limiter name, lives in
+// Redis, and every decision is one Lua script run with EVALSHA (EVAL when the server does
+// not know the script yet): one round trip per call. Time comes from Redis TIME inside
+// the script, so the clients' clocks may disagree; a caller that must wait for its
+// reserved permit waits locally, on its own clock. The script's arithmetic is exact:
+// times are (seconds, nanoseconds) pairs of integers, so no value ever leaves the range
+// in which Lua's numbers are exact.
 //
 // # Key layout
 //
@@ -30,15 +31,16 @@
 //
 // # Failures
 //
-// Each call to Redis is bounded by a timeout [50ms]. When Redis fails or answers too late,
-// the limiter publishes RateLimiterBackendFailed and applies the failure policy until
-// Redis answers again: Local (the default) decides with an in-process limiter of the same
-// configuration (each instance then limits itself), FailOpen lets every call pass,
-// FailClosed refuses every call. While Redis is down only one call per ProbeInterval [1s]
-// for the whole backend tries it again; the others take the failure policy at once. The
-// limiter whose call finds Redis down publishes RateLimiterBackendFailed, and the one whose
-// call Redis answers again publishes RateLimiterBackendRecovered. No call waits for Redis
-// longer than the timeout, whatever the client's own timeouts.
+// Each call to Redis is bounded by Timeout, 50ms by default. When Redis fails or answers
+// too late, the limiter publishes RateLimiterBackendFailed and applies the failure policy
+// until Redis answers again: Local (the default) decides with an in-process limiter of
+// the same configuration (each instance then limits itself), FailOpen lets every call
+// pass, FailClosed refuses every call. While Redis is down only one call per
+// ProbeInterval (1s by default) for the whole backend tries it again; the others take the
+// failure policy at once. The limiter whose call finds Redis down publishes
+// RateLimiterBackendFailed, and the one whose call Redis answers again publishes
+// RateLimiterBackendRecovered. No call waits for Redis longer than the timeout, whatever
+// the client's own timeouts.
 package redis
 
 import (
@@ -57,13 +59,13 @@ type FailurePolicy uint8
 
 // The failure policies.
 const (
-	// Local decides with an in-process limiter of the same configuration: each instance
-	// limits itself, as without a backend (SPEC RL-15). The default.
+	// Local decides with an in-process limiter of the same configuration: each process
+	// limits itself, as every limiter does without a backend. The default.
 	Local FailurePolicy = iota
 	// FailOpen lets every call pass, unlimited.
 	FailOpen
-	// FailClosed refuses every call with the limiter's rejection (ErrExceeded); the
-	// retry-after is the emission interval T.
+	// FailClosed refuses every call with the limiter's rejection (matching
+	// ratelimit.ErrExceeded); the retry-after is the emission interval T.
 	FailClosed
 )
 
@@ -80,22 +82,25 @@ func (p FailurePolicy) String() string {
 	return "FailurePolicy(" + strconv.Itoa(int(p)) + ")"
 }
 
-// Config is a Backend's resolved configuration.
+// Config is a Backend's resolved configuration, validated once by New. Its zero value is
+// not valid (Timeout and ProbeInterval 0): start from DefaultConfig.
 type Config struct {
-	// Prefix starts every key's name, inside its hash tag [DefaultPrefix].
+	// Prefix starts every key's name, inside its hash tag. Default DefaultPrefix, "r4c:".
 	Prefix string
-	// Timeout bounds each call to Redis [50ms]; > 0.
+	// Timeout bounds each call to Redis. Positive. Default 50ms.
 	Timeout time.Duration
-	// OnFailure is what limiters do while Redis fails (default Local).
+	// OnFailure is what limiters do while Redis fails. Default Local.
 	OnFailure FailurePolicy
-	// ProbeInterval is how long after a failure Redis is tried again [1s]; > 0.
+	// ProbeInterval is how long after a failure Redis is tried again, on the limiter's
+	// clock. Positive. Default 1s.
 	ProbeInterval time.Duration
 }
 
 // DefaultPrefix is the default key prefix.
 const DefaultPrefix = "r4c:"
 
-// DefaultConfig returns the defaults: prefix "r4c:", timeout 50ms, Local, probe every 1s.
+// DefaultConfig returns the built-in defaults: prefix "r4c:", timeout 50ms, Local, probe
+// every 1s.
 func DefaultConfig() Config {
 	return Config{Prefix: DefaultPrefix, Timeout: 50 * time.Millisecond, OnFailure: Local, ProbeInterval: time.Second}
 }
@@ -121,26 +126,28 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Option configures a Backend.
+// Option configures a Backend. New applies the options in order over DefaultConfig and
+// skips nil ones.
 type Option func(*Config)
 
-// Prefix sets the prefix of every key's name [DefaultPrefix, "r4c:"]: the key of limiter
-// "geocoding" is "{" + p + "geocoding}". Services that must not share quotas under equal
-// names use different prefixes.
+// Prefix sets the prefix of every key's name: the key of limiter "geocoding" is
+// "{" + p + "geocoding}". Default DefaultPrefix, "r4c:". Services that must not share
+// quotas under equal names use different prefixes.
 func Prefix(p string) Option { return func(c *Config) { c.Prefix = p } }
 
-// Timeout bounds each call to Redis [50ms]: a call that Redis has not answered by then
-// takes the failure policy. > 0.
+// Timeout bounds each call to Redis: a call that Redis has not answered by then takes the
+// failure policy. Default 50ms. Negative fails with R4C-ATR-004, zero with R4C-ATR-007.
 func Timeout(d time.Duration) Option { return func(c *Config) { c.Timeout = d } }
 
-// OnFailure sets what limiters do while Redis fails (default Local).
+// OnFailure sets what limiters do while Redis fails. Default Local. A value other than
+// Local, FailOpen or FailClosed fails with R4C-ATR-007.
 func OnFailure(p FailurePolicy) Option { return func(c *Config) { c.OnFailure = p } }
 
-// ProbeInterval sets how long after a failure Redis is tried again [1s]: while Redis is
-// down, one call per interval tries it, whatever its limiter or key (the health is the
-// backend's); the others take the failure policy
-// at once. > 0. It is measured on the limiter's clock: with a registry's manual clock,
-// Redis is tried again only as the test advances the clock.
+// ProbeInterval sets how long after a failure Redis is tried again: while Redis is down,
+// one call per interval tries it, whatever its limiter or key (the health is the
+// backend's); the others take the failure policy at once. Default 1s. Negative fails
+// with R4C-ATR-004, zero with R4C-ATR-007. It is measured on the limiter's clock: with a
+// registry's manual clock, Redis is tried again only as the test advances the clock.
 func ProbeInterval(d time.Duration) Option { return func(c *Config) { c.ProbeInterval = d } }
 
 // Backend keeps rate limiters' state in Redis. Give it to ratelimit.WithBackend, or to a

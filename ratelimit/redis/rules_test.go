@@ -200,7 +200,7 @@ func TestRL7_ReservationsOnRedis(t *testing.T) {
 }
 
 // SPEC RL-9: cancelling a reservation whose permit time has passed restores nothing. On a
-// real clock that includes an immediate reservation cancelled a moment later, as for an
+// real clock that includes an immediate reservation canceled a moment later, as for an
 // in-process limiter on the system clock.
 func TestRL9_CancelOnRedis(t *testing.T) {
 	_, b := backend(t)
@@ -288,7 +288,7 @@ func TestRL8_ContextOnRedis(t *testing.T) {
 	r, err := l.Reserve()
 	elapsed := time.Since(start)
 	require.NoError(t, err)
-	between(t, r.Delay(), 10*time.Second-elapsed, 10*time.Second, "the cancelled wait's slot is free again")
+	between(t, r.Delay(), 10*time.Second-elapsed, 10*time.Second, "the canceled wait's slot is free again")
 
 	dctx, dcancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer dcancel()

@@ -6,7 +6,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 )
 
-// gcraScript is GCRA (SPEC RL-1) on the TAT in KEYS[1], with the server's clock.
+// gcraScript is GCRA on the TAT in KEYS[1], with the server's clock.
 //
 // Lua's numbers are doubles, exact only up to 2^53, and nanoseconds since the epoch are
 // beyond that; so every time and duration is a pair (seconds, nanoseconds) of exact

@@ -18,7 +18,7 @@ type store struct {
 	keys     []string // the limiter's one key
 	id       string
 	permits  int
-	interval int64 // T in ns (SPEC RL-2)
+	interval int64 // T in ns, the emission interval, rounded up
 	tau      int64 // (permits-1)·T in ns
 	clk      clock.Clock
 	listener policy.Listener
@@ -73,7 +73,8 @@ func (s *store) Reserve(ctx context.Context, maxWait time.Duration) (ratelimit.G
 }
 
 // Cancel runs the script's cancel: one round trip; the script restores the TAT only if it
-// is still t.Next and t.At has not passed on the server's clock (SPEC RL-9).
+// is still t.Next (no later reservation stands behind it) and t.At has not passed on the
+// server's clock.
 func (s *store) Cancel(ctx context.Context, t ratelimit.Token) {
 	pS, pN := split(max(t.Prev, 0))
 	nS, nN := split(max(t.Next, 0))
@@ -81,7 +82,7 @@ func (s *store) Cancel(ctx context.Context, t ratelimit.Token) {
 	_, _ = s.run(ctx, "c", pS, pN, nS, nN, aS, aN)
 }
 
-// Available reads the TAT and the server's clock: one round trip (SPEC RL-11).
+// Available reads the TAT and the server's clock: one round trip.
 func (s *store) Available(ctx context.Context) (int, bool) {
 	res, err := s.run(ctx, "a")
 	if err == nil && len(res) != 5 {

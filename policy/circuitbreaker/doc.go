@@ -1,0 +1,82 @@
+// Package circuitbreaker is resilience4go's circuit breaker: it stops calling a function
+// that keeps failing (or keeps being slow), gives it time to recover, and then tries it
+// again with a few trial calls. Its semantics are those of Resilience4j's CircuitBreaker.
+// Its states print the way Go names things ("closed", "half-open"), while its
+// configuration keys keep Resilience4j's names and values (circuitBreaker.slidingWindowType
+// is COUNT_BASED or TIME_BASED).
+//
+// # States
+//
+//   - closed (Closed): calls pass. Each outcome (success or failure, slow or not) goes into
+//     a sliding window. Once the window holds at least MinimumCalls outcomes, a failure
+//     rate at or above FailureRateThreshold, or a slow-call rate at or above
+//     SlowCallRateThreshold, opens the breaker.
+//   - open (Open): calls are rejected at once with the breaker's rejection, which matches
+//     ErrOpen and is never retried; the function is not called. Once WaitInOpen has
+//     passed, the next call moves the breaker to half-open. That is computed on the call,
+//     from the clock: there is no background goroutine and no timer.
+//   - half-open (HalfOpen): PermittedInHalfOpen trial calls pass; calls beyond them are
+//     rejected while the trials run. Once every trial has completed, their failure and
+//     slow-call rates decide: at or above a threshold, the breaker opens again for another
+//     WaitInOpen; below both, it closes with an empty window.
+//   - disabled (Disabled, set by Disable or Enabled(false)): every call passes and nothing
+//     is recorded.
+//   - forced-open (ForcedOpen, set by ForceOpen): every call is rejected.
+//
+// Reset returns the breaker to closed with an empty window (to disabled if it was built
+// with Enabled(false)).
+//
+// # Outcomes
+//
+// A call that returns a nil error is a success. An error matching IgnoreOn (errors.Is)
+// counts as nothing (in half-open it gives its trial slot back). Otherwise, without
+// RecordOn every error is a failure; with RecordOn only the matching errors are failures
+// and other errors count as successes. RecordIf adds the outcomes its predicate returns
+// true for, a result with a nil error included (IgnoreOn still wins). A call that panics is recorded as a
+// failure and the panic goes on. A call that takes longer than SlowCallThreshold on the
+// breaker's clock is also slow, whether it succeeded or failed (strictly longer, as in
+// Resilience4j).
+//
+// Errors from the caller's context (context.Canceled, context.DeadlineExceeded) are
+// errors like any other, as in Resilience4j: they count as failures unless listed in
+// IgnoreOn (add them there if callers giving up should not open the breaker).
+//
+// An outcome is recorded in the state that admitted the call: a call admitted while
+// closed that completes after the breaker has opened (or been reset, forced open, ...) is
+// not recorded.
+//
+// # Windows
+//
+// A count-based window (the default) holds the outcomes of the last SlidingWindowSize
+// calls. A time-based window (SlidingWindowType(TimeBased)) holds the calls that
+// completed in the last SlidingWindowSize seconds, aggregated in 1-second buckets of the
+// clock; buckets drop out as the clock moves on. For count-based windows MinimumCalls is
+// capped at the window size.
+//
+// # Events
+//
+// A transition publishes policy.CircuitBreakerTransition and a rejection
+// policy.CircuitBreakerRejected (see OnEvent); admitted calls publish nothing.
+//
+// # Composition
+//
+// In the default order the breaker sits inside the retry and outside the rate limiter:
+// a call it rejects never reaches the rate limiter or the layers inside it, so it spends
+// no permit, and an outer retry never retries its rejection. Rejections of inner layers
+// are errors like any other: add ratelimit.ErrExceeded to IgnoreOn so that your own
+// limiter does not open your breaker.
+//
+// # Defaults
+//
+// Failure rate 50%, a count-based window of 100 calls, 100 minimum calls, 60s open, 10
+// trial calls, slow calls from 60s, slow-call rate 100%, no error lists, enabled.
+//
+// # Cost
+//
+// An admitted call reads the clock twice (its duration) and takes the breaker's mutex
+// once, to record its outcome in a small ring; a rejected call reads the clock at most
+// once and takes no lock while the breaker stays open. Neither allocates. One case skips
+// the mutex: a call that succeeded without being slow, while a count-based window is full
+// of such calls, changes nothing (it would replace one success by another and the rates
+// stay 0), so it only reads one atomic flag and writes nothing shared.
+package circuitbreaker
