@@ -117,7 +117,7 @@ func (l *Limiter) bind(b Backend) error {
 	if b == nil {
 		return nil
 	}
-	st, err := b.Bind(Binding{ID: l.id, Config: l.cfg, Clock: l.clk, Listener: l.listener})
+	st, err := b.Bind(Binding{ID: l.events.ID, Config: l.cfg, Clock: l.clk, Listener: l.events.Listener})
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ func (backed) available(l *Limiter) int {
 // eventTime reads the limiter's clock for an event's timestamp; without a listener there
 // is no event and no read.
 func (l *Limiter) eventTime() int64 {
-	if l.listener == nil {
+	if !l.events.Observed() {
 		return 0
 	}
 	return l.now()

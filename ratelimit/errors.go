@@ -2,17 +2,17 @@ package ratelimit
 
 import "errors"
 
-// ErrExceeded is the errors.Is target of every rejection by a rate limiter (SPEC RL-6):
-// no permit was free now or within maxWait, or the caller's context ended first (RL-8).
+// ErrExceeded is the errors.Is target of every rejection by a rate limiter: no permit was
+// free now or within maxWait, or the caller's context ended first.
 var ErrExceeded = errors.New("ratelimit: rate limit exceeded")
 
 // ExceededError is a limiter's rejection. Each limiter creates its rejections once, at
-// construction, so rejecting allocates nothing (SPEC RL-6). It matches ErrExceeded and,
+// construction, so rejecting allocates nothing. It matches ErrExceeded and,
 // when a context ended the call, the context's error (context.Canceled or
-// context.DeadlineExceeded, SPEC RL-8).
+// context.DeadlineExceeded).
 //
 // It carries no per-call data: the retry-after of a refused call is Reservation.Delay
-// (SPEC RL-9b).
+// (how long until the next permit).
 type ExceededError struct {
 	instance string
 	cause    error // nil, or the context error that ended the wait

@@ -1,28 +1,3 @@
-// Package ratelimit is resilience4go's rate limiter: at most Permits calls per Period pass,
-// and the rest are rejected at once or wait up to MaxWait for their turn.
-//
-// The algorithm is GCRA, the "meter" form of a token bucket. Permits are evenly spaced one
-// emission interval T = Period/Permits apart, rounded up to a whole nanosecond; unused
-// permits accumulate up to a burst of Permits; after the burst, calls pass at one every T.
-// So in any window of length d at most Permits + floor(d/T) calls pass: a window of one
-// period can see 2×Permits calls, a full burst and then the steady rate.
-//
-// The whole mutable state is one int64, the TAT (theoretical arrival time), moved by
-// compare-and-swap: no mutex, no background goroutine, one clock read per call.
-//
-// Three ways to take a permit:
-//   - TryAcquire takes a permit that is free now, or reports false. Most callers that
-//     must not wait want this.
-//   - Acquire takes a permit, waiting up to MaxWait for it on the caller's goroutine,
-//     honouring the context.
-//   - Reserve takes a permit within MaxWait without waiting and returns a Reservation that
-//     says how long to wait and can be canceled; a refused Reservation says how long
-//     until the next permit (the retry-after).
-//
-// A Limiter limits the calls of one process, unless it is built WithBackend: its
-// state then lives in a shared store, e.g. Redis (package ratelimit/redis), and every
-// instance of a service that uses the same name shares one quota. The choice is made once,
-// when the limiter is built: an in-process limiter pays nothing for it.
 package ratelimit
 
 import (
@@ -52,8 +27,7 @@ type Limiter struct {
 	system   bool // the clock is clock.System(): read it without an interface call
 	clk      clock.Clock
 	cfg      Config
-	id       string
-	listener policy.Listener
+	events   kind.Events // the instance id, the clock and the listener
 	rej      policy.Rejections[*ExceededError]
 	other    mode    // how a limiter that is not direct takes permits; nil for a zero Limiter
 	backend  Backend // nil: the state is the in-process TAT below
@@ -85,8 +59,7 @@ func build(s settings) (*Limiter, error) {
 		system:   clock.IsSystem(clk),
 		clk:      clk,
 		cfg:      s.Config,
-		id:       id,
-		listener: s.Listener,
+		events:   s.EventsOf(id),
 		rej:      policy.NewRejections(func(cause error) *ExceededError { return newExceeded(id, cause) }),
 	}
 	if err := l.bind(s.backend); err != nil {
@@ -329,15 +302,15 @@ func (l *Limiter) rejectContext(now, wait int64, ctxErr error) error {
 }
 
 func (l *Limiter) publishWaited(now, wait int64) {
-	if l.listener != nil {
-		l.listener(policy.Event{Kind: policy.RateLimiterWaited, Instance: l.id,
+	if l.events.Observed() {
+		l.events.Publish(policy.Event{Kind: policy.RateLimiterWaited,
 			At: time.Duration(now), Wait: time.Duration(wait)})
 	}
 }
 
 func (l *Limiter) publishRejected(now, wait int64, err error) {
-	if l.listener != nil {
-		l.listener(policy.Event{Kind: policy.RateLimiterRejected, Instance: l.id,
+	if l.events.Observed() {
+		l.events.Publish(policy.Event{Kind: policy.RateLimiterRejected,
 			At: time.Duration(now), Wait: time.Duration(max(wait, 0)), Err: err})
 	}
 }

@@ -28,47 +28,12 @@ func MaxKeys(n int) Option { return func(s *settings) { s.maxKeys = n } }
 // within MaxWait that can be canceled. Keys do not share permits: one key spending its
 // quota leaves the others untouched.
 //
-// Cells are made when a key is first seen and evicted when idle. A cell is idle when its
-// TAT is at or before now: every permit its key took is back — at the latest one Period
-// after its last call, sooner when it took fewer than Permits. An idle cell would admit a
-// full burst, exactly as a new cell does: it holds no memory of the past, so evicting it
-// changes nothing.
-// Eviction is lazy, with no goroutine: a shard evicts its idle cells when it is full, and
-// once it has added as many cells as it held at its previous sweep (so sweeping costs
-// O(1) per new key, amortised). Sweep evicts every idle cell at once.
-//
-// Memory is bounded by MaxKeys. Keys are spread by hash (hash/maphash) over up to 64
-// shards, each holding at most MaxKeys/shards of them, so Len never exceeds MaxKeys. When
-// a new key finds its shard full, the shard first evicts its idle cells; if none is idle,
-// the new key is refused with the limiter's rejection (TryAcquire reports false,
-// Reserve returns ErrExceeded) whose retry-after is the instant the shard's first cell
-// becomes idle. Refusing new keys never admits more than the configured rate for any
-// key; it may refuse a key that has not spent its quota, which is the price of a bound
-// on memory under a flood of distinct keys (a spoofing attack). Keys already held are
-// not affected by the flood. A new key may be refused a little before Len reaches
-// MaxKeys, when its own shard is full.
-//
-// A call for a key that has a cell takes its shard's read lock, does one map lookup and
-// one compare-and-swap, and allocates nothing. A new key allocates its cell; a string
-// key is copied, so that a key cut from a larger string (a header) does not keep it
-// alive. Keys must be equal to themselves: a floating-point NaN key is a new key at
-// every call. Go maps do not shrink, so a shard whose cells fall to a quarter of its peak
-// rebuilds its map when it sweeps.
-//
-// With a Backend (WithBackend), each key's state lives in the backend, bound with the
-// instance id "<id>:<key>" (a key other than a string is formatted with fmt.Sprint): every
-// process that uses the same limiter id shares each key's quota, one backend entry per
-// key. A call then asks the key's Store, outside the shard's lock; a store that answers
-// Local falls back on the key's in-process cell. Cells are kept for one Period after
-// their last use, so that a busy key binds its store once.
-// Backend ids share one namespace: a Limiter named "api:10.0.0.1" shares the quota of key
-// "10.0.0.1" of a Keyed limiter "api", and keys whose fmt.Sprint is the same (the int 1
-// and the string "1" of a Keyed[any]) share one backend entry; choose names accordingly.
-//
-// A key that would make a full shard hold more than its share of MaxKeys is refused until
-// one of the shard's cells is idle; the shard learns that from the TAT of the cells it
-// holds, so a cell made idle early by a canceled reservation is found at the shard's next
-// sweep, not at once: until then the refusal errs on the safe side.
+// Cells are made when a key is first seen and evicted, lazily and with no goroutine, once
+// idle (every permit back: an idle cell admits a full burst, as a new one does). Memory
+// is bounded by MaxKeys: a new key that finds its shard full of busy cells is refused
+// with the limiter's rejection, and keys already held keep their quota. A call for a key
+// that has a cell allocates nothing. The package documentation, under "Per-key limits",
+// says how eviction, the key bound and a Backend work in detail.
 //
 // A Keyed limiter is safe for concurrent use; its configuration is fixed when it is built.
 type Keyed[K comparable] struct {
@@ -123,7 +88,7 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 }
 
 // InstanceID returns the limiter's instance id, which its events and rejections carry.
-func (k *Keyed[K]) InstanceID() string { return k.base.id }
+func (k *Keyed[K]) InstanceID() string { return k.base.events.ID }
 
 // Config returns the configuration every key's cell follows.
 func (k *Keyed[K]) Config() Config { return k.base.cfg }

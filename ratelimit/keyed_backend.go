@@ -77,12 +77,9 @@ func (k *Keyed[K]) touch(c *cell, now int64) {
 // backend refuses (the key then keeps its state in-process).
 func (k *Keyed[K]) bind(key K) *remoteCell {
 	l := k.base
-	st, err := k.backend.Bind(Binding{ID: l.id + ":" + keyString(key), Config: l.cfg, Clock: l.clk, Listener: l.listener})
+	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + keyString(key), Config: l.cfg, Clock: l.clk, Listener: l.events.Listener})
 	if err != nil {
-		if l.listener != nil {
-			l.listener(policy.Event{Kind: policy.RateLimiterBackendFailed, Instance: l.id,
-				At: time.Duration(l.now()), Err: err})
-		}
+		l.events.Publish(policy.Event{Kind: policy.RateLimiterBackendFailed, Err: err})
 		return nil
 	}
 	return &remoteCell{store: st}

@@ -11,14 +11,15 @@ import (
 
 // Config is a limiter's resolved configuration, validated once when the limiter is built.
 type Config struct {
-	// Permits is how many calls pass per Period, and the burst size (SPEC RL-3). ≥ 1,
-	// at most 1,000,000,000 per second of Period (RL-14). No default: it must be set.
+	// Permits is how many calls pass per Period, and the burst size: after a quiet spell
+	// of a period, Permits calls pass at once. At least 1, and at most 1,000,000,000 per
+	// second of Period. No default: it must be set.
 	Permits int
-	// Period is the length of the quota window. > 0 and ≥ Permits × 1ns (RL-14). No
+	// Period is the length of the quota window. Positive, and at least Permits × 1ns. No
 	// default: it must be set.
 	Period time.Duration
-	// MaxWait is how long a call may wait for its permit; 0 (the default) rejects at once
-	// (SPEC RL-6, RL-7, RL-16). ≥ 0.
+	// MaxWait is how long a call may wait for its permit; a call whose permit comes later
+	// is rejected at once, without waiting. At least 0. Default 0: reject at once.
 	MaxWait time.Duration
 	// Disabled true lets every call pass and changes no state. Default false: the zero
 	// value is enabled. The configuration key is rateLimiter.enabled.
@@ -29,8 +30,9 @@ type Config struct {
 // unset, so that a limiter without them fails validation.
 func DefaultConfig() Config { return Config{} }
 
-// EmissionInterval returns T = Period / Permits, rounded up to a whole nanosecond
-// (SPEC RL-2). It is 0 for an invalid configuration.
+// EmissionInterval returns T = Period / Permits, the spacing of permits after a burst,
+// rounded up to a whole nanosecond so that no window sees more calls than the quota
+// allows. It is 0 for an invalid configuration.
 func (c Config) EmissionInterval() time.Duration {
 	if c.Permits < 1 || c.Period <= 0 {
 		return 0
@@ -43,7 +45,7 @@ func (c Config) EmissionInterval() time.Duration {
 	return t
 }
 
-// Validate checks the configuration (SPEC RL-14) and returns a *policy.ConfigError:
+// Validate checks the configuration and returns a *policy.ConfigError:
 // R4C-ATR-003 if Permits < 1, R4C-ATR-002 if Period <= 0, R4C-REG-001 if Period is
 // shorter than Permits × 1ns, R4C-ATR-004 if MaxWait < 0.
 func (c Config) Validate() error {

@@ -9,23 +9,18 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns l as a policy of layer LayerRateLimiter (SPEC CO-1), for calls
-// returning T. Its sync decoration uses Acquire; its async decoration schedules the call
-// for its permit (SPEC AS-2). Decorating costs nothing per call beyond the limiter's own.
+// NewPolicy returns l as a policy of layer LayerRateLimiter, for calls returning T. Its
+// sync decoration uses Acquire; its async decoration schedules the call for its permit on
+// the clock, with no goroutine waiting. Decorating costs nothing per call beyond the
+// limiter's own.
 func NewPolicy[T any](l *Limiter) policy.Policy[T] {
-	return policy.Decorators[T]{
-		L:    policy.LayerRateLimiter,
-		Sync: func(next policy.Func[struct{}, T]) policy.Func[struct{}, T] { return DecorateFunc(l, next) },
-		Async: func(next policy.AsyncFunc[struct{}, T]) policy.AsyncFunc[struct{}, T] {
-			return DecorateAsyncFunc(l, next)
-		},
-	}
+	return policy.Of(policy.LayerRateLimiter, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by l: each call takes a permit with Acquire (waiting
 // within MaxWait, honouring ctx) and then calls next; a rejection returns the zero T and
-// l's rejection, and next is not called (SPEC RL-6…RL-8). Admitted and rejected calls
-// allocate nothing.
+// l's rejection (matching ErrExceeded, and ctx's error when ctx ended the wait), and next
+// is not called. Admitted and rejected calls allocate nothing.
 func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
 		if err := l.Acquire(ctx); err != nil {
@@ -36,16 +31,15 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 	}
 }
 
-// DecorateAsyncFunc returns next guarded by l for calls that return a future (SPEC AS-1…AS-4):
+// DecorateAsyncFunc returns next guarded by l for calls that return a future:
 //   - a permit free now starts next at once;
 //   - a permit within MaxWait is reserved, and next is scheduled to start at its turn with
-//     a clock timer: no goroutine waits (AS-2);
+//     a clock timer: no goroutine waits;
 //   - no permit within MaxWait, a ctx already done, or a ctx whose deadline comes before
-//     the permit (nothing is reserved then, RL-8), is a failed future with l's rejection
-//     (AS-1);
+//     the permit (nothing is reserved then) is a failed future with l's rejection;
 //   - cancelling the returned future, or ctx ending, before the call starts stops the
 //     timer, next never runs, and the permit is given back when no later reservation
-//     stands behind it (AS-3, RL-9: a shadowed slot cannot be); the future then
+//     stands behind it (a permit that a later one depends on cannot be); the future then
 //     fails with async.ErrCanceled (Cancel) or a rejection matching ctx's error.
 //     Once started, cancelling the future cancels next's future.
 func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {

@@ -20,7 +20,7 @@ type Handle interface {
 var _ Handle = (*Limiter)(nil)
 
 // InstanceID returns the limiter's instance id, which its events and rejections carry.
-func (l *Limiter) InstanceID() string { return l.id }
+func (l *Limiter) InstanceID() string { return l.events.ID }
 
 // Config returns the limiter's resolved configuration.
 func (l *Limiter) Config() Config { return l.cfg }
@@ -46,5 +46,5 @@ func gcraAvailable(tat, interval, tau, now int64, permits int) int {
 
 // Snapshot returns the limiter's id, available permits and configured permits.
 func (l *Limiter) Snapshot() Snapshot {
-	return Snapshot{Instance: l.id, AvailablePermits: l.AvailablePermits(), Permits: l.cfg.Permits}
+	return Snapshot{Instance: l.events.ID, AvailablePermits: l.AvailablePermits(), Permits: l.cfg.Permits}
 }
