@@ -2,7 +2,9 @@ package ratelimit_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
@@ -60,6 +62,26 @@ func ExampleLimiter_Acquire() {
 	// <nil> 0s
 	// <nil> 1s
 	// {Instance:api AvailablePermits:0 Permits:1}
+}
+
+// To wait for a permit as long as the context allows, set MaxWait to the largest
+// duration: a call then waits for its turn, unless its context's deadline comes first,
+// in which case it is refused at once and reserves nothing.
+func ExampleLimiter_Acquire_asLongAsTheContextAllows() {
+	clk := clock.NewManual()
+	l, _ := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Minute),
+		ratelimit.MaxWait(math.MaxInt64), ratelimit.WithClock(clk))
+	fmt.Println(l.Acquire(context.Background()), clk.Now()) // the burst
+	fmt.Println(l.Acquire(context.Background()), clk.Now()) // waits a minute for its turn
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	err := l.Acquire(ctx) // the next permit is a minute away, after ctx's deadline
+	fmt.Println(errors.Is(err, ratelimit.ErrExceeded), errors.Is(err, context.DeadlineExceeded), clk.Now())
+	// Output:
+	// <nil> 0s
+	// <nil> 1m0s
+	// true true 1m0s
 }
 
 // limitedCall shows the three ways to take a permit.

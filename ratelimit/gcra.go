@@ -196,8 +196,10 @@ func (l *Limiter) TryAcquire() bool {
 }
 
 // Acquire takes a permit, waiting for it on the caller's goroutine through the clock when
-// it comes within MaxWait. It returns nil once the permit is the caller's, or the
-// limiter's rejection, which matches ErrExceeded:
+// it comes within MaxWait. MaxWait bounds the wait even when ctx would allow more: with
+// the default MaxWait of 0, Acquire never waits; with MaxWait(math.MaxInt64) it waits as
+// long as ctx allows. It returns nil once the permit is the caller's, or the limiter's
+// rejection, which matches ErrExceeded:
 //   - at once, without reserving, when no permit comes within MaxWait;
 //   - at once, without reserving, when ctx is already done, or its deadline comes before
 //     the permit would (the error also matches ctx's error);

@@ -127,7 +127,10 @@ func Permits(n int) Option { return func(s *settings) { s.Permits = n } }
 func Period(d time.Duration) Option { return func(s *settings) { s.Period = d } }
 
 // MaxWait sets how long a call may wait for its permit. Default 0: reject at once.
-// Negative fails with R4C-ATR-004.
+// Negative fails with R4C-ATR-004. To wait as long as the caller's context allows, set
+// the largest duration, MaxWait(math.MaxInt64): a call then waits for its turn unless
+// its context's deadline comes first, and is refused at once, reserving nothing, when it
+// does.
 func MaxWait(d time.Duration) Option { return func(s *settings) { s.MaxWait = d } }
 
 // Name shares one limiter among every function wrapped with this name; the name is the
