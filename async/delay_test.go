@@ -418,8 +418,8 @@ func TestDelayed_ObserverWaitsAgainAndEnds(t *testing.T) {
 	first, completeFirst := async.NewPromise[int]()
 	f := r.d.Init(clk, ctx, r, r)
 	r.d.Started(first)
-	now, ever := ctx.registered()
-	assert.Zero(t, ever, "no hook before the first wait")
+	_, before := ctx.registered()
+	assert.Zero(t, before, "no hook before the first wait")
 
 	completeFirst(0, errBoom)
 	requirePending(t, f)
@@ -427,7 +427,7 @@ func TestDelayed_ObserverWaitsAgainAndEnds(t *testing.T) {
 	clk.Advance(time.Second)
 	r.finish(0, 0, errBoom)
 	clk.Advance(time.Second)
-	now, ever = ctx.registered()
+	now, ever := ctx.registered()
 	assert.Equal(t, 1, now)
 	assert.Equal(t, 1, ever, "one hook for every wait")
 

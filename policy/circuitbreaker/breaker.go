@@ -32,7 +32,6 @@ const (
 type Breaker struct {
 	// Read-only after New.
 	cfg           Config
-	id            string
 	clk           clock.Clock
 	system        bool // the clock is clock.System(): read it without an interface call
 	events        kind.Events
