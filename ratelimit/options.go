@@ -111,8 +111,9 @@ func init() { kind.Register(descriptor) }
 type Option func(*settings)
 
 // WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. The zero Config
-// is enabled; Permits and Period must be set in it. The limiter validates c when it is built.
+// the application's own settings); options after it change c further. Default
+// DefaultConfig(). The zero Config is enabled; Permits and Period must be set in it. The
+// limiter validates c when it is built.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false lets every call through, changing no state. Default true.
@@ -133,11 +134,14 @@ func Period(d time.Duration) Option { return func(s *settings) { s.Period = d } 
 // does.
 func MaxWait(d time.Duration) Option { return func(s *settings) { s.MaxWait = d } }
 
-// Name shares one limiter among every function wrapped with this name; the name is the
-// instance id.
+// Name shares one limiter, and its quota, among every function wrapped with this name;
+// the name is the instance id. Default none: each wrapped function has its own limiter,
+// whose id is the function's id.
 func Name(name string) Option { return kind.Name[settings](name) }
 
-// UseConfig applies the configuration keys configs.<name>.rateLimiter.*.
+// UseConfig applies the configuration keys configs.<name>.rateLimiter.*, which take
+// precedence over the options in code. Default none. A name with no such keys fails with
+// R4C-REG-004 when the function is wrapped.
 func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
 // WithClock sets the time source. Default clock.System(). A registry sets its own.
@@ -147,5 +151,7 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // "ratelimiter".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the limiter's rejection and wait events.
+// OnEvent sets the listener of the limiter's RateLimiterRejected and RateLimiterWaited
+// events (and of a backend's failure and recovery). Default none: nothing is published. A
+// registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -101,9 +101,9 @@ func arrange(id, key string, named []policy.Layer, specs []Spec, built map[polic
 	known := DefaultOrder()
 	for _, l := range named {
 		if _, ok := built[l]; !ok && !slices.Contains(known, l) {
-			return nil, policy.Errorf(policy.CodeBadOrder, key, id,
-				"the order names %q, which is neither a built-in layer (%s) nor a layer of this composition",
-				l, strings.Join(lo.Map(known, func(l policy.Layer, _ int) string { return string(l) }), ", "))
+			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(named),
+				"the order names %q, which is neither a built-in layer (%s) nor a layer of the composition of %s",
+				l, orderString(known), id)
 		}
 	}
 	out := make([]part, 0, len(built))
@@ -129,7 +129,7 @@ func (r *Registry) order(id string, code []policy.Layer) ([]policy.Layer, string
 	switch {
 	case ok:
 	case code != nil:
-		layers, err := checkOrder(id, "order", code)
+		layers, err := checkOrder(code, "order")
 		return layers, "order", err
 	default:
 		key = scopeDefaults + "." + orderKey
@@ -141,41 +141,52 @@ func (r *Registry) order(id string, code []policy.Layer) ([]policy.Layer, string
 	if err != nil {
 		return nil, key, withKey(err, key)
 	}
-	layers, err = checkOrder(id, key, layers)
-	return layers, key, err
+	return layers, key, nil
 }
 
 // checkOrder refuses an order that names a layer twice or names an empty layer, with
 // R4C-REG-011.
-func checkOrder(id, key string, layers []policy.Layer) ([]policy.Layer, error) {
+func checkOrder(layers []policy.Layer, key string) ([]policy.Layer, error) {
 	for i, l := range layers {
 		if l == "" {
-			return nil, policy.Errorf(policy.CodeBadOrder, key, id, "the order names an empty layer")
+			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(layers), "the order names an empty layer")
 		}
 		if slices.Contains(layers[:i], l) {
-			return nil, policy.Errorf(policy.CodeBadOrder, key, id, "the order names the %s layer twice", l)
+			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(layers), "the order names the %s layer twice", l)
 		}
 	}
 	return layers, nil
+}
+
+// orderString writes an order as its configuration key's value does.
+func orderString(layers []policy.Layer) string {
+	return strings.Join(lo.Map(layers, func(l policy.Layer, _ int) string { return string(l) }), ", ")
 }
 
 // parseOrder splits the value of a composition.order key: layer names separated by
-// commas, spaces around them ignored.
+// commas, spaces around them ignored. A layer named twice or an empty name is
+// R4C-REG-011.
 func parseOrder(v string) ([]policy.Layer, error) {
 	layers := lo.Map(strings.Split(v, ","), func(s string, _ int) policy.Layer { return policy.Layer(strings.TrimSpace(s)) })
-	if _, err := checkOrder("", "", layers); err != nil {
-		var ce *policy.ConfigError
-		if errors.As(err, &ce) {
-			ce.Value = v
-		}
-		return nil, err
+	if _, err := checkOrder(layers, ""); err != nil {
+		return nil, withValue(err, v)
 	}
 	return layers, nil
 }
 
+// withValue returns err, a *policy.ConfigError, with its Value set to v.
+func withValue(err error, v string) error {
+	if ce, ok := err.(*policy.ConfigError); ok {
+		c := *ce
+		c.Value = v
+		return &c
+	}
+	return err
+}
+
 // Order names the order of a composition's layers, outermost first: e.g.
-// Order(policy.LayerTimeout, policy.LayerRetry) puts one timeout around every attempt of
-// the retry, instead of one timeout per attempt in the default order. Layers the order
+// Order(policy.LayerTimeout, policy.LayerRetry) puts one timeout around all the attempts
+// of the retry together, where the default order gives each attempt its own timeout. Layers the order
 // does not name keep their default order after (inside) the named ones, and a user's
 // layers that are not named go innermost, in the order of their specs. The fallback is
 // always outermost, wherever it is named. Naming a built-in layer that the composition
@@ -184,7 +195,9 @@ func parseOrder(v string) ([]policy.Layer, error) {
 // The configuration key instances.<id>.composition.order (e.g. "timeout, retry") wins over
 // Order, which wins over defaults.composition.order. A layer named twice, an empty name,
 // or a name that is neither a built-in layer nor a layer of the composition fails the
-// wrap with R4C-REG-011; giving Order twice in one composition fails the same way.
+// wrap with R4C-REG-011; giving Order twice in one composition fails the same way. As
+// defaults.composition.order applies to every composition, it may name built-in layers
+// only: NewRegistry refuses another name with R4C-REG-011.
 func Order(layers ...policy.Layer) Spec { return orderSpec(slices.Clone(layers)) }
 
 type orderSpec []policy.Layer
@@ -204,8 +217,10 @@ func (orderSpec) build(*Registry, string, reflect.Type) (any, func(), error) { r
 //
 // Calls through a user's layer cost what p's decorators cost; for functions of one or
 // more arguments (Wrap1, Wrap2, WrapAsync1, pipelines) the arguments travel to the layers
-// inside it in the call's context, which costs an allocation per call. Functions of no
-// argument (Wrap, WrapAsync) pay nothing for it.
+// inside it in the call's context, which costs up to two allocations per call. Functions of no
+// argument (Wrap, WrapAsync) pay nothing for it. A policy that does not pass on its
+// context to the call it decorates makes that call fail with ErrContextDropped (for
+// functions of no argument it only loses the context's values).
 func Use[T any](p policy.Policy[T]) Spec { return userSpec[T]{p: p} }
 
 type userSpec[T any] struct{ p policy.Policy[T] }
@@ -276,8 +291,10 @@ type argsKey[A any] struct{}
 
 type argsBox[A any] struct{ a A }
 
-// errArgsLost is the error of a call whose user layer did not pass on its context.
-var errArgsLost = errors.New("resilience: a policy given to Use did not pass on the context it was given")
+// ErrContextDropped is the error of a call through a policy given to Use that did not
+// pass on the context it was given to the call it decorates: the layers inside it cannot
+// find the call's arguments. Test for it with errors.Is.
+var ErrContextDropped = errors.New("resilience: a policy given to Use did not pass on the context it was given")
 
 // noArgs reports whether A is struct{}: calls without arguments need not carry them.
 func noArgs[A any]() bool { return reflect.TypeFor[A]() == reflect.TypeFor[struct{}]() }
@@ -293,7 +310,7 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) policy.Func[
 		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
 		if !ok {
 			var zero T
-			return zero, errArgsLost
+			return zero, ErrContextDropped
 		}
 		return next(ctx, b.a)
 	})
@@ -312,7 +329,7 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) policy
 	call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] {
 		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
 		if !ok {
-			return async.Failed[T](errArgsLost)
+			return async.Failed[T](ErrContextDropped)
 		}
 		return next(ctx, b.a)
 	})

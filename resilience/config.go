@@ -105,6 +105,11 @@ func newProperties(props map[string]string) (*properties, error) {
 		if err := segs[segment].check(attr, value); err != nil {
 			return nil, withKey(err, key)
 		}
+		if scope == scopeDefaults && segment == compositionSegment {
+			if err := builtInOnly(value); err != nil {
+				return nil, withKey(err, key)
+			}
+		}
 		if p.byScope[scope] == nil {
 			p.byScope[scope] = map[string]map[string]string{}
 		}
@@ -227,4 +232,18 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// builtInOnly refuses, with R4C-REG-011, an order for every composition that names a layer
+// other than the built-in ones: no user layer is in every composition.
+func builtInOnly(order string) error {
+	layers, _ := parseOrder(order)
+	known := DefaultOrder()
+	for _, l := range layers {
+		if !slices.Contains(known, l) {
+			return policy.Errorf(policy.CodeBadOrder, "", order,
+				"an order for every composition may name built-in layers only (%s), not %q", orderString(known), l)
+		}
+	}
+	return nil
 }

@@ -231,10 +231,17 @@ func TestOrder_ConfigurationKeys(t *testing.T) {
 	}
 	_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{"configs.x.composition.order": "retry"}))
 	requireCode(t, err, policy.CodeUnknownKey)
+	// An order for every composition cannot name a user's layer: no user layer is in
+	// every composition.
+	_, err = resilience.NewRegistry(resilience.WithProperties(map[string]string{"defaults.composition.order": "calls, retry"}))
+	ce := requireCode(t, err, policy.CodeBadOrder)
+	assert.Equal(t, "defaults.composition.order", ce.Key)
+	assert.Equal(t, "calls, retry", ce.Value)
 
 	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{"instances.Svc.Call.composition.order": "retry, cache"}))
 	_, err = resilience.Wrap(reg, "Svc.Call", func(context.Context) (int, error) { return 0, nil }, resilience.Retry())
-	ce := requireCode(t, err, policy.CodeBadOrder)
+	ce = requireCode(t, err, policy.CodeBadOrder)
 	assert.Equal(t, "instances.Svc.Call.composition.order", ce.Key)
+	assert.Equal(t, "retry, cache", ce.Value)
 	assert.Empty(t, reg.UnusedKeys())
 }

@@ -8,10 +8,9 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Pipeline applies one composition of policies to calls given one at a time: the Go
-// counterpart of the seed's Pipeline.builder(registry, "search", …). Its id is the
-// instance id of its policies, so registry.RateLimiter(id) returns its
-// limiter. A Pipeline is safe for concurrent use.
+// Pipeline applies one composition of policies to calls given one at a time, where Wrap
+// fixes the function once. Its id is the instance id of its policies, so
+// registry.RateLimiter(id) returns its limiter. A Pipeline is safe for concurrent use.
 type Pipeline[T any] struct {
 	id    string
 	sync  func(context.Context, func(context.Context) (T, error)) (T, error)

@@ -77,7 +77,7 @@ func run(ctx context.Context, w io.Writer) (*report, error) {
 		return nil, err
 	}
 
-	// The specs in a scrambled order: the composition does not depend on it (SPEC CO-1).
+	// The specs in a scrambled order: the composition does not depend on it.
 	search, err := resilience.Wrap1(reg, "CatalogAPI.Search", api.Search,
 		resilience.Bulkhead(bulkhead.MaxConcurrent(slots)), // reject at once when full
 		resilience.Timeout(callBudget),
@@ -92,7 +92,7 @@ func run(ctx context.Context, w io.Writer) (*report, error) {
 			circuitbreaker.FailureRateThreshold(50),
 			circuitbreaker.WaitInOpen(waitInOpen), circuitbreaker.PermittedInHalfOpen(1),
 			// Our own limiter and bulkhead turning calls away says nothing about the
-			// API's health (SPEC CO-3).
+			// API's health.
 			circuitbreaker.IgnoreOn(ratelimit.ErrExceeded, bulkhead.ErrFull)))
 	if err != nil {
 		return nil, err

@@ -132,7 +132,7 @@ func attributes(c ratelimit.Config) map[string]string {
 }
 
 // source returns where the value of attr comes from for the limiter id, by the precedence
-// of the configuration keys (SPEC RG-4), and the value it gives ("" for a built-in
+// of the configuration keys, and the value it gives ("" for a built-in
 // default).
 func source(props map[string]string, id, configName string, code map[string]string, attr string) (src, value string) {
 	keys := []string{"instances." + id + ".rateLimiter." + attr}

@@ -72,7 +72,7 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 
-	// One spec, used by both functions: the same name, so one limiter (SPEC RG-2).
+	// One spec, used by both functions: the same name, so one limiter.
 	quota := resilience.RateLimiter(
 		ratelimit.Name("geocoding"),
 		ratelimit.Permits(5),
@@ -123,7 +123,7 @@ func run(ctx context.Context, w io.Writer) error {
 	clk.Advance(time.Second)
 	fmt.Fprintf(w, "after a quiet second (t=%v): %+v\n", clk.Now(), limiter.Snapshot())
 
-	// A third function may join the limiter only with the same configuration (SPEC RG-2).
+	// A third function may join the limiter only with the same configuration.
 	_, err = resilience.Wrap1(reg, "GeocodingAPI.Batch",
 		func(context.Context, []string) ([]string, error) { return nil, nil },
 		resilience.RateLimiter(ratelimit.Name("geocoding"), ratelimit.Permits(50), ratelimit.Period(10*time.Second)))

@@ -140,7 +140,7 @@ type Option func(*settings)
 
 // WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
 // the application's own settings); options after it change c further. Default
-// DefaultConfig(). The zero Config is enabled but not valid (MaxAttempts 0): start from
+// DefaultConfig(). The zero Config is enabled but not valid (MaxAttempts 0, Multiplier 0): start from
 // DefaultConfig to keep the defaults. The retry validates c when it is built.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 

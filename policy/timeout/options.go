@@ -68,8 +68,9 @@ type Option func(*settings)
 
 // WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
 // the application's own settings); options after it change c further. Default
-// DefaultConfig() with New's duration. The zero Config is enabled; Duration must be set
-// in it, or by Duration after it. The timeout validates c when it is built.
+// DefaultConfig() with New's duration. c replaces that duration too (resilience.Timeout's
+// as well): the zero Config is enabled, and Duration must be set in it, or by Duration
+// after it. The timeout validates c when it is built.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false lets every call run without a deadline. Default true.
