@@ -140,8 +140,9 @@ type Option func(*settings)
 
 // WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
 // the application's own settings); options after it change c further. Default
-// DefaultConfig(). The zero Config is enabled but not valid (MaxAttempts 0, Multiplier 0): start from
-// DefaultConfig to keep the defaults. The retry validates c when it is built.
+// DefaultConfig(). The zero Config is enabled but not valid (MaxAttempts 0, Multiplier
+// 0): start from DefaultConfig to keep the defaults. The retry validates c when it is
+// built.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false makes every call a single attempt, with no retry and no event. Default
