@@ -21,7 +21,10 @@ type Clock interface {
 	// Sleep blocks for d, or until ctx ends, whichever comes first. It returns ctx.Err()
 	// if ctx ended first (or was already done), nil otherwise. d <= 0 returns at once.
 	Sleep(ctx context.Context, d time.Duration) error
-	// AfterFunc runs f once, d from now, and returns a Timer that can stop it.
+	// AfterFunc runs f once, d from now, and returns a Timer that can stop it. It never
+	// runs f on the calling goroutine before it returns, not even for d <= 0: the
+	// policies arm timers while they hold a lock that f takes. Both clocks of this package
+	// keep to this (System runs f on its own goroutine, Manual at the next Advance).
 	AfterFunc(d time.Duration, f func()) Timer
 }
 

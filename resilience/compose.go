@@ -15,9 +15,18 @@ import (
 )
 
 // composition is the layers of one wrapped function or pipeline, built and in order,
-// outermost first.
+// outermost first, and the registrations of its new instances, made by commit once the
+// composition is complete.
 type composition struct {
-	parts []part
+	parts     []part
+	registers []func()
+}
+
+// commit registers the composition's new instances. Called with r.mu held.
+func (c *composition) commit() {
+	for _, register := range c.registers {
+		register()
+	}
 }
 
 // part is one layer of a composition: its instance as its spec built it, or the user's
@@ -28,30 +37,31 @@ type part struct {
 	user  bool
 }
 
-// build resolves every spec of a composition of id, orders its layers and registers the
-// new instances, all or nothing. result is the wrapped function's result type, which a
+// build resolves every spec of a composition of id and orders its layers; the caller
+// holds r.mu, composes, and commits the new instances only when all went well. result is the wrapped function's result type, which a
 // fallback, a user's policy and a result predicate must match.
 //
 // decorated lists the layers that have decorators: a layer of another kind cannot be
 // composed, and fails the wrap with R4C-REG-010.
 func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated []policy.Layer) (*composition, error) {
-	if r == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", id, "the registry is nil: make one with NewRegistry")
-	}
 	specs = lo.Filter(specs, func(s Spec, _ int) bool { return s != nil })
 	var code []policy.Layer // the order named in code, if any
+	ordered := false
 	seen := map[policy.Layer]bool{}
 	var layers []Spec
 	for _, s := range specs {
 		if o, ok := s.(orderSpec); ok {
-			if code != nil {
-				return nil, policy.Errorf(policy.CodeBadOrder, "order", id, "the order is given twice")
+			if ordered {
+				return nil, policy.Errorf(policy.CodeBadOrder, "order", orderString(o), "the order is given twice")
 			}
-			code = o
+			if _, err := checkOrder(o, "order"); err != nil {
+				return nil, err // even where a configuration key overrides it
+			}
+			code, ordered = o, true
 			continue
 		}
 		l := s.layer()
-		if seen[l] {
+		if seen[l] && l != "" { // a nil or unnamed user policy: its build says so
 			return nil, policy.Errorf(policy.CodeBadSpec, string(l), id,
 				"the %s layer is given twice: each layer may appear once per composition", l)
 		}
@@ -59,8 +69,6 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		layers = append(layers, s)
 	}
 
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	named, orderAt, err := r.order(id, code)
 	if err != nil {
 		return nil, err
@@ -87,10 +95,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 			return nil, policy.Errorf(policy.CodeBadSpec, string(p.layer), id, "the %s layer has no decorators", p.layer)
 		}
 	}
-	for _, register := range registers {
-		register()
-	}
-	return &composition{parts: parts}, nil
+	return &composition{parts: parts, registers: registers}, nil
 }
 
 // arrange puts the built layers in order, outermost first: the fallback; then the layers
@@ -129,8 +134,7 @@ func (r *Registry) order(id string, code []policy.Layer) ([]policy.Layer, string
 	switch {
 	case ok:
 	case code != nil:
-		layers, err := checkOrder(code, "order")
-		return layers, "order", err
+		return code, "order", nil
 	default:
 		key = scopeDefaults + "." + orderKey
 		if v, ok = r.props.value(scopeDefaults, compositionSegment, orderAttr); !ok {
@@ -198,7 +202,7 @@ func withValue(err error, v string) error {
 // wrap with R4C-REG-011; giving Order twice in one composition fails the same way. As
 // defaults.composition.order applies to every composition, it may name built-in layers
 // only: NewRegistry refuses another name with R4C-REG-011.
-func Order(layers ...policy.Layer) Spec { return orderSpec(slices.Clone(layers)) }
+func Order(layers ...policy.Layer) Spec { return orderSpec(append([]policy.Layer{}, layers...)) }
 
 type orderSpec []policy.Layer
 
@@ -209,8 +213,10 @@ func (orderSpec) build(*Registry, string, reflect.Type) (any, func(), error) { r
 // Use adds p, a user's policy, to a composition, at its layer p.Layer(): a name of the
 // user's choosing, other than the built-in layers'. Without an Order that names it, it
 // goes innermost, next to the function. p's Decorate and DecorateAsync are called once,
-// when the function is wrapped, and must pass on the context they are given (or one
-// derived from it) to the call they decorate.
+// when the function is wrapped, while the registry builds the composition (so they must
+// not wrap functions of the same registry), must not return nil (R4C-REG-010), and the
+// calls they return must pass on the context they are given (or one derived from it) to
+// the call they decorate.
 //
 // T must be the wrapped function's result type. A nil p, a layer name that is empty or
 // taken by a built-in policy, or another result type fails the wrap with R4C-REG-010.
@@ -265,16 +271,52 @@ func rows[A, T any](extra []layerRow[A, T]) ([]layerRow[A, T], []policy.Layer) {
 // compose returns fn decorated by every layer of c, innermost first: F is a sync call
 // (policy.Func) or an async one (policy.AsyncFunc), dec applies a table row's decorator
 // of that shape, user applies a user's policy. Every layer of c has its row in rs.
-func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) F) F {
+func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error)) (F, error) {
 	h := fn
 	for _, p := range slices.Backward(c.parts) {
 		if p.user {
-			h = user(p.inst.(policy.Policy[T]), h)
+			var err error
+			if h, err = user(p.inst.(policy.Policy[T]), h); err != nil {
+				return h, err
+			}
 			continue
 		}
 		h = dec(rs[slices.IndexFunc(rs, func(r layerRow[A, T]) bool { return r.layer == p.layer })], p.inst, h)
 	}
-	return h
+	return h, nil
+}
+
+// assemble builds the composition of specs around fn for the composition of id.
+func assemble[A, T, F any](r *Registry, id string, specs []Spec, extra []layerRow[A, T], fn F,
+	dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error)) (F, error) {
+	rs, layers := rows(extra)
+	var h F
+	err := r.assembleWith(id, reflect.TypeFor[T](), specs, layers, func(c *composition) (err error) {
+		h, err = compose(c, rs, fn, dec, user)
+		return err
+	})
+	return h, err
+}
+
+// assembleWith builds the composition of id and gives it to finish, which decorates the
+// calls; the new instances are registered only once finish succeeds, so a failed wrap,
+// or a user's policy whose Decorate panics, leaves nothing behind. It holds the
+// registry's lock throughout. An error of finish is R4C-REG-010.
+func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, layers []policy.Layer, finish func(*composition) error) error {
+	if r == nil {
+		return policy.Errorf(policy.CodeBadSpec, "", id, "the registry is nil: make one with NewRegistry")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, err := r.build(id, result, specs, layers)
+	if err != nil {
+		return err
+	}
+	if err := finish(c); err != nil {
+		return policy.Errorf(policy.CodeBadSpec, "use", id, "%v", err)
+	}
+	c.commit()
+	return nil
 }
 
 func decSync[A, T any](r layerRow[A, T], inst any, next policy.Func[A, T]) policy.Func[A, T] {
@@ -299,12 +341,19 @@ var ErrContextDropped = errors.New("resilience: a policy given to Use did not pa
 // noArgs reports whether A is struct{}: calls without arguments need not carry them.
 func noArgs[A any]() bool { return reflect.TypeFor[A]() == reflect.TypeFor[struct{}]() }
 
+// errNilCall is the error of a user's policy whose Decorate or DecorateAsync returned
+// nil.
+var errNilCall = errors.New("the policy given to Use returned a nil call from Decorate or DecorateAsync")
+
 // userSync applies a user's policy to a sync call.
-func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) policy.Func[A, T] {
+func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func[A, T], error) {
 	if noArgs[A]() {
 		var a A
 		call := p.Decorate(func(ctx context.Context) (T, error) { return next(ctx, a) })
-		return func(ctx context.Context, _ A) (T, error) { return call(ctx) }
+		if call == nil {
+			return nil, errNilCall
+		}
+		return func(ctx context.Context, _ A) (T, error) { return call(ctx) }, nil
 	}
 	call := p.Decorate(func(ctx context.Context) (T, error) {
 		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
@@ -314,17 +363,23 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) policy.Func[
 		}
 		return next(ctx, b.a)
 	})
+	if call == nil {
+		return nil, errNilCall
+	}
 	return func(ctx context.Context, a A) (T, error) {
 		return call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a}))
-	}
+	}, nil
 }
 
 // userAsync applies a user's policy to an async call.
-func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (policy.AsyncFunc[A, T], error) {
 	if noArgs[A]() {
 		var a A
 		call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] { return next(ctx, a) })
-		return func(ctx context.Context, _ A) *async.Future[T] { return call(ctx) }
+		if call == nil {
+			return nil, errNilCall
+		}
+		return func(ctx context.Context, _ A) *async.Future[T] { return call(ctx) }, nil
 	}
 	call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] {
 		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
@@ -333,7 +388,10 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) policy
 		}
 		return next(ctx, b.a)
 	})
+	if call == nil {
+		return nil, errNilCall
+	}
 	return func(ctx context.Context, a A) *async.Future[T] {
 		return call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a}))
-	}
+	}, nil
 }

@@ -190,7 +190,10 @@ func closestKey(key string) string {
 			tail := segment + "." + attr
 			candidates = append(candidates, scopeDefaults+"."+tail)
 			for _, m := range middles {
-				candidates = append(candidates, scopeConfigs+"."+m+"."+tail, scopeInstances+"."+m+"."+tail)
+				if segment != compositionSegment { // no configs.<name> scope for the composition
+					candidates = append(candidates, scopeConfigs+"."+m+"."+tail)
+				}
+				candidates = append(candidates, scopeInstances+"."+m+"."+tail)
 			}
 		}
 	}

@@ -244,4 +244,10 @@ func TestOrder_ConfigurationKeys(t *testing.T) {
 	assert.Equal(t, "instances.Svc.Call.composition.order", ce.Key)
 	assert.Equal(t, "retry, cache", ce.Value)
 	assert.Empty(t, reg.UnusedKeys())
+
+	// A bad order in code fails even where a key overrides it.
+	reg, _ = newRegistry(t, resilience.WithProperties(map[string]string{"instances.Svc.Call.composition.order": "retry"}))
+	_, err = resilience.Wrap(reg, "Svc.Call", func(context.Context) (int, error) { return 0, nil }, resilience.Retry(),
+		resilience.Order(policy.LayerRetry, policy.LayerRetry))
+	requireCode(t, err, policy.CodeBadOrder)
 }

@@ -23,18 +23,21 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 	type call = func(context.Context) (T, error)
 	type asyncCall = func(context.Context) *async.Future[T]
 	rs, layers := rows[call, T](nil)
-	c, err := r.build(id, reflect.TypeFor[T](), specs, layers)
+	ars, _ := rows[asyncCall, T](nil)
+	p := &Pipeline[T]{id: id}
+	err := r.assembleWith(id, reflect.TypeFor[T](), specs, layers, func(c *composition) (err error) {
+		if p.sync, err = compose(c, rs, policy.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
+			decSync, userSync); err != nil {
+			return err
+		}
+		p.async, err = compose(c, ars, policy.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
+			decAsync, userAsync)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	ars, _ := rows[asyncCall, T](nil)
-	return &Pipeline[T]{
-		id: id,
-		sync: compose(c, rs, policy.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
-			decSync, userSync),
-		async: compose(c, ars, policy.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
-			decAsync, userAsync),
-	}, nil
+	return p, nil
 }
 
 // ID returns the pipeline's id.

@@ -134,3 +134,23 @@ func TestZeroLimiterAdmitsNothing(t *testing.T) {
 	require.ErrorIs(t, l.Rejection(), ratelimit.ErrExceeded)
 	assert.Equal(t, 0, l.AvailablePermits())
 }
+
+// A result predicate is not part of Config: WithConfig, before or after it, keeps it.
+func TestPredicates_KeptAcrossWithConfig(t *testing.T) {
+	for _, first := range []bool{true, false} {
+		reg, _ := newRegistry(t)
+		cfg := retry.DefaultConfig()
+		cfg.Delay = 0
+		opts := []retry.Option{retry.RetryIf(is503), retry.WithConfig(cfg)}
+		if !first {
+			opts[0], opts[1] = opts[1], opts[0]
+		}
+		calls := 0
+		call, err := resilience.Wrap(reg, "Svc.Call", func(context.Context) (response, error) { calls++; return response{503}, nil },
+			resilience.Retry(opts...))
+		require.NoError(t, err)
+		_, err = call(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 3, calls, "RetryIf first: %v", first)
+	}
+}

@@ -133,7 +133,7 @@ func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type
 	}
 	key := instanceKey{sp.l, id}
 	if p, ok := r.instances[key]; ok {
-		if have, want := d.Of(p), d.Config(&s); !reflect.DeepEqual(have, want) {
+		if have, want := d.Of(p), d.Config(&s); !kind.Same(have, want) {
 			return nil, nil, policy.Errorf(policy.CodeConflict, string(sp.l), id,
 				"%q is shared by functions that resolve different configurations: %+v and %+v", id, have, want)
 		}

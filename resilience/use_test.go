@@ -140,3 +140,50 @@ type passThrough struct{}
 func (passThrough) Layer() policy.Layer                                         { return "pass" }
 func (passThrough) Decorate(next policy.Call[int]) policy.Call[int]             { return next }
 func (passThrough) DecorateAsync(n policy.AsyncCall[int]) policy.AsyncCall[int] { return n }
+
+// nilDecorator is a user's policy whose decorators return nil.
+type nilDecorator struct{}
+
+func (nilDecorator) Layer() policy.Layer                                       { return "nil" }
+func (nilDecorator) Decorate(policy.Call[int]) policy.Call[int]                { return nil }
+func (nilDecorator) DecorateAsync(policy.AsyncCall[int]) policy.AsyncCall[int] { return nil }
+
+// panicky is a user's policy whose Decorate panics.
+type panicky struct{}
+
+func (panicky) Layer() policy.Layer                                         { return "panicky" }
+func (panicky) Decorate(policy.Call[int]) policy.Call[int]                  { panic("decorate") }
+func (panicky) DecorateAsync(n policy.AsyncCall[int]) policy.AsyncCall[int] { panic("decorate") }
+
+// A user's policy whose Decorate returns nil fails the wrap with R4C-REG-010; one whose
+// Decorate panics leaves nothing registered. Either way the registry stays usable.
+func TestUse_NilOrPanickingDecorateRegistersNothing(t *testing.T) {
+	reg, _ := newRegistry(t)
+	fn := func(context.Context) (int, error) { return 1, nil }
+	_, err := resilience.Wrap(reg, "F.Nil", fn, resilience.Use[int](nilDecorator{}), resilience.Bulkhead())
+	requireCode(t, err, policy.CodeBadSpec)
+	_, err = resilience.WrapAsync(reg, "F.Nil", func(context.Context) *async.Future[int] { return async.Completed(1) },
+		resilience.Use[int](nilDecorator{}))
+	requireCode(t, err, policy.CodeBadSpec)
+	_, err = resilience.NewPipeline[int](reg, "F.Nil", resilience.Use[int](nilDecorator{}))
+	requireCode(t, err, policy.CodeBadSpec)
+	assert.Panics(t, func() {
+		_, _ = resilience.Wrap(reg, "F.Panic", fn, resilience.Use[int](panicky{}), resilience.Bulkhead())
+	})
+	assert.Empty(t, reg.Snapshot().Policies)
+	_, err = resilience.Wrap(reg, "F.Panic", fn, resilience.Bulkhead())
+	require.NoError(t, err, "the registry's lock was released")
+	assert.Len(t, reg.Snapshot().Bulkheads, 1)
+}
+
+// Two nil user policies are reported as nil, not as a layer given twice; an empty Order
+// given twice is an order given twice.
+func TestUse_Messages(t *testing.T) {
+	reg, _ := newRegistry(t)
+	fn := func(context.Context) (int, error) { return 1, nil }
+	_, err := resilience.Wrap(reg, "F.Call", fn, resilience.Use[int](nil), resilience.Use[int](nil))
+	ce := requireCode(t, err, policy.CodeBadSpec)
+	assert.Contains(t, ce.Reason, "nil")
+	_, err = resilience.Wrap(reg, "F.Call", fn, resilience.Order(), resilience.Order(policy.LayerRetry))
+	requireCode(t, err, policy.CodeBadOrder)
+}

@@ -2,7 +2,6 @@ package resilience
 
 import (
 	"context"
-	"reflect"
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/policy"
@@ -99,20 +98,10 @@ func nilFunc(id string) error {
 // wrapSync builds the composition of specs around fn. extra rows of the layer table
 // follow the built-in ones.
 func wrapSync[A, T any](r *Registry, id string, fn policy.Func[A, T], specs []Spec, extra []layerRow[A, T]) (policy.Func[A, T], error) {
-	rs, layers := rows(extra)
-	c, err := r.build(id, reflect.TypeFor[T](), specs, layers)
-	if err != nil {
-		return nil, err
-	}
-	return compose(c, rs, fn, decSync[A, T], userSync[A, T]), nil
+	return assemble(r, id, specs, extra, fn, decSync[A, T], userSync[A, T])
 }
 
 // wrapAsync is wrapSync for calls that return futures.
 func wrapAsync[A, T any](r *Registry, id string, fn policy.AsyncFunc[A, T], specs []Spec, extra []layerRow[A, T]) (policy.AsyncFunc[A, T], error) {
-	rs, layers := rows(extra)
-	c, err := r.build(id, reflect.TypeFor[T](), specs, layers)
-	if err != nil {
-		return nil, err
-	}
-	return compose(c, rs, fn, decAsync[A, T], userAsync[A, T]), nil
+	return assemble(r, id, specs, extra, fn, decAsync[A, T], userAsync[A, T])
 }

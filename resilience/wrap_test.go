@@ -2,7 +2,9 @@ package resilience_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -432,4 +435,32 @@ func TestPolicy_FindsThePackageFromItsOptions(t *testing.T) {
 	requireCode(t, err, policy.CodeBadSpec) // the same layer twice
 	_, err = resilience.Lookup[*retry.Retry](reg, policy.LayerRetry, "F.Call")
 	require.NoError(t, err)
+}
+
+// Functions that share a name share error lists only when they hold the same error
+// values: errors.Is matches by identity, so two errors with the same text differ, and so
+// do two random sources. The same values are shared.
+func TestRG2_SharedNameComparesReferencesByIdentity(t *testing.T) {
+	reg, _ := newRegistry(t)
+	fn := func(context.Context) (int, error) { return 0, nil }
+	errA, errB := errors.New("unavailable"), errors.New("unavailable")
+	_, err := resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errA)))
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errB)))
+	requireCode(t, err, policy.CodeConflict)
+	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errA)))
+	require.NoError(t, err, "the same error value")
+
+	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.CircuitBreaker(circuitbreaker.Name("b"), circuitbreaker.IgnoreOn(errA)))
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.CircuitBreaker(circuitbreaker.Name("b"), circuitbreaker.IgnoreOn(errB)))
+	requireCode(t, err, policy.CodeConflict)
+
+	src := rand.NewPCG(1, 2)
+	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(src)))
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(src)))
+	require.NoError(t, err, "the same source")
+	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(rand.NewPCG(1, 2))))
+	requireCode(t, err, policy.CodeConflict)
 }

@@ -98,3 +98,10 @@ func matches(err error, list []error) bool {
 	}
 	return false
 }
+
+// Shared is what two functions that share an instance by name must agree on, for a
+// policy with a result predicate: its configuration and its predicate.
+type Shared[C any] struct {
+	Config C
+	If     *Predicate
+}

@@ -119,3 +119,75 @@ func DescriptorOf[S any]() (*Descriptor[S], bool) {
 	}
 	return nil, false
 }
+
+// Same reports whether two configurations are the same for sharing an instance: equal
+// values, with what they hold by reference compared by identity. Error values, random
+// sources and predicates are the same only when they are the same value (an error is
+// matched with errors.Is by identity, so two errors with the same text are different);
+// slices are the same when their elements are. It never reads what a pointer or an
+// interface points to, so it does not race with an instance in use.
+func Same(a, b any) bool {
+	return same(reflect.ValueOf(a), reflect.ValueOf(b))
+}
+
+func same(a, b reflect.Value) bool {
+	if a.IsValid() != b.IsValid() {
+		return false
+	}
+	if !a.IsValid() {
+		return true
+	}
+	if a.Type() != b.Type() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if !same(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice, reflect.Array:
+		if a.Kind() == reflect.Slice && a.IsNil() != b.IsNil() && (a.Len() > 0 || b.Len() > 0) {
+			return false
+		}
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			if !same(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		ea, eb := a.Elem(), b.Elem()
+		if ea.Type() != eb.Type() {
+			return false
+		}
+		if ea.Kind() == reflect.Pointer || ea.Kind() == reflect.Func || ea.Kind() == reflect.Map ||
+			ea.Kind() == reflect.Chan || ea.Kind() == reflect.UnsafePointer {
+			return identity(ea, eb)
+		}
+		return same(ea, eb)
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return identity(a, b)
+	case reflect.Float32, reflect.Float64:
+		return a.Float() == b.Float() || (a.Float() != a.Float() && b.Float() != b.Float())
+	default: // booleans, integers, strings, complex numbers
+		return a.Equal(b)
+	}
+}
+
+// identity compares references: the same pointer, or both nil; functions are the same
+// only when both are nil.
+func identity(a, b reflect.Value) bool {
+	if a.Kind() == reflect.Func {
+		return a.IsNil() && b.IsNil()
+	}
+	return a.Pointer() == b.Pointer()
+}

@@ -213,9 +213,23 @@ func classify[T any](b *Breaker, pred func(T, error) bool, v T, err error) (o ou
 	return 0, false
 }
 
-// onResult records the outcome of a call admitted with p that ended with (v, err).
+// onResult records the outcome of a call admitted with p that ended with (v, err). A
+// predicate that panics records the call as a failure, so that a half-open trial is not
+// left taken, and the panic goes on.
 func onResult[T any](b *Breaker, pred func(T, error) bool, p permit, v T, err error) {
 	if p.word == noRecord {
+		return
+	}
+	if pred != nil {
+		classified := false
+		defer func() {
+			if !classified {
+				b.record(p, failedBit, false)
+			}
+		}()
+		o, ignored := classify(b, pred, v, err)
+		classified = true
+		b.record(p, o, ignored)
 		return
 	}
 	o, ignored := classify(b, pred, v, err)

@@ -76,8 +76,6 @@ type Config struct {
 	// nothing is recorded. Default false: the zero value is enabled. The configuration key
 	// is circuitBreaker.enabled.
 	Disabled bool
-
-	recordIf *kind.Predicate // RecordIf's predicate; nil: none
 }
 
 // DefaultConfig returns the built-in defaults: failure rate 50%, a count-based window of
@@ -153,6 +151,8 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 type settings struct {
 	Config
 	kind.Common
+	recordIf *kind.Predicate // RecordIf's predicate; nil: none. Not in Config, so that
+	// WithConfig keeps it.
 }
 
 func defaults() settings { return settings{Config: DefaultConfig()} }
@@ -173,11 +173,14 @@ var descriptor = &kind.Descriptor[settings]{
 	},
 	Defaults: defaults,
 	Common:   func(s *settings) *kind.Common { return &s.Common },
-	Config:   func(s *settings) any { return s.Config },
+	Config:   func(s *settings) any { return kind.Shared[Config]{Config: s.Config, If: s.recordIf} },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	Of:       func(p kind.Instance) any { return p.(*Breaker).cfg },
-	State:    func(p kind.Instance) any { return p.(*Breaker).Snapshot() },
-	Result:   func(s *settings) reflect.Type { return s.recordIf.ResultType() },
+	Of: func(p kind.Instance) any {
+		b := p.(*Breaker)
+		return kind.Shared[Config]{Config: b.cfg, If: b.cls.If}
+	},
+	State:  func(p kind.Instance) any { return p.(*Breaker).Snapshot() },
+	Result: func(s *settings) reflect.Type { return s.recordIf.ResultType() },
 }
 
 func init() { kind.Register(descriptor) }
@@ -266,7 +269,8 @@ func RecordOn(errs ...error) Option {
 // the errors the lists record: e.g. a response with status 503 returned with a nil error.
 // T must be the result type of the calls the breaker decorates; wrapping a function of
 // another result type fails with R4C-REG-010. Default none. A later call replaces the
-// predicate; a nil pred removes it.
+// predicate; a nil pred removes it. pred must be quick and safe for concurrent use; if it
+// panics, the call is recorded as a failure and the panic goes on.
 func RecordIf[T any](pred func(v T, err error) bool) Option {
 	p := kind.NewPredicate(pred)
 	return func(s *settings) { s.recordIf = p }

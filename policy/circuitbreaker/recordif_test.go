@@ -99,3 +99,43 @@ func TestRecordIfAsync(t *testing.T) {
 		assert.Equal(t, 0, b.Snapshot().BufferedCalls)
 	})
 }
+
+// A RecordIf predicate that panics on the half-open trial records the trial as a failure:
+// the panic goes on, and the breaker opens again instead of staying half-open for ever,
+// sync and async.
+func TestRecordIfPanicDoesNotLeaveTheTrialTaken(t *testing.T) {
+	for _, async_ := range []bool{false, true} {
+		clk := clock.NewManual()
+		pred := func(v int, _ error) bool {
+			if v == 42 {
+				panic("predicate")
+			}
+			return v == 503
+		}
+		b, err := cb.New(cb.WithClock(clk), cb.SlidingWindowSize(2), cb.MinimumCalls(2),
+			cb.PermittedInHalfOpen(1), cb.WaitInOpen(time.Second), cb.RecordIf(pred))
+		require.NoError(t, err)
+		sync := cb.DecorateFunc(b, func(_ context.Context, v int) (int, error) { return v, nil })
+		asyncCall := cb.DecorateAsyncFunc(b, func(_ context.Context, v int) *async.Future[int] {
+			f, complete := async.NewPromise[int]()
+			defer complete(v, nil)
+			return f
+		})
+		call := func(v int) {
+			if async_ {
+				_, _ = asyncCall(context.Background(), v).Await(context.Background())
+				return
+			}
+			_, _ = sync(context.Background(), v)
+		}
+		call(503)
+		call(503)
+		require.Equal(t, cb.Open, b.State())
+		clk.Advance(2 * time.Second)
+		assert.Panics(t, func() { call(42) }, "async %v", async_)
+		assert.Equal(t, cb.Open, b.State(), "the trial failed: open again, async %v", async_)
+		clk.Advance(2 * time.Second)
+		call(200)
+		assert.Equal(t, cb.Closed, b.State(), "a later trial closes it, async %v", async_)
+	}
+}

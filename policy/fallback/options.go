@@ -22,8 +22,6 @@ type Config struct {
 	// Disabled true lets every result through untouched. Default false: the zero value
 	// is enabled. The configuration key is fallback.enabled.
 	Disabled bool
-
-	handleIf *kind.Predicate // HandleIf's predicate; nil: none
 }
 
 // DefaultConfig returns the built-in defaults: every error handled, enabled.
@@ -38,6 +36,8 @@ func (c Config) Validate() error { return nil }
 type settings struct {
 	Config
 	kind.Common
+	handleIf *kind.Predicate // HandleIf's predicate; nil: none. Not in Config, so that
+	// WithConfig keeps it.
 }
 
 func defaults() settings { return settings{Config: DefaultConfig()} }
@@ -85,7 +85,8 @@ func IgnoreOn(errs ...error) Option {
 // the errors the lists send: e.g. a response with status 503 returned with a nil error,
 // which the fallback function then receives as a nil error. T must be the fallback's
 // result type; New with another type fails with R4C-REG-010. Default none. A later call
-// replaces the predicate; a nil pred removes it.
+// replaces the predicate; a nil pred removes it. pred must be quick, safe for concurrent
+// use, and must not panic.
 func HandleIf[T any](pred func(v T, err error) bool) Option {
 	p := kind.NewPredicate(pred)
 	return func(s *settings) { s.handleIf = p }

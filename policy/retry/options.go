@@ -15,7 +15,7 @@ import (
 // Config is a retry's resolved configuration, validated once when the retry is built.
 // Its zero value is not valid (MaxAttempts 0): start from DefaultConfig. Identical option
 // sets give configurations equal under reflect.DeepEqual (error lists hold the same
-// sentinel values, the random source the same value, the predicate the same option's).
+// sentinel values, the random source the same value).
 type Config struct {
 	// MaxAttempts is the total number of attempts, the first included; 1 means no retry.
 	// At least 1. Default 3.
@@ -44,8 +44,6 @@ type Config struct {
 	// Disabled true makes every call a single attempt. Default false: the zero value is
 	// enabled. The configuration key is retry.enabled.
 	Disabled bool
-
-	retryIf *kind.Predicate // RetryIf's predicate; nil: none
 }
 
 // DefaultConfig returns the built-in defaults: 3 attempts, 500ms between them, constant
@@ -110,6 +108,8 @@ func toDuration(ns float64) time.Duration {
 type settings struct {
 	Config
 	kind.Common
+	retryIf *kind.Predicate // RetryIf's predicate; nil: none. Not in Config, so that
+	// WithConfig keeps it.
 }
 
 func defaults() settings { return settings{Config: DefaultConfig()} }
@@ -127,10 +127,13 @@ var descriptor = &kind.Descriptor[settings]{
 	},
 	Defaults: defaults,
 	Common:   func(s *settings) *kind.Common { return &s.Common },
-	Config:   func(s *settings) any { return s.Config },
+	Config:   func(s *settings) any { return kind.Shared[Config]{Config: s.Config, If: s.retryIf} },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	Of:       func(p kind.Instance) any { return p.(*Retry).cfg },
-	Result:   func(s *settings) reflect.Type { return s.retryIf.ResultType() },
+	Of: func(p kind.Instance) any {
+		r := p.(*Retry)
+		return kind.Shared[Config]{Config: r.cfg, If: r.cls.If}
+	},
+	Result: func(s *settings) reflect.Type { return s.retryIf.ResultType() },
 }
 
 func init() { kind.Register(descriptor) }
@@ -190,7 +193,8 @@ func AbortOn(errs ...error) Option {
 // the result type of the calls the retry decorates; wrapping a function of another result
 // type fails with R4C-REG-010. An outcome that pred retries and that is still failing
 // when the attempts run out is returned as it is. Default none. A later call replaces
-// the predicate; a nil pred removes it.
+// the predicate; a nil pred removes it. pred must be quick, safe for concurrent use, and
+// must not panic.
 func RetryIf[T any](pred func(v T, err error) bool) Option {
 	p := kind.NewPredicate(pred)
 	return func(s *settings) { s.retryIf = p }
