@@ -3,6 +3,7 @@ package resilience
 import (
 	"context"
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -308,6 +309,13 @@ func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, la
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	used := maps.Clone(r.props.applied) // a failed wrap uses no key
+	committed := false
+	defer func() {
+		if !committed {
+			r.props.applied = used
+		}
+	}()
 	c, err := r.build(id, result, specs, layers)
 	if err != nil {
 		return err
@@ -316,6 +324,7 @@ func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, la
 		return policy.Errorf(policy.CodeBadSpec, "use", id, "%v", err)
 	}
 	c.commit()
+	committed = true
 	return nil
 }
 

@@ -386,3 +386,11 @@ func TestUnusedKeysFindsTyposInIDs(t *testing.T) {
 		"instances.Demo.Cal.rateLimiter.permits",
 	}, reg.UnusedKeys())
 }
+
+// A wrap that fails uses no configuration key: UnusedKeys still lists its keys.
+func TestUnusedKeys_FailedWrapUsesNoKey(t *testing.T) {
+	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{"instances.G.Call.retry.maxAttempts": "0"}))
+	_, err := resilience.Wrap(reg, "G.Call", func(context.Context) (int, error) { return 0, nil }, resilience.Retry())
+	requireCode(t, err, policy.CodeOutOfRange)
+	assert.Equal(t, []string{"instances.G.Call.retry.maxAttempts"}, reg.UnusedKeys())
+}
