@@ -14,6 +14,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 )
 
 // call is a Delayed call whose starts and stops the test records. Start returns the
@@ -173,45 +174,6 @@ func (c *hookCtx) runHooks() {
 	}
 	for _, f := range hooks {
 		f()
-	}
-}
-
-// ownDoneCtx is a long-lived context whose Done channel is not the standard library's:
-// context.AfterFunc then watches it with one goroutine per registration, so that a
-// registration left behind shows up in runtime.NumGoroutine.
-type ownDoneCtx struct {
-	context.Context
-	done chan struct{}
-	once sync.Once
-}
-
-func newOwnDoneCtx() *ownDoneCtx {
-	return &ownDoneCtx{Context: context.Background(), done: make(chan struct{})}
-}
-
-func (c *ownDoneCtx) Done() <-chan struct{} { return c.done }
-
-func (c *ownDoneCtx) Err() error {
-	select {
-	case <-c.done:
-		return context.Canceled
-	default:
-		return nil
-	}
-}
-
-func (c *ownDoneCtx) cancel() { c.once.Do(func() { close(c.done) }) }
-
-// settleGoroutines polls until at most want goroutines run, or 5s pass, and returns the
-// last count.
-func settleGoroutines(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -514,35 +476,13 @@ func TestDelayed_StaleTimerDoesNotEndTheNextWait(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// eagerClock's timers fire at once, on their own goroutine, and AfterFunc waits up to
-// 50ms for the function to return before it returns itself: a timer that fires before
-// the code that armed it goes on.
-type eagerClock struct{ *clock.Manual }
-
-type firedTimer struct{}
-
-func (firedTimer) Stop() bool { return false }
-
-func (eagerClock) AfterFunc(_ time.Duration, f func()) clock.Timer {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(50 * time.Millisecond):
-	}
-	return firedTimer{}
-}
-
 // SPEC AS-2: a timer that fires as it is armed, before the hook on the context could be
 // registered, still finds the hook to remove.
 func TestDelayed_AS2_TimerFiringAtOnceLeavesNoHook(t *testing.T) {
 	ctx := newHookCtx()
 	c := newCall()
 	c.next = func() *async.Future[int] { return async.Completed(5) }
-	f := c.d.Init(eagerClock{clock.NewManual()}, ctx, c, nil)
+	f := c.d.Init(ctxtest.EagerClock{Manual: clock.NewManual()}, ctx, c, nil)
 	c.d.StartAfter(time.Second)
 
 	v, err := await(t, f)
@@ -611,8 +551,8 @@ func TestDelayed_AS3_NoHookLeftOnTheContext(t *testing.T) {
 // Cancel reports true exactly when it did not start, and nothing stays registered on the
 // long-lived context the calls share (a registration would keep a goroutine).
 func TestDelayed_AS2_SystemClockRaces(t *testing.T) {
-	ctx := newOwnDoneCtx()
-	defer ctx.cancel()
+	ctx := ctxtest.NewOwnDone()
+	defer ctx.Cancel()
 	done := async.Completed(1)
 	before := runtime.NumGoroutine()
 
@@ -643,7 +583,7 @@ func TestDelayed_AS2_SystemClockRaces(t *testing.T) {
 			require.False(t, canceled[i])
 		}
 	}
-	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 }
 
 // SPEC AS-2: waiting calls hold no goroutine, on a context that can end.

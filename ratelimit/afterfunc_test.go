@@ -3,7 +3,6 @@ package ratelimit_test
 import (
 	"context"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,47 +11,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
-
-// ownDoneCtx is a long-lived context whose Done channel is not the standard library's:
-// context.AfterFunc then watches it with one goroutine per registration, so that a
-// registration left behind shows up in runtime.NumGoroutine.
-type ownDoneCtx struct {
-	context.Context
-	done chan struct{}
-	once sync.Once
-}
-
-func newOwnDoneCtx() *ownDoneCtx {
-	return &ownDoneCtx{Context: context.Background(), done: make(chan struct{})}
-}
-
-func (c *ownDoneCtx) Done() <-chan struct{} { return c.done }
-
-func (c *ownDoneCtx) Err() error {
-	select {
-	case <-c.done:
-		return context.Canceled
-	default:
-		return nil
-	}
-}
-
-func (c *ownDoneCtx) cancel() { c.once.Do(func() { close(c.done) }) }
-
-// settleGoroutines polls until at most want goroutines run, or 5s pass, and returns the
-// last count.
-func settleGoroutines(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // SPEC AS-2, AS-3: a waiting call's hook on its context is removed whichever way the wait
 // ends, also when the permit's timer fires before the hook is registered. Calls 2µs apart
@@ -62,8 +23,8 @@ func TestAS2_ContextHookRemovedWhenTimerFiresFirst(t *testing.T) {
 	l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(2*time.Microsecond), ratelimit.MaxWait(time.Second))
 	require.NoError(t, err)
 	call := ratelimit.DecorateAsyncFunc(l, func(context.Context, int) *async.Future[int] { return async.Completed(1) })
-	ctx := newOwnDoneCtx()
-	defer ctx.cancel()
+	ctx := ctxtest.NewOwnDone()
+	defer ctx.Cancel()
 	before := runtime.NumGoroutine()
 
 	const calls = 50_000
@@ -82,7 +43,7 @@ func TestAS2_ContextHookRemovedWhenTimerFiresFirst(t *testing.T) {
 	}
 	awaitAll(t, futures)
 	require.Positive(t, waited, "some calls waited for their permit")
-	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 }
 
 func awaitAll(t *testing.T, fs []*async.Future[int]) {
@@ -95,44 +56,22 @@ func awaitAll(t *testing.T, fs []*async.Future[int]) {
 	}
 }
 
-// eagerClock's timers fire at once, on their own goroutine, and AfterFunc waits up to
-// 50ms for the function to return before it returns itself: a timer that fires before
-// the code that armed it goes on.
-type eagerClock struct{ *clock.Manual }
-
-type firedTimer struct{}
-
-func (firedTimer) Stop() bool { return false }
-
-func (eagerClock) AfterFunc(_ time.Duration, f func()) clock.Timer {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(50 * time.Millisecond):
-	}
-	return firedTimer{}
-}
-
 // SPEC AS-2: a permit's timer that fires before the call has registered its hook on the
 // context does not leave the hook registered (deterministic: the timer fires inside
 // AfterFunc).
 func TestAS2_ContextHookRemovedWhenTimerFiresAtOnce(t *testing.T) {
-	l := newLimiter(t, eagerClock{clock.NewManual()}, ratelimit.Permits(1), ratelimit.Period(time.Second),
+	l := newLimiter(t, ctxtest.EagerClock{Manual: clock.NewManual()}, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.MaxWait(time.Hour))
 	call := ratelimit.DecorateAsyncFunc(l, func(context.Context, int) *async.Future[int] { return async.Completed(1) })
 	require.True(t, l.TryAcquire())
-	ctx := newOwnDoneCtx()
-	defer ctx.cancel()
+	ctx := ctxtest.NewOwnDone()
+	defer ctx.Cancel()
 	before := runtime.NumGoroutine()
 
 	v, err := call(ctx, 0).Await(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 1, v)
-	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 }
 
 // SPEC AS-2, AS-3: on a manual clock, every way a wait ends (its permit, Cancel, its
@@ -142,16 +81,16 @@ func TestAS3_ContextHookRemovedOnEveryOutcome(t *testing.T) {
 	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Millisecond), ratelimit.MaxWait(time.Hour))
 	call := ratelimit.DecorateAsyncFunc(l, func(context.Context, int) *async.Future[int] { return async.Completed(1) })
 	require.True(t, l.TryAcquire())
-	shared := newOwnDoneCtx()
-	defer shared.cancel()
+	shared := ctxtest.NewOwnDone()
+	defer shared.Cancel()
 	before := runtime.NumGoroutine()
 
 	started := call(shared, 1) // started by its timer
 	canceled := call(shared, 2)
 	assert.True(t, canceled.Cancel())
-	ended := newOwnDoneCtx()
+	ended := ctxtest.NewOwnDone()
 	endedCall := call(ended, 3)
-	ended.cancel()
+	ended.Cancel()
 	_, err := endedCall.Await(context.Background())
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
 	require.ErrorIs(t, err, context.Canceled)
@@ -160,7 +99,7 @@ func TestAS3_ContextHookRemovedOnEveryOutcome(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, v)
 
-	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 	assert.Zero(t, clk.PendingTasks())
 }
 

@@ -13,47 +13,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
-
-// ownDoneCtx is a long-lived context whose Done channel is not the standard library's:
-// context.AfterFunc then watches it with one goroutine per registration, so that a
-// registration left behind shows up in runtime.NumGoroutine.
-type ownDoneCtx struct {
-	context.Context
-	done chan struct{}
-	once sync.Once
-}
-
-func newOwnDoneCtx() *ownDoneCtx {
-	return &ownDoneCtx{Context: context.Background(), done: make(chan struct{})}
-}
-
-func (c *ownDoneCtx) Done() <-chan struct{} { return c.done }
-
-func (c *ownDoneCtx) Err() error {
-	select {
-	case <-c.done:
-		return context.Canceled
-	default:
-		return nil
-	}
-}
-
-func (c *ownDoneCtx) cancel() { c.once.Do(func() { close(c.done) }) }
-
-// settleGoroutines polls until at most want goroutines run, or 5s pass, and returns the
-// last count.
-func settleGoroutines(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // SPEC AS-2, AS-3: whichever way a queued call's wait ends (a slot, Cancel, MaxWait, its
 // context ending), nothing stays registered on its context.
@@ -63,17 +25,17 @@ func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 	require.NoError(t, err)
 	c := newCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.next)
-	shared := newOwnDoneCtx()
-	defer shared.cancel()
+	shared := ctxtest.NewOwnDone()
+	defer shared.Cancel()
 	before := runtime.NumGoroutine()
 
 	holder := call(shared, 0)
 	granted := call(shared, 1)
 	canceled := call(shared, 2)
-	ended := newOwnDoneCtx()
+	ended := ctxtest.NewOwnDone()
 	endedCall := call(ended, 3)
 	assert.True(t, canceled.Cancel())
-	ended.cancel()
+	ended.Cancel()
 	_, err = endedCall.Await(context.Background())
 	require.ErrorIs(t, err, bulkhead.ErrFull)
 	require.ErrorIs(t, err, context.Canceled)
@@ -90,42 +52,20 @@ func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, []int{0, 1}, c.startedCalls())
-	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 	assert.Zero(t, clk.PendingTasks())
-}
-
-// eagerClock's timers fire at once, on their own goroutine, and AfterFunc waits up to
-// 50ms for the function to return before it returns itself: a timer that fires before
-// the code that armed it goes on.
-type eagerClock struct{ *clock.Manual }
-
-type firedTimer struct{}
-
-func (firedTimer) Stop() bool { return false }
-
-func (eagerClock) AfterFunc(_ time.Duration, f func()) clock.Timer {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(50 * time.Millisecond):
-	}
-	return firedTimer{}
 }
 
 // SPEC AS-2: a MaxWait timer that fires as it is armed, before the hook on the context
 // could be registered, leaves no hook behind.
 func TestAS2_AsyncContextHookRemovedWhenTimerFiresAtOnce(t *testing.T) {
 	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Hour),
-		bulkhead.WithClock(eagerClock{clock.NewManual()}))
+		bulkhead.WithClock(ctxtest.EagerClock{Manual: clock.NewManual()}))
 	require.NoError(t, err)
 	c := newCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.next)
-	ctx := newOwnDoneCtx()
-	defer ctx.cancel()
+	ctx := ctxtest.NewOwnDone()
+	defer ctx.Cancel()
 	before := runtime.NumGoroutine()
 
 	holder := call(ctx, 0)
@@ -134,7 +74,7 @@ func TestAS2_AsyncContextHookRemovedWhenTimerFiresAtOnce(t *testing.T) {
 	c.finish(0)
 	_, err = holder.Await(context.Background())
 	require.NoError(t, err)
-	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 }
 
 // SPEC AS-2, AS-3: on the system clock, calls that race for two slots (some granted a
@@ -154,8 +94,8 @@ func TestAS2_AsyncContextHookRemovedSystemClock(t *testing.T) {
 		return f
 	})
 	syncCall := bulkhead.DecorateFunc(b, func(_ context.Context, i int) (int, error) { return i, nil })
-	ctx := newOwnDoneCtx()
-	defer ctx.cancel()
+	ctx := ctxtest.NewOwnDone()
+	defer ctx.Cancel()
 	before := runtime.NumGoroutine()
 
 	var waited, expired atomic.Int64
@@ -181,7 +121,7 @@ func TestAS2_AsyncContextHookRemovedSystemClock(t *testing.T) {
 	wg.Wait()
 	pending.Wait()
 	t.Logf("%d calls waited, %d expired", waited.Load(), expired.Load())
-	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 }
 
 // A call queued for a slot (MaxConcurrent 1, MaxWait 1h, manual clock), then granted it.

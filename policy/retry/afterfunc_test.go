@@ -3,7 +3,6 @@ package retry_test
 import (
 	"context"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,47 +12,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
-
-// ownDoneCtx is a long-lived context whose Done channel is not the standard library's:
-// context.AfterFunc then watches it with one goroutine per registration, so that a
-// registration left behind shows up in runtime.NumGoroutine.
-type ownDoneCtx struct {
-	context.Context
-	done chan struct{}
-	once sync.Once
-}
-
-func newOwnDoneCtx() *ownDoneCtx {
-	return &ownDoneCtx{Context: context.Background(), done: make(chan struct{})}
-}
-
-func (c *ownDoneCtx) Done() <-chan struct{} { return c.done }
-
-func (c *ownDoneCtx) Err() error {
-	select {
-	case <-c.done:
-		return context.Canceled
-	default:
-		return nil
-	}
-}
-
-func (c *ownDoneCtx) cancel() { c.once.Do(func() { close(c.done) }) }
-
-// settleGoroutines polls until at most want goroutines run, or 5s pass, and returns the
-// last count.
-func settleGoroutines(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // SPEC AS-2, AS-3: however an asynchronous call and its waits end (a success after a
 // wait, attempts exhausted, Cancel during a wait or an attempt, the context ending during
@@ -61,8 +22,8 @@ func settleGoroutines(want int) int {
 func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 	clk := clock.NewManual()
 	r := newRetry(t, retry.WithClock(clk), retry.Delay(time.Second))
-	shared := newOwnDoneCtx()
-	defer shared.cancel()
+	shared := ctxtest.NewOwnDone()
+	defer shared.Cancel()
 	before := runtime.NumGoroutine()
 
 	start := func(ctx context.Context) (*asyncFn, *async.Future[int]) {
@@ -73,9 +34,9 @@ func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 	exhausted, exhaustedFut := start(shared)
 	canceledInWait, canceledInWaitFut := start(shared)
 	_, canceledInFlightFut := start(shared)
-	endedCtx := newOwnDoneCtx()
+	endedCtx := ctxtest.NewOwnDone()
 	endedInWait, endedInWaitFut := start(endedCtx)
-	attemptCtx := newOwnDoneCtx()
+	attemptCtx := ctxtest.NewOwnDone()
 	endedInAttempt, endedInAttemptFut := start(attemptCtx)
 
 	for _, fn := range []*asyncFn{succeeded, exhausted, canceledInWait, endedInWait} {
@@ -83,10 +44,10 @@ func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 	}
 	assert.False(t, canceledInWaitFut.Cancel())
 	assert.False(t, canceledInFlightFut.Cancel())
-	endedCtx.cancel()
+	endedCtx.Cancel()
 	_, err := await(t, endedInWaitFut)
 	require.ErrorIs(t, err, context.Canceled)
-	attemptCtx.cancel()
+	attemptCtx.Cancel()
 	endedInAttempt.last().complete(0, errBoom)
 	_, err = settled(t, endedInAttemptFut)
 	require.ErrorIs(t, err, context.Canceled)
@@ -103,35 +64,13 @@ func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 	require.ErrorIs(t, err, errBoom)
 	assert.Equal(t, 3, exhausted.n())
 
-	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 	assert.Zero(t, clk.PendingTasks())
-}
-
-// eagerClock's timers fire at once, on their own goroutine, and AfterFunc waits up to
-// 50ms for the function to return before it returns itself: a timer that fires before
-// the code that armed it goes on.
-type eagerClock struct{ *clock.Manual }
-
-type firedTimer struct{}
-
-func (firedTimer) Stop() bool { return false }
-
-func (eagerClock) AfterFunc(_ time.Duration, f func()) clock.Timer {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(50 * time.Millisecond):
-	}
-	return firedTimer{}
 }
 
 // SPEC AS-2: waits whose timers fire as they are armed leave no hook on the context.
 func TestAS2_AsyncContextHookRemovedWhenTimerFiresAtOnce(t *testing.T) {
-	r := newRetry(t, retry.WithClock(eagerClock{clock.NewManual()}))
+	r := newRetry(t, retry.WithClock(ctxtest.EagerClock{Manual: clock.NewManual()}))
 	attempts := 0
 	call := retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] {
 		attempts++
@@ -140,14 +79,14 @@ func TestAS2_AsyncContextHookRemovedWhenTimerFiresAtOnce(t *testing.T) {
 		}
 		return async.Failed[int](errBoom)
 	})
-	ctx := newOwnDoneCtx()
-	defer ctx.cancel()
+	ctx := ctxtest.NewOwnDone()
+	defer ctx.Cancel()
 	before := runtime.NumGoroutine()
 
 	v, err := await(t, call(ctx, struct{}{}))
 	require.NoError(t, err)
 	assert.Equal(t, 3, v)
-	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 }
 
 // SPEC AS-2: on the system clock, with waits of 1µs that often end as they are armed,
@@ -162,8 +101,8 @@ func TestAS2_AsyncContextHookRemovedSystemClock(t *testing.T) {
 		}
 		return async.Failed[int](errBoom)
 	})
-	ctx := newOwnDoneCtx()
-	defer ctx.cancel()
+	ctx := ctxtest.NewOwnDone()
+	defer ctx.Cancel()
 	before := runtime.NumGoroutine()
 
 	futures := make([]*async.Future[int], 0, 1000)
@@ -177,7 +116,7 @@ func TestAS2_AsyncContextHookRemovedSystemClock(t *testing.T) {
 			futures = futures[:0]
 		}
 	}
-	assert.LessOrEqual(t, settleGoroutines(before), before, "no hook left on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 }
 
 // BenchmarkAsyncRetried with a context that can end: a hook is registered on it.

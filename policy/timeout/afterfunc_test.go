@@ -11,55 +11,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
-
-// ownDoneCtx is a long-lived context whose Done channel is not the standard library's:
-// the standard library then watches it with one goroutine per derived context, so that a
-// derived context left registered shows up in runtime.NumGoroutine.
-type ownDoneCtx struct {
-	context.Context
-	done chan struct{}
-	once sync.Once
-}
-
-func newOwnDoneCtx() *ownDoneCtx {
-	return &ownDoneCtx{Context: context.Background(), done: make(chan struct{})}
-}
-
-func (c *ownDoneCtx) Done() <-chan struct{} { return c.done }
-
-func (c *ownDoneCtx) Err() error {
-	select {
-	case <-c.done:
-		return context.Canceled
-	default:
-		return nil
-	}
-}
-
-func (c *ownDoneCtx) cancel() { c.once.Do(func() { close(c.done) }) }
-
-// settleGoroutines polls until at most want goroutines run, or 5s pass, and returns the
-// last count.
-func settleGoroutines(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // SPEC AS-2, AS-3: whichever way a call ends (in time, at its deadline, canceled; sync
 // and async, on a manual clock), the call's context is no longer registered on the
 // caller's.
 func TestAS3_CallContextRemovedOnEveryOutcome(t *testing.T) {
 	to, clk, _ := newManual(t, time.Second)
-	shared := newOwnDoneCtx()
-	defer shared.cancel()
+	shared := ctxtest.NewOwnDone()
+	defer shared.Cancel()
 	before := runtime.NumGoroutine()
 
 	var inTime, late, canceled innerCall
@@ -84,7 +46,7 @@ func TestAS3_CallContextRemovedOnEveryOutcome(t *testing.T) {
 	_, err = requireDone(t, lateFut) // its deadline passed with syncLate's
 	require.ErrorIs(t, err, timeout.ErrTimeout)
 
-	assert.LessOrEqual(t, settleGoroutines(before), before, "nothing left registered on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "nothing left registered on the context")
 	assert.Zero(t, clk.PendingTasks())
 }
 
@@ -104,8 +66,8 @@ func TestAS2_CallContextRemovedSystemClock(t *testing.T) {
 		return f
 	})
 	syncCall := timeout.DecorateFunc(to, func(_ context.Context, i int) (int, error) { return i, nil })
-	ctx := newOwnDoneCtx()
-	defer ctx.cancel()
+	ctx := ctxtest.NewOwnDone()
+	defer ctx.Cancel()
 	before := runtime.NumGoroutine()
 
 	futures := make([]*async.Future[int], 0, 1000)
@@ -122,5 +84,5 @@ func TestAS2_CallContextRemovedSystemClock(t *testing.T) {
 		}
 	}
 	pending.Wait()
-	assert.LessOrEqual(t, settleGoroutines(before), before, "nothing left registered on the context")
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "nothing left registered on the context")
 }
