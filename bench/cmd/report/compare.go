@@ -263,7 +263,7 @@ func whyMissed(id string, r *report) string {
 
 var why = map[string]string{
 	"ref": "TryAcquire does what the reference does (one monotonic clock read, one load, one " +
-		"compare-and-swap) and, on top of it, the enabled and backend checks and the GCRA arithmetic (max of TAT " +
+		"compare-and-swap) and, on top of it, one check that the limiter is enabled and in-process and the GCRA arithmetic (max of TAT " +
 		"and now, the tolerance test, a saturating add) in one call that the compiler does not inline " +
 		"(gcraReserve is over its inlining budget). Serially that is a few nanoseconds over a clock read that " +
 		"costs {clock} here, so the margin under 1.2× is thin and noise on this shared machine can take it. With " +
