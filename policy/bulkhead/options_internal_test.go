@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -30,21 +31,12 @@ func TestSetAttributes(t *testing.T) {
 	require.NoError(t, table.Set(&s, "enabled", "false"))
 	assert.Equal(t, Config{MaxConcurrent: 10, MaxWait: 250 * time.Millisecond, Disabled: true}, s.Config)
 
-	for _, tc := range []struct{ attr, value, code string }{
-		{"maxConcurrent", "ten", policy.CodeBadNumber},
-		{"maxWait", "10 parsecs", policy.CodeBadDuration},
-		{"enabled", "yes please", policy.CodeBadBoolean},
-		{"permits", "1", policy.CodeUnknownKey},
-	} {
-		before := s
-		err := table.Set(&s, tc.attr, tc.value)
-		var ce *policy.ConfigError
-		require.ErrorAs(t, err, &ce, tc.attr)
-		assert.Equal(t, tc.code, ce.Code, tc.attr)
-		assert.Equal(t, "bulkhead."+tc.attr, ce.Key, tc.attr)
-		assert.Equal(t, before, s, "a bad value changes nothing")
-		assert.Equal(t, tc.code, policy.CodeOf(descriptor.Check(tc.attr, tc.value)), "Check agrees with Set")
-	}
+	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+		{Attr: "maxConcurrent", Value: "ten", Code: policy.CodeBadNumber},
+		{Attr: "maxWait", Value: "10 parsecs", Code: policy.CodeBadDuration},
+		{Attr: "enabled", Value: "yes please", Code: policy.CodeBadBoolean},
+		{Attr: "permits", Value: "1", Code: policy.CodeUnknownKey},
+	})
 
 	require.NoError(t, table.Set(&s, "maxConcurrent", "0"))
 	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(s.Config.Validate()))

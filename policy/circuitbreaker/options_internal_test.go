@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -96,33 +97,22 @@ func TestConfigSet(t *testing.T) {
 }
 
 func TestConfigSetSyntaxErrors(t *testing.T) {
-	for _, tc := range []struct{ attr, value, code string }{
-		{"failureRateThreshold", "half", policy.CodeBadNumber},
-		{"failureRateThreshold", "NaN", policy.CodeBadNumber},
-		{"slidingWindowSize", "1.5", policy.CodeBadNumber},
-		{"slidingWindowType", "SLIDING", policy.CodeOutOfRange},
-		{"slidingWindowType", "", policy.CodeOutOfRange},
-		{"minimumCalls", "ten", policy.CodeBadNumber},
-		{"waitInOpen", "10 parsecs", policy.CodeBadDuration},
-		{"waitInOpen", "10", policy.CodeBadDuration},
-		{"permittedInHalfOpen", "", policy.CodeBadNumber},
-		{"slowCallThreshold", "soon", policy.CodeBadDuration},
-		{"slowCallRateThreshold", "1e400", policy.CodeBadNumber},
-		{"enabled", "yes", policy.CodeBadBoolean},
-		{"failureRate", "50", policy.CodeUnknownKey},
-	} {
-		t.Run(tc.attr+"="+tc.value, func(t *testing.T) {
-			s := defaults()
-			err := descriptor.Table().Set(&s, tc.attr, tc.value)
-			var ce *policy.ConfigError
-			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, tc.code, ce.Code)
-			assert.Equal(t, "circuitBreaker."+tc.attr, ce.Key)
-			assert.Contains(t, err.Error(), tc.code)
-			assert.Equal(t, defaults(), s, "a bad value changes nothing")
-			assert.Equal(t, tc.code, policy.CodeOf(descriptor.Check(tc.attr, tc.value)), "Check agrees with Set")
-		})
-	}
+	s := defaults()
+	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+		{Attr: "failureRateThreshold", Value: "half", Code: policy.CodeBadNumber},
+		{Attr: "failureRateThreshold", Value: "NaN", Code: policy.CodeBadNumber},
+		{Attr: "slidingWindowSize", Value: "1.5", Code: policy.CodeBadNumber},
+		{Attr: "slidingWindowType", Value: "SLIDING", Code: policy.CodeOutOfRange},
+		{Attr: "slidingWindowType", Value: "", Code: policy.CodeOutOfRange},
+		{Attr: "minimumCalls", Value: "ten", Code: policy.CodeBadNumber},
+		{Attr: "waitInOpen", Value: "10 parsecs", Code: policy.CodeBadDuration},
+		{Attr: "waitInOpen", Value: "10", Code: policy.CodeBadDuration},
+		{Attr: "permittedInHalfOpen", Value: "", Code: policy.CodeBadNumber},
+		{Attr: "slowCallThreshold", Value: "soon", Code: policy.CodeBadDuration},
+		{Attr: "slowCallRateThreshold", Value: "1e400", Code: policy.CodeBadNumber},
+		{Attr: "enabled", Value: "yes", Code: policy.CodeBadBoolean},
+		{Attr: "failureRate", Value: "50", Code: policy.CodeUnknownKey},
+	})
 }
 
 // Every attribute's range, checked by Validate, from configuration strings and from options.

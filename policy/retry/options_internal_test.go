@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -35,27 +36,16 @@ func TestConfigSet(t *testing.T) {
 	assert.False(t, s.Disabled, "enabled=true clears Disabled")
 	require.NoError(t, table.Set(&s, "enabled", "false"))
 
-	bad := []struct{ attr, value, code string }{
-		{"maxAttempts", "three", policy.CodeBadNumber},
-		{"maxAttempts", "1.5", policy.CodeBadNumber},
-		{"delay", "10 parsecs", policy.CodeBadDuration},
-		{"multiplier", "double", policy.CodeBadNumber},
-		{"maxDelay", "soon", policy.CodeBadDuration},
-		{"jitter", "NaN", policy.CodeBadNumber},
-		{"enabled", "yes", policy.CodeBadBoolean},
-		{"maxAttempt", "3", policy.CodeUnknownKey},
-	}
-	for _, b := range bad {
-		before := s
-		err := table.Set(&s, b.attr, b.value)
-		require.Error(t, err, b.attr)
-		assert.Equal(t, b.code, policy.CodeOf(err), "%s = %q", b.attr, b.value)
-		var ce *policy.ConfigError
-		require.ErrorAs(t, err, &ce)
-		assert.Equal(t, "retry."+b.attr, ce.Key)
-		assert.Equal(t, before, s, "a bad value changes nothing")
-		assert.Equal(t, b.code, policy.CodeOf(descriptor.Check(b.attr, b.value)), "Check agrees with Set")
-	}
+	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+		{Attr: "maxAttempts", Value: "three", Code: policy.CodeBadNumber},
+		{Attr: "maxAttempts", Value: "1.5", Code: policy.CodeBadNumber},
+		{Attr: "delay", Value: "10 parsecs", Code: policy.CodeBadDuration},
+		{Attr: "multiplier", Value: "double", Code: policy.CodeBadNumber},
+		{Attr: "maxDelay", Value: "soon", Code: policy.CodeBadDuration},
+		{Attr: "jitter", Value: "NaN", Code: policy.CodeBadNumber},
+		{Attr: "enabled", Value: "yes", Code: policy.CodeBadBoolean},
+		{Attr: "maxAttempt", Value: "3", Code: policy.CodeUnknownKey},
+	})
 
 	// Ranges are checked by Validate, whichever way the value came.
 	s = defaults()

@@ -1,0 +1,35 @@
+// Package kindtest checks a policy's attribute table in that policy's tests: one check of
+// bad configuration values for every policy package.
+package kindtest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// BadValue is a configuration value that an attribute must refuse with Code.
+type BadValue struct{ Attr, Value, Code string }
+
+// RequireRefused checks that d's attribute table refuses each bad value on s: a
+// *policy.ConfigError with the value's code, the key "<segment>.<attr>" and the code in its
+// message; s unchanged; and d.Check agreeing with the table.
+func RequireRefused[S any](t testing.TB, d *kind.Descriptor[S], s *S, bad []BadValue) {
+	t.Helper()
+	table := d.Table()
+	for _, b := range bad {
+		before := *s
+		err := table.Set(s, b.Attr, b.Value)
+		var ce *policy.ConfigError
+		require.ErrorAs(t, err, &ce, "%s = %q", b.Attr, b.Value)
+		assert.Equal(t, b.Code, ce.Code, "%s = %q", b.Attr, b.Value)
+		assert.Equal(t, string(d.L)+"."+b.Attr, ce.Key)
+		assert.Contains(t, err.Error(), b.Code)
+		assert.Equal(t, before, *s, "%s = %q: a bad value changes nothing", b.Attr, b.Value)
+		assert.Equal(t, b.Code, policy.CodeOf(d.Check(b.Attr, b.Value)), "%s = %q: Check agrees with Set", b.Attr, b.Value)
+	}
+}

@@ -1,0 +1,28 @@
+package kindtest
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type toy struct{ N int }
+
+// RequireRefused accepts a table that refuses bad values with their codes.
+func TestRequireRefused(t *testing.T) {
+	d := &kind.Descriptor[toy]{
+		L:        "toy",
+		Attrs:    []kind.Attr[toy]{kind.IntAttr("n", func(s *toy) *int { return &s.N })},
+		Defaults: func() toy { return toy{N: 1} },
+	}
+	s := toy{N: 5}
+	RequireRefused(t, d, &s, []BadValue{
+		{Attr: "n", Value: "five", Code: policy.CodeBadNumber},
+		{Attr: "m", Value: "1", Code: policy.CodeUnknownKey},
+	})
+}
