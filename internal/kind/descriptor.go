@@ -24,8 +24,6 @@ type Kind interface {
 	Attributes() []string
 	// Check reports whether value is valid syntax for attribute attr.
 	Check(attr, value string) error
-	// Current returns an instance's configuration, compared when a name is shared.
-	Current(p Instance) any
 	// Snapshot returns an instance's state, or nil when the policy has none.
 	Snapshot(p Instance) any
 }
@@ -59,9 +57,6 @@ func (d *Descriptor[S]) Check(attr, value string) error {
 	s := d.Defaults()
 	return d.Table().Set(&s, attr, value)
 }
-
-// Current implements Kind.
-func (d *Descriptor[S]) Current(p Instance) any { return d.Of(p) }
 
 // Snapshot implements Kind.
 func (d *Descriptor[S]) Snapshot(p Instance) any {

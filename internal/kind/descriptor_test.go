@@ -37,7 +37,7 @@ func TestDescriptor(t *testing.T) {
 	assert.Equal(t, policy.CodeBadNumber, policy.CodeOf(cacheDescriptor.Check("size", "big")))
 	assert.Equal(t, policy.CodeUnknownKey, policy.CodeOf(cacheDescriptor.Check("ttl", "1s")))
 	assert.Nil(t, cacheDescriptor.Snapshot(&cacheInstance{}), "no State: no snapshot")
-	assert.Equal(t, 10, cacheDescriptor.Current(&cacheInstance{}))
+	assert.Equal(t, 10, cacheDescriptor.Of(&cacheInstance{}))
 
 	unregister := kind.Register(cacheDescriptor)
 	k, ok := kind.Lookup("testCache")
