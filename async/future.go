@@ -46,6 +46,10 @@ var ErrCanceled = errors.New("async: future canceled")
 // Future is the result of an asynchronous computation. Its zero value is not usable: make
 // one with NewPromise, NewCancelablePromise, Go, Completed or Failed. All methods are safe
 // for concurrent use.
+//
+// A nil *Future (e.g. returned by a function that forgot to return one) acts as a future
+// failed with ErrNilFuture: Done is closed, Await and Result return ErrNilFuture,
+// OnComplete calls its function with it, and Cancel returns false. No method panics.
 type Future[T any] struct {
 	mu        sync.Mutex
 	done      chan struct{}
@@ -125,12 +129,21 @@ func (f *Future[T]) tryComplete(v T, err error) bool {
 }
 
 // Done returns a channel that is closed when the future completes.
-func (f *Future[T]) Done() <-chan struct{} { return f.done }
+func (f *Future[T]) Done() <-chan struct{} {
+	if f == nil {
+		return closedChan
+	}
+	return f.done
+}
 
 // Await blocks until the future completes or ctx ends. It returns the future's value and
 // error, or the zero value and ctx.Err() if ctx ended first (the future is not canceled:
 // call Cancel for that).
 func (f *Future[T]) Await(ctx context.Context) (T, error) {
+	if f == nil {
+		var zero T
+		return zero, ErrNilFuture
+	}
 	select {
 	case <-f.done:
 	default:
@@ -147,6 +160,9 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 // Result returns the value and error without blocking; ok is false while the future is
 // pending.
 func (f *Future[T]) Result() (v T, ok bool, err error) {
+	if f == nil {
+		return v, true, ErrNilFuture
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.completed {
@@ -161,6 +177,9 @@ func (f *Future[T]) Result() (v T, ok bool, err error) {
 // complete, or its work had already started (it is asked to stop, and its result is
 // discarded).
 func (f *Future[T]) Cancel() bool {
+	if f == nil {
+		return false
+	}
 	f.mu.Lock()
 	onCancel := f.onCancel
 	f.mu.Unlock()
@@ -178,6 +197,11 @@ func (f *Future[T]) Cancel() bool {
 // caller's goroutine, if it already has; otherwise on the goroutine that completes it.
 // fn must not block.
 func (f *Future[T]) OnComplete(fn func(T, error)) {
+	if f == nil {
+		var zero T
+		fn(zero, ErrNilFuture)
+		return
+	}
 	f.mu.Lock()
 	if !f.completed {
 		f.callbacks = append(f.callbacks, fn)

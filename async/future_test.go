@@ -478,3 +478,25 @@ func TestPromise_CreatesNoGoroutine(t *testing.T) {
 		requirePending(t, f)
 	}
 }
+
+// A nil future acts as one failed with ErrNilFuture: no method panics.
+func TestFuture_NilActsAsFailed(t *testing.T) {
+	var f *async.Future[int]
+	select {
+	case <-f.Done():
+	default:
+		t.Fatal("Done of a nil future is not closed")
+	}
+	v, err := f.Await(context.Background())
+	require.ErrorIs(t, err, async.ErrNilFuture)
+	require.Zero(t, v)
+	_, ok, err := f.Result()
+	require.True(t, ok)
+	require.ErrorIs(t, err, async.ErrNilFuture)
+	require.False(t, f.Cancel())
+	var got error
+	f.OnComplete(func(_ int, err error) { got = err })
+	require.ErrorIs(t, got, async.ErrNilFuture)
+	_, err = async.Map(f, func(v int) (int, error) { return v, nil }).Await(context.Background())
+	require.ErrorIs(t, err, async.ErrNilFuture)
+}

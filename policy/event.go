@@ -12,27 +12,28 @@ type EventKind int
 // retries, breaker transitions, timeouts, fallbacks and the state of a shared backend.
 const (
 	// RateLimiterRejected: a call found no permit within maxWait (Err is the rejection,
-	// Wait the retry-after).
+	// RetryAfter the time until a permit would be free; Key the key, for a keyed limiter).
 	RateLimiterRejected EventKind = iota + 1
-	// RateLimiterWaited: a call reserved a permit and waits Wait for it.
+	// RateLimiterWaited: a call reserved a permit and waits Wait for it (Key the key, for a
+	// keyed limiter).
 	RateLimiterWaited
 	// RetryAttempt: attempt Attempt failed with Err and the next starts after Wait.
 	RetryAttempt
-	// RetryExhausted: the retry gave up after attempt Attempt, which failed with Err: the
-	// attempts are spent, Err may not be retried, or the caller's context ended (Err then
-	// matches the context's error too).
+	// RetryExhausted: every attempt was made and the last one, Attempt, failed with Err,
+	// an error the retry would have retried.
 	RetryExhausted
 	// CircuitBreakerTransition: the breaker moved From one state To another.
 	CircuitBreakerTransition
 	// CircuitBreakerRejected: the breaker refused a call (open, forced open, or half-open
-	// with every trial taken).
+	// with every trial taken). RetryAfter is the time until the breaker lets a trial call
+	// through, when it is known (open); 0 otherwise.
 	CircuitBreakerRejected
-	// TimeoutExceeded: a call ran past its deadline (Wait is the timeout).
+	// TimeoutExceeded: a call ran past its deadline (Timeout is the time it was given).
 	TimeoutExceeded
 	// BulkheadRejected: no slot was free within the bulkhead's maxWait, or the caller's
 	// context ended while the call waited (Err is the rejection, Wait how long it waited).
 	BulkheadRejected
-	// BulkheadWaited: a call waited Wait for a slot.
+	// BulkheadWaited: a call waited Wait for a slot, and has it.
 	BulkheadWaited
 	// FallbackApplied: the fallback replaced the error Err.
 	FallbackApplied
@@ -43,6 +44,16 @@ const (
 	// RateLimiterBackendRecovered: a rate limiter's shared backend answers again after
 	// RateLimiterBackendFailed; the limiter uses it from this call on.
 	RateLimiterBackendRecovered
+	// RetryAborted: the retry stopped before its attempts were spent. Attempt Attempt
+	// failed with Err, which the retry does not retry (it matches AbortOn, or not the
+	// retry's conditions), or the caller's context ended (Err then matches the context's
+	// error too).
+	RetryAborted
+	// RateLimiterBackendKeyFailed: the shared backend answered for one key with a data
+	// error (e.g. the key holds a value of another type). Key is the key, Err the error.
+	// Only that key's calls apply the limiter's failure policy; the backend stays in use
+	// for every other key.
+	RateLimiterBackendKeyFailed
 )
 
 var kindNames = map[EventKind]string{
@@ -59,6 +70,8 @@ var kindNames = map[EventKind]string{
 
 	RateLimiterBackendFailed:    "RateLimiterBackendFailed",
 	RateLimiterBackendRecovered: "RateLimiterBackendRecovered",
+	RetryAborted:                "RetryAborted",
+	RateLimiterBackendKeyFailed: "RateLimiterBackendKeyFailed",
 }
 
 // String returns the kind's name, e.g. "RateLimiterRejected".
@@ -74,14 +87,30 @@ func (k EventKind) String() string {
 // goroutine where the policy decides: the caller's for a synchronous call and, for an
 // asynchronous one, possibly a clock timer's or the one that completes a future. So they
 // must be quick and must not call back into the policy that published it.
+//
+// Each field has one meaning, whatever the kind; a field that does not apply to a kind is
+// its zero value.
 type Event struct {
 	Kind     EventKind
-	Instance string        // the policy instance id: its Name, or the wrapped function's id
-	At       time.Duration // clock time of the event, since the policy clock's origin
-	Wait     time.Duration // for waits, retry delays and rejections with a retry-after
-	Err      error         // the error involved, if any
-	Attempt  int           // for retry events: the attempt that failed, from 1
-	From, To string        // for breaker transitions: the states' names, e.g. "half-open"
+	Instance string // the policy instance id: its Name, or the wrapped function's id
+	// At is when the event happened, on the policy's clock: the time since that clock's
+	// origin (clock.Clock.Now), not a wall-clock time. For the system clock the origin is
+	// when the process first read it; for a manual clock, its start.
+	At time.Duration
+	// Wait is how long the call is held before it runs: for RateLimiterWaited the wait
+	// for its permit, for RetryAttempt the delay before the next attempt, and for
+	// BulkheadWaited and BulkheadRejected how long it waited for a slot.
+	Wait time.Duration
+	// RetryAfter is, for a rejection, the time from At until a call could be let through:
+	// a limiter's next free permit, an open breaker's remaining open time; 0 when unknown.
+	RetryAfter time.Duration
+	// Timeout is, for TimeoutExceeded, the time the call was given.
+	Timeout time.Duration
+	Err     error  // the error involved, if any
+	Attempt int    // for retry events: the attempt that failed, from 1
+	From    string // for breaker transitions: the state left, e.g. "closed"
+	To      string // for breaker transitions: the state entered, e.g. "half-open"
+	Key     string // for a keyed limiter's events and a backend's per-key errors: the key
 }
 
 // String formats the event on one line, for logs.
@@ -92,11 +121,20 @@ func (e Event) String() string {
 		s = fmt.Sprintf("%v %s %s→%s at=%v", e.Kind, e.Instance, e.From, e.To, e.At)
 	default:
 		s = fmt.Sprintf("%v %s at=%v", e.Kind, e.Instance, e.At)
+		if e.Key != "" {
+			s += fmt.Sprintf(" key=%q", e.Key)
+		}
 		if e.Attempt > 0 {
 			s += fmt.Sprintf(" attempt=%d", e.Attempt)
 		}
 		if e.Wait > 0 {
 			s += fmt.Sprintf(" wait=%v", e.Wait)
+		}
+		if e.RetryAfter > 0 {
+			s += fmt.Sprintf(" retry-after=%v", e.RetryAfter)
+		}
+		if e.Timeout > 0 {
+			s += fmt.Sprintf(" timeout=%v", e.Timeout)
 		}
 	}
 	if e.Err != nil {
