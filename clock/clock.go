@@ -42,8 +42,8 @@ var origin = time.Now()
 type systemClock struct{}
 
 // System returns the process's monotonic clock. Now costs one monotonic clock read;
-// AfterFunc uses real runtime timers; Sleep honours the context. It is safe for
-// concurrent use and is the default clock of every policy.
+// AfterFunc uses real runtime timers; Sleep honours the context (a nil ctx never ends).
+// It is safe for concurrent use and is the default clock of every policy.
 func System() Clock { return systemClock{} }
 
 // IsSystem reports whether c is the clock returned by System. Hot paths use it to read
@@ -60,6 +60,9 @@ func Mono() time.Duration { return time.Since(origin) }
 func (systemClock) Now() time.Duration { return time.Since(origin) }
 
 func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

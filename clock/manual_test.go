@@ -3,6 +3,8 @@ package clock_test
 import (
 	"context"
 	"math"
+	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -408,4 +410,153 @@ func TestManual_ConcurrentUse(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The reproducer of lost time, with real time making the advances overlap: a timer at
+// 1ms whose function takes 50ms, and two Advance(10ms) calls 5ms apart. The advances add
+// up to 20ms however the calls interleave (fault: Now() ended at 11ms).
+func TestManual_ConcurrentAdvancesAddUp(t *testing.T) {
+	m := clock.NewManual()
+	var r recorder
+	m.AfterFunc(time.Millisecond, func() {
+		r.timer(m, "slow")()
+		time.Sleep(50 * time.Millisecond) // real time: the second advance comes meanwhile
+	})
+	m.AfterFunc(15*time.Millisecond, r.timer(m, "15ms"))
+	var wg sync.WaitGroup
+	wg.Go(func() { m.Advance(10 * time.Millisecond) })
+	time.Sleep(5 * time.Millisecond)
+	wg.Go(func() { m.Advance(10 * time.Millisecond) })
+	wg.Wait()
+	assert.Equal(t, 20*time.Millisecond, m.Now())
+	assert.Equal(t, []run{{"slow", time.Millisecond}, {"15ms", 15 * time.Millisecond}}, r.runs)
+}
+
+// Under -race, with many goroutines advancing at once: the advances add up, timer
+// functions never overlap, and each runs in deadline order with Now() at its deadline
+// from start to end (fault: overlapping advances lost time and ran timers side by side).
+func TestManual_ConcurrentAdvancesRunTimersOneAtATimeInOrder(t *testing.T) {
+	m := clock.NewManual()
+	const goroutines, perG, timers = 8, 50, 300
+	var running atomic.Int32
+	var mu sync.Mutex
+	var order []time.Duration
+	for i := range timers {
+		at := time.Duration(i+1) * time.Millisecond
+		m.AfterFunc(at, func() {
+			if running.Add(1) != 1 {
+				t.Errorf("timer %v runs while another does", at)
+			}
+			start := m.Now()
+			runtime.Gosched()
+			end := m.Now()
+			if start != at || end != at {
+				t.Errorf("timer %v ran from %v to %v", at, start, end)
+			}
+			mu.Lock()
+			order = append(order, at)
+			mu.Unlock()
+			running.Add(-1)
+		})
+	}
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range perG {
+				if (g+i)%2 == 0 {
+					m.Advance(time.Millisecond)
+				} else {
+					assert.NoError(t, m.Sleep(context.Background(), time.Millisecond))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, time.Duration(goroutines*perG)*time.Millisecond, m.Now())
+	require.Len(t, order, timers)
+	assert.True(t, slices.IsSorted(order), "timers ran in deadline order")
+	assert.Zero(t, m.PendingTasks())
+}
+
+// A timer function that advances the clock (on its own goroutine) runs the timers due by
+// then at once, without waiting for itself; its advance adds to the one running it.
+func TestManual_AdvanceFromTimerFunction(t *testing.T) {
+	m := clock.NewManual()
+	var r recorder
+	m.AfterFunc(time.Millisecond, func() {
+		r.timer(m, "outer")()
+		assert.NoError(t, m.Sleep(context.Background(), 5*time.Millisecond))
+		r.timer(m, "outer-after-sleep")()
+	})
+	m.AfterFunc(3*time.Millisecond, r.timer(m, "3ms"))
+	m.AfterFunc(12*time.Millisecond, r.timer(m, "12ms"))
+	m.AfterFunc(16*time.Millisecond, r.timer(m, "16ms"))
+	done := make(chan struct{})
+	go func() { defer close(done); m.Advance(10 * time.Millisecond) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("deadlock: a timer function advanced the clock")
+	}
+	assert.Equal(t, []run{{"outer", time.Millisecond}, {"3ms", 3 * time.Millisecond},
+		{"12ms", 12 * time.Millisecond}, {"outer-after-sleep", 15 * time.Millisecond}}, r.runs)
+	assert.Equal(t, 15*time.Millisecond, m.Now(), "10ms + 5ms")
+	assert.Equal(t, 1, m.PendingTasks())
+}
+
+// A timer function that panics makes Advance panic; the clock stays usable, and an
+// advance that was waiting for it goes on.
+func TestManual_PanickingTimerLeavesClockUsable(t *testing.T) {
+	m := clock.NewManual()
+	entered, release := make(chan struct{}), make(chan struct{})
+	m.AfterFunc(time.Millisecond, func() {
+		close(entered)
+		<-release
+		panic("boom")
+	})
+	var r recorder
+	m.AfterFunc(5*time.Millisecond, r.timer(m, "5ms"))
+	panicked := make(chan any, 1)
+	go func() {
+		defer func() { panicked <- recover() }()
+		m.Advance(2 * time.Millisecond)
+	}()
+	<-entered
+	waiter := make(chan struct{})
+	go func() { defer close(waiter); m.Advance(3 * time.Millisecond) }()
+	close(release)
+	assert.Equal(t, "boom", <-panicked)
+	select {
+	case <-waiter:
+	case <-time.After(time.Minute):
+		t.Fatal("an advance waiting for a panicking timer never returned")
+	}
+	m.Advance(0)
+	assert.Equal(t, 5*time.Millisecond, m.Now())
+	assert.Equal(t, []run{{"5ms", 5 * time.Millisecond}}, r.runs)
+}
+
+// A nil context never ends: Sleep does not panic on either clock.
+func TestSleepNilContext(t *testing.T) {
+	var nilCtx context.Context
+	m := clock.NewManual()
+	require.NoError(t, m.Sleep(nilCtx, time.Second))
+	assert.Equal(t, time.Second, m.Now())
+	require.NoError(t, clock.System().Sleep(nilCtx, time.Microsecond))
+}
+
+// Sleep(0) made while another goroutine runs timers returns at once, as the Clock
+// contract says of d <= 0, instead of waiting for that goroutine.
+func TestManual_SleepZeroDuringAdvanceReturnsAtOnce(t *testing.T) {
+	m := clock.NewManual()
+	entered, release := make(chan struct{}), make(chan struct{})
+	m.AfterFunc(time.Millisecond, func() { close(entered); <-release })
+	var wg sync.WaitGroup
+	wg.Go(func() { m.Advance(10 * time.Millisecond) })
+	<-entered
+	require.NoError(t, m.Sleep(context.Background(), 0))
+	assert.Equal(t, time.Millisecond, m.Now())
+	close(release)
+	wg.Wait()
+	assert.Equal(t, 10*time.Millisecond, m.Now())
 }
