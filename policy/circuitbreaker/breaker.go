@@ -7,6 +7,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -15,7 +16,6 @@ const (
 	stateMask = 1<<stateBits - 1
 	// noRecord is the permit word of a call admitted while Disabled: nothing is recorded.
 	noRecord = ^uint64(0)
-	maxInt64 = 1<<63 - 1
 )
 
 // shown says which counts the snapshot reports.
@@ -40,6 +40,7 @@ type Breaker struct {
 	minCalls      int   // effective MinimumCalls
 	permitted     int
 	waitInOpen    int64
+	maxHalfOpen   int64 // MaxWaitInHalfOpen
 	slowThreshold int64
 	failureRate   float64
 	slowRate      float64
@@ -64,7 +65,10 @@ type Breaker struct {
 	win      window // the closed-state sliding window
 	trials   counts // HalfOpen: outcomes of the trial calls
 	inFlight int    // HalfOpen: trial calls admitted and not yet completed
-	shown    shown  // which counts Snapshot reports
+	// halfOpenUntil is, in HalfOpen, the clock time at which the breaker gives up on its
+	// trials and is open again.
+	halfOpenUntil int64
+	shown         shown // which counts Snapshot reports
 
 	// pubMu hands transition events to the listener in the order of the transitions,
 	// without holding mu while the listener runs. Lock order: mu, then pubMu.
@@ -73,9 +77,9 @@ type Breaker struct {
 
 // New builds a breaker from opts on top of DefaultConfig. An invalid configuration
 // returns a *policy.ConfigError (see Config.Validate): R4C-ATR-007 for a percentage
-// outside (0, 100], a count below 1, a window too large or a zero slowCallThreshold;
-// R4C-ATR-004 for a negative duration. The instance id is WithInstanceID's, else the
-// Name, else "circuitbreaker".
+// outside (0, 100], a count below 1, a window too large or a zero slowCallThreshold or
+// maxWaitInHalfOpen; R4C-ATR-004 for a negative duration. The instance id is
+// WithInstanceID's, else the Name, else "circuitbreaker".
 func New(opts ...Option) (*Breaker, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Breaker, error) {
@@ -94,6 +98,7 @@ func build(s settings) (*Breaker, error) {
 		minCalls:      s.minimumCalls(),
 		permitted:     s.PermittedInHalfOpen,
 		waitInOpen:    int64(s.WaitInOpen),
+		maxHalfOpen:   int64(s.MaxWaitInHalfOpen),
 		slowThreshold: int64(s.SlowCallThreshold),
 		failureRate:   s.FailureRateThreshold,
 		slowRate:      s.SlowCallRateThreshold,
@@ -135,7 +140,8 @@ type permit struct {
 
 // acquire admits a call or returns the rejection (which the caller returns as is). Closed:
 // one atomic load and a clock read (the call's start), no lock. Open: one clock read, no
-// lock until WaitInOpen has passed. HalfOpen: the mutex, to count trial slots.
+// lock until WaitInOpen has passed. HalfOpen: the mutex, to count trial slots and to
+// give up on trials that took longer than MaxWaitInHalfOpen.
 func (b *Breaker) acquire() (permit, *OpenError) {
 	w := b.word.Load()
 	switch State(w & stateMask) {
@@ -153,7 +159,7 @@ func (b *Breaker) acquire() (permit, *OpenError) {
 	case Open:
 		now := b.now()
 		if until := b.openUntil.Load(); now < until {
-			b.rejected(b.rej.open, now, until-now)
+			b.rejected(b.rej.open, now, sat.Left(time.Duration(until), time.Duration(now)))
 			return permit{}, b.rej.open
 		}
 		return b.acquireLocked(now)
@@ -162,13 +168,15 @@ func (b *Breaker) acquire() (permit, *OpenError) {
 	}
 }
 
-// acquireLocked decides under the mutex, at clock time now: it moves an open breaker
-// whose wait has passed to HalfOpen, and hands out the half-open trial slots.
+// acquireLocked decides under the mutex, at clock time now: it gives up on half-open
+// trials that took longer than MaxWaitInHalfOpen (the breaker is open again from then),
+// moves an open breaker whose wait has passed to HalfOpen, and hands out the half-open
+// trial slots.
 func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
 	b.mu.Lock()
 	w := b.word.Load()
-	var tr transition
-	switch State(w & stateMask) {
+	state := State(w & stateMask)
+	switch state {
 	case Closed:
 		b.mu.Unlock()
 		return permit{word: w, start: now}, nil
@@ -179,23 +187,31 @@ func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
 		b.mu.Unlock()
 		b.rejected(b.rej.forcedOpen, now, 0)
 		return permit{}, b.rej.forcedOpen
-	case Open:
+	}
+	// At most two transitions: half-open→open when the trials took too long, then
+	// open→half-open when the open wait that followed has passed too.
+	var reopened, halfOpened transition
+	if state == HalfOpen && now >= b.halfOpenUntil {
+		reopened = b.transitionLocked(Open, b.halfOpenUntil)
+		state = Open
+	}
+	if state == Open {
 		if until := b.openUntil.Load(); now < until {
-			b.mu.Unlock()
-			b.rejected(b.rej.open, now, until-now)
+			b.unlockAndPublish(reopened, transition{})
+			b.rejected(b.rej.open, now, sat.Left(time.Duration(until), time.Duration(now)))
 			return permit{}, b.rej.open
 		}
-		tr = b.transitionLocked(HalfOpen, now)
+		halfOpened = b.transitionLocked(HalfOpen, now)
 		w = b.word.Load()
 	}
 	// HalfOpen: a trial slot is free while admitted and completed trials are fewer than
 	// PermittedInHalfOpen.
 	if b.inFlight+b.trials.calls < b.permitted {
 		b.inFlight++
-		b.unlockAndPublish(tr)
+		b.unlockAndPublish(reopened, halfOpened)
 		return permit{word: w, start: now}, nil
 	}
-	b.unlockAndPublish(tr)
+	b.unlockAndPublish(reopened, halfOpened)
 	b.rejected(b.rej.halfOpen, now, 0)
 	return permit{}, b.rej.halfOpen
 }
@@ -244,7 +260,7 @@ func (b *Breaker) record(p permit, o outcome, ignored bool) {
 		return // nothing to count and no trial slot to give back
 	}
 	now := b.now()
-	if now-p.start > b.slowThreshold {
+	if sat.Sub(time.Duration(now), time.Duration(p.start)) > time.Duration(b.slowThreshold) {
 		o |= slowBit
 	}
 	if o == 0 && State(p.word&stateMask) == Closed && b.clean.Load() {
@@ -269,6 +285,10 @@ func (b *Breaker) record(p permit, o outcome, ignored bool) {
 		} else {
 			b.setCleanLocked(b.win.clean())
 		}
+	} else if now >= b.halfOpenUntil { // HalfOpen, for longer than MaxWaitInHalfOpen
+		// The breaker gave up on its trials at halfOpenUntil: it is open from then on, and
+		// this outcome, which came too late, is not recorded.
+		tr = b.transitionLocked(Open, b.halfOpenUntil)
 	} else { // HalfOpen
 		b.inFlight--
 		if !ignored {
@@ -282,7 +302,7 @@ func (b *Breaker) record(p permit, o outcome, ignored bool) {
 			}
 		}
 	}
-	b.unlockAndPublish(tr)
+	b.unlockAndPublish(tr, transition{})
 }
 
 // exceeded reports whether c's failure rate or slow-call rate is at or above its
@@ -322,13 +342,11 @@ func (b *Breaker) transitionLocked(to State, now int64) transition {
 		b.shown = showWindow
 	case Open:
 		// The snapshot keeps showing the counts that opened the breaker.
-		until := int64(maxInt64)
-		if now <= maxInt64-b.waitInOpen {
-			until = now + b.waitInOpen
-		}
-		b.openUntil.Store(until) // before word: whoever sees Open sees its deadline
+		until := sat.Add(time.Duration(now), time.Duration(b.waitInOpen))
+		b.openUntil.Store(int64(until)) // before word: whoever sees Open sees its deadline
 	case HalfOpen:
 		b.trials, b.inFlight = counts{}, 0
+		b.halfOpenUntil = int64(sat.Add(time.Duration(now), time.Duration(b.maxHalfOpen)))
 		b.shown = showTrials
 	case Disabled, ForcedOpen:
 		b.shown = showNone
@@ -338,26 +356,32 @@ func (b *Breaker) transitionLocked(to State, now int64) transition {
 	return transition{from: from, to: to, at: now, ok: from != to}
 }
 
-// unlockAndPublish releases mu and publishes tr. The next transition cannot be published
-// before this one: pubMu is taken before mu is released.
-func (b *Breaker) unlockAndPublish(tr transition) {
-	if !tr.ok || !b.events.Observed() {
+// unlockAndPublish releases mu and publishes tr, then next (each only if it is a
+// change). The next transitions cannot be published before these: pubMu is taken before
+// mu is released.
+func (b *Breaker) unlockAndPublish(tr, next transition) {
+	if !tr.ok && !next.ok || !b.events.Observed() {
 		b.mu.Unlock()
 		return
 	}
 	b.pubMu.Lock()
 	b.mu.Unlock()
 	defer b.pubMu.Unlock()
-	b.events.Publish(policy.Event{Kind: policy.CircuitBreakerTransition,
-		At: time.Duration(tr.at), From: tr.from.String(), To: tr.to.String()})
+	for _, t := range [...]transition{tr, next} {
+		if t.ok {
+			b.events.Publish(policy.Event{Kind: policy.CircuitBreakerTransition,
+				At: time.Duration(t.at), From: t.from.String(), To: t.to.String()})
+		}
+	}
 }
 
-// rejected counts a rejection and publishes it; wait is the time left in Open.
-func (b *Breaker) rejected(err *OpenError, now, wait int64) {
+// rejected counts a rejection and publishes it; retryAfter is the time left in Open, 0
+// when unknown.
+func (b *Breaker) rejected(err *OpenError, now int64, retryAfter time.Duration) {
 	b.notPermitted.Add(1)
 	if b.events.Observed() {
 		b.events.Publish(policy.Event{Kind: policy.CircuitBreakerRejected,
-			At: time.Duration(now), Wait: time.Duration(wait), Err: err})
+			At: time.Duration(now), RetryAfter: retryAfter, Err: err})
 	}
 }
 
@@ -377,7 +401,7 @@ func (b *Breaker) Disable() { b.setState(Disabled) }
 func (b *Breaker) Reset() {
 	now := b.now()
 	b.mu.Lock()
-	b.unlockAndPublish(b.transitionLocked(b.initial, now))
+	b.unlockAndPublish(b.transitionLocked(b.initial, now), transition{})
 }
 
 func (b *Breaker) setState(to State) {
@@ -387,7 +411,7 @@ func (b *Breaker) setState(to State) {
 		b.mu.Unlock()
 		return
 	}
-	b.unlockAndPublish(b.transitionLocked(to, now))
+	b.unlockAndPublish(b.transitionLocked(to, now), transition{})
 }
 
 // Snapshot returns the breaker's state and the metrics of that state (see Snapshot). A

@@ -443,9 +443,12 @@ func TestRejectionEvents(t *testing.T) {
 	require.Len(t, rejections, 2)
 	assert.Equal(t, "svc", rejections[0].Instance)
 	assert.Equal(t, 4*time.Second, rejections[0].At)
-	assert.Equal(t, 6*time.Second, rejections[0].Wait, "time left until half-open")
+	assert.Equal(t, 6*time.Second, rejections[0].RetryAfter, "time left until half-open")
+	assert.Zero(t, rejections[0].Wait, "a rejection holds no call")
 	require.ErrorIs(t, rejections[0].Err, cb.ErrOpen)
 	assert.Equal(t, 4*time.Second, rejections[1].At)
+	assert.Zero(t, rejections[1].RetryAfter, "forced open: unknown")
+	assert.Zero(t, rejections[1].Wait)
 	var oe *cb.OpenError
 	require.ErrorAs(t, rejections[1].Err, &oe)
 	assert.Equal(t, cb.ForcedOpen, oe.State())

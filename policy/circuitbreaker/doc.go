@@ -18,7 +18,14 @@
 //   - half-open (HalfOpen): PermittedInHalfOpen trial calls pass; calls beyond them are
 //     rejected while the trials run. Once every trial has completed, their failure and
 //     slow-call rates decide: at or above a threshold, the breaker opens again for another
-//     WaitInOpen; below both, it closes with an empty window.
+//     WaitInOpen; below both, it closes with an empty window. The trials have
+//     MaxWaitInHalfOpen (default 60s) from the moment the breaker went half-open: if they
+//     have not all completed by then (a call stuck, a future that never completes), the
+//     breaker gives up on them and is open again from that instant, for another
+//     WaitInOpen. Like the move to half-open, this is found out on the next call (or the
+//     next trial to complete), from the clock; the transition event carries the instant
+//     the bound passed, and a call that comes after that open wait too is the first trial
+//     of a new half-open. No configuration leaves the breaker half-open for good.
 //   - disabled (Disabled, set by Disable or Enabled(false)): every call passes and nothing
 //     is recorded.
 //   - forced-open (ForcedOpen, set by ForceOpen): every call is rejected.
@@ -43,7 +50,18 @@
 //
 // An outcome is recorded in the state that admitted the call: a call admitted while
 // closed that completes after the breaker has opened (or been reset, forced open, ...) is
-// not recorded.
+// not recorded, and neither is a trial that completes after the breaker gave up on it
+// (MaxWaitInHalfOpen): its late success does not close the breaker, its late failure
+// does not reopen it, and it neither takes nor frees a trial slot of a later half-open.
+// The caller still gets the call's own result.
+//
+// A call whose context is nil or already done when it arrives is not a call for the
+// breaker, in any state: the function is not called, no trial slot is taken, nothing is
+// recorded, no state changes and no event is published; the call returns the context's
+// error as is (policy.ErrNilContext for a nil context), or an asynchronous call a future
+// failed with it. An asynchronous function that returns a nil future is a call that failed
+// with async.ErrNilFuture: recorded like any error, and the caller gets a future failed
+// with it.
 //
 // # Windows
 //
@@ -56,7 +74,13 @@
 // # Events
 //
 // A transition publishes policy.CircuitBreakerTransition and a rejection
-// policy.CircuitBreakerRejected (see OnEvent); admitted calls publish nothing.
+// policy.CircuitBreakerRejected, whose RetryAfter is the time left before an open
+// breaker lets a trial through (0 when forced open, or half-open with every trial
+// taken); see OnEvent. Admitted calls publish nothing.
+//
+// Durations saturate: a WaitInOpen, MaxWaitInHalfOpen or SlowCallThreshold of about 292
+// years (the largest time.Duration) puts its deadline at the end of the clock's range,
+// and no deadline, wait or measured duration wraps around into a negative one.
 //
 // # Composition
 //
@@ -69,7 +93,8 @@
 // # Defaults
 //
 // Failure rate 50%, a count-based window of 100 calls, 100 minimum calls, 60s open, 10
-// trial calls, slow calls from 60s, slow-call rate 100%, no error lists, enabled.
+// trial calls given at most 60s in half-open, slow calls from 60s, slow-call rate 100%, no
+// error lists, enabled.
 //
 // # Cost
 //

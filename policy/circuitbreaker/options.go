@@ -58,6 +58,14 @@ type Config struct {
 	// PermittedInHalfOpen is the number of trial calls in half-open. At least 1.
 	// Default 10.
 	PermittedInHalfOpen int
+	// MaxWaitInHalfOpen is the longest the breaker stays half-open: if its trial calls
+	// have not all completed that long after it went half-open (a trial that never
+	// returns, a future that never completes), it gives up on them and is open again, from
+	// that instant, for another WaitInOpen; their outcomes are not recorded. Positive:
+	// unlike Resilience4j's maxWaitDurationInHalfOpenState, whose 0 waits for the trials
+	// for ever, no value leaves the breaker half-open for good. Set it above the longest a
+	// trial call may take. Default 60s.
+	MaxWaitInHalfOpen time.Duration
 	// SlowCallThreshold is the duration above which a call counts as slow. Positive.
 	// Default 60s.
 	SlowCallThreshold time.Duration
@@ -79,8 +87,8 @@ type Config struct {
 }
 
 // DefaultConfig returns the built-in defaults: failure rate 50%, a count-based window of
-// 100 calls, 100 minimum calls, 60s open, 10 half-open trials, slow calls from 60s, slow
-// rate 100%, no error lists, enabled.
+// 100 calls, 100 minimum calls, 60s open, 10 half-open trials given at most 60s, slow
+// calls from 60s, slow rate 100%, no error lists, enabled.
 func DefaultConfig() Config {
 	return Config{
 		FailureRateThreshold:  50,
@@ -89,6 +97,7 @@ func DefaultConfig() Config {
 		MinimumCalls:          100,
 		WaitInOpen:            60 * time.Second,
 		PermittedInHalfOpen:   10,
+		MaxWaitInHalfOpen:     60 * time.Second,
 		SlowCallThreshold:     60 * time.Second,
 		SlowCallRateThreshold: 100,
 	}
@@ -107,8 +116,9 @@ func (c Config) minimumCalls() int {
 //   - R4C-ATR-007: a percentage outside (0, 100] (failureRateThreshold,
 //     slowCallRateThreshold), a count below 1 (slidingWindowSize, minimumCalls,
 //     permittedInHalfOpen), slidingWindowSize above MaxWindowSize, an unknown
-//     slidingWindowType, or slowCallThreshold = 0;
-//   - R4C-ATR-004: a negative duration (waitInOpen, slowCallThreshold).
+//     slidingWindowType, slowCallThreshold = 0 or maxWaitInHalfOpen = 0;
+//   - R4C-ATR-004: a negative duration (waitInOpen, maxWaitInHalfOpen,
+//     slowCallThreshold).
 func (c Config) Validate() error {
 	switch {
 	case !inPercentRange(c.FailureRateThreshold):
@@ -129,6 +139,12 @@ func (c Config) Validate() error {
 	case c.PermittedInHalfOpen < 1:
 		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.permittedInHalfOpen", strconv.Itoa(c.PermittedInHalfOpen),
 			"permittedInHalfOpen must be at least 1")
+	case c.MaxWaitInHalfOpen < 0:
+		return policy.Errorf(policy.CodeNegativeDuration, "circuitBreaker.maxWaitInHalfOpen", c.MaxWaitInHalfOpen.String(),
+			"maxWaitInHalfOpen must not be negative")
+	case c.MaxWaitInHalfOpen == 0:
+		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.maxWaitInHalfOpen", c.MaxWaitInHalfOpen.String(),
+			"maxWaitInHalfOpen must be positive (0 would give up on every trial call at once)")
 	case c.SlowCallThreshold < 0:
 		return policy.Errorf(policy.CodeNegativeDuration, "circuitBreaker.slowCallThreshold", c.SlowCallThreshold.String(),
 			"slowCallThreshold must not be negative")
@@ -167,6 +183,7 @@ var descriptor = &kind.Descriptor[settings]{
 		kind.IntAttr("minimumCalls", func(s *settings) *int { return &s.MinimumCalls }),
 		kind.DurationAttr("waitInOpen", func(s *settings) *time.Duration { return &s.WaitInOpen }),
 		kind.IntAttr("permittedInHalfOpen", func(s *settings) *int { return &s.PermittedInHalfOpen }),
+		kind.DurationAttr("maxWaitInHalfOpen", func(s *settings) *time.Duration { return &s.MaxWaitInHalfOpen }),
 		kind.DurationAttr("slowCallThreshold", func(s *settings) *time.Duration { return &s.SlowCallThreshold }),
 		kind.FloatAttr("slowCallRateThreshold", func(s *settings) *float64 { return &s.SlowCallRateThreshold }),
 		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
@@ -175,6 +192,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return kind.Shared[Config]{Config: s.Config, If: s.recordIf} },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of: func(p kind.Instance) any {
 		b := p.(*Breaker)
 		return kind.Shared[Config]{Config: b.cfg, If: b.cls.If}
@@ -240,6 +258,16 @@ func WaitInOpen(d time.Duration) Option { return func(s *settings) { s.WaitInOpe
 // 1 fails with R4C-ATR-007.
 func PermittedInHalfOpen(n int) Option { return func(s *settings) { s.PermittedInHalfOpen = n } }
 
+// MaxWaitInHalfOpen sets the longest the breaker stays half-open, on the breaker's clock:
+// if its trial calls have not all completed d after it went half-open, it gives up on
+// them and is open again from that instant, for another WaitInOpen; the outcomes of
+// those trials are not recorded, even when they complete later. Set d above the longest
+// a trial call may take. Default 60s. The configuration key is
+// circuitBreaker.maxWaitInHalfOpen (Resilience4j's maxWaitDurationInHalfOpenState,
+// except that 0 is not "wait for ever"): negative fails with R4C-ATR-004, zero with
+// R4C-ATR-007.
+func MaxWaitInHalfOpen(d time.Duration) Option { return func(s *settings) { s.MaxWaitInHalfOpen = d } }
+
 // SlowCallThreshold sets the duration above which a call counts as slow, on the
 // breaker's clock. Default 60s. Negative fails with R4C-ATR-004, zero with R4C-ATR-007.
 func SlowCallThreshold(d time.Duration) Option { return func(s *settings) { s.SlowCallThreshold = d } }
@@ -294,9 +322,13 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
 // OnEvent sets the listener of the breaker's events: CircuitBreakerTransition (From and
-// To are the states' String forms, e.g. "closed" and "open"; At is the clock time) and
-// CircuitBreakerRejected (Err is the rejection; in the open state, Wait is the time left
-// before half-open). Admitted calls publish nothing. Default none: nothing is published.
+// To are the states' String forms, e.g. "closed" and "open"; At is the clock time of the
+// transition: for half-open→open after MaxWaitInHalfOpen, the instant the breaker gave
+// up on its trials, which may be before the call that found it out) and
+// CircuitBreakerRejected (Err is the rejection; RetryAfter is, in the open state, the
+// time left before a call may go half-open, and 0 when forced open or half-open with
+// every trial taken). Admitted calls, and calls refused because their context was nil or
+// done, publish nothing. Default none: nothing is published.
 // A registry adds its own listeners. Transition events reach the listener in the order of the transitions:
 // while one runs, the next transition waits. A listener may read State and Snapshot, but
 // must not make the breaker change state (ForceOpen, Disable, Reset, or calls through

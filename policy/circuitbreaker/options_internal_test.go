@@ -31,13 +31,13 @@ func applied(opts ...Option) settings {
 func TestOptionsSetConfig(t *testing.T) {
 	clk := clock.NewManual()
 	s := applied(FailureRateThreshold(25), SlidingWindowSize(20), SlidingWindowType(TimeBased),
-		MinimumCalls(5), WaitInOpen(time.Second), PermittedInHalfOpen(3),
+		MinimumCalls(5), WaitInOpen(time.Second), PermittedInHalfOpen(3), MaxWaitInHalfOpen(time.Minute),
 		SlowCallThreshold(2*time.Second), SlowCallRateThreshold(80), IgnoreOn(errOptIgnored),
 		RecordOn(errOptBoom), Enabled(false), Name("n"), UseConfig("shared"), WithClock(clk),
 		WithInstanceID("id"), nil)
 	assert.Equal(t, Config{
 		FailureRateThreshold: 25, SlidingWindowSize: 20, SlidingWindowType: TimeBased, MinimumCalls: 5,
-		WaitInOpen: time.Second, PermittedInHalfOpen: 3, SlowCallThreshold: 2 * time.Second,
+		WaitInOpen: time.Second, PermittedInHalfOpen: 3, MaxWaitInHalfOpen: time.Minute, SlowCallThreshold: 2 * time.Second,
 		SlowCallRateThreshold: 80, IgnoreOn: []error{errOptIgnored}, RecordOn: []error{errOptBoom},
 		Disabled: true,
 	}, s.Config)
@@ -64,7 +64,8 @@ func TestErrorListsAccumulateWithoutAliasing(t *testing.T) {
 
 func TestAttributes(t *testing.T) {
 	assert.Equal(t, []string{"failureRateThreshold", "slidingWindowSize", "slidingWindowType", "minimumCalls",
-		"waitInOpen", "permittedInHalfOpen", "slowCallThreshold", "slowCallRateThreshold", "enabled"},
+		"waitInOpen", "permittedInHalfOpen", "maxWaitInHalfOpen", "slowCallThreshold", "slowCallRateThreshold",
+		"enabled"},
 		descriptor.Attributes())
 	assert.Equal(t, "circuitBreaker", descriptor.Table().Segment)
 	assert.Equal(t, policy.LayerCircuitBreaker, descriptor.Layer())
@@ -80,15 +81,15 @@ func TestConfigSet(t *testing.T) {
 	s := defaults()
 	for attr, v := range map[string]string{
 		"failureRateThreshold": "12.5", "slidingWindowSize": " 30 ", "slidingWindowType": "time_based",
-		"minimumCalls": "7", "waitInOpen": "1m30s", "permittedInHalfOpen": "4", "slowCallThreshold": "250ms",
-		"slowCallRateThreshold": "75", "enabled": "FALSE",
+		"minimumCalls": "7", "waitInOpen": "1m30s", "permittedInHalfOpen": "4", "maxWaitInHalfOpen": "2m",
+		"slowCallThreshold": "250ms", "slowCallRateThreshold": "75", "enabled": "FALSE",
 	} {
 		require.NoError(t, table.Set(&s, attr, v), attr)
 	}
 	assert.Equal(t, Config{
 		FailureRateThreshold: 12.5, SlidingWindowSize: 30, SlidingWindowType: TimeBased, MinimumCalls: 7,
-		WaitInOpen: 90 * time.Second, PermittedInHalfOpen: 4, SlowCallThreshold: 250 * time.Millisecond,
-		SlowCallRateThreshold: 75, Disabled: true,
+		WaitInOpen: 90 * time.Second, PermittedInHalfOpen: 4, MaxWaitInHalfOpen: 2 * time.Minute,
+		SlowCallThreshold: 250 * time.Millisecond, SlowCallRateThreshold: 75, Disabled: true,
 	}, s.Config)
 	require.NoError(t, table.Set(&s, "slidingWindowType", "Count_Based"))
 	assert.Equal(t, CountBased, s.SlidingWindowType)
@@ -108,6 +109,7 @@ func TestConfigSetSyntaxErrors(t *testing.T) {
 		{Attr: "waitInOpen", Value: "10 parsecs", Code: policy.CodeBadDuration},
 		{Attr: "waitInOpen", Value: "10", Code: policy.CodeBadDuration},
 		{Attr: "permittedInHalfOpen", Value: "", Code: policy.CodeBadNumber},
+		{Attr: "maxWaitInHalfOpen", Value: "forever", Code: policy.CodeBadDuration},
 		{Attr: "slowCallThreshold", Value: "soon", Code: policy.CodeBadDuration},
 		{Attr: "slowCallRateThreshold", Value: "1e400", Code: policy.CodeBadNumber},
 		{Attr: "enabled", Value: "yes", Code: policy.CodeBadBoolean},
@@ -130,6 +132,10 @@ func TestValidationCodes(t *testing.T) {
 		{"minimumCalls", "0", policy.CodeOutOfRange, MinimumCalls(0)},
 		{"waitInOpen", "-1s", policy.CodeNegativeDuration, WaitInOpen(-time.Second)},
 		{"permittedInHalfOpen", "0", policy.CodeOutOfRange, PermittedInHalfOpen(0)},
+		// A bound on half-open that 0 would make "for ever" in Resilience4j: here it must
+		// be positive, so that no configuration leaves the breaker half-open for good.
+		{"maxWaitInHalfOpen", "-1s", policy.CodeNegativeDuration, MaxWaitInHalfOpen(-time.Second)},
+		{"maxWaitInHalfOpen", "0s", policy.CodeOutOfRange, MaxWaitInHalfOpen(0)},
 		{"slowCallThreshold", "-1ms", policy.CodeNegativeDuration, SlowCallThreshold(-time.Millisecond)},
 		{"slowCallThreshold", "0", policy.CodeOutOfRange, SlowCallThreshold(0)},
 		{"slowCallRateThreshold", "0", policy.CodeOutOfRange, SlowCallRateThreshold(0)},

@@ -19,6 +19,7 @@ func TestDefaults(t *testing.T) {
 		MinimumCalls:          100,
 		WaitInOpen:            60 * time.Second,
 		PermittedInHalfOpen:   10,
+		MaxWaitInHalfOpen:     60 * time.Second,
 		SlowCallThreshold:     60 * time.Second,
 		SlowCallRateThreshold: 100,
 	}, cb.DefaultConfig())
@@ -55,7 +56,8 @@ func TestConfigComparableForIdenticalOptions(t *testing.T) {
 
 func TestValidBoundaries(t *testing.T) {
 	_, err := cb.New(cb.FailureRateThreshold(100), cb.SlowCallRateThreshold(0.001), cb.SlidingWindowSize(1),
-		cb.MinimumCalls(1), cb.WaitInOpen(0), cb.PermittedInHalfOpen(1), cb.SlowCallThreshold(1))
+		cb.MinimumCalls(1), cb.WaitInOpen(0), cb.PermittedInHalfOpen(1), cb.SlowCallThreshold(1),
+		cb.MaxWaitInHalfOpen(1))
 	require.NoError(t, err)
 	_, err = cb.New(cb.SlidingWindowType(cb.TimeBased), cb.SlidingWindowSize(cb.MaxWindowSize))
 	require.NoError(t, err)

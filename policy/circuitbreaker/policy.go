@@ -21,9 +21,18 @@ func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 // outcome and duration (on b's clock, from before the call to after it) are recorded in
 // the state that admitted it. A panic in next is recorded as a failure and propagates.
 // Admitted and rejected calls allocate nothing.
+//
+// A ctx that is nil or already done when the call arrives, whatever the state, does not
+// ask b: next is not called, no half-open trial is taken, nothing is recorded and no
+// event is published; the call returns ctx's error (policy.ErrNilContext for a nil ctx)
+// as is.
 func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
 	pred := kind.For[T](b.cls.If)
 	return func(ctx context.Context, a A) (T, error) {
+		if err := policy.ContextErr(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
 		p, rej := b.acquire()
 		if rej != nil {
 			var zero T
@@ -51,7 +60,16 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 // returned as is and its outcome is recorded when it completes (Future.OnComplete), its
 // duration running from the call to the completion. A future that ends with
 // async.ErrCanceled (e.g. canceled by the caller) gives its permission back without
-// recording anything, like an ignored error. No goroutine is started.
+// recording anything, like an ignored error. A half-open trial whose future has not
+// completed MaxWaitInHalfOpen after the breaker went half-open is given up: the breaker
+// opens again and the future's outcome, when it comes, is not recorded. No goroutine is
+// started.
+//
+// A next that returns a nil future is a failed call: its outcome is async.ErrNilFuture
+// (a failure unless IgnoreOn lists it), and the call returns a future failed with it.
+// A ctx that is nil or already done when the call arrives does not ask b, as for
+// DecorateFunc: the call returns a future failed with ctx's error (policy.ErrNilContext
+// for a nil ctx).
 //
 // The failed futures of rejections are created once, when next is decorated, and shared
 // by the calls they reject (a completed future never changes): rejecting allocates
@@ -61,6 +79,9 @@ func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy
 		async.Failed[T](b.rej.open), async.Failed[T](b.rej.forcedOpen), async.Failed[T](b.rej.halfOpen)
 	pred := kind.For[T](b.cls.If)
 	return func(ctx context.Context, a A) *async.Future[T] {
+		if err := policy.ContextErr(ctx); err != nil {
+			return async.Failed[T](err)
+		}
 		p, rej := b.acquire()
 		switch rej {
 		case nil:
@@ -72,15 +93,21 @@ func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy
 			return halfOpen
 		}
 		if p.word == noRecord {
-			return next(ctx, a)
+			if f := next(ctx, a); f != nil {
+				return f
+			}
+			return async.Failed[T](async.ErrNilFuture)
 		}
 		done := false
 		defer func() {
 			if !done {
-				b.record(p, failedBit, false) // next panicked (or returned no future)
+				b.record(p, failedBit, false) // next panicked
 			}
 		}()
 		f := next(ctx, a)
+		if f == nil {
+			f = async.Failed[T](async.ErrNilFuture)
+		}
 		f.OnComplete(func(v T, err error) {
 			if errors.Is(err, async.ErrCanceled) {
 				b.record(p, 0, true)

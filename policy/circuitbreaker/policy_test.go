@@ -184,13 +184,21 @@ func TestNewPolicy(t *testing.T) {
 
 // Many goroutines on one breaker: every transition chains from the previous one (events
 // are published in the order of the transitions) and the counts stay within the window.
-func TestConcurrentCallsKeepStateConsistent(t *testing.T) {
+func TestConcurrentCallsKeepStateConsistent(t *testing.T) { concurrentCalls(t) }
+
+// The same with a half-open bound so short that trials often outlive it, so that the
+// breaker gives up on them, on calls and on completions, while others race with it.
+func TestConcurrentCallsWithHalfOpenBoundKeepStateConsistent(t *testing.T) {
+	concurrentCalls(t, cb.MaxWaitInHalfOpen(time.Millisecond))
+}
+
+func concurrentCalls(t *testing.T, opts ...cb.Option) {
 	clk := clock.NewManual()
 	rec := &recorder{}
 	const permitted = 3
-	b, err := cb.New(cb.WithClock(clk), cb.OnEvent(rec.listen), cb.SlidingWindowSize(20), cb.MinimumCalls(10),
-		cb.FailureRateThreshold(30),
-		cb.WaitInOpen(time.Millisecond), cb.PermittedInHalfOpen(permitted), cb.SlowCallThreshold(time.Hour))
+	b, err := cb.New(append([]cb.Option{cb.WithClock(clk), cb.OnEvent(rec.listen), cb.SlidingWindowSize(20),
+		cb.MinimumCalls(10), cb.FailureRateThreshold(30), cb.WaitInOpen(time.Millisecond),
+		cb.PermittedInHalfOpen(permitted), cb.SlowCallThreshold(time.Hour)}, opts...)...)
 	require.NoError(t, err)
 
 	call := cb.DecorateFunc(b, func(_ context.Context, i int) (int, error) {

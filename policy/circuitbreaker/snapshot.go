@@ -14,7 +14,7 @@ const (
 	// Open: calls are rejected with ErrOpen until WaitInOpen has passed.
 	Open
 	// HalfOpen: PermittedInHalfOpen trial calls pass; their outcomes decide between
-	// Closed and Open.
+	// Closed and Open, unless they take longer than MaxWaitInHalfOpen: then Open.
 	HalfOpen
 	// Disabled: every call passes and nothing is recorded.
 	Disabled
