@@ -17,9 +17,16 @@
 // a clock timer rejects it after MaxWait, and cancelling its future (or its context
 // ending) removes it from the queue at once; the call then never starts.
 //
-// Events: BulkheadRejected for every rejection (Wait = how long the call waited before
-// it), BulkheadWaited for a call that got its slot after waiting (Wait = how long).
-// Admitted calls that did not wait publish nothing.
+// A call whose context is nil or already done when it arrives takes no slot, never runs
+// the function and publishes nothing, whatever slots are free: it is rejected at once
+// with the bulkhead's rejection built with the context's error, so that errors.Is finds
+// both ErrFull and that error (policy.ErrNilContext for a nil context).
+//
+// Events: BulkheadRejected for every rejection of a call that came with a live context
+// (Wait = how long the call waited before it), BulkheadWaited for a call that got its
+// slot after waiting (Wait = how long). Admitted calls that did not wait publish nothing.
+// Waits are measured on the bulkhead's clock and saturate: never negative, however large
+// MaxWait is.
 //
 // Defaults: MaxConcurrent 25, MaxWait 0 (waiting is opt-in, as for the rate limiter),
 // Enabled true.
@@ -33,6 +40,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -106,14 +114,15 @@ func (b *Bulkhead) TryAcquire() bool {
 // Acquire takes a slot, waiting for it on the caller's goroutine up to MaxWait, in FIFO
 // order. It returns nil once the slot is the caller's (give it back with Release), or the
 // bulkhead's rejection, which matches ErrFull:
+//   - at once, without taking a slot free or publishing anything, when ctx is nil or
+//     already done (the error also matches ctx's error, or policy.ErrNilContext);
 //   - at once, when no slot is free and MaxWait is 0;
-//   - at once, when a wait is needed and ctx is already done (the error also matches
-//     ctx's error);
 //   - after MaxWait on the bulkhead's clock;
 //   - when ctx ends during the wait (the error also matches ctx's error).
 //
-// A call that waited publishes BulkheadWaited, a rejection BulkheadRejected. Acquire
-// allocates nothing unless it has to wait. A disabled bulkhead returns nil at once.
+// A call that waited publishes BulkheadWaited, a rejection of a live ctx
+// BulkheadRejected. Acquire allocates nothing unless it has to wait (or ctx is nil). A
+// disabled bulkhead returns nil at once.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if !b.enabled {
 		return nil
@@ -161,16 +170,18 @@ func (b *Bulkhead) release() {
 	}
 }
 
+// acquire takes a slot for a call with ctx, after the arrival check: a nil or done ctx
+// takes nothing and publishes nothing.
 func (b *Bulkhead) acquire(ctx context.Context) error {
+	if err := policy.ContextErr(ctx); err != nil {
+		return b.rej.ForContext(err)
+	}
 	if b.tryAcquire() {
 		return nil
 	}
 	if b.maxWait == 0 {
 		b.publishRejected(0, b.rej.Plain)
 		return b.rej.Plain
-	}
-	if err := ctx.Err(); err != nil {
-		return b.rejectContext(0, err)
 	}
 	return b.wait(ctx)
 }
@@ -336,13 +347,13 @@ func (b *Bulkhead) wait(ctx context.Context) error {
 	case <-ctx.Done():
 		if b.remove(&w.waiter) {
 			timer.Stop()
-			return b.rejectContext(b.clk.Now()-w.at, ctx.Err())
+			return b.rejectContext(b.waited(w.at), ctx.Err())
 		}
 		<-w.ch // handed a slot, or timed out, at the same time
 		if w.state == granted {
 			timer.Stop()
 			b.release() // the caller has gone: pass the slot on
-			return b.rejectContext(b.clk.Now()-w.at, ctx.Err())
+			return b.rejectContext(b.waited(w.at), ctx.Err())
 		}
 	}
 	timer.Stop()
@@ -353,9 +364,14 @@ func (b *Bulkhead) wait(ctx context.Context) error {
 	return nil
 }
 
+// waited returns the time from since to now on the bulkhead's clock, never negative.
+func (b *Bulkhead) waited(since time.Duration) time.Duration {
+	return sat.Left(b.clk.Now(), since)
+}
+
 func (b *Bulkhead) expired(since time.Duration) error {
 	if b.events.Observed() {
-		b.publishRejected(b.clk.Now()-since, b.rej.Plain)
+		b.publishRejected(b.waited(since), b.rej.Plain)
 	}
 	return b.rej.Plain
 }
@@ -373,6 +389,6 @@ func (b *Bulkhead) publishRejected(waited time.Duration, err error) {
 func (b *Bulkhead) publishWaited(since time.Duration) {
 	if b.events.Observed() {
 		now := b.clk.Now()
-		b.events.Publish(policy.Event{Kind: policy.BulkheadWaited, At: now, Wait: now - since})
+		b.events.Publish(policy.Event{Kind: policy.BulkheadWaited, At: now, Wait: sat.Left(now, since)})
 	}
 }

@@ -292,25 +292,6 @@ func (c expiringCtx) Err() error {
 	return nil
 }
 
-// A done context is rejected at once when the call would have to wait; a free slot is
-// taken regardless (the function sees the done context).
-func TestSyncContextAlreadyDone(t *testing.T) {
-	b, clk, _ := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Hour))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	call := bulkhead.DecorateFunc(b, func(ctx context.Context, _ struct{}) (int, error) { return 1, nil })
-	_, err := call(ctx, struct{}{})
-	require.NoError(t, err)
-
-	require.True(t, b.TryAcquire())
-	_, err = call(ctx, struct{}{})
-	requireFull(t, err)
-	assert.ErrorIs(t, err, context.Canceled)
-	assert.Zero(t, clk.PendingTasks())
-	assert.Zero(t, b.Snapshot().Waiting)
-	b.Release()
-}
-
 func TestAcquireRelease(t *testing.T) {
 	b, _, rec := newManual(t, bulkhead.MaxConcurrent(2))
 	require.NoError(t, b.Acquire(context.Background()))

@@ -61,6 +61,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Bulkhead).cfg },
 	State:    func(p kind.Instance) any { return p.(*Bulkhead).Snapshot() },
 }

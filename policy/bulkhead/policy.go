@@ -15,11 +15,15 @@ func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
 // DecorateFunc returns next guarded by b: each call takes a slot with Acquire (waiting up
 // to MaxWait in FIFO order, honouring ctx) and holds it until next returns, or panics. A
 // rejection returns the zero T and b's *FullError (matching ErrFull, and ctx's error when
-// ctx ended the wait); next is not called. Admitted calls that find a slot free, and
-// calls rejected at once, allocate nothing. A disabled bulkhead returns next itself.
+// ctx ended the wait); next is not called. A ctx that is nil or already done when the
+// call arrives is rejected at once, whatever slots are free and whatever MaxWait is: the
+// *FullError matches ErrFull and ctx's error (policy.ErrNilContext for a nil ctx), no
+// slot is taken and no event is published. Admitted calls that find a slot free, and
+// calls rejected at once, allocate nothing (but for a nil ctx). A disabled bulkhead
+// lets every call through to next, but for a nil or done ctx, whose error it returns as is.
 func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, T] {
 	if !b.enabled {
-		return next
+		return policy.Guard(next)
 	}
 	return func(ctx context.Context, a A) (T, error) {
 		if err := b.acquire(ctx); err != nil {
@@ -35,10 +39,14 @@ func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, 
 // holds its slot from its start until its future completes; a future completed by Cancel
 // gives the slot back at once, so work that goes on after its future was canceled no
 // longer counts against MaxConcurrent.
+//   - ctx nil or already done: a failed future with b's rejection, a *FullError matching
+//     ErrFull and ctx's error (policy.ErrNilContext for a nil ctx), whatever slots are
+//     free; next never runs, no slot is taken, no event is published.
 //   - A slot free now (and nobody waiting): next starts at once, and its own future is
-//     returned.
+//     returned (a nil future from next: a future failed with async.ErrNilFuture, and the
+//     slot comes back at once).
 //   - No slot and MaxWait 0: a failed future with b's rejection, a *FullError matching
-//     ErrFull. No slot and ctx already done: the same, also matching ctx's error.
+//     ErrFull.
 //   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When a slot is
 //     handed to it, next starts on the goroutine that released the slot. After MaxWait (a
 //     clock timer) the future fails with b's rejection and the call leaves the queue.
@@ -47,13 +55,17 @@ func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, 
 //     rejection matching ctx's error. Once started, cancelling the future cancels next's
 //     future (Cancel returns false).
 //
-// A disabled bulkhead returns next itself.
+// A disabled bulkhead lets every call through to next, but for a nil or done ctx, whose
+// error it returns as is.
 func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	if !b.enabled {
-		return next
+		return policy.GuardAsync(next)
 	}
 	release := func(T, error) { b.release() }
 	return func(ctx context.Context, a A) *async.Future[T] {
+		if err := policy.ContextErr(ctx); err != nil {
+			return async.Failed[T](b.rej.ForContext(err))
+		}
 		if b.tryAcquire() {
 			return start(b, ctx, a, next, release)
 		}
@@ -61,15 +73,13 @@ func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) polic
 			b.publishRejected(0, b.rej.Plain)
 			return async.Failed[T](b.rej.Plain)
 		}
-		if err := ctx.Err(); err != nil {
-			return async.Failed[T](b.rejectContext(0, err))
-		}
 		return enqueueAsync(b, ctx, a, next, release)
 	}
 }
 
 // start runs next in a slot the caller holds, and gives the slot back when next's future
-// completes (or at once, if next panics).
+// completes (at once, if next panics or returns a nil future, which stands for a future
+// failed with async.ErrNilFuture).
 func start[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFunc[A, T], release func(T, error)) *async.Future[T] {
 	ok := false
 	defer func() {
@@ -78,6 +88,9 @@ func start[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFun
 		}
 	}()
 	inner := next(ctx, a)
+	if inner == nil {
+		inner = async.Failed[T](async.ErrNilFuture)
+	}
 	inner.OnComplete(release)
 	ok = true
 	return inner
@@ -143,5 +156,5 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	case async.ErrExpired:
 		return zero, w.b.expired(w.at)
 	}
-	return zero, w.b.rejectContext(w.b.clk.Now()-w.at, cause)
+	return zero, w.b.rejectContext(w.b.waited(w.at), cause)
 }
