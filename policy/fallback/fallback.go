@@ -16,6 +16,10 @@
 // error, and a FallbackApplied event carrying the original error is published. A
 // successful call is returned as it is: it publishes nothing and allocates nothing.
 //
+// A call whose context is nil or already done when it arrives runs neither the function
+// nor the fallback function and publishes nothing: it returns the context's error as is
+// (policy.ErrNilContext for a nil context), or, async, a future failed with it.
+//
 // A Fallback is typed by the result T of the calls it decorates; ResultType reports T so
 // that a registry can refuse a fallback that does not fit a function. It has no rejection
 // error of its own. It is safe for concurrent use (the fallback function must be too).

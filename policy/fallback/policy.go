@@ -15,13 +15,20 @@ func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
 // DecorateFunc returns next with f's fallback: a call that fails with an error f handles
 // (see Handles), or whose outcome HandleIf's predicate selects, returns the fallback
 // function's result for that error instead, after a FallbackApplied event; any other
-// result is returned as it is. The fallback function runs on the caller's goroutine. A successful call
-// allocates nothing. A disabled fallback returns next itself.
+// result is returned as it is. The fallback function runs on the caller's goroutine. A
+// successful call allocates nothing. A ctx that is nil or already done when the call
+// arrives runs neither next nor the fallback function and publishes nothing: the call
+// returns ctx's error (policy.ErrNilContext for a nil ctx) as is. A disabled fallback
+// lets every call through to next, but for a nil or done ctx, whose error it returns as is.
 func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[A, T] {
 	if f.cfg.Disabled {
-		return next
+		return policy.Guard(next)
 	}
 	return func(ctx context.Context, a A) (T, error) {
+		if err := policy.ContextErr(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
 		v, err := next(ctx, a)
 		if (err == nil && f.pred == nil) || !f.handles(v, err) {
 			return v, err
@@ -37,15 +44,26 @@ func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[
 // should return quickly. Cancelling the returned future cancels next's future, and the
 // fallback is not applied to the cancellation.
 //
+// A ctx that is nil or already done when the call arrives runs neither next nor the
+// fallback function and publishes nothing: the future fails with ctx's error
+// (policy.ErrNilContext for a nil ctx). A nil future returned by next counts as one
+// failed with async.ErrNilFuture, which the fallback handles as any other error.
+//
 // A future that is already complete when next returns it, with a success or an error f
-// does not handle, is returned as it is, with no allocation. A disabled fallback returns
-// next itself.
+// does not handle, is returned as it is, with no allocation. A disabled fallback lets every
+// call through to next, but for a nil or done ctx, whose error it returns as is.
 func DecorateAsyncFunc[A, T any](f *Fallback[T], next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	if f.cfg.Disabled {
-		return next
+		return policy.GuardAsync(next)
 	}
 	return func(ctx context.Context, a A) *async.Future[T] {
+		if err := policy.ContextErr(ctx); err != nil {
+			return async.Failed[T](err)
+		}
 		inner := next(ctx, a)
+		if inner == nil {
+			inner = async.Failed[T](async.ErrNilFuture)
+		}
 		if v, done, err := inner.Result(); done {
 			if (err == nil && f.pred == nil) || !f.handles(v, err) {
 				return inner

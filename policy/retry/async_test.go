@@ -245,8 +245,9 @@ func TestAsyncContextEndsDuringTheDelay(t *testing.T) {
 	assert.Equal(t, 1, fn.n())
 	got := ev.get()
 	require.Len(t, got, 2)
-	assert.Equal(t, policy.RetryExhausted, got[1].Kind)
+	assert.Equal(t, policy.RetryAborted, got[1].Kind, "the context ended before the attempts were spent")
 	assert.Equal(t, 1, got[1].Attempt)
+	assert.ErrorIs(t, got[1].Err, context.Canceled)
 }
 
 func TestAsyncContextEndsDuringAnAttempt(t *testing.T) {
@@ -280,8 +281,10 @@ func TestAsyncErrorNotRetriedLater(t *testing.T) {
 		clk.Advance(time.Hour)
 		assert.Equal(t, 1, fn.n())
 	}
-	for _, e := range ev.get() {
-		assert.Equal(t, policy.RetryExhausted, e.Kind)
+	got := ev.get()
+	require.Len(t, got, 2)
+	for _, e := range got {
+		assert.Equal(t, policy.RetryAborted, e.Kind, "an error not retried aborts")
 		assert.Equal(t, 1, e.Attempt)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -80,27 +81,20 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 
 // Backoff returns the wait after failed attempt n (from 1) before attempt n+1, before
 // jitter: Delay·Multiplier^(n-1), capped by MaxDelay when it is set, and at the largest
-// time.Duration.
+// time.Duration. It is never negative: a Delay of 0 gives 0 whatever the multiplier and
+// n, and a configuration that Validate refuses (a negative Delay, a Multiplier below 1 or
+// not finite) gives a wait between 0 and the cap, never an overflow. n < 1 counts as 1.
 func (c Config) Backoff(n int) time.Duration {
-	d := float64(c.Delay)
+	d := max(c.Delay, 0)
 	if c.Multiplier != 1 && n > 1 {
-		d *= math.Pow(c.Multiplier, float64(n-1))
+		// Delay·Multiplier^(n-1) saturates: Multiplier^(n-1) may be +Inf, and 0·Inf, a NaN,
+		// counts as 0.
+		d = sat.Scale(d, math.Pow(c.Multiplier, float64(n-1)))
 	}
-	if c.MaxDelay > 0 && d > float64(c.MaxDelay) {
+	if c.MaxDelay > 0 && d > c.MaxDelay {
 		return c.MaxDelay
 	}
-	return toDuration(d)
-}
-
-// toDuration converts ns to a Duration, saturating instead of overflowing.
-func toDuration(ns float64) time.Duration {
-	if ns >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	if ns <= 0 {
-		return 0
-	}
-	return time.Duration(ns)
+	return d
 }
 
 // settings is what options produce: the configuration and how the instance is named,
@@ -129,6 +123,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return kind.Shared[Config]{Config: s.Config, If: s.retryIf} },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of: func(p kind.Instance) any {
 		r := p.(*Retry)
 		return kind.Shared[Config]{Config: r.cfg, If: r.cls.If}
@@ -223,6 +218,7 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // "retry".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the retry's RetryAttempt and RetryExhausted events.
-// Default none: nothing is published. A registry adds its own listeners.
+// OnEvent sets the listener of the retry's RetryAttempt, RetryExhausted and RetryAborted
+// events (the package documentation says when each is published). Default none: nothing
+// is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -21,17 +21,29 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // error as they are when the retry gives up (attempts exhausted, or an error that is not
 // retried: AbortOn, outside RetryOn, or policy.NeverRetried). When ctx ends before a new
 // attempt or during a wait, the retries stop and the error matches both the last
-// attempt's error and ctx's error.
+// attempt's error and ctx's error. A ctx that is nil or already done when the call
+// arrives runs no attempt and publishes nothing: the call returns ctx's error
+// (policy.ErrNilContext for a nil ctx) as is.
 //
-// A call that succeeds the first time allocates nothing and publishes nothing; a call
-// that fails at once with an error that is not retried allocates nothing either. A
-// disabled retry returns next itself.
+// Events: RetryAttempt before each wait (Wait = the wait); at the end of a call that
+// failed, RetryExhausted when the last of MaxAttempts attempts failed with an outcome
+// that would have been retried, or RetryAborted when the retry stopped on an outcome it
+// does not retry (the first attempt's included) or because ctx ended.
+//
+// A call that succeeds the first time allocates nothing and publishes nothing; a call that
+// fails at once with an error that is not retried allocates nothing either. A disabled
+// retry lets every call through to next, but for a nil or done ctx, whose error it returns
+// as is.
 func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] {
 	if r.cfg.Disabled {
-		return next
+		return policy.Guard(next)
 	}
 	pred := kind.For[T](r.cls.If)
 	return func(ctx context.Context, a A) (T, error) {
+		if err := policy.ContextErr(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
 		v, err := next(ctx, a)
 		if err == nil && (pred == nil || !pred(v, nil)) {
 			return v, nil
@@ -54,7 +66,7 @@ func retrySync[A, T any](r *Retry, pred func(T, error) bool, ctx context.Context
 		}
 		if cerr != nil {
 			err = stopped(err, cerr)
-			r.publish(policy.RetryExhausted, n, 0, err)
+			r.publish(policy.RetryAborted, n, 0, err)
 			return v, err
 		}
 		if v, err = next(ctx, a); err == nil && (pred == nil || !pred(v, nil)) {
@@ -68,24 +80,38 @@ func retrySync[A, T any](r *Retry, pred func(T, error) bool, ctx context.Context
 // retried, the next attempt is scheduled on r's clock with AfterFunc: no goroutine waits.
 // The returned future completes with the first successful attempt's
 // result, or as DecorateFunc's call returns when the retry gives up or ctx ends; ctx
-// ending during a wait stops the timer and fails the future at once.
+// ending during a wait stops the timer and fails the future at once. Events are
+// DecorateFunc's.
+//
+// A ctx that is nil or already done when the call arrives runs no attempt and publishes
+// nothing: the future fails with ctx's error (policy.ErrNilContext for a nil ctx). An
+// attempt whose next returns a nil future fails with async.ErrNilFuture, an error
+// retried as any other unless the lists say otherwise.
 //
 // Cancelling the returned future stops a pending wait, so that no further attempt starts,
-// and cancels the attempt in flight. A first attempt whose future is already
-// complete with a success, or with an error that is not retried, is returned as it is,
-// with no allocation. A disabled retry returns next itself.
+// and cancels the attempt in flight. A first attempt whose future is already complete with
+// a success, or with an error that is not retried, is returned as it is, with no
+// allocation. A disabled retry lets every call through to next, but for a nil or done ctx,
+// whose error it returns as is.
 func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	if r.cfg.Disabled {
-		return next
+		return policy.GuardAsync(next)
 	}
 	pred := kind.For[T](r.cls.If)
 	return func(ctx context.Context, a A) *async.Future[T] {
-		first := next(ctx, a)
+		if err := policy.ContextErr(ctx); err != nil {
+			return async.Failed[T](err)
+		}
+		first := attempt(next, ctx, a)
 		if v, done, err := first.Result(); done {
 			if err == nil && (pred == nil || !pred(v, nil)) {
 				return first
 			}
-			if final(r, pred, 1, v, err) {
+			switch outcome(r, pred, 1, v, err) {
+			case policy.RetryAborted:
+				r.publish(policy.RetryAborted, 1, 0, err)
+				return first
+			case policy.RetryExhausted:
 				if err != nil {
 					r.publish(policy.RetryExhausted, 1, 0, err)
 				}
@@ -94,6 +120,14 @@ func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.A
 		}
 		return startRun(r, pred, ctx, a, next, first)
 	}
+}
+
+// attempt calls next, and stands a future failed with async.ErrNilFuture for a nil one.
+func attempt[A, T any](next policy.AsyncFunc[A, T], ctx context.Context, a A) *async.Future[T] {
+	if f := next(ctx, a); f != nil {
+		return f
+	}
+	return async.Failed[T](async.ErrNilFuture)
 }
 
 // A run is one asynchronous call and its retries: an attempt in flight, then a wait
@@ -109,10 +143,10 @@ type run[A, T any] struct {
 
 	// Written by one step (Observe, Start, end) and read by the next: the Delayed orders
 	// the steps.
-	n         int // attempts started
-	lastV     T   // the last attempt's result
-	lastErr   error
-	exhausted int // the attempt after which the retry gave up (RetryExhausted); 0: none
+	n       int // attempts started
+	lastV   T   // the last attempt's result
+	lastErr error
+	endKind policy.EventKind // the event end publishes (RetryExhausted, RetryAborted); 0: none
 }
 
 func startRun[A, T any](r *Retry, pred func(T, error) bool, ctx context.Context, a A, next policy.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
@@ -130,15 +164,20 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		ru.end(v, nil, 0)
 		return
 	}
-	if final(r, ru.pred, n, v, err) {
+	switch outcome(r, ru.pred, n, v, err) {
+	case policy.RetryAborted:
+		ru.end(v, err, policy.RetryAborted)
+		return
+	case policy.RetryExhausted:
+		k := policy.RetryExhausted
 		if err == nil { // a result RetryIf retries, returned as it is
-			n = 0
+			k = 0
 		}
-		ru.end(v, err, n)
+		ru.end(v, err, k)
 		return
 	}
 	if cerr := ru.ctx.Err(); cerr != nil {
-		ru.end(v, stopped(err, cerr), n)
+		ru.end(v, stopped(err, cerr), policy.RetryAborted)
 		return
 	}
 	ru.lastV, ru.lastErr = v, err
@@ -151,29 +190,29 @@ func (ru *run[A, T]) Observe(v T, err error) {
 // Start starts the next attempt, its wait over.
 func (ru *run[A, T]) Start() *async.Future[T] {
 	ru.n++
-	return ru.next(ru.ctx, ru.a)
+	return attempt(ru.next, ru.ctx, ru.a)
 }
 
-// end completes the run with (v, err), after publishing RetryExhausted for attempt
-// exhausted when it is not 0.
-func (ru *run[A, T]) end(v T, err error, exhausted int) {
-	ru.lastV, ru.lastErr, ru.exhausted = v, err, exhausted
+// end completes the run with (v, err), after publishing k (RetryExhausted or
+// RetryAborted) for the last attempt when k is not 0.
+func (ru *run[A, T]) end(v T, err error, k policy.EventKind) {
+	ru.lastV, ru.lastErr, ru.endKind = v, err, k
 	ru.d.End()
 }
 
 // Stop returns the run's result: end's, or the last attempt's joined with ctx's error
-// when ctx ended during a wait. A canceled run publishes nothing.
+// when ctx ended during a wait (RetryAborted). A canceled run publishes nothing.
 func (ru *run[A, T]) Stop(cause error) (T, error) {
 	if cause == async.ErrCanceled {
 		var zero T
 		return zero, cause
 	}
-	v, err, n := ru.lastV, ru.lastErr, ru.exhausted
+	v, err, k := ru.lastV, ru.lastErr, ru.endKind
 	if cause != nil {
-		err, n = stopped(err, cause), ru.n
+		err, k = stopped(err, cause), policy.RetryAborted
 	}
-	if n > 0 {
-		ru.r.publish(policy.RetryExhausted, n, 0, err)
+	if k != 0 {
+		ru.r.publish(k, ru.n, 0, err)
 	}
 	return v, err
 }

@@ -26,12 +26,26 @@
 // is the caller's context ending between attempts: the retries stop (the context is
 // checked before each new attempt and during each wait) and the error then matches both
 // the last attempt's error and the context's (context.Canceled or
-// context.DeadlineExceeded).
+// context.DeadlineExceeded). A call whose context is nil or already done when it arrives
+// makes no attempt and publishes nothing: it returns the context's error as is
+// (policy.ErrNilContext for a nil context).
 //
-// A retry publishes RetryAttempt for each failed attempt that will be retried and
-// RetryExhausted when it gives up on an error; a call that succeeds the first time
-// publishes nothing and allocates nothing. Each attempt goes through every inner layer
-// again: it takes its own rate-limiter permit and gets its own timeout.
+// Events, one meaning per kind:
+//   - RetryAttempt for each failed attempt that will be retried, with Wait the wait
+//     before the next attempt;
+//   - RetryExhausted when every attempt was made and the last one failed with an error
+//     the retry would have retried (a result that RetryIf retries, returned with its nil
+//     error when the attempts run out, publishes nothing);
+//   - RetryAborted when the retry stops on an outcome it does not retry (AbortOn,
+//     outside RetryOn and RetryIf, policy.NeverRetried), whichever attempt it is, the
+//     first included, or because the caller's context ended (Err then matches the
+//     context's error).
+//
+// So a call that ends in an error publishes one RetryExhausted or one RetryAborted (an
+// asynchronous call ended by Cancel on its future publishes neither); a call that
+// succeeds the first time publishes nothing and allocates nothing. Each attempt goes
+// through every inner layer again: it takes its own rate-limiter permit and gets its own
+// timeout.
 //
 // A Retry is safe for concurrent use and holds no per-call state: one instance may serve
 // any number of functions and goroutines.
@@ -47,6 +61,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -135,7 +150,14 @@ func (r *Retry) wait(n int) time.Duration {
 	} else {
 		u = rand.Float64()
 	}
-	return toDuration(float64(d) * (1 - j + 2*j*u))
+	return jittered(d, j, u)
+}
+
+// jittered returns the wait d with jitter j for u, a draw uniform in [0, 1):
+// d·(1-j+2j·u), uniform in d·(1±j). It saturates: never negative, never past the
+// largest Duration, and 0 for a factor that is not a number.
+func jittered(d time.Duration, j, u float64) time.Duration {
+	return sat.Scale(d, 1-j+2*j*u)
 }
 
 // decision is what the retry does after failed attempt n.
@@ -147,10 +169,18 @@ const (
 	retryIt                 // wait, then attempt again
 )
 
-// decide returns what to do after attempt n ended with (v, err), for a call whose context
-// is ctx. Giving up and stopping publish RetryExhausted.
+// decide returns what to do after attempt n ended with (v, err), an outcome that is not
+// a success, for a call whose context is ctx, and the error to return when it is not
+// retryIt. It publishes the event of the end: RetryAborted for an outcome that is not
+// retried or a context that has ended, RetryExhausted for attempts spent on an outcome
+// that would have been retried (none for a result RetryIf retries, returned with its nil
+// error).
 func decide[T any](r *Retry, pred func(T, error) bool, ctx context.Context, n int, v T, err error) (decision, error) {
-	if final(r, pred, n, v, err) {
+	switch outcome(r, pred, n, v, err) {
+	case policy.RetryAborted:
+		r.publish(policy.RetryAborted, n, 0, err)
+		return giveUp, err
+	case policy.RetryExhausted:
 		if err != nil {
 			r.publish(policy.RetryExhausted, n, 0, err)
 		}
@@ -158,16 +188,23 @@ func decide[T any](r *Retry, pred func(T, error) bool, ctx context.Context, n in
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		err = stopped(err, cerr)
-		r.publish(policy.RetryExhausted, n, 0, err)
+		r.publish(policy.RetryAborted, n, 0, err)
 		return stop, err
 	}
 	return retryIt, nil
 }
 
-// final reports whether the retry gives up after attempt n ended with (v, err): the
-// attempts are spent, or the outcome is not retried.
-func final[T any](r *Retry, pred func(T, error) bool, n int, v T, err error) bool {
-	return n >= r.cfg.MaxAttempts || !retryable(r, pred, v, err)
+// outcome classifies attempt n's outcome (v, err), which is not a success, contexts
+// aside: RetryAborted when it is not retried (whatever the attempt), RetryExhausted when
+// it would be but the attempts are spent, and RetryAttempt when it is retried.
+func outcome[T any](r *Retry, pred func(T, error) bool, n int, v T, err error) policy.EventKind {
+	switch {
+	case !retryable(r, pred, v, err):
+		return policy.RetryAborted
+	case n >= r.cfg.MaxAttempts:
+		return policy.RetryExhausted
+	}
+	return policy.RetryAttempt
 }
 
 // stopped returns the error of a call whose retries ended with its context: it matches

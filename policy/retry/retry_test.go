@@ -238,7 +238,7 @@ func TestNeverRetriedIsNeverRetried_CO4(t *testing.T) {
 	assert.False(t, r.Retryable(open))
 	got := ev.get()
 	require.Len(t, got, 1)
-	assert.Equal(t, policy.RetryExhausted, got[0].Kind)
+	assert.Equal(t, policy.RetryAborted, got[0].Kind, "stopped before its attempts were spent")
 	assert.Equal(t, 1, got[0].Attempt)
 	assert.ErrorIs(t, got[0].Err, open)
 
@@ -264,9 +264,10 @@ func TestContextCanceledDuringTheDelayStopsRetries(t *testing.T) {
 	got := ev.get()
 	require.Len(t, got, 2)
 	assert.Equal(t, policy.RetryAttempt, got[0].Kind)
-	assert.Equal(t, policy.RetryExhausted, got[1].Kind)
+	assert.Equal(t, policy.RetryAborted, got[1].Kind, "the context ended before the attempts were spent")
 	assert.Equal(t, 1, got[1].Attempt)
 	assert.Equal(t, err, got[1].Err)
+	assert.ErrorIs(t, got[1].Err, context.Canceled)
 }
 
 // racyClock's Sleep reports a completed wait even though the context ended during it, as
@@ -312,10 +313,11 @@ func TestContextEndedByTheAttemptStopsRetries(t *testing.T) {
 
 	// The attempt returning the context's own error: it is returned as is.
 	ctx, cancel = context.WithCancel(context.Background())
-	cancel()
+	defer cancel()
 	calls = 0
 	_, err = retry.DecorateFunc(r, func(ctx context.Context, _ struct{}) (int, error) {
 		calls++
+		cancel()
 		return 0, ctx.Err()
 	})(ctx, struct{}{})
 	require.Same(t, context.Canceled, err)

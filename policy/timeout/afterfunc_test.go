@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
@@ -85,4 +86,40 @@ func TestAS2_CallContextRemovedSystemClock(t *testing.T) {
 	}
 	pending.Wait()
 	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "nothing left registered on the context")
+}
+
+// SPEC AS-2: deadlines whose timers fire as they are armed, before the function runs,
+// leave nothing registered on the caller's context, sync and async, and whether the
+// function's future completes, is never completed, or is nil.
+func TestAS2_CallContextRemovedWhenTimerFiresAtOnce(t *testing.T) {
+	to, err := timeout.New(time.Second, timeout.WithClock(ctxtest.EagerClock{Manual: clock.NewManual()}))
+	require.NoError(t, err)
+	shared := ctxtest.NewOwnDone()
+	defer shared.Cancel()
+	before := runtime.NumGoroutine()
+
+	for _, next := range []func(context.Context, int) *async.Future[int]{
+		func(context.Context, int) *async.Future[int] { return async.Completed(1) },
+		func(context.Context, int) *async.Future[int] { f, _ := async.NewPromise[int](); return f },
+		func(context.Context, int) *async.Future[int] { return nil },
+	} {
+		_, err := await(t, timeout.DecorateAsyncFunc(to, next)(shared, 0))
+		require.ErrorIs(t, err, timeout.ErrTimeout)
+	}
+	_, err = timeout.DecorateFunc(to, func(ctx context.Context, _ int) (int, error) {
+		return 0, ctx.Err()
+	})(shared, 0)
+	require.ErrorIs(t, err, timeout.ErrTimeout)
+
+	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "nothing left registered on the context")
+}
+
+// await waits for a future completed on another goroutine (a timer's).
+func await[T any](t *testing.T, f *async.Future[T]) (T, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, err := f.Await(ctx)
+	require.NoError(t, ctx.Err(), "the future completes")
+	return v, err
 }

@@ -18,22 +18,30 @@ import (
 //   - fails with t's *TimeoutError (matching ErrTimeout and context.DeadlineExceeded) at
 //     the deadline, fired by a clock timer: no goroutine waits for it. next's context
 //     then ends (its Err() is context.DeadlineExceeded, its cause the *TimeoutError),
-//     next's future is canceled, and a TimeoutExceeded event is published (Wait =
+//     next's future is canceled, and a TimeoutExceeded event is published (Timeout =
 //     Duration).
 //
 // Contexts that next derives from its context see context.Canceled when the deadline
 // ends them (their cause is the *TimeoutError); next's context itself reports
 // DeadlineExceeded.
 //
+// A ctx that is nil or already done when the call arrives does not run next and
+// publishes nothing: the future fails with ctx's error (policy.ErrNilContext for a nil
+// ctx). A nil future returned by next counts as one failed with async.ErrNilFuture: the
+// returned future fails with it.
+//
 // Cancelling the returned future stops the timer, ends next's context and cancels next's
-// future; Cancel reports what that inner Cancel reports (true only if next's work had
-// not started, e.g. it was still queued in a bulkhead). A disabled timeout returns next
-// itself.
+// future; Cancel reports what that inner Cancel reports (true only if next's work had not
+// started, e.g. it was still queued in a bulkhead). A disabled timeout lets every call
+// through to next, but for a nil or done ctx, whose error it returns as is.
 func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	if !t.enabled {
-		return next
+		return policy.GuardAsync(next)
 	}
 	return func(ctx context.Context, a A) *async.Future[T] {
+		if err := policy.ContextErr(ctx); err != nil {
+			return async.Failed[T](err)
+		}
 		c := &asyncCall[T]{t: t, ctx: newClockCtx(ctx, t)}
 		fut, complete := async.NewCancelablePromise[T](c.cancel)
 		c.complete = complete

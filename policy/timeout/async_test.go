@@ -82,7 +82,8 @@ func TestAsyncTimesOut(t *testing.T) {
 	require.Len(t, rec.events, 1)
 	assert.Equal(t, policy.TimeoutExceeded, rec.events[0].Kind)
 	assert.Equal(t, 500*time.Millisecond, rec.events[0].At, "published at the deadline")
-	assert.Equal(t, 500*time.Millisecond, rec.events[0].Wait)
+	assert.Equal(t, 500*time.Millisecond, rec.events[0].Timeout, "Timeout is the time given")
+	assert.Zero(t, rec.events[0].Wait, "the call was not held before it ran")
 }
 
 // A call completing in time removes its timer at once (SPEC CL-3).

@@ -58,6 +58,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Timeout).cfg },
 }
 

@@ -20,6 +20,13 @@
 // outside the bulkhead, so time spent waiting for a permit does not count, and time spent
 // waiting for a bulkhead slot does.
 //
+// A call whose context is nil or already done when it arrives never runs the function
+// and publishes nothing: it returns the context's error as is (policy.ErrNilContext for
+// a nil context), or, async, a future failed with it.
+//
+// A TimeoutExceeded event is published for every call that ran past its deadline, with
+// Timeout the Duration it was given.
+//
 // Defaults: Enabled true; Duration has no default and must be positive.
 //
 // The timeout's error, a *TimeoutError, is made once per instance: timing out allocates
@@ -96,7 +103,7 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 //     timer is stopped at once;
 //   - the deadline passes first: the call returns the zero T and t's *TimeoutError
 //     (matching ErrTimeout and context.DeadlineExceeded), whatever next returned, and a
-//     TimeoutExceeded event is published when next returns (Wait = Duration). The context
+//     TimeoutExceeded event is published when next returns (Timeout = Duration). The context
 //     next ran under reports Err() == context.DeadlineExceeded (exactly, as the standard
 //     library's deadlines do) and context.Cause == the *TimeoutError.
 //
@@ -104,16 +111,23 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 // delays the caller past the deadline (no goroutine is abandoned) and then gets
 // ErrTimeout. A deadline of ctx earlier than t's ends next's context first; next's own
 // result (typically ctx's error) is then returned as is. A call that returns exactly at
-// its deadline may be reported either way.
+// its deadline may be reported either way. A ctx that is nil or already done when the
+// call arrives does not run next and publishes nothing: the call returns ctx's error
+// (policy.ErrNilContext for a nil ctx) as is.
 //
-// Each call allocates its context and timer (as context.WithTimeout does); nothing else.
-// A disabled timeout returns next itself.
+// Each call allocates its context and timer (as context.WithTimeout does); nothing else. A
+// disabled timeout lets every call through to next, but for a nil or done ctx, whose error
+// it returns as is.
 func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T] {
 	if !t.enabled {
-		return next
+		return policy.Guard(next)
 	}
 	if t.system {
 		return func(ctx context.Context, a A) (T, error) {
+			if err := policy.ContextErr(ctx); err != nil {
+				var zero T
+				return zero, err
+			}
 			cctx, cancel := context.WithTimeoutCause(ctx, t.d, t.err)
 			v, err := next(cctx, a)
 			cancel()
@@ -124,6 +138,10 @@ func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T
 		}
 	}
 	return func(ctx context.Context, a A) (T, error) {
+		if err := policy.ContextErr(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
 		c := newClockCtx(ctx, t)
 		timer := t.clk.AfterFunc(t.d, c.expire)
 		v, err := next(c, a)
@@ -144,5 +162,5 @@ func timedOut[T any](t *Timeout) (T, error) {
 }
 
 func (t *Timeout) publish() {
-	t.events.Publish(policy.Event{Kind: policy.TimeoutExceeded, Wait: t.d, Err: t.err})
+	t.events.Publish(policy.Event{Kind: policy.TimeoutExceeded, Timeout: t.d, Err: t.err})
 }

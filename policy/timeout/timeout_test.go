@@ -82,7 +82,8 @@ func TestSyncTimesOut(t *testing.T) {
 	e := rec.events[0]
 	assert.Equal(t, policy.TimeoutExceeded, e.Kind)
 	assert.Equal(t, "Svc.Call", e.Instance)
-	assert.Equal(t, 500*time.Millisecond, e.Wait)
+	assert.Equal(t, 500*time.Millisecond, e.Timeout, "Timeout is the time given")
+	assert.Zero(t, e.Wait, "the call was not held before it ran")
 	assert.Equal(t, 600*time.Millisecond, e.At, "published when the call returned")
 	assert.Same(t, to.Err(), e.Err)
 }
@@ -246,7 +247,8 @@ func TestSyncSystemClock(t *testing.T) {
 	assert.Equal(t, context.DeadlineExceeded, childErr)
 	assert.Equal(t, to.Err(), cause)
 	require.Len(t, events, 1)
-	assert.Equal(t, 20*time.Millisecond, events[0].Wait)
+	assert.Equal(t, 20*time.Millisecond, events[0].Timeout)
+	assert.Zero(t, events[0].Wait)
 
 	got, err := call(context.Background(), false)
 	require.NoError(t, err)
