@@ -3,40 +3,42 @@ package ratelimit
 import "time"
 
 // Decision is the outcome of Keyed.Decide: whether a permit was taken, and the state of
-// the key's quota that HTTP rate-limit headers report.
+// the key's quota that HTTP rate-limit headers report (Retry-After, RateLimit and
+// RateLimit-Policy, or X-RateLimit-Limit, -Remaining and -Reset).
 type Decision struct {
 	// Admitted reports whether a permit was taken.
 	Admitted bool
-	// Remaining is how many more calls would pass now without waiting, 0..Permits.
+	// Limit is the quota: Permits calls per Period, which is also the burst.
+	Limit int
+	// Remaining is how many more calls would pass now without waiting, 0..Limit.
 	Remaining int
 	// RetryAfter is, for a refused call, how long until the key's next permit is free: a
 	// call made after it succeeds unless another call took that permit first. 0 for an
-	// admitted call.
+	// admitted call. At most the largest Duration.
 	RetryAfter time.Duration
-	// Reset is how long until the key's full burst is free again: its TAT minus now, ≥ 0.
+	// Reset is how long until the key's full burst is free again: its TAT minus now, from
+	// 0 to the largest Duration.
 	Reset time.Duration
 }
 
 // Decide is TryAcquire that also reports the key's quota after the call: what a server
-// sends in its Retry-After and rate-limit headers. Events and allocations are
-// TryAcquire's. A disabled limiter admits every call, with Remaining = Permits.
+// sends in its Retry-After and rate-limit headers. It is what per-client HTTP middleware
+// asks of the limiter for each request. Events and allocations are TryAcquire's. A
+// disabled limiter admits every call, with Remaining = Limit; a zero Keyed, never built,
+// refuses every call, with Limit 0.
 func (k *Keyed[K]) Decide(key K) Decision {
-	l := k.base
+	l := k.lim()
 	if !l.enabled {
-		return Decision{Admitted: true, Remaining: l.cfg.Permits}
+		return Decision{Admitted: l.built(), Limit: l.cfg.Permits, Remaining: l.cfg.Permits}
 	}
-	var d decision
-	if k.backend != nil {
-		d = k.takeRemote(key, 0)
-	} else {
-		d = k.take(key, 0)
-	}
-	out := Decision{Admitted: d.ok, Reset: time.Duration(max(d.ahead, 0))}
+	key = k.bounded(key)
+	d := k.decide(key, 0)
+	out := Decision{Admitted: d.ok, Limit: l.cfg.Permits, Reset: time.Duration(max(d.ahead, 0))}
 	if d.ok {
 		out.Remaining = gcraAvailable(d.ahead, l.interval, l.tau, 0, l.cfg.Permits)
 	} else {
 		out.RetryAfter = time.Duration(max(d.wait, 0))
-		l.publishRejected(d.now, d.wait, l.rej.Plain)
+		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
 	}
 	return out
 }

@@ -26,27 +26,41 @@
 //
 // # Per-key limits
 //
-// Keyed holds one limiter cell per key (client id, IP address, API key).
+// Keyed holds one limiter cell per key (client id, IP address, API key). TryAcquire,
+// Acquire, Reserve and AvailablePermits take the key; Decide is TryAcquire that also
+// reports what HTTP rate-limit headers carry (the limit, the permits left, the
+// retry-after), which is all that per-client HTTP middleware needs, together with Config.
 //
 // Cells are made when a key is first seen and evicted when idle. A cell is idle when its
 // TAT is at or before now: every permit its key took is back — at the latest one Period
 // after its last call, sooner when it took fewer than Permits. An idle cell would admit a
 // full burst, exactly as a new cell does: it holds no memory of the past, so evicting it
 // changes nothing.
-// Eviction is lazy, with no goroutine: a shard evicts its idle cells when it is full, and
-// once it has added as many cells as it held at its previous sweep (so sweeping costs
-// O(1) per new key, amortised). Sweep evicts every idle cell at once.
+// Eviction is lazy, with no goroutine: a shard evicts its idle cells once it has added as
+// many cells as it held at its previous sweep (so sweeping costs O(1) per new key,
+// amortised). Sweep evicts every idle cell at once.
 //
 // Memory is bounded by MaxKeys. Keys are spread by hash (hash/maphash) over up to 64
-// shards, each holding at most MaxKeys/shards of them, so Len never exceeds MaxKeys. When
-// a new key finds its shard full, the shard first evicts its idle cells; if none is idle,
-// the new key is refused with the limiter's rejection (TryAcquire reports false,
-// Reserve returns ErrExceeded) whose retry-after is the instant the shard's first cell
-// becomes idle. Refusing new keys never admits more than the configured rate for any
-// key; it may refuse a key that has not spent its quota, which is the price of a bound
-// on memory under a flood of distinct keys (a spoofing attack). Keys already held are
-// not affected by the flood. A new key may be refused a little before Len reaches
-// MaxKeys, when its own shard is full.
+// shards, each holding at most MaxKeys/shards of them, so Len never exceeds MaxKeys. A
+// new key that finds its shard full is never refused for the lack of room: it takes the
+// place of one cell, the one that becomes idle first among 8 taken at random from the
+// shard (an idle one when the sample holds one). So a flood of distinct keys (a spoofing
+// attack, or the addresses of an IPv6 prefix) locks out no client, new or held, and costs
+// O(1) per new key. The price is paid by the keys evicted before they were idle: such a
+// key's next call starts a new cell, with a full burst, so it may pass up to Permits more
+// calls than its quota in that period. A key that has spent its quota has its TAT far
+// ahead and is evicted after the keys that made one call each, which is what a flood
+// makes. The limiter then still bounds each key that it holds, and the memory; bound the
+// rate of all keys together with a Limiter in front of it. A new key may find its shard
+// full a little before Len reaches MaxKeys.
+//
+// Memory per key is bounded too: a string key longer than MaxKeyBytes (default 256
+// bytes) is kept as its digest, "~sha256:" followed by the 64 hex digits of its SHA-256,
+// and so is a key that starts with "~sha256:", so that no key kept as it is can stand for
+// another's digest. Two different keys share a quota only if their SHA-256 collide,
+// which no client can bring about. Such a key costs a hash of its bytes and one
+// allocation at each call. Keys of types other than strings are kept as they are; a key
+// type that holds strings of its own (a struct) should hold short ones.
 //
 // A call for a key that has a cell takes its shard's read lock, does one map lookup and
 // one compare-and-swap, and allocates nothing. A new key allocates its cell; a string
@@ -55,18 +69,19 @@
 // every call. Go maps do not shrink, so a shard whose cells fall to a quarter of its peak
 // rebuilds its map when it sweeps.
 //
+// Events of a Keyed limiter name the key in Event.Key: a string key as the limiter keeps
+// it (a long one as its digest), any other key formatted with fmt.Sprint (its String
+// method, when it has one). Formatting a key that is not a string allocates, on the
+// paths that publish an event and only when a listener is set.
+//
 // With a Backend (WithBackend), each key's state lives in the backend, bound with the
-// instance id "<id>:<key>" (a key other than a string is formatted with fmt.Sprint): every
-// process that uses the same limiter id shares each key's quota, one backend entry per
-// key. A call then asks the key's Store, outside the shard's lock; a store that answers
-// Local falls back on the key's in-process cell. Cells are kept for one Period after
-// their last use, so that a busy key binds its store once.
+// instance id "<id>:<key>" (the key named as in events): every process that uses the
+// same limiter id shares each key's quota, one backend entry per key. A call then asks
+// the key's Store, outside the shard's lock; a store that answers Local falls back on the
+// key's in-process cell. Cells are kept for one Period after their last use, so that a
+// busy key binds its store once; a cell evicted from a full shard before that loses only
+// its binding, as the key's state is the backend's.
 // Backend ids share one namespace: a Limiter named "api:10.0.0.1" shares the quota of key
 // "10.0.0.1" of a Keyed limiter "api", and keys whose fmt.Sprint is the same (the int 1
 // and the string "1" of a Keyed[any]) share one backend entry; choose names accordingly.
-//
-// A key that would make a full shard hold more than its share of MaxKeys is refused until
-// one of the shard's cells is idle; the shard learns that from the TAT of the cells it
-// holds, so a cell made idle early by a canceled reservation is found at the shard's next
-// sweep, not at once: until then the refusal errs on the safe side.
 package ratelimit

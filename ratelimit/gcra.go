@@ -8,6 +8,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -29,9 +30,10 @@ type Limiter struct {
 	cfg      Config
 	events   kind.Events // the instance id, the clock and the listener
 	rej      policy.Rejections[*ExceededError]
-	other    mode    // how a limiter that is not direct takes permits; nil for a zero Limiter
-	backend  Backend // nil: the state is the in-process TAT below
-	store    Store   // the backend's state of this limiter; nil without a backend
+	nilCtx   *ExceededError // the rejection of a call with a nil context
+	other    mode           // how a limiter that is not direct takes permits; nil for a zero Limiter
+	backend  Backend        // nil: the state is the in-process TAT below
+	store    Store          // the backend's state of this limiter; nil without a backend
 
 	_   [64]byte     // a whole 64-byte cache line: tat never shares one with the fields above
 	tat atomic.Int64 // the theoretical arrival time, in the clock's ns (RL-1)
@@ -45,7 +47,7 @@ type Limiter struct {
 func New(opts ...Option) (*Limiter, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Limiter, error) {
-	if err := s.Config.Validate(); err != nil {
+	if err := s.Config.validate(s.given); err != nil {
 		return nil, err
 	}
 	id := s.ID("ratelimiter")
@@ -61,6 +63,7 @@ func build(s settings) (*Limiter, error) {
 		cfg:      s.Config,
 		events:   s.EventsOf(id),
 		rej:      policy.NewRejections(func(cause error) *ExceededError { return newExceeded(id, cause) }),
+		nilCtx:   newExceeded(id, policy.ErrNilContext),
 	}
 	if err := l.bind(s.backend); err != nil {
 		return nil, err
@@ -99,10 +102,10 @@ func (l *Limiter) mode() mode {
 // changes.
 type disabled struct{}
 
-func (disabled) tryAcquire(*Limiter) bool                { return true }
-func (disabled) acquire(*Limiter, context.Context) error { return nil }
-func (disabled) reserve(*Limiter) (Reservation, error)   { return Reservation{ok: true}, nil }
-func (disabled) available(l *Limiter) int                { return l.cfg.Permits }
+func (disabled) tryAcquire(*Limiter) bool                      { return true }
+func (disabled) acquire(_ *Limiter, ctx context.Context) error { return policy.ContextErr(ctx) }
+func (disabled) reserve(*Limiter) (Reservation, error)         { return Reservation{ok: true}, nil }
+func (disabled) available(l *Limiter) int                      { return l.cfg.Permits }
 
 // unbuilt is the mode of a zero Limiter, never built with New: it admits nothing.
 type unbuilt struct{}
@@ -201,22 +204,28 @@ func (l *Limiter) TryAcquire() bool {
 // long as ctx allows. It returns nil once the permit is the caller's, or the limiter's
 // rejection, which matches ErrExceeded:
 //   - at once, without reserving, when no permit comes within MaxWait;
-//   - at once, without reserving, when ctx is already done, or its deadline comes before
-//     the permit would (the error also matches ctx's error);
+//   - at once, without reserving, when ctx is nil (the error also matches
+//     policy.ErrNilContext), already done, or its deadline comes before the permit would
+//     (the error also matches ctx's error);
 //   - when ctx ends during the wait: the permit is given back as Reservation.Cancel gives
 //     it, and the error also matches ctx's error.
 //
-// A wait publishes a RateLimiterWaited event, a rejection a RateLimiterRejected event.
-// Acquire allocates nothing unless it has to wait. With MaxWait > 0 and a ctx that has a
-// deadline, it reads the real time left once more (with a manual clock, the virtual wait
-// is compared with that real time). A disabled limiter returns nil at once; a zero
-// Limiter, never built, a rejection matching ErrExceeded.
+// A wait publishes a RateLimiterWaited event, a rejection a RateLimiterRejected event
+// (with the retry-after, when known), except the refusal of a call whose ctx is nil or
+// already done when it arrives, which publishes nothing. Acquire allocates nothing
+// unless it has to wait. With MaxWait > 0 and a ctx that has a deadline, it reads the
+// real time left once more (with a manual clock, the virtual wait is compared with that
+// real time). A disabled limiter returns nil at once, but for a nil or done ctx, whose
+// error it returns as is; a zero Limiter, never built, a rejection matching ErrExceeded.
 func (l *Limiter) Acquire(ctx context.Context) error {
 	if !l.direct {
+		if ctx == nil && l.enabled { // with a backend: refused before its store is asked
+			return l.nilCtx
+		}
 		return l.mode().acquire(l, ctx)
 	}
-	if err := ctx.Err(); err != nil {
-		return l.rejectContext(l.now(), 0, err)
+	if err := policy.ContextErr(ctx); err != nil {
+		return l.refuseOnArrival(err)
 	}
 	now := l.now()
 	prev, next, wait, err := l.reserveCtx(ctx, now)
@@ -228,7 +237,7 @@ func (l *Limiter) Acquire(ctx context.Context) error {
 	}
 	l.publishWaited(now, wait)
 	if err := l.clk.Sleep(ctx, time.Duration(wait)); err != nil {
-		Reservation{l: l, prev: prev, next: next, at: now + wait, ok: true}.Cancel()
+		Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), ok: true}.Cancel()
 		return l.rejectContext(l.now(), 0, err)
 	}
 	return nil
@@ -241,14 +250,7 @@ func (l *Limiter) Acquire(ctx context.Context) error {
 // it reads the real time left: with a manual clock, the virtual wait is compared with the
 // real time left before the deadline.
 func (l *Limiter) reserveCtx(ctx context.Context, now int64) (prev, next, wait int64, err error) {
-	limit, byDeadline := l.maxWait, false
-	if l.maxWait > 0 {
-		if deadline, has := ctx.Deadline(); has {
-			if left := max(int64(time.Until(deadline)), 0); left < limit {
-				limit, byDeadline = left, true
-			}
-		}
-	}
+	limit, byDeadline := l.waitLimit(ctx)
 	prev, next, wait, ok := gcraReserve(&l.tat, l.interval, l.tau, now, limit)
 	switch {
 	case ok:
@@ -258,6 +260,21 @@ func (l *Limiter) reserveCtx(ctx context.Context, now int64) (prev, next, wait i
 	}
 	l.publishRejected(now, wait, l.rej.Plain)
 	return prev, next, wait, l.rej.Plain
+}
+
+// waitLimit is how long a call with ctx may wait for its permit: MaxWait, or less when
+// ctx's deadline comes first (byDeadline). The time left is read on the real clock
+// (time.Until, which saturates), and never below 0.
+func (l *Limiter) waitLimit(ctx context.Context) (limit int64, byDeadline bool) {
+	limit = l.maxWait
+	if limit > 0 {
+		if deadline, has := ctx.Deadline(); has {
+			if left := max(int64(time.Until(deadline)), 0); left < limit {
+				return left, true
+			}
+		}
+	}
+	return limit, false
 }
 
 // Reserve takes the next permit if it comes within MaxWait, without waiting for it, and
@@ -281,7 +298,7 @@ func (l *Limiter) Reserve() (Reservation, error) {
 	if wait > 0 {
 		l.publishWaited(now, wait)
 	}
-	return Reservation{l: l, prev: prev, next: next, at: now + wait, delay: time.Duration(wait), ok: true}, nil
+	return Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}, nil
 }
 
 // Rejection returns the limiter's one rejection error, for callers that use TryAcquire
@@ -297,6 +314,19 @@ func (l *Limiter) Rejection() error {
 // Clock returns the limiter's time source.
 func (l *Limiter) Clock() clock.Clock { return l.clk }
 
+// refuseOnArrival is the rejection of a call whose context is nil or already done when it
+// arrives (err is policy.ContextErr's): it matches ErrExceeded and err. Nothing is taken
+// and no event is published.
+func (l *Limiter) refuseOnArrival(err error) error {
+	if err == policy.ErrNilContext {
+		return l.nilCtx
+	}
+	return l.rej.ForContext(err)
+}
+
+// rejectContext publishes and returns the rejection of a call that its context ended
+// after it arrived: its deadline comes before the permit (wait is then the retry-after),
+// or it ended during the wait.
 func (l *Limiter) rejectContext(now, wait int64, ctxErr error) error {
 	err := l.rej.ForContext(ctxErr)
 	l.publishRejected(now, wait, err)
@@ -310,20 +340,20 @@ func (l *Limiter) publishWaited(now, wait int64) {
 	}
 }
 
-func (l *Limiter) publishRejected(now, wait int64, err error) {
+// publishRejected publishes a refusal at now whose retry-after is retryAfter (≤ 0: none
+// known).
+func (l *Limiter) publishRejected(now, retryAfter int64, err error) {
 	if l.events.Observed() {
 		l.events.Publish(policy.Event{Kind: policy.RateLimiterRejected,
-			At: time.Duration(now), Wait: time.Duration(max(wait, 0)), Err: err})
+			At: time.Duration(now), RetryAfter: time.Duration(max(retryAfter, 0)), Err: err})
 	}
 }
 
-// satAdd returns a+b for a, b ≥ 0, saturating at the largest int64.
-func satAdd(a, b int64) int64 {
-	if a > maxInt64-b {
-		return maxInt64
-	}
-	return a + b
-}
+// satAdd returns a+b, saturating at the largest and smallest int64 instead of wrapping.
+func satAdd(a, b int64) int64 { return int64(sat.Add(time.Duration(a), time.Duration(b))) }
+
+// satSub returns a-b, saturating at the largest and smallest int64 instead of wrapping.
+func satSub(a, b int64) int64 { return int64(sat.Sub(time.Duration(a), time.Duration(b))) }
 
 // satMul returns a·b for a, b ≥ 0, saturating at the largest int64.
 func satMul(a, b int64) int64 {

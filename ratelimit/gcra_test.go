@@ -14,9 +14,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/resilience"
 )
 
 func newLimiter(t testing.TB, clk clock.Clock, opts ...ratelimit.Option) *ratelimit.Limiter {
@@ -480,6 +482,37 @@ func TestRL14_Validation(t *testing.T) {
 	assert.NoError(t, err, "1ns per permit is the limit, and allowed")
 }
 
+// SPEC RL-14: through a registry's configuration, an explicit 0 is reported as a wrong
+// value, with the text the configuration gave, under the full key; a period never set is
+// "not set" (fault: period=0, -0 and 0.5ns said "is not set").
+func TestRL14_ZeroPeriodInConfigurationIsAWrongValue(t *testing.T) {
+	for _, value := range []string{"0", "-0", "0.5ns"} {
+		t.Run(value, func(t *testing.T) {
+			_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{
+				"configs.quota.rateLimiter.permits": "5",
+				"configs.quota.rateLimiter.period":  value,
+			}))
+			require.Equal(t, policy.CodeZeroPeriod, policy.CodeOf(err))
+			assert.ErrorContains(t, err, `configs.quota.rateLimiter.period = "`+value+`": period must be positive`)
+			assert.NotContains(t, err.Error(), "not set")
+
+			reg, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{
+				"instances.API.Call.rateLimiter.period": value,
+			}))
+			require.NoError(t, err)
+			_, err = resilience.Wrap(reg, "API.Call", func(context.Context) (int, error) { return 1, nil },
+				resilience.RateLimiter(ratelimit.Permits(5)))
+			require.Equal(t, policy.CodeZeroPeriod, policy.CodeOf(err))
+			assert.ErrorContains(t, err, `rateLimiter.period = "`+value+`": period must be positive`)
+		})
+	}
+	reg, err := resilience.NewRegistry()
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg, "API.Call", func(context.Context) (int, error) { return 1, nil },
+		resilience.RateLimiter(ratelimit.Permits(5)))
+	assert.ErrorContains(t, err, "period is not set")
+}
+
 // SPEC RL-14: extreme values never overflow: the largest period, a billion permits.
 func TestRL14_ExtremesDoNotOverflow(t *testing.T) {
 	maxD := time.Duration(math.MaxInt64)
@@ -534,6 +567,63 @@ func TestRL14_ExtremesDoNotOverflow(t *testing.T) {
 	})
 }
 
+// SPEC RL-9b: with a period and maxWait near the largest Duration, and at the end of the
+// clock, every retry-after and delay saturates at the largest Duration, never wraps
+// negative, in the results and in the events (fault: computed durations could overflow).
+func TestRL9b_RetryAfterSaturates(t *testing.T) {
+	maxD := time.Duration(math.MaxInt64)
+	for _, c := range []struct {
+		name   string
+		start  time.Duration
+		period time.Duration
+	}{
+		{"largest period", time.Hour, maxD},
+		{"largest period minus 1ns", 0, maxD - 1},
+		{"end of the clock", maxD - time.Second, time.Hour},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := clock.NewManual()
+			clk.AdvanceTo(c.start)
+			var events []policy.Event
+			l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(c.period), ratelimit.MaxWait(maxD),
+				ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
+			r1, err := l.Reserve()
+			require.NoError(t, err)
+			r, err := l.Reserve()
+			if err == nil {
+				assert.Positive(t, r.Delay())
+				r.Cancel()
+			}
+			for range 3 {
+				r, err = l.Reserve()
+				if err != nil {
+					assert.Positive(t, r.Delay())
+				}
+				r.Cancel()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				require.ErrorIs(t, l.Acquire(ctx), ratelimit.ErrExceeded, "its permit is more than a minute away")
+				call := ratelimit.DecorateAsyncFunc(l, func(context.Context, int) *async.Future[int] { return async.Completed(1) })
+				f := call(ctx, 1)
+				cancel()
+				if _, done, err := f.Result(); done {
+					assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+				} else {
+					f.Cancel()
+				}
+			}
+			for _, e := range events {
+				assert.GreaterOrEqual(t, e.RetryAfter, time.Duration(0), "%v", e)
+				assert.GreaterOrEqual(t, e.Wait, time.Duration(0), "%v", e)
+				if e.Kind == policy.RateLimiterRejected {
+					assert.Positive(t, e.RetryAfter, "%v", e)
+				}
+			}
+			r1.Cancel()
+			assert.Equal(t, 1, l.AvailablePermits(), "the first permit, the tail, is given back")
+		})
+	}
+}
+
 // SPEC RL-5: near the end of the representable time, the TAT saturates and refuses; it
 // never admits the same permit twice.
 func TestRL5_SaturatedTATNeverAdmitsTwice(t *testing.T) {
@@ -575,7 +665,8 @@ func TestRG5_LimiterEvents(t *testing.T) {
 	assert.Equal(t, policy.Event{Kind: policy.RateLimiterWaited, Instance: "test", At: 0, Wait: time.Second}, events[0])
 	assert.Equal(t, policy.RateLimiterRejected, events[1].Kind)
 	assert.Equal(t, time.Second, events[1].At)
-	assert.Equal(t, time.Second, events[1].Wait, "the retry-after")
+	assert.Equal(t, time.Second, events[1].RetryAfter, "the retry-after")
+	assert.Zero(t, events[1].Wait, "a rejected call is not held")
 	assert.ErrorIs(t, events[1].Err, ratelimit.ErrExceeded)
 }
 

@@ -14,13 +14,28 @@ import (
 // DefaultMaxKeys is how many keys a Keyed limiter holds at most when MaxKeys is not set.
 const DefaultMaxKeys = 100_000
 
+// DefaultMaxKeyBytes is the length, in bytes, of the longest string key that a Keyed
+// limiter keeps as it is when MaxKeyBytes is not set.
+const DefaultMaxKeyBytes = 256
+
 // MaxKeys bounds how many keys a Keyed limiter holds at once. Default 100,000
 // (DefaultMaxKeys). See Keyed for what happens at the bound. It bounds the limiter's
 // memory: with IPv4 addresses as string keys, about 67 bytes per key held, and under 100
 // bytes per key of MaxKeys while keys come and go (maps keep room for the keys they once
-// held); longer keys add their own bytes beyond 16. A negative n fails NewKeyed with
-// R4C-ATR-007. A Limiter ignores it.
+// held); longer keys add their own bytes beyond 16, up to MaxKeyBytes. A negative n fails
+// NewKeyed with R4C-ATR-007. A Limiter ignores it.
 func MaxKeys(n int) Option { return func(s *settings) { s.maxKeys = n } }
+
+// MaxKeyBytes bounds the length of the string keys a Keyed limiter keeps, and so the
+// memory of each key: a key longer than n bytes is kept as its digest, "~sha256:"
+// followed by the 64 hex digits of its SHA-256 (72 bytes), and events and a Backend
+// name it by that digest. Keys that differ have different digests (finding two that
+// collide would be finding a collision of SHA-256), so they keep separate quotas. A key
+// that itself starts with "~sha256:" is replaced by its digest too, so that no key can
+// pass for another's digest. It applies to keys of a string type, and to strings held
+// by a key of an interface type; keys of other types are kept as they are. Default 256
+// (DefaultMaxKeyBytes). A negative n fails NewKeyed with R4C-ATR-007. A Limiter ignores it.
+func MaxKeyBytes(n int) Option { return func(s *settings) { s.maxKeyBytes = n } }
 
 // Keyed is a rate limiter per key: one GCRA cell for each client id, IP address or API
 // key, each with the semantics of a Limiter built with the same options — Permits per
@@ -30,10 +45,15 @@ func MaxKeys(n int) Option { return func(s *settings) { s.maxKeys = n } }
 //
 // Cells are made when a key is first seen and evicted, lazily and with no goroutine, once
 // idle (every permit back: an idle cell admits a full burst, as a new one does). Memory
-// is bounded by MaxKeys: a new key that finds its shard full of busy cells is refused
-// with the limiter's rejection, and keys already held keep their quota. A call for a key
-// that has a cell allocates nothing. The package documentation, under "Per-key limits",
-// says how eviction, the key bound and a Backend work in detail.
+// is bounded by MaxKeys, and each string key by MaxKeyBytes. A new key never waits for
+// room and is never refused for the lack of it: when its shard of the keys is full, it
+// takes the place of the cell that becomes idle first among a few sampled, so a flood of
+// new keys locks out neither the keys held nor other new ones. A call for a key that has
+// a cell allocates nothing. The package documentation, under "Per-key limits", says how
+// eviction, the key bounds and a Backend work in detail.
+//
+// Events carry the key in Event.Key: a string key as the limiter keeps it (its digest,
+// for a key longer than MaxKeyBytes), any other key formatted with fmt.Sprint.
 //
 // A Keyed limiter is safe for concurrent use; its configuration is fixed when it is built.
 type Keyed[K comparable] struct {
@@ -42,6 +62,8 @@ type Keyed[K comparable] struct {
 	base     *Limiter
 	backend  Backend
 	maxKeys  int
+	keyBytes int     // string keys longer than this are kept as their digest
+	keys     keyType // how K holds a string
 	perShard int
 	mask     uint64
 	seed     maphash.Seed
@@ -49,10 +71,11 @@ type Keyed[K comparable] struct {
 }
 
 // NewKeyed builds a keyed limiter from opts: the options of New (Permits and Period are
-// required) plus MaxKeys. An invalid configuration returns a *policy.ConfigError:
-// R4C-ATR-003 (permits < 1), R4C-ATR-002 (period ≤ 0), R4C-REG-001 (period shorter than
-// 1ns per permit), R4C-ATR-004 (maxWait < 0), R4C-ATR-007 (maxKeys < 0). Its instance id
-// is WithInstanceID's, else Name's, else "ratelimiter".
+// required) plus MaxKeys and MaxKeyBytes. An invalid configuration returns a
+// *policy.ConfigError: R4C-ATR-003 (permits < 1), R4C-ATR-002 (period ≤ 0), R4C-REG-001
+// (period shorter than 1ns per permit), R4C-ATR-004 (maxWait < 0), R4C-ATR-007 (maxKeys
+// or maxKeyBytes < 0). Its instance id is WithInstanceID's, else Name's, else
+// "ratelimiter".
 func NewKeyed[K comparable](opts ...Option) (*Keyed[K], error) {
 	return kind.New(defaults, buildKeyed[K], opts)
 }
@@ -61,6 +84,10 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 	if s.maxKeys < 0 {
 		return nil, policy.Errorf(policy.CodeOutOfRange, "rateLimiter.maxKeys", strconv.Itoa(s.maxKeys),
 			"maxKeys must not be negative (0 means the default, %d)", DefaultMaxKeys)
+	}
+	if s.maxKeyBytes < 0 {
+		return nil, policy.Errorf(policy.CodeOutOfRange, "rateLimiter.maxKeyBytes", strconv.Itoa(s.maxKeyBytes),
+			"maxKeyBytes must not be negative (0 means the default, %d)", DefaultMaxKeyBytes)
 	}
 	backend := s.backend
 	s.backend = nil // each key binds its own store
@@ -72,6 +99,10 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 	if n == 0 {
 		n = DefaultMaxKeys
 	}
+	keyBytes := s.maxKeyBytes
+	if keyBytes == 0 {
+		keyBytes = DefaultMaxKeyBytes
+	}
 	shards := maxShards
 	for shards > 1 && n/shards < minPerShard {
 		shards /= 2
@@ -80,6 +111,8 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 		base:     base,
 		backend:  backend,
 		maxKeys:  n,
+		keyBytes: keyBytes,
+		keys:     keyTypeOf[K](),
 		perShard: n / shards,
 		mask:     uint64(shards - 1),
 		seed:     maphash.MakeSeed(),
@@ -87,87 +120,171 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 	}, nil
 }
 
+// lim returns the limiter that holds what every key shares; for a zero Keyed, never
+// built with NewKeyed, a zero Limiter, which admits nothing.
+func (k *Keyed[K]) lim() *Limiter {
+	if k.base == nil {
+		return &zeroLimiter
+	}
+	return k.base
+}
+
+// zeroLimiter is the shared part of every zero Keyed.
+var zeroLimiter Limiter
+
 // InstanceID returns the limiter's instance id, which its events and rejections carry.
-func (k *Keyed[K]) InstanceID() string { return k.base.events.ID }
+func (k *Keyed[K]) InstanceID() string { return k.lim().events.ID }
 
 // Config returns the configuration every key's cell follows.
-func (k *Keyed[K]) Config() Config { return k.base.cfg }
+func (k *Keyed[K]) Config() Config { return k.lim().cfg }
 
 // MaxKeys returns the bound on the number of keys held at once.
 func (k *Keyed[K]) MaxKeys() int { return k.maxKeys }
 
-// Clock returns the limiter's time source.
-func (k *Keyed[K]) Clock() clock.Clock { return k.base.clk }
+// MaxKeyBytes returns the length, in bytes, of the longest string key kept as it is.
+func (k *Keyed[K]) MaxKeyBytes() int { return k.keyBytes }
+
+// Clock returns the limiter's time source; nil for a zero Keyed.
+func (k *Keyed[K]) Clock() clock.Clock { return k.lim().clk }
 
 // Backend returns the limiter's backend, or nil for an in-process limiter.
 func (k *Keyed[K]) Backend() Backend { return k.backend }
 
 // Rejection returns the limiter's one rejection error, shared by every key: it matches
 // ErrExceeded and is made once, when the limiter is built.
-func (k *Keyed[K]) Rejection() error { return k.base.rej.Plain }
+func (k *Keyed[K]) Rejection() error { return k.lim().Rejection() }
 
 // TryAcquire takes a permit for key that is free now and reports whether it did; it never
 // waits, whatever MaxWait is. A refusal publishes a RateLimiterRejected event. For a key
-// that has a cell it never allocates. A disabled limiter always returns true.
+// that has a cell it never allocates. A disabled limiter always returns true; a zero
+// Keyed, never built, false.
 func (k *Keyed[K]) TryAcquire(key K) bool {
-	l := k.base
+	l := k.lim()
 	if !l.enabled {
-		return true
+		return l.built()
 	}
-	var d decision
-	if k.backend != nil {
-		d = k.takeRemote(key, 0)
-	} else {
-		d = k.take(key, 0)
-	}
+	key = k.bounded(key)
+	d := k.decide(key, 0)
 	if !d.ok {
-		l.publishRejected(d.now, d.wait, l.rej.Plain)
+		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
 	}
 	return d.ok
 }
 
+// Acquire takes a permit for key, waiting for it on the caller's goroutine through the
+// clock when it comes within MaxWait, as Limiter.Acquire does. It returns nil once the
+// permit is the caller's, or the limiter's rejection, which matches ErrExceeded:
+//   - at once, without reserving, when no permit comes within MaxWait;
+//   - at once, without reserving and without an event, when ctx is nil (the error also
+//     matches policy.ErrNilContext) or already done (it also matches ctx's error);
+//   - at once, without reserving, when ctx's deadline comes before the permit would (it
+//     also matches context.DeadlineExceeded);
+//   - when ctx ends during the wait: the permit is given back as Reservation.Cancel gives
+//     it, and the error also matches ctx's error.
+//
+// With a Backend, the key's store decides, within ctx. A wait publishes a
+// RateLimiterWaited event, a rejection a RateLimiterRejected event. For a key that has a
+// cell it allocates nothing unless it has to wait. A disabled limiter returns nil at once,
+// but for a nil or done ctx, whose error it returns as is; a zero Keyed, never built, a
+// rejection matching ErrExceeded.
+func (k *Keyed[K]) Acquire(ctx context.Context, key K) error {
+	l := k.lim()
+	if !l.enabled {
+		if err := l.offErr(); err != nil {
+			return err
+		}
+		return policy.ContextErr(ctx)
+	}
+	if err := policy.ContextErr(ctx); err != nil {
+		return l.refuseOnArrival(err)
+	}
+	key = k.bounded(key)
+	limit, byDeadline := l.waitLimit(ctx)
+	d, err := k.decideCtx(ctx, key, limit)
+	switch {
+	case err != nil:
+		return k.rejectContext(key, l.now(), 0, err)
+	case !d.ok && byDeadline && d.wait <= l.maxWait:
+		return k.rejectContext(key, d.now, d.wait, context.DeadlineExceeded)
+	case !d.ok:
+		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
+		return l.rej.Plain
+	case d.wait == 0:
+		return nil
+	}
+	k.publishWaited(key, d.now, d.wait)
+	if err := l.clk.Sleep(ctx, time.Duration(d.wait)); err != nil {
+		k.reservation(d).Cancel()
+		return k.rejectContext(key, l.now(), 0, err)
+	}
+	return nil
+}
+
 // Reserve takes the next permit for key if it comes within MaxWait, without waiting for
 // it, and returns its Reservation: wait Delay() before the call, or Cancel() it to give
-// the permit back. When the permit does not come within MaxWait, or the key is new and
-// the limiter is full, nothing is reserved and Reserve returns the limiter's rejection
-// (matching ErrExceeded) with a refused Reservation whose Delay() is the retry-after: how
-// long until the key's next permit is free or, for a new key refused by a full limiter,
-// until a cell of its shard becomes idle. Events and allocations are TryAcquire's. A
-// disabled limiter returns a reservation with no delay.
+// the permit back. When the permit does not come within MaxWait, nothing is reserved and
+// Reserve returns the limiter's rejection (matching ErrExceeded) with a refused
+// Reservation whose Delay() is the retry-after: how long until the key's next permit is
+// free. Events and allocations are TryAcquire's. A disabled limiter returns a reservation
+// with no delay; a zero Keyed, never built, a refused Reservation and a rejection matching
+// ErrExceeded.
 func (k *Keyed[K]) Reserve(key K) (Reservation, error) {
-	l := k.base
+	l := k.lim()
 	if !l.enabled {
+		if err := l.offErr(); err != nil {
+			return Reservation{}, err
+		}
 		return Reservation{ok: true}, nil
 	}
-	var d decision
-	if k.backend != nil {
-		d = k.takeRemote(key, l.maxWait)
-	} else {
-		d = k.take(key, l.maxWait)
-	}
+	key = k.bounded(key)
+	d := k.decide(key, l.maxWait)
 	if !d.ok {
-		l.publishRejected(d.now, d.wait, l.rej.Plain)
+		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
 		return Reservation{delay: time.Duration(d.wait)}, l.rej.Plain
 	}
 	if d.wait > 0 {
-		l.publishWaited(d.now, d.wait)
+		k.publishWaited(key, d.now, d.wait)
 	}
+	return k.reservation(d), nil
+}
+
+// decide takes a permit for key (bounded) within maxWait: from its store with a backend,
+// else from its in-process cell.
+func (k *Keyed[K]) decide(key K, maxWait int64) decision {
+	if k.backend == nil {
+		return k.take(key, maxWait)
+	}
+	d, _ := k.takeRemote(context.Background(), key, maxWait) // Background never ends: no error
+	return d
+}
+
+// decideCtx is decide within ctx: the error is ctx's, when it ended before the key's
+// store decided.
+func (k *Keyed[K]) decideCtx(ctx context.Context, key K, maxWait int64) (decision, error) {
+	if k.backend == nil {
+		return k.take(key, maxWait), nil
+	}
+	return k.takeRemote(ctx, key, maxWait)
+}
+
+// reservation returns the Reservation of d, a permit taken.
+func (k *Keyed[K]) reservation(d decision) Reservation {
 	if d.c == nil { // the backend let the call pass unlimited: nothing to give back
-		return Reservation{ok: true}, nil
+		return Reservation{ok: true}
 	}
-	return Reservation{l: l, c: d.c, prev: d.prev, next: d.next, at: d.at,
-		delay: time.Duration(d.wait), ok: true, remote: d.remote}, nil
+	return Reservation{l: k.base, c: d.c, prev: d.prev, next: d.next, at: d.at,
+		delay: time.Duration(d.wait), ok: true, remote: d.remote}
 }
 
 // AvailablePermits returns how many calls for key would pass right now without waiting,
-// from 0 to Permits; Permits for a key without a cell, even when the limiter is full and
-// would refuse it. With a backend it asks the key's store. A disabled limiter reports
-// Permits.
+// from 0 to Permits; Permits for a key without a cell. With a backend it asks the key's
+// store. A disabled limiter reports Permits; a zero Keyed, never built, 0.
 func (k *Keyed[K]) AvailablePermits(key K) int {
-	l := k.base
+	l := k.lim()
 	if !l.enabled {
 		return l.cfg.Permits
 	}
+	key = k.bounded(key)
 	s := k.shard(key)
 	s.mu.RLock()
 	c := s.cells[key]
@@ -213,8 +330,34 @@ func (k *Keyed[K]) Sweep() int {
 	for i := range k.shards {
 		s := &k.shards[i]
 		s.mu.Lock()
-		n += k.sweep(s, k.base.now())
+		n += k.sweep(s, k.lim().now())
 		s.mu.Unlock()
 	}
 	return n
+}
+
+// publishRejected publishes the refusal of a call for key at now, whose retry-after is
+// retryAfter (≤ 0: none known). Without a listener it does nothing; with one, a key that
+// is not a string is formatted, which allocates.
+func (k *Keyed[K]) publishRejected(key K, now, retryAfter int64, err error) {
+	if l := k.base; l.events.Observed() {
+		l.events.Publish(policy.Event{Kind: policy.RateLimiterRejected, At: time.Duration(now),
+			RetryAfter: time.Duration(max(retryAfter, 0)), Err: err, Key: k.keyString(key)})
+	}
+}
+
+// publishWaited publishes the wait of a call for key at now.
+func (k *Keyed[K]) publishWaited(key K, now, wait int64) {
+	if l := k.base; l.events.Observed() {
+		l.events.Publish(policy.Event{Kind: policy.RateLimiterWaited, At: time.Duration(now),
+			Wait: time.Duration(wait), Key: k.keyString(key)})
+	}
+}
+
+// rejectContext publishes and returns the rejection of a call for key that its context
+// ended after it arrived (see Limiter.rejectContext).
+func (k *Keyed[K]) rejectContext(key K, now, wait int64, ctxErr error) error {
+	err := k.base.rej.ForContext(ctxErr)
+	k.publishRejected(key, now, wait, err)
+	return err
 }

@@ -2,7 +2,7 @@ package ratelimit
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -12,6 +12,9 @@ import (
 // The backend paths of a Keyed limiter: each key's cell is bound to its own Store, which
 // decides outside the shard's lock.
 
+// errNoStore is the failure of a Backend whose Bind returned neither a Store nor an error.
+var errNoStore = errors.New("ratelimit: the backend's Bind returned no Store")
+
 // remoteCell is a key's binding to a Backend.
 type remoteCell struct {
 	store Store
@@ -20,53 +23,56 @@ type remoteCell struct {
 
 // takeRemote is take for a limiter with a backend: key's store decides, outside the
 // shard's lock; a store that answers Local, or a key whose binding failed, falls back on
-// the key's in-process cell.
-func (k *Keyed[K]) takeRemote(key K, maxWait int64) decision {
-	c, now, wait := k.remoteCellOf(key)
-	if c == nil {
-		return decision{now: now, wait: wait, ahead: wait}
-	}
+// the key's in-process cell. The error is ctx's, when it ended before the store decided;
+// nothing is known to be reserved then.
+func (k *Keyed[K]) takeRemote(ctx context.Context, key K, maxWait int64) (decision, error) {
+	c, now := k.remoteCellOf(key)
 	if c.remote != nil {
-		g, _ := c.remote.store.Reserve(context.Background(), time.Duration(maxWait)) // Background never ends: no error
+		g, err := c.remote.store.Reserve(ctx, time.Duration(maxWait))
+		if err != nil {
+			return decision{now: now}, err
+		}
+		w := max(int64(g.Wait), 0)
 		switch g.Outcome {
 		case Reserved:
 			t := g.Token
-			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, wait: int64(g.Wait),
-				ahead: t.Next - (t.At - int64(g.Wait)), c: c, ok: true, remote: true}
+			// The key's TAT after the reservation, relative to the store's now (t.At - w).
+			ahead := satAdd(satSub(t.Next, t.At), w)
+			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, wait: w,
+				ahead: ahead, c: c, ok: true, remote: true}, nil
 		case Unlimited:
-			return decision{now: now, ok: true}
-		case Refused:
-			w := int64(g.Wait)
-			return decision{now: now, wait: w, ahead: w + k.base.tau, remote: true}
+			return decision{now: now, ok: true}, nil
+		case Local:
+			return k.take(key, maxWait), nil
 		}
+		// Refused, or an outcome the limiter does not know, which it takes as Refused.
+		return decision{now: now, wait: w, ahead: satAdd(w, k.base.tau), remote: true}, nil
 	}
-	return k.take(key, maxWait)
+	return k.take(key, maxWait), nil
 }
 
-// remoteCellOf returns key's cell, made and bound if needed, and marks it used at now; or
-// nil and the retry-after when key has no cell and its shard is full.
-func (k *Keyed[K]) remoteCellOf(key K) (c *cell, now, wait int64) {
+// remoteCellOf returns key's cell, made and bound if needed, and marks it used at now.
+func (k *Keyed[K]) remoteCellOf(key K) (c *cell, now int64) {
 	s := k.shard(key)
 	s.mu.RLock()
 	if c = s.cells[key]; c != nil {
 		now = k.base.now()
 		k.touch(c, now)
 		s.mu.RUnlock()
-		return c, now, 0
+		return c, now
 	}
 	s.mu.RUnlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now = k.base.now()
-	if c, wait = k.cellLocked(s, key, now); c == nil {
-		return nil, now, wait
-	}
+	c = k.cellLocked(s, key, now)
 	k.touch(c, now)
 	s.idleAt = min(s.idleAt, c.evictableAt())
-	return c, now, 0
+	return c, now
 }
 
-// touch keeps a bound cell for one Period after now.
+// touch keeps a bound cell for one Period after now (at most until the largest clock
+// time).
 func (k *Keyed[K]) touch(c *cell, now int64) {
 	if c.remote != nil {
 		c.remote.until.Store(satAdd(now, int64(k.base.cfg.Period)))
@@ -74,21 +80,16 @@ func (k *Keyed[K]) touch(c *cell, now int64) {
 }
 
 // bind binds key to the backend; nil, after a RateLimiterBackendFailed event, when the
-// backend refuses (the key then keeps its state in-process).
+// backend refuses or returns no Store (the key then keeps its state in-process).
 func (k *Keyed[K]) bind(key K) *remoteCell {
 	l := k.base
-	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + keyString(key), Config: l.cfg, Clock: l.clk, Listener: l.events.Listener})
+	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + k.keyString(key), Config: l.cfg, Clock: l.clk, Listener: l.events.Listener})
+	if err == nil && st == nil {
+		err = errNoStore
+	}
 	if err != nil {
-		l.events.Publish(policy.Event{Kind: policy.RateLimiterBackendFailed, Err: err})
+		l.events.Publish(policy.Event{Kind: policy.RateLimiterBackendFailed, Err: err, Key: k.keyString(key)})
 		return nil
 	}
 	return &remoteCell{store: st}
-}
-
-// keyString is key's part of its backend binding's id.
-func keyString[K comparable](key K) string {
-	if s, ok := any(key).(string); ok {
-		return s
-	}
-	return fmt.Sprint(key)
 }

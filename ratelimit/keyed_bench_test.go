@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,8 +83,8 @@ func BenchmarkKeyedTryAcquireExistingKeysParallel(b *testing.B) {
 }
 
 // Every call a key never seen (a spoofing attack), with the limiter full of busy keys:
-// the new keys are refused.
-func BenchmarkKeyedNewKeyRefusedAtBound(b *testing.B) {
+// each new key takes the place of the cell nearest idle among those sampled.
+func BenchmarkKeyedNewKeyAtBound(b *testing.B) {
 	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxKeys(16_384))
 	if err != nil {
 		b.Fatal(err)
@@ -118,6 +119,18 @@ func BenchmarkKeyedNewKeyAdmitted(b *testing.B) {
 	for b.Loop() {
 		k.TryAcquire(keys[i&(1<<16-1)] + "x") // a fresh string each time, as from a request
 		i++
+	}
+}
+
+// A key of 1 KB, longer than MaxKeyBytes: each call hashes it.
+func BenchmarkKeyedTryAcquireLongKey(b *testing.B) {
+	k, _ := benchKeyed(b)
+	key := strings.Repeat(benchKeys[42], 1024/len(benchKeys[42])+1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if !k.TryAcquire(key) {
+			b.Fatal("rejected")
+		}
 	}
 }
 

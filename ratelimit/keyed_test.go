@@ -2,12 +2,15 @@ package ratelimit_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -61,21 +64,21 @@ func TestKeyed_RL9b_DecideReportsQuota(t *testing.T) {
 	k := newKeyed[string](t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second))
 
 	d := k.Decide("alice")
-	assert.Equal(t, ratelimit.Decision{Admitted: true, Remaining: 9, Reset: 100 * time.Millisecond}, d)
+	assert.Equal(t, ratelimit.Decision{Admitted: true, Limit: 10, Remaining: 9, Reset: 100 * time.Millisecond}, d)
 	for range 9 {
 		require.True(t, k.Decide("alice").Admitted)
 	}
 	d = k.Decide("alice")
-	assert.Equal(t, ratelimit.Decision{Admitted: false, Remaining: 0, RetryAfter: 100 * time.Millisecond, Reset: time.Second}, d)
+	assert.Equal(t, ratelimit.Decision{Admitted: false, Limit: 10, Remaining: 0, RetryAfter: 100 * time.Millisecond, Reset: time.Second}, d)
 
 	clk.Advance(30 * time.Millisecond)
 	d = k.Decide("alice")
-	assert.Equal(t, ratelimit.Decision{Admitted: false, Remaining: 0, RetryAfter: 70 * time.Millisecond, Reset: 970 * time.Millisecond}, d)
+	assert.Equal(t, ratelimit.Decision{Admitted: false, Limit: 10, Remaining: 0, RetryAfter: 70 * time.Millisecond, Reset: 970 * time.Millisecond}, d)
 
 	// A call made after the retry-after passes (RL-9b).
 	clk.Advance(d.RetryAfter)
 	d = k.Decide("alice")
-	assert.Equal(t, ratelimit.Decision{Admitted: true, Remaining: 0, Reset: time.Second}, d)
+	assert.Equal(t, ratelimit.Decision{Admitted: true, Limit: 10, Remaining: 0, Reset: time.Second}, d)
 }
 
 // The keyed limiter is a Limiter per key: the same random sequence of calls and clock
@@ -160,39 +163,62 @@ func TestKeyed_IdleCellsAreEvictedLazily(t *testing.T) {
 	assert.Equal(t, 10, keyedAdmitted(k, "busy", 100), "a fresh cell: the full burst, as if kept")
 }
 
-// At MaxKeys, idle cells make room; when none is idle a new key is refused, with the
-// instant a cell becomes idle as its retry-after, and the keys already held keep their
-// quota.
-func TestKeyed_AtMaxKeys_NewKeysAreRefusedUntilACellIsIdle(t *testing.T) {
+// At MaxKeys, a new key is admitted in place of the cell that becomes idle first among a
+// few sampled: a flood of new keys locks out no client, and a key that has spent its
+// quota, its TAT far ahead, keeps it (fault: a full limiter refused every new key).
+func TestKeyed_AtMaxKeys_NewKeysTakeThePlaceOfTheCellNearestIdle(t *testing.T) {
 	clk := clock.NewManual()
 	var events []policy.Event
 	k := newKeyed[string](t, clk, ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.MaxKeys(100),
 		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
 	require.Equal(t, 100, k.MaxKeys())
 
-	for i := range 100 {
-		require.True(t, k.TryAcquire("k"+strconv.Itoa(i)), "key %d", i)
+	require.Equal(t, 2, keyedAdmitted(k, "heavy", 10), "its whole burst: TAT 1s")
+	for i := range 99 {
+		require.True(t, k.TryAcquire("k"+strconv.Itoa(i)), "key %d", i) // TAT 500ms
 	}
 	require.Equal(t, 100, k.Len())
+	events = nil
 
 	clk.Advance(200 * time.Millisecond)
-	assert.False(t, k.TryAcquire("new"), "full, and no cell idle before T = 500ms")
-	r, err := k.Reserve("new")
-	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
-	assert.Equal(t, 300*time.Millisecond, r.Delay(), "retry-after: the first cell is idle at 500ms")
-	d := k.Decide("new")
-	assert.Equal(t, ratelimit.Decision{RetryAfter: 300 * time.Millisecond, Reset: 300 * time.Millisecond}, d)
-	require.NotEmpty(t, events)
+	for i := range 10_000 {
+		require.True(t, k.TryAcquire("flood"+strconv.Itoa(i)), "a new key is never refused for lack of room")
+		require.LessOrEqual(t, k.Len(), 100, "the bound holds")
+	}
+	assert.Empty(t, events, "nothing was refused")
+	assert.True(t, k.TryAcquire("alice"), "a new client after the flood")
+	assert.False(t, k.TryAcquire("heavy"), "the key that spent its quota was never evicted, and keeps its limit")
+	d := k.Decide("heavy")
+	assert.Equal(t, ratelimit.Decision{Limit: 2, RetryAfter: 300 * time.Millisecond, Reset: 800 * time.Millisecond}, d)
+	require.Len(t, events, 2)
 	assert.Equal(t, policy.RateLimiterRejected, events[0].Kind)
-	assert.Equal(t, 300*time.Millisecond, events[0].Wait)
-	assert.Equal(t, 100, k.Len(), "the bound holds")
+	assert.Equal(t, "heavy", events[0].Key)
+	assert.Equal(t, 300*time.Millisecond, events[0].RetryAfter)
+}
 
-	assert.True(t, k.TryAcquire("k7"), "a key already held keeps its quota")
-	assert.False(t, k.TryAcquire("k7"), "and no more than its quota")
-
-	clk.Advance(300 * time.Millisecond) // every cell but k7's is idle
-	assert.True(t, k.TryAcquire("new"), "idle cells make room")
-	assert.Equal(t, 2, k.Len(), "k7 and new")
+// With many shards, a flood of new keys at one instant leaves every key that spent its
+// quota limited, and lets new clients in (fault: a full limiter refused every new key).
+func TestKeyed_FloodOfNewKeysKeepsBusyKeysLimited(t *testing.T) {
+	clk := clock.NewManual()
+	k := newKeyed[string](t, clk, ratelimit.Permits(5), ratelimit.Period(time.Minute), ratelimit.MaxKeys(16_384))
+	heavy := make([]string, 50)
+	for i := range heavy {
+		heavy[i] = "user-" + strconv.Itoa(i)
+		require.Equal(t, 5, keyedAdmitted(k, heavy[i], 10))
+	}
+	clk.Advance(time.Second)
+	refused := 0
+	for i := range 200_000 {
+		if !k.TryAcquire(ipv4(i)) {
+			refused++
+		}
+	}
+	assert.Zero(t, refused, "no new key was refused")
+	assert.LessOrEqual(t, k.Len(), 16_384)
+	for _, key := range heavy {
+		assert.False(t, k.TryAcquire(key), "%s spent its quota and is still held", key)
+	}
+	assert.Equal(t, 5, keyedAdmitted(k, "203.0.113.9", 10), "a new client gets its burst")
 }
 
 // SPEC RL-5 under concurrency: at one instant, however many goroutines call for a key and
@@ -273,7 +299,7 @@ func TestKeyed_RL10_Disabled(t *testing.T) {
 		r, err := k.Reserve("a")
 		require.NoError(t, err)
 		assert.Zero(t, r.Delay())
-		assert.Equal(t, ratelimit.Decision{Admitted: true, Remaining: 1}, k.Decide("a"))
+		assert.Equal(t, ratelimit.Decision{Admitted: true, Limit: 1, Remaining: 1}, k.Decide("a"))
 	}
 	assert.Equal(t, 1, k.AvailablePermits("a"))
 	assert.Zero(t, k.Len())
@@ -317,16 +343,19 @@ func TestKeyed_RL6_ExistingKeyAllocatesNothing(t *testing.T) {
 }
 
 // Keys that are not equal to themselves cannot be found again; they still cannot pin the
-// limiter's memory: sweeping drops them.
+// limiter's memory: a full shard and a sweep drop them.
 func TestKeyed_NaNKeysAreSweptAway(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed[float64](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxKeys(300))
 	for range 300 {
 		require.True(t, k.TryAcquire(math.NaN()), "each NaN is a new key")
 	}
-	assert.False(t, k.TryAcquire(math.NaN()), "full")
+	assert.Equal(t, 300, k.Len())
+	assert.True(t, k.TryAcquire(math.NaN()), "full: the busy NaN cells, which delete cannot reach, are dropped")
+	assert.Equal(t, 1, k.Len())
 	clk.Advance(time.Second)
-	assert.True(t, k.TryAcquire(1.5), "the NaN cells were idle and are gone")
+	assert.True(t, k.TryAcquire(1.5))
+	assert.Equal(t, 1, k.Sweep(), "the last NaN cell was idle and is gone")
 	assert.Equal(t, 1, k.Len())
 }
 
@@ -356,8 +385,8 @@ func heapInUse() int64 {
 
 // The memory bound under a spoofing attack: 1,000,000 distinct keys (IPv4 addresses as
 // strings) against MaxKeys = 100,000 hold at most MaxKeys cells, in at most
-// maxBytesPerKey bytes each, whether the attack comes at one instant (new keys are
-// refused) or spread over time (idle cells are evicted).
+// maxBytesPerKey bytes each, whether the attack comes at one instant (busy cells nearest
+// idle are evicted) or spread over time (idle cells are evicted).
 func TestKeyed_MillionKeysStayWithinTheBound(t *testing.T) {
 	const keys, maxKeys, maxBytesPerKey = 1_000_000, 100_000, 128
 	for _, spread := range []bool{false, true} {
@@ -380,16 +409,14 @@ func TestKeyed_MillionKeysStayWithinTheBound(t *testing.T) {
 			t.Logf("%d keys held, %d refused, %d bytes: %.1f bytes per key", n, refused, used, float64(used)/float64(n))
 			assert.LessOrEqual(t, n, maxKeys)
 			assert.LessOrEqual(t, used, int64(maxKeys*maxBytesPerKey))
+			assert.Zero(t, refused, "no new key is refused: idle cells, or the cells nearest idle, make room")
+			got := keyedAdmitted(k, "198.51.100.1", 100)
 			if spread {
-				assert.Zero(t, refused, "idle cells made room for every new key")
+				assert.Equal(t, 10, got, "two seconds later: its full burst is back")
 			} else {
-				assert.Positive(t, refused, "the bound refused new keys")
+				// It made one call, as each flood key did: evicted with them, it starts afresh.
+				assert.Contains(t, []int{9, 10}, got, "the legitimate client is not locked out")
 			}
-			want := 9 // the legitimate client keeps its quota
-			if spread {
-				want = 10 // two seconds later: its full burst is back
-			}
-			assert.Equal(t, want, keyedAdmitted(k, "198.51.100.1", 100))
 		})
 	}
 }
@@ -406,7 +433,9 @@ type fakeBackend struct {
 	bound    map[string]int // id → Bind calls
 	stores   map[string]*fakeStore
 	outcome  ratelimit.Outcome // forced outcome; 0: decide
+	grant    ratelimit.Grant   // forced grant, when its Outcome is not 0
 	failBind bool
+	nilStore bool // Bind returns neither a Store nor an error
 }
 
 type fakeStore struct {
@@ -420,6 +449,9 @@ func (f *fakeBackend) Bind(b ratelimit.Binding) (ratelimit.Store, error) {
 	defer f.mu.Unlock()
 	if f.failBind {
 		return nil, errors.New("bind refused")
+	}
+	if f.nilStore {
+		return nil, nil
 	}
 	f.bound[b.ID]++
 	if s := f.stores[b.ID]; s != nil {
@@ -436,8 +468,11 @@ func (f *fakeBackend) Bind(b ratelimit.Binding) (ratelimit.Store, error) {
 
 func (s *fakeStore) Reserve(_ context.Context, maxWait time.Duration) (ratelimit.Grant, error) {
 	s.b.mu.Lock()
-	forced := s.b.outcome
+	forced, grant := s.b.outcome, s.b.grant
 	s.b.mu.Unlock()
+	if grant.Outcome != 0 {
+		return grant, nil
+	}
 	if forced != 0 {
 		return ratelimit.Grant{Outcome: forced, Wait: 42 * time.Millisecond}, nil
 	}
@@ -519,6 +554,368 @@ func TestKeyed_BackendBindFailureFallsBackInProcess(t *testing.T) {
 	assert.Equal(t, 0, k.AvailablePermits(7))
 	require.NotEmpty(t, events)
 	assert.Equal(t, policy.RateLimiterBackendFailed, events[0].Kind)
+}
+
+// SPEC RL-7 per key: Acquire waits for a key's permit within MaxWait, and refuses at once,
+// reserving nothing, a permit beyond it; waits and refusals publish events that name the
+// key, with Wait for a wait and RetryAfter for a refusal.
+func TestKeyed_RL7_AcquireWaitsWithinMaxWait(t *testing.T) {
+	clk := clock.NewManual()
+	var events []policy.Event
+	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(2*time.Second),
+		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
+	ctx := context.Background()
+
+	require.NoError(t, k.Acquire(ctx, "a"))
+	assert.Zero(t, clk.Now())
+	require.NoError(t, k.Acquire(ctx, "a"))
+	assert.Equal(t, time.Second, clk.Now(), "waited for its turn")
+	require.Len(t, events, 1)
+	assert.Equal(t, policy.Event{Kind: policy.RateLimiterWaited, Instance: "keyed", Wait: time.Second, Key: "a"}, events[0])
+
+	for _, want := range []time.Duration{time.Second, 2 * time.Second} {
+		r, err := k.Reserve("a")
+		require.NoError(t, err)
+		require.Equal(t, want, r.Delay())
+	}
+	err := k.Acquire(ctx, "a")
+	require.ErrorIs(t, err, ratelimit.ErrExceeded, "3s is beyond MaxWait")
+	assert.Same(t, k.Rejection(), err)
+	assert.Equal(t, time.Second, clk.Now(), "refused at once")
+	last := events[len(events)-1]
+	assert.Equal(t, policy.RateLimiterRejected, last.Kind)
+	assert.Equal(t, "a", last.Key)
+	assert.Equal(t, 3*time.Second, last.RetryAfter)
+	assert.Zero(t, last.Wait, "a refused call is not held")
+	r, err := k.Reserve("a")
+	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.Equal(t, 3*time.Second, r.Delay(), "the refusal reserved nothing")
+
+	require.NoError(t, k.Acquire(ctx, "b"), "another key is unaffected")
+	assert.Equal(t, time.Second, clk.Now())
+}
+
+// SPEC RL-8 per key: a nil or done context is refused on arrival, without a panic, a
+// permit or an event; a deadline before the permit is refused at once, unreserved; a
+// context that ends during the wait gives the permit back (fault: Keyed had no Acquire,
+// and a nil context must never panic).
+func TestKeyed_RL8_AcquireHonoursTheContext(t *testing.T) {
+	clk := blockingClock{clock.NewManual(), make(chan struct{})}
+	var events []policy.Event
+	k := newKeyed[string](t, clk, ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second),
+		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
+
+	var nilCtx context.Context
+	done, cancelDone := context.WithCancel(context.Background())
+	cancelDone()
+	for _, c := range []struct {
+		ctx  context.Context
+		want error
+	}{{nilCtx, policy.ErrNilContext}, {done, context.Canceled}} {
+		var err error
+		require.NotPanics(t, func() { err = k.Acquire(c.ctx, "a") })
+		assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+		assert.ErrorIs(t, err, c.want)
+	}
+	assert.Empty(t, events, "refused on arrival: no event")
+	assert.Equal(t, 2, k.AvailablePermits("a"), "no permit taken")
+	assert.Zero(t, k.Len(), "no cell made")
+
+	require.Equal(t, 2, keyedAdmitted(k, "a", 2))
+	short, cancelShort := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancelShort()
+	err := k.Acquire(short, "a") // its permit is 500ms away
+	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Len(t, events, 1)
+	assert.Equal(t, 500*time.Millisecond, events[0].RetryAfter)
+	assert.Equal(t, "a", events[0].Key)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	result := make(chan error)
+	go func() { result <- k.Acquire(ctx, "a") }()
+	<-clk.sleeping
+	cancel()
+	err = <-result
+	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.ErrorIs(t, err, context.Canceled)
+	r, rerr := k.Reserve("a")
+	require.NoError(t, rerr)
+	assert.Equal(t, 500*time.Millisecond, r.Delay(), "the canceled wait's permit is free again")
+
+	off := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Enabled(false))
+	assert.NoError(t, off.Acquire(context.Background(), "a"), "disabled")
+}
+
+// With a Backend, Acquire asks the key's store within the context; a nil context asks
+// nothing and binds nothing (fault: a nil context must never panic).
+func TestKeyed_AcquireWithBackend(t *testing.T) {
+	clk := clock.NewManual()
+	fb := &fakeBackend{bound: map[string]int{}, stores: map[string]*fakeStore{}}
+	k := newKeyed[string](t, clk, ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.WithBackend(fb))
+	var nilCtx context.Context
+	err := k.Acquire(nilCtx, "a")
+	assert.ErrorIs(t, err, policy.ErrNilContext)
+	assert.Empty(t, fb.bound, "the store was not asked")
+
+	require.NoError(t, k.Acquire(context.Background(), "a"))
+	require.NoError(t, k.Acquire(context.Background(), "a"))
+	assert.ErrorIs(t, k.Acquire(context.Background(), "a"), ratelimit.ErrExceeded)
+	assert.Equal(t, map[string]int{"keyed:a": 1}, fb.bound)
+}
+
+// A zero Keyed, never built, admits nothing and never panics.
+func TestKeyed_ZeroValueRefusesEveryCall(t *testing.T) {
+	var k ratelimit.Keyed[string]
+	require.NotPanics(t, func() {
+		assert.False(t, k.TryAcquire("a"))
+		assert.ErrorIs(t, k.Acquire(context.Background(), "a"), ratelimit.ErrExceeded)
+		_, err := k.Reserve("a")
+		assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+		assert.False(t, k.Decide("a").Admitted)
+		assert.Zero(t, k.AvailablePermits("a"))
+		assert.Zero(t, k.Len())
+		assert.Zero(t, k.Sweep())
+		assert.ErrorIs(t, k.Rejection(), ratelimit.ErrExceeded)
+		assert.Zero(t, k.Snapshot().Keys)
+	})
+}
+
+// digestOf is the digest a Keyed limiter keeps for a long key.
+func digestOf(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "~sha256:" + hex.EncodeToString(sum[:])
+}
+
+// A key longer than MaxKeyBytes is kept as its 72-byte digest: 1,000 keys of 1 MB hold
+// kilobytes, not a gigabyte; events name the digest; and two long keys that differ only
+// in their last byte keep separate quotas (fault: the limiter bounded the number of keys,
+// not their size).
+func TestKeyed_LongKeysAreKeptAsTheirDigest(t *testing.T) {
+	const keys, size = 1000, 1 << 20
+	clk := clock.NewManual()
+	var events []policy.Event
+	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Hour),
+		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
+	assert.Equal(t, ratelimit.DefaultMaxKeyBytes, k.MaxKeyBytes())
+
+	// The keys are windows of one buffer: distinct 1 MB strings that the test holds once.
+	buf := make([]byte, size+keys)
+	for i := range buf {
+		buf[i] = byte(rand.Uint32())
+	}
+	big := string(buf)
+	before := heapInUse()
+	for i := range keys {
+		require.True(t, k.TryAcquire(big[i:i+size]), "key %d", i)
+	}
+	used := heapInUse() - before
+	t.Logf("%d keys of %d bytes: %d bytes held", keys, size, used)
+	assert.Equal(t, keys, k.Len())
+	assert.Less(t, used, int64(keys*1024), "well under 1 KB per key")
+
+	assert.False(t, k.TryAcquire(big[7:7+size]), "a long key keeps its quota")
+	require.NotEmpty(t, events)
+	assert.Equal(t, digestOf(big[7:7+size]), events[len(events)-1].Key)
+	assert.Len(t, events[len(events)-1].Key, 72)
+
+	// Two keys that differ only in their last byte.
+	a, b := []byte(big[:size]), []byte(big[:size])
+	b[size-1] ^= 1
+	assert.True(t, k.TryAcquire(string(b)), "a different key has its own quota")
+	assert.False(t, k.TryAcquire(string(a)))
+	assert.False(t, k.TryAcquire(string(b)))
+
+	// No key kept as it is can stand for another's digest.
+	assert.True(t, k.TryAcquire(digestOf(big[:size])), "the digest, sent as a key, is another key")
+	assert.False(t, k.TryAcquire(digestOf(big[:size])))
+	runtime.KeepAlive(big)
+}
+
+// MaxKeyBytes sets the bound: a key of n bytes is kept as it is, one of n+1 as its
+// digest; keys of a string type of their own and strings in a Keyed[any] are bounded
+// too, and a short key still allocates nothing. A negative bound is R4C-ATR-007.
+func TestKeyed_MaxKeyBytes(t *testing.T) {
+	clk := clock.NewManual()
+	var keys []string
+	listen := ratelimit.OnEvent(func(e policy.Event) { keys = append(keys, e.Key) })
+	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxKeyBytes(4), listen)
+	assert.Equal(t, 4, k.MaxKeyBytes())
+	for _, key := range []string{"abcd", "abcde"} {
+		require.True(t, k.TryAcquire(key))
+		require.False(t, k.TryAcquire(key))
+	}
+	assert.Equal(t, []string{"abcd", digestOf("abcde")}, keys)
+
+	type clientID string
+	named := newKeyed[clientID](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxKeyBytes(4), listen)
+	require.True(t, named.TryAcquire("abcde"))
+	require.False(t, named.TryAcquire("abcde"))
+	assert.Equal(t, digestOf("abcde"), keys[len(keys)-1])
+	require.True(t, named.TryAcquire("ab"))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { named.TryAcquire("ab") }), "a short key allocates nothing")
+
+	anyKeys := newKeyed[any](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxKeyBytes(4), listen)
+	require.True(t, anyKeys.TryAcquire("abcde"))
+	require.False(t, anyKeys.TryAcquire("abcde"))
+	assert.Equal(t, digestOf("abcde"), keys[len(keys)-1])
+	require.True(t, anyKeys.TryAcquire(12345))
+	require.False(t, anyKeys.TryAcquire(12345))
+	assert.Equal(t, "12345", keys[len(keys)-1], "a key that is not a string is kept and named as it is")
+
+	_, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxKeyBytes(-1))
+	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.ErrorContains(t, err, "rateLimiter.maxKeyBytes")
+}
+
+// With a Backend, a long key is bound by its digest: the backend's ids are bounded too.
+func TestKeyed_LongKeysAreBoundByTheirDigest(t *testing.T) {
+	fb := &fakeBackend{bound: map[string]int{}, stores: map[string]*fakeStore{}}
+	k := newKeyed[string](t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(fb))
+	long := strings.Repeat("x", 10_000)
+	require.True(t, k.TryAcquire(long))
+	assert.Equal(t, map[string]int{"keyed:" + digestOf(long): 1}, fb.bound)
+}
+
+// keyName is a key type with a String method.
+type keyName struct{ tenant, user int }
+
+func (n keyName) String() string { return fmt.Sprintf("%d/%d", n.tenant, n.user) }
+
+// The events of a keyed limiter carry the key, formatted with fmt for a key that is not a
+// string; a string key costs no allocation, even with a listener (fault: events did not
+// say which key was refused, and carried the retry-after in Wait).
+func TestKeyed_EventsCarryTheKey(t *testing.T) {
+	clk := clock.NewManual()
+	var last policy.Event
+	count := 0
+	listen := ratelimit.OnEvent(func(e policy.Event) { last = e; count++ })
+
+	ints := newKeyed[int](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), listen)
+	require.True(t, ints.TryAcquire(42))
+	require.False(t, ints.TryAcquire(42))
+	assert.Equal(t, policy.Event{Kind: policy.RateLimiterRejected, Instance: "keyed", RetryAfter: time.Second,
+		Err: ints.Rejection(), Key: "42"}, last)
+
+	named := newKeyed[keyName](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), listen)
+	require.True(t, named.TryAcquire(keyName{7, 9}))
+	require.False(t, named.Decide(keyName{7, 9}).Admitted)
+	assert.Equal(t, "7/9", last.Key)
+
+	strs := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Hour), listen)
+	require.True(t, strs.TryAcquire("203.0.113.7"))
+	_, err := strs.Reserve("203.0.113.7")
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.Equal(t, "203.0.113.7", last.Key)
+	assert.Equal(t, time.Hour, last.RetryAfter)
+	assert.Zero(t, last.Wait)
+	before := count
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { strs.TryAcquire("203.0.113.7") }), "refused, with a listener")
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { strs.Decide("203.0.113.7") }), "refused Decide, with a listener")
+	assert.Greater(t, count, before)
+}
+
+// SPEC RL-11 per key: Snapshot reports the keys held, the bounds and every key's
+// configuration; SnapshotKey a key's permits as a Limiter's Snapshot does.
+func TestKeyed_RL11_Snapshot(t *testing.T) {
+	clk := clock.NewManual()
+	k := newKeyed[string](t, clk, ratelimit.Permits(3), ratelimit.Period(time.Second), ratelimit.MaxKeys(1000),
+		ratelimit.MaxWait(time.Second))
+	require.Equal(t, 2, keyedAdmitted(k, "a", 2))
+	require.True(t, k.TryAcquire("b"))
+	assert.Equal(t, ratelimit.KeyedSnapshot{Instance: "keyed", Keys: 2, MaxKeys: 1000, MaxKeyBytes: 256,
+		Config: ratelimit.Config{Permits: 3, Period: time.Second, MaxWait: time.Second}}, k.Snapshot())
+	assert.Equal(t, ratelimit.Snapshot{Instance: "keyed", AvailablePermits: 1, Permits: 3}, k.SnapshotKey("a"))
+	assert.Equal(t, ratelimit.Snapshot{Instance: "keyed", AvailablePermits: 3, Permits: 3}, k.SnapshotKey("new"))
+	assert.Equal(t, 2, k.Len(), "SnapshotKey makes no cell")
+}
+
+// What per-client HTTP middleware asks of a keyed limiter: a decision per request key
+// (admitted or refused, the retry-after, the limit, the permits left, the reset) and the
+// configuration for the policy it advertises.
+var _ interface {
+	Decide(key string) ratelimit.Decision
+	Config() ratelimit.Config
+} = (*ratelimit.Keyed[string])(nil)
+
+// Durations near the largest Duration saturate: with a period and maxWait of about 292
+// years, and a backend answering the largest waits, no retry-after, reset or delay is
+// ever negative or wraps (fault: computed durations could overflow).
+func TestKeyed_ExtremeDurationsSaturate(t *testing.T) {
+	maxD := time.Duration(math.MaxInt64)
+	t.Run("largest period and maxWait", func(t *testing.T) {
+		clk := clock.NewManual()
+		clk.Advance(time.Hour)
+		k := newKeyed[string](t, clk, ratelimit.Permits(2), ratelimit.Period(maxD), ratelimit.MaxWait(maxD))
+		d := k.Decide("a")
+		require.True(t, d.Admitted)
+		assert.Equal(t, 1, d.Remaining)
+		r, err := k.Reserve("a")
+		require.NoError(t, err, "the burst of 2, though the TAT passes the largest Duration")
+		assert.Zero(t, r.Delay())
+		for range 10 {
+			d = k.Decide("a")
+			require.False(t, d.Admitted, "a saturated TAT never admits twice (RL-5)")
+			assert.Equal(t, maxD, d.RetryAfter)
+			assert.Equal(t, maxD-time.Hour, d.Reset)
+			assert.ErrorIs(t, k.Acquire(context.Background(), "a"), ratelimit.ErrExceeded)
+		}
+		r.Cancel()
+		assert.Equal(t, 1, k.AvailablePermits("a"), "the tail's permit is given back")
+		clk.Advance(maxD)
+		assert.Equal(t, 2, k.AvailablePermits("a"))
+	})
+	t.Run("near the end of the clock", func(t *testing.T) {
+		clk := clock.NewManual()
+		clk.AdvanceTo(maxD - 10*time.Second)
+		k := newKeyed[int](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Minute), ratelimit.MaxWait(maxD))
+		for i := range 5 {
+			r, err := k.Reserve(1)
+			if i == 0 {
+				require.NoError(t, err)
+				continue
+			}
+			require.ErrorIs(t, err, ratelimit.ErrExceeded)
+			assert.Positive(t, r.Delay())
+		}
+		assert.Zero(t, k.Sweep(), "the busy cell is kept")
+	})
+	t.Run("backend answers", func(t *testing.T) {
+		clk := clock.NewManual()
+		fb := &fakeBackend{bound: map[string]int{}, stores: map[string]*fakeStore{}}
+		k := newKeyed[string](t, clk, ratelimit.Permits(10), ratelimit.Period(maxD), ratelimit.WithBackend(fb))
+		fb.grant = ratelimit.Grant{Outcome: ratelimit.Refused, Wait: maxD}
+		d := k.Decide("a")
+		assert.Equal(t, ratelimit.Decision{Limit: 10, RetryAfter: maxD, Reset: maxD}, d, "retry-after + burst saturates")
+		fb.grant = ratelimit.Grant{Outcome: ratelimit.Refused, Wait: -time.Second}
+		r, err := k.Reserve("a")
+		require.ErrorIs(t, err, ratelimit.ErrExceeded)
+		assert.Zero(t, r.Delay(), "a negative wait is taken as 0")
+		fb.grant = ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: maxD,
+			Token: ratelimit.Token{Prev: 0, Next: math.MaxInt64, At: math.MinInt64 + 1}}
+		d = k.Decide("a")
+		assert.True(t, d.Admitted)
+		assert.Equal(t, maxD, d.Reset, "the key's TAT ahead saturates")
+		fb.grant = ratelimit.Grant{Outcome: ratelimit.Outcome(99), Wait: time.Second}
+		d = k.Decide("a")
+		assert.False(t, d.Admitted, "an unknown outcome is taken as Refused")
+		assert.Equal(t, time.Second, d.RetryAfter)
+		clk.Advance(maxD / 2)
+		assert.Zero(t, k.Sweep(), "a bound cell is kept one Period after its use: until the end of the clock")
+	})
+}
+
+// A backend whose Bind returns neither a Store nor an error leaves the key in-process,
+// with an event, instead of panicking.
+func TestKeyed_BackendWithoutStoreFallsBackInProcess(t *testing.T) {
+	fb := &fakeBackend{bound: map[string]int{}, stores: map[string]*fakeStore{}, nilStore: true}
+	var events []policy.Event
+	k := newKeyed[string](t, clock.NewManual(), ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.WithBackend(fb),
+		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
+	require.NotPanics(t, func() { assert.Equal(t, 2, keyedAdmitted(k, "a", 10)) })
+	require.NotEmpty(t, events)
+	assert.Equal(t, policy.RateLimiterBackendFailed, events[0].Kind)
+	assert.Equal(t, "a", events[0].Key)
 }
 
 func ExampleKeyed() {

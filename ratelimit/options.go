@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
@@ -47,21 +48,37 @@ func (c Config) EmissionInterval() time.Duration {
 
 // Validate checks the configuration and returns a *policy.ConfigError:
 // R4C-ATR-003 if Permits < 1, R4C-ATR-002 if Period <= 0, R4C-REG-001 if Period is
-// shorter than Permits × 1ns, R4C-ATR-004 if MaxWait < 0.
-func (c Config) Validate() error {
+// shorter than Permits × 1ns, R4C-ATR-004 if MaxWait < 0. A Permits or Period of 0 is
+// reported as not set: in a Config, 0 is the value of a field never set.
+func (c Config) Validate() error { return c.validate(given{}) }
+
+// given records which of Permits and Period an option or a configuration key set, and the
+// text a configuration key gave them, so that validation tells a value that is wrong (an
+// explicit 0) from one that was never set.
+type given struct {
+	permits, period         bool
+	permitsText, periodText string // the configuration's text; "" when set in code
+}
+
+// validate is Validate, knowing which fields were set.
+func (c Config) validate(g given) error {
 	switch {
-	case c.Permits == 0:
+	case c.Permits == 0 && !g.permits:
 		return policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", "",
 			"permits is not set: set ratelimit.Permits or rateLimiter.permits (at least 1)")
-	case c.Period == 0 && c.Permits > 0:
+	case c.Period == 0 && !g.period && c.Permits > 0:
 		return policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", "",
 			"period is not set: set ratelimit.Period or rateLimiter.period (positive)")
 	case c.Permits < 1:
-		return policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", strconv.Itoa(c.Permits),
+		return policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", textOr(g.permitsText, strconv.Itoa(c.Permits)),
 			"permits must be at least 1 (set ratelimit.Permits or rateLimiter.permits)")
 	case c.Period <= 0:
-		return policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", c.Period.String(),
-			"period must be positive (set ratelimit.Period or rateLimiter.period)")
+		reason := "period must be positive"
+		if c.Period == 0 && strings.ContainsAny(g.periodText, "123456789") {
+			reason += ", and this one is shorter than the 1ns unit of durations: it rounds to 0"
+		}
+		return policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", textOr(g.periodText, c.Period.String()),
+			"%s (set ratelimit.Period or rateLimiter.period)", reason)
 	case c.Period < time.Duration(c.Permits):
 		return policy.Errorf(policy.CodePeriodTooShort, "rateLimiter.period", c.Period.String(),
 			"period must be at least 1ns per permit: %d permits need a period of at least %v",
@@ -73,17 +90,30 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// textOr returns s, or alt when s is empty.
+func textOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
 // settings is what options produce: the configuration, how the instance is named, timed
 // and observed, and where its state lives.
 type settings struct {
 	Config
 	kind.Common
+	// given says which of Permits and Period were set, and how.
+	given given
 	// backend keeps the limiter's state outside the process (WithBackend); nil keeps it in
 	// the Limiter. It is not part of Config: two limiters that share a name compare their
 	// Config only.
 	backend Backend
 	// maxKeys bounds how many keys a Keyed limiter holds at once; 0 means DefaultMaxKeys.
 	maxKeys int
+	// maxKeyBytes bounds the length of the string keys a Keyed limiter keeps as they are;
+	// 0 means DefaultMaxKeyBytes.
+	maxKeyBytes int
 }
 
 func defaults() settings { return settings{Config: DefaultConfig()} }
@@ -92,8 +122,10 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 var descriptor = &kind.Descriptor[settings]{
 	L: policy.LayerRateLimiter,
 	Attrs: []kind.Attr[settings]{
-		kind.IntAttr("permits", func(s *settings) *int { return &s.Permits }),
-		kind.DurationAttr("period", func(s *settings) *time.Duration { return &s.Period }),
+		noted(kind.IntAttr("permits", func(s *settings) *int { return &s.Permits }),
+			func(s *settings, v string) { s.given.permits, s.given.permitsText = true, v }),
+		noted(kind.DurationAttr("period", func(s *settings) *time.Duration { return &s.Period }),
+			func(s *settings, v string) { s.given.period, s.given.periodText = true, v }),
 		kind.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
 		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
@@ -107,25 +139,43 @@ var descriptor = &kind.Descriptor[settings]{
 
 func init() { kind.Register(descriptor) }
 
+// noted returns attribute a that, once it has set a value, also calls note with the
+// value's text, trimmed of spaces.
+func noted(a kind.Attr[settings], note func(s *settings, text string)) kind.Attr[settings] {
+	set := a.Set
+	a.Set = func(s *settings, v string) error {
+		if err := set(s, v); err != nil {
+			return err
+		}
+		note(s, strings.TrimSpace(v))
+		return nil
+	}
+	return a
+}
+
 // Option configures a limiter.
 type Option func(*settings)
 
 // WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
 // the application's own settings); options after it change c further. Default
-// DefaultConfig(). The zero Config is enabled; Permits and Period must be set in it. The
-// limiter validates c when it is built.
-func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
+// DefaultConfig(). The zero Config is enabled; Permits and Period must be set in it: a 0
+// in c is reported as not set. The limiter validates c when it is built.
+func WithConfig(c Config) Option { return func(s *settings) { s.Config, s.given = c, given{} } }
 
 // Enabled false lets every call through, changing no state. Default true.
 func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
 // Permits sets how many calls pass per period, and the burst. Required: there is no
-// default. Less than 1 fails with R4C-ATR-003.
-func Permits(n int) Option { return func(s *settings) { s.Permits = n } }
+// default. Less than 1, 0 included, fails with R4C-ATR-003.
+func Permits(n int) Option {
+	return func(s *settings) { s.Permits, s.given.permits, s.given.permitsText = n, true, "" }
+}
 
 // Period sets the quota window. Required: there is no default. Zero or negative fails
 // with R4C-ATR-002; shorter than permits × 1ns with R4C-REG-001.
-func Period(d time.Duration) Option { return func(s *settings) { s.Period = d } }
+func Period(d time.Duration) Option {
+	return func(s *settings) { s.Period, s.given.period, s.given.periodText = d, true, "" }
+}
 
 // MaxWait sets how long a call may wait for its permit. Default 0: reject at once.
 // Negative fails with R4C-ATR-004. To wait as long as the caller's context allows, set

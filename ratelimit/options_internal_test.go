@@ -75,3 +75,64 @@ func TestOptionsAndKeysAgree(t *testing.T) {
 type nopBackend struct{}
 
 func (nopBackend) Bind(Binding) (Store, error) { return nil, nil }
+
+// An explicit 0 is a wrong value, not a missing one: the error says what is wrong with
+// it, quoting the value as the configuration wrote it; only a value never set is "not
+// set" (fault: period=0, -0 or 0.5ns, and Period(0) in code, said "is not set").
+func TestZeroIsAWrongValueNotAnUnsetOne(t *testing.T) {
+	const periodHint = " (set ratelimit.Period or rateLimiter.period)"
+	const permitsHint = " (set ratelimit.Permits or rateLimiter.permits)"
+	table := descriptor.Table()
+	for _, c := range []struct{ attr, value, want string }{
+		{"period", "0", `R4C-ATR-002: rateLimiter.period = "0": period must be positive` + periodHint},
+		{"period", "-0", `R4C-ATR-002: rateLimiter.period = "-0": period must be positive` + periodHint},
+		{"period", " 0.5ns ", `R4C-ATR-002: rateLimiter.period = "0.5ns": period must be positive, and this one is shorter than the 1ns unit of durations: it rounds to 0` + periodHint},
+		{"period", "-3s", `R4C-ATR-002: rateLimiter.period = "-3s": period must be positive` + periodHint},
+		{"permits", "0", `R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1` + permitsHint},
+		{"permits", "-0", `R4C-ATR-003: rateLimiter.permits = "-0": permits must be at least 1` + permitsHint},
+	} {
+		t.Run(c.attr+"="+c.value, func(t *testing.T) {
+			s := defaults()
+			kind.Apply(&s, []Option{Permits(1), Period(time.Second)})
+			require.NoError(t, table.Set(&s, c.attr, c.value))
+			_, err := build(s)
+			assert.EqualError(t, err, c.want)
+		})
+	}
+
+	for _, c := range []struct {
+		name string
+		opts []Option
+		want string
+	}{
+		{"Period(0)", []Option{Permits(1), Period(0)},
+			`R4C-ATR-002: rateLimiter.period = "0s": period must be positive` + periodHint},
+		{"Permits(0)", []Option{Permits(0), Period(time.Second)},
+			`R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1` + permitsHint},
+		{"Permits(0), no period", []Option{Permits(0)},
+			`R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1` + permitsHint},
+		{"no period", []Option{Permits(1)},
+			"R4C-ATR-002: rateLimiter.period: period is not set: set ratelimit.Period or rateLimiter.period (positive)"},
+		{"no permits", []Option{Period(time.Second)},
+			"R4C-ATR-003: rateLimiter.permits: permits is not set: set ratelimit.Permits or rateLimiter.permits (at least 1)"},
+		{"WithConfig, whose 0 is a field never set", []Option{Period(0), WithConfig(Config{Permits: 1})},
+			"R4C-ATR-002: rateLimiter.period: period is not set: set ratelimit.Period or rateLimiter.period (positive)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := New(c.opts...)
+			assert.EqualError(t, err, c.want)
+			_, err = NewKeyed[string](c.opts...)
+			assert.EqualError(t, err, c.want)
+		})
+	}
+
+	// A later setter replaces the text an earlier key gave.
+	s := defaults()
+	require.NoError(t, table.Set(&s, "period", "0.5ns"))
+	kind.Apply(&s, []Option{Permits(1), Period(-time.Second)})
+	_, err := build(s)
+	assert.EqualError(t, err, `R4C-ATR-002: rateLimiter.period = "-1s": period must be positive`+periodHint)
+	kind.Apply(&s, []Option{Period(time.Second)})
+	_, err = build(s)
+	assert.NoError(t, err)
+}

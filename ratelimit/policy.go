@@ -19,8 +19,9 @@ func NewPolicy[T any](l *Limiter) policy.Policy[T] {
 
 // DecorateFunc returns next guarded by l: each call takes a permit with Acquire (waiting
 // within MaxWait, honouring ctx) and then calls next; a rejection returns the zero T and
-// l's rejection (matching ErrExceeded, and ctx's error when ctx ended the wait), and next
-// is not called. Admitted and rejected calls allocate nothing.
+// l's rejection (matching ErrExceeded, and ctx's error when ctx ended the wait, or
+// policy.ErrNilContext for a nil ctx), and next is not called. Admitted and rejected
+// calls allocate nothing.
 func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
 		if err := l.Acquire(ctx); err != nil {
@@ -35,23 +36,30 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 //   - a permit free now starts next at once;
 //   - a permit within MaxWait is reserved, and next is scheduled to start at its turn with
 //     a clock timer: no goroutine waits;
-//   - no permit within MaxWait, a ctx already done, or a ctx whose deadline comes before
-//     the permit (nothing is reserved then) is a failed future with l's rejection;
+//   - no permit within MaxWait, a nil ctx, a ctx already done, or a ctx whose deadline
+//     comes before the permit (nothing is reserved then) is a failed future with l's
+//     rejection, which also matches policy.ErrNilContext or ctx's error;
 //   - cancelling the returned future, or ctx ending, before the call starts stops the
 //     timer, next never runs, and the permit is given back when no later reservation
 //     stands behind it (a permit that a later one depends on cannot be); the future then
 //     fails with async.ErrCanceled (Cancel) or a rejection matching ctx's error.
-//     Once started, cancelling the future cancels next's future.
+//     Once started, cancelling the future cancels next's future;
+//   - a nil future from next is a future failed with async.ErrNilFuture.
+//
+// Events are Acquire's: a call refused on arrival for its ctx publishes nothing.
 func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if !l.enabled {
 			if err := l.offErr(); err != nil {
 				return async.Failed[T](err)
 			}
-			return next(ctx, a)
+			if err := policy.ContextErr(ctx); err != nil {
+				return async.Failed[T](err)
+			}
+			return started(next(ctx, a))
 		}
-		if err := ctx.Err(); err != nil {
-			return async.Failed[T](l.rejectContext(l.now(), 0, err))
+		if err := policy.ContextErr(ctx); err != nil {
+			return async.Failed[T](l.refuseOnArrival(err))
 		}
 		if l.store != nil {
 			r, err := l.Reserve()
@@ -59,7 +67,7 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 				return async.Failed[T](err)
 			}
 			if r.Delay() == 0 {
-				return next(ctx, a)
+				return started(next(ctx, a))
 			}
 			return schedule(l.clk, r, ctx, a, next)
 		}
@@ -69,10 +77,10 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 			return async.Failed[T](err)
 		}
 		if wait == 0 {
-			return next(ctx, a)
+			return started(next(ctx, a))
 		}
 		l.publishWaited(now, wait)
-		r := Reservation{l: l, prev: prev, next: nextTAT, at: now + wait, delay: time.Duration(wait), ok: true}
+		r := Reservation{l: l, prev: prev, next: nextTAT, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}
 		return schedule(l.clk, r, ctx, a, next)
 	}
 }
@@ -94,7 +102,16 @@ func schedule[A, T any](clk clock.Clock, r Reservation, ctx context.Context, a A
 }
 
 // Start starts the call at its permit's time.
-func (s *scheduled[A, T]) Start() *async.Future[T] { return s.next(s.ctx, s.a) }
+func (s *scheduled[A, T]) Start() *async.Future[T] { return started(s.next(s.ctx, s.a)) }
+
+// started returns f, the future of a call that has started, or a future failed with
+// async.ErrNilFuture when f is nil.
+func started[T any](f *async.Future[T]) *async.Future[T] {
+	if f == nil {
+		return async.Failed[T](async.ErrNilFuture)
+	}
+	return f
+}
 
 // Stop gives the permit back for a call that will not start (canceled, or its context
 // ended first); the permit comes back when no later reservation stands behind it.

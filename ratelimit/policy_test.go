@@ -217,3 +217,71 @@ func TestRL8_AsyncDeadlineBeforePermit(t *testing.T) {
 	assert.Equal(t, time.Second, r.Delay(), "nothing was reserved")
 	assert.Equal(t, int64(1), calls.Load())
 }
+
+// A nil context never panics: Acquire and both decorations refuse the call with the
+// limiter's rejection, which matches ErrExceeded and policy.ErrNilContext, take no
+// permit, run nothing and publish nothing (fault: ctx.Err() on a nil ctx panicked).
+func TestNilContextIsRefusedWithoutPanic(t *testing.T) {
+	clk := clock.NewManual()
+	var events []policy.Event
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Minute),
+		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
+	calls := 0
+	sync := ratelimit.DecorateFunc(l, func(context.Context, int) (int, error) { calls++; return 1, nil })
+	async1 := ratelimit.DecorateAsyncFunc(l, func(context.Context, int) *async.Future[int] { calls++; return async.Completed(1) })
+	var nilCtx context.Context
+	for range 2 {
+		var err error
+		require.NotPanics(t, func() { err = l.Acquire(nilCtx) })
+		assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+		assert.ErrorIs(t, err, policy.ErrNilContext)
+
+		require.NotPanics(t, func() { _, err = sync(nilCtx, 1) })
+		assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+		assert.ErrorIs(t, err, policy.ErrNilContext)
+
+		var f *async.Future[int]
+		require.NotPanics(t, func() { f = async1(nilCtx, 1) })
+		require.NotNil(t, f)
+		_, done, err := f.Result()
+		require.True(t, done, "failed at once")
+		assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+		assert.ErrorIs(t, err, policy.ErrNilContext)
+	}
+	assert.Zero(t, calls, "the function never ran")
+	assert.Equal(t, 1, l.AvailablePermits(), "no permit was taken")
+	assert.Empty(t, events, "a call refused on arrival publishes nothing")
+	assert.Zero(t, clk.PendingTasks())
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = l.Acquire(nilCtx) }), "the rejection is made once")
+}
+
+// A nil future from the decorated function never panics: whether the call starts at
+// once, after its wait on the clock, or through a disabled limiter, the caller gets a
+// future failed with async.ErrNilFuture (fault: a nil future reached the caller as is).
+func TestNilFutureFailsWithErrNilFuture(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Minute))
+	off := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Enabled(false))
+	next := func(context.Context, int) *async.Future[int] { return nil }
+	call := ratelimit.DecorateAsyncFunc(l, next)
+	ctx := context.Background()
+
+	now := call(ctx, 1)
+	require.NotNil(t, now)
+	_, err := now.Await(ctx)
+	assert.ErrorIs(t, err, async.ErrNilFuture, "started at once")
+
+	later := call(ctx, 1)
+	require.NotNil(t, later)
+	_, done, _ := later.Result()
+	require.False(t, done, "waits for its permit")
+	require.NotPanics(t, func() { clk.Advance(time.Second) })
+	_, done, err = later.Result()
+	require.True(t, done)
+	assert.ErrorIs(t, err, async.ErrNilFuture, "started after its wait")
+
+	f := ratelimit.DecorateAsyncFunc(off, next)(ctx, 1)
+	require.NotNil(t, f)
+	_, err = f.Await(ctx)
+	assert.ErrorIs(t, err, async.ErrNilFuture, "through a disabled limiter")
+}

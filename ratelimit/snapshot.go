@@ -41,10 +41,35 @@ func (l *Limiter) available(now int64) int {
 
 // gcraAvailable is how many calls would pass at now without waiting, for a TAT tat.
 func gcraAvailable(tat, interval, tau, now int64, permits int) int {
-	return gcra.Available(tat-now, interval, tau, permits)
+	return gcra.Available(satSub(tat, now), interval, tau, permits)
 }
 
 // Snapshot returns the limiter's id, available permits and configured permits.
 func (l *Limiter) Snapshot() Snapshot {
 	return Snapshot{Instance: l.events.ID, AvailablePermits: l.AvailablePermits(), Permits: l.cfg.Permits}
+}
+
+// KeyedSnapshot is a Keyed limiter's state at one instant.
+type KeyedSnapshot struct {
+	Instance    string // the instance id
+	Keys        int    // how many keys have a cell, idle ones included until evicted (Len)
+	MaxKeys     int    // the bound on Keys
+	MaxKeyBytes int    // string keys longer than this, in bytes, are kept as their digest
+	Config      Config // every key's configuration: Permits per Period, MaxWait, Disabled
+}
+
+// Snapshot returns the limiter's id, how many keys it holds, its bounds and the
+// configuration of every key. It takes each shard's read lock in turn, so Keys is exact
+// only when no key is being added or evicted meanwhile. Safe for concurrent use.
+func (k *Keyed[K]) Snapshot() KeyedSnapshot {
+	l := k.lim()
+	return KeyedSnapshot{Instance: l.events.ID, Keys: k.Len(), MaxKeys: k.maxKeys, MaxKeyBytes: k.keyBytes, Config: l.cfg}
+}
+
+// SnapshotKey returns key's state as a Limiter's Snapshot: the limiter's id, the permits
+// key could take now without waiting (AvailablePermits) and the configured permits. It
+// makes no cell for a key without one. Safe for concurrent use.
+func (k *Keyed[K]) SnapshotKey(key K) Snapshot {
+	l := k.lim()
+	return Snapshot{Instance: l.events.ID, AvailablePermits: k.AvailablePermits(key), Permits: l.cfg.Permits}
 }
