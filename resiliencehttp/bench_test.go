@@ -52,6 +52,16 @@ func BenchmarkServeMiddlewareAdmitted(b *testing.B) {
 	}
 }
 
+// An IPv6 client, keyed by its /64.
+func BenchmarkServeMiddlewareAdmittedIPv6(b *testing.B) {
+	h := benchMiddleware(b, 1_000_000_000)
+	r, w := benchRequest("[2001:db8:1:2:3:4:5:6]:51234"), &nopWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(w, r)
+	}
+}
+
 // The client IP from X-Forwarded-For, through a trusted proxy.
 func BenchmarkServeMiddlewareAdmittedTrustedProxy(b *testing.B) {
 	h := benchMiddleware(b, 1_000_000_000, resiliencehttp.TrustedProxies(netip.MustParsePrefix("10.0.0.0/8")))

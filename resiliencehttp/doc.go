@@ -5,12 +5,15 @@
 //
 // # Server: per-client limits
 //
-// Middleware limits each client with a ratelimit.Keyed limiter: one GCRA cell per key,
-// with the semantics of ratelimit.Limiter, bounded memory and lazy eviction of idle keys.
-// The key is the client's IP address, from the connection's RemoteAddr; X-Forwarded-For
-// (or RFC 7239 Forwarded) is read only when the proxies that write it are named with
-// TrustedProxies, because any client can send it. KeyFunc keys by anything else (an API
-// key, a user id).
+// Middleware limits each client with a KeyedLimiter, usually a ratelimit.Keyed[string]:
+// one GCRA cell per key, with the semantics of ratelimit.Limiter, bounded memory and lazy
+// eviction of idle keys; any other store can implement the interface's two methods. The
+// key is the client's network: its IPv4 address, or the /64 of its IPv6 address (every
+// address a single host can rotate through), after making the address canonical
+// (IPv4-mapped IPv6 as IPv4, zones dropped); IPv4Prefix and IPv6Prefix change the
+// lengths. The address is the connection's RemoteAddr; X-Forwarded-For (or RFC 7239
+// Forwarded) is read only when the proxies that write it are named with TrustedProxies,
+// because any client can send it. KeyFunc keys by anything else (an API key, a user id).
 //
 // A refused request is answered 429 Too Many Requests with Retry-After, the time until
 // the client's next permit in whole seconds rounded up, and the RateLimit-Policy and
@@ -23,9 +26,15 @@
 //	Ratelimit: "default";r=0;t=1
 //
 // q is the limiter's Permits and w its Period in seconds (rounded up); r is the calls
-// left now and t the seconds until the full quota is back (rounded up). OnReject
-// replaces the response, Exempt lets paths through unlimited, and AlwaysSendHeaders
-// adds the two RateLimit fields to admitted responses too.
+// left now and t the seconds until the full quota is back (rounded up). LegacyHeaders
+// adds X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (by default a Unix
+// time in seconds, as go-chi/httprate and GitHub's API send it). OnReject replaces the
+// response, Exempt lets paths through unlimited, and AlwaysSendHeaders adds the fields
+// to admitted responses too.
+//
+// A misconfigured Middleware (a nil limiter, a prefix length out of range) does not
+// panic: its handlers answer 500 with the configuration error; NewMiddleware returns
+// that error instead.
 //
 // # Client: a dependency's quota
 //

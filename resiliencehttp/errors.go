@@ -41,8 +41,12 @@ type StatusError struct {
 }
 
 // Error returns "resiliencehttp: <method> <url>: <status>", e.g.
-// `resiliencehttp: GET http://api.example/v1/items: 503 Service Unavailable`.
+// `resiliencehttp: GET http://api.example/v1/items: 503 Service Unavailable`. A
+// StatusError without a response (its zero value) returns ErrStatus's text.
 func (e *StatusError) Error() string {
+	if e == nil || e.resp == nil {
+		return ErrStatus.Error()
+	}
 	var b strings.Builder
 	b.WriteString("resiliencehttp: ")
 	if r := e.resp.Request; r != nil && r.URL != nil {
@@ -59,27 +63,42 @@ func (e *StatusError) Error() string {
 	return b.String()
 }
 
-// StatusCode returns the response's status code.
-func (e *StatusError) StatusCode() int { return e.resp.StatusCode }
+// StatusCode returns the response's status code; 0 without a response.
+func (e *StatusError) StatusCode() int {
+	if e == nil || e.resp == nil {
+		return 0
+	}
+	return e.resp.StatusCode
+}
 
-// Response returns the response. Its body belongs to the Transport, which drains and
-// closes it, unless it is the response that RoundTrip returns; read it only in a
+// Response returns the response, or nil. Its body belongs to the Transport, which drains
+// and closes it, unless it is the response that RoundTrip returns; read it only in a
 // Fallback, before returning.
-func (e *StatusError) Response() *http.Response { return e.resp }
+func (e *StatusError) Response() *http.Response {
+	if e == nil {
+		return nil
+	}
+	return e.resp
+}
 
 // RetryAfter returns the delay of the response's Retry-After header, and false when it
 // has none (policy.RetryAfter).
-func (e *StatusError) RetryAfter() (time.Duration, bool) { return e.delay, e.hasDelay }
+func (e *StatusError) RetryAfter() (time.Duration, bool) {
+	if e == nil {
+		return 0, false
+	}
+	return e.delay, e.hasDelay
+}
 
 // NeverRetried reports whether no retry may retry the response (policy.NeverRetried): its
 // status is not one to retry, its Retry-After is beyond TransportConfig.MaxRetryAfter or
 // the request's deadline, or its request cannot be sent again.
-func (e *StatusError) NeverRetried() bool { return !e.retry }
+func (e *StatusError) NeverRetried() bool { return e == nil || !e.retry }
 
 // Is reports whether target is ErrStatus, or ErrNotFailure for a status that is not a
 // failure.
 func (e *StatusError) Is(target error) bool {
-	return target == ErrStatus || target == ErrNotFailure && !e.failure
+	return target == ErrStatus || target == ErrNotFailure && (e == nil || !e.failure)
 }
 
 var (

@@ -4,24 +4,47 @@ import (
 	"net/http"
 	"net/netip"
 	"path"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
+
+// KeyedLimiter is what Middleware needs of a per-key rate limiter. *ratelimit.Keyed[string]
+// is one (with a ratelimit.Backend such as ratelimit/redis, its quotas are shared by every
+// instance of the service); implement it to bring another store.
+//
+// Decide takes a permit for key, without waiting, and reports the key's quota after the
+// call, as ratelimit.Decision says: Admitted; Remaining, the calls that would pass now,
+// 0..Permits; for a refusal, RetryAfter, how long until the key's next permit; Reset, how
+// long until its full quota is back. Negative durations are read as 0 and Remaining is
+// kept within 0..Permits. Decide has no error: a limiter whose store can fail decides
+// itself whether to admit (fail open) or refuse (fail closed). It is called for every
+// request that is not exempt, concurrently, so it must be safe for concurrent use.
+//
+// Config gives the quota the headers report: Permits per Period. Middleware calls it once,
+// when it is built; Permits must be at least 1 (else R4C-ATR-003) and Period positive
+// (else R4C-ATR-002). Its other fields are not used.
+type KeyedLimiter interface {
+	Decide(key string) ratelimit.Decision
+	Config() ratelimit.Config
+}
 
 // MiddlewareOption configures Middleware. Middleware applies the options in order and
 // skips nil ones.
 type MiddlewareOption func(*middleware)
 
 // KeyFunc keys requests by fn(r) instead of by client IP: an API key, a user id, a
-// tenant. Default the client IP, as ClientIP finds it with TrustedProxies and
-// ForwardedHeader; a nil fn keeps that default. Requests for which fn returns the same
-// string share one quota; "" is a key like any other. fn runs on every request that is
-// not exempt, concurrently, so it must be quick and safe for concurrent use; a string cut
-// from the request (a header's value) costs no allocation, and the limiter copies it when
-// it first stores it. With KeyFunc, TrustedProxies and ForwardedHeader are not used.
+// tenant. Default the client IP, as ClientIP finds it with TrustedProxies,
+// ForwardedHeader, IPv4Prefix and IPv6Prefix; a nil fn keeps that default. Requests for
+// which fn returns the same string share one quota; "" is a key like any other. fn runs
+// on every request that is not exempt, concurrently, so it must be quick and safe for
+// concurrent use; a string cut from the request (a header's value) costs no allocation,
+// and ratelimit.Keyed copies it when it first stores it. With KeyFunc, TrustedProxies,
+// ForwardedHeader and the prefix options are not used (they still must be valid).
 func KeyFunc(fn func(r *http.Request) string) MiddlewareOption {
 	return func(m *middleware) { m.keyFunc = fn }
 }
@@ -32,23 +55,23 @@ func KeyFunc(fn func(r *http.Request) string) MiddlewareOption {
 // header is walked from the nearest hop outwards, over the trusted proxies, to the first
 // address that is not one — the client as the last trusted proxy saw it. An entry that is
 // not an address ("unknown", an obfuscated identifier) ends the walk at the hop that wrote
-// it. Default none: forwarding headers are ignored, since any client can send them.
-// Several calls add prefixes; invalid prefixes are skipped.
+// it. Addresses are compared in the canonical form ClientIP describes: an IPv4-mapped
+// prefix (::ffff:10.0.0.0/104) is the IPv4 one (10.0.0.0/8), and zones are dropped.
+// Default none: forwarding headers are ignored, since any client can send them. Several
+// calls add prefixes; invalid prefixes are skipped.
 func TrustedProxies(prefixes ...netip.Prefix) MiddlewareOption {
 	return func(m *middleware) {
 		for _, p := range prefixes {
-			if p.IsValid() {
-				m.ips.trusted = append(m.ips.trusted, p.Masked())
-			}
+			m.ips.trust(p)
 		}
 	}
 }
 
 // ForwardedHeader names the header that the trusted proxies write: "X-Forwarded-For" or
-// "Forwarded" (RFC 7239, its for= parameters). Default "X-Forwarded-For". Only one is
-// read, because a client can send the other with any content. Any other name is read as
-// a comma-separated list of addresses, as X-Forwarded-For. It is read only from the
-// proxies named by TrustedProxies.
+// "Forwarded" (RFC 7239, its for= parameters). Default "X-Forwarded-For"; "" keeps it.
+// Only one is read, because a client can send the other with any content. Any other name
+// is read as a comma-separated list of addresses, as X-Forwarded-For. It is read only
+// from the proxies named by TrustedProxies.
 func ForwardedHeader(name string) MiddlewareOption {
 	return func(m *middleware) { m.ips.header = http.CanonicalHeaderKey(name) }
 }
@@ -77,8 +100,9 @@ func Exempt(paths ...string) MiddlewareOption {
 
 // OnReject replaces the response to a refused request. Default 429 Too Many Requests with
 // a short text body. fn is called with the Retry-After, Ratelimit-Policy and Ratelimit
-// headers already set on w, and retryAfter, the exact time until the client's next permit
-// (not rounded); it must write the status and the body. A nil fn keeps the default.
+// headers (and the LegacyHeaders) already set on w, and retryAfter, the exact time until
+// the client's next permit (not rounded); it must write the status and the body. A nil fn
+// keeps the default.
 func OnReject(fn func(w http.ResponseWriter, r *http.Request, retryAfter time.Duration)) MiddlewareOption {
 	return func(m *middleware) {
 		if fn != nil {
@@ -94,15 +118,42 @@ func PolicyName(name string) MiddlewareOption {
 	return func(m *middleware) { m.policyName = name }
 }
 
-// AlwaysSendHeaders adds the Ratelimit-Policy and Ratelimit fields to admitted responses
-// too, so that clients can pace themselves. Default false: refused responses only. It
-// costs the admitted path a few small allocations.
+// AlwaysSendHeaders adds the Ratelimit-Policy and Ratelimit fields (and the
+// LegacyHeaders, when on) to admitted responses too, so that clients can pace themselves.
+// Default false: refused responses only. It costs the admitted path a few small
+// allocations.
 func AlwaysSendHeaders(on bool) MiddlewareOption {
 	return func(m *middleware) { m.always = on }
 }
 
+// ResetFormat says how the X-RateLimit-Reset field of LegacyHeaders gives the time when
+// the client's full quota is back.
+type ResetFormat int
+
+const (
+	// ResetUnixTime sends the Unix time of the reset in whole seconds, rounded up, by the
+	// server's wall clock (time.Now): "1767225601". It is what GitHub's REST API,
+	// go-chi/httprate and ulule/limiter send, and what most clients of X-RateLimit-Reset
+	// expect.
+	ResetUnixTime ResetFormat = iota
+	// ResetSeconds sends the seconds until the reset, rounded up, as the Ratelimit field's
+	// t does: "1".
+	ResetSeconds
+)
+
+// LegacyHeaders adds the X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset
+// fields that older clients read, alongside the Ratelimit-Policy and Ratelimit fields
+// (which stay): the limiter's Permits; the calls left now; and when the client's full
+// quota is back, as reset says (ResetUnixTime, the common convention, or ResetSeconds).
+// They go where the Ratelimit fields go: on refused responses, and on admitted ones with
+// AlwaysSendHeaders. Default off. A reset other than ResetUnixTime and ResetSeconds is
+// R4C-ATR-007.
+func LegacyHeaders(reset ResetFormat) MiddlewareOption {
+	return func(m *middleware) { m.legacy, m.reset = true, reset }
+}
+
 type middleware struct {
-	k              *ratelimit.Keyed[string]
+	k              KeyedLimiter
 	keyFunc        func(*http.Request) string
 	ips            clientIPs
 	exempt         map[string]struct{}
@@ -110,9 +161,14 @@ type middleware struct {
 	onReject       func(http.ResponseWriter, *http.Request, time.Duration)
 	policyName     string
 	always         bool
+	legacy         bool
+	reset          ResetFormat
+	exempting      bool // some paths are exempt
 
-	name   string // the policy name as a structured-field string, quoted
-	policy string // the Ratelimit-Policy field value
+	permits int
+	name    string // the policy name as a structured-field string, quoted
+	policy  string // the Ratelimit-Policy field value
+	limit   string // the X-RateLimit-Limit field value
 }
 
 // The header names, in canonical form, so that they can be set without canonicalising.
@@ -120,59 +176,144 @@ const (
 	headerRetryAfter = "Retry-After"
 	headerPolicy     = "Ratelimit-Policy"
 	headerRateLimit  = "Ratelimit"
+	headerXLimit     = "X-Ratelimit-Limit"
+	headerXRemaining = "X-Ratelimit-Remaining"
+	headerXReset     = "X-Ratelimit-Reset"
 )
 
 // Middleware returns server middleware that limits each client's requests with k (a
-// ratelimit.Keyed limiter: Permits per Period per key).
+// KeyedLimiter, such as a ratelimit.Keyed[string]: Permits per Period per key).
 //
-// Each request that is not Exempt is keyed — by the client IP of its connection's
-// RemoteAddr by default, through TrustedProxies' forwarding header when the connection
-// comes from one of them, or by KeyFunc — and takes a permit for its key without waiting
-// (k's MaxWait is not used: a server answers at once). An admitted request goes on to
-// the next handler. A refused one is answered, by default, 429 Too Many Requests with:
+// Each request that is not Exempt is keyed — by default by its client's network, as
+// ClientIP describes: the connection's RemoteAddr, or the forwarding header when the
+// connection comes from one of the TrustedProxies, one key per IPv4 address and per IPv6
+// /64 (IPv4Prefix, IPv6Prefix); or by KeyFunc — and takes a permit for its key without
+// waiting (a ratelimit.Keyed's MaxWait is not used: a server answers at once). An
+// admitted request goes on to the next handler. A refused one is answered, by default,
+// 429 Too Many Requests with:
 //   - Retry-After: the seconds until the client's next permit, rounded up;
 //   - Ratelimit-Policy: "default";q=<Permits>;w=<Period in seconds, rounded up>;
 //   - Ratelimit: "default";r=<calls left now>;t=<seconds until the full quota, rounded up>;
 //
-// the two fields of draft-ietf-httpapi-ratelimit-headers-09. A new client refused because
-// k holds MaxKeys busy keys (a flood of distinct keys) gets the same answer, with
-// Retry-After the time until k has room (see ratelimit.Keyed).
+// the two fields of draft-ietf-httpapi-ratelimit-headers-09; and, with LegacyHeaders,
+// X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset.
 //
-// An admitted request for a key k already holds allocates nothing in the middleware. The
-// returned function and the handlers it makes are safe for concurrent use.
-func Middleware(k *ratelimit.Keyed[string], opts ...MiddlewareOption) func(http.Handler) http.Handler {
-	m := &middleware{k: k, onReject: reject, policyName: "default"}
+// The limiter holds a bounded number of keys (ratelimit.MaxKeys for a ratelimit.Keyed).
+// Keying by network bounds what one client can take of them: all the addresses of an
+// IPv6 /64 are one key, so rotating through them neither multiplies the client's quota
+// nor fills the limiter. What a full limiter does with a new key is the limiter's to say
+// (for a ratelimit.Keyed, see Keyed and MaxKeys: it makes room by evicting a key that is
+// idle, or the soonest to be); the middleware answers its decision like any other, a
+// refusal with 429 and the limiter's retry-after.
+//
+// Misconfiguration never panics: where NewMiddleware returns an error (a nil k, a
+// Config() with Permits < 1 or Period ≤ 0, an option out of range), Middleware returns
+// middleware whose handlers answer every request 500 Internal Server Error with that
+// error's text, e.g. "resiliencehttp: the rate-limit middleware is not configured:
+// R4C-REG-010: ...". The returned function given a nil next handler makes a handler that
+// answers 500 too. Use NewMiddleware to get the error at startup instead.
+//
+// An admitted request from a client whose key k already holds allocates nothing in the
+// middleware (keys of IPv4 addresses are cut from the request; other keys are cached,
+// see ClientIP). The returned function and the handlers it makes are safe for concurrent
+// use.
+func Middleware(k KeyedLimiter, opts ...MiddlewareOption) func(http.Handler) http.Handler {
+	wrap, err := NewMiddleware(k, opts...)
+	if err != nil {
+		msg := "resiliencehttp: the rate-limit middleware is not configured: " + err.Error()
+		return func(http.Handler) http.Handler { return failing(msg) }
+	}
+	return wrap
+}
+
+// NewMiddleware is Middleware that reports a bad configuration instead of answering 500:
+// a *policy.ConfigError, R4C-REG-010 for a nil k (or a nil pointer in it), R4C-ATR-003 when k.Config().Permits is
+// less than 1, R4C-ATR-002 when its Period is not positive, R4C-ATR-007 for IPv4Prefix,
+// IPv6Prefix or LegacyHeaders out of range. The middleware it returns is Middleware's.
+func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler) http.Handler, error) {
+	if isNil(k) {
+		return nil, policy.Errorf(policy.CodeBadSpec, "resiliencehttp.limiter", "",
+			"Middleware needs a keyed rate limiter (e.g. ratelimit.NewKeyed[string]), not nil")
+	}
+	m := configure(opts)
+	m.k = k
+	if err := m.ips.validate(); err != nil {
+		return nil, err
+	}
+	if m.reset != ResetUnixTime && m.reset != ResetSeconds {
+		return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencehttp.legacyHeaders", strconv.Itoa(int(m.reset)),
+			"the reset format is ResetUnixTime or ResetSeconds")
+	}
+	cfg := k.Config()
+	if cfg.Permits < 1 {
+		return nil, policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", strconv.Itoa(cfg.Permits),
+			"the limiter's Config().Permits must be at least 1")
+	}
+	if cfg.Period <= 0 {
+		return nil, policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", cfg.Period.String(),
+			"the limiter's Config().Period must be positive")
+	}
+	m.permits = cfg.Permits
+	m.exempting = len(m.exempt) > 0 || len(m.exemptPrefixes) > 0
+	m.name = sfString(m.policyName)
+	m.policy = m.name + ";q=" + strconv.Itoa(cfg.Permits) + ";w=" + strconv.FormatInt(ceilSeconds(cfg.Period), 10)
+	m.limit = strconv.Itoa(cfg.Permits)
+	return m.wrap, nil
+}
+
+// configure applies opts to the defaults.
+func configure(opts []MiddlewareOption) *middleware {
+	m := &middleware{ips: newClientIPs(), onReject: reject, policyName: "default"}
 	for _, o := range opts {
 		if o != nil {
 			o(m)
 		}
 	}
-	if m.ips.header == "" {
-		m.ips.header = headerXFF
+	return m
+}
+
+func (m *middleware) wrap(next http.Handler) http.Handler {
+	if isNil(next) {
+		return failing("resiliencehttp: the rate-limit middleware was given a nil http.Handler")
 	}
-	cfg := k.Config()
-	m.name = sfString(m.policyName)
-	m.policy = m.name + ";q=" + strconv.Itoa(cfg.Permits) + ";w=" + strconv.FormatInt(ceilSeconds(cfg.Period), 10)
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if m.exempted(r.URL.Path) {
-				next.ServeHTTP(w, r)
-				return
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if m.exempting && r.URL != nil && m.exempted(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		d := m.k.Decide(m.key(r))
+		if d.Admitted {
+			if m.always {
+				m.setFields(w.Header(), d)
 			}
-			d := m.k.Decide(m.key(r))
-			if d.Admitted {
-				if m.always {
-					m.setFields(w.Header(), d)
-				}
-				next.ServeHTTP(w, r)
-				return
-			}
-			h := w.Header()
-			h[headerRetryAfter] = []string{strconv.FormatInt(ceilSeconds(d.RetryAfter), 10)}
-			m.setFields(h, d)
-			m.onReject(w, r, d.RetryAfter)
-		})
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h[headerRetryAfter] = []string{strconv.FormatInt(ceilSeconds(d.RetryAfter), 10)}
+		m.setFields(h, d)
+		m.onReject(w, r, max(d.RetryAfter, 0))
+	})
+}
+
+// failing returns a handler that answers every request 500 with msg.
+func failing(msg string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, msg, http.StatusInternalServerError)
+	})
+}
+
+// isNil reports whether v is nil, or an interface holding a nil pointer, map, func or
+// channel, whose methods would most likely panic.
+func isNil(v any) bool {
+	if v == nil {
+		return true
 	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }
 
 func (m *middleware) key(r *http.Request) string {
@@ -183,9 +324,6 @@ func (m *middleware) key(r *http.Request) string {
 }
 
 func (m *middleware) exempted(p string) bool {
-	if len(m.exempt) == 0 && len(m.exemptPrefixes) == 0 {
-		return false
-	}
 	trailing := strings.HasSuffix(p, "/")
 	p = path.Clean("/" + p)
 	if trailing && p != "/" {
@@ -202,11 +340,26 @@ func (m *middleware) exempted(p string) bool {
 	return false
 }
 
-// setFields sets the Ratelimit-Policy and Ratelimit fields for decision d.
+// setFields sets the Ratelimit-Policy and Ratelimit fields, and the legacy ones when on,
+// for decision d.
 func (m *middleware) setFields(h http.Header, d ratelimit.Decision) {
+	remaining := strconv.Itoa(min(max(d.Remaining, 0), m.permits))
+	reset := ceilSeconds(d.Reset)
 	h[headerPolicy] = []string{m.policy}
-	h[headerRateLimit] = []string{m.name + ";r=" + strconv.Itoa(d.Remaining) + ";t=" +
-		strconv.FormatInt(ceilSeconds(d.Reset), 10)}
+	h[headerRateLimit] = []string{m.name + ";r=" + remaining + ";t=" + strconv.FormatInt(reset, 10)}
+	if !m.legacy {
+		return
+	}
+	h[headerXLimit] = []string{m.limit}
+	h[headerXRemaining] = []string{remaining}
+	if m.reset == ResetUnixTime {
+		at := time.Now().Add(max(d.Reset, 0))
+		reset = at.Unix()
+		if at.Nanosecond() > 0 {
+			reset++
+		}
+	}
+	h[headerXReset] = []string{strconv.FormatInt(reset, 10)}
 }
 
 // reject is the default answer to a refused request.

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,46 +154,6 @@ func TestMiddleware_XForwardedForIsIgnoredUnlessConfigured(t *testing.T) {
 		"only the configured header is read: Forwarded does not make a new client")
 }
 
-// ClientIP walks the forwarding header from the nearest hop over the trusted proxies.
-func TestClientIP(t *testing.T) {
-	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8:ffff::/48")}
-	for _, tc := range []struct {
-		name, remote, header, value, want string
-	}{
-		{"no header", "10.1.1.1:5000", "X-Forwarded-For", "", "10.1.1.1"},
-		{"untrusted peer: header ignored", "192.0.2.1:5000", "X-Forwarded-For", "203.0.113.5", "192.0.2.1"},
-		{"one proxy", "10.1.1.1:5000", "X-Forwarded-For", "203.0.113.5", "203.0.113.5"},
-		{"spoofed entries on the left", "10.1.1.1:5000", "X-Forwarded-For", "1.2.3.4, 203.0.113.5", "203.0.113.5"},
-		{"two proxies", "10.1.1.1:5000", "X-Forwarded-For", "203.0.113.5, 10.2.2.2", "203.0.113.5"},
-		{"all trusted: the farthest", "10.1.1.1:5000", "X-Forwarded-For", "10.3.3.3, 10.2.2.2", "10.3.3.3"},
-		{"garbage ends the walk", "10.1.1.1:5000", "X-Forwarded-For", "203.0.113.5, garbage, 10.2.2.2", "10.2.2.2"},
-		{"port dropped", "10.1.1.1:5000", "X-Forwarded-For", "203.0.113.5:4711", "203.0.113.5"},
-		{"IPv6 peer", "[2001:db8:ffff::1]:5000", "X-Forwarded-For", "2001:db8::7", "2001:db8::7"},
-		{"mapped IPv4 peer", "[::ffff:10.1.1.1]:5000", "X-Forwarded-For", "203.0.113.5", "203.0.113.5"},
-		{"Forwarded", "10.1.1.1:5000", "Forwarded", `for=198.51.100.1, for="[2001:db8::17]:4711";proto=https`, "2001:db8::17"},
-		{"Forwarded unknown", "10.1.1.1:5000", "Forwarded", `for=unknown`, "10.1.1.1"},
-		{"Forwarded without for", "10.1.1.1:5000", "Forwarded", `proto=https;by=10.9.9.9`, "10.1.1.1"},
-		{"Forwarded, case and quotes", "10.1.1.1:5000", "Forwarded", `For="198.51.100.1"`, "198.51.100.1"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := httptest.NewRequest(http.MethodGet, "/", nil)
-			r.RemoteAddr = tc.remote
-			if tc.value != "" {
-				r.Header.Set(tc.header, tc.value)
-			}
-			assert.Equal(t, tc.want, resiliencehttp.ClientIP(tc.header, trusted...)(r))
-		})
-	}
-	r := httptest.NewRequest(http.MethodGet, "/", nil)
-	r.RemoteAddr = "10.1.1.1:5000"
-	r.Header.Add("X-Forwarded-For", "203.0.113.5")
-	r.Header.Add("X-Forwarded-For", "10.2.2.2")
-	assert.Equal(t, "203.0.113.5", resiliencehttp.ClientIP("", trusted...)(r), "several header lines, in order")
-	assert.Equal(t, "10.1.1.1", resiliencehttp.ClientIP("X-Forwarded-For")(r), "no trusted proxy: the peer")
-	r.RemoteAddr = "pipe"
-	assert.Equal(t, "pipe", resiliencehttp.ClientIP("X-Forwarded-For", trusted...)(r), "not an address")
-}
-
 // Exempt paths pass unlimited; OnReject and PolicyName shape the refusal; with
 // AlwaysSendHeaders admitted responses carry the fields too.
 func TestMiddleware_ExemptOnRejectPolicyNameAlwaysSendHeaders(t *testing.T) {
@@ -227,9 +190,10 @@ func TestMiddleware_ExemptOnRejectPolicyNameAlwaysSendHeaders(t *testing.T) {
 	assert.Equal(t, `"per \"client\"";r=0;t=3`, r.header.Get("RateLimit"))
 }
 
-// A flood of spoofed client addresses through a trusted proxy fills the limiter up to
-// MaxKeys; past it, new clients are refused with a Retry-After, and the clients already
-// held keep their quota.
+// A flood of spoofed client addresses through a trusted proxy is bounded by MaxKeys.
+// What a full limiter does with a new key is ratelimit.Keyed's to decide; the middleware
+// answers its decision: every refusal is a 429 with Retry-After and the RateLimit fields,
+// published as one event, and once the flood's keys are idle new clients pass.
 func TestMiddleware_SpoofedClientsAreBoundedByMaxKeys(t *testing.T) {
 	clk := clock.NewManual()
 	var events int
@@ -247,19 +211,24 @@ func TestMiddleware_SpoofedClientsAreBoundedByMaxKeys(t *testing.T) {
 	require.Equal(t, http.StatusOK, call("198.51.100.1").Code)
 	refused := 0
 	for i := range 10_000 {
-		if call(netip.AddrFrom4([4]byte{203, 0, byte(i >> 8), byte(i)}).String()).Code == http.StatusTooManyRequests {
+		w := call(netip.AddrFrom4([4]byte{203, 0, byte(i >> 8), byte(i)}).String())
+		if w.Code == http.StatusTooManyRequests {
 			refused++
+			require.NotEmpty(t, w.Header().Get("Retry-After"))
+			require.NotEmpty(t, w.Header().Get("RateLimit"))
+		} else {
+			require.Equal(t, http.StatusOK, w.Code)
 		}
 	}
-	assert.LessOrEqual(t, k.Len(), 256)
-	assert.Equal(t, 10_000-255, refused)
-	assert.Equal(t, refused, events)
-	w := call("192.0.2.1")
-	assert.Equal(t, http.StatusTooManyRequests, w.Code)
-	assert.Equal(t, "1", w.Header().Get("Retry-After"), "room in 200ms")
-	assert.Equal(t, http.StatusOK, call("198.51.100.1").Code, "a client already held keeps its quota")
+	assert.LessOrEqual(t, k.Len(), 256, "memory is bounded")
+	assert.Equal(t, refused, events, "one event per refusal")
+	if w := call("192.0.2.1"); w.Code == http.StatusTooManyRequests {
+		assert.NotEmpty(t, w.Header().Get("Retry-After"), "a refused new client is told when to come back")
+	}
 	clk.Advance(time.Second)
-	assert.Equal(t, http.StatusOK, call("192.0.2.1").Code, "idle keys were evicted to make room")
+	assert.Equal(t, http.StatusOK, call("192.0.2.2").Code, "the flood's keys are idle: a new client passes")
+	assert.Equal(t, http.StatusOK, call("198.51.100.1").Code)
+	assert.LessOrEqual(t, k.Len(), 256)
 }
 
 // An admitted request for a known client allocates nothing in the middleware.
@@ -305,3 +274,211 @@ func TestMiddleware_ExemptMatchesTheCleanedPath(t *testing.T) {
 		assert.Equal(t, http.StatusTooManyRequests, status(p), p)
 	}
 }
+
+var _ resiliencehttp.KeyedLimiter = (*ratelimit.Keyed[string])(nil)
+
+// perKeyLimiters is a keyed limiter of the user's own: one *ratelimit.Limiter per key,
+// made on first use, in a store of its own (here a map; Redis or another shared store
+// in practice).
+type perKeyLimiters struct {
+	mu    sync.Mutex
+	opts  []ratelimit.Option
+	cfg   ratelimit.Config
+	store map[string]*ratelimit.Limiter
+	keys  []string
+}
+
+func newPerKeyLimiters(t testing.TB, opts ...ratelimit.Option) *perKeyLimiters {
+	l, err := ratelimit.New(opts...)
+	require.NoError(t, err)
+	return &perKeyLimiters{opts: opts, cfg: l.Config(), store: map[string]*ratelimit.Limiter{}}
+}
+
+func (p *perKeyLimiters) Config() ratelimit.Config { return p.cfg }
+
+func (p *perKeyLimiters) Decide(key string) ratelimit.Decision {
+	p.mu.Lock()
+	l := p.store[key]
+	if l == nil {
+		l, _ = ratelimit.New(p.opts...)
+		p.store[key] = l
+	}
+	p.keys = append(p.keys, key)
+	p.mu.Unlock()
+	r, err := l.Reserve()
+	if err != nil {
+		return ratelimit.Decision{RetryAfter: r.Delay()}
+	}
+	return ratelimit.Decision{Admitted: true, Remaining: l.AvailablePermits()}
+}
+
+// A keyed limiter of the user's own works through the middleware: Middleware takes the
+// KeyedLimiter interface, not only *ratelimit.Keyed (fault: a Redis-backed or custom
+// keyed limiter could not be used).
+func TestMiddleware_UserKeyedLimiter(t *testing.T) {
+	clk := clock.NewManual()
+	own := newPerKeyLimiters(t, ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.WithClock(clk))
+	h, err := resiliencehttp.NewMiddleware(own, resiliencehttp.AlwaysSendHeaders(true))
+	require.NoError(t, err)
+	srv := h(hello)
+	for i := range 10 {
+		require.Equal(t, http.StatusOK, statusOf(srv, "192.0.2.1:5000"), "request %d", i+1)
+	}
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.RemoteAddr = "[::ffff:192.0.2.1]:5000"
+	srv.ServeHTTP(w, r)
+	assert.Equal(t, http.StatusTooManyRequests, w.Code)
+	assert.Equal(t, "1", w.Header().Get("Retry-After"), "T = 100ms, rounded up")
+	assert.Equal(t, `"default";q=10;w=1`, w.Header().Get("RateLimit-Policy"), "from Config()")
+	assert.Equal(t, `"default";r=0;t=0`, w.Header().Get("RateLimit"), "this limiter does not report Reset")
+	assert.Equal(t, http.StatusOK, statusOf(srv, "[2001:db8:1:2::1]:5000"))
+	clk.Advance(100 * time.Millisecond)
+	assert.Equal(t, http.StatusOK, statusOf(srv, "192.0.2.1:5000"))
+	assert.Equal(t, []string{"192.0.2.1", "2001:db8:1:2::/64"}, slices.Compact(slices.Sorted(slices.Values(own.keys))),
+		"the keys the limiter was given")
+}
+
+// oddLimiter reports what a careless implementation might: values out of their ranges.
+type oddLimiter struct {
+	cfg ratelimit.Config
+	d   ratelimit.Decision
+}
+
+func (o oddLimiter) Decide(string) ratelimit.Decision { return o.d }
+func (o oddLimiter) Config() ratelimit.Config         { return o.cfg }
+
+// A user's limiter that reports out-of-range values gets sane headers: negative
+// durations are 0, Remaining stays within 0..Permits.
+func TestMiddleware_UserLimiterValuesAreKeptInRange(t *testing.T) {
+	cfg := ratelimit.Config{Permits: 5, Period: time.Second}
+	for _, tc := range []struct {
+		d                         ratelimit.Decision
+		retryAfter, limit, legacy string
+	}{
+		{ratelimit.Decision{Remaining: -3, RetryAfter: -time.Second, Reset: -time.Hour}, "0", `"default";r=0;t=0`, "0"},
+		{ratelimit.Decision{Remaining: 99, RetryAfter: time.Duration(1<<63 - 1), Reset: time.Duration(1<<63 - 1)},
+			"9223372037", `"default";r=5;t=9223372037`, "5"},
+	} {
+		var got time.Duration = -1
+		h := resiliencehttp.Middleware(oddLimiter{cfg, tc.d}, resiliencehttp.LegacyHeaders(resiliencehttp.ResetSeconds),
+			resiliencehttp.OnReject(func(w http.ResponseWriter, _ *http.Request, retryAfter time.Duration) {
+				got = retryAfter
+				w.WriteHeader(http.StatusTooManyRequests)
+			}))(hello)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+		assert.Equal(t, http.StatusTooManyRequests, w.Code)
+		assert.Equal(t, tc.retryAfter, w.Header().Get("Retry-After"))
+		assert.Equal(t, tc.limit, w.Header().Get("RateLimit"))
+		assert.Equal(t, tc.legacy, w.Header().Get("X-RateLimit-Remaining"))
+		assert.GreaterOrEqual(t, got, time.Duration(0), "OnReject never sees a negative retryAfter")
+	}
+}
+
+// LegacyHeaders adds X-RateLimit-Limit, -Remaining and -Reset next to the RateLimit
+// fields: Reset a Unix time in seconds by default, or seconds until the reset (fault: no
+// way to send the fields older clients read).
+func TestMiddleware_LegacyHeaders(t *testing.T) {
+	clk := clock.NewManual()
+	k := newKeyed(t, clk, ratelimit.Permits(2), ratelimit.Period(2500*time.Millisecond)) // T = 1.25s
+	h := resiliencehttp.Middleware(k, resiliencehttp.LegacyHeaders(resiliencehttp.ResetUnixTime))(hello)
+	serve := func(h http.Handler) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = "192.0.2.1:5000"
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := serve(h)
+	assert.Equal(t, http.StatusOK, w.Code)
+	assert.Empty(t, w.Header().Get("X-RateLimit-Limit"), "admitted: none without AlwaysSendHeaders")
+	assert.Equal(t, http.StatusOK, serve(h).Code)
+	before := time.Now()
+	w = serve(h)
+	after := time.Now()
+	assert.Equal(t, http.StatusTooManyRequests, w.Code)
+	assert.Equal(t, "2", w.Header().Get("X-RateLimit-Limit"))
+	assert.Equal(t, "0", w.Header().Get("X-RateLimit-Remaining"))
+	reset, err := strconv.ParseInt(w.Header().Get("X-RateLimit-Reset"), 10, 64)
+	require.NoError(t, err)
+	full := 2500 * time.Millisecond // both permits back in 2.5s
+	assert.GreaterOrEqual(t, reset, before.Add(full).Unix(), "a Unix time, rounded up")
+	assert.LessOrEqual(t, reset, after.Add(full).Unix()+1)
+	assert.Equal(t, `"default";r=0;t=3`, w.Header().Get("RateLimit"), "the RateLimit fields stay")
+	assert.Equal(t, "2", w.Header().Get("Retry-After"))
+
+	k = newKeyed(t, clk, ratelimit.Permits(2), ratelimit.Period(2500*time.Millisecond))
+	h = resiliencehttp.Middleware(k, resiliencehttp.LegacyHeaders(resiliencehttp.ResetSeconds),
+		resiliencehttp.AlwaysSendHeaders(true))(hello)
+	w = serve(h)
+	assert.Equal(t, http.StatusOK, w.Code)
+	assert.Equal(t, []string{"2"}, w.Header().Values("X-RateLimit-Limit"))
+	assert.Equal(t, []string{"1"}, w.Header().Values("X-RateLimit-Remaining"))
+	assert.Equal(t, []string{"2"}, w.Header().Values("X-RateLimit-Reset"), "1.25s, rounded up")
+	serve(h)
+	w = serve(h)
+	assert.Equal(t, http.StatusTooManyRequests, w.Code)
+	assert.Equal(t, "3", w.Header().Get("X-RateLimit-Reset"), "2.5s, rounded up")
+
+	_, err = resiliencehttp.NewMiddleware(k, resiliencehttp.LegacyHeaders(7))
+	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+}
+
+// badConfig is a limiter whose Config() breaks the contract.
+type badConfig struct{ cfg ratelimit.Config }
+
+func (b badConfig) Decide(string) ratelimit.Decision { return ratelimit.Decision{Admitted: true} }
+func (b badConfig) Config() ratelimit.Config         { return b.cfg }
+
+// Nothing given to the middleware makes it panic: NewMiddleware returns a coded error,
+// Middleware answers 500 with it, and a nil next handler answers 500 too (fault:
+// Middleware(nil) panicked).
+func TestMiddleware_NilOrBadArgumentsDoNotPanic(t *testing.T) {
+	var nilKeyed *ratelimit.Keyed[string]
+	for _, tc := range []struct {
+		name string
+		k    resiliencehttp.KeyedLimiter
+		code string
+	}{
+		{"nil", nil, policy.CodeBadSpec},
+		{"nil *Keyed", nilKeyed, policy.CodeBadSpec},
+		{"nil user limiter", (*perKeyLimiters)(nil), policy.CodeBadSpec},
+		{"zero Keyed", &ratelimit.Keyed[string]{}, policy.CodeBadPermits},
+		{"permits 0", badConfig{ratelimit.Config{Period: time.Second}}, policy.CodeBadPermits},
+		{"period 0", badConfig{ratelimit.Config{Permits: 1}}, policy.CodeZeroPeriod},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mw, err := resiliencehttp.NewMiddleware(tc.k)
+			assert.Nil(t, mw)
+			assert.Equal(t, tc.code, policy.CodeOf(err))
+			var h http.Handler
+			require.NotPanics(t, func() { h = resiliencehttp.Middleware(tc.k)(hello) })
+			w := httptest.NewRecorder()
+			require.NotPanics(t, func() { h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil)) })
+			assert.Equal(t, http.StatusInternalServerError, w.Code)
+			assert.Contains(t, w.Body.String(), "resiliencehttp: the rate-limit middleware is not configured: "+tc.code)
+		})
+	}
+	k := newKeyed(t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Second))
+	for _, next := range []http.Handler{nil, http.HandlerFunc(nil), (*nopHandler)(nil)} {
+		w := httptest.NewRecorder()
+		require.NotPanics(t, func() {
+			resiliencehttp.Middleware(k)(next).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+		})
+		assert.Equal(t, http.StatusInternalServerError, w.Code)
+		assert.Contains(t, w.Body.String(), "nil http.Handler")
+	}
+	require.NotPanics(t, func() {
+		h := resiliencehttp.Middleware(k, nil, resiliencehttp.KeyFunc(nil), resiliencehttp.OnReject(nil),
+			resiliencehttp.TrustedProxies(netip.Prefix{}), resiliencehttp.ForwardedHeader(""), resiliencehttp.PolicyName(""))(hello)
+		assert.Equal(t, http.StatusOK, statusOf(h, "192.0.2.1:5000"), "nil options keep the defaults")
+		assert.Equal(t, http.StatusTooManyRequests, statusOf(h, "192.0.2.1:5000"))
+	})
+	_, err := resiliencehttp.ClientIP(nil)
+	assert.NoError(t, err)
+}
+
+type nopHandler struct{}
+
+func (*nopHandler) ServeHTTP(http.ResponseWriter, *http.Request) {}

@@ -130,7 +130,23 @@ func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next ht
 // policy that stopped the request (e.g. ratelimit.ErrExceeded, circuitbreaker.ErrOpen,
 // timeout.ErrTimeout) or of the last attempt. Every other attempt's response body is
 // drained and closed, and req's body is closed, as the RoundTripper contract asks.
+//
+// A request whose context is already done when RoundTrip is called is not sent and takes
+// nothing from the policies (no permit, no attempt, no event): RoundTrip returns the
+// context's error (context.Canceled or context.DeadlineExceeded) as is. A nil req, or a
+// Transport not built by NewTransport, is an error too, never a panic.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req == nil {
+		return nil, errNilRequest
+	}
+	if t == nil || t.call == nil {
+		closeBody(req)
+		return nil, errNotBuilt
+	}
+	if err := policy.ContextErr(req.Context()); err != nil {
+		closeBody(req)
+		return nil, err
+	}
 	ex := &exchange{t: t, req: req}
 	resp, err := t.call(req.Context(), ex)
 	return ex.finish(resp, err)
@@ -139,8 +155,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // CloseIdleConnections closes the idle connections of the wrapped RoundTripper, when it
 // has that method; http.Client.CloseIdleConnections calls it.
 func (t *Transport) CloseIdleConnections() {
+	if t == nil {
+		return
+	}
 	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
+	}
+}
+
+// closeBody closes the body of a request that is not sent.
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
 	}
 }
 
@@ -157,6 +183,9 @@ type exchange struct {
 // the request's, or a timeout's made from it.
 func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, error) {
 	ex.discardPending()
+	if err := policy.ContextErr(ctx); err != nil { // ended while a policy held the attempt
+		return nil, err
+	}
 	body, err := ex.body()
 	if err != nil {
 		return nil, err
@@ -256,6 +285,9 @@ func (ex *exchange) finish(resp *http.Response, err error) (*http.Response, erro
 	if !ex.bodySent && ex.req.Body != nil {
 		_ = ex.req.Body.Close() // every attempt was stopped before it was sent
 	}
+	if err == nil && resp == nil { // e.g. a fallback that returned neither
+		err = errNoResponse
+	}
 	if err == nil {
 		if resp != ex.pending { // e.g. a fallback's response
 			ex.discardPending()
@@ -321,8 +353,14 @@ const drainTimeout = time.Second
 // errSlowBody ends a request whose failed-attempt body took longer than drainTimeout.
 var errSlowBody = errors.New("resiliencehttp: the failed attempt's body was not read within 1s")
 
-// errNoResponse stands for a RoundTripper that broke its contract: no response, no error.
+// errNoResponse stands for a RoundTripper (or a fallback) that broke its contract: no
+// response, no error.
 var errNoResponse = errors.New("resiliencehttp: the RoundTripper returned neither a response nor an error")
+
+var (
+	errNilRequest = errors.New("resiliencehttp: nil *http.Request")
+	errNotBuilt   = errors.New("resiliencehttp: the Transport was not built by NewTransport")
+)
 
 // bounded runs read, which reads resp's body, within drainTimeout and while ctx (the
 // attempt's, bounded by a timeout policy) lasts: past either, the request's context is

@@ -645,3 +645,133 @@ func TestTransport_InnerRoundTripperWithoutResponse(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A request whose context is already done is not sent, takes no permit and publishes no
+// event: RoundTrip returns the context's error (fault: the transport went through its
+// policies and the wrapped RoundTripper with a done context).
+func TestTransport_DoneContextIsNotSentAndTakesNoPermit(t *testing.T) {
+	var events []policy.Event
+	f := newFixture(t, resilience.WithEventListener(func(e policy.Event) { events = append(events, e) }))
+	s := newScript(t, status(http.StatusOK, "ok"))
+	var sent atomic.Int32
+	inner := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent.Add(1)
+		return f.rt.RoundTrip(r)
+	})
+	tr, err := resiliencehttp.NewTransport(f.reg, "api", inner,
+		resilience.Retry(retry.MaxAttempts(3)), resiliencehttp.CircuitBreaker(),
+		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)), resilience.Bulkhead())
+	require.NoError(t, err)
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel2()
+	for _, tc := range []struct {
+		ctx  context.Context
+		want error
+	}{{canceled, context.Canceled}, {expired, context.DeadlineExceeded}} {
+		body := &closeCounter{Reader: strings.NewReader("payload")}
+		req, err := http.NewRequestWithContext(tc.ctx, http.MethodPost, s.srv.URL, body)
+		require.NoError(t, err)
+		resp, err := tr.RoundTrip(req)
+		assert.Nil(t, resp)
+		assert.ErrorIs(t, err, tc.want)
+		assert.Equal(t, 1, body.closed, "the request body is closed, as the RoundTripper contract asks")
+	}
+	assert.Zero(t, sent.Load(), "nothing was sent")
+	assert.Empty(t, s.requests())
+	assert.Empty(t, events, "no policy saw the requests")
+	rl, err := f.reg.RateLimiter("api")
+	require.NoError(t, err)
+	assert.Equal(t, 1, rl.AvailablePermits(), "no permit was taken")
+
+	resp, err := (&http.Client{Transport: tr}).Get(s.srv.URL)
+	require.NoError(t, err, "a live request still passes")
+	assert.Equal(t, "ok", readAll(t, resp))
+	f.assertNoLeak(t)
+}
+
+type closeCounter struct {
+	io.Reader
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return nil }
+
+// An attempt whose context ended while a policy held it (here a user's layer that lets a
+// done context through) is not sent either.
+func TestTransport_AttemptWithADoneContextIsNotSent(t *testing.T) {
+	f := newFixture(t)
+	s := newScript(t, status(http.StatusOK, "ok"))
+	ctx, cancel := context.WithCancel(context.Background())
+	tr, err := resiliencehttp.NewTransport(f.reg, "api", f.rt, resilience.Use[*http.Response](cancelling[*http.Response]{cancel}))
+	require.NoError(t, err)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.srv.URL, nil)
+	require.NoError(t, err)
+	_, err = tr.RoundTrip(req)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, s.requests())
+	assert.Zero(t, f.rt.sent.Load())
+}
+
+// cancelling is a user's policy that cancels the call's context before calling on.
+type cancelling[T any] struct{ cancel context.CancelFunc }
+
+func (c cancelling[T]) Layer() policy.Layer { return "cancelling" }
+func (c cancelling[T]) Decorate(next policy.Call[T]) policy.Call[T] {
+	return func(ctx context.Context) (T, error) {
+		c.cancel()
+		return next(ctx)
+	}
+}
+func (c cancelling[T]) DecorateAsync(next policy.AsyncCall[T]) policy.AsyncCall[T] { return next }
+
+// Nil and zero values given to the transport's API are errors, never panics (fault: a nil
+// request, a zero Transport, a zero StatusError and a fallback that returned neither a
+// response nor an error panicked or broke the RoundTripper contract).
+func TestTransport_NilAndZeroValuesDoNotPanic(t *testing.T) {
+	f := newFixture(t)
+	tr, err := resiliencehttp.NewTransport(f.reg, "api", nil)
+	require.NoError(t, err)
+	require.NotPanics(t, func() {
+		_, err = tr.RoundTrip(nil)
+	})
+	assert.Error(t, err)
+
+	req, err := http.NewRequest(http.MethodGet, "http://example.invalid/", nil)
+	require.NoError(t, err)
+	for _, zero := range []*resiliencehttp.Transport{nil, {}} {
+		require.NotPanics(t, func() {
+			_, err = zero.RoundTrip(req)
+			zero.CloseIdleConnections()
+		})
+		assert.ErrorContains(t, err, "not built by NewTransport")
+	}
+
+	_, err = resiliencehttp.NewTransport(nil, "api", nil)
+	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "a nil registry")
+
+	for _, e := range []*resiliencehttp.StatusError{nil, {}} {
+		require.NotPanics(t, func() {
+			assert.Equal(t, resiliencehttp.ErrStatus.Error(), e.Error())
+			assert.Zero(t, e.StatusCode())
+			assert.Nil(t, e.Response())
+			d, ok := e.RetryAfter()
+			assert.Zero(t, d)
+			assert.False(t, ok)
+			assert.True(t, e.NeverRetried())
+			assert.ErrorIs(t, e, resiliencehttp.ErrStatus)
+		})
+	}
+
+	s := newScript(t, status(http.StatusInternalServerError, "oops"))
+	tr, err = resiliencehttp.NewTransport(f.reg, "fallback", f.rt,
+		resilience.Fallback(func(context.Context, error) (*http.Response, error) { return nil, nil }))
+	require.NoError(t, err)
+	req, err = http.NewRequest(http.MethodGet, s.srv.URL, nil)
+	require.NoError(t, err)
+	resp, err := tr.RoundTrip(req)
+	assert.Nil(t, resp)
+	assert.ErrorContains(t, err, "neither a response nor an error")
+	f.assertNoLeak(t)
+}

@@ -5,7 +5,8 @@
 // X-Forwarded-For header changes nothing. Behind a trusted load balancer,
 // X-Forwarded-For names the client: one client's 11th request within a second is
 // answered 429 with Retry-After and the RateLimit fields, and another client is
-// unaffected.
+// unaffected. An IPv6 client is its /64 network: rotating through the addresses of its
+// /64 does not give it more requests.
 //
 // Run it with:
 //
@@ -136,6 +137,17 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w, "  request 1 from 198.51.100.4: 200 OK (another client is unaffected)")
+	for i := 1; i <= 10; i++ {
+		xff := fmt.Sprintf("2001:db8:7:1::%x", i)
+		if _, err := expect(ctx, client, url+"/api/items", http.StatusOK, "X-Forwarded-For", xff); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w, "  requests 1-10 from 2001:db8:7:1::1 to ::a, one address each: 200 OK")
+	if _, err := expect(ctx, client, url+"/api/items", http.StatusTooManyRequests, "X-Forwarded-For", "2001:db8:7:1::b"); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "  request 11 from 2001:db8:7:1::b: 429 Too Many Requests (one /64, one quota)")
 	fmt.Fprintf(w, "  clients held: %d, of at most %d\n", perClient.Len(), perClient.MaxKeys())
 	return nil
 }
