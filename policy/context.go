@@ -3,6 +3,8 @@ package policy
 import (
 	"context"
 	"errors"
+
+	"github.com/resilience4go/resilience4go/async"
 )
 
 // ErrNilContext is the error of a call made with a nil context.Context. Every policy
@@ -18,4 +20,28 @@ func ContextErr(ctx context.Context) error {
 		return ErrNilContext
 	}
 	return ctx.Err()
+}
+
+// Guard returns next behind the arrival check alone: a call with a nil or done ctx gets
+// ContextErr's error and never reaches next. It is what a disabled policy decorates a
+// call with, and what a composition with no policy is.
+func Guard[A, T any](next Func[A, T]) Func[A, T] {
+	return func(ctx context.Context, a A) (T, error) {
+		if err := ContextErr(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
+		return next(ctx, a)
+	}
+}
+
+// GuardAsync is Guard for calls that return a future: a call with a nil or done ctx gets
+// a future failed with ContextErr's error.
+func GuardAsync[A, T any](next AsyncFunc[A, T]) AsyncFunc[A, T] {
+	return func(ctx context.Context, a A) *async.Future[T] {
+		if err := ContextErr(ctx); err != nil {
+			return async.Failed[T](err)
+		}
+		return next(ctx, a)
+	}
 }

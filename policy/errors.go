@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // The error codes. Every configuration error carries one, in its message and in
@@ -23,6 +24,7 @@ const (
 	CodeBadOrder         = "R4C-REG-011" // a composition's order names a layer twice, or an unknown one
 	CodeUnknownKey       = "R4C-CFG-001" // unknown configuration key
 	CodeBadSource        = "R4C-CFG-002" // a properties, YAML or env source is malformed
+	CodeDuplicateKey     = "R4C-CFG-003" // a key is set twice in one source
 )
 
 // ConfigError reports an invalid configuration: a bad attribute value, an unknown key or
@@ -36,18 +38,52 @@ type ConfigError struct {
 	Reason string // what is wrong, in words
 }
 
-// Error returns "CODE: key = "value": reason", leaving out the parts that are empty.
+// Error returns "CODE: key = "value": reason", leaving out the parts that are empty. A
+// key or value longer than 160 bytes is shown shortened, its start and end around an
+// ellipsis followed by its length, e.g. `instances.xxx…xxx.rateLimiter.permit (20512
+// bytes)`; the fields keep it whole.
 func (e *ConfigError) Error() string {
 	s := e.Code + ": "
 	switch {
 	case e.Key != "" && e.Value != "":
-		s += fmt.Sprintf("%s = %q: ", e.Key, e.Value)
+		s += shorten(e.Key, false) + " = " + shorten(e.Value, true) + ": "
 	case e.Key != "":
-		s += e.Key + ": "
+		s += shorten(e.Key, false) + ": "
 	case e.Value != "":
-		s += fmt.Sprintf("%q: ", e.Value)
+		s += shorten(e.Value, true) + ": "
 	}
 	return s + e.Reason
+}
+
+// The longest key or value that Error shows whole, and how much of a longer one it shows
+// from the start and from the end, in bytes.
+const (
+	maxShown  = 160
+	shownHead = 100
+	shownTail = 40
+)
+
+// shorten returns s as Error shows it, quoted if quote is set: whole up to maxShown bytes,
+// else its start and end around an ellipsis, cut between characters, and its length.
+func shorten(s string, quote bool) string {
+	if len(s) <= maxShown {
+		if quote {
+			return fmt.Sprintf("%q", s)
+		}
+		return s
+	}
+	head, tail := shownHead, len(s)-shownTail
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	short := s[:head] + "…" + s[tail:]
+	if quote {
+		short = fmt.Sprintf("%q", short)
+	}
+	return fmt.Sprintf("%s (%d bytes)", short, len(s))
 }
 
 // Is reports whether target is a *ConfigError with the same Code and no Key or Reason,

@@ -3,7 +3,9 @@ package policy_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,6 +29,25 @@ func TestConfigError_ErrorFormats(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, tc.err.Error())
 	}
+}
+
+// A long key or value is shown shortened, with its length; the fields keep it whole
+// (fault: a 20 KB key was repeated whole in the message).
+func TestConfigError_LongKeyAndValueAreShortened(t *testing.T) {
+	key := "instances." + strings.Repeat("x", 20_000) + ".rateLimiter.permit"
+	value := strings.Repeat("é", 1000) // two bytes each: cut between characters
+	err := &policy.ConfigError{Code: policy.CodeUnknownKey, Key: key, Value: value, Reason: "unknown"}
+	msg := err.Error()
+	assert.Less(t, len(msg), 400)
+	assert.True(t, utf8.ValidString(msg))
+	assert.Regexp(t, `^R4C-CFG-001: instances\.x+…x+\.rateLimiter\.permit \(20029 bytes\) = "é+…é+" \(2000 bytes\): unknown$`, msg)
+	assert.Len(t, err.Key, 20_029)
+
+	only := (&policy.ConfigError{Code: policy.CodeBadDuration, Value: strings.Repeat("9", 500) + "s", Reason: "r"}).Error()
+	assert.Regexp(t, `^R4C-ATR-001: "9{100}…9{39}s" \(501 bytes\): r$`, only)
+
+	exact := strings.Repeat("k", 160) // up to 160 bytes, whole
+	assert.Equal(t, "R4C-CFG-001: "+exact+": r", (&policy.ConfigError{Code: policy.CodeUnknownKey, Key: exact, Reason: "r"}).Error())
 }
 
 func TestConfigError_IsByCode(t *testing.T) {
@@ -69,6 +90,8 @@ func TestCodes(t *testing.T) {
 		policy.CodeConflict:        "R4C-REG-008",
 		policy.CodeUnknownInstance: "R4C-REG-009",
 		policy.CodeUnknownKey:      "R4C-CFG-001",
+		policy.CodeBadSource:       "R4C-CFG-002",
+		policy.CodeDuplicateKey:    "R4C-CFG-003",
 	} {
 		assert.Equal(t, want, got)
 	}

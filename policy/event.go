@@ -44,10 +44,11 @@ const (
 	// RateLimiterBackendRecovered: a rate limiter's shared backend answers again after
 	// RateLimiterBackendFailed; the limiter uses it from this call on.
 	RateLimiterBackendRecovered
-	// RetryAborted: the retry stopped before its attempts were spent. Attempt Attempt
-	// failed with Err, which the retry does not retry (it matches AbortOn, or not the
-	// retry's conditions), or the caller's context ended (Err then matches the context's
-	// error too).
+	// RetryAborted: the retry stopped on an outcome it does not retry, or because the
+	// caller's context ended. Attempt Attempt failed with Err, which matches AbortOn or
+	// not the retry's conditions (Err matches the context's error too when the context
+	// ended). A call that ends in an error publishes one of RetryExhausted and
+	// RetryAborted.
 	RetryAborted
 	// RateLimiterBackendKeyFailed: the shared backend answered for one key with a data
 	// error (e.g. the key holds a value of another type). Key is the key, Err the error.

@@ -3,6 +3,7 @@ package resilience
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -109,7 +110,7 @@ func arrange(id, key string, named []policy.Layer, specs []Spec, built map[polic
 		if _, ok := built[l]; !ok && !slices.Contains(known, l) {
 			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(named),
 				"the order names %q, which is neither a built-in layer (%s) nor a layer of the composition of %s",
-				l, orderString(known), id)
+				clip(l), orderString(known), id)
 		}
 	}
 	out := make([]part, 0, len(built))
@@ -152,15 +153,27 @@ func (r *Registry) order(id string, code []policy.Layer) ([]policy.Layer, string
 // checkOrder refuses an order that names a layer twice or names an empty layer, with
 // R4C-REG-011.
 func checkOrder(layers []policy.Layer, key string) ([]policy.Layer, error) {
-	for i, l := range layers {
+	seen := make(map[policy.Layer]struct{}, len(layers))
+	for _, l := range layers {
 		if l == "" {
 			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(layers), "the order names an empty layer")
 		}
-		if slices.Contains(layers[:i], l) {
-			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(layers), "the order names the %s layer twice", l)
+		if _, dup := seen[l]; dup {
+			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(layers), "the order names the %s layer twice", clip(l))
 		}
+		seen[l] = struct{}{}
 	}
 	return layers, nil
+}
+
+// clip returns a layer name for a message: as is up to 64 bytes, else its start, an
+// ellipsis and its length, so that a message never repeats a huge input in full.
+func clip(l policy.Layer) string {
+	const most = 64
+	if len(l) <= most {
+		return string(l)
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(string(l[:most]), ""), len(l))
 }
 
 // orderString writes an order as its configuration key's value does.
@@ -272,7 +285,10 @@ func rows[A, T any](extra []layerRow[A, T]) ([]layerRow[A, T], []policy.Layer) {
 // compose returns fn decorated by every layer of c, innermost first: F is a sync call
 // (policy.Func) or an async one (policy.AsyncFunc), dec applies a table row's decorator
 // of that shape, user applies a user's policy. Every layer of c has its row in rs.
-func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error)) (F, error) {
+func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error), guard func(F) F) (F, error) {
+	if len(c.parts) == 0 {
+		return guard(fn), nil
+	}
 	h := fn
 	for _, p := range slices.Backward(c.parts) {
 		if p.user {
@@ -289,11 +305,11 @@ func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(la
 
 // assemble builds the composition of specs around fn for the composition of id.
 func assemble[A, T, F any](r *Registry, id string, specs []Spec, extra []layerRow[A, T], fn F,
-	dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error)) (F, error) {
+	dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error), guard func(F) F) (F, error) {
 	rs, layers := rows(extra)
 	var h F
 	err := r.assembleWith(id, reflect.TypeFor[T](), specs, layers, func(c *composition) (err error) {
-		h, err = compose(c, rs, fn, dec, user)
+		h, err = compose(c, rs, fn, dec, user, guard)
 		return err
 	})
 	return h, err
@@ -362,7 +378,13 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func
 		if call == nil {
 			return nil, errNilCall
 		}
-		return func(ctx context.Context, _ A) (T, error) { return call(ctx) }, nil
+		return func(ctx context.Context, _ A) (T, error) {
+			if err := policy.ContextErr(ctx); err != nil {
+				var zero T
+				return zero, err
+			}
+			return call(ctx)
+		}, nil
 	}
 	call := p.Decorate(func(ctx context.Context) (T, error) {
 		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
@@ -376,6 +398,10 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func
 		return nil, errNilCall
 	}
 	return func(ctx context.Context, a A) (T, error) {
+		if err := policy.ContextErr(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
 		return call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a}))
 	}, nil
 }
@@ -388,7 +414,12 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (polic
 		if call == nil {
 			return nil, errNilCall
 		}
-		return func(ctx context.Context, _ A) *async.Future[T] { return call(ctx) }, nil
+		return func(ctx context.Context, _ A) *async.Future[T] {
+			if err := policy.ContextErr(ctx); err != nil {
+				return async.Failed[T](err)
+			}
+			return call(ctx)
+		}, nil
 	}
 	call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] {
 		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
@@ -401,6 +432,9 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (polic
 		return nil, errNilCall
 	}
 	return func(ctx context.Context, a A) *async.Future[T] {
+		if err := policy.ContextErr(ctx); err != nil {
+			return async.Failed[T](err)
+		}
 		return call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a}))
 	}, nil
 }

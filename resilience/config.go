@@ -1,6 +1,8 @@
 package resilience
 
 import (
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -57,6 +59,11 @@ type properties struct {
 // "instances.<id>"), policy segment and attribute. Names and ids may contain dots, so the
 // key is read from the right.
 func parseKey(key string) (scope, segment, attr string, ok bool) {
+	return parseKeyIn(segments(), key)
+}
+
+// parseKeyIn is parseKey with the segments given.
+func parseKeyIn(segs map[string]segment, key string) (scope, segment, attr string, ok bool) {
 	last := strings.LastIndexByte(key, '.')
 	if last <= 0 {
 		return "", "", "", false
@@ -68,7 +75,7 @@ func parseKey(key string) (scope, segment, attr string, ok bool) {
 		return "", "", "", false
 	}
 	segment, scope = rest[prev+1:], rest[:prev]
-	seg, known := segments()[segment]
+	seg, known := segs[segment]
 	if !known || !slices.Contains(seg.attributes, attr) {
 		return "", "", "", false
 	}
@@ -89,26 +96,35 @@ func parseKey(key string) (scope, segment, attr string, ok bool) {
 }
 
 // newProperties validates every key and value of props: an unknown key is R4C-CFG-001
-// (naming the closest valid key), a value of the wrong syntax the attribute's code
-// (R4C-ATR-001, -005, -006, -007). The error's Key is the whole configuration key. Keys are
-// checked in sorted order, so the error reported is deterministic.
+// (saying what is wrong with it, or naming the closest valid key), a value of the wrong
+// syntax the attribute's code (R4C-ATR-001, -005, -006, -007); then the values of each
+// policy in the scopes defaults and configs.<name>, over the built-in defaults, are
+// checked for range as the policy checks them (see kind.Kind.CheckRange). The error's Key
+// is the whole configuration key. Of several errors, the one of the first key in sorted
+// order is reported, syntax before range. The work is linear in the size of props.
 func newProperties(props map[string]string) (*properties, error) {
 	p := &properties{byScope: map[string]map[string]map[string]string{}, applied: map[[2]string]bool{}}
 	segs := segments()
-	for _, key := range slices.Sorted(maps.Keys(props)) {
-		value := props[key]
-		scope, segment, attr, ok := parseKey(key)
-		if !ok {
-			return nil, &policy.ConfigError{Code: policy.CodeUnknownKey, Key: key,
-				Reason: "unknown configuration key; did you mean " + closestKey(key) + "?"}
+	var bad string // the first key, in sorted order, whose key or value is wrong
+	var badErr error
+	for key, value := range props {
+		if badErr != nil && key > bad {
+			continue
 		}
-		if err := segs[segment].check(attr, value); err != nil {
-			return nil, withKey(err, key)
-		}
-		if scope == scopeDefaults && segment == compositionSegment {
-			if err := builtInOnly(value); err != nil {
-				return nil, withKey(err, key)
+		scope, segment, attr, ok := parseKeyIn(segs, key)
+		var err error
+		switch {
+		case !ok:
+			err = errUnknownKey // its message is made once, for the key reported
+		default:
+			err = segs[segment].check(attr, value)
+			if err == nil && scope == scopeDefaults && segment == compositionSegment {
+				err = builtInOnly(value)
 			}
+		}
+		if err != nil {
+			bad, badErr = key, err
+			continue
 		}
 		if p.byScope[scope] == nil {
 			p.byScope[scope] = map[string]map[string]string{}
@@ -118,7 +134,52 @@ func newProperties(props map[string]string) (*properties, error) {
 		}
 		p.byScope[scope][segment][attr] = value
 	}
+	switch {
+	case badErr == errUnknownKey:
+		return nil, unknownKey(segs, bad)
+	case badErr != nil:
+		return nil, withKey(badErr, bad)
+	}
+	if err := p.checkRanges(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// errUnknownKey marks, in newProperties, a key that parseKey refuses.
+var errUnknownKey = errors.New("unknown configuration key")
+
+// checkRanges checks the values that the scopes defaults and configs.<name> give each
+// policy, over its built-in defaults, as the policy checks a configuration: R4C-ATR-002,
+// -003, -004, -007 or R4C-REG-001 with the whole key. A value that the policy cannot
+// check without an attribute the scope leaves to other sources (e.g. rateLimiter.maxWait
+// without rateLimiter.permits, which has no default) is checked when the instance is
+// built. The keys of instances.<id> are checked then too, with the options in code.
+func (p *properties) checkRanges() error {
+	var bad string
+	var badErr error
+	for scope, segs := range p.byScope {
+		if scope != scopeDefaults && !strings.HasPrefix(scope, scopeConfigs+".") {
+			continue
+		}
+		for segment, attrs := range segs {
+			k, ok := kind.Lookup(policy.Layer(segment))
+			if !ok {
+				continue // the composition's order, checked with its syntax
+			}
+			attr, err := k.CheckRange(attrs)
+			if err == nil {
+				continue
+			}
+			if key := scope + "." + segment + "." + attr; badErr == nil || key < bad {
+				bad, badErr = key, err
+			}
+		}
+	}
+	if badErr != nil {
+		return withKey(badErr, bad)
+	}
+	return nil
 }
 
 // hasConfig reports whether any key names configs.<name>.
@@ -174,18 +235,86 @@ func withKey(err error, key string) error {
 	return err
 }
 
-// closestKey returns the valid key nearest to key by edit distance: the same scope and
-// instance (or config name) with each known segment and attribute, and the defaults.
-func closestKey(key string) string {
+// maxSuggestLen is the length, in bytes, of the longest unknown key for which a closest
+// valid key is looked for: a longer one is not a typo of a valid key, and the edit
+// distance costs its length times a candidate's.
+const maxSuggestLen = 256
+
+// maxEditDistance is the largest edit distance at which a valid key is suggested; the
+// distance is computed only up to it.
+const maxEditDistance = 32
+
+// unknownKey is the R4C-CFG-001 of key, which parseKey refuses: what is wrong with it when
+// its form is wrong, else the closest valid key, if one is near and key is not too long.
+func unknownKey(segs map[string]segment, key string) error {
+	reason := "unknown configuration key"
+	if what := malformed(segs, key); what != "" {
+		reason += ": " + what
+	} else if near := closestKey(key); near != "" {
+		reason += "; did you mean " + near + "?"
+	} else {
+		reason += "; keys are defaults.<policy>.<attribute>, configs.<name>.<policy>.<attribute> or instances.<id>.<policy>.<attribute>"
+	}
+	return &policy.ConfigError{Code: policy.CodeUnknownKey, Key: key, Reason: reason}
+}
+
+// malformed says what is wrong with the form of a key that parseKey refuses when that is
+// more than a misspelling: spaces around it, an empty part (an empty name or id), or a
+// scope the key's policy segment does not have. It returns "" otherwise.
+func malformed(segs map[string]segment, key string) string {
+	if strings.TrimSpace(key) != key {
+		return "the key has spaces around it"
+	}
 	parts := strings.Split(key, ".")
-	var middles []string // what stands between the scope and the segment
+	if !slices.Contains(parts, "") {
+		if len(parts) > 3 && parts[0] == scopeConfigs && parts[len(parts)-2] == compositionSegment {
+			return "the composition's order has no configs.<name> scope: use defaults." + orderKey + " or instances.<id>." + orderKey
+		}
+		return ""
+	}
+	if len(parts) > 3 && parts[len(parts)-1] != "" && isSegment(segs, parts[len(parts)-2]) {
+		id := parts[1 : len(parts)-2]
+		switch {
+		case parts[0] == scopeConfigs && len(id) == 1:
+			return "the configuration name is empty: configs.<name>.<policy>.<attribute>"
+		case parts[0] == scopeConfigs && slices.Contains(id, ""):
+			return "the configuration name has an empty part (two dots in a row, or a dot at its start or end)"
+		case parts[0] == scopeInstances && len(id) == 1:
+			return "the instance id is empty: instances.<id>.<policy>.<attribute>"
+		case parts[0] == scopeInstances && slices.Contains(id, ""):
+			return "the instance id has an empty part (two dots in a row, or a dot at its start or end)"
+		}
+	}
+	return "the key has an empty part: a dot at its start or end, or two dots in a row"
+}
+
+// isSegment reports whether name is a policy segment of configuration keys.
+func isSegment(segs map[string]segment, name string) bool {
+	_, ok := segs[name]
+	return ok
+}
+
+// closestKey returns the valid key nearest to key by edit distance: the same scope and
+// instance (or config name) with each known segment and attribute, and the defaults. It
+// returns "" for a key longer than maxSuggestLen or when no valid key is within
+// maxEditDistance. The key returned is never key itself.
+func closestKey(key string) string {
+	if len(key) > maxSuggestLen {
+		return ""
+	}
+	parts := strings.Split(key, ".")
+	var middles []string // what may stand between the scope and the segment
 	if len(parts) > 3 {
 		middles = append(middles, strings.Join(parts[1:len(parts)-2], "."))
 	} else if len(parts) == 3 {
 		middles = append(middles, parts[1])
 	}
+	if len(parts) > 4 { // a part too many at the end
+		middles = append(middles, strings.Join(parts[1:len(parts)-3], "."))
+	}
+	segs := segments()
 	var candidates []string
-	for segment, s := range segments() {
+	for segment, s := range segs {
 		for _, attr := range s.attributes {
 			tail := segment + "." + attr
 			candidates = append(candidates, scopeDefaults+"."+tail)
@@ -204,8 +333,14 @@ func closestKey(key string) string {
 	written := lower[strings.LastIndexByte(lower, '.')+1:]
 	best, bestScore := "", -1
 	for _, c := range candidates {
+		if _, _, _, ok := parseKeyIn(segs, c); !ok || c == key {
+			continue // e.g. an empty id: never suggest a key that is not valid
+		}
 		lc := strings.ToLower(c)
-		score := editDistance(lower, lc)
+		score := editDistance(lower, lc, maxEditDistance)
+		if score > maxEditDistance {
+			continue
+		}
 		if written == "" || !strings.Contains(lc[strings.LastIndexByte(lc, '.')+1:], written) {
 			score += 1 << 16
 		}
@@ -216,21 +351,40 @@ func closestKey(key string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
+// editDistance is the Levenshtein distance between a and b, in bytes, when it is at most
+// limit; otherwise it is some number above limit. Only the cells within limit of the
+// diagonal are computed: the work is (2·limit+1)·len(a).
+func editDistance(a, b string, limit int) int {
+	if len(a)-len(b) > limit || len(b)-len(a) > limit {
+		return limit + 1
+	}
+	far := limit + 1 // stands for every distance above limit
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
-		prev[j] = j
+		prev[j] = min(j, far)
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		lo, hi := max(1, i-limit), min(len(b), i+limit)
+		cur[0] = min(i, far)
+		if lo > 1 {
+			cur[lo-1] = far // left of the band
+		}
+		rowMin := cur[0]
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			up := far // above the band of the previous row
+			if j < i+limit {
+				up = prev[j]
+			}
+			cur[j] = min(up+1, cur[j-1]+1, prev[j-1]+cost, far)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin >= far {
+			return far // every path to the end passes through this row
 		}
 		prev, cur = cur, prev
 	}
@@ -244,8 +398,12 @@ func builtInOnly(order string) error {
 	known := DefaultOrder()
 	for _, l := range layers {
 		if !slices.Contains(known, l) {
+			name := fmt.Sprintf("%q", l)
+			if len(l) > maxSuggestLen {
+				name = fmt.Sprintf("a layer name of %d bytes", len(l))
+			}
 			return policy.Errorf(policy.CodeBadOrder, "", order,
-				"an order for every composition may name built-in layers only (%s), not %q", orderString(known), l)
+				"an order for every composition may name built-in layers only (%s), not %s", orderString(known), name)
 		}
 	}
 	return nil

@@ -183,6 +183,7 @@ func TestConfigErrors_UnknownKeySuggestsClosest(t *testing.T) {
 		"defaults.circuitBreaker.failureRate":            "defaults.circuitBreaker.failureRateThreshold",
 		"rateLimiter.permits":                            "defaults.rateLimiter.permits",
 		"defaults.rateLimiter.permits.extra":             "defaults.rateLimiter.permits",
+		"instances.A.B.rateLimiter.permits.extra":        "instances.A.B.rateLimiter.permits",
 	} {
 		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
 		ce := requireCode(t, err, policy.CodeUnknownKey)
@@ -286,13 +287,14 @@ func TestLoaders_MalformedSources(t *testing.T) {
 func FuzzLoadProperties(f *testing.F) {
 	for _, s := range []string{
 		"a=b", "a: b", "# c\n! d\n\na.b.c = 1s\n", "k=\\\n  v", "x", "=y", " k = v = w ", "k:", "\\", "a=b\\",
+		"a=1\na=2\n", "\uFEFFa=b", "k=\\\\\\\n\\\\\\\nx",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		props, err := resilience.LoadProperties(strings.NewReader(s))
 		if err != nil {
-			require.Equal(t, policy.CodeBadSource, policy.CodeOf(err))
+			require.Contains(t, []string{policy.CodeBadSource, policy.CodeDuplicateKey}, policy.CodeOf(err), "%v", err)
 			return
 		}
 		var b strings.Builder
@@ -339,11 +341,13 @@ func TestLoadProperties_Continuations(t *testing.T) {
 	}, props)
 }
 
-// Keys with an empty name or id are unknown keys.
+// Keys with an empty name or id are unknown keys, and say so.
 func TestConfigErrors_EmptyIDIsUnknown(t *testing.T) {
 	for _, key := range []string{"instances...rateLimiter.permits", "configs..rateLimiter.permits", "instances..x.rateLimiter.permits"} {
 		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
-		requireCode(t, err, policy.CodeUnknownKey)
+		ce := requireCode(t, err, policy.CodeUnknownKey)
+		assert.Regexp(t, "(instance id|configuration name) (is empty|has an empty part)", ce.Reason)
+		assert.NotContains(t, ce.Reason, "did you mean")
 	}
 }
 
@@ -351,17 +355,19 @@ func TestConfigErrors_EmptyIDIsUnknown(t *testing.T) {
 func FuzzLoadYAML(f *testing.F) {
 	for _, s := range []string{
 		"a: 1", "a: {b: 1s}", "a: &x\n  b: *x\n", "- 1", "a:\n  <<: {b: 1}", "a: [1]", "", "a: !!binary x", "? [a]\n: 1",
+		"a.b: 1\na: {b: 2}\n", "\uFEFFa: 1",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		props, err := resilience.LoadYAML(strings.NewReader(s))
 		if err != nil {
-			require.Equal(t, policy.CodeBadSource, policy.CodeOf(err), "%v", err)
+			require.Contains(t, []string{policy.CodeBadSource, policy.CodeDuplicateKey}, policy.CodeOf(err), "%v", err)
 			return
 		}
 		for k := range props {
 			require.NotEmpty(t, k)
+			require.LessOrEqual(t, len(k), resilience.MaxKeyLen)
 		}
 	})
 }

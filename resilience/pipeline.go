@@ -27,11 +27,11 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 	p := &Pipeline[T]{id: id}
 	err := r.assembleWith(id, reflect.TypeFor[T](), specs, layers, func(c *composition) (err error) {
 		if p.sync, err = compose(c, rs, policy.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
-			decSync, userSync); err != nil {
+			decSync, userSync, policy.Guard); err != nil {
 			return err
 		}
 		p.async, err = compose(c, ars, policy.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
-			decAsync, userAsync)
+			decAsync, userAsync, policy.GuardAsync)
 		return err
 	})
 	if err != nil {
@@ -44,13 +44,26 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 func (p *Pipeline[T]) ID() string { return p.id }
 
 // Execute calls fn through the pipeline's policies and returns its result, or the error
-// of the policy that stopped it (e.g. ratelimit.ErrExceeded).
+// of the policy that stopped it (e.g. ratelimit.ErrExceeded). A nil fn returns a
+// *policy.ConfigError with code R4C-REG-010, and takes nothing from the policies.
 func (p *Pipeline[T]) Execute(ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
+	if fn == nil {
+		var zero T
+		return zero, p.nilFunc()
+	}
 	return p.sync(ctx, fn)
 }
 
 // ExecuteAsync calls fn through the pipeline's policies and returns its future; a
-// rejection is a failed future.
+// rejection is a failed future. A nil fn gives a future failed with a *policy.ConfigError
+// with code R4C-REG-010, and takes nothing from the policies.
 func (p *Pipeline[T]) ExecuteAsync(ctx context.Context, fn func(context.Context) *async.Future[T]) *async.Future[T] {
+	if fn == nil {
+		return async.Failed[T](p.nilFunc())
+	}
 	return p.async(ctx, fn)
+}
+
+func (p *Pipeline[T]) nilFunc() error {
+	return policy.Errorf(policy.CodeBadSpec, "", p.id, "the function to execute is nil")
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/samber/lo"
@@ -79,10 +80,16 @@ func WithEventListener(fn func(policy.Event)) RegistryOption {
 	}
 }
 
-// NewRegistry returns a registry. Every configuration key is checked here: an unknown key
-// fails with R4C-CFG-001, whose message names the closest valid key; a value of the wrong
-// syntax fails with its attribute's code (R4C-ATR-001 duration, R4C-ATR-005 number,
-// R4C-ATR-006 boolean, R4C-ATR-007 enumeration). Errors are *policy.ConfigError.
+// NewRegistry returns a registry. Every configuration key is checked here: an unknown or
+// malformed key (e.g. instances..rateLimiter.permits, whose id is empty) fails with
+// R4C-CFG-001, whose message says what is wrong or names the closest valid key; a value
+// of the wrong syntax fails with its attribute's code (R4C-ATR-001 duration, R4C-ATR-005
+// number, R4C-ATR-006 boolean, R4C-ATR-007 enumeration). The values of each policy in the
+// scopes defaults and configs.<name> are checked for range over the policy's built-in
+// defaults (R4C-ATR-002, -003, -004, -007, R4C-REG-001), as far as they can be without
+// the attributes they leave to code (a rateLimiter.maxWait alone is checked with the
+// permits and period of the instance, when it is built). Errors are *policy.ConfigError
+// whose Key is the whole configuration key.
 func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 	var o registryOptions
 	for _, opt := range opts {
@@ -243,36 +250,104 @@ func statesOf[S any](ps []PolicySnapshot) []S {
 	})
 }
 
-// resolve applies the precedence of configuration keys to one policy's settings, which
-// hold the built-in defaults: defaults.<segment>.*, then the options in code, then
-// configs.<name>.<segment>.* (an unknown name is R4C-REG-004), then
+// resolve applies the precedence of configuration keys to the settings s of one policy
+// of kind d, which hold the built-in defaults: defaults.<segment>.*, then the options in
+// code, then configs.<name>.<segment>.* (an unknown name is R4C-REG-004), then
 // instances.<id>.<segment>.*. The instance id is the Name option or wrapID. The
-// registry's clock and listeners replace those of the options.
-func (r *Registry) resolve(segment, wrapID string, c *kind.Common, set func(attr, value string) error, applyCode func()) (string, error) {
-	if err := r.props.apply(scopeDefaults, segment, set); err != nil {
-		return "", err
+// registry's clock and listeners replace those of the options. It returns where each
+// value came from, for the errors of building the instance.
+func resolve[O ~func(*S), S any](r *Registry, d *kind.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
+	segment := string(d.L)
+	table := d.Table()
+	src := origin{segment: segment, attrs: d.Attributes(), scopes: map[string]string{}}
+	from := func(scope string) func(attr, value string) error {
+		return func(attr, value string) error {
+			if err := table.Set(s, attr, value); err != nil {
+				return err
+			}
+			src.scopes[attr] = scope
+			return nil
+		}
 	}
-	applyCode()
+	if err := r.props.apply(scopeDefaults, segment, from(scopeDefaults)); err != nil {
+		return src, err
+	}
+	kind.Apply(s, code)
+	src.byCode = func(attr string) bool { return setByCode(d, code, attr, r.props.byScope[scopeDefaults][segment][attr]) }
+	c := d.Common(s)
+	src.id = c.Name
+	if src.id == "" {
+		src.id = wrapID
+	}
 	if c.ConfigName != "" {
 		if !r.props.hasConfig(c.ConfigName) {
-			return "", &policy.ConfigError{Code: policy.CodeUnknownConfig, Key: segment + ".useConfig", Value: c.ConfigName,
-				Reason: "no configuration keys configs." + c.ConfigName + ".*"}
+			return src, &policy.ConfigError{Code: policy.CodeUnknownConfig, Key: segment + ".useConfig", Value: c.ConfigName,
+				Reason: "no configuration keys configs." + c.ConfigName + ".* (instance " + src.id + ")"}
 		}
-		if err := r.props.apply(scopeConfigs+"."+c.ConfigName, segment, set); err != nil {
-			return "", err
+		if err := r.props.apply(scopeConfigs+"."+c.ConfigName, segment, from(scopeConfigs+"."+c.ConfigName)); err != nil {
+			return src, err
 		}
 	}
-	id := c.Name
-	if id == "" {
-		id = wrapID
+	if err := r.props.apply(scopeInstances+"."+src.id, segment, from(scopeInstances+"."+src.id)); err != nil {
+		return src, err
 	}
-	if err := r.props.apply(scopeInstances+"."+id, segment, set); err != nil {
-		return "", err
-	}
-	c.InstanceID = id
+	c.InstanceID = src.id
 	c.Clock = r.clk
 	c.Listener = r.withListener(c.Listener)
-	return id, nil
+	return src, nil
+}
+
+// setByCode reports whether the options code set attribute attr, so that its value is
+// theirs and not value, the one the key defaults.<segment>.<attr> gave before them: on
+// two settings that differ in attr only, the options leave the same configuration.
+func setByCode[O ~func(*S), S any](d *kind.Descriptor[S], code []O, attr, value string) bool {
+	table := d.Table()
+	a, b := d.Defaults(), d.Defaults()
+	if table.Set(&b, attr, value) != nil || kind.Same(d.Config(&a), d.Config(&b)) {
+		return false // value is the built-in default: whoever set it, the key gives it too
+	}
+	kind.Apply(&a, code)
+	kind.Apply(&b, code)
+	return kind.Same(d.Config(&a), d.Config(&b))
+}
+
+// origin is where the settings of one policy instance came from: the scope of the
+// configuration key that set each attribute.
+type origin struct {
+	segment string
+	attrs   []string               // the segment's attributes
+	id      string                 // the instance id
+	scopes  map[string]string      // attribute → the scope of the key that set it last
+	byCode  func(attr string) bool // whether the options in code replaced a value of defaults.
+}
+
+// keyed returns err, if it is a *policy.ConfigError about an attribute
+// "<segment>.<attr>", with the whole key of that attribute: the key that set its value
+// (defaults.…, configs.<name>.… or instances.<id>.…; the reason then names the instance
+// when the key does not), else instances.<id>.<segment>.<attr>, the key that would set it.
+func (o origin) keyed(err error) error {
+	ce, ok := err.(*policy.ConfigError)
+	if !ok {
+		return err
+	}
+	attr, ok := strings.CutPrefix(ce.Key, o.segment+".")
+	if !ok || !slices.Contains(o.attrs, attr) {
+		return err
+	}
+	instance := scopeInstances + "." + o.id
+	scope, set := o.scopes[attr]
+	if set && scope == scopeDefaults && o.byCode != nil && o.byCode(attr) {
+		scope, set = "", false // the options in code replaced the key's value
+	}
+	c := *ce
+	if !set {
+		scope = instance
+	}
+	c.Key = scope + "." + ce.Key
+	if scope != instance {
+		c.Reason += " (instance " + o.id + ")"
+	}
+	return &c
 }
 
 // withListener returns a listener that calls own (set in code) and the registry's.

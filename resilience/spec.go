@@ -99,38 +99,37 @@ func (sp policySpec[O, S]) descriptor() (*kind.Descriptor[S], error) {
 // settings resolves the spec's settings for a composition of wrapID whose result type is
 // result, with the precedence of configuration keys: the built-in defaults, the
 // registry's presets, defaults.<segment>.*, the options in code, configs.<name>.*, then
-// instances.<id>.*. It returns the descriptor, the settings and the instance id.
-func (sp policySpec[O, S]) settings(r *Registry, wrapID string, result reflect.Type) (*kind.Descriptor[S], S, string, error) {
+// instances.<id>.*. It returns the descriptor, the settings and where they came from,
+// with the instance id.
+func (sp policySpec[O, S]) settings(r *Registry, wrapID string, result reflect.Type) (*kind.Descriptor[S], S, origin, error) {
 	var s S
 	d, err := sp.descriptor()
 	if err != nil {
-		return nil, s, "", err
+		return nil, s, origin{}, err
 	}
 	s = d.Defaults()
 	if pre, ok := r.presets[sp.l].([]O); ok {
 		kind.Apply(&s, pre)
 	}
-	table := d.Table()
-	id, err := r.resolve(string(sp.l), wrapID, d.Common(&s),
-		func(attr, value string) error { return table.Set(&s, attr, value) },
-		func() { kind.Apply(&s, sp.opts) })
+	src, err := resolve(r, d, &s, sp.opts, wrapID)
 	if err != nil {
-		return nil, s, "", err
+		return nil, s, src, err
 	}
 	if d.Result != nil {
 		if t := d.Result(&s); t != nil && t != result {
-			return nil, s, "", policy.Errorf(policy.CodeBadSpec, string(sp.l), wrapID,
+			return nil, s, src, policy.Errorf(policy.CodeBadSpec, string(sp.l), wrapID,
 				"the %s's result predicate takes %v but the function returns %v", sp.l, t, result)
 		}
 	}
-	return d, s, id, nil
+	return d, s, src, nil
 }
 
 func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type) (any, func(), error) {
-	d, s, id, err := sp.settings(r, wrapID, result)
+	d, s, src, err := sp.settings(r, wrapID, result)
 	if err != nil {
 		return nil, nil, err
 	}
+	id := src.id
 	key := instanceKey{sp.l, id}
 	if p, ok := r.instances[key]; ok {
 		if have, want := d.Of(p), d.Config(&s); !kind.Same(have, want) {
@@ -141,7 +140,7 @@ func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type
 	}
 	p, err := d.Build(s)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, src.keyed(err) // the whole key of the value, e.g. instances.<id>.rateLimiter.period
 	}
 	return p, func() { r.instances[key] = p }, nil
 }

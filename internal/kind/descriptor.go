@@ -1,9 +1,11 @@
 package kind
 
 import (
+	"errors"
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/samber/lo"
@@ -24,6 +26,13 @@ type Kind interface {
 	Attributes() []string
 	// Check reports whether value is valid syntax for attribute attr.
 	Check(attr, value string) error
+	// CheckRange checks the ranges of the settings that values (attribute → value, each
+	// of valid syntax) give over the built-in defaults, as building an instance does. It
+	// returns the first error found, with the attribute it is about, when that attribute
+	// is one of values'; nil when the settings are valid or the first error is about an
+	// attribute that values leave unset (which the other sources of a configuration may
+	// set).
+	CheckRange(values map[string]string) (attr string, err error)
 	// Snapshot returns an instance's state, or nil when the policy has none.
 	Snapshot(p Instance) any
 }
@@ -38,6 +47,7 @@ type Descriptor[S any] struct {
 	Common   func(*S) *Common          // the Common embedded in S
 	Config   func(*S) any              // the part of S compared when a name is shared
 	Build    func(S) (Instance, error) // builds an instance; nil when the registry builds it (fallback)
+	Validate func(*S) error            // checks the ranges as Build does, without building; nil: CheckRange builds
 	Of       func(Instance) any        // an instance's configuration, as Config returns it
 	State    func(Instance) any        // an instance's snapshot; nil: none
 	Result   func(*S) reflect.Type     // the result type a result predicate needs; may be nil
@@ -56,6 +66,37 @@ func (d *Descriptor[S]) Attributes() []string { return d.Table().Names() }
 func (d *Descriptor[S]) Check(attr, value string) error {
 	s := d.Defaults()
 	return d.Table().Set(&s, attr, value)
+}
+
+// CheckRange implements Kind, with Validate, else by building an instance and dropping it
+// (which costs what the instance holds, e.g. a circuit breaker's window); a kind with
+// neither has nothing to check.
+func (d *Descriptor[S]) CheckRange(values map[string]string) (string, error) {
+	if d.Validate == nil && d.Build == nil {
+		return "", nil
+	}
+	s := d.Defaults()
+	table := d.Table()
+	for attr, v := range values {
+		if err := table.Set(&s, attr, v); err != nil {
+			return attr, err
+		}
+	}
+	var err error
+	if d.Validate != nil {
+		err = d.Validate(&s)
+	} else {
+		_, err = d.Build(s)
+	}
+	var ce *policy.ConfigError
+	if !errors.As(err, &ce) {
+		return "", nil
+	}
+	attr, ok := strings.CutPrefix(ce.Key, string(d.L)+".")
+	if _, set := values[attr]; !ok || !set {
+		return "", nil
+	}
+	return attr, err
 }
 
 // Snapshot implements Kind.

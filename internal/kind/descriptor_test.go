@@ -68,3 +68,55 @@ func TestNew(t *testing.T) {
 	_, err = kind.New(defaults, build, []func(*testPolicySettings){size(0), size(1)})
 	assert.NoError(t, err)
 }
+
+type rangeSettings struct {
+	Size, Ways int
+	kind.Common
+}
+
+// CheckRange reports a range error about an attribute of the values given, and leaves to
+// the other sources of a configuration an error about an attribute they did not give.
+func TestDescriptor_CheckRange(t *testing.T) {
+	d := &kind.Descriptor[rangeSettings]{
+		L: policy.Layer("testRange"),
+		Attrs: []kind.Attr[rangeSettings]{
+			kind.IntAttr("size", func(s *rangeSettings) *int { return &s.Size }),
+			kind.IntAttr("ways", func(s *rangeSettings) *int { return &s.Ways }),
+		},
+		Defaults: func() rangeSettings { return rangeSettings{Size: 10} }, // no ways: required
+		Common:   func(s *rangeSettings) *kind.Common { return &s.Common },
+		Build: func(s rangeSettings) (kind.Instance, error) {
+			switch {
+			case s.Ways < 1:
+				return nil, policy.Errorf(policy.CodeOutOfRange, "testRange.ways", "", "ways is not set")
+			case s.Size < 1:
+				return nil, policy.Errorf(policy.CodeOutOfRange, "testRange.size", "", "size must be at least 1")
+			}
+			return &cacheInstance{}, nil
+		},
+	}
+	attr, err := d.CheckRange(map[string]string{"ways": "2", "size": "0"})
+	assert.Equal(t, "size", attr)
+	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	attr, err = d.CheckRange(map[string]string{"ways": "0"})
+	assert.Equal(t, "ways", attr)
+	assert.Error(t, err)
+
+	attr, err = d.CheckRange(map[string]string{"size": "0"})
+	assert.NoError(t, err, "the first error is about ways, which other sources may set")
+	assert.Empty(t, attr)
+	_, err = d.CheckRange(map[string]string{"ways": "4", "size": "3"})
+	assert.NoError(t, err)
+
+	// With Validate, nothing is built.
+	build := d.Build
+	d.Build = func(rangeSettings) (kind.Instance, error) { panic("built") }
+	d.Validate = func(s *rangeSettings) error { _, err := build(*s); return err }
+	attr, err = d.CheckRange(map[string]string{"ways": "2", "size": "0"})
+	assert.Equal(t, "size", attr)
+	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+
+	d.Build, d.Validate = nil, nil
+	_, err = d.CheckRange(map[string]string{"size": "0"})
+	assert.NoError(t, err, "nothing to check for a kind the registry builds")
+}
