@@ -50,7 +50,7 @@ const want = `-- 8 calls at once: limiter 5 per 1s, maxWait 500ms
      0s #7 geocode("address 7")
      0s   event RateLimiterWaited geocoding-async at=0s wait=400ms
      0s #8 geocode("address 8")
-     0s   event RateLimiterRejected geocoding-async at=0s wait=600ms err=ratelimit: rate limit exceeded for "geocoding-async"
+     0s   event RateLimiterRejected geocoding-async at=0s retry-after=600ms err=ratelimit: rate limit exceeded for "geocoding-async"
      0s #8 failed: ratelimit: rate limit exceeded for "geocoding-async"
      0s   clock tasks pending: 7
 -- the answers of the first 5 arrive

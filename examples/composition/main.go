@@ -150,6 +150,12 @@ func describe(e policy.Event) string {
 	if e.Wait > 0 {
 		s += fmt.Sprintf(" wait=%v", e.Wait.Round(time.Millisecond))
 	}
+	if e.RetryAfter > 0 {
+		s += fmt.Sprintf(" retry-after=%v", e.RetryAfter.Round(time.Millisecond))
+	}
+	if e.Timeout > 0 {
+		s += fmt.Sprintf(" timeout=%v", e.Timeout)
+	}
 	if e.Err != nil {
 		s += " err=" + e.Err.Error()
 	}

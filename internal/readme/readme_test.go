@@ -79,3 +79,16 @@ func TestReadmeGoBlocksAreAllTested(t *testing.T) {
 	assert.Equal(t, strings.Count(string(readme), "```go\n"), announced,
 		"a ```go block of README.md has no <!-- file: … --> line before it")
 }
+
+// The README's test command is the one the checks run (.ci/run), so that what a newcomer
+// runs is what is checked.
+func TestReadmeTestCommandIsTheChecksCommand(t *testing.T) {
+	root := filepath.Join("..", "..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	require.NoError(t, err)
+	cmd := regexp.MustCompile(`(?m)^(go run gotest\.tools/gotestsum@\S+ -- [^#\n]*?)\s+# the tests`).FindStringSubmatch(string(readme))
+	require.NotNil(t, cmd, "README.md shows no test command")
+	assert.Contains(t, strings.Split(string(ci), "\n"), cmd[1], ".ci/run does not run the README's test command")
+}
