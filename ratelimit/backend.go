@@ -19,9 +19,10 @@ import (
 // Implementations must be safe for concurrent use.
 type Backend interface {
 	// Bind returns the store of one limiter. It is called once, when the limiter is built
-	// (ratelimit.New, NewKeyed, or a registry wrapping a function); an error fails
-	// the build and is returned as is. Bind should not contact the backend: a backend that
-	// is down must not stop a service from starting.
+	// (ratelimit.New, or a registry wrapping a function); an error fails the build and is
+	// returned as is, and so does a nil Store, with R4C-REG-010. A Keyed limiter binds
+	// each key when it first sees it, with the id "<id>:<key>". Bind should not contact
+	// the backend: a backend that is down must not stop a service from starting.
 	Bind(b Binding) (Store, error)
 }
 
@@ -36,8 +37,8 @@ type Binding struct {
 	// Clock is the limiter's clock, for the store's own timing (e.g. when to try a backend
 	// that failed again).
 	Clock clock.Clock
-	// Listener receives the limiter's events; the store publishes RateLimiterBackendFailed
-	// and RateLimiterBackendRecovered through it. May be nil.
+	// Listener receives the limiter's events; the store publishes RateLimiterBackendFailed,
+	// RateLimiterBackendRecovered and RateLimiterBackendKeyFailed through it. May be nil.
 	Listener policy.Listener
 }
 
@@ -45,24 +46,33 @@ type Binding struct {
 // method is one decision, taken atomically by the backend. A Store applies its own
 // failure policy: when the backend cannot answer, it says so through Outcome (Local,
 // Unlimited) or refuses, and never returns the backend's error to the caller.
-// Each method returns within the store's own time bound, or sooner when ctx ends.
-// Implementations must be safe for concurrent use.
+//
+// A failure of the backend itself (unreachable, too slow) concerns every store of the
+// backend; an error about one store's own data (its key holds a value the backend cannot
+// use) concerns that store only: it applies the failure policy to its own calls and
+// publishes RateLimiterBackendKeyFailed, and the backend's other stores are unaffected.
+//
+// Each method returns within the store's own time bound, or sooner when ctx ends. A nil
+// or already done ctx is never sent to the backend. Implementations must be safe for
+// concurrent use.
 type Store interface {
 	// Reserve takes the next permit if it is free within maxWait, advancing the TAT by T,
 	// and returns a Grant: Reserved with the wait, Refused with the retry-after (the time
 	// until the next permit is free) and nothing reserved, Local or Unlimited when the
-	// backend cannot answer. The error is non-nil only when ctx ended before the store
-	// decided; it is then ctx.Err() and nothing is known to be reserved.
+	// backend cannot answer. The error is non-nil only when ctx is nil or ended before
+	// the store decided; it is then policy.ContextErr(ctx) (policy.ErrNilContext for a
+	// nil ctx) and nothing is known to be reserved.
 	Reserve(ctx context.Context, maxWait time.Duration) (Grant, error)
 	// Cancel gives back the permit of a Reserved grant whose Token is t, as
 	// Reservation.Cancel does: only when it is still the last one reserved (the backend's
 	// TAT is t.Next) and its time t.At has not passed on the backend's clock; the TAT then
-	// moves back to t.Prev. Otherwise, or when the backend cannot answer, nothing is
-	// restored.
+	// moves back to t.Prev. Otherwise, when the backend cannot answer, or when ctx is nil
+	// or done, nothing is restored.
 	Cancel(ctx context.Context, t Token)
 	// Available returns how many calls would pass now without waiting, 0..Permits. ok is
-	// false when the backend cannot answer and its failure policy is Local: the limiter
-	// then reports its in-process state.
+	// false when the store has no answer: the backend cannot answer and its failure
+	// policy is Local, or ctx is nil or done. The limiter then reports its in-process
+	// state.
 	Available(ctx context.Context) (n int, ok bool)
 }
 
@@ -84,11 +94,12 @@ const (
 	Unlimited
 )
 
-// Grant is a Store's answer to Reserve.
+// Grant is a Store's answer to Reserve. An Outcome other than the four above is taken
+// as Refused.
 type Grant struct {
 	Outcome Outcome
 	// Wait is how long until the permit is free (Reserved; 0 = now), or the retry-after
-	// (Refused).
+	// (Refused). Never negative: the limiter takes a negative Wait as 0.
 	Wait time.Duration
 	// Token identifies a Reserved permit to Store.Cancel.
 	Token Token
@@ -112,7 +123,8 @@ func WithBackend(b Backend) Option { return func(s *settings) { s.backend = b } 
 // Backend returns the limiter's backend, or nil for an in-process limiter.
 func (l *Limiter) Backend() Backend { return l.backend }
 
-// bind connects the limiter to its backend's store, if it has one.
+// bind connects the limiter to its backend's store, if it has one. A Backend that
+// returns neither a Store nor an error fails the build with R4C-REG-010.
 func (l *Limiter) bind(b Backend) error {
 	if b == nil {
 		return nil
@@ -121,8 +133,19 @@ func (l *Limiter) bind(b Backend) error {
 	if err != nil {
 		return err
 	}
+	if st == nil {
+		return policy.Errorf(policy.CodeBadSpec, "rateLimiter.backend", "", "the backend's Bind returned no Store")
+	}
 	l.backend, l.store = b, st
 	return nil
+}
+
+// reserveBackend asks l's store for a permit within maxWait, with a Grant's Wait never
+// negative.
+func (l *Limiter) reserveBackend(ctx context.Context, maxWait time.Duration) (Grant, error) {
+	g, err := l.store.Reserve(ctx, maxWait)
+	g.Wait = max(g.Wait, 0)
+	return g, err
 }
 
 // backed is the mode of a limiter with a backend: TryAcquire, Acquire, Reserve and
@@ -131,7 +154,7 @@ func (l *Limiter) bind(b Backend) error {
 type backed struct{}
 
 func (backed) tryAcquire(l *Limiter) bool {
-	g, _ := l.store.Reserve(context.Background(), 0) // Background never ends: no error
+	g, _ := l.reserveBackend(context.Background(), 0) // Background never ends: no error
 	switch g.Outcome {
 	case Reserved, Unlimited:
 		return true
@@ -148,8 +171,10 @@ func (backed) tryAcquire(l *Limiter) bool {
 }
 
 func (backed) acquire(l *Limiter, ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return l.rejectContext(l.eventTime(), 0, err)
+	if err := policy.ContextErr(ctx); err != nil {
+		// A call that arrives with a nil or done context asks the store nothing and
+		// publishes nothing.
+		return l.rej.ForContext(err)
 	}
 	limit, byDeadline := l.maxWait, false
 	if l.maxWait > 0 {
@@ -160,7 +185,7 @@ func (backed) acquire(l *Limiter, ctx context.Context) error {
 			}
 		}
 	}
-	g, err := l.store.Reserve(ctx, time.Duration(limit))
+	g, err := l.reserveBackend(ctx, time.Duration(limit))
 	if err != nil {
 		return l.rejectContext(l.eventTime(), 0, err)
 	}
@@ -178,7 +203,7 @@ func (backed) acquire(l *Limiter, ctx context.Context) error {
 			g = Grant{Outcome: Refused, Wait: time.Duration(wait)}
 			break
 		}
-		r = Reservation{l: l, prev: prev, next: next, at: now + wait, delay: time.Duration(wait), ok: true}
+		r = Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}
 	}
 	if !r.ok {
 		if byDeadline && int64(g.Wait) <= l.maxWait {
@@ -199,7 +224,7 @@ func (backed) acquire(l *Limiter, ctx context.Context) error {
 }
 
 func (backed) reserve(l *Limiter) (Reservation, error) {
-	g, _ := l.store.Reserve(context.Background(), time.Duration(l.maxWait))
+	g, _ := l.reserveBackend(context.Background(), time.Duration(l.maxWait))
 	switch g.Outcome {
 	case Unlimited:
 		return Reservation{ok: true}, nil
@@ -213,7 +238,7 @@ func (backed) reserve(l *Limiter) (Reservation, error) {
 		if wait > 0 {
 			l.publishWaited(now, wait)
 		}
-		return Reservation{l: l, prev: prev, next: next, at: now + wait, delay: time.Duration(wait), ok: true}, nil
+		return Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}, nil
 	case Reserved:
 		if g.Wait > 0 {
 			l.publishWaited(l.eventTime(), int64(g.Wait))

@@ -22,8 +22,8 @@ const DefaultMaxKeyBytes = 256
 // (DefaultMaxKeys). See Keyed for what happens at the bound. It bounds the limiter's
 // memory: with IPv4 addresses as string keys, about 67 bytes per key held, and under 100
 // bytes per key of MaxKeys while keys come and go (maps keep room for the keys they once
-// held); longer keys add their own bytes beyond 16, up to MaxKeyBytes. A negative n fails
-// NewKeyed with R4C-ATR-007. A Limiter ignores it.
+// held); longer keys add their own bytes beyond 16, up to MaxKeyBytes. 0 means the
+// default; a negative n fails NewKeyed with R4C-ATR-007. A Limiter ignores it.
 func MaxKeys(n int) Option { return func(s *settings) { s.maxKeys = n } }
 
 // MaxKeyBytes bounds the length of the string keys a Keyed limiter keeps, and so the
@@ -34,7 +34,8 @@ func MaxKeys(n int) Option { return func(s *settings) { s.maxKeys = n } }
 // that itself starts with "~sha256:" is replaced by its digest too, so that no key can
 // pass for another's digest. It applies to keys of a string type, and to strings held
 // by a key of an interface type; keys of other types are kept as they are. Default 256
-// (DefaultMaxKeyBytes). A negative n fails NewKeyed with R4C-ATR-007. A Limiter ignores it.
+// (DefaultMaxKeyBytes); 0 means the default. A negative n fails NewKeyed with
+// R4C-ATR-007. A Limiter ignores it.
 func MaxKeyBytes(n int) Option { return func(s *settings) { s.maxKeyBytes = n } }
 
 // Keyed is a rate limiter per key: one GCRA cell for each client id, IP address or API

@@ -3,10 +3,6 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
-	"net"
-	"os"
-	"os/exec"
-	"strconv"
 	"testing"
 	"time"
 
@@ -14,57 +10,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
-// redisClient returns a client of the Redis at REDIS_ADDR, or of a redis-server started
-// for the test on a free loopback port; the test is skipped when there is neither.
+// redisClient returns a client of the Redis server the tests share (internal/redistest:
+// REDIS_ADDR, or a redis-server started for the tests; skipped when there is neither), on
+// database 9: this package's own, apart from ratelimit/redis's tests, which may run at the
+// same time against the same server.
 func redisClient(t *testing.T) *goredis.Client {
 	t.Helper()
-	addr := os.Getenv("REDIS_ADDR")
-	if addr == "" {
-		bin, err := exec.LookPath("redis-server")
-		if err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("no Redis in CI: .ci/run must start one and set REDIS_ADDR")
-			}
-			t.Skip("no Redis: set REDIS_ADDR or install redis-server")
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port := ln.Addr().(*net.TCPAddr).Port
-		require.NoError(t, ln.Close())
-		addr = "127.0.0.1:" + strconv.Itoa(port)
-		cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "",
-			"--appendonly", "no", "--dir", t.TempDir(), "--loglevel", "warning")
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-	}
-	// Database 9: this package's own, apart from ratelimit/redis's tests, which may run at
-	// the same time against the same server.
-	c := goredis.NewClient(&goredis.Options{Addr: addr, DB: 9})
+	c := goredis.NewClient(&goredis.Options{Addr: redistest.Addr(t), DB: 9})
 	t.Cleanup(func() { _ = c.Close() })
-	// Wait for the server to answer (it may still be starting).
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("Redis at %s does not answer: %v", addr, err)
-			}
-			t.Skipf("Redis at %s does not answer: %v", addr, err)
-		}
-		time.Sleep(20 * time.Millisecond) // polling for an external process to start
-	}
 	require.NoError(t, c.FlushDB(context.Background()).Err())
 	return c
 }

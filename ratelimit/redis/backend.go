@@ -40,16 +40,32 @@
 // failure policy at once. The limiter whose call finds Redis down publishes
 // RateLimiterBackendFailed, and the one whose call Redis answers again publishes
 // RateLimiterBackendRecovered. No call waits for Redis longer than the timeout, whatever
-// the client's own timeouts.
+// the client's own timeouts; when Redis did not answer in time, the event's Err matches
+// context.DeadlineExceeded. Redis's failures are a refused or dropped connection, a
+// timeout, and every error reply other than the two data errors below (e.g. LOADING,
+// READONLY, OOM or BUSY).
+//
+// A data error is one key's, not Redis's: the key holds another type (Redis answers
+// WRONGTYPE), or a string that is not a TAT (1 to 24 decimal digits; the script answers
+// BADTAT and writes nothing). Redis answered, so every other limiter and key stays on
+// Redis, and none of the events above is published. Only that key's calls apply the
+// failure policy; its limiter publishes RateLimiterBackendKeyFailed, with Key the Redis
+// key (e.g. {r4c:geocoding}) and Err the error, once until the key answers well again.
+// While the key is bad, one of its calls per ProbeInterval tries it again, the others take
+// the failure policy at once. The value is never overwritten: once it is deleted (a
+// missing key is a full burst) or holds a TAT again, the key is back on Redis, without
+// an event.
 package redis
 
 import (
+	"reflect"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -91,8 +107,8 @@ type Config struct {
 	Timeout time.Duration
 	// OnFailure is what limiters do while Redis fails. Default Local.
 	OnFailure FailurePolicy
-	// ProbeInterval is how long after a failure Redis is tried again, on the limiter's
-	// clock. Positive. Default 1s.
+	// ProbeInterval is how long after a failure Redis (or a key whose value is not a
+	// TAT) is tried again, on a limiter's clock. Positive. Default 1s.
 	ProbeInterval time.Duration
 }
 
@@ -145,9 +161,12 @@ func OnFailure(p FailurePolicy) Option { return func(c *Config) { c.OnFailure = 
 
 // ProbeInterval sets how long after a failure Redis is tried again: while Redis is down,
 // one call per interval tries it, whatever its limiter or key (the health is the
-// backend's); the others take the failure policy at once. Default 1s. Negative fails
-// with R4C-ATR-004, zero with R4C-ATR-007. It is measured on the limiter's clock: with a
-// registry's manual clock, Redis is tried again only as the test advances the clock.
+// backend's); the others take the failure policy at once. A key whose value is not a
+// TAT is tried again as often, by its own calls. Default 1s. Negative fails with
+// R4C-ATR-004, zero with R4C-ATR-007. It is measured on a limiter's clock: Redis's
+// outage on the clock of the limiter that found it, a key's on the clock of the key's
+// limiter. With a registry's manual clock, Redis is tried again only as the test
+// advances the clock.
 func ProbeInterval(d time.Duration) Option { return func(c *Config) { c.ProbeInterval = d } }
 
 // Backend keeps rate limiters' state in Redis. Give it to ratelimit.WithBackend, or to a
@@ -161,23 +180,32 @@ type Backend struct {
 	bounded bool
 
 	// Redis's health, shared by every limiter and key on this backend, so that an outage
-	// costs one timeout per probe interval, not one per limiter or per key.
-	down    atomic.Bool  // Redis failed and has not answered since
-	probeAt atomic.Int64 // while down: the clock time from which one call may try Redis
+	// costs one timeout per probe interval, not one per limiter or per key: nil while
+	// Redis answers.
+	outage atomic.Pointer[outage]
+}
+
+// outage is Redis failing: from a failure until Redis answers again.
+type outage struct {
+	// clk is the clock of the limiter that found Redis down: every limiter measures the
+	// probe interval on it, since limiters that share the backend may have clocks with
+	// different origins (e.g. manual ones).
+	clk     clock.Clock
+	probeAt atomic.Int64 // clk's time from which one call may try Redis
 }
 
 var _ ratelimit.Backend = (*Backend)(nil)
 
 // New returns a Backend on client: a *redis.Client, *redis.ClusterClient, *redis.Ring or
 // any other redis.Scripter. New does not contact Redis. Errors (*policy.ConfigError):
-// R4C-REG-010 for a nil client, and those of Config.Validate.
+// R4C-REG-010 for a nil client (a nil *redis.Client too), and those of Config.Validate.
 //
 // Calls are bounded by the Timeout option whatever the client's settings; a client with
 // ContextTimeoutEnabled bounds them itself, which is cheaper: otherwise each call runs on
 // a short-lived goroutine that the caller leaves after the timeout, and that ends with the
 // client's own read timeout.
 func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
-	if client == nil {
+	if isNil(client) {
 		return nil, policy.Errorf(policy.CodeBadSpec, "redis.client", "", "a Redis client is required")
 	}
 	cfg := DefaultConfig()
@@ -190,6 +218,18 @@ func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
 		return nil, err
 	}
 	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client)}, nil
+}
+
+// isNil reports whether c is nil, or a nil pointer (or other nil value) of some type.
+func isNil(c goredis.Scripter) bool {
+	if c == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(c); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
 }
 
 // boundsItself reports whether the client's socket I/O honours the context's deadline.
@@ -205,14 +245,27 @@ func boundsItself(c goredis.Scripter) bool {
 	return false
 }
 
-// Config returns the backend's configuration.
-func (b *Backend) Config() Config { return b.cfg }
+// Config returns the backend's configuration; the zero Config for a nil *Backend.
+func (b *Backend) Config() Config {
+	if b == nil {
+		return Config{}
+	}
+	return b.cfg
+}
 
 // Key returns the Redis key of the limiter named name: "{" + prefix + name + "}".
-func (b *Backend) Key(name string) string { return "{" + b.cfg.Prefix + name + "}" }
+func (b *Backend) Key(name string) string { return "{" + b.Config().Prefix + name + "}" }
 
 // Bind returns the store of one limiter, keyed by its id (its Name). It does not contact
-// Redis. It implements ratelimit.Backend.
+// Redis. It implements ratelimit.Backend. Errors (*policy.ConfigError), which fail the
+// limiter's build: R4C-REG-010 for a nil *Backend or one not made by New, and those of
+// ratelimit.Config.Validate for an invalid bd.Config.
 func (b *Backend) Bind(bd ratelimit.Binding) (ratelimit.Store, error) {
+	if b == nil || b.client == nil {
+		return nil, policy.Errorf(policy.CodeBadSpec, "redis.backend", "", "a Backend made by redis.New is required")
+	}
+	if err := bd.Config.Validate(); err != nil {
+		return nil, err
+	}
 	return newStore(b, bd), nil
 }

@@ -6,6 +6,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
@@ -26,7 +27,7 @@ func BenchmarkTryAcquire(b *testing.B) {
 			want    bool
 		}{{"admitted", 1_000_000_000, time.Second, true}, {"rejected", 1, 1000 * time.Hour, false}} {
 			b.Run(kind.name+"/"+path.name, func(b *testing.B) {
-				c := goredis.NewClient(&goredis.Options{Addr: serverAddr(b), DB: testDB, ContextTimeoutEnabled: kind.bounded})
+				c := goredis.NewClient(&goredis.Options{Addr: redistest.Addr(b), DB: testDB, ContextTimeoutEnabled: kind.bounded})
 				b.Cleanup(func() { _ = c.Close() })
 				be, err := rlredis.New(c, rlredis.Prefix(uniquePrefix(b)))
 				if err != nil {

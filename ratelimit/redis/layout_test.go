@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
@@ -101,14 +102,14 @@ func TestOneRoundTripPerCall(t *testing.T) {
 // The key layout: "{" + prefix + name + "}", the TAT in nanoseconds since the epoch, and a
 // TTL of the time until the burst is full again. A registry's limiter is keyed by its name.
 func TestKeyLayout(t *testing.T) {
-	c := newClient(t, serverAddr(t))
+	c := newClient(t, redistest.Addr(t))
 	requireServer(t, c)
 	b, err := rlredis.New(c)
 	require.NoError(t, err)
 	assert.Equal(t, "{r4c:geocoding}", b.Key("geocoding"))
 	assert.Equal(t, rlredis.DefaultConfig(), b.Config())
 	prefix := uniquePrefix(t)
-	b, err = rlredis.New(c, rlredis.Prefix(prefix))
+	b, err = rlredis.New(c, rlredis.Prefix(prefix), rlredis.Timeout(ruleTimeout))
 	require.NoError(t, err)
 	key := b.Key("geocoding")
 	assert.Equal(t, "{"+prefix+"geocoding}", key)

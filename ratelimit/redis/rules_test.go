@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
@@ -22,13 +23,19 @@ import (
 // bounds allow for the time the test itself takes: a delay measured after k·T of
 // reservations lies in (k·T - elapsed, k·T].
 
+// ruleTimeout bounds each call to Redis in the tests of the rules: generous, so that a
+// call slowed down by a loaded machine is not taken as Redis failing, which would hand
+// the decision to the in-process fallback (with a burst of its own) in the middle of a
+// test about the shared state.
+const ruleTimeout = 5 * time.Second
+
 // backend returns a client of the tests' server and a Backend on it with a key prefix of
-// the test's own.
+// the test's own and a timeout of ruleTimeout; opts come after and may change both.
 func backend(t *testing.T, opts ...rlredis.Option) (*goredis.Client, *rlredis.Backend) {
 	t.Helper()
-	c := newClient(t, serverAddr(t))
+	c := newClient(t, redistest.Addr(t))
 	requireServer(t, c)
-	b, err := rlredis.New(c, append([]rlredis.Option{rlredis.Prefix(uniquePrefix(t))}, opts...)...)
+	b, err := rlredis.New(c, append([]rlredis.Option{rlredis.Prefix(uniquePrefix(t)), rlredis.Timeout(ruleTimeout)}, opts...)...)
 	require.NoError(t, err)
 	return c, b
 }
@@ -82,8 +89,8 @@ func TestRL3_BurstOnRedis(t *testing.T) {
 // process's view of the same quotas.
 func backendOn(t *testing.T, b *rlredis.Backend) (*goredis.Client, *rlredis.Backend) {
 	t.Helper()
-	c := newClient(t, serverAddr(t))
-	b2, err := rlredis.New(c, rlredis.Prefix(b.Config().Prefix))
+	c := newClient(t, redistest.Addr(t))
+	b2, err := rlredis.New(c, rlredis.Prefix(b.Config().Prefix), rlredis.Timeout(ruleTimeout))
 	require.NoError(t, err)
 	return c, b2
 }

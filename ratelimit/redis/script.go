@@ -16,6 +16,11 @@ import (
 // millisecond): an absent key is a TAT in the past. It calls TIME before writing, which
 // needs effects replication: Redis 5 or later, where it is the default.
 //
+// A key that holds another type answers with Redis's WRONGTYPE error, and a string that
+// is not a TAT (not 1 to 24 decimal digits, so that its seconds stay below 2^53) with a
+// BADTAT error, before anything is written: these are the key's data errors (dataError),
+// whatever the Redis version (a raised error would be reported as ERR by Redis 6).
+//
 // ARGV[1] is the operation:
 //
 //	'r' reserve:   ARGV[2..7] = T, tau = (permits-1)·T, maxWait, as pairs.
@@ -42,9 +47,13 @@ end
 local key, op = KEYS[1], ARGV[1]
 local t = redis.call('TIME')
 local nows, nown = tonumber(t[1]), tonumber(t[2]) * 1000
-local v = redis.call('GET', key)
+local v = redis.pcall('GET', key)
+if type(v) == 'table' and v.err then return redis.error_reply(v.err) end
 local ts, tn = 0, 0
 if v then
+  if #v > 24 or not string.find(v, '^%d+$') then
+    return redis.error_reply('BADTAT ' .. key .. ' does not hold a TAT: a decimal count of nanoseconds')
+  end
   ts, tn = tonumber(string.sub(v, 1, -10)) or 0, tonumber(string.sub(v, -9))
 end
 
@@ -76,6 +85,9 @@ return redis.error_reply('ERR unknown operation')
 `
 
 var script = goredis.NewScript(gcraScript)
+
+// badTAT starts the error the script answers for a key whose string value is not a TAT.
+const badTAT = "BADTAT"
 
 const second = int64(1e9)
 

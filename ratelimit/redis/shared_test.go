@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
@@ -23,7 +24,7 @@ import (
 // the window bound Permits + floor(elapsed/T) measured over the run, and they are
 // admitted at least 80% of it.
 func TestRL5_ThreeRegistriesShareOneQuota(t *testing.T) {
-	addr := serverAddr(t)
+	addr := redistest.Addr(t)
 	prefix := uniquePrefix(t)
 	const (
 		permits    = 10

@@ -1,9 +1,9 @@
 //go:build !linux
 
-package redis_test
+package redistest
 
 import "os/exec"
 
 // dieWithParent does nothing where the platform cannot tie the server's life to the test
-// process; the tests' cleanups stop it.
+// process; Main's wrapper and the tests' cleanups stop it.
 func dieWithParent(*exec.Cmd) {}

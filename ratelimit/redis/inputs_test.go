@@ -1,0 +1,96 @@
+package redis_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/internal/redistest"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
+)
+
+// Nil and zero inputs fail with R4C codes, never with a panic.
+
+// A nil client of a known type is no client: R4C-REG-010. (Fault: New panicked reading a
+// nil *redis.Client's options.)
+func TestNew_NilClientOfAnyType(t *testing.T) {
+	for name, c := range map[string]goredis.Scripter{
+		"*Client":        (*goredis.Client)(nil),
+		"*ClusterClient": (*goredis.ClusterClient)(nil),
+		"*Ring":          (*goredis.Ring)(nil),
+	} {
+		var b *rlredis.Backend
+		var err error
+		require.NotPanics(t, func() { b, err = rlredis.New(c) }, name)
+		assert.Nil(t, b, name)
+		assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "%s: %v", name, err)
+	}
+}
+
+// A nil *Backend, or one not made by New, fails the limiter's build with R4C-REG-010;
+// its Config is the zero Config. (Fault: Bind on a nil *Backend panicked.)
+func TestBind_NilOrZeroBackend(t *testing.T) {
+	var nilBackend *rlredis.Backend
+	assert.Equal(t, rlredis.Config{}, nilBackend.Config())
+	assert.Equal(t, "{geocoding}", nilBackend.Key("geocoding"))
+	for name, b := range map[string]*rlredis.Backend{"nil": nilBackend, "zero": {}} {
+		var err error
+		require.NotPanics(t, func() {
+			_, err = ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(b))
+		}, name)
+		assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "%s: %v", name, err)
+	}
+}
+
+// Bind checks the configuration it is given: a Binding without Permits is refused with
+// the limiter's own configuration error.
+func TestBind_InvalidConfig(t *testing.T) {
+	c := goredis.NewClient(&goredis.Options{Addr: redistest.ClosedAddr(t)})
+	t.Cleanup(func() { _ = c.Close() })
+	b, err := rlredis.New(c)
+	require.NoError(t, err)
+	st, err := b.Bind(ratelimit.Binding{ID: "x"})
+	assert.Nil(t, st)
+	assert.Equal(t, policy.CodeBadPermits, policy.CodeOf(err), "%v", err)
+}
+
+// A store's call with a nil or done context is not sent to Redis: Reserve returns the
+// context's error (policy.ErrNilContext for nil), Cancel restores nothing, Available has
+// no answer; no event, and Redis's health is unchanged. (Fault: a nil context panicked
+// in context.WithTimeout.)
+func TestStore_NilOrDoneContextIsNotSent(t *testing.T) {
+	c := goredis.NewClient(&goredis.Options{Addr: redistest.ClosedAddr(t), ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = c.Close() })
+	var cmds commands
+	c.AddHook(&cmds)
+	b, err := rlredis.New(c, rlredis.OnFailure(rlredis.FailClosed))
+	require.NoError(t, err)
+	var log events
+	cfg := ratelimit.Config{Permits: 2, Period: time.Second}
+	st, err := b.Bind(ratelimit.Binding{ID: "ctx", Config: cfg, Listener: log.add})
+	require.NoError(t, err)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		ctx  context.Context
+		want error
+	}{{nil, policy.ErrNilContext}, {done, context.Canceled}} {
+		require.NotPanics(t, func() {
+			g, err := st.Reserve(tc.ctx, time.Second)
+			assert.ErrorIs(t, err, tc.want)
+			assert.Zero(t, g)
+			st.Cancel(tc.ctx, ratelimit.Token{Prev: 1, Next: 2, At: 3})
+			n, ok := st.Available(tc.ctx)
+			assert.Zero(t, n)
+			assert.False(t, ok)
+		})
+	}
+	assert.Empty(t, cmds.take(), "nothing sent")
+	assert.Empty(t, log.list, "no event")
+}
