@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -50,16 +51,11 @@ func TestBackend_ContextNilOrDoneOnArrival(t *testing.T) {
 	st := &scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Reserved}}
 	var log []policy.Event
 	l := backedLimiter(t, st, &log)
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, tc := range []struct {
-		ctx  context.Context
-		want error
-	}{{nil, policy.ErrNilContext}, {done, context.Canceled}} {
+	for _, tc := range []ctxtest.Over{ctxtest.Nil(), ctxtest.Canceled()} {
 		var err error
-		require.NotPanics(t, func() { err = l.Acquire(tc.ctx) })
+		require.NotPanics(t, func() { err = l.Acquire(tc.Ctx) })
 		assert.ErrorIs(t, err, ratelimit.ErrExceeded)
-		assert.ErrorIs(t, err, tc.want)
+		assert.ErrorIs(t, err, tc.Want)
 	}
 	assert.Zero(t, st.called(), "the store was not asked")
 	assert.Empty(t, log, "no event")

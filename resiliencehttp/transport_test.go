@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -662,20 +663,14 @@ func TestTransport_DoneContextIsNotSentAndTakesNoPermit(t *testing.T) {
 		resilience.Retry(retry.MaxAttempts(3)), resiliencehttp.CircuitBreaker(),
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)), resilience.Bulkhead())
 	require.NoError(t, err)
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	expired, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-	defer cancel2()
-	for _, tc := range []struct {
-		ctx  context.Context
-		want error
-	}{{canceled, context.Canceled}, {expired, context.DeadlineExceeded}} {
+	// Not ctxtest.Nil: an http.Request cannot carry a nil context.
+	for _, tc := range []ctxtest.Over{ctxtest.Canceled(), ctxtest.Expired()} {
 		body := &closeCounter{Reader: strings.NewReader("payload")}
-		req, err := http.NewRequestWithContext(tc.ctx, http.MethodPost, s.srv.URL, body)
+		req, err := http.NewRequestWithContext(tc.Ctx, http.MethodPost, s.srv.URL, body)
 		require.NoError(t, err)
 		resp, err := tr.RoundTrip(req)
 		assert.Nil(t, resp)
-		assert.ErrorIs(t, err, tc.want)
+		assert.ErrorIs(t, err, tc.Want)
 		assert.Equal(t, 1, body.closed, "the request body is closed, as the RoundTripper contract asks")
 	}
 	assert.Zero(t, sent.Load(), "nothing was sent")

@@ -1,7 +1,8 @@
 // Package ctxtest helps tests find context registrations left behind: a context whose
 // Done channel is its own, so that context.AfterFunc watches it with one goroutine per
 // registration, a wait for the number of goroutines to settle, and a clock whose timers
-// fire as they are armed.
+// fire as they are armed. It also gives the contexts that are over before a call
+// arrives, each with the error the call must return.
 package ctxtest
 
 import (
@@ -11,7 +12,42 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
 )
+
+// Over is a context that is over before a call arrives, and the error the call must
+// return: what policy.ContextErr gives for it.
+type Over struct {
+	Name string          // the case's name, for t.Run
+	Ctx  context.Context // canceled, past its deadline, or nil
+	Want error           // context.Canceled, context.DeadlineExceeded or policy.ErrNilContext
+}
+
+// Canceled returns a context canceled before any call, with context.Canceled.
+func Canceled() Over {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return Over{Name: "canceled", Ctx: ctx, Want: context.Canceled}
+}
+
+// Expired returns a context whose deadline has passed, with context.DeadlineExceeded.
+// It is done from the start, so that it needs no cleanup.
+func Expired() Over {
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	cancel() // the deadline ended it first: its error stays context.DeadlineExceeded
+	return Over{Name: "deadline passed", Ctx: ctx, Want: context.DeadlineExceeded}
+}
+
+// Nil returns a nil context, with policy.ErrNilContext.
+func Nil() Over {
+	return Over{Name: "nil", Ctx: nil, Want: policy.ErrNilContext}
+}
+
+// OverContexts returns Canceled, Expired and Nil, in that order: every way a call's
+// context can be over when the call arrives.
+func OverContexts() []Over {
+	return []Over{Canceled(), Expired(), Nil()}
+}
 
 // OwnDone is a long-lived context whose Done channel is not the standard library's:
 // context.AfterFunc then watches it with one goroutine per registration, so that a

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -36,4 +37,21 @@ func TestEagerClock(t *testing.T) {
 	timer := EagerClock{Manual: clock.NewManual()}.AfterFunc(time.Hour, func() { fired = true })
 	assert.True(t, fired)
 	assert.False(t, timer.Stop())
+}
+
+// OverContexts gives a canceled context, one past its deadline and a nil one, in that
+// order, each with the error policy.ContextErr returns for it.
+func TestOverContexts(t *testing.T) {
+	var names []string
+	var wants []error
+	for _, o := range OverContexts() {
+		names = append(names, o.Name)
+		wants = append(wants, o.Want)
+		assert.Equal(t, o.Want, policy.ContextErr(o.Ctx), o.Name)
+	}
+	assert.Equal(t, []string{"canceled", "deadline passed", "nil"}, names)
+	assert.Equal(t, []error{context.Canceled, context.DeadlineExceeded, policy.ErrNilContext}, wants)
+	assert.Nil(t, Nil().Ctx)
+	_, ok := Expired().Ctx.Deadline()
+	assert.True(t, ok, "a deadline, passed")
 }

@@ -12,36 +12,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
-// doneContext is a context a call may arrive with that ends it at once, and its error.
-type doneContext struct {
-	name string
-	ctx  context.Context
-	want error
-}
-
-func doneContexts() []doneContext {
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	expired, cancel2 := context.WithDeadline(context.Background(), time.Unix(0, 0))
-	cancel2()
-	return []doneContext{
-		{"canceled", canceled, context.Canceled},
-		{"deadline", expired, context.DeadlineExceeded},
-		{"nil", nil, policy.ErrNilContext},
-	}
-}
-
 // arrivalCases are the bulkhead's situations a done call may find: a slot free or none,
 // waiting allowed or not.
-func arrivalCases(t *testing.T, each func(t *testing.T, dc doneContext, maxWait time.Duration, full bool)) {
-	for _, dc := range doneContexts() {
+func arrivalCases(t *testing.T, each func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool)) {
+	for _, dc := range ctxtest.OverContexts() {
 		for _, maxWait := range []time.Duration{0, time.Hour} {
 			for _, full := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/maxWait=%v/full=%v", dc.name, maxWait, full), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/maxWait=%v/full=%v", dc.Name, maxWait, full), func(t *testing.T) {
 					each(t, dc, maxWait, full)
 				})
 			}
@@ -55,7 +37,7 @@ func arrivalCases(t *testing.T, each func(t *testing.T, dc doneContext, maxWait 
 // with a slot free the function ran; with MaxWait 0 the plain rejection hid the context's
 // error; a nil context panicked).
 func TestDoneContextOnArrivalSync(t *testing.T) {
-	arrivalCases(t, func(t *testing.T, dc doneContext, maxWait time.Duration, full bool) {
+	arrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
 		b, clk, rec := newManual(t, bulkhead.MaxConcurrent(2), bulkhead.MaxWait(maxWait))
 		if full {
 			require.True(t, b.TryAcquire())
@@ -66,14 +48,14 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 			t.Error("the function ran")
 			return 1, nil
 		})
-		v, err := call(dc.ctx, struct{}{})
+		v, err := call(dc.Ctx, struct{}{})
 		assert.Zero(t, v)
 		requireFull(t, err)
-		require.ErrorIs(t, err, dc.want)
+		require.ErrorIs(t, err, dc.Want)
 
-		err = b.Acquire(dc.ctx)
+		err = b.Acquire(dc.Ctx)
 		requireFull(t, err)
-		require.ErrorIs(t, err, dc.want)
+		require.ErrorIs(t, err, dc.Want)
 
 		assert.Equal(t, slots, b.AvailableSlots(), "no slot taken")
 		assert.Zero(t, b.Waiting())
@@ -85,7 +67,7 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 // The same for asynchronous calls: a future failed with that rejection, next never
 // runs, no slot, no queue, no timer, no event.
 func TestDoneContextOnArrivalAsync(t *testing.T) {
-	arrivalCases(t, func(t *testing.T, dc doneContext, maxWait time.Duration, full bool) {
+	arrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
 		b, clk, rec := newManual(t, bulkhead.MaxConcurrent(2), bulkhead.MaxWait(maxWait))
 		if full {
 			require.True(t, b.TryAcquire())
@@ -93,10 +75,10 @@ func TestDoneContextOnArrivalAsync(t *testing.T) {
 		}
 		slots := b.AvailableSlots()
 		c := newCalls()
-		fut := bulkhead.DecorateAsyncFunc(b, c.next)(dc.ctx, 1)
+		fut := bulkhead.DecorateAsyncFunc(b, c.next)(dc.Ctx, 1)
 		_, err := result(t, fut)
 		requireFull(t, err)
-		require.ErrorIs(t, err, dc.want)
+		require.ErrorIs(t, err, dc.Want)
 		assert.Empty(t, c.startedCalls(), "next never ran")
 		assert.Equal(t, slots, b.AvailableSlots(), "no slot taken")
 		assert.Zero(t, b.Waiting())

@@ -10,31 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
-
-// doneContexts are the contexts a call may arrive with that end it at once, and the
-// error each gives.
-func doneContexts() []struct {
-	name string
-	ctx  context.Context
-	want error
-} {
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	expired, cancel2 := context.WithDeadline(context.Background(), time.Unix(0, 0))
-	cancel2()
-	return []struct {
-		name string
-		ctx  context.Context
-		want error
-	}{
-		{"canceled", canceled, context.Canceled},
-		{"deadline", expired, context.DeadlineExceeded},
-		{"nil", nil, policy.ErrNilContext},
-	}
-}
 
 // A call whose context is nil or already done never runs the function and leaves no
 // trace: closed, nothing recorded; open past its wait, no move to half-open; half-open,
@@ -42,15 +20,15 @@ func doneContexts() []struct {
 // context's error as is (fault: the breaker took the trial and recorded the outcome; a
 // nil context panicked).
 func TestDoneContextOnArrivalSync(t *testing.T) {
-	for _, tc := range doneContexts() {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range ctxtest.OverContexts() {
+		t.Run(tc.Name, func(t *testing.T) {
 			f := openedBreaker(t, 1)
 			before := len(f.rec.all())
 			check := func(state cb.State) {
 				t.Helper()
 				calls := f.calls
-				v, err := f.call(tc.ctx, fail)
-				require.ErrorIs(t, err, tc.want)
+				v, err := f.call(tc.Ctx, fail)
+				require.ErrorIs(t, err, tc.Want)
 				require.NotErrorIs(t, err, cb.ErrOpen)
 				assert.Empty(t, v)
 				assert.Equal(t, calls, f.calls, "the function did not run")
@@ -74,8 +52,8 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 			held := make(chan struct{})
 			trial := cb.DecorateFunc(g.b, func(ctx context.Context, _ int) (int, error) {
 				// Within the trial, a done call neither takes a slot nor changes the state.
-				_, err := g.call(tc.ctx, ok)
-				assert.ErrorIs(t, err, tc.want)
+				_, err := g.call(tc.Ctx, ok)
+				assert.ErrorIs(t, err, tc.Want)
 				close(held)
 				return 0, nil
 			})
@@ -90,17 +68,17 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 // The same for asynchronous calls: a future failed with the context's error, next not
 // called, no trial taken, nothing recorded, no event.
 func TestDoneContextOnArrivalAsync(t *testing.T) {
-	for _, tc := range doneContexts() {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range ctxtest.OverContexts() {
+		t.Run(tc.Name, func(t *testing.T) {
 			a := newAsyncFixture(t, cb.SlidingWindowSize(1), cb.WaitInOpen(10*time.Second), cb.PermittedInHalfOpen(1))
 			check := func(state cb.State) {
 				t.Helper()
 				calls, events := a.calls, len(a.rec.all())
-				fut := a.acall(tc.ctx, struct{}{})
+				fut := a.acall(tc.Ctx, struct{}{})
 				require.NotNil(t, fut)
 				_, done, err := fut.Result()
 				require.True(t, done)
-				require.ErrorIs(t, err, tc.want)
+				require.ErrorIs(t, err, tc.Want)
 				assert.Equal(t, calls, a.calls, "next was not called")
 				assert.Equal(t, state, a.state())
 				assert.Len(t, a.rec.all(), events, "no event")

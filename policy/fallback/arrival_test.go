@@ -3,37 +3,14 @@ package fallback_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 )
-
-// doneContexts are contexts that are over before a call arrives, with the error each
-// call must return.
-func doneContexts(t *testing.T) []struct {
-	name string
-	ctx  context.Context
-	want error
-} {
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	expired, cancelExpired := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-	t.Cleanup(cancelExpired)
-	return []struct {
-		name string
-		ctx  context.Context
-		want error
-	}{
-		{"canceled", canceled, context.Canceled},
-		{"deadline passed", expired, context.DeadlineExceeded},
-		{"nil", nil, policy.ErrNilContext},
-	}
-}
 
 // countingFallback returns a fallback that counts the calls of its function.
 func countingFallback(t *testing.T, ev *events) (*fallback.Fallback[string], *int) {
@@ -52,16 +29,16 @@ func countingFallback(t *testing.T, ev *events) (*fallback.Fallback[string], *in
 // (fault: the function ran, its context error then replaced by the fallback's result,
 // and a nil context reached the function).
 func TestDoneContextOnArrivalRunsNothing(t *testing.T) {
-	for _, c := range doneContexts(t) {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range ctxtest.OverContexts() {
+		t.Run(c.Name, func(t *testing.T) {
 			ev := &events{}
 			f, fallbacks := countingFallback(t, ev)
 			calls := 0
 			v, err := fallback.DecorateFunc(f, func(ctx context.Context, _ string) (string, error) {
 				calls++
 				return "", ctx.Err()
-			})(c.ctx, "q")
-			require.ErrorIs(t, err, c.want)
+			})(c.Ctx, "q")
+			require.ErrorIs(t, err, c.Want)
 			assert.Empty(t, v)
 			assert.Zero(t, calls, "the function never runs")
 			assert.Zero(t, *fallbacks, "nor the fallback function")
@@ -73,19 +50,19 @@ func TestDoneContextOnArrivalRunsNothing(t *testing.T) {
 // The asynchronous call with a done or nil context: a failed future, and nothing runs
 // (fault: the function ran, its context error then replaced by the fallback's result).
 func TestAsyncDoneContextOnArrivalRunsNothing(t *testing.T) {
-	for _, c := range doneContexts(t) {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range ctxtest.OverContexts() {
+		t.Run(c.Name, func(t *testing.T) {
 			ev := &events{}
 			f, fallbacks := countingFallback(t, ev)
 			calls := 0
 			fut := fallback.DecorateAsyncFunc(f, func(context.Context, string) *async.Future[string] {
 				calls++
 				return async.Completed("ok")
-			})(c.ctx, "q")
+			})(c.Ctx, "q")
 			require.NotNil(t, fut)
 			v, done, err := fut.Result()
 			require.True(t, done)
-			require.ErrorIs(t, err, c.want)
+			require.ErrorIs(t, err, c.Want)
 			assert.Empty(t, v)
 			assert.Zero(t, calls, "the function never runs")
 			assert.Zero(t, *fallbacks, "nor the fallback function")

@@ -16,34 +16,12 @@ import (
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
-// doneContexts are contexts that are over before a call arrives, with the error each
-// call must return.
-func doneContexts(t *testing.T) []struct {
-	name string
-	ctx  context.Context
-	want error
-} {
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	expired, cancelExpired := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-	t.Cleanup(cancelExpired)
-	return []struct {
-		name string
-		ctx  context.Context
-		want error
-	}{
-		{"canceled", canceled, context.Canceled},
-		{"deadline passed", expired, context.DeadlineExceeded},
-		{"nil", nil, policy.ErrNilContext},
-	}
-}
-
 // A context that is nil or already done when the call arrives never runs the function:
 // no attempt, no wait, no event, and the context's error (fault: the first attempt ran,
 // and a nil context panicked).
 func TestDoneContextOnArrivalRunsNoAttempt(t *testing.T) {
-	for _, c := range doneContexts(t) {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range ctxtest.OverContexts() {
+		t.Run(c.Name, func(t *testing.T) {
 			clk := clock.NewManual()
 			ev := &events{}
 			r := newRetry(t, retry.WithClock(clk), retry.OnEvent(ev.listen))
@@ -51,8 +29,8 @@ func TestDoneContextOnArrivalRunsNoAttempt(t *testing.T) {
 			v, err := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) {
 				calls++
 				return 1, nil
-			})(c.ctx, struct{}{})
-			require.ErrorIs(t, err, c.want)
+			})(c.Ctx, struct{}{})
+			require.ErrorIs(t, err, c.Want)
 			assert.Zero(t, v)
 			assert.Zero(t, calls, "the function never runs")
 			assert.Empty(t, ev.get(), "nothing is published")
@@ -65,16 +43,16 @@ func TestDoneContextOnArrivalRunsNoAttempt(t *testing.T) {
 // The asynchronous call with a done or nil context: a failed future, and nothing runs
 // (fault: the first attempt ran, and a nil context panicked).
 func TestAsyncDoneContextOnArrivalRunsNoAttempt(t *testing.T) {
-	for _, c := range doneContexts(t) {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range ctxtest.OverContexts() {
+		t.Run(c.Name, func(t *testing.T) {
 			clk := clock.NewManual()
 			ev := &events{}
 			r := newRetry(t, retry.WithClock(clk), retry.OnEvent(ev.listen))
 			fn := &asyncFn{clk: clk}
-			fut := retry.DecorateAsyncFunc(r, fn.call)(c.ctx, struct{}{})
+			fut := retry.DecorateAsyncFunc(r, fn.call)(c.Ctx, struct{}{})
 			require.NotNil(t, fut)
 			_, err := settled(t, fut)
-			require.ErrorIs(t, err, c.want)
+			require.ErrorIs(t, err, c.Want)
 			assert.Zero(t, fn.n(), "the function never runs")
 			assert.Empty(t, ev.get(), "nothing is published")
 			assert.Zero(t, clk.PendingTasks(), "no wait is scheduled")

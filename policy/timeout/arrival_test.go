@@ -16,35 +16,13 @@ import (
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
 
-// doneContexts are contexts that are over before a call arrives, with the error each
-// call must return.
-func doneContexts(t *testing.T) []struct {
-	name string
-	ctx  context.Context
-	want error
-} {
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	expired, cancelExpired := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-	t.Cleanup(cancelExpired)
-	return []struct {
-		name string
-		ctx  context.Context
-		want error
-	}{
-		{"canceled", canceled, context.Canceled},
-		{"deadline passed", expired, context.DeadlineExceeded},
-		{"nil", nil, policy.ErrNilContext},
-	}
-}
-
 // A context that is nil or already done when the call arrives never runs the function,
 // arms no timer and publishes nothing; the call returns the context's error, on the
 // manual clock and on the system clock (fault: the function ran under the timeout, and a
 // nil context panicked).
 func TestDoneContextOnArrivalRunsNothing(t *testing.T) {
-	for _, c := range doneContexts(t) {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range ctxtest.OverContexts() {
+		t.Run(c.Name, func(t *testing.T) {
 			to, clk, rec := newManual(t, time.Second)
 			var events []policy.Event
 			sys, err := timeout.New(time.Second, timeout.OnEvent(func(e policy.Event) { events = append(events, e) }))
@@ -54,8 +32,8 @@ func TestDoneContextOnArrivalRunsNothing(t *testing.T) {
 				v, err := timeout.DecorateFunc(tt, func(context.Context, string) (string, error) {
 					calls++
 					return "ok", nil
-				})(c.ctx, "q")
-				require.ErrorIs(t, err, c.want)
+				})(c.Ctx, "q")
+				require.ErrorIs(t, err, c.Want)
 				require.NotErrorIs(t, err, timeout.ErrTimeout)
 				assert.Empty(t, v)
 				assert.Zero(t, calls, "the function never runs")
@@ -71,14 +49,14 @@ func TestDoneContextOnArrivalRunsNothing(t *testing.T) {
 // timer, no event (fault: the function ran under the timeout, and a nil context
 // panicked).
 func TestAsyncDoneContextOnArrivalRunsNothing(t *testing.T) {
-	for _, c := range doneContexts(t) {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range ctxtest.OverContexts() {
+		t.Run(c.Name, func(t *testing.T) {
 			to, clk, rec := newManual(t, time.Second)
 			var in innerCall
-			fut := timeout.DecorateAsyncFunc(to, in.next(false))(c.ctx, "q")
+			fut := timeout.DecorateAsyncFunc(to, in.next(false))(c.Ctx, "q")
 			require.NotNil(t, fut)
 			_, err := requireDone(t, fut)
-			require.ErrorIs(t, err, c.want)
+			require.ErrorIs(t, err, c.Want)
 			require.NotErrorIs(t, err, timeout.ErrTimeout)
 			assert.False(t, in.started, "the function never runs")
 			assert.Zero(t, clk.PendingTasks(), "no timer")

@@ -1,7 +1,6 @@
 package redis_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -75,18 +75,13 @@ func TestStore_NilOrDoneContextIsNotSent(t *testing.T) {
 	cfg := ratelimit.Config{Permits: 2, Period: time.Second}
 	st, err := b.Bind(ratelimit.Binding{ID: "ctx", Config: cfg, Listener: log.add})
 	require.NoError(t, err)
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, tc := range []struct {
-		ctx  context.Context
-		want error
-	}{{nil, policy.ErrNilContext}, {done, context.Canceled}} {
+	for _, tc := range []ctxtest.Over{ctxtest.Nil(), ctxtest.Canceled()} {
 		require.NotPanics(t, func() {
-			g, err := st.Reserve(tc.ctx, time.Second)
-			assert.ErrorIs(t, err, tc.want)
+			g, err := st.Reserve(tc.Ctx, time.Second)
+			assert.ErrorIs(t, err, tc.Want)
 			assert.Zero(t, g)
-			st.Cancel(tc.ctx, ratelimit.Token{Prev: 1, Next: 2, At: 3})
-			n, ok := st.Available(tc.ctx)
+			st.Cancel(tc.Ctx, ratelimit.Token{Prev: 1, Next: 2, At: 3})
+			n, ok := st.Available(tc.Ctx)
 			assert.Zero(t, n)
 			assert.False(t, ok)
 		})
