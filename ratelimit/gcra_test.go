@@ -422,9 +422,11 @@ func TestRL12_OneClockReadPerCall(t *testing.T) {
 	}
 }
 
-// SPEC RL-13, RL-5: 8 goroutines hammer one limiter on the system clock for about 300ms.
-// They never exceed the window bound for the measured elapsed time, and are admitted at
-// least 80% of it.
+// SPEC RL-13, RL-5: 8 goroutines hammer one limiter on the system clock for about 300ms
+// (and at least 10 attempts per permit). They never exceed the window bound for the
+// measured elapsed time, and the burst is always admitted. How much of the rest they get
+// depends on how much of the 300ms the machine gave them; the exact count under
+// contention is TestRL13_ContentionLosesNoPermit's, on a manual clock.
 func TestRL13_ContentionKeepsTheBound(t *testing.T) {
 	const permits = 1000
 	period := 100 * time.Millisecond // T = 100µs
@@ -432,13 +434,14 @@ func TestRL13_ContentionKeepsTheBound(t *testing.T) {
 	require.NoError(t, err)
 	T := l.Config().EmissionInterval()
 
-	var count atomic.Int64
+	var count, attempts atomic.Int64
 	var wg sync.WaitGroup
 	start := clock.Mono()
 	stop := start + 300*time.Millisecond
 	for range 8 {
 		wg.Go(func() {
-			for clock.Mono() < stop {
+			for clock.Mono() < stop || attempts.Load() < 10*permits {
+				attempts.Add(1)
 				if l.TryAcquire() {
 					count.Add(1)
 				}
@@ -450,7 +453,38 @@ func TestRL13_ContentionKeepsTheBound(t *testing.T) {
 	bound := int64(permits) + int64(elapsed/T)
 	got := count.Load()
 	assert.LessOrEqual(t, got, bound, "RL-5 over %v", elapsed)
-	assert.GreaterOrEqual(t, float64(got), 0.8*float64(bound), "admitted %d of %d over %v", got, bound, elapsed)
+	assert.GreaterOrEqual(t, got, int64(permits), "the burst is admitted: %d of %d attempts", got, attempts.Load())
+}
+
+// SPEC RL-13: contention loses no permit. 8 goroutines race for the permits of a manual
+// clock that stands still: exactly the burst is admitted, however the goroutines
+// interleave; after each Advance of k emission intervals, exactly k more.
+func TestRL13_ContentionLosesNoPermit(t *testing.T) {
+	const permits = 100
+	clk := clock.NewManual()
+	l, err := ratelimit.New(ratelimit.Permits(permits), ratelimit.Period(100*time.Millisecond), ratelimit.WithClock(clk))
+	require.NoError(t, err)
+	T := l.Config().EmissionInterval()
+	race := func() int64 {
+		var count atomic.Int64
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 4 * permits {
+					if l.TryAcquire() {
+						count.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return count.Load()
+	}
+	require.Equal(t, int64(permits), race(), "the burst, exactly")
+	for _, k := range []int64{1, 7, 50, permits} {
+		clk.Advance(time.Duration(k) * T)
+		require.Equal(t, k, race(), "after %d emission intervals", k)
+	}
 }
 
 // SPEC RL-14: validation with codes, never a panic.
