@@ -36,12 +36,16 @@ func Guard[A, T any](next Func[A, T]) Func[A, T] {
 }
 
 // GuardAsync is Guard for calls that return a future: a call with a nil or done ctx gets
-// a future failed with ContextErr's error.
+// a future failed with ContextErr's error, and a nil future from next becomes a future
+// failed with async.ErrNilFuture.
 func GuardAsync[A, T any](next AsyncFunc[A, T]) AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if err := ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
-		return next(ctx, a)
+		if f := next(ctx, a); f != nil {
+			return f
+		}
+		return async.Failed[T](async.ErrNilFuture)
 	}
 }

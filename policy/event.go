@@ -51,7 +51,8 @@ const (
 	// RetryAborted.
 	RetryAborted
 	// RateLimiterBackendKeyFailed: the shared backend answered for one key with a data
-	// error (e.g. the key holds a value of another type). Key is the key, Err the error.
+	// error (e.g. the key holds a value of another type). Key is the backend's key, Err
+	// the error.
 	// Only that key's calls apply the limiter's failure policy; the backend stays in use
 	// for every other key.
 	RateLimiterBackendKeyFailed
@@ -111,7 +112,11 @@ type Event struct {
 	Attempt int    // for retry events: the attempt that failed, from 1
 	From    string // for breaker transitions: the state left, e.g. "closed"
 	To      string // for breaker transitions: the state entered, e.g. "half-open"
-	Key     string // for a keyed limiter's events and a backend's per-key errors: the key
+	// Key is the key the event is about: for the events of a keyed limiter, the client's
+	// key; for RateLimiterBackendKeyFailed, the key as the backend stores it (e.g. the
+	// Redis key, which holds the limiter's id, and the client's key for a keyed limiter).
+	// Empty otherwise.
+	Key string
 }
 
 // String formats the event on one line, for logs.

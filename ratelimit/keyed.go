@@ -32,8 +32,8 @@ func MaxKeys(n int) Option { return func(s *settings) { s.maxKeys = n } }
 // name it by that digest. Keys that differ have different digests (finding two that
 // collide would be finding a collision of SHA-256), so they keep separate quotas. A key
 // that itself starts with "~sha256:" is replaced by its digest too, so that no key can
-// pass for another's digest. It applies to keys of a string type, and to strings held
-// by a key of an interface type; keys of other types are kept as they are. Default 256
+// pass for another's digest. It applies to keys of a string type, and to strings (of any
+// string type) held by a key of an interface type; keys of other types are kept as they are. Default 256
 // (DefaultMaxKeyBytes); 0 means the default. A negative n fails NewKeyed with
 // R4C-ATR-007. A Limiter ignores it.
 func MaxKeyBytes(n int) Option { return func(s *settings) { s.maxKeyBytes = n } }
@@ -57,6 +57,8 @@ func MaxKeyBytes(n int) Option { return func(s *settings) { s.maxKeyBytes = n } 
 // for a key longer than MaxKeyBytes), any other key formatted with fmt.Sprint.
 //
 // A Keyed limiter is safe for concurrent use; its configuration is fixed when it is built.
+// A zero Keyed, or a nil *Keyed, is never built: it refuses every call, with a rejection
+// matching ErrExceeded, and holds no key.
 type Keyed[K comparable] struct {
 	// base holds what every key shares: the configuration, the clock, the instance id,
 	// the preallocated rejections and the listener. Its own TAT is unused.
@@ -124,7 +126,7 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 // lim returns the limiter that holds what every key shares; for a zero Keyed, never
 // built with NewKeyed, a zero Limiter, which admits nothing.
 func (k *Keyed[K]) lim() *Limiter {
-	if k.base == nil {
+	if k == nil || k.base == nil {
 		return &zeroLimiter
 	}
 	return k.base
@@ -140,16 +142,31 @@ func (k *Keyed[K]) InstanceID() string { return k.lim().events.ID }
 func (k *Keyed[K]) Config() Config { return k.lim().cfg }
 
 // MaxKeys returns the bound on the number of keys held at once.
-func (k *Keyed[K]) MaxKeys() int { return k.maxKeys }
+func (k *Keyed[K]) MaxKeys() int {
+	if k == nil {
+		return 0
+	}
+	return k.maxKeys
+}
 
 // MaxKeyBytes returns the length, in bytes, of the longest string key kept as it is.
-func (k *Keyed[K]) MaxKeyBytes() int { return k.keyBytes }
+func (k *Keyed[K]) MaxKeyBytes() int {
+	if k == nil {
+		return 0
+	}
+	return k.keyBytes
+}
 
 // Clock returns the limiter's time source; nil for a zero Keyed.
 func (k *Keyed[K]) Clock() clock.Clock { return k.lim().clk }
 
 // Backend returns the limiter's backend, or nil for an in-process limiter.
-func (k *Keyed[K]) Backend() Backend { return k.backend }
+func (k *Keyed[K]) Backend() Backend {
+	if k == nil {
+		return nil
+	}
+	return k.backend
+}
 
 // Rejection returns the limiter's one rejection error, shared by every key: it matches
 // ErrExceeded and is made once, when the limiter is built.
@@ -313,6 +330,9 @@ func (k *Keyed[K]) AvailablePermits(key K) int {
 
 // Len returns how many keys have a cell now, idle ones included until they are evicted.
 func (k *Keyed[K]) Len() int {
+	if k == nil {
+		return 0
+	}
 	n := 0
 	for i := range k.shards {
 		s := &k.shards[i]
@@ -327,6 +347,9 @@ func (k *Keyed[K]) Len() int {
 // lazily as new keys come, so Sweep is never needed for correctness or for the bound on
 // memory; it gives back the memory of idle keys sooner, e.g. from a periodic timer.
 func (k *Keyed[K]) Sweep() int {
+	if k == nil {
+		return 0
+	}
 	n := 0
 	for i := range k.shards {
 		s := &k.shards[i]

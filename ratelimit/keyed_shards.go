@@ -253,8 +253,14 @@ func (k *Keyed[K]) bounded(key K) K {
 			return fromString[K](digest(s))
 		}
 	case anyKeys:
-		if s, ok := any(key).(string); ok && k.long(s) {
-			return any(digest(s)).(K)
+		if s, ok := any(key).(string); ok {
+			if k.long(s) {
+				return any(digest(s)).(K)
+			}
+		} else if v := reflect.ValueOf(key); v.Kind() == reflect.String && k.long(v.String()) {
+			// A string of a named type: its digest names the type too, so that two types
+			// holding the same long text stay two keys.
+			return any(digest(v.Type().String() + "\x00" + v.String())).(K)
 		}
 	}
 	return key
@@ -284,6 +290,11 @@ func (k *Keyed[K]) ownKey(key K) K {
 	case anyKeys:
 		if s, ok := any(key).(string); ok {
 			return any(strings.Clone(s)).(K)
+		}
+		if v := reflect.ValueOf(key); v.Kind() == reflect.String { // a named string type
+			own := reflect.New(v.Type()).Elem()
+			own.SetString(strings.Clone(v.String()))
+			return own.Interface().(K)
 		}
 	}
 	return key

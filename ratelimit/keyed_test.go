@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -605,17 +606,11 @@ func TestKeyed_RL8_AcquireHonoursTheContext(t *testing.T) {
 	k := newKeyed[string](t, clk, ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second),
 		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
 
-	var nilCtx context.Context
-	done, cancelDone := context.WithCancel(context.Background())
-	cancelDone()
-	for _, c := range []struct {
-		ctx  context.Context
-		want error
-	}{{nilCtx, policy.ErrNilContext}, {done, context.Canceled}} {
+	for _, c := range []ctxtest.Over{ctxtest.Nil(), ctxtest.Canceled()} {
 		var err error
-		require.NotPanics(t, func() { err = k.Acquire(c.ctx, "a") })
+		require.NotPanics(t, func() { err = k.Acquire(c.Ctx, "a") })
 		assert.ErrorIs(t, err, ratelimit.ErrExceeded)
-		assert.ErrorIs(t, err, c.want)
+		assert.ErrorIs(t, err, c.Want)
 	}
 	assert.Empty(t, events, "refused on arrival: no event")
 	assert.Equal(t, 2, k.AvailablePermits("a"), "no permit taken")
@@ -666,7 +661,14 @@ func TestKeyed_AcquireWithBackend(t *testing.T) {
 
 // A zero Keyed, never built, admits nothing and never panics.
 func TestKeyed_ZeroValueRefusesEveryCall(t *testing.T) {
-	var k ratelimit.Keyed[string]
+	var zero ratelimit.Keyed[string]
+	for _, k := range []*ratelimit.Keyed[string]{&zero, nil} {
+		zeroRefuses(t, k)
+	}
+}
+
+// zeroRefuses checks that k, a zero or nil Keyed, refuses every call and never panics.
+func zeroRefuses(t *testing.T, k *ratelimit.Keyed[string]) {
 	require.NotPanics(t, func() {
 		assert.False(t, k.TryAcquire("a"))
 		assert.ErrorIs(t, k.Acquire(context.Background(), "a"), ratelimit.ErrExceeded)
@@ -936,4 +938,37 @@ func ExampleKeyed() {
 	// 11th call admitted: false retry after: 100ms
 	// another client admitted: true
 	// after the retry-after: true
+}
+
+// textKey is a named string type, as a user's key type may be.
+type textKey string
+
+// A long string of a named type held in a Keyed[any] is bounded as a plain string is
+// (fault: only plain strings were), and two named types with the same long text stay two
+// keys.
+func TestKeyed_NamedStringsInAnyKeysAreBounded(t *testing.T) {
+	type otherText string
+	const keys, size = 50, 1 << 20
+	clk := clock.NewManual()
+	k := newKeyed[any](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Hour))
+	buf := make([]byte, size+keys)
+	for i := range buf {
+		buf[i] = byte(rand.Uint32())
+	}
+	big := string(buf)
+	before := heapInUse()
+	for i := range keys {
+		require.True(t, k.TryAcquire(textKey(big[i:i+size])), "key %d", i)
+	}
+	used := heapInUse() - before
+	assert.Less(t, used, int64(keys*1024), "well under 1 KB per key: %d bytes held", used)
+	assert.False(t, k.TryAcquire(textKey(big[3:3+size])), "a long key keeps its quota")
+	assert.True(t, k.TryAcquire(otherText(big[3:3+size])), "the same text in another type is another key")
+	assert.True(t, k.TryAcquire(big[3:3+size]), "and so is the plain string")
+
+	// A short named string is kept as it is, and copied: it does not keep alive a larger
+	// string it was cut from.
+	require.True(t, k.TryAcquire(textKey("short")))
+	assert.False(t, k.TryAcquire(textKey("short")))
+	runtime.KeepAlive(big)
 }

@@ -63,7 +63,7 @@ type KeyedSnapshot struct {
 // only when no key is being added or evicted meanwhile. Safe for concurrent use.
 func (k *Keyed[K]) Snapshot() KeyedSnapshot {
 	l := k.lim()
-	return KeyedSnapshot{Instance: l.events.ID, Keys: k.Len(), MaxKeys: k.maxKeys, MaxKeyBytes: k.keyBytes, Config: l.cfg}
+	return KeyedSnapshot{Instance: l.events.ID, Keys: k.Len(), MaxKeys: k.MaxKeys(), MaxKeyBytes: k.MaxKeyBytes(), Config: l.cfg}
 }
 
 // SnapshotKey returns key's state as a Limiter's Snapshot: the limiter's id, the permits

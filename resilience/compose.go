@@ -248,15 +248,28 @@ type userSpec[T any] struct{ p policy.Policy[T] }
 func (userSpec[T]) userPolicy() {}
 
 func (u userSpec[T]) layer() policy.Layer {
-	if u.p == nil {
+	if isNil(u.p) {
 		return ""
 	}
 	return u.p.Layer()
 }
 
+// isNil reports whether p is nil, or holds a nil pointer, map, slice, func or channel:
+// a policy whose methods would fail on their first call.
+func isNil(p any) bool {
+	if p == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(p); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
+
 func (u userSpec[T]) build(_ *Registry, wrapID string, result reflect.Type) (any, func(), error) {
 	switch l := u.layer(); {
-	case u.p == nil:
+	case isNil(u.p):
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use is nil")
 	case l == "":
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use has an empty layer name")
@@ -418,7 +431,7 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (polic
 			if err := policy.ContextErr(ctx); err != nil {
 				return async.Failed[T](err)
 			}
-			return call(ctx)
+			return orFailed(call(ctx))
 		}, nil
 	}
 	call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] {
@@ -435,6 +448,15 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (polic
 		if err := policy.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
-		return call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a}))
+		return orFailed(call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a})))
 	}, nil
+}
+
+// orFailed returns f, or a future failed with async.ErrNilFuture for a nil f, so that a
+// composition never hands a nil future to its caller.
+func orFailed[T any](f *async.Future[T]) *async.Future[T] {
+	if f == nil {
+		return async.Failed[T](async.ErrNilFuture)
+	}
+	return f
 }

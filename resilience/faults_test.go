@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -91,22 +92,9 @@ func taken(t *testing.T, reg *resilience.Registry, id string) string {
 // nothing, on every layer, sync and async; it returns the context's error. A nil
 // context does the same with policy.ErrNilContext, and never panics.
 func TestFaults_DoneOrNilContextNeverRunsTheFunction(t *testing.T) {
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	expired, cancelExpired := context.WithDeadline(context.Background(), time.Unix(0, 0))
-	defer cancelExpired()
-	ctxs := []struct {
-		name string
-		ctx  context.Context
-		want error
-	}{
-		{"canceled", canceled, context.Canceled},
-		{"deadline", expired, context.DeadlineExceeded},
-		{"nil", nil, policy.ErrNilContext},
-	}
 	for _, c := range arrivalCases() {
-		for _, x := range ctxs {
-			t.Run(c.name+"/"+x.name, func(t *testing.T) {
+		for _, x := range ctxtest.OverContexts() {
+			t.Run(c.name+"/"+x.Name, func(t *testing.T) {
 				var events []policy.Event
 				reg, _ := newRegistry(t, resilience.WithEventListener(func(e policy.Event) { events = append(events, e) }))
 				runs := 0
@@ -119,10 +107,10 @@ func TestFaults_DoneOrNilContextNeverRunsTheFunction(t *testing.T) {
 				require.NoError(t, err)
 				before := taken(t, reg, "Svc.Sync") + taken(t, reg, "Svc.Async")
 
-				_, err = call(x.ctx)
-				require.ErrorIs(t, err, x.want)
-				_, err = acall(x.ctx).Await(context.Background())
-				require.ErrorIs(t, err, x.want)
+				_, err = call(x.Ctx)
+				require.ErrorIs(t, err, x.Want)
+				_, err = acall(x.Ctx).Await(context.Background())
+				require.ErrorIs(t, err, x.Want)
 
 				assert.Zero(t, runs, "the function never runs")
 				assert.Equal(t, before, taken(t, reg, "Svc.Sync")+taken(t, reg, "Svc.Async"), "nothing taken")
@@ -237,5 +225,50 @@ func TestFaults_DisabledLayersRefuseADoneContext(t *testing.T) {
 			_, err = call(context.Background())
 			require.NoError(t, err, "the disabled limiter of 2 permits lets every call through")
 		}
+	}
+}
+
+// nilPolicy is a user's policy type whose methods fail on a nil receiver.
+type nilPolicy struct{ l policy.Layer }
+
+func (p *nilPolicy) Layer() policy.Layer                                            { return p.l }
+func (p *nilPolicy) Decorate(next policy.Call[int]) policy.Call[int]                { return next }
+func (p *nilPolicy) DecorateAsync(next policy.AsyncCall[int]) policy.AsyncCall[int] { return next }
+
+// A nil pointer given to Use is refused when wrapping, as a nil policy is, instead of
+// panicking at the first call; a nil Pipeline refuses its calls.
+func TestFaults_TypedNilPolicyAndNilPipeline(t *testing.T) {
+	reg, _ := newRegistry(t)
+	_, err := resilience.Wrap(reg, "Svc.Call", func(context.Context) (int, error) { return 0, nil },
+		resilience.Use[int]((*nilPolicy)(nil)))
+	requireCode(t, err, policy.CodeBadSpec)
+
+	var p *resilience.Pipeline[int]
+	require.NotPanics(t, func() {
+		assert.Empty(t, p.ID())
+		_, err = p.Execute(context.Background(), func(context.Context) (int, error) { return 1, nil })
+		requireCode(t, err, policy.CodeBadSpec)
+		_, err = p.ExecuteAsync(context.Background(), func(context.Context) *async.Future[int] { return async.Completed(1) }).
+			Await(context.Background())
+		requireCode(t, err, policy.CodeBadSpec)
+	})
+}
+
+// No composition hands a nil future to its caller: with no policy, a user's policy alone,
+// or disabled layers, a nil future from the function is a future failed with
+// async.ErrNilFuture, as through the other layers.
+func TestFaults_NoCompositionReturnsANilFuture(t *testing.T) {
+	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{"defaults.retry.enabled": "false"}))
+	for name, specs := range map[string][]resilience.Spec{
+		"none":           nil,
+		"user":           {resilience.Use[int](arrivalPassThrough{})},
+		"disabled retry": {resilience.Retry()},
+	} {
+		call, err := resilience.WrapAsync(reg, "Svc."+strings.ReplaceAll(name, " ", ""), func(context.Context) *async.Future[int] { return nil }, specs...)
+		require.NoError(t, err, name)
+		f := call(context.Background())
+		require.NotNil(t, f, name)
+		_, err = f.Await(context.Background())
+		require.ErrorIs(t, err, async.ErrNilFuture, name)
 	}
 }

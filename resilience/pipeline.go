@@ -40,14 +40,20 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 	return p, nil
 }
 
-// ID returns the pipeline's id.
-func (p *Pipeline[T]) ID() string { return p.id }
+// ID returns the pipeline's id; "" for a nil pipeline.
+func (p *Pipeline[T]) ID() string {
+	if p == nil {
+		return ""
+	}
+	return p.id
+}
 
 // Execute calls fn through the pipeline's policies and returns its result, or the error
 // of the policy that stopped it (e.g. ratelimit.ErrExceeded). A nil fn returns a
-// *policy.ConfigError with code R4C-REG-010, and takes nothing from the policies.
+// *policy.ConfigError with code R4C-REG-010, and takes nothing from the policies; so does
+// a nil pipeline.
 func (p *Pipeline[T]) Execute(ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
-	if fn == nil {
+	if p == nil || fn == nil {
 		var zero T
 		return zero, p.nilFunc()
 	}
@@ -56,14 +62,17 @@ func (p *Pipeline[T]) Execute(ctx context.Context, fn func(context.Context) (T, 
 
 // ExecuteAsync calls fn through the pipeline's policies and returns its future; a
 // rejection is a failed future. A nil fn gives a future failed with a *policy.ConfigError
-// with code R4C-REG-010, and takes nothing from the policies.
+// with code R4C-REG-010, and takes nothing from the policies; so does a nil pipeline.
 func (p *Pipeline[T]) ExecuteAsync(ctx context.Context, fn func(context.Context) *async.Future[T]) *async.Future[T] {
-	if fn == nil {
+	if p == nil || fn == nil {
 		return async.Failed[T](p.nilFunc())
 	}
 	return p.async(ctx, fn)
 }
 
 func (p *Pipeline[T]) nilFunc() error {
+	if p == nil {
+		return policy.Errorf(policy.CodeBadSpec, "", "", "the pipeline is nil: make one with NewPipeline")
+	}
 	return policy.Errorf(policy.CodeBadSpec, "", p.id, "the function to execute is nil")
 }

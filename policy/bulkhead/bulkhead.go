@@ -122,10 +122,11 @@ func (b *Bulkhead) TryAcquire() bool {
 //
 // A call that waited publishes BulkheadWaited, a rejection of a live ctx
 // BulkheadRejected. Acquire allocates nothing unless it has to wait (or ctx is nil). A
-// disabled bulkhead returns nil at once.
+// disabled bulkhead returns nil at once, but for a nil or done ctx, whose error it returns
+// as is.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if !b.enabled {
-		return nil
+		return policy.ContextErr(ctx)
 	}
 	return b.acquire(ctx)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
@@ -324,6 +325,10 @@ func TestDisabled(t *testing.T) {
 	assert.True(t, b.TryAcquire())
 	require.NoError(t, b.Acquire(context.Background()))
 	b.Release()
+	// A disabled bulkhead, as a disabled limiter, refuses a nil or done ctx with its error.
+	for _, o := range ctxtest.OverContexts() {
+		require.ErrorIs(t, b.Acquire(o.Ctx), o.Want, o.Name)
+	}
 	assert.Equal(t, 1, b.AvailableSlots())
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 1, MaxConcurrent: 1}, b.Snapshot())
 	assert.Empty(t, rec.get())
