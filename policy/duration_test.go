@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,42 @@ func TestParseDuration_RejectsWithATR001(t *testing.T) {
 	}
 }
 
+// A value of good syntax beyond the range of time.Duration says it is out of range and
+// gives the bound; bad syntax still says so (fault: "2562048h" was "not a duration").
+func TestParseDuration_OutOfRangeSaysSo(t *testing.T) {
+	for in, bound := range map[string]string{
+		"2562048h":                  "at most 2562047h47m16.854775807s (about 292 years)",
+		" +2562048h ":               "at most 2562047h47m16.854775807s",
+		"300000000h":                "at most 2562047h47m16.854775807s",
+		"9223372036854775808ns":     "at most 2562047h47m16.854775807s",
+		"99999999999999999999s":     "at most 2562047h47m16.854775807s",
+		"2562047h47m16.854775808s":  "at most 2562047h47m16.854775807s",
+		"1h2562047h":                "at most 2562047h47m16.854775807s",
+		"-2562048h":                 "at least -2562047h47m16.854775808s (about -292 years)",
+		"-2562047h47m16.854775809s": "at least -2562047h47m16.854775808s",
+	} {
+		_, err := policy.ParseDuration(in)
+		var ce *policy.ConfigError
+		require.ErrorAs(t, err, &ce, "%q", in)
+		assert.Equal(t, policy.CodeBadDuration, ce.Code, "%q", in)
+		assert.Equal(t, in, ce.Value)
+		assert.Equal(t, "out of range: a duration is "+bound, ce.Reason[:len("out of range: a duration is ")+len(bound)], "%q", in)
+	}
+	for _, in := range []string{"2562047h47m16.854775807s", "-2562047h47m16.854775808s", "9223372036854775807ns"} {
+		_, err := policy.ParseDuration(in)
+		require.NoError(t, err, "%q: the bounds are in range", in)
+	}
+	for _, in := range []string{"", "1", "-+1s", "+-1s", ".s", "1x", "1s2", "1.2.3s", "00", "h", "--0", "0h0", "1e3s", "99999999999999999999"} {
+		_, err := policy.ParseDuration(in)
+		var ce *policy.ConfigError
+		require.ErrorAs(t, err, &ce, "%q", in)
+		assert.True(t, strings.HasPrefix(ce.Reason, "not a duration: "), "%q: %s", in, ce.Reason)
+	}
+}
+
+// durationSyntax is the grammar of time.ParseDuration, whatever the magnitude.
+var durationSyntax = regexp.MustCompile(`^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`)
+
 func TestParseDuration_MessageNamesTheValue(t *testing.T) {
 	_, err := policy.ParseDuration("10 parsecs")
 	require.Error(t, err)
@@ -61,7 +98,8 @@ func FuzzParseDuration(f *testing.F) {
 	for _, s := range []string{
 		"100ms", "1s", " 2m ", "0", "-1s", "1.5h", "1m30s", "", "10 parsecs", "1", "abc",
 		"300000000h", "2562047h47m16.854775807s", "-2562047h47m16.854775808s", "+5us", ".5s",
-		"1µs", "1μs", "0.000000001s", "9223372036854775807ns", "9223372036854775808ns",
+		"1µs", "1μs", "0.000000001s", "9223372036854775807ns", "9223372036854775808ns", "2562048h", "-2562048h",
+		"99999999999999999999s", "-+1s", ".s", "00",
 	} {
 		f.Add(s)
 	}
@@ -73,6 +111,13 @@ func FuzzParseDuration(f *testing.F) {
 			}
 			if d != 0 {
 				t.Fatalf("ParseDuration(%q) = %v with an error", s, d)
+			}
+			var ce *policy.ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("ParseDuration(%q): %v is not a *ConfigError", s, err)
+			}
+			if outOfRange := strings.HasPrefix(ce.Reason, "out of range"); outOfRange != durationSyntax.MatchString(strings.TrimSpace(s)) {
+				t.Fatalf("ParseDuration(%q): %q; syntax valid: %v", s, ce.Reason, !outOfRange)
 			}
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/samber/lo"
 
@@ -245,15 +246,18 @@ const maxSuggestLen = 256
 const maxEditDistance = 32
 
 // unknownKey is the R4C-CFG-001 of key, which parseKey refuses: what is wrong with it when
-// its form is wrong, else the closest valid key, if one is near and key is not too long.
+// its form is wrong or it stops short of an attribute or goes on after one, else the
+// closest valid key, if one is near and key is not too long.
 func unknownKey(segs map[string]segment, key string) error {
 	reason := "unknown configuration key"
 	if what := malformed(segs, key); what != "" {
 		reason += ": " + what
+	} else if what := incomplete(segs, key); what != "" {
+		reason += ": " + what
 	} else if near := closestKey(key); near != "" {
 		reason += "; did you mean " + near + "?"
 	} else {
-		reason += "; keys are defaults.<policy>.<attribute>, configs.<name>.<policy>.<attribute> or instances.<id>.<policy>.<attribute>"
+		reason += "; " + keyForms
 	}
 	return &policy.ConfigError{Code: policy.CodeUnknownKey, Key: key, Reason: reason}
 }
@@ -286,6 +290,91 @@ func malformed(segs map[string]segment, key string) string {
 		}
 	}
 	return "the key has an empty part: a dot at its start or end, or two dots in a row"
+}
+
+// keyForms is how a configuration key is made, for messages.
+const keyForms = "keys are defaults.<policy>.<attribute>, configs.<name>.<policy>.<attribute> or instances.<id>.<policy>.<attribute>"
+
+// incomplete says what is wrong with a key that parseKey refuses when it names a policy
+// segment but no attribute (instances.A.rateLimiter), names a scope and nothing more
+// (defaults, instances.A), or goes on after a valid key (instances.A.rateLimiter.permits.x).
+// Segments and attributes are matched ignoring case. A key or example is quoted only up to
+// maxSuggestLen bytes. It returns "" otherwise.
+func incomplete(segs map[string]segment, key string) string {
+	parts := strings.Split(key, ".")
+	last := len(parts) - 1
+	if seg, ok := segmentNamed(segs, parts[last]); ok {
+		attrs := segs[seg].attributes
+		what := fmt.Sprintf("it names the %s but no attribute; its attributes are %s", segmentWords(seg, seg), strings.Join(attrs, ", "))
+		example := strings.Join(append(parts[:last:last], seg, attrs[0]), ".")
+		if _, _, _, valid := parseKeyIn(segs, example); valid && len(example) <= maxSuggestLen {
+			return what + ", e.g. " + example
+		}
+		return what + "; " + keyForms
+	}
+	if i := attributeEnd(segs, parts); i > 0 {
+		seg, _ := segmentNamed(segs, parts[i-1])
+		attr, _ := attributeNamed(segs[seg], parts[i])
+		what := fmt.Sprintf("it goes on after the attribute %s.%s", seg, attr)
+		prefix := strings.Join(append(parts[:i-1:i-1], seg, attr), ".")
+		if _, _, _, valid := parseKeyIn(segs, prefix); valid {
+			if len(prefix) <= maxSuggestLen {
+				return what + "; did you mean " + prefix + "?"
+			}
+			return what + ": remove what follows it"
+		}
+	}
+	switch {
+	case len(parts) == 1 && (key == scopeDefaults || key == scopeConfigs || key == scopeInstances):
+		return "it names the scope " + key + " but no policy or attribute; " + keyForms
+	case len(parts) == 2 && parts[0] == scopeConfigs:
+		return "it names a configuration but no policy or attribute: configs.<name>.<policy>.<attribute>"
+	case len(parts) == 2 && parts[0] == scopeInstances:
+		return "it names an instance but no policy or attribute: instances.<id>.<policy>.<attribute>"
+	}
+	return ""
+}
+
+// segmentWords names segment seg, written as shown, in a message: "policy rateLimiter",
+// "composition segment".
+func segmentWords(seg, shown string) string {
+	if seg == compositionSegment {
+		return shown + " segment"
+	}
+	return "policy " + shown
+}
+
+// segmentNamed returns the segment called name, ignoring case.
+func segmentNamed(segs map[string]segment, name string) (string, bool) {
+	for seg := range segs {
+		if strings.EqualFold(seg, name) {
+			return seg, true
+		}
+	}
+	return "", false
+}
+
+// attributeNamed returns s's attribute called name, ignoring case.
+func attributeNamed(s segment, name string) (string, bool) {
+	for _, attr := range s.attributes {
+		if strings.EqualFold(attr, name) {
+			return attr, true
+		}
+	}
+	return "", false
+}
+
+// attributeEnd returns the index of the last part of parts, before the last one, that is
+// an attribute right after its segment (ignoring case); 0 when there is none.
+func attributeEnd(segs map[string]segment, parts []string) int {
+	for i := len(parts) - 2; i >= 1; i-- {
+		if seg, ok := segmentNamed(segs, parts[i-1]); ok {
+			if _, ok := attributeNamed(segs[seg], parts[i]); ok {
+				return i
+			}
+		}
+	}
+	return 0
 }
 
 // isSegment reports whether name is a policy segment of configuration keys.
@@ -389,6 +478,23 @@ func editDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// maxShownID is the length, in bytes, of the longest instance id or configuration name
+// that a message repeats whole.
+const maxShownID = 100
+
+// shownID is id as a message repeats it: whole up to maxShownID bytes, else its start,
+// cut between characters, an ellipsis and its length.
+func shownID(id string) string {
+	if len(id) <= maxShownID {
+		return id
+	}
+	n := maxShownID
+	for n > 0 && !utf8.RuneStart(id[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", id[:n], len(id))
 }
 
 // builtInOnly refuses, with R4C-REG-011, an order for every composition that names a layer

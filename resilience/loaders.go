@@ -2,6 +2,9 @@ package resilience
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -17,21 +20,23 @@ import (
 // size.
 const MaxKeyLen = 1024
 
-// LoadProperties reads configuration keys in the properties format: one
-// key=value (or key: value) per line; blank lines and lines starting with # or ! are
-// comments (a comment never continues); spaces around keys and values are trimmed; a line
-// ending in an odd number of backslashes continues on the next (the last backslash is
-// dropped; other backslashes are kept as written: no escape sequences are decoded); a
-// UTF-8 byte-order mark at the start is ignored. It returns the flat map for
-// WithProperties. A line with no key, a key longer than MaxKeyLen or a physical line
-// longer than 1 MiB returns a *policy.ConfigError with code R4C-CFG-002 and the line
-// number; a key given on two lines returns R4C-CFG-003, naming both lines. Keys are not
-// checked here: NewRegistry does that. The work is linear in the size of r.
+// LoadProperties reads configuration keys in the properties format: one key=value (or
+// key: value) per line, a line ending in "\n", "\r\n" or "\r" alone (in any mix); blank
+// lines and lines starting with # or ! are comments (a comment never continues); spaces
+// around keys and values are trimmed; a line ending in an odd number of backslashes
+// continues on the next (the last backslash is dropped; other backslashes are kept as
+// written: no escape sequences are decoded); a UTF-8 byte-order mark at the start is
+// ignored. It returns the flat map for WithProperties. A line with no key, a key longer
+// than MaxKeyLen or a physical line longer than 1 MiB returns a *policy.ConfigError with
+// code R4C-CFG-002 and the line number; a key given on two lines returns R4C-CFG-003,
+// naming both lines. Keys are not checked here: NewRegistry does that. The work is
+// linear in the size of r.
 func LoadProperties(r io.Reader) (map[string]string, error) {
 	props := map[string]string{}
 	lines := map[string]int{} // the line of each key
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	sc.Split(scanLines)
 	var joined strings.Builder
 	lineNo := 0
 	for sc.Scan() {
@@ -85,6 +90,26 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 	return props, nil
 }
 
+// scanLines is bufio.ScanLines with the line terminators of the properties format:
+// "\n", "\r\n" and "\r" alone. A "\r" at the end of the data read so far waits for the
+// next byte, which may be its "\n".
+func scanLines(data []byte, atEOF bool) (advance int, line []byte, err error) {
+	i := bytes.IndexAny(data, "\r\n")
+	switch {
+	case i < 0 && atEOF && len(data) > 0:
+		return len(data), data, nil // a last line with no terminator
+	case i < 0:
+		return 0, nil, nil
+	case data[i] == '\n':
+		return i + 1, data[:i], nil
+	case i+1 < len(data) && data[i+1] == '\n':
+		return i + 2, data[:i], nil
+	case i+1 < len(data) || atEOF:
+		return i + 1, data[:i], nil
+	}
+	return 0, nil, nil // a "\r" last: is a "\n" next?
+}
+
 // byteOrderMark is the UTF-8 byte-order mark that some editors put at the start of a file.
 const byteOrderMark = "\uFEFF"
 
@@ -103,8 +128,9 @@ func continues(line string) bool {
 // configs.<name> to share settings), a flattened key longer than MaxKeyLen, or a document
 // that is not a mapping returns a *policy.ConfigError with code R4C-CFG-002. A key given
 // twice, whether in the same spelling or in two (`rateLimiter.permits: 1` next to
-// `rateLimiter: {permits: 2}`), returns R4C-CFG-003, naming the lines of both. An empty
-// document is an empty map.
+// `rateLimiter: {permits: 2}`), and a mapping key repeated in one mapping at any level
+// (`defaults:` twice at the top, or `rateLimiter:` twice under one scope), return
+// R4C-CFG-003, naming the lines of both. An empty document is an empty map.
 func LoadYAML(r io.Reader) (map[string]string, error) {
 	var root yaml.Node
 	if err := yaml.NewDecoder(r).Decode(&root); err != nil {
@@ -142,6 +168,10 @@ func (f *flattener) walk(n *yaml.Node) error {
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
+		var seen map[string]int // the line of each key of this mapping
+		if len(n.Content) > 2 {
+			seen = make(map[string]int, len(n.Content)/2)
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Tag == "!!merge" {
@@ -149,6 +179,15 @@ func (f *flattener) walk(n *yaml.Node) error {
 			}
 			if k.Kind != yaml.ScalarNode || k.Value == "" || k.Anchor != "" {
 				return policy.Errorf(policy.CodeBadSource, string(f.path), "", "YAML line %d: keys must be non-empty scalars", k.Line)
+			}
+			if at, dup := seen[k.Value]; dup {
+				key := k.Value
+				if len(f.path) > 0 {
+					key = string(f.path) + "." + k.Value
+				}
+				return policy.Errorf(policy.CodeDuplicateKey, key, "", "given twice in one mapping, on YAML lines %d and %d: give it once, with all that is under it", at, k.Line)
+			} else if seen != nil {
+				seen[k.Value] = k.Line
 			}
 			mark := len(f.path)
 			if mark > 0 {
@@ -190,15 +229,19 @@ const EnvPrefix = "R4C_"
 //   - SCOPE is DEFAULTS, CONFIGS or INSTANCES; POLICY and ATTRIBUTE are the key's segments
 //     with the dots and case removed (RATELIMITER, MAXWAIT), matched without regard to case;
 //   - ID is the configuration name or instance id exactly as written, case kept, with each
-//     dot written as a double underscore: the id SearchAPI.Search is SearchAPI__Search.
+//     dot written as a double underscore: the id SearchAPI.Search is SearchAPI__Search. An
+//     id with two underscores in a row or an underscore next to a dot has no variable
+//     (EnvName returns ""): set it in another source.
 //
 // So R4C_INSTANCES_SearchAPI__Search_RATELIMITER_PERMITS=20 is
 // instances.SearchAPI.Search.rateLimiter.permits = 20, and R4C_DEFAULTS_RATELIMITER_MAXWAIT=1s
 // is defaults.rateLimiter.maxWait = 1s. A variable with the prefix that does not fit returns
 // a *policy.ConfigError with code R4C-CFG-001, saying what is wrong and naming the closest
-// valid variable; one whose name after the prefix is longer than MaxKeyLen returns
-// R4C-CFG-002; two variables that name one key (R4C_DEFAULTS_RATELIMITER_MAXWAIT and
-// R4C_defaults_rateLimiter_maxWait) return R4C-CFG-003, naming both.
+// valid variable; one whose name after the prefix is longer than MaxKeyLen, or whose ID
+// has three or more underscores in a row (which do not say where its dots are: ___ may
+// be _. or ._), returns R4C-CFG-002; two variables that name one key
+// (R4C_DEFAULTS_RATELIMITER_MAXWAIT and R4C_defaults_rateLimiter_maxWait) return
+// R4C-CFG-003, naming both.
 func FromEnv() (map[string]string, error) { return FromEnviron(os.Environ()) }
 
 // FromEnviron is FromEnv over a list of "NAME=value" entries, as from os.Environ. The
@@ -225,69 +268,138 @@ func FromEnviron(environ []string) (map[string]string, error) {
 }
 
 // envKey maps SCOPE[_ID]_POLICY_ATTRIBUTE to its configuration key.
-func envKey(name string) (string, error) {
+func envKey(name string) (string, error) { return parseEnv(name, true) }
+
+// errNoVariable is parseEnv's error for a name that fits no key, when it is not asked to
+// say why.
+var errNoVariable = errors.New("not a configuration variable")
+
+// parseEnv is envKey; with explain unset, a name that fits no key returns errNoVariable,
+// so that the suggestions of unknownVariable can try names without building messages.
+func parseEnv(name string, explain bool) (string, error) {
+	unknown := func(what string) error {
+		if !explain {
+			return errNoVariable
+		}
+		return unknownVariable(name, what)
+	}
 	if len(name) > MaxKeyLen {
 		return "", policy.Errorf(policy.CodeBadSource, EnvPrefix+name, "", "the variable name is longer than %d bytes after %s", MaxKeyLen, EnvPrefix)
 	}
 	scopeEnd := strings.IndexByte(name, '_')
 	attrStart := strings.LastIndexByte(name, '_')
 	if scopeEnd < 0 || attrStart <= scopeEnd {
-		return "", unknownVariable(name, "")
+		return "", unknown("")
 	}
 	rest := name[:attrStart]
 	segStart := strings.LastIndexByte(rest, '_')
 	if segStart < scopeEnd {
-		return "", unknownVariable(name, "")
+		return "", unknown("")
 	}
 	scope := strings.ToLower(name[:scopeEnd])
 	segName, attrName := rest[segStart+1:], name[attrStart+1:]
-	var id string
+	var raw, id string // the id as written, and with its dots
 	if segStart > scopeEnd {
-		id = strings.ReplaceAll(name[scopeEnd+1:segStart], "__", ".")
+		raw = name[scopeEnd+1 : segStart]
+		id = strings.ReplaceAll(raw, "__", ".")
 	}
-	for segment, s := range segments() {
-		if !strings.EqualFold(segment, segName) {
-			continue
-		}
-		for _, attr := range s.attributes {
-			if !strings.EqualFold(attr, attrName) {
-				continue
-			}
-			switch {
-			case scope == scopeDefaults && id == "":
-				return scopeDefaults + "." + segment + "." + attr, nil
-			case (scope == scopeConfigs || scope == scopeInstances) && id != "":
-				return scope + "." + id + "." + segment + "." + attr, nil
-			case scope == scopeDefaults:
-				return "", unknownVariable(name, "DEFAULTS takes no name or id before the policy")
-			case scope == scopeConfigs:
-				return "", unknownVariable(name, "the configuration name is missing: R4C_CONFIGS_<NAME>_<POLICY>_<ATTRIBUTE>")
-			case scope == scopeInstances:
-				return "", unknownVariable(name, "the instance id is missing: R4C_INSTANCES_<ID>_<POLICY>_<ATTRIBUTE>")
-			}
-			return "", unknownVariable(name, "the scope must be DEFAULTS, CONFIGS or INSTANCES")
-		}
+	segs := segments()
+	segment, ok := segmentNamed(segs, segName)
+	if !ok {
+		return "", unknown("")
 	}
-	return "", unknownVariable(name, "")
+	attr, ok := attributeNamed(segs[segment], attrName)
+	if !ok {
+		return "", unknown("")
+	}
+	switch {
+	case scope == scopeDefaults && id == "":
+		return scopeDefaults + "." + segment + "." + attr, nil
+	case (scope == scopeConfigs || scope == scopeInstances) && id != "":
+		if n := longestRun(raw, '_'); n > 2 {
+			what := "instance id"
+			if scope == scopeConfigs {
+				what = "configuration name"
+			}
+			return "", policy.Errorf(policy.CodeBadSource, EnvPrefix+name, "",
+				"the %s has %d underscores in a row, which do not say where its dots are: a dot is written as two underscores, so ___ may be _. or ._; set this key in a properties or YAML source", what, n)
+		}
+		return scope + "." + id + "." + segment + "." + attr, nil
+	case scope == scopeDefaults:
+		return "", unknown("DEFAULTS takes no name or id before the policy")
+	case scope == scopeConfigs:
+		return "", unknown("the configuration name is missing: R4C_CONFIGS_<NAME>_<POLICY>_<ATTRIBUTE>")
+	case scope == scopeInstances:
+		return "", unknown("the instance id is missing: R4C_INSTANCES_<ID>_<POLICY>_<ATTRIBUTE>")
+	}
+	return "", unknown("the scope must be DEFAULTS, CONFIGS or INSTANCES")
 }
 
 // unknownVariable is the R4C-CFG-001 of a variable R4C_<name> that names no key: what is
 // wrong, if known, the form of a variable, and the closest valid one when there is one
 // other than the variable itself.
 func unknownVariable(name, what string) error {
+	var near string // the variable to suggest, after the prefix
+	incomplete := false
+	if what == "" {
+		what, near = incompleteVariable(name)
+		incomplete = what != ""
+	}
 	reason := "not a configuration variable"
 	if what != "" {
 		reason += ": " + what
 	}
 	reason += "; use R4C_<DEFAULTS|CONFIGS|INSTANCES>[_<ID>]_<POLICY>_<ATTRIBUTE>, e.g. R4C_INSTANCES_SearchAPI__Search_RATELIMITER_PERMITS"
-	if len(name) <= maxSuggestLen {
+	switch {
+	case len(name) > maxSuggestLen:
+	case near != "":
+		reason += "; did you mean " + EnvPrefix + near + "?"
+	case incomplete: // what is missing or too much is said; no other variable is near
+	default:
 		if key := closestKey(roughKey(name)); key != "" {
-			if v := envName(key); !strings.EqualFold(v, EnvPrefix+name) {
+			if v := envName(key); v != "" && !strings.EqualFold(v, EnvPrefix+name) {
 				reason += "; did you mean " + v + "?"
 			}
 		}
 	}
 	return &policy.ConfigError{Code: policy.CodeUnknownKey, Key: EnvPrefix + name, Reason: reason}
+}
+
+// incompleteVariable is incomplete for a variable R4C_<name>: what is wrong with it when it
+// names a policy but no attribute, names a scope and nothing more, or goes on after a
+// valid variable, and the valid variable to suggest (after the prefix), if there is one.
+// It returns "", "" otherwise.
+func incompleteVariable(name string) (what, near string) {
+	segs := segments()
+	parts := strings.Split(name, "_")
+	last := len(parts) - 1
+	if seg, ok := segmentNamed(segs, parts[last]); ok {
+		attrs := segs[seg].attributes
+		upper := make([]string, len(attrs))
+		for i, a := range attrs {
+			upper[i] = strings.ToUpper(a)
+		}
+		what = fmt.Sprintf("it names the %s but no attribute; its attributes are %s", segmentWords(seg, strings.ToUpper(seg)), strings.Join(upper, ", "))
+		if _, err := parseEnv(name+"_"+upper[0], false); err == nil {
+			near = name + "_" + upper[0]
+		}
+		return what, near
+	}
+	if i := attributeEnd(segs, parts); i > 0 {
+		prefix := strings.Join(parts[:i+1], "_")
+		if _, err := parseEnv(prefix, false); err == nil {
+			return fmt.Sprintf("it goes on after the attribute %s_%s", strings.ToUpper(parts[i-1]), strings.ToUpper(parts[i])), prefix
+		}
+	}
+	switch {
+	case len(parts) == 1 && (strings.EqualFold(name, scopeDefaults) || strings.EqualFold(name, scopeConfigs) || strings.EqualFold(name, scopeInstances)):
+		return "it names the scope " + strings.ToUpper(name) + " but no policy or attribute", ""
+	case len(parts) == 2 && strings.EqualFold(parts[0], scopeConfigs):
+		return "it names a configuration but no policy or attribute", ""
+	case len(parts) == 2 && strings.EqualFold(parts[0], scopeInstances):
+		return "it names an instance but no policy or attribute", ""
+	}
+	return "", ""
 }
 
 // roughKey turns a variable name that envKey refused into a dotted key with the known
@@ -313,21 +425,49 @@ func roughKey(name string) string {
 	return strings.Join(parts, ".")
 }
 
-// envName is the environment variable of a configuration key (the inverse of envKey).
-func envName(key string) string {
-	scope, segment, attr, ok := parseKey(key)
-	if !ok {
-		return EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+// longestRun returns the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := range len(s) {
+		if s[i] != c {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
 	}
-	head, id, _ := strings.Cut(scope, ".")
-	name := EnvPrefix + strings.ToUpper(head)
-	if id != "" {
-		name += "_" + strings.ReplaceAll(id, ".", "__")
-	}
-	return name + "_" + strings.ToUpper(segment) + "_" + strings.ToUpper(attr)
+	return longest
 }
 
 // EnvName returns the environment variable that FromEnv maps to a configuration key, e.g.
 // "R4C_INSTANCES_SearchAPI__Search_RATELIMITER_PERMITS" for
-// "instances.SearchAPI.Search.rateLimiter.permits".
+// "instances.SearchAPI.Search.rateLimiter.permits". Whenever it returns a name, FromEnv
+// reads that variable back as key exactly. It returns "" for a key that is not a valid
+// configuration key, and for one that no variable can express: a name or id with two
+// underscores in a row or an underscore next to a dot (a dot is written as two
+// underscores, so these would read back as another key, or be refused as ambiguous), an
+// '=' or a NUL byte, or a variable name longer than MaxKeyLen after the prefix. Such a key
+// can still be set with LoadProperties, LoadYAML or WithProperties. EnvName is safe for
+// concurrent use.
 func EnvName(key string) string { return envName(key) }
+
+// envName is EnvName: the variable of key, checked to read back as key with envKey.
+func envName(key string) string {
+	scope, segment, attr, ok := parseKey(key)
+	if !ok {
+		return ""
+	}
+	head, id, _ := strings.Cut(scope, ".")
+	name := strings.ToUpper(head)
+	if id != "" {
+		name += "_" + strings.ReplaceAll(id, ".", "__")
+	}
+	name += "_" + strings.ToUpper(segment) + "_" + strings.ToUpper(attr)
+	if strings.ContainsAny(name, "=\x00") {
+		return "" // "NAME=value" is cut at the first '='; no variable holds a NUL byte
+	}
+	if back, err := parseEnv(name, false); err != nil || back != key {
+		return ""
+	}
+	return EnvPrefix + name
+}

@@ -282,7 +282,7 @@ func resolve[O ~func(*S), S any](r *Registry, d *kind.Descriptor[S], s *S, code 
 	if c.ConfigName != "" {
 		if !r.props.hasConfig(c.ConfigName) {
 			return src, &policy.ConfigError{Code: policy.CodeUnknownConfig, Key: segment + ".useConfig", Value: c.ConfigName,
-				Reason: "no configuration keys configs." + c.ConfigName + ".* (instance " + src.id + ")"}
+				Reason: "no configuration keys configs." + shownID(c.ConfigName) + ".* (instance " + shownID(src.id) + ")"}
 		}
 		if err := r.props.apply(scopeConfigs+"."+c.ConfigName, segment, from(scopeConfigs+"."+c.ConfigName)); err != nil {
 			return src, err
@@ -345,7 +345,7 @@ func (o origin) keyed(err error) error {
 	}
 	c.Key = scope + "." + ce.Key
 	if scope != instance {
-		c.Reason += " (instance " + o.id + ")"
+		c.Reason += " (instance " + shownID(o.id) + ")"
 	}
 	return &c
 }

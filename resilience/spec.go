@@ -134,7 +134,8 @@ func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type
 	if p, ok := r.instances[key]; ok {
 		if have, want := d.Of(p), d.Config(&s); !kind.Same(have, want) {
 			return nil, nil, policy.Errorf(policy.CodeConflict, string(sp.l), id,
-				"%q is shared by functions that resolve different configurations: %+v and %+v", id, have, want)
+				"functions that share this name resolve different configurations (the instance's vs %s's): %s",
+				shownID(wrapID), kind.Difference(have, want))
 		}
 		return p, nil, nil
 	}

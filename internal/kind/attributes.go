@@ -2,6 +2,8 @@ package kind
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -74,6 +76,10 @@ func DurationAttr[S any](name string, field func(*S) *time.Duration) Attr[S] {
 func IntAttr[S any](name string, field func(*S) *int) Attr[S] {
 	return Attr[S]{Name: name, Set: func(s *S, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if errors.Is(err, strconv.ErrRange) {
+			return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v,
+				Reason: fmt.Sprintf("out of range: a whole number is between %d and %d", math.MinInt, math.MaxInt)}
+		}
 		if err != nil {
 			return &policy.ConfigError{Code: policy.CodeBadNumber, Value: v, Reason: "not a whole number"}
 		}
@@ -82,11 +88,14 @@ func IntAttr[S any](name string, field func(*S) *int) Attr[S] {
 	}}
 }
 
-// FloatAttr is a decimal number attribute; bad syntax, NaN, ±Inf or a magnitude above
-// 1e300 is R4C-ATR-005.
+// FloatAttr is a decimal number attribute; bad syntax, NaN or ±Inf is R4C-ATR-005, a
+// magnitude above 1e300 R4C-ATR-007.
 func FloatAttr[S any](name string, field func(*S) *float64) Attr[S] {
 	return Attr[S]{Name: name, Set: func(s *S, v string) error {
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if (err == nil || errors.Is(err, strconv.ErrRange)) && f == f && (f > 1e300 || f < -1e300) && !strings.Contains(strings.ToLower(v), "inf") {
+			return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v, Reason: "out of range: a number's magnitude is at most 1e300"}
+		}
 		if err != nil || f != f || f > 1e300 || f < -1e300 {
 			return &policy.ConfigError{Code: policy.CodeBadNumber, Value: v, Reason: "not a finite number"}
 		}

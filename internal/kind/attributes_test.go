@@ -67,12 +67,12 @@ func TestAttrs_SetBadValues(t *testing.T) {
 		{"permits", "ten", "R4C-ATR-005"},
 		{"permits", "1.5", "R4C-ATR-005"},
 		{"permits", "", "R4C-ATR-005"},
-		{"permits", "99999999999999999999", "R4C-ATR-005"},
+		{"permits", "99999999999999999999", "R4C-ATR-007"},
 		{"rate", "fast", "R4C-ATR-005"},
 		{"rate", "NaN", "R4C-ATR-005"},
 		{"rate", "+Inf", "R4C-ATR-005"},
 		{"rate", "-inf", "R4C-ATR-005"},
-		{"rate", "1e400", "R4C-ATR-005"},
+		{"rate", "1e400", "R4C-ATR-007"},
 		{"enabled", "yes", "R4C-ATR-006"},
 		{"enabled", "1", "R4C-ATR-006"},
 		{"enabled", "no", "R4C-ATR-006"},
@@ -148,5 +148,34 @@ func TestEnabledAttr_InvertsIntoDisabled(t *testing.T) {
 		assert.Equal(t, "retry.enabled", ce.Key)
 		assert.Equal(t, bad, ce.Value)
 		assert.Equal(t, before, s, "a rejected value changes nothing")
+	}
+}
+
+// A number of valid syntax beyond what the attribute holds says so, with R4C-ATR-007,
+// rather than calling it bad syntax.
+func TestNumbersOutOfRangeSaySo(t *testing.T) {
+	type s struct {
+		n int
+		f float64
+	}
+	ia := kind.IntAttr("n", func(x *s) *int { return &x.n })
+	fa := kind.FloatAttr("f", func(x *s) *float64 { return &x.f })
+	var x s
+	for _, v := range []string{"99999999999999999999", "-99999999999999999999"} {
+		err := ia.Set(&x, v)
+		require.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err), v)
+		require.Contains(t, err.Error(), "out of range", v)
+	}
+	for _, v := range []string{"1e301", "-1e400"} {
+		err := fa.Set(&x, v)
+		require.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err), v)
+		require.Contains(t, err.Error(), "out of range", v)
+	}
+	for _, v := range []string{"abc", "NaN", "Inf", "-inf", "1.5"} {
+		err := ia.Set(&x, v)
+		require.Equal(t, policy.CodeBadNumber, policy.CodeOf(err), v)
+	}
+	for _, v := range []string{"abc", "NaN", "+Inf"} {
+		require.Equal(t, policy.CodeBadNumber, policy.CodeOf(fa.Set(&x, v)), v)
 	}
 }

@@ -102,6 +102,6 @@ func matches(err error, list []error) bool {
 // Shared is what two functions that share an instance by name must agree on, for a
 // policy with a result predicate: its configuration and its predicate.
 type Shared[C any] struct {
-	Config C
-	If     *Predicate
+	Config C          `same:"-"`                // named by its fields in a Difference
+	If     *Predicate `same:"result predicate"` // named so in a Difference
 }

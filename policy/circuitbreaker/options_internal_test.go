@@ -111,7 +111,7 @@ func TestConfigSetSyntaxErrors(t *testing.T) {
 		{Attr: "permittedInHalfOpen", Value: "", Code: policy.CodeBadNumber},
 		{Attr: "maxWaitInHalfOpen", Value: "forever", Code: policy.CodeBadDuration},
 		{Attr: "slowCallThreshold", Value: "soon", Code: policy.CodeBadDuration},
-		{Attr: "slowCallRateThreshold", Value: "1e400", Code: policy.CodeBadNumber},
+		{Attr: "slowCallRateThreshold", Value: "1e400", Code: policy.CodeOutOfRange},
 		{Attr: "enabled", Value: "yes", Code: policy.CodeBadBoolean},
 		{Attr: "failureRate", Value: "50", Code: policy.CodeUnknownKey},
 	})
