@@ -25,10 +25,14 @@ const (
 // that every address of one network shares one quota and one key. Default 64: one key
 // per /64, the smallest network an IPv6 end site is given (RFC 6177), whose addresses a
 // single host can rotate through at will; so a client cannot multiply its quota, or fill
-// the limiter's keys, by changing addresses within it. 128 keys each address on its own; a shorter prefix
-// (56, 48) groups whole sites. bits outside 1..128 is R4C-ATR-007. It applies to the
-// default key (the client IP, with or without TrustedProxies) and to ClientIP; with
-// KeyFunc it is not used.
+// the limiter's keys, by changing addresses within it. 128 keys each address on its own;
+// a shorter prefix (56, 48) groups whole sites. bits outside 1..128 is R4C-ATR-007. It
+// applies to the default key (the client IP, with or without TrustedProxies) and to
+// ClientIP; with KeyFunc it is not used.
+//
+// Addresses that embed an IPv4 address in their low bits, as NAT64's 64:ff9b::/96 does,
+// put every client behind that translator in one /64: if such clients reach the service
+// directly, key them with a KeyFunc that extracts the IPv4 address.
 func IPv6Prefix(bits int) MiddlewareOption {
 	return func(m *middleware) { m.ips.v6bits = bits }
 }
