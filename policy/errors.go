@@ -16,6 +16,7 @@ const (
 	CodeBadNumber        = "R4C-ATR-005" // a number is not valid syntax
 	CodeBadBoolean       = "R4C-ATR-006" // enabled (or another flag) is not a boolean
 	CodeOutOfRange       = "R4C-ATR-007" // a count, percentage or factor is outside its range
+	CodeBadAttempts      = "R4C-ATR-008" // a hedge's maxAttempts is outside 2..10
 	CodePeriodTooShort   = "R4C-REG-001" // period shorter than 1ns per permit
 	CodeUnknownConfig    = "R4C-REG-004" // configs.<name> names no configuration
 	CodeConflict         = "R4C-REG-008" // one shared name, two different configurations
@@ -25,6 +26,8 @@ const (
 	CodeUnknownKey       = "R4C-CFG-001" // unknown configuration key
 	CodeBadSource        = "R4C-CFG-002" // a properties, YAML or env source is malformed
 	CodeDuplicateKey     = "R4C-CFG-003" // a key is set twice in one source
+	CodeHedgeSync        = "R4C-HDG-001" // a hedge in a composition of synchronous calls
+	CodeHedgeWithRetry   = "R4C-HDG-002" // a hedge and a retry in one composition
 )
 
 // ConfigError reports an invalid configuration: a bad attribute value, an unknown key or

@@ -56,6 +56,28 @@ const (
 	// Only that key's calls apply the limiter's failure policy; the backend stays in use
 	// for every other key.
 	RateLimiterBackendKeyFailed
+	// Hedged: the hedge started attempt Attempt (2 or more), Wait after the call began,
+	// because no result had arrived within its delay or because attempt Attempt-1 failed
+	// with an error that starts a hedge at once (Err is that error; nil after the delay).
+	Hedged
+	// HedgeWon: attempt Attempt succeeded first; the others were canceled. Published only
+	// for a call that started at least one hedge.
+	HedgeWon
+	// HedgeSkipped: the hedge budget refused attempt Attempt, which was not started.
+	HedgeSkipped
+	// HedgeFailed: every attempt of a hedged call failed, or one failed with an error that
+	// stops the hedge (AbortOn); Err is the error the call fails with, Attempt the attempt
+	// that returned it.
+	HedgeFailed
+	// AdaptiveLimitChanged: an adaptive concurrency limit moved from PreviousLimit to
+	// Limit calls in flight.
+	AdaptiveLimitChanged
+	// AdaptiveLimitRejected: a call found no room under the adaptive limit within its
+	// maxWait, or its context ended while it waited (Err is the rejection, Wait how long
+	// it waited).
+	AdaptiveLimitRejected
+	// AdaptiveLimitWaited: a call waited Wait under the adaptive limit, and runs.
+	AdaptiveLimitWaited
 )
 
 var kindNames = map[EventKind]string{
@@ -74,6 +96,13 @@ var kindNames = map[EventKind]string{
 	RateLimiterBackendRecovered: "RateLimiterBackendRecovered",
 	RetryAborted:                "RetryAborted",
 	RateLimiterBackendKeyFailed: "RateLimiterBackendKeyFailed",
+	Hedged:                      "Hedged",
+	HedgeWon:                    "HedgeWon",
+	HedgeSkipped:                "HedgeSkipped",
+	HedgeFailed:                 "HedgeFailed",
+	AdaptiveLimitChanged:        "AdaptiveLimitChanged",
+	AdaptiveLimitRejected:       "AdaptiveLimitRejected",
+	AdaptiveLimitWaited:         "AdaptiveLimitWaited",
 }
 
 // String returns the kind's name, e.g. "RateLimiterRejected".
@@ -109,7 +138,7 @@ type Event struct {
 	// Timeout is, for TimeoutExceeded, the time the call was given.
 	Timeout time.Duration
 	Err     error  // the error involved, if any
-	Attempt int    // for retry events: the attempt that failed, from 1
+	Attempt int    // for retry events the attempt that failed, for hedge events the attempt concerned; from 1
 	From    string // for breaker transitions: the state left, e.g. "closed"
 	To      string // for breaker transitions: the state entered, e.g. "half-open"
 	// Key is the key the event is about: for the events of a keyed limiter, the client's
@@ -117,6 +146,9 @@ type Event struct {
 	// Redis key, which holds the limiter's id, and the client's key for a keyed limiter).
 	// Empty otherwise.
 	Key string
+	// Limit is, for AdaptiveLimitChanged, the new limit on calls in flight, and
+	// PreviousLimit the one it replaces.
+	Limit, PreviousLimit int
 }
 
 // String formats the event on one line, for logs.
@@ -141,6 +173,9 @@ func (e Event) String() string {
 		}
 		if e.Timeout > 0 {
 			s += fmt.Sprintf(" timeout=%v", e.Timeout)
+		}
+		if e.Kind == AdaptiveLimitChanged {
+			s += fmt.Sprintf(" limit=%d→%d", e.PreviousLimit, e.Limit)
 		}
 	}
 	if e.Err != nil {

@@ -24,9 +24,12 @@ type AsyncCall[T any] func(ctx context.Context) *async.Future[T]
 // keys ("rateLimiter" in defaults.rateLimiter.maxWait). Layer names are camelCase. The built-in layers are composed
 // in this order by default, outermost first:
 //
-//	Fallback → Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the function
+//	Fallback → Retry or Hedge → CircuitBreaker → RateLimiter → Timeout → Bulkhead →
+//	AdaptiveLimit → the function
 //
-// A composition may name another order; the fallback always stays outermost. A user's
+// A hedge takes the retry's place and cannot be combined with it; it guards calls that
+// return a future only. A composition may name another order; the fallback always stays
+// outermost. A user's
 // policy has a Layer of its own choosing, any name other than the built-in ones.
 type Layer string
 
@@ -38,6 +41,8 @@ const (
 	LayerRateLimiter    Layer = "rateLimiter"
 	LayerTimeout        Layer = "timeout"
 	LayerBulkhead       Layer = "bulkhead"
+	LayerHedge          Layer = "hedge"
+	LayerAdaptiveLimit  Layer = "adaptiveLimit"
 )
 
 // String returns the layer's name, e.g. "circuitBreaker".

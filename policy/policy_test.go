@@ -42,6 +42,13 @@ func TestEventKind_String(t *testing.T) {
 		policy.BulkheadRejected:         "BulkheadRejected",
 		policy.BulkheadWaited:           "BulkheadWaited",
 		policy.FallbackApplied:          "FallbackApplied",
+		policy.Hedged:                   "Hedged",
+		policy.HedgeWon:                 "HedgeWon",
+		policy.HedgeSkipped:             "HedgeSkipped",
+		policy.HedgeFailed:              "HedgeFailed",
+		policy.AdaptiveLimitChanged:     "AdaptiveLimitChanged",
+		policy.AdaptiveLimitRejected:    "AdaptiveLimitRejected",
+		policy.AdaptiveLimitWaited:      "AdaptiveLimitWaited",
 		0:                               "EventKind(0)",
 		99:                              "EventKind(99)",
 	} {
@@ -66,6 +73,10 @@ func TestEvent_String(t *testing.T) {
 			"CircuitBreakerTransition cb closed→open at=1m0s"},
 		{policy.Event{Kind: policy.FallbackApplied, Instance: "f"},
 			"FallbackApplied f at=0s"},
+		{policy.Event{Kind: policy.AdaptiveLimitChanged, Instance: "a", At: time.Second, Limit: 24, PreviousLimit: 20},
+			"AdaptiveLimitChanged a at=1s limit=20→24"},
+		{policy.Event{Kind: policy.Hedged, Instance: "h", Attempt: 2, Wait: time.Second},
+			"Hedged h at=0s attempt=2 wait=1s"},
 	} {
 		assert.Equal(t, tc.want, tc.e.String())
 	}
