@@ -13,6 +13,7 @@ require (
 )
 
 require (
+	github.com/influxdata/tdigest v0.0.1 // indirect
 	github.com/samber/lo v1.53.0 // indirect
 	golang.org/x/text v0.22.0 // indirect
 )

@@ -3,7 +3,7 @@
 // errors it reports (ConfigError, with codes R4C-…).
 //
 // Policies live in their own packages (ratelimit, policy/retry, policy/circuitbreaker,
-// policy/timeout, policy/bulkhead, policy/fallback) and never import each other; what one
+// policy/timeout, policy/bulkhead, policy/fallback, policy/hedge, policy/adaptivelimit) and never import each other; what one
 // must know of another travels through the small interfaces defined here.
 package policy
 
@@ -37,11 +37,11 @@ type Layer string
 const (
 	LayerFallback       Layer = "fallback"
 	LayerRetry          Layer = "retry"
+	LayerHedge          Layer = "hedge" // in the retry's place: a composition has one or the other
 	LayerCircuitBreaker Layer = "circuitBreaker"
 	LayerRateLimiter    Layer = "rateLimiter"
 	LayerTimeout        Layer = "timeout"
 	LayerBulkhead       Layer = "bulkhead"
-	LayerHedge          Layer = "hedge"
 	LayerAdaptiveLimit  Layer = "adaptiveLimit"
 )
 

@@ -23,6 +23,8 @@ func TestLayer_RG4_String(t *testing.T) {
 		policy.LayerRateLimiter:    "rateLimiter",
 		policy.LayerTimeout:        "timeout",
 		policy.LayerBulkhead:       "bulkhead",
+		policy.LayerHedge:          "hedge",
+		policy.LayerAdaptiveLimit:  "adaptiveLimit",
 		policy.Layer("cache"):      "cache",
 	} {
 		assert.Equal(t, want, l.String())

@@ -71,6 +71,10 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		layers = append(layers, s)
 	}
 
+	if seen[policy.LayerHedge] && seen[policy.LayerRetry] {
+		return nil, policy.Errorf(policy.CodeHedgeWithRetry, string(policy.LayerHedge), id,
+			"a composition has a hedge or a retry, not both: the hedge starts the attempts a retry would, and takes its place in the order")
+	}
 	named, orderAt, err := r.order(id, code)
 	if err != nil {
 		return nil, err
@@ -93,7 +97,12 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		return nil, err
 	}
 	for _, p := range parts {
-		if !p.user && !slices.Contains(decorated, p.layer) {
+		switch {
+		case p.user || slices.Contains(decorated, p.layer):
+		case p.layer == policy.LayerHedge:
+			return nil, policy.Errorf(policy.CodeHedgeSync, string(p.layer), id,
+				"a hedge guards calls that return a future: wrap the function with WrapAsync (e.g. around async.Go) or call the pipeline's ExecuteAsync")
+		default:
 			return nil, policy.Errorf(policy.CodeBadSpec, string(p.layer), id, "the %s layer has no decorators", p.layer)
 		}
 	}
@@ -289,10 +298,11 @@ func registered(l policy.Layer) bool {
 }
 
 // rows returns the layer table for calls of argument A and result T, with extra rows
-// after the built-in ones, and the layers it has.
-func rows[A, T any](extra []layerRow[A, T]) ([]layerRow[A, T], []policy.Layer) {
+// after the built-in ones, and the layers that have decorators of the shape asked for:
+// sync, or async (every layer).
+func rows[A, T any](extra []layerRow[A, T], sync bool) ([]layerRow[A, T], []policy.Layer) {
 	rs := append(layerTable[A, T](), extra...)
-	return rs, lo.Map(rs, func(r layerRow[A, T], _ int) policy.Layer { return r.layer })
+	return rs, lo.FilterMap(rs, func(r layerRow[A, T], _ int) (policy.Layer, bool) { return r.layer, !sync || r.sync != nil })
 }
 
 // compose returns fn decorated by every layer of c, innermost first: F is a sync call
@@ -317,9 +327,9 @@ func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(la
 }
 
 // assemble builds the composition of specs around fn for the composition of id.
-func assemble[A, T, F any](r *Registry, id string, specs []Spec, extra []layerRow[A, T], fn F,
+func assemble[A, T, F any](r *Registry, id string, specs []Spec, extra []layerRow[A, T], sync bool, fn F,
 	dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error), guard func(F) F) (F, error) {
-	rs, layers := rows(extra)
+	rs, layers := rows(extra, sync)
 	var h F
 	err := r.assembleWith(id, reflect.TypeFor[T](), specs, layers, func(c *composition) (err error) {
 		h, err = compose(c, rs, fn, dec, user, guard)

@@ -7,8 +7,11 @@
 // By default the layers are composed in this order, outermost first, whatever order the
 // specs are given in:
 //
-//	Fallback → Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the function
+//	Fallback → Retry or Hedge → CircuitBreaker → RateLimiter → Timeout → Bulkhead →
+//	AdaptiveLimit → the function
 //
+// A hedge takes the retry's place: a composition with both fails with R4C-HDG-002, and a
+// hedge guards calls that return a future only (R4C-HDG-001 for a synchronous function).
 // Order, given with the specs, or the configuration key instances.<id>.composition.order,
 // names another order; the fallback always stays outermost. A user's own policy, any
 // policy.Policy[T], joins a composition with Use, at a layer name of its own. The
@@ -28,7 +31,7 @@
 //
 // # Handles, snapshots and events
 //
-// RateLimiter, CircuitBreaker, Bulkhead and the generic Lookup return an instance by id
+// RateLimiter, CircuitBreaker, Bulkhead, Hedge, AdaptiveLimit and the generic Lookup return an instance by id
 // once a function using it was wrapped; Snapshot returns the state of every instance;
 // WithEventListener receives every policy's events.
 package resilience

@@ -21,8 +21,8 @@ import (
 
 // The default order is the one of the layer table, outermost first.
 func TestCO1_DefaultOrder(t *testing.T) {
-	assert.Equal(t, []policy.Layer{policy.LayerFallback, policy.LayerRetry, policy.LayerCircuitBreaker,
-		policy.LayerRateLimiter, policy.LayerTimeout, policy.LayerBulkhead}, resilience.DefaultOrder())
+	assert.Equal(t, []policy.Layer{policy.LayerFallback, policy.LayerRetry, policy.LayerHedge, policy.LayerCircuitBreaker,
+		policy.LayerRateLimiter, policy.LayerTimeout, policy.LayerBulkhead, policy.LayerAdaptiveLimit}, resilience.DefaultOrder())
 }
 
 // slowFailure returns a function that takes 400ms of clk's time, in steps of 100ms that

@@ -3,6 +3,7 @@ package resilience
 import (
 	"context"
 	"reflect"
+	"slices"
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/policy"
@@ -18,15 +19,23 @@ type Pipeline[T any] struct {
 }
 
 // NewPipeline builds the composition of specs once, in the order Wrap uses. Its errors
-// are Wrap's.
+// are Wrap's. A pipeline with a hedge guards ExecuteAsync only: its Execute returns a
+// *policy.ConfigError with code R4C-HDG-001 and calls nothing.
 func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], error) {
 	type call = func(context.Context) (T, error)
 	type asyncCall = func(context.Context) *async.Future[T]
-	rs, layers := rows[call, T](nil)
-	ars, _ := rows[asyncCall, T](nil)
+	rs, _ := rows[call, T](nil, true)
+	ars, layers := rows[asyncCall, T](nil, false)
 	p := &Pipeline[T]{id: id}
 	err := r.assembleWith(id, reflect.TypeFor[T](), specs, layers, func(c *composition) (err error) {
-		if p.sync, err = compose(c, rs, policy.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
+		if slices.ContainsFunc(c.parts, func(q part) bool { return !q.user && q.layer == policy.LayerHedge }) {
+			hedged := policy.Errorf(policy.CodeHedgeSync, string(policy.LayerHedge), id,
+				"a hedge guards calls that return a future: call the pipeline's ExecuteAsync")
+			p.sync = func(context.Context, call) (T, error) {
+				var zero T
+				return zero, hedged
+			}
+		} else if p.sync, err = compose(c, rs, policy.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
 			decSync, userSync, policy.Guard); err != nil {
 			return err
 		}

@@ -12,8 +12,10 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
@@ -156,6 +158,18 @@ func (r *Registry) Bulkhead(id string) (bulkhead.Handle, error) {
 	return Lookup[bulkhead.Handle](r, policy.LayerBulkhead, id)
 }
 
+// Hedge returns the read-only handle of the hedge with this id; an unknown id fails with
+// R4C-REG-009.
+func (r *Registry) Hedge(id string) (hedge.Handle, error) {
+	return Lookup[hedge.Handle](r, policy.LayerHedge, id)
+}
+
+// AdaptiveLimit returns the read-only handle of the adaptive concurrency limit with this
+// id; an unknown id fails with R4C-REG-009.
+func (r *Registry) AdaptiveLimit(id string) (adaptivelimit.Handle, error) {
+	return Lookup[adaptivelimit.Handle](r, policy.LayerAdaptiveLimit, id)
+}
+
 // Lookup returns the instance of layer l with this id, as a P: the generic form of
 // RateLimiter, CircuitBreaker and Bulkhead, for any layer, e.g.
 // Lookup[*retry.Retry](r, policy.LayerRetry, "SearchAPI.Search"). An unknown id, or an
@@ -200,6 +214,8 @@ type Snapshot struct {
 	RateLimiters    []ratelimit.Snapshot
 	CircuitBreakers []circuitbreaker.Snapshot
 	Bulkheads       []bulkhead.Snapshot
+	Hedges          []hedge.Snapshot
+	AdaptiveLimits  []adaptivelimit.Snapshot
 	// Policies holds the state of every instance of every layer that has one (the three
 	// above included), sorted by layer, then id.
 	Policies []PolicySnapshot
@@ -216,7 +232,8 @@ type PolicySnapshot struct {
 // Snapshot returns the state of every instance that has one; none for a nil registry.
 func (r *Registry) Snapshot() Snapshot {
 	if r == nil {
-		return Snapshot{RateLimiters: []ratelimit.Snapshot{}, CircuitBreakers: []circuitbreaker.Snapshot{}, Bulkheads: []bulkhead.Snapshot{}}
+		return Snapshot{RateLimiters: []ratelimit.Snapshot{}, CircuitBreakers: []circuitbreaker.Snapshot{}, Bulkheads: []bulkhead.Snapshot{},
+			Hedges: []hedge.Snapshot{}, AdaptiveLimits: []adaptivelimit.Snapshot{}}
 	}
 	r.mu.Lock()
 	keys := slices.SortedFunc(maps.Keys(r.instances), func(a, b instanceKey) int {
@@ -238,6 +255,8 @@ func (r *Registry) Snapshot() Snapshot {
 	out.RateLimiters = statesOf[ratelimit.Snapshot](out.Policies)
 	out.CircuitBreakers = statesOf[circuitbreaker.Snapshot](out.Policies)
 	out.Bulkheads = statesOf[bulkhead.Snapshot](out.Policies)
+	out.Hedges = statesOf[hedge.Snapshot](out.Policies)
+	out.AdaptiveLimits = statesOf[adaptivelimit.Snapshot](out.Policies)
 	return out
 }
 

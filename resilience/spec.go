@@ -7,9 +7,11 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -56,6 +58,23 @@ func Timeout(d time.Duration, opts ...timeout.Option) Spec {
 // Bulkhead is the bulkhead spec (layer "bulkhead"): at most maxConcurrent calls in flight.
 // Its configuration segment is "bulkhead".
 func Bulkhead(opts ...bulkhead.Option) Spec { return Policy(opts...) }
+
+// Hedge is the hedge spec (layer "hedge"): when an attempt has no result after its delay,
+// or fails with an error that hedges at once, another attempt starts beside it, within the
+// hedge budget; the first success wins and the other attempts are canceled through every
+// inner layer. It takes the retry's place in the order. A hedge guards calls that return
+// a future only (WrapAsync, WrapAsync1, Pipeline.ExecuteAsync): wrapping a synchronous
+// function with it fails with R4C-HDG-001, and a composition with a hedge and a retry
+// fails with R4C-HDG-002. To hedge a synchronous fn, wrap
+// func(ctx context.Context) *async.Future[T] { return async.Go(ctx, fn) } and Await the
+// future. Its configuration segment is "hedge".
+func Hedge(opts ...hedge.Option) Spec { return Policy(opts...) }
+
+// AdaptiveLimit is the adaptive concurrency limit spec (layer "adaptiveLimit", innermost
+// in the default order): at most a limit of calls in flight, a limit that moves with the
+// latency it measures. Calls over it are rejected, or wait up to maxWait in arrival
+// order. Its configuration segment is "adaptiveLimit".
+func AdaptiveLimit(opts ...adaptivelimit.Option) Spec { return Policy(opts...) }
 
 // Fallback is the fallback spec (layer "fallback"): fn replaces the error of a call that
 // the other layers could not save. It is always the outermost layer. T must be the

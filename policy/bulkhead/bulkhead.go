@@ -34,13 +34,13 @@ package bulkhead
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -58,12 +58,10 @@ type Bulkhead struct {
 
 	_      [64]byte     // a whole 64-byte cache line between the read-only fields and the counters
 	free   atomic.Int64 // slots not taken
-	queued atomic.Int64 // waiters in the queue; changed under mu, read without it
+	queued atomic.Int64 // waiters in the queue; changed by q, read without its lock
 	_      [48]byte     // 64-byte cache line - 8 bytes of free - 8 of queued
 
-	mu          sync.Mutex
-	head, tail  *waiter // the FIFO queue of waiters
-	dispatching bool    // a goroutine is handing slots to waiters
+	q waitq.Queue[struct{}] // the FIFO queue of waiters; changes queued
 }
 
 // New builds a bulkhead from opts. An invalid configuration returns a *policy.ConfigError:
@@ -86,6 +84,7 @@ func build(s settings) (*Bulkhead, error) {
 		rej:     policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
 	}
 	b.free.Store(b.max)
+	b.q.Init(&b.queued, b.room)
 	return b, nil
 }
 
@@ -167,7 +166,7 @@ func (b *Bulkhead) takeFree() bool {
 func (b *Bulkhead) release() {
 	b.free.Add(1)
 	if b.queued.Load() != 0 {
-		b.dispatch()
+		b.q.Dispatch()
 	}
 }
 
@@ -187,178 +186,61 @@ func (b *Bulkhead) acquire(ctx context.Context) error {
 	return b.wait(ctx)
 }
 
-// A waiter is a call in the queue. Its state changes only under the bulkhead's lock.
-type waiter struct {
-	prev, next *waiter
-	state      uint8
-	at         time.Duration // clock time at which the wait began
-	owner      grantee
-}
-
-// The states of a waiter.
-const (
-	fresh   uint8 = iota // not queued yet
-	queued               // in the queue
-	granted              // handed a slot (and out of the queue)
-	removed              // out of the queue without a slot: timed out, canceled
-)
-
-// grantee is what a waiter belongs to: a blocked synchronous call, or a queued
-// asynchronous one.
-type grantee interface {
-	// granted is called, outside the bulkhead's lock, once the waiter holds a slot.
-	granted()
-}
-
-type enqueued int
-
-const (
-	admitted enqueued = iota // a slot was free and nobody waited: the waiter holds it
-	inQueue                  // the waiter is queued
-	dead                     // the waiter was removed before it could be queued
-)
-
-// enqueue queues w, or gives it a free slot at once when nobody waits.
-func (b *Bulkhead) enqueue(w *waiter) enqueued {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if w.state == removed {
-		return dead
-	}
-	if b.head == nil && b.takeFree() {
-		w.state = granted
-		return admitted
-	}
-	w.state = queued
-	w.prev = b.tail
-	if b.tail == nil {
-		b.head = w
-	} else {
-		b.tail.next = w
-	}
-	b.tail = w
-	b.queued.Add(1)
-	return inQueue
-}
+// room takes a free slot for a waiter: the queue's step.
+func (b *Bulkhead) room() (struct{}, bool) { return struct{}{}, b.takeFree() }
 
 // recheck hands over a slot released while a waiter was being queued (see release).
 func (b *Bulkhead) recheck() {
 	if b.free.Load() > 0 {
-		b.dispatch()
-	}
-}
-
-// unlink takes w out of the queue. b.mu must be held.
-func (b *Bulkhead) unlink(w *waiter) {
-	if w.prev == nil {
-		b.head = w.next
-	} else {
-		w.prev.next = w.next
-	}
-	if w.next == nil {
-		b.tail = w.prev
-	} else {
-		w.next.prev = w.prev
-	}
-	w.prev, w.next = nil, nil
-	b.queued.Add(-1)
-}
-
-// remove takes w out of the queue (or keeps it from being queued) unless it already holds
-// a slot or was removed, and reports whether it did.
-func (b *Bulkhead) remove(w *waiter) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	switch w.state {
-	case fresh:
-		w.state = removed
-		return true
-	case queued:
-		b.unlink(w)
-		w.state = removed
-		return true
-	}
-	return false
-}
-
-// dispatch hands free slots to the oldest waiters. One goroutine dispatches at a time:
-// a slot released meanwhile (for instance by an asynchronous call that completes at once
-// when it is started) is picked up by the loop already running, so that starting a long
-// queue never recurses.
-func (b *Bulkhead) dispatch() {
-	b.mu.Lock()
-	if b.dispatching {
-		b.mu.Unlock()
-		return
-	}
-	b.dispatching = true
-	locked := true
-	defer func() { // also when a granted call panics
-		if !locked {
-			b.mu.Lock()
-		}
-		b.dispatching = false
-		b.mu.Unlock()
-	}()
-	for {
-		w := b.head
-		if w == nil || !b.takeFree() {
-			return
-		}
-		b.unlink(w)
-		w.state = granted
-		b.mu.Unlock()
-		locked = false
-		w.owner.granted()
-		b.mu.Lock()
-		locked = true
+		b.q.Dispatch()
 	}
 }
 
 // A syncWaiter is a call blocked in Acquire.
 type syncWaiter struct {
-	waiter
+	waitq.Waiter[struct{}]
+	at time.Duration // clock time at which the wait began
 	ch chan struct{} // one signal: granted, or removed by the MaxWait timer
 }
 
-func (w *syncWaiter) granted() { w.ch <- struct{}{} }
+// Granted is called when a slot is handed to the waiter.
+func (w *syncWaiter) Granted() { w.ch <- struct{}{} }
 
 // wait queues the caller and blocks until it holds a slot, MaxWait passes, or ctx ends.
 func (b *Bulkhead) wait(ctx context.Context) error {
 	w := &syncWaiter{ch: make(chan struct{}, 1)}
-	w.owner = w
 	w.at = b.clk.Now()
 	// Armed before the waiter is queued, so that a waiter seen in the queue (Snapshot)
 	// always has its timer; a timer that fires first keeps it from being queued.
 	timer := b.clk.AfterFunc(b.maxWait, func() {
-		if b.remove(&w.waiter) {
+		if b.q.Remove(&w.Waiter) {
 			w.ch <- struct{}{}
 		}
 	})
-	switch b.enqueue(&w.waiter) {
-	case admitted:
+	switch b.q.Enqueue(&w.Waiter, w) {
+	case waitq.Admitted:
 		timer.Stop()
 		return nil
-	case dead:
+	case waitq.Removed:
 		return b.expired(w.at)
 	}
 	b.recheck()
 	select {
 	case <-w.ch:
 	case <-ctx.Done():
-		if b.remove(&w.waiter) {
+		if b.q.Remove(&w.Waiter) {
 			timer.Stop()
 			return b.rejectContext(b.waited(w.at), ctx.Err())
 		}
 		<-w.ch // handed a slot, or timed out, at the same time
-		if w.state == granted {
+		if w.Holds() {
 			timer.Stop()
 			b.release() // the caller has gone: pass the slot on
 			return b.rejectContext(b.waited(w.at), ctx.Err())
 		}
 	}
 	timer.Stop()
-	if w.state != granted {
+	if !w.Holds() {
 		return b.expired(w.at)
 	}
 	b.publishWaited(w.at)

@@ -2,8 +2,10 @@ package bulkhead
 
 import (
 	"context"
+	"time"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -98,7 +100,8 @@ func start[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFun
 
 // An asyncWaiter is an asynchronous call queued for a slot.
 type asyncWaiter[A, T any] struct {
-	waiter
+	waitq.Waiter[struct{}]
+	at      time.Duration // clock time at which the wait began
 	d       async.Delayed[T]
 	b       *Bulkhead
 	ctx     context.Context
@@ -110,23 +113,22 @@ type asyncWaiter[A, T any] struct {
 
 func enqueueAsync[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFunc[A, T], release func(T, error)) *async.Future[T] {
 	w := &asyncWaiter[A, T]{b: b, ctx: ctx, a: a, next: next, release: release}
-	w.owner = w
 	fut := w.d.Init(b.clk, ctx, w, nil)
 	w.at = b.clk.Now()
 	// The MaxWait timer and the ctx hook are armed before the waiter is queued (a waiter
 	// seen in the queue always has them); one that fires first keeps it from being queued.
 	w.d.StartWithin(b.maxWait)
-	switch b.enqueue(&w.waiter) {
-	case admitted: // a slot came free meanwhile, and nobody waits for it
+	switch b.q.Enqueue(&w.Waiter, w) {
+	case waitq.Admitted: // a slot came free meanwhile, and nobody waits for it
 		w.startIn(false)
-	case inQueue:
+	case waitq.Queued:
 		b.recheck()
 	}
 	return fut
 }
 
-// granted is called when a slot is handed to the waiter.
-func (w *asyncWaiter[A, T]) granted() { w.startIn(true) }
+// Granted is called when a slot is handed to the waiter.
+func (w *asyncWaiter[A, T]) Granted() { w.startIn(true) }
 
 // startIn starts the call in the slot the waiter now holds, or passes the slot on if the
 // wait is already over (canceled, expired, or ctx ended as the slot came).
@@ -148,7 +150,7 @@ func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
 // Stop takes a waiter whose wait is over without a slot out of the queue (one already
 // handed a slot gives it back in startIn), and returns its rejection.
 func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
-	w.b.remove(&w.waiter)
+	w.b.q.Remove(&w.Waiter)
 	var zero T
 	switch cause {
 	case async.ErrCanceled:

@@ -1,0 +1,187 @@
+// Package waitq is the FIFO queue of calls waiting for room that the bulkhead and the
+// adaptive limit share. What room is, and how a call takes it, is the policy's: the
+// bulkhead takes a free slot, the adaptive limit a ticket under its limit. The queue
+// hands room to the oldest waiters, one dispatching goroutine at a time, and calls each
+// waiter's owner back outside its lock.
+//
+// The number of queued waiters is an atomic counter that the policy owns and reads
+// without the queue's lock (its no-barging check and its snapshots); only the queue
+// changes it, under its lock. A call that finds room and sees nobody queued takes the
+// room itself and never touches the queue.
+package waitq
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// An Owner is what a waiter stands for: a call blocked on its goroutine, or a queued
+// callback.
+type Owner interface {
+	// Granted is called once the waiter holds room handed to it by Dispatch, on the
+	// dispatching goroutine, outside the queue's lock. It may release room and call
+	// Dispatch again (the running dispatch picks that room up); it may panic, which
+	// leaves the queue consistent and goes on to Dispatch's caller.
+	Granted()
+}
+
+// The states of a waiter.
+const (
+	fresh   uint8 = iota // not queued yet
+	queued               // in the queue
+	granted              // handed room (and out of the queue)
+	removed              // out of the queue without room: timed out, canceled
+)
+
+// A Waiter is a call in a Queue[R]; R is what taking room yields (struct{} for a plain
+// slot). Its zero value is a waiter not queued yet. It is meant to be a field of the
+// policy's per-call struct, and must not be copied once it has been passed to the queue.
+// Its state changes only under the queue's lock.
+type Waiter[R any] struct {
+	prev, next *Waiter[R]
+	state      uint8
+	room       R
+	owner      Owner
+}
+
+// Holds reports whether w was handed room, by Enqueue or Dispatch. Call it only once the
+// wait is over for the caller: Enqueue returned Admitted, Granted was called, or Remove
+// returned false and the owner has learnt why (Granted, or its own removal).
+func (w *Waiter[R]) Holds() bool { return w.state == granted }
+
+// Room returns what taking room yielded for w; the zero R until w holds room.
+func (w *Waiter[R]) Room() R { return w.room }
+
+// Queue is a FIFO queue of waiters for room. Its zero value is unusable: call Init
+// first. Its methods are safe for concurrent use once Init has returned. A Queue must
+// not be copied after Init.
+type Queue[R any] struct {
+	queued      *atomic.Int64    // the policy's counter of queued waiters
+	take        func() (R, bool) // takes room, if there is any
+	mu          sync.Mutex       // guards the rest, and the waiters' links and states
+	head, tail  *Waiter[R]       // oldest and newest waiter
+	dispatching bool             // a goroutine is handing room to waiters
+}
+
+// Init readies q. queued is the counter of queued waiters, which the queue alone changes
+// from now on (the policy reads it, atomically). take takes room and returns what it
+// yields, or reports false when there is none; it is called under q's lock and must not
+// block or call q.
+func (q *Queue[R]) Init(queued *atomic.Int64, take func() (R, bool)) {
+	q.queued, q.take = queued, take
+}
+
+// Result is what Enqueue did with a waiter.
+type Result uint8
+
+const (
+	// Admitted: nobody was queued and take found room; the waiter holds it, and its
+	// owner is not called.
+	Admitted Result = iota
+	// Queued: the waiter is at the back of the queue. The caller must then make sure
+	// that room which came meanwhile is not missed: check for room and, if there is any,
+	// call Dispatch.
+	Queued
+	// Removed: Remove was called for the waiter before it could be queued; it is not.
+	Removed
+)
+
+// Enqueue gives w room at once if nobody is queued and take finds some; else it queues w
+// at the back, with owner o to call when room is handed to it. A waiter already removed
+// is left out. Each waiter is enqueued at most once.
+func (q *Queue[R]) Enqueue(w *Waiter[R], o Owner) Result {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if w.state == removed {
+		return Removed
+	}
+	if q.head == nil {
+		if r, ok := q.take(); ok {
+			w.state, w.room = granted, r
+			return Admitted
+		}
+	}
+	w.state, w.owner = queued, o
+	w.prev = q.tail
+	if q.tail == nil {
+		q.head = w
+	} else {
+		q.tail.next = w
+	}
+	q.tail = w
+	q.queued.Add(1)
+	return Queued
+}
+
+// Remove takes w out of the queue, or keeps it from being queued if Enqueue has not run
+// yet, unless w holds room or was removed already, and reports whether it did.
+func (q *Queue[R]) Remove(w *Waiter[R]) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch w.state {
+	case fresh:
+		w.state = removed
+		return true
+	case queued:
+		q.unlink(w)
+		w.state = removed
+		return true
+	}
+	return false
+}
+
+// unlink takes w out of the queue. q.mu must be held.
+func (q *Queue[R]) unlink(w *Waiter[R]) {
+	if w.prev == nil {
+		q.head = w.next
+	} else {
+		w.prev.next = w.next
+	}
+	if w.next == nil {
+		q.tail = w.prev
+	} else {
+		w.next.prev = w.prev
+	}
+	w.prev, w.next = nil, nil
+	q.queued.Add(-1)
+}
+
+// Dispatch hands room to the oldest waiters, while take finds some, and calls their
+// owners' Granted outside the lock. One goroutine dispatches at a time: a call of
+// Dispatch while another runs returns at once, and the running one picks up the room
+// made meanwhile (for instance by a call that completes as soon as it is started), so
+// that starting a long queue never recurses. A panic in Granted ends the dispatch,
+// leaving the queue consistent, and goes on to the caller.
+func (q *Queue[R]) Dispatch() {
+	q.mu.Lock()
+	if q.dispatching {
+		q.mu.Unlock()
+		return
+	}
+	q.dispatching = true
+	locked := true
+	defer func() { // also when Granted panics
+		if !locked {
+			q.mu.Lock()
+		}
+		q.dispatching = false
+		q.mu.Unlock()
+	}()
+	for {
+		w := q.head
+		if w == nil {
+			return
+		}
+		r, ok := q.take()
+		if !ok {
+			return
+		}
+		q.unlink(w)
+		w.state, w.room = granted, r
+		q.mu.Unlock()
+		locked = false
+		w.owner.Granted()
+		q.mu.Lock()
+		locked = true
+	}
+}

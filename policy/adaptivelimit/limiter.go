@@ -1,0 +1,430 @@
+package adaptivelimit
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/waitq"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// Limiter limits how many calls are in flight at once, to a limit that moves with the
+// latency it measures. It is safe for concurrent use; its configuration is fixed when it
+// is built.
+type Limiter struct {
+	// Read-only after New.
+	enabled        bool
+	system         bool // clk is clock.System(): read the monotonic clock directly
+	maxWait        time.Duration
+	slow           time.Duration // a call slower than this is a drop (AIMD); else never
+	minLim, maxLim float64
+	clk            clock.Clock
+	cfg            Config
+	events         kind.Events
+	rej            policy.Rejections[*ExceededError]
+
+	_ [64]byte // a whole 64-byte cache line between the read-only fields and the counters
+	// word is the admission counter (high 32 bits, wrapping) and the calls in flight (low
+	// 32 bits): one compare-and-swap admits a call and numbers it.
+	word   atomic.Uint64
+	limit  atomic.Int64  // the limit on calls in flight
+	queued atomic.Int64  // waiters in the queue; changed by q, read without its lock
+	epoch  atomic.Uint32 // the admission counter when the limit last changed
+	_      [36]byte      // 64-byte cache line - 28 bytes of counters
+
+	q waitq.Queue[admission] // the FIFO queue of waiters; changes queued
+
+	amu        sync.Mutex // the algorithm's lock: taken once per sample that counts
+	algo       algorithm
+	value      float64 // the limit, unrounded
+	cur        round   // the round in progress
+	roundStart uint32  // the admission counter when the round began
+
+	// For Snapshot, which a listener called under amu may read: the average latency of
+	// the last round and the algorithm's baseline after it.
+	latency, baseline atomic.Int64
+}
+
+// New builds an adaptive limiter from opts. An invalid configuration returns a
+// *policy.ConfigError (see Config.Validate): R4C-ATR-007 for an unknown algorithm, limits
+// out of order or a parameter out of its range, R4C-ATR-004 for a negative duration. The
+// instance id is WithInstanceID's, else the Name, else "adaptiveLimit".
+func New(opts ...Option) (*Limiter, error) { return kind.New(defaults, build, opts) }
+
+func build(s settings) (*Limiter, error) {
+	if err := s.Config.Validate(); err != nil {
+		return nil, err
+	}
+	id := s.ID("adaptiveLimit")
+	clk := s.ClockOrSystem()
+	l := &Limiter{
+		enabled: !s.Disabled,
+		system:  clock.IsSystem(clk),
+		maxWait: s.MaxWait,
+		slow:    math.MaxInt64,
+		minLim:  float64(s.MinLimit),
+		maxLim:  float64(s.MaxLimit),
+		clk:     clk,
+		cfg:     s.Config,
+		events:  s.EventsOf(id),
+		rej:     policy.NewRejections(func(cause error) *ExceededError { return newExceeded(id, cause) }),
+		algo:    newAlgorithm(s.Config),
+		value:   float64(s.InitialLimit),
+	}
+	if s.Algorithm == AIMD {
+		l.slow = s.LatencyThreshold
+	}
+	l.limit.Store(int64(s.InitialLimit))
+	l.q.Init(&l.queued, l.room)
+	return l, nil
+}
+
+// now reads the limiter's clock.
+func (l *Limiter) now() time.Duration {
+	if l.system {
+		return clock.Mono()
+	}
+	return l.clk.Now()
+}
+
+// Permit is a call's room under the limit, from Acquire or TryAcquire. Give it back
+// exactly once, with Record (the call's outcome is a sample for the algorithm) or Release
+// (no sample). Its zero value, and the permit of a disabled limiter, give back nothing.
+// A Permit is a small value: taking and giving one back allocates nothing.
+type Permit struct {
+	l        *Limiter
+	start    time.Duration // when the call was let in, on the limiter's clock
+	ticket   uint32        // the admission counter after the call was let in
+	inFlight uint32        // calls in flight once it was let in, itself included
+}
+
+// InFlight returns the number of calls in flight when the call was let in, itself
+// included; 0 for the zero Permit and a disabled limiter's.
+func (p Permit) InFlight() int { return int(p.inFlight) }
+
+// Record gives the permit back with the call's outcome err, which the algorithm takes as
+// a sample: the latency from the permit's start to now, on the limiter's clock, and
+// whether the call was a drop. nil is a success; an error matching IgnoreOn, or a
+// cancellation (async.ErrCanceled, context.Canceled), leaves no sample; an error matching
+// context.DeadlineExceeded or DropOn is a drop; another error is a sample like a
+// success. Waiters are let in as room comes.
+func (p Permit) Record(err error) {
+	if p.l != nil {
+		p.l.complete(p, p.l.classify(context.Background(), err))
+	}
+}
+
+// Release gives the permit back without a sample, e.g. for a call that never reached the
+// dependency. Waiters are let in as room comes.
+func (p Permit) Release() {
+	if p.l != nil {
+		p.l.complete(p, ignored)
+	}
+}
+
+// Clock returns the limiter's time source.
+func (l *Limiter) Clock() clock.Clock { return l.clk }
+
+// Rejection returns the limiter's rejection error (an *ExceededError matching
+// ErrLimitExceeded), for callers that use TryAcquire and need an error to return.
+func (l *Limiter) Rejection() error { return l.rej.Plain }
+
+// TryAcquire lets a call in if it fits under the limit now and nobody waits, and reports
+// whether it did, whatever MaxWait is. A refusal publishes an AdaptiveLimitRejected
+// event. The permit must be given back with Record or Release. It never allocates. A
+// disabled limiter always lets the call in, with a permit that gives back nothing.
+func (l *Limiter) TryAcquire() (Permit, bool) {
+	if !l.enabled {
+		return Permit{}, true
+	}
+	if p, ok := l.tryAcquire(); ok {
+		return p, true
+	}
+	l.publishRejected(0, l.rej.Plain)
+	return Permit{}, false
+}
+
+// Acquire lets a call in, waiting on the caller's goroutine up to MaxWait, in FIFO order.
+// It returns the call's permit (give it back with Record or Release), or the limiter's
+// rejection, which matches ErrLimitExceeded:
+//   - at once, letting nothing in and publishing nothing, when ctx is nil or already done
+//     (the error also matches ctx's error, or policy.ErrNilContext);
+//   - at once, when the call does not fit and MaxWait is 0;
+//   - after MaxWait on the limiter's clock;
+//   - when ctx ends during the wait (the error also matches ctx's error).
+//
+// A call that waited publishes AdaptiveLimitWaited, a rejection of a live ctx
+// AdaptiveLimitRejected. Acquire allocates nothing unless it has to wait. A disabled
+// limiter returns a permit that gives back nothing at once, but for a nil or done ctx,
+// whose error it returns as is.
+func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
+	if !l.enabled {
+		return Permit{}, policy.ContextErr(ctx)
+	}
+	return l.acquire(ctx)
+}
+
+// acquire lets a call with ctx in, after the arrival check: a nil or done ctx takes
+// nothing and publishes nothing.
+func (l *Limiter) acquire(ctx context.Context) (Permit, error) {
+	if err := policy.ContextErr(ctx); err != nil {
+		return Permit{}, l.rej.ForContext(err)
+	}
+	if p, ok := l.tryAcquire(); ok {
+		return p, nil
+	}
+	if l.maxWait == 0 {
+		l.publishRejected(0, l.rej.Plain)
+		return Permit{}, l.rej.Plain
+	}
+	return l.wait(ctx)
+}
+
+// tryAcquire lets a call in if it fits and nobody waits (no barging), and starts its
+// permit's clock.
+func (l *Limiter) tryAcquire() (Permit, bool) {
+	if l.queued.Load() != 0 {
+		return Permit{}, false
+	}
+	ticket, n, ok := l.take()
+	if !ok {
+		return Permit{}, false
+	}
+	return Permit{l: l, start: l.now(), ticket: ticket, inFlight: n}, true
+}
+
+// take counts a call in if the calls in flight are below the limit, and returns its
+// ticket (the admission counter after it) and the calls in flight with it.
+func (l *Limiter) take() (ticket, inFlight uint32, ok bool) {
+	for {
+		w := l.word.Load()
+		n := uint32(w)
+		if int64(n) >= l.limit.Load() {
+			return 0, 0, false
+		}
+		next := w + 1<<32 + 1 // the counter wraps; in flight never reaches 2³²
+		if l.word.CompareAndSwap(w, next) {
+			return uint32(next >> 32), n + 1, true
+		}
+	}
+}
+
+// free counts a call out. An extra Release finds no call in flight and does nothing.
+func (l *Limiter) free() {
+	for {
+		w := l.word.Load()
+		if uint32(w) == 0 {
+			return
+		}
+		if l.word.CompareAndSwap(w, w-1) {
+			return
+		}
+	}
+}
+
+// The outcomes of a call, for the algorithm.
+type outcome uint8
+
+const (
+	success outcome = iota // a sample
+	dropped                // a sample that is a drop
+	ignored                // no sample
+)
+
+// classify says what the outcome err of a call made with ctx is to the algorithm.
+func (l *Limiter) classify(ctx context.Context, err error) outcome {
+	switch {
+	case err == nil:
+		return success
+	case matches(err, l.cfg.IgnoreOn):
+		return ignored
+	case errors.Is(err, context.DeadlineExceeded), matches(err, l.cfg.DropOn):
+		return dropped
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// The caller's deadline passed (an outer timeout, which may cancel the call's
+		// future): the call took too long.
+		return dropped
+	case errors.Is(err, async.ErrCanceled), errors.Is(err, context.Canceled):
+		return ignored
+	}
+	return success
+}
+
+func matches(err error, list []error) bool {
+	for _, e := range list {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// complete gives back p's room, records its sample unless o is ignored, and lets
+// waiters in. A waiter enqueued concurrently is not missed: it raises queued before it
+// looks for room (recheck), and complete frees the room (or raises the limit) before it
+// reads queued, so at least one of them sees the other.
+func (l *Limiter) complete(p Permit, o outcome) {
+	var end time.Duration
+	if o != ignored {
+		end = l.now()
+	}
+	l.free()
+	if o != ignored {
+		l.record(p, sat.Left(end, p.start), o == dropped)
+	}
+	if l.queued.Load() != 0 {
+		l.q.Dispatch()
+	}
+}
+
+// record adds the sample of a call let in with p to the round, and ends the round when it
+// is over. A call let in before the limit last changed says nothing of the limit now: its
+// sample is left out. A round is over with the first sample of a call let in after it
+// began (a round spans at least one call's latency) once it holds half as many samples
+// as the most calls that were in flight with one of them.
+func (l *Limiter) record(p Permit, latency time.Duration, drop bool) {
+	if int32(p.ticket-l.epoch.Load()) <= 0 {
+		return
+	}
+	drop = drop || latency > l.slow
+	l.amu.Lock()
+	defer l.amu.Unlock()
+	if int32(p.ticket-l.epoch.Load()) <= 0 { // the limit changed meanwhile
+		return
+	}
+	r := &l.cur
+	r.add(latency, int(p.inFlight), drop)
+	if int32(p.ticket-l.roundStart) <= 0 || 2*r.n < r.maxInFlight {
+		return
+	}
+	prev := l.limit.Load()
+	if v := l.algo.next(l.value, r); v == v { // not NaN
+		l.value = max(l.minLim, min(l.maxLim, v))
+	}
+	l.latency.Store(int64(r.mean()))
+	l.baseline.Store(int64(l.algo.baseline()))
+	*r = round{}
+	next := int64(l.value)
+	if next == prev {
+		l.roundStart = uint32(l.word.Load() >> 32)
+		return
+	}
+	// Stored before the counter is read: a call counted after it was let in under the
+	// new limit, and one let in under it but counted before is merely left out.
+	l.limit.Store(next)
+	counter := uint32(l.word.Load() >> 32)
+	l.epoch.Store(counter)
+	l.roundStart = counter
+	l.events.Publish(policy.Event{Kind: policy.AdaptiveLimitChanged, Limit: int(next), PreviousLimit: int(prev)})
+}
+
+// An admission is what letting a call in yields: its ticket (the admission counter after
+// it) and the calls in flight with it.
+type admission struct{ ticket, inFlight uint32 }
+
+// room lets a waiter in if it fits under the limit: the queue's step.
+func (l *Limiter) room() (admission, bool) {
+	ticket, n, ok := l.take()
+	return admission{ticket, n}, ok
+}
+
+// recheck lets the queue in if room came while a waiter was being queued (see complete).
+func (l *Limiter) recheck() {
+	if int64(uint32(l.word.Load())) < l.limit.Load() {
+		l.q.Dispatch()
+	}
+}
+
+// permit returns the permit of a waiter let in, its clock started now.
+func (l *Limiter) permit(w *waitq.Waiter[admission]) Permit {
+	r := w.Room()
+	return Permit{l: l, start: l.now(), ticket: r.ticket, inFlight: r.inFlight}
+}
+
+// A syncWaiter is a call blocked in Acquire.
+type syncWaiter struct {
+	waitq.Waiter[admission]
+	at time.Duration // clock time at which the wait began
+	ch chan struct{} // one signal: let in, or removed by the MaxWait timer
+}
+
+// Granted is called when the waiter is let in.
+func (w *syncWaiter) Granted() { w.ch <- struct{}{} }
+
+// wait queues the caller and blocks until it is let in, MaxWait passes, or ctx ends.
+func (l *Limiter) wait(ctx context.Context) (Permit, error) {
+	w := &syncWaiter{ch: make(chan struct{}, 1)}
+	w.at = l.clk.Now()
+	// Armed before the waiter is queued, so that a waiter seen in the queue always has
+	// its timer; a timer that fires first keeps it from being queued.
+	timer := l.clk.AfterFunc(l.maxWait, func() {
+		if l.q.Remove(&w.Waiter) {
+			w.ch <- struct{}{}
+		}
+	})
+	switch l.q.Enqueue(&w.Waiter, w) {
+	case waitq.Admitted:
+		timer.Stop()
+		return l.permit(&w.Waiter), nil
+	case waitq.Removed:
+		return Permit{}, l.expired(w.at)
+	}
+	l.recheck()
+	select {
+	case <-w.ch:
+	case <-ctx.Done():
+		if l.q.Remove(&w.Waiter) {
+			timer.Stop()
+			return Permit{}, l.rejectContext(l.waited(w.at), ctx.Err())
+		}
+		<-w.ch // let in, or timed out, at the same time
+		if w.Holds() {
+			timer.Stop()
+			l.permit(&w.Waiter).Release() // the caller has gone: pass the room on
+			return Permit{}, l.rejectContext(l.waited(w.at), ctx.Err())
+		}
+	}
+	timer.Stop()
+	if !w.Holds() {
+		return Permit{}, l.expired(w.at)
+	}
+	l.publishWaited(w.at)
+	return l.permit(&w.Waiter), nil
+}
+
+// waited returns the time from since to now on the limiter's clock, never negative.
+func (l *Limiter) waited(since time.Duration) time.Duration {
+	return sat.Left(l.clk.Now(), since)
+}
+
+func (l *Limiter) expired(since time.Duration) error {
+	if l.events.Observed() {
+		l.publishRejected(l.waited(since), l.rej.Plain)
+	}
+	return l.rej.Plain
+}
+
+func (l *Limiter) rejectContext(waited time.Duration, ctxErr error) error {
+	err := l.rej.ForContext(ctxErr)
+	l.publishRejected(waited, err)
+	return err
+}
+
+func (l *Limiter) publishRejected(waited time.Duration, err error) {
+	l.events.Publish(policy.Event{Kind: policy.AdaptiveLimitRejected, Wait: waited, Err: err})
+}
+
+func (l *Limiter) publishWaited(since time.Duration) {
+	if l.events.Observed() {
+		now := l.clk.Now()
+		l.events.Publish(policy.Event{Kind: policy.AdaptiveLimitWaited, At: now, Wait: sat.Left(now, since)})
+	}
+}

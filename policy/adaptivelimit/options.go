@@ -1,0 +1,322 @@
+package adaptivelimit
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// Algorithm names the rule that moves the limit. Its configuration spelling is its value:
+// "aimd", "gradient2" or "vegas" (any case, in configuration keys).
+type Algorithm string
+
+// The algorithms; the package documentation tells how each moves the limit.
+const (
+	// AIMD adds 1 to the limit after each round without a drop (whose calls used at least
+	// half the limit), and multiplies it by BackoffRatio after a round with one (a call
+	// slower than LatencyThreshold is a drop).
+	AIMD Algorithm = "aimd"
+	// Gradient2 compares each round's average latency with the baseline (the smallest
+	// round average of the recent rounds), allowing Tolerance of difference, and moves
+	// the limit by that ratio, smoothed.
+	Gradient2 Algorithm = "gradient2"
+	// Vegas estimates the queue at the dependency from each round's average latency and
+	// the baseline, and keeps that queue small. The default.
+	Vegas Algorithm = "vegas"
+)
+
+// algorithms lists the valid algorithms, in the order messages name them.
+var algorithms = []Algorithm{AIMD, Gradient2, Vegas}
+
+// MaxLimitCeiling is the largest MaxLimit: calls in flight are counted in 32 bits.
+const MaxLimitCeiling = 1_000_000
+
+// Config is an adaptive limiter's resolved configuration, validated once when the limiter
+// is built. Its zero value is not valid (no algorithm, limits 0): start from
+// DefaultConfig. Two identical option sets give configurations equal under
+// reflect.DeepEqual (error lists hold the same sentinel values).
+type Config struct {
+	// Algorithm moves the limit: AIMD, Gradient2 or Vegas. Default Vegas.
+	Algorithm Algorithm
+	// InitialLimit is the limit on calls in flight when the limiter is built. In
+	// [MinLimit, MaxLimit]. Default 20.
+	InitialLimit int
+	// MinLimit is the lowest the limit goes. At least 1. Default 1.
+	MinLimit int
+	// MaxLimit is the highest the limit goes. In [MinLimit, MaxLimitCeiling]. Default 200.
+	MaxLimit int
+	// MaxWait is how long a call over the limit may wait for room, on the limiter's
+	// clock; 0 rejects at once. At least 0. Default 0.
+	MaxWait time.Duration
+	// BackoffRatio is the factor AIMD multiplies the limit by after a round with a drop.
+	// In [0.5, 1). Default 0.9.
+	BackoffRatio float64
+	// LatencyThreshold is, for AIMD, the latency above which a call counts as a drop.
+	// Positive. Default 5s.
+	LatencyThreshold time.Duration
+	// Tolerance is, for Gradient2, how much longer than the baseline a round's average
+	// latency may be before the limit goes down: 1.5 allows 50% more. At least 1 and
+	// finite. Default 1.5.
+	Tolerance float64
+	// Smoothing is, for Gradient2, the weight of each round's new estimate in the limit:
+	// 1 takes it whole, 0.2 moves a fifth of the way. In (0, 1]. Default 0.2.
+	Smoothing float64
+	// BaselineWindow is, for Gradient2 and Vegas, how many rounds the baseline latency
+	// remembers: it is the smallest of the rounds' average latencies over the last
+	// BaselineWindow to 2·BaselineWindow rounds. At least 1. Default 50.
+	BaselineWindow int
+	// DropOn lists errors (matched with errors.Is) that count as drops, besides
+	// context.DeadlineExceeded. Set in code only; no configuration attribute. Default
+	// empty.
+	DropOn []error
+	// IgnoreOn lists errors (matched with errors.Is) whose calls leave no sample: neither
+	// their latency nor a drop is recorded. It wins over DropOn. Calls canceled by their
+	// caller (async.ErrCanceled, context.Canceled) are ignored without being listed. Set
+	// in code only; no configuration attribute. Default empty.
+	IgnoreOn []error
+	// Disabled true lets every call through without counting it. Default false: the zero
+	// value is enabled. The configuration key is adaptiveLimit.enabled.
+	Disabled bool
+}
+
+// DefaultConfig returns the built-in defaults: Vegas, limits 20 (initial), 1 (min) and
+// 200 (max), MaxWait 0, BackoffRatio 0.9, LatencyThreshold 5s, Tolerance 1.5, Smoothing
+// 0.2, BaselineWindow 50, no error lists, enabled.
+func DefaultConfig() Config {
+	return Config{
+		Algorithm:        Vegas,
+		InitialLimit:     20,
+		MinLimit:         1,
+		MaxLimit:         200,
+		BackoffRatio:     0.9,
+		LatencyThreshold: 5 * time.Second,
+		Tolerance:        1.5,
+		Smoothing:        0.2,
+		BaselineWindow:   50,
+	}
+}
+
+// Validate checks the configuration and returns a *policy.ConfigError:
+//   - R4C-ATR-007: an unknown algorithm (the message lists the valid ones), MinLimit < 1,
+//     MaxLimit below MinLimit or above MaxLimitCeiling, InitialLimit outside
+//     [MinLimit, MaxLimit], BackoffRatio outside [0.5, 1), a zero LatencyThreshold,
+//     Tolerance below 1 or not finite, Smoothing outside (0, 1], BaselineWindow < 1;
+//   - R4C-ATR-004: a negative MaxWait or LatencyThreshold.
+//
+// The parameters of every algorithm are checked, whichever is chosen.
+func (c Config) Validate() error {
+	switch {
+	case !c.Algorithm.valid():
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.algorithm", string(c.Algorithm),
+			"algorithm must be one of %s", choices())
+	case c.MinLimit < 1:
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.minLimit", strconv.Itoa(c.MinLimit),
+			"minLimit must be at least 1")
+	case c.MaxLimit < c.MinLimit:
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.maxLimit", strconv.Itoa(c.MaxLimit),
+			"maxLimit must be at least minLimit (%d)", c.MinLimit)
+	case c.MaxLimit > MaxLimitCeiling:
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.maxLimit", strconv.Itoa(c.MaxLimit),
+			"maxLimit must be at most %d", MaxLimitCeiling)
+	case c.InitialLimit < c.MinLimit || c.InitialLimit > c.MaxLimit:
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.initialLimit", strconv.Itoa(c.InitialLimit),
+			"initialLimit must be between minLimit (%d) and maxLimit (%d)", c.MinLimit, c.MaxLimit)
+	case c.MaxWait < 0:
+		return policy.Errorf(policy.CodeNegativeDuration, "adaptiveLimit.maxWait", c.MaxWait.String(),
+			"maxWait must not be negative")
+	case !(c.BackoffRatio >= 0.5 && c.BackoffRatio < 1):
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.backoffRatio", formatFloat(c.BackoffRatio),
+			"backoffRatio must be at least 0.5 and below 1")
+	case c.LatencyThreshold < 0:
+		return policy.Errorf(policy.CodeNegativeDuration, "adaptiveLimit.latencyThreshold", c.LatencyThreshold.String(),
+			"latencyThreshold must not be negative")
+	case c.LatencyThreshold == 0:
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.latencyThreshold", c.LatencyThreshold.String(),
+			"latencyThreshold must be positive (0 would make every call a drop)")
+	case !(c.Tolerance >= 1) || math.IsInf(c.Tolerance, 1):
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.tolerance", formatFloat(c.Tolerance),
+			"tolerance must be a finite number of at least 1")
+	case !(c.Smoothing > 0 && c.Smoothing <= 1):
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.smoothing", formatFloat(c.Smoothing),
+			"smoothing must be above 0 and at most 1")
+	case c.BaselineWindow < 1:
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.baselineWindow", strconv.Itoa(c.BaselineWindow),
+			"baselineWindow must be at least 1")
+	}
+	return nil
+}
+
+func (a Algorithm) valid() bool {
+	for _, v := range algorithms {
+		if a == v {
+			return true
+		}
+	}
+	return false
+}
+
+// choices is `"aimd", "gradient2" or "vegas"`.
+func choices() string {
+	var b strings.Builder
+	for i, a := range algorithms {
+		switch {
+		case i == len(algorithms)-1:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(string(a)))
+	}
+	return b.String()
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// settings is what options produce: the configuration and how the instance is named,
+// timed and observed.
+type settings struct {
+	Config
+	kind.Common
+}
+
+func defaults() settings { return settings{Config: DefaultConfig()} }
+
+// algorithmAttr is the attribute "algorithm": one of the algorithms, in any case and with
+// surrounding spaces ignored; another value is R4C-ATR-007, whose message lists them.
+func algorithmAttr() kind.Attr[settings] {
+	return kind.Attr[settings]{Name: "algorithm", Set: func(s *settings, v string) error {
+		a := Algorithm(strings.ToLower(strings.TrimSpace(v)))
+		if !a.valid() {
+			return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v,
+				Reason: "not an algorithm: use " + choices()}
+		}
+		s.Algorithm = a
+		return nil
+	}}
+}
+
+// descriptor is how a registry sees adaptive limiters.
+var descriptor = &kind.Descriptor[settings]{
+	L: policy.LayerAdaptiveLimit,
+	Attrs: []kind.Attr[settings]{
+		algorithmAttr(),
+		kind.IntAttr("initialLimit", func(s *settings) *int { return &s.InitialLimit }),
+		kind.IntAttr("minLimit", func(s *settings) *int { return &s.MinLimit }),
+		kind.IntAttr("maxLimit", func(s *settings) *int { return &s.MaxLimit }),
+		kind.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
+		kind.FloatAttr("backoffRatio", func(s *settings) *float64 { return &s.BackoffRatio }),
+		kind.DurationAttr("latencyThreshold", func(s *settings) *time.Duration { return &s.LatencyThreshold }),
+		kind.FloatAttr("tolerance", func(s *settings) *float64 { return &s.Tolerance }),
+		kind.FloatAttr("smoothing", func(s *settings) *float64 { return &s.Smoothing }),
+		kind.IntAttr("baselineWindow", func(s *settings) *int { return &s.BaselineWindow }),
+		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	},
+	Defaults: defaults,
+	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Config:   func(s *settings) any { return s.Config },
+	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Validate: func(s *settings) error { return s.Config.Validate() },
+	Of:       func(p kind.Instance) any { return p.(*Limiter).cfg },
+	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },
+}
+
+func init() { kind.Register(descriptor) }
+
+// Option configures an adaptive limiter.
+type Option func(*settings)
+
+// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
+// the application's own settings); options after it change c further. Default
+// DefaultConfig(). The zero Config is enabled but not valid (no algorithm, limits 0):
+// start from DefaultConfig to keep the defaults. The limiter validates c when it is
+// built.
+func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
+
+// Enabled false lets every call through without counting it. Default true.
+func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
+
+// UseAlgorithm sets the algorithm that moves the limit: AIMD, Gradient2 or Vegas.
+// Default Vegas. Another value fails with R4C-ATR-007.
+func UseAlgorithm(a Algorithm) Option { return func(s *settings) { s.Algorithm = a } }
+
+// InitialLimit sets the limit on calls in flight when the limiter is built. Default 20.
+// Outside [MinLimit, MaxLimit] fails with R4C-ATR-007.
+func InitialLimit(n int) Option { return func(s *settings) { s.InitialLimit = n } }
+
+// MinLimit sets the lowest the limit goes. Default 1. Less than 1 fails with
+// R4C-ATR-007.
+func MinLimit(n int) Option { return func(s *settings) { s.MinLimit = n } }
+
+// MaxLimit sets the highest the limit goes. Default 200. Below MinLimit, or above
+// MaxLimitCeiling, fails with R4C-ATR-007.
+func MaxLimit(n int) Option { return func(s *settings) { s.MaxLimit = n } }
+
+// MaxWait sets how long a call over the limit may wait for room, on the limiter's
+// clock. Default 0: reject at once. Negative fails with R4C-ATR-004.
+func MaxWait(d time.Duration) Option { return func(s *settings) { s.MaxWait = d } }
+
+// BackoffRatio sets the factor AIMD multiplies the limit by after a round with a drop.
+// Default 0.9. Outside [0.5, 1) fails with R4C-ATR-007.
+func BackoffRatio(r float64) Option { return func(s *settings) { s.BackoffRatio = r } }
+
+// LatencyThreshold sets, for AIMD, the latency above which a call counts as a drop, on
+// the limiter's clock. Default 5s. Negative fails with R4C-ATR-004, zero with
+// R4C-ATR-007.
+func LatencyThreshold(d time.Duration) Option { return func(s *settings) { s.LatencyThreshold = d } }
+
+// Tolerance sets, for Gradient2, how much longer than the baseline a round's average
+// latency may be before the limit goes down (1.5: 50% longer). Default 1.5. Below 1, or
+// not finite, fails with R4C-ATR-007.
+func Tolerance(f float64) Option { return func(s *settings) { s.Tolerance = f } }
+
+// Smoothing sets, for Gradient2, the weight of each round's new estimate in the limit.
+// Default 0.2. Outside (0, 1] fails with R4C-ATR-007.
+func Smoothing(f float64) Option { return func(s *settings) { s.Smoothing = f } }
+
+// BaselineWindow sets, for Gradient2 and Vegas, how many rounds the baseline latency
+// remembers (it is the smallest round average of the last n to 2n rounds). Default 50.
+// Less than 1 fails with R4C-ATR-007.
+func BaselineWindow(n int) Option { return func(s *settings) { s.BaselineWindow = n } }
+
+// DropOn adds errors (matched with errors.Is) that count as drops, besides
+// context.DeadlineExceeded: e.g. a dependency's "overloaded" error. Default empty. Nil
+// errors are skipped; each call adds to the list.
+func DropOn(errs ...error) Option {
+	return func(s *settings) { s.DropOn = kind.Append(s.DropOn, errs) }
+}
+
+// IgnoreOn adds errors (matched with errors.Is) whose calls leave no sample. Default
+// empty. Nil errors are skipped; each call adds to the list. IgnoreOn wins over DropOn.
+func IgnoreOn(errs ...error) Option {
+	return func(s *settings) { s.IgnoreOn = kind.Append(s.IgnoreOn, errs) }
+}
+
+// Name shares one limiter, and its limit, among every function wrapped with this name;
+// the name is the instance id. Default none: each wrapped function has its own limiter,
+// whose id is the function's id.
+func Name(name string) Option { return kind.Name[settings](name) }
+
+// UseConfig applies the configuration keys configs.<name>.adaptiveLimit.*, which take
+// precedence over the options in code. Default none. A name with no such keys fails with
+// R4C-REG-004 when the function is wrapped.
+func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+
+// WithClock sets the time source, which measures latencies and times MaxWait. Default
+// clock.System(). A registry sets its own.
+func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+
+// WithInstanceID sets the instance id of a limiter built with New. Default the Name,
+// else "adaptiveLimit".
+func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
+
+// OnEvent sets the listener of the limiter's AdaptiveLimitChanged, AdaptiveLimitRejected
+// and AdaptiveLimitWaited events. Default none: nothing is published. A registry adds its
+// own listeners. AdaptiveLimitChanged events reach the listener in the order of the
+// changes, while the limiter holds the lock of its algorithm: a listener may read
+// Snapshot, Limit, InFlight and Queued, but must not make calls through the limiter.
+func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

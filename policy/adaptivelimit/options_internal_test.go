@@ -1,0 +1,109 @@
+package adaptivelimit
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+func TestDescriptor(t *testing.T) {
+	assert.Equal(t, policy.LayerAdaptiveLimit, descriptor.Layer())
+	assert.Equal(t, "adaptiveLimit", descriptor.Table().Segment)
+	assert.Equal(t, []string{"algorithm", "initialLimit", "minLimit", "maxLimit", "maxWait", "backoffRatio",
+		"latencyThreshold", "tolerance", "smoothing", "baselineWindow", "enabled"}, descriptor.Attributes())
+	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
+	k, ok := kind.Lookup(policy.LayerAdaptiveLimit)
+	require.True(t, ok, "registered")
+	assert.Same(t, descriptor, k)
+
+	l, err := New(MaxLimit(50))
+	require.NoError(t, err)
+	assert.Equal(t, l.Config(), descriptor.Of(l))
+	assert.Equal(t, l.Snapshot(), descriptor.Snapshot(l))
+}
+
+// SPEC AL-3: the attributes, set from strings; the algorithm is a choice, in any case.
+func TestSetAttributes(t *testing.T) {
+	table := descriptor.Table()
+	s := defaults()
+	for _, kv := range [][2]string{
+		{"algorithm", " AIMD "}, {"initialLimit", "8"}, {"minLimit", "2"}, {"maxLimit", "64"}, {"maxWait", "250ms"},
+		{"backoffRatio", "0.75"}, {"latencyThreshold", "80ms"}, {"tolerance", "2"}, {"smoothing", "0.5"},
+		{"baselineWindow", "20"}, {"enabled", "false"},
+	} {
+		require.NoError(t, table.Set(&s, kv[0], kv[1]), "%s = %q", kv[0], kv[1])
+	}
+	assert.Equal(t, Config{Algorithm: AIMD, InitialLimit: 8, MinLimit: 2, MaxLimit: 64, MaxWait: 250 * time.Millisecond,
+		BackoffRatio: 0.75, LatencyThreshold: 80 * time.Millisecond, Tolerance: 2, Smoothing: 0.5, BaselineWindow: 20,
+		Disabled: true}, s.Config)
+	for _, v := range []string{"gradient2", "Vegas", "aimd"} {
+		require.NoError(t, table.Set(&s, "algorithm", v))
+		assert.Equal(t, Algorithm(strings.ToLower(v)), s.Algorithm)
+	}
+
+	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+		{Attr: "algorithm", Value: "cubic", Code: policy.CodeOutOfRange},
+		{Attr: "algorithm", Value: "", Code: policy.CodeOutOfRange},
+		{Attr: "initialLimit", Value: "twenty", Code: policy.CodeBadNumber},
+		{Attr: "minLimit", Value: "1.5", Code: policy.CodeBadNumber},
+		{Attr: "maxLimit", Value: "", Code: policy.CodeBadNumber},
+		{Attr: "maxWait", Value: "10 parsecs", Code: policy.CodeBadDuration},
+		{Attr: "backoffRatio", Value: "half", Code: policy.CodeBadNumber},
+		{Attr: "latencyThreshold", Value: "5", Code: policy.CodeBadDuration},
+		{Attr: "tolerance", Value: "NaN", Code: policy.CodeBadNumber},
+		{Attr: "smoothing", Value: "+Inf", Code: policy.CodeBadNumber},
+		{Attr: "baselineWindow", Value: "many", Code: policy.CodeBadNumber},
+		{Attr: "enabled", Value: "yes", Code: policy.CodeBadBoolean},
+		{Attr: "limit", Value: "1", Code: policy.CodeUnknownKey},
+	})
+	err := table.Set(&s, "algorithm", "cubic")
+	assert.EqualError(t, err, `R4C-ATR-007: adaptiveLimit.algorithm = "cubic": not an algorithm: use "aimd", "gradient2" or "vegas"`)
+
+	// Ranges are checked by Validate (and CheckRange), whichever way the value came.
+	for attr, v := range map[string]string{"initialLimit": "0", "minLimit": "0", "maxLimit": "1000001",
+		"backoffRatio": "1", "latencyThreshold": "0", "tolerance": "0.5", "smoothing": "0", "baselineWindow": "0"} {
+		s := defaults()
+		require.NoError(t, table.Set(&s, attr, v))
+		assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(s.Config.Validate()), attr)
+		_, err := build(s)
+		assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err), attr)
+		got, err := descriptor.CheckRange(map[string]string{attr: v})
+		assert.Equal(t, attr, got)
+		assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err), attr)
+	}
+	for _, attr := range []string{"maxWait", "latencyThreshold"} {
+		s := defaults()
+		require.NoError(t, table.Set(&s, attr, "-1s"))
+		assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(s.Config.Validate()), attr)
+	}
+}
+
+// Options in code and configuration keys land on the same Config (SPEC RG-4).
+func TestOptionsAndKeysAgree(t *testing.T) {
+	s := defaults()
+	kind.Apply(&s, []Option{UseAlgorithm(Gradient2), InitialLimit(10), MinLimit(2), MaxLimit(40), MaxWait(time.Second),
+		BackoffRatio(0.8), LatencyThreshold(time.Second), Tolerance(2), Smoothing(0.4), BaselineWindow(30), Enabled(false), nil})
+	k := defaults()
+	table := descriptor.Table()
+	for _, kv := range [][2]string{
+		{"algorithm", "gradient2"}, {"initialLimit", "10"}, {"minLimit", "2"}, {"maxLimit", "40"}, {"maxWait", "1s"},
+		{"backoffRatio", "0.8"}, {"latencyThreshold", "1s"}, {"tolerance", "2"}, {"smoothing", "0.4"},
+		{"baselineWindow", "30"}, {"enabled", "false"},
+	} {
+		require.NoError(t, table.Set(&k, kv[0], kv[1]))
+	}
+	assert.True(t, reflect.DeepEqual(s.Config, k.Config))
+
+	l, err := New(UseAlgorithm(Gradient2), InitialLimit(10), MinLimit(2), MaxLimit(40), MaxWait(time.Second),
+		BackoffRatio(0.8), LatencyThreshold(time.Second), Tolerance(2), Smoothing(0.4), BaselineWindow(30), Enabled(false))
+	require.NoError(t, err)
+	assert.True(t, reflect.DeepEqual(k.Config, l.Config()), "New builds what the options set")
+}

@@ -1,0 +1,125 @@
+package adaptivelimit_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+)
+
+// SPEC AL-2: the defaults.
+func TestDefaults(t *testing.T) {
+	assert.Equal(t, adaptivelimit.Config{Algorithm: adaptivelimit.Vegas, InitialLimit: 20, MinLimit: 1, MaxLimit: 200,
+		BackoffRatio: 0.9, LatencyThreshold: 5 * time.Second, Tolerance: 1.5, Smoothing: 0.2, BaselineWindow: 50},
+		adaptivelimit.DefaultConfig())
+	assert.NoError(t, adaptivelimit.DefaultConfig().Validate())
+
+	l, err := adaptivelimit.New()
+	require.NoError(t, err)
+	assert.Equal(t, "adaptiveLimit", l.InstanceID())
+	assert.True(t, clock.IsSystem(l.Clock()))
+	assert.Equal(t, adaptivelimit.DefaultConfig(), l.Config())
+	assert.Equal(t, adaptivelimit.Snapshot{Instance: "adaptiveLimit", Algorithm: adaptivelimit.Vegas, Limit: 20,
+		MinLimit: 1, MaxLimit: 200}, l.Snapshot())
+}
+
+// SPEC AL-2: a bad configuration is a *policy.ConfigError with its code and key, never a
+// panic; every algorithm's parameters are checked whichever is chosen.
+func TestValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []adaptivelimit.Option
+		key  string
+		code string
+	}{
+		{"unknown algorithm", []adaptivelimit.Option{adaptivelimit.UseAlgorithm("cubic")}, "adaptiveLimit.algorithm", policy.CodeOutOfRange},
+		{"empty algorithm", []adaptivelimit.Option{adaptivelimit.UseAlgorithm("")}, "adaptiveLimit.algorithm", policy.CodeOutOfRange},
+		{"zero min", []adaptivelimit.Option{adaptivelimit.MinLimit(0)}, "adaptiveLimit.minLimit", policy.CodeOutOfRange},
+		{"negative min", []adaptivelimit.Option{adaptivelimit.MinLimit(-1)}, "adaptiveLimit.minLimit", policy.CodeOutOfRange},
+		{"max below min", []adaptivelimit.Option{adaptivelimit.MinLimit(10), adaptivelimit.MaxLimit(9), adaptivelimit.InitialLimit(10)},
+			"adaptiveLimit.maxLimit", policy.CodeOutOfRange},
+		{"max above ceiling", []adaptivelimit.Option{adaptivelimit.MaxLimit(adaptivelimit.MaxLimitCeiling + 1)},
+			"adaptiveLimit.maxLimit", policy.CodeOutOfRange},
+		{"initial below min", []adaptivelimit.Option{adaptivelimit.MinLimit(5), adaptivelimit.InitialLimit(4)},
+			"adaptiveLimit.initialLimit", policy.CodeOutOfRange},
+		{"initial above max", []adaptivelimit.Option{adaptivelimit.MaxLimit(10)}, "adaptiveLimit.initialLimit", policy.CodeOutOfRange},
+		{"negative wait", []adaptivelimit.Option{adaptivelimit.MaxWait(-time.Millisecond)}, "adaptiveLimit.maxWait", policy.CodeNegativeDuration},
+		{"backoff 1", []adaptivelimit.Option{adaptivelimit.BackoffRatio(1)}, "adaptiveLimit.backoffRatio", policy.CodeOutOfRange},
+		{"backoff low", []adaptivelimit.Option{adaptivelimit.BackoffRatio(0.4)}, "adaptiveLimit.backoffRatio", policy.CodeOutOfRange},
+		{"backoff NaN", []adaptivelimit.Option{adaptivelimit.BackoffRatio(math.NaN())}, "adaptiveLimit.backoffRatio", policy.CodeOutOfRange},
+		{"negative threshold", []adaptivelimit.Option{adaptivelimit.LatencyThreshold(-time.Second)},
+			"adaptiveLimit.latencyThreshold", policy.CodeNegativeDuration},
+		{"zero threshold", []adaptivelimit.Option{adaptivelimit.LatencyThreshold(0)}, "adaptiveLimit.latencyThreshold", policy.CodeOutOfRange},
+		{"tolerance below 1", []adaptivelimit.Option{adaptivelimit.Tolerance(0.99)}, "adaptiveLimit.tolerance", policy.CodeOutOfRange},
+		{"tolerance infinite", []adaptivelimit.Option{adaptivelimit.Tolerance(math.Inf(1))}, "adaptiveLimit.tolerance", policy.CodeOutOfRange},
+		{"zero smoothing", []adaptivelimit.Option{adaptivelimit.Smoothing(0)}, "adaptiveLimit.smoothing", policy.CodeOutOfRange},
+		{"smoothing above 1", []adaptivelimit.Option{adaptivelimit.Smoothing(1.01)}, "adaptiveLimit.smoothing", policy.CodeOutOfRange},
+		{"zero window", []adaptivelimit.Option{adaptivelimit.BaselineWindow(0)}, "adaptiveLimit.baselineWindow", policy.CodeOutOfRange},
+		{"zero config", []adaptivelimit.Option{adaptivelimit.WithConfig(adaptivelimit.Config{})}, "adaptiveLimit.algorithm", policy.CodeOutOfRange},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := adaptivelimit.New(tc.opts...)
+			require.Nil(t, l)
+			var ce *policy.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, tc.code, ce.Code)
+			assert.Equal(t, tc.key, ce.Key)
+			assert.Contains(t, err.Error(), tc.code)
+		})
+	}
+
+	err := adaptivelimit.Config{Algorithm: "cubic"}.Validate()
+	assert.EqualError(t, err, `R4C-ATR-007: adaptiveLimit.algorithm = "cubic": algorithm must be one of "aimd", "gradient2" or "vegas"`)
+
+	l, err := adaptivelimit.New(adaptivelimit.UseAlgorithm(adaptivelimit.AIMD), adaptivelimit.MinLimit(3),
+		adaptivelimit.MaxLimit(3), adaptivelimit.InitialLimit(3), adaptivelimit.BackoffRatio(0.5),
+		adaptivelimit.LatencyThreshold(time.Nanosecond), adaptivelimit.Tolerance(1), adaptivelimit.Smoothing(1),
+		adaptivelimit.BaselineWindow(1), adaptivelimit.MaxWait(0))
+	require.NoError(t, err, "the bounds are valid")
+	assert.Equal(t, 3, l.Limit())
+}
+
+func TestIDsAndCommonOptions(t *testing.T) {
+	clk := clock.NewManual()
+	l, err := adaptivelimit.New(adaptivelimit.Name("db"))
+	require.NoError(t, err)
+	assert.Equal(t, "db", l.InstanceID())
+
+	errX := errors.New("x")
+	l, err = adaptivelimit.New(adaptivelimit.Name("db"), adaptivelimit.WithInstanceID("Repo.Find"), adaptivelimit.UseConfig("small"),
+		adaptivelimit.WithClock(clk), adaptivelimit.OnEvent(func(policy.Event) {}), adaptivelimit.DropOn(errX, nil),
+		adaptivelimit.IgnoreOn(nil, errX))
+	require.NoError(t, err)
+	assert.Equal(t, "Repo.Find", l.InstanceID())
+	assert.Equal(t, clock.Clock(clk), l.Clock())
+	assert.Equal(t, []error{errX}, l.Config().DropOn, "nil errors are skipped")
+	assert.Equal(t, []error{errX}, l.Config().IgnoreOn)
+
+	var ee *adaptivelimit.ExceededError
+	require.True(t, errors.As(l.Rejection(), &ee))
+	assert.Equal(t, "Repo.Find", ee.InstanceID())
+	assert.ErrorIs(t, ee, adaptivelimit.ErrLimitExceeded)
+	assert.Equal(t, `adaptivelimit: concurrency limit of "Repo.Find" exceeded`, ee.Error())
+	assert.NoError(t, ee.Unwrap())
+}
+
+// Options that add to a list never write into the list of a copy of the settings.
+func TestListsAreNotShared(t *testing.T) {
+	errA, errB, errC := errors.New("a"), errors.New("b"), errors.New("c")
+	base := adaptivelimit.DefaultConfig()
+	base.DropOn = make([]error, 1, 4)
+	base.DropOn[0] = errA
+	one, err := adaptivelimit.New(adaptivelimit.WithConfig(base), adaptivelimit.DropOn(errB))
+	require.NoError(t, err)
+	two, err := adaptivelimit.New(adaptivelimit.WithConfig(base), adaptivelimit.DropOn(errC))
+	require.NoError(t, err)
+	assert.Equal(t, []error{errA, errB}, one.Config().DropOn)
+	assert.Equal(t, []error{errA, errC}, two.Config().DropOn)
+}

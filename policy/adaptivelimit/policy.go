@@ -1,0 +1,175 @@
+package adaptivelimit
+
+import (
+	"context"
+	"time"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/waitq"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// NewPolicy returns l as a policy of layer LayerAdaptiveLimit, for calls returning T.
+func NewPolicy[T any](l *Limiter) policy.Policy[T] {
+	return policy.Of(policy.LayerAdaptiveLimit, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+}
+
+// DecorateFunc returns next guarded by l: each call is let in with Acquire (waiting up to
+// MaxWait in FIFO order, honouring ctx) and counts as in flight until next returns; its
+// outcome is then a sample for the algorithm (see the package documentation: a nil error
+// or an ordinary error is a sample, context.DeadlineExceeded, DropOn or ctx past its
+// deadline a drop, a cancellation or IgnoreOn none). A next that panics counts out
+// without a sample, and the panic goes on. A rejection returns the zero T and l's
+// *ExceededError (matching ErrLimitExceeded, and ctx's error when ctx ended the wait);
+// next is not called. A ctx that is nil or already done when the call arrives is rejected
+// at once, whatever the limit and MaxWait: the *ExceededError matches ErrLimitExceeded
+// and ctx's error (policy.ErrNilContext for a nil ctx), nothing is counted and no event is
+// published. Calls let in without waiting, and calls rejected at once, allocate nothing.
+// A disabled limiter lets every call through to next, but for a nil or done ctx, whose
+// error it returns as is.
+func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
+	if !l.enabled {
+		return policy.Guard(next)
+	}
+	return func(ctx context.Context, a A) (T, error) {
+		p, err := l.acquire(ctx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		done := false
+		defer func() {
+			if !done { // next panicked
+				l.complete(p, ignored)
+			}
+		}()
+		v, err := next(ctx, a)
+		done = true
+		l.complete(p, l.classify(ctx, err))
+		return v, err
+	}
+}
+
+// DecorateAsyncFunc returns next guarded by l, for calls that return a future. A call
+// counts as in flight from its start until its future completes, and its outcome is then
+// a sample, as for DecorateFunc; a future completed by Cancel counts out at once, without
+// a sample (unless ctx's deadline has passed: an outer timeout that cancels the future
+// makes the call a drop).
+//   - ctx nil or already done: a failed future with l's rejection, an *ExceededError
+//     matching ErrLimitExceeded and ctx's error (policy.ErrNilContext for a nil ctx),
+//     whatever the limit; next never runs, nothing is counted, no event is published.
+//   - The call fits under the limit now (and nobody waits): next starts at once, and its
+//     own future is returned (a nil future from next: a future failed with
+//     async.ErrNilFuture, and the call counts out at once, without a sample).
+//   - It does not fit and MaxWait is 0: a failed future with l's rejection, an
+//     *ExceededError matching ErrLimitExceeded, made once when next is decorated.
+//   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When it is let
+//     in, next starts on the goroutine that made room (a completing call, or the one
+//     whose sample raised the limit). After MaxWait (a clock timer) the future fails with
+//     l's rejection and the call leaves the queue. Cancelling the future, or ctx ending,
+//     while it waits removes it from the queue at once: Cancel returns true and next
+//     never runs; ctx ending fails the future with a rejection matching ctx's error. Once
+//     started, cancelling the future cancels next's future (Cancel returns false).
+//
+// A disabled limiter lets every call through to next, but for a nil or done ctx, whose
+// error it returns as is.
+func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	if !l.enabled {
+		return policy.GuardAsync(next)
+	}
+	rejected := async.Failed[T](l.rej.Plain)
+	return func(ctx context.Context, a A) *async.Future[T] {
+		if err := policy.ContextErr(ctx); err != nil {
+			return async.Failed[T](l.rej.ForContext(err))
+		}
+		if p, ok := l.tryAcquire(); ok {
+			return start(l, p, ctx, a, next)
+		}
+		if l.maxWait == 0 {
+			l.publishRejected(0, l.rej.Plain)
+			return rejected
+		}
+		return enqueueAsync(l, ctx, a, next)
+	}
+}
+
+// start runs next with permit p and records its outcome when its future completes (at
+// once, without a sample, if next panics or returns a nil future).
+func start[A, T any](l *Limiter, p Permit, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
+	ok := false
+	defer func() {
+		if !ok {
+			l.complete(p, ignored)
+		}
+	}()
+	inner := next(ctx, a)
+	if inner == nil {
+		return async.Failed[T](async.ErrNilFuture) // counted out by the deferred call
+	}
+	inner.OnComplete(func(_ T, err error) { l.complete(p, l.classify(ctx, err)) })
+	ok = true
+	return inner
+}
+
+// An asyncWaiter is an asynchronous call queued for room under the limit.
+type asyncWaiter[A, T any] struct {
+	waitq.Waiter[admission]
+	at     time.Duration // clock time at which the wait began
+	d      async.Delayed[T]
+	l      *Limiter
+	ctx    context.Context
+	a      A
+	next   policy.AsyncFunc[A, T]
+	waited bool // let in from the queue
+}
+
+func enqueueAsync[A, T any](l *Limiter, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
+	w := &asyncWaiter[A, T]{l: l, ctx: ctx, a: a, next: next}
+	fut := w.d.Init(l.clk, ctx, w, nil)
+	w.at = l.clk.Now()
+	// The MaxWait timer and the ctx hook are armed before the waiter is queued (a waiter
+	// seen in the queue always has them); one that fires first keeps it from being queued.
+	w.d.StartWithin(l.maxWait)
+	switch l.q.Enqueue(&w.Waiter, w) {
+	case waitq.Admitted: // room came meanwhile, and nobody waits for it
+		w.startIn(false)
+	case waitq.Queued:
+		l.recheck()
+	}
+	return fut
+}
+
+// Granted is called when the waiter is let in.
+func (w *asyncWaiter[A, T]) Granted() { w.startIn(true) }
+
+// startIn starts the call the waiter now has room for, or passes the room on if the wait
+// is already over (canceled, expired, or ctx ended as the room came).
+func (w *asyncWaiter[A, T]) startIn(waited bool) {
+	w.waited = waited
+	if !w.d.Start() {
+		r := w.Room()
+		w.l.complete(Permit{l: w.l, ticket: r.ticket, inFlight: r.inFlight}, ignored)
+	}
+}
+
+// Start runs the call in its room.
+func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
+	if w.waited {
+		w.l.publishWaited(w.at)
+	}
+	return start(w.l, w.l.permit(&w.Waiter), w.ctx, w.a, w.next)
+}
+
+// Stop takes a waiter whose wait is over without room out of the queue (one already let
+// in gives its room back in startIn), and returns its rejection.
+func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
+	w.l.q.Remove(&w.Waiter)
+	var zero T
+	switch cause {
+	case async.ErrCanceled:
+		return zero, cause
+	case async.ErrExpired:
+		return zero, w.l.expired(w.at)
+	}
+	return zero, w.l.rejectContext(w.l.waited(w.at), cause)
+}

@@ -1,0 +1,213 @@
+package hedge
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// The bounds of MaxAttempts.
+const (
+	minAttempts = 2
+	maxAttempts = 10
+)
+
+// Config is a hedge's resolved configuration, validated once when the hedge is built.
+// Its zero value is not valid (MaxAttempts 0, BudgetWindow 0): start from DefaultConfig.
+// Identical option sets give configurations equal under reflect.DeepEqual (the error
+// lists hold the same sentinel values).
+type Config struct {
+	// Delay is how long the hedge waits for a result after the last attempt started
+	// before it starts another, on the hedge's clock; 0 starts the attempts one after
+	// another at once. At least 0. Default 1s.
+	Delay time.Duration
+	// MaxAttempts is the total number of attempts of one call, the first included. From
+	// 2 to 10. Default 2: the call and one hedge.
+	MaxAttempts int
+	// HedgeOn lists the errors that start the next attempt at once when an attempt fails
+	// with them, matched with errors.Is. Default empty: every error does. An error outside
+	// a non-empty list is a result but not a reason to hedge. Set in code only: no
+	// configuration key sets it.
+	HedgeOn []error
+	// AbortOn lists errors that end the call at once when an attempt fails with them,
+	// matched with errors.Is: the call fails with that error and every other attempt is
+	// canceled. It wins over HedgeOn. Default empty. Set in code only.
+	AbortOn []error
+	// BudgetPercent bounds the hedges started in the budget window to this percentage of
+	// the calls that arrived in it (see BudgetMinPerSecond for the floor). From 0 to 100.
+	// Default 10.
+	BudgetPercent float64
+	// BudgetWindow is the span over which the budget counts calls and hedges, on the
+	// hedge's clock, in 20 buckets of BudgetWindow/20 each. More than 0. Default 10s.
+	BudgetWindow time.Duration
+	// BudgetMinPerSecond is the budget's floor, in hedges per second: whatever
+	// BudgetPercent allows, BudgetMinPerSecond × BudgetWindow (in seconds) hedges are
+	// allowed per window, so that a quiet service still hedges. At least 0 and finite.
+	// Default 1.
+	BudgetMinPerSecond float64
+	// NoBudget true lets every call start its hedges, up to MaxAttempts, with no budget.
+	// Default false: the zero value has the budget on. The configuration key is
+	// hedge.budgetEnabled, its inverse.
+	NoBudget bool
+	// Disabled true makes every call a single attempt, with no hedge and no event.
+	// Default false: the zero value is enabled. The configuration key is hedge.enabled.
+	Disabled bool
+}
+
+// DefaultConfig returns the built-in defaults: Delay 1s, MaxAttempts 2, every error
+// hedged, none aborting, budget on with BudgetPercent 10, BudgetWindow 10s and
+// BudgetMinPerSecond 1, enabled.
+func DefaultConfig() Config {
+	return Config{Delay: time.Second, MaxAttempts: 2, BudgetPercent: 10, BudgetWindow: 10 * time.Second,
+		BudgetMinPerSecond: 1}
+}
+
+// Validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 if
+// Delay < 0; R4C-ATR-008 if MaxAttempts is outside 2..10; R4C-ATR-007 if BudgetPercent is
+// outside [0, 100], BudgetWindow is not positive, or BudgetMinPerSecond is negative or
+// not finite (NaN and ±Inf are refused). The budget fields are checked whether or not
+// the budget is on.
+func (c Config) Validate() error {
+	switch {
+	case c.Delay < 0:
+		return policy.Errorf(policy.CodeNegativeDuration, "hedge.delay", c.Delay.String(),
+			"delay must not be negative (0 starts the hedges at once)")
+	case c.MaxAttempts < minAttempts || c.MaxAttempts > maxAttempts:
+		return policy.Errorf(policy.CodeBadAttempts, "hedge.maxAttempts", strconv.Itoa(c.MaxAttempts),
+			"maxAttempts must be between %d and %d (it counts the first attempt)", minAttempts, maxAttempts)
+	case !(c.BudgetPercent >= 0 && c.BudgetPercent <= 100):
+		return policy.Errorf(policy.CodeOutOfRange, "hedge.budgetPercent", formatFloat(c.BudgetPercent),
+			"budgetPercent must be between 0 and 100")
+	case c.BudgetWindow <= 0:
+		return policy.Errorf(policy.CodeOutOfRange, "hedge.budgetWindow", c.BudgetWindow.String(),
+			"budgetWindow must be more than 0")
+	case !(c.BudgetMinPerSecond >= 0) || math.IsInf(c.BudgetMinPerSecond, 1):
+		return policy.Errorf(policy.CodeOutOfRange, "hedge.budgetMinPerSecond", formatFloat(c.BudgetMinPerSecond),
+			"budgetMinPerSecond must be a finite number of at least 0")
+	}
+	return nil
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// settings is what options produce: the configuration and how the instance is named,
+// timed and observed.
+type settings struct {
+	Config
+	kind.Common
+}
+
+func defaults() settings { return settings{Config: DefaultConfig()} }
+
+// budgetEnabled is the attribute budgetEnabled, stored inverted in NoBudget so that the
+// zero Config has the budget on.
+func budgetEnabled() kind.Attr[settings] {
+	a := kind.EnabledAttr(func(s *settings) *bool { return &s.NoBudget })
+	a.Name = "budgetEnabled"
+	return a
+}
+
+// descriptor is how a registry sees hedges.
+var descriptor = &kind.Descriptor[settings]{
+	L: policy.LayerHedge,
+	Attrs: []kind.Attr[settings]{
+		kind.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),
+		kind.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),
+		kind.FloatAttr("budgetPercent", func(s *settings) *float64 { return &s.BudgetPercent }),
+		kind.DurationAttr("budgetWindow", func(s *settings) *time.Duration { return &s.BudgetWindow }),
+		kind.FloatAttr("budgetMinPerSecond", func(s *settings) *float64 { return &s.BudgetMinPerSecond }),
+		budgetEnabled(),
+		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	},
+	Defaults: defaults,
+	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Config:   func(s *settings) any { return s.Config },
+	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	Validate: func(s *settings) error { return s.Config.Validate() },
+	Of:       func(p kind.Instance) any { return p.(*Hedge).cfg },
+	State:    func(p kind.Instance) any { return p.(*Hedge).Snapshot() },
+}
+
+func init() { kind.Register(descriptor) }
+
+// Option configures a hedge.
+type Option func(*settings)
+
+// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
+// the application's own settings); options after it change c further. Default
+// DefaultConfig(). The zero Config is enabled, with the budget on, but not valid
+// (MaxAttempts 0, BudgetWindow 0): start from DefaultConfig to keep the defaults. The
+// hedge validates c when it is built.
+func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
+
+// Enabled false makes every call a single attempt, with no hedge, no budget and no event.
+// Default true.
+func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
+
+// Delay sets how long the hedge waits for a result after the last attempt started before
+// it starts another, on the hedge's clock. Default 1s. 0 starts the attempts one after
+// another at once. Negative fails with R4C-ATR-004.
+func Delay(d time.Duration) Option { return func(s *settings) { s.Delay = d } }
+
+// MaxAttempts sets the total number of attempts of one call, the first included. Default
+// 2. Outside 2..10 fails with R4C-ATR-008.
+func MaxAttempts(n int) Option { return func(s *settings) { s.MaxAttempts = n } }
+
+// HedgeOn adds errors that start the next attempt at once when an attempt fails with
+// them, matched with errors.Is. Default empty: every error does. Each call adds to the
+// list. AbortOn wins over it. An error outside a non-empty list does not start a hedge:
+// the call waits for the attempts still in flight, and fails with it if there are none.
+func HedgeOn(errs ...error) Option {
+	return func(s *settings) { s.HedgeOn = kind.Append(s.HedgeOn, errs) }
+}
+
+// AbortOn adds errors that end the call at once, matched with errors.Is: an attempt that
+// fails with one fails the call with it, and every other attempt is canceled. Default
+// empty. It wins over HedgeOn. Each call adds to the list.
+func AbortOn(errs ...error) Option {
+	return func(s *settings) { s.AbortOn = kind.Append(s.AbortOn, errs) }
+}
+
+// BudgetPercent sets the percentage of the calls that arrived in the budget window that
+// the hedges started in it may reach. Default 10. Outside [0, 100] (or NaN) fails with
+// R4C-ATR-007.
+func BudgetPercent(p float64) Option { return func(s *settings) { s.BudgetPercent = p } }
+
+// BudgetWindow sets the span over which the budget counts calls and hedges, on the
+// hedge's clock. Default 10s. Zero or negative fails with R4C-ATR-007.
+func BudgetWindow(d time.Duration) Option { return func(s *settings) { s.BudgetWindow = d } }
+
+// BudgetMinPerSecond sets the budget's floor, in hedges per second: at least
+// BudgetMinPerSecond × BudgetWindow (in seconds) hedges are allowed per window, whatever
+// BudgetPercent allows. Default 1. Negative, NaN or infinite fails with R4C-ATR-007.
+func BudgetMinPerSecond(f float64) Option { return func(s *settings) { s.BudgetMinPerSecond = f } }
+
+// Budget false removes the budget: every call may start its hedges, up to MaxAttempts.
+// Default true. The budget's settings are validated either way.
+func Budget(on bool) Option { return func(s *settings) { s.NoBudget = !on } }
+
+// Name shares one hedge, and its budget, among every function wrapped with this name; the
+// name is the instance id. Default none: each wrapped function has its own hedge, whose
+// id is the function's id.
+func Name(name string) Option { return kind.Name[settings](name) }
+
+// UseConfig applies the configuration keys configs.<name>.hedge.*, which take precedence
+// over the options in code. Default none. A name with no such keys fails with
+// R4C-REG-004 when the function is wrapped.
+func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+
+// WithClock sets the time source, which times the delays and the budget window. Default
+// clock.System(). A registry sets its own.
+func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+
+// WithInstanceID sets the instance id of a hedge built with New. Default the Name, else
+// "hedge".
+func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
+
+// OnEvent sets the listener of the hedge's Hedged, HedgeWon, HedgeSkipped and HedgeFailed
+// events. Default none: nothing is published. A registry adds its own listeners.
+func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -1,0 +1,97 @@
+package hedge
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// SPEC HG-16, RG-4: the descriptor and its attributes.
+func TestHG16_Descriptor(t *testing.T) {
+	assert.Equal(t, policy.LayerHedge, descriptor.Layer())
+	assert.Equal(t, "hedge", descriptor.Table().Segment)
+	assert.Equal(t, []string{"delay", "maxAttempts", "budgetPercent", "budgetWindow", "budgetMinPerSecond",
+		"budgetEnabled", "enabled"}, descriptor.Attributes())
+	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
+	k, ok := kind.Lookup(policy.LayerHedge)
+	require.True(t, ok, "registered")
+	assert.Same(t, descriptor, k)
+
+	h, err := descriptor.Build(defaults())
+	require.NoError(t, err)
+	assert.Equal(t, DefaultConfig(), descriptor.Of(h))
+	assert.Equal(t, h.(*Hedge).Snapshot(), descriptor.State(h))
+	s := defaults()
+	assert.Equal(t, DefaultConfig(), descriptor.Config(&s))
+}
+
+func TestHG16_SetAttributes(t *testing.T) {
+	table := descriptor.Table()
+	s := defaults()
+	require.NoError(t, table.Set(&s, "delay", "200ms"))
+	require.NoError(t, table.Set(&s, "maxAttempts", " 3 "))
+	require.NoError(t, table.Set(&s, "budgetPercent", "12.5"))
+	require.NoError(t, table.Set(&s, "budgetWindow", "1m"))
+	require.NoError(t, table.Set(&s, "budgetMinPerSecond", "0.25"))
+	require.NoError(t, table.Set(&s, "budgetEnabled", "false"))
+	require.NoError(t, table.Set(&s, "enabled", "false"))
+	assert.Equal(t, Config{Delay: 200 * time.Millisecond, MaxAttempts: 3, BudgetPercent: 12.5,
+		BudgetWindow: time.Minute, BudgetMinPerSecond: 0.25, NoBudget: true, Disabled: true}, s.Config)
+	require.NoError(t, table.Set(&s, "budgetEnabled", "TRUE"))
+	assert.False(t, s.NoBudget)
+
+	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+		{Attr: "delay", Value: "soon", Code: policy.CodeBadDuration},
+		{Attr: "maxAttempts", Value: "two", Code: policy.CodeBadNumber},
+		{Attr: "budgetPercent", Value: "NaN", Code: policy.CodeBadNumber},
+		{Attr: "budgetPercent", Value: "1e400", Code: policy.CodeOutOfRange},
+		{Attr: "budgetWindow", Value: "10", Code: policy.CodeBadDuration},
+		{Attr: "budgetMinPerSecond", Value: "+Inf", Code: policy.CodeBadNumber},
+		{Attr: "budgetEnabled", Value: "yes", Code: policy.CodeBadBoolean},
+		{Attr: "enabled", Value: "on", Code: policy.CodeBadBoolean},
+		{Attr: "maxWait", Value: "1s", Code: policy.CodeUnknownKey},
+	})
+
+	for _, tc := range []struct{ attr, value, code string }{
+		{"maxAttempts", "1", policy.CodeBadAttempts},
+		{"maxAttempts", "11", policy.CodeBadAttempts},
+		{"delay", "-1ms", policy.CodeNegativeDuration},
+		{"budgetPercent", "101", policy.CodeOutOfRange},
+		{"budgetWindow", "0s", policy.CodeOutOfRange},
+		{"budgetMinPerSecond", "-0.5", policy.CodeOutOfRange},
+	} {
+		attr, err := descriptor.CheckRange(map[string]string{tc.attr: tc.value})
+		assert.Equal(t, tc.attr, attr)
+		assert.Equal(t, tc.code, policy.CodeOf(err), "%s = %s", tc.attr, tc.value)
+		s := defaults()
+		require.NoError(t, table.Set(&s, tc.attr, tc.value))
+		_, err = build(s)
+		assert.Equal(t, tc.code, policy.CodeOf(err), "build agrees with CheckRange")
+	}
+}
+
+// Options in code and configuration keys land on the same Config (SPEC RG-4).
+func TestHG16_OptionsAndKeysAgree(t *testing.T) {
+	s := defaults()
+	kind.Apply(&s, []Option{Delay(200 * time.Millisecond), MaxAttempts(3), BudgetPercent(5),
+		BudgetWindow(time.Minute), BudgetMinPerSecond(2), Budget(false), Enabled(false), nil})
+	k := defaults()
+	table := descriptor.Table()
+	for attr, v := range map[string]string{"delay": "200ms", "maxAttempts": "3", "budgetPercent": "5",
+		"budgetWindow": "1m", "budgetMinPerSecond": "2", "budgetEnabled": "false", "enabled": "false"} {
+		require.NoError(t, table.Set(&k, attr, v))
+	}
+	assert.True(t, reflect.DeepEqual(s.Config, k.Config))
+
+	h, err := New(Delay(200*time.Millisecond), MaxAttempts(3), BudgetPercent(5), BudgetWindow(time.Minute),
+		BudgetMinPerSecond(2), Budget(false), Enabled(false))
+	require.NoError(t, err)
+	assert.True(t, reflect.DeepEqual(k.Config, h.Config()), "New builds what the options set")
+}

@@ -1,0 +1,379 @@
+package hedge
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// DecorateAsyncFunc returns next hedged by h, for calls that return a future. There is no
+// synchronous counterpart: to hedge a synchronous fn, decorate
+// func(ctx context.Context, a A) *async.Future[T] { return async.Go(ctx, ...) } and Await
+// the future.
+//
+// Each call counts in h's budget and starts attempt 1 at once, with a context of its own
+// derived from ctx. Another attempt starts, up to MaxAttempts in all, when no result has
+// arrived Delay after the last attempt started (a timer of h's clock), or at once when an
+// attempt fails with an error that counts (not matching AbortOn and, when HedgeOn is set,
+// matching it), each time only if the budget allows it: a refused attempt is not
+// started, HedgeSkipped is published and the call tries no further hedge. The returned
+// future completes with:
+//   - the first success; every other attempt is then canceled (its future's Cancel, then
+//     its context) and the timer stopped;
+//   - the error of an attempt matching AbortOn, at once, every other attempt canceled;
+//   - the error of an attempt that does not count, when no other attempt is in flight
+//     (while others are, the call waits for them);
+//   - the last error to arrive, when every attempt has failed and none can start;
+//   - ctx's error when ctx ends first (or an attempt fails once it has ended): every
+//     attempt and the timer are canceled;
+//   - ErrPanicked when a later attempt's next panics (the panic goes on; see the package
+//     documentation).
+//
+// Cancelling the returned future cancels every attempt and the timer; Cancel reports true
+// only when every attempt started was still waiting to start in an inner layer (e.g.
+// queued in a bulkhead), and so never will. A nil future from next counts as a future
+// failed with async.ErrNilFuture; a panic in attempt 1's next reaches the caller, its
+// context canceled, nothing left behind.
+//
+// A ctx that is nil or already done when the call arrives starts nothing, publishes
+// nothing and is not counted by the budget: the future fails with ctx's error
+// (policy.ErrNilContext for a nil ctx).
+//
+// No goroutine waits for a call: the delay is a timer of h's clock, and the end of ctx is
+// watched by one context.AfterFunc hook per call that waits (for a ctx whose Done channel
+// is not the standard library's, the context package watches it with a goroutine). An
+// attempt's context registers nothing on ctx: it has ctx's deadline and values, its Err
+// is ctx's error until the hedge cancels it (then ctx's error if ctx has ended, else
+// context.Canceled), and its Done channel, made at the first call of Done, is closed when
+// the hedge cancels it: when the attempt's result arrives, when the call ends, and when
+// ctx ends (through the call's hook; if ctx ends while next is running attempt 1, once
+// next has returned). A context derived from an attempt's (context.WithCancel, as
+// async.Go does, or context.AfterFunc) is canceled with it, on the goroutine that
+// cancels it, and costs no goroutine and no map. A call whose attempt 1 returns a future
+// already complete with a success, or with an error that does not start a hedge, returns
+// that future as it is: it allocates only attempt 1's context, one object (and what next
+// allocates). A call that waits allocates its state, its future, its timer and its
+// context hook, and each further attempt its context and its completion callback.
+//
+// Events: Hedged, HedgeWon, HedgeSkipped and HedgeFailed, as the package documentation
+// tells. A disabled hedge lets every call through to next as a single attempt, but for a
+// nil or done ctx, whose error it returns as is, and a nil future from next, which
+// becomes a future failed with async.ErrNilFuture.
+func DecorateAsyncFunc[A, T any](h *Hedge, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	if !h.enabled {
+		return policy.GuardAsync(next)
+	}
+	return func(ctx context.Context, a A) *async.Future[T] {
+		if err := policy.ContextErr(ctx); err != nil {
+			return async.Failed[T](err)
+		}
+		begin := h.clk.Now()
+		if h.budget != nil {
+			h.budget.arrive(begin)
+		}
+		actx := newAttemptCtx(ctx)
+		f := first(next, actx, a)
+		_, done, err := f.Result()
+		if done && (err == nil || !h.cls.Error(err)) {
+			actx.cancel()
+			return f
+		}
+		return hedged(h, next, ctx, a, begin, f, actx, done)
+	}
+}
+
+// first runs attempt 1, and cancels its context if next panics.
+func first[A, T any](next policy.AsyncFunc[A, T], actx *attemptCtx, a A) *async.Future[T] {
+	ok := false
+	defer func() {
+		if !ok {
+			actx.cancel()
+		}
+	}()
+	f := next(actx, a)
+	ok = true
+	if f == nil {
+		return async.Failed[T](async.ErrNilFuture)
+	}
+	return f
+}
+
+// A call is one hedged call whose attempt 1 did not settle it at once: its attempts, the
+// timer of the next one and the hook on the caller's context. Its fields after mu change
+// only under mu; whichever of a success, a final failure, Cancel, the context ending or a
+// panic comes first sets done, and only that one completes the future.
+type call[A, T any] struct {
+	h        *Hedge
+	next     policy.AsyncFunc[A, T]
+	ctx      context.Context
+	a        A
+	begin    time.Duration // clock time at which the call arrived
+	complete func(T, error)
+	onTimer  func() // c.timerFired, bound once
+
+	mu       sync.Mutex
+	done     bool
+	started  int  // attempts started
+	inflight int  // attempts started whose result has not arrived
+	noHedge  bool // the budget refused a hedge: no further one is tried
+	stale    int  // timer functions still to come for timers that Stop could not stop
+	timer    clock.Timer
+	stopCtx  func() bool // removes the hook on ctx; nil when none is registered
+	att      [maxAttempts]attempt[T]
+}
+
+// An attempt is one started attempt of a call.
+type attempt[T any] struct {
+	ctx *attemptCtx      // its context; nil once its result has arrived
+	fut *async.Future[T] // nil until next has returned, and once its result has arrived
+}
+
+// hedged goes on with a call whose attempt 1, f (whose context is actx), has not settled
+// it: f is pending, or failed with an error that starts a hedge at once.
+func hedged[A, T any](h *Hedge, next policy.AsyncFunc[A, T], ctx context.Context, a A, begin time.Duration,
+	f *async.Future[T], actx *attemptCtx, settled bool) *async.Future[T] {
+	c := &call[A, T]{h: h, next: next, ctx: ctx, a: a, begin: begin}
+	fut, complete := async.NewCancelablePromise[T](c.cancel)
+	c.complete = complete
+	c.onTimer = c.timerFired
+	c.mu.Lock()
+	c.started, c.inflight = 1, 1
+	c.att[0] = attempt[T]{ctx: actx, fut: f}
+	if !settled { // its result starts the next attempt at once otherwise
+		elapsed := sat.Left(h.clk.Now(), begin)
+		c.timer = h.clk.AfterFunc(max(h.delay-elapsed, 0), c.onTimer)
+	}
+	if ctx.Done() != nil {
+		// Never runs c.ctxEnded on this goroutine: it waits for c.mu on its own.
+		c.stopCtx = context.AfterFunc(ctx, c.ctxEnded)
+	}
+	c.mu.Unlock()
+	f.OnComplete(c.resultOf(1))
+	return fut
+}
+
+func (c *call[A, T]) resultOf(n int) func(T, error) {
+	return func(v T, err error) { c.result(n, v, err) }
+}
+
+// result handles the result of attempt n.
+func (c *call[A, T]) result(n int, v T, err error) {
+	c.mu.Lock()
+	at := &c.att[n-1]
+	own := at.ctx
+	*at = attempt[T]{}
+	if c.done {
+		c.mu.Unlock()
+		own.cancel()
+		return
+	}
+	c.inflight--
+	h := c.h
+	var zero T
+	if err == nil {
+		if c.started > 1 {
+			h.publish(policy.HedgeWon, n, 0, nil)
+		}
+		c.finish(v, nil, own)
+		return
+	}
+	if cerr := c.ctx.Err(); cerr != nil { // ended, and its hook has yet to run
+		c.finish(zero, cerr, own)
+		return
+	}
+	if h.cls.Excluded(err) {
+		c.fail(n, err, own)
+		return
+	}
+	if h.cls.Error(err) && c.canHedge() {
+		if h.allowed() {
+			c.stopTimer()
+			c.start(err, own)
+			return
+		}
+		c.skip()
+	}
+	if c.inflight == 0 {
+		c.fail(n, err, own)
+		return
+	}
+	c.mu.Unlock()
+	own.cancel()
+}
+
+// timerFired starts the next attempt, its delay over.
+func (c *call[A, T]) timerFired() {
+	c.mu.Lock()
+	if c.stale > 0 { // the function of a timer that Stop could not stop
+		c.stale--
+		c.mu.Unlock()
+		return
+	}
+	if c.done || c.timer == nil {
+		c.mu.Unlock()
+		return
+	}
+	c.timer = nil
+	if err := c.ctx.Err(); err != nil { // ended, and its hook has yet to run
+		var zero T
+		c.finish(zero, err, nil)
+		return
+	}
+	if !c.canHedge() {
+		c.mu.Unlock()
+		return
+	}
+	if !c.h.allowed() {
+		c.skip()
+		c.mu.Unlock()
+		return
+	}
+	c.start(nil, nil)
+}
+
+// canHedge reports whether another attempt may be tried. c.mu must be held.
+func (c *call[A, T]) canHedge() bool { return c.started < c.h.max && !c.noHedge }
+
+// skip records the budget's refusal of the next attempt. c.mu must be held.
+func (c *call[A, T]) skip() {
+	c.noHedge = true
+	c.stopTimer()
+	c.h.publish(policy.HedgeSkipped, c.started+1, 0, nil)
+}
+
+// stopTimer stops the timer of the next attempt, if any. c.mu must be held.
+func (c *call[A, T]) stopTimer() {
+	if c.timer == nil {
+		return
+	}
+	if !c.timer.Stop() {
+		c.stale++ // its function runs, or waits for c.mu: it must do nothing
+	}
+	c.timer = nil
+}
+
+// start starts the next attempt, which the budget has allowed; trigger is the error that
+// started it at once (nil after the delay), prev the context of the attempt whose result
+// led to it, canceled once c.mu is released (nil: none). Called with c.mu held; it
+// unlocks it.
+func (c *call[A, T]) start(trigger error, prev *attemptCtx) {
+	h := c.h
+	c.started++
+	n := c.started
+	c.inflight++
+	actx := newAttemptCtx(c.ctx)
+	c.att[n-1].ctx = actx
+	now := h.clk.Now()
+	h.events.Publish(policy.Event{Kind: policy.Hedged, At: now, Attempt: n, Wait: sat.Left(now, c.begin), Err: trigger})
+	if c.canHedge() {
+		c.timer = h.clk.AfterFunc(h.delay, c.onTimer)
+	}
+	c.mu.Unlock()
+	prev.cancel()
+	f := c.run(actx)
+	c.mu.Lock()
+	if c.done { // ended while next ran: its context is already canceled
+		c.mu.Unlock()
+		f.Cancel()
+		actx.cancel()
+		return
+	}
+	c.att[n-1].fut = f
+	c.mu.Unlock()
+	f.OnComplete(c.resultOf(n))
+}
+
+// run calls next for an attempt after the first, and ends the call with ErrPanicked if
+// next panics (the panic goes on).
+func (c *call[A, T]) run(actx *attemptCtx) *async.Future[T] {
+	ok := false
+	defer func() {
+		if !ok {
+			c.mu.Lock()
+			if c.done {
+				c.mu.Unlock()
+				return
+			}
+			var zero T
+			c.finish(zero, ErrPanicked, nil)
+		}
+	}()
+	f := c.next(actx, c.a)
+	ok = true
+	if f == nil {
+		return async.Failed[T](async.ErrNilFuture)
+	}
+	return f
+}
+
+// fail ends the call with attempt n's error err, publishing HedgeFailed if it hedged.
+// Called with c.mu held; it unlocks it.
+func (c *call[A, T]) fail(n int, err error, own *attemptCtx) {
+	if c.started > 1 {
+		c.h.publish(policy.HedgeFailed, n, 0, err)
+	}
+	var zero T
+	c.finish(zero, err, own)
+}
+
+// finish ends the call and completes its future with (v, err), once every other attempt,
+// the timer and the hook are canceled; own is the context of the attempt that ended it,
+// canceled too (nil: none). Called with c.mu held; it unlocks it.
+func (c *call[A, T]) finish(v T, err error, own *attemptCtx) {
+	c.end()
+	own.cancel()
+	c.complete(v, err)
+}
+
+// cancel is the future's cancel hook: the future has already failed with
+// async.ErrCanceled.
+func (c *call[A, T]) cancel() bool {
+	c.mu.Lock()
+	if c.done {
+		c.mu.Unlock()
+		return false
+	}
+	return c.end()
+}
+
+// ctxEnded is the hook on the caller's context.
+func (c *call[A, T]) ctxEnded() {
+	c.mu.Lock()
+	if c.done {
+		c.mu.Unlock()
+		return
+	}
+	c.stopCtx = nil // it has run
+	var zero T
+	c.finish(zero, c.ctx.Err(), nil)
+}
+
+// end marks the call done, stops the timer, removes the hook on the context and cancels
+// every attempt whose result has not arrived: its future first, so that the inner layers
+// see async.ErrCanceled rather than an error from its context, then its context. It
+// reports whether every attempt started was canceled before it started in an inner
+// layer. Called with c.mu held; it unlocks it.
+func (c *call[A, T]) end() bool {
+	c.done = true
+	c.stopTimer()
+	stopCtx := c.stopCtx
+	c.stopCtx = nil
+	n := c.started
+	att := c.att
+	c.att = [maxAttempts]attempt[T]{}
+	c.mu.Unlock()
+	if stopCtx != nil {
+		stopCtx()
+	}
+	notStarted := true
+	for _, at := range att[:n] {
+		notStarted = at.fut != nil && at.fut.Cancel() && notStarted
+		at.ctx.cancel()
+	}
+	return notStarted
+}

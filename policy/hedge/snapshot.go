@@ -1,0 +1,48 @@
+package hedge
+
+import "time"
+
+// Snapshot is a hedge's state, as Hedge.Snapshot reads it.
+type Snapshot struct {
+	Instance string // the instance id
+	// Calls is the number of calls that arrived in the budget window, and Hedges the
+	// number of hedges started in it (0 for both when the budget is off or the hedge is
+	// disabled: nothing is counted).
+	Calls, Hedges int
+	// BudgetAvailable is how many hedges the budget would allow now, with no further
+	// call: ceil(max(BudgetPercent% of Calls, BudgetMinPerSecond × BudgetWindow)) −
+	// Hedges, at least 0. -1 when the budget is off; 0 when the hedge is disabled.
+	BudgetAvailable int
+	Delay           time.Duration // the configured delay
+	MaxAttempts     int           // the configured attempts per call
+}
+
+// Handle is the read-only view of a hedge that a registry hands out. *Hedge implements
+// it; see its methods. It is safe for concurrent use.
+type Handle interface {
+	InstanceID() string // the hedge's id
+	Snapshot() Snapshot // id, calls and hedges in the budget window, budget left, delay, attempts
+}
+
+var _ Handle = (*Hedge)(nil)
+
+// InstanceID returns the hedge's id, which names it in its events and snapshots.
+func (h *Hedge) InstanceID() string { return h.events.ID }
+
+// Config returns the hedge's resolved configuration.
+func (h *Hedge) Config() Config { return h.cfg }
+
+// Snapshot returns the hedge's id, the calls and hedges in the budget window at the
+// clock's time now, the hedges the budget would allow now, and the configured delay and
+// attempts. It takes the budget's lock once.
+func (h *Hedge) Snapshot() Snapshot {
+	s := Snapshot{Instance: h.events.ID, Delay: h.delay, MaxAttempts: h.max}
+	switch {
+	case !h.enabled:
+	case h.budget == nil:
+		s.BudgetAvailable = -1
+	default:
+		s.Calls, s.Hedges, s.BudgetAvailable = h.budget.state(h.clk.Now())
+	}
+	return s
+}
