@@ -20,7 +20,8 @@ type Starter[T any] interface {
 	// Start starts the work, its wait over, and returns the work's future (never nil).
 	// It runs once per wait that ends in a start, on the goroutine that ended the wait
 	// (the clock's timer, or the caller of Delayed.Start), without the Delayed's lock.
-	// It must not block.
+	// It must not block. If it panics, the call ends: its future fails with ErrPanicked
+	// (Stop is not called) and the panic goes on up that goroutine.
 	Start() *Future[T]
 	// Stop is called, at most once, when the call ends without starting again; Start is
 	// not called after it. cause is ErrCanceled when the Delayed's future was canceled
@@ -232,9 +233,38 @@ func (d *Delayed[T]) begin() {
 	if stopCtx != nil {
 		stopCtx()
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			d.panicked()
+		}
+	}()
 	f := d.s.Start()
+	ok = true
 	d.mu.Lock()
 	d.handOff(f)
+}
+
+// panicked ends a call whose Starter's Start panicked: the future fails with ErrPanicked
+// (unless it was canceled meanwhile), and the panic goes on.
+func (d *Delayed[T]) panicked() {
+	d.mu.Lock()
+	if d.state == delayEnded {
+		d.mu.Unlock()
+		return
+	}
+	d.state = delayEnded
+	timer, stopCtx := d.timer, d.stopCtx
+	d.timer, d.stopCtx, d.inner = nil, nil, nil
+	d.mu.Unlock()
+	if timer != nil {
+		timer.Stop()
+	}
+	if stopCtx != nil {
+		stopCtx()
+	}
+	var zero T
+	d.fut.complete(zero, ErrPanicked)
 }
 
 // handOff records started work f and routes its result. Called with d.mu held; it

@@ -623,3 +623,45 @@ func TestDelayed_Allocations(t *testing.T) {
 	// callback that completes the future with the work's result.
 	assert.LessOrEqual(t, allocs, 9.0)
 }
+
+// panicStarter is a Starter whose Start panics.
+type panicStarter struct{ stops int }
+
+func (*panicStarter) Start() *async.Future[int] { panic("boom") }
+
+func (s *panicStarter) Stop(error) (int, error) { s.stops++; return 0, nil }
+
+// SPEC AS-2: work that panics when a clock timer starts it fails the call's future with
+// ErrPanicked, so that its awaiters are not left waiting for ever; the panic goes on up
+// the goroutine that started it, Stop is not called and nothing is left on the clock or
+// the context.
+func TestDelayed_AS2_PanicInStartFailsTheFuture(t *testing.T) {
+	clk := clock.NewManual()
+	ctx := newHookCtx()
+	s := &panicStarter{}
+	var d async.Delayed[int]
+	f := d.Init(clk, ctx, s, nil)
+	d.StartAfter(time.Second)
+	assert.PanicsWithValue(t, "boom", func() { clk.Advance(time.Second) })
+	_, err := done(t, f)
+	require.ErrorIs(t, err, async.ErrPanicked)
+	assert.Zero(t, s.stops)
+	assert.Zero(t, clk.PendingTasks())
+	now, _ := ctx.registered()
+	assert.Zero(t, now, "the context hook is removed")
+	assert.False(t, f.Cancel())
+
+	// Started by its owner, the same.
+	s2 := &panicStarter{}
+	var d2 async.Delayed[int]
+	f2 := d2.Init(clk, bg(), s2, nil)
+	d2.StartWithin(time.Second)
+	assert.PanicsWithValue(t, "boom", func() { d2.Start() })
+	_, err = done(t, f2)
+	require.ErrorIs(t, err, async.ErrPanicked)
+	assert.Zero(t, clk.PendingTasks(), "the MaxWait timer is stopped")
+	fired := false
+	clk.AfterFunc(time.Second, func() { fired = true })
+	clk.Advance(time.Second)
+	assert.True(t, fired, "the clock goes on after a timer panicked")
+}

@@ -43,6 +43,12 @@ import (
 // errors.Is, as for context.Canceled.
 var ErrCanceled = errors.New("async: future canceled")
 
+// ErrPanicked is the error of a future whose work panicked when it was started later,
+// on a goroutine that is not the caller's (a Delayed call started by a clock timer or by
+// the release of a slot): the future fails with ErrPanicked, so that its awaiters do not
+// wait for ever, and the panic goes on up that goroutine. Test for it with errors.Is.
+var ErrPanicked = errors.New("async: the started work panicked")
+
 // Future is the result of an asynchronous computation. Its zero value is not usable: make
 // one with NewPromise, NewCancelablePromise, Go, Completed or Failed. All methods are safe
 // for concurrent use.

@@ -65,7 +65,8 @@ func Bulkhead(opts ...bulkhead.Option) Spec { return Policy(opts...) }
 // inner layer. It takes the retry's place in the order. A hedge guards calls that return
 // a future only (WrapAsync, WrapAsync1, Pipeline.ExecuteAsync): wrapping a synchronous
 // function with it fails with R4C-HDG-001, and a composition with a hedge and a retry
-// fails with R4C-HDG-002. To hedge a synchronous fn, wrap
+// fails with R4C-HDG-002 (also when either is disabled: a disabled policy still holds its
+// layer). To hedge a synchronous fn, wrap
 // func(ctx context.Context) *async.Future[T] { return async.Go(ctx, fn) } and Await the
 // future. Its configuration segment is "hedge".
 func Hedge(opts ...hedge.Option) Spec { return Policy(opts...) }

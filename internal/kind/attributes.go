@@ -88,10 +88,14 @@ func IntAttr[S any](name string, field func(*S) *int) Attr[S] {
 	}}
 }
 
-// FloatAttr is a decimal number attribute; bad syntax, NaN or ±Inf is R4C-ATR-005, a
-// magnitude above 1e300 R4C-ATR-007.
+// FloatAttr is a decimal number attribute; bad syntax (underscores and hexadecimal, which
+// Go's literals allow, included, as for the integer attributes), NaN or ±Inf is
+// R4C-ATR-005, a magnitude above 1e300 R4C-ATR-007.
 func FloatAttr[S any](name string, field func(*S) *float64) Attr[S] {
 	return Attr[S]{Name: name, Set: func(s *S, v string) error {
+		if strings.ContainsAny(v, "_xX") {
+			return &policy.ConfigError{Code: policy.CodeBadNumber, Value: v, Reason: "not a decimal number"}
+		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if (err == nil || errors.Is(err, strconv.ErrRange)) && f == f && (f > 1e300 || f < -1e300) && !strings.Contains(strings.ToLower(v), "inf") {
 			return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v, Reason: "out of range: a number's magnitude is at most 1e300"}

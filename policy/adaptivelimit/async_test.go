@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
@@ -283,4 +284,31 @@ func TestAsyncOuterTimeoutIsDrop(t *testing.T) {
 	f.Cancel()
 	assert.Equal(t, 1, l.Limit(), "a drop: AIMD halves the limit")
 	assert.Zero(t, l.InFlight())
+}
+
+// SPEC AL-5, AL-18: a queued async call whose function panics when it is let in: its
+// future fails with async.ErrPanicked (its awaiters are not left waiting), the panic goes
+// on up the goroutine that made room, and nothing stays in flight or queued.
+func TestAsyncPanicWhenLetInFromTheQueue(t *testing.T) {
+	clk := clock.NewManual()
+	l, err := adaptivelimit.New(adaptivelimit.WithClock(clk), adaptivelimit.InitialLimit(1),
+		adaptivelimit.MaxWait(time.Second))
+	require.NoError(t, err)
+	call := adaptivelimit.DecorateAsyncFunc(l, func(_ context.Context, k int) *async.Future[int] {
+		if k == 0 {
+			panic("boom")
+		}
+		f, _ := async.NewPromise[int]()
+		return f
+	})
+	hold := call(context.Background(), 1)
+	queued := call(context.Background(), 0)
+	assert.Equal(t, 1, l.Queued())
+	assert.PanicsWithValue(t, "boom", func() { hold.Cancel() })
+	_, done, err := queued.Result()
+	require.True(t, done, "the queued call's future completed")
+	require.ErrorIs(t, err, async.ErrPanicked)
+	assert.Zero(t, l.InFlight())
+	assert.Zero(t, l.Queued())
+	assert.Zero(t, clk.PendingTasks(), "its MaxWait timer is stopped")
 }

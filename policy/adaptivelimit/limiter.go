@@ -96,9 +96,12 @@ func (l *Limiter) now() time.Duration {
 }
 
 // Permit is a call's room under the limit, from Acquire or TryAcquire. Give it back
-// exactly once, with Record (the call's outcome is a sample for the algorithm) or Release
-// (no sample). Its zero value, and the permit of a disabled limiter, give back nothing.
-// A Permit is a small value: taking and giving one back allocates nothing.
+// once, with Record (the call's outcome is a sample for the algorithm) or Release (no
+// sample), called on the variable that holds it: giving it back empties that variable,
+// so a second Record or Release on it does nothing. A copy of a Permit is the same room:
+// give it back through one copy only (as with a lock, do not copy it around). Its zero
+// value, and the permit of a disabled limiter, give back nothing. A Permit is a small
+// value: taking and giving one back allocates nothing.
 type Permit struct {
 	l        *Limiter
 	start    time.Duration // when the call was let in, on the limiter's clock
@@ -115,18 +118,22 @@ func (p Permit) InFlight() int { return int(p.inFlight) }
 // whether the call was a drop. nil is a success; an error matching IgnoreOn, or a
 // cancellation (async.ErrCanceled, context.Canceled), leaves no sample; an error matching
 // context.DeadlineExceeded or DropOn is a drop; another error is a sample like a
-// success. Waiters are let in as room comes.
-func (p Permit) Record(err error) {
-	if p.l != nil {
-		p.l.complete(p, p.l.classify(context.Background(), err))
+// success. Waiters are let in as room comes. Calling it again, or Release, on the same
+// variable does nothing.
+func (p *Permit) Record(err error) {
+	if q := *p; q.l != nil {
+		*p = Permit{}
+		q.l.complete(q, q.l.classify(context.Background(), err))
 	}
 }
 
 // Release gives the permit back without a sample, e.g. for a call that never reached the
-// dependency. Waiters are let in as room comes.
-func (p Permit) Release() {
-	if p.l != nil {
-		p.l.complete(p, ignored)
+// dependency. Waiters are let in as room comes. Calling it again, or Record, on the same
+// variable does nothing.
+func (p *Permit) Release() {
+	if q := *p; q.l != nil {
+		*p = Permit{}
+		q.l.complete(q, ignored)
 	}
 }
 
@@ -388,7 +395,8 @@ func (l *Limiter) wait(ctx context.Context) (Permit, error) {
 		<-w.ch // let in, or timed out, at the same time
 		if w.Holds() {
 			timer.Stop()
-			l.permit(&w.Waiter).Release() // the caller has gone: pass the room on
+			p := l.permit(&w.Waiter)
+			p.Release() // the caller has gone: pass the room on
 			return Permit{}, l.rejectContext(l.waited(w.at), ctx.Err())
 		}
 	}

@@ -340,6 +340,26 @@ func TestPermits(t *testing.T) {
 	assert.Len(t, rec.of(policy.AdaptiveLimitRejected), 3)
 }
 
+// SPEC AL-20, AL-18: giving a permit back twice through the same variable gives back one
+// room only: another call's room is not freed, and no more calls run than the limit.
+func TestPermitGivenBackTwiceFreesNoOtherRoom(t *testing.T) {
+	l, _, _ := newManual(t, fixed(2)...)
+	p1 := acquire(t, l)
+	p2 := acquire(t, l)
+	p1.Release()
+	p1.Release()
+	p1.Record(nil)
+	assert.Equal(t, 1, l.InFlight(), "p2 still holds its room")
+	p3 := acquire(t, l)
+	_, ok := l.TryAcquire()
+	assert.False(t, ok, "two calls in flight under a limit of 2")
+	p2.Record(nil)
+	p2.Record(nil)
+	assert.Equal(t, 1, l.InFlight())
+	p3.Release()
+	assert.Zero(t, l.InFlight())
+}
+
 // SPEC AL-9: when the limit falls below the calls in flight, nobody new is let in until
 // the calls in flight are below it.
 func TestLimitFallsBelowInFlight(t *testing.T) {

@@ -240,9 +240,14 @@ func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 // Enabled false lets every call through without counting it. Default true.
 func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
-// UseAlgorithm sets the algorithm that moves the limit: AIMD, Gradient2 or Vegas.
-// Default Vegas. Another value fails with R4C-ATR-007.
-func UseAlgorithm(a Algorithm) Option { return func(s *settings) { s.Algorithm = a } }
+// UseAlgorithm sets the algorithm that moves the limit: AIMD, Gradient2 or Vegas, in any
+// case ("AIMD" is AIMD), as the configuration key reads it. Default Vegas. Another value
+// fails with R4C-ATR-007. (A Config given to WithConfig must spell it as the constants
+// do.)
+func UseAlgorithm(a Algorithm) Option {
+	a = Algorithm(strings.ToLower(strings.TrimSpace(string(a))))
+	return func(s *settings) { s.Algorithm = a }
+}
 
 // InitialLimit sets the limit on calls in flight when the limiter is built. Default 20.
 // Outside [MinLimit, MaxLimit] fails with R4C-ATR-007.

@@ -3,6 +3,7 @@ package adaptivelimit_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,6 +85,13 @@ func TestValidation(t *testing.T) {
 		adaptivelimit.BaselineWindow(1), adaptivelimit.MaxWait(0))
 	require.NoError(t, err, "the bounds are valid")
 	assert.Equal(t, 3, l.Limit())
+
+	// SPEC AL-3: the option reads the algorithm in any case, as the key does.
+	for _, a := range []adaptivelimit.Algorithm{"AIMD", " Vegas ", "GRADIENT2"} {
+		l, err := adaptivelimit.New(adaptivelimit.UseAlgorithm(a))
+		require.NoError(t, err, "%q", a)
+		assert.Equal(t, adaptivelimit.Algorithm(strings.ToLower(strings.TrimSpace(string(a)))), l.Config().Algorithm)
+	}
 }
 
 func TestIDsAndCommonOptions(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
@@ -460,4 +461,34 @@ func TestNoBargingWhileWaitersQueue(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, 2, b.AvailableSlots())
+}
+
+// A queued async call whose function panics when a released slot starts it: its future
+// fails with async.ErrPanicked (its awaiters are not left waiting), the panic goes on up
+// the goroutine that released the slot, and the slot comes back.
+func TestAsyncPanicWhenStartedFromTheQueue(t *testing.T) {
+	clk := clock.NewManual()
+	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second), bulkhead.WithClock(clk))
+	require.NoError(t, err)
+	call := bulkhead.DecorateAsyncFunc(b, func(_ context.Context, k int) *async.Future[int] {
+		if k == 0 {
+			panic("boom")
+		}
+		f, _ := async.NewPromise[int]()
+		return f
+	})
+	hold := call(context.Background(), 1)
+	queued := call(context.Background(), 0)
+	assert.Equal(t, 1, b.Waiting())
+	assert.PanicsWithValue(t, "boom", func() { hold.Cancel() })
+	_, done, err := queued.Result()
+	require.True(t, done, "the queued call's future completed")
+	require.ErrorIs(t, err, async.ErrPanicked)
+	assert.Equal(t, 1, b.AvailableSlots(), "the slot came back")
+	assert.Zero(t, b.Waiting())
+	assert.Zero(t, clk.PendingTasks(), "its MaxWait timer is stopped")
+	next := call(context.Background(), 1)
+	_, done, _ = next.Result()
+	assert.False(t, done, "the next call runs in the slot")
+	next.Cancel()
 }

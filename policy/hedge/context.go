@@ -10,8 +10,8 @@ import (
 // An attemptCtx is the context of one attempt: the caller's context's deadline and values,
 // done when the hedge cancels it. It registers nothing on the caller's context: the
 // caller's context ending reaches it through the call's hook on that context (or, on the
-// fast path, through the cancel that follows attempt 1's result at once); until then its
-// Err already reports the caller's error. Contexts derived from it (context.WithCancel,
+// fast path, through the cancel that follows attempt 1's result at once). As the context
+// package requires, its Err is nil until its Done channel is closed. Contexts derived from it (context.WithCancel,
 // context.AfterFunc) register through its AfterFunc method, with no goroutine and no map,
 // and are canceled with it, on the goroutine that cancels it.
 type attemptCtx struct {
@@ -53,12 +53,13 @@ func (c *attemptCtx) Deadline() (time.Time, bool) { return c.parent.Deadline() }
 // Value returns the caller's context's value for key.
 func (c *attemptCtx) Value(key any) any { return c.parent.Value(key) }
 
-// Err returns the error the context was canceled with, else the caller's context's.
+// Err returns the error the context was canceled with (the caller's context's error if
+// it had ended, else context.Canceled); nil until then.
 func (c *attemptCtx) Err() error {
 	if p := c.err.Load(); p != nil {
 		return *p
 	}
-	return c.parent.Err()
+	return nil
 }
 
 // Done returns a channel closed when the context is canceled, made at the first call.

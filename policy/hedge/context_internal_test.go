@@ -54,18 +54,23 @@ func TestHG2_AttemptContextForwardsAndCancels(t *testing.T) {
 	assert.NotPanics(t, none.cancel)
 }
 
-// SPEC HG-2, HG-9: until the hedge cancels it, an attempt's context reports the caller's
-// error once the caller's context has ended; canceled then, it keeps that error
-// (context.DeadlineExceeded here) rather than context.Canceled.
+// SPEC HG-2, HG-9: an attempt's context keeps the context package's promise: its Err is
+// nil while its Done is open, even once the caller's context has ended (the call's hook
+// then cancels it); canceled, it reports the caller's error (context.DeadlineExceeded
+// here) rather than context.Canceled, and so do the contexts derived from it.
 func TestHG9_AttemptContextReportsTheCallersEnd(t *testing.T) {
 	parent, stop := context.WithDeadline(context.Background(), time.Unix(1, 0))
 	defer stop()
 	c := newAttemptCtx(parent)
-	assert.ErrorIs(t, c.Err(), context.DeadlineExceeded)
+	assert.NoError(t, c.Err(), "nil while Done is open, as the context package requires")
 	assert.False(t, isClosed(c.Done()), "closed by the hedge, not by the caller's context")
+	child, cancelChild := context.WithCancel(c)
+	defer cancelChild()
+	assert.NoError(t, child.Err())
 	c.cancel()
 	assert.True(t, isClosed(c.Done()))
-	assert.ErrorIs(t, c.Err(), context.DeadlineExceeded)
+	assert.ErrorIs(t, c.Err(), context.DeadlineExceeded, "canceled with the caller's error")
+	assert.ErrorIs(t, child.Err(), context.DeadlineExceeded)
 }
 
 // SPEC HG-2, HG-17: a context.WithCancel of an attempt's context (what async.Go makes)

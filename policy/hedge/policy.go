@@ -47,9 +47,9 @@ import (
 // No goroutine waits for a call: the delay is a timer of h's clock, and the end of ctx is
 // watched by one context.AfterFunc hook per call that waits (for a ctx whose Done channel
 // is not the standard library's, the context package watches it with a goroutine). An
-// attempt's context registers nothing on ctx: it has ctx's deadline and values, its Err
-// is ctx's error until the hedge cancels it (then ctx's error if ctx has ended, else
-// context.Canceled), and its Done channel, made at the first call of Done, is closed when
+// attempt's context registers nothing on ctx: it has ctx's deadline and values; its Err
+// is nil until the hedge cancels it, then ctx's error if ctx has ended, else
+// context.Canceled; and its Done channel, made at the first call of Done, is closed when
 // the hedge cancels it: when the attempt's result arrives, when the call ends, and when
 // ctx ends (through the call's hook; if ctx ends while next is running attempt 1, once
 // next has returned). A context derived from an attempt's (context.WithCancel, as
