@@ -97,14 +97,13 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		return nil, err
 	}
 	for _, p := range parts {
-		switch {
-		case p.user || slices.Contains(decorated, p.layer):
-		case p.layer == policy.LayerHedge:
-			return nil, policy.Errorf(policy.CodeHedgeSync, string(p.layer), id,
-				"a hedge guards calls that return a future: wrap the function with WrapAsync (e.g. around async.Go) or call the pipeline's ExecuteAsync")
-		default:
-			return nil, policy.Errorf(policy.CodeBadSpec, string(p.layer), id, "the %s layer has no decorators", p.layer)
+		if p.user || slices.Contains(decorated, p.layer) {
+			continue
 		}
+		if err := asyncOnly(id, p.layer); err != nil {
+			return nil, err
+		}
+		return nil, policy.Errorf(policy.CodeBadSpec, string(p.layer), id, "the %s layer has no decorators", p.layer)
 	}
 	return &composition{parts: parts, registers: registers}, nil
 }

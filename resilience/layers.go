@@ -18,12 +18,13 @@ import (
 // own package. Everything else about it (configuration keys, instances, handles,
 // snapshots, events) goes through the descriptor its package registers, and users reach
 // it with Policy(its options...). A layer that guards only calls returning a future (the
-// hedge) has no sync decorator.
+// hedge) has no sync decorator, and the code of the error that refuses it in a
+// synchronous composition.
 func layerTable[A, T any]() []layerRow[A, T] {
 	return []layerRow[A, T]{
 		row(policy.LayerFallback, fallback.DecorateFunc[A, T], fallback.DecorateAsyncFunc[A, T]),
 		row(policy.LayerRetry, retry.DecorateFunc[A, T], retry.DecorateAsyncFunc[A, T]),
-		row(policy.LayerHedge, nil, hedge.DecorateAsyncFunc[A, T]),
+		asyncRow(policy.LayerHedge, hedge.DecorateAsyncFunc[A, T], policy.CodeHedgeSync),
 		row(policy.LayerCircuitBreaker, circuitbreaker.DecorateFunc[A, T], circuitbreaker.DecorateAsyncFunc[A, T]),
 		row(policy.LayerRateLimiter, ratelimit.DecorateFunc[A, T], ratelimit.DecorateAsyncFunc[A, T]),
 		row(policy.LayerTimeout, timeout.DecorateFunc[A, T], timeout.DecorateAsyncFunc[A, T]),
@@ -35,22 +36,40 @@ func layerTable[A, T any]() []layerRow[A, T] {
 // layerRow is one layer of the table: its name and its generic decorators, sync and
 // async, taking the instance as built by the layer's spec.
 type layerRow[A, T any] struct {
-	layer policy.Layer
-	sync  func(inst any, next policy.Func[A, T]) policy.Func[A, T]
-	async func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]
+	layer    policy.Layer
+	sync     func(inst any, next policy.Func[A, T]) policy.Func[A, T] // nil: async only
+	async    func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]
+	syncCode string // for an async-only layer, the code that refuses it in a sync composition
 }
 
-// row makes the row of layer l from its decorators of instances of type P; sync is nil
-// for a layer that guards only calls returning a future.
+// row makes the row of layer l from its decorators of instances of type P.
 func row[P, A, T any](l policy.Layer, sync func(P, policy.Func[A, T]) policy.Func[A, T], async func(P, policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]) layerRow[A, T] {
-	r := layerRow[A, T]{
-		layer: l,
-		async: func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] { return async(inst.(P), next) },
-	}
-	if sync != nil {
-		r.sync = func(inst any, next policy.Func[A, T]) policy.Func[A, T] { return sync(inst.(P), next) }
-	}
+	r := asyncRow(l, async, "")
+	r.sync = func(inst any, next policy.Func[A, T]) policy.Func[A, T] { return sync(inst.(P), next) }
 	return r
+}
+
+// asyncRow makes the row of layer l, which guards only calls returning a future, from its
+// async decorator of instances of type P; code is the code of the error that refuses it
+// in a synchronous composition.
+func asyncRow[P, A, T any](l policy.Layer, async func(P, policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T], code string) layerRow[A, T] {
+	return layerRow[A, T]{
+		layer:    l,
+		async:    func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] { return async(inst.(P), next) },
+		syncCode: code,
+	}
+}
+
+// asyncOnly returns the error that refuses the built-in layer l in a synchronous
+// composition of id, when l guards only calls returning a future; nil otherwise.
+func asyncOnly(id string, l policy.Layer) error {
+	for _, r := range layerTable[struct{}, struct{}]() {
+		if r.layer == l && r.sync == nil {
+			return policy.Errorf(r.syncCode, string(l), id,
+				"the %s layer guards calls that return a future: wrap the function with WrapAsync (e.g. around async.Go) or call the pipeline's ExecuteAsync", l)
+		}
+	}
+	return nil
 }
 
 // DefaultOrder returns the built-in layers in their default order, outermost first:

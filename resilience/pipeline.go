@@ -3,7 +3,6 @@ package resilience
 import (
 	"context"
 	"reflect"
-	"slices"
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/policy"
@@ -19,8 +18,9 @@ type Pipeline[T any] struct {
 }
 
 // NewPipeline builds the composition of specs once, in the order Wrap uses. Its errors
-// are Wrap's. A pipeline with a hedge guards ExecuteAsync only: its Execute returns a
-// *policy.ConfigError with code R4C-HDG-001 and calls nothing.
+// are Wrap's. A pipeline with a layer that guards calls returning a future only (a hedge)
+// guards ExecuteAsync only: its Execute returns a *policy.ConfigError (R4C-HDG-001 for a
+// hedge) and calls nothing.
 func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], error) {
 	type call = func(context.Context) (T, error)
 	type asyncCall = func(context.Context) *async.Future[T]
@@ -28,12 +28,10 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 	ars, layers := rows[asyncCall, T](nil, false)
 	p := &Pipeline[T]{id: id}
 	err := r.assembleWith(id, reflect.TypeFor[T](), specs, layers, func(c *composition) (err error) {
-		if slices.ContainsFunc(c.parts, func(q part) bool { return !q.user && q.layer == policy.LayerHedge }) {
-			hedged := policy.Errorf(policy.CodeHedgeSync, string(policy.LayerHedge), id,
-				"a hedge guards calls that return a future: call the pipeline's ExecuteAsync")
+		if refused := asyncOnlyPart(id, c.parts); refused != nil {
 			p.sync = func(context.Context, call) (T, error) {
 				var zero T
-				return zero, hedged
+				return zero, refused
 			}
 		} else if p.sync, err = compose(c, rs, policy.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
 			decSync, userSync, policy.Guard); err != nil {
@@ -47,6 +45,19 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 		return nil, err
 	}
 	return p, nil
+}
+
+// asyncOnlyPart returns the error that refuses the first built-in layer of parts that
+// guards only calls returning a future, in a synchronous call; nil when there is none.
+func asyncOnlyPart(id string, parts []part) error {
+	for _, q := range parts {
+		if !q.user {
+			if err := asyncOnly(id, q.layer); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ID returns the pipeline's id; "" for a nil pipeline.
