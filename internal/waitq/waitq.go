@@ -8,6 +8,11 @@
 // without the queue's lock (its no-barging check and its snapshots); only the queue
 // changes it, under its lock. A call that finds room and sees nobody queued takes the
 // room itself and never touches the queue.
+//
+// Sync is the blocking wait of a synchronous call in the queue (with its MaxWait timer,
+// its context, and room handed over as the context ends), and Events the wait events
+// and rejections it publishes and returns; the policies' asynchronous waiters use Events
+// too.
 package waitq
 
 import (

@@ -30,6 +30,7 @@ type Limiter struct {
 	cfg            Config
 	events         kind.Events
 	rej            policy.Rejections[*ExceededError]
+	sw             waitq.Sync[admission, *ExceededError] // the blocking wait, and the wait events
 
 	_ [64]byte // a whole 64-byte cache line between the read-only fields and the counters
 	// word is the admission counter (high 32 bits, wrapping) and the calls in flight (low
@@ -84,6 +85,11 @@ func build(s settings) (*Limiter, error) {
 	}
 	l.limit.Store(int64(s.InitialLimit))
 	l.q.Init(&l.queued, l.room)
+	l.sw = waitq.Sync[admission, *ExceededError]{
+		Events: waitq.Events[*ExceededError]{Pub: &l.events, Rej: &l.rej, Clock: l.clk,
+			Rejected: policy.AdaptiveLimitRejected, Waited: policy.AdaptiveLimitWaited},
+		Queue: &l.q, MaxWait: l.maxWait, Recheck: l.recheck, GiveBack: l.giveBack,
+	}
 	return l, nil
 }
 
@@ -155,7 +161,7 @@ func (l *Limiter) TryAcquire() (Permit, bool) {
 	if p, ok := l.tryAcquire(); ok {
 		return p, true
 	}
-	l.publishRejected(0, l.rej.Plain)
+	l.sw.PublishRejected(0, l.rej.Plain)
 	return Permit{}, false
 }
 
@@ -189,10 +195,14 @@ func (l *Limiter) acquire(ctx context.Context) (Permit, error) {
 		return p, nil
 	}
 	if l.maxWait == 0 {
-		l.publishRejected(0, l.rej.Plain)
+		l.sw.PublishRejected(0, l.rej.Plain)
 		return Permit{}, l.rej.Plain
 	}
-	return l.wait(ctx)
+	r, err := l.sw.Wait(ctx)
+	if err != nil {
+		return Permit{}, err
+	}
+	return l.permit(r), nil
 }
 
 // tryAcquire lets a call in if it fits and nobody waits (no barging), and starts its
@@ -350,89 +360,13 @@ func (l *Limiter) recheck() {
 	}
 }
 
-// permit returns the permit of a waiter let in, its clock started now.
-func (l *Limiter) permit(w *waitq.Waiter[admission]) Permit {
-	r := w.Room()
+// permit returns the permit of a waiter let in with r, its clock started now.
+func (l *Limiter) permit(r admission) Permit {
 	return Permit{l: l, start: l.now(), ticket: r.ticket, inFlight: r.inFlight}
 }
 
-// A syncWaiter is a call blocked in Acquire.
-type syncWaiter struct {
-	waitq.Waiter[admission]
-	at time.Duration // clock time at which the wait began
-	ch chan struct{} // one signal: let in, or removed by the MaxWait timer
-}
-
-// Granted is called when the waiter is let in.
-func (w *syncWaiter) Granted() { w.ch <- struct{}{} }
-
-// wait queues the caller and blocks until it is let in, MaxWait passes, or ctx ends.
-func (l *Limiter) wait(ctx context.Context) (Permit, error) {
-	w := &syncWaiter{ch: make(chan struct{}, 1)}
-	w.at = l.clk.Now()
-	// Armed before the waiter is queued, so that a waiter seen in the queue always has
-	// its timer; a timer that fires first keeps it from being queued.
-	timer := l.clk.AfterFunc(l.maxWait, func() {
-		if l.q.Remove(&w.Waiter) {
-			w.ch <- struct{}{}
-		}
-	})
-	switch l.q.Enqueue(&w.Waiter, w) {
-	case waitq.Admitted:
-		timer.Stop()
-		return l.permit(&w.Waiter), nil
-	case waitq.Removed:
-		return Permit{}, l.expired(w.at)
-	}
-	l.recheck()
-	select {
-	case <-w.ch:
-	case <-ctx.Done():
-		if l.q.Remove(&w.Waiter) {
-			timer.Stop()
-			return Permit{}, l.rejectContext(l.waited(w.at), ctx.Err())
-		}
-		<-w.ch // let in, or timed out, at the same time
-		if w.Holds() {
-			timer.Stop()
-			p := l.permit(&w.Waiter)
-			p.Release() // the caller has gone: pass the room on
-			return Permit{}, l.rejectContext(l.waited(w.at), ctx.Err())
-		}
-	}
-	timer.Stop()
-	if !w.Holds() {
-		return Permit{}, l.expired(w.at)
-	}
-	l.publishWaited(w.at)
-	return l.permit(&w.Waiter), nil
-}
-
-// waited returns the time from since to now on the limiter's clock, never negative.
-func (l *Limiter) waited(since time.Duration) time.Duration {
-	return sat.Left(l.clk.Now(), since)
-}
-
-func (l *Limiter) expired(since time.Duration) error {
-	if l.events.Observed() {
-		l.publishRejected(l.waited(since), l.rej.Plain)
-	}
-	return l.rej.Plain
-}
-
-func (l *Limiter) rejectContext(waited time.Duration, ctxErr error) error {
-	err := l.rej.ForContext(ctxErr)
-	l.publishRejected(waited, err)
-	return err
-}
-
-func (l *Limiter) publishRejected(waited time.Duration, err error) {
-	l.events.Publish(policy.Event{Kind: policy.AdaptiveLimitRejected, Wait: waited, Err: err})
-}
-
-func (l *Limiter) publishWaited(since time.Duration) {
-	if l.events.Observed() {
-		now := l.clk.Now()
-		l.events.Publish(policy.Event{Kind: policy.AdaptiveLimitWaited, At: now, Wait: sat.Left(now, since)})
-	}
+// giveBack gives back, without a sample, the room r of a waiter let in whose wait was
+// already over (canceled, expired, or ctx ended as the room came).
+func (l *Limiter) giveBack(r admission) {
+	l.complete(Permit{l: l, ticket: r.ticket, inFlight: r.inFlight}, ignored)
 }

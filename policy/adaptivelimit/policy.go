@@ -86,7 +86,7 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 			return start(l, p, ctx, a, next)
 		}
 		if l.maxWait == 0 {
-			l.publishRejected(0, l.rej.Plain)
+			l.sw.PublishRejected(0, l.rej.Plain)
 			return rejected
 		}
 		return enqueueAsync(l, ctx, a, next)
@@ -147,17 +147,16 @@ func (w *asyncWaiter[A, T]) Granted() { w.startIn(true) }
 func (w *asyncWaiter[A, T]) startIn(waited bool) {
 	w.waited = waited
 	if !w.d.Start() {
-		r := w.Room()
-		w.l.complete(Permit{l: w.l, ticket: r.ticket, inFlight: r.inFlight}, ignored)
+		w.l.giveBack(w.Room())
 	}
 }
 
 // Start runs the call in its room.
 func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
 	if w.waited {
-		w.l.publishWaited(w.at)
+		w.l.sw.PublishWaited(w.at)
 	}
-	return start(w.l, w.l.permit(&w.Waiter), w.ctx, w.a, w.next)
+	return start(w.l, w.l.permit(w.Room()), w.ctx, w.a, w.next)
 }
 
 // Stop takes a waiter whose wait is over without room out of the queue (one already let
@@ -169,7 +168,7 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	case async.ErrCanceled:
 		return zero, cause
 	case async.ErrExpired:
-		return zero, w.l.expired(w.at)
+		return zero, w.l.sw.Expired(w.at)
 	}
-	return zero, w.l.rejectContext(w.l.waited(w.at), cause)
+	return zero, w.l.sw.RejectContext(w.l.sw.Since(w.at), cause)
 }

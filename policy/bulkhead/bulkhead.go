@@ -39,7 +39,6 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -55,6 +54,7 @@ type Bulkhead struct {
 	cfg     Config
 	events  kind.Events
 	rej     policy.Rejections[*FullError]
+	sw      waitq.Sync[struct{}, *FullError] // the blocking wait, and the wait events
 
 	_      [64]byte     // a whole 64-byte cache line between the read-only fields and the counters
 	free   atomic.Int64 // slots not taken
@@ -85,6 +85,12 @@ func build(s settings) (*Bulkhead, error) {
 	}
 	b.free.Store(b.max)
 	b.q.Init(&b.queued, b.room)
+	b.sw = waitq.Sync[struct{}, *FullError]{
+		Events: waitq.Events[*FullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
+			Rejected: policy.BulkheadRejected, Waited: policy.BulkheadWaited},
+		Queue: &b.q, MaxWait: b.maxWait, Recheck: b.recheck,
+		GiveBack: func(struct{}) { b.release() },
+	}
 	return b, nil
 }
 
@@ -106,7 +112,7 @@ func (b *Bulkhead) TryAcquire() bool {
 	if b.tryAcquire() {
 		return true
 	}
-	b.publishRejected(0, b.rej.Plain)
+	b.sw.PublishRejected(0, b.rej.Plain)
 	return false
 }
 
@@ -180,10 +186,11 @@ func (b *Bulkhead) acquire(ctx context.Context) error {
 		return nil
 	}
 	if b.maxWait == 0 {
-		b.publishRejected(0, b.rej.Plain)
+		b.sw.PublishRejected(0, b.rej.Plain)
 		return b.rej.Plain
 	}
-	return b.wait(ctx)
+	_, err := b.sw.Wait(ctx)
+	return err
 }
 
 // room takes a free slot for a waiter: the queue's step.
@@ -193,85 +200,5 @@ func (b *Bulkhead) room() (struct{}, bool) { return struct{}{}, b.takeFree() }
 func (b *Bulkhead) recheck() {
 	if b.free.Load() > 0 {
 		b.q.Dispatch()
-	}
-}
-
-// A syncWaiter is a call blocked in Acquire.
-type syncWaiter struct {
-	waitq.Waiter[struct{}]
-	at time.Duration // clock time at which the wait began
-	ch chan struct{} // one signal: granted, or removed by the MaxWait timer
-}
-
-// Granted is called when a slot is handed to the waiter.
-func (w *syncWaiter) Granted() { w.ch <- struct{}{} }
-
-// wait queues the caller and blocks until it holds a slot, MaxWait passes, or ctx ends.
-func (b *Bulkhead) wait(ctx context.Context) error {
-	w := &syncWaiter{ch: make(chan struct{}, 1)}
-	w.at = b.clk.Now()
-	// Armed before the waiter is queued, so that a waiter seen in the queue (Snapshot)
-	// always has its timer; a timer that fires first keeps it from being queued.
-	timer := b.clk.AfterFunc(b.maxWait, func() {
-		if b.q.Remove(&w.Waiter) {
-			w.ch <- struct{}{}
-		}
-	})
-	switch b.q.Enqueue(&w.Waiter, w) {
-	case waitq.Admitted:
-		timer.Stop()
-		return nil
-	case waitq.Removed:
-		return b.expired(w.at)
-	}
-	b.recheck()
-	select {
-	case <-w.ch:
-	case <-ctx.Done():
-		if b.q.Remove(&w.Waiter) {
-			timer.Stop()
-			return b.rejectContext(b.waited(w.at), ctx.Err())
-		}
-		<-w.ch // handed a slot, or timed out, at the same time
-		if w.Holds() {
-			timer.Stop()
-			b.release() // the caller has gone: pass the slot on
-			return b.rejectContext(b.waited(w.at), ctx.Err())
-		}
-	}
-	timer.Stop()
-	if !w.Holds() {
-		return b.expired(w.at)
-	}
-	b.publishWaited(w.at)
-	return nil
-}
-
-// waited returns the time from since to now on the bulkhead's clock, never negative.
-func (b *Bulkhead) waited(since time.Duration) time.Duration {
-	return sat.Left(b.clk.Now(), since)
-}
-
-func (b *Bulkhead) expired(since time.Duration) error {
-	if b.events.Observed() {
-		b.publishRejected(b.waited(since), b.rej.Plain)
-	}
-	return b.rej.Plain
-}
-
-func (b *Bulkhead) rejectContext(waited time.Duration, ctxErr error) error {
-	err := b.rej.ForContext(ctxErr)
-	b.publishRejected(waited, err)
-	return err
-}
-
-func (b *Bulkhead) publishRejected(waited time.Duration, err error) {
-	b.events.Publish(policy.Event{Kind: policy.BulkheadRejected, Wait: waited, Err: err})
-}
-
-func (b *Bulkhead) publishWaited(since time.Duration) {
-	if b.events.Observed() {
-		now := b.clk.Now()
-		b.events.Publish(policy.Event{Kind: policy.BulkheadWaited, At: now, Wait: sat.Left(now, since)})
 	}
 }

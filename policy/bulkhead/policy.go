@@ -72,7 +72,7 @@ func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) polic
 			return start(b, ctx, a, next, release)
 		}
 		if b.maxWait == 0 {
-			b.publishRejected(0, b.rej.Plain)
+			b.sw.PublishRejected(0, b.rej.Plain)
 			return async.Failed[T](b.rej.Plain)
 		}
 		return enqueueAsync(b, ctx, a, next, release)
@@ -142,7 +142,7 @@ func (w *asyncWaiter[A, T]) startIn(waited bool) {
 // Start runs the call in its slot.
 func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
 	if w.waited {
-		w.b.publishWaited(w.at)
+		w.b.sw.PublishWaited(w.at)
 	}
 	return start(w.b, w.ctx, w.a, w.next, w.release)
 }
@@ -156,7 +156,7 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	case async.ErrCanceled:
 		return zero, cause
 	case async.ErrExpired:
-		return zero, w.b.expired(w.at)
+		return zero, w.b.sw.Expired(w.at)
 	}
-	return zero, w.b.rejectContext(w.b.waited(w.at), cause)
+	return zero, w.b.sw.RejectContext(w.b.sw.Since(w.at), cause)
 }
