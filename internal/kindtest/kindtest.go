@@ -1,5 +1,8 @@
-// Package kindtest checks a policy's attribute table in that policy's tests: one check of
-// bad configuration values for every policy package.
+// Package kindtest helps the tests of the policy packages: one check of bad configuration
+// values for every attribute table, one recorder of the events a policy publishes, an
+// asynchronous function whose calls stay pending until the test completes them, the
+// situations a call whose context is already over may find at a policy with a queue, and
+// a wait, without sleeping, for a condition another goroutine makes true.
 package kindtest
 
 import (

@@ -2,7 +2,6 @@ package adaptivelimit_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -10,29 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
-
-// arrivalCases are the situations a done call may find: room or none, waiting allowed
-// or not.
-func arrivalCases(t *testing.T, each func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool)) {
-	for _, dc := range ctxtest.OverContexts() {
-		for _, maxWait := range []time.Duration{0, time.Hour} {
-			for _, full := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/maxWait=%v/full=%v", dc.Name, maxWait, full), func(t *testing.T) {
-					each(t, dc, maxWait, full)
-				})
-			}
-		}
-	}
-}
 
 // SPEC AL-4: a call whose context is nil or already done when it arrives is let in by
 // nobody, never runs the function and publishes nothing, whether it would fit or not and
 // whatever MaxWait is: it is rejected with the limiter's rejection wrapping the context's
 // error (policy.ErrNilContext for a nil context).
 func TestDoneContextOnArrivalSync(t *testing.T) {
-	arrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
+	kindtest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
 		l, clk, rec := newManual(t, opts(fixed(2), []adaptivelimit.Option{adaptivelimit.MaxWait(maxWait)})...)
 		if full {
 			acquire(t, l)
@@ -56,29 +42,29 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 		assert.Equal(t, inFlight, l.InFlight(), "nothing let in")
 		assert.Zero(t, l.Queued())
 		assert.Zero(t, clk.PendingTasks())
-		assert.Empty(t, rec.get(), "no event")
+		assert.Empty(t, rec.Events(), "no event")
 	})
 }
 
 // SPEC AL-4: the same for asynchronous calls: a future failed with that rejection, next
 // never runs, nothing counted, no queue, no timer, no event.
 func TestDoneContextOnArrivalAsync(t *testing.T) {
-	arrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
+	kindtest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
 		l, clk, rec := newManual(t, opts(fixed(2), []adaptivelimit.Option{adaptivelimit.MaxWait(maxWait)})...)
 		if full {
 			acquire(t, l)
 			acquire(t, l)
 		}
 		inFlight := l.InFlight()
-		c := newCalls()
-		fut := adaptivelimit.DecorateAsyncFunc(l, c.next)(dc.Ctx, 1)
+		c := kindtest.NewCalls()
+		fut := adaptivelimit.DecorateAsyncFunc(l, c.Next)(dc.Ctx, 1)
 		_, err := result(t, fut)
 		requireExceeded(t, err)
 		require.ErrorIs(t, err, dc.Want)
-		assert.Empty(t, c.startedCalls(), "next never ran")
+		assert.Empty(t, c.Started(), "next never ran")
 		assert.Equal(t, inFlight, l.InFlight(), "nothing let in")
 		assert.Zero(t, l.Queued())
 		assert.Zero(t, clk.PendingTasks())
-		assert.Empty(t, rec.get(), "no event")
+		assert.Empty(t, rec.Events(), "no event")
 	})
 }

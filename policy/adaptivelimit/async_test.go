@@ -2,7 +2,6 @@ package adaptivelimit_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,42 +10,10 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
-
-// calls is an async function whose calls stay pending until the test completes them.
-type calls struct {
-	mu       sync.Mutex
-	started  []int
-	complete map[int]func(string, error)
-}
-
-func newCalls() *calls { return &calls{complete: map[int]func(string, error){}} }
-
-func (c *calls) next(_ context.Context, i int) *async.Future[string] {
-	f, complete := async.NewPromise[string]()
-	c.mu.Lock()
-	c.started = append(c.started, i)
-	c.complete[i] = complete
-	c.mu.Unlock()
-	return f
-}
-
-func (c *calls) startedCalls() []int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]int(nil), c.started...)
-}
-
-func (c *calls) finishWith(i int, err error) {
-	c.mu.Lock()
-	complete := c.complete[i]
-	c.mu.Unlock()
-	complete("done", err)
-}
-
-func (c *calls) finish(i int) { c.finishWith(i, nil) }
 
 func pending[T any](f *async.Future[T]) bool {
 	_, ok, _ := f.Result()
@@ -64,55 +31,55 @@ func result[T any](t *testing.T, f *async.Future[T]) (T, error) {
 // completes; one that does not fit is a failed future (made once) and never starts.
 func TestAsyncHoldsUntilComplete(t *testing.T) {
 	l, clk, rec := newManual(t, fixed(1)...)
-	c := newCalls()
-	call := adaptivelimit.DecorateAsyncFunc(l, c.next)
+	c := kindtest.NewCalls()
+	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 
 	first := call(context.Background(), 1)
-	assert.Equal(t, []int{1}, c.startedCalls(), "a call that fits starts at once")
+	assert.Equal(t, []int{1}, c.Started(), "a call that fits starts at once")
 	assert.Equal(t, 1, l.InFlight())
 
 	second, third := call(context.Background(), 2), call(context.Background(), 3)
 	_, err := result(t, second)
 	requireExceeded(t, err)
 	assert.Same(t, second, third, "the rejection's failed future is made once")
-	assert.Equal(t, []int{1}, c.startedCalls(), "a rejected call never starts")
+	assert.Equal(t, []int{1}, c.Started(), "a rejected call never starts")
 
-	c.finish(1)
+	c.Finish(1)
 	got, err := result(t, first)
 	require.NoError(t, err)
 	assert.Equal(t, "done", got)
 	assert.Zero(t, l.InFlight())
 	assert.Zero(t, clk.PendingTasks())
-	assert.Len(t, rec.of(policy.AdaptiveLimitRejected), 2)
+	assert.Len(t, rec.Of(policy.AdaptiveLimitRejected), 2)
 }
 
 // SPEC AL-5: queued async calls start in FIFO order as room comes back, each a callback:
 // no goroutine waits.
 func TestAsyncQueueFIFO(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(2), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Second)})...)
-	c := newCalls()
-	call := adaptivelimit.DecorateAsyncFunc(l, c.next)
+	c := kindtest.NewCalls()
+	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 
 	futs := map[int]*async.Future[string]{}
 	for i := 1; i <= 5; i++ {
 		futs[i] = call(context.Background(), i)
 	}
-	assert.Equal(t, []int{1, 2}, c.startedCalls())
+	assert.Equal(t, []int{1, 2}, c.Started())
 	assert.Equal(t, 3, l.Queued())
 	assert.Equal(t, 3, clk.PendingTasks(), "one MaxWait timer per waiter")
 
 	clk.Advance(300 * time.Millisecond)
-	c.finish(2)
-	assert.Equal(t, []int{1, 2, 3}, c.startedCalls())
+	c.Finish(2)
+	assert.Equal(t, []int{1, 2, 3}, c.Started())
 	assert.Equal(t, 2, l.Queued())
 	assert.Equal(t, 2, clk.PendingTasks(), "the started call's timer is stopped")
 	assert.True(t, pending(futs[3]))
 
-	c.finish(1)
-	c.finish(3)
-	assert.Equal(t, []int{1, 2, 3, 4, 5}, c.startedCalls())
-	c.finish(4)
-	c.finish(5)
+	c.Finish(1)
+	c.Finish(3)
+	assert.Equal(t, []int{1, 2, 3, 4, 5}, c.Started())
+	c.Finish(4)
+	c.Finish(5)
 	for i := 1; i <= 5; i++ {
 		got, err := result(t, futs[i])
 		require.NoError(t, err)
@@ -122,7 +89,7 @@ func TestAsyncQueueFIFO(t *testing.T) {
 	assert.Zero(t, l.Queued())
 	assert.Zero(t, clk.PendingTasks())
 
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 3)
 	for _, e := range events {
 		assert.Equal(t, policy.AdaptiveLimitWaited, e.Kind)
@@ -134,8 +101,8 @@ func TestAsyncQueueFIFO(t *testing.T) {
 // never starts.
 func TestAsyncMaxWait(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(1), []adaptivelimit.Option{adaptivelimit.MaxWait(100 * time.Millisecond)})...)
-	c := newCalls()
-	call := adaptivelimit.DecorateAsyncFunc(l, c.next)
+	c := kindtest.NewCalls()
+	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	holder := call(context.Background(), 1)
 	waiter := call(context.Background(), 2)
 	clk.Advance(50 * time.Millisecond)
@@ -155,13 +122,13 @@ func TestAsyncMaxWait(t *testing.T) {
 	assert.Zero(t, l.Queued())
 	assert.Zero(t, clk.PendingTasks())
 
-	c.finish(1)
+	c.Finish(1)
 	_, err = result(t, holder)
 	require.NoError(t, err)
-	assert.Equal(t, []int{1}, c.startedCalls(), "timed-out calls never start")
+	assert.Equal(t, []int{1}, c.Started(), "timed-out calls never start")
 	assert.Zero(t, l.InFlight())
 
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 2)
 	for _, e := range events {
 		assert.Equal(t, policy.AdaptiveLimitRejected, e.Kind)
@@ -173,8 +140,8 @@ func TestAsyncMaxWait(t *testing.T) {
 // returns true and the function never runs.
 func TestAsyncCancelWhileQueued(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(1), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Second)})...)
-	c := newCalls()
-	call := adaptivelimit.DecorateAsyncFunc(l, c.next)
+	c := kindtest.NewCalls()
+	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	holder := call(context.Background(), 1)
 	a := call(context.Background(), 2)
 	z := call(context.Background(), 3)
@@ -187,44 +154,44 @@ func TestAsyncCancelWhileQueued(t *testing.T) {
 	assert.Equal(t, 1, clk.PendingTasks(), "its timer is stopped")
 	assert.False(t, a.Cancel())
 
-	c.finish(1)
+	c.Finish(1)
 	_, err = result(t, holder)
 	require.NoError(t, err)
-	assert.Equal(t, []int{1, 3}, c.startedCalls(), "the room went to the next waiter; the canceled call never ran")
-	c.finish(3)
+	assert.Equal(t, []int{1, 3}, c.Started(), "the room went to the next waiter; the canceled call never ran")
+	c.Finish(3)
 	_, err = result(t, z)
 	require.NoError(t, err)
 	assert.Zero(t, l.InFlight())
 	assert.Zero(t, clk.PendingTasks())
-	require.Len(t, rec.get(), 1, "only the waited event")
+	require.Len(t, rec.Events(), 1, "only the waited event")
 }
 
 // SPEC AL-7: a queued call whose context ends leaves the queue at once, its future failed
 // with a rejection matching the context's error.
 func TestAsyncContextEndsWhileQueued(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(1), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Hour)})...)
-	c := newCalls()
-	call := adaptivelimit.DecorateAsyncFunc(l, c.next)
+	c := kindtest.NewCalls()
+	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	holder := call(context.Background(), 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	waiting := call(ctx, 2)
 	require.Equal(t, 1, l.Queued())
 	clk.Advance(time.Minute)
 	cancel()
-	eventually(t, func() bool { return !pending(waiting) }, "the context hook ran")
+	kindtest.Eventually(t, func() bool { return !pending(waiting) }, "the context hook ran")
 	_, err := result(t, waiting)
 	requireExceeded(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, l.Queued())
 	assert.Zero(t, clk.PendingTasks())
-	events := rec.of(policy.AdaptiveLimitRejected)
+	events := rec.Of(policy.AdaptiveLimitRejected)
 	require.Len(t, events, 1)
 	assert.Equal(t, time.Minute, events[0].Wait)
 
-	c.finish(1)
+	c.Finish(1)
 	_, err = result(t, holder)
 	require.NoError(t, err)
-	assert.Equal(t, []int{1}, c.startedCalls())
+	assert.Equal(t, []int{1}, c.Started())
 	assert.Zero(t, l.InFlight())
 }
 
@@ -232,13 +199,13 @@ func TestAsyncContextEndsWhileQueued(t *testing.T) {
 // work that goes on after its future was canceled no longer counts under the limit.
 func TestAsyncCancelStartedCountsOut(t *testing.T) {
 	l, _, _ := newManual(t, aimd(1)...)
-	c := newCalls()
-	f := adaptivelimit.DecorateAsyncFunc(l, c.next)(context.Background(), 1)
+	c := kindtest.NewCalls()
+	f := adaptivelimit.DecorateAsyncFunc(l, c.Next)(context.Background(), 1)
 	assert.Equal(t, 1, l.InFlight())
 	assert.True(t, f.Cancel(), "a plain promise counts as not started")
 	assert.Zero(t, l.InFlight())
 	assert.Equal(t, 1, l.Limit(), "no sample")
-	c.finish(1) // too late: ignored
+	c.Finish(1) // too late: ignored
 	assert.Zero(t, l.InFlight())
 }
 
@@ -246,14 +213,14 @@ func TestAsyncCancelStartedCountsOut(t *testing.T) {
 // caller gets a future failed with async.ErrNilFuture, or the panic.
 func TestAsyncNilFutureAndPanic(t *testing.T) {
 	l, clk, _ := newManual(t, opts(aimd(1), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Second)})...)
-	c := newCalls()
-	holder := adaptivelimit.DecorateAsyncFunc(l, c.next)(context.Background(), 1)
+	c := kindtest.NewCalls()
+	holder := adaptivelimit.DecorateAsyncFunc(l, c.Next)(context.Background(), 1)
 	nilNext := adaptivelimit.DecorateAsyncFunc(l, func(context.Context, int) *async.Future[int] { return nil })
 
 	queued := nilNext(context.Background(), 2)
 	require.NotNil(t, queued)
 	assert.Equal(t, 1, l.Queued())
-	c.finishWith(1, context.Canceled) // no sample: the limit stays 1
+	c.FinishWith(1, context.Canceled) // no sample: the limit stays 1
 	_, err := result(t, holder)
 	require.ErrorIs(t, err, context.Canceled)
 	_, err = result(t, queued)
@@ -277,9 +244,9 @@ func TestAsyncNilFutureAndPanic(t *testing.T) {
 // context.DeadlineExceeded).
 func TestAsyncOuterTimeoutIsDrop(t *testing.T) {
 	l, _, _ := newManual(t, aimd(2)...)
-	c := newCalls()
+	c := kindtest.NewCalls()
 	ctx, cancel := context.WithCancel(context.Background())
-	f := adaptivelimit.DecorateAsyncFunc(l, c.next)(expiringCtx{ctx}, 1)
+	f := adaptivelimit.DecorateAsyncFunc(l, c.Next)(expiringCtx{ctx}, 1)
 	cancel()
 	f.Cancel()
 	assert.Equal(t, 1, l.Limit(), "a drop: AIMD halves the limit")

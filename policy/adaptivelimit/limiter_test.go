@@ -15,44 +15,16 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
 
-// recorder collects events; safe for concurrent use.
-type recorder struct {
-	mu     sync.Mutex
-	events []policy.Event
-}
-
-func (r *recorder) listen(e policy.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-}
-
-func (r *recorder) get() []policy.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]policy.Event(nil), r.events...)
-}
-
-// of returns the events of kind k.
-func (r *recorder) of(k policy.EventKind) []policy.Event {
-	var out []policy.Event
-	for _, e := range r.get() {
-		if e.Kind == k {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-func newManual(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limiter, *clock.Manual, *recorder) {
+func newManual(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limiter, *clock.Manual, *kindtest.Recorder) {
 	t.Helper()
 	clk := clock.NewManual()
-	rec := &recorder{}
-	opts = append([]adaptivelimit.Option{adaptivelimit.WithClock(clk), adaptivelimit.OnEvent(rec.listen),
+	rec := &kindtest.Recorder{}
+	opts = append([]adaptivelimit.Option{adaptivelimit.WithClock(clk), adaptivelimit.OnEvent(rec.Listen),
 		adaptivelimit.WithInstanceID("Svc.Call")}, opts...)
 	l, err := adaptivelimit.New(opts...)
 	require.NoError(t, err)
@@ -118,7 +90,7 @@ func TestSyncRejectsAtOnce(t *testing.T) {
 	assert.Zero(t, l.InFlight())
 	assert.Zero(t, clk.PendingTasks())
 
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 1)
 	assert.Equal(t, policy.AdaptiveLimitRejected, events[0].Kind)
 	assert.Equal(t, "Svc.Call", events[0].Instance)
@@ -164,7 +136,7 @@ func TestSyncFIFO(t *testing.T) {
 			_, err := call(context.Background(), i)
 			assert.NoError(t, err)
 		})
-		eventually(t, func() bool { return l.Queued() == i }, "waiter queued")
+		kindtest.Eventually(t, func() bool { return l.Queued() == i }, "waiter queued")
 	}
 	assert.Equal(t, n, clk.PendingTasks(), "one MaxWait timer per waiter")
 	clk.Advance(10 * time.Millisecond)
@@ -175,7 +147,7 @@ func TestSyncFIFO(t *testing.T) {
 	assert.Zero(t, clk.PendingTasks())
 	assert.Zero(t, l.InFlight())
 	assert.Zero(t, l.Queued())
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, n)
 	for _, e := range events {
 		assert.Equal(t, policy.AdaptiveLimitWaited, e.Kind)
@@ -197,7 +169,7 @@ func TestSyncHandOffNoBarging(t *testing.T) {
 	})
 	var wg sync.WaitGroup
 	wg.Go(func() { _, _ = call(context.Background(), struct{}{}) })
-	eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
+	kindtest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
 
 	held.Release()
 	// The room now belongs to the waiter, whether or not its goroutine has run yet.
@@ -225,7 +197,7 @@ func TestSyncMaxWait(t *testing.T) {
 		_, err := call(context.Background(), struct{}{})
 		result <- err
 	}()
-	eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
+	kindtest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
 	assert.Equal(t, 1, clk.PendingTasks())
 
 	clk.Advance(99 * time.Millisecond)
@@ -240,7 +212,7 @@ func TestSyncMaxWait(t *testing.T) {
 	assert.Equal(t, 1, l.InFlight())
 	assert.Zero(t, clk.PendingTasks())
 
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 1)
 	assert.Equal(t, policy.AdaptiveLimitRejected, events[0].Kind)
 	assert.Equal(t, 100*time.Millisecond, events[0].Wait)
@@ -289,14 +261,14 @@ func TestSyncContextEndsWait(t *testing.T) {
 				_, err := call(ctx, struct{}{})
 				result <- err
 			}()
-			eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
+			kindtest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
 			cancel()
 			err := <-result
 			requireExceeded(t, err)
 			assert.ErrorIs(t, err, tc.want)
 			assert.Zero(t, l.Queued(), "the waiter left the queue at once")
 			assert.Zero(t, clk.PendingTasks(), "the MaxWait timer is stopped")
-			events := rec.get()
+			events := rec.Events()
 			require.Len(t, events, 1)
 			assert.Equal(t, policy.AdaptiveLimitRejected, events[0].Kind)
 			assert.Same(t, err, events[0].Err)
@@ -337,7 +309,7 @@ func TestPermits(t *testing.T) {
 	assert.False(t, ok)
 	p3.Release()
 	p4.Release()
-	assert.Len(t, rec.of(policy.AdaptiveLimitRejected), 3)
+	assert.Len(t, rec.Of(policy.AdaptiveLimitRejected), 3)
 }
 
 // SPEC AL-20, AL-18: giving a permit back twice through the same variable gives back one
@@ -373,7 +345,7 @@ func TestLimitFallsBelowInFlight(t *testing.T) {
 	permits[0].Record(context.DeadlineExceeded)
 	assert.Equal(t, 5, l.Limit())
 	assert.Equal(t, 9, l.InFlight())
-	changed := rec.of(policy.AdaptiveLimitChanged)
+	changed := rec.Of(policy.AdaptiveLimitChanged)
 	require.Len(t, changed, 1)
 	assert.Equal(t, 5, changed[0].Limit)
 	assert.Equal(t, 10, changed[0].PreviousLimit)
@@ -404,8 +376,8 @@ func TestLimitRiseLetsWaitersIn(t *testing.T) {
 	l, _, rec := newManual(t, opts(aimd(2), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Hour)})...)
 	p1 := acquire(t, l)
 	p2 := acquire(t, l)
-	c := newCalls()
-	call := adaptivelimit.DecorateAsyncFunc(l, c.next)
+	c := kindtest.NewCalls()
+	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	f3 := call(context.Background(), 3)
 	f4 := call(context.Background(), 4)
 	require.Equal(t, 2, l.Queued())
@@ -413,14 +385,14 @@ func TestLimitRiseLetsWaitersIn(t *testing.T) {
 	// p2, let in with 2 in flight under a limit of 2, ends the first round: AIMD adds 1.
 	p2.Record(nil)
 	assert.Equal(t, 3, l.Limit())
-	assert.Equal(t, []int{3, 4}, c.startedCalls(), "one for the room given back, one for the higher limit")
+	assert.Equal(t, []int{3, 4}, c.Started(), "one for the room given back, one for the higher limit")
 	assert.Zero(t, l.Queued())
 	assert.Equal(t, 3, l.InFlight())
-	assert.Len(t, rec.of(policy.AdaptiveLimitWaited), 2)
+	assert.Len(t, rec.Of(policy.AdaptiveLimitWaited), 2)
 
 	p1.Release()
-	c.finish(3)
-	c.finish(4)
+	c.Finish(3)
+	c.Finish(4)
 	for _, f := range []*async.Future[string]{f3, f4} {
 		_, err := result(t, f)
 		require.NoError(t, err)
@@ -444,7 +416,7 @@ func TestSampleLatency(t *testing.T) {
 		_, err := call(context.Background(), struct{}{})
 		assert.NoError(t, err)
 	}()
-	eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
+	kindtest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
 	clk.Advance(50 * time.Millisecond)
 	held.Release() // no sample
 	<-done
@@ -560,7 +532,7 @@ func TestRounds(t *testing.T) {
 	assert.Equal(t, 5, l.Limit())
 	assert.Zero(t, l.InFlight())
 
-	changed := rec.of(policy.AdaptiveLimitChanged)
+	changed := rec.Of(policy.AdaptiveLimitChanged)
 	require.Len(t, changed, 2)
 	assert.Equal(t, [2]int{10, 11}, [2]int{changed[0].PreviousLimit, changed[0].Limit})
 	assert.Equal(t, [2]int{11, 5}, [2]int{changed[1].PreviousLimit, changed[1].Limit})
@@ -582,10 +554,10 @@ func TestChangedEvents(t *testing.T) {
 	}
 	round() // at the baseline: 20 + 0.2·√20 = 20.89
 	assert.Equal(t, 20, l.Limit())
-	assert.Empty(t, rec.get(), "20.89: the limit is still 20")
+	assert.Empty(t, rec.Events(), "20.89: the limit is still 20")
 	round() // 20.89 + 0.2·√20.89 = 21.80
 	assert.Equal(t, 21, l.Limit())
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 1)
 	assert.Equal(t, policy.Event{Kind: policy.AdaptiveLimitChanged, Instance: "Svc.Call", At: 20 * time.Millisecond,
 		Limit: 21, PreviousLimit: 20}, events[0])
@@ -656,7 +628,7 @@ func TestDisabled(t *testing.T) {
 		assert.NotErrorIs(t, err, adaptivelimit.ErrLimitExceeded)
 		_, err = call(o.Ctx, 0)
 		require.ErrorIs(t, err, o.Want, o.Name)
-		_, _, err = adaptivelimit.DecorateAsyncFunc(l, newCalls().next)(o.Ctx, 1).Result()
+		_, _, err = adaptivelimit.DecorateAsyncFunc(l, kindtest.NewCalls().Next)(o.Ctx, 1).Result()
 		require.ErrorIs(t, err, o.Want, o.Name)
 	}
 	fut := adaptivelimit.DecorateAsyncFunc(l, func(context.Context, int) *async.Future[string] { return nil })(context.Background(), 1)
@@ -664,7 +636,7 @@ func TestDisabled(t *testing.T) {
 	require.ErrorIs(t, err, async.ErrNilFuture)
 	assert.Equal(t, adaptivelimit.Snapshot{Instance: "Svc.Call", Algorithm: adaptivelimit.Vegas, Limit: 1, MinLimit: 1, MaxLimit: 1},
 		l.Snapshot())
-	assert.Empty(t, rec.get())
+	assert.Empty(t, rec.Events())
 	assert.Zero(t, clk.PendingTasks())
 }
 
@@ -682,12 +654,12 @@ func TestNewPolicy(t *testing.T) {
 	assert.Equal(t, "outer", got)
 	assert.Zero(t, l.InFlight())
 
-	c := newCalls()
-	acall := p.DecorateAsync(func(ctx context.Context) *async.Future[string] { return c.next(ctx, 1) })
+	c := kindtest.NewCalls()
+	acall := p.DecorateAsync(func(ctx context.Context) *async.Future[string] { return c.Next(ctx, 1) })
 	f := acall(context.Background())
 	_, err = result(t, acall(context.Background()))
 	requireExceeded(t, err)
-	c.finish(1)
+	c.Finish(1)
 	v, err := result(t, f)
 	require.NoError(t, err)
 	assert.Equal(t, "done", v)

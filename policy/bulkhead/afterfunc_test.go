@@ -14,6 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
@@ -23,8 +24,8 @@ func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 	clk := clock.NewManual()
 	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second), bulkhead.WithClock(clk))
 	require.NoError(t, err)
-	c := newCalls()
-	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	c := kindtest.NewCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	shared := ctxtest.NewOwnDone()
 	defer shared.Cancel()
 	before := runtime.NumGoroutine()
@@ -40,18 +41,18 @@ func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 	require.ErrorIs(t, err, bulkhead.ErrFull)
 	require.ErrorIs(t, err, context.Canceled)
 
-	c.finish(0) // the slot goes to call 1
+	c.Finish(0) // the slot goes to call 1
 	_, err = holder.Await(context.Background())
 	require.NoError(t, err)
 	expired := call(shared, 4)
 	clk.Advance(time.Second)
 	_, err = result(t, expired)
 	require.ErrorIs(t, err, bulkhead.ErrFull)
-	c.finish(1)
+	c.Finish(1)
 	_, err = granted.Await(context.Background())
 	require.NoError(t, err)
 
-	assert.Equal(t, []int{0, 1}, c.startedCalls())
+	assert.Equal(t, []int{0, 1}, c.Started())
 	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")
 	assert.Zero(t, clk.PendingTasks())
 }
@@ -62,8 +63,8 @@ func TestAS2_AsyncContextHookRemovedWhenTimerFiresAtOnce(t *testing.T) {
 	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Hour),
 		bulkhead.WithClock(ctxtest.EagerClock{Manual: clock.NewManual()}))
 	require.NoError(t, err)
-	c := newCalls()
-	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	c := kindtest.NewCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	ctx := ctxtest.NewOwnDone()
 	defer ctx.Cancel()
 	before := runtime.NumGoroutine()
@@ -71,7 +72,7 @@ func TestAS2_AsyncContextHookRemovedWhenTimerFiresAtOnce(t *testing.T) {
 	holder := call(ctx, 0)
 	_, err = call(ctx, 1).Await(context.Background())
 	require.ErrorIs(t, err, bulkhead.ErrFull, "its MaxWait passed at once")
-	c.finish(0)
+	c.Finish(0)
 	_, err = holder.Await(context.Background())
 	require.NoError(t, err)
 	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before, "no hook left on the context")

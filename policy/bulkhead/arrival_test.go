@@ -2,7 +2,6 @@ package bulkhead_test
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -13,23 +12,10 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
-
-// arrivalCases are the bulkhead's situations a done call may find: a slot free or none,
-// waiting allowed or not.
-func arrivalCases(t *testing.T, each func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool)) {
-	for _, dc := range ctxtest.OverContexts() {
-		for _, maxWait := range []time.Duration{0, time.Hour} {
-			for _, full := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/maxWait=%v/full=%v", dc.Name, maxWait, full), func(t *testing.T) {
-					each(t, dc, maxWait, full)
-				})
-			}
-		}
-	}
-}
 
 // A call whose context is nil or already done when it arrives takes no slot, never runs
 // the function and publishes nothing, whether a slot is free or not and whatever MaxWait
@@ -37,7 +23,7 @@ func arrivalCases(t *testing.T, each func(t *testing.T, dc ctxtest.Over, maxWait
 // with a slot free the function ran; with MaxWait 0 the plain rejection hid the context's
 // error; a nil context panicked).
 func TestDoneContextOnArrivalSync(t *testing.T) {
-	arrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
+	kindtest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
 		b, clk, rec := newManual(t, bulkhead.MaxConcurrent(2), bulkhead.MaxWait(maxWait))
 		if full {
 			require.True(t, b.TryAcquire())
@@ -60,30 +46,30 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 		assert.Equal(t, slots, b.AvailableSlots(), "no slot taken")
 		assert.Zero(t, b.Waiting())
 		assert.Zero(t, clk.PendingTasks())
-		assert.Empty(t, rec.get(), "no event")
+		assert.Empty(t, rec.Events(), "no event")
 	})
 }
 
 // The same for asynchronous calls: a future failed with that rejection, next never
 // runs, no slot, no queue, no timer, no event.
 func TestDoneContextOnArrivalAsync(t *testing.T) {
-	arrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
+	kindtest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
 		b, clk, rec := newManual(t, bulkhead.MaxConcurrent(2), bulkhead.MaxWait(maxWait))
 		if full {
 			require.True(t, b.TryAcquire())
 			require.True(t, b.TryAcquire())
 		}
 		slots := b.AvailableSlots()
-		c := newCalls()
-		fut := bulkhead.DecorateAsyncFunc(b, c.next)(dc.Ctx, 1)
+		c := kindtest.NewCalls()
+		fut := bulkhead.DecorateAsyncFunc(b, c.Next)(dc.Ctx, 1)
 		_, err := result(t, fut)
 		requireFull(t, err)
 		require.ErrorIs(t, err, dc.Want)
-		assert.Empty(t, c.startedCalls(), "next never ran")
+		assert.Empty(t, c.Started(), "next never ran")
 		assert.Equal(t, slots, b.AvailableSlots(), "no slot taken")
 		assert.Zero(t, b.Waiting())
 		assert.Zero(t, clk.PendingTasks())
-		assert.Empty(t, rec.get(), "no event")
+		assert.Empty(t, rec.Events(), "no event")
 	})
 }
 
@@ -92,14 +78,14 @@ func TestDoneContextOnArrivalAsync(t *testing.T) {
 // (fault: the nil future went back to the caller).
 func TestAsyncNilFuture(t *testing.T) {
 	b, clk, _ := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
-	c := newCalls()
-	holder := bulkhead.DecorateAsyncFunc(b, c.next)(context.Background(), 1)
+	c := kindtest.NewCalls()
+	holder := bulkhead.DecorateAsyncFunc(b, c.Next)(context.Background(), 1)
 	nilNext := bulkhead.DecorateAsyncFunc(b, func(context.Context, int) *async.Future[int] { return nil })
 
 	queued := nilNext(context.Background(), 2)
 	require.NotNil(t, queued)
 	assert.Equal(t, 1, b.Waiting())
-	c.finish(1)
+	c.Finish(1)
 	_, err := result(t, holder)
 	require.NoError(t, err)
 	_, err = result(t, queued)
@@ -124,11 +110,11 @@ func TestHugeMaxWaitSaturates(t *testing.T) {
 	require.True(t, b.TryAcquire())
 	var wg sync.WaitGroup
 	wg.Go(func() { assert.NoError(t, b.Acquire(context.Background())) })
-	eventually(t, func() bool { return b.Waiting() == 1 }, "waiter queued")
+	kindtest.Eventually(t, func() bool { return b.Waiting() == 1 }, "waiter queued")
 	clk.Advance(30 * time.Minute)
 	b.Release()
 	wg.Wait()
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 1)
 	assert.Equal(t, policy.BulkheadWaited, events[0].Kind)
 	assert.Equal(t, 30*time.Minute, events[0].Wait)
@@ -136,10 +122,10 @@ func TestHugeMaxWaitSaturates(t *testing.T) {
 
 	// The wait's timer saturates at the end of time: the waiter is rejected there.
 	wg.Go(func() { requireFull(t, b.Acquire(context.Background())) })
-	eventually(t, func() bool { return b.Waiting() == 1 }, "waiter queued")
+	kindtest.Eventually(t, func() bool { return b.Waiting() == 1 }, "waiter queued")
 	clk.Advance(forever)
 	wg.Wait()
-	events = rec.get()
+	events = rec.Events()
 	require.Len(t, events, 2)
 	assert.Equal(t, policy.BulkheadRejected, events[1].Kind)
 	assert.Equal(t, 30*time.Minute, events[1].Wait, "from 292y-30m to the end of time")

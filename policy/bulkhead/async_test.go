@@ -13,44 +13,10 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
-
-// calls is an async function whose calls stay pending until the test completes them.
-type calls struct {
-	mu       sync.Mutex
-	started  []int
-	complete map[int]func(string, error)
-	futures  map[int]*async.Future[string]
-}
-
-func newCalls() *calls {
-	return &calls{complete: map[int]func(string, error){}, futures: map[int]*async.Future[string]{}}
-}
-
-func (c *calls) next(_ context.Context, i int) *async.Future[string] {
-	f, complete := async.NewPromise[string]()
-	c.mu.Lock()
-	c.started = append(c.started, i)
-	c.complete[i] = complete
-	c.futures[i] = f
-	c.mu.Unlock()
-	return f
-}
-
-func (c *calls) startedCalls() []int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]int(nil), c.started...)
-}
-
-func (c *calls) finish(i int) {
-	c.mu.Lock()
-	complete := c.complete[i]
-	c.mu.Unlock()
-	complete("done", nil)
-}
 
 func pending[T any](f *async.Future[T]) bool {
 	_, ok, _ := f.Result()
@@ -67,54 +33,54 @@ func result[T any](t *testing.T, f *async.Future[T]) (T, error) {
 // A slot is held from the call until its future completes.
 func TestAsyncHoldsSlotUntilComplete(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1))
-	c := newCalls()
-	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	c := kindtest.NewCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 
 	first := call(context.Background(), 1)
-	assert.Equal(t, []int{1}, c.startedCalls(), "a free slot starts the call at once")
+	assert.Equal(t, []int{1}, c.Started(), "a free slot starts the call at once")
 	assert.Equal(t, 0, b.AvailableSlots())
 
 	second := call(context.Background(), 2)
 	_, err := result(t, second)
 	requireFull(t, err)
-	assert.Equal(t, []int{1}, c.startedCalls(), "a rejected call never starts")
+	assert.Equal(t, []int{1}, c.Started(), "a rejected call never starts")
 
-	c.finish(1)
+	c.Finish(1)
 	got, err := result(t, first)
 	require.NoError(t, err)
 	assert.Equal(t, "done", got)
 	assert.Equal(t, 1, b.AvailableSlots())
 	assert.Zero(t, clk.PendingTasks())
-	require.Len(t, rec.get(), 1)
-	assert.Equal(t, policy.BulkheadRejected, rec.get()[0].Kind)
+	require.Len(t, rec.Events(), 1)
+	assert.Equal(t, policy.BulkheadRejected, rec.Events()[0].Kind)
 }
 
 // Queued async calls start in FIFO order as slots come back, without a goroutine each.
 func TestAsyncQueueFIFO(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(2), bulkhead.MaxWait(time.Second))
-	c := newCalls()
-	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	c := kindtest.NewCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 
 	futs := map[int]*async.Future[string]{}
 	for i := 1; i <= 5; i++ {
 		futs[i] = call(context.Background(), i)
 	}
-	assert.Equal(t, []int{1, 2}, c.startedCalls())
+	assert.Equal(t, []int{1, 2}, c.Started())
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 0, MaxConcurrent: 2, Waiting: 3}, b.Snapshot())
 	assert.Equal(t, 3, clk.PendingTasks(), "one MaxWait timer per waiter")
 
 	clk.Advance(300 * time.Millisecond)
-	c.finish(2)
-	assert.Equal(t, []int{1, 2, 3}, c.startedCalls())
+	c.Finish(2)
+	assert.Equal(t, []int{1, 2, 3}, c.Started())
 	assert.Equal(t, 2, b.Snapshot().Waiting)
 	assert.Equal(t, 2, clk.PendingTasks(), "the started call's timer is stopped")
 	assert.True(t, pending(futs[3]))
 
-	c.finish(1)
-	c.finish(3)
-	assert.Equal(t, []int{1, 2, 3, 4, 5}, c.startedCalls())
-	c.finish(4)
-	c.finish(5)
+	c.Finish(1)
+	c.Finish(3)
+	assert.Equal(t, []int{1, 2, 3, 4, 5}, c.Started())
+	c.Finish(4)
+	c.Finish(5)
 	for i := 1; i <= 5; i++ {
 		got, err := result(t, futs[i])
 		require.NoError(t, err)
@@ -123,7 +89,7 @@ func TestAsyncQueueFIFO(t *testing.T) {
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 2, MaxConcurrent: 2}, b.Snapshot())
 	assert.Zero(t, clk.PendingTasks())
 
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 3)
 	for _, e := range events {
 		assert.Equal(t, policy.BulkheadWaited, e.Kind)
@@ -134,8 +100,8 @@ func TestAsyncQueueFIFO(t *testing.T) {
 // After MaxWait (a clock timer) a queued call fails and leaves the queue; it never starts.
 func TestAsyncMaxWait(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(100*time.Millisecond))
-	c := newCalls()
-	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	c := kindtest.NewCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	holder := call(context.Background(), 1)
 	waiter := call(context.Background(), 2)
 	clk.Advance(50 * time.Millisecond)
@@ -155,13 +121,13 @@ func TestAsyncMaxWait(t *testing.T) {
 	assert.Zero(t, b.Snapshot().Waiting)
 	assert.Zero(t, clk.PendingTasks())
 
-	c.finish(1)
+	c.Finish(1)
 	_, err = result(t, holder)
 	require.NoError(t, err)
-	assert.Equal(t, []int{1}, c.startedCalls(), "timed-out calls never start")
+	assert.Equal(t, []int{1}, c.Started(), "timed-out calls never start")
 	assert.Equal(t, 1, b.AvailableSlots())
 
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 2)
 	for _, e := range events {
 		assert.Equal(t, policy.BulkheadRejected, e.Kind)
@@ -173,8 +139,8 @@ func TestAsyncMaxWait(t *testing.T) {
 // true and the function never runs (SPEC AS-3).
 func TestAsyncCancelWhileQueued(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
-	c := newCalls()
-	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	c := kindtest.NewCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	holder := call(context.Background(), 1)
 	a := call(context.Background(), 2)
 	z := call(context.Background(), 3)
@@ -187,35 +153,33 @@ func TestAsyncCancelWhileQueued(t *testing.T) {
 	assert.Equal(t, 1, clk.PendingTasks(), "its timer is stopped")
 	assert.False(t, a.Cancel())
 
-	c.finish(1)
+	c.Finish(1)
 	_, err = result(t, holder)
 	require.NoError(t, err)
-	assert.Equal(t, []int{1, 3}, c.startedCalls(), "the slot went to the next waiter; the canceled call never ran")
-	c.finish(3)
+	assert.Equal(t, []int{1, 3}, c.Started(), "the slot went to the next waiter; the canceled call never ran")
+	c.Finish(3)
 	_, err = result(t, z)
 	require.NoError(t, err)
 	assert.Equal(t, 1, b.AvailableSlots())
 	assert.Zero(t, clk.PendingTasks())
-	require.Len(t, rec.get(), 1, "only the waited event")
+	require.Len(t, rec.Events(), 1, "only the waited event")
 }
 
 // Cancelling a started call's future cancels the inner future; the slot comes back.
 func TestAsyncCancelAfterStart(t *testing.T) {
 	b, clk, _ := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
-	c := newCalls()
-	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	c := kindtest.NewCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	holder := call(context.Background(), 1)
 	queued := call(context.Background(), 2)
-	c.finish(1)
+	c.Finish(1)
 	_, err := result(t, holder)
 	require.NoError(t, err)
-	require.Equal(t, []int{1, 2}, c.startedCalls())
+	require.Equal(t, []int{1, 2}, c.Started())
 	assert.Equal(t, 0, b.AvailableSlots())
 
 	assert.False(t, queued.Cancel(), "the call had started")
-	c.mu.Lock()
-	inner := c.futures[2]
-	c.mu.Unlock()
+	inner := c.Future(2)
 	_, err = result(t, inner)
 	assert.ErrorIs(t, err, async.ErrCanceled, "the inner future is canceled")
 	assert.Equal(t, 1, b.AvailableSlots())
@@ -226,8 +190,8 @@ func TestAsyncCancelAfterStart(t *testing.T) {
 // ErrFull and the context's error.
 func TestAsyncContextEndsWait(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Hour))
-	c := newCalls()
-	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	c := kindtest.NewCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	holder := call(context.Background(), 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	queued := call(ctx, 2)
@@ -241,7 +205,7 @@ func TestAsyncContextEndsWait(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, b.Snapshot().Waiting)
 	assert.Zero(t, clk.PendingTasks())
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 1)
 	assert.Equal(t, policy.BulkheadRejected, events[0].Kind)
 
@@ -250,10 +214,10 @@ func TestAsyncContextEndsWait(t *testing.T) {
 	requireFull(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
 
-	c.finish(1)
+	c.Finish(1)
 	_, err = result(t, holder)
 	require.NoError(t, err)
-	assert.Equal(t, []int{1}, c.startedCalls())
+	assert.Equal(t, []int{1}, c.Started())
 	assert.Equal(t, 1, b.AvailableSlots())
 }
 
@@ -329,7 +293,7 @@ func TestMixedSyncAsyncFIFO(t *testing.T) {
 	a1 := asyncCall(context.Background(), "a1")
 	var wg sync.WaitGroup
 	wg.Go(func() { _, _ = syncCall(context.Background(), "s2") })
-	eventually(t, func() bool { return b.Snapshot().Waiting == 2 }, "sync waiter queued")
+	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 2 }, "sync waiter queued")
 	a3 := asyncCall(context.Background(), "a3")
 	b.Release()
 	wg.Wait()
@@ -351,12 +315,12 @@ func TestAsyncReleasesOnPanic(t *testing.T) {
 
 func TestAsyncDisabled(t *testing.T) {
 	b, _, _ := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.Enabled(false))
-	c := newCalls()
-	call := bulkhead.DecorateAsyncFunc(b, c.next)
+	c := kindtest.NewCalls()
+	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	_ = call(context.Background(), 1)
 	f := call(context.Background(), 2)
 	assert.True(t, pending(f))
-	assert.Equal(t, []int{1, 2}, c.startedCalls())
+	assert.Equal(t, []int{1, 2}, c.Started())
 }
 
 // Never more than MaxConcurrent async calls in flight, with sync and async callers on the
@@ -408,7 +372,7 @@ func TestAsyncNeverExceedsMaxConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	assert.LessOrEqual(t, maxSeen.Load(), int64(slots))
-	eventually(t, func() bool { return b.AvailableSlots() == slots }, "every slot back")
+	kindtest.Eventually(t, func() bool { return b.AvailableSlots() == slots }, "every slot back")
 	assert.Zero(t, b.Snapshot().Waiting)
 }
 

@@ -14,33 +14,16 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
-// recorder collects events; safe for concurrent use.
-type recorder struct {
-	mu     sync.Mutex
-	events []policy.Event
-}
-
-func (r *recorder) listen(e policy.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-}
-
-func (r *recorder) get() []policy.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]policy.Event(nil), r.events...)
-}
-
-func newManual(t *testing.T, opts ...bulkhead.Option) (*bulkhead.Bulkhead, *clock.Manual, *recorder) {
+func newManual(t *testing.T, opts ...bulkhead.Option) (*bulkhead.Bulkhead, *clock.Manual, *kindtest.Recorder) {
 	t.Helper()
 	clk := clock.NewManual()
-	rec := &recorder{}
-	opts = append([]bulkhead.Option{bulkhead.WithClock(clk), bulkhead.OnEvent(rec.listen),
+	rec := &kindtest.Recorder{}
+	opts = append([]bulkhead.Option{bulkhead.WithClock(clk), bulkhead.OnEvent(rec.Listen),
 		bulkhead.WithInstanceID("Svc.Call")}, opts...)
 	b, err := bulkhead.New(opts...)
 	require.NoError(t, err)
@@ -80,7 +63,7 @@ func TestSyncRejectsAtOnce(t *testing.T) {
 	assert.Equal(t, 1, b.AvailableSlots())
 	assert.Zero(t, clk.PendingTasks())
 
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 1)
 	assert.Equal(t, policy.BulkheadRejected, events[0].Kind)
 	assert.Equal(t, "Svc.Call", events[0].Instance)
@@ -156,7 +139,7 @@ func TestSyncFIFO(t *testing.T) {
 			_, err := call(context.Background(), i)
 			assert.NoError(t, err)
 		})
-		eventually(t, func() bool { return b.Snapshot().Waiting == i }, "waiter queued")
+		kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == i }, "waiter queued")
 	}
 	assert.Equal(t, n, clk.PendingTasks(), "one MaxWait timer per waiter")
 	clk.Advance(10 * time.Millisecond)
@@ -166,7 +149,7 @@ func TestSyncFIFO(t *testing.T) {
 	assert.Equal(t, []int{1, 2, 3, 4, 5, 6}, order)
 	assert.Zero(t, clk.PendingTasks())
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 1, MaxConcurrent: 1}, b.Snapshot())
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, n)
 	for _, e := range events {
 		assert.Equal(t, policy.BulkheadWaited, e.Kind)
@@ -188,7 +171,7 @@ func TestSyncHandOffNoBarging(t *testing.T) {
 	})
 	var wg sync.WaitGroup
 	wg.Go(func() { _, _ = call(context.Background(), struct{}{}) })
-	eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
+	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 
 	b.Release()
 	// The slot now belongs to the waiter, whether or not its goroutine has run yet.
@@ -212,7 +195,7 @@ func TestSyncMaxWait(t *testing.T) {
 		_, err := call(context.Background(), struct{}{})
 		result <- err
 	}()
-	eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
+	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 	assert.Equal(t, 1, clk.PendingTasks())
 
 	clk.Advance(99 * time.Millisecond)
@@ -226,7 +209,7 @@ func TestSyncMaxWait(t *testing.T) {
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 0, MaxConcurrent: 1}, b.Snapshot())
 	assert.Zero(t, clk.PendingTasks())
 
-	events := rec.get()
+	events := rec.Events()
 	require.Len(t, events, 1)
 	assert.Equal(t, policy.BulkheadRejected, events[0].Kind)
 	assert.Equal(t, 100*time.Millisecond, events[0].Wait)
@@ -265,14 +248,14 @@ func TestSyncContextEndsWait(t *testing.T) {
 				_, err := call(ctx, struct{}{})
 				result <- err
 			}()
-			eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
+			kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 			cancel()
 			err := <-result
 			requireFull(t, err)
 			assert.ErrorIs(t, err, tc.want)
 			assert.Zero(t, b.Snapshot().Waiting)
 			assert.Zero(t, clk.PendingTasks(), "the MaxWait timer is stopped")
-			events := rec.get()
+			events := rec.Events()
 			require.Len(t, events, 1)
 			assert.Equal(t, policy.BulkheadRejected, events[0].Kind)
 			assert.Same(t, err, events[0].Err)
@@ -304,7 +287,7 @@ func TestAcquireRelease(t *testing.T) {
 	b.Release()
 	b.Release()
 	assert.Equal(t, 2, b.AvailableSlots())
-	assert.Len(t, rec.get(), 2)
+	assert.Len(t, rec.Events(), 2)
 }
 
 func TestDisabled(t *testing.T) {
@@ -331,7 +314,7 @@ func TestDisabled(t *testing.T) {
 	}
 	assert.Equal(t, 1, b.AvailableSlots())
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 1, MaxConcurrent: 1}, b.Snapshot())
-	assert.Empty(t, rec.get())
+	assert.Empty(t, rec.Events())
 	assert.Zero(t, clk.PendingTasks())
 }
 

@@ -34,7 +34,7 @@ func TestHG1_DoneContextOnArrival(t *testing.T) {
 				assert.False(t, ran, "the function never ran")
 				assert.Zero(t, clk.PendingTasks())
 				clk.Advance(time.Hour)
-				assert.Empty(t, rec.get())
+				assert.Empty(t, rec.Events())
 				assert.Equal(t, before, h.Snapshot(), "the budget is untouched")
 			})
 		}
@@ -53,7 +53,7 @@ func TestHG14_Disabled(t *testing.T) {
 	assert.Same(t, errHedge, err)
 	assert.Equal(t, 1, d.attempts())
 	assert.Equal(t, context.Background(), d.ctx(1), "next gets the caller's context")
-	assert.Empty(t, rec.get())
+	assert.Empty(t, rec.Events())
 	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", Delay: 0, MaxAttempts: 2}, h.Snapshot())
 
 	nilFut := hedge.DecorateAsyncFunc(h, func(context.Context, string) *async.Future[string] { return nil })

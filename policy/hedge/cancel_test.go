@@ -10,6 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/hedge"
@@ -41,7 +42,7 @@ func TestHG9_CancelCancelsEveryAttempt(t *testing.T) {
 	assert.Zero(t, s.clk.PendingTasks())
 	s.clk.Advance(time.Hour)
 	assert.Equal(t, 2, s.d.attempts(), "no attempt after Cancel")
-	assert.Equal(t, []policy.EventKind{policy.Hedged}, kinds(s.rec.get()))
+	assert.Equal(t, []policy.EventKind{policy.Hedged}, s.rec.Kinds())
 	assert.False(t, f.Cancel(), "a second Cancel does nothing")
 }
 
@@ -67,17 +68,17 @@ func TestHG9_ContextEndCancelsEveryAttempt(t *testing.T) {
 			s.clk.Advance(time.Second)
 			require.Equal(t, 2, s.d.attempts())
 			end()
-			eventually(t, func() bool { return !pending(f) }, "the call ends with its context")
+			kindtest.Eventually(t, func() bool { return !pending(f) }, "the call ends with its context")
 			_, err := result(t, f)
 			assert.ErrorIs(t, err, tc.want)
 			for i := 1; i <= 2; i++ {
 				assert.Error(t, s.d.ctx(i).Err(), "attempt %d's context ended", i)
 			}
-			eventually(t, func() bool { return s.bh.AvailableSlots() == 2 }, "the attempts give their slots back")
-			eventually(t, func() bool { return s.clk.PendingTasks() == 0 }, "the timer is stopped")
+			kindtest.Eventually(t, func() bool { return s.bh.AvailableSlots() == 2 }, "the attempts give their slots back")
+			kindtest.Eventually(t, func() bool { return s.clk.PendingTasks() == 0 }, "the timer is stopped")
 			s.clk.Advance(time.Hour)
 			assert.Equal(t, 2, s.d.attempts(), "no attempt after the context ended")
-			assert.Equal(t, []policy.EventKind{policy.Hedged}, kinds(s.rec.get()))
+			assert.Equal(t, []policy.EventKind{policy.Hedged}, s.rec.Kinds())
 		})
 	}
 }
@@ -113,10 +114,10 @@ func TestHG9_FailureAfterContextEnded(t *testing.T) {
 	f := call(ctx, "q")
 	cancel()
 	complete("", errHedge) // may come before the hook on ctx runs
-	eventually(t, func() bool { return !pending(f) }, "the call ends")
+	kindtest.Eventually(t, func() bool { return !pending(f) }, "the call ends")
 	_, err := result(t, f)
 	assert.ErrorIs(t, err, context.Canceled)
-	assert.Empty(t, rec.get())
+	assert.Empty(t, rec.Events())
 	assert.Zero(t, clk.PendingTasks())
 }
 
@@ -152,7 +153,7 @@ func TestHG10_NilFuture(t *testing.T) {
 	_, err := result(t, f)
 	assert.ErrorIs(t, err, async.ErrNilFuture)
 	assert.Equal(t, 2, calls, "the error hedged at once, and the hedge failed the same way")
-	assert.Equal(t, []policy.EventKind{policy.Hedged, policy.HedgeFailed}, kinds(rec.get()))
+	assert.Equal(t, []policy.EventKind{policy.Hedged, policy.HedgeFailed}, rec.Kinds())
 	assert.Zero(t, clk.PendingTasks())
 
 	h, _, rec = newManual(t, hedge.AbortOn(async.ErrNilFuture))
@@ -164,7 +165,7 @@ func TestHG10_NilFuture(t *testing.T) {
 	_, err = result(t, f)
 	assert.ErrorIs(t, err, async.ErrNilFuture)
 	assert.Equal(t, 1, calls)
-	assert.Empty(t, rec.get())
+	assert.Empty(t, rec.Events())
 }
 
 // SPEC HG-10: a panic in attempt 1's next reaches the caller; its context is canceled and
@@ -179,7 +180,7 @@ func TestHG10_PanicInFirstAttempt(t *testing.T) {
 	assert.PanicsWithValue(t, "boom", func() { call(context.Background(), "q") })
 	assert.ErrorIs(t, seen.Err(), context.Canceled)
 	assert.Zero(t, clk.PendingTasks())
-	assert.Empty(t, rec.get())
+	assert.Empty(t, rec.Events())
 	assert.Equal(t, 1, h.Snapshot().Calls, "the call arrived")
 }
 

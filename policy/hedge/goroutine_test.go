@@ -16,6 +16,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/hedge"
@@ -52,11 +53,11 @@ func TestHG17_PendingCallsAddNoGoroutine(t *testing.T) {
 	}
 	cancelAll() // the other 500 end with their context
 	for _, f := range futs[500:] {
-		eventually(t, func() bool { return !pending(f) }, "the call ends with its context")
+		kindtest.Eventually(t, func() bool { return !pending(f) }, "the call ends with its context")
 		_, err := result(t, f)
 		assert.ErrorIs(t, err, context.Canceled)
 	}
-	eventually(t, func() bool { return bh.AvailableSlots() == 2000 }, "every slot back")
+	kindtest.Eventually(t, func() bool { return bh.AvailableSlots() == 2000 }, "every slot back")
 	assert.Zero(t, clk.PendingTasks())
 	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before)
 	goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -131,7 +132,7 @@ func TestHG9_RacingOutcomes(t *testing.T) {
 	}
 	callers.Wait()
 	wg.Wait()
-	eventually(t, func() bool { return open.Load() == 0 }, "every attempt's context canceled")
+	kindtest.Eventually(t, func() bool { return open.Load() == 0 }, "every attempt's context canceled")
 	assert.Len(t, attempts, 1600, "every call started")
 	for n, k := range attempts {
 		assert.LessOrEqual(t, k, 3, "call %d", n)

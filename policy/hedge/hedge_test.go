@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -28,7 +29,7 @@ var (
 type stack struct {
 	h    *hedge.Hedge
 	clk  *clock.Manual
-	rec  *recorder
+	rec  *kindtest.Recorder
 	cb   *circuitbreaker.Breaker
 	bh   *bulkhead.Bulkhead
 	d    *dep
@@ -87,13 +88,13 @@ func TestHG7_SlowFirstAttemptLosesToHedge(t *testing.T) {
 	assert.Equal(t, []policy.Event{
 		{Kind: policy.Hedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
 		{Kind: policy.HedgeWon, Instance: "Svc.Call", At: 1100 * time.Millisecond, Attempt: 2},
-	}, s.rec.get())
+	}, s.rec.Events())
 	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", Calls: 1, Hedges: 1, BudgetAvailable: 9,
 		Delay: time.Second, MaxAttempts: 2}, s.h.Snapshot())
 
 	s.clk.Advance(5 * time.Second)
 	assert.Equal(t, 1, s.cb.Snapshot().BufferedCalls, "nothing comes later")
-	assert.Len(t, s.rec.get(), 2)
+	assert.Len(t, s.rec.Events(), 2)
 }
 
 // SPEC HG-7: the first attempt wins when it answers first; the hedge is canceled the same
@@ -113,7 +114,7 @@ func TestHG7_FirstAttemptWinsAfterHedge(t *testing.T) {
 	assert.Equal(t, 1, s.cb.Snapshot().BufferedCalls)
 	assert.Zero(t, s.cb.Snapshot().FailedCalls)
 	assert.Zero(t, s.clk.PendingTasks())
-	events := s.rec.get()
+	events := s.rec.Events()
 	require.Len(t, events, 2)
 	assert.Equal(t, policy.HedgeWon, events[1].Kind)
 	assert.Equal(t, 1, events[1].Attempt)
@@ -159,7 +160,7 @@ func TestHG3_DelayAfterLastAttemptStarted(t *testing.T) {
 	assert.Equal(t, []policy.Event{
 		{Kind: policy.Hedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
 		{Kind: policy.Hedged, Instance: "Svc.Call", At: 2 * time.Second, Wait: 2 * time.Second, Attempt: 3},
-	}, rec.get())
+	}, rec.Events())
 	assert.False(t, f.Cancel(), "the attempts had started")
 	for i := 1; i <= 3; i++ {
 		_, err := result(t, d.fut(i))
@@ -175,7 +176,7 @@ func TestHG3_ZeroDelay(t *testing.T) {
 	assert.Equal(t, 1, d.attempts())
 	clk.Advance(0)
 	assert.Equal(t, 4, d.attempts())
-	assert.Equal(t, 3, rec.count(policy.Hedged))
+	assert.Equal(t, 3, rec.Count(policy.Hedged))
 	f.Cancel()
 }
 
@@ -194,7 +195,7 @@ func TestHG4_HedgeOnErrorStartsNextAttemptAtOnce(t *testing.T) {
 		assert.Equal(t, []policy.Event{
 			{Kind: policy.Hedged, Instance: "Svc.Call", At: 0, Attempt: 2, Err: errHedge},
 			{Kind: policy.HedgeWon, Instance: "Svc.Call", At: 100 * time.Millisecond, Attempt: 2},
-		}, rec.get())
+		}, rec.Events())
 		assert.Zero(t, clk.PendingTasks())
 	})
 	t.Run("failed later", func(t *testing.T) {
@@ -208,7 +209,7 @@ func TestHG4_HedgeOnErrorStartsNextAttemptAtOnce(t *testing.T) {
 		clk.Advance(1)
 		assert.Equal(t, []time.Duration{0, 300 * time.Millisecond, 1300 * time.Millisecond}, d.startTimes(),
 			"the delay runs from the last attempt's start")
-		events := rec.get()
+		events := rec.Events()
 		require.Len(t, events, 2)
 		assert.ErrorIs(t, events[0].Err, errHedge)
 		assert.Equal(t, 300*time.Millisecond, events[0].Wait)
@@ -253,7 +254,7 @@ func TestHG5_AbortOnStopsEverything(t *testing.T) {
 	assert.Equal(t, []policy.Event{
 		{Kind: policy.Hedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
 		{Kind: policy.HedgeFailed, Instance: "Svc.Call", At: 1200 * time.Millisecond, Attempt: 2, Err: errAbort},
-	}, rec.get())
+	}, rec.Events())
 	clk.Advance(time.Hour)
 	assert.Equal(t, 2, d.attempts())
 }
@@ -275,7 +276,7 @@ func TestHG5_AbortOnFirstAttempt(t *testing.T) {
 	_, err = result(t, f)
 	assert.Same(t, errAbort, err)
 	assert.Zero(t, clk.PendingTasks())
-	assert.Empty(t, rec.get())
+	assert.Empty(t, rec.Events())
 }
 
 // SPEC HG-6: an error outside HedgeOn is a result but not a reason to hedge: with nothing
@@ -291,7 +292,7 @@ func TestHG6_ErrorThatDoesNotCount(t *testing.T) {
 		assert.Same(t, errOther, err)
 		assert.Equal(t, 1, d.attempts())
 		assert.Zero(t, clk.PendingTasks(), "the delay's timer is stopped")
-		assert.Empty(t, rec.get())
+		assert.Empty(t, rec.Events())
 
 		d = newDep(clk, failsNow(errOther))
 		f = hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
@@ -314,18 +315,10 @@ func TestHG6_ErrorThatDoesNotCount(t *testing.T) {
 		v, err := result(t, f)
 		require.NoError(t, err)
 		assert.Equal(t, "first", v)
-		assert.Equal(t, []policy.EventKind{policy.Hedged, policy.Hedged, policy.HedgeWon}, kinds(rec.get()))
-		assert.Equal(t, 1, rec.get()[2].Attempt)
+		assert.Equal(t, []policy.EventKind{policy.Hedged, policy.Hedged, policy.HedgeWon}, rec.Kinds())
+		assert.Equal(t, 1, rec.Events()[2].Attempt)
 		assert.Zero(t, clk.PendingTasks())
 	})
-}
-
-func kinds(events []policy.Event) []policy.EventKind {
-	out := make([]policy.EventKind, len(events))
-	for i, e := range events {
-		out[i] = e.Kind
-	}
-	return out
 }
 
 // SPEC HG-8: when every attempt has failed and none can start, the call fails with the
@@ -345,7 +338,7 @@ func TestHG8_AllAttemptsFailWithTheLastError(t *testing.T) {
 	assert.Equal(t, []policy.Event{
 		{Kind: policy.Hedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
 		{Kind: policy.HedgeFailed, Instance: "Svc.Call", At: 1800 * time.Millisecond, Attempt: 1, Err: errFirst},
-	}, rec.get())
+	}, rec.Events())
 
 	// Every attempt failing at once: the last is attempt MaxAttempts.
 	h, clk, rec = newManual(t, hedge.MaxAttempts(4))
@@ -354,8 +347,8 @@ func TestHG8_AllAttemptsFailWithTheLastError(t *testing.T) {
 	_, err = result(t, f)
 	assert.Same(t, errSecond, err)
 	assert.Equal(t, 4, d.attempts())
-	assert.Equal(t, []policy.EventKind{policy.Hedged, policy.Hedged, policy.Hedged, policy.HedgeFailed}, kinds(rec.get()))
-	assert.Equal(t, 4, rec.get()[3].Attempt)
+	assert.Equal(t, []policy.EventKind{policy.Hedged, policy.Hedged, policy.Hedged, policy.HedgeFailed}, rec.Kinds())
+	assert.Equal(t, 4, rec.Events()[3].Attempt)
 	assert.Zero(t, clk.PendingTasks())
 	for i := 1; i <= 4; i++ {
 		assert.Error(t, d.ctx(i).Err())
@@ -372,7 +365,7 @@ func TestHG13_SingleAttemptCallsPublishNothing(t *testing.T) {
 		_, done, _ := f.Result()
 		assert.True(t, done)
 	}
-	assert.Empty(t, rec.get())
+	assert.Empty(t, rec.Events())
 	assert.Equal(t, 0, h.Snapshot().Hedges)
 	assert.Equal(t, 3, h.Snapshot().Calls)
 }

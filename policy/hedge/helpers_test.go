@@ -10,45 +10,16 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 )
 
-// recorder collects events; safe for concurrent use.
-type recorder struct {
-	mu     sync.Mutex
-	events []policy.Event
-}
-
-func (r *recorder) listen(e policy.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-}
-
-func (r *recorder) get() []policy.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]policy.Event(nil), r.events...)
-}
-
-// count returns how many events of kind k were published.
-func (r *recorder) count(k policy.EventKind) int {
-	n := 0
-	for _, e := range r.get() {
-		if e.Kind == k {
-			n++
-		}
-	}
-	return n
-}
-
 // newManual builds a hedge on a manual clock, with id "Svc.Call" and a recorder.
-func newManual(t testing.TB, opts ...hedge.Option) (*hedge.Hedge, *clock.Manual, *recorder) {
+func newManual(t testing.TB, opts ...hedge.Option) (*hedge.Hedge, *clock.Manual, *kindtest.Recorder) {
 	t.Helper()
 	clk := clock.NewManual()
-	rec := &recorder{}
-	opts = append([]hedge.Option{hedge.WithClock(clk), hedge.OnEvent(rec.listen),
+	rec := &kindtest.Recorder{}
+	opts = append([]hedge.Option{hedge.WithClock(clk), hedge.OnEvent(rec.Listen),
 		hedge.WithInstanceID("Svc.Call")}, opts...)
 	h, err := hedge.New(opts...)
 	require.NoError(t, err)
