@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -78,6 +79,10 @@ const (
 	AdaptiveLimitRejected
 	// AdaptiveLimitWaited: a call waited Wait under the adaptive limit, and runs.
 	AdaptiveLimitWaited
+	// ConfigChanged: a running instance took a new configuration (its Reconfigure, or a
+	// registry's Reload); Changed names the settings that changed, by their configuration
+	// attribute names (e.g. "permits", "period"), in sorted order.
+	ConfigChanged
 )
 
 var kindNames = map[EventKind]string{
@@ -103,6 +108,7 @@ var kindNames = map[EventKind]string{
 	AdaptiveLimitChanged:        "AdaptiveLimitChanged",
 	AdaptiveLimitRejected:       "AdaptiveLimitRejected",
 	AdaptiveLimitWaited:         "AdaptiveLimitWaited",
+	ConfigChanged:               "ConfigChanged",
 }
 
 // String returns the kind's name, e.g. "RateLimiterRejected".
@@ -149,6 +155,9 @@ type Event struct {
 	// Limit is, for AdaptiveLimitChanged, the new limit on calls in flight, and
 	// PreviousLimit the one it replaces.
 	Limit, PreviousLimit int
+	// Changed is, for ConfigChanged, the attribute names of the settings that changed,
+	// sorted, e.g. ["period", "permits"].
+	Changed []string
 }
 
 // String formats the event on one line, for logs.
@@ -176,6 +185,9 @@ func (e Event) String() string {
 		}
 		if e.Kind == AdaptiveLimitChanged {
 			s += fmt.Sprintf(" limit=%d→%d", e.PreviousLimit, e.Limit)
+		}
+		if len(e.Changed) > 0 {
+			s += " changed=" + strings.Join(e.Changed, ",")
 		}
 	}
 	if e.Err != nil {

@@ -51,6 +51,7 @@ func TestEventKind_String(t *testing.T) {
 		policy.AdaptiveLimitChanged:     "AdaptiveLimitChanged",
 		policy.AdaptiveLimitRejected:    "AdaptiveLimitRejected",
 		policy.AdaptiveLimitWaited:      "AdaptiveLimitWaited",
+		policy.ConfigChanged:            "ConfigChanged",
 		0:                               "EventKind(0)",
 		99:                              "EventKind(99)",
 	} {

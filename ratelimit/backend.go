@@ -56,24 +56,40 @@ type Binding struct {
 // or already done ctx is never sent to the backend. Implementations must be safe for
 // concurrent use.
 type Store interface {
-	// Reserve takes the next permit if it is free within maxWait, advancing the TAT by T,
-	// and returns a Grant: Reserved with the wait, Refused with the retry-after (the time
-	// until the next permit is free) and nothing reserved, Local or Unlimited when the
-	// backend cannot answer. The error is non-nil only when ctx is nil or ended before
-	// the store decided; it is then policy.ContextErr(ctx) (policy.ErrNilContext for a
-	// nil ctx) and nothing is known to be reserved.
-	Reserve(ctx context.Context, maxWait time.Duration) (Grant, error)
-	// Cancel gives back the permit of a Reserved grant whose Token is t, as
-	// Reservation.Cancel does: only when it is still the last one reserved (the backend's
-	// TAT is t.Next) and its time t.At has not passed on the backend's clock; the TAT then
-	// moves back to t.Prev. Otherwise, when the backend cannot answer, or when ctx is nil
-	// or done, nothing is restored.
+	// Reserve takes req.N permits if they are free within req.MaxWait, at the rate of
+	// req.Config (the limiter's configuration in force for this call, which can change
+	// between calls), advancing the TAT by N·T, and returns a Grant: Reserved with the wait,
+	// Refused with the retry-after (the time until N permits are free) and nothing
+	// reserved, Local or Unlimited when the backend cannot answer. The limiter never asks
+	// for N < 1 or N > Permits. The error is non-nil only when ctx is nil or ended before
+	// the store decided; it is then policy.ContextErr(ctx) (policy.ErrNilContext for a nil
+	// ctx) and nothing is known to be reserved.
+	Reserve(ctx context.Context, req Request) (Grant, error)
+	// Cancel gives back the permits of a Reserved grant whose Token is t, as
+	// Reservation.Cancel does, when its time t.At has not passed on the backend's clock:
+	// when it is the last one reserved (the backend's TAT is t.Next) the TAT moves back to
+	// t.Prev; otherwise a store may keep its slot [t.Prev, t.Next) free for the next call
+	// that fits (the Redis store does, within a bound), or give nothing back. When the
+	// backend cannot answer, or when ctx is nil or done, nothing is restored.
 	Cancel(ctx context.Context, t Token)
-	// Available returns how many calls would pass now without waiting, 0..Permits. ok is
+	// Available returns how many calls would pass now without waiting, 0..c.Permits, at
+	// the rate of c, the limiter's configuration in force. ok is
 	// false when the store has no answer: the backend cannot answer and its failure
 	// policy is Local, or ctx is nil or done. The limiter then reports its in-process
 	// state.
-	Available(ctx context.Context) (n int, ok bool)
+	Available(ctx context.Context, c Config) (n int, ok bool)
+}
+
+// Request is one Store.Reserve: N permits within MaxWait, at the rate of Config.
+type Request struct {
+	// N is how many permits the call takes, 1..Config.Permits.
+	N int
+	// MaxWait is how long the call may wait for them; 0 means they must be free now.
+	MaxWait time.Duration
+	// Config is the limiter's configuration in force for this call: its Permits and
+	// Period give T and the burst. It is valid; a reconfigured limiter sends its new one
+	// from the next call.
+	Config Config
 }
 
 // Outcome is a Store's decision on one Reserve.
@@ -106,9 +122,11 @@ type Grant struct {
 }
 
 // Token identifies a reserved permit to its Store, in the store's own time base (for
-// Redis, nanoseconds since the Unix epoch on the server's clock): the TAT before (Prev)
-// and after (Next) the reservation, and the instant its permit is free (At). A Token is
-// a plain value: keeping it allocates nothing.
+// Redis, nanoseconds since the Unix epoch on the server's clock): the start (Prev) and the
+// end (Next) of its slot of the schedule, and the instant its permit is free (At). For a
+// reservation appended at the TAT, they are the TAT before and after it; for one that took
+// a slot freed by a canceled reservation, Next is before the TAT. A Token is a plain
+// value: keeping it allocates nothing.
 type Token struct {
 	Prev, Next, At int64
 }
@@ -125,11 +143,11 @@ func (l *Limiter) Backend() Backend { return l.backend }
 
 // bind connects the limiter to its backend's store, if it has one. A Backend that
 // returns neither a Store nor an error fails the build with R4C-REG-010.
-func (l *Limiter) bind(b Backend) error {
+func (l *Limiter) bind(b Backend, c Config) error {
 	if b == nil {
 		return nil
 	}
-	st, err := b.Bind(Binding{ID: l.events.ID, Config: l.cfg, Clock: l.clk, Listener: l.events.Listener})
+	st, err := b.Bind(Binding{ID: l.events.ID, Config: c, Clock: l.clk, Listener: l.events.Listener})
 	if err != nil {
 		return err
 	}
@@ -140,105 +158,114 @@ func (l *Limiter) bind(b Backend) error {
 	return nil
 }
 
-// reserveBackend asks l's store for a permit within maxWait, with a Grant's Wait never
-// negative.
-func (l *Limiter) reserveBackend(ctx context.Context, maxWait time.Duration) (Grant, error) {
-	g, err := l.store.Reserve(ctx, maxWait)
+// reserveBackend asks l's store for n permits within maxWait at the rate r, with a
+// Grant's Wait never negative.
+func (l *Limiter) reserveBackend(ctx context.Context, r *rate, n int, maxWait time.Duration) (Grant, error) {
+	g, err := l.store.Reserve(ctx, Request{N: n, MaxWait: maxWait, Config: r.cfg})
 	g.Wait = max(g.Wait, 0)
 	return g, err
 }
 
-// backed is the mode of a limiter with a backend: TryAcquire, Acquire, Reserve and
-// AvailablePermits ask l.store. The backend's clock decides permits; the limiter's clock
-// is read only to stamp events and to decide in-process when the store answers Local.
+// backed is the mode of a limiter with a backend: its calls and AvailablePermits ask
+// l.store. The backend's clock decides permits; the limiter's clock is read to stamp
+// events, to date the retry-after its rejections report, and to decide in-process when
+// the store answers Local.
 type backed struct{}
 
-func (backed) tryAcquire(l *Limiter) bool {
-	g, _ := l.reserveBackend(context.Background(), 0) // Background never ends: no error
-	switch g.Outcome {
-	case Reserved, Unlimited:
-		return true
-	case Local:
-		now := l.now()
-		if _, _, wait, ok := l.reserve(now, 0); !ok {
-			l.publishRejected(now, wait, l.rej.Plain)
-			return false
-		}
-		return true
+// local takes n permits in-process, within maxWait, for a store that answered Local.
+func (l *Limiter) local(r *rate, n int, maxWait int64) (Reservation, int64, bool) {
+	now := l.now()
+	inc, tol := r.weight(n)
+	prev, next, wait, ok := l.slots.take(now, inc, tol, maxWait)
+	if !ok {
+		l.refused(now, wait)
+		return Reservation{delay: time.Duration(wait)}, wait, false
 	}
-	l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.Plain)
-	return false
+	return Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}, wait, true
 }
 
-func (backed) acquire(l *Limiter, ctx context.Context) error {
+// refused records, with a backend, when the next permit is free after a refusal at now
+// whose retry-after is wait: the rejections report it (ExceededError.NextPermit).
+func (l *Limiter) refused(now, wait int64) { l.retryAt.Store(satAdd(now, max(wait, 0))) }
+
+func (backed) tryAcquire(l *Limiter, r *rate, n int) error {
+	g, _ := l.reserveBackend(context.Background(), r, n, 0) // Background never ends: no error
+	switch g.Outcome {
+	case Reserved, Unlimited:
+		return nil
+	case Local:
+		if _, wait, ok := l.local(r, n, 0); !ok {
+			l.publishRejected(l.eventTime(), wait, l.rej.Plain)
+			return l.rej.Plain
+		}
+		return nil
+	}
+	now := l.now()
+	l.refused(now, int64(g.Wait))
+	l.publishRejected(now, int64(g.Wait), l.rej.Plain)
+	return l.rej.Plain
+}
+
+func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 	if err := policy.ContextErr(ctx); err != nil {
 		// A call that arrives with a nil or done context asks the store nothing and
 		// publishes nothing.
 		return l.rej.ForContext(err)
 	}
-	limit, byDeadline := l.maxWait, false
-	if l.maxWait > 0 {
-		if deadline, has := ctx.Deadline(); has {
-			// A permit that comes after the deadline is useless: refuse it unreserved (RL-8).
-			if left := max(int64(time.Until(deadline)), 0); left < limit {
-				limit, byDeadline = left, true
-			}
-		}
-	}
-	g, err := l.reserveBackend(ctx, time.Duration(limit))
+	// A permit that comes after the deadline is useless: refuse it unreserved (RL-8).
+	limit, byDeadline := waitLimit(ctx, r.maxWait)
+	g, err := l.reserveBackend(ctx, r, n, time.Duration(limit))
 	if err != nil {
 		return l.rejectContext(l.eventTime(), 0, err)
 	}
-	var r Reservation
+	var res Reservation
 	switch g.Outcome {
 	case Unlimited:
 		return nil
 	case Reserved:
-		r = Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
+		res = Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
 			delay: g.Wait, ok: true, remote: true}
 	case Local:
-		now := l.now()
-		prev, next, wait, ok := l.reserve(now, limit)
-		if !ok {
+		var wait int64
+		if res, wait, _ = l.local(r, n, limit); !res.ok {
 			g = Grant{Outcome: Refused, Wait: time.Duration(wait)}
-			break
 		}
-		r = Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}
+	default:
+		l.refused(l.now(), int64(g.Wait))
 	}
-	if !r.ok {
-		if byDeadline && int64(g.Wait) <= l.maxWait {
+	if !res.ok {
+		if byDeadline && int64(g.Wait) <= r.maxWait {
 			return l.rejectContext(l.eventTime(), int64(g.Wait), context.DeadlineExceeded)
 		}
 		l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.Plain)
 		return l.rej.Plain
 	}
-	if r.delay == 0 {
+	if res.delay == 0 {
 		return nil
 	}
-	l.publishWaited(l.eventTime(), int64(r.delay))
-	if err := l.clk.Sleep(ctx, r.delay); err != nil {
-		r.Cancel()
+	l.publishWaited(l.eventTime(), int64(res.delay))
+	if err := l.clk.Sleep(ctx, res.delay); err != nil {
+		res.Cancel()
 		return l.rejectContext(l.eventTime(), 0, err)
 	}
 	return nil
 }
 
-func (backed) reserve(l *Limiter) (Reservation, error) {
-	g, _ := l.reserveBackend(context.Background(), time.Duration(l.maxWait))
+func (backed) reserve(l *Limiter, r *rate, n int) (Reservation, error) {
+	g, _ := l.reserveBackend(context.Background(), r, n, time.Duration(r.maxWait))
 	switch g.Outcome {
 	case Unlimited:
 		return Reservation{ok: true}, nil
 	case Local:
-		now := l.now()
-		prev, next, wait, ok := l.reserve(now, l.maxWait)
+		res, wait, ok := l.local(r, n, r.maxWait)
 		if !ok {
-			l.publishRejected(now, wait, l.rej.Plain)
-			return Reservation{delay: time.Duration(wait)}, l.rej.Plain
+			l.publishRejected(l.eventTime(), wait, l.rej.Plain)
+			return res, l.rej.Plain
 		}
 		if wait > 0 {
-			l.publishWaited(now, wait)
+			l.publishWaited(l.eventTime(), wait)
 		}
-		return Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}, nil
+		return res, nil
 	case Reserved:
 		if g.Wait > 0 {
 			l.publishWaited(l.eventTime(), int64(g.Wait))
@@ -246,21 +273,23 @@ func (backed) reserve(l *Limiter) (Reservation, error) {
 		return Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
 			delay: g.Wait, ok: true, remote: true}, nil
 	}
-	l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.Plain)
+	now := l.now()
+	l.refused(now, int64(g.Wait))
+	l.publishRejected(now, int64(g.Wait), l.rej.Plain)
 	return Reservation{delay: g.Wait}, l.rej.Plain
 }
 
-// cancelBackend gives back a permit reserved in the backend; the store checks, on its own
-// clock and atomically, that it is still the tail and not yet due (SPEC RL-9).
+// cancelBackend gives back permits reserved in the backend; the store checks, on its own
+// clock and atomically, that their time has not come (SPEC RL-9).
 func (r Reservation) cancelBackend() {
 	r.l.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
 }
 
-func (backed) available(l *Limiter) int {
-	if n, ok := l.store.Available(context.Background()); ok {
+func (backed) available(l *Limiter, r *rate) int {
+	if n, ok := l.store.Available(context.Background(), r.cfg); ok {
 		return n
 	}
-	return l.available(l.now())
+	return l.slots.available(l.now(), r.interval, r.tau, r.cfg.Permits)
 }
 
 // eventTime reads the limiter's clock for an event's timestamp; without a listener there

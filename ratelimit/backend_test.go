@@ -23,16 +23,16 @@ type scriptedStore struct {
 	calls int
 }
 
-func (s *scriptedStore) Reserve(ctx context.Context, _ time.Duration) (ratelimit.Grant, error) {
+func (s *scriptedStore) Reserve(ctx context.Context, _ ratelimit.Request) (ratelimit.Grant, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
 	return s.grant, nil
 }
-func (s *scriptedStore) Cancel(context.Context, ratelimit.Token)         {}
-func (s *scriptedStore) Available(context.Context) (int, bool)           { return 0, false }
-func (s *scriptedStore) called() int                                     { s.mu.Lock(); defer s.mu.Unlock(); return s.calls }
-func (s *scriptedStore) Bind(ratelimit.Binding) (ratelimit.Store, error) { return s, nil }
+func (s *scriptedStore) Cancel(context.Context, ratelimit.Token)                 {}
+func (s *scriptedStore) Available(context.Context, ratelimit.Config) (int, bool) { return 0, false }
+func (s *scriptedStore) called() int                                             { s.mu.Lock(); defer s.mu.Unlock(); return s.calls }
+func (s *scriptedStore) Bind(ratelimit.Binding) (ratelimit.Store, error)         { return s, nil }
 
 // backedLimiter returns a limiter on st, on a manual clock, whose events go to log.
 func backedLimiter(t *testing.T, st *scriptedStore, log *[]policy.Event) *ratelimit.Limiter {

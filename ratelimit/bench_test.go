@@ -44,6 +44,16 @@ func BenchmarkTryAcquireRejected(b *testing.B) {
 	}
 }
 
+func BenchmarkTryAcquireNAdmitted(b *testing.B) {
+	l, _ := benchLimiters(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if l.TryAcquireN(3) != nil {
+			b.Fatal("rejected")
+		}
+	}
+}
+
 func BenchmarkAcquireAdmitted(b *testing.B) {
 	l, _ := benchLimiters(b)
 	ctx := context.Background()

@@ -28,15 +28,19 @@ type Decision struct {
 // refuses every call, with Limit 0.
 func (k *Keyed[K]) Decide(key K) Decision {
 	l := k.lim()
-	if !l.enabled {
-		return Decision{Admitted: l.built(), Limit: l.cfg.Permits, Remaining: l.cfg.Permits}
+	r := l.cur()
+	if r.cfg.Disabled || !l.built() {
+		return Decision{Admitted: l.built(), Limit: r.cfg.Permits, Remaining: r.cfg.Permits}
 	}
 	key = k.bounded(key)
-	d := k.decide(key, 0)
-	out := Decision{Admitted: d.ok, Limit: l.cfg.Permits, Reset: time.Duration(max(d.ahead, 0))}
-	if d.ok {
-		out.Remaining = gcraAvailable(d.ahead, l.interval, l.tau, 0, l.cfg.Permits)
-	} else {
+	d := k.decide(key, r, 1, 0)
+	out := Decision{Admitted: d.ok, Limit: r.cfg.Permits, Reset: time.Duration(max(d.ahead, 0))}
+	switch {
+	case d.ok && !d.remote && !d.plain && d.c != nil: // the key's schedule, its freed slots included
+		out.Remaining = d.c.slots.available(d.now, r.interval, r.tau, r.cfg.Permits)
+	case d.ok:
+		out.Remaining = gcraAvailable(d.ahead, r.interval, r.tau, 0, r.cfg.Permits)
+	default:
 		out.RetryAfter = time.Duration(max(d.wait, 0))
 		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
 	}

@@ -7,8 +7,10 @@
 // So in any window of length d at most Permits + floor(d/T) calls pass: a window of one
 // period can see 2×Permits calls, a full burst and then the steady rate.
 //
-// The whole mutable state is one int64, the TAT (theoretical arrival time), moved by
-// compare-and-swap: no mutex, no background goroutine, one clock read per call.
+// The state is one int64, the TAT (theoretical arrival time), moved by compare-and-swap:
+// no mutex, no background goroutine, one clock read per call. A reservation canceled
+// while later ones stand behind it leaves its slot of the schedule free; the next call
+// that fits takes it, and only while such a slot is held do calls take a lock.
 //
 // Three ways to take a permit:
 //   - TryAcquire takes a permit that is free now, or reports false. Most callers that
@@ -18,6 +20,19 @@
 //   - Reserve takes a permit within MaxWait without waiting and returns a Reservation that
 //     says how long to wait and can be canceled; a refused Reservation says how long
 //     until the next permit (the retry-after).
+//
+// TryAcquireN, AcquireN and ReserveN take n permits together, for calls that cost more
+// than one (a batch of n records, a request of n tokens). A call for more than Permits
+// can never pass and fails with ErrExceedsBurst.
+//
+// Every rejection matching ErrExceeded is an *ExceededError, made once per limiter, whose
+// NextPermit reads how long until the limiter's next permit is free, at the moment it is
+// asked. A retry with WaitForPermit waits for it.
+//
+// Reconfigure changes a running limiter's Permits, Period, MaxWait and Disabled from the
+// next call (Resilience4j's changeLimitForPeriod, x/time/rate's SetLimit and SetBurst); a
+// registry's Reload calls it. Reservations already granted keep their turn, and a change
+// never frees more permits at once than were free before it.
 //
 // A Limiter limits the calls of one process, unless it is built WithBackend: its
 // state then lives in a shared store, e.g. Redis (package ratelimit/redis), and every

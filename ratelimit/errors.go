@@ -1,6 +1,11 @@
 package ratelimit
 
-import "errors"
+import (
+	"errors"
+	"time"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
 
 // ErrExceeded is the errors.Is target of every rejection by a rate limiter: no permit was
 // free now or within maxWait, or the caller's context ended first.
@@ -11,11 +16,14 @@ var ErrExceeded = errors.New("ratelimit: rate limit exceeded")
 // when a context ended the call, the context's error (context.Canceled or
 // context.DeadlineExceeded).
 //
-// It carries no per-call data: the retry-after of a refused call is Reservation.Delay
-// (how long until the next permit).
+// It carries no per-call data, but it knows its limiter: NextPermit reads, when it is
+// called, how long until that limiter's next permit is free. The retry-after of one
+// refused call is also Reservation.Delay. It implements policy.Throttled, which a retry
+// with WaitForPermit waits on.
 type ExceededError struct {
 	instance string
-	cause    error // nil, or the context error that ended the wait
+	cause    error    // nil, or the context error that ended the wait
+	src      *Limiter // the limiter that refused; nil for errZero
 	msg      string
 }
 
@@ -39,9 +47,32 @@ func (e *ExceededError) InstanceID() string { return e.instance }
 // Is reports whether target is ErrExceeded.
 func (e *ExceededError) Is(target error) bool { return target == ErrExceeded }
 
+// NextPermit returns how long from now until the limiter that refused the call has a
+// permit free, read live from it: from its schedule in-process, or, with a Backend, from
+// what its store said at its last refusal. It never allocates, and is safe for
+// concurrent use. ok is false for the rejections of a Keyed limiter, which every key
+// shares (its Decide and Reservation.Delay give the key's retry-after), and of a zero
+// Limiter; a disabled limiter reports 0.
+func (e *ExceededError) NextPermit() (wait time.Duration, ok bool) {
+	l := e.src
+	if l == nil || l.perKey || !l.built() {
+		return 0, false
+	}
+	r := l.cur()
+	switch {
+	case r.direct:
+		return time.Duration(l.slots.nextFree(l.now(), r.interval, r.tau)), true
+	case r.cfg.Disabled:
+		return 0, true
+	}
+	return time.Duration(max(satSub(l.retryAt.Load(), l.now()), 0)), true
+}
+
 // Unwrap returns the context error that ended the call, or nil.
 func (e *ExceededError) Unwrap() error { return e.cause }
 
 // errZero is the rejection of every call through a zero Limiter, which was not built with
 // New and so has no configuration: it admits nothing.
 var errZero = &ExceededError{instance: "", msg: "ratelimit: a zero Limiter admits nothing: build limiters with New"}
+
+var _ policy.Throttled = (*ExceededError)(nil)

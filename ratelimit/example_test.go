@@ -102,8 +102,8 @@ func limitedCall(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("retry after %v: %w", r.Delay(), err)
 	}
-	// Wait r.Delay() before the call, or r.Cancel(): that gives the permit back when no
-	// later reservation stands behind it (a shadowed slot cannot be given back).
+	// Wait r.Delay() before the call, or r.Cancel() to give the permit back: the next call
+	// can take its turn, and the reservations behind it keep theirs.
 	fmt.Println("wait", r.Delay(), "before the call")
 	// README:end ratelimit
 	return nil
@@ -114,4 +114,29 @@ func ExampleNew() {
 	// Output:
 	// wait 0s before the call
 	// <nil>
+}
+
+// Weighted permits, the retry-after of a weighted call, a call that can never pass, and a
+// quota raised while the limiter runs.
+func Example_weighted() {
+	clk := clock.NewManual()
+	// README:begin weighted
+	l, err := ratelimit.New(ratelimit.Permits(100), ratelimit.Period(time.Second), ratelimit.WithClock(clk))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(l.TryAcquireN(60)) // 60 of the 100 at once
+	r, err := l.ReserveN(60)       // refused: MaxWait is 0; Delay says when 60 are free
+	fmt.Println(err, "- 60 free in", r.Delay())
+	fmt.Println(errors.Is(l.TryAcquireN(150), ratelimit.ErrExceedsBurst)) // never: split the batch
+
+	cfg := l.Config()
+	cfg.Permits = 200 // from the next call; the 40 left do not become 140 at once
+	fmt.Println(l.Reconfigure(cfg), l.AvailablePermits())
+	// README:end weighted
+	// Output:
+	// <nil>
+	// ratelimit: rate limit exceeded for "ratelimiter" - 60 free in 200ms
+	// true
+	// <nil> 40
 }

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,30 +15,30 @@ import (
 
 const maxInt64 = 1<<63 - 1
 
-// Limiter is a GCRA rate limiter. It is safe for concurrent use; its
-// configuration is fixed when it is built. With a Backend (WithBackend), each call asks the
-// backend's Store instead of the in-process TAT: one round trip, with the allocations of
-// the backend's client; rejections are still the limiter's own preallocated errors.
+// Limiter is a GCRA rate limiter. It is safe for concurrent use. Its configuration can
+// change while it runs (Reconfigure): each call reads it once, whole. With a Backend
+// (WithBackend), each call asks the backend's Store instead of the in-process schedule: one
+// round trip, with the allocations of the backend's client; rejections are still the
+// limiter's own preallocated errors.
 type Limiter struct {
-	// Read-only after New.
-	interval int64 // T, the emission interval in ns (RL-2)
-	tau      int64 // (Permits-1)·T: how far the TAT may run ahead of now with a permit free now
-	maxWait  int64
-	direct   bool // enabled and in-process: the methods run GCRA on tat themselves
-	enabled  bool
-	system   bool // the clock is clock.System(): read it without an interface call
-	clk      clock.Clock
-	cfg      Config
-	events   kind.Events // the instance id, the clock and the listener
-	rej      policy.Rejections[*ExceededError]
-	nilCtx   *ExceededError // the rejection of a call with a nil context
-	other    mode           // how a limiter that is not direct takes permits; nil for a zero Limiter
-	backend  Backend        // nil: the state is the in-process TAT below
-	store    Store          // the backend's state of this limiter; nil without a backend
+	// Read-only after New, but rate, which Reconfigure replaces whole.
+	rate    atomic.Pointer[rate] // the configuration in force; nil for a zero Limiter
+	system  bool                 // the clock is clock.System(): read it without an interface call
+	perKey  bool                 // the shared part of a Keyed limiter: its rejections name no schedule
+	clk     clock.Clock
+	events  kind.Events // the instance id, the clock and the listener
+	rej     policy.Rejections[*ExceededError]
+	nilCtx  *ExceededError // the rejection of a call with a nil context
+	backend Backend        // nil: the state is the in-process schedule below
+	store   Store          // the backend's state of this limiter; nil without a backend
+	mu      sync.Mutex     // serializes Reconfigure
+	// retryAt is, with a backend, the clock time at which the store said, at its last
+	// refusal, that the next permit is free: what the limiter's rejections report.
+	retryAt atomic.Int64
 
-	_   [64]byte     // a whole 64-byte cache line: tat never shares one with the fields above
-	tat atomic.Int64 // the theoretical arrival time, in the clock's ns (RL-1)
-	_   [56]byte     // 64-byte cache line - 8-byte tat
+	_     [64]byte // a whole 64-byte cache line: the schedule never shares one with the fields above
+	slots slots    // the TAT and the freed slots (RL-1, RL-9)
+	_     [48]byte // 64-byte cache line - 16 bytes of slots
 }
 
 // New builds a limiter from opts. Permits and Period are required. An invalid
@@ -52,71 +53,68 @@ func build(s settings) (*Limiter, error) {
 	}
 	id := s.ID("ratelimiter")
 	clk := s.ClockOrSystem()
-	t := int64(s.EmissionInterval())
 	l := &Limiter{
-		interval: t,
-		tau:      satMul(int64(s.Permits-1), t),
-		maxWait:  int64(s.MaxWait),
-		enabled:  !s.Disabled,
-		system:   clock.IsSystem(clk),
-		clk:      clk,
-		cfg:      s.Config,
-		events:   s.EventsOf(id),
-		rej:      policy.NewRejections(func(cause error) *ExceededError { return newExceeded(id, cause) }),
-		nilCtx:   newExceeded(id, policy.ErrNilContext),
+		system: clock.IsSystem(clk),
+		clk:    clk,
+		events: s.EventsOf(id),
+		nilCtx: newExceeded(id, policy.ErrNilContext),
 	}
-	if err := l.bind(s.backend); err != nil {
+	l.rej = policy.NewRejections(func(cause error) *ExceededError {
+		e := newExceeded(id, cause)
+		e.src = l
+		return e
+	})
+	l.nilCtx.src = l
+	if err := l.bind(s.backend, s.Config); err != nil {
 		return nil, err
 	}
-	switch {
-	case !l.enabled:
-		l.other = disabled{}
-	case l.store != nil:
-		l.other = backed{}
-	default:
-		l.direct = true
-	}
 	// TAT 0 (the clock's origin, at or before now): the full burst is free (RL-3).
+	l.rate.Store(l.newRate(s.Config))
 	return l, nil
 }
 
 // mode is how a limiter that is not direct takes permits: disabled (every call passes and
-// nothing changes) or backed (its Backend's Store decides). build picks it once, so that the
-// methods of an enabled in-process limiter test one flag and then run GCRA on its TAT.
+// nothing changes), backed (its Backend's Store decides) or unbuilt (a zero Limiter). The
+// rate picks it, so that the methods of an enabled in-process limiter test one flag and
+// then run GCRA on its schedule. n is the number of permits, 1..Permits.
 type mode interface {
-	tryAcquire(l *Limiter) bool
-	acquire(l *Limiter, ctx context.Context) error
-	reserve(l *Limiter) (Reservation, error)
-	available(l *Limiter) int
+	tryAcquire(l *Limiter, r *rate, n int) error
+	acquire(ctx context.Context, l *Limiter, r *rate, n int) error
+	reserve(l *Limiter, r *rate, n int) (Reservation, error)
+	available(l *Limiter, r *rate) int
 }
 
-// mode returns l's mode: the one build picked, or unbuilt for a zero Limiter.
-func (l *Limiter) mode() mode {
-	if l.other == nil {
-		return unbuilt{}
+// cur returns the configuration in force: l's rate, or unbuiltRate for a zero Limiter.
+func (l *Limiter) cur() *rate {
+	if r := l.rate.Load(); r != nil {
+		return r
 	}
-	return l.other
+	return &unbuiltRate
 }
 
 // disabled is the mode of a limiter that is not enabled: every call passes and nothing
 // changes.
 type disabled struct{}
 
-func (disabled) tryAcquire(*Limiter) bool                      { return true }
-func (disabled) acquire(_ *Limiter, ctx context.Context) error { return policy.ContextErr(ctx) }
-func (disabled) reserve(*Limiter) (Reservation, error)         { return Reservation{ok: true}, nil }
-func (disabled) available(l *Limiter) int                      { return l.cfg.Permits }
+func (disabled) tryAcquire(*Limiter, *rate, int) error { return nil }
+func (disabled) acquire(ctx context.Context, _ *Limiter, _ *rate, _ int) error {
+	return policy.ContextErr(ctx)
+}
+func (disabled) reserve(*Limiter, *rate, int) (Reservation, error) { return Reservation{ok: true}, nil }
+func (disabled) available(_ *Limiter, r *rate) int                 { return r.cfg.Permits }
 
 // unbuilt is the mode of a zero Limiter, never built with New: it admits nothing.
 type unbuilt struct{}
 
-func (unbuilt) tryAcquire(*Limiter) bool                { return false }
-func (unbuilt) acquire(*Limiter, context.Context) error { return errZero }
-func (unbuilt) reserve(*Limiter) (Reservation, error)   { return Reservation{}, errZero }
-func (unbuilt) available(*Limiter) int                  { return 0 }
+func (unbuilt) tryAcquire(*Limiter, *rate, int) error               { return errZero }
+func (unbuilt) acquire(context.Context, *Limiter, *rate, int) error { return errZero }
+func (unbuilt) reserve(*Limiter, *rate, int) (Reservation, error)   { return Reservation{}, errZero }
+func (unbuilt) available(*Limiter, *rate) int                       { return 0 }
 
-// built reports whether l was built with New: a zero Limiter has no clock. Only the
-// paths of a limiter that is not enabled ask, so enabled limiters pay nothing for it.
+// unbuiltRate is the rate of a zero Limiter: it admits nothing.
+var unbuiltRate = rate{other: unbuilt{}}
+
+// built reports whether l was built with New: a zero Limiter has no clock.
 func (l *Limiter) built() bool { return l.clk != nil }
 
 // offErr is the result of a call through a limiter that is not enabled: nil when it is
@@ -134,11 +132,6 @@ func (l *Limiter) now() int64 {
 		return int64(clock.Mono())
 	}
 	return int64(l.clk.Now())
-}
-
-// reserve is the whole of GCRA (SPEC RL-1…RL-7) on the limiter's TAT; see gcraReserve.
-func (l *Limiter) reserve(now, maxWait int64) (prev, next, wait int64, ok bool) {
-	return gcraReserve(&l.tat, l.interval, l.tau, now, maxWait)
 }
 
 // gcraReserve is GCRA on one TAT, for emission interval T and burst tolerance
@@ -181,21 +174,66 @@ func gcraReserve(tat *atomic.Int64, interval, tau, now, maxWait int64) (prev, ne
 // whatever MaxWait is. A refusal publishes a RateLimiterRejected event. It never
 // allocates. A disabled limiter always returns true; a zero Limiter, never built, false.
 func (l *Limiter) TryAcquire() bool {
-	if !l.direct {
-		return l.mode().tryAcquire(l)
+	r := l.rate.Load()
+	if r == nil || !r.direct {
+		r = l.cur()
+		return r.other.tryAcquire(l, r, 1) == nil
 	}
-	// The clock read and gcraReserve, called directly: this is the hottest path.
+	// The clock read and the schedule's take, inlined: this is the hottest path.
 	var now int64
 	if l.system {
 		now = int64(clock.Mono())
 	} else {
 		now = int64(l.clk.Now())
 	}
-	if _, _, wait, ok := gcraReserve(&l.tat, l.interval, l.tau, now, 0); !ok {
+	var wait int64
+	var ok bool
+	if l.slots.none() {
+		_, _, wait, ok = gcraReserve(&l.slots.tat, r.interval, r.tau, now, 0)
+	} else {
+		_, _, wait, ok = l.slots.takeFreed(now, r.interval, r.tau, 0)
+	}
+	if !ok {
 		l.publishRejected(now, wait, l.rej.Plain)
 		return false
 	}
 	return true
+}
+
+// TryAcquireN takes n permits that are free now, all of them or none, and never waits,
+// whatever MaxWait is. It returns nil when they are the caller's, or:
+//   - the limiter's rejection, matching ErrExceeded, when they are not all free now;
+//   - a *BurstError matching ErrExceedsBurst (and not ErrExceeded), when n is more than
+//     Permits: such a call can never pass, and takes nothing;
+//   - a *policy.ConfigError with code R4C-ATR-003 when n < 1.
+//
+// n = Permits passes on a full bucket. A refusal publishes a RateLimiterRejected event.
+// It never allocates. A disabled limiter lets every n from 1 to Permits pass; a zero
+// Limiter, never built, refuses every call.
+func (l *Limiter) TryAcquireN(n int) error {
+	r := l.cur()
+	if err := r.check(n); err != nil {
+		return l.refuseCount(err)
+	}
+	if !r.direct {
+		return r.other.tryAcquire(l, r, n)
+	}
+	now := l.now()
+	inc, tol := r.weight(n)
+	if _, _, wait, ok := l.slots.take(now, inc, tol, 0); !ok {
+		l.publishRejected(now, wait, l.rej.Plain)
+		return l.rej.Plain
+	}
+	return nil
+}
+
+// refuseCount publishes the refusal of a call for a number of permits that can never be
+// granted (err is rate.check's), and returns err.
+func (l *Limiter) refuseCount(err error) error {
+	if err != errBadCount {
+		l.publishRejected(l.eventTime(), 0, err)
+	}
+	return err
 }
 
 // Acquire takes a permit, waiting for it on the caller's goroutine through the clock when
@@ -217,18 +255,33 @@ func (l *Limiter) TryAcquire() bool {
 // real time left once more (with a manual clock, the virtual wait is compared with that
 // real time). A disabled limiter returns nil at once, but for a nil or done ctx, whose
 // error it returns as is; a zero Limiter, never built, a rejection matching ErrExceeded.
-func (l *Limiter) Acquire(ctx context.Context) error {
-	if !l.direct {
-		if ctx == nil && l.enabled { // with a backend: refused before its store is asked
+func (l *Limiter) Acquire(ctx context.Context) error { return l.acquire(ctx, l.cur(), 1) }
+
+// AcquireN is Acquire for n permits, taken together: the call waits until all n are free,
+// within MaxWait and ctx, and a call whose ctx ends during the wait gives all n back. A
+// call for more than Permits fails at once with a *BurstError matching ErrExceedsBurst
+// (and not ErrExceeded), taking nothing; n < 1 with a *policy.ConfigError, code
+// R4C-ATR-003. Events and allocations are Acquire's.
+func (l *Limiter) AcquireN(ctx context.Context, n int) error {
+	r := l.cur()
+	if err := r.check(n); err != nil {
+		return l.refuseCount(err)
+	}
+	return l.acquire(ctx, r, n)
+}
+
+func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
+	if !r.direct {
+		if ctx == nil && !r.cfg.Disabled && l.built() { // with a backend: refused before its store is asked
 			return l.nilCtx
 		}
-		return l.mode().acquire(l, ctx)
+		return r.other.acquire(ctx, l, r, n)
 	}
 	if err := policy.ContextErr(ctx); err != nil {
 		return l.refuseOnArrival(err)
 	}
 	now := l.now()
-	prev, next, wait, err := l.reserveCtx(ctx, now)
+	prev, next, wait, err := l.reserveCtx(ctx, r, n, now)
 	if err != nil {
 		return err
 	}
@@ -243,30 +296,36 @@ func (l *Limiter) Acquire(ctx context.Context) error {
 	return nil
 }
 
-// reserveCtx is reserve within MaxWait and, when ctx has a deadline, before it: a permit
-// that would come after the deadline is useless, and is refused unreserved (SPEC RL-8). A
-// refusal is published, and returned as the rejection to give: the limiter's plain one,
-// or the one that also matches context.DeadlineExceeded. With MaxWait > 0 and a deadline,
-// it reads the real time left: with a manual clock, the virtual wait is compared with the
-// real time left before the deadline.
-func (l *Limiter) reserveCtx(ctx context.Context, now int64) (prev, next, wait int64, err error) {
-	limit, byDeadline := l.waitLimit(ctx)
-	prev, next, wait, ok := gcraReserve(&l.tat, l.interval, l.tau, now, limit)
+// reserveCtx takes n permits within MaxWait and, when ctx has a deadline, before it: a
+// permit that would come after the deadline is useless, and is refused unreserved (SPEC
+// RL-8). A refusal is published, and returned as the rejection to give: the limiter's
+// plain one, or the one that also matches context.DeadlineExceeded. With MaxWait > 0 and
+// a deadline, it reads the real time left: with a manual clock, the virtual wait is
+// compared with the real time left before the deadline.
+func (l *Limiter) reserveCtx(ctx context.Context, r *rate, n int, now int64) (prev, next, wait int64, err error) {
+	limit, byDeadline := waitLimit(ctx, r.maxWait)
+	inc, tol := r.weight(n)
+	var ok bool
+	if l.slots.none() { // take, inlined: Acquire's path
+		prev, next, wait, ok = gcraReserve(&l.slots.tat, inc, tol, now, limit)
+	} else {
+		prev, next, wait, ok = l.slots.takeFreed(now, inc, tol, limit)
+	}
 	switch {
 	case ok:
 		return prev, next, wait, nil
-	case byDeadline && wait <= l.maxWait:
+	case byDeadline && wait <= r.maxWait:
 		return prev, next, wait, l.rejectContext(now, wait, context.DeadlineExceeded)
 	}
 	l.publishRejected(now, wait, l.rej.Plain)
 	return prev, next, wait, l.rej.Plain
 }
 
-// waitLimit is how long a call with ctx may wait for its permit: MaxWait, or less when
+// waitLimit is how long a call with ctx may wait for its permit: maxWait, or less when
 // ctx's deadline comes first (byDeadline). The time left is read on the real clock
 // (time.Until, which saturates), and never below 0.
-func (l *Limiter) waitLimit(ctx context.Context) (limit int64, byDeadline bool) {
-	limit = l.maxWait
+func waitLimit(ctx context.Context, maxWait int64) (limit int64, byDeadline bool) {
+	limit = maxWait
 	if limit > 0 {
 		if deadline, has := ctx.Deadline(); has {
 			if left := max(int64(time.Until(deadline)), 0); left < limit {
@@ -285,12 +344,29 @@ func (l *Limiter) waitLimit(ctx context.Context) (limit int64, byDeadline bool) 
 // A delayed reservation publishes RateLimiterWaited, a refusal RateLimiterRejected.
 // Reserve never allocates. A disabled limiter returns a reservation with no delay; a zero
 // Limiter, never built, a refused Reservation and a rejection matching ErrExceeded.
-func (l *Limiter) Reserve() (Reservation, error) {
-	if !l.direct {
-		return l.mode().reserve(l)
+func (l *Limiter) Reserve() (Reservation, error) { return l.reserve(l.cur(), 1) }
+
+// ReserveN is Reserve for n permits, taken together: its Delay is how long until all n
+// are free, and Cancel gives all n back. A refused ReserveN's Delay is how long until n
+// permits are free. A call for more than Permits fails at once with a refused Reservation
+// (Delay 0) and a *BurstError matching ErrExceedsBurst (and not ErrExceeded), taking
+// nothing; n < 1 with a *policy.ConfigError, code R4C-ATR-003. Events and allocations
+// are Reserve's.
+func (l *Limiter) ReserveN(n int) (Reservation, error) {
+	r := l.cur()
+	if err := r.check(n); err != nil {
+		return Reservation{}, l.refuseCount(err)
+	}
+	return l.reserve(r, n)
+}
+
+func (l *Limiter) reserve(r *rate, n int) (Reservation, error) {
+	if !r.direct {
+		return r.other.reserve(l, r, n)
 	}
 	now := l.now()
-	prev, next, wait, ok := l.reserve(now, l.maxWait)
+	inc, tol := r.weight(n)
+	prev, next, wait, ok := l.slots.take(now, inc, tol, r.maxWait)
 	if !ok {
 		l.publishRejected(now, wait, l.rej.Plain)
 		return Reservation{delay: time.Duration(wait)}, l.rej.Plain

@@ -186,7 +186,8 @@ func TestRL6_RejectionIsOneErrorPerLimiter(t *testing.T) {
 
 // SPEC RL-7, RL-9, RL-9b: permits=5, period=1s, maxWait=500ms. After the burst,
 // reservations wait 200ms, then 400ms; the next is refused at once and reports 600ms.
-// Cancelling the tail frees 400ms again; cancelling a shadowed one restores nothing.
+// Cancelling one with a later one behind it frees its slot for the next call; cancelling
+// the tail frees 400ms again.
 func TestRL7_ReservationsWithinMaxWait(t *testing.T) {
 	clk := clock.NewManual()
 	l := newLimiter(t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.MaxWait(500*time.Millisecond))
@@ -210,10 +211,12 @@ func TestRL7_ReservationsWithinMaxWait(t *testing.T) {
 	require.Error(t, err, "a refusal reserved nothing")
 	assert.Equal(t, 600*time.Millisecond, again.Delay())
 
-	r200.Cancel() // shadowed by r400: restores nothing (RL-9)
-	shadowed, err := l.Reserve()
-	require.Error(t, err)
-	assert.Equal(t, 600*time.Millisecond, shadowed.Delay())
+	r200.Cancel() // r400 stands behind it: its 200ms slot stays free for the next call (RL-9)
+	again200, err := l.Reserve()
+	require.NoError(t, err)
+	assert.Equal(t, 200*time.Millisecond, again200.Delay())
+	_, err = l.Reserve()
+	require.Error(t, err, "the freed slot is taken once")
 
 	r400.Cancel() // the tail: its 400ms slot is free again
 	r, err := l.Reserve()
@@ -563,7 +566,8 @@ func TestRL14_ExtremesDoNotOverflow(t *testing.T) {
 			assert.Equal(t, maxD, r.Delay(), "retry-after: beyond the largest Duration")
 		}
 		clk.Advance(maxD)
-		assert.Equal(t, 1, l.AvailablePermits())
+		assert.False(t, l.TryAcquire(), "a saturated TAT refuses for ever")
+		assert.Zero(t, l.AvailablePermits(), "and says so")
 	})
 	t.Run("largest maxWait", func(t *testing.T) {
 		clk := clock.NewManual()

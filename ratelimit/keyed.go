@@ -56,7 +56,8 @@ func MaxKeyBytes(n int) Option { return func(s *settings) { s.maxKeyBytes = n } 
 // Events carry the key in Event.Key: a string key as the limiter keeps it (its digest,
 // for a key longer than MaxKeyBytes), any other key formatted with fmt.Sprint.
 //
-// A Keyed limiter is safe for concurrent use; its configuration is fixed when it is built.
+// A Keyed limiter is safe for concurrent use; Reconfigure changes its configuration while
+// it runs.
 // A zero Keyed, or a nil *Keyed, is never built: it refuses every call, with a rejection
 // matching ErrExceeded, and holds no key.
 type Keyed[K comparable] struct {
@@ -98,6 +99,7 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 	if err != nil {
 		return nil, err
 	}
+	base.perKey = true
 	n := s.maxKeys
 	if n == 0 {
 		n = DefaultMaxKeys
@@ -139,7 +141,16 @@ var zeroLimiter Limiter
 func (k *Keyed[K]) InstanceID() string { return k.lim().events.ID }
 
 // Config returns the configuration every key's cell follows.
-func (k *Keyed[K]) Config() Config { return k.lim().cfg }
+func (k *Keyed[K]) Config() Config { return k.lim().cur().cfg }
+
+// Reconfigure changes the configuration of every key (Permits, Period, MaxWait and
+// Disabled) from the next call, as Limiter.Reconfigure does: c is validated as NewKeyed
+// validates it, an invalid c returns its *policy.ConfigError and changes nothing, and a
+// change publishes a ConfigChanged event. One difference: each key keeps its TAT as it is
+// (the keys are not visited), so the bound of every window across the change holds for
+// each key, but a key may find up to the new Permits free at once. A zero Keyed cannot be
+// reconfigured (R4C-REG-010). Safe for concurrent use.
+func (k *Keyed[K]) Reconfigure(c Config) error { return k.lim().reconfigure(c, false) }
 
 // MaxKeys returns the bound on the number of keys held at once.
 func (k *Keyed[K]) MaxKeys() int {
@@ -176,17 +187,35 @@ func (k *Keyed[K]) Rejection() error { return k.lim().Rejection() }
 // waits, whatever MaxWait is. A refusal publishes a RateLimiterRejected event. For a key
 // that has a cell it never allocates. A disabled limiter always returns true; a zero
 // Keyed, never built, false.
-func (k *Keyed[K]) TryAcquire(key K) bool {
+func (k *Keyed[K]) TryAcquire(key K) bool { return k.tryAcquire(key, k.lim().cur(), 1) == nil }
+
+// TryAcquireN takes n permits for key that are free now, all of them or none, as
+// Limiter.TryAcquireN does: nil when they are the caller's, the limiter's rejection
+// (matching ErrExceeded) when they are not all free now, a *BurstError matching
+// ErrExceedsBurst when n is more than Permits (nothing is taken), and a
+// *policy.ConfigError with code R4C-ATR-003 when n < 1. Events and allocations are
+// TryAcquire's.
+func (k *Keyed[K]) TryAcquireN(key K, n int) error {
 	l := k.lim()
-	if !l.enabled {
-		return l.built()
+	r := l.cur()
+	if err := r.check(n); err != nil {
+		return l.refuseCount(err)
+	}
+	return k.tryAcquire(key, r, n)
+}
+
+func (k *Keyed[K]) tryAcquire(key K, r *rate, n int) error {
+	l := k.lim()
+	if r.cfg.Disabled || !l.built() {
+		return l.offErr()
 	}
 	key = k.bounded(key)
-	d := k.decide(key, 0)
+	d := k.decide(key, r, n, 0)
 	if !d.ok {
 		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
+		return l.rej.Plain
 	}
-	return d.ok
+	return nil
 }
 
 // Acquire takes a permit for key, waiting for it on the caller's goroutine through the
@@ -206,8 +235,24 @@ func (k *Keyed[K]) TryAcquire(key K) bool {
 // but for a nil or done ctx, whose error it returns as is; a zero Keyed, never built, a
 // rejection matching ErrExceeded.
 func (k *Keyed[K]) Acquire(ctx context.Context, key K) error {
+	return k.acquire(ctx, key, k.lim().cur(), 1)
+}
+
+// AcquireN is Acquire for n permits for key, taken together, as Limiter.AcquireN: a call
+// for more than Permits fails at once with a *BurstError matching ErrExceedsBurst, n < 1
+// with a *policy.ConfigError, code R4C-ATR-003.
+func (k *Keyed[K]) AcquireN(ctx context.Context, key K, n int) error {
 	l := k.lim()
-	if !l.enabled {
+	r := l.cur()
+	if err := r.check(n); err != nil {
+		return l.refuseCount(err)
+	}
+	return k.acquire(ctx, key, r, n)
+}
+
+func (k *Keyed[K]) acquire(ctx context.Context, key K, r *rate, n int) error {
+	l := k.lim()
+	if r.cfg.Disabled || !l.built() {
 		if err := l.offErr(); err != nil {
 			return err
 		}
@@ -217,12 +262,12 @@ func (k *Keyed[K]) Acquire(ctx context.Context, key K) error {
 		return l.refuseOnArrival(err)
 	}
 	key = k.bounded(key)
-	limit, byDeadline := l.waitLimit(ctx)
-	d, err := k.decideCtx(ctx, key, limit)
+	limit, byDeadline := waitLimit(ctx, r.maxWait)
+	d, err := k.decideCtx(ctx, key, r, n, limit)
 	switch {
 	case err != nil:
 		return k.rejectContext(key, l.now(), 0, err)
-	case !d.ok && byDeadline && d.wait <= l.maxWait:
+	case !d.ok && byDeadline && d.wait <= r.maxWait:
 		return k.rejectContext(key, d.now, d.wait, context.DeadlineExceeded)
 	case !d.ok:
 		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
@@ -246,16 +291,30 @@ func (k *Keyed[K]) Acquire(ctx context.Context, key K) error {
 // free. Events and allocations are TryAcquire's. A disabled limiter returns a reservation
 // with no delay; a zero Keyed, never built, a refused Reservation and a rejection matching
 // ErrExceeded.
-func (k *Keyed[K]) Reserve(key K) (Reservation, error) {
+func (k *Keyed[K]) Reserve(key K) (Reservation, error) { return k.reserve(key, k.lim().cur(), 1) }
+
+// ReserveN is Reserve for n permits for key, taken together, as Limiter.ReserveN: a call
+// for more than Permits fails at once with a refused Reservation and a *BurstError
+// matching ErrExceedsBurst, n < 1 with a *policy.ConfigError, code R4C-ATR-003.
+func (k *Keyed[K]) ReserveN(key K, n int) (Reservation, error) {
 	l := k.lim()
-	if !l.enabled {
+	r := l.cur()
+	if err := r.check(n); err != nil {
+		return Reservation{}, l.refuseCount(err)
+	}
+	return k.reserve(key, r, n)
+}
+
+func (k *Keyed[K]) reserve(key K, r *rate, n int) (Reservation, error) {
+	l := k.lim()
+	if r.cfg.Disabled || !l.built() {
 		if err := l.offErr(); err != nil {
 			return Reservation{}, err
 		}
 		return Reservation{ok: true}, nil
 	}
 	key = k.bounded(key)
-	d := k.decide(key, l.maxWait)
+	d := k.decide(key, r, n, r.maxWait)
 	if !d.ok {
 		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
 		return Reservation{delay: time.Duration(d.wait)}, l.rej.Plain
@@ -266,23 +325,23 @@ func (k *Keyed[K]) Reserve(key K) (Reservation, error) {
 	return k.reservation(d), nil
 }
 
-// decide takes a permit for key (bounded) within maxWait: from its store with a backend,
-// else from its in-process cell.
-func (k *Keyed[K]) decide(key K, maxWait int64) decision {
+// decide takes n permits for key (bounded) within maxWait at the rate r: from its store
+// with a backend, else from its in-process cell.
+func (k *Keyed[K]) decide(key K, r *rate, n int, maxWait int64) decision {
 	if k.backend == nil {
-		return k.take(key, maxWait)
+		return k.take(key, r, n, maxWait)
 	}
-	d, _ := k.takeRemote(context.Background(), key, maxWait) // Background never ends: no error
+	d, _ := k.takeRemote(context.Background(), key, r, n, maxWait) // Background never ends: no error
 	return d
 }
 
 // decideCtx is decide within ctx: the error is ctx's, when it ended before the key's
 // store decided.
-func (k *Keyed[K]) decideCtx(ctx context.Context, key K, maxWait int64) (decision, error) {
+func (k *Keyed[K]) decideCtx(ctx context.Context, key K, r *rate, n int, maxWait int64) (decision, error) {
 	if k.backend == nil {
-		return k.take(key, maxWait), nil
+		return k.take(key, r, n, maxWait), nil
 	}
-	return k.takeRemote(ctx, key, maxWait)
+	return k.takeRemote(ctx, key, r, n, maxWait)
 }
 
 // reservation returns the Reservation of d, a permit taken.
@@ -297,20 +356,23 @@ func (k *Keyed[K]) reservation(d decision) Reservation {
 // AvailablePermits returns how many calls for key would pass right now without waiting,
 // from 0 to Permits; Permits for a key without a cell. With a backend it asks the key's
 // store. A disabled limiter reports Permits; a zero Keyed, never built, 0.
-func (k *Keyed[K]) AvailablePermits(key K) int {
+func (k *Keyed[K]) AvailablePermits(key K) int { return k.availableAt(key, k.lim().cur()) }
+
+// availableAt is AvailablePermits at the rate r.
+func (k *Keyed[K]) availableAt(key K, r *rate) int {
 	l := k.lim()
-	if !l.enabled {
-		return l.cfg.Permits
+	if r.cfg.Disabled || !l.built() {
+		return r.cfg.Permits
 	}
 	key = k.bounded(key)
 	s := k.shard(key)
 	s.mu.RLock()
 	c := s.cells[key]
-	var tat int64
-	if c != nil {
-		tat = c.tat.Load()
-	}
 	now := l.now()
+	n := r.cfg.Permits
+	if c != nil {
+		n = c.slots.available(now, r.interval, r.tau, r.cfg.Permits)
+	}
 	s.mu.RUnlock()
 	if k.backend != nil {
 		var rc *remoteCell
@@ -320,12 +382,12 @@ func (k *Keyed[K]) AvailablePermits(key K) int {
 			rc = k.bind(key)
 		}
 		if rc != nil {
-			if n, ok := rc.store.Available(context.Background()); ok {
+			if n, ok := rc.store.Available(context.Background(), r.cfg); ok {
 				return n
 			}
 		}
 	}
-	return gcraAvailable(tat, l.interval, l.tau, now, l.cfg.Permits)
+	return n
 }
 
 // Len returns how many keys have a cell now, idle ones included until they are evicted.

@@ -25,10 +25,10 @@ type remoteCell struct {
 // shard's lock; a store that answers Local, or a key whose binding failed, falls back on
 // the key's in-process cell. The error is ctx's, when it ended before the store decided;
 // nothing is known to be reserved then.
-func (k *Keyed[K]) takeRemote(ctx context.Context, key K, maxWait int64) (decision, error) {
-	c, now := k.remoteCellOf(key)
+func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWait int64) (decision, error) {
+	c, now := k.remoteCellOf(key, r)
 	if c.remote != nil {
-		g, err := c.remote.store.Reserve(ctx, time.Duration(maxWait))
+		g, err := c.remote.store.Reserve(ctx, Request{N: n, MaxWait: time.Duration(maxWait), Config: r.cfg})
 		if err != nil {
 			return decision{now: now}, err
 		}
@@ -36,28 +36,31 @@ func (k *Keyed[K]) takeRemote(ctx context.Context, key K, maxWait int64) (decisi
 		switch g.Outcome {
 		case Reserved:
 			t := g.Token
-			// The key's TAT after the reservation, relative to the store's now (t.At - w).
+			// The end of the reservation's slot, relative to the store's now (t.At - w): the
+			// key's TAT after it, unless it took a slot freed below the TAT, which the Token
+			// does not tell (Decide's Reset and Remaining then count from the slot's end).
 			ahead := satAdd(satSub(t.Next, t.At), w)
 			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, wait: w,
 				ahead: ahead, c: c, ok: true, remote: true}, nil
 		case Unlimited:
 			return decision{now: now, ok: true}, nil
 		case Local:
-			return k.take(key, maxWait), nil
+			return k.take(key, r, n, maxWait), nil
 		}
 		// Refused, or an outcome the limiter does not know, which it takes as Refused.
-		return decision{now: now, wait: w, ahead: satAdd(w, k.base.tau), remote: true}, nil
+		_, tol := r.weight(n)
+		return decision{now: now, wait: w, ahead: satAdd(w, tol), remote: true}, nil
 	}
-	return k.take(key, maxWait), nil
+	return k.take(key, r, n, maxWait), nil
 }
 
 // remoteCellOf returns key's cell, made and bound if needed, and marks it used at now.
-func (k *Keyed[K]) remoteCellOf(key K) (c *cell, now int64) {
+func (k *Keyed[K]) remoteCellOf(key K, r *rate) (c *cell, now int64) {
 	s := k.shard(key)
 	s.mu.RLock()
 	if c = s.cells[key]; c != nil {
 		now = k.base.now()
-		k.touch(c, now)
+		k.touch(c, r, now)
 		s.mu.RUnlock()
 		return c, now
 	}
@@ -66,16 +69,16 @@ func (k *Keyed[K]) remoteCellOf(key K) (c *cell, now int64) {
 	defer s.mu.Unlock()
 	now = k.base.now()
 	c = k.cellLocked(s, key, now)
-	k.touch(c, now)
+	k.touch(c, r, now)
 	s.idleAt = min(s.idleAt, c.evictableAt())
 	return c, now
 }
 
 // touch keeps a bound cell for one Period after now (at most until the largest clock
 // time).
-func (k *Keyed[K]) touch(c *cell, now int64) {
+func (k *Keyed[K]) touch(c *cell, r *rate, now int64) {
 	if c.remote != nil {
-		c.remote.until.Store(satAdd(now, int64(k.base.cfg.Period)))
+		c.remote.until.Store(satAdd(now, int64(r.cfg.Period)))
 	}
 }
 
@@ -83,7 +86,7 @@ func (k *Keyed[K]) touch(c *cell, now int64) {
 // backend refuses or returns no Store (the key then keeps its state in-process).
 func (k *Keyed[K]) bind(key K) *remoteCell {
 	l := k.base
-	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + k.keyString(key), Config: l.cfg, Clock: l.clk, Listener: l.events.Listener})
+	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + k.keyString(key), Config: l.cur().cfg, Clock: l.clk, Listener: l.events.Listener})
 	if err == nil && st == nil {
 		err = errNoStore
 	}

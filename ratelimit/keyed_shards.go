@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -38,13 +37,13 @@ type keyedShard[K comparable] struct {
 
 // cell is one key's state.
 type cell struct {
-	tat    atomic.Int64 // the key's TAT (SPEC RL-1); with a backend, its in-process fallback
-	remote *remoteCell  // the key's state in the Backend; nil in-process
+	slots  slots       // the key's schedule (SPEC RL-1, RL-9); with a backend, its in-process fallback
+	remote *remoteCell // the key's state in the Backend; nil in-process
 }
 
 // evictableAt returns the clock time from which c may be evicted.
 func (c *cell) evictableAt() int64 {
-	t := c.tat.Load()
+	t := c.slots.tat.Load()
 	if c.remote != nil {
 		t = max(t, c.remote.until.Load())
 	}
@@ -60,10 +59,11 @@ func (c *cell) cancel(r Reservation) {
 		c.remote.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
 		return
 	}
-	if r.l.now() > r.at {
+	now := r.l.now()
+	if now > r.at {
 		return
 	}
-	c.tat.CompareAndSwap(r.next, r.prev)
+	c.slots.giveBack(r.prev, r.next, now)
 }
 
 // decision is one GCRA decision on a key.
@@ -76,6 +76,7 @@ type decision struct {
 	c          *cell // the key's cell; nil when the key was refused a cell, or passed unlimited
 	ok         bool
 	remote     bool // decided by the key's store
+	plain      bool // decided in-process on the TAT alone (no freed slot): next is the key's TAT
 }
 
 func (k *Keyed[K]) shard(key K) *keyedShard[K] {
@@ -90,36 +91,44 @@ func (k *Keyed[K]) shard(key K) *keyedShard[K] {
 // and reads the clock under it, so that no cell is evicted while a decision is made on
 // it, and a cell made after an idle cell's eviction sees a clock at least as late as the
 // eviction did: it is exactly the cell it replaces.
-func (k *Keyed[K]) take(key K, maxWait int64) decision {
+func (k *Keyed[K]) take(key K, r *rate, n int, maxWait int64) decision {
 	s := k.shard(key)
 	s.mu.RLock()
 	if c := s.cells[key]; c != nil {
-		d := k.gcra(c, k.base.now(), maxWait)
+		d := k.gcra(c, r, n, k.base.now(), maxWait)
 		s.mu.RUnlock()
 		return d
 	}
 	s.mu.RUnlock()
-	return k.takeNew(s, key, maxWait)
+	return k.takeNew(s, key, r, n, maxWait)
 }
 
 // takeNew is take for a key that had no cell at the first look.
-func (k *Keyed[K]) takeNew(s *keyedShard[K], key K, maxWait int64) decision {
+func (k *Keyed[K]) takeNew(s *keyedShard[K], key K, r *rate, n int, maxWait int64) decision {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := k.base.now()
 	c := k.cellLocked(s, key, now)
-	d := k.gcra(c, now, maxWait)
+	d := k.gcra(c, r, n, now, maxWait)
 	s.idleAt = min(s.idleAt, c.evictableAt())
 	return d
 }
 
-// gcra decides on c at now.
-func (k *Keyed[K]) gcra(c *cell, now, maxWait int64) (d decision) {
-	l := k.base
+// gcra decides on c at now, for n permits at the rate r.
+func (k *Keyed[K]) gcra(c *cell, r *rate, n int, now, maxWait int64) (d decision) {
 	d.now, d.c = now, c
-	d.prev, d.next, d.wait, d.ok = gcraReserve(&c.tat, l.interval, l.tau, now, maxWait)
+	inc, tol := r.weight(n)
+	if c.slots.none() { // take, inlined: every keyed call's path
+		d.prev, d.next, d.wait, d.ok = gcraReserve(&c.slots.tat, inc, tol, now, maxWait)
+		d.plain = true
+	} else {
+		d.prev, d.next, d.wait, d.ok = c.slots.takeFreed(now, inc, tol, maxWait)
+	}
 	if d.ok {
 		d.at, d.ahead = satAdd(now, d.wait), satSub(d.next, now)
+		if !d.plain { // a freed slot ends below the TAT: the key's TAT is the later of the two
+			d.ahead = satSub(max(d.next, c.slots.tat.Load()), now)
+		}
 	} else {
 		d.ahead = satSub(d.prev, now)
 	}

@@ -263,8 +263,8 @@ func TestKeyed_RL5_ConcurrentCallsAndSweepsNeverOverAdmit(t *testing.T) {
 	}
 }
 
-// SPEC RL-7, RL-9: a key's reservations wait their turn, and a canceled tail gives its
-// permit back.
+// SPEC RL-7, RL-9: a key's reservations wait their turn, and canceled ones give their
+// permits back, the earliest first.
 func TestKeyed_RL9_ReserveAndCancelPerKey(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(2*time.Second))
@@ -281,11 +281,14 @@ func TestKeyed_RL9_ReserveAndCancelPerKey(t *testing.T) {
 	_, err = k.Reserve("a")
 	assert.ErrorIs(t, err, ratelimit.ErrExceeded, "3s is beyond MaxWait")
 
-	r2.Cancel() // shadowed by r3: nothing restored
-	r3.Cancel() // the tail: its permit comes back
+	r2.Cancel() // r3 stands behind it: its slot stays free
+	r3.Cancel() // the tail: the TAT moves back over r3's slot and r2's
 	r4, err := k.Reserve("a")
 	require.NoError(t, err)
-	assert.Equal(t, 2*time.Second, r4.Delay(), "r3's slot, given back")
+	assert.Equal(t, time.Second, r4.Delay(), "r2's slot, given back")
+	r5, err := k.Reserve("a")
+	require.NoError(t, err)
+	assert.Equal(t, 2*time.Second, r5.Delay(), "r3's slot, given back")
 
 	b, err := k.Reserve("b")
 	require.NoError(t, err)
@@ -467,7 +470,7 @@ func (f *fakeBackend) Bind(b ratelimit.Binding) (ratelimit.Store, error) {
 	return s, nil
 }
 
-func (s *fakeStore) Reserve(_ context.Context, maxWait time.Duration) (ratelimit.Grant, error) {
+func (s *fakeStore) Reserve(_ context.Context, _ ratelimit.Request) (ratelimit.Grant, error) {
 	s.b.mu.Lock()
 	forced, grant := s.b.outcome, s.b.grant
 	s.b.mu.Unlock()
@@ -492,7 +495,9 @@ func (s *fakeStore) Cancel(context.Context, ratelimit.Token) {
 	s.b.mu.Unlock()
 }
 
-func (s *fakeStore) Available(context.Context) (int, bool) { return s.l.AvailablePermits(), true }
+func (s *fakeStore) Available(context.Context, ratelimit.Config) (int, bool) {
+	return s.l.AvailablePermits(), true
+}
 
 // With a Backend, each key is bound once, as "<id>:<key>", and the key's store decides.
 func TestKeyed_RL15_BackendBindsOneStorePerKey(t *testing.T) {

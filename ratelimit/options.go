@@ -130,10 +130,11 @@ var descriptor = &kind.Descriptor[settings]{
 		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
+	Validate: func(s *settings) error { return s.Config.validate(s.given) },
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	Of:       func(p kind.Instance) any { return p.(*Limiter).cfg },
+	Of:       func(p kind.Instance) any { return p.(*Limiter).Config() },
 	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },
 }
 

@@ -40,16 +40,16 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 //     comes before the permit (nothing is reserved then) is a failed future with l's
 //     rejection, which also matches policy.ErrNilContext or ctx's error;
 //   - cancelling the returned future, or ctx ending, before the call starts stops the
-//     timer, next never runs, and the permit is given back when no later reservation
-//     stands behind it (a permit that a later one depends on cannot be); the future then
-//     fails with async.ErrCanceled (Cancel) or a rejection matching ctx's error.
+//     timer, next never runs, and the permit is given back as Reservation.Cancel gives
+//     it (the calls behind it keep their turns); the future then fails with async.ErrCanceled (Cancel) or a rejection matching ctx's error.
 //     Once started, cancelling the future cancels next's future;
 //   - a nil future from next is a future failed with async.ErrNilFuture.
 //
 // Events are Acquire's: a call refused on arrival for its ctx publishes nothing.
 func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if !l.enabled {
+		r := l.cur()
+		if r.cfg.Disabled || !l.built() {
 			if err := l.offErr(); err != nil {
 				return async.Failed[T](err)
 			}
@@ -61,18 +61,18 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 		if err := policy.ContextErr(ctx); err != nil {
 			return async.Failed[T](l.refuseOnArrival(err))
 		}
-		if l.store != nil {
-			r, err := l.Reserve()
+		if !r.direct {
+			res, err := l.reserve(r, 1)
 			if err != nil {
 				return async.Failed[T](err)
 			}
-			if r.Delay() == 0 {
+			if res.Delay() == 0 {
 				return started(next(ctx, a))
 			}
-			return schedule(l.clk, r, ctx, a, next)
+			return schedule(l.clk, res, ctx, a, next)
 		}
 		now := l.now()
-		prev, nextTAT, wait, err := l.reserveCtx(ctx, now)
+		prev, nextTAT, wait, err := l.reserveCtx(ctx, r, 1, now)
 		if err != nil {
 			return async.Failed[T](err)
 		}
@@ -80,8 +80,8 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 			return started(next(ctx, a))
 		}
 		l.publishWaited(now, wait)
-		r := Reservation{l: l, prev: prev, next: nextTAT, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}
-		return schedule(l.clk, r, ctx, a, next)
+		res := Reservation{l: l, prev: prev, next: nextTAT, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}
+		return schedule(l.clk, res, ctx, a, next)
 	}
 }
 
@@ -114,7 +114,7 @@ func started[T any](f *async.Future[T]) *async.Future[T] {
 }
 
 // Stop gives the permit back for a call that will not start (canceled, or its context
-// ended first); the permit comes back when no later reservation stands behind it.
+// ended first), as Reservation.Cancel gives it.
 func (s *scheduled[A, T]) Stop(cause error) (T, error) {
 	s.r.Cancel()
 	var zero T

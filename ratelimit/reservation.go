@@ -2,14 +2,14 @@ package ratelimit
 
 import "time"
 
-// Reservation is a permit taken ahead of its time by Reserve: wait Delay() before acting
-// on it, or Cancel() it to give the permit back when no later reservation stands behind
-// it. A refused Reservation (Reserve returned an error) holds no permit; its Delay() is
-// the retry-after. It is a small value: reserving allocates nothing.
+// Reservation is one or more permits taken ahead of their time by Reserve or ReserveN:
+// wait Delay() before acting on them, or Cancel() them to give them back. A refused
+// Reservation (Reserve returned an error) holds no permit; its Delay() is the
+// retry-after. It is a small value: reserving allocates nothing.
 //
 // Cancel a Reservation at most once, and not through several copies: the limiter keeps no
-// record of each reservation, so a second Cancel could give back a permit that a later
-// call has since reserved at the same instant.
+// record of each reservation, so a second Cancel could give back permits that a later
+// call has since taken in the same slot.
 type Reservation struct {
 	l          *Limiter
 	c          *cell // the key's cell, for a permit of a Keyed limiter; nil for l's own
@@ -28,11 +28,14 @@ func (r Reservation) OK() bool { return r.ok }
 // call made after it succeeds unless another call took that permit first.
 func (r Reservation) Delay() time.Duration { return r.delay }
 
-// Cancel gives the permit back when it is still the last one reserved and its time has
-// not passed: the TAT moves back by T. When later reservations stand behind it, its slot
-// is shadowed by them and nothing is restored (restoring it would put two permits at one
-// instant, and a window could then see more calls than the rate allows); once its time
-// has passed, nothing is restored either. Cancel of a refused reservation does nothing.
+// Cancel gives the permits back, as long as their time has not passed: once it has, the
+// caller is taken to have used them and nothing is restored. When the reservation is the
+// last one, the TAT moves back over it; when later reservations stand behind it, its
+// slot of the schedule stays free, and the next call that fits there takes it before any
+// later slot: its permits come back, at the time they had, without moving the later
+// reservations. So canceling never puts more permits in a window than the rate allows.
+// Cancel of a refused reservation does nothing. With a Backend, the store gives them back
+// on its own clock (the Redis store as here, keeping at most 16 freed slots per name).
 // Safe for concurrent use with the limiter; see the type's comment on cancelling twice.
 func (r Reservation) Cancel() {
 	if !r.ok || r.l == nil {
@@ -46,8 +49,9 @@ func (r Reservation) Cancel() {
 		r.cancelBackend()
 		return
 	}
-	if r.l.now() > r.at {
+	now := r.l.now()
+	if now > r.at {
 		return
 	}
-	r.l.tat.CompareAndSwap(r.next, r.prev)
+	r.l.slots.giveBack(r.prev, r.next, now)
 }

@@ -22,21 +22,21 @@ var _ Handle = (*Limiter)(nil)
 // InstanceID returns the limiter's instance id, which its events and rejections carry.
 func (l *Limiter) InstanceID() string { return l.events.ID }
 
-// Config returns the limiter's resolved configuration.
-func (l *Limiter) Config() Config { return l.cfg }
+// Config returns the limiter's configuration in force: the one it was built with, or the
+// last one Reconfigure applied.
+func (l *Limiter) Config() Config { return l.cur().cfg }
 
 // AvailablePermits returns how many calls would pass right now without waiting, from 0 to
 // Permits. With a backend it asks the backend's store. A disabled limiter reports
 // Permits; a zero Limiter, never built, 0.
-func (l *Limiter) AvailablePermits() int {
-	if !l.direct {
-		return l.mode().available(l)
-	}
-	return l.available(l.now())
-}
+func (l *Limiter) AvailablePermits() int { return l.availableAt(l.cur()) }
 
-func (l *Limiter) available(now int64) int {
-	return gcraAvailable(l.tat.Load(), l.interval, l.tau, now, l.cfg.Permits)
+// availableAt is AvailablePermits at the rate r.
+func (l *Limiter) availableAt(r *rate) int {
+	if !r.direct {
+		return r.other.available(l, r)
+	}
+	return l.slots.available(l.now(), r.interval, r.tau, r.cfg.Permits)
 }
 
 // gcraAvailable is how many calls would pass at now without waiting, for a TAT tat.
@@ -46,7 +46,8 @@ func gcraAvailable(tat, interval, tau, now int64, permits int) int {
 
 // Snapshot returns the limiter's id, available permits and configured permits.
 func (l *Limiter) Snapshot() Snapshot {
-	return Snapshot{Instance: l.events.ID, AvailablePermits: l.AvailablePermits(), Permits: l.cfg.Permits}
+	r := l.cur() // one configuration for both counts
+	return Snapshot{Instance: l.events.ID, AvailablePermits: l.availableAt(r), Permits: r.cfg.Permits}
 }
 
 // KeyedSnapshot is a Keyed limiter's state at one instant.
@@ -63,7 +64,7 @@ type KeyedSnapshot struct {
 // only when no key is being added or evicted meanwhile. Safe for concurrent use.
 func (k *Keyed[K]) Snapshot() KeyedSnapshot {
 	l := k.lim()
-	return KeyedSnapshot{Instance: l.events.ID, Keys: k.Len(), MaxKeys: k.MaxKeys(), MaxKeyBytes: k.MaxKeyBytes(), Config: l.cfg}
+	return KeyedSnapshot{Instance: l.events.ID, Keys: k.Len(), MaxKeys: k.MaxKeys(), MaxKeyBytes: k.MaxKeyBytes(), Config: l.cur().cfg}
 }
 
 // SnapshotKey returns key's state as a Limiter's Snapshot: the limiter's id, the permits
@@ -71,5 +72,6 @@ func (k *Keyed[K]) Snapshot() KeyedSnapshot {
 // makes no cell for a key without one. Safe for concurrent use.
 func (k *Keyed[K]) SnapshotKey(key K) Snapshot {
 	l := k.lim()
-	return Snapshot{Instance: l.events.ID, AvailablePermits: k.AvailablePermits(key), Permits: l.cfg.Permits}
+	r := l.cur() // one configuration for both counts
+	return Snapshot{Instance: l.events.ID, AvailablePermits: k.availableAt(key, r), Permits: r.cfg.Permits}
 }

@@ -8,26 +8,55 @@
 // T = Period/Permits (rounded up to a whole nanosecond, so that rounding never admits
 // more than the configured rate), rejection with the limiter's own error matching
 // ratelimit.ErrExceeded, reservations within MaxWait, the retry-after of a refused call,
-// a canceled reservation giving its permit back when no later one stands behind it, and
-// AvailablePermits and Snapshot. The GCRA state, one TAT per limiter name, lives in
-// Redis, and every decision is one Lua script run with EVALSHA (EVAL when the server does
-// not know the script yet): one round trip per call. Time comes from Redis TIME inside
-// the script, so the clients' clocks may disagree; a caller that must wait for its
-// reserved permit waits locally, on its own clock. The script's arithmetic is exact:
-// times are (seconds, nanoseconds) pairs of integers, so no value ever leaves the range
-// in which Lua's numbers are exact.
+// weighted calls (TryAcquireN, AcquireN, ReserveN), live reconfiguration, canceled
+// reservations giving their permits back, and AvailablePermits and Snapshot. The GCRA
+// state, one TAT per limiter name, lives in Redis, and every decision is one Lua script
+// run with EVALSHA (EVAL when the server does not know the script yet): one round trip per
+// call. Time comes from Redis TIME inside the script, so the clients' clocks may
+// disagree; a caller that must wait for its reserved permit waits locally, on its own
+// clock. The script's arithmetic is exact: times are (seconds, nanoseconds) pairs of
+// integers, so no value ever leaves the range in which Lua's numbers are exact.
+//
+// A call for n permits takes a slot of n·T of the schedule: at the TAT, which moves by
+// n·T, or in the slot of a canceled reservation (below); its permits are free after
+// max(slot start, now) - now - (Permits-n)·T, and it is refused, taking nothing, when that
+// is more than the call may wait; the retry-after is then that wait. Each call brings the
+// limiter's configuration in force, so the rate is the call's: a limiter reconfigured
+// while it runs keeps its TAT and its freed slots, and its next call takes the new T and
+// burst. The store does not move the TAT at the change itself, as an in-process limiter
+// does when its quota rises: the TAT read at the new rate is what the next calls see.
+//
+// A canceled reservation gives its permits back as long as their time has not passed on
+// the server's clock: when it is the last one reserved (the TAT is its end), the TAT moves
+// back to its start, and on over a freed slot that ends there; when later reservations
+// stand behind it, its slot, from now on, is kept as a freed slot, and the next call that
+// fits there (the earliest freed slot that holds its n·T, and whose permit time is within
+// its wait) takes it before appending at the TAT. Every permit so holds a slot that no
+// other holds, starting at or after its permit time and ending at most Permits·T after
+// it, so that no window of length d sees more than Permits + floor(d/T) permits. At most
+// 16 freed slots are kept per limiter (freed slots that touch are joined): a cancel that
+// would make one more gives nothing back.
 //
 // # Key layout
 //
-// One string key per limiter name: "{" + prefix + name + "}", e.g. {r4c:geocoding} with the
-// default prefix "r4c:". Its value is the TAT as a decimal count of nanoseconds since the
-// Unix epoch on the server's clock; its TTL is the time until the burst is full again
-// (rounded up to a millisecond), so an idle limiter leaves no key behind and an absent key
-// means a full burst. Each script touches exactly that key, and the braces make the whole
-// key its Redis Cluster hash tag, so the layout works unchanged on a cluster.
+// Two keys per limiter name. The TAT key is "{" + prefix + name + "}", e.g.
+// {r4c:geocoding} with the default prefix "r4c:". Its value is the TAT as a decimal count
+// of nanoseconds since the Unix epoch on the server's clock; its TTL is the time until the
+// burst is full again (the TAT, rounded up to a millisecond), so an idle limiter leaves no
+// key behind and an absent key means a full burst. The freed-slots key is the TAT key
+// followed by ":freed", e.g. {r4c:geocoding}:freed: it exists only while a canceled
+// reservation's slot is free, and holds the freed slots as "start-end" pairs one space
+// apart, each time in seconds since the Unix epoch with exactly 9 decimals (e.g.
+// "1767225600.250000000-1767225600.750000000"), sorted, each ending before the TAT; its
+// TTL is the time until the last one ends. The script reads it only while the TAT is ahead of now, and
+// deletes it when it takes a permit with no TAT key (whatever it holds). Each script
+// touches exactly those two keys, and the braces make the TAT key their Redis Cluster
+// hash tag, so both are in one slot and the layout works unchanged on a cluster.
 //
 // Every limiter, in every process, that uses the same name and the same prefix shares
-// one quota; they must be configured with the same Permits and Period.
+// one quota; they must be configured with the same Permits and Period. While a change of
+// configuration reaches them one by one, each call is decided at its own limiter's rate,
+// on the one shared TAT.
 //
 // # Failures
 //
@@ -42,19 +71,22 @@
 // RateLimiterBackendRecovered. No call waits for Redis longer than the timeout, whatever
 // the client's own timeouts; when Redis did not answer in time, the event's Err matches
 // context.DeadlineExceeded. Redis's failures are a refused or dropped connection, a
-// timeout, and every error reply other than the two data errors below (e.g. LOADING,
+// timeout, and every error reply other than the data errors below (e.g. LOADING,
 // READONLY, OOM or BUSY).
 //
-// A data error is one key's, not Redis's: the key holds another type (Redis answers
-// WRONGTYPE), or a string that is not a TAT (1 to 24 decimal digits; the script answers
-// BADTAT and writes nothing). Redis answered, so every other limiter and key stays on
-// Redis, and none of the events above is published. Only that key's calls apply the
-// failure policy; its limiter publishes RateLimiterBackendKeyFailed, with Key the Redis
-// key (e.g. {r4c:geocoding}) and Err the error, once until the key answers well again.
-// While the key is bad, one of its calls per ProbeInterval tries it again, the others take
-// the failure policy at once. The value is never overwritten: once it is deleted (a
-// missing key is a full burst) or holds a TAT again, the key is back on Redis, without
-// an event.
+// A data error is one limiter's keys', not Redis's: a key holds another type (Redis
+// answers WRONGTYPE), the TAT key a string that is not a TAT (1 to 24 decimal digits; the
+// script answers BADTAT), or the freed-slots key, while it is read, a string that is not
+// freed slots as above (at most 16, each start before its end, each end before the next
+// start, seconds below 10^12; the script answers BADSLOTS). The script then
+// writes nothing. Redis answered, so every other limiter and key stays on Redis, and none
+// of the events above is published. Only that limiter's calls apply the failure policy;
+// it publishes RateLimiterBackendKeyFailed, with Key its TAT key (e.g. {r4c:geocoding})
+// and Err the error, which names the key at fault, once until its keys answer well again.
+// While they are bad, one of its calls per ProbeInterval tries them again, the others
+// take the failure policy at once. The values are never overwritten: once the key at
+// fault is deleted (a missing TAT key is a full burst, a missing freed-slots key no freed
+// slot) or holds a valid value again, the limiter is back on Redis, without an event.
 package redis
 
 import (

@@ -54,3 +54,42 @@ func BenchmarkTryAcquire(b *testing.B) {
 		}
 	}
 }
+
+// The cost of a call that finds freed slots: the script reads and parses them. "none" is
+// a refused call with no freed slot; "16 freed" one with the most freed slots a limiter
+// keeps, none of which it can take (a bounded client).
+func BenchmarkTryAcquireWithFreedSlots(b *testing.B) {
+	for _, freed := range []int{0, 16} {
+		b.Run(map[int]string{0: "none", 16: "16 freed"}[freed], func(b *testing.B) {
+			c := goredis.NewClient(&goredis.Options{Addr: redistest.Addr(b), DB: testDB, ContextTimeoutEnabled: true})
+			b.Cleanup(func() { _ = c.Close() })
+			be, err := rlredis.New(c, rlredis.Prefix(uniquePrefix(b)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			l, err := ratelimit.New(ratelimit.Name("bench"), ratelimit.Permits(1), ratelimit.Period(1000*time.Hour),
+				ratelimit.MaxWait(1<<62), ratelimit.WithBackend(be))
+			if err != nil {
+				b.Fatal(err)
+			}
+			rs := make([]ratelimit.Reservation, 2*freed+2)
+			for i := range rs {
+				if rs[i], err = l.Reserve(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for i := 1; i < 2*freed; i += 2 {
+				rs[i].Cancel()
+			}
+			if l.TryAcquire() {
+				b.Fatal("want refused")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if l.TryAcquire() {
+					b.Fatal("want refused")
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -244,4 +245,50 @@ func onlyScripts(names []string) []string {
 		}
 	}
 	return out
+}
+
+// The freed-slots key is the limiter's too: while the TAT is ahead (when it is read), a
+// value that is not a list of freed slots ("start-end" in seconds.nanoseconds, one space
+// apart, sorted, not touching, each start before its end, at most 16) is a data error of
+// the limiter, answered before anything is written; its event names the limiter's key
+// and its Err the freed-slots key. (Fault: a malformed list was read as no slot, or as
+// slots that overlap, which would admit more than the rate.)
+func TestDataError_FreedSlotsKey(t *testing.T) {
+	c, b := backend(t, rlredis.OnFailure(rlredis.FailClosed))
+	ctx := context.Background()
+	const a, b2, c3, d4 = "1.000000000", "2.000000000", "3.000000000", "4.000000000"
+	for i, v := range []string{"list", "", "abc", "1-2", "1.5-2.5", a + "-" + b2 + "x",
+		b2 + "-" + a, a + "-" + a, a + "-" + b2 + " " + b2 + "-" + c3, c3 + "-" + d4 + " " + a + "-" + b2,
+		a + "-" + b2 + "  " + c3 + "-" + d4, a + "-" + b2 + " ", " " + a + "-" + b2, a + "-" + b2 + "," + c3 + "-" + d4,
+		"1000000000000.000000000-1000000000001.000000000", slotsList(17)} {
+		name := "freed-" + string(rune('a'+i))
+		l := limiter(t, b, name, ratelimit.Permits(2), ratelimit.Period(time.Hour))
+		require.Equal(t, 2, admitted(l, 2), "%q: the TAT is ahead", v)
+		var log events
+		l = limiter(t, b, name, ratelimit.Permits(2), ratelimit.Period(time.Hour), ratelimit.OnEvent(log.add))
+		spoil(t, c, b.Key(name)+":freed", v)
+		assert.Zero(t, l.AvailablePermits(), "%q", v)
+		_, err := l.Reserve()
+		assert.ErrorIs(t, err, ratelimit.ErrExceeded, "%q", v)
+		failed := log.byKind(policy.RateLimiterBackendKeyFailed)
+		if assert.Len(t, failed, 1, "%q", v) {
+			assert.Equal(t, b.Key(name), failed[0].Key)
+			code := map[bool]string{true: "WRONGTYPE", false: "BADSLOTS"}[v == "list"]
+			assert.True(t, goredis.HasErrorPrefix(failed[0].Err, code), "%q: %v", v, failed[0].Err)
+			if v != "list" {
+				assert.Contains(t, failed[0].Err.Error(), b.Key(name)+":freed")
+				assert.Equal(t, v, c.Get(ctx, b.Key(name)+":freed").Val(), "never overwritten")
+			}
+		}
+		assert.Empty(t, log.backend(), "%q", v)
+	}
+}
+
+// slotsList returns n well-formed freed slots, "1.000000000-2.000000000 3.000000000-...".
+func slotsList(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = strconv.Itoa(2*i+1) + ".000000000-" + strconv.Itoa(2*i+2) + ".000000000"
+	}
+	return strings.Join(parts, " ")
 }

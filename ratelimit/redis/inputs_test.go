@@ -1,6 +1,7 @@
 package redis_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -77,15 +78,47 @@ func TestStore_NilOrDoneContextIsNotSent(t *testing.T) {
 	require.NoError(t, err)
 	for _, tc := range []ctxtest.Over{ctxtest.Nil(), ctxtest.Canceled()} {
 		require.NotPanics(t, func() {
-			g, err := st.Reserve(tc.Ctx, time.Second)
+			g, err := st.Reserve(tc.Ctx, ratelimit.Request{N: 1, MaxWait: time.Second, Config: cfg})
 			assert.ErrorIs(t, err, tc.Want)
 			assert.Zero(t, g)
 			st.Cancel(tc.Ctx, ratelimit.Token{Prev: 1, Next: 2, At: 3})
-			n, ok := st.Available(tc.Ctx)
+			n, ok := st.Available(tc.Ctx, cfg)
 			assert.Zero(t, n)
 			assert.False(t, ok)
 		})
 	}
 	assert.Empty(t, cmds.take(), "nothing sent")
 	assert.Empty(t, log.list, "no event")
+}
+
+// Requests the limiter never makes are answered without a round trip, never with a
+// panic: fewer than 1 or more than Permits permits, or a Config with no rate, are refused
+// with no retry-after; Available at no rate has no answer.
+func TestStore_RequestsTheLimiterNeverMakes(t *testing.T) {
+	c := goredis.NewClient(&goredis.Options{Addr: redistest.ClosedAddr(t), ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = c.Close() })
+	var cmds commands
+	c.AddHook(&cmds)
+	b, err := rlredis.New(c)
+	require.NoError(t, err)
+	cfg := ratelimit.Config{Permits: 2, Period: time.Second}
+	st, err := b.Bind(ratelimit.Binding{ID: "inputs", Config: cfg})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, req := range []ratelimit.Request{
+		{N: 0, Config: cfg}, {N: -1, Config: cfg}, {N: 3, Config: cfg},
+		{N: 1}, {N: 1, Config: ratelimit.Config{Permits: 1}},
+	} {
+		require.NotPanics(t, func() {
+			g, err := st.Reserve(ctx, req)
+			require.NoError(t, err)
+			assert.Equal(t, ratelimit.Grant{Outcome: ratelimit.Refused}, g, "%+v", req)
+		})
+	}
+	require.NotPanics(t, func() {
+		n, ok := st.Available(ctx, ratelimit.Config{})
+		assert.Zero(t, n)
+		assert.False(t, ok)
+	})
+	assert.Empty(t, cmds.take(), "nothing sent")
 }

@@ -165,9 +165,11 @@ func TestRL4_SteadyRateOnRedis(t *testing.T) {
 	assert.GreaterOrEqual(t, float64(len(spans)), 0.8*float64(bound), "admitted %d of %d over %v", len(spans), bound, elapsed)
 }
 
-// SPEC RL-7, RL-9, RL-9b: permits=5, period=5s, maxWait=2.5s. After the burst,
+// SPEC RL-7, RL-9, RL-9a, RL-9b: permits=5, period=5s, maxWait=2.5s. After the burst,
 // reservations wait 1s, then 2s; the next is refused with a retry-after of 3s. Cancelling
-// the shadowed 1s reservation restores nothing; cancelling the 2s tail frees its slot.
+// the 1s reservation, which the 2s one stands behind, frees its slot, which the next
+// reservation takes (1s) before any later one; cancelling the 2s tail frees its slot.
+// Cancelling the 1s one again, then the 2s tail, moves the TAT back over both.
 func TestRL7_ReservationsOnRedis(t *testing.T) {
 	_, b := backend(t)
 	l := limiter(t, b, "reserve", ratelimit.Permits(5), ratelimit.Period(5*time.Second), ratelimit.MaxWait(2500*time.Millisecond))
@@ -190,10 +192,14 @@ func TestRL7_ReservationsOnRedis(t *testing.T) {
 	assert.False(t, refused.OK())
 	between(t, refused.Delay(), 3*time.Second-elapsed, 3*time.Second, "retry-after (RL-9b)")
 
-	r1.Cancel() // shadowed by r2: restores nothing (RL-9)
+	r1.Cancel() // r2 stands behind it: its slot is free (RL-9a)
+	again, err := l.Reserve()
+	elapsed = time.Since(start)
+	require.NoError(t, err)
+	between(t, again.Delay(), time.Second-elapsed, time.Second, "r1's slot, before any later one")
 	shadowed, err := l.Reserve()
 	elapsed = time.Since(start)
-	require.ErrorIs(t, err, ratelimit.ErrExceeded, "nothing was restored")
+	require.ErrorIs(t, err, ratelimit.ErrExceeded, "nothing else is free")
 	between(t, shadowed.Delay(), 3*time.Second-elapsed, 3*time.Second, "retry-after")
 
 	r2.Cancel() // the tail: its slot is free again
@@ -204,13 +210,24 @@ func TestRL7_ReservationsOnRedis(t *testing.T) {
 	refused.Cancel() // a refused reservation holds nothing
 	_, err = l.Reserve()
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+
+	again.Cancel() // r stands behind it: freed
+	r.Cancel()     // the tail: the TAT moves back over r, then over again's slot
+	first, err := l.Reserve()
+	elapsed = time.Since(start)
+	require.NoError(t, err)
+	between(t, first.Delay(), time.Second-elapsed, time.Second, "the first slot after the burst")
+	second, err := l.Reserve()
+	elapsed = time.Since(start)
+	require.NoError(t, err)
+	between(t, second.Delay(), 2*time.Second-elapsed, 2*time.Second, "then the next, at the TAT")
 }
 
 // SPEC RL-9: cancelling a reservation whose permit time has passed restores nothing. On a
 // real clock that includes an immediate reservation canceled a moment later, as for an
 // in-process limiter on the system clock.
 func TestRL9_CancelOnRedis(t *testing.T) {
-	_, b := backend(t)
+	c, b := backend(t)
 	for _, l := range []*ratelimit.Limiter{
 		limiter(t, b, "cancel", ratelimit.Permits(2), ratelimit.Period(200*time.Second)),
 		limiter(t, nil, "in-process", ratelimit.Permits(2), ratelimit.Period(200*time.Second)),
@@ -223,15 +240,27 @@ func TestRL9_CancelOnRedis(t *testing.T) {
 		assert.Equal(t, 1, l.AvailablePermits(), "%s: the immediate permit is spent", l.InstanceID())
 	}
 
-	due := limiter(t, b, "due", ratelimit.Permits(1), ratelimit.Period(200*time.Millisecond), ratelimit.MaxWait(time.Second))
-	require.True(t, due.TryAcquire())
+	// 100 permits per second: after the burst, permits 10ms and 20ms away, whose slots
+	// end 1s later (the burst's length), so the TAT stays ahead while the test runs, even
+	// on a loaded machine. Once their time has passed, canceling them, the tail or the one
+	// before it, changes nothing: the TAT is the same and no slot is freed.
+	due := limiter(t, b, "due", ratelimit.Permits(100), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
+	require.NoError(t, due.TryAcquireN(100))
 	r, err := due.Reserve()
 	require.NoError(t, err)
-	require.Positive(t, r.Delay())
-	time.Sleep(r.Delay() + 50*time.Millisecond) // let the permit's time pass on the real clock
+	tail, err := due.Reserve()
+	require.NoError(t, err)
+	require.Positive(t, tail.Delay())
+	ctx := context.Background()
+	before, err := c.Get(ctx, b.Key("due")).Result()
+	require.NoError(t, err)
+	time.Sleep(tail.Delay() + 20*time.Millisecond) // let the permits' time pass on the real clock
 	r.Cancel()
-	// The TAT is still the reservation's: up to 200ms ahead. Restoring would have freed it.
-	assert.Zero(t, due.AvailablePermits(), "a permit whose time has passed is spent")
+	tail.Cancel()
+	after, err := c.Get(ctx, b.Key("due")).Result()
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "permits whose time has passed are spent")
+	assert.Zero(t, c.Exists(ctx, b.Key("due")+":freed").Val(), "no slot freed")
 }
 
 // SPEC RL-9b: a call made after the retry-after succeeds.

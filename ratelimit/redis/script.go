@@ -6,7 +6,8 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 )
 
-// gcraScript is GCRA on the TAT in KEYS[1], with the server's clock.
+// gcraScript is GCRA on the TAT in KEYS[1], with the freed slots of canceled reservations
+// in KEYS[2], on the server's clock.
 //
 // Lua's numbers are doubles, exact only up to 2^53, and nanoseconds since the epoch are
 // beyond that; so every time and duration is a pair (seconds, nanoseconds) of exact
@@ -16,21 +17,43 @@ import (
 // millisecond): an absent key is a TAT in the past. It calls TIME before writing, which
 // needs effects replication: Redis 5 or later, where it is the default.
 //
-// A key that holds another type answers with Redis's WRONGTYPE error, and a string that
-// is not a TAT (not 1 to 24 decimal digits, so that its seconds stay below 2^53) with a
-// BADTAT error, before anything is written: these are the key's data errors (dataError),
-// whatever the Redis version (a raised error would be reported as ERR by Redis 6).
+// Every permit granted holds a slot of the schedule, a stretch of N·T that no other permit
+// holds, whose start is at or after the permit's time and whose end at most Permits·T
+// after it: that is what bounds every window (SPEC RL-5). A reservation appended at the TAT
+// holds [max(TAT, now), +N·T). A canceled reservation that is the last one moves the TAT
+// back to its start; one that others stand behind leaves its slot, from now on, in
+// KEYS[2]: at most maxFreed slots "start-end", each time as seconds.nanoseconds since the
+// epoch (exactly 9 digits after the point, seconds below 10^12), one space apart, sorted,
+// disjoint and not touching, each ending before the TAT, the key expiring when the last
+// one ends. A reservation takes the earliest freed slot that holds its N·T before
+// appending at the TAT. The freed slots are read only while the TAT is ahead of now
+// (otherwise they are all past), those that end at or before now are ignored, and a
+// reservation that finds no TAT deletes KEYS[2], whatever it holds.
+//
+// A key that holds another type answers with Redis's WRONGTYPE error, a TAT key that is
+// not 1 to 24 decimal digits (so that its seconds stay below 2^53) with a BADTAT error,
+// and a freed-slots key that is not as above with a BADSLOTS error, before anything is
+// written: these are the key's data errors (dataError), whatever the Redis version (a
+// raised error would be reported as ERR by Redis 6).
 //
 // ARGV[1] is the operation:
 //
-//	'r' reserve:   ARGV[2..7] = T, tau = (permits-1)·T, maxWait, as pairs.
+//	'r' reserve:   ARGV[2..7] = inc = N·T, tol = (Permits-N)·T, maxWait, as pairs.
 //	               Returns {0, wait} (refused: the retry-after) or
-//	               {1, wait, prev, next, at} (reserved; prev is 0,0 without a TAT).
-//	'c' cancel:    ARGV[2..7] = prev, next, at of a reservation, as pairs.
-//	               Restores prev if the TAT is still next and now <= at. Returns {1} or {0}.
-//	'a' available: returns {1, tat, now}, or {0, 0, 0, now} without a TAT.
+//	               {1, wait, prev, next, at}: reserved, the slot [max(prev, now), next);
+//	               prev is the TAT before (0,0 without one) for a slot appended at the
+//	               TAT, the slot's start for a freed slot taken again.
+//	'c' cancel:    ARGV[2..7] = prev, next, at of a reservation, as pairs. Nothing when
+//	               now > at. When the TAT is next, the TAT moves back to prev, and on over
+//	               a freed slot that ends there; when next is before the TAT, the slot
+//	               [max(prev, now), next) joins the freed slots, unless maxFreed slots
+//	               are already kept and it touches none of them. Returns {1} or {0}.
+//	'a' available: returns {1, tat, now, freed...} where freed are the freed slots as
+//	               (start, end) pairs of pairs, the start clipped at now, only while the
+//	               TAT is ahead of now; or {0, 0, 0, now} without a TAT.
 const gcraScript = `
 local E = 1000000000
+local MAXFREED = 16
 local function norm(s, n)
   local q = math.floor(n / E)
   return s + q, n - q * E
@@ -39,12 +62,17 @@ local function lt(as, an, bs, bn)
   return as < bs or (as == bs and an < bn)
 end
 local function arg(i) return tonumber(ARGV[i]) end
-local function store(key, s, n, nows, nown)
+local function ns(v) return tonumber(string.sub(v, 1, -10)) or 0, tonumber(string.sub(v, -9)) end
+local function fmt(s, n) return string.format('%d%09d', s, n) end
+local function px(s, n, nows, nown)
   local ds, dn = norm(s - nows, n - nown)
-  redis.call('SET', key, string.format('%d%09d', s, n), 'PX', ds * 1000 + math.ceil(dn / 1000000))
+  return ds * 1000 + math.ceil(dn / 1000000)
+end
+local function store(key, s, n, nows, nown)
+  redis.call('SET', key, fmt(s, n), 'PX', px(s, n, nows, nown))
 end
 
-local key, op = KEYS[1], ARGV[1]
+local key, fkey, op = KEYS[1], KEYS[2], ARGV[1]
 local t = redis.call('TIME')
 local nows, nown = tonumber(t[1]), tonumber(t[2]) * 1000
 local v = redis.pcall('GET', key)
@@ -54,40 +82,150 @@ if v then
   if #v > 24 or not string.find(v, '^%d+$') then
     return redis.error_reply('BADTAT ' .. key .. ' does not hold a TAT: a decimal count of nanoseconds')
   end
-  ts, tn = tonumber(string.sub(v, 1, -10)) or 0, tonumber(string.sub(v, -9))
+  ts, tn = ns(v)
+end
+
+-- freed returns the freed slots that end after now and not after the TAT, each
+-- {start, end} as four numbers, the start clipped at now; or nil and the data error's
+-- reply. The value is checked whole first: slots, one space between two.
+local SLOT = '(%d+)%.(%d%d%d%d%d%d%d%d%d)%-(%d+)%.(%d%d%d%d%d%d%d%d%d)'
+local function freed()
+  local f = redis.pcall('GET', fkey)
+  if type(f) == 'table' and f.err then return nil, redis.error_reply(f.err) end
+  local list = {}
+  if not f then return list end
+  local rest, k = string.gsub(f, SLOT, '')
+  local ok = k > 0 and k <= MAXFREED and rest == string.rep(' ', k - 1)
+  local ps, pn = -1, 0
+  for a, b, c, d in string.gmatch(f, SLOT) do
+    if not ok then break end
+    local ss, sn, es, en = tonumber(a), tonumber(b), tonumber(c), tonumber(d)
+    ok = es < 1e12 and lt(ps, pn, ss, sn) and lt(ss, sn, es, en)
+    ps, pn = es, en
+    if lt(nows, nown, es, en) and not lt(ts, tn, es, en) then
+      if lt(ss, sn, nows, nown) then ss, sn = nows, nown end
+      list[#list + 1] = {ss, sn, es, en}
+    end
+  end
+  if not ok then
+    return nil, redis.error_reply('BADSLOTS ' .. fkey .. ' does not hold freed slots: ' ..
+      '"start-end" pairs of seconds.nanoseconds, one space apart, sorted and not touching')
+  end
+  return list
+end
+local function slotText(s) return string.format('%d.%09d-%d.%09d', s[1], s[2], s[3], s[4]) end
+local function keep(list)
+  if #list == 0 then
+    redis.call('DEL', fkey)
+    return
+  end
+  local parts = {}
+  for i, s in ipairs(list) do parts[i] = slotText(s) end
+  local last = list[#list]
+  redis.call('SET', fkey, table.concat(parts, ' '), 'PX', px(last[3], last[4], nows, nown))
 end
 
 if op == 'r' then
+  local is, inn, ls, ln = arg(2), arg(3), arg(4), arg(5)
+  if v and lt(nows, nown, ts, tn) then
+    local list, err = freed()
+    if not list then return err end
+    for i, s in ipairs(list) do
+      local hs, hn = norm(s[3] - s[1], s[4] - s[2])
+      if not lt(hs, hn, is, inn) then
+        local ws, wn = norm(s[1] - nows - ls, s[2] - nown - ln)
+        if lt(arg(6), arg(7), ws, wn) then return {0, ws, wn} end
+        local fs, fn = s[1], s[2]
+        local xs, xn = norm(fs + is, fn + inn)
+        if lt(xs, xn, s[3], s[4]) then s[1], s[2] = xs, xn else table.remove(list, i) end
+        keep(list)
+        if ws < 0 then ws, wn = 0, 0 end
+        local as, an = norm(nows + ws, nown + wn)
+        return {1, ws, wn, fs, fn, xs, xn, as, an}
+      end
+    end
+  elseif not v then
+    redis.call('DEL', fkey)
+  end
   local bs, bn = nows, nown
   if v and lt(nows, nown, ts, tn) then bs, bn = ts, tn end
-  local ws, wn = norm(bs - nows - arg(4), bn - nown - arg(5))
+  local ws, wn = norm(bs - nows - ls, bn - nown - ln)
   if lt(arg(6), arg(7), ws, wn) then return {0, ws, wn} end
-  local xs, xn = norm(bs + arg(2), bn + arg(3))
+  local xs, xn = norm(bs + is, bn + inn)
   store(key, xs, xn, nows, nown)
   if ws < 0 then ws, wn = 0, 0 end
   local as, an = norm(nows + ws, nown + wn)
   return {1, ws, wn, ts, tn, xs, xn, as, an}
 elseif op == 'c' then
-  if lt(arg(6), arg(7), nows, nown) then return {0} end
-  if not v or ts ~= arg(4) or tn ~= arg(5) then return {0} end
-  local ps, pn = arg(2), arg(3)
-  if lt(nows, nown, ps, pn) then
-    store(key, ps, pn, nows, nown)
-  else
-    redis.call('DEL', key)
+  if lt(arg(6), arg(7), nows, nown) or not v then return {0} end
+  local ps, pn, xs, xn = arg(2), arg(3), arg(4), arg(5)
+  if ts == xs and tn == xn then
+    local list, err = freed()
+    if not list then return err end
+    local last = list[#list]
+    if last and last[3] == ps and last[4] == pn then
+      ps, pn = last[1], last[2]
+      list[#list] = nil
+      keep(list)
+    end
+    if lt(nows, nown, ps, pn) then
+      store(key, ps, pn, nows, nown)
+    else
+      redis.call('DEL', key, fkey)
+    end
+    return {1}
   end
+  if not lt(xs, xn, ts, tn) then return {0} end
+  if lt(ps, pn, nows, nown) then ps, pn = nows, nown end
+  if not lt(ps, pn, xs, xn) then return {0} end
+  local list, err = freed()
+  if not list then return err end
+  local out, placed = {}, false
+  for _, s in ipairs(list) do
+    if lt(s[3], s[4], ps, pn) then
+      out[#out + 1] = s
+    elseif lt(xs, xn, s[1], s[2]) then
+      if not placed then
+        out[#out + 1] = {ps, pn, xs, xn}
+        placed = true
+      end
+      out[#out + 1] = s
+    else
+      if lt(s[1], s[2], ps, pn) then ps, pn = s[1], s[2] end
+      if lt(xs, xn, s[3], s[4]) then xs, xn = s[3], s[4] end
+    end
+  end
+  if not placed then out[#out + 1] = {ps, pn, xs, xn} end
+  if #out > MAXFREED then return {0} end
+  keep(out)
   return {1}
 elseif op == 'a' then
   if not v then return {0, 0, 0, nows, nown} end
-  return {1, ts, tn, nows, nown}
+  local r = {1, ts, tn, nows, nown}
+  if lt(nows, nown, ts, tn) then
+    local list, err = freed()
+    if not list then return err end
+    for _, s in ipairs(list) do
+      r[#r + 1], r[#r + 2], r[#r + 3], r[#r + 4] = s[1], s[2], s[3], s[4]
+    end
+  end
+  return r
 end
 return redis.error_reply('ERR unknown operation')
 `
 
 var script = goredis.NewScript(gcraScript)
 
-// badTAT starts the error the script answers for a key whose string value is not a TAT.
-const badTAT = "BADTAT"
+// badTAT starts the error the script answers for a key whose string value is not a TAT,
+// and badSlots the one for a freed-slots key whose value is not a list of slots.
+const (
+	badTAT   = "BADTAT"
+	badSlots = "BADSLOTS"
+)
+
+// maxFreed is how many freed slots a limiter's freed-slots key keeps at most (MAXFREED in
+// the script).
+const maxFreed = 16
 
 const second = int64(1e9)
 

@@ -17,66 +17,94 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// store is one limiter's state in Redis: its key and the arguments of its script. Whether
-// Redis is known to be down is the backend's, shared by all its stores; whether the key
-// holds a value the script cannot use is the store's own.
+// store is one limiter's state in Redis: its keys, its TAT's and its freed slots'. Whether
+// Redis is known to be down is the backend's, shared by all its stores; whether the keys
+// hold values the script cannot use is the store's own. The rate is not the store's: each
+// call brings the limiter's configuration in force, so a limiter reconfigured while it
+// runs keeps its TAT and takes its new rate from the next call.
 type store struct {
 	b        *Backend
-	keys     []string // the limiter's one key
+	keys     []string // the limiter's TAT key and its freed-slots key
 	id       string
-	permits  int
-	interval int64 // T in ns, the emission interval, rounded up
-	tau      int64 // (permits-1)·T in ns
 	clk      clock.Clock
 	listener policy.Listener
-	tS, tN   int64 // T as a pair
-	tauS     int64 // tau as a pair
-	tauN     int64
 
-	// The key's own health. A data error (the key holds a list, or a string that is not a
-	// TAT) says nothing about Redis, which answered: it keeps this key on the failure
-	// policy and leaves every other key and limiter on Redis.
-	keyBad     atomic.Bool  // the key's last answer was a data error
-	keyRetryAt atomic.Int64 // while keyBad: the clock time from which one call may try the key
+	// The keys' own health. A data error (a key holds a list, or a string that is not a
+	// TAT or freed slots) says nothing about Redis, which answered: it keeps this limiter
+	// on the failure policy and leaves every other key and limiter on Redis.
+	keyBad     atomic.Bool  // the keys' last answer was a data error
+	keyRetryAt atomic.Int64 // while keyBad: the clock time from which one call may try the keys
+
+	last atomic.Pointer[rateArgs] // the arguments of the last Reserve's rate and weight
+}
+
+// rateArgs is what the script's reserve takes for n permits at one rate: inc = n·T and
+// tol = (Permits-n)·T as pairs, boxed once, so that the calls of a limiter at one rate
+// and weight box nothing for them.
+type rateArgs struct {
+	permits int
+	period  time.Duration
+	n       int
+	t       int64  // T in ns, the emission interval, rounded up
+	args    [4]any // inc and tol as pairs
+}
+
+// argsOf returns the arguments for n permits at the rate of c: the last call's when they
+// are the same, else new ones, which the next call can take again.
+func (s *store) argsOf(c ratelimit.Config, n int) *rateArgs {
+	if a := s.last.Load(); a != nil && a.n == n && a.permits == c.Permits && a.period == c.Period {
+		return a
+	}
+	t, inc, tol := weight(c, n)
+	iS, iN := split(inc)
+	lS, lN := split(tol)
+	a := &rateArgs{permits: c.Permits, period: c.Period, n: n, t: t, args: [4]any{iS, iN, lS, lN}}
+	s.last.Store(a)
+	return a
 }
 
 var _ ratelimit.Store = (*store)(nil)
 
 func newStore(b *Backend, bd ratelimit.Binding) *store {
-	t := int64(bd.Config.EmissionInterval())
-	tau := satMul(int64(bd.Config.Permits-1), t)
 	clk := bd.Clock
 	if clk == nil {
 		clk = clock.System()
 	}
-	s := &store{
-		b:        b,
-		keys:     []string{b.Key(bd.ID)},
-		id:       bd.ID,
-		permits:  bd.Config.Permits,
-		interval: t,
-		tau:      tau,
-		clk:      clk,
-		listener: bd.Listener,
-	}
-	s.tS, s.tN = split(t)
-	s.tauS, s.tauN = split(tau)
-	return s
+	key := b.Key(bd.ID)
+	return &store{b: b, keys: []string{key, key + freedSuffix}, id: bd.ID, clk: clk, listener: bd.Listener}
 }
 
-// Reserve runs the script's reserve: one round trip. A nil or done ctx is not sent: its
-// error (policy.ErrNilContext for a nil one) is returned at once. See ratelimit.Store.
-func (s *store) Reserve(ctx context.Context, maxWait time.Duration) (ratelimit.Grant, error) {
+// freedSuffix ends the name of a limiter's freed-slots key, after its TAT key: the same
+// hash tag, so a Redis Cluster keeps both in one slot.
+const freedSuffix = ":freed"
+
+// weight returns, for a call for n permits at the rate of c, the stretch of the schedule it
+// takes, n·T, and its tolerance, (Permits-n)·T, with T = c.EmissionInterval().
+func weight(c ratelimit.Config, n int) (t, inc, tol int64) {
+	t = int64(c.EmissionInterval())
+	return t, satMul(int64(n), t), satMul(int64(c.Permits-n), t)
+}
+
+// Reserve runs the script's reserve for req.N permits at the rate of req.Config: one round
+// trip. A nil or done ctx is not sent: its error (policy.ErrNilContext for a nil one) is
+// returned at once. A request for fewer than 1 or more than Permits permits, or with a
+// Config that has no rate, which the limiter never makes, is refused at once with no
+// retry-after. See ratelimit.Store.
+func (s *store) Reserve(ctx context.Context, req ratelimit.Request) (ratelimit.Grant, error) {
 	if err := policy.ContextErr(ctx); err != nil {
 		return ratelimit.Grant{}, err
 	}
-	mwS, mwN := split(int64(max(maxWait, 0)))
-	res, err := s.run(ctx, "r", s.tS, s.tN, s.tauS, s.tauN, mwS, mwN)
+	if req.N < 1 || req.N > req.Config.Permits || req.Config.Period <= 0 {
+		return ratelimit.Grant{Outcome: ratelimit.Refused}, nil
+	}
+	a := s.argsOf(req.Config, req.N)
+	mwS, mwN := split(int64(max(req.MaxWait, 0)))
+	res, err := s.run(ctx, "r", a.args[0], a.args[1], a.args[2], a.args[3], mwS, mwN)
 	if err != nil {
 		if err := ctx.Err(); err != nil {
 			return ratelimit.Grant{}, err
 		}
-		return s.failed(), nil
+		return s.failed(a.t), nil
 	}
 	switch {
 	case len(res) == 3 && res[0] == 0:
@@ -86,30 +114,40 @@ func (s *store) Reserve(ctx context.Context, maxWait time.Duration) (ratelimit.G
 			Token: ratelimit.Token{Prev: join(res[3], res[4]), Next: join(res[5], res[6]), At: join(res[7], res[8])}}, nil
 	}
 	s.keyFailed(fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0]))
-	return s.failed(), nil
+	return s.failed(a.t), nil
 }
 
-// Cancel runs the script's cancel: one round trip; the script restores the TAT only if it
-// is still t.Next (no later reservation stands behind it) and t.At has not passed on the
-// server's clock. A nil or done ctx restores nothing.
-func (s *store) Cancel(ctx context.Context, t ratelimit.Token) {
+// Cancel runs the script's cancel: one round trip. Nothing is given back once t.At has
+// passed on the server's clock. When the TAT is still t.Next (no later reservation stands
+// behind it), the TAT moves back to t.Prev, and on over a freed slot that ends there;
+// when later reservations stand behind it, its slot from now on, [max(t.Prev, now),
+// t.Next), is kept as a freed slot, which the next reservation that fits takes before
+// appending at the TAT. A nil or done ctx restores nothing.
+func (s *store) Cancel(ctx context.Context, t ratelimit.Token) { s.cancel(ctx, t) }
+
+// cancel is Cancel, reporting whether anything was given back.
+func (s *store) cancel(ctx context.Context, t ratelimit.Token) bool {
 	if policy.ContextErr(ctx) != nil {
-		return
+		return false
 	}
 	pS, pN := split(max(t.Prev, 0))
 	nS, nN := split(max(t.Next, 0))
 	aS, aN := split(max(t.At, 0))
-	_, _ = s.run(ctx, "c", pS, pN, nS, nN, aS, aN)
+	res, err := s.run(ctx, "c", pS, pN, nS, nN, aS, aN)
+	return err == nil && len(res) == 1 && res[0] == 1
 }
 
-// Available reads the TAT and the server's clock: one round trip. A nil or done ctx is
-// not sent, and has no answer (ok false).
-func (s *store) Available(ctx context.Context) (int, bool) {
-	if policy.ContextErr(ctx) != nil {
+// Available reads the TAT, the freed slots and the server's clock: one round trip. It
+// counts, at the rate of c, the single permits free now at the TAT (as many as the
+// limiter would see in-process with that TAT) and in the freed slots, at most
+// c.Permits. A nil or done ctx, or a c with no rate, which the limiter never gives, is not
+// sent, and has no answer (ok false).
+func (s *store) Available(ctx context.Context, c ratelimit.Config) (int, bool) {
+	if policy.ContextErr(ctx) != nil || c.Permits < 1 || c.Period <= 0 {
 		return 0, false
 	}
 	res, err := s.run(ctx, "a")
-	if err == nil && len(res) != 5 {
+	if err == nil && (len(res) < 5 || (len(res)-5)%4 != 0 || (res[0] == 0 && len(res) != 5)) {
 		err = fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0])
 		s.keyFailed(err)
 	}
@@ -119,25 +157,37 @@ func (s *store) Available(ctx context.Context) (int, bool) {
 		}
 		switch s.b.cfg.OnFailure {
 		case FailOpen:
-			return s.permits, true
+			return c.Permits, true
 		case FailClosed:
 			return 0, true
 		}
 		return 0, false
 	}
 	if res[0] == 0 {
-		return s.permits, true
+		return c.Permits, true
 	}
-	return gcra.Available(join(res[1]-res[3], res[2]-res[4]), s.interval, s.tau, s.permits), true
+	t, _, tau := weight(c, 1)
+	n := gcra.Available(join(res[1]-res[3], res[2]-res[4]), t, tau, c.Permits)
+	// A freed slot [from, to), from clipped at now, holds a single permit free now at
+	// [x, x+T) when x+T <= now + Permits·T.
+	end := satMul(int64(c.Permits), t)
+	for i := 5; i+3 < len(res) && n < c.Permits; i += 4 {
+		from := join(res[i]-res[3], res[i+1]-res[4])
+		if to := min(join(res[i+2]-res[3], res[i+3]-res[4]), end); to-from >= t {
+			n += int((to - from) / t)
+		}
+	}
+	return min(n, c.Permits), true
 }
 
-// failed is the grant of the failure policy.
-func (s *store) failed() ratelimit.Grant {
+// failed is the grant of the failure policy; t is the emission interval, FailClosed's
+// retry-after.
+func (s *store) failed(t int64) ratelimit.Grant {
 	switch s.b.cfg.OnFailure {
 	case FailOpen:
 		return ratelimit.Grant{Outcome: ratelimit.Unlimited}
 	case FailClosed:
-		return ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Duration(s.interval)}
+		return ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Duration(t)}
 	}
 	return ratelimit.Grant{Outcome: ratelimit.Local}
 }
@@ -158,7 +208,7 @@ var (
 //
 // Any answer from Redis marks Redis up; a data error (dataError) marks only the key bad,
 // and another failure other than ctx's end marks Redis down.
-func (s *store) run(ctx context.Context, op string, args ...int64) ([]int64, error) {
+func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error) {
 	if s.keyBad.Load() && !due(&s.keyRetryAt, s.clk, s.b.cfg.ProbeInterval) {
 		return nil, errKeyBad
 	}
@@ -167,9 +217,7 @@ func (s *store) run(ctx context.Context, op string, args ...int64) ([]int64, err
 	}
 	argv := make([]any, 1+len(args))
 	argv[0] = op
-	for i, a := range args {
-		argv[i+1] = a
-	}
+	copy(argv[1:], args)
 	res, err := s.exec(ctx, argv)
 	switch {
 	case err == nil:
@@ -197,12 +245,13 @@ func due(at *atomic.Int64, clk clock.Clock, every time.Duration) bool {
 	return int64(now) >= next && at.CompareAndSwap(next, int64(sat.Add(now, every)))
 }
 
-// dataError reports whether err is Redis's answer about the key's value, not about Redis:
-// WRONGTYPE (the key holds another type) or the script's BADTAT (a string that is not a
-// TAT). Any other error, an error reply such as LOADING, READONLY, OOM or BUSY included,
-// is a failure of Redis.
+// dataError reports whether err is Redis's answer about the keys' values, not about
+// Redis: WRONGTYPE (a key holds another type), the script's BADTAT (a string that is not a
+// TAT) or BADSLOTS (a string that is not a list of freed slots). Any other error, an
+// error reply such as LOADING, READONLY, OOM or BUSY included, is a failure of Redis.
 func dataError(err error) bool {
-	return goredis.HasErrorPrefix(err, "WRONGTYPE") || goredis.HasErrorPrefix(err, badTAT)
+	return goredis.HasErrorPrefix(err, "WRONGTYPE") || goredis.HasErrorPrefix(err, badTAT) ||
+		goredis.HasErrorPrefix(err, badSlots)
 }
 
 // exec runs the script once, bounded by the timeout: EVALSHA, and EVAL when the server

@@ -1,0 +1,117 @@
+package ratelimit_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+)
+
+// SPEC RL-9b: a limiter's preallocated rejection tells, read live from the limiter, how
+// long until its next permit: 1 per second, the permit taken at 0; at 1ms the rejection
+// says 999ms, and 300ms later 699ms; a freed slot of a canceled reservation counts.
+func TestRL9b_RejectionTellsTheNextPermitLive(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(5*time.Second))
+	require.True(t, l.TryAcquire())
+	clk.AdvanceTo(time.Millisecond)
+	require.False(t, l.TryAcquire())
+	err := fmt.Errorf("calling the API: %w", l.Rejection())
+
+	e, ok := errors.AsType[*ratelimit.ExceededError](err)
+	require.True(t, ok)
+	wait, ok := e.NextPermit()
+	require.True(t, ok)
+	assert.Equal(t, 999*time.Millisecond, wait)
+	clk.Advance(300 * time.Millisecond)
+	wait, _ = e.NextPermit()
+	assert.Equal(t, 699*time.Millisecond, wait)
+	th, ok := errors.AsType[policy.Throttled](err)
+	require.True(t, ok, "it is a policy.Throttled")
+	assert.Equal(t, "test", th.InstanceID())
+	_, isRetryAfter := errors.AsType[policy.RetryAfter](err)
+	assert.False(t, isRetryAfter, "not a policy.RetryAfter: a retry waits for it only when asked")
+
+	// Reservations at 1s, 2s, 3s; the one at 2s is canceled: its slot is the next permit
+	// after the one at 1s is taken.
+	var rs []ratelimit.Reservation
+	for range 3 {
+		r, err := l.Reserve()
+		require.NoError(t, err)
+		rs = append(rs, r)
+	}
+	rs[1].Cancel()
+	clk.AdvanceTo(time.Second)
+	wait, _ = e.NextPermit()
+	assert.Equal(t, time.Second, wait, "the 2s slot, freed")
+	clk.AdvanceTo(2*time.Second + 500*time.Millisecond)
+	wait, _ = e.NextPermit()
+	assert.Equal(t, 1500*time.Millisecond, wait, "past the freed slot: after the one at 3s")
+
+	clk.AdvanceTo(10 * time.Second)
+	wait, _ = e.NextPermit()
+	assert.Zero(t, wait, "free now")
+}
+
+// SPEC RL-9b: finding the rejection with errors.As and reading its next permit allocates
+// nothing. (errors.As needs a pointer to the target, which escapes: a target declared
+// anew for each call is itself one 8-byte allocation; errors.AsType has none.)
+func TestRL9b_NextPermitAllocatesNothing(t *testing.T) {
+	clk := clock.NewManual()
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
+	require.True(t, l.TryAcquire())
+	err := l.Acquire(t.Context())
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	var sum time.Duration
+	var e *ratelimit.ExceededError
+	allocs := testing.AllocsPerRun(100, func() {
+		if errors.As(err, &e) {
+			d, _ := e.NextPermit()
+			sum += d
+		}
+	})
+	assert.Zero(t, allocs)
+	assert.Equal(t, 100*time.Second+time.Second, sum, "101 runs (one warm-up) of 1s")
+	allocs = testing.AllocsPerRun(100, func() {
+		if e, ok := errors.AsType[*ratelimit.ExceededError](err); ok {
+			d, _ := e.NextPermit()
+			sum += d
+		}
+		if th, ok := errors.AsType[policy.Throttled](err); ok {
+			d, _ := th.NextPermit()
+			sum += d
+		}
+	})
+	assert.Zero(t, allocs)
+}
+
+// SPEC RL-9b: a keyed limiter's rejection is shared by every key, and cannot tell a key's
+// next permit (Decide and Reservation.Delay do); a disabled limiter's permit is free now.
+func TestRL9b_NextPermitUnknownForKeyed(t *testing.T) {
+	clk := clock.NewManual()
+	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
+	require.True(t, k.TryAcquire("a"))
+	require.False(t, k.TryAcquire("a"))
+	e, ok := errors.AsType[*ratelimit.ExceededError](k.Rejection())
+	require.True(t, ok)
+	_, ok = e.NextPermit()
+	assert.False(t, ok)
+	assert.Equal(t, time.Second, k.Decide("a").RetryAfter)
+
+	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
+	require.True(t, l.TryAcquire())
+	e, _ = errors.AsType[*ratelimit.ExceededError](l.Rejection())
+	cfg := l.Config()
+	cfg.Disabled = true
+	require.NoError(t, l.Reconfigure(cfg))
+	wait, ok := e.NextPermit()
+	assert.True(t, ok)
+	assert.Zero(t, wait)
+}

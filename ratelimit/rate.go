@@ -1,0 +1,173 @@
+package ratelimit
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// rate is a limiter's configuration in force, with what its calls derive from it. It is
+// immutable: Reconfigure replaces it whole, so that a call, which loads it once, never
+// sees half of one configuration and half of another.
+type rate struct {
+	cfg      Config
+	interval int64 // T, the emission interval in ns (RL-2)
+	tau      int64 // (Permits-1)·T: how far the TAT may run ahead of now with a permit free now
+	maxWait  int64
+	direct   bool        // enabled and in-process: the methods run GCRA on the schedule themselves
+	other    mode        // how a limiter that is not direct takes permits; nil when direct
+	burst    *BurstError // the refusal of a call for more than Permits permits
+}
+
+// newRate derives the rate of c, valid, for l.
+func (l *Limiter) newRate(c Config) *rate {
+	t := int64(c.EmissionInterval())
+	r := &rate{
+		cfg:      c,
+		interval: t,
+		tau:      satMul(int64(c.Permits-1), t),
+		maxWait:  int64(c.MaxWait),
+		burst:    newBurstError(l.events.ID, c.Permits),
+	}
+	switch {
+	case c.Disabled:
+		r.other = disabled{}
+	case l.store != nil:
+		r.other = backed{}
+	default:
+		r.direct = true
+	}
+	return r
+}
+
+// weight returns, for a call for n permits (1..Permits), the stretch of the schedule it
+// takes, inc = n·T, and its tolerance, tol = (Permits-n)·T: the call waits
+// max(TAT, now) - now - tol.
+func (r *rate) weight(n int) (inc, tol int64) {
+	if n == 1 {
+		return r.interval, r.tau
+	}
+	return satMul(int64(n), r.interval), satMul(int64(r.cfg.Permits-n), r.interval)
+}
+
+// check returns the error of a call for n permits that can never be granted: n < 1, or
+// more than Permits.
+func (r *rate) check(n int) error {
+	switch {
+	case n < 1:
+		return errBadCount
+	case n > r.cfg.Permits && r.other != (unbuilt{}):
+		return r.burst
+	}
+	return nil
+}
+
+// ErrExceedsBurst is the errors.Is target of the refusal of a call for more permits than
+// the limiter's Permits (its burst): such a call can never be granted, however long it
+// waits. It does not match ErrExceeded, and it carries no retry-after.
+var ErrExceedsBurst = errors.New("ratelimit: more permits than the burst")
+
+// BurstError is a limiter's refusal of a call for more permits than its Permits. It
+// matches ErrExceedsBurst. Each limiter makes it once for each configuration, so
+// returning it allocates nothing. Nothing is reserved.
+type BurstError struct {
+	instance string
+	permits  int
+	msg      string
+}
+
+func newBurstError(instance string, permits int) *BurstError {
+	return &BurstError{instance: instance, permits: permits,
+		msg: "ratelimit: a call for more than the " + strconv.Itoa(permits) + " permits of " + quote(instance) +
+			" (its burst) can never be granted"}
+}
+
+// Error returns `ratelimit: a call for more than the <Permits> permits of "<instance>"
+// (its burst) can never be granted`.
+func (e *BurstError) Error() string { return e.msg }
+
+// InstanceID returns the id of the limiter that refused the call.
+func (e *BurstError) InstanceID() string { return e.instance }
+
+// Permits returns the limiter's Permits when it refused the call: the most one call can
+// take.
+func (e *BurstError) Permits() int { return e.permits }
+
+// Is reports whether target is ErrExceedsBurst.
+func (e *BurstError) Is(target error) bool { return target == ErrExceedsBurst }
+
+// errBadCount is the error of a call for fewer than 1 permit.
+var errBadCount = policy.Errorf(policy.CodeBadPermits, "n", "",
+	"a call must take at least 1 permit")
+
+// Reconfigure changes the limiter's Permits, Period, MaxWait and Disabled to c's, from
+// the next call; c is validated as New validates a configuration, and an invalid c
+// returns its *policy.ConfigError (R4C-ATR-003, R4C-ATR-002, R4C-REG-001, R4C-ATR-004)
+// and changes nothing. A zero Limiter, never built, cannot be reconfigured (R4C-REG-010).
+//
+// Calls read the configuration once, whole: each is decided by the old one or the new
+// one, never by a mix. Reservations already granted keep their turn. When Permits or
+// Period changes, the new rate frees at once no more permits than the old one had free
+// at the instant of the change (and at most the new Permits): a limiter whose quota is
+// raised does not grant the difference at once but refills it at the new rate, and one
+// whose Period grows does not turn its spent permits into new ones. Slots that canceled
+// reservations gave back are counted in what was free, and do not outlive the change. A
+// change of MaxWait or Disabled alone moves nothing. The docs/SPEC.md bound on every
+// window holds across changes.
+//
+// A change publishes a ConfigChanged event naming the changed settings ("enabled",
+// "maxWait", "period", "permits"); a c equal to the configuration in force changes and
+// publishes nothing. A limiter with a Backend keeps it: the store is given the new
+// configuration with each call and keeps its TAT. Safe for concurrent use with every
+// other method; concurrent calls to Reconfigure take effect one after the other.
+func (l *Limiter) Reconfigure(c Config) error { return l.reconfigure(c, true) }
+
+// reconfigure is Reconfigure; raise says whether the schedule is rebased so that the change
+// frees no more permits than were free (a Keyed limiter's shared part has no schedule of
+// its own).
+func (l *Limiter) reconfigure(c Config, raise bool) error {
+	if !l.built() {
+		return policy.Errorf(policy.CodeBadSpec, "rateLimiter", "",
+			"a zero Limiter, never built with New, has no configuration to change")
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	old := l.rate.Load()
+	if old.cfg == c {
+		return nil
+	}
+	nr := l.newRate(c)
+	if raise && old.direct && nr.direct && (old.interval != nr.interval || old.cfg.Permits != nr.cfg.Permits) {
+		l.slots.rebase(l.now(), old, nr)
+	}
+	l.rate.Store(nr)
+	if l.events.Observed() {
+		l.events.Publish(policy.Event{Kind: policy.ConfigChanged, At: l.clk.Now(), Changed: changed(old.cfg, c)})
+	}
+	return nil
+}
+
+// changed names, sorted, the settings that differ between a and b, by their
+// configuration attribute names.
+func changed(a, b Config) []string {
+	var names []string
+	if a.Disabled != b.Disabled {
+		names = append(names, "enabled")
+	}
+	if a.MaxWait != b.MaxWait {
+		names = append(names, "maxWait")
+	}
+	if a.Period != b.Period {
+		names = append(names, "period")
+	}
+	if a.Permits != b.Permits {
+		names = append(names, "permits")
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,290 @@
+package ratelimit
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// slots is one GCRA schedule: the TAT, and the slots that canceled reservations gave back
+// below it. Every permit granted holds a slot, a stretch of n·T of the schedule's time
+// that no other permit holds, whose start is at or after the permit's time and whose end
+// is at most Permits·T after it (SPEC RL-5, RL-9a). A reservation appended at the TAT
+// takes [max(TAT, now), +n·T); one canceled while another stands behind it leaves its
+// slot free, and the next call that fits takes it before appending at the TAT.
+//
+// The TAT only grows, by a CAS, except when the reservation that ends at it is canceled.
+// Freed slots are kept under a lock, in a set made when the first one is freed; while the
+// set is empty, taking a permit is one load of the set's pointer (nil) and GCRA on the TAT.
+type slots struct {
+	tat   atomic.Int64               // the theoretical arrival time, in the clock's ns (RL-1)
+	freed atomic.Pointer[freedSlots] // nil until a reservation that is not the last is canceled
+}
+
+// freedSlots is the set of a schedule's freed slots.
+type freedSlots struct {
+	mu    sync.Mutex
+	n     atomic.Int32 // len(spans), read without the lock to skip the set when empty
+	spans []span       // sorted, disjoint and not adjacent, each ending at or before the TAT
+}
+
+// span is a stretch [from, to) of a schedule's time, in the clock's ns.
+type span struct{ from, to int64 }
+
+// take reserves inc = n·T of the schedule for a call at now that may wait up to maxWait,
+// with tol = (Permits-n)·T: a slot starting at x gives the permit at max(now, x-tol). It
+// takes the earliest freed slot that holds inc and whose permit comes within maxWait, else
+// appends at the TAT (gcraReserve). It returns the slot's start (prev: for an appended
+// slot, the TAT before it) and end (next), and the wait; refused, the TAT as prev and
+// next, and the retry-after as the wait.
+//
+// The hottest callers inline it: `if s.none() { gcraReserve } else { takeFreed }`.
+func (s *slots) take(now, inc, tol, maxWait int64) (prev, next, wait int64, ok bool) {
+	if s.none() {
+		return gcraReserve(&s.tat, inc, tol, now, maxWait)
+	}
+	return s.takeFreed(now, inc, tol, maxWait)
+}
+
+// none reports whether no freed slot is held: then take is gcraReserve on the TAT.
+func (s *slots) none() bool {
+	f := s.freed.Load()
+	return f == nil || f.n.Load() == 0
+}
+
+// takeFreed is take when slots were freed: under the set's lock, so that no two calls
+// take one freed slot.
+func (s *slots) takeFreed(now, inc, tol, maxWait int64) (prev, next, wait int64, ok bool) {
+	f := s.freed.Load()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dropBefore(now)
+	for i := range f.spans {
+		sp := &f.spans[i]
+		from := max(sp.from, now)
+		if sp.to-from < inc {
+			continue
+		}
+		// The earliest slot that fits: every later one, and the TAT, come later still.
+		wait = from - now - tol
+		if wait > maxWait {
+			tat := s.tat.Load()
+			return tat, tat, wait, false
+		}
+		sp.from = from + inc
+		if sp.from == sp.to {
+			f.spans = slices.Delete(f.spans, i, i+1)
+			f.n.Store(int32(len(f.spans)))
+		}
+		return from, from + inc, max(wait, 0), true
+	}
+	return gcraReserve(&s.tat, inc, tol, now, maxWait)
+}
+
+// giveBack frees the slot [prev, next) of a reservation whose permit time has not passed
+// at now (Reservation.Cancel checks it): when the slot ends at the TAT, the TAT moves
+// back to its start, and on past the freed slots that then end at it; otherwise the slot,
+// from now on, joins the freed set.
+func (s *slots) giveBack(prev, next, now int64) {
+	f := s.freed.Load()
+	if f == nil {
+		if s.tat.CompareAndSwap(next, prev) {
+			// A slot freed meanwhile below this one may now end at the TAT.
+			if f = s.freed.Load(); f != nil {
+				f.mu.Lock()
+				f.mergeTail(&s.tat)
+				f.n.Store(int32(len(f.spans)))
+				f.mu.Unlock()
+			}
+			return
+		}
+		f = s.freedSet()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s.tat.CompareAndSwap(next, prev) {
+		f.mergeTail(&s.tat)
+	} else if from, to := max(prev, now), min(next, s.tat.Load()); from < to {
+		// A slot that ends past the TAT was given back already (a second Cancel): only
+		// what lies below the TAT can be free.
+		f.insert(span{from, to})
+	}
+	f.n.Store(int32(len(f.spans)))
+}
+
+// freedSet returns the schedule's freed set, made if it has none.
+func (s *slots) freedSet() *freedSlots {
+	if f := s.freed.Load(); f != nil {
+		return f
+	}
+	s.freed.CompareAndSwap(nil, &freedSlots{})
+	return s.freed.Load()
+}
+
+// mergeTail moves the TAT back over the freed slots that end at it. Called with f.mu.
+func (f *freedSlots) mergeTail(tat *atomic.Int64) {
+	for len(f.spans) > 0 {
+		last := f.spans[len(f.spans)-1]
+		if !tat.CompareAndSwap(last.to, last.from) {
+			return
+		}
+		f.spans = f.spans[:len(f.spans)-1]
+	}
+}
+
+// insert adds sp to the set, joining it with the slots it touches. Called with f.mu.
+func (f *freedSlots) insert(sp span) {
+	i, _ := slices.BinarySearchFunc(f.spans, sp.from, func(x span, from int64) int {
+		switch {
+		case x.from < from:
+			return -1
+		case x.from > from:
+			return 1
+		}
+		return 0
+	})
+	// Join the slot before, and any after that sp reaches (a slot given back twice
+	// overlaps itself: the union keeps the set sorted and disjoint).
+	if i > 0 && f.spans[i-1].to >= sp.from {
+		i--
+		sp.from = f.spans[i].from
+		sp.to = max(sp.to, f.spans[i].to)
+		f.spans = slices.Delete(f.spans, i, i+1)
+	}
+	for i < len(f.spans) && f.spans[i].from <= sp.to {
+		sp.to = max(sp.to, f.spans[i].to)
+		f.spans = slices.Delete(f.spans, i, i+1)
+	}
+	f.spans = slices.Insert(f.spans, i, sp)
+}
+
+// dropBefore forgets the freed slots that end at or before now: no permit can use them.
+// Called with f.mu.
+func (f *freedSlots) dropBefore(now int64) {
+	k := 0
+	for k < len(f.spans) && f.spans[k].to <= now {
+		k++
+	}
+	if k > 0 {
+		f.spans = slices.Delete(f.spans, 0, k)
+		f.n.Store(int32(len(f.spans)))
+	}
+}
+
+// available is how many single permits a call at now could take without waiting, at
+// most permits: those the TAT leaves (gcraAvailable) and those of the freed slots, for
+// emission interval T and tau = (Permits-1)·T. A slot [x, x+T) is free now when
+// x ≥ now and x+T ≤ now+tau+T.
+func (s *slots) available(now, interval, tau int64, permits int) int {
+	n := 0
+	if tat := s.tat.Load(); tat != maxInt64 { // a saturated TAT refuses every call
+		n = gcraAvailable(tat, interval, tau, now, permits)
+	}
+	f := s.freed.Load()
+	if f == nil || f.n.Load() == 0 || n >= permits {
+		return n
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return min(n+f.free(now, interval, tau, permits-n), permits)
+}
+
+// free is how many single permits, at most limit, the freed slots hold that a call at
+// now could take without waiting. Called with f.mu.
+func (f *freedSlots) free(now, interval, tau int64, limit int) int {
+	n := 0
+	end := satAdd(now, satAdd(tau, interval))
+	for _, sp := range f.spans {
+		if to, from := min(sp.to, end), max(sp.from, now); to-from >= interval {
+			k := (to - from) / interval
+			if k >= int64(limit-n) {
+				return limit
+			}
+			n += int(k)
+		}
+	}
+	return n
+}
+
+// rebase applies a change from the rate old to nr at now (SPEC RC-4): the new rate frees
+// at once no more permits than the old one had free, the TAT's and the freed slots'
+// together (a, in whole permits), and at most its own Permits. The TAT moves forward,
+// never back, to at least (Permits-a)·T after now, so that it frees at most a, and the
+// next permit comes one new T later (progress toward a permit not yet whole is not
+// carried over). The freed slots that a call could take now keep room for the rest of the
+// a permits, the earliest first, and no more; those not free yet at the change stay as
+// they are. A call that read the old rate and reserves after the move still takes an old
+// slot: RC-4's bound counts each permit at its own rate.
+func (s *slots) rebase(now int64, old, nr *rate) {
+	f := s.freedSet()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	spans := f.free(now, old.interval, old.tau, old.cfg.Permits)
+	var a, left int
+	for {
+		p := s.tat.Load()
+		if p == maxInt64 {
+			return
+		}
+		a = min(gcraAvailable(p, old.interval, old.tau, now, old.cfg.Permits)+spans, old.cfg.Permits, nr.cfg.Permits)
+		next := p
+		if a < nr.cfg.Permits {
+			next = max(p, satAdd(now, satMul(int64(nr.cfg.Permits-a), nr.interval)))
+		}
+		if next == p || s.tat.CompareAndSwap(p, next) {
+			left = max(a-gcraAvailable(next, nr.interval, nr.tau, now, nr.cfg.Permits), 0)
+			break
+		}
+	}
+	f.keep(now, satAdd(now, satAdd(nr.tau, nr.interval)), left, nr.interval)
+	f.n.Store(int32(len(f.spans)))
+}
+
+// keep trims the freed slots: of what lies in [now, end), room for at most k permits of
+// T, the earliest first; what lies past end stays; what lies before now goes. Called
+// with f.mu.
+func (f *freedSlots) keep(now, end int64, k int, interval int64) {
+	var out []span
+	add := func(sp span) {
+		if n := len(out); n > 0 && out[n-1].to == sp.from {
+			out[n-1].to = sp.to
+			return
+		}
+		out = append(out, sp)
+	}
+	for _, sp := range f.spans {
+		from := max(sp.from, now)
+		if mid := min(sp.to, end); from < mid && k > 0 {
+			n := min((mid-from)/interval, int64(k))
+			if n > 0 {
+				add(span{from, from + n*interval})
+				k -= int(n)
+			}
+		}
+		if sp.to > end {
+			add(span{max(from, end), sp.to})
+		}
+	}
+	f.spans = out
+}
+
+// nextFree is how long after now a single permit is free, ≥ 0: at the TAT, or in the
+// earliest freed slot that holds T; the largest Duration for a saturated TAT, which
+// refuses every call.
+func (s *slots) nextFree(now, interval, tau int64) int64 {
+	wait := int64(maxInt64)
+	if tat := s.tat.Load(); tat != maxInt64 {
+		wait = satSub(max(tat, now), now) - tau
+	}
+	if f := s.freed.Load(); f != nil && f.n.Load() != 0 {
+		f.mu.Lock()
+		for _, sp := range f.spans {
+			if from := max(sp.from, now); sp.to-from >= interval {
+				wait = min(wait, from-now-tau)
+				break
+			}
+		}
+		f.mu.Unlock()
+	}
+	return max(wait, 0)
+}
