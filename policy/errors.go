@@ -23,6 +23,7 @@ const (
 	CodeUnknownInstance  = "R4C-REG-009" // no policy instance with that id
 	CodeBadSpec          = "R4C-REG-010" // a spec does not fit the function (e.g. fallback type)
 	CodeBadOrder         = "R4C-REG-011" // a composition's order names a layer twice, or an unknown one
+	CodeNotLive          = "R4C-REG-012" // a setting that cannot change on a running instance
 	CodeUnknownKey       = "R4C-CFG-001" // unknown configuration key
 	CodeBadSource        = "R4C-CFG-002" // a properties, YAML or env source is malformed
 	CodeDuplicateKey     = "R4C-CFG-003" // a key is set twice in one source

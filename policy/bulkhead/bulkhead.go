@@ -5,8 +5,8 @@
 // A call holds a slot from its start until it returns (synchronous calls, also when they
 // panic) or until its future completes (asynchronous calls). The free slots are one atomic
 // counter: a call that finds a slot free and nobody waiting takes it with one
-// compare-and-swap, and a call rejected at once (MaxWait 0, the default) touches nothing
-// else; neither allocates.
+// compare-and-swap and reads nothing else, and a call rejected at once (MaxWait 0, the
+// default) only reads the configuration in force besides; neither allocates.
 //
 // Waiting calls queue in arrival order (FIFO). A released slot goes to the oldest waiter;
 // while anyone waits, newcomers queue behind them instead of taking a slot that is
@@ -30,12 +30,28 @@
 //
 // Defaults: MaxConcurrent 25, MaxWait 0 (waiting is opt-in, as for the rate limiter),
 // Enabled true.
+//
+// # Live reconfiguration
+//
+// Reconfigure replaces the configuration of a running bulkhead. MaxConcurrent changes at
+// once: raising it hands the new slots to the waiting calls, oldest first, and then to
+// new calls; lowering it never interrupts a call in flight, it only makes new calls wait
+// (or be rejected) until the calls in flight are fewer than the new limit. MaxWait
+// applies to the calls that arrive after the change; a call already waiting keeps the
+// MaxWait it arrived with. Whether the bulkhead is enabled cannot change on a running
+// bulkhead: Reconfigure refuses that change with R4C-REG-012 (see Reconfigure). An
+// invalid configuration is refused with the error New would return and changes nothing.
+// A change publishes a ConfigChanged event naming the attributes that changed
+// ("maxConcurrent", "maxWait"); a configuration equal to the one in force publishes
+// nothing. CheckReconfigure checks a configuration the same way without applying it.
 package bulkhead
 
 import (
 	"context"
+	"slices"
+	"strconv"
+	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
@@ -43,25 +59,34 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Bulkhead limits how many calls are in flight at once. It is safe for concurrent use; its
-// configuration is fixed when it is built.
+// Bulkhead limits how many calls are in flight at once. It is safe for concurrent use.
+// Its MaxConcurrent and MaxWait can change while it runs (Reconfigure); whether it is
+// enabled is fixed when it is built.
 type Bulkhead struct {
 	// Read-only after New.
-	max     int64
-	maxWait time.Duration
 	enabled bool
 	clk     clock.Clock
-	cfg     Config
 	events  kind.Events
 	rej     policy.Rejections[*FullError]
-	sw      waitq.Sync[struct{}, *FullError] // the blocking wait, and the wait events
+	ev      waitq.Events[*FullError] // the wait events and rejections
 
-	_      [64]byte     // a whole 64-byte cache line between the read-only fields and the counters
-	free   atomic.Int64 // slots not taken
+	// cur is the configuration in force, replaced whole by Reconfigure (under mu); the
+	// calls that find a slot free at once never read it.
+	cur atomic.Pointer[limits]
+	mu  sync.Mutex // serializes Reconfigure
+
+	_      [64]byte     // a whole 64-byte cache line between the fields above and the counters
+	free   atomic.Int64 // slots not taken; below 0 while more calls are in flight than MaxConcurrent
 	queued atomic.Int64 // waiters in the queue; changed by q, read without its lock
 	_      [48]byte     // 64-byte cache line - 8 bytes of free - 8 of queued
 
 	q waitq.Queue[struct{}] // the FIFO queue of waiters; changes queued
+}
+
+// limits is a configuration in force, read-only once stored.
+type limits struct {
+	cfg Config
+	sw  waitq.Sync[struct{}, *FullError] // the blocking wait, with cfg's MaxWait
 }
 
 // New builds a bulkhead from opts. An invalid configuration returns a *policy.ConfigError:
@@ -75,23 +100,97 @@ func build(s settings) (*Bulkhead, error) {
 	}
 	id := s.ID("bulkhead")
 	b := &Bulkhead{
-		max:     int64(s.MaxConcurrent),
-		maxWait: s.MaxWait,
 		enabled: !s.Disabled,
 		clk:     s.ClockOrSystem(),
-		cfg:     s.Config,
 		events:  s.EventsOf(id),
 		rej:     policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
 	}
-	b.free.Store(b.max)
+	b.ev = waitq.Events[*FullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
+		Rejected: policy.BulkheadRejected, Waited: policy.BulkheadWaited}
+	b.free.Store(int64(s.MaxConcurrent))
 	b.q.Init(&b.queued, b.room)
-	b.sw = waitq.Sync[struct{}, *FullError]{
-		Events: waitq.Events[*FullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
-			Rejected: policy.BulkheadRejected, Waited: policy.BulkheadWaited},
-		Queue: &b.q, MaxWait: b.maxWait, Recheck: b.recheck,
-		GiveBack: func(struct{}) { b.release() },
-	}
+	b.cur.Store(b.limitsOf(s.Config))
 	return b, nil
+}
+
+// limitsOf returns c in force.
+func (b *Bulkhead) limitsOf(c Config) *limits {
+	return &limits{cfg: c, sw: waitq.Sync[struct{}, *FullError]{
+		Events: b.ev, Queue: &b.q, MaxWait: c.MaxWait, Recheck: b.recheck,
+		GiveBack: func(struct{}) { b.release() },
+	}}
+}
+
+// Reconfigure applies c to the running bulkhead. c is validated as New validates it: an
+// invalid c returns the same *policy.ConfigError (R4C-ATR-007 for MaxConcurrent < 1,
+// R4C-ATR-004 for MaxWait < 0) and changes nothing. What changes live:
+//   - MaxConcurrent, at once. Raised, the new slots go to the calls waiting, oldest first
+//     (before Reconfigure returns, unless another goroutine is handing slots out), then
+//     to new calls. Lowered, no call in flight is interrupted: new calls wait (or are
+//     rejected) until the calls in flight are fewer than the new limit.
+//   - MaxWait, for the calls that arrive after the change; calls already waiting keep the
+//     MaxWait they arrived with.
+//
+// Whether the bulkhead is enabled cannot change on a running bulkhead: a disabled
+// bulkhead's callers take no slot, so neither the slots held across the change nor
+// TryAcquire and Release pairs could be counted right. A c whose Disabled differs from
+// the configuration in force returns a *policy.ConfigError with code R4C-REG-012
+// (policy.CodeNotLive) and key bulkhead.enabled, and changes nothing; build a new
+// bulkhead instead.
+//
+// When c differs from the configuration in force, a ConfigChanged event is published,
+// whose Changed lists the attributes that changed, sorted ("maxConcurrent", "maxWait");
+// when it is equal, nothing is published. It is safe for concurrent use, with calls and
+// with other Reconfigures (which apply one after the other). The event listener must not
+// call Reconfigure.
+func (b *Bulkhead) Reconfigure(c Config) error {
+	b.mu.Lock()
+	old := b.cur.Load()
+	changed, err := changes(old.cfg, c)
+	if err != nil || len(changed) == 0 {
+		b.mu.Unlock()
+		return err
+	}
+	b.cur.Store(b.limitsOf(c))
+	// Slots taken by the calls in flight stay taken: free moves by the difference, and
+	// drops below 0 while more calls are in flight than the new limit.
+	raised := c.MaxConcurrent > old.cfg.MaxConcurrent
+	b.free.Add(int64(c.MaxConcurrent - old.cfg.MaxConcurrent))
+	b.events.Publish(policy.Event{Kind: policy.ConfigChanged, Changed: changed})
+	b.mu.Unlock()
+	if raised && b.enabled && b.queued.Load() != 0 {
+		b.q.Dispatch() // outside mu: it may start asynchronous calls
+	}
+	return nil
+}
+
+// CheckReconfigure reports the error Reconfigure would return for c, without applying
+// it: nil, the *policy.ConfigError of an invalid c, or one with code R4C-REG-012 when c
+// changes whether the bulkhead is enabled. Safe for concurrent use.
+func (b *Bulkhead) CheckReconfigure(c Config) error {
+	_, err := changes(b.cur.Load().cfg, c)
+	return err
+}
+
+// changes validates c as a new configuration for a bulkhead running with old, and
+// returns the attribute names of the settings that change, sorted.
+func changes(old, c Config) ([]string, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if c.Disabled != old.Disabled {
+		return nil, policy.Errorf(policy.CodeNotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
+			"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
+	}
+	var changed []string
+	if c.MaxConcurrent != old.MaxConcurrent {
+		changed = append(changed, "maxConcurrent")
+	}
+	if c.MaxWait != old.MaxWait {
+		changed = append(changed, "maxWait")
+	}
+	slices.Sort(changed)
+	return changed, nil
 }
 
 // Clock returns the bulkhead's time source.
@@ -112,12 +211,12 @@ func (b *Bulkhead) TryAcquire() bool {
 	if b.tryAcquire() {
 		return true
 	}
-	b.sw.PublishRejected(0, b.rej.Plain)
+	b.ev.PublishRejected(0, b.rej.Plain)
 	return false
 }
 
-// Acquire takes a slot, waiting for it on the caller's goroutine up to MaxWait, in FIFO
-// order. It returns nil once the slot is the caller's (give it back with Release), or the
+// Acquire takes a slot, waiting for it on the caller's goroutine up to MaxWait (the one
+// in force when it is called), in FIFO order. It returns nil once the slot is the caller's (give it back with Release), or the
 // bulkhead's rejection, which matches ErrFull:
 //   - at once, without taking a slot free or publishing anything, when ctx is nil or
 //     already done (the error also matches ctx's error, or policy.ErrNilContext);
@@ -185,11 +284,12 @@ func (b *Bulkhead) acquire(ctx context.Context) error {
 	if b.tryAcquire() {
 		return nil
 	}
-	if b.maxWait == 0 {
-		b.sw.PublishRejected(0, b.rej.Plain)
+	l := b.cur.Load()
+	if l.cfg.MaxWait == 0 {
+		b.ev.PublishRejected(0, b.rej.Plain)
 		return b.rej.Plain
 	}
-	_, err := b.sw.Wait(ctx)
+	_, err := l.sw.Wait(ctx)
 	return err
 }
 

@@ -9,17 +9,20 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Config is a bulkhead's resolved configuration, validated once when the bulkhead is
-// built. Its zero value is not valid (MaxConcurrent 0): start from DefaultConfig. Two
+// Config is a bulkhead's resolved configuration, validated when the bulkhead is built
+// and when Reconfigure replaces it. Its zero value is not valid (MaxConcurrent 0): start from DefaultConfig. Two
 // identical option sets give configurations equal under reflect.DeepEqual.
 type Config struct {
 	// MaxConcurrent is how many calls may be in flight at once. At least 1. Default 25.
+	// It can change on a running bulkhead (Reconfigure).
 	MaxConcurrent int
 	// MaxWait is how long a call may wait for a slot, on the bulkhead's clock; 0 rejects
-	// at once when every slot is taken. At least 0. Default 0.
+	// at once when every slot is taken. At least 0. Default 0. It can change on a running
+	// bulkhead (Reconfigure), for the calls that arrive after the change.
 	MaxWait time.Duration
 	// Disabled true lets every call through without taking a slot. Default false: the
-	// zero value is enabled. The configuration key is bulkhead.enabled.
+	// zero value is enabled. The configuration key is bulkhead.enabled. It cannot change
+	// on a running bulkhead: Reconfigure refuses a change with R4C-REG-012.
 	Disabled bool
 }
 
@@ -62,7 +65,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Config:   func(s *settings) any { return s.Config },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
 	Validate: func(s *settings) error { return s.Config.Validate() },
-	Of:       func(p kind.Instance) any { return p.(*Bulkhead).cfg },
+	Of:       func(p kind.Instance) any { return p.(*Bulkhead).Config() },
 	State:    func(p kind.Instance) any { return p.(*Bulkhead).Snapshot() },
 }
 
@@ -106,6 +109,7 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // else "bulkhead".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the bulkhead's BulkheadRejected and BulkheadWaited events.
-// Default none: nothing is published. A registry adds its own listeners.
+// OnEvent sets the listener of the bulkhead's events: BulkheadRejected, BulkheadWaited,
+// and ConfigChanged when Reconfigure changes its configuration. Default none: nothing is
+// published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -15,14 +15,15 @@ func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
 }
 
 // DecorateFunc returns next guarded by b: each call takes a slot with Acquire (waiting up
-// to MaxWait in FIFO order, honouring ctx) and holds it until next returns, or panics. A
-// rejection returns the zero T and b's *FullError (matching ErrFull, and ctx's error when
-// ctx ended the wait); next is not called. A ctx that is nil or already done when the
-// call arrives is rejected at once, whatever slots are free and whatever MaxWait is: the
-// *FullError matches ErrFull and ctx's error (policy.ErrNilContext for a nil ctx), no
-// slot is taken and no event is published. Admitted calls that find a slot free, and
-// calls rejected at once, allocate nothing (but for a nil ctx). A disabled bulkhead
-// lets every call through to next, but for a nil or done ctx, whose error it returns as is.
+// to the MaxWait in force when it arrives, in FIFO order, honouring ctx) and holds it
+// until next returns, or panics. A rejection returns the zero T and b's *FullError
+// (matching ErrFull, and ctx's error when ctx ended the wait); next is not called. A ctx
+// that is nil or already done when the call arrives is rejected at once, whatever slots
+// are free and whatever MaxWait is: the *FullError matches ErrFull and ctx's error
+// (policy.ErrNilContext for a nil ctx), no slot is taken and no event is published.
+// Admitted calls that find a slot free, and calls rejected at once, allocate nothing (but
+// for a nil ctx). A disabled bulkhead lets every call through to next, but for a nil or
+// done ctx, whose error it returns as is.
 func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, T] {
 	if !b.enabled {
 		return policy.Guard(next)
@@ -50,7 +51,8 @@ func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, 
 //   - No slot and MaxWait 0: a failed future with b's rejection, a *FullError matching
 //     ErrFull.
 //   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When a slot is
-//     handed to it, next starts on the goroutine that released the slot. After MaxWait (a
+//     handed to it, next starts on the goroutine that released the slot (or that raised
+//     MaxConcurrent with Reconfigure). After MaxWait, the one in force when it arrived (a
 //     clock timer) the future fails with b's rejection and the call leaves the queue.
 //     Cancelling the future, or ctx ending, while it waits removes it from the queue at
 //     once: Cancel returns true and next never runs; ctx ending fails the future with a
@@ -71,11 +73,12 @@ func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) polic
 		if b.tryAcquire() {
 			return start(b, ctx, a, next, release)
 		}
-		if b.maxWait == 0 {
-			b.sw.PublishRejected(0, b.rej.Plain)
+		maxWait := b.cur.Load().cfg.MaxWait
+		if maxWait == 0 {
+			b.ev.PublishRejected(0, b.rej.Plain)
 			return async.Failed[T](b.rej.Plain)
 		}
-		return enqueueAsync(b, ctx, a, next, release)
+		return enqueueAsync(b, ctx, a, next, release, maxWait)
 	}
 }
 
@@ -111,13 +114,14 @@ type asyncWaiter[A, T any] struct {
 	waited  bool // the slot was handed over from the queue
 }
 
-func enqueueAsync[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFunc[A, T], release func(T, error)) *async.Future[T] {
+// enqueueAsync queues an asynchronous call for a slot, for up to maxWait (more than 0).
+func enqueueAsync[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFunc[A, T], release func(T, error), maxWait time.Duration) *async.Future[T] {
 	w := &asyncWaiter[A, T]{b: b, ctx: ctx, a: a, next: next, release: release}
 	fut := w.d.Init(b.clk, ctx, w, nil)
 	w.at = b.clk.Now()
 	// The MaxWait timer and the ctx hook are armed before the waiter is queued (a waiter
 	// seen in the queue always has them); one that fires first keeps it from being queued.
-	w.d.StartWithin(b.maxWait)
+	w.d.StartWithin(maxWait)
 	switch b.q.Enqueue(&w.Waiter, w) {
 	case waitq.Admitted: // a slot came free meanwhile, and nobody waits for it
 		w.startIn(false)
@@ -142,7 +146,7 @@ func (w *asyncWaiter[A, T]) startIn(waited bool) {
 // Start runs the call in its slot.
 func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
 	if w.waited {
-		w.b.sw.PublishWaited(w.at)
+		w.b.ev.PublishWaited(w.at)
 	}
 	return start(w.b, w.ctx, w.a, w.next, w.release)
 }
@@ -156,7 +160,7 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	case async.ErrCanceled:
 		return zero, cause
 	case async.ErrExpired:
-		return zero, w.b.sw.Expired(w.at)
+		return zero, w.b.ev.Expired(w.at)
 	}
-	return zero, w.b.sw.RejectContext(w.b.sw.Since(w.at), cause)
+	return zero, w.b.ev.RejectContext(w.b.ev.Since(w.at), cause)
 }

@@ -4,7 +4,7 @@ package bulkhead
 type Snapshot struct {
 	Instance       string // the instance id
 	AvailableSlots int    // slots free now, 0..MaxConcurrent
-	MaxConcurrent  int    // the configured slots
+	MaxConcurrent  int    // the configured slots, in force now
 	Waiting        int    // calls queued for a slot
 }
 
@@ -22,17 +22,20 @@ var _ Handle = (*Bulkhead)(nil)
 // snapshots.
 func (b *Bulkhead) InstanceID() string { return b.events.ID }
 
-// Config returns the bulkhead's resolved configuration.
-func (b *Bulkhead) Config() Config { return b.cfg }
+// Config returns the configuration in force: the one the bulkhead was built with, or the
+// last one Reconfigure applied.
+func (b *Bulkhead) Config() Config { return b.cur.Load().cfg }
 
 // AvailableSlots returns how many slots are free now, from 0 to MaxConcurrent. A slot
-// being handed to a waiter may show as free for an instant. A disabled bulkhead reports
-// MaxConcurrent.
+// being handed to a waiter may show as free for an instant. After MaxConcurrent was
+// lowered, it is 0 until the calls in flight are fewer than the new limit. A disabled
+// bulkhead reports MaxConcurrent.
 func (b *Bulkhead) AvailableSlots() int {
+	n := int64(b.cur.Load().cfg.MaxConcurrent)
 	if !b.enabled {
-		return int(b.max)
+		return int(n)
 	}
-	return int(min(max(b.free.Load(), 0), b.max))
+	return int(min(max(b.free.Load(), 0), n))
 }
 
 // Waiting returns how many calls are queued for a slot now (0 on a disabled bulkhead).
@@ -42,5 +45,5 @@ func (b *Bulkhead) Waiting() int { return int(b.queued.Load()) }
 // fields are read one after another, without a lock: under load they may not add up.
 func (b *Bulkhead) Snapshot() Snapshot {
 	return Snapshot{Instance: b.events.ID, AvailableSlots: b.AvailableSlots(),
-		MaxConcurrent: int(b.max), Waiting: b.Waiting()}
+		MaxConcurrent: b.cur.Load().cfg.MaxConcurrent, Waiting: b.Waiting()}
 }

@@ -27,24 +27,20 @@ const (
 	showTrials
 )
 
-// Breaker is a circuit breaker. It is safe for concurrent use; its configuration is fixed
-// when it is built. *Breaker implements Handle.
+// Breaker is a circuit breaker. It is safe for concurrent use. Its configuration can
+// change while it runs (Reconfigure), but for its sliding window's type. *Breaker
+// implements Handle.
 type Breaker struct {
 	// Read-only after New.
-	cfg           Config
-	clk           clock.Clock
-	system        bool // the clock is clock.System(): read it without an interface call
-	events        kind.Events
-	rej           rejections
-	initial       State // Closed, or Disabled when built with Enabled(false)
-	minCalls      int   // effective MinimumCalls
-	permitted     int
-	waitInOpen    int64
-	maxHalfOpen   int64 // MaxWaitInHalfOpen
-	slowThreshold int64
-	failureRate   float64
-	slowRate      float64
-	cls           kind.Classifier
+	clk      clock.Clock
+	system   bool // the clock is clock.System(): read it without an interface call
+	events   kind.Events
+	rej      rejections
+	recordIf *kind.Predicate // RecordIf's predicate, not part of Config; nil: none
+
+	// cur is the configuration in force, with what the breaker derives from it; replaced
+	// whole by Reconfigure, under mu.
+	cur atomic.Pointer[rules]
 
 	_ [64]byte // a whole 64-byte cache line between the read-only fields and word
 	// word is the state (low stateBits bits) and a generation counter (the rest), moved on
@@ -75,6 +71,42 @@ type Breaker struct {
 	pubMu sync.Mutex
 }
 
+// rules is a configuration in force and what the breaker derives from it. It is
+// read-only once stored: a call admitted under it classifies its outcome by it (its error
+// lists and SlowCallThreshold), while the rates are compared with the thresholds of the
+// rules in force when the outcome is recorded.
+type rules struct {
+	cfg           Config
+	cls           kind.Classifier
+	initial       State // Closed, or Disabled when cfg.Disabled
+	minCalls      int   // effective MinimumCalls
+	permitted     int
+	waitInOpen    int64
+	maxHalfOpen   int64 // MaxWaitInHalfOpen
+	slowThreshold int64
+	failureRate   float64
+	slowRate      float64
+}
+
+func newRules(c Config, recordIf *kind.Predicate) *rules {
+	r := &rules{
+		cfg:           c,
+		cls:           kind.Classifier{Include: c.RecordOn, Exclude: c.IgnoreOn, If: recordIf},
+		initial:       Closed,
+		minCalls:      c.minimumCalls(),
+		permitted:     c.PermittedInHalfOpen,
+		waitInOpen:    int64(c.WaitInOpen),
+		maxHalfOpen:   int64(c.MaxWaitInHalfOpen),
+		slowThreshold: int64(c.SlowCallThreshold),
+		failureRate:   c.FailureRateThreshold,
+		slowRate:      c.SlowCallRateThreshold,
+	}
+	if c.Disabled {
+		r.initial = Disabled
+	}
+	return r
+}
+
 // New builds a breaker from opts on top of DefaultConfig. An invalid configuration
 // returns a *policy.ConfigError (see Config.Validate): R4C-ATR-007 for a percentage
 // outside (0, 100], a count below 1, a window too large or a zero slowCallThreshold or
@@ -88,29 +120,22 @@ func build(s settings) (*Breaker, error) {
 	}
 	id := s.ID("circuitbreaker")
 	clk := s.ClockOrSystem()
+	r := newRules(s.Config, s.recordIf)
 	b := &Breaker{
-		cfg:           s.Config,
-		clk:           clk,
-		system:        clock.IsSystem(clk),
-		events:        s.EventsOf(id),
-		rej:           newRejections(id),
-		initial:       Closed,
-		minCalls:      s.minimumCalls(),
-		permitted:     s.PermittedInHalfOpen,
-		waitInOpen:    int64(s.WaitInOpen),
-		maxHalfOpen:   int64(s.MaxWaitInHalfOpen),
-		slowThreshold: int64(s.SlowCallThreshold),
-		failureRate:   s.FailureRateThreshold,
-		slowRate:      s.SlowCallRateThreshold,
-		cls:           kind.Classifier{Include: s.RecordOn, Exclude: s.IgnoreOn, If: s.recordIf},
-		win:           newWindow(s.SlidingWindowType, s.SlidingWindowSize),
-		shown:         showWindow,
+		clk:      clk,
+		system:   clock.IsSystem(clk),
+		events:   s.EventsOf(id),
+		rej:      newRejections(id),
+		recordIf: s.recordIf,
+		win:      newWindow(s.SlidingWindowType, s.SlidingWindowSize),
+		shown:    showWindow,
 	}
-	if s.Disabled {
-		b.initial, b.shown = Disabled, showNone
+	b.cur.Store(r)
+	if r.initial == Disabled {
+		b.shown = showNone
 	}
 	b.win.reset(b.now())
-	b.word.Store(uint64(b.initial))
+	b.word.Store(uint64(r.initial))
 	return b, nil
 }
 
@@ -118,8 +143,9 @@ func build(s settings) (*Breaker, error) {
 // snapshots.
 func (b *Breaker) InstanceID() string { return b.events.ID }
 
-// Config returns the breaker's resolved configuration.
-func (b *Breaker) Config() Config { return b.cfg }
+// Config returns the configuration in force: the one the breaker was built with, or the
+// last one Reconfigure applied.
+func (b *Breaker) Config() Config { return b.cur.Load().cfg }
 
 // State returns the current state. It takes no lock.
 func (b *Breaker) State() State { return State(b.word.Load() & stateMask) }
@@ -132,10 +158,13 @@ func (b *Breaker) now() int64 {
 	return int64(b.clk.Now())
 }
 
-// permit is a call's admission: the state word that admitted it and its start time.
+// permit is a call's admission: the state word that admitted it, its start time, and the
+// rules in force then, which classify its outcome (nil for a call admitted while
+// Disabled).
 type permit struct {
 	word  uint64
 	start int64
+	r     *rules
 }
 
 // acquire admits a call or returns the rejection (which the caller returns as is). Closed:
@@ -146,7 +175,7 @@ func (b *Breaker) acquire() (permit, *OpenError) {
 	w := b.word.Load()
 	switch State(w & stateMask) {
 	case Closed:
-		return permit{word: w, start: b.now()}, nil
+		return permit{word: w, start: b.now(), r: b.cur.Load()}, nil
 	case Disabled:
 		return permit{word: noRecord}, nil
 	case ForcedOpen:
@@ -176,10 +205,11 @@ func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
 	b.mu.Lock()
 	w := b.word.Load()
 	state := State(w & stateMask)
+	r := b.cur.Load()
 	switch state {
 	case Closed:
 		b.mu.Unlock()
-		return permit{word: w, start: now}, nil
+		return permit{word: w, start: now, r: r}, nil
 	case Disabled:
 		b.mu.Unlock()
 		return permit{word: noRecord}, nil
@@ -206,10 +236,10 @@ func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
 	}
 	// HalfOpen: a trial slot is free while admitted and completed trials are fewer than
 	// PermittedInHalfOpen.
-	if b.inFlight+b.trials.calls < b.permitted {
+	if b.inFlight+b.trials.calls < r.permitted {
 		b.inFlight++
 		b.unlockAndPublish(reopened, halfOpened)
-		return permit{word: w, start: now}, nil
+		return permit{word: w, start: now, r: r}, nil
 	}
 	b.unlockAndPublish(reopened, halfOpened)
 	b.rejected(b.rej.halfOpen, now, 0)
@@ -217,13 +247,13 @@ func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
 }
 
 // classify returns the outcome of a call that ended with (v, err) (without its slow
-// bit), or ignored = true for an error that counts as nothing. pred is RecordIf's
-// predicate for T, or nil.
-func classify[T any](b *Breaker, pred func(T, error) bool, v T, err error) (o outcome, ignored bool) {
-	if b.cls.Excluded(err) {
+// bit), or ignored = true for an error that counts as nothing, by the error lists of r.
+// pred is RecordIf's predicate for T, or nil.
+func classify[T any](r *rules, pred func(T, error) bool, v T, err error) (o outcome, ignored bool) {
+	if r.cls.Excluded(err) {
 		return 0, true
 	}
-	if kind.Counts(&b.cls, pred, v, err) {
+	if kind.Counts(&r.cls, pred, v, err) {
 		return failedBit, false
 	}
 	return 0, false
@@ -243,12 +273,12 @@ func onResult[T any](b *Breaker, pred func(T, error) bool, p permit, v T, err er
 				b.record(p, failedBit, false)
 			}
 		}()
-		o, ignored := classify(b, pred, v, err)
+		o, ignored := classify(p.r, pred, v, err)
 		classified = true
 		b.record(p, o, ignored)
 		return
 	}
-	o, ignored := classify(b, pred, v, err)
+	o, ignored := classify(p.r, pred, v, err)
 	b.record(p, o, ignored)
 }
 
@@ -260,7 +290,7 @@ func (b *Breaker) record(p permit, o outcome, ignored bool) {
 		return // nothing to count and no trial slot to give back
 	}
 	now := b.now()
-	if sat.Sub(time.Duration(now), time.Duration(p.start)) > time.Duration(b.slowThreshold) {
+	if sat.Sub(time.Duration(now), time.Duration(p.start)) > time.Duration(p.r.slowThreshold) {
 		o |= slowBit
 	}
 	if o == 0 && State(p.word&stateMask) == Closed && b.clean.Load() {
@@ -277,10 +307,11 @@ func (b *Breaker) record(p permit, o outcome, ignored bool) {
 		b.mu.Unlock() // the state that admitted the call is over
 		return
 	}
+	r := b.cur.Load() // the thresholds in force now
 	var tr transition
 	if State(p.word&stateMask) == Closed {
 		b.win.record(now, o)
-		if b.win.total.calls >= b.minCalls && b.exceeded(b.win.total) {
+		if b.win.total.calls >= r.minCalls && r.exceeded(b.win.total) {
 			tr = b.transitionLocked(Open, now)
 		} else {
 			b.setCleanLocked(b.win.clean())
@@ -293,23 +324,33 @@ func (b *Breaker) record(p permit, o outcome, ignored bool) {
 		b.inFlight--
 		if !ignored {
 			b.trials.add(o)
-			if b.trials.calls >= b.permitted {
-				to := Closed
-				if b.exceeded(b.trials) {
-					to = Open
-				}
-				tr = b.transitionLocked(to, now)
-			}
 		}
+		tr = b.decideLocked(r, now)
 	}
 	b.unlockAndPublish(tr, transition{})
 }
 
+// decideLocked ends, under mu, a half-open state whose trials are over: once no trial is
+// in flight and at least PermittedInHalfOpen have been recorded, their rates close the
+// breaker or open it again, at clock time now. While PermittedInHalfOpen is unchanged,
+// the trials recorded reach it only when none is in flight; after Reconfigure lowered it,
+// the trials still in flight are waited for and counted too.
+func (b *Breaker) decideLocked(r *rules, now int64) transition {
+	if b.inFlight > 0 || b.trials.calls < r.permitted {
+		return transition{}
+	}
+	to := Closed
+	if r.exceeded(b.trials) {
+		to = Open
+	}
+	return b.transitionLocked(to, now)
+}
+
 // exceeded reports whether c's failure rate or slow-call rate is at or above its
 // threshold. c holds at least one call.
-func (b *Breaker) exceeded(c counts) bool {
+func (r *rules) exceeded(c counts) bool {
 	failure, slow := c.rates(1)
-	return failure >= b.failureRate || slow >= b.slowRate
+	return failure >= r.failureRate || slow >= r.slowRate
 }
 
 // setCleanLocked sets the clean flag, under mu, writing it only when it changes (it
@@ -333,6 +374,7 @@ type transition struct {
 func (b *Breaker) transitionLocked(to State, now int64) transition {
 	w := b.word.Load()
 	from := State(w & stateMask)
+	r := b.cur.Load()
 	// Every transition clears the flag, before word changes: it holds only for the window
 	// of the current Closed state, and records set it again once a new window is full.
 	b.setCleanLocked(false)
@@ -342,11 +384,11 @@ func (b *Breaker) transitionLocked(to State, now int64) transition {
 		b.shown = showWindow
 	case Open:
 		// The snapshot keeps showing the counts that opened the breaker.
-		until := sat.Add(time.Duration(now), time.Duration(b.waitInOpen))
+		until := sat.Add(time.Duration(now), time.Duration(r.waitInOpen))
 		b.openUntil.Store(int64(until)) // before word: whoever sees Open sees its deadline
 	case HalfOpen:
 		b.trials, b.inFlight = counts{}, 0
-		b.halfOpenUntil = int64(sat.Add(time.Duration(now), time.Duration(b.maxHalfOpen)))
+		b.halfOpenUntil = int64(sat.Add(time.Duration(now), time.Duration(r.maxHalfOpen)))
 		b.shown = showTrials
 	case Disabled, ForcedOpen:
 		b.shown = showNone
@@ -396,12 +438,13 @@ func (b *Breaker) ForceOpen() { b.setState(ForcedOpen) }
 func (b *Breaker) Disable() { b.setState(Disabled) }
 
 // Reset returns the breaker to the closed state with an empty window (to the disabled
-// state if it was built with Enabled(false): the configuration decides). Calls in flight
-// are not recorded. Publishes a transition event if the state changes.
+// state if the configuration in force disables it: Enabled(false), or a Reconfigure with
+// Disabled). Calls in flight are not recorded. Publishes a transition event if the state
+// changes.
 func (b *Breaker) Reset() {
 	now := b.now()
 	b.mu.Lock()
-	b.unlockAndPublish(b.transitionLocked(b.initial, now), transition{})
+	b.unlockAndPublish(b.transitionLocked(b.cur.Load().initial, now), transition{})
 }
 
 func (b *Breaker) setState(to State) {
@@ -420,16 +463,17 @@ func (b *Breaker) setState(to State) {
 func (b *Breaker) Snapshot() Snapshot {
 	now := b.now()
 	b.mu.Lock()
+	r := b.cur.Load()
 	s := Snapshot{Instance: b.events.ID, State: b.State(), FailureRate: -1, SlowCallRate: -1}
 	var c counts
 	switch b.shown {
 	case showWindow:
 		b.win.slide(now)
 		c = b.win.total
-		s.FailureRate, s.SlowCallRate = c.rates(b.minCalls)
+		s.FailureRate, s.SlowCallRate = c.rates(r.minCalls)
 	case showTrials:
 		c = b.trials
-		s.FailureRate, s.SlowCallRate = c.rates(b.permitted)
+		s.FailureRate, s.SlowCallRate = c.rates(r.permitted)
 	}
 	s.NotPermittedCalls = int(b.notPermitted.Load())
 	b.mu.Unlock()

@@ -239,7 +239,7 @@ func TestCountWindowThroughBreakerMatchesNaive(t *testing.T) {
 				want.add(n)
 			}
 			require.Equal(t, want, f.counts(), "size %d, step %d", size, i)
-			shouldOpen := want.calls >= minCalls && f.b.exceeded(want)
+			shouldOpen := want.calls >= minCalls && f.b.cur.Load().exceeded(want)
 			if shouldOpen {
 				opens++
 				require.Equal(t, Open, f.b.State(), "size %d, step %d", size, i)

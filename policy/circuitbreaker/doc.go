@@ -30,8 +30,8 @@
 //     is recorded.
 //   - forced-open (ForcedOpen, set by ForceOpen): every call is rejected.
 //
-// Reset returns the breaker to closed with an empty window (to disabled if it was built
-// with Enabled(false)).
+// Reset returns the breaker to closed with an empty window (to disabled if its
+// configuration disables it: Enabled(false), or a Reconfigure with Disabled).
 //
 // # Outcomes
 //
@@ -82,6 +82,30 @@
 // years (the largest time.Duration) puts its deadline at the end of the clock's range,
 // and no deadline, wait or measured duration wraps around into a negative one.
 //
+// # Live reconfiguration
+//
+// Reconfigure replaces the configuration of a running breaker, atomically: a call reads
+// the configuration in force once, when it is admitted, and classifies its outcome by it
+// (its error lists and SlowCallThreshold), so a call in flight keeps the configuration it
+// started with; the rates are compared with the thresholds in force when an outcome is
+// recorded. Every setting changes live but the sliding window's type:
+//   - the thresholds (failure rate, slow-call rate), MinimumCalls and the error lists,
+//     from the next call or outcome; the window keeps its outcomes;
+//   - WaitInOpen and MaxWaitInHalfOpen, from the next transition: a breaker already open
+//     or half-open keeps the deadline it was given;
+//   - PermittedInHalfOpen, from the next call (lowered while half-open, the trials in
+//     flight are waited for, and the trials recorded then decide);
+//   - SlidingWindowSize, at once, keeping the most recent outcomes that fit;
+//   - enabled, at once: the breaker goes to its new initial state, as Reset does.
+//
+// SlidingWindowType cannot change on a running breaker (its window's outcomes cannot be
+// converted from calls to seconds or back): Reconfigure refuses it with R4C-REG-012 and
+// changes nothing. An invalid configuration is refused with the error New would return
+// and changes nothing. A change publishes a ConfigChanged event naming the attributes
+// that changed, by their configuration names; a configuration equal to the one in force
+// publishes nothing. CheckReconfigure checks a configuration the same way without
+// applying it.
+//
 // # Composition
 //
 // In the default order the breaker sits inside the retry and outside the rate limiter:
@@ -98,8 +122,8 @@
 //
 // # Cost
 //
-// An admitted call reads the clock twice (its duration) and takes the breaker's mutex
-// once, to record its outcome in a small ring; a rejected call reads the clock at most
+// An admitted call reads the clock twice (its duration), loads the configuration in
+// force once, and takes the breaker's mutex once, to record its outcome in a small ring; a rejected call reads the clock at most
 // once and takes no lock while the breaker stays open. Neither allocates. One case skips
 // the mutex: a call that succeeded without being slow, while a count-based window is full
 // of such calls, changes nothing (it would replace one success by another and the rates

@@ -37,14 +37,17 @@ func (t WindowType) String() string {
 // for a time-based one): the window's memory is allocated when the breaker is built.
 const MaxWindowSize = 1_000_000
 
-// Config is a breaker's resolved configuration, validated once when the breaker is built.
-// Its zero value is not valid (its thresholds are 0): start from DefaultConfig.
+// Config is a breaker's resolved configuration, validated when the breaker is built and
+// when Reconfigure replaces it. Its zero value is not valid (its thresholds are 0): start
+// from DefaultConfig. Every setting but SlidingWindowType can change on a running breaker
+// (see Reconfigure).
 type Config struct {
 	// FailureRateThreshold is the failure rate, in percent, at or above which the breaker
 	// opens. In (0, 100]. Default 50.
 	FailureRateThreshold float64
 	// SlidingWindowType says whether SlidingWindowSize counts calls or seconds. Default
-	// CountBased. The configuration key takes COUNT_BASED or TIME_BASED.
+	// CountBased. The configuration key takes COUNT_BASED or TIME_BASED. It cannot change
+	// on a running breaker: Reconfigure refuses a change with R4C-REG-012.
 	SlidingWindowType WindowType
 	// SlidingWindowSize is the closed-state window: the last n calls (CountBased) or the
 	// calls of the last n seconds (TimeBased). In [1, MaxWindowSize]. Default 100.
@@ -81,8 +84,9 @@ type Config struct {
 	// is a failure.
 	RecordOn []error
 	// Disabled true makes the breaker start in the disabled state: every call passes and
-	// nothing is recorded. Default false: the zero value is enabled. The configuration key
-	// is circuitBreaker.enabled.
+	// nothing is recorded; Reset returns to it. Default false: the zero value is enabled.
+	// The configuration key is circuitBreaker.enabled. Changed by Reconfigure, it moves
+	// the breaker to its new initial state at once, as Reset does.
 	Disabled bool
 }
 
@@ -195,7 +199,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of: func(p kind.Instance) any {
 		b := p.(*Breaker)
-		return kind.Shared[Config]{Config: b.cfg, If: b.cls.If}
+		return kind.Shared[Config]{Config: b.Config(), If: b.recordIf}
 	},
 	State:  func(p kind.Instance) any { return p.(*Breaker).Snapshot() },
 	Result: func(s *settings) reflect.Type { return s.recordIf.ResultType() },
@@ -324,13 +328,14 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // OnEvent sets the listener of the breaker's events: CircuitBreakerTransition (From and
 // To are the states' String forms, e.g. "closed" and "open"; At is the clock time of the
 // transition: for half-open→open after MaxWaitInHalfOpen, the instant the breaker gave
-// up on its trials, which may be before the call that found it out) and
+// up on its trials, which may be before the call that found it out),
 // CircuitBreakerRejected (Err is the rejection; RetryAfter is, in the open state, the
 // time left before a call may go half-open, and 0 when forced open or half-open with
-// every trial taken). Admitted calls, and calls refused because their context was nil or
-// done, publish nothing. Default none: nothing is published.
-// A registry adds its own listeners. Transition events reach the listener in the order of the transitions:
-// while one runs, the next transition waits. A listener may read State and Snapshot, but
-// must not make the breaker change state (ForceOpen, Disable, Reset, or calls through
-// it), which would wait for itself.
+// every trial taken) and ConfigChanged (Reconfigure changed the configuration; Changed
+// names the attributes). Admitted calls, and calls refused because their context was nil
+// or done, publish nothing. Default none: nothing is published. A registry adds its own
+// listeners. Transition and ConfigChanged events reach the listener in the order of the
+// changes: while one runs, the next change waits. A listener may read State, Snapshot and
+// Config, but must not make the breaker change state or configuration (ForceOpen,
+// Disable, Reset, Reconfigure, or calls through it), which would wait for itself.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

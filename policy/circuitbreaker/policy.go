@@ -27,7 +27,7 @@ func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 // event is published; the call returns ctx's error (policy.ErrNilContext for a nil ctx)
 // as is.
 func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
-	pred := kind.For[T](b.cls.If)
+	pred := kind.For[T](b.recordIf)
 	return func(ctx context.Context, a A) (T, error) {
 		if err := policy.ContextErr(ctx); err != nil {
 			var zero T
@@ -77,7 +77,7 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	open, forcedOpen, halfOpen :=
 		async.Failed[T](b.rej.open), async.Failed[T](b.rej.forcedOpen), async.Failed[T](b.rej.halfOpen)
-	pred := kind.For[T](b.cls.If)
+	pred := kind.For[T](b.recordIf)
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if err := policy.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)

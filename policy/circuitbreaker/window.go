@@ -27,6 +27,12 @@ func (c *counts) sub(o outcome) {
 	c.slow -= int(o&slowBit) >> 1
 }
 
+func (c *counts) addCounts(d counts) {
+	c.calls += d.calls
+	c.failed += d.failed
+	c.slow += d.slow
+}
+
 func (c *counts) subCounts(d counts) {
 	c.calls -= d.calls
 	c.failed -= d.failed
@@ -137,4 +143,32 @@ func (w *window) reset(now int64) {
 		clear(w.buckets)
 		w.latest = second(now)
 	}
+}
+
+// resize makes the window hold size calls (count-based) or seconds (time-based), keeping
+// the most recent outcomes that fit: the last min(held, size) calls, oldest first, or the
+// buckets of the last min(old size, size) seconds up to the newest one. It allocates the
+// new ring.
+func (w *window) resize(size int) {
+	var total counts
+	if w.timeBased {
+		buckets := make([]counts, size)
+		old, n := int64(w.size), int64(size)
+		for s := max(w.latest-min(old, n)+1, 0); s <= w.latest; s++ {
+			b := w.buckets[s%old]
+			buckets[s%n] = b
+			total.addCounts(b)
+		}
+		w.buckets, w.total, w.size = buckets, total, size
+		return
+	}
+	kept := min(w.total.calls, size)
+	ring := make([]outcome, size)
+	for i := range kept {
+		o := w.ring[(w.head-kept+i+w.size)%w.size]
+		ring[i] = o
+		total.add(o)
+	}
+	w.ring, w.total, w.size = ring, total, size
+	w.head = kept % size
 }

@@ -12,7 +12,8 @@ import (
 
 // DecorateAsyncFunc returns next bounded by t, for calls that return a future. Each call
 // starts next at once, with a context derived from ctx that ends at the deadline,
-// Duration from now on t's clock, and returns a future that:
+// Duration from now on t's clock (the Duration in force when the call starts: a
+// Reconfigure during the call does not move its deadline), and returns a future that:
 //   - completes with next's result if next's future completes before the deadline; the
 //     deadline's timer is then stopped at once (a manual clock's PendingTasks drops);
 //   - fails with t's *TimeoutError (matching ErrTimeout and context.DeadlineExceeded) at
@@ -32,20 +33,25 @@ import (
 //
 // Cancelling the returned future stops the timer, ends next's context and cancels next's
 // future; Cancel reports what that inner Cancel reports (true only if next's work had not
-// started, e.g. it was still queued in a bulkhead). A disabled timeout lets every call
-// through to next, but for a nil or done ctx, whose error it returns as is.
+// started, e.g. it was still queued in a bulkhead). A call that starts while t is
+// disabled gets next's own future, without a deadline (a nil one is a future failed with
+// async.ErrNilFuture), but for a nil or done ctx, whose error it returns as is.
 func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
-	if !t.enabled {
-		return policy.GuardAsync(next)
-	}
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if err := policy.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
-		c := &asyncCall[T]{t: t, ctx: newClockCtx(ctx, t)}
+		l := t.cur.Load()
+		if l.cfg.Disabled {
+			if f := next(ctx, a); f != nil {
+				return f
+			}
+			return async.Failed[T](async.ErrNilFuture)
+		}
+		c := &asyncCall[T]{l: l, ctx: newClockCtx(ctx, l)}
 		fut, complete := async.NewCancelablePromise[T](c.cancel)
 		c.complete = complete
-		c.timer = t.clk.AfterFunc(t.d, c.expire)
+		c.timer = t.clk.AfterFunc(l.cfg.Duration, c.expire)
 		inner := next(c.ctx, a)
 		c.mu.Lock()
 		c.inner = inner
@@ -69,7 +75,7 @@ const (
 
 type asyncCall[T any] struct {
 	state    atomic.Int32
-	t        *Timeout
+	l        *limit // the configuration in force when the call started, and its timeout
 	ctx      *clockCtx
 	timer    clock.Timer // set before next runs; read only after the call is over
 	complete func(T, error)
@@ -93,9 +99,9 @@ func (c *asyncCall[T]) expire() {
 	if !c.state.CompareAndSwap(running, over) {
 		return
 	}
-	c.t.publish()
+	c.l.publish()
 	var zero T
-	c.complete(zero, c.t.err)
+	c.complete(zero, c.l.err)
 	c.mu.Lock()
 	inner := c.inner
 	c.mu.Unlock()

@@ -28,13 +28,14 @@ type clockCtx struct {
 	err             *TimeoutError
 }
 
-func newClockCtx(parent context.Context, t *Timeout) *clockCtx {
+// newClockCtx returns the context of a call that starts now under l.
+func newClockCtx(parent context.Context, l *limit) *clockCtx {
 	inner, cancel := context.WithCancelCause(parent)
-	deadline := time.Now().Add(t.d)
+	deadline := time.Now().Add(l.cfg.Duration)
 	if pd, ok := parent.Deadline(); ok && pd.Before(deadline) {
 		deadline = pd
 	}
-	return &clockCtx{Context: inner, cancel: cancel, deadline: deadline, err: t.err}
+	return &clockCtx{Context: inner, cancel: cancel, deadline: deadline, err: l.err}
 }
 
 // expire ends the context at its deadline. It runs on the clock's timer.

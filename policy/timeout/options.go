@@ -8,15 +8,19 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Config is a timeout's resolved configuration, validated once when the timeout is built.
-// Two identical option sets give configurations equal under reflect.DeepEqual.
+// Config is a timeout's resolved configuration, validated when the timeout is built and
+// when Reconfigure replaces it. Two identical option sets give configurations equal
+// under reflect.DeepEqual.
 type Config struct {
 	// Duration is how long a call may run, measured on the policy's clock from the moment
 	// the call enters the timeout layer. Positive. Default none: New takes it as its first
-	// argument, a registry sets it from the spec or from the key timeout.duration.
+	// argument, a registry sets it from the spec or from the key timeout.duration. It
+	// can change on a running timeout (Reconfigure), for the calls that start after the
+	// change.
 	Duration time.Duration
 	// Disabled true lets every call run without a deadline. Default false: the zero value
-	// is enabled. The configuration key is timeout.enabled.
+	// is enabled. The configuration key is timeout.enabled. It can change on a running
+	// timeout (Reconfigure), for the calls that start after the change.
 	Disabled bool
 }
 
@@ -59,7 +63,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Config:   func(s *settings) any { return s.Config },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
 	Validate: func(s *settings) error { return s.Config.Validate() },
-	Of:       func(p kind.Instance) any { return p.(*Timeout).cfg },
+	Of:       func(p kind.Instance) any { return p.(*Timeout).Config() },
 }
 
 func init() { kind.Register(descriptor) }
@@ -100,6 +104,7 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // else "timeout".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the timeout's TimeoutExceeded events. Default none:
-// nothing is published. A registry adds its own listeners.
+// OnEvent sets the listener of the timeout's events: TimeoutExceeded, and
+// ConfigChanged when Reconfigure changes its configuration. Default none: nothing is
+// published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -29,12 +29,27 @@
 //
 // Defaults: Enabled true; Duration has no default and must be positive.
 //
-// The timeout's error, a *TimeoutError, is made once per instance: timing out allocates
-// no error. It matches ErrTimeout and context.DeadlineExceeded.
+// # Live reconfiguration
+//
+// Reconfigure replaces the configuration of a running timeout: its Duration and whether
+// it is enabled both change live, for the calls that start after it returns; a call
+// already running keeps the deadline, and the error, it started with. Each call reads the
+// configuration in force once, as it starts, so it never sees half of a change. An
+// invalid configuration is refused with the error New would return and changes nothing.
+// A change publishes a ConfigChanged event naming the attributes that changed
+// ("duration", "enabled"); a configuration equal to the one in force publishes nothing.
+// CheckReconfigure validates a configuration the same way without applying it.
+//
+// The timeout's error, a *TimeoutError, is made once per instance and configured
+// Duration (when it is built, and again when Reconfigure changes the Duration): timing
+// out allocates no error. It matches ErrTimeout and context.DeadlineExceeded.
 package timeout
 
 import (
 	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
@@ -42,16 +57,23 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Timeout bounds how long calls may run. It is safe for concurrent use; its configuration
-// is fixed when it is built. It holds no per-call state: every call has its own deadline.
+// Timeout bounds how long calls may run. It is safe for concurrent use. Its configuration
+// can change while it runs (Reconfigure): each call is bounded by the configuration in
+// force when it starts. It holds no per-call state: every call has its own deadline.
 type Timeout struct {
-	d       time.Duration
-	enabled bool
-	system  bool // the clock is clock.System(): let the runtime's context timer do the work
-	clk     clock.Clock
-	cfg     Config
-	events  kind.Events
-	err     *TimeoutError
+	system bool // the clock is clock.System(): let the runtime's context timer do the work
+	clk    clock.Clock
+	events kind.Events
+	cur    atomic.Pointer[limit] // the configuration in force, replaced whole by Reconfigure
+	mu     sync.Mutex            // serializes Reconfigure
+}
+
+// limit is a configuration in force. It is read-only once stored: the calls that start
+// under it keep it to their end.
+type limit struct {
+	cfg Config
+	err *TimeoutError // the error of the calls that run past cfg.Duration
+	t   *Timeout      // the timeout it is in force for
 }
 
 // New builds a timeout of d (positive) with opts. An invalid configuration returns a
@@ -67,29 +89,81 @@ func build(s settings) (*Timeout, error) {
 	}
 	id := s.ID("timeout")
 	clk := s.ClockOrSystem()
-	return &Timeout{
-		d:       s.Duration,
-		enabled: !s.Disabled,
-		system:  clock.IsSystem(clk),
-		clk:     clk,
-		cfg:     s.Config,
-		events:  s.EventsOf(id),
-		err:     newTimeoutError(id, s.Duration),
-	}, nil
+	t := &Timeout{
+		system: clock.IsSystem(clk),
+		clk:    clk,
+		events: s.EventsOf(id),
+	}
+	t.cur.Store(&limit{cfg: s.Config, err: newTimeoutError(id, s.Duration), t: t})
+	return t, nil
 }
 
 // InstanceID returns the timeout's id, which names it in its events and its error.
 func (t *Timeout) InstanceID() string { return t.events.ID }
 
-// Config returns the timeout's resolved configuration.
-func (t *Timeout) Config() Config { return t.cfg }
+// Config returns the configuration in force: the one the timeout was built with, or the
+// last one Reconfigure applied.
+func (t *Timeout) Config() Config { return t.cur.Load().cfg }
 
 // Clock returns the timeout's time source.
 func (t *Timeout) Clock() clock.Clock { return t.clk }
 
-// Err returns the timeout's one error (a *TimeoutError matching ErrTimeout and
-// context.DeadlineExceeded).
-func (t *Timeout) Err() error { return t.err }
+// Err returns the error of the calls that run past the Duration in force (a
+// *TimeoutError matching ErrTimeout and context.DeadlineExceeded). It is the same error
+// for every such call until Reconfigure changes the Duration.
+func (t *Timeout) Err() error { return t.cur.Load().err }
+
+// Reconfigure applies c to the running timeout, for the calls that start after it
+// returns; calls already running keep the Duration (and the error) they started with.
+// Both settings change live: Duration, and Disabled (a call that starts while the
+// timeout is disabled runs without a deadline). c is validated as New validates it: an
+// invalid c returns the same *policy.ConfigError (R4C-ATR-004 for a negative Duration,
+// R4C-ATR-007 for a zero one) and changes nothing. When c differs from the configuration
+// in force, a ConfigChanged event is published, whose Changed lists the attributes that
+// changed, sorted ("duration", "enabled"); when it is equal, nothing is published. It is
+// safe for concurrent use, with calls and with other Reconfigures (which apply one after
+// the other). The event listener must not call Reconfigure.
+func (t *Timeout) Reconfigure(c Config) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := t.cur.Load()
+	changed, err := changes(old.cfg, c)
+	if err != nil || len(changed) == 0 {
+		return err
+	}
+	l := &limit{cfg: c, err: old.err, t: t}
+	if c.Duration != old.cfg.Duration {
+		l.err = newTimeoutError(t.events.ID, c.Duration)
+	}
+	t.cur.Store(l)
+	t.events.Publish(policy.Event{Kind: policy.ConfigChanged, Changed: changed})
+	return nil
+}
+
+// CheckReconfigure reports the error Reconfigure would return for c, without applying
+// it: nil, or the *policy.ConfigError of an invalid c. Every setting of a timeout can
+// change live, so it never returns R4C-REG-012. Safe for concurrent use.
+func (t *Timeout) CheckReconfigure(c Config) error {
+	_, err := changes(t.cur.Load().cfg, c)
+	return err
+}
+
+// changes validates c and returns the attribute names of the settings in which it
+// differs from old, sorted.
+func changes(old, c Config) ([]string, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	var changed []string
+	if c.Duration != old.Duration {
+		changed = append(changed, "duration")
+	}
+	if c.Disabled != old.Disabled {
+		changed = append(changed, "enabled")
+	}
+	slices.Sort(changed)
+	return changed, nil
+}
 
 // NewPolicy returns t as a policy of layer LayerTimeout, for calls returning T.
 func NewPolicy[T any](t *Timeout) policy.Policy[T] {
@@ -98,7 +172,8 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 
 // DecorateFunc returns next bounded by t. Each call runs next on the caller's goroutine
 // with a context derived from ctx that ends at the deadline, Duration from now on t's
-// clock:
+// clock (the Duration in force when the call starts: a Reconfigure during the call does
+// not move its deadline):
 //   - next returns before the deadline: its result is returned as is, and the deadline's
 //     timer is stopped at once;
 //   - the deadline passes first: the call returns the zero T and t's *TimeoutError
@@ -116,23 +191,24 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 // (policy.ErrNilContext for a nil ctx) as is.
 //
 // Each call allocates its context and timer (as context.WithTimeout does); nothing else. A
-// disabled timeout lets every call through to next, but for a nil or done ctx, whose error
-// it returns as is.
+// call that starts while t is disabled runs next as is, without a deadline, but for a nil
+// or done ctx, whose error it returns as is.
 func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T] {
-	if !t.enabled {
-		return policy.Guard(next)
-	}
 	if t.system {
 		return func(ctx context.Context, a A) (T, error) {
 			if err := policy.ContextErr(ctx); err != nil {
 				var zero T
 				return zero, err
 			}
-			cctx, cancel := context.WithTimeoutCause(ctx, t.d, t.err)
+			l := t.cur.Load()
+			if l.cfg.Disabled {
+				return next(ctx, a)
+			}
+			cctx, cancel := context.WithTimeoutCause(ctx, l.cfg.Duration, l.err)
 			v, err := next(cctx, a)
 			cancel()
-			if context.Cause(cctx) == error(t.err) {
-				return timedOut[T](t)
+			if context.Cause(cctx) == error(l.err) {
+				return timedOut[T](l)
 			}
 			return v, err
 		}
@@ -142,25 +218,30 @@ func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T
 			var zero T
 			return zero, err
 		}
-		c := newClockCtx(ctx, t)
-		timer := t.clk.AfterFunc(t.d, c.expire)
+		l := t.cur.Load()
+		if l.cfg.Disabled {
+			return next(ctx, a)
+		}
+		c := newClockCtx(ctx, l)
+		timer := t.clk.AfterFunc(l.cfg.Duration, c.expire)
 		v, err := next(c, a)
 		timer.Stop()
 		c.cancel(context.Canceled) // no effect if the deadline ended it first
 		if c.expired() {
-			return timedOut[T](t)
+			return timedOut[T](l)
 		}
 		return v, err
 	}
 }
 
-// timedOut discards the result of a call that ran past its deadline.
-func timedOut[T any](t *Timeout) (T, error) {
-	t.publish()
+// timedOut discards the result of a call that ran past its deadline, under l.
+func timedOut[T any](l *limit) (T, error) {
+	l.publish()
 	var zero T
-	return zero, t.err
+	return zero, l.err
 }
 
-func (t *Timeout) publish() {
-	t.events.Publish(policy.Event{Kind: policy.TimeoutExceeded, Timeout: t.d, Err: t.err})
+// publish publishes the TimeoutExceeded event of a call that ran past its deadline, under l.
+func (l *limit) publish() {
+	l.t.events.Publish(policy.Event{Kind: policy.TimeoutExceeded, Timeout: l.cfg.Duration, Err: l.err})
 }
