@@ -51,7 +51,12 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 	ordered := false
 	seen := map[policy.Layer]bool{}
 	var layers []Spec
+	waitPermits := false // RetryWaitsForPermit was given
 	for _, s := range specs {
+		if _, ok := s.(permitSpec); ok {
+			waitPermits = true
+			continue
+		}
 		if o, ok := s.(orderSpec); ok {
 			if ordered {
 				return nil, policy.Errorf(policy.CodeBadOrder, "order", orderString(o), "the order is given twice")
@@ -96,6 +101,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 	if err != nil {
 		return nil, err
 	}
+	bindPermits(parts, waitPermits)
 	for _, p := range parts {
 		if p.user || slices.Contains(decorated, p.layer) {
 			continue

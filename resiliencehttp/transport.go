@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -75,6 +76,16 @@ type Transport struct {
 // the round trip up to the response's headers, not the reading of its body. Use this package's CircuitBreaker spec for a
 // breaker that counts 5xx but not 4xx responses.
 //
+// The transport never sends an attempt before its client rate limiter's permit is due,
+// and does not spend its retries on its own limiter: when the limiter refuses an attempt,
+// the retry waits until the limiter's next permit (or its own delay, if longer) before the
+// next one, whatever the retry's waitForPermit setting (the composition is built with
+// resilience.RetryWaitsForPermit). With a limiter of 1 request per second and a retry
+// delay of 100ms, a request made just after another is refused once and sent 1s after
+// the first, where it would otherwise be refused at 0, 100ms and 200ms and fail. Only the
+// transport's own limiter counts: a rate limiter of another composition is waited on as
+// any other error.
+//
 // Its errors are resilience.Wrap1's (*policy.ConfigError with the policies' R4C codes).
 func NewTransport(r *resilience.Registry, id string, next http.RoundTripper, specs ...resilience.Spec) (*Transport, error) {
 	return TransportConfig{}.NewTransport(r, id, next, specs...)
@@ -116,6 +127,9 @@ func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next ht
 	case c.MaxBufferedBody < 0:
 		t.maxBuffered = 0
 	}
+	// The retry waits for the client limiter's next permit rather than spend its attempts
+	// on the limiter's refusals.
+	specs = append(slices.Clip(specs), resilience.RetryWaitsForPermit())
 	call, err := resilience.Wrap1(r, id, t.attempt, specs...)
 	if err != nil {
 		return nil, err

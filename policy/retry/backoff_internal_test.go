@@ -76,8 +76,8 @@ func FuzzBackoff(f *testing.F) {
 		if w < 0 {
 			t.Fatalf("jittered(%v, %v, %v) = %v", b, c.Jitter, u, w)
 		}
-		r := &Retry{cfg: c, rnd: rand.New(rand.NewPCG(uint64(delay), math.Float64bits(u)))}
-		rw := r.wait(n)
+		r := &Retry{core: &core{rnd: rand.New(rand.NewPCG(uint64(delay), math.Float64bits(u)))}}
+		rw := r.wait(&c, n)
 		if rw < 0 {
 			t.Fatalf("wait(%d) of %+v = %v", n, c, rw)
 		}

@@ -3,6 +3,7 @@ package retry_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
@@ -86,5 +87,25 @@ func BenchmarkAsyncRetried(b *testing.B) {
 		if _, done, _ := f.Result(); !done {
 			b.Fatal("not done")
 		}
+	}
+}
+
+// Three attempts, the first two refused by a rate limiter (policy.Throttled) whose next
+// permit sets the wait (WaitForPermit), on a manual clock.
+func BenchmarkWaitForPermit(b *testing.B) {
+	r := benchRetry(b, retry.WithClock(clock.NewManual()), retry.WaitForPermit(true))
+	rej := &throttled{id: "api", next: time.Second, ok: true}
+	n := 0
+	call := retry.DecorateFunc(r.PermitsFrom(retry.PermitSource{Limiter: "api"}), func(context.Context, struct{}) (int, error) {
+		n++
+		if n%3 != 0 {
+			return 0, rej
+		}
+		return 1, nil
+	})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = call(ctx, struct{}{})
 	}
 }

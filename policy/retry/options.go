@@ -13,10 +13,11 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Config is a retry's resolved configuration, validated once when the retry is built.
-// Its zero value is not valid (MaxAttempts 0): start from DefaultConfig. Identical option
-// sets give configurations equal under reflect.DeepEqual (error lists hold the same
-// sentinel values, the random source the same value).
+// Config is a retry's resolved configuration, validated when the retry is built and when
+// Reconfigure replaces it. Its zero value is not valid (MaxAttempts 0): start from
+// DefaultConfig. Identical option sets give configurations equal under
+// reflect.DeepEqual (error lists hold the same sentinel values, the random source the
+// same value).
 type Config struct {
 	// MaxAttempts is the total number of attempts, the first included; 1 means no retry.
 	// At least 1. Default 3.
@@ -32,6 +33,16 @@ type Config struct {
 	// Jitter randomises each wait: it is drawn uniformly from wait·(1±Jitter), after the
 	// cap. Between 0 and 1. Default 0, no jitter.
 	Jitter float64
+	// WaitForPermit true makes the wait after an attempt that a rate limiter refused (an
+	// error that is a policy.Throttled, found with errors.As) at least the time until that
+	// limiter's next permit, read from the error when the wait starts: the next attempt
+	// never arrives before the permit it needs. Only the rejections of the retry's own
+	// rate limiter count, in a composition of package resilience (see PermitsFrom); a
+	// retry used on its own counts every one. A rejection that cannot tell the time (a
+	// per-key limiter's), or that comes from another limiter, leaves the wait as it is.
+	// Default false: a rejection is waited on like any other error. The configuration key
+	// is retry.waitForPermit.
+	WaitForPermit bool
 	// RetryOn lists the errors that are retried, matched with errors.Is. Default empty:
 	// every error. Set in code only: no configuration key sets it.
 	RetryOn []error
@@ -48,7 +59,8 @@ type Config struct {
 }
 
 // DefaultConfig returns the built-in defaults: 3 attempts, 500ms between them, constant
-// delay (multiplier 1), no cap, no jitter, every error retried, enabled.
+// delay (multiplier 1), no cap, no jitter, no wait for a rate limiter's permit, every
+// error retried, enabled.
 func DefaultConfig() Config {
 	return Config{MaxAttempts: 3, Delay: 500 * time.Millisecond, Multiplier: 1}
 }
@@ -117,6 +129,7 @@ var descriptor = &kind.Descriptor[settings]{
 		kind.FloatAttr("multiplier", func(s *settings) *float64 { return &s.Multiplier }),
 		kind.DurationAttr("maxDelay", func(s *settings) *time.Duration { return &s.MaxDelay }),
 		kind.FloatAttr("jitter", func(s *settings) *float64 { return &s.Jitter }),
+		kind.BoolAttr("waitForPermit", func(s *settings) *bool { return &s.WaitForPermit }),
 		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
@@ -126,7 +139,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of: func(p kind.Instance) any {
 		r := p.(*Retry)
-		return kind.Shared[Config]{Config: r.cfg, If: r.cls.If}
+		return kind.Shared[Config]{Config: r.Config(), If: r.cls.If}
 	},
 	Result: func(s *settings) reflect.Type { return s.retryIf.ResultType() },
 }
@@ -167,6 +180,13 @@ func MaxDelay(d time.Duration) Option { return func(s *settings) { s.MaxDelay = 
 // Jitter randomises each wait uniformly within wait·(1±f), after the cap. Default 0,
 // none. Outside [0, 1] fails with R4C-ATR-007.
 func Jitter(f float64) Option { return func(s *settings) { s.Jitter = f } }
+
+// WaitForPermit true makes the wait after an attempt that the retry's rate limiter
+// refused last at least until that limiter's next permit, so that the next attempt finds
+// it (see Config.WaitForPermit): with a limiter of 1 permit per second whose permit was
+// just taken, a retry with a 100ms delay attempts again after 1s, not after 100ms. An
+// error that sets its own wait (policy.RetryAfter) keeps it. Default false.
+func WaitForPermit(on bool) Option { return func(s *settings) { s.WaitForPermit = on } }
 
 // RetryOn adds errors to retry, matched with errors.Is. Default empty: every error is
 // retried. Each call adds to the list. AbortOn wins over it, and an error that must never

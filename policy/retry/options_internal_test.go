@@ -15,7 +15,7 @@ import (
 func TestDescriptor(t *testing.T) {
 	assert.Equal(t, policy.LayerRetry, descriptor.Layer())
 	assert.Equal(t, "retry", descriptor.Table().Segment)
-	assert.Equal(t, []string{"maxAttempts", "delay", "multiplier", "maxDelay", "jitter", "enabled"}, descriptor.Attributes())
+	assert.Equal(t, []string{"maxAttempts", "delay", "multiplier", "maxDelay", "jitter", "waitForPermit", "enabled"}, descriptor.Attributes())
 	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
 	k, ok := kind.Lookup(policy.LayerRetry)
 	require.True(t, ok, "registered")
@@ -26,12 +26,13 @@ func TestConfigSet(t *testing.T) {
 	table := descriptor.Table()
 	s := defaults()
 	for attr, value := range map[string]string{
-		"maxAttempts": "5", "delay": "250ms", "multiplier": "1.5", "maxDelay": "2s", "jitter": "0.25", "enabled": "FALSE",
+		"maxAttempts": "5", "delay": "250ms", "multiplier": "1.5", "maxDelay": "2s", "jitter": "0.25", "waitForPermit": "True",
+		"enabled": "FALSE",
 	} {
 		require.NoError(t, table.Set(&s, attr, value), attr)
 	}
 	assert.Equal(t, Config{MaxAttempts: 5, Delay: 250 * time.Millisecond, Multiplier: 1.5,
-		MaxDelay: 2 * time.Second, Jitter: 0.25, Disabled: true}, s.Config)
+		MaxDelay: 2 * time.Second, Jitter: 0.25, WaitForPermit: true, Disabled: true}, s.Config)
 	require.NoError(t, table.Set(&s, "enabled", " true "))
 	assert.False(t, s.Disabled, "enabled=true clears Disabled")
 	require.NoError(t, table.Set(&s, "enabled", "false"))
@@ -44,6 +45,7 @@ func TestConfigSet(t *testing.T) {
 		{Attr: "maxDelay", Value: "soon", Code: policy.CodeBadDuration},
 		{Attr: "jitter", Value: "NaN", Code: policy.CodeBadNumber},
 		{Attr: "enabled", Value: "yes", Code: policy.CodeBadBoolean},
+		{Attr: "waitForPermit", Value: "1", Code: policy.CodeBadBoolean},
 		{Attr: "maxAttempt", Value: "3", Code: policy.CodeUnknownKey},
 	})
 

@@ -30,12 +30,15 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // that would have been retried, or RetryAborted when the retry stopped on an outcome it
 // does not retry (the first attempt's included) or because ctx ended.
 //
+// Each call reads r's configuration once, as it arrives, and keeps it to its end: a
+// Reconfigure made while it runs applies from the next call.
+//
 // A call that succeeds the first time allocates nothing and publishes nothing; a call that
 // fails at once with an error that is not retried allocates nothing either. A disabled
-// retry lets every call through to next, but for a nil or done ctx, whose error it returns
-// as is.
+// retry lets every call through to next, a single attempt, but for a nil or done ctx,
+// whose error it returns as is; so does a Retry not built by New.
 func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] {
-	if r.cfg.Disabled {
+	if !r.built() {
 		return policy.Guard(next)
 	}
 	pred := kind.For[T](r.cls.If)
@@ -44,21 +47,23 @@ func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] 
 			var zero T
 			return zero, err
 		}
+		c := r.cfg.Load() // the call's configuration, to its end
 		v, err := next(ctx, a)
-		if err == nil && (pred == nil || !pred(v, nil)) {
-			return v, nil
+		if err == nil && (pred == nil || !pred(v, nil)) || c.Disabled {
+			return v, err
 		}
-		return retrySync(r, pred, ctx, a, next, v, err)
+		return retrySync(r, c, pred, ctx, a, next, v, err)
 	}
 }
 
-// retrySync goes on after the first attempt ended with (v, err), an outcome to retry.
-func retrySync[A, T any](r *Retry, pred func(T, error) bool, ctx context.Context, a A, next policy.Func[A, T], v T, err error) (T, error) {
+// retrySync goes on after the first attempt, of a call configured by c, ended with
+// (v, err), an outcome to retry.
+func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next policy.Func[A, T], v T, err error) (T, error) {
 	for n := 1; ; n++ {
-		if d, derr := decide(r, pred, ctx, n, v, err); d != retryIt {
+		if d, derr := decide(r, c, pred, ctx, n, v, err); d != retryIt {
 			return v, derr
 		}
-		w := r.waitAfter(n, err)
+		w := r.waitAfter(c, n, err)
 		r.publish(policy.RetryAttempt, n, w, err)
 		cerr := r.clk.Sleep(ctx, w)
 		if cerr == nil {
@@ -91,10 +96,11 @@ func retrySync[A, T any](r *Retry, pred func(T, error) bool, ctx context.Context
 // Cancelling the returned future stops a pending wait, so that no further attempt starts,
 // and cancels the attempt in flight. A first attempt whose future is already complete with
 // a success, or with an error that is not retried, is returned as it is, with no
-// allocation. A disabled retry lets every call through to next, but for a nil or done ctx,
-// whose error it returns as is.
+// allocation. As with DecorateFunc, each call keeps the configuration in force when it
+// arrives. A disabled retry lets every call through to next, a single attempt, but for a
+// nil or done ctx, whose error it returns as is; so does a Retry not built by New.
 func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
-	if r.cfg.Disabled {
+	if !r.built() {
 		return policy.GuardAsync(next)
 	}
 	pred := kind.For[T](r.cls.If)
@@ -102,12 +108,16 @@ func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.A
 		if err := policy.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
+		c := r.cfg.Load() // the call's configuration, to its end
 		first := attempt(next, ctx, a)
+		if c.Disabled {
+			return first
+		}
 		if v, done, err := first.Result(); done {
 			if err == nil && (pred == nil || !pred(v, nil)) {
 				return first
 			}
-			switch outcome(r, pred, 1, v, err) {
+			switch outcome(r, c, pred, 1, v, err) {
 			case policy.RetryAborted:
 				r.publish(policy.RetryAborted, 1, 0, err)
 				return first
@@ -118,7 +128,7 @@ func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.A
 				return first
 			}
 		}
-		return startRun(r, pred, ctx, a, next, first)
+		return startRun(r, c, pred, ctx, a, next, first)
 	}
 }
 
@@ -136,6 +146,7 @@ func attempt[A, T any](next policy.AsyncFunc[A, T], ctx context.Context, a A) *a
 type run[A, T any] struct {
 	d    async.Delayed[T]
 	r    *Retry
+	c    *Config             // the call's configuration, read when it arrived
 	pred func(T, error) bool // RetryIf's predicate for T; nil: none
 	ctx  context.Context
 	a    A
@@ -149,8 +160,8 @@ type run[A, T any] struct {
 	endKind policy.EventKind // the event end publishes (RetryExhausted, RetryAborted); 0: none
 }
 
-func startRun[A, T any](r *Retry, pred func(T, error) bool, ctx context.Context, a A, next policy.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
-	ru := &run[A, T]{r: r, pred: pred, ctx: ctx, a: a, next: next, n: 1}
+func startRun[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next policy.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
+	ru := &run[A, T]{r: r, c: c, pred: pred, ctx: ctx, a: a, next: next, n: 1}
 	out := ru.d.Init(r.clk, ctx, ru, ru)
 	ru.d.Started(first)
 	return out
@@ -164,7 +175,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		ru.end(v, nil, 0)
 		return
 	}
-	switch outcome(r, ru.pred, n, v, err) {
+	switch outcome(r, ru.c, ru.pred, n, v, err) {
 	case policy.RetryAborted:
 		ru.end(v, err, policy.RetryAborted)
 		return
@@ -181,7 +192,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		return
 	}
 	ru.lastV, ru.lastErr = v, err
-	w := r.waitAfter(n, err)
+	w := r.waitAfter(ru.c, n, err)
 	// Published before the next attempt can be scheduled, so that events come in order.
 	r.publish(policy.RetryAttempt, n, w, err)
 	ru.d.StartAfter(w) // ends the run at once if ctx has ended meanwhile

@@ -47,6 +47,26 @@
 // through every inner layer again: it takes its own rate-limiter permit and gets its own
 // timeout.
 //
+// # Waiting for a rate limiter's permit
+//
+// A retry composed with a rate limiter inside it (the default order of package
+// resilience) retries the limiter's rejections as any other error, after its own delay:
+// with a limiter of 1 permit per second and a delay of 100ms, the attempts after a
+// rejection find no permit either, and the call may give up while the permit is still
+// most of a second away. With WaitForPermit, the wait after a rejection by the retry's own
+// limiter (a policy.Throttled error) is at least the time until that limiter's next
+// permit, read from the error as the wait starts: the next attempt finds its permit. In a
+// composition of package resilience, the retry's own limiter is the composition's rate
+// limiter (see PermitsFrom); a retry used on its own waits for any limiter that refused
+// an attempt.
+//
+// # Changing the configuration of a running retry
+//
+// Reconfigure replaces MaxAttempts, Delay, Multiplier, MaxDelay, Jitter, WaitForPermit
+// and Disabled for the calls that start after it; a call in progress keeps the
+// configuration it started with, whole, until it ends. RetryOn, AbortOn and Rand, which
+// only code sets, cannot change on a running retry.
+//
 // A Retry is safe for concurrent use and holds no per-call state: one instance may serve
 // any number of functions and goroutines.
 package retry
@@ -57,6 +77,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
@@ -66,14 +87,25 @@ import (
 )
 
 // Retry is a retry policy. Build it with New, and decorate calls with DecorateFunc,
-// DecorateAsyncFunc or NewPolicy. It is safe for concurrent use; its configuration is
-// fixed when it is built.
+// DecorateAsyncFunc or NewPolicy. It is safe for concurrent use. Its configuration can
+// change while it runs (Reconfigure): each call reads it once, when it starts, and keeps
+// it to its end.
 type Retry struct {
-	cfg    Config
-	cls    kind.Classifier
+	*core // nil for a Retry not built by New, which makes every call a single attempt
+	// src says whose rate-limiter rejections set the wait, for a retry returned by
+	// PermitsFrom; bound is false for the retry New returns, which honours every one.
+	src   PermitSource
+	bound bool
+}
+
+// core is what a retry and the retries PermitsFrom returns for it share.
+type core struct {
+	cfg    atomic.Pointer[Config] // the configuration in force; Reconfigure replaces it whole
+	cls    kind.Classifier        // RetryOn, AbortOn and RetryIf: fixed when it is built
 	clk    clock.Clock
 	events kind.Events
 	rnd    *rand.Rand // nil: math/rand/v2's global source
+	mu     sync.Mutex // serialises Reconfigure
 }
 
 // sourceMu serialises every use of a caller's random source: a source is not safe for
@@ -92,32 +124,55 @@ func build(s settings) (*Retry, error) {
 	if err := s.Config.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Retry{
-		cfg:    s.Config,
+	c := &core{
 		cls:    kind.Classifier{Include: s.RetryOn, Exclude: s.AbortOn, If: s.retryIf},
 		clk:    s.ClockOrSystem(),
 		events: s.EventsOf(s.ID("retry")),
 	}
+	cfg := s.Config
+	c.cfg.Store(&cfg)
 	if s.Rand != nil {
-		r.rnd = rand.New(s.Rand)
+		c.rnd = rand.New(s.Rand)
 	}
-	return r, nil
+	return &Retry{core: c}, nil
 }
 
-// InstanceID returns the retry's id.
-func (r *Retry) InstanceID() string { return r.events.ID }
+// built reports whether r was built by New (or comes from PermitsFrom on one that was).
+func (r *Retry) built() bool { return r != nil && r.core != nil }
 
-// Config returns the retry's resolved configuration.
-func (r *Retry) Config() Config { return r.cfg }
+// InstanceID returns the retry's id; "" for a Retry not built by New.
+func (r *Retry) InstanceID() string {
+	if !r.built() {
+		return ""
+	}
+	return r.events.ID
+}
 
-// Clock returns the retry's time source.
-func (r *Retry) Clock() clock.Clock { return r.clk }
+// Config returns the retry's configuration in force: the one New resolved, or the last
+// one Reconfigure applied. A Retry not built by New returns the zero Config.
+func (r *Retry) Config() Config {
+	if !r.built() {
+		return Config{}
+	}
+	return *r.cfg.Load()
+}
+
+// Clock returns the retry's time source; nil for a Retry not built by New.
+func (r *Retry) Clock() clock.Clock {
+	if !r.built() {
+		return nil
+	}
+	return r.clk
+}
 
 // Retryable reports whether err may be retried by r, attempts and context aside: not an
 // error that must never be retried (policy.NeverRetried, e.g. an open circuit breaker's
 // rejection), not matching AbortOn, and matching RetryOn when it is set. A nil error is
 // not retried; RetryIf's predicate is not consulted.
 func (r *Retry) Retryable(err error) bool {
+	if !r.built() {
+		return false
+	}
 	return r.cls.Error(err) && !neverRetried(err)
 }
 
@@ -135,10 +190,11 @@ func neverRetried(err error) bool {
 	return ok && nr.NeverRetried()
 }
 
-// wait returns the wait after failed attempt n: the backoff, jittered.
-func (r *Retry) wait(n int) time.Duration {
-	d := r.cfg.Backoff(n)
-	j := r.cfg.Jitter
+// wait returns the wait after failed attempt n of a call configured by c: the backoff,
+// jittered.
+func (r *Retry) wait(c *Config, n int) time.Duration {
+	d := c.Backoff(n)
+	j := c.Jitter
 	if j == 0 || d == 0 {
 		return d
 	}
@@ -170,13 +226,13 @@ const (
 )
 
 // decide returns what to do after attempt n ended with (v, err), an outcome that is not
-// a success, for a call whose context is ctx, and the error to return when it is not
-// retryIt. It publishes the event of the end: RetryAborted for an outcome that is not
+// a success, for a call configured by c whose context is ctx, and the error to return
+// when it is not retryIt. It publishes the event of the end: RetryAborted for an outcome that is not
 // retried or a context that has ended, RetryExhausted for attempts spent on an outcome
 // that would have been retried (none for a result RetryIf retries, returned with its nil
 // error).
-func decide[T any](r *Retry, pred func(T, error) bool, ctx context.Context, n int, v T, err error) (decision, error) {
-	switch outcome(r, pred, n, v, err) {
+func decide[T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, n int, v T, err error) (decision, error) {
+	switch outcome(r, c, pred, n, v, err) {
 	case policy.RetryAborted:
 		r.publish(policy.RetryAborted, n, 0, err)
 		return giveUp, err
@@ -194,14 +250,14 @@ func decide[T any](r *Retry, pred func(T, error) bool, ctx context.Context, n in
 	return retryIt, nil
 }
 
-// outcome classifies attempt n's outcome (v, err), which is not a success, contexts
-// aside: RetryAborted when it is not retried (whatever the attempt), RetryExhausted when
+// outcome classifies attempt n's outcome (v, err), which is not a success, for a call
+// configured by c, contexts aside: RetryAborted when it is not retried (whatever the attempt), RetryExhausted when
 // it would be but the attempts are spent, and RetryAttempt when it is retried.
-func outcome[T any](r *Retry, pred func(T, error) bool, n int, v T, err error) policy.EventKind {
+func outcome[T any](r *Retry, c *Config, pred func(T, error) bool, n int, v T, err error) policy.EventKind {
 	switch {
 	case !retryable(r, pred, v, err):
 		return policy.RetryAborted
-	case n >= r.cfg.MaxAttempts:
+	case n >= c.MaxAttempts:
 		return policy.RetryExhausted
 	}
 	return policy.RetryAttempt

@@ -1,0 +1,52 @@
+package resilience
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/retry"
+)
+
+// RetryWaitsForPermit makes the composition's retry wait, after an attempt that the
+// composition's rate limiter refused, until that limiter's next permit (at least its own
+// delay), whatever the retry's waitForPermit setting says: as retry.WaitForPermit(true)
+// does, for this composition only, even for a retry shared by name with other
+// compositions, and whatever a configuration key or a Reload sets. A composition without
+// a retry or without a rate limiter ignores it; giving it twice is giving it once.
+//
+// Without it, the retry's own setting decides (the key retry.waitForPermit, default
+// false). Either way, a retry in a composition waits only for its own composition's rate
+// limiter: a rejection from any other limiter (one inside the wrapped function, say) is
+// retried after the retry's own delay.
+func RetryWaitsForPermit() Spec { return permitSpec{} }
+
+type permitSpec struct{}
+
+func (permitSpec) layer() policy.Layer { return "" }
+
+func (permitSpec) build(*Registry, string, reflect.Type) (any, func(), error) { return nil, nil, nil }
+
+// bindPermits binds the retry of parts, if any, to the composition's rate limiter (to no
+// limiter when there is none), so that it waits only for that limiter's permits; always
+// makes it wait for them whatever its configuration says (RetryWaitsForPermit). The
+// registered instance is unchanged: the composition decorates its calls with the bound
+// retry, which shares the instance's configuration, live changes and events.
+func bindPermits(parts []part, always bool) {
+	i := slices.IndexFunc(parts, func(p part) bool { return p.layer == policy.LayerRetry && !p.user })
+	if i < 0 {
+		return
+	}
+	r, ok := parts[i].inst.(*retry.Retry)
+	if !ok {
+		return
+	}
+	src := retry.PermitSource{Always: always}
+	if j := slices.IndexFunc(parts, func(p part) bool { return p.layer == policy.LayerRateLimiter && !p.user }); j >= 0 {
+		if l, ok := parts[j].inst.(kind.Instance); ok {
+			src.Limiter = l.InstanceID()
+		}
+	}
+	parts[i].inst = r.PermitsFrom(src)
+}
