@@ -53,7 +53,19 @@ func segments() map[string]segment {
 // ("defaults", "configs.<name>" or "instances.<id>") and policy segment.
 type properties struct {
 	byScope map[string]map[string]map[string]string // scope → segment → attribute → value
-	applied map[[2]string]bool                      // {scope, segment} applied to an instance; guarded by the registry's lock
+	// applied records what the instances built so far used: each scope and segment whose
+	// keys they read (or, for a composition's order, looked for), and each resolution of a
+	// spec's settings, so that Reload can resolve them again. A failed wrap puts back the
+	// map it found (assembleWith), which forgets what the wrap used. Guarded by the
+	// registry's lock.
+	applied map[use]*resolution
+}
+
+// use is a key of properties.applied: a scope and segment that an instance used (n 0, no
+// resolution), or the resolution numbered n ≥ 1, in the order they were made.
+type use struct {
+	scope, segment string
+	n              int
 }
 
 // parseKey splits a configuration key into its scope ("defaults", "configs.<name>",
@@ -104,7 +116,7 @@ func parseKeyIn(segs map[string]segment, key string) (scope, segment, attr strin
 // is the whole configuration key. Of several errors, the one of the first key in sorted
 // order is reported, syntax before range. The work is linear in the size of props.
 func newProperties(props map[string]string) (*properties, error) {
-	p := &properties{byScope: map[string]map[string]map[string]string{}, applied: map[[2]string]bool{}}
+	p := &properties{byScope: map[string]map[string]map[string]string{}, applied: map[use]*resolution{}}
 	segs := segments()
 	var bad string // the first key, in sorted order, whose key or value is wrong
 	var badErr error
@@ -189,18 +201,18 @@ func (p *properties) hasConfig(name string) bool {
 	return ok
 }
 
-// value returns the value of the key <scope>.<segment>.<attr>, and marks it used.
+// value returns the value of the key <scope>.<segment>.<attr>, and marks its scope and
+// segment used, whether the key is there or not: a reload that adds the key changes what
+// the caller read.
 func (p *properties) value(scope, segment, attr string) (string, bool) {
 	v, ok := p.byScope[scope][segment][attr]
-	if ok {
-		p.applied[[2]string{scope, segment}] = true
-	}
+	p.applied[use{scope: scope, segment: segment}] = nil
 	return v, ok
 }
 
 // apply sets every attribute of scope's segment with set, in attribute order.
 func (p *properties) apply(scope, segment string, set func(attr, value string) error) error {
-	p.applied[[2]string{scope, segment}] = true
+	p.applied[use{scope: scope, segment: segment}] = nil
 	attrs := p.byScope[scope][segment]
 	for _, attr := range slices.Sorted(maps.Keys(attrs)) {
 		if err := set(attr, attrs[attr]); err != nil {
@@ -215,7 +227,7 @@ func (p *properties) unused() []string {
 	var keys []string
 	for scope, segs := range p.byScope {
 		for segment, attrs := range segs {
-			if p.applied[[2]string{scope, segment}] {
+			if _, ok := p.applied[use{scope: scope, segment: segment}]; ok {
 				continue
 			}
 			for attr := range attrs {

@@ -27,7 +27,9 @@
 // from code and from configuration keys, lowest precedence first: built-in defaults,
 // defaults.<policy>.<attr>, options in code, configs.<name>.<policy>.<attr>,
 // instances.<id>.<policy>.<attr>. LoadProperties, LoadYAML and FromEnv read keys;
-// NewRegistry checks every one of them.
+// NewRegistry checks every one of them. Reload replaces the keys of a running registry and
+// applies them to every instance, all or nothing, from each instance's next call; a
+// setting that cannot change on a running instance is R4C-REG-012.
 //
 // # Handles, snapshots and events
 //

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/samber/lo"
 
@@ -25,17 +26,27 @@ import (
 // use.
 type Registry struct {
 	clk       clock.Clock
-	props     *properties
 	listeners []func(policy.Event)
-	listener  policy.Listener // fans out to listeners; nil when there are none
+	listener  policy.Listener // fans out to listeners, holding a Reload's events; nil when there are none
 	// backend is every rate limiter's default backend; nil: in-process (backend.go).
 	backend ratelimit.Backend
 	// presets holds, per layer, the []Option applied to every instance of that layer
 	// before its configuration keys and options: the registry's own defaults.
 	presets map[policy.Layer]any
 
-	mu        sync.Mutex
-	instances map[instanceKey]kind.Instance // every shared instance, by layer and id
+	mu          sync.Mutex
+	props       *properties                   // the configuration keys; Reload replaces them
+	instances   map[instanceKey]kind.Instance // every shared instance, by layer and id
+	resolutions int                           // how many resolutions were recorded (see record)
+
+	// reloadMu makes Reloads one at a time, each with the delivery of its events.
+	reloadMu sync.Mutex
+	// While a Reload applies a configuration, under mu, holding is set and the
+	// ConfigChanged events for the registry's listeners wait in held; the Reload delivers
+	// them once it has released mu, so that a listener may call the registry.
+	holding atomic.Bool
+	heldMu  sync.Mutex
+	held    []policy.Event
 }
 
 // instanceKey names an instance: ids are unique within a layer.
@@ -73,7 +84,9 @@ func WithProperties(props map[string]string) RegistryOption {
 
 // WithEventListener adds a listener of every policy's events. Listeners run on
 // the goroutine of the call that caused the event, in the order they were added; they
-// must be quick and must not block.
+// must be quick and must not block. The ConfigChanged events of a Reload reach them on
+// the goroutine that called Reload, once it has applied the whole configuration and
+// released the registry: such a listener may call the registry's methods, but Reload.
 func WithEventListener(fn func(policy.Event)) RegistryOption {
 	return func(o *registryOptions) {
 		if fn != nil {
@@ -117,18 +130,48 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 	if r.clk == nil {
 		r.clk = clock.System()
 	}
-	switch len(r.listeners) {
-	case 0:
-	case 1:
-		r.listener = r.listeners[0]
-	default:
+	if len(r.listeners) > 0 {
+		// Every listener, in the order they were added; a ConfigChanged event published
+		// while a Reload holds its events waits for it. A closure rather than a method
+		// value, which would cost a second call per event.
+		listeners := r.listeners
 		r.listener = func(e policy.Event) {
-			for _, l := range r.listeners {
+			if e.Kind == policy.ConfigChanged && r.holding.Load() && r.hold(e) {
+				return
+			}
+			for _, l := range listeners {
 				l(e)
 			}
 		}
 	}
 	return r, nil
+}
+
+// hold keeps e for the Reload in progress; it reports false when that Reload has already
+// delivered its events, so that the caller delivers e itself.
+func (r *Registry) hold(e policy.Event) bool {
+	r.heldMu.Lock()
+	defer r.heldMu.Unlock()
+	if !r.holding.Load() {
+		return false
+	}
+	r.held = append(r.held, e)
+	return true
+}
+
+// deliverHeld stops holding events and delivers those held, in the order they were
+// published.
+func (r *Registry) deliverHeld() {
+	r.heldMu.Lock()
+	r.holding.Store(false)
+	held := r.held
+	r.held = nil
+	r.heldMu.Unlock()
+	for _, e := range held {
+		for _, l := range r.listeners {
+			l(e)
+		}
+	}
 }
 
 // Clock returns the registry's clock; clock.System() for a nil registry.
@@ -275,7 +318,21 @@ func statesOf[S any](ps []PolicySnapshot) []S {
 // instances.<id>.<segment>.*. The instance id is the Name option or wrapID. The
 // registry's clock and listeners replace those of the options. It returns where each
 // value came from, for the errors of building the instance.
+//
+// The resolution is recorded (see record) so that Reload can make it again with other
+// keys. Called with r.mu held.
 func resolve[O ~func(*S), S any](r *Registry, d *kind.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
+	start := *s // the built-in defaults and the registry's presets, where a reload starts again
+	src, err := resolveIn(r, r.props, d, s, code, wrapID)
+	if err != nil {
+		return src, err
+	}
+	r.record(newResolution(r, d, start, code, wrapID, src.id, d.Config(s)))
+	return src, nil
+}
+
+// resolveIn is resolve with the configuration keys p, recording nothing.
+func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *kind.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
 	segment := string(d.L)
 	table := d.Table()
 	src := origin{segment: segment, attrs: d.Attributes(), scopes: map[string]string{}}
@@ -288,26 +345,26 @@ func resolve[O ~func(*S), S any](r *Registry, d *kind.Descriptor[S], s *S, code 
 			return nil
 		}
 	}
-	if err := r.props.apply(scopeDefaults, segment, from(scopeDefaults)); err != nil {
+	if err := p.apply(scopeDefaults, segment, from(scopeDefaults)); err != nil {
 		return src, err
 	}
 	kind.Apply(s, code)
-	src.byCode = func(attr string) bool { return setByCode(d, code, attr, r.props.byScope[scopeDefaults][segment][attr]) }
+	src.byCode = func(attr string) bool { return setByCode(d, code, attr, p.byScope[scopeDefaults][segment][attr]) }
 	c := d.Common(s)
 	src.id = c.Name
 	if src.id == "" {
 		src.id = wrapID
 	}
 	if c.ConfigName != "" {
-		if !r.props.hasConfig(c.ConfigName) {
+		if !p.hasConfig(c.ConfigName) {
 			return src, &policy.ConfigError{Code: policy.CodeUnknownConfig, Key: segment + ".useConfig", Value: c.ConfigName,
 				Reason: "no configuration keys configs." + shownID(c.ConfigName) + ".* (instance " + shownID(src.id) + ")"}
 		}
-		if err := r.props.apply(scopeConfigs+"."+c.ConfigName, segment, from(scopeConfigs+"."+c.ConfigName)); err != nil {
+		if err := p.apply(scopeConfigs+"."+c.ConfigName, segment, from(scopeConfigs+"."+c.ConfigName)); err != nil {
 			return src, err
 		}
 	}
-	if err := r.props.apply(scopeInstances+"."+src.id, segment, from(scopeInstances+"."+src.id)); err != nil {
+	if err := p.apply(scopeInstances+"."+src.id, segment, from(scopeInstances+"."+src.id)); err != nil {
 		return src, err
 	}
 	c.InstanceID = src.id
@@ -354,10 +411,7 @@ func (o origin) keyed(err error) error {
 		return err
 	}
 	instance := scopeInstances + "." + o.id
-	scope, set := o.scopes[attr]
-	if set && scope == scopeDefaults && o.byCode != nil && o.byCode(attr) {
-		scope, set = "", false // the options in code replaced the key's value
-	}
+	scope, set := o.scopeOf(attr)
 	c := *ce
 	if !set {
 		scope = instance
@@ -367,6 +421,16 @@ func (o origin) keyed(err error) error {
 		c.Reason += " (instance " + shownID(o.id) + ")"
 	}
 	return &c
+}
+
+// scopeOf returns the scope of the key that gave attr its value; set is false when no key
+// did (the value is the options' in code, or the built-in default).
+func (o origin) scopeOf(attr string) (scope string, set bool) {
+	scope, set = o.scopes[attr]
+	if set && scope == scopeDefaults && o.byCode != nil && o.byCode(attr) {
+		return "", false // the options in code replaced the key's value
+	}
+	return scope, set
 }
 
 // withListener returns a listener that calls own (set in code) and the registry's.

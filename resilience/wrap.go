@@ -66,8 +66,8 @@ func Wrap2[A, B, T any](r *Registry, id string, fn func(context.Context, A, B) (
 // WrapAsync is Wrap for a function that returns a future: a rejection is a failed future;
 // a call that must wait for a permit, a slot or a retry delay is scheduled on the
 // registry's clock, with no goroutine parked per call; cancelling the returned future
-// before the call starts means it never starts, and gives its permit back when no later
-// reservation stands behind it.
+// before the call starts means it never starts, and gives its permit back (a later call
+// can take its turn; the calls behind it keep theirs).
 func WrapAsync[T any](r *Registry, id string, fn func(context.Context) *async.Future[T], specs ...Spec) (func(context.Context) *async.Future[T], error) {
 	if fn == nil {
 		return nil, nilFunc(id)

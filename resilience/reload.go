@@ -1,0 +1,393 @@
+package resilience
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+	"github.com/resilience4go/resilience4go/ratelimit"
+)
+
+// Reload replaces the registry's configuration keys with props (merged as WithProperties
+// merges them: for a key given twice the later map wins; no map at all removes every
+// key) and applies them to the running instances, all or nothing.
+//
+// First it checks everything, changing nothing: every key as NewRegistry does (R4C-CFG-001
+// for an unknown key, the attribute's code for a bad value); then it resolves again the
+// configuration of every policy of every wrapped function and pipeline, with the
+// precedence of the keys as when they were built (built-in defaults, defaults.<policy>.*,
+// the options in code, configs.<name>.*, instances.<id>.*: the options in code still win
+// over defaults.* keys and lose to the other two), which fails for an unknown
+// configs.<name> (R4C-REG-004) or a value out of range (its R4C-ATR or R4C-REG-001
+// code); functions that share an instance by name must still resolve one configuration
+// (R4C-REG-008); and each instance whose configuration changes must be able to take it
+// (its CheckReconfigure): a setting that cannot change on a running instance fails with
+// R4C-REG-012. The error is a *policy.ConfigError whose Key is the whole configuration
+// key, e.g. instances.SearchAPI.Search.rateLimiter.permits. On an error nothing changes:
+// not an instance, not the keys that instances built later will use.
+//
+// Then it applies the new configuration to each instance whose configuration changed,
+// with its Reconfigure: from the instance's next call, calls in progress keeping what
+// they started with, as each policy's Reconfigure details. Each such instance publishes
+// a ConfigChanged event naming the attributes that changed; the registry's listeners
+// receive them on the goroutine that called Reload, before it returns, once the registry
+// is unlocked (so they may look instances up). Instances built afterwards, and functions
+// wrapped afterwards that share an instance by name, resolve the new keys.
+//
+// What changes live, by configuration attribute:
+//   - rateLimiter: permits, period, maxWait, enabled (a limiter keeps its backend, which
+//     is not a configuration key);
+//   - circuitBreaker: every attribute but slidingWindowType;
+//   - bulkhead: maxConcurrent, maxWait; not enabled;
+//   - retry: every attribute (maxAttempts, delay, multiplier, maxDelay, jitter,
+//     waitForPermit, enabled);
+//   - timeout: duration, enabled.
+//
+// What does not, and fails the whole reload with R4C-REG-012 when the keys would change
+// it: circuitBreaker.slidingWindowType, bulkhead.enabled, every attribute of a hedge, of
+// an adaptive limit and of a fallback (they keep the configuration they were built with),
+// and the order of a composition already built (defaults.composition.order or
+// instances.<id>.composition.order, when the composition read or looked for that key).
+// What is set in code only (error lists, result predicates, a random source, a backend)
+// is resolved again from the same options, so a reload never changes it.
+//
+// A user's policy (Use) has no configuration keys: a reload leaves it alone.
+//
+// Reload holds the registry's lock while it checks and applies, so that two Reloads, or a
+// Reload and a Wrap, never interleave; calls through wrapped functions go on meanwhile.
+// Its work is linear in the number of keys and of the specs wrapped so far. A nil
+// registry fails with R4C-REG-010. A listener of the registry must not call Reload.
+func (r *Registry) Reload(props ...map[string]string) error {
+	if r == nil {
+		return policy.Errorf(policy.CodeBadSpec, "", "", "the registry is nil: make one with NewRegistry")
+	}
+	merged := map[string]string{}
+	for _, p := range props {
+		maps.Copy(merged, p)
+	}
+	next, err := newProperties(merged)
+	if err != nil {
+		return err
+	}
+	r.reloadMu.Lock()
+	defer r.reloadMu.Unlock()
+	defer r.deliverHeld()
+	return r.reload(next)
+}
+
+// reload checks next against every running instance and, when all is well, applies it
+// and makes it the registry's keys. The ConfigChanged events published meanwhile are
+// held for deliverHeld.
+func (r *Registry) reload(next *properties) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	changes, err := r.plan(next)
+	if err != nil {
+		return err
+	}
+	r.holding.Store(true)
+	for _, c := range changes {
+		// The check accepted c, so Reconfigure does not fail, unless the instance was
+		// reconfigured directly since: then its error is returned, the instances before
+		// it keep their new configuration, and the keys stay the old ones.
+		if err := c.apply(); err != nil {
+			return err
+		}
+	}
+	for u, res := range r.props.applied {
+		if u.n != 0 || u.segment == compositionSegment {
+			next.applied[u] = res // the resolutions, and the orders looked for
+		}
+	}
+	r.props = next
+	return nil
+}
+
+// plan checks next, the keys of a reload, against every recorded resolution and running
+// instance, and returns the changes to apply, in the order the instances were built; an
+// error when any check fails. It changes nothing. Called with r.mu held.
+func (r *Registry) plan(next *properties) ([]liveChange, error) {
+	if err := r.sameOrders(next); err != nil {
+		return nil, err
+	}
+	type group struct {
+		first *resolution // the first function that built the instance
+		res   resolved    // its new resolution
+		inst  kind.Instance
+	}
+	groups := map[instanceKey]*group{}
+	var order []instanceKey
+	for _, rec := range r.resolutionsMade() {
+		res, err := rec.again(next)
+		if err != nil {
+			return nil, err
+		}
+		key := instanceKey{rec.layer, rec.id}
+		inst, kept := r.instances[key]
+		if !kept { // built for its composition alone (a fallback): it keeps its configuration
+			if !kind.Same(rec.built, res.config) {
+				return nil, r.notLive(rec, res, next)
+			}
+			continue
+		}
+		if g, ok := groups[key]; ok {
+			if !kind.Same(g.res.config, res.config) {
+				return nil, policy.Errorf(policy.CodeConflict, string(rec.layer), rec.id,
+					"functions that share this name would resolve different configurations (%s's vs %s's): %s",
+					shownID(g.first.wrapID), shownID(rec.wrapID), kind.Difference(g.res.config, res.config))
+			}
+			continue
+		}
+		groups[key] = &group{first: rec, res: res, inst: inst}
+		order = append(order, key)
+	}
+	var changes []liveChange
+	for _, key := range order {
+		g := groups[key]
+		if kind.Same(g.res.of(g.inst), g.res.config) {
+			continue
+		}
+		if err := g.res.validate(); err != nil {
+			return nil, err
+		}
+		c, ok := liveChangeOf(g.inst, g.res.config)
+		if !ok {
+			return nil, r.notLive(g.first, g.res, next)
+		}
+		if err := c.check(); err != nil {
+			return nil, g.res.src.keyed(err)
+		}
+		changes = append(changes, c)
+	}
+	return changes, nil
+}
+
+// resolution is how the settings of one policy of one composition were resolved: enough
+// to resolve them again with other configuration keys.
+type resolution struct {
+	layer  policy.Layer
+	id     string // the instance id
+	wrapID string // the id of the wrapped function or pipeline
+	built  any    // the configuration resolved when the composition was built
+	// again resolves the settings with the keys p, from the same defaults, presets and
+	// options in code; it marks in p the keys it uses.
+	again func(p *properties) (resolved, error)
+}
+
+// resolved is one resolution made again.
+type resolved struct {
+	config   any                     // the configuration, as the kind's descriptor compares it
+	src      origin                  // where its values came from
+	validate func() error            // checks its ranges, with whole keys; nil error when it has no check
+	of       func(kind.Instance) any // an instance's configuration, as config is
+}
+
+// newResolution returns the resolution of the settings of a policy of kind d for the
+// composition of wrapID, from start (the built-in defaults and the registry's presets) and
+// the options code, that gave the instance id and the configuration built.
+func newResolution[O ~func(*S), S any](r *Registry, d *kind.Descriptor[S], start S, code []O, wrapID, id string, built any) *resolution {
+	return &resolution{layer: d.L, id: id, wrapID: wrapID, built: built, again: func(p *properties) (resolved, error) {
+		s := start
+		src, err := resolveIn(r, p, d, &s, code, wrapID)
+		if err != nil {
+			return resolved{}, err
+		}
+		return resolved{
+			config: d.Config(&s),
+			src:    src,
+			validate: func() error {
+				if d.Validate == nil {
+					return nil // checked by the instance's CheckReconfigure
+				}
+				if err := d.Validate(&s); err != nil {
+					return src.keyed(err)
+				}
+				return nil
+			},
+			of: d.Of,
+		}, nil
+	}}
+}
+
+// record keeps res among the resolutions of r.props, numbered after the others. A failed
+// wrap forgets it with the rest of what it used. Called with r.mu held.
+func (r *Registry) record(res *resolution) {
+	r.resolutions++
+	r.props.applied[use{n: r.resolutions}] = res
+}
+
+// resolutionsMade returns the resolutions of the functions and pipelines wrapped so far,
+// in the order they were made. Called with r.mu held.
+func (r *Registry) resolutionsMade() []*resolution {
+	uses := slices.SortedFunc(maps.Keys(r.props.applied), func(a, b use) int { return cmp.Compare(a.n, b.n) })
+	var out []*resolution
+	for _, u := range uses {
+		if u.n != 0 {
+			out = append(out, r.props.applied[u])
+		}
+	}
+	return out
+}
+
+// sameOrders refuses, with R4C-REG-012, keys that change the order of a composition
+// already built: a key composition.order that a composition read or looked for (in
+// sorted order of the keys, the first such key). Called with r.mu held.
+func (r *Registry) sameOrders(next *properties) error {
+	var scopes []string
+	for u := range r.props.applied {
+		if u.n == 0 && u.segment == compositionSegment {
+			scopes = append(scopes, u.scope)
+		}
+	}
+	slices.Sort(scopes)
+	for _, scope := range scopes {
+		was, had := r.props.byScope[scope][compositionSegment][orderAttr]
+		now, has := next.byScope[scope][compositionSegment][orderAttr]
+		if had == has && sameOrder(was, now) {
+			continue
+		}
+		reason := "the order of a composition is fixed when its function is wrapped or its pipeline built: it cannot change on a running registry"
+		if !has {
+			reason += " (this key is removed)"
+		}
+		return policy.Errorf(policy.CodeNotLive, scope+"."+orderKey, now, "%s", reason)
+	}
+	return nil
+}
+
+// sameOrder reports whether two values of a composition.order key, both valid, name the
+// same order.
+func sameOrder(a, b string) bool {
+	la, _ := parseOrder(a)
+	lb, _ := parseOrder(b)
+	return slices.Equal(la, lb)
+}
+
+// notLive is the R4C-REG-012 of a policy of a kind whose configuration cannot change on a
+// running instance, when res, the resolution rec made again with the keys next, changes
+// it: its key is the first attribute, in the kind's order, whose key or value changes.
+func (r *Registry) notLive(rec *resolution, res resolved, next *properties) error {
+	now := &properties{byScope: r.props.byScope, applied: map[use]*resolution{}} // marks nothing in r.props
+	was, err := rec.again(now)
+	if err != nil {
+		was.src = origin{} // resolved before, so not expected; then no attribute is named
+	}
+	key, value := string(rec.layer), ""
+	for _, attr := range res.src.attrs {
+		oldScope, oldSet := was.src.scopeOf(attr)
+		newScope, newSet := res.src.scopeOf(attr)
+		oldValue := now.byScope[oldScope][res.src.segment][attr]
+		newValue := next.byScope[newScope][res.src.segment][attr]
+		if oldSet == newSet && oldScope == newScope && oldValue == newValue {
+			continue
+		}
+		if newSet {
+			key, value = newScope+"."+res.src.segment+"."+attr, newValue
+		} else {
+			key = oldScope + "." + res.src.segment + "." + attr // the key removed
+		}
+		break
+	}
+	what := "a " + string(rec.layer)
+	if _, kept := r.instances[instanceKey{rec.layer, rec.id}]; !kept {
+		what += " of " + shownID(rec.wrapID) // one per composition
+	} else {
+		what += " (instance " + shownID(rec.id) + ")"
+	}
+	return policy.Errorf(policy.CodeNotLive, key, value,
+		"%s keeps the configuration it was built with: its %s settings cannot change on a running instance", what, rec.layer)
+}
+
+// reconfigurer is a running instance whose configuration, of type C, can change: the
+// policy's Reconfigure, and CheckReconfigure, which reports Reconfigure's error without
+// changing anything.
+type reconfigurer[C any] interface {
+	CheckReconfigure(c C) error
+	Reconfigure(c C) error
+}
+
+// validReconfigurer is a running instance whose Reconfigure fails only for a
+// configuration that its Validate refuses (the rate limiter's).
+type validReconfigurer[C interface{ Validate() error }] interface {
+	Reconfigure(c C) error
+}
+
+// liveChange is the change of a running instance to a new configuration: check says
+// whether it can take it, changing nothing; apply makes the change.
+type liveChange struct {
+	check, apply func() error
+}
+
+// liveKinds are, for each configuration type, how an instance may take a new one.
+var liveKinds = []func(kind.Instance, any) (liveChange, bool){
+	liveValid[ratelimit.Config],
+	liveAs[circuitbreaker.Config],
+	liveAs[bulkhead.Config],
+	liveAs[retry.Config],
+	liveAs[timeout.Config],
+	liveAs[hedge.Config],
+	liveAs[adaptivelimit.Config],
+}
+
+// liveChangeOf returns the change of inst to cfg, a configuration as its kind's descriptor
+// compares it; false when inst cannot change live.
+func liveChangeOf(inst kind.Instance, cfg any) (liveChange, bool) {
+	for _, as := range liveKinds {
+		if c, ok := as(inst, cfg); ok {
+			return c, true
+		}
+	}
+	return liveChange{}, false
+}
+
+// liveAs returns the change of inst to cfg when inst takes configurations of type C live
+// and cfg holds one.
+func liveAs[C any](inst kind.Instance, cfg any) (liveChange, bool) {
+	rc, ok := inst.(reconfigurer[C])
+	c, held := configIn[C](cfg)
+	if !ok || !held {
+		return liveChange{}, false
+	}
+	return liveChange{
+		check: func() error { return rc.CheckReconfigure(c) },
+		apply: func() error { return rc.Reconfigure(c) },
+	}, true
+}
+
+// liveValid is liveAs for an instance without CheckReconfigure, whose Reconfigure fails
+// only for an invalid configuration: the check is C's Validate.
+func liveValid[C interface{ Validate() error }](inst kind.Instance, cfg any) (liveChange, bool) {
+	if c, ok := liveAs[C](inst, cfg); ok {
+		return c, true
+	}
+	rc, ok := inst.(validReconfigurer[C])
+	c, held := configIn[C](cfg)
+	if !ok || !held {
+		return liveChange{}, false
+	}
+	return liveChange{
+		check: c.Validate,
+		apply: func() error { return rc.Reconfigure(c) },
+	}, true
+}
+
+// configIn returns the configuration of type C that cfg holds: cfg itself, or the Config
+// of a kind.Shared[C] (whose predicate, set in code, a reload does not change).
+func configIn[C any](cfg any) (C, bool) {
+	switch v := cfg.(type) {
+	case C:
+		return v, true
+	case kind.Shared[C]:
+		return v.Config, true
+	}
+	var zero C
+	return zero, false
+}
