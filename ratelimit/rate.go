@@ -132,7 +132,8 @@ func (l *Limiter) reconfigure(c Config, raise bool) error {
 		return policy.Errorf(policy.CodeBadSpec, "rateLimiter", "",
 			"a zero Limiter, never built with New, has no configuration to change")
 	}
-	if err := c.Validate(); err != nil {
+	// Every field of c is given: a 0 is a wrong value, not one never set.
+	if err := c.validate(given{permits: true, period: true}); err != nil {
 		return err
 	}
 	l.mu.Lock()

@@ -13,6 +13,7 @@ type Snapshot struct {
 // (resilience.Registry.RateLimiter).
 type Handle interface {
 	InstanceID() string
+	Config() Config
 	AvailablePermits() int
 	Snapshot() Snapshot
 }

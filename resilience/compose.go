@@ -351,6 +351,8 @@ func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, la
 	if r == nil {
 		return policy.Errorf(policy.CodeBadSpec, "", id, "the registry is nil: make one with NewRegistry")
 	}
+	r.reloadMu.RLock() // no Reload applies its changes meanwhile
+	defer r.reloadMu.RUnlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	used := maps.Clone(r.props.applied) // a failed wrap uses no key

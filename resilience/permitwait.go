@@ -47,6 +47,9 @@ func bindPermits(parts []part, always bool) {
 		if l, ok := parts[j].inst.(kind.Instance); ok {
 			src.Limiter = l.InstanceID()
 		}
+		if l, ok := parts[j].inst.(interface{ Rejection() error }); ok {
+			src.Rejection = l.Rejection() // this limiter, not another of the same id
+		}
 	}
 	parts[i].inst = r.PermitsFrom(src)
 }

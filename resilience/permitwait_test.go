@@ -294,3 +294,23 @@ func TestWaitForPermit_CompositionAllocations(t *testing.T) {
 	assert.Zero(t, allocs)
 	assert.Positive(t, f.rec.Count(policy.RetryAttempt))
 }
+
+// A rejection from another limiter that happens to have the composition limiter's id (one
+// inside the wrapped function, built on its own) is not the composition's: the retry
+// waits its own delay, not that limiter's hour.
+func TestWaitForPermit_OtherLimiterWithTheSameID(t *testing.T) {
+	f := newPermitFixture(t)
+	inner, err := ratelimit.New(ratelimit.WithInstanceID("api"), ratelimit.Permits(1), ratelimit.Period(time.Hour),
+		ratelimit.WithClock(f.clk))
+	require.NoError(t, err)
+	require.True(t, inner.TryAcquire())
+	f.err = inner.TryAcquireN(1)
+	require.ErrorIs(t, f.err, ratelimit.ErrExceeded)
+	call, err := resilience.Wrap(f.reg, "api", f.fn,
+		resilience.Retry(retry.Delay(100*time.Millisecond), retry.MaxAttempts(2), retry.WaitForPermit(true)),
+		resilience.RateLimiter(ratelimit.Permits(10), ratelimit.Period(time.Second)))
+	require.NoError(t, err)
+	_, err = call(context.Background())
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.Equal(t, []time.Duration{0, 100 * time.Millisecond}, f.times)
+}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/samber/lo"
 
@@ -27,7 +26,7 @@ import (
 type Registry struct {
 	clk       clock.Clock
 	listeners []func(policy.Event)
-	listener  policy.Listener // fans out to listeners, holding a Reload's events; nil when there are none
+	listener  policy.Listener // fans out to listeners; nil when there are none
 	// backend is every rate limiter's default backend; nil: in-process (backend.go).
 	backend ratelimit.Backend
 	// presets holds, per layer, the []Option applied to every instance of that layer
@@ -39,14 +38,11 @@ type Registry struct {
 	instances   map[instanceKey]kind.Instance // every shared instance, by layer and id
 	resolutions int                           // how many resolutions were recorded (see record)
 
-	// reloadMu makes Reloads one at a time, each with the delivery of its events.
-	reloadMu sync.Mutex
-	// While a Reload applies a configuration, under mu, holding is set and the
-	// ConfigChanged events for the registry's listeners wait in held; the Reload delivers
-	// them once it has released mu, so that a listener may call the registry.
-	holding atomic.Bool
-	heldMu  sync.Mutex
-	held    []policy.Event
+	// reloadMu makes Reloads one at a time, and keeps builds out while a Reload applies
+	// its changes (held for writing by Reload, for reading by a build): a function that
+	// shares an instance by name never sees the keys of a reload and the instance's old
+	// configuration.
+	reloadMu sync.RWMutex
 }
 
 // instanceKey names an instance: ids are unique within a layer.
@@ -84,9 +80,10 @@ func WithProperties(props map[string]string) RegistryOption {
 
 // WithEventListener adds a listener of every policy's events. Listeners run on
 // the goroutine of the call that caused the event, in the order they were added; they
-// must be quick and must not block. The ConfigChanged events of a Reload reach them on
-// the goroutine that called Reload, once it has applied the whole configuration and
-// released the registry: such a listener may call the registry's methods, but Reload.
+// must be quick and must not block. The events of a Reload's changes (ConfigChanged, and
+// a breaker's transition) reach them on the goroutine that called Reload, which does not
+// hold the registry's lock then: such a listener may look instances up, but must not call
+// Reload, Wrap or NewPipeline on the registry.
 func WithEventListener(fn func(policy.Event)) RegistryOption {
 	return func(o *registryOptions) {
 		if fn != nil {
@@ -130,48 +127,19 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 	if r.clk == nil {
 		r.clk = clock.System()
 	}
-	if len(r.listeners) > 0 {
-		// Every listener, in the order they were added; a ConfigChanged event published
-		// while a Reload holds its events waits for it. A closure rather than a method
-		// value, which would cost a second call per event.
+	switch len(r.listeners) {
+	case 0:
+	case 1:
+		r.listener = r.listeners[0]
+	default:
 		listeners := r.listeners
 		r.listener = func(e policy.Event) {
-			if e.Kind == policy.ConfigChanged && r.holding.Load() && r.hold(e) {
-				return
-			}
 			for _, l := range listeners {
 				l(e)
 			}
 		}
 	}
 	return r, nil
-}
-
-// hold keeps e for the Reload in progress; it reports false when that Reload has already
-// delivered its events, so that the caller delivers e itself.
-func (r *Registry) hold(e policy.Event) bool {
-	r.heldMu.Lock()
-	defer r.heldMu.Unlock()
-	if !r.holding.Load() {
-		return false
-	}
-	r.held = append(r.held, e)
-	return true
-}
-
-// deliverHeld stops holding events and delivers those held, in the order they were
-// published.
-func (r *Registry) deliverHeld() {
-	r.heldMu.Lock()
-	r.holding.Store(false)
-	held := r.held
-	r.held = nil
-	r.heldMu.Unlock()
-	for _, e := range held {
-		for _, l := range r.listeners {
-			l(e)
-		}
-	}
 }
 
 // Clock returns the registry's clock; clock.System() for a nil registry.

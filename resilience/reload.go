@@ -38,9 +38,10 @@ import (
 // with its Reconfigure: from the instance's next call, calls in progress keeping what
 // they started with, as each policy's Reconfigure details. Each such instance publishes
 // a ConfigChanged event naming the attributes that changed; the registry's listeners
-// receive them on the goroutine that called Reload, before it returns, once the registry
-// is unlocked (so they may look instances up). Instances built afterwards, and functions
-// wrapped afterwards that share an instance by name, resolve the new keys.
+// receive them, and any event the change sets off (a breaker's transition), on the
+// goroutine that called Reload, before it returns, with the registry unlocked (so they may
+// look instances up). Instances built afterwards, and functions wrapped afterwards that
+// share an instance by name, resolve the new keys.
 //
 // What changes live, by configuration attribute:
 //   - rateLimiter: permits, period, maxWait, enabled (a limiter keeps its backend, which
@@ -61,8 +62,10 @@ import (
 //
 // A user's policy (Use) has no configuration keys: a reload leaves it alone.
 //
-// Reload holds the registry's lock while it checks and applies, so that two Reloads, or a
-// Reload and a Wrap, never interleave; calls through wrapped functions go on meanwhile.
+// Reloads run one at a time, and a Wrap or NewPipeline waits while a Reload checks and
+// applies, so that the two never interleave; calls through wrapped functions go on
+// meanwhile. What a change starts on the Reload's goroutine (a listener, a call that a
+// raised bulkhead lets start) must not wrap functions on the registry.
 // Its work is linear in the number of keys and of the specs wrapped so far. A nil
 // registry fails with R4C-REG-010. A listener of the registry must not call Reload.
 func (r *Registry) Reload(props ...map[string]string) error {
@@ -79,28 +82,31 @@ func (r *Registry) Reload(props ...map[string]string) error {
 	}
 	r.reloadMu.Lock()
 	defer r.reloadMu.Unlock()
-	defer r.deliverHeld()
-	return r.reload(next)
+	changes, err := r.swap(next)
+	if err != nil {
+		return err
+	}
+	// Outside the registry's lock, so that what a change sets off (its events, a
+	// bulkhead's waiting calls that start) may look instances up; builds wait on reloadMu.
+	for _, c := range changes {
+		// The check accepted c, so Reconfigure does not fail, unless the instance was
+		// reconfigured directly since: then its error is returned, and the instances
+		// before it keep their new configuration, as the keys do.
+		if err := c.apply(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// reload checks next against every running instance and, when all is well, applies it
-// and makes it the registry's keys. The ConfigChanged events published meanwhile are
-// held for deliverHeld.
-func (r *Registry) reload(next *properties) error {
+// swap checks next against every running instance and, when all is well, makes it the
+// registry's keys and returns the changes to apply.
+func (r *Registry) swap(next *properties) ([]liveChange, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	changes, err := r.plan(next)
 	if err != nil {
-		return err
-	}
-	r.holding.Store(true)
-	for _, c := range changes {
-		// The check accepted c, so Reconfigure does not fail, unless the instance was
-		// reconfigured directly since: then its error is returned, the instances before
-		// it keep their new configuration, and the keys stay the old ones.
-		if err := c.apply(); err != nil {
-			return err
-		}
+		return nil, err
 	}
 	for u, res := range r.props.applied {
 		if u.n != 0 || u.segment == compositionSegment {
@@ -108,7 +114,7 @@ func (r *Registry) reload(next *properties) error {
 		}
 	}
 	r.props = next
-	return nil
+	return changes, nil
 }
 
 // plan checks next, the keys of a reload, against every recorded resolution and running

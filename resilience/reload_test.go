@@ -665,3 +665,63 @@ func TestReload_DispatchAllocatesNothing(t *testing.T) {
 	assert.Zero(t, allocs)
 	assert.EqualValues(t, 101, n.Load(), "every rejection reached the listener")
 }
+
+// reloadWithin runs reg.Reload(props) and fails the test if it does not return within
+// 10s: a deadlock.
+func reloadWithin(t *testing.T, reg *resilience.Registry, props map[string]string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- reg.Reload(props) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Reload deadlocked")
+	}
+}
+
+// SPEC RC-3, RC-6: what a reload's change sets off reaches the registry's listeners with
+// the registry unlocked and in the order it happened: a breaker disabled by a reload
+// publishes ConfigChanged, then its transition, and a listener of the transition may
+// look the breaker up.
+func TestRC3_ReloadTransitionsReachListenersUnlockedAndInOrder(t *testing.T) {
+	var reg *resilience.Registry
+	var kinds []policy.EventKind
+	reg, _ = newRegistry(t, resilience.WithEventListener(func(e policy.Event) {
+		kinds = append(kinds, e.Kind)
+		if e.Kind == policy.CircuitBreakerTransition {
+			_, err := reg.CircuitBreaker(e.Instance)
+			assert.NoError(t, err)
+		}
+	}))
+	_, err := resilience.Wrap(reg, "A", ok, resilience.CircuitBreaker())
+	require.NoError(t, err)
+	reloadWithin(t, reg, map[string]string{"instances.A.circuitBreaker.enabled": "false"})
+	assert.Equal(t, []policy.EventKind{policy.ConfigChanged, policy.CircuitBreakerTransition}, kinds)
+}
+
+// SPEC RC-6: a reload that raises a bulkhead's limit starts its waiting calls on the
+// reload's goroutine, with the registry unlocked: a call that looks the registry up does
+// not deadlock.
+func TestRC6_ReloadStartsWaitingCallsUnlocked(t *testing.T) {
+	props := map[string]string{"instances.Pool.bulkhead.maxConcurrent": "1", "instances.Pool.bulkhead.maxWait": "10s"}
+	reg, _ := newRegistry(t, resilience.WithProperties(props))
+	calls := kindtest.NewCalls()
+	var started atomic.Int32
+	call, err := resilience.WrapAsync1(reg, "Pool", func(ctx context.Context, i int) *async.Future[string] {
+		if started.Add(1) == 2 {
+			_, err := reg.Bulkhead("Pool")
+			assert.NoError(t, err)
+		}
+		return calls.Next(ctx, i)
+	}, resilience.Bulkhead())
+	require.NoError(t, err)
+	ctx := context.Background()
+	_ = call(ctx, 1)
+	_ = call(ctx, 2) // waits for a slot
+	require.EqualValues(t, 1, started.Load())
+	reloadWithin(t, reg, with(props, map[string]string{"instances.Pool.bulkhead.maxConcurrent": "2"}))
+	assert.EqualValues(t, 2, started.Load(), "the raise started the waiting call")
+	calls.Finish(1)
+	calls.Finish(2)
+}

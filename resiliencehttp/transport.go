@@ -76,8 +76,10 @@ type Transport struct {
 // the round trip up to the response's headers, not the reading of its body. Use this package's CircuitBreaker spec for a
 // breaker that counts 5xx but not 4xx responses.
 //
-// The transport never sends an attempt before its client rate limiter's permit is due,
-// and does not spend its retries on its own limiter: when the limiter refuses an attempt,
+// With a retry among its specs, the transport never sends an attempt before its client
+// rate limiter's permit is due (without one, a refused request fails at once with the
+// limiter's rejection), and does not spend its retries on its own limiter: when the
+// limiter refuses an attempt,
 // the retry waits until the limiter's next permit (or its own delay, if longer) before the
 // next one, whatever the retry's waitForPermit setting (the composition is built with
 // resilience.RetryWaitsForPermit). With a limiter of 1 request per second and a retry

@@ -7,6 +7,10 @@ type PermitSource struct {
 	// policy.Throttled error whose InstanceID is Limiter. Empty: none does, and every
 	// rejection is waited on like any other error.
 	Limiter string
+	// Rejection, when set, is that limiter's own rejection error (its Rejection method):
+	// then only a rejection that is this very error counts (errors.Is), not one from
+	// another limiter that has the same instance id. Default nil: the id decides.
+	Rejection error
 	// Always true waits for Limiter's permits whatever the configuration's WaitForPermit
 	// says, and whatever Reconfigure sets it to. Default false: WaitForPermit decides.
 	Always bool

@@ -36,6 +36,9 @@ func (r *Retry) nextPermit(err error) (time.Duration, bool) {
 	if !ok || r.bound && (r.src.Limiter == "" || t.InstanceID() != r.src.Limiter) {
 		return 0, false
 	}
+	if r.src.Rejection != nil && !errors.Is(err, r.src.Rejection) {
+		return 0, false // another limiter with the same id
+	}
 	d, ok := t.NextPermit()
 	return max(d, 0), ok
 }
