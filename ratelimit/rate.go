@@ -114,8 +114,9 @@ var errBadCount = policy.Errorf(policy.CodeBadPermits, "n", "",
 // raised does not grant the difference at once but refills it at the new rate, and one
 // whose Period grows does not turn its spent permits into new ones. Slots that canceled
 // reservations gave back are counted in what was free, and do not outlive the change. A
-// change of MaxWait or Disabled alone moves nothing. The docs/SPEC.md bound on every
-// window holds across changes.
+// change of MaxWait or Disabled alone moves nothing. Across changes, the permits free in
+// any window of length d, each counted as the T it was granted under, span at most d plus
+// the largest Permits·T among them.
 //
 // A change publishes a ConfigChanged event naming the changed settings ("enabled",
 // "maxWait", "period", "permits"); a c equal to the configuration in force changes and

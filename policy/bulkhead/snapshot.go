@@ -30,8 +30,11 @@ func (b *Bulkhead) Config() Config { return b.cur.Load().cfg }
 // being handed to a waiter may show as free for an instant. After MaxConcurrent was
 // lowered, it is 0 until the calls in flight are fewer than the new limit. A disabled
 // bulkhead reports MaxConcurrent.
-func (b *Bulkhead) AvailableSlots() int {
-	n := int64(b.cur.Load().cfg.MaxConcurrent)
+func (b *Bulkhead) AvailableSlots() int { return b.availableOf(b.cur.Load().cfg.MaxConcurrent) }
+
+// availableOf is AvailableSlots for the limit of one configuration.
+func (b *Bulkhead) availableOf(limit int) int {
+	n := int64(limit)
 	if !b.enabled {
 		return int(n)
 	}
@@ -42,8 +45,10 @@ func (b *Bulkhead) AvailableSlots() int {
 func (b *Bulkhead) Waiting() int { return int(b.queued.Load()) }
 
 // Snapshot returns the bulkhead's id, free slots, configured slots and waiting calls. The
-// fields are read one after another, without a lock: under load they may not add up.
+// fields are read one after another, without a lock: under load they may not add up, but
+// AvailableSlots and MaxConcurrent come from one configuration.
 func (b *Bulkhead) Snapshot() Snapshot {
-	return Snapshot{Instance: b.events.ID, AvailableSlots: b.AvailableSlots(),
-		MaxConcurrent: b.cur.Load().cfg.MaxConcurrent, Waiting: b.Waiting()}
+	limit := b.cur.Load().cfg.MaxConcurrent
+	return Snapshot{Instance: b.events.ID, AvailableSlots: b.availableOf(limit),
+		MaxConcurrent: limit, Waiting: b.Waiting()}
 }
