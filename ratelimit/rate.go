@@ -2,9 +2,9 @@ package ratelimit
 
 import (
 	"errors"
-	"slices"
 	"strconv"
 
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -157,19 +157,10 @@ func (l *Limiter) reconfigure(c Config, raise bool) error {
 // changed names, sorted, the settings that differ between a and b, by their
 // configuration attribute names.
 func changed(a, b Config) []string {
-	var names []string
-	if a.Disabled != b.Disabled {
-		names = append(names, "enabled")
-	}
-	if a.MaxWait != b.MaxWait {
-		names = append(names, "maxWait")
-	}
-	if a.Period != b.Period {
-		names = append(names, "period")
-	}
-	if a.Permits != b.Permits {
-		names = append(names, "permits")
-	}
-	slices.Sort(names)
-	return names
+	var c kind.Changes
+	c.Add(a.Disabled != b.Disabled, "enabled")
+	c.Add(a.MaxWait != b.MaxWait, "maxWait")
+	c.Add(a.Period != b.Period, "period")
+	c.Add(a.Permits != b.Permits, "permits")
+	return c.Sorted()
 }

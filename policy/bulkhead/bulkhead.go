@@ -48,7 +48,6 @@ package bulkhead
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -182,15 +181,10 @@ func changes(old, c Config) ([]string, error) {
 		return nil, policy.Errorf(policy.CodeNotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
 			"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
 	}
-	var changed []string
-	if c.MaxConcurrent != old.MaxConcurrent {
-		changed = append(changed, "maxConcurrent")
-	}
-	if c.MaxWait != old.MaxWait {
-		changed = append(changed, "maxWait")
-	}
-	slices.Sort(changed)
-	return changed, nil
+	var changed kind.Changes
+	changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
+	changed.Add(c.MaxWait != old.MaxWait, "maxWait")
+	return changed.Sorted(), nil
 }
 
 // Clock returns the bulkhead's time source.

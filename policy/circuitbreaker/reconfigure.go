@@ -98,12 +98,8 @@ func changes(old, c Config) ([]string, error) {
 			"slidingWindowType cannot change on a running circuit breaker (it is %v): its window's outcomes "+
 				"cannot be carried over; build a new breaker", old.SlidingWindowType)
 	}
-	var changed []string
-	add := func(differ bool, name string) {
-		if differ {
-			changed = append(changed, name)
-		}
-	}
+	var changed kind.Changes
+	add := changed.Add
 	add(c.FailureRateThreshold != old.FailureRateThreshold, "failureRateThreshold")
 	add(c.SlidingWindowSize != old.SlidingWindowSize, "slidingWindowSize")
 	add(c.MinimumCalls != old.MinimumCalls, "minimumCalls")
@@ -115,8 +111,7 @@ func changes(old, c Config) ([]string, error) {
 	add(!kind.Same(c.IgnoreOn, old.IgnoreOn), "ignoreOn")
 	add(!kind.Same(c.RecordOn, old.RecordOn), "recordOn")
 	add(c.Disabled != old.Disabled, "enabled")
-	slices.Sort(changed)
-	return changed, nil
+	return changed.Sorted(), nil
 }
 
 // unlockAndPublishChange releases mu and publishes the ConfigChanged event of a change

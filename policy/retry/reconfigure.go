@@ -82,27 +82,13 @@ func notLive(key, diff string) error {
 // changed names, sorted, the settings that Reconfigure changes between a and b, by their
 // configuration attribute names.
 func changed(a, b Config) []string {
-	var names []string
-	if a.Delay != b.Delay {
-		names = append(names, "delay")
-	}
-	if a.Disabled != b.Disabled {
-		names = append(names, "enabled")
-	}
-	if a.Jitter != b.Jitter {
-		names = append(names, "jitter")
-	}
-	if a.MaxAttempts != b.MaxAttempts {
-		names = append(names, "maxAttempts")
-	}
-	if a.MaxDelay != b.MaxDelay {
-		names = append(names, "maxDelay")
-	}
-	if a.Multiplier != b.Multiplier {
-		names = append(names, "multiplier")
-	}
-	if a.WaitForPermit != b.WaitForPermit {
-		names = append(names, "waitForPermit")
-	}
-	return names // in sorted order, as written
+	var c kind.Changes
+	c.Add(a.Delay != b.Delay, "delay")
+	c.Add(a.Disabled != b.Disabled, "enabled")
+	c.Add(a.Jitter != b.Jitter, "jitter")
+	c.Add(a.MaxAttempts != b.MaxAttempts, "maxAttempts")
+	c.Add(a.MaxDelay != b.MaxDelay, "maxDelay")
+	c.Add(a.Multiplier != b.Multiplier, "multiplier")
+	c.Add(a.WaitForPermit != b.WaitForPermit, "waitForPermit")
+	return c.Sorted()
 }

@@ -47,7 +47,6 @@ package timeout
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -154,15 +153,10 @@ func changes(old, c Config) ([]string, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	var changed []string
-	if c.Duration != old.Duration {
-		changed = append(changed, "duration")
-	}
-	if c.Disabled != old.Disabled {
-		changed = append(changed, "enabled")
-	}
-	slices.Sort(changed)
-	return changed, nil
+	var changed kind.Changes
+	changed.Add(c.Duration != old.Duration, "duration")
+	changed.Add(c.Disabled != old.Disabled, "enabled")
+	return changed.Sorted(), nil
 }
 
 // NewPolicy returns t as a policy of layer LayerTimeout, for calls returning T.
