@@ -13,6 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -262,28 +263,15 @@ type userSpec[T any] struct{ p policy.Policy[T] }
 func (userSpec[T]) userPolicy() {}
 
 func (u userSpec[T]) layer() policy.Layer {
-	if isNil(u.p) {
+	if nilcheck.Is(u.p) {
 		return ""
 	}
 	return u.p.Layer()
 }
 
-// isNil reports whether p is nil, or holds a nil pointer, map, slice, func or channel:
-// a policy whose methods would fail on their first call.
-func isNil(p any) bool {
-	if p == nil {
-		return true
-	}
-	switch v := reflect.ValueOf(p); v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
-}
-
 func (u userSpec[T]) build(_ *Registry, wrapID string, result reflect.Type) (any, func(), error) {
 	switch l := u.layer(); {
-	case isNil(u.p):
+	case nilcheck.Is(u.p):
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use is nil")
 	case l == "":
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use has an empty layer name")

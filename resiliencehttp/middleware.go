@@ -4,11 +4,11 @@ import (
 	"net/http"
 	"net/netip"
 	"path"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -62,7 +62,7 @@ func KeyFunc(fn func(r *http.Request) string) MiddlewareOption {
 func TrustedProxies(prefixes ...netip.Prefix) MiddlewareOption {
 	return func(m *middleware) {
 		for _, p := range prefixes {
-			m.ips.trust(p)
+			m.ips.Trust(p)
 		}
 	}
 }
@@ -73,7 +73,7 @@ func TrustedProxies(prefixes ...netip.Prefix) MiddlewareOption {
 // is read as a comma-separated list of addresses, as X-Forwarded-For. It is read only
 // from the proxies named by TrustedProxies.
 func ForwardedHeader(name string) MiddlewareOption {
-	return func(m *middleware) { m.ips.header = http.CanonicalHeaderKey(name) }
+	return func(m *middleware) { m.ips.setHeader(name) }
 }
 
 // Exempt lets requests for these paths through without limit: an exact path
@@ -231,7 +231,7 @@ func Middleware(k KeyedLimiter, opts ...MiddlewareOption) func(http.Handler) htt
 // less than 1, R4C-ATR-002 when its Period is not positive, R4C-ATR-007 for IPv4Prefix,
 // IPv6Prefix or LegacyHeaders out of range. The middleware it returns is Middleware's.
 func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler) http.Handler, error) {
-	if isNil(k) {
+	if nilcheck.Is(k) {
 		return nil, policy.Errorf(policy.CodeBadSpec, "resiliencehttp.limiter", "",
 			"Middleware needs a keyed rate limiter (e.g. ratelimit.NewKeyed[string]), not nil")
 	}
@@ -273,7 +273,7 @@ func configure(opts []MiddlewareOption) *middleware {
 }
 
 func (m *middleware) wrap(next http.Handler) http.Handler {
-	if isNil(next) {
+	if nilcheck.Is(next) {
 		return failing("resiliencehttp: the rate-limit middleware was given a nil http.Handler")
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -301,19 +301,6 @@ func failing(msg string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, msg, http.StatusInternalServerError)
 	})
-}
-
-// isNil reports whether v is nil, or an interface holding a nil pointer, map, func or
-// channel, whose methods would most likely panic.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
 }
 
 func (m *middleware) key(r *http.Request) string {

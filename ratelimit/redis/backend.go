@@ -90,7 +90,6 @@
 package redis
 
 import (
-	"reflect"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -98,6 +97,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -237,7 +237,7 @@ var _ ratelimit.Backend = (*Backend)(nil)
 // a short-lived goroutine that the caller leaves after the timeout, and that ends with the
 // client's own read timeout.
 func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
-	if isNil(client) {
+	if nilcheck.Is(client) {
 		return nil, policy.Errorf(policy.CodeBadSpec, "redis.client", "", "a Redis client is required")
 	}
 	cfg := DefaultConfig()
@@ -250,18 +250,6 @@ func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
 		return nil, err
 	}
 	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client)}, nil
-}
-
-// isNil reports whether c is nil, or a nil pointer (or other nil value) of some type.
-func isNil(c goredis.Scripter) bool {
-	if c == nil {
-		return true
-	}
-	switch v := reflect.ValueOf(c); v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
 }
 
 // boundsItself reports whether the client's socket I/O honours the context's deadline.
