@@ -1,0 +1,30 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The output is the same on every run: client and server share a manual clock. It shows,
+// over real gRPC on loopback, the server's per-peer limit refusing a burst's excess with
+// ResourceExhausted and the exact RetryInfo delay to the next permit, health checks exempt
+// from it, a Watch stream holding the bulkhead's one slot until it ends, the client's
+// retry waiting its own backoff after Unavailable and the server's RetryInfo after
+// ResourceExhausted, a non-idempotent method not retried, and the client's breaker,
+// opened by Internal statuses, failing calls and stream creations fast without reaching
+// the server. README.md shows output.txt as the example's output.
+func TestOutput(t *testing.T) {
+	want, err := os.ReadFile("output.txt")
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), &out))
+	assert.Equal(t, string(want), out.String())
+}

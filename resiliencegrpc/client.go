@@ -1,0 +1,392 @@
+package resiliencegrpc
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/resilience"
+)
+
+// ClientConfig says how a Client reads the statuses its calls end with. Its zero value
+// is the default, which NewClient uses. It is read once, when the Client is built.
+type ClientConfig struct {
+	// RetryCodes lists the codes a retry retries. Default nil: Unavailable, and
+	// ResourceExhausted. ResourceExhausted is retried only when the server said when to
+	// come back (a google.rpc.RetryInfo detail, or a grpc-retry-pushback-ms trailer); a
+	// server delay is waited instead of the retry's backoff, whatever the code. An empty,
+	// non-nil list retries no code. A code outside 1..16 is R4C-ATR-007.
+	RetryCodes []codes.Code
+	// FailureCodes lists the codes a circuit breaker counts as failures. Default nil:
+	// Unavailable, DeadlineExceeded and Internal.
+	FailureCodes []codes.Code
+	// SuccessCodes lists the codes a circuit breaker counts as successes: the server
+	// answered, the request was wrong. Default nil: InvalidArgument, NotFound,
+	// AlreadyExists, PermissionDenied, FailedPrecondition, Aborted, OutOfRange,
+	// Unimplemented and Unauthenticated. A code in neither list (by default Canceled,
+	// Unknown, ResourceExhausted and DataLoss) matches ErrNotFailure, which this package's
+	// CircuitBreaker ignores. A code in both lists is R4C-ATR-007.
+	SuccessCodes []codes.Code
+	// Idempotent names the methods that may be retried: full method names
+	// ("/pkg.Service/Method") or whole services ("/pkg.Service/"). A method whose proto
+	// definition says `option idempotency_level = IDEMPOTENT` (or NO_SIDE_EFFECTS), found
+	// in the global proto registry by its generated code, is idempotent too. Default none:
+	// a retry never retries a call to another method, since the server may have acted on
+	// it. A malformed name is R4C-REG-010.
+	Idempotent []string
+	// MaxRetryDelay is the longest server delay a retry waits; a status that asks for
+	// longer is not retried, nor is one whose delay ends after the call's deadline.
+	// Default 0, which means one minute. Negative is R4C-ATR-004.
+	MaxRetryDelay time.Duration
+}
+
+// Client guards the calls of a gRPC client connection with a composition of a registry's
+// policies; its UnaryInterceptor and StreamInterceptor are given to grpc.NewClient with
+// grpc.WithChainUnaryInterceptor and grpc.WithChainStreamInterceptor. Build it with
+// NewClient. It is safe for concurrent use.
+type Client struct {
+	unary      func(context.Context, unaryClientCall) (outcome, error)
+	stream     func(context.Context, streamClientCall) (outcome, error)
+	retry      codeSet
+	failure    codeSet
+	success    codeSet
+	idempotent map[string]struct{}
+	maxDelay   time.Duration
+	protoIdem  sync.Map // full method name → bool, from the proto registry
+}
+
+// codeSet is a set of gRPC codes 0..16, as bits.
+type codeSet uint32
+
+func (s codeSet) has(c codes.Code) bool { return c < 32 && s&(1<<c) != 0 }
+
+func setOf(cs ...codes.Code) codeSet {
+	var s codeSet
+	for _, c := range cs {
+		s |= 1 << c
+	}
+	return s
+}
+
+const defaultMaxRetryDelay = time.Minute
+
+// NewClient returns a Client with the default ClientConfig. Each call goes through the
+// policies of specs, composed once by resilience.Wrap1 in the default order:
+//
+//	Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the call
+//
+// id is the instance id of the policies that have no Name, so r.CircuitBreaker(id) returns
+// the breaker. Each attempt takes its own permit and gets its own timeout, whose deadline
+// gRPC sends to the server (grpc-timeout). The call's own context bounds every layer: a
+// wait for a retry, a permit or a bulkhead slot ends when it does, and a server delay
+// that would end after the call's deadline is not waited at all.
+//
+// Every status other than OK comes back as a *StatusError: a retry retries the
+// RetryCodes of idempotent methods, waiting the server's delay where it sent one (its
+// RetryInfo, or the grpc-retry-pushback-ms trailer of a unary call); a breaker counts the
+// FailureCodes as failures and the SuccessCodes as successes, and, with this package's
+// CircuitBreaker, ignores the rest. A call that the client's own policies refuse ends with
+// an *Error: ResourceExhausted for its rate limiter (with RetryInfo) and its bulkhead,
+// Unavailable for its open breaker, DeadlineExceeded for its timeout. When the composition
+// has a retry, a call refused by the client's own rate limiter was not sent: the retry
+// waits for the limiter's next permit rather than spend its attempts (as
+// resilience.RetryWaitsForPermit says), whatever the method.
+//
+// The stream interceptor guards the creation of a stream, up to the moment gRPC returns
+// it: its messages, and the status it ends with, are the caller's. A timeout bounds the
+// creation only; the stream then lives on the caller's context.
+//
+// Its errors are resilience.Wrap1's (*policy.ConfigError with the policies' R4C codes).
+func NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Client, error) {
+	return ClientConfig{}.NewClient(r, id, specs...)
+}
+
+// NewClient is the package's NewClient with configuration c. An invalid c returns a
+// *policy.ConfigError: R4C-ATR-007 for a code outside 1..16 or in both FailureCodes and
+// SuccessCodes, R4C-ATR-004 for a negative MaxRetryDelay, R4C-REG-010 for a malformed
+// Idempotent name; the other errors are resilience.Wrap1's.
+func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Client, error) {
+	cl := &Client{maxDelay: c.MaxRetryDelay, idempotent: map[string]struct{}{}}
+	lists := []struct {
+		name string
+		in   []codes.Code
+		def  []codes.Code
+		out  *codeSet
+	}{
+		{"retryCodes", c.RetryCodes, []codes.Code{codes.Unavailable, codes.ResourceExhausted}, &cl.retry},
+		{"failureCodes", c.FailureCodes, []codes.Code{codes.Unavailable, codes.DeadlineExceeded, codes.Internal}, &cl.failure},
+		{"successCodes", c.SuccessCodes, []codes.Code{codes.InvalidArgument, codes.NotFound, codes.AlreadyExists,
+			codes.PermissionDenied, codes.FailedPrecondition, codes.Aborted, codes.OutOfRange, codes.Unimplemented,
+			codes.Unauthenticated}, &cl.success},
+	}
+	for _, l := range lists {
+		in := l.in
+		if in == nil {
+			in = l.def
+		}
+		for _, code := range in {
+			if code < 1 || code > 16 {
+				return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencegrpc."+l.name, strconv.Itoa(int(code)),
+					"a code is a gRPC status code other than OK, 1 to 16")
+			}
+		}
+		*l.out = setOf(in...)
+	}
+	if both := cl.failure & cl.success; both != 0 {
+		return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencegrpc.successCodes", "",
+			"a code cannot be both a failure and a success (%b)", uint32(both))
+	}
+	for _, m := range c.Idempotent {
+		if !validScope(m) {
+			return nil, badMethod(m)
+		}
+		cl.idempotent[m] = struct{}{}
+	}
+	switch {
+	case c.MaxRetryDelay < 0:
+		return nil, policy.Errorf(policy.CodeNegativeDuration, "resiliencegrpc.maxRetryDelay", c.MaxRetryDelay.String(),
+			"maxRetryDelay must not be negative (0 means one minute)")
+	case c.MaxRetryDelay == 0:
+		cl.maxDelay = defaultMaxRetryDelay
+	}
+	specs = append(slices.Clip(specs), resilience.RetryWaitsForPermit())
+	unary, err := resilience.Wrap1(r, id, cl.attemptUnary, specs...)
+	if err != nil {
+		return nil, err
+	}
+	stream, err := resilience.Wrap1(r, id, cl.attemptStream, specs...)
+	if err != nil {
+		return nil, err
+	}
+	cl.unary, cl.stream = unary, stream
+	return cl, nil
+}
+
+// CircuitBreaker is resilience.CircuitBreaker for a Client: the breaker counts the
+// FailureCodes (and errors that are not statuses, such as a failure to connect) as
+// failures and the SuccessCodes as successes, and ignores the statuses in neither list
+// (ErrNotFailure: a server's ResourceExhausted, a Canceled call) and the refusals of the
+// client's own rate limiter (ratelimit.ErrExceeded, which the breaker, outside the
+// limiter, would otherwise count as failures). opts come after these and add to them.
+//
+// With resilience.CircuitBreaker instead, every status the client does not count as a
+// success is a failure.
+func CircuitBreaker(opts ...circuitbreaker.Option) resilience.Spec {
+	return resilience.CircuitBreaker(append([]circuitbreaker.Option{
+		circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded)}, opts...)...)
+}
+
+// outcome is what an attempt returns to the policies: the stream it created, and, for a
+// status the breaker counts as a success, that status, which the caller gets as the call's
+// error while the policies see a success.
+type outcome struct {
+	cs  grpc.ClientStream
+	err error
+}
+
+type unaryClientCall struct {
+	method     string
+	req, reply any
+	cc         *grpc.ClientConn
+	invoker    grpc.UnaryInvoker
+	opts       []grpc.CallOption
+	deadline   time.Time // the call's deadline, zero for none
+}
+
+type streamClientCall struct {
+	ctx      context.Context // the caller's
+	desc     *grpc.StreamDesc
+	method   string
+	cc       *grpc.ClientConn
+	streamer grpc.Streamer
+	opts     []grpc.CallOption
+	created  *[]*clientStream // every stream the attempts created
+}
+
+// UnaryInterceptor returns the interceptor that sends each unary call through the
+// client's policies; see NewClient. A call whose context is already done is not sent and
+// takes nothing from the policies: it returns the context's error as a status (Canceled
+// or DeadlineExceeded).
+func (c *Client) UnaryInterceptor() grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if err := policy.ContextErr(ctx); err != nil {
+			return statusError(err)
+		}
+		call := unaryClientCall{method: method, req: req, reply: reply, cc: cc, invoker: invoker, opts: opts}
+		call.deadline, _ = ctx.Deadline()
+		out, err := c.unary(ctx, call)
+		if err != nil {
+			return statusError(err)
+		}
+		return out.err
+	}
+}
+
+// StreamInterceptor returns the interceptor that sends the creation of each stream
+// through the client's policies; see NewClient.
+func (c *Client) StreamInterceptor() grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		if err := policy.ContextErr(ctx); err != nil {
+			return nil, statusError(err)
+		}
+		var created []*clientStream
+		out, err := c.stream(ctx, streamClientCall{ctx: ctx, desc: desc, method: method, cc: cc, streamer: streamer,
+			opts: opts, created: &created})
+		for _, cs := range created {
+			if err != nil || out.err != nil || cs != out.cs {
+				cs.cancel() // a stream a policy discarded (a timeout that ended as it was created)
+			}
+		}
+		if err != nil {
+			return nil, statusError(err)
+		}
+		if out.err != nil {
+			return nil, out.err
+		}
+		return out.cs, nil
+	}
+}
+
+func (c *Client) attemptUnary(ctx context.Context, call unaryClientCall) (outcome, error) {
+	var trailer metadata.MD
+	opts := append(slices.Clip(call.opts), grpc.Trailer(&trailer))
+	err := call.invoker(ctx, call.method, call.req, call.reply, call.cc, opts...)
+	if err == nil {
+		return outcome{}, nil
+	}
+	return c.classify(err, call.method, call.deadline, trailer)
+}
+
+func (c *Client) attemptStream(ctx context.Context, call streamClientCall) (outcome, error) {
+	// The stream lives on the caller's context, not on the attempt's (which a timeout ends
+	// when the attempt returns); the attempt's context ending during creation cancels it.
+	sctx, cancel := context.WithCancel(call.ctx)
+	stop := context.AfterFunc(ctx, cancel)
+	cs, err := call.streamer(sctx, call.desc, call.cc, call.method, call.opts...)
+	if !stop() && ctx != call.ctx && err == nil {
+		err = context.Cause(ctx) // the attempt's context ended during the creation
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	if err != nil {
+		cancel()
+		deadline, _ := call.ctx.Deadline()
+		return c.classify(err, call.method, deadline, nil)
+	}
+	created := &clientStream{ClientStream: cs, cancel: cancel}
+	*call.created = append(*call.created, created)
+	return outcome{cs: created}, nil
+}
+
+// classify turns an attempt's error into what the policies see: a *StatusError for the
+// retry and the breaker, or a success carrying the status for the caller.
+func (c *Client) classify(err error, method string, deadline time.Time, trailer metadata.MD) (outcome, error) {
+	st, ok := status.FromError(err)
+	if !ok {
+		return outcome{}, err // not a status: a policy's error, or another interceptor's
+	}
+	code := st.Code()
+	se := &StatusError{st: st, method: method, failure: c.failure.has(code)}
+	se.ignored = !se.failure && !c.success.has(code)
+	se.delay, se.hasDelay = retryInfo(st)
+	pushback := false
+	if v := trailer["grpc-retry-pushback-ms"]; len(v) > 0 {
+		ms, perr := strconv.ParseInt(v[0], 10, 64)
+		if perr != nil || ms < 0 {
+			return c.settle(se) // the server asks not to retry
+		}
+		if !se.hasDelay {
+			se.delay, se.hasDelay = time.Duration(min(ms, int64(1<<63-1)/int64(time.Millisecond)))*time.Millisecond, true
+		}
+		pushback = true
+	}
+	se.retry = c.retry.has(code) && c.idempotentMethod(method) &&
+		(code != codes.ResourceExhausted || se.hasDelay || pushback)
+	if se.retry && se.hasDelay {
+		if se.delay > c.maxDelay || !deadline.IsZero() && time.Until(deadline) < se.delay {
+			se.retry = false
+		}
+	}
+	return c.settle(se)
+}
+
+// settle returns se as the attempt's error, or, for a success code that is not retried,
+// as the caller's error behind a success.
+func (c *Client) settle(se *StatusError) (outcome, error) {
+	if !se.retry && c.success.has(se.Code()) {
+		return outcome{err: se}, nil
+	}
+	return outcome{}, se
+}
+
+// idempotentMethod reports whether method may be retried: named in Idempotent, or marked
+// idempotent in its proto definition.
+func (c *Client) idempotentMethod(method string) bool {
+	if _, ok := c.idempotent[method]; ok {
+		return true
+	}
+	if _, ok := c.idempotent[service(method)]; ok {
+		return true
+	}
+	if v, ok := c.protoIdem.Load(method); ok {
+		return v.(bool)
+	}
+	idem := protoIdempotent(method)
+	c.protoIdem.Store(method, idem)
+	return idem
+}
+
+// protoIdempotent reads the idempotency_level option of method ("/pkg.Service/Method")
+// from the global proto registry.
+func protoIdempotent(method string) bool {
+	name := strings.Replace(strings.TrimPrefix(method, "/"), "/", ".", 1)
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name))
+	if err != nil {
+		return false
+	}
+	md, ok := d.(protoreflect.MethodDescriptor)
+	if !ok {
+		return false
+	}
+	opts, ok := md.Options().(*descriptorpb.MethodOptions)
+	if !ok || opts == nil {
+		return false
+	}
+	switch opts.GetIdempotencyLevel() {
+	case descriptorpb.MethodOptions_IDEMPOTENT, descriptorpb.MethodOptions_NO_SIDE_EFFECTS:
+		return true
+	}
+	return false
+}
+
+// clientStream is a created stream that lives on a context of its own, cancelled when the
+// stream ends, so that nothing of it outlives the stream.
+type clientStream struct {
+	grpc.ClientStream
+	cancel context.CancelFunc
+}
+
+// RecvMsg receives a message; when the stream ends (io.EOF or its status), it releases
+// the stream's context.
+func (s *clientStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if err != nil {
+		s.cancel()
+	}
+	return err
+}

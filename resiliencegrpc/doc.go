@@ -1,0 +1,54 @@
+// Package resiliencegrpc guards gRPC servers and clients with resilience4go's policies.
+//
+// # Server
+//
+// NewServer builds a Server from Limits, Guards and Exempt methods; its UnaryInterceptor
+// and StreamInterceptor go into grpc.NewServer:
+//
+//	perPeer, _ := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Second))
+//	srv, err := resiliencegrpc.NewServer(
+//		resiliencegrpc.Limit(perPeer, nil),                       // 10 calls/s per peer, every method
+//		resiliencegrpc.Guard(reg, "search", []resilience.Spec{     // at most 4 searches at once
+//			resilience.Bulkhead(bulkhead.MaxConcurrent(4))}, "/shop.Catalog/Search"),
+//		resiliencegrpc.Exempt(resiliencegrpc.HealthAndReflection...),
+//	)
+//	s := grpc.NewServer(
+//		grpc.ChainUnaryInterceptor(srv.UnaryInterceptor()),
+//		grpc.ChainStreamInterceptor(srv.StreamInterceptor()))
+//
+// A Limit keys calls by peer (the connection's address, or the address forwarded by
+// TrustedProxies), by method (ByMethod), by metadata (ByMetadata) or by any Key. A call it
+// refuses ends with ResourceExhausted and a google.rpc.RetryInfo detail whose retry_delay
+// is the exact time until the key's next permit; RetryDelay reads it on the client. A
+// Guard runs a method's calls through a composition of a registry's policies: a
+// bulkhead or an adaptive limit per method, a timeout.
+//
+// # Client
+//
+// NewClient builds a Client that sends each call through a composition of a registry's
+// policies; its UnaryInterceptor and StreamInterceptor go into grpc.NewClient:
+//
+//	cl, err := resiliencegrpc.ClientConfig{Idempotent: []string{"/shop.Catalog/"}}.NewClient(reg, "catalog",
+//		resilience.Retry(retry.MaxAttempts(3)), resiliencegrpc.CircuitBreaker(), resilience.Timeout(time.Second))
+//	conn, err := grpc.NewClient(target,
+//		grpc.WithChainUnaryInterceptor(cl.UnaryInterceptor()),
+//		grpc.WithChainStreamInterceptor(cl.StreamInterceptor()))
+//
+// Every status other than OK reaches the policies as a *StatusError, which says whether
+// it may be retried (its code, the method's idempotency, the server's delay) and whether
+// the breaker counts it. A retry waits the server's RetryInfo delay, or its
+// grpc-retry-pushback-ms trailer, instead of its own backoff.
+//
+// # Errors
+//
+// Status maps the policies' errors to gRPC statuses: a rate limiter's refusal and a full
+// bulkhead are ResourceExhausted, an open breaker Unavailable, a timeout DeadlineExceeded.
+// The errors the interceptors return for those refusals are *Error values, which carry
+// the status (status.Code works on them) and unwrap to the policy's error
+// (errors.Is(err, circuitbreaker.ErrOpen) works too). A *StatusError matches
+// ratelimit.ErrExceeded when the server's limiter refused the call, and the context's
+// errors for DeadlineExceeded and Canceled.
+//
+// The package lives in the main module: a program that does not import it compiles none
+// of gRPC.
+package resiliencegrpc
