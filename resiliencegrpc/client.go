@@ -2,6 +2,7 @@ package resiliencegrpc
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +49,11 @@ type ClientConfig struct {
 	// a retry never retries a call to another method, since the server may have acted on
 	// it. A malformed name is R4C-REG-010.
 	Idempotent []string
+	// Exempt names the methods (full names, or whole services ending in "/") that go
+	// straight to the server, through none of the policies: e.g. HealthAndReflection, so
+	// that a health check neither trips the breaker nor waits for a permit. Default none.
+	// A malformed name is R4C-REG-010.
+	Exempt []string
 	// MaxRetryDelay is the longest server delay a retry waits; a status that asks for
 	// longer is not retried, nor is one whose delay ends after the call's deadline.
 	// Default 0, which means one minute. Negative is R4C-ATR-004.
@@ -65,6 +71,7 @@ type Client struct {
 	failure    codeSet
 	success    codeSet
 	idempotent map[string]struct{}
+	exempt     map[string]struct{}
 	maxDelay   time.Duration
 	protoIdem  sync.Map // full method name → bool, from the proto registry
 }
@@ -103,8 +110,9 @@ const defaultMaxRetryDelay = time.Minute
 // an *Error: ResourceExhausted for its rate limiter (with RetryInfo) and its bulkhead,
 // Unavailable for its open breaker, DeadlineExceeded for its timeout. When the composition
 // has a retry, a call refused by the client's own rate limiter was not sent: the retry
-// waits for the limiter's next permit rather than spend its attempts (as
-// resilience.RetryWaitsForPermit says), whatever the method.
+// waits for the limiter's next permit (as resilience.RetryWaitsForPermit says), whatever
+// the method, so that the refusal costs one attempt and the next attempt finds its
+// permit.
 //
 // The stream interceptor guards the creation of a stream, up to the moment gRPC returns
 // it: its messages, and the status it ends with, are the caller's. A timeout bounds the
@@ -118,9 +126,9 @@ func NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Cl
 // NewClient is the package's NewClient with configuration c. An invalid c returns a
 // *policy.ConfigError: R4C-ATR-007 for a code outside 1..16 or in both FailureCodes and
 // SuccessCodes, R4C-ATR-004 for a negative MaxRetryDelay, R4C-REG-010 for a malformed
-// Idempotent name; the other errors are resilience.Wrap1's.
+// Idempotent or Exempt name; the other errors are resilience.Wrap1's.
 func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Client, error) {
-	cl := &Client{maxDelay: c.MaxRetryDelay, idempotent: map[string]struct{}{}}
+	cl := &Client{maxDelay: c.MaxRetryDelay, idempotent: map[string]struct{}{}, exempt: map[string]struct{}{}}
 	lists := []struct {
 		name string
 		in   []codes.Code
@@ -150,11 +158,16 @@ func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resi
 		return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencegrpc.successCodes", "",
 			"a code cannot be both a failure and a success (%b)", uint32(both))
 	}
-	for _, m := range c.Idempotent {
-		if !validScope(m) {
-			return nil, badMethod(m)
+	for _, names := range []struct {
+		in  []string
+		out map[string]struct{}
+	}{{c.Idempotent, cl.idempotent}, {c.Exempt, cl.exempt}} {
+		for _, m := range names.in {
+			if !validScope(m) {
+				return nil, badMethod(m)
+			}
+			names.out[m] = struct{}{}
 		}
-		cl.idempotent[m] = struct{}{}
 	}
 	switch {
 	case c.MaxRetryDelay < 0:
@@ -205,7 +218,55 @@ type unaryClientCall struct {
 	invoker    grpc.UnaryInvoker
 	opts       []grpc.CallOption
 	deadline   time.Time // the call's deadline, zero for none
+	once       *sentOnce // for a method that is not idempotent, else nil
 }
+
+// sentOnce keeps a call to a method that is not idempotent from being sent twice: once it
+// was sent, a later attempt (a retry of an error that a policy made of its failure, such
+// as a timeout's) is not sent, and ends with the first attempt's error, never retried.
+type sentOnce struct {
+	sent bool
+	err  error
+}
+
+// ended records the error of the attempt that was sent, err as the policies see it; or,
+// when the attempt's context ended (a timeout's), the context's cause, which the policy
+// made of it.
+func (o *sentOnce) ended(ctx context.Context, err error) {
+	if o == nil {
+		return
+	}
+	o.err = err
+	if ctx.Err() != nil {
+		o.err = context.Cause(ctx)
+	}
+}
+
+// again returns the error of a call sent already, or nil when it may be sent, which it
+// then marks as sent.
+func (o *sentOnce) again() error {
+	if o == nil {
+		return nil
+	}
+	if o.sent {
+		return &notAgain{err: o.err}
+	}
+	o.sent = true
+	return nil
+}
+
+// notAgain is the error of an attempt that was not sent because its call was sent once
+// already: the first attempt's error, never retried.
+type notAgain struct{ err error }
+
+func (e *notAgain) Error() string {
+	if e.err == nil {
+		return "resiliencegrpc: a call to a method that is not idempotent is sent once"
+	}
+	return e.err.Error()
+}
+func (e *notAgain) Unwrap() error      { return e.err }
+func (e *notAgain) NeverRetried() bool { return true }
 
 type streamClientCall struct {
 	ctx      context.Context // the caller's
@@ -215,6 +276,7 @@ type streamClientCall struct {
 	streamer grpc.Streamer
 	opts     []grpc.CallOption
 	created  *[]*clientStream // every stream the attempts created
+	once     *sentOnce        // for a method that is not idempotent, else nil
 }
 
 // UnaryInterceptor returns the interceptor that sends each unary call through the
@@ -223,14 +285,18 @@ type streamClientCall struct {
 // or DeadlineExceeded).
 func (c *Client) UnaryInterceptor() grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if c.exempted(method) {
+			return invoker(ctx, method, req, reply, cc, opts...)
+		}
 		if err := policy.ContextErr(ctx); err != nil {
 			return statusError(err)
 		}
-		call := unaryClientCall{method: method, req: req, reply: reply, cc: cc, invoker: invoker, opts: opts}
+		call := unaryClientCall{method: method, req: req, reply: reply, cc: cc, invoker: invoker, opts: opts,
+			once: c.onceFor(method)}
 		call.deadline, _ = ctx.Deadline()
 		out, err := c.unary(ctx, call)
 		if err != nil {
-			return statusError(err)
+			return callError(ctx, err)
 		}
 		return out.err
 	}
@@ -240,19 +306,22 @@ func (c *Client) UnaryInterceptor() grpc.UnaryClientInterceptor {
 // through the client's policies; see NewClient.
 func (c *Client) StreamInterceptor() grpc.StreamClientInterceptor {
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		if c.exempted(method) {
+			return streamer(ctx, desc, cc, method, opts...)
+		}
 		if err := policy.ContextErr(ctx); err != nil {
 			return nil, statusError(err)
 		}
-		var created []*clientStream
+		var made []*clientStream
 		out, err := c.stream(ctx, streamClientCall{ctx: ctx, desc: desc, method: method, cc: cc, streamer: streamer,
-			opts: opts, created: &created})
-		for _, cs := range created {
-			if err != nil || out.err != nil || cs != out.cs {
-				cs.cancel() // a stream a policy discarded (a timeout that ended as it was created)
+			opts: opts, created: &made, once: c.onceFor(method)})
+		for _, m := range made {
+			if err != nil || out.err != nil || grpc.ClientStream(m) != out.cs {
+				m.cancel() // a stream a policy discarded (a timeout that ended as it was created)
 			}
 		}
 		if err != nil {
-			return nil, statusError(err)
+			return nil, callError(ctx, err)
 		}
 		if out.err != nil {
 			return nil, out.err
@@ -262,16 +331,24 @@ func (c *Client) StreamInterceptor() grpc.StreamClientInterceptor {
 }
 
 func (c *Client) attemptUnary(ctx context.Context, call unaryClientCall) (outcome, error) {
+	if err := call.once.again(); err != nil {
+		return outcome{}, err
+	}
 	var trailer metadata.MD
 	opts := append(slices.Clip(call.opts), grpc.Trailer(&trailer))
 	err := call.invoker(ctx, call.method, call.req, call.reply, call.cc, opts...)
 	if err == nil {
 		return outcome{}, nil
 	}
-	return c.classify(err, call.method, call.deadline, trailer)
+	out, err := c.classify(err, call.method, call.deadline, trailer)
+	call.once.ended(ctx, err)
+	return out, err
 }
 
 func (c *Client) attemptStream(ctx context.Context, call streamClientCall) (outcome, error) {
+	if err := call.once.again(); err != nil {
+		return outcome{}, err
+	}
 	// The stream lives on the caller's context, not on the attempt's (which a timeout ends
 	// when the attempt returns); the attempt's context ending during creation cancels it.
 	sctx, cancel := context.WithCancel(call.ctx)
@@ -286,11 +363,34 @@ func (c *Client) attemptStream(ctx context.Context, call streamClientCall) (outc
 	if err != nil {
 		cancel()
 		deadline, _ := call.ctx.Deadline()
-		return c.classify(err, call.method, deadline, nil)
+		out, err := c.classify(err, call.method, deadline, nil)
+		call.once.ended(ctx, err)
+		return out, err
 	}
-	created := &clientStream{ClientStream: cs, cancel: cancel}
-	*call.created = append(*call.created, created)
-	return outcome{cs: created}, nil
+	// Ours is released when the stream ends: at its last RecvMsg, or, however else it ends
+	// (the connection closing), when gRPC ends the stream's own context.
+	made := &clientStream{ClientStream: cs, cancel: cancel, last: !call.desc.ServerStreams}
+	context.AfterFunc(cs.Context(), cancel)
+	*call.created = append(*call.created, made)
+	return outcome{cs: made}, nil
+}
+
+// clientStream is a created stream whose context is released when it ends.
+type clientStream struct {
+	grpc.ClientStream
+	cancel context.CancelFunc
+	last   bool // the first message received is the last: the method does not stream its responses
+}
+
+// RecvMsg receives a message, and releases the stream's context once the stream has
+// ended: on an error (io.EOF included), or after the only response of a method that does
+// not stream its responses.
+func (s *clientStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if err != nil || s.last {
+		s.cancel()
+	}
+	return err
 }
 
 // classify turns an attempt's error into what the policies see: a *StatusError for the
@@ -302,17 +402,15 @@ func (c *Client) classify(err error, method string, deadline time.Time, trailer 
 	}
 	code := st.Code()
 	se := &StatusError{st: st, method: method, failure: c.failure.has(code)}
-	se.ignored = !se.failure && !c.success.has(code)
+	se.ignored = !se.failure // a success code reaches the breaker as an error only when retried
 	se.delay, se.hasDelay = retryInfo(st)
 	pushback := false
-	if v := trailer["grpc-retry-pushback-ms"]; len(v) > 0 {
+	if v := trailer["grpc-retry-pushback-ms"]; len(v) > 0 && !se.hasDelay { // RetryInfo wins
 		ms, perr := strconv.ParseInt(v[0], 10, 64)
 		if perr != nil || ms < 0 {
 			return c.settle(se) // the server asks not to retry
 		}
-		if !se.hasDelay {
-			se.delay, se.hasDelay = time.Duration(min(ms, int64(1<<63-1)/int64(time.Millisecond)))*time.Millisecond, true
-		}
+		se.delay, se.hasDelay = time.Duration(min(ms, int64(1<<63-1)/int64(time.Millisecond)))*time.Millisecond, true
 		pushback = true
 	}
 	se.retry = c.retry.has(code) && c.idempotentMethod(method) &&
@@ -374,19 +472,35 @@ func protoIdempotent(method string) bool {
 	return false
 }
 
-// clientStream is a created stream that lives on a context of its own, cancelled when the
-// stream ends, so that nothing of it outlives the stream.
-type clientStream struct {
-	grpc.ClientStream
-	cancel context.CancelFunc
+// exempted reports whether method goes through none of the client's policies.
+func (c *Client) exempted(method string) bool {
+	if len(c.exempt) == 0 {
+		return false
+	}
+	if _, ok := c.exempt[method]; ok {
+		return true
+	}
+	_, ok := c.exempt[service(method)]
+	return ok
 }
 
-// RecvMsg receives a message; when the stream ends (io.EOF or its status), it releases
-// the stream's context.
-func (s *clientStream) RecvMsg(m any) error {
-	err := s.ClientStream.RecvMsg(m)
-	if err != nil {
-		s.cancel()
+// onceFor returns the state that keeps a call to method from being sent twice, or nil
+// when the method is idempotent.
+func (c *Client) onceFor(method string) *sentOnce {
+	if c.idempotentMethod(method) {
+		return nil
 	}
-	return err
+	return new(sentOnce)
+}
+
+// callError returns the error of a call that the policies ended with err: the context's
+// status (Canceled, DeadlineExceeded) when the call's context ended and err says so, as
+// gRPC's own calls end; else err with its status.
+func callError(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+		e := &Error{err: err}
+		e.st.Store(status.FromContextError(cerr))
+		return e
+	}
+	return statusError(err)
 }

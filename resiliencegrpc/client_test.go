@@ -453,7 +453,7 @@ func TestGR6_SuccessCodesKeepTheBreakerClosed(t *testing.T) {
 			ts.svc.script("UnaryCall", fails(code))
 			_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 			se := requireStatusError(t, err, code)
-			assert.NotErrorIs(t, se, resiliencegrpc.ErrNotFailure)
+			assert.ErrorIs(t, se, resiliencegrpc.ErrNotFailure, "a success is not a failure")
 		}
 	}
 	snap := cb.Snapshot()

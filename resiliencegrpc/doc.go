@@ -5,7 +5,10 @@
 // NewServer builds a Server from Limits, Guards and Exempt methods; its UnaryInterceptor
 // and StreamInterceptor go into grpc.NewServer:
 //
-//	perPeer, _ := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Second))
+//	perPeer, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Second))
+//	if err != nil {
+//		return err
+//	}
 //	srv, err := resiliencegrpc.NewServer(
 //		resiliencegrpc.Limit(perPeer, nil),                       // 10 calls/s per peer, every method
 //		resiliencegrpc.Guard(reg, "search", []resilience.Spec{     // at most 4 searches at once
@@ -28,13 +31,21 @@
 // NewClient builds a Client that sends each call through a composition of a registry's
 // policies; its UnaryInterceptor and StreamInterceptor go into grpc.NewClient:
 //
-//	cl, err := resiliencegrpc.ClientConfig{Idempotent: []string{"/shop.Catalog/"}}.NewClient(reg, "catalog",
+//	cl, err := resiliencegrpc.ClientConfig{
+//		Idempotent: []string{"/shop.Catalog/"},     // may be retried
+//		Exempt:     resiliencegrpc.HealthAndReflection, // through none of the policies
+//	}.NewClient(reg, "catalog",
 //		resilience.Retry(retry.MaxAttempts(3)), resiliencegrpc.CircuitBreaker(), resilience.Timeout(time.Second))
+//	if err != nil {
+//		return err
+//	}
 //	conn, err := grpc.NewClient(target,
+//		grpc.WithTransportCredentials(insecure.NewCredentials()), // or TLS credentials
 //		grpc.WithChainUnaryInterceptor(cl.UnaryInterceptor()),
 //		grpc.WithChainStreamInterceptor(cl.StreamInterceptor()))
 //
-// Every status other than OK reaches the policies as a *StatusError, which says whether
+// The client's policies guard every method of the connection, health checks included,
+// but for the Exempt ones. Every status other than OK reaches the policies as a *StatusError, which says whether
 // it may be retried (its code, the method's idempotency, the server's delay) and whether
 // the breaker counts it. A retry waits the server's RetryInfo delay, or its
 // grpc-retry-pushback-ms trailer, instead of its own backoff.

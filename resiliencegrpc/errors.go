@@ -21,10 +21,11 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// ErrNotFailure is matched by a StatusError whose code is neither one of the client's
-// failure codes nor one of its success codes (by default Canceled, Unknown,
-// ResourceExhausted and DataLoss): the CircuitBreaker spec of this package ignores it,
-// so it counts neither as a success nor as a failure.
+// ErrNotFailure is matched by a StatusError whose code is not one of the client's failure
+// codes: one in neither list (by default Canceled, Unknown, ResourceExhausted and
+// DataLoss), or a success code that the retry retries. The CircuitBreaker spec of this
+// package ignores it, so it counts neither as a success nor as a failure. (A success code
+// that is not retried reaches the breaker as a success.)
 var ErrNotFailure = errors.New("resiliencegrpc: status is not a failure")
 
 // Error is the error of a call that one of the policies turned away, as a gRPC status:
@@ -253,8 +254,7 @@ func retryInfo(st *status.Status) (time.Duration, bool) {
 //   - NeverRetried is true unless the code is one of the client's retried codes, the
 //     method is idempotent, and the server's delay, if any, fits before the call's
 //     deadline and within ClientConfig.MaxRetryDelay (policy.NeverRetried);
-//   - Is matches ErrNotFailure for a code that is neither a failure nor a success for
-//     the client; ratelimit.ErrExceeded for ResourceExhausted with a server delay (the
+//   - Is matches ErrNotFailure for a code that is not a failure for the client; ratelimit.ErrExceeded for ResourceExhausted with a server delay (the
 //     server's rate limiter said when to come back), unless the client counts
 //     ResourceExhausted as a failure; context.DeadlineExceeded for
 //     DeadlineExceeded and context.Canceled for Canceled.

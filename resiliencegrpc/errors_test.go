@@ -257,7 +257,8 @@ func TestGR10_RetryDelay(t *testing.T) {
 	}
 }
 
-// GR-10: a *StatusError matches ErrNotFailure for a code in neither list,
+// GR-10: a *StatusError matches ErrNotFailure for a code that is not a failure (a success
+// code too),
 // ratelimit.ErrExceeded for ResourceExhausted with a server delay, and the context's
 // errors for DeadlineExceeded and Canceled; nothing else.
 func TestGR10_StatusErrorIs(t *testing.T) {
@@ -273,7 +274,7 @@ func TestGR10_StatusErrorIs(t *testing.T) {
 		is    []bool // per target
 	}{
 		{"Unavailable", fails(codes.Unavailable), []bool{false, false, false, false}},
-		{"NotFound", fails(codes.NotFound), []bool{false, false, false, false}},
+		{"NotFound", fails(codes.NotFound), []bool{true, false, false, false}},
 		{"Unknown", fails(codes.Unknown), []bool{true, false, false, false}},
 		{"ResourceExhausted", fails(codes.ResourceExhausted), []bool{true, false, false, false}},
 		{"ResourceExhausted with RetryInfo", failsWithDelay(codes.ResourceExhausted, time.Second), []bool{true, true, false, false}},

@@ -58,11 +58,12 @@ func serveParking(t *testing.T, srv *resiliencegrpc.Server, svc testpb.TestServi
 	return testpb.NewTestServiceClient(conn)
 }
 
-// SPEC GR-11: a call admitted by a Limit and turned away by its Guard's bulkhead before
-// the handler runs gets its permit back; the next call finds it.
-func TestGR11_GuardRefusalGivesThePermitBack(t *testing.T) {
+// SPEC GR-11: a Limit counts every call it admits, also one that its Guard's bulkhead then
+// turns away before the handler runs (the request reached the server): that refusal has
+// no RetryInfo, and the permit stays spent.
+func TestGR11_ALimitCountsCallsItsGuardTurnsAway(t *testing.T) {
 	clk := clock.NewManual()
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(2), ratelimit.Period(time.Hour), ratelimit.WithClock(clk))
+	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(3), ratelimit.Period(time.Hour), ratelimit.WithClock(clk))
 	require.NoError(t, err)
 	reg, err := resilience.NewRegistry(resilience.WithClock(clk))
 	require.NoError(t, err)
@@ -78,55 +79,21 @@ func TestGR11_GuardRefusalGivesThePermitBack(t *testing.T) {
 		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 		first <- err
 	}()
-	<-svc.entered // the first call holds the bulkhead's only slot and one of the 2 permits
+	<-svc.entered // the first call holds the bulkhead's only slot and one of the 3 permits
 
-	for range 3 { // each takes the second permit, is turned away by the bulkhead, and gives it back
-		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
-		require.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
-		_, hasDelay := resiliencegrpc.RetryDelay(err)
-		assert.False(t, hasDelay, "a full bulkhead is not a rate limit: no RetryInfo")
-		assert.Equal(t, 1, k.AvailablePermits("bufconn"), "the refused call's permit is back")
-	}
+	_, err = c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
+	require.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
+	_, hasDelay := resiliencegrpc.RetryDelay(err)
+	assert.False(t, hasDelay, "a full bulkhead is not a rate limit: no RetryInfo")
+	assert.Equal(t, 1, k.AvailablePermits("bufconn"), "the turned-away call spent its permit")
 	close(svc.release)
 	require.NoError(t, <-first)
 
-	_, err = c.UnaryCall(context.Background(), &testpb.SimpleRequest{}) // takes the permit given back
+	_, err = c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 	require.NoError(t, err)
 	_, err = c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
-	require.Equal(t, codes.ResourceExhausted, status.Code(err), "both permits are spent by calls that ran")
+	require.Equal(t, codes.ResourceExhausted, status.Code(err), "3 permits: 2 calls ran, 1 was turned away")
 	d, ok := resiliencegrpc.RetryDelay(err)
 	require.True(t, ok)
-	assert.Equal(t, time.Hour/2, d, "the next permit of 2 per hour, at the burst's instant")
-}
-
-// decideOnly is a KeyedLimiter without Reserve: it cannot give a permit back.
-type decideOnly struct{ k *ratelimit.Keyed[string] }
-
-func (d decideOnly) Decide(key string) ratelimit.Decision { return d.k.Decide(key) }
-
-// SPEC GR-11: a limiter without Reserve keeps the permit of a call its Guard turns away.
-func TestGR11_DecideOnlyLimiterKeepsThePermit(t *testing.T) {
-	clk := clock.NewManual()
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(2), ratelimit.Period(time.Hour), ratelimit.WithClock(clk))
-	require.NoError(t, err)
-	reg, err := resilience.NewRegistry(resilience.WithClock(clk))
-	require.NoError(t, err)
-	srv, err := resiliencegrpc.NewServer(
-		resiliencegrpc.Limit(decideOnly{k}, nil),
-		resiliencegrpc.Guard(reg, "unary", []resilience.Spec{resilience.Bulkhead(bulkhead.MaxConcurrent(1))}))
-	require.NoError(t, err)
-	svc := &parkingService{entered: make(chan struct{}, 4), release: make(chan struct{})}
-	c := serveParking(t, srv, svc)
-
-	first := make(chan error, 1)
-	go func() {
-		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
-		first <- err
-	}()
-	<-svc.entered
-	_, err = c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
-	require.Equal(t, codes.ResourceExhausted, status.Code(err))
-	assert.Equal(t, 0, k.AvailablePermits("bufconn"))
-	close(svc.release)
-	require.NoError(t, <-first)
+	assert.Equal(t, time.Hour/3, d, "the next permit of 3 per hour, at the burst's instant")
 }

@@ -2,13 +2,11 @@ package resiliencegrpc
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"net"
 	"net/netip"
 	"slices"
 	"strings"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
@@ -17,9 +15,6 @@ import (
 	"github.com/resilience4go/resilience4go/internal/clientip"
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
-	"github.com/resilience4go/resilience4go/policy/bulkhead"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -29,17 +24,8 @@ import (
 // replica of the server). Decide takes a permit for key without waiting and reports, for a
 // refusal, RetryAfter: how long until the key's next permit. It is called concurrently,
 // so it must be safe for concurrent use.
-//
-// A limiter that also has a Reserve method of ratelimit.Keyed[string]'s signature, as
-// ratelimit.Keyed[string] has, is asked through Reserve instead, so that the permit of a
-// call that a Guard then refuses is given back.
 type KeyedLimiter interface {
 	Decide(key string) ratelimit.Decision
-}
-
-// reserver is a KeyedLimiter that can give a permit back.
-type reserver interface {
-	Reserve(key string) (ratelimit.Reservation, error)
 }
 
 // Key returns the key a call is limited by, from the call's context (its peer and incoming
@@ -86,15 +72,11 @@ type ServerOption func(*Server)
 //
 // A refused call does not reach the handler (nor a Guard): it ends with ResourceExhausted
 // and a google.rpc.RetryInfo detail whose retry_delay is the exact time until the key's
-// next permit, k's Decision.RetryAfter. An admitted call that a Guard then turns away before
-// its handler runs (a full bulkhead, an open breaker) gets its permit back when k can give
-// it (see KeyedLimiter). k's MaxWait is not used: a server
-// answers at once.
+// next permit, k's Decision.RetryAfter. k's MaxWait is not used: a server answers at
+// once. A Limit counts the calls that reach it: one that it admits and its Guard then
+// turns away (a full bulkhead) has spent its permit, as a request the server received.
 func Limit(k KeyedLimiter, key Key, methods ...string) ServerOption {
-	return func(s *Server) {
-		r, _ := k.(reserver)
-		s.limits.add(s, &limitRule{k: k, r: r, key: key}, methods, nilcheck.Is(k))
-	}
+	return func(s *Server) { s.limits.add(s, &limitRule{k: k, key: key}, methods, nilcheck.Is(k)) }
 }
 
 // Guard runs the calls to methods (as for Limit; none: every method) through a
@@ -109,9 +91,14 @@ func Limit(k KeyedLimiter, key Key, methods ...string) ServerOption {
 // does not reach the handler: it ends with the status that Status maps the policy's error
 // to (a full bulkhead and an adaptive limit's refusal are ResourceExhausted, a timeout
 // DeadlineExceeded). As for Limit, each call goes through one Guard at most, the most
-// specific. Errors of the composition (R4C codes) are NewServer's, as are R4C-REG-010 for
-// two Guards of the same scope, a nil r and a malformed method name. A hedge cannot guard
-// a server call (R4C-HDG-001).
+// specific. A retry in a Guard runs a unary handler again; a stream's handler runs once
+// (its stream cannot be read again), so a retry gives up after it. The composition's
+// result type is any, for unary calls and streams alike, so a resilience.Fallback[any]
+// fits; for a stream its value is not used, and a nil error ends the stream with OK.
+// Errors of the composition (R4C codes) are NewServer's, as are R4C-REG-010 for two
+// Guards of the same scope, a nil r and a malformed method name. NewServer builds the
+// Guards in order: when one fails, those built before it stay in r, as any wrapped
+// function's policies do. A hedge cannot guard a server call (R4C-HDG-001).
 func Guard(r *resilience.Registry, id string, specs []resilience.Spec, methods ...string) ServerOption {
 	return func(s *Server) {
 		s.guards.add(s, &guardRule{r: r, id: id, specs: specs}, methods, r == nil)
@@ -198,7 +185,6 @@ type Server struct {
 
 type limitRule struct {
 	k   KeyedLimiter
-	r   reserver // k, when it can give a permit back
 	key Key
 }
 
@@ -207,7 +193,7 @@ type guardRule struct {
 	id     string
 	specs  []resilience.Spec
 	unary  func(context.Context, unaryCall) (any, error)
-	stream func(context.Context, streamCall) (struct{}, error)
+	stream func(context.Context, streamCall) (any, error)
 }
 
 // NewServer builds the server-side policies from opts. Its errors are
@@ -293,10 +279,8 @@ func (s *Server) UnaryInterceptor() grpc.UnaryServerInterceptor {
 		if !ok {
 			return handler(ctx, req)
 		}
-		var permit ratelimit.Reservation
 		if l != nil {
-			var err error
-			if permit, err = l.admit(ctx, info.FullMethod); err != nil {
+			if err := l.admit(ctx, info.FullMethod); err != nil {
 				return nil, err
 			}
 		}
@@ -304,7 +288,7 @@ func (s *Server) UnaryInterceptor() grpc.UnaryServerInterceptor {
 			return handler(ctx, req)
 		}
 		resp, err := g.unary(ctx, unaryCall{req: req, handler: handler})
-		return resp, settle(err, permit)
+		return resp, settle(err)
 	}
 }
 
@@ -323,18 +307,16 @@ func (s *Server) StreamInterceptor() grpc.StreamServerInterceptor {
 			return handler(srv, ss)
 		}
 		ctx := ss.Context()
-		var permit ratelimit.Reservation
 		if l != nil {
-			var err error
-			if permit, err = l.admit(ctx, info.FullMethod); err != nil {
+			if err := l.admit(ctx, info.FullMethod); err != nil {
 				return err
 			}
 		}
 		if g == nil {
 			return handler(srv, ss)
 		}
-		_, err := g.stream(ctx, streamCall{srv: srv, ss: ss, handler: handler})
-		return settle(err, permit)
+		_, err := g.stream(ctx, streamCall{srv: srv, ss: ss, handler: handler, run: new(streamRun)})
+		return settle(err)
 	}
 }
 
@@ -353,27 +335,13 @@ func (s *Server) route(method string) (*limitRule, *guardRule, bool) {
 	return l, g, l != nil || g != nil
 }
 
-// admit takes a permit for the call, and returns it as a Reservation when the limiter can
-// give it back (else a zero Reservation, whose Cancel does nothing), or the call's refusal.
-func (l *limitRule) admit(ctx context.Context, method string) (ratelimit.Reservation, error) {
-	key := l.key(ctx, method)
-	var wait time.Duration
-	if l.r != nil {
-		r, err := l.r.Reserve(key)
-		if wait = r.Delay(); err == nil && wait <= 0 {
-			return r, nil
-		}
-		if err == nil {
-			r.Cancel() // a permit that is not free now: the call is refused all the same
-		}
-	} else {
-		d := l.k.Decide(key)
-		if d.Admitted {
-			return ratelimit.Reservation{}, nil
-		}
-		wait = d.RetryAfter
+// admit takes a permit for the call, or returns its refusal.
+func (l *limitRule) admit(ctx context.Context, method string) error {
+	d := l.k.Decide(l.key(ctx, method))
+	if d.Admitted {
+		return nil
 	}
-	return ratelimit.Reservation{}, &Error{err: ratelimit.ErrExceeded, limited: true, wait: wait}
+	return &Error{err: ratelimit.ErrExceeded, limited: true, wait: d.RetryAfter}
 }
 
 // unaryCall and streamCall carry a call through a Guard's composition.
@@ -386,32 +354,56 @@ type streamCall struct {
 	srv     any
 	ss      grpc.ServerStream
 	handler grpc.StreamHandler
+	run     *streamRun
+}
+
+// streamRun is what a stream's handler left: a stream can be handled once, so a policy
+// that runs the call again (a retry) gets the first run's error, never retried, instead
+// of a second run on a stream that is already read.
+type streamRun struct {
+	done bool
+	err  error
 }
 
 // handlerError marks an error that the handler returned, so that it reaches the client as
-// the handler returned it, where the policies' own errors are mapped to statuses.
-type handlerError struct{ err error }
+// the handler returned it, where the policies' own errors are mapped to statuses. once
+// marks the error of a stream's handler that ran already: it is never retried.
+type handlerError struct {
+	err  error
+	once bool
+}
 
-func (e *handlerError) Error() string { return e.err.Error() }
-func (e *handlerError) Unwrap() error { return e.err }
+func (e *handlerError) Error() string {
+	if e.err == nil {
+		return "resiliencegrpc: the stream was handled already"
+	}
+	return e.err.Error()
+}
+func (e *handlerError) Unwrap() error      { return e.err }
+func (e *handlerError) NeverRetried() bool { return e.once }
 
 func runUnary(ctx context.Context, c unaryCall) (any, error) {
 	resp, err := c.handler(ctx, c.req)
 	if err != nil {
-		return resp, &handlerError{err}
+		return resp, &handlerError{err: err}
 	}
 	return resp, nil
 }
 
-func runStream(ctx context.Context, c streamCall) (struct{}, error) {
+func runStream(ctx context.Context, c streamCall) (any, error) {
+	if c.run.done {
+		return nil, &handlerError{err: c.run.err, once: true}
+	}
+	c.run.done = true
 	ss := c.ss
 	if ctx != ss.Context() {
 		ss = &guardedStream{ServerStream: ss, ctx: ctx}
 	}
 	if err := c.handler(c.srv, ss); err != nil {
-		return struct{}{}, &handlerError{err}
+		c.run.err = err
+		return nil, &handlerError{err: err}
 	}
-	return struct{}{}, nil
+	return nil, nil
 }
 
 // guardedStream is a server stream whose handler runs under a policy's context (a
@@ -449,27 +441,15 @@ func (s *guardedStream) ended() error {
 }
 
 // settle returns the handler's error as it returned it, and a policy's error as an error
-// carrying its status, after giving back the permit of a call that a policy turned away
-// before its handler ran (a full bulkhead, an adaptive limit, an open breaker, a rate
-// limiter of the Guard). A timeout's error keeps the permit: the handler ran.
-func settle(err error, permit ratelimit.Reservation) error {
+// carrying its status.
+func settle(err error) error {
 	if err == nil {
 		return nil
 	}
 	if h, ok := find[*handlerError](err); ok {
 		return h.err
 	}
-	if turnedAway(err) {
-		permit.Cancel()
-	}
 	return statusError(err)
-}
-
-// turnedAway reports whether err is a policy's refusal of a call it did not run.
-func turnedAway(err error) bool {
-	return errors.Is(err, bulkhead.ErrFull) || errors.Is(err, adaptivelimit.ErrLimitExceeded) ||
-		errors.Is(err, circuitbreaker.ErrOpen) || errors.Is(err, ratelimit.ErrExceeded) ||
-		errors.Is(err, ratelimit.ErrExceedsBurst)
 }
 
 // scopes holds rules by what they apply to: a method, a service, or every method.
@@ -504,8 +484,12 @@ func (sc *scopes[R]) add(s *Server, rule R, methods []string, bad bool) {
 		if *into == nil {
 			*into = map[string]R{}
 		}
-		if _, dup := (*into)[m]; dup {
-			s.fail(policy.Errorf(policy.CodeBadSpec, "resiliencegrpc", m, "two rules of one kind apply to %s", m))
+		if prev, dup := (*into)[m]; dup {
+			if any(prev) == any(rule) {
+				s.fail(policy.Errorf(policy.CodeBadSpec, "resiliencegrpc", m, "%s is listed twice", m))
+			} else {
+				s.fail(policy.Errorf(policy.CodeBadSpec, "resiliencegrpc", m, "two rules of one kind apply to %s", m))
+			}
 		}
 		(*into)[m] = rule
 	}

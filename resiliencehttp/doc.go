@@ -57,7 +57,7 @@
 //     not 4xx ones, when built with this package's CircuitBreaker spec;
 //   - a request is never sent before the client rate limiter's permit is due: when the
 //     limiter refuses an attempt, the retry waits for the limiter's next permit (at least
-//     its own delay) instead of spending its next attempts on more refusals.
+//     its own delay), so that the refusal costs one attempt and the next finds its permit.
 //
 // TransportConfig changes which statuses are retried and which are failures.
 package resiliencehttp

@@ -78,10 +78,9 @@ type Transport struct {
 //
 // With a retry among its specs, the transport never sends an attempt before its client
 // rate limiter's permit is due (without one, a refused request fails at once with the
-// limiter's rejection), and does not spend its retries on its own limiter: when the
-// limiter refuses an attempt,
-// the retry waits until the limiter's next permit (or its own delay, if longer) before the
-// next one, whatever the retry's waitForPermit setting (the composition is built with
+// limiter's rejection), and spends at most one attempt on a refusal of its own limiter:
+// when the limiter refuses an attempt (which counts as one), the retry waits until the
+// limiter's next permit (or its own delay, if longer) before the next one, whatever the retry's waitForPermit setting (the composition is built with
 // resilience.RetryWaitsForPermit). With a limiter of 1 request per second and a retry
 // delay of 100ms, a request made just after another is refused once and sent 1s after
 // the first, where it would otherwise be refused at 0, 100ms and 200ms and fail. Only the
@@ -129,7 +128,7 @@ func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next ht
 	case c.MaxBufferedBody < 0:
 		t.maxBuffered = 0
 	}
-	// The retry waits for the client limiter's next permit rather than spend its attempts
+	// The retry waits for the client limiter's next permit, so that the next attempt finds it,
 	// on the limiter's refusals.
 	specs = append(slices.Clip(specs), resilience.RetryWaitsForPermit())
 	call, err := resilience.Wrap1(r, id, t.attempt, specs...)
