@@ -3,6 +3,7 @@ package resiliencegrpc
 import (
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -217,8 +218,9 @@ type unaryClientCall struct {
 	cc         *grpc.ClientConn
 	invoker    grpc.UnaryInvoker
 	opts       []grpc.CallOption
-	deadline   time.Time // the call's deadline, zero for none
-	once       *sentOnce // for a method that is not idempotent, else nil
+	ctx        context.Context // the caller's
+	deadline   time.Time       // the call's deadline, zero for none
+	once       *sentOnce       // for a method that is not idempotent, else nil
 }
 
 // sentOnce keeps a call to a method that is not idempotent from being sent twice: once it
@@ -229,16 +231,26 @@ type sentOnce struct {
 	err  error
 }
 
-// ended records the error of the attempt that was sent, err as the policies see it; or,
-// when the attempt's context ended (a timeout's), the context's cause, which the policy
-// made of it.
-func (o *sentOnce) ended(ctx context.Context, err error) {
-	if o == nil {
-		return
+// ended returns, for an attempt whose context a policy ended (a timeout) while the
+// caller's did not, the error the policies see: the context's cause, and for a call that
+// is not idempotent, that cause as an error no retry retries (the call was sent; a
+// timeout outside then says so too). ok is false when no policy ended the attempt.
+func (o *sentOnce) ended(attempt, caller context.Context) (err error, ok bool) {
+	if attempt.Err() == nil || caller.Err() != nil {
+		return nil, false
 	}
-	o.err = err
-	if ctx.Err() != nil {
-		o.err = context.Cause(ctx)
+	cause := context.Cause(attempt)
+	if o == nil {
+		return cause, true
+	}
+	o.err = cause
+	return &notAgain{err: cause, first: true}, true
+}
+
+// failed records the error of the attempt that was sent, as the policies see it.
+func (o *sentOnce) failed(err error) {
+	if o != nil {
+		o.err = err
 	}
 }
 
@@ -255,9 +267,14 @@ func (o *sentOnce) again() error {
 	return nil
 }
 
-// notAgain is the error of an attempt that was not sent because its call was sent once
-// already: the first attempt's error, never retried.
-type notAgain struct{ err error }
+// notAgain is the error, never retried, of an attempt of a call that was sent once
+// already: the first attempt's error, cut short by a policy (first), or, for a later
+// attempt that was not sent, that attempt's error again, which is then not a failure
+// (ErrNotFailure): the breaker counted the first.
+type notAgain struct {
+	err   error
+	first bool
+}
 
 func (e *notAgain) Error() string {
 	if e.err == nil {
@@ -265,8 +282,9 @@ func (e *notAgain) Error() string {
 	}
 	return e.err.Error()
 }
-func (e *notAgain) Unwrap() error      { return e.err }
-func (e *notAgain) NeverRetried() bool { return true }
+func (e *notAgain) Unwrap() error        { return e.err }
+func (e *notAgain) NeverRetried() bool   { return true }
+func (e *notAgain) Is(target error) bool { return target == ErrNotFailure && !e.first }
 
 type streamClientCall struct {
 	ctx      context.Context // the caller's
@@ -292,7 +310,7 @@ func (c *Client) UnaryInterceptor() grpc.UnaryClientInterceptor {
 			return statusError(err)
 		}
 		call := unaryClientCall{method: method, req: req, reply: reply, cc: cc, invoker: invoker, opts: opts,
-			once: c.onceFor(method)}
+			ctx: ctx, once: c.onceFor(method)}
 		call.deadline, _ = ctx.Deadline()
 		out, err := c.unary(ctx, call)
 		if err != nil {
@@ -337,11 +355,14 @@ func (c *Client) attemptUnary(ctx context.Context, call unaryClientCall) (outcom
 	var trailer metadata.MD
 	opts := append(slices.Clip(call.opts), grpc.Trailer(&trailer))
 	err := call.invoker(ctx, call.method, call.req, call.reply, call.cc, opts...)
+	if perr, ok := call.once.ended(ctx, call.ctx); ok {
+		return outcome{}, perr // whatever the call returned, a policy (a timeout) discards it
+	}
 	if err == nil {
 		return outcome{}, nil
 	}
 	out, err := c.classify(err, call.method, call.deadline, trailer)
-	call.once.ended(ctx, err)
+	call.once.failed(err)
 	return out, err
 }
 
@@ -354,32 +375,36 @@ func (c *Client) attemptStream(ctx context.Context, call streamClientCall) (outc
 	sctx, cancel := context.WithCancel(call.ctx)
 	stop := context.AfterFunc(ctx, cancel)
 	cs, err := call.streamer(sctx, call.desc, call.cc, call.method, call.opts...)
-	if !stop() && ctx != call.ctx && err == nil {
-		err = context.Cause(ctx) // the attempt's context ended during the creation
-		if err == nil {
-			err = ctx.Err()
-		}
+	stopped := stop()
+	if perr, ok := call.once.ended(ctx, call.ctx); ok {
+		cancel() // a policy ended the creation (a timeout): the stream, if any, is dropped
+		return outcome{}, perr
+	}
+	if !stopped && err == nil {
+		err = call.ctx.Err() // the caller's context ended as the stream was created
 	}
 	if err != nil {
 		cancel()
 		deadline, _ := call.ctx.Deadline()
 		out, err := c.classify(err, call.method, deadline, nil)
-		call.once.ended(ctx, err)
+		call.once.failed(err)
 		return out, err
 	}
-	// Ours is released when the stream ends: at its last RecvMsg, or, however else it ends
-	// (the connection closing), when gRPC ends the stream's own context.
 	made := &clientStream{ClientStream: cs, cancel: cancel, last: !call.desc.ServerStreams}
-	context.AfterFunc(cs.Context(), cancel)
 	*call.created = append(*call.created, made)
 	return outcome{cs: made}, nil
 }
 
-// clientStream is a created stream whose context is released when it ends.
+// clientStream is a created stream whose context is released when it ends: at its last
+// RecvMsg, on an error, or, once the stream is committed (its first message or its
+// header received), however else gRPC ends it (the connection closing). Its Context is
+// not asked for before then: asking commits the stream, which ends gRPC's own retries of
+// it.
 type clientStream struct {
 	grpc.ClientStream
 	cancel context.CancelFunc
 	last   bool // the first message received is the last: the method does not stream its responses
+	watch  sync.Once
 }
 
 // RecvMsg receives a message, and releases the stream's context once the stream has
@@ -387,10 +412,40 @@ type clientStream struct {
 // not stream its responses.
 func (s *clientStream) RecvMsg(m any) error {
 	err := s.ClientStream.RecvMsg(m)
-	if err != nil || s.last {
+	switch {
+	case err != nil || s.last:
+		s.cancel()
+	default:
+		s.watchEnd()
+	}
+	return err
+}
+
+// Header returns the header the server sent; the stream is committed then.
+func (s *clientStream) Header() (metadata.MD, error) {
+	md, err := s.ClientStream.Header()
+	if err != nil {
+		s.cancel()
+	} else {
+		s.watchEnd()
+	}
+	return md, err
+}
+
+// SendMsg sends a message; an error other than io.EOF (whose status RecvMsg gives) ends
+// the stream, and releases its context.
+func (s *clientStream) SendMsg(m any) error {
+	err := s.ClientStream.SendMsg(m)
+	if err != nil && err != io.EOF {
 		s.cancel()
 	}
 	return err
+}
+
+// watchEnd releases the stream's context when gRPC ends the stream's own, once the
+// stream is committed.
+func (s *clientStream) watchEnd() {
+	s.watch.Do(func() { context.AfterFunc(s.ClientStream.Context(), s.cancel) })
 }
 
 // classify turns an attempt's error into what the policies see: a *StatusError for the

@@ -34,7 +34,7 @@ var ErrNotFailure = errors.New("resiliencegrpc: status is not a failure")
 // GRPCStatus gives the status that Status maps the policy's error to (a rate limiter's
 // refusal is ResourceExhausted with a google.rpc.RetryInfo detail); Unwrap gives the
 // policy's error, so errors.Is(err, ratelimit.ErrExceeded) and status.Code(err) both
-// work on it. An Error is not modified after it is made, and is safe for concurrent use.
+// work on it. An Error is safe for concurrent use.
 type Error struct {
 	err     error
 	limited bool          // a Limit's refusal: ResourceExhausted with RetryInfo of wait

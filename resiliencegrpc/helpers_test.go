@@ -391,22 +391,6 @@ func (k *keyRecorder) Decide(key string) ratelimit.Decision {
 	return k.KeyedLimiter.Decide(key)
 }
 
-// reservingRecorder is a keyRecorder of a *ratelimit.Keyed that also has its Reserve
-// method, which a Limit uses instead of Decide.
-type reservingRecorder struct {
-	keyRecorder
-	k *ratelimit.Keyed[string]
-}
-
-func newReservingRecorder(k *ratelimit.Keyed[string]) *reservingRecorder {
-	return &reservingRecorder{keyRecorder: keyRecorder{KeyedLimiter: k}, k: k}
-}
-
-func (r *reservingRecorder) Reserve(key string) (ratelimit.Reservation, error) {
-	r.record(key)
-	return r.k.Reserve(key)
-}
-
 // recordingLimiter is a KeyedLimiter that records the keys it is asked about.
 type recordingLimiter interface {
 	resiliencegrpc.KeyedLimiter

@@ -367,7 +367,8 @@ type streamRun struct {
 
 // handlerError marks an error that the handler returned, so that it reaches the client as
 // the handler returned it, where the policies' own errors are mapped to statuses. once
-// marks the error of a stream's handler that ran already: it is never retried.
+// marks the error of a stream's handler: a stream is handled once, so no retry retries it
+// (nor, through a timeout, the timeout's error).
 type handlerError struct {
 	err  error
 	once bool
@@ -401,7 +402,7 @@ func runStream(ctx context.Context, c streamCall) (any, error) {
 	}
 	if err := c.handler(c.srv, ss); err != nil {
 		c.run.err = err
-		return nil, &handlerError{err: err}
+		return nil, &handlerError{err: err, once: true} // a stream cannot be handled again
 	}
 	return nil, nil
 }

@@ -31,14 +31,13 @@ import (
 // GR-1: 10 permits/s per peer on a manual clock; a burst of 25 unary calls gives 10 OK and
 // 15 ResourceExhausted, each with the exact time to the next permit, and the handler runs
 // 10 times; over bufconn (the peer is the listener's address text) and over TCP (the peer
-// is 127.0.0.1); with a limiter asked through Decide, through Reserve, and through Reserve
-// with a MaxWait (which a server does not wait).
+// is 127.0.0.1); with a limiter without and with a MaxWait (which a server does not
+// wait).
 func TestGR1_BurstIsCutAtTheQuotaWithTheExactRetryDelay(t *testing.T) {
 	limiters := map[string]func(clk clock.Clock) recordingLimiter{
-		"Decide":  func(clk clock.Clock) recordingLimiter { return &keyRecorder{KeyedLimiter: perPeer(t, clk, 10)} },
-		"Reserve": func(clk clock.Clock) recordingLimiter { return newReservingRecorder(perPeer(t, clk, 10)) },
-		"Reserve with MaxWait": func(clk clock.Clock) recordingLimiter {
-			return newReservingRecorder(perPeer(t, clk, 10, ratelimit.MaxWait(time.Second)))
+		"no MaxWait": func(clk clock.Clock) recordingLimiter { return &keyRecorder{KeyedLimiter: perPeer(t, clk, 10)} },
+		"MaxWait": func(clk clock.Clock) recordingLimiter {
+			return &keyRecorder{KeyedLimiter: perPeer(t, clk, 10, ratelimit.MaxWait(time.Second))}
 		},
 	}
 	for _, tc := range []struct {
@@ -232,8 +231,7 @@ func TestGR2_MostSpecificGuardAloneApplies(t *testing.T) {
 }
 
 // GR-2: a call with a Limit and a Guard takes one permit of the Limit and goes through
-// the Guard once. The limiter here only has Decide (a keyRecorder), so the permit of a
-// call the Guard refuses is spent (GR-11 is the give-back of a limiter with Reserve).
+// the Guard once; the permit of a call the Guard refuses is spent (GR-11).
 func TestGR2_OneLimitAndOneGuardPerCall(t *testing.T) {
 	clk := clock.NewManual()
 	reg, _ := newRegistry(t, clk)
@@ -724,7 +722,7 @@ func BenchmarkServerUnaryInterceptor(b *testing.B) {
 	}
 }
 
-// GR-1: a call admitted by a per-peer Limit (a *ratelimit.Keyed, asked through Reserve)
+// GR-1: a call admitted by a per-peer Limit (a *ratelimit.Keyed)
 // costs no allocation in the interceptor, for a returning client.
 func TestGR1_AdmittedCallAllocatesNothing(t *testing.T) {
 	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))

@@ -39,8 +39,9 @@ type TransportConfig struct {
 	// RetryNonIdempotent true retries the transport errors of every request. Default
 	// false: only those of idempotent requests (GET, HEAD, OPTIONS, TRACE, PUT, DELETE)
 	// and of requests with an Idempotency-Key or X-Idempotency-Key header, as net/http
-	// does. A POST that failed in transit may have reached the server; one answered with a
-	// retried status (429, 503) was turned away, and is retried whatever the method.
+	// does. A POST that failed in transit, or that a per-attempt timeout ended, may have
+	// reached the server, and is not sent again; one answered with a retried status (429,
+	// 503) was turned away, and is retried whatever the method.
 	RetryNonIdempotent bool
 }
 
@@ -236,7 +237,7 @@ func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, 
 			if err == nil {
 				err = context.Cause(ctx)
 			}
-			return nil, err
+			return nil, t.once(ex, err)
 		}
 	}
 	if err != nil {
@@ -247,13 +248,21 @@ func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, 
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	}
 	if err != nil {
-		if !ex.replayable() || !t.anyMethod && !idempotent(ex.req) {
-			return nil, &noRetry{err}
-		}
-		return nil, err
+		return nil, t.once(ex, err)
 	}
 	ex.pending = resp
 	return t.classify(ctx, ex, resp)
+}
+
+// once returns err, the error of an attempt that may have reached the server, as an
+// error no retry retries when the request must not be sent twice: its body cannot be sent
+// again, or its method is not idempotent (unless RetryNonIdempotent). A timeout that ended
+// the attempt then fails with an error that no retry retries either.
+func (t *Transport) once(ex *exchange, err error) error {
+	if !ex.replayable() || !t.anyMethod && !idempotent(ex.req) {
+		return &noRetry{err}
+	}
+	return err
 }
 
 // classify turns a response the policies must see as failed into a *StatusError.

@@ -109,6 +109,9 @@ func (f *Finder) Trusted(peer netip.Addr) bool {
 // an IPv4 client at /32 is cut from remoteAddr or forwarded; see Key for the rest.
 func (f *Finder) KeyOf(remoteAddr string, forwarded []string) string {
 	host := remoteHost(remoteAddr)
+	if !mayBeIP(host) {
+		return host
+	}
 	peer, text, ok := parseAddr(host)
 	if !ok {
 		return host
@@ -340,8 +343,23 @@ func forwardedFor(element string) string {
 // remoteHost returns the host part of a remote address ("192.0.2.1:1234", "[::1]:1234"),
 // or addr itself when it has no port.
 func remoteHost(addr string) string {
+	if strings.IndexByte(addr, ':') < 0 {
+		return addr // no port: a Unix socket's path, an in-memory listener's name
+	}
 	if host, _, err := net.SplitHostPort(addr); err == nil {
 		return host
 	}
 	return addr
+}
+
+// mayBeIP reports whether s has the characters an IP address can have, so that text that
+// cannot be one (a Unix socket's path) is not parsed, which would allocate an error.
+func mayBeIP(s string) bool {
+	switch {
+	case s == "":
+		return false
+	case strings.IndexByte(s, ':') >= 0:
+		return isHex(s[0]) || s[0] == ':'
+	}
+	return ipv4Chars(s)
 }

@@ -99,7 +99,7 @@ func (c *asyncCall[T]) expire() {
 	if !c.state.CompareAndSwap(running, over) {
 		return
 	}
-	c.l.publish()
+	c.l.publish(c.l.err)
 	var zero T
 	c.complete(zero, c.l.err)
 	c.mu.Lock()

@@ -26,15 +26,23 @@ var ErrTimeout error = &sentinel{msg: "timeout: call timed out"}
 // that timing out allocates no error. It matches ErrTimeout and context.DeadlineExceeded
 // (errors.Is), and is the cause (context.Cause) of the context that the timed-out call ran
 // under.
+//
+// A synchronous call that ran past its deadline and whose function then returned an error
+// that no retry may retry (a policy.NeverRetried that reports true, e.g. a call that must
+// not be sent twice) fails with a TimeoutError whose NeverRetried reports true too: a
+// retry outside the timeout does not retry it. Otherwise NeverRetried reports false.
 type TimeoutError struct {
 	instance string
 	d        time.Duration
 	msg      string
+	final    bool // the timed-out function's error was never to be retried
 }
 
-func newTimeoutError(instance string, d time.Duration) *TimeoutError {
-	return &TimeoutError{instance: instance, d: d,
-		msg: `timeout: call to "` + instance + `" timed out after ` + d.String()}
+// newTimeoutErrors returns the two errors of a timeout of d: the plain one, and the one
+// that no retry retries.
+func newTimeoutErrors(instance string, d time.Duration) (plain, final *TimeoutError) {
+	msg := `timeout: call to "` + instance + `" timed out after ` + d.String()
+	return &TimeoutError{instance: instance, d: d, msg: msg}, &TimeoutError{instance: instance, d: d, msg: msg, final: true}
 }
 
 // Error returns `timeout: call to "<instance>" timed out after <duration>`.
@@ -48,6 +56,10 @@ func (e *TimeoutError) Duration() time.Duration { return e.d }
 
 // Timeout reports true, as net.Error timeouts do.
 func (e *TimeoutError) Timeout() bool { return true }
+
+// NeverRetried reports whether the timed-out function's own error said that no retry may
+// retry the call (policy.NeverRetried); see the type's comment.
+func (e *TimeoutError) NeverRetried() bool { return e.final }
 
 // Is reports whether target is ErrTimeout or context.DeadlineExceeded.
 func (e *TimeoutError) Is(target error) bool {

@@ -7,7 +7,10 @@
 // passes before the function returns, the policy returns the timeout's *TimeoutError
 // (matching ErrTimeout and context.DeadlineExceeded) and discards the function's result,
 // even a success; a function that ignores its context keeps the caller waiting until it
-// returns, and the caller then gets ErrTimeout all the same.
+// returns, and the caller then gets ErrTimeout all the same. When the function's error
+// says that no retry may retry the call (policy.NeverRetried, e.g. a call that must not
+// be sent twice), the *TimeoutError says so too, so that a retry outside does not retry
+// the timed-out call.
 //
 // An asynchronous call starts at once with that context, and its future fails with the
 // timeout's error at the deadline, scheduled with a clock timer (no goroutine waits); the
@@ -47,6 +50,7 @@ package timeout
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,9 +74,10 @@ type Timeout struct {
 // limit is a configuration in force. It is read-only once stored: the calls that start
 // under it keep it to their end.
 type limit struct {
-	cfg Config
-	err *TimeoutError // the error of the calls that run past cfg.Duration
-	t   *Timeout      // the timeout it is in force for
+	cfg   Config
+	err   *TimeoutError // the error of the calls that run past cfg.Duration
+	final *TimeoutError // err, for a call whose function's error is never to be retried
+	t     *Timeout      // the timeout it is in force for
 }
 
 // New builds a timeout of d (positive) with opts. An invalid configuration returns a
@@ -93,7 +98,9 @@ func build(s settings) (*Timeout, error) {
 		clk:    clk,
 		events: s.EventsOf(id),
 	}
-	t.cur.Store(&limit{cfg: s.Config, err: newTimeoutError(id, s.Duration), t: t})
+	l := &limit{cfg: s.Config, t: t}
+	l.err, l.final = newTimeoutErrors(id, s.Duration)
+	t.cur.Store(l)
 	return t, nil
 }
 
@@ -130,9 +137,9 @@ func (t *Timeout) Reconfigure(c Config) error {
 	if err != nil || len(changed) == 0 {
 		return err
 	}
-	l := &limit{cfg: c, err: old.err, t: t}
+	l := &limit{cfg: c, err: old.err, final: old.final, t: t}
 	if c.Duration != old.cfg.Duration {
-		l.err = newTimeoutError(t.events.ID, c.Duration)
+		l.err, l.final = newTimeoutErrors(t.events.ID, c.Duration)
 	}
 	t.cur.Store(l)
 	t.events.Publish(policy.Event{Kind: policy.ConfigChanged, Changed: changed})
@@ -202,7 +209,7 @@ func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T
 			v, err := next(cctx, a)
 			cancel()
 			if context.Cause(cctx) == error(l.err) {
-				return timedOut[T](l)
+				return timedOut[T](l, err)
 			}
 			return v, err
 		}
@@ -222,20 +229,28 @@ func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T
 		timer.Stop()
 		c.cancel(context.Canceled) // no effect if the deadline ended it first
 		if c.expired() {
-			return timedOut[T](l)
+			return timedOut[T](l, err)
 		}
 		return v, err
 	}
 }
 
-// timedOut discards the result of a call that ran past its deadline, under l.
-func timedOut[T any](l *limit) (T, error) {
-	l.publish()
+// timedOut discards the result of a call that ran past its deadline, under l, whose
+// function returned inner.
+func timedOut[T any](l *limit, inner error) (T, error) {
+	err := l.err
+	if inner != nil {
+		if nr, ok := errors.AsType[policy.NeverRetried](inner); ok && nr.NeverRetried() {
+			err = l.final
+		}
+	}
+	l.publish(err)
 	var zero T
-	return zero, l.err
+	return zero, err
 }
 
-// publish publishes the TimeoutExceeded event of a call that ran past its deadline, under l.
-func (l *limit) publish() {
-	l.t.events.Publish(policy.Event{Kind: policy.TimeoutExceeded, Timeout: l.cfg.Duration, Err: l.err})
+// publish publishes the TimeoutExceeded event of a call that ran past its deadline, under
+// l, which failed with err.
+func (l *limit) publish(err *TimeoutError) {
+	l.t.events.Publish(policy.Event{Kind: policy.TimeoutExceeded, Timeout: l.cfg.Duration, Err: err})
 }

@@ -3,6 +3,7 @@ package timeout_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -290,4 +291,37 @@ func TestNewPolicy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "now", got)
 	assert.Zero(t, clk.PendingTasks())
+}
+
+// neverAgain is an error that no retry may retry.
+type neverAgain struct{}
+
+func (neverAgain) Error() string      { return "sent already" }
+func (neverAgain) NeverRetried() bool { return true }
+
+// A synchronous call that runs past its deadline fails with a *TimeoutError that no retry
+// retries when the function's own error says so, and with the plain one otherwise; both
+// match ErrTimeout, on the manual clock and on the system clock.
+func TestTimedOutCallKeepsTheFunctionsNeverRetried(t *testing.T) {
+	for _, clk := range []clock.Clock{clock.NewManual(), clock.System()} {
+		to, err := timeout.New(10*time.Millisecond, timeout.WithClock(clk))
+		require.NoError(t, err)
+		for _, tc := range []struct {
+			inner error
+			never bool
+		}{{neverAgain{}, true}, {fmt.Errorf("wrapped: %w", neverAgain{}), true}, {errors.New("plain"), false}, {nil, false}} {
+			call := timeout.DecorateFunc(to, func(ctx context.Context, _ struct{}) (int, error) {
+				if m, ok := clk.(*clock.Manual); ok {
+					m.Advance(10 * time.Millisecond)
+				}
+				<-ctx.Done()
+				return 1, tc.inner
+			})
+			_, err := call(context.Background(), struct{}{})
+			require.ErrorIs(t, err, timeout.ErrTimeout)
+			nr, ok := errors.AsType[policy.NeverRetried](err)
+			require.True(t, ok)
+			assert.Equal(t, tc.never, nr.NeverRetried(), "%v", tc.inner)
+		}
+	}
 }
