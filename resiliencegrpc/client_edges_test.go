@@ -35,11 +35,7 @@ func TestGR5_NonIdempotentCallTimedOutIsNotSentAgain(t *testing.T) {
 	c := ts.client(t, cl)
 	g := ts.svc.park("UnaryCall")
 
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
-		done <- err
-	}()
+	done := callUnary(c)
 	var err error
 wait:
 	for {

@@ -613,11 +613,7 @@ func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 		ts := startServer(t, bufnet, nil)
 		c := ts.client(t, cl)
 		g := ts.svc.park("UnaryCall")
-		first := make(chan error, 1)
-		go func() {
-			_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
-			first <- err
-		}()
+		first := callUnary(c)
 		receive(t, g.entered, "the first call in the handler")
 
 		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
@@ -640,11 +636,7 @@ func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 		ts := startServer(t, bufnet, nil)
 		c := ts.client(t, cl)
 		g := ts.svc.park("UnaryCall")
-		done := make(chan error, 1)
-		go func() {
-			_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
-			done <- err
-		}()
+		done := callUnary(c)
 		receive(t, g.entered, "the call in the handler")
 		clk.Advance(100 * time.Millisecond)
 

@@ -421,6 +421,17 @@ func newRegistry(t *testing.T, clk clock.Clock) (*resilience.Registry, *kindtest
 	return r, rec
 }
 
+// callUnary makes one UnaryCall on c in a goroutine, and returns the channel its error
+// comes on: for a test that holds the call in the handler meanwhile.
+func callUnary(c testpb.TestServiceClient) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
+		done <- err
+	}()
+	return done
+}
+
 // receive returns the next value of ch, failing the test if none comes within waitLimit.
 func receive[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()

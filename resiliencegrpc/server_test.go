@@ -574,11 +574,7 @@ func TestGR4_GuardTimeoutIsDeadlineExceeded(t *testing.T) {
 	c := ts.client(t, nil)
 	g := ts.svc.park("UnaryCall")
 
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
-		done <- err
-	}()
+	done := callUnary(c)
 	receive(t, g.entered, "the call in the handler")
 	clk.Advance(time.Second)
 	err = receive(t, done, "the call's end")
