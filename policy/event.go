@@ -38,12 +38,13 @@ const (
 	BulkheadWaited
 	// FallbackApplied: the fallback replaced the error Err.
 	FallbackApplied
-	// RateLimiterBackendFailed: a rate limiter's shared backend (e.g. Redis) failed or
-	// answered too late (Err says how); the limiter applies its failure policy until the
-	// backend answers again.
+	// RateLimiterBackendFailed: a rate limiter's shared backend (e.g. Redis), or the node
+	// of it named by Node, failed or answered too late (Err says how); the limiters whose
+	// keys live there apply their failure policy until it answers again.
 	RateLimiterBackendFailed
-	// RateLimiterBackendRecovered: a rate limiter's shared backend answers again after
-	// RateLimiterBackendFailed; the limiter uses it from this call on.
+	// RateLimiterBackendRecovered: a rate limiter's shared backend, or the node of it named
+	// by Node, answers again after RateLimiterBackendFailed; the limiters whose keys live
+	// there use it from this call on.
 	RateLimiterBackendRecovered
 	// RetryAborted: the retry stopped on an outcome it does not retry, or because the
 	// caller's context ended. Attempt Attempt failed with Err, which matches AbortOn or
@@ -152,6 +153,11 @@ type Event struct {
 	// Redis key, which holds the limiter's id, and the client's key for a keyed limiter).
 	// Empty otherwise.
 	Key string
+	// Node is, for RateLimiterBackendFailed and RateLimiterBackendRecovered, the backend
+	// node that failed or answers again: for Redis, the address (host:port) of the server,
+	// or of the cluster node that owns the key's slot. Empty when the backend cannot name
+	// one, or for another kind of event.
+	Node string
 	// Limit is, for AdaptiveLimitChanged, the new limit on calls in flight, and
 	// PreviousLimit the one it replaces.
 	Limit, PreviousLimit int
@@ -170,6 +176,9 @@ func (e Event) String() string {
 		s = fmt.Sprintf("%v %s at=%v", e.Kind, e.Instance, e.At)
 		if e.Key != "" {
 			s += fmt.Sprintf(" key=%q", e.Key)
+		}
+		if e.Node != "" {
+			s += " node=" + e.Node
 		}
 		if e.Attempt > 0 {
 			s += fmt.Sprintf(" attempt=%d", e.Attempt)

@@ -80,6 +80,9 @@ func TestEvent_String(t *testing.T) {
 			"AdaptiveLimitChanged a at=1s limit=20→24"},
 		{policy.Event{Kind: policy.Hedged, Instance: "h", Attempt: 2, Wait: time.Second},
 			"Hedged h at=0s attempt=2 wait=1s"},
+		{policy.Event{Kind: policy.RateLimiterBackendFailed, Instance: "geocoding", At: time.Second, Node: "10.0.0.2:6379",
+			Err: errors.New("i/o timeout")},
+			"RateLimiterBackendFailed geocoding at=1s node=10.0.0.2:6379 err=i/o timeout"},
 	} {
 		assert.Equal(t, tc.want, tc.e.String())
 	}

@@ -131,6 +131,17 @@ type Token struct {
 	Prev, Next, At int64
 }
 
+// LocalSharer is implemented by a Backend whose stores, when they answer Local, ask each
+// limiter to take a share of its quota in-process instead of all of it: 1/LocalShare() of
+// it, so that the instances of a service, each limiting itself while the backend fails,
+// together stay near the shared quota. The limiter then lets one permit through every
+// LocalShare()·T, with a burst of Permits/LocalShare() (rounded down, at least 1); a call
+// for more permits than that burst waits for the rest, within its MaxWait. LocalShare is
+// read once, when the limiter is built; a value below 2 takes the whole quota.
+type LocalSharer interface {
+	LocalShare() int
+}
+
 // WithBackend keeps the limiter's state in b, shared by every limiter, in any process,
 // that has the same instance id (its Name) and the same backend. Default nil: the state
 // is in-process, and the limiter limits its own process only. A registry sets a default
@@ -154,8 +165,17 @@ func (l *Limiter) bind(b Backend, c Config) error {
 	if st == nil {
 		return policy.Errorf(policy.CodeBadSpec, "rateLimiter.backend", "", "the backend's Bind returned no Store")
 	}
-	l.backend, l.store = b, st
+	l.backend, l.store, l.share = b, st, localShare(b)
 	return nil
+}
+
+// localShare returns the share of b's stores' Local outcome: LocalShare() when b is a
+// LocalSharer, else 1.
+func localShare(b Backend) int {
+	if s, ok := b.(LocalSharer); ok {
+		return max(s.LocalShare(), 1)
+	}
+	return 1
 }
 
 // reserveBackend asks l's store for n permits within maxWait at the rate r, with a
@@ -172,10 +192,11 @@ func (l *Limiter) reserveBackend(ctx context.Context, r *rate, n int, maxWait ti
 // the store answers Local.
 type backed struct{}
 
-// local takes n permits in-process, within maxWait, for a store that answered Local.
+// local takes n permits in-process, within maxWait, for a store that answered Local, at
+// the rate r's local share.
 func (l *Limiter) local(r *rate, n int, maxWait int64) (Reservation, int64, bool) {
 	now := l.now()
-	inc, tol := r.weight(n)
+	inc, tol := r.localShare(l.share).weight(n)
 	prev, next, wait, ok := l.slots.take(now, inc, tol, maxWait)
 	if !ok {
 		l.refused(now, wait)
@@ -289,6 +310,7 @@ func (backed) available(l *Limiter, r *rate) int {
 	if n, ok := l.store.Available(context.Background(), r.cfg); ok {
 		return n
 	}
+	r = r.localShare(l.share)
 	return l.slots.available(l.now(), r.interval, r.tau, r.cfg.Permits)
 }
 

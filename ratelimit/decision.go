@@ -34,6 +34,9 @@ func (k *Keyed[K]) Decide(key K) Decision {
 	}
 	key = k.bounded(key)
 	d := k.decide(key, r, 1, 0)
+	if d.shared {
+		r = r.localShare(k.share)
+	}
 	out := Decision{Admitted: d.ok, Limit: r.cfg.Permits, Reset: time.Duration(max(d.ahead, 0))}
 	switch {
 	case d.ok && !d.remote && !d.plain && d.c != nil: // the key's schedule, its freed slots included

@@ -31,6 +31,7 @@ type Limiter struct {
 	nilCtx  *ExceededError // the rejection of a call with a nil context
 	backend Backend        // nil: the state is the in-process schedule below
 	store   Store          // the backend's state of this limiter; nil without a backend
+	share   int            // the backend's LocalShare: the in-process rate is 1/share of the quota
 	mu      sync.Mutex     // serializes Reconfigure
 	// retryAt is, with a backend, the clock time at which the store said, at its last
 	// refusal, that the next permit is free: what the limiter's rejections report.

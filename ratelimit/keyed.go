@@ -65,6 +65,7 @@ type Keyed[K comparable] struct {
 	// the preallocated rejections and the listener. Its own TAT is unused.
 	base     *Limiter
 	backend  Backend
+	share    int // the backend's LocalShare (see LocalSharer)
 	maxKeys  int
 	keyBytes int     // string keys longer than this are kept as their digest
 	keys     keyType // how K holds a string
@@ -115,6 +116,7 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 	return &Keyed[K]{
 		base:     base,
 		backend:  backend,
+		share:    localShare(backend),
 		maxKeys:  n,
 		keyBytes: keyBytes,
 		keys:     keyTypeOf[K](),
@@ -369,10 +371,6 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 	s.mu.RLock()
 	c := s.cells[key]
 	now := l.now()
-	n := r.cfg.Permits
-	if c != nil {
-		n = c.slots.available(now, r.interval, r.tau, r.cfg.Permits)
-	}
 	s.mu.RUnlock()
 	if k.backend != nil {
 		var rc *remoteCell
@@ -385,9 +383,15 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 			if n, ok := rc.store.Available(context.Background(), r.cfg); ok {
 				return n
 			}
+			r = r.localShare(k.share) // the store answered Local
 		}
 	}
-	return n
+	if c == nil {
+		return r.cfg.Permits
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return c.slots.available(now, r.interval, r.tau, r.cfg.Permits)
 }
 
 // Len returns how many keys have a cell now, idle ones included until they are evicted.

@@ -45,7 +45,9 @@ func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWai
 		case Unlimited:
 			return decision{now: now, ok: true}, nil
 		case Local:
-			return k.take(key, r, n, maxWait), nil
+			d := k.take(key, r.localShare(k.share), n, maxWait)
+			d.shared = true
+			return d, nil
 		}
 		// Refused, or an outcome the limiter does not know, which it takes as Refused.
 		_, tol := r.weight(n)

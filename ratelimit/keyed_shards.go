@@ -77,6 +77,7 @@ type decision struct {
 	ok         bool
 	remote     bool // decided by the key's store
 	plain      bool // decided in-process on the TAT alone (no freed slot): next is the key's TAT
+	shared     bool // decided in-process at the backend's local share of the rate
 }
 
 func (k *Keyed[K]) shard(key K) *keyedShard[K] {

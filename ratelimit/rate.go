@@ -3,6 +3,8 @@ package ratelimit
 import (
 	"errors"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
@@ -16,9 +18,10 @@ type rate struct {
 	interval int64 // T, the emission interval in ns (RL-2)
 	tau      int64 // (Permits-1)·T: how far the TAT may run ahead of now with a permit free now
 	maxWait  int64
-	direct   bool        // enabled and in-process: the methods run GCRA on the schedule themselves
-	other    mode        // how a limiter that is not direct takes permits; nil when direct
-	burst    *BurstError // the refusal of a call for more than Permits permits
+	direct   bool                 // enabled and in-process: the methods run GCRA on the schedule themselves
+	other    mode                 // how a limiter that is not direct takes permits; nil when direct
+	burst    *BurstError          // the refusal of a call for more than Permits permits
+	shared   atomic.Pointer[rate] // localShare's rate, made at its first use
 }
 
 // newRate derives the rate of c, valid, for l.
@@ -42,12 +45,35 @@ func (l *Limiter) newRate(c Config) *rate {
 	return r
 }
 
+// localShare returns the rate at which a limiter with a backend decides in-process when
+// its store answers Local: r itself for share ≤ 1, else 1/share of r (see LocalSharer):
+// one permit every share·T, with a burst of Permits/share, at least 1.
+func (r *rate) localShare(share int) *rate {
+	if share <= 1 {
+		return r
+	}
+	if p := r.shared.Load(); p != nil {
+		return p
+	}
+	b := max(r.cfg.Permits/share, 1)
+	t := satMul(int64(share), r.interval)
+	c := r.cfg
+	c.Permits, c.Period = b, time.Duration(satMul(int64(b), t))
+	p := &rate{cfg: c, interval: t, tau: satMul(int64(b-1), t), maxWait: r.maxWait, direct: r.direct,
+		other: r.other, burst: r.burst}
+	r.shared.CompareAndSwap(nil, p)
+	return r.shared.Load()
+}
+
 // weight returns, for a call for n permits (1..Permits), the stretch of the schedule it
 // takes, inc = n·T, and its tolerance, tol = (Permits-n)·T: the call waits
 // max(TAT, now) - now - tol.
 func (r *rate) weight(n int) (inc, tol int64) {
 	if n == 1 {
 		return r.interval, r.tau
+	}
+	if n > r.cfg.Permits { // a local share's call for more than its burst: it waits for the rest
+		return satMul(int64(n), r.interval), -satMul(int64(n-r.cfg.Permits), r.interval)
 	}
 	return satMul(int64(n), r.interval), satMul(int64(r.cfg.Permits-n), r.interval)
 }

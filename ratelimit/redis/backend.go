@@ -63,16 +63,39 @@
 // Each call to Redis is bounded by Timeout, 50ms by default. When Redis fails or answers
 // too late, the limiter publishes RateLimiterBackendFailed and applies the failure policy
 // until Redis answers again: Local (the default) decides with an in-process limiter of
-// the same configuration (each instance then limits itself), FailOpen lets every call
-// pass, FailClosed refuses every call. While Redis is down only one call per
-// ProbeInterval (1s by default) for the whole backend tries it again; the others take the
-// failure policy at once. The limiter whose call finds Redis down publishes
-// RateLimiterBackendFailed, and the one whose call Redis answers again publishes
-// RateLimiterBackendRecovered. No call waits for Redis longer than the timeout, whatever
-// the client's own timeouts; when Redis did not answer in time, the event's Err matches
+// the same configuration (each instance then limits itself; Instances gives each a fair
+// share of the quota instead), FailOpen lets every call pass, FailClosed refuses every
+// call. No call waits for Redis longer than the timeout, whatever the client's own
+// timeouts; when Redis did not answer in time, the event's Err matches
 // context.DeadlineExceeded. Redis's failures are a refused or dropped connection, a
 // timeout, and every error reply other than the data errors below (e.g. LOADING,
 // READONLY, OOM or BUSY).
+//
+// Health follows the unit that fails: the node that holds a limiter's keys. For a
+// *redis.Client that is its server; for a *redis.ClusterClient, the master that owns the
+// keys' slot in the client's slot map; for a *redis.Ring, the keys' shard; for any other
+// client, the backend as a whole. A node that fails sends only the keys it holds to the
+// failure policy: the keys of the other nodes keep their exact shared quotas. While a
+// node is down, only one call per ProbeInterval (1s by default) for that node, whatever
+// its limiter or key, tries it again; the others whose keys it holds take the failure
+// policy at once. The limiter whose call finds a node down publishes
+// RateLimiterBackendFailed, and the one whose call the node answers again publishes
+// RateLimiterBackendRecovered: one of each per node and outage, with Event.Node the
+// node's address. While every node answers, calls pay nothing for this (no slot lookup).
+//
+// # Redis Cluster
+//
+// The braces of the TAT key make "prefix + name" its hash tag: a limiter's two keys live
+// in one slot, which every script call touches alone, so the backend works unchanged on a
+// cluster, and the limiters (and the keys of a keyed limiter) spread over the slots by
+// name. When a slot moves (resharding), the client follows the cluster's MOVED and ASK
+// redirections, and the script runs where the keys are, with no failure and no quota
+// lost. When a master fails and a replica takes over, its keys' calls take the failure
+// policy until the client's slot map names the new master. A cluster that must keep
+// serving the healthy nodes' slots while one node is down needs
+// cluster-require-full-coverage no: otherwise Redis itself refuses every key once a slot
+// has no node. Give the ClusterClient ContextTimeoutEnabled, so that Timeout bounds each
+// call without a helper goroutine.
 //
 // A data error is one limiter's keys', not Redis's: a key holds another type (Redis
 // answers WRONGTYPE), the TAT key a string that is not a TAT (1 to 24 decimal digits; the
@@ -90,13 +113,12 @@
 package redis
 
 import (
+	"context"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -139,22 +161,28 @@ type Config struct {
 	Timeout time.Duration
 	// OnFailure is what limiters do while Redis fails. Default Local.
 	OnFailure FailurePolicy
-	// ProbeInterval is how long after a failure Redis (or a key whose value is not a
-	// TAT) is tried again, on a limiter's clock. Positive. Default 1s.
+	// ProbeInterval is how long after a failure a node of Redis (or a key whose value is
+	// not a TAT) is tried again, on a limiter's clock. Positive. Default 1s.
 	ProbeInterval time.Duration
+	// Instances is how many instances of the service are expected to share each quota:
+	// with Local, each instance's in-process limiter then takes 1/Instances of the quota
+	// while Redis fails. At least 1. Default 1: each instance takes the whole quota.
+	Instances int
 }
 
 // DefaultPrefix is the default key prefix.
 const DefaultPrefix = "r4c:"
 
 // DefaultConfig returns the built-in defaults: prefix "r4c:", timeout 50ms, Local, probe
-// every 1s.
+// every 1s, one instance.
 func DefaultConfig() Config {
-	return Config{Prefix: DefaultPrefix, Timeout: 50 * time.Millisecond, OnFailure: Local, ProbeInterval: time.Second}
+	return Config{Prefix: DefaultPrefix, Timeout: 50 * time.Millisecond, OnFailure: Local, ProbeInterval: time.Second,
+		Instances: 1}
 }
 
 // Validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 for a
-// negative Timeout or ProbeInterval, R4C-ATR-007 for a zero one or an unknown OnFailure.
+// negative Timeout or ProbeInterval, R4C-ATR-007 for a zero one, an unknown OnFailure, or
+// Instances below 1.
 func (c Config) Validate() error {
 	for _, d := range []struct {
 		key string
@@ -170,6 +198,9 @@ func (c Config) Validate() error {
 	if c.OnFailure > FailClosed {
 		return policy.Errorf(policy.CodeOutOfRange, "redis.onFailure", c.OnFailure.String(),
 			"must be Local, FailOpen or FailClosed")
+	}
+	if c.Instances < 1 {
+		return policy.Errorf(policy.CodeOutOfRange, "redis.instances", strconv.Itoa(c.Instances), "must be at least 1")
 	}
 	return nil
 }
@@ -191,15 +222,39 @@ func Timeout(d time.Duration) Option { return func(c *Config) { c.Timeout = d } 
 // Local, FailOpen or FailClosed fails with R4C-ATR-007.
 func OnFailure(p FailurePolicy) Option { return func(c *Config) { c.OnFailure = p } }
 
-// ProbeInterval sets how long after a failure Redis is tried again: while Redis is down,
-// one call per interval tries it, whatever its limiter or key (the health is the
-// backend's); the others take the failure policy at once. A key whose value is not a
-// TAT is tried again as often, by its own calls. Default 1s. Negative fails with
-// R4C-ATR-004, zero with R4C-ATR-007. It is measured on a limiter's clock: Redis's
-// outage on the clock of the limiter that found it, a key's on the clock of the key's
-// limiter. With a registry's manual clock, Redis is tried again only as the test
+// ProbeInterval sets how long after a failure a node of Redis is tried again: while a
+// node is down, one call per interval tries it, whatever its limiter or key (the health
+// is the node's); the others whose keys the node holds take the failure policy at once. A
+// key whose value is not a TAT is tried again as often, by its own calls. Default 1s.
+// Negative fails with R4C-ATR-004, zero with R4C-ATR-007. It is measured on a limiter's
+// clock: a node's outage on the clock of the limiter that found it, a key's on the clock
+// of the key's limiter. With a registry's manual clock, Redis is tried again only as the test
 // advances the clock.
 func ProbeInterval(d time.Duration) Option { return func(c *Config) { c.ProbeInterval = d } }
+
+// Instances sets how many instances of the service are expected to share each quota, N,
+// for a fair local share: with Local, while Redis fails, each instance's in-process
+// limiter takes Permits/N of the quota per Period instead of all of it, so that N
+// instances together stay near the shared quota. A local limiter then lets one permit
+// through every N·T, with a burst of Permits/N (rounded down, at least 1); a call for more
+// permits than that burst waits for them, within its MaxWait. Over any time d, N instances
+// so admit at most the shared quota, Permits + d/T, plus N local bursts, where without a
+// share they could admit N times the quota. The cost is the other side of the same
+// bargain: when fewer than N instances run, they admit less than the quota while Redis is
+// down (one instance of 3 expected, a third of it). It has no effect with FailOpen or
+// FailClosed, nor while Redis answers. Default 1: each instance takes the whole quota.
+// Below 1 fails with R4C-ATR-007.
+func Instances(n int) Option { return func(c *Config) { c.Instances = n } }
+
+// LocalShare returns the number of instances expected to share each quota (Instances)
+// when the failure policy is Local, and 1 otherwise: the limiters of the Local outcome
+// take 1/LocalShare of their quota in-process. It implements ratelimit.LocalSharer.
+func (b *Backend) LocalShare() int {
+	if b == nil || b.cfg.OnFailure != Local {
+		return 1
+	}
+	return b.cfg.Instances
+}
 
 // Backend keeps rate limiters' state in Redis. Give it to ratelimit.WithBackend, or to a
 // registry with resilience.WithRateLimiterBackend. It is safe for concurrent use, runs no
@@ -211,19 +266,13 @@ type Backend struct {
 	// (ContextTimeoutEnabled), so a call needs no guard goroutine.
 	bounded bool
 
-	// Redis's health, shared by every limiter and key on this backend, so that an outage
-	// costs one timeout per probe interval, not one per limiter or per key: nil while
-	// Redis answers.
-	outage atomic.Pointer[outage]
-}
-
-// outage is Redis failing: from a failure until Redis answers again.
-type outage struct {
-	// clk is the clock of the limiter that found Redis down: every limiter measures the
-	// probe interval on it, since limiters that share the backend may have clocks with
-	// different origins (e.g. manual ones).
-	clk     clock.Clock
-	probeAt atomic.Int64 // clk's time from which one call may try Redis
+	// node names the node of a key (see nodeOf); nil when the client's nodes cannot be
+	// named: the backend is then one node.
+	node func(ctx context.Context, key string) string
+	// The nodes that are down, shared by every limiter and key on this backend, so that
+	// a node's outage costs one timeout per probe interval, not one per limiter or key,
+	// and the keys of the other nodes stay on Redis.
+	down nodes
 }
 
 var _ ratelimit.Backend = (*Backend)(nil)
@@ -249,7 +298,7 @@ func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client)}, nil
+	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client, cfg.Timeout)}, nil
 }
 
 // boundsItself reports whether the client's socket I/O honours the context's deadline.
@@ -263,6 +312,15 @@ func boundsItself(c goredis.Scripter) bool {
 		return c.Options().ContextTimeoutEnabled
 	}
 	return false
+}
+
+// nodeOf returns the address of the node that holds key, within the backend's timeout:
+// "" when the client's nodes cannot be named, or the cluster's slot map cannot be read.
+func (b *Backend) nodeOf(ctx context.Context, key string) string {
+	if b.node == nil {
+		return ""
+	}
+	return b.node(ctx, key)
 }
 
 // Config returns the backend's configuration; the zero Config for a nil *Backend.

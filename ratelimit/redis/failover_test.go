@@ -168,6 +168,7 @@ func TestFailover_RedisKilledThenBack(t *testing.T) {
 	assert.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed}, log.backend())
 	failed, _ := log.first(policy.RateLimiterBackendFailed)
 	assert.Equal(t, "failover", failed.Instance)
+	assert.Equal(t, srv.Addr(), failed.Node, "a single server is the one node (RL-18)")
 	assert.Error(t, failed.Err)
 
 	// Redis back, empty (no persistence): the next probe recovers.
@@ -178,6 +179,8 @@ func TestFailover_RedisKilledThenBack(t *testing.T) {
 		time.Sleep(10 * time.Millisecond) // waiting for the next probe on the real clock
 	}
 	require.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed, policy.RateLimiterBackendRecovered}, log.backend())
+	recovered, _ := log.first(policy.RateLimiterBackendRecovered)
+	assert.Equal(t, srv.Addr(), recovered.Node)
 	assert.Equal(t, 5, h.AvailablePermits(), "Redis's state: a fresh key")
 	_, err = call(ctx)
 	require.NoError(t, err)

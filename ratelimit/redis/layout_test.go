@@ -56,47 +56,49 @@ func (c *commands) take() []string {
 // Every call of the limiter is one command, EVALSHA: one round trip. After SCRIPT FLUSH
 // (or a restart), the first call also sends EVAL, which loads the script again.
 func TestOneRoundTripPerCall(t *testing.T) {
-	c, b := backend(t)
-	var cmds commands
-	c.AddHook(&cmds)
-	l := limiter(t, b, "round-trips", ratelimit.Permits(3), ratelimit.Period(3*time.Hour), ratelimit.MaxWait(time.Hour)) // T = 1h
-	ctx := context.Background()
-	l.TryAcquire() // may load the script: EVALSHA, then EVAL
-	cmds.take()
+	onEach(t, func(t *testing.T) {
+		c, b := backend(t)
+		var cmds commands
+		c.AddHook(&cmds)
+		l := limiter(t, b, "round-trips", ratelimit.Permits(3), ratelimit.Period(3*time.Hour), ratelimit.MaxWait(time.Hour)) // T = 1h
+		ctx := context.Background()
+		l.TryAcquire() // may load the script: EVALSHA, then EVAL
+		cmds.take()
 
-	calls := map[string]func(){
-		"TryAcquire admitted": func() { l.TryAcquire() },
-		"Acquire admitted":    func() { require.NoError(t, l.Acquire(ctx)) },
-		"Reserve delayed":     func() { _, _ = l.Reserve() },
-		"Reserve refused":     func() { _, _ = l.Reserve() },
-		"TryAcquire refused":  func() { l.TryAcquire() },
-		"AvailablePermits":    func() { l.AvailablePermits() },
-		"Snapshot":            func() { l.Snapshot() },
-	}
-	for _, name := range []string{"TryAcquire admitted", "Acquire admitted", "Reserve delayed", "Reserve refused", "TryAcquire refused", "AvailablePermits", "Snapshot"} {
-		calls[name]()
-		assert.Equal(t, []string{"evalsha"}, cmds.take(), name)
-	}
-	r, err := l.Reserve()
-	require.Error(t, err)
-	cmds.take()
-	r.Cancel() // a refused reservation: nothing to cancel, no command
-	assert.Empty(t, cmds.take())
-	// ... the tail's Cancel is one round trip too
-	l2 := limiter(t, b, "round-trips-2", ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxWait(time.Hour))
-	require.True(t, l2.TryAcquire())
-	r, err = l2.Reserve()
-	require.NoError(t, err)
-	cmds.take()
-	r.Cancel()
-	assert.Equal(t, []string{"evalsha"}, cmds.take(), "Cancel")
+		calls := map[string]func(){
+			"TryAcquire admitted": func() { l.TryAcquire() },
+			"Acquire admitted":    func() { require.NoError(t, l.Acquire(ctx)) },
+			"Reserve delayed":     func() { _, _ = l.Reserve() },
+			"Reserve refused":     func() { _, _ = l.Reserve() },
+			"TryAcquire refused":  func() { l.TryAcquire() },
+			"AvailablePermits":    func() { l.AvailablePermits() },
+			"Snapshot":            func() { l.Snapshot() },
+		}
+		for _, name := range []string{"TryAcquire admitted", "Acquire admitted", "Reserve delayed", "Reserve refused", "TryAcquire refused", "AvailablePermits", "Snapshot"} {
+			calls[name]()
+			assert.Equal(t, []string{"evalsha"}, cmds.take(), name)
+		}
+		r, err := l.Reserve()
+		require.Error(t, err)
+		cmds.take()
+		r.Cancel() // a refused reservation: nothing to cancel, no command
+		assert.Empty(t, cmds.take())
+		// ... the tail's Cancel is one round trip too
+		l2 := limiter(t, b, "round-trips-2", ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxWait(time.Hour))
+		require.True(t, l2.TryAcquire())
+		r, err = l2.Reserve()
+		require.NoError(t, err)
+		cmds.take()
+		r.Cancel()
+		assert.Equal(t, []string{"evalsha"}, cmds.take(), "Cancel")
 
-	require.NoError(t, c.ScriptFlush(ctx).Err())
-	cmds.take()
-	l.TryAcquire()
-	assert.Equal(t, []string{"evalsha", "eval"}, cmds.take(), "NOSCRIPT: EVAL loads the script again")
-	l.TryAcquire()
-	assert.Equal(t, []string{"evalsha"}, cmds.take())
+		require.NoError(t, c.ScriptFlush(ctx).Err())
+		cmds.take()
+		l.TryAcquire()
+		assert.Equal(t, []string{"evalsha", "eval"}, cmds.take(), "NOSCRIPT: EVAL loads the script again")
+		l.TryAcquire()
+		assert.Equal(t, []string{"evalsha"}, cmds.take())
+	})
 }
 
 // The key layout: "{" + prefix + name + "}", the TAT in nanoseconds since the epoch, and a
@@ -170,21 +172,23 @@ func TestKeyIsItsOwnHashTag(t *testing.T) {
 // SPEC AS-2 with Redis: an async call that must wait is scheduled locally for the delay
 // that Redis reserved.
 func TestAsyncCallWaitsForItsReservedPermit(t *testing.T) {
-	_, b := backend(t)
-	l := limiter(t, b, "async", ratelimit.Permits(1), ratelimit.Period(200*time.Millisecond), ratelimit.MaxWait(time.Second))
-	call := ratelimit.NewPolicy[int](l).DecorateAsync(func(context.Context) *async.Future[int] { return async.Completed(1) })
-	ctx := context.Background()
-	v, err := call(ctx).Await(ctx)
-	require.NoError(t, err)
-	require.Equal(t, 1, v)
-	start := time.Now()
-	f := call(ctx)
-	_, done, _ := f.Result()
-	assert.False(t, done, "waits for its permit")
-	v, err = f.Await(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, 1, v)
-	assert.Greater(t, time.Since(start), 100*time.Millisecond)
+	onEach(t, func(t *testing.T) {
+		_, b := backend(t)
+		l := limiter(t, b, "async", ratelimit.Permits(1), ratelimit.Period(200*time.Millisecond), ratelimit.MaxWait(time.Second))
+		call := ratelimit.NewPolicy[int](l).DecorateAsync(func(context.Context) *async.Future[int] { return async.Completed(1) })
+		ctx := context.Background()
+		v, err := call(ctx).Await(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, v)
+		start := time.Now()
+		f := call(ctx)
+		_, done, _ := f.Result()
+		assert.False(t, done, "waits for its permit")
+		v, err = f.Await(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 1, v)
+		assert.Greater(t, time.Since(start), 100*time.Millisecond)
+	})
 }
 
 // New's errors carry R4C codes.
@@ -202,6 +206,8 @@ func TestNewValidation(t *testing.T) {
 		"negative probe":         {c, []rlredis.Option{rlredis.ProbeInterval(-time.Second)}, policy.CodeNegativeDuration},
 		"zero probe":             {c, []rlredis.Option{rlredis.ProbeInterval(0)}, policy.CodeOutOfRange},
 		"unknown failure policy": {c, []rlredis.Option{rlredis.OnFailure(rlredis.FailurePolicy(9))}, policy.CodeOutOfRange},
+		"zero instances":         {c, []rlredis.Option{rlredis.Instances(0)}, policy.CodeOutOfRange},
+		"negative instances":     {c, []rlredis.Option{rlredis.Instances(-3)}, policy.CodeOutOfRange},
 	} {
 		b, err := rlredis.New(tc.client, tc.opts...)
 		assert.Nil(t, b, name)
@@ -211,6 +217,27 @@ func TestNewValidation(t *testing.T) {
 	assert.Equal(t, "FailOpen", rlredis.FailOpen.String())
 	assert.Equal(t, "FailClosed", rlredis.FailClosed.String())
 	assert.Equal(t, "FailurePolicy(9)", rlredis.FailurePolicy(9).String())
+}
+
+// SPEC RL-19: the local share is Instances with Local, and the whole quota otherwise.
+func TestLocalShare(t *testing.T) {
+	c := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { _ = c.Close() })
+	for _, tc := range []struct {
+		opts []rlredis.Option
+		want int
+	}{
+		{nil, 1},
+		{[]rlredis.Option{rlredis.Instances(3)}, 3},
+		{[]rlredis.Option{rlredis.Instances(3), rlredis.OnFailure(rlredis.FailOpen)}, 1},
+		{[]rlredis.Option{rlredis.Instances(3), rlredis.OnFailure(rlredis.FailClosed)}, 1},
+	} {
+		b, err := rlredis.New(c, tc.opts...)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, b.LocalShare())
+	}
+	assert.Equal(t, 1, (*rlredis.Backend)(nil).LocalShare())
+	var _ ratelimit.LocalSharer = (*rlredis.Backend)(nil)
 }
 
 // A backend whose Bind fails fails the limiter's build with its error.

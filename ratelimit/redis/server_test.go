@@ -3,6 +3,8 @@ package redis_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,10 +41,41 @@ func uniquePrefix(t testing.TB) string {
 	return fmt.Sprintf("r4ctest:%s:%d:", t.Name(), time.Now().UnixNano())
 }
 
-// requireServer fails t at once when the shared server does not answer.
-func requireServer(t testing.TB, c *goredis.Client) {
+// requireServer fails t at once when the shared server (or cluster) does not answer.
+func requireServer(t testing.TB, c goredis.UniversalClient) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	require.NoError(t, c.Ping(ctx).Err(), "Redis at %s", c.Options().Addr)
+	require.NoError(t, c.Ping(ctx).Err(), "Redis at %v", c)
+}
+
+// onEach runs f twice, as subtests: against a single server ("server") and against a
+// 3-node Redis Cluster ("cluster"), so that every rule it checks holds on both. The
+// clients f gets from testClient, backend and backendOn are those of its subtest's.
+func onEach(t *testing.T, f func(t *testing.T)) {
+	t.Run("server", f)
+	t.Run("cluster", f)
+}
+
+// onCluster reports whether t runs in onEach's "cluster" subtest (or one of its own).
+func onCluster(t testing.TB) bool { return slices.Contains(strings.Split(t.Name(), "/"), "cluster") }
+
+// testClient returns a client of the shared server, or, under onEach's "cluster", of the
+// shared cluster (redistest.ClusterAddrs); it honours context deadlines and is closed when
+// t ends.
+func testClient(t testing.TB) goredis.UniversalClient {
+	t.Helper()
+	if onCluster(t) {
+		return clusterClient(t, redistest.ClusterAddrs(t))
+	}
+	return newClient(t, redistest.Addr(t))
+}
+
+// clusterClient returns a cluster client of addrs that honours context deadlines, closed
+// when t ends.
+func clusterClient(t testing.TB, addrs []string) *goredis.ClusterClient {
+	t.Helper()
+	c := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/gcra"
-	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -32,8 +31,7 @@ type store struct {
 	// The keys' own health. A data error (a key holds a list, or a string that is not a
 	// TAT or freed slots) says nothing about Redis, which answered: it keeps this limiter
 	// on the failure policy and leaves every other key and limiter on Redis.
-	keyBad     atomic.Bool  // the keys' last answer was a data error
-	keyRetryAt atomic.Int64 // while keyBad: the clock time from which one call may try the keys
+	keyBad atomic.Pointer[outage] // nil while the keys' last answer was not a data error
 
 	last atomic.Pointer[rateArgs] // the arguments of the last Reserve's rate and weight
 }
@@ -200,20 +198,28 @@ var (
 	errKeyBad = errors.New("ratelimit/redis: key holds no TAT")
 )
 
-// run runs the script with op and args, within the backend's timeout. While the key's
+// run runs the script with op and args, within the backend's timeout. While the keys'
 // last answer was a data error, it returns errKeyBad at once, except for one call per
-// probe interval, which tries the key again. While Redis is down it returns errDown at
-// once, except for one call per probe interval and backend (whatever the limiter or key),
-// which tries Redis.
+// probe interval, which tries the keys again. While the node that holds the keys (the
+// server, or the cluster node that owns their slot) is down, it returns errDown at once,
+// except for one call per probe interval and node (whatever the limiter or key), which
+// tries the node.
 //
-// Any answer from Redis marks Redis up; a data error (dataError) marks only the key bad,
-// and another failure other than ctx's end marks Redis down.
+// Any answer from Redis marks the node up; a data error (dataError) marks only the keys
+// bad, and another failure other than ctx's end marks the node down.
 func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error) {
-	if s.keyBad.Load() && !due(&s.keyRetryAt, s.clk, s.b.cfg.ProbeInterval) {
+	every := s.b.cfg.ProbeInterval
+	if s.keyBad.Load().blocked(every) {
 		return nil, errKeyBad
 	}
-	if o := s.b.outage.Load(); o != nil && !due(&o.probeAt, o.clk, s.b.cfg.ProbeInterval) {
-		return nil, errDown
+	// The node is looked up only while some node is down: a healthy backend's calls pay
+	// nothing for it.
+	node, known := "", false
+	if s.b.down.some() {
+		node, known = s.b.nodeOf(ctx, s.keys[0]), true
+		if s.b.down.of(node).blocked(every) {
+			return nil, errDown
+		}
 	}
 	argv := make([]any, 1+len(args))
 	argv[0] = op
@@ -221,28 +227,20 @@ func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error
 	res, err := s.exec(ctx, argv)
 	switch {
 	case err == nil:
-		s.answered()
-		if s.keyBad.Load() {
-			s.keyBad.Store(false)
+		s.answered(ctx, node, known)
+		if s.keyBad.Load() != nil {
+			s.keyBad.Store(nil)
 		}
 		return res, nil
 	case ctx.Err() != nil:
 		// The caller gave up: nothing is learned about Redis or the key.
 	case dataError(err):
-		s.answered()
+		s.answered(ctx, node, known)
 		s.keyFailed(fmt.Errorf("ratelimit/redis: %s: %w", s.keys[0], err))
 	default:
-		s.fail(fmt.Errorf("ratelimit/redis: %s: %w", s.keys[0], err))
+		s.fail(ctx, node, known, fmt.Errorf("ratelimit/redis: %s: %w", s.keys[0], err))
 	}
 	return nil, err
-}
-
-// due reports whether a try is due at *at on clk, and if so takes it: the next one is
-// every later. Of the calls that find it due at once, one takes it.
-func due(at *atomic.Int64, clk clock.Clock, every time.Duration) bool {
-	next := at.Load()
-	now := clk.Now()
-	return int64(now) >= next && at.CompareAndSwap(next, int64(sat.Add(now, every)))
 }
 
 // dataError reports whether err is Redis's answer about the keys' values, not about
@@ -303,36 +301,44 @@ func tooLate(ctx context.Context, err error) error {
 	return err
 }
 
-// answered marks Redis up after any answer: the first after a failure publishes
-// RateLimiterBackendRecovered.
-func (s *store) answered() {
-	if o := s.b.outage.Load(); o != nil && s.b.outage.CompareAndSwap(o, nil) {
-		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendRecovered, Instance: s.id, At: s.clk.Now()})
-	}
-}
-
-// fail marks Redis down: the next probe is one interval away, on the clock of the limiter
-// that found it down. The first failure after a success publishes RateLimiterBackendFailed.
-func (s *store) fail(err error) {
-	if o := s.b.outage.Load(); o != nil {
-		o.probeAt.Store(int64(sat.Add(o.clk.Now(), s.b.cfg.ProbeInterval)))
+// answered marks the keys' node up after any answer: the first after a failure
+// publishes RateLimiterBackendRecovered, naming the node. known says whether node was
+// looked up before the call.
+func (s *store) answered(ctx context.Context, node string, known bool) {
+	if !s.b.down.some() {
 		return
 	}
-	now := s.clk.Now()
-	o := &outage{clk: s.clk}
-	o.probeAt.Store(int64(sat.Add(now, s.b.cfg.ProbeInterval)))
-	if s.b.outage.CompareAndSwap(nil, o) {
-		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendFailed, Instance: s.id, At: now, Err: err})
+	if !known {
+		node = s.b.nodeOf(ctx, s.keys[0])
+	}
+	if s.b.down.up(node, s.b.cfg.ProbeInterval) {
+		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendRecovered, Instance: s.id, At: s.clk.Now(), Node: node})
 	}
 }
 
-// keyFailed marks the key bad: its next try is one interval away. The first data error
+// fail marks the keys' node down: its next probe is one interval away, on the clock of
+// the limiter that found it down. The first failure after a success publishes
+// RateLimiterBackendFailed, naming the node.
+func (s *store) fail(ctx context.Context, node string, known bool, err error) {
+	if !known {
+		node = s.b.nodeOf(ctx, s.keys[0])
+	}
+	if s.b.down.fail(node, s.clk, s.b.cfg.ProbeInterval) {
+		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendFailed, Instance: s.id, At: s.clk.Now(),
+			Node: node, Err: err})
+	}
+}
+
+// keyFailed marks the keys bad: their next try is one interval away. The first data error
 // after a good answer publishes RateLimiterBackendKeyFailed with the key.
 func (s *store) keyFailed(err error) {
-	now := s.clk.Now()
-	s.keyRetryAt.Store(int64(sat.Add(now, s.b.cfg.ProbeInterval)))
-	if s.keyBad.CompareAndSwap(false, true) {
-		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendKeyFailed, Instance: s.id, At: now,
+	if o := s.keyBad.Load(); o != nil {
+		o.postpone(s.b.cfg.ProbeInterval)
+		return
+	}
+	o := newOutage(s.clk, s.b.cfg.ProbeInterval)
+	if s.keyBad.CompareAndSwap(nil, o) {
+		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendKeyFailed, Instance: s.id, At: s.clk.Now(),
 			Key: s.keys[0], Err: err})
 	}
 }

@@ -24,35 +24,37 @@ import (
 // 5 permits per second: a call for 6 can never pass (ErrExceedsBurst, not ErrExceeded),
 // takes nothing and sends nothing; 5 pass at once; 5 more within MaxWait 2s wait 1s.
 func TestWeighted_BurstOnRedis(t *testing.T) {
-	c, b := backend(t)
-	var cmds commands
-	c.AddHook(&cmds)
-	onTime(t, func(attempt int) bool {
-		l := limiter(t, b, fmt.Sprint("weighted-", attempt), ratelimit.Permits(5), ratelimit.Period(time.Second),
-			ratelimit.MaxWait(2*time.Second))
-		cmds.take()
-		err := l.TryAcquireN(6)
-		require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
-		assert.NotErrorIs(t, err, ratelimit.ErrExceeded)
-		assert.Empty(t, cmds.take(), "refused before Redis is asked")
-		assert.Equal(t, 5, l.AvailablePermits())
+	onEach(t, func(t *testing.T) {
+		c, b := backend(t)
+		var cmds commands
+		c.AddHook(&cmds)
+		onTime(t, func(attempt int) bool {
+			l := limiter(t, b, fmt.Sprint("weighted-", attempt), ratelimit.Permits(5), ratelimit.Period(time.Second),
+				ratelimit.MaxWait(2*time.Second))
+			cmds.take()
+			err := l.TryAcquireN(6)
+			require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
+			assert.NotErrorIs(t, err, ratelimit.ErrExceeded)
+			assert.Empty(t, cmds.take(), "refused before Redis is asked")
+			assert.Equal(t, 5, l.AvailablePermits())
 
-		start := time.Now()
-		require.NoError(t, l.TryAcquireN(5))
-		free := l.AvailablePermits()
-		one := l.TryAcquireN(1)
-		r, err := l.ReserveN(5)
-		elapsed := time.Since(start)
-		if elapsed >= 800*time.Millisecond {
-			return false
-		}
-		assert.Zero(t, free)
-		require.ErrorIs(t, one, ratelimit.ErrExceeded)
-		require.NoError(t, err)
-		between(t, r.Delay(), time.Second-elapsed, time.Second, "5 permits 1s after the first 5")
-		_, err = l.ReserveN(6)
-		require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
-		return true
+			start := time.Now()
+			require.NoError(t, l.TryAcquireN(5))
+			free := l.AvailablePermits()
+			one := l.TryAcquireN(1)
+			r, err := l.ReserveN(5)
+			elapsed := time.Since(start)
+			if elapsed >= 800*time.Millisecond {
+				return false
+			}
+			assert.Zero(t, free)
+			require.ErrorIs(t, one, ratelimit.ErrExceeded)
+			require.NoError(t, err)
+			between(t, r.Delay(), time.Second-elapsed, time.Second, "5 permits 1s after the first 5")
+			_, err = l.ReserveN(6)
+			require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
+			return true
+		})
 	})
 }
 
@@ -63,36 +65,38 @@ func TestWeighted_BurstOnRedis(t *testing.T) {
 // permit after them goes behind the 2, at 800ms. Together: never more than the rate
 // allows. (SPEC RL-7, RL-9a.)
 func TestWeighted_ScheduleOnRedis(t *testing.T) {
-	_, b := backend(t)
-	onTime(t, func(attempt int) bool {
-		l := limiter(t, b, fmt.Sprint("schedule-", attempt), ratelimit.Permits(20), ratelimit.Period(2*time.Second),
-			ratelimit.MaxWait(time.Second))
-		start := time.Now()
-		require.NoError(t, l.AcquireN(context.Background(), 15))
-		r10, err := l.ReserveN(10)
-		require.NoError(t, err)
-		r2, err := l.ReserveN(2)
-		require.NoError(t, err)
-		r10.Cancel() // the 2 stand behind it: its slot is free again
-		first := l.TryAcquireN(5)
-		rest := l.TryAcquireN(5)
-		r5, err5 := l.ReserveN(5)
-		r1, err1 := l.ReserveN(1)
-		_, err20 := l.ReserveN(20)
-		elapsed := time.Since(start)
-		if elapsed >= 400*time.Millisecond {
-			return false
-		}
-		between(t, r10.Delay(), 500*time.Millisecond-elapsed, 500*time.Millisecond, "10 permits")
-		between(t, r2.Delay(), 700*time.Millisecond-elapsed, 700*time.Millisecond, "2 permits")
-		require.NoError(t, first, "the freed slot's first 5 permits, at once")
-		require.ErrorIs(t, rest, ratelimit.ErrExceeded, "the rest of the slot is not free yet")
-		require.NoError(t, err5)
-		require.NoError(t, err1)
-		between(t, r5.Delay(), 500*time.Millisecond-elapsed, 500*time.Millisecond, "the rest of the freed slot")
-		between(t, r1.Delay(), 800*time.Millisecond-elapsed, 800*time.Millisecond, "behind the 2")
-		require.ErrorIs(t, err20, ratelimit.ErrExceeded, "nothing more within 1s")
-		return true
+	onEach(t, func(t *testing.T) {
+		_, b := backend(t)
+		onTime(t, func(attempt int) bool {
+			l := limiter(t, b, fmt.Sprint("schedule-", attempt), ratelimit.Permits(20), ratelimit.Period(2*time.Second),
+				ratelimit.MaxWait(time.Second))
+			start := time.Now()
+			require.NoError(t, l.AcquireN(context.Background(), 15))
+			r10, err := l.ReserveN(10)
+			require.NoError(t, err)
+			r2, err := l.ReserveN(2)
+			require.NoError(t, err)
+			r10.Cancel() // the 2 stand behind it: its slot is free again
+			first := l.TryAcquireN(5)
+			rest := l.TryAcquireN(5)
+			r5, err5 := l.ReserveN(5)
+			r1, err1 := l.ReserveN(1)
+			_, err20 := l.ReserveN(20)
+			elapsed := time.Since(start)
+			if elapsed >= 400*time.Millisecond {
+				return false
+			}
+			between(t, r10.Delay(), 500*time.Millisecond-elapsed, 500*time.Millisecond, "10 permits")
+			between(t, r2.Delay(), 700*time.Millisecond-elapsed, 700*time.Millisecond, "2 permits")
+			require.NoError(t, first, "the freed slot's first 5 permits, at once")
+			require.ErrorIs(t, rest, ratelimit.ErrExceeded, "the rest of the slot is not free yet")
+			require.NoError(t, err5)
+			require.NoError(t, err1)
+			between(t, r5.Delay(), 500*time.Millisecond-elapsed, 500*time.Millisecond, "the rest of the freed slot")
+			between(t, r1.Delay(), 800*time.Millisecond-elapsed, 800*time.Millisecond, "behind the 2")
+			require.ErrorIs(t, err20, ratelimit.ErrExceeded, "nothing more within 1s")
+			return true
+		})
 	})
 }
 
@@ -101,45 +105,47 @@ func TestWeighted_ScheduleOnRedis(t *testing.T) {
 // 400ms later and the next ones come 100ms apart; at 20 per second (T = 50ms), 50ms
 // apart. The limiter keeps its backend. (SPEC RC-1.)
 func TestReconfigure_OnRedis(t *testing.T) {
-	_, b := backend(t)
-	onTime(t, func(attempt int) bool {
-		var log events
-		l := limiter(t, b, fmt.Sprint("reconfigure-", attempt), ratelimit.Permits(10), ratelimit.Period(time.Second),
-			ratelimit.MaxWait(2*time.Second), ratelimit.OnEvent(log.add))
-		start := time.Now()
-		require.NoError(t, l.TryAcquireN(10))
-		r4, err := l.ReserveN(4)
-		require.NoError(t, err)
-		slow1, err := l.Reserve()
-		require.NoError(t, err)
-		slow2, err := l.Reserve()
-		require.NoError(t, err)
-		cfg := l.Config()
-		cfg.Permits = 20
-		require.NoError(t, l.Reconfigure(cfg))
-		before := time.Now()
-		fast1, err := l.Reserve()
-		require.NoError(t, err)
-		fast2, err := l.Reserve()
-		require.NoError(t, err)
-		between2 := time.Since(before)
-		elapsed := time.Since(start)
-		if elapsed >= 400*time.Millisecond {
-			return false
-		}
-		assert.Same(t, b, l.Backend(), "the backend is kept")
-		between(t, r4.Delay(), 400*time.Millisecond-elapsed, 400*time.Millisecond, "4 permits after the burst")
-		between(t, slow1.Delay(), 500*time.Millisecond-elapsed, 500*time.Millisecond, "T = 100ms")
-		between(t, slow2.Delay(), 600*time.Millisecond-elapsed, 600*time.Millisecond, "T = 100ms")
-		between(t, fast1.Delay(), 650*time.Millisecond-elapsed, 650*time.Millisecond, "T = 50ms from the next call")
-		between(t, fast2.Delay(), 700*time.Millisecond-elapsed, 700*time.Millisecond, "T = 50ms")
-		// Two calls made between2 apart: their delays differ by the new T less that time.
-		between(t, fast2.Delay()-fast1.Delay(), 50*time.Millisecond-between2, 50*time.Millisecond, "spacing after the change")
-		changed, ok := log.first(policy.ConfigChanged)
-		require.True(t, ok)
-		assert.Equal(t, []string{"permits"}, changed.Changed)
-		assert.Zero(t, l.AvailablePermits())
-		return true
+	onEach(t, func(t *testing.T) {
+		_, b := backend(t)
+		onTime(t, func(attempt int) bool {
+			var log events
+			l := limiter(t, b, fmt.Sprint("reconfigure-", attempt), ratelimit.Permits(10), ratelimit.Period(time.Second),
+				ratelimit.MaxWait(2*time.Second), ratelimit.OnEvent(log.add))
+			start := time.Now()
+			require.NoError(t, l.TryAcquireN(10))
+			r4, err := l.ReserveN(4)
+			require.NoError(t, err)
+			slow1, err := l.Reserve()
+			require.NoError(t, err)
+			slow2, err := l.Reserve()
+			require.NoError(t, err)
+			cfg := l.Config()
+			cfg.Permits = 20
+			require.NoError(t, l.Reconfigure(cfg))
+			before := time.Now()
+			fast1, err := l.Reserve()
+			require.NoError(t, err)
+			fast2, err := l.Reserve()
+			require.NoError(t, err)
+			between2 := time.Since(before)
+			elapsed := time.Since(start)
+			if elapsed >= 400*time.Millisecond {
+				return false
+			}
+			assert.Same(t, b, l.Backend(), "the backend is kept")
+			between(t, r4.Delay(), 400*time.Millisecond-elapsed, 400*time.Millisecond, "4 permits after the burst")
+			between(t, slow1.Delay(), 500*time.Millisecond-elapsed, 500*time.Millisecond, "T = 100ms")
+			between(t, slow2.Delay(), 600*time.Millisecond-elapsed, 600*time.Millisecond, "T = 100ms")
+			between(t, fast1.Delay(), 650*time.Millisecond-elapsed, 650*time.Millisecond, "T = 50ms from the next call")
+			between(t, fast2.Delay(), 700*time.Millisecond-elapsed, 700*time.Millisecond, "T = 50ms")
+			// Two calls made between2 apart: their delays differ by the new T less that time.
+			between(t, fast2.Delay()-fast1.Delay(), 50*time.Millisecond-between2, 50*time.Millisecond, "spacing after the change")
+			changed, ok := log.first(policy.ConfigChanged)
+			require.True(t, ok)
+			assert.Equal(t, []string{"permits"}, changed.Changed)
+			assert.Zero(t, l.AvailablePermits())
+			return true
+		})
 	})
 }
 
@@ -162,44 +168,46 @@ func onTime(t *testing.T, run func(attempt int) bool) {
 // holding the freed slots as "start-end" in seconds since the epoch with 9 decimals,
 // expiring when the last one ends; it is deleted when no slot is left.
 func TestKeyLayout_FreedSlots(t *testing.T) {
-	c, b := backend(t)
-	ctx := context.Background()
-	l := limiter(t, b, "freed", ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour))
-	require.True(t, l.TryAcquire())
-	r1, err := l.Reserve()
-	require.NoError(t, err)
-	r2, err := l.Reserve()
-	require.NoError(t, err)
-	key := b.Key("freed") + ":freed"
-	assert.Zero(t, c.Exists(ctx, key).Val(), "none before a cancel")
+	onEach(t, func(t *testing.T) {
+		c, b := backend(t)
+		ctx := context.Background()
+		l := limiter(t, b, "freed", ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour))
+		require.True(t, l.TryAcquire())
+		r1, err := l.Reserve()
+		require.NoError(t, err)
+		r2, err := l.Reserve()
+		require.NoError(t, err)
+		key := b.Key("freed") + ":freed"
+		assert.Zero(t, c.Exists(ctx, key).Val(), "none before a cancel")
 
-	r1.Cancel()
-	v, err := c.Get(ctx, key).Result()
-	require.NoError(t, err)
-	tat, err := c.Get(ctx, b.Key("freed")).Int64()
-	require.NoError(t, err)
-	from, to, ok := strings.Cut(v, "-")
-	require.True(t, ok, v)
-	assert.Regexp(t, `^\d{10}\.\d{9}$`, from)
-	assert.Regexp(t, `^\d{10}\.\d{9}$`, to)
-	assert.Equal(t, tat-int64(time.Second), mustNanos(t, to), "r1's slot ends where r2's begins")
-	assert.Equal(t, tat-2*int64(time.Second), mustNanos(t, from), "and starts where the first permit's ends")
-	ttl, err := c.PTTL(ctx, key).Result()
-	require.NoError(t, err)
-	assert.Greater(t, ttl, time.Second, "until the slot's end, 2s from the first call")
-	assert.LessOrEqual(t, ttl, 2*time.Second)
+		r1.Cancel()
+		v, err := c.Get(ctx, key).Result()
+		require.NoError(t, err)
+		tat, err := c.Get(ctx, b.Key("freed")).Int64()
+		require.NoError(t, err)
+		from, to, ok := strings.Cut(v, "-")
+		require.True(t, ok, v)
+		assert.Regexp(t, `^\d{10}\.\d{9}$`, from)
+		assert.Regexp(t, `^\d{10}\.\d{9}$`, to)
+		assert.Equal(t, tat-int64(time.Second), mustNanos(t, to), "r1's slot ends where r2's begins")
+		assert.Equal(t, tat-2*int64(time.Second), mustNanos(t, from), "and starts where the first permit's ends")
+		ttl, err := c.PTTL(ctx, key).Result()
+		require.NoError(t, err)
+		assert.Greater(t, ttl, time.Second, "until the slot's end, 2s from the first call")
+		assert.LessOrEqual(t, ttl, 2*time.Second)
 
-	r, err := l.Reserve()
-	require.NoError(t, err)
-	between(t, r.Delay(), 0, time.Second, "r1's slot again")
-	assert.Zero(t, c.Exists(ctx, key).Val(), "used up: deleted")
-	r.Cancel()
-	r2.Cancel() // the tail: the TAT moves back over r2, then over r's freed slot
-	assert.Zero(t, c.Exists(ctx, key).Val())
-	assert.Zero(t, l.AvailablePermits(), "the first permit is spent")
-	r, err = l.Reserve()
-	require.NoError(t, err)
-	between(t, r.Delay(), 0, time.Second, "the first slot after the burst again")
+		r, err := l.Reserve()
+		require.NoError(t, err)
+		between(t, r.Delay(), 0, time.Second, "r1's slot again")
+		assert.Zero(t, c.Exists(ctx, key).Val(), "used up: deleted")
+		r.Cancel()
+		r2.Cancel() // the tail: the TAT moves back over r2, then over r's freed slot
+		assert.Zero(t, c.Exists(ctx, key).Val())
+		assert.Zero(t, l.AvailablePermits(), "the first permit is spent")
+		r, err = l.Reserve()
+		require.NoError(t, err)
+		between(t, r.Delay(), 0, time.Second, "the first slot after the burst again")
+	})
 }
 
 // mustNanos reads "seconds.nanoseconds" as nanoseconds.
