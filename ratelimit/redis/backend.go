@@ -89,8 +89,11 @@
 // in one slot, which every script call touches alone, so the backend works unchanged on a
 // cluster, and the limiters (and the keys of a keyed limiter) spread over the slots by
 // name. When a slot moves (resharding), the client follows the cluster's MOVED and ASK
-// redirections, and the script runs where the keys are, with no failure and no quota
-// lost. When a master fails and a replica takes over, its keys' calls take the failure
+// redirections, and the script runs where the keys are, with no quota lost. A call whose
+// slot is still moving once the client's redirections ran out (MOVED, ASK, or TRYAGAIN
+// during a migration) runs the script again, up to 3 more times within the timeout, and
+// then takes the failure policy alone: the nodes answered, so none is marked down and no
+// event is published. When a master fails and a replica takes over, its keys' calls take the failure
 // policy until the client's slot map names the new master. A cluster that must keep
 // serving the healthy nodes' slots while one node is down needs
 // cluster-require-full-coverage no: otherwise Redis itself refuses every key once a slot

@@ -234,6 +234,9 @@ func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error
 		return res, nil
 	case ctx.Err() != nil:
 		// The caller gave up: nothing is learned about Redis or the key.
+	case moving(err):
+		// The keys' slot moved under the call faster than the client followed it: the nodes
+		// answered, and none is down. This call alone takes the failure policy.
 	case dataError(err):
 		s.answered(ctx, node, known)
 		s.keyFailed(fmt.Errorf("ratelimit/redis: %s: %w", s.keys[0], err))
@@ -252,13 +255,35 @@ func dataError(err error) bool {
 		goredis.HasErrorPrefix(err, badSlots)
 }
 
-// exec runs the script once, bounded by the timeout: EVALSHA, and EVAL when the server
-// does not know the script (after a restart or SCRIPT FLUSH).
+// moving reports whether err is a Redis Cluster redirection that the client gave up
+// following (MOVED, ASK) or a TRYAGAIN of a slot being migrated: the script did not run,
+// and the nodes are up.
+func moving(err error) bool {
+	return goredis.HasErrorPrefix(err, "MOVED ") || goredis.HasErrorPrefix(err, "ASK ") ||
+		goredis.HasErrorPrefix(err, "TRYAGAIN")
+}
+
+// movingTries is how many more times a call whose keys' slot is moving runs the script,
+// within its timeout, after the client's own redirections (three by default) ran out.
+const movingTries = 3
+
+// runScript runs the script once, and again, up to movingTries times within ctx, while
+// the keys' slot is moving (moving): the client then follows the slot to its new node.
+func (s *store) runScript(ctx context.Context, argv []any) ([]int64, error) {
+	res, err := script.Run(ctx, s.b.client, s.keys, argv...).Int64Slice()
+	for i := 0; i < movingTries && err != nil && moving(err) && ctx.Err() == nil; i++ {
+		res, err = script.Run(ctx, s.b.client, s.keys, argv...).Int64Slice()
+	}
+	return res, err
+}
+
+// exec runs the script, bounded by the timeout: EVALSHA, and EVAL when the server does
+// not know the script (after a restart or SCRIPT FLUSH), again while its slot is moving.
 func (s *store) exec(ctx context.Context, argv []any) ([]int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.b.cfg.Timeout)
 	defer cancel()
 	if s.b.bounded {
-		res, err := script.Run(ctx, s.b.client, s.keys, argv...).Int64Slice()
+		res, err := s.runScript(ctx, argv)
 		return res, tooLate(ctx, err)
 	}
 	// The client ignores the deadline once a command is on the wire: leave its goroutine
@@ -269,7 +294,7 @@ func (s *store) exec(ctx context.Context, argv []any) ([]int64, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := script.Run(ctx, s.b.client, s.keys, argv...).Int64Slice()
+		res, err := s.runScript(ctx, argv)
 		done <- result{res, err}
 	}()
 	select {

@@ -1,0 +1,81 @@
+package redis_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
+)
+
+// redisError is an error reply of Redis, as go-redis gives it.
+type redisError string
+
+func (e redisError) Error() string { return string(e) }
+func (redisError) RedisError()     {}
+
+// movingScripter answers the first redirects script runs with err, and the others with a
+// reservation free now (a reply of the script's reserve); its other methods are not
+// used.
+type movingScripter struct {
+	goredis.Scripter
+	mu        sync.Mutex
+	err       error
+	redirects int
+	runs      int
+}
+
+func (m *movingScripter) EvalSha(ctx context.Context, _ string, _ []string, _ ...any) *goredis.Cmd {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.runs++
+	cmd := goredis.NewCmd(ctx)
+	if m.runs <= m.redirects {
+		cmd.SetErr(m.err)
+		return cmd
+	}
+	cmd.SetVal([]any{int64(1), int64(0), int64(0), int64(1), int64(0), int64(1), int64(100), int64(1), int64(0)})
+	return cmd
+}
+
+func (m *movingScripter) count() int { m.mu.Lock(); defer m.mu.Unlock(); return m.runs }
+
+// SPEC RL-18: a slot that moves under a call faster than the client follows it (the
+// client's redirections ran out: MOVED, ASK, or TRYAGAIN during a migration) is not a node
+// failing. The call runs the script again, up to 3 more times within its timeout; when the
+// slot is still moving, that call alone takes the failure policy, no node is marked down
+// and no event is published: the next call tries Redis again. (Fault: a MOVED after the
+// client's 3 redirections marked the node down, with RateLimiterBackendFailed, during a
+// live resharding.)
+func TestRL18_MovingSlotIsNotAFailure(t *testing.T) {
+	for _, reply := range []string{"MOVED 2548 127.0.0.1:7001", "ASK 2548 127.0.0.1:7001",
+		"TRYAGAIN Multiple keys request during rehashing of slot"} {
+		t.Run(reply[:4], func(t *testing.T) {
+			var log events
+			m := &movingScripter{err: redisError(reply), redirects: 3}
+			b, err := rlredis.New(m, rlredis.OnFailure(rlredis.FailClosed), rlredis.Timeout(time.Second))
+			require.NoError(t, err)
+			l := limiter(t, b, "moving", ratelimit.Permits(5), ratelimit.Period(time.Second),
+				ratelimit.WithClock(clock.NewManual()), ratelimit.OnEvent(log.add))
+			assert.True(t, l.TryAcquire(), "decided by Redis at the 4th run")
+			assert.Equal(t, 4, m.count())
+
+			m.mu.Lock()
+			m.runs, m.redirects = 0, 100
+			m.mu.Unlock()
+			assert.False(t, l.TryAcquire(), "still moving: FailClosed for this call")
+			assert.Equal(t, 4, m.count(), "1 run and 3 more")
+			assert.False(t, l.TryAcquire())
+			assert.Equal(t, 8, m.count(), "the next call tries Redis again: no node is down")
+			assert.Empty(t, log.of(policy.RateLimiterBackendFailed))
+		})
+	}
+}
