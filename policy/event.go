@@ -148,15 +148,17 @@ type Event struct {
 	Attempt int    // for retry events the attempt that failed, for hedge events the attempt concerned; from 1
 	From    string // for breaker transitions: the state left, e.g. "closed"
 	To      string // for breaker transitions: the state entered, e.g. "half-open"
-	// Key is the key the event is about: for the events of a keyed limiter, the client's
+	// Key is the key the event is about: for the events of a keyed limiter (its backend's
+	// RateLimiterBackendFailed and RateLimiterBackendRecovered included), the client's
 	// key; for RateLimiterBackendKeyFailed, the key as the backend stores it (e.g. the
 	// Redis key, which holds the limiter's id, and the client's key for a keyed limiter).
 	// Empty otherwise.
 	Key string
 	// Node is, for RateLimiterBackendFailed and RateLimiterBackendRecovered, the backend
 	// node that failed or answers again: for Redis, the address (host:port) of the server,
-	// or of the cluster node that owns the key's slot. Empty when the backend cannot name
-	// one, or for another kind of event.
+	// or of the cluster node that owns the key's slot, as the client names it (a Sentinel
+	// failover client names itself "FailoverClient"). Empty when the backend cannot name
+	// one (e.g. a cluster whose slot map was never loaded), or for another kind of event.
 	Node string
 	// Limit is, for AdaptiveLimitChanged, the new limit on calls in flight, and
 	// PreviousLimit the one it replaces.

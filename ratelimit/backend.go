@@ -28,9 +28,14 @@ type Backend interface {
 
 // Binding is what a Backend learns about the limiter it serves.
 type Binding struct {
-	// ID is the limiter's instance id: its Name, or the id of the wrapped function.
-	// Limiters that share an ID share one quota through the backend.
+	// ID is the limiter's instance id: its Name, or the id of the wrapped function; for a
+	// key of a Keyed limiter, "<id>:<key>". Limiters that share an ID share one quota
+	// through the backend.
 	ID string
+	// Key is, for a key of a Keyed limiter, the key as its events name it (Event.Key), and
+	// ID ends with ":" + Key; empty otherwise. A store's RateLimiterBackendFailed and
+	// RateLimiterBackendRecovered events carry it, with the limiter's own id as Instance.
+	Key string
 	// Config is the limiter's resolved, validated configuration. Every limiter that shares
 	// an ID through a backend must have the same Permits and Period.
 	Config Config
@@ -136,7 +141,8 @@ type Token struct {
 // it, so that the instances of a service, each limiting itself while the backend fails,
 // together stay near the shared quota. The limiter then lets one permit through every
 // LocalShare()·T, with a burst of Permits/LocalShare() (rounded down, at least 1); a call
-// for more permits than that burst waits for the rest, within its MaxWait. LocalShare is
+// for more permits than that burst (at most Permits) passes when the local bucket is
+// full, and the bucket then owes the rest: the next permit comes that much later. LocalShare is
 // read once, when the limiter is built; a value below 2 takes the whole quota.
 type LocalSharer interface {
 	LocalShare() int

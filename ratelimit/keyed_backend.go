@@ -88,12 +88,13 @@ func (k *Keyed[K]) touch(c *cell, r *rate, now int64) {
 // backend refuses or returns no Store (the key then keeps its state in-process).
 func (k *Keyed[K]) bind(key K) *remoteCell {
 	l := k.base
-	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + k.keyString(key), Config: l.cur().cfg, Clock: l.clk, Listener: l.events.Listener})
+	ks := k.keyString(key)
+	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + ks, Key: ks, Config: l.cur().cfg, Clock: l.clk, Listener: l.events.Listener})
 	if err == nil && st == nil {
 		err = errNoStore
 	}
 	if err != nil {
-		l.events.Publish(policy.Event{Kind: policy.RateLimiterBackendFailed, Err: err, Key: k.keyString(key)})
+		l.events.Publish(policy.Event{Kind: policy.RateLimiterBackendFailed, Err: err, Key: ks})
 		return nil
 	}
 	return &remoteCell{store: st}

@@ -76,18 +76,52 @@ func TestRL19_LocalShareOfFewPermits(t *testing.T) {
 	assert.True(t, l.TryAcquire())
 }
 
-// SPEC RL-19, RL-17: a call for more permits than the local burst waits for the rest,
-// within its MaxWait, and is refused without one.
-func TestRL19_WeightedCallAboveTheLocalBurstWaits(t *testing.T) {
+// SPEC RL-19, RL-17: a call for more permits than the local burst (at most Permits)
+// passes when the local bucket is full, and the bucket owes the rest: the next permit
+// comes that much later. On a bucket that is not full it waits until it is, within its
+// MaxWait, and a canceled reservation gives its permits back.
+func TestRL19_WeightedCallAboveTheLocalBurst(t *testing.T) {
 	clk := clock.NewManual()
 	l, err := ratelimit.New(ratelimit.Name("weighted"), ratelimit.Permits(10), ratelimit.Period(time.Second),
 		ratelimit.MaxWait(time.Second), ratelimit.WithClock(clk), ratelimit.WithBackend(newSharedLocal(3)))
 	require.NoError(t, err)
-	require.ErrorIs(t, l.TryAcquireN(5), ratelimit.ErrExceeded, "5 > the local burst of 3, and no wait allowed")
-	r, err := l.ReserveN(5)
-	require.NoError(t, err)
-	assert.Equal(t, 600*time.Millisecond, r.Delay(), "the 2 permits above the burst, 300ms each")
+	require.NoError(t, l.TryAcquireN(5), "5 > the local burst of 3, on a full bucket")
 	assert.Zero(t, l.AvailablePermits())
+	r, err := l.Reserve()
+	require.NoError(t, err)
+	assert.Equal(t, 900*time.Millisecond, r.Delay(), "5·300ms owed, less the burst's 2·300ms of tolerance")
+	r.Cancel()
+
+	clk.Advance(time.Hour)
+	require.True(t, l.TryAcquire())
+	err = l.TryAcquireN(5)
+	require.ErrorIs(t, err, ratelimit.ErrExceeded, "the bucket is not full")
+	next, ok := err.(*ratelimit.ExceededError).NextPermit()
+	require.True(t, ok)
+	assert.Equal(t, 300*time.Millisecond, next, "when it is full again")
+	r, err = l.ReserveN(5)
+	require.NoError(t, err)
+	assert.Equal(t, 300*time.Millisecond, r.Delay())
+	r.Cancel()
+	assert.Equal(t, 2, l.AvailablePermits(), "the canceled reservation gave its permits back")
+	clk.Advance(300 * time.Millisecond)
+	require.NoError(t, l.TryAcquireN(5), "at the retry-after")
+}
+
+// SPEC RL-19: with huge periods and shares, a weighted call above the local burst never
+// overflows into an admission: it waits, or is refused, and the schedule stays usable.
+// (Fault: a negative tolerance made the wait overflow, a call that had to wait centuries
+// passed at once, and the schedule then refused every call for good.)
+func TestRL19_NoOverflowAboveTheLocalBurst(t *testing.T) {
+	clk := clock.NewManual()
+	l, err := ratelimit.New(ratelimit.Name("yearly"), ratelimit.Permits(1000), ratelimit.Period(365*24*time.Hour),
+		ratelimit.WithClock(clk), ratelimit.WithBackend(newSharedLocal(1000)))
+	require.NoError(t, err)
+	require.True(t, l.TryAcquire(), "the local burst of 1")
+	require.ErrorIs(t, l.TryAcquireN(500), ratelimit.ErrExceeded, "a year until the bucket is full")
+	clk.Advance(365 * 24 * time.Hour)
+	require.NoError(t, l.TryAcquireN(500), "full again after a year: it passes, and owes 499 years")
+	assert.False(t, l.TryAcquire())
 }
 
 // SPEC RL-19: a share of 1, or no LocalSharer, takes the whole quota.
@@ -122,4 +156,34 @@ func TestRL19_KeyedLocalShare(t *testing.T) {
 	clk.Advance(300 * time.Millisecond)
 	assert.True(t, k.TryAcquire("a"))
 	assert.NoError(t, k.Acquire(context.Background(), "b"))
+}
+
+// SPEC RL-19, RC-4: a limiter reconfigured while its store answers Local keeps its spent
+// local permits spent, as an in-process limiter does, with or without a share; and the
+// local share follows the new configuration. (Fault: the in-process schedule of a limiter
+// with a backend was not rebased, and growing the Period freed spent permits.)
+func TestRL19_ReconfigureOnTheLocalShare(t *testing.T) {
+	for _, share := range []int{1, 3} {
+		clk := clock.NewManual()
+		l, err := ratelimit.New(ratelimit.Name("reconf"), ratelimit.Permits(30), ratelimit.Period(time.Second),
+			ratelimit.WithClock(clk), ratelimit.WithBackend(newSharedLocal(share)))
+		require.NoError(t, err)
+		require.Equal(t, 30/share, passes(l), "share %d", share)
+		require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: 30, Period: 10 * time.Second}))
+		assert.Zero(t, l.AvailablePermits(), "share %d: no spent permit came back", share)
+		assert.Zero(t, passes(l), "share %d", share)
+	}
+
+	clk := clock.NewManual()
+	l, err := ratelimit.New(ratelimit.Name("follows"), ratelimit.Permits(10), ratelimit.Period(time.Second),
+		ratelimit.WithClock(clk), ratelimit.WithBackend(newSharedLocal(2)))
+	require.NoError(t, err)
+	require.Equal(t, 5, l.AvailablePermits())
+	require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: 20, Period: time.Second}))
+	clk.Advance(time.Hour)
+	assert.Equal(t, 10, passes(l), "the new local burst, 20/2")
+	clk.Advance(99 * time.Millisecond)
+	assert.Zero(t, passes(l))
+	clk.Advance(time.Millisecond)
+	assert.Equal(t, 1, passes(l), "one permit every 2·T' = 100ms")
 }

@@ -72,8 +72,10 @@ func (r *rate) weight(n int) (inc, tol int64) {
 	if n == 1 {
 		return r.interval, r.tau
 	}
-	if n > r.cfg.Permits { // a local share's call for more than its burst: it waits for the rest
-		return satMul(int64(n), r.interval), -satMul(int64(n-r.cfg.Permits), r.interval)
+	if n > r.cfg.Permits {
+		// A local share's call for more than its burst: it passes on a full bucket, and the
+		// bucket owes the rest (tolerance 0: never negative, so no wait can overflow).
+		return satMul(int64(n), r.interval), 0
 	}
 	return satMul(int64(n), r.interval), satMul(int64(r.cfg.Permits-n), r.interval)
 }
@@ -170,8 +172,15 @@ func (l *Limiter) reconfigure(c Config, raise bool) error {
 		return nil
 	}
 	nr := l.newRate(c)
-	if raise && old.direct && nr.direct && (old.interval != nr.interval || old.cfg.Permits != nr.cfg.Permits) {
+	switch {
+	case !raise:
+	case old.direct && nr.direct && (old.interval != nr.interval || old.cfg.Permits != nr.cfg.Permits):
 		l.slots.rebase(l.now(), old, nr)
+	case old.other == (backed{}) && nr.other == (backed{}):
+		// The in-process schedule that decides while the store answers Local, at its share.
+		if o, n := old.localShare(l.share), nr.localShare(l.share); o.interval != n.interval || o.cfg.Permits != n.cfg.Permits {
+			l.slots.rebase(l.now(), o, n)
+		}
 	}
 	l.rate.Store(nr)
 	if l.events.Observed() {

@@ -116,7 +116,6 @@
 package redis
 
 import (
-	"context"
 	"strconv"
 	"time"
 
@@ -240,13 +239,14 @@ func ProbeInterval(d time.Duration) Option { return func(c *Config) { c.ProbeInt
 // limiter takes Permits/N of the quota per Period instead of all of it, so that N
 // instances together stay near the shared quota. A local limiter then lets one permit
 // through every N·T, with a burst of Permits/N (rounded down, at least 1); a call for more
-// permits than that burst waits for them, within its MaxWait. Over any time d, N instances
-// so admit at most the shared quota, Permits + d/T, plus N local bursts, where without a
-// share they could admit N times the quota. The cost is the other side of the same
-// bargain: when fewer than N instances run, they admit less than the quota while Redis is
-// down (one instance of 3 expected, a third of it). It has no effect with FailOpen or
-// FailClosed, nor while Redis answers. Default 1: each instance takes the whole quota.
-// Below 1 fails with R4C-ATR-007.
+// permits than that burst passes when the local bucket is full, and the bucket then owes
+// the rest. Over any time d, N instances so admit at most the shared quota, Permits + d/T,
+// plus N local bursts (with weighted calls, N times the largest of the burst and the
+// calls' weights), where without a share they could admit N times the quota. The cost is
+// the other side of the same bargain: when fewer than N instances run, they admit less
+// than the quota while Redis is down (one instance of 3 expected, a third of it). It has
+// no effect with FailOpen or FailClosed, nor while Redis answers. Default 1: each instance
+// takes the whole quota. Below 1 fails with R4C-ATR-007.
 func Instances(n int) Option { return func(c *Config) { c.Instances = n } }
 
 // LocalShare returns the number of instances expected to share each quota (Instances)
@@ -271,7 +271,7 @@ type Backend struct {
 
 	// node names the node of a key (see nodeOf); nil when the client's nodes cannot be
 	// named: the backend is then one node.
-	node func(ctx context.Context, key string) string
+	node func(key string) string
 	// The nodes that are down, shared by every limiter and key on this backend, so that
 	// a node's outage costs one timeout per probe interval, not one per limiter or key,
 	// and the keys of the other nodes stay on Redis.
@@ -301,7 +301,7 @@ func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client, cfg.Timeout)}, nil
+	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client)}, nil
 }
 
 // boundsItself reports whether the client's socket I/O honours the context's deadline.
@@ -317,13 +317,13 @@ func boundsItself(c goredis.Scripter) bool {
 	return false
 }
 
-// nodeOf returns the address of the node that holds key, within the backend's timeout:
-// "" when the client's nodes cannot be named, or the cluster's slot map cannot be read.
-func (b *Backend) nodeOf(ctx context.Context, key string) string {
+// nodeOf returns the address of the node that holds key, from memory: "" when the
+// client's nodes cannot be named, or the cluster's slot map is not loaded.
+func (b *Backend) nodeOf(key string) string {
 	if b.node == nil {
 		return ""
 	}
-	return b.node(ctx, key)
+	return b.node(key)
 }
 
 // Config returns the backend's configuration; the zero Config for a nil *Backend.

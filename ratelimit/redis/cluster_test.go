@@ -117,6 +117,8 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	failed := log.of(policy.RateLimiterBackendFailed)
 	require.Len(t, failed, 1, "one failure, of one node")
 	assert.Equal(t, stopped, failed[0].Node)
+	assert.Equal(t, "api", failed[0].Instance, "the keyed limiter's id")
+	assert.Contains(t, byNode[stopped], failed[0].Key, "the key whose call found the node down")
 	assert.ErrorIs(t, failed[0].Err, context.DeadlineExceeded)
 	assert.Empty(t, log.of(policy.RateLimiterBackendRecovered))
 
@@ -282,4 +284,52 @@ func TestRL19_WholeClusterDownInstancesShareTheQuota(t *testing.T) {
 	assert.Equal(t, 3*(localBurst+int(2*time.Second/(3*T))), total,
 		"each instance: its local burst, then one permit every 3·T")
 	t.Logf("admitted %d over 2s with the cluster down; shared quota %d, bound %d", total, quota, quota+3*localBurst)
+}
+
+// SPEC RL-18: a cluster unreachable from the start, before the client has a slot map: the
+// keys' node cannot be named, so the cluster as a whole ("") is down. Only the first call
+// waits for it, up to the timeout; the others take the failure policy at once, without
+// looking the slot map up again. When the cluster answers, at the next probe, the one
+// RateLimiterBackendRecovered names "" too. (Fault: the node lookup tried to load the slot
+// map, so every call waited the timeout, and the first one twice.)
+func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
+	verifyNoLeaks(t)
+	cl := redistest.StartCluster(t)
+	for i := range 3 {
+		cl.Node(i).Pause()
+	}
+	c := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: cl.Addrs(), ContextTimeoutEnabled: true,
+		DialTimeout: 300 * time.Millisecond, ReadTimeout: 300 * time.Millisecond, WriteTimeout: 300 * time.Millisecond})
+	t.Cleanup(func() { _ = c.Close() })
+	const probe = time.Second
+	b, err := rlredis.New(c, rlredis.Prefix(uniquePrefix(t)), rlredis.Timeout(clusterTimeout),
+		rlredis.OnFailure(rlredis.FailClosed), rlredis.ProbeInterval(probe))
+	require.NoError(t, err)
+	clk := clock.NewManual()
+	var log events
+	l := limiter(t, b, "nomap", ratelimit.Permits(5), ratelimit.Period(100*time.Second),
+		ratelimit.WithClock(clk), ratelimit.OnEvent(log.add))
+
+	var ok bool
+	d := timed(func() { ok = l.TryAcquire() })
+	assert.False(t, ok, "FailClosed")
+	assert.Less(t, d, clusterTimeout+slack+clusterTimeout/2, "the first call waits about the timeout, once")
+	for i := range 5 {
+		d := timed(func() { ok = l.TryAcquire() })
+		assert.False(t, ok)
+		assert.Less(t, d, clusterTimeout/2, "call %d: the cluster is known down, no probe due", i+2)
+	}
+	failed := log.of(policy.RateLimiterBackendFailed)
+	require.Len(t, failed, 1)
+	assert.Empty(t, failed[0].Node, "no slot map: the cluster as a whole")
+
+	for i := range 3 {
+		cl.Node(i).Resume()
+	}
+	clk.Advance(probe)
+	assert.True(t, l.TryAcquire(), "the probe reaches the cluster, and loads the slot map")
+	recovered := log.of(policy.RateLimiterBackendRecovered)
+	require.Len(t, recovered, 1)
+	assert.Empty(t, recovered[0].Node)
+	assert.Equal(t, 4, l.AvailablePermits(), "on Redis again: 5, less the probe's permit (the calls before never reached a node)")
 }

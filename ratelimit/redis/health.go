@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/policy"
 )
 
 // The health of the units that fail: each node of Redis (the server, or the cluster node
@@ -51,10 +53,23 @@ func (o *outage) postpone(every time.Duration) {
 
 // nodes is a backend's nodes that are down, by address: copy-on-write, so that calls read
 // it without a lock, and empty (nil) while every node answers, the only state in which
-// calls pay nothing for it.
+// calls pay nothing for it. A node stays down until it answers: its RateLimiterBackendFailed
+// is always followed, when it answers again, by its RateLimiterBackendRecovered.
 type nodes struct {
-	mu   sync.Mutex                         // held by writers
+	mu   sync.Mutex                         // held by writers, and for the notices below
 	down atomic.Pointer[map[string]*outage] // nil when no node is down
+
+	// The health events, queued under mu in the order of the changes they report, and
+	// published in that order by one caller at a time, outside mu (a listener may call
+	// the limiters again).
+	pending    []notice
+	publishing bool
+}
+
+// notice is a health event and the listener it goes to.
+type notice struct {
+	l  policy.Listener
+	ev policy.Event
 }
 
 // some reports whether some node is down.
@@ -68,80 +83,126 @@ func (n *nodes) of(node string) *outage {
 	return nil
 }
 
-// fail marks node down, found on clk: it returns true when node was up (the caller
-// publishes RateLimiterBackendFailed), and otherwise postpones node's next probe.
-func (n *nodes) fail(node string, clk clock.Clock, every time.Duration) bool {
+// fail marks node down, found by s's call that failed with err: when node was up, it
+// publishes RateLimiterBackendFailed through s's listener; otherwise it postpones node's
+// next probe.
+func (n *nodes) fail(node string, s *store, err error) {
+	every := s.b.cfg.ProbeInterval
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	old := n.down.Load()
 	if old != nil {
 		if o := (*old)[node]; o != nil {
 			o.postpone(every)
-			return false
+			n.mu.Unlock()
+			return
 		}
 	}
 	m := make(map[string]*outage, 1)
 	if old != nil {
-		for k, v := range *old {
-			m[k] = v
-		}
+		maps.Copy(m, *old)
 	}
-	m[node] = newOutage(clk, every)
+	m[node] = newOutage(s.clk, every)
 	n.down.Store(&m)
-	return true
+	n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: policy.RateLimiterBackendFailed,
+		Instance: s.id, Key: s.key, At: s.clk.Now(), Node: node, Err: err}})
+	n.mu.Unlock()
+	n.flush()
 }
 
-// up marks node up: it returns true when node was down (the caller publishes
-// RateLimiterBackendRecovered). It also forgets the outages whose probe has been due for
-// more than a probe interval untaken, which no call has tried since: those of nodes that
-// no longer own a key in use, e.g. after a failover or a slot's move, so that the calls
-// of a healthy cluster stop paying for them. A call that reaches such a node again tries
-// it at once, as a probe would.
-func (n *nodes) up(node string, every time.Duration) bool {
+// up marks node up after s's call was answered, and with it "" (the backend as a whole,
+// when its nodes could not be named): for each that was down, it publishes
+// RateLimiterBackendRecovered through s's listener. A call that finds neither down takes
+// no lock.
+func (n *nodes) up(node string, s *store) {
+	m := n.down.Load()
+	if m == nil || ((*m)[node] == nil && (*m)[""] == nil) {
+		return
+	}
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	old := n.down.Load()
 	if old == nil {
-		return false
+		n.mu.Unlock()
+		return
 	}
-	_, was := (*old)[node]
-	m := make(map[string]*outage, len(*old))
+	now := s.clk.Now()
+	m2 := make(map[string]*outage, len(*old))
 	for k, o := range *old {
-		if k != node && o.clk.Now() < sat.Add(time.Duration(o.probeAt.Load()), every) {
-			m[k] = o
+		if k == node || k == "" {
+			n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: policy.RateLimiterBackendRecovered,
+				Instance: s.id, Key: s.key, At: now, Node: k}})
+			continue
 		}
+		m2[k] = o
 	}
-	if len(m) == 0 {
+	if len(m2) == 0 {
 		n.down.Store(nil)
-	} else if len(m) != len(*old) {
-		n.down.Store(&m)
+	} else if len(m2) != len(*old) {
+		n.down.Store(&m2)
 	}
-	return was
+	n.mu.Unlock()
+	n.flush()
 }
 
-// nodeOf returns a function that names the node of a key, within timeout: the address of the cluster
-// node that owns its slot in the client's slot map, of the Ring's shard, or of the
-// server; nil for a client whose nodes cannot be named, which the backend treats as one
-// node, "".
-func nodeOf(c goredis.Scripter, timeout time.Duration) func(ctx context.Context, key string) string {
+// flush publishes the queued notices, in order, unless another caller is publishing them
+// already (it then publishes these too before it returns).
+func (n *nodes) flush() {
+	n.mu.Lock()
+	if n.publishing || len(n.pending) == 0 {
+		n.mu.Unlock()
+		return
+	}
+	n.publishing = true
+	done := false
+	defer func() {
+		if !done { // a listener panicked: let the next caller publish
+			n.mu.Lock()
+			n.publishing = false
+			n.mu.Unlock()
+		}
+	}()
+	for len(n.pending) > 0 {
+		batch := n.pending
+		n.pending = nil
+		n.mu.Unlock()
+		for _, p := range batch {
+			p.l.Publish(p.ev)
+		}
+		n.mu.Lock()
+	}
+	n.publishing = false
+	done = true
+	n.mu.Unlock()
+}
+
+// ended is a context that has ended: a lookup of a cluster's slot map with it never goes
+// to the network.
+var ended = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// nodeOf returns a function that names the node of a key, from memory, without waiting:
+// the address of the cluster node that owns its slot in the client's slot map, of the
+// Ring's shard, or of the server; nil for a client whose nodes cannot be named, which the
+// backend treats as one node, "".
+func nodeOf(c goredis.Scripter) func(key string) string {
 	switch c := c.(type) {
 	case *goredis.Client:
 		addr := c.Options().Addr
-		return func(context.Context, string) string { return addr }
+		return func(string) string { return addr }
 	case *goredis.ClusterClient:
-		return func(ctx context.Context, key string) string {
-			// The slot map is read from memory once loaded; loading it asks a node, within
-			// the timeout.
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			n, err := c.MasterForKey(ctx, key)
+		return func(key string) string {
+			// With an ended context, a slot map not loaded yet is not loaded here: the
+			// key's node is then unknown, "" (the cluster as a whole).
+			n, err := c.MasterForKey(ended, key)
 			if err != nil {
-				return "" // no slot map: the cluster as a whole
+				return ""
 			}
 			return n.Options().Addr
 		}
 	case *goredis.Ring:
-		return func(_ context.Context, key string) string {
+		return func(key string) string {
 			n, err := c.GetShardClientForKey(key)
 			if err != nil {
 				return ""

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -24,7 +25,8 @@ import (
 type store struct {
 	b        *Backend
 	keys     []string // the limiter's TAT key and its freed-slots key
-	id       string
+	id       string   // the limiter's instance id, without a Keyed limiter's key
+	key      string   // a Keyed limiter's key, as its events name it; "" otherwise
 	clk      clock.Clock
 	listener policy.Listener
 
@@ -68,8 +70,11 @@ func newStore(b *Backend, bd ratelimit.Binding) *store {
 	if clk == nil {
 		clk = clock.System()
 	}
-	key := b.Key(bd.ID)
-	return &store{b: b, keys: []string{key, key + freedSuffix}, id: bd.ID, clk: clk, listener: bd.Listener}
+	key, id := b.Key(bd.ID), bd.ID
+	if bd.Key != "" {
+		id = strings.TrimSuffix(id, ":"+bd.Key)
+	}
+	return &store{b: b, keys: []string{key, key + freedSuffix}, id: id, key: bd.Key, clk: clk, listener: bd.Listener}
 }
 
 // freedSuffix ends the name of a limiter's freed-slots key, after its TAT key: the same
@@ -216,7 +221,7 @@ func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error
 	// nothing for it.
 	node, known := "", false
 	if s.b.down.some() {
-		node, known = s.b.nodeOf(ctx, s.keys[0]), true
+		node, known = s.b.nodeOf(s.keys[0]), true
 		if s.b.down.of(node).blocked(every) {
 			return nil, errDown
 		}
@@ -227,7 +232,7 @@ func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error
 	res, err := s.exec(ctx, argv)
 	switch {
 	case err == nil:
-		s.answered(ctx, node, known)
+		s.answered(node, known)
 		if s.keyBad.Load() != nil {
 			s.keyBad.Store(nil)
 		}
@@ -238,10 +243,10 @@ func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error
 		// The keys' slot moved under the call faster than the client followed it: the nodes
 		// answered, and none is down. This call alone takes the failure policy.
 	case dataError(err):
-		s.answered(ctx, node, known)
+		s.answered(node, known)
 		s.keyFailed(fmt.Errorf("ratelimit/redis: %s: %w", s.keys[0], err))
 	default:
-		s.fail(ctx, node, known, fmt.Errorf("ratelimit/redis: %s: %w", s.keys[0], err))
+		s.fail(node, known, fmt.Errorf("ratelimit/redis: %s: %w", s.keys[0], err))
 	}
 	return nil, err
 }
@@ -329,29 +334,24 @@ func tooLate(ctx context.Context, err error) error {
 // answered marks the keys' node up after any answer: the first after a failure
 // publishes RateLimiterBackendRecovered, naming the node. known says whether node was
 // looked up before the call.
-func (s *store) answered(ctx context.Context, node string, known bool) {
+func (s *store) answered(node string, known bool) {
 	if !s.b.down.some() {
 		return
 	}
 	if !known {
-		node = s.b.nodeOf(ctx, s.keys[0])
+		node = s.b.nodeOf(s.keys[0])
 	}
-	if s.b.down.up(node, s.b.cfg.ProbeInterval) {
-		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendRecovered, Instance: s.id, At: s.clk.Now(), Node: node})
-	}
+	s.b.down.up(node, s)
 }
 
 // fail marks the keys' node down: its next probe is one interval away, on the clock of
 // the limiter that found it down. The first failure after a success publishes
 // RateLimiterBackendFailed, naming the node.
-func (s *store) fail(ctx context.Context, node string, known bool, err error) {
+func (s *store) fail(node string, known bool, err error) {
 	if !known {
-		node = s.b.nodeOf(ctx, s.keys[0])
+		node = s.b.nodeOf(s.keys[0])
 	}
-	if s.b.down.fail(node, s.clk, s.b.cfg.ProbeInterval) {
-		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendFailed, Instance: s.id, At: s.clk.Now(),
-			Node: node, Err: err})
-	}
+	s.b.down.fail(node, s, err)
 }
 
 // keyFailed marks the keys bad: their next try is one interval away. The first data error
