@@ -29,16 +29,24 @@ import (
 // one; only a stopped node's calls reach it.
 const clusterTimeout = time.Second
 
-// ownCluster returns a started cluster of t's own and a client of it whose own timeouts
-// are short, so that its background slot-map reloads never outlive the test by long.
+// ownCluster returns a started cluster of t's own and a quickClient of it.
 func ownCluster(t *testing.T) (*redistest.Cluster, *goredis.ClusterClient) {
 	t.Helper()
 	cl := redistest.StartCluster(t)
-	c := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: cl.Addrs(), ContextTimeoutEnabled: true,
-		DialTimeout: 500 * time.Millisecond, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond})
-	t.Cleanup(func() { _ = c.Close() })
+	c := quickClusterClient(t, cl.Addrs())
 	requireServer(t, c)
 	return cl, c
+}
+
+// quickClusterClient returns a client of the cluster at addrs whose own timeouts are
+// short, so that its background slot-map reloads never outlive the test by long; closed
+// when t ends.
+func quickClusterClient(t *testing.T, addrs []string) *goredis.ClusterClient {
+	t.Helper()
+	c := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true,
+		DialTimeout: clusterTimeout, ReadTimeout: clusterTimeout, WriteTimeout: clusterTimeout})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 // nodeOf returns the address of the master that owns key's slot in c's slot map.
@@ -47,19 +55,6 @@ func nodeOf(t *testing.T, c *goredis.ClusterClient, key string) string {
 	n, err := c.MasterForKey(context.Background(), key)
 	require.NoError(t, err)
 	return n.Options().Addr
-}
-
-// of returns the events of kind recorded so far.
-func (e *events) of(kind policy.EventKind) []policy.Event {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []policy.Event
-	for _, ev := range e.list {
-		if ev.Kind == kind {
-			out = append(out, ev)
-		}
-	}
-	return out
 }
 
 // SPEC RL-18: one node of three stopped (SIGSTOP), with FailClosed: the keys on the two
@@ -114,13 +109,13 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 			}
 		}
 	}
-	failed := log.of(policy.RateLimiterBackendFailed)
+	failed := log.byKind(policy.RateLimiterBackendFailed)
 	require.Len(t, failed, 1, "one failure, of one node")
 	assert.Equal(t, stopped, failed[0].Node)
 	assert.Equal(t, "api", failed[0].Instance, "the keyed limiter's id")
 	assert.Contains(t, byNode[stopped], failed[0].Key, "the key whose call found the node down")
 	assert.ErrorIs(t, failed[0].Err, context.DeadlineExceeded)
-	assert.Empty(t, log.of(policy.RateLimiterBackendRecovered))
+	assert.Empty(t, log.byKind(policy.RateLimiterBackendRecovered))
 
 	// The node resumes: within one probe interval its keys are on Redis again.
 	cl.Node(1).Resume()
@@ -128,7 +123,7 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	assert.False(t, k.TryAcquire(key), "no probe is due yet: FailClosed")
 	clk.Advance(probe)
 	assert.True(t, k.TryAcquire(key), "the probe reaches the node")
-	recovered := log.of(policy.RateLimiterBackendRecovered)
+	recovered := log.byKind(policy.RateLimiterBackendRecovered)
 	require.Len(t, recovered, 1)
 	assert.Equal(t, stopped, recovered[0].Node)
 	for _, key := range byNode[stopped][1:] {
@@ -144,8 +139,8 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 		assert.Equal(t, 5, n, "%s: its exact quota, from Redis", key)
 		assert.Zero(t, k.AvailablePermits(key), "%s: Redis's state", key)
 	}
-	assert.Len(t, log.of(policy.RateLimiterBackendFailed), 1, "no other failure")
-	assert.Len(t, log.of(policy.RateLimiterBackendRecovered), 1, "one recovery")
+	assert.Len(t, log.byKind(policy.RateLimiterBackendFailed), 1, "no other failure")
+	assert.Len(t, log.byKind(policy.RateLimiterBackendRecovered), 1, "one recovery")
 }
 
 // SPEC RL-18, RL-5: 3,000 slots move from one node to another (with their keys) while 8
@@ -209,7 +204,7 @@ func TestRL18_ReshardingWhileCallsRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, cl.Addrs()[dst], owner, "the slots moved")
 
-	assert.Empty(t, log.of(policy.RateLimiterBackendFailed), "no call failed over while slots moved")
+	assert.Empty(t, log.byKind(policy.RateLimiterBackendFailed), "no call failed over while slots moved")
 	bound := int64(permits) + int64(elapsed/(period/permits))
 	var total int64
 	for key := range admitted {
@@ -239,9 +234,7 @@ func TestRL19_WholeClusterDownInstancesShareTheQuota(t *testing.T) {
 	var limiters []*ratelimit.Limiter
 	var failed atomic.Int64
 	for range 3 {
-		c := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: cl.Addrs(), ContextTimeoutEnabled: true,
-			DialTimeout: 300 * time.Millisecond, ReadTimeout: 300 * time.Millisecond, WriteTimeout: 300 * time.Millisecond})
-		t.Cleanup(func() { _ = c.Close() })
+		c := quickClusterClient(t, cl.Addrs())
 		b, err := rlredis.New(c, rlredis.Prefix(prefix), rlredis.Timeout(300*time.Millisecond),
 			rlredis.ProbeInterval(probe), rlredis.Instances(3))
 		require.NoError(t, err)
@@ -298,9 +291,7 @@ func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
 	for i := range 3 {
 		cl.Node(i).Pause()
 	}
-	c := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: cl.Addrs(), ContextTimeoutEnabled: true,
-		DialTimeout: 300 * time.Millisecond, ReadTimeout: 300 * time.Millisecond, WriteTimeout: 300 * time.Millisecond})
-	t.Cleanup(func() { _ = c.Close() })
+	c := quickClusterClient(t, cl.Addrs())
 	const probe = time.Second
 	b, err := rlredis.New(c, rlredis.Prefix(uniquePrefix(t)), rlredis.Timeout(clusterTimeout),
 		rlredis.OnFailure(rlredis.FailClosed), rlredis.ProbeInterval(probe))
@@ -319,7 +310,7 @@ func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
 		assert.False(t, ok)
 		assert.Less(t, d, clusterTimeout/2, "call %d: the cluster is known down, no probe due", i+2)
 	}
-	failed := log.of(policy.RateLimiterBackendFailed)
+	failed := log.byKind(policy.RateLimiterBackendFailed)
 	require.Len(t, failed, 1)
 	assert.Empty(t, failed[0].Node, "no slot map: the cluster as a whole")
 
@@ -328,7 +319,7 @@ func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
 	}
 	clk.Advance(probe)
 	assert.True(t, l.TryAcquire(), "the probe reaches the cluster, and loads the slot map")
-	recovered := log.of(policy.RateLimiterBackendRecovered)
+	recovered := log.byKind(policy.RateLimiterBackendRecovered)
 	require.Len(t, recovered, 1)
 	assert.Empty(t, recovered[0].Node)
 	assert.Equal(t, 4, l.AvailablePermits(), "on Redis again: 5, less the probe's permit (the calls before never reached a node)")

@@ -75,7 +75,7 @@ func TestRL18_MovingSlotIsNotAFailure(t *testing.T) {
 			assert.Equal(t, 4, m.count(), "1 run and 3 more")
 			assert.False(t, l.TryAcquire())
 			assert.Equal(t, 8, m.count(), "the next call tries Redis again: no node is down")
-			assert.Empty(t, log.of(policy.RateLimiterBackendFailed))
+			assert.Empty(t, log.byKind(policy.RateLimiterBackendFailed))
 		})
 	}
 }
