@@ -63,3 +63,30 @@ func ExampleNew() {
 		fmt.Println("retry after", r.Delay()) // SPEC RL-9b, on the server's clock
 	}
 }
+
+// On a Redis Cluster: the same backend on a cluster client. Each node's failure takes only
+// its own keys to the failure policy, and with Instances(3) the three instances of the
+// service, each limiting itself while Redis is down, together stay near the shared quota.
+// (Not run: it needs a cluster.)
+func Example_cluster() {
+	// README:begin cluster
+	client := goredis.NewClusterClient(&goredis.ClusterOptions{
+		Addrs:                 []string{"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"},
+		ContextTimeoutEnabled: true,                   // Timeout bounds each call without a helper goroutine
+		DialTimeout:           200 * time.Millisecond, // a stopped node holds the client's own
+		ReadTimeout:           200 * time.Millisecond, // slot-map reloads no longer than this
+		WriteTimeout:          200 * time.Millisecond,
+	})
+	defer client.Close()
+	backend, err := rlredis.New(client, rlredis.OnFailure(rlredis.Local), rlredis.Instances(3))
+	// README:end cluster
+	if err != nil {
+		panic(err)
+	}
+	limiter, err := ratelimit.New(ratelimit.Name("geocoding"), ratelimit.Permits(30), ratelimit.Period(time.Second),
+		ratelimit.WithBackend(backend))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(limiter.TryAcquire())
+}
