@@ -32,9 +32,12 @@ type Binding struct {
 	// key of a Keyed limiter, "<id>:<key>". Limiters that share an ID share one quota
 	// through the backend.
 	ID string
-	// Key is, for a key of a Keyed limiter, the key as its events name it (Event.Key), and
-	// ID ends with ":" + Key; empty otherwise. A store's RateLimiterBackendFailed and
-	// RateLimiterBackendRecovered events carry it, with the limiter's own id as Instance.
+	// Keyed is true for a key of a Keyed limiter, whose events name it in Key.
+	Keyed bool
+	// Key is, when Keyed, the key as the limiter's events name it (Event.Key), which may be
+	// empty; ID is then the limiter's id + ":" + Key. A store's RateLimiterBackendFailed
+	// and RateLimiterBackendRecovered events carry it, with the limiter's own id as
+	// Instance.
 	Key string
 	// Config is the limiter's resolved, validated configuration. Every limiter that shares
 	// an ID through a backend must have the same Permits and Period.

@@ -89,7 +89,7 @@ func (k *Keyed[K]) touch(c *cell, r *rate, now int64) {
 func (k *Keyed[K]) bind(key K) *remoteCell {
 	l := k.base
 	ks := k.keyString(key)
-	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + ks, Key: ks, Config: l.cur().cfg, Clock: l.clk, Listener: l.events.Listener})
+	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + ks, Keyed: true, Key: ks, Config: l.cur().cfg, Clock: l.clk, Listener: l.events.Listener})
 	if err == nil && st == nil {
 		err = errNoStore
 	}

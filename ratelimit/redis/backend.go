@@ -81,7 +81,14 @@
 // policy at once. The limiter whose call finds a node down publishes
 // RateLimiterBackendFailed, and the one whose call the node answers again publishes
 // RateLimiterBackendRecovered: one of each per node and outage, with Event.Node the
-// node's address. While every node answers, calls pay nothing for this (no slot lookup).
+// node's address. A node down that no call reaches any more (its slots moved away, or a
+// replica took its place) is pinged, when its probe is due, by a call of another node
+// (with a client that has ContextTimeoutEnabled, which bounds the ping), so that its
+// outage ends too. While every node answers, calls pay nothing for this (no slot
+// lookup); while one is down, each limiter looks its keys' node up at most once per
+// probe interval, from the client's slot map in memory. The events of the nodes reach the
+// listeners one at a time, in the order of the changes, possibly on the goroutine of
+// another call that is publishing them, just after the call that caused one returns.
 //
 // # Redis Cluster
 //
@@ -89,13 +96,15 @@
 // in one slot, which every script call touches alone, so the backend works unchanged on a
 // cluster, and the limiters (and the keys of a keyed limiter) spread over the slots by
 // name. When a slot moves (resharding), the client follows the cluster's MOVED and ASK
-// redirections, and the script runs where the keys are, with no quota lost. A call whose
-// slot is still moving once the client's redirections ran out (MOVED, ASK, or TRYAGAIN
-// during a migration) runs the script again, up to 3 more times within the timeout, and
-// then takes the failure policy alone: the nodes answered, so none is marked down and no
-// event is published. When a master fails and a replica takes over, its keys' calls take the failure
-// policy until the client's slot map names the new master. A cluster that must keep
-// serving the healthy nodes' slots while one node is down needs
+// redirections, and the script runs where the keys are, with no quota lost. With a
+// *redis.ClusterClient, a call whose slot is still moving once the client's redirections
+// ran out (MOVED, ASK, or TRYAGAIN during a migration) runs the script again, up to 3 more
+// times within the timeout, and then takes the failure policy alone: the nodes answered,
+// so none is marked down and no event is published. A client that does not follow
+// redirections (a *redis.Client of one cluster node) gets them on every call: a failure of
+// that node. When a master fails and a replica takes over, its keys' calls take the
+// failure policy until the client's slot map names the new master. A cluster that must
+// keep serving the healthy nodes' slots while one node is down needs
 // cluster-require-full-coverage no: otherwise Redis itself refuses every key once a slot
 // has no node. Give the ClusterClient ContextTimeoutEnabled, so that Timeout bounds each
 // call without a helper goroutine.
@@ -271,7 +280,10 @@ type Backend struct {
 
 	// node names the node of a key (see nodeOf); nil when the client's nodes cannot be
 	// named: the backend is then one node.
-	node func(key string) string
+	node func(key string) nodeRef
+	// cluster: the client follows a Redis Cluster's redirections (a *redis.ClusterClient),
+	// so a MOVED, ASK or TRYAGAIN it gives up on is a slot on the move, not a failure.
+	cluster bool
 	// The nodes that are down, shared by every limiter and key on this backend, so that
 	// a node's outage costs one timeout per probe interval, not one per limiter or key,
 	// and the keys of the other nodes stay on Redis.
@@ -301,7 +313,8 @@ func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client)}, nil
+	_, cluster := client.(*goredis.ClusterClient)
+	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client), cluster: cluster}, nil
 }
 
 // boundsItself reports whether the client's socket I/O honours the context's deadline.
@@ -317,11 +330,11 @@ func boundsItself(c goredis.Scripter) bool {
 	return false
 }
 
-// nodeOf returns the address of the node that holds key, from memory: "" when the
-// client's nodes cannot be named, or the cluster's slot map is not loaded.
-func (b *Backend) nodeOf(key string) string {
+// nodeOf returns the node that holds key, from memory: "" when the client's nodes cannot
+// be named, or the cluster's slot map is not loaded.
+func (b *Backend) nodeOf(key string) nodeRef {
 	if b.node == nil {
-		return ""
+		return nodeRef{}
 	}
 	return b.node(key)
 }

@@ -25,6 +25,10 @@ type outage struct {
 	// different origins (e.g. manual ones).
 	clk     clock.Clock
 	probeAt atomic.Int64 // clk's time from which one call may try the unit
+	// client is the node's own client, which a call of another node pings when the
+	// node's probe is due (see nodes.probeIdle); nil for a limiter's keys, and for a node
+	// that cannot be named.
+	client *goredis.Client
 }
 
 // newOutage returns an outage found on clk, whose first probe is every from now.
@@ -86,12 +90,12 @@ func (n *nodes) of(node string) *outage {
 // fail marks node down, found by s's call that failed with err: when node was up, it
 // publishes RateLimiterBackendFailed through s's listener; otherwise it postpones node's
 // next probe.
-func (n *nodes) fail(node string, s *store, err error) {
+func (n *nodes) fail(node nodeRef, s *store, err error) {
 	every := s.b.cfg.ProbeInterval
 	n.mu.Lock()
 	old := n.down.Load()
 	if old != nil {
-		if o := (*old)[node]; o != nil {
+		if o := (*old)[node.name]; o != nil {
 			o.postpone(every)
 			n.mu.Unlock()
 			return
@@ -101,10 +105,12 @@ func (n *nodes) fail(node string, s *store, err error) {
 	if old != nil {
 		maps.Copy(m, *old)
 	}
-	m[node] = newOutage(s.clk, every)
+	o := newOutage(s.clk, every)
+	o.client = node.client
+	m[node.name] = o
 	n.down.Store(&m)
 	n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: policy.RateLimiterBackendFailed,
-		Instance: s.id, Key: s.key, At: s.clk.Now(), Node: node, Err: err}})
+		Instance: s.id, Key: s.key, At: s.clk.Now(), Node: node.name, Err: err}})
 	n.mu.Unlock()
 	n.flush()
 }
@@ -144,7 +150,9 @@ func (n *nodes) up(node string, s *store) {
 }
 
 // flush publishes the queued notices, in order, unless another caller is publishing them
-// already (it then publishes these too before it returns).
+// already: it then publishes these too before it returns, so that a call's event may reach
+// the listener on another goroutine, just after the call returns. When a listener panics,
+// the notices after its own stay queued for the next flush.
 func (n *nodes) flush() {
 	n.mu.Lock()
 	if n.publishing || len(n.pending) == 0 {
@@ -152,26 +160,63 @@ func (n *nodes) flush() {
 		return
 	}
 	n.publishing = true
-	done := false
+	var batch []notice // the notices taken and not yet published
 	defer func() {
-		if !done { // a listener panicked: let the next caller publish
+		if batch != nil { // a listener panicked: the others' notices go back, first in line
 			n.mu.Lock()
+			n.pending = append(batch, n.pending...)
 			n.publishing = false
 			n.mu.Unlock()
 		}
 	}()
 	for len(n.pending) > 0 {
-		batch := n.pending
+		batch = n.pending
 		n.pending = nil
 		n.mu.Unlock()
-		for _, p := range batch {
+		for len(batch) > 0 {
+			p := batch[0]
+			batch = batch[1:]
 			p.l.Publish(p.ev)
 		}
+		batch = nil
 		n.mu.Lock()
 	}
 	n.publishing = false
-	done = true
 	n.mu.Unlock()
+}
+
+// probeIdle pings, from a call of node self that was answered, each other node that is
+// down and whose probe is due: a node to which no call goes any more (its slots moved
+// away, or a replica took its place) so learns that it answers, within one probe
+// interval, and the calls stop paying for its outage. The ping is that node's probe,
+// bounded by the timeout, on this call's time, as every probe is. Only for a client that
+// bounds its own I/O by the context (a ping has no guard goroutine).
+func (n *nodes) probeIdle(self string, s *store) {
+	m := n.down.Load()
+	if m == nil || !s.b.bounded {
+		return
+	}
+	every := s.b.cfg.ProbeInterval
+	for name, o := range *m {
+		if name == self || o.client == nil || o.blocked(every) {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.b.cfg.Timeout)
+		err := o.client.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			n.up(name, s)
+		} else {
+			n.fail(nodeRef{name: name}, s, err) // down still: the next probe is an interval away
+		}
+	}
+}
+
+// nodeRef names a node and holds its own client, when the backend's client has one per
+// node.
+type nodeRef struct {
+	name   string
+	client *goredis.Client
 }
 
 // ended is a context that has ended: a lookup of a cluster's slot map with it never goes
@@ -182,32 +227,32 @@ var ended = func() context.Context {
 	return ctx
 }()
 
-// nodeOf returns a function that names the node of a key, from memory, without waiting:
-// the address of the cluster node that owns its slot in the client's slot map, of the
-// Ring's shard, or of the server; nil for a client whose nodes cannot be named, which the
-// backend treats as one node, "".
-func nodeOf(c goredis.Scripter) func(key string) string {
+// nodeOf returns a function that finds the node of a key, from memory, without waiting:
+// the cluster node that owns its slot in the client's slot map, the Ring's shard, or the
+// server; nil for a client whose nodes cannot be named, which the backend treats as one
+// node, "".
+func nodeOf(c goredis.Scripter) func(key string) nodeRef {
 	switch c := c.(type) {
 	case *goredis.Client:
-		addr := c.Options().Addr
-		return func(string) string { return addr }
+		n := nodeRef{name: c.Options().Addr, client: c}
+		return func(string) nodeRef { return n }
 	case *goredis.ClusterClient:
-		return func(key string) string {
+		return func(key string) nodeRef {
 			// With an ended context, a slot map not loaded yet is not loaded here: the
 			// key's node is then unknown, "" (the cluster as a whole).
 			n, err := c.MasterForKey(ended, key)
 			if err != nil {
-				return ""
+				return nodeRef{}
 			}
-			return n.Options().Addr
+			return nodeRef{name: n.Options().Addr, client: n}
 		}
 	case *goredis.Ring:
-		return func(key string) string {
+		return func(key string) nodeRef {
 			n, err := c.GetShardClientForKey(key)
 			if err != nil {
-				return ""
+				return nodeRef{}
 			}
-			return n.Options().Addr
+			return nodeRef{name: n.Options().Addr, client: n}
 		}
 	}
 	return nil

@@ -21,17 +21,18 @@ type healthLog struct {
 
 func (h *healthLog) add(e policy.Event) { h.mu.Lock(); h.evs = append(h.evs, e); h.mu.Unlock() }
 
-// seq returns the events so far as "F:node" and "R:node".
+// seq returns the health events so far as "F:node" and "R:node".
 func (h *healthLog) seq() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := make([]string, 0, len(h.evs))
 	for _, e := range h.evs {
-		k := "R:"
-		if e.Kind == policy.RateLimiterBackendFailed {
-			k = "F:"
+		switch e.Kind {
+		case policy.RateLimiterBackendFailed:
+			out = append(out, "F:"+e.Node)
+		case policy.RateLimiterBackendRecovered:
+			out = append(out, "R:"+e.Node)
 		}
-		out = append(out, k+e.Node)
 	}
 	return out
 }
@@ -54,8 +55,8 @@ func TestRL18_NodesFailAndRecoverOneByOne(t *testing.T) {
 	assert.Nil(t, n.of("a"))
 
 	boom := errors.New("i/o timeout")
-	n.fail("a", s, boom)
-	n.fail("a", s, boom) // already down: no second event
+	n.fail(nodeRef{name: "a"}, s, boom)
+	n.fail(nodeRef{name: "a"}, s, boom) // already down: no second event
 	assert.True(t, n.some())
 	assert.NotNil(t, n.of("a"))
 	assert.Nil(t, n.of("b"), "b stays up")
@@ -65,7 +66,7 @@ func TestRL18_NodesFailAndRecoverOneByOne(t *testing.T) {
 	assert.False(t, n.of("a").blocked(every), "one call takes the probe")
 	assert.True(t, n.of("a").blocked(every), "the next waits for the one after")
 
-	n.fail("b", s, boom)
+	n.fail(nodeRef{name: "b"}, s, boom)
 	n.up("a", s)
 	n.up("a", s) // already up: no second event
 	assert.Nil(t, n.of("a"))
@@ -85,9 +86,9 @@ func TestRL18_FailureWhileDownPostponesTheProbe(t *testing.T) {
 	var log healthLog
 	s := healthStore(clk, every, &log)
 	var n nodes
-	n.fail("a", s, nil)
+	n.fail(nodeRef{name: "a"}, s, nil)
 	clk.Advance(every - time.Millisecond)
-	n.fail("a", s, nil) // the probe failed again
+	n.fail(nodeRef{name: "a"}, s, nil) // the probe failed again
 	clk.Advance(time.Millisecond)
 	assert.True(t, n.of("a").blocked(every), "the next probe is an interval after the last failure")
 	clk.Advance(every)
@@ -106,13 +107,13 @@ func TestRL18_DownUntilItAnswers(t *testing.T) {
 	var log healthLog
 	s := healthStore(clk, every, &log)
 	var n nodes
-	n.fail("gone", s, nil)
-	n.fail("", s, nil)
+	n.fail(nodeRef{name: "gone"}, s, nil)
+	n.fail(nodeRef{name: ""}, s, nil)
 	clk.Advance(10 * every)
 	n.up("a", s) // a was never down: the whole backend answered
 	assert.Nil(t, n.of(""))
 	assert.NotNil(t, n.of("gone"), "kept until it answers")
-	n.fail("gone", s, nil)
+	n.fail(nodeRef{name: "gone"}, s, nil)
 	n.up("gone", s)
 	assert.False(t, n.some())
 	assert.Equal(t, []string{"F:gone", "F:", "R:", "R:gone"}, log.seq())
@@ -141,7 +142,7 @@ func TestRL18_EventsInTheOrderOfTheChanges(t *testing.T) {
 			for i := range 2000 {
 				node := []string{"a", "b"}[(g+i)%2]
 				if (g*7+i*3)%5 < 2 {
-					n.fail(node, s, nil)
+					n.fail(nodeRef{name: node}, s, nil)
 				} else {
 					n.up(node, s)
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/gcra"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -34,6 +35,8 @@ type store struct {
 	// TAT or freed slots) says nothing about Redis, which answered: it keeps this limiter
 	// on the failure policy and leaves every other key and limiter on Redis.
 	keyBad atomic.Pointer[outage] // nil while the keys' last answer was not a data error
+
+	nodeAt atomic.Pointer[cachedNode] // the keys' node, looked up while some node is down
 
 	last atomic.Pointer[rateArgs] // the arguments of the last Reserve's rate and weight
 }
@@ -71,7 +74,7 @@ func newStore(b *Backend, bd ratelimit.Binding) *store {
 		clk = clock.System()
 	}
 	key, id := b.Key(bd.ID), bd.ID
-	if bd.Key != "" {
+	if bd.Keyed {
 		id = strings.TrimSuffix(id, ":"+bd.Key)
 	}
 	return &store{b: b, keys: []string{key, key + freedSuffix}, id: id, key: bd.Key, clk: clk, listener: bd.Listener}
@@ -219,11 +222,15 @@ func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error
 	}
 	// The node is looked up only while some node is down: a healthy backend's calls pay
 	// nothing for it.
-	node, known := "", false
+	var node nodeRef
+	known := false
 	if s.b.down.some() {
-		node, known = s.b.nodeOf(s.keys[0]), true
-		if s.b.down.of(node).blocked(every) {
-			return nil, errDown
+		node, known = s.node(false), true
+		if o := s.b.down.of(node.name); o != nil {
+			if o.blocked(every) {
+				return nil, errDown
+			}
+			node = s.node(true) // this call is the node's probe: where do the keys live now?
 		}
 	}
 	argv := make([]any, 1+len(args))
@@ -239,9 +246,11 @@ func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error
 		return res, nil
 	case ctx.Err() != nil:
 		// The caller gave up: nothing is learned about Redis or the key.
-	case moving(err):
+	case s.b.cluster && moving(err):
 		// The keys' slot moved under the call faster than the client followed it: the nodes
-		// answered, and none is down. This call alone takes the failure policy.
+		// answered, and none is down. This call alone takes the failure policy. (A client
+		// that does not follow redirections, e.g. a *redis.Client of one cluster node, gets
+		// them on every call: a failure, below.)
 	case dataError(err):
 		s.answered(node, known)
 		s.keyFailed(fmt.Errorf("ratelimit/redis: %s: %w", s.keys[0], err))
@@ -249,6 +258,29 @@ func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error
 		s.fail(node, known, fmt.Errorf("ratelimit/redis: %s: %w", s.keys[0], err))
 	}
 	return nil, err
+}
+
+// node returns the node of the store's keys, as the client's slot map said at most a
+// probe interval ago, or, when fresh, as it says now: a lookup per interval and store, so
+// that the calls of an outage neither read the client's slot map (which may start its
+// reload) one by one nor wait for it.
+func (s *store) node(fresh bool) nodeRef {
+	if s.b.node == nil {
+		return nodeRef{}
+	}
+	now := s.clk.Now()
+	if c := s.nodeAt.Load(); c != nil && !fresh && now < c.until {
+		return c.ref
+	}
+	ref := s.b.nodeOf(s.keys[0])
+	s.nodeAt.Store(&cachedNode{ref: ref, until: sat.Add(now, s.b.cfg.ProbeInterval)})
+	return ref
+}
+
+// cachedNode is a store's node, as looked up, until a clock time.
+type cachedNode struct {
+	ref   nodeRef
+	until time.Duration
 }
 
 // dataError reports whether err is Redis's answer about the keys' values, not about
@@ -272,11 +304,12 @@ func moving(err error) bool {
 // within its timeout, after the client's own redirections (three by default) ran out.
 const movingTries = 3
 
-// runScript runs the script once, and again, up to movingTries times within ctx, while
-// the keys' slot is moving (moving): the client then follows the slot to its new node.
+// runScript runs the script once, and, for a cluster client, again, up to movingTries
+// times within ctx, while the keys' slot is moving (moving): the client then follows the
+// slot to its new node.
 func (s *store) runScript(ctx context.Context, argv []any) ([]int64, error) {
 	res, err := script.Run(ctx, s.b.client, s.keys, argv...).Int64Slice()
-	for i := 0; i < movingTries && err != nil && moving(err) && ctx.Err() == nil; i++ {
+	for i := 0; s.b.cluster && i < movingTries && err != nil && moving(err) && ctx.Err() == nil; i++ {
 		res, err = script.Run(ctx, s.b.client, s.keys, argv...).Int64Slice()
 	}
 	return res, err
@@ -332,24 +365,26 @@ func tooLate(ctx context.Context, err error) error {
 }
 
 // answered marks the keys' node up after any answer: the first after a failure
-// publishes RateLimiterBackendRecovered, naming the node. known says whether node was
-// looked up before the call.
-func (s *store) answered(node string, known bool) {
+// publishes RateLimiterBackendRecovered, naming the node; and it probes the other nodes
+// down whose probe is due (nodes.probeIdle). known says whether node was looked up
+// before the call.
+func (s *store) answered(node nodeRef, known bool) {
 	if !s.b.down.some() {
 		return
 	}
 	if !known {
-		node = s.b.nodeOf(s.keys[0])
+		node = s.node(true)
 	}
-	s.b.down.up(node, s)
+	s.b.down.up(node.name, s)
+	s.b.down.probeIdle(node.name, s)
 }
 
 // fail marks the keys' node down: its next probe is one interval away, on the clock of
 // the limiter that found it down. The first failure after a success publishes
 // RateLimiterBackendFailed, naming the node.
-func (s *store) fail(node string, known bool, err error) {
+func (s *store) fail(node nodeRef, known bool, err error) {
 	if !known {
-		node = s.b.nodeOf(s.keys[0])
+		node = s.node(true)
 	}
 	s.b.down.fail(node, s, err)
 }

@@ -1,4 +1,4 @@
-package redis_test
+package redis
 
 import (
 	"context"
@@ -11,9 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
-	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
 // redisError is an error reply of Redis, as go-redis gives it.
@@ -48,23 +46,28 @@ func (m *movingScripter) EvalSha(ctx context.Context, _ string, _ []string, _ ..
 
 func (m *movingScripter) count() int { m.mu.Lock(); defer m.mu.Unlock(); return m.runs }
 
-// SPEC RL-18: a slot that moves under a call faster than the client follows it (the
-// client's redirections ran out: MOVED, ASK, or TRYAGAIN during a migration) is not a node
-// failing. The call runs the script again, up to 3 more times within its timeout; when the
-// slot is still moving, that call alone takes the failure policy, no node is marked down
-// and no event is published: the next call tries Redis again. (Fault: a MOVED after the
-// client's 3 redirections marked the node down, with RateLimiterBackendFailed, during a
-// live resharding.)
+// SPEC RL-18: a slot that moves under a call faster than a cluster client follows it
+// (its redirections ran out: MOVED, ASK, or TRYAGAIN during a migration) is not a node
+// failing. The call runs the script again, up to 3 more times within its timeout; when
+// the slot is still moving, that call alone takes the failure policy, no node is marked
+// down and no event is published: the next call tries Redis again. A client that does
+// not follow redirections (not a cluster client, e.g. a *redis.Client of one cluster
+// node) gets them on every call: that is a failure, with its event, at the first reply.
+// (Faults: a MOVED after the client's 3 redirections marked the node down, with
+// RateLimiterBackendFailed, during a live resharding; then a plain client's MOVED on
+// every call was silently taken for a moving slot.)
 func TestRL18_MovingSlotIsNotAFailure(t *testing.T) {
 	for _, reply := range []string{"MOVED 2548 127.0.0.1:7001", "ASK 2548 127.0.0.1:7001",
 		"TRYAGAIN Multiple keys request during rehashing of slot"} {
 		t.Run(reply[:4], func(t *testing.T) {
-			var log events
+			var log healthLog
 			m := &movingScripter{err: redisError(reply), redirects: 3}
-			b, err := rlredis.New(m, rlredis.OnFailure(rlredis.FailClosed), rlredis.Timeout(time.Second))
+			b, err := New(m, OnFailure(FailClosed), Timeout(time.Second))
 			require.NoError(t, err)
-			l := limiter(t, b, "moving", ratelimit.Permits(5), ratelimit.Period(time.Second),
-				ratelimit.WithClock(clock.NewManual()), ratelimit.OnEvent(log.add))
+			b.cluster = true // as for a *redis.ClusterClient
+			l, err := ratelimit.New(ratelimit.Name("moving"), ratelimit.Permits(5), ratelimit.Period(time.Second),
+				ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b), ratelimit.OnEvent(log.add))
+			require.NoError(t, err)
 			assert.True(t, l.TryAcquire(), "decided by Redis at the 4th run")
 			assert.Equal(t, 4, m.count())
 
@@ -75,7 +78,15 @@ func TestRL18_MovingSlotIsNotAFailure(t *testing.T) {
 			assert.Equal(t, 4, m.count(), "1 run and 3 more")
 			assert.False(t, l.TryAcquire())
 			assert.Equal(t, 8, m.count(), "the next call tries Redis again: no node is down")
-			assert.Empty(t, log.byKind(policy.RateLimiterBackendFailed))
+			assert.Empty(t, log.seq())
+
+			b.cluster = false // a client that does not follow redirections
+			m.mu.Lock()
+			m.runs = 0
+			m.mu.Unlock()
+			assert.False(t, l.TryAcquire())
+			assert.Equal(t, 1, m.count(), "no run again")
+			assert.Equal(t, []string{"F:"}, log.seq(), "a failure, published")
 		})
 	}
 }
