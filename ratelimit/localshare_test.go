@@ -2,6 +2,8 @@ package ratelimit_test
 
 import (
 	"context"
+	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,4 +188,65 @@ func TestRL19_ReconfigureOnTheLocalShare(t *testing.T) {
 	assert.Zero(t, passes(l))
 	clk.Advance(time.Millisecond)
 	assert.Equal(t, 1, passes(l), "one permit every 2·T' = 100ms")
+}
+
+// flappingStore answers Local or Reserved (a permit free now), switching at will.
+type flappingStore struct {
+	local atomic.Bool
+	share int
+}
+
+func (f *flappingStore) LocalShare() int                                 { return f.share }
+func (f *flappingStore) Bind(ratelimit.Binding) (ratelimit.Store, error) { return f, nil }
+func (f *flappingStore) Reserve(context.Context, ratelimit.Request) (ratelimit.Grant, error) {
+	if f.local.Load() {
+		return ratelimit.Grant{Outcome: ratelimit.Local}, nil
+	}
+	return ratelimit.Grant{Outcome: ratelimit.Reserved}, nil
+}
+func (f *flappingStore) Cancel(context.Context, ratelimit.Token) {}
+func (f *flappingStore) Available(_ context.Context, c ratelimit.Config) (int, bool) {
+	if f.local.Load() {
+		return 0, false
+	}
+	return c.Permits, true
+}
+
+// SPEC RL-19, RC-4 on the local share, as a property: after any change of Permits and Period, the
+// local schedule frees at once no more permits than it had free, and at most the new local
+// burst. Random configurations, shares and spent permits.
+func TestRL19_LocalShareRebaseProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 3000 {
+		share := 1 + rng.IntN(5)
+		p1, p2 := 1+rng.IntN(40), 1+rng.IntN(40)
+		d1 := time.Duration(1+rng.IntN(5000)) * time.Millisecond
+		d2 := time.Duration(1+rng.IntN(5000)) * time.Millisecond
+		clk := clock.NewManual()
+		b := &flappingStore{share: share}
+		b.local.Store(true)
+		l, err := ratelimit.New(ratelimit.Name("prop"), ratelimit.Permits(p1), ratelimit.Period(d1),
+			ratelimit.WithClock(clk), ratelimit.WithBackend(b))
+		require.NoError(t, err)
+		spend := rng.IntN(p1 + 1)
+		for range spend {
+			l.TryAcquire()
+		}
+		clk.Advance(time.Duration(rng.IntN(int(d1))))
+		before := l.AvailablePermits()
+		require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: p2, Period: d2}))
+		after := l.AvailablePermits()
+		burst2 := max(p2/share, 1)
+		if !assert.LessOrEqual(t, after, min(before, burst2),
+			"case %d: share %d, %d/%v -> %d/%v, spent %d", i, share, p1, d1, p2, d2, spend) {
+			return
+		}
+		got := 0
+		for got <= burst2 && l.TryAcquire() {
+			got++
+		}
+		if !assert.Equal(t, after, got, "case %d: AvailablePermits vs calls", i) {
+			return
+		}
+	}
 }
