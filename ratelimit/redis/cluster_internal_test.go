@@ -23,36 +23,6 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// backendLog records events.
-type backendLog struct {
-	mu  sync.Mutex
-	evs []policy.Event
-}
-
-func (h *backendLog) add(e policy.Event) { h.mu.Lock(); h.evs = append(h.evs, e); h.mu.Unlock() }
-
-func (h *backendLog) all() []policy.Event {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]policy.Event(nil), h.evs...)
-}
-
-// backendEvents returns the backend events so far as "F:node", "R:node", "K:key".
-func (h *backendLog) backendEvents() []string {
-	var out []string
-	for _, e := range h.all() {
-		switch e.Kind {
-		case policy.RateLimiterBackendFailed:
-			out = append(out, "F:"+e.Node)
-		case policy.RateLimiterBackendRecovered:
-			out = append(out, "R:"+e.Node)
-		case policy.RateLimiterBackendKeyFailed:
-			out = append(out, "K:"+e.Key)
-		}
-	}
-	return out
-}
-
 // commandCount counts the commands a client processes, by name.
 type commandCount struct {
 	mu sync.Mutex
@@ -116,7 +86,7 @@ func TestRL18_PlainClientOfAClusterNodeFailsLoudly(t *testing.T) {
 
 	b, err := New(plain, Prefix(prefix), Timeout(time.Second), OnFailure(FailClosed))
 	require.NoError(t, err)
-	var log backendLog
+	var log healthLog
 	l, err := ratelimit.New(ratelimit.Name(name), ratelimit.Permits(5), ratelimit.Period(time.Second),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
@@ -130,8 +100,8 @@ func TestRL18_PlainClientOfAClusterNodeFailsLoudly(t *testing.T) {
 	}
 	scripts := cnt.get("evalsha") + cnt.get("eval")
 	t.Logf("admitted %d of %d; script commands sent: %d; backend events: %v", admitted, calls, scripts,
-		log.backendEvents())
-	assert.NotEmpty(t, log.backendEvents(),
+		log.seq())
+	assert.NotEmpty(t, log.seq(),
 		"a client that can never run the script on the keys' node fails every call: someone must be told")
 	assert.LessOrEqual(t, scripts, calls, "a plain client never follows MOVED: running the script again cannot help")
 }
@@ -153,7 +123,7 @@ func TestRL18_PanickingListenerLosesNoOtherEvent(t *testing.T) {
 		}
 	}
 	panicB := func(policy.Event) { panic("listener B is broken") }
-	var logC backendLog
+	var logC healthLog
 	sA := &store{b: b, id: "A", clk: clk, listener: slowA}
 	sB := &store{b: b, id: "B", clk: clk, listener: panicB}
 	sC := &store{b: b, id: "C", clk: clk, listener: logC.add}
@@ -171,7 +141,7 @@ func TestRL18_PanickingListenerLosesNoOtherEvent(t *testing.T) {
 	require.Equal(t, "listener B is broken", <-panicked)
 
 	b.down.up("c", sC)
-	assert.Equal(t, []string{"F:c", "R:c"}, logC.backendEvents(),
+	assert.Equal(t, []string{"F:c", "R:c"}, logC.seq(),
 		"C's Failed for node c, queued behind B's, must not be lost when B's listener panics")
 }
 
@@ -191,7 +161,7 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	b, err := New(c, Prefix(uniqueTestPrefix(t)), Timeout(300*time.Millisecond), OnFailure(FailClosed), ProbeInterval(probe))
 	require.NoError(t, err)
 	clk := clock.NewManual()
-	var log backendLog
+	var log healthLog
 	k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(100*time.Second),
 		ratelimit.WithClock(clk), ratelimit.WithBackend(b), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
@@ -208,7 +178,7 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	cl.Node(1).Pause()
 	assert.False(t, k.TryAcquire(onX), "node 1 hangs: FailClosed")
 	cl.Node(1).Resume()
-	require.Equal(t, []string{"F:" + x}, log.backendEvents())
+	require.Equal(t, []string{"F:" + x}, log.seq())
 
 	// Node 1's slots move to node 0; the client's slot map follows.
 	// All but node 1's last slot: Redis turns a master that loses its last slot into a
@@ -238,8 +208,8 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 			k.TryAcquire(fmt.Sprintf("k%d", i))
 		}
 	}
-	t.Logf("events: %v; down set non-empty: %v", log.backendEvents(), b.down.some())
-	assert.Contains(t, log.backendEvents(), "R:"+x, "node 1 answers again: its outage must end")
+	t.Logf("events: %v; down set non-empty: %v", log.seq(), b.down.some())
+	assert.Contains(t, log.seq(), "R:"+x, "node 1 answers again: its outage must end")
 	assert.False(t, b.down.some(), "every node answers: the calls should pay nothing for node health")
 }
 
@@ -276,7 +246,7 @@ func TestRL18_KeyedBackendEventsNameTheLimiterAndTheKey(t *testing.T) {
 	c := goredis.NewClient(&goredis.Options{Addr: deadAddr(t), ContextTimeoutEnabled: true, MaxRetries: -1})
 	defer c.Close()
 	for _, key := range []string{"", "a:b", "x"} {
-		var log backendLog
+		var log healthLog
 		b2, err := New(c, Timeout(100*time.Millisecond), OnFailure(FailClosed), ProbeInterval(time.Hour))
 		require.NoError(t, err)
 		k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(time.Second),

@@ -21,7 +21,14 @@ type healthLog struct {
 
 func (h *healthLog) add(e policy.Event) { h.mu.Lock(); h.evs = append(h.evs, e); h.mu.Unlock() }
 
-// seq returns the health events so far as "F:node" and "R:node".
+// all returns the events so far.
+func (h *healthLog) all() []policy.Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]policy.Event(nil), h.evs...)
+}
+
+// seq returns the health events so far as "F:node", "R:node" and "K:key".
 func (h *healthLog) seq() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -32,6 +39,8 @@ func (h *healthLog) seq() []string {
 			out = append(out, "F:"+e.Node)
 		case policy.RateLimiterBackendRecovered:
 			out = append(out, "R:"+e.Node)
+		case policy.RateLimiterBackendKeyFailed:
+			out = append(out, "K:"+e.Key)
 		}
 	}
 	return out
