@@ -29,7 +29,7 @@ func BenchmarkTryAcquire(b *testing.B) {
 			b.Run(kind.name+"/"+path.name, func(b *testing.B) {
 				c := goredis.NewClient(&goredis.Options{Addr: redistest.Addr(b), DB: testDB, ContextTimeoutEnabled: kind.bounded})
 				b.Cleanup(func() { _ = c.Close() })
-				be, err := rlredis.New(c, rlredis.Prefix(uniquePrefix(b)))
+				be, err := rlredis.New(c, rlredis.Prefix(rlredis.UniquePrefix(b)))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -63,7 +63,7 @@ func BenchmarkTryAcquireWithFreedSlots(b *testing.B) {
 		b.Run(map[int]string{0: "none", 16: "16 freed"}[freed], func(b *testing.B) {
 			c := goredis.NewClient(&goredis.Options{Addr: redistest.Addr(b), DB: testDB, ContextTimeoutEnabled: true})
 			b.Cleanup(func() { _ = c.Close() })
-			be, err := rlredis.New(c, rlredis.Prefix(uniquePrefix(b)))
+			be, err := rlredis.New(c, rlredis.Prefix(rlredis.UniquePrefix(b)))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -69,7 +69,7 @@ func TestRL18_PlainClientOfAClusterNodeFailsLoudly(t *testing.T) {
 	defer cc.Close()
 	require.NoError(t, cc.Ping(ctx).Err())
 
-	prefix := uniqueTestPrefix(t)
+	prefix := UniquePrefix(t)
 	var name string
 	for i := 0; name == ""; i++ {
 		n := fmt.Sprintf("lim%d", i)
@@ -158,7 +158,7 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	defer c.Close()
 	require.NoError(t, c.Ping(ctx).Err())
 	const probe = time.Second
-	b, err := New(c, Prefix(uniqueTestPrefix(t)), Timeout(300*time.Millisecond), OnFailure(FailClosed), ProbeInterval(probe))
+	b, err := New(c, Prefix(UniquePrefix(t)), Timeout(300*time.Millisecond), OnFailure(FailClosed), ProbeInterval(probe))
 	require.NoError(t, err)
 	clk := clock.NewManual()
 	var log healthLog
@@ -225,7 +225,7 @@ func TestRL18_UnloadedSlotMapLookedUpOncePerInterval(t *testing.T) {
 		DialTimeout: 100 * time.Millisecond, MaxRetries: -1})
 	c.OnNewNode(func(n *goredis.Client) { n.AddHook(&cnt) })
 	defer c.Close()
-	b, err := New(c, Prefix(uniqueTestPrefix(t)), Timeout(200*time.Millisecond), OnFailure(FailClosed), ProbeInterval(time.Hour))
+	b, err := New(c, Prefix(UniquePrefix(t)), Timeout(200*time.Millisecond), OnFailure(FailClosed), ProbeInterval(time.Hour))
 	require.NoError(t, err)
 	l, err := ratelimit.New(ratelimit.Name("unloaded"), ratelimit.Permits(5), ratelimit.Period(time.Second),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b))
@@ -293,9 +293,4 @@ func TestRL18_ClusterSlotsFuncOncePerInterval(t *testing.T) {
 	took := time.Since(start)
 	t.Logf("10 calls with no probe due: %v, ClusterSlots called %d times", took, calls.Load())
 	assert.Less(t, took, 100*time.Millisecond, "no probe is due: the calls should not wait")
-}
-
-// uniqueTestPrefix returns a key prefix of t's own, as the external tests' uniquePrefix.
-func uniqueTestPrefix(t testing.TB) string {
-	return fmt.Sprintf("r4ctest:%s:%d:", t.Name(), time.Now().UnixNano())
 }

@@ -70,7 +70,7 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	verifyNoLeaks(t)
 	cl, c := ownCluster(t)
 	const probe = time.Second
-	b, err := rlredis.New(c, rlredis.Prefix(uniquePrefix(t)), rlredis.Timeout(clusterTimeout),
+	b, err := rlredis.New(c, rlredis.Prefix(rlredis.UniquePrefix(t)), rlredis.Timeout(clusterTimeout),
 		rlredis.OnFailure(rlredis.FailClosed), rlredis.ProbeInterval(probe))
 	require.NoError(t, err)
 	clk := clock.NewManual()
@@ -150,7 +150,7 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 func TestRL18_ReshardingWhileCallsRun(t *testing.T) {
 	verifyNoLeaks(t)
 	cl, c := ownCluster(t)
-	b, err := rlredis.New(c, rlredis.Prefix(uniquePrefix(t)), rlredis.Timeout(2*clusterTimeout))
+	b, err := rlredis.New(c, rlredis.Prefix(rlredis.UniquePrefix(t)), rlredis.Timeout(2*clusterTimeout))
 	require.NoError(t, err)
 	var log events
 	const (
@@ -224,7 +224,7 @@ func TestRL18_ReshardingWhileCallsRun(t *testing.T) {
 func TestRL19_WholeClusterDownInstancesShareTheQuota(t *testing.T) {
 	verifyNoLeaks(t)
 	cl, _ := ownCluster(t)
-	prefix := uniquePrefix(t)
+	prefix := rlredis.UniquePrefix(t)
 	const (
 		permits = 30
 		period  = time.Second
@@ -293,7 +293,7 @@ func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
 	}
 	c := quickClusterClient(t, cl.Addrs())
 	const probe = time.Second
-	b, err := rlredis.New(c, rlredis.Prefix(uniquePrefix(t)), rlredis.Timeout(clusterTimeout),
+	b, err := rlredis.New(c, rlredis.Prefix(rlredis.UniquePrefix(t)), rlredis.Timeout(clusterTimeout),
 		rlredis.OnFailure(rlredis.FailClosed), rlredis.ProbeInterval(probe))
 	require.NoError(t, err)
 	clk := clock.NewManual()

@@ -361,7 +361,7 @@ func TestFailover_HealthIsSharedByEveryKey(t *testing.T) {
 	b, err := rlredis.New(c, rlredis.Timeout(callTimeout), rlredis.ProbeInterval(time.Hour))
 	require.NoError(t, err)
 	var log events
-	k, err := ratelimit.NewKeyed[string](ratelimit.Name(uniquePrefix(t)+"keyed"), ratelimit.WithBackend(b),
+	k, err := ratelimit.NewKeyed[string](ratelimit.Name(rlredis.UniquePrefix(t)+"keyed"), ratelimit.WithBackend(b),
 		ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
 	require.True(t, k.TryAcquire("warm"), "Redis up")

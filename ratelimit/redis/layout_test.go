@@ -110,7 +110,7 @@ func TestKeyLayout(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "{r4c:geocoding}", b.Key("geocoding"))
 	assert.Equal(t, rlredis.DefaultConfig(), b.Config())
-	prefix := uniquePrefix(t)
+	prefix := rlredis.UniquePrefix(t)
 	b, err = rlredis.New(c, rlredis.Prefix(prefix), rlredis.Timeout(ruleTimeout))
 	require.NoError(t, err)
 	key := b.Key("geocoding")

@@ -34,7 +34,7 @@ func backend(t *testing.T, opts ...rlredis.Option) (goredis.UniversalClient, *rl
 	t.Helper()
 	c := testClient(t)
 	requireServer(t, c)
-	b, err := rlredis.New(c, append([]rlredis.Option{rlredis.Prefix(uniquePrefix(t)), rlredis.Timeout(ruleTimeout)}, opts...)...)
+	b, err := rlredis.New(c, append([]rlredis.Option{rlredis.Prefix(rlredis.UniquePrefix(t)), rlredis.Timeout(ruleTimeout)}, opts...)...)
 	require.NoError(t, err)
 	return c, b
 }

@@ -2,7 +2,6 @@ package redis_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -33,12 +32,6 @@ func newClient(t testing.TB, addr string) *goredis.Client {
 	c := goredis.NewClient(&goredis.Options{Addr: addr, DB: testDB, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
-}
-
-// uniquePrefix returns a key prefix of its own for t, so that tests (and repeated runs
-// with -count) never share a key.
-func uniquePrefix(t testing.TB) string {
-	return fmt.Sprintf("r4ctest:%s:%d:", t.Name(), time.Now().UnixNano())
 }
 
 // requireServer fails t at once when the shared server (or cluster) does not answer.

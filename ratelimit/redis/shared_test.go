@@ -24,7 +24,7 @@ import (
 // admitted at least 80% of it.
 func TestRL5_ThreeRegistriesShareOneQuota(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		prefix := uniquePrefix(t)
+		prefix := rlredis.UniquePrefix(t)
 		const (
 			permits    = 10
 			period     = time.Second
