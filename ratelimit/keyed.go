@@ -371,6 +371,10 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 	s.mu.RLock()
 	c := s.cells[key]
 	now := l.now()
+	n := r.cfg.Permits
+	if c != nil {
+		n = c.slots.available(now, r.interval, r.tau, r.cfg.Permits)
+	}
 	s.mu.RUnlock()
 	if k.backend != nil {
 		var rc *remoteCell
@@ -383,15 +387,17 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 			if n, ok := rc.store.Available(context.Background(), r.cfg); ok {
 				return n
 			}
-			r = r.localShare(k.share) // the store answered Local
+			// The store answered Local: the key's in-process schedule, at the local share.
+			if lr := r.localShare(k.share); lr != r && c != nil {
+				s.mu.RLock()
+				n = c.slots.available(now, lr.interval, lr.tau, lr.cfg.Permits)
+				s.mu.RUnlock()
+			} else if c == nil {
+				n = lr.cfg.Permits
+			}
 		}
 	}
-	if c == nil {
-		return r.cfg.Permits
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return c.slots.available(now, r.interval, r.tau, r.cfg.Permits)
+	return n
 }
 
 // Len returns how many keys have a cell now, idle ones included until they are evicted.
