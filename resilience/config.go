@@ -11,6 +11,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/suggest"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -438,7 +439,7 @@ func closestKey(key string) string {
 			continue // e.g. an empty id: never suggest a key that is not valid
 		}
 		lc := strings.ToLower(c)
-		score := editDistance(lower, lc, maxEditDistance)
+		score := suggest.Distance(lower, lc, maxEditDistance)
 		if score > maxEditDistance {
 			continue
 		}
@@ -450,46 +451,6 @@ func closestKey(key string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes, when it is at most
-// limit; otherwise it is some number above limit. Only the cells within limit of the
-// diagonal are computed: the work is (2·limit+1)·len(a).
-func editDistance(a, b string, limit int) int {
-	if len(a)-len(b) > limit || len(b)-len(a) > limit {
-		return limit + 1
-	}
-	far := limit + 1 // stands for every distance above limit
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = min(j, far)
-	}
-	for i := 1; i <= len(a); i++ {
-		lo, hi := max(1, i-limit), min(len(b), i+limit)
-		cur[0] = min(i, far)
-		if lo > 1 {
-			cur[lo-1] = far // left of the band
-		}
-		rowMin := cur[0]
-		for j := lo; j <= hi; j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			up := far // above the band of the previous row
-			if j < i+limit {
-				up = prev[j]
-			}
-			cur[j] = min(up+1, cur[j-1]+1, prev[j-1]+cost, far)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin >= far {
-			return far // every path to the end passes through this row
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // maxShownID is the length, in bytes, of the longest instance id or configuration name
