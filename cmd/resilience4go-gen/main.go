@@ -1,0 +1,138 @@
+// Command resilience4go-gen writes resilient wrappers for Go interfaces whose methods
+// carry //resilience: directives in their doc comments. Run it through go generate:
+//
+//	//go:generate go run github.com/resilience4go/resilience4go/cmd/resilience4go-gen
+//
+// For each interface with a directive (or each one -type names), it writes a struct,
+// <Interface>Resilient, that implements the interface, and its constructor,
+// New<Interface>Resilient(impl, reg), which wraps each guarded method once with
+// resilience.Wrap, Wrap1, Wrap2, WrapAsync or WrapAsync1, under the instance id
+// "<Interface>.<Method>". The file is resilient_gen.go in the package's directory unless
+// -output names another; it is gofmt-formatted and the same for the same input.
+//
+// Usage:
+//
+//	resilience4go-gen [-type Name,Name] [-output file] [directory]
+//
+// The directory is the package's; default the current one (go generate's is the
+// directory of the file with the //go:generate line).
+//
+// # Directives
+//
+// A directive is a line comment that starts with //resilience:, the policy, then
+// attributes written key=value, separated by spaces; a value with spaces is a Go quoted
+// string. On an interface, a directive applies to every method; on a method, it replaces
+// the interface's directive of the same policy.
+//
+//	//resilience:ratelimiter permits=10 period=1s maxWait=200ms
+//	//resilience:retry maxAttempts=3 delay=100ms abortOn=ErrNotFound
+//	//resilience:circuitbreaker failureRateThreshold=50 waitInOpen=30s
+//	//resilience:bulkhead maxConcurrent=10
+//	//resilience:timeout duration=2s
+//	//resilience:fallback method=unknownPrice
+//	//resilience:hedge delay=50ms maxAttempts=3
+//	//resilience:adaptivelimit algorithm=vegas maxLimit=100
+//	//resilience:order layers=timeout,retry
+//
+// A policy's attributes are its configuration attributes (those of the keys
+// instances.<id>.<policy>.<attribute>), and every policy has name= (a shared instance),
+// config= (configuration keys configs.<name>.*) and enabled=. The error lists
+// (retryOn, abortOn, recordOn, ignoreOn, handleOn, hedgeOn, dropOn) name error variables,
+// separated by commas: ErrNotFound in the package, or io.EOF through an import of the
+// file. A fallback's method= is a method of the interface or a function of the package,
+// func(context.Context, error) (T, error), or func(context.Context, error) error for a
+// method that returns an error only. Configuration keys override what directives say, as
+// they override options in code.
+//
+// A guarded method takes a context.Context first and returns (T, error), error, or
+// *async.Future[T]; methods without directives call the implementation directly.
+//
+// # Errors
+//
+// Each error is printed as go vet prints one, "file:line:col: CODE: message", and the
+// command exits with status 1 and writes nothing:
+//
+//   - R4C-GEN-001: an unknown directive, with a did-you-mean;
+//   - R4C-GEN-002: an unknown attribute, with a did-you-mean;
+//   - R4C-GEN-003: an attribute without "=", empty, or given twice, or a policy given
+//     twice on one method or interface;
+//   - R4C-GEN-004: a guarded method without context.Context first, or without error (or
+//     a future) last;
+//   - R4C-GEN-005: a fallback method that does not exist, or a fallback without method=;
+//   - R4C-GEN-006: a fallback method of the wrong signature;
+//   - R4C-GEN-007: an error list naming something that is not an error variable;
+//   - R4C-GEN-008: a -type that is not an interface of the package, a generic interface,
+//     or a package that does not load;
+//   - the runtime's codes for values: R4C-ATR-001 (duration), R4C-ATR-005 (number),
+//     R4C-ATR-006 (boolean), R4C-ATR-002, -003, -004, -007, -008 and R4C-REG-001 (out of
+//     range); R4C-REG-011 for an order with an unknown or repeated layer; R4C-HDG-001 for a
+//     hedge on a method that does not return a future, R4C-HDG-002 for a hedge beside a
+//     retry.
+//
+// Exit status 2 means bad usage or a package that cannot be read.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/resilience4go/resilience4go/internal/codegen"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// run runs the command with args and returns its exit status, writing errors to stderr.
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("resilience4go-gen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	types := fs.String("type", "", "comma-separated interfaces to wrap; default every interface with a //resilience: directive")
+	output := fs.String("output", "", "the generated file; default "+codegen.DefaultOutput+" in the package's directory")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: resilience4go-gen [-type Name,Name] [-output file] [directory]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 1 {
+		fs.Usage()
+		return 2
+	}
+	cfg := codegen.Config{Dir: fs.Arg(0), Output: *output}
+	if *types != "" {
+		for _, t := range strings.Split(*types, ",") {
+			cfg.Types = append(cfg.Types, strings.TrimSpace(t))
+		}
+	}
+	res, err := codegen.Generate(cfg)
+	var ds codegen.Diagnostics
+	switch {
+	case errors.As(err, &ds):
+		wd, _ := os.Getwd()
+		for _, d := range ds {
+			if rel, err := filepath.Rel(wd, d.Pos.Filename); err == nil && !strings.HasPrefix(rel, "..") {
+				d.Pos.Filename = rel
+			}
+			fmt.Fprintln(stderr, d)
+		}
+		return 1
+	case err != nil:
+		fmt.Fprintln(stderr, "resilience4go-gen:", err)
+		return 2
+	}
+	if old, err := os.ReadFile(res.Path); err == nil && string(old) == string(res.Source) {
+		return 0 // unchanged: leave the file, and its time, alone
+	}
+	if err := os.WriteFile(res.Path, res.Source, 0o644); err != nil {
+		fmt.Fprintln(stderr, "resilience4go-gen:", err)
+		return 2
+	}
+	return 0
+}

@@ -1,0 +1,177 @@
+package codegen
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"github.com/samber/lo"
+
+	"github.com/resilience4go/resilience4go/internal/suggest"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// asyncPath is the import path of the futures package.
+const asyncPath = module + "/async"
+
+// specs checks each directive of one interface or method; a policy given twice is
+// reported on its second directive.
+func (g *generator) specs(r *resolver, ds []*directive) []*spec {
+	var out []*spec
+	for _, d := range ds {
+		sp := r.resolve(d)
+		if sp.def == nil {
+			continue
+		}
+		if prev, dup := lo.Find(out, func(o *spec) bool { return o.def == sp.def }); dup {
+			g.ds.add(d.pos, CodeMalformed, "%s is given twice, here and at line %d", d.name, prev.d.pos.Line)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// checkMethod finds m's shape and checks that its directives fit it: a context first,
+// an error or a future last, a hedge only on a future, a fallback of the right type. at
+// is where to report a method that does not fit: its first directive, or the method when
+// all its directives are the interface's.
+func (g *generator) checkMethod(r *resolver, it *types.Interface, m *method, at token.Position) {
+	params, results := m.sig.Params(), m.sig.Results()
+	if params.Len() == 0 || !isContext(params.At(0).Type()) {
+		g.ds.add(at, CodeMethodShape, "%s: a method with %s directives takes a context.Context first", m.name, prefix)
+		return
+	}
+	switch {
+	case results.Len() == 1 && isError(results.At(0).Type()):
+		m.shape = errOnly
+	case results.Len() == 2 && isError(results.At(1).Type()):
+		m.shape, m.result = valueErr, results.At(0).Type()
+	case results.Len() == 1 && futureOf(results.At(0).Type()) != nil:
+		m.shape, m.result = future, futureOf(results.At(0).Type())
+	default:
+		g.ds.add(at, CodeMethodShape, "%s: a method with %s directives returns error last: error, (T, error), or *async.Future[T]", m.name, prefix)
+		return
+	}
+	hedge, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == policy.LayerHedge })
+	retry, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == policy.LayerRetry })
+	if hedge != nil && m.shape != future {
+		g.ds.add(hedge.d.pos, policy.CodeHedgeSync, "%s: a hedge guards a method that returns *async.Future[T]; %s returns %s", m.name, m.name, results)
+	}
+	if hedge != nil && retry != nil {
+		later := hedge
+		if retry.d.pos.Offset > hedge.d.pos.Offset || retry.d.pos.Filename != hedge.d.pos.Filename {
+			later = retry
+		}
+		g.ds.add(later.d.pos, policy.CodeHedgeWithRetry, "%s: a hedge and a retry in one composition: the hedge takes the retry's place", m.name)
+	}
+	if fb, ok := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == policy.LayerFallback }); ok && fb.fb.key != "" {
+		g.checkFallback(r, it, m, fb)
+	}
+}
+
+// guardable reports whether a method of signature sig can be guarded: a context first,
+// and an error, (T, error) or a future returned.
+func guardable(sig *types.Signature) bool {
+	p, r := sig.Params(), sig.Results()
+	if p.Len() == 0 || !isContext(p.At(0).Type()) {
+		return false
+	}
+	switch r.Len() {
+	case 1:
+		return isError(r.At(0).Type()) || futureOf(r.At(0).Type()) != nil
+	case 2:
+		return isError(r.At(1).Type())
+	}
+	return false
+}
+
+// fallbackRef is a fallback checked against one method.
+type fallbackRef struct {
+	name   string // the method's or the function's name
+	method bool   // a method of the interface, called on the implementation
+}
+
+// checkFallback finds the fallback of fb for m: a method of the interface, else a
+// function of the package, of type func(context.Context, error) (T, error), or
+// func(context.Context, error) error for a method that returns an error only.
+func (g *generator) checkFallback(r *resolver, it *types.Interface, m *method, fb *spec) {
+	name := fb.fb.value
+	var sig *types.Signature
+	ref := fallbackRef{name: name}
+	for i := range it.NumMethods() {
+		if fn := it.Method(i); fn.Name() == name {
+			sig, ref.method = fn.Type().(*types.Signature), true
+		}
+	}
+	if sig == nil {
+		if fn, ok := r.pkg.Scope().Lookup(name).(*types.Func); ok {
+			sig = fn.Type().(*types.Signature)
+			r.refs[name] = true
+		}
+	}
+	if sig == nil {
+		candidates := lo.Map(lo.Range(it.NumMethods()), func(i, _ int) string { return it.Method(i).Name() })
+		candidates = append(candidates, lo.Filter(r.pkg.Scope().Names(), func(n string, _ int) bool {
+			_, ok := r.pkg.Scope().Lookup(n).(*types.Func)
+			return ok
+		})...)
+		msg := fmt.Sprintf("%s: fallback method %q is neither a method of the interface nor a function of package %s", m.name, name, r.pkg.Name())
+		if near := suggest.Closest(name, candidates, maxSuggestDistance); near != "" {
+			msg += "; did you mean " + near + "?"
+		}
+		g.ds.add(fb.fb.valuePos, CodeNoFallback, "%s", msg)
+		return
+	}
+	want := "func(context.Context, error) (" + types.TypeString(m.result, types.RelativeTo(r.pkg)) + ", error)"
+	if m.shape == errOnly {
+		want = "func(context.Context, error) error"
+	}
+	if !fallbackFits(sig, m) {
+		g.ds.add(fb.fb.valuePos, CodeFallbackType, "%s: fallback %s is %s; for %s it must be %s",
+			m.name, name, types.TypeString(sig, types.RelativeTo(r.pkg)), m.name, want)
+		return
+	}
+	m.fallback = ref
+}
+
+// fallbackFits reports whether sig is a fallback for m.
+func fallbackFits(sig *types.Signature, m *method) bool {
+	p, res := sig.Params(), sig.Results()
+	if sig.TypeParams().Len() > 0 || sig.Variadic() || p.Len() != 2 || !isContext(p.At(0).Type()) || !isError(p.At(1).Type()) {
+		return false
+	}
+	if m.shape == errOnly {
+		return res.Len() == 1 && isError(res.At(0).Type())
+	}
+	return res.Len() == 2 && types.Identical(res.At(0).Type(), m.result) && isError(res.At(1).Type())
+}
+
+func isContext(t types.Type) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
+
+func isError(t types.Type) bool { return types.Identical(t, types.Universe.Lookup("error").Type()) }
+
+// futureOf returns T if t is *async.Future[T], else nil.
+func futureOf(t types.Type) types.Type {
+	p, ok := t.(*types.Pointer)
+	if !ok {
+		return nil
+	}
+	n, ok := p.Elem().(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != asyncPath || n.Obj().Name() != "Future" || n.TypeArgs().Len() != 1 {
+		return nil
+	}
+	return n.TypeArgs().At(0)
+}
+
+// lower returns s with its first letter in lower case.
+func lower(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

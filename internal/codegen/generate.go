@@ -1,0 +1,300 @@
+package codegen
+
+import (
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/resilience4go/resilience4go/internal/suggest"
+)
+
+// DefaultOutput is the name of the generated file, in the package's directory, when
+// Config.Output is empty.
+const DefaultOutput = "resilient_gen.go"
+
+// Config says what to generate.
+type Config struct {
+	Dir    string   // the package's directory; "" is the current directory
+	Types  []string // the interfaces to wrap; none: every interface with a directive
+	Output string   // the generated file's name or path, relative to Dir; "" is DefaultOutput
+}
+
+// Result is a generated file.
+type Result struct {
+	Path   string // where it belongs: Config.Output, made absolute
+	Source []byte // its contents, gofmt-formatted
+}
+
+// Generate reads the package in cfg.Dir and returns the file of resilient wrappers for
+// its interfaces. Errors in the directives are returned together, as Diagnostics; an
+// error loading the package is returned as is. The package may hold an earlier version of
+// the generated file: it is read as if empty, so that a stale one does not stop its own
+// regeneration.
+func Generate(cfg Config) (*Result, error) {
+	dir, err := filepath.Abs(cmp(cfg.Dir, "."))
+	if err != nil {
+		return nil, err
+	}
+	out := cmp(cfg.Output, DefaultOutput)
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(dir, out)
+	}
+	overlay := map[string][]byte{}
+	if src, err := os.ReadFile(out); err == nil {
+		if f, err := parser.ParseFile(token.NewFileSet(), out, src, parser.PackageClauseOnly); err == nil {
+			overlay[out] = []byte("package " + f.Name.Name + "\n")
+		}
+	}
+	pkgs, err := packages.Load(&packages.Config{
+		Mode:    packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
+		Dir:     dir,
+		Overlay: overlay,
+	}, ".")
+	if err != nil {
+		return nil, err
+	}
+	if len(pkgs) != 1 {
+		return nil, fmt.Errorf("%s: %d packages, want 1", dir, len(pkgs))
+	}
+	pkg := pkgs[0]
+	var ds diags
+	for _, e := range pkg.Errors {
+		if e.Kind != packages.TypeError { // a type error may be in code that uses the stale file
+			ds.add(position(e.Pos), CodeBadTarget, "%s", e.Msg)
+		}
+	}
+	if len(ds.list) > 0 || pkg.Types == nil {
+		if len(ds.list) == 0 {
+			ds.add(token.Position{Filename: dir}, CodeBadTarget, "the package does not load")
+		}
+		return nil, ds.list.sorted()
+	}
+	g := &generator{pkg: pkg, fset: pkg.Fset, ds: &ds, refs: map[string]bool{}}
+	ifaces := g.interfaces(cfg.Types, out)
+	if len(ds.list) > 0 {
+		return nil, ds.list.sorted()
+	}
+	src := g.emit(ifaces)
+	if len(ds.list) > 0 {
+		return nil, ds.list.sorted()
+	}
+	formatted, err := format.Source(src)
+	if err != nil {
+		return nil, fmt.Errorf("formatting the generated code: %w\n%s", err, src)
+	}
+	return &Result{Path: out, Source: formatted}, nil
+}
+
+func cmp(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// position parses the "file:line:col" of a packages.Error.
+func position(s string) token.Position {
+	var p token.Position
+	parts := strings.Split(s, ":")
+	p.Filename = parts[0]
+	if len(parts) > 1 {
+		fmt.Sscan(parts[1], &p.Line)
+	}
+	if len(parts) > 2 {
+		fmt.Sscan(parts[2], &p.Column)
+	}
+	return p
+}
+
+// generator holds what one run knows of the package.
+type generator struct {
+	pkg     *packages.Package
+	fset    *token.FileSet
+	ds      *diags
+	imports *imports        // of the generated file
+	refs    map[string]bool // the package-level names the generated code refers to
+}
+
+// iface is an interface to wrap.
+type iface struct {
+	name    string
+	methods []*method // in the method set's order (sorted by name)
+}
+
+// method is one method of an interface to wrap.
+type method struct {
+	name     string
+	sig      *types.Signature
+	shape    shape
+	result   types.Type  // T of (T, error) or *async.Future[T]
+	specs    []*spec     // the directives that apply, the method's over the interface's
+	fallback fallbackRef // its fallback, if one applies
+}
+
+// shape is what a method returns, which says how it is wrapped.
+type shape int
+
+const (
+	passThrough shape = iota // no directive applies
+	valueErr                 // (ctx, …) (T, error)
+	errOnly                  // (ctx, …) error
+	future                   // (ctx, …) *async.Future[T]
+)
+
+// decl is an interface's declaration in the syntax.
+type decl struct {
+	spec *ast.TypeSpec
+	doc  *ast.CommentGroup
+	file *ast.File
+}
+
+// declarations returns every interface type declared in the package's files, by name,
+// except in the file being generated.
+func (g *generator) declarations(out string) map[string]decl {
+	m := map[string]decl{}
+	for _, f := range g.pkg.Syntax {
+		if g.fset.Position(f.Package).Filename == out {
+			continue
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range gd.Specs {
+				ts := s.(*ast.TypeSpec)
+				if _, ok := ts.Type.(*ast.InterfaceType); !ok {
+					continue
+				}
+				doc := ts.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
+				}
+				m[ts.Name.Name] = decl{spec: ts, doc: doc, file: f}
+			}
+		}
+	}
+	return m
+}
+
+// hasDirective reports whether the interface or one of its methods has a directive.
+func hasDirective(d decl) bool {
+	has := func(cg *ast.CommentGroup) bool {
+		return cg != nil && slices.ContainsFunc(cg.List, func(c *ast.Comment) bool { return strings.HasPrefix(c.Text, prefix) })
+	}
+	if has(d.doc) {
+		return true
+	}
+	return slices.ContainsFunc(d.spec.Type.(*ast.InterfaceType).Methods.List, func(f *ast.Field) bool { return has(f.Doc) })
+}
+
+// interfaces returns the interfaces to wrap, checked: those named, or every one with a
+// directive, sorted by name.
+func (g *generator) interfaces(names []string, out string) []*iface {
+	decls := g.declarations(out)
+	if len(names) == 0 {
+		for n, d := range decls {
+			if hasDirective(d) {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			g.ds.add(token.Position{Filename: g.pkg.Dir}, CodeBadTarget, "no interface of package %s has a %s directive", g.pkg.Name, prefix)
+			return nil
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	var ifaces []*iface
+	for _, n := range names {
+		d, ok := decls[n]
+		if !ok {
+			msg := fmt.Sprintf("package %s declares no interface %s", g.pkg.Name, n)
+			if near := suggest.Closest(n, slices.Sorted(maps.Keys(decls)), maxSuggestDistance); near != "" {
+				msg += "; did you mean " + near + "?"
+			}
+			g.ds.add(token.Position{Filename: g.pkg.Dir}, CodeBadTarget, "%s", msg)
+			continue
+		}
+		if it := g.iface(d); it != nil {
+			ifaces = append(ifaces, it)
+		}
+	}
+	return ifaces
+}
+
+// iface checks the interface of d and the directives of it and its methods.
+func (g *generator) iface(d decl) *iface {
+	pos := g.fset.Position(d.spec.Name.Pos())
+	if d.spec.TypeParams != nil {
+		g.ds.add(pos, CodeBadTarget, "%s is generic: only an interface without type parameters can be wrapped", d.spec.Name.Name)
+		return nil
+	}
+	obj, _ := g.pkg.Types.Scope().Lookup(d.spec.Name.Name).(*types.TypeName)
+	if obj == nil {
+		g.ds.add(pos, CodeBadTarget, "%s is not a type of the package", d.spec.Name.Name)
+		return nil
+	}
+	it, ok := obj.Type().Underlying().(*types.Interface)
+	if !ok || !it.IsMethodSet() {
+		g.ds.add(pos, CodeBadTarget, "%s is a constraint, not an interface a value can have", d.spec.Name.Name)
+		return nil
+	}
+	r := &resolver{pkg: g.pkg.Types, file: d.file, im: g.im(), ds: g.ds, refs: g.refs}
+	top := g.specs(r, directives(g.fset, d.doc, g.ds))
+	own := map[string]decl{} // each method's own directives, by method name
+	for _, f := range d.spec.Type.(*ast.InterfaceType).Methods.List {
+		for _, n := range f.Names {
+			own[n.Name] = decl{doc: f.Doc, spec: &ast.TypeSpec{Name: n}}
+		}
+	}
+	out := &iface{name: obj.Name()}
+	for i := range it.NumMethods() {
+		fn := it.Method(i)
+		m := &method{name: fn.Name(), sig: fn.Type().(*types.Signature)}
+		var mine []*spec
+		mpos := g.fset.Position(fn.Pos())
+		if od, ok := own[m.name]; ok {
+			mine = g.specs(r, directives(g.fset, od.doc, g.ds))
+		}
+		// The method's directives replace the interface's of the same policy. The
+		// interface's apply to the methods that can be guarded: a Close() or a String()
+		// passes through.
+		m.specs = append([]*spec(nil), mine...)
+		for _, s := range top {
+			if len(mine) == 0 && !guardable(m.sig) {
+				break
+			}
+			if !slices.ContainsFunc(mine, func(o *spec) bool { return o.def == s.def }) {
+				m.specs = append(m.specs, s)
+			}
+		}
+		if len(m.specs) > 0 {
+			at := mpos
+			if len(mine) > 0 {
+				at = mine[0].d.pos
+			}
+			g.checkMethod(r, it, m, at)
+		}
+		out.methods = append(out.methods, m)
+	}
+	return out
+}
+
+// im returns the imports of the file being generated; one for the whole run.
+func (g *generator) im() *imports {
+	if g.imports == nil {
+		g.imports = newImports(g.pkg.Types, reservedNames...)
+	}
+	return g.imports
+}

@@ -1,0 +1,316 @@
+package codegen
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/types"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/samber/lo"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/suggest"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// maxSuggestDistance is the largest edit distance at which a name is suggested.
+const maxSuggestDistance = 4
+
+// spec is a directive checked: its policy and the options it becomes, as Go expressions.
+type spec struct {
+	def  *policyDef
+	d    *directive
+	opts []string  // the option calls, e.g. ratelimit.Permits(10), in the order written
+	dur  string    // a timeout's duration, e.g. 2 * time.Second, or ""
+	fb   attribute // a fallback's method=
+	ok   bool      // no error was found in it
+}
+
+// resolver checks directives and writes their options, for one package.
+type resolver struct {
+	pkg  *types.Package
+	file *ast.File // the file of the directives being checked, for the errors they name
+	im   *imports
+	ds   *diags
+	refs map[string]bool // the package-level names the generated code refers to
+}
+
+// resolve checks d and returns its spec. Errors are reported to r.ds, and the spec is
+// then not ok.
+func (r *resolver) resolve(d *directive) *spec {
+	def, ok := lookupDirective(d.name)
+	if !ok {
+		msg := fmt.Sprintf("unknown directive %s%s", prefix, d.name)
+		if near := suggest.Closest(d.name, directiveNames(), maxSuggestDistance); near != "" {
+			msg += "; did you mean " + prefix + near + "?"
+		} else {
+			msg += "; the directives are " + strings.Join(directiveNames(), ", ")
+		}
+		r.ds.add(d.pos, CodeUnknownDirective, "%s", msg)
+		return &spec{d: d}
+	}
+	sp := &spec{def: def, d: d, ok: true}
+	before := len(r.ds.list)
+	values := map[string]string{} // configuration attributes, for the range check
+	valuePos := map[string]attribute{}
+	for _, a := range d.attrs {
+		o, ok := def.option(a.key)
+		if !ok {
+			names := lo.Map(def.allOptions(), func(o option, _ int) string { return o.attr })
+			msg := fmt.Sprintf("%s has no attribute %q", def.name, a.key)
+			if near := suggest.Closest(a.key, names, maxSuggestDistance); near != "" {
+				msg += "; did you mean " + near + "?"
+			} else {
+				msg += "; its attributes are " + strings.Join(names, ", ")
+			}
+			r.ds.add(a.pos, CodeUnknownAttribute, "%s", msg)
+			continue
+		}
+		if o.kind.isConfig() {
+			k, _ := kind.Lookup(def.layer)
+			if err := k.Check(a.key, a.value); err != nil {
+				r.configError(a, err)
+				continue
+			}
+			values[a.key] = a.value
+			valuePos[a.key] = a
+		}
+		expr := r.value(o, a)
+		switch {
+		case expr == "":
+		case def.layer == policy.LayerTimeout && o.attr == "duration":
+			sp.dur = expr
+		case def.layer == "":
+			sp.opts = append(sp.opts, expr)
+		default:
+			sp.opts = append(sp.opts, r.im.use(def.pkgPath, def.pkgName)+"."+o.fn+"("+expr+")")
+		}
+	}
+	if def.layer != "" && len(values) > 0 {
+		k, _ := kind.Lookup(def.layer)
+		if attr, err := k.CheckRange(values); err != nil {
+			r.configError(valuePos[attr], err)
+		}
+	}
+	if def.layer == policy.LayerFallback {
+		sp.fb, ok = d.attr("method")
+		if !ok {
+			r.ds.add(d.pos, CodeNoFallback, "fallback needs method=<name>: a method of the interface or a function of the package, func(context.Context, error) (T, error)")
+		}
+	}
+	if def.layer == "" {
+		if _, ok := d.attr("layers"); !ok {
+			r.ds.add(d.pos, CodeMalformed, "order needs layers=<layer>,<layer>,…, outermost first")
+		}
+	}
+	sp.ok = len(r.ds.list) == before
+	return sp
+}
+
+// configError reports err, the policy's own error for attribute a, with its code.
+func (r *resolver) configError(a attribute, err error) {
+	var ce *policy.ConfigError
+	if errors.As(err, &ce) {
+		r.ds.add(a.valuePos, ce.Code, "%s", strings.TrimPrefix(ce.Error(), ce.Code+": "))
+		return
+	}
+	r.ds.add(a.valuePos, CodeMalformed, "%v", err)
+}
+
+// value returns the Go expression of attribute a's value, which the policy's own table
+// has accepted if it is a configuration attribute; "" after reporting an error, and for a
+// fallback's method, which is resolved for each method.
+func (r *resolver) value(o option, a attribute) string {
+	v := strings.TrimSpace(a.value)
+	switch o.kind {
+	case durationValue:
+		d, err := policy.ParseDuration(v)
+		if err != nil {
+			r.configError(a, err)
+			return ""
+		}
+		return r.duration(d)
+	case intValue:
+		n, _ := strconv.Atoi(v)
+		return strconv.Itoa(n)
+	case floatValue:
+		f, _ := strconv.ParseFloat(v, 64)
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	case boolValue:
+		return strconv.FormatBool(strings.EqualFold(v, "true"))
+	case stringValue:
+		return strconv.Quote(a.value)
+	case windowTypeValue:
+		cb := r.im.use(module+"/policy/circuitbreaker", "circuitbreaker")
+		if strings.EqualFold(v, "TIME_BASED") {
+			return cb + ".TimeBased"
+		}
+		return cb + ".CountBased"
+	case algorithmValue:
+		al := r.im.use(module+"/policy/adaptivelimit", "adaptivelimit")
+		switch strings.ToLower(v) {
+		case "aimd":
+			return al + ".AIMD"
+		case "gradient2":
+			return al + ".Gradient2"
+		}
+		return al + ".Vegas"
+	case errorsValue:
+		return r.errorList(a)
+	case layersValue:
+		return r.layers(a)
+	}
+	return ""
+}
+
+// duration writes d as a constant expression in its largest whole unit, e.g.
+// 1500 * time.Millisecond.
+func (r *resolver) duration(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	units := []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "Hour"}, {time.Minute, "Minute"}, {time.Second, "Second"},
+		{time.Millisecond, "Millisecond"}, {time.Microsecond, "Microsecond"}, {time.Nanosecond, "Nanosecond"}}
+	for _, u := range units {
+		if d%u.d != 0 {
+			continue
+		}
+		unit := r.im.use("time", "time") + "." + u.name
+		if n := d / u.d; n != 1 {
+			return strconv.FormatInt(int64(n), 10) + " * " + unit
+		}
+		return unit
+	}
+	return "" // not reached: every duration is a whole number of nanoseconds
+}
+
+// errorList returns the error variables of a, e.g. "ErrNotFound, io.EOF", each a
+// package-level variable of a type that implements error: in this package, or in one the
+// directive's file imports, named by the name it is imported with.
+func (r *resolver) errorList(a attribute) string {
+	errType := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
+	var out []string
+	bad := false
+	for _, name := range strings.Split(a.value, ",") {
+		name = strings.TrimSpace(name)
+		qual, ident, qualified := strings.Cut(name, ".")
+		if !qualified {
+			qual, ident = "", name
+		}
+		scope, path, pkgName := r.pkg.Scope(), "", ""
+		if qualified {
+			path, pkgName = r.importOf(qual)
+			if path == "" {
+				r.ds.add(a.valuePos, CodeUnknownError, "%s: the file does not import a package named %q", a.key, qual)
+				bad = true
+				continue
+			}
+			p := lo.FindOrElse(r.pkg.Imports(), nil, func(p *types.Package) bool { return p.Path() == path })
+			if p == nil {
+				r.ds.add(a.valuePos, CodeUnknownError, "%s: package %q is not loaded", a.key, path)
+				bad = true
+				continue
+			}
+			scope = p.Scope()
+		}
+		obj := scope.Lookup(ident)
+		v, isVar := obj.(*types.Var)
+		if ident == "" || !isVar || (qualified && !obj.Exported()) || !types.Implements(v.Type(), errType) {
+			what := "is not declared"
+			if obj != nil {
+				what = "is not a variable of a type that implements error"
+			}
+			msg := fmt.Sprintf("%s: %s %s", a.key, name, what)
+			if near := suggest.Closest(ident, errorVars(scope, errType, qualified), maxSuggestDistance); near != "" && obj == nil {
+				if qualified {
+					near = qual + "." + near
+				}
+				msg += "; did you mean " + near + "?"
+			}
+			r.ds.add(a.valuePos, CodeUnknownError, "%s", msg)
+			bad = true
+			continue
+		}
+		if qualified {
+			out = append(out, r.im.use(path, pkgName)+"."+ident)
+		} else {
+			out = append(out, ident)
+			r.refs[ident] = true
+		}
+	}
+	if bad {
+		return ""
+	}
+	return strings.Join(out, ", ")
+}
+
+// errorVars returns the names of the error variables of scope, exported ones only if
+// exported is set.
+func errorVars(scope *types.Scope, errType *types.Interface, exported bool) []string {
+	return lo.Filter(scope.Names(), func(n string, _ int) bool {
+		v, ok := scope.Lookup(n).(*types.Var)
+		return ok && (!exported || v.Exported()) && types.Implements(v.Type(), errType)
+	})
+}
+
+// importOf returns the path and package name of the import that the directive's file
+// names qual, or "" if none does.
+func (r *resolver) importOf(qual string) (path, name string) {
+	if r.file == nil {
+		return "", ""
+	}
+	for _, is := range r.file.Imports {
+		p, err := strconv.Unquote(is.Path.Value)
+		if err != nil {
+			continue
+		}
+		pkg := lo.FindOrElse(r.pkg.Imports(), nil, func(tp *types.Package) bool { return tp.Path() == p })
+		if pkg == nil {
+			continue
+		}
+		n := pkg.Name()
+		if is.Name != nil {
+			n = is.Name.Name
+		}
+		if n == qual {
+			return p, pkg.Name()
+		}
+	}
+	return "", ""
+}
+
+// layers returns the layers of an order, e.g. "policy.LayerTimeout, policy.LayerRetry":
+// each a layer's name or its directive's, once; an unknown or repeated one is
+// R4C-REG-011, as at run time.
+func (r *resolver) layers(a attribute) string {
+	seen := map[policy.Layer]bool{}
+	var out []string
+	for _, name := range strings.Split(a.value, ",") {
+		name = strings.TrimSpace(name)
+		l, ok := layerByName(name)
+		switch {
+		case !ok:
+			names := lo.FilterMap(catalog, func(p policyDef, _ int) (string, bool) { return string(p.layer), p.layer != "" })
+			msg := fmt.Sprintf("order: %q is not a layer", name)
+			if near := suggest.Closest(name, names, maxSuggestDistance); near != "" && name != "" {
+				msg += "; did you mean " + near + "?"
+			} else {
+				msg += "; the layers are " + strings.Join(names, ", ")
+			}
+			r.ds.add(a.valuePos, policy.CodeBadOrder, "%s", msg)
+			return ""
+		case seen[l]:
+			r.ds.add(a.valuePos, policy.CodeBadOrder, "order: the layer %s is named twice", l)
+			return ""
+		}
+		seen[l] = true
+		out = append(out, r.im.use(module+"/policy", "policy")+"."+layerConst(l))
+	}
+	return strings.Join(out, ", ")
+}
