@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/samber/lo"
 
@@ -57,7 +59,8 @@ func (g *generator) checkMethod(r *resolver, it *types.Interface, m *method, at 
 	hedge, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == policy.LayerHedge })
 	retry, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == policy.LayerRetry })
 	if hedge != nil && m.shape != future {
-		g.ds.add(hedge.d.pos, policy.CodeHedgeSync, "%s: a hedge guards a method that returns *async.Future[T]; %s returns %s", m.name, m.name, results)
+		g.ds.add(hedge.d.pos, policy.CodeHedgeSync, "%s: a hedge guards a method that returns *async.Future[T]; %s returns %s",
+			m.name, m.name, strings.TrimSuffix(strings.TrimPrefix(types.TypeString(results, types.RelativeTo(r.pkg)), "("), ")"))
 	}
 	if hedge != nil && retry != nil {
 		later := hedge
@@ -173,5 +176,15 @@ func lower(s string) string {
 	if s == "" {
 		return s
 	}
-	return strings.ToLower(s[:1]) + s[1:]
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// upper returns s with its first letter in upper case.
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }

@@ -24,6 +24,7 @@ type attribute struct {
 	key, value string
 	pos        token.Position // of the key
 	valuePos   token.Position // of the value
+	quoted     bool           // the value was written as a Go quoted string
 }
 
 // attr returns the attribute named key, if the directive has it.
@@ -104,6 +105,10 @@ func parseDirective(text string, pos token.Position, ds *diags) *directive {
 			}
 			value, _ = strconv.Unquote(q)
 			i += len(q)
+			if value == "" {
+				ds.add(at(vstart), CodeMalformed, "%s %s: the value is empty", d.name, key)
+				continue
+			}
 			if i < len(text) && !isSpace(text[i]) {
 				ds.add(at(i), CodeMalformed, "%s %s: a space must follow the quoted value", d.name, key)
 				for i < len(text) && !isSpace(text[i]) {
@@ -129,7 +134,7 @@ func parseDirective(text string, pos token.Position, ds *diags) *directive {
 			continue
 		}
 		seen[key] = true
-		d.attrs = append(d.attrs, attribute{key: key, value: value, pos: at(start), valuePos: at(vstart)})
+		d.attrs = append(d.attrs, attribute{key: key, value: value, pos: at(start), valuePos: at(vstart), quoted: text[vstart] == '"'})
 	}
 	return d
 }

@@ -3,6 +3,9 @@ package codegen
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"go/types"
 	"slices"
 	"strconv"
@@ -26,9 +29,10 @@ var layerOrder = []policy.Layer{policy.LayerFallback, policy.LayerRetry, policy.
 	policy.LayerRateLimiter, policy.LayerTimeout, policy.LayerBulkhead, policy.LayerAdaptiveLimit, ""}
 
 // local returns the name a local variable or parameter of the generated code has:
-// name, unless the generated code refers to a package-level name that it would hide.
+// name, unless the package declares that name (the generated code may refer to it: a
+// type in a signature, a fallback, an error), which it would hide.
 func (g *generator) local(name string) string {
-	for g.refs[name] {
+	for g.refs[name] || g.pkg.Types.Scope().Lookup(name) != nil {
 		name += "_"
 	}
 	return name
@@ -49,12 +53,56 @@ func comment(b *bytes.Buffer, indent, text string) {
 
 // emit writes the generated file, unformatted.
 func (g *generator) emit(ifaces []*iface) []byte {
+	// The package-level names the file declares, each one the package does not declare
+	// and no other interface's takes: an argument struct gets a number when it must
+	// (A.BC and AB.C would both be aBCArgs).
+	taken := map[string]bool{}
+	declare := func(name string) string {
+		n := name
+		for i := 2; taken[n] || g.pkg.Types.Scope().Lookup(n) != nil; i++ {
+			n = name + strconv.Itoa(i)
+		}
+		taken[n] = true
+		return n
+	}
+	for _, it := range ifaces {
+		typ, ctor := names(it.name)
+		for _, n := range []string{typ, ctor} {
+			if g.pkg.Types.Scope().Lookup(n) != nil {
+				g.ds.add(g.fset.Position(g.pkg.Types.Scope().Lookup(n).Pos()), CodeBadTarget,
+					"package %s declares %s, the name of %s's generated code", g.pkg.Name, n, it.name)
+			}
+			taken[n] = true
+		}
+	}
+	args := map[*method]string{}
+	for _, it := range ifaces {
+		for _, m := range it.methods {
+			if m.shape != passThrough && !direct(m) {
+				args[m] = declare(lower(it.name) + m.name + "Args")
+			}
+		}
+	}
 	var body bytes.Buffer
 	for _, it := range ifaces {
-		g.emitIface(&body, it)
+		g.emitIface(&body, it, args)
+	}
+	// Directives resolve their options before it is known which ones a method uses (an
+	// interface's directive that every method replaces is used by none), so the imports
+	// are those the code written refers to.
+	used := map[string]bool{}
+	if f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+body.String(), parser.SkipObjectResolution); err == nil {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok {
+					used[id.Name] = true
+				}
+			}
+			return true
+		})
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n\npackage %s\n\n%s\n%s", header, g.pkg.Name, g.im().decl(), body.Bytes())
+	fmt.Fprintf(&b, "%s\n\npackage %s\n\n%s\n%s", header, g.pkg.Name, g.im().decl(used), body.Bytes())
 	return b.Bytes()
 }
 
@@ -102,10 +150,10 @@ func (g *generator) params(m *method, argsType string) []param {
 // if it is.
 func names(iface string) (typ, ctor string) {
 	typ = iface + "Resilient"
-	if iface[:1] == strings.ToUpper(iface[:1]) {
+	if token.IsExported(iface) {
 		return typ, "New" + typ
 	}
-	return typ, "new" + strings.ToUpper(typ[:1]) + typ[1:]
+	return typ, "new" + upper(typ)
 }
 
 // direct reports whether m is wrapped as it is, or through an argument struct: the
@@ -121,20 +169,44 @@ func direct(m *method) bool {
 	return n <= 2
 }
 
-func (g *generator) emitIface(b *bytes.Buffer, it *iface) {
+func (g *generator) emitIface(b *bytes.Buffer, it *iface, args map[*method]string) {
 	typ, ctor := names(it.name)
 	guarded := lo.Filter(it.methods, func(m *method, _ int) bool { return m.shape != passThrough })
-	argsType := func(m *method) string { return lower(it.name) + m.name + "Args" }
+	argsType := func(m *method) string { return args[m] }
+
+	// The fields: the implementation's, and one per guarded method, named so as not to
+	// clash with a method.
+	used := map[string]bool{}
+	for _, m := range it.methods {
+		used[m.name] = true
+	}
+	field := func(base string) string {
+		for used[base] {
+			base += "_"
+		}
+		used[base] = true
+		return base
+	}
+	implF := field("impl")
+	call := map[*method]string{}
+	for _, m := range guarded {
+		call[m] = field("call" + m.name)
+	}
 
 	// The type.
-	text := fmt.Sprintf("%s is a %s whose methods with %s directives run through their policies, composed once by %s.", typ, it.name, prefix, ctor)
-	if len(guarded) < len(it.methods) {
-		text += fmt.Sprintf(" Its other methods call the wrapped %s directly.", it.name)
+	text := fmt.Sprintf("%s implements %s with the %s it wraps: ", typ, it.name, it.name)
+	switch {
+	case len(guarded) == 0:
+		text += "no method has a directive, so each calls it directly."
+	case len(guarded) < len(it.methods):
+		text += fmt.Sprintf("its methods with %s directives run through their policies, composed once by %s; the others call it directly.", prefix, ctor)
+	default:
+		text += fmt.Sprintf("its methods run through the policies of their %s directives, composed once by %s.", prefix, ctor)
 	}
 	comment(b, "", text+fmt.Sprintf(" It is safe for concurrent use when the %s it wraps is.", it.name))
-	fmt.Fprintf(b, "type %s struct {\n\timpl %s\n", typ, it.name)
+	fmt.Fprintf(b, "type %s struct {\n\t%s %s\n", typ, implF, it.name)
 	for _, m := range guarded {
-		fmt.Fprintf(b, "\tcall%s %s\n", m.name, g.fieldType(m, argsType(m)))
+		fmt.Fprintf(b, "\t%s %s\n", call[m], g.fieldType(m, argsType(m)))
 	}
 	fmt.Fprintf(b, "}\n\nvar _ %s = (*%s)(nil)\n\n", it.name, typ)
 
@@ -157,17 +229,18 @@ func (g *generator) emitIface(b *bytes.Buffer, it *iface) {
 	res := g.im().use(module+"/resilience", "resilience")
 	comment(b, "", fmt.Sprintf("%s returns %s with the policies of its %s directives around its methods, "+
 		"each wrapped once, from %s, with the instance id %q followed by the method's name. "+
-		"It fails with the first error of a wrap, a *policy.ConfigError with its R4C code, or R4C-REG-010 for a nil %s.",
-		ctor, impl, prefix, reg, it.name+".", impl))
+		"It fails with the first error of a wrap, a *policy.ConfigError with its R4C code, or R4C-REG-010 for a nil %s; "+
+		"the methods wrapped before a failing one keep their instances in %s, which a later call with the same configuration shares.",
+		ctor, impl, prefix, reg, it.name+".", impl, reg))
 	fmt.Fprintf(b, "func %s(%s %s, %s *%s.Registry) (*%s, error) {\n", ctor, impl, it.name, reg, res, typ)
 	pol := g.im().use(module+"/policy", "policy")
 	fmt.Fprintf(b, "\tif %s == nil {\n\t\treturn nil, %s.Errorf(%s.CodeBadSpec, \"\", %q, \"the implementation to wrap is nil\")\n\t}\n", impl, pol, pol, it.name)
-	fmt.Fprintf(b, "\t%s := &%s{impl: %s}\n", w, typ, impl)
+	fmt.Fprintf(b, "\t%s := &%s{%s: %s}\n", w, typ, implF, impl)
 	if len(guarded) > 0 {
 		fmt.Fprintf(b, "\tvar %s error\n", errv)
 	}
 	for _, m := range guarded {
-		fmt.Fprintf(b, "\tif %s.call%s, %s = %s.%s(%s, %q, %s,\n", w, m.name, errv, res, wrapFunc(m), reg, it.name+"."+m.name, g.wrapped(m, argsType(m), impl))
+		fmt.Fprintf(b, "\tif %s.%s, %s = %s.%s(%s, %q, %s,\n", w, call[m], errv, res, wrapFunc(m), reg, it.name+"."+m.name, g.wrapped(m, argsType(m), impl))
 		for _, s := range g.ordered(m.specs) {
 			fmt.Fprintf(b, "\t\t%s,\n", g.specExpr(m, s, impl))
 		}
@@ -183,17 +256,17 @@ func (g *generator) emitIface(b *bytes.Buffer, it *iface) {
 		if m.shape != passThrough {
 			layers := lo.FilterMap(g.ordered(m.specs), func(s *spec, _ int) (string, bool) { return string(s.def.layer), s.def.layer != "" })
 			text = fmt.Sprintf("%s calls the wrapped %s's %s through its %s, with the instance id %q.", m.name, it.name, m.name,
-				strings.Join(layers, ", "), it.name+"."+m.name)
+				list(layers), it.name+"."+m.name)
 		}
 		comment(b, "", text)
 		fmt.Fprintf(b, "func (w *%s) %s(%s)%s {\n", typ, m.name, strings.Join(sig, ", "), g.results(m.sig.Results()))
 		switch m.shape {
 		case passThrough:
-			call := "w.impl." + m.name + "(" + strings.Join(lo.Map(ps, func(p param, _ int) string { return p.name + lo.Ternary(p.variadic, "...", "") }), ", ") + ")"
+			c := "w." + implF + "." + m.name + "(" + strings.Join(lo.Map(ps, func(p param, _ int) string { return p.name + lo.Ternary(p.variadic, "...", "") }), ", ") + ")"
 			if m.sig.Results().Len() > 0 {
-				call = "return " + call
+				c = "return " + c
 			}
-			fmt.Fprintf(b, "\t%s\n", call)
+			fmt.Fprintf(b, "\t%s\n", c)
 		default:
 			args := ps[0].name
 			if rest := ps[1:]; len(rest) > 0 {
@@ -205,13 +278,21 @@ func (g *generator) emitIface(b *bytes.Buffer, it *iface) {
 				}
 			}
 			if m.shape == errOnly {
-				fmt.Fprintf(b, "\t_, err := w.call%s(%s)\n\treturn err\n", m.name, args)
+				fmt.Fprintf(b, "\t_, err := w.%s(%s)\n\treturn err\n", call[m], args)
 			} else {
-				fmt.Fprintf(b, "\treturn w.call%s(%s)\n", m.name, args)
+				fmt.Fprintf(b, "\treturn w.%s(%s)\n", call[m], args)
 			}
 		}
 		b.WriteString("}\n\n")
 	}
+}
+
+// list joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func list(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // results writes a result tuple as a signature ends with it.

@@ -45,6 +45,9 @@ func Generate(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, err
+	}
 	out := cmp(cfg.Output, DefaultOutput)
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(dir, out)
@@ -68,10 +71,16 @@ func Generate(cfg Config) (*Result, error) {
 	}
 	pkg := pkgs[0]
 	var ds diags
+	var typeErrs []packages.Error
 	for _, e := range pkg.Errors {
-		if e.Kind != packages.TypeError { // a type error may be in code that uses the stale file
-			ds.add(position(e.Pos), CodeBadTarget, "%s", e.Msg)
+		if e.Kind == packages.TypeError { // it may be in code that uses the stale file
+			typeErrs = append(typeErrs, e)
+			continue
 		}
+		if strings.HasPrefix(e.Msg, "# "+pkg.PkgPath+"\n") {
+			continue // the compiler's report of the type errors above, when go list built export data
+		}
+		ds.add(position(e.Pos), CodeBadTarget, "%s", e.Msg)
 	}
 	if len(ds.list) > 0 || pkg.Types == nil {
 		if len(ds.list) == 0 {
@@ -79,7 +88,7 @@ func Generate(cfg Config) (*Result, error) {
 		}
 		return nil, ds.list.sorted()
 	}
-	g := &generator{pkg: pkg, fset: pkg.Fset, ds: &ds, refs: map[string]bool{}}
+	g := &generator{pkg: pkg, fset: pkg.Fset, ds: &ds, refs: map[string]bool{}, typeErrs: typeErrs}
 	ifaces := g.interfaces(cfg.Types, out)
 	if len(ds.list) > 0 {
 		return nil, ds.list.sorted()
@@ -123,6 +132,9 @@ type generator struct {
 	ds      *diags
 	imports *imports        // of the generated file
 	refs    map[string]bool // the package-level names the generated code refers to
+	// typeErrs are the package's type errors; those inside an interface to wrap are
+	// reported, the others (in code that uses a stale generated file) are not.
+	typeErrs []packages.Error
 }
 
 // iface is an interface to wrap.
@@ -240,6 +252,17 @@ func (g *generator) iface(d decl) *iface {
 		g.ds.add(pos, CodeBadTarget, "%s is generic: only an interface without type parameters can be wrapped", d.spec.Name.Name)
 		return nil
 	}
+	start, end := g.fset.Position(d.spec.Pos()), g.fset.Position(d.spec.End())
+	bad := false
+	for _, e := range g.typeErrs {
+		if p := position(e.Pos); p.Filename == start.Filename && p.Line >= start.Line && p.Line <= end.Line {
+			g.ds.add(p, CodeBadTarget, "%s: %s", d.spec.Name.Name, e.Msg)
+			bad = true
+		}
+	}
+	if bad {
+		return nil
+	}
 	obj, _ := g.pkg.Types.Scope().Lookup(d.spec.Name.Name).(*types.TypeName)
 	if obj == nil {
 		g.ds.add(pos, CodeBadTarget, "%s is not a type of the package", d.spec.Name.Name)
@@ -254,6 +277,11 @@ func (g *generator) iface(d decl) *iface {
 	top := g.specs(r, directives(g.fset, d.doc, g.ds))
 	own := map[string]decl{} // each method's own directives, by method name
 	for _, f := range d.spec.Type.(*ast.InterfaceType).Methods.List {
+		if len(f.Names) == 0 { // an embedded interface
+			for _, e := range directives(g.fset, f.Doc, g.ds) {
+				g.ds.add(e.pos, CodeMalformed, "%s%s on an embedded interface: put it on %s, or on each method", prefix, e.name, d.spec.Name.Name)
+			}
+		}
 		for _, n := range f.Names {
 			own[n.Name] = decl{doc: f.Doc, spec: &ast.TypeSpec{Name: n}}
 		}

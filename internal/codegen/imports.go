@@ -52,13 +52,14 @@ func (im *imports) qualifier(p *types.Package) string {
 // typeString writes t as the generated file names it.
 func (im *imports) typeString(t types.Type) string { return types.TypeString(t, im.qualifier) }
 
-// decl returns the import declaration, standard library first, each group sorted by path.
-func (im *imports) decl() string {
-	if len(im.byPath) == 0 {
-		return ""
-	}
+// decl returns the declaration of the imports whose names used holds, standard library
+// first, each group sorted by path.
+func (im *imports) decl(used map[string]bool) string {
 	var std, other []string
 	for _, p := range slices.Sorted(maps.Keys(im.byPath)) {
+		if !used[im.byPath[p]] {
+			continue
+		}
 		line := strconv.Quote(p)
 		if n := im.byPath[p]; n != im.declared[p] {
 			line = n + " " + line
@@ -68,6 +69,9 @@ func (im *imports) decl() string {
 		} else {
 			std = append(std, line)
 		}
+	}
+	if len(std)+len(other) == 0 {
+		return ""
 	}
 	var b strings.Builder
 	b.WriteString("import (\n")

@@ -90,10 +90,7 @@ func (r *resolver) resolve(d *directive) *spec {
 		}
 	}
 	if def.layer != "" && len(values) > 0 {
-		k, _ := kind.Lookup(def.layer)
-		if attr, err := k.CheckRange(values); err != nil {
-			r.configError(valuePos[attr], err)
-		}
+		r.checkRanges(def.layer, values, valuePos)
 	}
 	if def.layer == policy.LayerFallback {
 		sp.fb, ok = d.attr("method")
@@ -108,6 +105,40 @@ func (r *resolver) resolve(d *directive) *spec {
 	}
 	sp.ok = len(r.ds.list) == before
 	return sp
+}
+
+// rangeFillers are the values the range check assumes for the attributes a policy has no
+// default for, when a directive leaves them to the configuration: the least demanding
+// valid ones, so that every error found is about the directive's own values.
+var rangeFillers = map[policy.Layer]map[string]string{
+	policy.LayerRateLimiter: {"permits": "1", "period": "1s"},
+	policy.LayerTimeout:     {"duration": "1s"},
+}
+
+// checkRanges checks the ranges of the configuration attributes a directive gives, as the
+// policy checks a configuration, and reports each value out of range: the check is run
+// again without each value found wrong, so the work is the number of values times one
+// check.
+func (r *resolver) checkRanges(l policy.Layer, values map[string]string, at map[string]attribute) {
+	k, _ := kind.Lookup(l)
+	vals := map[string]string{}
+	for a, v := range rangeFillers[l] {
+		vals[a] = v
+	}
+	for a, v := range values {
+		vals[a] = v
+	}
+	for range values {
+		attr, err := k.CheckRange(vals)
+		if _, given := values[attr]; err == nil || !given {
+			return
+		}
+		r.configError(at[attr], err)
+		delete(vals, attr)
+		if f, ok := rangeFillers[l][attr]; ok {
+			vals[attr] = f
+		}
+	}
 }
 
 // configError reports err, the policy's own error for attribute a, with its code.
@@ -197,8 +228,20 @@ func (r *resolver) errorList(a attribute) string {
 	errType := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
 	var out []string
 	bad := false
-	for _, name := range strings.Split(a.value, ",") {
-		name = strings.TrimSpace(name)
+	off := 0 // the byte offset of the entry in the value
+	for _, entry := range strings.Split(a.value, ",") {
+		name := strings.TrimSpace(entry)
+		at := a.valuePos
+		if !a.quoted {
+			at.Column += off + strings.Index(entry, name)
+			at.Offset += off + strings.Index(entry, name)
+		}
+		off += len(entry) + 1
+		if name == "" {
+			r.ds.add(at, CodeUnknownError, "%s: an empty name in the list", a.key)
+			bad = true
+			continue
+		}
 		qual, ident, qualified := strings.Cut(name, ".")
 		if !qualified {
 			qual, ident = "", name
@@ -207,13 +250,13 @@ func (r *resolver) errorList(a attribute) string {
 		if qualified {
 			path, pkgName = r.importOf(qual)
 			if path == "" {
-				r.ds.add(a.valuePos, CodeUnknownError, "%s: the file does not import a package named %q", a.key, qual)
+				r.ds.add(at, CodeUnknownError, "%s: the file does not import a package named %q", a.key, qual)
 				bad = true
 				continue
 			}
 			p := lo.FindOrElse(r.pkg.Imports(), nil, func(p *types.Package) bool { return p.Path() == path })
 			if p == nil {
-				r.ds.add(a.valuePos, CodeUnknownError, "%s: package %q is not loaded", a.key, path)
+				r.ds.add(at, CodeUnknownError, "%s: package %q is not loaded", a.key, path)
 				bad = true
 				continue
 			}
@@ -233,7 +276,7 @@ func (r *resolver) errorList(a attribute) string {
 				}
 				msg += "; did you mean " + near + "?"
 			}
-			r.ds.add(a.valuePos, CodeUnknownError, "%s", msg)
+			r.ds.add(at, CodeUnknownError, "%s", msg)
 			bad = true
 			continue
 		}

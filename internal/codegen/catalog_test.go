@@ -1,0 +1,264 @@
+package codegen
+
+import (
+	"go/types"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/resilience"
+)
+
+// The tests of the catalog (GN-2): its directives and attributes are the policies' own,
+// checked against the tables the policies register and the option functions their
+// packages declare, so that a new configuration attribute, a renamed option or a new
+// layer breaks a test here rather than the generated code.
+
+// policyDefs returns the catalog's directives of a policy, not order.
+func policyDefs() []policyDef {
+	return slices.DeleteFunc(slices.Clone(catalog), func(p policyDef) bool { return p.layer == "" })
+}
+
+// SPEC GN-2: a directive's configuration attributes, enabled included, are exactly the
+// attributes of its policy's registered table; its other attributes (name, config, the
+// error lists, method) are not configuration attributes.
+func TestCatalog_ConfigAttributesAreThePolicysTable(t *testing.T) {
+	for _, def := range policyDefs() {
+		k, ok := kind.Lookup(def.layer)
+		require.True(t, ok, "the layer %s of %s is registered", def.layer, def.name)
+		var config, other []string
+		for _, o := range def.allOptions() {
+			if o.kind.isConfig() {
+				config = append(config, o.attr)
+			} else {
+				other = append(other, o.attr)
+			}
+		}
+		assert.ElementsMatch(t, k.Attributes(), config,
+			"the configuration attributes of %s are those of the keys instances.<id>.%s.*", def.name, def.layer)
+		assert.Contains(t, config, "enabled", def.name)
+		for _, a := range other {
+			assert.NotContains(t, k.Attributes(), a, "%s %s is not a configuration attribute", def.name, a)
+		}
+		names := slices.Concat(config, other)
+		assert.Len(t, slices.Compact(slices.Sorted(slices.Values(names))), len(names), "%s names an attribute twice: %v", def.name, names)
+	}
+}
+
+// SPEC GN-2: each configuration attribute is read as the kind of value its policy's table
+// takes: a value of the catalog's kind passes the table's check, and a value of a
+// neighbouring kind fails it with the runtime's code (so a float read as a whole number,
+// or a duration as a number, is caught).
+func TestCatalog_ValueKindsAreTheTables(t *testing.T) {
+	samples := map[valueKind]struct {
+		good     []string
+		bad      string
+		badCode  string
+		kindName string
+	}{
+		durationValue:   {[]string{"250ms", "1s"}, "250", policy.CodeBadDuration, "duration"},
+		intValue:        {[]string{"3"}, "1.5", policy.CodeBadNumber, "whole number"},
+		floatValue:      {[]string{"0.5", "3"}, "half", policy.CodeBadNumber, "number"},
+		boolValue:       {[]string{"true", "false"}, "yes", policy.CodeBadBoolean, "boolean"},
+		windowTypeValue: {[]string{"COUNT_BASED", "TIME_BASED"}, "SLIDING", "", "window type"},
+		algorithmValue:  {[]string{"aimd", "gradient2", "vegas"}, "cubic", "", "algorithm"},
+	}
+	for _, def := range policyDefs() {
+		k, _ := kind.Lookup(def.layer)
+		for _, o := range def.allOptions() {
+			if !o.kind.isConfig() {
+				continue
+			}
+			s, ok := samples[o.kind]
+			require.True(t, ok, "a sample of %s %s's kind", def.name, o.attr)
+			for _, v := range s.good {
+				assert.NoError(t, k.Check(o.attr, v), "%s %s=%s: a %s", def.name, o.attr, v, s.kindName)
+			}
+			err := k.Check(o.attr, s.bad)
+			require.Error(t, err, "%s %s=%s is not a %s", def.name, o.attr, s.bad, s.kindName)
+			if s.badCode != "" {
+				var ce *policy.ConfigError
+				require.ErrorAs(t, err, &ce)
+				assert.Equal(t, s.badCode, ce.Code, "%s %s=%s", def.name, o.attr, s.bad)
+			}
+		}
+	}
+}
+
+// SPEC GN-1, CO-1: every built-in layer has exactly one directive, found by its directive name
+// and by its layer's spelling, and the specs are written in the default order of the
+// layers.
+func TestCatalog_EveryLayerHasADirective(t *testing.T) {
+	layers := resilience.DefaultOrder()
+	registered := make([]policy.Layer, 0, len(layers))
+	for _, k := range kind.All() {
+		registered = append(registered, k.Layer())
+	}
+	assert.ElementsMatch(t, layers, registered, "the registered kinds are the built-in layers")
+	for _, l := range layers {
+		var defs []string
+		for _, p := range catalog {
+			if p.layer == l {
+				defs = append(defs, p.name)
+			}
+		}
+		require.Len(t, defs, 1, "the directives of layer %s", l)
+		for _, name := range []string{defs[0], string(l), strings.ToUpper(string(l))} {
+			p, ok := lookupDirective(name)
+			if assert.True(t, ok, "directive %q", name) {
+				assert.Equal(t, l, p.layer, "directive %q", name)
+			}
+			got, ok := layerByName(name)
+			assert.True(t, ok, "order layers=%s", name)
+			assert.Equal(t, l, got, "order layers=%s", name)
+		}
+	}
+	assert.Len(t, policyDefs(), len(layers), "one directive per layer, and no other")
+	order, ok := lookupDirective("order")
+	require.True(t, ok)
+	if assert.Len(t, order.allOptions(), 1, "order has layers= only") {
+		assert.Equal(t, "layers", order.allOptions()[0].attr)
+	}
+	assert.Equal(t, append(slices.Clone(layers), ""), layerOrder, "the specs are written in the default order, then the order")
+	assert.Equal(t, "order", directiveNames()[len(directiveNames())-1])
+}
+
+// loadCatalogPackages type-checks the packages the generated code calls: every policy
+// package of the catalog, resilience and policy, from their export data.
+func loadCatalogPackages(t *testing.T) map[string]*types.Package {
+	t.Helper()
+	paths := []string{module + "/resilience", module + "/policy", asyncPath}
+	for _, def := range policyDefs() {
+		paths = append(paths, def.pkgPath)
+	}
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes}, paths...)
+	require.NoError(t, err)
+	out := map[string]*types.Package{}
+	for _, p := range pkgs {
+		require.Empty(t, p.Errors, "loading %s", p.PkgPath)
+		out[p.PkgPath] = p.Types
+	}
+	for _, p := range paths {
+		require.Contains(t, out, p)
+	}
+	return out
+}
+
+// SPEC GN-2, GN-4: every function, type and constant that the generated code names exists,
+// with the signature the generated code calls it with: each attribute's option function
+// takes the attribute's kind of value (the error lists, ...error) and returns its
+// package's Option; each policy's spec function of package resilience takes those
+// Options; the window types, algorithms and layer constants exist.
+func TestCatalog_OptionFunctionsExist(t *testing.T) {
+	pkgs := loadCatalogPackages(t)
+	errType := types.Universe.Lookup("error").Type()
+	duration := types.Type(nil)
+	for _, def := range policyDefs() {
+		pkg := pkgs[def.pkgPath]
+		assert.Equal(t, def.pkgName, pkg.Name(), "the package name of %s", def.pkgPath)
+		optObj, _ := pkg.Scope().Lookup("Option").(*types.TypeName)
+		require.NotNil(t, optObj, "%s.Option", def.pkgName)
+		for _, o := range def.allOptions() {
+			if o.fn == "" {
+				assert.Equal(t, methodValue, o.kind, "%s %s has no option function", def.name, o.attr)
+				continue
+			}
+			fn, _ := pkg.Scope().Lookup(o.fn).(*types.Func)
+			if !assert.NotNil(t, fn, "%s.%s, the option of %s %s", def.pkgName, o.fn, def.name, o.attr) {
+				continue
+			}
+			sig := fn.Type().(*types.Signature)
+			what := def.pkgName + "." + o.fn + " " + sig.String()
+			require.Equal(t, 1, sig.Results().Len(), what)
+			assert.True(t, types.Identical(optObj.Type(), sig.Results().At(0).Type()), "%s returns %s.Option", what, def.pkgName)
+			require.Equal(t, 1, sig.Params().Len(), what)
+			param := sig.Params().At(0).Type()
+			if o.kind == errorsValue {
+				require.True(t, sig.Variadic(), "%s takes ...error", what)
+				assert.True(t, types.Identical(param.(*types.Slice).Elem(), errType), "%s takes ...error", what)
+				continue
+			}
+			assert.False(t, sig.Variadic(), what)
+			switch o.kind {
+			case durationValue:
+				named, ok := param.(*types.Named)
+				if assert.True(t, ok, what) {
+					assert.Equal(t, "time.Duration", named.Obj().Pkg().Path()+"."+named.Obj().Name(), what)
+					duration = param
+				}
+			case intValue:
+				assert.True(t, types.Identical(param, types.Typ[types.Int]), "%s takes an int", what)
+			case floatValue:
+				assert.True(t, types.Identical(param, types.Typ[types.Float64]), "%s takes a float64", what)
+			case boolValue:
+				assert.True(t, types.Identical(param, types.Typ[types.Bool]), "%s takes a bool", what)
+			case stringValue:
+				assert.True(t, types.Identical(param, types.Typ[types.String]), "%s takes a string", what)
+			case windowTypeValue:
+				assertConstants(t, pkg, param, what, "CountBased", "TimeBased")
+			case algorithmValue:
+				assertConstants(t, pkg, param, what, "AIMD", "Gradient2", "Vegas")
+			default:
+				t.Errorf("%s: %s %s has a kind without a check", what, def.name, o.attr)
+			}
+		}
+	}
+
+	// The spec functions of package resilience, as specExpr writes them.
+	res := pkgs[module+"/resilience"]
+	for _, def := range policyDefs() {
+		opt := pkgs[def.pkgPath].Scope().Lookup("Option").Type()
+		name := strings.ToUpper(string(def.layer[:1])) + string(def.layer[1:])
+		fn, _ := res.Scope().Lookup(name).(*types.Func)
+		if !assert.NotNil(t, fn, "resilience.%s", name) {
+			continue
+		}
+		sig := fn.Type().(*types.Signature)
+		require.True(t, sig.Variadic(), "resilience.%s takes options", name)
+		last := sig.Params().At(sig.Params().Len() - 1).Type().(*types.Slice).Elem()
+		assert.True(t, types.Identical(opt, last), "resilience.%s takes ...%s.Option, not %s", name, def.pkgName, last)
+		switch def.layer {
+		case policy.LayerFallback:
+			assert.Equal(t, 2, sig.Params().Len(), "resilience.Fallback(fn, opts...)")
+		case policy.LayerTimeout:
+			require.Equal(t, 2, sig.Params().Len(), "resilience.Timeout(d, opts...)")
+			assert.True(t, types.Identical(duration, sig.Params().At(0).Type()), "resilience.Timeout takes a time.Duration first")
+		default:
+			assert.Equal(t, 1, sig.Params().Len(), "resilience.%s(opts...)", name)
+		}
+	}
+	for _, name := range []string{"Policy", "Order", "Wrap", "Wrap1", "Wrap2", "WrapAsync", "WrapAsync1"} {
+		assert.IsType(t, &types.Func{}, res.Scope().Lookup(name), "resilience.%s", name)
+	}
+	assert.IsType(t, &types.TypeName{}, res.Scope().Lookup("Registry"), "resilience.Registry")
+
+	pol := pkgs[module+"/policy"]
+	assert.IsType(t, &types.Func{}, pol.Scope().Lookup("Errorf"), "policy.Errorf")
+	assert.IsType(t, &types.Const{}, pol.Scope().Lookup("CodeBadSpec"), "policy.CodeBadSpec")
+	layerType := pol.Scope().Lookup("Layer").Type()
+	for _, def := range policyDefs() {
+		c, _ := pol.Scope().Lookup(layerConst(def.layer)).(*types.Const)
+		if assert.NotNil(t, c, "policy.%s", layerConst(def.layer)) {
+			assert.True(t, types.Identical(layerType, c.Type()), "policy.%s is a Layer", layerConst(def.layer))
+			assert.Equal(t, `"`+string(def.layer)+`"`, c.Val().ExactString(), "policy.%s", layerConst(def.layer))
+		}
+	}
+	assert.IsType(t, &types.TypeName{}, pkgs[asyncPath].Scope().Lookup("Future"), "async.Future")
+}
+
+// assertConstants checks that pkg declares the constants names, of type param.
+func assertConstants(t *testing.T, pkg *types.Package, param types.Type, what string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		c, _ := pkg.Scope().Lookup(n).(*types.Const)
+		if assert.NotNil(t, c, "%s.%s, a value of %s", pkg.Name(), n, what) {
+			assert.True(t, types.AssignableTo(c.Type(), param), "%s.%s is a value of %s", pkg.Name(), n, what)
+		}
+	}
+}

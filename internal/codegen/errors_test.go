@@ -1,0 +1,392 @@
+package codegen_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/internal/codegen"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// The tests of the errors found at generation time (GN-6): one test per error, each on
+// a package of testdata/bad that has that error alone, checking its code, its position
+// and what its message says. Each loads its package with go list, so they run in
+// parallel.
+
+// at is an expected diagnostic.
+type at struct {
+	code      string
+	file      string   // the file's base name; for a diagnostic about the package, its directory's
+	line, col int      // 0, 0 for a diagnostic about the package
+	says      []string // parts of the message
+}
+
+// diagnose generates the package testdata/bad/<name>, for the interfaces types (none:
+// every interface with a directive), and returns its diagnostics. Generation must fail
+// with Diagnostics and no result.
+func diagnose(t *testing.T, name string, types ...string) codegen.Diagnostics {
+	t.Helper()
+	t.Parallel()
+	dir := filepath.Join("testdata", "bad", name)
+	res, err := codegen.Generate(codegen.Config{Dir: dir, Types: types})
+	require.Error(t, err, "generating %s", dir)
+	assert.Nil(t, res, "a failed generation has no result")
+	var ds codegen.Diagnostics
+	require.ErrorAs(t, err, &ds, "the errors of %s are Diagnostics", dir)
+	require.NotEmpty(t, ds)
+	assert.NoFileExists(t, filepath.Join(dir, codegen.DefaultOutput), "generating writes nothing")
+	return ds
+}
+
+// expect checks that ds is exactly want, in order.
+func expect(t *testing.T, ds codegen.Diagnostics, want ...at) {
+	t.Helper()
+	require.Len(t, ds, len(want), "diagnostics:\n%v", ds)
+	for i, w := range want {
+		d := ds[i]
+		assert.Equal(t, w.code, d.Code, "code of %v", d)
+		assert.True(t, filepath.IsAbs(d.Pos.Filename), "the file of %v is absolute", d)
+		assert.Equal(t, w.file, filepath.Base(d.Pos.Filename), "file of %v", d)
+		assert.Equal(t, w.line, d.Pos.Line, "line of %v", d)
+		assert.Equal(t, w.col, d.Pos.Column, "column of %v", d)
+		for _, s := range w.says {
+			assert.Contains(t, d.Message, s, "message of %v", d)
+		}
+		assert.NotContains(t, d.Message, "\n", "a message is one line")
+		assert.True(t, strings.HasSuffix(d.String(), ": "+d.Code+": "+d.Message), "vet form: %v", d)
+	}
+}
+
+// --- R4C-GEN-001 … R4C-GEN-003: the directive's syntax (GN-1, GN-2) ---
+
+// An unknown directive is reported at its name, with the nearest directive.
+func TestErrorUnknownDirective(t *testing.T) {
+	expect(t, diagnose(t, "unknown_directive"), at{codegen.CodeUnknownDirective, "api.go", 8, 15,
+		[]string{"unknown directive //resilience:ratelimitter", "did you mean //resilience:ratelimiter?"}})
+}
+
+// An unknown attribute is reported at its key, with the nearest attribute.
+func TestErrorUnknownAttribute(t *testing.T) {
+	expect(t, diagnose(t, "unknown_attribute"), at{codegen.CodeUnknownAttribute, "api.go", 8, 27,
+		[]string{`ratelimiter has no attribute "permit"`, "did you mean permits?"}})
+}
+
+// An attribute without "=" is reported at its key.
+func TestErrorAttributeWithoutValue(t *testing.T) {
+	expect(t, diagnose(t, "attribute_without_value"), at{codegen.CodeMalformed, "api.go", 8, 21,
+		[]string{"retry maxAttempts", "key=value"}})
+}
+
+// An attribute with an empty value is reported at its key.
+func TestErrorAttributeEmptyValue(t *testing.T) {
+	expect(t, diagnose(t, "empty_value"), at{codegen.CodeMalformed, "api.go", 8, 24,
+		[]string{"bulkhead maxConcurrent", "the value is empty"}})
+}
+
+// An attribute given twice is reported at its second key.
+func TestErrorAttributeGivenTwice(t *testing.T) {
+	expect(t, diagnose(t, "attribute_twice"), at{codegen.CodeMalformed, "api.go", 8, 47,
+		[]string{"retry maxAttempts", "given twice"}})
+}
+
+// A policy given twice on one method is reported at its second directive's name, with
+// the line of the first.
+func TestErrorPolicyGivenTwice(t *testing.T) {
+	expect(t, diagnose(t, "policy_twice"), at{codegen.CodeMalformed, "api.go", 12, 15,
+		[]string{"retry is given twice", "at line 10"}})
+}
+
+// An order without layers= is reported at the directive's name.
+func TestErrorOrderWithoutLayers(t *testing.T) {
+	expect(t, diagnose(t, "order_without_layers"), at{codegen.CodeMalformed, "api.go", 9, 15,
+		[]string{"order needs layers="}})
+}
+
+// --- the runtime's codes for values, at the value (GN-2, GN-6) ---
+
+// RL-1's period of the wrong syntax: R4C-ATR-001.
+func TestErrorMalformedDuration(t *testing.T) {
+	expect(t, diagnose(t, "bad_duration"), at{policy.CodeBadDuration, "api.go", 8, 45,
+		[]string{`rateLimiter.period = "1x"`, "not a duration"}})
+}
+
+// A number of the wrong syntax: R4C-ATR-005.
+func TestErrorMalformedNumber(t *testing.T) {
+	expect(t, diagnose(t, "bad_number"), at{policy.CodeBadNumber, "api.go", 8, 35,
+		[]string{`rateLimiter.permits = "ten"`, "not a whole number"}})
+}
+
+// A boolean of the wrong syntax: R4C-ATR-006.
+func TestErrorBadBoolean(t *testing.T) {
+	expect(t, diagnose(t, "bad_boolean"), at{policy.CodeBadBoolean, "api.go", 8, 49,
+		[]string{`retry.waitForPermit = "yes"`, "not a boolean"}})
+}
+
+// permits=0: R4C-ATR-003.
+func TestErrorZeroPermits(t *testing.T) {
+	expect(t, diagnose(t, "zero_permits"), at{policy.CodeBadPermits, "api.go", 8, 35,
+		[]string{`rateLimiter.permits = "0"`, "at least 1"}})
+}
+
+// period=0: R4C-ATR-002.
+func TestErrorZeroPeriod(t *testing.T) {
+	expect(t, diagnose(t, "zero_period"), at{policy.CodeZeroPeriod, "api.go", 8, 45,
+		[]string{`rateLimiter.period = "0"`, "must be positive"}})
+}
+
+// A negative maxWait: R4C-ATR-004.
+func TestErrorNegativeWait(t *testing.T) {
+	expect(t, diagnose(t, "negative_wait"), at{policy.CodeNegativeDuration, "api.go", 8, 48,
+		[]string{`bulkhead.maxWait = "-1s"`, "must not be negative"}})
+}
+
+// A failure rate above 100%: R4C-ATR-007.
+func TestErrorRateOutOfRange(t *testing.T) {
+	expect(t, diagnose(t, "rate_out_of_range"), at{policy.CodeOutOfRange, "api.go", 8, 51,
+		[]string{`circuitBreaker.failureRateThreshold = "150"`, "at most 100"}})
+}
+
+// A hedge of one attempt: R4C-ATR-008.
+func TestErrorHedgeAttempts(t *testing.T) {
+	expect(t, diagnose(t, "hedge_attempts"), at{policy.CodeBadAttempts, "api.go", 12, 44,
+		[]string{`hedge.maxAttempts = "1"`, "between 2 and 10"}})
+}
+
+// RL-1: a period shorter than 1ns per permit: R4C-REG-001.
+func TestErrorPeriodTooShort(t *testing.T) {
+	expect(t, diagnose(t, "period_too_short"), at{policy.CodePeriodTooShort, "api.go", 8, 45,
+		[]string{`rateLimiter.period = "5ns"`, "at least 10ns"}})
+}
+
+// Each value out of range is an error, whatever the other attributes are: a period of
+// 0 or a negative maxWait is wrong whether or not permits is given (here by a
+// configuration), and a negative delay is wrong beside a maxAttempts of 0 (fault: the
+// range check stopped at its first error, the unset permits or the maxAttempts, so the
+// period and the maxWait passed generation and failed only in NewAPIResilient).
+func TestErrorRangeEachValue(t *testing.T) {
+	expect(t, diagnose(t, "range_without_permits"),
+		at{policy.CodeZeroPeriod, "api.go", 9, 48, []string{`rateLimiter.period = "0"`}},
+		at{policy.CodeNegativeDuration, "api.go", 12, 49, []string{`rateLimiter.maxWait = "-1s"`}},
+		at{policy.CodeOutOfRange, "api.go", 15, 33, []string{`retry.maxAttempts = "0"`}},
+		at{policy.CodeNegativeDuration, "api.go", 15, 41, []string{`retry.delay = "-1s"`}})
+}
+
+// --- R4C-GEN-004: the method's shape (GN-3) ---
+
+// A guarded method without a context first is reported at its first directive; the
+// method beside it, of the right shape, is not.
+func TestErrorMethodWithoutContext(t *testing.T) {
+	expect(t, diagnose(t, "shape_no_context"), at{codegen.CodeMethodShape, "api.go", 10, 15,
+		[]string{"Get:", "takes a context.Context first"}})
+}
+
+// A guarded method without an error last is reported at its first directive.
+func TestErrorMethodWithoutError(t *testing.T) {
+	expect(t, diagnose(t, "shape_no_error"), at{codegen.CodeMethodShape, "api.go", 8, 15,
+		[]string{"Get:", "returns error last"}})
+}
+
+// --- R4C-GEN-005, R4C-GEN-006: the fallback ---
+
+// A fallback method that does not exist is reported at method='s value, with the
+// nearest function.
+func TestErrorFallbackMissing(t *testing.T) {
+	expect(t, diagnose(t, "fallback_missing"), at{codegen.CodeNoFallback, "api.go", 8, 31,
+		[]string{`fallback method "unknownPrise"`, "did you mean unknownPrice?"}})
+}
+
+// A fallback without method= is reported at the directive's name.
+func TestErrorFallbackWithoutMethod(t *testing.T) {
+	expect(t, diagnose(t, "fallback_without_method"), at{codegen.CodeNoFallback, "api.go", 14, 15,
+		[]string{"fallback needs method="}})
+}
+
+// A fallback function of the wrong result type is reported at method='s value, with the
+// type it must have.
+func TestErrorFallbackWrongResult(t *testing.T) {
+	expect(t, diagnose(t, "fallback_wrong_result"), at{codegen.CodeFallbackType, "api.go", 8, 31,
+		[]string{"fallback unknownPrice is func(context.Context, error) (string, error)",
+			"must be func(context.Context, error) (int64, error)"}})
+}
+
+// A fallback method of the interface with the wrong parameters.
+func TestErrorFallbackWrongParams(t *testing.T) {
+	expect(t, diagnose(t, "fallback_wrong_params"), at{codegen.CodeFallbackType, "api.go", 10, 31,
+		[]string{"fallback PriceFallback is func(ctx context.Context, sku string) (int64, error)",
+			"must be func(context.Context, error) (int64, error)"}})
+}
+
+// A value fallback for a method that returns an error only.
+func TestErrorFallbackForErrorOnly(t *testing.T) {
+	expect(t, diagnose(t, "fallback_error_only"), at{codegen.CodeFallbackType, "api.go", 8, 31,
+		[]string{"fallback pingFallback is func(context.Context, error) (int, error)",
+			"must be func(context.Context, error) error"}})
+}
+
+// --- the hedge (HG-1) ---
+
+// A hedge on a method that returns no future: R4C-HDG-001, at the hedge's name.
+func TestErrorHedgeOnSyncMethod(t *testing.T) {
+	expect(t, diagnose(t, "hedge_sync"), at{policy.CodeHedgeSync, "api.go", 8, 15,
+		[]string{"Get: a hedge guards a method that returns *async.Future[T]"}})
+}
+
+// A hedge on the interface applies to the methods that can be guarded (GN-3): the one
+// that returns an error is reported, at the interface's directive; the future and the
+// method without a context are not.
+func TestErrorHedgeOnSyncMethodFromInterface(t *testing.T) {
+	expect(t, diagnose(t, "hedge_interface"), at{policy.CodeHedgeSync, "api.go", 12, 14,
+		[]string{"Put: a hedge guards a method that returns *async.Future[T]"}})
+}
+
+// A hedge beside a retry: R4C-HDG-002, at the later of the two directives.
+func TestErrorHedgeWithRetry(t *testing.T) {
+	expect(t, diagnose(t, "hedge_with_retry"), at{policy.CodeHedgeWithRetry, "api.go", 15, 15,
+		[]string{"Get: a hedge and a retry"}})
+}
+
+// --- R4C-REG-011: the order ---
+
+// An order naming an unknown layer, at layers='s value, with the nearest layer.
+func TestErrorOrderUnknownLayer(t *testing.T) {
+	expect(t, diagnose(t, "order_unknown_layer"), at{policy.CodeBadOrder, "api.go", 10, 28,
+		[]string{`"retri" is not a layer`, "did you mean retry?"}})
+}
+
+// An order naming a layer twice, in two spellings.
+func TestErrorOrderRepeatedLayer(t *testing.T) {
+	expect(t, diagnose(t, "order_repeated_layer"), at{policy.CodeBadOrder, "api.go", 10, 28,
+		[]string{"the layer timeout is named twice"}})
+}
+
+// --- R4C-GEN-007: the error lists (GN-2) ---
+
+// An error variable that does not exist, at the list's value, with the nearest one.
+func TestErrorListUnknownVariable(t *testing.T) {
+	expect(t, diagnose(t, "errors_unknown"), at{codegen.CodeUnknownError, "api.go", 14, 43,
+		[]string{"abortOn: ErrNotFund is not declared", "did you mean ErrNotFound?"}})
+}
+
+// A variable that is not an error, second in its list.
+func TestErrorListNotAnError(t *testing.T) {
+	expect(t, diagnose(t, "errors_not_error"), at{codegen.CodeUnknownError, "api.go", 17, 55,
+		[]string{"abortOn: MaxSize is not a variable of a type that implements error"}})
+}
+
+// An error of a package that the directive's file does not import.
+func TestErrorListPackageNotImported(t *testing.T) {
+	expect(t, diagnose(t, "errors_not_imported"), at{codegen.CodeUnknownError, "api.go", 8, 39,
+		[]string{`recordOn: the file does not import a package named "io"`}})
+}
+
+// --- R4C-GEN-008: the target ---
+
+// A -type that the package does not declare, reported for the package's directory, with
+// the nearest interface.
+func TestErrorTypeMissing(t *testing.T) {
+	expect(t, diagnose(t, "type_missing", "SerchAPI"), at{codegen.CodeBadTarget, "type_missing", 0, 0,
+		[]string{"package typemissing declares no interface SerchAPI", "did you mean SearchAPI?"}})
+}
+
+// A -type that is a struct, not an interface.
+func TestErrorTypeNotInterface(t *testing.T) {
+	expect(t, diagnose(t, "type_missing", "Client"), at{codegen.CodeBadTarget, "type_missing", 0, 0,
+		[]string{"package typemissing declares no interface Client"}})
+}
+
+// A generic interface, at its name.
+func TestErrorGenericInterface(t *testing.T) {
+	expect(t, diagnose(t, "generic"), at{codegen.CodeBadTarget, "api.go", 7, 6,
+		[]string{"Store is generic"}})
+}
+
+// A constraint interface, at its name.
+func TestErrorConstraintInterface(t *testing.T) {
+	expect(t, diagnose(t, "constraint"), at{codegen.CodeBadTarget, "api.go", 7, 6,
+		[]string{"Getter is a constraint"}})
+}
+
+// A package without any directive.
+func TestErrorNoDirectives(t *testing.T) {
+	expect(t, diagnose(t, "no_directives"), at{codegen.CodeBadTarget, "no_directives", 0, 0,
+		[]string{"no interface of package nodirectives has a //resilience: directive"}})
+}
+
+// notLoading writes, in a module of its own in a temporary directory, a package whose
+// file is src, and generates it.
+func notLoading(t *testing.T, src string) (string, codegen.Diagnostics) {
+	t.Helper()
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/broken\n\ngo 1.26\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "api.go"), []byte(src), 0o644))
+	res, err := codegen.Generate(codegen.Config{Dir: dir})
+	assert.Nil(t, res)
+	var ds codegen.Diagnostics
+	require.ErrorAs(t, err, &ds)
+	require.NotEmpty(t, ds)
+	for _, d := range ds {
+		assert.Equal(t, codegen.CodeBadTarget, d.Code, "%v", d)
+	}
+	assert.NoFileExists(t, filepath.Join(dir, codegen.DefaultOutput))
+	return dir, ds
+}
+
+const (
+	syntaxError = "package broken\n\nfunc F( {\n"
+	typeError   = "package broken\n\nimport \"context\"\n\n// API is guarded.\ntype API interface {\n\t//resilience:timeout duration=1s\n\tGet(ctx context.Context) (Missing, error)\n}\n"
+)
+
+// A package that does not parse: each syntax error is reported once, at its position,
+// not also as go list's report of the failed build ("# example.com/broken" and the same
+// errors, at no position).
+func TestErrorPackageDoesNotParse(t *testing.T) {
+	_, ds := notLoading(t, syntaxError)
+	expect(t, ds,
+		at{codegen.CodeBadTarget, "api.go", 3, 9, []string{"expected ')', found '{'"}},
+		at{codegen.CodeBadTarget, "api.go", 3, 11, []string{"expected ')', found 'EOF'"}},
+		at{codegen.CodeBadTarget, "api.go", 3, 11, []string{"expected ';', found 'EOF'"}},
+		at{codegen.CodeBadTarget, "api.go", 3, 11, []string{"missing ',' in parameter list"}},
+	)
+}
+
+// A package that does not type-check in an interface to wrap: the type error is
+// reported at its position, named by the interface.
+func TestErrorPackageDoesNotTypeCheck(t *testing.T) {
+	_, ds := notLoading(t, typeError)
+	expect(t, ds, at{codegen.CodeBadTarget, "api.go", 8, 28, []string{"API: undefined: Missing"}})
+}
+
+// --- several errors (GN-6) ---
+
+// Every error of a package is reported, in two files and two interfaces, two on one
+// line and two at one position, sorted by file, line, column and code, though they are
+// found in another order: Orders before Users (accounts.go), and in Orders, Get (line
+// 17) before Put (line 12).
+func TestErrorsAllReportedSorted(t *testing.T) {
+	expect(t, diagnose(t, "several"),
+		at{codegen.CodeUnknownDirective, "accounts.go", 7, 15, []string{"did you mean //resilience:timeout?"}},
+		at{codegen.CodeNoFallback, "accounts.go", 10, 31, []string{`"missing"`}},
+		at{policy.CodeBadDuration, "orders.go", 8, 40, []string{`retry.delay = "1x"`}},
+		at{policy.CodeHedgeSync, "orders.go", 12, 15, []string{"Put:"}},
+		at{policy.CodeHedgeWithRetry, "orders.go", 12, 15, []string{"Put:"}},
+		at{policy.CodeBadNumber, "orders.go", 17, 35, []string{`rateLimiter.permits = "ten"`}},
+		at{policy.CodeBadDuration, "orders.go", 17, 46, []string{`rateLimiter.period = "1x"`}},
+	)
+}
+
+// A directive on an embedded interface applies to nothing: it is an error, not dropped
+// without a word (fault: it was ignored, and the generation succeeded).
+func TestErrorDirectiveOnEmbeddedInterface(t *testing.T) {
+	ds := diagnose(t, "directive_on_embedded")
+	require.Len(t, ds, 1, "%v", ds)
+	assert.Equal(t, "api.go", filepath.Base(ds[0].Pos.Filename))
+	assert.Equal(t, 14, ds[0].Pos.Line)
+	assert.Equal(t, 15, ds[0].Pos.Column)
+	assert.Equal(t, codegen.CodeMalformed, ds[0].Code)
+}
