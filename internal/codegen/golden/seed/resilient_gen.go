@@ -11,9 +11,10 @@ import (
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
-// GeocodingAPIResilient is a GeocodingAPI whose methods with //resilience: directives run
-// through their policies, composed once by NewGeocodingAPIResilient. It is safe for
-// concurrent use when the GeocodingAPI it wraps is.
+// GeocodingAPIResilient implements GeocodingAPI with the GeocodingAPI it wraps: its
+// methods run through the policies of their //resilience: directives, composed once by
+// NewGeocodingAPIResilient. It is safe for concurrent use when the GeocodingAPI it wraps
+// is.
 type GeocodingAPIResilient struct {
 	impl        GeocodingAPI
 	callGeocode func(context.Context, string) (string, error)
@@ -25,7 +26,9 @@ var _ GeocodingAPI = (*GeocodingAPIResilient)(nil)
 // NewGeocodingAPIResilient returns impl with the policies of its //resilience: directives
 // around its methods, each wrapped once, from reg, with the instance id "GeocodingAPI."
 // followed by the method's name. It fails with the first error of a wrap, a
-// *policy.ConfigError with its R4C code, or R4C-REG-010 for a nil impl.
+// *policy.ConfigError with its R4C code, or R4C-REG-010 for a nil impl; the methods
+// wrapped before a failing one keep their instances in reg, which a later call with the
+// same configuration shares.
 func NewGeocodingAPIResilient(impl GeocodingAPI, reg *resilience.Registry) (*GeocodingAPIResilient, error) {
 	if impl == nil {
 		return nil, policy.Errorf(policy.CodeBadSpec, "", "GeocodingAPI", "the implementation to wrap is nil")
@@ -67,9 +70,9 @@ func (w *GeocodingAPIResilient) Reverse(ctx context.Context, lat float64, lon fl
 	return w.callReverse(ctx, lat, lon)
 }
 
-// SearchAPIResilient is a SearchAPI whose methods with //resilience: directives run
-// through their policies, composed once by NewSearchAPIResilient. It is safe for
-// concurrent use when the SearchAPI it wraps is.
+// SearchAPIResilient implements SearchAPI with the SearchAPI it wraps: its methods run
+// through the policies of their //resilience: directives, composed once by
+// NewSearchAPIResilient. It is safe for concurrent use when the SearchAPI it wraps is.
 type SearchAPIResilient struct {
 	impl       SearchAPI
 	callSearch func(context.Context, string) (string, error)
@@ -80,7 +83,9 @@ var _ SearchAPI = (*SearchAPIResilient)(nil)
 // NewSearchAPIResilient returns impl with the policies of its //resilience: directives
 // around its methods, each wrapped once, from reg, with the instance id "SearchAPI."
 // followed by the method's name. It fails with the first error of a wrap, a
-// *policy.ConfigError with its R4C code, or R4C-REG-010 for a nil impl.
+// *policy.ConfigError with its R4C code, or R4C-REG-010 for a nil impl; the methods
+// wrapped before a failing one keep their instances in reg, which a later call with the
+// same configuration shares.
 func NewSearchAPIResilient(impl SearchAPI, reg *resilience.Registry) (*SearchAPIResilient, error) {
 	if impl == nil {
 		return nil, policy.Errorf(policy.CodeBadSpec, "", "SearchAPI", "the implementation to wrap is nil")

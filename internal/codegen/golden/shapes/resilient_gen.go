@@ -20,10 +20,10 @@ import (
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
-// PriceClientResilient is a PriceClient whose methods with //resilience: directives run
-// through their policies, composed once by NewPriceClientResilient. Its other methods
-// call the wrapped PriceClient directly. It is safe for concurrent use when the
-// PriceClient it wraps is.
+// PriceClientResilient implements PriceClient with the PriceClient it wraps: its methods
+// with //resilience: directives run through their policies, composed once by
+// NewPriceClientResilient; the others call it directly. It is safe for concurrent use
+// when the PriceClient it wraps is.
 type PriceClientResilient struct {
 	impl              PriceClient
 	callPing          func(context.Context) (struct{}, error)
@@ -56,7 +56,9 @@ type priceClientWatchArgs struct {
 // NewPriceClientResilient returns impl with the policies of its //resilience: directives
 // around its methods, each wrapped once, from reg, with the instance id "PriceClient."
 // followed by the method's name. It fails with the first error of a wrap, a
-// *policy.ConfigError with its R4C code, or R4C-REG-010 for a nil impl.
+// *policy.ConfigError with its R4C code, or R4C-REG-010 for a nil impl; the methods
+// wrapped before a failing one keep their instances in reg, which a later call with the
+// same configuration shares.
 func NewPriceClientResilient(impl PriceClient, reg *resilience.Registry) (*PriceClientResilient, error) {
 	if impl == nil {
 		return nil, policy.Errorf(policy.CodeBadSpec, "", "PriceClient", "the implementation to wrap is nil")
@@ -265,32 +267,32 @@ func (w *PriceClientResilient) Name() string {
 	return w.impl.Name()
 }
 
-// Ping calls the wrapped PriceClient's Ping through its fallback, circuitBreaker,
+// Ping calls the wrapped PriceClient's Ping through its fallback, circuitBreaker and
 // timeout, with the instance id "PriceClient.Ping".
 func (w *PriceClientResilient) Ping(ctx context.Context) error {
 	_, err := w.callPing(ctx)
 	return err
 }
 
-// Price calls the wrapped PriceClient's Price through its fallback, retry,
-// circuitBreaker, rateLimiter, with the instance id "PriceClient.Price".
+// Price calls the wrapped PriceClient's Price through its fallback, retry, circuitBreaker
+// and rateLimiter, with the instance id "PriceClient.Price".
 func (w *PriceClientResilient) Price(ctx context.Context, sku string) (Price, error) {
 	return w.callPrice(ctx, sku)
 }
 
-// PriceAsync calls the wrapped PriceClient's PriceAsync through its hedge,
+// PriceAsync calls the wrapped PriceClient's PriceAsync through its hedge and
 // circuitBreaker, with the instance id "PriceClient.PriceAsync".
 func (w *PriceClientResilient) PriceAsync(ctx context.Context, sku string) *async.Future[Price] {
 	return w.callPriceAsync(ctx, sku)
 }
 
-// Prices calls the wrapped PriceClient's Prices through its circuitBreaker, timeout, with
-// the instance id "PriceClient.Prices".
+// Prices calls the wrapped PriceClient's Prices through its circuitBreaker and timeout,
+// with the instance id "PriceClient.Prices".
 func (w *PriceClientResilient) Prices(ctx context.Context, skus []string, currency string) ([]Price, error) {
 	return w.callPrices(ctx, skus, currency)
 }
 
-// Quote calls the wrapped PriceClient's Quote through its fallback, circuitBreaker,
+// Quote calls the wrapped PriceClient's Quote through its fallback, circuitBreaker and
 // bulkhead, with the instance id "PriceClient.Quote".
 func (w *PriceClientResilient) Quote(ctx context.Context, sku string, qty int, coupons ...string) (Quote, error) {
 	return w.callQuote(ctx, priceClientQuoteArgs{sku, qty, coupons})
@@ -308,7 +310,7 @@ func (w *PriceClientResilient) Refresh(ctx context.Context) *async.Future[int] {
 	return w.callRefresh(ctx)
 }
 
-// Watch calls the wrapped PriceClient's Watch through its circuitBreaker, timeout,
+// Watch calls the wrapped PriceClient's Watch through its circuitBreaker, timeout and
 // adaptiveLimit, with the instance id "PriceClient.Watch".
 func (w *PriceClientResilient) Watch(ctx context.Context, sku string, n int) *async.Future[[]Price] {
 	return w.callWatch(ctx, priceClientWatchArgs{sku, n})
