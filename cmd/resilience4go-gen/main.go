@@ -19,10 +19,12 @@
 //
 // # Directives
 //
-// A directive is a line comment that starts with //resilience:, the policy, then
-// attributes written key=value, separated by spaces; a value with spaces is a Go quoted
-// string. On an interface, a directive applies to every method; on a method, it replaces
-// the interface's directive of the same policy.
+// A directive is a line comment that starts with //resilience: (no space after the
+// slashes; "// resilience:retry" is an error), the policy, then attributes written
+// key=value, separated by spaces; a value with spaces is a Go quoted string. On an
+// interface, a directive applies to every method that can be guarded; on a method, it
+// replaces the interface's directive of the same policy, and //resilience:none leaves the
+// interface's directives off the method.
 //
 //	//resilience:ratelimiter permits=10 period=1s maxWait=200ms
 //	//resilience:retry maxAttempts=3 delay=100ms abortOn=ErrNotFound
@@ -38,11 +40,20 @@
 // instances.<id>.<policy>.<attribute>), and every policy has name= (a shared instance),
 // config= (configuration keys configs.<name>.*) and enabled=. The error lists
 // (retryOn, abortOn, recordOn, ignoreOn, handleOn, hedgeOn, dropOn) name error variables,
-// separated by commas: ErrNotFound in the package, or io.EOF through an import of the
-// file. A fallback's method= is a method of the interface or a function of the package,
+// separated by commas: ErrNotFound in the package, a package the file imports under the
+// name it imports it with (io.EOF), or a package's import path
+// (net/http.ErrServerClosed), which the file need not import. A fallback's method= is a method of the interface or a function of the package,
 // func(context.Context, error) (T, error), or func(context.Context, error) error for a
 // method that returns an error only. Configuration keys override what directives say, as
-// they override options in code.
+// they override options in code. Directives that share an instance by name must agree:
+// one attribute given two values is R4C-REG-008 at generation time.
+//
+// From another module, record the command as a tool once, so that go mod tidy keeps what
+// it needs (golang.org/x/tools):
+//
+//	go get -tool github.com/resilience4go/resilience4go/cmd/resilience4go-gen
+//
+// and write the line //go:generate go tool resilience4go-gen.
 //
 // A guarded method takes a context.Context first and returns (T, error), error, or
 // *async.Future[T]; methods without directives call the implementation directly.
@@ -52,10 +63,11 @@
 // Each error is printed as go vet prints one, "file:line:col: CODE: message", and the
 // command exits with status 1 and writes nothing:
 //
-//   - R4C-GEN-001: an unknown directive, with a did-you-mean;
+//   - R4C-GEN-001: an unknown directive, with a did-you-mean, or one written with a space
+//     after the slashes;
 //   - R4C-GEN-002: an unknown attribute, with a did-you-mean;
-//   - R4C-GEN-003: an attribute without "=", empty, or given twice, or a policy given
-//     twice on one method or interface;
+//   - R4C-GEN-003: an attribute without "=", empty, or given twice, a policy given twice
+//     on one method or interface, a directive on an embedded interface, or none misplaced;
 //   - R4C-GEN-004: a guarded method without context.Context first, or without error (or
 //     a future) last;
 //   - R4C-GEN-005: a fallback method that does not exist, or a fallback without method=;
@@ -65,7 +77,8 @@
 //     or a package that does not load;
 //   - the runtime's codes for values: R4C-ATR-001 (duration), R4C-ATR-005 (number),
 //     R4C-ATR-006 (boolean), R4C-ATR-002, -003, -004, -007, -008 and R4C-REG-001 (out of
-//     range); R4C-REG-011 for an order with an unknown or repeated layer; R4C-HDG-001 for a
+//     range); R4C-REG-008 for two directives of one shared name that disagree;
+//     R4C-REG-011 for an order with an unknown or repeated layer; R4C-HDG-001 for a
 //     hedge on a method that does not return a future, R4C-HDG-002 for a hedge beside a
 //     retry.
 //

@@ -134,6 +134,9 @@ var catalog = []policyDef{
 	}},
 }
 
+// noneDirective, on a method, leaves the interface's directives off it.
+const noneDirective = "none"
+
 // lookupDirective returns the directive named name, in any case: "ratelimiter" and
 // "rateLimiter" (the configuration segment) are one directive.
 func lookupDirective(name string) (*policyDef, bool) {
@@ -147,7 +150,7 @@ func lookupDirective(name string) (*policyDef, bool) {
 
 // directiveNames returns the names of every directive, in catalog order.
 func directiveNames() []string {
-	return lo.Map(catalog, func(p policyDef, _ int) string { return p.name })
+	return append(lo.Map(catalog, func(p policyDef, _ int) string { return p.name }), noneDirective)
 }
 
 // allOptions returns the directive's attributes: its own, then the common ones (which

@@ -1,10 +1,13 @@
 package codegen
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"strconv"
 	"strings"
+
+	"github.com/samber/lo"
 )
 
 // prefix starts every directive. Like //go:generate, it has no space after the slashes,
@@ -44,6 +47,11 @@ func directives(fset *token.FileSet, doc *ast.CommentGroup, ds *diags) []*direct
 	}
 	var out []*directive
 	for _, c := range doc.List {
+		if spaced(c.Text) {
+			ds.add(fset.Position(c.Slash), CodeUnknownDirective, "with a space after the slashes, this directive is a plain comment: write %s%s",
+				prefix, strings.TrimPrefix(strings.TrimLeft(c.Text[2:], " \t"), "resilience:"))
+			continue
+		}
 		if !strings.HasPrefix(c.Text, prefix) {
 			continue
 		}
@@ -52,6 +60,15 @@ func directives(fset *token.FileSet, doc *ast.CommentGroup, ds *diags) []*direct
 		}
 	}
 	return out
+}
+
+// spaced reports whether text is a directive written with spaces after the slashes,
+// "// resilience:retry", which Go takes for prose; "// resilience: …", a word then a
+// space, is prose.
+func spaced(text string) bool {
+	rest := strings.TrimLeft(strings.TrimPrefix(text, "//"), " \t")
+	after, ok := strings.CutPrefix(rest, "resilience:")
+	return strings.HasPrefix(text, "//") && len(rest) < len(text)-2 && ok && after != "" && !isSpace(after[0])
 }
 
 // parseDirective parses text, a comment that starts with prefix, at pos. It returns nil
@@ -88,7 +105,13 @@ func parseDirective(text string, pos token.Position, ds *diags) *directive {
 		}
 		key := text[start:i]
 		if i >= len(text) || text[i] != '=' {
-			ds.add(at(start), CodeMalformed, "%s %s: an attribute is written key=value", d.name, key)
+			msg := fmt.Sprintf("%s %s: an attribute is written key=value", d.name, key)
+			if len(d.attrs) > 0 && strings.HasSuffix(d.attrs[len(d.attrs)-1].value, ",") {
+				msg += "; a list has no spaces after its commas, or is quoted"
+			} else if def, ok := lookupDirective(d.name); ok {
+				msg += "; the attributes of " + def.name + " are " + strings.Join(lo.Map(def.allOptions(), func(o option, _ int) string { return o.attr }), ", ")
+			}
+			ds.add(at(start), CodeMalformed, "%s", msg)
 			continue
 		}
 		if key == "" {

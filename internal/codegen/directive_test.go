@@ -172,7 +172,8 @@ func TestDirectivesOfDocComment(t *testing.T) {
 // API is guarded.
 //
 //resilience:ratelimiter permits=10 period=1s
-// resilience:retry is prose, not a directive: a space follows the slashes.
+// resilience:retry maxAttempts=3 has a space after the slashes: an error, not a directive.
+// resilience: prose that speaks of resilience is neither.
 /* //resilience:timeout duration=1s is in a block comment. */
 //resilience:bulkhead name="two words" maxConcurrent
 type API interface{}
@@ -192,10 +193,14 @@ type API interface{}
 	assert.Equal(t, "bulkhead", got[1].name)
 	require.Len(t, got[1].attrs, 1)
 	assert.Equal(t, "two words", got[1].attrs[0].value)
-	require.Len(t, ds.list, 1)
-	assert.Equal(t, CodeMalformed, ds.list[0].Code)
-	assert.Equal(t, 8, ds.list[0].Pos.Line)
-	assert.Equal(t, 40, ds.list[0].Pos.Column)
+	require.Len(t, ds.list, 2, "%v", ds.list)
+	assert.Equal(t, CodeUnknownDirective, ds.list[0].Code)
+	assert.Equal(t, 6, ds.list[0].Pos.Line)
+	assert.Equal(t, 1, ds.list[0].Pos.Column)
+	assert.Contains(t, ds.list[0].Message, "write //resilience:retry maxAttempts=3")
+	assert.Equal(t, CodeMalformed, ds.list[1].Code)
+	assert.Equal(t, 9, ds.list[1].Pos.Line)
+	assert.Equal(t, 40, ds.list[1].Pos.Column)
 	assert.Nil(t, directives(fset, nil, &ds))
 }
 

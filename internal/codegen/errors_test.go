@@ -280,8 +280,8 @@ func TestErrorListNotAnError(t *testing.T) {
 
 // An error of a package that the directive's file does not import.
 func TestErrorListPackageNotImported(t *testing.T) {
-	expect(t, diagnose(t, "errors_not_imported"), at{codegen.CodeUnknownError, "api.go", 8, 39,
-		[]string{`recordOn: the file does not import a package named "io"`}})
+	expect(t, diagnose(t, "errors_not_imported"), at{codegen.CodeUnknownError, "api.go", 9, 39,
+		[]string{`recordOn: "iox" is neither a package the file imports nor the path of a package`}})
 }
 
 // --- R4C-GEN-008: the target ---
@@ -389,4 +389,23 @@ func TestErrorDirectiveOnEmbeddedInterface(t *testing.T) {
 	assert.Equal(t, 14, ds[0].Pos.Line)
 	assert.Equal(t, 15, ds[0].Pos.Column)
 	assert.Equal(t, codegen.CodeMalformed, ds[0].Code)
+}
+
+// --- //resilience:none (GN-3) ---
+
+// none goes on a method, alone: on the interface, or beside another directive, it is
+// malformed.
+func TestErrorNoneMisused(t *testing.T) {
+	expect(t, diagnose(t, "none_misused"),
+		at{codegen.CodeMalformed, "api.go", 8, 14, []string{"//resilience:none goes on a method"}},
+		at{codegen.CodeMalformed, "api.go", 10, 15, []string{"Get: //resilience:none stands alone"}})
+}
+
+// --- R4C-REG-008 at generation time (GN-6) ---
+
+// Two directives that share a limiter by name and give its permits two values fail the
+// generation, as they would fail the constructor; 1s and 1000ms are one period.
+func TestErrorSharedNameConflict(t *testing.T) {
+	expect(t, diagnose(t, "shared_conflict"),
+		at{policy.CodeConflict, "api.go", 10, 15, []string{`the rateLimiter named "api" is declared at api.go:8 with permits 5, here with 10`}})
 }

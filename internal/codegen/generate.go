@@ -13,9 +13,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/samber/lo"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/resilience4go/resilience4go/internal/suggest"
+	"github.com/resilience4go/resilience4go/policy"
 )
 
 // DefaultOutput is the name of the generated file, in the package's directory, when
@@ -135,6 +137,27 @@ type generator struct {
 	// typeErrs are the package's type errors; those inside an interface to wrap are
 	// reported, the others (in code that uses a stale generated file) are not.
 	typeErrs []packages.Error
+	loaded   map[string]*types.Package // the packages load found, by import path
+}
+
+// load returns the package at an import path, loaded from the package's directory, or nil
+// when there is none or it does not load; each path is loaded once.
+func (g *generator) load(path string) *types.Package {
+	if p, ok := g.loaded[path]; ok {
+		return p
+	}
+	var found *types.Package
+	if token.IsIdentifier(path) || strings.Contains(path, "/") || strings.Contains(path, ".") {
+		pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes, Dir: g.pkg.Dir}, "pattern="+path)
+		if err == nil && len(pkgs) == 1 && len(pkgs[0].Errors) == 0 && pkgs[0].PkgPath == path {
+			found = pkgs[0].Types
+		}
+	}
+	if g.loaded == nil {
+		g.loaded = map[string]*types.Package{}
+	}
+	g.loaded[path] = found
+	return found
 }
 
 // iface is an interface to wrap.
@@ -202,7 +225,7 @@ func (g *generator) declarations(out string) map[string]decl {
 // hasDirective reports whether the interface or one of its methods has a directive.
 func hasDirective(d decl) bool {
 	has := func(cg *ast.CommentGroup) bool {
-		return cg != nil && slices.ContainsFunc(cg.List, func(c *ast.Comment) bool { return strings.HasPrefix(c.Text, prefix) })
+		return cg != nil && slices.ContainsFunc(cg.List, func(c *ast.Comment) bool { return strings.HasPrefix(c.Text, prefix) || spaced(c.Text) })
 	}
 	if has(d.doc) {
 		return true
@@ -242,7 +265,47 @@ func (g *generator) interfaces(names []string, out string) []*iface {
 			ifaces = append(ifaces, it)
 		}
 	}
+	g.checkShared(ifaces)
 	return ifaces
+}
+
+// checkShared reports two directives that share an instance by name and give one of its
+// attributes different values, which would fail the constructor with R4C-REG-008. An
+// attribute one of them leaves out may be the other's default, so it is left to the
+// constructor, which compares the whole configurations.
+func (g *generator) checkShared(ifaces []*iface) {
+	type key struct {
+		layer string
+		name  string
+	}
+	first := map[key]*spec{}
+	for _, it := range ifaces {
+		for _, m := range it.methods {
+			for _, s := range m.specs {
+				name, ok := s.vals["name"]
+				if !ok || s.def.layer == "" {
+					continue
+				}
+				k := key{string(s.def.layer), name}
+				f, seen := first[k]
+				if !seen {
+					first[k] = s
+					continue
+				}
+				if f == s {
+					continue
+				}
+				for _, attr := range slices.Sorted(maps.Keys(s.vals)) {
+					if v, ok := f.vals[attr]; ok && v != s.vals[attr] {
+						g.ds.add(s.d.pos, policy.CodeConflict, "the %s named %s is declared at %s:%d with %s %s, here with %s",
+							s.def.layer, name, filepath.Base(f.d.pos.Filename), f.d.pos.Line, attr, v, s.vals[attr])
+						first[k] = s // one report per directive
+						break
+					}
+				}
+			}
+		}
+	}
 }
 
 // iface checks the interface of d and the directives of it and its methods.
@@ -273,8 +336,14 @@ func (g *generator) iface(d decl) *iface {
 		g.ds.add(pos, CodeBadTarget, "%s is a constraint, not an interface a value can have", d.spec.Name.Name)
 		return nil
 	}
-	r := &resolver{pkg: g.pkg.Types, file: d.file, im: g.im(), ds: g.ds, refs: g.refs}
-	top := g.specs(r, directives(g.fset, d.doc, g.ds))
+	r := &resolver{pkg: g.pkg.Types, file: d.file, im: g.im(), ds: g.ds, refs: g.refs, load: g.load}
+	topDs := directives(g.fset, d.doc, g.ds)
+	for _, n := range topDs {
+		if strings.EqualFold(n.name, noneDirective) {
+			g.ds.add(n.pos, CodeMalformed, "%s%s goes on a method, to leave the interface's directives off it", prefix, noneDirective)
+		}
+	}
+	top := g.specs(r, lo.Reject(topDs, func(d *directive, _ int) bool { return strings.EqualFold(d.name, noneDirective) }))
 	own := map[string]decl{} // each method's own directives, by method name
 	for _, f := range d.spec.Type.(*ast.InterfaceType).Methods.List {
 		if len(f.Names) == 0 { // an embedded interface
@@ -292,15 +361,25 @@ func (g *generator) iface(d decl) *iface {
 		m := &method{name: fn.Name(), sig: fn.Type().(*types.Signature)}
 		var mine []*spec
 		mpos := g.fset.Position(fn.Pos())
+		none := false
 		if od, ok := own[m.name]; ok {
-			mine = g.specs(r, directives(g.fset, od.doc, g.ds))
+			ds := directives(g.fset, od.doc, g.ds)
+			if n, ok := lo.Find(ds, func(d *directive) bool { return strings.EqualFold(d.name, noneDirective) }); ok {
+				none = true
+				if len(ds) > 1 || len(n.attrs) > 0 {
+					g.ds.add(n.pos, CodeMalformed, "%s: %s%s stands alone: it takes no attribute and no other directive", m.name, prefix, noneDirective)
+				}
+				ds = nil
+			}
+			mine = g.specs(r, ds)
 		}
+
 		// The method's directives replace the interface's of the same policy. The
 		// interface's apply to the methods that can be guarded: a Close() or a String()
 		// passes through.
 		m.specs = append([]*spec(nil), mine...)
 		for _, s := range top {
-			if len(mine) == 0 && !guardable(m.sig) {
+			if none || len(mine) == 0 && !guardable(m.sig) {
 				break
 			}
 			if !slices.ContainsFunc(mine, func(o *spec) bool { return o.def == s.def }) {

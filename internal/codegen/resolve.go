@@ -23,10 +23,11 @@ const maxSuggestDistance = 4
 type spec struct {
 	def  *policyDef
 	d    *directive
-	opts []string  // the option calls, e.g. ratelimit.Permits(10), in the order written
-	dur  string    // a timeout's duration, e.g. 2 * time.Second, or ""
-	fb   attribute // a fallback's method=
-	ok   bool      // no error was found in it
+	opts []string          // the option calls, e.g. ratelimit.Permits(10), in the order written
+	dur  string            // a timeout's duration, e.g. 2 * time.Second, or ""
+	fb   attribute         // a fallback's method=
+	vals map[string]string // each attribute's value as written in Go, for comparing shared instances
+	ok   bool              // no error was found in it
 }
 
 // resolver checks directives and writes their options, for one package.
@@ -36,6 +37,8 @@ type resolver struct {
 	im   *imports
 	ds   *diags
 	refs map[string]bool // the package-level names the generated code refers to
+	// load returns the package at an import path, or nil if there is none.
+	load func(path string) *types.Package
 }
 
 // resolve checks d and returns its spec. Errors are reported to r.ds, and the spec is
@@ -52,7 +55,7 @@ func (r *resolver) resolve(d *directive) *spec {
 		r.ds.add(d.pos, CodeUnknownDirective, "%s", msg)
 		return &spec{d: d}
 	}
-	sp := &spec{def: def, d: d, ok: true}
+	sp := &spec{def: def, d: d, ok: true, vals: map[string]string{}}
 	before := len(r.ds.list)
 	values := map[string]string{} // configuration attributes, for the range check
 	valuePos := map[string]attribute{}
@@ -79,6 +82,9 @@ func (r *resolver) resolve(d *directive) *spec {
 			valuePos[a.key] = a
 		}
 		expr := r.value(o, a)
+		if expr != "" {
+			sp.vals[o.attr] = expr
+		}
 		switch {
 		case expr == "":
 		case def.layer == policy.LayerTimeout && o.attr == "duration":
@@ -222,8 +228,9 @@ func (r *resolver) duration(d time.Duration) string {
 }
 
 // errorList returns the error variables of a, e.g. "ErrNotFound, io.EOF", each a
-// package-level variable of a type that implements error: in this package, or in one the
-// directive's file imports, named by the name it is imported with.
+// package-level variable of a type that implements error: in this package, in one the
+// directive's file imports (named by the name it is imported with), or in the package of
+// an import path (net/http.ErrServerClosed), which the file need not import.
 func (r *resolver) errorList(a attribute) string {
 	errType := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
 	var out []string
@@ -238,25 +245,28 @@ func (r *resolver) errorList(a attribute) string {
 		}
 		off += len(entry) + 1
 		if name == "" {
-			r.ds.add(at, CodeUnknownError, "%s: an empty name in the list", a.key)
+			r.ds.add(at, CodeUnknownError, "%s: an empty name in the list (a list has no spaces after its commas, or is quoted)", a.key)
 			bad = true
 			continue
 		}
-		qual, ident, qualified := strings.Cut(name, ".")
-		if !qualified {
-			qual, ident = "", name
+		// pkg.Name, where pkg is a package the file imports (under that name) or a
+		// package's import path, e.g. io.EOF or net/http.ErrServerClosed.
+		qual, ident := "", name
+		dot := strings.LastIndexByte(name, '.')
+		qualified := dot >= 0
+		if qualified {
+			qual, ident = name[:dot], name[dot+1:]
 		}
 		scope, path, pkgName := r.pkg.Scope(), "", ""
 		if qualified {
-			path, pkgName = r.importOf(qual)
-			if path == "" {
-				r.ds.add(at, CodeUnknownError, "%s: the file does not import a package named %q", a.key, qual)
-				bad = true
-				continue
+			var p *types.Package
+			if path, pkgName = r.importOf(qual); path != "" {
+				p = lo.FindOrElse(r.pkg.Imports(), nil, func(p *types.Package) bool { return p.Path() == path })
+			} else if p = r.load(qual); p != nil {
+				path, pkgName = p.Path(), p.Name()
 			}
-			p := lo.FindOrElse(r.pkg.Imports(), nil, func(p *types.Package) bool { return p.Path() == path })
 			if p == nil {
-				r.ds.add(at, CodeUnknownError, "%s: package %q is not loaded", a.key, path)
+				r.ds.add(at, CodeUnknownError, "%s: %q is neither a package the file imports nor the path of a package", a.key, qual)
 				bad = true
 				continue
 			}
@@ -338,6 +348,9 @@ func (r *resolver) layers(a attribute) string {
 		name = strings.TrimSpace(name)
 		l, ok := layerByName(name)
 		switch {
+		case name == "":
+			r.ds.add(a.valuePos, policy.CodeBadOrder, "order: an empty layer name (a list has no spaces after its commas, or is quoted)")
+			return ""
 		case !ok:
 			names := lo.FilterMap(catalog, func(p policyDef, _ int) (string, bool) { return string(p.layer), p.layer != "" })
 			msg := fmt.Sprintf("order: %q is not a layer", name)
