@@ -8,7 +8,11 @@
 // New<Interface>Resilient(impl, reg), which wraps each guarded method once with
 // resilience.Wrap, Wrap1, Wrap2, WrapAsync or WrapAsync1, under the instance id
 // "<Interface>.<Method>". The file is resilient_gen.go in the package's directory unless
-// -output names another; it is gofmt-formatted and the same for the same input.
+// -output names another file there; it is gofmt-formatted, the same for the same input,
+// and carries the build constraint of the interfaces' file (its //go:build line and the
+// _GOOS or _GOARCH suffix of its name). A file without the generated-code line is never
+// overwritten; an earlier generated file is read as empty, whatever it holds, so that a
+// stale one never stops its regeneration.
 //
 // Usage:
 //
@@ -24,7 +28,9 @@
 // key=value, separated by spaces; a value with spaces is a Go quoted string. On an
 // interface, a directive applies to every method that can be guarded; on a method, it
 // replaces the interface's directive of the same policy, and //resilience:none leaves the
-// interface's directives off the method.
+// interface's directives off the method. A method's directives follow it into the
+// interfaces of the package that embed its interface. A directive anywhere else (a group
+// of types, a struct, a method's line comment) is an error.
 //
 //	//resilience:ratelimiter permits=10 period=1s maxWait=200ms
 //	//resilience:retry maxAttempts=3 delay=100ms abortOn=ErrNotFound
@@ -55,8 +61,14 @@
 //
 // and write the line //go:generate go tool resilience4go-gen.
 //
+// Values are checked with the policies' own rules: syntax always, and ranges unless the
+// directive has config=, whose configuration may give the other attributes a value
+// needs (a maxLimit for an initialLimit); those ranges are then checked by the
+// constructor.
+//
 // A guarded method takes a context.Context first and returns (T, error), error, or
-// *async.Future[T]; methods without directives call the implementation directly.
+// *async.Future[T] (aliases of these types too); methods without directives call the
+// implementation directly.
 //
 // # Errors
 //
@@ -67,14 +79,18 @@
 //     after the slashes;
 //   - R4C-GEN-002: an unknown attribute, with a did-you-mean;
 //   - R4C-GEN-003: an attribute without "=", empty, or given twice, a policy given twice
-//     on one method or interface, a directive on an embedded interface, or none misplaced;
+//     on one method or interface, a directive on an embedded interface or anywhere it
+//     applies to nothing, or none misplaced;
 //   - R4C-GEN-004: a guarded method without context.Context first, or without error (or
 //     a future) last;
 //   - R4C-GEN-005: a fallback method that does not exist, or a fallback without method=;
 //   - R4C-GEN-006: a fallback method of the wrong signature;
 //   - R4C-GEN-007: an error list naming something that is not an error variable;
 //   - R4C-GEN-008: a -type that is not an interface of the package, a generic interface,
-//     or a package that does not load;
+//     a package that does not load, a method the generated code could not implement or
+//     name (an unexported method or type of another package, a type of an internal
+//     package), two interfaces whose generated names clash, or interfaces in files of
+//     different build constraints;
 //   - the runtime's codes for values: R4C-ATR-001 (duration), R4C-ATR-005 (number),
 //     R4C-ATR-006 (boolean), R4C-ATR-002, -003, -004, -007, -008 and R4C-REG-001 (out of
 //     range); R4C-REG-008 for two directives of one shared name that disagree;
@@ -82,7 +98,8 @@
 //     hedge on a method that does not return a future, R4C-HDG-002 for a hedge beside a
 //     retry.
 //
-// Exit status 2 means bad usage or a package that cannot be read.
+// Exit status 2 means bad usage, a package that cannot be read, an -output outside the
+// package's directory, or a file there that is not generated code.
 package main
 
 import (
@@ -106,7 +123,7 @@ func run(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("resilience4go-gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	types := fs.String("type", "", "comma-separated interfaces to wrap; default every interface with a //resilience: directive")
-	output := fs.String("output", "", "the generated file; default "+codegen.DefaultOutput+" in the package's directory")
+	output := fs.String("output", "", "the generated file, in the package's directory (a relative name is relative to it); default "+codegen.DefaultOutput)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: resilience4go-gen [-type Name,Name] [-output file] [directory]")
 		fs.PrintDefaults()
@@ -121,7 +138,9 @@ func run(args []string, stderr io.Writer) int {
 	cfg := codegen.Config{Dir: fs.Arg(0), Output: *output}
 	if *types != "" {
 		for _, t := range strings.Split(*types, ",") {
-			cfg.Types = append(cfg.Types, strings.TrimSpace(t))
+			if t = strings.TrimSpace(t); t != "" {
+				cfg.Types = append(cfg.Types, t)
+			}
 		}
 	}
 	res, err := codegen.Generate(cfg)

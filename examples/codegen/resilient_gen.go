@@ -65,7 +65,7 @@ func NewPriceClientResilient(impl PriceClient, reg *resilience.Registry) (*Price
 }
 
 // Price calls the wrapped PriceClient's Price through its fallback, retry and
-// rateLimiter, with the instance id "PriceClient.Price".
+// rateLimiter, outermost first, with the instance id "PriceClient.Price".
 func (w *PriceClientResilient) Price(ctx context.Context, sku string) (Price, error) {
 	return w.callPrice(ctx, sku)
 }

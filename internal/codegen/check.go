@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -60,7 +62,7 @@ func (g *generator) checkMethod(r *resolver, it *types.Interface, m *method, at 
 	retry, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == policy.LayerRetry })
 	if hedge != nil && m.shape != future {
 		g.ds.add(hedge.d.pos, policy.CodeHedgeSync, "%s: a hedge guards a method that returns *async.Future[T]; %s returns %s",
-			m.name, m.name, strings.TrimSuffix(strings.TrimPrefix(types.TypeString(results, types.RelativeTo(r.pkg)), "("), ")"))
+			m.name, m.name, strings.TrimSuffix(strings.TrimPrefix(types.TypeString(results, byName(r.pkg)), "("), ")"))
 	}
 	if hedge != nil && retry != nil {
 		later := hedge
@@ -103,10 +105,8 @@ func (g *generator) checkFallback(r *resolver, it *types.Interface, m *method, f
 	name := fb.fb.value
 	var sig *types.Signature
 	ref := fallbackRef{name: name}
-	for i := range it.NumMethods() {
-		if fn := it.Method(i); fn.Name() == name {
-			sig, ref.method = fn.Type().(*types.Signature), true
-		}
+	if fn, ok := g.methodsOf(it)[name]; ok {
+		sig, ref.method = fn.Type().(*types.Signature), true
 	}
 	if sig == nil {
 		if fn, ok := r.pkg.Scope().Lookup(name).(*types.Func); ok {
@@ -115,28 +115,64 @@ func (g *generator) checkFallback(r *resolver, it *types.Interface, m *method, f
 		}
 	}
 	if sig == nil {
-		candidates := lo.Map(lo.Range(it.NumMethods()), func(i, _ int) string { return it.Method(i).Name() })
-		candidates = append(candidates, lo.Filter(r.pkg.Scope().Names(), func(n string, _ int) bool {
-			_, ok := r.pkg.Scope().Lookup(n).(*types.Func)
-			return ok
-		})...)
 		msg := fmt.Sprintf("%s: fallback method %q is neither a method of the interface nor a function of package %s", m.name, name, r.pkg.Name())
-		if near := suggest.Closest(name, candidates, maxSuggestDistance); near != "" {
+		if near := g.nearFallback(r, it, name); near != "" {
 			msg += "; did you mean " + near + "?"
 		}
 		g.ds.add(fb.fb.valuePos, CodeNoFallback, "%s", msg)
 		return
 	}
-	want := "func(context.Context, error) (" + types.TypeString(m.result, types.RelativeTo(r.pkg)) + ", error)"
+	want := "func(context.Context, error) (" + types.TypeString(m.result, byName(r.pkg)) + ", error)"
 	if m.shape == errOnly {
 		want = "func(context.Context, error) error"
 	}
 	if !fallbackFits(sig, m) {
 		g.ds.add(fb.fb.valuePos, CodeFallbackType, "%s: fallback %s is %s; for %s it must be %s",
-			m.name, name, types.TypeString(sig, types.RelativeTo(r.pkg)), m.name, want)
+			m.name, name, types.TypeString(sig, byName(r.pkg)), m.name, want)
 		return
 	}
 	m.fallback = ref
+}
+
+// methodsOf returns the methods of it by name, indexed once per interface.
+func (g *generator) methodsOf(it *types.Interface) map[string]*types.Func {
+	if m, ok := g.methods[it]; ok {
+		return m
+	}
+	m := make(map[string]*types.Func, it.NumMethods())
+	for i := range it.NumMethods() {
+		m[it.Method(i).Name()] = it.Method(i)
+	}
+	if g.methods == nil {
+		g.methods = map[*types.Interface]map[string]*types.Func{}
+	}
+	g.methods[it] = m
+	return m
+}
+
+// nearFallback returns the method of it or function of the package nearest to name, found
+// once per interface and name: an interface's directive with a misspelt fallback is
+// reported for each of its methods.
+func (g *generator) nearFallback(r *resolver, it *types.Interface, name string) string {
+	type key struct {
+		it   *types.Interface
+		name string
+	}
+	if g.nearFallbacks == nil {
+		g.nearFallbacks = map[any]string{}
+	}
+	k := key{it, name}
+	if near, ok := g.nearFallbacks[k]; ok {
+		return near
+	}
+	candidates := slices.Sorted(maps.Keys(g.methodsOf(it)))
+	candidates = append(candidates, lo.Filter(r.pkg.Scope().Names(), func(n string, _ int) bool {
+		_, ok := r.pkg.Scope().Lookup(n).(*types.Func)
+		return ok
+	})...)
+	near := suggest.Closest(name, candidates, maxSuggestDistance)
+	g.nearFallbacks[k] = near
+	return near
 }
 
 // fallbackFits reports whether sig is a fallback for m.
@@ -151,8 +187,19 @@ func fallbackFits(sig *types.Signature, m *method) bool {
 	return res.Len() == 2 && types.Identical(res.At(0).Type(), m.result) && isError(res.At(1).Type())
 }
 
+// byName is a types.Qualifier for messages: other packages by their names, this one not
+// at all.
+func byName(self *types.Package) types.Qualifier {
+	return func(p *types.Package) string {
+		if p == self {
+			return ""
+		}
+		return p.Name()
+	}
+}
+
 func isContext(t types.Type) bool {
-	n, ok := t.(*types.Named)
+	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
 }
 
@@ -160,11 +207,11 @@ func isError(t types.Type) bool { return types.Identical(t, types.Universe.Looku
 
 // futureOf returns T if t is *async.Future[T], else nil.
 func futureOf(t types.Type) types.Type {
-	p, ok := t.(*types.Pointer)
+	p, ok := types.Unalias(t).(*types.Pointer)
 	if !ok {
 		return nil
 	}
-	n, ok := p.Elem().(*types.Named)
+	n, ok := types.Unalias(p.Elem()).(*types.Named)
 	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != asyncPath || n.Obj().Name() != "Future" || n.TypeArgs().Len() != 1 {
 		return nil
 	}

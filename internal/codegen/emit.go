@@ -65,6 +65,7 @@ func (g *generator) emit(ifaces []*iface) []byte {
 		taken[n] = true
 		return n
 	}
+	owner := map[string]string{} // a generated type's or constructor's name → its interface
 	for _, it := range ifaces {
 		typ, ctor := names(it.name)
 		for _, n := range []string{typ, ctor} {
@@ -72,7 +73,19 @@ func (g *generator) emit(ifaces []*iface) []byte {
 				g.ds.add(g.fset.Position(g.pkg.Types.Scope().Lookup(n).Pos()), CodeBadTarget,
 					"package %s declares %s, the name of %s's generated code", g.pkg.Name, n, it.name)
 			}
+			if o, dup := owner[n]; dup {
+				g.ds.add(it.pos, CodeBadTarget, "%s's generated code and %s's would both declare %s: generate them into two packages", o, it.name, n)
+			}
+			owner[n] = it.name
 			taken[n] = true
+		}
+	}
+	// One file has one build constraint: that of the interfaces' files.
+	for _, it := range ifaces[1:] {
+		if it.constraint != ifaces[0].constraint {
+			g.ds.add(it.pos, CodeBadTarget, "%s and %s are in files of different build constraints (%q, %q): generate them into two files, with -type and -output",
+				ifaces[0].name, it.name, ifaces[0].constraint, it.constraint)
+			break
 		}
 	}
 	args := map[*method]string{}
@@ -102,7 +115,11 @@ func (g *generator) emit(ifaces []*iface) []byte {
 		})
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n\npackage %s\n\n%s\n%s", header, g.pkg.Name, g.im().decl(used), body.Bytes())
+	b.WriteString(header + "\n\n")
+	if len(ifaces) > 0 && ifaces[0].constraint != "" {
+		b.WriteString(ifaces[0].constraint + "\n\n")
+	}
+	fmt.Fprintf(&b, "package %s\n\n%s\n%s", g.pkg.Name, g.im().decl(used), body.Bytes())
 	return b.Bytes()
 }
 
@@ -227,11 +244,16 @@ func (g *generator) emitIface(b *bytes.Buffer, it *iface, args map[*method]strin
 	// The constructor.
 	impl, reg, w, errv := g.local("impl"), g.local("reg"), g.local("w"), g.local("err")
 	res := g.im().use(module+"/resilience", "resilience")
-	comment(b, "", fmt.Sprintf("%s returns %s with the policies of its %s directives around its methods, "+
-		"each wrapped once, from %s, with the instance id %q followed by the method's name. "+
-		"It fails with the first error of a wrap, a *policy.ConfigError with its R4C code, or R4C-REG-010 for a nil %s; "+
-		"the methods wrapped before a failing one keep their instances in %s, which a later call with the same configuration shares.",
-		ctor, impl, prefix, reg, it.name+".", impl, reg))
+	if len(guarded) == 0 {
+		comment(b, "", fmt.Sprintf("%s returns %s as a %s, whose methods call it directly (none has a %s directive). It fails with R4C-REG-010 for a nil %s.",
+			ctor, impl, typ, prefix, impl))
+	} else {
+		comment(b, "", fmt.Sprintf("%s returns %s with the policies of its %s directives around its methods, "+
+			"each wrapped once, from %s, with the instance id %q followed by the method's name. "+
+			"It fails with the first error of a wrap, a *policy.ConfigError with its R4C code, or R4C-REG-010 for a nil %s; "+
+			"the methods wrapped before a failing one keep their instances in %s, which a later call with the same configuration shares.",
+			ctor, impl, prefix, reg, it.name+".", impl, reg))
+	}
 	fmt.Fprintf(b, "func %s(%s %s, %s *%s.Registry) (*%s, error) {\n", ctor, impl, it.name, reg, res, typ)
 	pol := g.im().use(module+"/policy", "policy")
 	fmt.Fprintf(b, "\tif %s == nil {\n\t\treturn nil, %s.Errorf(%s.CodeBadSpec, \"\", %q, \"the implementation to wrap is nil\")\n\t}\n", impl, pol, pol, it.name)
@@ -254,9 +276,12 @@ func (g *generator) emitIface(b *bytes.Buffer, it *iface, args map[*method]strin
 		sig := lo.Map(ps, func(p param, _ int) string { return p.name + " " + p.typ })
 		text := fmt.Sprintf("%s calls the wrapped %s's %s directly.", m.name, it.name, m.name)
 		if m.shape != passThrough {
-			layers := lo.FilterMap(g.ordered(m.specs), func(s *spec, _ int) (string, bool) { return string(s.def.layer), s.def.layer != "" })
-			text = fmt.Sprintf("%s calls the wrapped %s's %s through its %s, with the instance id %q.", m.name, it.name, m.name,
-				list(layers), it.name+"."+m.name)
+			layers := lo.Map(composed(m.specs), func(l policy.Layer, _ int) string { return string(l) })
+			text = fmt.Sprintf("%s calls the wrapped %s's %s through its %s%s, with the instance id %q.", m.name, it.name, m.name,
+				list(layers), lo.Ternary(len(layers) > 1, ", outermost first", ""), it.name+"."+m.name)
+			if len(layers) == 0 {
+				text = fmt.Sprintf("%s calls the wrapped %s's %s through a composition of no policy, with the instance id %q.", m.name, it.name, m.name, it.name+"."+m.name)
+			}
 		}
 		comment(b, "", text)
 		fmt.Fprintf(b, "func (w *%s) %s(%s)%s {\n", typ, m.name, strings.Join(sig, ", "), g.results(m.sig.Results()))
@@ -285,6 +310,35 @@ func (g *generator) emitIface(b *bytes.Buffer, it *iface, args map[*method]strin
 		}
 		b.WriteString("}\n\n")
 	}
+}
+
+// composed returns the layers of specs in the order they compose, outermost first: the
+// fallback, then those an order names, then the others in the default order.
+func composed(specs []*spec) []policy.Layer {
+	var named []policy.Layer
+	var have []policy.Layer
+	for _, s := range specs {
+		if s.def.layer == "" {
+			named = s.order
+		} else {
+			have = append(have, s.def.layer)
+		}
+	}
+	var out []policy.Layer
+	if slices.Contains(have, policy.LayerFallback) {
+		out = append(out, policy.LayerFallback)
+	}
+	for _, l := range named {
+		if l != policy.LayerFallback && slices.Contains(have, l) && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	for _, l := range layerOrder {
+		if l != "" && slices.Contains(have, l) && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // list joins words as a sentence lists them: "a", "a and b", "a, b and c".

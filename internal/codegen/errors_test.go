@@ -164,16 +164,21 @@ func TestErrorPeriodTooShort(t *testing.T) {
 }
 
 // Each value out of range is an error, whatever the other attributes are: a period of
-// 0 or a negative maxWait is wrong whether or not permits is given (here by a
-// configuration), and a negative delay is wrong beside a maxAttempts of 0 (fault: the
-// range check stopped at its first error, the unset permits or the maxAttempts, so the
-// period and the maxWait passed generation and failed only in NewAPIResilient).
+// 0 or a negative maxWait is wrong whether or not permits is given (by instance keys), a
+// negative delay is wrong beside a maxAttempts of 0, a smoothing of 5 beside a maxLimit
+// that the default initialLimit does not fit, which is reported at the directive (fault:
+// the range check stopped at its first error, the unset permits, the maxAttempts or the
+// initialLimit, so the others passed generation and failed only in NewAPIResilient). A
+// directive with config= leaves ranges to the constructor: initialLimit=300 is valid with
+// a configuration that raises maxLimit.
 func TestErrorRangeEachValue(t *testing.T) {
 	expect(t, diagnose(t, "range_without_permits"),
-		at{policy.CodeZeroPeriod, "api.go", 9, 48, []string{`rateLimiter.period = "0"`}},
-		at{policy.CodeNegativeDuration, "api.go", 12, 49, []string{`rateLimiter.maxWait = "-1s"`}},
-		at{policy.CodeOutOfRange, "api.go", 15, 33, []string{`retry.maxAttempts = "0"`}},
-		at{policy.CodeNegativeDuration, "api.go", 15, 41, []string{`retry.delay = "-1s"`}})
+		at{policy.CodeZeroPeriod, "api.go", 10, 34, []string{`rateLimiter.period = "0"`}},
+		at{policy.CodeNegativeDuration, "api.go", 13, 35, []string{`rateLimiter.maxWait = "-1s"`}},
+		at{policy.CodeOutOfRange, "api.go", 16, 33, []string{`retry.maxAttempts = "0"`}},
+		at{policy.CodeNegativeDuration, "api.go", 16, 41, []string{`retry.delay = "-1s"`}},
+		at{policy.CodeOutOfRange, "api.go", 19, 15, []string{`adaptiveLimit.initialLimit = "20"`, "the default initialLimit does not fit this directive's values"}},
+		at{policy.CodeOutOfRange, "api.go", 19, 51, []string{`adaptiveLimit.smoothing = "5"`}})
 }
 
 // --- R4C-GEN-004: the method's shape (GN-3) ---
@@ -408,4 +413,67 @@ func TestErrorNoneMisused(t *testing.T) {
 func TestErrorSharedNameConflict(t *testing.T) {
 	expect(t, diagnose(t, "shared_conflict"),
 		at{policy.CodeConflict, "api.go", 10, 15, []string{`the rateLimiter named "api" is declared at api.go:8 with permits 5, here with 10`}})
+}
+
+// --- What the generated code could not write (GN-4, GN-5) ---
+
+// An embedded interface of another package with an unexported method: no type outside
+// that package implements it (fault: generated, then did not compile).
+func TestErrorForeignUnexportedMethod(t *testing.T) {
+	expect(t, diagnose(t, "foreign_sealed"), at{codegen.CodeBadTarget, "api.go", 9, 6,
+		[]string{"API embeds the unexported method sealed of package other"}})
+}
+
+// Methods whose types the generated file cannot name: an unexported type of another
+// package, a type of an internal package it may not import (fault: generated, then did
+// not compile).
+func TestErrorForeignTypes(t *testing.T) {
+	expect(t, diagnose(t, "foreign_types"),
+		at{codegen.CodeBadTarget, "api.go", 9, 6, []string{"Get: its signature has the unexported type other.hidden"}},
+		at{codegen.CodeBadTarget, "api.go", 9, 6, []string{"Put: its signature has a type of the internal package", "foreign/other/internal/x"}})
+}
+
+// Two interfaces whose generated code would declare one name (fault: generated, then
+// NewAResilient redeclared).
+func TestErrorGeneratedNamesClash(t *testing.T) {
+	expect(t, diagnose(t, "name_clash"), at{codegen.CodeBadTarget, "api.go", 14, 6,
+		[]string{"A's generated code and NewA's would both declare NewAResilient"}})
+}
+
+// Interfaces in files of different build constraints cannot share one file.
+func TestErrorMixedBuildConstraints(t *testing.T) {
+	expect(t, diagnose(t, "mixed_constraints"), at{codegen.CodeBadTarget, "b.go", 6, 6,
+		[]string{`A and B are in files of different build constraints ("//go:build linux", "")`}})
+}
+
+// Directives on a group of types, after a method on its line, inside an interface after
+// its last method, on a struct: each applies to nothing, and says so (fault: ignored
+// without a word).
+func TestErrorStrayDirectives(t *testing.T) {
+	stray := "this directive applies to nothing"
+	expect(t, diagnose(t, "stray"),
+		at{codegen.CodeBadTarget, "stray", 0, 0, []string{"no interface of package stray has a //resilience: directive"}},
+		at{codegen.CodeMalformed, "api.go", 6, 1, []string{stray}},
+		at{codegen.CodeMalformed, "api.go", 14, 44, []string{stray}},
+		at{codegen.CodeMalformed, "api.go", 15, 3, []string{stray}},
+		at{codegen.CodeMalformed, "api.go", 21, 1, []string{stray}})
+}
+
+// GN-5: a stale generated file never stops its regeneration, whatever it holds: nothing,
+// another package name, merge conflict markers (fault: each failed to load).
+func TestStaleOutputRegenerates(t *testing.T) {
+	dir := filepath.Join("testdata", "bad", "stale")
+	out := filepath.Join(dir, codegen.DefaultOutput)
+	t.Cleanup(func() { _ = os.Remove(out) })
+	for name, stale := range map[string]string{
+		"empty":    "",
+		"renamed":  "// Code generated by resilience4go-gen; DO NOT EDIT.\n\npackage oldname\n",
+		"conflict": "<<<<<<< HEAD\n// Code generated by resilience4go-gen; DO NOT EDIT.\n=======\n>>>>>>> other\n",
+	} {
+		require.NoError(t, os.WriteFile(out, []byte(stale), 0o644))
+		res, err := codegen.Generate(codegen.Config{Dir: dir})
+		require.NoError(t, err, name)
+		assert.Contains(t, string(res.Source), "\npackage stale\n", name)
+		assert.Contains(t, string(res.Source), "func NewAPIResilient(", name)
+	}
 }

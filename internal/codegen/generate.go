@@ -3,6 +3,7 @@ package codegen
 import (
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/format"
 	"go/parser"
 	"go/token"
@@ -10,7 +11,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/samber/lo"
@@ -54,10 +57,16 @@ func Generate(cfg Config) (*Result, error) {
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(dir, out)
 	}
+	if d := filepath.Dir(out); d != dir && !sameDir(d, dir) {
+		return nil, fmt.Errorf("%s: the generated file goes in the package's directory, %s", out, dir)
+	}
+	if src, err := os.ReadFile(out); err == nil && len(src) > 0 && !generatedHeader.Match(src) {
+		return nil, fmt.Errorf("%s exists and is not generated code (it has no %q line): it is left as it is", out, header)
+	}
 	overlay := map[string][]byte{}
-	if src, err := os.ReadFile(out); err == nil {
-		if f, err := parser.ParseFile(token.NewFileSet(), out, src, parser.PackageClauseOnly); err == nil {
-			overlay[out] = []byte("package " + f.Name.Name + "\n")
+	if _, err := os.Stat(out); err == nil {
+		if name := packageName(dir, out); name != "" {
+			overlay[out] = []byte("package " + name + "\n")
 		}
 	}
 	pkgs, err := packages.Load(&packages.Config{
@@ -82,7 +91,7 @@ func Generate(cfg Config) (*Result, error) {
 		if strings.HasPrefix(e.Msg, "# "+pkg.PkgPath+"\n") {
 			continue // the compiler's report of the type errors above, when go list built export data
 		}
-		ds.add(position(e.Pos), CodeBadTarget, "%s", e.Msg)
+		ds.add(position(e.Pos, dir), CodeBadTarget, "%s", e.Msg)
 	}
 	if len(ds.list) > 0 || pkg.Types == nil {
 		if len(ds.list) == 0 {
@@ -90,7 +99,14 @@ func Generate(cfg Config) (*Result, error) {
 		}
 		return nil, ds.list.sorted()
 	}
-	g := &generator{pkg: pkg, fset: pkg.Fset, ds: &ds, refs: map[string]bool{}, typeErrs: typeErrs}
+	g := &generator{pkg: pkg, fset: pkg.Fset, ds: &ds, refs: map[string]bool{}, typeErrs: map[string][]typeError{}}
+	for _, e := range typeErrs {
+		p := position(e.Pos, dir)
+		g.typeErrs[p.Filename] = append(g.typeErrs[p.Filename], typeError{p, e.Msg})
+	}
+	for _, errs := range g.typeErrs {
+		slices.SortStableFunc(errs, func(a, b typeError) int { return a.pos.Line - b.pos.Line })
+	}
 	ifaces := g.interfaces(cfg.Types, out)
 	if len(ds.list) > 0 {
 		return nil, ds.list.sorted()
@@ -106,6 +122,33 @@ func Generate(cfg Config) (*Result, error) {
 	return &Result{Path: out, Source: formatted}, nil
 }
 
+// generatedHeader matches Go's line for generated files, anywhere in a file (a file with
+// merge conflicts has it below a marker).
+var generatedHeader = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
+
+// sameDir reports whether a and b are one directory, through symbolic links.
+func sameDir(a, b string) bool {
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// packageName returns the package name of the Go files of dir, other than out and the
+// tests, read from their package clauses; "" if none has one. A generated file is read as
+// this name alone, whatever it holds: empty, of an old package name, or half merged.
+func packageName(dir, out string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		if f == out || strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if pf, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly); err == nil && pf.Name.Name != "documentation" {
+			return pf.Name.Name
+		}
+	}
+	return ""
+}
+
 func cmp(s, def string) string {
 	if s == "" {
 		return def
@@ -113,11 +156,15 @@ func cmp(s, def string) string {
 	return s
 }
 
-// position parses the "file:line:col" of a packages.Error.
-func position(s string) token.Position {
+// position parses the "file:line:col" of a packages.Error; a relative file name is made
+// absolute from dir.
+func position(s, dir string) token.Position {
 	var p token.Position
 	parts := strings.Split(s, ":")
 	p.Filename = parts[0]
+	if p.Filename != "" && p.Filename != "-" && !filepath.IsAbs(p.Filename) {
+		p.Filename = filepath.Join(dir, p.Filename)
+	}
 	if len(parts) > 1 {
 		fmt.Sscan(parts[1], &p.Line)
 	}
@@ -127,6 +174,12 @@ func position(s string) token.Position {
 	return p
 }
 
+// typeError is a type error of the package, at its position.
+type typeError struct {
+	pos token.Position
+	msg string
+}
+
 // generator holds what one run knows of the package.
 type generator struct {
 	pkg     *packages.Package
@@ -134,10 +187,16 @@ type generator struct {
 	ds      *diags
 	imports *imports        // of the generated file
 	refs    map[string]bool // the package-level names the generated code refers to
-	// typeErrs are the package's type errors; those inside an interface to wrap are
-	// reported, the others (in code that uses a stale generated file) are not.
-	typeErrs []packages.Error
-	loaded   map[string]*types.Package // the packages load found, by import path
+	// typeErrs are the package's type errors, by file, sorted by line; those inside an
+	// interface to wrap are reported, the others (in code that uses a stale generated
+	// file) are not.
+	typeErrs map[string][]typeError
+	decls    map[string]decl // the package's interfaces, by name
+	// methods and nearFallbacks memoize methodsOf and nearFallback.
+	methods       map[*types.Interface]map[string]*types.Func
+	nearFallbacks map[any]string
+	attached      map[token.Pos]bool        // the comments in the doc of an interface or a method
+	loaded        map[string]*types.Package // the packages load found, by import path
 }
 
 // load returns the package at an import path, loaded from the package's directory, or nil
@@ -160,11 +219,172 @@ func (g *generator) load(path string) *types.Package {
 	return found
 }
 
+// typeProblem returns what the generated file cannot write of t: a type that does not
+// resolve, an unexported type of another package, or a type of an internal package this
+// one may not import; "" when it can write all of t.
+func (g *generator) typeProblem(t types.Type) string {
+	switch t := t.(type) {
+	case *types.Basic:
+		if t.Kind() == types.Invalid {
+			return "a type that does not resolve"
+		}
+	case *types.Alias:
+		if p := g.objProblem(t.Obj()); p != "" {
+			return p
+		}
+		return g.typeProblem(t.Rhs())
+	case *types.Named:
+		if p := g.objProblem(t.Obj()); p != "" {
+			return p
+		}
+		for i := range t.TypeArgs().Len() {
+			if p := g.typeProblem(t.TypeArgs().At(i)); p != "" {
+				return p
+			}
+		}
+	case *types.Pointer:
+		return g.typeProblem(t.Elem())
+	case *types.Slice:
+		return g.typeProblem(t.Elem())
+	case *types.Array:
+		return g.typeProblem(t.Elem())
+	case *types.Chan:
+		return g.typeProblem(t.Elem())
+	case *types.Map:
+		if p := g.typeProblem(t.Key()); p != "" {
+			return p
+		}
+		return g.typeProblem(t.Elem())
+	case *types.Tuple:
+		for i := range t.Len() {
+			if p := g.typeProblem(t.At(i).Type()); p != "" {
+				return p
+			}
+		}
+	case *types.Signature:
+		if p := g.typeProblem(t.Params()); p != "" {
+			return p
+		}
+		return g.typeProblem(t.Results())
+	case *types.Struct:
+		for i := range t.NumFields() {
+			f := t.Field(i)
+			if !f.Exported() && f.Pkg() != g.pkg.Types {
+				return "a struct with the unexported field " + f.Name() + " of package " + f.Pkg().Name()
+			}
+			if p := g.typeProblem(f.Type()); p != "" {
+				return p
+			}
+		}
+	case *types.Interface:
+		for i := range t.NumMethods() {
+			f := t.Method(i)
+			if !f.Exported() && f.Pkg() != g.pkg.Types {
+				return "an interface with the unexported method " + f.Name() + " of package " + f.Pkg().Name()
+			}
+			if p := g.typeProblem(f.Type()); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// objProblem is typeProblem for the name of a named type or an alias.
+func (g *generator) objProblem(obj *types.TypeName) string {
+	p := obj.Pkg()
+	if p == nil || p == g.pkg.Types {
+		return ""
+	}
+	if !obj.Exported() {
+		return "the unexported type " + p.Name() + "." + obj.Name()
+	}
+	if i := strings.LastIndex(p.Path(), "/internal/"); i >= 0 || strings.HasPrefix(p.Path(), "internal/") {
+		parent := ""
+		if i >= 0 {
+			parent = p.Path()[:i]
+		}
+		if parent != "" && g.pkg.PkgPath != parent && !strings.HasPrefix(g.pkg.PkgPath, parent+"/") || parent == "" {
+			return "a type of the internal package " + p.Path()
+		}
+	}
+	return ""
+}
+
 // iface is an interface to wrap.
 type iface struct {
-	name    string
-	methods []*method // in the method set's order (sorted by name)
+	name       string
+	pos        token.Position // of its name
+	constraint string         // the //go:build line of its file, or ""
+	methods    []*method      // in the method set's order (sorted by name)
 }
+
+// promoted adds to own the doc comments of the methods that d's interface takes from the
+// interfaces of the package it embeds, at any depth, unless own has them: a method's
+// directives follow it into the interfaces that embed it.
+func (g *generator) promoted(d decl, own map[string]decl, seen map[string]bool) {
+	for _, f := range d.spec.Type.(*ast.InterfaceType).Methods.List {
+		id, ok := f.Type.(*ast.Ident)
+		if len(f.Names) > 0 || !ok || seen[id.Name] {
+			continue
+		}
+		e, ok := g.decls[id.Name]
+		if !ok {
+			continue
+		}
+		seen[id.Name] = true
+		for _, ef := range e.spec.Type.(*ast.InterfaceType).Methods.List {
+			for _, n := range ef.Names {
+				if _, has := own[n.Name]; !has {
+					own[n.Name] = decl{doc: ef.Doc, spec: &ast.TypeSpec{Name: n}, file: e.file}
+				}
+			}
+		}
+		g.promoted(e, own, seen)
+	}
+}
+
+// buildConstraint returns the build constraint of f, the file named name, as a
+// //go:build line: its own, and that of a _GOOS or _GOARCH suffix of its name; "" when it
+// has neither.
+func buildConstraint(f *ast.File, name string) string {
+	var terms []string
+	for _, cg := range f.Comments {
+		if cg.Pos() > f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if constraint.IsGoBuild(c.Text) {
+				if x, err := constraint.Parse(c.Text); err == nil {
+					terms = append(terms, "("+x.String()+")")
+				}
+			}
+		}
+	}
+	parts := strings.Split(strings.TrimSuffix(filepath.Base(name), ".go"), "_")
+	if n := len(parts); n >= 3 && knownOS[parts[n-2]] && knownArch[parts[n-1]] {
+		terms = append(terms, parts[n-2], parts[n-1])
+	} else if n >= 2 && (knownOS[parts[n-1]] || knownArch[parts[n-1]]) {
+		terms = append(terms, parts[n-1])
+	}
+	if len(terms) == 0 {
+		return ""
+	}
+	x, err := constraint.Parse("//go:build " + strings.Join(terms, " && "))
+	if err != nil {
+		return ""
+	}
+	return "//go:build " + x.String()
+}
+
+// knownOS and knownArch are the GOOS and GOARCH values that a file name's suffix
+// constrains the file to, as the go command reads them.
+var (
+	knownOS = lo.SliceToMap(strings.Fields("aix android darwin dragonfly freebsd hurd illumos ios js linux nacl netbsd openbsd plan9 solaris wasip1 windows zos"),
+		func(s string) (string, bool) { return s, true })
+	knownArch = lo.SliceToMap(strings.Fields("386 amd64 amd64p32 arm armbe arm64 arm64be loong64 mips mipsle mips64 mips64le mips64p32 mips64p32le ppc ppc64 ppc64le riscv riscv64 s390 s390x sparc sparc64 wasm"),
+		func(s string) (string, bool) { return s, true })
+)
 
 // method is one method of an interface to wrap.
 type method struct {
@@ -216,10 +436,47 @@ func (g *generator) declarations(out string) map[string]decl {
 					doc = gd.Doc
 				}
 				m[ts.Name.Name] = decl{spec: ts, doc: doc, file: f}
+				g.attach(doc)
+				for _, field := range ts.Type.(*ast.InterfaceType).Methods.List {
+					g.attach(field.Doc)
+				}
 			}
 		}
 	}
 	return m
+}
+
+// attach records the directives of doc as attached to an interface or a method.
+func (g *generator) attach(doc *ast.CommentGroup) {
+	if doc == nil {
+		return
+	}
+	if g.attached == nil {
+		g.attached = map[token.Pos]bool{}
+	}
+	for _, c := range doc.List {
+		g.attached[c.Slash] = true
+	}
+}
+
+// strayDirectives reports every directive of the package's files, but the generated
+// file, that is on no interface and no method of one: on a group of types, a struct, after
+// a method on its line, inside an interface after its last method. It would apply to
+// nothing.
+func (g *generator) strayDirectives(out string) {
+	for _, f := range g.pkg.Syntax {
+		if g.fset.Position(f.Package).Filename == out {
+			continue
+		}
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				if (strings.HasPrefix(c.Text, prefix) || spaced(c.Text)) && !g.attached[c.Slash] {
+					g.ds.add(g.fset.Position(c.Slash), CodeMalformed,
+						"this directive applies to nothing: a directive goes in the doc comment of an interface, alone in its type declaration, or of one of its methods")
+				}
+			}
+		}
+	}
 }
 
 // hasDirective reports whether the interface or one of its methods has a directive.
@@ -237,6 +494,8 @@ func hasDirective(d decl) bool {
 // directive, sorted by name.
 func (g *generator) interfaces(names []string, out string) []*iface {
 	decls := g.declarations(out)
+	g.decls = decls
+	g.strayDirectives(out)
 	if len(names) == 0 {
 		for n, d := range decls {
 			if hasDirective(d) {
@@ -317,11 +576,10 @@ func (g *generator) iface(d decl) *iface {
 	}
 	start, end := g.fset.Position(d.spec.Pos()), g.fset.Position(d.spec.End())
 	bad := false
-	for _, e := range g.typeErrs {
-		if p := position(e.Pos); p.Filename == start.Filename && p.Line >= start.Line && p.Line <= end.Line {
-			g.ds.add(p, CodeBadTarget, "%s: %s", d.spec.Name.Name, e.Msg)
-			bad = true
-		}
+	inFile := g.typeErrs[start.Filename] // sorted by line
+	for i := sort.Search(len(inFile), func(i int) bool { return inFile[i].pos.Line >= start.Line }); i < len(inFile) && inFile[i].pos.Line <= end.Line; i++ {
+		g.ds.add(inFile[i].pos, CodeBadTarget, "%s: %s", d.spec.Name.Name, inFile[i].msg)
+		bad = true
 	}
 	if bad {
 		return nil
@@ -352,15 +610,28 @@ func (g *generator) iface(d decl) *iface {
 			}
 		}
 		for _, n := range f.Names {
-			own[n.Name] = decl{doc: f.Doc, spec: &ast.TypeSpec{Name: n}}
+			own[n.Name] = decl{doc: f.Doc, spec: &ast.TypeSpec{Name: n}, file: d.file}
 		}
 	}
-	out := &iface{name: obj.Name()}
+	g.promoted(d, own, map[string]bool{d.spec.Name.Name: true})
+	out := &iface{name: obj.Name(), pos: pos, constraint: buildConstraint(d.file, g.fset.Position(d.file.Package).Filename)}
 	for i := range it.NumMethods() {
 		fn := it.Method(i)
 		m := &method{name: fn.Name(), sig: fn.Type().(*types.Signature)}
 		var mine []*spec
 		mpos := g.fset.Position(fn.Pos())
+		if fn.Pkg() != g.pkg.Types {
+			mpos = pos // a method of an interface of another package, embedded
+		}
+		if !fn.Exported() && fn.Pkg() != g.pkg.Types {
+			g.ds.add(mpos, CodeBadTarget, "%s embeds the unexported method %s of package %s, which no type outside it can implement",
+				obj.Name(), fn.Name(), fn.Pkg().Name())
+			continue
+		}
+		if problem := g.typeProblem(m.sig); problem != "" {
+			g.ds.add(mpos, CodeBadTarget, "%s: its signature has %s, which the generated code cannot name", m.name, problem)
+			continue
+		}
 		none := false
 		if od, ok := own[m.name]; ok {
 			ds := directives(g.fset, od.doc, g.ds)
@@ -371,7 +642,11 @@ func (g *generator) iface(d decl) *iface {
 				}
 				ds = nil
 			}
-			mine = g.specs(r, ds)
+			rr := r
+			if od.file != d.file { // a method of an embedded interface, declared in another file
+				rr = &resolver{pkg: r.pkg, file: od.file, im: r.im, ds: r.ds, refs: r.refs, load: r.load}
+			}
+			mine = g.specs(rr, ds)
 		}
 
 		// The method's directives replace the interface's of the same policy. The

@@ -184,6 +184,18 @@ func TestGolden_OutputTypeChecks(t *testing.T) {
 	require.NotEmpty(t, cases)
 	declares := map[string][]string{
 		"unicode_names": {"func NewÜberweisungResilient(", "func newÖlpreisResilient("},
+		// GN-3: aliases of context.Context, of a future and of error are those types
+		// (fault: a method with an aliased context passed through, without its policies).
+		"alias_types": {"callPut ", "callCount ", "callGet ", "resilience.Fallback(cached)"},
+		// GN-5: the file's build line, with its name's suffix (fault: none, so the file
+		// did not compile where the interface does not exist).
+		"build_suffix": {"\n//go:build (amd64 || arm64) && linux\n\npackage buildsuffix\n"},
+		// GN-3: a method's directives follow it into the interfaces that embed it (fault:
+		// dropped).
+		"embedded_local": {"resilience.Wrap1(reg, \"Outer.Get\", impl.Get,\n\t\tresilience.Retry(retry.MaxAttempts(2)),"},
+		// The doc lists the layers in the order they compose (fault: the default order,
+		// and "through its ," for an order alone).
+		"chosen_order": {"through its timeout and retry, outermost first", "through a composition of no policy"},
 	}
 	for _, dir := range cases {
 		t.Run(filepath.Base(dir), func(t *testing.T) {

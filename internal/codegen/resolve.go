@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,13 +23,14 @@ const maxSuggestDistance = 4
 
 // spec is a directive checked: its policy and the options it becomes, as Go expressions.
 type spec struct {
-	def  *policyDef
-	d    *directive
-	opts []string          // the option calls, e.g. ratelimit.Permits(10), in the order written
-	dur  string            // a timeout's duration, e.g. 2 * time.Second, or ""
-	fb   attribute         // a fallback's method=
-	vals map[string]string // each attribute's value as written in Go, for comparing shared instances
-	ok   bool              // no error was found in it
+	def   *policyDef
+	d     *directive
+	opts  []string          // the option calls, e.g. ratelimit.Permits(10), in the order written
+	dur   string            // a timeout's duration, e.g. 2 * time.Second, or ""
+	fb    attribute         // a fallback's method=
+	vals  map[string]string // each attribute's value as written in Go, for comparing shared instances
+	order []policy.Layer    // an order's layers, outermost first
+	ok    bool              // no error was found in it
 }
 
 // resolver checks directives and writes their options, for one package.
@@ -39,6 +42,8 @@ type resolver struct {
 	refs map[string]bool // the package-level names the generated code refers to
 	// load returns the package at an import path, or nil if there is none.
 	load func(path string) *types.Package
+	// errorVars memoizes the candidates of nearError, by scope.
+	errorVars map[any][]string
 }
 
 // resolve checks d and returns its spec. Errors are reported to r.ds, and the spec is
@@ -96,7 +101,7 @@ func (r *resolver) resolve(d *directive) *spec {
 		}
 	}
 	if def.layer != "" && len(values) > 0 {
-		r.checkRanges(def.layer, values, valuePos)
+		r.checkRanges(d, def.layer, values, valuePos)
 	}
 	if def.layer == policy.LayerFallback {
 		sp.fb, ok = d.attr("method")
@@ -105,8 +110,14 @@ func (r *resolver) resolve(d *directive) *spec {
 		}
 	}
 	if def.layer == "" {
-		if _, ok := d.attr("layers"); !ok {
+		a, ok := d.attr("layers")
+		if !ok {
 			r.ds.add(d.pos, CodeMalformed, "order needs layers=<layer>,<layer>,…, outermost first")
+		}
+		for _, name := range strings.Split(a.value, ",") {
+			if l, ok := layerByName(strings.TrimSpace(name)); ok {
+				sp.order = append(sp.order, l)
+			}
 		}
 	}
 	sp.ok = len(r.ds.list) == before
@@ -122,27 +133,51 @@ var rangeFillers = map[policy.Layer]map[string]string{
 }
 
 // checkRanges checks the ranges of the configuration attributes a directive gives, as the
-// policy checks a configuration, and reports each value out of range: the check is run
-// again without each value found wrong, so the work is the number of values times one
-// check.
-func (r *resolver) checkRanges(l policy.Layer, values map[string]string, at map[string]attribute) {
+// policy checks a configuration, and reports each value out of range. The values are
+// checked together, again without each one found wrong, then each alone over the
+// defaults, so that one error does not hide another; a default that does not fit the
+// values given (a maxLimit under the default initialLimit) is reported at the directive.
+// A directive with config= leaves ranges to the constructor: the configuration may give
+// the attributes the values need. The work is the number of values times one check.
+func (r *resolver) checkRanges(d *directive, l policy.Layer, values map[string]string, at map[string]attribute) {
+	if _, ok := d.attr("config"); ok {
+		return
+	}
 	k, _ := kind.Lookup(l)
-	vals := map[string]string{}
-	for a, v := range rangeFillers[l] {
-		vals[a] = v
+	with := func(given map[string]string) map[string]string {
+		vals := map[string]string{}
+		for a, v := range rangeFillers[l] {
+			vals[a] = v
+		}
+		for a, v := range given {
+			vals[a] = v
+		}
+		return vals
 	}
-	for a, v := range values {
-		vals[a] = v
-	}
+	reported := map[string]bool{}
+	vals := with(values)
 	for range values {
-		attr, err := k.CheckRange(vals)
-		if _, given := values[attr]; err == nil || !given {
-			return
+		attr, err := k.RangeError(vals)
+		if err == nil {
+			break
+		}
+		if _, given := values[attr]; !given {
+			r.configError(attribute{valuePos: d.pos}, fmt.Errorf("%w (the default %s does not fit this directive's values: set it)", err, attr))
+			break
 		}
 		r.configError(at[attr], err)
+		reported[attr] = true
 		delete(vals, attr)
 		if f, ok := rangeFillers[l][attr]; ok {
 			vals[attr] = f
+		}
+	}
+	for _, attr := range slices.Sorted(maps.Keys(values)) {
+		if reported[attr] {
+			continue
+		}
+		if bad, err := k.RangeError(with(map[string]string{attr: values[attr]})); err != nil && bad == attr {
+			r.configError(at[attr], err)
 		}
 	}
 }
@@ -151,7 +186,7 @@ func (r *resolver) checkRanges(l policy.Layer, values map[string]string, at map[
 func (r *resolver) configError(a attribute, err error) {
 	var ce *policy.ConfigError
 	if errors.As(err, &ce) {
-		r.ds.add(a.valuePos, ce.Code, "%s", strings.TrimPrefix(ce.Error(), ce.Code+": "))
+		r.ds.add(a.valuePos, ce.Code, "%s", strings.Replace(err.Error(), ce.Code+": ", "", 1))
 		return
 	}
 	r.ds.add(a.valuePos, CodeMalformed, "%v", err)
@@ -182,7 +217,7 @@ func (r *resolver) value(o option, a attribute) string {
 		return strconv.Quote(a.value)
 	case windowTypeValue:
 		cb := r.im.use(module+"/policy/circuitbreaker", "circuitbreaker")
-		if strings.EqualFold(v, "TIME_BASED") {
+		if strings.ToUpper(v) == "TIME_BASED" { // as the breaker reads it
 			return cb + ".TimeBased"
 		}
 		return cb + ".CountBased"
@@ -280,7 +315,7 @@ func (r *resolver) errorList(a attribute) string {
 				what = "is not a variable of a type that implements error"
 			}
 			msg := fmt.Sprintf("%s: %s %s", a.key, name, what)
-			if near := suggest.Closest(ident, errorVars(scope, errType, qualified), maxSuggestDistance); near != "" && obj == nil {
+			if near := r.nearError(scope, errType, qualified, ident); near != "" && obj == nil {
 				if qualified {
 					near = qual + "." + near
 				}
@@ -301,6 +336,25 @@ func (r *resolver) errorList(a attribute) string {
 		return ""
 	}
 	return strings.Join(out, ", ")
+}
+
+// nearError returns the error variable of scope nearest to ident, exported ones only if
+// exported is set; the candidates are listed once per scope.
+func (r *resolver) nearError(scope *types.Scope, errType *types.Interface, exported bool, ident string) string {
+	type key struct {
+		scope    *types.Scope
+		exported bool
+	}
+	if r.errorVars == nil {
+		r.errorVars = map[any][]string{}
+	}
+	k := key{scope, exported}
+	vars, ok := r.errorVars[k]
+	if !ok {
+		vars = errorVars(scope, errType, exported)
+		r.errorVars[k] = vars
+	}
+	return suggest.Closest(ident, vars, maxSuggestDistance)
 }
 
 // errorVars returns the names of the error variables of scope, exported ones only if

@@ -33,6 +33,10 @@ type Kind interface {
 	// attribute that values leave unset (which the other sources of a configuration may
 	// set).
 	CheckRange(values map[string]string) (attr string, err error)
+	// RangeError is CheckRange that also returns an error about an attribute values leave
+	// unset, with that attribute: the built-in default of one attribute may not fit the
+	// values given for others.
+	RangeError(values map[string]string) (attr string, err error)
 	// Snapshot returns an instance's state, or nil when the policy has none.
 	Snapshot(p Instance) any
 }
@@ -72,6 +76,15 @@ func (d *Descriptor[S]) Check(attr, value string) error {
 // (which costs what the instance holds, e.g. a circuit breaker's window); a kind with
 // neither has nothing to check.
 func (d *Descriptor[S]) CheckRange(values map[string]string) (string, error) {
+	attr, err := d.RangeError(values)
+	if _, set := values[attr]; !set {
+		return "", nil
+	}
+	return attr, err
+}
+
+// RangeError implements Kind, as CheckRange does.
+func (d *Descriptor[S]) RangeError(values map[string]string) (string, error) {
 	if d.Validate == nil && d.Build == nil {
 		return "", nil
 	}
@@ -93,7 +106,7 @@ func (d *Descriptor[S]) CheckRange(values map[string]string) (string, error) {
 		return "", nil
 	}
 	attr, ok := strings.CutPrefix(ce.Key, string(d.L)+".")
-	if _, set := values[attr]; !ok || !set {
+	if !ok {
 		return "", nil
 	}
 	return attr, err

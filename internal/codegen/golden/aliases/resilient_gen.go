@@ -95,8 +95,8 @@ func NewResolverResilient(impl Resolver, reg *resilience.Registry) (*ResolverRes
 	return w, nil
 }
 
-// Resolve calls the wrapped Resolver's Resolve through its retry and rateLimiter, with
-// the instance id "Resolver.Resolve".
+// Resolve calls the wrapped Resolver's Resolve through its retry and rateLimiter,
+// outermost first, with the instance id "Resolver.Resolve".
 func (w *ResolverResilient) Resolve(ctx context.Context, ref string) (*url.URL, error) {
 	return w.callResolve(ctx, ref)
 }

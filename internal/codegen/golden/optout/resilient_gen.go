@@ -64,8 +64,8 @@ func NewStoreResilient(impl Store, reg *resilience.Registry) (*StoreResilient, e
 	return w, nil
 }
 
-// Get calls the wrapped Store's Get through its retry and rateLimiter, with the instance
-// id "Store.Get".
+// Get calls the wrapped Store's Get through its retry and rateLimiter, outermost first,
+// with the instance id "Store.Get".
 func (w *StoreResilient) Get(ctx context.Context, key string) (string, error) {
 	return w.callGet(ctx, key)
 }

@@ -134,8 +134,8 @@ func (w *StoreResilient) At(ctx context.Context, time time.Duration) (string, er
 	return w.callAt(ctx, time)
 }
 
-// Get calls the wrapped Store's Get through its fallback and timeout, with the instance
-// id "Store.Get".
+// Get calls the wrapped Store's Get through its fallback and timeout, outermost first,
+// with the instance id "Store.Get".
 func (w *StoreResilient) Get(ctx context.Context, reg string, a int) (string, error) {
 	return w.callGet(ctx, reg, a)
 }

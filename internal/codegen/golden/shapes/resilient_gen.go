@@ -268,32 +268,32 @@ func (w *PriceClientResilient) Name() string {
 }
 
 // Ping calls the wrapped PriceClient's Ping through its fallback, circuitBreaker and
-// timeout, with the instance id "PriceClient.Ping".
+// timeout, outermost first, with the instance id "PriceClient.Ping".
 func (w *PriceClientResilient) Ping(ctx context.Context) error {
 	_, err := w.callPing(ctx)
 	return err
 }
 
 // Price calls the wrapped PriceClient's Price through its fallback, retry, circuitBreaker
-// and rateLimiter, with the instance id "PriceClient.Price".
+// and rateLimiter, outermost first, with the instance id "PriceClient.Price".
 func (w *PriceClientResilient) Price(ctx context.Context, sku string) (Price, error) {
 	return w.callPrice(ctx, sku)
 }
 
 // PriceAsync calls the wrapped PriceClient's PriceAsync through its hedge and
-// circuitBreaker, with the instance id "PriceClient.PriceAsync".
+// circuitBreaker, outermost first, with the instance id "PriceClient.PriceAsync".
 func (w *PriceClientResilient) PriceAsync(ctx context.Context, sku string) *async.Future[Price] {
 	return w.callPriceAsync(ctx, sku)
 }
 
 // Prices calls the wrapped PriceClient's Prices through its circuitBreaker and timeout,
-// with the instance id "PriceClient.Prices".
+// outermost first, with the instance id "PriceClient.Prices".
 func (w *PriceClientResilient) Prices(ctx context.Context, skus []string, currency string) ([]Price, error) {
 	return w.callPrices(ctx, skus, currency)
 }
 
 // Quote calls the wrapped PriceClient's Quote through its fallback, circuitBreaker and
-// bulkhead, with the instance id "PriceClient.Quote".
+// bulkhead, outermost first, with the instance id "PriceClient.Quote".
 func (w *PriceClientResilient) Quote(ctx context.Context, sku string, qty int, coupons ...string) (Quote, error) {
 	return w.callQuote(ctx, priceClientQuoteArgs{sku, qty, coupons})
 }
@@ -310,8 +310,8 @@ func (w *PriceClientResilient) Refresh(ctx context.Context) *async.Future[int] {
 	return w.callRefresh(ctx)
 }
 
-// Watch calls the wrapped PriceClient's Watch through its circuitBreaker, timeout and
-// adaptiveLimit, with the instance id "PriceClient.Watch".
+// Watch calls the wrapped PriceClient's Watch through its timeout, circuitBreaker and
+// adaptiveLimit, outermost first, with the instance id "PriceClient.Watch".
 func (w *PriceClientResilient) Watch(ctx context.Context, sku string, n int) *async.Future[[]Price] {
 	return w.callWatch(ctx, priceClientWatchArgs{sku, n})
 }

@@ -54,11 +54,8 @@ type PlainResilient struct {
 
 var _ Plain = (*PlainResilient)(nil)
 
-// NewPlainResilient returns impl with the policies of its //resilience: directives around
-// its methods, each wrapped once, from reg, with the instance id "Plain." followed by the
-// method's name. It fails with the first error of a wrap, a *policy.ConfigError with its
-// R4C code, or R4C-REG-010 for a nil impl; the methods wrapped before a failing one keep
-// their instances in reg, which a later call with the same configuration shares.
+// NewPlainResilient returns impl as a PlainResilient, whose methods call it directly
+// (none has a //resilience: directive). It fails with R4C-REG-010 for a nil impl.
 func NewPlainResilient(impl Plain, reg *resilience.Registry) (*PlainResilient, error) {
 	if impl == nil {
 		return nil, policy.Errorf(policy.CodeBadSpec, "", "Plain", "the implementation to wrap is nil")

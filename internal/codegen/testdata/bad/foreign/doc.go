@@ -1,0 +1,2 @@
+// Package foreign holds the package the foreign_* cases embed.
+package foreign
