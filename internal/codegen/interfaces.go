@@ -1,0 +1,338 @@
+package codegen
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"maps"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/samber/lo"
+
+	"github.com/resilience4go/resilience4go/internal/suggest"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// iface is an interface to wrap.
+type iface struct {
+	name       string
+	pos        token.Position // of its name
+	constraint string         // the //go:build line of its file, or ""
+	methods    []*method      // in the method set's order (sorted by name)
+}
+
+// promoted adds to own the doc comments of the methods that d's interface takes from the
+// interfaces of the package it embeds, at any depth, unless own has them: a method's
+// directives follow it into the interfaces that embed it.
+func (g *generator) promoted(d decl, own map[string]decl, seen map[string]bool) {
+	for _, f := range d.spec.Type.(*ast.InterfaceType).Methods.List {
+		id, ok := f.Type.(*ast.Ident)
+		if len(f.Names) > 0 || !ok || seen[id.Name] {
+			continue
+		}
+		e, ok := g.decls[id.Name]
+		if !ok {
+			continue
+		}
+		seen[id.Name] = true
+		for _, ef := range e.spec.Type.(*ast.InterfaceType).Methods.List {
+			for _, n := range ef.Names {
+				if _, has := own[n.Name]; !has {
+					own[n.Name] = decl{doc: ef.Doc, spec: &ast.TypeSpec{Name: n}, file: e.file}
+				}
+			}
+		}
+		g.promoted(e, own, seen)
+	}
+}
+
+// method is one method of an interface to wrap.
+type method struct {
+	name     string
+	sig      *types.Signature
+	shape    shape
+	result   types.Type  // T of (T, error) or *async.Future[T]
+	specs    []*spec     // the directives that apply, the method's over the interface's
+	fallback fallbackRef // its fallback, if one applies
+}
+
+// shape is what a method returns, which says how it is wrapped.
+type shape int
+
+const (
+	passThrough shape = iota // no directive applies
+	valueErr                 // (ctx, …) (T, error)
+	errOnly                  // (ctx, …) error
+	future                   // (ctx, …) *async.Future[T]
+)
+
+// decl is an interface's declaration in the syntax.
+type decl struct {
+	spec *ast.TypeSpec
+	doc  *ast.CommentGroup
+	file *ast.File
+}
+
+// declarations returns every interface type declared in the package's files, by name,
+// except in the file being generated.
+func (g *generator) declarations(out string) map[string]decl {
+	m := map[string]decl{}
+	for _, f := range g.pkg.Syntax {
+		if g.fset.Position(f.Package).Filename == out {
+			continue
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range gd.Specs {
+				ts := s.(*ast.TypeSpec)
+				if _, ok := ts.Type.(*ast.InterfaceType); !ok {
+					continue
+				}
+				doc := ts.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
+				}
+				m[ts.Name.Name] = decl{spec: ts, doc: doc, file: f}
+				g.attach(doc)
+				for _, field := range ts.Type.(*ast.InterfaceType).Methods.List {
+					g.attach(field.Doc)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// attach records the directives of doc as attached to an interface or a method.
+func (g *generator) attach(doc *ast.CommentGroup) {
+	if doc == nil {
+		return
+	}
+	if g.attached == nil {
+		g.attached = map[token.Pos]bool{}
+	}
+	for _, c := range doc.List {
+		g.attached[c.Slash] = true
+	}
+}
+
+// strayDirectives reports every directive of the package's files, but the generated
+// file, that is on no interface and no method of one: on a group of types, a struct, after
+// a method on its line, inside an interface after its last method. It would apply to
+// nothing.
+func (g *generator) strayDirectives(out string) {
+	for _, f := range g.pkg.Syntax {
+		if g.fset.Position(f.Package).Filename == out {
+			continue
+		}
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				if (strings.HasPrefix(c.Text, prefix) || spaced(c.Text)) && !g.attached[c.Slash] {
+					g.ds.add(g.fset.Position(c.Slash), CodeMalformed,
+						"this directive applies to nothing: a directive goes in the doc comment of an interface, alone in its type declaration, or of one of its methods")
+				}
+			}
+		}
+	}
+}
+
+// hasDirective reports whether the interface or one of its methods has a directive.
+func hasDirective(d decl) bool {
+	has := func(cg *ast.CommentGroup) bool {
+		return cg != nil && slices.ContainsFunc(cg.List, func(c *ast.Comment) bool { return strings.HasPrefix(c.Text, prefix) || spaced(c.Text) })
+	}
+	if has(d.doc) {
+		return true
+	}
+	return slices.ContainsFunc(d.spec.Type.(*ast.InterfaceType).Methods.List, func(f *ast.Field) bool { return has(f.Doc) })
+}
+
+// interfaces returns the interfaces to wrap, checked: those named, or every one with a
+// directive, sorted by name.
+func (g *generator) interfaces(names []string, out string) []*iface {
+	decls := g.declarations(out)
+	g.decls = decls
+	g.strayDirectives(out)
+	if len(names) == 0 {
+		for n, d := range decls {
+			if hasDirective(d) {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			g.ds.add(token.Position{Filename: g.pkg.Dir}, CodeBadTarget, "no interface of package %s has a %s directive", g.pkg.Name, prefix)
+			return nil
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	var ifaces []*iface
+	for _, n := range names {
+		d, ok := decls[n]
+		if !ok {
+			msg := fmt.Sprintf("package %s declares no interface %s", g.pkg.Name, n)
+			if near := suggest.Closest(n, slices.Sorted(maps.Keys(decls)), maxSuggestDistance); near != "" {
+				msg += "; did you mean " + near + "?"
+			}
+			g.ds.add(token.Position{Filename: g.pkg.Dir}, CodeBadTarget, "%s", msg)
+			continue
+		}
+		if it := g.iface(d); it != nil {
+			ifaces = append(ifaces, it)
+		}
+	}
+	g.checkShared(ifaces)
+	return ifaces
+}
+
+// checkShared reports two directives that share an instance by name and give one of its
+// attributes different values, which would fail the constructor with R4C-REG-008. An
+// attribute one of them leaves out may be the other's default, so it is left to the
+// constructor, which compares the whole configurations.
+func (g *generator) checkShared(ifaces []*iface) {
+	type key struct {
+		layer string
+		name  string
+	}
+	first := map[key]*spec{}
+	for _, it := range ifaces {
+		for _, m := range it.methods {
+			for _, s := range m.specs {
+				name, ok := s.vals["name"]
+				if !ok || s.def.layer == "" {
+					continue
+				}
+				k := key{string(s.def.layer), name}
+				f, seen := first[k]
+				if !seen {
+					first[k] = s
+					continue
+				}
+				if f == s {
+					continue
+				}
+				for _, attr := range slices.Sorted(maps.Keys(s.vals)) {
+					if v, ok := f.vals[attr]; ok && v != s.vals[attr] {
+						g.ds.add(s.d.pos, policy.CodeConflict, "the %s named %s is declared at %s:%d with %s %s, here with %s",
+							s.def.layer, name, filepath.Base(f.d.pos.Filename), f.d.pos.Line, attr, v, s.vals[attr])
+						first[k] = s // one report per directive
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// iface checks the interface of d and the directives of it and its methods.
+func (g *generator) iface(d decl) *iface {
+	pos := g.fset.Position(d.spec.Name.Pos())
+	if d.spec.TypeParams != nil {
+		g.ds.add(pos, CodeBadTarget, "%s is generic: only an interface without type parameters can be wrapped", d.spec.Name.Name)
+		return nil
+	}
+	start, end := g.fset.Position(d.spec.Pos()), g.fset.Position(d.spec.End())
+	bad := false
+	inFile := g.typeErrs[start.Filename] // sorted by line
+	for i := sort.Search(len(inFile), func(i int) bool { return inFile[i].pos.Line >= start.Line }); i < len(inFile) && inFile[i].pos.Line <= end.Line; i++ {
+		g.ds.add(inFile[i].pos, CodeBadTarget, "%s: %s", d.spec.Name.Name, inFile[i].msg)
+		bad = true
+	}
+	if bad {
+		return nil
+	}
+	obj, _ := g.pkg.Types.Scope().Lookup(d.spec.Name.Name).(*types.TypeName)
+	if obj == nil {
+		g.ds.add(pos, CodeBadTarget, "%s is not a type of the package", d.spec.Name.Name)
+		return nil
+	}
+	it, ok := obj.Type().Underlying().(*types.Interface)
+	if !ok || !it.IsMethodSet() {
+		g.ds.add(pos, CodeBadTarget, "%s is a constraint, not an interface a value can have", d.spec.Name.Name)
+		return nil
+	}
+	r := &resolver{pkg: g.pkg.Types, file: d.file, im: g.im(), ds: g.ds, refs: g.refs, load: g.load}
+	topDs := directives(g.fset, d.doc, g.ds)
+	for _, n := range topDs {
+		if strings.EqualFold(n.name, noneDirective) {
+			g.ds.add(n.pos, CodeMalformed, "%s%s goes on a method, to leave the interface's directives off it", prefix, noneDirective)
+		}
+	}
+	top := g.specs(r, lo.Reject(topDs, func(d *directive, _ int) bool { return strings.EqualFold(d.name, noneDirective) }))
+	own := map[string]decl{} // each method's own directives, by method name
+	for _, f := range d.spec.Type.(*ast.InterfaceType).Methods.List {
+		if len(f.Names) == 0 { // an embedded interface
+			for _, e := range directives(g.fset, f.Doc, g.ds) {
+				g.ds.add(e.pos, CodeMalformed, "%s%s on an embedded interface: put it on %s, or on each method", prefix, e.name, d.spec.Name.Name)
+			}
+		}
+		for _, n := range f.Names {
+			own[n.Name] = decl{doc: f.Doc, spec: &ast.TypeSpec{Name: n}, file: d.file}
+		}
+	}
+	g.promoted(d, own, map[string]bool{d.spec.Name.Name: true})
+	out := &iface{name: obj.Name(), pos: pos, constraint: buildConstraint(d.file, g.fset.Position(d.file.Package).Filename)}
+	for i := range it.NumMethods() {
+		fn := it.Method(i)
+		m := &method{name: fn.Name(), sig: fn.Type().(*types.Signature)}
+		var mine []*spec
+		mpos := g.fset.Position(fn.Pos())
+		if fn.Pkg() != g.pkg.Types {
+			mpos = pos // a method of an interface of another package, embedded
+		}
+		if !fn.Exported() && fn.Pkg() != g.pkg.Types {
+			g.ds.add(mpos, CodeBadTarget, "%s embeds the unexported method %s of package %s, which no type outside it can implement",
+				obj.Name(), fn.Name(), fn.Pkg().Name())
+			continue
+		}
+		if problem := g.typeProblem(m.sig); problem != "" {
+			g.ds.add(mpos, CodeBadTarget, "%s: its signature has %s, which the generated code cannot name", m.name, problem)
+			continue
+		}
+		none := false
+		if od, ok := own[m.name]; ok {
+			ds := directives(g.fset, od.doc, g.ds)
+			if n, ok := lo.Find(ds, func(d *directive) bool { return strings.EqualFold(d.name, noneDirective) }); ok {
+				none = true
+				if len(ds) > 1 || len(n.attrs) > 0 {
+					g.ds.add(n.pos, CodeMalformed, "%s: %s%s stands alone: it takes no attribute and no other directive", m.name, prefix, noneDirective)
+				}
+				ds = nil
+			}
+			rr := r
+			if od.file != d.file { // a method of an embedded interface, declared in another file
+				rr = &resolver{pkg: r.pkg, file: od.file, im: r.im, ds: r.ds, refs: r.refs, load: r.load}
+			}
+			mine = g.specs(rr, ds)
+		}
+
+		// The method's directives replace the interface's of the same policy. The
+		// interface's apply to the methods that can be guarded: a Close() or a String()
+		// passes through.
+		m.specs = append([]*spec(nil), mine...)
+		for _, s := range top {
+			if none || len(mine) == 0 && !guardable(m.sig) {
+				break
+			}
+			if !slices.ContainsFunc(mine, func(o *spec) bool { return o.def == s.def }) {
+				m.specs = append(m.specs, s)
+			}
+		}
+		if len(m.specs) > 0 {
+			at := mpos
+			if len(mine) > 0 {
+				at = mine[0].d.pos
+			}
+			g.checkMethod(r, it, m, at)
+		}
+		out.methods = append(out.methods, m)
+	}
+	return out
+}
