@@ -8,9 +8,11 @@
 // New<Interface>Resilient(impl, reg), which wraps each guarded method once with
 // resilience.Wrap, Wrap1, Wrap2, WrapAsync or WrapAsync1, under the instance id
 // "<Interface>.<Method>". The file is resilient_gen.go in the package's directory unless
-// -output names another file there; it is gofmt-formatted, the same for the same input,
-// and carries the build constraint of the interfaces' file (its //go:build line and the
-// _GOOS or _GOARCH suffix of its name). A file without the generated-code line is never
+// -output names another file there (a .go file every build compiles: no _test, _GOOS or
+// _GOARCH suffix, no leading _ or .); it is gofmt-formatted, the same for the same input,
+// and carries the build constraint of the interfaces' file (its //go:build or +build
+// lines, the _GOOS or _GOARCH suffix of its name, cgo if it imports "C"), and of the files
+// that declare the fallbacks and errors it names. A file without the generated-code line is never
 // overwritten; an earlier generated file is read as empty, whatever it holds, so that a
 // stale one never stops its regeneration.
 //
@@ -29,8 +31,11 @@
 // interface, a directive applies to every method that can be guarded; on a method, it
 // replaces the interface's directive of the same policy, and //resilience:none leaves the
 // interface's directives off the method. A method's directives follow it into the
-// interfaces of the package that embed its interface. A directive anywhere else (a group
-// of types, a struct, a method's line comment) is an error.
+// interfaces of the package that embed its interface, an alias of it or an instance of it
+// when it is generic (a generic interface is wrapped only when -type names it, which is
+// an error). A directive anywhere else (a group of types, a struct, a method's line
+// comment), interface directives that apply to none of its methods, and a none that
+// leaves nothing off are errors. The package's _test.go files are not read.
 //
 //	//resilience:ratelimiter permits=10 period=1s maxWait=200ms
 //	//resilience:retry maxAttempts=3 delay=100ms abortOn=ErrNotFound
@@ -48,11 +53,14 @@
 // (retryOn, abortOn, recordOn, ignoreOn, handleOn, hedgeOn, dropOn) name error variables,
 // separated by commas: ErrNotFound in the package, a package the file imports under the
 // name it imports it with (io.EOF), or a package's import path
-// (net/http.ErrServerClosed), which the file need not import. A fallback's method= is a method of the interface or a function of the package,
+// (net/http.ErrServerClosed), which the file need not import, of a package this one may
+// import: not itself, not a program, not one that imports it, not an internal package of
+// another tree, not a vendored one. A fallback's method= is a method of the interface or a function of the package,
 // func(context.Context, error) (T, error), or func(context.Context, error) error for a
 // method that returns an error only. Configuration keys override what directives say, as
-// they override options in code. Directives that share an instance by name must agree:
-// one attribute given two values is R4C-REG-008 at generation time.
+// they override options in code. Directives of one instance (a shared name, or a
+// method's id) must agree: one attribute given two values is R4C-REG-008 at generation
+// time, unless a directive has config=, whose configuration may make them agree.
 //
 // From another module, record the command as a tool once, so that go mod tidy keeps what
 // it needs (golang.org/x/tools):

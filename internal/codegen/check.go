@@ -111,7 +111,7 @@ func (g *generator) checkFallback(r *resolver, it *types.Interface, m *method, f
 	if sig == nil {
 		if fn, ok := r.pkg.Scope().Lookup(name).(*types.Func); ok {
 			sig = fn.Type().(*types.Signature)
-			r.refs[name] = true
+			r.refer(fn)
 		}
 	}
 	if sig == nil {
@@ -218,13 +218,23 @@ func futureOf(t types.Type) types.Type {
 	return n.TypeArgs().At(0)
 }
 
-// lower returns s with its first letter in lower case.
+// lower returns s with its leading capitals in lower case, as Go spells an unexported
+// name: "Price" is "price", "APIClient" is "apiClient", "API" is "api".
 func lower(s string) string {
-	if s == "" {
-		return s
+	runes := []rune(s)
+	n := 0
+	for n < len(runes) && unicode.IsUpper(runes[n]) {
+		n++
 	}
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToLower(r)) + s[n:]
+	if n > 1 && n < len(runes) && unicode.IsLower(runes[n]) {
+		n-- // the last capital starts the next word
+	}
+	for i := range max(n, 1) {
+		if i < len(runes) {
+			runes[i] = unicode.ToLower(runes[i])
+		}
+	}
+	return string(runes)
 }
 
 // upper returns s with its first letter in upper case.

@@ -49,7 +49,7 @@ func directives(fset *token.FileSet, doc *ast.CommentGroup, ds *diags) []*direct
 	for _, c := range doc.List {
 		if spaced(c.Text) {
 			ds.add(fset.Position(c.Slash), CodeUnknownDirective, "with a space after the slashes, this directive is a plain comment: write %s%s",
-				prefix, strings.TrimPrefix(strings.TrimLeft(c.Text[2:], " \t"), "resilience:"))
+				prefix, strings.TrimPrefix(strings.TrimLeft(c.Text[2:], " "), "resilience:"))
 			continue
 		}
 		if !strings.HasPrefix(c.Text, prefix) {
@@ -66,7 +66,7 @@ func directives(fset *token.FileSet, doc *ast.CommentGroup, ds *diags) []*direct
 // "// resilience:retry", which Go takes for prose; "// resilience: …", a word then a
 // space, is prose.
 func spaced(text string) bool {
-	rest := strings.TrimLeft(strings.TrimPrefix(text, "//"), " \t")
+	rest := strings.TrimLeft(strings.TrimPrefix(text, "//"), " ") // a tab starts a doc comment's code block
 	after, ok := strings.CutPrefix(rest, "resilience:")
 	return strings.HasPrefix(text, "//") && len(rest) < len(text)-2 && ok && after != "" && !isSpace(after[0])
 }

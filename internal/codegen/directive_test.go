@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -276,4 +277,18 @@ func FuzzParseDirective(f *testing.F) {
 			require.True(t, last == len(text) || text[last] == ' ' || text[last] == '\t', "a space or the end follows %q's value in %q", a.key, text)
 		}
 	})
+}
+
+// A go list position is read from the right, so a Windows file name keeps its drive's
+// colon (fault: split at the first colon, the file was "C" and the line 0); a relative
+// name is made absolute.
+func TestPosition(t *testing.T) {
+	dir := filepath.Join(string(filepath.Separator), "w")
+	win := position(`C:\w\api.go:3:4`, `C:\w`) // absolute on Windows only
+	assert.True(t, strings.HasSuffix(win.Filename, `C:\w\api.go`), win.Filename)
+	assert.Equal(t, [2]int{3, 4}, [2]int{win.Line, win.Column})
+	assert.Equal(t, token.Position{Filename: filepath.Join(dir, "api.go"), Line: 3, Column: 4}, position("api.go:3:4", dir))
+	assert.Equal(t, token.Position{Filename: filepath.Join(dir, "api.go"), Line: 7}, position("api.go:7", dir))
+	assert.Equal(t, token.Position{Filename: "-"}, position("-", dir))
+	assert.Equal(t, token.Position{}, position("", dir))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -116,8 +117,8 @@ func (g *generator) emit(ifaces []*iface) []byte {
 	}
 	var b bytes.Buffer
 	b.WriteString(header + "\n\n")
-	if len(ifaces) > 0 && ifaces[0].constraint != "" {
-		b.WriteString(ifaces[0].constraint + "\n\n")
+	if line := g.constraint(ifaces); line != "" {
+		b.WriteString(line + "\n\n")
 	}
 	fmt.Fprintf(&b, "package %s\n\n%s\n%s", g.pkg.Name, g.im().decl(used), body.Bytes())
 	return b.Bytes()
@@ -245,8 +246,8 @@ func (g *generator) emitIface(b *bytes.Buffer, it *iface, args map[*method]strin
 	impl, reg, w, errv := g.local("impl"), g.local("reg"), g.local("w"), g.local("err")
 	res := g.im().use(module+"/resilience", "resilience")
 	if len(guarded) == 0 {
-		comment(b, "", fmt.Sprintf("%s returns %s as a %s, whose methods call it directly (none has a %s directive). It fails with R4C-REG-010 for a nil %s.",
-			ctor, impl, typ, prefix, impl))
+		comment(b, "", fmt.Sprintf("%s returns the %s of %s, whose methods call it directly (none has a %s directive). It fails with R4C-REG-010 for a nil %s.",
+			ctor, typ, impl, prefix, impl))
 	} else {
 		comment(b, "", fmt.Sprintf("%s returns %s with the policies of its %s directives around its methods, "+
 			"each wrapped once, from %s, with the instance id %q followed by the method's name. "+
@@ -310,6 +311,26 @@ func (g *generator) emitIface(b *bytes.Buffer, it *iface, args map[*method]strin
 		}
 		b.WriteString("}\n\n")
 	}
+}
+
+// constraint returns the //go:build line of the generated file: the constraint of the
+// interfaces' file, and of each file that declares a function or an error variable the
+// generated code refers to, so that it compiles wherever they all exist.
+func (g *generator) constraint(ifaces []*iface) string {
+	if len(ifaces) == 0 {
+		return ""
+	}
+	var terms []constraint.Expr
+	if ifaces[0].constraint != "" {
+		x, _ := constraint.Parse(ifaces[0].constraint)
+		terms = append(terms, x)
+	}
+	for _, f := range g.pkg.Syntax {
+		if name := g.fset.Position(f.Package).Filename; g.refFiles[name] {
+			terms = append(terms, buildConstraint(f, name)...)
+		}
+	}
+	return joinConstraints(terms)
 }
 
 // composed returns the layers of specs in the order they compose, outermost first: the

@@ -195,6 +195,11 @@ func TestGolden_OutputTypeChecks(t *testing.T) {
 		"embedded_local": {"resilience.Wrap1(reg, \"Outer.Get\", impl.Get,\n\t\tresilience.Retry(retry.MaxAttempts(2)),"},
 		// The doc lists the layers in the order they compose (fault: the default order,
 		// and "through its ," for an order alone).
+		// GN-5: the constraint of the file that declares the fallback and the error
+		// (fault: none, so the file did not compile where they do not exist).
+		"crossfile": {"\n//go:build linux\n\npackage crossfile\n"},
+		// GN-3: through an alias and a generic instance (fault: dropped).
+		"embed_instances": {"resilience.Retry(retry.MaxAttempts(5)),", "resilience.Retry(retry.MaxAttempts(4)),"},
 		"chosen_order": {"through its timeout and retry, outermost first", "through a composition of no policy"},
 	}
 	for _, dir := range cases {

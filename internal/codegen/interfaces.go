@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/samber/lo"
@@ -29,25 +30,70 @@ type iface struct {
 // interfaces of the package it embeds, at any depth, unless own has them: a method's
 // directives follow it into the interfaces that embed it.
 func (g *generator) promoted(d decl, own map[string]decl, seen map[string]bool) {
-	for _, f := range d.spec.Type.(*ast.InterfaceType).Methods.List {
-		id, ok := f.Type.(*ast.Ident)
-		if len(f.Names) > 0 || !ok || seen[id.Name] {
-			continue
+	for name, md := range g.methodDocs(d, seen) {
+		if _, has := own[name]; !has {
+			own[name] = md.decl
 		}
-		e, ok := g.decls[id.Name]
-		if !ok {
-			continue
-		}
-		seen[id.Name] = true
-		for _, ef := range e.spec.Type.(*ast.InterfaceType).Methods.List {
-			for _, n := range ef.Names {
-				if _, has := own[n.Name]; !has {
-					own[n.Name] = decl{doc: ef.Doc, spec: &ast.TypeSpec{Name: n}, file: e.file}
-				}
-			}
-		}
-		g.promoted(e, own, seen)
 	}
+}
+
+// methodDoc is the doc of a method and the interface that declares it.
+type methodDoc struct {
+	decl
+	iface string
+}
+
+// methodDocs returns the docs of the methods of d's interface, by name: its own, then
+// those of the interfaces of the package it embeds (through an alias or as an instance of
+// a generic one), at any depth. A method an interface declares wins over an embedded
+// one; two embedded interfaces that give one method directives each are reported.
+func (g *generator) methodDocs(d decl, seen map[string]bool) map[string]methodDoc {
+	out := map[string]methodDoc{}
+	for _, f := range d.spec.Type.(*ast.InterfaceType).Methods.List {
+		for _, n := range f.Names {
+			out[n.Name] = methodDoc{decl{doc: f.Doc, spec: &ast.TypeSpec{Name: n}, file: d.file}, d.spec.Name.Name}
+		}
+	}
+	embedded := map[string]methodDoc{}
+	for _, f := range d.spec.Type.(*ast.InterfaceType).Methods.List {
+		if len(f.Names) > 0 {
+			continue
+		}
+		named, ok := types.Unalias(g.pkg.TypesInfo.TypeOf(f.Type)).(*types.Named)
+		if !ok || named.Obj().Pkg() != g.pkg.Types {
+			continue
+		}
+		name := named.Origin().Obj().Name()
+		e, ok := g.decls[name]
+		if !ok || seen[name] {
+			continue
+		}
+		path := maps.Clone(seen)
+		path[name] = true
+		for m, md := range g.methodDocs(e, path) {
+			if _, declared := out[m]; declared {
+				continue
+			}
+			if prev, has := embedded[m]; has {
+				if prev.iface != md.iface && hasDirectives(prev.doc) && hasDirectives(md.doc) {
+					g.ds.add(g.fset.Position(d.spec.Name.Pos()), CodeMalformed,
+						"%s takes %s from both %s and %s, each with directives: declare %s in %s, with the directives it should have",
+						d.spec.Name.Name, m, prev.iface, md.iface, m, d.spec.Name.Name)
+				}
+				continue
+			}
+			embedded[m] = md
+		}
+	}
+	for m, md := range embedded {
+		out[m] = md
+	}
+	return out
+}
+
+// hasDirectives reports whether doc holds a directive.
+func hasDirectives(doc *ast.CommentGroup) bool {
+	return doc != nil && slices.ContainsFunc(doc.List, func(c *ast.Comment) bool { return strings.HasPrefix(c.Text, prefix) })
 }
 
 // method is one method of an interface to wrap.
@@ -162,7 +208,9 @@ func (g *generator) interfaces(names []string, out string) []*iface {
 	g.strayDirectives(out)
 	if len(names) == 0 {
 		for n, d := range decls {
-			if hasDirective(d) {
+			// A generic interface cannot be wrapped, but its methods' directives follow
+			// them into the interfaces that embed an instance of it.
+			if hasDirective(d) && d.spec.TypeParams == nil {
 				names = append(names, n)
 			}
 		}
@@ -192,37 +240,41 @@ func (g *generator) interfaces(names []string, out string) []*iface {
 	return ifaces
 }
 
-// checkShared reports two directives that share an instance by name and give one of its
-// attributes different values, which would fail the constructor with R4C-REG-008. An
-// attribute one of them leaves out may be the other's default, so it is left to the
-// constructor, which compares the whole configurations.
+// checkShared reports two directives of one instance (one layer and one id: a shared name,
+// or the Type.Method id of a method without one) that give one of its attributes
+// different values, which would fail the constructor with R4C-REG-008. An attribute one
+// of them leaves out may be the other's default, and a directive with config= may have
+// its values changed by that configuration: both are left to the constructor, which
+// compares the whole configurations.
 func (g *generator) checkShared(ifaces []*iface) {
 	type key struct {
-		layer string
-		name  string
+		layer policy.Layer
+		id    string
 	}
 	first := map[key]*spec{}
 	for _, it := range ifaces {
 		for _, m := range it.methods {
 			for _, s := range m.specs {
-				name, ok := s.vals["name"]
-				if !ok || s.def.layer == "" {
-					continue
+				if s.def.layer == "" || s.def.layer == policy.LayerFallback {
+					continue // an order is no instance; a fallback is built for each function
 				}
-				k := key{string(s.def.layer), name}
+				id := it.name + "." + m.name
+				if n, ok := s.vals["name"]; ok {
+					id, _ = strconv.Unquote(n)
+				}
+				k := key{s.def.layer, id}
 				f, seen := first[k]
 				if !seen {
 					first[k] = s
 					continue
 				}
-				if f == s {
+				if f == s || s.vals["config"] != "" || f.vals["config"] != "" {
 					continue
 				}
 				for _, attr := range slices.Sorted(maps.Keys(s.vals)) {
-					if v, ok := f.vals[attr]; ok && v != s.vals[attr] {
-						g.ds.add(s.d.pos, policy.CodeConflict, "the %s named %s is declared at %s:%d with %s %s, here with %s",
-							s.def.layer, name, filepath.Base(f.d.pos.Filename), f.d.pos.Line, attr, v, s.vals[attr])
-						first[k] = s // one report per directive
+					if v, ok := f.vals[attr]; ok && attr != "name" && v != s.vals[attr] {
+						g.ds.add(s.d.pos, policy.CodeConflict, "the %s %q is declared at %s:%d with %s %s, here with %s",
+							s.def.layer, id, filepath.Base(f.d.pos.Filename), f.d.pos.Line, attr, v, s.vals[attr])
 						break
 					}
 				}
@@ -242,7 +294,7 @@ func (g *generator) iface(d decl) *iface {
 	bad := false
 	inFile := g.typeErrs[start.Filename] // sorted by line
 	for i := sort.Search(len(inFile), func(i int) bool { return inFile[i].pos.Line >= start.Line }); i < len(inFile) && inFile[i].pos.Line <= end.Line; i++ {
-		g.ds.add(inFile[i].pos, CodeBadTarget, "%s: %s", d.spec.Name.Name, inFile[i].msg)
+		g.ds.add(inFile[i].pos, CodeBadTarget, "%s: %s", d.spec.Name.Name, oneLine(inFile[i].msg))
 		bad = true
 	}
 	if bad {
@@ -258,7 +310,7 @@ func (g *generator) iface(d decl) *iface {
 		g.ds.add(pos, CodeBadTarget, "%s is a constraint, not an interface a value can have", d.spec.Name.Name)
 		return nil
 	}
-	r := &resolver{pkg: g.pkg.Types, file: d.file, im: g.im(), ds: g.ds, refs: g.refs, load: g.load}
+	r := &resolver{pkg: g.pkg.Types, file: d.file, im: g.im(), ds: g.ds, refs: g.refs, refFiles: g.refFiles, fset: g.fset, load: g.load}
 	topDs := directives(g.fset, d.doc, g.ds)
 	for _, n := range topDs {
 		if strings.EqualFold(n.name, noneDirective) {
@@ -270,7 +322,11 @@ func (g *generator) iface(d decl) *iface {
 	for _, f := range d.spec.Type.(*ast.InterfaceType).Methods.List {
 		if len(f.Names) == 0 { // an embedded interface
 			for _, e := range directives(g.fset, f.Doc, g.ds) {
-				g.ds.add(e.pos, CodeMalformed, "%s%s on an embedded interface: put it on %s, or on each method", prefix, e.name, d.spec.Name.Name)
+				where := "on " + d.spec.Name.Name + ", or on each method"
+				if strings.EqualFold(e.name, noneDirective) {
+					where = "on each method it should leave the interface's directives off"
+				}
+				g.ds.add(e.pos, CodeMalformed, "%s%s on an embedded interface: put it %s", prefix, e.name, where)
 			}
 		}
 		for _, n := range f.Names {
@@ -278,7 +334,8 @@ func (g *generator) iface(d decl) *iface {
 		}
 	}
 	g.promoted(d, own, map[string]bool{d.spec.Name.Name: true})
-	out := &iface{name: obj.Name(), pos: pos, constraint: buildConstraint(d.file, g.fset.Position(d.file.Package).Filename)}
+	out := &iface{name: obj.Name(), pos: pos, constraint: joinConstraints(buildConstraint(d.file, g.fset.Position(d.file.Package).Filename))}
+	topUsed := false
 	for i := range it.NumMethods() {
 		fn := it.Method(i)
 		m := &method{name: fn.Name(), sig: fn.Type().(*types.Signature)}
@@ -301,14 +358,17 @@ func (g *generator) iface(d decl) *iface {
 			ds := directives(g.fset, od.doc, g.ds)
 			if n, ok := lo.Find(ds, func(d *directive) bool { return strings.EqualFold(d.name, noneDirective) }); ok {
 				none = true
-				if len(ds) > 1 || len(n.attrs) > 0 {
+				switch {
+				case len(ds) > 1 || len(n.attrs) > 0:
 					g.ds.add(n.pos, CodeMalformed, "%s: %s%s stands alone: it takes no attribute and no other directive", m.name, prefix, noneDirective)
+				case len(top) == 0 || !guardable(m.sig):
+					g.ds.add(n.pos, CodeMalformed, "%s: %s%s leaves nothing off: the interface's directives do not apply to it", m.name, prefix, noneDirective)
 				}
 				ds = nil
 			}
 			rr := r
 			if od.file != d.file { // a method of an embedded interface, declared in another file
-				rr = &resolver{pkg: r.pkg, file: od.file, im: r.im, ds: r.ds, refs: r.refs, load: r.load}
+				rr = &resolver{pkg: r.pkg, file: od.file, im: r.im, ds: r.ds, refs: r.refs, refFiles: r.refFiles, fset: r.fset, load: r.load}
 			}
 			mine = g.specs(rr, ds)
 		}
@@ -323,6 +383,7 @@ func (g *generator) iface(d decl) *iface {
 			}
 			if !slices.ContainsFunc(mine, func(o *spec) bool { return o.def == s.def }) {
 				m.specs = append(m.specs, s)
+				topUsed = true
 			}
 		}
 		if len(m.specs) > 0 {
@@ -333,6 +394,21 @@ func (g *generator) iface(d decl) *iface {
 			g.checkMethod(r, it, m, at)
 		}
 		out.methods = append(out.methods, m)
+	}
+	if len(top) > 0 && !topUsed && len(ifaceMethodsGuardable(it)) == 0 {
+		g.ds.add(top[0].d.pos, CodeMalformed, "%s's directives apply to none of its methods: none takes a context.Context first and returns an error or a future",
+			obj.Name())
+	}
+	return out
+}
+
+// ifaceMethodsGuardable returns the methods of it that can be guarded.
+func ifaceMethodsGuardable(it *types.Interface) []*types.Func {
+	var out []*types.Func
+	for i := range it.NumMethods() {
+		if guardable(it.Method(i).Type().(*types.Signature)) {
+			out = append(out, it.Method(i))
+		}
 	}
 	return out
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,11 +37,13 @@ type spec struct {
 
 // resolver checks directives and writes their options, for one package.
 type resolver struct {
-	pkg  *types.Package
-	file *ast.File // the file of the directives being checked, for the errors they name
-	im   *imports
-	ds   *diags
-	refs map[string]bool // the package-level names the generated code refers to
+	pkg      *types.Package
+	file     *ast.File // the file of the directives being checked, for the errors they name
+	im       *imports
+	ds       *diags
+	refs     map[string]bool // the package-level names the generated code refers to
+	refFiles map[string]bool // the files that declare them
+	fset     *token.FileSet
 	// load returns the package at an import path, or nil if there is none.
 	load func(path string) *types.Package
 	// errorVars memoizes the candidates of nearError, by scope.
@@ -158,11 +162,17 @@ func (r *resolver) checkRanges(d *directive, l policy.Layer, values map[string]s
 	vals := with(values)
 	for range values {
 		attr, err := k.RangeError(vals)
-		if err == nil {
-			break
+		if err == nil || reported[attr] {
+			break // valid, or wrong again for want of the value reported: nothing new
 		}
 		if _, given := values[attr]; !given {
-			r.configError(attribute{valuePos: d.pos}, fmt.Errorf("%w (the default %s does not fit this directive's values: set it)", err, attr))
+			// A default that does not fit the values given: not one the directive wrote
+			// (badly, or already reported), nor one the check assumed for want of a default.
+			_, written := d.attr(attr)
+			_, assumed := rangeFillers[l][attr]
+			if !written && !assumed && !reported[attr] {
+				r.configError(attribute{valuePos: d.pos}, fmt.Errorf("%w (the default %s does not fit this directive's values: set it)", err, attr))
+			}
 			break
 		}
 		r.configError(at[attr], err)
@@ -180,6 +190,13 @@ func (r *resolver) checkRanges(d *directive, l policy.Layer, values map[string]s
 			r.configError(at[attr], err)
 		}
 	}
+}
+
+// refer records that the generated code refers to obj, a package-level name of this
+// package: its name, and its file, whose build constraint the generated file takes.
+func (r *resolver) refer(obj types.Object) {
+	r.refs[obj.Name()] = true
+	r.refFiles[r.fset.Position(obj.Pos()).Filename] = true
 }
 
 // configError reports err, the policy's own error for attribute a, with its code.
@@ -207,6 +224,11 @@ func (r *resolver) value(o option, a attribute) string {
 		return r.duration(d)
 	case intValue:
 		n, _ := strconv.Atoi(v)
+		if n > math.MaxInt32 || n < math.MinInt32 {
+			r.ds.add(a.valuePos, policy.CodeOutOfRange, "%s = %q: out of range: a whole number of a directive is between %d and %d, so that the generated code compiles where int has 32 bits",
+				a.key, a.value, math.MinInt32, math.MaxInt32)
+			return ""
+		}
 		return strconv.Itoa(n)
 	case floatValue:
 		f, _ := strconv.ParseFloat(v, 64)
@@ -301,7 +323,7 @@ func (r *resolver) errorList(a attribute) string {
 				path, pkgName = p.Path(), p.Name()
 			}
 			if p == nil {
-				r.ds.add(at, CodeUnknownError, "%s: %q is neither a package the file imports nor the path of a package", a.key, qual)
+				r.ds.add(at, CodeUnknownError, "%s: %q is neither a package the file imports nor the path of a package this one may import", a.key, qual)
 				bad = true
 				continue
 			}
@@ -329,7 +351,7 @@ func (r *resolver) errorList(a attribute) string {
 			out = append(out, r.im.use(path, pkgName)+"."+ident)
 		} else {
 			out = append(out, ident)
-			r.refs[ident] = true
+			r.refer(obj)
 		}
 	}
 	if bad {

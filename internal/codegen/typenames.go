@@ -2,7 +2,6 @@ package codegen
 
 import (
 	"go/types"
-	"strings"
 )
 
 // typeProblem returns what the generated file cannot write of t: a type that does not
@@ -14,11 +13,15 @@ func (g *generator) typeProblem(t types.Type) string {
 		if t.Kind() == types.Invalid {
 			return "a type that does not resolve"
 		}
-	case *types.Alias:
+	case *types.Alias: // the generated code writes the alias's name, not what it stands for
 		if p := g.objProblem(t.Obj()); p != "" {
 			return p
 		}
-		return g.typeProblem(t.Rhs())
+		for i := range t.TypeArgs().Len() {
+			if p := g.typeProblem(t.TypeArgs().At(i)); p != "" {
+				return p
+			}
+		}
 	case *types.Named:
 		if p := g.objProblem(t.Obj()); p != "" {
 			return p
@@ -85,14 +88,8 @@ func (g *generator) objProblem(obj *types.TypeName) string {
 	if !obj.Exported() {
 		return "the unexported type " + p.Name() + "." + obj.Name()
 	}
-	if i := strings.LastIndex(p.Path(), "/internal/"); i >= 0 || strings.HasPrefix(p.Path(), "internal/") {
-		parent := ""
-		if i >= 0 {
-			parent = p.Path()[:i]
-		}
-		if parent != "" && g.pkg.PkgPath != parent && !strings.HasPrefix(g.pkg.PkgPath, parent+"/") || parent == "" {
-			return "a type of the internal package " + p.Path()
-		}
+	if !internalAllowed(p.Path(), g.pkg.PkgPath) {
+		return "a type of the internal package " + p.Path()
 	}
 	return ""
 }

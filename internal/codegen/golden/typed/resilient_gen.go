@@ -54,7 +54,7 @@ type PlainResilient struct {
 
 var _ Plain = (*PlainResilient)(nil)
 
-// NewPlainResilient returns impl as a PlainResilient, whose methods call it directly
+// NewPlainResilient returns the PlainResilient of impl, whose methods call it directly
 // (none has a //resilience: directive). It fails with R4C-REG-010 for a nil impl.
 func NewPlainResilient(impl Plain, reg *resilience.Registry) (*PlainResilient, error) {
 	if impl == nil {

@@ -21,4 +21,10 @@ type API interface {
 
 	//resilience:adaptivelimit config=big initialLimit=300
 	Scan(ctx context.Context, id string) error
+
+	//resilience:adaptivelimit initialLimit=2 maxLimit=1
+	Count(ctx context.Context, id string) error
+
+	//resilience:ratelimiter permits=2000000000 period=1ns
+	Sum(ctx context.Context, id string) error
 }
