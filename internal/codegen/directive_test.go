@@ -289,6 +289,6 @@ func TestPosition(t *testing.T) {
 	assert.Equal(t, [2]int{3, 4}, [2]int{win.Line, win.Column})
 	assert.Equal(t, token.Position{Filename: filepath.Join(dir, "api.go"), Line: 3, Column: 4}, position("api.go:3:4", dir))
 	assert.Equal(t, token.Position{Filename: filepath.Join(dir, "api.go"), Line: 7}, position("api.go:7", dir))
-	assert.Equal(t, token.Position{Filename: "-"}, position("-", dir))
-	assert.Equal(t, token.Position{}, position("", dir))
+	assert.Equal(t, token.Position{Filename: dir}, position("-", dir), "the package as a whole")
+	assert.Equal(t, token.Position{Filename: dir}, position("", dir))
 }

@@ -533,3 +533,12 @@ func TestErrorIntAbove32Bits(t *testing.T) {
 	expect(t, diagnose(t, "bigint"), at{policy.CodeOutOfRange, "api.go", 8, 38,
 		[]string{`maxConcurrent = "3000000000": out of range`}})
 }
+
+// An interface's directive that no method takes, because each guardable method leaves it
+// off or has its own, applies to nothing (fault: accepted, and the wrapper wrapped
+// nothing).
+func TestErrorUnusedInterfaceDirective(t *testing.T) {
+	expect(t, diagnose(t, "unused_interface_directive"),
+		at{codegen.CodeMalformed, "api.go", 11, 14, []string{"Closer's timeout directive applies to none of its methods"}},
+		at{codegen.CodeMalformed, "api.go", 22, 14, []string{"Store's retry directive applies to none of its methods"}})
+}

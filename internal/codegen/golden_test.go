@@ -200,7 +200,11 @@ func TestGolden_OutputTypeChecks(t *testing.T) {
 		"crossfile": {"\n//go:build linux\n\npackage crossfile\n"},
 		// GN-3: through an alias and a generic instance (fault: dropped).
 		"embed_instances": {"resilience.Retry(retry.MaxAttempts(5)),", "resilience.Retry(retry.MaxAttempts(4)),"},
-		"chosen_order":    {"through its timeout and retry, outermost first", "through a composition of no policy"},
+		// Without -type, an interface whose embedded methods have directives is wrapped
+		// (fault: only with -type, and a package whose only directives were a generic
+		// interface's had "no interface with a directive").
+		"embed_auto":   {"func NewAResilient(", "func NewBaseResilient(", "func NewCResilient(", "retry.MaxAttempts(3)"},
+		"chosen_order": {"through its timeout and retry, outermost first", "through a composition of no policy"},
 	}
 	for _, dir := range cases {
 		t.Run(filepath.Base(dir), func(t *testing.T) {

@@ -91,6 +91,18 @@ func (g *generator) methodDocs(d decl, seen map[string]bool) map[string]methodDo
 	return out
 }
 
+// embedsDirectives reports whether one of the methods d's interface takes from the
+// interfaces of the package it embeds has directives.
+func (g *generator) embedsDirectives(d decl) bool {
+	quiet := &generator{pkg: g.pkg, fset: g.fset, ds: &diags{}, decls: g.decls} // its conflicts are reported when d is checked
+	for _, md := range quiet.methodDocs(d, map[string]bool{d.spec.Name.Name: true}) {
+		if md.iface != d.spec.Name.Name && hasDirectives(md.doc) {
+			return true
+		}
+	}
+	return false
+}
+
 // hasDirectives reports whether doc holds a directive.
 func hasDirectives(doc *ast.CommentGroup) bool {
 	return doc != nil && slices.ContainsFunc(doc.List, func(c *ast.Comment) bool { return strings.HasPrefix(c.Text, prefix) })
@@ -210,7 +222,7 @@ func (g *generator) interfaces(names []string, out string) []*iface {
 		for n, d := range decls {
 			// A generic interface cannot be wrapped, but its methods' directives follow
 			// them into the interfaces that embed an instance of it.
-			if hasDirective(d) && d.spec.TypeParams == nil {
+			if d.spec.TypeParams == nil && (hasDirective(d) || g.embedsDirectives(d)) {
 				names = append(names, n)
 			}
 		}
@@ -335,7 +347,8 @@ func (g *generator) iface(d decl) *iface {
 	}
 	g.promoted(d, own, map[string]bool{d.spec.Name.Name: true})
 	out := &iface{name: obj.Name(), pos: pos, constraint: joinConstraints(buildConstraint(d.file, g.fset.Position(d.file.Package).Filename))}
-	topUsed := false
+	used := map[*spec]bool{} // the interface's directives that some method takes
+	before := len(g.ds.list)
 	for i := range it.NumMethods() {
 		fn := it.Method(i)
 		m := &method{name: fn.Name(), sig: fn.Type().(*types.Signature)}
@@ -383,7 +396,7 @@ func (g *generator) iface(d decl) *iface {
 			}
 			if !slices.ContainsFunc(mine, func(o *spec) bool { return o.def == s.def }) {
 				m.specs = append(m.specs, s)
-				topUsed = true
+				used[s] = true
 			}
 		}
 		if len(m.specs) > 0 {
@@ -395,9 +408,17 @@ func (g *generator) iface(d decl) *iface {
 		}
 		out.methods = append(out.methods, m)
 	}
-	if len(top) > 0 && !topUsed && len(ifaceMethodsGuardable(it)) == 0 {
-		g.ds.add(top[0].d.pos, CodeMalformed, "%s's directives apply to none of its methods: none takes a context.Context first and returns an error or a future",
-			obj.Name())
+	for _, s := range top {
+		if used[s] || len(g.ds.list) > before {
+			continue // used, or unused for a reason already reported
+		}
+		if len(ifaceMethodsGuardable(it)) == 0 {
+			g.ds.add(s.d.pos, CodeMalformed, "%s's directives apply to none of its methods: none takes a context.Context first and returns an error or a future",
+				obj.Name())
+			continue
+		}
+		g.ds.add(s.d.pos, CodeMalformed, "%s's %s directive applies to none of its methods: each one that could take it has its own, or %s%s",
+			obj.Name(), s.d.name, prefix, noneDirective)
 	}
 	return out
 }
