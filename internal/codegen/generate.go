@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"go/build"
 	"go/format"
@@ -41,14 +42,14 @@ type Result struct {
 // the generated file: it is read as if empty, so that a stale one does not stop its own
 // regeneration.
 func Generate(cfg Config) (*Result, error) {
-	dir, err := filepath.Abs(cmp(cfg.Dir, "."))
+	dir, err := filepath.Abs(cmp.Or(cfg.Dir, "."))
 	if err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(dir); err != nil {
 		return nil, err
 	}
-	out := cmp(cfg.Output, DefaultOutput)
+	out := cmp.Or(cfg.Output, DefaultOutput)
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(dir, out)
 	}
@@ -186,30 +187,21 @@ func packageName(dir, out string) string {
 		if ok, err := build.Default.MatchFile(dir, filepath.Base(f)); err != nil || !ok {
 			continue // a file the build leaves out: ignored by its constraint, or named _x.go
 		}
-		if pf, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly); err == nil && !ours(mustRead(f)) {
+		src, err := os.ReadFile(f)
+		if err != nil || ours(src) {
+			continue
+		}
+		if pf, err := parser.ParseFile(token.NewFileSet(), f, src, parser.PackageClauseOnly); err == nil {
 			return pf.Name.Name
 		}
 	}
 	return ""
 }
 
-// mustRead returns the contents of the file f, or nothing if it cannot be read.
-func mustRead(f string) []byte {
-	src, _ := os.ReadFile(f)
-	return src
-}
-
 // oneLine returns msg, an error of go list or of the type checker, on one line: its
 // continuation lines joined with "; ".
 func oneLine(msg string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ; ")), " ")
-}
-
-func cmp(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // position parses the "file:line:col" of a packages.Error; a relative file name is made

@@ -64,10 +64,10 @@ func (im *imports) decl(used map[string]bool) string {
 		if n := im.byPath[p]; n != im.declared[p] {
 			line = n + " " + line
 		}
-		if strings.Contains(strings.Split(p, "/")[0], ".") {
-			other = append(other, line)
-		} else {
+		if isStd(p) {
 			std = append(std, line)
+		} else {
+			other = append(other, line)
 		}
 	}
 	if len(std)+len(other) == 0 {

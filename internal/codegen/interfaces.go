@@ -104,8 +104,14 @@ func (g *generator) embedsDirectives(d decl) bool {
 }
 
 // hasDirectives reports whether doc holds a directive.
-func hasDirectives(doc *ast.CommentGroup) bool {
-	return doc != nil && slices.ContainsFunc(doc.List, func(c *ast.Comment) bool { return strings.HasPrefix(c.Text, prefix) })
+func hasDirectives(doc *ast.CommentGroup) bool { return directiveIn(doc, false) }
+
+// directiveIn reports whether doc holds a directive, or, if spacedToo, one written with a
+// space after the slashes (which is reported as an error when doc is read).
+func directiveIn(doc *ast.CommentGroup, spacedToo bool) bool {
+	return doc != nil && slices.ContainsFunc(doc.List, func(c *ast.Comment) bool {
+		return strings.HasPrefix(c.Text, prefix) || spacedToo && spaced(c.Text)
+	})
 }
 
 // method is one method of an interface to wrap.
@@ -203,13 +209,8 @@ func (g *generator) strayDirectives(out string) {
 
 // hasDirective reports whether the interface or one of its methods has a directive.
 func hasDirective(d decl) bool {
-	has := func(cg *ast.CommentGroup) bool {
-		return cg != nil && slices.ContainsFunc(cg.List, func(c *ast.Comment) bool { return strings.HasPrefix(c.Text, prefix) || spaced(c.Text) })
-	}
-	if has(d.doc) {
-		return true
-	}
-	return slices.ContainsFunc(d.spec.Type.(*ast.InterfaceType).Methods.List, func(f *ast.Field) bool { return has(f.Doc) })
+	has := func(cg *ast.CommentGroup) bool { return directiveIn(cg, true) }
+	return has(d.doc) || slices.ContainsFunc(d.spec.Type.(*ast.InterfaceType).Methods.List, func(f *ast.Field) bool { return has(f.Doc) })
 }
 
 // interfaces returns the interfaces to wrap, checked: those named, or every one with a
