@@ -167,7 +167,7 @@ func (l *Limiter) bind(b Backend, c Config) error {
 	if b == nil {
 		return nil
 	}
-	st, err := b.Bind(Binding{ID: l.events.ID, Config: c, Clock: l.clk, Listener: l.events.Listener})
+	st, err := b.Bind(Binding{ID: l.events.ID, Config: c, Clock: l.clk, Listener: l.relay})
 	if err != nil {
 		return err
 	}
@@ -176,6 +176,21 @@ func (l *Limiter) bind(b Backend, c Config) error {
 	}
 	l.backend, l.store, l.share = b, st, localShare(b)
 	return nil
+}
+
+// storeListener returns the listener a Backend's stores publish the limiter's events
+// through: its listener, and its recorder, which gets them with context.Background() (no
+// call of the limiter's causes them where the store publishes them). nil when nobody
+// listens or records.
+func (l *Limiter) storeListener() policy.Listener {
+	lis, rec := l.events.Listener, l.events.Rec
+	if rec == nil {
+		return lis
+	}
+	return func(e policy.Event) {
+		lis.Publish(e)
+		rec.Event(context.Background(), e)
+	}
 }
 
 // localShare returns the share of b's stores' Local outcome: LocalShare() when b is a
@@ -203,6 +218,8 @@ type backed struct{}
 
 // local takes n permits in-process, within maxWait, for a store that answered Local, at
 // the rate r's local share.
+//
+// A refusal is not published here: the caller publishes it.
 func (l *Limiter) local(r *rate, n int, maxWait int64) (Reservation, int64, bool) {
 	now := l.now()
 	inc, tol := r.localShare(l.share).weight(n)
@@ -219,20 +236,23 @@ func (l *Limiter) local(r *rate, n int, maxWait int64) (Reservation, int64, bool
 func (l *Limiter) refused(now, wait int64) { l.retryAt.Store(satAdd(now, max(wait, 0))) }
 
 func (backed) tryAcquire(l *Limiter, r *rate, n int) error {
-	g, _ := l.reserveBackend(context.Background(), r, n, 0) // Background never ends: no error
+	ctx := context.Background()
+	g, _ := l.reserveBackend(ctx, r, n, 0) // Background never ends: no error
 	switch g.Outcome {
 	case Reserved, Unlimited:
+		l.admitted(ctx, 0)
 		return nil
 	case Local:
 		if _, wait, ok := l.local(r, n, 0); !ok {
-			l.publishRejected(l.eventTime(), wait, l.rej.Plain)
+			l.reject(ctx, l.eventTime(), wait, l.rej.Plain)
 			return l.rej.Plain
 		}
+		l.admitted(ctx, 0)
 		return nil
 	}
 	now := l.now()
 	l.refused(now, int64(g.Wait))
-	l.publishRejected(now, int64(g.Wait), l.rej.Plain)
+	l.reject(ctx, now, int64(g.Wait), l.rej.Plain)
 	return l.rej.Plain
 }
 
@@ -240,17 +260,18 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 	if err := policy.ContextErr(ctx); err != nil {
 		// A call that arrives with a nil or done context asks the store nothing and
 		// publishes nothing.
-		return l.rej.ForContext(err)
+		return l.refuseOnArrival(ctx, err)
 	}
 	// A permit that comes after the deadline is useless: refuse it unreserved (RL-8).
 	limit, byDeadline := waitLimit(ctx, r.maxWait)
 	g, err := l.reserveBackend(ctx, r, n, time.Duration(limit))
 	if err != nil {
-		return l.rejectContext(l.eventTime(), 0, err)
+		return l.rejectContext(ctx, l.eventTime(), 0, err)
 	}
 	var res Reservation
 	switch g.Outcome {
 	case Unlimited:
+		l.admitted(ctx, 0)
 		return nil
 	case Reserved:
 		res = Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
@@ -265,23 +286,27 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 	}
 	if !res.ok {
 		if byDeadline && int64(g.Wait) <= r.maxWait {
-			return l.rejectContext(l.eventTime(), int64(g.Wait), context.DeadlineExceeded)
+			return l.rejectContext(ctx, l.eventTime(), int64(g.Wait), context.DeadlineExceeded)
 		}
-		l.publishRejected(l.eventTime(), int64(g.Wait), l.rej.Plain)
+		l.reject(ctx, l.eventTime(), int64(g.Wait), l.rej.Plain)
 		return l.rej.Plain
 	}
 	if res.delay == 0 {
+		l.admitted(ctx, 0)
 		return nil
 	}
-	l.publishWaited(l.eventTime(), int64(res.delay))
+	l.publishWaited(ctx, l.eventTime(), int64(res.delay))
 	if err := l.clk.Sleep(ctx, res.delay); err != nil {
 		res.Cancel()
-		return l.rejectContext(l.eventTime(), 0, err)
+		return l.rejectContext(ctx, l.eventTime(), 0, err)
 	}
+	l.admitted(ctx, int64(res.delay))
 	return nil
 }
 
-func (backed) reserve(l *Limiter, r *rate, n int) (Reservation, error) {
+// reserve asks the store with context.Background(), whatever ctx is: ctx, the call's,
+// goes with the events and the recorded refusal.
+func (backed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (Reservation, error) {
 	g, _ := l.reserveBackend(context.Background(), r, n, time.Duration(r.maxWait))
 	switch g.Outcome {
 	case Unlimited:
@@ -289,23 +314,23 @@ func (backed) reserve(l *Limiter, r *rate, n int) (Reservation, error) {
 	case Local:
 		res, wait, ok := l.local(r, n, r.maxWait)
 		if !ok {
-			l.publishRejected(l.eventTime(), wait, l.rej.Plain)
+			l.reject(ctx, l.eventTime(), wait, l.rej.Plain)
 			return res, l.rej.Plain
 		}
 		if wait > 0 {
-			l.publishWaited(l.eventTime(), wait)
+			l.publishWaited(ctx, l.eventTime(), wait)
 		}
 		return res, nil
 	case Reserved:
 		if g.Wait > 0 {
-			l.publishWaited(l.eventTime(), int64(g.Wait))
+			l.publishWaited(ctx, l.eventTime(), int64(g.Wait))
 		}
 		return Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
 			delay: g.Wait, ok: true, remote: true}, nil
 	}
 	now := l.now()
 	l.refused(now, int64(g.Wait))
-	l.publishRejected(now, int64(g.Wait), l.rej.Plain)
+	l.reject(ctx, now, int64(g.Wait), l.rej.Plain)
 	return Reservation{delay: g.Wait}, l.rej.Plain
 }
 
@@ -323,8 +348,8 @@ func (backed) available(l *Limiter, r *rate) int {
 	return l.slots.available(l.now(), r.interval, r.tau, r.cfg.Permits)
 }
 
-// eventTime reads the limiter's clock for an event's timestamp; without a listener there
-// is no event and no read.
+// eventTime reads the limiter's clock for an event's timestamp; without a listener or a
+// recorder there is no event and no read.
 func (l *Limiter) eventTime() int64 {
 	if !l.events.Observed() {
 		return 0

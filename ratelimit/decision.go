@@ -1,6 +1,9 @@
 package ratelimit
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Decision is the outcome of Keyed.Decide: whether a permit was taken, and the state of
 // the key's quota that HTTP rate-limit headers report (Retry-After, RateLimit and
@@ -23,17 +26,29 @@ type Decision struct {
 
 // Decide is TryAcquire that also reports the key's quota after the call: what a server
 // sends in its Retry-After and rate-limit headers. It is what per-client HTTP middleware
-// asks of the limiter for each request. Events and allocations are TryAcquire's. A
-// disabled limiter admits every call, with Remaining = Limit; a zero Keyed, never built,
-// refuses every call, with Limit 0.
-func (k *Keyed[K]) Decide(key K) Decision {
+// asks of the limiter for each request. Events, outcomes and allocations are
+// TryAcquire's: its event and its outcome (ResultAdmitted, Wait 0, or ResultRejected, with
+// the key) go out with context.Background(); DecideContext gives them the request's
+// context. A disabled limiter admits every call, with Remaining = Limit; a zero Keyed,
+// never built, refuses every call, with Limit 0.
+func (k *Keyed[K]) Decide(key K) Decision { return k.DecideContext(context.Background(), key) }
+
+// DecideContext is Decide for the request whose context is ctx: its RateLimiterRejected
+// event and its recorded outcome carry ctx (a nil ctx is taken as context.Background()),
+// so that a recorder can tie them to the request's trace. ctx does not bound the
+// decision, which never waits: a done ctx is decided as any other, and with a Backend the
+// key's store is asked with ctx's values but without its cancellation. Allocations are
+// Decide's, but for a ctx other than context.Background() with a Backend, which costs
+// one more.
+func (k *Keyed[K]) DecideContext(ctx context.Context, key K) Decision {
 	l := k.lim()
 	r := l.cur()
 	if r.cfg.Disabled || !l.built() {
 		return Decision{Admitted: l.built(), Limit: r.cfg.Permits, Remaining: r.cfg.Permits}
 	}
+	ctx = orBackground(ctx)
 	key = k.bounded(key)
-	d := k.decide(key, r, 1, 0)
+	d := k.decide(ctx, key, r, 1, 0)
 	if d.shared {
 		r = r.localShare(k.share)
 	}
@@ -45,7 +60,9 @@ func (k *Keyed[K]) Decide(key K) Decision {
 		out.Remaining = gcraAvailable(d.ahead, r.interval, r.tau, 0, r.cfg.Permits)
 	default:
 		out.RetryAfter = time.Duration(max(d.wait, 0))
-		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
+		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
+		return out
 	}
+	k.admitted(ctx, key, 0)
 	return out
 }

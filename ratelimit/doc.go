@@ -99,4 +99,25 @@
 // Backend ids share one namespace: a Limiter named "api:10.0.0.1" shares the quota of key
 // "10.0.0.1" of a Keyed limiter "api", and keys whose fmt.Sprint is the same (the int 1
 // and the string "1" of a Keyed[any]) share one backend entry; choose names accordingly.
+//
+// # Outcomes
+//
+// With a recorder (Observe, or a registry's observer), each admission decision is
+// recorded once, with the context of the call: policy.ResultAdmitted with Wait = the wait
+// the call reserved (0 when its permit was free at once), or policy.ResultRejected with
+// Err = the refusal (a rejection matching ErrExceeded, also for a call refused on arrival
+// for its nil or done context, or a *BurstError). Every method that decides records:
+// TryAcquire, Acquire and Reserve and their N forms, Decide and the decorated calls; the
+// methods that take no context record with context.Background() (DecideContext is Decide
+// with the request's context), and so does a call with a nil context. Acquire records once the permit is the caller's, after its wait, or
+// once the call is refused; Reserve when it reserves (a later Cancel records nothing); an
+// asynchronous decorated call when next starts or the call is refused, and nothing when
+// its future is canceled before its turn. A Keyed limiter's outcomes carry the key in
+// Outcome.Key, named as in its events. A disabled limiter, and a zero one, record
+// nothing.
+//
+// Every event goes to the recorder too, with the context of the call that caused it; a
+// ConfigChanged, and the events a Backend's stores publish, with context.Background().
+// Without a recorder, recording costs a nil check; with one, a decision allocates nothing
+// more (but for a Keyed key that is not a string, formatted as for its events).
 package ratelimit

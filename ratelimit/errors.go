@@ -75,4 +75,10 @@ func (e *ExceededError) Unwrap() error { return e.cause }
 // New and so has no configuration: it admits nothing.
 var errZero = &ExceededError{instance: "", msg: "ratelimit: a zero Limiter admits nothing: build limiters with New"}
 
-var _ policy.Throttled = (*ExceededError)(nil)
+// RejectedBy returns the layer that refused the call: policy.LayerRateLimiter.
+func (e *ExceededError) RejectedBy() policy.Layer { return policy.LayerRateLimiter }
+
+var (
+	_ policy.Throttled = (*ExceededError)(nil)
+	_ policy.Rejection = (*ExceededError)(nil)
+)

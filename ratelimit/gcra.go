@@ -26,7 +26,8 @@ type Limiter struct {
 	system  bool                 // the clock is clock.System(): read it without an interface call
 	perKey  bool                 // the shared part of a Keyed limiter: its rejections name no schedule
 	clk     clock.Clock
-	events  kind.Events // the instance id, the clock and the listener
+	events  kind.Events     // the instance id, the clock, the listener and the recorder
+	relay   policy.Listener // what a Backend's stores publish through (storeListener)
 	rej     policy.Rejections[*ExceededError]
 	nilCtx  *ExceededError // the rejection of a call with a nil context
 	backend Backend        // nil: the state is the in-process schedule below
@@ -36,6 +37,9 @@ type Limiter struct {
 	// retryAt is, with a backend, the clock time at which the store said, at its last
 	// refusal, that the next permit is free: what the limiter's rejections report.
 	retryAt atomic.Int64
+	// waiting counts the calls that hold a reserved permit and wait for its time (Snapshot's
+	// Waiting); touched on the waiting paths only.
+	waiting atomic.Int64
 
 	_     [64]byte // a whole 64-byte cache line: the schedule never shares one with the fields above
 	slots slots    // the TAT and the freed slots (RL-1, RL-9)
@@ -57,7 +61,7 @@ func build(s settings) (*Limiter, error) {
 	l := &Limiter{
 		system: clock.IsSystem(clk),
 		clk:    clk,
-		events: s.EventsOf(id),
+		events: s.EventsOf(policy.LayerRateLimiter, id),
 		nilCtx: newExceeded(id, policy.ErrNilContext),
 	}
 	l.rej = policy.NewRejections(func(cause error) *ExceededError {
@@ -66,6 +70,7 @@ func build(s settings) (*Limiter, error) {
 		return e
 	})
 	l.nilCtx.src = l
+	l.relay = l.storeListener()
 	if err := l.bind(s.backend, s.Config); err != nil {
 		return nil, err
 	}
@@ -78,10 +83,14 @@ func build(s settings) (*Limiter, error) {
 // nothing changes), backed (its Backend's Store decides) or unbuilt (a zero Limiter). The
 // rate picks it, so that the methods of an enabled in-process limiter test one flag and
 // then run GCRA on its schedule. n is the number of permits, 1..Permits.
+//
+// Each method reports what it decides as the limiter's methods do (see admitted and
+// reject), with ctx, the call's context (context.Background() for the methods that have
+// none), except reserve, which leaves an admission to its caller.
 type mode interface {
 	tryAcquire(l *Limiter, r *rate, n int) error
 	acquire(ctx context.Context, l *Limiter, r *rate, n int) error
-	reserve(l *Limiter, r *rate, n int) (Reservation, error)
+	reserve(ctx context.Context, l *Limiter, r *rate, n int) (Reservation, error)
 	available(l *Limiter, r *rate) int
 }
 
@@ -101,16 +110,20 @@ func (disabled) tryAcquire(*Limiter, *rate, int) error { return nil }
 func (disabled) acquire(ctx context.Context, _ *Limiter, _ *rate, _ int) error {
 	return policy.ContextErr(ctx)
 }
-func (disabled) reserve(*Limiter, *rate, int) (Reservation, error) { return Reservation{ok: true}, nil }
-func (disabled) available(_ *Limiter, r *rate) int                 { return r.cfg.Permits }
+func (disabled) reserve(context.Context, *Limiter, *rate, int) (Reservation, error) {
+	return Reservation{ok: true}, nil
+}
+func (disabled) available(_ *Limiter, r *rate) int { return r.cfg.Permits }
 
 // unbuilt is the mode of a zero Limiter, never built with New: it admits nothing.
 type unbuilt struct{}
 
 func (unbuilt) tryAcquire(*Limiter, *rate, int) error               { return errZero }
 func (unbuilt) acquire(context.Context, *Limiter, *rate, int) error { return errZero }
-func (unbuilt) reserve(*Limiter, *rate, int) (Reservation, error)   { return Reservation{}, errZero }
-func (unbuilt) available(*Limiter, *rate) int                       { return 0 }
+func (unbuilt) reserve(context.Context, *Limiter, *rate, int) (Reservation, error) {
+	return Reservation{}, errZero
+}
+func (unbuilt) available(*Limiter, *rate) int { return 0 }
 
 // unbuiltRate is the rate of a zero Limiter: it admits nothing.
 var unbuiltRate = rate{other: unbuilt{}}
@@ -172,7 +185,8 @@ func gcraReserve(tat *atomic.Int64, interval, tau, now, maxWait int64) (prev, ne
 }
 
 // TryAcquire takes a permit that is free now and reports whether it did; it never waits,
-// whatever MaxWait is. A refusal publishes a RateLimiterRejected event. It never
+// whatever MaxWait is. A refusal publishes a RateLimiterRejected event. Its outcome is
+// recorded with context.Background(): ResultAdmitted (Wait 0) or ResultRejected. It never
 // allocates. A disabled limiter always returns true; a zero Limiter, never built, false.
 func (l *Limiter) TryAcquire() bool {
 	r := l.rate.Load()
@@ -195,9 +209,10 @@ func (l *Limiter) TryAcquire() bool {
 		_, _, wait, ok = l.slots.takeFreed(now, r.interval, r.tau, 0)
 	}
 	if !ok {
-		l.publishRejected(now, wait, l.rej.Plain)
+		l.reject(context.Background(), now, wait, l.rej.Plain)
 		return false
 	}
+	l.admitted(context.Background(), 0)
 	return true
 }
 
@@ -209,12 +224,13 @@ func (l *Limiter) TryAcquire() bool {
 //   - a *policy.ConfigError with code R4C-ATR-003 when n < 1.
 //
 // n = Permits passes on a full bucket. A refusal publishes a RateLimiterRejected event.
-// It never allocates. A disabled limiter lets every n from 1 to Permits pass; a zero
-// Limiter, never built, refuses every call.
+// Its outcome is recorded as TryAcquire's, a *BurstError as a ResultRejected (n < 1 is no
+// decision: nothing is recorded). It never allocates. A disabled limiter lets every n
+// from 1 to Permits pass; a zero Limiter, never built, refuses every call.
 func (l *Limiter) TryAcquireN(n int) error {
 	r := l.cur()
 	if err := r.check(n); err != nil {
-		return l.refuseCount(err)
+		return l.refuseCount(context.Background(), err)
 	}
 	if !r.direct {
 		return r.other.tryAcquire(l, r, n)
@@ -222,17 +238,19 @@ func (l *Limiter) TryAcquireN(n int) error {
 	now := l.now()
 	inc, tol := r.weight(n)
 	if _, _, wait, ok := l.slots.take(now, inc, tol, 0); !ok {
-		l.publishRejected(now, wait, l.rej.Plain)
+		l.reject(context.Background(), now, wait, l.rej.Plain)
 		return l.rej.Plain
 	}
+	l.admitted(context.Background(), 0)
 	return nil
 }
 
-// refuseCount publishes the refusal of a call for a number of permits that can never be
-// granted (err is rate.check's), and returns err.
-func (l *Limiter) refuseCount(err error) error {
+// refuseCount publishes and records the refusal of the call with ctx for a number of
+// permits that can never be granted (err is rate.check's), and returns err. n < 1 is not
+// a decision: it is neither published nor recorded.
+func (l *Limiter) refuseCount(ctx context.Context, err error) error {
 	if err != errBadCount {
-		l.publishRejected(l.eventTime(), 0, err)
+		l.reject(ctx, l.eventTime(), 0, err)
 	}
 	return err
 }
@@ -251,22 +269,27 @@ func (l *Limiter) refuseCount(err error) error {
 //
 // A wait publishes a RateLimiterWaited event, a rejection a RateLimiterRejected event
 // (with the retry-after, when known), except the refusal of a call whose ctx is nil or
-// already done when it arrives, which publishes nothing. Acquire allocates nothing
-// unless it has to wait. With MaxWait > 0 and a ctx that has a deadline, it reads the
-// real time left once more (with a manual clock, the virtual wait is compared with that
-// real time). A disabled limiter returns nil at once, but for a nil or done ctx, whose
-// error it returns as is; a zero Limiter, never built, a rejection matching ErrExceeded.
+// already done when it arrives, which publishes nothing. Events go out with ctx. The
+// outcome is recorded once, with ctx, when it is known: ResultAdmitted once the permit is
+// the caller's (Wait = the wait it reserved, 0 when none), or ResultRejected, also for a
+// nil or done ctx on arrival (a nil ctx is recorded as context.Background()). Acquire
+// allocates nothing unless it has to wait. With MaxWait > 0 and a ctx that has a
+// deadline, it reads the real time left once more (with a manual clock, the virtual wait
+// is compared with that real time). A disabled limiter returns nil at once, but for a nil
+// or done ctx, whose error it returns as is; a zero Limiter, never built, a rejection
+// matching ErrExceeded.
 func (l *Limiter) Acquire(ctx context.Context) error { return l.acquire(ctx, l.cur(), 1) }
 
 // AcquireN is Acquire for n permits, taken together: the call waits until all n are free,
 // within MaxWait and ctx, and a call whose ctx ends during the wait gives all n back. A
 // call for more than Permits fails at once with a *BurstError matching ErrExceedsBurst
 // (and not ErrExceeded), taking nothing; n < 1 with a *policy.ConfigError, code
-// R4C-ATR-003. Events and allocations are Acquire's.
+// R4C-ATR-003. Events, outcomes and allocations are Acquire's (a *BurstError is recorded
+// as a ResultRejected; n < 1 is not recorded).
 func (l *Limiter) AcquireN(ctx context.Context, n int) error {
 	r := l.cur()
 	if err := r.check(n); err != nil {
-		return l.refuseCount(err)
+		return l.refuseCount(ctx, err)
 	}
 	return l.acquire(ctx, r, n)
 }
@@ -274,12 +297,12 @@ func (l *Limiter) AcquireN(ctx context.Context, n int) error {
 func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 	if !r.direct {
 		if ctx == nil && !r.cfg.Disabled && l.built() { // with a backend: refused before its store is asked
-			return l.nilCtx
+			return l.refuseOnArrival(ctx, policy.ErrNilContext)
 		}
 		return r.other.acquire(ctx, l, r, n)
 	}
 	if err := policy.ContextErr(ctx); err != nil {
-		return l.refuseOnArrival(err)
+		return l.refuseOnArrival(ctx, err)
 	}
 	now := l.now()
 	prev, next, wait, err := l.reserveCtx(ctx, r, n, now)
@@ -287,22 +310,28 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 		return err
 	}
 	if wait == 0 {
+		l.admitted(ctx, 0)
 		return nil
 	}
-	l.publishWaited(now, wait)
-	if err := l.clk.Sleep(ctx, time.Duration(wait)); err != nil {
+	l.publishWaited(ctx, now, wait)
+	l.waiting.Add(1)
+	err = l.clk.Sleep(ctx, time.Duration(wait))
+	l.waiting.Add(-1)
+	if err != nil {
 		Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), ok: true}.Cancel()
-		return l.rejectContext(l.now(), 0, err)
+		return l.rejectContext(ctx, l.now(), 0, err)
 	}
+	l.admitted(ctx, wait)
 	return nil
 }
 
 // reserveCtx takes n permits within MaxWait and, when ctx has a deadline, before it: a
 // permit that would come after the deadline is useless, and is refused unreserved (SPEC
-// RL-8). A refusal is published, and returned as the rejection to give: the limiter's
-// plain one, or the one that also matches context.DeadlineExceeded. With MaxWait > 0 and
-// a deadline, it reads the real time left: with a manual clock, the virtual wait is
-// compared with the real time left before the deadline.
+// RL-8). A refusal is published and recorded, and returned as the rejection to give: the
+// limiter's plain one, or the one that also matches context.DeadlineExceeded. A permit
+// reserved is not recorded: the caller records it once the call is let through. With
+// MaxWait > 0 and a deadline, it reads the real time left: with a manual clock, the
+// virtual wait is compared with the real time left before the deadline.
 func (l *Limiter) reserveCtx(ctx context.Context, r *rate, n int, now int64) (prev, next, wait int64, err error) {
 	limit, byDeadline := waitLimit(ctx, r.maxWait)
 	inc, tol := r.weight(n)
@@ -316,9 +345,9 @@ func (l *Limiter) reserveCtx(ctx context.Context, r *rate, n int, now int64) (pr
 	case ok:
 		return prev, next, wait, nil
 	case byDeadline && wait <= r.maxWait:
-		return prev, next, wait, l.rejectContext(now, wait, context.DeadlineExceeded)
+		return prev, next, wait, l.rejectContext(ctx, now, wait, context.DeadlineExceeded)
 	}
-	l.publishRejected(now, wait, l.rej.Plain)
+	l.reject(ctx, now, wait, l.rej.Plain)
 	return prev, next, wait, l.rej.Plain
 }
 
@@ -342,38 +371,53 @@ func waitLimit(ctx context.Context, maxWait int64) (limit int64, byDeadline bool
 // back. When the permit does not come within MaxWait, nothing is reserved and Reserve
 // returns the limiter's rejection (matching ErrExceeded) together with a refused
 // Reservation whose Delay() is the time until the next permit is free: the retry-after.
-// A delayed reservation publishes RateLimiterWaited, a refusal RateLimiterRejected.
-// Reserve never allocates. A disabled limiter returns a reservation with no delay; a zero
-// Limiter, never built, a refused Reservation and a rejection matching ErrExceeded.
-func (l *Limiter) Reserve() (Reservation, error) { return l.reserve(l.cur(), 1) }
+// A delayed reservation publishes RateLimiterWaited, a refusal RateLimiterRejected. Its
+// outcome is recorded with context.Background() when it is made: ResultAdmitted with
+// Wait = Delay(), or ResultRejected (a later Cancel records nothing). Reserve never
+// allocates. A disabled limiter returns a reservation with no delay; a zero Limiter,
+// never built, a refused Reservation and a rejection matching ErrExceeded.
+func (l *Limiter) Reserve() (Reservation, error) { return l.reserveOne(l.cur(), 1) }
 
 // ReserveN is Reserve for n permits, taken together: its Delay is how long until all n
 // are free, and Cancel gives all n back. A refused ReserveN's Delay is how long until n
 // permits are free. A call for more than Permits fails at once with a refused Reservation
 // (Delay 0) and a *BurstError matching ErrExceedsBurst (and not ErrExceeded), taking
-// nothing; n < 1 with a *policy.ConfigError, code R4C-ATR-003. Events and allocations
-// are Reserve's.
+// nothing; n < 1 with a *policy.ConfigError, code R4C-ATR-003. Events, outcomes and
+// allocations are Reserve's (a *BurstError is recorded as a ResultRejected; n < 1 is not
+// recorded).
 func (l *Limiter) ReserveN(n int) (Reservation, error) {
 	r := l.cur()
 	if err := r.check(n); err != nil {
-		return Reservation{}, l.refuseCount(err)
+		return Reservation{}, l.refuseCount(context.Background(), err)
 	}
-	return l.reserve(r, n)
+	return l.reserveOne(r, n)
 }
 
-func (l *Limiter) reserve(r *rate, n int) (Reservation, error) {
+// reserveOne is Reserve and ReserveN: reserve, and the admission recorded.
+func (l *Limiter) reserveOne(r *rate, n int) (Reservation, error) {
+	res, err := l.reserve(context.Background(), r, n)
+	if l.events.Rec != nil && err == nil && !r.cfg.Disabled {
+		l.admitted(context.Background(), int64(res.delay))
+	}
+	return res, err
+}
+
+// reserve takes n permits within MaxWait for the call with ctx, without waiting for
+// them. Its events go out with ctx, and a refusal is recorded; a permit reserved is not:
+// the caller records it.
+func (l *Limiter) reserve(ctx context.Context, r *rate, n int) (Reservation, error) {
 	if !r.direct {
-		return r.other.reserve(l, r, n)
+		return r.other.reserve(ctx, l, r, n)
 	}
 	now := l.now()
 	inc, tol := r.weight(n)
 	prev, next, wait, ok := l.slots.take(now, inc, tol, r.maxWait)
 	if !ok {
-		l.publishRejected(now, wait, l.rej.Plain)
+		l.reject(ctx, now, wait, l.rej.Plain)
 		return Reservation{delay: time.Duration(wait)}, l.rej.Plain
 	}
 	if wait > 0 {
-		l.publishWaited(now, wait)
+		l.publishWaited(ctx, now, wait)
 	}
 	return Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}, nil
 }
@@ -391,39 +435,72 @@ func (l *Limiter) Rejection() error {
 // Clock returns the limiter's time source.
 func (l *Limiter) Clock() clock.Clock { return l.clk }
 
-// refuseOnArrival is the rejection of a call whose context is nil or already done when it
-// arrives (err is policy.ContextErr's): it matches ErrExceeded and err. Nothing is taken
-// and no event is published.
-func (l *Limiter) refuseOnArrival(err error) error {
-	if err == policy.ErrNilContext {
-		return l.nilCtx
+// refuseOnArrival is the rejection of a call whose context ctx is nil or already done when
+// it arrives (err is policy.ContextErr's): it matches ErrExceeded and err. Nothing is
+// taken and no event is published; the rejection is recorded.
+func (l *Limiter) refuseOnArrival(ctx context.Context, err error) error {
+	rej := l.nilCtx
+	if err != policy.ErrNilContext {
+		rej = l.rej.ForContext(err)
 	}
-	return l.rej.ForContext(err)
+	l.rejected(ctx, rej)
+	return rej
 }
 
-// rejectContext publishes and returns the rejection of a call that its context ended
-// after it arrived: its deadline comes before the permit (wait is then the retry-after),
-// or it ended during the wait.
-func (l *Limiter) rejectContext(now, wait int64, ctxErr error) error {
+// rejectContext publishes, records and returns the rejection of the call with ctx that
+// its context ended after it arrived: its deadline comes before the permit (wait is then
+// the retry-after), or it ended during the wait.
+func (l *Limiter) rejectContext(ctx context.Context, now, wait int64, ctxErr error) error {
 	err := l.rej.ForContext(ctxErr)
-	l.publishRejected(now, wait, err)
+	l.reject(ctx, now, wait, err)
 	return err
 }
 
-func (l *Limiter) publishWaited(now, wait int64) {
+// publishWaited publishes the wait, from now, of the call with ctx.
+func (l *Limiter) publishWaited(ctx context.Context, now, wait int64) {
 	if l.events.Observed() {
-		l.events.Publish(policy.Event{Kind: policy.RateLimiterWaited,
+		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterWaited,
 			At: time.Duration(now), Wait: time.Duration(wait)})
 	}
 }
 
-// publishRejected publishes a refusal at now whose retry-after is retryAfter (≤ 0: none
-// known).
-func (l *Limiter) publishRejected(now, retryAfter int64, err error) {
-	if l.events.Observed() {
-		l.events.Publish(policy.Event{Kind: policy.RateLimiterRejected,
+// reject publishes the refusal at now, with err, of the call with ctx, whose retry-after
+// is retryAfter (≤ 0: none known), and records it.
+func (l *Limiter) reject(ctx context.Context, now, retryAfter int64, err error) {
+	if !l.events.Observed() {
+		return
+	}
+	ctx = orBackground(ctx)
+	if l.events.Wants(ctx, policy.RateLimiterRejected) {
+		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterRejected,
 			At: time.Duration(now), RetryAfter: time.Duration(max(retryAfter, 0)), Err: err})
 	}
+	l.rejected(ctx, err)
+}
+
+// admitted records, if outcomes are recorded, that the call with ctx was let through
+// after waiting wait nanoseconds (0: it did not wait).
+func (l *Limiter) admitted(ctx context.Context, wait int64) {
+	if l.events.Rec != nil {
+		l.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Duration(wait)})
+	}
+}
+
+// rejected records, if outcomes are recorded, the refusal err of the call with ctx (nil:
+// context.Background()).
+func (l *Limiter) rejected(ctx context.Context, err error) {
+	if l.events.Rec != nil {
+		l.events.Rec.Record(orBackground(ctx), policy.Outcome{Result: policy.ResultRejected, Err: err})
+	}
+}
+
+// orBackground returns ctx, or context.Background() for a nil ctx: what a recorder is
+// given for a call that came without a context.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
 }
 
 // satAdd returns a+b, saturating at the largest and smallest int64 instead of wrapping.

@@ -54,7 +54,8 @@ func MaxKeyBytes(n int) Option { return func(s *settings) { s.maxKeyBytes = n } 
 // eviction, the key bounds and a Backend work in detail.
 //
 // Events carry the key in Event.Key: a string key as the limiter keeps it (its digest,
-// for a key longer than MaxKeyBytes), any other key formatted with fmt.Sprint.
+// for a key longer than MaxKeyBytes), any other key formatted with fmt.Sprint. Outcomes
+// (see Observe) are a Limiter's, with the key, named the same way, in Outcome.Key.
 //
 // A Keyed limiter is safe for concurrent use; Reconfigure changes its configuration while
 // it runs.
@@ -186,22 +187,24 @@ func (k *Keyed[K]) Backend() Backend {
 func (k *Keyed[K]) Rejection() error { return k.lim().Rejection() }
 
 // TryAcquire takes a permit for key that is free now and reports whether it did; it never
-// waits, whatever MaxWait is. A refusal publishes a RateLimiterRejected event. For a key
-// that has a cell it never allocates. A disabled limiter always returns true; a zero
-// Keyed, never built, false.
+// waits, whatever MaxWait is. A refusal publishes a RateLimiterRejected event. Its outcome
+// is recorded with context.Background() and the key: ResultAdmitted (Wait 0) or
+// ResultRejected. For a key that has a cell it never allocates. A disabled limiter always
+// returns true; a zero Keyed, never built, false.
 func (k *Keyed[K]) TryAcquire(key K) bool { return k.tryAcquire(key, k.lim().cur(), 1) == nil }
 
 // TryAcquireN takes n permits for key that are free now, all of them or none, as
 // Limiter.TryAcquireN does: nil when they are the caller's, the limiter's rejection
 // (matching ErrExceeded) when they are not all free now, a *BurstError matching
 // ErrExceedsBurst when n is more than Permits (nothing is taken), and a
-// *policy.ConfigError with code R4C-ATR-003 when n < 1. Events and allocations are
-// TryAcquire's.
+// *policy.ConfigError with code R4C-ATR-003 when n < 1. Events, outcomes and allocations
+// are TryAcquire's (a *BurstError is recorded as a ResultRejected; n < 1 is not
+// recorded).
 func (k *Keyed[K]) TryAcquireN(key K, n int) error {
 	l := k.lim()
 	r := l.cur()
 	if err := r.check(n); err != nil {
-		return l.refuseCount(err)
+		return k.refuseCount(context.Background(), key, err)
 	}
 	return k.tryAcquire(key, r, n)
 }
@@ -211,12 +214,14 @@ func (k *Keyed[K]) tryAcquire(key K, r *rate, n int) error {
 	if r.cfg.Disabled || !l.built() {
 		return l.offErr()
 	}
+	ctx := context.Background()
 	key = k.bounded(key)
-	d := k.decide(key, r, n, 0)
+	d := k.decide(ctx, key, r, n, 0)
 	if !d.ok {
-		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
+		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
 		return l.rej.Plain
 	}
+	k.admitted(ctx, key, 0)
 	return nil
 }
 
@@ -232,7 +237,8 @@ func (k *Keyed[K]) tryAcquire(key K, r *rate, n int) error {
 //     it, and the error also matches ctx's error.
 //
 // With a Backend, the key's store decides, within ctx. A wait publishes a
-// RateLimiterWaited event, a rejection a RateLimiterRejected event. For a key that has a
+// RateLimiterWaited event, a rejection a RateLimiterRejected event, with ctx. The
+// outcome is recorded as Limiter.Acquire records it, with the key. For a key that has a
 // cell it allocates nothing unless it has to wait. A disabled limiter returns nil at once,
 // but for a nil or done ctx, whose error it returns as is; a zero Keyed, never built, a
 // rejection matching ErrExceeded.
@@ -242,12 +248,13 @@ func (k *Keyed[K]) Acquire(ctx context.Context, key K) error {
 
 // AcquireN is Acquire for n permits for key, taken together, as Limiter.AcquireN: a call
 // for more than Permits fails at once with a *BurstError matching ErrExceedsBurst, n < 1
-// with a *policy.ConfigError, code R4C-ATR-003.
+// with a *policy.ConfigError, code R4C-ATR-003. Events and outcomes are Acquire's (a
+// *BurstError is recorded as a ResultRejected; n < 1 is not recorded).
 func (k *Keyed[K]) AcquireN(ctx context.Context, key K, n int) error {
 	l := k.lim()
 	r := l.cur()
 	if err := r.check(n); err != nil {
-		return l.refuseCount(err)
+		return k.refuseCount(ctx, key, err)
 	}
 	return k.acquire(ctx, key, r, n)
 }
@@ -261,27 +268,36 @@ func (k *Keyed[K]) acquire(ctx context.Context, key K, r *rate, n int) error {
 		return policy.ContextErr(ctx)
 	}
 	if err := policy.ContextErr(ctx); err != nil {
-		return l.refuseOnArrival(err)
+		rej := l.nilCtx
+		if err != policy.ErrNilContext {
+			rej = l.rej.ForContext(err)
+		}
+		if l.events.Rec != nil {
+			k.rejected(orBackground(ctx), k.keyString(k.bounded(key)), rej)
+		}
+		return rej
 	}
 	key = k.bounded(key)
 	limit, byDeadline := waitLimit(ctx, r.maxWait)
 	d, err := k.decideCtx(ctx, key, r, n, limit)
 	switch {
 	case err != nil:
-		return k.rejectContext(key, l.now(), 0, err)
+		return k.rejectContext(ctx, key, l.now(), 0, err)
 	case !d.ok && byDeadline && d.wait <= r.maxWait:
-		return k.rejectContext(key, d.now, d.wait, context.DeadlineExceeded)
+		return k.rejectContext(ctx, key, d.now, d.wait, context.DeadlineExceeded)
 	case !d.ok:
-		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
+		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
 		return l.rej.Plain
 	case d.wait == 0:
+		k.admitted(ctx, key, 0)
 		return nil
 	}
-	k.publishWaited(key, d.now, d.wait)
+	k.publishWaited(ctx, key, d.now, d.wait)
 	if err := l.clk.Sleep(ctx, time.Duration(d.wait)); err != nil {
 		k.reservation(d).Cancel()
-		return k.rejectContext(key, l.now(), 0, err)
+		return k.rejectContext(ctx, key, l.now(), 0, err)
 	}
+	k.admitted(ctx, key, d.wait)
 	return nil
 }
 
@@ -290,19 +306,22 @@ func (k *Keyed[K]) acquire(ctx context.Context, key K, r *rate, n int) error {
 // the permit back. When the permit does not come within MaxWait, nothing is reserved and
 // Reserve returns the limiter's rejection (matching ErrExceeded) with a refused
 // Reservation whose Delay() is the retry-after: how long until the key's next permit is
-// free. Events and allocations are TryAcquire's. A disabled limiter returns a reservation
-// with no delay; a zero Keyed, never built, a refused Reservation and a rejection matching
+// free. Events and allocations are TryAcquire's. Its outcome is recorded as
+// Limiter.Reserve records it, with the key. A disabled limiter returns a reservation with
+// no delay; a zero Keyed, never built, a refused Reservation and a rejection matching
 // ErrExceeded.
 func (k *Keyed[K]) Reserve(key K) (Reservation, error) { return k.reserve(key, k.lim().cur(), 1) }
 
 // ReserveN is Reserve for n permits for key, taken together, as Limiter.ReserveN: a call
 // for more than Permits fails at once with a refused Reservation and a *BurstError
-// matching ErrExceedsBurst, n < 1 with a *policy.ConfigError, code R4C-ATR-003.
+// matching ErrExceedsBurst, n < 1 with a *policy.ConfigError, code R4C-ATR-003. Events
+// and outcomes are Reserve's (a *BurstError is recorded as a ResultRejected; n < 1 is not
+// recorded).
 func (k *Keyed[K]) ReserveN(key K, n int) (Reservation, error) {
 	l := k.lim()
 	r := l.cur()
 	if err := r.check(n); err != nil {
-		return Reservation{}, l.refuseCount(err)
+		return Reservation{}, k.refuseCount(context.Background(), key, err)
 	}
 	return k.reserve(key, r, n)
 }
@@ -315,26 +334,39 @@ func (k *Keyed[K]) reserve(key K, r *rate, n int) (Reservation, error) {
 		}
 		return Reservation{ok: true}, nil
 	}
+	ctx := context.Background()
 	key = k.bounded(key)
-	d := k.decide(key, r, n, r.maxWait)
+	d := k.decide(ctx, key, r, n, r.maxWait)
 	if !d.ok {
-		k.publishRejected(key, d.now, d.wait, l.rej.Plain)
+		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
 		return Reservation{delay: time.Duration(d.wait)}, l.rej.Plain
 	}
 	if d.wait > 0 {
-		k.publishWaited(key, d.now, d.wait)
+		k.publishWaited(ctx, key, d.now, d.wait)
 	}
+	k.admitted(ctx, key, d.wait)
 	return k.reservation(d), nil
 }
 
-// decide takes n permits for key (bounded) within maxWait at the rate r: from its store
-// with a backend, else from its in-process cell.
-func (k *Keyed[K]) decide(key K, r *rate, n int, maxWait int64) decision {
+// decide takes n permits for key (bounded) within maxWait at the rate r, for the call
+// with ctx: from its store with a backend, else from its in-process cell. The store is
+// asked with ctx without its cancellation (the decision is not bounded by ctx, only
+// observed with it), so that its answer is never ctx's error.
+func (k *Keyed[K]) decide(ctx context.Context, key K, r *rate, n int, maxWait int64) decision {
 	if k.backend == nil {
 		return k.take(key, r, n, maxWait)
 	}
-	d, _ := k.takeRemote(context.Background(), key, r, n, maxWait) // Background never ends: no error
+	d, _ := k.takeRemote(detached(ctx), key, r, n, maxWait) // a detached ctx never ends: no error
 	return d
+}
+
+// detached returns ctx without its cancellation and deadline, keeping its values:
+// context.Background() as it is, for the calls that have no context of their own.
+func detached(ctx context.Context) context.Context {
+	if ctx == context.Background() {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
 }
 
 // decideCtx is decide within ctx: the error is ctx's, when it ended before the key's
@@ -381,7 +413,7 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 		if c != nil {
 			rc = c.remote
 		} else {
-			rc = k.bind(key)
+			rc = k.bind(context.Background(), key)
 		}
 		if rc != nil {
 			if n, ok := rc.store.Available(context.Background(), r.cfg); ok {
@@ -432,28 +464,64 @@ func (k *Keyed[K]) Sweep() int {
 	return n
 }
 
-// publishRejected publishes the refusal of a call for key at now, whose retry-after is
-// retryAfter (≤ 0: none known). Without a listener it does nothing; with one, a key that
-// is not a string is formatted, which allocates.
-func (k *Keyed[K]) publishRejected(key K, now, retryAfter int64, err error) {
+// reject publishes the refusal, with err, of the call with ctx for key (bounded) at now,
+// whose retry-after is retryAfter (≤ 0: none known), and records it. Without a listener
+// or a recorder it does nothing; with one, a key that is not a string is formatted,
+// which allocates.
+func (k *Keyed[K]) reject(ctx context.Context, key K, now, retryAfter int64, err error) {
 	if l := k.base; l.events.Observed() {
-		l.events.Publish(policy.Event{Kind: policy.RateLimiterRejected, At: time.Duration(now),
-			RetryAfter: time.Duration(max(retryAfter, 0)), Err: err, Key: k.keyString(key)})
+		ks := k.keyString(key)
+		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterRejected, At: time.Duration(now),
+			RetryAfter: time.Duration(max(retryAfter, 0)), Err: err, Key: ks})
+		k.rejected(ctx, ks, err)
 	}
 }
 
-// publishWaited publishes the wait of a call for key at now.
-func (k *Keyed[K]) publishWaited(key K, now, wait int64) {
+// publishWaited publishes the wait of the call with ctx for key (bounded) at now.
+func (k *Keyed[K]) publishWaited(ctx context.Context, key K, now, wait int64) {
 	if l := k.base; l.events.Observed() {
-		l.events.Publish(policy.Event{Kind: policy.RateLimiterWaited, At: time.Duration(now),
+		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterWaited, At: time.Duration(now),
 			Wait: time.Duration(wait), Key: k.keyString(key)})
 	}
 }
 
-// rejectContext publishes and returns the rejection of a call for key that its context
-// ended after it arrived (see Limiter.rejectContext).
-func (k *Keyed[K]) rejectContext(key K, now, wait int64, ctxErr error) error {
+// admitted records, if outcomes are recorded, that the call with ctx for key (bounded)
+// was let through after waiting wait nanoseconds (0: it did not wait).
+func (k *Keyed[K]) admitted(ctx context.Context, key K, wait int64) {
+	if k.base.events.Rec != nil {
+		k.recordAdmitted(ctx, key, wait)
+	}
+}
+
+// recordAdmitted is admitted's recording, kept out of line so that the check inlines.
+func (k *Keyed[K]) recordAdmitted(ctx context.Context, key K, wait int64) {
+	k.base.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: k.keyString(key),
+		Wait: time.Duration(wait)})
+}
+
+// rejected records, if outcomes are recorded, the refusal err of the call with ctx (not
+// nil) for the key named ks.
+func (k *Keyed[K]) rejected(ctx context.Context, ks string, err error) {
+	if l := k.base; l.events.Rec != nil {
+		l.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Key: ks, Err: err})
+	}
+}
+
+// refuseCount publishes and records the refusal of the call with ctx for key (not yet
+// bounded) for a number of permits that can never be granted (err is rate.check's), and
+// returns err, as Limiter.refuseCount does, with the key.
+func (k *Keyed[K]) refuseCount(ctx context.Context, key K, err error) error {
+	l := k.lim()
+	if err != errBadCount && l.events.Observed() {
+		k.reject(orBackground(ctx), k.bounded(key), l.now(), 0, err)
+	}
+	return err
+}
+
+// rejectContext publishes, records and returns the rejection of the call with ctx for key
+// that its context ended after it arrived (see Limiter.rejectContext).
+func (k *Keyed[K]) rejectContext(ctx context.Context, key K, now, wait int64, ctxErr error) error {
 	err := k.base.rej.ForContext(ctxErr)
-	k.publishRejected(key, now, wait, err)
+	k.reject(ctx, key, now, wait, err)
 	return err
 }

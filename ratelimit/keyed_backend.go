@@ -26,7 +26,7 @@ type remoteCell struct {
 // the key's in-process cell. The error is ctx's, when it ended before the store decided;
 // nothing is known to be reserved then.
 func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWait int64) (decision, error) {
-	c, now := k.remoteCellOf(key, r)
+	c, now := k.remoteCellOf(ctx, key, r)
 	if c.remote != nil {
 		g, err := c.remote.store.Reserve(ctx, Request{N: n, MaxWait: time.Duration(maxWait), Config: r.cfg})
 		if err != nil {
@@ -56,8 +56,9 @@ func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWai
 	return k.take(key, r, n, maxWait), nil
 }
 
-// remoteCellOf returns key's cell, made and bound if needed, and marks it used at now.
-func (k *Keyed[K]) remoteCellOf(key K, r *rate) (c *cell, now int64) {
+// remoteCellOf returns key's cell, made and bound if needed for the call with ctx, and
+// marks it used at now.
+func (k *Keyed[K]) remoteCellOf(ctx context.Context, key K, r *rate) (c *cell, now int64) {
 	s := k.shard(key)
 	s.mu.RLock()
 	if c = s.cells[key]; c != nil {
@@ -70,7 +71,7 @@ func (k *Keyed[K]) remoteCellOf(key K, r *rate) (c *cell, now int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now = k.base.now()
-	c = k.cellLocked(s, key, now)
+	c = k.cellLocked(ctx, s, key, now)
 	k.touch(c, r, now)
 	s.idleAt = min(s.idleAt, c.evictableAt())
 	return c, now
@@ -84,17 +85,18 @@ func (k *Keyed[K]) touch(c *cell, r *rate, now int64) {
 	}
 }
 
-// bind binds key to the backend; nil, after a RateLimiterBackendFailed event, when the
-// backend refuses or returns no Store (the key then keeps its state in-process).
-func (k *Keyed[K]) bind(key K) *remoteCell {
+// bind binds key to the backend for the call with ctx; nil, after a
+// RateLimiterBackendFailed event (with ctx), when the backend refuses or returns no Store
+// (the key then keeps its state in-process).
+func (k *Keyed[K]) bind(ctx context.Context, key K) *remoteCell {
 	l := k.base
 	ks := k.keyString(key)
-	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + ks, Keyed: true, Key: ks, Config: l.cur().cfg, Clock: l.clk, Listener: l.events.Listener})
+	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + ks, Keyed: true, Key: ks, Config: l.cur().cfg, Clock: l.clk, Listener: l.relay})
 	if err == nil && st == nil {
 		err = errNoStore
 	}
 	if err != nil {
-		l.events.Publish(policy.Event{Kind: policy.RateLimiterBackendFailed, Err: err, Key: ks})
+		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterBackendFailed, Err: err, Key: ks})
 		return nil
 	}
 	return &remoteCell{store: st}

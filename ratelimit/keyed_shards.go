@@ -109,7 +109,7 @@ func (k *Keyed[K]) takeNew(s *keyedShard[K], key K, r *rate, n int, maxWait int6
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := k.base.now()
-	c := k.cellLocked(s, key, now)
+	c := k.cellLocked(context.Background(), s, key, now)
 	d := k.gcra(c, r, n, now, maxWait)
 	s.idleAt = min(s.idleAt, c.evictableAt())
 	return d
@@ -136,9 +136,10 @@ func (k *Keyed[K]) gcra(c *cell, r *rate, n int, now, maxWait int64) (d decision
 	return d
 }
 
-// cellLocked returns key's cell in s, made if needed. A shard that holds its share of
-// MaxKeys makes room first (see evict). Called with s.mu held for writing.
-func (k *Keyed[K]) cellLocked(s *keyedShard[K], key K, now int64) *cell {
+// cellLocked returns key's cell in s, made if needed (and bound to the backend, if any,
+// for the call with ctx). A shard that holds its share of MaxKeys makes room first (see
+// evict). Called with s.mu held for writing.
+func (k *Keyed[K]) cellLocked(ctx context.Context, s *keyedShard[K], key K, now int64) *cell {
 	if c := s.cells[key]; c != nil {
 		return c
 	}
@@ -150,7 +151,7 @@ func (k *Keyed[K]) cellLocked(s *keyedShard[K], key K, now int64) *cell {
 	}
 	c := &cell{}
 	if k.backend != nil {
-		c.remote = k.bind(key)
+		c.remote = k.bind(ctx, key)
 	}
 	if s.cells == nil {
 		s.cells = make(map[K]*cell)

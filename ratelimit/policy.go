@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -20,8 +19,10 @@ func NewPolicy[T any](l *Limiter) policy.Policy[T] {
 // DecorateFunc returns next guarded by l: each call takes a permit with Acquire (waiting
 // within MaxWait, honouring ctx) and then calls next; a rejection returns the zero T and
 // l's rejection (matching ErrExceeded, and ctx's error when ctx ended the wait, or
-// policy.ErrNilContext for a nil ctx), and next is not called. Admitted and rejected
-// calls allocate nothing.
+// policy.ErrNilContext for a nil ctx), and next is not called. Events and outcomes are
+// Acquire's: each call's outcome is recorded once, with ctx, before next is called or the
+// rejection returned. Admitted and rejected calls allocate nothing, with a recorder or
+// without.
 func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
 		if err := l.Acquire(ctx); err != nil {
@@ -45,7 +46,12 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 //     Once started, cancelling the future cancels next's future;
 //   - a nil future from next is a future failed with async.ErrNilFuture.
 //
-// Events are Acquire's: a call refused on arrival for its ctx publishes nothing.
+// Events are Acquire's, with ctx: a call refused on arrival for its ctx publishes nothing.
+// Each call's outcome is recorded once, with ctx: ResultRejected when it is refused (at
+// once, or when ctx ends before its turn), ResultAdmitted when next starts (Wait = the
+// wait it reserved, 0 when it starts at once). A call whose future is canceled before its
+// turn was neither let through nor refused: nothing is recorded for it. A disabled
+// limiter records nothing.
 func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
 		r := l.cur()
@@ -59,17 +65,18 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 			return started(next(ctx, a))
 		}
 		if err := policy.ContextErr(ctx); err != nil {
-			return async.Failed[T](l.refuseOnArrival(err))
+			return async.Failed[T](l.refuseOnArrival(ctx, err))
 		}
 		if !r.direct {
-			res, err := l.reserve(r, 1)
+			res, err := l.reserve(ctx, r, 1)
 			if err != nil {
 				return async.Failed[T](err)
 			}
 			if res.Delay() == 0 {
+				l.admitted(ctx, 0)
 				return started(next(ctx, a))
 			}
-			return schedule(l.clk, res, ctx, a, next)
+			return schedule(l, res, ctx, a, next)
 		}
 		now := l.now()
 		prev, nextTAT, wait, err := l.reserveCtx(ctx, r, 1, now)
@@ -77,32 +84,39 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 			return async.Failed[T](err)
 		}
 		if wait == 0 {
+			l.admitted(ctx, 0)
 			return started(next(ctx, a))
 		}
-		l.publishWaited(now, wait)
+		l.publishWaited(ctx, now, wait)
 		res := Reservation{l: l, prev: prev, next: nextTAT, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}
-		return schedule(l.clk, res, ctx, a, next)
+		return schedule(l, res, ctx, a, next)
 	}
 }
 
 // A scheduled call waits for its permit on a clock timer.
 type scheduled[A, T any] struct {
 	d    async.Delayed[T]
+	l    *Limiter
 	r    Reservation
 	ctx  context.Context
 	a    A
 	next policy.AsyncFunc[A, T]
 }
 
-func schedule[A, T any](clk clock.Clock, r Reservation, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
-	s := &scheduled[A, T]{r: r, ctx: ctx, a: a, next: next}
-	fut := s.d.Init(clk, ctx, s, nil)
+func schedule[A, T any](l *Limiter, r Reservation, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
+	s := &scheduled[A, T]{l: l, r: r, ctx: ctx, a: a, next: next}
+	l.waiting.Add(1) // until Start or Stop
+	fut := s.d.Init(l.clk, ctx, s, nil)
 	s.d.StartAfter(r.Delay())
 	return fut
 }
 
-// Start starts the call at its permit's time.
-func (s *scheduled[A, T]) Start() *async.Future[T] { return started(s.next(s.ctx, s.a)) }
+// Start starts the call at its permit's time, and records its admission.
+func (s *scheduled[A, T]) Start() *async.Future[T] {
+	s.l.waiting.Add(-1)
+	s.l.admitted(s.ctx, int64(s.r.Delay()))
+	return started(s.next(s.ctx, s.a))
+}
 
 // started returns f, the future of a call that has started, or a future failed with
 // async.ErrNilFuture when f is nil.
@@ -114,12 +128,14 @@ func started[T any](f *async.Future[T]) *async.Future[T] {
 }
 
 // Stop gives the permit back for a call that will not start (canceled, or its context
-// ended first), as Reservation.Cancel gives it.
+// ended first), as Reservation.Cancel gives it. A call whose context ended is rejected,
+// and recorded so; a canceled one records nothing.
 func (s *scheduled[A, T]) Stop(cause error) (T, error) {
+	s.l.waiting.Add(-1)
 	s.r.Cancel()
 	var zero T
 	if cause == async.ErrCanceled {
 		return zero, cause
 	}
-	return zero, s.r.l.rejectContext(s.r.l.now(), 0, cause)
+	return zero, s.l.rejectContext(s.ctx, s.l.now(), 0, cause)
 }

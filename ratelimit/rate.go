@@ -126,6 +126,11 @@ func (e *BurstError) Permits() int { return e.permits }
 // Is reports whether target is ErrExceedsBurst.
 func (e *BurstError) Is(target error) bool { return target == ErrExceedsBurst }
 
+// RejectedBy returns the layer that refused the call: policy.LayerRateLimiter.
+func (e *BurstError) RejectedBy() policy.Layer { return policy.LayerRateLimiter }
+
+var _ policy.Rejection = (*BurstError)(nil)
+
 // errBadCount is the error of a call for fewer than 1 permit.
 var errBadCount = policy.Errorf(policy.CodeBadPermits, "n", "",
 	"a call must take at least 1 permit")

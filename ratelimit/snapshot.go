@@ -7,6 +7,9 @@ type Snapshot struct {
 	Instance         string // the instance id
 	AvailablePermits int    // calls that would pass now without waiting, 0..Permits
 	Permits          int    // the configured permits
+	// Waiting is how many calls hold a reserved permit and wait for its time, blocked
+	// (sync) or scheduled (async); 0 with a backend, whose waits are not counted.
+	Waiting int
 }
 
 // Handle is the read-only view of a limiter that a registry hands out
@@ -45,10 +48,10 @@ func gcraAvailable(tat, interval, tau, now int64, permits int) int {
 	return gcra.Available(satSub(tat, now), interval, tau, permits)
 }
 
-// Snapshot returns the limiter's id, available permits and configured permits.
+// Snapshot returns the limiter's id, available and configured permits, and waiting calls.
 func (l *Limiter) Snapshot() Snapshot {
 	r := l.cur() // one configuration for both counts
-	return Snapshot{Instance: l.events.ID, AvailablePermits: l.availableAt(r), Permits: r.cfg.Permits}
+	return Snapshot{Instance: l.events.ID, AvailablePermits: l.availableAt(r), Permits: r.cfg.Permits, Waiting: int(l.waiting.Load())}
 }
 
 // KeyedSnapshot is a Keyed limiter's state at one instant.

@@ -12,6 +12,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/policy"
@@ -240,7 +241,7 @@ func (orderSpec) layer() policy.Layer { return "" }
 func (orderSpec) build(*Registry, string, reflect.Type) (any, func(), error) { return nil, nil, nil }
 
 // Use adds p, a user's policy, to a composition, at its layer p.Layer(): a name of the
-// user's choosing, other than the built-in layers'. Without an Order that names it, it
+// user's choosing, other than the built-in layers' and policy.LayerCall. Without an Order that names it, it
 // goes innermost, next to the function. p's Decorate and DecorateAsync are called once,
 // when the function is wrapped, while the registry builds the composition (so they must
 // not wrap functions of the same registry), must not return nil (R4C-REG-010), and the
@@ -275,9 +276,9 @@ func (u userSpec[T]) build(_ *Registry, wrapID string, result reflect.Type) (any
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use is nil")
 	case l == "":
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use has an empty layer name")
-	case slices.Contains(DefaultOrder(), l) || registered(l):
+	case slices.Contains(DefaultOrder(), l) || registered(l) || l == policy.LayerCall:
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID,
-			"the policy given to Use names the layer %q, which a built-in policy has: choose another name", l)
+			"the policy given to Use names the layer %q, which a built-in policy has or the registry keeps for whole calls: choose another name", l)
 	case result != reflect.TypeFor[T]():
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID,
 			"the policy given to Use decorates calls returning %v but the function returns %v", reflect.TypeFor[T](), result)
@@ -319,14 +320,20 @@ func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(la
 	return h, nil
 }
 
-// assemble builds the composition of specs around fn for the composition of id.
+// assemble builds the composition of specs around fn for the composition of id;
+// observe wraps the composed call so that the registry's observer, if any, records each
+// whole call (observeSync or observeAsync).
 func assemble[A, T, F any](r *Registry, id string, specs []Spec, extra []layerRow[A, T], sync bool, fn F,
-	dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error), guard func(F) F) (F, error) {
+	dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error), guard func(F) F,
+	observe func(policy.Recorder, clock.Clock, F) F) (F, error) {
 	rs, layers := rows(extra, sync)
 	var h F
 	err := r.assembleWith(id, reflect.TypeFor[T](), specs, layers, func(c *composition) (err error) {
-		h, err = compose(c, rs, fn, dec, user, guard)
-		return err
+		if h, err = compose(c, rs, fn, dec, user, guard); err != nil {
+			return err
+		}
+		h = observe(r.callRecorder(id), r.clk, h)
+		return nil
 	})
 	return h, err
 }

@@ -71,7 +71,7 @@ var toyDescriptor = &kind.Descriptor[toySettings]{
 		if s.Limit < 0 {
 			return nil, policy.Errorf(policy.CodeOutOfRange, "toy.limit", "", "negative")
 		}
-		return &toy{cfg: s.toyConfig, events: s.EventsOf(s.ID("toy"))}, nil
+		return &toy{cfg: s.toyConfig, events: s.EventsOf("toy", s.ID("toy"))}, nil
 	},
 	Of: func(p kind.Instance) any { return p.(*toy).cfg },
 	State: func(p kind.Instance) any {

@@ -37,9 +37,15 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 			decSync, userSync, policy.Guard); err != nil {
 			return err
 		}
-		p.async, err = compose(c, ars, policy.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
-			decAsync, userAsync, policy.GuardAsync)
-		return err
+		if p.async, err = compose(c, ars, policy.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
+			decAsync, userAsync, policy.GuardAsync); err != nil {
+			return err
+		}
+		if rec := r.callRecorder(id); rec != nil {
+			p.sync = observeSync(rec, r.clk, p.sync)
+			p.async = observeAsync(rec, r.clk, p.async)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ type Registry struct {
 	clk       clock.Clock
 	listeners []func(policy.Event)
 	listener  policy.Listener // fans out to listeners; nil when there are none
+	observer  policy.Observer // makes the recorders of outcomes; nil: none are recorded
 	// backend is every rate limiter's default backend; nil: in-process (backend.go).
 	backend ratelimit.Backend
 	// presets holds, per layer, the []Option applied to every instance of that layer
@@ -58,6 +59,7 @@ type registryOptions struct {
 	clk       clock.Clock
 	props     map[string]string
 	listeners []func(policy.Event)
+	observer  policy.Observer
 	backend   ratelimit.Backend
 }
 
@@ -92,6 +94,18 @@ func WithEventListener(fn func(policy.Event)) RegistryOption {
 	}
 }
 
+// WithObserver sets the observer of every call's outcomes: it is asked once for the
+// policy.Recorder of each policy instance the registry builds and of each wrapped
+// function or pipeline (layer policy.LayerCall), and each recorder is then told the
+// outcome of every call at its layer and every event its instance publishes, with the
+// call's context (see policy.Outcome). It replaces the observers given to the policies'
+// options. Without an observer nothing is measured: a call costs what it costs with none. A later WithObserver replaces an earlier one; nil
+// removes it. Default none. resilienceotel.New makes one that exports OpenTelemetry
+// metrics and span events.
+func WithObserver(o policy.Observer) RegistryOption {
+	return func(opts *registryOptions) { opts.observer = o }
+}
+
 // NewRegistry returns a registry. Every configuration key is checked here: an unknown or
 // malformed key (e.g. instances..rateLimiter.permits, whose id is empty) fails with
 // R4C-CFG-001, whose message says what is wrong or names the closest valid key; a value
@@ -117,6 +131,7 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 		clk:       o.clk,
 		props:     props,
 		listeners: o.listeners,
+		observer:  o.observer,
 		backend:   o.backend,
 		presets:   map[policy.Layer]any{},
 		instances: map[instanceKey]kind.Instance{},
@@ -338,6 +353,9 @@ func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *kind.Descripto
 	c.InstanceID = src.id
 	c.Clock = r.clk
 	c.Listener = r.withListener(c.Listener)
+	if r.observer != nil {
+		c.Observer = r.observer
+	}
 	return src, nil
 }
 

@@ -98,10 +98,10 @@ func nilFunc(id string) error {
 // wrapSync builds the composition of specs around fn. extra rows of the layer table
 // follow the built-in ones.
 func wrapSync[A, T any](r *Registry, id string, fn policy.Func[A, T], specs []Spec, extra []layerRow[A, T]) (policy.Func[A, T], error) {
-	return assemble(r, id, specs, extra, true, fn, decSync[A, T], userSync[A, T], policy.Guard[A, T])
+	return assemble(r, id, specs, extra, true, fn, decSync[A, T], userSync[A, T], policy.Guard[A, T], observeSync[A, T])
 }
 
 // wrapAsync is wrapSync for calls that return futures.
 func wrapAsync[A, T any](r *Registry, id string, fn policy.AsyncFunc[A, T], specs []Spec, extra []layerRow[A, T]) (policy.AsyncFunc[A, T], error) {
-	return assemble(r, id, specs, extra, false, fn, decAsync[A, T], userAsync[A, T], policy.GuardAsync[A, T])
+	return assemble(r, id, specs, extra, false, fn, decAsync[A, T], userAsync[A, T], policy.GuardAsync[A, T], observeAsync[A, T])
 }

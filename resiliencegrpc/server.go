@@ -23,7 +23,10 @@ import (
 // one (with a ratelimit.Backend such as ratelimit/redis, its quotas are shared by every
 // replica of the server). Decide takes a permit for key without waiting and reports, for a
 // refusal, RetryAfter: how long until the key's next permit. It is called concurrently,
-// so it must be safe for concurrent use.
+// so it must be safe for concurrent use. A limiter that also has DecideContext(ctx
+// context.Context, key string) ratelimit.Decision, as *ratelimit.Keyed[string] has, is
+// called through it instead, with the call's context: its observer's recorder then sees
+// the call's trace.
 type KeyedLimiter interface {
 	Decide(key string) ratelimit.Decision
 }
@@ -76,7 +79,8 @@ type ServerOption func(*Server)
 // once. A Limit counts the calls that reach it: one that it admits and its Guard then
 // turns away (a full bulkhead) has spent its permit, as a request the server received.
 func Limit(k KeyedLimiter, key Key, methods ...string) ServerOption {
-	return func(s *Server) { s.limits.add(s, &limitRule{k: k, key: key}, methods, nilcheck.Is(k)) }
+	kc, _ := k.(contextDecider)
+	return func(s *Server) { s.limits.add(s, &limitRule{k: k, kc: kc, key: key}, methods, nilcheck.Is(k)) }
 }
 
 // Guard runs the calls to methods (as for Limit; none: every method) through a
@@ -185,6 +189,7 @@ type Server struct {
 
 type limitRule struct {
 	k   KeyedLimiter
+	kc  contextDecider // k, when it decides with a context; else nil
 	key Key
 }
 
@@ -337,7 +342,12 @@ func (s *Server) route(method string) (*limitRule, *guardRule, bool) {
 
 // admit takes a permit for the call, or returns its refusal.
 func (l *limitRule) admit(ctx context.Context, method string) error {
-	d := l.k.Decide(l.key(ctx, method))
+	var d ratelimit.Decision
+	if l.kc != nil {
+		d = l.kc.DecideContext(ctx, l.key(ctx, method))
+	} else {
+		d = l.k.Decide(l.key(ctx, method))
+	}
 	if d.Admitted {
 		return nil
 	}
@@ -552,4 +562,9 @@ func validScope(m string) bool {
 func badMethod(m string) error {
 	return policy.Errorf(policy.CodeBadSpec, "resiliencegrpc.method", m,
 		`a method is named "/package.Service/Method", a whole service "/package.Service/"`)
+}
+
+// contextDecider is a KeyedLimiter that decides with the call's context.
+type contextDecider interface {
+	DecideContext(ctx context.Context, key string) ratelimit.Decision
 }

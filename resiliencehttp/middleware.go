@@ -1,6 +1,7 @@
 package resiliencehttp
 
 import (
+	"context"
 	"net/http"
 	"net/netip"
 	"path"
@@ -24,6 +25,10 @@ import (
 // kept within 0..Permits. Decide has no error: a limiter whose store can fail decides
 // itself whether to admit (fail open) or refuse (fail closed). It is called for every
 // request that is not exempt, concurrently, so it must be safe for concurrent use.
+//
+// A limiter that also has DecideContext(ctx context.Context, key string)
+// ratelimit.Decision, as *ratelimit.Keyed[string] has, is called through it instead, with
+// the request's context: its observer's recorder then sees the request's trace.
 //
 // Config gives the quota the headers report: Permits per Period. Middleware calls it once,
 // when it is built; Permits must be at least 1 (else R4C-ATR-003) and Period positive
@@ -154,6 +159,7 @@ func LegacyHeaders(reset ResetFormat) MiddlewareOption {
 
 type middleware struct {
 	k              KeyedLimiter
+	kc             contextDecider // k, when it decides with a context; else nil
 	keyFunc        func(*http.Request) string
 	ips            clientIPs
 	exempt         map[string]struct{}
@@ -237,6 +243,7 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 	}
 	m := configure(opts)
 	m.k = k
+	m.kc, _ = k.(contextDecider)
 	if err := m.ips.validate(); err != nil {
 		return nil, err
 	}
@@ -281,7 +288,12 @@ func (m *middleware) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		d := m.k.Decide(m.key(r))
+		var d ratelimit.Decision
+		if m.kc != nil {
+			d = m.kc.DecideContext(r.Context(), m.key(r))
+		} else {
+			d = m.k.Decide(m.key(r))
+		}
 		if d.Admitted {
 			if m.always {
 				m.setFields(w.Header(), d)
@@ -384,4 +396,9 @@ func sfString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// contextDecider is a KeyedLimiter that decides with the call's context.
+type contextDecider interface {
+	DecideContext(ctx context.Context, key string) ratelimit.Decision
 }

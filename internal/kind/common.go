@@ -5,6 +5,8 @@
 package kind
 
 import (
+	"context"
+
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -24,6 +26,9 @@ type Common struct {
 	Clock clock.Clock
 	// Listener receives the policy's events; nil publishes nothing.
 	Listener policy.Listener
+	// Observer makes the recorder of the instance's outcomes; nil records nothing. A
+	// registry sets its own.
+	Observer policy.Observer
 }
 
 // Base returns c itself, so that generic code reaches the Common embedded in any
@@ -49,33 +54,82 @@ func (c *Common) ClockOrSystem() clock.Clock {
 	return c.Clock
 }
 
-// Events is how an instance publishes: its id, its clock and its listener. Every policy
-// embeds one and publishes through it.
+// Events is how an instance publishes: its id, its clock, its listener and the recorder
+// of its outcomes. Every policy embeds one and publishes and records through it.
 type Events struct {
 	ID       string          // the instance id, set on every event
 	Clock    clock.Clock     // stamps the events published with a zero At
 	Listener policy.Listener // nil: nothing is published
+	Rec      policy.Recorder // nil: no outcome is recorded
+	// Timed is whether Rec wants latencies (policy.Timed): a layer reads its clock only
+	// to measure a latency when it is set.
+	Timed bool
+	// filter is Rec, when it says which events it wants (policy.EventFilter).
+	filter policy.EventFilter
 }
 
-// EventsOf returns the publisher of an instance built from c with the id id.
-func (c *Common) EventsOf(id string) Events {
-	return Events{ID: id, Clock: c.ClockOrSystem(), Listener: c.Listener}
+// EventsOf returns the publisher of an instance of layer l built from c with the id id,
+// asking c's observer, if any, for the instance's recorder.
+func (c *Common) EventsOf(l policy.Layer, id string) Events {
+	e := Events{ID: id, Clock: c.ClockOrSystem(), Listener: c.Listener}
+	if c.Observer != nil {
+		e.Rec = c.Observer.Instrument(l, id)
+		e.Timed = policy.Timed(e.Rec)
+		e.filter, _ = e.Rec.(policy.EventFilter)
+	}
+	return e
 }
 
-// Observed reports whether anyone listens, so that a policy can skip building an event.
-func (p *Events) Observed() bool { return p.Listener != nil }
+// Observed reports whether anyone listens or records, so that a policy can skip building
+// an event.
+func (p *Events) Observed() bool { return p.Listener != nil || p.Rec != nil }
 
-// Publish sends e to the listener, if there is one, with the instance id and, when e.At is
-// zero, the clock's time now.
-func (p *Events) Publish(e policy.Event) {
-	if p.Listener == nil {
+// Wants reports whether an event of kind k about the call with ctx would reach anyone: a
+// listener, or a recorder that wants it (policy.EventFilter). A policy on a hot path asks
+// it instead of Observed, so that it builds no event that nobody takes.
+func (p *Events) Wants(ctx context.Context, k policy.EventKind) bool {
+	switch {
+	case p.Listener != nil:
+		return true
+	case p.Rec == nil:
+		return false
+	}
+	return p.filter == nil || p.filter.WantsEvent(ctx, k)
+}
+
+// Recording reports whether outcomes are recorded, so that a policy can skip reading the
+// clock for a latency nobody records.
+func (p *Events) Recording() bool { return p.Rec != nil }
+
+// Publish is PublishCtx for an event no call caused: its recorder gets
+// context.Background().
+func (p *Events) Publish(e policy.Event) { p.PublishCtx(context.Background(), e) }
+
+// PublishCtx sends e, caused by the call whose context is ctx, to the listener and the
+// recorder, if there are any, with the instance id and, when e.At is zero, the clock's
+// time now.
+func (p *Events) PublishCtx(ctx context.Context, e policy.Event) {
+	if p.Listener == nil && p.Rec == nil {
 		return
 	}
 	e.Instance = p.ID
 	if e.At == 0 {
 		e.At = p.Clock.Now()
 	}
-	p.Listener(e)
+	if p.Listener != nil {
+		p.Listener(e)
+	}
+	if p.Rec != nil {
+		p.Rec.Event(ctx, e)
+	}
+}
+
+// Record gives the outcome o of the call whose context is ctx to the recorder, if there
+// is one.
+func (p *Events) Record(ctx context.Context, o policy.Outcome) {
+	if p.Rec != nil {
+		p.Rec.Record(ctx, o)
+	}
 }
 
 // Settings is the constraint of a policy's settings struct S: a pointer to it reaches
@@ -125,4 +179,9 @@ func New[S any, O ~func(*S), P any](defaults func() S, build func(S) (P, error),
 	s := defaults()
 	Apply(&s, opts)
 	return build(s)
+}
+
+// Observe returns the option that sets the observer that makes the instance's recorder.
+func Observe[S any, PS Settings[S]](o policy.Observer) func(*S) {
+	return func(s *S) { PS(s).Base().Observer = o }
 }

@@ -48,7 +48,7 @@ func TestCommonOptions(t *testing.T) {
 	assert.Equal(t, "id", s.InstanceID)
 
 	m.Advance(3 * time.Second)
-	ev := s.EventsOf(s.ID("fallback"))
+	ev := s.EventsOf(policy.LayerFallback, s.ID("fallback"))
 	assert.True(t, ev.Observed())
 	ev.Publish(policy.Event{Kind: policy.RetryAttempt})
 	ev.Publish(policy.Event{Kind: policy.RetryAttempt, At: time.Second})
@@ -57,7 +57,7 @@ func TestCommonOptions(t *testing.T) {
 		{Kind: policy.RetryAttempt, Instance: "id", At: time.Second},
 	}, got, "the id, and the clock's time when At is zero")
 
-	quiet := (&kind.Common{}).EventsOf("x")
+	quiet := (&kind.Common{}).EventsOf(policy.LayerFallback, "x")
 	assert.False(t, quiet.Observed())
 	quiet.Publish(policy.Event{Kind: policy.RetryAttempt}) // no listener: nothing happens
 }

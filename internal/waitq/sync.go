@@ -10,12 +10,15 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Events is how a policy that queues calls reports their waits: the events it publishes
-// for a rejection and for a call let in after waiting, and the rejections it returns, of
-// type E. Its fields point into the policy and are set when the policy is built; it is
-// read-only after, and safe for concurrent use.
+// Events is how a policy that queues calls reports their admissions and rejections: the
+// events it publishes for a rejection and for a call let in after waiting, each with the
+// context of the call, the outcome it records of each call (policy.ResultAdmitted with
+// the wait, or policy.ResultRejected with the rejection), and the rejections it returns,
+// of type E. Its fields point into the policy and are set when the policy is built; it is
+// read-only after, and safe for concurrent use. Without a recorder, recording costs a nil
+// check.
 type Events[E error] struct {
-	Pub      *kind.Events          // the policy's publisher
+	Pub      *kind.Events          // the policy's publisher and recorder
 	Rej      *policy.Rejections[E] // the policy's rejection errors
 	Clock    clock.Clock           // the policy's clock, on which waits are measured
 	Rejected policy.EventKind      // the kind of the event of a rejection
@@ -27,36 +30,74 @@ func (e *Events[E]) Since(since time.Duration) time.Duration {
 	return sat.Left(e.Clock.Now(), since)
 }
 
-// Expired rejects a call that waited from since until MaxWait passed: it publishes the
-// rejection event (Wait = how long the call waited), if anyone listens, and returns the
-// plain rejection.
-func (e *Events[E]) Expired(since time.Duration) error {
+// Admit records, if outcomes are recorded, that the call whose context is ctx was let in
+// after waiting wait (0: it did not wait). It publishes nothing.
+func (e *Events[E]) Admit(ctx context.Context, wait time.Duration) {
+	if e.Pub.Recording() {
+		e.Pub.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: wait})
+	}
+}
+
+// Refuse records, if outcomes are recorded, the rejection err of a call refused on
+// arrival because its context ctx was nil or already done; it publishes nothing. A nil
+// ctx is recorded as context.Background().
+func (e *Events[E]) Refuse(ctx context.Context, err error) {
+	if e.Pub.Recording() {
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		e.Pub.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: err})
+	}
+}
+
+// Expired rejects the call whose context is ctx, which waited from since until MaxWait
+// passed: it publishes the rejection event (Wait = how long the call waited), if anyone
+// listens or records, records the rejection, and returns the plain rejection.
+func (e *Events[E]) Expired(ctx context.Context, since time.Duration) error {
 	if e.Pub.Observed() {
-		e.PublishRejected(e.Since(since), e.Rej.Plain)
+		e.Reject(ctx, e.Since(since), e.Rej.Plain)
 	}
 	return e.Rej.Plain
 }
 
-// RejectContext rejects a call, which waited for waited, whose context ended with
-// ctxErr: it publishes the rejection event and returns the rejection that matches ctxErr.
-func (e *Events[E]) RejectContext(waited time.Duration, ctxErr error) error {
+// RejectContext rejects the call, which waited for waited, whose context ctx ended with
+// ctxErr: it publishes the rejection event, records the rejection and returns the
+// rejection that matches ctxErr.
+func (e *Events[E]) RejectContext(ctx context.Context, waited time.Duration, ctxErr error) error {
 	err := e.Rej.ForContext(ctxErr)
-	e.PublishRejected(waited, err)
+	e.Reject(ctx, waited, err)
 	return err
 }
 
-// PublishRejected publishes the rejection event of a call that waited for waited and is
-// rejected with err.
-func (e *Events[E]) PublishRejected(waited time.Duration, err error) {
-	e.Pub.Publish(policy.Event{Kind: e.Rejected, Wait: waited, Err: err})
+// Reject publishes the rejection event of the call whose context is ctx, which waited for
+// waited and is rejected with err, and records the rejection; when nobody listens or
+// records, it does nothing.
+func (e *Events[E]) Reject(ctx context.Context, waited time.Duration, err error) {
+	if e.Pub.Observed() {
+		e.reject(ctx, waited, err)
+	}
 }
 
-// PublishWaited publishes, if anyone listens, the event of a call let in now after
-// waiting from since (Wait = how long).
-func (e *Events[E]) PublishWaited(since time.Duration) {
+// reject is Reject's publishing and recording, out of line so that Reject's check
+// inlines.
+func (e *Events[E]) reject(ctx context.Context, waited time.Duration, err error) {
+	e.Pub.PublishCtx(ctx, policy.Event{Kind: e.Rejected, Wait: waited, Err: err})
+	if e.Pub.Recording() {
+		e.Pub.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: err})
+	}
+}
+
+// AdmitWaited reports, if anyone listens or records, that the call whose context is ctx
+// is let in now after waiting from since: it publishes the waited event (Wait = how
+// long) and records the admission with that wait.
+func (e *Events[E]) AdmitWaited(ctx context.Context, since time.Duration) {
 	if e.Pub.Observed() {
 		now := e.Clock.Now()
-		e.Pub.Publish(policy.Event{Kind: e.Waited, At: now, Wait: sat.Left(now, since)})
+		wait := sat.Left(now, since)
+		e.Pub.PublishCtx(ctx, policy.Event{Kind: e.Waited, At: now, Wait: wait})
+		if e.Pub.Recording() {
+			e.Pub.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: wait})
+		}
 	}
 }
 
@@ -93,8 +134,10 @@ func (w *syncWaiter[R]) Granted() { w.ch <- struct{}{} }
 //     Room handed to the caller as ctx ended is given back with GiveBack first.
 //
 // A caller handed room by the queue publishes the waited event; one that finds room as it
-// is being queued (nobody queued any more) publishes nothing. ctx must not be nil. A wait
-// allocates the waiter and its MaxWait timer.
+// is being queued (nobody queued any more) publishes nothing. Every event goes out with
+// ctx, and each wait records its outcome once: ResultAdmitted (with how long the caller
+// waited, 0 when it found room as it was being queued) or ResultRejected. ctx must not be
+// nil. A wait allocates the waiter and its MaxWait timer.
 func (s *Sync[R, E]) Wait(ctx context.Context) (R, error) {
 	var zero R
 	q := s.Queue
@@ -110,9 +153,10 @@ func (s *Sync[R, E]) Wait(ctx context.Context) (R, error) {
 	switch q.Enqueue(&w.Waiter, w) {
 	case Admitted:
 		timer.Stop()
+		s.Admit(ctx, 0)
 		return w.Room(), nil
 	case Removed:
-		return zero, s.Expired(at)
+		return zero, s.Expired(ctx, at)
 	}
 	s.Recheck()
 	select {
@@ -120,19 +164,19 @@ func (s *Sync[R, E]) Wait(ctx context.Context) (R, error) {
 	case <-ctx.Done():
 		if q.Remove(&w.Waiter) {
 			timer.Stop()
-			return zero, s.RejectContext(s.Since(at), ctx.Err())
+			return zero, s.RejectContext(ctx, s.Since(at), ctx.Err())
 		}
 		<-w.ch // handed room, or timed out, at the same time
 		if w.Holds() {
 			timer.Stop()
 			s.GiveBack(w.Room()) // the caller has gone: pass the room on
-			return zero, s.RejectContext(s.Since(at), ctx.Err())
+			return zero, s.RejectContext(ctx, s.Since(at), ctx.Err())
 		}
 	}
 	timer.Stop()
 	if !w.Holds() {
-		return zero, s.Expired(at)
+		return zero, s.Expired(ctx, at)
 	}
-	s.PublishWaited(at)
+	s.AdmitWaited(ctx, at)
 	return w.Room(), nil
 }

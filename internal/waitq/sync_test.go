@@ -271,10 +271,14 @@ func TestEvents_Unobserved(t *testing.T) {
 	pub := kind.Events{ID: "test", Clock: clk}
 	rej := policy.NewRejections(func(cause error) *fullError { return &fullError{cause} })
 	e := waitq.Events[*fullError]{Pub: &pub, Rej: &rej, Clock: clk, Rejected: testRejected, Waited: testWaited}
-	assert.Same(t, rej.Plain, e.Expired(0))
-	assert.Same(t, rej.Deadline, e.RejectContext(0, context.DeadlineExceeded))
-	e.PublishWaited(0)
-	e.PublishRejected(0, rej.Plain)
+	ctx := context.Background()
+	assert.Same(t, rej.Plain, e.Expired(ctx, 0))
+	assert.Same(t, rej.Deadline, e.RejectContext(ctx, 0, context.DeadlineExceeded))
+	e.AdmitWaited(ctx, 0)
+	e.Reject(ctx, 0, rej.Plain)
+	e.Admit(ctx, 0)
+	var none context.Context // a call that came without one
+	e.Refuse(none, rej.Plain)
 	clk.Advance(time.Second)
 	assert.Equal(t, time.Second, e.Since(0))
 	assert.Zero(t, e.Since(2*time.Second), "never negative")

@@ -1,6 +1,10 @@
 package adaptivelimit
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
 
 // ErrLimitExceeded is the errors.Is target of every rejection by an adaptive limiter: the
 // call did not fit under the limit at once (MaxWait 0) or within MaxWait, or the caller's
@@ -37,3 +41,8 @@ func (e *ExceededError) Is(target error) bool { return target == ErrLimitExceede
 
 // Unwrap returns the context error that ended the wait, or nil.
 func (e *ExceededError) Unwrap() error { return e.cause }
+
+// RejectedBy returns the layer that refused the call: policy.LayerAdaptiveLimit.
+func (e *ExceededError) RejectedBy() policy.Layer { return policy.LayerAdaptiveLimit }
+
+var _ policy.Rejection = (*ExceededError)(nil)

@@ -75,7 +75,7 @@ func build(s settings) (*Limiter, error) {
 		maxLim:  float64(s.MaxLimit),
 		clk:     clk,
 		cfg:     s.Config,
-		events:  s.EventsOf(id),
+		events:  s.EventsOf(policy.LayerAdaptiveLimit, id),
 		rej:     policy.NewRejections(func(cause error) *ExceededError { return newExceeded(id, cause) }),
 		algo:    newAlgorithm(s.Config),
 		value:   float64(s.InitialLimit),
@@ -129,7 +129,8 @@ func (p Permit) InFlight() int { return int(p.inFlight) }
 func (p *Permit) Record(err error) {
 	if q := *p; q.l != nil {
 		*p = Permit{}
-		q.l.complete(q, q.l.classify(context.Background(), err))
+		ctx := context.Background()
+		q.l.complete(ctx, q, q.l.classify(ctx, err))
 	}
 }
 
@@ -139,7 +140,7 @@ func (p *Permit) Record(err error) {
 func (p *Permit) Release() {
 	if q := *p; q.l != nil {
 		*p = Permit{}
-		q.l.complete(q, ignored)
+		q.l.complete(context.Background(), q, ignored)
 	}
 }
 
@@ -152,16 +153,19 @@ func (l *Limiter) Rejection() error { return l.rej.Plain }
 
 // TryAcquire lets a call in if it fits under the limit now and nobody waits, and reports
 // whether it did, whatever MaxWait is. A refusal publishes an AdaptiveLimitRejected
-// event. The permit must be given back with Record or Release. It never allocates. A
-// disabled limiter always lets the call in, with a permit that gives back nothing.
+// event. Its outcome is recorded with context.Background(): ResultAdmitted (Wait 0) or
+// ResultRejected. The permit must be given back with Record or Release. It never
+// allocates. A disabled limiter always lets the call in, with a permit that gives back
+// nothing.
 func (l *Limiter) TryAcquire() (Permit, bool) {
 	if !l.enabled {
 		return Permit{}, true
 	}
 	if p, ok := l.tryAcquire(); ok {
+		l.admitted(context.Background())
 		return p, true
 	}
-	l.sw.PublishRejected(0, l.rej.Plain)
+	l.sw.Reject(context.Background(), 0, l.rej.Plain)
 	return Permit{}, false
 }
 
@@ -175,9 +179,10 @@ func (l *Limiter) TryAcquire() (Permit, bool) {
 //   - when ctx ends during the wait (the error also matches ctx's error).
 //
 // A call that waited publishes AdaptiveLimitWaited, a rejection of a live ctx
-// AdaptiveLimitRejected. Acquire allocates nothing unless it has to wait. A disabled
-// limiter returns a permit that gives back nothing at once, but for a nil or done ctx,
-// whose error it returns as is.
+// AdaptiveLimitRejected, both with ctx. Its outcome is recorded with ctx: ResultAdmitted
+// with the wait, or ResultRejected (also on arrival). Acquire allocates nothing unless it
+// has to wait. A disabled limiter returns a permit that gives back nothing at once, but
+// for a nil or done ctx, whose error it returns as is.
 func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	if !l.enabled {
 		return Permit{}, policy.ContextErr(ctx)
@@ -186,16 +191,17 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 }
 
 // acquire lets a call with ctx in, after the arrival check: a nil or done ctx takes
-// nothing and publishes nothing.
+// nothing and publishes nothing. It records the call's outcome.
 func (l *Limiter) acquire(ctx context.Context) (Permit, error) {
 	if err := policy.ContextErr(ctx); err != nil {
-		return Permit{}, l.rej.ForContext(err)
+		return Permit{}, l.refuse(ctx, err)
 	}
 	if p, ok := l.tryAcquire(); ok {
+		l.admitted(ctx)
 		return p, nil
 	}
 	if l.maxWait == 0 {
-		l.sw.PublishRejected(0, l.rej.Plain)
+		l.sw.Reject(ctx, 0, l.rej.Plain)
 		return Permit{}, l.rej.Plain
 	}
 	r, err := l.sw.Wait(ctx)
@@ -203,6 +209,22 @@ func (l *Limiter) acquire(ctx context.Context) (Permit, error) {
 		return Permit{}, err
 	}
 	return l.permit(r), nil
+}
+
+// admitted records, if outcomes are recorded, that the call with ctx was let in without
+// waiting. Without a recorder it is one inlined nil check.
+func (l *Limiter) admitted(ctx context.Context) {
+	if l.events.Recording() {
+		l.sw.Admit(ctx, 0)
+	}
+}
+
+// refuse returns, and records, the rejection of a call whose context ctx is nil or already
+// done (err is policy.ContextErr's) when it arrives.
+func (l *Limiter) refuse(ctx context.Context, err error) *ExceededError {
+	rej := l.rej.ForContext(err)
+	l.sw.Refuse(ctx, rej)
+	return rej
 }
 
 // tryAcquire lets a call in if it fits and nobody waits (no barging), and starts its
@@ -285,29 +307,32 @@ func matches(err error, list []error) bool {
 }
 
 // complete gives back p's room, records its sample unless o is ignored, and lets
-// waiters in. A waiter enqueued concurrently is not missed: it raises queued before it
-// looks for room (recheck), and complete frees the room (or raises the limit) before it
-// reads queued, so at least one of them sees the other.
-func (l *Limiter) complete(p Permit, o outcome) {
+// waiters in; ctx is the context of the call that completes, which an
+// AdaptiveLimitChanged event its sample causes carries. A waiter enqueued concurrently is
+// not missed: it raises queued before it looks for room (recheck), and complete frees
+// the room (or raises the limit) before it reads queued, so at least one of them sees the
+// other.
+func (l *Limiter) complete(ctx context.Context, p Permit, o outcome) {
 	var end time.Duration
 	if o != ignored {
 		end = l.now()
 	}
 	l.free()
 	if o != ignored {
-		l.record(p, sat.Left(end, p.start), o == dropped)
+		l.record(ctx, p, sat.Left(end, p.start), o == dropped)
 	}
 	if l.queued.Load() != 0 {
 		l.q.Dispatch()
 	}
 }
 
-// record adds the sample of a call let in with p to the round, and ends the round when it
-// is over. A call let in before the limit last changed says nothing of the limit now: its
-// sample is left out. A round is over with the first sample of a call let in after it
-// began (a round spans at least one call's latency) once it holds half as many samples
-// as the most calls that were in flight with one of them.
-func (l *Limiter) record(p Permit, latency time.Duration, drop bool) {
+// record adds the sample of the call with ctx let in with p to the round, and ends the
+// round when it is over; an AdaptiveLimitChanged it publishes carries ctx. A call let in
+// before the limit last changed says nothing of the limit now: its sample is left out. A
+// round is over with the first sample of a call let in after it began (a round spans at
+// least one call's latency) once it holds half as many samples as the most calls that
+// were in flight with one of them.
+func (l *Limiter) record(ctx context.Context, p Permit, latency time.Duration, drop bool) {
 	if int32(p.ticket-l.epoch.Load()) <= 0 {
 		return
 	}
@@ -340,7 +365,7 @@ func (l *Limiter) record(p Permit, latency time.Duration, drop bool) {
 	counter := uint32(l.word.Load() >> 32)
 	l.epoch.Store(counter)
 	l.roundStart = counter
-	l.events.Publish(policy.Event{Kind: policy.AdaptiveLimitChanged, Limit: int(next), PreviousLimit: int(prev)})
+	l.events.PublishCtx(ctx, policy.Event{Kind: policy.AdaptiveLimitChanged, Limit: int(next), PreviousLimit: int(prev)})
 }
 
 // An admission is what letting a call in yields: its ticket (the admission counter after
@@ -368,5 +393,5 @@ func (l *Limiter) permit(r admission) Permit {
 // giveBack gives back, without a sample, the room r of a waiter let in whose wait was
 // already over (canceled, expired, or ctx ended as the room came).
 func (l *Limiter) giveBack(r admission) {
-	l.complete(Permit{l: l, ticket: r.ticket, inFlight: r.inFlight}, ignored)
+	l.complete(context.Background(), Permit{l: l, ticket: r.ticket, inFlight: r.inFlight}, ignored)
 }

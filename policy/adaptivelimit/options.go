@@ -325,3 +325,8 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // changes, while the limiter holds the lock of its algorithm: a listener may read
 // Snapshot, Limit, InFlight and Queued, but must not make calls through the limiter.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+
+// Observe sets the observer asked for the instance's policy.Recorder, which is told each
+// call's outcome (see policy.Outcome) and each event with the call's context. A
+// registry's observer replaces it. Default none.
+func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }

@@ -24,9 +24,10 @@ func NewPolicy[T any](l *Limiter) policy.Policy[T] {
 // next is not called. A ctx that is nil or already done when the call arrives is rejected
 // at once, whatever the limit and MaxWait: the *ExceededError matches ErrLimitExceeded
 // and ctx's error (policy.ErrNilContext for a nil ctx), nothing is counted and no event is
-// published. Calls let in without waiting, and calls rejected at once, allocate nothing.
-// A disabled limiter lets every call through to next, but for a nil or done ctx, whose
-// error it returns as is.
+// published. Each call's outcome is recorded once, with ctx (see the package
+// documentation). Calls let in without waiting, and calls rejected at once, allocate
+// nothing, with a recorder or without. A disabled limiter lets every call through to
+// next, but for a nil or done ctx, whose error it returns as is.
 func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
 	if !l.enabled {
 		return policy.Guard(next)
@@ -40,12 +41,12 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 		done := false
 		defer func() {
 			if !done { // next panicked
-				l.complete(p, ignored)
+				l.complete(ctx, p, ignored)
 			}
 		}()
 		v, err := next(ctx, a)
 		done = true
-		l.complete(p, l.classify(ctx, err))
+		l.complete(ctx, p, l.classify(ctx, err))
 		return v, err
 	}
 }
@@ -71,8 +72,11 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 //     never runs; ctx ending fails the future with a rejection matching ctx's error. Once
 //     started, cancelling the future cancels next's future (Cancel returns false).
 //
-// A disabled limiter lets every call through to next, but for a nil or done ctx, whose
-// error it returns as is.
+// Each call's outcome is recorded once, with ctx, when the limiter decides: at once, or
+// when a queued call starts (ResultAdmitted, Wait = how long it waited), expires or is
+// ended by ctx (ResultRejected); a call whose future is canceled while it waits records
+// nothing. A disabled limiter lets every call through to next, but for a nil or done ctx,
+// whose error it returns as is.
 func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	if !l.enabled {
 		return policy.GuardAsync(next)
@@ -80,13 +84,14 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 	rejected := async.Failed[T](l.rej.Plain)
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if err := policy.ContextErr(ctx); err != nil {
-			return async.Failed[T](l.rej.ForContext(err))
+			return async.Failed[T](l.refuse(ctx, err))
 		}
 		if p, ok := l.tryAcquire(); ok {
+			l.admitted(ctx)
 			return start(l, p, ctx, a, next)
 		}
 		if l.maxWait == 0 {
-			l.sw.PublishRejected(0, l.rej.Plain)
+			l.sw.Reject(ctx, 0, l.rej.Plain)
 			return rejected
 		}
 		return enqueueAsync(l, ctx, a, next)
@@ -99,14 +104,14 @@ func start[A, T any](l *Limiter, p Permit, ctx context.Context, a A, next policy
 	ok := false
 	defer func() {
 		if !ok {
-			l.complete(p, ignored)
+			l.complete(ctx, p, ignored)
 		}
 	}()
 	inner := next(ctx, a)
 	if inner == nil {
 		return async.Failed[T](async.ErrNilFuture) // counted out by the deferred call
 	}
-	inner.OnComplete(func(_ T, err error) { l.complete(p, l.classify(ctx, err)) })
+	inner.OnComplete(func(_ T, err error) { l.complete(ctx, p, l.classify(ctx, err)) })
 	ok = true
 	return inner
 }
@@ -151,16 +156,19 @@ func (w *asyncWaiter[A, T]) startIn(waited bool) {
 	}
 }
 
-// Start runs the call in its room.
+// Start runs the call in its room, after reporting its admission.
 func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
 	if w.waited {
-		w.l.sw.PublishWaited(w.at)
+		w.l.sw.AdmitWaited(w.ctx, w.at)
+	} else {
+		w.l.admitted(w.ctx)
 	}
 	return start(w.l, w.l.permit(w.Room()), w.ctx, w.a, w.next)
 }
 
 // Stop takes a waiter whose wait is over without room out of the queue (one already let
-// in gives its room back in startIn), and returns its rejection.
+// in gives its room back in startIn), and returns its rejection, which it reports; a
+// canceled waiter reports nothing.
 func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	w.l.q.Remove(&w.Waiter)
 	var zero T
@@ -168,7 +176,7 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	case async.ErrCanceled:
 		return zero, cause
 	case async.ErrExpired:
-		return zero, w.l.sw.Expired(w.at)
+		return zero, w.l.sw.Expired(w.ctx, w.at)
 	}
-	return zero, w.l.sw.RejectContext(w.l.sw.Since(w.at), cause)
+	return zero, w.l.sw.RejectContext(w.ctx, w.l.sw.Since(w.at), cause)
 }

@@ -26,7 +26,17 @@
 // (Wait = how long the call waited before it), BulkheadWaited for a call that got its
 // slot after waiting (Wait = how long). Admitted calls that did not wait publish nothing.
 // Waits are measured on the bulkhead's clock and saturate: never negative, however large
-// MaxWait is.
+// MaxWait is. Each event reaches the recorder (Observe) with the context of the call it
+// concerns; context.Background() for TryAcquire, which has none, and for ConfigChanged.
+//
+// Outcomes: with a recorder (Observe, or a registry's observer), each admission decision
+// is recorded once, with the call's context: policy.ResultAdmitted with Wait = how long the
+// call waited for its slot (0 when it did not wait), or policy.ResultRejected with Err =
+// the rejection, also for a call refused on arrival for its nil or done context (recorded
+// with context.Background() for a nil one). TryAcquire and Acquire record as the
+// decorated calls do. An asynchronous call whose future is canceled while it waits was
+// neither let in nor refused: nothing is recorded for it. A disabled bulkhead records
+// nothing. Without a recorder, recording costs a nil check.
 //
 // Defaults: MaxConcurrent 25, MaxWait 0 (waiting is opt-in, as for the rate limiter),
 // Enabled true.
@@ -101,7 +111,7 @@ func build(s settings) (*Bulkhead, error) {
 	b := &Bulkhead{
 		enabled: !s.Disabled,
 		clk:     s.ClockOrSystem(),
-		events:  s.EventsOf(id),
+		events:  s.EventsOf(policy.LayerBulkhead, id),
 		rej:     policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
 	}
 	b.ev = waitq.Events[*FullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
@@ -195,17 +205,19 @@ func (b *Bulkhead) Clock() clock.Clock { return b.clk }
 func (b *Bulkhead) Rejection() error { return b.rej.Plain }
 
 // TryAcquire takes a slot if one is free now and nobody is waiting for one, and reports
-// whether it did, whatever MaxWait is. A refusal publishes a BulkheadRejected event. A
-// slot taken must be given back with Release. It never allocates. A disabled bulkhead
-// always returns true.
+// whether it did, whatever MaxWait is. A refusal publishes a BulkheadRejected event. Its
+// outcome is recorded with context.Background(): ResultAdmitted (Wait 0) or
+// ResultRejected. A slot taken must be given back with Release. It never allocates. A
+// disabled bulkhead always returns true.
 func (b *Bulkhead) TryAcquire() bool {
 	if !b.enabled {
 		return true
 	}
 	if b.tryAcquire() {
+		b.admitted(context.Background())
 		return true
 	}
-	b.ev.PublishRejected(0, b.rej.Plain)
+	b.ev.Reject(context.Background(), 0, b.rej.Plain)
 	return false
 }
 
@@ -219,9 +231,10 @@ func (b *Bulkhead) TryAcquire() bool {
 //   - when ctx ends during the wait (the error also matches ctx's error).
 //
 // A call that waited publishes BulkheadWaited, a rejection of a live ctx
-// BulkheadRejected. Acquire allocates nothing unless it has to wait (or ctx is nil). A
-// disabled bulkhead returns nil at once, but for a nil or done ctx, whose error it returns
-// as is.
+// BulkheadRejected, both with ctx. Its outcome is recorded with ctx: ResultAdmitted with
+// the wait, or ResultRejected (also on arrival). Acquire allocates nothing unless it has
+// to wait (or ctx is nil). A disabled bulkhead returns nil at once, but for a nil or done
+// ctx, whose error it returns as is.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if !b.enabled {
 		return policy.ContextErr(ctx)
@@ -270,21 +283,38 @@ func (b *Bulkhead) release() {
 }
 
 // acquire takes a slot for a call with ctx, after the arrival check: a nil or done ctx
-// takes nothing and publishes nothing.
+// takes nothing and publishes nothing. It records the call's outcome.
 func (b *Bulkhead) acquire(ctx context.Context) error {
 	if err := policy.ContextErr(ctx); err != nil {
-		return b.rej.ForContext(err)
+		return b.refuse(ctx, err)
 	}
 	if b.tryAcquire() {
+		b.admitted(ctx)
 		return nil
 	}
 	l := b.cur.Load()
 	if l.cfg.MaxWait == 0 {
-		b.ev.PublishRejected(0, b.rej.Plain)
+		b.ev.Reject(ctx, 0, b.rej.Plain)
 		return b.rej.Plain
 	}
 	_, err := l.sw.Wait(ctx)
 	return err
+}
+
+// admitted records, if outcomes are recorded, that the call with ctx took a slot without
+// waiting. Without a recorder it is one inlined nil check.
+func (b *Bulkhead) admitted(ctx context.Context) {
+	if b.events.Recording() {
+		b.ev.Admit(ctx, 0)
+	}
+}
+
+// refuse returns, and records, the rejection of a call whose context ctx is nil or already
+// done (err is policy.ContextErr's) when it arrives.
+func (b *Bulkhead) refuse(ctx context.Context, err error) *FullError {
+	rej := b.rej.ForContext(err)
+	b.ev.Refuse(ctx, rej)
+	return rej
 }
 
 // room takes a free slot for a waiter: the queue's step.

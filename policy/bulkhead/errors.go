@@ -1,6 +1,10 @@
 package bulkhead
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
 
 // ErrFull is the errors.Is target of every rejection by a bulkhead: no slot was free at
 // once (MaxWait 0) or within MaxWait, or the caller's context ended while it waited.
@@ -36,3 +40,8 @@ func (e *FullError) Is(target error) bool { return target == ErrFull }
 
 // Unwrap returns the context error that ended the wait, or nil.
 func (e *FullError) Unwrap() error { return e.cause }
+
+// RejectedBy returns the layer that refused the call: policy.LayerBulkhead.
+func (e *FullError) RejectedBy() policy.Layer { return policy.LayerBulkhead }
+
+var _ policy.Rejection = (*FullError)(nil)

@@ -21,9 +21,10 @@ func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
 // that is nil or already done when the call arrives is rejected at once, whatever slots
 // are free and whatever MaxWait is: the *FullError matches ErrFull and ctx's error
 // (policy.ErrNilContext for a nil ctx), no slot is taken and no event is published.
+// Each call's outcome is recorded once, with ctx (see the package documentation).
 // Admitted calls that find a slot free, and calls rejected at once, allocate nothing (but
-// for a nil ctx). A disabled bulkhead lets every call through to next, but for a nil or
-// done ctx, whose error it returns as is.
+// for a nil ctx), with a recorder or without. A disabled bulkhead lets every call through
+// to next, but for a nil or done ctx, whose error it returns as is.
 func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, T] {
 	if !b.enabled {
 		return policy.Guard(next)
@@ -59,8 +60,11 @@ func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, 
 //     rejection matching ctx's error. Once started, cancelling the future cancels next's
 //     future (Cancel returns false).
 //
-// A disabled bulkhead lets every call through to next, but for a nil or done ctx, whose
-// error it returns as is.
+// Each call's outcome is recorded once, with ctx, when the bulkhead decides: at once, or
+// when a queued call starts (ResultAdmitted, Wait = how long it waited), expires or is
+// ended by ctx (ResultRejected); a call whose future is canceled while it waits records
+// nothing. A disabled bulkhead lets every call through to next, but for a nil or done
+// ctx, whose error it returns as is.
 func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	if !b.enabled {
 		return policy.GuardAsync(next)
@@ -68,14 +72,15 @@ func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) polic
 	release := func(T, error) { b.release() }
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if err := policy.ContextErr(ctx); err != nil {
-			return async.Failed[T](b.rej.ForContext(err))
+			return async.Failed[T](b.refuse(ctx, err))
 		}
 		if b.tryAcquire() {
+			b.admitted(ctx)
 			return start(b, ctx, a, next, release)
 		}
 		maxWait := b.cur.Load().cfg.MaxWait
 		if maxWait == 0 {
-			b.ev.PublishRejected(0, b.rej.Plain)
+			b.ev.Reject(ctx, 0, b.rej.Plain)
 			return async.Failed[T](b.rej.Plain)
 		}
 		return enqueueAsync(b, ctx, a, next, release, maxWait)
@@ -143,16 +148,19 @@ func (w *asyncWaiter[A, T]) startIn(waited bool) {
 	}
 }
 
-// Start runs the call in its slot.
+// Start runs the call in its slot, after reporting its admission.
 func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
 	if w.waited {
-		w.b.ev.PublishWaited(w.at)
+		w.b.ev.AdmitWaited(w.ctx, w.at)
+	} else {
+		w.b.admitted(w.ctx)
 	}
 	return start(w.b, w.ctx, w.a, w.next, w.release)
 }
 
 // Stop takes a waiter whose wait is over without a slot out of the queue (one already
-// handed a slot gives it back in startIn), and returns its rejection.
+// handed a slot gives it back in startIn), and returns its rejection, which it reports;
+// a canceled waiter reports nothing.
 func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	w.b.q.Remove(&w.Waiter)
 	var zero T
@@ -160,7 +168,7 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	case async.ErrCanceled:
 		return zero, cause
 	case async.ErrExpired:
-		return zero, w.b.ev.Expired(w.at)
+		return zero, w.b.ev.Expired(w.ctx, w.at)
 	}
-	return zero, w.b.ev.RejectContext(w.b.ev.Since(w.at), cause)
+	return zero, w.b.ev.RejectContext(w.ctx, w.b.ev.Since(w.at), cause)
 }

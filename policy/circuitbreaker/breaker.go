@@ -1,6 +1,7 @@
 package circuitbreaker
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,7 +125,7 @@ func build(s settings) (*Breaker, error) {
 	b := &Breaker{
 		clk:      clk,
 		system:   clock.IsSystem(clk),
-		events:   s.EventsOf(id),
+		events:   s.EventsOf(policy.LayerCircuitBreaker, id),
 		rej:      newRejections(id),
 		recordIf: s.recordIf,
 		win:      newWindow(s.SlidingWindowType, s.SlidingWindowSize),
@@ -167,11 +168,12 @@ type permit struct {
 	r     *rules
 }
 
-// acquire admits a call or returns the rejection (which the caller returns as is). Closed:
-// one atomic load and a clock read (the call's start), no lock. Open: one clock read, no
-// lock until WaitInOpen has passed. HalfOpen: the mutex, to count trial slots and to
-// give up on trials that took longer than MaxWaitInHalfOpen.
-func (b *Breaker) acquire() (permit, *OpenError) {
+// acquire admits a call whose context is ctx or returns the rejection (which the caller
+// returns as is). Closed: one atomic load and a clock read (the call's start), no lock.
+// Open: one clock read, no lock until WaitInOpen has passed. HalfOpen: the mutex, to
+// count trial slots and to give up on trials that took longer than MaxWaitInHalfOpen. The
+// events and the outcome of a rejection are published and recorded with ctx.
+func (b *Breaker) acquire(ctx context.Context) (permit, *OpenError) {
 	w := b.word.Load()
 	switch State(w & stateMask) {
 	case Closed:
@@ -183,25 +185,26 @@ func (b *Breaker) acquire() (permit, *OpenError) {
 		if b.events.Observed() {
 			now = b.now()
 		}
-		b.rejected(b.rej.forcedOpen, now, 0)
+		b.rejected(ctx, b.rej.forcedOpen, now, 0)
 		return permit{}, b.rej.forcedOpen
 	case Open:
 		now := b.now()
 		if until := b.openUntil.Load(); now < until {
-			b.rejected(b.rej.open, now, sat.Left(time.Duration(until), time.Duration(now)))
+			b.rejected(ctx, b.rej.open, now, sat.Left(time.Duration(until), time.Duration(now)))
 			return permit{}, b.rej.open
 		}
-		return b.acquireLocked(now)
+		return b.acquireLocked(ctx, now)
 	default: // HalfOpen
-		return b.acquireLocked(b.now())
+		return b.acquireLocked(ctx, b.now())
 	}
 }
 
 // acquireLocked decides under the mutex, at clock time now: it gives up on half-open
 // trials that took longer than MaxWaitInHalfOpen (the breaker is open again from then),
 // moves an open breaker whose wait has passed to HalfOpen, and hands out the half-open
-// trial slots.
-func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
+// trial slots. The transitions, and the rejection, are published with ctx, the context of
+// the call that asks.
+func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *OpenError) {
 	b.mu.Lock()
 	w := b.word.Load()
 	state := State(w & stateMask)
@@ -215,7 +218,7 @@ func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
 		return permit{word: noRecord}, nil
 	case ForcedOpen:
 		b.mu.Unlock()
-		b.rejected(b.rej.forcedOpen, now, 0)
+		b.rejected(ctx, b.rej.forcedOpen, now, 0)
 		return permit{}, b.rej.forcedOpen
 	}
 	// At most two transitions: half-open→open when the trials took too long, then
@@ -227,8 +230,8 @@ func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
 	}
 	if state == Open {
 		if until := b.openUntil.Load(); now < until {
-			b.unlockAndPublish(reopened, transition{})
-			b.rejected(b.rej.open, now, sat.Left(time.Duration(until), time.Duration(now)))
+			b.unlockAndPublish(ctx, reopened, transition{})
+			b.rejected(ctx, b.rej.open, now, sat.Left(time.Duration(until), time.Duration(now)))
 			return permit{}, b.rej.open
 		}
 		halfOpened = b.transitionLocked(HalfOpen, now)
@@ -238,11 +241,11 @@ func (b *Breaker) acquireLocked(now int64) (permit, *OpenError) {
 	// PermittedInHalfOpen.
 	if b.inFlight+b.trials.calls < r.permitted {
 		b.inFlight++
-		b.unlockAndPublish(reopened, halfOpened)
+		b.unlockAndPublish(ctx, reopened, halfOpened)
 		return permit{word: w, start: now, r: r}, nil
 	}
-	b.unlockAndPublish(reopened, halfOpened)
-	b.rejected(b.rej.halfOpen, now, 0)
+	b.unlockAndPublish(ctx, reopened, halfOpened)
+	b.rejected(ctx, b.rej.halfOpen, now, 0)
 	return permit{}, b.rej.halfOpen
 }
 
@@ -259,10 +262,10 @@ func classify[T any](r *rules, pred func(T, error) bool, v T, err error) (o outc
 	return 0, false
 }
 
-// onResult records the outcome of a call admitted with p that ended with (v, err). A
-// predicate that panics records the call as a failure, so that a half-open trial is not
-// left taken, and the panic goes on.
-func onResult[T any](b *Breaker, pred func(T, error) bool, p permit, v T, err error) {
+// onResult records the outcome of a call admitted with p, whose context is ctx, that ended
+// with (v, err). A predicate that panics records the call as a failure, so that a
+// half-open trial is not left taken, and the panic goes on.
+func onResult[T any](ctx context.Context, b *Breaker, pred func(T, error) bool, p permit, v T, err error) {
 	if p.word == noRecord {
 		return
 	}
@@ -270,28 +273,41 @@ func onResult[T any](b *Breaker, pred func(T, error) bool, p permit, v T, err er
 		classified := false
 		defer func() {
 			if !classified {
-				b.record(p, failedBit, false)
+				b.record(ctx, p, failedBit, false, err)
 			}
 		}()
 		o, ignored := classify(p.r, pred, v, err)
 		classified = true
-		b.record(p, o, ignored)
+		b.record(ctx, p, o, ignored, err)
 		return
 	}
 	o, ignored := classify(p.r, pred, v, err)
-	b.record(p, o, ignored)
+	b.record(ctx, p, o, ignored, err)
 }
 
 // record records outcome o (or, ignored, nothing but the release of a trial slot) of the
 // call admitted with p, if the breaker is still in the state that admitted it, and makes
-// the transition the new rates call for.
-func (b *Breaker) record(p permit, o outcome, ignored bool) {
-	if p.word == noRecord || ignored && State(p.word&stateMask) == Closed {
-		return // nothing to count and no trial slot to give back
+// the transition the new rates call for. The call's context is ctx and its error err: the
+// recorder, if any, is told the outcome first (whatever state the breaker is in now), and
+// the transition is published with ctx.
+func (b *Breaker) record(ctx context.Context, p permit, o outcome, ignored bool, err error) {
+	if p.word == noRecord {
+		return
+	}
+	if ignored && State(p.word&stateMask) == Closed {
+		// Nothing to count and no trial slot to give back: the clock is read only for the
+		// recorder's latency.
+		if b.events.Rec != nil {
+			b.observe(ctx, p, b.now(), o, true, err)
+		}
+		return
 	}
 	now := b.now()
 	if sat.Sub(time.Duration(now), time.Duration(p.start)) > time.Duration(p.r.slowThreshold) {
 		o |= slowBit
+	}
+	if b.events.Rec != nil {
+		b.observe(ctx, p, now, o, ignored, err)
 	}
 	if o == 0 && State(p.word&stateMask) == Closed && b.clean.Load() {
 		// The count-based window holds only fast successes: this one would replace the
@@ -327,7 +343,24 @@ func (b *Breaker) record(p permit, o outcome, ignored bool) {
 		}
 		tr = b.decideLocked(r, now)
 	}
-	b.unlockAndPublish(tr, transition{})
+	b.unlockAndPublish(ctx, tr, transition{})
+}
+
+// observe tells the recorder (which must be set) the outcome of the call admitted with p,
+// whose context is ctx, that ended at clock time now with err: ResultIgnored when
+// ignored, else ResultFailed or ResultSucceeded by o's failed bit; its latency runs from
+// its admission, and it is slow when the latency is above the SlowCallThreshold it was
+// admitted under.
+func (b *Breaker) observe(ctx context.Context, p permit, now int64, o outcome, ignored bool, err error) {
+	lat := sat.Left(time.Duration(now), time.Duration(p.start))
+	out := policy.Outcome{Result: policy.ResultSucceeded, Latency: lat, Slow: lat > time.Duration(p.r.slowThreshold), Err: err}
+	switch {
+	case ignored:
+		out.Result = policy.ResultIgnored
+	case o&failedBit != 0:
+		out.Result = policy.ResultFailed
+	}
+	b.events.Rec.Record(ctx, out)
 }
 
 // decideLocked ends, under mu, a half-open state whose trials are over: once no trial is
@@ -399,9 +432,10 @@ func (b *Breaker) transitionLocked(to State, now int64) transition {
 }
 
 // unlockAndPublish releases mu and publishes tr, then next (each only if it is a
-// change). The next transitions cannot be published before these: pubMu is taken before
-// mu is released.
-func (b *Breaker) unlockAndPublish(tr, next transition) {
+// change), with ctx, the context of the call that made them (context.Background() for a
+// change no call made). The next transitions cannot be published before these: pubMu is
+// taken before mu is released.
+func (b *Breaker) unlockAndPublish(ctx context.Context, tr, next transition) {
 	if !tr.ok && !next.ok || !b.events.Observed() {
 		b.mu.Unlock()
 		return
@@ -411,18 +445,22 @@ func (b *Breaker) unlockAndPublish(tr, next transition) {
 	defer b.pubMu.Unlock()
 	for _, t := range [...]transition{tr, next} {
 		if t.ok {
-			b.events.Publish(policy.Event{Kind: policy.CircuitBreakerTransition,
+			b.events.PublishCtx(ctx, policy.Event{Kind: policy.CircuitBreakerTransition,
 				At: time.Duration(t.at), From: t.from.String(), To: t.to.String()})
 		}
 	}
 }
 
-// rejected counts a rejection and publishes it; retryAfter is the time left in Open, 0
-// when unknown.
-func (b *Breaker) rejected(err *OpenError, now int64, retryAfter time.Duration) {
+// rejected counts the rejection err of the call whose context is ctx, records it
+// (ResultRejected) and publishes it, with ctx; retryAfter is the time left in Open, 0 when
+// unknown.
+func (b *Breaker) rejected(ctx context.Context, err *OpenError, now int64, retryAfter time.Duration) {
 	b.notPermitted.Add(1)
+	if b.events.Rec != nil {
+		b.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: err})
+	}
 	if b.events.Observed() {
-		b.events.Publish(policy.Event{Kind: policy.CircuitBreakerRejected,
+		b.events.PublishCtx(ctx, policy.Event{Kind: policy.CircuitBreakerRejected,
 			At: time.Duration(now), RetryAfter: retryAfter, Err: err})
 	}
 }
@@ -444,7 +482,7 @@ func (b *Breaker) Disable() { b.setState(Disabled) }
 func (b *Breaker) Reset() {
 	now := b.now()
 	b.mu.Lock()
-	b.unlockAndPublish(b.transitionLocked(b.cur.Load().initial, now), transition{})
+	b.unlockAndPublish(context.Background(), b.transitionLocked(b.cur.Load().initial, now), transition{})
 }
 
 func (b *Breaker) setState(to State) {
@@ -454,7 +492,7 @@ func (b *Breaker) setState(to State) {
 		b.mu.Unlock()
 		return
 	}
-	b.unlockAndPublish(b.transitionLocked(to, now), transition{})
+	b.unlockAndPublish(context.Background(), b.transitionLocked(to, now), transition{})
 }
 
 // Snapshot returns the breaker's state and the metrics of that state (see Snapshot). A

@@ -78,6 +78,15 @@
 // breaker lets a trial through (0 when forced open, or half-open with every trial
 // taken); see OnEvent. Admitted calls publish nothing.
 //
+// A recorder (Observe, or a registry's observer) is told each call's outcome, with the
+// call's context: policy.ResultRejected when the breaker refuses it; once an admitted
+// call ends, policy.ResultSucceeded, ResultFailed or ResultIgnored as the breaker
+// classifies it, with its Latency on the breaker's clock and Slow. Events a call causes
+// (its rejection, the transitions it makes) reach the recorder with that call's context;
+// those of ForceOpen, Disable, Reset and Reconfigure with context.Background(). A call
+// admitted while the breaker is disabled, or refused because its context was nil or done,
+// is not recorded.
+//
 // Durations saturate: a WaitInOpen, MaxWaitInHalfOpen or SlowCallThreshold of about 292
 // years (the largest time.Duration) puts its deadline at the end of the clock's range,
 // and no deadline, wait or measured duration wraps around into a negative one.
@@ -124,7 +133,9 @@
 //
 // An admitted call reads the clock twice (its duration), loads the configuration in
 // force once, and takes the breaker's mutex once, to record its outcome in a small ring; a rejected call reads the clock at most
-// once and takes no lock while the breaker stays open. Neither allocates. One case skips
+// once and takes no lock while the breaker stays open. Neither allocates, with or without
+// a recorder. A recorder adds no clock read, but for a call whose error is ignored in the
+// closed state, whose end the breaker reads only for a recorder. One case skips
 // the mutex: a call that succeeded without being slow, while a count-based window is full
 // of such calls, changes nothing (it would replace one success by another and the rates
 // stay 0), so it only reads one atomic flag and writes nothing shared.

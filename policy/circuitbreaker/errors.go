@@ -1,5 +1,7 @@
 package circuitbreaker
 
+import "github.com/resilience4go/resilience4go/policy"
+
 // ErrOpen is the errors.Is target of every rejection by a circuit breaker: the breaker is
 // open, forced open, or half-open with every trial call taken, and the function was not
 // called. It is itself an *OpenError (with no instance id), so that even the bare sentinel
@@ -40,6 +42,12 @@ func (e *OpenError) Is(target error) bool { return target == ErrOpen }
 // retry would hammer a dependency the breaker protects; retries learn it through
 // policy.NeverRetried and errors.As.
 func (e *OpenError) NeverRetried() bool { return true }
+
+// RejectedBy returns the layer that refused the call: policy.LayerCircuitBreaker (for
+// ErrOpen itself too).
+func (e *OpenError) RejectedBy() policy.Layer { return policy.LayerCircuitBreaker }
+
+var _ policy.Rejection = (*OpenError)(nil)
 
 // rejections are a breaker's preallocated rejection errors, one per refusing state.
 type rejections struct {

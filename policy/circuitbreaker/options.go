@@ -339,3 +339,8 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // Config, but must not make the breaker change state or configuration (ForceOpen,
 // Disable, Reset, Reconfigure, or calls through it), which would wait for itself.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+
+// Observe sets the observer asked for the instance's policy.Recorder, which is told each
+// call's outcome (see policy.Outcome) and each event with the call's context. A
+// registry's observer replaces it. Default none.
+func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }

@@ -20,12 +20,22 @@ func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 // not called, so the layers inside the breaker spend nothing. Admitted, next runs and its
 // outcome and duration (on b's clock, from before the call to after it) are recorded in
 // the state that admitted it. A panic in next is recorded as a failure and propagates.
-// Admitted and rejected calls allocate nothing.
+// Admitted and rejected calls allocate nothing, with or without a recorder (Observe).
+//
+// With a recorder, each call asked of b is recorded once, with ctx: a refused call as
+// policy.ResultRejected (Err the *OpenError) when it is refused; an admitted one when
+// next returns, as policy.ResultSucceeded, ResultFailed or ResultIgnored, as b counts it
+// (a panic: ResultFailed with a nil Err), with Latency, the call's duration on b's clock,
+// and Slow, whether it was above the SlowCallThreshold in force when it was admitted. It
+// is recorded whatever state the breaker is in when the call ends, even when the breaker
+// no longer counts it. The transitions a call makes and its rejection event are published
+// with ctx.
 //
 // A ctx that is nil or already done when the call arrives, whatever the state, does not
-// ask b: next is not called, no half-open trial is taken, nothing is recorded and no
-// event is published; the call returns ctx's error (policy.ErrNilContext for a nil ctx)
-// as is.
+// ask b: next is not called, no half-open trial is taken, nothing is recorded (by b nor
+// by its recorder) and no event is published; the call returns ctx's error
+// (policy.ErrNilContext for a nil ctx) as is. A call admitted while b is disabled is
+// neither counted nor recorded.
 func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
 	pred := kind.For[T](b.recordIf)
 	return func(ctx context.Context, a A) (T, error) {
@@ -33,7 +43,7 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 			var zero T
 			return zero, err
 		}
-		p, rej := b.acquire()
+		p, rej := b.acquire(ctx)
 		if rej != nil {
 			var zero T
 			return zero, rej
@@ -44,12 +54,12 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 		done := false
 		defer func() {
 			if !done {
-				b.record(p, failedBit, false) // next panicked
+				b.record(ctx, p, failedBit, false, nil) // next panicked
 			}
 		}()
 		v, err := next(ctx, a)
 		done = true
-		onResult(b, pred, p, v, err)
+		onResult(ctx, b, pred, p, v, err)
 		return v, err
 	}
 }
@@ -71,9 +81,13 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 // DecorateFunc: the call returns a future failed with ctx's error (policy.ErrNilContext
 // for a nil ctx).
 //
+// With a recorder, calls are recorded as DecorateFunc's, with ctx; an admitted call's
+// outcome when its future completes, its Latency running from the call to the completion.
+// A future that ends with async.ErrCanceled is recorded as policy.ResultIgnored.
+//
 // The failed futures of rejections are created once, when next is decorated, and shared
 // by the calls they reject (a completed future never changes): rejecting allocates
-// nothing. Admitted calls allocate their completion callback.
+// nothing, with or without a recorder. Admitted calls allocate their completion callback.
 func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	open, forcedOpen, halfOpen :=
 		async.Failed[T](b.rej.open), async.Failed[T](b.rej.forcedOpen), async.Failed[T](b.rej.halfOpen)
@@ -82,7 +96,7 @@ func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy
 		if err := policy.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
-		p, rej := b.acquire()
+		p, rej := b.acquire(ctx)
 		switch rej {
 		case nil:
 		case b.rej.open:
@@ -101,7 +115,7 @@ func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy
 		done := false
 		defer func() {
 			if !done {
-				b.record(p, failedBit, false) // next panicked
+				b.record(ctx, p, failedBit, false, nil) // next panicked
 			}
 		}()
 		f := next(ctx, a)
@@ -110,10 +124,10 @@ func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy
 		}
 		f.OnComplete(func(v T, err error) {
 			if errors.Is(err, async.ErrCanceled) {
-				b.record(p, 0, true)
+				b.record(ctx, p, 0, true, err)
 				return
 			}
-			onResult(b, pred, p, v, err)
+			onResult(ctx, b, pred, p, v, err)
 		})
 		done = true
 		return f

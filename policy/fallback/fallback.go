@@ -13,8 +13,11 @@
 //     when HandleIf's predicate returns true for it (IgnoreOn still wins).
 //
 // A handled error is replaced by whatever the fallback function returns, value and
-// error, and a FallbackApplied event carrying the original error is published. A
-// successful call is returned as it is: it publishes nothing and allocates nothing.
+// error, and a FallbackApplied event carrying the original error is published; a
+// recorder (Observe) gets it with the context of the call. A fallback records no outcome
+// of its own (see policy.Outcome): its FallbackApplied event says when it replaced an
+// error. A successful call is returned as it is: it publishes nothing and allocates
+// nothing.
 //
 // A call whose context is nil or already done when it arrives runs neither the function
 // nor the fallback function and publishes nothing: it returns the context's error as is
@@ -70,7 +73,7 @@ func build[T any](fn func(ctx context.Context, err error) (T, error), s settings
 		cfg:    s.Config,
 		cls:    kind.Classifier{Include: s.HandleOn, Exclude: s.IgnoreOn, If: s.handleIf},
 		pred:   kind.For[T](s.handleIf),
-		events: s.EventsOf(s.ID("fallback")),
+		events: s.EventsOf(policy.LayerFallback, s.ID("fallback")),
 	}, nil
 }
 
@@ -91,8 +94,9 @@ func (f *Fallback[T]) Handles(err error) bool { return f.cls.Error(err) }
 // handles reports whether the outcome (v, err) reaches the fallback.
 func (f *Fallback[T]) handles(v T, err error) bool { return kind.Counts(&f.cls, f.pred, v, err) }
 
-// apply publishes FallbackApplied and returns the fallback's result for err.
+// apply publishes FallbackApplied, with ctx, the context of the call whose error err it
+// replaces, and returns the fallback's result for err.
 func (f *Fallback[T]) apply(ctx context.Context, err error) (T, error) {
-	f.events.Publish(policy.Event{Kind: policy.FallbackApplied, Err: err})
+	f.events.PublishCtx(ctx, policy.Event{Kind: policy.FallbackApplied, Err: err})
 	return f.fn(ctx, err)
 }

@@ -74,7 +74,15 @@
 // fails on its single attempt is the plain call. A call ended by Cancel or by its
 // context publishes nothing more. Events are published on the goroutine where the hedge
 // decides (the caller's, a clock timer's, or the one that completes an attempt), one
-// call's in order.
+// call's in order; a recorder (Observe) gets them with the context of the call.
+//
+// A recorder is told each call's outcome once, with the call's context, when the call
+// ends: policy.ResultSucceeded when an attempt succeeded, else policy.ResultFailed with
+// Err the error the call fails with (the context's error, async.ErrCanceled for a call
+// ended by Cancel on its future, ErrPanicked); Attempts is the attempts started, Latency
+// the time from the call's arrival to its end on the hedge's clock. A call refused on
+// arrival because its context was nil or done, a call whose first attempt panics on the
+// caller's goroutine, and a call while the hedge is disabled are not recorded.
 //
 // Defaults: Delay 1s, MaxAttempts 2, every error hedged, budget on with BudgetPercent
 // 10, BudgetWindow 10s and BudgetMinPerSecond 1, Enabled true. A Hedge is safe for
@@ -83,10 +91,12 @@
 package hedge
 
 import (
+	"context"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -122,7 +132,7 @@ func build(s settings) (*Hedge, error) {
 		max:     s.MaxAttempts,
 		cls:     kind.Classifier{Include: s.HedgeOn, Exclude: s.AbortOn},
 		clk:     s.ClockOrSystem(),
-		events:  s.EventsOf(s.ID("hedge")),
+		events:  s.EventsOf(policy.LayerHedge, s.ID("hedge")),
 	}
 	if !s.NoBudget && !s.Disabled {
 		h.budget = newBudget(s.Config)
@@ -138,6 +148,21 @@ func (h *Hedge) allowed() bool {
 	return h.budget == nil || h.budget.tryHedge(h.clk.Now())
 }
 
-func (h *Hedge) publish(k policy.EventKind, attempt int, wait time.Duration, err error) {
-	h.events.Publish(policy.Event{Kind: k, Attempt: attempt, Wait: wait, Err: err})
+// publish publishes an event of kind k of the call whose context is ctx.
+func (h *Hedge) publish(ctx context.Context, k policy.EventKind, attempt int, wait time.Duration, err error) {
+	h.events.PublishCtx(ctx, policy.Event{Kind: k, Attempt: attempt, Wait: wait, Err: err})
+}
+
+// record tells the recorder, which must be set, the outcome of the call whose context is
+// ctx, which arrived at clock time begin, started attempts attempts and ends now with err:
+// ResultSucceeded for a nil err, else ResultFailed.
+func (h *Hedge) record(ctx context.Context, attempts int, begin time.Duration, err error) {
+	o := policy.Outcome{Result: policy.ResultSucceeded, Attempts: attempts, Err: err}
+	if h.events.Timed {
+		o.Latency = sat.Left(h.clk.Now(), begin)
+	}
+	if err != nil {
+		o.Result = policy.ResultFailed
+	}
+	h.events.Rec.Record(ctx, o)
 }

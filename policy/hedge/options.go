@@ -211,3 +211,8 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // OnEvent sets the listener of the hedge's Hedged, HedgeWon, HedgeSkipped and HedgeFailed
 // events. Default none: nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+
+// Observe sets the observer asked for the instance's policy.Recorder, which is told each
+// call's outcome (see policy.Outcome) and each event with the call's context. A
+// registry's observer replaces it. Default none.
+func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }

@@ -61,9 +61,11 @@ import (
 // context hook, and each further attempt its context and its completion callback.
 //
 // Events: Hedged, HedgeWon, HedgeSkipped and HedgeFailed, as the package documentation
-// tells. A disabled hedge lets every call through to next as a single attempt, but for a
-// nil or done ctx, whose error it returns as is, and a nil future from next, which
-// becomes a future failed with async.ErrNilFuture.
+// tells, published with ctx. With a recorder (Observe), each call is recorded once, with
+// ctx, when it ends (see the package documentation); recording adds no allocation and
+// reads the clock once more, at the call's end. A disabled hedge lets every call through
+// to next as a single attempt, but for a nil or done ctx, whose error it returns as is,
+// and a nil future from next, which becomes a future failed with async.ErrNilFuture.
 func DecorateAsyncFunc[A, T any](h *Hedge, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	if !h.enabled {
 		return policy.GuardAsync(next)
@@ -81,6 +83,9 @@ func DecorateAsyncFunc[A, T any](h *Hedge, next policy.AsyncFunc[A, T]) policy.A
 		_, done, err := f.Result()
 		if done && (err == nil || !h.cls.Error(err)) {
 			actx.cancel()
+			if h.events.Rec != nil {
+				h.record(ctx, 1, begin, err)
+			}
 			return f
 		}
 		return hedged(h, next, ctx, a, begin, f, actx, done)
@@ -177,7 +182,7 @@ func (c *call[A, T]) result(n int, v T, err error) {
 	var zero T
 	if err == nil {
 		if c.started > 1 {
-			h.publish(policy.HedgeWon, n, 0, nil)
+			h.publish(c.ctx, policy.HedgeWon, n, 0, nil)
 		}
 		c.finish(v, nil, own)
 		return
@@ -243,7 +248,7 @@ func (c *call[A, T]) canHedge() bool { return c.started < c.h.max && !c.noHedge 
 func (c *call[A, T]) skip() {
 	c.noHedge = true
 	c.stopTimer()
-	c.h.publish(policy.HedgeSkipped, c.started+1, 0, nil)
+	c.h.publish(c.ctx, policy.HedgeSkipped, c.started+1, 0, nil)
 }
 
 // stopTimer stops the timer of the next attempt, if any. c.mu must be held.
@@ -269,7 +274,7 @@ func (c *call[A, T]) start(trigger error, prev *attemptCtx) {
 	actx := newAttemptCtx(c.ctx)
 	c.att[n-1].ctx = actx
 	now := h.clk.Now()
-	h.events.Publish(policy.Event{Kind: policy.Hedged, At: now, Attempt: n, Wait: sat.Left(now, c.begin), Err: trigger})
+	h.events.PublishCtx(c.ctx, policy.Event{Kind: policy.Hedged, At: now, Attempt: n, Wait: sat.Left(now, c.begin), Err: trigger})
 	if c.canHedge() {
 		c.timer = h.clk.AfterFunc(h.delay, c.onTimer)
 	}
@@ -315,30 +320,40 @@ func (c *call[A, T]) run(actx *attemptCtx) *async.Future[T] {
 // Called with c.mu held; it unlocks it.
 func (c *call[A, T]) fail(n int, err error, own *attemptCtx) {
 	if c.started > 1 {
-		c.h.publish(policy.HedgeFailed, n, 0, err)
+		c.h.publish(c.ctx, policy.HedgeFailed, n, 0, err)
 	}
 	var zero T
 	c.finish(zero, err, own)
 }
 
 // finish ends the call and completes its future with (v, err), once every other attempt,
-// the timer and the hook are canceled; own is the context of the attempt that ended it,
-// canceled too (nil: none). Called with c.mu held; it unlocks it.
+// the timer and the hook are canceled, and the call's outcome recorded; own is the
+// context of the attempt that ended it, canceled too (nil: none). Called with c.mu held;
+// it unlocks it.
 func (c *call[A, T]) finish(v T, err error, own *attemptCtx) {
+	started := c.started
 	c.end()
 	own.cancel()
+	if c.h.events.Rec != nil {
+		c.h.record(c.ctx, started, c.begin, err)
+	}
 	c.complete(v, err)
 }
 
 // cancel is the future's cancel hook: the future has already failed with
-// async.ErrCanceled.
+// async.ErrCanceled, which is recorded as the call's outcome.
 func (c *call[A, T]) cancel() bool {
 	c.mu.Lock()
 	if c.done {
 		c.mu.Unlock()
 		return false
 	}
-	return c.end()
+	started := c.started
+	notStarted := c.end()
+	if c.h.events.Rec != nil {
+		c.h.record(c.ctx, started, c.begin, async.ErrCanceled)
+	}
+	return notStarted
 }
 
 // ctxEnded is the hook on the caller's context.

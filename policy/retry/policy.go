@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/kind"
@@ -28,7 +29,13 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // Events: RetryAttempt before each wait (Wait = the wait); at the end of a call that
 // failed, RetryExhausted when the last of MaxAttempts attempts failed with an outcome
 // that would have been retried, or RetryAborted when the retry stopped on an outcome it
-// does not retry (the first attempt's included) or because ctx ended.
+// does not retry (the first attempt's included) or because ctx ended. Events are
+// published with ctx.
+//
+// With a recorder (Observe), each call is recorded once, with ctx, when it ends:
+// policy.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
+// Attempts the attempts made and Err the error the call returns (see the package
+// documentation). A call that succeeds the first time still allocates nothing.
 //
 // Each call reads r's configuration once, as it arrives, and keeps it to its end: a
 // Reconfigure made while it runs applies from the next call.
@@ -49,7 +56,11 @@ func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] 
 		}
 		c := r.cfg.Load() // the call's configuration, to its end
 		v, err := next(ctx, a)
-		if err == nil && (pred == nil || !pred(v, nil)) || c.Disabled {
+		if c.Disabled {
+			return v, err
+		}
+		if err == nil && (pred == nil || !pred(v, nil)) {
+			r.record(ctx, policy.ResultSucceeded, 1, nil)
 			return v, err
 		}
 		return retrySync(r, c, pred, ctx, a, next, v, err)
@@ -64,17 +75,19 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 			return v, derr
 		}
 		w := r.waitAfter(c, n, err)
-		r.publish(policy.RetryAttempt, n, w, err)
+		r.publish(ctx, policy.RetryAttempt, n, w, err)
 		cerr := r.clk.Sleep(ctx, w)
 		if cerr == nil {
 			cerr = ctx.Err() // the context may end as the wait does (a timer on a manual clock)
 		}
 		if cerr != nil {
 			err = stopped(err, cerr)
-			r.publish(policy.RetryAborted, n, 0, err)
+			r.publish(ctx, policy.RetryAborted, n, 0, err)
+			r.record(ctx, policy.ResultAborted, n, err)
 			return v, err
 		}
 		if v, err = next(ctx, a); err == nil && (pred == nil || !pred(v, nil)) {
+			r.record(ctx, policy.ResultSucceeded, n+1, nil)
 			return v, nil
 		}
 	}
@@ -85,8 +98,10 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 // retried, the next attempt is scheduled on r's clock with AfterFunc: no goroutine waits.
 // The returned future completes with the first successful attempt's
 // result, or as DecorateFunc's call returns when the retry gives up or ctx ends; ctx
-// ending during a wait stops the timer and fails the future at once. Events are
-// DecorateFunc's.
+// ending during a wait stops the timer and fails the future at once. Events, and the
+// outcome a recorder is told when the future completes, are DecorateFunc's, with ctx; a
+// future ended by Cancel is recorded as policy.ResultAborted with async.ErrCanceled and
+// the attempts started.
 //
 // A ctx that is nil or already done when the call arrives runs no attempt and publishes
 // nothing: the future fails with ctx's error (policy.ErrNilContext for a nil ctx). An
@@ -115,16 +130,19 @@ func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.A
 		}
 		if v, done, err := first.Result(); done {
 			if err == nil && (pred == nil || !pred(v, nil)) {
+				r.record(ctx, policy.ResultSucceeded, 1, nil)
 				return first
 			}
 			switch outcome(r, c, pred, 1, v, err) {
 			case policy.RetryAborted:
-				r.publish(policy.RetryAborted, 1, 0, err)
+				r.publish(ctx, policy.RetryAborted, 1, 0, err)
+				r.record(ctx, policy.ResultAborted, 1, err)
 				return first
 			case policy.RetryExhausted:
 				if err != nil {
-					r.publish(policy.RetryExhausted, 1, 0, err)
+					r.publish(ctx, policy.RetryExhausted, 1, 0, err)
 				}
+				r.record(ctx, policy.ResultFailed, 1, err)
 				return first
 			}
 		}
@@ -152,16 +170,19 @@ type run[A, T any] struct {
 	a    A
 	next policy.AsyncFunc[A, T]
 
+	// n is the attempts started: Start adds one, and a Cancel may read it meanwhile.
+	n atomic.Int32
 	// Written by one step (Observe, Start, end) and read by the next: the Delayed orders
 	// the steps.
-	n       int // attempts started
-	lastV   T   // the last attempt's result
+	lastV   T // the last attempt's result
 	lastErr error
 	endKind policy.EventKind // the event end publishes (RetryExhausted, RetryAborted); 0: none
+	endRes  policy.Result    // the result end records (ResultSucceeded, ResultFailed, ResultAborted)
 }
 
 func startRun[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next policy.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
-	ru := &run[A, T]{r: r, c: c, pred: pred, ctx: ctx, a: a, next: next, n: 1}
+	ru := &run[A, T]{r: r, c: c, pred: pred, ctx: ctx, a: a, next: next}
+	ru.n.Store(1)
 	out := ru.d.Init(r.clk, ctx, ru, ru)
 	ru.d.Started(first)
 	return out
@@ -170,60 +191,64 @@ func startRun[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx conte
 // Observe handles the result of the attempt in flight.
 func (ru *run[A, T]) Observe(v T, err error) {
 	r := ru.r
-	n := ru.n
+	n := int(ru.n.Load())
 	if err == nil && (ru.pred == nil || !ru.pred(v, nil)) {
-		ru.end(v, nil, 0)
+		ru.end(v, nil, 0, policy.ResultSucceeded)
 		return
 	}
 	switch outcome(r, ru.c, ru.pred, n, v, err) {
 	case policy.RetryAborted:
-		ru.end(v, err, policy.RetryAborted)
+		ru.end(v, err, policy.RetryAborted, policy.ResultAborted)
 		return
 	case policy.RetryExhausted:
 		k := policy.RetryExhausted
 		if err == nil { // a result RetryIf retries, returned as it is
 			k = 0
 		}
-		ru.end(v, err, k)
+		ru.end(v, err, k, policy.ResultFailed)
 		return
 	}
 	if cerr := ru.ctx.Err(); cerr != nil {
-		ru.end(v, stopped(err, cerr), policy.RetryAborted)
+		ru.end(v, stopped(err, cerr), policy.RetryAborted, policy.ResultAborted)
 		return
 	}
 	ru.lastV, ru.lastErr = v, err
 	w := r.waitAfter(ru.c, n, err)
 	// Published before the next attempt can be scheduled, so that events come in order.
-	r.publish(policy.RetryAttempt, n, w, err)
+	r.publish(ru.ctx, policy.RetryAttempt, n, w, err)
 	ru.d.StartAfter(w) // ends the run at once if ctx has ended meanwhile
 }
 
 // Start starts the next attempt, its wait over.
 func (ru *run[A, T]) Start() *async.Future[T] {
-	ru.n++
+	ru.n.Add(1)
 	return attempt(ru.next, ru.ctx, ru.a)
 }
 
 // end completes the run with (v, err), after publishing k (RetryExhausted or
-// RetryAborted) for the last attempt when k is not 0.
-func (ru *run[A, T]) end(v T, err error, k policy.EventKind) {
-	ru.lastV, ru.lastErr, ru.endKind = v, err, k
+// RetryAborted) for the last attempt when k is not 0, and recording res.
+func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res policy.Result) {
+	ru.lastV, ru.lastErr, ru.endKind, ru.endRes = v, err, k, res
 	ru.d.End()
 }
 
 // Stop returns the run's result: end's, or the last attempt's joined with ctx's error
-// when ctx ended during a wait (RetryAborted). A canceled run publishes nothing.
+// when ctx ended during a wait (RetryAborted). A canceled run publishes nothing, and is
+// recorded as aborted.
 func (ru *run[A, T]) Stop(cause error) (T, error) {
+	n := int(ru.n.Load())
 	if cause == async.ErrCanceled {
+		ru.r.record(ru.ctx, policy.ResultAborted, n, cause)
 		var zero T
 		return zero, cause
 	}
-	v, err, k := ru.lastV, ru.lastErr, ru.endKind
+	v, err, k, res := ru.lastV, ru.lastErr, ru.endKind, ru.endRes
 	if cause != nil {
-		err, k = stopped(err, cause), policy.RetryAborted
+		err, k, res = stopped(err, cause), policy.RetryAborted, policy.ResultAborted
 	}
 	if k != 0 {
-		ru.r.publish(k, ru.n, 0, err)
+		ru.r.publish(ru.ctx, k, n, 0, err)
 	}
+	ru.r.record(ru.ctx, res, n, err)
 	return v, err
 }

@@ -47,6 +47,19 @@
 // through every inner layer again: it takes its own rate-limiter permit and gets its own
 // timeout.
 //
+// A recorder (Observe, or a registry's observer) gets the events with the context of the
+// call that caused them (ConfigChanged with context.Background()), and is told, once per
+// call, with the call's context, its outcome when it ends, with Attempts the attempts
+// made: policy.ResultSucceeded when an attempt succeeded; policy.ResultFailed when every
+// attempt was made and the last failed with an outcome the retry would have retried (the
+// call's RetryExhausted, or a result RetryIf retries, with its nil error, when the
+// attempts run out); policy.ResultAborted when the retry stopped on an outcome it does
+// not retry or because the caller's context ended (the call's RetryAborted), and for an
+// asynchronous call ended by Cancel on its future (Err async.ErrCanceled). Err is the
+// error the call returns. A call refused on arrival because its context was nil or done,
+// and a call while the retry is disabled, are not recorded. Recording adds no allocation
+// and reads no clock.
+//
 // # Waiting for a rate limiter's permit
 //
 // A retry composed with a rate limiter inside it (the default order of package
@@ -127,7 +140,7 @@ func build(s settings) (*Retry, error) {
 	c := &core{
 		cls:    kind.Classifier{Include: s.RetryOn, Exclude: s.AbortOn, If: s.retryIf},
 		clk:    s.ClockOrSystem(),
-		events: s.EventsOf(s.ID("retry")),
+		events: s.EventsOf(policy.LayerRetry, s.ID("retry")),
 	}
 	cfg := s.Config
 	c.cfg.Store(&cfg)
@@ -227,24 +240,28 @@ const (
 
 // decide returns what to do after attempt n ended with (v, err), an outcome that is not
 // a success, for a call configured by c whose context is ctx, and the error to return
-// when it is not retryIt. It publishes the event of the end: RetryAborted for an outcome that is not
-// retried or a context that has ended, RetryExhausted for attempts spent on an outcome
-// that would have been retried (none for a result RetryIf retries, returned with its nil
-// error).
+// when it is not retryIt. It publishes the event of the end, with ctx: RetryAborted for
+// an outcome that is not retried or a context that has ended, RetryExhausted for
+// attempts spent on an outcome that would have been retried (none for a result RetryIf
+// retries, returned with its nil error); then it records the call's outcome
+// (ResultAborted, ResultFailed).
 func decide[T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, n int, v T, err error) (decision, error) {
 	switch outcome(r, c, pred, n, v, err) {
 	case policy.RetryAborted:
-		r.publish(policy.RetryAborted, n, 0, err)
+		r.publish(ctx, policy.RetryAborted, n, 0, err)
+		r.record(ctx, policy.ResultAborted, n, err)
 		return giveUp, err
 	case policy.RetryExhausted:
 		if err != nil {
-			r.publish(policy.RetryExhausted, n, 0, err)
+			r.publish(ctx, policy.RetryExhausted, n, 0, err)
 		}
+		r.record(ctx, policy.ResultFailed, n, err)
 		return giveUp, err
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		err = stopped(err, cerr)
-		r.publish(policy.RetryAborted, n, 0, err)
+		r.publish(ctx, policy.RetryAborted, n, 0, err)
+		r.record(ctx, policy.ResultAborted, n, err)
 		return stop, err
 	}
 	return retryIt, nil
@@ -277,6 +294,15 @@ func stopped(last, ctxErr error) error {
 	return fmt.Errorf("%w (retries stopped: %w)", last, ctxErr)
 }
 
-func (r *Retry) publish(k policy.EventKind, attempt int, wait time.Duration, err error) {
-	r.events.Publish(policy.Event{Kind: k, Wait: wait, Err: err, Attempt: attempt})
+// publish publishes an event of kind k of the call whose context is ctx.
+func (r *Retry) publish(ctx context.Context, k policy.EventKind, attempt int, wait time.Duration, err error) {
+	r.events.PublishCtx(ctx, policy.Event{Kind: k, Wait: wait, Err: err, Attempt: attempt})
+}
+
+// record tells the recorder, if any, the outcome of the call whose context is ctx: res
+// after attempts attempts, ending with err.
+func (r *Retry) record(ctx context.Context, res policy.Result, attempts int, err error) {
+	if r.events.Rec != nil {
+		r.events.Rec.Record(ctx, policy.Outcome{Result: res, Attempts: attempts, Err: err})
+	}
 }

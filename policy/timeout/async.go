@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
@@ -31,6 +32,10 @@ import (
 // ctx). A nil future returned by next counts as one failed with async.ErrNilFuture: the
 // returned future fails with it.
 //
+// With a recorder, each call is recorded once, with ctx, when the returned future
+// completes (see the package documentation: ResultSucceeded, ResultFailed, ResultTimedOut,
+// with Latency), and the TimeoutExceeded event is published with ctx.
+//
 // Cancelling the returned future stops the timer, ends next's context and cancels next's
 // future; Cancel reports what that inner Cancel reports (true only if next's work had not
 // started, e.g. it was still queued in a bulkhead). A call that starts while t is
@@ -48,7 +53,10 @@ func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy
 			}
 			return async.Failed[T](async.ErrNilFuture)
 		}
-		c := &asyncCall[T]{l: l, ctx: newClockCtx(ctx, l)}
+		c := &asyncCall[T]{l: l, ctx: newClockCtx(ctx, l), caller: ctx}
+		if t.events.Timed {
+			c.start = t.now()
+		}
 		fut, complete := async.NewCancelablePromise[T](c.cancel)
 		c.complete = complete
 		c.timer = t.clk.AfterFunc(l.cfg.Duration, c.expire)
@@ -77,7 +85,9 @@ type asyncCall[T any] struct {
 	state    atomic.Int32
 	l        *limit // the configuration in force when the call started, and its timeout
 	ctx      *clockCtx
-	timer    clock.Timer // set before next runs; read only after the call is over
+	caller   context.Context // the caller's context, with which the call is observed
+	start    time.Duration   // clock time at which the call started; read for a recorder only
+	timer    clock.Timer     // set before next runs; read only after the call is over
 	complete func(T, error)
 	mu       sync.Mutex
 	inner    *async.Future[T] // set once next has returned
@@ -90,6 +100,9 @@ func (c *asyncCall[T]) finish(v T, err error) {
 	}
 	c.timer.Stop()
 	c.ctx.cancel(context.Canceled)
+	if t := c.l.t; t.events.Rec != nil {
+		t.record(c.caller, ended(err), c.start, err)
+	}
 	c.complete(v, err)
 }
 
@@ -99,7 +112,10 @@ func (c *asyncCall[T]) expire() {
 	if !c.state.CompareAndSwap(running, over) {
 		return
 	}
-	c.l.publish(c.l.err)
+	c.l.publish(c.caller, c.l.err)
+	if t := c.l.t; t.events.Rec != nil {
+		t.record(c.caller, policy.ResultTimedOut, c.start, c.l.err)
+	}
 	var zero T
 	c.complete(zero, c.l.err)
 	c.mu.Lock()
@@ -118,6 +134,9 @@ func (c *asyncCall[T]) cancel() bool {
 	}
 	c.timer.Stop()
 	c.ctx.cancel(context.Canceled)
+	if t := c.l.t; t.events.Rec != nil {
+		t.record(c.caller, policy.ResultFailed, c.start, async.ErrCanceled)
+	}
 	c.mu.Lock()
 	inner := c.inner
 	c.mu.Unlock()

@@ -28,7 +28,18 @@
 // a nil context), or, async, a future failed with it.
 //
 // A TimeoutExceeded event is published for every call that ran past its deadline, with
-// Timeout the Duration it was given.
+// Timeout the Duration it was given; a recorder (Observe) gets it with the call's context
+// (a ConfigChanged, with context.Background()).
+//
+// A recorder is told each call's outcome once, with the call's context, when the call
+// ends: policy.ResultSucceeded (a nil error) or policy.ResultFailed (an error, Err) when
+// it ended in time, policy.ResultTimedOut (Err the *TimeoutError) when it ran past its
+// deadline; Latency is the time from its start to its end on the policy's clock (for a
+// synchronous call that ran past its deadline, until its function returned). An
+// asynchronous call ended by Cancel on its future is recorded as policy.ResultFailed with
+// async.ErrCanceled. The clock is read for the latency only when there is a recorder. A
+// call refused on arrival because its context was nil or done, and a call that starts
+// while the timeout is disabled, are not recorded.
 //
 // Defaults: Enabled true; Duration has no default and must be positive.
 //
@@ -57,6 +68,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -96,7 +108,7 @@ func build(s settings) (*Timeout, error) {
 	t := &Timeout{
 		system: clock.IsSystem(clk),
 		clk:    clk,
-		events: s.EventsOf(id),
+		events: s.EventsOf(policy.LayerTimeout, id),
 	}
 	l := &limit{cfg: s.Config, t: t}
 	l.err, l.final = newTimeoutErrors(id, s.Duration)
@@ -191,9 +203,12 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 // call arrives does not run next and publishes nothing: the call returns ctx's error
 // (policy.ErrNilContext for a nil ctx) as is.
 //
-// Each call allocates its context and timer (as context.WithTimeout does); nothing else. A
-// call that starts while t is disabled runs next as is, without a deadline, but for a nil
-// or done ctx, whose error it returns as is.
+// With a recorder, each call is recorded once, with ctx, when next returns (see the
+// package documentation), and the TimeoutExceeded event is published with ctx.
+//
+// Each call allocates its context and timer (as context.WithTimeout does); nothing else,
+// with or without a recorder. A call that starts while t is disabled runs next as is,
+// without a deadline, but for a nil or done ctx, whose error it returns as is.
 func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T] {
 	if t.system {
 		return func(ctx context.Context, a A) (T, error) {
@@ -205,11 +220,18 @@ func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T
 			if l.cfg.Disabled {
 				return next(ctx, a)
 			}
+			var start time.Duration
+			if t.events.Timed {
+				start = t.now()
+			}
 			cctx, cancel := context.WithTimeoutCause(ctx, l.cfg.Duration, l.err)
 			v, err := next(cctx, a)
 			cancel()
 			if context.Cause(cctx) == error(l.err) {
-				return timedOut[T](l, err)
+				return timedOut[T](ctx, l, err, start)
+			}
+			if t.events.Rec != nil {
+				t.record(ctx, ended(err), start, err)
 			}
 			return v, err
 		}
@@ -223,34 +245,73 @@ func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T
 		if l.cfg.Disabled {
 			return next(ctx, a)
 		}
+		var start time.Duration
+		if t.events.Timed {
+			start = t.now()
+		}
 		c := newClockCtx(ctx, l)
 		timer := t.clk.AfterFunc(l.cfg.Duration, c.expire)
 		v, err := next(c, a)
 		timer.Stop()
 		c.cancel(context.Canceled) // no effect if the deadline ended it first
 		if c.expired() {
-			return timedOut[T](l, err)
+			return timedOut[T](ctx, l, err, start)
+		}
+		if t.events.Rec != nil {
+			t.record(ctx, ended(err), start, err)
 		}
 		return v, err
 	}
 }
 
-// timedOut discards the result of a call that ran past its deadline, under l, whose
-// function returned inner.
-func timedOut[T any](l *limit, inner error) (T, error) {
+// timedOut discards the result of a call, whose context is ctx, that ran past its
+// deadline, under l, whose function returned inner; start is the clock time the call
+// started, read when there is a recorder.
+func timedOut[T any](ctx context.Context, l *limit, inner error, start time.Duration) (T, error) {
 	err := l.err
 	if inner != nil {
 		if nr, ok := errors.AsType[policy.NeverRetried](inner); ok && nr.NeverRetried() {
 			err = l.final
 		}
 	}
-	l.publish(err)
+	l.publish(ctx, err)
+	if l.t.events.Rec != nil {
+		l.t.record(ctx, policy.ResultTimedOut, start, err)
+	}
 	var zero T
 	return zero, err
 }
 
-// publish publishes the TimeoutExceeded event of a call that ran past its deadline, under
-// l, which failed with err.
-func (l *limit) publish(err *TimeoutError) {
-	l.t.events.Publish(policy.Event{Kind: policy.TimeoutExceeded, Timeout: l.cfg.Duration, Err: err})
+// publish publishes, with ctx, the TimeoutExceeded event of a call whose context is ctx
+// that ran past its deadline, under l, and failed with err.
+func (l *limit) publish(ctx context.Context, err *TimeoutError) {
+	l.t.events.PublishCtx(ctx, policy.Event{Kind: policy.TimeoutExceeded, Timeout: l.cfg.Duration, Err: err})
+}
+
+// now reads the clock: the monotonic clock directly for clock.System().
+func (t *Timeout) now() time.Duration {
+	if t.system {
+		return clock.Mono()
+	}
+	return t.clk.Now()
+}
+
+// ended returns the result of a call that ended in time with err: ResultSucceeded for a
+// nil err, else ResultFailed.
+func ended(err error) policy.Result {
+	if err != nil {
+		return policy.ResultFailed
+	}
+	return policy.ResultSucceeded
+}
+
+// record tells the recorder, which must be set, the outcome res of the call whose context
+// is ctx, which started at clock time start (read when the recorder is timed) and ended
+// now with err.
+func (t *Timeout) record(ctx context.Context, res policy.Result, start time.Duration, err error) {
+	var latency time.Duration
+	if t.events.Timed {
+		latency = sat.Left(t.now(), start)
+	}
+	t.events.Rec.Record(ctx, policy.Outcome{Result: res, Latency: latency, Err: err})
 }

@@ -1,0 +1,181 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Result says how a call fared at one layer, as a Recorder is told. Its zero value is no
+// result.
+type Result uint8
+
+// The results a layer records. Which a layer records is listed in Outcome.
+const (
+	// ResultAdmitted: a rate limiter, bulkhead, adaptive limit or circuit breaker let
+	// the call through (Outcome.Wait is how long it waited first; 0 when it did not).
+	ResultAdmitted Result = iota + 1
+	// ResultRejected: the layer refused the call (Outcome.Err is the rejection); for a
+	// whole call, a layer refused it (Outcome.RejectedBy says which).
+	ResultRejected
+	// ResultSucceeded: the call returned, and the layer counts it as a success.
+	ResultSucceeded
+	// ResultFailed: the call returned an error the layer counts as a failure
+	// (Outcome.Err).
+	ResultFailed
+	// ResultIgnored: a circuit breaker's call returned an error that counts neither as
+	// a success nor as a failure (its ignoreOn).
+	ResultIgnored
+	// ResultTimedOut: the call ran past a timeout layer's deadline.
+	ResultTimedOut
+	// ResultAborted: a retry stopped on an outcome it does not retry, or because the
+	// caller's context ended (Outcome.Err is the error the call ends with).
+	ResultAborted
+)
+
+var resultNames = [...]string{
+	ResultAdmitted:  "admitted",
+	ResultRejected:  "rejected",
+	ResultSucceeded: "succeeded",
+	ResultFailed:    "failed",
+	ResultIgnored:   "ignored",
+	ResultTimedOut:  "timed_out",
+	ResultAborted:   "aborted",
+}
+
+// String returns the result's name, e.g. "admitted" or "timed_out".
+func (r Result) String() string {
+	if int(r) < len(resultNames) && r > 0 {
+		return resultNames[r]
+	}
+	return fmt.Sprintf("Result(%d)", int(r))
+}
+
+// LayerCall is the layer under which an Observer is asked for the Recorder of a whole
+// wrapped function or pipeline, whose id is the wrap's. It is not a layer of the order:
+// no policy has it, and an order that names it is R4C-REG-011.
+const LayerCall Layer = "call"
+
+// Outcome is what a layer records of one call. It is passed by value; each field has one
+// meaning whatever the layer, and is zero where it does not apply.
+//
+// What each layer records, once per call (a retry's and a hedge's inner layers once per
+// attempt):
+//
+//   - rateLimiter, bulkhead, adaptiveLimit: ResultAdmitted or ResultRejected, when it
+//     decides (Key is the client's key for a keyed limiter);
+//   - circuitBreaker: ResultRejected when it does not permit the call; else, once the
+//     call ends, ResultSucceeded, ResultFailed or ResultIgnored, with Latency and Slow;
+//   - retry: once the call ends, ResultSucceeded, ResultFailed (every attempt made) or
+//     ResultAborted, with Attempts;
+//   - hedge: once the call ends, ResultSucceeded or ResultFailed, with Attempts (the
+//     attempts started) and Latency;
+//   - timeout: once the call ends, ResultSucceeded, ResultFailed or ResultTimedOut, with
+//     Latency;
+//   - LayerCall, the whole call: ResultSucceeded, ResultFailed, or ResultRejected with
+//     RejectedBy, and Latency.
+//
+// A fallback records nothing: its FallbackApplied event says when it replaced an error.
+type Outcome struct {
+	Result Result
+	// Key is the client's key, for a keyed rate limiter; empty otherwise.
+	Key string
+	// Wait is, for ResultAdmitted, how long the call waited for its permit or slot.
+	Wait time.Duration
+	// Latency is, for a call that ended, the time from when it entered the layer until it
+	// ended, on the policy's clock.
+	Latency time.Duration
+	// Attempts is, for a retry, the attempts made (1: the first succeeded or was not
+	// retried); for a hedge, the attempts started.
+	Attempts int
+	// Slow is, for a circuit breaker, whether the call was slower than its slow-call
+	// threshold.
+	Slow bool
+	// RejectedBy is, for a whole call (LayerCall) that was rejected, the layer that
+	// refused it (see RejectedBy).
+	RejectedBy Layer
+	// Err is the call's error, or the rejection; nil for a success or an admission.
+	Err error
+}
+
+// Recorder receives one policy instance's outcomes and events, with the context of the
+// call they belong to. Its methods run synchronously on the goroutine where the policy
+// decides (as a Listener does), so they must be quick, must not block and must not call
+// back into the policy; they are called concurrently and must be safe for it.
+type Recorder interface {
+	// Record is called with each call's outcome at the instance's layer.
+	Record(ctx context.Context, o Outcome)
+	// Event is called with each event the instance publishes, with the context of the
+	// call that caused it; context.Background() for an event no call caused (a
+	// ConfigChanged, a backend's failure found by a probe).
+	Event(ctx context.Context, e Event)
+}
+
+// Observer makes the Recorder of each policy instance. A registry built with an
+// observer asks it once per instance, when the instance is built, and once per wrapped
+// function or pipeline (layer LayerCall). It may be asked again for a (layer, id) it has
+// seen, e.g. when two functions are wrapped with one id: it should then return the same
+// recorder. A nil Recorder observes nothing, and that instance then costs what it costs
+// without an observer: nothing is measured for it. Instrument is called with the
+// registry's lock held: it must not call back into the registry.
+type Observer interface {
+	Instrument(layer Layer, id string) Recorder
+}
+
+// Rejection is an error by which a layer refused a call (ratelimit.ErrExceeded,
+// circuitbreaker.ErrOpen, bulkhead.ErrFull, adaptivelimit.ErrLimitExceeded): the layer
+// that refused it. A user's policy may return one for its own layer.
+type Rejection interface {
+	error
+	RejectedBy() Layer
+}
+
+// RejectedBy returns the layer that refused the call that failed with err, when err is
+// or wraps a Rejection; "" and false otherwise.
+func RejectedBy(err error) (Layer, bool) {
+	if err == nil {
+		return "", false
+	}
+	if r, ok := err.(Rejection); ok { // the policies return their rejections unwrapped
+		return r.RejectedBy(), true
+	}
+	return rejectedByAs(err)
+}
+
+// rejectedByAs is RejectedBy for a wrapped rejection; apart, so that the direct case
+// allocates nothing.
+func rejectedByAs(err error) (Layer, bool) {
+	var r Rejection
+	if !errors.As(err, &r) {
+		return "", false
+	}
+	return r.RejectedBy(), true
+}
+
+// Untimed is implemented by a Recorder that has no use for latencies. When Untimed
+// returns true (it is asked once, when the recorder is made), the layers that would read
+// their clock only to measure a latency for it do not, and its outcomes have Latency 0:
+// an observer that only counts then costs no clock reads.
+type Untimed interface {
+	Untimed() bool
+}
+
+// EventFilter is implemented by a Recorder that has use for some events only. Before a
+// layer builds an event that no listener receives, it may ask WantsEvent, with the
+// context of the call the event would be about, and then build none when it returns
+// false. WantsEvent must be quick and safe for concurrent use. A recorder that does not
+// implement EventFilter is given every event.
+type EventFilter interface {
+	WantsEvent(ctx context.Context, k EventKind) bool
+}
+
+// Timed reports whether rec wants latencies: it is not nil, and does not implement
+// Untimed or its Untimed returns false.
+func Timed(rec Recorder) bool {
+	if rec == nil {
+		return false
+	}
+	u, ok := rec.(Untimed)
+	return !ok || !u.Untimed()
+}

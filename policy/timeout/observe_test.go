@@ -1,0 +1,283 @@
+package timeout_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+)
+
+// markKey keys the marker a test puts in a call's context, to find that context again in
+// what the recorder was given.
+type markKey struct{}
+
+func marked(m string) context.Context {
+	return context.WithValue(context.Background(), markKey{}, m)
+}
+
+func markOf(ctx context.Context) any { return ctx.Value(markKey{}) }
+
+func marksOf(ctxs []context.Context) []any {
+	var out []any
+	for _, ctx := range ctxs {
+		out = append(out, markOf(ctx))
+	}
+	return out
+}
+
+// nopRecorder records nothing, at no cost: the allocation tests use it.
+type nopRecorder struct{}
+
+func (nopRecorder) Record(context.Context, policy.Outcome) {}
+func (nopRecorder) Event(context.Context, policy.Event)    {}
+
+type nopObserver struct{}
+
+func (nopObserver) Instrument(policy.Layer, string) policy.Recorder { return nopRecorder{} }
+
+// nilObserver makes no recorder for any instance.
+type nilObserver struct{}
+
+func (nilObserver) Instrument(policy.Layer, string) policy.Recorder { return nil }
+
+// countingClock is a manual clock that counts the reads of Now.
+type countingClock struct {
+	*clock.Manual
+	reads int
+}
+
+func (c *countingClock) Now() time.Duration {
+	c.reads++
+	return c.Manual.Now()
+}
+
+var errBoom = errors.New("boom")
+
+// observedTimeout builds a timeout of d on clk with id "Svc.Call", observed; it returns the
+// instance's recorder.
+func observedTimeout(t *testing.T, clk clock.Clock, d time.Duration, opts ...timeout.Option) (*timeout.Timeout, *kindtest.Observed) {
+	t.Helper()
+	obs := &kindtest.Observer{}
+	to, err := timeout.New(d, append([]timeout.Option{timeout.WithClock(clk), timeout.WithInstanceID("Svc.Call"),
+		timeout.Observe(obs)}, opts...)...)
+	require.NoError(t, err)
+	require.True(t, obs.Made(policy.LayerTimeout, "Svc.Call"), "the recorder is asked for when the timeout is built")
+	return to, obs.Of(policy.LayerTimeout, "Svc.Call")
+}
+
+// sleeper returns a function that sleeps d on clk (a manual clock moves on) and returns
+// err.
+func sleeper(clk *clock.Manual, d time.Duration, err error) policy.Func[string, string] {
+	return func(ctx context.Context, _ string) (string, error) {
+		_ = clk.Sleep(ctx, d)
+		return "v", err
+	}
+}
+
+// OB-1: a synchronous call is recorded when it ends: succeeded or failed in time, timed
+// out past its deadline (Err the *TimeoutError), with its latency on the policy's clock and
+// the context it was given; TimeoutExceeded reaches the recorder with that context too.
+func TestOB1_TimeoutRecordsSyncOutcomesWithLatency(t *testing.T) {
+	clk := clock.NewManual()
+	to, rec := observedTimeout(t, clk, 500*time.Millisecond)
+	_, err := timeout.DecorateFunc(to, sleeper(clk, 200*time.Millisecond, nil))(marked("ok"), "")
+	require.NoError(t, err)
+	_, err = timeout.DecorateFunc(to, sleeper(clk, 100*time.Millisecond, errBoom))(marked("failed"), "")
+	require.ErrorIs(t, err, errBoom)
+	_, err = timeout.DecorateFunc(to, sleeper(clk, 600*time.Millisecond, nil))(marked("late"), "")
+	require.ErrorIs(t, err, timeout.ErrTimeout)
+
+	got := rec.Outcomes()
+	require.Len(t, got, 3)
+	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded, Latency: 200 * time.Millisecond}, got[0])
+	assert.Equal(t, policy.Outcome{Result: policy.ResultFailed, Latency: 100 * time.Millisecond, Err: errBoom}, got[1])
+	assert.Equal(t, policy.ResultTimedOut, got[2].Result)
+	assert.Equal(t, 600*time.Millisecond, got[2].Latency, "until the function returned")
+	assert.Same(t, to.Err(), got[2].Err)
+	assert.Equal(t, []any{"ok", "failed", "late"}, marksOf(rec.Contexts()))
+
+	evs := rec.Events()
+	require.Len(t, evs, 1)
+	assert.Equal(t, policy.TimeoutExceeded, evs[0].Kind)
+	assert.Equal(t, 500*time.Millisecond, evs[0].Timeout)
+	assert.Equal(t, "Svc.Call", evs[0].Instance)
+	assert.Equal(t, []any{"late"}, marksOf(rec.EventContexts()))
+}
+
+// OB-1: on the system clock too, a call is recorded as succeeded or timed out, with the
+// call's context; the latency of a timed-out call is at least its timeout.
+func TestOB1_TimeoutRecordsSyncOutcomesOnTheSystemClock(t *testing.T) {
+	to, rec := observedTimeout(t, clock.System(), 5*time.Millisecond)
+	_, err := timeout.DecorateFunc(to, func(context.Context, int) (int, error) { return 1, nil })(marked("ok"), 0)
+	require.NoError(t, err)
+	_, err = timeout.DecorateFunc(to, func(ctx context.Context, _ int) (int, error) {
+		<-ctx.Done() // ends at the deadline
+		return 0, ctx.Err()
+	})(marked("late"), 0)
+	require.ErrorIs(t, err, timeout.ErrTimeout)
+
+	got := rec.Outcomes()
+	require.Len(t, got, 2)
+	assert.Equal(t, policy.ResultSucceeded, got[0].Result)
+	assert.NoError(t, got[0].Err)
+	assert.GreaterOrEqual(t, got[0].Latency, time.Duration(0))
+	assert.Equal(t, policy.ResultTimedOut, got[1].Result)
+	assert.GreaterOrEqual(t, got[1].Latency, 5*time.Millisecond)
+	assert.ErrorIs(t, got[1].Err, timeout.ErrTimeout)
+	assert.Equal(t, []any{"ok", "late"}, marksOf(rec.Contexts()))
+	assert.Equal(t, []any{"late"}, marksOf(rec.EventContexts()))
+}
+
+// OB-1: an asynchronous call is recorded when its future completes: in time (succeeded
+// or failed), at the deadline (timed out, its latency the timeout exactly), or by Cancel
+// (failed with async.ErrCanceled).
+func TestOB1_TimeoutRecordsAsyncOutcomes(t *testing.T) {
+	clk := clock.NewManual()
+	to, rec := observedTimeout(t, clk, 500*time.Millisecond)
+	var in innerCall
+	call := timeout.DecorateAsyncFunc(to, in.next(false))
+
+	fut := call(marked("ok"), "")
+	clk.Advance(300 * time.Millisecond)
+	assert.Empty(t, rec.Outcomes(), "nothing recorded before the future completes")
+	in.complete("v", nil)
+	_, err := requireDone(t, fut)
+	require.NoError(t, err)
+
+	fut = call(marked("failed"), "")
+	clk.Advance(100 * time.Millisecond)
+	in.complete("", errBoom)
+	_, err = requireDone(t, fut)
+	require.ErrorIs(t, err, errBoom)
+
+	fut = call(marked("late"), "")
+	clk.Advance(time.Second)
+	_, err = requireDone(t, fut)
+	require.ErrorIs(t, err, timeout.ErrTimeout)
+
+	fut = call(marked("canceled"), "")
+	clk.Advance(50 * time.Millisecond)
+	fut.Cancel()
+
+	assert.Equal(t, []policy.Outcome{
+		{Result: policy.ResultSucceeded, Latency: 300 * time.Millisecond},
+		{Result: policy.ResultFailed, Latency: 100 * time.Millisecond, Err: errBoom},
+		{Result: policy.ResultTimedOut, Latency: 500 * time.Millisecond, Err: to.Err()},
+		{Result: policy.ResultFailed, Latency: 50 * time.Millisecond, Err: async.ErrCanceled},
+	}, rec.Outcomes())
+	assert.Equal(t, []any{"ok", "failed", "late", "canceled"}, marksOf(rec.Contexts()))
+	evs := rec.Events()
+	require.Len(t, evs, 1)
+	assert.Equal(t, policy.TimeoutExceeded, evs[0].Kind)
+	assert.Equal(t, []any{"late"}, marksOf(rec.EventContexts()))
+}
+
+// OB-1: a call refused on arrival because its context was nil or done never runs and
+// returns the context's error, not a rejection: nothing is recorded. Nor is a call that
+// starts while the timeout is disabled, nor one through an instance without a recorder.
+func TestOB1_TimeoutRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *testing.T) {
+	clk := clock.NewManual()
+	to, rec := observedTimeout(t, clk, 500*time.Millisecond)
+	done, cancel := context.WithCancel(marked("done"))
+	cancel()
+	_, err := timeout.DecorateFunc(to, sleeper(clk, 0, nil))(done, "")
+	require.ErrorIs(t, err, context.Canceled)
+	var in innerCall
+	_, err = requireDone(t, timeout.DecorateAsyncFunc(to, in.next(false))(done, ""))
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, rec.Outcomes())
+	assert.Empty(t, rec.Events())
+
+	require.NoError(t, to.Reconfigure(timeout.Config{Duration: 500 * time.Millisecond, Disabled: true}))
+	_, err = timeout.DecorateFunc(to, sleeper(clk, time.Second, nil))(marked("disabled"), "")
+	require.NoError(t, err)
+	fut := timeout.DecorateAsyncFunc(to, in.next(false))(marked("disabled"), "")
+	in.complete("v", nil)
+	_, err = requireDone(t, fut)
+	require.NoError(t, err)
+	assert.Empty(t, rec.Outcomes())
+	assert.Equal(t, []any{nil}, marksOf(rec.EventContexts()), "only ConfigChanged, with no call's context")
+
+	r := &recorder{}
+	bare, err := timeout.New(500*time.Millisecond, timeout.WithClock(clk), timeout.Observe(nilObserver{}),
+		timeout.OnEvent(r.listen))
+	require.NoError(t, err)
+	_, err = timeout.DecorateFunc(bare, sleeper(clk, time.Second, nil))(marked("bare"), "")
+	require.ErrorIs(t, err, timeout.ErrTimeout)
+	require.Len(t, r.events, 1, "the listener still gets TimeoutExceeded")
+}
+
+// OB-1: the clock is read for the latency only with a recorder: never on the path of a
+// call timed by a clock other than the system's without one, twice with one.
+func TestOB1_TimeoutReadsTheClockOnlyWhenRecording(t *testing.T) {
+	for _, recording := range []bool{false, true} {
+		t.Run(fmt.Sprint("recording=", recording), func(t *testing.T) {
+			clk := &countingClock{Manual: clock.NewManual()}
+			opts := []timeout.Option{timeout.WithClock(clk)}
+			if recording {
+				opts = append(opts, timeout.Observe(nopObserver{}))
+			}
+			to, err := timeout.New(time.Second, opts...)
+			require.NoError(t, err)
+			want := 0
+			if recording {
+				want = 2
+			}
+			_, err = timeout.DecorateFunc(to, func(context.Context, int) (int, error) { return 1, nil })(context.Background(), 0)
+			require.NoError(t, err)
+			assert.Equal(t, want, clk.reads, "sync")
+			clk.reads = 0
+			_, err = requireDone(t, timeout.DecorateAsyncFunc(to, func(context.Context, int) *async.Future[int] {
+				return async.Completed(1)
+			})(context.Background(), 0))
+			require.NoError(t, err)
+			assert.Equal(t, want, clk.reads, "async")
+		})
+	}
+}
+
+// OB-1: a recorder adds no allocation to a call (which allocates its context and timer
+// either way), sync on the system and on a manual clock, and async.
+func TestOB1_TimeoutRecorderAddsNoAllocation(t *testing.T) {
+	ctx := context.Background()
+	for name, clk := range map[string]clock.Clock{"manual": clock.NewManual(), "system": clock.System()} {
+		t.Run(name, func(t *testing.T) {
+			allocs := func(opts ...timeout.Option) (sync, async float64) {
+				to, err := timeout.New(time.Hour, append([]timeout.Option{timeout.WithClock(clk)}, opts...)...)
+				require.NoError(t, err)
+				call := timeout.DecorateFunc(to, func(context.Context, int) (int, error) { return 1, nil })
+				done := completedString("v")
+				acall := timeout.DecorateAsyncFunc(to, func(context.Context, int) *asyncFuture { return done })
+				return testing.AllocsPerRun(200, func() { _, _ = call(ctx, 0) }),
+					testing.AllocsPerRun(200, func() { _ = acall(ctx, 0) })
+			}
+			plainSync, plainAsync := allocs()
+			recSync, recAsync := allocs(timeout.Observe(nopObserver{}))
+			assert.Equal(t, plainSync, recSync, "sync")
+			assert.Equal(t, plainAsync, recAsync, "async")
+		})
+	}
+}
+
+// BenchmarkSyncInTimeObserved is BenchmarkSyncInTime with a recorder that does nothing.
+func BenchmarkSyncInTimeObserved(b *testing.B) {
+	to := mustNew(b, time.Second, timeout.Observe(nopObserver{}))
+	call := timeout.DecorateFunc(to, func(ctx context.Context, n int) (int, error) { return n, nil })
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := call(ctx, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package resilience_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/resilience"
+)
+
+type markerKey struct{}
+
+// OB-5: a registry with an observer records each whole call once, under policy.LayerCall
+// and the wrap's id: success, failure, and a rejection with the layer that refused it,
+// each with its latency on the registry's clock and the call's own context.
+func TestOB5_WholeCallOutcomes(t *testing.T) {
+	clk := clock.NewManual()
+	obs := &kindtest.Observer{}
+	reg, err := resilience.NewRegistry(resilience.WithClock(clk), resilience.WithObserver(obs))
+	require.NoError(t, err)
+	boom := errors.New("boom")
+	call, err := resilience.Wrap1(reg, "API.Get", func(_ context.Context, fail bool) (int, error) {
+		clk.Advance(30 * time.Millisecond)
+		if fail {
+			return 0, boom
+		}
+		return 1, nil
+	}, resilience.RateLimiter(ratelimit.Permits(2), ratelimit.Period(time.Hour)))
+	require.NoError(t, err)
+
+	ctx := context.WithValue(t.Context(), markerKey{}, "marker")
+	_, err = call(ctx, false)
+	require.NoError(t, err)
+	_, err = call(ctx, true)
+	require.ErrorIs(t, err, boom)
+	_, err = call(ctx, false)
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+
+	rec := obs.Of(policy.LayerCall, "API.Get")
+	got := rec.Outcomes()
+	require.Len(t, got, 3)
+	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded, Latency: 30 * time.Millisecond}, got[0])
+	assert.Equal(t, policy.ResultFailed, got[1].Result)
+	assert.Equal(t, 30*time.Millisecond, got[1].Latency)
+	assert.ErrorIs(t, got[1].Err, boom)
+	assert.Equal(t, policy.ResultRejected, got[2].Result)
+	assert.Equal(t, policy.LayerRateLimiter, got[2].RejectedBy)
+	assert.Zero(t, got[2].Latency, "a rejected call never reached the function")
+	assert.ErrorIs(t, got[2].Err, ratelimit.ErrExceeded)
+	for _, c := range rec.Contexts() {
+		assert.Equal(t, "marker", c.Value(markerKey{}), "the recorder gets the call's context")
+	}
+	assert.True(t, obs.Made(policy.LayerRateLimiter, "API.Get"), "the limiter's recorder is asked for too")
+}
+
+// OB-5: a call returning a future is recorded when the future completes, with the time
+// until then.
+func TestOB5_WholeCallOutcomesAsync(t *testing.T) {
+	clk := clock.NewManual()
+	obs := &kindtest.Observer{}
+	reg, err := resilience.NewRegistry(resilience.WithClock(clk), resilience.WithObserver(obs))
+	require.NoError(t, err)
+	f, complete := async.NewPromise[int]()
+	call, err := resilience.WrapAsync(reg, "API.Async", func(context.Context) *async.Future[int] { return f })
+	require.NoError(t, err)
+	out := call(t.Context())
+	rec := obs.Of(policy.LayerCall, "API.Async")
+	assert.Empty(t, rec.Outcomes(), "nothing is recorded before the future completes")
+	clk.Advance(40 * time.Millisecond)
+	complete(7, nil)
+	v, err := out.Await(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+	assert.Equal(t, []policy.Outcome{{Result: policy.ResultSucceeded, Latency: 40 * time.Millisecond}}, rec.Outcomes())
+}
+
+// OB-5: a pipeline's calls are recorded under its id, sync and async.
+func TestOB5_PipelineOutcomes(t *testing.T) {
+	obs := &kindtest.Observer{}
+	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(obs))
+	require.NoError(t, err)
+	p, err := resilience.NewPipeline[int](reg, "pipe", resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour)))
+	require.NoError(t, err)
+	_, err = p.Execute(t.Context(), func(context.Context) (int, error) { return 1, nil })
+	require.NoError(t, err)
+	_, err = p.ExecuteAsync(t.Context(), func(context.Context) *async.Future[int] { return async.Completed(2) }).Await(t.Context())
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.Equal(t, []policy.Result{policy.ResultSucceeded, policy.ResultRejected}, obs.Of(policy.LayerCall, "pipe").Results())
+}
+
+// OB-5: without an observer no recorder exists, and a user's policy may not take the
+// name under which whole calls are recorded (R4C-REG-010), nor may an order name it
+// (R4C-REG-011).
+func TestOB5_LayerCallIsReserved(t *testing.T) {
+	reg, err := resilience.NewRegistry()
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg, "x", func(context.Context) (string, error) { return "", nil },
+		resilience.Use[string](tagger{layer: policy.LayerCall}))
+	assert.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadSpec})
+	_, err = resilience.Wrap(reg, "y", func(context.Context) (string, error) { return "", nil },
+		resilience.Order(policy.LayerCall))
+	assert.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadOrder})
+}
+
+// nopObserver hands out a recorder that drops everything.
+type nopObserver struct{}
+
+func (nopObserver) Instrument(policy.Layer, string) policy.Recorder { return nopRecorder{} }
+
+type nopRecorder struct{}
+
+func (nopRecorder) Record(context.Context, policy.Outcome) {}
+func (nopRecorder) Event(context.Context, policy.Event)    {}
+
+// OB-1: with an observer attached, admitted and rejected calls through a rate limiter
+// still allocate nothing.
+func TestOB1_ObservedCallsAllocateNothing(t *testing.T) {
+	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(nopObserver{}))
+	require.NoError(t, err)
+	call, err := resilience.Wrap(reg, "alloc", func(context.Context) (int, error) { return 1, nil },
+		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour)))
+	require.NoError(t, err)
+	ctx := t.Context()
+	_, err = call(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = call(ctx) }), "rejected")
+}
+
+// countingClock counts its reads.
+type countingClock struct {
+	*clock.Manual
+	reads int
+}
+
+func (c *countingClock) Now() time.Duration { c.reads++; return c.Manual.Now() }
+
+// untimedObserver hands out recorders that keep outcomes and want no latencies.
+type untimedObserver struct{ kindtest.Observer }
+
+func (o *untimedObserver) Instrument(l policy.Layer, id string) policy.Recorder {
+	return untimedRec{o.Of(l, id)}
+}
+
+type untimedRec struct{ *kindtest.Observed }
+
+func (untimedRec) Untimed() bool { return true }
+
+// OB-1: a whole call's recorder that wants no latencies costs no clock read, and its
+// outcomes have no latency.
+func TestOB1_UntimedRecorderReadsNoClock(t *testing.T) {
+	for _, timed := range []bool{false, true} {
+		clk := &countingClock{Manual: clock.NewManual()}
+		var obs policy.Observer = &untimedObserver{}
+		if timed {
+			obs = &kindtest.Observer{}
+		}
+		reg, err := resilience.NewRegistry(resilience.WithClock(clk), resilience.WithObserver(obs))
+		require.NoError(t, err)
+		call, err := resilience.Wrap(reg, "plain", func(context.Context) (int, error) {
+			clk.Manual.Advance(time.Second)
+			return 1, nil
+		})
+		require.NoError(t, err)
+		_, err = call(t.Context())
+		require.NoError(t, err)
+		var rec *kindtest.Observed
+		if timed {
+			rec = obs.(*kindtest.Observer).Of(policy.LayerCall, "plain")
+			assert.Equal(t, 2, clk.reads, "start and end")
+			assert.Equal(t, time.Second, rec.Outcomes()[0].Latency)
+		} else {
+			rec = obs.(*untimedObserver).Of(policy.LayerCall, "plain")
+			assert.Zero(t, clk.reads)
+			assert.Equal(t, []policy.Outcome{{Result: policy.ResultSucceeded}}, rec.Outcomes())
+		}
+	}
+}

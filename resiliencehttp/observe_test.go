@@ -1,0 +1,44 @@
+package resiliencehttp_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/resiliencehttp"
+)
+
+type reqKey struct{}
+
+// OB-1: the middleware decides with the request's context, so a keyed limiter's recorder
+// sees each request once, with its context: one admitted, one rejected.
+func TestOB1_MiddlewareRecordsWithTheRequestsContext(t *testing.T) {
+	obs := &kindtest.Observer{}
+	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
+		ratelimit.WithClock(clock.NewManual()), ratelimit.WithInstanceID("perClient"), ratelimit.Observe(obs))
+	require.NoError(t, err)
+	h := resiliencehttp.Middleware(k, resiliencehttp.KeyFunc(func(*http.Request) string { return "alice" }))(
+		http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for range 2 {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req = req.WithContext(context.WithValue(req.Context(), reqKey{}, "req"))
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	rec := obs.Of(policy.LayerRateLimiter, "perClient")
+	require.Equal(t, []policy.Result{policy.ResultAdmitted, policy.ResultRejected}, rec.Results())
+	for _, o := range rec.Outcomes() {
+		assert.Equal(t, "alice", o.Key)
+	}
+	for _, c := range rec.Contexts() {
+		assert.Equal(t, "req", c.Value(reqKey{}))
+	}
+}
