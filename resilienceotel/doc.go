@@ -1,0 +1,155 @@
+// Package resilienceotel exports the outcomes and events of resilience4go's policies as
+// OpenTelemetry metrics and span events.
+//
+// A Metrics is a policy.Observer. It is made before the registry, which asks it for each
+// instance's recorder as it builds the instance, and is then told the registry, whose
+// snapshots give the instruments of the instances' state:
+//
+//	m, err := resilienceotel.New(meterProvider)
+//	reg, err := resilience.NewRegistry(resilience.WithObserver(m))
+//	err = m.Observe(reg)
+//	defer m.Close()
+//
+// A policy built on its own is observed with its package's Observe option (e.g.
+// ratelimit.Observe(m) for a ratelimit.Keyed); its counters and histograms are reported,
+// and no instrument read from a snapshot.
+//
+// # Cost
+//
+// Counting happens in process: each instance's recorder holds atomic counters, one per
+// outcome, each on a cache line of its own, and the OpenTelemetry counters are observable
+// ones, reported from those atomics by one callback at each collection, with attribute
+// sets made when the recorder is. Recording an admitted or a rejected call is an atomic
+// add: no map lookup (but with WithKeyAttribute) and no allocation. Histograms are
+// synchronous and are recorded only where a call already took time: the waits of calls
+// that waited, the durations of the calls a circuit breaker let through, and the whole
+// call's duration with WithCallDuration (off by default). The instruments of the
+// instances' state are read from Registry.Snapshot at collection time.
+//
+// # Instruments
+//
+// Every series has the attribute instance, the instance id (a Name, or the wrapped
+// function's id). Counters are observable counters (cumulative, monotonic). The
+// instruments of a state are observable up-down counters where their values add up
+// across instances (slots, permits, calls) and observable gauges where they do not (the
+// rates). Histograms are in seconds, with the buckets advised by the OpenTelemetry
+// semantic conventions for durations (0.005s to 10s), which a View can replace.
+//
+//	instrument                                 kind          unit          attributes
+//	resilience.rate_limiter.available_permits  up-down       {permit}      instance
+//	resilience.rate_limiter.calls              counter       {call}        instance, outcome: admitted|rejected, key
+//	resilience.rate_limiter.waiting_calls      up-down       {call}        instance
+//	resilience.rate_limiter.waited_calls       counter       {call}        instance, key
+//	resilience.rate_limiter.wait.duration      histogram     s             instance, key
+//	resilience.circuit_breaker.state           up-down       1             instance, state: closed|open|half_open|disabled|forced_open
+//	resilience.circuit_breaker.failure_rate    gauge         %             instance
+//	resilience.circuit_breaker.slow_call_rate  gauge         %             instance
+//	resilience.circuit_breaker.calls           counter       {call}        instance, outcome: succeeded|failed|ignored|not_permitted
+//	resilience.circuit_breaker.slow_calls      counter       {call}        instance, outcome: succeeded|failed
+//	resilience.circuit_breaker.call.duration   histogram     s             instance, outcome: succeeded|failed|ignored
+//	resilience.circuit_breaker.transitions     counter       {transition}  instance, from, to (states as above)
+//	resilience.bulkhead.available_slots        up-down       {slot}        instance
+//	resilience.bulkhead.max_slots              up-down       {slot}        instance
+//	resilience.bulkhead.queued_calls           up-down       {call}        instance
+//	resilience.bulkhead.calls                  counter       {call}        instance, outcome: admitted|rejected
+//	resilience.bulkhead.wait.duration          histogram     s             instance
+//	resilience.retry.calls                     counter       {call}        instance, kind (below)
+//	resilience.retry.attempts                  counter       {attempt}     instance
+//	resilience.timeout.calls                   counter       {call}        instance, outcome: succeeded|failed|timed_out
+//	resilience.hedge.calls                     counter       {call}        instance, outcome: succeeded|failed
+//	resilience.hedge.attempts                  counter       {attempt}     instance
+//	resilience.hedge.budget_available          up-down       {attempt}     instance
+//	resilience.adaptive_limit.limit            up-down       {call}        instance
+//	resilience.adaptive_limit.in_flight        up-down       {call}        instance
+//	resilience.adaptive_limit.queued_calls     up-down       {call}        instance
+//	resilience.adaptive_limit.calls            counter       {call}        instance, outcome: admitted|rejected
+//	resilience.calls                           counter       {call}        instance, outcome: succeeded|failed|rejected, layer
+//	resilience.call.duration                   histogram     s             instance, outcome: succeeded|failed|rejected
+//
+// What they count, from the outcomes policy.Outcome documents:
+//
+//   - rate_limiter.calls, bulkhead.calls and adaptive_limit.calls count the decisions;
+//     waited_calls and the wait.duration histograms the admitted calls that waited (Wait
+//     > 0), with their wait; a call rejected after waiting records no wait.
+//   - circuit_breaker.calls counts each call by its outcome, not_permitted for a call the
+//     breaker refused; slow_calls the calls slower than the slow-call threshold;
+//     call.duration the latency of every call let through (an ignored error included).
+//     transitions counts every move, those made by hand (ForceOpen, Disable, Reset) and
+//     by a Reload included; a pair of states appears once it has moved.
+//   - circuit_breaker.state has one series per state, 1 for the current one and 0 for
+//     the others; failure_rate and slow_call_rate (0 to 100) have no point while the
+//     breaker has fewer calls than its minimum, or is disabled or forced open (its
+//     snapshot says -1 then; an absent point is OpenTelemetry's way to say unknown).
+//   - retry.calls counts each call once it ends, by kind: succeeded_without_retry (the
+//     first attempt succeeded), succeeded_with_retry, failed_without_retry (the only
+//     attempt allowed failed), failed_with_retry (every attempt failed) and aborted (the
+//     retry stopped on an error it does not retry, or on the caller's context).
+//     retry.attempts adds each call's attempts.
+//   - hedge.attempts adds each call's attempts started; hedge.budget_available has no
+//     point for a hedge whose budget is off.
+//   - resilience.calls counts whole calls through a wrapped function or pipeline
+//     (policy.LayerCall): succeeded and failed always, and rejected with layer, the
+//     layer that refused the call (policy.RejectedBy), once that layer has refused one.
+//     A fallback's replacement is a success. resilience.call.duration exists only with
+//     WithCallDuration.
+//   - key, a keyed limiter's key, is an attribute only with WithKeyAttribute.
+//
+// rate_limiter.waiting_calls counts the calls that hold a reserved permit and wait for
+// its time (ratelimit.Snapshot.Waiting); a limiter with a backend reports 0.
+//
+// # Span events
+//
+// With WithSpanEvents (the default), these events are added to the span of the call's
+// context, when it is recording:
+//
+//	event                                  policy.EventKind          attributes
+//	resilience.rate_limiter.rejected       RateLimiterRejected       retry_after, error.message, key
+//	resilience.rate_limiter.waited         RateLimiterWaited         wait, key
+//	resilience.circuit_breaker.rejected    CircuitBreakerRejected    retry_after, error.message
+//	resilience.circuit_breaker.transition  CircuitBreakerTransition  from, to
+//	resilience.bulkhead.rejected           BulkheadRejected          wait, error.message
+//	resilience.bulkhead.waited             BulkheadWaited            wait
+//	resilience.adaptive_limit.rejected     AdaptiveLimitRejected     wait, error.message
+//	resilience.adaptive_limit.waited       AdaptiveLimitWaited       wait
+//	resilience.retry.attempt               RetryAttempt              attempt, wait, error.message
+//	resilience.retry.exhausted             RetryExhausted            attempt, error.message
+//	resilience.retry.aborted               RetryAborted              attempt, error.message
+//	resilience.hedge.hedged                Hedged                    attempt, wait, error.message
+//	resilience.hedge.won                   HedgeWon                  attempt
+//	resilience.hedge.skipped               HedgeSkipped              attempt
+//	resilience.hedge.failed                HedgeFailed               attempt, error.message
+//	resilience.timeout.exceeded            TimeoutExceeded           timeout, error.message
+//	resilience.fallback.applied            FallbackApplied           error.message
+//
+// Every event has instance; the others are there when the policy's event has them:
+// attempt (an integer), wait, retry_after and timeout (seconds, floating point),
+// error.message (the error's text), from and to (breaker states, named as the state
+// attribute names them), key (only with WithKeyAttribute). The event's time is the
+// span's clock's, not the policy's. The other kinds (backend health, configuration and
+// adaptive limit changes) make no span event.
+//
+// # Resilience4j
+//
+// The instruments that have a counterpart among Resilience4j's Micrometer metrics:
+//
+//	resilience.rate_limiter.available_permits  resilience4j.ratelimiter.available.permissions
+//	resilience.rate_limiter.waiting_calls      resilience4j.ratelimiter.waiting_threads
+//	resilience.circuit_breaker.state           resilience4j.circuitbreaker.state
+//	resilience.circuit_breaker.failure_rate    resilience4j.circuitbreaker.failure.rate
+//	resilience.circuit_breaker.slow_call_rate  resilience4j.circuitbreaker.slow.call.rate
+//	resilience.circuit_breaker.calls           resilience4j.circuitbreaker.calls (kind successful|failed|ignored)
+//	                                           and resilience4j.circuitbreaker.not.permitted.calls
+//	resilience.circuit_breaker.call.duration   resilience4j.circuitbreaker.calls (the timer's durations)
+//	resilience.circuit_breaker.slow_calls      resilience4j.circuitbreaker.slow.calls
+//	resilience.bulkhead.available_slots        resilience4j.bulkhead.available.concurrent.calls
+//	resilience.bulkhead.max_slots              resilience4j.bulkhead.max.allowed.concurrent.calls
+//	resilience.retry.calls                     resilience4j.retry.calls (kind successful_without_retry|…)
+//	resilience.timeout.calls                   resilience4j.timelimiter.calls (kind successful|failed|timeout)
+//
+// The differences: Resilience4j reports -1 for a rate it cannot compute yet, where these
+// gauges have no point; its counters are by kind, these by outcome, with the values
+// above; its circuit breaker gauges count the calls buffered in the window
+// (resilience4j.circuitbreaker.buffered.calls), where these count every call since the
+// process started. The other instruments, span events and the hedge and adaptive limit
+// have no counterpart there.
+package resilienceotel

@@ -1,0 +1,199 @@
+package resilienceotel
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/resilience"
+)
+
+// ScopeName is the instrumentation scope of the meter that New takes from its
+// MeterProvider: this package's import path.
+const ScopeName = "github.com/resilience4go/resilience4go/resilienceotel"
+
+// Metrics exports the outcomes and events of resilience4go's policies as OpenTelemetry
+// metrics and span events. It is a policy.Observer: give it to a registry
+// (resilience.WithObserver) or to a policy built on its own (its Observe option), then
+// call Observe with the registry for the instruments read from its snapshots. The package
+// documentation lists the instruments.
+//
+// Calls are counted in process, in atomic counters of each instance's recorder, which
+// the meter's collection reads; only waits, a circuit breaker's call durations and, with
+// WithCallDuration, whole calls' durations are recorded on the call's path, in
+// histograms. A Metrics is safe for concurrent use.
+type Metrics struct {
+	opts options
+	ins  instruments
+	reg  metric.Registration
+
+	mu     sync.Mutex
+	byKey  map[recKey]recorder // every recorder made, by layer and id; guarded by mu
+	closed bool                // Close was called; guarded by mu
+
+	// recs and regs are what the collection reads, without a lock: every recorder made,
+	// and every registry observed, replaced whole (under mu) when one is added.
+	recs atomic.Pointer[[]recorder]
+	regs atomic.Pointer[[]*resilience.Registry]
+
+	// gauges holds the attribute sets of the instruments read from the snapshots, by
+	// layer and id: a recKey → *gaugeAttrs, made at the first collection that sees the
+	// instance.
+	gauges sync.Map
+}
+
+// recKey names an instance: its layer and id.
+type recKey struct {
+	layer policy.Layer
+	id    string
+}
+
+// recorder is the policy.Recorder of one instance, which the collection reads.
+type recorder interface {
+	policy.Recorder
+	observe(o metric.Observer)
+}
+
+var _ policy.Observer = (*Metrics)(nil)
+
+// New makes the instruments, on the meter of mp named ScopeName, and registers the
+// callback that reports the counters and the snapshots' instruments at each collection. A
+// nil mp means the global MeterProvider (otel.GetMeterProvider). It fails with the
+// errors the meter returns for the instruments or the callback, joined. Options:
+// WithKeyAttribute, WithCallDuration, WithSpanEvents.
+func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	m := &Metrics{opts: defaultOptions(), byKey: map[recKey]recorder{}}
+	for _, o := range opts {
+		if o != nil {
+			o(&m.opts)
+		}
+	}
+	meter := mp.Meter(ScopeName)
+	observables, err := m.ins.make(meter, m.opts)
+	if err != nil {
+		return nil, err
+	}
+	m.reg, err = meter.RegisterCallback(m.collect, observables...)
+	if err != nil {
+		return nil, err
+	}
+	m.recs.Store(&[]recorder{})
+	m.regs.Store(&[]*resilience.Registry{})
+	return m, nil
+}
+
+// Instrument returns the recorder of the instance (layer, id): the same one each time it
+// is asked for the same instance. It makes one for the built-in layers and for
+// policy.LayerCall; for any other layer, and after Close, it returns nil, and the instance
+// is not observed. A registry built with WithObserver(m) calls it; code seldom does.
+func (m *Metrics) Instrument(layer policy.Layer, id string) policy.Recorder {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	k := recKey{layer, id}
+	if r, ok := m.byKey[k]; ok {
+		return r
+	}
+	r := m.newRecorder(layer, id)
+	if r == nil {
+		return nil
+	}
+	m.byKey[k] = r
+	recs := append(append(make([]recorder, 0, len(*m.recs.Load())+1), *m.recs.Load()...), r)
+	m.recs.Store(&recs)
+	return r
+}
+
+// newRecorder returns the recorder of a new instance of layer with this id; nil for a
+// layer it does not know.
+func (m *Metrics) newRecorder(layer policy.Layer, id string) recorder {
+	b := base{m: m, id: id, inst: attribute.String(attrInstance, id), spans: m.opts.spans, key: m.opts.key}
+	switch layer {
+	case policy.LayerRateLimiter:
+		return newLimiterRec(b, m.ins.rlCalls, m.ins.rlWaited, m.ins.rlWait, m.opts.key)
+	case policy.LayerBulkhead:
+		return newLimiterRec(b, m.ins.bhCalls, nil, m.ins.bhWait, false)
+	case policy.LayerAdaptiveLimit:
+		return newLimiterRec(b, m.ins.alCalls, nil, nil, false)
+	case policy.LayerCircuitBreaker:
+		b.timed = true
+		return newBreakerRec(b)
+	case policy.LayerRetry:
+		return newRetryRec(b)
+	case policy.LayerTimeout:
+		return newOutcomeRec(b, m.ins.toCalls, nil, policy.ResultSucceeded, policy.ResultFailed, policy.ResultTimedOut)
+	case policy.LayerHedge:
+		return newOutcomeRec(b, m.ins.hgCalls, m.ins.hgAttempts, policy.ResultSucceeded, policy.ResultFailed)
+	case policy.LayerCall:
+		b.timed = m.ins.callDuration != nil
+		return newCallRec(b)
+	case policy.LayerFallback:
+		return &eventRec{base: b}
+	}
+	return nil
+}
+
+// Observe reads the snapshots of reg's instances (reg.Snapshot) at each collection, for
+// the instruments of their state: available permits, breaker states and rates, free and
+// queued bulkhead slots, hedge budgets, adaptive limits. The counters need no Observe:
+// they come from the recorders. Observing a registry twice changes nothing; several
+// registries may be observed, and instances of two of them with the same id share their
+// series. A nil reg fails with R4C-REG-010.
+func (m *Metrics) Observe(reg *resilience.Registry) error {
+	if reg == nil {
+		return policy.Errorf(policy.CodeBadSpec, "", "", "Observe needs a registry, not nil")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := *m.regs.Load()
+	for _, r := range old {
+		if r == reg {
+			return nil
+		}
+	}
+	regs := append(append(make([]*resilience.Registry, 0, len(old)+1), old...), reg)
+	m.regs.Store(&regs)
+	return nil
+}
+
+// Close unregisters the callback: no collection reports the instruments of m from then
+// on, and Instrument returns nil, so that instances built later are not observed. The
+// recorders already made go on counting, unread. It returns the error of the meter's
+// Unregister, once; later calls return nil.
+func (m *Metrics) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	return m.reg.Unregister()
+}
+
+// collect is the callback: every recorder's counters, then every observed registry's
+// snapshot.
+func (m *Metrics) collect(_ context.Context, o metric.Observer) error {
+	for _, r := range *m.recs.Load() {
+		r.observe(o)
+	}
+	for _, reg := range *m.regs.Load() {
+		m.observeSnapshot(o, reg.Snapshot())
+	}
+	return nil
+}
+
+// errs joins errors as a builder meets them.
+type errs struct{ err error }
+
+func (e *errs) add(err error) { e.err = errors.Join(e.err, err) }

@@ -1,0 +1,250 @@
+package resilienceotel_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/resilienceotel"
+)
+
+// These tests drive the recorders directly, with the outcomes and events that
+// policy.Outcome's documentation says each layer records, so that each counter's rule is
+// checked apart from the policies. registry_test.go checks the same instruments through
+// a registry's policies.
+
+var errBoom = errors.New("boom")
+
+// OB-2: a rate limiter's recorder counts admissions and rejections and records waits.
+func TestOB2_RecorderRateLimiter(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	r := h.m.Instrument(policy.LayerRateLimiter, "rl")
+	require.NotNil(t, r)
+	assert.Same(t, r, h.m.Instrument(policy.LayerRateLimiter, "rl"), "one recorder per instance")
+	for range 3 {
+		r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
+	}
+	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: 250 * time.Millisecond})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: 500 * time.Millisecond})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: errBoom})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "tenant-a"}) // no key attribute: the instance's
+
+	c := h.collect()
+	assert.Equal(t, int64(6), c.int(resilienceotel.RateLimiterCalls, "instance=rl", "outcome=admitted"))
+	assert.Equal(t, int64(1), c.int(resilienceotel.RateLimiterCalls, "instance=rl", "outcome=rejected"))
+	assert.Equal(t, int64(2), c.int(resilienceotel.RateLimiterWaitedCalls, "instance=rl"))
+	n, sum := c.hist(resilienceotel.RateLimiterWaitDuration, "instance=rl")
+	assert.Equal(t, uint64(2), n)
+	assert.InDelta(t, 0.75, sum, 1e-12)
+	assert.Len(t, c.intPoints(resilienceotel.RateLimiterCalls), 2, "no series per key")
+}
+
+// OB-2: with WithKeyAttribute(true), a keyed limiter's outcomes are counted per key; an
+// outcome without a key stays the instance's.
+func TestOB2_RecorderKeyAttribute(t *testing.T) {
+	h := newHarness(t, resilienceotel.WithKeyAttribute(true))
+	ctx := context.Background()
+	r := h.m.Instrument(policy.LayerRateLimiter, "rl")
+	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "a"})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "a", Wait: time.Second})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Key: "b"})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
+
+	c := h.collect()
+	assert.Equal(t, map[string]int64{
+		"{instance=rl,outcome=admitted}":       1,
+		"{instance=rl,outcome=rejected}":       0,
+		"{instance=rl,key=a,outcome=admitted}": 2,
+		"{instance=rl,key=a,outcome=rejected}": 0,
+		"{instance=rl,key=b,outcome=admitted}": 0,
+		"{instance=rl,key=b,outcome=rejected}": 1,
+	}, c.intPoints(resilienceotel.RateLimiterCalls))
+	assert.Equal(t, int64(1), c.int(resilienceotel.RateLimiterWaitedCalls, "instance=rl", "key=a"))
+	n, sum := c.hist(resilienceotel.RateLimiterWaitDuration, "instance=rl", "key=a")
+	assert.Equal(t, uint64(1), n)
+	assert.Equal(t, 1.0, sum)
+}
+
+// OB-2: a breaker's recorder counts calls by outcome, not_permitted included, and slow
+// calls, records the durations of the calls it let through, and counts transitions.
+func TestOB2_RecorderCircuitBreaker(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	r := h.m.Instrument(policy.LayerCircuitBreaker, "cb")
+	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: 100 * time.Millisecond})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: 3 * time.Second, Slow: true})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: 2 * time.Second, Slow: true, Err: errBoom})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultIgnored, Latency: 50 * time.Millisecond, Err: errBoom})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: errBoom})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: errBoom})
+	r.Event(ctx, policy.Event{Kind: policy.CircuitBreakerTransition, From: "closed", To: "open"})
+	r.Event(ctx, policy.Event{Kind: policy.CircuitBreakerTransition, From: "open", To: "half-open"})
+	r.Event(ctx, policy.Event{Kind: policy.CircuitBreakerTransition, From: "half-open", To: "open"})
+	r.Event(ctx, policy.Event{Kind: policy.CircuitBreakerTransition, From: "open", To: "half-open"})
+
+	c := h.collect()
+	assert.Equal(t, map[string]int64{
+		"{instance=cb,outcome=succeeded}":     2,
+		"{instance=cb,outcome=failed}":        1,
+		"{instance=cb,outcome=ignored}":       1,
+		"{instance=cb,outcome=not_permitted}": 2,
+	}, c.intPoints(resilienceotel.CircuitBreakerCalls))
+	assert.Equal(t, map[string]int64{
+		"{instance=cb,outcome=succeeded}": 1,
+		"{instance=cb,outcome=failed}":    1,
+	}, c.intPoints(resilienceotel.CircuitBreakerSlowCalls))
+	n, sum := c.hist(resilienceotel.CircuitBreakerCallDuration, "instance=cb", "outcome=succeeded")
+	assert.Equal(t, uint64(2), n)
+	assert.InDelta(t, 3.1, sum, 1e-12)
+	n, sum = c.hist(resilienceotel.CircuitBreakerCallDuration, "instance=cb", "outcome=failed")
+	assert.Equal(t, uint64(1), n)
+	assert.Equal(t, 2.0, sum)
+	n, sum = c.hist(resilienceotel.CircuitBreakerCallDuration, "instance=cb", "outcome=ignored")
+	assert.Equal(t, uint64(1), n)
+	assert.Equal(t, 0.05, sum)
+	assert.False(t, c.has(resilienceotel.CircuitBreakerCallDuration, "instance=cb", "outcome=not_permitted"),
+		"a call not permitted has no duration")
+	assert.Equal(t, map[string]int64{
+		"{from=closed,instance=cb,to=open}":    1,
+		"{from=open,instance=cb,to=half_open}": 2,
+		"{from=half_open,instance=cb,to=open}": 1,
+	}, c.intPoints(resilienceotel.CircuitBreakerTransitions))
+}
+
+// OB-2: a retry's recorder counts calls by kind, and every attempt made.
+func TestOB2_RecorderRetry(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	r := h.m.Instrument(policy.LayerRetry, "rt")
+	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 1})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 1})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 3})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Attempts: 4, Err: errBoom})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Attempts: 1, Err: errBoom})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultAborted, Attempts: 2, Err: errBoom})
+
+	c := h.collect()
+	assert.Equal(t, map[string]int64{
+		"{instance=rt,kind=succeeded_without_retry}": 2,
+		"{instance=rt,kind=succeeded_with_retry}":    1,
+		"{instance=rt,kind=failed_with_retry}":       1,
+		"{instance=rt,kind=failed_without_retry}":    1,
+		"{instance=rt,kind=aborted}":                 1,
+	}, c.intPoints(resilienceotel.RetryCalls))
+	assert.Equal(t, int64(12), c.int(resilienceotel.RetryAttempts, "instance=rt"))
+}
+
+// OB-2: timeout, hedge, bulkhead and adaptive limit recorders count by outcome.
+func TestOB2_RecorderTimeoutHedgeBulkheadAdaptive(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	to := h.m.Instrument(policy.LayerTimeout, "to")
+	to.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: time.Second})
+	to.Record(ctx, policy.Outcome{Result: policy.ResultTimedOut, Latency: 2 * time.Second})
+	to.Record(ctx, policy.Outcome{Result: policy.ResultTimedOut, Latency: 2 * time.Second})
+	hg := h.m.Instrument(policy.LayerHedge, "hg")
+	hg.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 2})
+	hg.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Attempts: 3, Err: errBoom})
+	bh := h.m.Instrument(policy.LayerBulkhead, "bh")
+	bh.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
+	bh.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: 20 * time.Millisecond})
+	bh.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Wait: 30 * time.Millisecond})
+	al := h.m.Instrument(policy.LayerAdaptiveLimit, "al")
+	al.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
+	al.Record(ctx, policy.Outcome{Result: policy.ResultRejected})
+
+	c := h.collect()
+	assert.Equal(t, map[string]int64{
+		"{instance=to,outcome=succeeded}": 1,
+		"{instance=to,outcome=failed}":    0,
+		"{instance=to,outcome=timed_out}": 2,
+	}, c.intPoints(resilienceotel.TimeoutCalls))
+	assert.Equal(t, map[string]int64{
+		"{instance=hg,outcome=succeeded}": 1,
+		"{instance=hg,outcome=failed}":    1,
+	}, c.intPoints(resilienceotel.HedgeCalls))
+	assert.Equal(t, int64(5), c.int(resilienceotel.HedgeAttempts, "instance=hg"))
+	assert.Equal(t, map[string]int64{
+		"{instance=bh,outcome=admitted}": 2,
+		"{instance=bh,outcome=rejected}": 1,
+	}, c.intPoints(resilienceotel.BulkheadCalls))
+	n, sum := c.hist(resilienceotel.BulkheadWaitDuration, "instance=bh")
+	assert.Equal(t, uint64(1), n, "the wait of a rejected call is not a wait for a slot it got")
+	assert.Equal(t, 0.02, sum)
+	assert.Equal(t, map[string]int64{
+		"{instance=al,outcome=admitted}": 1,
+		"{instance=al,outcome=rejected}": 1,
+	}, c.intPoints(resilienceotel.AdaptiveLimitCalls))
+}
+
+// OB-2: a whole call's recorder counts successes and failures always, and rejections by
+// each layer that refused one, with that layer; its duration only with WithCallDuration.
+func TestOB2_RecorderCall(t *testing.T) {
+	for _, withDuration := range []bool{false, true} {
+		h := newHarness(t, resilienceotel.WithCallDuration(withDuration))
+		ctx := context.Background()
+		r := h.m.Instrument(policy.LayerCall, "API.Get")
+		r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: time.Second})
+		r.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: 2 * time.Second, Err: errBoom})
+		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: policy.LayerRateLimiter, Err: errBoom})
+		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: policy.LayerRateLimiter, Err: errBoom})
+		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: "quota", Err: errBoom})
+
+		c := h.collect()
+		assert.Equal(t, map[string]int64{
+			"{instance=API.Get,outcome=succeeded}":                  1,
+			"{instance=API.Get,outcome=failed}":                     1,
+			"{instance=API.Get,layer=rateLimiter,outcome=rejected}": 2,
+			"{instance=API.Get,layer=quota,outcome=rejected}":       1,
+		}, c.intPoints(resilienceotel.Calls))
+		if !withDuration {
+			assert.NotContains(t, c.metrics, resilienceotel.CallDuration)
+			continue
+		}
+		n, sum := c.hist(resilienceotel.CallDuration, "instance=API.Get", "outcome=succeeded")
+		assert.Equal(t, uint64(1), n)
+		assert.Equal(t, 1.0, sum)
+		n, _ = c.hist(resilienceotel.CallDuration, "instance=API.Get", "outcome=rejected")
+		assert.Equal(t, uint64(3), n)
+	}
+}
+
+// OB-2: layers that record nothing, or that the package does not know, get no recorder
+// worth the cost (a fallback's records only its events); after Close none at all.
+func TestOB2_InstrumentUnknownLayerAndClose(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { require.NoError(t, mp.Shutdown(context.Background())) }()
+	m, err := resilienceotel.New(mp)
+	require.NoError(t, err)
+	assert.Nil(t, m.Instrument("quota", "q"))
+	fb := m.Instrument(policy.LayerFallback, "fb")
+	require.NotNil(t, fb)
+	fb.Record(context.Background(), policy.Outcome{Result: policy.ResultFailed}) // nothing to count
+	r := m.Instrument(policy.LayerRateLimiter, "rl")
+	r.Record(context.Background(), policy.Outcome{Result: policy.ResultAdmitted})
+
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	require.NotEmpty(t, rm.ScopeMetrics)
+
+	require.NoError(t, m.Close())
+	require.NoError(t, m.Close(), "Close twice")
+	assert.Nil(t, m.Instrument(policy.LayerRateLimiter, "later"))
+	rm = metricdata.ResourceMetrics{}
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	for _, sm := range rm.ScopeMetrics {
+		for _, mm := range sm.Metrics {
+			assert.Failf(t, "reported after Close", "%s", mm.Name)
+		}
+	}
+	assert.Error(t, m.Observe(nil))
+}

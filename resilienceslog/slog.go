@@ -1,0 +1,135 @@
+package resilienceslog
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+)
+
+// Option configures a Listener or an Observer.
+type Option func(*options)
+
+type options struct {
+	levels map[policy.EventKind]slog.Level // the levels set with Level, by kind
+}
+
+// Level logs every event of kind k at level l, instead of its kind's level (see the
+// package's documentation). For CircuitBreakerTransition it sets the level of every
+// transition, whatever the state entered. Default none: each kind has its own level.
+// Of two Level options for one kind, the later wins.
+func Level(k policy.EventKind, l slog.Level) Option {
+	return func(o *options) {
+		if o.levels == nil {
+			o.levels = map[policy.EventKind]slog.Level{}
+		}
+		o.levels[k] = l
+	}
+}
+
+// Listener returns a listener of events, for resilience.WithEventListener (or a policy's
+// OnEvent), that logs each event to logger as one record (see the package's
+// documentation) with context.Background(). A nil logger logs to slog.Default(), as it is
+// when each event is published. An event below the handler's level costs a call to
+// the handler's Enabled method, and allocates nothing. The listener is safe for
+// concurrent use, as far as logger's handler is.
+func Listener(logger *slog.Logger, opts ...Option) func(policy.Event) {
+	l := newEventLog(logger, opts)
+	return func(e policy.Event) { l.log(context.Background(), e) }
+}
+
+// Observer returns an observer, for resilience.WithObserver (or a policy's Observe),
+// whose recorders log each event to logger as Listener does, but with the context of the
+// call that caused it: a handler that reads the context can add what it holds (a trace
+// id). Outcomes are not logged: the recorders' Record does nothing. For the whole calls
+// (layer policy.LayerCall), whose recorders get no events, Instrument returns nil, so
+// those are not measured. A nil logger logs to slog.Default(), as it is when each event is
+// published. The observer and its recorders are safe for concurrent use, as far as
+// logger's handler is. A registry has one observer: see the package's documentation for
+// when to use Listener instead.
+func Observer(logger *slog.Logger, opts ...Option) policy.Observer {
+	return &observer{rec: &recorder{newEventLog(logger, opts)}}
+}
+
+type observer struct{ rec *recorder }
+
+// Instrument returns the one recorder shared by every instance (an event names its own
+// instance), or nil for policy.LayerCall.
+func (o *observer) Instrument(layer policy.Layer, _ string) policy.Recorder {
+	if layer == policy.LayerCall {
+		return nil
+	}
+	return o.rec
+}
+
+type recorder struct{ l eventLog }
+
+// Record does nothing: outcomes are not logged.
+func (*recorder) Record(context.Context, policy.Outcome) {}
+
+// Event logs e with ctx.
+func (r *recorder) Event(ctx context.Context, e policy.Event) { r.l.log(ctx, e) }
+
+// eventLog logs events: the logger (nil: slog.Default() at each event) and the levels
+// set with Level, read only once built.
+type eventLog struct {
+	logger *slog.Logger
+	levels map[policy.EventKind]slog.Level
+}
+
+func newEventLog(logger *slog.Logger, opts []Option) eventLog {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return eventLog{logger: logger, levels: o.levels}
+}
+
+// log writes e as one record, if the handler takes records at e's level; else it builds
+// nothing.
+func (l eventLog) log(ctx context.Context, e policy.Event) {
+	logger := l.logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	level, ok := l.levels[e.Kind]
+	if !ok {
+		level = levelOf(e)
+	}
+	if !logger.Enabled(ctx, level) {
+		return
+	}
+	logger.LogAttrs(ctx, level, e.Kind.String(), slog.Attr{Key: "event", Value: e.LogValue()})
+}
+
+// The states whose transitions are warnings: the breaker refuses calls in them.
+var (
+	stateOpen       = circuitbreaker.Open.String()
+	stateForcedOpen = circuitbreaker.ForcedOpen.String()
+)
+
+// levelOf returns the level of e's kind (for a breaker's transition, of the state it
+// enters): see the package's documentation.
+func levelOf(e policy.Event) slog.Level {
+	switch e.Kind {
+	case policy.RateLimiterWaited, policy.BulkheadWaited, policy.AdaptiveLimitWaited,
+		policy.RetryAttempt, policy.Hedged, policy.HedgeWon, policy.HedgeSkipped,
+		policy.AdaptiveLimitChanged:
+		return slog.LevelDebug
+	case policy.RateLimiterRejected, policy.CircuitBreakerRejected, policy.BulkheadRejected,
+		policy.AdaptiveLimitRejected, policy.RetryExhausted, policy.RetryAborted,
+		policy.TimeoutExceeded, policy.HedgeFailed:
+		return slog.LevelWarn
+	case policy.CircuitBreakerTransition:
+		if e.To == stateOpen || e.To == stateForcedOpen {
+			return slog.LevelWarn
+		}
+		return slog.LevelInfo
+	case policy.RateLimiterBackendFailed, policy.RateLimiterBackendKeyFailed:
+		return slog.LevelError
+	}
+	return slog.LevelInfo // ConfigChanged, FallbackApplied, RateLimiterBackendRecovered, unknown kinds
+}
