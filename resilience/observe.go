@@ -28,14 +28,14 @@ func observeSync[A, T any](rec policy.Recorder, clk clock.Clock, next policy.Fun
 	if !policy.Timed(rec) {
 		return func(ctx context.Context, a A) (T, error) {
 			v, err := next(ctx, a)
-			rec.Record(ctx, wholeOutcome(err, 0))
+			recordWhole(ctx, rec, err, 0)
 			return v, err
 		}
 	}
 	return func(ctx context.Context, a A) (T, error) {
 		start := clk.Now()
 		v, err := next(ctx, a)
-		rec.Record(ctx, wholeOutcome(err, sat.Left(clk.Now(), start)))
+		recordWhole(ctx, rec, err, sat.Left(clk.Now(), start))
 		return v, err
 	}
 }
@@ -58,21 +58,23 @@ func observeAsync[A, T any](rec policy.Recorder, clk clock.Clock, next policy.As
 			if timed {
 				latency = sat.Left(clk.Now(), start)
 			}
-			rec.Record(ctx, wholeOutcome(err, latency))
+			recordWhole(ctx, rec, err, latency)
 		})
 		return f
 	}
 }
 
-// wholeOutcome is the outcome of a whole call that ended with err after latency: a
-// success, a rejection by the layer that refused it, or a failure.
-func wholeOutcome(err error, latency time.Duration) policy.Outcome {
-	o := policy.Outcome{Result: policy.ResultSucceeded, Latency: latency, Err: err}
-	if err != nil {
-		o.Result = policy.ResultFailed
-		if l, ok := policy.RejectedBy(err); ok {
-			o.Result, o.RejectedBy = policy.ResultRejected, l
-		}
+// recordWhole tells rec the outcome of a whole call, whose context is ctx, that ended
+// with err after latency: a success, a rejection by the layer that refused it, or a
+// failure. Each outcome is built in place, in the call to Record.
+func recordWhole(ctx context.Context, rec policy.Recorder, err error, latency time.Duration) {
+	if err == nil {
+		rec.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: latency})
+		return
 	}
-	return o
+	if l, ok := policy.RejectedBy(err); ok {
+		rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: l, Latency: latency, Err: err})
+		return
+	}
+	rec.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: latency, Err: err})
 }

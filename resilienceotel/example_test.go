@@ -20,6 +20,7 @@ import (
 // A rate limiter of 10 calls per second meets a burst of 25: the metrics count 10
 // admitted and 15 rejected calls, and no permit is left.
 func Example() {
+	// README:begin otel
 	reader := sdkmetric.NewManualReader() // in production, a periodic reader and an exporter
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = mp.Shutdown(context.Background()) }()
@@ -35,6 +36,7 @@ func Example() {
 	search, _ := resilience.Wrap1(reg, "SearchAPI.Search",
 		func(ctx context.Context, q string) (string, error) { return "results for " + q, nil },
 		resilience.RateLimiter(ratelimit.Permits(10), ratelimit.Period(time.Second)))
+	// README:end otel
 	for range 25 {
 		_, _ = search(context.Background(), "otel")
 	}
