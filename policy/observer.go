@@ -73,8 +73,9 @@ const LayerCall Layer = "call"
 //     attempts started) and Latency;
 //   - timeout: once the call ends, ResultSucceeded, ResultFailed or ResultTimedOut, with
 //     Latency;
-//   - LayerCall, the whole call: ResultSucceeded, ResultFailed, or ResultRejected with
-//     RejectedBy, and Latency.
+//   - LayerCall, the whole call: ResultSucceeded, ResultFailed (also, with no Err, for a
+//     call that panicked), or ResultRejected with RejectedBy when one of the
+//     composition's own layers refused it, and Latency.
 //
 // A fallback records nothing: its FallbackApplied event says when it replaced an error.
 type Outcome struct {
@@ -118,7 +119,9 @@ type Recorder interface {
 // seen, e.g. when two functions are wrapped with one id: it should then return the same
 // recorder. A nil Recorder observes nothing, and that instance then costs what it costs
 // without an observer: nothing is measured for it. Instrument is called with the
-// registry's lock held: it must not call back into the registry.
+// registry's lock held: it must not call back into the registry. It is called while the
+// instance is built, before the wrap is complete: a wrap that then fails (a bad value of
+// another layer) leaves the recorders it asked for unused.
 type Observer interface {
 	Instrument(layer Layer, id string) Recorder
 }
@@ -146,8 +149,8 @@ func RejectedBy(err error) (Layer, bool) {
 // rejectedByAs is RejectedBy for a wrapped rejection; apart, so that the direct case
 // allocates nothing.
 func rejectedByAs(err error) (Layer, bool) {
-	var r Rejection
-	if !errors.As(err, &r) {
+	r, ok := errors.AsType[Rejection](err)
+	if !ok {
 		return "", false
 	}
 	return r.RejectedBy(), true
@@ -168,6 +171,14 @@ type Untimed interface {
 // implement EventFilter is given every event.
 type EventFilter interface {
 	WantsEvent(ctx context.Context, k EventKind) bool
+}
+
+// KeyFilter is implemented by a Recorder that may have no use for a keyed limiter's keys.
+// When WantsKeys returns false (it is asked once, when the recorder is made), its
+// outcomes have no Key, and a keyed limiter does not format a key that is not a string
+// for it.
+type KeyFilter interface {
+	WantsKeys() bool
 }
 
 // Timed reports whether rec wants latencies: it is not nil, and does not implement

@@ -33,6 +33,8 @@ func TestOB5_RejectedBy(t *testing.T) {
 	}
 	err := error(refusal{policy.LayerRateLimiter})
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = policy.RejectedBy(err) }))
+	other := errors.New("boom")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = policy.RejectedBy(other) }), "an error that is no rejection")
 }
 
 // OB-5: the results have their metric names.

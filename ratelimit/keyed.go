@@ -273,7 +273,11 @@ func (k *Keyed[K]) acquire(ctx context.Context, key K, r *rate, n int) error {
 			rej = l.rej.ForContext(err)
 		}
 		if l.events.Rec != nil {
-			k.rejected(orBackground(ctx), k.keyString(k.bounded(key)), rej)
+			var ks string
+			if l.events.Keys {
+				ks = k.keyString(k.bounded(key))
+			}
+			k.rejected(orBackground(ctx), ks, rej)
 		}
 		return rej
 	}
@@ -466,15 +470,22 @@ func (k *Keyed[K]) Sweep() int {
 
 // reject publishes the refusal, with err, of the call with ctx for key (bounded) at now,
 // whose retry-after is retryAfter (≤ 0: none known), and records it. Without a listener
-// or a recorder it does nothing; with one, a key that is not a string is formatted,
-// which allocates.
+// or a recorder it does nothing; with a listener, or a recorder that wants keys
+// (policy.KeyFilter), a key that is not a string is formatted, which allocates.
 func (k *Keyed[K]) reject(ctx context.Context, key K, now, retryAfter int64, err error) {
-	if l := k.base; l.events.Observed() {
-		ks := k.keyString(key)
+	l := k.base
+	if !l.events.Observed() {
+		return
+	}
+	var ks string
+	if l.events.Listener != nil || l.events.Keys {
+		ks = k.keyString(key)
+	}
+	if l.events.Wants(ctx, policy.RateLimiterRejected) {
 		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterRejected, At: time.Duration(now),
 			RetryAfter: time.Duration(max(retryAfter, 0)), Err: err, Key: ks})
-		k.rejected(ctx, ks, err)
 	}
+	k.rejected(ctx, ks, err)
 }
 
 // publishWaited publishes the wait of the call with ctx for key (bounded) at now.
@@ -495,8 +506,11 @@ func (k *Keyed[K]) admitted(ctx context.Context, key K, wait int64) {
 
 // recordAdmitted is admitted's recording, kept out of line so that the check inlines.
 func (k *Keyed[K]) recordAdmitted(ctx context.Context, key K, wait int64) {
-	k.base.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: k.keyString(key),
-		Wait: time.Duration(wait)})
+	var ks string
+	if k.base.events.Keys {
+		ks = k.keyString(key)
+	}
+	k.base.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: ks, Wait: time.Duration(wait)})
 }
 
 // rejected records, if outcomes are recorded, the refusal err of the call with ctx (not

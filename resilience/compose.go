@@ -12,7 +12,6 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/policy"
@@ -325,14 +324,14 @@ func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(la
 // whole call (observeSync or observeAsync).
 func assemble[A, T, F any](r *Registry, id string, specs []Spec, extra []layerRow[A, T], sync bool, fn F,
 	dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error), guard func(F) F,
-	observe func(policy.Recorder, clock.Clock, F) F) (F, error) {
+	observe func(*whole, F) F) (F, error) {
 	rs, layers := rows(extra, sync)
 	var h F
 	err := r.assembleWith(id, reflect.TypeFor[T](), specs, layers, func(c *composition) (err error) {
 		if h, err = compose(c, rs, fn, dec, user, guard); err != nil {
 			return err
 		}
-		h = observe(r.callRecorder(id), r.clk, h)
+		h = observe(newWhole(r.callRecorder(id), r.clk, c), h)
 		return nil
 	})
 	return h, err

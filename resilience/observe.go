@@ -19,62 +19,130 @@ func (r *Registry) callRecorder(id string) policy.Recorder {
 	return r.observer.Instrument(policy.LayerCall, id)
 }
 
-// observeSync returns next recording each call's outcome, as a whole, with rec; next
-// itself when rec is nil.
-func observeSync[A, T any](rec policy.Recorder, clk clock.Clock, next policy.Func[A, T]) policy.Func[A, T] {
+// whole records the outcomes of the whole calls of one composition.
+type whole struct {
+	rec    policy.Recorder
+	clk    clock.Clock
+	timed  bool
+	owners []owner // the composition's layers, whose rejections are the call's
+}
+
+// owner is a layer of a composition and the id of its instance; any is set for a user's
+// policy, whose rejections carry no instance id that the composition knows.
+type owner struct {
+	layer policy.Layer
+	id    string
+	any   bool
+}
+
+// newWhole returns the recorder of the whole calls of composition c, nil without one.
+func newWhole(rec policy.Recorder, clk clock.Clock, c *composition) *whole {
 	if rec == nil {
+		return nil
+	}
+	w := &whole{rec: rec, clk: clk, timed: policy.Timed(rec)}
+	for _, p := range c.parts {
+		o := owner{layer: p.layer, any: true}
+		if h, ok := p.inst.(interface{ InstanceID() string }); ok && !p.user {
+			o.id, o.any = h.InstanceID(), false
+		}
+		w.owners = append(w.owners, o)
+	}
+	return w
+}
+
+// observeSync returns next recording each call's outcome, as a whole, with w; next
+// itself when w is nil. A call that panics is recorded as failed, with no error, and
+// the panic goes on.
+func observeSync[A, T any](w *whole, next policy.Func[A, T]) policy.Func[A, T] {
+	if w == nil {
 		return next
 	}
-	if !policy.Timed(rec) {
-		return func(ctx context.Context, a A) (T, error) {
-			v, err := next(ctx, a)
-			recordWhole(ctx, rec, err, 0)
-			return v, err
+	return func(ctx context.Context, a A) (v T, err error) {
+		var start time.Duration
+		if w.timed {
+			start = w.clk.Now()
 		}
-	}
-	return func(ctx context.Context, a A) (T, error) {
-		start := clk.Now()
-		v, err := next(ctx, a)
-		recordWhole(ctx, rec, err, sat.Left(clk.Now(), start))
+		ended := false
+		defer func() {
+			if !ended {
+				w.record(ctx, nil, true, start)
+			}
+		}()
+		v, err = next(ctx, a)
+		ended = true
+		w.record(ctx, err, false, start)
 		return v, err
 	}
 }
 
 // observeAsync is observeSync for calls that return a future: the outcome is recorded
 // when the future completes.
-func observeAsync[A, T any](rec policy.Recorder, clk clock.Clock, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
-	if rec == nil {
+func observeAsync[A, T any](w *whole, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	if w == nil {
 		return next
 	}
-	timed := policy.Timed(rec)
 	return func(ctx context.Context, a A) *async.Future[T] {
 		var start time.Duration
-		if timed {
-			start = clk.Now()
+		if w.timed {
+			start = w.clk.Now()
 		}
-		f := orFailed(next(ctx, a))
-		f.OnComplete(func(_ T, err error) {
-			var latency time.Duration
-			if timed {
-				latency = sat.Left(clk.Now(), start)
+		ended := false
+		defer func() {
+			if !ended {
+				w.record(ctx, nil, true, start)
 			}
-			recordWhole(ctx, rec, err, latency)
-		})
+		}()
+		f := orFailed(next(ctx, a))
+		ended = true
+		f.OnComplete(func(_ T, err error) { w.record(ctx, err, false, start) })
 		return f
 	}
 }
 
-// recordWhole tells rec the outcome of a whole call, whose context is ctx, that ended
-// with err after latency: a success, a rejection by the layer that refused it, or a
-// failure. Each outcome is built in place, in the call to Record.
-func recordWhole(ctx context.Context, rec policy.Recorder, err error, latency time.Duration) {
-	if err == nil {
-		rec.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: latency})
-		return
+// record tells the recorder the outcome of a whole call, whose context is ctx (nil:
+// context.Background()), that began at start and ended now with err, or panicked: a
+// success, a rejection by one of the composition's layers, or a failure. Each outcome
+// is built in place, in the call to Record.
+func (w *whole) record(ctx context.Context, err error, panicked bool, start time.Duration) {
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	if l, ok := policy.RejectedBy(err); ok {
-		rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: l, Latency: latency, Err: err})
-		return
+	var latency time.Duration
+	if w.timed {
+		latency = sat.Left(w.clk.Now(), start)
 	}
-	rec.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: latency, Err: err})
+	switch {
+	case panicked:
+		w.rec.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: latency})
+	case err == nil:
+		w.rec.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: latency})
+	default:
+		if l, ok := w.rejectedBy(err); ok {
+			w.rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: l, Latency: latency, Err: err})
+			return
+		}
+		w.rec.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: latency, Err: err})
+	}
+}
+
+// rejectedBy returns the layer that refused a call failed with err, when it is one of
+// the composition's own: a rejection by a layer of another composition, e.g. of a
+// function this one calls, is a failure of this one.
+func (w *whole) rejectedBy(err error) (policy.Layer, bool) {
+	l, ok := policy.RejectedBy(err)
+	if !ok {
+		return "", false
+	}
+	var id string
+	h, hasID := err.(interface{ InstanceID() string })
+	if hasID {
+		id = h.InstanceID()
+	}
+	for _, o := range w.owners {
+		if o.layer == l && (o.any || !hasID || o.id == id) {
+			return l, true
+		}
+	}
+	return "", false
 }

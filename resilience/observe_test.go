@@ -184,3 +184,63 @@ func TestOB1_UntimedRecorderReadsNoClock(t *testing.T) {
 		}
 	}
 }
+
+// OB-5: a call with a nil context is recorded with context.Background(), and a call that
+// panics is recorded once, as failed, before its panic goes on: sync and async.
+func TestOB5_NilContextAndPanicsAreRecorded(t *testing.T) {
+	obs := &kindtest.Observer{}
+	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(obs))
+	require.NoError(t, err)
+	plain, err := resilience.Wrap(reg, "S.Nil", func(context.Context) (int, error) { return 1, nil })
+	require.NoError(t, err)
+	var none context.Context // a nil context, on purpose
+	_, _ = plain(none)
+	rec := obs.Of(policy.LayerCall, "S.Nil")
+	require.Len(t, rec.Contexts(), 1)
+	assert.NotNil(t, rec.Contexts()[0])
+
+	boom, err := resilience.Wrap(reg, "S.Panic", func(context.Context) (int, error) { panic("boom") })
+	require.NoError(t, err)
+	assert.PanicsWithValue(t, "boom", func() { _, _ = boom(t.Context()) })
+	assert.Equal(t, []policy.Outcome{{Result: policy.ResultFailed}}, obs.Of(policy.LayerCall, "S.Panic").Outcomes())
+
+	boomAsync, err := resilience.WrapAsync(reg, "S.PanicAsync", func(context.Context) *async.Future[int] { panic("boom") })
+	require.NoError(t, err)
+	assert.PanicsWithValue(t, "boom", func() { _ = boomAsync(t.Context()) })
+	assert.Equal(t, []policy.Outcome{{Result: policy.ResultFailed}}, obs.Of(policy.LayerCall, "S.PanicAsync").Outcomes())
+}
+
+// OB-5: a rejection by a layer of another composition (a wrapped function this one calls)
+// is a failure of this one, not a rejection by a layer it does not have.
+func TestOB5_RejectionsOfAnotherCompositionAreFailures(t *testing.T) {
+	obs := &kindtest.Observer{}
+	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(obs))
+	require.NoError(t, err)
+	inner, err := resilience.Wrap(reg, "Store.Get", func(context.Context) (int, error) { return 1, nil },
+		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour)))
+	require.NoError(t, err)
+	outer, err := resilience.Wrap(reg, "Handler.Serve", inner,
+		resilience.RateLimiter(ratelimit.Permits(5), ratelimit.Period(time.Hour)))
+	require.NoError(t, err)
+	_, err = outer(t.Context())
+	require.NoError(t, err)
+	_, err = outer(t.Context())
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	got := obs.Of(policy.LayerCall, "Handler.Serve").Outcomes()
+	require.Len(t, got, 2)
+	assert.Equal(t, policy.ResultFailed, got[1].Result, "the inner limiter refused it, not the outer one")
+	assert.Empty(t, got[1].RejectedBy)
+	assert.Equal(t, policy.ResultRejected, obs.Of(policy.LayerCall, "Store.Get").Outcomes()[1].Result)
+}
+
+// OB-5: a pipeline whose hedge refuses Execute records nothing for it: no call was made.
+func TestOB5_RefusedExecuteIsNotRecorded(t *testing.T) {
+	obs := &kindtest.Observer{}
+	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(obs))
+	require.NoError(t, err)
+	p, err := resilience.NewPipeline[int](reg, "PH", resilience.Hedge())
+	require.NoError(t, err)
+	_, err = p.Execute(t.Context(), func(context.Context) (int, error) { return 1, nil })
+	require.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeHedgeSync})
+	assert.Empty(t, obs.Of(policy.LayerCall, "PH").Outcomes())
+}

@@ -28,6 +28,7 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 	ars, layers := rows[asyncCall, T](nil, false)
 	p := &Pipeline[T]{id: id}
 	err := r.assembleWith(id, reflect.TypeFor[T](), specs, layers, func(c *composition) (err error) {
+		w := newWhole(r.callRecorder(id), r.clk, c)
 		if refused := asyncOnlyPart(id, c.parts); refused != nil {
 			p.sync = func(context.Context, call) (T, error) {
 				var zero T
@@ -36,15 +37,14 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 		} else if p.sync, err = compose(c, rs, policy.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
 			decSync, userSync, policy.Guard); err != nil {
 			return err
+		} else {
+			p.sync = observeSync(w, p.sync) // a refused Execute is no call, and is not recorded
 		}
 		if p.async, err = compose(c, ars, policy.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
 			decAsync, userAsync, policy.GuardAsync); err != nil {
 			return err
 		}
-		if rec := r.callRecorder(id); rec != nil {
-			p.sync = observeSync(rec, r.clk, p.sync)
-			p.async = observeAsync(rec, r.clk, p.async)
-		}
+		p.async = observeAsync(w, p.async)
 		return nil
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package resilienceotel_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resilienceotel"
 )
 
@@ -50,4 +53,36 @@ func TestOB2_KeyedLimiterKeyAttributeOn(t *testing.T) {
 		"{instance=tenants,key=b,outcome=rejected}": 0,
 	}, c.intPoints(resilienceotel.RateLimiterCalls))
 	assert.Equal(t, int64(0), c.int(resilienceotel.RateLimiterWaitedCalls, "instance=tenants", "key=a"))
+}
+
+// OB-1: without WithKeyAttribute the recorder wants no keys, so a keyed limiter whose keys
+// are not strings formats none: admitted and rejected decisions allocate nothing.
+func TestOB1_KeyedNonStringKeysAllocateNothingWithoutKeyAttribute(t *testing.T) {
+	h := newHarness(t)
+	k, err := ratelimit.NewKeyed[int](ratelimit.Permits(1), ratelimit.Period(time.Hour),
+		ratelimit.WithClock(clock.NewManual()), ratelimit.WithInstanceID("users"), ratelimit.Observe(h.m))
+	require.NoError(t, err)
+	const user = 123457 // above the small numbers that formatting keeps ready
+	require.True(t, k.TryAcquire(user))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = k.TryAcquire(user) }), "rejected")
+	assert.Equal(t, map[string]int64{
+		"{instance=users,outcome=admitted}": 1,
+		"{instance=users,outcome=rejected}": 101,
+	}, h.collect().intPoints(resilienceotel.RateLimiterCalls))
+}
+
+// A nil *Metrics observes nothing and does not panic: Instrument returns nil, Close
+// returns nil, and Observe fails with R4C-REG-010.
+func TestNilMetrics(t *testing.T) {
+	var m *resilienceotel.Metrics
+	assert.Nil(t, m.Instrument(policy.LayerRateLimiter, "x"))
+	assert.NoError(t, m.Close())
+	reg, err := resilience.NewRegistry(resilience.WithObserver(m))
+	require.NoError(t, err)
+	assert.ErrorIs(t, m.Observe(reg), &policy.ConfigError{Code: policy.CodeBadSpec})
+	call, err := resilience.Wrap(reg, "x", func(context.Context) (int, error) { return 1, nil },
+		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)))
+	require.NoError(t, err)
+	_, err = call(t.Context())
+	assert.NoError(t, err)
 }

@@ -94,8 +94,12 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 // Instrument returns the recorder of the instance (layer, id): the same one each time it
 // is asked for the same instance. It makes one for the built-in layers and for
 // policy.LayerCall; for any other layer, and after Close, it returns nil, and the instance
-// is not observed. A registry built with WithObserver(m) calls it; code seldom does.
+// is not observed; a nil m returns nil too. A registry built with WithObserver(m) calls
+// it; code seldom does. It is safe for concurrent use.
 func (m *Metrics) Instrument(layer policy.Layer, id string) policy.Recorder {
+	if m == nil {
+		return nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -148,10 +152,15 @@ func (m *Metrics) newRecorder(layer policy.Layer, id string) recorder {
 // the instruments of their state: available permits, breaker states and rates, free and
 // queued bulkhead slots, hedge budgets, adaptive limits. The counters need no Observe:
 // they come from the recorders. Observing a registry twice changes nothing; several
-// registries may be observed, and instances of two of them with the same id share their
-// series. A nil reg fails with R4C-REG-010.
+// registries may be observed, but instances of two of them with the same id and layer
+// share their series, and their states are then added up (a breaker's state series
+// reads 2): give each registry its own ids, or its own Metrics. A nil reg, or a nil m,
+// fails with R4C-REG-010. After Close, Observe does nothing and returns nil.
 func (m *Metrics) Observe(reg *resilience.Registry) error {
-	if reg == nil {
+	switch {
+	case m == nil:
+		return policy.Errorf(policy.CodeBadSpec, "", "", "Observe needs Metrics made with New, not nil")
+	case reg == nil:
 		return policy.Errorf(policy.CodeBadSpec, "", "", "Observe needs a registry, not nil")
 	}
 	m.mu.Lock()
@@ -170,14 +179,20 @@ func (m *Metrics) Observe(reg *resilience.Registry) error {
 // Close unregisters the callback: no collection reports the instruments of m from then
 // on, and Instrument returns nil, so that instances built later are not observed. The
 // recorders already made go on counting, unread. It returns the error of the meter's
-// Unregister, once; later calls return nil.
+// Unregister, once; later calls, and a nil m's, return nil.
 func (m *Metrics) Close() error {
+	if m == nil {
+		return nil
+	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.closed {
+		m.mu.Unlock()
 		return nil
 	}
 	m.closed = true
+	m.mu.Unlock()
+	// Not under m.mu: Unregister waits for a collection in progress, whose callback may
+	// wait for a registry that is building an instance and asks Instrument.
 	return m.reg.Unregister()
 }
 

@@ -78,6 +78,10 @@ func (b *base) WantsEvent(ctx context.Context, k policy.EventKind) bool {
 	return b.spans && spanEventName(k) != "" && trace.SpanFromContext(ctx).IsRecording()
 }
 
+// WantsKeys reports whether a keyed limiter's keys are attributes: WithKeyAttribute
+// (policy.KeyFilter). Without it, a limiter formats no key for the recorder.
+func (b *base) WantsKeys() bool { return b.key }
+
 // eventRec is the recorder of a layer that records no outcome (a fallback): its events
 // only.
 type eventRec struct{ base }

@@ -71,6 +71,32 @@ func (*recorder) Record(context.Context, policy.Outcome) {}
 // Event logs e with ctx.
 func (r *recorder) Event(ctx context.Context, e policy.Event) { r.l.log(ctx, e) }
 
+// Untimed reports true: a log has no use for latencies, so no layer reads its clock to
+// measure one for it (policy.Untimed).
+func (*recorder) Untimed() bool { return true }
+
+// WantsEvent reports whether an event of kind k about the call with ctx would be logged:
+// whether the handler takes records at its level (policy.EventFilter). A breaker's
+// transition, whose level depends on the state it enters, is always wanted.
+func (r *recorder) WantsEvent(ctx context.Context, k policy.EventKind) bool {
+	if k == policy.CircuitBreakerTransition {
+		return true
+	}
+	level, ok := r.l.levels[k]
+	if !ok {
+		level = levelOf(policy.Event{Kind: k})
+	}
+	return r.l.loggerOrDefault().Enabled(ctx, level)
+}
+
+// loggerOrDefault returns the logger, or slog.Default() as it is now.
+func (l eventLog) loggerOrDefault() *slog.Logger {
+	if l.logger == nil {
+		return slog.Default()
+	}
+	return l.logger
+}
+
 // eventLog logs events: the logger (nil: slog.Default() at each event) and the levels
 // set with Level, read only once built.
 type eventLog struct {
@@ -91,10 +117,7 @@ func newEventLog(logger *slog.Logger, opts []Option) eventLog {
 // log writes e as one record, if the handler takes records at e's level; else it builds
 // nothing.
 func (l eventLog) log(ctx context.Context, e policy.Event) {
-	logger := l.logger
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger := l.loggerOrDefault()
 	level, ok := l.levels[e.Kind]
 	if !ok {
 		level = levelOf(e)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"sync"
 	"testing"
@@ -405,4 +406,18 @@ func TestOB4_ListenerConcurrent(t *testing.T) {
 		seen[line.Event.Attempt] = true
 	}
 	assert.Len(t, seen, 200)
+}
+
+// OB-4: the observer's recorders want no latencies, and want only the events the
+// handler would log.
+func TestOB4_ObserverRecordersFilter(t *testing.T) {
+	logger := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rec := resilienceslog.Observer(logger, resilienceslog.Level(policy.RetryAttempt, slog.LevelError)).Instrument(policy.LayerRateLimiter, "x")
+	assert.False(t, policy.Timed(rec))
+	f, ok := rec.(policy.EventFilter)
+	require.True(t, ok)
+	assert.True(t, f.WantsEvent(t.Context(), policy.RateLimiterRejected), "warn")
+	assert.False(t, f.WantsEvent(t.Context(), policy.RateLimiterWaited), "debug")
+	assert.True(t, f.WantsEvent(t.Context(), policy.RetryAttempt), "raised to error")
+	assert.True(t, f.WantsEvent(t.Context(), policy.CircuitBreakerTransition), "its level depends on the state")
 }

@@ -64,6 +64,8 @@ type Events struct {
 	// Timed is whether Rec wants latencies (policy.Timed): a layer reads its clock only
 	// to measure a latency when it is set.
 	Timed bool
+	// Keys is whether Rec wants a keyed limiter's keys in its outcomes (policy.KeyFilter).
+	Keys bool
 	// filter is Rec, when it says which events it wants (policy.EventFilter).
 	filter policy.EventFilter
 }
@@ -76,6 +78,8 @@ func (c *Common) EventsOf(l policy.Layer, id string) Events {
 		e.Rec = c.Observer.Instrument(l, id)
 		e.Timed = policy.Timed(e.Rec)
 		e.filter, _ = e.Rec.(policy.EventFilter)
+		kf, ok := e.Rec.(policy.KeyFilter)
+		e.Keys = e.Rec != nil && (!ok || kf.WantsKeys())
 	}
 	return e
 }

@@ -60,7 +60,15 @@ func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy
 		fut, complete := async.NewCancelablePromise[T](c.cancel)
 		c.complete = complete
 		c.timer = t.clk.AfterFunc(l.cfg.Duration, c.expire)
+		returned := false
+		defer func() {
+			if !returned && c.state.CompareAndSwap(running, over) { // next panicked: no deadline to come
+				c.timer.Stop()
+				c.ctx.cancel(context.Canceled)
+			}
+		}()
 		inner := next(c.ctx, a)
+		returned = true
 		c.mu.Lock()
 		c.inner = inner
 		c.mu.Unlock()

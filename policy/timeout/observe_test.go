@@ -281,3 +281,19 @@ func BenchmarkSyncInTimeObserved(b *testing.B) {
 		}
 	}
 }
+
+// OB-1: an async call whose function panics is over: its deadline passing later records
+// no timeout and publishes no event.
+func TestOB1_TimeoutAsyncPanicLeavesNoTimeoutBehind(t *testing.T) {
+	clk := clock.NewManual()
+	obs := &kindtest.Observer{}
+	var events kindtest.Recorder
+	to, err := timeout.New(time.Second, timeout.WithClock(clk), timeout.WithInstanceID("timeout"), timeout.Observe(obs), timeout.OnEvent(events.Listen))
+	require.NoError(t, err)
+	call := timeout.DecorateAsyncFunc(to, func(context.Context, int) *async.Future[int] { panic("boom") })
+	assert.PanicsWithValue(t, "boom", func() { _ = call(t.Context(), 0) })
+	clk.Advance(2 * time.Second)
+	assert.Empty(t, obs.Of(policy.LayerTimeout, "timeout").Outcomes())
+	assert.Empty(t, events.Events())
+	assert.Zero(t, clk.PendingTasks(), "the deadline's timer is stopped")
+}
