@@ -136,8 +136,9 @@ type Event struct {
 	// when the process first read it; for a manual clock, its start.
 	At time.Duration
 	// Wait is how long the call is held before it runs: for RateLimiterWaited the wait
-	// for its permit, for RetryAttempt the delay before the next attempt, and for
-	// BulkheadWaited and BulkheadRejected how long it waited for a slot.
+	// for its permit, for RetryAttempt the delay before the next attempt, for
+	// BulkheadWaited, BulkheadRejected, AdaptiveLimitWaited and AdaptiveLimitRejected how
+	// long it waited for room. For Hedged, the time from the call's start to the hedge's.
 	Wait time.Duration
 	// RetryAfter is, for a rejection, the time from At until a call could be let through:
 	// a limiter's next free permit, an open breaker's remaining open time; 0 when unknown.

@@ -63,8 +63,9 @@ const LayerCall Layer = "call"
 // What each layer records, once per call (a retry's and a hedge's inner layers once per
 // attempt):
 //
-//   - rateLimiter, bulkhead, adaptiveLimit: ResultAdmitted or ResultRejected, when it
-//     decides (Key is the client's key for a keyed limiter);
+//   - rateLimiter, bulkhead, adaptiveLimit: ResultAdmitted when the call is let through
+//     (once its wait is over, for a call that waited) or ResultRejected when it is
+//     refused (Key is the client's key for a keyed limiter);
 //   - circuitBreaker: ResultRejected when it does not permit the call; else, once the
 //     call ends, ResultSucceeded, ResultFailed or ResultIgnored, with Latency and Slow;
 //   - retry: once the call ends, ResultSucceeded, ResultFailed (every attempt made) or

@@ -313,9 +313,16 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 		l.admitted(ctx, 0)
 		return nil
 	}
+	return l.sleep(ctx, prev, next, now, wait)
+}
+
+// sleep waits wait from now for the permit the call with ctx reserved (the TAT moved
+// from prev to next), and gives it back if ctx ends first. Apart from acquire, so that
+// the calls that do not wait run no code of it.
+func (l *Limiter) sleep(ctx context.Context, prev, next, now, wait int64) error {
 	l.publishWaited(ctx, now, wait)
 	l.waiting.Add(1)
-	err = l.clk.Sleep(ctx, time.Duration(wait))
+	err := l.clk.Sleep(ctx, time.Duration(wait))
 	l.waiting.Add(-1)
 	if err != nil {
 		Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), ok: true}.Cancel()
@@ -467,9 +474,13 @@ func (l *Limiter) publishWaited(ctx context.Context, now, wait int64) {
 // reject publishes the refusal at now, with err, of the call with ctx, whose retry-after
 // is retryAfter (≤ 0: none known), and records it.
 func (l *Limiter) reject(ctx context.Context, now, retryAfter int64, err error) {
-	if !l.events.Observed() {
-		return
+	if l.events.Observed() { // inlined: a limiter nobody observes makes no call here
+		l.rejectObserved(ctx, now, retryAfter, err)
 	}
+}
+
+// rejectObserved is reject with a listener or a recorder.
+func (l *Limiter) rejectObserved(ctx context.Context, now, retryAfter int64, err error) {
 	ctx = orBackground(ctx)
 	if l.events.Wants(ctx, policy.RateLimiterRejected) {
 		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterRejected,

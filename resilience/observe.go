@@ -2,6 +2,8 @@ package resilience
 
 import (
 	"context"
+	"reflect"
+	"sync/atomic"
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
@@ -25,6 +27,16 @@ type whole struct {
 	clk    clock.Clock
 	timed  bool
 	owners []owner // the composition's layers, whose rejections are the call's
+	// known holds the first rejections found to be by one of owners, with their layer: a
+	// policy returns the same preallocated rejections again and again, which then need no
+	// classifying. Filled once each, so that a rejection never allocates after the first.
+	known [4]atomic.Pointer[rejection]
+}
+
+// rejection is an error found to be a rejection by one of a composition's layers.
+type rejection struct {
+	err   error
+	layer policy.Layer
 }
 
 // owner is a layer of a composition and the id of its instance; any is set for a user's
@@ -130,6 +142,32 @@ func (w *whole) record(ctx context.Context, err error, panicked bool, start time
 // the composition's own: a rejection by a layer of another composition, e.g. of a
 // function this one calls, is a failure of this one.
 func (w *whole) rejectedBy(err error) (policy.Layer, bool) {
+	for i := range w.known {
+		k := w.known[i].Load()
+		if k == nil {
+			break
+		}
+		if k.err == err { // only pointers are kept: comparing never panics
+			return k.layer, true
+		}
+	}
+	l, ok := w.classify(err)
+	if ok && reflect.TypeOf(err).Kind() == reflect.Pointer {
+		r := &rejection{err: err, layer: l}
+		for i := range w.known {
+			if w.known[i].CompareAndSwap(nil, r) {
+				break
+			}
+			if w.known[i].Load().err == err {
+				break
+			}
+		}
+	}
+	return l, ok
+}
+
+// classify is rejectedBy without the memory of the last rejection.
+func (w *whole) classify(err error) (policy.Layer, bool) {
 	l, ok := policy.RejectedBy(err)
 	if !ok {
 		return "", false

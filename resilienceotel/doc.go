@@ -68,9 +68,11 @@
 //
 // What they count, from the outcomes policy.Outcome documents:
 //
-//   - rate_limiter.calls, bulkhead.calls and adaptive_limit.calls count the decisions;
-//     waited_calls and the wait.duration histograms the admitted calls that waited (Wait
-//     > 0), with their wait; a call rejected after waiting records no wait.
+//   - rate_limiter.calls, bulkhead.calls and adaptive_limit.calls count the calls let
+//     through and those refused; a call that waits is counted when its wait ends (while
+//     it waits, waiting_calls or queued_calls counts it); waited_calls and the
+//     wait.duration histograms the admitted calls that waited (Wait > 0), with their
+//     wait; a call rejected after waiting records no wait.
 //   - circuit_breaker.calls counts each call by its outcome, not_permitted for a call the
 //     breaker refused; slow_calls the calls slower than the slow-call threshold;
 //     call.duration the latency of every call let through (an ignored error included).
@@ -92,7 +94,8 @@
 //     layer that refused the call (policy.RejectedBy), once that layer has refused one.
 //     A fallback's replacement is a success. resilience.call.duration exists only with
 //     WithCallDuration.
-//   - key, a keyed limiter's key, is an attribute only with WithKeyAttribute.
+//   - key, a keyed limiter's key, is an attribute only with WithKeyAttribute; the
+//     limiter's series without key then stay at 0 beside the keyed ones.
 //
 // rate_limiter.waiting_calls counts the calls that hold a reserved permit and wait for
 // its time (ratelimit.Snapshot.Waiting); a limiter with a backend reports 0.
