@@ -22,26 +22,6 @@ import (
 // The outcome recording of rate limiters (OB-1): each admission decision is recorded
 // once, with the call's context, and every event reaches the recorder with it.
 
-type obKey struct{}
-
-// marked returns a context that carries the marker, by which a test knows the context
-// the recorder was given is the call's.
-func marked() context.Context { return context.WithValue(context.Background(), obKey{}, "marker") }
-
-// markers returns the marker of each context: "marker" for the call's, nil for another
-// (context.Background(), for a call that has none). None may be nil.
-func markers(ctxs []context.Context) []any {
-	out := make([]any, len(ctxs))
-	for i, c := range ctxs {
-		if c == nil {
-			out[i] = "nil context"
-			continue
-		}
-		out[i] = c.Value(obKey{})
-	}
-	return out
-}
-
 // observedLimiter returns a limiter with the id "rl" on a manual clock, and the recorder
 // its observer made for it.
 func observedLimiter(t *testing.T, opts ...ratelimit.Option) (*ratelimit.Limiter, *clock.Manual, *kindtest.Observed) {
@@ -74,25 +54,6 @@ func okCall(context.Context, int) (string, error) { return "ok", nil }
 
 func okAsync(context.Context, int) *async.Future[string] { return async.Completed("ok") }
 
-// requireOutcome checks o against want field by field, Err with errors.Is (nil: none).
-func requireOutcome(t *testing.T, want policy.Outcome, o policy.Outcome) {
-	t.Helper()
-	wantErr := want.Err
-	want.Err, o.Err = nil, errOrNil(t, wantErr, o.Err)
-	assert.Equal(t, want, o)
-}
-
-// errOrNil checks that got matches want (both nil, or errors.Is), and returns nil.
-func errOrNil(t *testing.T, want, got error) error {
-	t.Helper()
-	if want == nil {
-		assert.NoError(t, got)
-	} else {
-		assert.ErrorIs(t, got, want)
-	}
-	return nil
-}
-
 var (
 	admitted0 = policy.Outcome{Result: policy.ResultAdmitted}
 	rejected  = policy.Outcome{Result: policy.ResultRejected, Err: ratelimit.ErrExceeded}
@@ -102,33 +63,24 @@ func admittedAfter(d time.Duration) policy.Outcome {
 	return policy.Outcome{Result: policy.ResultAdmitted, Wait: d}
 }
 
-func requireOutcomes(t *testing.T, rec *kindtest.Observed, want ...policy.Outcome) {
-	t.Helper()
-	got := rec.Outcomes()
-	require.Len(t, got, len(want), "%v", got)
-	for i := range want {
-		requireOutcome(t, want[i], got[i])
-	}
-}
-
 // OB-1: a decorated synchronous call records ResultAdmitted (Wait 0) or ResultRejected
 // once, with its context; its rejection event reaches the recorder with that context.
 func TestOB1_LimiterRecordsAdmittedAndRejected(t *testing.T) {
 	l, _, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second))
 	call := ratelimit.DecorateFunc(l, okCall)
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 
 	_, err := call(ctx, 1)
 	require.NoError(t, err)
 	_, err = call(ctx, 2)
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
 
-	requireOutcomes(t, rec, admitted0, rejected)
+	kindtest.RequireOutcomes(t, rec, admitted0, rejected)
 	assert.Same(t, l.Rejection(), rec.Outcomes()[1].Err, "the limiter's own rejection")
-	assert.Equal(t, []any{"marker", "marker"}, markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	require.Equal(t, []policy.Event{{Kind: policy.RateLimiterRejected, Instance: "rl", At: 0,
 		RetryAfter: time.Second, Err: l.Rejection()}}, rec.Events())
-	assert.Equal(t, []any{"marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
 }
 
 // OB-1: a call that waits for its permit is recorded once it holds it, with the wait it
@@ -137,7 +89,7 @@ func TestOB1_LimiterRecordsTheWait(t *testing.T) {
 	l, clk, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.MaxWait(time.Second))
 	call := ratelimit.DecorateFunc(l, okCall)
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 
 	_, err := call(ctx, 1)
 	require.NoError(t, err)
@@ -146,11 +98,11 @@ func TestOB1_LimiterRecordsTheWait(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, time.Second, clk.Now())
 
-	requireOutcomes(t, rec, admitted0, admittedAfter(700*time.Millisecond))
+	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(700*time.Millisecond))
 	assert.Equal(t, []policy.Event{{Kind: policy.RateLimiterWaited, Instance: "rl",
 		At: 300 * time.Millisecond, Wait: 700 * time.Millisecond}}, rec.Events())
-	assert.Equal(t, []any{"marker"}, markers(rec.EventContexts()))
-	assert.Equal(t, []any{"marker", "marker"}, markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.Contexts()))
 }
 
 // OB-1: a call whose context ends during its wait is recorded once, as a rejection that
@@ -159,7 +111,7 @@ func TestOB1_LimiterRecordsAWaitEndedByItsContext(t *testing.T) {
 	l, clk, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.MaxWait(time.Second))
 	require.True(t, l.TryAcquire())
-	ctx, cancel := context.WithCancel(marked())
+	ctx, cancel := context.WithCancel(kindtest.MarkedContext())
 	defer cancel()
 	clk.AfterFunc(400*time.Millisecond, cancel) // ends the context during the wait
 
@@ -168,12 +120,12 @@ func TestOB1_LimiterRecordsAWaitEndedByItsContext(t *testing.T) {
 	require.ErrorIs(t, callErr, ratelimit.ErrExceeded)
 	require.ErrorIs(t, callErr, context.Canceled)
 
-	requireOutcomes(t, rec, admitted0, policy.Outcome{Result: policy.ResultRejected, Err: context.Canceled})
+	kindtest.RequireOutcomes(t, rec, admitted0, policy.Outcome{Result: policy.ResultRejected, Err: context.Canceled})
 	assert.ErrorIs(t, rec.Outcomes()[1].Err, ratelimit.ErrExceeded)
-	assert.Equal(t, []any{nil, "marker"}, markers(rec.Contexts()), "TryAcquire has no context of its own")
+	assert.Equal(t, []any{nil, "marker"}, kindtest.Markers(rec.Contexts()), "TryAcquire has no context of its own")
 	assert.Equal(t, []policy.EventKind{policy.RateLimiterWaited, policy.RateLimiterRejected},
 		kinds(rec.Events()))
-	assert.Equal(t, []any{"marker", "marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 }
 
 // OB-1: a call whose context is nil or over when it arrives is recorded as a rejection
@@ -190,7 +142,7 @@ func TestOB1_LimiterRecordsRefusalsForTheContext(t *testing.T) {
 			require.ErrorIs(t, asyncErr, tc.Want)
 
 			want := policy.Outcome{Result: policy.ResultRejected, Err: tc.Want}
-			requireOutcomes(t, rec, want, want)
+			kindtest.RequireOutcomes(t, rec, want, want)
 			for _, c := range rec.Contexts() {
 				require.NotNil(t, c, "a nil context is recorded as context.Background()")
 			}
@@ -202,12 +154,12 @@ func TestOB1_LimiterRecordsRefusalsForTheContext(t *testing.T) {
 	l, _, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(3*time.Hour),
 		ratelimit.MaxWait(5*time.Hour))
 	require.True(t, l.TryAcquire())
-	ctx, cancel := context.WithTimeout(marked(), time.Hour) // before the permit, in 3h
+	ctx, cancel := context.WithTimeout(kindtest.MarkedContext(), time.Hour) // before the permit, in 3h
 	defer cancel()
 	require.ErrorIs(t, l.Acquire(ctx), context.DeadlineExceeded)
-	requireOutcomes(t, rec, admitted0, policy.Outcome{Result: policy.ResultRejected, Err: context.DeadlineExceeded})
-	assert.Equal(t, "marker", rec.Contexts()[1].Value(obKey{}))
-	assert.Equal(t, "marker", rec.EventContexts()[0].Value(obKey{}))
+	kindtest.RequireOutcomes(t, rec, admitted0, policy.Outcome{Result: policy.ResultRejected, Err: context.DeadlineExceeded})
+	assert.Equal(t, "marker", kindtest.MarkOf(rec.Contexts()[1]))
+	assert.Equal(t, "marker", kindtest.MarkOf(rec.EventContexts()[0]))
 }
 
 // OB-1: an asynchronous call is recorded when it starts (Wait = the wait it reserved) or
@@ -217,12 +169,12 @@ func TestOB1_LimiterAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	l, clk, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.MaxWait(time.Second))
 	call := ratelimit.DecorateAsyncFunc(l, okAsync)
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 
 	first := call(ctx, 1) // starts at once
 	second := call(ctx, 2)
 	third := call(ctx, 3) // would wait 2s: refused
-	requireOutcomes(t, rec, admitted0, rejected)
+	kindtest.RequireOutcomes(t, rec, admitted0, rejected)
 	assert.False(t, isDone(second), "waits for its permit")
 	_, _, err := third.Result()
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
@@ -231,7 +183,7 @@ func TestOB1_LimiterAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	v, err := second.Await(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
-	requireOutcomes(t, rec, admitted0, rejected, admittedAfter(time.Second))
+	kindtest.RequireOutcomes(t, rec, admitted0, rejected, admittedAfter(time.Second))
 
 	cctx, cancel := context.WithCancel(ctx)
 	ended := call(cctx, 4) // waits 1s
@@ -244,12 +196,12 @@ func TestOB1_LimiterAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	require.False(t, isDone(canceled))
 	require.True(t, canceled.Cancel(), "canceled before its turn")
 
-	requireOutcomes(t, rec, admitted0, rejected, admittedAfter(time.Second),
+	kindtest.RequireOutcomes(t, rec, admitted0, rejected, admittedAfter(time.Second),
 		policy.Outcome{Result: policy.ResultRejected, Err: context.Canceled})
-	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.EventKind{policy.RateLimiterWaited, policy.RateLimiterRejected,
 		policy.RateLimiterWaited, policy.RateLimiterRejected, policy.RateLimiterWaited}, kinds(rec.Events()))
-	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 	_, err = first.Await(context.Background())
 	require.NoError(t, err)
 	assert.Zero(t, clk.PendingTasks())
@@ -271,12 +223,12 @@ func TestOB1_LimiterDirectCallsRecord(t *testing.T) {
 	_, err = l.ReserveN(3)
 	require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
 	require.Error(t, l.TryAcquireN(0))
-	require.ErrorIs(t, l.AcquireN(marked(), 5), ratelimit.ErrExceedsBurst)
+	require.ErrorIs(t, l.AcquireN(kindtest.MarkedContext(), 5), ratelimit.ErrExceedsBurst)
 
-	requireOutcomes(t, rec, admitted0, admitted0, rejected, admittedAfter(500*time.Millisecond),
+	kindtest.RequireOutcomes(t, rec, admitted0, admitted0, rejected, admittedAfter(500*time.Millisecond),
 		policy.Outcome{Result: policy.ResultRejected, Err: ratelimit.ErrExceedsBurst},
 		policy.Outcome{Result: policy.ResultRejected, Err: ratelimit.ErrExceedsBurst})
-	assert.Equal(t, []any{nil, nil, nil, nil, nil, "marker"}, markers(rec.Contexts()))
+	assert.Equal(t, []any{nil, nil, nil, nil, nil, "marker"}, kindtest.Markers(rec.Contexts()))
 	layer, ok := policy.RejectedBy(rec.Outcomes()[4].Err)
 	assert.True(t, ok)
 	assert.Equal(t, policy.LayerRateLimiter, layer)
@@ -287,7 +239,7 @@ func TestOB1_LimiterDirectCallsRecord(t *testing.T) {
 func TestOB1_KeyedRecordsTheKey(t *testing.T) {
 	k, clk, rec := observedKeyed(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.MaxWait(time.Second), ratelimit.MaxKeyBytes(8))
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 
 	require.NoError(t, k.Acquire(ctx, "a"))
 	require.NoError(t, k.Acquire(ctx, "a")) // waits 1s
@@ -307,7 +259,7 @@ func TestOB1_KeyedRecordsTheKey(t *testing.T) {
 	require.Len(t, got, 9)
 	digest := got[6].Key
 	assert.True(t, strings.HasPrefix(digest, "~sha256:"), "a long key is named by its digest: %q", digest)
-	requireOutcomes(t, rec,
+	kindtest.RequireOutcomes(t, rec,
 		policy.Outcome{Result: policy.ResultAdmitted, Key: "a"},
 		policy.Outcome{Result: policy.ResultAdmitted, Key: "a", Wait: time.Second},
 		policy.Outcome{Result: policy.ResultAdmitted, Key: "b"},
@@ -318,14 +270,14 @@ func TestOB1_KeyedRecordsTheKey(t *testing.T) {
 		policy.Outcome{Result: policy.ResultRejected, Key: "d", Err: ratelimit.ErrExceedsBurst},
 		policy.Outcome{Result: policy.ResultRejected, Key: "e", Err: context.Canceled})
 	assert.Equal(t, []any{"marker", "marker", nil, "marker", nil, nil, "marker", "marker", nil},
-		markers(rec.Contexts()))
+		kindtest.Markers(rec.Contexts()))
 
 	evs := rec.Events()
 	require.Equal(t, []policy.EventKind{policy.RateLimiterWaited, policy.RateLimiterRejected,
 		policy.RateLimiterRejected, policy.RateLimiterRejected}, kinds(evs))
 	assert.Equal(t, []string{"a", "b", "b", "d"}, []string{evs[0].Key, evs[1].Key, evs[2].Key, evs[3].Key},
 		"a burst refusal names its key too")
-	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, kindtest.Markers(rec.EventContexts()))
 }
 
 // OB-1: a disabled limiter records nothing, and neither does an instance whose observer
@@ -334,7 +286,7 @@ func TestOB1_UnrecordedInstancesRecordNothing(t *testing.T) {
 	l, _, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Enabled(false))
 	k, _, krec := observedKeyed(t, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Enabled(false))
 	for range 3 {
-		_, err := ratelimit.DecorateFunc(l, okCall)(marked(), 1)
+		_, err := ratelimit.DecorateFunc(l, okCall)(kindtest.MarkedContext(), 1)
 		require.NoError(t, err)
 		require.True(t, l.TryAcquire())
 		require.True(t, k.Decide("a").Admitted)
@@ -343,14 +295,14 @@ func TestOB1_UnrecordedInstancesRecordNothing(t *testing.T) {
 	assert.Empty(t, rec.Events())
 	assert.Empty(t, krec.Outcomes())
 
-	none := &nilObserver{}
+	none := &kindtest.NilObserver{}
 	l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Observe(none),
 		ratelimit.WithClock(clock.NewManual()))
 	require.NoError(t, err)
-	assert.Equal(t, 1, none.asked)
+	assert.Equal(t, 1, none.Asked())
 	require.True(t, l.TryAcquire())
 	require.False(t, l.TryAcquire())
-	_, err = ratelimit.DecorateFunc(l, okCall)(marked(), 1)
+	_, err = ratelimit.DecorateFunc(l, okCall)(kindtest.MarkedContext(), 1)
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
 }
 
@@ -360,20 +312,20 @@ func TestOB1_UnrecordedInstancesRecordNothing(t *testing.T) {
 func TestOB1_BackendDecisionsAndEventsAreRecorded(t *testing.T) {
 	st := &relayStore{grant: ratelimit.Grant{Outcome: ratelimit.Unlimited}}
 	l, _, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(st))
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 	require.NoError(t, l.Acquire(ctx))
 	st.set(ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Second})
 	require.ErrorIs(t, l.Acquire(ctx), ratelimit.ErrExceeded)
 	require.False(t, l.TryAcquire())
 	_, err := ratelimit.DecorateAsyncFunc(l, okAsync)(ctx, 1).Await(context.Background())
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
-	requireOutcomes(t, rec, admitted0, rejected, rejected, rejected)
-	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, markers(rec.Contexts()))
+	kindtest.RequireOutcomes(t, rec, admitted0, rejected, rejected, rejected)
+	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, kindtest.Markers(rec.Contexts()))
 
 	st.binding().Listener(policy.Event{Kind: policy.RateLimiterBackendFailed, Instance: "rl"})
 	evs := rec.Events()
 	require.Equal(t, policy.RateLimiterBackendFailed, evs[len(evs)-1].Kind)
-	assert.Nil(t, rec.EventContexts()[len(evs)-1].Value(obKey{}), "no call caused it")
+	assert.Nil(t, kindtest.MarkOf(rec.EventContexts()[len(evs)-1]), "no call caused it")
 
 	k, _, krec := observedKeyed(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.WithBackend(failingBackend{}))
@@ -381,14 +333,14 @@ func TestOB1_BackendDecisionsAndEventsAreRecorded(t *testing.T) {
 	kevs := krec.Events()
 	require.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed}, kinds(kevs))
 	assert.Equal(t, "a", kevs[0].Key)
-	assert.Equal(t, []any{"marker"}, markers(krec.EventContexts()))
-	requireOutcomes(t, krec, policy.Outcome{Result: policy.ResultAdmitted, Key: "a"})
+	assert.Equal(t, []any{"marker"}, kindtest.Markers(krec.EventContexts()))
+	kindtest.RequireOutcomes(t, krec, policy.Outcome{Result: policy.ResultAdmitted, Key: "a"})
 }
 
 // OB-1, rule 2: with a recorder, admitted and rejected calls still allocate nothing.
 func TestOB1_RecordingAllocatesNothing(t *testing.T) {
-	ctx := marked()
-	opts := []ratelimit.Option{ratelimit.Observe(noopObserver{})}
+	ctx := kindtest.MarkedContext()
+	opts := []ratelimit.Option{ratelimit.Observe(kindtest.NopObserver{})}
 	admitting, err := ratelimit.New(append(opts, ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))...)
 	require.NoError(t, err)
 	rejecting, err := ratelimit.New(append(opts, ratelimit.Permits(1), ratelimit.Period(time.Hour),
@@ -417,7 +369,7 @@ func TestOB1_RecordingAllocatesNothing(t *testing.T) {
 // Decorated calls with a recorder that does nothing: the cost of recording.
 func BenchmarkOB1_DecoratedAdmittedRecorded(b *testing.B) {
 	l, err := ratelimit.New(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second),
-		ratelimit.Observe(noopObserver{}))
+		ratelimit.Observe(kindtest.NopObserver{}))
 	require.NoError(b, err)
 	call := ratelimit.DecorateFunc(l, okCall)
 	ctx := context.Background()
@@ -428,7 +380,7 @@ func BenchmarkOB1_DecoratedAdmittedRecorded(b *testing.B) {
 }
 
 func BenchmarkOB1_DecoratedRejectedRecorded(b *testing.B) {
-	l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.Observe(noopObserver{}))
+	l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.Observe(kindtest.NopObserver{}))
 	require.NoError(b, err)
 	l.TryAcquire()
 	call := ratelimit.DecorateFunc(l, okCall)
@@ -441,7 +393,7 @@ func BenchmarkOB1_DecoratedRejectedRecorded(b *testing.B) {
 
 func BenchmarkOB1_KeyedDecideRecorded(b *testing.B) {
 	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second),
-		ratelimit.Observe(noopObserver{}))
+		ratelimit.Observe(kindtest.NopObserver{}))
 	require.NoError(b, err)
 	ctx := context.Background()
 	k.DecideContext(ctx, "client")
@@ -450,21 +402,6 @@ func BenchmarkOB1_KeyedDecideRecorded(b *testing.B) {
 		k.DecideContext(ctx, "client")
 	}
 }
-
-// noopObserver gives every instance a recorder that does nothing.
-type noopObserver struct{}
-
-func (noopObserver) Instrument(policy.Layer, string) policy.Recorder { return noopRecorder{} }
-
-type noopRecorder struct{}
-
-func (noopRecorder) Record(context.Context, policy.Outcome) {}
-func (noopRecorder) Event(context.Context, policy.Event)    {}
-
-// nilObserver gives every instance no recorder, and counts how often it was asked.
-type nilObserver struct{ asked int }
-
-func (o *nilObserver) Instrument(policy.Layer, string) policy.Recorder { o.asked++; return nil }
 
 // relayStore answers every Reserve with its grant, and keeps the Binding it was bound
 // with.

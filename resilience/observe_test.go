@@ -17,8 +17,6 @@ import (
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
-type markerKey struct{}
-
 // OB-5: a registry with an observer records each whole call once, under policy.LayerCall
 // and the wrap's id: success, failure, and a rejection with the layer that refused it,
 // each with its latency on the registry's clock and the call's own context.
@@ -37,7 +35,7 @@ func TestOB5_WholeCallOutcomes(t *testing.T) {
 	}, resilience.RateLimiter(ratelimit.Permits(2), ratelimit.Period(time.Hour)))
 	require.NoError(t, err)
 
-	ctx := context.WithValue(t.Context(), markerKey{}, "marker")
+	ctx := kindtest.Mark(t.Context(), "marker")
 	_, err = call(ctx, false)
 	require.NoError(t, err)
 	_, err = call(ctx, true)
@@ -57,7 +55,7 @@ func TestOB5_WholeCallOutcomes(t *testing.T) {
 	assert.Zero(t, got[2].Latency, "a rejected call never reached the function")
 	assert.ErrorIs(t, got[2].Err, ratelimit.ErrExceeded)
 	for _, c := range rec.Contexts() {
-		assert.Equal(t, "marker", c.Value(markerKey{}), "the recorder gets the call's context")
+		assert.Equal(t, "marker", kindtest.MarkOf(c), "the recorder gets the call's context")
 	}
 	assert.True(t, obs.Made(policy.LayerRateLimiter, "API.Get"), "the limiter's recorder is asked for too")
 }
@@ -111,20 +109,10 @@ func TestOB5_LayerCallIsReserved(t *testing.T) {
 	assert.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadOrder})
 }
 
-// nopObserver hands out a recorder that drops everything.
-type nopObserver struct{}
-
-func (nopObserver) Instrument(policy.Layer, string) policy.Recorder { return nopRecorder{} }
-
-type nopRecorder struct{}
-
-func (nopRecorder) Record(context.Context, policy.Outcome) {}
-func (nopRecorder) Event(context.Context, policy.Event)    {}
-
 // OB-1: with an observer attached, admitted and rejected calls through a rate limiter
 // still allocate nothing.
 func TestOB1_ObservedCallsAllocateNothing(t *testing.T) {
-	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(nopObserver{}))
+	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(kindtest.NopObserver{}))
 	require.NoError(t, err)
 	call, err := resilience.Wrap(reg, "alloc", func(context.Context) (int, error) { return 1, nil },
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour)))
@@ -134,14 +122,6 @@ func TestOB1_ObservedCallsAllocateNothing(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = call(ctx) }), "rejected")
 }
-
-// countingClock counts its reads.
-type countingClock struct {
-	*clock.Manual
-	reads int
-}
-
-func (c *countingClock) Now() time.Duration { c.reads++; return c.Manual.Now() }
 
 // untimedObserver hands out recorders that keep outcomes and want no latencies.
 type untimedObserver struct{ kindtest.Observer }
@@ -158,7 +138,8 @@ func (untimedRec) Untimed() bool { return true }
 // outcomes have no latency.
 func TestOB1_UntimedRecorderReadsNoClock(t *testing.T) {
 	for _, timed := range []bool{false, true} {
-		clk := &countingClock{Manual: clock.NewManual()}
+		manual := clock.NewManual()
+		clk := kindtest.NewCountingClock(manual)
 		var obs policy.Observer = &untimedObserver{}
 		if timed {
 			obs = &kindtest.Observer{}
@@ -166,7 +147,7 @@ func TestOB1_UntimedRecorderReadsNoClock(t *testing.T) {
 		reg, err := resilience.NewRegistry(resilience.WithClock(clk), resilience.WithObserver(obs))
 		require.NoError(t, err)
 		call, err := resilience.Wrap(reg, "plain", func(context.Context) (int, error) {
-			clk.Manual.Advance(time.Second)
+			manual.Advance(time.Second)
 			return 1, nil
 		})
 		require.NoError(t, err)
@@ -175,11 +156,11 @@ func TestOB1_UntimedRecorderReadsNoClock(t *testing.T) {
 		var rec *kindtest.Observed
 		if timed {
 			rec = obs.(*kindtest.Observer).Of(policy.LayerCall, "plain")
-			assert.Equal(t, 2, clk.reads, "start and end")
+			assert.Equal(t, 2, clk.Reads(), "start and end")
 			assert.Equal(t, time.Second, rec.Outcomes()[0].Latency)
 		} else {
 			rec = obs.(*untimedObserver).Of(policy.LayerCall, "plain")
-			assert.Zero(t, clk.reads)
+			assert.Zero(t, clk.Reads())
 			assert.Equal(t, []policy.Outcome{{Result: policy.ResultSucceeded}}, rec.Outcomes())
 		}
 	}

@@ -1,8 +1,10 @@
 // Package kindtest helps the tests of the policy packages: one check of bad configuration
 // values for every attribute table, one recorder of the events a policy publishes, an
 // asynchronous function whose calls stay pending until the test completes them, the
-// situations a call whose context is already over may find at a policy with a queue, and
-// a wait, without sleeping, for a condition another goroutine makes true.
+// situations a call whose context is already over may find at a policy with a queue, a
+// wait, without sleeping, for a condition another goroutine makes true, and for the
+// recording of outcomes an observer that keeps what its recorders are given, marked
+// contexts, no-op and nil observers and a clock that counts its reads.
 package kindtest
 
 import (

@@ -3,7 +3,14 @@ package kindtest
 import (
 	"context"
 	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -114,3 +121,110 @@ func (r *Observed) EventContexts() []context.Context {
 	defer r.mu.Unlock()
 	return append([]context.Context(nil), r.evCtxs...)
 }
+
+// markKey keys the marker a test puts in a call's context.
+type markKey struct{}
+
+// Mark returns a child of parent that carries the marker m, by which a test knows again,
+// in what a recorder was given, the context of the call it made with it.
+func Mark(parent context.Context, m string) context.Context {
+	return context.WithValue(parent, markKey{}, m)
+}
+
+// Marked returns context.Background() marked with m.
+func Marked(m string) context.Context { return Mark(context.Background(), m) }
+
+// MarkedContext returns context.Background() marked with "marker".
+func MarkedContext() context.Context { return Marked("marker") }
+
+// MarkOf returns the marker ctx carries: the string Mark put there, nil for a context
+// that carries none, and "nil context" for a nil ctx.
+func MarkOf(ctx context.Context) any {
+	if ctx == nil {
+		return "nil context"
+	}
+	return ctx.Value(markKey{})
+}
+
+// Markers returns MarkOf of each context, in order: a slice as long as ctxs.
+func Markers(ctxs []context.Context) []any {
+	out := make([]any, len(ctxs))
+	for i, c := range ctxs {
+		out[i] = MarkOf(c)
+	}
+	return out
+}
+
+// RequireOutcomes checks the outcomes rec kept against want: as many (or it stops the
+// test), and each equal field by field, except Err, which must be nil when want's is and
+// otherwise match it by errors.Is.
+func RequireOutcomes(t testing.TB, rec *Observed, want ...policy.Outcome) {
+	t.Helper()
+	got := rec.Outcomes()
+	require.Len(t, got, len(want), "%v", got)
+	for i, w := range want {
+		g := got[i]
+		if w.Err == nil {
+			assert.NoError(t, g.Err, "outcome %d", i)
+		} else {
+			assert.ErrorIs(t, g.Err, w.Err, "outcome %d", i)
+		}
+		w.Err, g.Err = nil, nil
+		assert.Equal(t, w, g, "outcome %d", i)
+	}
+}
+
+// NopObserver is a policy.Observer that gives every instance a NopRecorder. It holds
+// nothing, so handing it over and using its recorders allocates nothing. It is safe for
+// concurrent use.
+type NopObserver struct{}
+
+// Instrument returns a NopRecorder.
+func (NopObserver) Instrument(policy.Layer, string) policy.Recorder { return NopRecorder{} }
+
+// NopRecorder is a policy.Recorder that drops every outcome and event, at no cost. It is
+// safe for concurrent use.
+type NopRecorder struct{}
+
+// Record does nothing.
+func (NopRecorder) Record(context.Context, policy.Outcome) {}
+
+// Event does nothing.
+func (NopRecorder) Event(context.Context, policy.Event) {}
+
+// NilObserver is a policy.Observer that gives every instance no recorder (nil) and counts
+// how often it was asked. Its zero value is ready to use; use it by pointer. It is safe
+// for concurrent use.
+type NilObserver struct{ asked atomic.Int64 }
+
+// Instrument counts the request and returns nil.
+func (o *NilObserver) Instrument(policy.Layer, string) policy.Recorder {
+	o.asked.Add(1)
+	return nil
+}
+
+// Asked returns how many times Instrument was called.
+func (o *NilObserver) Asked() int { return int(o.asked.Load()) }
+
+// CountingClock is a clock.Clock that counts the reads of its Now and passes every call
+// on to the clock it wraps (a *clock.Manual or clock.System()). The count is atomic: it is
+// as safe for concurrent use as the wrapped clock.
+type CountingClock struct {
+	clock.Clock
+	reads atomic.Int64
+}
+
+// NewCountingClock returns a CountingClock over c, with no read counted.
+func NewCountingClock(c clock.Clock) *CountingClock { return &CountingClock{Clock: c} }
+
+// Now counts the read and returns the wrapped clock's Now.
+func (c *CountingClock) Now() time.Duration {
+	c.reads.Add(1)
+	return c.Clock.Now()
+}
+
+// Reads returns how many times Now was called since the clock was made or last Reset.
+func (c *CountingClock) Reads() int { return int(c.reads.Load()) }
+
+// Reset sets the count of reads back to zero.
+func (c *CountingClock) Reset() { c.reads.Store(0) }

@@ -18,23 +18,6 @@ import (
 // The outcomes the queue's users record through Events (OB-1): each wait records once,
 // with the waiting call's context, and its events carry that context.
 
-type obKey struct{}
-
-func marked() context.Context { return context.WithValue(context.Background(), obKey{}, "marker") }
-
-// markers returns the marker of each context: "marker" for the call's, nil for another.
-func markers(ctxs []context.Context) []any {
-	out := make([]any, len(ctxs))
-	for i, c := range ctxs {
-		if c == nil {
-			out[i] = "nil context"
-			continue
-		}
-		out[i] = c.Value(obKey{})
-	}
-	return out
-}
-
 // recordedPool is a syncPool whose publisher also records, in rec.
 func recordedPool(free int64, clk clock.Clock) (*syncPool, *kindtest.Observed) {
 	p := newSyncPool(free, clk)
@@ -49,7 +32,7 @@ func recordedPool(free int64, clk clock.Clock) (*syncPool, *kindtest.Observed) {
 func TestOB1_SyncWaitRecordsEachWaitOnce(t *testing.T) {
 	clk := clock.NewManual()
 	p, rec := recordedPool(1, clk)
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 
 	_, err := p.s.Wait(ctx) // room free, nobody queued
 	require.NoError(t, err)
@@ -75,7 +58,7 @@ func TestOB1_SyncWaitRecordsEachWaitOnce(t *testing.T) {
 		{Result: policy.ResultRejected, Err: p.rej.Plain},
 		{Result: policy.ResultRejected, Err: p.rej.Canceled},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	want := []policy.Event{
 		{Kind: testWaited, Instance: "test", At: 20 * time.Millisecond, Wait: 20 * time.Millisecond},
 		{Kind: testRejected, Instance: "test", At: 20*time.Millisecond + maxWait, Wait: maxWait, Err: p.rej.Plain},
@@ -84,7 +67,7 @@ func TestOB1_SyncWaitRecordsEachWaitOnce(t *testing.T) {
 	}
 	assert.Equal(t, want, rec.Events())
 	assert.Equal(t, want, p.published(), "the listener gets the same events")
-	assert.Equal(t, []any{"marker", "marker", "marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 }
 
 // OB-1: Events' methods record what they say, with the context given (a nil one, on
@@ -97,7 +80,7 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 	pub := kind.Events{ID: "test", Clock: clk, Rec: rec}
 	rej := policy.NewRejections(func(cause error) *fullError { return &fullError{cause} })
 	e := waitq.Events[*fullError]{Pub: &pub, Rej: &rej, Clock: clk, Rejected: testRejected, Waited: testWaited}
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 
 	clk.Advance(time.Second)
 	e.Admit(ctx, 0)
@@ -116,9 +99,9 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 		{Result: policy.ResultRejected, Err: rej.Deadline},
 		{Result: policy.ResultAdmitted, Wait: 600 * time.Millisecond},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"marker", nil, "marker", "marker", "marker", "marker"}, markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker", nil, "marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.EventKind{testRejected, testRejected, testRejected, testWaited}, kinds(rec.Events()))
-	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 
 	pub.Rec, pub.Listener = nil, func(ev policy.Event) { published = append(published, ev) }
 	e.Admit(ctx, 0)
@@ -131,10 +114,10 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 // OB-1, rule 2: recording through Events allocates nothing.
 func TestOB1_EventsRecordingAllocatesNothing(t *testing.T) {
 	clk := clock.NewManual()
-	pub := kind.Events{ID: "test", Clock: clk, Rec: noopRecorder{}}
+	pub := kind.Events{ID: "test", Clock: clk, Rec: kindtest.NopRecorder{}}
 	rej := policy.NewRejections(func(cause error) *fullError { return &fullError{cause} })
 	e := waitq.Events[*fullError]{Pub: &pub, Rej: &rej, Clock: clk, Rejected: testRejected, Waited: testWaited}
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 	assert.Zero(t, testing.AllocsPerRun(1000, func() {
 		e.Admit(ctx, 0)
 		e.Reject(ctx, 0, rej.Plain)
@@ -142,11 +125,6 @@ func TestOB1_EventsRecordingAllocatesNothing(t *testing.T) {
 		_ = e.Expired(ctx, 0)
 	}))
 }
-
-type noopRecorder struct{}
-
-func (noopRecorder) Record(context.Context, policy.Outcome) {}
-func (noopRecorder) Event(context.Context, policy.Event)    {}
 
 func kinds(evs []policy.Event) []policy.EventKind {
 	var out []policy.EventKind

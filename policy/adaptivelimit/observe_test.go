@@ -18,25 +18,6 @@ import (
 // The outcome recording of adaptive limiters (OB-1): each admission decision is recorded
 // once, with the call's context, and every event reaches the recorder with it.
 
-type obKey struct{}
-
-// marked returns a context that carries the marker, by which a test knows the context
-// the recorder was given is the call's.
-func marked() context.Context { return context.WithValue(context.Background(), obKey{}, "marker") }
-
-// markers returns the marker of each context: "marker" for the call's, nil for another.
-func markers(ctxs []context.Context) []any {
-	out := make([]any, len(ctxs))
-	for i, c := range ctxs {
-		if c == nil {
-			out[i] = "nil context"
-			continue
-		}
-		out[i] = c.Value(obKey{})
-	}
-	return out
-}
-
 // observed returns a limiter with the id "al" on a manual clock, and the recorder its
 // observer made for it.
 func observed(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limiter, *clock.Manual, *kindtest.Observed) {
@@ -50,24 +31,6 @@ func observed(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limite
 	require.Equal(t, []kindtest.ObservedKey{{Layer: policy.LayerAdaptiveLimit, ID: "al"}}, obs.Order,
 		"the observer is asked once, for the instance's layer and id")
 	return l, clk, obs.Of(policy.LayerAdaptiveLimit, "al")
-}
-
-// requireOutcomes checks the outcomes recorded against want, field by field, Err with
-// errors.Is.
-func requireOutcomes(t *testing.T, rec *kindtest.Observed, want ...policy.Outcome) {
-	t.Helper()
-	got := rec.Outcomes()
-	require.Len(t, got, len(want), "%v", got)
-	for i, w := range want {
-		g := got[i]
-		if w.Err == nil {
-			assert.NoError(t, g.Err, "outcome %d", i)
-		} else {
-			assert.ErrorIs(t, g.Err, w.Err, "outcome %d", i)
-		}
-		w.Err, g.Err = nil, nil
-		assert.Equal(t, w, g, "outcome %d", i)
-	}
 }
 
 var (
@@ -97,15 +60,15 @@ func TestOB1_AdaptiveLimitRecordsAdmittedAndRejected(t *testing.T) {
 		}
 		return "ok", nil
 	})
-	_, err := call(marked(), 0)
+	_, err := call(kindtest.MarkedContext(), 0)
 	require.NoError(t, err)
 
-	requireOutcomes(t, rec, admitted0, exceeded)
+	kindtest.RequireOutcomes(t, rec, admitted0, exceeded)
 	assert.Same(t, l.Rejection(), rec.Outcomes()[1].Err)
-	assert.Equal(t, []any{"marker", "marker"}, markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.Event{{Kind: policy.AdaptiveLimitRejected, Instance: "al", At: 0, Err: l.Rejection()}},
 		rec.Events())
-	assert.Equal(t, []any{"marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
 	layer, ok := policy.RejectedBy(rec.Outcomes()[1].Err)
 	assert.True(t, ok)
 	assert.Equal(t, policy.LayerAdaptiveLimit, layer)
@@ -117,7 +80,7 @@ func TestOB1_AdaptiveLimitRecordsAdmittedAndRejected(t *testing.T) {
 func TestOB1_AdaptiveLimitRecordsSyncWaits(t *testing.T) {
 	l, clk, rec := observed(t, append(fixed(1), adaptivelimit.MaxWait(time.Second))...)
 	call := adaptivelimit.DecorateFunc(l, okCall)
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 	p, err := l.Acquire(ctx)
 	require.NoError(t, err)
 
@@ -148,9 +111,9 @@ func TestOB1_AdaptiveLimitRecordsSyncWaits(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	p.Release()
 
-	requireOutcomes(t, rec, admitted0, admittedAfter(300*time.Millisecond), admitted0, exceeded,
+	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(300*time.Millisecond), admitted0, exceeded,
 		rejectedFor(context.Canceled))
-	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.Event{
 		{Kind: policy.AdaptiveLimitWaited, Instance: "al", At: 300 * time.Millisecond, Wait: 300 * time.Millisecond},
 		{Kind: policy.AdaptiveLimitRejected, Instance: "al", At: 1300 * time.Millisecond, Wait: time.Second,
@@ -158,7 +121,7 @@ func TestOB1_AdaptiveLimitRecordsSyncWaits(t *testing.T) {
 		{Kind: policy.AdaptiveLimitRejected, Instance: "al", At: 1400 * time.Millisecond,
 			Wait: 100 * time.Millisecond, Err: rec.Outcomes()[4].Err},
 	}, rec.Events())
-	assert.Equal(t, []any{"marker", "marker", "marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 	assert.Zero(t, l.InFlight())
 }
 
@@ -173,8 +136,8 @@ func TestOB1_AdaptiveLimitRecordsRefusalsOnArrival(t *testing.T) {
 			require.ErrorIs(t, err, tc.Want)
 			_, err = adaptivelimit.DecorateAsyncFunc(l, kindtest.NewCalls().Next)(tc.Ctx, 1).Await(context.Background())
 			require.ErrorIs(t, err, tc.Want)
-			requireOutcomes(t, rec, rejectedFor(tc.Want), rejectedFor(tc.Want))
-			assert.NotContains(t, markers(rec.Contexts()), "nil context")
+			kindtest.RequireOutcomes(t, rec, rejectedFor(tc.Want), rejectedFor(tc.Want))
+			assert.NotContains(t, kindtest.Markers(rec.Contexts()), "nil context")
 			assert.Empty(t, rec.Events())
 			assert.Zero(t, l.InFlight())
 		})
@@ -188,16 +151,16 @@ func TestOB1_AdaptiveLimitAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	l, clk, rec := observed(t, append(fixed(1), adaptivelimit.MaxWait(time.Second))...)
 	c := kindtest.NewCalls()
 	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 
 	call(ctx, 1)             // starts at once
 	second := call(ctx, 2)   // let in after 200ms
 	expiring := call(ctx, 3) // MaxWait passes
-	requireOutcomes(t, rec, admitted0)
+	kindtest.RequireOutcomes(t, rec, admitted0)
 	clk.Advance(200 * time.Millisecond)
 	c.Finish(1)
 	assert.Equal(t, []int{1, 2}, c.Started())
-	requireOutcomes(t, rec, admitted0, admittedAfter(200*time.Millisecond))
+	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(200*time.Millisecond))
 
 	clk.Advance(800 * time.Millisecond)
 	_, err := expiring.Await(context.Background())
@@ -215,11 +178,11 @@ func TestOB1_AdaptiveLimitAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 2}, c.Started())
 
-	requireOutcomes(t, rec, admitted0, admittedAfter(200*time.Millisecond), exceeded, rejectedFor(context.Canceled))
-	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, markers(rec.Contexts()))
+	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(200*time.Millisecond), exceeded, rejectedFor(context.Canceled))
+	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.EventKind{policy.AdaptiveLimitWaited, policy.AdaptiveLimitRejected,
 		policy.AdaptiveLimitRejected}, kinds(rec.Events()))
-	assert.Equal(t, []any{"marker", "marker", "marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 	assert.Zero(t, clk.PendingTasks())
 	assert.Zero(t, l.InFlight())
 
@@ -229,9 +192,9 @@ func TestOB1_AdaptiveLimitAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	call0(ctx, 6)
 	_, err = call0(ctx, 7).Await(context.Background())
 	require.ErrorIs(t, err, adaptivelimit.ErrLimitExceeded)
-	requireOutcomes(t, rec0, admitted0, exceeded)
-	assert.Equal(t, []any{"marker", "marker"}, markers(rec0.Contexts()))
-	assert.Equal(t, []any{"marker"}, markers(rec0.EventContexts()))
+	kindtest.RequireOutcomes(t, rec0, admitted0, exceeded)
+	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec0.Contexts()))
+	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec0.EventContexts()))
 	c.Finish(6)
 }
 
@@ -240,7 +203,7 @@ func TestOB1_AdaptiveLimitAsyncRecordsAdmittedAndRejected(t *testing.T) {
 // came through Permit.Record.
 func TestOB1_AdaptiveLimitChangedCarriesTheCallsContext(t *testing.T) {
 	l, _, rec := observed(t, aimd(8)...)
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 	_, err := adaptivelimit.DecorateFunc(l, func(context.Context, int) (string, error) {
 		return "", context.DeadlineExceeded // a drop: AIMD halves the limit
 	})(ctx, 1)
@@ -266,9 +229,9 @@ func TestOB1_AdaptiveLimitChangedCarriesTheCallsContext(t *testing.T) {
 		{Kind: policy.AdaptiveLimitChanged, Instance: "al", Limit: 2, PreviousLimit: 4},
 		{Kind: policy.AdaptiveLimitChanged, Instance: "al", Limit: 1, PreviousLimit: 2},
 	}, evs)
-	assert.Equal(t, []any{"marker", "marker", nil}, markers(rec.EventContexts()))
-	requireOutcomes(t, rec, admitted0, admitted0, admitted0)
-	assert.Equal(t, []any{"marker", "marker", nil}, markers(rec.Contexts()),
+	assert.Equal(t, []any{"marker", "marker", nil}, kindtest.Markers(rec.EventContexts()))
+	kindtest.RequireOutcomes(t, rec, admitted0, admitted0, admitted0)
+	assert.Equal(t, []any{"marker", "marker", nil}, kindtest.Markers(rec.Contexts()),
 		"TryAcquire records with context.Background()")
 }
 
@@ -300,10 +263,10 @@ func TestOB1_AdaptiveLimitAsyncAdmittedAsItQueues(t *testing.T) {
 	require.True(t, ok)
 	clk.hook = p.Release // the room comes back as the call arms its MaxWait timer
 	c := kindtest.NewCalls()
-	adaptivelimit.DecorateAsyncFunc(l, c.Next)(marked(), 1)
+	adaptivelimit.DecorateAsyncFunc(l, c.Next)(kindtest.MarkedContext(), 1)
 	assert.Equal(t, []int{1}, c.Started())
-	requireOutcomes(t, rec, admitted0, admitted0)
-	assert.Equal(t, []any{nil, "marker"}, markers(rec.Contexts()))
+	kindtest.RequireOutcomes(t, rec, admitted0, admitted0)
+	assert.Equal(t, []any{nil, "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Empty(t, rec.Events(), "it did not wait")
 	c.Finish(1)
 	assert.Zero(t, clk.PendingTasks())
@@ -317,31 +280,31 @@ func TestOB1_AdaptiveLimitDirectCallsRecord(t *testing.T) {
 	require.True(t, ok)
 	_, ok = l.TryAcquire()
 	require.False(t, ok)
-	_, err := l.Acquire(marked())
+	_, err := l.Acquire(kindtest.MarkedContext())
 	require.ErrorIs(t, err, adaptivelimit.ErrLimitExceeded)
 	p.Release()
-	p, err = l.Acquire(marked())
+	p, err = l.Acquire(kindtest.MarkedContext())
 	require.NoError(t, err)
 	p.Release()
-	requireOutcomes(t, rec, admitted0, exceeded, exceeded, admitted0)
-	assert.Equal(t, []any{nil, nil, "marker", "marker"}, markers(rec.Contexts()))
-	assert.Equal(t, []any{nil, "marker"}, markers(rec.EventContexts()))
+	kindtest.RequireOutcomes(t, rec, admitted0, exceeded, exceeded, admitted0)
+	assert.Equal(t, []any{nil, nil, "marker", "marker"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{nil, "marker"}, kindtest.Markers(rec.EventContexts()))
 }
 
 // OB-1: a disabled limiter records nothing, and neither does one whose observer gives it
 // no recorder.
 func TestOB1_AdaptiveLimitUnrecordedRecordsNothing(t *testing.T) {
 	l, _, rec := observed(t, adaptivelimit.Enabled(false))
-	_, err := adaptivelimit.DecorateFunc(l, okCall)(marked(), 1)
+	_, err := adaptivelimit.DecorateFunc(l, okCall)(kindtest.MarkedContext(), 1)
 	require.NoError(t, err)
 	_, ok := l.TryAcquire()
 	require.True(t, ok)
 	assert.Empty(t, rec.Outcomes())
 
-	none := &nilObserver{}
+	none := &kindtest.NilObserver{}
 	l, err = adaptivelimit.New(append(fixed(1), adaptivelimit.Observe(none))...)
 	require.NoError(t, err)
-	assert.Equal(t, 1, none.asked)
+	assert.Equal(t, 1, none.Asked())
 	p, ok := l.TryAcquire()
 	require.True(t, ok)
 	_, ok = l.TryAcquire()
@@ -351,8 +314,8 @@ func TestOB1_AdaptiveLimitUnrecordedRecordsNothing(t *testing.T) {
 
 // OB-1, rule 2: with a recorder, admitted and rejected calls still allocate nothing.
 func TestOB1_AdaptiveLimitRecordingAllocatesNothing(t *testing.T) {
-	ctx := marked()
-	l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.Observe(noopObserver{}))...)
+	ctx := kindtest.MarkedContext()
+	l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.Observe(kindtest.NopObserver{}))...)
 	require.NoError(t, err)
 	call := adaptivelimit.DecorateFunc(l, okCall)
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = call(ctx, 1) }), "admitted")
@@ -366,7 +329,7 @@ func TestOB1_AdaptiveLimitRecordingAllocatesNothing(t *testing.T) {
 
 // Decorated calls with a recorder that does nothing: the cost of recording.
 func BenchmarkOB1_AdmittedRecorded(b *testing.B) {
-	l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.Observe(noopObserver{}))...)
+	l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.Observe(kindtest.NopObserver{}))...)
 	require.NoError(b, err)
 	call := adaptivelimit.DecorateFunc(l, okCall)
 	ctx := context.Background()
@@ -377,7 +340,7 @@ func BenchmarkOB1_AdmittedRecorded(b *testing.B) {
 }
 
 func BenchmarkOB1_RejectedRecorded(b *testing.B) {
-	l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.Observe(noopObserver{}))...)
+	l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.Observe(kindtest.NopObserver{}))...)
 	require.NoError(b, err)
 	l.TryAcquire()
 	call := adaptivelimit.DecorateFunc(l, okCall)
@@ -387,21 +350,6 @@ func BenchmarkOB1_RejectedRecorded(b *testing.B) {
 		_, _ = call(ctx, 1)
 	}
 }
-
-// noopObserver gives every instance a recorder that does nothing.
-type noopObserver struct{}
-
-func (noopObserver) Instrument(policy.Layer, string) policy.Recorder { return noopRecorder{} }
-
-type noopRecorder struct{}
-
-func (noopRecorder) Record(context.Context, policy.Outcome) {}
-func (noopRecorder) Event(context.Context, policy.Event)    {}
-
-// nilObserver gives every instance no recorder, and counts how often it was asked.
-type nilObserver struct{ asked int }
-
-func (o *nilObserver) Instrument(policy.Layer, string) policy.Recorder { o.asked++; return nil }
 
 func kinds(evs []policy.Event) []policy.EventKind {
 	var out []policy.EventKind

@@ -18,25 +18,6 @@ import (
 // The outcome recording of bulkheads (OB-1): each admission decision is recorded once,
 // with the call's context, and every event reaches the recorder with it.
 
-type obKey struct{}
-
-// marked returns a context that carries the marker, by which a test knows the context
-// the recorder was given is the call's.
-func marked() context.Context { return context.WithValue(context.Background(), obKey{}, "marker") }
-
-// markers returns the marker of each context: "marker" for the call's, nil for another.
-func markers(ctxs []context.Context) []any {
-	out := make([]any, len(ctxs))
-	for i, c := range ctxs {
-		if c == nil {
-			out[i] = "nil context"
-			continue
-		}
-		out[i] = c.Value(obKey{})
-	}
-	return out
-}
-
 // observed returns a bulkhead with the id "bh" on a manual clock, and the recorder its
 // observer made for it.
 func observed(t *testing.T, opts ...bulkhead.Option) (*bulkhead.Bulkhead, *clock.Manual, *kindtest.Observed) {
@@ -50,24 +31,6 @@ func observed(t *testing.T, opts ...bulkhead.Option) (*bulkhead.Bulkhead, *clock
 	require.Equal(t, []kindtest.ObservedKey{{Layer: policy.LayerBulkhead, ID: "bh"}}, obs.Order,
 		"the observer is asked once, for the instance's layer and id")
 	return b, clk, obs.Of(policy.LayerBulkhead, "bh")
-}
-
-// requireOutcomes checks the outcomes recorded against want, field by field, Err with
-// errors.Is.
-func requireOutcomes(t *testing.T, rec *kindtest.Observed, want ...policy.Outcome) {
-	t.Helper()
-	got := rec.Outcomes()
-	require.Len(t, got, len(want), "%v", got)
-	for i, w := range want {
-		g := got[i]
-		if w.Err == nil {
-			assert.NoError(t, g.Err, "outcome %d", i)
-		} else {
-			assert.ErrorIs(t, g.Err, w.Err, "outcome %d", i)
-		}
-		w.Err, g.Err = nil, nil
-		assert.Equal(t, w, g, "outcome %d", i)
-	}
 }
 
 var (
@@ -97,15 +60,15 @@ func TestOB1_BulkheadRecordsAdmittedAndRejected(t *testing.T) {
 		}
 		return "ok", nil
 	})
-	_, err := call(marked(), 0)
+	_, err := call(kindtest.MarkedContext(), 0)
 	require.NoError(t, err)
 
-	requireOutcomes(t, rec, admitted0, full)
+	kindtest.RequireOutcomes(t, rec, admitted0, full)
 	assert.Same(t, b.Rejection(), rec.Outcomes()[1].Err)
-	assert.Equal(t, []any{"marker", "marker"}, markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.Event{{Kind: policy.BulkheadRejected, Instance: "bh", At: 0, Err: b.Rejection()}},
 		rec.Events())
-	assert.Equal(t, []any{"marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
 	layer, ok := policy.RejectedBy(rec.Outcomes()[1].Err)
 	assert.True(t, ok)
 	assert.Equal(t, policy.LayerBulkhead, layer)
@@ -117,7 +80,7 @@ func TestOB1_BulkheadRecordsAdmittedAndRejected(t *testing.T) {
 func TestOB1_BulkheadRecordsSyncWaits(t *testing.T) {
 	b, clk, rec := observed(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
 	call := bulkhead.DecorateFunc(b, okCall)
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 	require.NoError(t, b.Acquire(ctx))
 
 	wait := func(ctx context.Context) <-chan error {
@@ -146,16 +109,16 @@ func TestOB1_BulkheadRecordsSyncWaits(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	b.Release()
 
-	requireOutcomes(t, rec, admitted0, admittedAfter(300*time.Millisecond), admitted0, full,
+	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(300*time.Millisecond), admitted0, full,
 		rejectedFor(context.Canceled))
-	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.Event{
 		{Kind: policy.BulkheadWaited, Instance: "bh", At: 300 * time.Millisecond, Wait: 300 * time.Millisecond},
 		{Kind: policy.BulkheadRejected, Instance: "bh", At: 1300 * time.Millisecond, Wait: time.Second, Err: b.Rejection()},
 		{Kind: policy.BulkheadRejected, Instance: "bh", At: 1400 * time.Millisecond, Wait: 100 * time.Millisecond,
 			Err: rec.Outcomes()[4].Err},
 	}, rec.Events())
-	assert.Equal(t, []any{"marker", "marker", "marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 	assert.Equal(t, 1, b.AvailableSlots())
 }
 
@@ -170,8 +133,8 @@ func TestOB1_BulkheadRecordsRefusalsOnArrival(t *testing.T) {
 			require.ErrorIs(t, err, tc.Want)
 			_, err = bulkhead.DecorateAsyncFunc(b, kindtest.NewCalls().Next)(tc.Ctx, 1).Await(context.Background())
 			require.ErrorIs(t, err, tc.Want)
-			requireOutcomes(t, rec, rejectedFor(tc.Want), rejectedFor(tc.Want))
-			assert.NotContains(t, markers(rec.Contexts()), "nil context")
+			kindtest.RequireOutcomes(t, rec, rejectedFor(tc.Want), rejectedFor(tc.Want))
+			assert.NotContains(t, kindtest.Markers(rec.Contexts()), "nil context")
 			assert.Empty(t, rec.Events())
 			assert.Equal(t, 1, b.AvailableSlots())
 		})
@@ -185,16 +148,16 @@ func TestOB1_BulkheadAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	b, clk, rec := observed(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
 	c := kindtest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
-	ctx := marked()
+	ctx := kindtest.MarkedContext()
 
 	call(ctx, 1)             // starts at once
 	second := call(ctx, 2)   // let in after 200ms
 	expiring := call(ctx, 3) // MaxWait passes
-	requireOutcomes(t, rec, admitted0)
+	kindtest.RequireOutcomes(t, rec, admitted0)
 	clk.Advance(200 * time.Millisecond)
 	c.Finish(1)
 	assert.Equal(t, []int{1, 2}, c.Started())
-	requireOutcomes(t, rec, admitted0, admittedAfter(200*time.Millisecond))
+	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(200*time.Millisecond))
 
 	clk.Advance(800 * time.Millisecond)
 	_, err := expiring.Await(context.Background())
@@ -212,11 +175,11 @@ func TestOB1_BulkheadAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 2}, c.Started())
 
-	requireOutcomes(t, rec, admitted0, admittedAfter(200*time.Millisecond), full, rejectedFor(context.Canceled))
-	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, markers(rec.Contexts()))
+	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(200*time.Millisecond), full, rejectedFor(context.Canceled))
+	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.EventKind{policy.BulkheadWaited, policy.BulkheadRejected, policy.BulkheadRejected},
 		kinds(rec.Events()))
-	assert.Equal(t, []any{"marker", "marker", "marker"}, markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 	assert.Zero(t, clk.PendingTasks())
 	assert.Equal(t, 1, b.AvailableSlots())
 
@@ -226,9 +189,9 @@ func TestOB1_BulkheadAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	call0(ctx, 6)
 	_, err = call0(ctx, 7).Await(context.Background())
 	require.ErrorIs(t, err, bulkhead.ErrFull)
-	requireOutcomes(t, rec0, admitted0, full)
-	assert.Equal(t, []any{"marker", "marker"}, markers(rec0.Contexts()))
-	assert.Equal(t, []any{"marker"}, markers(rec0.EventContexts()))
+	kindtest.RequireOutcomes(t, rec0, admitted0, full)
+	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec0.Contexts()))
+	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec0.EventContexts()))
 	c.Finish(6)
 }
 
@@ -259,10 +222,10 @@ func TestOB1_BulkheadAsyncAdmittedAsItQueues(t *testing.T) {
 	require.True(t, b.TryAcquire())
 	clk.hook = b.Release // the slot comes back as the call arms its MaxWait timer
 	c := kindtest.NewCalls()
-	bulkhead.DecorateAsyncFunc(b, c.Next)(marked(), 1)
+	bulkhead.DecorateAsyncFunc(b, c.Next)(kindtest.MarkedContext(), 1)
 	assert.Equal(t, []int{1}, c.Started())
-	requireOutcomes(t, rec, admitted0, admitted0)
-	assert.Equal(t, []any{nil, "marker"}, markers(rec.Contexts()))
+	kindtest.RequireOutcomes(t, rec, admitted0, admitted0)
+	assert.Equal(t, []any{nil, "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Empty(t, rec.Events(), "it did not wait")
 	c.Finish(1)
 	assert.Zero(t, clk.PendingTasks())
@@ -274,36 +237,36 @@ func TestOB1_BulkheadDirectCallsRecord(t *testing.T) {
 	b, _, rec := observed(t, bulkhead.MaxConcurrent(1))
 	require.True(t, b.TryAcquire())
 	require.False(t, b.TryAcquire())
-	require.ErrorIs(t, b.Acquire(marked()), bulkhead.ErrFull)
+	require.ErrorIs(t, b.Acquire(kindtest.MarkedContext()), bulkhead.ErrFull)
 	b.Release()
-	require.NoError(t, b.Acquire(marked()))
+	require.NoError(t, b.Acquire(kindtest.MarkedContext()))
 	b.Release()
-	requireOutcomes(t, rec, admitted0, full, full, admitted0)
-	assert.Equal(t, []any{nil, nil, "marker", "marker"}, markers(rec.Contexts()))
-	assert.Equal(t, []any{nil, "marker"}, markers(rec.EventContexts()))
+	kindtest.RequireOutcomes(t, rec, admitted0, full, full, admitted0)
+	assert.Equal(t, []any{nil, nil, "marker", "marker"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{nil, "marker"}, kindtest.Markers(rec.EventContexts()))
 }
 
 // OB-1: a disabled bulkhead records nothing, and neither does one whose observer gives it
 // no recorder.
 func TestOB1_BulkheadUnrecordedRecordsNothing(t *testing.T) {
 	b, _, rec := observed(t, bulkhead.Enabled(false))
-	_, err := bulkhead.DecorateFunc(b, okCall)(marked(), 1)
+	_, err := bulkhead.DecorateFunc(b, okCall)(kindtest.MarkedContext(), 1)
 	require.NoError(t, err)
 	require.True(t, b.TryAcquire())
 	assert.Empty(t, rec.Outcomes())
 
-	none := &nilObserver{}
+	none := &kindtest.NilObserver{}
 	b, err = bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.Observe(none))
 	require.NoError(t, err)
-	assert.Equal(t, 1, none.asked)
+	assert.Equal(t, 1, none.Asked())
 	require.True(t, b.TryAcquire())
 	require.False(t, b.TryAcquire())
 }
 
 // OB-1, rule 2: with a recorder, admitted and rejected calls still allocate nothing.
 func TestOB1_BulkheadRecordingAllocatesNothing(t *testing.T) {
-	ctx := marked()
-	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.Observe(noopObserver{}))
+	ctx := kindtest.MarkedContext()
+	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.Observe(kindtest.NopObserver{}))
 	require.NoError(t, err)
 	call := bulkhead.DecorateFunc(b, okCall)
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = call(ctx, 1) }), "admitted")
@@ -316,7 +279,7 @@ func TestOB1_BulkheadRecordingAllocatesNothing(t *testing.T) {
 
 // Decorated calls with a recorder that does nothing: the cost of recording.
 func BenchmarkOB1_SyncAdmittedRecorded(b *testing.B) {
-	bh, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.Observe(noopObserver{}))
+	bh, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.Observe(kindtest.NopObserver{}))
 	require.NoError(b, err)
 	call := bulkhead.DecorateFunc(bh, okCall)
 	ctx := context.Background()
@@ -327,7 +290,7 @@ func BenchmarkOB1_SyncAdmittedRecorded(b *testing.B) {
 }
 
 func BenchmarkOB1_SyncRejectedRecorded(b *testing.B) {
-	bh, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.Observe(noopObserver{}))
+	bh, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.Observe(kindtest.NopObserver{}))
 	require.NoError(b, err)
 	bh.TryAcquire()
 	call := bulkhead.DecorateFunc(bh, okCall)
@@ -337,21 +300,6 @@ func BenchmarkOB1_SyncRejectedRecorded(b *testing.B) {
 		_, _ = call(ctx, 1)
 	}
 }
-
-// noopObserver gives every instance a recorder that does nothing.
-type noopObserver struct{}
-
-func (noopObserver) Instrument(policy.Layer, string) policy.Recorder { return noopRecorder{} }
-
-type noopRecorder struct{}
-
-func (noopRecorder) Record(context.Context, policy.Outcome) {}
-func (noopRecorder) Event(context.Context, policy.Event)    {}
-
-// nilObserver gives every instance no recorder, and counts how often it was asked.
-type nilObserver struct{ asked int }
-
-func (o *nilObserver) Instrument(policy.Layer, string) policy.Recorder { o.asked++; return nil }
 
 func kinds(evs []policy.Event) []policy.EventKind {
 	var out []policy.EventKind

@@ -17,34 +17,6 @@ import (
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
 
-// markKey keys the marker a test puts in a call's context, to find that context again in
-// what the recorder was given.
-type markKey struct{}
-
-func marked(m string) context.Context {
-	return context.WithValue(context.Background(), markKey{}, m)
-}
-
-func markOf(ctx context.Context) any { return ctx.Value(markKey{}) }
-
-// nopRecorder records nothing, at no cost: the allocation tests use it.
-type nopRecorder struct{}
-
-func (nopRecorder) Record(context.Context, policy.Outcome) {}
-func (nopRecorder) Event(context.Context, policy.Event)    {}
-
-type nopObserver struct{}
-
-func (nopObserver) Instrument(policy.Layer, string) policy.Recorder { return nopRecorder{} }
-
-// nilObserver makes no recorder for any instance.
-type nilObserver struct{ asked int }
-
-func (o *nilObserver) Instrument(policy.Layer, string) policy.Recorder {
-	o.asked++
-	return nil
-}
-
 // observed is a breaker on a manual clock, observed by a kindtest.Observer, with a
 // decorated function that does what its step says (a sleep on the clock makes it slow).
 type observed struct {
@@ -79,7 +51,7 @@ func TestOB1_BreakerRecordsSucceededFailedIgnoredWithLatencyAndSlow(t *testing.T
 		cb.SlidingWindowSize(10), cb.MinimumCalls(10))
 	for i, s := range []step{slow(30*time.Millisecond, nil), slow(150*time.Millisecond, errBoom),
 		slow(200*time.Millisecond, errIgnored), slow(100*time.Millisecond, nil), ok} {
-		_, _ = o.call(marked(fmt.Sprint("call", i)), s)
+		_, _ = o.call(kindtest.Marked(fmt.Sprint("call", i)), s)
 	}
 	require.Equal(t, cb.Closed, o.b.State())
 
@@ -92,7 +64,7 @@ func TestOB1_BreakerRecordsSucceededFailedIgnoredWithLatencyAndSlow(t *testing.T
 		"at the threshold is not slow")
 	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded}, got[4])
 	for i, ctx := range o.rec.Contexts() {
-		assert.Equal(t, fmt.Sprint("call", i), markOf(ctx), "outcome %d has its call's context", i)
+		assert.Equal(t, fmt.Sprint("call", i), kindtest.MarkOf(ctx), "outcome %d has its call's context", i)
 	}
 	assert.Empty(t, o.rec.Events(), "admitted calls that change nothing publish nothing")
 	snap := o.b.Snapshot()
@@ -106,21 +78,21 @@ func TestOB1_BreakerRecordsSucceededFailedIgnoredWithLatencyAndSlow(t *testing.T
 func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) {
 	o := newObserved(t, cb.SlidingWindowSize(1), cb.MinimumCalls(1), cb.WaitInOpen(time.Minute),
 		cb.PermittedInHalfOpen(1))
-	_, err := o.call(marked("opener"), fail)
+	_, err := o.call(kindtest.Marked("opener"), fail)
 	require.ErrorIs(t, err, errBoom)
 	require.Equal(t, cb.Open, o.b.State())
 
 	o.clk.Advance(10 * time.Second)
-	_, err = o.call(marked("refused"), ok)
+	_, err = o.call(kindtest.Marked("refused"), ok)
 	require.ErrorIs(t, err, cb.ErrOpen)
 
 	o.clk.Advance(time.Minute)
-	_, err = o.call(marked("trial"), slow(time.Second, nil))
+	_, err = o.call(kindtest.Marked("trial"), slow(time.Second, nil))
 	require.NoError(t, err)
 	require.Equal(t, cb.Closed, o.b.State())
 
 	o.b.ForceOpen()
-	_, err = o.call(marked("forced"), ok)
+	_, err = o.call(kindtest.Marked("forced"), ok)
 	require.ErrorIs(t, err, cb.ErrOpen)
 
 	got := o.rec.Outcomes()
@@ -138,7 +110,7 @@ func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) 
 	assert.Equal(t, cb.ForcedOpen, oe.State())
 	var marks []any
 	for _, ctx := range o.rec.Contexts() {
-		marks = append(marks, markOf(ctx))
+		marks = append(marks, kindtest.MarkOf(ctx))
 	}
 	assert.Equal(t, []any{"opener", "refused", "trial", "forced"}, marks)
 
@@ -151,7 +123,7 @@ func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) 
 	ctxs := o.rec.EventContexts()
 	for i, e := range o.rec.Events() {
 		assert.Equal(t, "svc", e.Instance)
-		evs = append(evs, ev{e.Kind, e.From, e.To, markOf(ctxs[i])})
+		evs = append(evs, ev{e.Kind, e.From, e.To, kindtest.MarkOf(ctxs[i])})
 	}
 	assert.Equal(t, []ev{
 		{policy.CircuitBreakerTransition, "closed", "open", "opener"},
@@ -181,9 +153,9 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 		return f
 	})
 
-	fOK := call(marked("ok"), struct{}{})
-	fFail := call(marked("fail"), struct{}{})
-	fCanceled := call(marked("canceled"), struct{}{})
+	fOK := call(kindtest.Marked("ok"), struct{}{})
+	fFail := call(kindtest.Marked("fail"), struct{}{})
+	fCanceled := call(kindtest.Marked("canceled"), struct{}{})
 	assert.Empty(t, rec.Outcomes(), "nothing is recorded before the future completes")
 	clk.Advance(300 * time.Millisecond)
 	complete[0]("v", nil)
@@ -201,7 +173,7 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 	assert.True(t, got[2].Slow)
 	var marks []any
 	for _, ctx := range rec.Contexts() {
-		marks = append(marks, markOf(ctx))
+		marks = append(marks, kindtest.MarkOf(ctx))
 	}
 	assert.Equal(t, []any{"ok", "fail", "canceled"}, marks)
 	_, err = fOK.Await(context.Background())
@@ -210,18 +182,18 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 	require.ErrorIs(t, err, errBoom)
 
 	b.ForceOpen()
-	f := call(marked("refused"), struct{}{})
+	f := call(kindtest.Marked("refused"), struct{}{})
 	_, err = f.Await(context.Background())
 	require.ErrorIs(t, err, cb.ErrOpen)
 	got = rec.Outcomes()
 	require.Len(t, got, 4)
 	assert.Equal(t, policy.ResultRejected, got[3].Result)
 	assert.ErrorIs(t, got[3].Err, cb.ErrOpen)
-	assert.Equal(t, "refused", markOf(rec.Contexts()[3]))
+	assert.Equal(t, "refused", kindtest.MarkOf(rec.Contexts()[3]))
 	evs, ctxs := rec.Events(), rec.EventContexts()
 	require.NotEmpty(t, evs)
 	assert.Equal(t, policy.CircuitBreakerRejected, evs[len(evs)-1].Kind)
-	assert.Equal(t, "refused", markOf(ctxs[len(ctxs)-1]))
+	assert.Equal(t, "refused", kindtest.MarkOf(ctxs[len(ctxs)-1]))
 }
 
 // OB-1: an outcome is recorded whatever state the breaker is in when the call ends, even
@@ -233,19 +205,19 @@ func TestOB1_BreakerRecordsEveryAdmittedCallOnce(t *testing.T) {
 		o.b.ForceOpen() // the call ends in another state than the one that admitted it
 		return 1, nil
 	})
-	_, err := inner(marked("late"), 0)
+	_, err := inner(kindtest.Marked("late"), 0)
 	require.NoError(t, err)
 	o.b.Reset()
 
 	panics := cb.DecorateFunc(o.b, func(context.Context, int) (int, error) { panic("boom") })
-	require.Panics(t, func() { _, _ = panics(marked("panic"), 0) })
+	require.Panics(t, func() { _, _ = panics(kindtest.Marked("panic"), 0) })
 
 	got := o.rec.Outcomes()
 	require.Len(t, got, 2)
 	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded}, got[0])
 	assert.Equal(t, policy.Outcome{Result: policy.ResultFailed}, got[1], "a panic has no error")
-	assert.Equal(t, "late", markOf(o.rec.Contexts()[0]))
-	assert.Equal(t, "panic", markOf(o.rec.Contexts()[1]))
+	assert.Equal(t, "late", kindtest.MarkOf(o.rec.Contexts()[0]))
+	assert.Equal(t, "panic", kindtest.MarkOf(o.rec.Contexts()[1]))
 	assert.Equal(t, 1, o.b.Snapshot().FailedCalls, "the breaker counts the panic as a failure too")
 
 	obs := &kindtest.Observer{}
@@ -253,7 +225,7 @@ func TestOB1_BreakerRecordsEveryAdmittedCallOnce(t *testing.T) {
 		cb.RecordOn(errOther), cb.RecordIf(func(int, error) bool { panic("pred") }))
 	require.NoError(t, err)
 	call := cb.DecorateFunc(b3, func(context.Context, int) (int, error) { return 0, errBoom })
-	require.Panics(t, func() { _, _ = call(marked("pred"), 0) })
+	require.Panics(t, func() { _, _ = call(kindtest.Marked("pred"), 0) })
 	got = obs.Of(policy.LayerCircuitBreaker, "svc3").Outcomes()
 	assert.Equal(t, []policy.Outcome{{Result: policy.ResultFailed, Err: errBoom}}, got)
 }
@@ -263,7 +235,7 @@ func TestOB1_BreakerRecordsEveryAdmittedCallOnce(t *testing.T) {
 // is a call through a disabled breaker.
 func TestOB1_BreakerRecordsNothingForArrivalRefusalsOrWhenDisabled(t *testing.T) {
 	o := newObserved(t)
-	done, cancel := context.WithCancel(marked("done"))
+	done, cancel := context.WithCancel(kindtest.Marked("done"))
 	cancel()
 	_, err := o.call(done, ok)
 	require.ErrorIs(t, err, context.Canceled)
@@ -278,9 +250,9 @@ func TestOB1_BreakerRecordsNothingForArrivalRefusalsOrWhenDisabled(t *testing.T)
 
 	o.b.Disable()
 	before := len(o.rec.Events()) // the transition to disabled
-	_, err = o.call(marked("disabled"), fail)
+	_, err = o.call(kindtest.Marked("disabled"), fail)
 	require.ErrorIs(t, err, errBoom)
-	_, err = acall(marked("disabled"), struct{}{}).Await(context.Background())
+	_, err = acall(kindtest.Marked("disabled"), struct{}{}).Await(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, o.rec.Outcomes())
 	assert.Len(t, o.rec.Events(), before)
@@ -289,12 +261,12 @@ func TestOB1_BreakerRecordsNothingForArrivalRefusalsOrWhenDisabled(t *testing.T)
 // OB-1: an instance whose observer makes no recorder records nothing, and still publishes
 // to its listener.
 func TestOB1_BreakerWithoutRecorderRecordsNothing(t *testing.T) {
-	nilObs := &nilObserver{}
+	nilObs := &kindtest.NilObserver{}
 	r := &recorder{}
 	b, err := cb.New(cb.WithClock(clock.NewManual()), cb.Observe(nilObs), cb.OnEvent(r.listen),
 		cb.SlidingWindowSize(1), cb.MinimumCalls(1))
 	require.NoError(t, err)
-	assert.Equal(t, 1, nilObs.asked, "asked once, when built")
+	assert.Equal(t, 1, nilObs.Asked(), "asked once, when built")
 	call := cb.DecorateFunc(b, failFunc)
 	_, err = call(context.Background(), 0)
 	require.ErrorIs(t, err, errBoom)
@@ -302,7 +274,7 @@ func TestOB1_BreakerWithoutRecorderRecordsNothing(t *testing.T) {
 	require.ErrorIs(t, err, cb.ErrOpen)
 	assert.Equal(t, []string{"closed→open"}, r.transitions())
 	assert.Equal(t, 1, r.count(policy.CircuitBreakerRejected))
-	assert.Equal(t, 1, nilObs.asked)
+	assert.Equal(t, 1, nilObs.Asked())
 }
 
 // OB-1: with a recorder attached, admitted and rejected calls still allocate nothing, on
@@ -311,7 +283,7 @@ func TestOB1_BreakerRecorderAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
 	for name, clk := range map[string]clock.Clock{"manual": clock.NewManual(), "system": clock.System()} {
 		t.Run(name, func(t *testing.T) {
-			b := allocBreaker(t, clk, cb.Observe(nopObserver{}), cb.IgnoreOn(errIgnored))
+			b := allocBreaker(t, clk, cb.Observe(kindtest.NopObserver{}), cb.IgnoreOn(errIgnored))
 			okCall := cb.DecorateFunc(b, okFunc)
 			failCall := cb.DecorateFunc(b, failFunc)
 			ignored := cb.DecorateFunc(b, func(context.Context, int) (int, error) { return 0, errIgnored })
@@ -344,27 +316,16 @@ func TestOB1_OpenErrorIsARejectionByTheCircuitBreaker(t *testing.T) {
 	assert.False(t, isRej)
 }
 
-// countingClock is a manual clock that counts the reads of Now.
-type countingClock struct {
-	*clock.Manual
-	reads int
-}
-
-func (c *countingClock) Now() time.Duration {
-	c.reads++
-	return c.Manual.Now()
-}
-
 // OB-1: the clock is read as without a recorder (the start and the end of an admitted
 // call, for its duration), but for a call whose error is ignored in the closed state,
 // whose end is read only for a recorder.
 func TestOB1_BreakerReadsTheClockForLatencyOnlyWhenRecording(t *testing.T) {
 	for _, recording := range []bool{false, true} {
 		t.Run(fmt.Sprint("recording=", recording), func(t *testing.T) {
-			clk := &countingClock{Manual: clock.NewManual()}
+			clk := kindtest.NewCountingClock(clock.NewManual())
 			opts := []cb.Option{cb.WithClock(clk), cb.IgnoreOn(errIgnored)}
 			if recording {
-				opts = append(opts, cb.Observe(nopObserver{}))
+				opts = append(opts, cb.Observe(kindtest.NopObserver{}))
 			}
 			b, err := cb.New(opts...)
 			require.NoError(t, err)
@@ -372,16 +333,16 @@ func TestOB1_BreakerReadsTheClockForLatencyOnlyWhenRecording(t *testing.T) {
 			ignored := cb.DecorateFunc(b, func(context.Context, int) (int, error) { return 0, errIgnored })
 			ctx := context.Background()
 
-			clk.reads = 0
+			clk.Reset()
 			_, _ = okCall(ctx, 0)
-			assert.Equal(t, 2, clk.reads, "an admitted call: its start and its end")
-			clk.reads = 0
+			assert.Equal(t, 2, clk.Reads(), "an admitted call: its start and its end")
+			clk.Reset()
 			_, _ = ignored(ctx, 0)
 			want := 1
 			if recording {
 				want = 2
 			}
-			assert.Equal(t, want, clk.reads, "an ignored call in the closed state")
+			assert.Equal(t, want, clk.Reads(), "an ignored call in the closed state")
 		})
 	}
 }
@@ -389,7 +350,7 @@ func TestOB1_BreakerReadsTheClockForLatencyOnlyWhenRecording(t *testing.T) {
 // BenchmarkAdmittedObserved is BenchmarkAdmitted with a recorder that does nothing: the
 // cost of building and handing over each outcome.
 func BenchmarkAdmittedObserved(b *testing.B) {
-	br := allocBreaker(b, clock.System(), cb.Observe(nopObserver{}))
+	br := allocBreaker(b, clock.System(), cb.Observe(kindtest.NopObserver{}))
 	call := cb.DecorateFunc(br, okFunc)
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -400,7 +361,7 @@ func BenchmarkAdmittedObserved(b *testing.B) {
 
 // BenchmarkRejectedObserved is BenchmarkRejected with a recorder that does nothing.
 func BenchmarkRejectedObserved(b *testing.B) {
-	br := allocBreaker(b, clock.System(), cb.SlidingWindowSize(1), cb.Observe(nopObserver{}))
+	br := allocBreaker(b, clock.System(), cb.SlidingWindowSize(1), cb.Observe(kindtest.NopObserver{}))
 	_, _ = cb.DecorateFunc(br, failFunc)(context.Background(), 0)
 	if br.State() != cb.Open {
 		b.Fatal("breaker not open")

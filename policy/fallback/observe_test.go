@@ -14,31 +14,6 @@ import (
 	"github.com/resilience4go/resilience4go/policy/fallback"
 )
 
-// markKey keys the marker a test puts in a call's context, to find that context again in
-// what the recorder was given.
-type markKey struct{}
-
-func marked(m string) context.Context {
-	return context.WithValue(context.Background(), markKey{}, m)
-}
-
-func markOf(ctx context.Context) any { return ctx.Value(markKey{}) }
-
-// nopRecorder records nothing, at no cost: the allocation tests use it.
-type nopRecorder struct{}
-
-func (nopRecorder) Record(context.Context, policy.Outcome) {}
-func (nopRecorder) Event(context.Context, policy.Event)    {}
-
-type nopObserver struct{}
-
-func (nopObserver) Instrument(policy.Layer, string) policy.Recorder { return nopRecorder{} }
-
-// nilObserver makes no recorder for any instance.
-type nilObserver struct{}
-
-func (nilObserver) Instrument(policy.Layer, string) policy.Recorder { return nil }
-
 // OB-1: a fallback records no outcome; its FallbackApplied events reach the recorder with
 // the context of the call whose error it replaced, sync and async (completed at once, and
 // later).
@@ -48,20 +23,20 @@ func TestOB1_FallbackPublishesAppliedWithTheCallsContextAndRecordsNoOutcome(t *t
 	require.True(t, obs.Made(policy.LayerFallback, "svc"), "the recorder is asked for when the fallback is built")
 	rec := obs.Of(policy.LayerFallback, "svc")
 
-	v, err := fallback.DecorateFunc(f, failWith(errBoom))(marked("sync"), "q")
+	v, err := fallback.DecorateFunc(f, failWith(errBoom))(kindtest.Marked("sync"), "q")
 	require.NoError(t, err)
 	require.Equal(t, "cached (boom)", v)
-	_, err = fallback.DecorateFunc(f, failWith(nil))(marked("ok"), "q")
+	_, err = fallback.DecorateFunc(f, failWith(nil))(kindtest.Marked("ok"), "q")
 	require.NoError(t, err)
 
 	failedNow := async.Failed[string](errBoom)
-	fut := fallback.DecorateAsyncFunc(f, func(context.Context, string) *async.Future[string] { return failedNow })(marked("async now"), "q")
+	fut := fallback.DecorateAsyncFunc(f, func(context.Context, string) *async.Future[string] { return failedNow })(kindtest.Marked("async now"), "q")
 	v, err = fut.Await(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, "cached (boom)", v)
 
 	inner, complete := async.NewPromise[string]()
-	fut = fallback.DecorateAsyncFunc(f, func(context.Context, string) *async.Future[string] { return inner })(marked("async later"), "q")
+	fut = fallback.DecorateAsyncFunc(f, func(context.Context, string) *async.Future[string] { return inner })(kindtest.Marked("async later"), "q")
 	complete("", errOther)
 	v, err = fut.Await(context.Background())
 	require.NoError(t, err)
@@ -74,7 +49,7 @@ func TestOB1_FallbackPublishesAppliedWithTheCallsContextAndRecordsNoOutcome(t *t
 	for i, ctx := range rec.EventContexts() {
 		assert.Equal(t, policy.FallbackApplied, evs[i].Kind)
 		assert.Equal(t, "svc", evs[i].Instance)
-		marks = append(marks, markOf(ctx))
+		marks = append(marks, kindtest.MarkOf(ctx))
 	}
 	assert.Equal(t, []any{"sync", "async now", "async later"}, marks)
 	assert.ErrorIs(t, evs[0].Err, errBoom)
@@ -88,19 +63,19 @@ func TestOB1_FallbackRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t
 	obs := &kindtest.Observer{}
 	f := newFallback(t, fallback.WithInstanceID("svc"), fallback.Observe(obs))
 	rec := obs.Of(policy.LayerFallback, "svc")
-	done, cancel := context.WithCancel(marked("done"))
+	done, cancel := context.WithCancel(kindtest.Marked("done"))
 	cancel()
 	_, err := fallback.DecorateFunc(f, failWith(errBoom))(done, "q")
 	require.ErrorIs(t, err, context.Canceled)
 	off := newFallback(t, fallback.WithInstanceID("off"), fallback.Observe(obs), fallback.Enabled(false))
-	_, err = fallback.DecorateFunc(off, failWith(errBoom))(marked("disabled"), "q")
+	_, err = fallback.DecorateFunc(off, failWith(errBoom))(kindtest.Marked("disabled"), "q")
 	require.ErrorIs(t, err, errBoom)
 	assert.Empty(t, rec.Events())
 	assert.Empty(t, obs.Of(policy.LayerFallback, "off").Events())
 
 	ev := &events{}
-	bare := newFallback(t, fallback.Observe(nilObserver{}), fallback.OnEvent(ev.listen))
-	_, err = fallback.DecorateFunc(bare, failWith(errBoom))(marked("bare"), "q")
+	bare := newFallback(t, fallback.Observe(&kindtest.NilObserver{}), fallback.OnEvent(ev.listen))
+	_, err = fallback.DecorateFunc(bare, failWith(errBoom))(kindtest.Marked("bare"), "q")
 	require.NoError(t, err)
 	assert.Len(t, ev.get(), 1)
 }
@@ -109,13 +84,13 @@ func TestOB1_FallbackRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t
 // nothing more than without (a handled error: what the fallback function allocates).
 func TestOB1_FallbackRecorderAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
-	f := newFallback(t, fallback.IgnoreOn(errOther), fallback.Observe(nopObserver{}))
+	f := newFallback(t, fallback.IgnoreOn(errOther), fallback.Observe(kindtest.NopObserver{}))
 	ok := fallback.DecorateFunc(f, failWith(nil))
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = ok(ctx, "") }), "success")
 	ignored := fallback.DecorateFunc(f, func(context.Context, string) (string, error) { return "", errOther })
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = ignored(ctx, "") }), "an ignored error")
 	constant, err := fallback.New(func(context.Context, error) (string, error) { return "default", nil },
-		fallback.Observe(nopObserver{}))
+		fallback.Observe(kindtest.NopObserver{}))
 	require.NoError(t, err)
 	handled := fallback.DecorateFunc(constant, func(context.Context, string) (string, error) { return "", errBoom })
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = handled(ctx, "") }), "a handled error")

@@ -16,50 +16,6 @@ import (
 	"github.com/resilience4go/resilience4go/policy/hedge"
 )
 
-// markKey keys the marker a test puts in a call's context, to find that context again in
-// what the recorder was given.
-type markKey struct{}
-
-func marked(m string) context.Context {
-	return context.WithValue(context.Background(), markKey{}, m)
-}
-
-func markOf(ctx context.Context) any { return ctx.Value(markKey{}) }
-
-func marksOf(ctxs []context.Context) []any {
-	var out []any
-	for _, ctx := range ctxs {
-		out = append(out, markOf(ctx))
-	}
-	return out
-}
-
-// nopRecorder records nothing, at no cost: the allocation tests use it.
-type nopRecorder struct{}
-
-func (nopRecorder) Record(context.Context, policy.Outcome) {}
-func (nopRecorder) Event(context.Context, policy.Event)    {}
-
-type nopObserver struct{}
-
-func (nopObserver) Instrument(policy.Layer, string) policy.Recorder { return nopRecorder{} }
-
-// nilObserver makes no recorder for any instance.
-type nilObserver struct{}
-
-func (nilObserver) Instrument(policy.Layer, string) policy.Recorder { return nil }
-
-// countingClock is a manual clock that counts the reads of Now.
-type countingClock struct {
-	*clock.Manual
-	reads int
-}
-
-func (c *countingClock) Now() time.Duration {
-	c.reads++
-	return c.Manual.Now()
-}
-
 // observedHedge builds a hedge on a manual clock with id "Svc.Call", observed; it returns
 // the clock and the instance's recorder.
 func observedHedge(t *testing.T, opts ...hedge.Option) (*hedge.Hedge, *clock.Manual, *kindtest.Observed) {
@@ -79,7 +35,7 @@ func evKinds(rec *kindtest.Observed) []string {
 	var out []string
 	ctxs := rec.EventContexts()
 	for i, e := range rec.Events() {
-		out = append(out, fmt.Sprintf("%v#%d@%v", e.Kind, e.Attempt, markOf(ctxs[i])))
+		out = append(out, fmt.Sprintf("%v#%d@%v", e.Kind, e.Attempt, kindtest.MarkOf(ctxs[i])))
 	}
 	return out
 }
@@ -88,15 +44,15 @@ func evKinds(rec *kindtest.Observed) []string {
 // attempt, its latency, its error.
 func TestOB1_HedgeRecordsCallsSettledAtOnce(t *testing.T) {
 	h, clk, rec := observedHedge(t, hedge.HedgeOn(errHedge))
-	_, err := result(t, hedge.DecorateAsyncFunc(h, newDep(clk, step{now: true, v: "v"}).call)(marked("ok"), ""))
+	_, err := result(t, hedge.DecorateAsyncFunc(h, newDep(clk, step{now: true, v: "v"}).call)(kindtest.Marked("ok"), ""))
 	require.NoError(t, err)
-	_, err = result(t, hedge.DecorateAsyncFunc(h, newDep(clk, failsNow(errOther)).call)(marked("failed"), ""))
+	_, err = result(t, hedge.DecorateAsyncFunc(h, newDep(clk, failsNow(errOther)).call)(kindtest.Marked("failed"), ""))
 	require.ErrorIs(t, err, errOther)
 	assert.Equal(t, []policy.Outcome{
 		{Result: policy.ResultSucceeded, Attempts: 1},
 		{Result: policy.ResultFailed, Attempts: 1, Err: errOther},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"ok", "failed"}, marksOf(rec.Contexts()))
+	assert.Equal(t, []any{"ok", "failed"}, kindtest.Markers(rec.Contexts()))
 	assert.Empty(t, rec.Events())
 }
 
@@ -106,7 +62,7 @@ func TestOB1_HedgeRecordsCallsSettledAtOnce(t *testing.T) {
 func TestOB1_HedgeRecordsHedgedCalls(t *testing.T) {
 	h, clk, rec := observedHedge(t, hedge.Delay(time.Second), hedge.MaxAttempts(3))
 	won := hedge.DecorateAsyncFunc(h, newDep(clk, ok(3*time.Second, "slow"), ok(100*time.Millisecond, "fast")).call)
-	f := won(marked("won"), "")
+	f := won(kindtest.Marked("won"), "")
 	clk.Advance(time.Second)
 	assert.Empty(t, rec.Outcomes(), "nothing recorded while the call goes on")
 	clk.Advance(100 * time.Millisecond)
@@ -115,7 +71,7 @@ func TestOB1_HedgeRecordsHedgedCalls(t *testing.T) {
 	require.Equal(t, "fast", v)
 
 	failed := hedge.DecorateAsyncFunc(h, newDep(clk, fails(200*time.Millisecond, errHedge)).call)
-	f = failed(marked("failed"), "")
+	f = failed(kindtest.Marked("failed"), "")
 	clk.Advance(time.Second)
 	_, err = result(t, f)
 	require.ErrorIs(t, err, errHedge)
@@ -124,7 +80,7 @@ func TestOB1_HedgeRecordsHedgedCalls(t *testing.T) {
 		{Result: policy.ResultSucceeded, Attempts: 2, Latency: 1100 * time.Millisecond},
 		{Result: policy.ResultFailed, Attempts: 3, Latency: 600 * time.Millisecond, Err: errHedge},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"won", "failed"}, marksOf(rec.Contexts()))
+	assert.Equal(t, []any{"won", "failed"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{
 		"Hedged#2@won", "HedgeWon#2@won",
 		"Hedged#2@failed", "Hedged#3@failed", "HedgeFailed#3@failed",
@@ -136,17 +92,17 @@ func TestOB1_HedgeRecordsHedgedCalls(t *testing.T) {
 func TestOB1_HedgeRecordsSkipsCancelAndContextEnd(t *testing.T) {
 	h, clk, rec := observedHedge(t, hedge.Delay(time.Second), hedge.BudgetPercent(0), hedge.BudgetMinPerSecond(0))
 	call := hedge.DecorateAsyncFunc(h, newDep(clk, ok(2*time.Second, "v")).call)
-	f := call(marked("skipped"), "")
+	f := call(kindtest.Marked("skipped"), "")
 	clk.Advance(2 * time.Second)
 	_, err := result(t, f)
 	require.NoError(t, err)
 
 	never := hedge.DecorateAsyncFunc(h, newDep(clk, never()).call)
-	f = never(marked("canceled"), "")
+	f = never(kindtest.Marked("canceled"), "")
 	clk.Advance(300 * time.Millisecond)
 	f.Cancel()
 
-	ctx, cancel := context.WithCancel(marked("context"))
+	ctx, cancel := context.WithCancel(kindtest.Marked("context"))
 	defer cancel()
 	f = never(ctx, "")
 	clk.Advance(400 * time.Millisecond)
@@ -160,7 +116,7 @@ func TestOB1_HedgeRecordsSkipsCancelAndContextEnd(t *testing.T) {
 		{Result: policy.ResultFailed, Attempts: 1, Latency: 300 * time.Millisecond, Err: async.ErrCanceled},
 		{Result: policy.ResultFailed, Attempts: 1, Latency: 400 * time.Millisecond, Err: context.Canceled},
 	}, got)
-	assert.Equal(t, []any{"skipped", "canceled", "context"}, marksOf(rec.Contexts()))
+	assert.Equal(t, []any{"skipped", "canceled", "context"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{"HedgeSkipped#2@skipped"}, evKinds(rec))
 }
 
@@ -169,7 +125,7 @@ func TestOB1_HedgeRecordsSkipsCancelAndContextEnd(t *testing.T) {
 // a disabled hedge, nor one through an instance without a recorder.
 func TestOB1_HedgeRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *testing.T) {
 	h, clk, rec := observedHedge(t)
-	done, cancel := context.WithCancel(marked("done"))
+	done, cancel := context.WithCancel(kindtest.Marked("done"))
 	cancel()
 	_, err := result(t, hedge.DecorateAsyncFunc(h, newDep(clk, step{now: true, v: "v"}).call)(done, ""))
 	require.ErrorIs(t, err, context.Canceled)
@@ -178,14 +134,14 @@ func TestOB1_HedgeRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *t
 	obs := &kindtest.Observer{}
 	off, err := hedge.New(hedge.WithClock(clk), hedge.WithInstanceID("off"), hedge.Observe(obs), hedge.Enabled(false))
 	require.NoError(t, err)
-	_, err = result(t, hedge.DecorateAsyncFunc(off, newDep(clk, failsNow(errHedge)).call)(marked("disabled"), ""))
+	_, err = result(t, hedge.DecorateAsyncFunc(off, newDep(clk, failsNow(errHedge)).call)(kindtest.Marked("disabled"), ""))
 	require.ErrorIs(t, err, errHedge)
 	assert.Empty(t, obs.Of(policy.LayerHedge, "off").Outcomes())
 
 	r := &kindtest.Recorder{}
-	bare, err := hedge.New(hedge.WithClock(clk), hedge.Observe(nilObserver{}), hedge.OnEvent(r.Listen), hedge.Delay(time.Second))
+	bare, err := hedge.New(hedge.WithClock(clk), hedge.Observe(&kindtest.NilObserver{}), hedge.OnEvent(r.Listen), hedge.Delay(time.Second))
 	require.NoError(t, err)
-	f := hedge.DecorateAsyncFunc(bare, newDep(clk, ok(3*time.Second, "slow"), ok(100*time.Millisecond, "fast")).call)(marked("bare"), "")
+	f := hedge.DecorateAsyncFunc(bare, newDep(clk, ok(3*time.Second, "slow"), ok(100*time.Millisecond, "fast")).call)(kindtest.Marked("bare"), "")
 	clk.Advance(1100 * time.Millisecond)
 	_, err = result(t, f)
 	require.NoError(t, err)
@@ -197,10 +153,10 @@ func TestOB1_HedgeRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *t
 func TestOB1_HedgeReadsTheClockForLatencyOnlyWhenRecording(t *testing.T) {
 	for _, recording := range []bool{false, true} {
 		t.Run(fmt.Sprint("recording=", recording), func(t *testing.T) {
-			clk := &countingClock{Manual: clock.NewManual()}
+			clk := kindtest.NewCountingClock(clock.NewManual())
 			opts := []hedge.Option{hedge.WithClock(clk), hedge.Budget(false)}
 			if recording {
-				opts = append(opts, hedge.Observe(nopObserver{}))
+				opts = append(opts, hedge.Observe(kindtest.NopObserver{}))
 			}
 			h, err := hedge.New(opts...)
 			require.NoError(t, err)
@@ -210,7 +166,7 @@ func TestOB1_HedgeReadsTheClockForLatencyOnlyWhenRecording(t *testing.T) {
 			if recording {
 				want = 2
 			}
-			assert.Equal(t, want, clk.reads)
+			assert.Equal(t, want, clk.Reads())
 		})
 	}
 }
@@ -223,7 +179,7 @@ func TestOB1_HedgeRecorderAddsNoAllocation(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, opts := range [][]hedge.Option{nil, {hedge.Budget(false)}} {
-		h, err := hedge.New(append(opts, hedge.Observe(nopObserver{}))...)
+		h, err := hedge.New(append(opts, hedge.Observe(kindtest.NopObserver{}))...)
 		require.NoError(t, err)
 		call := hedge.DecorateAsyncFunc(h, answer)
 		allocs := testing.AllocsPerRun(1000, func() {
@@ -238,7 +194,7 @@ func TestOB1_HedgeRecorderAddsNoAllocation(t *testing.T) {
 // BenchmarkHedge_FirstAttemptWinsObserved is BenchmarkHedge_FirstAttemptWins (no budget)
 // with a recorder that does nothing.
 func BenchmarkHedge_FirstAttemptWinsObserved(b *testing.B) {
-	call := hedge.DecorateAsyncFunc(mustNew(b, hedge.Budget(false), hedge.Observe(nopObserver{})), answer)
+	call := hedge.DecorateAsyncFunc(mustNew(b, hedge.Budget(false), hedge.Observe(kindtest.NopObserver{})), answer)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b.ReportAllocs()

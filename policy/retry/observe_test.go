@@ -17,39 +17,6 @@ import (
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
-// markKey keys the marker a test puts in a call's context, to find that context again in
-// what the recorder was given.
-type markKey struct{}
-
-func marked(m string) context.Context {
-	return context.WithValue(context.Background(), markKey{}, m)
-}
-
-func markOf(ctx context.Context) any { return ctx.Value(markKey{}) }
-
-func marksOf(ctxs []context.Context) []any {
-	var out []any
-	for _, ctx := range ctxs {
-		out = append(out, markOf(ctx))
-	}
-	return out
-}
-
-// nopRecorder records nothing, at no cost: the allocation tests use it.
-type nopRecorder struct{}
-
-func (nopRecorder) Record(context.Context, policy.Outcome) {}
-func (nopRecorder) Event(context.Context, policy.Event)    {}
-
-type nopObserver struct{}
-
-func (nopObserver) Instrument(policy.Layer, string) policy.Recorder { return nopRecorder{} }
-
-// nilObserver makes no recorder for any instance.
-type nilObserver struct{}
-
-func (nilObserver) Instrument(policy.Layer, string) policy.Recorder { return nil }
-
 // observedRetry builds a retry on clk with id "svc", observed; it returns the instance's
 // recorder.
 func observedRetry(t *testing.T, clk clock.Clock, opts ...retry.Option) (*retry.Retry, *kindtest.Observed) {
@@ -67,7 +34,7 @@ func evKinds(rec *kindtest.Observed) []string {
 	var out []string
 	ctxs := rec.EventContexts()
 	for i, e := range rec.Events() {
-		out = append(out, fmt.Sprintf("%v#%d@%v", e.Kind, e.Attempt, markOf(ctxs[i])))
+		out = append(out, fmt.Sprintf("%v#%d@%v", e.Kind, e.Attempt, kindtest.MarkOf(ctxs[i])))
 	}
 	return out
 }
@@ -83,7 +50,7 @@ func TestOB1_RetryRecordsSyncOutcomesWithAttempts(t *testing.T) {
 	r, rec := observedRetry(t, clk, retry.MaxAttempts(3), retry.AbortOn(errAbort))
 	do := func(mark string, errs ...error) error {
 		fn := &recorder{clk: clk, errs: errs}
-		_, err := retry.DecorateFunc(r, fn.call)(marked(mark), struct{}{})
+		_, err := retry.DecorateFunc(r, fn.call)(kindtest.Marked(mark), struct{}{})
 		return err
 	}
 	require.NoError(t, do("first", nil))
@@ -97,7 +64,7 @@ func TestOB1_RetryRecordsSyncOutcomesWithAttempts(t *testing.T) {
 		{Result: policy.ResultFailed, Attempts: 3, Err: errBoom},
 		{Result: policy.ResultAborted, Attempts: 2, Err: errAbort},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"first", "third", "exhausted", "aborted"}, marksOf(rec.Contexts()))
+	assert.Equal(t, []any{"first", "third", "exhausted", "aborted"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{
 		"RetryAttempt#1@third", "RetryAttempt#2@third",
 		"RetryAttempt#1@exhausted", "RetryAttempt#2@exhausted", "RetryExhausted#3@exhausted",
@@ -113,7 +80,7 @@ func TestOB1_RetryRecordsContextEndAndRetryIfExhaustion(t *testing.T) {
 	clk := clock.NewManual()
 	r, rec := observedRetry(t, clk, retry.MaxAttempts(2), retry.RetryIf(func(v int, _ error) bool { return v < 0 }))
 
-	ctx, cancel := context.WithCancel(marked("canceled"))
+	ctx, cancel := context.WithCancel(kindtest.Marked("canceled"))
 	defer cancel()
 	_, err := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) {
 		cancel()
@@ -122,7 +89,7 @@ func TestOB1_RetryRecordsContextEndAndRetryIfExhaustion(t *testing.T) {
 	require.ErrorIs(t, err, errBoom)
 	require.ErrorIs(t, err, context.Canceled)
 
-	v, err := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return -1, nil })(marked("retryIf"), struct{}{})
+	v, err := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return -1, nil })(kindtest.Marked("retryIf"), struct{}{})
 	require.NoError(t, err)
 	require.Equal(t, -1, v)
 
@@ -133,7 +100,7 @@ func TestOB1_RetryRecordsContextEndAndRetryIfExhaustion(t *testing.T) {
 	assert.ErrorIs(t, got[0].Err, errBoom)
 	assert.ErrorIs(t, got[0].Err, context.Canceled)
 	assert.Equal(t, policy.Outcome{Result: policy.ResultFailed, Attempts: 2}, got[1])
-	assert.Equal(t, []any{"canceled", "retryIf"}, marksOf(rec.Contexts()))
+	assert.Equal(t, []any{"canceled", "retryIf"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{"RetryAborted#1@canceled", "RetryAttempt#1@retryIf"}, evKinds(rec))
 }
 
@@ -142,7 +109,7 @@ func TestOB1_RetryRecordsContextEndAndRetryIfExhaustion(t *testing.T) {
 func TestOB1_RetryRecordsContextEndDuringTheWait(t *testing.T) {
 	clk := clock.NewManual()
 	r, rec := observedRetry(t, clk, retry.MaxAttempts(3))
-	ctx, cancel := context.WithCancel(marked("wait"))
+	ctx, cancel := context.WithCancel(kindtest.Marked("wait"))
 	defer cancel()
 	clk.AfterFunc(500*time.Millisecond, cancel) // during the first wait
 	_, err := retry.DecorateFunc(r, (&recorder{clk: clk, errs: []error{errBoom}}).call)(ctx, struct{}{})
@@ -164,15 +131,15 @@ func TestOB1_RetryRecordsAsyncOutcomes(t *testing.T) {
 	r, rec := observedRetry(t, clk, retry.MaxAttempts(3), retry.AbortOn(errAbort))
 
 	ok := retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] { return async.Completed(1) })
-	_, err := settled(t, ok(marked("at once"), struct{}{}))
+	_, err := settled(t, ok(kindtest.Marked("at once"), struct{}{}))
 	require.NoError(t, err)
 	aborted := retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] { return async.Failed[int](errAbort) })
-	_, err = settled(t, aborted(marked("aborted at once"), struct{}{}))
+	_, err = settled(t, aborted(kindtest.Marked("aborted at once"), struct{}{}))
 	require.ErrorIs(t, err, errAbort)
 
 	fn := &asyncFn{clk: clk}
 	call := retry.DecorateAsyncFunc(r, fn.call)
-	fut := call(marked("second"), struct{}{})
+	fut := call(kindtest.Marked("second"), struct{}{})
 	fn.last().complete(0, errBoom)
 	assert.Len(t, rec.Outcomes(), 2, "nothing recorded while the call goes on")
 	clk.Advance(time.Second)
@@ -181,7 +148,7 @@ func TestOB1_RetryRecordsAsyncOutcomes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 7, v)
 
-	fut = call(marked("exhausted"), struct{}{})
+	fut = call(kindtest.Marked("exhausted"), struct{}{})
 	for range 3 {
 		fn.last().complete(0, errBoom)
 		clk.Advance(time.Second)
@@ -189,7 +156,7 @@ func TestOB1_RetryRecordsAsyncOutcomes(t *testing.T) {
 	_, err = settled(t, fut)
 	require.ErrorIs(t, err, errBoom)
 
-	fut = call(marked("aborted"), struct{}{})
+	fut = call(kindtest.Marked("aborted"), struct{}{})
 	fn.last().complete(0, errBoom)
 	clk.Advance(time.Second)
 	fn.last().complete(0, errAbort)
@@ -203,7 +170,7 @@ func TestOB1_RetryRecordsAsyncOutcomes(t *testing.T) {
 		{Result: policy.ResultFailed, Attempts: 3, Err: errBoom},
 		{Result: policy.ResultAborted, Attempts: 2, Err: errAbort},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"at once", "aborted at once", "second", "exhausted", "aborted"}, marksOf(rec.Contexts()))
+	assert.Equal(t, []any{"at once", "aborted at once", "second", "exhausted", "aborted"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{
 		"RetryAborted#1@aborted at once",
 		"RetryAttempt#1@second",
@@ -220,17 +187,17 @@ func TestOB1_RetryRecordsAsyncCancelAndContextEnd(t *testing.T) {
 	fn := &asyncFn{clk: clk}
 	call := retry.DecorateAsyncFunc(r, fn.call)
 
-	fut := call(marked("cancel in flight"), struct{}{})
+	fut := call(kindtest.Marked("cancel in flight"), struct{}{})
 	fn.last().complete(0, errBoom)
 	clk.Advance(time.Second)
 	require.Equal(t, 2, fn.n())
 	fut.Cancel()
 
-	fut = call(marked("cancel waiting"), struct{}{})
+	fut = call(kindtest.Marked("cancel waiting"), struct{}{})
 	fn.last().complete(0, errBoom)
 	fut.Cancel()
 
-	ctx, cancel := context.WithCancel(marked("context"))
+	ctx, cancel := context.WithCancel(kindtest.Marked("context"))
 	defer cancel()
 	fut = call(ctx, struct{}{})
 	fn.last().complete(0, errBoom)
@@ -246,7 +213,7 @@ func TestOB1_RetryRecordsAsyncCancelAndContextEnd(t *testing.T) {
 	assert.Equal(t, 1, got[2].Attempts)
 	assert.ErrorIs(t, got[2].Err, errBoom)
 	assert.ErrorIs(t, got[2].Err, context.Canceled)
-	assert.Equal(t, []any{"cancel in flight", "cancel waiting", "context"}, marksOf(rec.Contexts()))
+	assert.Equal(t, []any{"cancel in flight", "cancel waiting", "context"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{"RetryAttempt#1@cancel in flight", "RetryAttempt#1@cancel waiting",
 		"RetryAttempt#1@context", "RetryAborted#1@context"}, evKinds(rec), "a canceled call publishes no end event")
 }
@@ -257,7 +224,7 @@ func TestOB1_RetryRecordsAsyncCancelAndContextEnd(t *testing.T) {
 func TestOB1_RetryRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *testing.T) {
 	clk := clock.NewManual()
 	r, rec := observedRetry(t, clk)
-	done, cancel := context.WithCancel(marked("done"))
+	done, cancel := context.WithCancel(kindtest.Marked("done"))
 	cancel()
 	fn := &recorder{clk: clk, errs: []error{nil}}
 	_, err := retry.DecorateFunc(r, fn.call)(done, struct{}{})
@@ -269,20 +236,20 @@ func TestOB1_RetryRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *t
 
 	require.NoError(t, r.Reconfigure(retry.Config{MaxAttempts: 3, Multiplier: 1, Disabled: true}))
 	failing := &recorder{clk: clk, errs: []error{errBoom}}
-	_, err = retry.DecorateFunc(r, failing.call)(marked("disabled"), struct{}{})
+	_, err = retry.DecorateFunc(r, failing.call)(kindtest.Marked("disabled"), struct{}{})
 	require.ErrorIs(t, err, errBoom)
 	_, err = settled(t, retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] {
 		return async.Failed[int](errBoom)
-	})(marked("disabled"), struct{}{}))
+	})(kindtest.Marked("disabled"), struct{}{}))
 	require.ErrorIs(t, err, errBoom)
 	assert.Empty(t, rec.Outcomes())
 	for _, ctx := range rec.EventContexts() {
-		assert.Nil(t, markOf(ctx), "only the ConfigChanged event, with no call's context")
+		assert.Nil(t, kindtest.MarkOf(ctx), "only the ConfigChanged event, with no call's context")
 	}
 
 	ev := &events{}
-	bare := newRetry(t, retry.WithClock(clk), retry.Observe(nilObserver{}), retry.OnEvent(ev.listen), retry.MaxAttempts(2))
-	_, err = retry.DecorateFunc(bare, (&recorder{clk: clk, errs: []error{errBoom}}).call)(marked("bare"), struct{}{})
+	bare := newRetry(t, retry.WithClock(clk), retry.Observe(&kindtest.NilObserver{}), retry.OnEvent(ev.listen), retry.MaxAttempts(2))
+	_, err = retry.DecorateFunc(bare, (&recorder{clk: clk, errs: []error{errBoom}}).call)(kindtest.Marked("bare"), struct{}{})
 	require.ErrorIs(t, err, errBoom)
 	assert.Len(t, ev.get(), 2, "the listener still gets RetryAttempt and RetryExhausted")
 }
@@ -290,7 +257,7 @@ func TestOB1_RetryRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *t
 // OB-1: with a recorder attached, a call that succeeds the first time, and one that fails
 // at once with an error that is not retried, still allocate nothing, sync and async.
 func TestOB1_RetryRecorderAllocatesNothing(t *testing.T) {
-	r := newRetry(t, retry.WithClock(clock.NewManual()), retry.AbortOn(errOther), retry.Observe(nopObserver{}))
+	r := newRetry(t, retry.WithClock(clock.NewManual()), retry.AbortOn(errOther), retry.Observe(kindtest.NopObserver{}))
 	ctx := context.Background()
 	ok := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return 1, nil })
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = ok(ctx, struct{}{}) }), "first-attempt success")
@@ -308,7 +275,7 @@ func TestOB1_RetryRecorderAllocatesNothing(t *testing.T) {
 
 // BenchmarkSuccessObserved: the first attempt succeeds, with a recorder that does nothing.
 func BenchmarkSuccessObserved(b *testing.B) {
-	r, err := retry.New(retry.Observe(nopObserver{}))
+	r, err := retry.New(retry.Observe(kindtest.NopObserver{}))
 	require.NoError(b, err)
 	call := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return 1, nil })
 	ctx := context.Background()

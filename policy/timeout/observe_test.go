@@ -17,50 +17,6 @@ import (
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
 
-// markKey keys the marker a test puts in a call's context, to find that context again in
-// what the recorder was given.
-type markKey struct{}
-
-func marked(m string) context.Context {
-	return context.WithValue(context.Background(), markKey{}, m)
-}
-
-func markOf(ctx context.Context) any { return ctx.Value(markKey{}) }
-
-func marksOf(ctxs []context.Context) []any {
-	var out []any
-	for _, ctx := range ctxs {
-		out = append(out, markOf(ctx))
-	}
-	return out
-}
-
-// nopRecorder records nothing, at no cost: the allocation tests use it.
-type nopRecorder struct{}
-
-func (nopRecorder) Record(context.Context, policy.Outcome) {}
-func (nopRecorder) Event(context.Context, policy.Event)    {}
-
-type nopObserver struct{}
-
-func (nopObserver) Instrument(policy.Layer, string) policy.Recorder { return nopRecorder{} }
-
-// nilObserver makes no recorder for any instance.
-type nilObserver struct{}
-
-func (nilObserver) Instrument(policy.Layer, string) policy.Recorder { return nil }
-
-// countingClock is a manual clock that counts the reads of Now.
-type countingClock struct {
-	*clock.Manual
-	reads int
-}
-
-func (c *countingClock) Now() time.Duration {
-	c.reads++
-	return c.Manual.Now()
-}
-
 var errBoom = errors.New("boom")
 
 // observedTimeout builds a timeout of d on clk with id "Svc.Call", observed; it returns the
@@ -90,11 +46,11 @@ func sleeper(clk *clock.Manual, d time.Duration, err error) policy.Func[string, 
 func TestOB1_TimeoutRecordsSyncOutcomesWithLatency(t *testing.T) {
 	clk := clock.NewManual()
 	to, rec := observedTimeout(t, clk, 500*time.Millisecond)
-	_, err := timeout.DecorateFunc(to, sleeper(clk, 200*time.Millisecond, nil))(marked("ok"), "")
+	_, err := timeout.DecorateFunc(to, sleeper(clk, 200*time.Millisecond, nil))(kindtest.Marked("ok"), "")
 	require.NoError(t, err)
-	_, err = timeout.DecorateFunc(to, sleeper(clk, 100*time.Millisecond, errBoom))(marked("failed"), "")
+	_, err = timeout.DecorateFunc(to, sleeper(clk, 100*time.Millisecond, errBoom))(kindtest.Marked("failed"), "")
 	require.ErrorIs(t, err, errBoom)
-	_, err = timeout.DecorateFunc(to, sleeper(clk, 600*time.Millisecond, nil))(marked("late"), "")
+	_, err = timeout.DecorateFunc(to, sleeper(clk, 600*time.Millisecond, nil))(kindtest.Marked("late"), "")
 	require.ErrorIs(t, err, timeout.ErrTimeout)
 
 	got := rec.Outcomes()
@@ -104,26 +60,26 @@ func TestOB1_TimeoutRecordsSyncOutcomesWithLatency(t *testing.T) {
 	assert.Equal(t, policy.ResultTimedOut, got[2].Result)
 	assert.Equal(t, 600*time.Millisecond, got[2].Latency, "until the function returned")
 	assert.Same(t, to.Err(), got[2].Err)
-	assert.Equal(t, []any{"ok", "failed", "late"}, marksOf(rec.Contexts()))
+	assert.Equal(t, []any{"ok", "failed", "late"}, kindtest.Markers(rec.Contexts()))
 
 	evs := rec.Events()
 	require.Len(t, evs, 1)
 	assert.Equal(t, policy.TimeoutExceeded, evs[0].Kind)
 	assert.Equal(t, 500*time.Millisecond, evs[0].Timeout)
 	assert.Equal(t, "Svc.Call", evs[0].Instance)
-	assert.Equal(t, []any{"late"}, marksOf(rec.EventContexts()))
+	assert.Equal(t, []any{"late"}, kindtest.Markers(rec.EventContexts()))
 }
 
 // OB-1: on the system clock too, a call is recorded as succeeded or timed out, with the
 // call's context; the latency of a timed-out call is at least its timeout.
 func TestOB1_TimeoutRecordsSyncOutcomesOnTheSystemClock(t *testing.T) {
 	to, rec := observedTimeout(t, clock.System(), 5*time.Millisecond)
-	_, err := timeout.DecorateFunc(to, func(context.Context, int) (int, error) { return 1, nil })(marked("ok"), 0)
+	_, err := timeout.DecorateFunc(to, func(context.Context, int) (int, error) { return 1, nil })(kindtest.Marked("ok"), 0)
 	require.NoError(t, err)
 	_, err = timeout.DecorateFunc(to, func(ctx context.Context, _ int) (int, error) {
 		<-ctx.Done() // ends at the deadline
 		return 0, ctx.Err()
-	})(marked("late"), 0)
+	})(kindtest.Marked("late"), 0)
 	require.ErrorIs(t, err, timeout.ErrTimeout)
 
 	got := rec.Outcomes()
@@ -134,8 +90,8 @@ func TestOB1_TimeoutRecordsSyncOutcomesOnTheSystemClock(t *testing.T) {
 	assert.Equal(t, policy.ResultTimedOut, got[1].Result)
 	assert.GreaterOrEqual(t, got[1].Latency, 5*time.Millisecond)
 	assert.ErrorIs(t, got[1].Err, timeout.ErrTimeout)
-	assert.Equal(t, []any{"ok", "late"}, marksOf(rec.Contexts()))
-	assert.Equal(t, []any{"late"}, marksOf(rec.EventContexts()))
+	assert.Equal(t, []any{"ok", "late"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"late"}, kindtest.Markers(rec.EventContexts()))
 }
 
 // OB-1: an asynchronous call is recorded when its future completes: in time (succeeded
@@ -147,25 +103,25 @@ func TestOB1_TimeoutRecordsAsyncOutcomes(t *testing.T) {
 	var in innerCall
 	call := timeout.DecorateAsyncFunc(to, in.next(false))
 
-	fut := call(marked("ok"), "")
+	fut := call(kindtest.Marked("ok"), "")
 	clk.Advance(300 * time.Millisecond)
 	assert.Empty(t, rec.Outcomes(), "nothing recorded before the future completes")
 	in.complete("v", nil)
 	_, err := requireDone(t, fut)
 	require.NoError(t, err)
 
-	fut = call(marked("failed"), "")
+	fut = call(kindtest.Marked("failed"), "")
 	clk.Advance(100 * time.Millisecond)
 	in.complete("", errBoom)
 	_, err = requireDone(t, fut)
 	require.ErrorIs(t, err, errBoom)
 
-	fut = call(marked("late"), "")
+	fut = call(kindtest.Marked("late"), "")
 	clk.Advance(time.Second)
 	_, err = requireDone(t, fut)
 	require.ErrorIs(t, err, timeout.ErrTimeout)
 
-	fut = call(marked("canceled"), "")
+	fut = call(kindtest.Marked("canceled"), "")
 	clk.Advance(50 * time.Millisecond)
 	fut.Cancel()
 
@@ -175,11 +131,11 @@ func TestOB1_TimeoutRecordsAsyncOutcomes(t *testing.T) {
 		{Result: policy.ResultTimedOut, Latency: 500 * time.Millisecond, Err: to.Err()},
 		{Result: policy.ResultFailed, Latency: 50 * time.Millisecond, Err: async.ErrCanceled},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"ok", "failed", "late", "canceled"}, marksOf(rec.Contexts()))
+	assert.Equal(t, []any{"ok", "failed", "late", "canceled"}, kindtest.Markers(rec.Contexts()))
 	evs := rec.Events()
 	require.Len(t, evs, 1)
 	assert.Equal(t, policy.TimeoutExceeded, evs[0].Kind)
-	assert.Equal(t, []any{"late"}, marksOf(rec.EventContexts()))
+	assert.Equal(t, []any{"late"}, kindtest.Markers(rec.EventContexts()))
 }
 
 // OB-1: a call refused on arrival because its context was nil or done never runs and
@@ -188,7 +144,7 @@ func TestOB1_TimeoutRecordsAsyncOutcomes(t *testing.T) {
 func TestOB1_TimeoutRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *testing.T) {
 	clk := clock.NewManual()
 	to, rec := observedTimeout(t, clk, 500*time.Millisecond)
-	done, cancel := context.WithCancel(marked("done"))
+	done, cancel := context.WithCancel(kindtest.Marked("done"))
 	cancel()
 	_, err := timeout.DecorateFunc(to, sleeper(clk, 0, nil))(done, "")
 	require.ErrorIs(t, err, context.Canceled)
@@ -199,20 +155,20 @@ func TestOB1_TimeoutRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t 
 	assert.Empty(t, rec.Events())
 
 	require.NoError(t, to.Reconfigure(timeout.Config{Duration: 500 * time.Millisecond, Disabled: true}))
-	_, err = timeout.DecorateFunc(to, sleeper(clk, time.Second, nil))(marked("disabled"), "")
+	_, err = timeout.DecorateFunc(to, sleeper(clk, time.Second, nil))(kindtest.Marked("disabled"), "")
 	require.NoError(t, err)
-	fut := timeout.DecorateAsyncFunc(to, in.next(false))(marked("disabled"), "")
+	fut := timeout.DecorateAsyncFunc(to, in.next(false))(kindtest.Marked("disabled"), "")
 	in.complete("v", nil)
 	_, err = requireDone(t, fut)
 	require.NoError(t, err)
 	assert.Empty(t, rec.Outcomes())
-	assert.Equal(t, []any{nil}, marksOf(rec.EventContexts()), "only ConfigChanged, with no call's context")
+	assert.Equal(t, []any{nil}, kindtest.Markers(rec.EventContexts()), "only ConfigChanged, with no call's context")
 
 	r := &recorder{}
-	bare, err := timeout.New(500*time.Millisecond, timeout.WithClock(clk), timeout.Observe(nilObserver{}),
+	bare, err := timeout.New(500*time.Millisecond, timeout.WithClock(clk), timeout.Observe(&kindtest.NilObserver{}),
 		timeout.OnEvent(r.listen))
 	require.NoError(t, err)
-	_, err = timeout.DecorateFunc(bare, sleeper(clk, time.Second, nil))(marked("bare"), "")
+	_, err = timeout.DecorateFunc(bare, sleeper(clk, time.Second, nil))(kindtest.Marked("bare"), "")
 	require.ErrorIs(t, err, timeout.ErrTimeout)
 	require.Len(t, r.events, 1, "the listener still gets TimeoutExceeded")
 }
@@ -222,10 +178,10 @@ func TestOB1_TimeoutRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t 
 func TestOB1_TimeoutReadsTheClockOnlyWhenRecording(t *testing.T) {
 	for _, recording := range []bool{false, true} {
 		t.Run(fmt.Sprint("recording=", recording), func(t *testing.T) {
-			clk := &countingClock{Manual: clock.NewManual()}
+			clk := kindtest.NewCountingClock(clock.NewManual())
 			opts := []timeout.Option{timeout.WithClock(clk)}
 			if recording {
-				opts = append(opts, timeout.Observe(nopObserver{}))
+				opts = append(opts, timeout.Observe(kindtest.NopObserver{}))
 			}
 			to, err := timeout.New(time.Second, opts...)
 			require.NoError(t, err)
@@ -235,13 +191,13 @@ func TestOB1_TimeoutReadsTheClockOnlyWhenRecording(t *testing.T) {
 			}
 			_, err = timeout.DecorateFunc(to, func(context.Context, int) (int, error) { return 1, nil })(context.Background(), 0)
 			require.NoError(t, err)
-			assert.Equal(t, want, clk.reads, "sync")
-			clk.reads = 0
+			assert.Equal(t, want, clk.Reads(), "sync")
+			clk.Reset()
 			_, err = requireDone(t, timeout.DecorateAsyncFunc(to, func(context.Context, int) *async.Future[int] {
 				return async.Completed(1)
 			})(context.Background(), 0))
 			require.NoError(t, err)
-			assert.Equal(t, want, clk.reads, "async")
+			assert.Equal(t, want, clk.Reads(), "async")
 		})
 	}
 }
@@ -262,7 +218,7 @@ func TestOB1_TimeoutRecorderAddsNoAllocation(t *testing.T) {
 					testing.AllocsPerRun(200, func() { _ = acall(ctx, 0) })
 			}
 			plainSync, plainAsync := allocs()
-			recSync, recAsync := allocs(timeout.Observe(nopObserver{}))
+			recSync, recAsync := allocs(timeout.Observe(kindtest.NopObserver{}))
 			assert.Equal(t, plainSync, recSync, "sync")
 			assert.Equal(t, plainAsync, recAsync, "async")
 		})
@@ -271,7 +227,7 @@ func TestOB1_TimeoutRecorderAddsNoAllocation(t *testing.T) {
 
 // BenchmarkSyncInTimeObserved is BenchmarkSyncInTime with a recorder that does nothing.
 func BenchmarkSyncInTimeObserved(b *testing.B) {
-	to := mustNew(b, time.Second, timeout.Observe(nopObserver{}))
+	to := mustNew(b, time.Second, timeout.Observe(kindtest.NopObserver{}))
 	call := timeout.DecorateFunc(to, func(ctx context.Context, n int) (int, error) { return n, nil })
 	ctx := context.Background()
 	b.ReportAllocs()
