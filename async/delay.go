@@ -61,7 +61,7 @@ type Observer[T any] interface {
 // copied after Init. The clock's AfterFunc must not wait for the function it schedules
 // (it may start it at once, on another goroutine).
 type Delayed[T any] struct {
-	fut      *Future[T]
+	fut      Future[T] // the call's future, in the owner's allocation
 	clk      clock.Clock
 	ctx      context.Context
 	s        Starter[T]
@@ -93,9 +93,9 @@ const (
 // to have the first result complete the future. Init must be called once, before any
 // other method, and before d is shared.
 func (d *Delayed[T]) Init(clk clock.Clock, ctx context.Context, s Starter[T], obs Observer[T]) *Future[T] {
-	d.fut = &Future[T]{done: make(chan struct{}), onCancel: d.cancel}
+	d.fut.init(d)
 	d.clk, d.ctx, d.s, d.obs = clk, ctx, s, obs
-	return d.fut
+	return &d.fut
 }
 
 // StartAfter begins a wait of delay (in nanoseconds of the clock; <= 0: due at once, as
@@ -340,3 +340,6 @@ func (d *Delayed[T]) cancel() bool {
 	d.mu.Unlock()
 	return false
 }
+
+// stopWork is cancel, as the future's stopper.
+func (d *Delayed[T]) stopWork() bool { return d.cancel() }

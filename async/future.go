@@ -36,6 +36,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // ErrCanceled is the error of a future completed by Cancel, whether Cancel was called on
@@ -57,19 +59,48 @@ var ErrPanicked = errors.New("async: the started work panicked")
 // failed with ErrNilFuture: Done is closed, Await and Result return ErrNilFuture,
 // OnComplete calls its function with it, and Cancel returns false. No method panics.
 type Future[T any] struct {
-	mu        sync.Mutex
-	done      chan struct{}
-	completed bool
-	val       T
-	err       error
-	callbacks []func(T, error)
-	onCancel  func() bool
+	// state holds the st* bits. The completion that sets stClaimed is the only one; it
+	// writes val and err, then sets stDone, and then, when stHooks is set, takes mu to
+	// close done and run the callbacks.
+	state atomic.Uint32
+	mu    sync.Mutex     // guards done, cb and more while pending
+	wg    sync.WaitGroup // 1 while pending: Await with a context that never ends waits on it
+	done  chan struct{}  // made by the first Done while pending; closedChan once complete
+	val   T
+	err   error
+	cb    func(T, error)    // the first OnComplete callback
+	more  *[]func(T, error) // the others, in order
+	stop  stopper           // stops the work on Cancel; nil for a plain promise
+}
+
+// The bits of Future.state.
+const (
+	stClaimed uint32 = 1 << iota // a completion has begun: every later one is ignored
+	stDone                       // val and err are set
+	stHooks                      // a callback or the done channel waits: the completion takes mu
+)
+
+// stopper stops the work of a future that Cancel completed, and reports whether it had
+// not started yet.
+type stopper interface{ stopWork() bool }
+
+// cancelHook is the onCancel function of NewCancelablePromise as a stopper (a func value
+// fits in an interface without allocating).
+type cancelHook func() bool
+
+func (h cancelHook) stopWork() bool { return h() }
+
+// init makes f pending, with s (may be nil) to stop its work on Cancel.
+func (f *Future[T]) init(s stopper) {
+	f.stop = s
+	f.wg.Add(1)
 }
 
 // NewPromise returns a pending future and the function that completes it. Only the first
 // call of complete has an effect; later calls (and calls after Cancel) are ignored.
 func NewPromise[T any]() (*Future[T], func(T, error)) {
-	f := &Future[T]{done: make(chan struct{})}
+	f := &Future[T]{}
+	f.init(nil)
 	return f, f.complete
 }
 
@@ -77,19 +108,26 @@ func NewPromise[T any]() (*Future[T], func(T, error)) {
 // once, after completing the future with ErrCanceled; onCancel stops the work and
 // reports whether it had not started yet (true: it never will). onCancel must not block.
 func NewCancelablePromise[T any](onCancel func() (notStarted bool)) (*Future[T], func(T, error)) {
-	f := &Future[T]{done: make(chan struct{}), onCancel: onCancel}
+	f := &Future[T]{}
+	var s stopper
+	if onCancel != nil {
+		s = cancelHook(onCancel)
+	}
+	f.init(s)
 	return f, f.complete
 }
 
 // Completed returns a future already completed with v.
 func Completed[T any](v T) *Future[T] {
-	f := &Future[T]{done: closedChan, completed: true, val: v}
+	f := &Future[T]{val: v}
+	f.state.Store(stClaimed | stDone)
 	return f
 }
 
 // Failed returns a future already completed with err.
 func Failed[T any](err error) *Future[T] {
-	f := &Future[T]{done: closedChan, completed: true, err: err}
+	f := &Future[T]{err: err}
+	f.state.Store(stClaimed | stDone)
 	return f
 }
 
@@ -101,63 +139,172 @@ var closedChan = func() chan struct{} {
 
 // Go runs fn on a new goroutine with a context derived from ctx and returns its future.
 // Cancel cancels that context (the work has started, so Cancel returns false) and
-// completes the future with ErrCanceled; fn's own result is then discarded.
+// completes the future with ErrCanceled; fn's own result is then discarded. The derived
+// context is canceled too when fn returns, as one from context.WithCancel whose cancel
+// function is deferred.
+//
+// A call costs two allocations: one holding the future and the derived context of a ctx
+// that never ends (Done returns nil, as for context.Background), and the goroutine's
+// start; a ctx that can end adds the context.WithCancel it derives. A panic of fn is
+// not recovered: it ends the program, as a panic on any goroutine does.
 func Go[T any](ctx context.Context, fn func(context.Context) (T, error)) *Future[T] {
-	cctx, cancel := context.WithCancel(ctx)
-	f, complete := NewCancelablePromise[T](func() bool { cancel(); return false })
-	go func() {
-		defer cancel()
-		complete(fn(cctx))
-	}()
-	return f
+	g := &goCall[T]{fn: fn}
+	g.init(g)
+	if ctx.Done() == nil {
+		g.ctx = ctx
+	} else {
+		g.ctx, g.cancel = context.WithCancel(ctx)
+	}
+	go g.run()
+	return &g.Future
 }
+
+// goCall is the future of Go and the state of its goroutine, in one allocation. For a
+// parent context that never ends, it is also the context given to fn: one that is
+// canceled when the future completes.
+type goCall[T any] struct {
+	Future[T]
+	ctx    context.Context // the parent that never ends; or the context derived with cancel
+	fn     func(context.Context) (T, error)
+	cancel context.CancelFunc // nil when the goCall is fn's context
+}
+
+func (g *goCall[T]) run() {
+	fn := g.fn
+	g.fn = nil
+	if g.cancel == nil {
+		v, err := fn(g)
+		g.complete(v, err)
+		return
+	}
+	v, err := fn(g.ctx)
+	g.complete(v, err)
+	g.cancel()
+}
+
+// stopWork cancels fn's context, on Cancel.
+func (g *goCall[T]) stopWork() bool {
+	if g.cancel != nil {
+		g.cancel()
+	}
+	return false
+}
+
+// Deadline is the parent's, which never ends: none.
+func (g *goCall[T]) Deadline() (deadline time.Time, ok bool) { return g.ctx.Deadline() }
+
+// Err is context.Canceled once the future completes: fn has returned, or the future was
+// canceled.
+func (g *goCall[T]) Err() error {
+	if g.state.Load()&stDone != 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Value is the parent's.
+func (g *goCall[T]) Value(key any) any { return g.ctx.Value(key) }
+
+// AfterFunc arranges for fn to run on a goroutine of its own once the context is
+// canceled, as context.AfterFunc does; contexts derived from it use it, rather than a
+// goroutine each, to follow it.
+func (g *goCall[T]) AfterFunc(fn func()) (stop func() bool) {
+	var state atomic.Uint32 // 0: armed; 1: stopped; 2: started
+	g.OnComplete(func(T, error) {
+		if state.CompareAndSwap(0, 2) {
+			go fn()
+		}
+	})
+	return func() bool { return state.CompareAndSwap(0, 1) }
+}
+
+func (g *goCall[T]) String() string { return "async.Go context" }
 
 func (f *Future[T]) complete(v T, err error) { f.tryComplete(v, err) }
 
 // tryComplete completes the future and reports whether this call did it.
 func (f *Future[T]) tryComplete(v T, err error) bool {
-	f.mu.Lock()
-	if f.completed {
-		f.mu.Unlock()
+	if f.state.Or(stClaimed)&stClaimed != 0 {
 		return false
 	}
-	f.completed = true
-	f.val, f.err = v, err
-	cbs := f.callbacks
-	f.callbacks = nil
-	f.onCancel = nil
-	close(f.done)
-	f.mu.Unlock()
-	for _, cb := range cbs {
-		cb(v, err)
-	}
+	f.finish(v, err)
 	return true
 }
 
-// Done returns a channel that is closed when the future completes.
+// finish completes the future, whose completion this goroutine has claimed.
+func (f *Future[T]) finish(v T, err error) {
+	f.val, f.err = v, err
+	f.stop = nil
+	hooks := f.state.Or(stDone)&stHooks != 0
+	f.wg.Done()
+	if !hooks {
+		return
+	}
+	f.mu.Lock()
+	ch, cb, more := f.done, f.cb, f.more
+	f.cb, f.more = nil, nil
+	f.mu.Unlock()
+	if ch != nil && ch != closedChan {
+		close(ch)
+	}
+	if cb != nil {
+		cb(v, err)
+	}
+	if more != nil {
+		for _, fn := range *more {
+			fn(v, err)
+		}
+	}
+}
+
+// hook reports whether f is pending, and if so has the completion take mu; mu is held.
+func (f *Future[T]) hook() bool { return f.state.Or(stHooks)&stDone == 0 }
+
+// Done returns a channel that is closed when the future completes. The channel is made
+// by the first call while the future is pending; a future that never had Done called
+// has none to close.
 func (f *Future[T]) Done() <-chan struct{} {
 	if f == nil {
 		return closedChan
 	}
-	return f.done
+	f.mu.Lock()
+	ch := f.done
+	if ch == nil {
+		if f.hook() {
+			ch = make(chan struct{})
+		} else {
+			ch = closedChan
+		}
+		f.done = ch
+	}
+	f.mu.Unlock()
+	return ch
 }
 
 // Await blocks until the future completes or ctx ends. It returns the future's value and
 // error, or the zero value and ctx.Err() if ctx ended first (the future is not canceled:
-// call Cancel for that).
+// call Cancel for that). A nil ctx, like one that never ends, waits for the future.
 func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	if f == nil {
 		var zero T
 		return zero, ErrNilFuture
 	}
-	select {
-	case <-f.done:
-	default:
-		select {
-		case <-f.done:
-		case <-ctx.Done():
-			var zero T
-			return zero, ctx.Err()
+	if f.state.Load()&stDone == 0 {
+		var ctxDone <-chan struct{}
+		if ctx != nil {
+			ctxDone = ctx.Done()
+		}
+		if ctxDone == nil {
+			f.wg.Wait()
+		} else {
+			select {
+			case <-f.Done():
+			case <-ctxDone:
+				if f.state.Load()&stDone == 0 {
+					var zero T
+					return zero, ctx.Err()
+				}
+			}
 		}
 	}
 	return f.val, f.err
@@ -169,9 +316,7 @@ func (f *Future[T]) Result() (v T, ok bool, err error) {
 	if f == nil {
 		return v, true, ErrNilFuture
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.completed {
+	if f.state.Load()&stDone == 0 {
 		return v, false, nil
 	}
 	return f.val, true, f.err
@@ -183,20 +328,16 @@ func (f *Future[T]) Result() (v T, ok bool, err error) {
 // complete, or its work had already started (it is asked to stop, and its result is
 // discarded).
 func (f *Future[T]) Cancel() bool {
-	if f == nil {
+	if f == nil || f.state.Or(stClaimed)&stClaimed != 0 {
 		return false
 	}
-	f.mu.Lock()
-	onCancel := f.onCancel
-	f.mu.Unlock()
+	s := f.stop
 	var zero T
-	if !f.tryComplete(zero, ErrCanceled) {
-		return false
-	}
-	if onCancel == nil {
+	f.finish(zero, ErrCanceled)
+	if s == nil {
 		return true
 	}
-	return onCancel()
+	return s.stopWork()
 }
 
 // OnComplete calls fn with the future's value and error once it completes: at once, on the
@@ -208,13 +349,21 @@ func (f *Future[T]) OnComplete(fn func(T, error)) {
 		fn(zero, ErrNilFuture)
 		return
 	}
-	f.mu.Lock()
-	if !f.completed {
-		f.callbacks = append(f.callbacks, fn)
+	if f.state.Load()&stDone == 0 {
+		f.mu.Lock()
+		if f.hook() {
+			switch {
+			case f.cb == nil:
+				f.cb = fn
+			case f.more == nil:
+				f.more = &[]func(T, error){fn}
+			default:
+				*f.more = append(*f.more, fn)
+			}
+			f.mu.Unlock()
+			return
+		}
 		f.mu.Unlock()
-		return
 	}
-	v, err := f.val, f.err
-	f.mu.Unlock()
-	fn(v, err)
+	fn(f.val, f.err)
 }
