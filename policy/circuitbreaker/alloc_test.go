@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
@@ -127,4 +128,26 @@ func BenchmarkRejectedParallel(b *testing.B) {
 			_, _ = call(ctx, 0)
 		}
 	})
+}
+
+// PERF-BREAKER: a closed-state success allocates nothing, without a threshold (the lean
+// path), with one, and with a recorder that wants latencies or not.
+func TestCB3_ClosedSuccessAllocatesNothing(t *testing.T) {
+	ctx := context.Background()
+	for name, opts := range map[string][]cb.Option{
+		"default":          nil,
+		"threshold":        {cb.SlowCallThreshold(time.Second)},
+		"timed recorder":   {cb.Observe(kindtest.NopObserver{})},
+		"untimed recorder": {cb.Observe(untimedObserver{})},
+		"time-based":       {cb.SlidingWindowType(cb.TimeBased)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := allocBreaker(t, clock.System(), opts...)
+			call := cb.DecorateFunc(b, okFunc)
+			for range 20 {
+				_, _ = call(ctx, 0)
+			}
+			assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = call(ctx, 0) }))
+		})
+	}
 }

@@ -33,11 +33,12 @@ const (
 // implements Handle.
 type Breaker struct {
 	// Read-only after New.
-	clk      clock.Clock
-	system   bool // the clock is clock.System(): read it without an interface call
-	events   kind.Events
-	rej      rejections
-	recordIf *kind.Predicate // RecordIf's predicate, not part of Config; nil: none
+	clk       clock.Clock
+	system    bool // the clock is clock.System(): read it without an interface call
+	timeBased bool // the window is time-based: recording an outcome needs the clock's time
+	events    kind.Events
+	rej       rejections
+	recordIf  *kind.Predicate // RecordIf's predicate, not part of Config; nil: none
 
 	// cur is the configuration in force, with what the breaker derives from it; replaced
 	// whole by Reconfigure, under mu.
@@ -77,10 +78,18 @@ type Breaker struct {
 // lists and SlowCallThreshold), while the rates are compared with the thresholds of the
 // rules in force when the outcome is recorded.
 type rules struct {
-	cfg           Config
-	cls           kind.Classifier
-	initial       State // Closed, or Disabled when cfg.Disabled
-	minCalls      int   // effective MinimumCalls
+	cfg     Config
+	cls     kind.Classifier
+	initial State // Closed, or Disabled when cfg.Disabled
+	// timed says that a closed-state call's start and end are read on the clock: a
+	// SlowCallThreshold is set, or the recorder wants latencies (policy.Timed). Otherwise
+	// a call admitted while closed reads the clock only when its outcome needs the time
+	// (a time-based window's bucket, a transition).
+	timed bool
+	// lean says that a success admitted while closed, with no result predicate, is
+	// recorded by checking the clean flag alone: not timed and no recorder.
+	lean          bool
+	minCalls      int // effective MinimumCalls
 	permitted     int
 	waitInOpen    int64
 	maxHalfOpen   int64 // MaxWaitInHalfOpen
@@ -89,7 +98,9 @@ type rules struct {
 	slowRate      float64
 }
 
-func newRules(c Config, recordIf *kind.Predicate) *rules {
+// newRules derives the rules of c for a breaker whose result predicate is recordIf and
+// whose recorder is that of ev.
+func newRules(c Config, recordIf *kind.Predicate, ev *kind.Events) *rules {
 	r := &rules{
 		cfg:           c,
 		cls:           kind.Classifier{Include: c.RecordOn, Exclude: c.IgnoreOn, If: recordIf},
@@ -105,13 +116,15 @@ func newRules(c Config, recordIf *kind.Predicate) *rules {
 	if c.Disabled {
 		r.initial = Disabled
 	}
+	r.timed = r.slowThreshold > 0 || ev.Timed
+	r.lean = !r.timed && ev.Rec == nil
 	return r
 }
 
 // New builds a breaker from opts on top of DefaultConfig. An invalid configuration
 // returns a *policy.ConfigError (see Config.Validate): R4C-ATR-007 for a percentage
-// outside (0, 100], a count below 1, a window too large or a zero slowCallThreshold or
-// maxWaitInHalfOpen; R4C-ATR-004 for a negative duration. The instance id is
+// outside (0, 100], a count below 1, a window too large or a zero maxWaitInHalfOpen;
+// R4C-ATR-004 for a negative duration. The instance id is
 // WithInstanceID's, else the Name, else "circuitbreaker".
 func New(opts ...Option) (*Breaker, error) { return kind.New(defaults, build, opts) }
 
@@ -121,16 +134,17 @@ func build(s settings) (*Breaker, error) {
 	}
 	id := s.ID("circuitbreaker")
 	clk := s.ClockOrSystem()
-	r := newRules(s.Config, s.recordIf)
 	b := &Breaker{
-		clk:      clk,
-		system:   clock.IsSystem(clk),
-		events:   s.EventsOf(policy.LayerCircuitBreaker, id),
-		rej:      newRejections(id),
-		recordIf: s.recordIf,
-		win:      newWindow(s.SlidingWindowType, s.SlidingWindowSize),
-		shown:    showWindow,
+		clk:       clk,
+		system:    clock.IsSystem(clk),
+		timeBased: s.SlidingWindowType == TimeBased,
+		events:    s.EventsOf(policy.LayerCircuitBreaker, id),
+		rej:       newRejections(id),
+		recordIf:  s.recordIf,
+		win:       newWindow(s.SlidingWindowType, s.SlidingWindowSize),
+		shown:     showWindow,
 	}
+	r := newRules(s.Config, s.recordIf, &b.events)
 	b.cur.Store(r)
 	if r.initial == Disabled {
 		b.shown = showNone
@@ -161,23 +175,39 @@ func (b *Breaker) now() int64 {
 
 // permit is a call's admission: the state word that admitted it, its start time, and the
 // rules in force then, which classify its outcome (nil for a call admitted while
-// Disabled).
+// Disabled). start is read only when it is needed: for a call admitted while half-open,
+// and for one admitted while closed under timed rules; otherwise it is 0.
 type permit struct {
 	word  uint64
 	start int64
 	r     *rules
 }
 
+// closed reports whether the call was admitted while closed.
+func (p *permit) closed() bool { return State(p.word&stateMask) == Closed }
+
 // acquire admits a call whose context is ctx or returns the rejection (which the caller
-// returns as is). Closed: one atomic load and a clock read (the call's start), no lock.
-// Open: one clock read, no lock until WaitInOpen has passed. HalfOpen: the mutex, to
-// count trial slots and to give up on trials that took longer than MaxWaitInHalfOpen. The
-// events and the outcome of a rejection are published and recorded with ctx.
+// returns as is). Closed: two atomic loads and no lock; the clock is read (the call's
+// start) only under timed rules. Open: one clock read, no lock until WaitInOpen has
+// passed. HalfOpen: the mutex, to count trial slots and to give up on trials that took
+// longer than MaxWaitInHalfOpen. The events and the outcome of a rejection are published
+// and recorded with ctx.
 func (b *Breaker) acquire(ctx context.Context) (permit, *OpenError) {
 	w := b.word.Load()
 	switch State(w & stateMask) {
 	case Closed:
-		return permit{word: w, start: b.now(), r: b.cur.Load()}, nil
+		r := b.cur.Load()
+		if !r.timed {
+			return permit{word: w, r: r}, nil
+		}
+		return permit{word: w, start: b.now(), r: r}, nil
+	case Open:
+		now := b.now()
+		if until := b.openUntil.Load(); now < until {
+			b.rejected(ctx, b.rej.open, now, until)
+			return permit{}, b.rej.open
+		}
+		return b.acquireLocked(ctx, now)
 	case Disabled:
 		return permit{word: noRecord}, nil
 	case ForcedOpen:
@@ -185,18 +215,20 @@ func (b *Breaker) acquire(ctx context.Context) (permit, *OpenError) {
 		if b.events.Observed() {
 			now = b.now()
 		}
-		b.rejected(ctx, b.rej.forcedOpen, now, 0)
+		b.rejected(ctx, b.rej.forcedOpen, now, now)
 		return permit{}, b.rej.forcedOpen
-	case Open:
-		now := b.now()
-		if until := b.openUntil.Load(); now < until {
-			b.rejected(ctx, b.rej.open, now, sat.Left(time.Duration(until), time.Duration(now)))
-			return permit{}, b.rej.open
-		}
-		return b.acquireLocked(ctx, now)
 	default: // HalfOpen
 		return b.acquireLocked(ctx, b.now())
 	}
+}
+
+// closedPermit is acquire's lock-free path, inlined where calls are decorated: the permit
+// of a call admitted while closed under rules that are not timed, and ok = true;
+// otherwise ok = false, and acquire decides.
+func (b *Breaker) closedPermit() (p permit, ok bool) {
+	w := b.word.Load()
+	r := b.cur.Load()
+	return permit{word: w, r: r}, State(w&stateMask) == Closed && !r.timed
 }
 
 // acquireLocked decides under the mutex, at clock time now: it gives up on half-open
@@ -218,7 +250,7 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *OpenEr
 		return permit{word: noRecord}, nil
 	case ForcedOpen:
 		b.mu.Unlock()
-		b.rejected(ctx, b.rej.forcedOpen, now, 0)
+		b.rejected(ctx, b.rej.forcedOpen, now, now)
 		return permit{}, b.rej.forcedOpen
 	}
 	// At most two transitions: half-open→open when the trials took too long, then
@@ -231,7 +263,7 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *OpenEr
 	if state == Open {
 		if until := b.openUntil.Load(); now < until {
 			b.unlockAndPublish(ctx, reopened, transition{})
-			b.rejected(ctx, b.rej.open, now, sat.Left(time.Duration(until), time.Duration(now)))
+			b.rejected(ctx, b.rej.open, now, until)
 			return permit{}, b.rej.open
 		}
 		halfOpened = b.transitionLocked(HalfOpen, now)
@@ -245,7 +277,7 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *OpenEr
 		return permit{word: w, start: now, r: r}, nil
 	}
 	b.unlockAndPublish(ctx, reopened, halfOpened)
-	b.rejected(ctx, b.rej.halfOpen, now, 0)
+	b.rejected(ctx, b.rej.halfOpen, now, now)
 	return permit{}, b.rej.halfOpen
 }
 
@@ -253,6 +285,12 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *OpenEr
 // bit), or ignored = true for an error that counts as nothing, by the error lists of r.
 // pred is RecordIf's predicate for T, or nil.
 func classify[T any](r *rules, pred func(T, error) bool, v T, err error) (o outcome, ignored bool) {
+	if err == nil {
+		if pred != nil && pred(v, nil) {
+			return failedBit, false
+		}
+		return 0, false
+	}
 	if r.cls.Excluded(err) {
 		return 0, true
 	}
@@ -290,26 +328,55 @@ func onResult[T any](ctx context.Context, b *Breaker, pred func(T, error) bool, 
 // the transition the new rates call for. The call's context is ctx and its error err: the
 // recorder, if any, is told the outcome first (whatever state the breaker is in now), and
 // the transition is published with ctx.
+//
+// The clock is read for the call's end only when something needs it: timed rules (the
+// slow bit, the recorder's latency), a half-open trial (its deadline), a time-based
+// window (the bucket). A closed count-based window needs the time only for a transition
+// to open: with the system clock it is read then, under the mutex; with another clock
+// (which may take locks of its own) before the mutex, for any outcome that is not
+// recorded by the clean flag alone.
 func (b *Breaker) record(ctx context.Context, p permit, o outcome, ignored bool, err error) {
 	if p.word == noRecord {
 		return
 	}
-	if ignored && State(p.word&stateMask) == Closed {
+	closed := p.closed()
+	if closed && !p.r.timed {
+		if ignored {
+			if b.events.Rec != nil {
+				b.observe(ctx, p, 0, o, true, err)
+			}
+			return
+		}
+		if b.events.Rec != nil {
+			b.observe(ctx, p, 0, o, false, err)
+		}
+		if o == 0 && b.clean.Load() {
+			return // see below
+		}
+		var now int64
+		timed := b.timeBased || !b.system
+		if timed {
+			now = b.now()
+		}
+		b.recordLocked(ctx, p, now, timed, o, ignored)
+		return
+	}
+	if ignored && closed {
 		// Nothing to count and no trial slot to give back: the clock is read only for the
-		// recorder's latency.
+		// recorder's latency and slowness.
 		if b.events.Rec != nil {
 			b.observe(ctx, p, b.now(), o, true, err)
 		}
 		return
 	}
 	now := b.now()
-	if sat.Sub(time.Duration(now), time.Duration(p.start)) > time.Duration(p.r.slowThreshold) {
+	if p.r.slowThreshold > 0 && sat.Sub(time.Duration(now), time.Duration(p.start)) > time.Duration(p.r.slowThreshold) {
 		o |= slowBit
 	}
 	if b.events.Rec != nil {
 		b.observe(ctx, p, now, o, ignored, err)
 	}
-	if o == 0 && State(p.word&stateMask) == Closed && b.clean.Load() {
+	if o == 0 && closed && b.clean.Load() {
 		// The count-based window holds only fast successes: this one would replace the
 		// oldest of them, so the window (a ring of identical outcomes, whichever slot is
 		// the oldest) and its rates (0%, which open nothing) stay as they are. If the state
@@ -318,6 +385,14 @@ func (b *Breaker) record(ctx context.Context, p permit, o outcome, ignored bool,
 		// the window while this one reads true is ordered after this one.
 		return
 	}
+	b.recordLocked(ctx, p, now, true, o, ignored)
+}
+
+// recordLocked is record's part under the mutex: it counts outcome o of the call admitted
+// with p, ended at clock time now, and makes the transition it calls for. timed is false
+// when now was not read (a closed count-based window with the system clock): it is read
+// then only for a transition.
+func (b *Breaker) recordLocked(ctx context.Context, p permit, now int64, timed bool, o outcome, ignored bool) {
 	b.mu.Lock()
 	if b.word.Load() != p.word {
 		b.mu.Unlock() // the state that admitted the call is over
@@ -325,9 +400,12 @@ func (b *Breaker) record(ctx context.Context, p permit, o outcome, ignored bool,
 	}
 	r := b.cur.Load() // the thresholds in force now
 	var tr transition
-	if State(p.word&stateMask) == Closed {
-		b.win.record(now, o)
+	if p.closed() {
+		b.win.record(now, o) // a count-based window does not read now
 		if b.win.total.calls >= r.minCalls && r.exceeded(b.win.total) {
+			if !timed {
+				now = int64(clock.Mono()) // the system clock, which takes no lock
+			}
 			tr = b.transitionLocked(Open, now)
 		} else {
 			b.setCleanLocked(b.win.clean())
@@ -348,12 +426,20 @@ func (b *Breaker) record(ctx context.Context, p permit, o outcome, ignored bool,
 
 // observe tells the recorder (which must be set) the outcome of the call admitted with p,
 // whose context is ctx, that ended at clock time now with err: ResultIgnored when
-// ignored, else ResultFailed or ResultSucceeded by o's failed bit; its latency runs from
-// its admission, and it is slow when the latency is above the SlowCallThreshold it was
-// admitted under.
+// ignored, else ResultFailed or ResultSucceeded by o's failed bit. Its latency, from its
+// admission, is given when the recorder wants latencies (0 otherwise); it is slow when a
+// SlowCallThreshold was in force when it was admitted and the latency is above it. now
+// and p.start are read only under timed rules or for a half-open trial; otherwise the
+// call is neither measured nor slow.
 func (b *Breaker) observe(ctx context.Context, p permit, now int64, o outcome, ignored bool, err error) {
-	lat := sat.Left(time.Duration(now), time.Duration(p.start))
-	out := policy.Outcome{Result: policy.ResultSucceeded, Latency: lat, Slow: lat > time.Duration(p.r.slowThreshold), Err: err}
+	out := policy.Outcome{Result: policy.ResultSucceeded, Err: err}
+	if p.r.timed || !p.closed() {
+		lat := sat.Left(time.Duration(now), time.Duration(p.start))
+		out.Slow = p.r.slowThreshold > 0 && lat > time.Duration(p.r.slowThreshold)
+		if b.events.Timed {
+			out.Latency = lat
+		}
+	}
 	switch {
 	case ignored:
 		out.Result = policy.ResultIgnored
@@ -452,16 +538,17 @@ func (b *Breaker) unlockAndPublish(ctx context.Context, tr, next transition) {
 }
 
 // rejected counts the rejection err of the call whose context is ctx, records it
-// (ResultRejected) and publishes it, with ctx; retryAfter is the time left in Open, 0 when
-// unknown.
-func (b *Breaker) rejected(ctx context.Context, err *OpenError, now int64, retryAfter time.Duration) {
+// (ResultRejected) and publishes it, with ctx, at clock time now; until is when an open
+// breaker lets a trial through (now when unknown), from which the event's RetryAfter is
+// worked out, only when someone listens.
+func (b *Breaker) rejected(ctx context.Context, err *OpenError, now, until int64) {
 	b.notPermitted.Add(1)
 	if b.events.Rec != nil {
 		b.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: err})
 	}
 	if b.events.Observed() {
 		b.events.PublishCtx(ctx, policy.Event{Kind: policy.CircuitBreakerRejected,
-			At: time.Duration(now), RetryAfter: retryAfter, Err: err})
+			At: time.Duration(now), RetryAfter: sat.Left(time.Duration(until), time.Duration(now)), Err: err})
 	}
 }
 

@@ -40,9 +40,10 @@
 // RecordOn every error is a failure; with RecordOn only the matching errors are failures
 // and other errors count as successes. RecordIf adds the outcomes its predicate returns
 // true for, a result with a nil error included (IgnoreOn still wins). A call that panics is recorded as a
-// failure and the panic goes on. A call that takes longer than SlowCallThreshold on the
-// breaker's clock is also slow, whether it succeeded or failed (strictly longer, as in
-// Resilience4j).
+// failure and the panic goes on. When SlowCallThreshold is set, a call that takes longer
+// than it on the breaker's clock is also slow, whether it succeeded or failed (strictly
+// longer, as in Resilience4j). It is not set by default (0): no call is slow, and
+// SlowCallRateThreshold never opens the breaker.
 //
 // Errors from the caller's context (context.Canceled, context.DeadlineExceeded) are
 // errors like any other, as in Resilience4j: they count as failures unless listed in
@@ -126,17 +127,28 @@
 // # Defaults
 //
 // Failure rate 50%, a count-based window of 100 calls, 100 minimum calls, 60s open, 10
-// trial calls given at most 60s in half-open, slow calls from 60s, slow-call rate 100%, no
-// error lists, enabled.
+// trial calls given at most 60s in half-open, no slow-call detection (SlowCallThreshold 0;
+// Resilience4j's slowCallDurationThreshold defaults to 60s: set it for its behaviour),
+// slow-call rate 100% (used only with a threshold), no error lists, enabled.
 //
 // # Cost
 //
-// An admitted call reads the clock twice (its duration), loads the configuration in
-// force once, and takes the breaker's mutex once, to record its outcome in a small ring; a rejected call reads the clock at most
-// once and takes no lock while the breaker stays open. Neither allocates, with or without
-// a recorder. A recorder adds no clock read, but for a call whose error is ignored in the
-// closed state, whose end the breaker reads only for a recorder. One case skips
-// the mutex: a call that succeeded without being slow, while a count-based window is full
-// of such calls, changes nothing (it would replace one success by another and the rates
-// stay 0), so it only reads one atomic flag and writes nothing shared.
+// An admitted call loads the state and the configuration in force (two atomic loads, no
+// lock) and reads the clock only for what needs the time:
+//   - with a SlowCallThreshold, or a recorder that wants latencies (policy.Timed), its
+//     start and its end, to measure it;
+//   - otherwise none at its start, and at its end only for a time-based window (the
+//     bucket), a half-open trial (its deadline), or a transition to open (with the
+//     system clock it is then read under the mutex; another clock is read before the
+//     mutex, for every outcome that goes on to it).
+//
+// Its outcome is recorded under the breaker's mutex, in a small ring or bucket, with one
+// exception: a call that succeeded without being slow, while a count-based window is full
+// of such calls, changes nothing (it would replace one success by another, and the rates
+// stay 0), so it only reads one atomic flag and writes nothing shared: without a
+// threshold, recorder or result predicate, such a call takes no lock, reads no clock and
+// makes no atomic write. A rejected call reads the clock at most once and takes no lock
+// while the breaker stays open. Neither allocates, with or without a recorder. A call
+// whose error is ignored in the closed state reads its end only for a recorder, and then
+// only when the call is measured (a threshold, or a recorder that wants latencies).
 package circuitbreaker

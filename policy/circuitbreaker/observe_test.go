@@ -316,18 +316,46 @@ func TestOB1_OpenErrorIsARejectionByTheCircuitBreaker(t *testing.T) {
 	assert.False(t, isRej)
 }
 
-// OB-1: the clock is read as without a recorder (the start and the end of an admitted
-// call, for its duration), but for a call whose error is ignored in the closed state,
-// whose end is read only for a recorder.
+// untimedObserver gives every instance a recorder that wants no latencies
+// (policy.Untimed).
+type untimedObserver struct{}
+
+func (untimedObserver) Instrument(policy.Layer, string) policy.Recorder { return untimedRecorder{} }
+
+type untimedRecorder struct{ kindtest.NopRecorder }
+
+func (untimedRecorder) Untimed() bool { return true }
+
+// OB-1, CB-SLOW-OFF: the clock is read for an admitted call's start and end only when
+// they are needed: a SlowCallThreshold, or a recorder that wants latencies. Without either
+// (no recorder, or an Untimed one), a success recorded by the clean flag reads no clock,
+// and another closed-state outcome reads it once at most, never twice (here, on a manual
+// clock, once at its end; with the system clock only for a transition). An ignored call
+// in the closed state reads its end only for a recorder that wants it.
 func TestOB1_BreakerReadsTheClockForLatencyOnlyWhenRecording(t *testing.T) {
-	for _, recording := range []bool{false, true} {
-		t.Run(fmt.Sprint("recording=", recording), func(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		opts      []cb.Option
+		admitted  int // reads by a closed-state success, window not full
+		clean     int // reads by a closed-state success, window full of successes
+		ignored   int // reads by a closed-state call whose error is ignored
+		wantLat   bool
+		wantSlow  bool
+		observing bool
+	}{
+		{name: "default", admitted: 1},
+		{name: "untimed recorder", opts: []cb.Option{cb.Observe(untimedObserver{})}, admitted: 1},
+		{name: "timed recorder", opts: []cb.Option{cb.Observe(kindtest.NopObserver{})},
+			admitted: 2, clean: 2, ignored: 2},
+		{name: "threshold", opts: []cb.Option{cb.SlowCallThreshold(time.Second)},
+			admitted: 2, clean: 2, ignored: 1},
+		{name: "threshold and untimed recorder", opts: []cb.Option{cb.SlowCallThreshold(time.Second),
+			cb.Observe(untimedObserver{})}, admitted: 2, clean: 2, ignored: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			clk := kindtest.NewCountingClock(clock.NewManual())
-			opts := []cb.Option{cb.WithClock(clk), cb.IgnoreOn(errIgnored)}
-			if recording {
-				opts = append(opts, cb.Observe(kindtest.NopObserver{}))
-			}
-			b, err := cb.New(opts...)
+			b, err := cb.New(append([]cb.Option{cb.WithClock(clk), cb.IgnoreOn(errIgnored),
+				cb.SlidingWindowSize(4), cb.MinimumCalls(4)}, tc.opts...)...)
 			require.NoError(t, err)
 			okCall := cb.DecorateFunc(b, okFunc)
 			ignored := cb.DecorateFunc(b, func(context.Context, int) (int, error) { return 0, errIgnored })
@@ -335,16 +363,57 @@ func TestOB1_BreakerReadsTheClockForLatencyOnlyWhenRecording(t *testing.T) {
 
 			clk.Reset()
 			_, _ = okCall(ctx, 0)
-			assert.Equal(t, 2, clk.Reads(), "an admitted call: its start and its end")
+			assert.Equal(t, tc.admitted, clk.Reads(), "a success, window not full")
+			for range 3 {
+				_, _ = okCall(ctx, 0)
+			}
+			require.Equal(t, 4, b.Snapshot().BufferedCalls)
+			clk.Reset()
+			_, _ = okCall(ctx, 0)
+			assert.Equal(t, tc.clean, clk.Reads(), "a success, window full of successes")
 			clk.Reset()
 			_, _ = ignored(ctx, 0)
-			want := 1
-			if recording {
-				want = 2
-			}
-			assert.Equal(t, want, clk.Reads(), "an ignored call in the closed state")
+			assert.Equal(t, tc.ignored, clk.Reads(), "an ignored call in the closed state")
 		})
 	}
+}
+
+// OB-1, CB-SLOW-OFF: an Untimed recorder is told outcomes with Latency 0; Slow is still
+// reported when a threshold is set (the breaker measures the call for itself).
+func TestOB1_UntimedRecorderGetsNoLatency(t *testing.T) {
+	for _, threshold := range []time.Duration{0, 100 * time.Millisecond} {
+		t.Run(fmt.Sprint("threshold=", threshold), func(t *testing.T) {
+			clk := clock.NewManual()
+			rec := &untimedCapture{}
+			b, err := cb.New(cb.WithClock(clk), cb.SlowCallThreshold(threshold),
+				cb.Observe(observerOf{rec}))
+			require.NoError(t, err)
+			call := cb.DecorateFunc(b, func(ctx context.Context, _ int) (int, error) {
+				return 0, clk.Sleep(ctx, 200*time.Millisecond)
+			})
+			_, err = call(context.Background(), 0)
+			require.NoError(t, err)
+			require.Len(t, rec.outcomes, 1)
+			assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded, Slow: threshold > 0}, rec.outcomes[0])
+			assert.Equal(t, map[bool]int{false: 0, true: 1}[threshold > 0], b.Snapshot().SlowCalls)
+		})
+	}
+}
+
+type observerOf struct{ rec policy.Recorder }
+
+func (o observerOf) Instrument(policy.Layer, string) policy.Recorder { return o.rec }
+
+// untimedCapture keeps the outcomes it is told; it wants no latencies. One goroutine.
+type untimedCapture struct {
+	kindtest.NopRecorder
+	outcomes []policy.Outcome
+}
+
+func (*untimedCapture) Untimed() bool { return true }
+
+func (u *untimedCapture) Record(_ context.Context, o policy.Outcome) {
+	u.outcomes = append(u.outcomes, o)
 }
 
 // BenchmarkAdmittedObserved is BenchmarkAdmitted with a recorder that does nothing: the

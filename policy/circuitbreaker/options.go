@@ -69,11 +69,15 @@ type Config struct {
 	// for ever, no value leaves the breaker half-open for good. Set it above the longest a
 	// trial call may take. Default 60s.
 	MaxWaitInHalfOpen time.Duration
-	// SlowCallThreshold is the duration above which a call counts as slow. Positive.
-	// Default 60s.
+	// SlowCallThreshold is the duration above which a call counts as slow; 0 means no
+	// call is slow: the breaker does not measure calls (it reads its clock only when a
+	// state or a time-based window needs it, or for a recorder that wants latencies). At
+	// least 0. Default 0: no slow-call detection, unlike Resilience4j, whose
+	// slowCallDurationThreshold defaults to 60s.
 	SlowCallThreshold time.Duration
 	// SlowCallRateThreshold is the slow-call rate, in percent, at or above which the
-	// breaker opens. In (0, 100]. Default 100.
+	// breaker opens; it matters only when SlowCallThreshold is set (without it no call is
+	// slow and the rate stays 0). In (0, 100]. Default 100.
 	SlowCallRateThreshold float64
 	// IgnoreOn lists errors (matched with errors.Is) that count neither as success nor as
 	// failure. Set in code only; no configuration attribute. Default empty.
@@ -91,8 +95,9 @@ type Config struct {
 }
 
 // DefaultConfig returns the built-in defaults: failure rate 50%, a count-based window of
-// 100 calls, 100 minimum calls, 60s open, 10 half-open trials given at most 60s, slow
-// calls from 60s, slow rate 100%, no error lists, enabled.
+// 100 calls, 100 minimum calls, 60s open, 10 half-open trials given at most 60s, no
+// slow-call detection (SlowCallThreshold 0; Resilience4j's default is 60s), slow rate
+// 100%, no error lists, enabled.
 func DefaultConfig() Config {
 	return Config{
 		FailureRateThreshold:  50,
@@ -102,7 +107,7 @@ func DefaultConfig() Config {
 		WaitInOpen:            60 * time.Second,
 		PermittedInHalfOpen:   10,
 		MaxWaitInHalfOpen:     60 * time.Second,
-		SlowCallThreshold:     60 * time.Second,
+		SlowCallThreshold:     0,
 		SlowCallRateThreshold: 100,
 	}
 }
@@ -120,7 +125,7 @@ func (c Config) minimumCalls() int {
 //   - R4C-ATR-007: a percentage outside (0, 100] (failureRateThreshold,
 //     slowCallRateThreshold), a count below 1 (slidingWindowSize, minimumCalls,
 //     permittedInHalfOpen), slidingWindowSize above MaxWindowSize, an unknown
-//     slidingWindowType, slowCallThreshold = 0 or maxWaitInHalfOpen = 0;
+//     slidingWindowType, or maxWaitInHalfOpen = 0;
 //   - R4C-ATR-004: a negative duration (waitInOpen, maxWaitInHalfOpen,
 //     slowCallThreshold).
 func (c Config) Validate() error {
@@ -152,9 +157,6 @@ func (c Config) Validate() error {
 	case c.SlowCallThreshold < 0:
 		return policy.Errorf(policy.CodeNegativeDuration, "circuitBreaker.slowCallThreshold", c.SlowCallThreshold.String(),
 			"slowCallThreshold must not be negative")
-	case c.SlowCallThreshold == 0:
-		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slowCallThreshold", c.SlowCallThreshold.String(),
-			"slowCallThreshold must be positive (0 would make every call slow)")
 	case !inPercentRange(c.SlowCallRateThreshold):
 		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slowCallRateThreshold", formatFloat(c.SlowCallRateThreshold),
 			"slowCallRateThreshold must be a percentage above 0 and at most 100")
@@ -272,12 +274,19 @@ func PermittedInHalfOpen(n int) Option { return func(s *settings) { s.PermittedI
 // R4C-ATR-007.
 func MaxWaitInHalfOpen(d time.Duration) Option { return func(s *settings) { s.MaxWaitInHalfOpen = d } }
 
-// SlowCallThreshold sets the duration above which a call counts as slow, on the
-// breaker's clock. Default 60s. Negative fails with R4C-ATR-004, zero with R4C-ATR-007.
+// SlowCallThreshold sets the duration above which a call counts as slow (strictly
+// longer), on the breaker's clock; 0 turns slow-call detection off. With a threshold
+// set, every call admitted while closed reads the clock twice, at its start and at its
+// end, to measure its duration; with none, it reads the clock only when its outcome needs
+// the time (a time-based window's bucket, a transition) or for a recorder that wants
+// latencies. The configuration key is circuitBreaker.slowCallThreshold, where "0" or
+// "0s" is off. Default 0: off, unlike Resilience4j's slowCallDurationThreshold, which
+// defaults to 60s (set 60s for its behaviour). Negative fails with R4C-ATR-004.
 func SlowCallThreshold(d time.Duration) Option { return func(s *settings) { s.SlowCallThreshold = d } }
 
 // SlowCallRateThreshold sets the slow-call rate, in percent, at or above which the breaker
-// opens. Default 100. Outside (0, 100] fails with R4C-ATR-007.
+// opens. It matters only with a SlowCallThreshold: without one no call is slow. Default
+// 100. Outside (0, 100] fails with R4C-ATR-007.
 func SlowCallRateThreshold(percent float64) Option {
 	return func(s *settings) { s.SlowCallRateThreshold = percent }
 }

@@ -137,7 +137,6 @@ func TestValidationCodes(t *testing.T) {
 		{"maxWaitInHalfOpen", "-1s", policy.CodeNegativeDuration, MaxWaitInHalfOpen(-time.Second)},
 		{"maxWaitInHalfOpen", "0s", policy.CodeOutOfRange, MaxWaitInHalfOpen(0)},
 		{"slowCallThreshold", "-1ms", policy.CodeNegativeDuration, SlowCallThreshold(-time.Millisecond)},
-		{"slowCallThreshold", "0", policy.CodeOutOfRange, SlowCallThreshold(0)},
 		{"slowCallRateThreshold", "0", policy.CodeOutOfRange, SlowCallRateThreshold(0)},
 		{"slowCallRateThreshold", "101", policy.CodeOutOfRange, SlowCallRateThreshold(101)},
 	} {
@@ -162,4 +161,23 @@ func TestValidationCodes(t *testing.T) {
 			check(err)
 		})
 	}
+}
+
+// CB-SLOW-OFF: slowCallThreshold 0 ("0" or "0s" in configuration, SlowCallThreshold(0) in
+// code) is valid and turns slow-call detection off; it is the default.
+func TestCB1_ZeroSlowCallThresholdIsValidAndOff(t *testing.T) {
+	assert.Zero(t, DefaultConfig().SlowCallThreshold)
+	for _, v := range []string{"0", "0s", " 0ms "} {
+		s := defaults()
+		s.SlowCallThreshold = time.Second
+		require.NoError(t, descriptor.Table().Set(&s, "slowCallThreshold", v), v)
+		assert.Zero(t, s.SlowCallThreshold, v)
+		require.NoError(t, s.Config.Validate(), v)
+		b, err := build(s)
+		require.NoError(t, err, v)
+		assert.False(t, b.cur.Load().timed, "no threshold, no recorder: calls are not measured")
+	}
+	b, err := New(SlowCallThreshold(time.Second), SlowCallThreshold(0))
+	require.NoError(t, err)
+	assert.Zero(t, b.Config().SlowCallThreshold)
 }

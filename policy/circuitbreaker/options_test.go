@@ -20,7 +20,7 @@ func TestDefaults(t *testing.T) {
 		WaitInOpen:            60 * time.Second,
 		PermittedInHalfOpen:   10,
 		MaxWaitInHalfOpen:     60 * time.Second,
-		SlowCallThreshold:     60 * time.Second,
+		SlowCallThreshold:     0, // no slow-call detection (Resilience4j: 60s)
 		SlowCallRateThreshold: 100,
 	}, cb.DefaultConfig())
 	assert.False(t, cb.DefaultConfig().Disabled, "the defaults are enabled")

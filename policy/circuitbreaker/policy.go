@@ -18,15 +18,17 @@ func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 // DecorateFunc returns next guarded by b. Each call asks b for permission: refused, it
 // returns the zero T and b's *OpenError (matching ErrOpen, never retried), and next is
 // not called, so the layers inside the breaker spend nothing. Admitted, next runs and its
-// outcome and duration (on b's clock, from before the call to after it) are recorded in
-// the state that admitted it. A panic in next is recorded as a failure and propagates.
+// outcome is recorded in the state that admitted it, with its duration (on b's clock,
+// from before the call to after it) when it is measured: with a SlowCallThreshold, or
+// for a recorder that wants latencies. A panic in next is recorded as a failure and propagates.
 // Admitted and rejected calls allocate nothing, with or without a recorder (Observe).
 //
 // With a recorder, each call asked of b is recorded once, with ctx: a refused call as
 // policy.ResultRejected (Err the *OpenError) when it is refused; an admitted one when
 // next returns, as policy.ResultSucceeded, ResultFailed or ResultIgnored, as b counts it
-// (a panic: ResultFailed with a nil Err), with Latency, the call's duration on b's clock,
-// and Slow, whether it was above the SlowCallThreshold in force when it was admitted. It
+// (a panic: ResultFailed with a nil Err), with Latency, the call's duration on b's clock
+// (0 for a recorder that wants no latencies, policy.Untimed), and Slow, whether it was
+// above the SlowCallThreshold in force when it was admitted (false without one). It
 // is recorded whatever state the breaker is in when the call ends, even when the breaker
 // no longer counts it. The transitions a call makes and its rejection event are published
 // with ctx.
@@ -43,14 +45,18 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 			var zero T
 			return zero, err
 		}
-		p, rej := b.acquire(ctx)
-		if rej != nil {
-			var zero T
-			return zero, rej
+		first, ok := b.closedPermit()
+		if !ok {
+			var rej *OpenError
+			if first, rej = b.acquire(ctx); rej != nil {
+				var zero T
+				return zero, rej
+			}
+			if first.word == noRecord {
+				return next(ctx, a)
+			}
 		}
-		if p.word == noRecord {
-			return next(ctx, a)
-		}
+		p := first // never assigned again: the deferred function below copies it
 		done := false
 		defer func() {
 			if !done {
@@ -59,6 +65,12 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 		}()
 		v, err := next(ctx, a)
 		done = true
+		if err == nil && pred == nil && p.r.lean && p.closed() && b.clean.Load() {
+			// A success, with no predicate to ask, of a call admitted while closed whose
+			// window is full of fast successes: recording it changes nothing (see record),
+			// and no one measures or records it.
+			return v, nil
+		}
 		onResult(ctx, b, pred, p, v, err)
 		return v, err
 	}
@@ -68,7 +80,8 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 // Permission is asked when the call is made: refused, the call returns a failed future
 // with b's *OpenError and next is not called. Admitted, next's future is
 // returned as is and its outcome is recorded when it completes (Future.OnComplete), its
-// duration running from the call to the completion. A future that ends with
+// duration, when it is measured (as for DecorateFunc), running from the call to the
+// completion. A future that ends with
 // async.ErrCanceled (e.g. canceled by the caller) gives its permission back without
 // recording anything, like an ignored error. A half-open trial whose future has not
 // completed MaxWaitInHalfOpen after the breaker went half-open is given up: the breaker

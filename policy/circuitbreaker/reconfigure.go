@@ -57,7 +57,7 @@ func (b *Breaker) Reconfigure(c Config) error {
 		return err
 	}
 	c.IgnoreOn, c.RecordOn = slices.Clone(c.IgnoreOn), slices.Clone(c.RecordOn)
-	r := newRules(c, b.recordIf)
+	r := newRules(c, b.recordIf, &b.events)
 	resized := c.SlidingWindowSize != old.cfg.SlidingWindowSize
 	if resized {
 		b.setCleanLocked(false) // before the window changes, as a transition does
