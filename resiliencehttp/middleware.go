@@ -7,6 +7,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
@@ -125,8 +126,8 @@ func PolicyName(name string) MiddlewareOption {
 
 // AlwaysSendHeaders adds the Ratelimit-Policy and Ratelimit fields (and the
 // LegacyHeaders, when on) to admitted responses too, so that clients can pace themselves.
-// Default false: refused responses only. It costs the admitted path a few small
-// allocations.
+// Default false: refused responses only. It costs each admitted request two small
+// allocations (one more for a PolicyName longer than about 40 bytes).
 func AlwaysSendHeaders(on bool) MiddlewareOption {
 	return func(m *middleware) { m.always = on }
 }
@@ -164,7 +165,7 @@ type middleware struct {
 	ips            clientIPs
 	exempt         map[string]struct{}
 	exemptPrefixes []string
-	onReject       func(http.ResponseWriter, *http.Request, time.Duration)
+	onReject       func(http.ResponseWriter, *http.Request, time.Duration) // nil: the default answer
 	policyName     string
 	always         bool
 	legacy         bool
@@ -175,10 +176,38 @@ type middleware struct {
 	name    string // the policy name as a structured-field string, quoted
 	policy  string // the Ratelimit-Policy field value
 	limit   string // the X-RateLimit-Limit field value
+	nvals   int    // how many header values a refusal sets
+
+	// refused holds the values of the last refusal's fields, shared by the refusals that
+	// say the same: replaced, never changed.
+	refused atomic.Pointer[fields]
+}
+
+// quota is what the rate-limit fields say of one decision, in whole seconds: what their
+// values are made of.
+type quota struct {
+	retryAfter int64 // Retry-After, for a refusal; else 0
+	remaining  int   // Ratelimit's r and X-RateLimit-Remaining
+	reset      int64 // Ratelimit's t
+	resetAt    int64 // X-RateLimit-Reset, with LegacyHeaders; else 0
+}
+
+// fields holds the header values of one quota, formatted. It is not changed once made, so
+// that refusals saying the same quota can share it from any goroutine.
+type fields struct {
+	q          quota
+	retryAfter string
+	rateLimit  string
+	remaining  string
+	resetAt    string
 }
 
 // The header names, in canonical form, so that they can be set without canonicalising.
 const (
+	headerContentLength = "Content-Length"
+	headerContentType   = "Content-Type"
+	headerNoSniff       = "X-Content-Type-Options"
+
 	headerRetryAfter = "Retry-After"
 	headerPolicy     = "Ratelimit-Policy"
 	headerRateLimit  = "Ratelimit"
@@ -221,8 +250,12 @@ const (
 //
 // An admitted request from a client whose key k already holds allocates nothing in the
 // middleware (keys of IPv4 addresses are cut from the request; other keys are cached,
-// see ClientIP). The returned function and the handlers it makes are safe for concurrent
-// use.
+// see ClientIP). A refused one costs one allocation, the slice that holds its header
+// values: each response gets its own, so that nothing a handler or another middleware
+// does to one response's header reaches another's. The values themselves are formatted
+// once and shared by the refusals that follow for as long as they say the same (the
+// same whole seconds, the same calls left). The returned function and the handlers it
+// makes are safe for concurrent use.
 func Middleware(k KeyedLimiter, opts ...MiddlewareOption) func(http.Handler) http.Handler {
 	wrap, err := NewMiddleware(k, opts...)
 	if err != nil {
@@ -265,12 +298,19 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 	m.name = sfString(m.policyName)
 	m.policy = m.name + ";q=" + strconv.Itoa(cfg.Permits) + ";w=" + strconv.FormatInt(ceilSeconds(cfg.Period), 10)
 	m.limit = strconv.Itoa(cfg.Permits)
+	m.nvals = 3 // Retry-After, Ratelimit-Policy, Ratelimit
+	if m.legacy {
+		m.nvals += 3
+	}
+	if m.onReject == nil {
+		m.nvals += 2 // Content-Type, X-Content-Type-Options
+	}
 	return m.wrap, nil
 }
 
 // configure applies opts to the defaults.
 func configure(opts []MiddlewareOption) *middleware {
-	m := &middleware{ips: newClientIPs(), onReject: reject, policyName: "default"}
+	m := &middleware{ips: newClientIPs(), policyName: "default"}
 	for _, o := range opts {
 		if o != nil {
 			o(m)
@@ -294,18 +334,58 @@ func (m *middleware) wrap(next http.Handler) http.Handler {
 		} else {
 			d = m.k.Decide(m.key(r))
 		}
-		if d.Admitted {
-			if m.always {
-				m.setFields(w.Header(), d)
-			}
-			next.ServeHTTP(w, r)
+		if !d.Admitted {
+			m.refuse(w, r, d)
 			return
 		}
-		h := w.Header()
-		h[headerRetryAfter] = []string{strconv.FormatInt(ceilSeconds(d.RetryAfter), 10)}
-		m.setFields(h, d)
-		m.onReject(w, r, max(d.RetryAfter, 0))
+		if m.always {
+			var f fields
+			m.format(&f, m.quotaOf(d, false), false)
+			n := 2
+			if m.legacy {
+				n += 3
+			}
+			m.setFields(w.Header(), make([]string, n), &f)
+		}
+		next.ServeHTTP(w, r)
 	})
+}
+
+// tooManyRequests is the body of the default refusal, as http.Error writes it.
+var tooManyRequests = []byte(http.StatusText(http.StatusTooManyRequests) + "\n")
+
+// refuse answers a refused request: its fields, then onReject, or the default answer,
+// which is http.Error's with the status text.
+func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Decision) {
+	q := m.quotaOf(d, true)
+	f := m.refused.Load()
+	if f == nil || f.q != q {
+		f = new(fields)
+		m.format(f, q, true)
+		m.refused.Store(f)
+	}
+	// The response's own values: a handler may change its header's slices in place.
+	vals := make([]string, m.nvals)
+	h := w.Header()
+	vals = set(h, vals, headerRetryAfter, f.retryAfter)
+	vals = m.setFields(h, vals, f)
+	if m.onReject != nil {
+		m.onReject(w, r, max(d.RetryAfter, 0))
+		return
+	}
+	delete(h, headerContentLength)
+	vals = set(h, vals, headerContentType, "text/plain; charset=utf-8")
+	set(h, vals, headerNoSniff, "nosniff")
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, _ = w.Write(tooManyRequests)
+}
+
+// set sets the field key of h to the one value v, held in vals[0], and returns the rest
+// of vals.
+func set(h http.Header, vals []string, key, v string) []string {
+	vals[0] = v
+	h[key] = vals[:1:1]
+	return vals[1:]
 }
 
 // failing returns a handler that answers every request 500 with msg.
@@ -339,31 +419,59 @@ func (m *middleware) exempted(p string) bool {
 	return false
 }
 
-// setFields sets the Ratelimit-Policy and Ratelimit fields, and the legacy ones when on,
-// for decision d.
-func (m *middleware) setFields(h http.Header, d ratelimit.Decision) {
-	remaining := strconv.Itoa(min(max(d.Remaining, 0), m.permits))
-	reset := ceilSeconds(d.Reset)
-	h[headerPolicy] = []string{m.policy}
-	h[headerRateLimit] = []string{m.name + ";r=" + remaining + ";t=" + strconv.FormatInt(reset, 10)}
-	if !m.legacy {
-		return
+// quotaOf returns what the fields say of decision d; refused adds its Retry-After.
+func (m *middleware) quotaOf(d ratelimit.Decision, refused bool) quota {
+	q := quota{remaining: min(max(d.Remaining, 0), m.permits), reset: ceilSeconds(d.Reset)}
+	if refused {
+		q.retryAfter = ceilSeconds(d.RetryAfter)
 	}
-	h[headerXLimit] = []string{m.limit}
-	h[headerXRemaining] = []string{remaining}
+	if !m.legacy {
+		return q
+	}
+	q.resetAt = q.reset
 	if m.reset == ResetUnixTime {
 		at := time.Now().Add(max(d.Reset, 0))
-		reset = at.Unix()
+		q.resetAt = at.Unix()
 		if at.Nanosecond() > 0 {
-			reset++
+			q.resetAt++
 		}
 	}
-	h[headerXReset] = []string{strconv.FormatInt(reset, 10)}
+	return q
 }
 
-// reject is the default answer to a refused request.
-func reject(w http.ResponseWriter, _ *http.Request, _ time.Duration) {
-	http.Error(w, http.StatusText(http.StatusTooManyRequests), http.StatusTooManyRequests)
+// format fills f with the values of q's fields, Retry-After's for a refusal. They are
+// cut from one string.
+func (m *middleware) format(f *fields, q quota, refused bool) {
+	var buf [96]byte
+	b := append(append(buf[:0], m.name...), ";r="...)
+	r := len(b)
+	b = strconv.AppendInt(b, int64(q.remaining), 10)
+	t := len(b)
+	b = strconv.AppendInt(append(b, ";t="...), q.reset, 10)
+	ra := len(b)
+	if refused {
+		b = strconv.AppendInt(b, q.retryAfter, 10)
+	}
+	x := len(b)
+	if m.legacy {
+		b = strconv.AppendInt(b, q.resetAt, 10)
+	}
+	s := string(b)
+	f.q = q
+	f.rateLimit, f.remaining, f.retryAfter, f.resetAt = s[:ra], s[r:t], s[ra:x], s[x:]
+}
+
+// setFields sets the Ratelimit-Policy and Ratelimit fields, and the legacy ones when on,
+// to f's values, held in vals, and returns the rest of vals.
+func (m *middleware) setFields(h http.Header, vals []string, f *fields) []string {
+	vals = set(h, vals, headerPolicy, m.policy)
+	vals = set(h, vals, headerRateLimit, f.rateLimit)
+	if !m.legacy {
+		return vals
+	}
+	vals = set(h, vals, headerXLimit, m.limit)
+	vals = set(h, vals, headerXRemaining, f.remaining)
+	return set(h, vals, headerXReset, f.resetAt)
 }
 
 // ceilSeconds returns d in whole seconds, rounded up, so that a client that waits that
