@@ -140,19 +140,23 @@ var closedChan = func() chan struct{} {
 // Go runs fn on a new goroutine with a context derived from ctx and returns its future.
 // Cancel cancels that context (the work has started, so Cancel returns false) and
 // completes the future with ErrCanceled; fn's own result is then discarded. The derived
-// context is canceled too when fn returns, as one from context.WithCancel whose cancel
-// function is deferred.
+// context is canceled too when fn returns or exits, as one from context.WithCancel whose
+// cancel function is deferred.
 //
-// A call costs two allocations: one holding the future and the derived context of a ctx
-// that never ends (Done returns nil, as for context.Background), and the goroutine's
-// start; a ctx that can end adds the context.WithCancel it derives. A panic of fn is
-// not recovered: it ends the program, as a panic on any goroutine does.
+// With ctx context.Background() or context.TODO(), a call costs two allocations: one
+// holding the future, its goroutine's state and the context given to fn, and the
+// goroutine's start (a goroutine sending (T, error) to a buffered channel costs three).
+// That context has no values and no deadline, and implements AfterFunc, so that the
+// contexts fn derives from it with the context package follow it without a goroutine
+// each; one derived through a context of another type (e.g. context.WithTimeout of a
+// context.WithValue of it) costs a goroutine while both are live, as the context package
+// makes for any parent it does not know. With any other ctx, fn gets
+// context.WithCancel(ctx), which adds two allocations. A panic of fn is not recovered: it
+// ends the program, as a panic on any goroutine does.
 func Go[T any](ctx context.Context, fn func(context.Context) (T, error)) *Future[T] {
 	g := &goCall[T]{fn: fn}
 	g.init(g)
-	if ctx.Done() == nil {
-		g.ctx = ctx
-	} else {
+	if ctx != context.Background() && ctx != context.TODO() {
 		g.ctx, g.cancel = context.WithCancel(ctx)
 	}
 	go g.run()
@@ -160,14 +164,19 @@ func Go[T any](ctx context.Context, fn func(context.Context) (T, error)) *Future
 }
 
 // goCall is the future of Go and the state of its goroutine, in one allocation. For a
-// parent context that never ends, it is also the context given to fn: one that is
-// canceled when the future completes.
+// parent context.Background() or context.TODO(), it is also the context given to fn: one
+// that is canceled when the future completes.
 type goCall[T any] struct {
 	Future[T]
-	ctx    context.Context // the parent that never ends; or the context derived with cancel
+	ctx    context.Context // the context derived with cancel; nil when the goCall is fn's context
 	fn     func(context.Context) (T, error)
-	cancel context.CancelFunc // nil when the goCall is fn's context
+	cancel context.CancelFunc      // nil when the goCall is fn's context
+	afters map[*afterFunc]struct{} // AfterFunc's functions not run nor stopped; under mu
+	fired  bool                    // the afters have run (the future completed); under mu
 }
+
+// afterFunc is one function registered with goCall.AfterFunc.
+type afterFunc struct{ fn func() }
 
 func (g *goCall[T]) run() {
 	fn := g.fn
@@ -177,9 +186,9 @@ func (g *goCall[T]) run() {
 		g.complete(v, err)
 		return
 	}
+	defer g.cancel()
 	v, err := fn(g.ctx)
 	g.complete(v, err)
-	g.cancel()
 }
 
 // stopWork cancels fn's context, on Cancel.
@@ -190,32 +199,66 @@ func (g *goCall[T]) stopWork() bool {
 	return false
 }
 
-// Deadline is the parent's, which never ends: none.
-func (g *goCall[T]) Deadline() (deadline time.Time, ok bool) { return g.ctx.Deadline() }
+// Deadline is none: the parent, context.Background() or context.TODO(), has none.
+func (g *goCall[T]) Deadline() (deadline time.Time, ok bool) { return }
 
-// Err is context.Canceled once the future completes: fn has returned, or the future was
-// canceled.
+// Err is context.Canceled once the future has completed (fn has returned, or the future
+// was canceled) and Done is closed; nil before.
 func (g *goCall[T]) Err() error {
-	if g.state.Load()&stDone != 0 {
-		return context.Canceled
+	if g.state.Load()&stDone == 0 {
+		return nil
 	}
-	return nil
+	select {
+	case <-g.Done():
+		return context.Canceled
+	default: // completing: Done is not closed yet
+		return nil
+	}
 }
 
-// Value is the parent's.
-func (g *goCall[T]) Value(key any) any { return g.ctx.Value(key) }
+// Value is nil for every key: the parent, context.Background() or context.TODO(), holds
+// no values.
+func (g *goCall[T]) Value(any) any { return nil }
 
 // AfterFunc arranges for fn to run on a goroutine of its own once the context is
 // canceled, as context.AfterFunc does; contexts derived from it use it, rather than a
-// goroutine each, to follow it.
+// goroutine each, to follow it. Stopping forgets fn.
 func (g *goCall[T]) AfterFunc(fn func()) (stop func() bool) {
-	var state atomic.Uint32 // 0: armed; 1: stopped; 2: started
-	g.OnComplete(func(T, error) {
-		if state.CompareAndSwap(0, 2) {
-			go fn()
+	a := &afterFunc{fn: fn}
+	g.mu.Lock()
+	switch {
+	case g.fired:
+		g.mu.Unlock()
+		go fn()
+		return func() bool { return false }
+	case g.afters == nil:
+		g.afters = map[*afterFunc]struct{}{a: {}}
+		g.mu.Unlock()
+		g.OnComplete(g.runAfters)
+	default:
+		g.afters[a] = struct{}{}
+		g.mu.Unlock()
+	}
+	return func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if _, ok := g.afters[a]; !ok {
+			return false
 		}
-	})
-	return func() bool { return state.CompareAndSwap(0, 1) }
+		delete(g.afters, a)
+		return true
+	}
+}
+
+// runAfters starts the AfterFunc functions not stopped, once the future completes.
+func (g *goCall[T]) runAfters(T, error) {
+	g.mu.Lock()
+	afters := g.afters
+	g.afters, g.fired = nil, true
+	g.mu.Unlock()
+	for a := range afters {
+		go a.fn()
+	}
 }
 
 func (g *goCall[T]) String() string { return "async.Go context" }
@@ -283,7 +326,9 @@ func (f *Future[T]) Done() <-chan struct{} {
 
 // Await blocks until the future completes or ctx ends. It returns the future's value and
 // error, or the zero value and ctx.Err() if ctx ended first (the future is not canceled:
-// call Cancel for that). A nil ctx, like one that never ends, waits for the future.
+// call Cancel for that). A nil ctx, like one that never ends, waits for the future; it
+// then parks on a sync.WaitGroup inside the future, so that in a testing/synctest bubble a
+// future made outside the bubble must not be completed inside it.
 func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	if f == nil {
 		var zero T

@@ -2,6 +2,7 @@ package async_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"testing"
@@ -300,3 +301,50 @@ func TestGo_ConcurrentCancelAwait(t *testing.T) {
 		require.Equal(t, 5, callbacks)
 	}
 }
+
+// SPEC AS-5: fn's context, derived from a context that can end, is canceled when fn exits
+// without returning (runtime.Goexit), as one whose cancel function is deferred.
+func TestGo_AS5_GoexitCancelsTheContext(t *testing.T) {
+	parent, cancel := context.WithCancel(bg())
+	defer cancel()
+	got := make(chan context.Context, 1)
+	async.Go(parent, func(ctx context.Context) (int, error) {
+		got <- ctx
+		runtime.Goexit()
+		return 0, nil
+	})
+	ctx := <-got
+	select {
+	case <-ctx.Done():
+	case <-time.After(generous):
+		t.Fatal("fn's context was not canceled after Goexit")
+	}
+}
+
+// SPEC AS-5: the cause of fn's context is its own cancellation, whatever the parent hides
+// behind its Value.
+func TestGo_AS5_CauseIsTheFuturesOwn(t *testing.T) {
+	req, cancelReq := context.WithCancelCause(bg())
+	cancelReq(errors.New("request finished"))
+	got := make(chan error, 1)
+	started, release := make(chan struct{}), make(chan struct{})
+	f := async.Go[int](detachedCtx{req}, func(ctx context.Context) (int, error) {
+		close(started)
+		<-release
+		<-ctx.Done()
+		got <- context.Cause(ctx)
+		return 0, nil
+	})
+	<-started
+	f.Cancel()
+	close(release)
+	assert.ErrorIs(t, <-got, context.Canceled)
+}
+
+// detachedCtx passes values through and never ends, as "detach" wrappers do.
+type detachedCtx struct{ parent context.Context }
+
+func (detachedCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (detachedCtx) Done() <-chan struct{}       { return nil }
+func (detachedCtx) Err() error                  { return nil }
+func (d detachedCtx) Value(k any) any           { return d.parent.Value(k) }
