@@ -46,28 +46,34 @@
 // reports what HTTP rate-limit headers carry (the limit, the permits left, the
 // retry-after), which is all that per-client HTTP middleware needs, together with Config.
 //
-// Cells are made when a key is first seen and evicted when idle. A cell is idle when its
-// TAT is at or before now: every permit its key took is back — at the latest one Period
-// after its last call, sooner when it took fewer than Permits. An idle cell would admit a
-// full burst, exactly as a new cell does: it holds no memory of the past, so evicting it
-// changes nothing.
-// Eviction is lazy, with no goroutine: a shard evicts its idle cells once it has added as
-// many cells as it held at its previous sweep (so sweeping costs O(1) per new key,
-// amortised). Sweep evicts every idle cell at once.
+// Cells are made when a key is first seen. A cell is idle when its TAT is at or before
+// now: every permit its key took is back — at the latest one Period after its last call,
+// sooner when it took fewer than Permits. An idle cell admits a full burst, exactly as a
+// new cell does: it holds no memory of the past, so keeping it or evicting it changes no
+// decision. Cells are therefore kept until their place is needed, and a client that comes
+// back after a quiet spell finds its cell and allocates nothing. Nothing is evicted on a
+// schedule and no goroutine runs; Sweep evicts every idle cell when asked (e.g. from a
+// timer, to give memory back sooner).
 //
-// Memory is bounded by MaxKeys. Keys are spread by hash (hash/maphash) over up to 64
-// shards, each holding at most MaxKeys/shards of them, so Len never exceeds MaxKeys. A
-// new key that finds its shard full is never refused for the lack of room: it takes the
-// place of one cell, the one that becomes idle first among 8 taken at random from the
-// shard (an idle one when the sample holds one). So a flood of distinct keys (a spoofing
-// attack, or the addresses of an IPv6 prefix) locks out no client, new or held, and costs
-// O(1) per new key. The price is paid by the keys evicted before they were idle: such a
-// key's next call starts a new cell, with a full burst, so it may pass up to Permits more
-// calls than its quota in that period. A key that has spent its quota has its TAT far
-// ahead and is evicted after the keys that made one call each, which is what a flood
-// makes. The limiter then still bounds each key that it holds, and the memory; bound the
-// rate of all keys together with a Limiter in front of it. A new key may find its shard
-// full a little before Len reaches MaxKeys.
+// Memory is bounded by MaxKeys: one count of the keys held, over all shards, which never
+// exceeds MaxKeys, even for an instant, and up to MaxKeys keys are all held however
+// their hashes fall. Keys are spread over shards, each under its own lock, to spread the
+// lock traffic: at least 64 (fewer for a MaxKeys under 1,024), and enough for each to hold
+// about 768 keys at the bound (up to 4,096 shards), so that each shard's map stays in one
+// table about three quarters full and the memory per key at the bound does not grow with
+// MaxKeys (about 68 bytes per key of 16 bytes or less, from 100,000 to 1,000,000 keys). A new key that finds MaxKeys keys held is never refused for
+// the lack of room: it takes the place of one cell of its own shard, an idle one when it
+// meets one among 8 taken at random, else the one of those 8 that becomes idle first;
+// when its shard holds no cell, it evicts one from another shard, locking one shard at a
+// time. So a flood of distinct keys (a spoofing attack, or the addresses of an IPv6
+// prefix) locks out no client, new or held, and costs O(1) per new key. The price is paid
+// by the keys evicted before they were idle: such a key's next call starts a new cell,
+// with a full burst, so it may pass up to Permits more calls than its quota in that
+// period. A key that has spent its quota has its TAT far ahead and is evicted after the
+// keys that made one call each, which is what a flood makes. The limiter then still
+// bounds each key that it holds, and the memory; bound the rate of all keys together with
+// a Limiter in front of it. A cell is never reused for another key: cancelling a
+// reservation of a key evicted since gives its permit to no one.
 //
 // Memory per key is bounded too: a string key longer than MaxKeyBytes (default 256
 // bytes) is kept as its digest, "~sha256:" followed by the 64 hex digits of its SHA-256,
@@ -78,11 +84,12 @@
 // type that holds strings of its own (a struct) should hold short ones.
 //
 // A call for a key that has a cell takes its shard's read lock, does one map lookup and
-// one compare-and-swap, and allocates nothing. A new key allocates its cell; a string
-// key is copied, so that a key cut from a larger string (a header) does not keep it
-// alive. Keys must be equal to themselves: a floating-point NaN key is a new key at
-// every call. Go maps do not shrink, so a shard whose cells fall to a quarter of its peak
-// rebuilds its map when it sweeps.
+// one compare-and-swap, and allocates nothing, idle or not. A new key allocates its cell
+// (16 bytes in-process) and its map entry; a string key is copied, so that a key cut from
+// a larger string (a header) does not keep it alive. Keys must be equal to themselves: a
+// floating-point NaN key is a new key at every call (a new key at the bound that meets
+// such keys in its shard drops them all, and so does Sweep). Go maps do not shrink, so a
+// shard whose cells fall to a quarter of its peak rebuilds its map when it sweeps.
 //
 // Events of a Keyed limiter name the key in Event.Key: a string key as the limiter keeps
 // it (a long one as its digest), any other key formatted with fmt.Sprint (its String
@@ -93,9 +100,9 @@
 // instance id "<id>:<key>" (the key named as in events): every process that uses the
 // same limiter id shares each key's quota, one backend entry per key. A call then asks
 // the key's Store, outside the shard's lock; a store that answers Local falls back on the
-// key's in-process cell. Cells are kept for one Period after their last use, so that a
-// busy key binds its store once; a cell evicted from a full shard before that loses only
-// its binding, as the key's state is the backend's.
+// key's in-process cell. A cell counts as busy for one Period after its last use, so
+// that at the bound the keys in use keep their binding; a cell evicted before that loses
+// only its binding, as the key's state is the backend's.
 // Backend ids share one namespace: a Limiter named "api:10.0.0.1" shares the quota of key
 // "10.0.0.1" of a Keyed limiter "api", and keys whose fmt.Sprint is the same (the int 1
 // and the string "1" of a Keyed[any]) share one backend entry; choose names accordingly.

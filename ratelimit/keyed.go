@@ -3,7 +3,10 @@ package ratelimit
 import (
 	"context"
 	"hash/maphash"
+	"math/rand/v2"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
@@ -18,12 +21,14 @@ const DefaultMaxKeys = 100_000
 // limiter keeps as it is when MaxKeyBytes is not set.
 const DefaultMaxKeyBytes = 256
 
-// MaxKeys bounds how many keys a Keyed limiter holds at once. Default 100,000
-// (DefaultMaxKeys). See Keyed for what happens at the bound. It bounds the limiter's
-// memory: with IPv4 addresses as string keys, about 67 bytes per key held, and under 100
-// bytes per key of MaxKeys while keys come and go (maps keep room for the keys they once
-// held); longer keys add their own bytes beyond 16, up to MaxKeyBytes. 0 means the
-// default; a negative n fails NewKeyed with R4C-ATR-007. A Limiter ignores it.
+// MaxKeys bounds how many keys a Keyed limiter holds at once, over all its keys: up to n
+// keys are all held, however their hashes fall, and never more than n at any instant.
+// Default 100,000 (DefaultMaxKeys). See Keyed for what happens at the bound. It bounds
+// the limiter's memory: with keys of up to 16 bytes as strings, about 67 bytes per key
+// held with 100,000 keys, and up to about 90 with a million (Go's maps grow by doubling,
+// so the bytes per key depend on where the count falls between two sizes); longer keys
+// add their own bytes beyond 16, up to MaxKeyBytes. 0 means the default; a negative n
+// fails NewKeyed with R4C-ATR-007. A Limiter ignores it.
 func MaxKeys(n int) Option { return func(s *settings) { s.maxKeys = n } }
 
 // MaxKeyBytes bounds the length of the string keys a Keyed limiter keeps, and so the
@@ -44,14 +49,16 @@ func MaxKeyBytes(n int) Option { return func(s *settings) { s.maxKeyBytes = n } 
 // within MaxWait that can be canceled. Keys do not share permits: one key spending its
 // quota leaves the others untouched.
 //
-// Cells are made when a key is first seen and evicted, lazily and with no goroutine, once
-// idle (every permit back: an idle cell admits a full burst, as a new one does). Memory
-// is bounded by MaxKeys, and each string key by MaxKeyBytes. A new key never waits for
-// room and is never refused for the lack of it: when its shard of the keys is full, it
-// takes the place of the cell that becomes idle first among a few sampled, so a flood of
-// new keys locks out neither the keys held nor other new ones. A call for a key that has
-// a cell allocates nothing. The package documentation, under "Per-key limits", says how
-// eviction, the key bounds and a Backend work in detail.
+// Cells are made when a key is first seen and kept while there is room: an idle cell
+// (every permit back) admits a full burst, as a new one does, so a client that comes back
+// finds its cell, and its call allocates nothing. Memory is bounded by MaxKeys, one bound
+// over all keys, and each string key by MaxKeyBytes. A new key never waits for room and
+// is never refused for the lack of it: at the bound it takes the place of an idle cell,
+// or else of the cell that becomes idle first, among a few sampled, so a flood of new
+// keys locks out neither the keys held nor other new ones. Nothing runs on a schedule:
+// Sweep evicts the idle cells when asked. A call for a key that has a cell allocates
+// nothing. The package documentation, under "Per-key limits", says how eviction, the key
+// bounds and a Backend work in detail.
 //
 // Events carry the key in Event.Key: a string key as the limiter keeps it (its digest,
 // for a key longer than MaxKeyBytes), any other key formatted with fmt.Sprint. Outcomes
@@ -70,10 +77,17 @@ type Keyed[K comparable] struct {
 	maxKeys  int
 	keyBytes int     // string keys longer than this are kept as their digest
 	keys     keyType // how K holds a string
-	perShard int
-	mask     uint64
+	nshards  uint64  // len(shards); a key's shard is (the top 32 bits of its hash × nshards) >> 32
 	seed     maphash.Seed
+	seed64   uint64 // the seed of strShardHash
 	shards   []keyedShard[K]
+
+	_ [64]byte // the counts below, written as keys come and go, share no cache line with the fields above
+	// count is the number of places held, over all shards: every cell, and each new cell
+	// from before it is added until it is. It never exceeds maxKeys.
+	count  atomic.Int64
+	cursor atomic.Uint64 // the shard a new key that finds its own empty starts evicting from
+	_      [48]byte
 }
 
 // NewKeyed builds a keyed limiter from opts: the options of New (Permits and Period are
@@ -110,10 +124,7 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 	if keyBytes == 0 {
 		keyBytes = DefaultMaxKeyBytes
 	}
-	shards := maxShards
-	for shards > 1 && n/shards < minPerShard {
-		shards /= 2
-	}
+	shards := shardsFor(n)
 	return &Keyed[K]{
 		base:     base,
 		backend:  backend,
@@ -121,9 +132,9 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 		maxKeys:  n,
 		keyBytes: keyBytes,
 		keys:     keyTypeOf[K](),
-		perShard: n / shards,
-		mask:     uint64(shards - 1),
+		nshards:  uint64(shards),
 		seed:     maphash.MakeSeed(),
+		seed64:   rand.Uint64(),
 		shards:   make([]keyedShard[K], shards),
 	}, nil
 }
@@ -191,7 +202,48 @@ func (k *Keyed[K]) Rejection() error { return k.lim().Rejection() }
 // is recorded with context.Background() and the key: ResultAdmitted (Wait 0) or
 // ResultRejected. For a key that has a cell it never allocates. A disabled limiter always
 // returns true; a zero Keyed, never built, false.
-func (k *Keyed[K]) TryAcquire(key K) bool { return k.tryAcquire(key, k.lim().cur(), 1) == nil }
+func (k *Keyed[K]) TryAcquire(key K) bool {
+	// An enabled in-process limiter and a string key kept as it is: the lookup and GCRA,
+	// written out here (generic methods are not inlined into one another). A zero Keyed
+	// has no key type (otherKeys) and takes the general path.
+	if k != nil && k.keys == stringKeys && k.backend == nil {
+		if r := k.base.rate.Load(); r != nil && r.direct {
+			if ks := asString(&key); len(ks) <= k.keyBytes && !strings.HasPrefix(ks, digestPrefix) {
+				s := &k.shards[0]
+				if k.nshards > 1 {
+					s = &k.shards[shardIndex(strShardHash(ks, k.seed64), k.nshards)]
+				}
+				s.mu.RLock()
+				if c := s.cells[key]; c != nil {
+					now := k.base.now()
+					var wait int64
+					var ok bool
+					if c.slots.none() {
+						_, _, wait, ok = gcraReserve(&c.slots.tat, r.interval, r.tau, now, 0)
+					} else {
+						_, _, wait, ok = c.slots.takeFreed(now, r.interval, r.tau, 0)
+					}
+					s.mu.RUnlock()
+					return k.tried(key, now, wait, ok) == nil
+				}
+				s.mu.RUnlock()
+			}
+		}
+	}
+	return k.tryAcquire(key, k.lim().cur(), 1) == nil
+}
+
+// tried reports a TryAcquire for key decided at now: nil when admitted, else the
+// rejection, whose retry-after is wait.
+func (k *Keyed[K]) tried(key K, now, wait int64, ok bool) error {
+	ctx := context.Background()
+	if !ok {
+		k.reject(ctx, key, now, wait, k.base.rej.Plain)
+		return k.base.rej.Plain
+	}
+	k.admitted(ctx, key, 0)
+	return nil
+}
 
 // TryAcquireN takes n permits for key that are free now, all of them or none, as
 // Limiter.TryAcquireN does: nil when they are the caller's, the limiter's rejection
@@ -415,7 +467,7 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 	if k.backend != nil {
 		var rc *remoteCell
 		if c != nil {
-			rc = c.remote
+			rc = k.remoteOf(c)
 		} else {
 			rc = k.bind(context.Background(), key)
 		}
@@ -436,34 +488,34 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 	return n
 }
 
-// Len returns how many keys have a cell now, idle ones included until they are evicted.
+// Len returns how many keys have a cell now, idle ones included, counting a new key from
+// the moment it is given its place: at most MaxKeys, at every instant. An idle cell is
+// kept until a new key needs its place at the bound, or Sweep evicts it.
 func (k *Keyed[K]) Len() int {
 	if k == nil {
 		return 0
 	}
-	n := 0
-	for i := range k.shards {
-		s := &k.shards[i]
-		s.mu.RLock()
-		n += len(s.cells)
-		s.mu.RUnlock()
-	}
-	return n
+	return int(k.count.Load())
 }
 
-// Sweep evicts every idle cell now and returns how many it evicted. Cells are evicted
-// lazily as new keys come, so Sweep is never needed for correctness or for the bound on
-// memory; it gives back the memory of idle keys sooner, e.g. from a periodic timer.
+// Sweep evicts every idle cell now and returns how many it evicted. An idle cell admits a
+// full burst, as a new one does, so evicting it changes no decision; new keys at MaxKeys
+// make room by evicting cells themselves, so Sweep is never needed for correctness or for
+// the bound on memory. It gives back the memory of idle keys sooner, e.g. from a periodic
+// timer (a map that falls to a quarter of the keys it once held is rebuilt smaller); a
+// client seen again after a sweep allocates its cell and its key anew.
 func (k *Keyed[K]) Sweep() int {
-	if k == nil {
+	if k == nil || k.base == nil {
 		return 0
 	}
 	n := 0
 	for i := range k.shards {
 		s := &k.shards[i]
 		s.mu.Lock()
-		n += k.sweep(s, k.lim().now())
+		gone := k.sweep(s, k.base.now())
+		k.count.Add(int64(-gone))
 		s.mu.Unlock()
+		n += gone
 	}
 	return n
 }

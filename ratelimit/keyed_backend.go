@@ -27,8 +27,8 @@ type remoteCell struct {
 // nothing is known to be reserved then.
 func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWait int64) (decision, error) {
 	c, now := k.remoteCellOf(ctx, key, r)
-	if c.remote != nil {
-		g, err := c.remote.store.Reserve(ctx, Request{N: n, MaxWait: time.Duration(maxWait), Config: r.cfg})
+	if rc := c.bound().remote; rc != nil {
+		g, err := rc.store.Reserve(ctx, Request{N: n, MaxWait: time.Duration(maxWait), Config: r.cfg})
 		if err != nil {
 			return decision{now: now}, err
 		}
@@ -63,25 +63,23 @@ func (k *Keyed[K]) remoteCellOf(ctx context.Context, key K, r *rate) (c *cell, n
 	s.mu.RLock()
 	if c = s.cells[key]; c != nil {
 		now = k.base.now()
-		k.touch(c, r, now)
+		touch(c, r, now)
 		s.mu.RUnlock()
 		return c, now
 	}
 	s.mu.RUnlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	c = k.lockedCell(ctx, s, key)
 	now = k.base.now()
-	c = k.cellLocked(ctx, s, key, now)
-	k.touch(c, r, now)
-	s.idleAt = min(s.idleAt, c.evictableAt())
+	touch(c, r, now)
+	s.mu.Unlock()
 	return c, now
 }
 
-// touch keeps a bound cell for one Period after now (at most until the largest clock
-// time).
-func (k *Keyed[K]) touch(c *cell, r *rate, now int64) {
-	if c.remote != nil {
-		c.remote.until.Store(satAdd(now, int64(r.cfg.Period)))
+// touch keeps c, a cell of a limiter with a backend, for one Period after now (at most
+// until the largest clock time), if it is bound.
+func touch(c *cell, r *rate, now int64) {
+	if rc := c.bound().remote; rc != nil {
+		rc.until.Store(satAdd(now, int64(r.cfg.Period)))
 	}
 }
 

@@ -104,7 +104,8 @@ func BenchmarkKeyedNewKeyAtBound(b *testing.B) {
 	}
 }
 
-// Every call a key never seen, with room: each is made a cell, and idle ones are swept.
+// Every call a key never seen: each is made a cell, in a free place or, at the bound, in
+// the place of an idle one.
 func BenchmarkKeyedNewKeyAdmitted(b *testing.B) {
 	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Microsecond*10), ratelimit.MaxKeys(1<<20))
 	if err != nil {

@@ -3,60 +3,88 @@ package ratelimit
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
 )
 
 // The machinery of a Keyed limiter: its keys' GCRA cells in a sharded map, each shard
-// under its own lock, with lazy eviction of idle cells, the bound on the number of keys
-// and the bound on the length of string keys.
+// under its own lock; the bound on the number of keys, one count over all shards, which
+// new keys at the bound keep by evicting a cell; and the bound on the length of string
+// keys.
 
 const (
-	maxShards   = 64   // the most shards of a Keyed limiter (a power of two)
-	minPerShard = 256  // fewer shards for a small MaxKeys, so that keys spread evenly
-	minSweep    = 64   // a shard sweeps after adding at least this many cells
-	minRebuild  = 1024 // a shard that held at least this many cells may shrink its map
-	evictSample = 8    // a full shard evicts the best of this many cells
+	minShards   = 64   // the fewest shards of a Keyed limiter with MaxKeys ≥ 64·minPerShard
+	maxShards   = 4096 // the most shards of a Keyed limiter
+	minPerShard = 16   // fewer shards for a small MaxKeys, so that each can hold a few keys
+	// fullShard is how many keys a shard holds at most at the bound, when MaxKeys is large
+	// enough: three quarters of a map table of 1024 slots. A Go map's table grows (doubles,
+	// or splits in two) when 7/8 of its slots are used, which leaves a map of a power-of-two
+	// number of tables between 7/16 and 7/8 full; a shard that holds at most fullShard keys
+	// stays in one table, about 3/4 full, whatever MaxKeys is (the keys' spread over the
+	// shards is a few percent at this size, far from 7/8). So the memory per key at the
+	// bound does not grow with MaxKeys.
+	fullShard   = 768
+	minRebuild  = 64 // a shard that held at least this many cells may shrink its map
+	evictSample = 8  // a new key at the bound evicts the best of this many cells
 )
 
 // keyedShard is one part of a Keyed limiter's keys, under its own lock.
 type keyedShard[K comparable] struct {
-	mu      sync.RWMutex
-	cells   map[K]*cell
-	added   int      // cells added since the last sweep
-	sweepAt int      // sweep once added reaches it
-	idleAt  int64    // no cell can be evicted before this clock time
-	peak    int      // the most cells held since the map was made
-	_       [64]byte // 64 bytes of fields + a 64-byte gap: no cache line holds two shards' fields
+	mu    sync.RWMutex
+	cells map[K]*cell
+	peak  int      // the most cells held since the map was made
+	_     [88]byte // 40 bytes of fields + 88: no 64-byte cache line holds two shards' fields
 }
 
-// cell is one key's state.
+// cell is one key's state: its schedule (SPEC RL-1, RL-9); with a backend, its in-process
+// fallback. A cell of a limiter with a backend is the first field of a boundCell.
 type cell struct {
-	slots  slots       // the key's schedule (SPEC RL-1, RL-9); with a backend, its in-process fallback
-	remote *remoteCell // the key's state in the Backend; nil in-process
+	slots slots
 }
 
-// evictableAt returns the clock time from which c may be evicted.
-func (c *cell) evictableAt() int64 {
+// boundCell is a cell of a Keyed limiter with a backend: the cell and its binding. Keeping
+// the binding out of cell keeps an in-process cell at 16 bytes.
+type boundCell struct {
+	cell
+	remote *remoteCell // the key's state in the Backend; nil when its binding failed
+}
+
+// bound returns the binding of c, a cell of a limiter with a backend (the first field of
+// a boundCell).
+func (c *cell) bound() *boundCell { return (*boundCell)(unsafe.Pointer(c)) }
+
+// remoteOf returns the binding of c, nil for an in-process limiter or a failed binding.
+func (k *Keyed[K]) remoteOf(c *cell) *remoteCell {
+	if k.backend == nil {
+		return nil
+	}
+	return c.bound().remote
+}
+
+// evictableAt returns the clock time from which c is idle: its TAT, or with a backend,
+// the later of its TAT and the end of its binding's Period.
+func (k *Keyed[K]) evictableAt(c *cell) int64 {
 	t := c.slots.tat.Load()
-	if c.remote != nil {
-		t = max(t, c.remote.until.Load())
+	if rc := k.remoteOf(c); rc != nil {
+		t = max(t, rc.until.Load())
 	}
 	return t
 }
 
 // cancel gives back the permit of r, reserved on c; see Reservation.Cancel (SPEC RL-9).
-// A cell is never evicted as idle while one of its reservations can still be canceled:
-// its TAT stands after the reservation's instant. Only a full shard evicts a cell before
-// it is idle, and cancelling on it then does nothing: its key has started afresh.
+// A cell is never reused for another key: once its key is evicted, cancelling on it gives
+// the permit to no one (the key has started afresh, with a new cell).
 func (c *cell) cancel(r Reservation) {
 	if r.remote {
-		c.remote.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
+		c.bound().remote.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
 		return
 	}
 	now := r.l.now()
@@ -80,23 +108,70 @@ type decision struct {
 	shared     bool // decided in-process at the backend's local share of the rate
 }
 
+// shardsFor returns how many shards a Keyed limiter of maxKeys has: enough for each to
+// hold at most fullShard keys at the bound (up to maxShards), and at least minShards, or
+// fewer for a small maxKeys, so that each can hold minPerShard keys.
+func shardsFor(maxKeys int) int {
+	n := min(max((maxKeys+fullShard-1)/fullShard, minShards), maxShards)
+	return max(1, min(n, maxKeys/minPerShard))
+}
+
+// shardIndex maps the hash h to one of n shards, by its top 32 bits scaled to n (a
+// multiplication where a modulo would be a division).
+func shardIndex(h, n uint64) uint64 { return (h >> 32) * n >> 32 }
+
+// shard returns the shard of key (the hash written out: generic methods are not inlined
+// into one another).
 func (k *Keyed[K]) shard(key K) *keyedShard[K] {
-	if k.mask == 0 {
+	if k.nshards <= 1 {
 		return &k.shards[0]
 	}
-	return &k.shards[maphash.Comparable(k.seed, key)&k.mask]
+	var h uint64
+	if k.keys == stringKeys {
+		h = strShardHash(asString(&key), k.seed64)
+	} else {
+		h = maphash.Comparable(k.seed, key)
+	}
+	return &k.shards[shardIndex(h, k.nshards)]
+}
+
+// A string key's shard is picked by strShardHash, on its length and its first and last 8
+// bytes (all of them, up to 16), mixed with a seed: a few instructions, where a hash of
+// every byte would double the map's own work. The shard only spreads the lock traffic of
+// different keys: every decision, and the bound on the keys, are the same however keys
+// spread. Other keys are hashed with maphash.Comparable.
+
+// strShardHash mixes the length and the first and last 8 bytes of s (fewer, for a
+// shorter s) with seed, by one 128-bit multiplication (wyhash's mix); the shard is taken from its top 32 bits.
+func strShardHash(s string, seed uint64) uint64 {
+	n := len(s)
+	var a, b uint64
+	if n > 0 {
+		p := unsafe.Slice(unsafe.StringData(s), n)
+		switch {
+		case n >= 8:
+			a = binary.LittleEndian.Uint64(p)
+			b = binary.LittleEndian.Uint64(p[n-8:])
+		case n >= 4:
+			a = uint64(binary.LittleEndian.Uint32(p))
+			b = uint64(binary.LittleEndian.Uint32(p[n-4:]))
+		default:
+			a = uint64(p[0])<<16 | uint64(p[n>>1])<<8 | uint64(p[n-1])
+		}
+	}
+	hi, lo := bits.Mul64(a^seed^uint64(n), b^seed*0x9e3779b97f4a7c15^0xa0761d6478bd642f)
+	return hi ^ lo
 }
 
 // take runs GCRA (SPEC RL-1…RL-7) on key's cell, made if needed, reserving a permit that
 // comes within maxWait; key is bounded (see bounded). It holds the shard's lock throughout
-// and reads the clock under it, so that no cell is evicted while a decision is made on
-// it, and a cell made after an idle cell's eviction sees a clock at least as late as the
-// eviction did: it is exactly the cell it replaces.
+// and reads the clock under it, so that no cell is evicted while a decision is made on it.
 func (k *Keyed[K]) take(key K, r *rate, n int, maxWait int64) decision {
 	s := k.shard(key)
 	s.mu.RLock()
 	if c := s.cells[key]; c != nil {
-		d := k.gcra(c, r, n, k.base.now(), maxWait)
+		var d decision
+		gcraCell(c, r, n, k.base.now(), maxWait, &d)
 		s.mu.RUnlock()
 		return d
 	}
@@ -106,17 +181,15 @@ func (k *Keyed[K]) take(key K, r *rate, n int, maxWait int64) decision {
 
 // takeNew is take for a key that had no cell at the first look.
 func (k *Keyed[K]) takeNew(s *keyedShard[K], key K, r *rate, n int, maxWait int64) decision {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := k.base.now()
-	c := k.cellLocked(context.Background(), s, key, now)
-	d := k.gcra(c, r, n, now, maxWait)
-	s.idleAt = min(s.idleAt, c.evictableAt())
+	c := k.lockedCell(context.Background(), s, key)
+	var d decision
+	gcraCell(c, r, n, k.base.now(), maxWait, &d)
+	s.mu.Unlock()
 	return d
 }
 
-// gcra decides on c at now, for n permits at the rate r.
-func (k *Keyed[K]) gcra(c *cell, r *rate, n int, now, maxWait int64) (d decision) {
+// gcraCell decides on c at now, for n permits at the rate r, into d.
+func gcraCell(c *cell, r *rate, n int, now, maxWait int64, d *decision) {
 	d.now, d.c = now, c
 	inc, tol := r.weight(n)
 	if c.slots.none() { // take, inlined: every keyed call's path
@@ -133,49 +206,99 @@ func (k *Keyed[K]) gcra(c *cell, r *rate, n int, now, maxWait int64) (d decision
 	} else {
 		d.ahead = satSub(d.prev, now)
 	}
-	return d
 }
 
-// cellLocked returns key's cell in s, made if needed (and bound to the backend, if any,
-// for the call with ctx). A shard that holds its share of MaxKeys makes room first (see
-// evict). Called with s.mu held for writing.
-func (k *Keyed[K]) cellLocked(ctx context.Context, s *keyedShard[K], key K, now int64) *cell {
-	if c := s.cells[key]; c != nil {
-		return c
+// lockedCell locks s for writing and returns key's cell in s, made if needed (and bound to
+// the backend, if any, for the call with ctx); s.mu is held on return. A new key takes
+// one of the MaxKeys places: a free one, else the place of a cell it evicts (see
+// makeRoom), so that the limiter never holds more than MaxKeys cells.
+func (k *Keyed[K]) lockedCell(ctx context.Context, s *keyedShard[K], key K) *cell {
+	owned := false // a place freed in another shard, handed to this key
+	for {
+		s.mu.Lock()
+		if c := s.cells[key]; c != nil {
+			if owned { // made meanwhile by another call: give the place back
+				k.count.Add(-1)
+			}
+			return c
+		}
+		if owned || k.reservePlace() || k.evict(s, k.base.now()) {
+			return k.addCell(ctx, s, key)
+		}
+		s.mu.Unlock()
+		// s has nothing to give: evict from another shard, holding one lock at a time.
+		owned = k.evictElsewhere(s)
 	}
-	if s.added >= s.sweepAt && now >= s.idleAt {
-		k.sweep(s, now)
+}
+
+// reservePlace takes one of the MaxKeys places for a new cell, if one is free.
+func (k *Keyed[K]) reservePlace() bool {
+	for {
+		n := k.count.Load()
+		if n >= int64(k.maxKeys) {
+			return false
+		}
+		if k.count.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
-	if len(s.cells) >= k.perShard {
-		k.evict(s, now)
-	}
-	c := &cell{}
+}
+
+// addCell adds key's cell to s, in a place the caller holds. Called with s.mu held for
+// writing.
+func (k *Keyed[K]) addCell(ctx context.Context, s *keyedShard[K], key K) *cell {
+	var c *cell
 	if k.backend != nil {
-		c.remote = k.bind(ctx, key)
+		b := &boundCell{remote: k.bind(ctx, key)}
+		c = &b.cell
+	} else {
+		c = &cell{}
 	}
 	if s.cells == nil {
 		s.cells = make(map[K]*cell)
 	}
 	s.cells[k.ownKey(key)] = c
-	s.added++
 	s.peak = max(s.peak, len(s.cells))
 	return c
 }
 
-// evict makes room for one cell in the full shard s at now: of evictSample cells, taken
-// in the map's random order, it evicts the one that becomes idle first (an idle one, when
-// it meets one, ends the search). The key of a cell evicted before it was idle loses what
-// it had spent: its next call starts a new cell with a full burst. A key that is not equal
-// to itself cannot be deleted; meeting one, evict sweeps instead, which drops them all.
-// Called with s.mu held for writing.
-func (k *Keyed[K]) evict(s *keyedShard[K], now int64) {
+// evictElsewhere evicts one cell from a shard other than s, the shards taken in turn from
+// one that moves at each call, each under its own lock, and reports whether it did: the
+// caller then holds the place it freed.
+func (k *Keyed[K]) evictElsewhere(s *keyedShard[K]) bool {
+	start := k.cursor.Add(1)
+	for i := range uint64(len(k.shards)) {
+		o := &k.shards[(start+i)%k.nshards]
+		if o == s {
+			continue
+		}
+		o.mu.Lock()
+		ok := k.evict(o, k.base.now())
+		o.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	// Every place is held by a cell being added: let those calls finish.
+	runtime.Gosched()
+	return false
+}
+
+// evict evicts one cell of s at now and reports whether it did (false: s has no cell);
+// the caller then holds its place. Of evictSample cells, taken in the map's random order,
+// it evicts the one that becomes idle first (an idle one, when it meets one, ends the
+// search). The key of a cell evicted before it was idle loses what it had spent: its next
+// call starts a new cell with a full burst. A key that is not equal to itself cannot be
+// deleted; meeting one, evict sweeps instead, which drops them all. Called with s.mu held
+// for writing.
+func (k *Keyed[K]) evict(s *keyedShard[K], now int64) bool {
 	var victim K
 	best, n, unequal := int64(maxInt64), 0, false
 	for key, c := range s.cells {
 		if unequal = key != key; unequal {
 			break
 		}
-		if at := c.evictableAt(); n == 0 || at < best {
+		if at := k.evictableAt(c); n == 0 || at < best {
 			victim, best = key, at
 		}
 		if n++; n == evictSample || best <= now {
@@ -184,25 +307,28 @@ func (k *Keyed[K]) evict(s *keyedShard[K], now int64) {
 	}
 	switch {
 	case unequal:
-		k.sweep(s, now)
+		if gone := k.sweep(s, now); gone > 0 { // at least the unequal key
+			k.count.Add(int64(1 - gone))
+			return true
+		}
 	case n > 0:
 		delete(s.cells, victim)
+		return true
 	}
+	return false
 }
 
-// sweep evicts the idle cells of s at now and returns how many it evicted. Called with
-// s.mu held for writing.
+// sweep evicts the idle cells of s at now, and the keys unequal to themselves, and
+// returns how many it evicted; the caller gives their places back. Called with s.mu held
+// for writing.
 func (k *Keyed[K]) sweep(s *keyedShard[K], now int64) int {
 	before, kept := len(s.cells), 0
-	idleAt := int64(maxInt64)
 	for key, c := range s.cells {
-		at := c.evictableAt()
-		if at <= now || key != key {
+		if k.evictableAt(c) <= now || key != key {
 			delete(s.cells, key)
 			continue
 		}
 		kept++
-		idleAt = min(idleAt, at)
 	}
 	// Rebuild the map when it holds entries that delete cannot reach (keys unequal to
 	// themselves), or when it has fallen to a quarter of its peak: Go maps do not shrink.
@@ -215,7 +341,6 @@ func (k *Keyed[K]) sweep(s *keyedShard[K], now int64) int {
 		}
 		s.cells, s.peak = m, kept
 	}
-	s.added, s.sweepAt, s.idleAt = 0, max(kept, minSweep), idleAt
 	return before - kept
 }
 

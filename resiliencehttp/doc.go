@@ -6,8 +6,8 @@
 // # Server: per-client limits
 //
 // Middleware limits each client with a KeyedLimiter, usually a ratelimit.Keyed[string]:
-// one GCRA cell per key, with the semantics of ratelimit.Limiter, bounded memory and lazy
-// eviction of idle keys; any other store can implement the interface's two methods. The
+// one GCRA cell per key, with the semantics of ratelimit.Limiter, bounded memory, and idle
+// keys evicted when their place is needed; any other store can implement the interface's two methods. The
 // key is the client's network: its IPv4 address, or the /64 of its IPv6 address (every
 // address a single host can rotate through), after making the address canonical
 // (IPv4-mapped IPv6 as IPv4, zones dropped); IPv4Prefix and IPv6Prefix change the
