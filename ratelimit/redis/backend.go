@@ -10,9 +10,16 @@
 // ratelimit.ErrExceeded, reservations within MaxWait, the retry-after of a refused call,
 // weighted calls (TryAcquireN, AcquireN, ReserveN), live reconfiguration, canceled
 // reservations giving their permits back, and AvailablePermits and Snapshot. The GCRA
-// state, one TAT per limiter name, lives in Redis, and every decision is one Lua script
-// run with EVALSHA (EVAL when the server does not know the script yet): one round trip per
-// call. Time comes from Redis TIME inside the script, so the clients' clocks may
+// state, one TAT per limiter name, lives in Redis, and every decision is made by a Lua
+// script run with EVALSHA (EVAL when the server does not know the script yet). A lone call
+// is one script run, sent at once: one round trip. Calls of one limiter (or one key of a
+// keyed limiter) that come while one of its runs is in flight queue, and go together in
+// the next run, up to 64 per run, as soon as that one is back: the script decides them
+// one after the other, in their order of arrival, each against the TAT the one before
+// left, so each gets exactly the answer it would get alone at that instant, and many
+// concurrent calls cost one round trip. A queued call whose context ends stops waiting;
+// a permit its run reserved for it is given back. When a run fails, each of its calls
+// takes the failure policy, as if it had failed alone. Time comes from Redis TIME inside the script, so the clients' clocks may
 // disagree; a caller that must wait for its reserved permit waits locally, on its own
 // clock. The script's arithmetic is exact: times are (seconds, nanoseconds) pairs of
 // integers, so no value ever leaves the range in which Lua's numbers are exact.
@@ -60,8 +67,8 @@
 //
 // # Failures
 //
-// Each call to Redis is bounded by Timeout, 50ms by default. When Redis fails or answers
-// too late, the limiter publishes RateLimiterBackendFailed and applies the failure policy
+// Each call to Redis is bounded by Timeout, 50ms by default: no call waits for Redis
+// longer. When Redis fails or answers too late, the limiter publishes RateLimiterBackendFailed and applies the failure policy
 // until Redis answers again: Local (the default) decides with an in-process limiter of
 // the same configuration (each instance then limits itself; Instances gives each a fair
 // share of the quota instead), FailOpen lets every call pass, FailClosed refuses every
@@ -125,7 +132,9 @@
 package redis
 
 import (
+	"context"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -168,7 +177,7 @@ func (p FailurePolicy) String() string {
 type Config struct {
 	// Prefix starts every key's name, inside its hash tag. Default DefaultPrefix, "r4c:".
 	Prefix string
-	// Timeout bounds each call to Redis. Positive. Default 50ms.
+	// Timeout bounds each call to Redis (see the Timeout option). Positive. Default 50ms.
 	Timeout time.Duration
 	// OnFailure is what limiters do while Redis fails. Default Local.
 	OnFailure FailurePolicy
@@ -226,7 +235,13 @@ type Option func(*Config)
 func Prefix(p string) Option { return func(c *Config) { c.Prefix = p } }
 
 // Timeout bounds each call to Redis: a call that Redis has not answered by then takes the
-// failure policy. Default 50ms. Negative fails with R4C-ATR-004, zero with R4C-ATR-007.
+// failure policy; no call waits longer. Default 50ms. Negative fails with R4C-ATR-004,
+// zero with R4C-ATR-007. With a client that has ContextTimeoutEnabled, the limiter's own
+// calls (those that carry no context of the caller, such as TryAcquire) send and read
+// with exactly this deadline, and share the timer that ends them per 1/16 of it (at most
+// 1ms), so that a call allocates no timer of its own: their waits that no socket deadline
+// bounds, such as the wait for a free connection of the client's pool, may so end up to
+// Timeout/16 (at most 1ms) sooner than the timeout, never later.
 func Timeout(d time.Duration) Option { return func(c *Config) { c.Timeout = d } }
 
 // OnFailure sets what limiters do while Redis fails. Default Local. A value other than
@@ -288,7 +303,63 @@ type Backend struct {
 	// a node's outage costs one timeout per probe interval, not one per limiter or key,
 	// and the keys of the other nodes stay on Redis.
 	down nodes
+
+	// grain is Timeout/16, at most maxGrain: the calls of the limiter's own (see bound)
+	// whose deadlines fall in one grain share the context that ends them; 0: none is
+	// shared.
+	grain time.Duration
+	// shared is the last context shared by such calls.
+	shared atomic.Pointer[sharedDeadline]
 }
+
+// sharedDeadline is a context that ends at the start of one grain, shared by the calls
+// of the limiter's own whose deadlines fall in that grain.
+type sharedDeadline struct {
+	ctx    context.Context
+	cancel context.CancelFunc // not called: its timer ends it at its deadline
+	n      time.Duration      // its deadline is n·Backend.grain after epoch
+}
+
+// maxGrain bounds a Backend's grain.
+const maxGrain = time.Millisecond
+
+// epoch is the origin of the shared deadlines, with the monotonic clock's reading.
+var epoch = time.Now()
+
+// ownCall is the context of one call of the limiter's own: its deadline, which bounds
+// the client's socket I/O, is the call's own, exactly the timeout from its start; its
+// end (Done, Err) is the context shared by the calls whose deadlines fall in the same
+// grain, which ends at the start of that grain: at most a grain sooner, never later.
+type ownCall struct {
+	context.Context
+	at time.Time
+}
+
+// Deadline returns the call's own deadline.
+func (c *ownCall) Deadline() (time.Time, bool) { return c.at, true }
+
+// bound returns ctx bounded by the timeout, and its cancel function. A ctx that is
+// context.Background() (the limiter's own calls), with a client that bounds its own I/O,
+// gets an ownCall: it allocates no timer of its own, and its only wait that its end
+// (rather than its deadline) bounds, for a free connection of the client's pool, may end
+// up to a grain sooner than the timeout. Any other ctx gets a context of its own, which
+// keeps its values and ends with it.
+func (b *Backend) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx != context.Background() || b.grain <= 0 || !b.bounded {
+		return context.WithTimeout(ctx, b.cfg.Timeout)
+	}
+	at := time.Now().Add(b.cfg.Timeout)
+	n := at.Sub(epoch) / b.grain
+	d := b.shared.Load()
+	if d == nil || d.n != n {
+		c, cancel := context.WithDeadline(context.Background(), epoch.Add(n*b.grain))
+		d = &sharedDeadline{ctx: c, cancel: cancel, n: n}
+		b.shared.Store(d)
+	}
+	return &ownCall{Context: d.ctx, at: at}, noCancel
+}
+
+func noCancel() {}
 
 var _ ratelimit.Backend = (*Backend)(nil)
 
@@ -314,7 +385,8 @@ func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
 		return nil, err
 	}
 	_, cluster := client.(*goredis.ClusterClient)
-	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client), cluster: cluster}, nil
+	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client), cluster: cluster,
+		grain: min(cfg.Timeout/16, maxGrain)}, nil
 }
 
 // boundsItself reports whether the client's socket I/O honours the context's deadline.

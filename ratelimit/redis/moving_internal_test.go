@@ -40,7 +40,8 @@ func (m *movingScripter) EvalSha(ctx context.Context, _ string, _ []string, _ ..
 		cmd.SetErr(m.err)
 		return cmd
 	}
-	cmd.SetVal([]any{int64(1), int64(0), int64(0), int64(1), int64(0), int64(1), int64(100), int64(1), int64(0)})
+	// now (1s), then one reservation appended at the TAT, (1s): free now.
+	cmd.SetVal([]any{int64(1), int64(0), int64(1), int64(1), int64(1), int64(0)})
 	return cmd
 }
 

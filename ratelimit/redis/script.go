@@ -38,11 +38,23 @@ import (
 //
 // ARGV[1] is the operation:
 //
-//	'r' reserve:   ARGV[2..7] = inc = N·T, tol = (Permits-N)·T, maxWait, as pairs.
-//	               Returns {0, wait} (refused: the retry-after) or
-//	               {1, wait, prev, next, at}: reserved, the slot [max(prev, now), next);
-//	               prev is the TAT before (0,0 without one) for a slot appended at the
-//	               TAT, the slot's start for a freed slot taken again.
+//	'r' reserve:   ARGV[2..8] = inc = N·T, tol = (Permits-N)·T, maxWait, as pairs, and
+//	               k: k requests alike; ARGV[9..15] the next ones, and so on. The
+//	               requests are decided in order, each against the TAT and freed slots
+//	               the one before left, all at one now, as that many calls would be; the
+//	               TAT and the freed slots are written once, at the end. Returns now, as
+//	               a pair, then the answers in order, in runs of four numbers {code, k,
+//	               s, n}: {0, k, wait} for k requests refused, each with the retry-after
+//	               wait (one refused request leaves the state as it was, so the rest of
+//	               its k alike are refused too, with the same wait); {1, k, prev} for k
+//	               reserved, the first one's slot [max(prev, now), +inc), each next one's
+//	               starting where the one before ends: prev is the TAT before (0,0
+//	               without one) for slots appended at the TAT, the slot's start for one
+//	               freed slot taken again (k = 1). A reserved request's wait is then
+//	               max(max(prev, now) - now - tol, 0), and its permit time now + wait.
+//	               When the freed-slots key turns out to be a data error only at a later
+//	               request, the answers so far are written and followed by {2, 0, 0, 0}:
+//	               the rest is not decided (sent again, it gets the data error).
 //	'c' cancel:    ARGV[2..7] = prev, next, at of a reservation, as pairs. Nothing when
 //	               now > at. When the TAT is next, the TAT moves back to prev, and on over
 //	               a freed slot that ends there; when next is before the TAT, the slot
@@ -126,36 +138,94 @@ local function keep(list)
 end
 
 if op == 'r' then
-  local is, inn, ls, ln = arg(2), arg(3), arg(4), arg(5)
-  if v and lt(nows, nown, ts, tn) then
-    local list, err = freed()
-    if not list then return err end
-    for i, s in ipairs(list) do
-      local hs, hn = norm(s[3] - s[1], s[4] - s[2])
-      if not lt(hs, hn, is, inn) then
-        local ws, wn = norm(s[1] - nows - ls, s[2] - nown - ln)
-        if lt(arg(6), arg(7), ws, wn) then return {0, ws, wn} end
-        local fs, fn = s[1], s[2]
-        local xs, xn = norm(fs + is, fn + inn)
-        if lt(xs, xn, s[3], s[4]) then s[1], s[2] = xs, xn else table.remove(list, i) end
-        keep(list)
-        if ws < 0 then ws, wn = 0, 0 end
-        local as, an = norm(nows + ws, nown + wn)
-        return {1, ws, wn, fs, fn, xs, xn, as, an}
+  -- The requests, in order, each against the state the one before left: the TAT and the
+  -- freed slots are read once and written once, at the end. The answers go in out, no
+  -- numbers so far; out[o] is the count of the run of appended reservations that the
+  -- next one appended joins (0: none).
+  local out, no, o = {nows, nown, 0, 0, 0, 0}, 2, 0
+  local list, moved, dirty, gone = nil, false, false, false
+  for j = 2, #ARGV - 6, 7 do
+    local is, inn, ls, ln, mws, mwn = arg(j), arg(j + 1), arg(j + 2), arg(j + 3), arg(j + 4), arg(j + 5)
+    local k = arg(j + 6)
+    while k > 0 do
+      local done = false
+      if v and lt(nows, nown, ts, tn) then
+        if not list then
+          if gone then
+            list = {}
+          else
+            local err
+            list, err = freed()
+            if not list then
+              -- Found at a later request: what the ones before did stands.
+              if no == 2 then return err end
+              out[no + 1], out[no + 2], out[no + 3], out[no + 4] = 2, 0, 0, 0
+              no, k = no + 4, -1
+              break
+            end
+          end
+        end
+        for i, s in ipairs(list) do
+          local hs, hn = norm(s[3] - s[1], s[4] - s[2])
+          if not lt(hs, hn, is, inn) then
+            local ws, wn = norm(s[1] - nows - ls, s[2] - nown - ln)
+            if lt(mws, mwn, ws, wn) then
+              out[no + 1], out[no + 2], out[no + 3], out[no + 4] = 0, k, ws, wn
+              k = 0
+            else
+              local fs, fn = s[1], s[2]
+              local xs, xn = norm(fs + is, fn + inn)
+              if lt(xs, xn, s[3], s[4]) then s[1], s[2] = xs, xn else table.remove(list, i) end
+              dirty = true
+              out[no + 1], out[no + 2], out[no + 3], out[no + 4] = 1, 1, fs, fn
+              k = k - 1
+            end
+            no, o, done = no + 4, 0, true
+            break
+          end
+        end
+      elseif not v then
+        gone, list = true, {}
+      end
+      if not done then
+        -- At the TAT, and so the rest of the k alike: each next one's slot starts where
+        -- the one before ends (no freed slot holds it, as none held the first), and
+        -- waits inc more, until one waits too long: it and the rest are refused. Only
+        -- one when the freed slots are not read yet: the next one reads them, as a call
+        -- alone would.
+        local bs, bn = nows, nown
+        if v and lt(nows, nown, ts, tn) then bs, bn = ts, tn end
+        local ws, wn = norm(bs - nows - ls, bn - nown - ln)
+        local m, lim = 0, k
+        if not list then lim = 1 end
+        while m < lim and (ws < mws or (ws == mws and wn <= mwn)) do
+          bs, bn, ws, wn = bs + is, bn + inn, ws + is, wn + inn
+          if bn >= E then bs, bn = bs + 1, bn - E end
+          if wn >= E then ws, wn = ws + 1, wn - E end
+          m = m + 1
+        end
+        if m > 0 then
+          if o > 0 then
+            out[o] = out[o] + m
+          else
+            out[no + 1], out[no + 2], out[no + 3], out[no + 4] = 1, m, ts, tn
+            no, o = no + 4, no + 2
+          end
+          ts, tn, v, moved = bs, bn, true, true
+        end
+        if m < lim then
+          out[no + 1], out[no + 2], out[no + 3], out[no + 4] = 0, k - m, ws, wn
+          no, o, k = no + 4, 0, 0
+        else
+          k = k - m
+        end
       end
     end
-  elseif not v then
-    redis.call('DEL', fkey)
+    if k < 0 then break end
   end
-  local bs, bn = nows, nown
-  if v and lt(nows, nown, ts, tn) then bs, bn = ts, tn end
-  local ws, wn = norm(bs - nows - ls, bn - nown - ln)
-  if lt(arg(6), arg(7), ws, wn) then return {0, ws, wn} end
-  local xs, xn = norm(bs + is, bn + inn)
-  store(key, xs, xn, nows, nown)
-  if ws < 0 then ws, wn = 0, 0 end
-  local as, an = norm(nows + ws, nown + wn)
-  return {1, ws, wn, ts, tn, xs, xn, as, an}
+  if moved then store(key, ts, tn, nows, nown) end
+  if dirty then keep(list) elseif gone then redis.call('DEL', fkey) end
+  return out
 elseif op == 'c' then
   if lt(arg(6), arg(7), nows, nown) or not v then return {0} end
   local ps, pn, xs, xn = arg(2), arg(3), arg(4), arg(5)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,17 +41,56 @@ type store struct {
 	nodeAt atomic.Pointer[cachedNode] // the keys' node, looked up while some node is down
 
 	last atomic.Pointer[rateArgs] // the arguments of the last Reserve's rate and weight
+
+	keyArgs [2]any // keys, boxed once for the command's arguments
+
+	// Coalescing: while a decision of this store is on its way to Redis, the Reserves that
+	// come queue, and go together in one script run as soon as it is back (see Reserve).
+	mu    sync.Mutex
+	busy  bool      // a script run of Reserve is in flight; its sender drains the queue after it
+	queue []*waiter // the Reserves waiting for the next run, in their order of arrival
+	// Owned by the sender in flight (busy): the batch being decided, and the command's
+	// arguments, reused from one run to the next with a client that bounds its own I/O.
+	batch []*waiter
+	argv  []any
 }
+
+// maxBatch is how many Reserves of one store one script run decides at most.
+const maxBatch = 64
+
+// A waiter is one Reserve in a batch: its request, and its answer.
+type waiter struct {
+	a  *rateArgs
+	mw int64 // MaxWait in ns, at least 0
+	g  ratelimit.Grant
+
+	// For a queued Reserve: whether its caller still waits (waiting), has its answer
+	// (answered), or left when its ctx ended (left); the sender signals ready once
+	// answered.
+	state atomic.Uint32
+	ready chan struct{}
+}
+
+// The states of a queued waiter.
+const (
+	waiting uint32 = iota
+	answered
+	left
+)
+
+// waiters recycles the waiters of queued Reserves, so that a queued call allocates nothing.
+var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan struct{}, 1)} }}
 
 // rateArgs is what the script's reserve takes for n permits at one rate: inc = n·T and
 // tol = (Permits-n)·T as pairs, boxed once, so that the calls of a limiter at one rate
 // and weight box nothing for them.
 type rateArgs struct {
-	permits int
-	period  time.Duration
-	n       int
-	t       int64  // T in ns, the emission interval, rounded up
-	args    [4]any // inc and tol as pairs
+	permits  int
+	period   time.Duration
+	n        int
+	t        int64  // T in ns, the emission interval, rounded up
+	inc, tol int64  // n·T and (Permits-n)·T in ns
+	args     [4]any // inc and tol as pairs
 }
 
 // argsOf returns the arguments for n permits at the rate of c: the last call's when they
@@ -61,7 +102,7 @@ func (s *store) argsOf(c ratelimit.Config, n int) *rateArgs {
 	t, inc, tol := weight(c, n)
 	iS, iN := split(inc)
 	lS, lN := split(tol)
-	a := &rateArgs{permits: c.Permits, period: c.Period, n: n, t: t, args: [4]any{iS, iN, lS, lN}}
+	a := &rateArgs{permits: c.Permits, period: c.Period, n: n, t: t, inc: inc, tol: tol, args: [4]any{iS, iN, lS, lN}}
 	s.last.Store(a)
 	return a
 }
@@ -77,7 +118,9 @@ func newStore(b *Backend, bd ratelimit.Binding) *store {
 	if bd.Keyed {
 		id = strings.TrimSuffix(id, ":"+bd.Key)
 	}
-	return &store{b: b, keys: []string{key, key + freedSuffix}, id: id, key: bd.Key, clk: clk, listener: bd.Listener}
+	st := &store{b: b, keys: []string{key, key + freedSuffix}, id: id, key: bd.Key, clk: clk, listener: bd.Listener}
+	st.keyArgs = [2]any{st.keys[0], st.keys[1]}
+	return st
 }
 
 // freedSuffix ends the name of a limiter's freed-slots key, after its TAT key: the same
@@ -96,6 +139,16 @@ func weight(c ratelimit.Config, n int) (t, inc, tol int64) {
 // returned at once. A request for fewer than 1 or more than Permits permits, or with a
 // Config that has no rate, which the limiter never makes, is refused at once with no
 // retry-after. See ratelimit.Store.
+//
+// Concurrent Reserves coalesce: a Reserve that finds none of the store's in flight sends
+// its own at once, with its own ctx; those that come while one is in flight queue, and
+// are sent together, in their order of arrival (at most maxBatch per run), by one script
+// run as soon as the run in flight is back, each decided against the state the one before
+// left. The sender of the queued ones (drain) answers a run's callers and lets them run
+// before it takes the next run's: callers that call again at once then go in that run,
+// rather than wait for the one after. At most one run of Reserves per store is in flight.
+// A queued caller whose ctx ends stops waiting and returns ctx's error; a permit its
+// batch reserved for it is then given back (giveBack), by the sender, before its next run.
 func (s *store) Reserve(ctx context.Context, req ratelimit.Request) (ratelimit.Grant, error) {
 	if err := policy.ContextErr(ctx); err != nil {
 		return ratelimit.Grant{}, err
@@ -104,23 +157,222 @@ func (s *store) Reserve(ctx context.Context, req ratelimit.Request) (ratelimit.G
 		return ratelimit.Grant{Outcome: ratelimit.Refused}, nil
 	}
 	a := s.argsOf(req.Config, req.N)
-	mwS, mwN := split(int64(max(req.MaxWait, 0)))
-	res, err := s.run(ctx, "r", a.args[0], a.args[1], a.args[2], a.args[3], mwS, mwN)
+	mw := int64(max(req.MaxWait, 0))
+	s.mu.Lock()
+	if s.busy {
+		w := waiters.Get().(*waiter)
+		w.a, w.mw, w.g = a, mw, ratelimit.Grant{}
+		w.state.Store(waiting)
+		s.queue = append(s.queue, w)
+		s.mu.Unlock()
+		return s.await(ctx, w)
+	}
+	s.busy = true
+	s.mu.Unlock()
+	w := waiter{a: a, mw: mw}
+	one := [1]*waiter{&w}
+	err := s.decide(ctx, one[:])
+	s.release()
+	if err != nil {
+		return ratelimit.Grant{}, err
+	}
+	return w.g, nil
+}
+
+// await waits for the answer of w, queued, or for ctx's end.
+func (s *store) await(ctx context.Context, w *waiter) (ratelimit.Grant, error) {
+	if done := ctx.Done(); done == nil { // a ctx that never ends (the limiter's own calls)
+		<-w.ready
+	} else {
+		select {
+		case <-w.ready:
+		case <-done:
+			if w.state.CompareAndSwap(waiting, left) {
+				return ratelimit.Grant{}, ctx.Err() // the sender gives its permit back
+			}
+			<-w.ready // answered meanwhile: the answer is the caller's
+		}
+	}
+	g := w.g
+	waiters.Put(w)
+	return g, nil
+}
+
+// release ends the run in flight of the caller that holds busy: when Reserves queued
+// meanwhile, a goroutine sends them (drain); otherwise the next Reserve sends its own.
+func (s *store) release() {
+	s.mu.Lock()
+	if len(s.queue) == 0 {
+		s.busy = false
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	go s.drain()
+}
+
+// drain sends the queued Reserves, maxBatch at a time, until none is left, with a context
+// of its own (each caller waits on its own ctx), and answers each.
+func (s *store) drain() {
+	for {
+		s.mu.Lock()
+		batch := s.batch[:0]
+		n := 0
+		for _, w := range s.queue {
+			if len(batch) == maxBatch {
+				break
+			}
+			n++
+			if w.state.Load() == left { // its caller left before it was sent: nothing to take
+				waiters.Put(w)
+				continue
+			}
+			batch = append(batch, w)
+		}
+		rest := copy(s.queue, s.queue[n:])
+		clear(s.queue[rest:])
+		s.queue = s.queue[:rest]
+		if len(batch) == 0 && rest == 0 {
+			s.busy = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		s.batch = batch
+		if len(batch) > 0 {
+			_ = s.decide(context.Background(), batch) // Background never ends: no error
+			s.answer(batch)
+			// The callers just answered often call again at once: let them queue for
+			// the next run, rather than be left for the one after (two runs for one).
+			runtime.Gosched()
+		}
+	}
+}
+
+// answer gives each waiter of a decided batch its grant; for one whose caller left, it
+// gives the permits reserved for it back, the last reserved first.
+func (s *store) answer(batch []*waiter) {
+	for _, w := range batch {
+		if w.state.CompareAndSwap(waiting, answered) {
+			w.ready <- struct{}{}
+		}
+	}
+	for i := len(batch) - 1; i >= 0; i-- {
+		if w := batch[i]; w.state.Load() == left {
+			if w.g.Outcome == ratelimit.Reserved {
+				s.giveBack(w.g.Token)
+			}
+			waiters.Put(w)
+		}
+		batch[i] = nil
+	}
+}
+
+// giveBack cancels a reservation that its caller never received: whether its time has
+// come on the server's clock does not matter, as nobody used it.
+func (s *store) giveBack(t ratelimit.Token) {
+	t.At = max(t.At, t.Next)
+	s.cancel(context.Background(), t)
+}
+
+// decide runs the script's reserve for the requests of batch, in order, and sets each
+// one's grant: the script's answer, or the failure policy's when Redis did not answer
+// well (every request of a failed run takes it, as if it had failed alone). It returns
+// ctx's error, with no grant set, when the run failed after ctx ended. Requests alike
+// (the same rate, weight and MaxWait) in a row go as one group, and the script answers
+// runs of them at once (see gcraScript): each reservation's slot, wait and permit time
+// follow from its start, now and its weight, as the script computes them.
+func (s *store) decide(ctx context.Context, batch []*waiter) error {
+	argv := s.command(7 * len(batch))
+	argv = append(argv, "r")
+	for i := 0; i < len(batch); {
+		w, k := batch[i], 1
+		for i+k < len(batch) && batch[i+k].a == w.a && batch[i+k].mw == w.mw {
+			k++
+		}
+		mwS, mwN := split(w.mw)
+		argv = append(argv, w.a.args[0], w.a.args[1], w.a.args[2], w.a.args[3], mwS, mwN, int64(k))
+		i += k
+	}
+	res, err := s.run(ctx, argv)
+	s.done(argv)
 	if err != nil {
 		if err := ctx.Err(); err != nil {
-			return ratelimit.Grant{}, err
+			return err
 		}
-		return s.failed(a.t), nil
+		for _, w := range batch {
+			w.g = s.failed(w.a.t)
+		}
+		return nil
 	}
-	switch {
-	case len(res) == 3 && res[0] == 0:
-		return ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Duration(max(join(res[1], res[2]), 0))}, nil
-	case len(res) == 9 && res[0] == 1:
-		return ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: time.Duration(max(join(res[1], res[2]), 0)),
-			Token: ratelimit.Token{Prev: join(res[3], res[4]), Next: join(res[5], res[6]), At: join(res[7], res[8])}}, nil
+	i, j := 0, 2 // the next request, the next run of answers in res
+	if len(res) >= 2 {
+		now := join(res[0], res[1])
+		for ; j+4 <= len(res) && i < len(batch); j += 4 {
+			code, k := res[j], res[j+1]
+			if k < 1 || k > int64(len(batch)-i) {
+				if code == 2 && k == 0 && i > 0 && j+4 == len(res) {
+					// The freed-slots key is bad, found at this request: the rest again,
+					// which meets the data error at once.
+					return s.decide(ctx, batch[i:])
+				}
+				break
+			}
+			run := batch[i : i+int(k)]
+			switch code {
+			case 0:
+				g := ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Duration(max(join(res[j+2], res[j+3]), 0))}
+				for _, w := range run {
+					w.g = g
+				}
+			case 1:
+				prev := join(res[j+2], res[j+3])
+				for _, w := range run {
+					start := max(prev, now)
+					next := int64(sat.Add(time.Duration(start), time.Duration(w.a.inc)))
+					wait := max(start-now-w.a.tol, 0)
+					w.g = ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: time.Duration(wait),
+						Token: ratelimit.Token{Prev: prev, Next: next, At: int64(sat.Add(time.Duration(now), time.Duration(wait)))}}
+					prev = next
+				}
+			default:
+				j = len(res) + 1 // unexpected
+			}
+			if j > len(res) {
+				break
+			}
+			i += int(k)
+		}
 	}
-	s.keyFailed(fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0]))
-	return s.failed(a.t), nil
+	if i != len(batch) || j != len(res) {
+		s.keyFailed(fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0]))
+		for _, w := range batch[i:] {
+			w.g = s.failed(w.a.t)
+		}
+	}
+	return nil
+}
+
+// command returns an empty slice for a command's arguments, with room for the script's
+// ARGV of n+1 arguments after the header that runScript fills: the store's own, reused,
+// with a client that bounds its own I/O (no call outlives its caller), a new one
+// otherwise. Only the caller that holds busy takes the store's own.
+func (s *store) command(n int) []any {
+	size := cmdHeader + 1 + n
+	if !s.b.bounded {
+		return make([]any, cmdHeader, size)
+	}
+	if cap(s.argv) < size {
+		s.argv = make([]any, cmdHeader, max(size, cmdHeader+1+6))
+	}
+	return s.argv[:cmdHeader]
+}
+
+// done clears argv, the store's own, once its run is over, so that it holds nothing.
+func (s *store) done(argv []any) {
+	if s.b.bounded {
+		clear(argv[:cap(argv)])
+	}
 }
 
 // Cancel runs the script's cancel: one round trip. Nothing is given back once t.At has
@@ -139,7 +391,7 @@ func (s *store) cancel(ctx context.Context, t ratelimit.Token) bool {
 	pS, pN := split(max(t.Prev, 0))
 	nS, nN := split(max(t.Next, 0))
 	aS, aN := split(max(t.At, 0))
-	res, err := s.run(ctx, "c", pS, pN, nS, nN, aS, aN)
+	res, err := s.run(ctx, append(make([]any, cmdHeader, cmdHeader+7), "c", pS, pN, nS, nN, aS, aN))
 	return err == nil && len(res) == 1 && res[0] == 1
 }
 
@@ -152,7 +404,7 @@ func (s *store) Available(ctx context.Context, c ratelimit.Config) (int, bool) {
 	if policy.ContextErr(ctx) != nil || c.Permits < 1 || c.Period <= 0 {
 		return 0, false
 	}
-	res, err := s.run(ctx, "a")
+	res, err := s.run(ctx, append(make([]any, cmdHeader, cmdHeader+1), "a"))
 	if err == nil && (len(res) < 5 || (len(res)-5)%4 != 0 || (res[0] == 0 && len(res) != 5)) {
 		err = fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0])
 		s.keyFailed(err)
@@ -206,7 +458,9 @@ var (
 	errKeyBad = errors.New("ratelimit/redis: key holds no TAT")
 )
 
-// run runs the script with op and args, within the backend's timeout. While the keys'
+// run runs the script with argv, within the backend's timeout: argv's first cmdHeader
+// elements are for the command's header, which runScript sets, and the script's ARGV (the
+// operation and its arguments) follow. While the keys'
 // last answer was a data error, it returns errKeyBad at once, except for one call per
 // probe interval, which tries the keys again. While the node that holds the keys (the
 // server, or the cluster node that owns their slot) is down, it returns errDown at once,
@@ -215,7 +469,7 @@ var (
 //
 // Any answer from Redis marks the node up; a data error (dataError) marks only the keys
 // bad, and another failure other than ctx's end marks the node down.
-func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error) {
+func (s *store) run(ctx context.Context, argv []any) ([]int64, error) {
 	every := s.b.cfg.ProbeInterval
 	if s.keyBad.Load().blocked(every) {
 		return nil, errKeyBad
@@ -233,9 +487,6 @@ func (s *store) run(ctx context.Context, op string, args ...any) ([]int64, error
 			node = s.node(true) // this call is the node's probe: where do the keys live now?
 		}
 	}
-	argv := make([]any, 1+len(args))
-	argv[0] = op
-	copy(argv[1:], args)
 	res, err := s.exec(ctx, argv)
 	switch {
 	case err == nil:
@@ -308,17 +559,54 @@ const movingTries = 3
 // times within ctx, while the keys' slot is moving (moving): the client then follows the
 // slot to its new node.
 func (s *store) runScript(ctx context.Context, argv []any) ([]int64, error) {
-	res, err := script.Run(ctx, s.b.client, s.keys, argv...).Int64Slice()
+	res, err := s.runOnce(ctx, argv)
 	for i := 0; s.b.cluster && i < movingTries && err != nil && moving(err) && ctx.Err() == nil; i++ {
-		res, err = script.Run(ctx, s.b.client, s.keys, argv...).Int64Slice()
+		res, err = s.runOnce(ctx, argv)
 	}
 	return res, err
+}
+
+// cmdHeader is how many arguments of a script command come before its ARGV: EVALSHA, the
+// script's SHA-1 digest, the number of keys (2), and the keys.
+const cmdHeader = 5
+
+// The header's constant arguments, boxed once.
+var (
+	evalSHA, evalSrc any = script.Hash(), gcraScript
+	twoKeys          any = "2"
+)
+
+// processor is a client that runs any command: *redis.Client, *redis.ClusterClient and
+// *redis.Ring are. The store reads the script's reply, an array of integers, straight into
+// one []int64 with it.
+type processor interface {
+	Process(ctx context.Context, cmd goredis.Cmder) error
+}
+
+// runOnce runs the script with EVALSHA, and EVAL when the server does not know it (after
+// a restart or SCRIPT FLUSH).
+func (s *store) runOnce(ctx context.Context, argv []any) ([]int64, error) {
+	p, ok := s.b.client.(processor)
+	if !ok {
+		return script.Run(ctx, s.b.client, s.keys, argv[cmdHeader:]...).Int64Slice()
+	}
+	argv[0], argv[1], argv[2], argv[3], argv[4] = "evalsha", evalSHA, twoKeys, s.keyArgs[0], s.keyArgs[1]
+	cmd := goredis.NewIntSliceCmd(ctx, argv...)
+	cmd.SetFirstKeyPos(3)
+	err := p.Process(ctx, cmd)
+	if err != nil && goredis.HasErrorPrefix(err, "NOSCRIPT") {
+		argv[0], argv[1] = "eval", evalSrc
+		cmd = goredis.NewIntSliceCmd(ctx, argv...)
+		cmd.SetFirstKeyPos(3)
+		err = p.Process(ctx, cmd)
+	}
+	return cmd.Val(), err
 }
 
 // exec runs the script, bounded by the timeout: EVALSHA, and EVAL when the server does
 // not know the script (after a restart or SCRIPT FLUSH), again while its slot is moving.
 func (s *store) exec(ctx context.Context, argv []any) ([]int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.b.cfg.Timeout)
+	ctx, cancel := s.b.bound(ctx)
 	defer cancel()
 	if s.b.bounded {
 		res, err := s.runScript(ctx, argv)
