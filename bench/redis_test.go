@@ -3,8 +3,10 @@ package bench
 import (
 	"context"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,7 +24,32 @@ import (
 // Besides ns/op, each benchmark reports scripts/op: the EVALSHA and EVAL commands the server
 // executed per call, read from INFO commandstats. 1 is one round trip per call (the
 // commands a script runs inside, TIME, GET and SET, are counted apart by the server and
-// cost no round trip).
+// cost no round trip). Each also reports roundtrips/op: the commands and pipelines the
+// client sent per call, counted by a hook on the client that both sides use (roundTrips),
+// read before and after each side's benchmark, so that each side's count is its own.
+
+// roundTrips counts what a client sends to the server: each command and each pipeline
+// once.
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+
+func (r *roundTrips) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (r *roundTrips) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// sent is the round-trip counter of the clients made by redisClient.
+var sent roundTrips
 
 func redisClient(b *testing.B) *goredis.Client {
 	b.Helper()
@@ -35,6 +62,7 @@ func redisClient(b *testing.B) *goredis.Client {
 	if err := c.Ping(context.Background()).Err(); err != nil {
 		b.Fatalf("Redis at %s: %v", addr, err)
 	}
+	c.AddHook(&sent)
 	return c
 }
 
@@ -61,15 +89,28 @@ func serverScripts(b *testing.B, c *goredis.Client) int64 {
 	return n
 }
 
-// measure runs the benchmark body and reports the server's script runs per call.
+// measure runs the benchmark body and reports the server's script runs and the client's
+// round trips per call. callers > 0 runs the body on that many goroutines at once
+// (b.SetParallelism, rounded up to a multiple of GOMAXPROCS); 0 on one goroutine unless
+// parallel (then GOMAXPROCS goroutines).
 func measure(b *testing.B, c *goredis.Client, parallel bool, call func() bool, want bool) {
+	measureOn(b, c, parallel, 0, call, want)
+}
+
+func measureOn(b *testing.B, c *goredis.Client, parallel bool, callers int, call func() bool, want bool) {
 	b.Helper()
 	if call() != want { // warm up: connect and load the script
 		b.Fatalf("first call: want admitted=%v", want)
 	}
 	before := serverScripts(b, c)
+	trips := sent.n.Load()
 	b.ReportAllocs()
 	b.ResetTimer()
+	if callers > 0 {
+		procs := runtime.GOMAXPROCS(0)
+		b.SetParallelism((callers + procs - 1) / procs)
+		parallel = true
+	}
 	if parallel {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -87,12 +128,19 @@ func measure(b *testing.B, c *goredis.Client, parallel bool, call func() bool, w
 		}
 	}
 	b.StopTimer()
+	trips = sent.n.Load() - trips
 	b.ReportMetric(float64(serverScripts(b, c)-before)/float64(b.N), "scripts/op")
+	b.ReportMetric(float64(trips)/float64(b.N), "roundtrips/op")
 }
 
+// redisOurs returns a limiter on its own key, with a timeout of 1s: on a loaded machine a
+// call may wait for Redis longer than the default 50ms, and would then take the failure
+// policy (Local, whose in-process burst admits); redis_rate waits for the client's own
+// timeouts.
 func redisOurs(b *testing.B, c *goredis.Client, permits int, period time.Duration) *ratelimit.Limiter {
 	b.Helper()
-	be, err := rlredis.New(c, rlredis.Prefix("bench:"+strconv.FormatInt(time.Now().UnixNano(), 36)+":"))
+	be, err := rlredis.New(c, rlredis.Prefix("bench:"+strconv.FormatInt(time.Now().UnixNano(), 36)+":"),
+		rlredis.Timeout(time.Second))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -145,6 +193,113 @@ func benchmarkRedis(b *testing.B, parallel bool) {
 		allow()
 		measure(b, c, parallel, allow, false)
 	})
+}
+
+// callers is how many goroutines call at once in BenchmarkRedisCallers.
+const callers = 32
+
+// BenchmarkRedisCallers: 32 goroutines call at once (b.SetParallelism), all on ONE limiter
+// name (one key), on one client with ContextTimeoutEnabled; ns/op is the inverse of the
+// throughput. resilience4go's TryAcquire runs its Redis script with EVALSHA; while one of
+// its runs is in flight, the calls that come queue and go together in the next run (one
+// EVALSHA deciding each, in order, alike requests sent as one group and answered in runs),
+// so each call keeps its own exact answer.
+// redis_rate's Allow runs its script with EVALSHA once per call, as its documentation
+// shows. admitted: 10⁹ permits per second on both sides (every call admitted); rejected:
+// 1 permit per 1000h, taken by a first call (every call refused). Both report scripts/op
+// (script runs the server executed per call) and roundtrips/op (commands and pipelines
+// the client sent per call).
+func BenchmarkRedisCallers(b *testing.B) {
+	c := redisClient(b)
+	b.Run("resilience4go/TryAcquire/admitted/32callers", func(b *testing.B) {
+		l := redisOurs(b, c, admitPermits, admitPeriod)
+		measureOn(b, c, true, callers, l.TryAcquire, true)
+	})
+	b.Run("redis_rate/Allow/admitted/32callers", func(b *testing.B) {
+		allow, _ := redisRate(c, admitPermits, admitPeriod)
+		measureOn(b, c, true, callers, allow, true)
+	})
+	b.Run("resilience4go/TryAcquire/rejected/32callers", func(b *testing.B) {
+		l := redisOurs(b, c, 1, rejectPeriod)
+		l.TryAcquire()
+		measureOn(b, c, true, callers, l.TryAcquire, false)
+	})
+	b.Run("redis_rate/Allow/rejected/32callers", func(b *testing.B) {
+		allow, _ := redisRate(c, 1, rejectPeriod)
+		allow()
+		measureOn(b, c, true, callers, allow, false)
+	})
+}
+
+// TestRedisAllocsPerDecision: a serial decision of resilience4go's Redis backend
+// (TryAcquire, admitted and rejected) allocates no more than redis_rate's Allow, measured
+// in the same test on the same server and client options, with testing.AllocsPerRun
+// (allocations) and testing.Benchmark (bytes).
+func TestRedisAllocsPerDecision(t *testing.T) {
+	addr := os.Getenv("REDIS_ADDR")
+	if addr == "" {
+		t.Skip("no Redis server: set REDIS_ADDR (source .ci/redis.sh)")
+	}
+	c := goredis.NewClient(&goredis.Options{Addr: addr, ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = c.Close() })
+	for _, tc := range []struct {
+		name    string
+		permits int
+		period  time.Duration
+		want    bool
+	}{{"admitted", admitPermits, admitPeriod, true}, {"rejected", 1, rejectPeriod, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			be, err := rlredis.New(c, rlredis.Prefix("allocs:"+strconv.FormatInt(time.Now().UnixNano(), 36)+":"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := ratelimit.New(ratelimit.Name("limiter"), ratelimit.Permits(tc.permits),
+				ratelimit.Period(tc.period), ratelimit.WithBackend(be))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rl := redis_rate.NewLimiter(c)
+			key := "allocs:" + strconv.FormatInt(time.Now().UnixNano(), 36)
+			limit := redis_rate.Limit{Rate: tc.permits, Burst: tc.permits, Period: tc.period}
+			ctx := context.Background()
+			allow := func() bool {
+				res, err := rl.Allow(ctx, key, limit)
+				return err == nil && res.Allowed > 0
+			}
+			if !tc.want {
+				l.TryAcquire()
+				allow()
+			}
+			ours := func() {
+				if l.TryAcquire() != tc.want {
+					t.Errorf("resilience4go: want admitted=%v", tc.want)
+				}
+			}
+			peer := func() {
+				if allow() != tc.want {
+					t.Errorf("redis_rate: want admitted=%v", tc.want)
+				}
+			}
+			oursAllocs, peerAllocs := testing.AllocsPerRun(200, ours), testing.AllocsPerRun(200, peer)
+			bytes := func(f func()) int64 {
+				return testing.Benchmark(func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						f()
+					}
+				}).AllocedBytesPerOp()
+			}
+			oursBytes, peerBytes := bytes(ours), bytes(peer)
+			t.Logf("allocs/op: resilience4go %.0f, redis_rate %.0f; B/op: resilience4go %d, redis_rate %d",
+				oursAllocs, peerAllocs, oursBytes, peerBytes)
+			if oursAllocs > peerAllocs {
+				t.Errorf("allocs/op: resilience4go %.0f > redis_rate %.0f", oursAllocs, peerAllocs)
+			}
+			if oursBytes > peerBytes {
+				t.Errorf("B/op: resilience4go %d > redis_rate %d", oursBytes, peerBytes)
+			}
+		})
+	}
 }
 
 // BenchmarkRedis: one caller at a time, so ns/op is the latency of one call (a loopback

@@ -106,6 +106,7 @@ type verdict struct {
 	met      bool
 	ok       bool   // false when a benchmark was missing
 	short    string // when missed: by how much; when met by a thin margin: how thin
+	margin   string // how far from the limit, either way: "12% under the limit", "3% over"
 	spread   string // how much the runs of the benchmarks compared disagreed
 }
 
@@ -162,35 +163,36 @@ func zeroBytes(f figures) (bool, string) {
 // modes, and the accuracy target.
 func checkTargets(r *results, modes []mode, acc []accuracy) []verdict {
 	var vs []verdict
-	add := func(id, target string, m mode, ok bool, measured string, met bool, short string, ats ...at) {
+	add := func(id, target string, m mode, ok bool, measured string, met bool, short, margin string, ats ...at) {
 		vs = append(vs, verdict{id: id, target: target, mode: m.String(), measured: measured, met: met, ok: ok, short: short,
-			spread: spreadNote(r, ats...)})
+			margin: margin, spread: spreadNote(r, ats...)})
 	}
 	for _, m := range modes {
 		ours, ref, allow := r.figures(oursTry, m), r.figures(reference, m), r.figures(rateAllow, m)
 		rej := r.figures(oursTryRej, m)
 
-		ratio := ours.ns / ref.ns
+		ratio := r.ratio(oursTry, reference, m)
 		met, short := atMost(ratio, 1.2)
 		add("ref", "Admitted TryAcquire within 1.2× of the reference (time.Since + CAS)", m, ours.ok && ref.ok,
-			fmt.Sprintf("%s ns ÷ %s ns = %s×", num(ours.ns), num(ref.ns), ratioStr(ratio)), met, short, at{oursTry, m}, at{reference, m})
+			fmt.Sprintf("%s ns ÷ %s ns = %s×", num(ours.ns), num(ref.ns), ratioStr(ratio)), met, short, underMargin(ratio, 1.2), at{oursTry, m}, at{reference, m})
 
-		ratio = allow.ns / ours.ns
+		ratio = r.ratio(rateAllow, oursTry, m)
 		met, short = atLeast(ratio, 2)
 		add("allow", "Admitted TryAcquire at least 2× faster than rate.Limiter.Allow", m, ours.ok && allow.ok,
-			fmt.Sprintf("%s ns ÷ %s ns = %s×", num(allow.ns), num(ours.ns), ratioStr(ratio)), met, short, at{oursTry, m}, at{rateAllow, m})
+			fmt.Sprintf("%s ns ÷ %s ns = %s×", num(allow.ns), num(ours.ns), ratioStr(ratio)), met, short, overMargin(ratio, 2), at{oursTry, m}, at{rateAllow, m})
 
 		met, short = zeroBytes(ours)
 		add("alloc", "Admitted TryAcquire allocates nothing", m, ours.ok,
-			fmt.Sprintf("%s B/op, %s allocs/op", qty(ours.bytes), qty(ours.allocs)), met, short)
+			fmt.Sprintf("%s B/op, %s allocs/op", qty(ours.bytes), qty(ours.allocs)), met, short, exactMargin(met))
 
-		met, short = atMost(rej.ns, ours.ns)
+		ratio = r.ratio(oursTryRej, oursTry, m)
+		met, short = atMost(ratio, 1)
 		add("rejected", "Rejected TryAcquire costs no more than an admitted one", m, ours.ok && rej.ok,
-			fmt.Sprintf("%s ns against %s ns", num(rej.ns), num(ours.ns)), met, short, at{oursTryRej, m}, at{oursTry, m})
+			fmt.Sprintf("%s ns against %s ns", num(rej.ns), num(ours.ns)), met, short, underMargin(ratio, 1), at{oursTryRej, m}, at{oursTry, m})
 
 		met, short = zeroBytes(rej)
 		add("alloc", "Rejected TryAcquire allocates nothing", m, rej.ok,
-			fmt.Sprintf("%s B/op, %s allocs/op", qty(rej.bytes), qty(rej.allocs)), met, short)
+			fmt.Sprintf("%s B/op, %s allocs/op", qty(rej.bytes), qty(rej.allocs)), met, short, exactMargin(met))
 
 		for _, c := range []struct {
 			id, what   string
@@ -203,7 +205,7 @@ func checkTargets(r *results, modes []mode, acc []accuracy) []verdict {
 			{"four", "Wrap1 with retry, breaker, limiter and bulkhead: at least 5× faster than failsafe-go's, at 0 B/op", oursFour, fsFour, 5, true},
 		} {
 			o, p := r.figures(c.ours, m), r.figures(c.peer, m)
-			ratio := p.ns / o.ns
+			ratio := r.ratio(c.peer, c.ours, m)
 			met, short := atLeast(ratio, c.times)
 			if zero, zshort := zeroBytes(o); !zero {
 				if met {
@@ -214,8 +216,9 @@ func checkTargets(r *results, modes []mode, acc []accuracy) []verdict {
 			}
 			add(c.id, c.what, m, o.ok && p.ok,
 				fmt.Sprintf("%s ns ÷ %s ns = %s×; %s B/op against %s B/op", num(p.ns), num(o.ns), ratioStr(ratio), qty(o.bytes), qty(p.bytes)),
-				met, short, at{c.ours, m}, at{c.peer, m})
+				met, short, overMargin(ratio, c.times), at{c.ours, m}, at{c.peer, m})
 		}
+		vs = append(vs, r.checkPeerTargets(m)...)
 	}
 	if len(modes) == 2 && modes[1].procs > modes[0].procs {
 		serial, par := modes[0], modes[1]
@@ -224,7 +227,7 @@ func checkTargets(r *results, modes []mode, acc []accuracy) []verdict {
 			ratio := b.ns / a.ns
 			met, short := atMost(ratio, 2)
 			add("parallel", fmt.Sprintf("%s admitted: parallel ns/op at most 2× serial", s.label()), par, a.ok && b.ok,
-				fmt.Sprintf("%s ns (%s) ÷ %s ns (%s) = %s×", num(b.ns), par, num(a.ns), serial, ratioStr(ratio)), met, short,
+				fmt.Sprintf("%s ns (%s) ÷ %s ns (%s) = %s×", num(b.ns), par, num(a.ns), serial, ratioStr(ratio)), met, short, underMargin(ratio, 2),
 				at{s, par}, at{s, serial})
 		}
 	}
@@ -239,6 +242,7 @@ func checkTargets(r *results, modes []mode, acc []accuracy) []verdict {
 		}
 		vs = append(vs, verdict{id: "accuracy", target: "Accuracy: zero over-admission (SPEC RL-5)",
 			mode: fmt.Sprintf("%d goroutines, %v", 4, a.Elapsed.Round(1e6)), ok: true, met: met, short: short,
+			margin:   fmt.Sprintf("%d under the bound", a.Bound-a.Admitted),
 			measured: fmt.Sprintf("%d admitted, bound %d", a.Admitted, a.Bound)})
 	}
 	return vs

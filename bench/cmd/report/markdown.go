@@ -108,6 +108,9 @@ func (r *report) headline() string {
 		fmt.Fprintf(&b, "- **Accuracy** (100 permits per 100ms, 4 goroutines, %v): %d admitted against the GCRA bound of %d, %d over.\n",
 			a.Elapsed.Round(time.Millisecond), a.Admitted, a.Bound, a.Over)
 	}
+	if parts := r.peerHeadline(s); len(parts) > 0 {
+		fmt.Fprintf(&b, "- **Against the best peer on each path** (ours ÷ peer, ns/op): %s.\n", strings.Join(parts, "; "))
+	}
 	met, total, thinMet := 0, 0, 0
 	for _, v := range r.verdicts {
 		if v.ok {
@@ -139,7 +142,8 @@ func (r *report) markdown() string {
 
 	// Targets.
 	b.WriteString("\n## Targets\n\n")
-	b.WriteString("| Target | Run | Measured | Result |\n|---|---|---|---|\n")
+	b.WriteString("Each target is checked in each mode on the medians of the run; a ratio is the median over rounds of each round's ratio when every benchmark ran once per round. The margin is how far the measurement is from the target's limit: room to spare when met, the shortfall when missed.\n\n")
+	b.WriteString("| Target | Run | Measured | Result | Margin |\n|---|---|---|---|---|\n")
 	missed := map[string][]verdict{}
 	var missedOrder []string
 	for _, v := range r.verdicts {
@@ -157,7 +161,7 @@ func (r *report) markdown() string {
 			}
 			missed[v.id] = append(missed[v.id], v)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.target, v.mode, v.measured, result)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", v.target, v.mode, v.measured, result, orNA(v.margin))
 	}
 	if len(missedOrder) > 0 {
 		b.WriteString("\n### Missed targets\n\n")
@@ -366,16 +370,17 @@ func (r *report) writeMethod(b *strings.Builder) {
 		fmt.Fprintf(b, " `%s` %s%s", p.path, orNA(r.peers[p.path]), sep)
 	}
 	b.WriteString("\n")
-	rounds := ""
-	if r.opts.rounds != "" && r.opts.rounds != "1" {
-		rounds = fmt.Sprintf(" (%s interleaved rounds)", r.opts.rounds)
+	rounds := r.opts.rounds
+	if rounds == "" {
+		rounds = "1"
 	}
-	fmt.Fprintf(b, "- Command: `go test -run '^$' -bench . -benchmem -count %s -cpu %s -benchtime %s ./...`%s, then "+
+	fmt.Fprintf(b, "- Command: the test binary, built once with `go test -c`, run %s times in a row (interleaved rounds) "+
+		"with `-test.bench . -test.benchmem -test.count %s -test.cpu %s -test.benchtime %s`, then "+
 		"`go test -run '^TestAccuracy$' -accuracy.duration %s`, then benchstat and `go run ./cmd/report`. "+
-		"The benchtime is kept modest so that the whole run takes a few minutes on a 2-core machine. "+
-		"With `-count`, go test runs the samples of one benchmark one after the other, so a burst of other work "+
-		"can slow every sample of one benchmark; `ROUNDS=5 COUNT=1 bench/run` interleaves them instead.\n",
-		orNA(r.opts.count), orNA(r.opts.cpu), orNA(r.opts.benchtime), rounds, r.accDuration())
+		"Each round runs every benchmark once, so a burst of other work on this shared machine slows one sample of "+
+		"many benchmarks rather than every sample of one; medians are over rounds, and a target's ratio is the median "+
+		"of the rounds' ratios.\n",
+		rounds, orNA(r.opts.count), orNA(r.opts.cpu), orNA(r.opts.benchtime), r.accDuration())
 	b.WriteString("- Admitted benchmarks use 10⁹ permits per second with a burst as large, so that every call is admitted " +
 		"through the real code path: for x/time/rate `rate.NewLimiter(rate.Limit(1e9), 1e9)`, a finite rate, because " +
 		"`rate.Inf` returns before the token arithmetic; for uber `ratelimit.New(1e9)` (its default slack of 10); " +

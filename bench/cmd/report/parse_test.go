@@ -100,3 +100,63 @@ func TestLinksFrom(t *testing.T) {
 		t.Errorf("parent folder: got %q, want %q", got, want)
 	}
 }
+
+func TestRatioIsTheMedianOfTheRoundsRatios(t *testing.T) {
+	res, err := parseBench(strings.NewReader(`cpu: test
+BenchmarkA/ours 100 10 ns/op
+BenchmarkA/peer 100 20 ns/op
+BenchmarkA/ours 100 30 ns/op
+BenchmarkA/peer 100 20 ns/op
+BenchmarkA/ours 100 12 ns/op
+BenchmarkA/peer 100 40 ns/op
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, peer := subject{bench: "A/ours"}, subject{bench: "A/peer"}
+	m := mode{procs: 1}
+	// Rounds: 10/20 = 0.5, 30/20 = 1.5, 12/40 = 0.3; their median is 0.5, while the ratio of
+	// the medians would be 12/20 = 0.6.
+	if got := res.ratio(ours, peer, m); got != 0.5 {
+		t.Errorf("ratio = %v, want 0.5", got)
+	}
+	if got := underMargin(0.5, 1); got != "50% under the limit" {
+		t.Errorf("underMargin = %q", got)
+	}
+	if got := overMargin(2.4, 3); got != "20% short" {
+		t.Errorf("overMargin = %q", got)
+	}
+}
+
+func TestPeerTargetsCheckTimeAndAllocations(t *testing.T) {
+	res, err := parseBench(strings.NewReader(`cpu: test
+BenchmarkMiddleware/resilience4go/Middleware/rejected 100 300 ns/op 80 B/op 1 allocs/op
+BenchmarkMiddleware/httprate/LimitByIP/rejected 100 1200 ns/op 900 B/op 12 allocs/op
+BenchmarkKeyed/resilience4go/TryAcquire/hotkey 100 110 ns/op 0 B/op 0 allocs/op
+BenchmarkKeyed/go-limiter/Take/hotkey 100 100 ns/op 0 B/op 0 allocs/op
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]verdict{}
+	for _, v := range res.checkPeerTargets(mode{procs: 1}) {
+		if v.ok {
+			got[v.target] = v
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("measured targets = %d, want 2: %v", len(got), got)
+	}
+	for target, v := range got {
+		switch {
+		case strings.HasPrefix(target, "Middleware"):
+			if !v.met || v.margin != "75% under the limit" {
+				t.Errorf("%s: met %v, margin %q", target, v.met, v.margin)
+			}
+		case strings.HasPrefix(target, "Keyed"):
+			if v.met || v.short != "10% over" {
+				t.Errorf("%s: met %v, short %q", target, v.met, v.short)
+			}
+		}
+	}
+}
