@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -68,5 +69,23 @@ func TestKeyed_RL20_NeverMoreCellsThanMaxKeys(t *testing.T) {
 			assert.LessOrEqual(t, cells, maxKeys)
 			assert.Zero(t, over, "of %d checks", checks)
 		})
+	}
+}
+
+// RL-21: keys spread over the shards, also long keys that differ only in their middle (a
+// fixed prefix and suffix around an id): no shard holds much more than its share.
+func TestKeyed_RL21_KeysSpreadOverTheShards(t *testing.T) {
+	for _, format := range []string{"c%d", "tenant-acme|user-%d|GET /v1/orders"} {
+		k, err := NewKeyed[string](Permits(2), Period(time.Hour), MaxKeys(100_000), WithClock(clock.NewManual()))
+		require.NoError(t, err)
+		for i := range 100_000 {
+			k.TryAcquire(fmt.Sprintf(format, i))
+		}
+		most := 0
+		for i := range k.shards {
+			most = max(most, len(k.shards[i].cells))
+		}
+		share := 100_000 / len(k.shards)
+		assert.LessOrEqual(t, most, share+share/4, "%s: the fullest shard holds %d keys, a share is %d", format, most, share)
 	}
 }

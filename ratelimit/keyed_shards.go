@@ -57,6 +57,17 @@ type boundCell struct {
 	remote *remoteCell // the key's state in the Backend; nil when its binding failed
 }
 
+// inlineKey is the longest string key kept in its cell's allocation (see namedCell).
+const inlineKey = 16
+
+// namedCell is a cell of an in-process Keyed limiter with a string key of at most
+// inlineKey bytes, together with the key's bytes, which the map's key shares: 32 bytes,
+// one allocation. The map's *cell points to its first field.
+type namedCell struct {
+	cell
+	key [inlineKey]byte
+}
+
 // bound returns the binding of c, a cell of a limiter with a backend (the first field of
 // a boundCell).
 func (c *cell) bound() *boundCell { return (*boundCell)(unsafe.Pointer(c)) }
@@ -128,18 +139,30 @@ func (k *Keyed[K]) shard(key K) *keyedShard[K] {
 	}
 	var h uint64
 	if k.keys == stringKeys {
-		h = strShardHash(asString(&key), k.seed64)
+		h = k.strHash(asString(&key))
 	} else {
 		h = maphash.Comparable(k.seed, key)
 	}
 	return &k.shards[shardIndex(h, k.nshards)]
 }
 
-// A string key's shard is picked by strShardHash, on its length and its first and last 8
-// bytes (all of them, up to 16), mixed with a seed: a few instructions, where a hash of
-// every byte would double the map's own work. The shard only spreads the lock traffic of
-// different keys: every decision, and the bound on the keys, are the same however keys
-// spread. Other keys are hashed with maphash.Comparable.
+// A string key of at most 16 bytes (an IPv4 address, a short id) has its shard picked by
+// strShardHash, on its length and all its bytes, mixed with a seed: a few instructions,
+// where a general hash would double the map's own work; a longer key by maphash.String.
+// The shard spreads the lock traffic of different keys and keeps each shard's map small:
+// every decision, and the bound on the keys, are the same however keys spread. Other
+// keys are hashed with maphash.Comparable.
+
+// strHash returns the hash that picks the shard of the string key s: strShardHash for a
+// key of at most 16 bytes, which it reads whole; maphash.String for a longer one, so that
+// keys that differ only in their middle (a fixed prefix and suffix around an id) spread
+// over the shards too.
+func (k *Keyed[K]) strHash(s string) uint64 {
+	if len(s) > 16 {
+		return maphash.String(k.seed, s)
+	}
+	return strShardHash(s, k.seed64)
+}
 
 // strShardHash mixes the length and the first and last 8 bytes of s (fewer, for a
 // shorter s) with seed, by one 128-bit multiplication (wyhash's mix); the shard is taken from its top 32 bits.
@@ -248,16 +271,27 @@ func (k *Keyed[K]) reservePlace() bool {
 // writing.
 func (k *Keyed[K]) addCell(ctx context.Context, s *keyedShard[K], key K) *cell {
 	var c *cell
-	if k.backend != nil {
+	own := key
+	switch {
+	case k.backend != nil:
 		b := &boundCell{remote: k.bind(ctx, key)}
 		c = &b.cell
-	} else {
+		own = k.ownKey(key)
+	case k.keys == stringKeys && len(asString(&key)) <= inlineKey:
+		// A short string key is kept in its cell's own allocation: one heap object per
+		// key, not two, for the garbage collector to mark.
+		n := &namedCell{}
+		ks := asString(&key)
+		copy(n.key[:], ks)
+		c, own = &n.cell, fromString[K](unsafe.String(&n.key[0], len(ks)))
+	default:
 		c = &cell{}
+		own = k.ownKey(key)
 	}
 	if s.cells == nil {
 		s.cells = make(map[K]*cell)
 	}
-	s.cells[k.ownKey(key)] = c
+	s.cells[own] = c
 	s.peak = max(s.peak, len(s.cells))
 	return c
 }

@@ -67,12 +67,14 @@
 //
 // # Failures
 //
-// Each call to Redis is bounded by Timeout, 50ms by default: no call waits for Redis
-// longer. When Redis fails or answers too late, the limiter publishes RateLimiterBackendFailed and applies the failure policy
+// Each round trip to Redis is bounded by Timeout, 50ms by default. A call that finds
+// another call of its limiter (or key) in flight waits for that one's round trip before
+// its own goes (see Semantics), so it may wait up to about twice the timeout, and
+// more behind a queue of over 64 calls. When Redis fails or answers too late, the limiter publishes RateLimiterBackendFailed and applies the failure policy
 // until Redis answers again: Local (the default) decides with an in-process limiter of
 // the same configuration (each instance then limits itself; Instances gives each a fair
 // share of the quota instead), FailOpen lets every call pass, FailClosed refuses every
-// call. No call waits for Redis longer than the timeout, whatever the client's own
+// call. No round trip waits for Redis longer than the timeout, whatever the client's own
 // timeouts; when Redis did not answer in time, the event's Err matches
 // context.DeadlineExceeded. Redis's failures are a refused or dropped connection, a
 // timeout, and every error reply other than the data errors below (e.g. LOADING,
@@ -234,8 +236,10 @@ type Option func(*Config)
 // quotas under equal names use different prefixes.
 func Prefix(p string) Option { return func(c *Config) { c.Prefix = p } }
 
-// Timeout bounds each call to Redis: a call that Redis has not answered by then takes the
-// failure policy; no call waits longer. Default 50ms. Negative fails with R4C-ATR-004,
+// Timeout bounds each round trip to Redis: a script run that Redis has not answered by
+// then takes the failure policy for each call it carries. A call queued behind another
+// call of its limiter (or key) waits for that one's round trip too (see the package
+// documentation, under Failures). Default 50ms. Negative fails with R4C-ATR-004,
 // zero with R4C-ATR-007. With a client that has ContextTimeoutEnabled, the limiter's own
 // calls (those that carry no context of the caller, such as TryAcquire) send and read
 // with exactly this deadline, and share the timer that ends them per 1/16 of it (at most

@@ -526,3 +526,41 @@ func TestRL26_CallerContextGetsItsOwnDeadline(t *testing.T) {
 		require.NoError(t, c.Close())
 	}
 }
+
+// RL-22, RL-24: callers that leave while others are answered never share a waiter: under
+// a mix of weights, waits, callers whose contexts end at once or mid-run, cancellations and
+// reads, every call returns (a waiter handed to its caller is never touched again by the
+// sender, who could otherwise pool it twice and leave two calls on one waiter).
+func TestRL22_MixedCallersAllReturn(t *testing.T) {
+	cfg := ratelimit.Config{Permits: 50, Period: 50 * time.Millisecond}
+	_, st := newTestStore(t, cfg)
+	var wg sync.WaitGroup
+	for w := range 24 {
+		wg.Go(func() {
+			for i := range 400 {
+				ctx, cancel := context.Background(), context.CancelFunc(func() {})
+				if (w+i)%3 == 0 {
+					ctx, cancel = context.WithTimeout(ctx, time.Duration(i%7)*50*time.Microsecond)
+				}
+				gr, err := st.Reserve(ctx, ratelimit.Request{N: 1 + (w+i)%3, MaxWait: time.Duration(i%4) * time.Millisecond, Config: cfg})
+				cancel()
+				if err == nil && gr.Outcome == ratelimit.Reserved && i%5 == 0 {
+					st.Cancel(context.Background(), gr.Token)
+				}
+				if i%11 == 0 {
+					st.Available(context.Background(), cfg)
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		st.mu.Lock()
+		busy, queued := st.busy, len(st.queue)
+		st.mu.Unlock()
+		t.Fatalf("callers hang: busy %v, %d queued", busy, queued)
+	}
+}

@@ -252,13 +252,17 @@ func (s *store) drain() {
 // answer gives each waiter of a decided batch its grant; for one whose caller left, it
 // gives the permits reserved for it back, the last reserved first.
 func (s *store) answer(batch []*waiter) {
-	for _, w := range batch {
+	for i, w := range batch {
 		if w.state.CompareAndSwap(waiting, answered) {
+			// The waiter is its caller's from now on: the caller reads its grant and puts
+			// it back in the pool, where another call may take it at once. The sender
+			// must not look at it again.
+			batch[i] = nil
 			w.ready <- struct{}{}
 		}
 	}
 	for i := len(batch) - 1; i >= 0; i-- {
-		if w := batch[i]; w.state.Load() == left {
+		if w := batch[i]; w != nil { // its caller left: the waiter is the sender's
 			if w.g.Outcome == ratelimit.Reserved {
 				s.giveBack(w.g.Token)
 			}
