@@ -309,16 +309,13 @@ var why = map[string]string{
 		"composition (it adds a few ns over TryAcquire), and nothing within the specification for the clock: " +
 		"GCRA must read it once per call (SPEC RL-12) and may not keep a background goroutine (RL-1), which rules " +
 		"out a cached, coarse clock. The margin is the clock's cost against the allocator's on the machine at hand.",
-	"four": "Our four-policy call reads the monotonic clock three times (the rate limiter once, the circuit " +
-		"breaker twice: when the call starts and when it ends, to detect slow calls; {clock} each here) and takes " +
-		"the breaker's mutex to record each outcome in its sliding window. Serially the clock reads are most of " +
-		"the cost; failsafe-go pays allocations instead, so the ratio depends on how expensive the clock is " +
-		"relative to the allocator. With {procs} goroutines truly in parallel, each call writes at least three " +
-		"shared cache lines (the breaker's mutex and window, the limiter's TAT, the bulkhead's counter) and the " +
-		"goroutines spin on the breaker's mutex, so the wall time per call can double, while failsafe-go's " +
-		"allocations come from per-core caches. What would close it: record closed-state outcomes without the " +
-		"mutex (atomic counters per window bucket, or per-processor stripes summed when the rates are read), " +
-		"and give the breaker the limiter's clock reading as the call's start (one clock read fewer per call).",
+	"four": "Our four-policy call reads the monotonic clock once (the rate limiter; the circuit breaker " +
+		"reads none for a success without a slow-call threshold) and writes the limiter's TAT, the bulkhead's " +
+		"counter and, for a success in a window of successes, nothing in the breaker. Serially the clock read " +
+		"({clock} here) is most of the cost; failsafe-go pays allocations instead, so the ratio depends on how " +
+		"expensive the clock is relative to the allocator. With {procs} goroutines truly in parallel, each call " +
+		"writes at least two shared cache lines (the limiter's TAT, the bulkhead's counter), while failsafe-go's " +
+		"allocations come from per-core caches. What would close it: nothing short of sharding the limit.",
 	"parallel": "Every admitted call moves one shared int64 (GCRA's TAT): each compare-and-swap takes the cache " +
 		"line exclusive, so under contention the line moves between cores on every call and lost races are " +
 		"retried. What would close it: nothing short of sharding the limit, which would give up the exact " +
