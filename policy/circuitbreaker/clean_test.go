@@ -327,14 +327,7 @@ func TestConcurrentCleanWindowStress(t *testing.T) {
 	stop.Store(true)
 	checkers.Wait()
 
-	mu.Lock()
-	prev := "closed"
-	for _, e := range trs {
-		require.Equal(t, prev, e.From, "transitions chain in order")
-		prev = e.To
-	}
-	mu.Unlock()
-	require.Equal(t, prev, b.State().String())
+	requireTransitionsChain(t, &mu, &trs, b)
 	t.Logf("%d transitions; %d calls found the window clean", len(trs), cleanSeen.Load())
 	assert.Positive(t, cleanSeen.Load(), "the window was clean at times")
 
@@ -351,4 +344,18 @@ func TestConcurrentCleanWindowStress(t *testing.T) {
 	f.oks(1)
 	assert.Equal(t, counts{calls: size}, f.counts())
 	checkClean(t, b)
+}
+
+// requireTransitionsChain requires the transitions recorded in trs (under mu) to chain in
+// order from closed and to end in b's state.
+func requireTransitionsChain(t *testing.T, mu *sync.Mutex, trs *[]policy.Event, b *Breaker) {
+	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	prev := "closed"
+	for _, e := range *trs {
+		require.Equal(t, prev, e.From, "transitions chain in order")
+		prev = e.To
+	}
+	require.Equal(t, prev, b.State().String())
 }

@@ -215,14 +215,7 @@ func TestCB3_ConcurrentLeanPathStress(t *testing.T) {
 	stop.Store(true)
 	checkers.Wait()
 
-	mu.Lock()
-	prev := "closed"
-	for _, e := range trs {
-		require.Equal(t, prev, e.From, "transitions chain in order")
-		prev = e.To
-	}
-	mu.Unlock()
-	require.Equal(t, prev, b.State().String())
+	requireTransitionsChain(t, &mu, &trs, b)
 	assert.Positive(t, cleanSeen.Load(), "the window was clean at times")
 
 	b.Reset()
