@@ -38,6 +38,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // ErrCanceled is the error of a future completed by Cancel, whether Cancel was called on
@@ -78,6 +79,7 @@ const (
 	stClaimed uint32 = 1 << iota // a completion has begun: every later one is ignored
 	stDone                       // val and err are set
 	stHooks                      // a callback or the done channel waits: the completion takes mu
+	stFired                      // a goCall's AfterFunc functions have run; set under mu
 )
 
 // stopper stops the work of a future that Cancel completed, and reports whether it had
@@ -155,48 +157,86 @@ var closedChan = func() chan struct{} {
 // ends the program, as a panic on any goroutine does.
 func Go[T any](ctx context.Context, fn func(context.Context) (T, error)) *Future[T] {
 	g := &goCall[T]{fn: fn}
-	g.init(g)
-	if ctx != context.Background() && ctx != context.TODO() {
-		g.ctx, g.cancel = context.WithCancel(ctx)
+	if neverEnds(ctx) {
+		g.init(started{})
+		go g.run()
+		return &g.Future
 	}
-	go g.run()
+	var cancel context.CancelFunc
+	g.ctx, cancel = context.WithCancel(ctx)
+	g.init(cancelOnStop(cancel))
+	go g.runWith(cancel)
 	return &g.Future
+}
+
+// started is the stopper of the future of Go whose goroutine is fn's context: the work
+// has started, and completing the future cancels that context.
+type started struct{}
+
+func (started) stopWork() bool { return false }
+
+// cancelOnStop is the stopper of the future of Go whose fn has a context derived with
+// context.WithCancel: its cancel function (a func value fits in an interface without
+// allocating).
+type cancelOnStop context.CancelFunc
+
+func (c cancelOnStop) stopWork() bool {
+	c()
+	return false
+}
+
+// iface is the layout of a non-empty interface value: its itab and its data.
+type iface struct{ tab, data unsafe.Pointer }
+
+// The itabs of context.Background() and context.TODO() as a context.Context.
+var bgTab, todoTab = itab(context.Background()), itab(context.TODO())
+
+func itab(ctx context.Context) unsafe.Pointer { return (*iface)(unsafe.Pointer(&ctx)).tab }
+
+// neverEnds reports whether ctx is context.Background() or context.TODO(). Their dynamic
+// types have no fields, so a context of one of those types is that context: comparing the
+// itabs is ctx == context.Background() || ctx == context.TODO() without the runtime's
+// general interface comparison.
+func neverEnds(ctx context.Context) bool {
+	t := itab(ctx)
+	return t == bgTab || t == todoTab
 }
 
 // goCall is the future of Go and the state of its goroutine, in one allocation. For a
 // parent context.Background() or context.TODO(), it is also the context given to fn: one
 // that is canceled when the future completes.
+//
+// Its size is a size class of the allocator (128 bytes for a T of one word): the cancel
+// function of a derived context is the future's stopper and an argument of its
+// goroutine, and "the afters have run" is a bit of the future's state.
 type goCall[T any] struct {
 	Future[T]
-	ctx    context.Context // the context derived with cancel; nil when the goCall is fn's context
+	ctx    context.Context // the context derived with context.WithCancel; nil when the goCall is fn's context
 	fn     func(context.Context) (T, error)
-	cancel context.CancelFunc      // nil when the goCall is fn's context
 	afters map[*afterFunc]struct{} // AfterFunc's functions not run nor stopped; under mu
-	fired  bool                    // the afters have run (the future completed); under mu
 }
 
 // afterFunc is one function registered with goCall.AfterFunc.
 type afterFunc struct{ fn func() }
 
+// run is the goroutine of Go when the goCall is fn's context.
 func (g *goCall[T]) run() {
 	fn := g.fn
 	g.fn = nil
-	if g.cancel == nil {
-		v, err := fn(g)
-		g.complete(v, err)
-		return
+	v, err := fn(g)
+	if g.state.Or(stClaimed)&stClaimed == 0 {
+		g.finish(v, err)
 	}
-	defer g.cancel()
-	v, err := fn(g.ctx)
-	g.complete(v, err)
 }
 
-// stopWork cancels fn's context, on Cancel.
-func (g *goCall[T]) stopWork() bool {
-	if g.cancel != nil {
-		g.cancel()
-	}
-	return false
+// runWith is the goroutine of Go when fn's context is g.ctx, whose cancel function is
+// cancel.
+func (g *goCall[T]) runWith(cancel context.CancelFunc) {
+	defer cancel()
+	fn := g.fn
+	g.fn = nil
+	v, err := fn(g.ctx)
+	g.complete(v, err)
 }
 
 // Deadline is none: the parent, context.Background() or context.TODO(), has none.
@@ -227,7 +267,7 @@ func (g *goCall[T]) AfterFunc(fn func()) (stop func() bool) {
 	a := &afterFunc{fn: fn}
 	g.mu.Lock()
 	switch {
-	case g.fired:
+	case g.state.Load()&stFired != 0:
 		g.mu.Unlock()
 		go fn()
 		return func() bool { return false }
@@ -254,7 +294,8 @@ func (g *goCall[T]) AfterFunc(fn func()) (stop func() bool) {
 func (g *goCall[T]) runAfters(T, error) {
 	g.mu.Lock()
 	afters := g.afters
-	g.afters, g.fired = nil, true
+	g.afters = nil
+	g.state.Or(stFired)
 	g.mu.Unlock()
 	for a := range afters {
 		go a.fn()
@@ -263,15 +304,10 @@ func (g *goCall[T]) runAfters(T, error) {
 
 func (g *goCall[T]) String() string { return "async.Go context" }
 
-func (f *Future[T]) complete(v T, err error) { f.tryComplete(v, err) }
-
-// tryComplete completes the future and reports whether this call did it.
-func (f *Future[T]) tryComplete(v T, err error) bool {
-	if f.state.Or(stClaimed)&stClaimed != 0 {
-		return false
+func (f *Future[T]) complete(v T, err error) {
+	if f.state.Or(stClaimed)&stClaimed == 0 {
+		f.finish(v, err)
 	}
-	f.finish(v, err)
-	return true
 }
 
 // finish completes the future, whose completion this goroutine has claimed.
@@ -336,7 +372,7 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	}
 	if f.state.Load()&stDone == 0 {
 		var ctxDone <-chan struct{}
-		if ctx != nil {
+		if ctx != nil && !neverEnds(ctx) {
 			ctxDone = ctx.Done()
 		}
 		if ctxDone == nil {

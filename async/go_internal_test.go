@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,4 +57,15 @@ func TestGo_AS5_ErrOnlyOnceDoneIsClosed(t *testing.T) {
 		require.True(t, <-seen, "Err was set before Done was closed")
 		_, _ = f.Await(context.Background())
 	}
+}
+
+// SPEC AS-5: the one allocation of Go that holds the future, its goroutine's state and
+// fn's context is 128 bytes for a one-word T, a size class of the allocator: a field
+// added to goCall or Future moves it to the next class (144 bytes), which costs every
+// call through Go more memory and more garbage-collection work.
+func TestGo_AS5_StateIsOneSizeClass(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("the sizes are those of a 64-bit platform")
+	}
+	assert.EqualValues(t, 128, unsafe.Sizeof(goCall[int]{}))
 }

@@ -79,6 +79,22 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 			return schedule(l, res, ctx, a, next)
 		}
 		now := l.now()
+		if r.maxWait == 0 {
+			// reserveCtx with MaxWait 0: the permit is free now or the call is refused,
+			// and ctx's deadline does not matter.
+			_, _, wait, ok := l.slots.take(now, r.interval, r.tau, 0)
+			if !ok {
+				l.reject(ctx, now, wait, l.rej.Plain)
+				return async.Failed[T](l.rej.Plain)
+			}
+			if l.events.Rec != nil {
+				l.admitted(ctx, 0)
+			}
+			if f := next(ctx, a); f != nil {
+				return f
+			}
+			return async.Failed[T](async.ErrNilFuture)
+		}
 		prev, nextTAT, wait, err := l.reserveCtx(ctx, r, 1, now)
 		if err != nil {
 			return async.Failed[T](err)
