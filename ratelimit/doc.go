@@ -83,13 +83,18 @@
 // allocation at each call. Keys of types other than strings are kept as they are; a key
 // type that holds strings of its own (a struct) should hold short ones.
 //
-// A call for a key that has a cell takes its shard's read lock, does one map lookup and
-// one compare-and-swap, and allocates nothing, idle or not. A new key allocates its cell
-// (16 bytes in-process) and its map entry; a string key is copied, so that a key cut from
-// a larger string (a header) does not keep it alive. Keys must be equal to themselves: a
-// floating-point NaN key is a new key at every call (a new key at the bound that meets
-// such keys in its shard drops them all, and so does Sweep). Go maps do not shrink, so a
-// shard whose cells fall to a quarter of its peak rebuilds its map when it sweeps.
+// A call for a key that has a cell finds it in its shard's index without a lock and
+// without writing to memory that other calls share, does one compare-and-swap on the
+// key's schedule, and allocates nothing, idle or not: calls for different keys, or many
+// calls for one hot key, contend on nothing else. A new key, eviction and Sweep hold the
+// shard's lock; an evicted cell is marked dead first, so a call that found it just
+// before takes nothing from it and looks its key up again. A new key allocates its entry
+// (48 bytes in-process, with a string key of up to 16 bytes inside it; a longer string key
+// is copied, so that a key cut from a larger string, such as a header, does not keep it
+// alive). Keys must be equal to themselves: a floating-point NaN key is a new key at every
+// call, which no call finds again; eviction takes such cells first, and Sweep drops them
+// all. A shard whose index falls to a sixteenth of its slots is rebuilt smaller when it
+// sweeps.
 //
 // Events of a Keyed limiter name the key in Event.Key: a string key as the limiter keeps
 // it (a long one as its digest), any other key formatted with fmt.Sprint (its String

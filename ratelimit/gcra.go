@@ -159,10 +159,13 @@ func (l *Limiter) now() int64 {
 // admitted (its own permit time is exact) and leaves the TAT at the largest value, which
 // then refuses every call, with that largest value as the retry-after, until the
 // cancellation of that call. So no permit is ever given twice (RL-5, RL-9).
+//
+// The dead TAT of an evicted Keyed cell (deadTAT) refuses too, with prev = deadTAT: the
+// caller looks the key up again.
 func gcraReserve(tat *atomic.Int64, interval, tau, now, maxWait int64) (prev, next, wait int64, ok bool) {
 	for spins := 0; ; spins++ {
 		prev = tat.Load()
-		if prev == maxInt64 {
+		if prev == maxInt64 || prev == deadTAT {
 			return prev, prev, maxInt64, false
 		}
 		base := max(prev, now)

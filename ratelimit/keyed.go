@@ -26,7 +26,7 @@ const DefaultMaxKeyBytes = 256
 // Default 100,000 (DefaultMaxKeys). See Keyed for what happens at the bound. It bounds
 // the limiter's memory: with keys of up to 16 bytes as strings, about 68 bytes per key
 // held at the bound, whatever n (from 50,000 to 1,000,000 keys: each shard holds about 768
-// keys at the bound, so that its map stays in one table about three quarters full);
+// keys at the bound, so that its index of 1,024 slots stays about three quarters full);
 // longer keys add their own bytes, up to MaxKeyBytes. 0 means the default; a negative n
 // fails NewKeyed with R4C-ATR-007. A Limiter ignores it.
 func MaxKeys(n int) Option { return func(s *settings) { s.maxKeys = n } }
@@ -205,28 +205,49 @@ func (k *Keyed[K]) Rejection() error { return k.lim().Rejection() }
 func (k *Keyed[K]) TryAcquire(key K) bool {
 	// An enabled in-process limiter and a string key kept as it is: the lookup and GCRA,
 	// written out here (generic methods are not inlined into one another). A zero Keyed
-	// has no key type (otherKeys) and takes the general path.
+	// has no key type (otherKeys) and takes the general path. A cell found dead (evicted
+	// meanwhile) takes the general path too.
 	if k != nil && k.keys == stringKeys && k.backend == nil {
 		if r := k.base.rate.Load(); r != nil && r.direct {
 			if ks := asString(&key); len(ks) <= k.keyBytes && !strings.HasPrefix(ks, digestPrefix) {
+				h := k.strHash(ks)
 				s := &k.shards[0]
 				if k.nshards > 1 {
-					s = &k.shards[shardIndex(k.strHash(ks), k.nshards)]
+					s = &k.shards[shardIndex(h, k.nshards)]
 				}
-				s.mu.RLock()
-				if c := s.cells[key]; c != nil {
-					now := k.base.now()
-					var wait int64
-					var ok bool
-					if c.slots.none() {
-						_, _, wait, ok = gcraReserve(&c.slots.tat, r.interval, r.tau, now, 0)
-					} else {
-						_, _, wait, ok = c.slots.takeFreed(now, r.interval, r.tau, 0)
+				if t := s.index.Load(); t != nil {
+					i := h & t.mask
+					for dist := uint64(0); ; dist++ {
+						sl := &t.slots[i]
+						e := sl.e.Load()
+						if e == nil {
+							break
+						}
+						sh := sl.hash.Load()
+						if sh != h || asString(&e.key) != ks {
+							if (i-sh)&t.mask < dist {
+								break
+							}
+							i = (i + 1) & t.mask
+							continue
+						}
+						now := k.base.now()
+						var prev, wait int64
+						var ok bool
+						if e.slots.none() {
+							prev, _, wait, ok = gcraReserve(&e.slots.tat, r.interval, r.tau, now, 0)
+						} else {
+							prev, _, wait, ok = e.slots.takeFreed(now, r.interval, r.tau, 0)
+						}
+						if ok || prev != deadTAT {
+							return k.tried(key, now, wait, ok) == nil
+						}
+						break
 					}
-					s.mu.RUnlock()
-					return k.tried(key, now, wait, ok) == nil
 				}
-				s.mu.RUnlock()
+				// A new key, one being moved by a writer, or a dead cell: under the lock.
+				d := k.takeLocked(s, key, h, r, 1, 0)
+				return k.tried(key, d.now, d.wait, d.ok) == nil
 			}
 		}
 	}
@@ -439,8 +460,12 @@ func (k *Keyed[K]) reservation(d decision) Reservation {
 	if d.c == nil { // the backend let the call pass unlimited: nothing to give back
 		return Reservation{ok: true}
 	}
-	return Reservation{l: k.base, c: d.c, prev: d.prev, next: d.next, at: d.at,
+	r := Reservation{l: k.base, c: d.c, prev: d.prev, next: d.next, at: d.at,
 		delay: time.Duration(d.wait), ok: true, remote: d.remote}
+	if d.remote {
+		r.c, r.rc = nil, k.remoteOf(d.c)
+	}
+	return r
 }
 
 // AvailablePermits returns how many calls for key would pass right now without waiting,
@@ -455,15 +480,16 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 		return r.cfg.Permits
 	}
 	key = k.bounded(key)
-	s := k.shard(key)
-	s.mu.RLock()
-	c := s.cells[key]
+	h := k.hash(key)
+	var c *cell
+	if e := k.shardOf(h).lookup(key, h); e != nil {
+		c = &e.cell
+	}
 	now := l.now()
 	n := r.cfg.Permits
 	if c != nil {
 		n = c.slots.available(now, r.interval, r.tau, r.cfg.Permits)
 	}
-	s.mu.RUnlock()
 	if k.backend != nil {
 		var rc *remoteCell
 		if c != nil {
@@ -477,9 +503,7 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 			}
 			// The store answered Local: the key's in-process schedule, at the local share.
 			if lr := r.localShare(k.share); lr != r && c != nil {
-				s.mu.RLock()
 				n = c.slots.available(now, lr.interval, lr.tau, lr.cfg.Permits)
-				s.mu.RUnlock()
 			} else if c == nil {
 				n = lr.cfg.Permits
 			}
@@ -502,7 +526,7 @@ func (k *Keyed[K]) Len() int {
 // full burst, as a new one does, so evicting it changes no decision; new keys at MaxKeys
 // make room by evicting cells themselves, so Sweep is never needed for correctness or for
 // the bound on memory. It gives back the memory of idle keys sooner, e.g. from a periodic
-// timer (a map that falls to a quarter of the keys it once held is rebuilt smaller); a
+// timer (a shard whose index falls to a sixteenth of its slots is rebuilt smaller); a
 // client seen again after a sweep allocates its cell and its key anew.
 func (k *Keyed[K]) Sweep() int {
 	if k == nil || k.base == nil {

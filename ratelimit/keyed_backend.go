@@ -27,7 +27,7 @@ type remoteCell struct {
 // nothing is known to be reserved then.
 func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWait int64) (decision, error) {
 	c, now := k.remoteCellOf(ctx, key, r)
-	if rc := c.bound().remote; rc != nil {
+	if rc := k.remoteOf(c); rc != nil {
 		g, err := rc.store.Reserve(ctx, Request{N: n, MaxWait: time.Duration(maxWait), Config: r.cfg})
 		if err != nil {
 			return decision{now: now}, err
@@ -57,28 +57,27 @@ func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWai
 }
 
 // remoteCellOf returns key's cell, made and bound if needed for the call with ctx, and
-// marks it used at now.
+// marks it used at now. The cell may be evicted meanwhile: its binding still decides,
+// and a new binding of the key shares its state in the Backend.
 func (k *Keyed[K]) remoteCellOf(ctx context.Context, key K, r *rate) (c *cell, now int64) {
-	s := k.shard(key)
-	s.mu.RLock()
-	if c = s.cells[key]; c != nil {
+	h := k.hash(key)
+	s := k.shardOf(h)
+	if e := s.lookup(key, h); e != nil {
 		now = k.base.now()
-		touch(c, r, now)
-		s.mu.RUnlock()
-		return c, now
+		touch(k.remoteOf(&e.cell), r, now)
+		return &e.cell, now
 	}
-	s.mu.RUnlock()
-	c = k.lockedCell(ctx, s, key)
+	c = k.lockedCell(ctx, s, key, h)
 	now = k.base.now()
-	touch(c, r, now)
+	touch(k.remoteOf(c), r, now)
 	s.mu.Unlock()
 	return c, now
 }
 
-// touch keeps c, a cell of a limiter with a backend, for one Period after now (at most
-// until the largest clock time), if it is bound.
-func touch(c *cell, r *rate, now int64) {
-	if rc := c.bound().remote; rc != nil {
+// touch keeps a cell whose binding is rc for one Period after now (at most until the
+// largest clock time), if it is bound.
+func touch(rc *remoteCell, r *rate, now int64) {
+	if rc != nil {
 		rc.until.Store(satAdd(now, int64(r.cfg.Period)))
 	}
 }

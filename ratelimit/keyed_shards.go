@@ -7,11 +7,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"reflect"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -25,59 +27,36 @@ const (
 	maxShards   = 4096 // the most shards of a Keyed limiter
 	minPerShard = 16   // fewer shards for a small MaxKeys, so that each can hold a few keys
 	// fullShard is how many keys a shard holds at most at the bound, when MaxKeys is large
-	// enough: three quarters of a map table of 1024 slots. A Go map's table grows (doubles,
-	// or splits in two) when 7/8 of its slots are used, which leaves a map of a power-of-two
-	// number of tables between 7/16 and 7/8 full; a shard that holds at most fullShard keys
-	// stays in one table, about 3/4 full, whatever MaxKeys is (the keys' spread over the
-	// shards is a few percent at this size, far from 7/8). So the memory per key at the
-	// bound does not grow with MaxKeys.
+	// enough: three quarters of an index of 1024 slots. An index doubles when it would be
+	// more than 7/8 full, which leaves it between 7/16 and 7/8 full as keys are added; a
+	// shard that holds at most fullShard keys stays in 1024 slots, about 3/4 full, whatever
+	// MaxKeys is (the keys' spread over the shards is a few percent at this size, far
+	// from 7/8). So the memory per key at the bound does not grow with MaxKeys.
 	fullShard   = 768
-	minRebuild  = 64 // a shard that held at least this many cells may shrink its map
-	evictSample = 8  // a new key at the bound evicts the best of this many cells
+	evictSample = 8 // a new key at the bound evicts the best of this many cells
 )
 
-// keyedShard is one part of a Keyed limiter's keys, under its own lock.
+// keyedShard is one part of a Keyed limiter's keys: an index that calls read without a
+// lock (see cellIndex), and the lock its writers hold.
 type keyedShard[K comparable] struct {
-	mu    sync.RWMutex
-	cells map[K]*cell
-	peak  int      // the most cells held since the map was made
-	_     [88]byte // 40 bytes of fields + 88: no 64-byte cache line holds two shards' fields
+	mu    sync.Mutex // held to add, evict or sweep cells
+	index atomic.Pointer[cellIndex[K]]
+	live  int       // entries in the index (under mu)
+	_     [104]byte // 24 bytes of fields + 104: no 64-byte cache line holds two shards' fields
 }
 
 // cell is one key's state: its schedule (SPEC RL-1, RL-9); with a backend, its in-process
-// fallback. A cell of a limiter with a backend is the first field of a boundCell.
+// fallback. It is the first field of the key's entry.
 type cell struct {
 	slots slots
 }
-
-// boundCell is a cell of a Keyed limiter with a backend: the cell and its binding. Keeping
-// the binding out of cell keeps an in-process cell at 16 bytes.
-type boundCell struct {
-	cell
-	remote *remoteCell // the key's state in the Backend; nil when its binding failed
-}
-
-// inlineKey is the longest string key kept in its cell's allocation (see namedCell).
-const inlineKey = 16
-
-// namedCell is a cell of an in-process Keyed limiter with a string key of at most
-// inlineKey bytes, together with the key's bytes, which the map's key shares: 32 bytes,
-// one allocation. The map's *cell points to its first field.
-type namedCell struct {
-	cell
-	key [inlineKey]byte
-}
-
-// bound returns the binding of c, a cell of a limiter with a backend (the first field of
-// a boundCell).
-func (c *cell) bound() *boundCell { return (*boundCell)(unsafe.Pointer(c)) }
 
 // remoteOf returns the binding of c, nil for an in-process limiter or a failed binding.
 func (k *Keyed[K]) remoteOf(c *cell) *remoteCell {
 	if k.backend == nil {
 		return nil
 	}
-	return c.bound().remote
+	return (*boundEntry[K])(unsafe.Pointer(c)).remote
 }
 
 // evictableAt returns the clock time from which c is idle: its TAT, or with a backend,
@@ -94,10 +73,6 @@ func (k *Keyed[K]) evictableAt(c *cell) int64 {
 // A cell is never reused for another key: once its key is evicted, cancelling on it gives
 // the permit to no one (the key has started afresh, with a new cell).
 func (c *cell) cancel(r Reservation) {
-	if r.remote {
-		c.bound().remote.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
-		return
-	}
 	now := r.l.now()
 	if now > r.at {
 		return
@@ -131,17 +106,20 @@ func shardsFor(maxKeys int) int {
 // multiplication where a modulo would be a division).
 func shardIndex(h, n uint64) uint64 { return (h >> 32) * n >> 32 }
 
-// shard returns the shard of key (the hash written out: generic methods are not inlined
-// into one another).
-func (k *Keyed[K]) shard(key K) *keyedShard[K] {
+// hash returns the hash of key, which picks its shard (the top 32 bits, see shardIndex)
+// and its slot in the shard's index (the low bits). The string hash is written out in
+// TryAcquire's fast path: generic methods are not inlined into one another.
+func (k *Keyed[K]) hash(key K) uint64 {
+	if k.keys == stringKeys {
+		return k.strHash(asString(&key))
+	}
+	return maphash.Comparable(k.seed, key)
+}
+
+// shardOf returns the shard of the key whose hash is h.
+func (k *Keyed[K]) shardOf(h uint64) *keyedShard[K] {
 	if k.nshards <= 1 {
 		return &k.shards[0]
-	}
-	var h uint64
-	if k.keys == stringKeys {
-		h = k.strHash(asString(&key))
-	} else {
-		h = maphash.Comparable(k.seed, key)
 	}
 	return &k.shards[shardIndex(h, k.nshards)]
 }
@@ -187,32 +165,32 @@ func strShardHash(s string, seed uint64) uint64 {
 }
 
 // take runs GCRA (SPEC RL-1…RL-7) on key's cell, made if needed, reserving a permit that
-// comes within maxWait; key is bounded (see bounded). It holds the shard's lock throughout
-// and reads the clock under it, so that no cell is evicted while a decision is made on it.
+// comes within maxWait; key is bounded (see bounded). A cell found without the shard's
+// lock may be evicted meanwhile: the decision then finds it dead, takes nothing, and is
+// made again under the lock, where no cell is evicted.
 func (k *Keyed[K]) take(key K, r *rate, n int, maxWait int64) decision {
-	s := k.shard(key)
-	s.mu.RLock()
-	if c := s.cells[key]; c != nil {
-		var d decision
-		gcraCell(c, r, n, k.base.now(), maxWait, &d)
-		s.mu.RUnlock()
+	h := k.hash(key)
+	s := k.shardOf(h)
+	var d decision
+	if e := s.lookup(key, h); e != nil && gcraCell(&e.cell, r, n, k.base.now(), maxWait, &d) {
 		return d
 	}
-	s.mu.RUnlock()
-	return k.takeNew(s, key, r, n, maxWait)
+	return k.takeLocked(s, key, h, r, n, maxWait)
 }
 
-// takeNew is take for a key that had no cell at the first look.
-func (k *Keyed[K]) takeNew(s *keyedShard[K], key K, r *rate, n int, maxWait int64) decision {
-	c := k.lockedCell(context.Background(), s, key)
+// takeLocked is take under the shard's lock, for a key that had no live cell at the
+// first look.
+func (k *Keyed[K]) takeLocked(s *keyedShard[K], key K, h uint64, r *rate, n int, maxWait int64) decision {
+	c := k.lockedCell(context.Background(), s, key, h)
 	var d decision
 	gcraCell(c, r, n, k.base.now(), maxWait, &d)
 	s.mu.Unlock()
 	return d
 }
 
-// gcraCell decides on c at now, for n permits at the rate r, into d.
-func gcraCell(c *cell, r *rate, n int, now, maxWait int64, d *decision) {
+// gcraCell decides on c at now, for n permits at the rate r, into d, and reports whether
+// c was alive: false, with nothing taken, when it was evicted.
+func gcraCell(c *cell, r *rate, n int, now, maxWait int64, d *decision) bool {
 	d.now, d.c = now, c
 	inc, tol := r.weight(n)
 	if c.slots.none() { // take, inlined: every keyed call's path
@@ -221,32 +199,37 @@ func gcraCell(c *cell, r *rate, n int, now, maxWait int64, d *decision) {
 	} else {
 		d.prev, d.next, d.wait, d.ok = c.slots.takeFreed(now, inc, tol, maxWait)
 	}
-	if d.ok {
+	switch {
+	case d.ok:
 		d.at, d.ahead = satAdd(now, d.wait), satSub(d.next, now)
 		if !d.plain { // a freed slot ends below the TAT: the key's TAT is the later of the two
 			d.ahead = satSub(max(d.next, c.slots.tat.Load()), now)
 		}
-	} else {
+	case d.prev == deadTAT:
+		return false
+	default:
 		d.ahead = satSub(d.prev, now)
 	}
+	return true
 }
 
-// lockedCell locks s for writing and returns key's cell in s, made if needed (and bound to
-// the backend, if any, for the call with ctx); s.mu is held on return. A new key takes
-// one of the MaxKeys places: a free one, else the place of a cell it evicts (see
-// makeRoom), so that the limiter never holds more than MaxKeys cells.
-func (k *Keyed[K]) lockedCell(ctx context.Context, s *keyedShard[K], key K) *cell {
+// lockedCell locks s and returns key's cell in s (h is key's hash), made if needed (and
+// bound to the backend, if any, for the call with ctx); s.mu is held on return, so the
+// cell stays alive until it is released. A new key takes one of the MaxKeys places: a
+// free one, else the place of a cell it evicts (see makeRoom), so that the limiter never
+// holds more than MaxKeys cells.
+func (k *Keyed[K]) lockedCell(ctx context.Context, s *keyedShard[K], key K, h uint64) *cell {
 	owned := false // a place freed in another shard, handed to this key
 	for {
 		s.mu.Lock()
-		if c := s.cells[key]; c != nil {
+		if e := s.lookup(key, h); e != nil {
 			if owned { // made meanwhile by another call: give the place back
 				k.count.Add(-1)
 			}
-			return c
+			return &e.cell
 		}
 		if owned || k.reservePlace() || k.evict(s, k.base.now()) {
-			return k.addCell(ctx, s, key)
+			return k.addCell(ctx, s, key, h)
 		}
 		s.mu.Unlock()
 		// s has nothing to give: evict from another shard, holding one lock at a time.
@@ -267,33 +250,28 @@ func (k *Keyed[K]) reservePlace() bool {
 	}
 }
 
-// addCell adds key's cell to s, in a place the caller holds. Called with s.mu held for
-// writing.
-func (k *Keyed[K]) addCell(ctx context.Context, s *keyedShard[K], key K) *cell {
-	var c *cell
-	own := key
+// addCell adds key's entry, whose hash is h, to s, in a place the caller holds, and
+// returns its cell. Called with s.mu held.
+func (k *Keyed[K]) addCell(ctx context.Context, s *keyedShard[K], key K, h uint64) *cell {
+	var e *entry[K]
 	switch {
 	case k.backend != nil:
-		b := &boundCell{remote: k.bind(ctx, key)}
-		c = &b.cell
-		own = k.ownKey(key)
+		b := &boundEntry[K]{remote: k.bind(ctx, key)}
+		b.key = k.ownKey(key)
+		e = &b.entry
 	case k.keys == stringKeys && len(asString(&key)) <= inlineKey:
-		// A short string key is kept in its cell's own allocation: one heap object per
+		// A short string key is kept in its entry's own allocation: one heap object per
 		// key, not two, for the garbage collector to mark.
-		n := &namedCell{}
+		n := &namedEntry[K]{}
 		ks := asString(&key)
-		copy(n.key[:], ks)
-		c, own = &n.cell, fromString[K](unsafe.String(&n.key[0], len(ks)))
+		copy(n.buf[:], ks)
+		n.key = fromString[K](unsafe.String(&n.buf[0], len(ks)))
+		e = &n.entry
 	default:
-		c = &cell{}
-		own = k.ownKey(key)
+		e = &entry[K]{key: k.ownKey(key)}
 	}
-	if s.cells == nil {
-		s.cells = make(map[K]*cell)
-	}
-	s.cells[own] = c
-	s.peak = max(s.peak, len(s.cells))
-	return c
+	s.insert(e, h)
+	return &e.cell
 }
 
 // evictElsewhere evicts one cell from a shard other than s, the shards taken in turn from
@@ -319,63 +297,72 @@ func (k *Keyed[K]) evictElsewhere(s *keyedShard[K]) bool {
 }
 
 // evict evicts one cell of s at now and reports whether it did (false: s has no cell);
-// the caller then holds its place. Of evictSample cells, taken in the map's random order,
-// it evicts the one that becomes idle first (an idle one, when it meets one, ends the
-// search). The key of a cell evicted before it was idle loses what it had spent: its next
-// call starts a new cell with a full burst. A key that is not equal to itself cannot be
-// deleted; meeting one, evict sweeps instead, which drops them all. Called with s.mu held
-// for writing.
+// the caller then holds its place. Of evictSample cells, taken in slot order from a
+// random slot, it evicts the one that becomes idle first (an idle one, when it meets one,
+// ends the search; a key that is not equal to itself, which no call can find again, is
+// idle). The key of a cell evicted before it was idle loses what it had spent: its next
+// call starts a new cell with a full burst. Called with s.mu held.
 func (k *Keyed[K]) evict(s *keyedShard[K], now int64) bool {
-	var victim K
-	best, n, unequal := int64(maxInt64), 0, false
-	for key, c := range s.cells {
-		if unequal = key != key; unequal {
-			break
+	var (
+		vt *cellIndex[K]
+		vi uint64
+		ve *entry[K]
+	)
+	best, n := int64(maxInt64), 0
+	s.sample(func(t *cellIndex[K], i uint64, e *entry[K]) bool {
+		at := k.evictableAt(&e.cell)
+		if e.key != e.key {
+			at = math.MinInt64
 		}
-		if at := k.evictableAt(c); n == 0 || at < best {
-			victim, best = key, at
+		if n == 0 || at < best {
+			vt, vi, ve, best = t, i, e, at
 		}
-		if n++; n == evictSample || best <= now {
-			break
-		}
+		n++
+		return n < evictSample && best > now
+	})
+	if ve == nil {
+		return false
 	}
-	switch {
-	case unequal:
-		if gone := k.sweep(s, now); gone > 0 { // at least the unequal key
-			k.count.Add(int64(1 - gone))
-			return true
-		}
-	case n > 0:
-		delete(s.cells, victim)
-		return true
-	}
-	return false
+	ve.slots.kill(maxInt64)
+	s.remove(vt, vi)
+	return true
 }
 
 // sweep evicts the idle cells of s at now, and the keys unequal to themselves, and
-// returns how many it evicted; the caller gives their places back. Called with s.mu held
-// for writing.
+// returns how many it evicted; the caller gives their places back. A cell that a call
+// takes a permit from meanwhile is no longer idle, and stays. A table left a sixteenth
+// full is rebuilt smaller. Called with s.mu held.
 func (k *Keyed[K]) sweep(s *keyedShard[K], now int64) int {
-	before, kept := len(s.cells), 0
-	for key, c := range s.cells {
-		if k.evictableAt(c) <= now || key != key {
-			delete(s.cells, key)
+	t := s.index.Load()
+	if t == nil {
+		return 0
+	}
+	gone := 0
+	for i := 0; i < len(t.slots); {
+		e := t.slots[i].e.Load()
+		if e == nil {
+			i++
 			continue
 		}
-		kept++
-	}
-	// Rebuild the map when it holds entries that delete cannot reach (keys unequal to
-	// themselves), or when it has fallen to a quarter of its peak: Go maps do not shrink.
-	if len(s.cells) != kept || s.peak >= minRebuild && kept <= s.peak/4 {
-		m := make(map[K]*cell, kept)
-		for key, c := range s.cells {
-			if key == key {
-				m[key] = c
-			}
+		idle := e.key != e.key
+		if idle {
+			e.slots.kill(maxInt64)
+		} else if rc := k.remoteOf(&e.cell); rc == nil || rc.until.Load() <= now {
+			idle = e.slots.kill(now)
 		}
-		s.cells, s.peak = m, kept
+		if !idle {
+			i++
+			continue
+		}
+		// The entries after it shift back: look at slot i again. One shifted from the
+		// table's start to its end is looked at twice; a dead cell is never met again.
+		s.remove(t, uint64(i))
+		gone++
 	}
-	return before - kept
+	if len(t.slots) > minIndex && s.live <= len(t.slots)/16 {
+		s.rebuild(t, indexSize(s.live))
+	}
+	return gone
 }
 
 // keyType is how a Keyed limiter's key type K holds a string, which the limiter bounds.

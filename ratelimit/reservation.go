@@ -1,6 +1,9 @@
 package ratelimit
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Reservation is one or more permits taken ahead of their time by Reserve or ReserveN:
 // wait Delay() before acting on them, or Cancel() them to give them back. A refused
@@ -17,7 +20,8 @@ type Reservation struct {
 	at         int64 // clock time at which the permit is free
 	delay      time.Duration
 	ok         bool
-	remote     bool // reserved in the limiter's Backend: prev, next and at are its Token
+	remote     bool        // reserved in the limiter's Backend: prev, next and at are its Token
+	rc         *remoteCell // the key's binding, for a permit of a Keyed limiter's Backend
 }
 
 // OK reports whether the reservation holds a permit.
@@ -39,6 +43,10 @@ func (r Reservation) Delay() time.Duration { return r.delay }
 // Safe for concurrent use with the limiter; see the type's comment on cancelling twice.
 func (r Reservation) Cancel() {
 	if !r.ok || r.l == nil {
+		return
+	}
+	if r.rc != nil {
+		r.rc.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
 		return
 	}
 	if r.c != nil {

@@ -28,6 +28,12 @@ type freedSlots struct {
 	spans []span       // sorted, disjoint and not adjacent, each ending at or before the TAT
 }
 
+// deadTAT is the TAT of the schedule of an evicted Keyed cell: no clock time, so that a
+// call that found the cell before its eviction takes nothing from it (gcraReserve and
+// takeFreed refuse it, with prev = deadTAT) and looks its key up again, and a Cancel on it
+// gives nothing back. A live TAT is never negative.
+const deadTAT = -1 << 63
+
 // span is a stretch [from, to) of a schedule's time, in the clock's ns.
 type span struct{ from, to int64 }
 
@@ -58,6 +64,9 @@ func (s *slots) takeFreed(now, inc, tol, maxWait int64) (prev, next, wait int64,
 	f := s.freed.Load()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if s.tat.Load() == deadTAT { // evicted: kill holds f.mu to mark it
+		return deadTAT, deadTAT, maxInt64, false
+	}
 	f.dropBefore(now)
 	for i := range f.spans {
 		sp := &f.spans[i]
@@ -86,6 +95,9 @@ func (s *slots) takeFreed(now, inc, tol, maxWait int64) (prev, next, wait int64,
 // back to its start, and on past the freed slots that then end at it; otherwise the slot,
 // from now on, joins the freed set.
 func (s *slots) giveBack(prev, next, now int64) {
+	if s.tat.Load() == deadTAT { // evicted: its key has started afresh
+		return
+	}
 	f := s.freed.Load()
 	if f == nil {
 		if s.tat.CompareAndSwap(next, prev) {
@@ -110,6 +122,26 @@ func (s *slots) giveBack(prev, next, now int64) {
 		f.insert(span{from, to})
 	}
 	f.n.Store(int32(len(f.spans)))
+}
+
+// kill marks the schedule dead (see deadTAT) if its TAT is at or before idleBy (maxInt64:
+// whatever it is), and reports whether it did. A call that found the cell before then
+// either took its permit before, or finds it dead and takes nothing: the freed set's lock,
+// when there is one, is held, so that no freed slot is taken after the mark.
+func (s *slots) kill(idleBy int64) bool {
+	if f := s.freed.Load(); f != nil {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+	}
+	for {
+		t := s.tat.Load()
+		if t > idleBy {
+			return false
+		}
+		if s.tat.CompareAndSwap(t, deadTAT) {
+			return true
+		}
+	}
 }
 
 // freedSet returns the schedule's freed set, made if it has none.
@@ -177,7 +209,11 @@ func (f *freedSlots) dropBefore(now int64) {
 // x ≥ now and x+T ≤ now+tau+T.
 func (s *slots) available(now, interval, tau int64, permits int) int {
 	n := 0
-	if tat := s.tat.Load(); tat != maxInt64 { // a saturated TAT refuses every call
+	switch tat := s.tat.Load(); tat {
+	case maxInt64: // a saturated TAT refuses every call
+	case deadTAT: // evicted: its key starts afresh, with a full burst
+		return permits
+	default:
 		n = gcraAvailable(tat, interval, tau, now, permits)
 	}
 	f := s.freed.Load()

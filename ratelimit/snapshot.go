@@ -64,8 +64,8 @@ type KeyedSnapshot struct {
 }
 
 // Snapshot returns the limiter's id, how many keys it holds, its bounds and the
-// configuration of every key. It takes each shard's read lock in turn, so Keys is exact
-// only when no key is being added or evicted meanwhile. Safe for concurrent use.
+// configuration of every key. Keys is Len: exact at the instant it is read. Safe for
+// concurrent use.
 func (k *Keyed[K]) Snapshot() KeyedSnapshot {
 	l := k.lim()
 	return KeyedSnapshot{Instance: l.events.ID, Keys: k.Len(), MaxKeys: k.MaxKeys(), MaxKeyBytes: k.MaxKeyBytes(), Config: l.cur().cfg}
