@@ -57,11 +57,12 @@
 //
 // Memory is bounded by MaxKeys: one count of the keys held, over all shards, which never
 // exceeds MaxKeys, even for an instant, and up to MaxKeys keys are all held however
-// their hashes fall. Keys are spread over shards, each under its own lock, to spread the
-// lock traffic: at least 64 (fewer for a MaxKeys under 1,024), and enough for each to hold
-// about 768 keys at the bound (up to 4,096 shards), so that each shard's map stays in one
-// table about three quarters full and the memory per key at the bound does not grow with
-// MaxKeys (about 68 bytes per key of 16 bytes or less, from 100,000 to 1,000,000 keys). A new key that finds MaxKeys keys held is never refused for
+// their hashes fall. Keys are spread over shards, each with its own index and its own
+// lock for writers: at least 64 (fewer for a MaxKeys under 1,024), and enough for each to
+// hold about 768 keys at the bound (up to 4,096 shards), so that each shard's index stays
+// at 1,024 slots about three quarters full and the memory per key at the bound does not
+// grow with MaxKeys (about 72 bytes per key of 16 bytes or less, from 50,000 to 1,000,000
+// keys). A new key that finds MaxKeys keys held is never refused for
 // the lack of room: it takes the place of one cell of its own shard, an idle one when it
 // meets one among 8 taken at random, else the one of those 8 that becomes idle first;
 // when its shard holds no cell, it evicts one from another shard, locking one shard at a
@@ -87,8 +88,9 @@
 // without writing to memory that other calls share, does one compare-and-swap on the
 // key's schedule, and allocates nothing, idle or not: calls for different keys, or many
 // calls for one hot key, contend on nothing else. A new key, eviction and Sweep hold the
-// shard's lock; an evicted cell is marked dead first, so a call that found it just
-// before takes nothing from it and looks its key up again. A new key allocates its entry
+// shard's lock; a call that misses its key while one of them moves entries of its shard
+// looks again under the lock. An evicted cell is marked dead first, so a call that found
+// it just before takes nothing from it and looks its key up again. A new key allocates its entry
 // (48 bytes in-process, with a string key of up to 16 bytes inside it; a longer string key
 // is copied, so that a key cut from a larger string, such as a header, does not keep it
 // alive). Keys must be equal to themselves: a floating-point NaN key is a new key at every

@@ -24,7 +24,7 @@ const DefaultMaxKeyBytes = 256
 // MaxKeys bounds how many keys a Keyed limiter holds at once, over all its keys: up to n
 // keys are all held, however their hashes fall, and never more than n at any instant.
 // Default 100,000 (DefaultMaxKeys). See Keyed for what happens at the bound. It bounds
-// the limiter's memory: with keys of up to 16 bytes as strings, about 68 bytes per key
+// the limiter's memory: with keys of up to 16 bytes as strings, about 72 bytes per key
 // held at the bound, whatever n (from 50,000 to 1,000,000 keys: each shard holds about 768
 // keys at the bound, so that its index of 1,024 slots stays about three quarters full);
 // longer keys add their own bytes, up to MaxKeyBytes. 0 means the default; a negative n
@@ -481,8 +481,15 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 	}
 	key = k.bounded(key)
 	h := k.hash(key)
+	s := k.shardOf(h)
+	e := s.lookup(key, h)
+	if e == nil { // a lookup without the lock may miss a key that a writer is moving
+		s.mu.Lock()
+		e = s.lookup(key, h)
+		s.mu.Unlock()
+	}
 	var c *cell
-	if e := k.shardOf(h).lookup(key, h); e != nil {
+	if e != nil {
 		c = &e.cell
 	}
 	now := l.now()

@@ -14,7 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 )
 
-// cellsHeld counts the cells in k's maps with every shard locked at once (in order), and
+// cellsHeld counts the cells in k's indexes with every shard locked at once (in order), and
 // returns it with the count of places at that instant.
 func cellsHeld[K comparable](k *Keyed[K]) (cells int, places int64) {
 	for i := range k.shards {
@@ -30,7 +30,7 @@ func cellsHeld[K comparable](k *Keyed[K]) (cells int, places int64) {
 	return cells, places
 }
 
-// SPEC RL-20: the maps never hold more than MaxKeys cells, at any instant, while many
+// SPEC RL-20: the indexes never hold more than MaxKeys cells, at any instant, while many
 // goroutines bring new keys (which evict from their own shard or from others, one lock at
 // a time) and sweep; the count of places is never below the cells held, and equals it
 // once they stop.

@@ -145,9 +145,9 @@ func TestKeyed_RL20_CancelAfterEvictionGivesNothingToAnotherKey(t *testing.T) {
 	assert.Equal(t, 0, k.AvailablePermits("a"), "and a's cancel gave its new cell nothing either")
 }
 
-// RL-21: the memory per key held at the bound does not grow with MaxKeys (a Go map's
-// tables double as it grows, so a map's memory per entry swings between its fill levels;
-// each shard holds about 768 keys at the bound, three quarters of one table).
+// RL-21: the memory per key held at the bound does not grow with MaxKeys (an index doubles
+// as it grows, so its memory per entry swings between its fill levels; each shard holds
+// about 768 keys at the bound, three quarters of 1,024 slots).
 func TestKeyed_RL21_MemoryPerKeyDoesNotGrowWithMaxKeys(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds limiters of 50,000 and 400,000 keys")

@@ -170,3 +170,43 @@ func TestKeyed_RL27_IndexStaysInOrderUnderChurn(t *testing.T) {
 	assert.Equal(t, k.Len(), held)
 	assert.Nil(t, k.shardOf(k.hash("absent")).lookup("absent", k.hash("absent")))
 }
+
+// SPEC RL-27: AvailablePermits of a held key is its own state while new keys churn
+// through its shard: a lookup that misses the key while a writer moves entries looks
+// again under the lock (fault: the miss was taken for a key without a cell, and a key
+// that had spent its quota was reported with a full burst).
+func TestKeyed_RL27_AvailablePermitsOfAHeldKeyDuringChurn(t *testing.T) {
+	clk := clock.NewManual()
+	k, err := NewKeyed[string](Permits(5), Period(time.Hour), MaxKeys(30), WithClock(clk)) // one shard
+	require.NoError(t, err)
+	for range 5 {
+		require.True(t, k.TryAcquire("hot"))
+	}
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; !done.Load(); i++ {
+			k.TryAcquire("churn-" + strconv.Itoa(i))
+		}
+	})
+	for range 200_000 {
+		if n := k.AvailablePermits("hot"); n != 0 {
+			t.Errorf("AvailablePermits(hot) = %d, want 0", n)
+			break
+		}
+	}
+	done.Store(true)
+	wg.Wait()
+	require.False(t, k.TryAcquire("hot"), "hot kept its cell throughout")
+}
+
+// The string hash mixes a key's length in by a second round: keys of different lengths
+// whose bytes differ by the lengths' difference hash apart (fault: the length was xored
+// into the first word only, which those bytes cancel, whatever the seed).
+func TestKeyed_StrHashSeparatesLengths(t *testing.T) {
+	for _, seed := range []uint64{0, 1, 0x9e3779b97f4a7c15, 1 << 63} {
+		for _, p := range [][2]string{{"A", "AAC"}, {"aaaaaaaa", "`aaaaaaaa"}, {"", "\x00"}} {
+			assert.NotEqual(t, strShardHash(p[0], seed), strShardHash(p[1], seed), "%q and %q, seed %#x", p[0], p[1], seed)
+		}
+	}
+}

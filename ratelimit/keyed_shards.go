@@ -142,8 +142,10 @@ func (k *Keyed[K]) strHash(s string) uint64 {
 	return strShardHash(s, k.seed64)
 }
 
-// strShardHash mixes the length and the first and last 8 bytes of s (fewer, for a
-// shorter s) with seed, by one 128-bit multiplication (wyhash's mix); the shard is taken from its top 32 bits.
+// strShardHash mixes the first and last 8 bytes of s (fewer, for a shorter s) with seed,
+// by a 128-bit multiplication (wyhash's mix), then the result with the length, by
+// another; the shard is taken from its top 32 bits, the slot in the shard's index from
+// its low bits.
 func strShardHash(s string, seed uint64) uint64 {
 	n := len(s)
 	var a, b uint64
@@ -160,7 +162,10 @@ func strShardHash(s string, seed uint64) uint64 {
 			a = uint64(p[0])<<16 | uint64(p[n>>1])<<8 | uint64(p[n-1])
 		}
 	}
-	hi, lo := bits.Mul64(a^seed^uint64(n), b^seed*0x9e3779b97f4a7c15^0xa0761d6478bd642f)
+	hi, lo := bits.Mul64(a^seed, b^seed*0x9e3779b97f4a7c15^0xa0761d6478bd642f)
+	// The length enters by a second round, so that no change of a's low bits cancels it
+	// (keys of different lengths whose bytes xor to their lengths' difference).
+	hi, lo = bits.Mul64(hi^lo^uint64(n), seed^0xe7037ed1a0b428db)
 	return hi ^ lo
 }
 

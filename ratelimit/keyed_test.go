@@ -376,8 +376,9 @@ func TestKeyed_NaNKeysAreSweptAway(t *testing.T) {
 	assert.False(t, k.TryAcquire(1.5), "and keeps its state")
 }
 
-// A shard that emptied after a flood of keys gives its memory back when it sweeps.
-func TestKeyed_MapShrinksAfterAFlood(t *testing.T) {
+// A shard that emptied after a flood of keys gives its memory back when it sweeps (its
+// index is rebuilt smaller, and the evicted entries are garbage).
+func TestKeyed_IndexShrinksAfterAFlood(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed[int](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxKeys(1_000_000))
 	before := heapInUse()
@@ -389,7 +390,7 @@ func TestKeyed_MapShrinksAfterAFlood(t *testing.T) {
 	assert.Equal(t, 200_000, k.Sweep())
 	after := heapInUse()
 	t.Logf("heap: %d before, %d flooded, %d after the sweep", before, flooded, after)
-	assert.Less(t, after-before, (flooded-before)/4, "the maps were rebuilt small")
+	assert.Less(t, after-before, (flooded-before)/4, "the indexes were rebuilt small")
 	assert.True(t, k.TryAcquire(7))
 }
 
