@@ -165,7 +165,9 @@ func (l *Limiter) now() int64 {
 func gcraReserve(tat *atomic.Int64, interval, tau, now, maxWait int64) (prev, next, wait int64, ok bool) {
 	for spins := 0; ; spins++ {
 		prev = tat.Load()
-		if prev == maxInt64 || prev == deadTAT {
+		// prev is maxInt64 or deadTAT (minInt64) — one unsigned comparison, as the two
+		// are adjacent as uint64: the hot path costs what a check of maxInt64 alone did.
+		if uint64(prev)-maxInt64 <= 1 {
 			return prev, prev, maxInt64, false
 		}
 		base := max(prev, now)
