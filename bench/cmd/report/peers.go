@@ -207,15 +207,12 @@ func joinNotes(a, b string) string {
 }
 
 func init() {
-	why["keyed"] = "A keyed decision is a shard lookup (a hash of the key, the shard's read lock, a map " +
-		"probe) and the GCRA decision on the key's cell (one clock read, one compare-and-swap); go-limiter's " +
-		"Take is a read lock on one map, a probe and a mutex on the key's bucket. By instruction count ours is " +
-		"still the larger (about 1.5× on 100k keys, measured with callgrind): the shard hash, the limiter's " +
-		"checks and the outcome bookkeeping. With 100k keys both wait mostly on cache misses, which hides it; " +
-		"on one hot key with 2 goroutines every call of ours writes two shared cache lines (the shard's reader " +
-		"count and the key's TAT), as go-limiter's writes its map's reader count and the bucket's mutex. What " +
-		"would close it: a read path without the shard's reader count (an index that readers walk without a " +
-		"lock), and fewer checks before the decision."
+	why["keyed"] = "A keyed decision finds the key's cell in its shard's index without a lock (a hash of " +
+		"the key and a probe) and runs GCRA on it (one clock read, one compare-and-swap); go-limiter's Take " +
+		"is a read lock on one map, a probe and a mutex on the key's bucket. With 100k keys both wait mostly " +
+		"on cache misses; on one hot key with 2 goroutines every call of ours writes one shared cache line " +
+		"(the key's TAT), go-limiter's two (its map's reader count and the bucket's mutex). What would close " +
+		"a gap: fewer checks before the decision."
 	why["breaker"] = "The closed success path takes a permit (one load of the state word) and records the " +
 		"success in the sliding window; failsafe-go's breaker does the same under its mutex. What would close " +
 		"it: fewer shared writes per recorded outcome."
