@@ -253,7 +253,9 @@ func TestAwait_ContextEndsAsTheFutureCompletes(t *testing.T) {
 
 // Many goroutines complete, cancel, await (with a context that never ends), register
 // callbacks and ask for Done on futures from Go at once (run with -race): one completion
-// wins, every callback runs once, and no goroutine is left behind.
+// wins, every callback runs once, and no goroutine is left behind. A callback runs on the
+// completing goroutine after the future is done, which may be fn's goroutine: the test
+// waits for the callbacks themselves, not only for the goroutines that registered them.
 func TestGo_ConcurrentCancelAwait(t *testing.T) {
 	for range 50 {
 		release := make(chan struct{})
@@ -271,6 +273,7 @@ func TestGo_ConcurrentCancelAwait(t *testing.T) {
 			callbacks int
 			errs      []error
 		)
+		ran := make(chan struct{}, 20)
 		start := make(chan struct{})
 		for i := range 20 {
 			wg.Go(func() {
@@ -284,7 +287,7 @@ func TestGo_ConcurrentCancelAwait(t *testing.T) {
 					errs = append(errs, err)
 					mu.Unlock()
 				case 2:
-					f.OnComplete(func(int, error) { mu.Lock(); callbacks++; mu.Unlock() })
+					f.OnComplete(func(int, error) { mu.Lock(); callbacks++; mu.Unlock(); ran <- struct{}{} })
 				case 3:
 					<-f.Done()
 				}
@@ -298,7 +301,12 @@ func TestGo_ConcurrentCancelAwait(t *testing.T) {
 		for _, e := range errs {
 			require.Equal(t, err, e)
 		}
+		for range 5 {
+			<-ran
+		}
+		mu.Lock()
 		require.Equal(t, 5, callbacks)
+		mu.Unlock()
 	}
 }
 
