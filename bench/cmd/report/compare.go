@@ -24,6 +24,7 @@ var (
 	fsTry        = subject{"failsafe-go", "TryAcquirePermit", "Limiter/failsafe/TryAcquirePermit/admitted"}
 	fsTryRej     = subject{"failsafe-go", "TryAcquirePermit", "Limiter/failsafe/TryAcquirePermit/rejected"}
 	reference    = subject{"reference", "time.Since + CAS", "Reference/SinceCAS"}
+	referenceWon = subject{"reference", "time.Since + CAS until it wins", "Reference/SinceCASWon"}
 	clockRead    = subject{"reference", "time.Since", "Reference/Since"}
 	oursWrapRL   = subject{"resilience4go", "Wrap1", "Wrapped/resilience4go/Wrap1/ratelimiter/admitted"}
 	oursWrapRej  = subject{"resilience4go", "Wrap1", "Wrapped/resilience4go/Wrap1/ratelimiter/rejected"}
@@ -250,7 +251,8 @@ func checkTargets(r *results, modes []mode, acc []accuracy) []verdict {
 
 // whyMissed explains a missed target and proposes what would close it. In the texts,
 // {clock} stands for the serial cost of a clock read alone in this run, {floor} for the
-// reference (clock read and CAS) in the parallel mode, {procs} for that mode's goroutines.
+// reference (clock read and CAS) in the parallel mode, {won} for the same with the CAS
+// retried until it wins in that mode, {procs} for that mode's goroutines.
 func whyMissed(id string, r *report) string {
 	text := why[id]
 	subst := func(placeholder string, s subject, m mode) {
@@ -262,6 +264,7 @@ func whyMissed(id string, r *report) string {
 	}
 	subst("{clock}", clockRead, r.modes[0])
 	subst("{floor}", reference, r.modes[1])
+	subst("{won}", referenceWon, r.modes[1])
 	return strings.ReplaceAll(text, "{procs}", fmt.Sprint(r.modes[1].procs))
 }
 
@@ -274,7 +277,9 @@ var why = map[string]string{
 		"{procs} goroutines the two differ in kind: the reference makes one compare-and-swap and drops it when it " +
 		"loses the race ({floor} per call in this run), while an admitted call must win its compare-and-swap, so " +
 		"a lost one is retried with a fresh load (SPEC RL-13) and the shared TAT's cache line moves between the " +
-		"cores on every call. What would close it: nothing that keeps one exact TAT (SPEC RL-1, RL-5); spreading " +
+		"cores on every call. The reference made to retry until it wins, as an admitted call must, costs {won} " +
+		"per call in this run: that is the floor of an exact limiter under contention, and it is set by how " +
+		"long the machine takes to move a cache line between its cores. What would close it: nothing that keeps one exact TAT (SPEC RL-1, RL-5); spreading " +
 		"the limit over per-core cells would scale but loosen the bound. The target that speaks of contention, " +
 		"parallel ns/op at most 2× serial, is the one to read for {procs} goroutines.",
 	"allow": "x/time/rate's Allow takes a mutex, reads the wall and monotonic clocks (time.Now) and does float64 " +
@@ -295,7 +300,8 @@ var why = map[string]string{
 		"allocations cost far more than our clock read and the ratio is wide. In parallel runs every admitted " +
 		"call of ours moves the one shared TAT, so each compare-and-swap pulls the cache line from the other " +
 		"core, while failsafe-go's allocations come from per-core caches; the floor itself, a clock read and a " +
-		"CAS on a shared word, costs {floor} with {procs} goroutines in this run, and contended figures on a " +
+		"CAS on a shared word, costs {floor} with {procs} goroutines in this run ({won} when its CAS must win, as " +
+		"an admitted call's must), and contended figures on a " +
 		"shared machine vary widely from run to run (see the spread column). What would close it: nothing in the " +
 		"composition. Under contention the cost is GCRA's single shared word (SPEC RL-1), the price of the exact " +
 		"bound of RL-5; sharding the limit across cores would scale but loosen the bound. The target is met " +
@@ -318,7 +324,9 @@ var why = map[string]string{
 		"allocations come from per-core caches. What would close it: nothing short of sharding the limit.",
 	"parallel": "Every admitted call moves one shared int64 (GCRA's TAT): each compare-and-swap takes the cache " +
 		"line exclusive, so under contention the line moves between cores on every call and lost races are " +
-		"retried. What would close it: nothing short of sharding the limit, which would give up the exact " +
+		"retried. A clock read and a compare-and-swap retried until it wins, with nothing else, cost {won} per " +
+		"call with {procs} goroutines in this run: the floor set by the machine's cache-line transfer. What " +
+		"would close it: nothing short of sharding the limit, which would give up the exact " +
 		"window bound of SPEC RL-5; on a quieter machine the ratio is what the cache-line transfer costs.",
 	"accuracy": "Admitting more than permits + floor(d/T) in a span d breaks SPEC RL-5: this is a bug in the " +
 		"limiter, not a measurement effect (every admission falls within the measured span). What would close " +

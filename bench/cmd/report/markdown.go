@@ -101,8 +101,11 @@ func (r *report) headline() string {
 	fmt.Fprintf(&b, "- **Retry, circuit breaker, rate limiter and bulkhead**: %s ns and %s B/op, %s than failsafe-go with the same four policies (%s B/op).\n",
 		num(four.ns), qty(four.bytes), faster(oursFour, fsFour), qty(ffour.bytes))
 	if pt := r.res.figures(oursTry, p); pt.ok && p.procs > s.procs {
-		fmt.Fprintf(&b, "- **%d goroutines sharing one limiter**: %s ns per admitted permit (%s× the serial figure).\n",
-			p.procs, num(pt.ns), ratioStr(pt.ns/try.ns))
+		fmt.Fprintf(&b, "- **%d goroutines sharing one limiter**: %s ns per admitted permit (%s× the serial figure)", p.procs, num(pt.ns), ratioStr(pt.ns/try.ns))
+		if w := r.res.figures(referenceWon, p); w.ok {
+			fmt.Fprintf(&b, "; a clock read and a CAS on one shared word retried until it wins, the floor of an exact limiter under contention, cost %s ns here (%s×)", num(w.ns), ratioStr(pt.ns/w.ns))
+		}
+		b.WriteString(".\n")
 	}
 	if a, ok := r.accuracyOf("resilience4go"); ok {
 		fmt.Fprintf(&b, "- **Accuracy** (100 permits per 100ms, 4 goroutines, %v): %d admitted against the GCRA bound of %d, %d over.\n",
@@ -397,7 +400,10 @@ func (r *report) writeMethod(b *strings.Builder) {
 		"the same order, retry outermost.\n")
 	b.WriteString("- The reference is one `time.Since` of a time with a monotonic reading (as `clock.System` reads it) " +
 		"and one compare-and-swap on an int64 alone on its cache line: the floor of any limiter that reads the clock. " +
-		"Rejected calls need no compare-and-swap, so their floor is the clock read alone (`Reference/Since`).\n")
+		"Rejected calls need no compare-and-swap, so their floor is the clock read alone (`Reference/Since`). " +
+		"The reference drops a compare-and-swap that loses a race; `Reference/SinceCASWon` retries it until it " +
+		"wins, as an admitted call must: with several goroutines it measures what moving the shared word's cache " +
+		"line between the cores costs on the machine at hand.\n")
 	b.WriteString("- Medians are computed here from the raw output; benchstat's summary below gives the same centres " +
 		"with confidence intervals.\n")
 }

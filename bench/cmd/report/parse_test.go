@@ -160,3 +160,33 @@ BenchmarkKeyed/go-limiter/Take/hotkey 100 100 ns/op 0 B/op 0 allocs/op
 		}
 	}
 }
+
+func TestWhyMissedGivesTheContendedFloor(t *testing.T) {
+	res, err := parseBench(strings.NewReader(`cpu: test
+BenchmarkReference/Since 100 30 ns/op
+BenchmarkReferenceParallel/SinceCAS-2 100 60 ns/op
+BenchmarkReferenceParallel/SinceCASWon-2 100 72 ns/op
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &report{res: res, modes: []mode{{procs: 1}, {parallel: true, procs: 2}}}
+	for _, id := range []string{"ref", "parallel", "wrapped-admitted"} {
+		text := whyMissed(id, r)
+		if !strings.Contains(text, "72.0 ns") || strings.Contains(text, "{") {
+			t.Errorf("%s: the contended floor is not filled in: %q", id, text)
+		}
+	}
+	if text := whyMissed("ref", r); !strings.Contains(text, "30.0 ns") || !strings.Contains(text, "60.0 ns") {
+		t.Errorf("ref: the clock read or the reference is not filled in: %q", text)
+	}
+
+	res, err = parseBench(strings.NewReader("cpu: test\nBenchmarkReference/Since 100 30 ns/op\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.res = res
+	if text := whyMissed("parallel", r); !strings.Contains(text, "(not measured)") {
+		t.Errorf("parallel without the floor's benchmark: %q", text)
+	}
+}
