@@ -327,6 +327,26 @@ func TestLoadYAML_AnchorsAliasesAndMergeKeysAreRefused(t *testing.T) {
 	}
 }
 
+// The configuration is one YAML document: a second one that holds anything is refused
+// (R4C-CFG-002) rather than dropped; a trailing '---', or a comment after it, is not.
+func TestLoadYAML_OneDocument(t *testing.T) {
+	for _, doc := range []string{
+		"a: 1\n---\nb: 2\n",
+		"a: 1\n---\n---\nb: 2\n",
+		"a: 1\n---\n[1]\n",
+		"a: 1\n---\n'x'\n",
+		"a: 1\n---\n[\n",
+	} {
+		_, err := resilience.LoadYAML(strings.NewReader(doc))
+		requireCode(t, err, policy.CodeBadSource)
+	}
+	for _, doc := range []string{"a: 1\n---\n", "---\na: 1\n", "a: 1\n---\n# nothing\n", "a: 1\n...\n"} {
+		props, err := resilience.LoadYAML(strings.NewReader(doc))
+		require.NoError(t, err, "%q", doc)
+		assert.Equal(t, map[string]string{"a": "1"}, props, "%q", doc)
+	}
+}
+
 // A comment never continues on the next line; only an odd number of trailing backslashes
 // continues a line.
 func TestLoadProperties_Continuations(t *testing.T) {
@@ -355,7 +375,7 @@ func TestConfigErrors_EmptyIDIsUnknown(t *testing.T) {
 func FuzzLoadYAML(f *testing.F) {
 	for _, s := range []string{
 		"a: 1", "a: {b: 1s}", "a: &x\n  b: *x\n", "- 1", "a:\n  <<: {b: 1}", "a: [1]", "", "a: !!binary x", "? [a]\n: 1",
-		"a.b: 1\na: {b: 2}\n", "\uFEFFa: 1",
+		"a.b: 1\na: {b: 2}\n", "\uFEFFa: 1", "a: 1\n---\nb: 2\n", "a: 1\n---\n",
 	} {
 		f.Add(s)
 	}

@@ -130,14 +130,21 @@ func continues(line string) bool {
 // twice, whether in the same spelling or in two (`rateLimiter.permits: 1` next to
 // `rateLimiter: {permits: 2}`), and a mapping key repeated in one mapping at any level
 // (`defaults:` twice at the top, or `rateLimiter:` twice under one scope), return
-// R4C-CFG-003, naming the lines of both. An empty document is an empty map.
+// R4C-CFG-003, naming the lines of both. An empty document is an empty map. The
+// configuration is one document: a second one that holds anything (after a `---` line)
+// returns R4C-CFG-002 rather than being ignored; empty documents after the first, such
+// as a trailing `---`, are allowed.
 func LoadYAML(r io.Reader) (map[string]string, error) {
 	var root yaml.Node
-	if err := yaml.NewDecoder(r).Decode(&root); err != nil {
+	dec := yaml.NewDecoder(r)
+	if err := dec.Decode(&root); err != nil {
 		if err == io.EOF {
 			return map[string]string{}, nil
 		}
 		return nil, policy.Errorf(policy.CodeBadSource, "", "", "YAML: %v", err)
+	}
+	if err := onlyEmptyDocuments(dec); err != nil {
+		return nil, err
 	}
 	doc := &root
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
@@ -151,6 +158,26 @@ func LoadYAML(r io.Reader) (map[string]string, error) {
 		return nil, err
 	}
 	return f.props, nil
+}
+
+// onlyEmptyDocuments reads the documents that follow the first one and returns an
+// R4C-CFG-002 for the first that holds anything, or is malformed.
+func onlyEmptyDocuments(dec *yaml.Decoder) error {
+	for {
+		var next yaml.Node
+		switch err := dec.Decode(&next); {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return policy.Errorf(policy.CodeBadSource, "", "", "YAML: %v", err)
+		}
+		if len(next.Content) == 1 {
+			if c := next.Content[0]; c.Kind == yaml.ScalarNode && c.Tag == "!!null" && c.Value == "" {
+				continue // nothing after a '---'
+			}
+		}
+		return policy.Errorf(policy.CodeBadSource, "", "", "YAML line %d: a second document; give the whole configuration in one", next.Line)
+	}
 }
 
 // flattener flattens a YAML mapping into keys. The key of the node being walked grows
