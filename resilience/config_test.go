@@ -327,23 +327,39 @@ func TestLoadYAML_AnchorsAliasesAndMergeKeysAreRefused(t *testing.T) {
 	}
 }
 
-// The configuration is one YAML document: a second one that holds anything is refused
-// (R4C-CFG-002) rather than dropped; a trailing '---', or a comment after it, is not.
+// The configuration is one YAML document: anything after it that is not empty is refused
+// (R4C-CFG-002) rather than dropped, while an error in the first document is reported as
+// such; a trailing '---', a comment or a null after it is not refused, and an empty or null
+// document is an empty map.
 func TestLoadYAML_OneDocument(t *testing.T) {
 	for _, doc := range []string{
 		"a: 1\n---\nb: 2\n",
 		"a: 1\n---\n---\nb: 2\n",
 		"a: 1\n---\n[1]\n",
 		"a: 1\n---\n'x'\n",
+		"a: 1\n---\n{}\n",
 		"a: 1\n---\n[\n",
+		"{a: 1}\nb: 2\n",
+		"a: 1\n...\nb: 2\n",
 	} {
 		_, err := resilience.LoadYAML(strings.NewReader(doc))
 		requireCode(t, err, policy.CodeBadSource)
 	}
-	for _, doc := range []string{"a: 1\n---\n", "---\na: 1\n", "a: 1\n---\n# nothing\n", "a: 1\n...\n"} {
+	_, err := resilience.LoadYAML(strings.NewReader("a: 1\na: 2\n---\nb: 1\n"))
+	requireCode(t, err, policy.CodeDuplicateKey)
+
+	for _, doc := range []string{
+		"a: 1\n---\n", "---\na: 1\n", "a: 1\n---\n# nothing\n", "a: 1\n...\n",
+		"a: 1\n---\n~\n", "a: 1\n--- null\n", "a: 1\r\n---\r\n",
+	} {
 		props, err := resilience.LoadYAML(strings.NewReader(doc))
 		require.NoError(t, err, "%q", doc)
 		assert.Equal(t, map[string]string{"a": "1"}, props, "%q", doc)
+	}
+	for _, doc := range []string{"", "# nothing\n", "---\n", "~\n", "---\n---\n"} {
+		props, err := resilience.LoadYAML(strings.NewReader(doc))
+		require.NoError(t, err, "%q", doc)
+		assert.Empty(t, props, "%q", doc)
 	}
 }
 

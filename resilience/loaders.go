@@ -130,10 +130,11 @@ func continues(line string) bool {
 // twice, whether in the same spelling or in two (`rateLimiter.permits: 1` next to
 // `rateLimiter: {permits: 2}`), and a mapping key repeated in one mapping at any level
 // (`defaults:` twice at the top, or `rateLimiter:` twice under one scope), return
-// R4C-CFG-003, naming the lines of both. An empty document is an empty map. The
-// configuration is one document: a second one that holds anything (after a `---` line)
-// returns R4C-CFG-002 rather than being ignored; empty documents after the first, such
-// as a trailing `---`, are allowed.
+// R4C-CFG-003, naming the lines of both. An empty document (nothing, comments only, or a
+// null such as a lone `---` or `~`) is an empty map. The configuration is one document:
+// anything after it that is not empty (a second document after a `---` line, or text
+// after a flow mapping's closing brace) returns R4C-CFG-002 rather than being ignored;
+// empty documents after the first, such as a trailing `---`, are allowed.
 func LoadYAML(r io.Reader) (map[string]string, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(r)
@@ -143,25 +144,38 @@ func LoadYAML(r io.Reader) (map[string]string, error) {
 		}
 		return nil, policy.Errorf(policy.CodeBadSource, "", "", "YAML: %v", err)
 	}
+	props := map[string]string{}
+	if !emptyDocument(&root) {
+		doc := &root
+		if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+			doc = doc.Content[0]
+		}
+		if doc.Kind != yaml.MappingNode {
+			return nil, policy.Errorf(policy.CodeBadSource, "", "", "YAML line %d: the document must be a mapping of keys", doc.Line)
+		}
+		f := flattener{props: props, lines: map[string]int{}}
+		if err := f.walk(doc); err != nil {
+			return nil, err
+		}
+	}
 	if err := onlyEmptyDocuments(dec); err != nil {
 		return nil, err
 	}
-	doc := &root
-	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-		doc = doc.Content[0]
-	}
-	if doc.Kind != yaml.MappingNode {
-		return nil, policy.Errorf(policy.CodeBadSource, "", "", "YAML line %d: the document must be a mapping of keys", doc.Line)
-	}
-	f := flattener{props: map[string]string{}, lines: map[string]int{}}
-	if err := f.walk(doc); err != nil {
-		return nil, err
-	}
-	return f.props, nil
+	return props, nil
 }
 
-// onlyEmptyDocuments reads the documents that follow the first one and returns an
-// R4C-CFG-002 for the first that holds anything, or is malformed.
+// emptyDocument reports whether doc holds nothing: a null, however spelled (an empty
+// value, `~`, `null`).
+func emptyDocument(doc *yaml.Node) bool {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return false
+	}
+	c := doc.Content[0]
+	return c.Kind == yaml.ScalarNode && c.Tag == "!!null"
+}
+
+// onlyEmptyDocuments reads what follows the first document and returns an R4C-CFG-002
+// for the first document that holds anything, or for text that is not a document.
 func onlyEmptyDocuments(dec *yaml.Decoder) error {
 	for {
 		var next yaml.Node
@@ -169,14 +183,11 @@ func onlyEmptyDocuments(dec *yaml.Decoder) error {
 		case err == io.EOF:
 			return nil
 		case err != nil:
-			return policy.Errorf(policy.CodeBadSource, "", "", "YAML: %v", err)
+			return policy.Errorf(policy.CodeBadSource, "", "", "YAML after the first document: %v; give the whole configuration in one document", err)
 		}
-		if len(next.Content) == 1 {
-			if c := next.Content[0]; c.Kind == yaml.ScalarNode && c.Tag == "!!null" && c.Value == "" {
-				continue // nothing after a '---'
-			}
+		if !emptyDocument(&next) {
+			return policy.Errorf(policy.CodeBadSource, "", "", "YAML line %d: a second document; give the whole configuration in one", next.Line)
 		}
-		return policy.Errorf(policy.CodeBadSource, "", "", "YAML line %d: a second document; give the whole configuration in one", next.Line)
 	}
 }
 
