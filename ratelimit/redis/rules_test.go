@@ -166,7 +166,11 @@ func TestRL4_SteadyRateOnRedis(t *testing.T) {
 		}
 		bound := permits + int(elapsed/T)
 		assert.LessOrEqual(t, len(spans), bound, "RL-5 over %v", elapsed)
-		assert.GreaterOrEqual(t, float64(len(spans)), 0.8*float64(bound), "admitted %d of %d over %v", len(spans), bound, elapsed)
+		// At least 80% of what the span in which calls were started allows: a loaded
+		// machine can stretch elapsed with calls that started before the end and return
+		// late, and no call starts after it to use that time.
+		low := permits + int(stop.Sub(origin)/T)
+		assert.GreaterOrEqual(t, float64(len(spans)), 0.8*float64(low), "admitted %d of %d over %v", len(spans), low, stop.Sub(origin))
 	})
 }
 
@@ -272,16 +276,17 @@ func TestRL9_CancelOnRedis(t *testing.T) {
 	})
 }
 
-// SPEC RL-9b: a call made after the retry-after succeeds.
+// SPEC RL-9b: a call made after the retry-after succeeds, and only one. T is 1s, so that
+// a loaded machine's pause between two calls does not give a new permit between them.
 func TestRL9b_RetryAfterOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
 		_, b := backend(t)
-		l := limiter(t, b, "retry-after", ratelimit.Permits(2), ratelimit.Period(200*time.Millisecond)) // T = 100ms
+		l := limiter(t, b, "retry-after", ratelimit.Permits(2), ratelimit.Period(2*time.Second)) // T = 1s
 		require.Equal(t, 2, admitted(l, 5))
 		r, err := l.Reserve()
 		require.ErrorIs(t, err, ratelimit.ErrExceeded)
 		require.Positive(t, r.Delay())
-		require.LessOrEqual(t, r.Delay(), 100*time.Millisecond)
+		require.LessOrEqual(t, r.Delay(), time.Second)
 		time.Sleep(r.Delay()) // the real clock must pass the retry-after
 		assert.True(t, l.TryAcquire(), "after the retry-after")
 		assert.False(t, l.TryAcquire(), "and only one")
@@ -293,18 +298,22 @@ func TestRL8_AcquireWaitsLocally(t *testing.T) {
 	onEach(t, func(t *testing.T) {
 		_, b := backend(t)
 		var waited atomic.Int64
-		l := limiter(t, b, "acquire", ratelimit.Permits(1), ratelimit.Period(300*time.Millisecond), ratelimit.MaxWait(time.Second),
+		const T = time.Second
+		l := limiter(t, b, "acquire", ratelimit.Permits(1), ratelimit.Period(T), ratelimit.MaxWait(2*T),
 			ratelimit.OnEvent(func(e policy.Event) {
 				if e.Kind == policy.RateLimiterWaited {
 					waited.Store(int64(e.Wait))
 				}
 			}))
+		first := time.Now()
 		require.True(t, l.TryAcquire())
 		start := time.Now()
 		require.NoError(t, l.Acquire(context.Background()))
 		elapsed := time.Since(start)
 		w := time.Duration(waited.Load())
-		between(t, w, 200*time.Millisecond, 300*time.Millisecond, "the wait the server computed")
+		// The server computed T less the time between the two decisions, which lie
+		// between first and now.
+		between(t, w, T-time.Since(first), T, "the wait the server computed")
 		assert.GreaterOrEqual(t, elapsed, w, "the caller slept its wait")
 	})
 }

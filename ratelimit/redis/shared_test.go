@@ -89,7 +89,11 @@ func TestRL5_ThreeRegistriesShareOneQuota(t *testing.T) {
 		got := admitted.Load()
 		t.Logf("admitted %d, rejected %d, bound %d over %v", got, rejected.Load(), bound, elapsed)
 		assert.LessOrEqual(t, got, bound, "RL-5 over %v, all instances together", elapsed)
-		assert.GreaterOrEqual(t, float64(got), 0.8*float64(bound), "admitted %d of %d", got, bound)
+		// At least 80% of what the span in which calls were started allows: a loaded
+		// machine can stretch elapsed with calls that return late, and no call starts
+		// after stop to use that time.
+		low := int64(permits) + int64(run/T)
+		assert.GreaterOrEqual(t, float64(got), 0.8*float64(low), "admitted %d of %d", got, low)
 		assert.Positive(t, rejected.Load())
 
 		for _, reg := range regs {
