@@ -75,6 +75,12 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 			return v, derr
 		}
 		w := r.waitAfter(c, n, err)
+		if outlasts(ctx, w) {
+			err = pastDeadline(err, w)
+			r.publish(ctx, policy.RetryAborted, n, 0, err)
+			r.record(ctx, policy.ResultAborted, n, err)
+			return v, err
+		}
 		r.publish(ctx, policy.RetryAttempt, n, w, err)
 		cerr := r.clk.Sleep(ctx, w)
 		if cerr == nil {
@@ -214,6 +220,10 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	}
 	ru.lastV, ru.lastErr = v, err
 	w := r.waitAfter(ru.c, n, err)
+	if outlasts(ru.ctx, w) {
+		ru.end(v, pastDeadline(err, w), policy.RetryAborted, policy.ResultAborted)
+		return
+	}
 	// Published before the next attempt can be scheduled, so that events come in order.
 	r.publish(ru.ctx, policy.RetryAttempt, n, w, err)
 	ru.d.StartAfter(w) // ends the run at once if ctx has ended meanwhile

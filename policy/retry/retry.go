@@ -22,13 +22,19 @@
 //     win).
 //
 // There is no rejection error of its own: when the retry gives up, the last attempt's
-// error is returned as is, so errors.Is and errors.As see it unchanged. The one exception
-// is the caller's context ending between attempts: the retries stop (the context is
-// checked before each new attempt and during each wait) and the error then matches both
-// the last attempt's error and the context's (context.Canceled or
-// context.DeadlineExceeded). A call whose context is nil or already done when it arrives
-// makes no attempt and publishes nothing: it returns the context's error as is
-// (policy.ErrNilContext for a nil context).
+// error is returned as is, so errors.Is and errors.As see it unchanged. The exceptions
+// come from the caller's context:
+//   - when it ends between attempts, the retries stop (the context is checked before each
+//     new attempt and during each wait), and the error matches both the last attempt's
+//     error and the context's (context.Canceled or context.DeadlineExceeded);
+//   - a wait that would end after its deadline (the backoff, a server's Retry-After, or
+//     the wait for a rate limiter's permit) is not started: the retries stop at once, and
+//     the error matches both the last attempt's error and context.DeadlineExceeded. The
+//     time left is read on the real clock, also when the retry's clock is a manual one.
+//
+// A call whose context is nil or already done when it arrives makes no attempt and
+// publishes nothing: it returns the context's error as is (policy.ErrNilContext for a nil
+// context).
 //
 // Events, one meaning per kind:
 //   - RetryAttempt for each failed attempt that will be retried, with Wait the wait
@@ -38,8 +44,8 @@
 //     error when the attempts run out, publishes nothing);
 //   - RetryAborted when the retry stops on an outcome it does not retry (AbortOn,
 //     outside RetryOn and RetryIf, policy.NeverRetried), whichever attempt it is, the
-//     first included, or because the caller's context ended (Err then matches the
-//     context's error).
+//     first included, or because the caller's context ended or its deadline comes
+//     before the next attempt would start (Err then matches the context's error).
 //
 // So a call that ends in an error publishes one RetryExhausted or one RetryAborted (an
 // asynchronous call ended by Cancel on its future publishes neither); a call that
@@ -292,6 +298,24 @@ func stopped(last, ctxErr error) error {
 		return last
 	}
 	return fmt.Errorf("%w (retries stopped: %w)", last, ctxErr)
+}
+
+// outlasts reports whether a wait of w, started now, ends after ctx's deadline. The time
+// left is read on the real clock, whatever the retry's clock is.
+func outlasts(ctx context.Context, w time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	return ok && time.Until(deadline) < w
+}
+
+// pastDeadline returns the error of a call whose retries stop because the wait of w
+// before the next attempt would end after its context's deadline: it matches both last
+// (the last attempt's error, nil for an outcome that RetryIf retried) and
+// context.DeadlineExceeded.
+func pastDeadline(last error, w time.Duration) error {
+	if last == nil {
+		return fmt.Errorf("retries stopped: the wait of %v before the next attempt ends after the deadline: %w", w, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("%w (retries stopped: the wait of %v before the next attempt ends after the deadline: %w)", last, w, context.DeadlineExceeded)
 }
 
 // publish publishes an event of kind k of the call whose context is ctx.
