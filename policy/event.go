@@ -46,11 +46,12 @@ const (
 	// by Node, answers again after RateLimiterBackendFailed; the limiters whose keys live
 	// there use it from this call on.
 	RateLimiterBackendRecovered
-	// RetryAborted: the retry stopped on an outcome it does not retry, or because the
-	// caller's context ended. Attempt Attempt failed with Err, which matches AbortOn or
-	// not the retry's conditions (Err matches the context's error too when the context
-	// ended). A call that ends in an error publishes one of RetryExhausted and
-	// RetryAborted.
+	// RetryAborted: the retry stopped on an outcome it does not retry, because the
+	// caller's context ended, or because the wait before the next attempt would end after
+	// the context's deadline. Attempt Attempt failed with Err, which matches AbortOn or
+	// not the retry's conditions, or is the last attempt's error as is when the deadline
+	// was too near (Err matches the context's error too when the context ended). A call
+	// that ends in an error publishes one of RetryExhausted and RetryAborted.
 	RetryAborted
 	// RateLimiterBackendKeyFailed: the shared backend answered for one key with a data
 	// error (e.g. the key holds a value of another type). Key is the backend's key, Err

@@ -29,8 +29,9 @@ const (
 	ResultIgnored
 	// ResultTimedOut: the call ran past a timeout layer's deadline.
 	ResultTimedOut
-	// ResultAborted: a retry stopped on an outcome it does not retry, or because the
-	// caller's context ended (Outcome.Err is the error the call ends with).
+	// ResultAborted: a retry stopped on an outcome it does not retry, because the
+	// caller's context ended, or before a wait that would end after the context's
+	// deadline (Outcome.Err is the error the call ends with).
 	ResultAborted
 )
 

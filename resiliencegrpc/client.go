@@ -100,8 +100,9 @@ const defaultMaxRetryDelay = time.Minute
 // id is the instance id of the policies that have no Name, so r.CircuitBreaker(id) returns
 // the breaker. Each attempt takes its own permit and gets its own timeout, whose deadline
 // gRPC sends to the server (grpc-timeout). The call's own context bounds every layer: a
-// wait for a retry, a permit or a bulkhead slot ends when it does, and a server delay
-// that would end after the call's deadline is not waited at all.
+// wait for a permit or a bulkhead slot ends when it does, and a retry's wait (its backoff
+// or a server delay) that would end after the call's deadline is not waited at all: the
+// last attempt's status is returned at once.
 //
 // Every status other than OK comes back as a *StatusError: a retry retries the
 // RetryCodes of idempotent methods, waiting the server's delay where it sent one (its

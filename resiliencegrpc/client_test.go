@@ -88,6 +88,28 @@ func TestGR5_RetriesUnavailableOfAnIdempotentMethod(t *testing.T) {
 	assert.Equal(t, 1, rec.Count(policy.RetryExhausted))
 }
 
+// GR-5, CO-10: the retry's own backoff, like a server's delay, is not waited when it would
+// end after the call's deadline: the last status comes back at once, as the *StatusError
+// of the attempt, with its own code (not DeadlineExceeded: the deadline has not passed).
+func TestGR5_CO10_BackoffPastTheDeadlineIsNotWaited(t *testing.T) {
+	clk := clock.NewManual()
+	reg, rec := newRegistry(t, clk)
+	cl := newClient(t, reg, idempotentUnary, resilience.Retry(retry.MaxAttempts(3), retry.Delay(time.Hour)))
+	ts := startServer(t, bufnet, nil)
+	ts.svc.script("UnaryCall", fails(codes.Unavailable))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	_, err := ts.client(t, cl).UnaryCall(ctx, &testpb.SimpleRequest{})
+	requireStatusError(t, err, codes.Unavailable)
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.NotErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, 1, ts.svc.count("UnaryCall"))
+	assert.Zero(t, clk.Now(), "nothing waited")
+	assert.Zero(t, rec.Count(policy.RetryAttempt))
+	assert.Equal(t, 1, rec.Count(policy.RetryAborted))
+}
+
 // GR-5: the retry waits the server's delay instead of its own backoff: the
 // grpc-retry-pushback-ms trailer, or the RetryInfo detail (which wins over the trailer
 // when both are sent); the manual clock moves by exactly that delay per retry.

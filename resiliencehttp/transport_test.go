@@ -431,6 +431,24 @@ func TestTransport_LongRetryAfterIsNotWaitedFor(t *testing.T) {
 	f.assertNoLeak(t)
 }
 
+// A retry delay that would end after the request's deadline is not waited either (SPEC
+// CO-10): the last response is the answer at once, as for a Retry-After past the deadline.
+func TestTransport_CO10_DelayPastTheDeadlineIsNotWaitedFor(t *testing.T) {
+	f := newFixture(t)
+	s := newScript(t, status(http.StatusServiceUnavailable, "busy"), status(http.StatusOK, "ok"))
+	c := f.client(t, resiliencehttp.TransportConfig{}, resilience.Retry(retry.MaxAttempts(3), retry.Delay(time.Hour)))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.srv.URL, nil)
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, "busy", readAll(t, resp))
+	assert.Zero(t, f.clk.Now(), "nothing waited")
+	assert.Len(t, s.requests(), 1)
+	f.assertNoLeak(t)
+}
+
 // The caller's context ending during a wait stops the retries; the response waiting to be
 // retried is closed.
 func TestTransport_ContextEndingDuringTheWaitStops(t *testing.T) {

@@ -22,18 +22,17 @@ var deadlineCases = []struct {
 	name string
 	opts []retry.Option
 	err  error
-	wait time.Duration
 }{
-	{"backoff", []retry.Option{retry.Delay(time.Hour)}, errBoom, time.Hour},
+	{"backoff", []retry.Option{retry.Delay(time.Hour)}, errBoom},
 	{"retry-after", []retry.Option{retry.Delay(time.Millisecond)},
-		&throttledAfter{after: time.Hour}, time.Hour},
+		&throttledAfter{after: time.Hour}},
 	{"next permit", []retry.Option{retry.Delay(time.Millisecond), retry.WaitForPermit(true)},
-		&throttled{id: "rl", next: time.Hour, ok: true}, time.Hour},
+		&throttled{id: "rl", next: time.Hour, ok: true}},
 }
 
 // A wait that would end after the caller's deadline is not started: the retry stops at
-// once, with an error that matches the attempt's and context.DeadlineExceeded, publishes
-// RetryAborted (no RetryAttempt) and records the call as aborted; no timer is armed.
+// once and returns the last attempt's error as is, publishes RetryAborted (no
+// RetryAttempt) and records the call as aborted; no timer is armed.
 func TestCO10_NoWaitPastTheDeadline(t *testing.T) {
 	for _, tc := range deadlineCases {
 		for _, isAsync := range []bool{false, true} {
@@ -62,10 +61,8 @@ func TestCO10_NoWaitPastTheDeadline(t *testing.T) {
 						return 0, tc.err
 					})(ctx, struct{}{})
 				}
-				require.ErrorIs(t, err, tc.err)
-				require.ErrorIs(t, err, context.DeadlineExceeded)
+				require.Equal(t, tc.err, err, "the last attempt's error, as is")
 				assert.NoError(t, ctx.Err(), "the call returned before its deadline")
-				assert.Contains(t, err.Error(), tc.wait.String())
 				assert.Equal(t, 1, calls)
 				assert.Equal(t, time.Duration(0), clk.Now(), "no wait was slept")
 				got := ev.get()
@@ -73,7 +70,7 @@ func TestCO10_NoWaitPastTheDeadline(t *testing.T) {
 				assert.Equal(t, policy.RetryAborted, got[0].Kind)
 				assert.Equal(t, 1, got[0].Attempt)
 				assert.Equal(t, err, got[0].Err)
-				kindtest.RequireOutcomes(t, obs, policy.Outcome{Result: policy.ResultAborted, Attempts: 1, Err: context.DeadlineExceeded})
+				kindtest.RequireOutcomes(t, obs, policy.Outcome{Result: policy.ResultAborted, Attempts: 1, Err: tc.err})
 			})
 		}
 	}
@@ -81,8 +78,8 @@ func TestCO10_NoWaitPastTheDeadline(t *testing.T) {
 
 // A wait that ends before the deadline is waited, and the next attempt made; the check
 // is made before each wait, so the retries stop at the first wait that would end after
-// the deadline (CO-10). A result that RetryIf retries, with its nil error, stops with an
-// error that matches context.DeadlineExceeded.
+// the deadline (CO-10). A result that RetryIf retries is returned as it is, with its nil
+// error.
 func TestCO10_WaitsThatEndBeforeTheDeadlineAreWaited(t *testing.T) {
 	for _, isAsync := range []bool{false, true} {
 		t.Run(map[bool]string{false: "sync", true: "async"}[isAsync], func(t *testing.T) {
@@ -110,8 +107,7 @@ func TestCO10_WaitsThatEndBeforeTheDeadlineAreWaited(t *testing.T) {
 			}
 			// 1s is waited; the next wait, 60s, ends after the deadline (a minute less the
 			// time the test has taken).
-			require.ErrorIs(t, err, errBoom)
-			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.Equal(t, errBoom, err)
 			assert.Equal(t, []time.Duration{0, time.Second}, times)
 		})
 	}
@@ -121,7 +117,7 @@ func TestCO10_WaitsThatEndBeforeTheDeadlineAreWaited(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	v, err := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return -1, nil })(ctx, struct{}{})
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Equal(t, -1, v, "the last result is returned with the error")
+	require.NoError(t, err)
+	assert.Equal(t, -1, v, "the last result, as is")
 	assert.Equal(t, time.Duration(0), clk.Now())
 }

@@ -19,18 +19,19 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // caller's goroutine, up to MaxAttempts attempts in all.
 //
 // It returns the first successful attempt's result, or the last attempt's result and
-// error as they are when the retry gives up (attempts exhausted, or an error that is not
-// retried: AbortOn, outside RetryOn, or policy.NeverRetried). When ctx ends before a new
-// attempt or during a wait, the retries stop and the error matches both the last
-// attempt's error and ctx's error. A ctx that is nil or already done when the call
+// error as they are when the retry gives up (attempts exhausted, an error that is not
+// retried: AbortOn, outside RetryOn, or policy.NeverRetried, or a wait before the next
+// attempt that would end after ctx's deadline, which is not started). When ctx ends
+// before a new attempt or during a wait, the retries stop and the error matches both the
+// last attempt's error and ctx's error. A ctx that is nil or already done when the call
 // arrives runs no attempt and publishes nothing: the call returns ctx's error
 // (policy.ErrNilContext for a nil ctx) as is.
 //
 // Events: RetryAttempt before each wait (Wait = the wait); at the end of a call that
 // failed, RetryExhausted when the last of MaxAttempts attempts failed with an outcome
 // that would have been retried, or RetryAborted when the retry stopped on an outcome it
-// does not retry (the first attempt's included) or because ctx ended. Events are
-// published with ctx.
+// does not retry (the first attempt's included), because ctx ended, or before a wait that
+// would end after ctx's deadline (no RetryAttempt then). Events are published with ctx.
 //
 // With a recorder (Observe), each call is recorded once, with ctx, when it ends:
 // policy.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
@@ -75,8 +76,7 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 			return v, derr
 		}
 		w := r.waitAfter(c, n, err)
-		if outlasts(ctx, w) {
-			err = pastDeadline(err, w)
+		if outlasts(ctx, w) { // the last outcome, as is (CO-10)
 			r.publish(ctx, policy.RetryAborted, n, 0, err)
 			r.record(ctx, policy.ResultAborted, n, err)
 			return v, err
@@ -103,7 +103,8 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 // attempt starts at once; when an attempt's future fails with an error that may be
 // retried, the next attempt is scheduled on r's clock with AfterFunc: no goroutine waits.
 // The returned future completes with the first successful attempt's
-// result, or as DecorateFunc's call returns when the retry gives up or ctx ends; ctx
+// result, or as DecorateFunc's call returns when the retry gives up or ctx ends (a wait
+// that would end after ctx's deadline is not armed: the future completes at once); ctx
 // ending during a wait stops the timer and fails the future at once. Events, and the
 // outcome a recorder is told when the future completes, are DecorateFunc's, with ctx; a
 // future ended by Cancel is recorded as policy.ResultAborted with async.ErrCanceled and
@@ -220,8 +221,8 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	}
 	ru.lastV, ru.lastErr = v, err
 	w := r.waitAfter(ru.c, n, err)
-	if outlasts(ru.ctx, w) {
-		ru.end(v, pastDeadline(err, w), policy.RetryAborted, policy.ResultAborted)
+	if outlasts(ru.ctx, w) { // the last outcome, as is (CO-10)
+		ru.end(v, err, policy.RetryAborted, policy.ResultAborted)
 		return
 	}
 	// Published before the next attempt can be scheduled, so that events come in order.

@@ -22,15 +22,15 @@
 //     win).
 //
 // There is no rejection error of its own: when the retry gives up, the last attempt's
-// error is returned as is, so errors.Is and errors.As see it unchanged. The exceptions
-// come from the caller's context:
-//   - when it ends between attempts, the retries stop (the context is checked before each
-//     new attempt and during each wait), and the error matches both the last attempt's
-//     error and the context's (context.Canceled or context.DeadlineExceeded);
-//   - a wait that would end after its deadline (the backoff, a server's Retry-After, or
-//     the wait for a rate limiter's permit) is not started: the retries stop at once, and
-//     the error matches both the last attempt's error and context.DeadlineExceeded. The
-//     time left is read on the real clock, also when the retry's clock is a manual one.
+// error is returned as is, so errors.Is and errors.As see it unchanged. That includes a
+// retry that stops before a wait that would end after the caller's context's deadline
+// (the backoff, a server's Retry-After, or the wait for a rate limiter's permit): such a
+// wait is never started, and the last attempt's outcome is returned at once, as it is.
+// The time left is read on the real clock, also when the retry's clock is a manual one.
+// The one exception is the caller's context ending between attempts: the retries stop
+// (the context is checked before each new attempt and during each wait) and the error
+// then matches both the last attempt's error and the context's (context.Canceled or
+// context.DeadlineExceeded).
 //
 // A call whose context is nil or already done when it arrives makes no attempt and
 // publishes nothing: it returns the context's error as is (policy.ErrNilContext for a nil
@@ -44,8 +44,9 @@
 //     error when the attempts run out, publishes nothing);
 //   - RetryAborted when the retry stops on an outcome it does not retry (AbortOn,
 //     outside RetryOn and RetryIf, policy.NeverRetried), whichever attempt it is, the
-//     first included, or because the caller's context ended or its deadline comes
-//     before the next attempt would start (Err then matches the context's error).
+//     first included, because the caller's context ended (Err then matches the
+//     context's error), or because the wait before the next attempt would end after the
+//     context's deadline (Err is the last attempt's error).
 //
 // So a call that ends in an error publishes one RetryExhausted or one RetryAborted (an
 // asynchronous call ended by Cancel on its future publishes neither); a call that
@@ -60,7 +61,8 @@
 // attempt was made and the last failed with an outcome the retry would have retried (the
 // call's RetryExhausted, or a result RetryIf retries, with its nil error, when the
 // attempts run out); policy.ResultAborted when the retry stopped on an outcome it does
-// not retry or because the caller's context ended (the call's RetryAborted), and for an
+// not retry, because the caller's context ended, or before a wait that would end after
+// the context's deadline (the call's RetryAborted), and for an
 // asynchronous call ended by Cancel on its future (Err async.ErrCanceled). Err is the
 // error the call returns. A call refused on arrival because its context was nil or done,
 // and a call while the retry is disabled, are not recorded. Recording adds no allocation
@@ -305,17 +307,6 @@ func stopped(last, ctxErr error) error {
 func outlasts(ctx context.Context, w time.Duration) bool {
 	deadline, ok := ctx.Deadline()
 	return ok && time.Until(deadline) < w
-}
-
-// pastDeadline returns the error of a call whose retries stop because the wait of w
-// before the next attempt would end after its context's deadline: it matches both last
-// (the last attempt's error, nil for an outcome that RetryIf retried) and
-// context.DeadlineExceeded.
-func pastDeadline(last error, w time.Duration) error {
-	if last == nil {
-		return fmt.Errorf("retries stopped: the wait of %v before the next attempt ends after the deadline: %w", w, context.DeadlineExceeded)
-	}
-	return fmt.Errorf("%w (retries stopped: the wait of %v before the next attempt ends after the deadline: %w)", last, w, context.DeadlineExceeded)
 }
 
 // publish publishes an event of kind k of the call whose context is ctx.
