@@ -305,33 +305,39 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 }
 
 // reserve asks the store with context.Background(), whatever ctx is: ctx, the call's,
-// goes with the events and the recorded refusal.
+// goes with the events and the recorded refusal. A permit that would come after ctx's
+// deadline is refused unreserved (RL-8), with the limiter's rejection that also matches
+// context.DeadlineExceeded, as acquire's.
 func (backed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (Reservation, error) {
-	g, _ := l.reserveBackend(context.Background(), r, n, time.Duration(r.maxWait))
+	limit, byDeadline := waitLimit(ctx, r.maxWait)
+	g, _ := l.reserveBackend(context.Background(), r, n, time.Duration(limit))
+	var res Reservation
 	switch g.Outcome {
 	case Unlimited:
 		return Reservation{ok: true}, nil
 	case Local:
-		res, wait, ok := l.local(r, n, r.maxWait)
-		if !ok {
-			l.reject(ctx, l.eventTime(), wait, l.rej.Plain)
-			return res, l.rej.Plain
+		var wait int64
+		var ok bool
+		if res, wait, ok = l.local(r, n, limit); !ok {
+			g = Grant{Outcome: Refused, Wait: time.Duration(wait)}
 		}
-		if wait > 0 {
-			l.publishWaited(ctx, l.eventTime(), wait)
-		}
-		return res, nil
 	case Reserved:
-		if g.Wait > 0 {
-			l.publishWaited(ctx, l.eventTime(), int64(g.Wait))
-		}
-		return Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
-			delay: g.Wait, ok: true, remote: true}, nil
+		res = Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
+			delay: g.Wait, ok: true, remote: true}
+	default:
+		l.refused(l.now(), int64(g.Wait))
 	}
-	now := l.now()
-	l.refused(now, int64(g.Wait))
-	l.reject(ctx, now, int64(g.Wait), l.rej.Plain)
-	return Reservation{delay: g.Wait}, l.rej.Plain
+	if !res.ok {
+		if byDeadline && int64(g.Wait) <= r.maxWait {
+			return Reservation{delay: g.Wait}, l.rejectContext(ctx, l.eventTime(), int64(g.Wait), context.DeadlineExceeded)
+		}
+		l.reject(ctx, l.eventTime(), int64(g.Wait), l.rej.Plain)
+		return Reservation{delay: g.Wait}, l.rej.Plain
+	}
+	if res.delay > 0 {
+		l.publishWaited(ctx, l.eventTime(), int64(res.delay))
+	}
+	return res, nil
 }
 
 // cancelBackend gives back permits reserved in the backend; the store checks, on its own

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy"
@@ -131,4 +132,94 @@ func TestBackend_EventFields(t *testing.T) {
 	assert.Equal(t, policy.RateLimiterWaited, log[2].Kind)
 	assert.Equal(t, 2*time.Second, log[2].Wait)
 	assert.Zero(t, log[2].RetryAfter)
+}
+
+// waitStore answers a Reserve as a backend whose next permit is an hour away would:
+// Reserved with that wait when the request may wait that long, Refused otherwise; or, with
+// local set, Local. It keeps the MaxWait of each request.
+type waitStore struct {
+	mu       sync.Mutex
+	local    bool
+	maxWaits []time.Duration
+}
+
+func (s *waitStore) Reserve(_ context.Context, req ratelimit.Request) (ratelimit.Grant, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.maxWaits = append(s.maxWaits, req.MaxWait)
+	switch {
+	case s.local:
+		return ratelimit.Grant{Outcome: ratelimit.Local}, nil
+	case req.MaxWait >= time.Hour:
+		return ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: time.Hour}, nil
+	}
+	return ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Hour}, nil
+}
+func (s *waitStore) Cancel(context.Context, ratelimit.Token)                 {}
+func (s *waitStore) Available(context.Context, ratelimit.Config) (int, bool) { return 0, false }
+func (s *waitStore) Bind(ratelimit.Binding) (ratelimit.Store, error)         { return s, nil }
+func (s *waitStore) asked() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.maxWaits...)
+}
+
+// RL-8 with a backend, for async calls as for sync ones: a permit that would come after
+// the caller's deadline is refused at once, unreserved and with no timer armed, with an
+// error matching ErrExceeded and context.DeadlineExceeded; the store is asked with the
+// time left, not MaxWait. It holds whether the store answers itself or hands the call to
+// the in-process fallback (Local). A context without a deadline may still wait MaxWait.
+// (Fault: DecorateAsyncFunc asked the store with MaxWait, reserved the permit an hour
+// away and failed only when the deadline passed.)
+func TestBackend_RL8_AsyncCallPastItsDeadlineIsRefusedAtOnce(t *testing.T) {
+	for _, local := range []bool{false, true} {
+		t.Run(map[bool]string{false: "store", true: "local fallback"}[local], func(t *testing.T) {
+			st := &waitStore{local: local}
+			clk := clock.NewManual()
+			l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxWait(2*time.Hour),
+				ratelimit.WithClock(clk), ratelimit.WithBackend(st))
+			require.NoError(t, err)
+			if local {
+				require.True(t, l.TryAcquire(), "the fallback's one permit, spent: the next is an hour away")
+			}
+			calls := 0
+			call := ratelimit.DecorateAsyncFunc(l, func(context.Context, struct{}) *async.Future[int] {
+				calls++
+				return async.Completed(1)
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+
+			f := call(ctx, struct{}{})
+			_, done, err := f.Result()
+			require.True(t, done, "the future fails at once")
+			assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.Zero(t, clk.PendingTasks(), "no timer is armed")
+			err = l.Acquire(ctx)
+			assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.Zero(t, calls)
+			for _, w := range st.asked()[btoi(local):] {
+				assert.LessOrEqual(t, w, time.Minute, "the store is asked with the time left")
+			}
+
+			f = call(context.Background(), struct{}{})
+			_, done, _ = f.Result()
+			assert.False(t, done, "without a deadline the call waits for its permit")
+			assert.Equal(t, 1, clk.PendingTasks())
+			clk.Advance(time.Hour)
+			v, err := f.Await(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, 1, v)
+			assert.Equal(t, 1, calls)
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
