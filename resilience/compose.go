@@ -345,6 +345,11 @@ func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, la
 	if r == nil {
 		return policy.Errorf(policy.CodeBadSpec, "", id, "the registry is nil: make one with NewRegistry")
 	}
+	if id == "" {
+		// No configuration key can name it (instances..<policy> is refused), and its
+		// policies would take their kinds' default ids, which the registry does not use.
+		return policy.Errorf(policy.CodeBadSpec, "", "", `the instance id is empty: give the function an id, by convention Type.Method (e.g. "SearchAPI.Search")`)
+	}
 	r.reloadMu.RLock() // no Reload applies its changes meanwhile
 	defer r.reloadMu.RUnlock()
 	r.mu.Lock()

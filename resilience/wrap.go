@@ -10,14 +10,16 @@ import (
 // Wrap returns fn guarded by the policies of specs, composed once, in the default order of
 // the layers (see DefaultOrder) or the one named by Order or the configuration key
 // instances.<id>.composition.order. id is the instance id of every policy that has no
-// Name; by convention Type.Method, e.g. "SearchAPI.Search".
+// Name; by convention Type.Method, e.g. "SearchAPI.Search". Two functions wrapped with
+// one id share those instances, as functions that share a Name do: one limiter's permits,
+// one breaker's window.
 //
 // Errors (*policy.ConfigError): a policy's invalid configuration (its R4C-ATR or
 // R4C-REG-001 code); R4C-REG-004 for an unknown configs.<name>; R4C-REG-008 when a shared
 // name resolves a configuration other than its existing instance's; R4C-REG-010 for a nil
-// registry or function, a layer given twice, or a Fallback, a Use or a result predicate
-// whose result type is not T; R4C-REG-011 for a bad order. A failed wrap registers
-// nothing.
+// registry or function, an empty id, a layer given twice, or a Fallback, a Use or a
+// result predicate whose result type is not T; R4C-REG-011 for a bad order. A failed wrap
+// registers nothing.
 //
 // The wrapped function is safe for concurrent use. An admitted or rejected call through a
 // rate limiter, a circuit breaker, a bulkhead and a retry allocates nothing.

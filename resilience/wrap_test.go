@@ -171,6 +171,46 @@ func TestRL15_RegistriesDoNotShare(t *testing.T) {
 	require.NoError(t, err, "r2's limiter is its own")
 }
 
+// An empty id is R4C-REG-010 from every way of wrapping, and registers nothing: no
+// configuration key can name it, and its policies would go by their kinds' default ids.
+// (Fault: Wrap accepted it, registered the limiter under "" while its rejections named
+// "ratelimiter".)
+func TestWrap_EmptyIDIsRefused(t *testing.T) {
+	reg, _ := newRegistry(t)
+	spec := resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour))
+	fn := func(context.Context) (int, error) { return 1, nil }
+	_, err := resilience.Wrap(reg, "", fn, spec)
+	requireCode(t, err, policy.CodeBadSpec)
+	assert.Contains(t, err.Error(), "the instance id is empty")
+	_, err = resilience.Wrap1(reg, "", func(context.Context, int) (int, error) { return 1, nil }, spec)
+	requireCode(t, err, policy.CodeBadSpec)
+	_, err = resilience.WrapAsync(reg, "", func(context.Context) *async.Future[int] { return async.Completed(1) }, spec)
+	requireCode(t, err, policy.CodeBadSpec)
+	_, err = resilience.NewPipeline[int](reg, "", spec)
+	requireCode(t, err, policy.CodeBadSpec)
+	assert.Empty(t, reg.Snapshot().RateLimiters)
+	_, err = reg.RateLimiter("")
+	requireCode(t, err, policy.CodeUnknownInstance)
+}
+
+// Two functions wrapped with one id share the instances of its policies that have no
+// Name: one limiter's permits, one breaker's window.
+func TestWrap_OneIDTwoFunctionsShareItsInstances(t *testing.T) {
+	reg, _ := newRegistry(t)
+	ctx := context.Background()
+	spec := resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour))
+	a, err := resilience.Wrap(reg, "Svc.Call", func(context.Context) (string, error) { return "a", nil }, spec)
+	require.NoError(t, err)
+	b, err := resilience.Wrap(reg, "Svc.Call", func(context.Context) (string, error) { return "b", nil }, spec)
+	require.NoError(t, err)
+	v, err := a(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "a", v)
+	_, err = b(ctx)
+	require.ErrorIs(t, err, ratelimit.ErrExceeded, "a took the one permit of the shared limiter")
+	assert.Len(t, reg.Snapshot().RateLimiters, 1)
+}
+
 // SPEC AS-2: permits=1, period=1s, maxWait=5s. A second call returns a pending future at
 // once, PendingTasks is 1, and Advance(1s) completes it.
 func TestAS2_WrapAsyncSchedulesTheWaitingCall(t *testing.T) {
