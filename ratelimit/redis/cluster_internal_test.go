@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+	"github.com/samber/lo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -158,8 +160,20 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	defer c.Close()
 	require.NoError(t, c.Ping(ctx).Err())
 	const probe = time.Second
-	b, err := New(c, Prefix(UniquePrefix(t)), Timeout(300*time.Millisecond), OnFailure(FailClosed), ProbeInterval(probe))
-	require.NoError(t, err)
+	// None of the keys called below may be in slot 10922, which stays on node 1 (see
+	// below): the prefix, unique to the run, moves every key's slot, so take one for
+	// which none is. (Fault: with a prefix drawn once, one run in about 80 had such a key.)
+	var b *Backend
+	for try := 0; b == nil; try++ {
+		cand, err := New(c, Prefix(fmt.Sprintf("%s%d:", UniquePrefix(t), try)), Timeout(300*time.Millisecond),
+			OnFailure(FailClosed), ProbeInterval(probe))
+		require.NoError(t, err)
+		if !slices.ContainsFunc(lo.Range(200), func(i int) bool {
+			return redistest.KeySlot(cand.Key(fmt.Sprintf("api:k%d", i))) == 10922
+		}) {
+			b = cand
+		}
+	}
 	clk := clock.NewManual()
 	var log healthLog
 	k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(100*time.Second),
@@ -188,9 +202,6 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	slots := make([]int, 0, last-first+1)
 	for s := first; s <= last; s++ {
 		slots = append(slots, s)
-	}
-	for i := range 200 {
-		require.NotEqual(t, 10922, redistest.KeySlot(b.Key(fmt.Sprintf("api:k%d", i))))
 	}
 	require.NoError(t, cl.MoveSlots(ctx, 1, 0, slots))
 	c.ReloadState(ctx)
