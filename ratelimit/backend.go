@@ -269,6 +269,7 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 		return l.rejectContext(ctx, l.eventTime(), 0, err)
 	}
 	var res Reservation
+	at := int64(-1) // the clock time of the store's refusal, read once; -1: not read
 	switch g.Outcome {
 	case Unlimited:
 		l.admitted(ctx, 0)
@@ -282,14 +283,11 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 			g = Grant{Outcome: Refused, Wait: time.Duration(wait)}
 		}
 	default:
-		l.refused(l.now(), int64(g.Wait))
+		at = l.now()
+		l.refused(at, int64(g.Wait))
 	}
 	if !res.ok {
-		if byDeadline && int64(g.Wait) <= r.maxWait {
-			return l.rejectContext(ctx, l.eventTime(), int64(g.Wait), context.DeadlineExceeded)
-		}
-		l.reject(ctx, l.eventTime(), int64(g.Wait), l.rej.Plain)
-		return l.rej.Plain
+		return l.refuseGrant(ctx, at, g.Wait, limit, byDeadline, r.maxWait)
 	}
 	if res.delay == 0 {
 		l.admitted(ctx, 0)
@@ -304,6 +302,23 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 	return nil
 }
 
+// refuseGrant publishes and records the refusal of the call with ctx whose store (or local
+// fallback) refused with the retry-after wait, at the clock time at (-1: not read yet), and
+// returns its error. It matches context.DeadlineExceeded too when the call was allowed to
+// wait only until its deadline (byDeadline, limit the time left) and the permit comes
+// after that but within maxWait (RL-8); a refusal with a shorter wait (a store that fails
+// closed, say) has nothing to do with the deadline and is the limiter's plain one.
+func (l *Limiter) refuseGrant(ctx context.Context, at int64, wait time.Duration, limit int64, byDeadline bool, maxWait int64) error {
+	if at < 0 {
+		at = l.eventTime()
+	}
+	if w := int64(wait); byDeadline && w > limit && w <= maxWait {
+		return l.rejectContext(ctx, at, w, context.DeadlineExceeded)
+	}
+	l.reject(ctx, at, int64(wait), l.rej.Plain)
+	return l.rej.Plain
+}
+
 // reserve asks the store with context.Background(), whatever ctx is: ctx, the call's,
 // goes with the events and the recorded refusal. A permit that would come after ctx's
 // deadline is refused unreserved (RL-8), with the limiter's rejection that also matches
@@ -312,6 +327,7 @@ func (backed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (Reservat
 	limit, byDeadline := waitLimit(ctx, r.maxWait)
 	g, _ := l.reserveBackend(context.Background(), r, n, time.Duration(limit))
 	var res Reservation
+	at := int64(-1) // the clock time of the store's refusal, read once; -1: not read
 	switch g.Outcome {
 	case Unlimited:
 		return Reservation{ok: true}, nil
@@ -325,14 +341,11 @@ func (backed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (Reservat
 		res = Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
 			delay: g.Wait, ok: true, remote: true}
 	default:
-		l.refused(l.now(), int64(g.Wait))
+		at = l.now()
+		l.refused(at, int64(g.Wait))
 	}
 	if !res.ok {
-		if byDeadline && int64(g.Wait) <= r.maxWait {
-			return Reservation{delay: g.Wait}, l.rejectContext(ctx, l.eventTime(), int64(g.Wait), context.DeadlineExceeded)
-		}
-		l.reject(ctx, l.eventTime(), int64(g.Wait), l.rej.Plain)
-		return Reservation{delay: g.Wait}, l.rej.Plain
+		return Reservation{delay: g.Wait}, l.refuseGrant(ctx, at, g.Wait, limit, byDeadline, r.maxWait)
 	}
 	if res.delay > 0 {
 		l.publishWaited(ctx, l.eventTime(), int64(res.delay))

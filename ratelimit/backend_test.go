@@ -223,3 +223,40 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// RL-8 with a backend: only a permit that comes after the deadline makes the refusal
+// match context.DeadlineExceeded. A store that refuses with a retry-after before the
+// deadline (one that fails closed, say) gives the limiter's plain rejection, whatever the
+// caller's deadline, sync or async, with its retry-after in the event. (Fault: any
+// refusal of a call whose deadline was nearer than MaxWait matched DeadlineExceeded, and
+// a gRPC server answered DeadlineExceeded instead of ResourceExhausted.)
+func TestBackend_RL8_RefusalBeforeTheDeadlineIsNotADeadlineError(t *testing.T) {
+	st := &scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Refused, Wait: 100 * time.Millisecond}}
+	var log []policy.Event
+	l, err := ratelimit.New(ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour),
+		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(st),
+		ratelimit.OnEvent(func(e policy.Event) { log = append(log, e) }))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // nearer than MaxWait
+	defer cancel()
+	call := ratelimit.DecorateAsyncFunc(l, func(context.Context, struct{}) *async.Future[int] { return async.Completed(1) })
+	_, done, aerr := call(ctx, struct{}{}).Result()
+	require.True(t, done)
+	for _, err := range []error{aerr, l.Acquire(ctx)} {
+		assert.Same(t, l.Rejection(), err)
+		assert.NotErrorIs(t, err, context.DeadlineExceeded)
+	}
+	require.Len(t, log, 2)
+	for _, e := range log {
+		assert.Equal(t, policy.RateLimiterRejected, e.Kind)
+		assert.Equal(t, 100*time.Millisecond, e.RetryAfter)
+	}
+
+	// The same for a Keyed limiter, whose keys each have a store.
+	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour),
+		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(st))
+	require.NoError(t, err)
+	err = k.Acquire(ctx, "alice")
+	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.NotErrorIs(t, err, context.DeadlineExceeded)
+}

@@ -356,7 +356,7 @@ func (l *Limiter) reserveCtx(ctx context.Context, r *rate, n int, now int64) (pr
 	switch {
 	case ok:
 		return prev, next, wait, nil
-	case byDeadline && wait <= r.maxWait:
+	case byDeadline && wait > limit && wait <= r.maxWait: // the permit comes after the deadline
 		return prev, next, wait, l.rejectContext(ctx, now, wait, context.DeadlineExceeded)
 	}
 	l.reject(ctx, now, wait, l.rej.Plain)
