@@ -112,12 +112,26 @@ func TestCO10_WaitsThatEndBeforeTheDeadlineAreWaited(t *testing.T) {
 		})
 	}
 
-	clk := clock.NewManual()
-	r := newRetry(t, retry.WithClock(clk), retry.Delay(time.Hour), retry.RetryIf(func(v int, _ error) bool { return v < 0 }))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	v, err := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return -1, nil })(ctx, struct{}{})
-	require.NoError(t, err)
-	assert.Equal(t, -1, v, "the last result, as is")
-	assert.Equal(t, time.Duration(0), clk.Now())
+	for _, isAsync := range []bool{false, true} {
+		clk := clock.NewManual()
+		ev := &events{}
+		r, obs := observedRetry(t, clk, retry.Delay(time.Hour), retry.OnEvent(ev.listen),
+			retry.RetryIf(func(v int, _ error) bool { return v < 0 }))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		var v int
+		var err error
+		if isAsync {
+			v, err = settled(t, retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] {
+				return async.Completed(-1)
+			})(ctx, struct{}{}))
+		} else {
+			v, err = retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return -1, nil })(ctx, struct{}{})
+		}
+		cancel()
+		require.NoError(t, err)
+		assert.Equal(t, -1, v, "the last result, as is")
+		assert.Equal(t, time.Duration(0), clk.Now())
+		assert.Empty(t, ev.get(), "a result with a nil error publishes nothing, as when the attempts run out")
+		kindtest.RequireOutcomes(t, obs, policy.Outcome{Result: policy.ResultAborted, Attempts: 1})
+	}
 }

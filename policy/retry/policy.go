@@ -77,7 +77,9 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 		}
 		w := r.waitAfter(c, n, err)
 		if outlasts(ctx, w) { // the last outcome, as is (CO-10)
-			r.publish(ctx, policy.RetryAborted, n, 0, err)
+			if err != nil { // a result RetryIf retries, with its nil error, publishes nothing
+				r.publish(ctx, policy.RetryAborted, n, 0, err)
+			}
 			r.record(ctx, policy.ResultAborted, n, err)
 			return v, err
 		}
@@ -222,7 +224,11 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	ru.lastV, ru.lastErr = v, err
 	w := r.waitAfter(ru.c, n, err)
 	if outlasts(ru.ctx, w) { // the last outcome, as is (CO-10)
-		ru.end(v, err, policy.RetryAborted, policy.ResultAborted)
+		k := policy.RetryAborted
+		if err == nil { // a result RetryIf retries, returned as it is, publishes nothing
+			k = 0
+		}
+		ru.end(v, err, k, policy.ResultAborted)
 		return
 	}
 	// Published before the next attempt can be scheduled, so that events come in order.

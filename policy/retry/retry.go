@@ -46,7 +46,8 @@
 //     outside RetryOn and RetryIf, policy.NeverRetried), whichever attempt it is, the
 //     first included, because the caller's context ended (Err then matches the
 //     context's error), or because the wait before the next attempt would end after the
-//     context's deadline (Err is the last attempt's error).
+//     context's deadline (Err is the last attempt's error; a result RetryIf retries,
+//     returned then with its nil error, publishes nothing).
 //
 // So a call that ends in an error publishes one RetryExhausted or one RetryAborted (an
 // asynchronous call ended by Cancel on its future publishes neither); a call that
