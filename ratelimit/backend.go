@@ -287,7 +287,7 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 		l.refused(at, int64(g.Wait))
 	}
 	if !res.ok {
-		return l.refuseGrant(ctx, at, g.Wait, limit, byDeadline, r.maxWait)
+		return l.refuseGrant(ctx, at, g.Wait, afterDeadline(int64(g.Wait), limit, byDeadline, r.maxWait))
 	}
 	if res.delay == 0 {
 		l.admitted(ctx, 0)
@@ -304,16 +304,14 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 
 // refuseGrant publishes and records the refusal of the call with ctx whose store (or local
 // fallback) refused with the retry-after wait, at the clock time at (-1: not read yet), and
-// returns its error. It matches context.DeadlineExceeded too when the call was allowed to
-// wait only until its deadline (byDeadline, limit the time left) and the permit comes
-// after that but within maxWait (RL-8); a refusal with a shorter wait (a store that fails
-// closed, say) has nothing to do with the deadline and is the limiter's plain one.
-func (l *Limiter) refuseGrant(ctx context.Context, at int64, wait time.Duration, limit int64, byDeadline bool, maxWait int64) error {
+// returns its error: the limiter's rejection, also matching context.DeadlineExceeded when
+// the permit comes after the call's deadline (deadline, from afterDeadline).
+func (l *Limiter) refuseGrant(ctx context.Context, at int64, wait time.Duration, deadline bool) error {
 	if at < 0 {
 		at = l.eventTime()
 	}
-	if w := int64(wait); byDeadline && w > limit && w <= maxWait {
-		return l.rejectContext(ctx, at, w, context.DeadlineExceeded)
+	if deadline {
+		return l.rejectContext(ctx, at, int64(wait), context.DeadlineExceeded)
 	}
 	l.reject(ctx, at, int64(wait), l.rej.Plain)
 	return l.rej.Plain
@@ -345,7 +343,7 @@ func (backed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (Reservat
 		l.refused(at, int64(g.Wait))
 	}
 	if !res.ok {
-		return Reservation{delay: g.Wait}, l.refuseGrant(ctx, at, g.Wait, limit, byDeadline, r.maxWait)
+		return Reservation{delay: g.Wait}, l.refuseGrant(ctx, at, g.Wait, afterDeadline(int64(g.Wait), limit, byDeadline, r.maxWait))
 	}
 	if res.delay > 0 {
 		l.publishWaited(ctx, l.eventTime(), int64(res.delay))

@@ -356,11 +356,20 @@ func (l *Limiter) reserveCtx(ctx context.Context, r *rate, n int, now int64) (pr
 	switch {
 	case ok:
 		return prev, next, wait, nil
-	case byDeadline && wait > limit && wait <= r.maxWait: // the permit comes after the deadline
+	case afterDeadline(wait, limit, byDeadline, r.maxWait):
 		return prev, next, wait, l.rejectContext(ctx, now, wait, context.DeadlineExceeded)
 	}
 	l.reject(ctx, now, wait, l.rej.Plain)
 	return prev, next, wait, l.rej.Plain
+}
+
+// afterDeadline reports whether a refusal whose retry-after is wait is the deadline's: the
+// call could wait only until its deadline (byDeadline, with limit the time left, from
+// waitLimit) and its permit comes after that, within maxWait. Such a refusal matches
+// context.DeadlineExceeded (RL-8); one with a sooner retry-after (a backend's store that
+// fails closed, say) does not.
+func afterDeadline(wait, limit int64, byDeadline bool, maxWait int64) bool {
+	return byDeadline && wait > limit && wait <= maxWait
 }
 
 // waitLimit is how long a call with ctx may wait for its permit: maxWait, or less when

@@ -360,7 +360,7 @@ func (k *Keyed[K]) acquire(ctx context.Context, key K, r *rate, n int) error {
 	switch {
 	case err != nil:
 		return k.rejectContext(ctx, key, l.now(), 0, err)
-	case !d.ok && byDeadline && d.wait > limit && d.wait <= r.maxWait: // the permit comes after the deadline (a store may refuse sooner)
+	case !d.ok && afterDeadline(d.wait, limit, byDeadline, r.maxWait):
 		return k.rejectContext(ctx, key, d.now, d.wait, context.DeadlineExceeded)
 	case !d.ok:
 		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
