@@ -322,9 +322,15 @@ func TestLoadYAML_AnchorsAliasesAndMergeKeysAreRefused(t *testing.T) {
 		"instances:\n  SearchAPI.Search:\n    <<: {rateLimiter: {permits: 5}}\n",
 		"defaults:\n  rateLimiter:\n    permits: &n 5\n",
 	} {
-		_, err := resilience.LoadYAML(strings.NewReader(doc))
-		requireCode(t, err, policy.CodeBadSource)
+		requireYAMLCode(t, doc, policy.CodeBadSource)
 	}
+}
+
+// requireYAMLCode checks that LoadYAML refuses doc with code.
+func requireYAMLCode(t *testing.T, doc, code string) {
+	t.Helper()
+	_, err := resilience.LoadYAML(strings.NewReader(doc))
+	requireCode(t, err, code)
 }
 
 // The configuration is one YAML document: anything after it that is not empty is refused
@@ -342,11 +348,9 @@ func TestLoadYAML_OneDocument(t *testing.T) {
 		"{a: 1}\nb: 2\n",
 		"a: 1\n...\nb: 2\n",
 	} {
-		_, err := resilience.LoadYAML(strings.NewReader(doc))
-		requireCode(t, err, policy.CodeBadSource)
+		requireYAMLCode(t, doc, policy.CodeBadSource)
 	}
-	_, err := resilience.LoadYAML(strings.NewReader("a: 1\na: 2\n---\nb: 1\n"))
-	requireCode(t, err, policy.CodeDuplicateKey)
+	requireYAMLCode(t, "a: 1\na: 2\n---\nb: 1\n", policy.CodeDuplicateKey)
 
 	for _, doc := range []string{
 		"a: 1\n---\n", "---\na: 1\n", "a: 1\n---\n# nothing\n", "a: 1\n...\n",
