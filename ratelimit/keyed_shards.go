@@ -421,8 +421,12 @@ func (k *Keyed[K]) bounded(key K) K {
 			}
 		} else if v := reflect.ValueOf(key); v.Kind() == reflect.String && k.long(v.String()) {
 			// A string of a named type: its digest names the type too, so that two types
-			// holding the same long text stay two keys.
-			return any(digest(v.Type().String() + "\x00" + v.String())).(K)
+			// holding the same long text stay two keys (in events and a backend's ids as
+			// well), and is held in that type, which has the methods an interface K asks
+			// for where a plain string may not.
+			d := reflect.New(v.Type()).Elem()
+			d.SetString(digest(v.Type().String() + "\x00" + v.String()))
+			return d.Interface().(K)
 		}
 	}
 	return key

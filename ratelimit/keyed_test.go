@@ -998,3 +998,30 @@ func TestKeyed_NamedStringsInAnyKeysAreBounded(t *testing.T) {
 	assert.False(t, k.TryAcquire(textKey("short")))
 	runtime.KeepAlive(big)
 }
+
+// stringerKey is a named string type with a method, held by a key type that asks for it.
+type stringerKey string
+
+func (s stringerKey) String() string { return "client " + string(s) }
+
+// A long key of a named string type held by an interface key type with methods
+// (Keyed[fmt.Stringer]) is kept as its digest, in its own type, instead of panicking on a
+// plain string that is not a fmt.Stringer (fault); so is a key that starts with the
+// digest's prefix. Its events name it by the digest (RL-20's keys, MaxKeyBytes).
+func TestKeyed_LongKeysOfAnInterfaceTypeWithMethods(t *testing.T) {
+	type otherStringer struct{ stringerKey }
+	clk := clock.NewManual()
+	var events []policy.Event
+	k := newKeyed[fmt.Stringer](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxKeyBytes(8),
+		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
+	long := stringerKey(strings.Repeat("x", 100))
+	require.True(t, k.TryAcquire(long))
+	assert.False(t, k.TryAcquire(long), "a long key keeps its quota")
+	assert.True(t, k.TryAcquire(stringerKey("~sha256:short")), "a key with the digest's prefix is digested too")
+	assert.True(t, k.TryAcquire(otherStringer{long}), "a key of another type is another key")
+	assert.False(t, k.Decide(long).Admitted, "Decide finds the same cell")
+	require.NotEmpty(t, events)
+	rejected := events[0]
+	assert.Equal(t, policy.RateLimiterRejected, rejected.Kind)
+	assert.Regexp(t, `^client ~sha256:[0-9a-f]{64}$`, rejected.Key, "named by its digest, through its String method")
+}
