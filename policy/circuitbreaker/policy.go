@@ -132,6 +132,10 @@ func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy
 			}
 		}()
 		f := next(ctx, a)
+		// From here the outcome is the callback's to record, also when it runs at once
+		// (f is complete) and a RecordIf predicate panics in it: onResult records that as a
+		// failure itself.
+		done = true
 		if f == nil {
 			f = async.Failed[T](async.ErrNilFuture)
 		}
@@ -142,7 +146,6 @@ func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy
 			}
 			onResult(ctx, b, pred, p, v, err)
 		})
-		done = true
 		return f
 	}
 }

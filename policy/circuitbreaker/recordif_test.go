@@ -10,6 +10,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
 
@@ -138,4 +140,51 @@ func TestRecordIfPanicDoesNotLeaveTheTrialTaken(t *testing.T) {
 		call(200)
 		assert.Equal(t, cb.Closed, b.State(), "a later trial closes it, async %v", async_)
 	}
+}
+
+// An async call whose future is already complete when next returns, and whose RecordIf
+// predicate panics, is recorded once, as a failure, as the sync call is (fault: the
+// async path recorded it twice, and in half-open gave a trial back twice).
+func TestRecordIfPanicOnACompletedFutureIsRecordedOnce(t *testing.T) {
+	panicky := func(int, error) bool { panic("predicate") }
+	for _, async_ := range []bool{false, true} {
+		obs := &kindtest.Observer{}
+		b, err := cb.New(cb.WithClock(clock.NewManual()), cb.WithInstanceID("b"), cb.Observe(obs),
+			cb.SlidingWindowSize(10), cb.MinimumCalls(10), cb.RecordIf(panicky))
+		require.NoError(t, err)
+		assert.Panics(t, func() {
+			if async_ {
+				cb.DecorateAsyncFunc(b, func(context.Context, int) *async.Future[int] { return async.Completed(1) })(context.Background(), 0)
+				return
+			}
+			_, _ = cb.DecorateFunc(b, func(context.Context, int) (int, error) { return 1, nil })(context.Background(), 0)
+		})
+		s := b.Snapshot()
+		assert.Equal(t, 1, s.BufferedCalls, "async %v", async_)
+		assert.Equal(t, 1, s.FailedCalls, "async %v", async_)
+		assert.Len(t, obs.Of(policy.LayerCircuitBreaker, "b").Outcomes(), 1, "async %v", async_)
+	}
+
+	// Half-open with 3 trials: the panicking trial counts as one of them, so the breaker
+	// decides only after the third.
+	clk := clock.NewManual()
+	pred := func(v int, _ error) bool {
+		if v == 42 {
+			panic("predicate")
+		}
+		return v == 503
+	}
+	b, err := cb.New(cb.WithClock(clk), cb.SlidingWindowSize(1), cb.MinimumCalls(1),
+		cb.PermittedInHalfOpen(3), cb.WaitInOpen(time.Second), cb.RecordIf(pred))
+	require.NoError(t, err)
+	asyncCall := cb.DecorateAsyncFunc(b, func(_ context.Context, v int) *async.Future[int] { return async.Completed(v) })
+	syncCall := cb.DecorateFunc(b, func(_ context.Context, v int) (int, error) { return v, nil })
+	_, _ = syncCall(context.Background(), 503)
+	require.Equal(t, cb.Open, b.State())
+	clk.Advance(time.Second)
+	assert.Panics(t, func() { asyncCall(context.Background(), 42) })
+	_, _ = syncCall(context.Background(), 200)
+	assert.Equal(t, cb.HalfOpen, b.State(), "two trials of three: not decided yet")
+	_, _ = syncCall(context.Background(), 200)
+	assert.NotEqual(t, cb.HalfOpen, b.State(), "decided after the third trial")
 }
