@@ -27,7 +27,8 @@ type Owner interface {
 	// Granted is called once the waiter holds room handed to it by Dispatch, on the
 	// dispatching goroutine, outside the queue's lock. It may release room and call
 	// Dispatch again (the running dispatch picks that room up); it may panic, which
-	// leaves the queue consistent and goes on to Dispatch's caller.
+	// leaves the queue consistent and goes on to Dispatch's caller, while the room left
+	// goes to the next waiters from another goroutine.
 	Granted()
 }
 
@@ -156,8 +157,11 @@ func (q *Queue[R]) unlink(w *Waiter[R]) {
 // owners' Granted outside the lock. One goroutine dispatches at a time: a call of
 // Dispatch while another runs returns at once, and the running one picks up the room
 // made meanwhile (for instance by a call that completes as soon as it is started), so
-// that starting a long queue never recurses. A panic in Granted ends the dispatch,
-// leaving the queue consistent, and goes on to the caller.
+// that starting a long queue never recurses. A panic in Granted ends this dispatch,
+// leaving the queue consistent, and goes on to the caller; the room made meanwhile (the
+// panicking owner's own, given back as it unwinds, whose Dispatch returned at once) goes
+// on to the next waiters from a goroutine of its own, so that none of them is left
+// waiting while room is free.
 func (q *Queue[R]) Dispatch() {
 	q.mu.Lock()
 	if q.dispatching {
@@ -165,21 +169,26 @@ func (q *Queue[R]) Dispatch() {
 		return
 	}
 	q.dispatching = true
-	locked := true
+	locked, ended := true, false
 	defer func() { // also when Granted panics
 		if !locked {
 			q.mu.Lock()
 		}
 		q.dispatching = false
 		q.mu.Unlock()
+		if !ended { // Granted panicked
+			go q.Dispatch()
+		}
 	}()
 	for {
 		w := q.head
 		if w == nil {
+			ended = true
 			return
 		}
 		r, ok := q.take()
 		if !ok {
+			ended = true
 			return
 		}
 		q.unlink(w)

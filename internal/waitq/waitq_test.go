@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -234,10 +235,41 @@ func TestGrantedPanicLeavesQueueConsistent(t *testing.T) {
 	assert.Equal(t, int64(2), p.queued.Load())
 	assert.False(t, p.q.Remove(&ws[0].Waiter))
 
-	p.release() // the dispatching flag was reset: this dispatch runs
+	p.release() // the dispatching flag was reset: this dispatch, or the one the panic left, runs
+	requireGranted(t, ws[1])
 	assert.Equal(t, []int{0, 1}, p.grantedIDs())
 	assert.True(t, p.q.Remove(&ws[2].Waiter))
 	assert.Zero(t, p.queued.Load())
+}
+
+// A Granted that gives its room back and then panics (a queued call whose function
+// panics as it starts) leaves no waiter behind while room is free: the room goes on to
+// the next waiter, from another goroutine, while the panic goes on to the caller (fault:
+// the Dispatch of the room given back returned at once, and the next waiter stayed
+// queued with a slot free).
+func TestGrantedPanicAfterGivingRoomBackServesTheNext(t *testing.T) {
+	p := newPool(0)
+	ws := queueN(t, p, 2)
+	ws[0].onGrant = func(*waiter) {
+		p.release()
+		panic("boom")
+	}
+	assert.PanicsWithValue(t, "boom", p.release)
+	requireGranted(t, ws[1])
+	assert.Equal(t, []int{0, 1}, p.grantedIDs())
+	assert.Zero(t, p.queued.Load())
+	assert.Zero(t, p.free.Load(), "the one slot is ws[1]'s")
+}
+
+// requireGranted waits for w's Granted, which may run on another goroutine; 10s bounds a
+// failure, never a pass.
+func requireGranted(t *testing.T, w *waiter) {
+	t.Helper()
+	select {
+	case <-w.ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("waiter %d was never granted", w.id)
+	}
 }
 
 // A Granted that releases room at once (a call that completes as it starts) calls

@@ -279,3 +279,63 @@ func TestAsyncPanicWhenLetInFromTheQueue(t *testing.T) {
 	assert.Zero(t, l.Queued())
 	assert.Zero(t, clk.PendingTasks(), "its MaxWait timer is stopped")
 }
+
+// SPEC AL-1, AL-18: a queued call whose function panics when it is let in gives its room
+// to the next waiter, which is let in without waiting for its MaxWait (fault: the room
+// came back while the dispatch that let the panicking call in was still running, and the
+// next waiter stayed queued with nothing in flight until its MaxWait rejected it).
+func TestAsyncPanicWhenLetInFromTheQueueServesTheNext(t *testing.T) {
+	clk := clock.NewManual()
+	l, err := adaptivelimit.New(adaptivelimit.WithClock(clk), adaptivelimit.MinLimit(1),
+		adaptivelimit.InitialLimit(1), adaptivelimit.MaxLimit(1), adaptivelimit.MaxWait(time.Second))
+	require.NoError(t, err)
+	call := adaptivelimit.DecorateAsyncFunc(l, func(_ context.Context, k int) *async.Future[int] {
+		switch k {
+		case 0:
+			panic("boom")
+		case 1:
+			f, _ := async.NewPromise[int]()
+			return f
+		}
+		return async.Completed(k)
+	})
+	hold := call(context.Background(), 1)
+	panicking := call(context.Background(), 0)
+	next := call(context.Background(), 2)
+	assert.Equal(t, 2, l.Queued())
+	assert.PanicsWithValue(t, "boom", func() { hold.Cancel() })
+	_, _, err = panicking.Result()
+	require.ErrorIs(t, err, async.ErrPanicked)
+	// 10s bounds a failure only: the manual clock does not move, so no MaxWait passes.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, err := next.Await(ctx)
+	require.NoError(t, err, "the next waiter was let in")
+	assert.Equal(t, 2, v)
+	assert.Zero(t, l.InFlight())
+	assert.Zero(t, l.Queued())
+}
+
+// SPEC AL-18: a call whose future is complete when its function returns counts out at
+// once, on the caller's goroutine, letting the oldest waiter in there: when that waiter's
+// function panics, the first call counts out once, and the limit still lets one call in.
+func TestAsyncPanicOfAWaiterLetInByACompletedCall(t *testing.T) {
+	l, err := adaptivelimit.New(adaptivelimit.WithClock(clock.NewManual()), adaptivelimit.MinLimit(1),
+		adaptivelimit.InitialLimit(1), adaptivelimit.MaxLimit(1), adaptivelimit.MaxWait(time.Second))
+	require.NoError(t, err)
+	var call func(context.Context, int) *async.Future[int]
+	call = adaptivelimit.DecorateAsyncFunc(l, func(ctx context.Context, k int) *async.Future[int] {
+		if k == 0 {
+			panic("boom")
+		}
+		call(ctx, 0) // queued behind this call, the only one the limit lets in
+		return async.Completed(k)
+	})
+	assert.PanicsWithValue(t, "boom", func() { call(context.Background(), 1) })
+	assert.Zero(t, l.InFlight())
+	p, ok := l.TryAcquire()
+	require.True(t, ok)
+	_, ok = l.TryAcquire()
+	assert.False(t, ok, "a limit of 1 lets one call in")
+	p.Release()
+}

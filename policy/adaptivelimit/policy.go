@@ -66,11 +66,13 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 //     *ExceededError matching ErrLimitExceeded, made once when next is decorated.
 //   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When it is let
 //     in, next starts on the goroutine that made room (a completing call, or the one
-//     whose sample raised the limit). After MaxWait (a clock timer) the future fails with
-//     l's rejection and the call leaves the queue. Cancelling the future, or ctx ending,
-//     while it waits removes it from the queue at once: Cancel returns true and next
-//     never runs; ctx ending fails the future with a rejection matching ctx's error. Once
-//     started, cancelling the future cancels next's future (Cancel returns false).
+//     whose sample raised the limit); when a queued call's next panics there, the room it
+//     gives back goes to the next waiters from a goroutine of its own. After MaxWait (a
+//     clock timer) the future fails with l's rejection and the call leaves the queue.
+//     Cancelling the future, or ctx ending, while it waits removes it from the queue at
+//     once: Cancel returns true and next never runs; ctx ending fails the future with a
+//     rejection matching ctx's error. Once started, cancelling the future cancels next's
+//     future (Cancel returns false).
 //
 // Each call's outcome is recorded once, with ctx, when the limiter decides: at once, or
 // when a queued call starts (ResultAdmitted, Wait = how long it waited), expires or is
@@ -111,8 +113,10 @@ func start[A, T any](l *Limiter, p Permit, ctx context.Context, a A, next policy
 	if inner == nil {
 		return async.Failed[T](async.ErrNilFuture) // counted out by the deferred call
 	}
-	inner.OnComplete(func(_ T, err error) { l.complete(ctx, p, l.classify(ctx, err)) })
+	// From here the permit is the callback's to give back, also when it runs at once
+	// (inner is complete) and a call it lets in from the queue panics.
 	ok = true
+	inner.OnComplete(func(_ T, err error) { l.complete(ctx, p, l.classify(ctx, err)) })
 	return inner
 }
 

@@ -456,3 +456,60 @@ func TestAsyncPanicWhenStartedFromTheQueue(t *testing.T) {
 	assert.False(t, done, "the next call runs in the slot")
 	next.Cancel()
 }
+
+// A queued call whose function panics when a released slot starts it gives the slot back
+// to the next waiter, which starts without waiting for its MaxWait (fault: the slot came
+// back while the dispatch that started the panicking call was still running, and the
+// next waiter stayed queued with the slot free until its MaxWait rejected it).
+func TestAsyncPanicWhenStartedFromTheQueueServesTheNext(t *testing.T) {
+	clk := clock.NewManual()
+	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second), bulkhead.WithClock(clk))
+	require.NoError(t, err)
+	call := bulkhead.DecorateAsyncFunc(b, func(_ context.Context, k int) *async.Future[int] {
+		switch k {
+		case 0:
+			panic("boom")
+		case 1:
+			f, _ := async.NewPromise[int]()
+			return f
+		}
+		return async.Completed(k)
+	})
+	hold := call(context.Background(), 1)
+	panicking := call(context.Background(), 0)
+	next := call(context.Background(), 2)
+	assert.Equal(t, 2, b.Waiting())
+	assert.PanicsWithValue(t, "boom", func() { hold.Cancel() })
+	_, _, err = panicking.Result()
+	require.ErrorIs(t, err, async.ErrPanicked)
+	// 10s bounds a failure only: the manual clock does not move, so no MaxWait passes.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, err := next.Await(ctx)
+	require.NoError(t, err, "the next waiter was started")
+	assert.Equal(t, 2, v)
+	assert.Equal(t, 1, b.AvailableSlots(), "and its slot came back")
+	assert.Zero(t, b.Waiting())
+}
+
+// A call whose future is complete when its function returns gives its slot back at once,
+// on the caller's goroutine, starting the oldest waiter there: when that waiter's
+// function panics, the slot is given back once, not twice (fault: MaxConcurrent(1) then
+// had 2 slots free).
+func TestAsyncPanicOfAWaiterStartedByACompletedCall(t *testing.T) {
+	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second), bulkhead.WithClock(clock.NewManual()))
+	require.NoError(t, err)
+	var call func(context.Context, int) *async.Future[int]
+	call = bulkhead.DecorateAsyncFunc(b, func(ctx context.Context, k int) *async.Future[int] {
+		if k == 0 {
+			panic("boom")
+		}
+		call(ctx, 0) // queued behind this call, which holds the only slot
+		return async.Completed(k)
+	})
+	assert.PanicsWithValue(t, "boom", func() { call(context.Background(), 1) })
+	assert.Equal(t, 1, b.AvailableSlots())
+	assert.True(t, b.TryAcquire())
+	assert.False(t, b.TryAcquire(), "one slot, not two")
+	b.Release()
+}

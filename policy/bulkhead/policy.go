@@ -53,12 +53,13 @@ func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, 
 //     ErrFull.
 //   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When a slot is
 //     handed to it, next starts on the goroutine that released the slot (or that raised
-//     MaxConcurrent with Reconfigure). After MaxWait, the one in force when it arrived (a
-//     clock timer) the future fails with b's rejection and the call leaves the queue.
-//     Cancelling the future, or ctx ending, while it waits removes it from the queue at
-//     once: Cancel returns true and next never runs; ctx ending fails the future with a
-//     rejection matching ctx's error. Once started, cancelling the future cancels next's
-//     future (Cancel returns false).
+//     MaxConcurrent with Reconfigure); when a queued call's next panics there, the slot
+//     it gives back goes to the next waiters from a goroutine of its own. After MaxWait,
+//     the one in force when it arrived (a clock timer) the future fails with b's
+//     rejection and the call leaves the queue. Cancelling the future, or ctx ending,
+//     while it waits removes it from the queue at once: Cancel returns true and next
+//     never runs; ctx ending fails the future with a rejection matching ctx's error. Once
+//     started, cancelling the future cancels next's future (Cancel returns false).
 //
 // Each call's outcome is recorded once, with ctx, when the bulkhead decides: at once, or
 // when a queued call starts (ResultAdmitted, Wait = how long it waited), expires or is
@@ -98,11 +99,13 @@ func start[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFun
 		}
 	}()
 	inner := next(ctx, a)
+	// From here the slot is release's to give back, also when it runs at once (inner is
+	// complete) and a call it starts from the queue panics.
+	ok = true
 	if inner == nil {
 		inner = async.Failed[T](async.ErrNilFuture)
 	}
 	inner.OnComplete(release)
-	ok = true
 	return inner
 }
 
