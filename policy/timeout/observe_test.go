@@ -253,3 +253,23 @@ func TestOB1_TimeoutAsyncPanicLeavesNoTimeoutBehind(t *testing.T) {
 	assert.Empty(t, events.Events())
 	assert.Zero(t, clk.PendingTasks(), "the deadline's timer is stopped")
 }
+
+// A sync call whose function panics is over too: its deadline's timer is stopped and its
+// context canceled, on the manual clock and on the system clock, as for an async call
+// (fault: both stayed until the deadline, an hour here).
+func TestTimeoutSyncPanicLeavesNoTimerBehind(t *testing.T) {
+	clk := clock.NewManual()
+	for name, opts := range map[string][]timeout.Option{"manual clock": {timeout.WithClock(clk)}, "system clock": nil} {
+		to, err := timeout.New(time.Hour, opts...)
+		require.NoError(t, err)
+		var seen context.Context
+		call := timeout.DecorateFunc(to, func(ctx context.Context, _ int) (int, error) {
+			seen = ctx
+			panic("boom")
+		})
+		assert.PanicsWithValue(t, "boom", func() { _, _ = call(t.Context(), 0) }, name)
+		require.NotNil(t, seen, name)
+		assert.ErrorIs(t, seen.Err(), context.Canceled, "%s: the call's context is canceled", name)
+	}
+	assert.Zero(t, clk.PendingTasks(), "the deadline's timer is stopped")
+}

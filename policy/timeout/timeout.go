@@ -225,8 +225,8 @@ func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T
 				start = t.now()
 			}
 			cctx, cancel := context.WithTimeoutCause(ctx, l.cfg.Duration, l.err)
+			defer cancel() // also when next panics: its timer and its parent's hook go
 			v, err := next(cctx, a)
-			cancel()
 			if context.Cause(cctx) == error(l.err) {
 				return timedOut[T](ctx, l, err, start)
 			}
@@ -251,9 +251,11 @@ func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T
 		}
 		c := newClockCtx(ctx, l)
 		timer := t.clk.AfterFunc(l.cfg.Duration, c.expire)
+		defer func() { // also when next panics
+			timer.Stop()
+			c.cancel(context.Canceled) // no effect if the deadline ended it first
+		}()
 		v, err := next(c, a)
-		timer.Stop()
-		c.cancel(context.Canceled) // no effect if the deadline ended it first
 		if c.expired() {
 			return timedOut[T](ctx, l, err, start)
 		}
