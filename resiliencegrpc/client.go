@@ -375,7 +375,15 @@ func (c *Client) attemptStream(ctx context.Context, call streamClientCall) (outc
 	// when the attempt returns); the attempt's context ending during creation cancels it.
 	sctx, cancel := context.WithCancel(call.ctx)
 	stop := context.AfterFunc(ctx, cancel)
+	returned := false
+	defer func() {
+		if !returned { // the streamer panicked: the stream's context and hook go
+			stop()
+			cancel()
+		}
+	}()
 	cs, err := call.streamer(sctx, call.desc, call.cc, call.method, call.opts...)
+	returned = true
 	stopped := stop()
 	if perr, ok := call.once.ended(ctx, call.ctx); ok {
 		cancel() // a policy ended the creation (a timeout): the stream, if any, is dropped

@@ -440,3 +440,22 @@ func TestGR8_ManyStreamsLeaveNothingBehind(t *testing.T) {
 	assert.Zero(t, clk.PendingTasks())
 	assert.Equal(t, 50, ts.svc.count("StreamingOutputCall"))
 }
+
+// A streamer that panics as it creates the stream leaves nothing behind: the stream's
+// context, which the client derived from the caller's, is canceled (fault: it stayed,
+// with its hook on the attempt's context, until the caller's context ended).
+func TestClientStream_PanickingStreamerLeavesNoContextBehind(t *testing.T) {
+	reg, _ := newRegistry(t, clock.NewManual())
+	cl := newClient(t, reg, resiliencegrpc.ClientConfig{}, resilience.Bulkhead())
+	var seen context.Context
+	streamer := func(ctx context.Context, _ *grpc.StreamDesc, _ *grpc.ClientConn, _ string, _ ...grpc.CallOption) (grpc.ClientStream, error) {
+		seen = ctx
+		panic("boom")
+	}
+	assert.PanicsWithValue(t, "boom", func() {
+		_, _ = cl.StreamInterceptor()(t.Context(), &grpc.StreamDesc{ClientStreams: true, ServerStreams: true}, nil, "/svc/Method", streamer)
+	})
+	require.NotNil(t, seen)
+	assert.ErrorIs(t, seen.Err(), context.Canceled)
+	require.NoError(t, t.Context().Err(), "the caller's context is still live")
+}

@@ -221,7 +221,17 @@ func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, 
 	}
 	req = req.WithContext(rctx)
 	req.Body = body
+	returned := false
+	defer func() {
+		if !returned { // the RoundTripper panicked: the request's context and hook go
+			if stop != nil {
+				stop()
+			}
+			cancel(nil)
+		}
+	}()
 	resp, err := t.next.RoundTrip(req)
+	returned = true
 	if err == nil && resp == nil {
 		err = errNoResponse
 	}

@@ -788,3 +788,26 @@ func TestTransport_NilAndZeroValuesDoNotPanic(t *testing.T) {
 	assert.ErrorContains(t, err, "neither a response nor an error")
 	f.assertNoLeak(t)
 }
+
+// A wrapped RoundTripper that panics leaves nothing behind: the request's context, which
+// the transport derived for the attempt, is canceled (fault: it stayed, with its hook on
+// the attempt's context, until the caller's context ended).
+func TestTransport_PanickingRoundTripperLeavesNoContextBehind(t *testing.T) {
+	f := newFixture(t)
+	var seen context.Context
+	inner := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		seen = r.Context()
+		panic("boom")
+	})
+	for name, spec := range map[string]resilience.Spec{"bulkhead": resilience.Bulkhead(), "timeout": resilience.Timeout(time.Hour)} {
+		tr, err := resiliencehttp.NewTransport(f.reg, "api."+name, inner, spec)
+		require.NoError(t, err)
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://example.invalid/", nil)
+		require.NoError(t, err)
+		seen = nil
+		assert.PanicsWithValue(t, "boom", func() { _, _ = tr.RoundTrip(req) }, name)
+		require.NotNil(t, seen, name)
+		assert.ErrorIs(t, seen.Err(), context.Canceled, name)
+	}
+	require.NoError(t, t.Context().Err(), "the caller's context is still live")
+}
