@@ -78,6 +78,15 @@ func Counts[T any](c *Classifier, pred func(T, error) bool, v T, err error) bool
 	return pred != nil && !c.Excluded(err) && pred(v, err)
 }
 
+// Own gives each list a backing array of its own (a nil list stays nil), so that a
+// configuration a policy keeps, or hands out, shares none with its caller's: changing the
+// caller's slice, or the one Config returned, cannot change how the policy classifies.
+func Own(lists ...*[]error) {
+	for _, l := range lists {
+		*l = slices.Clone(*l)
+	}
+}
+
 // Append returns list with the non-nil errors of errs added, never writing into list's
 // backing array: settings are copied by value, and two copies must not share additions.
 func Append(list []error, errs []error) []error {

@@ -64,6 +64,7 @@ func build(s settings) (*Limiter, error) {
 	if err := s.Config.Validate(); err != nil {
 		return nil, err
 	}
+	kind.Own(&s.DropOn, &s.IgnoreOn)
 	id := s.ID("adaptiveLimit")
 	clk := s.ClockOrSystem()
 	l := &Limiter{

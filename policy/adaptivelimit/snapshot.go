@@ -1,6 +1,10 @@
 package adaptivelimit
 
-import "time"
+import (
+	"time"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+)
 
 // Snapshot is an adaptive limiter's state, as Limiter.Snapshot reads it.
 type Snapshot struct {
@@ -36,8 +40,13 @@ var _ Handle = (*Limiter)(nil)
 // snapshots.
 func (l *Limiter) InstanceID() string { return l.events.ID }
 
-// Config returns the limiter's resolved configuration.
-func (l *Limiter) Config() Config { return l.cfg }
+// Config returns the limiter's resolved configuration, with copies of its error lists:
+// changing them changes nothing. The limiter keeps copies of the lists it was built with.
+func (l *Limiter) Config() Config {
+	c := l.cfg
+	kind.Own(&c.DropOn, &c.IgnoreOn)
+	return c
+}
 
 // Limit returns the limit on calls in flight now, from MinLimit to MaxLimit. A disabled
 // limiter reports InitialLimit.

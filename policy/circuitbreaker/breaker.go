@@ -132,6 +132,7 @@ func build(s settings) (*Breaker, error) {
 	if err := s.Config.Validate(); err != nil {
 		return nil, err
 	}
+	kind.Own(&s.IgnoreOn, &s.RecordOn)
 	id := s.ID("circuitbreaker")
 	clk := s.ClockOrSystem()
 	b := &Breaker{
@@ -159,8 +160,13 @@ func build(s settings) (*Breaker, error) {
 func (b *Breaker) InstanceID() string { return b.events.ID }
 
 // Config returns the configuration in force: the one the breaker was built with, or the
-// last one Reconfigure applied.
-func (b *Breaker) Config() Config { return b.cur.Load().cfg }
+// last one Reconfigure applied, with copies of its error lists: changing them changes
+// nothing. The breaker keeps copies of the lists it was built with.
+func (b *Breaker) Config() Config {
+	c := b.cur.Load().cfg
+	kind.Own(&c.IgnoreOn, &c.RecordOn)
+	return c
+}
 
 // State returns the current state. It takes no lock.
 func (b *Breaker) State() State { return State(b.word.Load() & stateMask) }

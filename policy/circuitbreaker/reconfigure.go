@@ -1,7 +1,6 @@
 package circuitbreaker
 
 import (
-	"slices"
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
@@ -56,7 +55,7 @@ func (b *Breaker) Reconfigure(c Config) error {
 		b.mu.Unlock()
 		return err
 	}
-	c.IgnoreOn, c.RecordOn = slices.Clone(c.IgnoreOn), slices.Clone(c.RecordOn)
+	kind.Own(&c.IgnoreOn, &c.RecordOn)
 	r := newRules(c, b.recordIf, &b.events)
 	resized := c.SlidingWindowSize != old.cfg.SlidingWindowSize
 	if resized {

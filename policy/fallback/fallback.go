@@ -68,6 +68,7 @@ func build[T any](fn func(ctx context.Context, err error) (T, error), s settings
 		return nil, policy.Errorf(policy.CodeBadSpec, string(policy.LayerFallback), "",
 			"HandleIf's predicate takes %v but the fallback returns %v", t, reflect.TypeFor[T]())
 	}
+	kind.Own(&s.HandleOn, &s.IgnoreOn)
 	return &Fallback[T]{
 		fn:     fn,
 		cfg:    s.Config,
@@ -80,8 +81,13 @@ func build[T any](fn func(ctx context.Context, err error) (T, error), s settings
 // InstanceID returns the fallback's id.
 func (f *Fallback[T]) InstanceID() string { return f.events.ID }
 
-// Config returns the fallback's resolved configuration.
-func (f *Fallback[T]) Config() Config { return f.cfg }
+// Config returns the fallback's resolved configuration, with copies of its error lists:
+// changing them changes nothing. The fallback keeps copies of the lists it was built with.
+func (f *Fallback[T]) Config() Config {
+	c := f.cfg
+	kind.Own(&c.HandleOn, &c.IgnoreOn)
+	return c
+}
 
 // ResultType returns the type T of the results the fallback provides, so that a registry
 // can check that it fits the function it decorates (and report R4C-REG-010 if not).

@@ -125,6 +125,7 @@ func build(s settings) (*Hedge, error) {
 	if err := s.Config.Validate(); err != nil {
 		return nil, err
 	}
+	kind.Own(&s.HedgeOn, &s.AbortOn)
 	h := &Hedge{
 		cfg:     s.Config,
 		enabled: !s.Disabled,

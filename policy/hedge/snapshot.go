@@ -1,6 +1,10 @@
 package hedge
 
-import "time"
+import (
+	"time"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+)
 
 // Snapshot is a hedge's state, as Hedge.Snapshot reads it.
 type Snapshot struct {
@@ -29,8 +33,13 @@ var _ Handle = (*Hedge)(nil)
 // InstanceID returns the hedge's id, which names it in its events and snapshots.
 func (h *Hedge) InstanceID() string { return h.events.ID }
 
-// Config returns the hedge's resolved configuration.
-func (h *Hedge) Config() Config { return h.cfg }
+// Config returns the hedge's resolved configuration, with copies of its error lists:
+// changing them changes nothing. The hedge keeps copies of the lists it was built with.
+func (h *Hedge) Config() Config {
+	c := h.cfg
+	kind.Own(&c.HedgeOn, &c.AbortOn)
+	return c
+}
 
 // Snapshot returns the hedge's id, the calls and hedges in the budget window at the
 // clock's time now, the hedges the budget would allow now, and the configured delay and

@@ -146,6 +146,7 @@ func build(s settings) (*Retry, error) {
 	if err := s.Config.Validate(); err != nil {
 		return nil, err
 	}
+	kind.Own(&s.RetryOn, &s.AbortOn)
 	c := &core{
 		cls:    kind.Classifier{Include: s.RetryOn, Exclude: s.AbortOn, If: s.retryIf},
 		clk:    s.ClockOrSystem(),
@@ -171,12 +172,16 @@ func (r *Retry) InstanceID() string {
 }
 
 // Config returns the retry's configuration in force: the one New resolved, or the last
-// one Reconfigure applied. A Retry not built by New returns the zero Config.
+// one Reconfigure applied, with copies of its error lists: changing them changes nothing
+// (the retry keeps copies of the lists it was built with), and Reconfigure takes them as
+// the retry's own. A Retry not built by New returns the zero Config.
 func (r *Retry) Config() Config {
 	if !r.built() {
 		return Config{}
 	}
-	return *r.cfg.Load()
+	c := *r.cfg.Load()
+	kind.Own(&c.RetryOn, &c.AbortOn)
+	return c
 }
 
 // Clock returns the retry's time source; nil for a Retry not built by New.
