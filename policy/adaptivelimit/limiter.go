@@ -334,18 +334,20 @@ func (l *Limiter) complete(ctx context.Context, p Permit, o outcome) {
 // least one call's latency) once it holds half as many samples as the most calls that
 // were in flight with one of them.
 func (l *Limiter) record(ctx context.Context, p Permit, latency time.Duration, drop bool) {
-	if int32(p.ticket-l.epoch.Load()) <= 0 {
+	if !after(l.counter(), p.ticket, l.epoch.Load()) {
 		return
 	}
 	drop = drop || latency > l.slow
 	l.amu.Lock()
 	defer l.amu.Unlock()
-	if int32(p.ticket-l.epoch.Load()) <= 0 { // the limit changed meanwhile
+	now := l.counter()
+	if !after(now, p.ticket, l.epoch.Load()) { // the limit changed meanwhile
 		return
 	}
+	l.age(now)
 	r := &l.cur
 	r.add(latency, int(p.inFlight), drop)
-	if int32(p.ticket-l.roundStart) <= 0 || 2*r.n < r.maxInFlight {
+	if !after(now, p.ticket, l.roundStart) || 2*r.n < r.maxInFlight {
 		return
 	}
 	prev := l.limit.Load()
@@ -357,16 +359,43 @@ func (l *Limiter) record(ctx context.Context, p Permit, latency time.Duration, d
 	*r = round{}
 	next := int64(l.value)
 	if next == prev {
-		l.roundStart = uint32(l.word.Load() >> 32)
+		l.roundStart = l.counter()
 		return
 	}
 	// Stored before the counter is read: a call counted after it was let in under the
 	// new limit, and one let in under it but counted before is merely left out.
 	l.limit.Store(next)
-	counter := uint32(l.word.Load() >> 32)
+	counter := l.counter()
 	l.epoch.Store(counter)
 	l.roundStart = counter
 	l.events.PublishCtx(ctx, policy.Event{Kind: policy.AdaptiveLimitChanged, Limit: int(next), PreviousLimit: int(prev)})
+}
+
+// counter returns the admission counter now: the ticket of the last call let in. It wraps
+// at 2³².
+func (l *Limiter) counter() uint32 { return uint32(l.word.Load() >> 32) }
+
+// after reports whether the call with ticket t was let in after the admission counter
+// read mark, by their ages against the counter now: right as long as both are less than
+// 2³² admissions old, which age keeps true of the marks. (Comparing t and mark alone
+// would take a mark 2³¹ admissions old for a future one.)
+func after(now, t, mark uint32) bool { return now-t < now-mark }
+
+// maxAge is how many admissions old age lets the epoch and the round's start grow.
+const maxAge = 1 << 31
+
+// age moves the epoch and the round's start forward to maxAge admissions before now when
+// they are older, so that after can still order them against the tickets of calls in
+// flight: a limit that has not changed for 2³¹ admissions, or a round that has not ended,
+// would otherwise look as if it began after them. A call in flight for more than maxAge
+// admissions then has its sample left out. Called with amu held.
+func (l *Limiter) age(now uint32) {
+	if now-l.epoch.Load() > maxAge {
+		l.epoch.Store(now - maxAge) // written under amu only
+	}
+	if now-l.roundStart > maxAge {
+		l.roundStart = now - maxAge
+	}
 }
 
 // An admission is what letting a call in yields: its ticket (the admission counter after
