@@ -13,6 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 )
 
@@ -234,3 +235,73 @@ func TestHG10_PanicInHedgeStartedInTheCall(t *testing.T) {
 }
 
 var _ clock.Clock = (*clock.Manual)(nil)
+
+// SPEC HG-7: an attempt whose next is still running when another wins is canceled once
+// next returns, its future first, then its context: an inner circuit breaker records
+// nothing for it (fault: its context was canceled at once, while next ran, and a
+// dependency that answered with its context's error had the breaker record a failure).
+func TestHG7_LoserStillStartingIsCanceledFutureFirst(t *testing.T) {
+	clk := clock.NewManual()
+	h, err := hedge.New(hedge.WithClock(clk), hedge.Delay(10*time.Millisecond), hedge.Budget(false))
+	require.NoError(t, err)
+	b, err := circuitbreaker.New(circuitbreaker.WithClock(clk), circuitbreaker.MinimumCalls(100), circuitbreaker.SlidingWindowSize(100))
+	require.NoError(t, err)
+	var complete1 func(string, error)
+	var ctxErrInNext error
+	n := 0
+	dep := func(ctx context.Context, _ struct{}) *async.Future[string] {
+		n++
+		if n == 1 {
+			f, complete := async.NewPromise[string]()
+			complete1 = complete
+			return f
+		}
+		complete1("one", nil) // attempt 1 wins while attempt 2's next runs
+		if ctxErrInNext = ctx.Err(); ctxErrInNext != nil {
+			return async.Failed[string](ctxErrInNext) // a dependency that checks its context
+		}
+		f, _ := async.NewPromise[string]()
+		return f
+	}
+	call := hedge.DecorateAsyncFunc(h, circuitbreaker.DecorateAsyncFunc(b, dep))
+	fut := call(context.Background(), struct{}{})
+	clk.Advance(10 * time.Millisecond)
+	v, done, err := fut.Result()
+	require.True(t, done)
+	require.NoError(t, err)
+	assert.Equal(t, "one", v)
+	assert.NoError(t, ctxErrInNext, "the loser's context is live while its next runs")
+	s := b.Snapshot()
+	assert.Equal(t, 1, s.BufferedCalls, "only the winner is recorded")
+	assert.Zero(t, s.FailedCalls)
+}
+
+// SPEC HG-7, HG-10: an attempt whose next panics after another attempt won has its
+// context canceled all the same; the panic goes on, and the call keeps the winner's result.
+func TestHG7_LoserThatPanicsAfterTheWinIsCanceled(t *testing.T) {
+	clk := clock.NewManual()
+	h, err := hedge.New(hedge.WithClock(clk), hedge.Delay(10*time.Millisecond), hedge.Budget(false))
+	require.NoError(t, err)
+	var complete1 func(string, error)
+	var loser context.Context
+	n := 0
+	call := hedge.DecorateAsyncFunc(h, func(ctx context.Context, _ struct{}) *async.Future[string] {
+		n++
+		if n == 1 {
+			f, complete := async.NewPromise[string]()
+			complete1 = complete
+			return f
+		}
+		loser = ctx
+		complete1("one", nil)
+		panic("boom")
+	})
+	fut := call(context.Background(), struct{}{})
+	assert.PanicsWithValue(t, "boom", func() { clk.Advance(10 * time.Millisecond) }, "the panic goes on up the timer's goroutine")
+	v, done, err := fut.Result()
+	require.True(t, done)
+	require.NoError(t, err)
+	assert.Equal(t, "one", v)
+	require.NotNil(t, loser)
+	assert.ErrorIs(t, loser.Err(), context.Canceled)
+}

@@ -282,7 +282,7 @@ func (c *call[A, T]) start(trigger error, prev *attemptCtx) {
 	prev.cancel()
 	f := c.run(actx)
 	c.mu.Lock()
-	if c.done { // ended while next ran: its context is already canceled
+	if c.done { // ended while next ran: its future is canceled first, then its context
 		c.mu.Unlock()
 		f.Cancel()
 		actx.cancel()
@@ -300,12 +300,13 @@ func (c *call[A, T]) run(actx *attemptCtx) *async.Future[T] {
 	defer func() {
 		if !ok {
 			c.mu.Lock()
-			if c.done {
+			if c.done { // ended while next ran: its context is left to cancel
 				c.mu.Unlock()
+				actx.cancel()
 				return
 			}
 			var zero T
-			c.finish(zero, ErrPanicked, nil)
+			c.finish(zero, ErrPanicked, actx)
 		}
 	}()
 	f := c.next(actx, c.a)
@@ -370,9 +371,11 @@ func (c *call[A, T]) ctxEnded() {
 
 // end marks the call done, stops the timer, removes the hook on the context and cancels
 // every attempt whose result has not arrived: its future first, so that the inner layers
-// see async.ErrCanceled rather than an error from its context, then its context. It
-// reports whether every attempt started was canceled before it started in an inner
-// layer. Called with c.mu held; it unlocks it.
+// see async.ErrCanceled rather than an error from its context, then its context. An
+// attempt whose next is still running has no future yet: start (or run, if next panics)
+// cancels it in the same order once next returns. It reports whether every attempt
+// started was canceled before it started in an inner layer. Called with c.mu held; it
+// unlocks it.
 func (c *call[A, T]) end() bool {
 	c.done = true
 	c.stopTimer()
@@ -387,6 +390,10 @@ func (c *call[A, T]) end() bool {
 	}
 	notStarted := true
 	for _, at := range att[:n] {
+		if at.ctx != nil && at.fut == nil { // next is running: start cancels it
+			notStarted = false
+			continue
+		}
 		notStarted = at.fut != nil && at.fut.Cancel() && notStarted
 		at.ctx.cancel()
 	}
