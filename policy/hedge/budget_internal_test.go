@@ -68,6 +68,17 @@ func TestHG11_BudgetRule(t *testing.T) {
 	assert.Equal(t, math.MaxInt, avail, "a huge allowance saturates")
 }
 
+// SPEC HG-12: a window that is not a multiple of 20ns has buckets rounded down to the
+// nanosecond: 39ns makes 20 buckets of 1ns, and an event counts for 20ns at most.
+func TestHG12_WindowRoundedDownToWholeBuckets(t *testing.T) {
+	b := testBudget(100, 0, 39*time.Nanosecond)
+	b.arrive(0)
+	calls, _, _ := b.state(19)
+	assert.Equal(t, 1, calls, "counts for more than 19 buckets' width")
+	calls, _, _ = b.state(20)
+	assert.Zero(t, calls, "and at most 20")
+}
+
 // SPEC HG-12: the window is 20 buckets of window/20; an event counts for more than
 // window − window/20 and at most window after it happened.
 func TestHG12_WindowExactToOneBucket(t *testing.T) {

@@ -53,10 +53,12 @@
 // one. The window is a fixed ring of 20 buckets on the hedge's clock, each
 // BudgetWindow/20 wide (rounded down to the nanosecond, at least 1ns): counting
 // allocates nothing, takes the budget's lock once per call and once per hedge, and the
-// memory is fixed. It is exact to one bucket: a call or a hedge counts for more than
-// BudgetWindow − BudgetWindow/20, and for at most BudgetWindow, after it happened (a
-// window under 20ns still spans 20 buckets of 1ns). Budget(false) removes the budget,
-// and with it the counting.
+// memory is fixed. It is exact to one bucket: a call or a hedge counts for more than 19
+// buckets' width and for at most 20, after it happened; for a BudgetWindow that is a
+// multiple of 20ns (every whole number of microseconds), more than BudgetWindow −
+// BudgetWindow/20 and at most BudgetWindow. Another window is shortened by the rounding,
+// by less than 20ns; a window under 20ns still spans 20 buckets of 1ns. Budget(false)
+// removes the budget, and with it the counting.
 //
 // Events, one meaning per kind:
 //   - Hedged when an attempt starts beside the others: Attempt is its number (2 or
