@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -354,13 +353,9 @@ func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, la
 	defer r.reloadMu.RUnlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	used := maps.Clone(r.props.applied) // a failed wrap uses no key
+	r.props.forget(false) // what a reload resolved is not this wrap's
 	committed := false
-	defer func() {
-		if !committed {
-			r.props.applied = used
-		}
-	}()
+	defer func() { r.props.forget(!committed) }() // a failed wrap uses no key
 	c, err := r.build(id, result, specs, layers)
 	if err != nil {
 		return err

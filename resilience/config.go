@@ -56,10 +56,33 @@ type properties struct {
 	byScope map[string]map[string]map[string]string // scope → segment → attribute → value
 	// applied records what the instances built so far used: each scope and segment whose
 	// keys they read (or, for a composition's order, looked for), and each resolution of a
-	// spec's settings, so that Reload can resolve them again. A failed wrap puts back the
-	// map it found (assembleWith), which forgets what the wrap used. Guarded by the
-	// registry's lock.
+	// spec's settings, so that Reload can resolve them again. Guarded by the registry's
+	// lock.
 	applied map[use]*resolution
+	// added lists the uses that applied did not hold before, since forget last emptied
+	// it: a failed wrap forgets them (assembleWith), so that it uses no key, in time
+	// linear in what it used rather than in what every wrap before it used.
+	added []use
+}
+
+// mark records u in applied, with res, and in added when it is new.
+func (p *properties) mark(u use, res *resolution) {
+	if _, ok := p.applied[u]; !ok {
+		p.added = append(p.added, u)
+	}
+	p.applied[u] = res
+}
+
+// forget removes from applied the uses added since the last forget when undo is true,
+// and empties added.
+func (p *properties) forget(undo bool) {
+	if undo {
+		for _, u := range p.added {
+			delete(p.applied, u)
+		}
+	}
+	clear(p.added)
+	p.added = p.added[:0]
 }
 
 // use is a key of properties.applied: a scope and segment that an instance used (n 0, no
@@ -207,13 +230,13 @@ func (p *properties) hasConfig(name string) bool {
 // the caller read.
 func (p *properties) value(scope, segment, attr string) (string, bool) {
 	v, ok := p.byScope[scope][segment][attr]
-	p.applied[use{scope: scope, segment: segment}] = nil
+	p.mark(use{scope: scope, segment: segment}, nil)
 	return v, ok
 }
 
 // apply sets every attribute of scope's segment with set, in attribute order.
 func (p *properties) apply(scope, segment string, set func(attr, value string) error) error {
-	p.applied[use{scope: scope, segment: segment}] = nil
+	p.mark(use{scope: scope, segment: segment}, nil)
 	attrs := p.byScope[scope][segment]
 	for _, attr := range slices.Sorted(maps.Keys(attrs)) {
 		if err := set(attr, attrs[attr]); err != nil {

@@ -227,7 +227,7 @@ func newResolution[O ~func(*S), S any](r *Registry, d *kind.Descriptor[S], start
 // wrap forgets it with the rest of what it used. Called with r.mu held.
 func (r *Registry) record(res *resolution) {
 	r.resolutions++
-	r.props.applied[use{n: r.resolutions}] = res
+	r.props.mark(use{n: r.resolutions}, res)
 }
 
 // resolutionsMade returns the resolutions of the functions and pipelines wrapped so far,

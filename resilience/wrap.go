@@ -21,6 +21,11 @@ import (
 // result predicate whose result type is not T; R4C-REG-011 for a bad order. A failed wrap
 // registers nothing.
 //
+// A wrap costs the same however many came before it. The registry keeps what each wrap
+// resolved for as long as it lives, so that Reload can resolve it again: a few hundred
+// bytes per spec, also when the id is one used before. Wrap a function once, when the
+// service starts, not once per request.
+//
 // The wrapped function is safe for concurrent use. An admitted or rejected call through a
 // rate limiter, a circuit breaker, a bulkhead and a retry allocates nothing.
 func Wrap[T any](r *Registry, id string, fn func(context.Context) (T, error), specs ...Spec) (func(context.Context) (T, error), error) {

@@ -504,3 +504,34 @@ func TestRG2_SharedNameComparesReferencesByIdentity(t *testing.T) {
 	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(rand.NewPCG(1, 2))))
 	requireCode(t, err, policy.CodeConflict)
 }
+
+// One Wrap costs the same however many wraps came before it: the bytes it allocates do
+// not grow with them (fault: each wrap copied the record of every key and resolution used
+// so far, so that n wraps took time and memory in n²). A failed wrap still uses no key.
+func TestWrapCostDoesNotGrowWithEarlierWraps(t *testing.T) {
+	reg, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{"configs.q.retry.maxAttempts": "2"}))
+	require.NoError(t, err)
+	ok := func(context.Context) (string, error) { return "ok", nil }
+	wrapBytes := func(i int) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := resilience.Wrap(reg, fmt.Sprint("Svc.M", i), ok, resilience.Retry())
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	for i := range 100 {
+		wrapBytes(i)
+	}
+	early := wrapBytes(100)
+	for i := 101; i < 5000; i++ {
+		wrapBytes(i)
+	}
+	late := wrapBytes(5000)
+	assert.Less(t, late, 3*early, "wrap 5001 allocated %d bytes, wrap 101 %d", late, early)
+
+	_, err = resilience.Wrap(reg, "Svc.Bad", ok, resilience.Retry(retry.UseConfig("q")),
+		resilience.RateLimiter(ratelimit.Permits(0), ratelimit.Period(time.Second)))
+	require.Error(t, err, "a bad limiter, resolved after the retry: the wrap fails")
+	assert.Equal(t, []string{"configs.q.retry.maxAttempts"}, reg.UnusedKeys(), "and uses no key")
+}
