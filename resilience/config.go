@@ -219,9 +219,9 @@ func (p *properties) checkRanges() error {
 	return nil
 }
 
-// hasConfig reports whether any key names configs.<name>.
-func (p *properties) hasConfig(name string) bool {
-	_, ok := p.byScope[scopeConfigs+"."+name]
+// hasConfig reports whether any key names configs.<name>.<segment>.
+func (p *properties) hasConfig(name, segment string) bool {
+	_, ok := p.byScope[scopeConfigs+"."+name][segment]
 	return ok
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -154,6 +155,14 @@ func TestConfigErrors_UnknownConfigName(t *testing.T) {
 	ce := requireCode(t, err, policy.CodeUnknownConfig)
 	assert.Equal(t, "unknown", ce.Value)
 	assert.Contains(t, err.Error(), "configs.unknown")
+
+	// A name whose keys are all another policy's is unknown to this one (fault: it was
+	// accepted, and the retry ran with its options in code alone).
+	_, err = resilience.Wrap(reg, "B", func(ctx context.Context) (int, error) { return 0, nil },
+		resilience.Retry(retry.UseConfig("known")))
+	ce = requireCode(t, err, policy.CodeUnknownConfig)
+	assert.Equal(t, "retry.useConfig", ce.Key)
+	assert.Contains(t, err.Error(), "configs.known.retry.*")
 }
 
 // R4C-REG-008: one name, two configurations — also when the difference comes from keys.

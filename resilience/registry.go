@@ -339,9 +339,9 @@ func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *kind.Descripto
 		src.id = wrapID
 	}
 	if c.ConfigName != "" {
-		if !p.hasConfig(c.ConfigName) {
+		if !p.hasConfig(c.ConfigName, segment) {
 			return src, &policy.ConfigError{Code: policy.CodeUnknownConfig, Key: segment + ".useConfig", Value: c.ConfigName,
-				Reason: "no configuration keys configs." + shownID(c.ConfigName) + ".* (instance " + shownID(src.id) + ")"}
+				Reason: "no configuration keys configs." + shownID(c.ConfigName) + "." + segment + ".* (instance " + shownID(src.id) + ")"}
 		}
 		if err := p.apply(scopeConfigs+"."+c.ConfigName, segment, from(scopeConfigs+"."+c.ConfigName)); err != nil {
 			return src, err
