@@ -270,9 +270,9 @@ func TestNew_Errors(t *testing.T) {
 		props map[string]string
 		says  string
 	}{
-		{nil, `timeout.useConfig = "slow": no configuration keys configs.slow.* (instance PriceClient.Prices)`},
+		{nil, `timeout.useConfig = "slow": no configuration keys configs.slow.timeout.* (instance PriceClient.Prices)`},
 		{map[string]string{"configs.slow.timeout.duration": "10s"},
-			`circuitBreaker.useConfig = "strict": no configuration keys configs.strict.* (instance PriceClient.Quote)`},
+			`circuitBreaker.useConfig = "strict": no configuration keys configs.strict.circuitBreaker.* (instance PriceClient.Quote)`},
 	} {
 		reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithProperties(c.props))
 		require.NoError(t, err)
