@@ -62,30 +62,33 @@ type given struct {
 
 // validate is Validate, knowing which fields were set.
 func (c Config) validate(g given) error {
+	// A value out of its own range first, then a value not set, then the relation of
+	// period and permits: so that a configuration that sets some attributes and leaves the
+	// others to code (defaults.rateLimiter.*) has its own values checked.
 	switch {
-	case c.Permits == 0 && !g.permits:
-		return policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", "",
-			"permits is not set: set ratelimit.Permits or rateLimiter.permits (at least 1)")
-	case c.Period == 0 && !g.period && c.Permits > 0:
-		return policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", "",
-			"period is not set: set ratelimit.Period or rateLimiter.period (positive)")
-	case c.Permits < 1:
+	case c.Permits < 0 || c.Permits == 0 && g.permits:
 		return policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", textOr(g.permitsText, strconv.Itoa(c.Permits)),
 			"permits must be at least 1 (set ratelimit.Permits or rateLimiter.permits)")
-	case c.Period <= 0:
+	case c.Period < 0 || c.Period == 0 && g.period:
 		reason := "period must be positive"
 		if c.Period == 0 && strings.ContainsAny(g.periodText, "123456789") {
 			reason += ", and this one is shorter than the 1ns unit of durations: it rounds to 0"
 		}
 		return policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", textOr(g.periodText, c.Period.String()),
 			"%s (set ratelimit.Period or rateLimiter.period)", reason)
+	case c.MaxWait < 0:
+		return policy.Errorf(policy.CodeNegativeDuration, "rateLimiter.maxWait", c.MaxWait.String(),
+			"maxWait must not be negative")
+	case c.Permits == 0:
+		return policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", "",
+			"permits is not set: set ratelimit.Permits or rateLimiter.permits (at least 1)")
+	case c.Period == 0:
+		return policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", "",
+			"period is not set: set ratelimit.Period or rateLimiter.period (positive)")
 	case c.Period < time.Duration(c.Permits):
 		return policy.Errorf(policy.CodePeriodTooShort, "rateLimiter.period", c.Period.String(),
 			"period must be at least 1ns per permit: %d permits need a period of at least %v",
 			c.Permits, time.Duration(c.Permits))
-	case c.MaxWait < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "rateLimiter.maxWait", c.MaxWait.String(),
-			"maxWait must not be negative")
 	}
 	return nil
 }

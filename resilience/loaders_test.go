@@ -266,16 +266,17 @@ func TestWrap_ErrorNamesTheWholeKeyOfTheValue(t *testing.T) {
 	assert.Equal(t, policy.CodeZeroPeriod, ce.Code)
 	assert.Equal(t, "instances.Billing.Charge.rateLimiter.period", ce.Key)
 
-	ce = wrap(map[string]string{"configs.q.rateLimiter.period": "-1s"},
+	// Values NewRegistry cannot check without the permits that code gives.
+	ce = wrap(map[string]string{"configs.q.rateLimiter.period": "2ns"},
 		resilience.RateLimiter(append(code, ratelimit.UseConfig("q"))...))
-	assert.Equal(t, policy.CodeZeroPeriod, ce.Code)
+	assert.Equal(t, policy.CodePeriodTooShort, ce.Code)
 	assert.Equal(t, "configs.q.rateLimiter.period", ce.Key)
-	assert.Contains(t, ce.Error(), `R4C-ATR-002: configs.q.rateLimiter.period = "-1s": `)
+	assert.Contains(t, ce.Error(), `R4C-REG-001: configs.q.rateLimiter.period = "2ns": `)
 	assert.Contains(t, ce.Reason, "(instance Billing.Charge)")
 
-	ce = wrap(map[string]string{"defaults.rateLimiter.maxWait": "-1s"}, resilience.RateLimiter(code...))
-	assert.Equal(t, policy.CodeNegativeDuration, ce.Code)
-	assert.Equal(t, "defaults.rateLimiter.maxWait", ce.Key)
+	ce = wrap(map[string]string{"defaults.rateLimiter.period": "2ns"}, resilience.RateLimiter(ratelimit.Permits(5)))
+	assert.Equal(t, policy.CodePeriodTooShort, ce.Code)
+	assert.Equal(t, "defaults.rateLimiter.period", ce.Key)
 	assert.Contains(t, ce.Reason, "(instance Billing.Charge)")
 
 	// A value from code, or no value at all: the key that would set it for the instance.
@@ -290,7 +291,7 @@ func TestWrap_ErrorNamesTheWholeKeyOfTheValue(t *testing.T) {
 		resilience.RateLimiter(append(code, ratelimit.MaxWait(-time.Second))...))
 	assert.Equal(t, "instances.Billing.Charge.rateLimiter.maxWait", ce.Key)
 	// ... and one that the code leaves is.
-	ce = wrap(map[string]string{"defaults.rateLimiter.period": "-1s"}, resilience.RateLimiter(ratelimit.Permits(5)))
+	ce = wrap(map[string]string{"defaults.rateLimiter.period": "3ns"}, resilience.RateLimiter(ratelimit.Permits(5)))
 	assert.Equal(t, "defaults.rateLimiter.period", ce.Key)
 
 	// Every policy: a Name is the instance id.
@@ -323,6 +324,16 @@ func TestNewRegistry_RangesOfDefaultsAndConfigs(t *testing.T) {
 			"defaults.rateLimiter.permits": "5", "defaults.rateLimiter.period": "1s", "defaults.rateLimiter.maxWait": "-1s",
 		}, policy.CodeNegativeDuration},
 		"configs.q.rateLimiter.permits": {map[string]string{"configs.q.rateLimiter.permits": "-3"}, policy.CodeBadPermits},
+		// A value out of its own range is found also when the others it comes with leave
+		// an attribute to code, or break a relation with a default (fault: both passed).
+		"configs.w.rateLimiter.maxWait": {map[string]string{"configs.w.rateLimiter.maxWait": "-1s"}, policy.CodeNegativeDuration},
+		"configs.q.rateLimiter.period":  {map[string]string{"configs.q.rateLimiter.period": "-1s"}, policy.CodeZeroPeriod},
+		"defaults.adaptiveLimit.backoffRatio": {map[string]string{
+			"defaults.adaptiveLimit.maxLimit": "10", "defaults.adaptiveLimit.backoffRatio": "5",
+		}, policy.CodeOutOfRange},
+		"configs.q.adaptiveLimit.smoothing": {map[string]string{
+			"configs.q.adaptiveLimit.maxLimit": "10", "configs.q.adaptiveLimit.smoothing": "7",
+		}, policy.CodeOutOfRange},
 		// Two errors: the first key in sorted order is reported.
 		"configs.a.retry.jitter": {map[string]string{"configs.b.retry.jitter": "2", "configs.a.retry.jitter": "2"}, policy.CodeOutOfRange},
 	} {
@@ -336,9 +347,10 @@ func TestNewRegistry_RangesOfDefaultsAndConfigs(t *testing.T) {
 // with the whole key: a value behind an attribute with no default, and instances. keys.
 func TestNewRegistry_RangesLeftToTheWrap(t *testing.T) {
 	for _, props := range []map[string]string{
-		{"defaults.rateLimiter.maxWait": "-1s"},
+		{"defaults.rateLimiter.period": "2ns"},          // needs the permits
+		{"configs.q.rateLimiter.permits": "2000000000"}, // needs the period
+		{"defaults.adaptiveLimit.maxLimit": "10"},       // the initial limit may come from code
 		{"defaults.rateLimiter.enabled": "false"},
-		{"configs.q.rateLimiter.period": "-1s"},
 		{"instances.A.retry.maxAttempts": "0"},
 	} {
 		_, err := resilience.NewRegistry(resilience.WithProperties(props))

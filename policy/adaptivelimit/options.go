@@ -117,15 +117,9 @@ func (c Config) Validate() error {
 	case c.MinLimit < 1:
 		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.minLimit", strconv.Itoa(c.MinLimit),
 			"minLimit must be at least 1")
-	case c.MaxLimit < c.MinLimit:
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.maxLimit", strconv.Itoa(c.MaxLimit),
-			"maxLimit must be at least minLimit (%d)", c.MinLimit)
 	case c.MaxLimit > MaxLimitCeiling:
 		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.maxLimit", strconv.Itoa(c.MaxLimit),
 			"maxLimit must be at most %d", MaxLimitCeiling)
-	case c.InitialLimit < c.MinLimit || c.InitialLimit > c.MaxLimit:
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.initialLimit", strconv.Itoa(c.InitialLimit),
-			"initialLimit must be between minLimit (%d) and maxLimit (%d)", c.MinLimit, c.MaxLimit)
 	case c.MaxWait < 0:
 		return policy.Errorf(policy.CodeNegativeDuration, "adaptiveLimit.maxWait", c.MaxWait.String(),
 			"maxWait must not be negative")
@@ -147,6 +141,14 @@ func (c Config) Validate() error {
 	case c.BaselineWindow < 1:
 		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.baselineWindow", strconv.Itoa(c.BaselineWindow),
 			"baselineWindow must be at least 1")
+	// The checks of one attribute against another come last, so that a value out of its
+	// own range is found also when another value breaks such a relation.
+	case c.MaxLimit < c.MinLimit:
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.maxLimit", strconv.Itoa(c.MaxLimit),
+			"maxLimit must be at least minLimit (%d)", c.MinLimit)
+	case c.InitialLimit < c.MinLimit || c.InitialLimit > c.MaxLimit:
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.initialLimit", strconv.Itoa(c.InitialLimit),
+			"initialLimit must be between minLimit (%d) and maxLimit (%d)", c.MinLimit, c.MaxLimit)
 	}
 	return nil
 }
