@@ -35,14 +35,36 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 	props := map[string]string{}
 	lines := map[string]int{} // the line of each key
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	// Room for a longest line and its terminator ("\r\n"); a longer line is refused by
+	// next, and one longer than the buffer by the scanner.
+	sc.Buffer(make([]byte, 0, 64*1024), maxPropertiesLine+2)
 	sc.Split(scanLines)
-	var joined strings.Builder
 	lineNo := 0
-	for sc.Scan() {
+	var bad error // why next returned false, when it was not the end of r
+	// next reads the next physical line; false at the end of r or on a line it refuses.
+	next := func() (string, bool) {
+		if !sc.Scan() {
+			if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+				bad = policy.Errorf(policy.CodeBadSource, "", "", "line %d is longer than 1 MiB", lineNo+1)
+			} else if err != nil {
+				bad = policy.Errorf(policy.CodeBadSource, "", "", "line %d: reading properties: %v", lineNo+1, err)
+			}
+			return "", false
+		}
 		lineNo++
+		if len(sc.Bytes()) > maxPropertiesLine {
+			bad = policy.Errorf(policy.CodeBadSource, "", "", "line %d is longer than 1 MiB", lineNo)
+			return "", false
+		}
+		return sc.Text(), true
+	}
+	var joined strings.Builder
+	for {
+		text, ok := next()
+		if !ok {
+			break
+		}
 		first := lineNo
-		text := sc.Text()
 		if lineNo == 1 {
 			text = strings.TrimPrefix(text, byteOrderMark)
 		}
@@ -57,12 +79,11 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 			joined.Reset()
 			for continues(line) {
 				joined.WriteString(line[:len(line)-1])
-				line = ""
-				if !sc.Scan() {
-					break
+				text, ok := next()
+				if !ok && bad != nil {
+					return nil, bad
 				}
-				lineNo++
-				line = strings.TrimSpace(sc.Text())
+				line = strings.TrimSpace(text)
 			}
 			joined.WriteString(line)
 			line = joined.String()
@@ -84,11 +105,15 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 		lines[key] = first
 		props[key] = strings.TrimSpace(line[i+1:])
 	}
-	if err := sc.Err(); err != nil {
-		return nil, policy.Errorf(policy.CodeBadSource, "", "", "line %d: reading properties: %v", lineNo+1, err)
+	if bad != nil {
+		return nil, bad
 	}
 	return props, nil
 }
+
+// maxPropertiesLine is the longest physical line LoadProperties reads, in bytes, without
+// its terminator: 1 MiB.
+const maxPropertiesLine = 1 << 20
 
 // scanLines is bufio.ScanLines with the line terminators of the properties format:
 // "\n", "\r\n" and "\r" alone. A "\r" at the end of the data read so far waits for the

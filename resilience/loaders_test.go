@@ -133,6 +133,39 @@ func TestLoaders_KeyLengthBound(t *testing.T) {
 	assert.Greater(t, len(ce.Key), resilience.MaxKeyLen)
 }
 
+// A physical line of up to 1 MiB, without its terminator, is read whatever ends it; a
+// longer one is refused with R4C-CFG-002 and its own line number, also when it continues
+// another (fault: a line of exactly 1 MiB was refused, and after a continuation the error
+// named the wrong line, or the line's first 1 MiB was read as a line of its own).
+func TestLoadProperties_LinesUpTo1MiB(t *testing.T) {
+	const mib = 1 << 20
+	value := func(n int) string { return strings.Repeat("y", n) }
+	for _, end := range []string{"\n", "\r\n", "\r", ""} {
+		line := "a=" + value(mib-2)
+		props, err := resilience.LoadProperties(strings.NewReader(line + end))
+		require.NoError(t, err, "a line of 1 MiB ended by %q", end)
+		assert.Len(t, props["a"], mib-2)
+
+		_, err = resilience.LoadProperties(strings.NewReader("b=1\n" + line + "y" + end))
+		ce := requireCode(t, err, policy.CodeBadSource)
+		assert.Equal(t, "line 2 is longer than 1 MiB", ce.Reason, "ended by %q", end)
+	}
+	for source, want := range map[string]string{
+		"a=\\\nk=" + value(mib) + "\n":   "line 2 is longer than 1 MiB",
+		"key=\\\n" + value(mib+1) + "\n": "line 2 is longer than 1 MiB",
+		"key\\\n" + value(mib+1) + "\r":  "line 2 is longer than 1 MiB",
+		"a=1\nb=\\\n\\\n" + value(mib+5): "line 4 is longer than 1 MiB",
+	} {
+		_, err := resilience.LoadProperties(strings.NewReader(source))
+		ce := requireCode(t, err, policy.CodeBadSource)
+		assert.Equal(t, want, ce.Reason)
+		assert.Less(t, len(err.Error()), 100, "the line is not repeated in the message")
+	}
+	props, err := resilience.LoadProperties(strings.NewReader("key=\\\n" + value(mib) + "\n"))
+	require.NoError(t, err, "a continuation line of 1 MiB")
+	assert.Len(t, props["key"], mib)
+}
+
 // A UTF-8 byte-order mark at the start of a file is not part of the first key (fault:
 // the first key was unknown, and the suggestion was the key itself).
 func TestLoaders_ByteOrderMarkIsIgnored(t *testing.T) {
