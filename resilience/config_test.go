@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -449,4 +450,25 @@ func TestUnusedKeys_FailedWrapUsesNoKey(t *testing.T) {
 	_, err := resilience.Wrap(reg, "G.Call", func(context.Context) (int, error) { return 0, nil }, resilience.Retry())
 	requireCode(t, err, policy.CodeOutOfRange)
 	assert.Equal(t, []string{"instances.G.Call.retry.maxAttempts"}, reg.UnusedKeys())
+}
+
+// Timeout(d): the keys of configs.<name> and instances.<id> override d, d overrides
+// defaults.timeout.duration, and a d of 0 leaves the duration to the configuration
+// (fault: Timeout(0) failed although defaults.timeout.duration was set, as its error
+// message advised).
+func TestTimeoutDurationFromCodeAndKeys(t *testing.T) {
+	fn := func(context.Context) (int, error) { return 0, nil }
+	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{
+		"defaults.timeout.duration":    "5s",
+		"instances.C.timeout.duration": "2s",
+	}))
+	for id, want := range map[string]time.Duration{"A": 5 * time.Second, "B": time.Second, "C": 2 * time.Second} {
+		d := map[string]time.Duration{"A": 0, "B": time.Second, "C": time.Second}[id]
+		_, err := resilience.Wrap(reg, id, fn, resilience.Timeout(d))
+		require.NoError(t, err, id)
+		assert.Equal(t, want, lookup[*timeout.Timeout](t, reg, policy.LayerTimeout, id).Config().Duration, id)
+	}
+	bare, _ := newRegistry(t)
+	_, err := resilience.Wrap(bare, "A", fn, resilience.Timeout(0))
+	requireCode(t, err, policy.CodeOutOfRange)
 }

@@ -49,9 +49,15 @@ func Retry(opts ...retry.Option) Spec { return Policy(opts...) }
 func CircuitBreaker(opts ...circuitbreaker.Option) Spec { return Policy(opts...) }
 
 // Timeout is the timeout spec (layer "timeout"): each call gets d. In the default order
-// the wait for a permit is outside it. Its configuration segment is "timeout"; the key
-// timeout.duration overrides d.
+// the wait for a permit is outside it. Its configuration segment is "timeout": the keys
+// configs.<name>.timeout.duration and instances.<id>.timeout.duration override d, which
+// overrides defaults.timeout.duration, as options in code override the defaults scope. A
+// d of 0 sets no duration in code: the configuration's (of any scope) applies, and
+// without one the wrap fails with R4C-ATR-007.
 func Timeout(d time.Duration, opts ...timeout.Option) Spec {
+	if d == 0 {
+		return Policy(opts...)
+	}
 	return Policy(append([]timeout.Option{timeout.Duration(d)}, opts...)...)
 }
 
