@@ -472,3 +472,29 @@ func TestTimeoutDurationFromCodeAndKeys(t *testing.T) {
 	_, err := resilience.Wrap(bare, "A", fn, resilience.Timeout(0))
 	requireCode(t, err, policy.CodeOutOfRange)
 }
+
+// SPEC RG-2: a shared instance is built once, by the first spec: its OnEvent listener
+// hears the instance's events, those of calls through either function, and a later
+// spec's listener is not called; the registry's listener hears them all.
+func TestRG2_SharedInstanceKeepsTheFirstSpecsListener(t *testing.T) {
+	var first, second, all int
+	reg, _ := newRegistry(t, resilience.WithEventListener(func(policy.Event) { all++ }))
+	fn := func(context.Context) (int, error) { return 0, nil }
+	spec := func(count *int) resilience.Spec {
+		return resilience.RateLimiter(ratelimit.Name("quota"), ratelimit.Permits(1), ratelimit.Period(time.Hour),
+			ratelimit.OnEvent(func(policy.Event) { *count++ }))
+	}
+	a, err := resilience.Wrap(reg, "A", fn, spec(&first))
+	require.NoError(t, err)
+	b, err := resilience.Wrap(reg, "B", fn, spec(&second))
+	require.NoError(t, err)
+	_, err = a(context.Background())
+	require.NoError(t, err)
+	_, err = b(context.Background())
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	_, err = a(context.Background())
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.Equal(t, 2, first, "both rejections")
+	assert.Zero(t, second)
+	assert.Equal(t, 2, all)
+}

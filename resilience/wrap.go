@@ -12,7 +12,9 @@ import (
 // instances.<id>.composition.order. id is the instance id of every policy that has no
 // Name; by convention Type.Method, e.g. "SearchAPI.Search". Two functions wrapped with
 // one id share those instances, as functions that share a Name do: one limiter's permits,
-// one breaker's window.
+// one breaker's window. A shared instance is built once, by the first spec: a later
+// spec's OnEvent listener (or a limiter's backend), which is not configuration, is not
+// used; WithEventListener hears every instance.
 //
 // Errors (*policy.ConfigError): a policy's invalid configuration (its R4C-ATR or
 // R4C-REG-001 code); R4C-REG-004 for an unknown configs.<name>; R4C-REG-008 when a shared
