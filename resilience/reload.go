@@ -146,9 +146,13 @@ func (r *Registry) plan(next *properties) ([]liveChange, error) {
 		}
 		if g, ok := groups[key]; ok {
 			if !kind.Same(g.res.config, res.config) {
-				return nil, policy.Errorf(policy.CodeConflict, string(rec.layer), rec.id,
-					"functions that share this name would resolve different configurations (%s's vs %s's): %s",
-					shownID(g.first.wrapID), shownID(rec.wrapID), kind.Difference(g.res.config, res.config))
+				key, value := r.conflictKey(g.res, res, next)
+				if key == "" {
+					key, value = string(rec.layer), rec.id
+				}
+				return nil, policy.Errorf(policy.CodeConflict, key, value,
+					"functions that share the %s %s would resolve different configurations (%s's vs %s's): %s",
+					rec.layer, shownID(rec.id), shownID(g.first.wrapID), shownID(rec.wrapID), kind.Difference(g.res.config, res.config))
 			}
 			continue
 		}
@@ -174,6 +178,29 @@ func (r *Registry) plan(next *properties) ([]liveChange, error) {
 		changes = append(changes, c)
 	}
 	return changes, nil
+}
+
+// conflictKey returns the key of the reload next that gives a and b, two resolutions of
+// one shared instance, different configurations, and its value: the first attribute, in
+// the kind's order, whose value one of them takes from a key that next adds or changes.
+// "" when there is none (a key removed: each then takes its value from elsewhere).
+// Called with r.mu held.
+func (r *Registry) conflictKey(a, b resolved, next *properties) (key, value string) {
+	seg := a.src.segment
+	for _, attr := range a.src.attrs {
+		for _, src := range []origin{a.src, b.src} {
+			scope, set := src.scopeOf(attr)
+			if !set {
+				continue
+			}
+			was, had := r.props.byScope[scope][seg][attr]
+			now := next.byScope[scope][seg][attr]
+			if !had || was != now {
+				return scope + "." + seg + "." + attr, now
+			}
+		}
+	}
+	return "", ""
 }
 
 // resolution is how the settings of one policy of one composition were resolved: enough

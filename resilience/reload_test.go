@@ -398,9 +398,21 @@ func TestRC5_SharedNameWithTwoConfigurationsChangesNothing(t *testing.T) {
 
 	err := reg.Reload(with(props, map[string]string{"configs.a.rateLimiter.permits": "6"}))
 	ce := requireCode(t, err, policy.CodeConflict)
-	assert.Equal(t, "rateLimiter", ce.Key)
-	assert.Equal(t, "geo", ce.Value)
+	assert.Equal(t, "configs.a.rateLimiter.permits", ce.Key, "the whole key of the reload that makes them differ")
+	assert.Equal(t, "6", ce.Value)
+	assert.Contains(t, ce.Reason, `functions that share the rateLimiter geo would resolve different configurations`)
 	assert.Contains(t, ce.Reason, "Permits: ")
+
+	// A key of defaults that one function's code overrides and the other's does not.
+	reg2, _ := newRegistry(t)
+	_, err = resilience.Wrap(reg2, "A", ok, resilience.Retry(retry.Name("r"), retry.MaxAttempts(3)))
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg2, "B", ok, resilience.Retry(retry.Name("r")))
+	require.NoError(t, err)
+	err = reg2.Reload(map[string]string{"defaults.retry.maxAttempts": "5"})
+	ce = requireCode(t, err, policy.CodeConflict)
+	assert.Equal(t, "defaults.retry.maxAttempts", ce.Key)
+	assert.Equal(t, "5", ce.Value)
 	assert.Equal(t, 5, lim.Config().Permits)
 	assert.Empty(t, rec.Of(policy.ConfigChanged))
 	_, err = resilience.Wrap(reg, "Geo.Other", ok, resilience.RateLimiter(ratelimit.Name("geo"), ratelimit.UseConfig("a")))
