@@ -137,9 +137,10 @@ var HealthAndReflection = []string{
 // call whose connection comes from one of them has its peer read from the forwarding
 // metadata (ForwardedMetadata): the values are walked from the nearest hop outwards, over
 // the trusted proxies, to the first address that is not one. Default none: forwarding
-// metadata is ignored, since any client can send it. Several calls add prefixes; invalid
-// prefixes are skipped. Addresses compare in canonical form (an IPv4-mapped address is
-// its IPv4 address, zones are dropped).
+// metadata is ignored, since any client can send it. Several calls add prefixes; an
+// invalid prefix (the zero netip.Prefix, or what a failed netip.ParsePrefix returned)
+// fails NewServer with R4C-REG-010. Addresses compare in canonical form (an IPv4-mapped
+// address is its IPv4 address, zones are dropped).
 func TrustedProxies(prefixes ...netip.Prefix) ServerOption {
 	return func(s *Server) {
 		for _, p := range prefixes {

@@ -376,9 +376,17 @@ func TestGR2_NewServerConfigErrors(t *testing.T) {
 			assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "%s(%q): %v", name, m, err)
 		}
 	}
-	s, err := resiliencegrpc.NewServer(nil, resiliencegrpc.Exempt(), resiliencegrpc.TrustedProxies(netip.Prefix{}))
-	require.NoError(t, err, "nil options, no methods and invalid prefixes are skipped")
+	s, err := resiliencegrpc.NewServer(nil, resiliencegrpc.Exempt(), resiliencegrpc.TrustedProxies())
+	require.NoError(t, err, "nil options, no methods and no prefixes are skipped")
 	require.NotNil(t, s)
+
+	// An invalid prefix would trust no proxy where the caller meant one (fault: it was
+	// skipped without a word, and every client behind the proxy shared its address).
+	_, err = resiliencegrpc.NewServer(resiliencegrpc.TrustedProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.Prefix{}))
+	var ce *policy.ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, policy.CodeBadSpec, ce.Code)
+	assert.Equal(t, "resiliencegrpc.trustedProxies", ce.Key)
 }
 
 // GR-3: IPv4 prefixes outside 1..32 and IPv6 prefixes outside 1..128 are R4C-ATR-007.

@@ -64,7 +64,8 @@ func KeyFunc(fn func(r *http.Request) string) MiddlewareOption {
 // it. Addresses are compared in the canonical form ClientIP describes: an IPv4-mapped
 // prefix (::ffff:10.0.0.0/104) is the IPv4 one (10.0.0.0/8), and zones are dropped.
 // Default none: forwarding headers are ignored, since any client can send them. Several
-// calls add prefixes; invalid prefixes are skipped.
+// calls add prefixes; an invalid prefix (the zero netip.Prefix, or what a failed
+// netip.ParsePrefix returned) fails NewMiddleware with R4C-REG-010.
 func TrustedProxies(prefixes ...netip.Prefix) MiddlewareOption {
 	return func(m *middleware) {
 		for _, p := range prefixes {
@@ -86,12 +87,18 @@ func ForwardedHeader(name string) MiddlewareOption {
 // ("/healthz"), or, ending in "/", every path under it ("/static/"). Paths are compared
 // with the request's URL.Path cleaned of dot segments and repeated slashes (path.Clean),
 // so "/static/../api" is not exempt. Default none. Several calls add paths; "" is
-// skipped.
+// skipped. A path that no cleaned request path can be — one that does not start with "/"
+// ("healthz") or is not clean ("/a//b", "/a/./b") — fails NewMiddleware with
+// R4C-REG-010.
 func Exempt(paths ...string) MiddlewareOption {
 	return func(m *middleware) {
 		for _, p := range paths {
 			switch {
 			case p == "":
+			case !cleanPath(p):
+				if m.badExempt == "" {
+					m.badExempt = p
+				}
 			case strings.HasSuffix(p, "/"):
 				m.exemptPrefixes = append(m.exemptPrefixes, p)
 			default:
@@ -102,6 +109,26 @@ func Exempt(paths ...string) MiddlewareOption {
 			}
 		}
 	}
+}
+
+// cleanPath reports whether p is a path that path.Clean leaves as it is, but for the "/"
+// that ends a prefix.
+func cleanPath(p string) bool {
+	if p == "/" {
+		return true
+	}
+	body := strings.TrimSuffix(p, "/")
+	return body != "/" && strings.HasPrefix(body, "/") && path.Clean(body) == body
+}
+
+// cleanedPath returns p as cleanPath accepts it: rooted and cleaned, keeping the "/" that
+// ends a prefix.
+func cleanedPath(p string) string {
+	c := path.Clean("/" + p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
 }
 
 // OnReject replaces the response to a refused request. Default 429 Too Many Requests with
@@ -165,6 +192,7 @@ type middleware struct {
 	ips            clientIPs
 	exempt         map[string]struct{}
 	exemptPrefixes []string
+	badExempt      string                                                  // the first path Exempt was given that no request path can be
 	onReject       func(http.ResponseWriter, *http.Request, time.Duration) // nil: the default answer
 	policyName     string
 	always         bool
@@ -279,6 +307,11 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 	m.kc, _ = k.(contextDecider)
 	if err := m.ips.validate(); err != nil {
 		return nil, err
+	}
+	if m.badExempt != "" {
+		return nil, policy.Errorf(policy.CodeBadSpec, "resiliencehttp.exempt", m.badExempt,
+			"an exempt path is compared with the request's cleaned path, which starts with / and is clean (path.Clean): write %q",
+			cleanedPath(m.badExempt))
 	}
 	if m.reset != ResetUnixTime && m.reset != ResetSeconds {
 		return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencehttp.legacyHeaders", strconv.Itoa(int(m.reset)),

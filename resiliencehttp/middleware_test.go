@@ -471,12 +471,40 @@ func TestMiddleware_NilOrBadArgumentsDoNotPanic(t *testing.T) {
 	}
 	require.NotPanics(t, func() {
 		h := resiliencehttp.Middleware(k, nil, resiliencehttp.KeyFunc(nil), resiliencehttp.OnReject(nil),
-			resiliencehttp.TrustedProxies(netip.Prefix{}), resiliencehttp.ForwardedHeader(""), resiliencehttp.PolicyName(""))(hello)
+			resiliencehttp.TrustedProxies(), resiliencehttp.ForwardedHeader(""), resiliencehttp.PolicyName(""))(hello)
 		assert.Equal(t, http.StatusOK, statusOf(h, "192.0.2.1:5000"), "nil options keep the defaults")
 		assert.Equal(t, http.StatusTooManyRequests, statusOf(h, "192.0.2.1:5000"))
 	})
 	_, err := resiliencehttp.ClientIP(nil)
 	assert.NoError(t, err)
+}
+
+// An exempt path that no request's cleaned path can be, and an invalid trusted proxy, fail
+// NewMiddleware with R4C-REG-010 (fault: both were accepted and never took effect: the
+// path was never exempt, the proxy never trusted).
+func TestMiddleware_BadExemptPathsAndProxiesAreRefused(t *testing.T) {
+	k := newKeyed(t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Second))
+	for path, want := range map[string]string{
+		"healthz": "/healthz", "/a//b": "/a/b", "/a/./b": "/a/b", "/static/../api": "/api",
+		"static/": "/static/", "/static//": "/static/", "//": "/",
+	} {
+		_, err := resiliencehttp.NewMiddleware(k, resiliencehttp.Exempt("/ok", path))
+		var ce *policy.ConfigError
+		require.ErrorAs(t, err, &ce, path)
+		assert.Equal(t, policy.CodeBadSpec, ce.Code, path)
+		assert.Equal(t, "resiliencehttp.exempt", ce.Key)
+		assert.Equal(t, path, ce.Value)
+		assert.Contains(t, ce.Reason, `write "`+want+`"`, path)
+	}
+	for _, path := range []string{"/", "/healthz", "/static/", "/a.b/c", "/..x"} {
+		_, err := resiliencehttp.NewMiddleware(k, resiliencehttp.Exempt(path))
+		assert.NoError(t, err, path)
+	}
+	_, err := resiliencehttp.NewMiddleware(k, resiliencehttp.TrustedProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.Prefix{}))
+	var ce *policy.ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, policy.CodeBadSpec, ce.Code)
+	assert.Equal(t, "resiliencehttp.trustedProxies", ce.Key)
 }
 
 type nopHandler struct{}

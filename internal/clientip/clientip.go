@@ -32,6 +32,7 @@ const (
 // setters must no longer be called. The zero value is not usable: use New.
 type Finder struct {
 	trusted []netip.Prefix // canonical (IPv4 as IPv4) and masked
+	invalid bool           // Trust was given an invalid prefix: Validate refuses it
 	rfc7239 bool           // the forwarded values are RFC 7239 Forwarded elements
 	v4bits  int
 	v6bits  int
@@ -47,9 +48,10 @@ func New() Finder {
 // Trust adds p to the trusted proxies, canonical: an IPv4-mapped prefix
 // (::ffff:10.0.0.0/104) becomes the IPv4 prefix (10.0.0.0/8), the zone is dropped and the
 // prefix masked, as the addresses it is matched against are canonical. An invalid p is
-// skipped.
+// not added, and makes Validate fail.
 func (f *Finder) Trust(p netip.Prefix) {
 	if !p.IsValid() {
+		f.invalid = true
 		return
 	}
 	a, bits := p.Addr().WithZone(""), p.Bits()
@@ -75,11 +77,16 @@ func (f *Finder) SetIPv4Prefix(bits int) { f.v4bits = bits }
 // bits outside 1..128.
 func (f *Finder) SetIPv6Prefix(bits int) { f.v6bits = bits }
 
-// Validate checks the prefix lengths and makes the key cache; it must be called once,
-// after the setters and before Key or KeyOf. It returns a *policy.ConfigError,
-// R4C-ATR-007, keyed keyPrefix+".ipv4Prefix" or keyPrefix+".ipv6Prefix", for a prefix
-// length out of range.
+// Validate checks the prefix lengths and the trusted proxies and makes the key cache; it
+// must be called once, after the setters and before Key or KeyOf. It returns a
+// *policy.ConfigError: R4C-ATR-007, keyed keyPrefix+".ipv4Prefix" or
+// keyPrefix+".ipv6Prefix", for a prefix length out of range; R4C-REG-010, keyed
+// keyPrefix+".trustedProxies", when Trust was given an invalid prefix.
 func (f *Finder) Validate(keyPrefix string) error {
+	if f.invalid {
+		return policy.Errorf(policy.CodeBadSpec, keyPrefix+".trustedProxies", "",
+			"a trusted proxy is an invalid netip.Prefix (the zero Prefix, or the result of a failed ParsePrefix): no proxy would be trusted for it")
+	}
 	if f.v4bits < 1 || f.v4bits > 32 {
 		return policy.Errorf(policy.CodeOutOfRange, keyPrefix+".ipv4Prefix", strconv.Itoa(f.v4bits),
 			"an IPv4 prefix is 1 to 32 bits (default %d)", defaultIPv4Prefix)

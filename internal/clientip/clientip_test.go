@@ -44,13 +44,17 @@ func TestNew_Defaults(t *testing.T) {
 }
 
 // Trust makes prefixes canonical, as the addresses matched against them are: an
-// IPv4-mapped prefix is the IPv4 one; an invalid prefix is skipped.
-func TestFinder_TrustIsCanonicalAndSkipsInvalidPrefixes(t *testing.T) {
-	f := finder(t, func(f *clientip.Finder) { f.Trust(netip.Prefix{}) })
-	assert.False(t, f.Trusting(), "an invalid prefix is skipped")
-	assert.Equal(t, "10.1.1.1", f.KeyOf("10.1.1.1:5000", []string{"203.0.113.5"}))
+// IPv4-mapped prefix is the IPv4 one; an invalid prefix is not added, and Validate
+// refuses it with R4C-REG-010 (it was skipped without a word).
+func TestFinder_TrustIsCanonicalAndRefusesInvalidPrefixes(t *testing.T) {
+	bad := clientip.New()
+	bad.Trust(netip.Prefix{})
+	assert.False(t, bad.Trusting())
+	err := bad.Validate("test")
+	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "%v", err)
+	assert.Contains(t, err.Error(), "test.trustedProxies")
 
-	f = finder(t, func(f *clientip.Finder) { f.Trust(netip.MustParsePrefix("::ffff:10.0.0.0/104")) })
+	f := finder(t, func(f *clientip.Finder) { f.Trust(netip.MustParsePrefix("::ffff:10.0.0.0/104")) })
 	assert.True(t, f.Trusting())
 	assert.Equal(t, "203.0.113.5", f.KeyOf("10.1.1.1:5000", []string{"203.0.113.5"}), "mapped prefix is 10.0.0.0/8")
 	assert.Equal(t, "203.0.113.5", f.KeyOf("[::ffff:10.1.1.1]:5000", []string{"203.0.113.5"}), "mapped peer")
