@@ -90,9 +90,16 @@ const (
 
 // Init prepares d for a call with context ctx whose waits run on clk, and returns the
 // call's future. s starts and stops the work; obs receives the work's results, or is nil
-// to have the first result complete the future. Init must be called once, before any
-// other method, and before d is shared.
+// to have the first result complete the future. A nil clk is clock.System(), a nil ctx
+// context.Background(). Init must be called once, before any other method, and before d
+// is shared.
 func (d *Delayed[T]) Init(clk clock.Clock, ctx context.Context, s Starter[T], obs Observer[T]) *Future[T] {
+	if clk == nil {
+		clk = clock.System()
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	d.fut.init(d)
 	d.clk, d.ctx, d.s, d.obs = clk, ctx, s, obs
 	return &d.fut

@@ -203,6 +203,22 @@ func TestDelayed_AS2_StartsAfterTheDelay(t *testing.T) {
 	assert.False(t, f.Cancel())
 }
 
+// A nil context is context.Background() and a nil clock the system clock (fault: a nil
+// context made the first wait panic).
+func TestDelayed_NilContextAndClock(t *testing.T) {
+	c := newCall()
+	c.next = func() *async.Future[int] { return async.Completed(7) }
+	var ctx context.Context
+	f := c.d.Init(nil, ctx, c, nil)
+	require.NotPanics(t, func() { c.d.StartAfter(0) })
+	// The system clock's timer starts the work; 10s bounds a failure only.
+	wait, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, err := f.Await(wait)
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+}
+
 // SPEC AS-3: cancelling during the wait stops the timer and the work never starts;
 // Cancel reports true, and Stop learns why.
 func TestDelayed_AS3_CancelWhileWaiting(t *testing.T) {
