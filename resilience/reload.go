@@ -146,7 +146,7 @@ func (r *Registry) plan(next *properties) ([]liveChange, error) {
 		}
 		if g, ok := groups[key]; ok {
 			if !kind.Same(g.res.config, res.config) {
-				key, value := r.conflictKey(g.res, res, next)
+				key, value := r.conflictKey(g.first, rec, g.res, res, next)
 				if key == "" {
 					key, value = string(rec.layer), rec.id
 				}
@@ -180,12 +180,13 @@ func (r *Registry) plan(next *properties) ([]liveChange, error) {
 	return changes, nil
 }
 
-// conflictKey returns the key of the reload next that gives a and b, two resolutions of
-// one shared instance, different configurations, and its value: the first attribute, in
-// the kind's order, whose value one of them takes from a key that next adds or changes.
-// "" when there is none (a key removed: each then takes its value from elsewhere).
-// Called with r.mu held.
-func (r *Registry) conflictKey(a, b resolved, next *properties) (key, value string) {
+// conflictKey returns the key of the reload next that gives the resolutions ra and rb of
+// one shared instance different configurations (a and b, made with next), and its value:
+// the first attribute, in the kind's order, whose value one of them takes from a key that
+// next adds or changes, and without whose change they would agree. When no one key is
+// the cause, the first such key; "" when there is none (a key removed: each then takes
+// its value from elsewhere). Called with r.mu held; it changes nothing.
+func (r *Registry) conflictKey(ra, rb *resolution, a, b resolved, next *properties) (key, value string) {
 	seg := a.src.segment
 	for _, attr := range a.src.attrs {
 		for _, src := range []origin{a.src, b.src} {
@@ -195,12 +196,37 @@ func (r *Registry) conflictKey(a, b resolved, next *properties) (key, value stri
 			}
 			was, had := r.props.byScope[scope][seg][attr]
 			now := next.byScope[scope][seg][attr]
-			if !had || was != now {
+			if had && was == now {
+				continue
+			}
+			if key == "" {
+				key, value = scope+"."+seg+"."+attr, now
+			}
+			if r.agreeWithout(ra, rb, next, scope, seg, attr, was, had) {
 				return scope + "." + seg + "." + attr, now
 			}
 		}
 	}
-	return "", ""
+	return key, value
+}
+
+// agreeWithout reports whether ra and rb resolve one configuration with the keys next
+// but for scope.seg.attr, which has its value before the reload (was, or none when !had).
+func (r *Registry) agreeWithout(ra, rb *resolution, next *properties, scope, seg, attr, was string, had bool) bool {
+	attrs := maps.Clone(next.byScope[scope][seg])
+	if had {
+		attrs[attr] = was
+	} else {
+		delete(attrs, attr)
+	}
+	segs := maps.Clone(next.byScope[scope])
+	segs[seg] = attrs
+	byScope := maps.Clone(next.byScope)
+	byScope[scope] = segs
+	trial := &properties{byScope: byScope, applied: map[use]*resolution{}} // marks nothing in next
+	a, errA := ra.again(trial)
+	b, errB := rb.again(trial)
+	return errA == nil && errB == nil && kind.Same(a.config, b.config)
 }
 
 // resolution is how the settings of one policy of one composition were resolved: enough

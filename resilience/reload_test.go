@@ -413,6 +413,19 @@ func TestRC5_SharedNameWithTwoConfigurationsChangesNothing(t *testing.T) {
 	ce = requireCode(t, err, policy.CodeConflict)
 	assert.Equal(t, "defaults.retry.maxAttempts", ce.Key)
 	assert.Equal(t, "5", ce.Value)
+
+	// Of two keys the reload changes, the one without which they would agree: both take
+	// the new permits, only B the new period (A sets its period in code).
+	both := map[string]string{"defaults.rateLimiter.permits": "5", "defaults.rateLimiter.period": "1s"}
+	reg3, _ := newRegistry(t, resilience.WithProperties(both))
+	_, err = resilience.Wrap(reg3, "A", ok, resilience.RateLimiter(ratelimit.Name("geo"), ratelimit.Period(time.Second)))
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg3, "B", ok, resilience.RateLimiter(ratelimit.Name("geo")))
+	require.NoError(t, err)
+	err = reg3.Reload(map[string]string{"defaults.rateLimiter.permits": "6", "defaults.rateLimiter.period": "2s"})
+	ce = requireCode(t, err, policy.CodeConflict)
+	assert.Equal(t, "defaults.rateLimiter.period", ce.Key)
+	assert.Equal(t, "2s", ce.Value)
 	assert.Equal(t, 5, lim.Config().Permits)
 	assert.Empty(t, rec.Of(policy.ConfigChanged))
 	_, err = resilience.Wrap(reg, "Geo.Other", ok, resilience.RateLimiter(ratelimit.Name("geo"), ratelimit.UseConfig("a")))
