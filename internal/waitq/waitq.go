@@ -27,8 +27,8 @@ type Owner interface {
 	// Granted is called once the waiter holds room handed to it by Dispatch, on the
 	// dispatching goroutine, outside the queue's lock. It may release room and call
 	// Dispatch again (the running dispatch picks that room up); it may panic, which
-	// leaves the queue consistent and goes on to Dispatch's caller, while the room left
-	// goes to the next waiters from another goroutine.
+	// leaves the queue consistent and goes on to Dispatch's caller, once the room left has
+	// gone to the next waiters (see Dispatch).
 	Granted()
 }
 
@@ -158,10 +158,11 @@ func (q *Queue[R]) unlink(w *Waiter[R]) {
 // Dispatch while another runs returns at once, and the running one picks up the room
 // made meanwhile (for instance by a call that completes as soon as it is started), so
 // that starting a long queue never recurses. A panic in Granted ends this dispatch,
-// leaving the queue consistent, and goes on to the caller; the room made meanwhile (the
-// panicking owner's own, given back as it unwinds, whose Dispatch returned at once) goes
-// on to the next waiters from a goroutine of its own, so that none of them is left
-// waiting while room is free.
+// leaving the queue consistent, and goes on to the caller; as it unwinds, the room made
+// meanwhile (the panicking owner's own, given back while this dispatch still ran) goes on
+// to the next waiters, on the same goroutine, so that none of them is left waiting while
+// room is free. Should one of them panic too, its panic goes on in turn, in place of the
+// first: every panic stays on the caller's goroutine, where it can be recovered.
 func (q *Queue[R]) Dispatch() {
 	q.mu.Lock()
 	if q.dispatching {
@@ -177,7 +178,7 @@ func (q *Queue[R]) Dispatch() {
 		q.dispatching = false
 		q.mu.Unlock()
 		if !ended { // Granted panicked
-			go q.Dispatch()
+			q.Dispatch()
 		}
 	}()
 	for {

@@ -1,6 +1,7 @@
 package waitq_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -243,22 +244,26 @@ func TestGrantedPanicLeavesQueueConsistent(t *testing.T) {
 }
 
 // A Granted that gives its room back and then panics (a queued call whose function
-// panics as it starts) leaves no waiter behind while room is free: the room goes on to
-// the next waiter, from another goroutine, while the panic goes on to the caller (fault:
-// the Dispatch of the room given back returned at once, and the next waiter stayed
-// queued with a slot free).
+// panics as it starts) leaves no waiter behind while room is free: as the panic unwinds,
+// the room goes on to the next waiters, on the same goroutine, and the panic then goes on
+// to the caller; a second waiter that panics the same way has its panic go on in place
+// of the first (fault: the Dispatch of the room given back returned at once, and the
+// next waiter stayed queued with a slot free).
 func TestGrantedPanicAfterGivingRoomBackServesTheNext(t *testing.T) {
 	p := newPool(0)
-	ws := queueN(t, p, 2)
-	ws[0].onGrant = func(*waiter) {
-		p.release()
-		panic("boom")
+	ws := queueN(t, p, 4)
+	for i, w := range ws[:2] {
+		w.onGrant = func(*waiter) {
+			p.release()
+			panic(fmt.Sprint("boom ", i))
+		}
 	}
-	assert.PanicsWithValue(t, "boom", p.release)
-	requireGranted(t, ws[1])
-	assert.Equal(t, []int{0, 1}, p.grantedIDs())
-	assert.Zero(t, p.queued.Load())
-	assert.Zero(t, p.free.Load(), "the one slot is ws[1]'s")
+	assert.PanicsWithValue(t, "boom 1", p.release, "the last panic goes on")
+	assert.Equal(t, []int{0, 1, 2}, p.grantedIDs(), "granted in order, on the caller's goroutine")
+	assert.Equal(t, int64(1), p.queued.Load(), "ws[3] waits for the slot ws[2] holds")
+	assert.Zero(t, p.free.Load())
+	p.release()
+	requireGranted(t, ws[3])
 }
 
 // requireGranted waits for w's Granted, which may run on another goroutine; 10s bounds a

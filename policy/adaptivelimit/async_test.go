@@ -281,9 +281,11 @@ func TestAsyncPanicWhenLetInFromTheQueue(t *testing.T) {
 }
 
 // SPEC AL-1, AL-18: a queued call whose function panics when it is let in gives its room
-// to the next waiter, which is let in without waiting for its MaxWait (fault: the room
-// came back while the dispatch that let the panicking call in was still running, and the
-// next waiter stayed queued with nothing in flight until its MaxWait rejected it).
+// to the next waiter, which is let in without waiting for its MaxWait, as the panic
+// unwinds the goroutine that made room; a second one that panics too has its panic go on
+// in place of the first, on that goroutine (fault: the room came back while the dispatch
+// that let the panicking call in was still running, and the next waiter stayed queued
+// with nothing in flight until its MaxWait rejected it).
 func TestAsyncPanicWhenLetInFromTheQueueServesTheNext(t *testing.T) {
 	clk := clock.NewManual()
 	l, err := adaptivelimit.New(adaptivelimit.WithClock(clk), adaptivelimit.MinLimit(1),
@@ -301,11 +303,14 @@ func TestAsyncPanicWhenLetInFromTheQueueServesTheNext(t *testing.T) {
 	})
 	hold := call(context.Background(), 1)
 	panicking := call(context.Background(), 0)
+	again := call(context.Background(), 0) // panics too, as the first unwinds
 	next := call(context.Background(), 2)
-	assert.Equal(t, 2, l.Queued())
-	assert.PanicsWithValue(t, "boom", func() { hold.Cancel() })
-	_, _, err = panicking.Result()
-	require.ErrorIs(t, err, async.ErrPanicked)
+	assert.Equal(t, 3, l.Queued())
+	assert.PanicsWithValue(t, "boom", func() { hold.Cancel() }, "on the caller's goroutine, where it can be recovered")
+	for _, f := range []*async.Future[int]{panicking, again} {
+		_, _, err = f.Result()
+		require.ErrorIs(t, err, async.ErrPanicked)
+	}
 	// 10s bounds a failure only: the manual clock does not move, so no MaxWait passes.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

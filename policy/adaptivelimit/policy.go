@@ -67,12 +67,13 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 //   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When it is let
 //     in, next starts on the goroutine that made room (a completing call, or the one
 //     whose sample raised the limit); when a queued call's next panics there, the room it
-//     gives back goes to the next waiters from a goroutine of its own. After MaxWait (a
-//     clock timer) the future fails with l's rejection and the call leaves the queue.
-//     Cancelling the future, or ctx ending, while it waits removes it from the queue at
-//     once: Cancel returns true and next never runs; ctx ending fails the future with a
-//     rejection matching ctx's error. Once started, cancelling the future cancels next's
-//     future (Cancel returns false).
+//     gives back goes to the next waiters before the panic goes on up that goroutine
+//     (should one of them panic too, its panic goes on in place of the first). After
+//     MaxWait (a clock timer) the future fails with l's rejection and the call leaves the
+//     queue. Cancelling the future, or ctx ending, while it waits removes it from the
+//     queue at once: Cancel returns true and next never runs; ctx ending fails the future
+//     with a rejection matching ctx's error. Once started, cancelling the future cancels
+//     next's future (Cancel returns false).
 //
 // Each call's outcome is recorded once, with ctx, when the limiter decides: at once, or
 // when a queued call starts (ResultAdmitted, Wait = how long it waited), expires or is

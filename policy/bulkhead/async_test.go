@@ -458,9 +458,11 @@ func TestAsyncPanicWhenStartedFromTheQueue(t *testing.T) {
 }
 
 // A queued call whose function panics when a released slot starts it gives the slot back
-// to the next waiter, which starts without waiting for its MaxWait (fault: the slot came
-// back while the dispatch that started the panicking call was still running, and the
-// next waiter stayed queued with the slot free until its MaxWait rejected it).
+// to the next waiter, which starts without waiting for its MaxWait, as the panic unwinds
+// the goroutine that released the slot; a second one that panics too has its panic go
+// on in place of the first, on that goroutine (fault: the slot came back while the
+// dispatch that started the panicking call was still running, and the next waiter stayed
+// queued with the slot free until its MaxWait rejected it).
 func TestAsyncPanicWhenStartedFromTheQueueServesTheNext(t *testing.T) {
 	clk := clock.NewManual()
 	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second), bulkhead.WithClock(clk))
@@ -477,11 +479,14 @@ func TestAsyncPanicWhenStartedFromTheQueueServesTheNext(t *testing.T) {
 	})
 	hold := call(context.Background(), 1)
 	panicking := call(context.Background(), 0)
+	again := call(context.Background(), 0) // panics too, as the first unwinds
 	next := call(context.Background(), 2)
-	assert.Equal(t, 2, b.Waiting())
-	assert.PanicsWithValue(t, "boom", func() { hold.Cancel() })
-	_, _, err = panicking.Result()
-	require.ErrorIs(t, err, async.ErrPanicked)
+	assert.Equal(t, 3, b.Waiting())
+	assert.PanicsWithValue(t, "boom", func() { hold.Cancel() }, "on the caller's goroutine, where it can be recovered")
+	for _, f := range []*async.Future[int]{panicking, again} {
+		_, _, err = f.Result()
+		require.ErrorIs(t, err, async.ErrPanicked)
+	}
 	// 10s bounds a failure only: the manual clock does not move, so no MaxWait passes.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -54,8 +54,9 @@ func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, 
 //   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When a slot is
 //     handed to it, next starts on the goroutine that released the slot (or that raised
 //     MaxConcurrent with Reconfigure); when a queued call's next panics there, the slot
-//     it gives back goes to the next waiters from a goroutine of its own. After MaxWait,
-//     the one in force when it arrived (a clock timer) the future fails with b's
+//     it gives back goes to the next waiters before the panic goes on up that goroutine
+//     (should one of them panic too, its panic goes on in place of the first). After
+//     MaxWait, the one in force when it arrived (a clock timer) the future fails with b's
 //     rejection and the call leaves the queue. Cancelling the future, or ctx ending,
 //     while it waits removes it from the queue at once: Cancel returns true and next
 //     never runs; ctx ending fails the future with a rejection matching ctx's error. Once
