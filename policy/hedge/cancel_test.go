@@ -305,3 +305,34 @@ func TestHG7_LoserThatPanicsAfterTheWinIsCanceled(t *testing.T) {
 	require.NotNil(t, loser)
 	assert.ErrorIs(t, loser.Err(), context.Canceled)
 }
+
+// SPEC HG-9: when ctx ends while next is running a later attempt, that attempt's context
+// ends at once, as a context derived from ctx must; it does not wait for next to return.
+func TestHG9_ContextEndReachesAnAttemptWhoseNextRuns(t *testing.T) {
+	clk := clock.NewManual()
+	h, err := hedge.New(hedge.WithClock(clk), hedge.Delay(10*time.Millisecond), hedge.Budget(false))
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var doneWhileRunning bool
+	n := 0
+	call := hedge.DecorateAsyncFunc(h, func(actx context.Context, _ struct{}) *async.Future[string] {
+		n++
+		if n == 2 {
+			cancel() // the caller's context ends while attempt 2's next runs
+			select {
+			case <-actx.Done():
+				doneWhileRunning = true
+			case <-time.After(10 * time.Second): // bounds a failure only
+			}
+		}
+		f, _ := async.NewPromise[string]()
+		return f
+	})
+	fut := call(ctx, struct{}{})
+	clk.Advance(10 * time.Millisecond)
+	assert.True(t, doneWhileRunning)
+	_, done, err := fut.Result()
+	require.True(t, done)
+	assert.ErrorIs(t, err, context.Canceled)
+}

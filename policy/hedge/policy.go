@@ -50,9 +50,10 @@ import (
 // attempt's context registers nothing on ctx: it has ctx's deadline and values; its Err
 // is nil until the hedge cancels it, then ctx's error if ctx has ended, else
 // context.Canceled; and its Done channel, made at the first call of Done, is closed when
-// the hedge cancels it: when the attempt's result arrives, when the call ends, and when
-// ctx ends (through the call's hook; if ctx ends while next is running attempt 1, once
-// next has returned). A context derived from an attempt's (context.WithCancel, as
+// the hedge cancels it: when the attempt's result arrives, when the call ends (when
+// another attempt wins or the future is canceled while next is running the attempt, once
+// next has returned, its future canceled first), and when ctx ends (through the call's
+// hook; if ctx ends while next is running attempt 1, once next has returned). A context derived from an attempt's (context.WithCancel, as
 // async.Go does, or context.AfterFunc) is canceled with it, on the goroutine that
 // cancels it, and costs no goroutine and no map. A call whose attempt 1 returns a future
 // already complete with a success, or with an error that does not start a hedge, returns
@@ -373,7 +374,8 @@ func (c *call[A, T]) ctxEnded() {
 // every attempt whose result has not arrived: its future first, so that the inner layers
 // see async.ErrCanceled rather than an error from its context, then its context. An
 // attempt whose next is still running has no future yet: start (or run, if next panics)
-// cancels it in the same order once next returns. It reports whether every attempt
+// cancels it in the same order once next returns, unless the caller's context has ended,
+// whose end its context follows at once. It reports whether every attempt
 // started was canceled before it started in an inner layer. Called with c.mu held; it
 // unlocks it.
 func (c *call[A, T]) end() bool {
@@ -389,8 +391,9 @@ func (c *call[A, T]) end() bool {
 		stopCtx()
 	}
 	notStarted := true
+	live := c.ctx.Err() == nil // else the attempts' contexts end with it, at once
 	for _, at := range att[:n] {
-		if at.ctx != nil && at.fut == nil { // next is running: start cancels it
+		if at.ctx != nil && at.fut == nil && live { // next is running: start cancels it
 			notStarted = false
 			continue
 		}
