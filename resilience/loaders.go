@@ -38,7 +38,7 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 	// Room for a longest line and its terminator ("\r\n"); a longer line is refused by
 	// next, and one longer than the buffer by the scanner.
 	sc.Buffer(make([]byte, 0, 64*1024), maxPropertiesLine+2)
-	sc.Split(scanLines)
+	sc.Split((&lineScanner{}).split)
 	lineNo := 0
 	var bad error // why next returned false, when it was not the end of r
 	// next reads the next physical line; false at the end of r or on a line it refuses.
@@ -115,11 +115,32 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 // its terminator: 1 MiB.
 const maxPropertiesLine = 1 << 20
 
-// scanLines is bufio.ScanLines with the line terminators of the properties format:
+// lineScanner is bufio.ScanLines with the line terminators of the properties format:
 // "\n", "\r\n" and "\r" alone. A "\r" at the end of the data read so far waits for the
-// next byte, which may be its "\n".
-func scanLines(data []byte, atEOF bool) (advance int, line []byte, err error) {
-	i := bytes.IndexAny(data, "\r\n")
+// next byte, which may be its "\n". It remembers how much of the line it has searched
+// for a terminator, so that a reader that returns a long line a few bytes at a time
+// costs time linear in its length, not quadratic.
+type lineScanner struct{ searched int }
+
+// split is the bufio.SplitFunc.
+func (s *lineScanner) split(data []byte, atEOF bool) (advance int, line []byte, err error) {
+	advance, line, err = scanLines(data, atEOF, s.searched)
+	if advance > 0 {
+		s.searched = 0 // the next token starts at the scanner's data
+	} else {
+		s.searched = len(data)
+	}
+	return advance, line, err
+}
+
+// scanLines splits data as lineScanner does, knowing that data[:from] holds no
+// terminator (but for a "\r" last, which waits for the byte after it).
+func scanLines(data []byte, atEOF bool, from int) (advance int, line []byte, err error) {
+	from = max(min(from, len(data))-1, 0) // the "\r" that ended the data may be one
+	i := bytes.IndexAny(data[from:], "\r\n")
+	if i >= 0 {
+		i += from
+	}
 	switch {
 	case i < 0 && atEOF && len(data) > 0:
 		return len(data), data, nil // a last line with no terminator

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -164,6 +165,18 @@ func TestLoadProperties_LinesUpTo1MiB(t *testing.T) {
 	props, err := resilience.LoadProperties(strings.NewReader("key=\\\n" + value(mib) + "\n"))
 	require.NoError(t, err, "a continuation line of 1 MiB")
 	assert.Len(t, props["key"], mib)
+}
+
+// A reader that returns a long line a byte at a time gives the same keys as one that
+// returns it whole.
+func TestLoadProperties_OneByteReads(t *testing.T) {
+	text := "a=" + strings.Repeat("v", 100_000) + "\r\nb = 2\rc: 3\n"
+	whole, err := resilience.LoadProperties(strings.NewReader(text))
+	require.NoError(t, err)
+	bytewise, err := resilience.LoadProperties(iotest.OneByteReader(strings.NewReader(text)))
+	require.NoError(t, err)
+	assert.Equal(t, whole, bytewise)
+	assert.Len(t, whole, 3)
 }
 
 // A UTF-8 byte-order mark at the start of a file is not part of the first key (fault:
