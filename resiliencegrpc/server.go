@@ -204,8 +204,9 @@ type guardRule struct {
 
 // NewServer builds the server-side policies from opts. Its errors are
 // *policy.ConfigError: R4C-REG-010 for a nil limiter or registry, a malformed method
-// name, or two Limits (or two Guards) of the same scope; R4C-ATR-007 for a prefix length
-// out of range; and resilience.Wrap1's for a Guard's composition.
+// name, two Limits (or two Guards) of the same scope, or an invalid trusted proxy
+// prefix; R4C-ATR-007 for a prefix length out of range; and resilience.Wrap1's for a
+// Guard's composition.
 func NewServer(opts ...ServerOption) (*Server, error) {
 	s := &Server{exempt: map[string]struct{}{}, peers: clientip.New(), forwarded: "x-forwarded-for"}
 	s.peers.SetForwarded(s.forwarded)

@@ -37,8 +37,8 @@ func IPv4Prefix(bits int) MiddlewareOption {
 // one of the TrustedProxies; then keyed by its network, IPv4Prefix and IPv6Prefix. Use it
 // to build a KeyFunc that falls back on the client, e.g. for requests without an API key.
 // Options other than TrustedProxies, ForwardedHeader, IPv4Prefix and IPv6Prefix are
-// ignored. It returns a *policy.ConfigError, R4C-ATR-007, for a prefix length out of
-// range.
+// ignored. It returns a *policy.ConfigError: R4C-ATR-007 for a prefix length out of
+// range, R4C-REG-010 for an invalid trusted proxy prefix.
 //
 // Addresses are made canonical first, so that one client has one key however it is
 // written: an IPv4-mapped IPv6 address (::ffff:192.0.2.1) is the IPv4 address, the zone

@@ -294,9 +294,11 @@ func Middleware(k KeyedLimiter, opts ...MiddlewareOption) func(http.Handler) htt
 }
 
 // NewMiddleware is Middleware that reports a bad configuration instead of answering 500:
-// a *policy.ConfigError, R4C-REG-010 for a nil k (or a nil pointer in it), R4C-ATR-003 when k.Config().Permits is
-// less than 1, R4C-ATR-002 when its Period is not positive, R4C-ATR-007 for IPv4Prefix,
-// IPv6Prefix or LegacyHeaders out of range. The middleware it returns is Middleware's.
+// a *policy.ConfigError: R4C-REG-010 for a nil k (or a nil pointer in it), an exempt path
+// that no request's cleaned path can be, or an invalid trusted proxy prefix; R4C-ATR-003
+// when k.Config().Permits is less than 1, R4C-ATR-002 when its Period is not positive,
+// R4C-ATR-007 for IPv4Prefix, IPv6Prefix or LegacyHeaders out of range. The middleware it
+// returns is Middleware's.
 func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler) http.Handler, error) {
 	if nilcheck.Is(k) {
 		return nil, policy.Errorf(policy.CodeBadSpec, "resiliencehttp.limiter", "",
