@@ -65,6 +65,12 @@ type properties struct {
 	added []use
 }
 
+// scratch returns properties of the keys byScope whose uses are recorded apart: resolving
+// with them marks nothing in the registry's.
+func scratch(byScope map[string]map[string]map[string]string) *properties {
+	return &properties{byScope: byScope, applied: map[use]*resolution{}}
+}
+
 // mark records u in applied, with res, and in added when it is new.
 func (p *properties) mark(u use, res *resolution) {
 	if _, ok := p.applied[u]; !ok {

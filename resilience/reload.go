@@ -223,7 +223,7 @@ func (r *Registry) agreeWithout(ra, rb *resolution, next *properties, scope, seg
 	segs[seg] = attrs
 	byScope := maps.Clone(next.byScope)
 	byScope[scope] = segs
-	trial := &properties{byScope: byScope, applied: map[use]*resolution{}} // marks nothing in next
+	trial := scratch(byScope) // marks nothing in next
 	a, errA := ra.again(trial)
 	b, errB := rb.again(trial)
 	return errA == nil && errB == nil && kind.Same(a.config, b.config)
@@ -334,7 +334,7 @@ func sameOrder(a, b string) bool {
 // running instance, when res, the resolution rec made again with the keys next, changes
 // it: its key is the first attribute, in the kind's order, whose key or value changes.
 func (r *Registry) notLive(rec *resolution, res resolved, next *properties) error {
-	now := &properties{byScope: r.props.byScope, applied: map[use]*resolution{}} // marks nothing in r.props
+	now := scratch(r.props.byScope) // marks nothing in r.props
 	was, err := rec.again(now)
 	if err != nil {
 		was.src = origin{} // resolved before, so not expected; then no attribute is named

@@ -95,7 +95,7 @@ func Exempt(paths ...string) MiddlewareOption {
 		for _, p := range paths {
 			switch {
 			case p == "":
-			case !cleanPath(p):
+			case cleanedPath(p) != p: // never a cleaned request path
 				if m.badExempt == "" {
 					m.badExempt = p
 				}
@@ -111,18 +111,8 @@ func Exempt(paths ...string) MiddlewareOption {
 	}
 }
 
-// cleanPath reports whether p is a path that path.Clean leaves as it is, but for the "/"
-// that ends a prefix.
-func cleanPath(p string) bool {
-	if p == "/" {
-		return true
-	}
-	body := strings.TrimSuffix(p, "/")
-	return body != "/" && strings.HasPrefix(body, "/") && path.Clean(body) == body
-}
-
-// cleanedPath returns p as cleanPath accepts it: rooted and cleaned, keeping the "/" that
-// ends a prefix.
+// cleanedPath returns p rooted and cleaned (path.Clean), keeping the "/" that ends a
+// prefix: the form of the request paths Exempt's paths are compared with.
 func cleanedPath(p string) string {
 	c := path.Clean("/" + p)
 	if strings.HasSuffix(p, "/") && c != "/" {

@@ -170,26 +170,25 @@ func (q *Queue[R]) Dispatch() {
 		return
 	}
 	q.dispatching = true
-	locked, ended := true, false
-	defer func() { // also when Granted panics
-		if !locked {
+	locked := true
+	defer func() {
+		panicked := !locked // only Granted runs unlocked
+		if panicked {
 			q.mu.Lock()
 		}
 		q.dispatching = false
 		q.mu.Unlock()
-		if !ended { // Granted panicked
+		if panicked {
 			q.Dispatch()
 		}
 	}()
 	for {
 		w := q.head
 		if w == nil {
-			ended = true
 			return
 		}
 		r, ok := q.take()
 		if !ok {
-			ended = true
 			return
 		}
 		q.unlink(w)
