@@ -42,7 +42,7 @@ func (d Decorators[T]) DecorateAsync(next AsyncCall[T]) AsyncCall[T] {
 
 // Of makes a Policy[T] out of a policy instance p of layer l and its generic decorators,
 // instantiated for calls with no argument, e.g.
-// policy.Of(policy.LayerRetry, r, retry.DecorateFunc[struct{}, T], retry.DecorateAsyncFunc[struct{}, T]).
+// policy.Of(retry.Layer, r, retry.DecorateFunc[struct{}, T], retry.DecorateAsyncFunc[struct{}, T]).
 func Of[T, P any](l Layer, p P, sync func(P, Func[struct{}, T]) Func[struct{}, T], async func(P, AsyncFunc[struct{}, T]) AsyncFunc[struct{}, T]) Policy[T] {
 	return Decorators[T]{
 		L:     l,

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 type refusal struct{ l policy.Layer }
@@ -23,15 +25,15 @@ func TestOB5_RejectedBy(t *testing.T) {
 	l, ok := policy.RejectedBy(refusal{"mine"})
 	assert.True(t, ok)
 	assert.Equal(t, policy.Layer("mine"), l)
-	l, ok = policy.RejectedBy(fmt.Errorf("call: %w", refusal{policy.LayerBulkhead}))
+	l, ok = policy.RejectedBy(fmt.Errorf("call: %w", refusal{bulkhead.Layer}))
 	assert.True(t, ok)
-	assert.Equal(t, policy.LayerBulkhead, l)
+	assert.Equal(t, bulkhead.Layer, l)
 	for _, err := range []error{nil, errors.New("boom"), fmt.Errorf("x: %w", context.Canceled)} {
 		l, ok = policy.RejectedBy(err)
 		assert.False(t, ok, "%v", err)
 		assert.Empty(t, l)
 	}
-	err := error(refusal{policy.LayerRateLimiter})
+	err := error(refusal{ratelimit.Layer})
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = policy.RejectedBy(err) }))
 	other := errors.New("boom")
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = policy.RejectedBy(other) }), "an error that is no rejection")

@@ -33,18 +33,6 @@ type AsyncCall[T any] func(ctx context.Context) *async.Future[T]
 // policy has a Layer of its own choosing, any name other than the built-in ones.
 type Layer string
 
-// The built-in layers, outermost first in the default order.
-const (
-	LayerFallback       Layer = "fallback"
-	LayerRetry          Layer = "retry"
-	LayerHedge          Layer = "hedge" // in the retry's place: a composition has one or the other
-	LayerCircuitBreaker Layer = "circuitBreaker"
-	LayerRateLimiter    Layer = "rateLimiter"
-	LayerTimeout        Layer = "timeout"
-	LayerBulkhead       Layer = "bulkhead"
-	LayerAdaptiveLimit  Layer = "adaptiveLimit"
-)
-
 // String returns the layer's name, e.g. "circuitBreaker".
 func (l Layer) String() string { return string(l) }
 

@@ -12,20 +12,28 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // SPEC RG-4: a layer's name is its configuration segment.
 func TestLayer_RG4_String(t *testing.T) {
 	for l, want := range map[policy.Layer]string{
-		policy.LayerFallback:       "fallback",
-		policy.LayerRetry:          "retry",
-		policy.LayerCircuitBreaker: "circuitBreaker",
-		policy.LayerRateLimiter:    "rateLimiter",
-		policy.LayerTimeout:        "timeout",
-		policy.LayerBulkhead:       "bulkhead",
-		policy.LayerHedge:          "hedge",
-		policy.LayerAdaptiveLimit:  "adaptiveLimit",
-		policy.Layer("cache"):      "cache",
+		fallback.Layer:        "fallback",
+		retry.Layer:           "retry",
+		circuitbreaker.Layer:  "circuitBreaker",
+		ratelimit.Layer:       "rateLimiter",
+		timeout.Layer:         "timeout",
+		bulkhead.Layer:        "bulkhead",
+		hedge.Layer:           "hedge",
+		adaptivelimit.Layer:   "adaptiveLimit",
+		policy.Layer("cache"): "cache",
 	} {
 		assert.Equal(t, want, l.String())
 		assert.Equal(t, want, fmt.Sprint(l))
@@ -126,11 +134,11 @@ type ctxKey struct{}
 
 func TestDecorators_AdaptGenericDecorators(t *testing.T) {
 	var p policy.Policy[string] = policy.Decorators[string]{
-		L:     policy.LayerRetry,
+		L:     retry.Layer,
 		Sync:  addPrefix[struct{}]("retried:"),
 		Async: addPrefixAsync[struct{}]("async:"),
 	}
-	assert.Equal(t, policy.LayerRetry, p.Layer())
+	assert.Equal(t, retry.Layer, p.Layer())
 
 	ctx := context.WithValue(context.Background(), ctxKey{}, "v")
 

@@ -75,8 +75,8 @@ func (e *ExceededError) Unwrap() error { return e.cause }
 // New and so has no configuration: it admits nothing.
 var errZero = &ExceededError{instance: "", msg: "ratelimit: a zero Limiter admits nothing: build limiters with New"}
 
-// RejectedBy returns the layer that refused the call: policy.LayerRateLimiter.
-func (e *ExceededError) RejectedBy() policy.Layer { return policy.LayerRateLimiter }
+// RejectedBy returns the layer that refused the call: ratelimit.Layer.
+func (e *ExceededError) RejectedBy() policy.Layer { return Layer }
 
 var (
 	_ policy.Throttled = (*ExceededError)(nil)

@@ -61,7 +61,7 @@ func build(s settings) (*Limiter, error) {
 	l := &Limiter{
 		system: clock.IsSystem(clk),
 		clk:    clk,
-		events: s.EventsOf(policy.LayerRateLimiter, id),
+		events: s.EventsOf(Layer, id),
 		nilCtx: newExceeded(id, policy.ErrNilContext),
 	}
 	l.rej = policy.NewRejections(func(cause error) *ExceededError {

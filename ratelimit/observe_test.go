@@ -32,9 +32,9 @@ func observedLimiter(t *testing.T, opts ...ratelimit.Option) (*ratelimit.Limiter
 		ratelimit.Observe(obs)}, opts...)
 	l, err := ratelimit.New(opts...)
 	require.NoError(t, err)
-	require.Equal(t, []kindtest.ObservedKey{{Layer: policy.LayerRateLimiter, ID: "rl"}}, obs.Order,
+	require.Equal(t, []kindtest.ObservedKey{{Layer: ratelimit.Layer, ID: "rl"}}, obs.Order,
 		"the observer is asked once, for the instance's layer and id")
-	return l, clk, obs.Of(policy.LayerRateLimiter, "rl")
+	return l, clk, obs.Of(ratelimit.Layer, "rl")
 }
 
 // observedKeyed is observedLimiter for a Keyed limiter.
@@ -46,8 +46,8 @@ func observedKeyed(t *testing.T, opts ...ratelimit.Option) (*ratelimit.Keyed[str
 		ratelimit.Observe(obs)}, opts...)
 	k, err := ratelimit.NewKeyed[string](opts...)
 	require.NoError(t, err)
-	require.Equal(t, []kindtest.ObservedKey{{Layer: policy.LayerRateLimiter, ID: "rl"}}, obs.Order)
-	return k, clk, obs.Of(policy.LayerRateLimiter, "rl")
+	require.Equal(t, []kindtest.ObservedKey{{Layer: ratelimit.Layer, ID: "rl"}}, obs.Order)
+	return k, clk, obs.Of(ratelimit.Layer, "rl")
 }
 
 func okCall(context.Context, int) (string, error) { return "ok", nil }
@@ -231,7 +231,7 @@ func TestOB1_LimiterDirectCallsRecord(t *testing.T) {
 	assert.Equal(t, []any{nil, nil, nil, nil, nil, "marker"}, kindtest.Markers(rec.Contexts()))
 	layer, ok := policy.RejectedBy(rec.Outcomes()[4].Err)
 	assert.True(t, ok)
-	assert.Equal(t, policy.LayerRateLimiter, layer)
+	assert.Equal(t, ratelimit.Layer, layer)
 }
 
 // OB-1: a Keyed limiter's outcomes carry the key, as its events name it, and its calls'

@@ -10,6 +10,10 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// Layer is the rate limiter's layer, after the circuit breaker in the default order, and the segment of its configuration keys
+// ("rateLimiter" in defaults.rateLimiter.…).
+const Layer policy.Layer = "rateLimiter"
+
 // Config is a limiter's resolved configuration, validated once when the limiter is built.
 type Config struct {
 	// Permits is how many calls pass per Period, and the burst size: after a quiet spell
@@ -123,7 +127,7 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 
 // descriptor is how a registry sees rate limiters.
 var descriptor = &kind.Descriptor[settings]{
-	L: policy.LayerRateLimiter,
+	L: Layer,
 	Attrs: []kind.Attr[settings]{
 		noted(kind.IntAttr("permits", func(s *settings) *int { return &s.Permits }),
 			func(s *settings, v string) { s.given.permits, s.given.permitsText = true, v }),

@@ -8,12 +8,12 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns l as a policy of layer LayerRateLimiter, for calls returning T. Its
+// NewPolicy returns l as a policy of layer Layer, for calls returning T. Its
 // sync decoration uses Acquire; its async decoration schedules the call for its permit on
 // the clock, with no goroutine waiting. Decorating costs nothing per call beyond the
 // limiter's own.
 func NewPolicy[T any](l *Limiter) policy.Policy[T] {
-	return policy.Of(policy.LayerRateLimiter, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return policy.Of(Layer, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by l: each call takes a permit with Acquire (waiting

@@ -161,7 +161,7 @@ func TestRL6_SyncDecoration(t *testing.T) {
 	l := newLimiter(t, clk, ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.MaxWait(500*time.Millisecond))
 	var calls int
 	call := ratelimit.NewPolicy[int](l).Decorate(func(ctx context.Context) (int, error) { calls++; return calls, nil })
-	assert.Equal(t, policy.LayerRateLimiter, ratelimit.NewPolicy[int](l).Layer())
+	assert.Equal(t, ratelimit.Layer, ratelimit.NewPolicy[int](l).Layer())
 	for range 2 {
 		_, err := call(context.Background())
 		require.NoError(t, err)

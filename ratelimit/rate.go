@@ -126,8 +126,8 @@ func (e *BurstError) Permits() int { return e.permits }
 // Is reports whether target is ErrExceedsBurst.
 func (e *BurstError) Is(target error) bool { return target == ErrExceedsBurst }
 
-// RejectedBy returns the layer that refused the call: policy.LayerRateLimiter.
-func (e *BurstError) RejectedBy() policy.Layer { return policy.LayerRateLimiter }
+// RejectedBy returns the layer that refused the call: ratelimit.Layer.
+func (e *BurstError) RejectedBy() policy.Layer { return Layer }
 
 var _ policy.Rejection = (*BurstError)(nil)
 

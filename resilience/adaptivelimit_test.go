@@ -37,7 +37,7 @@ func TestCO1_AdaptiveLimitIsInnermost(t *testing.T) {
 	// Named outside the bulkhead, it holds its place while the bulkhead refuses.
 	order, err := resilience.Wrap(reg, "Svc.B", func(context.Context) (int, error) { return 1, nil },
 		resilience.AdaptiveLimit(), resilience.Bulkhead(bulkhead.MaxConcurrent(1)),
-		resilience.Order(policy.LayerAdaptiveLimit, policy.LayerBulkhead))
+		resilience.Order(adaptivelimit.Layer, bulkhead.Layer))
 	require.NoError(t, err)
 	_, err = order(context.Background())
 	require.NoError(t, err)

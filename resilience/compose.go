@@ -14,6 +14,9 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
 // composition is the layers of one wrapped function or pipeline, built and in order,
@@ -76,8 +79,8 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		layers = append(layers, s)
 	}
 
-	if seen[policy.LayerHedge] && seen[policy.LayerRetry] {
-		return nil, policy.Errorf(policy.CodeHedgeWithRetry, string(policy.LayerHedge), id,
+	if seen[hedge.Layer] && seen[retry.Layer] {
+		return nil, policy.Errorf(policy.CodeHedgeWithRetry, string(hedge.Layer), id,
 			"a composition has a hedge or a retry, not both: the hedge starts the attempts a retry would, and takes its place in the order")
 	}
 	named, orderAt, err := r.order(id, code)
@@ -133,7 +136,7 @@ func arrange(id, key string, named []policy.Layer, specs []Spec, built map[polic
 			out = append(out, p)
 		}
 	}
-	place(policy.LayerFallback) // always outermost
+	place(fallback.Layer) // always outermost
 	lo.ForEach(named, func(l policy.Layer, _ int) { place(l) })
 	lo.ForEach(known, func(l policy.Layer, _ int) { place(l) })
 	lo.ForEach(specs, func(s Spec, _ int) { place(s.layer()) })
@@ -217,7 +220,7 @@ func withValue(err error, v string) error {
 }
 
 // Order names the order of a composition's layers, outermost first: e.g.
-// Order(policy.LayerTimeout, policy.LayerRetry) puts one timeout around all the attempts
+// Order(timeout.Layer, retry.Layer) puts one timeout around all the attempts
 // of the retry together, where the default order gives each attempt its own timeout. Layers the order
 // does not name keep their default order after (inside) the named ones, and a user's
 // layers that are not named go innermost, in the order of their specs. The fallback is

@@ -466,7 +466,7 @@ func TestTimeoutDurationFromCodeAndKeys(t *testing.T) {
 		d := map[string]time.Duration{"A": 0, "B": time.Second, "C": time.Second}[id]
 		_, err := resilience.Wrap(reg, id, fn, resilience.Timeout(d))
 		require.NoError(t, err, id)
-		assert.Equal(t, want, lookup[*timeout.Timeout](t, reg, policy.LayerTimeout, id).Config().Duration, id)
+		assert.Equal(t, want, lookup[*timeout.Timeout](t, reg, timeout.Layer, id).Config().Duration, id)
 	}
 	bare, _ := newRegistry(t)
 	_, err := resilience.Wrap(bare, "A", fn, resilience.Timeout(0))

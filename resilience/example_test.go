@@ -8,10 +8,10 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -195,7 +195,7 @@ func ExampleOrder() {
 	call, err := resilience.Wrap(reg, "Report.Build", func(ctx context.Context) (string, error) { return "report", nil },
 		resilience.Retry(retry.MaxAttempts(3)),
 		resilience.Timeout(10*time.Second),
-		resilience.Order(policy.LayerTimeout, policy.LayerRetry))
+		resilience.Order(timeout.Layer, retry.Layer))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -142,7 +142,7 @@ func TestHG19_HedgeWithRetryIsRefused(t *testing.T) {
 	for _, specs := range [][]resilience.Spec{
 		{resilience.Hedge(), resilience.Retry()},
 		{resilience.Retry(retry.MaxAttempts(2)), resilience.Hedge()},
-		{resilience.Hedge(), resilience.Retry(), resilience.Order(policy.LayerHedge, policy.LayerRetry)},
+		{resilience.Hedge(), resilience.Retry(), resilience.Order(hedge.Layer, retry.Layer)},
 	} {
 		_, err := resilience.WrapAsync(reg, "Svc.A", fn, specs...)
 		requireCode(t, err, policy.CodeHedgeWithRetry)

@@ -22,14 +22,14 @@ import (
 // synchronous composition.
 func layerTable[A, T any]() []layerRow[A, T] {
 	return []layerRow[A, T]{
-		row(policy.LayerFallback, fallback.DecorateFunc[A, T], fallback.DecorateAsyncFunc[A, T]),
-		row(policy.LayerRetry, retry.DecorateFunc[A, T], retry.DecorateAsyncFunc[A, T]),
-		asyncRow(policy.LayerHedge, hedge.DecorateAsyncFunc[A, T], policy.CodeHedgeSync),
-		row(policy.LayerCircuitBreaker, circuitbreaker.DecorateFunc[A, T], circuitbreaker.DecorateAsyncFunc[A, T]),
-		row(policy.LayerRateLimiter, ratelimit.DecorateFunc[A, T], ratelimit.DecorateAsyncFunc[A, T]),
-		row(policy.LayerTimeout, timeout.DecorateFunc[A, T], timeout.DecorateAsyncFunc[A, T]),
-		row(policy.LayerBulkhead, bulkhead.DecorateFunc[A, T], bulkhead.DecorateAsyncFunc[A, T]),
-		row(policy.LayerAdaptiveLimit, adaptivelimit.DecorateFunc[A, T], adaptivelimit.DecorateAsyncFunc[A, T]),
+		row(fallback.Layer, fallback.DecorateFunc[A, T], fallback.DecorateAsyncFunc[A, T]),
+		row(retry.Layer, retry.DecorateFunc[A, T], retry.DecorateAsyncFunc[A, T]),
+		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T], policy.CodeHedgeSync),
+		row(circuitbreaker.Layer, circuitbreaker.DecorateFunc[A, T], circuitbreaker.DecorateAsyncFunc[A, T]),
+		row(ratelimit.Layer, ratelimit.DecorateFunc[A, T], ratelimit.DecorateAsyncFunc[A, T]),
+		row(timeout.Layer, timeout.DecorateFunc[A, T], timeout.DecorateAsyncFunc[A, T]),
+		row(bulkhead.Layer, bulkhead.DecorateFunc[A, T], bulkhead.DecorateAsyncFunc[A, T]),
+		row(adaptivelimit.Layer, adaptivelimit.DecorateFunc[A, T], adaptivelimit.DecorateAsyncFunc[A, T]),
 	}
 }
 

@@ -51,13 +51,13 @@ func TestOB5_WholeCallOutcomes(t *testing.T) {
 	assert.Equal(t, 30*time.Millisecond, got[1].Latency)
 	assert.ErrorIs(t, got[1].Err, boom)
 	assert.Equal(t, policy.ResultRejected, got[2].Result)
-	assert.Equal(t, policy.LayerRateLimiter, got[2].RejectedBy)
+	assert.Equal(t, ratelimit.Layer, got[2].RejectedBy)
 	assert.Zero(t, got[2].Latency, "a rejected call never reached the function")
 	assert.ErrorIs(t, got[2].Err, ratelimit.ErrExceeded)
 	for _, c := range rec.Contexts() {
 		assert.Equal(t, "marker", kindtest.MarkOf(c), "the recorder gets the call's context")
 	}
-	assert.True(t, obs.Made(policy.LayerRateLimiter, "API.Get"), "the limiter's recorder is asked for too")
+	assert.True(t, obs.Made(ratelimit.Layer, "API.Get"), "the limiter's recorder is asked for too")
 }
 
 // OB-5: a call returning a future is recorded when the future completes, with the time

@@ -12,17 +12,21 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
+	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
 // The default order is the one of the layer table, outermost first.
 func TestCO1_DefaultOrder(t *testing.T) {
-	assert.Equal(t, []policy.Layer{policy.LayerFallback, policy.LayerRetry, policy.LayerHedge, policy.LayerCircuitBreaker,
-		policy.LayerRateLimiter, policy.LayerTimeout, policy.LayerBulkhead, policy.LayerAdaptiveLimit}, resilience.DefaultOrder())
+	assert.Equal(t, []policy.Layer{fallback.Layer, retry.Layer, hedge.Layer, circuitbreaker.Layer,
+		ratelimit.Layer, timeout.Layer, bulkhead.Layer, adaptivelimit.Layer}, resilience.DefaultOrder())
 }
 
 // slowFailure returns a function that takes 400ms of clk's time, in steps of 100ms that
@@ -50,7 +54,7 @@ func TestOrder_TimeoutOutsideRetry(t *testing.T) {
 		want  error
 		at    time.Duration
 	}{
-		{"named order", []resilience.Spec{resilience.Order(policy.LayerTimeout, policy.LayerRetry)}, timeout.ErrTimeout, time.Second},
+		{"named order", []resilience.Spec{resilience.Order(timeout.Layer, retry.Layer)}, timeout.ErrTimeout, time.Second},
 		{"default order", nil, errBoom, 1200 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,7 +85,7 @@ func TestOrder_BreakerOutsideRetry(t *testing.T) {
 		order  []resilience.Spec
 		failed int
 	}{
-		{"named order", []resilience.Spec{resilience.Order(policy.LayerCircuitBreaker, policy.LayerRetry)}, 1},
+		{"named order", []resilience.Spec{resilience.Order(circuitbreaker.Layer, retry.Layer)}, 1},
 		{"default order", nil, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,7 +116,7 @@ func TestOrder_BulkheadOutsideRetry(t *testing.T) {
 		order    []resilience.Spec
 		rejected bool
 	}{
-		{"named order", []resilience.Spec{resilience.Order(policy.LayerBulkhead, policy.LayerRetry)}, true},
+		{"named order", []resilience.Spec{resilience.Order(bulkhead.Layer, retry.Layer)}, true},
 		{"default order", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,9 +159,9 @@ func TestOrder_BulkheadOutsideRetry(t *testing.T) {
 // after every attempt of the retry.
 func TestOrder_FallbackStaysOutermost(t *testing.T) {
 	for _, order := range [][]policy.Layer{
-		{policy.LayerRetry, policy.LayerFallback},
-		{policy.LayerTimeout, policy.LayerFallback, policy.LayerRetry},
-		{policy.LayerFallback},
+		{retry.Layer, fallback.Layer},
+		{timeout.Layer, fallback.Layer, retry.Layer},
+		{fallback.Layer},
 	} {
 		reg, _ := newRegistry(t)
 		calls := 0
@@ -182,10 +186,10 @@ func TestOrder_BadOrdersAreRefused(t *testing.T) {
 	fn := func(context.Context) (int, error) { return 1, nil }
 	retrySpec := resilience.Retry()
 	for _, specs := range [][]resilience.Spec{
-		{retrySpec, resilience.Order(policy.LayerRetry, policy.LayerTimeout, policy.LayerRetry)},
-		{retrySpec, resilience.Order(policy.LayerRetry, "")},
-		{retrySpec, resilience.Order(policy.LayerRetry, "cache")},
-		{retrySpec, resilience.Order(policy.LayerRetry), resilience.Order(policy.LayerRetry)},
+		{retrySpec, resilience.Order(retry.Layer, timeout.Layer, retry.Layer)},
+		{retrySpec, resilience.Order(retry.Layer, "")},
+		{retrySpec, resilience.Order(retry.Layer, "cache")},
+		{retrySpec, resilience.Order(retry.Layer), resilience.Order(retry.Layer)},
 	} {
 		_, err := resilience.Wrap(reg, "Svc.Bad", fn, specs...)
 		requireCode(t, err, policy.CodeBadOrder)
@@ -194,7 +198,7 @@ func TestOrder_BadOrdersAreRefused(t *testing.T) {
 	assert.Empty(t, reg.Snapshot().Policies, "a failed wrap registers nothing")
 
 	_, err := resilience.Wrap(reg, "Svc.Good", fn, retrySpec,
-		resilience.Order(policy.LayerBulkhead, policy.LayerTimeout, policy.LayerRetry))
+		resilience.Order(bulkhead.Layer, timeout.Layer, retry.Layer))
 	require.NoError(t, err)
 }
 
@@ -213,7 +217,7 @@ func TestOrder_ConfigurationKeys(t *testing.T) {
 		require.Error(t, err)
 		return errors.Is(err, timeout.ErrTimeout)
 	}
-	outside := resilience.Order(policy.LayerTimeout, policy.LayerRetry)
+	outside := resilience.Order(timeout.Layer, retry.Layer)
 	assert.True(t, timedOut(t, map[string]string{"defaults.composition.order": "timeout, retry"}))
 	assert.True(t, timedOut(t, map[string]string{"defaults.composition.order": "retry,timeout"}, outside),
 		"code wins over defaults")
@@ -248,6 +252,6 @@ func TestOrder_ConfigurationKeys(t *testing.T) {
 	// A bad order in code fails even where a key overrides it.
 	reg, _ = newRegistry(t, resilience.WithProperties(map[string]string{"instances.Svc.Call.composition.order": "retry"}))
 	_, err = resilience.Wrap(reg, "Svc.Call", func(context.Context) (int, error) { return 0, nil }, resilience.Retry(),
-		resilience.Order(policy.LayerRetry, policy.LayerRetry))
+		resilience.Order(retry.Layer, retry.Layer))
 	requireCode(t, err, policy.CodeBadOrder)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // RetryWaitsForPermit makes the composition's retry wait, after an attempt that the
@@ -34,7 +35,7 @@ func (permitSpec) build(*Registry, string, reflect.Type) (any, func(), error) { 
 // registered instance is unchanged: the composition decorates its calls with the bound
 // retry, which shares the instance's configuration, live changes and events.
 func bindPermits(parts []part, always bool) {
-	i := slices.IndexFunc(parts, func(p part) bool { return p.layer == policy.LayerRetry && !p.user })
+	i := slices.IndexFunc(parts, func(p part) bool { return p.layer == retry.Layer && !p.user })
 	if i < 0 {
 		return
 	}
@@ -43,7 +44,7 @@ func bindPermits(parts []part, always bool) {
 		return
 	}
 	src := retry.PermitSource{Always: always}
-	if j := slices.IndexFunc(parts, func(p part) bool { return p.layer == policy.LayerRateLimiter && !p.user }); j >= 0 {
+	if j := slices.IndexFunc(parts, func(p part) bool { return p.layer == ratelimit.Layer && !p.user }); j >= 0 {
 		if l, ok := parts[j].inst.(kind.Instance); ok {
 			src.Limiter = l.InstanceID()
 		}

@@ -47,7 +47,7 @@ func (f *permitFixture) fn(context.Context) (int, error) {
 // spend takes the one permit of the rate limiter id, so that the next is a period away.
 func (f *permitFixture) spend(t *testing.T, id string) {
 	t.Helper()
-	l, err := resilience.Lookup[*ratelimit.Limiter](f.reg, policy.LayerRateLimiter, id)
+	l, err := resilience.Lookup[*ratelimit.Limiter](f.reg, ratelimit.Layer, id)
 	require.NoError(t, err)
 	require.True(t, l.TryAcquire())
 	require.Zero(t, l.AvailablePermits())
@@ -163,7 +163,7 @@ func TestWaitForPermit_KeyAndLiveChange(t *testing.T) {
 		resilience.Retry(retry.Delay(100*time.Millisecond), retry.MaxAttempts(3)),
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)))
 	require.NoError(t, err)
-	r, err := resilience.Lookup[*retry.Retry](f.reg, policy.LayerRetry, "api")
+	r, err := resilience.Lookup[*retry.Retry](f.reg, retry.Layer, "api")
 	require.NoError(t, err)
 	assert.True(t, r.Config().WaitForPermit)
 
@@ -236,7 +236,7 @@ func TestWaitForPermit_SharedRetryWaitsForEachCompositionsLimiter(t *testing.T) 
 		waits = append(waits, e.Wait)
 	}
 	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second}, waits)
-	r, err := resilience.Lookup[*retry.Retry](f.reg, policy.LayerRetry, "shared")
+	r, err := resilience.Lookup[*retry.Retry](f.reg, retry.Layer, "shared")
 	require.NoError(t, err)
 	assert.Equal(t, "shared", r.InstanceID())
 	for _, e := range f.rec.Of(policy.RetryAttempt) {
@@ -254,14 +254,14 @@ func TestRetryWaitsForPermit(t *testing.T) {
 		resilience.Retry(retry.Delay(100*time.Millisecond), retry.MaxAttempts(3), retry.WaitForPermit(false)),
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)),
 		resilience.RetryWaitsForPermit(),
-		resilience.Order(policy.LayerRetry, policy.LayerRateLimiter))
+		resilience.Order(retry.Layer, ratelimit.Layer))
 	require.NoError(t, err)
 	f.spend(t, "api")
 	_, err = call(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{time.Second}, f.times)
 
-	r, err := resilience.Lookup[*retry.Retry](f.reg, policy.LayerRetry, "api")
+	r, err := resilience.Lookup[*retry.Retry](f.reg, retry.Layer, "api")
 	require.NoError(t, err)
 	assert.False(t, r.Config().WaitForPermit, "the instance's setting is unchanged")
 

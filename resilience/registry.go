@@ -137,7 +137,7 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 		instances: map[instanceKey]kind.Instance{},
 	}
 	if o.backend != nil {
-		r.presets[policy.LayerRateLimiter] = []ratelimit.Option{ratelimit.WithBackend(o.backend)}
+		r.presets[ratelimit.Layer] = []ratelimit.Option{ratelimit.WithBackend(o.backend)}
 	}
 	if r.clk == nil {
 		r.clk = clock.System()
@@ -169,36 +169,36 @@ func (r *Registry) Clock() clock.Clock {
 // function using it was wrapped or its pipeline built. An unknown id fails with
 // R4C-REG-009.
 func (r *Registry) RateLimiter(id string) (ratelimit.Handle, error) {
-	return Lookup[ratelimit.Handle](r, policy.LayerRateLimiter, id)
+	return Lookup[ratelimit.Handle](r, ratelimit.Layer, id)
 }
 
 // CircuitBreaker returns the handle of the circuit breaker with this id; an unknown id
 // fails with R4C-REG-009.
 func (r *Registry) CircuitBreaker(id string) (circuitbreaker.Handle, error) {
-	return Lookup[circuitbreaker.Handle](r, policy.LayerCircuitBreaker, id)
+	return Lookup[circuitbreaker.Handle](r, circuitbreaker.Layer, id)
 }
 
 // Bulkhead returns the read-only handle of the bulkhead with this id; an unknown id fails
 // with R4C-REG-009.
 func (r *Registry) Bulkhead(id string) (bulkhead.Handle, error) {
-	return Lookup[bulkhead.Handle](r, policy.LayerBulkhead, id)
+	return Lookup[bulkhead.Handle](r, bulkhead.Layer, id)
 }
 
 // Hedge returns the read-only handle of the hedge with this id; an unknown id fails with
 // R4C-REG-009.
 func (r *Registry) Hedge(id string) (hedge.Handle, error) {
-	return Lookup[hedge.Handle](r, policy.LayerHedge, id)
+	return Lookup[hedge.Handle](r, hedge.Layer, id)
 }
 
 // AdaptiveLimit returns the read-only handle of the adaptive concurrency limit with this
 // id; an unknown id fails with R4C-REG-009.
 func (r *Registry) AdaptiveLimit(id string) (adaptivelimit.Handle, error) {
-	return Lookup[adaptivelimit.Handle](r, policy.LayerAdaptiveLimit, id)
+	return Lookup[adaptivelimit.Handle](r, adaptivelimit.Layer, id)
 }
 
 // Lookup returns the instance of layer l with this id, as a P: the generic form of
 // RateLimiter, CircuitBreaker and Bulkhead, for any layer, e.g.
-// Lookup[*retry.Retry](r, policy.LayerRetry, "SearchAPI.Search"). An unknown id, or an
+// Lookup[*retry.Retry](r, retry.Layer, "SearchAPI.Search"). An unknown id, or an
 // instance that is not a P, fails with R4C-REG-009. A nil registry fails the same way.
 func Lookup[P any](r *Registry, l policy.Layer, id string) (P, error) {
 	var zero P

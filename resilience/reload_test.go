@@ -82,7 +82,7 @@ func TestRC6_ReloadChangesARunningLimitersRate(t *testing.T) {
 	require.ErrorIs(t, err, ratelimit.ErrExceeded, "the burst of 10 is spent")
 
 	require.NoError(t, reg.Reload(with(props, map[string]string{"instances.Search.rateLimiter.permits": "20"})))
-	lim := lookup[*ratelimit.Limiter](t, reg, policy.LayerRateLimiter, "Search")
+	lim := lookup[*ratelimit.Limiter](t, reg, ratelimit.Layer, "Search")
 	assert.Equal(t, ratelimit.Config{Permits: 20, Period: time.Second}, lim.Config())
 
 	clk.Advance(50 * time.Millisecond)
@@ -122,8 +122,8 @@ func TestRC6_ReloadChangesARunningBreakersThreshold(t *testing.T) {
 		calls[id] = fn
 	}
 	require.NoError(t, reg.Reload(with(props, map[string]string{"instances.Reloaded.circuitBreaker.failureRateThreshold": "75"})))
-	assert.InDelta(t, 75, lookup[*circuitbreaker.Breaker](t, reg, policy.LayerCircuitBreaker, "Reloaded").Config().FailureRateThreshold, 0)
-	assert.InDelta(t, 50, lookup[*circuitbreaker.Breaker](t, reg, policy.LayerCircuitBreaker, "Twin").Config().FailureRateThreshold, 0)
+	assert.InDelta(t, 75, lookup[*circuitbreaker.Breaker](t, reg, circuitbreaker.Layer, "Reloaded").Config().FailureRateThreshold, 0)
+	assert.InDelta(t, 50, lookup[*circuitbreaker.Breaker](t, reg, circuitbreaker.Layer, "Twin").Config().FailureRateThreshold, 0)
 
 	ctx := context.Background()
 	for _, call := range calls {
@@ -131,8 +131,8 @@ func TestRC6_ReloadChangesARunningBreakersThreshold(t *testing.T) {
 			_, _ = call(ctx, fail)
 		}
 	}
-	assert.Equal(t, circuitbreaker.Closed, lookup[*circuitbreaker.Breaker](t, reg, policy.LayerCircuitBreaker, "Reloaded").State())
-	assert.Equal(t, circuitbreaker.Open, lookup[*circuitbreaker.Breaker](t, reg, policy.LayerCircuitBreaker, "Twin").State())
+	assert.Equal(t, circuitbreaker.Closed, lookup[*circuitbreaker.Breaker](t, reg, circuitbreaker.Layer, "Reloaded").State())
+	assert.Equal(t, circuitbreaker.Open, lookup[*circuitbreaker.Breaker](t, reg, circuitbreaker.Layer, "Twin").State())
 }
 
 // SPEC RC-6: a reload raises a running bulkhead's maxConcurrent: a second call in
@@ -153,7 +153,7 @@ func TestRC6_ReloadChangesARunningBulkheadsMaxConcurrent(t *testing.T) {
 	_, err = call(ctx, 4).Await(ctx)
 	require.ErrorIs(t, err, bulkhead.ErrFull, "two calls in flight: the bulkhead is full again")
 	assert.Equal(t, []int{1, 3}, calls.Started())
-	bh := lookup[*bulkhead.Bulkhead](t, reg, policy.LayerBulkhead, "Pool")
+	bh := lookup[*bulkhead.Bulkhead](t, reg, bulkhead.Layer, "Pool")
 	assert.Equal(t, 2, bh.Snapshot().MaxConcurrent)
 
 	calls.Finish(1)
@@ -266,13 +266,13 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) configs(t *testing.T) map[string]any {
 	t.Helper()
 	return map[string]any{
-		"rateLimiter":    lookup[*ratelimit.Limiter](t, f.reg, policy.LayerRateLimiter, "Svc.Get").Config(),
-		"circuitBreaker": lookup[*circuitbreaker.Breaker](t, f.reg, policy.LayerCircuitBreaker, "Svc.Get").Config(),
-		"bulkhead":       lookup[*bulkhead.Bulkhead](t, f.reg, policy.LayerBulkhead, "Svc.Get").Config(),
-		"retry":          lookup[*retry.Retry](t, f.reg, policy.LayerRetry, "Svc.Get").Config(),
-		"timeout":        lookup[*timeout.Timeout](t, f.reg, policy.LayerTimeout, "Svc.Get").Config(),
-		"hedge":          lookup[*hedge.Hedge](t, f.reg, policy.LayerHedge, "Svc.Price").Config(),
-		"adaptiveLimit":  lookup[*adaptivelimit.Limiter](t, f.reg, policy.LayerAdaptiveLimit, "Svc.Adapt").Config(),
+		"rateLimiter":    lookup[*ratelimit.Limiter](t, f.reg, ratelimit.Layer, "Svc.Get").Config(),
+		"circuitBreaker": lookup[*circuitbreaker.Breaker](t, f.reg, circuitbreaker.Layer, "Svc.Get").Config(),
+		"bulkhead":       lookup[*bulkhead.Bulkhead](t, f.reg, bulkhead.Layer, "Svc.Get").Config(),
+		"retry":          lookup[*retry.Retry](t, f.reg, retry.Layer, "Svc.Get").Config(),
+		"timeout":        lookup[*timeout.Timeout](t, f.reg, timeout.Layer, "Svc.Get").Config(),
+		"hedge":          lookup[*hedge.Hedge](t, f.reg, hedge.Layer, "Svc.Price").Config(),
+		"adaptiveLimit":  lookup[*adaptivelimit.Limiter](t, f.reg, adaptivelimit.Layer, "Svc.Adapt").Config(),
 	}
 }
 
@@ -282,7 +282,7 @@ func (f *fixture) newLimiterPeriod(t *testing.T, id string) time.Duration {
 	t.Helper()
 	_, err := resilience.Wrap(f.reg, id, ok, resilience.RateLimiter(ratelimit.Permits(3)))
 	require.NoError(t, err)
-	return lookup[*ratelimit.Limiter](t, f.reg, policy.LayerRateLimiter, id).Config().Period
+	return lookup[*ratelimit.Limiter](t, f.reg, ratelimit.Layer, id).Config().Period
 }
 
 // SPEC RC-5: a reload with one bad key, among good changes of every instance, returns the
@@ -394,7 +394,7 @@ func TestRC5_SharedNameWithTwoConfigurationsChangesNothing(t *testing.T) {
 		_, err := resilience.Wrap(reg, id, ok, resilience.RateLimiter(ratelimit.Name("geo"), ratelimit.UseConfig(config)))
 		require.NoError(t, err)
 	}
-	lim := lookup[*ratelimit.Limiter](t, reg, policy.LayerRateLimiter, "geo")
+	lim := lookup[*ratelimit.Limiter](t, reg, ratelimit.Layer, "geo")
 
 	err := reg.Reload(with(props, map[string]string{"configs.a.rateLimiter.permits": "6"}))
 	ce := requireCode(t, err, policy.CodeConflict)
@@ -449,8 +449,8 @@ func TestRC6_AfterAReloadNewFunctionsResolveTheNewKeys(t *testing.T) {
 	require.NoError(t, err)
 
 	require.NoError(t, reg.Reload(with(props, map[string]string{"defaults.rateLimiter.permits": "7"})))
-	shared := lookup[*ratelimit.Limiter](t, reg, policy.LayerRateLimiter, "shared")
-	coded := lookup[*ratelimit.Limiter](t, reg, policy.LayerRateLimiter, "Coded")
+	shared := lookup[*ratelimit.Limiter](t, reg, ratelimit.Layer, "shared")
+	coded := lookup[*ratelimit.Limiter](t, reg, ratelimit.Layer, "Coded")
 	assert.Equal(t, 7, shared.Config().Permits)
 	assert.Equal(t, 3, coded.Config().Permits, "the option in code wins over defaults.*, as at build")
 
@@ -458,7 +458,7 @@ func TestRC6_AfterAReloadNewFunctionsResolveTheNewKeys(t *testing.T) {
 	require.NoError(t, err, "a function wrapped after the reload resolves 7 too, and shares the instance")
 	_, err = resilience.Wrap(reg, "C", ok, resilience.RateLimiter())
 	require.NoError(t, err)
-	assert.Equal(t, 7, lookup[*ratelimit.Limiter](t, reg, policy.LayerRateLimiter, "C").Config().Permits)
+	assert.Equal(t, 7, lookup[*ratelimit.Limiter](t, reg, ratelimit.Layer, "C").Config().Permits)
 
 	require.NoError(t, reg.Reload(with(props, map[string]string{"instances.Coded.rateLimiter.permits": "9"})))
 	assert.Equal(t, 9, coded.Config().Permits, "instances.<id>.* wins over the option in code, as at build")
@@ -478,7 +478,7 @@ func TestRC5_AFailedWrapLeavesNothingToReload(t *testing.T) {
 
 	require.NoError(t, reg.Reload(with(props, map[string]string{"configs.a.rateLimiter.permits": "6"})),
 		"only One resolves the instance: Two's wrap failed")
-	assert.Equal(t, 6, lookup[*ratelimit.Limiter](t, reg, policy.LayerRateLimiter, "shared").Config().Permits)
+	assert.Equal(t, 6, lookup[*ratelimit.Limiter](t, reg, ratelimit.Layer, "shared").Config().Permits)
 }
 
 // SPEC RC-6: properties, YAML and environment sources each reload a registry; several
@@ -488,7 +488,7 @@ func TestRC6_ReloadFromPropertiesYAMLAndEnv(t *testing.T) {
 		"instances.Svc.Get.rateLimiter.permits": "10", "instances.Svc.Get.rateLimiter.period": "1s"}))
 	_, err := resilience.Wrap(reg, "Svc.Get", ok, resilience.RateLimiter())
 	require.NoError(t, err)
-	lim := lookup[*ratelimit.Limiter](t, reg, policy.LayerRateLimiter, "Svc.Get")
+	lim := lookup[*ratelimit.Limiter](t, reg, ratelimit.Layer, "Svc.Get")
 
 	fromProperties, err := resilience.LoadProperties(strings.NewReader(
 		"instances.Svc.Get.rateLimiter.permits = 20\ninstances.Svc.Get.rateLimiter.period = 1s\n"))
@@ -563,7 +563,7 @@ func TestReload_UnusedKeysFollowTheNewKeys(t *testing.T) {
 		"instances.Unwrapped.bulkhead.maxWait": "1s",
 	}))
 	assert.Equal(t, []string{"instances.Typo.rateLimiter.permits", "instances.Unwrapped.bulkhead.maxWait"}, reg.UnusedKeys())
-	assert.Equal(t, 5*time.Millisecond, lookup[*ratelimit.Limiter](t, reg, policy.LayerRateLimiter, "A").Config().MaxWait)
+	assert.Equal(t, 5*time.Millisecond, lookup[*ratelimit.Limiter](t, reg, ratelimit.Layer, "A").Config().MaxWait)
 }
 
 // SPEC RC-1, RC-5: reloads race with calls through every live policy, with wraps that
@@ -631,7 +631,7 @@ func TestRC5_ReloadsRaceWithCallsAndWraps(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	assert.EqualValues(t, reloads*5, changed.Load(), "each reload changes the five instances")
-	assert.Equal(t, 1000, lookup[*ratelimit.Limiter](t, reg, policy.LayerRateLimiter, "shared").Config().Permits)
+	assert.Equal(t, 1000, lookup[*ratelimit.Limiter](t, reg, ratelimit.Layer, "shared").Config().Permits)
 	assert.Equal(t, []string{"instances.Shared.Other.rateLimiter.maxWait", "instances.Unwrapped.rateLimiter.permits"}, reg.UnusedKeys())
 }
 

@@ -181,7 +181,7 @@ type fallbackSpec[T any, O ~func(*S), S any] struct {
 
 func (sp fallbackSpec[T, O, S]) build(r *Registry, wrapID string, result reflect.Type) (any, func(), error) {
 	if result != reflect.TypeFor[T]() {
-		return nil, nil, policy.Errorf(policy.CodeBadSpec, string(policy.LayerFallback), wrapID,
+		return nil, nil, policy.Errorf(policy.CodeBadSpec, string(fallback.Layer), wrapID,
 			"the fallback returns %v but the function returns %v", reflect.TypeFor[T](), result)
 	}
 	_, s, _, err := sp.settings(r, wrapID, result)

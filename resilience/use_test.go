@@ -56,7 +56,7 @@ func TestUse_PlacesUserLayers(t *testing.T) {
 	assert.Equal(t, "fn>b>a", v, "unnamed user layers are innermost, the first spec outside")
 
 	one, err := resilience.Wrap1(reg, "F.One", func(_ context.Context, q string) (string, error) { return q, nil },
-		append(specs, resilience.Order("b", policy.LayerRetry, "a"))...)
+		append(specs, resilience.Order("b", retry.Layer, "a"))...)
 	require.NoError(t, err)
 	v, err = one(ctx, "q")
 	require.NoError(t, err)
@@ -101,7 +101,7 @@ func TestUse_BadPoliciesAreRefused(t *testing.T) {
 	for _, spec := range []resilience.Spec{
 		resilience.Use[string](nil),
 		resilience.Use[string](tagger{layer: ""}),
-		resilience.Use[string](tagger{layer: policy.LayerRetry}),
+		resilience.Use[string](tagger{layer: retry.Layer}),
 		resilience.Use[int](retry.NewPolicy[int](mustRetry(t))),
 	} {
 		_, err := resilience.Wrap(reg, "F.Bad", fn, spec)
@@ -184,6 +184,6 @@ func TestUse_Messages(t *testing.T) {
 	_, err := resilience.Wrap(reg, "F.Call", fn, resilience.Use[int](nil), resilience.Use[int](nil))
 	ce := requireCode(t, err, policy.CodeBadSpec)
 	assert.Contains(t, ce.Reason, "nil")
-	_, err = resilience.Wrap(reg, "F.Call", fn, resilience.Order(), resilience.Order(policy.LayerRetry))
+	_, err = resilience.Wrap(reg, "F.Call", fn, resilience.Order(), resilience.Order(retry.Layer))
 	requireCode(t, err, policy.CodeBadOrder)
 }

@@ -430,7 +430,7 @@ func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
 	requireCode(t, err, policy.CodeBadSpec)
 	_, err = resilience.NewPipeline[int](nil, "F.Pipe")
 	requireCode(t, err, policy.CodeBadSpec)
-	_, err = resilience.Lookup[*retry.Retry](nil, policy.LayerRetry, "F.Call")
+	_, err = resilience.Lookup[*retry.Retry](nil, retry.Layer, "F.Call")
 	requireCode(t, err, policy.CodeUnknownInstance)
 	var none *resilience.Registry
 	_, err = none.RateLimiter("F.Call")
@@ -473,7 +473,7 @@ func TestPolicy_FindsThePackageFromItsOptions(t *testing.T) {
 	_, err = resilience.Wrap(reg, "F.Twice", func(context.Context) (int, error) { return 0, nil },
 		resilience.Policy[retry.Option](), resilience.Retry())
 	requireCode(t, err, policy.CodeBadSpec) // the same layer twice
-	_, err = resilience.Lookup[*retry.Retry](reg, policy.LayerRetry, "F.Call")
+	_, err = resilience.Lookup[*retry.Retry](reg, retry.Layer, "F.Call")
 	require.NoError(t, err)
 }
 

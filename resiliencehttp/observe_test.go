@@ -33,7 +33,7 @@ func TestOB1_MiddlewareRecordsWithTheRequestsContext(t *testing.T) {
 		req = req.WithContext(context.WithValue(req.Context(), reqKey{}, "req"))
 		h.ServeHTTP(httptest.NewRecorder(), req)
 	}
-	rec := obs.Of(policy.LayerRateLimiter, "perClient")
+	rec := obs.Of(ratelimit.Layer, "perClient")
 	require.Equal(t, []policy.Result{policy.ResultAdmitted, policy.ResultRejected}, rec.Results())
 	for _, o := range rec.Outcomes() {
 		assert.Equal(t, "alice", o.Key)

@@ -8,6 +8,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resilienceotel"
@@ -145,9 +146,9 @@ func BenchmarkRecorder(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = m.Close() })
 	ctx := context.Background()
-	rl := m.Instrument(policy.LayerRateLimiter, "rl")
+	rl := m.Instrument(ratelimit.Layer, "rl")
 	call := m.Instrument(policy.LayerCall, "call")
-	cb := m.Instrument(policy.LayerCircuitBreaker, "cb")
+	cb := m.Instrument(circuitbreaker.Layer, "cb")
 	rejection := policy.Event{Kind: policy.RateLimiterRejected, Instance: "rl", RetryAfter: time.Second}
 	b.Run("admitted", func(b *testing.B) {
 		b.ReportAllocs()
@@ -161,7 +162,7 @@ func BenchmarkRecorder(b *testing.B) {
 		for b.Loop() {
 			rl.Record(ctx, policy.Outcome{Result: policy.ResultRejected})
 			rl.Event(ctx, rejection)
-			call.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: policy.LayerRateLimiter})
+			call.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: ratelimit.Layer})
 		}
 	})
 	b.Run("breaker", func(b *testing.B) {

@@ -5,6 +5,11 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -23,7 +28,7 @@ func (m *Metrics) gaugeAttrsOf(layer policy.Layer, id string) *gaugeAttrs {
 	}
 	inst := attribute.String(attrInstance, id)
 	g := &gaugeAttrs{inst: observeWith(inst)}
-	if layer == policy.LayerCircuitBreaker {
+	if layer == circuitbreaker.Layer {
 		for s, name := range breakerStates {
 			g.states[s] = observeWith(inst, attribute.String(attrState, name))
 		}
@@ -36,12 +41,12 @@ func (m *Metrics) gaugeAttrsOf(layer policy.Layer, id string) *gaugeAttrs {
 func (m *Metrics) observeSnapshot(o metric.Observer, s resilience.Snapshot) {
 	in := &m.ins
 	for _, rl := range s.RateLimiters {
-		g := m.gaugeAttrsOf(policy.LayerRateLimiter, rl.Instance)
+		g := m.gaugeAttrsOf(ratelimit.Layer, rl.Instance)
 		o.ObserveInt64(in.rlAvailable, int64(rl.AvailablePermits), g.inst...)
 		o.ObserveInt64(in.rlWaiting, int64(rl.Waiting), g.inst...)
 	}
 	for _, cb := range s.CircuitBreakers {
-		g := m.gaugeAttrsOf(policy.LayerCircuitBreaker, cb.Instance)
+		g := m.gaugeAttrsOf(circuitbreaker.Layer, cb.Instance)
 		for st := range g.states {
 			var v int64
 			if int(cb.State) == st {
@@ -57,7 +62,7 @@ func (m *Metrics) observeSnapshot(o metric.Observer, s resilience.Snapshot) {
 		}
 	}
 	for _, bh := range s.Bulkheads {
-		g := m.gaugeAttrsOf(policy.LayerBulkhead, bh.Instance)
+		g := m.gaugeAttrsOf(bulkhead.Layer, bh.Instance)
 		o.ObserveInt64(in.bhAvailable, int64(bh.AvailableSlots), g.inst...)
 		o.ObserveInt64(in.bhMax, int64(bh.MaxConcurrent), g.inst...)
 		o.ObserveInt64(in.bhQueued, int64(bh.Waiting), g.inst...)
@@ -66,11 +71,11 @@ func (m *Metrics) observeSnapshot(o metric.Observer, s resilience.Snapshot) {
 		if h.BudgetAvailable < 0 {
 			continue // the budget is off
 		}
-		g := m.gaugeAttrsOf(policy.LayerHedge, h.Instance)
+		g := m.gaugeAttrsOf(hedge.Layer, h.Instance)
 		o.ObserveInt64(in.hgBudget, int64(h.BudgetAvailable), g.inst...)
 	}
 	for _, al := range s.AdaptiveLimits {
-		g := m.gaugeAttrsOf(policy.LayerAdaptiveLimit, al.Instance)
+		g := m.gaugeAttrsOf(adaptivelimit.Layer, al.Instance)
 		o.ObserveInt64(in.alLimit, int64(al.Limit), g.inst...)
 		o.ObserveInt64(in.alInFlight, int64(al.InFlight), g.inst...)
 		o.ObserveInt64(in.alQueued, int64(al.Queued), g.inst...)

@@ -75,7 +75,7 @@ func TestOB1_KeyedNonStringKeysAllocateNothingWithoutKeyAttribute(t *testing.T) 
 // returns nil, and Observe fails with R4C-REG-010.
 func TestNilMetrics(t *testing.T) {
 	var m *resilienceotel.Metrics
-	assert.Nil(t, m.Instrument(policy.LayerRateLimiter, "x"))
+	assert.Nil(t, m.Instrument(ratelimit.Layer, "x"))
 	assert.NoError(t, m.Close())
 	reg, err := resilience.NewRegistry(resilience.WithObserver(m))
 	require.NoError(t, err)

@@ -78,8 +78,8 @@ func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 	require.NoError(t, err)
 	// The waits, which the calls above did not make.
 	ctx := context.Background()
-	h.m.Instrument(policy.LayerRateLimiter, "API.Get").Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
-	h.m.Instrument(policy.LayerBulkhead, "API.Get").Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
+	h.m.Instrument(ratelimit.Layer, "API.Get").Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
+	h.m.Instrument(bulkhead.Layer, "API.Get").Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
 
 	want := map[string]struct {
 		kind instrumentKind
@@ -147,7 +147,7 @@ func TestOB2_NewWithGlobalProviderAndObserveNil(t *testing.T) {
 	m, err := resilienceotel.New(nil)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, m.Close()) }()
-	r := m.Instrument(policy.LayerRateLimiter, "rl")
+	r := m.Instrument(ratelimit.Layer, "rl")
 	require.NotNil(t, r)
 	r.Record(context.Background(), policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Second})
 	err = m.Observe(nil)

@@ -11,6 +11,14 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -124,25 +132,25 @@ func (m *Metrics) Instrument(layer policy.Layer, id string) policy.Recorder {
 func (m *Metrics) newRecorder(layer policy.Layer, id string) recorder {
 	b := base{m: m, id: id, inst: attribute.String(attrInstance, id), spans: m.opts.spans, key: m.opts.key}
 	switch layer {
-	case policy.LayerRateLimiter:
+	case ratelimit.Layer:
 		return newLimiterRec(b, m.ins.rlCalls, m.ins.rlWaited, m.ins.rlWait, m.opts.key)
-	case policy.LayerBulkhead:
+	case bulkhead.Layer:
 		return newLimiterRec(b, m.ins.bhCalls, nil, m.ins.bhWait, false)
-	case policy.LayerAdaptiveLimit:
+	case adaptivelimit.Layer:
 		return newLimiterRec(b, m.ins.alCalls, nil, nil, false)
-	case policy.LayerCircuitBreaker:
+	case circuitbreaker.Layer:
 		b.timed = true
 		return newBreakerRec(b)
-	case policy.LayerRetry:
+	case retry.Layer:
 		return newRetryRec(b)
-	case policy.LayerTimeout:
+	case timeout.Layer:
 		return newOutcomeRec(b, m.ins.toCalls, nil, policy.ResultSucceeded, policy.ResultFailed, policy.ResultTimedOut)
-	case policy.LayerHedge:
+	case hedge.Layer:
 		return newOutcomeRec(b, m.ins.hgCalls, m.ins.hgAttempts, policy.ResultSucceeded, policy.ResultFailed)
 	case policy.LayerCall:
 		b.timed = m.ins.callDuration != nil
 		return newCallRec(b)
-	case policy.LayerFallback:
+	case fallback.Layer:
 		return &eventRec{base: b}
 	}
 	return nil

@@ -12,6 +12,14 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilienceotel"
 )
 
@@ -26,9 +34,9 @@ var errBoom = errors.New("boom")
 func TestOB2_RecorderRateLimiter(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	r := h.m.Instrument(policy.LayerRateLimiter, "rl")
+	r := h.m.Instrument(ratelimit.Layer, "rl")
 	require.NotNil(t, r)
-	assert.Same(t, r, h.m.Instrument(policy.LayerRateLimiter, "rl"), "one recorder per instance")
+	assert.Same(t, r, h.m.Instrument(ratelimit.Layer, "rl"), "one recorder per instance")
 	for range 3 {
 		r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
 	}
@@ -52,7 +60,7 @@ func TestOB2_RecorderRateLimiter(t *testing.T) {
 func TestOB2_RecorderKeyAttribute(t *testing.T) {
 	h := newHarness(t, resilienceotel.WithKeyAttribute(true))
 	ctx := context.Background()
-	r := h.m.Instrument(policy.LayerRateLimiter, "rl")
+	r := h.m.Instrument(ratelimit.Layer, "rl")
 	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "a"})
 	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "a", Wait: time.Second})
 	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Key: "b"})
@@ -78,7 +86,7 @@ func TestOB2_RecorderKeyAttribute(t *testing.T) {
 func TestOB2_RecorderCircuitBreaker(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	r := h.m.Instrument(policy.LayerCircuitBreaker, "cb")
+	r := h.m.Instrument(circuitbreaker.Layer, "cb")
 	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: 100 * time.Millisecond})
 	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: 3 * time.Second, Slow: true})
 	r.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: 2 * time.Second, Slow: true, Err: errBoom})
@@ -123,7 +131,7 @@ func TestOB2_RecorderCircuitBreaker(t *testing.T) {
 func TestOB2_RecorderRetry(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	r := h.m.Instrument(policy.LayerRetry, "rt")
+	r := h.m.Instrument(retry.Layer, "rt")
 	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 1})
 	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 1})
 	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 3})
@@ -146,18 +154,18 @@ func TestOB2_RecorderRetry(t *testing.T) {
 func TestOB2_RecorderTimeoutHedgeBulkheadAdaptive(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	to := h.m.Instrument(policy.LayerTimeout, "to")
+	to := h.m.Instrument(timeout.Layer, "to")
 	to.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: time.Second})
 	to.Record(ctx, policy.Outcome{Result: policy.ResultTimedOut, Latency: 2 * time.Second})
 	to.Record(ctx, policy.Outcome{Result: policy.ResultTimedOut, Latency: 2 * time.Second})
-	hg := h.m.Instrument(policy.LayerHedge, "hg")
+	hg := h.m.Instrument(hedge.Layer, "hg")
 	hg.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 2})
 	hg.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Attempts: 3, Err: errBoom})
-	bh := h.m.Instrument(policy.LayerBulkhead, "bh")
+	bh := h.m.Instrument(bulkhead.Layer, "bh")
 	bh.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
 	bh.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: 20 * time.Millisecond})
 	bh.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Wait: 30 * time.Millisecond})
-	al := h.m.Instrument(policy.LayerAdaptiveLimit, "al")
+	al := h.m.Instrument(adaptivelimit.Layer, "al")
 	al.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
 	al.Record(ctx, policy.Outcome{Result: policy.ResultRejected})
 
@@ -194,8 +202,8 @@ func TestOB2_RecorderCall(t *testing.T) {
 		r := h.m.Instrument(policy.LayerCall, "API.Get")
 		r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: time.Second})
 		r.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: 2 * time.Second, Err: errBoom})
-		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: policy.LayerRateLimiter, Err: errBoom})
-		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: policy.LayerRateLimiter, Err: errBoom})
+		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: ratelimit.Layer, Err: errBoom})
+		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: ratelimit.Layer, Err: errBoom})
 		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: "quota", Err: errBoom})
 
 		c := h.collect()
@@ -226,10 +234,10 @@ func TestOB2_InstrumentUnknownLayerAndClose(t *testing.T) {
 	m, err := resilienceotel.New(mp)
 	require.NoError(t, err)
 	assert.Nil(t, m.Instrument("quota", "q"))
-	fb := m.Instrument(policy.LayerFallback, "fb")
+	fb := m.Instrument(fallback.Layer, "fb")
 	require.NotNil(t, fb)
 	fb.Record(context.Background(), policy.Outcome{Result: policy.ResultFailed}) // nothing to count
-	r := m.Instrument(policy.LayerRateLimiter, "rl")
+	r := m.Instrument(ratelimit.Layer, "rl")
 	r.Record(context.Background(), policy.Outcome{Result: policy.ResultAdmitted})
 
 	var rm metricdata.ResourceMetrics
@@ -238,7 +246,7 @@ func TestOB2_InstrumentUnknownLayerAndClose(t *testing.T) {
 
 	require.NoError(t, m.Close())
 	require.NoError(t, m.Close(), "Close twice")
-	assert.Nil(t, m.Instrument(policy.LayerRateLimiter, "later"))
+	assert.Nil(t, m.Instrument(ratelimit.Layer, "later"))
 	rm = metricdata.ResourceMetrics{}
 	require.NoError(t, reader.Collect(context.Background(), &rm))
 	for _, sm := range rm.ScopeMetrics {

@@ -10,7 +10,14 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // counter is a count bumped by calls, alone on its cache line: the pad keeps the next
@@ -412,29 +419,29 @@ func (r *outcomeRec) observe(o metric.Observer) {
 // builtinLayers are the layers whose rejections a whole call's recorder counts without a
 // map; a rejection by any other layer is counted in its map.
 var builtinLayers = [...]policy.Layer{
-	policy.LayerRateLimiter, policy.LayerCircuitBreaker, policy.LayerBulkhead,
-	policy.LayerAdaptiveLimit, policy.LayerRetry, policy.LayerHedge, policy.LayerTimeout,
-	policy.LayerFallback,
+	ratelimit.Layer, circuitbreaker.Layer, bulkhead.Layer,
+	adaptivelimit.Layer, retry.Layer, hedge.Layer, timeout.Layer,
+	fallback.Layer,
 }
 
 // builtinLayer returns the index of l in builtinLayers; false for another layer.
 func builtinLayer(l policy.Layer) (int, bool) {
 	switch l {
-	case policy.LayerRateLimiter:
+	case ratelimit.Layer:
 		return 0, true
-	case policy.LayerCircuitBreaker:
+	case circuitbreaker.Layer:
 		return 1, true
-	case policy.LayerBulkhead:
+	case bulkhead.Layer:
 		return 2, true
-	case policy.LayerAdaptiveLimit:
+	case adaptivelimit.Layer:
 		return 3, true
-	case policy.LayerRetry:
+	case retry.Layer:
 		return 4, true
-	case policy.LayerHedge:
+	case hedge.Layer:
 		return 5, true
-	case policy.LayerTimeout:
+	case timeout.Layer:
 		return 6, true
-	case policy.LayerFallback:
+	case fallback.Layer:
 		return 7, true
 	}
 	return 0, false

@@ -195,7 +195,7 @@ func TestOB3_NoSpanEvents(t *testing.T) {
 func TestOB3_EventKindsWithoutSpanEvent(t *testing.T) {
 	h := newHarness(t)
 	tr := newTracer(t)
-	r := h.m.Instrument(policy.LayerRateLimiter, "rl")
+	r := h.m.Instrument(ratelimit.Layer, "rl")
 	got := tr.events(t, func(ctx context.Context) {
 		for _, k := range []policy.EventKind{policy.ConfigChanged, policy.AdaptiveLimitChanged,
 			policy.RateLimiterBackendFailed, policy.RateLimiterBackendRecovered, policy.RateLimiterBackendKeyFailed} {
@@ -207,7 +207,7 @@ func TestOB3_EventKindsWithoutSpanEvent(t *testing.T) {
 		"no key without WithKeyAttribute")
 
 	h = newHarness(t, resilienceotel.WithKeyAttribute(true))
-	r = h.m.Instrument(policy.LayerRateLimiter, "rl")
+	r = h.m.Instrument(ratelimit.Layer, "rl")
 	got = tr.events(t, func(ctx context.Context) {
 		r.Event(ctx, policy.Event{Kind: policy.RateLimiterRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
 	})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilienceslog"
 )
 
@@ -36,7 +37,7 @@ func BenchmarkObserverEvent(b *testing.B) {
 	e := policy.Event{Kind: policy.RateLimiterRejected, Instance: "SearchAPI.Search", At: time.Second,
 		RetryAfter: 100 * time.Millisecond, Err: errors.New(`ratelimit: rate limit exceeded for "SearchAPI.Search"`)}
 	rec := resilienceslog.Observer(slog.New(slog.NewJSONHandler(io.Discard, nil))).
-		Instrument(policy.LayerRateLimiter, "SearchAPI.Search")
+		Instrument(ratelimit.Layer, "SearchAPI.Search")
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -307,7 +307,7 @@ func TestOB4_FilteredEventAllocatesNothing(t *testing.T) {
 	e := policy.Event{Kind: policy.RateLimiterRejected, Instance: "Search", At: time.Second,
 		RetryAfter: time.Second, Err: errors.New("rejected"), Changed: []string{"x"}}
 	listener := resilienceslog.Listener(logger)
-	rec := resilienceslog.Observer(logger).Instrument(policy.LayerRateLimiter, "Search")
+	rec := resilienceslog.Observer(logger).Instrument(ratelimit.Layer, "Search")
 	ctx := context.Background()
 	assert.Zero(t, testing.AllocsPerRun(100, func() { listener(e) }))
 	assert.Zero(t, testing.AllocsPerRun(100, func() { rec.Event(ctx, e) }))
@@ -321,7 +321,7 @@ func TestOB4_FilteredEventAllocatesNothing(t *testing.T) {
 // SPEC OB-4: a nil logger logs to slog.Default() as it is when the event is published.
 func TestOB4_NilLoggerLogsToDefault(t *testing.T) {
 	listener := resilienceslog.Listener(nil)
-	rec := resilienceslog.Observer(nil).Instrument(policy.LayerRetry, "Fetch")
+	rec := resilienceslog.Observer(nil).Instrument(retry.Layer, "Fetch")
 	logger, buf := jsonLogger(slog.LevelDebug)
 	old := slog.Default()
 	slog.SetDefault(logger)
@@ -375,7 +375,7 @@ func TestOB4_ObserverLogsWithCallContext(t *testing.T) {
 
 	o := resilienceslog.Observer(logger)
 	assert.Nil(t, o.Instrument(policy.LayerCall, "Pay"))
-	rec := o.Instrument(policy.LayerCircuitBreaker, "Pay")
+	rec := o.Instrument(circuitbreaker.Layer, "Pay")
 	require.NotNil(t, rec)
 	rec.Record(context.Background(), policy.Outcome{Result: policy.ResultFailed, Err: boom})
 	assert.Zero(t, buf.Len(), "an outcome is not logged")
@@ -412,7 +412,7 @@ func TestOB4_ListenerConcurrent(t *testing.T) {
 // handler would log.
 func TestOB4_ObserverRecordersFilter(t *testing.T) {
 	logger := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rec := resilienceslog.Observer(logger, resilienceslog.Level(policy.RetryAttempt, slog.LevelError)).Instrument(policy.LayerRateLimiter, "x")
+	rec := resilienceslog.Observer(logger, resilienceslog.Level(policy.RetryAttempt, slog.LevelError)).Instrument(ratelimit.Layer, "x")
 	assert.False(t, policy.Timed(rec))
 	f, ok := rec.(policy.EventFilter)
 	require.True(t, ok)

@@ -165,7 +165,7 @@ func (s *server) second(ctx context.Context) {
 		}
 		s.clk.Advance(20 * time.Millisecond)
 	}
-	lim, err := resilience.Lookup[*ratelimit.Limiter](s.reg, policy.LayerRateLimiter, "SearchAPI.Search")
+	lim, err := resilience.Lookup[*ratelimit.Limiter](s.reg, ratelimit.Layer, "SearchAPI.Search")
 	if err != nil {
 		fmt.Fprintf(s.w, "  %v\n", err)
 		return

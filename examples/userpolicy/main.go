@@ -79,7 +79,7 @@ func run(ctx context.Context, w io.Writer) error {
 		resilience.Fallback(func(ctx context.Context, err error) (string, error) { return "no results", nil }),
 		// Outermost first; the fallback stays outermost, the limiter keeps its default
 		// place, inside the named layers.
-		resilience.Order("calls", policy.LayerRetry, "attempts"))
+		resilience.Order("calls", retry.Layer, "attempts"))
 	// README:end use
 	if err != nil {
 		return err

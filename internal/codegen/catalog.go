@@ -1,19 +1,29 @@
 package codegen
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+
 	// The policy packages register their configuration attributes, which the catalog's
 	// are checked with.
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	_ "github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	_ "github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	_ "github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/fallback"
 	_ "github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
 	_ "github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/retry"
 	_ "github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
 	_ "github.com/resilience4go/resilience4go/policy/timeout"
 	_ "github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -65,12 +75,12 @@ var common = []option{
 // (the last segments of its configuration keys), plus the error lists that only code can
 // give; the test of the catalog checks it against the policies' own tables.
 var catalog = []policyDef{
-	{"ratelimiter", policy.LayerRateLimiter, module + "/ratelimit", "ratelimit", []option{
+	{"ratelimiter", ratelimit.Layer, module + "/ratelimit", "ratelimit", []option{
 		{"permits", "Permits", intValue},
 		{"period", "Period", durationValue},
 		{"maxWait", "MaxWait", durationValue},
 	}},
-	{"retry", policy.LayerRetry, module + "/policy/retry", "retry", []option{
+	{"retry", retry.Layer, module + "/policy/retry", "retry", []option{
 		{"maxAttempts", "MaxAttempts", intValue},
 		{"delay", "Delay", durationValue},
 		{"multiplier", "Multiplier", floatValue},
@@ -80,7 +90,7 @@ var catalog = []policyDef{
 		{"retryOn", "RetryOn", errorsValue},
 		{"abortOn", "AbortOn", errorsValue},
 	}},
-	{"circuitbreaker", policy.LayerCircuitBreaker, module + "/policy/circuitbreaker", "circuitbreaker", []option{
+	{"circuitbreaker", circuitbreaker.Layer, module + "/policy/circuitbreaker", "circuitbreaker", []option{
 		{"failureRateThreshold", "FailureRateThreshold", floatValue},
 		{"slidingWindowSize", "SlidingWindowSize", intValue},
 		{"slidingWindowType", "SlidingWindowType", windowTypeValue},
@@ -93,19 +103,19 @@ var catalog = []policyDef{
 		{"recordOn", "RecordOn", errorsValue},
 		{"ignoreOn", "IgnoreOn", errorsValue},
 	}},
-	{"bulkhead", policy.LayerBulkhead, module + "/policy/bulkhead", "bulkhead", []option{
+	{"bulkhead", bulkhead.Layer, module + "/policy/bulkhead", "bulkhead", []option{
 		{"maxConcurrent", "MaxConcurrent", intValue},
 		{"maxWait", "MaxWait", durationValue},
 	}},
-	{"timeout", policy.LayerTimeout, module + "/policy/timeout", "timeout", []option{
+	{"timeout", timeout.Layer, module + "/policy/timeout", "timeout", []option{
 		{"duration", "Duration", durationValue},
 	}},
-	{"fallback", policy.LayerFallback, module + "/policy/fallback", "fallback", []option{
+	{"fallback", fallback.Layer, module + "/policy/fallback", "fallback", []option{
 		{"method", "", methodValue},
 		{"handleOn", "HandleOn", errorsValue},
 		{"ignoreOn", "IgnoreOn", errorsValue},
 	}},
-	{"hedge", policy.LayerHedge, module + "/policy/hedge", "hedge", []option{
+	{"hedge", hedge.Layer, module + "/policy/hedge", "hedge", []option{
 		{"delay", "Delay", durationValue},
 		{"maxAttempts", "MaxAttempts", intValue},
 		{"budgetPercent", "BudgetPercent", floatValue},
@@ -115,7 +125,7 @@ var catalog = []policyDef{
 		{"hedgeOn", "HedgeOn", errorsValue},
 		{"abortOn", "AbortOn", errorsValue},
 	}},
-	{"adaptivelimit", policy.LayerAdaptiveLimit, module + "/policy/adaptivelimit", "adaptivelimit", []option{
+	{"adaptivelimit", adaptivelimit.Layer, module + "/policy/adaptivelimit", "adaptivelimit", []option{
 		{"algorithm", "UseAlgorithm", algorithmValue},
 		{"initialLimit", "InitialLimit", intValue},
 		{"minLimit", "MinLimit", intValue},
@@ -188,8 +198,13 @@ func layerByName(name string) (policy.Layer, bool) {
 	return "", false
 }
 
-// layerConst is the name of the policy package's constant for layer l, e.g. LayerRetry.
-func layerConst(l policy.Layer) string {
-	s := string(l)
-	return "Layer" + strings.ToUpper(s[:1]) + s[1:]
+// layerRef returns the Go expression of layer l's constant in the generated code, e.g.
+// timeout.Layer, importing its policy's package with im.
+func layerRef(im *imports, l policy.Layer) string {
+	for _, p := range catalog {
+		if p.layer == l {
+			return im.use(p.pkgPath, p.pkgName) + ".Layer"
+		}
+	}
+	return strconv.Quote(string(l))
 }

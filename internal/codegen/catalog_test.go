@@ -12,6 +12,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -225,9 +227,9 @@ func TestCatalog_OptionFunctionsExist(t *testing.T) {
 		last := sig.Params().At(sig.Params().Len() - 1).Type().(*types.Slice).Elem()
 		assert.True(t, types.Identical(opt, last), "resilience.%s takes ...%s.Option, not %s", name, def.pkgName, last)
 		switch def.layer {
-		case policy.LayerFallback:
+		case fallback.Layer:
 			assert.Equal(t, 2, sig.Params().Len(), "resilience.Fallback(fn, opts...)")
-		case policy.LayerTimeout:
+		case timeout.Layer:
 			require.Equal(t, 2, sig.Params().Len(), "resilience.Timeout(d, opts...)")
 			assert.True(t, types.Identical(duration, sig.Params().At(0).Type()), "resilience.Timeout takes a time.Duration first")
 		default:
@@ -244,10 +246,14 @@ func TestCatalog_OptionFunctionsExist(t *testing.T) {
 	assert.IsType(t, &types.Const{}, pol.Scope().Lookup("CodeBadSpec"), "policy.CodeBadSpec")
 	layerType := pol.Scope().Lookup("Layer").Type()
 	for _, def := range policyDefs() {
-		c, _ := pol.Scope().Lookup(layerConst(def.layer)).(*types.Const)
-		if assert.NotNil(t, c, "policy.%s", layerConst(def.layer)) {
-			assert.True(t, types.Identical(layerType, c.Type()), "policy.%s is a Layer", layerConst(def.layer))
-			assert.Equal(t, `"`+string(def.layer)+`"`, c.Val().ExactString(), "policy.%s", layerConst(def.layer))
+		p := pkgs[def.pkgPath]
+		if !assert.NotNil(t, p, def.pkgPath) {
+			continue
+		}
+		c, _ := p.Scope().Lookup("Layer").(*types.Const)
+		if assert.NotNil(t, c, "%s.Layer", def.pkgName) {
+			assert.True(t, types.Identical(layerType, c.Type()), "%s.Layer is a Layer", def.pkgName)
+			assert.Equal(t, `"`+string(def.layer)+`"`, c.Val().ExactString(), "%s.Layer", def.pkgName)
 		}
 	}
 	assert.IsType(t, &types.TypeName{}, pkgs[asyncPath].Scope().Lookup("Future"), "async.Future")

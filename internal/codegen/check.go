@@ -14,6 +14,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/suggest"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
 // asyncPath is the import path of the futures package.
@@ -58,8 +61,8 @@ func (g *generator) checkMethod(r *resolver, it *types.Interface, m *method, at 
 		g.ds.add(at, CodeMethodShape, "%s: a method with %s directives returns error last: error, (T, error), or *async.Future[T]", m.name, prefix)
 		return
 	}
-	hedge, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == policy.LayerHedge })
-	retry, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == policy.LayerRetry })
+	hedge, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == hedge.Layer })
+	retry, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == retry.Layer })
 	if hedge != nil && m.shape != future {
 		g.ds.add(hedge.d.pos, policy.CodeHedgeSync, "%s: a hedge guards a method that returns *async.Future[T]; %s returns %s",
 			m.name, m.name, strings.TrimSuffix(strings.TrimPrefix(types.TypeString(results, byName(r.pkg)), "("), ")"))
@@ -71,7 +74,7 @@ func (g *generator) checkMethod(r *resolver, it *types.Interface, m *method, at 
 		}
 		g.ds.add(later.d.pos, policy.CodeHedgeWithRetry, "%s: a hedge and a retry in one composition: the hedge takes the retry's place", m.name)
 	}
-	if fb, ok := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == policy.LayerFallback }); ok && fb.fb.key != "" {
+	if fb, ok := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == fallback.Layer }); ok && fb.fb.key != "" {
 		g.checkFallback(r, it, m, fb)
 	}
 }

@@ -15,6 +15,14 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // header is the first line of every generated file, as go generate's convention has it.
@@ -26,8 +34,8 @@ var reservedNames = []string{"impl", "reg", "w", "err", "ctx", "a"}
 
 // layerOrder is the order the specs are written in: the default order of the layers,
 // outermost first, then the order.
-var layerOrder = []policy.Layer{policy.LayerFallback, policy.LayerRetry, policy.LayerHedge, policy.LayerCircuitBreaker,
-	policy.LayerRateLimiter, policy.LayerTimeout, policy.LayerBulkhead, policy.LayerAdaptiveLimit, ""}
+var layerOrder = []policy.Layer{fallback.Layer, retry.Layer, hedge.Layer, circuitbreaker.Layer,
+	ratelimit.Layer, timeout.Layer, bulkhead.Layer, adaptivelimit.Layer, ""}
 
 // local returns the name a local variable or parameter of the generated code has:
 // name, unless the package declares that name (the generated code may refer to it: a
@@ -346,11 +354,11 @@ func composed(specs []*spec) []policy.Layer {
 		}
 	}
 	var out []policy.Layer
-	if slices.Contains(have, policy.LayerFallback) {
-		out = append(out, policy.LayerFallback)
+	if slices.Contains(have, fallback.Layer) {
+		out = append(out, fallback.Layer)
 	}
 	for _, l := range named {
-		if l != policy.LayerFallback && slices.Contains(have, l) && !slices.Contains(out, l) {
+		if l != fallback.Layer && slices.Contains(have, l) && !slices.Contains(out, l) {
 			out = append(out, l)
 		}
 	}
@@ -477,7 +485,7 @@ func (g *generator) specExpr(m *method, s *spec, impl string) string {
 	switch s.def.layer {
 	case "":
 		return res + ".Order(" + args() + ")"
-	case policy.LayerFallback:
+	case fallback.Layer:
 		fn := m.fallback.name
 		if m.fallback.method {
 			fn = impl + "." + fn
@@ -489,7 +497,7 @@ func (g *generator) specExpr(m *method, s *spec, impl string) string {
 			return res + ".Fallback(" + strings.Join(append([]string{fn}, s.opts...), ", ") + ")"
 		}
 		return res + ".Fallback(" + args(fn) + ")"
-	case policy.LayerTimeout:
+	case timeout.Layer:
 		if s.dur != "" {
 			return res + ".Timeout(" + args(s.dur) + ")"
 		}

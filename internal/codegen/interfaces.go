@@ -16,6 +16,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/suggest"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/fallback"
 )
 
 // iface is an interface to wrap.
@@ -268,7 +269,7 @@ func (g *generator) checkShared(ifaces []*iface) {
 	for _, it := range ifaces {
 		for _, m := range it.methods {
 			for _, s := range m.specs {
-				if s.def.layer == "" || s.def.layer == policy.LayerFallback {
+				if s.def.layer == "" || s.def.layer == fallback.Layer {
 					continue // an order is no instance; a fallback is built for each function
 				}
 				id := it.name + "." + m.name

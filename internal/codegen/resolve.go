@@ -18,6 +18,9 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/suggest"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // maxSuggestDistance is the largest edit distance at which a name is suggested.
@@ -96,7 +99,7 @@ func (r *resolver) resolve(d *directive) *spec {
 		}
 		switch {
 		case expr == "":
-		case def.layer == policy.LayerTimeout && o.attr == "duration":
+		case def.layer == timeout.Layer && o.attr == "duration":
 			sp.dur = expr
 		case def.layer == "":
 			sp.opts = append(sp.opts, expr)
@@ -107,7 +110,7 @@ func (r *resolver) resolve(d *directive) *spec {
 	if def.layer != "" && len(values) > 0 {
 		r.checkRanges(d, def.layer, values, valuePos)
 	}
-	if def.layer == policy.LayerFallback {
+	if def.layer == fallback.Layer {
 		sp.fb, ok = d.attr("method")
 		if !ok {
 			r.ds.add(d.pos, CodeNoFallback, "fallback needs method=<name>: a method of the interface or a function of the package, func(context.Context, error) (T, error)")
@@ -132,8 +135,8 @@ func (r *resolver) resolve(d *directive) *spec {
 // default for, when a directive leaves them to the configuration: the least demanding
 // valid ones, so that every error found is about the directive's own values.
 var rangeFillers = map[policy.Layer]map[string]string{
-	policy.LayerRateLimiter: {"permits": "1", "period": "1s"},
-	policy.LayerTimeout:     {"duration": "1s"},
+	ratelimit.Layer: {"permits": "1", "period": "1s"},
+	timeout.Layer:   {"duration": "1s"},
 }
 
 // checkRanges checks the ranges of the configuration attributes a directive gives, as the
@@ -414,7 +417,7 @@ func (r *resolver) importOf(qual string) (path, name string) {
 	return "", ""
 }
 
-// layers returns the layers of an order, e.g. "policy.LayerTimeout, policy.LayerRetry":
+// layers returns the layers of an order, e.g. "timeout.Layer, retry.Layer":
 // each a layer's name or its directive's, once; an unknown or repeated one is
 // R4C-REG-011, as at run time.
 func (r *resolver) layers(a attribute) string {
@@ -442,7 +445,7 @@ func (r *resolver) layers(a attribute) string {
 			return ""
 		}
 		seen[l] = true
-		out = append(out, r.im.use(module+"/policy", "policy")+"."+layerConst(l))
+		out = append(out, layerRef(r.im, l))
 	}
 	return strings.Join(out, ", ")
 }

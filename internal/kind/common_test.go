@@ -9,6 +9,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/fallback"
 )
 
 func TestCommon_ID(t *testing.T) {
@@ -48,7 +49,7 @@ func TestCommonOptions(t *testing.T) {
 	assert.Equal(t, "id", s.InstanceID)
 
 	m.Advance(3 * time.Second)
-	ev := s.EventsOf(policy.LayerFallback, s.ID("fallback"))
+	ev := s.EventsOf(fallback.Layer, s.ID("fallback"))
 	assert.True(t, ev.Observed())
 	ev.Publish(policy.Event{Kind: policy.RetryAttempt})
 	ev.Publish(policy.Event{Kind: policy.RetryAttempt, At: time.Second})
@@ -57,7 +58,7 @@ func TestCommonOptions(t *testing.T) {
 		{Kind: policy.RetryAttempt, Instance: "id", At: time.Second},
 	}, got, "the id, and the clock's time when At is zero")
 
-	quiet := (&kind.Common{}).EventsOf(policy.LayerFallback, "x")
+	quiet := (&kind.Common{}).EventsOf(fallback.Layer, "x")
 	assert.False(t, quiet.Observed())
 	quiet.Publish(policy.Event{Kind: policy.RetryAttempt}) // no listener: nothing happens
 }

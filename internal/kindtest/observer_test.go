@@ -13,6 +13,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
 )
 
 // Marked contexts carry their marker, also through their children; an unmarked context
@@ -103,11 +106,11 @@ func TestRequireOutcomes(t *testing.T) {
 // NilObserver hands out none and counts how often it was asked, also concurrently.
 func TestNopAndNilObservers(t *testing.T) {
 	var obs policy.Observer = NopObserver{}
-	r := obs.Instrument(policy.LayerBulkhead, "bh")
+	r := obs.Instrument(bulkhead.Layer, "bh")
 	require.NotNil(t, r)
 	ctx := context.Background()
 	assert.Zero(t, testing.AllocsPerRun(100, func() {
-		rec := NopObserver{}.Instrument(policy.LayerRetry, "r")
+		rec := NopObserver{}.Instrument(retry.Layer, "r")
 		rec.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded})
 		rec.Event(ctx, policy.Event{Kind: policy.RetryAttempt})
 	}))
@@ -115,12 +118,12 @@ func TestNopAndNilObservers(t *testing.T) {
 	none := &NilObserver{}
 	assert.Zero(t, none.Asked())
 	obs = none
-	assert.Nil(t, obs.Instrument(policy.LayerTimeout, "t"))
+	assert.Nil(t, obs.Instrument(timeout.Layer, "t"))
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
 			for range 100 {
-				_ = none.Instrument(policy.LayerTimeout, "t")
+				_ = none.Instrument(timeout.Layer, "t")
 			}
 		})
 	}

@@ -1,5 +1,5 @@
 // Package adaptivelimit is resilience4go's adaptive concurrency limit (layer
-// policy.LayerAdaptiveLimit, the innermost of the built-in layers in the default order,
+// adaptivelimit.Layer, the innermost of the built-in layers in the default order,
 // inside the bulkhead): like a bulkhead it limits the calls in flight at once, but its
 // limit moves with the latency it measures, between MinLimit and MaxLimit, starting at
 // InitialLimit. A dependency that slows down as more calls reach it gets fewer; one that

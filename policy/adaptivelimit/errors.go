@@ -42,7 +42,7 @@ func (e *ExceededError) Is(target error) bool { return target == ErrLimitExceede
 // Unwrap returns the context error that ended the wait, or nil.
 func (e *ExceededError) Unwrap() error { return e.cause }
 
-// RejectedBy returns the layer that refused the call: policy.LayerAdaptiveLimit.
-func (e *ExceededError) RejectedBy() policy.Layer { return policy.LayerAdaptiveLimit }
+// RejectedBy returns the layer that refused the call: adaptivelimit.Layer.
+func (e *ExceededError) RejectedBy() policy.Layer { return Layer }
 
 var _ policy.Rejection = (*ExceededError)(nil)

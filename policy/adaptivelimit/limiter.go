@@ -76,7 +76,7 @@ func build(s settings) (*Limiter, error) {
 		maxLim:  float64(s.MaxLimit),
 		clk:     clk,
 		cfg:     s.Config,
-		events:  s.EventsOf(policy.LayerAdaptiveLimit, id),
+		events:  s.EventsOf(Layer, id),
 		rej:     policy.NewRejections(func(cause error) *ExceededError { return newExceeded(id, cause) }),
 		algo:    newAlgorithm(s.Config),
 		value:   float64(s.InitialLimit),

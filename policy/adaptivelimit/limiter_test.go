@@ -643,7 +643,7 @@ func TestDisabled(t *testing.T) {
 func TestNewPolicy(t *testing.T) {
 	l, _, _ := newManual(t, fixed(1)...)
 	p := adaptivelimit.NewPolicy[string](l)
-	assert.Equal(t, policy.LayerAdaptiveLimit, p.Layer())
+	assert.Equal(t, adaptivelimit.Layer, p.Layer())
 	var call func(context.Context) (string, error)
 	call = p.Decorate(func(ctx context.Context) (string, error) {
 		_, err := call(ctx)

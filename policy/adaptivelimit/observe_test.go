@@ -28,9 +28,9 @@ func observed(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limite
 		adaptivelimit.Observe(obs)}, opts...)
 	l, err := adaptivelimit.New(opts...)
 	require.NoError(t, err)
-	require.Equal(t, []kindtest.ObservedKey{{Layer: policy.LayerAdaptiveLimit, ID: "al"}}, obs.Order,
+	require.Equal(t, []kindtest.ObservedKey{{Layer: adaptivelimit.Layer, ID: "al"}}, obs.Order,
 		"the observer is asked once, for the instance's layer and id")
-	return l, clk, obs.Of(policy.LayerAdaptiveLimit, "al")
+	return l, clk, obs.Of(adaptivelimit.Layer, "al")
 }
 
 var (
@@ -71,7 +71,7 @@ func TestOB1_AdaptiveLimitRecordsAdmittedAndRejected(t *testing.T) {
 	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
 	layer, ok := policy.RejectedBy(rec.Outcomes()[1].Err)
 	assert.True(t, ok)
-	assert.Equal(t, policy.LayerAdaptiveLimit, layer)
+	assert.Equal(t, adaptivelimit.Layer, layer)
 }
 
 // OB-1: a synchronous call that waits is recorded once its wait is over: admitted with
@@ -258,7 +258,7 @@ func TestOB1_AdaptiveLimitAsyncAdmittedAsItQueues(t *testing.T) {
 	l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.WithClock(clk), adaptivelimit.WithInstanceID("al"),
 		adaptivelimit.Observe(obs), adaptivelimit.MaxWait(time.Second))...)
 	require.NoError(t, err)
-	rec := obs.Of(policy.LayerAdaptiveLimit, "al")
+	rec := obs.Of(adaptivelimit.Layer, "al")
 	p, ok := l.TryAcquire()
 	require.True(t, ok)
 	clk.hook = p.Release // the room comes back as the call arms its MaxWait timer

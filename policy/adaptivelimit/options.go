@@ -11,6 +11,10 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// Layer is the adaptive limit's layer, innermost in the default order, next to the function, and the segment of its configuration keys
+// ("adaptiveLimit" in defaults.adaptiveLimit.…).
+const Layer policy.Layer = "adaptiveLimit"
+
 // Algorithm names the rule that moves the limit. Its configuration spelling is its value:
 // "aimd", "gradient2" or "vegas" (any case, in configuration keys).
 type Algorithm string
@@ -204,7 +208,7 @@ func algorithmAttr() kind.Attr[settings] {
 
 // descriptor is how a registry sees adaptive limiters.
 var descriptor = &kind.Descriptor[settings]{
-	L: policy.LayerAdaptiveLimit,
+	L: Layer,
 	Attrs: []kind.Attr[settings]{
 		algorithmAttr(),
 		kind.IntAttr("initialLimit", func(s *settings) *int { return &s.InitialLimit }),

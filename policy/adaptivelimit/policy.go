@@ -9,9 +9,9 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns l as a policy of layer LayerAdaptiveLimit, for calls returning T.
+// NewPolicy returns l as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](l *Limiter) policy.Policy[T] {
-	return policy.Of(policy.LayerAdaptiveLimit, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return policy.Of(Layer, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by l: each call is let in with Acquire (waiting up to

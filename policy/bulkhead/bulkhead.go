@@ -1,4 +1,4 @@
-// Package bulkhead is resilience4go's bulkhead (layer policy.LayerBulkhead, the innermost
+// Package bulkhead is resilience4go's bulkhead (layer bulkhead.Layer, the innermost
 // of the built-in layers in the default order): at most MaxConcurrent calls are in flight
 // at once; the others wait for a slot, up to MaxWait, or are rejected with ErrFull.
 //
@@ -111,7 +111,7 @@ func build(s settings) (*Bulkhead, error) {
 	b := &Bulkhead{
 		enabled: !s.Disabled,
 		clk:     s.ClockOrSystem(),
-		events:  s.EventsOf(policy.LayerBulkhead, id),
+		events:  s.EventsOf(Layer, id),
 		rej:     policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
 	}
 	b.ev = waitq.Events[*FullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,

@@ -347,7 +347,7 @@ func requireFullAny(t *testing.T, err error) {
 func TestNewPolicy(t *testing.T) {
 	b, _, _ := newManual(t, bulkhead.MaxConcurrent(1))
 	p := bulkhead.NewPolicy[string](b)
-	assert.Equal(t, policy.LayerBulkhead, p.Layer())
+	assert.Equal(t, bulkhead.Layer, p.Layer())
 	var call func(context.Context) (string, error)
 	call = p.Decorate(func(ctx context.Context) (string, error) {
 		_, err := call(ctx)

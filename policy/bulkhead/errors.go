@@ -41,7 +41,7 @@ func (e *FullError) Is(target error) bool { return target == ErrFull }
 // Unwrap returns the context error that ended the wait, or nil.
 func (e *FullError) Unwrap() error { return e.cause }
 
-// RejectedBy returns the layer that refused the call: policy.LayerBulkhead.
-func (e *FullError) RejectedBy() policy.Layer { return policy.LayerBulkhead }
+// RejectedBy returns the layer that refused the call: bulkhead.Layer.
+func (e *FullError) RejectedBy() policy.Layer { return Layer }
 
 var _ policy.Rejection = (*FullError)(nil)

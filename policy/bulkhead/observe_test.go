@@ -28,9 +28,9 @@ func observed(t *testing.T, opts ...bulkhead.Option) (*bulkhead.Bulkhead, *clock
 		bulkhead.Observe(obs)}, opts...)
 	b, err := bulkhead.New(opts...)
 	require.NoError(t, err)
-	require.Equal(t, []kindtest.ObservedKey{{Layer: policy.LayerBulkhead, ID: "bh"}}, obs.Order,
+	require.Equal(t, []kindtest.ObservedKey{{Layer: bulkhead.Layer, ID: "bh"}}, obs.Order,
 		"the observer is asked once, for the instance's layer and id")
-	return b, clk, obs.Of(policy.LayerBulkhead, "bh")
+	return b, clk, obs.Of(bulkhead.Layer, "bh")
 }
 
 var (
@@ -71,7 +71,7 @@ func TestOB1_BulkheadRecordsAdmittedAndRejected(t *testing.T) {
 	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
 	layer, ok := policy.RejectedBy(rec.Outcomes()[1].Err)
 	assert.True(t, ok)
-	assert.Equal(t, policy.LayerBulkhead, layer)
+	assert.Equal(t, bulkhead.Layer, layer)
 }
 
 // OB-1: a synchronous call that waits is recorded once its wait is over: admitted with
@@ -218,7 +218,7 @@ func TestOB1_BulkheadAsyncAdmittedAsItQueues(t *testing.T) {
 	b, err := bulkhead.New(bulkhead.WithClock(clk), bulkhead.WithInstanceID("bh"), bulkhead.Observe(obs),
 		bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
 	require.NoError(t, err)
-	rec := obs.Of(policy.LayerBulkhead, "bh")
+	rec := obs.Of(bulkhead.Layer, "bh")
 	require.True(t, b.TryAcquire())
 	clk.hook = b.Release // the slot comes back as the call arms its MaxWait timer
 	c := kindtest.NewCalls()

@@ -9,6 +9,10 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// Layer is the bulkhead's layer, after the timeout in the default order, and the segment of its configuration keys
+// ("bulkhead" in defaults.bulkhead.…).
+const Layer policy.Layer = "bulkhead"
+
 // Config is a bulkhead's resolved configuration, validated when the bulkhead is built
 // and when Reconfigure replaces it. Its zero value is not valid (MaxConcurrent 0): start from DefaultConfig. Two
 // identical option sets give configurations equal under reflect.DeepEqual.
@@ -54,7 +58,7 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 
 // descriptor is how a registry sees bulkheads.
 var descriptor = &kind.Descriptor[settings]{
-	L: policy.LayerBulkhead,
+	L: Layer,
 	Attrs: []kind.Attr[settings]{
 		kind.IntAttr("maxConcurrent", func(s *settings) *int { return &s.MaxConcurrent }),
 		kind.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),

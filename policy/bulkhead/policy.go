@@ -9,9 +9,9 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns b as a policy of layer LayerBulkhead, for calls returning T.
+// NewPolicy returns b as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
-	return policy.Of(policy.LayerBulkhead, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return policy.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by b: each call takes a slot with Acquire (waiting up

@@ -139,7 +139,7 @@ func build(s settings) (*Breaker, error) {
 		clk:       clk,
 		system:    clock.IsSystem(clk),
 		timeBased: s.SlidingWindowType == TimeBased,
-		events:    s.EventsOf(policy.LayerCircuitBreaker, id),
+		events:    s.EventsOf(Layer, id),
 		rej:       newRejections(id),
 		recordIf:  s.recordIf,
 		win:       newWindow(s.SlidingWindowType, s.SlidingWindowSize),

@@ -43,9 +43,9 @@ func (e *OpenError) Is(target error) bool { return target == ErrOpen }
 // policy.NeverRetried and errors.As.
 func (e *OpenError) NeverRetried() bool { return true }
 
-// RejectedBy returns the layer that refused the call: policy.LayerCircuitBreaker (for
+// RejectedBy returns the layer that refused the call: circuitbreaker.Layer (for
 // ErrOpen itself too).
-func (e *OpenError) RejectedBy() policy.Layer { return policy.LayerCircuitBreaker }
+func (e *OpenError) RejectedBy() policy.Layer { return Layer }
 
 var _ policy.Rejection = (*OpenError)(nil)
 

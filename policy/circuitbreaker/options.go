@@ -11,6 +11,10 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// Layer is the circuit breaker's layer, after the retry or hedge in the default order, and the segment of its configuration keys
+// ("circuitBreaker" in defaults.circuitBreaker.…).
+const Layer policy.Layer = "circuitBreaker"
+
 // WindowType says how the closed-state sliding window counts calls.
 type WindowType int
 
@@ -181,7 +185,7 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 
 // descriptor is how a registry sees circuit breakers.
 var descriptor = &kind.Descriptor[settings]{
-	L: policy.LayerCircuitBreaker,
+	L: Layer,
 	Attrs: []kind.Attr[settings]{
 		kind.FloatAttr("failureRateThreshold", func(s *settings) *float64 { return &s.FailureRateThreshold }),
 		kind.IntAttr("slidingWindowSize", func(s *settings) *int { return &s.SlidingWindowSize }),

@@ -68,10 +68,10 @@ func TestAttributes(t *testing.T) {
 		"enabled"},
 		descriptor.Attributes())
 	assert.Equal(t, "circuitBreaker", descriptor.Table().Segment)
-	assert.Equal(t, policy.LayerCircuitBreaker, descriptor.Layer())
-	assert.Equal(t, "circuitBreaker", policy.LayerCircuitBreaker.String())
+	assert.Equal(t, Layer, descriptor.Layer())
+	assert.Equal(t, "circuitBreaker", Layer.String())
 	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
-	k, ok := kind.Lookup(policy.LayerCircuitBreaker)
+	k, ok := kind.Lookup(Layer)
 	require.True(t, ok, "registered")
 	assert.Same(t, descriptor, k)
 }

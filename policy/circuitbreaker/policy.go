@@ -9,10 +9,10 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns b as a policy of layer LayerCircuitBreaker, for calls returning T.
+// NewPolicy returns b as a policy of layer Layer, for calls returning T.
 // Decorating costs nothing per call beyond the breaker's own.
 func NewPolicy[T any](b *Breaker) policy.Policy[T] {
-	return policy.Of(policy.LayerCircuitBreaker, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return policy.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by b. Each call asks b for permission: refused, it

@@ -61,11 +61,11 @@ func New[T any](fn func(ctx context.Context, err error) (T, error), opts ...Opti
 // build builds a fallback from resolved settings; see New for the errors.
 func build[T any](fn func(ctx context.Context, err error) (T, error), s settings) (*Fallback[T], error) {
 	if fn == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, string(policy.LayerFallback), "",
+		return nil, policy.Errorf(policy.CodeBadSpec, string(Layer), "",
 			"the fallback function is nil: give a func(context.Context, error) (%v, error)", reflect.TypeFor[T]())
 	}
 	if t := s.handleIf.ResultType(); t != nil && t != reflect.TypeFor[T]() {
-		return nil, policy.Errorf(policy.CodeBadSpec, string(policy.LayerFallback), "",
+		return nil, policy.Errorf(policy.CodeBadSpec, string(Layer), "",
 			"HandleIf's predicate takes %v but the fallback returns %v", t, reflect.TypeFor[T]())
 	}
 	kind.Own(&s.HandleOn, &s.IgnoreOn)
@@ -74,7 +74,7 @@ func build[T any](fn func(ctx context.Context, err error) (T, error), s settings
 		cfg:    s.Config,
 		cls:    kind.Classifier{Include: s.HandleOn, Exclude: s.IgnoreOn, If: s.handleIf},
 		pred:   kind.For[T](s.handleIf),
-		events: s.EventsOf(policy.LayerFallback, s.ID("fallback")),
+		events: s.EventsOf(Layer, s.ID("fallback")),
 	}, nil
 }
 

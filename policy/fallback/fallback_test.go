@@ -182,7 +182,7 @@ func TestSameOptionsGiveEqualConfigs(t *testing.T) {
 
 func TestNewPolicy(t *testing.T) {
 	p := fallback.NewPolicy(newFallback(t))
-	assert.Equal(t, policy.LayerFallback, p.Layer())
+	assert.Equal(t, fallback.Layer, p.Layer())
 	v, err := p.Decorate(func(context.Context) (string, error) { return "", errBoom })(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "cached (boom)", v)

@@ -20,8 +20,8 @@ import (
 func TestOB1_FallbackPublishesAppliedWithTheCallsContextAndRecordsNoOutcome(t *testing.T) {
 	obs := &kindtest.Observer{}
 	f := newFallback(t, fallback.WithInstanceID("svc"), fallback.WithClock(clock.NewManual()), fallback.Observe(obs))
-	require.True(t, obs.Made(policy.LayerFallback, "svc"), "the recorder is asked for when the fallback is built")
-	rec := obs.Of(policy.LayerFallback, "svc")
+	require.True(t, obs.Made(fallback.Layer, "svc"), "the recorder is asked for when the fallback is built")
+	rec := obs.Of(fallback.Layer, "svc")
 
 	v, err := fallback.DecorateFunc(f, failWith(errBoom))(kindtest.Marked("sync"), "q")
 	require.NoError(t, err)
@@ -62,7 +62,7 @@ func TestOB1_FallbackPublishesAppliedWithTheCallsContextAndRecordsNoOutcome(t *t
 func TestOB1_FallbackRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *testing.T) {
 	obs := &kindtest.Observer{}
 	f := newFallback(t, fallback.WithInstanceID("svc"), fallback.Observe(obs))
-	rec := obs.Of(policy.LayerFallback, "svc")
+	rec := obs.Of(fallback.Layer, "svc")
 	done, cancel := context.WithCancel(kindtest.Marked("done"))
 	cancel()
 	_, err := fallback.DecorateFunc(f, failWith(errBoom))(done, "q")
@@ -71,7 +71,7 @@ func TestOB1_FallbackRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t
 	_, err = fallback.DecorateFunc(off, failWith(errBoom))(kindtest.Marked("disabled"), "q")
 	require.ErrorIs(t, err, errBoom)
 	assert.Empty(t, rec.Events())
-	assert.Empty(t, obs.Of(policy.LayerFallback, "off").Events())
+	assert.Empty(t, obs.Of(fallback.Layer, "off").Events())
 
 	ev := &events{}
 	bare := newFallback(t, fallback.Observe(&kindtest.NilObserver{}), fallback.OnEvent(ev.listen))

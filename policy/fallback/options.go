@@ -8,6 +8,10 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// Layer is the fallback's layer, outermost in every order, and the segment of its configuration keys
+// ("fallback" in defaults.fallback.…).
+const Layer policy.Layer = "fallback"
+
 // Config is a fallback's resolved configuration; its zero value handles every error.
 // Identical option sets give configurations equal under reflect.DeepEqual (the error
 // lists hold the same sentinel values). The fallback function itself is not part of it:
@@ -45,7 +49,7 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 // descriptor is how a registry sees fallbacks. A fallback is built for each function
 // it decorates, with that function's result type, so the registry builds it itself.
 var descriptor = &kind.Descriptor[settings]{
-	L:        policy.LayerFallback,
+	L:        Layer,
 	Attrs:    []kind.Attr[settings]{kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled })},
 	Defaults: defaults,
 	Common:   func(s *settings) *kind.Common { return &s.Common },

@@ -11,11 +11,11 @@ import (
 )
 
 func TestDescriptor(t *testing.T) {
-	assert.Equal(t, policy.LayerFallback, descriptor.Layer())
+	assert.Equal(t, Layer, descriptor.Layer())
 	assert.Equal(t, "fallback", descriptor.Table().Segment)
 	assert.Equal(t, []string{"enabled"}, descriptor.Attributes())
 	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
-	k, ok := kind.Lookup(policy.LayerFallback)
+	k, ok := kind.Lookup(Layer)
 	require.True(t, ok, "registered")
 	assert.Same(t, descriptor, k)
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns f as a policy of layer LayerFallback, for calls returning T.
+// NewPolicy returns f as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
-	return policy.Of(policy.LayerFallback, f, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return policy.Of(Layer, f, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next with f's fallback: a call that fails with an error f handles

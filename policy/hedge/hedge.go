@@ -1,4 +1,4 @@
-// Package hedge is resilience4go's hedge (layer policy.LayerHedge, in the retry's place
+// Package hedge is resilience4go's hedge (layer hedge.Layer, in the retry's place
 // in the default order): when a call's attempt has no result after Delay, or fails with an
 // error that hedges at once, another attempt starts beside it, up to MaxAttempts attempts
 // in all and within a budget; the first success wins and every other attempt is canceled.
@@ -135,7 +135,7 @@ func build(s settings) (*Hedge, error) {
 		max:     s.MaxAttempts,
 		cls:     kind.Classifier{Include: s.HedgeOn, Exclude: s.AbortOn},
 		clk:     s.ClockOrSystem(),
-		events:  s.EventsOf(policy.LayerHedge, s.ID("hedge")),
+		events:  s.EventsOf(Layer, s.ID("hedge")),
 	}
 	if !s.NoBudget && !s.Disabled {
 		h.budget = newBudget(s.Config)

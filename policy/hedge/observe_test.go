@@ -25,8 +25,8 @@ func observedHedge(t *testing.T, opts ...hedge.Option) (*hedge.Hedge, *clock.Man
 	h, err := hedge.New(append([]hedge.Option{hedge.WithClock(clk), hedge.WithInstanceID("Svc.Call"),
 		hedge.Observe(obs)}, opts...)...)
 	require.NoError(t, err)
-	require.True(t, obs.Made(policy.LayerHedge, "Svc.Call"), "the recorder is asked for when the hedge is built")
-	return h, clk, obs.Of(policy.LayerHedge, "Svc.Call")
+	require.True(t, obs.Made(hedge.Layer, "Svc.Call"), "the recorder is asked for when the hedge is built")
+	return h, clk, obs.Of(hedge.Layer, "Svc.Call")
 }
 
 // evKinds returns the kinds and attempts of the events, with the marker of each one's
@@ -136,7 +136,7 @@ func TestOB1_HedgeRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *t
 	require.NoError(t, err)
 	_, err = result(t, hedge.DecorateAsyncFunc(off, newDep(clk, failsNow(errHedge)).call)(kindtest.Marked("disabled"), ""))
 	require.ErrorIs(t, err, errHedge)
-	assert.Empty(t, obs.Of(policy.LayerHedge, "off").Outcomes())
+	assert.Empty(t, obs.Of(hedge.Layer, "off").Outcomes())
 
 	r := &kindtest.Recorder{}
 	bare, err := hedge.New(hedge.WithClock(clk), hedge.Observe(&kindtest.NilObserver{}), hedge.OnEvent(r.Listen), hedge.Delay(time.Second))

@@ -10,6 +10,10 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// Layer is the hedge's layer, in the retry's place in the default order; a composition has one or the other, and the segment of its configuration keys
+// ("hedge" in defaults.hedge.…).
+const Layer policy.Layer = "hedge"
+
 // The bounds of MaxAttempts.
 const (
 	minAttempts = 2
@@ -113,7 +117,7 @@ func budgetEnabled() kind.Attr[settings] {
 
 // descriptor is how a registry sees hedges.
 var descriptor = &kind.Descriptor[settings]{
-	L: policy.LayerHedge,
+	L: Layer,
 	Attrs: []kind.Attr[settings]{
 		kind.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),
 		kind.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),

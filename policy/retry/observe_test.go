@@ -24,8 +24,8 @@ func observedRetry(t *testing.T, clk clock.Clock, opts ...retry.Option) (*retry.
 	obs := &kindtest.Observer{}
 	r := newRetry(t, append([]retry.Option{retry.WithClock(clk), retry.WithInstanceID("svc"), retry.Observe(obs),
 		retry.Delay(time.Second)}, opts...)...)
-	require.True(t, obs.Made(policy.LayerRetry, "svc"), "the recorder is asked for when the retry is built")
-	return r, obs.Of(policy.LayerRetry, "svc")
+	require.True(t, obs.Made(retry.Layer, "svc"), "the recorder is asked for when the retry is built")
+	return r, obs.Of(retry.Layer, "svc")
 }
 
 // evKinds returns the kinds and attempts of the events, with the marker of each one's

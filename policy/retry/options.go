@@ -13,6 +13,10 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// Layer is the retry's layer, second in the default order, after the fallback; a composition has a retry or a hedge, not both, and the segment of its configuration keys
+// ("retry" in defaults.retry.…).
+const Layer policy.Layer = "retry"
+
 // Config is a retry's resolved configuration, validated when the retry is built and when
 // Reconfigure replaces it. Its zero value is not valid (MaxAttempts 0): start from
 // DefaultConfig. Identical option sets give configurations equal under
@@ -122,7 +126,7 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 
 // descriptor is how a registry sees retries.
 var descriptor = &kind.Descriptor[settings]{
-	L: policy.LayerRetry,
+	L: Layer,
 	Attrs: []kind.Attr[settings]{
 		kind.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),
 		kind.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),

@@ -13,11 +13,11 @@ import (
 )
 
 func TestDescriptor(t *testing.T) {
-	assert.Equal(t, policy.LayerRetry, descriptor.Layer())
+	assert.Equal(t, Layer, descriptor.Layer())
 	assert.Equal(t, "retry", descriptor.Table().Segment)
 	assert.Equal(t, []string{"maxAttempts", "delay", "multiplier", "maxDelay", "jitter", "waitForPermit", "enabled"}, descriptor.Attributes())
 	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
-	k, ok := kind.Lookup(policy.LayerRetry)
+	k, ok := kind.Lookup(Layer)
 	require.True(t, ok, "registered")
 	assert.Same(t, descriptor, k)
 }

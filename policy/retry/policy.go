@@ -9,9 +9,9 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns r as a policy of layer LayerRetry, for calls returning T.
+// NewPolicy returns r as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](r *Retry) policy.Policy[T] {
-	return policy.Of(policy.LayerRetry, r, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return policy.Of(Layer, r, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next retried by r. Each call attempts next; a failure that may be

@@ -53,7 +53,7 @@ func (r *Retry) Reconfigure(c Config) error {
 // Reconfigure(c) would succeed. Safe for concurrent use.
 func (r *Retry) CheckReconfigure(c Config) error {
 	if !r.built() {
-		return policy.Errorf(policy.CodeBadSpec, string(policy.LayerRetry), "",
+		return policy.Errorf(policy.CodeBadSpec, string(Layer), "",
 			"a Retry not built with New has no configuration to change")
 	}
 	if err := c.Validate(); err != nil {

@@ -150,7 +150,7 @@ func build(s settings) (*Retry, error) {
 	c := &core{
 		cls:    kind.Classifier{Include: s.RetryOn, Exclude: s.AbortOn, If: s.retryIf},
 		clk:    s.ClockOrSystem(),
-		events: s.EventsOf(policy.LayerRetry, s.ID("retry")),
+		events: s.EventsOf(Layer, s.ID("retry")),
 	}
 	cfg := s.Config
 	c.cfg.Store(&cfg)

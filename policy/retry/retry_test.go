@@ -447,7 +447,7 @@ func TestNewPolicy(t *testing.T) {
 	clk := clock.NewManual()
 	r := newRetry(t, retry.WithClock(clk))
 	p := retry.NewPolicy[int](r)
-	assert.Equal(t, policy.LayerRetry, p.Layer())
+	assert.Equal(t, retry.Layer, p.Layer())
 
 	calls := 0
 	v, err := p.Decorate(func(context.Context) (int, error) {

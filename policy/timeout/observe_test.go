@@ -27,8 +27,8 @@ func observedTimeout(t *testing.T, clk clock.Clock, d time.Duration, opts ...tim
 	to, err := timeout.New(d, append([]timeout.Option{timeout.WithClock(clk), timeout.WithInstanceID("Svc.Call"),
 		timeout.Observe(obs)}, opts...)...)
 	require.NoError(t, err)
-	require.True(t, obs.Made(policy.LayerTimeout, "Svc.Call"), "the recorder is asked for when the timeout is built")
-	return to, obs.Of(policy.LayerTimeout, "Svc.Call")
+	require.True(t, obs.Made(timeout.Layer, "Svc.Call"), "the recorder is asked for when the timeout is built")
+	return to, obs.Of(timeout.Layer, "Svc.Call")
 }
 
 // sleeper returns a function that sleeps d on clk (a manual clock moves on) and returns
@@ -249,7 +249,7 @@ func TestOB1_TimeoutAsyncPanicLeavesNoTimeoutBehind(t *testing.T) {
 	call := timeout.DecorateAsyncFunc(to, func(context.Context, int) *async.Future[int] { panic("boom") })
 	assert.PanicsWithValue(t, "boom", func() { _ = call(t.Context(), 0) })
 	clk.Advance(2 * time.Second)
-	assert.Empty(t, obs.Of(policy.LayerTimeout, "timeout").Outcomes())
+	assert.Empty(t, obs.Of(timeout.Layer, "timeout").Outcomes())
 	assert.Empty(t, events.Events())
 	assert.Zero(t, clk.PendingTasks(), "the deadline's timer is stopped")
 }

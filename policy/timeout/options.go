@@ -8,6 +8,10 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// Layer is the timeout's layer, after the rate limiter in the default order, and the segment of its configuration keys
+// ("timeout" in defaults.timeout.…).
+const Layer policy.Layer = "timeout"
+
 // Config is a timeout's resolved configuration, validated when the timeout is built and
 // when Reconfigure replaces it. Two identical option sets give configurations equal
 // under reflect.DeepEqual.
@@ -53,7 +57,7 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 
 // descriptor is how a registry sees timeouts.
 var descriptor = &kind.Descriptor[settings]{
-	L: policy.LayerTimeout,
+	L: Layer,
 	Attrs: []kind.Attr[settings]{
 		kind.DurationAttr("duration", func(s *settings) *time.Duration { return &s.Duration }),
 		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),

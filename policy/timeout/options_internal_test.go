@@ -14,11 +14,11 @@ import (
 )
 
 func TestDescriptor(t *testing.T) {
-	assert.Equal(t, policy.LayerTimeout, descriptor.Layer())
+	assert.Equal(t, Layer, descriptor.Layer())
 	assert.Equal(t, "timeout", descriptor.Table().Segment)
 	assert.Equal(t, []string{"duration", "enabled"}, descriptor.Attributes())
 	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
-	k, ok := kind.Lookup(policy.LayerTimeout)
+	k, ok := kind.Lookup(Layer)
 	require.True(t, ok, "registered")
 	assert.Same(t, descriptor, k)
 }

@@ -1,4 +1,4 @@
-// Package timeout is resilience4go's timeout policy (layer policy.LayerTimeout): a call
+// Package timeout is resilience4go's timeout policy (layer timeout.Layer): a call
 // that runs longer than its Duration fails with ErrTimeout.
 //
 // A synchronous call runs on the caller's goroutine, with a context that ends at the
@@ -108,7 +108,7 @@ func build(s settings) (*Timeout, error) {
 	t := &Timeout{
 		system: clock.IsSystem(clk),
 		clk:    clk,
-		events: s.EventsOf(policy.LayerTimeout, id),
+		events: s.EventsOf(Layer, id),
 	}
 	l := &limit{cfg: s.Config, t: t}
 	l.err, l.final = newTimeoutErrors(id, s.Duration)
@@ -178,9 +178,9 @@ func changes(old, c Config) ([]string, error) {
 	return changed.Sorted(), nil
 }
 
-// NewPolicy returns t as a policy of layer LayerTimeout, for calls returning T.
+// NewPolicy returns t as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](t *Timeout) policy.Policy[T] {
-	return policy.Of(policy.LayerTimeout, t, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return policy.Of(Layer, t, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next bounded by t. Each call runs next on the caller's goroutine

@@ -275,7 +275,7 @@ func TestSyncSystemParentDeadline(t *testing.T) {
 func TestNewPolicy(t *testing.T) {
 	to, clk, _ := newManual(t, 500*time.Millisecond)
 	p := timeout.NewPolicy[string](to)
-	assert.Equal(t, policy.LayerTimeout, p.Layer())
+	assert.Equal(t, timeout.Layer, p.Layer())
 
 	call := p.Decorate(func(ctx context.Context) (string, error) {
 		clk.Advance(time.Second)

@@ -248,9 +248,7 @@ func NewPriceClientResilient(impl PriceClient, reg *resilience.Registry) (*Price
 			adaptivelimit.DropOn(ErrBadInput),
 			adaptivelimit.IgnoreOn(ErrNotFound),
 		),
-		resilience.Order(
-			policy.LayerTimeout, policy.LayerCircuitBreaker, policy.LayerAdaptiveLimit,
-		),
+		resilience.Order(timeout.Layer, circuitbreaker.Layer, adaptivelimit.Layer),
 	); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/codegen/golden/shapes"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -186,16 +187,16 @@ func TestNew_InstancesAndTheirConfiguration(t *testing.T) {
 		ids[p.Layer] = append(ids[p.Layer], p.ID)
 	}
 	assert.Equal(t, map[policy.Layer][]string{
-		policy.LayerCircuitBreaker: {"PriceClient.Ping", "PriceClient.Price", "PriceClient.PriceAsync", "PriceClient.Prices",
+		circuitbreaker.Layer: {"PriceClient.Ping", "PriceClient.Price", "PriceClient.PriceAsync", "PriceClient.Prices",
 			"PriceClient.Quote", "PriceClient.QuoteFallback", "PriceClient.Refresh", "PriceClient.Watch"},
-		policy.LayerRateLimiter:   {"PriceClient.Price"},
-		policy.LayerBulkhead:      {"quotes"},
-		policy.LayerHedge:         {"PriceClient.PriceAsync"},
-		policy.LayerAdaptiveLimit: {"PriceClient.Watch"},
+		ratelimit.Layer:     {"PriceClient.Price"},
+		bulkhead.Layer:      {"quotes"},
+		hedge.Layer:         {"PriceClient.PriceAsync"},
+		adaptivelimit.Layer: {"PriceClient.Watch"},
 	}, ids, "the instances with a state; Close and Name pass through and have none")
 
 	// Price: the interface's breaker, its own rate limiter and retry.
-	price, err := resilience.Lookup[*circuitbreaker.Breaker](f.reg, policy.LayerCircuitBreaker, "PriceClient.Price")
+	price, err := resilience.Lookup[*circuitbreaker.Breaker](f.reg, circuitbreaker.Layer, "PriceClient.Price")
 	require.NoError(t, err)
 	assert.Equal(t, circuitbreaker.Config{
 		FailureRateThreshold: 50, SlidingWindowType: circuitbreaker.TimeBased, SlidingWindowSize: 20, MinimumCalls: 5,
@@ -206,7 +207,7 @@ func TestNew_InstancesAndTheirConfiguration(t *testing.T) {
 	rl, err := f.reg.RateLimiter("PriceClient.Price")
 	require.NoError(t, err)
 	assert.Equal(t, ratelimit.Config{Permits: 10, Period: time.Second, MaxWait: 200 * time.Millisecond}, rl.Config())
-	rt, err := resilience.Lookup[*retry.Retry](f.reg, policy.LayerRetry, "PriceClient.Price")
+	rt, err := resilience.Lookup[*retry.Retry](f.reg, retry.Layer, "PriceClient.Price")
 	require.NoError(t, err)
 	rc := rt.Config()
 	assert.Equal(t, 3, rc.MaxAttempts)
@@ -219,7 +220,7 @@ func TestNew_InstancesAndTheirConfiguration(t *testing.T) {
 	assert.Equal(t, []error{shapes.ErrBadInput}, rc.RetryOn)
 
 	// Quote: its own breaker, config=strict, replaces the interface's; a shared bulkhead.
-	quote, err := resilience.Lookup[*circuitbreaker.Breaker](f.reg, policy.LayerCircuitBreaker, "PriceClient.Quote")
+	quote, err := resilience.Lookup[*circuitbreaker.Breaker](f.reg, circuitbreaker.Layer, "PriceClient.Quote")
 	require.NoError(t, err)
 	assert.Equal(t, 25.0, quote.Config().FailureRateThreshold, "configs.strict")
 	assert.Equal(t, 2, quote.Config().MinimumCalls, "configs.strict")
@@ -232,28 +233,28 @@ func TestNew_InstancesAndTheirConfiguration(t *testing.T) {
 	assert.Error(t, err, "the bulkhead has its name= as its id")
 
 	// Ping and Prices: timeouts.
-	ping, err := resilience.Lookup[*timeout.Timeout](f.reg, policy.LayerTimeout, "PriceClient.Ping")
+	ping, err := resilience.Lookup[*timeout.Timeout](f.reg, timeout.Layer, "PriceClient.Ping")
 	require.NoError(t, err)
 	assert.Equal(t, timeout.Config{Duration: 1500 * time.Millisecond}, ping.Config())
-	prices, err := resilience.Lookup[*timeout.Timeout](f.reg, policy.LayerTimeout, "PriceClient.Prices")
+	prices, err := resilience.Lookup[*timeout.Timeout](f.reg, timeout.Layer, "PriceClient.Prices")
 	require.NoError(t, err)
 	assert.Equal(t, timeout.Config{Duration: 10 * time.Second, Disabled: true}, prices.Config(), "configs.slow, and enabled=false")
 
 	// PriceAsync's hedge and Watch's adaptive limit and timeout.
-	hg, err := resilience.Lookup[*hedge.Hedge](f.reg, policy.LayerHedge, "PriceClient.PriceAsync")
+	hg, err := resilience.Lookup[*hedge.Hedge](f.reg, hedge.Layer, "PriceClient.PriceAsync")
 	require.NoError(t, err)
 	assert.Equal(t, hedge.Config{
 		Delay: 50 * time.Millisecond, MaxAttempts: 3, HedgeOn: []error{shapes.ErrBadInput}, AbortOn: []error{shapes.ErrNotFound},
 		BudgetPercent: 20, BudgetWindow: 10 * time.Second, BudgetMinPerSecond: 5,
 	}, hg.Config())
-	al, err := resilience.Lookup[*adaptivelimit.Limiter](f.reg, policy.LayerAdaptiveLimit, "PriceClient.Watch")
+	al, err := resilience.Lookup[*adaptivelimit.Limiter](f.reg, adaptivelimit.Layer, "PriceClient.Watch")
 	require.NoError(t, err)
 	assert.Equal(t, adaptivelimit.Config{
 		Algorithm: adaptivelimit.Gradient2, InitialLimit: 10, MinLimit: 2, MaxLimit: 50, MaxWait: 5 * time.Millisecond,
 		BackoffRatio: 0.9, LatencyThreshold: 20 * time.Millisecond, Tolerance: 2, Smoothing: 0.2, BaselineWindow: 50,
 		DropOn: []error{shapes.ErrBadInput}, IgnoreOn: []error{shapes.ErrNotFound},
 	}, al.Config())
-	watch, err := resilience.Lookup[*timeout.Timeout](f.reg, policy.LayerTimeout, "PriceClient.Watch")
+	watch, err := resilience.Lookup[*timeout.Timeout](f.reg, timeout.Layer, "PriceClient.Watch")
 	require.NoError(t, err)
 	assert.Equal(t, 3*time.Second, watch.Config().Duration)
 

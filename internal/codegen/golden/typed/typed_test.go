@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -51,7 +50,7 @@ func TestTyped(t *testing.T) {
 	assert.Equal(t, "2024-05-06 tag", got)
 	require.NoError(t, b.Put(context.Background(), "v"))
 	for _, id := range []string{"beta.get", "beta.Put"} {
-		to, err := resilience.Lookup[*timeout.Timeout](reg, policy.LayerTimeout, id)
+		to, err := resilience.Lookup[*timeout.Timeout](reg, timeout.Layer, id)
 		require.NoError(t, err, id)
 		assert.Equal(t, 100*time.Millisecond, to.Config().Duration, id)
 	}
@@ -63,7 +62,7 @@ func TestTyped(t *testing.T) {
 	assert.Equal(t, "got", got)
 	assert.Equal(t, 7, p.Count())
 	assert.Equal(t, []string{"get", "Put", "Get", "Count"}, impl.calls)
-	_, err = resilience.Lookup[*timeout.Timeout](reg, policy.LayerTimeout, "Plain.Get")
+	_, err = resilience.Lookup[*timeout.Timeout](reg, timeout.Layer, "Plain.Get")
 	assert.Error(t, err, "Plain's methods have no policies")
 
 	a, err := NewAlphaResilient(impl, reg)
