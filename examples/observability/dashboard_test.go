@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,11 +44,7 @@ type dashboard struct {
 // exports (a histogram's _bucket, _sum and _count are its family's), as the scripted
 // run's scrape shows them; the panels the dashboard promises are there.
 func TestOB6_DashboardNamesOnlyExportedSeries(t *testing.T) {
-	raw, err := os.ReadFile("dashboard.json")
-	require.NoError(t, err)
-	require.True(t, json.Valid(raw), "dashboard.json is not valid JSON")
-	var d dashboard
-	require.NoError(t, json.Unmarshal(raw, &d))
+	d := loadDashboard(t)
 	assert.NotEmpty(t, d.UID)
 	assert.NotEmpty(t, d.Title)
 	assert.GreaterOrEqual(t, d.SchemaVersion, 36)
@@ -71,6 +68,10 @@ func TestOB6_DashboardNamesOnlyExportedSeries(t *testing.T) {
 		assert.Equal(t, "${DS_PROMETHEUS}", p.Datasource.UID, p.Title)
 		require.NotEmpty(t, p.Targets, "panel %q has no target", p.Title)
 		for _, tg := range p.Targets {
+			// Under a default scrape configuration Prometheus renames the series' own
+			// label instance exported_instance, and instance is the target's host:port.
+			rest := strings.NewReplacer("exported_instance", "", "$instance", "").Replace(tg.Expr)
+			assert.NotRegexp(t, `\binstance\b`, rest, "panel %q: the label instance is the target's", p.Title)
 			names := metricNames(tg.Expr)
 			require.NotEmpty(t, names, "panel %q: no metric in %q", p.Title, tg.Expr)
 			for _, n := range names {
@@ -93,9 +94,83 @@ func TestOB6_DashboardNamesOnlyExportedSeries(t *testing.T) {
 		"resilience_circuit_breaker_calls_total",                  // breaker calls
 		"resilience_retry_calls_total",                            // retry kinds
 		"resilience_circuit_breaker_call_duration_seconds_bucket", // latency
+		"resilience_timeout_calls_total",                          // timeout outcomes
+		"resilience_hedge_calls_total",                            // hedge calls and attempts
+		"resilience_hedge_attempts_total",                         //
+		"resilience_hedge_budget_available",                       // hedge budget
+		"resilience_adaptive_limit_limit",                         // adaptive limit, in flight, queue
+		"resilience_adaptive_limit_in_flight",                     //
+		"resilience_adaptive_limit_queued_calls",                  //
+		"resilience_adaptive_limit_calls_total",                   // adaptive limit's decisions
 	} {
 		assert.True(t, charted[n], "no panel charts %s", n)
 	}
+}
+
+// loadDashboard reads dashboard.json.
+func loadDashboard(t *testing.T) dashboard {
+	t.Helper()
+	raw, err := os.ReadFile("dashboard.json")
+	require.NoError(t, err)
+	require.True(t, json.Valid(raw), "dashboard.json is not valid JSON")
+	var d dashboard
+	require.NoError(t, json.Unmarshal(raw, &d))
+	return d
+}
+
+// Every policy whose metrics the example exports has a panel, so that a policy added to
+// the example cannot be left off the dashboard: for the prefix of each instrument that
+// reported data in the scripted run, resilience.<policy>. (or the whole name, for
+// resilience.calls), as the exporter spells it (resilience_hedge_), some panel queries
+// a series of that prefix. Every resilience_ family of the run's /metrics has one of
+// these prefixes: the list is the one /metrics exports.
+func TestDashboardChartsEveryPolicy(t *testing.T) {
+	rep, _ := playScript(t, config{})
+	prefixes := instrumentPrefixes(rep.Instruments)
+	for name := range rep.Metrics {
+		if strings.HasPrefix(name, "resilience_") {
+			assert.True(t, slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(name, p) }),
+				"/metrics exports %s, under none of the instruments' prefixes %v", name, prefixes)
+		}
+	}
+	// The example runs every policy that has metrics.
+	for _, p := range []string{"rate_limiter", "circuit_breaker", "bulkhead", "retry", "timeout", "hedge", "adaptive_limit"} {
+		assert.Contains(t, prefixes, "resilience_"+p+"_")
+	}
+
+	var queried []string
+	for _, p := range loadDashboard(t).Panels {
+		for _, tg := range p.Targets {
+			queried = append(queried, metricNames(tg.Expr)...)
+		}
+	}
+	for _, p := range prefixes {
+		assert.True(t, slices.ContainsFunc(queried, func(n string) bool { return strings.HasPrefix(n, p) }),
+			"no panel queries a series of %s*, which /metrics exports", p)
+	}
+}
+
+// instrumentPrefixes returns, for OpenTelemetry instrument names, the prefixes of their
+// series as the Prometheus exporter names them, each once, sorted: resilience_hedge_ for
+// resilience.hedge.calls (its first two parts), resilience_calls for resilience.calls.
+func instrumentPrefixes(instruments []string) []string {
+	var prefixes []string
+	for _, name := range instruments {
+		parts := strings.SplitN(name, ".", 3)
+		p := strings.Join(parts[:min(2, len(parts))], "_")
+		if len(parts) > 2 {
+			p += "_"
+		}
+		prefixes = append(prefixes, p)
+	}
+	slices.Sort(prefixes)
+	return slices.Compact(prefixes)
+}
+
+func TestInstrumentPrefixes(t *testing.T) {
+	assert.Equal(t, []string{"resilience_adaptive_limit_", "resilience_call_", "resilience_calls", "resilience_hedge_"},
+		instrumentPrefixes([]string{"resilience.hedge.calls", "resilience.calls", "resilience.adaptive_limit.limit",
+			"resilience.hedge.budget_available", "resilience.call.duration"}))
 }
 
 // exported reports whether name is a series family of the scrape, or a series of a

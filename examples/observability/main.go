@@ -6,24 +6,28 @@
 // resilience.Wrap1 in the default order: a retry (3 attempts, 100ms apart, of the
 // inventory's "503 Service Unavailable" only), a circuit breaker (the last 10 calls, open
 // at 50% failures, for 3s), a rate limiter (10 calls per second, no wait) and a bulkhead
-// (2 calls in flight, no wait). A resilienceotel.Metrics observes the registry; its meter
-// provider reads into a Prometheus registry of the service's own (not the global one),
-// which promhttp serves.
+// (2 calls in flight, no wait). It asks a price service for quotes, asynchronously,
+// through three more (resilience.WrapAsync1): a hedge (a second attempt after 50ms), a
+// timeout (250ms per attempt) and an adaptive limit. A resilienceotel.Metrics observes
+// the registry; its meter provider reads into a Prometheus registry of the service's own
+// (not the global one), which promhttp serves.
 //
 //	go run ./examples/observability
 //
 // plays a script on a manual clock, one step a second, the same on every run: a burst of
 // 25 calls, of which the rate limiter admits 10; a transient error retried; an outage
 // that opens the breaker; three seconds of calls it rejects at once; a slow trial call in
-// half-open; recovery; a full bulkhead. It serves /metrics on a loopback port (-addr,
-// default 127.0.0.1:0), scrapes it over HTTP, prints the key series and exits.
+// half-open; recovery; a full bulkhead; three quotes, one hedged and one past the timeout.
+// It serves /metrics on a loopback port (-addr, default 127.0.0.1:0), scrapes it over
+// HTTP, prints the key series and exits.
 //
 //	go run ./examples/observability -serve
 //
 // serves /metrics at 127.0.0.1:9464 (-addr) on the real clock, under a background load of
 // about 12 calls per second, more than the rate limiter admits, against an inventory that
-// goes down and then slow for a while every two minutes, until Ctrl-C: point Prometheus at
-// it and import dashboard.json into Grafana. Events of level Warn and above (a breaker
+// goes down and then slow for a while every two minutes, and as many quotes, a fifth of
+// them slow enough to be hedged, until Ctrl-C: point Prometheus at it (prometheus.yml)
+// and import dashboard.json into Grafana. Events of level Warn and above (a breaker
 // that opens, a call that failed after every attempt) are logged to stderr with
 // resilienceslog.Listener; the rejections are left to the metrics.
 //

@@ -65,6 +65,9 @@ func scraped(t *testing.T, fams map[string]*dto.MetricFamily, name string, pairs
 //	8s  bulkhead   2 calls held in flight take both slots; a third is rejected; the two
 //	               end 60ms and 120ms after they started.
 //	9s, 10s        5 calls (20ms) each.
+//	11s prices     3 quotes from the price service: one of 20ms; one whose first attempt
+//	               (200ms) is hedged at 50ms by a second that answers in 20ms and wins;
+//	               one whose two attempts (400ms) both run past the 250ms timeout.
 func TestOB6_ScrapeHasExactCounters(t *testing.T) {
 	rep, _ := playScript(t, config{})
 	fams := rep.Metrics
@@ -89,10 +92,13 @@ func TestOB6_ScrapeHasExactCounters(t *testing.T) {
 	assert.Equal(t, 10.0+5+4+1+5+3+10, scraped(t, fams, "resilience_rate_limiter_calls_total", "outcome", "admitted"))
 	assert.Equal(t, 15.0, scraped(t, fams, "resilience_rate_limiter_calls_total", "outcome", "rejected"))
 	assert.Equal(t, 0.0, scraped(t, fams, "resilience_rate_limiter_waited_calls_total"))
-	// At the scrape the clock is at 10.1s (10s's 5 calls took 20ms each), and the last of
-	// them set the limiter's next theoretical arrival to 10.5s: a permit every 100ms,
-	// burst 10: floor((10.1s + 1s - 10.5s) / 100ms) = 6 permits.
-	assert.Equal(t, 6.0, scraped(t, fams, "resilience_rate_limiter_available_permits"))
+	// After the 10s step the clock is at 10.1s (its 5 calls took 20ms each), and the last
+	// of them set the limiter's next theoretical arrival to 10.5s: a permit every 100ms,
+	// burst 10: floor((10.1s + 1s - 10.5s) / 100ms) = 6 permits. At the scrape, after the
+	// quotes of 11s, the limiter has its whole burst again.
+	require.Len(t, rep.Samples, len(script))
+	assert.Equal(t, int64(6), rep.Samples[10].permits)
+	assert.Equal(t, 10.0, scraped(t, fams, "resilience_rate_limiter_available_permits"))
 
 	// Circuit breaker, once per attempt:
 	//   succeeded: 10 + 4 + 1 + 5 + 2 + 10 = 32 (at 1s, the 4 calls' successful attempts);
@@ -170,6 +176,37 @@ func TestOB6_ScrapeHasExactCounters(t *testing.T) {
 	assert.Equal(t, 38.0, scraped(t, fams, rt, "kind", "aborted"))
 	assert.Equal(t, 75.0, scraped(t, fams, "resilience_retry_attempts_total"))
 
+	// The price service's quotes (instance "prices"), at 11s.
+	q := func(name string, pairs ...string) float64 {
+		t.Helper()
+		m := find(fams, name, append([]string{"instance", "prices"}, pairs...)...)
+		require.NotNil(t, m, "no series %s%v of prices in the scrape", name, pairs)
+		return value(fams, name, append([]string{"instance", "prices"}, pairs...)...)
+	}
+	assert.Equal(t, 2.0, q(calls, "outcome", "succeeded"))
+	assert.Equal(t, 1.0, q(calls, "outcome", "failed"))
+	// Hedge, once per call: the 20ms quote and the hedged one succeeded, the third
+	// failed with its last attempt's timeout. Attempts: 1 + 2 + 2 = 5. The budget allows
+	// max(10% of 3 calls, 1 per second × 10s) = 10 hedges in its window; 2 were started.
+	assert.Equal(t, 2.0, q("resilience_hedge_calls_total", "outcome", "succeeded"))
+	assert.Equal(t, 1.0, q("resilience_hedge_calls_total", "outcome", "failed"))
+	assert.Equal(t, 5.0, q("resilience_hedge_attempts_total"))
+	assert.Equal(t, 8.0, q("resilience_hedge_budget_available"))
+	// Timeout, once per attempt: the two 20ms answers in time; the two 400ms attempts
+	// past it; the hedged quote's slow first attempt, canceled by the hedge when the
+	// second won, failed (with async.ErrCanceled).
+	assert.Equal(t, 2.0, q("resilience_timeout_calls_total", "outcome", "succeeded"))
+	assert.Equal(t, 2.0, q("resilience_timeout_calls_total", "outcome", "timed_out"))
+	assert.Equal(t, 1.0, q("resilience_timeout_calls_total", "outcome", "failed"))
+	// Adaptive limit, once per attempt: all 5 let in, none left in flight or waiting; the
+	// limit, which started at 4, stays within its bounds, 1 to 20.
+	assert.Equal(t, 5.0, q("resilience_adaptive_limit_calls_total", "outcome", "admitted"))
+	assert.Equal(t, 0.0, q("resilience_adaptive_limit_calls_total", "outcome", "rejected"))
+	assert.Equal(t, 0.0, q("resilience_adaptive_limit_in_flight"))
+	assert.Equal(t, 0.0, q("resilience_adaptive_limit_queued_calls"))
+	assert.GreaterOrEqual(t, q("resilience_adaptive_limit_limit"), 1.0)
+	assert.LessOrEqual(t, q("resilience_adaptive_limit_limit"), 20.0)
+
 	// The exporter's own series: the resource, with the service's name.
 	require.NotNil(t, find(fams, "target_info", "service_name", "inventory-client"))
 }
@@ -213,9 +250,10 @@ the script, on a manual clock:
   8s    bulkhead   2 calls in flight (60ms), a third call      2 succeeded, 1 rejected by bulkhead
   9s    steady     5 calls (20ms)                              5 succeeded
   10s   steady     5 calls (20ms)                              5 succeeded
+  11s   prices     3 quotes: 20ms, hedged, past the timeout    2 succeeded, 1 failed
 GET http://127.0.0.1:PORT/metrics, instance="inventory":
   whole calls            succeeded 32, failed 1, rejected 38: rateLimiter 15, circuitBreaker 22, bulkhead 1
-  rate limiter           admitted 38, rejected 15; 6 permits available
+  rate limiter           admitted 38, rejected 15; 10 permits available
   circuit breaker        closed; succeeded 32, failed 5, ignored 16, not_permitted 22; slow 1
   breaker transitions    closed→open 1, open→half_open 1, half_open→closed 1
   breaker call duration  succeeded 32 calls in 1.040s, failed 5 calls in 0.620s
@@ -281,8 +319,9 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// prometheus.yml scrapes the address that -serve listens on by default, and keeps the
-// series' instance label (honor_labels), which the dashboard groups by.
+// prometheus.yml scrapes the address that -serve listens on by default, with a default
+// scrape configuration (no honor_labels): the dashboard groups by exported_instance, the
+// name Prometheus gives the series' own label instance then.
 func TestPrometheusConfigScrapesTheServeAddress(t *testing.T) {
 	raw, err := os.ReadFile("prometheus.yml")
 	require.NoError(t, err)
@@ -296,7 +335,7 @@ func TestPrometheusConfigScrapesTheServeAddress(t *testing.T) {
 	}
 	require.NoError(t, yaml.Unmarshal(raw, &cfg))
 	require.Len(t, cfg.ScrapeConfigs, 1)
-	assert.True(t, cfg.ScrapeConfigs[0].HonorLabels)
+	assert.False(t, cfg.ScrapeConfigs[0].HonorLabels)
 	require.Len(t, cfg.ScrapeConfigs[0].StaticConfigs, 1)
 	assert.Equal(t, []string{serveAddr}, cfg.ScrapeConfigs[0].StaticConfigs[0].Targets)
 }

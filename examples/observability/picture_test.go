@@ -53,8 +53,8 @@ func TestPictureIsDeterministic(t *testing.T) {
 		permits = append(permits, s.permits)
 		states = append(states, s.state)
 	}
-	assert.Equal(t, []int64{0, 7, 10, 10, 10, 10, 10, 7, 8, 6, 6}, permits)
-	assert.Equal(t, []string{"closed", "closed", "open", "open", "open", "open", "half_open", "closed", "closed", "closed", "closed"}, states)
+	assert.Equal(t, []int64{0, 7, 10, 10, 10, 10, 10, 7, 8, 6, 6, 10}, permits)
+	assert.Equal(t, []string{"closed", "closed", "open", "open", "open", "open", "half_open", "closed", "closed", "closed", "closed", "closed"}, states)
 	assert.Equal(t, map[string]int64{"rateLimiter": 15, "circuitBreaker": 22, "bulkhead": 1}, rep1.Samples[len(script)-1].rejected)
 }
 

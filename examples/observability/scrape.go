@@ -5,11 +5,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/resilience4go/resilience4go/resilienceotel"
 )
 
 // scrape GETs url, a /metrics endpoint, and parses its text format: the families by
@@ -33,6 +38,26 @@ func scrape(ctx context.Context, url string) (map[string]*dto.MetricFamily, erro
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	return parser.TextToMetricFamilies(resp.Body)
+}
+
+// instrumentNames collects the metrics through reader and returns the names of
+// resilienceotel's instruments that have data, sorted.
+func instrumentNames(ctx context.Context, reader *sdkmetric.ManualReader) ([]string, error) {
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, sm := range rm.ScopeMetrics {
+		if sm.Scope.Name != resilienceotel.ScopeName {
+			continue
+		}
+		for _, m := range sm.Metrics {
+			names = append(names, m.Name)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
 }
 
 // find returns the series of family name whose labels include the pairs (name, value,

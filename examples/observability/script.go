@@ -15,6 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
+	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -90,13 +91,17 @@ var script = []step{
 	{"bulkhead", "2 calls in flight (60ms), a third call", (*scene).fullBulkhead},
 	{"steady", "5 calls (20ms)", func(s *scene) { s.calls(5, ok(20*time.Millisecond)) }},
 	{"steady", "5 calls (20ms)", func(s *scene) { s.calls(5, ok(20*time.Millisecond)) }},
+	{"prices", "3 quotes: 20ms, hedged, past the timeout", (*scene).quotes},
 }
 
 // report is what the script did, and what /metrics said after it.
 type report struct {
 	URL     string                       // the /metrics URL that was scraped
 	Metrics map[string]*dto.MetricFamily // the scrape, by family name
-	Samples []sample                     // the metrics read after each step
+	// Instruments are the names of the instruments that reported data at the end, as
+	// OpenTelemetry names them (resilience.hedge.calls), sorted.
+	Instruments []string
+	Samples     []sample // the metrics read after each step
 }
 
 // play plays the script on a manual clock, serves /metrics at cfg.addr and scrapes it,
@@ -109,8 +114,12 @@ func play(ctx context.Context, w io.Writer, cfg config) (*report, error) {
 		return nil, err
 	}
 	defer func() { _ = tel.close() }()
-	s := &scene{ctx: ctx, replies: map[string][]reply{}}
+	s := &scene{ctx: ctx, clk: clk, replies: map[string][]reply{}}
 	s.lookup, err = newLookup(tel.registry, &inventory{clk: clk, answer: s.answer})
+	if err != nil {
+		return nil, err
+	}
+	s.quote, err = newQuote(tel.registry, &prices{clk: clk, answer: s.answer})
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +151,10 @@ func play(ctx context.Context, w io.Writer, cfg config) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep.Instruments, err = instrumentNames(ctx, reader)
+	if err != nil {
+		return nil, err
+	}
 	summarize(w, url, rep.Metrics)
 	if cfg.svg != "" {
 		if err := os.WriteFile(cfg.svg, picture(rep.Samples), 0o644); err != nil {
@@ -152,11 +165,14 @@ func play(ctx context.Context, w io.Writer, cfg config) (*report, error) {
 	return rep, nil
 }
 
-// scene is where the script plays: the wrapped lookup, the replies the inventory gives
-// each request, and the results of the current step's calls.
+// scene is where the script plays: the wrapped lookup and quote, the manual clock, the
+// replies the inventory and the price service give each request, and the results of the
+// current step's calls.
 type scene struct {
 	ctx     context.Context
+	clk     *clock.Manual
 	lookup  func(context.Context, string) (int, error)
+	quote   func(context.Context, string) *async.Future[int]
 	results results
 
 	mu      sync.Mutex
@@ -202,6 +218,36 @@ func (s *scene) calls(n int, replies ...reply) {
 	for range n {
 		s.call(replies...)
 	}
+}
+
+// quotes asks for 3 quotes: one answered in 20ms; one whose first attempt is slow
+// (200ms), hedged at 50ms by a second attempt that answers in 20ms and wins, the first
+// then canceled; one whose two attempts (400ms each) both run past the timeout.
+func (s *scene) quotes() {
+	s.quoteOf(ok(20 * time.Millisecond))
+	s.quoteOf(ok(200*time.Millisecond), ok(20*time.Millisecond))
+	s.quoteOf(ok(400*time.Millisecond), ok(400*time.Millisecond))
+}
+
+// quoteOf asks for one quote, whose attempts reach the price service with these
+// replies, and advances the clock 10ms at a time until it completes (at most 1s).
+func (s *scene) quoteOf(replies ...reply) {
+	sku := s.plan(replies...)
+	f := s.quote(s.ctx, sku)
+	for range 100 {
+		if _, done, _ := f.Result(); done {
+			break
+		}
+		s.clk.Advance(10 * time.Millisecond)
+	}
+	_, done, err := f.Result()
+	if !done {
+		err = errors.New("the quote of " + sku + " did not complete within 1s")
+	}
+	s.results.add(err)
+	s.mu.Lock()
+	delete(s.replies, sku)
+	s.mu.Unlock()
 }
 
 // fullBulkhead holds 2 calls in flight, which take both of the bulkhead's slots, makes a

@@ -24,7 +24,7 @@ const (
 )
 
 // serve serves /metrics at cfg.addr on the real clock, under a background load of about
-// 12 calls per second, until ctx ends; events of level Warn and above are logged to
+// 12 calls per second, and as many quotes, until ctx ends; events of level Warn and above are logged to
 // cfg.log.
 func serve(ctx context.Context, w io.Writer, cfg config) error {
 	clk := clock.System()
@@ -40,12 +40,16 @@ func serve(ctx context.Context, w io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	quote, err := newQuote(tel.registry, &prices{clk: clk, answer: func(string) reply { return livePrice() }})
+	if err != nil {
+		return err
+	}
 	url, stop, err := listen(cmp.Or(cfg.addr, serveAddr), tel.handler)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	fmt.Fprintf(w, "serving %s: about 12 calls per second; every %v the inventory is down from %v to %v, then slow until %v; Ctrl-C to stop\n",
+	fmt.Fprintf(w, "serving %s: about 12 calls and 12 quotes per second; every %v the inventory is down from %v to %v, then slow until %v; Ctrl-C to stop\n",
 		url, cycle, downFrom, slowFrom, healthyAt)
 
 	var calls sync.WaitGroup
@@ -58,6 +62,7 @@ func serve(ctx context.Context, w io.Writer, cfg config) error {
 		}
 		sku := "sku-" + strconv.Itoa(n)
 		calls.Go(func() { _, _ = lookup(ctx, sku) })
+		calls.Go(func() { <-quote(ctx, sku).Done() }) // the hedge ends it when ctx ends
 	}
 }
 
