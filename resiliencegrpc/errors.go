@@ -15,9 +15,6 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
-	"github.com/resilience4go/resilience4go/policy/bulkhead"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
@@ -76,8 +73,8 @@ func (e *Error) GRPCStatus() *status.Status {
 	return e.st.Load()
 }
 
-// Unwrap returns the policy's error: ratelimit.ErrExceeded, a *ratelimit.ExceededError,
-// a *circuitbreaker.OpenError, a *bulkhead.FullError, a *timeout.TimeoutError…
+// Unwrap returns the policy's error: its rejection (a policy.Rejection, such as a rate
+// limiter's *ratelimit.ExceededError), a *timeout.TimeoutError…
 func (e *Error) Unwrap() error {
 	if e == nil {
 		return nil
@@ -87,17 +84,18 @@ func (e *Error) Unwrap() error {
 
 // Status returns the gRPC status that err stands for. An error that carries a status
 // (a gRPC status error, an *Error, a *StatusError, or any error with a GRPCStatus method,
-// wrapped or not) keeps it; nil is OK. The policies' errors map to:
+// wrapped or not) keeps it; nil is OK. Other errors map to:
 //
-//   - a rate limiter's refusal (ratelimit.ErrExceeded, policy.Throttled): ResourceExhausted,
-//     with a google.rpc.RetryInfo detail whose retry_delay is the time until the limiter's
-//     next permit, when the error can tell it;
-//   - a call that asks for more permits than the burst (ratelimit.ErrExceedsBurst), a full
-//     bulkhead (bulkhead.ErrFull), an adaptive limit's refusal (adaptivelimit.ErrLimitExceeded):
-//     ResourceExhausted, without RetryInfo;
-//   - an open circuit breaker (circuitbreaker.ErrOpen): Unavailable;
 //   - a timeout (timeout.ErrTimeout) and any other error matching context.DeadlineExceeded:
-//     DeadlineExceeded; context.Canceled: Canceled;
+//     DeadlineExceeded; context.Canceled: Canceled (also for a policy's refusal that the
+//     context ended);
+//   - a policy's refusal, a policy.Refuser (the first in err's tree) by its Refusal:
+//     policy.RefusalOverloaded is ResourceExhausted, with a google.rpc.RetryInfo detail
+//     whose retry_delay is its RetryIn when it tells one (a rate limiter's refusal: the
+//     time until the limiter's next permit; a full bulkhead, an adaptive limit's refusal
+//     and a call for more permits than a limiter's burst tell none);
+//     policy.RefusalUnavailable (an open circuit breaker) is Unavailable; a refusal that
+//     does not say why maps as any other error. A user's policy gets the same mapping;
 //   - a configuration error (*policy.ConfigError) or a nil context: Internal;
 //   - any other error: Unknown.
 //
@@ -110,25 +108,24 @@ func Status(err error) *status.Status {
 		return st
 	}
 	msg := err.Error()
-	_, isConfig := find[*policy.ConfigError](err)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return status.New(codes.Canceled, msg)
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.New(codes.DeadlineExceeded, msg)
-	case errors.Is(err, ratelimit.ErrExceedsBurst), errors.Is(err, bulkhead.ErrFull),
-		errors.Is(err, adaptivelimit.ErrLimitExceeded):
-		return status.New(codes.ResourceExhausted, msg)
-	case errors.Is(err, ratelimit.ErrExceeded):
-		if th, ok := find[policy.Throttled](err); ok {
-			if wait, ok := th.NextPermit(); ok {
+	}
+	if r, ok := find[policy.Refuser](err); ok {
+		switch r.Refusal() {
+		case policy.RefusalOverloaded:
+			if wait, ok := r.RetryIn(); ok {
 				return throttled(msg, wait)
 			}
+			return status.New(codes.ResourceExhausted, msg)
+		case policy.RefusalUnavailable:
+			return status.New(codes.Unavailable, msg)
 		}
-		return status.New(codes.ResourceExhausted, msg)
-	case errors.Is(err, circuitbreaker.ErrOpen):
-		return status.New(codes.Unavailable, msg)
-	case isConfig, errors.Is(err, policy.ErrNilContext):
+	}
+	if _, isConfig := find[*policy.ConfigError](err); isConfig || errors.Is(err, policy.ErrNilContext) {
 		return status.New(codes.Internal, msg)
 	}
 	return status.New(codes.Unknown, msg)
