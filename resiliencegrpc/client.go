@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -90,8 +91,6 @@ func setOf(cs ...codes.Code) codeSet {
 	return s
 }
 
-const defaultMaxRetryDelay = time.Minute
-
 // NewClient returns a Client with the default ClientConfig. Each call goes through the
 // policies of specs, composed once by resilience.Wrap1 in the default order:
 //
@@ -130,7 +129,7 @@ func NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Cl
 // SuccessCodes, R4C-ATR-004 for a negative MaxRetryDelay, R4C-REG-010 for a malformed
 // Idempotent or Exempt name; the other errors are resilience.Wrap1's.
 func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Client, error) {
-	cl := &Client{maxDelay: c.MaxRetryDelay, idempotent: map[string]struct{}{}, exempt: map[string]struct{}{}}
+	cl := &Client{idempotent: map[string]struct{}{}, exempt: map[string]struct{}{}}
 	lists := []struct {
 		name string
 		in   []codes.Code
@@ -171,12 +170,9 @@ func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resi
 			names.out[m] = struct{}{}
 		}
 	}
-	switch {
-	case c.MaxRetryDelay < 0:
-		return nil, policy.Errorf(policy.CodeNegativeDuration, "resiliencegrpc.maxRetryDelay", c.MaxRetryDelay.String(),
-			"maxRetryDelay must not be negative (0 means one minute)")
-	case c.MaxRetryDelay == 0:
-		cl.maxDelay = defaultMaxRetryDelay
+	var err error
+	if cl.maxDelay, err = retryhint.MaxDelay("resiliencegrpc.maxRetryDelay", c.MaxRetryDelay); err != nil {
+		return nil, err
 	}
 	specs = append(slices.Clip(specs), resilience.RetryWaitsForPermit())
 	unary, err := resilience.Wrap1(r, id, cl.attemptUnary, specs...)
@@ -467,30 +463,23 @@ func (c *Client) classify(err error, method string, deadline time.Time, trailer 
 	code := st.Code()
 	se := &StatusError{st: st, method: method, failure: c.failure.has(code)}
 	se.ignored = !se.failure // a success code reaches the breaker as an error only when retried
-	se.delay, se.hasDelay = retryInfo(st)
-	pushback := false
-	if v := trailer["grpc-retry-pushback-ms"]; len(v) > 0 && !se.hasDelay { // RetryInfo wins
+	se.hint.Delay, se.hint.HasDelay = retryInfo(st)
+	if v := trailer["grpc-retry-pushback-ms"]; len(v) > 0 && !se.hint.HasDelay { // RetryInfo wins
 		ms, perr := strconv.ParseInt(v[0], 10, 64)
 		if perr != nil || ms < 0 {
 			return c.settle(se) // the server asks not to retry
 		}
-		se.delay, se.hasDelay = time.Duration(min(ms, int64(1<<63-1)/int64(time.Millisecond)))*time.Millisecond, true
-		pushback = true
+		se.hint.Delay, se.hint.HasDelay = time.Duration(min(ms, int64(1<<63-1)/int64(time.Millisecond)))*time.Millisecond, true
 	}
-	se.retry = c.retry.has(code) && c.idempotentMethod(method) &&
-		(code != codes.ResourceExhausted || se.hasDelay || pushback)
-	if se.retry && se.hasDelay {
-		if se.delay > c.maxDelay || !deadline.IsZero() && time.Until(deadline) < se.delay {
-			se.retry = false
-		}
-	}
+	se.hint.Retry = c.retry.has(code) && c.idempotentMethod(method) &&
+		(code != codes.ResourceExhausted || se.hint.HasDelay) && se.hint.Fits(c.maxDelay, deadline)
 	return c.settle(se)
 }
 
 // settle returns se as the attempt's error, or, for a success code that is not retried,
 // as the caller's error behind a success.
 func (c *Client) settle(se *StatusError) (outcome, error) {
-	if !se.retry && c.success.has(se.Code()) {
+	if !se.hint.Retry && c.success.has(se.Code()) {
 		return outcome{err: se}, nil
 	}
 	return outcome{}, se

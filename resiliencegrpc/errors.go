@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/anypb"
 
+	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -258,13 +259,11 @@ func retryInfo(st *status.Status) (time.Duration, bool) {
 //
 // A StatusError is not modified after it is made, and is safe for concurrent use.
 type StatusError struct {
-	st       *status.Status
-	method   string
-	delay    time.Duration
-	hasDelay bool
-	retry    bool
-	failure  bool
-	ignored  bool
+	st      *status.Status
+	method  string
+	hint    retryhint.Hint // the server's delay, and whether the call is retried
+	failure bool
+	ignored bool
 }
 
 // Error returns the status's text, as gRPC prints it, after the method: "resiliencegrpc:
@@ -299,18 +298,6 @@ func (e *StatusError) Code() codes.Code {
 	return e.st.Code()
 }
 
-// RetryAfter returns the delay the server asked for, and false when it asked for none
-// (policy.RetryAfter).
-func (e *StatusError) RetryAfter() (time.Duration, bool) {
-	if e == nil {
-		return 0, false
-	}
-	return e.delay, e.hasDelay
-}
-
-// NeverRetried reports whether no retry may retry the call (policy.NeverRetried).
-func (e *StatusError) NeverRetried() bool { return e == nil || !e.retry }
-
 // Is reports whether target is ErrNotFailure, ratelimit.ErrExceeded,
 // context.DeadlineExceeded or context.Canceled, as the type's comment says.
 func (e *StatusError) Is(target error) bool {
@@ -321,13 +308,28 @@ func (e *StatusError) Is(target error) bool {
 	case ErrNotFailure:
 		return e.ignored
 	case ratelimit.ErrExceeded:
-		return e.Code() == codes.ResourceExhausted && e.hasDelay && !e.failure
+		return e.Code() == codes.ResourceExhausted && e.hint.HasDelay && !e.failure
 	case context.DeadlineExceeded:
 		return e.Code() == codes.DeadlineExceeded
 	case context.Canceled:
 		return e.Code() == codes.Canceled
 	}
 	return false
+}
+
+// RetryAfter returns the delay the server asked for, and false when it asked for none
+// (policy.RetryAfter).
+func (e *StatusError) RetryAfter() (time.Duration, bool) { return e.retryHint().RetryAfter() }
+
+// NeverRetried reports whether no retry may retry the call (policy.NeverRetried).
+func (e *StatusError) NeverRetried() bool { return e.retryHint().NeverRetried() }
+
+// retryHint returns e's hint; nil for a nil e.
+func (e *StatusError) retryHint() *retryhint.Hint {
+	if e == nil {
+		return nil
+	}
+	return &e.hint
 }
 
 var (
