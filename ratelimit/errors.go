@@ -1,15 +1,16 @@
 package ratelimit
 
 import (
-	"errors"
 	"time"
 
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // ErrExceeded is the errors.Is target of every rejection by a rate limiter: no permit was
-// free now or within maxWait, or the caller's context ended first.
-var ErrExceeded = errors.New("ratelimit: rate limit exceeded")
+// free now or within maxWait, or the caller's context ended first. It is itself an
+// *ExceededError (with no instance id, and no next permit to tell), so that the bare
+// sentinel is a policy.Refuser as every rejection is.
+var ErrExceeded error = &ExceededError{msg: "ratelimit: rate limit exceeded"}
 
 // ExceededError is a limiter's rejection. Each limiter creates its rejections once, at
 // construction, so rejecting allocates nothing. It matches ErrExceeded and,
@@ -78,7 +79,14 @@ var errZero = &ExceededError{instance: "", msg: "ratelimit: a zero Limiter admit
 // RejectedBy returns the layer that refused the call: ratelimit.Layer.
 func (e *ExceededError) RejectedBy() policy.Layer { return Layer }
 
+// Refusal returns policy.RefusalOverloaded: the limiter has no permit for the call now.
+func (e *ExceededError) Refusal() policy.Refusal { return policy.RefusalOverloaded }
+
+// RetryIn is NextPermit: the time until the limiter that refused the call has a permit
+// free, and false when the rejection cannot tell (a Keyed limiter's, ErrExceeded).
+func (e *ExceededError) RetryIn() (time.Duration, bool) { return e.NextPermit() }
+
 var (
 	_ policy.Throttled = (*ExceededError)(nil)
-	_ policy.Rejection = (*ExceededError)(nil)
+	_ policy.Refuser   = (*ExceededError)(nil)
 )

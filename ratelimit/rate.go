@@ -1,7 +1,6 @@
 package ratelimit
 
 import (
-	"errors"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -94,8 +93,10 @@ func (r *rate) check(n int) error {
 
 // ErrExceedsBurst is the errors.Is target of the refusal of a call for more permits than
 // the limiter's Permits (its burst): such a call can never be granted, however long it
-// waits. It does not match ErrExceeded, and it carries no retry-after.
-var ErrExceedsBurst = errors.New("ratelimit: more permits than the burst")
+// waits. It does not match ErrExceeded, and it carries no retry-after. It is itself a
+// *BurstError (with no instance id and no Permits), so that the bare sentinel is a
+// policy.Refuser as every refusal is.
+var ErrExceedsBurst error = &BurstError{msg: "ratelimit: more permits than the burst"}
 
 // BurstError is a limiter's refusal of a call for more permits than its Permits. It
 // matches ErrExceedsBurst. Each limiter makes it once for each configuration, so
@@ -129,7 +130,14 @@ func (e *BurstError) Is(target error) bool { return target == ErrExceedsBurst }
 // RejectedBy returns the layer that refused the call: ratelimit.Layer.
 func (e *BurstError) RejectedBy() policy.Layer { return Layer }
 
-var _ policy.Rejection = (*BurstError)(nil)
+// Refusal returns policy.RefusalOverloaded: the call asks for more than the limiter's
+// quota.
+func (e *BurstError) Refusal() policy.Refusal { return policy.RefusalOverloaded }
+
+// RetryIn returns false: no wait lets the call through.
+func (e *BurstError) RetryIn() (time.Duration, bool) { return 0, false }
+
+var _ policy.Refuser = (*BurstError)(nil)
 
 // errBadCount is the error of a call for fewer than 1 permit.
 var errBadCount = policy.Errorf(policy.CodeBadPermits, "n", "",

@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,13 +13,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
-	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -90,8 +85,6 @@ func setOf(cs ...codes.Code) codeSet {
 	return s
 }
 
-const defaultMaxRetryDelay = time.Minute
-
 // NewClient returns a Client with the default ClientConfig. Each call goes through the
 // policies of specs, composed once by resilience.Wrap1 in the default order:
 //
@@ -130,7 +123,7 @@ func NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Cl
 // SuccessCodes, R4C-ATR-004 for a negative MaxRetryDelay, R4C-REG-010 for a malformed
 // Idempotent or Exempt name; the other errors are resilience.Wrap1's.
 func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Client, error) {
-	cl := &Client{maxDelay: c.MaxRetryDelay, idempotent: map[string]struct{}{}, exempt: map[string]struct{}{}}
+	cl := &Client{idempotent: map[string]struct{}{}, exempt: map[string]struct{}{}}
 	lists := []struct {
 		name string
 		in   []codes.Code
@@ -171,12 +164,9 @@ func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resi
 			names.out[m] = struct{}{}
 		}
 	}
-	switch {
-	case c.MaxRetryDelay < 0:
-		return nil, policy.Errorf(policy.CodeNegativeDuration, "resiliencegrpc.maxRetryDelay", c.MaxRetryDelay.String(),
-			"maxRetryDelay must not be negative (0 means one minute)")
-	case c.MaxRetryDelay == 0:
-		cl.maxDelay = defaultMaxRetryDelay
+	var err error
+	if cl.maxDelay, err = retryhint.MaxDelay("resiliencegrpc.maxRetryDelay", c.MaxRetryDelay); err != nil {
+		return nil, err
 	}
 	specs = append(slices.Clip(specs), resilience.RetryWaitsForPermit())
 	unary, err := resilience.Wrap1(r, id, cl.attemptUnary, specs...)
@@ -189,20 +179,6 @@ func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resi
 	}
 	cl.unary, cl.stream = unary, stream
 	return cl, nil
-}
-
-// CircuitBreaker is resilience.CircuitBreaker for a Client: the breaker counts the
-// FailureCodes (and errors that are not statuses, such as a failure to connect) as
-// failures and the SuccessCodes as successes, and ignores the statuses in neither list
-// (ErrNotFailure: a server's ResourceExhausted, a Canceled call) and the refusals of the
-// client's own rate limiter (ratelimit.ErrExceeded, which the breaker, outside the
-// limiter, would otherwise count as failures). opts come after these and add to them.
-//
-// With resilience.CircuitBreaker instead, every status the client does not count as a
-// success is a failure.
-func CircuitBreaker(opts ...circuitbreaker.Option) resilience.Spec {
-	return resilience.CircuitBreaker(append([]circuitbreaker.Option{
-		circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded)}, opts...)...)
 }
 
 // outcome is what an attempt returns to the policies: the stream it created, and, for a
@@ -223,69 +199,6 @@ type unaryClientCall struct {
 	deadline   time.Time       // the call's deadline, zero for none
 	once       *sentOnce       // for a method that is not idempotent, else nil
 }
-
-// sentOnce keeps a call to a method that is not idempotent from being sent twice: once it
-// was sent, a later attempt (a retry of an error that a policy made of its failure, such
-// as a timeout's) is not sent, and ends with the first attempt's error, never retried.
-type sentOnce struct {
-	sent bool
-	err  error
-}
-
-// ended returns, for an attempt whose context a policy ended (a timeout) while the
-// caller's did not, the error the policies see: the context's cause, and for a call that
-// is not idempotent, that cause as an error no retry retries (the call was sent; a
-// timeout outside then says so too). ok is false when no policy ended the attempt.
-func (o *sentOnce) ended(attempt, caller context.Context) (err error, ok bool) {
-	if attempt.Err() == nil || caller.Err() != nil {
-		return nil, false
-	}
-	cause := context.Cause(attempt)
-	if o == nil {
-		return cause, true
-	}
-	o.err = cause
-	return &notAgain{err: cause, first: true}, true
-}
-
-// failed records the error of the attempt that was sent, as the policies see it.
-func (o *sentOnce) failed(err error) {
-	if o != nil {
-		o.err = err
-	}
-}
-
-// again returns the error of a call sent already, or nil when it may be sent, which it
-// then marks as sent.
-func (o *sentOnce) again() error {
-	if o == nil {
-		return nil
-	}
-	if o.sent {
-		return &notAgain{err: o.err}
-	}
-	o.sent = true
-	return nil
-}
-
-// notAgain is the error, never retried, of an attempt of a call that was sent once
-// already: the first attempt's error, cut short by a policy (first), or, for a later
-// attempt that was not sent, that attempt's error again, which is then not a failure
-// (ErrNotFailure): the breaker counted the first.
-type notAgain struct {
-	err   error
-	first bool
-}
-
-func (e *notAgain) Error() string {
-	if e.err == nil {
-		return "resiliencegrpc: a call to a method that is not idempotent is sent once"
-	}
-	return e.err.Error()
-}
-func (e *notAgain) Unwrap() error        { return e.err }
-func (e *notAgain) NeverRetried() bool   { return true }
-func (e *notAgain) Is(target error) bool { return target == ErrNotFailure && !e.first }
 
 type streamClientCall struct {
 	ctx      context.Context // the caller's
@@ -457,85 +370,6 @@ func (s *clientStream) watchEnd() {
 	s.watch.Do(func() { context.AfterFunc(s.ClientStream.Context(), s.cancel) })
 }
 
-// classify turns an attempt's error into what the policies see: a *StatusError for the
-// retry and the breaker, or a success carrying the status for the caller.
-func (c *Client) classify(err error, method string, deadline time.Time, trailer metadata.MD) (outcome, error) {
-	st, ok := status.FromError(err)
-	if !ok {
-		return outcome{}, err // not a status: a policy's error, or another interceptor's
-	}
-	code := st.Code()
-	se := &StatusError{st: st, method: method, failure: c.failure.has(code)}
-	se.ignored = !se.failure // a success code reaches the breaker as an error only when retried
-	se.delay, se.hasDelay = retryInfo(st)
-	pushback := false
-	if v := trailer["grpc-retry-pushback-ms"]; len(v) > 0 && !se.hasDelay { // RetryInfo wins
-		ms, perr := strconv.ParseInt(v[0], 10, 64)
-		if perr != nil || ms < 0 {
-			return c.settle(se) // the server asks not to retry
-		}
-		se.delay, se.hasDelay = time.Duration(min(ms, int64(1<<63-1)/int64(time.Millisecond)))*time.Millisecond, true
-		pushback = true
-	}
-	se.retry = c.retry.has(code) && c.idempotentMethod(method) &&
-		(code != codes.ResourceExhausted || se.hasDelay || pushback)
-	if se.retry && se.hasDelay {
-		if se.delay > c.maxDelay || !deadline.IsZero() && time.Until(deadline) < se.delay {
-			se.retry = false
-		}
-	}
-	return c.settle(se)
-}
-
-// settle returns se as the attempt's error, or, for a success code that is not retried,
-// as the caller's error behind a success.
-func (c *Client) settle(se *StatusError) (outcome, error) {
-	if !se.retry && c.success.has(se.Code()) {
-		return outcome{err: se}, nil
-	}
-	return outcome{}, se
-}
-
-// idempotentMethod reports whether method may be retried: named in Idempotent, or marked
-// idempotent in its proto definition.
-func (c *Client) idempotentMethod(method string) bool {
-	if _, ok := c.idempotent[method]; ok {
-		return true
-	}
-	if _, ok := c.idempotent[service(method)]; ok {
-		return true
-	}
-	if v, ok := c.protoIdem.Load(method); ok {
-		return v.(bool)
-	}
-	idem := protoIdempotent(method)
-	c.protoIdem.Store(method, idem)
-	return idem
-}
-
-// protoIdempotent reads the idempotency_level option of method ("/pkg.Service/Method")
-// from the global proto registry.
-func protoIdempotent(method string) bool {
-	name := strings.Replace(strings.TrimPrefix(method, "/"), "/", ".", 1)
-	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name))
-	if err != nil {
-		return false
-	}
-	md, ok := d.(protoreflect.MethodDescriptor)
-	if !ok {
-		return false
-	}
-	opts, ok := md.Options().(*descriptorpb.MethodOptions)
-	if !ok || opts == nil {
-		return false
-	}
-	switch opts.GetIdempotencyLevel() {
-	case descriptorpb.MethodOptions_IDEMPOTENT, descriptorpb.MethodOptions_NO_SIDE_EFFECTS:
-		return true
-	}
-	return false
-}
-
 // exempted reports whether method goes through none of the client's policies.
 func (c *Client) exempted(method string) bool {
 	if len(c.exempt) == 0 {
@@ -546,15 +380,6 @@ func (c *Client) exempted(method string) bool {
 	}
 	_, ok := c.exempt[service(method)]
 	return ok
-}
-
-// onceFor returns the state that keeps a call to method from being sent twice, or nil
-// when the method is idempotent.
-func (c *Client) onceFor(method string) *sentOnce {
-	if c.idempotentMethod(method) {
-		return nil
-	}
-	return new(sentOnce)
 }
 
 // callError returns the error of a call that the policies ended with err: the context's

@@ -7,10 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
-	"github.com/resilience4go/resilience4go/ratelimit"
-	"github.com/resilience4go/resilience4go/resilience"
 )
 
 // ErrStatus is the errors.Is target of every StatusError.
@@ -33,11 +31,9 @@ var ErrNotFailure = errors.New("resiliencehttp: response status is not a failure
 // instead of its backoff) and policy.NeverRetried (true for a status that is not
 // retried, or a request that cannot be sent again).
 type StatusError struct {
-	resp     *http.Response
-	delay    time.Duration
-	hasDelay bool
-	retry    bool
-	failure  bool
+	resp    *http.Response
+	hint    retryhint.Hint // the Retry-After delay, and whether the response is retried
+	failure bool
 }
 
 // Error returns "resiliencehttp: <method> <url>: <status>", e.g.
@@ -81,24 +77,27 @@ func (e *StatusError) Response() *http.Response {
 	return e.resp
 }
 
-// RetryAfter returns the delay of the response's Retry-After header, and false when it
-// has none (policy.RetryAfter).
-func (e *StatusError) RetryAfter() (time.Duration, bool) {
-	if e == nil {
-		return 0, false
-	}
-	return e.delay, e.hasDelay
-}
-
-// NeverRetried reports whether no retry may retry the response (policy.NeverRetried): its
-// status is not one to retry, its Retry-After is beyond TransportConfig.MaxRetryAfter or
-// the request's deadline, or its request cannot be sent again.
-func (e *StatusError) NeverRetried() bool { return e == nil || !e.retry }
-
 // Is reports whether target is ErrStatus, or ErrNotFailure for a status that is not a
 // failure.
 func (e *StatusError) Is(target error) bool {
 	return target == ErrStatus || target == ErrNotFailure && (e == nil || !e.failure)
+}
+
+// RetryAfter returns the delay of the response's Retry-After header, and false when it
+// has none (policy.RetryAfter).
+func (e *StatusError) RetryAfter() (time.Duration, bool) { return e.retryHint().RetryAfter() }
+
+// NeverRetried reports whether no retry may retry the response (policy.NeverRetried): its
+// status is not one to retry, its Retry-After is beyond TransportConfig.MaxRetryAfter or
+// the request's deadline, or its request cannot be sent again.
+func (e *StatusError) NeverRetried() bool { return e.retryHint().NeverRetried() }
+
+// retryHint returns e's hint; nil for a nil e.
+func (e *StatusError) retryHint() *retryhint.Hint {
+	if e == nil {
+		return nil
+	}
+	return &e.hint
 }
 
 var (
@@ -113,18 +112,3 @@ type noRetry struct{ err error }
 func (e *noRetry) Error() string      { return e.err.Error() }
 func (e *noRetry) Unwrap() error      { return e.err }
 func (e *noRetry) NeverRetried() bool { return true }
-
-// CircuitBreaker is resilience.CircuitBreaker for a Transport: the breaker counts 5xx
-// responses (or what TransportConfig.Failure says) and transport errors as failures, and
-// ignores — counts neither as success nor as failure — responses that are retried but are
-// not failures (ErrNotFailure: 429 by default) and the rejections of the transport's own
-// rate limiter (ratelimit.ErrExceeded, which an outer breaker would otherwise record as
-// failures): neither says that the dependency is broken. 4xx responses that are not retried are successes. opts come after these and
-// add to them.
-//
-// With resilience.CircuitBreaker instead, every StatusError counts as a failure, 429
-// included.
-func CircuitBreaker(opts ...circuitbreaker.Option) resilience.Spec {
-	return resilience.CircuitBreaker(append([]circuitbreaker.Option{
-		circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded)}, opts...)...)
-}

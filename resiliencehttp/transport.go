@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -46,7 +47,6 @@ type TransportConfig struct {
 }
 
 const (
-	defaultMaxRetryAfter   = time.Minute
 	defaultMaxBufferedBody = 64 << 10
 	maxDrain               = 256 << 10 // the most of a failed attempt's body read to reuse its connection
 )
@@ -100,8 +100,7 @@ func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next ht
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	t := &Transport{next: next, failure: c.Failure, maxAfter: c.MaxRetryAfter,
-		maxBuffered: c.MaxBufferedBody, anyMethod: c.RetryNonIdempotent}
+	t := &Transport{next: next, failure: c.Failure, maxBuffered: c.MaxBufferedBody, anyMethod: c.RetryNonIdempotent}
 	statuses := c.RetryStatuses
 	if statuses == nil {
 		statuses = []int{http.StatusTooManyRequests, http.StatusServiceUnavailable}
@@ -116,12 +115,9 @@ func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next ht
 	if t.failure == nil {
 		t.failure = func(status int) bool { return status >= 500 }
 	}
-	switch {
-	case c.MaxRetryAfter < 0:
-		return nil, policy.Errorf(policy.CodeNegativeDuration, "resiliencehttp.maxRetryAfter", c.MaxRetryAfter.String(),
-			"maxRetryAfter must not be negative (0 means one minute)")
-	case c.MaxRetryAfter == 0:
-		t.maxAfter = defaultMaxRetryAfter
+	var err error
+	if t.maxAfter, err = retryhint.MaxDelay("resiliencehttp.maxRetryAfter", c.MaxRetryAfter); err != nil {
+		return nil, err
 	}
 	switch {
 	case c.MaxBufferedBody == 0:
@@ -284,12 +280,10 @@ func (t *Transport) classify(ctx context.Context, ex *exchange, resp *http.Respo
 		return resp, nil
 	}
 	e := &StatusError{resp: resp, failure: failure}
-	e.delay, e.hasDelay = RetryAfter(resp.Header, time.Now())
-	if retry && e.hasDelay {
-		retry = e.delay <= t.maxAfter && beforeDeadline(ex.req.Context(), e.delay)
-	}
-	e.retry = retry && ex.replayable()
-	if e.retry {
+	e.hint.Delay, e.hint.HasDelay = RetryAfter(resp.Header, time.Now())
+	deadline, _ := ex.req.Context().Deadline()
+	e.hint.Retry = retry && e.hint.Fits(t.maxAfter, deadline) && ex.replayable()
+	if e.hint.Retry {
 		t.buffer(ctx, resp)
 	}
 	return nil, e
@@ -422,12 +416,6 @@ func idempotent(r *http.Request) bool {
 	_, key := r.Header["Idempotency-Key"]
 	_, xkey := r.Header["X-Idempotency-Key"]
 	return key || xkey
-}
-
-// beforeDeadline reports whether a wait of d ends before ctx's deadline.
-func beforeDeadline(ctx context.Context, d time.Duration) bool {
-	deadline, ok := ctx.Deadline()
-	return !ok || time.Until(deadline) > d
 }
 
 // errNotReplayable is an attempt that could not be made: the request's body was sent and

@@ -1,7 +1,7 @@
 package adaptivelimit
 
 import (
-	"errors"
+	"time"
 
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -9,7 +9,9 @@ import (
 // ErrLimitExceeded is the errors.Is target of every rejection by an adaptive limiter: the
 // call did not fit under the limit at once (MaxWait 0) or within MaxWait, or the caller's
 // context ended while it waited.
-var ErrLimitExceeded = errors.New("adaptivelimit: concurrency limit exceeded")
+// It is itself an *ExceededError (with no instance id), so that the bare sentinel is a
+// policy.Refuser as every rejection is.
+var ErrLimitExceeded error = &ExceededError{msg: "adaptivelimit: concurrency limit exceeded"}
 
 // ExceededError is an adaptive limiter's rejection. Each limiter creates its rejections
 // once, at construction, so rejecting allocates nothing. It matches ErrLimitExceeded and,
@@ -45,4 +47,10 @@ func (e *ExceededError) Unwrap() error { return e.cause }
 // RejectedBy returns the layer that refused the call: adaptivelimit.Layer.
 func (e *ExceededError) RejectedBy() policy.Layer { return Layer }
 
-var _ policy.Rejection = (*ExceededError)(nil)
+// Refusal returns policy.RefusalOverloaded: the call does not fit under the limit.
+func (e *ExceededError) Refusal() policy.Refusal { return policy.RefusalOverloaded }
+
+// RetryIn returns false: when the call would fit depends on the calls in flight.
+func (e *ExceededError) RetryIn() (time.Duration, bool) { return 0, false }
+
+var _ policy.Refuser = (*ExceededError)(nil)

@@ -1,14 +1,16 @@
 package bulkhead
 
 import (
-	"errors"
+	"time"
 
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // ErrFull is the errors.Is target of every rejection by a bulkhead: no slot was free at
 // once (MaxWait 0) or within MaxWait, or the caller's context ended while it waited.
-var ErrFull = errors.New("bulkhead: bulkhead full")
+// It is itself a *FullError (with no instance id), so that the bare sentinel is a
+// policy.Refuser as every rejection is.
+var ErrFull error = &FullError{msg: "bulkhead: bulkhead full"}
 
 // FullError is a bulkhead's rejection. Each bulkhead creates its rejections once, at
 // construction, so rejecting allocates nothing. It matches ErrFull and, when the caller's
@@ -44,4 +46,10 @@ func (e *FullError) Unwrap() error { return e.cause }
 // RejectedBy returns the layer that refused the call: bulkhead.Layer.
 func (e *FullError) RejectedBy() policy.Layer { return Layer }
 
-var _ policy.Rejection = (*FullError)(nil)
+// Refusal returns policy.RefusalOverloaded: the bulkhead has no slot free.
+func (e *FullError) Refusal() policy.Refusal { return policy.RefusalOverloaded }
+
+// RetryIn returns false: when a slot frees up depends on the calls in flight.
+func (e *FullError) RetryIn() (time.Duration, bool) { return 0, false }
+
+var _ policy.Refuser = (*FullError)(nil)

@@ -1,6 +1,10 @@
 package circuitbreaker
 
-import "github.com/resilience4go/resilience4go/policy"
+import (
+	"time"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
 
 // ErrOpen is the errors.Is target of every rejection by a circuit breaker: the breaker is
 // open, forced open, or half-open with every trial call taken, and the function was not
@@ -47,7 +51,14 @@ func (e *OpenError) NeverRetried() bool { return true }
 // ErrOpen itself too).
 func (e *OpenError) RejectedBy() policy.Layer { return Layer }
 
-var _ policy.Rejection = (*OpenError)(nil)
+// Refusal returns policy.RefusalUnavailable: the breaker holds the dependency unavailable.
+func (e *OpenError) Refusal() policy.Refusal { return policy.RefusalUnavailable }
+
+// RetryIn returns false: the rejection, made once for every call the breaker refuses,
+// does not know when the breaker lets a trial call through.
+func (e *OpenError) RetryIn() (time.Duration, bool) { return 0, false }
+
+var _ policy.Refuser = (*OpenError)(nil)
 
 // rejections are a breaker's preallocated rejection errors, one per refusing state.
 type rejections struct {

@@ -1,0 +1,52 @@
+package policy_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/ratelimit"
+)
+
+// OB-5: every built-in policy's rejection sentinel is a policy.Refuser that says why its
+// layer refuses, so that an adapter maps it without knowing the policy; none of the bare
+// sentinels knows when its layer would let a call through.
+func TestOB5_BuiltInSentinelsAreRefusers(t *testing.T) {
+	for _, tc := range []struct {
+		err   error
+		layer policy.Layer
+		why   policy.Refusal
+	}{
+		{ratelimit.ErrExceeded, ratelimit.Layer, policy.RefusalOverloaded},
+		{ratelimit.ErrExceedsBurst, ratelimit.Layer, policy.RefusalOverloaded},
+		{bulkhead.ErrFull, bulkhead.Layer, policy.RefusalOverloaded},
+		{adaptivelimit.ErrLimitExceeded, adaptivelimit.Layer, policy.RefusalOverloaded},
+		{circuitbreaker.ErrOpen, circuitbreaker.Layer, policy.RefusalUnavailable},
+	} {
+		t.Run(tc.err.Error(), func(t *testing.T) {
+			r, ok := tc.err.(policy.Refuser)
+			require.True(t, ok)
+			assert.Equal(t, tc.layer, r.RejectedBy())
+			assert.Equal(t, tc.why, r.Refusal())
+			_, known := r.RetryIn()
+			assert.False(t, known)
+			l, rejected := policy.RejectedBy(fmt.Errorf("wrapped: %w", tc.err))
+			assert.True(t, rejected)
+			assert.Equal(t, tc.layer, l)
+		})
+	}
+}
+
+// OB-5: a Refusal's String is its name.
+func TestOB5_RefusalString(t *testing.T) {
+	assert.Equal(t, "unspecified", policy.RefusalUnspecified.String())
+	assert.Equal(t, "overloaded", policy.RefusalOverloaded.String())
+	assert.Equal(t, "unavailable", policy.RefusalUnavailable.String())
+	assert.Equal(t, "Refusal(9)", policy.Refusal(9).String())
+}

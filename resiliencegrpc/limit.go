@@ -1,0 +1,102 @@
+package resiliencegrpc
+
+import (
+	"context"
+	"strings"
+
+	"google.golang.org/grpc/metadata"
+
+	"github.com/resilience4go/resilience4go/internal/nilcheck"
+	"github.com/resilience4go/resilience4go/ratelimit"
+)
+
+// errRateLimited is the errors.Is target of a rate limiter's refusal,
+// ratelimit.ErrExceeded: the error of a call that Limit refuses, what a StatusError of a
+// server limiter's refusal matches, and what this package's CircuitBreaker spec ignores.
+// This file is the one place of the package that knows the rate limiter.
+var errRateLimited = ratelimit.ErrExceeded
+
+// KeyedLimiter is what Limit needs of a per-key rate limiter. *ratelimit.Keyed[string] is
+// one (with a ratelimit.Backend such as ratelimit/redis, its quotas are shared by every
+// replica of the server). Decide takes a permit for key without waiting and reports, for a
+// refusal, RetryAfter: how long until the key's next permit. It is called concurrently,
+// so it must be safe for concurrent use. A limiter that also has DecideContext(ctx
+// context.Context, key string) ratelimit.Decision, as *ratelimit.Keyed[string] has, is
+// called through it instead, with the call's context: its observer's recorder then sees
+// the call's trace.
+type KeyedLimiter interface {
+	Decide(key string) ratelimit.Decision
+}
+
+// Key returns the key a call is limited by, from the call's context (its peer and incoming
+// metadata) and its full method name ("/pkg.Service/Method"). It runs on every call that a
+// Limit applies to, concurrently, so it must be quick and safe for concurrent use. Calls
+// for which it returns the same string share one quota.
+type Key func(ctx context.Context, fullMethod string) string
+
+// ByMethod keys calls by their full method name: one quota per method, shared by every
+// client.
+func ByMethod(_ context.Context, fullMethod string) string { return fullMethod }
+
+// ByMetadata keys calls by the first value of the incoming metadata name (lowercase, as
+// gRPC keeps metadata keys), e.g. "x-api-key"; a call without it has the key "". Reading
+// it costs one allocation per call (gRPC copies the values). The
+// value is whatever the client sends: key by it only where a caller cannot pick another
+// value at will (an API key that is checked before this interceptor, a tenant id set by a
+// trusted gateway).
+func ByMetadata(name string) Key {
+	name = strings.ToLower(name)
+	return func(ctx context.Context, _ string) string {
+		if v := metadata.ValueFromIncomingContext(ctx, name); len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+}
+
+// Limit limits calls with k, keyed by key: Permits per Period per key, as k is built.
+// methods names what it applies to: full method names ("/pkg.Service/Method"), whole
+// services ("/pkg.Service/"), or, when none are given, every method. A nil key keys calls
+// by peer: the client's address, or the address that TrustedProxies forward, per network
+// (IPv4Prefix, IPv6Prefix), as PeerKey does.
+//
+// Each call is limited by one Limit at most, the most specific that applies: one that
+// names its method, else one that names its service, else one for every method, so that
+// no call spends a permit of one quota and is then refused by another. Two Limits for the
+// same method, service or for every method make NewServer fail with R4C-REG-010, as do a
+// nil k and a malformed method name.
+//
+// A refused call does not reach the handler (nor a Guard): it ends with ResourceExhausted
+// and a google.rpc.RetryInfo detail whose retry_delay is the exact time until the key's
+// next permit, k's Decision.RetryAfter. k's MaxWait is not used: a server answers at
+// once. A Limit counts the calls that reach it: one that it admits and its Guard then
+// turns away (a full bulkhead) has spent its permit, as a request the server received.
+func Limit(k KeyedLimiter, key Key, methods ...string) ServerOption {
+	kc, _ := k.(contextDecider)
+	return func(s *Server) { s.limits.add(s, &limitRule{k: k, kc: kc, key: key}, methods, nilcheck.Is(k)) }
+}
+
+type limitRule struct {
+	k   KeyedLimiter
+	kc  contextDecider // k, when it decides with a context; else nil
+	key Key
+}
+
+// admit takes a permit for the call, or returns its refusal.
+func (l *limitRule) admit(ctx context.Context, method string) error {
+	var d ratelimit.Decision
+	if l.kc != nil {
+		d = l.kc.DecideContext(ctx, l.key(ctx, method))
+	} else {
+		d = l.k.Decide(l.key(ctx, method))
+	}
+	if d.Admitted {
+		return nil
+	}
+	return &Error{err: errRateLimited, limited: true, wait: d.RetryAfter}
+}
+
+// contextDecider is a KeyedLimiter that decides with the call's context.
+type contextDecider interface {
+	DecideContext(ctx context.Context, key string) ratelimit.Decision
+}
