@@ -27,8 +27,15 @@ const (
 	CodeUnknownKey       = "R4C-CFG-001" // unknown configuration key
 	CodeBadSource        = "R4C-CFG-002" // a properties, YAML or env source is malformed
 	CodeDuplicateKey     = "R4C-CFG-003" // a key is set twice in one source
-	CodeHedgeSync        = "R4C-HDG-001" // a hedge in a composition of synchronous calls
-	CodeHedgeWithRetry   = "R4C-HDG-002" // a hedge and a retry in one composition
+)
+
+// The codes of a policy's own errors are its package's (hedge.CodeSync,
+// hedge.CodeWithRetry); these copies remain for code written against this package.
+const (
+	// Deprecated: use hedge.CodeSync, the same code.
+	CodeHedgeSync = "R4C-HDG-001"
+	// Deprecated: use hedge.CodeWithRetry, the same code.
+	CodeHedgeWithRetry = "R4C-HDG-002"
 )
 
 // ConfigError reports an invalid configuration: a bad attribute value, an unknown key or

@@ -129,9 +129,9 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 var descriptor = &kind.Descriptor[settings]{
 	L: Layer,
 	Attrs: []kind.Attr[settings]{
-		noted(kind.IntAttr("permits", func(s *settings) *int { return &s.Permits }),
+		noted(assume(kind.IntAttr("permits", func(s *settings) *int { return &s.Permits }), "1"),
 			func(s *settings, v string) { s.given.permits, s.given.permitsText = true, v }),
-		noted(kind.DurationAttr("period", func(s *settings) *time.Duration { return &s.Period }),
+		noted(assume(kind.DurationAttr("period", func(s *settings) *time.Duration { return &s.Period }), "1s"),
 			func(s *settings, v string) { s.given.period, s.given.periodText = true, v }),
 		kind.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
 		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
@@ -143,9 +143,18 @@ var descriptor = &kind.Descriptor[settings]{
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
 	Of:       func(p kind.Instance) any { return p.(*Limiter).Config() },
 	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },
+
+	Compose: kind.Composition{Rank: 50, Live: kind.LiveValid[Config], GivesPermits: true},
 }
 
 func init() { kind.Register(descriptor) }
+
+// assume returns a, an attribute without a default, with the value the code generator's
+// range check assumes when a directive leaves it to the configuration.
+func assume(a kind.Attr[settings], v string) kind.Attr[settings] {
+	a.Assume = v
+	return a
+}
 
 // noted returns attribute a that, once it has set a value, also calls note with the
 // value's text, trimmed of spaces.

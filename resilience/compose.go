@@ -14,9 +14,6 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/fallback"
-	"github.com/resilience4go/resilience4go/policy/hedge"
-	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
 // composition is the layers of one wrapped function or pipeline, built and in order,
@@ -79,9 +76,8 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		layers = append(layers, s)
 	}
 
-	if seen[hedge.Layer] && seen[retry.Layer] {
-		return nil, policy.Errorf(policy.CodeHedgeWithRetry, string(hedge.Layer), id,
-			"a composition has a hedge or a retry, not both: the hedge starts the attempts a retry would, and takes its place in the order")
+	if err := replaced(id, layers, seen); err != nil {
+		return nil, err
 	}
 	named, orderAt, err := r.order(id, code)
 	if err != nil {
@@ -117,9 +113,22 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 	return &composition{parts: parts, registers: registers}, nil
 }
 
-// arrange puts the built layers in order, outermost first: the fallback; then the layers
-// named, in the order named; then the other built-in layers, in the default order; then
-// the other user layers, in the order of their specs. A name in the order that is neither
+// replaced refuses a composition of id with a layer and the layer it takes the place of
+// (its descriptor's Replaces), with the replacing layer's code; seen holds the layers of
+// specs.
+func replaced(id string, specs []Spec, seen map[policy.Layer]bool) error {
+	for _, s := range specs {
+		if r := kind.CompositionOf(s.layer()).Replaces; r.Layer != "" && seen[r.Layer] {
+			return policy.Errorf(r.Code, string(s.layer()), id, "%s", r.Reason)
+		}
+	}
+	return nil
+}
+
+// arrange puts the built layers in order, outermost first: the layers whose descriptor
+// makes them outermost (the fallback), in the default order; then the layers named, in
+// the order named; then the other built-in layers, in the default order; then the other
+// user layers, in the order of their specs. A name in the order that is neither
 // a built-in layer nor a layer of this composition is R4C-REG-011.
 func arrange(id, key string, named []policy.Layer, specs []Spec, built map[policy.Layer]part) ([]part, error) {
 	known := DefaultOrder()
@@ -136,7 +145,11 @@ func arrange(id, key string, named []policy.Layer, specs []Spec, built map[polic
 			out = append(out, p)
 		}
 	}
-	place(fallback.Layer) // always outermost
+	lo.ForEach(known, func(l policy.Layer, _ int) {
+		if kind.CompositionOf(l).Outermost {
+			place(l) // wherever the order names it
+		}
+	})
 	lo.ForEach(named, func(l policy.Layer, _ int) { place(l) })
 	lo.ForEach(known, func(l policy.Layer, _ int) { place(l) })
 	lo.ForEach(specs, func(s Spec, _ int) { place(s.layer()) })

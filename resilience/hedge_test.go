@@ -110,12 +110,12 @@ func TestHG18_SyncCompositionIsRefused(t *testing.T) {
 	reg, _ := newRegistry(t)
 	fn := func(context.Context) (int, error) { return 1, nil }
 	_, err := resilience.Wrap(reg, "Svc.A", fn, resilience.Hedge())
-	requireCode(t, err, policy.CodeHedgeSync)
+	requireCode(t, err, hedge.CodeSync)
 	_, err = resilience.Wrap1(reg, "Svc.B", func(context.Context, int) (int, error) { return 1, nil }, resilience.Hedge())
-	requireCode(t, err, policy.CodeHedgeSync)
+	requireCode(t, err, hedge.CodeSync)
 	_, err = resilience.Wrap2(reg, "Svc.C", func(context.Context, int, int) (int, error) { return 1, nil },
 		resilience.Hedge(), resilience.CircuitBreaker())
-	requireCode(t, err, policy.CodeHedgeSync)
+	requireCode(t, err, hedge.CodeSync)
 	_, err = reg.Hedge("Svc.A")
 	requireCode(t, err, policy.CodeUnknownInstance) // a failed wrap registers nothing
 
@@ -123,7 +123,7 @@ func TestHG18_SyncCompositionIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	calls := 0
 	_, err = p.Execute(context.Background(), func(context.Context) (int, error) { calls++; return 1, nil })
-	requireCode(t, err, policy.CodeHedgeSync)
+	requireCode(t, err, hedge.CodeSync)
 	assert.Zero(t, calls)
 	v, err := p.ExecuteAsync(context.Background(), func(context.Context) *async.Future[int] { return async.Completed(7) }).
 		Await(context.Background())
@@ -145,13 +145,13 @@ func TestHG19_HedgeWithRetryIsRefused(t *testing.T) {
 		{resilience.Hedge(), resilience.Retry(), resilience.Order(hedge.Layer, retry.Layer)},
 	} {
 		_, err := resilience.WrapAsync(reg, "Svc.A", fn, specs...)
-		requireCode(t, err, policy.CodeHedgeWithRetry)
+		requireCode(t, err, hedge.CodeWithRetry)
 	}
 	_, err := resilience.Wrap(reg, "Svc.B", func(context.Context) (int, error) { return 1, nil },
 		resilience.Retry(), resilience.Hedge())
-	requireCode(t, err, policy.CodeHedgeWithRetry)
+	requireCode(t, err, hedge.CodeWithRetry)
 	_, err = resilience.NewPipeline[int](reg, "Svc.P", resilience.Retry(), resilience.Hedge())
-	requireCode(t, err, policy.CodeHedgeWithRetry)
+	requireCode(t, err, hedge.CodeWithRetry)
 	assert.Empty(t, reg.Snapshot().Policies, "a failed wrap registers nothing")
 }
 

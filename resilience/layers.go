@@ -1,6 +1,7 @@
 package resilience
 
 import (
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -12,19 +13,20 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// layerTable is the table of built-in layers, in their default order, outermost first,
-// with the decorators of each for calls of argument A and result T. A new policy adds its
-// row here, at its place in the default order: that is the one line it needs outside its
-// own package. Everything else about it (configuration keys, instances, handles,
-// snapshots, events) goes through the descriptor its package registers, and users reach
-// it with Policy(its options...). A layer that guards only calls returning a future (the
-// hedge) has no sync decorator, and the code of the error that refuses it in a
-// synchronous composition.
+// layerTable is the table of built-in layers, with the decorators of each for calls of
+// argument A and result T, in no particular order: the default order is the layers'
+// ranks (DefaultOrder). A new policy adds its row here: that is the one line it needs
+// outside its own package. Everything else about it (its place in the order, the calls it
+// guards, configuration keys, instances, handles, snapshots, events, live changes) goes
+// through the descriptor its package registers, and users reach it with Policy(its
+// options...). A layer that guards only calls returning a future has no sync decorator;
+// its descriptor gives the code of the error that refuses it in a synchronous
+// composition.
 func layerTable[A, T any]() []layerRow[A, T] {
 	return []layerRow[A, T]{
 		row(fallback.Layer, fallback.DecorateFunc[A, T], fallback.DecorateAsyncFunc[A, T]),
 		row(retry.Layer, retry.DecorateFunc[A, T], retry.DecorateAsyncFunc[A, T]),
-		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T], policy.CodeHedgeSync),
+		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T]),
 		row(circuitbreaker.Layer, circuitbreaker.DecorateFunc[A, T], circuitbreaker.DecorateAsyncFunc[A, T]),
 		row(ratelimit.Layer, ratelimit.DecorateFunc[A, T], ratelimit.DecorateAsyncFunc[A, T]),
 		row(timeout.Layer, timeout.DecorateFunc[A, T], timeout.DecorateAsyncFunc[A, T]),
@@ -36,51 +38,42 @@ func layerTable[A, T any]() []layerRow[A, T] {
 // layerRow is one layer of the table: its name and its generic decorators, sync and
 // async, taking the instance as built by the layer's spec.
 type layerRow[A, T any] struct {
-	layer    policy.Layer
-	sync     func(inst any, next policy.Func[A, T]) policy.Func[A, T] // nil: async only
-	async    func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]
-	syncCode string // for an async-only layer, the code that refuses it in a sync composition
+	layer policy.Layer
+	sync  func(inst any, next policy.Func[A, T]) policy.Func[A, T] // nil: async only
+	async func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]
 }
 
 // row makes the row of layer l from its decorators of instances of type P.
 func row[P, A, T any](l policy.Layer, sync func(P, policy.Func[A, T]) policy.Func[A, T], async func(P, policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]) layerRow[A, T] {
-	r := asyncRow(l, async, "")
+	r := asyncRow(l, async)
 	r.sync = func(inst any, next policy.Func[A, T]) policy.Func[A, T] { return sync(inst.(P), next) }
 	return r
 }
 
 // asyncRow makes the row of layer l, which guards only calls returning a future, from its
-// async decorator of instances of type P; code is the code of the error that refuses it
-// in a synchronous composition.
-func asyncRow[P, A, T any](l policy.Layer, async func(P, policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T], code string) layerRow[A, T] {
+// async decorator of instances of type P.
+func asyncRow[P, A, T any](l policy.Layer, async func(P, policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]) layerRow[A, T] {
 	return layerRow[A, T]{
-		layer:    l,
-		async:    func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] { return async(inst.(P), next) },
-		syncCode: code,
+		layer: l,
+		async: func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] { return async(inst.(P), next) },
 	}
 }
 
-// asyncOnly returns the error that refuses the built-in layer l in a synchronous
-// composition of id, when l guards only calls returning a future; nil otherwise.
+// asyncOnly returns the error that refuses layer l in a synchronous composition of id,
+// when its descriptor says it guards only calls returning a future; nil otherwise.
 func asyncOnly(id string, l policy.Layer) error {
-	for _, r := range layerTable[struct{}, struct{}]() {
-		if r.layer == l && r.sync == nil {
-			return policy.Errorf(r.syncCode, string(l), id,
-				"the %s layer guards calls that return a future: wrap the function with WrapAsync (e.g. around async.Go) or call the pipeline's ExecuteAsync", l)
-		}
+	code := kind.CompositionOf(l).AsyncOnly
+	if code == "" {
+		return nil
 	}
-	return nil
+	return policy.Errorf(code, string(l), id,
+		"the %s layer guards calls that return a future: wrap the function with WrapAsync (e.g. around async.Go) or call the pipeline's ExecuteAsync", l)
 }
 
 // DefaultOrder returns the built-in layers in their default order, outermost first:
 // fallback, retry, hedge, circuitBreaker, rateLimiter, timeout, bulkhead, adaptiveLimit.
 // The function is innermost, after the last of them. A composition has a retry or a
-// hedge, never both: the hedge takes the retry's place.
-func DefaultOrder() []policy.Layer {
-	rows := layerTable[struct{}, struct{}]()
-	out := make([]policy.Layer, len(rows))
-	for i, r := range rows {
-		out[i] = r.layer
-	}
-	return out
-}
+// hedge, never both: the hedge takes the retry's place. The order is that of the ranks
+// the policies' descriptors give; it is written nowhere else. It returns a new slice on
+// each call and is safe for concurrent use.
+func DefaultOrder() []policy.Layer { return kind.Ranked() }

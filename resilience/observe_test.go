@@ -13,6 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -222,6 +223,6 @@ func TestOB5_RefusedExecuteIsNotRecorded(t *testing.T) {
 	p, err := resilience.NewPipeline[int](reg, "PH", resilience.Hedge())
 	require.NoError(t, err)
 	_, err = p.Execute(t.Context(), func(context.Context) (int, error) { return 1, nil })
-	require.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeHedgeSync})
+	require.ErrorIs(t, err, &policy.ConfigError{Code: hedge.CodeSync})
 	assert.Empty(t, obs.Of(policy.LayerCall, "PH").Outcomes())
 }

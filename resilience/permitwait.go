@@ -6,8 +6,6 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/retry"
-	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // RetryWaitsForPermit makes the composition's retry wait, after an attempt that the
@@ -29,22 +27,24 @@ func (permitSpec) layer() policy.Layer { return "" }
 
 func (permitSpec) build(*Registry, string, reflect.Type) (any, func(), error) { return nil, nil, nil }
 
-// bindPermits binds the retry of parts, if any, to the composition's rate limiter (to no
-// limiter when there is none), so that it waits only for that limiter's permits; always
-// makes it wait for them whatever its configuration says (RetryWaitsForPermit). The
-// registered instance is unchanged: the composition decorates its calls with the bound
-// retry, which shares the instance's configuration, live changes and events.
+// bindPermits binds the layer of parts that waits for permits (the retry: its
+// descriptor's BindPermits), if any, to the composition's layer that gives them (the rate
+// limiter: GivesPermits), or to none when there is none, so that it waits only for that
+// layer's permits; always makes it wait for them whatever its configuration says
+// (RetryWaitsForPermit). The registered instance is unchanged: the composition decorates
+// its calls with the bound instance, which shares the instance's configuration, live
+// changes and events.
 func bindPermits(parts []part, always bool) {
-	i := slices.IndexFunc(parts, func(p part) bool { return p.layer == retry.Layer && !p.user })
+	i := slices.IndexFunc(parts, func(p part) bool { return !p.user && kind.CompositionOf(p.layer).BindPermits != nil })
 	if i < 0 {
 		return
 	}
-	r, ok := parts[i].inst.(*retry.Retry)
+	waiter, ok := parts[i].inst.(kind.Instance)
 	if !ok {
 		return
 	}
-	src := retry.PermitSource{Always: always}
-	if j := slices.IndexFunc(parts, func(p part) bool { return p.layer == ratelimit.Layer && !p.user }); j >= 0 {
+	src := kind.PermitSource{Always: always}
+	if j := slices.IndexFunc(parts, func(p part) bool { return !p.user && kind.CompositionOf(p.layer).GivesPermits }); j >= 0 {
 		if l, ok := parts[j].inst.(kind.Instance); ok {
 			src.Limiter = l.InstanceID()
 		}
@@ -52,5 +52,7 @@ func bindPermits(parts []part, always bool) {
 			src.Rejection = l.Rejection() // this limiter, not another of the same id
 		}
 	}
-	parts[i].inst = r.PermitsFrom(src)
+	if bound, ok := kind.CompositionOf(parts[i].layer).BindPermits(waiter, src); ok {
+		parts[i].inst = bound
+	}
 }

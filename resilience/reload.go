@@ -7,13 +7,6 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
-	"github.com/resilience4go/resilience4go/policy/bulkhead"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
-	"github.com/resilience4go/resilience4go/policy/hedge"
-	"github.com/resilience4go/resilience4go/policy/retry"
-	"github.com/resilience4go/resilience4go/policy/timeout"
-	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // Reload replaces the registry's configuration keys with props (merged as WithProperties
@@ -92,7 +85,7 @@ func (r *Registry) Reload(props ...map[string]string) error {
 		// The check accepted c, so Reconfigure does not fail, unless the instance was
 		// reconfigured directly since: then its error is returned, and the instances
 		// before it keep their new configuration, as the keys do.
-		if err := c.apply(); err != nil {
+		if err := c.Apply(); err != nil {
 			return err
 		}
 	}
@@ -101,7 +94,7 @@ func (r *Registry) Reload(props ...map[string]string) error {
 
 // swap checks next against every running instance and, when all is well, makes it the
 // registry's keys and returns the changes to apply.
-func (r *Registry) swap(next *properties) ([]liveChange, error) {
+func (r *Registry) swap(next *properties) ([]kind.LiveChange, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	changes, err := r.plan(next)
@@ -120,7 +113,7 @@ func (r *Registry) swap(next *properties) ([]liveChange, error) {
 // plan checks next, the keys of a reload, against every recorded resolution and running
 // instance, and returns the changes to apply, in the order the instances were built; an
 // error when any check fails. It changes nothing. Called with r.mu held.
-func (r *Registry) plan(next *properties) ([]liveChange, error) {
+func (r *Registry) plan(next *properties) ([]kind.LiveChange, error) {
 	if err := r.sameOrders(next); err != nil {
 		return nil, err
 	}
@@ -159,7 +152,7 @@ func (r *Registry) plan(next *properties) ([]liveChange, error) {
 		groups[key] = &group{first: rec, res: res, inst: inst}
 		order = append(order, key)
 	}
-	var changes []liveChange
+	var changes []kind.LiveChange
 	for _, key := range order {
 		g := groups[key]
 		if kind.Same(g.res.of(g.inst), g.res.config) {
@@ -168,11 +161,11 @@ func (r *Registry) plan(next *properties) ([]liveChange, error) {
 		if err := g.res.validate(); err != nil {
 			return nil, err
 		}
-		c, ok := liveChangeOf(g.inst, g.res.config)
+		c, ok := liveChangeOf(key.layer, g.inst, g.res.config)
 		if !ok {
 			return nil, r.notLive(g.first, g.res, next)
 		}
-		if err := c.check(); err != nil {
+		if err := c.Check(); err != nil {
 			return nil, g.res.src.keyed(err)
 		}
 		changes = append(changes, c)
@@ -365,88 +358,13 @@ func (r *Registry) notLive(rec *resolution, res resolved, next *properties) erro
 		"%s keeps the configuration it was built with: its %s settings cannot change on a running instance", what, rec.layer)
 }
 
-// reconfigurer is a running instance whose configuration, of type C, can change: the
-// policy's Reconfigure, and CheckReconfigure, which reports Reconfigure's error without
-// changing anything.
-type reconfigurer[C any] interface {
-	CheckReconfigure(c C) error
-	Reconfigure(c C) error
-}
-
-// validReconfigurer is a running instance whose Reconfigure fails only for a
-// configuration that its Validate refuses (the rate limiter's).
-type validReconfigurer[C interface{ Validate() error }] interface {
-	Reconfigure(c C) error
-}
-
-// liveChange is the change of a running instance to a new configuration: check says
-// whether it can take it, changing nothing; apply makes the change.
-type liveChange struct {
-	check, apply func() error
-}
-
-// liveKinds are, for each configuration type, how an instance may take a new one.
-var liveKinds = []func(kind.Instance, any) (liveChange, bool){
-	liveValid[ratelimit.Config],
-	liveAs[circuitbreaker.Config],
-	liveAs[bulkhead.Config],
-	liveAs[retry.Config],
-	liveAs[timeout.Config],
-	liveAs[hedge.Config],
-	liveAs[adaptivelimit.Config],
-}
-
-// liveChangeOf returns the change of inst to cfg, a configuration as its kind's descriptor
-// compares it; false when inst cannot change live.
-func liveChangeOf(inst kind.Instance, cfg any) (liveChange, bool) {
-	for _, as := range liveKinds {
-		if c, ok := as(inst, cfg); ok {
-			return c, true
-		}
+// liveChangeOf returns the change of inst, an instance of layer l, to cfg, a
+// configuration as its kind's descriptor compares it; false when inst cannot change live
+// (its descriptor has no Live).
+func liveChangeOf(l policy.Layer, inst kind.Instance, cfg any) (kind.LiveChange, bool) {
+	live := kind.CompositionOf(l).Live
+	if live == nil {
+		return kind.LiveChange{}, false
 	}
-	return liveChange{}, false
-}
-
-// liveAs returns the change of inst to cfg when inst takes configurations of type C live
-// and cfg holds one.
-func liveAs[C any](inst kind.Instance, cfg any) (liveChange, bool) {
-	rc, ok := inst.(reconfigurer[C])
-	c, held := configIn[C](cfg)
-	if !ok || !held {
-		return liveChange{}, false
-	}
-	return liveChange{
-		check: func() error { return rc.CheckReconfigure(c) },
-		apply: func() error { return rc.Reconfigure(c) },
-	}, true
-}
-
-// liveValid is liveAs for an instance without CheckReconfigure, whose Reconfigure fails
-// only for an invalid configuration: the check is C's Validate.
-func liveValid[C interface{ Validate() error }](inst kind.Instance, cfg any) (liveChange, bool) {
-	if c, ok := liveAs[C](inst, cfg); ok {
-		return c, true
-	}
-	rc, ok := inst.(validReconfigurer[C])
-	c, held := configIn[C](cfg)
-	if !ok || !held {
-		return liveChange{}, false
-	}
-	return liveChange{
-		check: c.Validate,
-		apply: func() error { return rc.Reconfigure(c) },
-	}, true
-}
-
-// configIn returns the configuration of type C that cfg holds: cfg itself, or the Config
-// of a kind.Shared[C] (whose predicate, set in code, a reload does not change).
-func configIn[C any](cfg any) (C, bool) {
-	switch v := cfg.(type) {
-	case C:
-		return v, true
-	case kind.Shared[C]:
-		return v.Config, true
-	}
-	var zero C
-	return zero, false
+	return live(inst, cfg)
 }

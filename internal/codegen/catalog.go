@@ -1,64 +1,33 @@
 package codegen
 
 import (
+	"path"
 	"strconv"
 	"strings"
 
 	"github.com/samber/lo"
 
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/ratelimit"
-
-	// The policy packages register their configuration attributes, which the catalog's
-	// are checked with.
-	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
-	_ "github.com/resilience4go/resilience4go/policy/adaptivelimit"
-	"github.com/resilience4go/resilience4go/policy/bulkhead"
-	_ "github.com/resilience4go/resilience4go/policy/bulkhead"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
-	_ "github.com/resilience4go/resilience4go/policy/circuitbreaker"
-	"github.com/resilience4go/resilience4go/policy/fallback"
-	_ "github.com/resilience4go/resilience4go/policy/fallback"
-	"github.com/resilience4go/resilience4go/policy/hedge"
-	_ "github.com/resilience4go/resilience4go/policy/hedge"
-	"github.com/resilience4go/resilience4go/policy/retry"
-	_ "github.com/resilience4go/resilience4go/policy/retry"
-	"github.com/resilience4go/resilience4go/policy/timeout"
-	_ "github.com/resilience4go/resilience4go/policy/timeout"
-	_ "github.com/resilience4go/resilience4go/ratelimit"
+	// Package resilience registers the built-in policies, whose descriptors the catalog is
+	// made of, and gives their default order.
+	"github.com/resilience4go/resilience4go/resilience"
 )
 
-// valueKind is how an attribute's value is read and written as Go.
-type valueKind int
-
-const (
-	durationValue   valueKind = iota // policy.ParseDuration syntax, written as e.g. 200 * time.Millisecond
-	intValue                         // a decimal whole number
-	floatValue                       // a decimal number
-	boolValue                        // true or false
-	stringValue                      // any text; written as a Go string
-	windowTypeValue                  // COUNT_BASED or TIME_BASED
-	algorithmValue                   // aimd, gradient2 or vegas
-	errorsValue                      // error variables, separated by commas
-	methodValue                      // a fallback function or method
-	layersValue                      // layer names, separated by commas
-)
-
-// option is one attribute of a directive and the option function it becomes.
-type option struct {
-	attr string    // e.g. "maxWait"
-	fn   string    // the option function of the policy's package, e.g. "MaxWait"
-	kind valueKind // how the value is read and written
-}
+// option is one attribute of a directive as its policy's descriptor gives it: the option
+// function it becomes, how its value is read and written, and whether it is a
+// configuration attribute.
+type option = kind.Param
 
 // policyDef is one directive: the policy it declares and how its attributes become
 // options in the generated code.
 type policyDef struct {
-	name    string       // the directive's name, e.g. "ratelimiter"
+	name    string       // the directive's name, e.g. "ratelimiter": the layer in lower case
 	layer   policy.Layer // "" for order
 	pkgPath string       // the import path of the policy's package
 	pkgName string       // its package name
 	options []option
+	comp    kind.Composition // how the policy composes: its place, the calls it guards, what it replaces
 }
 
 const module = "github.com/resilience4go/resilience4go"
@@ -66,82 +35,41 @@ const module = "github.com/resilience4go/resilience4go"
 // common is what every policy directive has: a shared name, a configuration to use, and
 // whether the policy is enabled.
 var common = []option{
-	{"name", "Name", stringValue},
-	{"config", "UseConfig", stringValue},
-	{"enabled", "Enabled", boolValue},
+	{Name: "name", Option: "Name", Value: kind.StringValue},
+	{Name: "config", Option: "UseConfig", Value: kind.StringValue},
+	{Name: "enabled", Option: "Enabled", Value: kind.BoolValue, Config: true},
 }
 
-// catalog is every directive. Each policy's attributes are its configuration attributes
-// (the last segments of its configuration keys), plus the error lists that only code can
-// give; the test of the catalog checks it against the policies' own tables.
-var catalog = []policyDef{
-	{"ratelimiter", ratelimit.Layer, module + "/ratelimit", "ratelimit", []option{
-		{"permits", "Permits", intValue},
-		{"period", "Period", durationValue},
-		{"maxWait", "MaxWait", durationValue},
-	}},
-	{"retry", retry.Layer, module + "/policy/retry", "retry", []option{
-		{"maxAttempts", "MaxAttempts", intValue},
-		{"delay", "Delay", durationValue},
-		{"multiplier", "Multiplier", floatValue},
-		{"maxDelay", "MaxDelay", durationValue},
-		{"jitter", "Jitter", floatValue},
-		{"waitForPermit", "WaitForPermit", boolValue},
-		{"retryOn", "RetryOn", errorsValue},
-		{"abortOn", "AbortOn", errorsValue},
-	}},
-	{"circuitbreaker", circuitbreaker.Layer, module + "/policy/circuitbreaker", "circuitbreaker", []option{
-		{"failureRateThreshold", "FailureRateThreshold", floatValue},
-		{"slidingWindowSize", "SlidingWindowSize", intValue},
-		{"slidingWindowType", "SlidingWindowType", windowTypeValue},
-		{"minimumCalls", "MinimumCalls", intValue},
-		{"waitInOpen", "WaitInOpen", durationValue},
-		{"permittedInHalfOpen", "PermittedInHalfOpen", intValue},
-		{"maxWaitInHalfOpen", "MaxWaitInHalfOpen", durationValue},
-		{"slowCallThreshold", "SlowCallThreshold", durationValue},
-		{"slowCallRateThreshold", "SlowCallRateThreshold", floatValue},
-		{"recordOn", "RecordOn", errorsValue},
-		{"ignoreOn", "IgnoreOn", errorsValue},
-	}},
-	{"bulkhead", bulkhead.Layer, module + "/policy/bulkhead", "bulkhead", []option{
-		{"maxConcurrent", "MaxConcurrent", intValue},
-		{"maxWait", "MaxWait", durationValue},
-	}},
-	{"timeout", timeout.Layer, module + "/policy/timeout", "timeout", []option{
-		{"duration", "Duration", durationValue},
-	}},
-	{"fallback", fallback.Layer, module + "/policy/fallback", "fallback", []option{
-		{"method", "", methodValue},
-		{"handleOn", "HandleOn", errorsValue},
-		{"ignoreOn", "IgnoreOn", errorsValue},
-	}},
-	{"hedge", hedge.Layer, module + "/policy/hedge", "hedge", []option{
-		{"delay", "Delay", durationValue},
-		{"maxAttempts", "MaxAttempts", intValue},
-		{"budgetPercent", "BudgetPercent", floatValue},
-		{"budgetWindow", "BudgetWindow", durationValue},
-		{"budgetMinPerSecond", "BudgetMinPerSecond", floatValue},
-		{"budgetEnabled", "Budget", boolValue},
-		{"hedgeOn", "HedgeOn", errorsValue},
-		{"abortOn", "AbortOn", errorsValue},
-	}},
-	{"adaptivelimit", adaptivelimit.Layer, module + "/policy/adaptivelimit", "adaptivelimit", []option{
-		{"algorithm", "UseAlgorithm", algorithmValue},
-		{"initialLimit", "InitialLimit", intValue},
-		{"minLimit", "MinLimit", intValue},
-		{"maxLimit", "MaxLimit", intValue},
-		{"maxWait", "MaxWait", durationValue},
-		{"backoffRatio", "BackoffRatio", floatValue},
-		{"latencyThreshold", "LatencyThreshold", durationValue},
-		{"tolerance", "Tolerance", floatValue},
-		{"smoothing", "Smoothing", floatValue},
-		{"baselineWindow", "BaselineWindow", intValue},
-		{"dropOn", "DropOn", errorsValue},
-		{"ignoreOn", "IgnoreOn", errorsValue},
-	}},
-	{"order", "", "", "", []option{
-		{"layers", "", layersValue},
-	}},
+// orderDef is the directive that names the order of the layers.
+var orderDef = policyDef{name: "order", options: []option{{Name: "layers", Value: kind.LayersValue}}}
+
+// catalog is every directive: one per layer of the default order, in that order, made
+// from its policy's registered descriptor (its configuration attributes, then those only
+// code gives, then the common ones), then order.
+var catalog = makeCatalog(resilience.DefaultOrder())
+
+// makeCatalog returns the directives of the registered layers, in the order given, then
+// order.
+func makeCatalog(layers []policy.Layer) []policyDef {
+	out := make([]policyDef, 0, len(layers)+1)
+	for _, l := range layers {
+		k, ok := kind.Lookup(l)
+		if !ok {
+			continue
+		}
+		own := lo.Filter(k.Params(), func(p kind.Param, _ int) bool {
+			return !lo.ContainsBy(common, func(c option) bool { return c.Name == p.Name }) // enabled goes with the common ones
+		})
+		out = append(out, policyDef{
+			name:    strings.ToLower(string(l)),
+			layer:   l,
+			pkgPath: k.Package(),
+			pkgName: path.Base(k.Package()),
+			options: own,
+			comp:    k.Composition(),
+		})
+	}
+	return append(out, orderDef)
 }
 
 // noneDirective, on a method, leaves the interface's directives off it.
@@ -174,17 +102,31 @@ func (p *policyDef) allOptions() []option {
 
 // option returns the directive's attribute named attr.
 func (p *policyDef) option(attr string) (option, bool) {
-	return lo.Find(p.allOptions(), func(o option) bool { return o.attr == attr })
+	return lo.Find(p.allOptions(), func(o option) bool { return o.Name == attr })
 }
 
-// isConfig reports whether an attribute of this kind is also a configuration attribute,
-// checked by the policy's own table.
-func (k valueKind) isConfig() bool {
-	switch k {
-	case durationValue, intValue, floatValue, boolValue, windowTypeValue, algorithmValue:
-		return true
+// handlerParam returns the directive's attribute whose value is a function or method
+// resolved for each method (kind.MethodValue), if it has one.
+func (p *policyDef) handlerParam() (option, bool) {
+	return lo.Find(p.options, func(o option) bool { return o.Value == kind.MethodValue })
+}
+
+// leads reports whether the directive has an attribute whose value leads the arguments
+// of its spec function (kind.Param.Leading).
+func (p *policyDef) leads() bool {
+	return lo.ContainsBy(p.options, func(o option) bool { return o.Leading })
+}
+
+// assumed returns the values the range check assumes for the attributes the policy has
+// no default for, when a directive leaves them to the configuration.
+func (p *policyDef) assumed() map[string]string {
+	out := map[string]string{}
+	for _, o := range p.options {
+		if o.Assume != "" {
+			out[o.Name] = o.Assume
+		}
 	}
-	return false
+	return out
 }
 
 // layerByName returns the layer named name in an order: a layer's name (e.g.
@@ -207,4 +149,14 @@ func layerRef(im *imports, l policy.Layer) string {
 		}
 	}
 	return strconv.Quote(string(l))
+}
+
+// defOf returns the directive of layer l.
+func defOf(l policy.Layer) (*policyDef, bool) {
+	for i := range catalog {
+		if catalog[i].layer == l && l != "" {
+			return &catalog[i], true
+		}
+	}
+	return nil, false
 }

@@ -6,14 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/samber/lo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/fallback"
-	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -36,10 +35,10 @@ func TestCatalog_ConfigAttributesAreThePolicysTable(t *testing.T) {
 		require.True(t, ok, "the layer %s of %s is registered", def.layer, def.name)
 		var config, other []string
 		for _, o := range def.allOptions() {
-			if o.kind.isConfig() {
-				config = append(config, o.attr)
+			if o.Config {
+				config = append(config, o.Name)
 			} else {
-				other = append(other, o.attr)
+				other = append(other, o.Name)
 			}
 		}
 		assert.ElementsMatch(t, k.Attributes(), config,
@@ -58,36 +57,43 @@ func TestCatalog_ConfigAttributesAreThePolicysTable(t *testing.T) {
 // neighbouring kind fails it with the runtime's code (so a float read as a whole number,
 // or a duration as a number, is caught).
 func TestCatalog_ValueKindsAreTheTables(t *testing.T) {
-	samples := map[valueKind]struct {
+	samples := map[kind.ValueKind]struct {
 		good     []string
 		bad      string
 		badCode  string
 		kindName string
 	}{
-		durationValue:   {[]string{"250ms", "1s"}, "250", policy.CodeBadDuration, "duration"},
-		intValue:        {[]string{"3"}, "1.5", policy.CodeBadNumber, "whole number"},
-		floatValue:      {[]string{"0.5", "3"}, "half", policy.CodeBadNumber, "number"},
-		boolValue:       {[]string{"true", "false"}, "yes", policy.CodeBadBoolean, "boolean"},
-		windowTypeValue: {[]string{"COUNT_BASED", "TIME_BASED"}, "SLIDING", "", "window type"},
-		algorithmValue:  {[]string{"aimd", "gradient2", "vegas"}, "cubic", "", "algorithm"},
+		kind.DurationValue: {[]string{"250ms", "1s"}, "250", policy.CodeBadDuration, "duration"},
+		kind.IntValue:      {[]string{"3"}, "1.5", policy.CodeBadNumber, "whole number"},
+		kind.FloatValue:    {[]string{"0.5", "3"}, "half", policy.CodeBadNumber, "number"},
+		kind.BoolValue:     {[]string{"true", "false"}, "yes", policy.CodeBadBoolean, "boolean"},
+		kind.EnumValue:     {nil, "no-such-value", "", "value of the enum"}, // good: the enum's spellings
 	}
 	for _, def := range policyDefs() {
 		k, _ := kind.Lookup(def.layer)
 		for _, o := range def.allOptions() {
-			if !o.kind.isConfig() {
+			if !o.Config {
 				continue
 			}
-			s, ok := samples[o.kind]
-			require.True(t, ok, "a sample of %s %s's kind", def.name, o.attr)
-			for _, v := range s.good {
-				assert.NoError(t, k.Check(o.attr, v), "%s %s=%s: a %s", def.name, o.attr, v, s.kindName)
+			s, ok := samples[o.Value]
+			require.True(t, ok, "a sample of %s %s's kind", def.name, o.Name)
+			good := s.good
+			if o.Value == kind.EnumValue {
+				require.NotEmpty(t, o.Enum, "%s %s lists its values", def.name, o.Name)
+				good = nil
+				for _, e := range o.Enum {
+					good = append(good, e.Spelling, strings.ToLower(e.Spelling), strings.ToUpper(e.Spelling))
+				}
 			}
-			err := k.Check(o.attr, s.bad)
-			require.Error(t, err, "%s %s=%s is not a %s", def.name, o.attr, s.bad, s.kindName)
+			for _, v := range good {
+				assert.NoError(t, k.Check(o.Name, v), "%s %s=%s: a %s", def.name, o.Name, v, s.kindName)
+			}
+			err := k.Check(o.Name, s.bad)
+			require.Error(t, err, "%s %s=%s is not a %s", def.name, o.Name, s.bad, s.kindName)
 			if s.badCode != "" {
 				var ce *policy.ConfigError
 				require.ErrorAs(t, err, &ce)
-				assert.Equal(t, s.badCode, ce.Code, "%s %s=%s", def.name, o.attr, s.bad)
+				assert.Equal(t, s.badCode, ce.Code, "%s %s=%s", def.name, o.Name, s.bad)
 			}
 		}
 	}
@@ -125,7 +131,7 @@ func TestCatalog_EveryLayerHasADirective(t *testing.T) {
 	order, ok := lookupDirective("order")
 	require.True(t, ok)
 	if assert.Len(t, order.allOptions(), 1, "order has layers= only") {
-		assert.Equal(t, "layers", order.allOptions()[0].attr)
+		assert.Equal(t, "layers", order.allOptions()[0].Name)
 	}
 	assert.Equal(t, append(slices.Clone(layers), ""), layerOrder, "the specs are written in the default order, then the order")
 	names := directiveNames()
@@ -168,47 +174,45 @@ func TestCatalog_OptionFunctionsExist(t *testing.T) {
 		optObj, _ := pkg.Scope().Lookup("Option").(*types.TypeName)
 		require.NotNil(t, optObj, "%s.Option", def.pkgName)
 		for _, o := range def.allOptions() {
-			if o.fn == "" {
-				assert.Equal(t, methodValue, o.kind, "%s %s has no option function", def.name, o.attr)
+			if o.Option == "" {
+				assert.Equal(t, kind.MethodValue, o.Value, "%s %s has no option function", def.name, o.Name)
 				continue
 			}
-			fn, _ := pkg.Scope().Lookup(o.fn).(*types.Func)
-			if !assert.NotNil(t, fn, "%s.%s, the option of %s %s", def.pkgName, o.fn, def.name, o.attr) {
+			fn, _ := pkg.Scope().Lookup(o.Option).(*types.Func)
+			if !assert.NotNil(t, fn, "%s.%s, the option of %s %s", def.pkgName, o.Option, def.name, o.Name) {
 				continue
 			}
 			sig := fn.Type().(*types.Signature)
-			what := def.pkgName + "." + o.fn + " " + sig.String()
+			what := def.pkgName + "." + o.Option + " " + sig.String()
 			require.Equal(t, 1, sig.Results().Len(), what)
 			assert.True(t, types.Identical(optObj.Type(), sig.Results().At(0).Type()), "%s returns %s.Option", what, def.pkgName)
 			require.Equal(t, 1, sig.Params().Len(), what)
 			param := sig.Params().At(0).Type()
-			if o.kind == errorsValue {
+			if o.Value == kind.ErrorsValue {
 				require.True(t, sig.Variadic(), "%s takes ...error", what)
 				assert.True(t, types.Identical(param.(*types.Slice).Elem(), errType), "%s takes ...error", what)
 				continue
 			}
 			assert.False(t, sig.Variadic(), what)
-			switch o.kind {
-			case durationValue:
+			switch o.Value {
+			case kind.DurationValue:
 				named, ok := param.(*types.Named)
 				if assert.True(t, ok, what) {
 					assert.Equal(t, "time.Duration", named.Obj().Pkg().Path()+"."+named.Obj().Name(), what)
 					duration = param
 				}
-			case intValue:
+			case kind.IntValue:
 				assert.True(t, types.Identical(param, types.Typ[types.Int]), "%s takes an int", what)
-			case floatValue:
+			case kind.FloatValue:
 				assert.True(t, types.Identical(param, types.Typ[types.Float64]), "%s takes a float64", what)
-			case boolValue:
+			case kind.BoolValue:
 				assert.True(t, types.Identical(param, types.Typ[types.Bool]), "%s takes a bool", what)
-			case stringValue:
+			case kind.StringValue:
 				assert.True(t, types.Identical(param, types.Typ[types.String]), "%s takes a string", what)
-			case windowTypeValue:
-				assertConstants(t, pkg, param, what, "CountBased", "TimeBased")
-			case algorithmValue:
-				assertConstants(t, pkg, param, what, "AIMD", "Gradient2", "Vegas")
+			case kind.EnumValue:
+				assertConstants(t, pkg, param, what, lo.Map(o.Enum, func(e kind.Enum, _ int) string { return e.Const })...)
 			default:
-				t.Errorf("%s: %s %s has a kind without a check", what, def.name, o.attr)
+				t.Errorf("%s: %s %s has a kind without a check", what, def.name, o.Name)
 			}
 		}
 	}
@@ -226,12 +230,15 @@ func TestCatalog_OptionFunctionsExist(t *testing.T) {
 		require.True(t, sig.Variadic(), "resilience.%s takes options", name)
 		last := sig.Params().At(sig.Params().Len() - 1).Type().(*types.Slice).Elem()
 		assert.True(t, types.Identical(opt, last), "resilience.%s takes ...%s.Option, not %s", name, def.pkgName, last)
-		switch def.layer {
-		case fallback.Layer:
-			assert.Equal(t, 2, sig.Params().Len(), "resilience.Fallback(fn, opts...)")
-		case timeout.Layer:
-			require.Equal(t, 2, sig.Params().Len(), "resilience.Timeout(d, opts...)")
-			assert.True(t, types.Identical(duration, sig.Params().At(0).Type()), "resilience.Timeout takes a time.Duration first")
+		_, handled := def.handlerParam()
+		switch {
+		case handled:
+			assert.Equal(t, 2, sig.Params().Len(), "resilience.%s(fn, opts...)", name)
+		case def.leads():
+			require.Equal(t, 2, sig.Params().Len(), "resilience.%s(value, opts...)", name)
+			lead, _ := lo.Find(def.options, func(o option) bool { return o.Leading })
+			require.Equal(t, kind.DurationValue, lead.Value, "a leading value of another kind has no check here")
+			assert.True(t, types.Identical(duration, sig.Params().At(0).Type()), "resilience.%s takes a time.Duration first", name)
 		default:
 			assert.Equal(t, 1, sig.Params().Len(), "resilience.%s(opts...)", name)
 		}
@@ -268,4 +275,42 @@ func assertConstants(t *testing.T, pkg *types.Package, param types.Type, what st
 			assert.True(t, types.AssignableTo(c.Type(), param), "%s.%s is a value of %s", pkg.Name(), n, what)
 		}
 	}
+}
+
+type genToySettings struct {
+	Size     int
+	Disabled bool
+	kind.Common
+}
+
+// SPEC GN-2: the catalog is made from the registered descriptors alone: a policy
+// registered with a rank has a directive, named after its layer in lower case, whose
+// attributes are its table's (enabled with the common ones), then those only code gives;
+// its package is that of its settings.
+func TestCatalog_MadeFromDescriptors(t *testing.T) {
+	defer kind.Register(&kind.Descriptor[genToySettings]{
+		L: "genToy",
+		Attrs: []kind.Attr[genToySettings]{
+			kind.IntAttr("size", func(s *genToySettings) *int { return &s.Size }),
+			kind.EnabledAttr(func(s *genToySettings) *bool { return &s.Disabled }),
+		},
+		Defaults:  func() genToySettings { return genToySettings{} },
+		Compose:   kind.Composition{Rank: 1_000_000, AsyncOnly: "R4C-TOY-001"},
+		CodeAttrs: []kind.Param{{Name: "dropOn", Option: "DropOn", Value: kind.ErrorsValue}},
+	})()
+	defs := makeCatalog([]policy.Layer{"genToy", "notRegistered"})
+	require.Len(t, defs, 2, "the registered layer, then order")
+	d := defs[0]
+	assert.Equal(t, "gentoy", d.name)
+	assert.Equal(t, policy.Layer("genToy"), d.layer)
+	assert.Equal(t, module+"/internal/codegen", d.pkgPath)
+	assert.Equal(t, "codegen", d.pkgName)
+	assert.Equal(t, "R4C-TOY-001", d.comp.AsyncOnly)
+	assert.Equal(t, []string{"size", "dropOn", "name", "config", "enabled"},
+		lo.Map(d.allOptions(), func(o option, _ int) string { return o.Name }))
+	size, _ := d.option("size")
+	assert.Equal(t, option{Name: "size", Option: "Size", Value: kind.IntValue, Config: true}, size)
+	drop, _ := d.option("dropOn")
+	assert.False(t, drop.Config, "dropOn is no configuration attribute")
+	assert.Equal(t, "order", defs[1].name)
 }

@@ -13,10 +13,6 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/internal/suggest"
-	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/fallback"
-	"github.com/resilience4go/resilience4go/policy/hedge"
-	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
 // asyncPath is the import path of the futures package.
@@ -41,7 +37,8 @@ func (g *generator) specs(r *resolver, ds []*directive) []*spec {
 }
 
 // checkMethod finds m's shape and checks that its directives fit it: a context first,
-// an error or a future last, a hedge only on a future, a fallback of the right type. at
+// an error or a future last, a layer that guards futures only (a hedge) only on a future,
+// not beside the layer it replaces, a method value (a fallback's) of the right type. at
 // is where to report a method that does not fit: its first directive, or the method when
 // all its directives are the interface's.
 func (g *generator) checkMethod(r *resolver, it *types.Interface, m *method, at token.Position) {
@@ -61,21 +58,27 @@ func (g *generator) checkMethod(r *resolver, it *types.Interface, m *method, at 
 		g.ds.add(at, CodeMethodShape, "%s: a method with %s directives returns error last: error, (T, error), or *async.Future[T]", m.name, prefix)
 		return
 	}
-	hedge, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == hedge.Layer })
-	retry, _ := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == retry.Layer })
-	if hedge != nil && m.shape != future {
-		g.ds.add(hedge.d.pos, policy.CodeHedgeSync, "%s: a hedge guards a method that returns *async.Future[T]; %s returns %s",
-			m.name, m.name, strings.TrimSuffix(strings.TrimPrefix(types.TypeString(results, byName(r.pkg)), "("), ")"))
-	}
-	if hedge != nil && retry != nil {
-		later := hedge
-		if retry.d.pos.Offset > hedge.d.pos.Offset || retry.d.pos.Filename != hedge.d.pos.Filename {
-			later = retry
+	for _, s := range m.specs {
+		if code := s.def.comp.AsyncOnly; code != "" && m.shape != future {
+			g.ds.add(s.d.pos, code, "%s: a %s guards a method that returns *async.Future[T]; %s returns %s",
+				m.name, s.def.layer, m.name, strings.TrimSuffix(strings.TrimPrefix(types.TypeString(results, byName(r.pkg)), "("), ")"))
 		}
-		g.ds.add(later.d.pos, policy.CodeHedgeWithRetry, "%s: a hedge and a retry in one composition: the hedge takes the retry's place", m.name)
 	}
-	if fb, ok := lo.Find(m.specs, func(s *spec) bool { return s.def.layer == fallback.Layer }); ok && fb.fb.key != "" {
-		g.checkFallback(r, it, m, fb)
+	for _, s := range m.specs {
+		rep := s.def.comp.Replaces
+		other, ok := lo.Find(m.specs, func(o *spec) bool { return rep.Layer != "" && o.def.layer == rep.Layer })
+		if !ok {
+			continue
+		}
+		later := s
+		if other.d.pos.Offset > s.d.pos.Offset || other.d.pos.Filename != s.d.pos.Filename {
+			later = other
+		}
+		g.ds.add(later.d.pos, rep.Code, "%s: a %s and a %s in one composition: the %s takes the %s's place",
+			m.name, s.def.layer, rep.Layer, s.def.layer, rep.Layer)
+	}
+	if h, ok := lo.Find(m.specs, func(s *spec) bool { return s.handler.key != "" }); ok {
+		g.checkHandler(r, it, m, h)
 	}
 }
 
@@ -95,19 +98,19 @@ func guardable(sig *types.Signature) bool {
 	return false
 }
 
-// fallbackRef is a fallback checked against one method.
-type fallbackRef struct {
+// handlerRef is a method value (a fallback's method=) checked against one method.
+type handlerRef struct {
 	name   string // the method's or the function's name
 	method bool   // a method of the interface, called on the implementation
 }
 
-// checkFallback finds the fallback of fb for m: a method of the interface, else a
-// function of the package, of type func(context.Context, error) (T, error), or
-// func(context.Context, error) error for a method that returns an error only.
-func (g *generator) checkFallback(r *resolver, it *types.Interface, m *method, fb *spec) {
-	name := fb.fb.value
+// checkHandler finds the method value of h (a fallback's method=) for m: a method of the
+// interface, else a function of the package, of type func(context.Context, error) (T,
+// error), or func(context.Context, error) error for a method that returns an error only.
+func (g *generator) checkHandler(r *resolver, it *types.Interface, m *method, h *spec) {
+	name := h.handler.value
 	var sig *types.Signature
-	ref := fallbackRef{name: name}
+	ref := handlerRef{name: name}
 	if fn, ok := g.methodsOf(it)[name]; ok {
 		sig, ref.method = fn.Type().(*types.Signature), true
 	}
@@ -118,23 +121,23 @@ func (g *generator) checkFallback(r *resolver, it *types.Interface, m *method, f
 		}
 	}
 	if sig == nil {
-		msg := fmt.Sprintf("%s: fallback method %q is neither a method of the interface nor a function of package %s", m.name, name, r.pkg.Name())
-		if near := g.nearFallback(r, it, name); near != "" {
+		msg := fmt.Sprintf("%s: %s %s %q is neither a method of the interface nor a function of package %s", m.name, h.def.name, h.handler.key, name, r.pkg.Name())
+		if near := g.nearHandler(r, it, name); near != "" {
 			msg += "; did you mean " + near + "?"
 		}
-		g.ds.add(fb.fb.valuePos, CodeNoFallback, "%s", msg)
+		g.ds.add(h.handler.valuePos, CodeNoFallback, "%s", msg)
 		return
 	}
 	want := "func(context.Context, error) (" + types.TypeString(m.result, byName(r.pkg)) + ", error)"
 	if m.shape == errOnly {
 		want = "func(context.Context, error) error"
 	}
-	if !fallbackFits(sig, m) {
-		g.ds.add(fb.fb.valuePos, CodeFallbackType, "%s: fallback %s is %s; for %s it must be %s",
-			m.name, name, types.TypeString(sig, byName(r.pkg)), m.name, want)
+	if !handlerFits(sig, m) {
+		g.ds.add(h.handler.valuePos, CodeFallbackType, "%s: %s %s is %s; for %s it must be %s",
+			m.name, h.def.name, name, types.TypeString(sig, byName(r.pkg)), m.name, want)
 		return
 	}
-	m.fallback = ref
+	m.handler = ref
 }
 
 // methodsOf returns the methods of it by name, indexed once per interface.
@@ -153,19 +156,19 @@ func (g *generator) methodsOf(it *types.Interface) map[string]*types.Func {
 	return m
 }
 
-// nearFallback returns the method of it or function of the package nearest to name, found
-// once per interface and name: an interface's directive with a misspelt fallback is
+// nearHandler returns the method of it or function of the package nearest to name, found
+// once per interface and name: an interface's directive with a misspelt method value is
 // reported for each of its methods.
-func (g *generator) nearFallback(r *resolver, it *types.Interface, name string) string {
+func (g *generator) nearHandler(r *resolver, it *types.Interface, name string) string {
 	type key struct {
 		it   *types.Interface
 		name string
 	}
-	if g.nearFallbacks == nil {
-		g.nearFallbacks = map[any]string{}
+	if g.nearHandlers == nil {
+		g.nearHandlers = map[any]string{}
 	}
 	k := key{it, name}
-	if near, ok := g.nearFallbacks[k]; ok {
+	if near, ok := g.nearHandlers[k]; ok {
 		return near
 	}
 	candidates := slices.Sorted(maps.Keys(g.methodsOf(it)))
@@ -174,12 +177,12 @@ func (g *generator) nearFallback(r *resolver, it *types.Interface, name string) 
 		return ok
 	})...)
 	near := suggest.Closest(name, candidates, maxSuggestDistance)
-	g.nearFallbacks[k] = near
+	g.nearHandlers[k] = near
 	return near
 }
 
-// fallbackFits reports whether sig is a fallback for m.
-func fallbackFits(sig *types.Signature, m *method) bool {
+// handlerFits reports whether sig is a method value (a fallback) for m.
+func handlerFits(sig *types.Signature, m *method) bool {
 	p, res := sig.Params(), sig.Results()
 	if sig.TypeParams().Len() > 0 || sig.Variadic() || p.Len() != 2 || !isContext(p.At(0).Type()) || !isError(p.At(1).Type()) {
 		return false

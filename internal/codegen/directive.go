@@ -109,7 +109,7 @@ func parseDirective(text string, pos token.Position, ds *diags) *directive {
 			if len(d.attrs) > 0 && strings.HasSuffix(d.attrs[len(d.attrs)-1].value, ",") {
 				msg += "; a list has no spaces after its commas, or is quoted"
 			} else if def, ok := lookupDirective(d.name); ok {
-				msg += "; the attributes of " + def.name + " are " + strings.Join(lo.Map(def.allOptions(), func(o option, _ int) string { return o.attr }), ", ")
+				msg += "; the attributes of " + def.name + " are " + strings.Join(lo.Map(def.allOptions(), func(o option, _ int) string { return o.Name }), ", ")
 			}
 			ds.add(at(start), CodeMalformed, "%s", msg)
 			continue

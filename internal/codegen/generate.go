@@ -249,11 +249,11 @@ type generator struct {
 	// file) are not.
 	typeErrs map[string][]typeError
 	decls    map[string]decl // the package's interfaces, by name
-	// methods and nearFallbacks memoize methodsOf and nearFallback.
-	methods       map[*types.Interface]map[string]*types.Func
-	nearFallbacks map[any]string
-	attached      map[token.Pos]bool        // the comments in the doc of an interface or a method
-	loaded        map[string]*types.Package // the packages load found, by import path
+	// methods and nearHandlers memoize methodsOf and nearHandler.
+	methods      map[*types.Interface]map[string]*types.Func
+	nearHandlers map[any]string
+	attached     map[token.Pos]bool        // the comments in the doc of an interface or a method
+	loaded       map[string]*types.Package // the packages load found, by import path
 }
 
 // load returns the package at an import path, loaded from the package's directory, or nil

@@ -16,7 +16,6 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/suggest"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/fallback"
 )
 
 // iface is an interface to wrap.
@@ -117,12 +116,12 @@ func directiveIn(doc *ast.CommentGroup, spacedToo bool) bool {
 
 // method is one method of an interface to wrap.
 type method struct {
-	name     string
-	sig      *types.Signature
-	shape    shape
-	result   types.Type  // T of (T, error) or *async.Future[T]
-	specs    []*spec     // the directives that apply, the method's over the interface's
-	fallback fallbackRef // its fallback, if one applies
+	name    string
+	sig     *types.Signature
+	shape   shape
+	result  types.Type // T of (T, error) or *async.Future[T]
+	specs   []*spec    // the directives that apply, the method's over the interface's
+	handler handlerRef // its method value (a fallback's), if one applies
 }
 
 // shape is what a method returns, which says how it is wrapped.
@@ -269,8 +268,8 @@ func (g *generator) checkShared(ifaces []*iface) {
 	for _, it := range ifaces {
 		for _, m := range it.methods {
 			for _, s := range m.specs {
-				if s.def.layer == "" || s.def.layer == fallback.Layer {
-					continue // an order is no instance; a fallback is built for each function
+				if _, per := s.def.handlerParam(); s.def.layer == "" || per {
+					continue // an order is no instance; a policy with a method value (a fallback) is built for each function
 				}
 				id := it.name + "." + m.name
 				if n, ok := s.vals["name"]; ok {

@@ -18,9 +18,6 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/suggest"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/fallback"
-	"github.com/resilience4go/resilience4go/policy/timeout"
-	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // maxSuggestDistance is the largest edit distance at which a name is suggested.
@@ -28,14 +25,14 @@ const maxSuggestDistance = 4
 
 // spec is a directive checked: its policy and the options it becomes, as Go expressions.
 type spec struct {
-	def   *policyDef
-	d     *directive
-	opts  []string          // the option calls, e.g. ratelimit.Permits(10), in the order written
-	dur   string            // a timeout's duration, e.g. 2 * time.Second, or ""
-	fb    attribute         // a fallback's method=
-	vals  map[string]string // each attribute's value as written in Go, for comparing shared instances
-	order []policy.Layer    // an order's layers, outermost first
-	ok    bool              // no error was found in it
+	def     *policyDef
+	d       *directive
+	opts    []string          // the option calls, e.g. ratelimit.Permits(10), in the order written
+	lead    string            // the value that leads the spec function's arguments (a timeout's duration, e.g. 2 * time.Second), or ""
+	handler attribute         // the attribute whose value is a function or method (a fallback's method=), resolved for each method
+	vals    map[string]string // each attribute's value as written in Go, for comparing shared instances
+	order   []policy.Layer    // an order's layers, outermost first
+	ok      bool              // no error was found in it
 }
 
 // resolver checks directives and writes their options, for one package.
@@ -74,7 +71,7 @@ func (r *resolver) resolve(d *directive) *spec {
 	for _, a := range d.attrs {
 		o, ok := def.option(a.key)
 		if !ok {
-			names := lo.Map(def.allOptions(), func(o option, _ int) string { return o.attr })
+			names := lo.Map(def.allOptions(), func(o option, _ int) string { return o.Name })
 			msg := fmt.Sprintf("%s has no attribute %q", def.name, a.key)
 			if near := suggest.Closest(a.key, names, maxSuggestDistance); near != "" {
 				msg += "; did you mean " + near + "?"
@@ -84,7 +81,7 @@ func (r *resolver) resolve(d *directive) *spec {
 			r.ds.add(a.pos, CodeUnknownAttribute, "%s", msg)
 			continue
 		}
-		if o.kind.isConfig() {
+		if o.Config {
 			k, _ := kind.Lookup(def.layer)
 			if err := k.Check(a.key, a.value); err != nil {
 				r.configError(a, err)
@@ -93,27 +90,27 @@ func (r *resolver) resolve(d *directive) *spec {
 			values[a.key] = a.value
 			valuePos[a.key] = a
 		}
-		expr := r.value(o, a)
+		expr := r.value(def, o, a)
 		if expr != "" {
-			sp.vals[o.attr] = expr
+			sp.vals[o.Name] = expr
 		}
 		switch {
 		case expr == "":
-		case def.layer == timeout.Layer && o.attr == "duration":
-			sp.dur = expr
+		case o.Leading:
+			sp.lead = expr
 		case def.layer == "":
 			sp.opts = append(sp.opts, expr)
 		default:
-			sp.opts = append(sp.opts, r.im.use(def.pkgPath, def.pkgName)+"."+o.fn+"("+expr+")")
+			sp.opts = append(sp.opts, r.im.use(def.pkgPath, def.pkgName)+"."+o.Option+"("+expr+")")
 		}
 	}
 	if def.layer != "" && len(values) > 0 {
-		r.checkRanges(d, def.layer, values, valuePos)
+		r.checkRanges(d, def, values, valuePos)
 	}
-	if def.layer == fallback.Layer {
-		sp.fb, ok = d.attr("method")
+	if h, has := def.handlerParam(); has {
+		sp.handler, ok = d.attr(h.Name)
 		if !ok {
-			r.ds.add(d.pos, CodeNoFallback, "fallback needs method=<name>: a method of the interface or a function of the package, func(context.Context, error) (T, error)")
+			r.ds.add(d.pos, CodeNoFallback, "%s needs %s=<name>: a method of the interface or a function of the package, func(context.Context, error) (T, error)", def.name, h.Name)
 		}
 	}
 	if def.layer == "" {
@@ -131,29 +128,26 @@ func (r *resolver) resolve(d *directive) *spec {
 	return sp
 }
 
-// rangeFillers are the values the range check assumes for the attributes a policy has no
-// default for, when a directive leaves them to the configuration: the least demanding
-// valid ones, so that every error found is about the directive's own values.
-var rangeFillers = map[policy.Layer]map[string]string{
-	ratelimit.Layer: {"permits": "1", "period": "1s"},
-	timeout.Layer:   {"duration": "1s"},
-}
-
 // checkRanges checks the ranges of the configuration attributes a directive gives, as the
 // policy checks a configuration, and reports each value out of range. The values are
 // checked together, again without each one found wrong, then each alone over the
 // defaults, so that one error does not hide another; a default that does not fit the
 // values given (a maxLimit under the default initialLimit) is reported at the directive.
 // A directive with config= leaves ranges to the constructor: the configuration may give
-// the attributes the values need. The work is the number of values times one check.
-func (r *resolver) checkRanges(d *directive, l policy.Layer, values map[string]string, at map[string]attribute) {
+// the attributes the values need. For the attributes a policy has no default for, the
+// check assumes the values its descriptor gives (kind.Param.Assume) when a directive
+// leaves them to the configuration: the least demanding valid ones, so that every error
+// found is about the directive's own values. The work is the number of values times one
+// check.
+func (r *resolver) checkRanges(d *directive, def *policyDef, values map[string]string, at map[string]attribute) {
 	if _, ok := d.attr("config"); ok {
 		return
 	}
-	k, _ := kind.Lookup(l)
+	k, _ := kind.Lookup(def.layer)
+	fillers := def.assumed()
 	with := func(given map[string]string) map[string]string {
 		vals := map[string]string{}
-		for a, v := range rangeFillers[l] {
+		for a, v := range fillers {
 			vals[a] = v
 		}
 		for a, v := range given {
@@ -172,7 +166,7 @@ func (r *resolver) checkRanges(d *directive, l policy.Layer, values map[string]s
 			// A default that does not fit the values given: not one the directive wrote
 			// (badly, or already reported), nor one the check assumed for want of a default.
 			_, written := d.attr(attr)
-			_, assumed := rangeFillers[l][attr]
+			_, assumed := fillers[attr]
 			if !written && !assumed && !reported[attr] {
 				r.configError(attribute{valuePos: d.pos}, fmt.Errorf("%w (the default %s does not fit this directive's values: set it)", err, attr))
 			}
@@ -181,7 +175,7 @@ func (r *resolver) checkRanges(d *directive, l policy.Layer, values map[string]s
 		r.configError(at[attr], err)
 		reported[attr] = true
 		delete(vals, attr)
-		if f, ok := rangeFillers[l][attr]; ok {
+		if f, ok := fillers[attr]; ok {
 			vals[attr] = f
 		}
 	}
@@ -212,20 +206,20 @@ func (r *resolver) configError(a attribute, err error) {
 	r.ds.add(a.valuePos, CodeMalformed, "%v", err)
 }
 
-// value returns the Go expression of attribute a's value, which the policy's own table
-// has accepted if it is a configuration attribute; "" after reporting an error, and for a
-// fallback's method, which is resolved for each method.
-func (r *resolver) value(o option, a attribute) string {
+// value returns the Go expression of attribute a, o of directive def, which the
+// policy's own table has accepted if it is a configuration attribute; "" after reporting
+// an error, and for a function or method, which is resolved for each method.
+func (r *resolver) value(def *policyDef, o option, a attribute) string {
 	v := strings.TrimSpace(a.value)
-	switch o.kind {
-	case durationValue:
+	switch o.Value {
+	case kind.DurationValue:
 		d, err := policy.ParseDuration(v)
 		if err != nil {
 			r.configError(a, err)
 			return ""
 		}
 		return r.duration(d)
-	case intValue:
+	case kind.IntValue:
 		n, _ := strconv.Atoi(v)
 		if n > math.MaxInt32 || n < math.MinInt32 {
 			r.ds.add(a.valuePos, policy.CodeOutOfRange, "%s = %q: out of range: a whole number of a directive is between %d and %d, so that the generated code compiles where int has 32 bits",
@@ -233,31 +227,23 @@ func (r *resolver) value(o option, a attribute) string {
 			return ""
 		}
 		return strconv.Itoa(n)
-	case floatValue:
+	case kind.FloatValue:
 		f, _ := strconv.ParseFloat(v, 64)
 		return strconv.FormatFloat(f, 'g', -1, 64)
-	case boolValue:
+	case kind.BoolValue:
 		return strconv.FormatBool(strings.EqualFold(v, "true"))
-	case stringValue:
+	case kind.StringValue:
 		return strconv.Quote(a.value)
-	case windowTypeValue:
-		cb := r.im.use(module+"/policy/circuitbreaker", "circuitbreaker")
-		if strings.ToUpper(v) == "TIME_BASED" { // as the breaker reads it
-			return cb + ".TimeBased"
+	case kind.EnumValue:
+		// The table has accepted v, spelt in any case, as the policy reads it.
+		if e, ok := lo.Find(o.Enum, func(e kind.Enum) bool { return strings.EqualFold(e.Spelling, v) }); ok {
+			return r.im.use(def.pkgPath, def.pkgName) + "." + e.Const
 		}
-		return cb + ".CountBased"
-	case algorithmValue:
-		al := r.im.use(module+"/policy/adaptivelimit", "adaptivelimit")
-		switch strings.ToLower(v) {
-		case "aimd":
-			return al + ".AIMD"
-		case "gradient2":
-			return al + ".Gradient2"
-		}
-		return al + ".Vegas"
-	case errorsValue:
+		r.ds.add(a.valuePos, CodeMalformed, "%s = %q: not one of the values the generator knows", a.key, a.value)
+		return ""
+	case kind.ErrorsValue:
 		return r.errorList(a)
-	case layersValue:
+	case kind.LayersValue:
 		return r.layers(a)
 	}
 	return ""

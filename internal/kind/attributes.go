@@ -18,6 +18,16 @@ import (
 type Attr[S any] struct {
 	Name string                         // camelCase, e.g. "maxWait"
 	Set  func(s *S, value string) error // parses value into s; on bad syntax, an error and s unchanged
+
+	// What the code generator needs (see Param): the option function, when it is not
+	// the name with its first letter in upper case; the kind of value (set by the
+	// constructors below); an enum's values; whether the value leads the spec function's
+	// arguments; the value assumed for an attribute without a default.
+	Option  string
+	Value   ValueKind
+	Enum    []Enum
+	Leading bool
+	Assume  string
 }
 
 // Attrs is a policy's table of attributes, named after its configuration segment.
@@ -62,7 +72,7 @@ func (a Attrs[S]) Set(s *S, attr, value string) error {
 // DurationAttr is a duration attribute parsed with policy.ParseDuration ("100ms", "1s");
 // bad syntax is R4C-ATR-001.
 func DurationAttr[S any](name string, field func(*S) *time.Duration) Attr[S] {
-	return Attr[S]{Name: name, Set: func(s *S, v string) error {
+	return Attr[S]{Name: name, Value: DurationValue, Set: func(s *S, v string) error {
 		d, err := policy.ParseDuration(v)
 		if err != nil {
 			return err
@@ -74,7 +84,7 @@ func DurationAttr[S any](name string, field func(*S) *time.Duration) Attr[S] {
 
 // IntAttr is a decimal integer attribute; bad syntax is R4C-ATR-005.
 func IntAttr[S any](name string, field func(*S) *int) Attr[S] {
-	return Attr[S]{Name: name, Set: func(s *S, v string) error {
+	return Attr[S]{Name: name, Value: IntValue, Set: func(s *S, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if errors.Is(err, strconv.ErrRange) {
 			return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v,
@@ -92,7 +102,7 @@ func IntAttr[S any](name string, field func(*S) *int) Attr[S] {
 // Go's literals allow, included, as for the integer attributes), NaN or ±Inf is
 // R4C-ATR-005, a magnitude above 1e300 R4C-ATR-007.
 func FloatAttr[S any](name string, field func(*S) *float64) Attr[S] {
-	return Attr[S]{Name: name, Set: func(s *S, v string) error {
+	return Attr[S]{Name: name, Value: FloatValue, Set: func(s *S, v string) error {
 		if strings.ContainsAny(v, "_xX") {
 			return &policy.ConfigError{Code: policy.CodeBadNumber, Value: v, Reason: "not a decimal number"}
 		}
@@ -111,7 +121,7 @@ func FloatAttr[S any](name string, field func(*S) *float64) Attr[S] {
 // BoolAttr is a boolean attribute: "true" or "false" (any case); anything else is
 // R4C-ATR-006.
 func BoolAttr[S any](name string, field func(*S) *bool) Attr[S] {
-	return Attr[S]{Name: name, Set: func(s *S, v string) error {
+	return Attr[S]{Name: name, Value: BoolValue, Set: func(s *S, v string) error {
 		b, err := parseBool(v)
 		if err != nil {
 			return err
@@ -124,7 +134,7 @@ func BoolAttr[S any](name string, field func(*S) *bool) Attr[S] {
 // EnabledAttr is the attribute "enabled", stored inverted in a Disabled field so that a
 // configuration's zero value means enabled.
 func EnabledAttr[S any](disabled func(*S) *bool) Attr[S] {
-	return Attr[S]{Name: "enabled", Set: func(s *S, v string) error {
+	return Attr[S]{Name: "enabled", Value: BoolValue, Set: func(s *S, v string) error {
 		b, err := parseBool(v)
 		if err != nil {
 			return err

@@ -35,15 +35,15 @@ type Common struct {
 // settings struct.
 func (c *Common) Base() *Common { return c }
 
-// ID returns the instance id: InstanceID if set, else Name, else fallback.
-func (c *Common) ID(fallback string) string {
+// ID returns the instance id: InstanceID if set, else Name, else orElse.
+func (c *Common) ID(orElse string) string {
 	switch {
 	case c.InstanceID != "":
 		return c.InstanceID
 	case c.Name != "":
 		return c.Name
 	}
-	return fallback
+	return orElse
 }
 
 // ClockOrSystem returns Clock, or clock.System() when it is nil.

@@ -39,6 +39,15 @@ type Kind interface {
 	RangeError(values map[string]string) (attr string, err error)
 	// Snapshot returns an instance's state, or nil when the policy has none.
 	Snapshot(p Instance) any
+
+	// Composition is how the policy composes and reloads (rank, async-only, replacement,
+	// live changes, permits).
+	Composition() Composition
+	// Params returns the attributes of the policy's directive as the code generator sees
+	// them: its configuration attributes, in table order, then those only code gives.
+	Params() []Param
+	// Package returns the import path of the policy's package.
+	Package() string
 }
 
 // Descriptor describes a policy type whose options produce settings S. A policy package
@@ -50,11 +59,15 @@ type Descriptor[S any] struct {
 	Defaults func() S                  // the built-in defaults
 	Common   func(*S) *Common          // the Common embedded in S
 	Config   func(*S) any              // the part of S compared when a name is shared
-	Build    func(S) (Instance, error) // builds an instance; nil when the registry builds it (fallback)
+	Build    func(S) (Instance, error) // builds an instance; nil when the registry builds one per composition
 	Validate func(*S) error            // checks the ranges as Build does, without building; nil: CheckRange builds
 	Of       func(Instance) any        // an instance's configuration, as Config returns it
 	State    func(Instance) any        // an instance's snapshot; nil: none
 	Result   func(*S) reflect.Type     // the result type a result predicate needs; may be nil
+
+	// Composition and code generation.
+	Compose   Composition // the place in the default order, async-only, replacement, live changes, permits
+	CodeAttrs []Param     // the directive attributes that only code gives (error lists, a method), after Attrs
 }
 
 // Layer implements Kind.

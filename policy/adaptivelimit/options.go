@@ -195,15 +195,17 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 // algorithmAttr is the attribute "algorithm": one of the algorithms, in any case and with
 // surrounding spaces ignored; another value is R4C-ATR-007, whose message lists them.
 func algorithmAttr() kind.Attr[settings] {
-	return kind.Attr[settings]{Name: "algorithm", Set: func(s *settings, v string) error {
-		a := Algorithm(strings.ToLower(strings.TrimSpace(v)))
-		if !a.valid() {
-			return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v,
-				Reason: "not an algorithm: use " + choices()}
-		}
-		s.Algorithm = a
-		return nil
-	}}
+	return kind.Attr[settings]{Name: "algorithm", Option: "UseAlgorithm", Value: kind.EnumValue,
+		Enum: []kind.Enum{{Spelling: "aimd", Const: "AIMD"}, {Spelling: "gradient2", Const: "Gradient2"}, {Spelling: "vegas", Const: "Vegas"}},
+		Set: func(s *settings, v string) error {
+			a := Algorithm(strings.ToLower(strings.TrimSpace(v)))
+			if !a.valid() {
+				return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v,
+					Reason: "not an algorithm: use " + choices()}
+			}
+			s.Algorithm = a
+			return nil
+		}}
 }
 
 // descriptor is how a registry sees adaptive limiters.
@@ -229,6 +231,12 @@ var descriptor = &kind.Descriptor[settings]{
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Limiter).cfg },
 	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },
+
+	Compose: kind.Composition{Rank: 80, Live: kind.LiveAs[Config]},
+	CodeAttrs: []kind.Param{
+		{Name: "dropOn", Option: "DropOn", Value: kind.ErrorsValue},
+		{Name: "ignoreOn", Option: "IgnoreOn", Value: kind.ErrorsValue},
+	},
 }
 
 func init() { kind.Register(descriptor) }

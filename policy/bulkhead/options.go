@@ -71,6 +71,8 @@ var descriptor = &kind.Descriptor[settings]{
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Bulkhead).Config() },
 	State:    func(p kind.Instance) any { return p.(*Bulkhead).Snapshot() },
+
+	Compose: kind.Composition{Rank: 70, Live: kind.LiveAs[Config]},
 }
 
 func init() { kind.Register(descriptor) }

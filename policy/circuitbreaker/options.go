@@ -189,7 +189,8 @@ var descriptor = &kind.Descriptor[settings]{
 	Attrs: []kind.Attr[settings]{
 		kind.FloatAttr("failureRateThreshold", func(s *settings) *float64 { return &s.FailureRateThreshold }),
 		kind.IntAttr("slidingWindowSize", func(s *settings) *int { return &s.SlidingWindowSize }),
-		{Name: "slidingWindowType", Set: func(s *settings, v string) error { return setWindowType(&s.Config, v) }},
+		{Name: "slidingWindowType", Set: func(s *settings, v string) error { return setWindowType(&s.Config, v) },
+			Value: kind.EnumValue, Enum: []kind.Enum{{Spelling: "COUNT_BASED", Const: "CountBased"}, {Spelling: "TIME_BASED", Const: "TimeBased"}}},
 		kind.IntAttr("minimumCalls", func(s *settings) *int { return &s.MinimumCalls }),
 		kind.DurationAttr("waitInOpen", func(s *settings) *time.Duration { return &s.WaitInOpen }),
 		kind.IntAttr("permittedInHalfOpen", func(s *settings) *int { return &s.PermittedInHalfOpen }),
@@ -209,6 +210,12 @@ var descriptor = &kind.Descriptor[settings]{
 	},
 	State:  func(p kind.Instance) any { return p.(*Breaker).Snapshot() },
 	Result: func(s *settings) reflect.Type { return s.recordIf.ResultType() },
+
+	Compose: kind.Composition{Rank: 40, Live: kind.LiveAs[Config]},
+	CodeAttrs: []kind.Param{
+		{Name: "recordOn", Option: "RecordOn", Value: kind.ErrorsValue},
+		{Name: "ignoreOn", Option: "IgnoreOn", Value: kind.ErrorsValue},
+	},
 }
 
 func init() { kind.Register(descriptor) }

@@ -55,6 +55,13 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
 	Result:   func(s *settings) reflect.Type { return s.handleIf.ResultType() },
+
+	Compose: kind.Composition{Rank: 10, Outermost: true},
+	CodeAttrs: []kind.Param{
+		{Name: "method", Value: kind.MethodValue, Leading: true},
+		{Name: "handleOn", Option: "HandleOn", Value: kind.ErrorsValue},
+		{Name: "ignoreOn", Option: "IgnoreOn", Value: kind.ErrorsValue},
+	},
 }
 
 func init() { kind.Register(descriptor) }

@@ -8,11 +8,23 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
 // Layer is the hedge's layer, in the retry's place in the default order; a composition has one or the other, and the segment of its configuration keys
 // ("hedge" in defaults.hedge.…).
 const Layer policy.Layer = "hedge"
+
+// The codes of the errors that refuse a hedge in a composition, in its
+// *policy.ConfigError's Code.
+const (
+	// CodeSync refuses a hedge in a composition of synchronous calls: it guards calls that
+	// return a future only.
+	CodeSync = "R4C-HDG-001"
+	// CodeWithRetry refuses a composition with a hedge and a retry: the hedge takes the
+	// retry's place.
+	CodeWithRetry = "R4C-HDG-002"
+)
 
 // The bounds of MaxAttempts.
 const (
@@ -111,7 +123,7 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 // zero Config has the budget on.
 func budgetEnabled() kind.Attr[settings] {
 	a := kind.EnabledAttr(func(s *settings) *bool { return &s.NoBudget })
-	a.Name = "budgetEnabled"
+	a.Name, a.Option = "budgetEnabled", "Budget"
 	return a
 }
 
@@ -134,6 +146,18 @@ var descriptor = &kind.Descriptor[settings]{
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Hedge).cfg },
 	State:    func(p kind.Instance) any { return p.(*Hedge).Snapshot() },
+
+	Compose: kind.Composition{
+		Rank:      30,
+		AsyncOnly: CodeSync,
+		Replaces: kind.Replacement{Layer: retry.Layer, Code: CodeWithRetry,
+			Reason: "a composition has a hedge or a retry, not both: the hedge starts the attempts a retry would, and takes its place in the order"},
+		Live: kind.LiveAs[Config],
+	},
+	CodeAttrs: []kind.Param{
+		{Name: "hedgeOn", Option: "HedgeOn", Value: kind.ErrorsValue},
+		{Name: "abortOn", Option: "AbortOn", Value: kind.ErrorsValue},
+	},
 }
 
 func init() { kind.Register(descriptor) }

@@ -146,6 +146,22 @@ var descriptor = &kind.Descriptor[settings]{
 		return kind.Shared[Config]{Config: r.Config(), If: r.cls.If}
 	},
 	Result: func(s *settings) reflect.Type { return s.retryIf.ResultType() },
+
+	Compose: kind.Composition{Rank: 20, Live: kind.LiveAs[Config], BindPermits: bindPermits},
+	CodeAttrs: []kind.Param{
+		{Name: "retryOn", Option: "RetryOn", Value: kind.ErrorsValue},
+		{Name: "abortOn", Option: "AbortOn", Value: kind.ErrorsValue},
+	},
+}
+
+// bindPermits binds a retry to the permits of its composition's rate limiter: see
+// PermitsFrom.
+func bindPermits(p kind.Instance, src kind.PermitSource) (kind.Instance, bool) {
+	r, ok := p.(*Retry)
+	if !ok {
+		return p, false
+	}
+	return r.PermitsFrom(PermitSource(src)), true
 }
 
 func init() { kind.Register(descriptor) }

@@ -59,7 +59,7 @@ func defaults() settings { return settings{Config: DefaultConfig()} }
 var descriptor = &kind.Descriptor[settings]{
 	L: Layer,
 	Attrs: []kind.Attr[settings]{
-		kind.DurationAttr("duration", func(s *settings) *time.Duration { return &s.Duration }),
+		leading(kind.DurationAttr("duration", func(s *settings) *time.Duration { return &s.Duration })),
 		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
@@ -68,6 +68,16 @@ var descriptor = &kind.Descriptor[settings]{
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Timeout).Config() },
+
+	Compose: kind.Composition{Rank: 60, Live: kind.LiveAs[Config]},
+}
+
+// leading returns a, the duration, as the first argument of resilience.Timeout in
+// generated code, with the value the generator's range check assumes without one (the
+// duration has no default).
+func leading(a kind.Attr[settings]) kind.Attr[settings] {
+	a.Leading, a.Assume = true, "1s"
+	return a
 }
 
 func init() { kind.Register(descriptor) }
