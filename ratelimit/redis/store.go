@@ -131,7 +131,7 @@ const freedSuffix = ":freed"
 // takes, n·T, and its tolerance, (Permits-n)·T, with T = c.EmissionInterval().
 func weight(c ratelimit.Config, n int) (t, inc, tol int64) {
 	t = int64(c.EmissionInterval())
-	return t, satMul(int64(n), t), satMul(int64(c.Permits-n), t)
+	return t, sat.Mul(int64(n), t), sat.Mul(int64(c.Permits-n), t)
 }
 
 // Reserve runs the script's reserve for req.N permits at the rate of req.Config: one round
@@ -432,7 +432,7 @@ func (s *store) Available(ctx context.Context, c ratelimit.Config) (int, bool) {
 	n := gcra.Available(join(res[1]-res[3], res[2]-res[4]), t, tau, c.Permits)
 	// A freed slot [from, to), from clipped at now, holds a single permit free now at
 	// [x, x+T) when x+T <= now + Permits·T.
-	end := satMul(int64(c.Permits), t)
+	end := sat.Mul(int64(c.Permits), t)
 	for i := 5; i+3 < len(res) && n < c.Permits; i += 4 {
 		from := join(res[i]-res[3], res[i+1]-res[4])
 		if to := min(join(res[i+2]-res[3], res[i+3]-res[4]), end); to-from >= t {
@@ -693,12 +693,4 @@ func (s *store) keyFailed(err error) {
 		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendKeyFailed, Instance: s.id, At: s.clk.Now(),
 			Key: s.keys[0], Err: err})
 	}
-}
-
-// satMul returns a·b for a, b ≥ 0, saturating at the largest int64.
-func satMul(a, b int64) int64 {
-	if a != 0 && b > (1<<63-1)/a {
-		return 1<<63 - 1
-	}
-	return a * b
 }
