@@ -214,7 +214,7 @@ func (b *Bulkhead) TryAcquire() bool {
 		return true
 	}
 	if b.tryAcquire() {
-		b.admitted(context.Background())
+		b.ev.Admit(context.Background())
 		return true
 	}
 	b.ev.Reject(context.Background(), 0, b.rej.Plain)
@@ -286,10 +286,10 @@ func (b *Bulkhead) release() {
 // takes nothing and publishes nothing. It records the call's outcome.
 func (b *Bulkhead) acquire(ctx context.Context) error {
 	if err := policy.ContextErr(ctx); err != nil {
-		return b.refuse(ctx, err)
+		return b.ev.Refuse(ctx, err)
 	}
 	if b.tryAcquire() {
-		b.admitted(ctx)
+		b.ev.Admit(ctx)
 		return nil
 	}
 	l := b.cur.Load()
@@ -299,22 +299,6 @@ func (b *Bulkhead) acquire(ctx context.Context) error {
 	}
 	_, err := l.sw.Wait(ctx)
 	return err
-}
-
-// admitted records, if outcomes are recorded, that the call with ctx took a slot without
-// waiting. Without a recorder it is one inlined nil check.
-func (b *Bulkhead) admitted(ctx context.Context) {
-	if b.events.Recording() {
-		b.ev.Admit(ctx, 0)
-	}
-}
-
-// refuse returns, and records, the rejection of a call whose context ctx is nil or already
-// done (err is policy.ContextErr's) when it arrives.
-func (b *Bulkhead) refuse(ctx context.Context, err error) *FullError {
-	rej := b.rej.ForContext(err)
-	b.ev.Refuse(ctx, rej)
-	return rej
 }
 
 // room takes a free slot for a waiter: the queue's step.
