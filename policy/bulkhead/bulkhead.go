@@ -184,17 +184,15 @@ func (b *Bulkhead) CheckReconfigure(c Config) error {
 // changes validates c as a new configuration for a bulkhead running with old, and
 // returns the attribute names of the settings that change, sorted.
 func changes(old, c Config) ([]string, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if c.Disabled != old.Disabled {
-		return nil, policy.Errorf(policy.CodeNotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
-			"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
-	}
-	var changed kind.Changes
-	changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
-	changed.Add(c.MaxWait != old.MaxWait, "maxWait")
-	return changed.Sorted(), nil
+	return kind.Changed(c, func(changed *kind.Changes) error {
+		if c.Disabled != old.Disabled {
+			return policy.Errorf(policy.CodeNotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
+				"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
+		}
+		changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
+		changed.Add(c.MaxWait != old.MaxWait, "maxWait")
+		return nil
+	})
 }
 
 // Clock returns the bulkhead's time source.

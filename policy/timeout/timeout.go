@@ -169,13 +169,11 @@ func (t *Timeout) CheckReconfigure(c Config) error {
 // changes validates c and returns the attribute names of the settings in which it
 // differs from old, sorted.
 func changes(old, c Config) ([]string, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	var changed kind.Changes
-	changed.Add(c.Duration != old.Duration, "duration")
-	changed.Add(c.Disabled != old.Disabled, "enabled")
-	return changed.Sorted(), nil
+	return kind.Changed(c, func(changed *kind.Changes) error {
+		changed.Add(c.Duration != old.Duration, "duration")
+		changed.Add(c.Disabled != old.Disabled, "enabled")
+		return nil
+	})
 }
 
 // NewPolicy returns t as a policy of layer Layer, for calls returning T.
