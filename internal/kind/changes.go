@@ -33,3 +33,7 @@ func Changed[C interface{ Validate() error }](c C, compare func(changes *Changes
 	}
 	return changes.Sorted(), nil
 }
+
+// ErrOf returns the error of a check that also returns what it found, for a caller that
+// wants only the error: ErrOf(changes(old, c)).
+func ErrOf[T any](_ T, err error) error { return err }

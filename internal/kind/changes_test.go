@@ -53,3 +53,10 @@ func TestChanged_ValidatesThenCompares(t *testing.T) {
 	require.ErrorIs(t, err, notLive)
 	assert.Nil(t, got)
 }
+
+// ErrOf keeps the error and drops the rest.
+func TestErrOf(t *testing.T) {
+	bad := errors.New("bad")
+	assert.Same(t, bad, ErrOf(Changed(testConfig{}, func(*Changes) error { return bad })))
+	assert.NoError(t, ErrOf([]string{"x"}, nil))
+}

@@ -177,8 +177,7 @@ func (b *Bulkhead) Reconfigure(c Config) error {
 // it: nil, the *policy.ConfigError of an invalid c, or one with code R4C-REG-012 when c
 // changes whether the bulkhead is enabled. Safe for concurrent use.
 func (b *Bulkhead) CheckReconfigure(c Config) error {
-	_, err := changes(b.cur.Load().cfg, c)
-	return err
+	return kind.ErrOf(changes(b.cur.Load().cfg, c))
 }
 
 // changes validates c as a new configuration for a bulkhead running with old, and

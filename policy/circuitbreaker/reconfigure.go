@@ -82,8 +82,7 @@ func (b *Breaker) Reconfigure(c Config) error {
 // it: nil, the *policy.ConfigError of an invalid c, or one with code R4C-REG-012 when c
 // changes the sliding window's type. Safe for concurrent use.
 func (b *Breaker) CheckReconfigure(c Config) error {
-	_, err := changes(b.cur.Load().cfg, c)
-	return err
+	return kind.ErrOf(changes(b.cur.Load().cfg, c))
 }
 
 // changes validates c as a new configuration for a breaker running with old, and returns

@@ -162,8 +162,7 @@ func (t *Timeout) Reconfigure(c Config) error {
 // it: nil, or the *policy.ConfigError of an invalid c. Every setting of a timeout can
 // change live, so it never returns R4C-REG-012. Safe for concurrent use.
 func (t *Timeout) CheckReconfigure(c Config) error {
-	_, err := changes(t.cur.Load().cfg, c)
-	return err
+	return kind.ErrOf(changes(t.cur.Load().cfg, c))
 }
 
 // changes validates c and returns the attribute names of the settings in which it
