@@ -4,8 +4,9 @@
 // pending until the test completes them, the situations a call whose context is already
 // over may find at a policy with a queue, a wait, without sleeping, for a condition
 // another goroutine makes true, and for the recording of outcomes an observer that keeps
-// what its recorders are given, marked contexts, no-op and nil observers and a clock that
-// counts its reads.
+// what its recorders are given, marked contexts, no-op and nil observers, a clock that
+// counts its reads, and the recording tests every queueing policy (bulkhead, adaptive
+// limiter) runs.
 package kindtest
 
 import (
