@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -228,12 +229,12 @@ func (l *Limiter) local(r *rate, n int, maxWait int64) (Reservation, int64, bool
 		l.refused(now, wait)
 		return Reservation{delay: time.Duration(wait)}, wait, false
 	}
-	return Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}, wait, true
+	return Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true}, wait, true
 }
 
 // refused records, with a backend, when the next permit is free after a refusal at now
 // whose retry-after is wait: the rejections report it (ExceededError.NextPermit).
-func (l *Limiter) refused(now, wait int64) { l.retryAt.Store(satAdd(now, max(wait, 0))) }
+func (l *Limiter) refused(now, wait int64) { l.retryAt.Store(sat.Add(now, max(wait, 0))) }
 
 func (backed) tryAcquire(l *Limiter, r *rate, n int) error {
 	ctx := context.Background()

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -66,7 +67,7 @@ func (e *ExceededError) NextPermit() (wait time.Duration, ok bool) {
 	case r.cfg.Disabled:
 		return 0, true
 	}
-	return time.Duration(max(satSub(l.retryAt.Load(), l.now()), 0)), true
+	return time.Duration(max(sat.Sub(l.retryAt.Load(), l.now()), 0)), true
 }
 
 // Unwrap returns the context error that ended the call, or nil.

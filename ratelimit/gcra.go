@@ -175,7 +175,7 @@ func gcraReserve(tat *atomic.Int64, interval, tau, now, maxWait int64) (prev, ne
 		if wait > maxWait {
 			return prev, prev, wait, false
 		}
-		next = satAdd(base, interval)
+		next = sat.Add(base, interval)
 		if tat.CompareAndSwap(prev, next) {
 			return prev, next, max(wait, 0), true
 		}
@@ -330,7 +330,7 @@ func (l *Limiter) sleep(ctx context.Context, prev, next, now, wait int64) error 
 	err := l.clk.Sleep(ctx, time.Duration(wait))
 	l.waiting.Add(-1)
 	if err != nil {
-		Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), ok: true}.Cancel()
+		Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), ok: true}.Cancel()
 		return l.rejectContext(ctx, l.now(), 0, err)
 	}
 	l.admitted(ctx, wait)
@@ -440,7 +440,7 @@ func (l *Limiter) reserve(ctx context.Context, r *rate, n int) (Reservation, err
 	if wait > 0 {
 		l.publishWaited(ctx, now, wait)
 	}
-	return Reservation{l: l, prev: prev, next: next, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}, nil
+	return Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true}, nil
 }
 
 // Rejection returns the limiter's one rejection error, for callers that use TryAcquire
@@ -526,18 +526,4 @@ func orBackground(ctx context.Context) context.Context {
 		return context.Background()
 	}
 	return ctx
-}
-
-// satAdd returns a+b, saturating at the largest and smallest int64 instead of wrapping.
-func satAdd(a, b int64) int64 { return int64(sat.Add(time.Duration(a), time.Duration(b))) }
-
-// satSub returns a-b, saturating at the largest and smallest int64 instead of wrapping.
-func satSub(a, b int64) int64 { return int64(sat.Sub(time.Duration(a), time.Duration(b))) }
-
-// satMul returns a·b for a, b ≥ 0, saturating at the largest int64.
-func satMul(a, b int64) int64 {
-	if a != 0 && b > maxInt64/a {
-		return maxInt64
-	}
-	return a * b
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -39,7 +40,7 @@ func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWai
 			// The end of the reservation's slot, relative to the store's now (t.At - w): the
 			// key's TAT after it, unless it took a slot freed below the TAT, which the Token
 			// does not tell (Decide's Reset and Remaining then count from the slot's end).
-			ahead := satAdd(satSub(t.Next, t.At), w)
+			ahead := sat.Add(sat.Sub(t.Next, t.At), w)
 			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, wait: w,
 				ahead: ahead, c: c, ok: true, remote: true}, nil
 		case Unlimited:
@@ -51,7 +52,7 @@ func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWai
 		}
 		// Refused, or an outcome the limiter does not know, which it takes as Refused.
 		_, tol := r.weight(n)
-		return decision{now: now, wait: w, ahead: satAdd(w, tol), remote: true}, nil
+		return decision{now: now, wait: w, ahead: sat.Add(w, tol), remote: true}, nil
 	}
 	return k.take(key, r, n, maxWait), nil
 }
@@ -78,7 +79,7 @@ func (k *Keyed[K]) remoteCellOf(ctx context.Context, key K, r *rate) (c *cell, n
 // largest clock time), if it is bound.
 func touch(rc *remoteCell, r *rate, now int64) {
 	if rc != nil {
-		rc.until.Store(satAdd(now, int64(r.cfg.Period)))
+		rc.until.Store(sat.Add(now, int64(r.cfg.Period)))
 	}
 }
 

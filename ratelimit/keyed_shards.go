@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/resilience4go/resilience4go/internal/sat"
 )
 
 // The machinery of a Keyed limiter: its keys' GCRA cells in a sharded map, each shard
@@ -206,14 +208,14 @@ func gcraCell(c *cell, r *rate, n int, now, maxWait int64, d *decision) bool {
 	}
 	switch {
 	case d.ok:
-		d.at, d.ahead = satAdd(now, d.wait), satSub(d.next, now)
+		d.at, d.ahead = sat.Add(now, d.wait), sat.Sub(d.next, now)
 		if !d.plain { // a freed slot ends below the TAT: the key's TAT is the later of the two
-			d.ahead = satSub(max(d.next, c.slots.tat.Load()), now)
+			d.ahead = sat.Sub(max(d.next, c.slots.tat.Load()), now)
 		}
 	case d.prev == deadTAT:
 		return false
 	default:
-		d.ahead = satSub(d.prev, now)
+		d.ahead = sat.Sub(d.prev, now)
 	}
 	return true
 }

@@ -14,13 +14,8 @@ import (
 )
 
 func TestDescriptor(t *testing.T) {
-	assert.Equal(t, Layer, descriptor.Layer())
-	assert.Equal(t, "rateLimiter", descriptor.Table().Segment)
-	assert.Equal(t, []string{"permits", "period", "maxWait", "enabled"}, descriptor.Attributes())
-	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
-	k, ok := kind.Lookup(Layer)
-	require.True(t, ok, "registered")
-	assert.Same(t, descriptor, k)
+	kindtest.RequireDescriptor(t, descriptor, Layer, "rateLimiter", []string{"permits", "period", "maxWait", "enabled"},
+		settings{Config: DefaultConfig()})
 }
 
 func TestConfigSet(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -104,7 +105,7 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 			return started(next(ctx, a))
 		}
 		l.publishWaited(ctx, now, wait)
-		res := Reservation{l: l, prev: prev, next: nextTAT, at: satAdd(now, wait), delay: time.Duration(wait), ok: true}
+		res := Reservation{l: l, prev: prev, next: nextTAT, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true}
 		return schedule(l, res, ctx, a, next)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -29,7 +30,7 @@ func (l *Limiter) newRate(c Config) *rate {
 	r := &rate{
 		cfg:      c,
 		interval: t,
-		tau:      satMul(int64(c.Permits-1), t),
+		tau:      sat.Mul(int64(c.Permits-1), t),
 		maxWait:  int64(c.MaxWait),
 		burst:    newBurstError(l.events.ID, c.Permits),
 	}
@@ -55,10 +56,10 @@ func (r *rate) localShare(share int) *rate {
 		return p
 	}
 	b := max(r.cfg.Permits/share, 1)
-	t := satMul(int64(share), r.interval)
+	t := sat.Mul(int64(share), r.interval)
 	c := r.cfg
-	c.Permits, c.Period = b, time.Duration(satMul(int64(b), t))
-	p := &rate{cfg: c, interval: t, tau: satMul(int64(b-1), t), maxWait: r.maxWait, direct: r.direct,
+	c.Permits, c.Period = b, time.Duration(sat.Mul(int64(b), t))
+	p := &rate{cfg: c, interval: t, tau: sat.Mul(int64(b-1), t), maxWait: r.maxWait, direct: r.direct,
 		other: r.other, burst: r.burst}
 	r.shared.CompareAndSwap(nil, p)
 	return r.shared.Load()
@@ -74,9 +75,9 @@ func (r *rate) weight(n int) (inc, tol int64) {
 	if n > r.cfg.Permits {
 		// A local share's call for more than its burst: it passes on a full bucket, and the
 		// bucket owes the rest (tolerance 0: never negative, so no wait can overflow).
-		return satMul(int64(n), r.interval), 0
+		return sat.Mul(int64(n), r.interval), 0
 	}
-	return satMul(int64(n), r.interval), satMul(int64(r.cfg.Permits-n), r.interval)
+	return sat.Mul(int64(n), r.interval), sat.Mul(int64(r.cfg.Permits-n), r.interval)
 }
 
 // check returns the error of a call for n permits that can never be granted: n < 1, or

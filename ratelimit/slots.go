@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/resilience4go/resilience4go/internal/sat"
 )
 
 // slots is one GCRA schedule: the TAT, and the slots that canceled reservations gave back
@@ -229,7 +231,7 @@ func (s *slots) available(now, interval, tau int64, permits int) int {
 // now could take without waiting. Called with f.mu.
 func (f *freedSlots) free(now, interval, tau int64, limit int) int {
 	n := 0
-	end := satAdd(now, satAdd(tau, interval))
+	end := sat.Add(now, sat.Add(tau, interval))
 	for _, sp := range f.spans {
 		if to, from := min(sp.to, end), max(sp.from, now); to-from >= interval {
 			k := (to - from) / interval
@@ -265,14 +267,14 @@ func (s *slots) rebase(now int64, old, nr *rate) {
 		a = min(gcraAvailable(p, old.interval, old.tau, now, old.cfg.Permits)+spans, old.cfg.Permits, nr.cfg.Permits)
 		next := p
 		if a < nr.cfg.Permits {
-			next = max(p, satAdd(now, satMul(int64(nr.cfg.Permits-a), nr.interval)))
+			next = max(p, sat.Add(now, sat.Mul(int64(nr.cfg.Permits-a), nr.interval)))
 		}
 		if next == p || s.tat.CompareAndSwap(p, next) {
 			left = max(a-gcraAvailable(next, nr.interval, nr.tau, now, nr.cfg.Permits), 0)
 			break
 		}
 	}
-	f.keep(now, satAdd(now, satAdd(nr.tau, nr.interval)), left, nr.interval)
+	f.keep(now, sat.Add(now, sat.Add(nr.tau, nr.interval)), left, nr.interval)
 	f.n.Store(int32(len(f.spans)))
 }
 
@@ -310,7 +312,7 @@ func (f *freedSlots) keep(now, end int64, k int, interval int64) {
 func (s *slots) nextFree(now, interval, tau int64) int64 {
 	wait := int64(maxInt64)
 	if tat := s.tat.Load(); tat != maxInt64 {
-		wait = satSub(max(tat, now), now) - tau
+		wait = sat.Sub(max(tat, now), now) - tau
 	}
 	if f := s.freed.Load(); f != nil && f.n.Load() != 0 {
 		f.mu.Lock()

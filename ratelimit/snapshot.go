@@ -1,6 +1,9 @@
 package ratelimit
 
-import "github.com/resilience4go/resilience4go/internal/gcra"
+import (
+	"github.com/resilience4go/resilience4go/internal/gcra"
+	"github.com/resilience4go/resilience4go/internal/sat"
+)
 
 // Snapshot is a limiter's state at one instant.
 type Snapshot struct {
@@ -45,7 +48,7 @@ func (l *Limiter) availableAt(r *rate) int {
 
 // gcraAvailable is how many calls would pass at now without waiting, for a TAT tat.
 func gcraAvailable(tat, interval, tau, now int64, permits int) int {
-	return gcra.Available(satSub(tat, now), interval, tau, permits)
+	return gcra.Available(sat.Sub(tat, now), interval, tau, permits)
 }
 
 // Snapshot returns the limiter's id, available and configured permits, and waiting calls.

@@ -1,10 +1,12 @@
-// Package kindtest helps the tests of the policy packages: one check of bad configuration
-// values for every attribute table, one recorder of the events a policy publishes, an
-// asynchronous function whose calls stay pending until the test completes them, the
-// situations a call whose context is already over may find at a policy with a queue, a
-// wait, without sleeping, for a condition another goroutine makes true, and for the
-// recording of outcomes an observer that keeps what its recorders are given, marked
-// contexts, no-op and nil observers and a clock that counts its reads.
+// Package kindtest helps the tests of the policy packages: one check of what a descriptor
+// says of itself and one of bad configuration values for every attribute table, one
+// recorder of the events a policy publishes, an asynchronous function whose calls stay
+// pending until the test completes them, the situations a call whose context is already
+// over may find at a policy with a queue, a wait, without sleeping, for a condition
+// another goroutine makes true, and for the recording of outcomes an observer that keeps
+// what its recorders are given, marked contexts, no-op and nil observers, a clock that
+// counts its reads, and the recording tests every queueing policy (bulkhead, adaptive
+// limiter) runs.
 package kindtest
 
 import (
@@ -37,4 +39,19 @@ func RequireRefused[S any](t testing.TB, d *kind.Descriptor[S], s *S, bad []BadV
 		assert.Equal(t, before, *s, "%s = %q: a bad value changes nothing", b.Attr, b.Value)
 		assert.Equal(t, b.Code, policy.CodeOf(d.Check(b.Attr, b.Value)), "%s = %q: Check agrees with Set", b.Attr, b.Value)
 	}
+}
+
+// RequireDescriptor checks what a policy package's descriptor d says of itself: its layer,
+// its configuration segment (the configuration's spelling of the layer, e.g.
+// "circuitBreaker"), its attributes in order, its built-in defaults, and that it is the
+// kind registered for its layer.
+func RequireDescriptor[S any](t testing.TB, d *kind.Descriptor[S], layer policy.Layer, segment string, attrs []string, defaults S) {
+	t.Helper()
+	assert.Equal(t, layer, d.Layer())
+	assert.Equal(t, segment, d.Table().Segment)
+	assert.Equal(t, attrs, d.Attributes())
+	assert.Equal(t, defaults, d.Defaults(), "the built-in defaults")
+	k, ok := kind.Lookup(layer)
+	require.True(t, ok, "registered")
+	assert.Same(t, d, k)
 }

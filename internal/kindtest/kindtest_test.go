@@ -26,3 +26,14 @@ func TestRequireRefused(t *testing.T) {
 		{Attr: "m", Value: "1", Code: policy.CodeUnknownKey},
 	})
 }
+
+// RequireDescriptor accepts a registered descriptor that says what it is.
+func TestRequireDescriptor(t *testing.T) {
+	d := &kind.Descriptor[toy]{
+		L:        "toyDescribed",
+		Attrs:    []kind.Attr[toy]{kind.IntAttr("n", func(s *toy) *int { return &s.N })},
+		Defaults: func() toy { return toy{N: 1} },
+	}
+	defer kind.Register(d)()
+	RequireDescriptor(t, d, "toyDescribed", "toyDescribed", []string{"n"}, toy{N: 1})
+}

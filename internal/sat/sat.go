@@ -1,6 +1,7 @@
-// Package sat holds saturating arithmetic on time.Duration: every duration the policies
-// compute (backoffs, deadlines, time left, time waited) goes through it, so that none
-// overflows into a negative value or turns NaN into an arbitrary integer.
+// Package sat holds saturating arithmetic on time.Duration and on int64 nanoseconds:
+// every duration the policies compute (backoffs, deadlines, time left, time waited, the
+// rate limiter's schedule) goes through it, so that none overflows into a negative value
+// or turns NaN into an arbitrary integer.
 package sat
 
 import (
@@ -8,8 +9,11 @@ import (
 	"time"
 )
 
+// Int is a time.Duration, or an int64 count of nanoseconds.
+type Int interface{ ~int64 }
+
 // Add returns a+b, clamped to [math.MinInt64, math.MaxInt64] instead of wrapping.
-func Add(a, b time.Duration) time.Duration {
+func Add[T Int](a, b T) T {
 	s := a + b
 	switch {
 	case b > 0 && s < a:
@@ -21,7 +25,7 @@ func Add(a, b time.Duration) time.Duration {
 }
 
 // Sub returns a-b, clamped to [math.MinInt64, math.MaxInt64] instead of wrapping.
-func Sub(a, b time.Duration) time.Duration {
+func Sub[T Int](a, b T) T {
 	if b == math.MinInt64 {
 		if a >= 0 {
 			return math.MaxInt64
@@ -29,6 +33,14 @@ func Sub(a, b time.Duration) time.Duration {
 		return a - b // a-b = a+2⁶³, in range for a < 0
 	}
 	return Add(a, -b)
+}
+
+// Mul returns a·b for a, b ≥ 0, clamped to math.MaxInt64 instead of wrapping.
+func Mul[T Int](a, b T) T {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 // Left returns the time from now until t, never negative: 0 once t has passed.

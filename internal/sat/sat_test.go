@@ -67,3 +67,14 @@ func FuzzScale(f *testing.F) {
 		}
 	})
 }
+
+func TestMul_Saturates(t *testing.T) {
+	vals := []int64{0, 1, 2, 3, 1 << 31, 1<<32 + 1, math.MaxInt64 / 2, math.MaxInt64 - 1, math.MaxInt64}
+	for _, a := range vals {
+		for _, b := range vals {
+			prod := new(big.Int).Mul(big.NewInt(a), big.NewInt(b))
+			require.Equal(t, int64(clamp(prod)), sat.Mul(a, b), "%d·%d", a, b)
+		}
+	}
+	require.Equal(t, 3*time.Second, sat.Mul(3, time.Second), "on Durations too")
+}

@@ -83,9 +83,9 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 	ctx := kindtest.MarkedContext()
 
 	clk.Advance(time.Second)
-	e.Admit(ctx, 0)
+	e.Admit(ctx)
 	var none context.Context // a call that came without one
-	e.Refuse(none, rej.Canceled)
+	assert.Same(t, rej.Canceled, e.Refuse(none, context.Canceled))
 	e.Reject(ctx, 0, rej.Plain)
 	assert.Same(t, rej.Plain, e.Expired(ctx, 0))
 	assert.Same(t, rej.Deadline, e.RejectContext(ctx, 3*time.Millisecond, context.DeadlineExceeded))
@@ -104,8 +104,8 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 
 	pub.Rec, pub.Listener = nil, func(ev policy.Event) { published = append(published, ev) }
-	e.Admit(ctx, 0)
-	e.Refuse(ctx, rej.Canceled)
+	e.Admit(ctx)
+	assert.Same(t, rej.Canceled, e.Refuse(ctx, context.Canceled))
 	e.AdmitWaited(ctx, 0)
 	assert.Len(t, rec.Outcomes(), 6, "no recorder: nothing recorded")
 	assert.Equal(t, []policy.EventKind{testWaited}, kinds(published))
@@ -119,7 +119,8 @@ func TestOB1_EventsRecordingAllocatesNothing(t *testing.T) {
 	e := waitq.Events[*fullError]{Pub: &pub, Rej: &rej, Clock: clk, Rejected: testRejected, Waited: testWaited}
 	ctx := kindtest.MarkedContext()
 	assert.Zero(t, testing.AllocsPerRun(1000, func() {
-		e.Admit(ctx, 0)
+		e.Admit(ctx)
+		_ = e.Refuse(ctx, context.Canceled)
 		e.Reject(ctx, 0, rej.Plain)
 		e.AdmitWaited(ctx, 0)
 		_ = e.Expired(ctx, 0)

@@ -31,23 +31,33 @@ func (e *Events[E]) Since(since time.Duration) time.Duration {
 }
 
 // Admit records, if outcomes are recorded, that the call whose context is ctx was let in
-// after waiting wait (0: it did not wait). It publishes nothing.
-func (e *Events[E]) Admit(ctx context.Context, wait time.Duration) {
+// without waiting. It publishes nothing. Without a recorder it is one inlined nil check.
+func (e *Events[E]) Admit(ctx context.Context) {
 	if e.Pub.Recording() {
-		e.Pub.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: wait})
+		recordAdmitted(e.Pub, ctx)
 	}
 }
 
-// Refuse records, if outcomes are recorded, the rejection err of a call refused on
-// arrival because its context ctx was nil or already done; it publishes nothing. A nil
-// ctx is recorded as context.Background().
-func (e *Events[E]) Refuse(ctx context.Context, err error) {
+// recordAdmitted is Admit's recording, out of line so that Admit's check inlines.
+//
+//go:noinline
+func recordAdmitted(pub *kind.Events, ctx context.Context) {
+	pub.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
+}
+
+// Refuse returns the rejection of a call refused on arrival because its context ctx was
+// nil or already done, the one matching ctxErr (policy.ContextErr's error), and records
+// it if outcomes are recorded; it publishes nothing. A nil ctx is recorded as
+// context.Background().
+func (e *Events[E]) Refuse(ctx context.Context, ctxErr error) E {
+	rej := e.Rej.ForContext(ctxErr)
 	if e.Pub.Recording() {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		e.Pub.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: err})
+		e.Pub.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: rej})
 	}
+	return rej
 }
 
 // Expired rejects the call whose context is ctx, which waited from since until MaxWait
@@ -153,7 +163,7 @@ func (s *Sync[R, E]) Wait(ctx context.Context) (R, error) {
 	switch q.Enqueue(&w.Waiter, w) {
 	case Admitted:
 		timer.Stop()
-		s.Admit(ctx, 0)
+		s.Admit(ctx)
 		return w.Room(), nil
 	case Removed:
 		return zero, s.Expired(ctx, at)

@@ -276,9 +276,9 @@ func TestEvents_Unobserved(t *testing.T) {
 	assert.Same(t, rej.Deadline, e.RejectContext(ctx, 0, context.DeadlineExceeded))
 	e.AdmitWaited(ctx, 0)
 	e.Reject(ctx, 0, rej.Plain)
-	e.Admit(ctx, 0)
+	e.Admit(ctx)
 	var none context.Context // a call that came without one
-	e.Refuse(none, rej.Plain)
+	assert.Same(t, rej.Deadline, e.Refuse(none, context.DeadlineExceeded))
 	clk.Advance(time.Second)
 	assert.Equal(t, time.Second, e.Since(0))
 	assert.Zero(t, e.Since(2*time.Second), "never negative")

@@ -163,7 +163,7 @@ func (l *Limiter) TryAcquire() (Permit, bool) {
 		return Permit{}, true
 	}
 	if p, ok := l.tryAcquire(); ok {
-		l.admitted(context.Background())
+		l.sw.Admit(context.Background())
 		return p, true
 	}
 	l.sw.Reject(context.Background(), 0, l.rej.Plain)
@@ -195,10 +195,10 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 // nothing and publishes nothing. It records the call's outcome.
 func (l *Limiter) acquire(ctx context.Context) (Permit, error) {
 	if err := policy.ContextErr(ctx); err != nil {
-		return Permit{}, l.refuse(ctx, err)
+		return Permit{}, l.sw.Refuse(ctx, err)
 	}
 	if p, ok := l.tryAcquire(); ok {
-		l.admitted(ctx)
+		l.sw.Admit(ctx)
 		return p, nil
 	}
 	if l.maxWait == 0 {
@@ -210,22 +210,6 @@ func (l *Limiter) acquire(ctx context.Context) (Permit, error) {
 		return Permit{}, err
 	}
 	return l.permit(r), nil
-}
-
-// admitted records, if outcomes are recorded, that the call with ctx was let in without
-// waiting. Without a recorder it is one inlined nil check.
-func (l *Limiter) admitted(ctx context.Context) {
-	if l.events.Recording() {
-		l.sw.Admit(ctx, 0)
-	}
-}
-
-// refuse returns, and records, the rejection of a call whose context ctx is nil or already
-// done (err is policy.ContextErr's) when it arrives.
-func (l *Limiter) refuse(ctx context.Context, err error) *ExceededError {
-	rej := l.rej.ForContext(err)
-	l.sw.Refuse(ctx, rej)
-	return rej
 }
 
 // tryAcquire lets a call in if it fits and nobody waits (no barging), and starts its

@@ -15,14 +15,9 @@ import (
 )
 
 func TestDescriptor(t *testing.T) {
-	assert.Equal(t, Layer, descriptor.Layer())
-	assert.Equal(t, "adaptiveLimit", descriptor.Table().Segment)
-	assert.Equal(t, []string{"algorithm", "initialLimit", "minLimit", "maxLimit", "maxWait", "backoffRatio",
-		"latencyThreshold", "tolerance", "smoothing", "baselineWindow", "enabled"}, descriptor.Attributes())
-	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
-	k, ok := kind.Lookup(Layer)
-	require.True(t, ok, "registered")
-	assert.Same(t, descriptor, k)
+	kindtest.RequireDescriptor(t, descriptor, Layer, "adaptiveLimit", []string{"algorithm", "initialLimit", "minLimit", "maxLimit", "maxWait", "backoffRatio",
+		"latencyThreshold", "tolerance", "smoothing", "baselineWindow", "enabled"},
+		settings{Config: DefaultConfig()})
 
 	l, err := New(MaxLimit(50))
 	require.NoError(t, err)

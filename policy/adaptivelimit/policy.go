@@ -87,10 +87,10 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 	rejected := async.Failed[T](l.rej.Plain)
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if err := policy.ContextErr(ctx); err != nil {
-			return async.Failed[T](l.refuse(ctx, err))
+			return async.Failed[T](l.sw.Refuse(ctx, err))
 		}
 		if p, ok := l.tryAcquire(); ok {
-			l.admitted(ctx)
+			l.sw.Admit(ctx)
 			return start(l, p, ctx, a, next)
 		}
 		if l.maxWait == 0 {
@@ -166,7 +166,7 @@ func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
 	if w.waited {
 		w.l.sw.AdmitWaited(w.ctx, w.at)
 	} else {
-		w.l.admitted(w.ctx)
+		w.l.sw.Admit(w.ctx)
 	}
 	return start(w.l, w.l.permit(w.Room()), w.ctx, w.a, w.next)
 }

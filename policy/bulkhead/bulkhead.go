@@ -177,24 +177,21 @@ func (b *Bulkhead) Reconfigure(c Config) error {
 // it: nil, the *policy.ConfigError of an invalid c, or one with code R4C-REG-012 when c
 // changes whether the bulkhead is enabled. Safe for concurrent use.
 func (b *Bulkhead) CheckReconfigure(c Config) error {
-	_, err := changes(b.cur.Load().cfg, c)
-	return err
+	return kind.ErrOf(changes(b.cur.Load().cfg, c))
 }
 
 // changes validates c as a new configuration for a bulkhead running with old, and
 // returns the attribute names of the settings that change, sorted.
 func changes(old, c Config) ([]string, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if c.Disabled != old.Disabled {
-		return nil, policy.Errorf(policy.CodeNotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
-			"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
-	}
-	var changed kind.Changes
-	changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
-	changed.Add(c.MaxWait != old.MaxWait, "maxWait")
-	return changed.Sorted(), nil
+	return kind.Changed(c, func(changed *kind.Changes) error {
+		if c.Disabled != old.Disabled {
+			return policy.Errorf(policy.CodeNotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
+				"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
+		}
+		changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
+		changed.Add(c.MaxWait != old.MaxWait, "maxWait")
+		return nil
+	})
 }
 
 // Clock returns the bulkhead's time source.
@@ -214,7 +211,7 @@ func (b *Bulkhead) TryAcquire() bool {
 		return true
 	}
 	if b.tryAcquire() {
-		b.admitted(context.Background())
+		b.ev.Admit(context.Background())
 		return true
 	}
 	b.ev.Reject(context.Background(), 0, b.rej.Plain)
@@ -286,10 +283,10 @@ func (b *Bulkhead) release() {
 // takes nothing and publishes nothing. It records the call's outcome.
 func (b *Bulkhead) acquire(ctx context.Context) error {
 	if err := policy.ContextErr(ctx); err != nil {
-		return b.refuse(ctx, err)
+		return b.ev.Refuse(ctx, err)
 	}
 	if b.tryAcquire() {
-		b.admitted(ctx)
+		b.ev.Admit(ctx)
 		return nil
 	}
 	l := b.cur.Load()
@@ -299,22 +296,6 @@ func (b *Bulkhead) acquire(ctx context.Context) error {
 	}
 	_, err := l.sw.Wait(ctx)
 	return err
-}
-
-// admitted records, if outcomes are recorded, that the call with ctx took a slot without
-// waiting. Without a recorder it is one inlined nil check.
-func (b *Bulkhead) admitted(ctx context.Context) {
-	if b.events.Recording() {
-		b.ev.Admit(ctx, 0)
-	}
-}
-
-// refuse returns, and records, the rejection of a call whose context ctx is nil or already
-// done (err is policy.ContextErr's) when it arrives.
-func (b *Bulkhead) refuse(ctx context.Context, err error) *FullError {
-	rej := b.rej.ForContext(err)
-	b.ev.Refuse(ctx, rej)
-	return rej
 }
 
 // room takes a free slot for a waiter: the queue's step.

@@ -14,13 +14,8 @@ import (
 )
 
 func TestDescriptor(t *testing.T) {
-	assert.Equal(t, Layer, descriptor.Layer())
-	assert.Equal(t, "bulkhead", descriptor.Table().Segment)
-	assert.Equal(t, []string{"maxConcurrent", "maxWait", "enabled"}, descriptor.Attributes())
-	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
-	k, ok := kind.Lookup(Layer)
-	require.True(t, ok, "registered")
-	assert.Same(t, descriptor, k)
+	kindtest.RequireDescriptor(t, descriptor, Layer, "bulkhead", []string{"maxConcurrent", "maxWait", "enabled"},
+		settings{Config: DefaultConfig()})
 }
 
 func TestSetAttributes(t *testing.T) {

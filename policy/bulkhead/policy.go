@@ -74,10 +74,10 @@ func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) polic
 	release := func(T, error) { b.release() }
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if err := policy.ContextErr(ctx); err != nil {
-			return async.Failed[T](b.refuse(ctx, err))
+			return async.Failed[T](b.ev.Refuse(ctx, err))
 		}
 		if b.tryAcquire() {
-			b.admitted(ctx)
+			b.ev.Admit(ctx)
 			return start(b, ctx, a, next, release)
 		}
 		maxWait := b.cur.Load().cfg.MaxWait
@@ -157,7 +157,7 @@ func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
 	if w.waited {
 		w.b.ev.AdmitWaited(w.ctx, w.at)
 	} else {
-		w.b.admitted(w.ctx)
+		w.b.ev.Admit(w.ctx)
 	}
 	return start(w.b, w.ctx, w.a, w.next, w.release)
 }

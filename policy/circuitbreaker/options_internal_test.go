@@ -63,17 +63,11 @@ func TestErrorListsAccumulateWithoutAliasing(t *testing.T) {
 }
 
 func TestAttributes(t *testing.T) {
-	assert.Equal(t, []string{"failureRateThreshold", "slidingWindowSize", "slidingWindowType", "minimumCalls",
-		"waitInOpen", "permittedInHalfOpen", "maxWaitInHalfOpen", "slowCallThreshold", "slowCallRateThreshold",
-		"enabled"},
-		descriptor.Attributes())
-	assert.Equal(t, "circuitBreaker", descriptor.Table().Segment)
-	assert.Equal(t, Layer, descriptor.Layer())
+	kindtest.RequireDescriptor(t, descriptor, Layer, "circuitBreaker", []string{"failureRateThreshold",
+		"slidingWindowSize", "slidingWindowType", "minimumCalls", "waitInOpen", "permittedInHalfOpen",
+		"maxWaitInHalfOpen", "slowCallThreshold", "slowCallRateThreshold", "enabled"},
+		settings{Config: DefaultConfig()})
 	assert.Equal(t, "circuitBreaker", Layer.String())
-	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
-	k, ok := kind.Lookup(Layer)
-	require.True(t, ok, "registered")
-	assert.Same(t, descriptor, k)
 }
 
 func TestConfigSet(t *testing.T) {

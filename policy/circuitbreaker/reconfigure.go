@@ -82,35 +82,32 @@ func (b *Breaker) Reconfigure(c Config) error {
 // it: nil, the *policy.ConfigError of an invalid c, or one with code R4C-REG-012 when c
 // changes the sliding window's type. Safe for concurrent use.
 func (b *Breaker) CheckReconfigure(c Config) error {
-	_, err := changes(b.cur.Load().cfg, c)
-	return err
+	return kind.ErrOf(changes(b.cur.Load().cfg, c))
 }
 
 // changes validates c as a new configuration for a breaker running with old, and returns
 // the attribute names of the settings that change, sorted.
 func changes(old, c Config) ([]string, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if c.SlidingWindowType != old.SlidingWindowType {
-		return nil, policy.Errorf(policy.CodeNotLive, "circuitBreaker.slidingWindowType", c.SlidingWindowType.String(),
-			"slidingWindowType cannot change on a running circuit breaker (it is %v): its window's outcomes "+
-				"cannot be carried over; build a new breaker", old.SlidingWindowType)
-	}
-	var changed kind.Changes
-	add := changed.Add
-	add(c.FailureRateThreshold != old.FailureRateThreshold, "failureRateThreshold")
-	add(c.SlidingWindowSize != old.SlidingWindowSize, "slidingWindowSize")
-	add(c.MinimumCalls != old.MinimumCalls, "minimumCalls")
-	add(c.WaitInOpen != old.WaitInOpen, "waitInOpen")
-	add(c.PermittedInHalfOpen != old.PermittedInHalfOpen, "permittedInHalfOpen")
-	add(c.MaxWaitInHalfOpen != old.MaxWaitInHalfOpen, "maxWaitInHalfOpen")
-	add(c.SlowCallThreshold != old.SlowCallThreshold, "slowCallThreshold")
-	add(c.SlowCallRateThreshold != old.SlowCallRateThreshold, "slowCallRateThreshold")
-	add(!kind.Same(c.IgnoreOn, old.IgnoreOn), "ignoreOn")
-	add(!kind.Same(c.RecordOn, old.RecordOn), "recordOn")
-	add(c.Disabled != old.Disabled, "enabled")
-	return changed.Sorted(), nil
+	return kind.Changed(c, func(changed *kind.Changes) error {
+		if c.SlidingWindowType != old.SlidingWindowType {
+			return policy.Errorf(policy.CodeNotLive, "circuitBreaker.slidingWindowType", c.SlidingWindowType.String(),
+				"slidingWindowType cannot change on a running circuit breaker (it is %v): its window's outcomes "+
+					"cannot be carried over; build a new breaker", old.SlidingWindowType)
+		}
+		add := changed.Add
+		add(c.FailureRateThreshold != old.FailureRateThreshold, "failureRateThreshold")
+		add(c.SlidingWindowSize != old.SlidingWindowSize, "slidingWindowSize")
+		add(c.MinimumCalls != old.MinimumCalls, "minimumCalls")
+		add(c.WaitInOpen != old.WaitInOpen, "waitInOpen")
+		add(c.PermittedInHalfOpen != old.PermittedInHalfOpen, "permittedInHalfOpen")
+		add(c.MaxWaitInHalfOpen != old.MaxWaitInHalfOpen, "maxWaitInHalfOpen")
+		add(c.SlowCallThreshold != old.SlowCallThreshold, "slowCallThreshold")
+		add(c.SlowCallRateThreshold != old.SlowCallRateThreshold, "slowCallRateThreshold")
+		add(!kind.Same(c.IgnoreOn, old.IgnoreOn), "ignoreOn")
+		add(!kind.Same(c.RecordOn, old.RecordOn), "recordOn")
+		add(c.Disabled != old.Disabled, "enabled")
+		return nil
+	})
 }
 
 // unlockAndPublishChange releases mu and publishes the ConfigChanged event of a change

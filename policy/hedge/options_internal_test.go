@@ -15,14 +15,9 @@ import (
 
 // SPEC HG-16, RG-4: the descriptor and its attributes.
 func TestHG16_Descriptor(t *testing.T) {
-	assert.Equal(t, Layer, descriptor.Layer())
-	assert.Equal(t, "hedge", descriptor.Table().Segment)
-	assert.Equal(t, []string{"delay", "maxAttempts", "budgetPercent", "budgetWindow", "budgetMinPerSecond",
-		"budgetEnabled", "enabled"}, descriptor.Attributes())
-	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
-	k, ok := kind.Lookup(Layer)
-	require.True(t, ok, "registered")
-	assert.Same(t, descriptor, k)
+	kindtest.RequireDescriptor(t, descriptor, Layer, "hedge", []string{"delay", "maxAttempts", "budgetPercent", "budgetWindow", "budgetMinPerSecond",
+		"budgetEnabled", "enabled"},
+		settings{Config: DefaultConfig()})
 
 	h, err := descriptor.Build(defaults())
 	require.NoError(t, err)

@@ -7,19 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 func TestDescriptor(t *testing.T) {
-	assert.Equal(t, Layer, descriptor.Layer())
-	assert.Equal(t, "retry", descriptor.Table().Segment)
-	assert.Equal(t, []string{"maxAttempts", "delay", "multiplier", "maxDelay", "jitter", "waitForPermit", "enabled"}, descriptor.Attributes())
-	assert.Equal(t, settings{Config: DefaultConfig()}, defaults())
-	k, ok := kind.Lookup(Layer)
-	require.True(t, ok, "registered")
-	assert.Same(t, descriptor, k)
+	kindtest.RequireDescriptor(t, descriptor, Layer, "retry", []string{"maxAttempts", "delay", "multiplier", "maxDelay", "jitter", "waitForPermit", "enabled"},
+		settings{Config: DefaultConfig()})
 }
 
 func TestConfigSet(t *testing.T) {

@@ -162,20 +162,17 @@ func (t *Timeout) Reconfigure(c Config) error {
 // it: nil, or the *policy.ConfigError of an invalid c. Every setting of a timeout can
 // change live, so it never returns R4C-REG-012. Safe for concurrent use.
 func (t *Timeout) CheckReconfigure(c Config) error {
-	_, err := changes(t.cur.Load().cfg, c)
-	return err
+	return kind.ErrOf(changes(t.cur.Load().cfg, c))
 }
 
 // changes validates c and returns the attribute names of the settings in which it
 // differs from old, sorted.
 func changes(old, c Config) ([]string, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	var changed kind.Changes
-	changed.Add(c.Duration != old.Duration, "duration")
-	changed.Add(c.Disabled != old.Disabled, "enabled")
-	return changed.Sorted(), nil
+	return kind.Changed(c, func(changed *kind.Changes) error {
+		changed.Add(c.Duration != old.Duration, "duration")
+		changed.Add(c.Disabled != old.Disabled, "enabled")
+		return nil
+	})
 }
 
 // NewPolicy returns t as a policy of layer Layer, for calls returning T.
@@ -210,32 +207,6 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 // with or without a recorder. A call that starts while t is disabled runs next as is,
 // without a deadline, but for a nil or done ctx, whose error it returns as is.
 func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T] {
-	if t.system {
-		return func(ctx context.Context, a A) (T, error) {
-			if err := policy.ContextErr(ctx); err != nil {
-				var zero T
-				return zero, err
-			}
-			l := t.cur.Load()
-			if l.cfg.Disabled {
-				return next(ctx, a)
-			}
-			var start time.Duration
-			if t.events.Timed {
-				start = t.now()
-			}
-			cctx, cancel := context.WithTimeoutCause(ctx, l.cfg.Duration, l.err)
-			defer cancel() // also when next panics: its timer and its parent's hook go
-			v, err := next(cctx, a)
-			if context.Cause(cctx) == error(l.err) {
-				return timedOut[T](ctx, l, err, start)
-			}
-			if t.events.Rec != nil {
-				t.record(ctx, ended(err), start, err)
-			}
-			return v, err
-		}
-	}
 	return func(ctx context.Context, a A) (T, error) {
 		if err := policy.ContextErr(ctx); err != nil {
 			var zero T
@@ -249,14 +220,10 @@ func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T
 		if t.events.Timed {
 			start = t.now()
 		}
-		c := newClockCtx(ctx, l)
-		timer := t.clk.AfterFunc(l.cfg.Duration, c.expire)
-		defer func() { // also when next panics
-			timer.Stop()
-			c.cancel(context.Canceled) // no effect if the deadline ended it first
-		}()
-		v, err := next(c, a)
-		if c.expired() {
+		cctx, d := t.bound(ctx, l)
+		defer d.release() // also when next panics: its timer and its parent's hook go
+		v, err := next(cctx, a)
+		if context.Cause(cctx) == error(l.err) {
 			return timedOut[T](ctx, l, err, start)
 		}
 		if t.events.Rec != nil {
@@ -264,6 +231,38 @@ func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T
 		}
 		return v, err
 	}
+}
+
+// bound returns the context of a synchronous call that starts now under l, which its
+// deadline ends Duration from now with l's *TimeoutError as the cause, and what releases
+// it once the call is over: on clock.System() the runtime's own timer context, on any
+// other clock a clockCtx under a timer of that clock.
+func (t *Timeout) bound(ctx context.Context, l *limit) (context.Context, deadline) {
+	if t.system {
+		cctx, cancel := context.WithTimeoutCause(ctx, l.cfg.Duration, l.err)
+		return cctx, deadline{cancel: cancel}
+	}
+	c := newClockCtx(ctx, l)
+	return c, deadline{timer: t.clk.AfterFunc(l.cfg.Duration, c.expire), ctx: c}
+}
+
+// deadline ends a synchronous call's context at its deadline: the cancel of the runtime's
+// timer context, or the timer of the policy's clock and the clockCtx it ends.
+type deadline struct {
+	cancel context.CancelFunc
+	timer  clock.Timer
+	ctx    *clockCtx
+}
+
+// release stops the deadline's timer and cancels the call's context, which lets go of
+// its parent's hook; the cause stays the deadline's if the deadline ended it first.
+func (d deadline) release() {
+	if d.cancel != nil {
+		d.cancel()
+		return
+	}
+	d.timer.Stop()
+	d.ctx.cancel(context.Canceled)
 }
 
 // timedOut discards the result of a call, whose context is ctx, that ran past its

@@ -257,3 +257,42 @@ func nodeOf(c goredis.Scripter) func(key string) nodeRef {
 	}
 	return nil
 }
+
+// answered marks the keys' node up after any answer: the first after a failure
+// publishes RateLimiterBackendRecovered, naming the node; and it probes the other nodes
+// down whose probe is due (nodes.probeIdle). known says whether node was looked up
+// before the call.
+func (s *store) answered(node nodeRef, known bool) {
+	if !s.b.down.some() {
+		return
+	}
+	if !known {
+		node = s.node(true)
+	}
+	s.b.down.up(node.name, s)
+	s.b.down.probeIdle(node.name, s)
+}
+
+// fail marks the keys' node down: its next probe is one interval away, on the clock of
+// the limiter that found it down. The first failure after a success publishes
+// RateLimiterBackendFailed, naming the node.
+func (s *store) fail(node nodeRef, known bool, err error) {
+	if !known {
+		node = s.node(true)
+	}
+	s.b.down.fail(node, s, err)
+}
+
+// keyFailed marks the keys bad: their next try is one interval away. The first data error
+// after a good answer publishes RateLimiterBackendKeyFailed with the key.
+func (s *store) keyFailed(err error) {
+	if o := s.keyBad.Load(); o != nil {
+		o.postpone(s.b.cfg.ProbeInterval)
+		return
+	}
+	o := newOutage(s.clk, s.b.cfg.ProbeInterval)
+	if s.keyBad.CompareAndSwap(nil, o) {
+		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendKeyFailed, Instance: s.id, At: s.clk.Now(),
+			Key: s.keys[0], Err: err})
+	}
+}

@@ -1,0 +1,285 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+)
+
+// maxBatch is how many Reserves of one store one script run decides at most.
+const maxBatch = 64
+
+// A waiter is one Reserve in a batch: its request, and its answer.
+type waiter struct {
+	a  *rateArgs
+	mw int64 // MaxWait in ns, at least 0
+	g  ratelimit.Grant
+
+	// For a queued Reserve: whether its caller still waits (waiting), has its answer
+	// (answered), or left when its ctx ended (left); the sender signals ready once
+	// answered.
+	state atomic.Uint32
+	ready chan struct{}
+}
+
+// The states of a queued waiter.
+const (
+	waiting uint32 = iota
+	answered
+	left
+)
+
+// waiters recycles the waiters of queued Reserves, so that a queued call allocates nothing.
+var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan struct{}, 1)} }}
+
+// Reserve runs the script's reserve for req.N permits at the rate of req.Config: one round
+// trip. A nil or done ctx is not sent: its error (policy.ErrNilContext for a nil one) is
+// returned at once. A request for fewer than 1 or more than Permits permits, or with a
+// Config that has no rate, which the limiter never makes, is refused at once with no
+// retry-after. See ratelimit.Store.
+//
+// Concurrent Reserves coalesce: a Reserve that finds none of the store's in flight sends
+// its own at once, with its own ctx; those that come while one is in flight queue, and
+// are sent together, in their order of arrival (at most maxBatch per run), by one script
+// run as soon as the run in flight is back, each decided against the state the one before
+// left. The sender of the queued ones (drain) answers a run's callers and lets them run
+// before it takes the next run's: callers that call again at once then go in that run,
+// rather than wait for the one after. At most one run of Reserves per store is in flight.
+// A queued caller whose ctx ends stops waiting and returns ctx's error; a permit its
+// batch reserved for it is then given back (giveBack), by the sender, before its next run.
+func (s *store) Reserve(ctx context.Context, req ratelimit.Request) (ratelimit.Grant, error) {
+	if err := policy.ContextErr(ctx); err != nil {
+		return ratelimit.Grant{}, err
+	}
+	if req.N < 1 || req.N > req.Config.Permits || req.Config.Period <= 0 {
+		return ratelimit.Grant{Outcome: ratelimit.Refused}, nil
+	}
+	a := s.argsOf(req.Config, req.N)
+	mw := int64(max(req.MaxWait, 0))
+	s.mu.Lock()
+	if s.busy {
+		w := waiters.Get().(*waiter)
+		w.a, w.mw, w.g = a, mw, ratelimit.Grant{}
+		w.state.Store(waiting)
+		s.queue = append(s.queue, w)
+		s.mu.Unlock()
+		return s.await(ctx, w)
+	}
+	s.busy = true
+	s.mu.Unlock()
+	w := waiter{a: a, mw: mw}
+	one := [1]*waiter{&w}
+	err := s.decide(ctx, one[:])
+	s.release()
+	if err != nil {
+		return ratelimit.Grant{}, err
+	}
+	return w.g, nil
+}
+
+// await waits for the answer of w, queued, or for ctx's end.
+func (s *store) await(ctx context.Context, w *waiter) (ratelimit.Grant, error) {
+	if done := ctx.Done(); done == nil { // a ctx that never ends (the limiter's own calls)
+		<-w.ready
+	} else {
+		select {
+		case <-w.ready:
+		case <-done:
+			if w.state.CompareAndSwap(waiting, left) {
+				return ratelimit.Grant{}, ctx.Err() // the sender gives its permit back
+			}
+			<-w.ready // answered meanwhile: the answer is the caller's
+		}
+	}
+	g := w.g
+	waiters.Put(w)
+	return g, nil
+}
+
+// release ends the run in flight of the caller that holds busy: when Reserves queued
+// meanwhile, a goroutine sends them (drain); otherwise the next Reserve sends its own.
+func (s *store) release() {
+	s.mu.Lock()
+	if len(s.queue) == 0 {
+		s.busy = false
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	go s.drain()
+}
+
+// drain sends the queued Reserves, maxBatch at a time, until none is left, with a context
+// of its own (each caller waits on its own ctx), and answers each.
+func (s *store) drain() {
+	for {
+		s.mu.Lock()
+		batch := s.batch[:0]
+		n := 0
+		for _, w := range s.queue {
+			if len(batch) == maxBatch {
+				break
+			}
+			n++
+			if w.state.Load() == left { // its caller left before it was sent: nothing to take
+				waiters.Put(w)
+				continue
+			}
+			batch = append(batch, w)
+		}
+		rest := copy(s.queue, s.queue[n:])
+		clear(s.queue[rest:])
+		s.queue = s.queue[:rest]
+		if len(batch) == 0 && rest == 0 {
+			s.busy = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		s.batch = batch
+		if len(batch) > 0 {
+			_ = s.decide(context.Background(), batch) // Background never ends: no error
+			s.answer(batch)
+			// The callers just answered often call again at once: let them queue for
+			// the next run, rather than be left for the one after (two runs for one).
+			runtime.Gosched()
+		}
+	}
+}
+
+// answer gives each waiter of a decided batch its grant; for one whose caller left, it
+// gives the permits reserved for it back, the last reserved first.
+func (s *store) answer(batch []*waiter) {
+	for i, w := range batch {
+		if w.state.CompareAndSwap(waiting, answered) {
+			// The waiter is its caller's from now on: the caller reads its grant and puts
+			// it back in the pool, where another call may take it at once. The sender
+			// must not look at it again.
+			batch[i] = nil
+			w.ready <- struct{}{}
+		}
+	}
+	for i := len(batch) - 1; i >= 0; i-- {
+		if w := batch[i]; w != nil { // its caller left: the waiter is the sender's
+			if w.g.Outcome == ratelimit.Reserved {
+				s.giveBack(w.g.Token)
+			}
+			waiters.Put(w)
+		}
+		batch[i] = nil
+	}
+}
+
+// giveBack cancels a reservation that its caller never received: whether its time has
+// come on the server's clock does not matter, as nobody used it.
+func (s *store) giveBack(t ratelimit.Token) {
+	t.At = max(t.At, t.Next)
+	s.cancel(context.Background(), t)
+}
+
+// decide runs the script's reserve for the requests of batch, in order, and sets each
+// one's grant: the script's answer, or the failure policy's when Redis did not answer
+// well (every request of a failed run takes it, as if it had failed alone). It returns
+// ctx's error, with no grant set, when the run failed after ctx ended. Requests alike
+// (the same rate, weight and MaxWait) in a row go as one group, and the script answers
+// runs of them at once (see gcraScript): each reservation's slot, wait and permit time
+// follow from its start, now and its weight, as the script computes them.
+func (s *store) decide(ctx context.Context, batch []*waiter) error {
+	argv := s.command(7 * len(batch))
+	argv = append(argv, "r")
+	for i := 0; i < len(batch); {
+		w, k := batch[i], 1
+		for i+k < len(batch) && batch[i+k].a == w.a && batch[i+k].mw == w.mw {
+			k++
+		}
+		mwS, mwN := split(w.mw)
+		argv = append(argv, w.a.args[0], w.a.args[1], w.a.args[2], w.a.args[3], mwS, mwN, int64(k))
+		i += k
+	}
+	res, err := s.run(ctx, argv)
+	s.done(argv)
+	if err != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for _, w := range batch {
+			w.g = s.failed(w.a.t)
+		}
+		return nil
+	}
+	i, j := 0, 2 // the next request, the next run of answers in res
+	if len(res) >= 2 {
+		now := join(res[0], res[1])
+		for ; j+4 <= len(res) && i < len(batch); j += 4 {
+			code, k := res[j], res[j+1]
+			if k < 1 || k > int64(len(batch)-i) {
+				if code == 2 && k == 0 && i > 0 && j+4 == len(res) {
+					// The freed-slots key is bad, found at this request: the rest again,
+					// which meets the data error at once.
+					return s.decide(ctx, batch[i:])
+				}
+				break
+			}
+			run := batch[i : i+int(k)]
+			switch code {
+			case 0:
+				g := ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Duration(max(join(res[j+2], res[j+3]), 0))}
+				for _, w := range run {
+					w.g = g
+				}
+			case 1:
+				prev := join(res[j+2], res[j+3])
+				for _, w := range run {
+					start := max(prev, now)
+					next := int64(sat.Add(time.Duration(start), time.Duration(w.a.inc)))
+					wait := max(start-now-w.a.tol, 0)
+					w.g = ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: time.Duration(wait),
+						Token: ratelimit.Token{Prev: prev, Next: next, At: int64(sat.Add(time.Duration(now), time.Duration(wait)))}}
+					prev = next
+				}
+			default:
+				j = len(res) + 1 // unexpected
+			}
+			if j > len(res) {
+				break
+			}
+			i += int(k)
+		}
+	}
+	if i != len(batch) || j != len(res) {
+		s.keyFailed(fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0]))
+		for _, w := range batch[i:] {
+			w.g = s.failed(w.a.t)
+		}
+	}
+	return nil
+}
+
+// command returns an empty slice for a command's arguments, with room for the script's
+// ARGV of n+1 arguments after the header that runScript fills: the store's own, reused,
+// with a client that bounds its own I/O (no call outlives its caller), a new one
+// otherwise. Only the caller that holds busy takes the store's own.
+func (s *store) command(n int) []any {
+	size := cmdHeader + 1 + n
+	if !s.b.bounded {
+		return make([]any, cmdHeader, size)
+	}
+	if cap(s.argv) < size {
+		s.argv = make([]any, cmdHeader, max(size, cmdHeader+1+6))
+	}
+	return s.argv[:cmdHeader]
+}
+
+// done clears argv, the store's own, once its run is over, so that it holds nothing.
+func (s *store) done(argv []any) {
+	if s.b.bounded {
+		clear(argv[:cap(argv)])
+	}
+}
