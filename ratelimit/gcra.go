@@ -480,7 +480,7 @@ func (l *Limiter) rejectContext(ctx context.Context, now, wait int64, ctxErr err
 // publishWaited publishes the wait, from now, of the call with ctx.
 func (l *Limiter) publishWaited(ctx context.Context, now, wait int64) {
 	if l.events.Observed() {
-		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterWaited,
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventWaited,
 			At: time.Duration(now), Wait: time.Duration(wait)})
 	}
 }
@@ -496,8 +496,8 @@ func (l *Limiter) reject(ctx context.Context, now, retryAfter int64, err error) 
 // rejectObserved is reject with a listener or a recorder.
 func (l *Limiter) rejectObserved(ctx context.Context, now, retryAfter int64, err error) {
 	ctx = orBackground(ctx)
-	if l.events.Wants(ctx, policy.RateLimiterRejected) {
-		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterRejected,
+	if l.events.Wants(ctx, EventRejected) {
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventRejected,
 			At: time.Duration(now), RetryAfter: time.Duration(max(retryAfter, 0)), Err: err})
 	}
 	l.rejected(ctx, err)

@@ -564,8 +564,8 @@ func (k *Keyed[K]) reject(ctx context.Context, key K, now, retryAfter int64, err
 	if l.events.Listener != nil || l.events.Keys {
 		ks = k.keyString(key)
 	}
-	if l.events.Wants(ctx, policy.RateLimiterRejected) {
-		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterRejected, At: time.Duration(now),
+	if l.events.Wants(ctx, EventRejected) {
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventRejected, At: time.Duration(now),
 			RetryAfter: time.Duration(max(retryAfter, 0)), Err: err, Key: ks})
 	}
 	k.rejected(ctx, ks, err)
@@ -574,7 +574,7 @@ func (k *Keyed[K]) reject(ctx context.Context, key K, now, retryAfter int64, err
 // publishWaited publishes the wait of the call with ctx for key (bounded) at now.
 func (k *Keyed[K]) publishWaited(ctx context.Context, key K, now, wait int64) {
 	if l := k.base; l.events.Observed() {
-		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterWaited, At: time.Duration(now),
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventWaited, At: time.Duration(now),
 			Wait: time.Duration(wait), Key: k.keyString(key)})
 	}
 }

@@ -93,7 +93,7 @@ func (k *Keyed[K]) bind(ctx context.Context, key K) *remoteCell {
 		err = errNoStore
 	}
 	if err != nil {
-		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterBackendFailed, Err: err, Key: ks})
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventBackendFailed, Err: err, Key: ks})
 		return nil
 	}
 	return &remoteCell{store: st}

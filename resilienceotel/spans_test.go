@@ -197,11 +197,11 @@ func TestOB3_EventKindsWithoutSpanEvent(t *testing.T) {
 	tr := newTracer(t)
 	r := h.m.Instrument(ratelimit.Layer, "rl")
 	got := tr.events(t, func(ctx context.Context) {
-		for _, k := range []policy.EventKind{policy.ConfigChanged, policy.AdaptiveLimitChanged,
-			policy.RateLimiterBackendFailed, policy.RateLimiterBackendRecovered, policy.RateLimiterBackendKeyFailed} {
+		for _, k := range []policy.EventKind{policy.ConfigChanged, adaptivelimit.EventChanged,
+			ratelimit.EventBackendFailed, ratelimit.EventBackendRecovered, ratelimit.EventBackendKeyFailed} {
 			r.Event(ctx, policy.Event{Kind: k, Instance: "rl"})
 		}
-		r.Event(ctx, policy.Event{Kind: policy.RateLimiterRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
+		r.Event(ctx, policy.Event{Kind: ratelimit.EventRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
 	})
 	assert.Equal(t, []string{`resilience.rate_limiter.rejected{instance=rl,retry_after=1}`}, got,
 		"no key without WithKeyAttribute")
@@ -209,7 +209,7 @@ func TestOB3_EventKindsWithoutSpanEvent(t *testing.T) {
 	h = newHarness(t, resilienceotel.WithKeyAttribute(true))
 	r = h.m.Instrument(ratelimit.Layer, "rl")
 	got = tr.events(t, func(ctx context.Context) {
-		r.Event(ctx, policy.Event{Kind: policy.RateLimiterRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
+		r.Event(ctx, policy.Event{Kind: ratelimit.EventRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
 	})
 	assert.Equal(t, []string{`resilience.rate_limiter.rejected{instance=rl,key=tenant,retry_after=1}`}, got)
 }

@@ -3,6 +3,7 @@ package adaptivelimit
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -88,7 +89,7 @@ func build(s settings) (*Limiter, error) {
 	l.q.Init(&l.queued, l.room)
 	l.sw = waitq.Sync[admission, *ExceededError]{
 		Events: waitq.Events[*ExceededError]{Pub: &l.events, Rej: &l.rej, Clock: l.clk,
-			Rejected: policy.AdaptiveLimitRejected, Waited: policy.AdaptiveLimitWaited},
+			Rejected: EventRejected, Waited: EventWaited},
 		Queue: &l.q, MaxWait: l.maxWait, Recheck: l.recheck, GiveBack: l.giveBack,
 	}
 	return l, nil
@@ -368,7 +369,8 @@ func (l *Limiter) record(ctx context.Context, p Permit, latency time.Duration, d
 	counter := l.counter()
 	l.epoch.Store(counter)
 	l.roundStart = counter
-	l.events.PublishCtx(ctx, policy.Event{Kind: policy.AdaptiveLimitChanged, Limit: int(next), PreviousLimit: int(prev)})
+	l.events.PublishCtx(ctx, policy.Event{Kind: EventChanged, Attrs: policy.EventAttrs{
+		slog.Int(AttrLimit, int(next)), slog.Int(AttrPreviousLimit, int(prev))}})
 }
 
 // counter returns the admission counter now: the ticket of the last call let in. It wraps

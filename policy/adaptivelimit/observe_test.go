@@ -2,6 +2,7 @@ package adaptivelimit_test
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -66,7 +67,7 @@ func TestOB1_AdaptiveLimitRecordsAdmittedAndRejected(t *testing.T) {
 	kindtest.RequireOutcomes(t, rec, admitted0, exceeded)
 	assert.Same(t, l.Rejection(), rec.Outcomes()[1].Err)
 	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.Contexts()))
-	assert.Equal(t, []policy.Event{{Kind: policy.AdaptiveLimitRejected, Instance: "al", At: 0, Err: l.Rejection()}},
+	assert.Equal(t, []policy.Event{{Kind: adaptivelimit.EventRejected, Instance: "al", At: 0, Err: l.Rejection()}},
 		rec.Events())
 	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
 	layer, ok := policy.RejectedBy(rec.Outcomes()[1].Err)
@@ -115,10 +116,10 @@ func TestOB1_AdaptiveLimitRecordsSyncWaits(t *testing.T) {
 		rejectedFor(context.Canceled))
 	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.Event{
-		{Kind: policy.AdaptiveLimitWaited, Instance: "al", At: 300 * time.Millisecond, Wait: 300 * time.Millisecond},
-		{Kind: policy.AdaptiveLimitRejected, Instance: "al", At: 1300 * time.Millisecond, Wait: time.Second,
+		{Kind: adaptivelimit.EventWaited, Instance: "al", At: 300 * time.Millisecond, Wait: 300 * time.Millisecond},
+		{Kind: adaptivelimit.EventRejected, Instance: "al", At: 1300 * time.Millisecond, Wait: time.Second,
 			Err: l.Rejection()},
-		{Kind: policy.AdaptiveLimitRejected, Instance: "al", At: 1400 * time.Millisecond,
+		{Kind: adaptivelimit.EventRejected, Instance: "al", At: 1400 * time.Millisecond,
 			Wait: 100 * time.Millisecond, Err: rec.Outcomes()[4].Err},
 	}, rec.Events())
 	assert.Equal(t, []any{"marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
@@ -180,8 +181,8 @@ func TestOB1_AdaptiveLimitAsyncRecordsAdmittedAndRejected(t *testing.T) {
 
 	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(200*time.Millisecond), exceeded, rejectedFor(context.Canceled))
 	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
-	assert.Equal(t, []policy.EventKind{policy.AdaptiveLimitWaited, policy.AdaptiveLimitRejected,
-		policy.AdaptiveLimitRejected}, kinds(rec.Events()))
+	assert.Equal(t, []policy.EventKind{adaptivelimit.EventWaited, adaptivelimit.EventRejected,
+		adaptivelimit.EventRejected}, kinds(rec.Events()))
 	assert.Equal(t, []any{"marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 	assert.Zero(t, clk.PendingTasks())
 	assert.Zero(t, l.InFlight())
@@ -225,9 +226,9 @@ func TestOB1_AdaptiveLimitChangedCarriesTheCallsContext(t *testing.T) {
 
 	evs := rec.Events()
 	require.Equal(t, []policy.Event{
-		{Kind: policy.AdaptiveLimitChanged, Instance: "al", Limit: 4, PreviousLimit: 8},
-		{Kind: policy.AdaptiveLimitChanged, Instance: "al", Limit: 2, PreviousLimit: 4},
-		{Kind: policy.AdaptiveLimitChanged, Instance: "al", Limit: 1, PreviousLimit: 2},
+		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 4), slog.Int(adaptivelimit.AttrPreviousLimit, 8)}},
+		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 2), slog.Int(adaptivelimit.AttrPreviousLimit, 4)}},
+		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 1), slog.Int(adaptivelimit.AttrPreviousLimit, 2)}},
 	}, evs)
 	assert.Equal(t, []any{"marker", "marker", nil}, kindtest.Markers(rec.EventContexts()))
 	kindtest.RequireOutcomes(t, rec, admitted0, admitted0, admitted0)

@@ -115,7 +115,7 @@ func build(s settings) (*Bulkhead, error) {
 		rej:     policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
 	}
 	b.ev = waitq.Events[*FullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
-		Rejected: policy.BulkheadRejected, Waited: policy.BulkheadWaited}
+		Rejected: EventRejected, Waited: EventWaited}
 	b.free.Store(int64(s.MaxConcurrent))
 	b.q.Init(&b.queued, b.room)
 	b.cur.Store(b.limitsOf(s.Config))

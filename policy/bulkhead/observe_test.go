@@ -66,7 +66,7 @@ func TestOB1_BulkheadRecordsAdmittedAndRejected(t *testing.T) {
 	kindtest.RequireOutcomes(t, rec, admitted0, full)
 	assert.Same(t, b.Rejection(), rec.Outcomes()[1].Err)
 	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.Contexts()))
-	assert.Equal(t, []policy.Event{{Kind: policy.BulkheadRejected, Instance: "bh", At: 0, Err: b.Rejection()}},
+	assert.Equal(t, []policy.Event{{Kind: bulkhead.EventRejected, Instance: "bh", At: 0, Err: b.Rejection()}},
 		rec.Events())
 	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
 	layer, ok := policy.RejectedBy(rec.Outcomes()[1].Err)
@@ -113,9 +113,9 @@ func TestOB1_BulkheadRecordsSyncWaits(t *testing.T) {
 		rejectedFor(context.Canceled))
 	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.Event{
-		{Kind: policy.BulkheadWaited, Instance: "bh", At: 300 * time.Millisecond, Wait: 300 * time.Millisecond},
-		{Kind: policy.BulkheadRejected, Instance: "bh", At: 1300 * time.Millisecond, Wait: time.Second, Err: b.Rejection()},
-		{Kind: policy.BulkheadRejected, Instance: "bh", At: 1400 * time.Millisecond, Wait: 100 * time.Millisecond,
+		{Kind: bulkhead.EventWaited, Instance: "bh", At: 300 * time.Millisecond, Wait: 300 * time.Millisecond},
+		{Kind: bulkhead.EventRejected, Instance: "bh", At: 1300 * time.Millisecond, Wait: time.Second, Err: b.Rejection()},
+		{Kind: bulkhead.EventRejected, Instance: "bh", At: 1400 * time.Millisecond, Wait: 100 * time.Millisecond,
 			Err: rec.Outcomes()[4].Err},
 	}, rec.Events())
 	assert.Equal(t, []any{"marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
@@ -177,7 +177,7 @@ func TestOB1_BulkheadAsyncRecordsAdmittedAndRejected(t *testing.T) {
 
 	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(200*time.Millisecond), full, rejectedFor(context.Canceled))
 	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
-	assert.Equal(t, []policy.EventKind{policy.BulkheadWaited, policy.BulkheadRejected, policy.BulkheadRejected},
+	assert.Equal(t, []policy.EventKind{bulkhead.EventWaited, bulkhead.EventRejected, bulkhead.EventRejected},
 		kinds(rec.Events()))
 	assert.Equal(t, []any{"marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 	assert.Zero(t, clk.PendingTasks())

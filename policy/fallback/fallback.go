@@ -103,6 +103,6 @@ func (f *Fallback[T]) handles(v T, err error) bool { return kind.Counts(&f.cls, 
 // apply publishes FallbackApplied, with ctx, the context of the call whose error err it
 // replaces, and returns the fallback's result for err.
 func (f *Fallback[T]) apply(ctx context.Context, err error) (T, error) {
-	f.events.PublishCtx(ctx, policy.Event{Kind: policy.FallbackApplied, Err: err})
+	f.events.PublishCtx(ctx, policy.Event{Kind: EventApplied, Err: err})
 	return f.fn(ctx, err)
 }

@@ -183,7 +183,7 @@ func (c *call[A, T]) result(n int, v T, err error) {
 	var zero T
 	if err == nil {
 		if c.started > 1 {
-			h.publish(c.ctx, policy.HedgeWon, n, 0, nil)
+			h.publish(c.ctx, EventWon, n, 0, nil)
 		}
 		c.finish(v, nil, own)
 		return
@@ -249,7 +249,7 @@ func (c *call[A, T]) canHedge() bool { return c.started < c.h.max && !c.noHedge 
 func (c *call[A, T]) skip() {
 	c.noHedge = true
 	c.stopTimer()
-	c.h.publish(c.ctx, policy.HedgeSkipped, c.started+1, 0, nil)
+	c.h.publish(c.ctx, EventSkipped, c.started+1, 0, nil)
 }
 
 // stopTimer stops the timer of the next attempt, if any. c.mu must be held.
@@ -275,7 +275,7 @@ func (c *call[A, T]) start(trigger error, prev *attemptCtx) {
 	actx := newAttemptCtx(c.ctx)
 	c.att[n-1].ctx = actx
 	now := h.clk.Now()
-	h.events.PublishCtx(c.ctx, policy.Event{Kind: policy.Hedged, At: now, Attempt: n, Wait: sat.Left(now, c.begin), Err: trigger})
+	h.events.PublishCtx(c.ctx, policy.Event{Kind: EventHedged, At: now, Attempt: n, Wait: sat.Left(now, c.begin), Err: trigger})
 	if c.canHedge() {
 		c.timer = h.clk.AfterFunc(h.delay, c.onTimer)
 	}
@@ -322,7 +322,7 @@ func (c *call[A, T]) run(actx *attemptCtx) *async.Future[T] {
 // Called with c.mu held; it unlocks it.
 func (c *call[A, T]) fail(n int, err error, own *attemptCtx) {
 	if c.started > 1 {
-		c.h.publish(c.ctx, policy.HedgeFailed, n, 0, err)
+		c.h.publish(c.ctx, EventFailed, n, 0, err)
 	}
 	var zero T
 	c.finish(zero, err, own)

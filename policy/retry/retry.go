@@ -261,20 +261,20 @@ const (
 // (ResultAborted, ResultFailed).
 func decide[T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, n int, v T, err error) (decision, error) {
 	switch outcome(r, c, pred, n, v, err) {
-	case policy.RetryAborted:
-		r.publish(ctx, policy.RetryAborted, n, 0, err)
+	case EventAborted:
+		r.publish(ctx, EventAborted, n, 0, err)
 		r.record(ctx, policy.ResultAborted, n, err)
 		return giveUp, err
-	case policy.RetryExhausted:
+	case EventExhausted:
 		if err != nil {
-			r.publish(ctx, policy.RetryExhausted, n, 0, err)
+			r.publish(ctx, EventExhausted, n, 0, err)
 		}
 		r.record(ctx, policy.ResultFailed, n, err)
 		return giveUp, err
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		err = stopped(err, cerr)
-		r.publish(ctx, policy.RetryAborted, n, 0, err)
+		r.publish(ctx, EventAborted, n, 0, err)
 		r.record(ctx, policy.ResultAborted, n, err)
 		return stop, err
 	}
@@ -287,11 +287,11 @@ func decide[T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Co
 func outcome[T any](r *Retry, c *Config, pred func(T, error) bool, n int, v T, err error) policy.EventKind {
 	switch {
 	case !retryable(r, pred, v, err):
-		return policy.RetryAborted
+		return EventAborted
 	case n >= c.MaxAttempts:
-		return policy.RetryExhausted
+		return EventExhausted
 	}
-	return policy.RetryAttempt
+	return EventAttempt
 }
 
 // stopped returns the error of a call whose retries ended with its context: it matches

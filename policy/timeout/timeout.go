@@ -62,6 +62,7 @@ package timeout
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -287,7 +288,8 @@ func timedOut[T any](ctx context.Context, l *limit, inner error, start time.Dura
 // publish publishes, with ctx, the TimeoutExceeded event of a call whose context is ctx
 // that ran past its deadline, under l, and failed with err.
 func (l *limit) publish(ctx context.Context, err *TimeoutError) {
-	l.t.events.PublishCtx(ctx, policy.Event{Kind: policy.TimeoutExceeded, Timeout: l.cfg.Duration, Err: err})
+	l.t.events.PublishCtx(ctx, policy.Event{Kind: EventExceeded, Err: err,
+		Attrs: policy.EventAttrs{slog.Duration(AttrTimeout, l.cfg.Duration)}})
 }
 
 // now reads the clock: the monotonic clock directly for clock.System().

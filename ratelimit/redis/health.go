@@ -12,6 +12,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // The health of the units that fail: each node of Redis (the server, or the cluster node
@@ -109,8 +110,8 @@ func (n *nodes) fail(node nodeRef, s *store, err error) {
 	o.client = node.client
 	m[node.name] = o
 	n.down.Store(&m)
-	n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: policy.RateLimiterBackendFailed,
-		Instance: s.id, Key: s.key, At: s.clk.Now(), Node: node.name, Err: err}})
+	n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: ratelimit.EventBackendFailed,
+		Instance: s.id, Key: s.key, At: s.clk.Now(), Err: err, Attrs: ratelimit.NodeAttrs(node.name)}})
 	n.mu.Unlock()
 	n.flush()
 }
@@ -134,8 +135,8 @@ func (n *nodes) up(node string, s *store) {
 	m2 := make(map[string]*outage, len(*old))
 	for k, o := range *old {
 		if k == node || k == "" {
-			n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: policy.RateLimiterBackendRecovered,
-				Instance: s.id, Key: s.key, At: now, Node: k}})
+			n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: ratelimit.EventBackendRecovered,
+				Instance: s.id, Key: s.key, At: now, Attrs: ratelimit.NodeAttrs(k)}})
 			continue
 		}
 		m2[k] = o

@@ -690,7 +690,7 @@ func (s *store) keyFailed(err error) {
 	}
 	o := newOutage(s.clk, s.b.cfg.ProbeInterval)
 	if s.keyBad.CompareAndSwap(nil, o) {
-		s.listener.Publish(policy.Event{Kind: policy.RateLimiterBackendKeyFailed, Instance: s.id, At: s.clk.Now(),
+		s.listener.Publish(policy.Event{Kind: ratelimit.EventBackendKeyFailed, Instance: s.id, At: s.clk.Now(),
 			Key: s.keys[0], Err: err})
 	}
 }
