@@ -223,7 +223,8 @@ func (h *capture) records() []slog.Record {
 func TestOB4_DefaultLevels(t *testing.T) {
 	debug, info, warn, errorLevel := slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError
 	transition := func(to string) policy.Event {
-		return policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, to)}}
+		return policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{
+			slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, to)}}
 	}
 	for _, tc := range []struct {
 		e    policy.Event
@@ -259,8 +260,8 @@ func TestOB4_DefaultLevels(t *testing.T) {
 		{policy.Event{}, info},
 	} {
 		name := tc.e.Kind.String()
-		if tc.e.Attr(circuitbreaker.AttrTo).String() != "" {
-			name += "_to_" + tc.e.Attr(circuitbreaker.AttrTo).String()
+		if to := tc.e.Attr(circuitbreaker.AttrTo); to.Any() != nil {
+			name += "_to_" + to.String()
 		}
 		t.Run(name, func(t *testing.T) {
 			h := &capture{level: slog.LevelDebug - 4}
@@ -282,7 +283,7 @@ func TestOB4_DefaultLevels(t *testing.T) {
 }
 
 // SPEC OB-4: Level sets one kind's level (every breaker transition, for
-// CircuitBreakerTransition); the later of two for a kind wins; the handler filters at
+// circuitbreaker.EventTransition); the later of two for a kind wins; the handler filters at
 // the level set.
 func TestOB4_LevelOverride(t *testing.T) {
 	logger, buf := jsonLogger(slog.LevelInfo)
@@ -295,7 +296,8 @@ func TestOB4_LevelOverride(t *testing.T) {
 		nil)
 	log(policy.Event{Kind: ratelimit.EventRejected, Instance: "a"})
 	log(policy.Event{Kind: ratelimit.EventWaited, Instance: "b", Wait: time.Millisecond})
-	log(policy.Event{Kind: circuitbreaker.EventTransition, Instance: "c", Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, "open")}})
+	log(policy.Event{Kind: circuitbreaker.EventTransition, Instance: "c", Attrs: policy.EventAttrs{
+		slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, "open")}})
 	log(policy.Event{Kind: retry.EventExhausted, Instance: "d", Attempt: 3})
 	log(policy.Event{Kind: policy.EventKind(99), Instance: "e"})
 	assertLines(t, buf,
@@ -425,4 +427,35 @@ func TestOB4_ObserverRecordersFilter(t *testing.T) {
 	assert.False(t, f.WantsEvent(t.Context(), ratelimit.EventWaited), "debug")
 	assert.True(t, f.WantsEvent(t.Context(), retry.EventAttempt), "raised to error")
 	assert.True(t, f.WantsEvent(t.Context(), circuitbreaker.EventTransition), "its level depends on the state")
+
+	rec = resilienceslog.Observer(logger, resilienceslog.Level(circuitbreaker.EventTransition, slog.LevelInfo)).
+		Instrument(circuitbreaker.Layer, "x")
+	assert.False(t, rec.(policy.EventFilter).WantsEvent(t.Context(), circuitbreaker.EventTransition),
+		"Level fixes the level of a kind whose level depends on the event")
+}
+
+// A kind of a policy of the user's own, whose level depends on its attribute.
+var cacheEvicted = policy.RegisterEventKind(policy.EventKindInfo{Name: "CacheEvicted", Layer: "cache",
+	LevelOf: func(e policy.Event) slog.Level {
+		if e.Attr("forced").Equal(slog.BoolValue(true)) {
+			return slog.LevelWarn
+		}
+		return slog.LevelDebug
+	},
+	Attrs: []policy.EventAttr{{Key: "forced"}, {Key: "entries"}}})
+
+// SPEC OB-7: a kind registered by a user's policy is logged at the level it was
+// registered with, with its attributes; the observer's recorders want it always, as its
+// level depends on the event.
+func TestOB7_OwnKindLogged(t *testing.T) {
+	logger, buf := jsonLogger(slog.LevelInfo)
+	log := resilienceslog.Listener(logger)
+	log(policy.Event{Kind: cacheEvicted, Instance: "users", Attrs: policy.EventAttrs{slog.Bool("forced", false)}})
+	log(policy.Event{Kind: cacheEvicted, Instance: "users",
+		Attrs: policy.EventAttrs{slog.Bool("forced", true), slog.Int("entries", 12)}})
+	assertLines(t, buf,
+		`{"level":"WARN","msg":"CacheEvicted","event":{"kind":"CacheEvicted","instance":"users","at":0,"forced":true,"entries":12}}`)
+
+	rec := resilienceslog.Observer(logger).Instrument("cache", "users")
+	assert.True(t, rec.(policy.EventFilter).WantsEvent(t.Context(), cacheEvicted))
 }

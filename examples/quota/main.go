@@ -94,7 +94,7 @@ type report struct {
 	// Phase 1.
 	Admitted []time.Duration // when each call was admitted, since the phase began, sorted
 	AtOnce   int             // calls admitted at once (the burst)
-	Waited   int             // calls that waited for their permit (RateLimiterWaited events)
+	Waited   int             // calls that waited for their permit (ratelimit.EventWaited events)
 	Elapsed  time.Duration   // from the first call to the last answer
 	OK       int             // 200 answers the server sent
 	TooMany  int             // 429 answers the server sent

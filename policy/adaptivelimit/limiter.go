@@ -154,7 +154,7 @@ func (l *Limiter) Clock() clock.Clock { return l.clk }
 func (l *Limiter) Rejection() error { return l.rej.Plain }
 
 // TryAcquire lets a call in if it fits under the limit now and nobody waits, and reports
-// whether it did, whatever MaxWait is. A refusal publishes an AdaptiveLimitRejected
+// whether it did, whatever MaxWait is. A refusal publishes an EventRejected
 // event. Its outcome is recorded with context.Background(): ResultAdmitted (Wait 0) or
 // ResultRejected. The permit must be given back with Record or Release. It never
 // allocates. A disabled limiter always lets the call in, with a permit that gives back
@@ -180,8 +180,8 @@ func (l *Limiter) TryAcquire() (Permit, bool) {
 //   - after MaxWait on the limiter's clock;
 //   - when ctx ends during the wait (the error also matches ctx's error).
 //
-// A call that waited publishes AdaptiveLimitWaited, a rejection of a live ctx
-// AdaptiveLimitRejected, both with ctx. Its outcome is recorded with ctx: ResultAdmitted
+// A call that waited publishes EventWaited, a rejection of a live ctx
+// EventRejected, both with ctx. Its outcome is recorded with ctx: ResultAdmitted
 // with the wait, or ResultRejected (also on arrival). Acquire allocates nothing unless it
 // has to wait. A disabled limiter returns a permit that gives back nothing at once, but
 // for a nil or done ctx, whose error it returns as is.
@@ -310,7 +310,7 @@ func matches(err error, list []error) bool {
 
 // complete gives back p's room, records its sample unless o is ignored, and lets
 // waiters in; ctx is the context of the call that completes, which an
-// AdaptiveLimitChanged event its sample causes carries. A waiter enqueued concurrently is
+// EventChanged event its sample causes carries. A waiter enqueued concurrently is
 // not missed: it raises queued before it looks for room (recheck), and complete frees
 // the room (or raises the limit) before it reads queued, so at least one of them sees the
 // other.
@@ -329,7 +329,7 @@ func (l *Limiter) complete(ctx context.Context, p Permit, o outcome) {
 }
 
 // record adds the sample of the call with ctx let in with p to the round, and ends the
-// round when it is over; an AdaptiveLimitChanged it publishes carries ctx. A call let in
+// round when it is over; an EventChanged it publishes carries ctx. A call let in
 // before the limit last changed says nothing of the limit now: its sample is left out. A
 // round is over with the first sample of a call let in after it began (a round spans at
 // least one call's latency) once it holds half as many samples as the most calls that

@@ -21,7 +21,7 @@ import (
 // arrived Delay after the last attempt started (a timer of h's clock), or at once when an
 // attempt fails with an error that counts (not matching AbortOn and, when HedgeOn is set,
 // matching it), each time only if the budget allows it: a refused attempt is not
-// started, HedgeSkipped is published and the call tries no further hedge. The returned
+// started, EventSkipped is published and the call tries no further hedge. The returned
 // future completes with:
 //   - the first success; every other attempt is then canceled (its future's Cancel, then
 //     its context) and the timer stopped;
@@ -61,7 +61,7 @@ import (
 // allocates). A call that waits allocates its state, its future, its timer and its
 // context hook, and each further attempt its context and its completion callback.
 //
-// Events: Hedged, HedgeWon, HedgeSkipped and HedgeFailed, as the package documentation
+// Events: EventHedged, EventWon, EventSkipped and EventFailed, as the package documentation
 // tells, published with ctx. With a recorder (Observe), each call is recorded once, with
 // ctx, when it ends (see the package documentation); recording adds no allocation and
 // reads the clock once more, at the call's end. A disabled hedge lets every call through
@@ -318,7 +318,7 @@ func (c *call[A, T]) run(actx *attemptCtx) *async.Future[T] {
 	return f
 }
 
-// fail ends the call with attempt n's error err, publishing HedgeFailed if it hedged.
+// fail ends the call with attempt n's error err, publishing EventFailed if it hedged.
 // Called with c.mu held; it unlocks it.
 func (c *call[A, T]) fail(n int, err error, own *attemptCtx) {
 	if c.started > 1 {

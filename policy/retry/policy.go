@@ -27,11 +27,11 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // arrives runs no attempt and publishes nothing: the call returns ctx's error
 // (policy.ErrNilContext for a nil ctx) as is.
 //
-// Events: RetryAttempt before each wait (Wait = the wait); at the end of a call that
-// failed, RetryExhausted when the last of MaxAttempts attempts failed with an outcome
-// that would have been retried, or RetryAborted when the retry stopped on an outcome it
+// Events: EventAttempt before each wait (Wait = the wait); at the end of a call that
+// failed, EventExhausted when the last of MaxAttempts attempts failed with an outcome
+// that would have been retried, or EventAborted when the retry stopped on an outcome it
 // does not retry (the first attempt's included), because ctx ended, or before a wait that
-// would end after ctx's deadline (no RetryAttempt then). Events are published with ctx.
+// would end after ctx's deadline (no EventAttempt then). Events are published with ctx.
 //
 // With a recorder (Observe), each call is recorded once, with ctx, when it ends:
 // policy.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
@@ -185,7 +185,7 @@ type run[A, T any] struct {
 	// the steps.
 	lastV   T // the last attempt's result
 	lastErr error
-	endKind policy.EventKind // the event end publishes (RetryExhausted, RetryAborted); 0: none
+	endKind policy.EventKind // the event end publishes (EventExhausted, EventAborted); 0: none
 	endRes  policy.Result    // the result end records (ResultSucceeded, ResultFailed, ResultAborted)
 }
 
@@ -242,15 +242,15 @@ func (ru *run[A, T]) Start() *async.Future[T] {
 	return attempt(ru.next, ru.ctx, ru.a)
 }
 
-// end completes the run with (v, err), after publishing k (RetryExhausted or
-// RetryAborted) for the last attempt when k is not 0, and recording res.
+// end completes the run with (v, err), after publishing k (EventExhausted or
+// EventAborted) for the last attempt when k is not 0, and recording res.
 func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res policy.Result) {
 	ru.lastV, ru.lastErr, ru.endKind, ru.endRes = v, err, k, res
 	ru.d.End()
 }
 
 // Stop returns the run's result: end's, or the last attempt's joined with ctx's error
-// when ctx ended during a wait (RetryAborted). A canceled run publishes nothing, and is
+// when ctx ended during a wait (EventAborted). A canceled run publishes nothing, and is
 // recorded as aborted.
 func (ru *run[A, T]) Stop(cause error) (T, error) {
 	n := int(ru.n.Load())

@@ -58,8 +58,8 @@ func (o *outage) postpone(every time.Duration) {
 
 // nodes is a backend's nodes that are down, by address: copy-on-write, so that calls read
 // it without a lock, and empty (nil) while every node answers, the only state in which
-// calls pay nothing for it. A node stays down until it answers: its RateLimiterBackendFailed
-// is always followed, when it answers again, by its RateLimiterBackendRecovered.
+// calls pay nothing for it. A node stays down until it answers: its ratelimit.EventBackendFailed
+// is always followed, when it answers again, by its ratelimit.EventBackendRecovered.
 type nodes struct {
 	mu   sync.Mutex                         // held by writers, and for the notices below
 	down atomic.Pointer[map[string]*outage] // nil when no node is down
@@ -89,7 +89,7 @@ func (n *nodes) of(node string) *outage {
 }
 
 // fail marks node down, found by s's call that failed with err: when node was up, it
-// publishes RateLimiterBackendFailed through s's listener; otherwise it postpones node's
+// publishes ratelimit.EventBackendFailed through s's listener; otherwise it postpones node's
 // next probe.
 func (n *nodes) fail(node nodeRef, s *store, err error) {
 	every := s.b.cfg.ProbeInterval
@@ -118,7 +118,7 @@ func (n *nodes) fail(node nodeRef, s *store, err error) {
 
 // up marks node up after s's call was answered, and with it "" (the backend as a whole,
 // when its nodes could not be named): for each that was down, it publishes
-// RateLimiterBackendRecovered through s's listener. A call that finds neither down takes
+// ratelimit.EventBackendRecovered through s's listener. A call that finds neither down takes
 // no lock.
 func (n *nodes) up(node string, s *store) {
 	m := n.down.Load()

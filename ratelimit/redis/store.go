@@ -657,7 +657,7 @@ func tooLate(ctx context.Context, err error) error {
 }
 
 // answered marks the keys' node up after any answer: the first after a failure
-// publishes RateLimiterBackendRecovered, naming the node; and it probes the other nodes
+// publishes ratelimit.EventBackendRecovered, naming the node; and it probes the other nodes
 // down whose probe is due (nodes.probeIdle). known says whether node was looked up
 // before the call.
 func (s *store) answered(node nodeRef, known bool) {
@@ -673,7 +673,7 @@ func (s *store) answered(node nodeRef, known bool) {
 
 // fail marks the keys' node down: its next probe is one interval away, on the clock of
 // the limiter that found it down. The first failure after a success publishes
-// RateLimiterBackendFailed, naming the node.
+// ratelimit.EventBackendFailed, naming the node.
 func (s *store) fail(node nodeRef, known bool, err error) {
 	if !known {
 		node = s.node(true)
@@ -682,7 +682,7 @@ func (s *store) fail(node nodeRef, known bool, err error) {
 }
 
 // keyFailed marks the keys bad: their next try is one interval away. The first data error
-// after a good answer publishes RateLimiterBackendKeyFailed with the key.
+// after a good answer publishes ratelimit.EventBackendKeyFailed with the key.
 func (s *store) keyFailed(err error) {
 	if o := s.keyBad.Load(); o != nil {
 		o.postpone(s.b.cfg.ProbeInterval)
