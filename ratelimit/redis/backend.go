@@ -90,8 +90,8 @@
 // policy at once. The limiter whose call finds a node down publishes
 // ratelimit.EventBackendFailed, and the one whose call the node answers again publishes
 // ratelimit.EventBackendRecovered: one of each per node and outage, with the attribute
-// ratelimit.AttrNode the node's address. A node down that no call reaches any more (its slots moved away, or a
-// replica took its place) is pinged, when its probe is due, by a call of another node
+// ratelimit.AttrNode the node's address. A node down that no call reaches any more (its
+// slots moved away, or a replica took its place) is pinged, when its probe is due, by a call of another node
 // (with a client that has ContextTimeoutEnabled, which bounds the ping), so that its
 // outage ends too. While every node answers, calls pay nothing for this (no slot
 // lookup); while one is down, each limiter looks its keys' node up at most once per
