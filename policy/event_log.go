@@ -1,6 +1,40 @@
 package policy
 
-import "log/slog"
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// String formats the event on one line, for logs: the kind, the instance and at=, then
+// each of the others that is set, as key=value.
+func (e Event) String() string {
+	s := fmt.Sprintf("%v %s at=%v", e.Kind, e.Instance, e.At)
+	if e.Key != "" {
+		s += fmt.Sprintf(" key=%q", e.Key)
+	}
+	for _, a := range e.Attrs {
+		if a.Key != "" {
+			s += " " + a.Key + "=" + a.Value.String()
+		}
+	}
+	if e.Attempt > 0 {
+		s += fmt.Sprintf(" attempt=%d", e.Attempt)
+	}
+	if e.Wait > 0 {
+		s += fmt.Sprintf(" wait=%v", e.Wait)
+	}
+	if e.RetryAfter > 0 {
+		s += fmt.Sprintf(" retry-after=%v", e.RetryAfter)
+	}
+	if len(e.Changed) > 0 {
+		s += " changed=" + strings.Join(e.Changed, ",")
+	}
+	if e.Err != nil {
+		s += " err=" + e.Err.Error()
+	}
+	return s
+}
 
 // LogValue makes Event a slog.LogValuer: logged as an attribute, e.g.
 // slog.Any("event", e), an event is a group of the attributes below, with snake_case
@@ -10,11 +44,11 @@ import "log/slog"
 //   - kind: string, e.g. "RateLimiterRejected"
 //   - instance: string, the instance id
 //   - at: duration, the time on the policy's clock (Event.At)
-//   - wait, retry_after, timeout: durations
+//   - wait, retry_after: durations
 //   - attempt: int
-//   - from, to: strings, the states of a breaker's transition, e.g. "closed" and "open"
-//   - key, node: strings
-//   - limit, previous_limit: ints
+//   - key: string
+//   - the attributes of the kind's own (Attrs), as they are: e.g. from and to, the states
+//     of a breaker's transition
 //   - changed: []string, the names of the settings that changed, sorted
 //   - err: string, Err's message
 //
@@ -29,10 +63,14 @@ import "log/slog"
 // copied. It is safe for concurrent use, as long as nobody changes Changed meanwhile.
 func (e Event) LogValue() slog.Value {
 	n := 3
-	for _, set := range [...]bool{e.Wait != 0, e.RetryAfter != 0, e.Timeout != 0, e.Attempt != 0,
-		e.From != "", e.To != "", e.Key != "", e.Node != "", e.Limit != 0, e.PreviousLimit != 0,
+	for _, set := range [...]bool{e.Wait != 0, e.RetryAfter != 0, e.Attempt != 0, e.Key != "",
 		len(e.Changed) > 0, e.Err != nil} {
 		if set {
+			n++
+		}
+	}
+	for _, a := range e.Attrs {
+		if a.Key != "" {
 			n++
 		}
 	}
@@ -47,29 +85,16 @@ func (e Event) LogValue() slog.Value {
 	if e.RetryAfter != 0 {
 		as = append(as, slog.Duration("retry_after", e.RetryAfter))
 	}
-	if e.Timeout != 0 {
-		as = append(as, slog.Duration("timeout", e.Timeout))
-	}
 	if e.Attempt != 0 {
 		as = append(as, slog.Int("attempt", e.Attempt))
-	}
-	if e.From != "" {
-		as = append(as, slog.String("from", e.From))
-	}
-	if e.To != "" {
-		as = append(as, slog.String("to", e.To))
 	}
 	if e.Key != "" {
 		as = append(as, slog.String("key", e.Key))
 	}
-	if e.Node != "" {
-		as = append(as, slog.String("node", e.Node))
-	}
-	if e.Limit != 0 {
-		as = append(as, slog.Int("limit", e.Limit))
-	}
-	if e.PreviousLimit != 0 {
-		as = append(as, slog.Int("previous_limit", e.PreviousLimit))
+	for _, a := range e.Attrs {
+		if a.Key != "" {
+			as = append(as, a)
+		}
 	}
 	if len(e.Changed) > 0 {
 		as = append(as, slog.Any("changed", e.Changed))

@@ -79,7 +79,7 @@ const LayerCall Layer = "call"
 //     call that panicked), or ResultRejected with RejectedBy when one of the
 //     composition's own layers refused it, and Latency.
 //
-// A fallback records nothing: its FallbackApplied event says when it replaced an error.
+// A fallback records nothing: its fallback.EventApplied event says when it replaced an error.
 type Outcome struct {
 	Result Result
 	// Key is the client's key, for a keyed rate limiter; empty otherwise.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -42,26 +43,26 @@ func TestLayer_RG4_String(t *testing.T) {
 
 func TestEventKind_String(t *testing.T) {
 	for k, want := range map[policy.EventKind]string{
-		policy.RateLimiterRejected:      "RateLimiterRejected",
-		policy.RateLimiterWaited:        "RateLimiterWaited",
-		policy.RetryAttempt:             "RetryAttempt",
-		policy.RetryExhausted:           "RetryExhausted",
-		policy.CircuitBreakerTransition: "CircuitBreakerTransition",
-		policy.CircuitBreakerRejected:   "CircuitBreakerRejected",
-		policy.TimeoutExceeded:          "TimeoutExceeded",
-		policy.BulkheadRejected:         "BulkheadRejected",
-		policy.BulkheadWaited:           "BulkheadWaited",
-		policy.FallbackApplied:          "FallbackApplied",
-		policy.Hedged:                   "Hedged",
-		policy.HedgeWon:                 "HedgeWon",
-		policy.HedgeSkipped:             "HedgeSkipped",
-		policy.HedgeFailed:              "HedgeFailed",
-		policy.AdaptiveLimitChanged:     "AdaptiveLimitChanged",
-		policy.AdaptiveLimitRejected:    "AdaptiveLimitRejected",
-		policy.AdaptiveLimitWaited:      "AdaptiveLimitWaited",
-		policy.ConfigChanged:            "ConfigChanged",
-		0:                               "EventKind(0)",
-		99:                              "EventKind(99)",
+		ratelimit.EventRejected:        "RateLimiterRejected",
+		ratelimit.EventWaited:          "RateLimiterWaited",
+		retry.EventAttempt:             "RetryAttempt",
+		retry.EventExhausted:           "RetryExhausted",
+		circuitbreaker.EventTransition: "CircuitBreakerTransition",
+		circuitbreaker.EventRejected:   "CircuitBreakerRejected",
+		timeout.EventExceeded:          "TimeoutExceeded",
+		bulkhead.EventRejected:         "BulkheadRejected",
+		bulkhead.EventWaited:           "BulkheadWaited",
+		fallback.EventApplied:          "FallbackApplied",
+		hedge.EventHedged:              "Hedged",
+		hedge.EventWon:                 "HedgeWon",
+		hedge.EventSkipped:             "HedgeSkipped",
+		hedge.EventFailed:              "HedgeFailed",
+		adaptivelimit.EventChanged:     "AdaptiveLimitChanged",
+		adaptivelimit.EventRejected:    "AdaptiveLimitRejected",
+		adaptivelimit.EventWaited:      "AdaptiveLimitWaited",
+		policy.ConfigChanged:           "ConfigChanged",
+		0:                              "EventKind(0)",
+		99:                             "EventKind(99)",
 	} {
 		assert.Equal(t, want, k.String())
 	}
@@ -72,23 +73,23 @@ func TestEvent_String(t *testing.T) {
 		e    policy.Event
 		want string
 	}{
-		{policy.Event{Kind: policy.RateLimiterRejected, Instance: "SearchAPI.Search", At: time.Second,
+		{policy.Event{Kind: ratelimit.EventRejected, Instance: "SearchAPI.Search", At: time.Second,
 			Wait: 100 * time.Millisecond, Err: errors.New("rate limit exceeded")},
 			"RateLimiterRejected SearchAPI.Search at=1s wait=100ms err=rate limit exceeded"},
-		{policy.Event{Kind: policy.RateLimiterWaited, Instance: "geocode", At: 0, Wait: time.Millisecond},
+		{policy.Event{Kind: ratelimit.EventWaited, Instance: "geocode", At: 0, Wait: time.Millisecond},
 			"RateLimiterWaited geocode at=0s wait=1ms"},
-		{policy.Event{Kind: policy.RetryAttempt, Instance: "r", At: 2 * time.Second, Attempt: 2, Wait: 500 * time.Millisecond, Err: errors.New("boom")},
+		{policy.Event{Kind: retry.EventAttempt, Instance: "r", At: 2 * time.Second, Attempt: 2, Wait: 500 * time.Millisecond, Err: errors.New("boom")},
 			"RetryAttempt r at=2s attempt=2 wait=500ms err=boom"},
-		{policy.Event{Kind: policy.CircuitBreakerTransition, Instance: "cb", At: time.Minute, From: "closed", To: "open",
-			Wait: time.Second, Attempt: 3},
-			"CircuitBreakerTransition cb closed→open at=1m0s"},
-		{policy.Event{Kind: policy.FallbackApplied, Instance: "f"},
+		{policy.Event{Kind: circuitbreaker.EventTransition, Instance: "cb", At: time.Minute,
+			Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, "open")}},
+			"CircuitBreakerTransition cb at=1m0s from=closed to=open"},
+		{policy.Event{Kind: fallback.EventApplied, Instance: "f"},
 			"FallbackApplied f at=0s"},
-		{policy.Event{Kind: policy.AdaptiveLimitChanged, Instance: "a", At: time.Second, Limit: 24, PreviousLimit: 20},
-			"AdaptiveLimitChanged a at=1s limit=20→24"},
-		{policy.Event{Kind: policy.Hedged, Instance: "h", Attempt: 2, Wait: time.Second},
+		{policy.Event{Kind: adaptivelimit.EventChanged, Instance: "a", At: time.Second, Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 24), slog.Int(adaptivelimit.AttrPreviousLimit, 20)}},
+			"AdaptiveLimitChanged a at=1s limit=24 previous_limit=20"},
+		{policy.Event{Kind: hedge.EventHedged, Instance: "h", Attempt: 2, Wait: time.Second},
 			"Hedged h at=0s attempt=2 wait=1s"},
-		{policy.Event{Kind: policy.RateLimiterBackendFailed, Instance: "geocoding", At: time.Second, Node: "10.0.0.2:6379",
+		{policy.Event{Kind: ratelimit.EventBackendFailed, Instance: "geocoding", At: time.Second, Attrs: ratelimit.NodeAttrs("10.0.0.2:6379"),
 			Err: errors.New("i/o timeout")},
 			"RateLimiterBackendFailed geocoding at=1s node=10.0.0.2:6379 err=i/o timeout"},
 	} {
@@ -99,11 +100,11 @@ func TestEvent_String(t *testing.T) {
 // SPEC RG-5: a nil Listener receives nothing (and does not panic); a set one gets the event.
 func TestListener_Publish(t *testing.T) {
 	var nilListener policy.Listener
-	assert.NotPanics(t, func() { nilListener.Publish(policy.Event{Kind: policy.RetryAttempt}) })
+	assert.NotPanics(t, func() { nilListener.Publish(policy.Event{Kind: retry.EventAttempt}) })
 
 	var got []policy.Event
 	l := policy.Listener(func(e policy.Event) { got = append(got, e) })
-	e := policy.Event{Kind: policy.BulkheadWaited, Instance: "b", Wait: time.Second}
+	e := policy.Event{Kind: bulkhead.EventWaited, Instance: "b", Wait: time.Second}
 	l.Publish(e)
 	assert.Equal(t, []policy.Event{e}, got)
 }

@@ -36,8 +36,8 @@ type Binding struct {
 	// Keyed is true for a key of a Keyed limiter, whose events name it in Key.
 	Keyed bool
 	// Key is, when Keyed, the key as the limiter's events name it (Event.Key), which may be
-	// empty; ID is then the limiter's id + ":" + Key. A store's RateLimiterBackendFailed
-	// and RateLimiterBackendRecovered events carry it, with the limiter's own id as
+	// empty; ID is then the limiter's id + ":" + Key. A store's EventBackendFailed
+	// and EventBackendRecovered events carry it, with the limiter's own id as
 	// Instance.
 	Key string
 	// Config is the limiter's resolved, validated configuration. Every limiter that shares
@@ -46,8 +46,8 @@ type Binding struct {
 	// Clock is the limiter's clock, for the store's own timing (e.g. when to try a backend
 	// that failed again).
 	Clock clock.Clock
-	// Listener receives the limiter's events; the store publishes RateLimiterBackendFailed,
-	// RateLimiterBackendRecovered and RateLimiterBackendKeyFailed through it. May be nil.
+	// Listener receives the limiter's events; the store publishes EventBackendFailed,
+	// EventBackendRecovered and EventBackendKeyFailed through it. May be nil.
 	Listener policy.Listener
 }
 
@@ -59,7 +59,7 @@ type Binding struct {
 // A failure of the backend itself (unreachable, too slow) concerns every store of the
 // backend; an error about one store's own data (its key holds a value the backend cannot
 // use) concerns that store only: it applies the failure policy to its own calls and
-// publishes RateLimiterBackendKeyFailed, and the backend's other stores are unaffected.
+// publishes EventBackendKeyFailed, and the backend's other stores are unaffected.
 //
 // Each method returns within the store's own time bound, or sooner when ctx ends. A nil
 // or already done ctx is never sent to the backend. Implementations must be safe for

@@ -125,11 +125,11 @@ func TestBackend_EventFields(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, log, 3)
 	for _, e := range log[:2] {
-		assert.Equal(t, policy.RateLimiterRejected, e.Kind)
+		assert.Equal(t, ratelimit.EventRejected, e.Kind)
 		assert.Equal(t, 3*time.Second, e.RetryAfter)
 		assert.Zero(t, e.Wait)
 	}
-	assert.Equal(t, policy.RateLimiterWaited, log[2].Kind)
+	assert.Equal(t, ratelimit.EventWaited, log[2].Kind)
 	assert.Equal(t, 2*time.Second, log[2].Wait)
 	assert.Zero(t, log[2].RetryAfter)
 }
@@ -248,7 +248,7 @@ func TestBackend_RL8_RefusalBeforeTheDeadlineIsNotADeadlineError(t *testing.T) {
 	}
 	require.Len(t, log, 2)
 	for _, e := range log {
-		assert.Equal(t, policy.RateLimiterRejected, e.Kind)
+		assert.Equal(t, ratelimit.EventRejected, e.Kind)
 		assert.Equal(t, 100*time.Millisecond, e.RetryAfter)
 	}
 

@@ -33,7 +33,7 @@ type Decision struct {
 // never built, refuses every call, with Limit 0.
 func (k *Keyed[K]) Decide(key K) Decision { return k.DecideContext(context.Background(), key) }
 
-// DecideContext is Decide for the request whose context is ctx: its RateLimiterRejected
+// DecideContext is Decide for the request whose context is ctx: its EventRejected
 // event and its recorded outcome carry ctx (a nil ctx is taken as context.Background()),
 // so that a recorder can tie them to the request's trace. ctx does not bound the
 // decision, which never waits: a done ctx is decided as any other, and with a Backend the

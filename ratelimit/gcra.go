@@ -190,7 +190,7 @@ func gcraReserve(tat *atomic.Int64, interval, tau, now, maxWait int64) (prev, ne
 }
 
 // TryAcquire takes a permit that is free now and reports whether it did; it never waits,
-// whatever MaxWait is. A refusal publishes a RateLimiterRejected event. Its outcome is
+// whatever MaxWait is. A refusal publishes an EventRejected event. Its outcome is
 // recorded with context.Background(): ResultAdmitted (Wait 0) or ResultRejected. It never
 // allocates. A disabled limiter always returns true; a zero Limiter, never built, false.
 func (l *Limiter) TryAcquire() bool {
@@ -228,7 +228,7 @@ func (l *Limiter) TryAcquire() bool {
 //     Permits: such a call can never pass, and takes nothing;
 //   - a *policy.ConfigError with code R4C-ATR-003 when n < 1.
 //
-// n = Permits passes on a full bucket. A refusal publishes a RateLimiterRejected event.
+// n = Permits passes on a full bucket. A refusal publishes an EventRejected event.
 // Its outcome is recorded as TryAcquire's, a *BurstError as a ResultRejected (n < 1 is no
 // decision: nothing is recorded). It never allocates. A disabled limiter lets every n
 // from 1 to Permits pass; a zero Limiter, never built, refuses every call.
@@ -272,7 +272,7 @@ func (l *Limiter) refuseCount(ctx context.Context, err error) error {
 //   - when ctx ends during the wait: the permit is given back as Reservation.Cancel gives
 //     it, and the error also matches ctx's error.
 //
-// A wait publishes a RateLimiterWaited event, a rejection a RateLimiterRejected event
+// A wait publishes an EventWaited event, a rejection an EventRejected event
 // (with the retry-after, when known), except the refusal of a call whose ctx is nil or
 // already done when it arrives, which publishes nothing. Events go out with ctx. The
 // outcome is recorded once, with ctx, when it is known: ResultAdmitted once the permit is
@@ -392,7 +392,7 @@ func waitLimit(ctx context.Context, maxWait int64) (limit int64, byDeadline bool
 // back. When the permit does not come within MaxWait, nothing is reserved and Reserve
 // returns the limiter's rejection (matching ErrExceeded) together with a refused
 // Reservation whose Delay() is the time until the next permit is free: the retry-after.
-// A delayed reservation publishes RateLimiterWaited, a refusal RateLimiterRejected. Its
+// A delayed reservation publishes EventWaited, a refusal EventRejected. Its
 // outcome is recorded with context.Background() when it is made: ResultAdmitted with
 // Wait = Delay(), or ResultRejected (a later Cancel records nothing). Reserve never
 // allocates. A disabled limiter returns a reservation with no delay; a zero Limiter,
@@ -480,7 +480,7 @@ func (l *Limiter) rejectContext(ctx context.Context, now, wait int64, ctxErr err
 // publishWaited publishes the wait, from now, of the call with ctx.
 func (l *Limiter) publishWaited(ctx context.Context, now, wait int64) {
 	if l.events.Observed() {
-		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterWaited,
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventWaited,
 			At: time.Duration(now), Wait: time.Duration(wait)})
 	}
 }
@@ -496,8 +496,8 @@ func (l *Limiter) reject(ctx context.Context, now, retryAfter int64, err error) 
 // rejectObserved is reject with a listener or a recorder.
 func (l *Limiter) rejectObserved(ctx context.Context, now, retryAfter int64, err error) {
 	ctx = orBackground(ctx)
-	if l.events.Wants(ctx, policy.RateLimiterRejected) {
-		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterRejected,
+	if l.events.Wants(ctx, EventRejected) {
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventRejected,
 			At: time.Duration(now), RetryAfter: time.Duration(max(retryAfter, 0)), Err: err})
 	}
 	l.rejected(ctx, err)

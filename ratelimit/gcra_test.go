@@ -652,7 +652,7 @@ func TestRL9b_RetryAfterSaturates(t *testing.T) {
 			for _, e := range events {
 				assert.GreaterOrEqual(t, e.RetryAfter, time.Duration(0), "%v", e)
 				assert.GreaterOrEqual(t, e.Wait, time.Duration(0), "%v", e)
-				if e.Kind == policy.RateLimiterRejected {
+				if e.Kind == ratelimit.EventRejected {
 					assert.Positive(t, e.RetryAfter, "%v", e)
 				}
 			}
@@ -700,8 +700,8 @@ func TestRG5_LimiterEvents(t *testing.T) {
 	require.NoError(t, l.Acquire(context.Background())) // waits 1s
 	require.False(t, l.TryAcquire())
 	require.Len(t, events, 2)
-	assert.Equal(t, policy.Event{Kind: policy.RateLimiterWaited, Instance: "test", At: 0, Wait: time.Second}, events[0])
-	assert.Equal(t, policy.RateLimiterRejected, events[1].Kind)
+	assert.Equal(t, policy.Event{Kind: ratelimit.EventWaited, Instance: "test", At: 0, Wait: time.Second}, events[0])
+	assert.Equal(t, ratelimit.EventRejected, events[1].Kind)
 	assert.Equal(t, time.Second, events[1].At)
 	assert.Equal(t, time.Second, events[1].RetryAfter, "the retry-after")
 	assert.Zero(t, events[1].Wait, "a rejected call is not held")

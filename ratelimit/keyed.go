@@ -198,7 +198,7 @@ func (k *Keyed[K]) Backend() Backend {
 func (k *Keyed[K]) Rejection() error { return k.lim().Rejection() }
 
 // TryAcquire takes a permit for key that is free now and reports whether it did; it never
-// waits, whatever MaxWait is. A refusal publishes a RateLimiterRejected event. Its outcome
+// waits, whatever MaxWait is. A refusal publishes an EventRejected event. Its outcome
 // is recorded with context.Background() and the key: ResultAdmitted (Wait 0) or
 // ResultRejected. For a key that has a cell it never allocates. A disabled limiter always
 // returns true; a zero Keyed, never built, false.
@@ -310,7 +310,7 @@ func (k *Keyed[K]) tryAcquire(key K, r *rate, n int) error {
 //     it, and the error also matches ctx's error.
 //
 // With a Backend, the key's store decides, within ctx. A wait publishes a
-// RateLimiterWaited event, a rejection a RateLimiterRejected event, with ctx. The
+// EventWaited event, a rejection an EventRejected event, with ctx. The
 // outcome is recorded as Limiter.Acquire records it, with the key. For a key that has a
 // cell it allocates nothing unless it has to wait. A disabled limiter returns nil at once,
 // but for a nil or done ctx, whose error it returns as is; a zero Keyed, never built, a
@@ -564,8 +564,8 @@ func (k *Keyed[K]) reject(ctx context.Context, key K, now, retryAfter int64, err
 	if l.events.Listener != nil || l.events.Keys {
 		ks = k.keyString(key)
 	}
-	if l.events.Wants(ctx, policy.RateLimiterRejected) {
-		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterRejected, At: time.Duration(now),
+	if l.events.Wants(ctx, EventRejected) {
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventRejected, At: time.Duration(now),
 			RetryAfter: time.Duration(max(retryAfter, 0)), Err: err, Key: ks})
 	}
 	k.rejected(ctx, ks, err)
@@ -574,7 +574,7 @@ func (k *Keyed[K]) reject(ctx context.Context, key K, now, retryAfter int64, err
 // publishWaited publishes the wait of the call with ctx for key (bounded) at now.
 func (k *Keyed[K]) publishWaited(ctx context.Context, key K, now, wait int64) {
 	if l := k.base; l.events.Observed() {
-		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterWaited, At: time.Duration(now),
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventWaited, At: time.Duration(now),
 			Wait: time.Duration(wait), Key: k.keyString(key)})
 	}
 }

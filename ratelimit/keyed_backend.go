@@ -84,7 +84,7 @@ func touch(rc *remoteCell, r *rate, now int64) {
 }
 
 // bind binds key to the backend for the call with ctx; nil, after a
-// RateLimiterBackendFailed event (with ctx), when the backend refuses or returns no Store
+// EventBackendFailed event (with ctx), when the backend refuses or returns no Store
 // (the key then keeps its state in-process).
 func (k *Keyed[K]) bind(ctx context.Context, key K) *remoteCell {
 	l := k.base
@@ -94,7 +94,7 @@ func (k *Keyed[K]) bind(ctx context.Context, key K) *remoteCell {
 		err = errNoStore
 	}
 	if err != nil {
-		l.events.PublishCtx(ctx, policy.Event{Kind: policy.RateLimiterBackendFailed, Err: err, Key: ks})
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventBackendFailed, Err: err, Key: ks})
 		return nil
 	}
 	return &remoteCell{store: st}

@@ -202,7 +202,7 @@ func TestKeyed_AtMaxKeys_NewKeysTakeThePlaceOfTheCellNearestIdle(t *testing.T) {
 	d := k.Decide("heavy")
 	assert.Equal(t, ratelimit.Decision{Limit: 2, RetryAfter: 300 * time.Millisecond, Reset: 800 * time.Millisecond}, d)
 	require.Len(t, events, 2)
-	assert.Equal(t, policy.RateLimiterRejected, events[0].Kind)
+	assert.Equal(t, ratelimit.EventRejected, events[0].Kind)
 	assert.Equal(t, "heavy", events[0].Key)
 	assert.Equal(t, 300*time.Millisecond, events[0].RetryAfter)
 }
@@ -580,7 +580,7 @@ func TestKeyed_BackendBindFailureFallsBackInProcess(t *testing.T) {
 	assert.Equal(t, 3, keyedAdmitted(k, 7, 100))
 	assert.Equal(t, 0, k.AvailablePermits(7))
 	require.NotEmpty(t, events)
-	assert.Equal(t, policy.RateLimiterBackendFailed, events[0].Kind)
+	assert.Equal(t, ratelimit.EventBackendFailed, events[0].Kind)
 }
 
 // SPEC RL-7 per key: Acquire waits for a key's permit within MaxWait, and refuses at once,
@@ -598,7 +598,7 @@ func TestKeyed_RL7_AcquireWaitsWithinMaxWait(t *testing.T) {
 	require.NoError(t, k.Acquire(ctx, "a"))
 	assert.Equal(t, time.Second, clk.Now(), "waited for its turn")
 	require.Len(t, events, 1)
-	assert.Equal(t, policy.Event{Kind: policy.RateLimiterWaited, Instance: "keyed", Wait: time.Second, Key: "a"}, events[0])
+	assert.Equal(t, policy.Event{Kind: ratelimit.EventWaited, Instance: "keyed", Wait: time.Second, Key: "a"}, events[0])
 
 	for _, want := range []time.Duration{time.Second, 2 * time.Second} {
 		r, err := k.Reserve("a")
@@ -610,7 +610,7 @@ func TestKeyed_RL7_AcquireWaitsWithinMaxWait(t *testing.T) {
 	assert.Same(t, k.Rejection(), err)
 	assert.Equal(t, time.Second, clk.Now(), "refused at once")
 	last := events[len(events)-1]
-	assert.Equal(t, policy.RateLimiterRejected, last.Kind)
+	assert.Equal(t, ratelimit.EventRejected, last.Kind)
 	assert.Equal(t, "a", last.Key)
 	assert.Equal(t, 3*time.Second, last.RetryAfter)
 	assert.Zero(t, last.Wait, "a refused call is not held")
@@ -822,7 +822,7 @@ func TestKeyed_EventsCarryTheKey(t *testing.T) {
 	ints := newKeyed[int](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), listen)
 	require.True(t, ints.TryAcquire(42))
 	require.False(t, ints.TryAcquire(42))
-	assert.Equal(t, policy.Event{Kind: policy.RateLimiterRejected, Instance: "keyed", RetryAfter: time.Second,
+	assert.Equal(t, policy.Event{Kind: ratelimit.EventRejected, Instance: "keyed", RetryAfter: time.Second,
 		Err: ints.Rejection(), Key: "42"}, last)
 
 	named := newKeyed[keyName](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), listen)
@@ -942,7 +942,7 @@ func TestKeyed_BackendWithoutStoreFallsBackInProcess(t *testing.T) {
 		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
 	require.NotPanics(t, func() { assert.Equal(t, 2, keyedAdmitted(k, "a", 10)) })
 	require.NotEmpty(t, events)
-	assert.Equal(t, policy.RateLimiterBackendFailed, events[0].Kind)
+	assert.Equal(t, ratelimit.EventBackendFailed, events[0].Kind)
 	assert.Equal(t, "a", events[0].Key)
 }
 
@@ -1022,6 +1022,6 @@ func TestKeyed_LongKeysOfAnInterfaceTypeWithMethods(t *testing.T) {
 	assert.False(t, k.Decide(long).Admitted, "Decide finds the same cell")
 	require.NotEmpty(t, events)
 	rejected := events[0]
-	assert.Equal(t, policy.RateLimiterRejected, rejected.Kind)
+	assert.Equal(t, ratelimit.EventRejected, rejected.Kind)
 	assert.Regexp(t, `^client ~sha256:[0-9a-f]{64}$`, rejected.Key, "named by its digest, through its String method")
 }

@@ -78,7 +78,7 @@ func TestOB1_LimiterRecordsAdmittedAndRejected(t *testing.T) {
 	kindtest.RequireOutcomes(t, rec, admitted0, rejected)
 	assert.Same(t, l.Rejection(), rec.Outcomes()[1].Err, "the limiter's own rejection")
 	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.Contexts()))
-	require.Equal(t, []policy.Event{{Kind: policy.RateLimiterRejected, Instance: "rl", At: 0,
+	require.Equal(t, []policy.Event{{Kind: ratelimit.EventRejected, Instance: "rl", At: 0,
 		RetryAfter: time.Second, Err: l.Rejection()}}, rec.Events())
 	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
 }
@@ -99,7 +99,7 @@ func TestOB1_LimiterRecordsTheWait(t *testing.T) {
 	assert.Equal(t, time.Second, clk.Now())
 
 	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(700*time.Millisecond))
-	assert.Equal(t, []policy.Event{{Kind: policy.RateLimiterWaited, Instance: "rl",
+	assert.Equal(t, []policy.Event{{Kind: ratelimit.EventWaited, Instance: "rl",
 		At: 300 * time.Millisecond, Wait: 700 * time.Millisecond}}, rec.Events())
 	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
 	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.Contexts()))
@@ -123,7 +123,7 @@ func TestOB1_LimiterRecordsAWaitEndedByItsContext(t *testing.T) {
 	kindtest.RequireOutcomes(t, rec, admitted0, policy.Outcome{Result: policy.ResultRejected, Err: context.Canceled})
 	assert.ErrorIs(t, rec.Outcomes()[1].Err, ratelimit.ErrExceeded)
 	assert.Equal(t, []any{nil, "marker"}, kindtest.Markers(rec.Contexts()), "TryAcquire has no context of its own")
-	assert.Equal(t, []policy.EventKind{policy.RateLimiterWaited, policy.RateLimiterRejected},
+	assert.Equal(t, []policy.EventKind{ratelimit.EventWaited, ratelimit.EventRejected},
 		kinds(rec.Events()))
 	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 }
@@ -199,8 +199,8 @@ func TestOB1_LimiterAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	kindtest.RequireOutcomes(t, rec, admitted0, rejected, admittedAfter(time.Second),
 		policy.Outcome{Result: policy.ResultRejected, Err: context.Canceled})
 	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
-	assert.Equal(t, []policy.EventKind{policy.RateLimiterWaited, policy.RateLimiterRejected,
-		policy.RateLimiterWaited, policy.RateLimiterRejected, policy.RateLimiterWaited}, kinds(rec.Events()))
+	assert.Equal(t, []policy.EventKind{ratelimit.EventWaited, ratelimit.EventRejected,
+		ratelimit.EventWaited, ratelimit.EventRejected, ratelimit.EventWaited}, kinds(rec.Events()))
 	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
 	_, err = first.Await(context.Background())
 	require.NoError(t, err)
@@ -273,8 +273,8 @@ func TestOB1_KeyedRecordsTheKey(t *testing.T) {
 		kindtest.Markers(rec.Contexts()))
 
 	evs := rec.Events()
-	require.Equal(t, []policy.EventKind{policy.RateLimiterWaited, policy.RateLimiterRejected,
-		policy.RateLimiterRejected, policy.RateLimiterRejected}, kinds(evs))
+	require.Equal(t, []policy.EventKind{ratelimit.EventWaited, ratelimit.EventRejected,
+		ratelimit.EventRejected, ratelimit.EventRejected}, kinds(evs))
 	assert.Equal(t, []string{"a", "b", "b", "d"}, []string{evs[0].Key, evs[1].Key, evs[2].Key, evs[3].Key},
 		"a burst refusal names its key too")
 	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, kindtest.Markers(rec.EventContexts()))
@@ -322,16 +322,16 @@ func TestOB1_BackendDecisionsAndEventsAreRecorded(t *testing.T) {
 	kindtest.RequireOutcomes(t, rec, admitted0, rejected, rejected, rejected)
 	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, kindtest.Markers(rec.Contexts()))
 
-	st.binding().Listener(policy.Event{Kind: policy.RateLimiterBackendFailed, Instance: "rl"})
+	st.binding().Listener(policy.Event{Kind: ratelimit.EventBackendFailed, Instance: "rl"})
 	evs := rec.Events()
-	require.Equal(t, policy.RateLimiterBackendFailed, evs[len(evs)-1].Kind)
+	require.Equal(t, ratelimit.EventBackendFailed, evs[len(evs)-1].Kind)
 	assert.Nil(t, kindtest.MarkOf(rec.EventContexts()[len(evs)-1]), "no call caused it")
 
 	k, _, krec := observedKeyed(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.WithBackend(failingBackend{}))
 	require.NoError(t, k.Acquire(ctx, "a"), "a key whose binding failed keeps its state in-process")
 	kevs := krec.Events()
-	require.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed}, kinds(kevs))
+	require.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, kinds(kevs))
 	assert.Equal(t, "a", kevs[0].Key)
 	assert.Equal(t, []any{"marker"}, kindtest.Markers(krec.EventContexts()))
 	kindtest.RequireOutcomes(t, krec, policy.Outcome{Result: policy.ResultAdmitted, Key: "a"})

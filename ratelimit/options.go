@@ -218,7 +218,7 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // "ratelimiter".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the limiter's RateLimiterRejected and RateLimiterWaited
+// OnEvent sets the listener of the limiter's EventRejected and EventWaited
 // events (and of a backend's failure and recovery). Default none: nothing is published. A
 // registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

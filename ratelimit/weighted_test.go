@@ -32,7 +32,7 @@ func TestRL17_WeightedPermits(t *testing.T) {
 	assert.Equal(t, "test", be.InstanceID())
 	assert.Equal(t, `ratelimit: a call for more than the 5 permits of "test" (its burst) can never be granted`, err.Error())
 	require.Len(t, log, 1)
-	assert.Equal(t, policy.RateLimiterRejected, log[0].Kind)
+	assert.Equal(t, ratelimit.EventRejected, log[0].Kind)
 	assert.Zero(t, log[0].RetryAfter, "no retry-after that would invite a retry")
 	assert.Equal(t, 5, l.AvailablePermits(), "nothing taken")
 

@@ -71,7 +71,7 @@ func TestHG7_SlowFirstAttemptIsHedged(t *testing.T) {
 	for _, e := range events {
 		kinds = append(kinds, e.Kind)
 	}
-	assert.Equal(t, []policy.EventKind{policy.Hedged, policy.HedgeWon}, kinds)
+	assert.Equal(t, []policy.EventKind{hedge.EventHedged, hedge.EventWon}, kinds)
 	assert.Zero(t, clk.PendingTasks(), "no timer is left behind")
 }
 

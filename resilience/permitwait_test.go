@@ -101,11 +101,11 @@ func TestWaitForPermit_SecondAttemptRunsWhenThePermitIsDue(t *testing.T) {
 				f.spend(t, "api")
 
 				_, err := call(context.Background())
-				attempts := f.rec.Of(policy.RetryAttempt)
+				attempts := f.rec.Of(retry.EventAttempt)
 				if on {
 					require.NoError(t, err)
 					assert.Equal(t, []time.Duration{time.Second}, f.times, "the second attempt runs at exactly 1s")
-					assert.Equal(t, []time.Duration{0}, f.at(policy.RateLimiterRejected), "one attempt refused, none wasted")
+					assert.Equal(t, []time.Duration{0}, f.at(ratelimit.EventRejected), "one attempt refused, none wasted")
 					require.Len(t, attempts, 1)
 					assert.Equal(t, time.Second, attempts[0].Wait)
 					assert.ErrorIs(t, attempts[0].Err, ratelimit.ErrExceeded)
@@ -113,7 +113,7 @@ func TestWaitForPermit_SecondAttemptRunsWhenThePermitIsDue(t *testing.T) {
 				}
 				require.ErrorIs(t, err, ratelimit.ErrExceeded)
 				assert.Empty(t, f.times, "every attempt refused")
-				assert.Equal(t, []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond}, f.at(policy.RateLimiterRejected),
+				assert.Equal(t, []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond}, f.at(ratelimit.EventRejected),
 					"the second attempt runs at 100ms, the third at 200ms")
 				require.Len(t, attempts, 2)
 				assert.Equal(t, 100*time.Millisecond, attempts[0].Wait)
@@ -232,14 +232,14 @@ func TestWaitForPermit_SharedRetryWaitsForEachCompositionsLimiter(t *testing.T) 
 	assert.Equal(t, []time.Duration{time.Second, 3 * time.Second}, f.times,
 		"fast waited for its permit, due at 1s; slow, then, for its own, due at 3s")
 	var waits []time.Duration
-	for _, e := range f.rec.Of(policy.RetryAttempt) {
+	for _, e := range f.rec.Of(retry.EventAttempt) {
 		waits = append(waits, e.Wait)
 	}
 	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second}, waits)
 	r, err := resilience.Lookup[*retry.Retry](f.reg, retry.Layer, "shared")
 	require.NoError(t, err)
 	assert.Equal(t, "shared", r.InstanceID())
-	for _, e := range f.rec.Of(policy.RetryAttempt) {
+	for _, e := range f.rec.Of(retry.EventAttempt) {
 		assert.Equal(t, "shared", e.Instance)
 	}
 }
@@ -292,7 +292,7 @@ func TestWaitForPermit_CompositionAllocations(t *testing.T) {
 		_, _ = call(ctx)
 	})
 	assert.Zero(t, allocs)
-	assert.Positive(t, f.rec.Count(policy.RetryAttempt))
+	assert.Positive(t, f.rec.Count(retry.EventAttempt))
 }
 
 // A rejection from another limiter that happens to have the composition limiter's id (one

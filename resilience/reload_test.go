@@ -717,7 +717,7 @@ func TestRC3_ReloadTransitionsReachListenersUnlockedAndInOrder(t *testing.T) {
 	var kinds []policy.EventKind
 	reg, _ = newRegistry(t, resilience.WithEventListener(func(e policy.Event) {
 		kinds = append(kinds, e.Kind)
-		if e.Kind == policy.CircuitBreakerTransition {
+		if e.Kind == circuitbreaker.EventTransition {
 			_, err := reg.CircuitBreaker(e.Instance)
 			assert.NoError(t, err)
 		}
@@ -725,7 +725,7 @@ func TestRC3_ReloadTransitionsReachListenersUnlockedAndInOrder(t *testing.T) {
 	_, err := resilience.Wrap(reg, "A", ok, resilience.CircuitBreaker())
 	require.NoError(t, err)
 	reloadWithin(t, reg, map[string]string{"instances.A.circuitBreaker.enabled": "false"})
-	assert.Equal(t, []policy.EventKind{policy.ConfigChanged, policy.CircuitBreakerTransition}, kinds)
+	assert.Equal(t, []policy.EventKind{policy.ConfigChanged, circuitbreaker.EventTransition}, kinds)
 }
 
 // SPEC RC-6: a reload that raises a bulkhead's limit starts its waiting calls on the

@@ -324,7 +324,7 @@ func TestRG5_EventsReachListeners(t *testing.T) {
 	_, err = call(ctx) // would wait 1s: fine, waits again
 	require.NoError(t, err)
 	require.Len(t, events, 2)
-	assert.Equal(t, policy.RateLimiterWaited, events[0].Kind)
+	assert.Equal(t, ratelimit.EventWaited, events[0].Kind)
 	assert.Equal(t, "Events.Call", events[0].Instance)
 	assert.Equal(t, time.Second, events[0].Wait)
 
@@ -335,7 +335,7 @@ func TestRG5_EventsReachListeners(t *testing.T) {
 	_, err = reject(ctx)
 	require.Error(t, err)
 	require.Len(t, events, 3)
-	assert.Equal(t, policy.RateLimiterRejected, events[2].Kind)
+	assert.Equal(t, ratelimit.EventRejected, events[2].Kind)
 	assert.Equal(t, "Events.Reject", events[2].Instance)
 	assert.ErrorIs(t, events[2].Err, ratelimit.ErrExceeded)
 }

@@ -75,7 +75,7 @@ func TestGR5_RetriesUnavailableOfAnIdempotentMethod(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, ts.svc.count("UnaryCall"))
 	assert.Equal(t, 200*time.Millisecond, clk.Now())
-	assert.Equal(t, []time.Duration{100 * time.Millisecond, 100 * time.Millisecond}, waits(rec.Of(policy.RetryAttempt)))
+	assert.Equal(t, []time.Duration{100 * time.Millisecond, 100 * time.Millisecond}, waits(rec.Of(retry.EventAttempt)))
 
 	ts.svc.script("UnaryCall", fails(codes.Unavailable), fails(codes.Unavailable), fails(codes.Unavailable))
 	_, err = c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
@@ -85,7 +85,7 @@ func TestGR5_RetriesUnavailableOfAnIdempotentMethod(t *testing.T) {
 	_, has := se.RetryAfter()
 	assert.False(t, has)
 	assert.Equal(t, 6, ts.svc.count("UnaryCall"))
-	assert.Equal(t, 1, rec.Count(policy.RetryExhausted))
+	assert.Equal(t, 1, rec.Count(retry.EventExhausted))
 }
 
 // GR-5, CO-10: the retry's own backoff, like a server's delay, is not waited when it would
@@ -106,8 +106,8 @@ func TestGR5_CO10_BackoffPastTheDeadlineIsNotWaited(t *testing.T) {
 	assert.NotErrorIs(t, err, context.DeadlineExceeded)
 	assert.Equal(t, 1, ts.svc.count("UnaryCall"))
 	assert.Zero(t, clk.Now(), "nothing waited")
-	assert.Zero(t, rec.Count(policy.RetryAttempt))
-	assert.Equal(t, 1, rec.Count(policy.RetryAborted))
+	assert.Zero(t, rec.Count(retry.EventAttempt))
+	assert.Equal(t, 1, rec.Count(retry.EventAborted))
 }
 
 // GR-5: the retry waits the server's delay instead of its own backoff: the
@@ -139,7 +139,7 @@ func TestGR5_ServerDelayReplacesTheBackoff(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, 3, ts.svc.count("UnaryCall"))
 			assert.Equal(t, 2*tc.wait, clk.Now())
-			assert.Equal(t, []time.Duration{tc.wait, tc.wait}, waits(rec.Of(policy.RetryAttempt)))
+			assert.Equal(t, []time.Duration{tc.wait, tc.wait}, waits(rec.Of(retry.EventAttempt)))
 		})
 	}
 }
@@ -193,7 +193,7 @@ func TestGR5_NonIdempotentMethodIsTriedOnce(t *testing.T) {
 			assert.Equal(t, tc.attempts, ts.svc.count("EmptyCall"))
 			if tc.attempts == 1 {
 				assert.True(t, se.NeverRetried())
-				assert.Equal(t, 1, rec.Count(policy.RetryAborted))
+				assert.Equal(t, 1, rec.Count(retry.EventAborted))
 			}
 		})
 	}
@@ -320,7 +320,7 @@ func TestGR5_ClientWaitsTheServerLimitersDelay(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, 500*time.Millisecond, clk.Now())
-	assert.Equal(t, []time.Duration{500 * time.Millisecond}, waits(rec.Of(policy.RetryAttempt)))
+	assert.Equal(t, []time.Duration{500 * time.Millisecond}, waits(rec.Of(retry.EventAttempt)))
 	assert.Equal(t, 3, ts.svc.count("UnaryCall"))
 	assert.EqualValues(t, 4, ts.svc.arrived.Load())
 }
@@ -337,7 +337,7 @@ func TestGR5_EachAttemptSendsItsOwnTimeoutAsDeadline(t *testing.T) {
 	_, err := ts.client(t, cl).UnaryCall(context.Background(), &testpb.SimpleRequest{})
 	require.NoError(t, err)
 	assert.Equal(t, 2, ts.svc.count("UnaryCall"))
-	assert.Equal(t, 1, rec.Count(policy.RetryAttempt))
+	assert.Equal(t, 1, rec.Count(retry.EventAttempt))
 	left := time.Duration(ts.svc.deadline.Load())
 	assert.LessOrEqual(t, left, time.Hour)
 	assert.Greater(t, left, 59*time.Minute)
@@ -582,8 +582,8 @@ func TestGR6_OpenBreakerIsNotRetried(t *testing.T) {
 	_, err = c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 	assert.Equal(t, codes.Unavailable, status.Code(err))
 	assert.ErrorIs(t, err, circuitbreaker.ErrOpen)
-	assert.Equal(t, 1, rec.Count(policy.CircuitBreakerRejected))
-	assert.Zero(t, rec.Count(policy.RetryAttempt))
+	assert.Equal(t, 1, rec.Count(circuitbreaker.EventRejected))
+	assert.Zero(t, rec.Count(retry.EventAttempt))
 	assert.Zero(t, ts.svc.arrived.Load())
 }
 
@@ -670,7 +670,7 @@ func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 		assert.ErrorAs(t, err, &te)
 		assert.ErrorIs(t, err, timeout.ErrTimeout)
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Equal(t, 1, rec.Count(policy.TimeoutExceeded))
+		assert.Equal(t, 1, rec.Count(timeout.EventExceeded))
 		await(t, ts.svc.ended, "UnaryCall")
 	})
 }

@@ -12,7 +12,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -59,7 +58,7 @@ func TestGR5_NonIdempotentTimeoutIsOneFailureAndNoWait(t *testing.T) {
 	require.NoError(t, cerr)
 	assert.Equal(t, 1, cb.Snapshot().FailedCalls, "one call that timed out, counted as how many failures")
 	assert.Equal(t, time.Second, clk.Now(), "the call waited the retry's backoff after its only attempt")
-	assert.Zero(t, rec.Count(policy.RetryAttempt), "a retry was announced for a call that is never sent again")
+	assert.Zero(t, rec.Count(retry.EventAttempt), "a retry was announced for a call that is never sent again")
 }
 
 // SPEC GR-5: a timed-out non-idempotent call ends with DeadlineExceeded, and takes no

@@ -14,7 +14,6 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -109,6 +108,6 @@ func TestGR1_LimitRefusalIsPublishedAsARejection(t *testing.T) {
 	require.NoError(t, err)
 	_, err = unary(context.Background(), nil, info, ok)
 	requireRefused(t, err, time.Second)
-	assert.Equal(t, 1, rec.Count(policy.RateLimiterRejected))
-	assert.Zero(t, rec.Count(policy.RateLimiterWaited), "no call waited")
+	assert.Equal(t, 1, rec.Count(ratelimit.EventRejected))
+	assert.Zero(t, rec.Count(ratelimit.EventWaited), "no call waited")
 }

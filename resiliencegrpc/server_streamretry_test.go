@@ -13,7 +13,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -50,7 +49,7 @@ func TestGR8_StreamHandlerErrorIsFinalUnderAGuardRetry(t *testing.T) {
 	assert.Equal(t, 1, ts.svc.count("StreamingOutputCall"))
 
 	assert.Zero(t, clk.Now(), "the stream's end waited the Guard's retry backoff")
-	assert.Zero(t, rec.Count(policy.RetryAttempt), "a retry was announced for a stream that cannot run again")
+	assert.Zero(t, rec.Count(retry.EventAttempt), "a retry was announced for a stream that cannot run again")
 	cb, err := reg.CircuitBreaker("g")
 	require.NoError(t, err)
 	assert.Equal(t, 1, cb.Snapshot().FailedCalls, "one failed stream, counted as how many failures")

@@ -23,6 +23,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resiliencegrpc"
@@ -557,7 +558,7 @@ func TestGR4_FullBulkheadIsResourceExhausted(t *testing.T) {
 	_, has := resiliencegrpc.RetryDelay(err)
 	assert.False(t, has, "a full bulkhead cannot tell when a slot frees")
 	assert.Equal(t, 1, ts.svc.count("UnaryCall"))
-	assert.Equal(t, 1, rec.Count(policy.BulkheadRejected))
+	assert.Equal(t, 1, rec.Count(bulkhead.EventRejected))
 
 	for range 3 {
 		_, err := c.EmptyCall(ctx, &testpb.Empty{})
@@ -587,7 +588,7 @@ func TestGR4_GuardTimeoutIsDeadlineExceeded(t *testing.T) {
 	clk.Advance(time.Second)
 	err = receive(t, done, "the call's end")
 	require.Equal(t, codes.DeadlineExceeded, status.Code(err), "%v", err)
-	assert.Equal(t, 1, rec.Count(policy.TimeoutExceeded))
+	assert.Equal(t, 1, rec.Count(timeout.EventExceeded))
 	await(t, ts.svc.ended, "UnaryCall")
 }
 

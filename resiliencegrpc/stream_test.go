@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -167,7 +166,7 @@ func TestGR8_GuardTimeoutEndsAStreamWhoseHandlerHonoursItsContext(t *testing.T) 
 	_, err = s.Recv()
 	assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "%v", err)
 	await(t, ts.svc.ended, "StreamingOutputCall")
-	assert.Equal(t, 1, rec.Count(policy.TimeoutExceeded))
+	assert.Equal(t, 1, rec.Count(timeout.EventExceeded))
 }
 
 // GR-8, GR-7: a client-side rate limiter that is exhausted fails NewStream itself with
@@ -260,7 +259,7 @@ func TestGR8_ClientTimeoutBoundsTheCreationOnly(t *testing.T) {
 	resp, err := in.CloseAndRecv()
 	require.NoError(t, err, "the client stream lives on the caller's context")
 	assert.EqualValues(t, 3, resp.GetAggregatedPayloadSize())
-	assert.Zero(t, rec.Count(policy.TimeoutExceeded))
+	assert.Zero(t, rec.Count(timeout.EventExceeded))
 	assert.Zero(t, clk.PendingTasks())
 }
 
@@ -312,7 +311,7 @@ func TestGR8_ClientTimeoutBoundsTheCreation(t *testing.T) {
 			var re *resiliencegrpc.Error
 			assert.ErrorAs(t, err, &re)
 			assert.ErrorIs(t, err, timeout.ErrTimeout)
-			assert.Equal(t, 1, rec.Count(policy.TimeoutExceeded))
+			assert.Equal(t, 1, rec.Count(timeout.EventExceeded))
 			if honours {
 				assert.Zero(t, ts.svc.streams.Load())
 			}
@@ -346,7 +345,7 @@ func TestGR8_StreamStatusIsNotRetriedNorCounted(t *testing.T) {
 		assert.Equal(t, codes.Unavailable, status.Code(err))
 	}
 	assert.Equal(t, 3, ts.svc.count("StreamingOutputCall"))
-	assert.Zero(t, rec.Count(policy.RetryAttempt))
+	assert.Zero(t, rec.Count(retry.EventAttempt))
 	cb, err := reg.CircuitBreaker("svc")
 	require.NoError(t, err)
 	assert.Equal(t, circuitbreaker.Closed, cb.State())

@@ -23,7 +23,7 @@ var ErrNotFailure = errors.New("resiliencehttp: response status is not a failure
 // StatusError is how a Transport tells its policies that a response did not succeed: a
 // status it retries (429, 503) or one that is a failure for the circuit breaker (5xx).
 // The caller of RoundTrip does not see it when the retries end: it gets the response.
-// It shows in the policies' events (RetryAttempt, RetryExhausted), in a Fallback's
+// It shows in the policies' events (retry.EventAttempt, retry.EventExhausted), in a Fallback's
 // error, and in RoundTrip's error when the request's context ended during a wait.
 //
 // It matches ErrStatus, and ErrNotFailure when its status is not a failure. It

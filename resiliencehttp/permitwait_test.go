@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -60,12 +59,12 @@ func TestTransport_NeverSendsBeforeTheClientPermit(t *testing.T) {
 			}
 			assert.Equal(t, []time.Duration{0, time.Second}, arr.get(), "the second request reaches the server at 1s")
 			assert.EqualValues(t, 2, f.rt.sent.Load(), "two requests sent, none early")
-			assert.Equal(t, 1, rec.Count(policy.RateLimiterRejected), "one refusal: no attempt wasted")
-			attempts := rec.Of(policy.RetryAttempt)
+			assert.Equal(t, 1, rec.Count(ratelimit.EventRejected), "one refusal: no attempt wasted")
+			attempts := rec.Of(retry.EventAttempt)
 			require.Len(t, attempts, 1)
 			assert.Equal(t, time.Second, attempts[0].Wait, "the retry waited for the permit")
 			assert.ErrorIs(t, attempts[0].Err, ratelimit.ErrExceeded)
-			assert.Zero(t, rec.Count(policy.RetryExhausted))
+			assert.Zero(t, rec.Count(retry.EventExhausted))
 			f.assertNoLeak(t)
 		})
 	}
@@ -100,7 +99,7 @@ func TestTransport_RetryAfterAFailureWaitsForTheClientPermit(t *testing.T) {
 	assert.Equal(t, "ok", readAll(t, resp))
 	assert.Equal(t, []time.Duration{0, time.Second}, arr.get())
 	var waits []time.Duration
-	for _, e := range rec.Of(policy.RetryAttempt) {
+	for _, e := range rec.Of(retry.EventAttempt) {
 		waits = append(waits, e.Wait)
 	}
 	assert.Equal(t, []time.Duration{100 * time.Millisecond, 900 * time.Millisecond}, waits,

@@ -166,7 +166,7 @@ func TestTransport_429RetryAfter2_SucceedsAfterExactly2s(t *testing.T) {
 	f.assertNoLeak(t)
 
 	require.NotEmpty(t, events)
-	assert.Equal(t, policy.RetryAttempt, events[0].Kind)
+	assert.Equal(t, retry.EventAttempt, events[0].Kind)
 	assert.Equal(t, 2*time.Second, events[0].Wait)
 	assert.ErrorIs(t, events[0].Err, resiliencehttp.ErrStatus)
 	assert.ErrorIs(t, events[0].Err, resiliencehttp.ErrNotFailure)

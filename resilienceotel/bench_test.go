@@ -149,7 +149,7 @@ func BenchmarkRecorder(b *testing.B) {
 	rl := m.Instrument(ratelimit.Layer, "rl")
 	call := m.Instrument(policy.LayerCall, "call")
 	cb := m.Instrument(circuitbreaker.Layer, "cb")
-	rejection := policy.Event{Kind: policy.RateLimiterRejected, Instance: "rl", RetryAfter: time.Second}
+	rejection := policy.Event{Kind: ratelimit.EventRejected, Instance: "rl", RetryAfter: time.Second}
 	b.Run("admitted", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

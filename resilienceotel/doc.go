@@ -102,34 +102,39 @@
 //
 // # Span events
 //
-// With WithSpanEvents (the default), these events are added to the span of the call's
-// context, when it is recording:
+// With WithSpanEvents (the default), an event whose kind has a span event name
+// (policy.EventKindInfo.SpanEvent, registered with the kind by its policy package) is
+// added under that name to the span of the call's context, when it is recording. The
+// built-in kinds that have one:
 //
-//	event                                  policy.EventKind          attributes
-//	resilience.rate_limiter.rejected       RateLimiterRejected       retry_after, error.message, key
-//	resilience.rate_limiter.waited         RateLimiterWaited         wait, key
-//	resilience.circuit_breaker.rejected    CircuitBreakerRejected    retry_after, error.message
-//	resilience.circuit_breaker.transition  CircuitBreakerTransition  from, to
-//	resilience.bulkhead.rejected           BulkheadRejected          wait, error.message
-//	resilience.bulkhead.waited             BulkheadWaited            wait
-//	resilience.adaptive_limit.rejected     AdaptiveLimitRejected     wait, error.message
-//	resilience.adaptive_limit.waited       AdaptiveLimitWaited       wait
-//	resilience.retry.attempt               RetryAttempt              attempt, wait, error.message
-//	resilience.retry.exhausted             RetryExhausted            attempt, error.message
-//	resilience.retry.aborted               RetryAborted              attempt, error.message
-//	resilience.hedge.hedged                Hedged                    attempt, wait, error.message
-//	resilience.hedge.won                   HedgeWon                  attempt
-//	resilience.hedge.skipped               HedgeSkipped              attempt
-//	resilience.hedge.failed                HedgeFailed               attempt, error.message
-//	resilience.timeout.exceeded            TimeoutExceeded           timeout, error.message
-//	resilience.fallback.applied            FallbackApplied           error.message
+//	event                                  policy.EventKind                attributes
+//	resilience.rate_limiter.rejected       ratelimit.EventRejected         retry_after, error.message, key
+//	resilience.rate_limiter.waited         ratelimit.EventWaited           wait, key
+//	resilience.circuit_breaker.rejected    circuitbreaker.EventRejected    retry_after, error.message
+//	resilience.circuit_breaker.transition  circuitbreaker.EventTransition  from, to
+//	resilience.bulkhead.rejected           bulkhead.EventRejected          wait, error.message
+//	resilience.bulkhead.waited             bulkhead.EventWaited            wait
+//	resilience.adaptive_limit.rejected     adaptivelimit.EventRejected     wait, error.message
+//	resilience.adaptive_limit.waited       adaptivelimit.EventWaited       wait
+//	resilience.retry.attempt               retry.EventAttempt              attempt, wait, error.message
+//	resilience.retry.exhausted             retry.EventExhausted            attempt, error.message
+//	resilience.retry.aborted               retry.EventAborted              attempt, error.message
+//	resilience.hedge.hedged                hedge.EventHedged               attempt, wait, error.message
+//	resilience.hedge.won                   hedge.EventWon                  attempt
+//	resilience.hedge.skipped               hedge.EventSkipped              attempt
+//	resilience.hedge.failed                hedge.EventFailed               attempt, error.message
+//	resilience.timeout.exceeded            timeout.EventExceeded           timeout, error.message
+//	resilience.fallback.applied            fallback.EventApplied           error.message
 //
 // Every event has instance; the others are there when the policy's event has them:
-// attempt (an integer), wait, retry_after and timeout (seconds, floating point),
-// error.message (the error's text), from and to (breaker states, named as the state
-// attribute names them), key (only with WithKeyAttribute). The event's time is the
-// span's clock's, not the policy's. The other kinds (backend health, configuration and
-// adaptive limit changes) make no span event.
+// attempt (an integer), wait and retry_after (seconds, floating point), error.message
+// (the error's text), key (only with WithKeyAttribute), and the attributes of the
+// kind's own (policy.Event.Attrs) under their keys: a string, integer, float or bool as
+// it is, a duration in seconds (floating point), each first converted by its
+// policy.EventAttr.SpanValue when the kind gives one. So timeout is in seconds, and
+// from and to name a breaker's states as the state attribute names them. The event's
+// time is the span's clock's, not the policy's. The other kinds (backend health,
+// configuration and adaptive limit changes) make no span event.
 //
 // # Resilience4j
 //

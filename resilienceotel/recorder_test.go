@@ -3,6 +3,7 @@ package resilienceotel_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -93,10 +94,10 @@ func TestOB2_RecorderCircuitBreaker(t *testing.T) {
 	r.Record(ctx, policy.Outcome{Result: policy.ResultIgnored, Latency: 50 * time.Millisecond, Err: errBoom})
 	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: errBoom})
 	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: errBoom})
-	r.Event(ctx, policy.Event{Kind: policy.CircuitBreakerTransition, From: "closed", To: "open"})
-	r.Event(ctx, policy.Event{Kind: policy.CircuitBreakerTransition, From: "open", To: "half-open"})
-	r.Event(ctx, policy.Event{Kind: policy.CircuitBreakerTransition, From: "half-open", To: "open"})
-	r.Event(ctx, policy.Event{Kind: policy.CircuitBreakerTransition, From: "open", To: "half-open"})
+	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, "open")}})
+	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "open"), slog.String(circuitbreaker.AttrTo, "half-open")}})
+	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "half-open"), slog.String(circuitbreaker.AttrTo, "open")}})
+	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "open"), slog.String(circuitbreaker.AttrTo, "half-open")}})
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{

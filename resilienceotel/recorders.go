@@ -80,9 +80,10 @@ func (b *base) Event(ctx context.Context, e policy.Event) {
 }
 
 // WantsEvent reports whether an event of kind k about the call with ctx makes a span
-// event: span events are on, k has one, and ctx's span is recording (policy.EventFilter).
+// event: span events are on, k has one (policy.EventKindInfo.SpanEvent), and ctx's span
+// is recording (policy.EventFilter).
 func (b *base) WantsEvent(ctx context.Context, k policy.EventKind) bool {
-	return b.spans && spanEventName(k) != "" && trace.SpanFromContext(ctx).IsRecording()
+	return b.spans && k.Info().SpanEvent != "" && trace.SpanFromContext(ctx).IsRecording()
 }
 
 // WantsKeys reports whether a keyed limiter's keys are attributes: WithKeyAttribute
@@ -275,14 +276,14 @@ func (r *breakerRec) Record(ctx context.Context, o policy.Outcome) {
 // WantsEvent reports whether the breaker's recorder wants an event of kind k: every
 // transition, which it counts, and the events that make span events.
 func (r *breakerRec) WantsEvent(ctx context.Context, k policy.EventKind) bool {
-	return k == policy.CircuitBreakerTransition || r.base.WantsEvent(ctx, k)
+	return k == circuitbreaker.EventTransition || r.base.WantsEvent(ctx, k)
 }
 
 // Event counts transitions, and adds span events.
 func (r *breakerRec) Event(ctx context.Context, e policy.Event) {
-	if e.Kind == policy.CircuitBreakerTransition {
-		from, ok1 := breakerState(e.From)
-		to, ok2 := breakerState(e.To)
+	if e.Kind == circuitbreaker.EventTransition {
+		from, ok1 := breakerState(e.Attr(circuitbreaker.AttrFrom).String())
+		to, ok2 := breakerState(e.Attr(circuitbreaker.AttrTo).String())
 		if ok1 && ok2 {
 			r.moves[from][to].Add(1)
 		}

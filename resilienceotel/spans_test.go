@@ -3,6 +3,7 @@ package resilienceotel_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"testing"
@@ -197,11 +198,11 @@ func TestOB3_EventKindsWithoutSpanEvent(t *testing.T) {
 	tr := newTracer(t)
 	r := h.m.Instrument(ratelimit.Layer, "rl")
 	got := tr.events(t, func(ctx context.Context) {
-		for _, k := range []policy.EventKind{policy.ConfigChanged, policy.AdaptiveLimitChanged,
-			policy.RateLimiterBackendFailed, policy.RateLimiterBackendRecovered, policy.RateLimiterBackendKeyFailed} {
+		for _, k := range []policy.EventKind{policy.ConfigChanged, adaptivelimit.EventChanged,
+			ratelimit.EventBackendFailed, ratelimit.EventBackendRecovered, ratelimit.EventBackendKeyFailed} {
 			r.Event(ctx, policy.Event{Kind: k, Instance: "rl"})
 		}
-		r.Event(ctx, policy.Event{Kind: policy.RateLimiterRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
+		r.Event(ctx, policy.Event{Kind: ratelimit.EventRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
 	})
 	assert.Equal(t, []string{`resilience.rate_limiter.rejected{instance=rl,retry_after=1}`}, got,
 		"no key without WithKeyAttribute")
@@ -209,7 +210,7 @@ func TestOB3_EventKindsWithoutSpanEvent(t *testing.T) {
 	h = newHarness(t, resilienceotel.WithKeyAttribute(true))
 	r = h.m.Instrument(ratelimit.Layer, "rl")
 	got = tr.events(t, func(ctx context.Context) {
-		r.Event(ctx, policy.Event{Kind: policy.RateLimiterRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
+		r.Event(ctx, policy.Event{Kind: ratelimit.EventRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
 	})
 	assert.Equal(t, []string{`resilience.rate_limiter.rejected{instance=rl,key=tenant,retry_after=1}`}, got)
 }
@@ -252,4 +253,32 @@ func TestOB3_SpanEventsRetryExhaustedBulkheadAdaptive(t *testing.T) {
 	assert.Equal(t, `resilience.retry.exhausted{attempt=2,error.message=boom,instance=API.Flaky}`, got[1])
 	assert.Regexp(t, `^resilience\.bulkhead\.rejected\{error\.message=bulkhead: .+,instance=Pool\.Get\}$`, got[2])
 	assert.Regexp(t, `^resilience\.adaptive_limit\.rejected\{error\.message=.+,instance=DB\.Write\}$`, got[3])
+}
+
+// A kind of a policy of the user's own, with a span event and attributes of each type.
+var cacheMissed = policy.RegisterEventKind(policy.EventKindInfo{Name: "CacheMissed", Layer: "cache",
+	SpanEvent: "app.cache.missed", Attrs: []policy.EventAttr{
+		{Key: "tier", SpanValue: func(v slog.Value) slog.Value { return slog.StringValue("tier-" + v.String()) }},
+		{Key: "age"}, {Key: "size"}}})
+
+// SPEC OB-7: the span event of a kind is the one it was registered with, and carries its
+// attributes: a duration in seconds, a number or a string as it is, converted first by
+// the attribute's SpanValue; a breaker's states in snake_case.
+func TestOB7_SpanEventsOfKinds(t *testing.T) {
+	h := newHarness(t)
+	tr := newTracer(t)
+	r := h.m.Instrument(circuitbreaker.Layer, "cb")
+	got := tr.events(t, func(ctx context.Context) {
+		r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Instance: "cb", Attrs: policy.EventAttrs{
+			slog.String(circuitbreaker.AttrFrom, "open"), slog.String(circuitbreaker.AttrTo, "half-open")}})
+		r.Event(ctx, policy.Event{Kind: cacheMissed, Instance: "users", Attempt: 2, Attrs: policy.EventAttrs{
+			slog.String("tier", "l2"), slog.Duration("age", 1500*time.Millisecond), slog.Int("size", 3)}})
+		r.Event(ctx, policy.Event{Kind: cacheMissed, Instance: "users",
+			Attrs: policy.EventAttrs{slog.Bool("hit", false), slog.Float64("ratio", 0.5)}})
+	})
+	assert.Equal(t, []string{
+		`resilience.circuit_breaker.transition{from=open,instance=cb,to=half_open}`,
+		`app.cache.missed{age=1.5,attempt=2,instance=users,size=3,tier=tier-l2}`,
+		`app.cache.missed{hit=false,instance=users,ratio=0.5}`,
+	}, got)
 }

@@ -16,7 +16,7 @@ import (
 // A rejection logged by the listener: filtered out by the handler's level, and written
 // as JSON (to io.Discard).
 func BenchmarkListener(b *testing.B) {
-	e := policy.Event{Kind: policy.RateLimiterRejected, Instance: "SearchAPI.Search", At: time.Second,
+	e := policy.Event{Kind: ratelimit.EventRejected, Instance: "SearchAPI.Search", At: time.Second,
 		RetryAfter: 100 * time.Millisecond, Err: errors.New(`ratelimit: rate limit exceeded for "SearchAPI.Search"`)}
 	for _, bc := range []struct {
 		name  string
@@ -34,7 +34,7 @@ func BenchmarkListener(b *testing.B) {
 
 // The same rejection through the observer's recorder, with the call's context.
 func BenchmarkObserverEvent(b *testing.B) {
-	e := policy.Event{Kind: policy.RateLimiterRejected, Instance: "SearchAPI.Search", At: time.Second,
+	e := policy.Event{Kind: ratelimit.EventRejected, Instance: "SearchAPI.Search", At: time.Second,
 		RetryAfter: 100 * time.Millisecond, Err: errors.New(`ratelimit: rate limit exceeded for "SearchAPI.Search"`)}
 	rec := resilienceslog.Observer(slog.New(slog.NewJSONHandler(io.Discard, nil))).
 		Instrument(ratelimit.Layer, "SearchAPI.Search")

@@ -1,9 +1,9 @@
 // Package resilienceslog logs resilience4go's events with log/slog. Each event
-// (policy.Event) is one record, at a level that fits its kind; its message is the kind's
-// name and its one attribute, "event", is the group of the event's fields that apply, as
-// policy.Event.LogValue makes it (kind, instance, at, then wait, retry_after, timeout,
-// attempt, from, to, key, node, limit, previous_limit, changed and err when set). Through
-// slog.NewJSONHandler a rejection reads:
+// (policy.Event) is one record, at the level its kind was registered with; its message is
+// the kind's name and its one attribute, "event", is the group of the event's fields that
+// apply, as policy.Event.LogValue makes it (kind, instance, at, then wait, retry_after,
+// attempt, key, the attributes of the kind's own such as a breaker's from and to,
+// changed and err when set). Through slog.NewJSONHandler a rejection reads:
 //
 //	{"time":"…","level":"WARN","msg":"RateLimiterRejected","event":{"kind":"RateLimiterRejected","instance":"SearchAPI.Search","at":0,"retry_after":1000000000,"err":"ratelimit: rate limit exceeded for \"SearchAPI.Search\""}}
 //
@@ -14,17 +14,21 @@
 //
 // # Levels
 //
-//   - Debug: RateLimiterWaited, BulkheadWaited, AdaptiveLimitWaited, RetryAttempt,
-//     Hedged, HedgeWon, HedgeSkipped, AdaptiveLimitChanged: what a working system does.
-//   - Info: ConfigChanged, FallbackApplied, RateLimiterBackendRecovered, and a
-//     CircuitBreakerTransition to "closed", "half-open" or "disabled".
-//   - Warn: RateLimiterRejected, CircuitBreakerRejected, BulkheadRejected,
-//     AdaptiveLimitRejected, RetryExhausted, RetryAborted, TimeoutExceeded, HedgeFailed,
-//     and a CircuitBreakerTransition to "open" or "forced-open": a call failed or was
+// Each kind of event has its level, which its policy package registers with it
+// (policy.EventKindInfo.Level, or LevelOf for a kind whose level depends on the event)
+// and documents beside it. The built-in kinds follow one rule:
+//
+//   - Debug: waits for a permit, a slot or room, retry attempts, hedges, and an adaptive
+//     limit's changes: what a working system does.
+//   - Info: ConfigChanged, an applied fallback, a shared backend that answers again, and
+//     a breaker's transition to "closed", "half-open" or "disabled".
+//   - Warn: rejections, exhausted or aborted retries, exceeded timeouts, failed hedges,
+//     and a breaker's transition to "open" or "forced-open": a call failed or was
 //     refused.
-//   - Error: RateLimiterBackendFailed, RateLimiterBackendKeyFailed: a shared backend
-//     fails, and its limiters apply their failure policy.
-//   - Info for any other kind.
+//   - Error: a shared backend, or one of its keys, fails, and its limiters apply their
+//     failure policy.
+//
+// A kind registered without a level (a policy of one's own) is logged at Info.
 //
 // The option Level changes the level of one kind. The handler decides what is written:
 // an event below its level costs a call to its Enabled method, and nothing is built.

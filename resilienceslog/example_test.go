@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -30,7 +30,7 @@ func ExampleListener() {
 	}))
 	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()),
 		resilience.WithEventListener(resilienceslog.Listener(logger,
-			resilienceslog.Level(policy.FallbackApplied, slog.LevelWarn))))
+			resilienceslog.Level(fallback.EventApplied, slog.LevelWarn))))
 	if err != nil {
 		panic(err)
 	}

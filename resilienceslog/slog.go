@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
 
 // Option configures a Listener or an Observer.
@@ -16,8 +15,9 @@ type options struct {
 }
 
 // Level logs every event of kind k at level l, instead of its kind's level (see the
-// package's documentation). For CircuitBreakerTransition it sets the level of every
-// transition, whatever the state entered. Default none: each kind has its own level.
+// package's documentation). For a kind whose level depends on the event (a breaker's
+// transition, whose level depends on the state entered), it sets the level of every
+// event of the kind. Default none: each kind has its own level.
 // Of two Level options for one kind, the later wins.
 func Level(k policy.EventKind, l slog.Level) Option {
 	return func(o *options) {
@@ -76,15 +76,17 @@ func (r *recorder) Event(ctx context.Context, e policy.Event) { r.l.log(ctx, e) 
 func (*recorder) Untimed() bool { return true }
 
 // WantsEvent reports whether an event of kind k about the call with ctx would be logged:
-// whether the handler takes records at its level (policy.EventFilter). A breaker's
-// transition, whose level depends on the state it enters, is always wanted.
+// whether the handler takes records at its level (policy.EventFilter). A kind whose
+// level depends on the event (policy.EventKindInfo.LevelOf), such as a breaker's
+// transition, is always wanted, unless Level set its level.
 func (r *recorder) WantsEvent(ctx context.Context, k policy.EventKind) bool {
-	if k == policy.CircuitBreakerTransition {
-		return true
-	}
 	level, ok := r.l.levels[k]
 	if !ok {
-		level = levelOf(policy.Event{Kind: k})
+		info := k.Info()
+		if info.LevelOf != nil {
+			return true
+		}
+		level = info.Level
 	}
 	return r.l.loggerOrDefault().Enabled(ctx, level)
 }
@@ -120,39 +122,10 @@ func (l eventLog) log(ctx context.Context, e policy.Event) {
 	logger := l.loggerOrDefault()
 	level, ok := l.levels[e.Kind]
 	if !ok {
-		level = levelOf(e)
+		level = e.Level()
 	}
 	if !logger.Enabled(ctx, level) {
 		return
 	}
 	logger.LogAttrs(ctx, level, e.Kind.String(), slog.Attr{Key: "event", Value: e.LogValue()})
-}
-
-// The states whose transitions are warnings: the breaker refuses calls in them.
-var (
-	stateOpen       = circuitbreaker.Open.String()
-	stateForcedOpen = circuitbreaker.ForcedOpen.String()
-)
-
-// levelOf returns the level of e's kind (for a breaker's transition, of the state it
-// enters): see the package's documentation.
-func levelOf(e policy.Event) slog.Level {
-	switch e.Kind {
-	case policy.RateLimiterWaited, policy.BulkheadWaited, policy.AdaptiveLimitWaited,
-		policy.RetryAttempt, policy.Hedged, policy.HedgeWon, policy.HedgeSkipped,
-		policy.AdaptiveLimitChanged:
-		return slog.LevelDebug
-	case policy.RateLimiterRejected, policy.CircuitBreakerRejected, policy.BulkheadRejected,
-		policy.AdaptiveLimitRejected, policy.RetryExhausted, policy.RetryAborted,
-		policy.TimeoutExceeded, policy.HedgeFailed:
-		return slog.LevelWarn
-	case policy.CircuitBreakerTransition:
-		if e.To == stateOpen || e.To == stateForcedOpen {
-			return slog.LevelWarn
-		}
-		return slog.LevelInfo
-	case policy.RateLimiterBackendFailed, policy.RateLimiterBackendKeyFailed:
-		return slog.LevelError
-	}
-	return slog.LevelInfo // ConfigChanged, FallbackApplied, RateLimiterBackendRecovered, unknown kinds
 }

@@ -17,8 +17,13 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resilienceslog"
@@ -218,44 +223,45 @@ func (h *capture) records() []slog.Record {
 func TestOB4_DefaultLevels(t *testing.T) {
 	debug, info, warn, errorLevel := slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError
 	transition := func(to string) policy.Event {
-		return policy.Event{Kind: policy.CircuitBreakerTransition, From: "closed", To: to}
+		return policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{
+			slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, to)}}
 	}
 	for _, tc := range []struct {
 		e    policy.Event
 		want slog.Level
 	}{
-		{policy.Event{Kind: policy.RateLimiterWaited}, debug},
-		{policy.Event{Kind: policy.BulkheadWaited}, debug},
-		{policy.Event{Kind: policy.AdaptiveLimitWaited}, debug},
-		{policy.Event{Kind: policy.RetryAttempt}, debug},
-		{policy.Event{Kind: policy.Hedged}, debug},
-		{policy.Event{Kind: policy.HedgeWon}, debug},
-		{policy.Event{Kind: policy.HedgeSkipped}, debug},
-		{policy.Event{Kind: policy.AdaptiveLimitChanged}, debug},
+		{policy.Event{Kind: ratelimit.EventWaited}, debug},
+		{policy.Event{Kind: bulkhead.EventWaited}, debug},
+		{policy.Event{Kind: adaptivelimit.EventWaited}, debug},
+		{policy.Event{Kind: retry.EventAttempt}, debug},
+		{policy.Event{Kind: hedge.EventHedged}, debug},
+		{policy.Event{Kind: hedge.EventWon}, debug},
+		{policy.Event{Kind: hedge.EventSkipped}, debug},
+		{policy.Event{Kind: adaptivelimit.EventChanged}, debug},
 		{policy.Event{Kind: policy.ConfigChanged}, info},
-		{policy.Event{Kind: policy.FallbackApplied}, info},
-		{policy.Event{Kind: policy.RateLimiterBackendRecovered}, info},
+		{policy.Event{Kind: fallback.EventApplied}, info},
+		{policy.Event{Kind: ratelimit.EventBackendRecovered}, info},
 		{transition(circuitbreaker.Closed.String()), info},
 		{transition(circuitbreaker.HalfOpen.String()), info},
 		{transition(circuitbreaker.Disabled.String()), info},
-		{policy.Event{Kind: policy.RateLimiterRejected}, warn},
-		{policy.Event{Kind: policy.CircuitBreakerRejected}, warn},
-		{policy.Event{Kind: policy.BulkheadRejected}, warn},
-		{policy.Event{Kind: policy.AdaptiveLimitRejected}, warn},
-		{policy.Event{Kind: policy.RetryExhausted}, warn},
-		{policy.Event{Kind: policy.RetryAborted}, warn},
-		{policy.Event{Kind: policy.TimeoutExceeded}, warn},
-		{policy.Event{Kind: policy.HedgeFailed}, warn},
+		{policy.Event{Kind: ratelimit.EventRejected}, warn},
+		{policy.Event{Kind: circuitbreaker.EventRejected}, warn},
+		{policy.Event{Kind: bulkhead.EventRejected}, warn},
+		{policy.Event{Kind: adaptivelimit.EventRejected}, warn},
+		{policy.Event{Kind: retry.EventExhausted}, warn},
+		{policy.Event{Kind: retry.EventAborted}, warn},
+		{policy.Event{Kind: timeout.EventExceeded}, warn},
+		{policy.Event{Kind: hedge.EventFailed}, warn},
 		{transition(circuitbreaker.Open.String()), warn},
 		{transition(circuitbreaker.ForcedOpen.String()), warn},
-		{policy.Event{Kind: policy.RateLimiterBackendFailed}, errorLevel},
-		{policy.Event{Kind: policy.RateLimiterBackendKeyFailed}, errorLevel},
+		{policy.Event{Kind: ratelimit.EventBackendFailed}, errorLevel},
+		{policy.Event{Kind: ratelimit.EventBackendKeyFailed}, errorLevel},
 		{policy.Event{Kind: policy.EventKind(99)}, info},
 		{policy.Event{}, info},
 	} {
 		name := tc.e.Kind.String()
-		if tc.e.To != "" {
-			name += "_to_" + tc.e.To
+		if to := tc.e.Attr(circuitbreaker.AttrTo); to.Any() != nil {
+			name += "_to_" + to.String()
 		}
 		t.Run(name, func(t *testing.T) {
 			h := &capture{level: slog.LevelDebug - 4}
@@ -277,21 +283,22 @@ func TestOB4_DefaultLevels(t *testing.T) {
 }
 
 // SPEC OB-4: Level sets one kind's level (every breaker transition, for
-// CircuitBreakerTransition); the later of two for a kind wins; the handler filters at
+// circuitbreaker.EventTransition); the later of two for a kind wins; the handler filters at
 // the level set.
 func TestOB4_LevelOverride(t *testing.T) {
 	logger, buf := jsonLogger(slog.LevelInfo)
 	log := resilienceslog.Listener(logger,
-		resilienceslog.Level(policy.RateLimiterRejected, slog.LevelWarn),
-		resilienceslog.Level(policy.RateLimiterRejected, slog.LevelError),
-		resilienceslog.Level(policy.RateLimiterWaited, slog.LevelInfo),
-		resilienceslog.Level(policy.CircuitBreakerTransition, slog.LevelDebug),
+		resilienceslog.Level(ratelimit.EventRejected, slog.LevelWarn),
+		resilienceslog.Level(ratelimit.EventRejected, slog.LevelError),
+		resilienceslog.Level(ratelimit.EventWaited, slog.LevelInfo),
+		resilienceslog.Level(circuitbreaker.EventTransition, slog.LevelDebug),
 		resilienceslog.Level(policy.EventKind(99), slog.LevelWarn),
 		nil)
-	log(policy.Event{Kind: policy.RateLimiterRejected, Instance: "a"})
-	log(policy.Event{Kind: policy.RateLimiterWaited, Instance: "b", Wait: time.Millisecond})
-	log(policy.Event{Kind: policy.CircuitBreakerTransition, Instance: "c", From: "closed", To: "open"})
-	log(policy.Event{Kind: policy.RetryExhausted, Instance: "d", Attempt: 3})
+	log(policy.Event{Kind: ratelimit.EventRejected, Instance: "a"})
+	log(policy.Event{Kind: ratelimit.EventWaited, Instance: "b", Wait: time.Millisecond})
+	log(policy.Event{Kind: circuitbreaker.EventTransition, Instance: "c", Attrs: policy.EventAttrs{
+		slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, "open")}})
+	log(policy.Event{Kind: retry.EventExhausted, Instance: "d", Attempt: 3})
 	log(policy.Event{Kind: policy.EventKind(99), Instance: "e"})
 	assertLines(t, buf,
 		`{"level":"ERROR","msg":"RateLimiterRejected","event":{"kind":"RateLimiterRejected","instance":"a","at":0}}`,
@@ -304,7 +311,7 @@ func TestOB4_LevelOverride(t *testing.T) {
 // written, for the listener and for the observer's recorder alike.
 func TestOB4_FilteredEventAllocatesNothing(t *testing.T) {
 	logger, buf := jsonLogger(slog.LevelError)
-	e := policy.Event{Kind: policy.RateLimiterRejected, Instance: "Search", At: time.Second,
+	e := policy.Event{Kind: ratelimit.EventRejected, Instance: "Search", At: time.Second,
 		RetryAfter: time.Second, Err: errors.New("rejected"), Changed: []string{"x"}}
 	listener := resilienceslog.Listener(logger)
 	rec := resilienceslog.Observer(logger).Instrument(ratelimit.Layer, "Search")
@@ -314,7 +321,7 @@ func TestOB4_FilteredEventAllocatesNothing(t *testing.T) {
 	assert.Zero(t, buf.Len())
 
 	// The same event at a level the handler takes is written.
-	resilienceslog.Listener(logger, resilienceslog.Level(policy.RateLimiterRejected, slog.LevelError))(e)
+	resilienceslog.Listener(logger, resilienceslog.Level(ratelimit.EventRejected, slog.LevelError))(e)
 	assert.NotZero(t, buf.Len())
 }
 
@@ -327,8 +334,8 @@ func TestOB4_NilLoggerLogsToDefault(t *testing.T) {
 	slog.SetDefault(logger)
 	t.Cleanup(func() { slog.SetDefault(old) })
 
-	listener(policy.Event{Kind: policy.RetryAttempt, Instance: "Fetch", Attempt: 1})
-	rec.Event(context.Background(), policy.Event{Kind: policy.RetryExhausted, Instance: "Fetch", Attempt: 2})
+	listener(policy.Event{Kind: retry.EventAttempt, Instance: "Fetch", Attempt: 1})
+	rec.Event(context.Background(), policy.Event{Kind: retry.EventExhausted, Instance: "Fetch", Attempt: 2})
 	assertLines(t, buf,
 		`{"level":"DEBUG","msg":"RetryAttempt","event":{"kind":"RetryAttempt","instance":"Fetch","at":0,"attempt":1}}`,
 		`{"level":"WARN","msg":"RetryExhausted","event":{"kind":"RetryExhausted","instance":"Fetch","at":0,"attempt":2}}`)
@@ -384,12 +391,12 @@ func TestOB4_ObserverLogsWithCallContext(t *testing.T) {
 // SPEC OB-4: one listener serves concurrent publishers; every event is one whole line.
 func TestOB4_ListenerConcurrent(t *testing.T) {
 	logger, buf := jsonLogger(slog.LevelDebug)
-	listener := resilienceslog.Listener(logger, resilienceslog.Level(policy.RetryAttempt, slog.LevelInfo))
+	listener := resilienceslog.Listener(logger, resilienceslog.Level(retry.EventAttempt, slog.LevelInfo))
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 50 {
-				listener(policy.Event{Kind: policy.RetryAttempt, Instance: "Fetch", Attempt: g*50 + i + 1})
+				listener(policy.Event{Kind: retry.EventAttempt, Instance: "Fetch", Attempt: g*50 + i + 1})
 			}
 		})
 	}
@@ -412,12 +419,43 @@ func TestOB4_ListenerConcurrent(t *testing.T) {
 // handler would log.
 func TestOB4_ObserverRecordersFilter(t *testing.T) {
 	logger := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rec := resilienceslog.Observer(logger, resilienceslog.Level(policy.RetryAttempt, slog.LevelError)).Instrument(ratelimit.Layer, "x")
+	rec := resilienceslog.Observer(logger, resilienceslog.Level(retry.EventAttempt, slog.LevelError)).Instrument(ratelimit.Layer, "x")
 	assert.False(t, policy.Timed(rec))
 	f, ok := rec.(policy.EventFilter)
 	require.True(t, ok)
-	assert.True(t, f.WantsEvent(t.Context(), policy.RateLimiterRejected), "warn")
-	assert.False(t, f.WantsEvent(t.Context(), policy.RateLimiterWaited), "debug")
-	assert.True(t, f.WantsEvent(t.Context(), policy.RetryAttempt), "raised to error")
-	assert.True(t, f.WantsEvent(t.Context(), policy.CircuitBreakerTransition), "its level depends on the state")
+	assert.True(t, f.WantsEvent(t.Context(), ratelimit.EventRejected), "warn")
+	assert.False(t, f.WantsEvent(t.Context(), ratelimit.EventWaited), "debug")
+	assert.True(t, f.WantsEvent(t.Context(), retry.EventAttempt), "raised to error")
+	assert.True(t, f.WantsEvent(t.Context(), circuitbreaker.EventTransition), "its level depends on the state")
+
+	rec = resilienceslog.Observer(logger, resilienceslog.Level(circuitbreaker.EventTransition, slog.LevelInfo)).
+		Instrument(circuitbreaker.Layer, "x")
+	assert.False(t, rec.(policy.EventFilter).WantsEvent(t.Context(), circuitbreaker.EventTransition),
+		"Level fixes the level of a kind whose level depends on the event")
+}
+
+// A kind of a policy of the user's own, whose level depends on its attribute.
+var cacheEvicted = policy.RegisterEventKind(policy.EventKindInfo{Name: "CacheEvicted", Layer: "cache",
+	LevelOf: func(e policy.Event) slog.Level {
+		if e.Attr("forced").Equal(slog.BoolValue(true)) {
+			return slog.LevelWarn
+		}
+		return slog.LevelDebug
+	},
+	Attrs: []policy.EventAttr{{Key: "forced"}, {Key: "entries"}}})
+
+// SPEC OB-7: a kind registered by a user's policy is logged at the level it was
+// registered with, with its attributes; the observer's recorders want it always, as its
+// level depends on the event.
+func TestOB7_OwnKindLogged(t *testing.T) {
+	logger, buf := jsonLogger(slog.LevelInfo)
+	log := resilienceslog.Listener(logger)
+	log(policy.Event{Kind: cacheEvicted, Instance: "users", Attrs: policy.EventAttrs{slog.Bool("forced", false)}})
+	log(policy.Event{Kind: cacheEvicted, Instance: "users",
+		Attrs: policy.EventAttrs{slog.Bool("forced", true), slog.Int("entries", 12)}})
+	assertLines(t, buf,
+		`{"level":"WARN","msg":"CacheEvicted","event":{"kind":"CacheEvicted","instance":"users","at":0,"forced":true,"entries":12}}`)
+
+	rec := resilienceslog.Observer(logger).Instrument("cache", "users")
+	assert.True(t, rec.(policy.EventFilter).WantsEvent(t.Context(), cacheEvicted))
 }

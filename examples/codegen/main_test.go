@@ -14,6 +14,8 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/codegen"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -117,7 +119,7 @@ func TestConfigurationKeysOverrideDirectives(t *testing.T) {
 	for i, e := range events {
 		kinds[i] = e.Kind
 	}
-	assert.Equal(t, []policy.EventKind{policy.RetryExhausted, policy.FallbackApplied}, kinds)
+	assert.Equal(t, []policy.EventKind{retry.EventExhausted, fallback.EventApplied}, kinds)
 	assert.Empty(t, reg.UnusedKeys())
 }
 

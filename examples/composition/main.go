@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -26,6 +27,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -141,8 +143,8 @@ func run(ctx context.Context, w io.Writer) (*report, error) {
 // describe formats an event without its clock time.
 func describe(e policy.Event) string {
 	s := e.Kind.String()
-	if e.Kind == policy.CircuitBreakerTransition {
-		return s + " " + e.From + " → " + e.To
+	if e.Kind == circuitbreaker.EventTransition {
+		return s + " " + e.Attr(circuitbreaker.AttrFrom).String() + " → " + e.Attr(circuitbreaker.AttrTo).String()
 	}
 	if e.Attempt > 0 {
 		s += fmt.Sprintf(" attempt=%d", e.Attempt)
@@ -153,8 +155,8 @@ func describe(e policy.Event) string {
 	if e.RetryAfter > 0 {
 		s += fmt.Sprintf(" retry-after=%v", e.RetryAfter.Round(time.Millisecond))
 	}
-	if e.Timeout > 0 {
-		s += fmt.Sprintf(" timeout=%v", e.Timeout)
+	if t := e.Attr(timeout.AttrTimeout); t.Kind() == slog.KindDuration {
+		s += fmt.Sprintf(" timeout=%v", t.Duration())
 	}
 	if e.Err != nil {
 		s += " err=" + e.Err.Error()

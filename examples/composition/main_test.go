@@ -10,6 +10,12 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/timeout"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -37,23 +43,23 @@ func TestComposition(t *testing.T) {
 	for _, e := range rep.Events {
 		assert.Equal(t, "CatalogAPI.Search", e.Instance, "every policy has the wrapped function's id (SPEC RG-1)")
 		count[e.Kind]++
-		if e.Kind == policy.CircuitBreakerTransition {
-			transitions = append(transitions, e.From+"→"+e.To)
+		if e.Kind == circuitbreaker.EventTransition {
+			transitions = append(transitions, e.Attr(circuitbreaker.AttrFrom).String()+"→"+e.Attr(circuitbreaker.AttrTo).String())
 		}
 	}
 	assert.Equal(t, []string{"closed→open", "open→half-open", "half-open→closed"}, transitions)
 	// SPEC CO-1: the bulkhead is inside the retry (its rejection is retried), the timeout
 	// too (each attempt has its own), the breaker too (its rejection ends the retries,
 	// SPEC CO-4), and the fallback is outside everything.
-	assert.GreaterOrEqual(t, count[policy.BulkheadRejected], 1)
-	assert.GreaterOrEqual(t, count[policy.RateLimiterWaited], 1)
-	assert.Equal(t, 1, count[policy.TimeoutExceeded])
-	assert.Equal(t, 2, count[policy.CircuitBreakerRejected])
+	assert.GreaterOrEqual(t, count[bulkhead.EventRejected], 1)
+	assert.GreaterOrEqual(t, count[ratelimit.EventWaited], 1)
+	assert.Equal(t, 1, count[timeout.EventExceeded])
+	assert.Equal(t, 2, count[circuitbreaker.EventRejected])
 	// The breaker's rejection is not retried: each of those two calls aborts its retry.
-	assert.Equal(t, 2, count[policy.RetryAborted])
-	assert.Zero(t, count[policy.RetryExhausted])
-	assert.Equal(t, 2, count[policy.FallbackApplied])
-	assert.Zero(t, count[policy.RateLimiterRejected])
+	assert.Equal(t, 2, count[retry.EventAborted])
+	assert.Zero(t, count[retry.EventExhausted])
+	assert.Equal(t, 2, count[fallback.EventApplied])
+	assert.Zero(t, count[ratelimit.EventRejected])
 	// SPEC CO-2: the calls the open breaker rejected never reached the server: 5 calls
 	// that passed at once, 2 + 2 attempts for flaky-1 and slow-1, 1 for down-1.
 	assert.Equal(t, 10, rep.Requests)

@@ -64,7 +64,7 @@ func run(ctx context.Context, w io.Writer) error {
 	reg, err := resilience.NewRegistry(
 		resilience.WithClock(clk),
 		resilience.WithEventListener(func(e policy.Event) {
-			if e.Kind == policy.RateLimiterWaited {
+			if e.Kind == ratelimit.EventWaited {
 				fmt.Fprintf(w, "        event: %v\n", e)
 			}
 		}))

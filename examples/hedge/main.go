@@ -51,9 +51,9 @@ func run(ctx context.Context, w io.Writer) error {
 		resilience.WithClock(clk),
 		resilience.WithEventListener(func(e policy.Event) {
 			switch {
-			case e.Kind == policy.Hedged:
+			case e.Kind == hedge.EventHedged:
 				hedged++
-			case e.Kind == policy.HedgeSkipped:
+			case e.Kind == hedge.EventSkipped:
 				skipped++
 			}
 			if verbose {

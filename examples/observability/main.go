@@ -58,7 +58,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -148,10 +147,10 @@ func newTelemetry(clk clock.Clock, logger *slog.Logger, readers ...sdkmetric.Rea
 	if logger != nil {
 		regOpts = append(regOpts, resilience.WithEventListener(resilienceslog.Listener(logger,
 			// Rejections are counted by the metrics; the log keeps what a person should read.
-			resilienceslog.Level(policy.RateLimiterRejected, slog.LevelDebug),
-			resilienceslog.Level(policy.CircuitBreakerRejected, slog.LevelDebug),
-			resilienceslog.Level(policy.BulkheadRejected, slog.LevelDebug),
-			resilienceslog.Level(policy.RetryAborted, slog.LevelDebug),
+			resilienceslog.Level(ratelimit.EventRejected, slog.LevelDebug),
+			resilienceslog.Level(circuitbreaker.EventRejected, slog.LevelDebug),
+			resilienceslog.Level(bulkhead.EventRejected, slog.LevelDebug),
+			resilienceslog.Level(retry.EventAborted, slog.LevelDebug),
 		)))
 	}
 	registry, err := resilience.NewRegistry(regOpts...)

@@ -94,7 +94,7 @@ type report struct {
 	// Phase 1.
 	Admitted []time.Duration // when each call was admitted, since the phase began, sorted
 	AtOnce   int             // calls admitted at once (the burst)
-	Waited   int             // calls that waited for their permit (RateLimiterWaited events)
+	Waited   int             // calls that waited for their permit (ratelimit.EventWaited events)
 	Elapsed  time.Duration   // from the first call to the last answer
 	OK       int             // 200 answers the server sent
 	TooMany  int             // 429 answers the server sent
@@ -190,7 +190,7 @@ func waitingPhase(ctx context.Context, w io.Writer, reg *resilience.Registry, ev
 	}
 	slices.Sort(admitted)
 	rep.Admitted = admitted
-	rep.Waited = events.count("SearchAPI.Search", policy.RateLimiterWaited)
+	rep.Waited = events.count("SearchAPI.Search", ratelimit.EventWaited)
 	rep.AtOnce = len(admitted) - rep.Waited
 
 	fmt.Fprintf(w, "calls admitted per %v, since the phase began:\n", bucket)
@@ -234,7 +234,7 @@ func quickPhase(ctx context.Context, w io.Writer, reg *resilience.Registry, even
 	}
 	rep.QuickAdmitted, rep.QuickRejected = int(admitted.Load()), int(rejected.Load())
 	fmt.Fprintf(w, "admitted: %d; rejected at once by the client: %d (ratelimit.ErrExceeded, %d RateLimiterRejected events)\n",
-		rep.QuickAdmitted, rep.QuickRejected, events.count("SearchAPI.SearchNow", policy.RateLimiterRejected))
+		rep.QuickAdmitted, rep.QuickRejected, events.count("SearchAPI.SearchNow", ratelimit.EventRejected))
 	return nil
 }
 

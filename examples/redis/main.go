@@ -48,7 +48,7 @@ func run(ctx context.Context, w io.Writer, addr string) error {
 	var redisDown atomic.Bool // set when Redis does not answer and the local fallback decides
 	reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(backend),
 		resilience.WithEventListener(func(e policy.Event) {
-			if e.Kind == policy.RateLimiterBackendFailed {
+			if e.Kind == ratelimit.EventBackendFailed {
 				redisDown.Store(true)
 			}
 		}))

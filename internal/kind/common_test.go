@@ -10,6 +10,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/fallback"
+	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
 func TestCommon_ID(t *testing.T) {
@@ -51,14 +52,14 @@ func TestCommonOptions(t *testing.T) {
 	m.Advance(3 * time.Second)
 	ev := s.EventsOf(fallback.Layer, s.ID("fallback"))
 	assert.True(t, ev.Observed())
-	ev.Publish(policy.Event{Kind: policy.RetryAttempt})
-	ev.Publish(policy.Event{Kind: policy.RetryAttempt, At: time.Second})
+	ev.Publish(policy.Event{Kind: retry.EventAttempt})
+	ev.Publish(policy.Event{Kind: retry.EventAttempt, At: time.Second})
 	assert.Equal(t, []policy.Event{
-		{Kind: policy.RetryAttempt, Instance: "id", At: 3 * time.Second},
-		{Kind: policy.RetryAttempt, Instance: "id", At: time.Second},
+		{Kind: retry.EventAttempt, Instance: "id", At: 3 * time.Second},
+		{Kind: retry.EventAttempt, Instance: "id", At: time.Second},
 	}, got, "the id, and the clock's time when At is zero")
 
 	quiet := (&kind.Common{}).EventsOf(fallback.Layer, "x")
 	assert.False(t, quiet.Observed())
-	quiet.Publish(policy.Event{Kind: policy.RetryAttempt}) // no listener: nothing happens
+	quiet.Publish(policy.Event{Kind: retry.EventAttempt}) // no listener: nothing happens
 }

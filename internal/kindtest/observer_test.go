@@ -112,7 +112,7 @@ func TestNopAndNilObservers(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() {
 		rec := NopObserver{}.Instrument(retry.Layer, "r")
 		rec.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded})
-		rec.Event(ctx, policy.Event{Kind: policy.RetryAttempt})
+		rec.Event(ctx, policy.Event{Kind: retry.EventAttempt})
 	}))
 
 	none := &NilObserver{}

@@ -9,15 +9,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/hedge"
 )
 
 // An empty recorder reports nothing, as nil slices and zero counts.
 func TestRecorderEmpty(t *testing.T) {
 	var r Recorder
 	assert.Nil(t, r.Events())
-	assert.Nil(t, r.Of(policy.BulkheadRejected))
+	assert.Nil(t, r.Of(bulkhead.EventRejected))
 	assert.Nil(t, r.Kinds())
-	assert.Zero(t, r.Count(policy.BulkheadRejected))
+	assert.Zero(t, r.Count(bulkhead.EventRejected))
 }
 
 // The recorder keeps events in the order published; Of, Count and Kinds read them by
@@ -26,23 +28,23 @@ func TestRecorderOrderAndKinds(t *testing.T) {
 	var r Recorder
 	var l policy.Listener = r.Listen
 	boom := errors.New("boom")
-	l.Publish(policy.Event{Kind: policy.Hedged, Attempt: 2})
-	l.Publish(policy.Event{Kind: policy.HedgeSkipped})
-	l.Publish(policy.Event{Kind: policy.Hedged, Attempt: 3})
-	l.Publish(policy.Event{Kind: policy.HedgeFailed, Err: boom})
+	l.Publish(policy.Event{Kind: hedge.EventHedged, Attempt: 2})
+	l.Publish(policy.Event{Kind: hedge.EventSkipped})
+	l.Publish(policy.Event{Kind: hedge.EventHedged, Attempt: 3})
+	l.Publish(policy.Event{Kind: hedge.EventFailed, Err: boom})
 
 	events := r.Events()
 	require.Len(t, events, 4)
-	assert.Equal(t, []policy.EventKind{policy.Hedged, policy.HedgeSkipped, policy.Hedged, policy.HedgeFailed}, r.Kinds())
-	assert.Equal(t, []policy.Event{{Kind: policy.Hedged, Attempt: 2}, {Kind: policy.Hedged, Attempt: 3}}, r.Of(policy.Hedged))
-	assert.Equal(t, 2, r.Count(policy.Hedged))
-	assert.Equal(t, 1, r.Count(policy.HedgeFailed))
-	assert.Zero(t, r.Count(policy.HedgeWon))
-	assert.Nil(t, r.Of(policy.HedgeWon))
-	assert.Same(t, boom, r.Of(policy.HedgeFailed)[0].Err)
+	assert.Equal(t, []policy.EventKind{hedge.EventHedged, hedge.EventSkipped, hedge.EventHedged, hedge.EventFailed}, r.Kinds())
+	assert.Equal(t, []policy.Event{{Kind: hedge.EventHedged, Attempt: 2}, {Kind: hedge.EventHedged, Attempt: 3}}, r.Of(hedge.EventHedged))
+	assert.Equal(t, 2, r.Count(hedge.EventHedged))
+	assert.Equal(t, 1, r.Count(hedge.EventFailed))
+	assert.Zero(t, r.Count(hedge.EventWon))
+	assert.Nil(t, r.Of(hedge.EventWon))
+	assert.Same(t, boom, r.Of(hedge.EventFailed)[0].Err)
 
 	events[0].Attempt = 99
-	r.Listen(policy.Event{Kind: policy.HedgeWon})
+	r.Listen(policy.Event{Kind: hedge.EventWon})
 	assert.Len(t, events, 4, "a copy: a later event does not show in it")
 	assert.Equal(t, 2, r.Events()[0].Attempt, "a copy: the caller's writes do not show in the recorder")
 	assert.Len(t, r.Events(), 5)
@@ -57,15 +59,15 @@ func TestRecorderConcurrent(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range each {
-				r.Listen(policy.Event{Kind: policy.BulkheadWaited, Attempt: g*each + i})
+				r.Listen(policy.Event{Kind: bulkhead.EventWaited, Attempt: g*each + i})
 				if i%50 == 0 {
-					assert.GreaterOrEqual(t, r.Count(policy.BulkheadWaited), i+1, "its own events are there")
+					assert.GreaterOrEqual(t, r.Count(bulkhead.EventWaited), i+1, "its own events are there")
 				}
 			}
 		})
 	}
 	wg.Wait()
-	assert.Equal(t, goroutines*each, r.Count(policy.BulkheadWaited))
+	assert.Equal(t, goroutines*each, r.Count(bulkhead.EventWaited))
 	seen := map[int]bool{}
 	for _, e := range r.Events() {
 		seen[e.Attempt] = true

@@ -17,11 +17,13 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-const (
-	testRejected policy.EventKind = policy.BulkheadRejected
-	testWaited   policy.EventKind = policy.BulkheadWaited
-	maxWait                       = 50 * time.Millisecond
+// The kinds of event of the test policy.
+var (
+	testRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "TestRejected"})
+	testWaited   = policy.RegisterEventKind(policy.EventKindInfo{Name: "TestWaited"})
 )
+
+const maxWait = 50 * time.Millisecond
 
 var errFull = errors.New("full")
 

@@ -11,7 +11,6 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
 
@@ -50,7 +49,7 @@ func TestAsyncHoldsUntilComplete(t *testing.T) {
 	assert.Equal(t, "done", got)
 	assert.Zero(t, l.InFlight())
 	assert.Zero(t, clk.PendingTasks())
-	assert.Len(t, rec.Of(policy.AdaptiveLimitRejected), 2)
+	assert.Len(t, rec.Of(adaptivelimit.EventRejected), 2)
 }
 
 // SPEC AL-5: queued async calls start in FIFO order as room comes back, each a callback:
@@ -92,7 +91,7 @@ func TestAsyncQueueFIFO(t *testing.T) {
 	events := rec.Events()
 	require.Len(t, events, 3)
 	for _, e := range events {
-		assert.Equal(t, policy.AdaptiveLimitWaited, e.Kind)
+		assert.Equal(t, adaptivelimit.EventWaited, e.Kind)
 		assert.Equal(t, 300*time.Millisecond, e.Wait)
 	}
 }
@@ -131,7 +130,7 @@ func TestAsyncMaxWait(t *testing.T) {
 	events := rec.Events()
 	require.Len(t, events, 2)
 	for _, e := range events {
-		assert.Equal(t, policy.AdaptiveLimitRejected, e.Kind)
+		assert.Equal(t, adaptivelimit.EventRejected, e.Kind)
 		assert.Equal(t, 100*time.Millisecond, e.Wait)
 	}
 }
@@ -184,7 +183,7 @@ func TestAsyncContextEndsWhileQueued(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, l.Queued())
 	assert.Zero(t, clk.PendingTasks())
-	events := rec.Of(policy.AdaptiveLimitRejected)
+	events := rec.Of(adaptivelimit.EventRejected)
 	require.Len(t, events, 1)
 	assert.Equal(t, time.Minute, events[0].Wait)
 

@@ -61,7 +61,7 @@
 // of whether the limit could be higher, so the limit holds (but for a drop, with AIMD and
 // Vegas).
 //
-// AdaptiveLimitChanged is published when the whole limit changes (the algorithms keep a
+// EventChanged is published when the whole limit changes (the algorithms keep a
 // fraction), after the new limit is in force, under the algorithm's lock: events reach
 // the listener in the order of the changes.
 //
@@ -110,11 +110,11 @@
 // BaselineWindow 50, no DropOn or IgnoreOn, enabled. A disabled limiter lets every call
 // through and counts nothing.
 //
-// Events: AdaptiveLimitChanged (Limit, PreviousLimit), AdaptiveLimitRejected for every
+// Events: EventChanged (attributes AttrLimit and AttrPreviousLimit), EventRejected for every
 // rejection of a call that came with a live context (Wait = how long it waited before),
-// AdaptiveLimitWaited for a call let in after waiting (Wait = how long). Calls let in
+// EventWaited for a call let in after waiting (Wait = how long). Calls let in
 // without waiting publish nothing. Each event reaches the recorder (Observe) with the
-// context of the call it concerns: for AdaptiveLimitChanged, the call whose sample
+// context of the call it concerns: for EventChanged, the call whose sample
 // changed the limit (context.Background() when that sample came through Permit.Record);
 // for TryAcquire, which has none, context.Background().
 //

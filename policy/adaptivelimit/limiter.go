@@ -3,6 +3,7 @@ package adaptivelimit
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -88,7 +89,7 @@ func build(s settings) (*Limiter, error) {
 	l.q.Init(&l.queued, l.room)
 	l.sw = waitq.Sync[admission, *ExceededError]{
 		Events: waitq.Events[*ExceededError]{Pub: &l.events, Rej: &l.rej, Clock: l.clk,
-			Rejected: policy.AdaptiveLimitRejected, Waited: policy.AdaptiveLimitWaited},
+			Rejected: EventRejected, Waited: EventWaited},
 		Queue: &l.q, MaxWait: l.maxWait, Recheck: l.recheck, GiveBack: l.giveBack,
 	}
 	return l, nil
@@ -153,7 +154,7 @@ func (l *Limiter) Clock() clock.Clock { return l.clk }
 func (l *Limiter) Rejection() error { return l.rej.Plain }
 
 // TryAcquire lets a call in if it fits under the limit now and nobody waits, and reports
-// whether it did, whatever MaxWait is. A refusal publishes an AdaptiveLimitRejected
+// whether it did, whatever MaxWait is. A refusal publishes an EventRejected
 // event. Its outcome is recorded with context.Background(): ResultAdmitted (Wait 0) or
 // ResultRejected. The permit must be given back with Record or Release. It never
 // allocates. A disabled limiter always lets the call in, with a permit that gives back
@@ -179,8 +180,8 @@ func (l *Limiter) TryAcquire() (Permit, bool) {
 //   - after MaxWait on the limiter's clock;
 //   - when ctx ends during the wait (the error also matches ctx's error).
 //
-// A call that waited publishes AdaptiveLimitWaited, a rejection of a live ctx
-// AdaptiveLimitRejected, both with ctx. Its outcome is recorded with ctx: ResultAdmitted
+// A call that waited publishes EventWaited, a rejection of a live ctx
+// EventRejected, both with ctx. Its outcome is recorded with ctx: ResultAdmitted
 // with the wait, or ResultRejected (also on arrival). Acquire allocates nothing unless it
 // has to wait. A disabled limiter returns a permit that gives back nothing at once, but
 // for a nil or done ctx, whose error it returns as is.
@@ -293,7 +294,7 @@ func matches(err error, list []error) bool {
 
 // complete gives back p's room, records its sample unless o is ignored, and lets
 // waiters in; ctx is the context of the call that completes, which an
-// AdaptiveLimitChanged event its sample causes carries. A waiter enqueued concurrently is
+// EventChanged event its sample causes carries. A waiter enqueued concurrently is
 // not missed: it raises queued before it looks for room (recheck), and complete frees
 // the room (or raises the limit) before it reads queued, so at least one of them sees the
 // other.
@@ -312,7 +313,7 @@ func (l *Limiter) complete(ctx context.Context, p Permit, o outcome) {
 }
 
 // record adds the sample of the call with ctx let in with p to the round, and ends the
-// round when it is over; an AdaptiveLimitChanged it publishes carries ctx. A call let in
+// round when it is over; an EventChanged it publishes carries ctx. A call let in
 // before the limit last changed says nothing of the limit now: its sample is left out. A
 // round is over with the first sample of a call let in after it began (a round spans at
 // least one call's latency) once it holds half as many samples as the most calls that
@@ -352,7 +353,8 @@ func (l *Limiter) record(ctx context.Context, p Permit, latency time.Duration, d
 	counter := l.counter()
 	l.epoch.Store(counter)
 	l.roundStart = counter
-	l.events.PublishCtx(ctx, policy.Event{Kind: policy.AdaptiveLimitChanged, Limit: int(next), PreviousLimit: int(prev)})
+	l.events.PublishCtx(ctx, policy.Event{Kind: EventChanged, Attrs: policy.EventAttrs{
+		slog.Int(AttrLimit, int(next)), slog.Int(AttrPreviousLimit, int(prev))}})
 }
 
 // counter returns the admission counter now: the ticket of the last call let in. It wraps

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -92,7 +93,7 @@ func TestSyncRejectsAtOnce(t *testing.T) {
 
 	events := rec.Events()
 	require.Len(t, events, 1)
-	assert.Equal(t, policy.AdaptiveLimitRejected, events[0].Kind)
+	assert.Equal(t, adaptivelimit.EventRejected, events[0].Kind)
 	assert.Equal(t, "Svc.Call", events[0].Instance)
 	assert.Zero(t, events[0].Wait)
 	assert.Same(t, l.Rejection(), events[0].Err)
@@ -150,7 +151,7 @@ func TestSyncFIFO(t *testing.T) {
 	events := rec.Events()
 	require.Len(t, events, n)
 	for _, e := range events {
-		assert.Equal(t, policy.AdaptiveLimitWaited, e.Kind)
+		assert.Equal(t, adaptivelimit.EventWaited, e.Kind)
 		assert.Equal(t, 10*time.Millisecond, e.Wait)
 	}
 }
@@ -214,7 +215,7 @@ func TestSyncMaxWait(t *testing.T) {
 
 	events := rec.Events()
 	require.Len(t, events, 1)
-	assert.Equal(t, policy.AdaptiveLimitRejected, events[0].Kind)
+	assert.Equal(t, adaptivelimit.EventRejected, events[0].Kind)
 	assert.Equal(t, 100*time.Millisecond, events[0].Wait)
 	assert.Equal(t, 100*time.Millisecond, events[0].At)
 	held.Release()
@@ -270,7 +271,7 @@ func TestSyncContextEndsWait(t *testing.T) {
 			assert.Zero(t, clk.PendingTasks(), "the MaxWait timer is stopped")
 			events := rec.Events()
 			require.Len(t, events, 1)
-			assert.Equal(t, policy.AdaptiveLimitRejected, events[0].Kind)
+			assert.Equal(t, adaptivelimit.EventRejected, events[0].Kind)
 			assert.Same(t, err, events[0].Err)
 			held.Release()
 			assert.Zero(t, l.InFlight())
@@ -309,7 +310,7 @@ func TestPermits(t *testing.T) {
 	assert.False(t, ok)
 	p3.Release()
 	p4.Release()
-	assert.Len(t, rec.Of(policy.AdaptiveLimitRejected), 3)
+	assert.Len(t, rec.Of(adaptivelimit.EventRejected), 3)
 }
 
 // SPEC AL-20, AL-18: giving a permit back twice through the same variable gives back one
@@ -345,10 +346,10 @@ func TestLimitFallsBelowInFlight(t *testing.T) {
 	permits[0].Record(context.DeadlineExceeded)
 	assert.Equal(t, 5, l.Limit())
 	assert.Equal(t, 9, l.InFlight())
-	changed := rec.Of(policy.AdaptiveLimitChanged)
+	changed := rec.Of(adaptivelimit.EventChanged)
 	require.Len(t, changed, 1)
-	assert.Equal(t, 5, changed[0].Limit)
-	assert.Equal(t, 10, changed[0].PreviousLimit)
+	assert.Equal(t, 5, int(changed[0].Attr(adaptivelimit.AttrLimit).Int64()))
+	assert.Equal(t, 10, int(changed[0].Attr(adaptivelimit.AttrPreviousLimit).Int64()))
 
 	for i := 1; i <= 4; i++ {
 		_, ok := l.TryAcquire()
@@ -388,7 +389,7 @@ func TestLimitRiseLetsWaitersIn(t *testing.T) {
 	assert.Equal(t, []int{3, 4}, c.Started(), "one for the room given back, one for the higher limit")
 	assert.Zero(t, l.Queued())
 	assert.Equal(t, 3, l.InFlight())
-	assert.Len(t, rec.Of(policy.AdaptiveLimitWaited), 2)
+	assert.Len(t, rec.Of(adaptivelimit.EventWaited), 2)
 
 	p1.Release()
 	c.Finish(3)
@@ -532,10 +533,10 @@ func TestRounds(t *testing.T) {
 	assert.Equal(t, 5, l.Limit())
 	assert.Zero(t, l.InFlight())
 
-	changed := rec.Of(policy.AdaptiveLimitChanged)
+	changed := rec.Of(adaptivelimit.EventChanged)
 	require.Len(t, changed, 2)
-	assert.Equal(t, [2]int{10, 11}, [2]int{changed[0].PreviousLimit, changed[0].Limit})
-	assert.Equal(t, [2]int{11, 5}, [2]int{changed[1].PreviousLimit, changed[1].Limit})
+	assert.Equal(t, [2]int{10, 11}, limits(changed[0]))
+	assert.Equal(t, [2]int{11, 5}, limits(changed[1]))
 }
 
 // SPEC AL-13: AdaptiveLimitChanged is published when the whole limit changes, not when
@@ -559,9 +560,9 @@ func TestChangedEvents(t *testing.T) {
 	assert.Equal(t, 21, l.Limit())
 	events := rec.Events()
 	require.Len(t, events, 1)
-	assert.Equal(t, policy.Event{Kind: policy.AdaptiveLimitChanged, Instance: "Svc.Call", At: 20 * time.Millisecond,
-		Limit: 21, PreviousLimit: 20}, events[0])
-	assert.Equal(t, "AdaptiveLimitChanged Svc.Call at=20ms limit=20→21", events[0].String())
+	assert.Equal(t, policy.Event{Kind: adaptivelimit.EventChanged, Instance: "Svc.Call", At: 20 * time.Millisecond,
+		Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 21), slog.Int(adaptivelimit.AttrPreviousLimit, 20)}}, events[0])
+	assert.Equal(t, "AdaptiveLimitChanged Svc.Call at=20ms limit=21 previous_limit=20", events[0].String())
 	s := l.Snapshot()
 	assert.Equal(t, 10*time.Millisecond, s.Latency)
 	assert.Equal(t, 10*time.Millisecond, s.Baseline)
@@ -663,4 +664,9 @@ func TestNewPolicy(t *testing.T) {
 	v, err := result(t, f)
 	require.NoError(t, err)
 	assert.Equal(t, "done", v)
+}
+
+// limits returns the limits of an EventChanged: the previous one and the new one.
+func limits(e policy.Event) [2]int {
+	return [2]int{int(e.Attr(adaptivelimit.AttrPreviousLimit).Int64()), int(e.Attr(adaptivelimit.AttrLimit).Int64())}
 }

@@ -333,9 +333,9 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // else "adaptiveLimit".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the limiter's AdaptiveLimitChanged, AdaptiveLimitRejected
-// and AdaptiveLimitWaited events. Default none: nothing is published. A registry adds its
-// own listeners. AdaptiveLimitChanged events reach the listener in the order of the
+// OnEvent sets the listener of the limiter's EventChanged, EventRejected
+// and EventWaited events. Default none: nothing is published. A registry adds its
+// own listeners. EventChanged events reach the listener in the order of the
 // changes, while the limiter holds the lock of its algorithm: a listener may read
 // Snapshot, Limit, InFlight and Queued, but must not make calls through the limiter.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

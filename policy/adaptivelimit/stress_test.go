@@ -25,9 +25,9 @@ type limitLog struct {
 }
 
 func (g *limitLog) listen(e policy.Event) {
-	if e.Kind == policy.AdaptiveLimitChanged {
+	if e.Kind == adaptivelimit.EventChanged {
 		g.mu.Lock()
-		g.limits = append(g.limits, e.Limit)
+		g.limits = append(g.limits, int(e.Attr(adaptivelimit.AttrLimit).Int64()))
 		g.mu.Unlock()
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
@@ -116,7 +115,7 @@ func TestHugeMaxWaitSaturates(t *testing.T) {
 	wg.Wait()
 	events := rec.Events()
 	require.Len(t, events, 1)
-	assert.Equal(t, policy.BulkheadWaited, events[0].Kind)
+	assert.Equal(t, bulkhead.EventWaited, events[0].Kind)
 	assert.Equal(t, 30*time.Minute, events[0].Wait)
 	assert.Zero(t, events[0].RetryAfter)
 
@@ -127,7 +126,7 @@ func TestHugeMaxWaitSaturates(t *testing.T) {
 	wg.Wait()
 	events = rec.Events()
 	require.Len(t, events, 2)
-	assert.Equal(t, policy.BulkheadRejected, events[1].Kind)
+	assert.Equal(t, bulkhead.EventRejected, events[1].Kind)
 	assert.Equal(t, 30*time.Minute, events[1].Wait, "from 292y-30m to the end of time")
 	assert.Zero(t, events[1].RetryAfter)
 	b.Release()

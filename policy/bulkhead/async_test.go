@@ -14,7 +14,6 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
@@ -52,7 +51,7 @@ func TestAsyncHoldsSlotUntilComplete(t *testing.T) {
 	assert.Equal(t, 1, b.AvailableSlots())
 	assert.Zero(t, clk.PendingTasks())
 	require.Len(t, rec.Events(), 1)
-	assert.Equal(t, policy.BulkheadRejected, rec.Events()[0].Kind)
+	assert.Equal(t, bulkhead.EventRejected, rec.Events()[0].Kind)
 }
 
 // Queued async calls start in FIFO order as slots come back, without a goroutine each.
@@ -92,7 +91,7 @@ func TestAsyncQueueFIFO(t *testing.T) {
 	events := rec.Events()
 	require.Len(t, events, 3)
 	for _, e := range events {
-		assert.Equal(t, policy.BulkheadWaited, e.Kind)
+		assert.Equal(t, bulkhead.EventWaited, e.Kind)
 		assert.Equal(t, 300*time.Millisecond, e.Wait)
 	}
 }
@@ -130,7 +129,7 @@ func TestAsyncMaxWait(t *testing.T) {
 	events := rec.Events()
 	require.Len(t, events, 2)
 	for _, e := range events {
-		assert.Equal(t, policy.BulkheadRejected, e.Kind)
+		assert.Equal(t, bulkhead.EventRejected, e.Kind)
 		assert.Equal(t, 100*time.Millisecond, e.Wait)
 	}
 }
@@ -207,7 +206,7 @@ func TestAsyncContextEndsWait(t *testing.T) {
 	assert.Zero(t, clk.PendingTasks())
 	events := rec.Events()
 	require.Len(t, events, 1)
-	assert.Equal(t, policy.BulkheadRejected, events[0].Kind)
+	assert.Equal(t, bulkhead.EventRejected, events[0].Kind)
 
 	// A done context with no slot free: rejected at once.
 	_, err = result(t, call(ctx, 3))

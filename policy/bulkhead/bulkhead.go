@@ -22,8 +22,8 @@
 // with the bulkhead's rejection built with the context's error, so that errors.Is finds
 // both ErrFull and that error (policy.ErrNilContext for a nil context).
 //
-// Events: BulkheadRejected for every rejection of a call that came with a live context
-// (Wait = how long the call waited before it), BulkheadWaited for a call that got its
+// Events: EventRejected for every rejection of a call that came with a live context
+// (Wait = how long the call waited before it), EventWaited for a call that got its
 // slot after waiting (Wait = how long). Admitted calls that did not wait publish nothing.
 // Waits are measured on the bulkhead's clock and saturate: never negative, however large
 // MaxWait is. Each event reaches the recorder (Observe) with the context of the call it
@@ -115,7 +115,7 @@ func build(s settings) (*Bulkhead, error) {
 		rej:     policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
 	}
 	b.ev = waitq.Events[*FullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
-		Rejected: policy.BulkheadRejected, Waited: policy.BulkheadWaited}
+		Rejected: EventRejected, Waited: EventWaited}
 	b.free.Store(int64(s.MaxConcurrent))
 	b.q.Init(&b.queued, b.room)
 	b.cur.Store(b.limitsOf(s.Config))
@@ -202,7 +202,7 @@ func (b *Bulkhead) Clock() clock.Clock { return b.clk }
 func (b *Bulkhead) Rejection() error { return b.rej.Plain }
 
 // TryAcquire takes a slot if one is free now and nobody is waiting for one, and reports
-// whether it did, whatever MaxWait is. A refusal publishes a BulkheadRejected event. Its
+// whether it did, whatever MaxWait is. A refusal publishes an EventRejected event. Its
 // outcome is recorded with context.Background(): ResultAdmitted (Wait 0) or
 // ResultRejected. A slot taken must be given back with Release. It never allocates. A
 // disabled bulkhead always returns true.
@@ -227,8 +227,8 @@ func (b *Bulkhead) TryAcquire() bool {
 //   - after MaxWait on the bulkhead's clock;
 //   - when ctx ends during the wait (the error also matches ctx's error).
 //
-// A call that waited publishes BulkheadWaited, a rejection of a live ctx
-// BulkheadRejected, both with ctx. Its outcome is recorded with ctx: ResultAdmitted with
+// A call that waited publishes EventWaited, a rejection of a live ctx
+// EventRejected, both with ctx. Its outcome is recorded with ctx: ResultAdmitted with
 // the wait, or ResultRejected (also on arrival). Acquire allocates nothing unless it has
 // to wait (or ctx is nil). A disabled bulkhead returns nil at once, but for a nil or done
 // ctx, whose error it returns as is.

@@ -65,7 +65,7 @@ func TestSyncRejectsAtOnce(t *testing.T) {
 
 	events := rec.Events()
 	require.Len(t, events, 1)
-	assert.Equal(t, policy.BulkheadRejected, events[0].Kind)
+	assert.Equal(t, bulkhead.EventRejected, events[0].Kind)
 	assert.Equal(t, "Svc.Call", events[0].Instance)
 	assert.Zero(t, events[0].Wait)
 	assert.Same(t, b.Rejection(), events[0].Err)
@@ -152,7 +152,7 @@ func TestSyncFIFO(t *testing.T) {
 	events := rec.Events()
 	require.Len(t, events, n)
 	for _, e := range events {
-		assert.Equal(t, policy.BulkheadWaited, e.Kind)
+		assert.Equal(t, bulkhead.EventWaited, e.Kind)
 		assert.Equal(t, 10*time.Millisecond, e.Wait)
 	}
 }
@@ -211,7 +211,7 @@ func TestSyncMaxWait(t *testing.T) {
 
 	events := rec.Events()
 	require.Len(t, events, 1)
-	assert.Equal(t, policy.BulkheadRejected, events[0].Kind)
+	assert.Equal(t, bulkhead.EventRejected, events[0].Kind)
 	assert.Equal(t, 100*time.Millisecond, events[0].Wait)
 	assert.Equal(t, 100*time.Millisecond, events[0].At)
 
@@ -257,7 +257,7 @@ func TestSyncContextEndsWait(t *testing.T) {
 			assert.Zero(t, clk.PendingTasks(), "the MaxWait timer is stopped")
 			events := rec.Events()
 			require.Len(t, events, 1)
-			assert.Equal(t, policy.BulkheadRejected, events[0].Kind)
+			assert.Equal(t, bulkhead.EventRejected, events[0].Kind)
 			assert.Same(t, err, events[0].Err)
 
 			b.Release()

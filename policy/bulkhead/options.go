@@ -115,7 +115,7 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // else "bulkhead".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the bulkhead's events: BulkheadRejected, BulkheadWaited,
+// OnEvent sets the listener of the bulkhead's events: EventRejected, EventWaited,
 // and ConfigChanged when Reconfigure changes its configuration. Default none: nothing is
 // published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -34,7 +34,7 @@ func TestReconfigure_RC1_RaiseAdmitsWaitersFIFO(t *testing.T) {
 	assert.Equal(t, []int{1, 2, 3}, c.Started(), "the two oldest waiters start within Reconfigure")
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 0, MaxConcurrent: 3, Waiting: 2}, b.Snapshot())
 	assert.Equal(t, 2, clk.PendingTasks(), "the started calls' MaxWait timers are stopped")
-	assert.Equal(t, []policy.EventKind{policy.ConfigChanged, policy.BulkheadWaited, policy.BulkheadWaited}, rec.Kinds())
+	assert.Equal(t, []policy.EventKind{policy.ConfigChanged, bulkhead.EventWaited, bulkhead.EventWaited}, rec.Kinds())
 	assert.Equal(t, 200*time.Millisecond, rec.Events()[1].Wait)
 
 	c.Finish(1)
@@ -113,7 +113,7 @@ func TestReconfigure_RC1_LowerKeepsCallsInFlight(t *testing.T) {
 		assert.Equal(t, "done", v)
 	}
 	assert.Zero(t, clk.PendingTasks())
-	assert.Equal(t, 6, rec.Count(policy.BulkheadRejected), "three refusals of a call and of TryAcquire")
+	assert.Equal(t, 6, rec.Count(bulkhead.EventRejected), "three refusals of a call and of TryAcquire")
 }
 
 // SPEC RC-1: a new MaxWait applies to the calls that arrive after the change; a call
@@ -136,7 +136,7 @@ func TestReconfigure_RC1_MaxWaitForNewArrivals(t *testing.T) {
 	_, err = result(t, late)
 	requireFull(t, err)
 	var waits []time.Duration
-	for _, e := range rec.Of(policy.BulkheadRejected) {
+	for _, e := range rec.Of(bulkhead.EventRejected) {
 		waits = append(waits, e.Wait)
 	}
 	assert.Equal(t, []time.Duration{100 * time.Millisecond, time.Second}, waits)

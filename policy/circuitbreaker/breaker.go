@@ -537,8 +537,8 @@ func (b *Breaker) unlockAndPublish(ctx context.Context, tr, next transition) {
 	defer b.pubMu.Unlock()
 	for _, t := range [...]transition{tr, next} {
 		if t.ok {
-			b.events.PublishCtx(ctx, policy.Event{Kind: policy.CircuitBreakerTransition,
-				At: time.Duration(t.at), From: t.from.String(), To: t.to.String()})
+			b.events.PublishCtx(ctx, policy.Event{Kind: EventTransition,
+				At: time.Duration(t.at), Attrs: transitionAttrs(t.from, t.to)})
 		}
 	}
 }
@@ -553,7 +553,7 @@ func (b *Breaker) rejected(ctx context.Context, err *OpenError, now, until int64
 		b.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: err})
 	}
 	if b.events.Observed() {
-		b.events.PublishCtx(ctx, policy.Event{Kind: policy.CircuitBreakerRejected,
+		b.events.PublishCtx(ctx, policy.Event{Kind: EventRejected,
 			At: time.Duration(now), RetryAfter: sat.Left(time.Duration(until), time.Duration(now)), Err: err})
 	}
 }

@@ -343,7 +343,7 @@ func TestDisable(t *testing.T) {
 	s := f.b.Snapshot()
 	assert.Equal(t, 0, s.BufferedCalls, "nothing is recorded")
 	assert.Equal(t, cb.Disabled, s.State)
-	assert.Zero(t, f.rec.count(policy.CircuitBreakerRejected))
+	assert.Zero(t, f.rec.count(cb.EventRejected))
 }
 
 func TestResetClosesWithEmptyWindow(t *testing.T) {
@@ -415,9 +415,9 @@ func TestTransitionEventsInOrder(t *testing.T) {
 
 	var got []string
 	for _, e := range f.rec.all() {
-		require.Equal(t, policy.CircuitBreakerTransition, e.Kind)
+		require.Equal(t, cb.EventTransition, e.Kind)
 		require.Equal(t, "svc", e.Instance)
-		got = append(got, fmt.Sprintf("%s→%s@%v", e.From, e.To, e.At))
+		got = append(got, fmt.Sprintf("%s→%s@%v", e.Attr(cb.AttrFrom).String(), e.Attr(cb.AttrTo).String(), e.At))
 	}
 	assert.Equal(t, []string{
 		"closed→open@1s",
@@ -436,7 +436,7 @@ func TestRejectionEvents(t *testing.T) {
 
 	var rejections []policy.Event
 	for _, e := range f.rec.all() {
-		if e.Kind == policy.CircuitBreakerRejected {
+		if e.Kind == cb.EventRejected {
 			rejections = append(rejections, e)
 		}
 	}

@@ -269,7 +269,7 @@ func TestConcurrentCleanWindowStress(t *testing.T) {
 	b, err := New(WithClock(clk), SlidingWindowSize(size), MinimumCalls(size), FailureRateThreshold(25),
 		SlowCallThreshold(time.Second), SlowCallRateThreshold(25), WaitInOpen(time.Millisecond),
 		PermittedInHalfOpen(2), OnEvent(func(e policy.Event) {
-			if e.Kind == policy.CircuitBreakerTransition {
+			if e.Kind == EventTransition {
 				mu.Lock()
 				trs = append(trs, e)
 				mu.Unlock()
@@ -354,8 +354,8 @@ func requireTransitionsChain(t *testing.T, mu *sync.Mutex, trs *[]policy.Event, 
 	defer mu.Unlock()
 	prev := "closed"
 	for _, e := range *trs {
-		require.Equal(t, prev, e.From, "transitions chain in order")
-		prev = e.To
+		require.Equal(t, prev, e.Attr(AttrFrom).String(), "transitions chain in order")
+		prev = e.Attr(AttrTo).String()
 	}
 	require.Equal(t, prev, b.State().String())
 }

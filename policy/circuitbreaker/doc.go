@@ -74,8 +74,8 @@
 //
 // # Events
 //
-// A transition publishes policy.CircuitBreakerTransition and a rejection
-// policy.CircuitBreakerRejected, whose RetryAfter is the time left before an open
+// A transition publishes EventTransition and a rejection
+// EventRejected, whose RetryAfter is the time left before an open
 // breaker lets a trial through (0 when forced open, or half-open with every trial
 // taken); see OnEvent. Admitted calls publish nothing.
 //

@@ -22,8 +22,8 @@ func ExampleNew() {
 		circuitbreaker.WaitInOpen(30*time.Second),
 		circuitbreaker.PermittedInHalfOpen(2),
 		circuitbreaker.OnEvent(func(e policy.Event) {
-			if e.Kind == policy.CircuitBreakerTransition {
-				fmt.Printf("%s: %s → %s at %v\n", e.Instance, e.From, e.To, e.At)
+			if e.Kind == circuitbreaker.EventTransition {
+				fmt.Printf("%s: %s → %s at %v\n", e.Instance, e.Attr(circuitbreaker.AttrFrom).String(), e.Attr(circuitbreaker.AttrTo).String(), e.At)
 			}
 		}),
 	)

@@ -18,8 +18,8 @@ import (
 func (r *recorder) transitionsAt() []string {
 	var out []string
 	for _, e := range r.all() {
-		if e.Kind == policy.CircuitBreakerTransition {
-			out = append(out, fmt.Sprintf("%s→%s@%v", e.From, e.To, e.At))
+		if e.Kind == cb.EventTransition {
+			out = append(out, fmt.Sprintf("%s→%s@%v", e.Attr(cb.AttrFrom).String(), e.Attr(cb.AttrTo).String(), e.At))
 		}
 	}
 	return out
@@ -30,7 +30,7 @@ func (r *recorder) lastRejection(t *testing.T) policy.Event {
 	t.Helper()
 	all := r.all()
 	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].Kind == policy.CircuitBreakerRejected {
+		if all[i].Kind == cb.EventRejected {
 			return all[i]
 		}
 	}

@@ -172,7 +172,7 @@ func TestCB3_ConcurrentLeanPathStress(t *testing.T) {
 	)
 	b, err := New(SlidingWindowSize(size), MinimumCalls(size), FailureRateThreshold(25), WaitInOpen(time.Microsecond),
 		PermittedInHalfOpen(2), IgnoreOn(errCleanIgnored), OnEvent(func(e policy.Event) {
-			if e.Kind == policy.CircuitBreakerTransition {
+			if e.Kind == EventTransition {
 				mu.Lock()
 				trs = append(trs, e)
 				mu.Unlock()

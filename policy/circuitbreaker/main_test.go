@@ -59,8 +59,8 @@ func (r *recorder) all() []policy.Event {
 func (r *recorder) transitions() []string {
 	var out []string
 	for _, e := range r.all() {
-		if e.Kind == policy.CircuitBreakerTransition {
-			out = append(out, e.From+"→"+e.To)
+		if e.Kind == cb.EventTransition {
+			out = append(out, e.Attr(cb.AttrFrom).String()+"→"+e.Attr(cb.AttrTo).String())
 		}
 	}
 	return out

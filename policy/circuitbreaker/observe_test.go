@@ -117,22 +117,22 @@ func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) 
 
 	type ev struct {
 		kind     policy.EventKind
-		from, to string
+		from, to any // the states' names; nil for an event without them
 		mark     any
 	}
 	var evs []ev
 	ctxs := o.rec.EventContexts()
 	for i, e := range o.rec.Events() {
 		assert.Equal(t, "svc", e.Instance)
-		evs = append(evs, ev{e.Kind, e.From, e.To, kindtest.MarkOf(ctxs[i])})
+		evs = append(evs, ev{e.Kind, e.Attr(cb.AttrFrom).Any(), e.Attr(cb.AttrTo).Any(), kindtest.MarkOf(ctxs[i])})
 	}
 	assert.Equal(t, []ev{
-		{policy.CircuitBreakerTransition, "closed", "open", "opener"},
-		{policy.CircuitBreakerRejected, "", "", "refused"},
-		{policy.CircuitBreakerTransition, "open", "half-open", "trial"},
-		{policy.CircuitBreakerTransition, "half-open", "closed", "trial"},
-		{policy.CircuitBreakerTransition, "closed", "forced-open", nil},
-		{policy.CircuitBreakerRejected, "", "", "forced"},
+		{cb.EventTransition, "closed", "open", "opener"},
+		{cb.EventRejected, nil, nil, "refused"},
+		{cb.EventTransition, "open", "half-open", "trial"},
+		{cb.EventTransition, "half-open", "closed", "trial"},
+		{cb.EventTransition, "closed", "forced-open", nil},
+		{cb.EventRejected, nil, nil, "forced"},
 	}, evs)
 	assert.Equal(t, 50*time.Second, o.rec.Events()[1].RetryAfter)
 }
@@ -193,7 +193,7 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 	assert.Equal(t, "refused", kindtest.MarkOf(rec.Contexts()[3]))
 	evs, ctxs := rec.Events(), rec.EventContexts()
 	require.NotEmpty(t, evs)
-	assert.Equal(t, policy.CircuitBreakerRejected, evs[len(evs)-1].Kind)
+	assert.Equal(t, cb.EventRejected, evs[len(evs)-1].Kind)
 	assert.Equal(t, "refused", kindtest.MarkOf(ctxs[len(ctxs)-1]))
 }
 
@@ -274,7 +274,7 @@ func TestOB1_BreakerWithoutRecorderRecordsNothing(t *testing.T) {
 	_, err = call(context.Background(), 0)
 	require.ErrorIs(t, err, cb.ErrOpen)
 	assert.Equal(t, []string{"closed→open"}, r.transitions())
-	assert.Equal(t, 1, r.count(policy.CircuitBreakerRejected))
+	assert.Equal(t, 1, r.count(cb.EventRejected))
 	assert.Equal(t, 1, nilObs.Asked())
 }
 

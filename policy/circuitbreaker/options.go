@@ -345,11 +345,11 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // else "circuitbreaker".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the breaker's events: CircuitBreakerTransition (From and
-// To are the states' String forms, e.g. "closed" and "open"; At is the clock time of the
-// transition: for half-open→open after MaxWaitInHalfOpen, the instant the breaker gave
-// up on its trials, which may be before the call that found it out),
-// CircuitBreakerRejected (Err is the rejection; RetryAfter is, in the open state, the
+// OnEvent sets the listener of the breaker's events: EventTransition (its attributes
+// AttrFrom and AttrTo are the states' String forms, e.g. "closed" and "open"; At is the
+// clock time of the transition: for half-open→open after MaxWaitInHalfOpen, the instant
+// the breaker gave up on its trials, which may be before the call that found it out),
+// EventRejected (Err is the rejection; RetryAfter is, in the open state, the
 // time left before a call may go half-open, and 0 when forced open or half-open with
 // every trial taken) and ConfigChanged (Reconfigure changed the configuration; Changed
 // names the attributes). Admitted calls, and calls refused because their context was nil

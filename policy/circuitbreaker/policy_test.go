@@ -241,11 +241,11 @@ func concurrentCalls(t *testing.T, opts ...cb.Option) {
 	t.Logf("%d transitions, %d rejections", len(trs), rejected.Load())
 	prev := "closed"
 	for _, tr := range rec.all() {
-		if tr.Kind != policy.CircuitBreakerTransition {
+		if tr.Kind != cb.EventTransition {
 			continue
 		}
-		require.Equal(t, prev, tr.From, "transitions chain in order: %v", trs)
-		prev = tr.To
+		require.Equal(t, prev, tr.Attr(cb.AttrFrom).String(), "transitions chain in order: %v", trs)
+		prev = tr.Attr(cb.AttrTo).String()
 	}
 	require.Equal(t, prev, b.State().String())
 	s := b.Snapshot()
@@ -335,7 +335,7 @@ func TestTransitionEventsOrderedUnderContention(t *testing.T) {
 			<-release
 		}
 		mu.Lock()
-		got = append(got, e.From+"→"+e.To)
+		got = append(got, e.Attr(cb.AttrFrom).String()+"→"+e.Attr(cb.AttrTo).String())
 		mu.Unlock()
 	}))
 	require.NoError(t, err)

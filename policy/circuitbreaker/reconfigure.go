@@ -123,7 +123,7 @@ func (b *Breaker) unlockAndPublishChange(now int64, changed []string, tr transit
 	defer b.pubMu.Unlock()
 	b.events.Publish(policy.Event{Kind: policy.ConfigChanged, At: time.Duration(now), Changed: changed})
 	if tr.ok {
-		b.events.Publish(policy.Event{Kind: policy.CircuitBreakerTransition,
-			At: time.Duration(tr.at), From: tr.from.String(), To: tr.to.String()})
+		b.events.Publish(policy.Event{Kind: EventTransition,
+			At: time.Duration(tr.at), Attrs: transitionAttrs(tr.from, tr.to)})
 	}
 }

@@ -228,8 +228,8 @@ func TestReconfigure_RC1_PermittedInHalfOpenLowered(t *testing.T) {
 	for _, e := range f.rec.all() {
 		kinds = append(kinds, e.Kind)
 	}
-	assert.Equal(t, []policy.EventKind{policy.CircuitBreakerTransition, policy.CircuitBreakerTransition,
-		policy.ConfigChanged, policy.CircuitBreakerTransition}, kinds)
+	assert.Equal(t, []policy.EventKind{cb.EventTransition, cb.EventTransition,
+		policy.ConfigChanged, cb.EventTransition}, kinds)
 	assert.Equal(t, []string{"closed→open@0s", "open→half-open@10s", "half-open→open@10s"}, f.rec.transitionsAt())
 	f.clk.Advance(10 * time.Second)
 	f.do(ok, ok)
@@ -313,7 +313,7 @@ func TestReconfigure_RC1_EnabledMovesToInitialState(t *testing.T) {
 	assert.Equal(t, [][]string{{"enabled"}, {"enabled"}}, f.rec.changed())
 	all := f.rec.all()
 	assert.Equal(t, policy.ConfigChanged, all[0].Kind, "the change, then the transition it made")
-	assert.Equal(t, policy.CircuitBreakerTransition, all[1].Kind)
+	assert.Equal(t, cb.EventTransition, all[1].Kind)
 }
 
 // SPEC RC-2: an invalid configuration is refused with New's error and changes nothing:

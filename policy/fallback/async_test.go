@@ -34,7 +34,7 @@ func TestAsyncHandledFailure(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "cached (boom)", v)
 	require.Len(t, ev.get(), 1)
-	assert.Equal(t, policy.FallbackApplied, ev.get()[0].Kind)
+	assert.Equal(t, fallback.EventApplied, ev.get()[0].Kind)
 	assert.Same(t, errBoom, ev.get()[0].Err)
 }
 

@@ -13,9 +13,9 @@
 //     when HandleIf's predicate returns true for it (IgnoreOn still wins).
 //
 // A handled error is replaced by whatever the fallback function returns, value and
-// error, and a FallbackApplied event carrying the original error is published; a
+// error, and an EventApplied event carrying the original error is published; a
 // recorder (Observe) gets it with the context of the call. A fallback records no outcome
-// of its own (see policy.Outcome): its FallbackApplied event says when it replaced an
+// of its own (see policy.Outcome): its EventApplied event says when it replaced an
 // error. A successful call is returned as it is: it publishes nothing and allocates
 // nothing.
 //
@@ -100,9 +100,9 @@ func (f *Fallback[T]) Handles(err error) bool { return f.cls.Error(err) }
 // handles reports whether the outcome (v, err) reaches the fallback.
 func (f *Fallback[T]) handles(v T, err error) bool { return kind.Counts(&f.cls, f.pred, v, err) }
 
-// apply publishes FallbackApplied, with ctx, the context of the call whose error err it
+// apply publishes EventApplied, with ctx, the context of the call whose error err it
 // replaces, and returns the fallback's result for err.
 func (f *Fallback[T]) apply(ctx context.Context, err error) (T, error) {
-	f.events.PublishCtx(ctx, policy.Event{Kind: policy.FallbackApplied, Err: err})
+	f.events.PublishCtx(ctx, policy.Event{Kind: EventApplied, Err: err})
 	return f.fn(ctx, err)
 }

@@ -96,7 +96,7 @@ func TestHandledErrorIsReplaced(t *testing.T) {
 	v, err := fallback.DecorateFunc(f, failWith(wrapped))(context.Background(), "go")
 	require.NoError(t, err)
 	assert.Equal(t, "cached (search: boom)", v)
-	assert.Equal(t, []policy.Event{{Kind: policy.FallbackApplied, Instance: "SearchAPI.Search", At: 42, Err: wrapped}}, ev.get())
+	assert.Equal(t, []policy.Event{{Kind: fallback.EventApplied, Instance: "SearchAPI.Search", At: 42, Err: wrapped}}, ev.get())
 }
 
 func TestFallbackErrorIsReturned(t *testing.T) {

@@ -49,7 +49,7 @@ func TestHandleIfSendsAResultToTheFallback(t *testing.T) {
 	assert.Equal(t, 1, sf.calls)
 	assert.Equal(t, []error{nil}, sf.errs, "the fallback function receives the nil error")
 	require.Len(t, ev.get(), 1)
-	assert.Equal(t, policy.FallbackApplied, ev.get()[0].Kind)
+	assert.Equal(t, fallback.EventApplied, ev.get()[0].Kind)
 	assert.NoError(t, ev.get()[0].Err)
 
 	v, err = fallback.DecorateFunc(f, returns(200, nil))(context.Background(), struct{}{})

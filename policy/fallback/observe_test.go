@@ -10,7 +10,6 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 )
 
@@ -47,7 +46,7 @@ func TestOB1_FallbackPublishesAppliedWithTheCallsContextAndRecordsNoOutcome(t *t
 	require.Len(t, evs, 3)
 	var marks []any
 	for i, ctx := range rec.EventContexts() {
-		assert.Equal(t, policy.FallbackApplied, evs[i].Kind)
+		assert.Equal(t, fallback.EventApplied, evs[i].Kind)
 		assert.Equal(t, "svc", evs[i].Instance)
 		marks = append(marks, kindtest.MarkOf(ctx))
 	}

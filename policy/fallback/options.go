@@ -122,7 +122,7 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // else "fallback".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the fallback's FallbackApplied events. Default none:
+// OnEvent sets the listener of the fallback's EventApplied events. Default none:
 // nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
 

@@ -14,7 +14,7 @@ func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
 
 // DecorateFunc returns next with f's fallback: a call that fails with an error f handles
 // (see Handles), or whose outcome HandleIf's predicate selects, returns the fallback
-// function's result for that error instead, after a FallbackApplied event; any other
+// function's result for that error instead, after an EventApplied event; any other
 // result is returned as it is. The fallback function runs on the caller's goroutine. A
 // successful call allocates nothing. A ctx that is nil or already done when the call
 // arrives runs neither next nor the fallback function and publishes nothing: the call

@@ -26,8 +26,8 @@ func TestHG11_BudgetBoundsHedges(t *testing.T) {
 		futs = append(futs, call(context.Background(), "q"))
 	}
 	clk.Advance(time.Second) // every call's delay has passed: t = 2.99s
-	assert.Equal(t, 20, rec.Count(policy.Hedged))
-	assert.Equal(t, 180, rec.Count(policy.HedgeSkipped))
+	assert.Equal(t, 20, rec.Count(hedge.EventHedged))
+	assert.Equal(t, 180, rec.Count(hedge.EventSkipped))
 	assert.Equal(t, 220, d.attempts())
 	for _, e := range rec.Events() {
 		assert.Equal(t, 2, e.Attempt)
@@ -71,9 +71,9 @@ func TestHG11_RefusedHedgeEndsHedging(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "first", v)
 	assert.Equal(t, []policy.Event{
-		{Kind: policy.Hedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
-		{Kind: policy.HedgeSkipped, Instance: "Svc.Call", At: 2 * time.Second, Attempt: 3},
-		{Kind: policy.HedgeWon, Instance: "Svc.Call", At: 2500 * time.Millisecond, Attempt: 1},
+		{Kind: hedge.EventHedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
+		{Kind: hedge.EventSkipped, Instance: "Svc.Call", At: 2 * time.Second, Attempt: 3},
+		{Kind: hedge.EventWon, Instance: "Svc.Call", At: 2500 * time.Millisecond, Attempt: 1},
 	}, rec.Events())
 
 	// A refusal on error: the call fails with that error when nothing else is in flight.
@@ -83,7 +83,7 @@ func TestHG11_RefusedHedgeEndsHedging(t *testing.T) {
 	assert.Same(t, errHedge, err)
 	assert.Equal(t, 1, d.attempts())
 	events := rec.Events()
-	assert.Equal(t, policy.Event{Kind: policy.HedgeSkipped, Instance: "Svc.Call", At: 2500 * time.Millisecond,
+	assert.Equal(t, policy.Event{Kind: hedge.EventSkipped, Instance: "Svc.Call", At: 2500 * time.Millisecond,
 		Attempt: 2}, events[len(events)-1], "no HedgeFailed: the call never hedged")
 	assert.Zero(t, clk.PendingTasks())
 }
@@ -97,7 +97,7 @@ func TestHG11_BudgetOff(t *testing.T) {
 		defer call(context.Background(), "q").Cancel()
 	}
 	clk.Advance(time.Second)
-	assert.Equal(t, 50, rec.Count(policy.Hedged))
+	assert.Equal(t, 50, rec.Count(hedge.EventHedged))
 	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", BudgetAvailable: -1, Delay: time.Second, MaxAttempts: 2},
 		h.Snapshot())
 }

@@ -43,7 +43,7 @@ func TestHG9_CancelCancelsEveryAttempt(t *testing.T) {
 	assert.Zero(t, s.clk.PendingTasks())
 	s.clk.Advance(time.Hour)
 	assert.Equal(t, 2, s.d.attempts(), "no attempt after Cancel")
-	assert.Equal(t, []policy.EventKind{policy.Hedged}, s.rec.Kinds())
+	assert.Equal(t, []policy.EventKind{hedge.EventHedged}, s.rec.Kinds())
 	assert.False(t, f.Cancel(), "a second Cancel does nothing")
 }
 
@@ -79,7 +79,7 @@ func TestHG9_ContextEndCancelsEveryAttempt(t *testing.T) {
 			kindtest.Eventually(t, func() bool { return s.clk.PendingTasks() == 0 }, "the timer is stopped")
 			s.clk.Advance(time.Hour)
 			assert.Equal(t, 2, s.d.attempts(), "no attempt after the context ended")
-			assert.Equal(t, []policy.EventKind{policy.Hedged}, s.rec.Kinds())
+			assert.Equal(t, []policy.EventKind{hedge.EventHedged}, s.rec.Kinds())
 		})
 	}
 }
@@ -154,7 +154,7 @@ func TestHG10_NilFuture(t *testing.T) {
 	_, err := result(t, f)
 	assert.ErrorIs(t, err, async.ErrNilFuture)
 	assert.Equal(t, 2, calls, "the error hedged at once, and the hedge failed the same way")
-	assert.Equal(t, []policy.EventKind{policy.Hedged, policy.HedgeFailed}, rec.Kinds())
+	assert.Equal(t, []policy.EventKind{hedge.EventHedged, hedge.EventFailed}, rec.Kinds())
 	assert.Zero(t, clk.PendingTasks())
 
 	h, _, rec = newManual(t, hedge.AbortOn(async.ErrNilFuture))

@@ -21,7 +21,7 @@
 //     started (a timer of the hedge's clock: no goroutine waits), or at once when an
 //     attempt fails with an error that counts: not matching AbortOn and, when HedgeOn is
 //     set, matching it (errors.Is). Each new attempt must be allowed by the budget; one
-//     that is refused is not started, HedgeSkipped is published, and the call tries no
+//     that is refused is not started, EventSkipped is published, and the call tries no
 //     further hedge: it goes on with the attempts already running.
 //   - An attempt that fails with an error matching AbortOn ends the call at once with
 //     that error. An error that does not count (outside a non-empty HedgeOn) is a result
@@ -61,18 +61,18 @@
 // removes the budget, and with it the counting.
 //
 // Events, one meaning per kind:
-//   - Hedged when an attempt starts beside the others: Attempt is its number (2 or
+//   - EventHedged when an attempt starts beside the others: Attempt is its number (2 or
 //     more), Wait the time since the call began, Err the error of the attempt that
 //     failed and started it at once, nil when it started after the delay;
-//   - HedgeWon when an attempt succeeds first in a call that started two attempts or
+//   - EventWon when an attempt succeeds first in a call that started two attempts or
 //     more: Attempt is the winner;
-//   - HedgeSkipped when the budget refuses an attempt: Attempt is the attempt refused;
-//   - HedgeFailed when a call that started two attempts or more fails: every attempt
+//   - EventSkipped when the budget refuses an attempt: Attempt is the attempt refused;
+//   - EventFailed when a call that started two attempts or more fails: every attempt
 //     failed, or one failed with an error matching AbortOn. Err is the error the call
 //     fails with, Attempt the attempt that returned it.
 //
-// A call that never started a second attempt publishes neither HedgeWon nor HedgeFailed,
-// whatever its outcome (it may have published HedgeSkipped): a call that succeeds or
+// A call that never started a second attempt publishes neither EventWon nor EventFailed,
+// whatever its outcome (it may have published EventSkipped): a call that succeeds or
 // fails on its single attempt is the plain call. A call ended by Cancel or by its
 // context publishes nothing more. Events are published on the goroutine where the hedge
 // decides (the caller's, a clock timer's, or the one that completes an attempt), one

@@ -86,8 +86,8 @@ func TestHG7_SlowFirstAttemptLosesToHedge(t *testing.T) {
 	assert.Equal(t, []time.Duration{0, time.Second}, s.d.startTimes())
 
 	assert.Equal(t, []policy.Event{
-		{Kind: policy.Hedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
-		{Kind: policy.HedgeWon, Instance: "Svc.Call", At: 1100 * time.Millisecond, Attempt: 2},
+		{Kind: hedge.EventHedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
+		{Kind: hedge.EventWon, Instance: "Svc.Call", At: 1100 * time.Millisecond, Attempt: 2},
 	}, s.rec.Events())
 	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", Calls: 1, Hedges: 1, BudgetAvailable: 9,
 		Delay: time.Second, MaxAttempts: 2}, s.h.Snapshot())
@@ -116,7 +116,7 @@ func TestHG7_FirstAttemptWinsAfterHedge(t *testing.T) {
 	assert.Zero(t, s.clk.PendingTasks())
 	events := s.rec.Events()
 	require.Len(t, events, 2)
-	assert.Equal(t, policy.HedgeWon, events[1].Kind)
+	assert.Equal(t, hedge.EventWon, events[1].Kind)
 	assert.Equal(t, 1, events[1].Attempt)
 }
 
@@ -158,8 +158,8 @@ func TestHG3_DelayAfterLastAttemptStarted(t *testing.T) {
 	assert.Zero(t, clk.PendingTasks(), "no timer once MaxAttempts attempts started")
 	assert.True(t, pending(f))
 	assert.Equal(t, []policy.Event{
-		{Kind: policy.Hedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
-		{Kind: policy.Hedged, Instance: "Svc.Call", At: 2 * time.Second, Wait: 2 * time.Second, Attempt: 3},
+		{Kind: hedge.EventHedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
+		{Kind: hedge.EventHedged, Instance: "Svc.Call", At: 2 * time.Second, Wait: 2 * time.Second, Attempt: 3},
 	}, rec.Events())
 	assert.False(t, f.Cancel(), "the attempts had started")
 	for i := 1; i <= 3; i++ {
@@ -176,7 +176,7 @@ func TestHG3_ZeroDelay(t *testing.T) {
 	assert.Equal(t, 1, d.attempts())
 	clk.Advance(0)
 	assert.Equal(t, 4, d.attempts())
-	assert.Equal(t, 3, rec.Count(policy.Hedged))
+	assert.Equal(t, 3, rec.Count(hedge.EventHedged))
 	f.Cancel()
 }
 
@@ -193,8 +193,8 @@ func TestHG4_HedgeOnErrorStartsNextAttemptAtOnce(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "second", v)
 		assert.Equal(t, []policy.Event{
-			{Kind: policy.Hedged, Instance: "Svc.Call", At: 0, Attempt: 2, Err: errHedge},
-			{Kind: policy.HedgeWon, Instance: "Svc.Call", At: 100 * time.Millisecond, Attempt: 2},
+			{Kind: hedge.EventHedged, Instance: "Svc.Call", At: 0, Attempt: 2, Err: errHedge},
+			{Kind: hedge.EventWon, Instance: "Svc.Call", At: 100 * time.Millisecond, Attempt: 2},
 		}, rec.Events())
 		assert.Zero(t, clk.PendingTasks())
 	})
@@ -252,8 +252,8 @@ func TestHG5_AbortOnStopsEverything(t *testing.T) {
 	assert.ErrorIs(t, err, async.ErrCanceled)
 	assert.Zero(t, clk.PendingTasks(), "the timer of attempt 3 is stopped")
 	assert.Equal(t, []policy.Event{
-		{Kind: policy.Hedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
-		{Kind: policy.HedgeFailed, Instance: "Svc.Call", At: 1200 * time.Millisecond, Attempt: 2, Err: errAbort},
+		{Kind: hedge.EventHedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
+		{Kind: hedge.EventFailed, Instance: "Svc.Call", At: 1200 * time.Millisecond, Attempt: 2, Err: errAbort},
 	}, rec.Events())
 	clk.Advance(time.Hour)
 	assert.Equal(t, 2, d.attempts())
@@ -315,7 +315,7 @@ func TestHG6_ErrorThatDoesNotCount(t *testing.T) {
 		v, err := result(t, f)
 		require.NoError(t, err)
 		assert.Equal(t, "first", v)
-		assert.Equal(t, []policy.EventKind{policy.Hedged, policy.Hedged, policy.HedgeWon}, rec.Kinds())
+		assert.Equal(t, []policy.EventKind{hedge.EventHedged, hedge.EventHedged, hedge.EventWon}, rec.Kinds())
 		assert.Equal(t, 1, rec.Events()[2].Attempt)
 		assert.Zero(t, clk.PendingTasks())
 	})
@@ -336,8 +336,8 @@ func TestHG8_AllAttemptsFailWithTheLastError(t *testing.T) {
 	assert.Same(t, errFirst, err, "attempt 1's error arrived last")
 	assert.Equal(t, 1800*time.Millisecond, at())
 	assert.Equal(t, []policy.Event{
-		{Kind: policy.Hedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
-		{Kind: policy.HedgeFailed, Instance: "Svc.Call", At: 1800 * time.Millisecond, Attempt: 1, Err: errFirst},
+		{Kind: hedge.EventHedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
+		{Kind: hedge.EventFailed, Instance: "Svc.Call", At: 1800 * time.Millisecond, Attempt: 1, Err: errFirst},
 	}, rec.Events())
 
 	// Every attempt failing at once: the last is attempt MaxAttempts.
@@ -347,7 +347,7 @@ func TestHG8_AllAttemptsFailWithTheLastError(t *testing.T) {
 	_, err = result(t, f)
 	assert.Same(t, errSecond, err)
 	assert.Equal(t, 4, d.attempts())
-	assert.Equal(t, []policy.EventKind{policy.Hedged, policy.Hedged, policy.Hedged, policy.HedgeFailed}, rec.Kinds())
+	assert.Equal(t, []policy.EventKind{hedge.EventHedged, hedge.EventHedged, hedge.EventHedged, hedge.EventFailed}, rec.Kinds())
 	assert.Equal(t, 4, rec.Events()[3].Attempt)
 	assert.Zero(t, clk.PendingTasks())
 	for i := 1; i <= 4; i++ {

@@ -236,7 +236,7 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // "hedge".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the hedge's Hedged, HedgeWon, HedgeSkipped and HedgeFailed
+// OnEvent sets the listener of the hedge's EventHedged, EventWon, EventSkipped and EventFailed
 // events. Default none: nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
 

@@ -21,7 +21,7 @@ import (
 // arrived Delay after the last attempt started (a timer of h's clock), or at once when an
 // attempt fails with an error that counts (not matching AbortOn and, when HedgeOn is set,
 // matching it), each time only if the budget allows it: a refused attempt is not
-// started, HedgeSkipped is published and the call tries no further hedge. The returned
+// started, EventSkipped is published and the call tries no further hedge. The returned
 // future completes with:
 //   - the first success; every other attempt is then canceled (its future's Cancel, then
 //     its context) and the timer stopped;
@@ -61,7 +61,7 @@ import (
 // allocates). A call that waits allocates its state, its future, its timer and its
 // context hook, and each further attempt its context and its completion callback.
 //
-// Events: Hedged, HedgeWon, HedgeSkipped and HedgeFailed, as the package documentation
+// Events: EventHedged, EventWon, EventSkipped and EventFailed, as the package documentation
 // tells, published with ctx. With a recorder (Observe), each call is recorded once, with
 // ctx, when it ends (see the package documentation); recording adds no allocation and
 // reads the clock once more, at the call's end. A disabled hedge lets every call through
@@ -183,7 +183,7 @@ func (c *call[A, T]) result(n int, v T, err error) {
 	var zero T
 	if err == nil {
 		if c.started > 1 {
-			h.publish(c.ctx, policy.HedgeWon, n, 0, nil)
+			h.publish(c.ctx, EventWon, n, 0, nil)
 		}
 		c.finish(v, nil, own)
 		return
@@ -249,7 +249,7 @@ func (c *call[A, T]) canHedge() bool { return c.started < c.h.max && !c.noHedge 
 func (c *call[A, T]) skip() {
 	c.noHedge = true
 	c.stopTimer()
-	c.h.publish(c.ctx, policy.HedgeSkipped, c.started+1, 0, nil)
+	c.h.publish(c.ctx, EventSkipped, c.started+1, 0, nil)
 }
 
 // stopTimer stops the timer of the next attempt, if any. c.mu must be held.
@@ -275,7 +275,7 @@ func (c *call[A, T]) start(trigger error, prev *attemptCtx) {
 	actx := newAttemptCtx(c.ctx)
 	c.att[n-1].ctx = actx
 	now := h.clk.Now()
-	h.events.PublishCtx(c.ctx, policy.Event{Kind: policy.Hedged, At: now, Attempt: n, Wait: sat.Left(now, c.begin), Err: trigger})
+	h.events.PublishCtx(c.ctx, policy.Event{Kind: EventHedged, At: now, Attempt: n, Wait: sat.Left(now, c.begin), Err: trigger})
 	if c.canHedge() {
 		c.timer = h.clk.AfterFunc(h.delay, c.onTimer)
 	}
@@ -318,11 +318,11 @@ func (c *call[A, T]) run(actx *attemptCtx) *async.Future[T] {
 	return f
 }
 
-// fail ends the call with attempt n's error err, publishing HedgeFailed if it hedged.
+// fail ends the call with attempt n's error err, publishing EventFailed if it hedged.
 // Called with c.mu held; it unlocks it.
 func (c *call[A, T]) fail(n int, err error, own *attemptCtx) {
 	if c.started > 1 {
-		c.h.publish(c.ctx, policy.HedgeFailed, n, 0, err)
+		c.h.publish(c.ctx, EventFailed, n, 0, err)
 	}
 	var zero T
 	c.finish(zero, err, own)

@@ -12,7 +12,6 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
@@ -80,7 +79,7 @@ func TestAsyncNilFuture(t *testing.T) {
 		assert.Equal(t, 3, calls)
 		got := ev.get()
 		require.Len(t, got, 3)
-		assert.Equal(t, policy.RetryExhausted, got[2].Kind)
+		assert.Equal(t, retry.EventExhausted, got[2].Kind)
 		assert.ErrorIs(t, got[2].Err, async.ErrNilFuture)
 	})
 	t.Run("not retried", func(t *testing.T) {

@@ -112,8 +112,8 @@ func TestAsyncRetriesOnTheClock(t *testing.T) {
 	assert.Equal(t, 42, v)
 	got := ev.get()
 	require.Len(t, got, 2)
-	assert.Equal(t, policy.Event{Kind: policy.RetryAttempt, Instance: "retry", At: 0, Wait: time.Second, Err: errBoom, Attempt: 1}, got[0])
-	assert.Equal(t, policy.Event{Kind: policy.RetryAttempt, Instance: "retry", At: time.Second, Wait: 2 * time.Second, Err: errBoom, Attempt: 2}, got[1])
+	assert.Equal(t, policy.Event{Kind: retry.EventAttempt, Instance: "retry", At: 0, Wait: time.Second, Err: errBoom, Attempt: 1}, got[0])
+	assert.Equal(t, policy.Event{Kind: retry.EventAttempt, Instance: "retry", At: time.Second, Wait: 2 * time.Second, Err: errBoom, Attempt: 2}, got[1])
 }
 
 func TestAsyncExhausted(t *testing.T) {
@@ -133,7 +133,7 @@ func TestAsyncExhausted(t *testing.T) {
 	assert.Equal(t, -1, v)
 	got := ev.get()
 	require.Len(t, got, 3)
-	assert.Equal(t, policy.RetryExhausted, got[2].Kind)
+	assert.Equal(t, retry.EventExhausted, got[2].Kind)
 	assert.Equal(t, 3, got[2].Attempt)
 }
 
@@ -245,7 +245,7 @@ func TestAsyncContextEndsDuringTheDelay(t *testing.T) {
 	assert.Equal(t, 1, fn.n())
 	got := ev.get()
 	require.Len(t, got, 2)
-	assert.Equal(t, policy.RetryAborted, got[1].Kind, "the context ended before the attempts were spent")
+	assert.Equal(t, retry.EventAborted, got[1].Kind, "the context ended before the attempts were spent")
 	assert.Equal(t, 1, got[1].Attempt)
 	assert.ErrorIs(t, got[1].Err, context.Canceled)
 }
@@ -284,7 +284,7 @@ func TestAsyncErrorNotRetriedLater(t *testing.T) {
 	got := ev.get()
 	require.Len(t, got, 2)
 	for _, e := range got {
-		assert.Equal(t, policy.RetryAborted, e.Kind, "an error not retried aborts")
+		assert.Equal(t, retry.EventAborted, e.Kind, "an error not retried aborts")
 		assert.Equal(t, 1, e.Attempt)
 	}
 }

@@ -73,7 +73,7 @@ func waitsOf(t *testing.T, isAsync bool, opts ...retry.Option) ([]time.Duration,
 	require.NotEmpty(t, got)
 	var waits []time.Duration
 	for _, e := range got[:len(got)-1] {
-		require.Equal(t, policy.RetryAttempt, e.Kind)
+		require.Equal(t, retry.EventAttempt, e.Kind)
 		waits = append(waits, e.Wait)
 	}
 	return waits, got[len(got)-1].Kind
@@ -93,7 +93,7 @@ func TestRetryAttemptWaitNeverNegative(t *testing.T) {
 			for n, w := range waits {
 				require.Zero(t, w, "the wait after attempt %d", n+1)
 			}
-			assert.Equal(t, policy.RetryExhausted, last)
+			assert.Equal(t, retry.EventExhausted, last)
 
 			waits, _ = waitsOf(t, isAsync, retry.MaxAttempts(1100), retry.Delay(1), retry.Multiplier(2))
 			require.Len(t, waits, 1099)

@@ -67,7 +67,7 @@ func TestCO10_NoWaitPastTheDeadline(t *testing.T) {
 				assert.Equal(t, time.Duration(0), clk.Now(), "no wait was slept")
 				got := ev.get()
 				require.Len(t, got, 1)
-				assert.Equal(t, policy.RetryAborted, got[0].Kind)
+				assert.Equal(t, retry.EventAborted, got[0].Kind)
 				assert.Equal(t, 1, got[0].Attempt)
 				assert.Equal(t, err, got[0].Err)
 				kindtest.RequireOutcomes(t, obs, policy.Outcome{Result: policy.ResultAborted, Attempts: 1, Err: tc.err})

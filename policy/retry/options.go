@@ -258,7 +258,7 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // "retry".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the retry's RetryAttempt, RetryExhausted and RetryAborted
+// OnEvent sets the listener of the retry's EventAttempt, EventExhausted and EventAborted
 // events (the package documentation says when each is published). Default none: nothing
 // is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

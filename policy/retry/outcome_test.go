@@ -32,26 +32,26 @@ var outcomeCases = []struct {
 	want []step
 }{
 	{"retried until the attempts run out", nil, []error{errBoom},
-		[]step{{policy.RetryAttempt, 1}, {policy.RetryAttempt, 2}, {policy.RetryExhausted, 3}}},
+		[]step{{retry.EventAttempt, 1}, {retry.EventAttempt, 2}, {retry.EventExhausted, 3}}},
 	{"success after a retry", nil, []error{errBoom, nil},
-		[]step{{policy.RetryAttempt, 1}}},
+		[]step{{retry.EventAttempt, 1}}},
 	{"first attempt matches AbortOn", []retry.Option{retry.AbortOn(errOther)}, []error{errOther},
-		[]step{{policy.RetryAborted, 1}}},
+		[]step{{retry.EventAborted, 1}}},
 	{"first attempt outside RetryOn", []retry.Option{retry.RetryOn(errBoom)}, []error{errOther},
-		[]step{{policy.RetryAborted, 1}}},
+		[]step{{retry.EventAborted, 1}}},
 	{"first attempt outside RetryOn and RetryIf", []retry.Option{retry.RetryOn(errBoom),
 		retry.RetryIf(func(_ int, err error) bool { return err == errBoom })}, []error{errOther},
-		[]step{{policy.RetryAborted, 1}}},
+		[]step{{retry.EventAborted, 1}}},
 	{"first attempt never retried", nil, []error{openError{never: true}},
-		[]step{{policy.RetryAborted, 1}}},
+		[]step{{retry.EventAborted, 1}}},
 	{"second attempt matches AbortOn", []retry.Option{retry.AbortOn(errOther)}, []error{errBoom, errOther},
-		[]step{{policy.RetryAttempt, 1}, {policy.RetryAborted, 2}}},
+		[]step{{retry.EventAttempt, 1}, {retry.EventAborted, 2}}},
 	{"last attempt matches AbortOn", []retry.Option{retry.AbortOn(errOther)}, []error{errBoom, errBoom, errOther},
-		[]step{{policy.RetryAttempt, 1}, {policy.RetryAttempt, 2}, {policy.RetryAborted, 3}}},
+		[]step{{retry.EventAttempt, 1}, {retry.EventAttempt, 2}, {retry.EventAborted, 3}}},
 	{"one attempt, retryable", []retry.Option{retry.MaxAttempts(1)}, []error{errBoom},
-		[]step{{policy.RetryExhausted, 1}}},
+		[]step{{retry.EventExhausted, 1}}},
 	{"one attempt, not retryable", []retry.Option{retry.MaxAttempts(1), retry.AbortOn(errOther)}, []error{errOther},
-		[]step{{policy.RetryAborted, 1}}},
+		[]step{{retry.EventAborted, 1}}},
 }
 
 // steps returns the kind and attempt of each event, and checks that each terminal
@@ -62,10 +62,10 @@ func steps(t *testing.T, got []policy.Event, callErr error) []step {
 	for i, e := range got {
 		out[i] = step{e.Kind, e.Attempt}
 		switch e.Kind {
-		case policy.RetryExhausted, policy.RetryAborted:
+		case retry.EventExhausted, retry.EventAborted:
 			assert.Equal(t, callErr, e.Err, "the terminal event carries the call's error")
 			assert.Zero(t, e.Wait, "no wait follows")
-		case policy.RetryAttempt:
+		case retry.EventAttempt:
 			assert.Equal(t, 500*time.Millisecond, e.Wait, "Wait is the wait before the next attempt")
 		}
 	}
@@ -134,7 +134,7 @@ func TestContextEndAbortsTheRetry(t *testing.T) {
 		})(ctx, struct{}{})
 		require.ErrorIs(t, err, context.Canceled)
 		require.ErrorIs(t, err, errBoom)
-		assert.Equal(t, []step{{policy.RetryAborted, 1}}, steps(t, ev.get(), err))
+		assert.Equal(t, []step{{retry.EventAborted, 1}}, steps(t, ev.get(), err))
 	})
 	t.Run("sync, during a wait", func(t *testing.T) {
 		clk := clock.NewManual()
@@ -146,7 +146,7 @@ func TestContextEndAbortsTheRetry(t *testing.T) {
 		rec := &recorder{clk: clk, errs: []error{errBoom}}
 		_, err := retry.DecorateFunc(r, rec.call)(ctx, struct{}{})
 		require.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, []step{{policy.RetryAttempt, 1}, {policy.RetryAttempt, 2}, {policy.RetryAborted, 2}},
+		assert.Equal(t, []step{{retry.EventAttempt, 1}, {retry.EventAttempt, 2}, {retry.EventAborted, 2}},
 			steps(t, ev.get(), err))
 	})
 	t.Run("async, during an attempt", func(t *testing.T) {
@@ -163,7 +163,7 @@ func TestContextEndAbortsTheRetry(t *testing.T) {
 		fn.last().complete(0, errBoom)
 		_, err := settled(t, fut)
 		require.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, []step{{policy.RetryAttempt, 1}, {policy.RetryAborted, 2}}, steps(t, ev.get(), err))
+		assert.Equal(t, []step{{retry.EventAttempt, 1}, {retry.EventAborted, 2}}, steps(t, ev.get(), err))
 	})
 	t.Run("async, during a wait", func(t *testing.T) {
 		clk := clock.NewManual()
@@ -177,6 +177,6 @@ func TestContextEndAbortsTheRetry(t *testing.T) {
 		cancel()
 		_, err := await(t, fut)
 		require.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, []step{{policy.RetryAttempt, 1}, {policy.RetryAborted, 1}}, steps(t, ev.get(), err))
+		assert.Equal(t, []step{{retry.EventAttempt, 1}, {retry.EventAborted, 1}}, steps(t, ev.get(), err))
 	})
 }

@@ -69,7 +69,7 @@ func secondAttemptAt(t *testing.T, isAsync bool, clk *clock.Manual, r *retry.Ret
 		require.NoError(t, e)
 	}
 	require.Len(t, times, 2)
-	waits := rec.Of(policy.RetryAttempt)
+	waits := rec.Of(retry.EventAttempt)
 	require.Len(t, waits, 1)
 	return times[1] - start, waits[0].Wait
 }
@@ -145,7 +145,7 @@ func TestWaitForPermit_EachWaitReadsTheRejection(t *testing.T) {
 	})(context.Background(), struct{}{})
 	require.Same(t, rej, err, "exhausted: the last rejection, as is")
 	assert.Equal(t, []time.Duration{0, time.Second, 3 * time.Second}, times)
-	assert.Equal(t, []policy.EventKind{policy.RetryAttempt, policy.RetryAttempt, policy.RetryExhausted}, rec.Kinds())
+	assert.Equal(t, []policy.EventKind{retry.EventAttempt, retry.EventAttempt, retry.EventExhausted}, rec.Kinds())
 }
 
 // A retry bound with PermitsFrom is the same retry: one instance id, one configuration,

@@ -27,11 +27,11 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // arrives runs no attempt and publishes nothing: the call returns ctx's error
 // (policy.ErrNilContext for a nil ctx) as is.
 //
-// Events: RetryAttempt before each wait (Wait = the wait); at the end of a call that
-// failed, RetryExhausted when the last of MaxAttempts attempts failed with an outcome
-// that would have been retried, or RetryAborted when the retry stopped on an outcome it
+// Events: EventAttempt before each wait (Wait = the wait); at the end of a call that
+// failed, EventExhausted when the last of MaxAttempts attempts failed with an outcome
+// that would have been retried, or EventAborted when the retry stopped on an outcome it
 // does not retry (the first attempt's included), because ctx ended, or before a wait that
-// would end after ctx's deadline (no RetryAttempt then). Events are published with ctx.
+// would end after ctx's deadline (no EventAttempt then). Events are published with ctx.
 //
 // With a recorder (Observe), each call is recorded once, with ctx, when it ends:
 // policy.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
@@ -78,19 +78,19 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 		w := r.waitAfter(c, n, err)
 		if outlasts(ctx, w) { // the last outcome, as is (CO-10)
 			if err != nil { // a result RetryIf retries, with its nil error, publishes nothing
-				r.publish(ctx, policy.RetryAborted, n, 0, err)
+				r.publish(ctx, EventAborted, n, 0, err)
 			}
 			r.record(ctx, policy.ResultAborted, n, err)
 			return v, err
 		}
-		r.publish(ctx, policy.RetryAttempt, n, w, err)
+		r.publish(ctx, EventAttempt, n, w, err)
 		cerr := r.clk.Sleep(ctx, w)
 		if cerr == nil {
 			cerr = ctx.Err() // the context may end as the wait does (a timer on a manual clock)
 		}
 		if cerr != nil {
 			err = stopped(err, cerr)
-			r.publish(ctx, policy.RetryAborted, n, 0, err)
+			r.publish(ctx, EventAborted, n, 0, err)
 			r.record(ctx, policy.ResultAborted, n, err)
 			return v, err
 		}
@@ -143,13 +143,13 @@ func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.A
 				return first
 			}
 			switch outcome(r, c, pred, 1, v, err) {
-			case policy.RetryAborted:
-				r.publish(ctx, policy.RetryAborted, 1, 0, err)
+			case EventAborted:
+				r.publish(ctx, EventAborted, 1, 0, err)
 				r.record(ctx, policy.ResultAborted, 1, err)
 				return first
-			case policy.RetryExhausted:
+			case EventExhausted:
 				if err != nil {
-					r.publish(ctx, policy.RetryExhausted, 1, 0, err)
+					r.publish(ctx, EventExhausted, 1, 0, err)
 				}
 				r.record(ctx, policy.ResultFailed, 1, err)
 				return first
@@ -185,7 +185,7 @@ type run[A, T any] struct {
 	// the steps.
 	lastV   T // the last attempt's result
 	lastErr error
-	endKind policy.EventKind // the event end publishes (RetryExhausted, RetryAborted); 0: none
+	endKind policy.EventKind // the event end publishes (EventExhausted, EventAborted); 0: none
 	endRes  policy.Result    // the result end records (ResultSucceeded, ResultFailed, ResultAborted)
 }
 
@@ -206,11 +206,11 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		return
 	}
 	switch outcome(r, ru.c, ru.pred, n, v, err) {
-	case policy.RetryAborted:
-		ru.end(v, err, policy.RetryAborted, policy.ResultAborted)
+	case EventAborted:
+		ru.end(v, err, EventAborted, policy.ResultAborted)
 		return
-	case policy.RetryExhausted:
-		k := policy.RetryExhausted
+	case EventExhausted:
+		k := EventExhausted
 		if err == nil { // a result RetryIf retries, returned as it is
 			k = 0
 		}
@@ -218,13 +218,13 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		return
 	}
 	if cerr := ru.ctx.Err(); cerr != nil {
-		ru.end(v, stopped(err, cerr), policy.RetryAborted, policy.ResultAborted)
+		ru.end(v, stopped(err, cerr), EventAborted, policy.ResultAborted)
 		return
 	}
 	ru.lastV, ru.lastErr = v, err
 	w := r.waitAfter(ru.c, n, err)
 	if outlasts(ru.ctx, w) { // the last outcome, as is (CO-10)
-		k := policy.RetryAborted
+		k := EventAborted
 		if err == nil { // a result RetryIf retries, returned as it is, publishes nothing
 			k = 0
 		}
@@ -232,7 +232,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		return
 	}
 	// Published before the next attempt can be scheduled, so that events come in order.
-	r.publish(ru.ctx, policy.RetryAttempt, n, w, err)
+	r.publish(ru.ctx, EventAttempt, n, w, err)
 	ru.d.StartAfter(w) // ends the run at once if ctx has ended meanwhile
 }
 
@@ -242,15 +242,15 @@ func (ru *run[A, T]) Start() *async.Future[T] {
 	return attempt(ru.next, ru.ctx, ru.a)
 }
 
-// end completes the run with (v, err), after publishing k (RetryExhausted or
-// RetryAborted) for the last attempt when k is not 0, and recording res.
+// end completes the run with (v, err), after publishing k (EventExhausted or
+// EventAborted) for the last attempt when k is not 0, and recording res.
 func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res policy.Result) {
 	ru.lastV, ru.lastErr, ru.endKind, ru.endRes = v, err, k, res
 	ru.d.End()
 }
 
 // Stop returns the run's result: end's, or the last attempt's joined with ctx's error
-// when ctx ended during a wait (RetryAborted). A canceled run publishes nothing, and is
+// when ctx ended during a wait (EventAborted). A canceled run publishes nothing, and is
 // recorded as aborted.
 func (ru *run[A, T]) Stop(cause error) (T, error) {
 	n := int(ru.n.Load())
@@ -261,7 +261,7 @@ func (ru *run[A, T]) Stop(cause error) (T, error) {
 	}
 	v, err, k, res := ru.lastV, ru.lastErr, ru.endKind, ru.endRes
 	if cause != nil {
-		err, k, res = stopped(err, cause), policy.RetryAborted, policy.ResultAborted
+		err, k, res = stopped(err, cause), EventAborted, policy.ResultAborted
 	}
 	if k != 0 {
 		ru.r.publish(ru.ctx, k, n, 0, err)

@@ -116,7 +116,7 @@ func TestRC1_EnabledAndWaitForPermitChangeLive(t *testing.T) {
 			_, err := do()
 			require.Same(t, rej, err)
 			assert.Equal(t, 1, calls, "disabled: a single attempt")
-			assert.Zero(t, rec.Count(policy.RetryAttempt), "and no retry event")
+			assert.Zero(t, rec.Count(retry.EventAttempt), "and no retry event")
 
 			c.Disabled, c.WaitForPermit = false, true
 			require.NoError(t, r.Reconfigure(c))
@@ -124,7 +124,7 @@ func TestRC1_EnabledAndWaitForPermitChangeLive(t *testing.T) {
 			_, err = do()
 			require.Same(t, rej, err)
 			assert.Equal(t, 2, calls, "enabled again")
-			waits := rec.Of(policy.RetryAttempt)
+			waits := rec.Of(retry.EventAttempt)
 			require.Len(t, waits, 1)
 			assert.Equal(t, time.Second, waits[0].Wait, "waitForPermit on: the wait is the next permit's")
 
@@ -132,7 +132,7 @@ func TestRC1_EnabledAndWaitForPermitChangeLive(t *testing.T) {
 			require.NoError(t, r.Reconfigure(c))
 			_, err = do()
 			require.Same(t, rej, err)
-			waits = rec.Of(policy.RetryAttempt)
+			waits = rec.Of(retry.EventAttempt)
 			require.Len(t, waits, 2)
 			assert.Equal(t, 100*time.Millisecond, waits[1].Wait, "waitForPermit off: the delay")
 		})
@@ -193,7 +193,7 @@ func TestRC1_ConcurrentReconfigureIsNeverTorn(t *testing.T) {
 	flipper.Wait()
 
 	waits := map[error][]time.Duration{}
-	for _, e := range rec.Of(policy.RetryAttempt) {
+	for _, e := range rec.Of(retry.EventAttempt) {
 		waits[e.Err] = append(waits[e.Err], e.Wait)
 	}
 	seen := map[int]int{}

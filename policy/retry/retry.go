@@ -37,19 +37,19 @@
 // context).
 //
 // Events, one meaning per kind:
-//   - RetryAttempt for each failed attempt that will be retried, with Wait the wait
+//   - EventAttempt for each failed attempt that will be retried, with Wait the wait
 //     before the next attempt;
-//   - RetryExhausted when every attempt was made and the last one failed with an error
+//   - EventExhausted when every attempt was made and the last one failed with an error
 //     the retry would have retried (a result that RetryIf retries, returned with its nil
 //     error when the attempts run out, publishes nothing);
-//   - RetryAborted when the retry stops on an outcome it does not retry (AbortOn,
+//   - EventAborted when the retry stops on an outcome it does not retry (AbortOn,
 //     outside RetryOn and RetryIf, policy.NeverRetried), whichever attempt it is, the
 //     first included, because the caller's context ended (Err then matches the
 //     context's error), or because the wait before the next attempt would end after the
 //     context's deadline (Err is the last attempt's error; a result RetryIf retries,
 //     returned then with its nil error, publishes nothing).
 //
-// So a call that ends in an error publishes one RetryExhausted or one RetryAborted (an
+// So a call that ends in an error publishes one EventExhausted or one EventAborted (an
 // asynchronous call ended by Cancel on its future publishes neither); a call that
 // succeeds the first time publishes nothing and allocates nothing. Each attempt goes
 // through every inner layer again: it takes its own rate-limiter permit and gets its own
@@ -60,10 +60,10 @@
 // call, with the call's context, its outcome when it ends, with Attempts the attempts
 // made: policy.ResultSucceeded when an attempt succeeded; policy.ResultFailed when every
 // attempt was made and the last failed with an outcome the retry would have retried (the
-// call's RetryExhausted, or a result RetryIf retries, with its nil error, when the
+// call's EventExhausted, or a result RetryIf retries, with its nil error, when the
 // attempts run out); policy.ResultAborted when the retry stopped on an outcome it does
 // not retry, because the caller's context ended, or before a wait that would end after
-// the context's deadline (the call's RetryAborted), and for an
+// the context's deadline (the call's EventAborted), and for an
 // asynchronous call ended by Cancel on its future (Err async.ErrCanceled). Err is the
 // error the call returns. A call refused on arrival because its context was nil or done,
 // and a call while the retry is disabled, are not recorded. Recording adds no allocation
@@ -254,27 +254,27 @@ const (
 
 // decide returns what to do after attempt n ended with (v, err), an outcome that is not
 // a success, for a call configured by c whose context is ctx, and the error to return
-// when it is not retryIt. It publishes the event of the end, with ctx: RetryAborted for
-// an outcome that is not retried or a context that has ended, RetryExhausted for
+// when it is not retryIt. It publishes the event of the end, with ctx: EventAborted for
+// an outcome that is not retried or a context that has ended, EventExhausted for
 // attempts spent on an outcome that would have been retried (none for a result RetryIf
 // retries, returned with its nil error); then it records the call's outcome
 // (ResultAborted, ResultFailed).
 func decide[T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, n int, v T, err error) (decision, error) {
 	switch outcome(r, c, pred, n, v, err) {
-	case policy.RetryAborted:
-		r.publish(ctx, policy.RetryAborted, n, 0, err)
+	case EventAborted:
+		r.publish(ctx, EventAborted, n, 0, err)
 		r.record(ctx, policy.ResultAborted, n, err)
 		return giveUp, err
-	case policy.RetryExhausted:
+	case EventExhausted:
 		if err != nil {
-			r.publish(ctx, policy.RetryExhausted, n, 0, err)
+			r.publish(ctx, EventExhausted, n, 0, err)
 		}
 		r.record(ctx, policy.ResultFailed, n, err)
 		return giveUp, err
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		err = stopped(err, cerr)
-		r.publish(ctx, policy.RetryAborted, n, 0, err)
+		r.publish(ctx, EventAborted, n, 0, err)
 		r.record(ctx, policy.ResultAborted, n, err)
 		return stop, err
 	}
@@ -282,16 +282,16 @@ func decide[T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Co
 }
 
 // outcome classifies attempt n's outcome (v, err), which is not a success, for a call
-// configured by c, contexts aside: RetryAborted when it is not retried (whatever the attempt), RetryExhausted when
-// it would be but the attempts are spent, and RetryAttempt when it is retried.
+// configured by c, contexts aside: EventAborted when it is not retried (whatever the attempt), EventExhausted when
+// it would be but the attempts are spent, and EventAttempt when it is retried.
 func outcome[T any](r *Retry, c *Config, pred func(T, error) bool, n int, v T, err error) policy.EventKind {
 	switch {
 	case !retryable(r, pred, v, err):
-		return policy.RetryAborted
+		return EventAborted
 	case n >= c.MaxAttempts:
-		return policy.RetryExhausted
+		return EventExhausted
 	}
-	return policy.RetryAttempt
+	return EventAttempt
 }
 
 // stopped returns the error of a call whose retries ended with its context: it matches

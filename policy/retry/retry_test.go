@@ -143,7 +143,7 @@ func TestSuccessAfterRetries(t *testing.T) {
 	got := ev.get()
 	require.Len(t, got, 2, "a success publishes no RetryExhausted")
 	for i, e := range got {
-		assert.Equal(t, policy.RetryAttempt, e.Kind)
+		assert.Equal(t, retry.EventAttempt, e.Kind)
 		assert.Equal(t, i+1, e.Attempt)
 	}
 }
@@ -238,7 +238,7 @@ func TestNeverRetriedIsNeverRetried_CO4(t *testing.T) {
 	assert.False(t, r.Retryable(open))
 	got := ev.get()
 	require.Len(t, got, 1)
-	assert.Equal(t, policy.RetryAborted, got[0].Kind, "stopped before its attempts were spent")
+	assert.Equal(t, retry.EventAborted, got[0].Kind, "stopped before its attempts were spent")
 	assert.Equal(t, 1, got[0].Attempt)
 	assert.ErrorIs(t, got[0].Err, open)
 
@@ -263,8 +263,8 @@ func TestContextCanceledDuringTheDelayStopsRetries(t *testing.T) {
 	assert.Equal(t, 1, rec.calls())
 	got := ev.get()
 	require.Len(t, got, 2)
-	assert.Equal(t, policy.RetryAttempt, got[0].Kind)
-	assert.Equal(t, policy.RetryAborted, got[1].Kind, "the context ended before the attempts were spent")
+	assert.Equal(t, retry.EventAttempt, got[0].Kind)
+	assert.Equal(t, retry.EventAborted, got[1].Kind, "the context ended before the attempts were spent")
 	assert.Equal(t, 1, got[1].Attempt)
 	assert.Equal(t, err, got[1].Err)
 	assert.ErrorIs(t, got[1].Err, context.Canceled)
@@ -344,9 +344,9 @@ func TestEventSequence(t *testing.T) {
 	_, err := retry.DecorateFunc(r, rec.call)(context.Background(), struct{}{})
 	require.Error(t, err)
 	want := []policy.Event{
-		{Kind: policy.RetryAttempt, Instance: "SearchAPI.Search", At: 0, Wait: time.Second, Err: errBoom, Attempt: 1},
-		{Kind: policy.RetryAttempt, Instance: "SearchAPI.Search", At: time.Second, Wait: 3 * time.Second, Err: errBoom, Attempt: 2},
-		{Kind: policy.RetryExhausted, Instance: "SearchAPI.Search", At: 4 * time.Second, Err: errBoom, Attempt: 3},
+		{Kind: retry.EventAttempt, Instance: "SearchAPI.Search", At: 0, Wait: time.Second, Err: errBoom, Attempt: 1},
+		{Kind: retry.EventAttempt, Instance: "SearchAPI.Search", At: time.Second, Wait: 3 * time.Second, Err: errBoom, Attempt: 2},
+		{Kind: retry.EventExhausted, Instance: "SearchAPI.Search", At: 4 * time.Second, Err: errBoom, Attempt: 3},
 	}
 	assert.Equal(t, want, ev.get())
 }
@@ -370,7 +370,7 @@ func TestMaxAttemptsOne(t *testing.T) {
 	require.Same(t, errBoom, err)
 	assert.Equal(t, 1, rec.calls())
 	require.Len(t, ev.get(), 1)
-	assert.Equal(t, policy.RetryExhausted, ev.get()[0].Kind)
+	assert.Equal(t, retry.EventExhausted, ev.get()[0].Kind)
 }
 
 func TestDisabled(t *testing.T) {

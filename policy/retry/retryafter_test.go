@@ -33,7 +33,7 @@ func TestRetryAfterErrorSetsTheWait(t *testing.T) {
 	var waits []time.Duration
 	r, err := retry.New(retry.MaxAttempts(4), retry.Delay(500*time.Millisecond), retry.Jitter(0.5),
 		retry.WithClock(clk), retry.OnEvent(func(e policy.Event) {
-			if e.Kind == policy.RetryAttempt {
+			if e.Kind == retry.EventAttempt {
 				waits = append(waits, e.Wait)
 			}
 		}))

@@ -10,7 +10,6 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
@@ -74,7 +73,7 @@ func TestRetryIfRetriesAResultUntilItSucceeds(t *testing.T) {
 	got := ev.get()
 	require.Len(t, got, 3)
 	for i, e := range got {
-		assert.Equal(t, policy.RetryAttempt, e.Kind)
+		assert.Equal(t, retry.EventAttempt, e.Kind)
 		assert.Equal(t, i+1, e.Attempt)
 		assert.NoError(t, e.Err, "the outcome retried had no error")
 	}
@@ -90,7 +89,7 @@ func TestRetryIfReturnsTheLastResultAsIsWhenAttemptsRunOut(t *testing.T) {
 	assert.Equal(t, 503, v)
 	assert.Equal(t, 3, s.calls)
 	for _, e := range ev.get() {
-		assert.Equal(t, policy.RetryAttempt, e.Kind, "no RetryExhausted without an error")
+		assert.Equal(t, retry.EventAttempt, e.Kind, "no RetryExhausted without an error")
 	}
 }
 

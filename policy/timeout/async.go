@@ -20,8 +20,8 @@ import (
 //   - fails with t's *TimeoutError (matching ErrTimeout and context.DeadlineExceeded) at
 //     the deadline, fired by a clock timer: no goroutine waits for it. next's context
 //     then ends (its Err() is context.DeadlineExceeded, its cause the *TimeoutError),
-//     next's future is canceled, and a TimeoutExceeded event is published (Timeout =
-//     Duration).
+//     next's future is canceled, and an EventExceeded event is published (its attribute
+//     AttrTimeout = Duration).
 //
 // Contexts that next derives from its context see context.Canceled when the deadline
 // ends them (their cause is the *TimeoutError); next's context itself reports
@@ -34,7 +34,7 @@ import (
 //
 // With a recorder, each call is recorded once, with ctx, when the returned future
 // completes (see the package documentation: ResultSucceeded, ResultFailed, ResultTimedOut,
-// with Latency), and the TimeoutExceeded event is published with ctx.
+// with Latency), and the EventExceeded event is published with ctx.
 //
 // Cancelling the returned future stops the timer, ends next's context and cancels next's
 // future; Cancel reports what that inner Cancel reports (true only if next's work had not

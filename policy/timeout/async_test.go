@@ -80,9 +80,9 @@ func TestAsyncTimesOut(t *testing.T) {
 	requireTimeoutError(t, err)
 
 	require.Len(t, rec.events, 1)
-	assert.Equal(t, policy.TimeoutExceeded, rec.events[0].Kind)
+	assert.Equal(t, timeout.EventExceeded, rec.events[0].Kind)
 	assert.Equal(t, 500*time.Millisecond, rec.events[0].At, "published at the deadline")
-	assert.Equal(t, 500*time.Millisecond, rec.events[0].Timeout, "Timeout is the time given")
+	assert.Equal(t, 500*time.Millisecond, rec.events[0].Attr(timeout.AttrTimeout).Duration(), "Timeout is the time given")
 	assert.Zero(t, rec.events[0].Wait, "the call was not held before it ran")
 }
 

@@ -64,8 +64,8 @@ func TestOB1_TimeoutRecordsSyncOutcomesWithLatency(t *testing.T) {
 
 	evs := rec.Events()
 	require.Len(t, evs, 1)
-	assert.Equal(t, policy.TimeoutExceeded, evs[0].Kind)
-	assert.Equal(t, 500*time.Millisecond, evs[0].Timeout)
+	assert.Equal(t, timeout.EventExceeded, evs[0].Kind)
+	assert.Equal(t, 500*time.Millisecond, evs[0].Attr(timeout.AttrTimeout).Duration())
 	assert.Equal(t, "Svc.Call", evs[0].Instance)
 	assert.Equal(t, []any{"late"}, kindtest.Markers(rec.EventContexts()))
 }
@@ -134,7 +134,7 @@ func TestOB1_TimeoutRecordsAsyncOutcomes(t *testing.T) {
 	assert.Equal(t, []any{"ok", "failed", "late", "canceled"}, kindtest.Markers(rec.Contexts()))
 	evs := rec.Events()
 	require.Len(t, evs, 1)
-	assert.Equal(t, policy.TimeoutExceeded, evs[0].Kind)
+	assert.Equal(t, timeout.EventExceeded, evs[0].Kind)
 	assert.Equal(t, []any{"late"}, kindtest.Markers(rec.EventContexts()))
 }
 

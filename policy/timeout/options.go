@@ -118,7 +118,7 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // else "timeout".
 func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
 
-// OnEvent sets the listener of the timeout's events: TimeoutExceeded, and
+// OnEvent sets the listener of the timeout's events: EventExceeded, and
 // ConfigChanged when Reconfigure changes its configuration. Default none: nothing is
 // published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

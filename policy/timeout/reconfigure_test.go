@@ -55,8 +55,8 @@ func TestReconfigure_RC1_DurationFromNextCallSync(t *testing.T) {
 
 	exceeded := rec.events[len(rec.events)-2:]
 	assert.Equal(t, policy.ConfigChanged, exceeded[0].Kind)
-	assert.Equal(t, policy.TimeoutExceeded, exceeded[1].Kind)
-	assert.Equal(t, 500*time.Millisecond, exceeded[1].Timeout, "the event gives the time the call was given")
+	assert.Equal(t, timeout.EventExceeded, exceeded[1].Kind)
+	assert.Equal(t, 500*time.Millisecond, exceeded[1].Attr(timeout.AttrTimeout).Duration(), "the event gives the time the call was given")
 	assert.Same(t, before, exceeded[1].Err)
 
 	// The new error names the new duration; it is made once, not per call.
@@ -98,8 +98,8 @@ func TestReconfigure_RC1_DurationFromNextCallAsync(t *testing.T) {
 
 	var timeouts []time.Duration
 	for _, e := range rec.events {
-		if e.Kind == policy.TimeoutExceeded {
-			timeouts = append(timeouts, e.Timeout)
+		if e.Kind == timeout.EventExceeded {
+			timeouts = append(timeouts, e.Attr(timeout.AttrTimeout).Duration())
 		}
 	}
 	assert.Equal(t, []time.Duration{500 * time.Millisecond, time.Second}, timeouts)
@@ -290,5 +290,5 @@ func TestReconfigure_RC1_ConcurrentCalls(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	assert.Equal(t, n, rec.Count(policy.ConfigChanged), "every Reconfigure changed something")
-	assert.Zero(t, rec.Count(policy.TimeoutExceeded))
+	assert.Zero(t, rec.Count(timeout.EventExceeded))
 }

@@ -27,7 +27,7 @@
 // and publishes nothing: it returns the context's error as is (policy.ErrNilContext for
 // a nil context), or, async, a future failed with it.
 //
-// A TimeoutExceeded event is published for every call that ran past its deadline, with
+// A EventExceeded event is published for every call that ran past its deadline, with
 // Timeout the Duration it was given; a recorder (Observe) gets it with the call's context
 // (a ConfigChanged, with context.Background()).
 //
@@ -62,6 +62,7 @@ package timeout
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -188,7 +189,7 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 //     timer is stopped at once;
 //   - the deadline passes first: the call returns the zero T and t's *TimeoutError
 //     (matching ErrTimeout and context.DeadlineExceeded), whatever next returned, and a
-//     TimeoutExceeded event is published when next returns (Timeout = Duration). The context
+//     EventExceeded event is published when next returns (its attribute AttrTimeout = Duration). The context
 //     next ran under reports Err() == context.DeadlineExceeded (exactly, as the standard
 //     library's deadlines do) and context.Cause == the *TimeoutError.
 //
@@ -201,7 +202,7 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 // (policy.ErrNilContext for a nil ctx) as is.
 //
 // With a recorder, each call is recorded once, with ctx, when next returns (see the
-// package documentation), and the TimeoutExceeded event is published with ctx.
+// package documentation), and the EventExceeded event is published with ctx.
 //
 // Each call allocates its context and timer (as context.WithTimeout does); nothing else,
 // with or without a recorder. A call that starts while t is disabled runs next as is,
@@ -283,10 +284,11 @@ func timedOut[T any](ctx context.Context, l *limit, inner error, start time.Dura
 	return zero, err
 }
 
-// publish publishes, with ctx, the TimeoutExceeded event of a call whose context is ctx
+// publish publishes, with ctx, the EventExceeded event of a call whose context is ctx
 // that ran past its deadline, under l, and failed with err.
 func (l *limit) publish(ctx context.Context, err *TimeoutError) {
-	l.t.events.PublishCtx(ctx, policy.Event{Kind: policy.TimeoutExceeded, Timeout: l.cfg.Duration, Err: err})
+	l.t.events.PublishCtx(ctx, policy.Event{Kind: EventExceeded, Err: err,
+		Attrs: policy.EventAttrs{slog.Duration(AttrTimeout, l.cfg.Duration)}})
 }
 
 // now reads the clock: the monotonic clock directly for clock.System().

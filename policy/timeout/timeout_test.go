@@ -81,9 +81,9 @@ func TestSyncTimesOut(t *testing.T) {
 
 	require.Len(t, rec.events, 1)
 	e := rec.events[0]
-	assert.Equal(t, policy.TimeoutExceeded, e.Kind)
+	assert.Equal(t, timeout.EventExceeded, e.Kind)
 	assert.Equal(t, "Svc.Call", e.Instance)
-	assert.Equal(t, 500*time.Millisecond, e.Timeout, "Timeout is the time given")
+	assert.Equal(t, 500*time.Millisecond, e.Attr(timeout.AttrTimeout).Duration(), "Timeout is the time given")
 	assert.Zero(t, e.Wait, "the call was not held before it ran")
 	assert.Equal(t, 600*time.Millisecond, e.At, "published when the call returned")
 	assert.Same(t, to.Err(), e.Err)
@@ -248,7 +248,7 @@ func TestSyncSystemClock(t *testing.T) {
 	assert.Equal(t, context.DeadlineExceeded, childErr)
 	assert.Equal(t, to.Err(), cause)
 	require.Len(t, events, 1)
-	assert.Equal(t, 20*time.Millisecond, events[0].Timeout)
+	assert.Equal(t, 20*time.Millisecond, events[0].Attr(timeout.AttrTimeout).Duration())
 	assert.Zero(t, events[0].Wait)
 
 	got, err := call(context.Background(), false)

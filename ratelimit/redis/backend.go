@@ -70,7 +70,7 @@
 // Each round trip to Redis is bounded by Timeout, 50ms by default. A call that finds
 // another call of its limiter (or key) in flight waits for that one's round trip before
 // its own goes (see Semantics), so it may wait up to about twice the timeout, and
-// more behind a queue of over 64 calls. When Redis fails or answers too late, the limiter publishes RateLimiterBackendFailed and applies the failure policy
+// more behind a queue of over 64 calls. When Redis fails or answers too late, the limiter publishes ratelimit.EventBackendFailed and applies the failure policy
 // until Redis answers again: Local (the default) decides with an in-process limiter of
 // the same configuration (each instance then limits itself; Instances gives each a fair
 // share of the quota instead), FailOpen lets every call pass, FailClosed refuses every
@@ -88,10 +88,10 @@
 // node is down, only one call per ProbeInterval (1s by default) for that node, whatever
 // its limiter or key, tries it again; the others whose keys it holds take the failure
 // policy at once. The limiter whose call finds a node down publishes
-// RateLimiterBackendFailed, and the one whose call the node answers again publishes
-// RateLimiterBackendRecovered: one of each per node and outage, with Event.Node the
-// node's address. A node down that no call reaches any more (its slots moved away, or a
-// replica took its place) is pinged, when its probe is due, by a call of another node
+// ratelimit.EventBackendFailed, and the one whose call the node answers again publishes
+// ratelimit.EventBackendRecovered: one of each per node and outage, with the attribute
+// ratelimit.AttrNode the node's address. A node down that no call reaches any more (its
+// slots moved away, or a replica took its place) is pinged, when its probe is due, by a call of another node
 // (with a client that has ContextTimeoutEnabled, which bounds the ping), so that its
 // outage ends too. While every node answers, calls pay nothing for this (no slot
 // lookup); while one is down, each limiter looks its keys' node up at most once per
@@ -125,7 +125,7 @@
 // start, seconds below 10^12; the script answers BADSLOTS). The script then
 // writes nothing. Redis answered, so every other limiter and key stays on Redis, and none
 // of the events above is published. Only that limiter's calls apply the failure policy;
-// it publishes RateLimiterBackendKeyFailed, with Key its TAT key (e.g. {r4c:geocoding})
+// it publishes ratelimit.EventBackendKeyFailed, with Key its TAT key (e.g. {r4c:geocoding})
 // and Err the error, which names the key at fault, once until its keys answer well again.
 // While they are bad, one of its calls per ProbeInterval tries them again, the others
 // take the failure policy at once. The values are never overwritten: once the key at

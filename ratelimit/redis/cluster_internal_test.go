@@ -267,7 +267,7 @@ func TestRL18_KeyedBackendEventsNameTheLimiterAndTheKey(t *testing.T) {
 		evs := log.all()
 		var failed []policy.Event
 		for _, e := range evs {
-			if e.Kind == policy.RateLimiterBackendFailed {
+			if e.Kind == ratelimit.EventBackendFailed {
 				failed = append(failed, e)
 			}
 		}

@@ -110,13 +110,13 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 			}
 		}
 	}
-	failed := log.byKind(policy.RateLimiterBackendFailed)
+	failed := log.byKind(ratelimit.EventBackendFailed)
 	require.Len(t, failed, 1, "one failure, of one node")
-	assert.Equal(t, stopped, failed[0].Node)
+	assert.Equal(t, stopped, failed[0].Attr(ratelimit.AttrNode).String())
 	assert.Equal(t, "api", failed[0].Instance, "the keyed limiter's id")
 	assert.Contains(t, byNode[stopped], failed[0].Key, "the key whose call found the node down")
 	assert.ErrorIs(t, failed[0].Err, context.DeadlineExceeded)
-	assert.Empty(t, log.byKind(policy.RateLimiterBackendRecovered))
+	assert.Empty(t, log.byKind(ratelimit.EventBackendRecovered))
 
 	// The node resumes: within one probe interval its keys are on Redis again.
 	cl.Node(1).Resume()
@@ -124,9 +124,9 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	assert.False(t, k.TryAcquire(key), "no probe is due yet: FailClosed")
 	clk.Advance(probe)
 	assert.True(t, k.TryAcquire(key), "the probe reaches the node")
-	recovered := log.byKind(policy.RateLimiterBackendRecovered)
+	recovered := log.byKind(ratelimit.EventBackendRecovered)
 	require.Len(t, recovered, 1)
-	assert.Equal(t, stopped, recovered[0].Node)
+	assert.Equal(t, stopped, recovered[0].Attr(ratelimit.AttrNode).String())
 	for _, key := range byNode[stopped][1:] {
 		n := 0
 		for range 7 {
@@ -140,8 +140,8 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 		assert.Equal(t, 5, n, "%s: its exact quota, from Redis", key)
 		assert.Zero(t, k.AvailablePermits(key), "%s: Redis's state", key)
 	}
-	assert.Len(t, log.byKind(policy.RateLimiterBackendFailed), 1, "no other failure")
-	assert.Len(t, log.byKind(policy.RateLimiterBackendRecovered), 1, "one recovery")
+	assert.Len(t, log.byKind(ratelimit.EventBackendFailed), 1, "no other failure")
+	assert.Len(t, log.byKind(ratelimit.EventBackendRecovered), 1, "one recovery")
 }
 
 // SPEC RL-18, RL-5: 3,000 slots move from one node to another (with their keys) while 8
@@ -205,7 +205,7 @@ func TestRL18_ReshardingWhileCallsRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, cl.Addrs()[dst], owner, "the slots moved")
 
-	assert.Empty(t, log.byKind(policy.RateLimiterBackendFailed), "no call failed over while slots moved")
+	assert.Empty(t, log.byKind(ratelimit.EventBackendFailed), "no call failed over while slots moved")
 	bound := int64(permits) + int64(elapsed/(period/permits))
 	var total int64
 	for key := range admitted {
@@ -241,7 +241,7 @@ func TestRL19_WholeClusterDownInstancesShareTheQuota(t *testing.T) {
 		require.NoError(t, err)
 		l, err := ratelimit.New(ratelimit.Name("quota"), ratelimit.Permits(permits), ratelimit.Period(period),
 			ratelimit.WithClock(clk), ratelimit.WithBackend(b), ratelimit.OnEvent(func(e policy.Event) {
-				if e.Kind == policy.RateLimiterBackendFailed {
+				if e.Kind == ratelimit.EventBackendFailed {
 					failed.Add(1)
 				}
 			}))
@@ -311,17 +311,17 @@ func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
 		assert.False(t, ok)
 		assert.Less(t, d, clusterTimeout/2, "call %d: the cluster is known down, no probe due", i+2)
 	}
-	failed := log.byKind(policy.RateLimiterBackendFailed)
+	failed := log.byKind(ratelimit.EventBackendFailed)
 	require.Len(t, failed, 1)
-	assert.Empty(t, failed[0].Node, "no slot map: the cluster as a whole")
+	assert.Nil(t, failed[0].Attr(ratelimit.AttrNode).Any(), "no slot map: the cluster as a whole, no node")
 
 	for i := range 3 {
 		cl.Node(i).Resume()
 	}
 	clk.Advance(probe)
 	assert.True(t, l.TryAcquire(), "the probe reaches the cluster, and loads the slot map")
-	recovered := log.byKind(policy.RateLimiterBackendRecovered)
+	recovered := log.byKind(ratelimit.EventBackendRecovered)
 	require.Len(t, recovered, 1)
-	assert.Empty(t, recovered[0].Node)
+	assert.Nil(t, recovered[0].Attr(ratelimit.AttrNode).Any())
 	assert.Equal(t, 4, l.AvailablePermits(), "on Redis again: 5, less the probe's permit (the calls before never reached a node)")
 }

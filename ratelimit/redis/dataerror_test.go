@@ -82,14 +82,14 @@ func TestDataError_StaysWithItsKey(t *testing.T) {
 				assert.Zero(t, bad.AvailablePermits())
 				assert.Greater(t, good.AvailablePermits(), 1_000_000_000-calls-10, "read from Redis")
 
-				rejected := log.byKind(policy.RateLimiterRejected)
+				rejected := log.byKind(ratelimit.EventRejected)
 				require.NotEmpty(t, rejected)
 				assert.Equal(t, "bad", rejected[0].Instance)
 				assert.Equal(t, bad.Config().EmissionInterval(), rejected[0].RetryAfter, "FailClosed's retry-after")
 				assert.Zero(t, rejected[0].Wait)
 
 				assert.Empty(t, log.backend(), "Redis never counted as down")
-				failed := log.byKind(policy.RateLimiterBackendKeyFailed)
+				failed := log.byKind(ratelimit.EventBackendKeyFailed)
 				require.Len(t, failed, 1, "one event until the key answers well again")
 				assert.Equal(t, "bad", failed[0].Instance)
 				assert.Equal(t, b.Key("bad"), failed[0].Key)
@@ -111,7 +111,7 @@ func TestDataError_StaysWithItsKey(t *testing.T) {
 				}
 				assert.Equal(t, 999, bad.AvailablePermits(), "back on Redis: one permit spent from a full burst")
 				assert.Equal(t, int64(1), c.Exists(context.Background(), b.Key("bad")).Val())
-				assert.Len(t, log.byKind(policy.RateLimiterBackendKeyFailed), 1)
+				assert.Len(t, log.byKind(ratelimit.EventBackendKeyFailed), 1)
 				assert.Empty(t, log.backend())
 			})
 		}
@@ -136,7 +136,7 @@ func TestDataError_KeyedLimiterKeepsItsOtherKeys(t *testing.T) {
 		assert.Equal(t, "list", c.Type(context.Background(), b.Key("api:alice")).Val())
 
 		assert.Empty(t, log.backend())
-		failed := log.byKind(policy.RateLimiterBackendKeyFailed)
+		failed := log.byKind(ratelimit.EventBackendKeyFailed)
 		require.Len(t, failed, 1)
 		assert.Equal(t, b.Key("api:alice"), failed[0].Key)
 		assert.True(t, goredis.HasErrorPrefix(failed[0].Err, "WRONGTYPE"), "%v", failed[0].Err)
@@ -165,7 +165,7 @@ func TestDataError_WhatIsATAT(t *testing.T) {
 			l := limiter(t, b, name, ratelimit.Permits(2), ratelimit.Period(time.Hour), ratelimit.OnEvent(log.add))
 			assert.Zero(t, l.AvailablePermits(), "%q", v)
 			assert.False(t, l.TryAcquire(), "%q", v)
-			failed := log.byKind(policy.RateLimiterBackendKeyFailed)
+			failed := log.byKind(ratelimit.EventBackendKeyFailed)
 			if assert.Len(t, failed, 1, "%q", v) {
 				assert.True(t, goredis.HasErrorPrefix(failed[0].Err, "BADTAT"), "%q: %v", v, failed[0].Err)
 			}
@@ -200,16 +200,16 @@ func TestDataError_ProbeAnsweredWithADataErrorRecovers(t *testing.T) {
 
 	srv.Kill()
 	require.True(t, good.TryAcquire(), "Local: the in-process burst")
-	require.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed}, log.backend())
+	require.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend())
 	require.NoError(t, srv.Restart())
 	spoil(t, c, b.Key("bad"), "list")
 
 	assert.True(t, bad.TryAcquire(), "no probe due: Local")
-	assert.Empty(t, log.byKind(policy.RateLimiterBackendKeyFailed), "Redis not tried")
+	assert.Empty(t, log.byKind(ratelimit.EventBackendKeyFailed), "Redis not tried")
 	clk.Advance(time.Second)
 	assert.True(t, bad.TryAcquire(), "the probe: a data error, then Local")
-	assert.Equal(t, []policy.EventKind{policy.RateLimiterBackendFailed, policy.RateLimiterBackendRecovered}, log.backend())
-	failed := log.byKind(policy.RateLimiterBackendKeyFailed)
+	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed, ratelimit.EventBackendRecovered}, log.backend())
+	failed := log.byKind(ratelimit.EventBackendKeyFailed)
 	require.Len(t, failed, 1)
 	assert.Equal(t, b.Key("bad"), failed[0].Key)
 	assert.Equal(t, time.Second, failed[0].At, "on the limiter's clock")
@@ -240,7 +240,7 @@ func TestDataError_OneTryPerInterval(t *testing.T) {
 			require.True(t, l.TryAcquire())
 		}
 		assert.Equal(t, []string{"evalsha"}, onlyScripts(cmds.take()), "one try per interval")
-		assert.Len(t, log.byKind(policy.RateLimiterBackendKeyFailed), 1, "published once")
+		assert.Len(t, log.byKind(ratelimit.EventBackendKeyFailed), 1, "published once")
 	})
 }
 
@@ -279,7 +279,7 @@ func TestDataError_FreedSlotsKey(t *testing.T) {
 			assert.Zero(t, l.AvailablePermits(), "%q", v)
 			_, err := l.Reserve()
 			assert.ErrorIs(t, err, ratelimit.ErrExceeded, "%q", v)
-			failed := log.byKind(policy.RateLimiterBackendKeyFailed)
+			failed := log.byKind(ratelimit.EventBackendKeyFailed)
 			if assert.Len(t, failed, 1, "%q", v) {
 				assert.Equal(t, b.Key(name), failed[0].Key)
 				code := map[bool]string{true: "WRONGTYPE", false: "BADSLOTS"}[v == "list"]

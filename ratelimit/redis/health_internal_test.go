@@ -2,6 +2,7 @@ package redis
 
 import (
 	"errors"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // healthLog records health events.
@@ -35,11 +37,11 @@ func (h *healthLog) seq() []string {
 	out := make([]string, 0, len(h.evs))
 	for _, e := range h.evs {
 		switch e.Kind {
-		case policy.RateLimiterBackendFailed:
-			out = append(out, "F:"+e.Node)
-		case policy.RateLimiterBackendRecovered:
-			out = append(out, "R:"+e.Node)
-		case policy.RateLimiterBackendKeyFailed:
+		case ratelimit.EventBackendFailed:
+			out = append(out, "F:"+eventNode(e))
+		case ratelimit.EventBackendRecovered:
+			out = append(out, "R:"+eventNode(e))
+		case ratelimit.EventBackendKeyFailed:
 			out = append(out, "K:"+e.Key)
 		}
 	}
@@ -84,7 +86,7 @@ func TestRL18_NodesFailAndRecoverOneByOne(t *testing.T) {
 	assert.False(t, n.some(), "all up: the calls pay nothing for node health")
 	assert.Equal(t, []string{"F:a", "F:b", "R:a", "R:b"}, log.seq())
 	log.mu.Lock()
-	assert.Equal(t, policy.Event{Kind: policy.RateLimiterBackendFailed, Instance: "geocoding", Node: "a", Err: boom}, log.evs[0])
+	assert.Equal(t, policy.Event{Kind: ratelimit.EventBackendFailed, Instance: "geocoding", Attrs: ratelimit.NodeAttrs("a"), Err: boom}, log.evs[0])
 	log.mu.Unlock()
 }
 
@@ -141,7 +143,7 @@ func TestRL18_EventsInTheOrderOfTheChanges(t *testing.T) {
 	reentrant := s.listener
 	s.listener = func(e policy.Event) {
 		reentrant(e)
-		if e.Kind == policy.RateLimiterBackendRecovered && e.Node == "a" {
+		if e.Kind == ratelimit.EventBackendRecovered && eventNode(e) == "a" {
 			n.up("b", s) // a listener's call answered by node b
 		}
 	}
@@ -175,4 +177,12 @@ func TestRL18_EventsInTheOrderOfTheChanges(t *testing.T) {
 	assert.Empty(t, n.pending)
 	assert.False(t, n.publishing)
 	n.mu.Unlock()
+}
+
+// eventNode returns the node a backend's event names; "" for the backend as a whole.
+func eventNode(e policy.Event) string {
+	if v := e.Attr(ratelimit.AttrNode); v.Kind() == slog.KindString {
+		return v.String()
+	}
+	return ""
 }

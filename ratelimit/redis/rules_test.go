@@ -301,7 +301,7 @@ func TestRL8_AcquireWaitsLocally(t *testing.T) {
 		const T = time.Second
 		l := limiter(t, b, "acquire", ratelimit.Permits(1), ratelimit.Period(T), ratelimit.MaxWait(2*T),
 			ratelimit.OnEvent(func(e policy.Event) {
-				if e.Kind == policy.RateLimiterWaited {
+				if e.Kind == ratelimit.EventWaited {
 					waited.Store(int64(e.Wait))
 				}
 			}))
@@ -326,7 +326,7 @@ func TestRL8_ContextOnRedis(t *testing.T) {
 		waiting := make(chan struct{}, 1)
 		l := limiter(t, b, "ctx", ratelimit.Permits(5), ratelimit.Period(50*time.Second), ratelimit.MaxWait(30*time.Second), // T = 10s
 			ratelimit.OnEvent(func(e policy.Event) {
-				if e.Kind == policy.RateLimiterWaited {
+				if e.Kind == ratelimit.EventWaited {
 					select {
 					case waiting <- struct{}{}:
 					default:

@@ -43,7 +43,7 @@ func TestRL5_ThreeRegistriesShareOneQuota(t *testing.T) {
 			require.NoError(t, err)
 			reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(b),
 				resilience.WithEventListener(func(e policy.Event) {
-					if e.Kind == policy.RateLimiterBackendFailed {
+					if e.Kind == ratelimit.EventBackendFailed {
 						failures.Add(1)
 					}
 				}))

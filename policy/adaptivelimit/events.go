@@ -1,0 +1,33 @@
+package adaptivelimit
+
+import (
+	"log/slog"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// The kinds of event an adaptive limit publishes. A call admitted at once publishes
+// nothing.
+var (
+	// EventChanged ("AdaptiveLimitChanged"): the limit on calls in flight moved from the
+	// attribute "previous_limit" to the attribute "limit" (ints). Logged at debug level;
+	// no span event.
+	EventChanged = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitChanged",
+		Layer: Layer, Level: slog.LevelDebug, Attrs: []policy.EventAttr{{Key: AttrLimit}, {Key: AttrPreviousLimit}}})
+	// EventRejected ("AdaptiveLimitRejected"): a call found no room under the limit
+	// within its maxWait, or its context ended while it waited (Err is the rejection,
+	// Wait how long it waited). Logged as a warning; span event
+	// "resilience.adaptive_limit.rejected".
+	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitRejected",
+		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.adaptive_limit.rejected"})
+	// EventWaited ("AdaptiveLimitWaited"): a call waited Wait under the limit, and runs.
+	// Logged at debug level; span event "resilience.adaptive_limit.waited".
+	EventWaited = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitWaited",
+		Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.adaptive_limit.waited"})
+)
+
+// The keys of the attributes of EventChanged: the new limit and the one it replaces.
+const (
+	AttrLimit         = "limit"
+	AttrPreviousLimit = "previous_limit"
+)

@@ -1,0 +1,19 @@
+package timeout
+
+import (
+	"log/slog"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// EventExceeded ("TimeoutExceeded") is the kind of event a timeout publishes when a call
+// ran past its deadline: the attribute "timeout" (a duration) is the time the call was
+// given, Err the error it fails with. Logged as a warning; span event
+// "resilience.timeout.exceeded", whose timeout is in seconds.
+var EventExceeded = policy.RegisterEventKind(policy.EventKindInfo{Name: "TimeoutExceeded",
+	Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.timeout.exceeded",
+	Attrs: []policy.EventAttr{{Key: AttrTimeout}}})
+
+// AttrTimeout is the key of the attribute of EventExceeded that holds the time the call
+// was given.
+const AttrTimeout = "timeout"
