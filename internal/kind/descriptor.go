@@ -39,6 +39,8 @@ type Kind interface {
 	RangeError(values map[string]string) (attr string, err error)
 	// Snapshot returns an instance's state, or nil when the policy has none.
 	Snapshot(p Instance) any
+	// Measures returns what the policy type measures; nil when it measures nothing.
+	Measures() *Metrics
 }
 
 // Descriptor describes a policy type whose options produce settings S. A policy package
@@ -55,6 +57,7 @@ type Descriptor[S any] struct {
 	Of       func(Instance) any        // an instance's configuration, as Config returns it
 	State    func(Instance) any        // an instance's snapshot; nil: none
 	Result   func(*S) reflect.Type     // the result type a result predicate needs; may be nil
+	Metrics  *Metrics                  // what its instances measure; nil: nothing
 }
 
 // Layer implements Kind.
@@ -119,6 +122,9 @@ func (d *Descriptor[S]) Snapshot(p Instance) any {
 	}
 	return d.State(p)
 }
+
+// Measures implements Kind.
+func (d *Descriptor[S]) Measures() *Metrics { return d.Metrics }
 
 var (
 	mu    sync.RWMutex

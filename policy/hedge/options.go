@@ -134,6 +134,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Hedge).cfg },
 	State:    func(p kind.Instance) any { return p.(*Hedge).Snapshot() },
+	Metrics:  metrics,
 }
 
 func init() { kind.Register(descriptor) }
