@@ -69,6 +69,7 @@ type made struct {
 func (in *instruments) make(meter metric.Meter, o options) ([]metric.Observable, error) {
 	b := instrumentBuilder{meter: meter}
 	in.kinds = map[policy.Layer]*layerMetrics{}
+	owner := map[string]policy.Layer{Calls: policy.LayerCall, CallDuration: policy.LayerCall}
 	for _, k := range kind.All() {
 		in.layers = append(in.layers, k.Layer())
 		lm := &layerMetrics{spec: k.Measures(), byName: map[string]*made{}}
@@ -81,6 +82,11 @@ func (in *instruments) make(meter metric.Meter, o options) ([]metric.Observable,
 			continue
 		}
 		for _, decl := range lm.spec.Instruments {
+			if l, dup := owner[decl.Name]; dup {
+				b.add(fmt.Errorf("resilienceotel: layers %s and %s both declare instrument %s", l, k.Layer(), decl.Name))
+				continue
+			}
+			owner[decl.Name] = k.Layer()
 			mk := b.make(decl)
 			lm.byName[decl.Name] = mk
 			if decl.Read != nil {

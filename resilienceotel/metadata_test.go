@@ -64,7 +64,7 @@ func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 	require.NoError(t, err)
 	_, err = call(context.Background())
 	require.NoError(t, err)
-	cb, err := reg.CircuitBreaker("API.Get")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "API.Get")
 	require.NoError(t, err)
 	cb.ForceOpen() // transitions by hand are counted too
 	cb.Reset()
