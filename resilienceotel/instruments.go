@@ -21,8 +21,6 @@ const (
 const (
 	attrInstance   = "instance"
 	attrOutcome    = "outcome"
-	attrKind       = "kind"
-	attrState      = "state"
 	attrFrom       = "from"
 	attrTo         = "to"
 	attrLayer      = "layer"
