@@ -97,7 +97,7 @@ func benchmarkBulkhead(b *testing.B, parallel bool) {
 				close(done)
 			} else {
 				go func() { defer close(done); _, _ = call(ctx, 0) }()
-				h, err := reg.Bulkhead("Bench.Bulkhead")
+				h, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Bench.Bulkhead")
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -143,6 +143,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
 	Of:       func(p kind.Instance) any { return p.(*Limiter).Config() },
 	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },
+	Metrics:  metrics,
 
 	Compose: kind.Composition{Rank: 50, Live: kind.LiveValid[Config], GivesPermits: true},
 }

@@ -27,7 +27,7 @@ func TestCO1_AdaptiveLimitIsInnermost(t *testing.T) {
 		return 1, nil
 	}, resilience.AdaptiveLimit(adaptivelimit.InitialLimit(3)), resilience.Bulkhead(bulkhead.MaxConcurrent(5)))
 	require.NoError(t, err)
-	al, err = reg.AdaptiveLimit("Svc.A")
+	al, err = resilience.Lookup[adaptivelimit.Handle](reg, adaptivelimit.Layer, "Svc.A")
 	require.NoError(t, err)
 	_, err = call(context.Background())
 	require.NoError(t, err)
@@ -71,7 +71,7 @@ func TestCO9_AdaptiveLimitRejectionsAreFailures(t *testing.T) {
 		_, err = call(context.Background())
 		require.ErrorIs(t, err, adaptivelimit.ErrLimitExceeded)
 		assert.Zero(t, attempts)
-		cb, err := reg.CircuitBreaker("Svc.Call")
+		cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
 		require.NoError(t, err)
 		if ignore {
 			assert.Equal(t, 0, cb.Snapshot().BufferedCalls, "ignored rejections are not recorded")
@@ -100,7 +100,7 @@ func TestAL2_ConfigurationAndSnapshot(t *testing.T) {
 	_, err = resilience.Wrap(reg, "Svc.C", fn, resilience.AdaptiveLimit(adaptivelimit.Name("Pool")))
 	requireCode(t, err, policy.CodeConflict)
 
-	snaps := reg.Snapshot().AdaptiveLimits
+	snaps := resilience.StatesOf[adaptivelimit.Snapshot](reg.Snapshot())
 	require.Len(t, snaps, 1)
 	s := snaps[0]
 	assert.Equal(t, "Pool", s.Instance)

@@ -1,6 +1,12 @@
 package resilience
 
-import "github.com/resilience4go/resilience4go/ratelimit"
+import (
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
+)
+
+// limiterBackend is the type of a registry's default rate limiter backend.
+type limiterBackend = ratelimit.Backend
 
 // WithRateLimiterBackend keeps the state of every rate limiter the registry builds in b,
 // e.g. Redis (package ratelimit/redis), so that the registries of every instance of a
@@ -12,7 +18,17 @@ import "github.com/resilience4go/resilience4go/ratelimit"
 // Functions that share a limiter name share one limiter, built by the first of them with
 // its backend; the backend is not part of the configuration compared when they share it.
 func WithRateLimiterBackend(b ratelimit.Backend) RegistryOption {
-	return func(o *registryOptions) { o.backend = b }
+	return func(o *registryOptions) {
+		o.backend = b
+		if o.presets == nil {
+			o.presets = map[policy.Layer]any{}
+		}
+		if b == nil {
+			delete(o.presets, ratelimit.Layer)
+			return
+		}
+		o.presets[ratelimit.Layer] = []ratelimit.Option{ratelimit.WithBackend(b)}
+	}
 }
 
 // RateLimiterBackend returns the registry's default rate limiter backend, or nil (also for

@@ -31,7 +31,7 @@ func TestCO2_OpenBreakerSpendsNoPermit(t *testing.T) {
 		resilience.RateLimiter(ratelimit.Permits(10), ratelimit.Period(time.Second)),
 		resilience.CircuitBreaker())
 	require.NoError(t, err)
-	cb, err := reg.CircuitBreaker("Svc.Call")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
 	rl, err := reg.RateLimiter("Svc.Call")
 	require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestCO3_RejectionsOpenTheBreakerUnlessIgnored(t *testing.T) {
 			_, err = call(ctx)
 			require.ErrorIs(t, err, ratelimit.ErrExceeded)
 		}
-		cb, err := reg.CircuitBreaker("Svc.Call")
+		cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
 		require.NoError(t, err)
 		if ignore {
 			assert.Equal(t, circuitbreaker.Closed, cb.State(), "ignored rejections are neither success nor failure")
@@ -135,7 +135,7 @@ func TestCO4_OpenBreakerIsNeverRetried(t *testing.T) {
 		resilience.Retry(retry.MaxAttempts(5), retry.Delay(time.Second), retry.RetryOn(circuitbreaker.ErrOpen)),
 		resilience.CircuitBreaker())
 	require.NoError(t, err)
-	cb, err := reg.CircuitBreaker("Svc.Call")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
 	cb.ForceOpen()
 	_, err = call(ctx)
@@ -257,11 +257,11 @@ func TestFullPipelineZeroAllocations(t *testing.T) {
 	limited := full(t, manual, "Limited", 1, ok)
 	_, _ = limited(ctx, 1)
 	opened := full(t, manual, "Opened", 1_000_000_000, ok)
-	cb, err := manual.CircuitBreaker("Opened")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](manual, circuitbreaker.Layer, "Opened")
 	require.NoError(t, err)
 	cb.ForceOpen()
 	filled := full(t, manual, "Filled", 1_000_000_000, ok)
-	bh, err := manual.Bulkhead("Filled")
+	bh, err := resilience.Lookup[bulkhead.Handle](manual, bulkhead.Layer, "Filled")
 	require.NoError(t, err)
 	for range 10 {
 		require.True(t, bh.(*bulkhead.Bulkhead).TryAcquire())

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -105,10 +107,10 @@ func TestRG4_OtherSegments(t *testing.T) {
 	_, err := resilience.Wrap(reg, "Svc.Call", func(ctx context.Context) (int, error) { return 0, nil },
 		resilience.Bulkhead(), resilience.CircuitBreaker(), resilience.Retry(), resilience.Timeout(time.Second))
 	require.NoError(t, err)
-	bh, err := reg.Bulkhead("Svc.Call")
+	bh, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Svc.Call")
 	require.NoError(t, err)
 	assert.Equal(t, 3, bh.Snapshot().MaxConcurrent)
-	cb, err := reg.CircuitBreaker("Svc.Call")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
 	assert.Equal(t, "closed", cb.State().String())
 }

@@ -33,7 +33,8 @@
 //
 // # Handles, snapshots and events
 //
-// RateLimiter, CircuitBreaker, Bulkhead, Hedge, AdaptiveLimit and the generic Lookup return an instance by id
-// once a function using it was wrapped; Snapshot returns the state of every instance;
-// WithEventListener receives every policy's events.
+// Lookup returns the handle of any policy instance by layer and id (RateLimiter, a rate
+// limiter's) once a function using it was wrapped; Snapshot returns the state of every
+// instance (Policies; StatesOf picks those of one type); WithEventListener receives every
+// policy's events.
 package resilience

@@ -78,11 +78,11 @@ func taken(t *testing.T, reg *resilience.Registry, id string) string {
 	if rl, err := reg.RateLimiter(id); err == nil {
 		s += fmt.Sprintf("permits=%d ", rl.AvailablePermits())
 	}
-	if cb, err := reg.CircuitBreaker(id); err == nil {
+	if cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, id); err == nil {
 		snap := cb.Snapshot()
 		s += fmt.Sprintf("breaker=%v/%d/%d ", snap.State, snap.BufferedCalls, snap.NotPermittedCalls)
 	}
-	if b, err := reg.Bulkhead(id); err == nil {
+	if b, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, id); err == nil {
 		s += fmt.Sprintf("slots=%d ", b.AvailableSlots())
 	}
 	return s
@@ -156,7 +156,7 @@ func TestFaults_PipelineNilFunction(t *testing.T) {
 	requireCode(t, err, policy.CodeBadSpec)
 	_, err = p.ExecuteAsync(context.Background(), nil).Await(context.Background())
 	requireCode(t, err, policy.CodeBadSpec)
-	cb, err := reg.CircuitBreaker("Svc.Call")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
 	assert.Zero(t, cb.Snapshot().BufferedCalls)
 	assert.Equal(t, circuitbreaker.Closed, cb.State())
@@ -218,7 +218,7 @@ func TestFaults_DisabledLayersRefuseADoneContext(t *testing.T) {
 		v, err := call(context.Background())
 		require.NoError(t, err, "a live context passes every disabled layer")
 		require.Equal(t, 1, v)
-		cb, err := reg.CircuitBreaker("Svc.Sync")
+		cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Sync")
 		require.NoError(t, err)
 		require.Equal(t, circuitbreaker.Disabled, cb.State(), "the layers are disabled")
 		for range 5 {

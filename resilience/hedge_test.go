@@ -49,7 +49,7 @@ func TestHG7_SlowFirstAttemptIsHedged(t *testing.T) {
 	f := call(context.Background())
 	clk.Advance(time.Second)
 	require.Len(t, ctxs, 2, "the hedge started at 1s")
-	bh, err := reg.Bulkhead("Quotes.Get")
+	bh, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Quotes.Get")
 	require.NoError(t, err)
 	assert.Zero(t, bh.AvailableSlots(), "both attempts hold a slot")
 	clk.Advance(99 * time.Millisecond)
@@ -62,7 +62,7 @@ func TestHG7_SlowFirstAttemptIsHedged(t *testing.T) {
 	assert.Equal(t, "answer 2", v)
 	assert.ErrorIs(t, ctxs[0].Err(), context.Canceled, "the first attempt's context is done")
 	assert.Equal(t, 2, bh.AvailableSlots(), "the first attempt's slot is free")
-	cb, err := reg.CircuitBreaker("Quotes.Get")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Quotes.Get")
 	require.NoError(t, err)
 	s := cb.Snapshot()
 	assert.Equal(t, 1, s.BufferedCalls, "the canceled attempt is not recorded")
@@ -116,7 +116,7 @@ func TestHG18_SyncCompositionIsRefused(t *testing.T) {
 	_, err = resilience.Wrap2(reg, "Svc.C", func(context.Context, int, int) (int, error) { return 1, nil },
 		resilience.Hedge(), resilience.CircuitBreaker())
 	requireCode(t, err, hedge.CodeSync)
-	_, err = reg.Hedge("Svc.A")
+	_, err = resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Svc.A")
 	requireCode(t, err, policy.CodeUnknownInstance) // a failed wrap registers nothing
 
 	p, err := resilience.NewPipeline[int](reg, "Svc.P", resilience.Hedge())
@@ -129,7 +129,7 @@ func TestHG18_SyncCompositionIsRefused(t *testing.T) {
 		Await(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 7, v)
-	h, err := reg.Hedge("Svc.P")
+	h, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Svc.P")
 	require.NoError(t, err)
 	assert.Equal(t, "Svc.P", h.InstanceID())
 }
@@ -164,7 +164,7 @@ func TestCO1_HedgeIsOutsideTheBreaker(t *testing.T) {
 	call, err := resilience.WrapAsync(reg, "Svc.A", func(context.Context) *async.Future[int] { calls++; return async.Completed(1) },
 		resilience.CircuitBreaker(), resilience.Hedge())
 	require.NoError(t, err)
-	cb, err := reg.CircuitBreaker("Svc.A")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.A")
 	require.NoError(t, err)
 	cb.ForceOpen()
 	_, err = call(context.Background()).Await(context.Background())
@@ -189,7 +189,7 @@ func TestHG16_ConfigurationAndSnapshot(t *testing.T) {
 	require.NoError(t, err, "instances.Shared.hedge.maxAttempts wins over the code: the same configuration")
 	_, err = resilience.WrapAsync(reg, "Svc.D", dep, resilience.Hedge(hedge.Name("Shared"), hedge.Delay(time.Second)))
 	requireCode(t, err, policy.CodeConflict) // the code's delay wins over defaults.hedge.delay
-	h, err := reg.Hedge("Shared")
+	h, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Shared")
 	require.NoError(t, err)
 	snap := h.Snapshot()
 	assert.Equal(t, 250*time.Millisecond, snap.Delay)
@@ -201,8 +201,8 @@ func TestHG16_ConfigurationAndSnapshot(t *testing.T) {
 	require.True(t, done)
 	require.NoError(t, err)
 	assert.Equal(t, "answer 3", v, "the third attempt started at 500ms and answered at 510ms")
-	require.Len(t, reg.Snapshot().Hedges, 1)
-	assert.Equal(t, "Shared", reg.Snapshot().Hedges[0].Instance)
+	require.Len(t, resilience.StatesOf[hedge.Snapshot](reg.Snapshot()), 1)
+	assert.Equal(t, "Shared", resilience.StatesOf[hedge.Snapshot](reg.Snapshot())[0].Instance)
 }
 
 // SPEC HG-18: the one-line idiom for a synchronous function: wrap async.Go around it.

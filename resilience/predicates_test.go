@@ -61,7 +61,7 @@ func TestPredicates_RecordIfResult(t *testing.T) {
 		_, err := call(context.Background())
 		require.NoError(t, err)
 	}
-	cb, err := reg.CircuitBreaker("Svc.Call")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
 	assert.Equal(t, circuitbreaker.Open, cb.State())
 	_, err = call(context.Background())

@@ -718,7 +718,7 @@ func TestRC3_ReloadTransitionsReachListenersUnlockedAndInOrder(t *testing.T) {
 	reg, _ = newRegistry(t, resilience.WithEventListener(func(e policy.Event) {
 		kinds = append(kinds, e.Kind)
 		if e.Kind == circuitbreaker.EventTransition {
-			_, err := reg.CircuitBreaker(e.Instance)
+			_, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, e.Instance)
 			assert.NoError(t, err)
 		}
 	}))
@@ -738,7 +738,7 @@ func TestRC6_ReloadStartsWaitingCallsUnlocked(t *testing.T) {
 	var started atomic.Int32
 	call, err := resilience.WrapAsync1(reg, "Pool", func(ctx context.Context, i int) *async.Future[string] {
 		if started.Add(1) == 2 {
-			_, err := reg.Bulkhead("Pool")
+			_, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Pool")
 			assert.NoError(t, err)
 		}
 		return calls.Next(ctx, i)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -173,7 +174,7 @@ func TestUse_NilOrPanickingDecorateRegistersNothing(t *testing.T) {
 	assert.Empty(t, reg.Snapshot().Policies)
 	_, err = resilience.Wrap(reg, "F.Panic", fn, resilience.Bulkhead())
 	require.NoError(t, err, "the registry's lock was released")
-	assert.Len(t, reg.Snapshot().Bulkheads, 1)
+	assert.Len(t, resilience.StatesOf[bulkhead.Snapshot](reg.Snapshot()), 1)
 }
 
 // Two nil user policies are reported as nil, not as a layer given twice; an empty Order

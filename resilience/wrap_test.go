@@ -16,6 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -138,9 +139,9 @@ func TestRG3_UnknownIDAndSortedSnapshot(t *testing.T) {
 	_, err := reg.RateLimiter("nope")
 	ce := requireCode(t, err, policy.CodeUnknownInstance)
 	assert.Equal(t, "nope", ce.Value)
-	_, err = reg.CircuitBreaker("nope")
+	_, err = resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "nope")
 	requireCode(t, err, policy.CodeUnknownInstance)
-	_, err = reg.Bulkhead("nope")
+	_, err = resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "nope")
 	requireCode(t, err, policy.CodeUnknownInstance)
 
 	for _, id := range []string{"b", "c", "a"} {
@@ -435,9 +436,9 @@ func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
 	var none *resilience.Registry
 	_, err = none.RateLimiter("F.Call")
 	requireCode(t, err, policy.CodeUnknownInstance)
-	_, err = none.CircuitBreaker("F.Call")
+	_, err = resilience.Lookup[circuitbreaker.Handle](none, circuitbreaker.Layer, "F.Call")
 	requireCode(t, err, policy.CodeUnknownInstance)
-	_, err = none.Bulkhead("F.Call")
+	_, err = resilience.Lookup[bulkhead.Handle](none, bulkhead.Layer, "F.Call")
 	requireCode(t, err, policy.CodeUnknownInstance)
 	assert.Empty(t, none.UnusedKeys())
 	assert.Empty(t, none.Snapshot().Policies)

@@ -90,8 +90,8 @@ func setOf(cs ...codes.Code) codeSet {
 //
 //	Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the call
 //
-// id is the instance id of the policies that have no Name, so r.CircuitBreaker(id) returns
-// the breaker. Each attempt takes its own permit and gets its own timeout, whose deadline
+// id is the instance id of the policies that have no Name, so resilience.Lookup with id
+// returns the breaker. Each attempt takes its own permit and gets its own timeout, whose deadline
 // gRPC sends to the server (grpc-timeout). The call's own context bounds every layer: a
 // wait for a permit or a bulkhead slot ends when it does, and a retry's wait (its backoff
 // or a server delay) that would end after the call's deadline is not waited at all: the

@@ -436,7 +436,7 @@ func TestGR6_FailureCodesOpenTheBreaker(t *testing.T) {
 		resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(3), circuitbreaker.MinimumCalls(3)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
-	cb, err := reg.CircuitBreaker("svc")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 
 	for _, code := range []codes.Code{codes.Unavailable, codes.Internal, codes.DeadlineExceeded} {
@@ -465,7 +465,7 @@ func TestGR6_SuccessCodesKeepTheBreakerClosed(t *testing.T) {
 		resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
-	cb, err := reg.CircuitBreaker("svc")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 
 	success := []codes.Code{codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.PermissionDenied,
@@ -508,7 +508,7 @@ func TestGR6_OtherCodesAreIgnoredByCircuitBreaker(t *testing.T) {
 				requireStatusError(t, err, code)
 				assert.ErrorIs(t, err, resiliencegrpc.ErrNotFailure)
 			}
-			cb, err := reg.CircuitBreaker("svc")
+			cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 			require.NoError(t, err)
 			assert.Equal(t, tc.state, cb.State())
 		})
@@ -534,7 +534,7 @@ func TestGR6_CodeListsAreConfigurable(t *testing.T) {
 				_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 				requireStatusError(t, err, tc.code)
 			}
-			cb, err := reg.CircuitBreaker("svc")
+			cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 			require.NoError(t, err)
 			assert.Equal(t, tc.state, cb.State())
 		})
@@ -561,7 +561,7 @@ func TestGR6_ClientLimiterRefusalsDoNotOpenTheBreaker(t *testing.T) {
 		require.ErrorAs(t, err, &re)
 		require.ErrorIs(t, err, ratelimit.ErrExceeded)
 	}
-	cb, err := reg.CircuitBreaker("svc")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 	snap := cb.Snapshot()
 	assert.Equal(t, circuitbreaker.Closed, snap.State)
@@ -575,7 +575,7 @@ func TestGR6_OpenBreakerIsNotRetried(t *testing.T) {
 	cl := newClient(t, reg, idempotentUnary, resilience.Retry(retry.MaxAttempts(5)), resiliencegrpc.CircuitBreaker())
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
-	cb, err := reg.CircuitBreaker("svc")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 	cb.ForceOpen()
 
@@ -594,7 +594,7 @@ func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 		reg, _ := newRegistry(t, clock.NewManual())
 		cl := newClient(t, reg, resiliencegrpc.ClientConfig{}, resiliencegrpc.CircuitBreaker())
 		ts := startServer(t, bufnet, nil)
-		cb, err := reg.CircuitBreaker("svc")
+		cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 		require.NoError(t, err)
 		cb.ForceOpen()
 
@@ -711,7 +711,7 @@ func TestGR9_DoneContextTakesNothing(t *testing.T) {
 	rl, err := reg.RateLimiter("svc")
 	require.NoError(t, err)
 	assert.Equal(t, 1, rl.AvailablePermits())
-	cb, err := reg.CircuitBreaker("svc")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 	assert.Zero(t, cb.Snapshot().BufferedCalls)
 	assert.Zero(t, clk.PendingTasks())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resiliencegrpc"
 )
 
@@ -29,7 +30,7 @@ func TestGR6_ResourceExhaustedListedAsFailureCountsWithADelay(t *testing.T) {
 		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 		require.Equal(t, codes.ResourceExhausted, status.Code(err))
 	}
-	cb, err := reg.CircuitBreaker("svc")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 	require.Equal(t, circuitbreaker.Open, cb.State(), "%+v", cb.Snapshot())
 }

@@ -212,7 +212,7 @@ func TestGR8_OpenBreakerRefusesNewStream(t *testing.T) {
 	reg, _ := newRegistry(t, clock.NewManual())
 	cl := newClient(t, reg, resiliencegrpc.ClientConfig{}, resiliencegrpc.CircuitBreaker())
 	ts := startServer(t, bufnet, nil)
-	cb, err := reg.CircuitBreaker("svc")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 	cb.ForceOpen()
 
@@ -346,7 +346,7 @@ func TestGR8_StreamStatusIsNotRetriedNorCounted(t *testing.T) {
 	}
 	assert.Equal(t, 3, ts.svc.count("StreamingOutputCall"))
 	assert.Zero(t, rec.Count(retry.EventAttempt))
-	cb, err := reg.CircuitBreaker("svc")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 	assert.Equal(t, circuitbreaker.Closed, cb.State())
 	assert.Zero(t, cb.Snapshot().FailedCalls)

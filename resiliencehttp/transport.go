@@ -72,8 +72,8 @@ type Transport struct {
 //	Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → next
 //
 // (and a resilience.Fallback[*http.Response], outermost, if given). id is the instance id
-// of the policies that have no Name, so r.RateLimiter(id) and r.CircuitBreaker(id) return
-// their handles. Each attempt takes its own permit and gets its own timeout, which bounds
+// of the policies that have no Name, so r.RateLimiter(id) and resilience.Lookup with id
+// return their handles. Each attempt takes its own permit and gets its own timeout, which bounds
 // the round trip up to the response's headers, not the reading of its body. Use this package's CircuitBreaker spec for a
 // breaker that counts 5xx but not 4xx responses.
 //

@@ -259,7 +259,7 @@ func TestTransport_BreakerCounts5xxButNot4xx(t *testing.T) {
 	c := f.client(t, resiliencehttp.TransportConfig{},
 		resiliencehttp.CircuitBreaker(circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4),
 			circuitbreaker.FailureRateThreshold(100), circuitbreaker.WaitInOpen(time.Minute)))
-	cb, err := f.reg.CircuitBreaker("api")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](f.reg, circuitbreaker.Layer, "api")
 	require.NoError(t, err)
 	call := func(code int) (int, error) {
 		resp, err := c.Get(s.srv.URL + "/?status=" + strconv.Itoa(code))
@@ -316,7 +316,7 @@ func TestTransport_FailureIsConfigurable(t *testing.T) {
 				assert.Equal(t, code, resp.StatusCode)
 				_ = readAll(t, resp)
 			}
-			cb, err := f.reg.CircuitBreaker("api")
+			cb, err := resilience.Lookup[circuitbreaker.Handle](f.reg, circuitbreaker.Layer, "api")
 			require.NoError(t, err)
 			assert.Equal(t, circuitbreaker.Open, cb.State())
 			f.assertNoLeak(t)

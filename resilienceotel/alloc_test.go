@@ -11,7 +11,6 @@ import (
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
-	"github.com/resilience4go/resilience4go/resilienceotel"
 )
 
 // OB-2: with the Metrics attached (default options), an admitted and a rejected call
@@ -36,8 +35,8 @@ func TestOB2_ObservedCallsAllocateNothing(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(200, func() { _, _ = breaker(ctx) }), "breaker")
 
 	c := h.collect()
-	assert.Equal(t, int64(201), c.int(resilienceotel.RateLimiterCalls, "instance=API.Admit", "outcome=admitted"))
-	assert.Equal(t, int64(201), c.int(resilienceotel.RateLimiterCalls, "instance=API.Reject", "outcome=rejected"))
-	assert.Equal(t, int64(201), c.int(resilienceotel.CircuitBreakerCalls, "instance=API.Breaker", "outcome=succeeded"))
+	assert.Equal(t, int64(201), c.int(RateLimiterCalls, "instance=API.Admit", "outcome=admitted"))
+	assert.Equal(t, int64(201), c.int(RateLimiterCalls, "instance=API.Reject", "outcome=rejected"))
+	assert.Equal(t, int64(201), c.int(CircuitBreakerCalls, "instance=API.Breaker", "outcome=succeeded"))
 	_ = circuitbreaker.ErrOpen
 }

@@ -28,6 +28,12 @@
 //
 // # Instruments
 //
+// Each policy declares its instruments in its package's descriptor: their names, units
+// and descriptions, how an outcome at its layer updates them, and how its snapshot is
+// read for the instruments of its state. New makes those of every registered policy,
+// and this package names none of them; only the instruments of whole calls (Calls,
+// CallDuration) are its own.
+//
 // Every series has the attribute instance, the instance id (a Name, or the wrapped
 // function's id). Counters are observable counters (cumulative, monotonic). The
 // instruments of a state are observable up-down counters where their values add up

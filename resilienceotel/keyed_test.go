@@ -36,7 +36,7 @@ func TestOB2_KeyedLimiterKeyAttributeOff(t *testing.T) {
 	assert.Equal(t, map[string]int64{
 		"{instance=tenants,outcome=admitted}": 3,
 		"{instance=tenants,outcome=rejected}": 1,
-	}, h.collect().intPoints(resilienceotel.RateLimiterCalls))
+	}, h.collect().intPoints(RateLimiterCalls))
 }
 
 // OB-2: with WithKeyAttribute(true), one series per key and outcome.
@@ -51,8 +51,8 @@ func TestOB2_KeyedLimiterKeyAttributeOn(t *testing.T) {
 		"{instance=tenants,key=a,outcome=rejected}": 1,
 		"{instance=tenants,key=b,outcome=admitted}": 1,
 		"{instance=tenants,key=b,outcome=rejected}": 0,
-	}, c.intPoints(resilienceotel.RateLimiterCalls))
-	assert.Equal(t, int64(0), c.int(resilienceotel.RateLimiterWaitedCalls, "instance=tenants", "key=a"))
+	}, c.intPoints(RateLimiterCalls))
+	assert.Equal(t, int64(0), c.int(RateLimiterWaitedCalls, "instance=tenants", "key=a"))
 }
 
 // OB-1: without WithKeyAttribute the recorder wants no keys, so a keyed limiter whose keys
@@ -68,7 +68,7 @@ func TestOB1_KeyedNonStringKeysAllocateNothingWithoutKeyAttribute(t *testing.T) 
 	assert.Equal(t, map[string]int64{
 		"{instance=users,outcome=admitted}": 1,
 		"{instance=users,outcome=rejected}": 101,
-	}, h.collect().intPoints(resilienceotel.RateLimiterCalls))
+	}, h.collect().intPoints(RateLimiterCalls))
 }
 
 // A nil *Metrics observes nothing and does not panic: Instrument returns nil, Close

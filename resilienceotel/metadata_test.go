@@ -64,7 +64,7 @@ func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 	require.NoError(t, err)
 	_, err = call(context.Background())
 	require.NoError(t, err)
-	cb, err := reg.CircuitBreaker("API.Get")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "API.Get")
 	require.NoError(t, err)
 	cb.ForceOpen() // transitions by hand are counted too
 	cb.Reset()
@@ -85,35 +85,35 @@ func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 		kind instrumentKind
 		unit string
 	}{
-		resilienceotel.RateLimiterAvailablePermits: {upDownKind, "{permit}"},
-		resilienceotel.RateLimiterWaitingCalls:     {upDownKind, "{call}"},
-		resilienceotel.RateLimiterCalls:            {counterKind, "{call}"},
-		resilienceotel.RateLimiterWaitedCalls:      {counterKind, "{call}"},
-		resilienceotel.RateLimiterWaitDuration:     {histogramKind, "s"},
-		resilienceotel.CircuitBreakerState:         {upDownKind, "1"},
-		resilienceotel.CircuitBreakerFailureRate:   {gaugeKind, "%"},
-		resilienceotel.CircuitBreakerSlowCallRate:  {gaugeKind, "%"},
-		resilienceotel.CircuitBreakerCalls:         {counterKind, "{call}"},
-		resilienceotel.CircuitBreakerSlowCalls:     {counterKind, "{call}"},
-		resilienceotel.CircuitBreakerCallDuration:  {histogramKind, "s"},
-		resilienceotel.CircuitBreakerTransitions:   {counterKind, "{transition}"},
-		resilienceotel.BulkheadAvailableSlots:      {upDownKind, "{slot}"},
-		resilienceotel.BulkheadMaxSlots:            {upDownKind, "{slot}"},
-		resilienceotel.BulkheadQueuedCalls:         {upDownKind, "{call}"},
-		resilienceotel.BulkheadCalls:               {counterKind, "{call}"},
-		resilienceotel.BulkheadWaitDuration:        {histogramKind, "s"},
-		resilienceotel.RetryCalls:                  {counterKind, "{call}"},
-		resilienceotel.RetryAttempts:               {counterKind, "{attempt}"},
-		resilienceotel.TimeoutCalls:                {counterKind, "{call}"},
-		resilienceotel.HedgeCalls:                  {counterKind, "{call}"},
-		resilienceotel.HedgeAttempts:               {counterKind, "{attempt}"},
-		resilienceotel.HedgeBudgetAvailable:        {upDownKind, "{attempt}"},
-		resilienceotel.AdaptiveLimitLimit:          {upDownKind, "{call}"},
-		resilienceotel.AdaptiveLimitInFlight:       {upDownKind, "{call}"},
-		resilienceotel.AdaptiveLimitQueuedCalls:    {upDownKind, "{call}"},
-		resilienceotel.AdaptiveLimitCalls:          {counterKind, "{call}"},
-		resilienceotel.Calls:                       {counterKind, "{call}"},
-		resilienceotel.CallDuration:                {histogramKind, "s"},
+		RateLimiterAvailablePermits: {upDownKind, "{permit}"},
+		RateLimiterWaitingCalls:     {upDownKind, "{call}"},
+		RateLimiterCalls:            {counterKind, "{call}"},
+		RateLimiterWaitedCalls:      {counterKind, "{call}"},
+		RateLimiterWaitDuration:     {histogramKind, "s"},
+		CircuitBreakerState:         {upDownKind, "1"},
+		CircuitBreakerFailureRate:   {gaugeKind, "%"},
+		CircuitBreakerSlowCallRate:  {gaugeKind, "%"},
+		CircuitBreakerCalls:         {counterKind, "{call}"},
+		CircuitBreakerSlowCalls:     {counterKind, "{call}"},
+		CircuitBreakerCallDuration:  {histogramKind, "s"},
+		CircuitBreakerTransitions:   {counterKind, "{transition}"},
+		BulkheadAvailableSlots:      {upDownKind, "{slot}"},
+		BulkheadMaxSlots:            {upDownKind, "{slot}"},
+		BulkheadQueuedCalls:         {upDownKind, "{call}"},
+		BulkheadCalls:               {counterKind, "{call}"},
+		BulkheadWaitDuration:        {histogramKind, "s"},
+		RetryCalls:                  {counterKind, "{call}"},
+		RetryAttempts:               {counterKind, "{attempt}"},
+		TimeoutCalls:                {counterKind, "{call}"},
+		HedgeCalls:                  {counterKind, "{call}"},
+		HedgeAttempts:               {counterKind, "{attempt}"},
+		HedgeBudgetAvailable:        {upDownKind, "{attempt}"},
+		AdaptiveLimitLimit:          {upDownKind, "{call}"},
+		AdaptiveLimitInFlight:       {upDownKind, "{call}"},
+		AdaptiveLimitQueuedCalls:    {upDownKind, "{call}"},
+		AdaptiveLimitCalls:          {counterKind, "{call}"},
+		resilienceotel.Calls:        {counterKind, "{call}"},
+		resilienceotel.CallDuration: {histogramKind, "s"},
 	}
 	c := h.collect()
 	for name, w := range want {
@@ -132,13 +132,13 @@ func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 	assert.Equal(t, map[string]int64{
 		"{from=closed,instance=API.Get,to=forced_open}": 1,
 		"{from=forced_open,instance=API.Get,to=closed}": 1,
-	}, c.intPoints(resilienceotel.CircuitBreakerTransitions))
-	assert.Equal(t, 0.0, c.float(resilienceotel.CircuitBreakerFailureRate, "instance=API.Get"))
-	assert.Equal(t, 0.0, c.float(resilienceotel.CircuitBreakerSlowCallRate, "instance=API.Get"))
-	assert.Equal(t, int64(3), c.int(resilienceotel.RateLimiterAvailablePermits, "instance=API.Get"))
-	assert.Equal(t, int64(3), c.int(resilienceotel.BulkheadAvailableSlots, "instance=API.Get"))
-	assert.Equal(t, int64(4), c.int(resilienceotel.AdaptiveLimitLimit, "instance=API.Get"))
-	assert.Equal(t, int64(10), c.int(resilienceotel.HedgeBudgetAvailable, "instance=API.Hedged"))
+	}, c.intPoints(CircuitBreakerTransitions))
+	assert.Equal(t, 0.0, c.float(CircuitBreakerFailureRate, "instance=API.Get"))
+	assert.Equal(t, 0.0, c.float(CircuitBreakerSlowCallRate, "instance=API.Get"))
+	assert.Equal(t, int64(3), c.int(RateLimiterAvailablePermits, "instance=API.Get"))
+	assert.Equal(t, int64(3), c.int(BulkheadAvailableSlots, "instance=API.Get"))
+	assert.Equal(t, int64(4), c.int(AdaptiveLimitLimit, "instance=API.Get"))
+	assert.Equal(t, int64(10), c.int(HedgeBudgetAvailable, "instance=API.Hedged"))
 }
 
 // OB-2: a nil MeterProvider is the global one; Observe refuses a nil registry with

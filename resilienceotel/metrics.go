@@ -11,14 +11,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
-	"github.com/resilience4go/resilience4go/policy/bulkhead"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
-	"github.com/resilience4go/resilience4go/policy/fallback"
-	"github.com/resilience4go/resilience4go/policy/hedge"
-	"github.com/resilience4go/resilience4go/policy/retry"
-	"github.com/resilience4go/resilience4go/policy/timeout"
-	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -100,9 +92,9 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 }
 
 // Instrument returns the recorder of the instance (layer, id): the same one each time it
-// is asked for the same instance. It makes one for the built-in layers and for
-// policy.LayerCall; for any other layer, and after Close, it returns nil, and the instance
-// is not observed; a nil m returns nil too. A registry built with WithObserver(m) calls
+// is asked for the same instance. It makes one for the layers whose policy kinds were
+// registered when m was made (every policy of this module's) and for policy.LayerCall;
+// for any other layer, and after Close, it returns nil, and the instance is not observed; a nil m returns nil too. A registry built with WithObserver(m) calls
 // it; code seldom does. It is safe for concurrent use.
 func (m *Metrics) Instrument(layer policy.Layer, id string) policy.Recorder {
 	if m == nil {
@@ -127,38 +119,32 @@ func (m *Metrics) Instrument(layer policy.Layer, id string) policy.Recorder {
 	return r
 }
 
-// newRecorder returns the recorder of a new instance of layer with this id; nil for a
-// layer it does not know.
+// newRecorder returns the recorder of a new instance of layer with this id, as the
+// layer's kind declares its metrics; nil for a layer that had no kind when m was made.
 func (m *Metrics) newRecorder(layer policy.Layer, id string) recorder {
 	b := base{m: m, id: id, inst: attribute.String(attrInstance, id), spans: m.opts.spans, key: m.opts.key}
-	switch layer {
-	case ratelimit.Layer:
-		return newLimiterRec(b, m.ins.rlCalls, m.ins.rlWaited, m.ins.rlWait, m.opts.key)
-	case bulkhead.Layer:
-		return newLimiterRec(b, m.ins.bhCalls, nil, m.ins.bhWait, false)
-	case adaptivelimit.Layer:
-		return newLimiterRec(b, m.ins.alCalls, nil, nil, false)
-	case circuitbreaker.Layer:
-		b.timed = true
-		return newBreakerRec(b)
-	case retry.Layer:
-		return newRetryRec(b)
-	case timeout.Layer:
-		return newOutcomeRec(b, m.ins.toCalls, nil, policy.ResultSucceeded, policy.ResultFailed, policy.ResultTimedOut)
-	case hedge.Layer:
-		return newOutcomeRec(b, m.ins.hgCalls, m.ins.hgAttempts, policy.ResultSucceeded, policy.ResultFailed)
-	case policy.LayerCall:
+	if layer == policy.LayerCall {
 		b.timed = m.ins.callDuration != nil
 		return newCallRec(b)
-	case fallback.Layer:
-		return &eventRec{base: b}
 	}
-	return nil
+	lm := m.ins.kinds[layer]
+	switch {
+	case lm == nil:
+		return nil
+	case lm.spec == nil:
+		return &eventRec{base: b}
+	case lm.spec.Admissions != nil:
+		return newLimiterRec(b, lm, lm.spec.Admissions, m.opts.key)
+	case lm.spec.Outcomes != nil:
+		b.timed = lm.spec.Outcomes.Duration != ""
+		return newOutcomesRec(b, lm, lm.spec.Outcomes, lm.spec.Transitions)
+	}
+	return &eventRec{base: b}
 }
 
 // Observe reads the snapshots of reg's instances (reg.Snapshot) at each collection, for
-// the instruments of their state: available permits, breaker states and rates, free and
-// queued bulkhead slots, hedge budgets, adaptive limits. The counters need no Observe:
+// the instruments of their state that their kinds declare: available permits, breaker
+// states and rates, free and queued bulkhead slots, hedge budgets, adaptive limits. The counters need no Observe:
 // they come from the recorders. Observing a registry twice changes nothing; several
 // registries may be observed, but instances of two of them with the same id and layer
 // share their series, and their states are then added up (a breaker's state series

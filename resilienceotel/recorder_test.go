@@ -47,13 +47,13 @@ func TestOB2_RecorderRateLimiter(t *testing.T) {
 	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "tenant-a"}) // no key attribute: the instance's
 
 	c := h.collect()
-	assert.Equal(t, int64(6), c.int(resilienceotel.RateLimiterCalls, "instance=rl", "outcome=admitted"))
-	assert.Equal(t, int64(1), c.int(resilienceotel.RateLimiterCalls, "instance=rl", "outcome=rejected"))
-	assert.Equal(t, int64(2), c.int(resilienceotel.RateLimiterWaitedCalls, "instance=rl"))
-	n, sum := c.hist(resilienceotel.RateLimiterWaitDuration, "instance=rl")
+	assert.Equal(t, int64(6), c.int(RateLimiterCalls, "instance=rl", "outcome=admitted"))
+	assert.Equal(t, int64(1), c.int(RateLimiterCalls, "instance=rl", "outcome=rejected"))
+	assert.Equal(t, int64(2), c.int(RateLimiterWaitedCalls, "instance=rl"))
+	n, sum := c.hist(RateLimiterWaitDuration, "instance=rl")
 	assert.Equal(t, uint64(2), n)
 	assert.InDelta(t, 0.75, sum, 1e-12)
-	assert.Len(t, c.intPoints(resilienceotel.RateLimiterCalls), 2, "no series per key")
+	assert.Len(t, c.intPoints(RateLimiterCalls), 2, "no series per key")
 }
 
 // OB-2: with WithKeyAttribute(true), a keyed limiter's outcomes are counted per key; an
@@ -75,9 +75,9 @@ func TestOB2_RecorderKeyAttribute(t *testing.T) {
 		"{instance=rl,key=a,outcome=rejected}": 0,
 		"{instance=rl,key=b,outcome=admitted}": 0,
 		"{instance=rl,key=b,outcome=rejected}": 1,
-	}, c.intPoints(resilienceotel.RateLimiterCalls))
-	assert.Equal(t, int64(1), c.int(resilienceotel.RateLimiterWaitedCalls, "instance=rl", "key=a"))
-	n, sum := c.hist(resilienceotel.RateLimiterWaitDuration, "instance=rl", "key=a")
+	}, c.intPoints(RateLimiterCalls))
+	assert.Equal(t, int64(1), c.int(RateLimiterWaitedCalls, "instance=rl", "key=a"))
+	n, sum := c.hist(RateLimiterWaitDuration, "instance=rl", "key=a")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 1.0, sum)
 }
@@ -105,27 +105,27 @@ func TestOB2_RecorderCircuitBreaker(t *testing.T) {
 		"{instance=cb,outcome=failed}":        1,
 		"{instance=cb,outcome=ignored}":       1,
 		"{instance=cb,outcome=not_permitted}": 2,
-	}, c.intPoints(resilienceotel.CircuitBreakerCalls))
+	}, c.intPoints(CircuitBreakerCalls))
 	assert.Equal(t, map[string]int64{
 		"{instance=cb,outcome=succeeded}": 1,
 		"{instance=cb,outcome=failed}":    1,
-	}, c.intPoints(resilienceotel.CircuitBreakerSlowCalls))
-	n, sum := c.hist(resilienceotel.CircuitBreakerCallDuration, "instance=cb", "outcome=succeeded")
+	}, c.intPoints(CircuitBreakerSlowCalls))
+	n, sum := c.hist(CircuitBreakerCallDuration, "instance=cb", "outcome=succeeded")
 	assert.Equal(t, uint64(2), n)
 	assert.InDelta(t, 3.1, sum, 1e-12)
-	n, sum = c.hist(resilienceotel.CircuitBreakerCallDuration, "instance=cb", "outcome=failed")
+	n, sum = c.hist(CircuitBreakerCallDuration, "instance=cb", "outcome=failed")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 2.0, sum)
-	n, sum = c.hist(resilienceotel.CircuitBreakerCallDuration, "instance=cb", "outcome=ignored")
+	n, sum = c.hist(CircuitBreakerCallDuration, "instance=cb", "outcome=ignored")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 0.05, sum)
-	assert.False(t, c.has(resilienceotel.CircuitBreakerCallDuration, "instance=cb", "outcome=not_permitted"),
+	assert.False(t, c.has(CircuitBreakerCallDuration, "instance=cb", "outcome=not_permitted"),
 		"a call not permitted has no duration")
 	assert.Equal(t, map[string]int64{
 		"{from=closed,instance=cb,to=open}":    1,
 		"{from=open,instance=cb,to=half_open}": 2,
 		"{from=half_open,instance=cb,to=open}": 1,
-	}, c.intPoints(resilienceotel.CircuitBreakerTransitions))
+	}, c.intPoints(CircuitBreakerTransitions))
 }
 
 // OB-2: a retry's recorder counts calls by kind, and every attempt made.
@@ -147,8 +147,8 @@ func TestOB2_RecorderRetry(t *testing.T) {
 		"{instance=rt,kind=failed_with_retry}":       1,
 		"{instance=rt,kind=failed_without_retry}":    1,
 		"{instance=rt,kind=aborted}":                 1,
-	}, c.intPoints(resilienceotel.RetryCalls))
-	assert.Equal(t, int64(12), c.int(resilienceotel.RetryAttempts, "instance=rt"))
+	}, c.intPoints(RetryCalls))
+	assert.Equal(t, int64(12), c.int(RetryAttempts, "instance=rt"))
 }
 
 // OB-2: timeout, hedge, bulkhead and adaptive limit recorders count by outcome.
@@ -175,23 +175,23 @@ func TestOB2_RecorderTimeoutHedgeBulkheadAdaptive(t *testing.T) {
 		"{instance=to,outcome=succeeded}": 1,
 		"{instance=to,outcome=failed}":    0,
 		"{instance=to,outcome=timed_out}": 2,
-	}, c.intPoints(resilienceotel.TimeoutCalls))
+	}, c.intPoints(TimeoutCalls))
 	assert.Equal(t, map[string]int64{
 		"{instance=hg,outcome=succeeded}": 1,
 		"{instance=hg,outcome=failed}":    1,
-	}, c.intPoints(resilienceotel.HedgeCalls))
-	assert.Equal(t, int64(5), c.int(resilienceotel.HedgeAttempts, "instance=hg"))
+	}, c.intPoints(HedgeCalls))
+	assert.Equal(t, int64(5), c.int(HedgeAttempts, "instance=hg"))
 	assert.Equal(t, map[string]int64{
 		"{instance=bh,outcome=admitted}": 2,
 		"{instance=bh,outcome=rejected}": 1,
-	}, c.intPoints(resilienceotel.BulkheadCalls))
-	n, sum := c.hist(resilienceotel.BulkheadWaitDuration, "instance=bh")
+	}, c.intPoints(BulkheadCalls))
+	n, sum := c.hist(BulkheadWaitDuration, "instance=bh")
 	assert.Equal(t, uint64(1), n, "the wait of a rejected call is not a wait for a slot it got")
 	assert.Equal(t, 0.02, sum)
 	assert.Equal(t, map[string]int64{
 		"{instance=al,outcome=admitted}": 1,
 		"{instance=al,outcome=rejected}": 1,
-	}, c.intPoints(resilienceotel.AdaptiveLimitCalls))
+	}, c.intPoints(AdaptiveLimitCalls))
 }
 
 // OB-2: a whole call's recorder counts successes and failures always, and rejections by

@@ -52,10 +52,10 @@ func TestOB2_RateLimiterThroughRegistry(t *testing.T) {
 	}
 
 	c := h.collect()
-	assert.Equal(t, int64(10), c.int(resilienceotel.RateLimiterCalls, "instance=API.Burst", "outcome=admitted"))
-	assert.Equal(t, int64(15), c.int(resilienceotel.RateLimiterCalls, "instance=API.Burst", "outcome=rejected"))
-	assert.Equal(t, int64(0), c.int(resilienceotel.RateLimiterWaitedCalls, "instance=API.Burst"))
-	assert.Equal(t, int64(0), c.int(resilienceotel.RateLimiterAvailablePermits, "instance=API.Burst"))
+	assert.Equal(t, int64(10), c.int(RateLimiterCalls, "instance=API.Burst", "outcome=admitted"))
+	assert.Equal(t, int64(15), c.int(RateLimiterCalls, "instance=API.Burst", "outcome=rejected"))
+	assert.Equal(t, int64(0), c.int(RateLimiterWaitedCalls, "instance=API.Burst"))
+	assert.Equal(t, int64(0), c.int(RateLimiterAvailablePermits, "instance=API.Burst"))
 	assert.Equal(t, map[string]int64{
 		"{instance=API.Burst,outcome=succeeded}":                  10,
 		"{instance=API.Burst,outcome=failed}":                     0,
@@ -71,13 +71,13 @@ func TestOB2_RateLimiterThroughRegistry(t *testing.T) {
 	require.NoError(t, err)
 
 	c = h.collect()
-	assert.Equal(t, int64(2), c.int(resilienceotel.RateLimiterCalls, "instance=API.Slow", "outcome=admitted"))
-	assert.Equal(t, int64(1), c.int(resilienceotel.RateLimiterWaitedCalls, "instance=API.Slow"))
-	n, sum := c.hist(resilienceotel.RateLimiterWaitDuration, "instance=API.Slow")
+	assert.Equal(t, int64(2), c.int(RateLimiterCalls, "instance=API.Slow", "outcome=admitted"))
+	assert.Equal(t, int64(1), c.int(RateLimiterWaitedCalls, "instance=API.Slow"))
+	n, sum := c.hist(RateLimiterWaitDuration, "instance=API.Slow")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 1.0, sum)
-	assert.Equal(t, int64(0), c.int(resilienceotel.RateLimiterAvailablePermits, "instance=API.Slow"))
-	assert.Equal(t, int64(10), c.int(resilienceotel.RateLimiterAvailablePermits, "instance=API.Burst"),
+	assert.Equal(t, int64(0), c.int(RateLimiterAvailablePermits, "instance=API.Slow"))
+	assert.Equal(t, int64(10), c.int(RateLimiterAvailablePermits, "instance=API.Burst"),
 		"1s later the burst's permits are back")
 }
 
@@ -120,11 +120,11 @@ func TestOB2_CircuitBreakerThroughRegistry(t *testing.T) {
 		if st == "closed" {
 			want = 1
 		}
-		assert.Equal(t, want, c.int(resilienceotel.CircuitBreakerState, "instance=DB.Query", "state="+st), st)
+		assert.Equal(t, want, c.int(CircuitBreakerState, "instance=DB.Query", "state="+st), st)
 	}
-	_, has := c.floatOK(resilienceotel.CircuitBreakerFailureRate, "instance=DB.Query")
+	_, has := c.floatOK(CircuitBreakerFailureRate, "instance=DB.Query")
 	assert.False(t, has, "no failure rate while fewer than the minimum calls")
-	_, has = c.floatOK(resilienceotel.CircuitBreakerSlowCallRate, "instance=DB.Query")
+	_, has = c.floatOK(CircuitBreakerSlowCallRate, "instance=DB.Query")
 	assert.False(t, has, "no slow-call rate while fewer than the minimum calls")
 
 	_, _ = call(ctx, step{300 * time.Millisecond, errBoom}) // 2 of 4 failed: open
@@ -132,31 +132,31 @@ func TestOB2_CircuitBreakerThroughRegistry(t *testing.T) {
 	require.ErrorIs(t, err, circuitbreaker.ErrOpen)
 
 	c = h.collect()
-	assert.Equal(t, int64(1), c.int(resilienceotel.CircuitBreakerState, "instance=DB.Query", "state=open"))
-	assert.Equal(t, int64(0), c.int(resilienceotel.CircuitBreakerState, "instance=DB.Query", "state=closed"))
-	assert.Equal(t, 50.0, c.float(resilienceotel.CircuitBreakerFailureRate, "instance=DB.Query"))
-	assert.Equal(t, 25.0, c.float(resilienceotel.CircuitBreakerSlowCallRate, "instance=DB.Query"))
+	assert.Equal(t, int64(1), c.int(CircuitBreakerState, "instance=DB.Query", "state=open"))
+	assert.Equal(t, int64(0), c.int(CircuitBreakerState, "instance=DB.Query", "state=closed"))
+	assert.Equal(t, 50.0, c.float(CircuitBreakerFailureRate, "instance=DB.Query"))
+	assert.Equal(t, 25.0, c.float(CircuitBreakerSlowCallRate, "instance=DB.Query"))
 	assert.Equal(t, map[string]int64{
 		"{instance=DB.Query,outcome=succeeded}":     2,
 		"{instance=DB.Query,outcome=failed}":        2,
 		"{instance=DB.Query,outcome=ignored}":       1,
 		"{instance=DB.Query,outcome=not_permitted}": 1,
-	}, c.intPoints(resilienceotel.CircuitBreakerCalls))
+	}, c.intPoints(CircuitBreakerCalls))
 	assert.Equal(t, map[string]int64{
 		"{instance=DB.Query,outcome=succeeded}": 1,
 		"{instance=DB.Query,outcome=failed}":    0,
-	}, c.intPoints(resilienceotel.CircuitBreakerSlowCalls))
-	n, sum := c.hist(resilienceotel.CircuitBreakerCallDuration, "instance=DB.Query", "outcome=succeeded")
+	}, c.intPoints(CircuitBreakerSlowCalls))
+	n, sum := c.hist(CircuitBreakerCallDuration, "instance=DB.Query", "outcome=succeeded")
 	assert.Equal(t, uint64(2), n)
 	assert.InDelta(t, 2.1, sum, 1e-12)
-	n, sum = c.hist(resilienceotel.CircuitBreakerCallDuration, "instance=DB.Query", "outcome=failed")
+	n, sum = c.hist(CircuitBreakerCallDuration, "instance=DB.Query", "outcome=failed")
 	assert.Equal(t, uint64(2), n)
 	assert.InDelta(t, 0.5, sum, 1e-12)
-	n, sum = c.hist(resilienceotel.CircuitBreakerCallDuration, "instance=DB.Query", "outcome=ignored")
+	n, sum = c.hist(CircuitBreakerCallDuration, "instance=DB.Query", "outcome=ignored")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 0.05, sum)
 	assert.Equal(t, map[string]int64{"{from=closed,instance=DB.Query,to=open}": 1},
-		c.intPoints(resilienceotel.CircuitBreakerTransitions))
+		c.intPoints(CircuitBreakerTransitions))
 	assert.Equal(t, map[string]int64{
 		"{instance=DB.Query,outcome=succeeded}":                     2,
 		"{instance=DB.Query,outcome=failed}":                        3,
@@ -167,12 +167,12 @@ func TestOB2_CircuitBreakerThroughRegistry(t *testing.T) {
 	_, err = call(ctx, step{10 * time.Millisecond, nil}) // the trial call: closed again
 	require.NoError(t, err)
 	c = h.collect()
-	assert.Equal(t, int64(1), c.int(resilienceotel.CircuitBreakerState, "instance=DB.Query", "state=closed"))
+	assert.Equal(t, int64(1), c.int(CircuitBreakerState, "instance=DB.Query", "state=closed"))
 	assert.Equal(t, map[string]int64{
 		"{from=closed,instance=DB.Query,to=open}":      1,
 		"{from=open,instance=DB.Query,to=half_open}":   1,
 		"{from=half_open,instance=DB.Query,to=closed}": 1,
-	}, c.intPoints(resilienceotel.CircuitBreakerTransitions))
+	}, c.intPoints(CircuitBreakerTransitions))
 }
 
 // OB-2: a bulkhead's free, configured and queued slots, its admissions and rejections,
@@ -194,11 +194,11 @@ func TestOB2_BulkheadThroughRegistry(t *testing.T) {
 	}
 
 	c := h.collect()
-	assert.Equal(t, int64(0), c.int(resilienceotel.BulkheadAvailableSlots, "instance=Pool.Get"))
-	assert.Equal(t, int64(2), c.int(resilienceotel.BulkheadMaxSlots, "instance=Pool.Get"))
-	assert.Equal(t, int64(2), c.int(resilienceotel.BulkheadQueuedCalls, "instance=Pool.Get"))
-	assert.Equal(t, int64(2), c.int(resilienceotel.BulkheadCalls, "instance=Pool.Get", "outcome=admitted"))
-	assert.Equal(t, int64(0), c.int(resilienceotel.BulkheadCalls, "instance=Pool.Get", "outcome=rejected"))
+	assert.Equal(t, int64(0), c.int(BulkheadAvailableSlots, "instance=Pool.Get"))
+	assert.Equal(t, int64(2), c.int(BulkheadMaxSlots, "instance=Pool.Get"))
+	assert.Equal(t, int64(2), c.int(BulkheadQueuedCalls, "instance=Pool.Get"))
+	assert.Equal(t, int64(2), c.int(BulkheadCalls, "instance=Pool.Get", "outcome=admitted"))
+	assert.Equal(t, int64(0), c.int(BulkheadCalls, "instance=Pool.Get", "outcome=rejected"))
 
 	clk.Advance(300 * time.Millisecond)
 	completes[0]("done", nil) // the third call gets the slot after 300ms
@@ -207,10 +207,10 @@ func TestOB2_BulkheadThroughRegistry(t *testing.T) {
 	require.ErrorIs(t, err, bulkhead.ErrFull)
 
 	c = h.collect()
-	assert.Equal(t, int64(3), c.int(resilienceotel.BulkheadCalls, "instance=Pool.Get", "outcome=admitted"))
-	assert.Equal(t, int64(1), c.int(resilienceotel.BulkheadCalls, "instance=Pool.Get", "outcome=rejected"))
-	assert.Equal(t, int64(0), c.int(resilienceotel.BulkheadQueuedCalls, "instance=Pool.Get"))
-	n, sum := c.hist(resilienceotel.BulkheadWaitDuration, "instance=Pool.Get")
+	assert.Equal(t, int64(3), c.int(BulkheadCalls, "instance=Pool.Get", "outcome=admitted"))
+	assert.Equal(t, int64(1), c.int(BulkheadCalls, "instance=Pool.Get", "outcome=rejected"))
+	assert.Equal(t, int64(0), c.int(BulkheadQueuedCalls, "instance=Pool.Get"))
+	n, sum := c.hist(BulkheadWaitDuration, "instance=Pool.Get")
 	assert.Equal(t, uint64(1), n)
 	assert.InDelta(t, 0.3, sum, 1e-12)
 
@@ -218,7 +218,7 @@ func TestOB2_BulkheadThroughRegistry(t *testing.T) {
 		complete("done", nil)
 	}
 	c = h.collect()
-	assert.Equal(t, int64(2), c.int(resilienceotel.BulkheadAvailableSlots, "instance=Pool.Get"))
+	assert.Equal(t, int64(2), c.int(BulkheadAvailableSlots, "instance=Pool.Get"))
 }
 
 var errFatal = errors.New("fatal")
@@ -263,9 +263,9 @@ func TestOB2_RetryThroughRegistry(t *testing.T) {
 		"{instance=API.Once,kind=failed_with_retry}":        0,
 		"{instance=API.Once,kind=failed_without_retry}":     1,
 		"{instance=API.Once,kind=aborted}":                  0,
-	}, c.intPoints(resilienceotel.RetryCalls))
-	assert.Equal(t, int64(7), c.int(resilienceotel.RetryAttempts, "instance=API.Retry"))
-	assert.Equal(t, int64(1), c.int(resilienceotel.RetryAttempts, "instance=API.Once"))
+	}, c.intPoints(RetryCalls))
+	assert.Equal(t, int64(7), c.int(RetryAttempts, "instance=API.Retry"))
+	assert.Equal(t, int64(1), c.int(RetryAttempts, "instance=API.Once"))
 }
 
 // OB-2: a timeout's calls by outcome.
@@ -291,7 +291,7 @@ func TestOB2_TimeoutThroughRegistry(t *testing.T) {
 		"{instance=API.Slow,outcome=succeeded}": 1,
 		"{instance=API.Slow,outcome=failed}":    1,
 		"{instance=API.Slow,outcome=timed_out}": 2,
-	}, c.intPoints(resilienceotel.TimeoutCalls))
+	}, c.intPoints(TimeoutCalls))
 }
 
 // OB-2: a hedge's calls, attempts and budget.
@@ -328,11 +328,11 @@ func TestOB2_HedgeThroughRegistry(t *testing.T) {
 	assert.Equal(t, map[string]int64{
 		"{instance=Search.Query,outcome=succeeded}": 1,
 		"{instance=Search.Query,outcome=failed}":    1,
-	}, c.intPoints(resilienceotel.HedgeCalls))
-	assert.Equal(t, int64(4), c.int(resilienceotel.HedgeAttempts, "instance=Search.Query"))
-	hd, err := reg.Hedge("Search.Query")
+	}, c.intPoints(HedgeCalls))
+	assert.Equal(t, int64(4), c.int(HedgeAttempts, "instance=Search.Query"))
+	hd, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Search.Query")
 	require.NoError(t, err)
-	assert.Equal(t, int64(8), c.int(resilienceotel.HedgeBudgetAvailable, "instance=Search.Query"),
+	assert.Equal(t, int64(8), c.int(HedgeBudgetAvailable, "instance=Search.Query"),
 		"10 hedges per 10s, 2 spent")
 	assert.Equal(t, 8, hd.Snapshot().BudgetAvailable)
 }
@@ -356,24 +356,24 @@ func TestOB2_AdaptiveLimitThroughRegistry(t *testing.T) {
 		futures[i] = call(ctx)
 	}
 	c := h.collect()
-	assert.Equal(t, int64(2), c.int(resilienceotel.AdaptiveLimitLimit, "instance=DB.Write"))
-	assert.Equal(t, int64(2), c.int(resilienceotel.AdaptiveLimitInFlight, "instance=DB.Write"))
-	assert.Equal(t, int64(1), c.int(resilienceotel.AdaptiveLimitQueuedCalls, "instance=DB.Write"))
-	assert.Equal(t, int64(2), c.int(resilienceotel.AdaptiveLimitCalls, "instance=DB.Write", "outcome=admitted"))
-	assert.Equal(t, int64(0), c.int(resilienceotel.AdaptiveLimitCalls, "instance=DB.Write", "outcome=rejected"))
+	assert.Equal(t, int64(2), c.int(AdaptiveLimitLimit, "instance=DB.Write"))
+	assert.Equal(t, int64(2), c.int(AdaptiveLimitInFlight, "instance=DB.Write"))
+	assert.Equal(t, int64(1), c.int(AdaptiveLimitQueuedCalls, "instance=DB.Write"))
+	assert.Equal(t, int64(2), c.int(AdaptiveLimitCalls, "instance=DB.Write", "outcome=admitted"))
+	assert.Equal(t, int64(0), c.int(AdaptiveLimitCalls, "instance=DB.Write", "outcome=rejected"))
 
 	clk.Advance(time.Second) // the third call waited its maxWait
 	_, err = futures[2].Await(ctx)
 	require.ErrorIs(t, err, adaptivelimit.ErrLimitExceeded)
 	c = h.collect()
-	assert.Equal(t, int64(0), c.int(resilienceotel.AdaptiveLimitQueuedCalls, "instance=DB.Write"))
-	assert.Equal(t, int64(1), c.int(resilienceotel.AdaptiveLimitCalls, "instance=DB.Write", "outcome=rejected"))
+	assert.Equal(t, int64(0), c.int(AdaptiveLimitQueuedCalls, "instance=DB.Write"))
+	assert.Equal(t, int64(1), c.int(AdaptiveLimitCalls, "instance=DB.Write", "outcome=rejected"))
 	assert.Equal(t, int64(1), c.int(resilienceotel.Calls, "instance=DB.Write", "layer=adaptiveLimit", "outcome=rejected"))
 	for _, complete := range completes {
 		complete("done", nil)
 	}
 	c = h.collect()
-	assert.Equal(t, int64(0), c.int(resilienceotel.AdaptiveLimitInFlight, "instance=DB.Write"))
+	assert.Equal(t, int64(0), c.int(AdaptiveLimitInFlight, "instance=DB.Write"))
 	assert.Equal(t, int64(2), c.int(resilienceotel.Calls, "instance=DB.Write", "outcome=succeeded"))
 }
 
@@ -412,13 +412,13 @@ func TestOB2_RateLimiterWaitingCalls(t *testing.T) {
 	require.NoError(t, err)
 	ctx := t.Context()
 	futures := []*async.Future[string]{call(ctx), call(ctx), call(ctx)}
-	assert.Equal(t, int64(2), h.collect().int(resilienceotel.RateLimiterWaitingCalls, "instance=API.Queue"))
+	assert.Equal(t, int64(2), h.collect().int(RateLimiterWaitingCalls, "instance=API.Queue"))
 	clk.Advance(2 * time.Second)
 	for _, f := range futures {
 		_, err := f.Await(ctx)
 		require.NoError(t, err)
 	}
 	c := h.collect()
-	assert.Equal(t, int64(0), c.int(resilienceotel.RateLimiterWaitingCalls, "instance=API.Queue"))
-	assert.Equal(t, int64(2), c.int(resilienceotel.RateLimiterWaitedCalls, "instance=API.Queue"))
+	assert.Equal(t, int64(0), c.int(RateLimiterWaitingCalls, "instance=API.Queue"))
+	assert.Equal(t, int64(2), c.int(RateLimiterWaitedCalls, "instance=API.Queue"))
 }

@@ -173,7 +173,7 @@ func TestOB3_NoSpanEvents(t *testing.T) {
 		_, _ = call(ctx)
 		_, err = call(ctx)
 		require.ErrorIs(t, err, ratelimit.ErrExceeded)
-		assert.Equal(t, int64(1), h.collect().int(resilienceotel.RateLimiterCalls, "instance=API.Get", "outcome=rejected"))
+		assert.Equal(t, int64(1), h.collect().int(RateLimiterCalls, "instance=API.Get", "outcome=rejected"))
 	}
 	t.Run("not sampled", func(t *testing.T) {
 		tr := newTracer(t, sdktrace.WithSampler(sdktrace.NeverSample()))

@@ -151,7 +151,7 @@ func TestOB4_ListenerCircuitBreaker(t *testing.T) {
 		`{"level":"INFO","msg":"CircuitBreakerTransition","event":{"kind":"CircuitBreakerTransition","instance":"Pay",`+
 			`"at":20000000000,"from":"half-open","to":"closed"}}`)
 
-	h, err := reg.CircuitBreaker("Pay")
+	h, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Pay")
 	require.NoError(t, err)
 	h.ForceOpen()
 	assertLines(t, buf,

@@ -73,7 +73,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if limit, err = reg.AdaptiveLimit("Inventory.Query"); err != nil {
+	if limit, err = resilience.Lookup[adaptivelimit.Handle](reg, adaptivelimit.Layer, "Inventory.Query"); err != nil {
 		return err
 	}
 

@@ -519,7 +519,7 @@ func clientSide(ctx context.Context, w io.Writer, clk *clock.Manual, cat *catalo
 	clk.Advance(time.Second)
 	fmt.Fprintln(w, "  the server is down, Internal every time:")
 	cat.mood.Store(down)
-	cb, err := reg.CircuitBreaker("catalog")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "catalog")
 	if err != nil {
 		return err
 	}

@@ -100,11 +100,11 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bh, err := reg.Bulkhead("PriceService.Price")
+	bh, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "PriceService.Price")
 	if err != nil {
 		return err
 	}
-	h, err := reg.Hedge("PriceService.Price")
+	h, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "PriceService.Price")
 	if err != nil {
 		return err
 	}

@@ -194,7 +194,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 	fmt.Fprintln(w, "the dependency is down, 500 every time:")
 	dep.mood.Store(down)
-	cb, err := reg.CircuitBreaker("inventory")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "inventory")
 	if err != nil {
 		return err
 	}

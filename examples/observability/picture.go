@@ -44,20 +44,20 @@ func readSample(ctx context.Context, reader *sdkmetric.ManualReader, at time.Dur
 			case metricdata.Sum[int64]:
 				for _, p := range data.DataPoints {
 					switch m.Name {
-					case resilienceotel.RateLimiterAvailablePermits:
+					case "resilience.rate_limiter.available_permits":
 						s.permits = p.Value
 					case resilienceotel.Calls:
 						if attr(p.Attributes, "outcome") == "rejected" {
 							s.rejected[attr(p.Attributes, "layer")] = p.Value
 						}
-					case resilienceotel.CircuitBreakerState:
+					case "resilience.circuit_breaker.state":
 						if p.Value == 1 {
 							s.state = attr(p.Attributes, "state")
 						}
 					}
 				}
 			case metricdata.Histogram[float64]:
-				if m.Name != resilienceotel.CircuitBreakerCallDuration {
+				if m.Name != "resilience.circuit_breaker.call.duration" {
 					continue
 				}
 				for _, p := range data.DataPoints {

@@ -111,7 +111,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "calls 1-4 took a permit each; call 5, rejected by the open breaker, took none: %d of 5 permits left\n",
 		reviewsLimiter.AvailablePermits())
-	breaker, err := reg.CircuitBreaker("reviews")
+	breaker, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "reviews")
 	if err != nil {
 		return err
 	}
@@ -129,11 +129,11 @@ func printSnapshot(w io.Writer, s resilience.Snapshot) {
 	for _, rl := range s.RateLimiters {
 		fmt.Fprintf(w, "  rate limiter    %-8s %2d of %2d permits available\n", rl.Instance, rl.AvailablePermits, rl.Permits)
 	}
-	for _, cb := range s.CircuitBreakers {
+	for _, cb := range resilience.StatesOf[circuitbreaker.Snapshot](s) {
 		fmt.Fprintf(w, "  circuit breaker %-8s %s, failure rate %.0f%% (%d of %d calls), calls not permitted: %d\n",
 			cb.Instance, cb.State, cb.FailureRate, cb.FailedCalls, cb.BufferedCalls, cb.NotPermittedCalls)
 	}
-	for _, bh := range s.Bulkheads {
+	for _, bh := range resilience.StatesOf[bulkhead.Snapshot](s) {
 		fmt.Fprintf(w, "  bulkhead        %-8s %d of %d slots available, %d waiting\n",
 			bh.Instance, bh.AvailableSlots, bh.MaxConcurrent, bh.Waiting)
 	}

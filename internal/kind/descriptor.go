@@ -39,6 +39,8 @@ type Kind interface {
 	RangeError(values map[string]string) (attr string, err error)
 	// Snapshot returns an instance's state, or nil when the policy has none.
 	Snapshot(p Instance) any
+	// Measures returns what the policy type measures; nil when it measures nothing.
+	Measures() *Metrics
 
 	// Composition is how the policy composes and reloads (rank, async-only, replacement,
 	// live changes, permits).
@@ -64,6 +66,7 @@ type Descriptor[S any] struct {
 	Of       func(Instance) any        // an instance's configuration, as Config returns it
 	State    func(Instance) any        // an instance's snapshot; nil: none
 	Result   func(*S) reflect.Type     // the result type a result predicate needs; may be nil
+	Metrics  *Metrics                  // what its instances measure; nil: nothing
 
 	// Composition and code generation.
 	Compose   Composition // the place in the default order, async-only, replacement, live changes, permits
@@ -132,6 +135,9 @@ func (d *Descriptor[S]) Snapshot(p Instance) any {
 	}
 	return d.State(p)
 }
+
+// Measures implements Kind.
+func (d *Descriptor[S]) Measures() *Metrics { return d.Metrics }
 
 var (
 	mu    sync.RWMutex

@@ -2,6 +2,7 @@ package adaptivelimit_test
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -63,7 +64,7 @@ func (q queueing) InUse() int       { return q.l.InFlight() }
 
 // subject is an adaptive limiter of fixed limit 1, with the id "al".
 var subject = kindtest.QueueingSubject{
-	Layer: adaptivelimit.Layer, ID: "al", Rejected: policy.AdaptiveLimitRejected, Waited: policy.AdaptiveLimitWaited,
+	Layer: adaptivelimit.Layer, ID: "al", Rejected: adaptivelimit.EventRejected, Waited: adaptivelimit.EventWaited,
 	ErrFull: adaptivelimit.ErrLimitExceeded,
 	New: func(t testing.TB, clk clock.Clock, obs policy.Observer, maxWait time.Duration, enabled bool) kindtest.Queueing {
 		l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.WithClock(clk), adaptivelimit.WithInstanceID("al"),
@@ -117,9 +118,9 @@ func TestOB1_AdaptiveLimitChangedCarriesTheCallsContext(t *testing.T) {
 
 	evs := rec.Events()
 	require.Equal(t, []policy.Event{
-		{Kind: policy.AdaptiveLimitChanged, Instance: "al", Limit: 4, PreviousLimit: 8},
-		{Kind: policy.AdaptiveLimitChanged, Instance: "al", Limit: 2, PreviousLimit: 4},
-		{Kind: policy.AdaptiveLimitChanged, Instance: "al", Limit: 1, PreviousLimit: 2},
+		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 4), slog.Int(adaptivelimit.AttrPreviousLimit, 8)}},
+		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 2), slog.Int(adaptivelimit.AttrPreviousLimit, 4)}},
+		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 1), slog.Int(adaptivelimit.AttrPreviousLimit, 2)}},
 	}, evs)
 	assert.Equal(t, []any{"marker", "marker", nil}, kindtest.Markers(rec.EventContexts()))
 	admitted := policy.Outcome{Result: policy.ResultAdmitted}

@@ -231,6 +231,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Limiter).cfg },
 	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },
+	Metrics:  metrics,
 
 	Compose: kind.Composition{Rank: 80, Live: kind.LiveAs[Config]},
 	CodeAttrs: []kind.Param{

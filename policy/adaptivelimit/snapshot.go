@@ -24,7 +24,8 @@ type Snapshot struct {
 	MaxLimit int // the configured highest limit
 }
 
-// Handle is the read-only view of an adaptive limiter that a registry hands out.
+// Handle is the read-only view of an adaptive limiter that a registry hands out
+// (resilience.Lookup[Handle] with Layer).
 // *Limiter implements it; see its methods. It is safe for concurrent use.
 type Handle interface {
 	InstanceID() string // the limiter's id

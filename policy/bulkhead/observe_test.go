@@ -38,7 +38,7 @@ func (q queueing) InUse() int                        { return 1 - q.b.AvailableS
 
 // subject is a bulkhead of one slot, with the id "bh".
 var subject = kindtest.QueueingSubject{
-	Layer: bulkhead.Layer, ID: "bh", Rejected: policy.BulkheadRejected, Waited: policy.BulkheadWaited,
+	Layer: bulkhead.Layer, ID: "bh", Rejected: bulkhead.EventRejected, Waited: bulkhead.EventWaited,
 	ErrFull: bulkhead.ErrFull,
 	New: func(t testing.TB, clk clock.Clock, obs policy.Observer, maxWait time.Duration, enabled bool) kindtest.Queueing {
 		b, err := bulkhead.New(bulkhead.WithClock(clk), bulkhead.WithInstanceID("bh"), bulkhead.Observe(obs),

@@ -71,6 +71,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Bulkhead).Config() },
 	State:    func(p kind.Instance) any { return p.(*Bulkhead).Snapshot() },
+	Metrics:  metrics,
 
 	Compose: kind.Composition{Rank: 70, Live: kind.LiveAs[Config]},
 }

@@ -8,7 +8,8 @@ type Snapshot struct {
 	Waiting        int    // calls queued for a slot
 }
 
-// Handle is the read-only view of a bulkhead that a registry hands out. *Bulkhead
+// Handle is the read-only view of a bulkhead that a registry hands out
+// (resilience.Lookup[Handle] with Layer). *Bulkhead
 // implements it; see its methods. It is safe for concurrent use.
 type Handle interface {
 	InstanceID() string  // the bulkhead's id

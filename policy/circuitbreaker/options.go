@@ -208,8 +208,9 @@ var descriptor = &kind.Descriptor[settings]{
 		b := p.(*Breaker)
 		return kind.Shared[Config]{Config: b.Config(), If: b.recordIf}
 	},
-	State:  func(p kind.Instance) any { return p.(*Breaker).Snapshot() },
-	Result: func(s *settings) reflect.Type { return s.recordIf.ResultType() },
+	State:   func(p kind.Instance) any { return p.(*Breaker).Snapshot() },
+	Result:  func(s *settings) reflect.Type { return s.recordIf.ResultType() },
+	Metrics: metrics,
 
 	Compose: kind.Composition{Rank: 40, Live: kind.LiveAs[Config]},
 	CodeAttrs: []kind.Param{

@@ -50,7 +50,8 @@ type Snapshot struct {
 	NotPermittedCalls int     // calls rejected in the current state
 }
 
-// Handle is the view of a breaker that a registry hands out: read its state, and force
+// Handle is the view of a breaker that a registry hands out (resilience.Lookup[Handle]
+// with Layer): read its state, and force
 // it open, disable it or reset it by hand. *Breaker implements it; see its methods. It
 // is safe for concurrent use.
 type Handle interface {

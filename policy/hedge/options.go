@@ -146,6 +146,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Hedge).cfg },
 	State:    func(p kind.Instance) any { return p.(*Hedge).Snapshot() },
+	Metrics:  metrics,
 
 	Compose: kind.Composition{
 		Rank:      30,

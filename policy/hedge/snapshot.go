@@ -21,7 +21,8 @@ type Snapshot struct {
 	MaxAttempts     int           // the configured attempts per call
 }
 
-// Handle is the read-only view of a hedge that a registry hands out. *Hedge implements
+// Handle is the read-only view of a hedge that a registry hands out
+// (resilience.Lookup[Handle] with Layer). *Hedge implements
 // it; see its methods. It is safe for concurrent use.
 type Handle interface {
 	InstanceID() string // the hedge's id

@@ -145,7 +145,8 @@ var descriptor = &kind.Descriptor[settings]{
 		r := p.(*Retry)
 		return kind.Shared[Config]{Config: r.Config(), If: r.cls.If}
 	},
-	Result: func(s *settings) reflect.Type { return s.retryIf.ResultType() },
+	Result:  func(s *settings) reflect.Type { return s.retryIf.ResultType() },
+	Metrics: metrics,
 
 	Compose: kind.Composition{Rank: 20, Live: kind.LiveAs[Config], BindPermits: bindPermits},
 	CodeAttrs: []kind.Param{

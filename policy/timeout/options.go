@@ -68,6 +68,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
 	Validate: func(s *settings) error { return s.Config.Validate() },
 	Of:       func(p kind.Instance) any { return p.(*Timeout).Config() },
+	Metrics:  metrics,
 
 	Compose: kind.Composition{Rank: 60, Live: kind.LiveAs[Config]},
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/codegen/golden/aliases"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -101,7 +102,7 @@ func TestOpen_BreakerIgnoresAliasedErrors(t *testing.T) {
 		_, err := w.Open(context.Background(), "name")
 		require.ErrorIs(t, err, cause)
 	}
-	cb, err := reg.CircuitBreaker("Opener.Open")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Opener.Open")
 	require.NoError(t, err)
 	assert.Equal(t, 1, cb.Snapshot().BufferedCalls, "the ignored errors are not counted")
 	assert.Equal(t, 1, cb.Snapshot().FailedCalls)

@@ -226,10 +226,10 @@ func TestNew_InstancesAndTheirConfiguration(t *testing.T) {
 	assert.Equal(t, 2, quote.Config().MinimumCalls, "configs.strict")
 	assert.Equal(t, circuitbreaker.CountBased, quote.Config().SlidingWindowType, "nothing of the interface's breaker")
 	assert.Empty(t, quote.Config().RecordOn, "nothing of the interface's breaker")
-	bh, err := f.reg.Bulkhead("quotes")
+	bh, err := resilience.Lookup[bulkhead.Handle](f.reg, bulkhead.Layer, "quotes")
 	require.NoError(t, err)
 	assert.Equal(t, bh.Snapshot().MaxConcurrent, 4)
-	_, err = f.reg.Bulkhead("PriceClient.Quote")
+	_, err = resilience.Lookup[bulkhead.Handle](f.reg, bulkhead.Layer, "PriceClient.Quote")
 	assert.Error(t, err, "the bulkhead has its name= as its id")
 
 	// Ping and Prices: timeouts.
@@ -319,7 +319,7 @@ func TestPrice_RetryThenFallback(t *testing.T) {
 	}, f.kinds())
 	assert.InDelta(t, float64(300*time.Millisecond), float64(f.clk.Now()), float64(30*time.Millisecond),
 		"the retry waited 100ms and 200ms, ±10%%, on the manual clock")
-	cb, err := f.reg.CircuitBreaker("PriceClient.Price")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](f.reg, circuitbreaker.Layer, "PriceClient.Price")
 	require.NoError(t, err)
 	assert.Equal(t, 3, cb.Snapshot().FailedCalls, "recordOn=ErrBadInput: each attempt is a failure of the breaker inside the retry")
 }
@@ -405,7 +405,7 @@ func TestQuote_Arguments(t *testing.T) {
 		`Quote(sku-2, 1, [])`,
 		`Quote(sku-3, 2, ["A"])`,
 	}, f.impl.recorded())
-	bh, err := f.reg.Bulkhead("quotes")
+	bh, err := resilience.Lookup[bulkhead.Handle](f.reg, bulkhead.Layer, "quotes")
 	require.NoError(t, err)
 	assert.Equal(t, 4, bh.AvailableSlots(), "every slot is back")
 }
@@ -497,7 +497,7 @@ func TestPassThrough(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "fallback", q.Price.Currency)
 	assert.Equal(t, []string{"Name()", "Close()", "QuoteFallback(EOF)"}, f.impl.recorded())
-	cb, err := f.reg.CircuitBreaker("PriceClient.QuoteFallback")
+	cb, err := resilience.Lookup[circuitbreaker.Handle](f.reg, circuitbreaker.Layer, "PriceClient.QuoteFallback")
 	require.NoError(t, err)
 	assert.Equal(t, 1, cb.Snapshot().BufferedCalls, "the call went through the breaker")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -69,7 +70,7 @@ func TestTyped(t *testing.T) {
 	require.NoError(t, err)
 	_, err = a.Get(context.Background(), 1)
 	require.NoError(t, err)
-	bh, err := reg.Bulkhead("Alpha.Get")
+	bh, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Alpha.Get")
 	require.NoError(t, err)
 	assert.Equal(t, 2, bh.Snapshot().MaxConcurrent)
 }

@@ -1,0 +1,97 @@
+package circuitbreaker
+
+import (
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// The names of a circuit breaker's instruments, which the descriptor declares.
+const (
+	metricState       = "resilience.circuit_breaker.state"
+	metricFailureRate = "resilience.circuit_breaker.failure_rate"
+	metricSlowRate    = "resilience.circuit_breaker.slow_call_rate"
+	metricCalls       = "resilience.circuit_breaker.calls"
+	metricSlowCalls   = "resilience.circuit_breaker.slow_calls"
+	metricDuration    = "resilience.circuit_breaker.call.duration"
+	metricTransitions = "resilience.circuit_breaker.transitions"
+)
+
+// metricStates are the states as the attributes state, from and to name them, by State:
+// their names in snake_case.
+var metricStates = []string{
+	Closed:     "closed",
+	Open:       "open",
+	HalfOpen:   "half_open",
+	Disabled:   "disabled",
+	ForcedOpen: "forced_open",
+}
+
+// metrics is what a breaker measures: its calls by outcome, the slow ones, the durations
+// of those it let through and its transitions; from its snapshot, its state (one series
+// per state, 1 for the current one) and its failure and slow-call rates (no point while
+// it has too few calls).
+var metrics = &kind.Metrics{
+	Instruments: []kind.Instrument{
+		{Name: metricState, Unit: "1", Kind: kind.UpDown,
+			Description: "A circuit breaker's state: one series per state, 1 for the current state and 0 for the others.",
+			Key:         "state", Values: metricStates,
+			Read: func(state any, series int) (float64, bool) {
+				s, ok := state.(Snapshot)
+				if int(s.State) == series {
+					return 1, ok
+				}
+				return 0, ok
+			}},
+		{Name: metricFailureRate, Unit: "%", Kind: kind.Gauge,
+			Description: "The percentage of a circuit breaker's buffered calls that failed; no point while it has fewer than its minimum number of calls.",
+			Read:        readRate(func(s Snapshot) float64 { return s.FailureRate })},
+		{Name: metricSlowRate, Unit: "%", Kind: kind.Gauge,
+			Description: "The percentage of a circuit breaker's buffered calls that were slow; no point while it has fewer than its minimum number of calls.",
+			Read:        readRate(func(s Snapshot) float64 { return s.SlowCallRate })},
+		{Name: metricCalls, Unit: "{call}", Kind: kind.Counter,
+			Description: "Calls through a circuit breaker, by outcome: succeeded, failed, ignored or not_permitted."},
+		{Name: metricSlowCalls, Unit: "{call}", Kind: kind.Counter,
+			Description: "Calls through a circuit breaker slower than its slow-call threshold, by outcome: succeeded or failed."},
+		{Name: metricDuration, Unit: "s", Kind: kind.Histogram,
+			Description: "How long the calls a circuit breaker let through took, by outcome: succeeded, failed or ignored."},
+		{Name: metricTransitions, Unit: "{transition}", Kind: kind.Counter,
+			Description: "A circuit breaker's moves from one state to another, by the states left and entered."},
+	},
+	Outcomes: &kind.Outcomes{Calls: metricCalls, Attr: "outcome", Slow: metricSlowCalls, Duration: metricDuration,
+		Classes: []kind.Class{
+			{Value: "succeeded", Result: policy.ResultSucceeded, Slow: true, Timed: true},
+			{Value: "failed", Result: policy.ResultFailed, Slow: true, Timed: true},
+			{Value: "ignored", Result: policy.ResultIgnored, Timed: true},
+			{Value: "not_permitted", Result: policy.ResultRejected},
+		}},
+	Transitions: &kind.Transitions{Counter: metricTransitions, Kind: EventTransition,
+		States: metricStates, Of: transitionOf},
+}
+
+// readRate returns the Read of a rate of a breaker's Snapshot, which has no point while
+// it is negative.
+func readRate(f func(Snapshot) float64) func(any, int) (float64, bool) {
+	return func(state any, _ int) (float64, bool) {
+		s, ok := state.(Snapshot)
+		r := f(s)
+		return r, ok && r >= 0
+	}
+}
+
+// transitionOf returns the states a transition event left and entered, as State
+// indexes; false when it names a state that is not one.
+func transitionOf(e policy.Event) (from, to int, ok bool) {
+	f, ok1 := stateNamed(e.Attr(AttrFrom).String())
+	t, ok2 := stateNamed(e.Attr(AttrTo).String())
+	return int(f), int(t), ok1 && ok2
+}
+
+// stateNamed returns the State that String names name; false for another name.
+func stateNamed(name string) (State, bool) {
+	for s := range State(len(stateNames)) {
+		if s.String() == name {
+			return s, true
+		}
+	}
+	return 0, false
+}

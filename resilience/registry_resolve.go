@@ -1,0 +1,133 @@
+package resilience
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// resolve applies the precedence of configuration keys to the settings s of one policy
+// of kind d, which hold the built-in defaults: defaults.<segment>.*, then the options in
+// code, then configs.<name>.<segment>.* (an unknown name is R4C-REG-004), then
+// instances.<id>.<segment>.*. The instance id is the Name option or wrapID. The
+// registry's clock and listeners replace those of the options. It returns where each
+// value came from, for the errors of building the instance.
+//
+// The resolution is recorded (see record) so that Reload can make it again with other
+// keys. Called with r.mu held.
+func resolve[O ~func(*S), S any](r *Registry, d *kind.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
+	start := *s // the built-in defaults and the registry's presets, where a reload starts again
+	src, err := resolveIn(r, r.props, d, s, code, wrapID)
+	if err != nil {
+		return src, err
+	}
+	r.record(newResolution(r, d, start, code, wrapID, src.id, d.Config(s)))
+	return src, nil
+}
+
+// resolveIn is resolve with the configuration keys p, recording nothing.
+func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *kind.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
+	segment := string(d.L)
+	table := d.Table()
+	src := origin{segment: segment, attrs: d.Attributes(), scopes: map[string]string{}}
+	from := func(scope string) func(attr, value string) error {
+		return func(attr, value string) error {
+			if err := table.Set(s, attr, value); err != nil {
+				return err
+			}
+			src.scopes[attr] = scope
+			return nil
+		}
+	}
+	if err := p.apply(scopeDefaults, segment, from(scopeDefaults)); err != nil {
+		return src, err
+	}
+	kind.Apply(s, code)
+	src.byCode = func(attr string) bool { return setByCode(d, code, attr, p.byScope[scopeDefaults][segment][attr]) }
+	c := d.Common(s)
+	src.id = c.Name
+	if src.id == "" {
+		src.id = wrapID
+	}
+	if c.ConfigName != "" {
+		if !p.hasConfig(c.ConfigName, segment) {
+			return src, &policy.ConfigError{Code: policy.CodeUnknownConfig, Key: segment + ".useConfig", Value: c.ConfigName,
+				Reason: "no configuration keys configs." + shownID(c.ConfigName) + "." + segment + ".* (instance " + shownID(src.id) + ")"}
+		}
+		if err := p.apply(scopeConfigs+"."+c.ConfigName, segment, from(scopeConfigs+"."+c.ConfigName)); err != nil {
+			return src, err
+		}
+	}
+	if err := p.apply(scopeInstances+"."+src.id, segment, from(scopeInstances+"."+src.id)); err != nil {
+		return src, err
+	}
+	c.InstanceID = src.id
+	c.Clock = r.clk
+	c.Listener = r.withListener(c.Listener)
+	if r.observer != nil {
+		c.Observer = r.observer
+	}
+	return src, nil
+}
+
+// setByCode reports whether the options code set attribute attr, so that its value is
+// theirs and not value, the one the key defaults.<segment>.<attr> gave before them: on
+// two settings that differ in attr only, the options leave the same configuration.
+func setByCode[O ~func(*S), S any](d *kind.Descriptor[S], code []O, attr, value string) bool {
+	table := d.Table()
+	a, b := d.Defaults(), d.Defaults()
+	if table.Set(&b, attr, value) != nil || kind.Same(d.Config(&a), d.Config(&b)) {
+		return false // value is the built-in default: whoever set it, the key gives it too
+	}
+	kind.Apply(&a, code)
+	kind.Apply(&b, code)
+	return kind.Same(d.Config(&a), d.Config(&b))
+}
+
+// origin is where the settings of one policy instance came from: the scope of the
+// configuration key that set each attribute.
+type origin struct {
+	segment string
+	attrs   []string               // the segment's attributes
+	id      string                 // the instance id
+	scopes  map[string]string      // attribute → the scope of the key that set it last
+	byCode  func(attr string) bool // whether the options in code replaced a value of defaults.
+}
+
+// keyed returns err, if it is a *policy.ConfigError about an attribute
+// "<segment>.<attr>", with the whole key of that attribute: the key that set its value
+// (defaults.…, configs.<name>.… or instances.<id>.…; the reason then names the instance
+// when the key does not), else instances.<id>.<segment>.<attr>, the key that would set it.
+func (o origin) keyed(err error) error {
+	ce, ok := err.(*policy.ConfigError)
+	if !ok {
+		return err
+	}
+	attr, ok := strings.CutPrefix(ce.Key, o.segment+".")
+	if !ok || !slices.Contains(o.attrs, attr) {
+		return err
+	}
+	instance := scopeInstances + "." + o.id
+	scope, set := o.scopeOf(attr)
+	c := *ce
+	if !set {
+		scope = instance
+	}
+	c.Key = scope + "." + ce.Key
+	if scope != instance {
+		c.Reason += " (instance " + shownID(o.id) + ")"
+	}
+	return &c
+}
+
+// scopeOf returns the scope of the key that gave attr its value; set is false when no key
+// did (the value is the options' in code, or the built-in default).
+func (o origin) scopeOf(attr string) (scope string, set bool) {
+	scope, set = o.scopes[attr]
+	if set && scope == scopeDefaults && o.byCode != nil && o.byCode(attr) {
+		return "", false // the options in code replaced the key's value
+	}
+	return scope, set
+}

@@ -1,0 +1,85 @@
+package resilienceotel_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/resilienceotel"
+)
+
+// quotaSettings are the settings of a policy kind this package does not know.
+type quotaSettings struct{ kind.Common }
+
+// OB-2: the instruments, recorder and gauges of a policy kind come from its descriptor
+// alone: a kind registered by a package the exporter never names is measured like the
+// built-in ones, and a whole call's rejection by it is counted under its layer.
+func TestOB2_KindDeclaresItsMetrics(t *testing.T) {
+	const layer = policy.Layer("quota")
+	unregister := kind.Register(&kind.Descriptor[quotaSettings]{
+		L: layer,
+		Metrics: &kind.Metrics{
+			Instruments: []kind.Instrument{
+				{Name: "test.quota.calls", Unit: "{call}", Kind: kind.Counter, Description: "Quota decisions."},
+				{Name: "test.quota.wait.duration", Unit: "s", Kind: kind.Histogram, Description: "Quota waits."},
+				{Name: "test.quota.left", Unit: "{call}", Kind: kind.UpDown, Description: "Calls left.",
+					Read: func(state any, _ int) (float64, bool) { return float64(state.(int)), true }},
+			},
+			Admissions: &kind.Admissions{Calls: "test.quota.calls", Wait: "test.quota.wait.duration"},
+		},
+	})
+	defer unregister()
+	h := newHarness(t)
+
+	ctx := context.Background()
+	r := h.m.Instrument(layer, "Q")
+	require.NotNil(t, r)
+	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: 20 * time.Millisecond})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected})
+	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected})
+	h.m.Instrument(policy.LayerCall, "Q").Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: layer})
+
+	c := h.collect()
+	assert.Equal(t, map[string]int64{
+		"{instance=Q,outcome=admitted}": 1,
+		"{instance=Q,outcome=rejected}": 2,
+	}, c.intPoints("test.quota.calls"))
+	n, sum := c.hist("test.quota.wait.duration", "instance=Q")
+	assert.Equal(t, uint64(1), n)
+	assert.InDelta(t, 0.02, sum, 1e-9)
+	assert.Equal(t, int64(1), c.int(resilienceotel.Calls, "instance=Q", "outcome=rejected", "layer=quota"))
+	assert.False(t, c.has("test.quota.left"), "read from a registry's snapshots only")
+}
+
+// New refuses a kind whose metrics are inconsistent, or that declares an instrument
+// another kind declares.
+func TestOB2_NewRefusesBadDeclarations(t *testing.T) {
+	unregister := kind.Register(&kind.Descriptor[quotaSettings]{
+		L: "quotaBad",
+		Metrics: &kind.Metrics{
+			Instruments: []kind.Instrument{{Name: RetryCalls, Unit: "{call}", Kind: kind.Counter}},
+			Admissions:  &kind.Admissions{Calls: "test.nope"},
+		},
+	})
+	_, err := resilienceotel.New(nil)
+	unregister()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "test.nope")
+
+	unregister = kind.Register(&kind.Descriptor[quotaSettings]{
+		L: "quotaDup",
+		Metrics: &kind.Metrics{
+			Instruments: []kind.Instrument{{Name: RetryCalls, Unit: "{call}", Kind: kind.Counter}},
+			Admissions:  &kind.Admissions{Calls: RetryCalls},
+		},
+	})
+	defer unregister()
+	_, err = resilienceotel.New(nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "both declare instrument "+RetryCalls)
+}
