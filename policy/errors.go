@@ -29,15 +29,6 @@ const (
 	CodeDuplicateKey     = "R4C-CFG-003" // a key is set twice in one source
 )
 
-// The codes of a policy's own errors are its package's (hedge.CodeSync,
-// hedge.CodeWithRetry); these copies remain for code written against this package.
-const (
-	// Deprecated: use hedge.CodeSync, the same code.
-	CodeHedgeSync = "R4C-HDG-001"
-	// Deprecated: use hedge.CodeWithRetry, the same code.
-	CodeHedgeWithRetry = "R4C-HDG-002"
-)
-
 // ConfigError reports an invalid configuration: a bad attribute value, an unknown key or
 // name, a conflict between shared instances. Error() starts with the code, e.g.
 // `R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1`. Read it with

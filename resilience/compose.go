@@ -76,7 +76,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		layers = append(layers, s)
 	}
 
-	if err := replaced(id, layers, seen); err != nil {
+	if err := roleTaken(id, layers); err != nil {
 		return nil, err
 	}
 	named, orderAt, err := r.order(id, code)
@@ -113,13 +113,18 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 	return &composition{parts: parts, registers: registers}, nil
 }
 
-// replaced refuses a composition of id with a layer and the layer it takes the place of
-// (its descriptor's Replaces), with the replacing layer's code; seen holds the layers of
-// specs.
-func replaced(id string, specs []Spec, seen map[policy.Layer]bool) error {
+// roleTaken refuses a composition of id with two layers of one role (their descriptors'
+// Role), with the code and reason of the role that gives them.
+func roleTaken(id string, specs []Spec) error {
 	for _, s := range specs {
-		if r := kind.CompositionOf(s.layer()).Replaces; r.Layer != "" && seen[r.Layer] {
-			return policy.Errorf(r.Code, string(s.layer()), id, "%s", r.Reason)
+		r := kind.CompositionOf(s.layer()).Role
+		if r.Name == "" || r.Code == "" {
+			continue
+		}
+		for _, o := range specs {
+			if o.layer() != s.layer() && kind.CompositionOf(o.layer()).Role.Name == r.Name {
+				return policy.Errorf(r.Code, string(s.layer()), id, "%s", r.Reason)
+			}
 		}
 	}
 	return nil

@@ -56,8 +56,9 @@ func TestDefaultOrder_FromRanks(t *testing.T) {
 				assert.True(t, kind.CompositionOf(outer).Outermost, "%s is outside the outermost layer %s", outer, l)
 			}
 		}
-		if r := c.Replaces.Layer; r != "" {
-			assert.Equal(t, r, order[i-1], "%s takes the place of %s", l, r)
+		if r := c.Role; r.Name != "" && r.Code != "" {
+			other := order[i-1]
+			assert.Equal(t, r.Name, kind.CompositionOf(other).Role.Name, "%s takes the place of %s, next out in the order", l, other)
 		}
 	}
 }

@@ -28,7 +28,6 @@ const (
 	attrAttempt    = "attempt"
 	attrWait       = "wait"
 	attrRetryAfter = "retry_after"
-	attrTimeout    = "timeout"
 	attrError      = "error.message"
 )
 

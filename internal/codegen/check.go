@@ -65,8 +65,10 @@ func (g *generator) checkMethod(r *resolver, it *types.Interface, m *method, at 
 		}
 	}
 	for _, s := range m.specs {
-		rep := s.def.comp.Replaces
-		other, ok := lo.Find(m.specs, func(o *spec) bool { return rep.Layer != "" && o.def.layer == rep.Layer })
+		role := s.def.comp.Role
+		other, ok := lo.Find(m.specs, func(o *spec) bool {
+			return role.Name != "" && role.Code != "" && o.def.layer != s.def.layer && o.def.comp.Role.Name == role.Name
+		})
 		if !ok {
 			continue
 		}
@@ -74,8 +76,8 @@ func (g *generator) checkMethod(r *resolver, it *types.Interface, m *method, at 
 		if other.d.pos.Offset > s.d.pos.Offset || other.d.pos.Filename != s.d.pos.Filename {
 			later = other
 		}
-		g.ds.add(later.d.pos, rep.Code, "%s: a %s and a %s in one composition: the %s takes the %s's place",
-			m.name, s.def.layer, rep.Layer, s.def.layer, rep.Layer)
+		g.ds.add(later.d.pos, role.Code, "%s: a %s and a %s in one composition: the %s takes the %s's place",
+			m.name, s.def.layer, other.def.layer, s.def.layer, other.def.layer)
 	}
 	if h, ok := lo.Find(m.specs, func(s *spec) bool { return s.handler.key != "" }); ok {
 		g.checkHandler(r, it, m, h)

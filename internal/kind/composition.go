@@ -8,11 +8,11 @@ import (
 )
 
 // Composition is how a policy takes part in a composition of package resilience and in
-// its reloads: its place in the default order, the calls it guards, the layer it takes
-// the place of, how a running instance takes a new configuration, and the permits it
+// its reloads: its place in the default order, the calls it guards, the role that only
+// one of its layers may play, how a running instance takes a new configuration, and the permits it
 // gives or waits for. The zero Composition is a layer with no place in the default order
 // (it goes inside the ranked layers, in the order of its spec), that guards every call,
-// excludes no layer, keeps the configuration it was built with and has nothing to do with
+// plays no exclusive role, keeps the configuration it was built with and has nothing to do with
 // permits.
 type Composition struct {
 	// Rank is the layer's place in the default order, outermost first: a lower rank is
@@ -25,9 +25,11 @@ type Composition struct {
 	// is the R4C code of the error that refuses the layer in a composition of synchronous
 	// calls.
 	AsyncOnly string
-	// Replaces, when its Layer is set, is the layer this one takes the place of: a
-	// composition with both is refused with Replaces.Code.
-	Replaces Replacement
+	// Role, when its Name is set, is what the layer does in a composition that one layer
+	// at most may do: the retry and the hedge both start a call's attempts. A composition
+	// with two layers of one role is refused with the Code and Reason of the role of the
+	// layer that has them.
+	Role Role
 	// Live returns the change of a running instance of the layer to cfg, a configuration
 	// as the descriptor's Config returns it; false when inst cannot take it live. Nil:
 	// an instance keeps the configuration it was built with. LiveAs and LiveValid make it.
@@ -41,12 +43,16 @@ type Composition struct {
 	GivesPermits bool
 }
 
-// Replacement is the layer a policy takes the place of, and the error that refuses a
-// composition with both.
-type Replacement struct {
-	Layer  policy.Layer // the layer replaced; "" for none
-	Code   string       // the R4C code of the error
-	Reason string       // the error's reason, in words
+// RoleAttempts is the role of a layer that starts a call's attempts (the retry, the
+// hedge): a composition has one such layer at most.
+const RoleAttempts = "attempts"
+
+// Role is a part of a composition that one layer at most may play, and the error that
+// refuses a composition with a second layer of the same role.
+type Role struct {
+	Name   string // e.g. "attempts"; "" for none
+	Code   string // the R4C code of the error; "": the other layer's role gives it
+	Reason string // the error's reason, in words
 }
 
 // PermitSource says whose rejections set the wait of a layer that waits for permits: the

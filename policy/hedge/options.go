@@ -8,7 +8,6 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
 // Layer is the hedge's layer, in the retry's place in the default order; a composition has one or the other, and the segment of its configuration keys
@@ -151,7 +150,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Compose: kind.Composition{
 		Rank:      30,
 		AsyncOnly: CodeSync,
-		Replaces: kind.Replacement{Layer: retry.Layer, Code: CodeWithRetry,
+		Role: kind.Role{Name: kind.RoleAttempts, Code: CodeWithRetry,
 			Reason: "a composition has a hedge or a retry, not both: the hedge starts the attempts a retry would, and takes its place in the order"},
 		Live: kind.LiveAs[Config],
 	},

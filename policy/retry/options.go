@@ -148,7 +148,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Result:  func(s *settings) reflect.Type { return s.retryIf.ResultType() },
 	Metrics: metrics,
 
-	Compose: kind.Composition{Rank: 20, Live: kind.LiveAs[Config], BindPermits: bindPermits},
+	Compose: kind.Composition{Rank: 20, Role: kind.Role{Name: kind.RoleAttempts}, Live: kind.LiveAs[Config], BindPermits: bindPermits},
 	CodeAttrs: []kind.Param{
 		{Name: "retryOn", Option: "RetryOn", Value: kind.ErrorsValue},
 		{Name: "abortOn", Option: "AbortOn", Value: kind.ErrorsValue},
