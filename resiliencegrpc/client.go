@@ -35,8 +35,8 @@ type ClientConfig struct {
 	// answered, the request was wrong. Default nil: InvalidArgument, NotFound,
 	// AlreadyExists, PermissionDenied, FailedPrecondition, Aborted, OutOfRange,
 	// Unimplemented and Unauthenticated. A code in neither list (by default Canceled,
-	// Unknown, ResourceExhausted and DataLoss) matches ErrNotFailure, which this package's
-	// CircuitBreaker ignores. A code in both lists is R4C-ATR-007.
+	// Unknown, ResourceExhausted and DataLoss) matches ErrNotFailure, which a breaker with
+	// circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded) ignores. A code in both lists is R4C-ATR-007.
 	SuccessCodes []codes.Code
 	// Idempotent names the methods that may be retried: full method names
 	// ("/pkg.Service/Method") or whole services ("/pkg.Service/"). A method whose proto
@@ -100,8 +100,9 @@ func setOf(cs ...codes.Code) codeSet {
 // Every status other than OK comes back as a *StatusError: a retry retries the
 // RetryCodes of idempotent methods, waiting the server's delay where it sent one (its
 // RetryInfo, or the grpc-retry-pushback-ms trailer of a unary call); a breaker counts the
-// FailureCodes as failures and the SuccessCodes as successes, and, with this package's
-// CircuitBreaker, ignores the rest. A call that the client's own policies refuse ends with
+// FailureCodes as failures and the SuccessCodes as successes, and, with
+// circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded), ignores the rest and the
+// refusals of the client's own rate limiter. A call that the client's own policies refuse ends with
 // an *Error: ResourceExhausted for its rate limiter (with RetryInfo) and its bulkhead,
 // Unavailable for its open breaker, DeadlineExceeded for its timeout. When the composition
 // has a retry, a call refused by the client's own rate limiter was not sent: the retry

@@ -61,7 +61,7 @@ func TestGR6_RetriedSuccessCodeIsNoFailure(t *testing.T) {
 	cfg := resiliencegrpc.ClientConfig{Idempotent: []string{unaryCall},
 		RetryCodes: []codes.Code{codes.Unavailable, codes.Aborted}} // Aborted stays a success code
 	cl := newClient(t, reg, cfg, resilience.Retry(retry.MaxAttempts(2), retry.Delay(time.Millisecond)),
-		resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)))
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
 

@@ -433,7 +433,7 @@ func TestGR5_ProtoIdempotencyLevelMakesAMethodIdempotent(t *testing.T) {
 func TestGR6_FailureCodesOpenTheBreaker(t *testing.T) {
 	reg, _ := newRegistry(t, clock.NewManual())
 	cl := newClient(t, reg, resiliencegrpc.ClientConfig{},
-		resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(3), circuitbreaker.MinimumCalls(3)))
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(3), circuitbreaker.MinimumCalls(3)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
 	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
@@ -462,7 +462,7 @@ func TestGR6_FailureCodesOpenTheBreaker(t *testing.T) {
 func TestGR6_SuccessCodesKeepTheBreakerClosed(t *testing.T) {
 	reg, _ := newRegistry(t, clock.NewManual())
 	cl := newClient(t, reg, resiliencegrpc.ClientConfig{},
-		resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)))
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
 	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
@@ -494,7 +494,7 @@ func TestGR6_OtherCodesAreIgnoredByCircuitBreaker(t *testing.T) {
 		spec  resilience.Spec
 		state circuitbreaker.State
 	}{
-		{"resiliencegrpc.CircuitBreaker", resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)), circuitbreaker.Closed},
+		{"IgnoreOn(ErrNotFailure, ErrExceeded)", resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)), circuitbreaker.Closed},
 		{"resilience.CircuitBreaker", resilience.CircuitBreaker(circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)), circuitbreaker.Open},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -526,7 +526,7 @@ func TestGR6_CodeListsAreConfigurable(t *testing.T) {
 	}{{codes.NotFound, circuitbreaker.Open}, {codes.Unavailable, circuitbreaker.Closed}, {codes.InvalidArgument, circuitbreaker.Closed}} {
 		t.Run(tc.code.String(), func(t *testing.T) {
 			reg, _ := newRegistry(t, clock.NewManual())
-			cl := newClient(t, reg, cfg, resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(3), circuitbreaker.MinimumCalls(3)))
+			cl := newClient(t, reg, cfg, resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(3), circuitbreaker.MinimumCalls(3)))
 			ts := startServer(t, bufnet, nil)
 			c := ts.client(t, cl)
 			for range 3 {
@@ -547,7 +547,7 @@ func TestGR6_ClientLimiterRefusalsDoNotOpenTheBreaker(t *testing.T) {
 	clk := clock.NewManual()
 	reg, _ := newRegistry(t, clk)
 	cl := newClient(t, reg, resiliencegrpc.ClientConfig{},
-		resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(2), circuitbreaker.MinimumCalls(2)),
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(2), circuitbreaker.MinimumCalls(2)),
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
@@ -572,7 +572,7 @@ func TestGR6_ClientLimiterRefusalsDoNotOpenTheBreaker(t *testing.T) {
 // GR-6, GR-5: an open breaker's refusal is not retried: one refusal, no attempt sent.
 func TestGR6_OpenBreakerIsNotRetried(t *testing.T) {
 	reg, rec := newRegistry(t, clock.NewManual())
-	cl := newClient(t, reg, idempotentUnary, resilience.Retry(retry.MaxAttempts(5)), resiliencegrpc.CircuitBreaker())
+	cl := newClient(t, reg, idempotentUnary, resilience.Retry(retry.MaxAttempts(5)), resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
 	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
@@ -592,7 +592,7 @@ func TestGR6_OpenBreakerIsNotRetried(t *testing.T) {
 func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 	t.Run("open breaker", func(t *testing.T) {
 		reg, _ := newRegistry(t, clock.NewManual())
-		cl := newClient(t, reg, resiliencegrpc.ClientConfig{}, resiliencegrpc.CircuitBreaker())
+		cl := newClient(t, reg, resiliencegrpc.ClientConfig{}, resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)))
 		ts := startServer(t, bufnet, nil)
 		cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 		require.NoError(t, err)
@@ -681,7 +681,7 @@ func TestGR9_DoneContextTakesNothing(t *testing.T) {
 	clk := clock.NewManual()
 	reg, rec := newRegistry(t, clk)
 	cl := newClient(t, reg, idempotentUnary, resilience.Retry(retry.MaxAttempts(3)),
-		resiliencegrpc.CircuitBreaker(), resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour)),
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)), resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour)),
 		resilience.Bulkhead(bulkhead.MaxConcurrent(1)), resilience.Timeout(time.Second))
 	ts := startServer(t, bufnet, nil)
 	conn := ts.dial(t, cl)
@@ -771,7 +771,7 @@ func BenchmarkClientUnaryInterceptor(b *testing.B) {
 	}{
 		{"none", nil},
 		{"Retry+CircuitBreaker+RateLimiter+Timeout", []resilience.Spec{resilience.Retry(retry.MaxAttempts(3)),
-			resiliencegrpc.CircuitBreaker(), resilience.RateLimiter(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second)),
+			resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)), resilience.RateLimiter(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second)),
 			resilience.Timeout(time.Second)}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

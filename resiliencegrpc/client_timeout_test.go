@@ -47,7 +47,7 @@ func TestGR5_NonIdempotentTimeoutIsOneFailureAndNoWait(t *testing.T) {
 	reg, rec := newRegistry(t, clk)
 	cl := break2Client(t, reg, resiliencegrpc.ClientConfig{}, // UnaryCall is not idempotent
 		resilience.Retry(retry.MaxAttempts(3), retry.Delay(time.Hour)),
-		resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(10), circuitbreaker.MinimumCalls(10)),
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(10), circuitbreaker.MinimumCalls(10)),
 		resilience.Timeout(time.Second))
 	sent := 0
 	err := cl.UnaryInterceptor()(context.Background(), unaryCall, nil, nil, nil, timingOutInvoker(clk, time.Second, &sent))

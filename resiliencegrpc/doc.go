@@ -35,7 +35,7 @@
 //		Idempotent: []string{"/shop.Catalog/"},     // may be retried
 //		Exempt:     resiliencegrpc.HealthAndReflection, // through none of the policies
 //	}.NewClient(reg, "catalog",
-//		resilience.Retry(retry.MaxAttempts(3)), resiliencegrpc.CircuitBreaker(), resilience.Timeout(time.Second))
+//		resilience.Retry(retry.MaxAttempts(3)), resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)), resilience.Timeout(time.Second))
 //	if err != nil {
 //		return err
 //	}

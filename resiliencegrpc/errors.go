@@ -14,8 +14,10 @@ import (
 
 // ErrNotFailure is matched by a StatusError whose code is not one of the client's failure
 // codes: one in neither list (by default Canceled, Unknown, ResourceExhausted and
-// DataLoss), or a success code that the retry retries. The CircuitBreaker spec of this
-// package ignores it, so it counts neither as a success nor as a failure. (A success code
+// DataLoss), or a success code that the retry retries. A breaker built with
+// circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded) ignores it, and the
+// refusals of the client's own rate limiter, so they count neither as successes nor as
+// failures; without it, every status the client does not count as a success is a failure. (A success code
 // that is not retried reaches the breaker as a success.)
 var ErrNotFailure = errors.New("resiliencegrpc: status is not a failure")
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resiliencegrpc"
 )
@@ -22,7 +23,7 @@ import (
 func TestGR6_ResourceExhaustedListedAsFailureCountsWithADelay(t *testing.T) {
 	reg, _ := newRegistry(t, clock.NewManual())
 	cl := newClient(t, reg, resiliencegrpc.ClientConfig{FailureCodes: []codes.Code{codes.ResourceExhausted}},
-		resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(3), circuitbreaker.MinimumCalls(3)))
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(3), circuitbreaker.MinimumCalls(3)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
 	for range 3 {

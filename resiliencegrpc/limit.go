@@ -12,7 +12,7 @@ import (
 
 // errRateLimited is the errors.Is target of a rate limiter's refusal,
 // ratelimit.ErrExceeded: the error of a call that Limit refuses, what a StatusError of a
-// server limiter's refusal matches, and what this package's CircuitBreaker spec ignores.
+// server limiter's refusal matches.
 // This file is the one place of the package that knows the rate limiter.
 var errRateLimited = ratelimit.ErrExceeded
 

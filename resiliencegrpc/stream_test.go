@@ -210,7 +210,7 @@ func TestGR8_ClientLimiterRefusesNewStream(t *testing.T) {
 // server sees no stream.
 func TestGR8_OpenBreakerRefusesNewStream(t *testing.T) {
 	reg, _ := newRegistry(t, clock.NewManual())
-	cl := newClient(t, reg, resiliencegrpc.ClientConfig{}, resiliencegrpc.CircuitBreaker())
+	cl := newClient(t, reg, resiliencegrpc.ClientConfig{}, resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)))
 	ts := startServer(t, bufnet, nil)
 	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
@@ -331,7 +331,7 @@ func TestGR8_StreamStatusIsNotRetriedNorCounted(t *testing.T) {
 	reg, rec := newRegistry(t, clock.NewManual())
 	cl := newClient(t, reg, resiliencegrpc.ClientConfig{Idempotent: []string{wholeService}},
 		resilience.Retry(retry.MaxAttempts(3)),
-		resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(2), circuitbreaker.MinimumCalls(2)))
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(2), circuitbreaker.MinimumCalls(2)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
 
@@ -364,7 +364,7 @@ func TestGR8_CancelingMidStreamEndsTheHandler(t *testing.T) {
 			resilience.Timeout(time.Hour)}))
 	require.NoError(t, err)
 	cl := newClient(t, reg, resiliencegrpc.ClientConfig{Idempotent: []string{wholeService}},
-		resilience.Retry(retry.MaxAttempts(2)), resiliencegrpc.CircuitBreaker(), resilience.Timeout(time.Second))
+		resilience.Retry(retry.MaxAttempts(2)), resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)), resilience.Timeout(time.Second))
 	ts := startServer(t, tcp, srv)
 	c := ts.client(t, cl)
 

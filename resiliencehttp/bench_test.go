@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -184,7 +185,7 @@ func BenchmarkTransportRetryBreakerLimiter(b *testing.B) {
 		b.Fatal(err)
 	}
 	tr, err := resiliencehttp.NewTransport(reg, "bench", memoryRT{},
-		resilience.Retry(retry.MaxAttempts(3)), resiliencehttp.CircuitBreaker(),
+		resilience.Retry(retry.MaxAttempts(3)), resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded)),
 		resilience.RateLimiter(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second)))
 	if err != nil {
 		b.Fatal(err)

@@ -54,7 +54,8 @@
 //     the last response (a 429 or a 503) as an ordinary *http.Response with its body, not
 //     an error;
 //   - the circuit breaker counts 5xx responses and transport errors as failures, and
-//     not 4xx ones, when built with this package's CircuitBreaker spec;
+//     not 4xx ones, when built with circuitbreaker.IgnoreOn(ErrNotFailure,
+//     ratelimit.ErrExceeded);
 //   - a request is never sent before the client rate limiter's permit is due: when the
 //     limiter refuses an attempt, the retry waits for the limiter's next permit (at least
 //     its own delay), so that the refusal costs one attempt and the next finds its permit.

@@ -17,7 +17,10 @@ var ErrStatus = errors.New("resiliencehttp: unsuccessful response status")
 // ErrNotFailure is matched by a StatusError whose status is retried but is not a failure
 // (by default 429 Too Many Requests): the dependency said "later", not "broken"; and by
 // the error of an attempt that was never sent because the request's body cannot be sent
-// again. The CircuitBreaker spec ignores it.
+// again. A breaker built with circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded)
+// ignores it, and the refusals of the transport's own rate limiter, counting them neither
+// as successes nor as failures: neither says that the dependency is broken. Without it,
+// every StatusError counts as a failure, 429 included.
 var ErrNotFailure = errors.New("resiliencehttp: response status is not a failure")
 
 // StatusError is how a Transport tells its policies that a response did not succeed: a

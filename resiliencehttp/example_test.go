@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -65,7 +66,7 @@ func ExampleNewTransport() {
 	transport, err := resiliencehttp.NewTransport(reg, "greeter", base,
 		resilience.RateLimiter(ratelimit.Permits(10), ratelimit.Period(time.Second)),
 		resilience.Retry(retry.MaxAttempts(3)),
-		resiliencehttp.CircuitBreaker())
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded)))
 	if err != nil {
 		panic(err)
 	}

@@ -14,11 +14,6 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// errRateLimited is the errors.Is target of a rate limiter's refusal,
-// ratelimit.ErrExceeded, which this package's CircuitBreaker spec ignores. This file is
-// the one place of the package that knows the rate limiter.
-var errRateLimited = ratelimit.ErrExceeded
-
 // KeyedLimiter is what Middleware needs of a per-key rate limiter. *ratelimit.Keyed[string]
 // is one (with a ratelimit.Backend such as ratelimit/redis, its quotas are shared by every
 // instance of the service); implement it to bring another store.

@@ -74,8 +74,9 @@ type Transport struct {
 // (and a resilience.Fallback[*http.Response], outermost, if given). id is the instance id
 // of the policies that have no Name, so r.RateLimiter(id) and resilience.Lookup with id
 // return their handles. Each attempt takes its own permit and gets its own timeout, which bounds
-// the round trip up to the response's headers, not the reading of its body. Use this package's CircuitBreaker spec for a
-// breaker that counts 5xx but not 4xx responses.
+// the round trip up to the response's headers, not the reading of its body. A breaker with
+// circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded) counts 5xx but not 4xx
+// responses, nor the refusals of the transport's own rate limiter.
 //
 // With a retry among its specs, the transport never sends an attempt before its client
 // rate limiter's permit is due (without one, a refused request fails at once with the

@@ -257,7 +257,7 @@ func TestTransport_BreakerCounts5xxButNot4xx(t *testing.T) {
 		w.WriteHeader(code)
 	})
 	c := f.client(t, resiliencehttp.TransportConfig{},
-		resiliencehttp.CircuitBreaker(circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4),
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4),
 			circuitbreaker.FailureRateThreshold(100), circuitbreaker.WaitInOpen(time.Minute)))
 	cb, err := resilience.Lookup[circuitbreaker.Handle](f.reg, circuitbreaker.Layer, "api")
 	require.NoError(t, err)
@@ -304,7 +304,7 @@ func TestTransport_FailureIsConfigurable(t *testing.T) {
 		codes []int
 	}{
 		{"404 a failure", resiliencehttp.TransportConfig{Failure: func(s int) bool { return s >= 400 }},
-			resiliencehttp.CircuitBreaker(breaker...), []int{404, 404}},
+			resilience.CircuitBreaker(append([]circuitbreaker.Option{circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded)}, breaker...)...), []int{404, 404}},
 		{"plain breaker counts 429", resiliencehttp.TransportConfig{}, resilience.CircuitBreaker(breaker...), []int{429, 429}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -534,7 +534,7 @@ func TestTransport_ConcurrentRequests(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	})
 	c := f.client(t, resiliencehttp.TransportConfig{}, resilience.Retry(retry.MaxAttempts(5), retry.Delay(time.Millisecond)),
-		resiliencehttp.CircuitBreaker(), resilience.Bulkhead())
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded)), resilience.Bulkhead())
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
@@ -678,7 +678,7 @@ func TestTransport_DoneContextIsNotSentAndTakesNoPermit(t *testing.T) {
 		return f.rt.RoundTrip(r)
 	})
 	tr, err := resiliencehttp.NewTransport(f.reg, "api", inner,
-		resilience.Retry(retry.MaxAttempts(3)), resiliencehttp.CircuitBreaker(),
+		resilience.Retry(retry.MaxAttempts(3)), resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded)),
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)), resilience.Bulkhead())
 	require.NoError(t, err)
 	// Not ctxtest.Nil: an http.Request cannot carry a nil context.

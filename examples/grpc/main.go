@@ -193,7 +193,7 @@ func newClient(reg *resilience.Registry, target string, opts ...grpc.DialOption)
 		Idempotent: []string{"/shop.Catalog/Price", "/shop.Catalog/Watch"}, // only these are retried
 	}.NewClient(reg, "catalog",
 		resilience.Retry(retry.MaxAttempts(3), retry.Delay(50*time.Millisecond)),
-		resiliencegrpc.CircuitBreaker(circuitbreaker.SlidingWindowSize(10), circuitbreaker.MinimumCalls(5),
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(10), circuitbreaker.MinimumCalls(5),
 			circuitbreaker.WaitInOpen(30*time.Second)),
 		resilience.Timeout(2*time.Second), // per attempt, sent to the server as the call's deadline
 	)

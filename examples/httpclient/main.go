@@ -53,7 +53,7 @@ func newClient(reg *resilience.Registry) (*http.Client, error) {
 		resilience.RateLimiter(ratelimit.Permits(10), ratelimit.Period(time.Second),
 			ratelimit.MaxWait(2*time.Second)), // wait up to 2s for a permit
 		resilience.Retry(retry.MaxAttempts(3), retry.Delay(500*time.Millisecond)),
-		resiliencehttp.CircuitBreaker(circuitbreaker.SlidingWindowSize(20), circuitbreaker.MinimumCalls(10),
+		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(20), circuitbreaker.MinimumCalls(10),
 			circuitbreaker.WaitInOpen(30*time.Second)),
 		resilience.Timeout(2*time.Second),
 	)
