@@ -1,6 +1,8 @@
 package ratelimit
 
 import (
+	"context"
+
 	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/sat"
 )
@@ -81,4 +83,55 @@ func (k *Keyed[K]) SnapshotKey(key K) Snapshot {
 	l := k.lim()
 	r := l.cur() // one configuration for both counts
 	return Snapshot{Instance: l.events.ID, AvailablePermits: k.availableAt(key, r), Permits: r.cfg.Permits}
+}
+
+// AvailablePermits returns how many calls for key would pass right now without waiting,
+// from 0 to Permits; Permits for a key without a cell. With a backend it asks the key's
+// store. A disabled limiter reports Permits; a zero Keyed, never built, 0.
+func (k *Keyed[K]) AvailablePermits(key K) int { return k.availableAt(key, k.lim().cur()) }
+
+// availableAt is AvailablePermits at the rate r.
+func (k *Keyed[K]) availableAt(key K, r *rate) int {
+	l := k.lim()
+	if r.cfg.Disabled || !l.built() {
+		return r.cfg.Permits
+	}
+	key = k.bounded(key)
+	h := k.hash(key)
+	s := k.shardOf(h)
+	e := s.lookup(key, h)
+	if e == nil { // a lookup without the lock may miss a key that a writer is moving
+		s.mu.Lock()
+		e = s.lookup(key, h)
+		s.mu.Unlock()
+	}
+	var c *cell
+	if e != nil {
+		c = &e.cell
+	}
+	now := l.now()
+	n := r.cfg.Permits
+	if c != nil {
+		n = c.slots.available(now, r.interval, r.tau, r.cfg.Permits)
+	}
+	if k.backend != nil {
+		var rc *remoteCell
+		if c != nil {
+			rc = k.remoteOf(c)
+		} else {
+			rc = k.bind(context.Background(), key)
+		}
+		if rc != nil {
+			if n, ok := rc.store.Available(context.Background(), r.cfg); ok {
+				return n
+			}
+			// The store answered Local: the key's in-process schedule, at the local share.
+			if lr := r.localShare(k.share); lr != r && c != nil {
+				n = c.slots.available(now, lr.interval, lr.tau, lr.cfg.Permits)
+			} else if c == nil {
+				n = lr.cfg.Permits
+			}
+		}
+	}
+	return n
 }

@@ -1,0 +1,132 @@
+package circuitbreaker
+
+import (
+	"context"
+	"time"
+
+	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// permit is a call's admission: the state word that admitted it, its start time, and the
+// rules in force then, which classify its outcome (nil for a call admitted while
+// Disabled). start is read only when it is needed: for a call admitted while half-open,
+// and for one admitted while closed under timed rules; otherwise it is 0.
+type permit struct {
+	word  uint64
+	start int64
+	r     *rules
+}
+
+// closed reports whether the call was admitted while closed.
+func (p *permit) closed() bool { return State(p.word&stateMask) == Closed }
+
+// acquire admits a call whose context is ctx or returns the rejection (which the caller
+// returns as is). Closed: two atomic loads and no lock; the clock is read (the call's
+// start) only under timed rules. Open: one clock read, no lock until WaitInOpen has
+// passed. HalfOpen: the mutex, to count trial slots and to give up on trials that took
+// longer than MaxWaitInHalfOpen. The events and the outcome of a rejection are published
+// and recorded with ctx.
+func (b *Breaker) acquire(ctx context.Context) (permit, *OpenError) {
+	w := b.word.Load()
+	switch State(w & stateMask) {
+	case Closed:
+		r := b.cur.Load()
+		if !r.timed {
+			return permit{word: w, r: r}, nil
+		}
+		return permit{word: w, start: b.now(), r: r}, nil
+	case Open:
+		now := b.now()
+		if until := b.openUntil.Load(); now < until {
+			b.rejected(ctx, b.rej.open, now, until)
+			return permit{}, b.rej.open
+		}
+		return b.acquireLocked(ctx, now)
+	case Disabled:
+		return permit{word: noRecord}, nil
+	case ForcedOpen:
+		var now int64
+		if b.events.Observed() {
+			now = b.now()
+		}
+		b.rejected(ctx, b.rej.forcedOpen, now, now)
+		return permit{}, b.rej.forcedOpen
+	default: // HalfOpen
+		return b.acquireLocked(ctx, b.now())
+	}
+}
+
+// closedPermit is acquire's lock-free path, inlined where calls are decorated: the permit
+// of a call admitted while closed under rules that are not timed, and ok = true;
+// otherwise ok = false, and acquire decides.
+func (b *Breaker) closedPermit() (p permit, ok bool) {
+	w := b.word.Load()
+	r := b.cur.Load()
+	return permit{word: w, r: r}, State(w&stateMask) == Closed && !r.timed
+}
+
+// acquireLocked decides under the mutex, at clock time now: it gives up on half-open
+// trials that took longer than MaxWaitInHalfOpen (the breaker is open again from then),
+// moves an open breaker whose wait has passed to HalfOpen, and hands out the half-open
+// trial slots. The transitions, and the rejection, are published with ctx, the context of
+// the call that asks.
+func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *OpenError) {
+	b.mu.Lock()
+	w := b.word.Load()
+	state := State(w & stateMask)
+	r := b.cur.Load()
+	switch state {
+	case Closed:
+		b.mu.Unlock()
+		return permit{word: w, start: now, r: r}, nil
+	case Disabled:
+		b.mu.Unlock()
+		return permit{word: noRecord}, nil
+	case ForcedOpen:
+		b.mu.Unlock()
+		b.rejected(ctx, b.rej.forcedOpen, now, now)
+		return permit{}, b.rej.forcedOpen
+	}
+	// At most two transitions: half-open→open when the trials took too long, then
+	// open→half-open when the open wait that followed has passed too.
+	var reopened, halfOpened transition
+	if state == HalfOpen && now >= b.halfOpenUntil {
+		reopened = b.transitionLocked(Open, b.halfOpenUntil)
+		state = Open
+	}
+	if state == Open {
+		if until := b.openUntil.Load(); now < until {
+			b.unlockAndPublish(ctx, reopened, transition{})
+			b.rejected(ctx, b.rej.open, now, until)
+			return permit{}, b.rej.open
+		}
+		halfOpened = b.transitionLocked(HalfOpen, now)
+		w = b.word.Load()
+	}
+	// HalfOpen: a trial slot is free while admitted and completed trials are fewer than
+	// PermittedInHalfOpen.
+	if b.inFlight+b.trials.calls < r.permitted {
+		b.inFlight++
+		b.unlockAndPublish(ctx, reopened, halfOpened)
+		return permit{word: w, start: now, r: r}, nil
+	}
+	b.unlockAndPublish(ctx, reopened, halfOpened)
+	b.rejected(ctx, b.rej.halfOpen, now, now)
+	return permit{}, b.rej.halfOpen
+}
+
+// rejected counts the rejection err of the call whose context is ctx, records it
+// (ResultRejected) and publishes it, with ctx, at clock time now; until is when an open
+// breaker lets a trial through (now when unknown), from which the event's RetryAfter is
+// worked out, only when someone listens.
+func (b *Breaker) rejected(ctx context.Context, err *OpenError, now, until int64) {
+	b.notPermitted.Add(1)
+	if b.events.Rec != nil {
+		b.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: err})
+	}
+	if b.events.Observed() {
+		b.events.PublishCtx(ctx, policy.Event{Kind: EventRejected,
+			At: time.Duration(now), RetryAfter: sat.Left(time.Duration(until), time.Duration(now)), Err: err})
+	}
+}

@@ -1,0 +1,157 @@
+package ratelimit
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// Limiter is a GCRA rate limiter. It is safe for concurrent use. Its configuration can
+// change while it runs (Reconfigure): each call reads it once, whole. With a Backend
+// (WithBackend), each call asks the backend's Store instead of the in-process schedule: one
+// round trip, with the allocations of the backend's client; rejections are still the
+// limiter's own preallocated errors.
+type Limiter struct {
+	// Read-only after New, but rate, which Reconfigure replaces whole.
+	rate    atomic.Pointer[rate] // the configuration in force; nil for a zero Limiter
+	system  bool                 // the clock is clock.System(): read it without an interface call
+	perKey  bool                 // the shared part of a Keyed limiter: its rejections name no schedule
+	clk     clock.Clock
+	events  kind.Events     // the instance id, the clock, the listener and the recorder
+	relay   policy.Listener // what a Backend's stores publish through (storeListener)
+	rej     policy.Rejections[*ExceededError]
+	nilCtx  *ExceededError // the rejection of a call with a nil context
+	backend Backend        // nil: the state is the in-process schedule below
+	store   Store          // the backend's state of this limiter; nil without a backend
+	share   int            // the backend's LocalShare: the in-process rate is 1/share of the quota
+	mu      sync.Mutex     // serializes Reconfigure
+	// retryAt is, with a backend, the clock time at which the store said, at its last
+	// refusal, that the next permit is free: what the limiter's rejections report.
+	retryAt atomic.Int64
+	// waiting counts the calls that hold a reserved permit and wait for its time (Snapshot's
+	// Waiting); touched on the waiting paths only.
+	waiting atomic.Int64
+
+	_     [64]byte // a whole 64-byte cache line: the schedule never shares one with the fields above
+	slots slots    // the TAT and the freed slots (RL-1, RL-9)
+	_     [48]byte // 64-byte cache line - 16 bytes of slots
+}
+
+// New builds a limiter from opts. Permits and Period are required. An invalid
+// configuration returns a *policy.ConfigError: R4C-ATR-003 (permits < 1), R4C-ATR-002
+// (period ≤ 0), R4C-REG-001 (period shorter than 1ns per permit), R4C-ATR-004
+// (maxWait < 0). The instance id is WithInstanceID's, else the Name, else "ratelimiter".
+func New(opts ...Option) (*Limiter, error) { return kind.New(defaults, build, opts) }
+
+func build(s settings) (*Limiter, error) {
+	if err := s.Config.validate(s.given); err != nil {
+		return nil, err
+	}
+	id := s.ID("ratelimiter")
+	clk := s.ClockOrSystem()
+	l := &Limiter{
+		system: clock.IsSystem(clk),
+		clk:    clk,
+		events: s.EventsOf(Layer, id),
+		nilCtx: newExceeded(id, policy.ErrNilContext),
+	}
+	l.rej = policy.NewRejections(func(cause error) *ExceededError {
+		e := newExceeded(id, cause)
+		e.src = l
+		return e
+	})
+	l.nilCtx.src = l
+	l.relay = l.storeListener()
+	if err := l.bind(s.backend, s.Config); err != nil {
+		return nil, err
+	}
+	// TAT 0 (the clock's origin, at or before now): the full burst is free (RL-3).
+	l.rate.Store(l.newRate(s.Config))
+	return l, nil
+}
+
+// mode is how a limiter that is not direct takes permits: disabled (every call passes and
+// nothing changes), backed (its Backend's Store decides) or unbuilt (a zero Limiter). The
+// rate picks it, so that the methods of an enabled in-process limiter test one flag and
+// then run GCRA on its schedule. n is the number of permits, 1..Permits.
+//
+// Each method reports what it decides as the limiter's methods do (see admitted and
+// reject), with ctx, the call's context (context.Background() for the methods that have
+// none), except reserve, which leaves an admission to its caller.
+type mode interface {
+	tryAcquire(l *Limiter, r *rate, n int) error
+	acquire(ctx context.Context, l *Limiter, r *rate, n int) error
+	reserve(ctx context.Context, l *Limiter, r *rate, n int) (Reservation, error)
+	available(l *Limiter, r *rate) int
+}
+
+// cur returns the configuration in force: l's rate, or unbuiltRate for a zero Limiter.
+func (l *Limiter) cur() *rate {
+	if r := l.rate.Load(); r != nil {
+		return r
+	}
+	return &unbuiltRate
+}
+
+// disabled is the mode of a limiter that is not enabled: every call passes and nothing
+// changes.
+type disabled struct{}
+
+func (disabled) tryAcquire(*Limiter, *rate, int) error { return nil }
+func (disabled) acquire(ctx context.Context, _ *Limiter, _ *rate, _ int) error {
+	return policy.ContextErr(ctx)
+}
+func (disabled) reserve(context.Context, *Limiter, *rate, int) (Reservation, error) {
+	return Reservation{ok: true}, nil
+}
+func (disabled) available(_ *Limiter, r *rate) int { return r.cfg.Permits }
+
+// unbuilt is the mode of a zero Limiter, never built with New: it admits nothing.
+type unbuilt struct{}
+
+func (unbuilt) tryAcquire(*Limiter, *rate, int) error               { return errZero }
+func (unbuilt) acquire(context.Context, *Limiter, *rate, int) error { return errZero }
+func (unbuilt) reserve(context.Context, *Limiter, *rate, int) (Reservation, error) {
+	return Reservation{}, errZero
+}
+func (unbuilt) available(*Limiter, *rate) int { return 0 }
+
+// unbuiltRate is the rate of a zero Limiter: it admits nothing.
+var unbuiltRate = rate{other: unbuilt{}}
+
+// built reports whether l was built with New: a zero Limiter has no clock.
+func (l *Limiter) built() bool { return l.clk != nil }
+
+// offErr is the result of a call through a limiter that is not enabled: nil when it is
+// disabled, the zero Limiter's rejection when it was never built.
+func (l *Limiter) offErr() error {
+	if !l.built() {
+		return errZero
+	}
+	return nil
+}
+
+// now reads the clock once (SPEC RL-12).
+func (l *Limiter) now() int64 {
+	if l.system {
+		return int64(clock.Mono())
+	}
+	return int64(l.clk.Now())
+}
+
+// Rejection returns the limiter's one rejection error, for callers that use TryAcquire
+// and need an error to return. It matches ErrExceeded and is made once, when the limiter
+// is built: returning it allocates nothing.
+func (l *Limiter) Rejection() error {
+	if !l.built() {
+		return errZero
+	}
+	return l.rej.Plain
+}
+
+// Clock returns the limiter's time source.
+func (l *Limiter) Clock() clock.Clock { return l.clk }

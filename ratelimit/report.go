@@ -1,0 +1,90 @@
+package ratelimit
+
+import (
+	"context"
+	"time"
+
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// refuseCount publishes and records the refusal of the call with ctx for a number of
+// permits that can never be granted (err is rate.check's), and returns err. n < 1 is not
+// a decision: it is neither published nor recorded.
+func (l *Limiter) refuseCount(ctx context.Context, err error) error {
+	if err != errBadCount {
+		l.reject(ctx, l.eventTime(), 0, err)
+	}
+	return err
+}
+
+// refuseOnArrival is the rejection of a call whose context ctx is nil or already done when
+// it arrives (err is policy.ContextErr's): it matches ErrExceeded and err. Nothing is
+// taken and no event is published; the rejection is recorded.
+func (l *Limiter) refuseOnArrival(ctx context.Context, err error) error {
+	rej := l.nilCtx
+	if err != policy.ErrNilContext {
+		rej = l.rej.ForContext(err)
+	}
+	l.rejected(ctx, rej)
+	return rej
+}
+
+// rejectContext publishes, records and returns the rejection of the call with ctx that
+// its context ended after it arrived: its deadline comes before the permit (wait is then
+// the retry-after), or it ended during the wait.
+func (l *Limiter) rejectContext(ctx context.Context, now, wait int64, ctxErr error) error {
+	err := l.rej.ForContext(ctxErr)
+	l.reject(ctx, now, wait, err)
+	return err
+}
+
+// publishWaited publishes the wait, from now, of the call with ctx.
+func (l *Limiter) publishWaited(ctx context.Context, now, wait int64) {
+	if l.events.Observed() {
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventWaited,
+			At: time.Duration(now), Wait: time.Duration(wait)})
+	}
+}
+
+// reject publishes the refusal at now, with err, of the call with ctx, whose retry-after
+// is retryAfter (≤ 0: none known), and records it.
+func (l *Limiter) reject(ctx context.Context, now, retryAfter int64, err error) {
+	if l.events.Observed() { // inlined: a limiter nobody observes makes no call here
+		l.rejectObserved(ctx, now, retryAfter, err)
+	}
+}
+
+// rejectObserved is reject with a listener or a recorder.
+func (l *Limiter) rejectObserved(ctx context.Context, now, retryAfter int64, err error) {
+	ctx = orBackground(ctx)
+	if l.events.Wants(ctx, EventRejected) {
+		l.events.PublishCtx(ctx, policy.Event{Kind: EventRejected,
+			At: time.Duration(now), RetryAfter: time.Duration(max(retryAfter, 0)), Err: err})
+	}
+	l.rejected(ctx, err)
+}
+
+// admitted records, if outcomes are recorded, that the call with ctx was let through
+// after waiting wait nanoseconds (0: it did not wait).
+func (l *Limiter) admitted(ctx context.Context, wait int64) {
+	if l.events.Rec != nil {
+		l.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Duration(wait)})
+	}
+}
+
+// rejected records, if outcomes are recorded, the refusal err of the call with ctx (nil:
+// context.Background()).
+func (l *Limiter) rejected(ctx context.Context, err error) {
+	if l.events.Rec != nil {
+		l.events.Rec.Record(orBackground(ctx), policy.Outcome{Result: policy.ResultRejected, Err: err})
+	}
+}
+
+// orBackground returns ctx, or context.Background() for a nil ctx: what a recorder is
+// given for a call that came without a context.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}

@@ -1,0 +1,64 @@
+package ratelimit
+
+import (
+	"context"
+	"time"
+
+	"github.com/resilience4go/resilience4go/internal/sat"
+)
+
+// Reserve takes the next permit if it comes within MaxWait, without waiting for it, and
+// returns its Reservation: wait Delay() before the call, or Cancel() it to give the permit
+// back. When the permit does not come within MaxWait, nothing is reserved and Reserve
+// returns the limiter's rejection (matching ErrExceeded) together with a refused
+// Reservation whose Delay() is the time until the next permit is free: the retry-after.
+// A delayed reservation publishes EventWaited, a refusal EventRejected. Its
+// outcome is recorded with context.Background() when it is made: ResultAdmitted with
+// Wait = Delay(), or ResultRejected (a later Cancel records nothing). Reserve never
+// allocates. A disabled limiter returns a reservation with no delay; a zero Limiter,
+// never built, a refused Reservation and a rejection matching ErrExceeded.
+func (l *Limiter) Reserve() (Reservation, error) { return l.reserveOne(l.cur(), 1) }
+
+// ReserveN is Reserve for n permits, taken together: its Delay is how long until all n
+// are free, and Cancel gives all n back. A refused ReserveN's Delay is how long until n
+// permits are free. A call for more than Permits fails at once with a refused Reservation
+// (Delay 0) and a *BurstError matching ErrExceedsBurst (and not ErrExceeded), taking
+// nothing; n < 1 with a *policy.ConfigError, code R4C-ATR-003. Events, outcomes and
+// allocations are Reserve's (a *BurstError is recorded as a ResultRejected; n < 1 is not
+// recorded).
+func (l *Limiter) ReserveN(n int) (Reservation, error) {
+	r := l.cur()
+	if err := r.check(n); err != nil {
+		return Reservation{}, l.refuseCount(context.Background(), err)
+	}
+	return l.reserveOne(r, n)
+}
+
+// reserveOne is Reserve and ReserveN: reserve, and the admission recorded.
+func (l *Limiter) reserveOne(r *rate, n int) (Reservation, error) {
+	res, err := l.reserve(context.Background(), r, n)
+	if l.events.Rec != nil && err == nil && !r.cfg.Disabled {
+		l.admitted(context.Background(), int64(res.delay))
+	}
+	return res, err
+}
+
+// reserve takes n permits within MaxWait for the call with ctx, without waiting for
+// them. Its events go out with ctx, and a refusal is recorded; a permit reserved is not:
+// the caller records it.
+func (l *Limiter) reserve(ctx context.Context, r *rate, n int) (Reservation, error) {
+	if !r.direct {
+		return r.other.reserve(ctx, l, r, n)
+	}
+	now := l.now()
+	inc, tol := r.weight(n)
+	prev, next, wait, ok := l.slots.take(now, inc, tol, r.maxWait)
+	if !ok {
+		l.reject(ctx, now, wait, l.rej.Plain)
+		return Reservation{delay: time.Duration(wait)}, l.rej.Plain
+	}
+	if wait > 0 {
+		l.publishWaited(ctx, now, wait)
+	}
+	return Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true}, nil
+}
