@@ -38,10 +38,3 @@ const (
 	AdaptiveLimitCalls       = "resilience.adaptive_limit.calls"        // observable counter, {call}: by outcome admitted|rejected
 
 )
-const (
-	attrInstance = "instance"
-	attrOutcome  = "outcome"
-	attrKind     = "kind"
-	attrState    = "state"
-	attrFrom     = "from"
-)

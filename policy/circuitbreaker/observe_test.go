@@ -14,7 +14,6 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
 
@@ -33,8 +32,8 @@ func newObserved(t *testing.T, opts ...cb.Option) *observed {
 	obs := &kindtest.Observer{}
 	b, err := cb.New(append([]cb.Option{cb.WithClock(o.clk), cb.WithInstanceID("svc"), cb.Observe(obs)}, opts...)...)
 	require.NoError(t, err)
-	require.True(t, obs.Made(circuitbreaker.Layer, "svc"), "the recorder is asked for when the breaker is built")
-	o.b, o.rec = b, obs.Of(circuitbreaker.Layer, "svc")
+	require.True(t, obs.Made(cb.Layer, "svc"), "the recorder is asked for when the breaker is built")
+	o.b, o.rec = b, obs.Of(cb.Layer, "svc")
 	o.call = cb.DecorateFunc(b, func(ctx context.Context, s step) (string, error) {
 		if s.sleep > 0 {
 			require.NoError(t, o.clk.Sleep(ctx, s.sleep))
@@ -146,7 +145,7 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 	b, err := cb.New(cb.WithClock(clk), cb.WithInstanceID("svc"), cb.Observe(obs), cb.SlidingWindowSize(3),
 		cb.MinimumCalls(3), cb.SlowCallThreshold(time.Second))
 	require.NoError(t, err)
-	rec := obs.Of(circuitbreaker.Layer, "svc")
+	rec := obs.Of(cb.Layer, "svc")
 	var complete []func(string, error)
 	call := cb.DecorateAsyncFunc(b, func(context.Context, struct{}) *async.Future[string] {
 		f, c := async.NewCancelablePromise[string](func() bool { return false })
@@ -227,7 +226,7 @@ func TestOB1_BreakerRecordsEveryAdmittedCallOnce(t *testing.T) {
 	require.NoError(t, err)
 	call := cb.DecorateFunc(b3, func(context.Context, int) (int, error) { return 0, errBoom })
 	require.Panics(t, func() { _, _ = call(kindtest.Marked("pred"), 0) })
-	got = obs.Of(circuitbreaker.Layer, "svc3").Outcomes()
+	got = obs.Of(cb.Layer, "svc3").Outcomes()
 	assert.Equal(t, []policy.Outcome{{Result: policy.ResultFailed, Err: errBoom}}, got)
 }
 
@@ -311,7 +310,7 @@ func TestOB1_OpenErrorIsARejectionByTheCircuitBreaker(t *testing.T) {
 	for _, e := range []error{err, fmt.Errorf("wrapped: %w", err), cb.ErrOpen} {
 		l, isRej := policy.RejectedBy(e)
 		assert.True(t, isRej, "%v", e)
-		assert.Equal(t, circuitbreaker.Layer, l)
+		assert.Equal(t, cb.Layer, l)
 	}
 	_, isRej := policy.RejectedBy(errors.New("other"))
 	assert.False(t, isRej)

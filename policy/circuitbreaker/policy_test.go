@@ -14,7 +14,6 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
 
@@ -167,7 +166,7 @@ func TestNewPolicy(t *testing.T) {
 	b, err := cb.New(cb.WithClock(clk), cb.SlidingWindowSize(1))
 	require.NoError(t, err)
 	p := cb.NewPolicy[string](b)
-	assert.Equal(t, circuitbreaker.Layer, p.Layer())
+	assert.Equal(t, cb.Layer, p.Layer())
 
 	calls := 0
 	call := p.Decorate(func(context.Context) (string, error) { calls++; return "", errBoom })

@@ -11,7 +11,6 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
 
@@ -162,7 +161,7 @@ func TestRecordIfPanicOnACompletedFutureIsRecordedOnce(t *testing.T) {
 		s := b.Snapshot()
 		assert.Equal(t, 1, s.BufferedCalls, "async %v", async_)
 		assert.Equal(t, 1, s.FailedCalls, "async %v", async_)
-		assert.Len(t, obs.Of(circuitbreaker.Layer, "b").Outcomes(), 1, "async %v", async_)
+		assert.Len(t, obs.Of(cb.Layer, "b").Outcomes(), 1, "async %v", async_)
 	}
 
 	// Half-open with 3 trials: the panicking trial counts as one of them, so the breaker
