@@ -15,10 +15,10 @@ import (
 // of a keyed instance: the calls admitted and rejected, and of the admitted ones those
 // that waited.
 type admissions struct {
-	waitRec     []metric.RecordOption // instance (and key)
+	waitRec     []metric.RecordOption // name (and key)
 	obsAdmitted []metric.ObserveOption
 	obsRejected []metric.ObserveOption
-	obsInst     []metric.ObserveOption // instance (and key)
+	obsInst     []metric.ObserveOption // name (and key)
 	_           linePad
 	admitted    counter
 	rejected    counter

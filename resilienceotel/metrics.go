@@ -125,7 +125,7 @@ func (m *Metrics) Instrument(layer policy.Layer, id string) policy.Recorder {
 // newRecorder returns the recorder of a new instance of layer with this id, as the
 // layer's kind declares its metrics; nil for a layer that had no kind when m was made.
 func (m *Metrics) newRecorder(layer policy.Layer, id string) recorder {
-	b := base{m: m, id: id, inst: attribute.String(attrInstance, id), spans: m.opts.spans, key: m.opts.key}
+	b := base{m: m, id: id, inst: attribute.String(attrName, id), spans: m.opts.spans, key: m.opts.key}
 	if layer == policy.LayerCall {
 		b.timed = m.ins.callDuration != nil
 		return newCallRec(b)

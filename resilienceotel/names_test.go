@@ -39,9 +39,9 @@ const (
 
 )
 const (
-	attrInstance = "instance"
-	attrOutcome  = "outcome"
-	attrKind     = "kind"
-	attrState    = "state"
-	attrFrom     = "from"
+	attrName    = "name"
+	attrOutcome = "outcome"
+	attrKind    = "kind"
+	attrState   = "state"
+	attrFrom    = "from"
 )
