@@ -15,10 +15,10 @@ import (
 // of a keyed instance: the calls admitted and rejected, and of the admitted ones those
 // that waited.
 type admissions struct {
-	waitRec     []metric.RecordOption // instance (and key)
+	waitRec     []metric.RecordOption // name (and key)
 	obsAdmitted []metric.ObserveOption
 	obsRejected []metric.ObserveOption
-	obsInst     []metric.ObserveOption // instance (and key)
+	obsInst     []metric.ObserveOption // name (and key)
 	_           linePad
 	admitted    counter
 	rejected    counter
@@ -77,10 +77,14 @@ func (r *limiterRec) Record(ctx context.Context, o policy.Outcome) {
 	}
 }
 
-// keyOf returns the admissions of key, made on first use.
+// keyOf returns the admissions of key, made on first use; once the Metrics is closed,
+// those of a key not seen before are the instance's own: nothing would read new ones.
 func (r *limiterRec) keyOf(key string) *admissions {
 	if a, ok := r.keys.Load(key); ok {
 		return a.(*admissions)
+	}
+	if r.m.closed.Load() {
+		return r.own
 	}
 	a, _ := r.keys.LoadOrStore(key, newAdmissions(r.inst, attribute.String(attrKey, key)))
 	return a.(*admissions)

@@ -35,8 +35,8 @@ func TestOB2_ObservedCallsAllocateNothing(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(200, func() { _, _ = breaker(ctx) }), "breaker")
 
 	c := h.collect()
-	assert.Equal(t, int64(201), c.int(RateLimiterCalls, "instance=API.Admit", "outcome=admitted"))
-	assert.Equal(t, int64(201), c.int(RateLimiterCalls, "instance=API.Reject", "outcome=rejected"))
-	assert.Equal(t, int64(201), c.int(CircuitBreakerCalls, "instance=API.Breaker", "outcome=succeeded"))
+	assert.Equal(t, int64(201), c.int(RateLimiterCalls, "name=API.Admit", "outcome=admitted"))
+	assert.Equal(t, int64(201), c.int(RateLimiterCalls, "name=API.Reject", "outcome=rejected"))
+	assert.Equal(t, int64(201), c.int(CircuitBreakerCalls, "name=API.Breaker", "outcome=succeeded"))
 	_ = circuitbreaker.ErrOpen
 }

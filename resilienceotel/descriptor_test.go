@@ -46,13 +46,13 @@ func TestOB2_KindDeclaresItsMetrics(t *testing.T) {
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
-		"{instance=Q,outcome=admitted}": 1,
-		"{instance=Q,outcome=rejected}": 2,
+		"{name=Q,outcome=admitted}": 1,
+		"{name=Q,outcome=rejected}": 2,
 	}, c.intPoints("test.quota.calls"))
-	n, sum := c.hist("test.quota.wait.duration", "instance=Q")
+	n, sum := c.hist("test.quota.wait.duration", "name=Q")
 	assert.Equal(t, uint64(1), n)
 	assert.InDelta(t, 0.02, sum, 1e-9)
-	assert.Equal(t, int64(1), c.int(resilienceotel.Calls, "instance=Q", "outcome=rejected", "layer=quota"))
+	assert.Equal(t, int64(1), c.int(resilienceotel.Calls, "name=Q", "outcome=rejected", "layer=quota"))
 	assert.False(t, c.has("test.quota.left"), "read from a registry's snapshots only")
 }
 
@@ -82,4 +82,41 @@ func TestOB2_NewRefusesBadDeclarations(t *testing.T) {
 	_, err = resilienceotel.New(nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "both declare instrument "+RetryCalls)
+}
+
+// OB-2: New refuses a kind that declares an attribute named as the one every series has
+// (name, the instance's id), or as one of Prometheus' target labels (instance, job),
+// which a default scrape would rename.
+func TestOB2_NewRefusesReservedAttributeKeys(t *testing.T) {
+	for _, key := range []string{"name", "instance", "job"} {
+		unregister := kind.Register(&kind.Descriptor[quotaSettings]{
+			L: policy.Layer("quotaKey" + key),
+			Metrics: &kind.Metrics{
+				Instruments: []kind.Instrument{
+					{Name: "test.quota.calls." + key, Unit: "{call}", Kind: kind.Counter},
+					{Name: "test.quota.state." + key, Unit: "1", Kind: kind.UpDown, Key: "state", Values: []string{"a"},
+						Read: func(any, int) (float64, bool) { return 1, true }},
+				},
+				Outcomes: &kind.Outcomes{Calls: "test.quota.calls." + key, Attr: key,
+					Classes: []kind.Class{{Value: "ok", Result: policy.ResultSucceeded}}},
+			},
+		})
+		_, err := resilienceotel.New(nil)
+		unregister()
+		require.Error(t, err, key)
+		assert.Contains(t, err.Error(), "attribute "+key, key)
+	}
+	unregister := kind.Register(&kind.Descriptor[quotaSettings]{
+		L: "quotaGaugeKey",
+		Metrics: &kind.Metrics{
+			Instruments: []kind.Instrument{
+				{Name: "test.quota.state", Unit: "1", Kind: kind.UpDown, Key: "instance", Values: []string{"a"},
+					Read: func(any, int) (float64, bool) { return 1, true }},
+			},
+		},
+	})
+	defer unregister()
+	_, err := resilienceotel.New(nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "attribute instance")
 }

@@ -34,43 +34,48 @@
 // and this package names none of them; only the instruments of whole calls (Calls,
 // CallDuration) are its own.
 //
-// Every series has the attribute instance, the instance id (a Name, or the wrapped
-// function's id). Counters are observable counters (cumulative, monotonic). The
+// Every series has the attribute name, the policy instance's id (a Name, or the wrapped
+// function's id), as Resilience4j's metrics have the tag name. It is not called
+// instance: Prometheus gives every series of a scrape target the label instance (the
+// target's host and port), and under a default scrape configuration renames a series'
+// own label instance exported_instance; no default scrape renames name. New refuses a
+// policy kind that declares an attribute named name, instance or job (Prometheus' other
+// target label). Counters are observable counters (cumulative, monotonic). The
 // instruments of a state are observable up-down counters where their values add up
 // across instances (slots, permits, calls) and observable gauges where they do not (the
 // rates). Histograms are in seconds, with the buckets advised by the OpenTelemetry
 // semantic conventions for durations (0.005s to 10s), which a View can replace.
 //
 //	instrument                                 kind          unit          attributes
-//	resilience.rate_limiter.available_permits  up-down       {permit}      instance
-//	resilience.rate_limiter.calls              counter       {call}        instance, outcome: admitted|rejected, key
-//	resilience.rate_limiter.waiting_calls      up-down       {call}        instance
-//	resilience.rate_limiter.waited_calls       counter       {call}        instance, key
-//	resilience.rate_limiter.wait.duration      histogram     s             instance, key
-//	resilience.circuit_breaker.state           up-down       1             instance, state: closed|open|half_open|disabled|forced_open
-//	resilience.circuit_breaker.failure_rate    gauge         %             instance
-//	resilience.circuit_breaker.slow_call_rate  gauge         %             instance
-//	resilience.circuit_breaker.calls           counter       {call}        instance, outcome: succeeded|failed|ignored|not_permitted
-//	resilience.circuit_breaker.slow_calls      counter       {call}        instance, outcome: succeeded|failed
-//	resilience.circuit_breaker.call.duration   histogram     s             instance, outcome: succeeded|failed|ignored
-//	resilience.circuit_breaker.transitions     counter       {transition}  instance, from, to (states as above)
-//	resilience.bulkhead.available_slots        up-down       {slot}        instance
-//	resilience.bulkhead.max_slots              up-down       {slot}        instance
-//	resilience.bulkhead.queued_calls           up-down       {call}        instance
-//	resilience.bulkhead.calls                  counter       {call}        instance, outcome: admitted|rejected
-//	resilience.bulkhead.wait.duration          histogram     s             instance
-//	resilience.retry.calls                     counter       {call}        instance, kind (below)
-//	resilience.retry.attempts                  counter       {attempt}     instance
-//	resilience.timeout.calls                   counter       {call}        instance, outcome: succeeded|failed|timed_out
-//	resilience.hedge.calls                     counter       {call}        instance, outcome: succeeded|failed
-//	resilience.hedge.attempts                  counter       {attempt}     instance
-//	resilience.hedge.budget_available          up-down       {attempt}     instance
-//	resilience.adaptive_limit.limit            up-down       {call}        instance
-//	resilience.adaptive_limit.in_flight        up-down       {call}        instance
-//	resilience.adaptive_limit.queued_calls     up-down       {call}        instance
-//	resilience.adaptive_limit.calls            counter       {call}        instance, outcome: admitted|rejected
-//	resilience.calls                           counter       {call}        instance, outcome: succeeded|failed|rejected, layer
-//	resilience.call.duration                   histogram     s             instance, outcome: succeeded|failed|rejected
+//	resilience.rate_limiter.available_permits  up-down       {permit}      name
+//	resilience.rate_limiter.calls              counter       {call}        name, outcome: admitted|rejected, key
+//	resilience.rate_limiter.waiting_calls      up-down       {call}        name
+//	resilience.rate_limiter.waited_calls       counter       {call}        name, key
+//	resilience.rate_limiter.wait.duration      histogram     s             name, key
+//	resilience.circuit_breaker.state           up-down       1             name, state: closed|open|half_open|disabled|forced_open
+//	resilience.circuit_breaker.failure_rate    gauge         %             name
+//	resilience.circuit_breaker.slow_call_rate  gauge         %             name
+//	resilience.circuit_breaker.calls           counter       {call}        name, outcome: succeeded|failed|ignored|not_permitted
+//	resilience.circuit_breaker.slow_calls      counter       {call}        name, outcome: succeeded|failed
+//	resilience.circuit_breaker.call.duration   histogram     s             name, outcome: succeeded|failed|ignored
+//	resilience.circuit_breaker.transitions     counter       {transition}  name, from, to (states as above)
+//	resilience.bulkhead.available_slots        up-down       {slot}        name
+//	resilience.bulkhead.max_slots              up-down       {slot}        name
+//	resilience.bulkhead.queued_calls           up-down       {call}        name
+//	resilience.bulkhead.calls                  counter       {call}        name, outcome: admitted|rejected
+//	resilience.bulkhead.wait.duration          histogram     s             name
+//	resilience.retry.calls                     counter       {call}        name, kind (below)
+//	resilience.retry.attempts                  counter       {attempt}     name
+//	resilience.timeout.calls                   counter       {call}        name, outcome: succeeded|failed|timed_out
+//	resilience.hedge.calls                     counter       {call}        name, outcome: succeeded|failed
+//	resilience.hedge.attempts                  counter       {attempt}     name
+//	resilience.hedge.budget_available          up-down       {attempt}     name
+//	resilience.adaptive_limit.limit            up-down       {call}        name
+//	resilience.adaptive_limit.in_flight        up-down       {call}        name
+//	resilience.adaptive_limit.queued_calls     up-down       {call}        name
+//	resilience.adaptive_limit.calls            counter       {call}        name, outcome: admitted|rejected
+//	resilience.calls                           counter       {call}        name, outcome: succeeded|failed|rejected, layer
+//	resilience.call.duration                   histogram     s             name, outcome: succeeded|failed|rejected
 //
 // What they count, from the outcomes policy.Outcome documents:
 //
@@ -132,13 +137,13 @@
 //	resilience.timeout.exceeded            timeout.EventExceeded           timeout, error.message
 //	resilience.fallback.applied            fallback.EventApplied           error.message
 //
-// Every event has instance; the others are there when the policy's event has them:
-// attempt (an integer), wait and retry_after (seconds, floating point), error.message
-// (the error's text), key (only with WithKeyAttribute), and the attributes of the
-// kind's own (policy.Event.Attrs) under their keys: a string, integer, float or bool as
-// it is, a duration in seconds (floating point), each first converted by its
-// policy.EventAttr.SpanValue when the kind gives one. So timeout is in seconds, and
-// from and to name a breaker's states as the state attribute names them. The event's
+// Every event has name, the instance's id, as the series have; the others are there
+// when the policy's event has them: attempt (an integer), wait and retry_after (seconds,
+// floating point), error.message (the error's text), key (only with WithKeyAttribute),
+// and the attributes of the kind's own (policy.Event.Attrs) under their keys: a string,
+// integer, float or bool as it is, a duration in seconds (floating point), each first
+// converted by its policy.EventAttr.SpanValue when the kind gives one. So timeout is in
+// seconds, and from and to name a breaker's states as the state attribute names them. The event's
 // time is the span's clock's, not the policy's. The other kinds (backend health,
 // configuration and adaptive limit changes) make no span event.
 //

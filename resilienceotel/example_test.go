@@ -54,9 +54,9 @@ func Example() {
 	slices.Sort(lines)
 	fmt.Println(strings.Join(lines, "\n"))
 	// Output:
-	// resilience.rate_limiter.available_permits{instance=SearchAPI.Search} 0
-	// resilience.rate_limiter.calls{instance=SearchAPI.Search,outcome=admitted} 10
-	// resilience.rate_limiter.calls{instance=SearchAPI.Search,outcome=rejected} 15
-	// resilience.rate_limiter.waited_calls{instance=SearchAPI.Search} 0
-	// resilience.rate_limiter.waiting_calls{instance=SearchAPI.Search} 0
+	// resilience.rate_limiter.available_permits{name=SearchAPI.Search} 0
+	// resilience.rate_limiter.calls{name=SearchAPI.Search,outcome=admitted} 10
+	// resilience.rate_limiter.calls{name=SearchAPI.Search,outcome=rejected} 15
+	// resilience.rate_limiter.waited_calls{name=SearchAPI.Search} 0
+	// resilience.rate_limiter.waiting_calls{name=SearchAPI.Search} 0
 }

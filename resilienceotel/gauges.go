@@ -21,7 +21,7 @@ func (m *Metrics) gaugeAttrsOf(lm *layerMetrics, layer policy.Layer, id string) 
 	if g, ok := m.gauges.Load(k); ok {
 		return g.(*gaugeAttrs)
 	}
-	inst := attribute.String(attrInstance, id)
+	inst := attribute.String(attrName, id)
 	own := observeWith(inst)
 	g := &gaugeAttrs{series: make([][][]metric.ObserveOption, len(lm.gauges))}
 	for i, mk := range lm.gauges {

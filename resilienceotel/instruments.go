@@ -2,6 +2,7 @@ package resilienceotel
 
 import (
 	"fmt"
+	"slices"
 
 	"go.opentelemetry.io/otel/metric"
 
@@ -17,9 +18,11 @@ const (
 	CallDuration = "resilience.call.duration" // histogram, s: by outcome; only with WithCallDuration
 )
 
-// The attribute keys of the series and span events.
+// The attribute keys of the series and span events. attrName, the policy instance's id,
+// is on every series and span event: it is not "instance", which is the name of one of
+// the labels Prometheus gives every series of a target (see targetLabels).
 const (
-	attrInstance   = "instance"
+	attrName       = "name"
 	attrOutcome    = "outcome"
 	attrFrom       = "from"
 	attrTo         = "to"
@@ -30,6 +33,23 @@ const (
 	attrRetryAfter = "retry_after"
 	attrError      = "error.message"
 )
+
+// targetLabels are the labels Prometheus sets on every series of a scrape target under a
+// default scrape configuration: a series' own label of one of these names is renamed
+// exported_<name>. No attribute of a series may have one of these names.
+var targetLabels = []string{"instance", "job"}
+
+// checkAttr returns an error when key, an attribute a kind declares for its instrument
+// name, is attrName, which every series has already, or one of targetLabels.
+func checkAttr(layer policy.Layer, name, key string) error {
+	switch {
+	case key == attrName:
+		return fmt.Errorf("resilienceotel: layer %s: instrument %s: attribute %s is the instance's", layer, name, key)
+	case slices.Contains(targetLabels, key):
+		return fmt.Errorf("resilienceotel: layer %s: instrument %s: attribute %s is a label Prometheus sets on every series of a target, and would be renamed exported_%s", layer, name, key, key)
+	}
+	return nil
+}
 
 // durationBuckets are the advised bucket boundaries of the histograms, in seconds: those
 // of the OpenTelemetry semantic conventions for durations (http.server.request.duration).
@@ -78,7 +98,17 @@ func (in *instruments) make(meter metric.Meter, o options) ([]metric.Observable,
 		if lm.spec == nil {
 			continue
 		}
+		if o := lm.spec.Outcomes; o != nil {
+			if err := checkAttr(k.Layer(), o.Calls, o.Attr); err != nil {
+				b.add(err)
+				continue
+			}
+		}
 		for _, decl := range lm.spec.Instruments {
+			if err := checkAttr(k.Layer(), decl.Name, decl.Key); decl.Key != "" && err != nil {
+				b.add(err)
+				continue
+			}
 			if l, dup := owner[decl.Name]; dup {
 				b.add(fmt.Errorf("resilienceotel: layers %s and %s both declare instrument %s", l, k.Layer(), decl.Name))
 				continue

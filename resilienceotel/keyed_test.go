@@ -34,8 +34,8 @@ func TestOB2_KeyedLimiterKeyAttributeOff(t *testing.T) {
 	h := newHarness(t)
 	keyedBurst(t, h)
 	assert.Equal(t, map[string]int64{
-		"{instance=tenants,outcome=admitted}": 3,
-		"{instance=tenants,outcome=rejected}": 1,
+		"{name=tenants,outcome=admitted}": 3,
+		"{name=tenants,outcome=rejected}": 1,
 	}, h.collect().intPoints(RateLimiterCalls))
 }
 
@@ -45,14 +45,14 @@ func TestOB2_KeyedLimiterKeyAttributeOn(t *testing.T) {
 	keyedBurst(t, h)
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
-		"{instance=tenants,outcome=admitted}":       0,
-		"{instance=tenants,outcome=rejected}":       0,
-		"{instance=tenants,key=a,outcome=admitted}": 2,
-		"{instance=tenants,key=a,outcome=rejected}": 1,
-		"{instance=tenants,key=b,outcome=admitted}": 1,
-		"{instance=tenants,key=b,outcome=rejected}": 0,
+		"{name=tenants,outcome=admitted}":       0,
+		"{name=tenants,outcome=rejected}":       0,
+		"{key=a,name=tenants,outcome=admitted}": 2,
+		"{key=a,name=tenants,outcome=rejected}": 1,
+		"{key=b,name=tenants,outcome=admitted}": 1,
+		"{key=b,name=tenants,outcome=rejected}": 0,
 	}, c.intPoints(RateLimiterCalls))
-	assert.Equal(t, int64(0), c.int(RateLimiterWaitedCalls, "instance=tenants", "key=a"))
+	assert.Equal(t, int64(0), c.int(RateLimiterWaitedCalls, "name=tenants", "key=a"))
 }
 
 // OB-1: without WithKeyAttribute the recorder wants no keys, so a keyed limiter whose keys
@@ -66,8 +66,8 @@ func TestOB1_KeyedNonStringKeysAllocateNothingWithoutKeyAttribute(t *testing.T) 
 	require.True(t, k.TryAcquire(user))
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = k.TryAcquire(user) }), "rejected")
 	assert.Equal(t, map[string]int64{
-		"{instance=users,outcome=admitted}": 1,
-		"{instance=users,outcome=rejected}": 101,
+		"{name=users,outcome=admitted}": 1,
+		"{name=users,outcome=rejected}": 101,
 	}, h.collect().intPoints(RateLimiterCalls))
 }
 

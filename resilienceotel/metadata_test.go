@@ -53,33 +53,7 @@ func kindOf(t *testing.T, d metricdata.Aggregation) instrumentKind {
 // has run a call and recorded a wait and a duration.
 func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 	h := newHarness(t, resilienceotel.WithCallDuration(true))
-	reg, _ := newRegistry(t, h)
-	call, err := resilience.Wrap(reg, "API.Get", ok,
-		resilience.RateLimiter(ratelimit.Permits(5), ratelimit.Period(time.Second)),
-		resilience.CircuitBreaker(circuitbreaker.SlidingWindowSize(1), circuitbreaker.MinimumCalls(1)),
-		resilience.Bulkhead(bulkhead.MaxConcurrent(3)),
-		resilience.AdaptiveLimit(adaptivelimit.InitialLimit(4)),
-		resilience.Timeout(time.Second),
-		resilience.Retry(retry.MaxAttempts(2)))
-	require.NoError(t, err)
-	_, err = call(context.Background())
-	require.NoError(t, err)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "API.Get")
-	require.NoError(t, err)
-	cb.ForceOpen() // transitions by hand are counted too
-	cb.Reset()
-	_, err = call(context.Background())
-	require.NoError(t, err)
-	hedged, err := resilience.WrapAsync(reg, "API.Hedged", func(ctx context.Context) *async.Future[string] {
-		return async.Completed("ok")
-	}, resilience.Hedge())
-	require.NoError(t, err)
-	_, err = hedged(context.Background()).Await(context.Background())
-	require.NoError(t, err)
-	// The waits, which the calls above did not make.
-	ctx := context.Background()
-	h.m.Instrument(ratelimit.Layer, "API.Get").Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
-	h.m.Instrument(bulkhead.Layer, "API.Get").Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
+	runEveryPolicy(t, h)
 
 	want := map[string]struct {
 		kind instrumentKind
@@ -130,15 +104,51 @@ func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 		assert.Truef(t, ok, "%s is not listed", name)
 	}
 	assert.Equal(t, map[string]int64{
-		"{from=closed,instance=API.Get,to=forced_open}": 1,
-		"{from=forced_open,instance=API.Get,to=closed}": 1,
+		"{from=closed,name=API.Get,to=forced_open}": 1,
+		"{from=forced_open,name=API.Get,to=closed}": 1,
 	}, c.intPoints(CircuitBreakerTransitions))
-	assert.Equal(t, 0.0, c.float(CircuitBreakerFailureRate, "instance=API.Get"))
-	assert.Equal(t, 0.0, c.float(CircuitBreakerSlowCallRate, "instance=API.Get"))
-	assert.Equal(t, int64(3), c.int(RateLimiterAvailablePermits, "instance=API.Get"))
-	assert.Equal(t, int64(3), c.int(BulkheadAvailableSlots, "instance=API.Get"))
-	assert.Equal(t, int64(4), c.int(AdaptiveLimitLimit, "instance=API.Get"))
-	assert.Equal(t, int64(10), c.int(HedgeBudgetAvailable, "instance=API.Hedged"))
+	assert.Equal(t, 0.0, c.float(CircuitBreakerFailureRate, "name=API.Get"))
+	assert.Equal(t, 0.0, c.float(CircuitBreakerSlowCallRate, "name=API.Get"))
+	assert.Equal(t, int64(3), c.int(RateLimiterAvailablePermits, "name=API.Get"))
+	assert.Equal(t, int64(3), c.int(BulkheadAvailableSlots, "name=API.Get"))
+	assert.Equal(t, int64(4), c.int(AdaptiveLimitLimit, "name=API.Get"))
+	assert.Equal(t, int64(10), c.int(HedgeBudgetAvailable, "name=API.Hedged"))
+}
+
+// runEveryPolicy runs calls through every policy, on a registry that h's Metrics observes,
+// so that every instrument has a point: a call through a rate limiter, a breaker, a
+// bulkhead, an adaptive limit, a timeout and a retry (API.Get) before and after its
+// breaker is forced open and reset, a hedged call (API.Hedged), and a wait of the rate
+// limiter and of the bulkhead.
+func runEveryPolicy(t *testing.T, h *harness) {
+	t.Helper()
+	reg, _ := newRegistry(t, h)
+	call, err := resilience.Wrap(reg, "API.Get", ok,
+		resilience.RateLimiter(ratelimit.Permits(5), ratelimit.Period(time.Second)),
+		resilience.CircuitBreaker(circuitbreaker.SlidingWindowSize(1), circuitbreaker.MinimumCalls(1)),
+		resilience.Bulkhead(bulkhead.MaxConcurrent(3)),
+		resilience.AdaptiveLimit(adaptivelimit.InitialLimit(4)),
+		resilience.Timeout(time.Second),
+		resilience.Retry(retry.MaxAttempts(2)))
+	require.NoError(t, err)
+	_, err = call(context.Background())
+	require.NoError(t, err)
+	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "API.Get")
+	require.NoError(t, err)
+	cb.ForceOpen() // transitions by hand are counted too
+	cb.Reset()
+	_, err = call(context.Background())
+	require.NoError(t, err)
+	hedged, err := resilience.WrapAsync(reg, "API.Hedged", func(ctx context.Context) *async.Future[string] {
+		return async.Completed("ok")
+	}, resilience.Hedge())
+	require.NoError(t, err)
+	_, err = hedged(context.Background()).Await(context.Background())
+	require.NoError(t, err)
+	// The waits, which the calls above did not make.
+	ctx := context.Background()
+	h.m.Instrument(ratelimit.Layer, "API.Get").Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
+	h.m.Instrument(bulkhead.Layer, "API.Get").Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
 }
 
 // OB-2: a nil MeterProvider is the global one; Observe refuses a nil registry with

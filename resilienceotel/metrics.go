@@ -33,9 +33,12 @@ type Metrics struct {
 	ins  instruments
 	reg  metric.Registration
 
-	mu     sync.Mutex
-	byKey  map[recKey]recorder // every recorder made, by layer and id; guarded by mu
-	closed bool                // Close was called; guarded by mu
+	mu    sync.Mutex
+	byKey map[recKey]recorder // every recorder made, by layer and id; guarded by mu; nil once closed
+
+	// closed is set by Close, under mu: from then on nothing adds to what m holds. The
+	// recorders read it without a lock.
+	closed atomic.Bool
 
 	// recs and regs are what the collection reads, without a lock: every recorder made,
 	// and every registry observed, replaced whole (under mu) when one is added.
@@ -102,7 +105,7 @@ func (m *Metrics) Instrument(layer policy.Layer, id string) policy.Recorder {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
+	if m.closed.Load() {
 		return nil
 	}
 	k := recKey{layer, id}
@@ -122,7 +125,7 @@ func (m *Metrics) Instrument(layer policy.Layer, id string) policy.Recorder {
 // newRecorder returns the recorder of a new instance of layer with this id, as the
 // layer's kind declares its metrics; nil for a layer that had no kind when m was made.
 func (m *Metrics) newRecorder(layer policy.Layer, id string) recorder {
-	b := base{m: m, id: id, inst: attribute.String(attrInstance, id), spans: m.opts.spans, key: m.opts.key}
+	b := base{m: m, id: id, inst: attribute.String(attrName, id), spans: m.opts.spans, key: m.opts.key}
 	if layer == policy.LayerCall {
 		b.timed = m.ins.callDuration != nil
 		return newCallRec(b)
@@ -149,7 +152,8 @@ func (m *Metrics) newRecorder(layer policy.Layer, id string) recorder {
 // registries may be observed, but instances of two of them with the same id and layer
 // share their series, and their states are then added up (a breaker's state series
 // reads 2): give each registry its own ids, or its own Metrics. A nil reg, or a nil m,
-// fails with R4C-REG-010. After Close, Observe does nothing and returns nil.
+// fails with R4C-REG-010. After Close, Observe does nothing and returns nil: m does not
+// keep reg.
 func (m *Metrics) Observe(reg *resilience.Registry) error {
 	switch {
 	case m == nil:
@@ -159,6 +163,9 @@ func (m *Metrics) Observe(reg *resilience.Registry) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.closed.Load() {
+		return nil
+	}
 	old := *m.regs.Load()
 	for _, r := range old {
 		if r == reg {
@@ -171,23 +178,34 @@ func (m *Metrics) Observe(reg *resilience.Registry) error {
 }
 
 // Close unregisters the callback: no collection reports the instruments of m from then
-// on, and Instrument returns nil, so that instances built later are not observed. The
-// recorders already made go on counting, unread. It returns the error of the meter's
+// on, and Instrument returns nil, so that instances built later are not observed. m then
+// lets go of the registries it observed and of the recorders it made: it holds none of
+// them from then on, and Observe keeps none. The recorders already made go on counting,
+// unread, but make no counters for keys they had not seen (WithKeyAttribute): the calls
+// of such a key are counted with its instance's. It returns the error of the meter's
 // Unregister, once; later calls, and a nil m's, return nil.
 func (m *Metrics) Close() error {
 	if m == nil {
 		return nil
 	}
 	m.mu.Lock()
-	if m.closed {
+	if m.closed.Load() {
 		m.mu.Unlock()
 		return nil
 	}
-	m.closed = true
+	m.closed.Store(true)
 	m.mu.Unlock()
 	// Not under m.mu: Unregister waits for a collection in progress, whose callback may
 	// wait for a registry that is building an instance and asks Instrument.
-	return m.reg.Unregister()
+	err := m.reg.Unregister()
+	// No collection runs from here on (or, if Unregister failed, it finds nothing).
+	m.mu.Lock()
+	m.byKey = nil
+	m.recs.Store(&[]recorder{})
+	m.regs.Store(&[]*resilience.Registry{})
+	m.gauges.Clear()
+	m.mu.Unlock()
+	return err
 }
 
 // collect is the callback: every recorder's counters, then every observed registry's

@@ -47,10 +47,10 @@ func TestOB2_RecorderRateLimiter(t *testing.T) {
 	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "tenant-a"}) // no key attribute: the instance's
 
 	c := h.collect()
-	assert.Equal(t, int64(6), c.int(RateLimiterCalls, "instance=rl", "outcome=admitted"))
-	assert.Equal(t, int64(1), c.int(RateLimiterCalls, "instance=rl", "outcome=rejected"))
-	assert.Equal(t, int64(2), c.int(RateLimiterWaitedCalls, "instance=rl"))
-	n, sum := c.hist(RateLimiterWaitDuration, "instance=rl")
+	assert.Equal(t, int64(6), c.int(RateLimiterCalls, "name=rl", "outcome=admitted"))
+	assert.Equal(t, int64(1), c.int(RateLimiterCalls, "name=rl", "outcome=rejected"))
+	assert.Equal(t, int64(2), c.int(RateLimiterWaitedCalls, "name=rl"))
+	n, sum := c.hist(RateLimiterWaitDuration, "name=rl")
 	assert.Equal(t, uint64(2), n)
 	assert.InDelta(t, 0.75, sum, 1e-12)
 	assert.Len(t, c.intPoints(RateLimiterCalls), 2, "no series per key")
@@ -69,15 +69,15 @@ func TestOB2_RecorderKeyAttribute(t *testing.T) {
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
-		"{instance=rl,outcome=admitted}":       1,
-		"{instance=rl,outcome=rejected}":       0,
-		"{instance=rl,key=a,outcome=admitted}": 2,
-		"{instance=rl,key=a,outcome=rejected}": 0,
-		"{instance=rl,key=b,outcome=admitted}": 0,
-		"{instance=rl,key=b,outcome=rejected}": 1,
+		"{name=rl,outcome=admitted}":       1,
+		"{name=rl,outcome=rejected}":       0,
+		"{key=a,name=rl,outcome=admitted}": 2,
+		"{key=a,name=rl,outcome=rejected}": 0,
+		"{key=b,name=rl,outcome=admitted}": 0,
+		"{key=b,name=rl,outcome=rejected}": 1,
 	}, c.intPoints(RateLimiterCalls))
-	assert.Equal(t, int64(1), c.int(RateLimiterWaitedCalls, "instance=rl", "key=a"))
-	n, sum := c.hist(RateLimiterWaitDuration, "instance=rl", "key=a")
+	assert.Equal(t, int64(1), c.int(RateLimiterWaitedCalls, "name=rl", "key=a"))
+	n, sum := c.hist(RateLimiterWaitDuration, "name=rl", "key=a")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 1.0, sum)
 }
@@ -101,30 +101,30 @@ func TestOB2_RecorderCircuitBreaker(t *testing.T) {
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
-		"{instance=cb,outcome=succeeded}":     2,
-		"{instance=cb,outcome=failed}":        1,
-		"{instance=cb,outcome=ignored}":       1,
-		"{instance=cb,outcome=not_permitted}": 2,
+		"{name=cb,outcome=succeeded}":     2,
+		"{name=cb,outcome=failed}":        1,
+		"{name=cb,outcome=ignored}":       1,
+		"{name=cb,outcome=not_permitted}": 2,
 	}, c.intPoints(CircuitBreakerCalls))
 	assert.Equal(t, map[string]int64{
-		"{instance=cb,outcome=succeeded}": 1,
-		"{instance=cb,outcome=failed}":    1,
+		"{name=cb,outcome=succeeded}": 1,
+		"{name=cb,outcome=failed}":    1,
 	}, c.intPoints(CircuitBreakerSlowCalls))
-	n, sum := c.hist(CircuitBreakerCallDuration, "instance=cb", "outcome=succeeded")
+	n, sum := c.hist(CircuitBreakerCallDuration, "name=cb", "outcome=succeeded")
 	assert.Equal(t, uint64(2), n)
 	assert.InDelta(t, 3.1, sum, 1e-12)
-	n, sum = c.hist(CircuitBreakerCallDuration, "instance=cb", "outcome=failed")
+	n, sum = c.hist(CircuitBreakerCallDuration, "name=cb", "outcome=failed")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 2.0, sum)
-	n, sum = c.hist(CircuitBreakerCallDuration, "instance=cb", "outcome=ignored")
+	n, sum = c.hist(CircuitBreakerCallDuration, "name=cb", "outcome=ignored")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 0.05, sum)
-	assert.False(t, c.has(CircuitBreakerCallDuration, "instance=cb", "outcome=not_permitted"),
+	assert.False(t, c.has(CircuitBreakerCallDuration, "name=cb", "outcome=not_permitted"),
 		"a call not permitted has no duration")
 	assert.Equal(t, map[string]int64{
-		"{from=closed,instance=cb,to=open}":    1,
-		"{from=open,instance=cb,to=half_open}": 2,
-		"{from=half_open,instance=cb,to=open}": 1,
+		"{from=closed,name=cb,to=open}":    1,
+		"{from=open,name=cb,to=half_open}": 2,
+		"{from=half_open,name=cb,to=open}": 1,
 	}, c.intPoints(CircuitBreakerTransitions))
 }
 
@@ -142,13 +142,13 @@ func TestOB2_RecorderRetry(t *testing.T) {
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
-		"{instance=rt,kind=succeeded_without_retry}": 2,
-		"{instance=rt,kind=succeeded_with_retry}":    1,
-		"{instance=rt,kind=failed_with_retry}":       1,
-		"{instance=rt,kind=failed_without_retry}":    1,
-		"{instance=rt,kind=aborted}":                 1,
+		"{kind=succeeded_without_retry,name=rt}": 2,
+		"{kind=succeeded_with_retry,name=rt}":    1,
+		"{kind=failed_with_retry,name=rt}":       1,
+		"{kind=failed_without_retry,name=rt}":    1,
+		"{kind=aborted,name=rt}":                 1,
 	}, c.intPoints(RetryCalls))
-	assert.Equal(t, int64(12), c.int(RetryAttempts, "instance=rt"))
+	assert.Equal(t, int64(12), c.int(RetryAttempts, "name=rt"))
 }
 
 // OB-2: timeout, hedge, bulkhead and adaptive limit recorders count by outcome.
@@ -172,25 +172,25 @@ func TestOB2_RecorderTimeoutHedgeBulkheadAdaptive(t *testing.T) {
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
-		"{instance=to,outcome=succeeded}": 1,
-		"{instance=to,outcome=failed}":    0,
-		"{instance=to,outcome=timed_out}": 2,
+		"{name=to,outcome=succeeded}": 1,
+		"{name=to,outcome=failed}":    0,
+		"{name=to,outcome=timed_out}": 2,
 	}, c.intPoints(TimeoutCalls))
 	assert.Equal(t, map[string]int64{
-		"{instance=hg,outcome=succeeded}": 1,
-		"{instance=hg,outcome=failed}":    1,
+		"{name=hg,outcome=succeeded}": 1,
+		"{name=hg,outcome=failed}":    1,
 	}, c.intPoints(HedgeCalls))
-	assert.Equal(t, int64(5), c.int(HedgeAttempts, "instance=hg"))
+	assert.Equal(t, int64(5), c.int(HedgeAttempts, "name=hg"))
 	assert.Equal(t, map[string]int64{
-		"{instance=bh,outcome=admitted}": 2,
-		"{instance=bh,outcome=rejected}": 1,
+		"{name=bh,outcome=admitted}": 2,
+		"{name=bh,outcome=rejected}": 1,
 	}, c.intPoints(BulkheadCalls))
-	n, sum := c.hist(BulkheadWaitDuration, "instance=bh")
+	n, sum := c.hist(BulkheadWaitDuration, "name=bh")
 	assert.Equal(t, uint64(1), n, "the wait of a rejected call is not a wait for a slot it got")
 	assert.Equal(t, 0.02, sum)
 	assert.Equal(t, map[string]int64{
-		"{instance=al,outcome=admitted}": 1,
-		"{instance=al,outcome=rejected}": 1,
+		"{name=al,outcome=admitted}": 1,
+		"{name=al,outcome=rejected}": 1,
 	}, c.intPoints(AdaptiveLimitCalls))
 }
 
@@ -209,19 +209,19 @@ func TestOB2_RecorderCall(t *testing.T) {
 
 		c := h.collect()
 		assert.Equal(t, map[string]int64{
-			"{instance=API.Get,outcome=succeeded}":                  1,
-			"{instance=API.Get,outcome=failed}":                     1,
-			"{instance=API.Get,layer=rateLimiter,outcome=rejected}": 2,
-			"{instance=API.Get,layer=quota,outcome=rejected}":       1,
+			"{name=API.Get,outcome=succeeded}":                  1,
+			"{name=API.Get,outcome=failed}":                     1,
+			"{layer=rateLimiter,name=API.Get,outcome=rejected}": 2,
+			"{layer=quota,name=API.Get,outcome=rejected}":       1,
 		}, c.intPoints(resilienceotel.Calls))
 		if !withDuration {
 			assert.NotContains(t, c.metrics, resilienceotel.CallDuration)
 			continue
 		}
-		n, sum := c.hist(resilienceotel.CallDuration, "instance=API.Get", "outcome=succeeded")
+		n, sum := c.hist(resilienceotel.CallDuration, "name=API.Get", "outcome=succeeded")
 		assert.Equal(t, uint64(1), n)
 		assert.Equal(t, 1.0, sum)
-		n, _ = c.hist(resilienceotel.CallDuration, "instance=API.Get", "outcome=rejected")
+		n, _ = c.hist(resilienceotel.CallDuration, "name=API.Get", "outcome=rejected")
 		assert.Equal(t, uint64(3), n)
 	}
 }

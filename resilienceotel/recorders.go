@@ -52,7 +52,7 @@ func seconds(d int64) float64 { return float64(d) / 1e9 }
 type base struct {
 	m     *Metrics
 	id    string
-	inst  attribute.KeyValue // instance=id
+	inst  attribute.KeyValue // name=id, the instance
 	spans bool               // WithSpanEvents
 	key   bool               // WithKeyAttribute
 	timed bool               // the recorder records latencies (see Untimed)

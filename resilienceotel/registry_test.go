@@ -52,14 +52,14 @@ func TestOB2_RateLimiterThroughRegistry(t *testing.T) {
 	}
 
 	c := h.collect()
-	assert.Equal(t, int64(10), c.int(RateLimiterCalls, "instance=API.Burst", "outcome=admitted"))
-	assert.Equal(t, int64(15), c.int(RateLimiterCalls, "instance=API.Burst", "outcome=rejected"))
-	assert.Equal(t, int64(0), c.int(RateLimiterWaitedCalls, "instance=API.Burst"))
-	assert.Equal(t, int64(0), c.int(RateLimiterAvailablePermits, "instance=API.Burst"))
+	assert.Equal(t, int64(10), c.int(RateLimiterCalls, "name=API.Burst", "outcome=admitted"))
+	assert.Equal(t, int64(15), c.int(RateLimiterCalls, "name=API.Burst", "outcome=rejected"))
+	assert.Equal(t, int64(0), c.int(RateLimiterWaitedCalls, "name=API.Burst"))
+	assert.Equal(t, int64(0), c.int(RateLimiterAvailablePermits, "name=API.Burst"))
 	assert.Equal(t, map[string]int64{
-		"{instance=API.Burst,outcome=succeeded}":                  10,
-		"{instance=API.Burst,outcome=failed}":                     0,
-		"{instance=API.Burst,layer=rateLimiter,outcome=rejected}": 15,
+		"{name=API.Burst,outcome=succeeded}":                  10,
+		"{name=API.Burst,outcome=failed}":                     0,
+		"{layer=rateLimiter,name=API.Burst,outcome=rejected}": 15,
 	}, c.intPoints(resilienceotel.Calls))
 
 	slow, err := resilience.Wrap(reg, "API.Slow", ok,
@@ -71,13 +71,13 @@ func TestOB2_RateLimiterThroughRegistry(t *testing.T) {
 	require.NoError(t, err)
 
 	c = h.collect()
-	assert.Equal(t, int64(2), c.int(RateLimiterCalls, "instance=API.Slow", "outcome=admitted"))
-	assert.Equal(t, int64(1), c.int(RateLimiterWaitedCalls, "instance=API.Slow"))
-	n, sum := c.hist(RateLimiterWaitDuration, "instance=API.Slow")
+	assert.Equal(t, int64(2), c.int(RateLimiterCalls, "name=API.Slow", "outcome=admitted"))
+	assert.Equal(t, int64(1), c.int(RateLimiterWaitedCalls, "name=API.Slow"))
+	n, sum := c.hist(RateLimiterWaitDuration, "name=API.Slow")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 1.0, sum)
-	assert.Equal(t, int64(0), c.int(RateLimiterAvailablePermits, "instance=API.Slow"))
-	assert.Equal(t, int64(10), c.int(RateLimiterAvailablePermits, "instance=API.Burst"),
+	assert.Equal(t, int64(0), c.int(RateLimiterAvailablePermits, "name=API.Slow"))
+	assert.Equal(t, int64(10), c.int(RateLimiterAvailablePermits, "name=API.Burst"),
 		"1s later the burst's permits are back")
 }
 
@@ -120,11 +120,11 @@ func TestOB2_CircuitBreakerThroughRegistry(t *testing.T) {
 		if st == "closed" {
 			want = 1
 		}
-		assert.Equal(t, want, c.int(CircuitBreakerState, "instance=DB.Query", "state="+st), st)
+		assert.Equal(t, want, c.int(CircuitBreakerState, "name=DB.Query", "state="+st), st)
 	}
-	_, has := c.floatOK(CircuitBreakerFailureRate, "instance=DB.Query")
+	_, has := c.floatOK(CircuitBreakerFailureRate, "name=DB.Query")
 	assert.False(t, has, "no failure rate while fewer than the minimum calls")
-	_, has = c.floatOK(CircuitBreakerSlowCallRate, "instance=DB.Query")
+	_, has = c.floatOK(CircuitBreakerSlowCallRate, "name=DB.Query")
 	assert.False(t, has, "no slow-call rate while fewer than the minimum calls")
 
 	_, _ = call(ctx, step{300 * time.Millisecond, errBoom}) // 2 of 4 failed: open
@@ -132,46 +132,46 @@ func TestOB2_CircuitBreakerThroughRegistry(t *testing.T) {
 	require.ErrorIs(t, err, circuitbreaker.ErrOpen)
 
 	c = h.collect()
-	assert.Equal(t, int64(1), c.int(CircuitBreakerState, "instance=DB.Query", "state=open"))
-	assert.Equal(t, int64(0), c.int(CircuitBreakerState, "instance=DB.Query", "state=closed"))
-	assert.Equal(t, 50.0, c.float(CircuitBreakerFailureRate, "instance=DB.Query"))
-	assert.Equal(t, 25.0, c.float(CircuitBreakerSlowCallRate, "instance=DB.Query"))
+	assert.Equal(t, int64(1), c.int(CircuitBreakerState, "name=DB.Query", "state=open"))
+	assert.Equal(t, int64(0), c.int(CircuitBreakerState, "name=DB.Query", "state=closed"))
+	assert.Equal(t, 50.0, c.float(CircuitBreakerFailureRate, "name=DB.Query"))
+	assert.Equal(t, 25.0, c.float(CircuitBreakerSlowCallRate, "name=DB.Query"))
 	assert.Equal(t, map[string]int64{
-		"{instance=DB.Query,outcome=succeeded}":     2,
-		"{instance=DB.Query,outcome=failed}":        2,
-		"{instance=DB.Query,outcome=ignored}":       1,
-		"{instance=DB.Query,outcome=not_permitted}": 1,
+		"{name=DB.Query,outcome=succeeded}":     2,
+		"{name=DB.Query,outcome=failed}":        2,
+		"{name=DB.Query,outcome=ignored}":       1,
+		"{name=DB.Query,outcome=not_permitted}": 1,
 	}, c.intPoints(CircuitBreakerCalls))
 	assert.Equal(t, map[string]int64{
-		"{instance=DB.Query,outcome=succeeded}": 1,
-		"{instance=DB.Query,outcome=failed}":    0,
+		"{name=DB.Query,outcome=succeeded}": 1,
+		"{name=DB.Query,outcome=failed}":    0,
 	}, c.intPoints(CircuitBreakerSlowCalls))
-	n, sum := c.hist(CircuitBreakerCallDuration, "instance=DB.Query", "outcome=succeeded")
+	n, sum := c.hist(CircuitBreakerCallDuration, "name=DB.Query", "outcome=succeeded")
 	assert.Equal(t, uint64(2), n)
 	assert.InDelta(t, 2.1, sum, 1e-12)
-	n, sum = c.hist(CircuitBreakerCallDuration, "instance=DB.Query", "outcome=failed")
+	n, sum = c.hist(CircuitBreakerCallDuration, "name=DB.Query", "outcome=failed")
 	assert.Equal(t, uint64(2), n)
 	assert.InDelta(t, 0.5, sum, 1e-12)
-	n, sum = c.hist(CircuitBreakerCallDuration, "instance=DB.Query", "outcome=ignored")
+	n, sum = c.hist(CircuitBreakerCallDuration, "name=DB.Query", "outcome=ignored")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 0.05, sum)
-	assert.Equal(t, map[string]int64{"{from=closed,instance=DB.Query,to=open}": 1},
+	assert.Equal(t, map[string]int64{"{from=closed,name=DB.Query,to=open}": 1},
 		c.intPoints(CircuitBreakerTransitions))
 	assert.Equal(t, map[string]int64{
-		"{instance=DB.Query,outcome=succeeded}":                     2,
-		"{instance=DB.Query,outcome=failed}":                        3,
-		"{instance=DB.Query,layer=circuitBreaker,outcome=rejected}": 1,
+		"{name=DB.Query,outcome=succeeded}":                     2,
+		"{name=DB.Query,outcome=failed}":                        3,
+		"{layer=circuitBreaker,name=DB.Query,outcome=rejected}": 1,
 	}, c.intPoints(resilienceotel.Calls), "an ignored error fails the whole call")
 
 	clk.Advance(10 * time.Second)
 	_, err = call(ctx, step{10 * time.Millisecond, nil}) // the trial call: closed again
 	require.NoError(t, err)
 	c = h.collect()
-	assert.Equal(t, int64(1), c.int(CircuitBreakerState, "instance=DB.Query", "state=closed"))
+	assert.Equal(t, int64(1), c.int(CircuitBreakerState, "name=DB.Query", "state=closed"))
 	assert.Equal(t, map[string]int64{
-		"{from=closed,instance=DB.Query,to=open}":      1,
-		"{from=open,instance=DB.Query,to=half_open}":   1,
-		"{from=half_open,instance=DB.Query,to=closed}": 1,
+		"{from=closed,name=DB.Query,to=open}":      1,
+		"{from=open,name=DB.Query,to=half_open}":   1,
+		"{from=half_open,name=DB.Query,to=closed}": 1,
 	}, c.intPoints(CircuitBreakerTransitions))
 }
 
@@ -194,11 +194,11 @@ func TestOB2_BulkheadThroughRegistry(t *testing.T) {
 	}
 
 	c := h.collect()
-	assert.Equal(t, int64(0), c.int(BulkheadAvailableSlots, "instance=Pool.Get"))
-	assert.Equal(t, int64(2), c.int(BulkheadMaxSlots, "instance=Pool.Get"))
-	assert.Equal(t, int64(2), c.int(BulkheadQueuedCalls, "instance=Pool.Get"))
-	assert.Equal(t, int64(2), c.int(BulkheadCalls, "instance=Pool.Get", "outcome=admitted"))
-	assert.Equal(t, int64(0), c.int(BulkheadCalls, "instance=Pool.Get", "outcome=rejected"))
+	assert.Equal(t, int64(0), c.int(BulkheadAvailableSlots, "name=Pool.Get"))
+	assert.Equal(t, int64(2), c.int(BulkheadMaxSlots, "name=Pool.Get"))
+	assert.Equal(t, int64(2), c.int(BulkheadQueuedCalls, "name=Pool.Get"))
+	assert.Equal(t, int64(2), c.int(BulkheadCalls, "name=Pool.Get", "outcome=admitted"))
+	assert.Equal(t, int64(0), c.int(BulkheadCalls, "name=Pool.Get", "outcome=rejected"))
 
 	clk.Advance(300 * time.Millisecond)
 	completes[0]("done", nil) // the third call gets the slot after 300ms
@@ -207,10 +207,10 @@ func TestOB2_BulkheadThroughRegistry(t *testing.T) {
 	require.ErrorIs(t, err, bulkhead.ErrFull)
 
 	c = h.collect()
-	assert.Equal(t, int64(3), c.int(BulkheadCalls, "instance=Pool.Get", "outcome=admitted"))
-	assert.Equal(t, int64(1), c.int(BulkheadCalls, "instance=Pool.Get", "outcome=rejected"))
-	assert.Equal(t, int64(0), c.int(BulkheadQueuedCalls, "instance=Pool.Get"))
-	n, sum := c.hist(BulkheadWaitDuration, "instance=Pool.Get")
+	assert.Equal(t, int64(3), c.int(BulkheadCalls, "name=Pool.Get", "outcome=admitted"))
+	assert.Equal(t, int64(1), c.int(BulkheadCalls, "name=Pool.Get", "outcome=rejected"))
+	assert.Equal(t, int64(0), c.int(BulkheadQueuedCalls, "name=Pool.Get"))
+	n, sum := c.hist(BulkheadWaitDuration, "name=Pool.Get")
 	assert.Equal(t, uint64(1), n)
 	assert.InDelta(t, 0.3, sum, 1e-12)
 
@@ -218,7 +218,7 @@ func TestOB2_BulkheadThroughRegistry(t *testing.T) {
 		complete("done", nil)
 	}
 	c = h.collect()
-	assert.Equal(t, int64(2), c.int(BulkheadAvailableSlots, "instance=Pool.Get"))
+	assert.Equal(t, int64(2), c.int(BulkheadAvailableSlots, "name=Pool.Get"))
 }
 
 var errFatal = errors.New("fatal")
@@ -253,19 +253,19 @@ func TestOB2_RetryThroughRegistry(t *testing.T) {
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
-		"{instance=API.Retry,kind=succeeded_without_retry}": 1,
-		"{instance=API.Retry,kind=succeeded_with_retry}":    1,
-		"{instance=API.Retry,kind=failed_with_retry}":       1,
-		"{instance=API.Retry,kind=failed_without_retry}":    0,
-		"{instance=API.Retry,kind=aborted}":                 1,
-		"{instance=API.Once,kind=succeeded_without_retry}":  0,
-		"{instance=API.Once,kind=succeeded_with_retry}":     0,
-		"{instance=API.Once,kind=failed_with_retry}":        0,
-		"{instance=API.Once,kind=failed_without_retry}":     1,
-		"{instance=API.Once,kind=aborted}":                  0,
+		"{kind=succeeded_without_retry,name=API.Retry}": 1,
+		"{kind=succeeded_with_retry,name=API.Retry}":    1,
+		"{kind=failed_with_retry,name=API.Retry}":       1,
+		"{kind=failed_without_retry,name=API.Retry}":    0,
+		"{kind=aborted,name=API.Retry}":                 1,
+		"{kind=succeeded_without_retry,name=API.Once}":  0,
+		"{kind=succeeded_with_retry,name=API.Once}":     0,
+		"{kind=failed_with_retry,name=API.Once}":        0,
+		"{kind=failed_without_retry,name=API.Once}":     1,
+		"{kind=aborted,name=API.Once}":                  0,
 	}, c.intPoints(RetryCalls))
-	assert.Equal(t, int64(7), c.int(RetryAttempts, "instance=API.Retry"))
-	assert.Equal(t, int64(1), c.int(RetryAttempts, "instance=API.Once"))
+	assert.Equal(t, int64(7), c.int(RetryAttempts, "name=API.Retry"))
+	assert.Equal(t, int64(1), c.int(RetryAttempts, "name=API.Once"))
 }
 
 // OB-2: a timeout's calls by outcome.
@@ -288,9 +288,9 @@ func TestOB2_TimeoutThroughRegistry(t *testing.T) {
 	}
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
-		"{instance=API.Slow,outcome=succeeded}": 1,
-		"{instance=API.Slow,outcome=failed}":    1,
-		"{instance=API.Slow,outcome=timed_out}": 2,
+		"{name=API.Slow,outcome=succeeded}": 1,
+		"{name=API.Slow,outcome=failed}":    1,
+		"{name=API.Slow,outcome=timed_out}": 2,
 	}, c.intPoints(TimeoutCalls))
 }
 
@@ -326,13 +326,13 @@ func TestOB2_HedgeThroughRegistry(t *testing.T) {
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
-		"{instance=Search.Query,outcome=succeeded}": 1,
-		"{instance=Search.Query,outcome=failed}":    1,
+		"{name=Search.Query,outcome=succeeded}": 1,
+		"{name=Search.Query,outcome=failed}":    1,
 	}, c.intPoints(HedgeCalls))
-	assert.Equal(t, int64(4), c.int(HedgeAttempts, "instance=Search.Query"))
+	assert.Equal(t, int64(4), c.int(HedgeAttempts, "name=Search.Query"))
 	hd, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Search.Query")
 	require.NoError(t, err)
-	assert.Equal(t, int64(8), c.int(HedgeBudgetAvailable, "instance=Search.Query"),
+	assert.Equal(t, int64(8), c.int(HedgeBudgetAvailable, "name=Search.Query"),
 		"10 hedges per 10s, 2 spent")
 	assert.Equal(t, 8, hd.Snapshot().BudgetAvailable)
 }
@@ -356,25 +356,25 @@ func TestOB2_AdaptiveLimitThroughRegistry(t *testing.T) {
 		futures[i] = call(ctx)
 	}
 	c := h.collect()
-	assert.Equal(t, int64(2), c.int(AdaptiveLimitLimit, "instance=DB.Write"))
-	assert.Equal(t, int64(2), c.int(AdaptiveLimitInFlight, "instance=DB.Write"))
-	assert.Equal(t, int64(1), c.int(AdaptiveLimitQueuedCalls, "instance=DB.Write"))
-	assert.Equal(t, int64(2), c.int(AdaptiveLimitCalls, "instance=DB.Write", "outcome=admitted"))
-	assert.Equal(t, int64(0), c.int(AdaptiveLimitCalls, "instance=DB.Write", "outcome=rejected"))
+	assert.Equal(t, int64(2), c.int(AdaptiveLimitLimit, "name=DB.Write"))
+	assert.Equal(t, int64(2), c.int(AdaptiveLimitInFlight, "name=DB.Write"))
+	assert.Equal(t, int64(1), c.int(AdaptiveLimitQueuedCalls, "name=DB.Write"))
+	assert.Equal(t, int64(2), c.int(AdaptiveLimitCalls, "name=DB.Write", "outcome=admitted"))
+	assert.Equal(t, int64(0), c.int(AdaptiveLimitCalls, "name=DB.Write", "outcome=rejected"))
 
 	clk.Advance(time.Second) // the third call waited its maxWait
 	_, err = futures[2].Await(ctx)
 	require.ErrorIs(t, err, adaptivelimit.ErrLimitExceeded)
 	c = h.collect()
-	assert.Equal(t, int64(0), c.int(AdaptiveLimitQueuedCalls, "instance=DB.Write"))
-	assert.Equal(t, int64(1), c.int(AdaptiveLimitCalls, "instance=DB.Write", "outcome=rejected"))
-	assert.Equal(t, int64(1), c.int(resilienceotel.Calls, "instance=DB.Write", "layer=adaptiveLimit", "outcome=rejected"))
+	assert.Equal(t, int64(0), c.int(AdaptiveLimitQueuedCalls, "name=DB.Write"))
+	assert.Equal(t, int64(1), c.int(AdaptiveLimitCalls, "name=DB.Write", "outcome=rejected"))
+	assert.Equal(t, int64(1), c.int(resilienceotel.Calls, "name=DB.Write", "layer=adaptiveLimit", "outcome=rejected"))
 	for _, complete := range completes {
 		complete("done", nil)
 	}
 	c = h.collect()
-	assert.Equal(t, int64(0), c.int(AdaptiveLimitInFlight, "instance=DB.Write"))
-	assert.Equal(t, int64(2), c.int(resilienceotel.Calls, "instance=DB.Write", "outcome=succeeded"))
+	assert.Equal(t, int64(0), c.int(AdaptiveLimitInFlight, "name=DB.Write"))
+	assert.Equal(t, int64(2), c.int(resilienceotel.Calls, "name=DB.Write", "outcome=succeeded"))
 }
 
 // OB-2: with WithCallDuration, the whole call's duration by outcome.
@@ -391,13 +391,13 @@ func TestOB2_CallDurationThroughRegistry(t *testing.T) {
 	_, _ = call(ctx, step{time.Second, errBoom})
 	_, _ = call(ctx, step{time.Second, nil}) // rejected: the function does not run
 	c := h.collect()
-	n, sum := c.hist(resilienceotel.CallDuration, "instance=API.Get", "outcome=succeeded")
+	n, sum := c.hist(resilienceotel.CallDuration, "name=API.Get", "outcome=succeeded")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 0.25, sum)
-	n, sum = c.hist(resilienceotel.CallDuration, "instance=API.Get", "outcome=failed")
+	n, sum = c.hist(resilienceotel.CallDuration, "name=API.Get", "outcome=failed")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 1.0, sum)
-	n, sum = c.hist(resilienceotel.CallDuration, "instance=API.Get", "outcome=rejected")
+	n, sum = c.hist(resilienceotel.CallDuration, "name=API.Get", "outcome=rejected")
 	assert.Equal(t, uint64(1), n)
 	assert.Equal(t, 0.0, sum)
 }
@@ -412,13 +412,13 @@ func TestOB2_RateLimiterWaitingCalls(t *testing.T) {
 	require.NoError(t, err)
 	ctx := t.Context()
 	futures := []*async.Future[string]{call(ctx), call(ctx), call(ctx)}
-	assert.Equal(t, int64(2), h.collect().int(RateLimiterWaitingCalls, "instance=API.Queue"))
+	assert.Equal(t, int64(2), h.collect().int(RateLimiterWaitingCalls, "name=API.Queue"))
 	clk.Advance(2 * time.Second)
 	for _, f := range futures {
 		_, err := f.Await(ctx)
 		require.NoError(t, err)
 	}
 	c := h.collect()
-	assert.Equal(t, int64(0), c.int(RateLimiterWaitingCalls, "instance=API.Queue"))
-	assert.Equal(t, int64(2), c.int(RateLimiterWaitedCalls, "instance=API.Queue"))
+	assert.Equal(t, int64(0), c.int(RateLimiterWaitingCalls, "name=API.Queue"))
+	assert.Equal(t, int64(2), c.int(RateLimiterWaitedCalls, "name=API.Queue"))
 }

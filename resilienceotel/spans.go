@@ -26,12 +26,12 @@ func addSpanEvent(ctx context.Context, e policy.Event, key bool) {
 	span.AddEvent(info.SpanEvent, trace.WithAttributes(spanAttributes(e, info, key)...))
 }
 
-// spanAttributes returns the attributes of e's span event: instance always, and each of
-// the others when e has it, the attributes of its kind's own (info.Attrs) converted by
-// their SpanValue.
+// spanAttributes returns the attributes of e's span event: name (the instance's id)
+// always, and each of the others when e has it, the attributes of its kind's own
+// (info.Attrs) converted by their SpanValue.
 func spanAttributes(e policy.Event, info policy.EventKindInfo, key bool) []attribute.KeyValue {
 	kv := make([]attribute.KeyValue, 0, 6)
-	kv = append(kv, attribute.String(attrInstance, e.Instance))
+	kv = append(kv, attribute.String(attrName, e.Instance))
 	if key && e.Key != "" {
 		kv = append(kv, attribute.String(attrKey, e.Key))
 	}

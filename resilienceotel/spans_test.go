@@ -88,8 +88,8 @@ func TestOB3_SpanEventsRateLimiter(t *testing.T) {
 		_, _ = waits(ctx) // waits 2s
 	})
 	assert.Equal(t, []string{
-		`resilience.rate_limiter.rejected{error.message=ratelimit: rate limit exceeded for "API.Get",instance=API.Get,retry_after=1}`,
-		`resilience.rate_limiter.waited{instance=API.Wait,wait=2}`,
+		`resilience.rate_limiter.rejected{error.message=ratelimit: rate limit exceeded for "API.Get",name=API.Get,retry_after=1}`,
+		`resilience.rate_limiter.waited{name=API.Wait,wait=2}`,
 	}, got)
 }
 
@@ -112,12 +112,12 @@ func TestOB3_SpanEventsRetryBreakerFallback(t *testing.T) {
 		assert.Equal(t, "cached", v)
 	})
 	assert.Equal(t, []string{
-		`resilience.retry.attempt{attempt=1,error.message=boom,instance=API.Flaky,wait=0.1}`,
-		`resilience.circuit_breaker.transition{from=closed,instance=API.Flaky,to=open}`,
-		`resilience.retry.attempt{attempt=2,error.message=boom,instance=API.Flaky,wait=0.1}`,
-		`resilience.circuit_breaker.rejected{error.message=circuitbreaker: circuit breaker "API.Flaky" is open and does not permit the call,instance=API.Flaky,retry_after=59.9}`,
-		`resilience.retry.aborted{attempt=3,error.message=circuitbreaker: circuit breaker "API.Flaky" is open and does not permit the call,instance=API.Flaky}`,
-		`resilience.fallback.applied{error.message=circuitbreaker: circuit breaker "API.Flaky" is open and does not permit the call,instance=API.Flaky}`,
+		`resilience.retry.attempt{attempt=1,error.message=boom,name=API.Flaky,wait=0.1}`,
+		`resilience.circuit_breaker.transition{from=closed,name=API.Flaky,to=open}`,
+		`resilience.retry.attempt{attempt=2,error.message=boom,name=API.Flaky,wait=0.1}`,
+		`resilience.circuit_breaker.rejected{error.message=circuitbreaker: circuit breaker "API.Flaky" is open and does not permit the call,name=API.Flaky,retry_after=59.9}`,
+		`resilience.retry.aborted{attempt=3,error.message=circuitbreaker: circuit breaker "API.Flaky" is open and does not permit the call,name=API.Flaky}`,
+		`resilience.fallback.applied{error.message=circuitbreaker: circuit breaker "API.Flaky" is open and does not permit the call,name=API.Flaky}`,
 	}, got)
 }
 
@@ -133,7 +133,7 @@ func TestOB3_SpanEventsTimeout(t *testing.T) {
 	require.NoError(t, err)
 	got := tr.events(t, func(ctx context.Context) { _, _ = call(ctx) })
 	require.Len(t, got, 1)
-	assert.Regexp(t, `^resilience\.timeout\.exceeded\{error\.message=.+,instance=API\.Slow,timeout=1\}$`, got[0])
+	assert.Regexp(t, `^resilience\.timeout\.exceeded\{error\.message=.+,name=API\.Slow,timeout=1\}$`, got[0])
 }
 
 // OB-3: a hedge's second attempt and its win, on the context of the call.
@@ -158,8 +158,8 @@ func TestOB3_SpanEventsHedge(t *testing.T) {
 		completes[0]("", context.Canceled)
 	})
 	assert.Equal(t, []string{
-		`resilience.hedge.hedged{attempt=2,instance=Search.Query,wait=0.1}`,
-		`resilience.hedge.won{attempt=2,instance=Search.Query}`,
+		`resilience.hedge.hedged{attempt=2,name=Search.Query,wait=0.1}`,
+		`resilience.hedge.won{attempt=2,name=Search.Query}`,
 	}, got)
 }
 
@@ -173,7 +173,7 @@ func TestOB3_NoSpanEvents(t *testing.T) {
 		_, _ = call(ctx)
 		_, err = call(ctx)
 		require.ErrorIs(t, err, ratelimit.ErrExceeded)
-		assert.Equal(t, int64(1), h.collect().int(RateLimiterCalls, "instance=API.Get", "outcome=rejected"))
+		assert.Equal(t, int64(1), h.collect().int(RateLimiterCalls, "name=API.Get", "outcome=rejected"))
 	}
 	t.Run("not sampled", func(t *testing.T) {
 		tr := newTracer(t, sdktrace.WithSampler(sdktrace.NeverSample()))
@@ -204,7 +204,7 @@ func TestOB3_EventKindsWithoutSpanEvent(t *testing.T) {
 		}
 		r.Event(ctx, policy.Event{Kind: ratelimit.EventRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
 	})
-	assert.Equal(t, []string{`resilience.rate_limiter.rejected{instance=rl,retry_after=1}`}, got,
+	assert.Equal(t, []string{`resilience.rate_limiter.rejected{name=rl,retry_after=1}`}, got,
 		"no key without WithKeyAttribute")
 
 	h = newHarness(t, resilienceotel.WithKeyAttribute(true))
@@ -212,7 +212,7 @@ func TestOB3_EventKindsWithoutSpanEvent(t *testing.T) {
 	got = tr.events(t, func(ctx context.Context) {
 		r.Event(ctx, policy.Event{Kind: ratelimit.EventRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})
 	})
-	assert.Equal(t, []string{`resilience.rate_limiter.rejected{instance=rl,key=tenant,retry_after=1}`}, got)
+	assert.Equal(t, []string{`resilience.rate_limiter.rejected{key=tenant,name=rl,retry_after=1}`}, got)
 }
 
 // OB-3: a retry that spends its attempts, and the rejections of a bulkhead and an
@@ -249,10 +249,10 @@ func TestOB3_SpanEventsRetryExhaustedBulkheadAdaptive(t *testing.T) {
 		complete("done", nil)
 	}
 	require.Len(t, got, 4)
-	assert.Equal(t, `resilience.retry.attempt{attempt=1,error.message=boom,instance=API.Flaky,wait=0.1}`, got[0])
-	assert.Equal(t, `resilience.retry.exhausted{attempt=2,error.message=boom,instance=API.Flaky}`, got[1])
-	assert.Regexp(t, `^resilience\.bulkhead\.rejected\{error\.message=bulkhead: .+,instance=Pool\.Get\}$`, got[2])
-	assert.Regexp(t, `^resilience\.adaptive_limit\.rejected\{error\.message=.+,instance=DB\.Write\}$`, got[3])
+	assert.Equal(t, `resilience.retry.attempt{attempt=1,error.message=boom,name=API.Flaky,wait=0.1}`, got[0])
+	assert.Equal(t, `resilience.retry.exhausted{attempt=2,error.message=boom,name=API.Flaky}`, got[1])
+	assert.Regexp(t, `^resilience\.bulkhead\.rejected\{error\.message=bulkhead: .+,name=Pool\.Get\}$`, got[2])
+	assert.Regexp(t, `^resilience\.adaptive_limit\.rejected\{error\.message=.+,name=DB\.Write\}$`, got[3])
 }
 
 // A kind of a policy of the user's own, with a span event and attributes of each type.
@@ -277,8 +277,8 @@ func TestOB7_SpanEventsOfKinds(t *testing.T) {
 			Attrs: policy.EventAttrs{slog.Bool("hit", false), slog.Float64("ratio", 0.5)}})
 	})
 	assert.Equal(t, []string{
-		`resilience.circuit_breaker.transition{from=open,instance=cb,to=half_open}`,
-		`app.cache.missed{age=1.5,attempt=2,instance=users,size=3,tier=tier-l2}`,
-		`app.cache.missed{hit=false,instance=users,ratio=0.5}`,
+		`resilience.circuit_breaker.transition{from=open,name=cb,to=half_open}`,
+		`app.cache.missed{age=1.5,attempt=2,name=users,size=3,tier=tier-l2}`,
+		`app.cache.missed{hit=false,name=users,ratio=0.5}`,
 	}, got)
 }

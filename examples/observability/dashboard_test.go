@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,11 +19,7 @@ type dashboard struct {
 	Title         string `json:"title"`
 	SchemaVersion int    `json:"schemaVersion"`
 	Templating    struct {
-		List []struct {
-			Name  string `json:"name"`
-			Type  string `json:"type"`
-			Query any    `json:"query"`
-		} `json:"list"`
+		List []variable `json:"list"`
 	} `json:"templating"`
 	Panels []struct {
 		ID         int    `json:"id"`
@@ -33,10 +30,20 @@ type dashboard struct {
 			UID  string `json:"uid"`
 		} `json:"datasource"`
 		Targets []struct {
-			RefID string `json:"refId"`
-			Expr  string `json:"expr"`
+			RefID        string `json:"refId"`
+			Expr         string `json:"expr"`
+			LegendFormat string `json:"legendFormat"`
 		} `json:"targets"`
 	} `json:"panels"`
+}
+
+// variable is what the test reads of a templated variable of the dashboard.
+type variable struct {
+	Name       string `json:"name"`
+	Type       string `json:"type"`
+	Query      any    `json:"query"`
+	Definition string `json:"definition"`
+	AllValue   string `json:"allValue"`
 }
 
 // OB-6: dashboard.json is a valid Grafana dashboard whose every panel has a title and
@@ -55,6 +62,12 @@ func TestOB6_DashboardNamesOnlyExportedSeries(t *testing.T) {
 		}
 	}
 	assert.True(t, dsVar, "a templated data source variable DS_PROMETHEUS, of Prometheus")
+	// The variable instance lists the values of the label name, the policy instance's
+	// id; its "All" matches only series that have one.
+	v := instanceVariable(t, d)
+	assert.Equal(t, "label_values(resilience_calls_total, name)", v.Definition)
+	assert.Equal(t, map[string]any{"query": v.Definition, "refId": "PrometheusVariableQueryEditor-VariableQuery", "qryType": 1.0}, v.Query)
+	assert.Equal(t, ".+", v.AllValue)
 
 	rep, _ := playScript(t, config{})
 	charted := map[string]bool{}
@@ -68,10 +81,13 @@ func TestOB6_DashboardNamesOnlyExportedSeries(t *testing.T) {
 		assert.Equal(t, "${DS_PROMETHEUS}", p.Datasource.UID, p.Title)
 		require.NotEmpty(t, p.Targets, "panel %q has no target", p.Title)
 		for _, tg := range p.Targets {
-			// Under a default scrape configuration Prometheus renames the series' own
-			// label instance exported_instance, and instance is the target's host:port.
-			rest := strings.NewReplacer("exported_instance", "", "$instance", "").Replace(tg.Expr)
-			assert.NotRegexp(t, `\binstance\b`, rest, "panel %q: the label instance is the target's", p.Title)
+			// The policy instance is the label name. Under a default scrape
+			// configuration instance is the target's host:port, and exported_instance
+			// (Prometheus' name for a series' own label instance) is in no series.
+			for _, text := range []string{tg.Expr, tg.LegendFormat} {
+				assert.False(t, usesTargetLabel(text), "panel %q: instance is the target's label, not the policy's: %s", p.Title, text)
+			}
+			assert.Contains(t, tg.Expr, `name=~"$instance"`, "panel %q: the variable instance filters by name", p.Title)
 			names := metricNames(tg.Expr)
 			require.NotEmpty(t, names, "panel %q: no metric in %q", p.Title, tg.Expr)
 			for _, n := range names {
@@ -105,6 +121,48 @@ func TestOB6_DashboardNamesOnlyExportedSeries(t *testing.T) {
 	} {
 		assert.True(t, charted[n], "no panel charts %s", n)
 	}
+}
+
+// usesTargetLabel reports whether a query or a legend names Prometheus' target label
+// instance, or exported_instance; the Grafana variable $instance (${instance}) is not
+// a label.
+func usesTargetLabel(text string) bool {
+	text = strings.NewReplacer("${instance}", "", "$instance", "").Replace(text)
+	return targetLabel.MatchString(text)
+}
+
+var targetLabel = regexp.MustCompile(`\b(exported_)?instance\b`)
+
+// The labels the dashboard must not use are found in queries and legends, the
+// variable is not.
+func TestUsesTargetLabel(t *testing.T) {
+	for text, want := range map[string]bool{
+		`sum by (instance) (x)`:                true,
+		`sum by (exported_instance) (x)`:       true,
+		`x{exported_instance=~"$instance"}`:    true,
+		`{{instance}} p50`:                     true,
+		`{{exported_instance}}`:                true,
+		`instance`:                             true,
+		`sum by (name) (x{name=~"$instance"})`: false,
+		`x{name=~"${instance}"}`:               false,
+		`{{name}} {{outcome}}`:                 false,
+		`resilience_instances_total`:           false,
+		`x{my_instance="a"}`:                   false,
+	} {
+		assert.Equal(t, want, usesTargetLabel(text), text)
+	}
+}
+
+// instanceVariable returns the dashboard's variable named instance.
+func instanceVariable(t *testing.T, d dashboard) variable {
+	t.Helper()
+	for _, v := range d.Templating.List {
+		if v.Name == "instance" {
+			return v
+		}
+	}
+	t.Fatal("dashboard.json has no variable instance")
+	panic("unreachable")
 }
 
 // loadDashboard reads dashboard.json.

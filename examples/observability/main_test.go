@@ -36,14 +36,14 @@ func playScript(t *testing.T, cfg config) (*report, string) {
 }
 
 // scraped returns the value of the series of family name whose labels include
-// instance="inventory" and the pairs; it fails the test if there is none. Every series
+// name="inventory" (the policy instance) and the pairs; it fails the test if there is none. Every series
 // carries the exporter's otel_scope_name label, the meter's scope.
 func scraped(t *testing.T, fams map[string]*dto.MetricFamily, name string, pairs ...string) float64 {
 	t.Helper()
-	m := find(fams, name, append([]string{"instance", "inventory"}, pairs...)...)
+	m := find(fams, name, append([]string{"name", "inventory"}, pairs...)...)
 	require.NotNil(t, m, "no series %s%v in the scrape", name, pairs)
 	assert.Equal(t, resilienceotel.ScopeName, label(m, "otel_scope_name"), "%s%v", name, pairs)
-	return value(fams, name, append([]string{"instance", "inventory"}, pairs...)...)
+	return value(fams, name, append([]string{"name", "inventory"}, pairs...)...)
 }
 
 // OB-6: the scripted load, scraped from /metrics over real HTTP and parsed with expfmt,
@@ -179,9 +179,9 @@ func TestOB6_ScrapeHasExactCounters(t *testing.T) {
 	// The price service's quotes (instance "prices"), at 11s.
 	q := func(name string, pairs ...string) float64 {
 		t.Helper()
-		m := find(fams, name, append([]string{"instance", "prices"}, pairs...)...)
+		m := find(fams, name, append([]string{"name", "prices"}, pairs...)...)
 		require.NotNil(t, m, "no series %s%v of prices in the scrape", name, pairs)
-		return value(fams, name, append([]string{"instance", "prices"}, pairs...)...)
+		return value(fams, name, append([]string{"name", "prices"}, pairs...)...)
 	}
 	assert.Equal(t, 2.0, q(calls, "outcome", "succeeded"))
 	assert.Equal(t, 1.0, q(calls, "outcome", "failed"))
@@ -214,7 +214,7 @@ func TestOB6_ScrapeHasExactCounters(t *testing.T) {
 // histogram returns the breaker's call-duration histogram of outcome.
 func histogram(t *testing.T, fams map[string]*dto.MetricFamily, outcome string) *dto.Histogram {
 	t.Helper()
-	m := find(fams, "resilience_circuit_breaker_call_duration_seconds", "instance", "inventory", "outcome", outcome)
+	m := find(fams, "resilience_circuit_breaker_call_duration_seconds", "name", "inventory", "outcome", outcome)
 	require.NotNil(t, m, "no call duration of outcome %s", outcome)
 	require.Equal(t, dto.MetricType_HISTOGRAM, fams["resilience_circuit_breaker_call_duration_seconds"].GetType())
 	return m.GetHistogram()
@@ -251,7 +251,7 @@ the script, on a manual clock:
   9s    steady     5 calls (20ms)                              5 succeeded
   10s   steady     5 calls (20ms)                              5 succeeded
   11s   prices     3 quotes: 20ms, hedged, past the timeout    2 succeeded, 1 failed
-GET http://127.0.0.1:PORT/metrics, instance="inventory":
+GET http://127.0.0.1:PORT/metrics, name="inventory":
   whole calls            succeeded 32, failed 1, rejected 38: rateLimiter 15, circuitBreaker 22, bulkhead 1
   rate limiter           admitted 38, rejected 15; 10 permits available
   circuit breaker        closed; succeeded 32, failed 5, ignored 16, not_permitted 22; slow 1
@@ -287,7 +287,7 @@ func TestServeServesMetricsUntilCanceled(t *testing.T) {
 	assert.Equal(t, 2.0, scraped(t, fams, "resilience_bulkhead_max_slots"))
 	assert.Equal(t, 1.0, scraped(t, fams, "resilience_circuit_breaker_state", "state", "closed"),
 		"the breaker needs 10 calls before it can open")
-	require.NotNil(t, find(fams, "resilience_rate_limiter_available_permits", "instance", "inventory"))
+	require.NotNil(t, find(fams, "resilience_rate_limiter_available_permits", "name", "inventory"))
 
 	cancel()
 	rest, err := io.ReadAll(lines)
@@ -320,8 +320,8 @@ func (s *syncBuffer) String() string {
 }
 
 // prometheus.yml scrapes the address that -serve listens on by default, with a default
-// scrape configuration (no honor_labels): the dashboard groups by exported_instance, the
-// name Prometheus gives the series' own label instance then.
+// scrape configuration (no honor_labels): the dashboard groups by name, the policy
+// instance, which such a scrape keeps as it is.
 func TestPrometheusConfigScrapesTheServeAddress(t *testing.T) {
 	raw, err := os.ReadFile("prometheus.yml")
 	require.NoError(t, err)

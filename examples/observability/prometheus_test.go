@@ -23,16 +23,37 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// grafanaVars are the values the real-Prometheus test gives the dashboard's variables:
-// $__rate_interval as Grafana computes it for a 1s scrape interval (at least four scrape
-// intervals), plus a second so that a window always holds two samples; $instance as the
-// variable's "All" (its allValue).
-var grafanaVars = strings.NewReplacer(
-	"$__rate_interval", "5s",
-	"${__rate_interval}", "5s",
-	"$instance", ".*",
-	"${instance}", ".*",
-)
+// grafanaVars returns the values the real-Prometheus test gives the dashboard's
+// variables: $__rate_interval as Grafana computes it for a 1s scrape interval (at least
+// four scrape intervals), plus a second so that a window always holds two samples;
+// $instance as the variable's "All" (its allValue, .+: the series with a policy
+// instance's name).
+func grafanaVars(t *testing.T, d dashboard) *strings.Replacer {
+	t.Helper()
+	all := instanceVariable(t, d).AllValue
+	require.NotEmpty(t, all, "the variable instance has no allValue")
+	return strings.NewReplacer(
+		"$__rate_interval", "5s",
+		"${__rate_interval}", "5s",
+		"$instance", all,
+		"${instance}", all,
+	)
+}
+
+// policyLabels are queries that have data when the series carry the policy instance as
+// the label name, and none named as Prometheus renames a series' own label that has the
+// name of a target label (exported_instance, exported_job): a default scrape leaves name
+// as it is.
+var policyLabels = map[string]bool{
+	`resilience_calls_total{name="inventory"}`:             true,
+	`resilience_circuit_breaker_state{name="inventory"}`:   true,
+	`resilience_adaptive_limit_limit{name="prices"}`:       true,
+	`{__name__=~"resilience_.+", exported_instance!=""}`:   false,
+	`{__name__=~"resilience_.+", exported_job!=""}`:        false,
+	`{__name__=~"resilience_.+", exported_name!=""}`:       false,
+	`{__name__=~"resilience_.+", name=""}`:                 false,
+	`resilience_calls_total{instance!~"127.0.0.1:[0-9]+"}`: false,
+}
 
 // Every query of the dashboard returns data from a real Prometheus that scrapes
 // `-serve` every second with a default scrape configuration (no honor_labels): the
@@ -55,9 +76,11 @@ func TestDashboardQueriesReturnDataFromPrometheus(t *testing.T) {
 
 	// The queries, with Grafana's variables given values; none may be left.
 	var queries []string
-	for _, p := range loadDashboard(t).Panels {
+	d := loadDashboard(t)
+	vars := grafanaVars(t, d)
+	for _, p := range d.Panels {
 		for _, tg := range p.Targets {
-			q := grafanaVars.Replace(tg.Expr)
+			q := vars.Replace(tg.Expr)
 			require.NotContains(t, q, "$", "panel %q: a variable the test gives no value: %s", p.Title, tg.Expr)
 			queries = append(queries, q)
 		}
@@ -78,7 +101,7 @@ func TestDashboardQueriesReturnDataFromPrometheus(t *testing.T) {
 		}
 		empty = still
 		if len(empty) == 0 {
-			return
+			break
 		}
 		select {
 		case <-ctx.Done():
@@ -86,6 +109,13 @@ func TestDashboardQueriesReturnDataFromPrometheus(t *testing.T) {
 				len(empty), len(queries), strings.Join(empty, "\n  "))
 		case <-time.After(500 * time.Millisecond): // the next round of queries
 		}
+	}
+
+	// Every query had data: the policies' series are all scraped by now.
+	for q, want := range policyLabels {
+		got, err := hasData(ctx, promURL, q)
+		require.NoError(t, err, "query %s", q)
+		require.Equal(t, want, got, "query %s", q)
 	}
 }
 

@@ -107,9 +107,9 @@ func value(fams map[string]*dto.MetricFamily, name string, pairs ...string) floa
 // summarize prints the key series of the scrape of url.
 func summarize(w io.Writer, url string, fams map[string]*dto.MetricFamily) {
 	v := func(name string, pairs ...string) int {
-		return int(value(fams, name, append([]string{"instance", "inventory"}, pairs...)...))
+		return int(value(fams, name, append([]string{"name", "inventory"}, pairs...)...))
 	}
-	fmt.Fprintf(w, "GET %s, instance=\"inventory\":\n", url)
+	fmt.Fprintf(w, "GET %s, name=\"inventory\":\n", url)
 
 	const calls = "resilience_calls_total"
 	rejected := []string{"rateLimiter", "circuitBreaker", "bulkhead"}
@@ -147,7 +147,7 @@ func summarize(w io.Writer, url string, fams map[string]*dto.MetricFamily) {
 	fmt.Fprintf(w, "  %-22s %s\n", "breaker transitions", strings.Join(moves, ", "))
 	var durations []string
 	for _, o := range []string{"succeeded", "failed"} {
-		if m := find(fams, "resilience_circuit_breaker_call_duration_seconds", "instance", "inventory", "outcome", o); m != nil {
+		if m := find(fams, "resilience_circuit_breaker_call_duration_seconds", "name", "inventory", "outcome", o); m != nil {
 			h := m.GetHistogram()
 			durations = append(durations, fmt.Sprintf("%s %d calls in %.3fs", o, h.GetSampleCount(), h.GetSampleSum()))
 		}
