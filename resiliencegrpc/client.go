@@ -43,7 +43,9 @@ type ClientConfig struct {
 	// definition says `option idempotency_level = IDEMPOTENT` (or NO_SIDE_EFFECTS), found
 	// in the global proto registry by its generated code, is idempotent too. Default none:
 	// a retry never retries a call to another method, since the server may have acted on
-	// it. A malformed name is R4C-REG-010.
+	// it. Nor does it retry a method that the connection's service config gives a
+	// retryPolicy: gRPC retries that one itself (see NewClient). A malformed name is
+	// R4C-REG-010.
 	Idempotent []string
 	// Exempt names the methods (full names, or whole services ending in "/") that go
 	// straight to the server, through none of the policies: e.g. HealthAndReflection, so
@@ -113,6 +115,19 @@ func setOf(cs ...codes.Code) codeSet {
 // The stream interceptor guards the creation of a stream, up to the moment gRPC returns
 // it: its messages, and the status it ends with, are the caller's. A timeout bounds the
 // creation only; the stream then lives on the caller's context.
+//
+// gRPC's own retries and the client's retry do not add up. When the connection's service
+// config gives a method a retryPolicy, gRPC retries that method's calls and streams below
+// the interceptors, with its attempts and the server's grpc-retry-pushback-ms; the
+// client's retry then sends each call of that method once, as for a method that is not
+// idempotent: a status, or a per-attempt timeout that ended gRPC's attempts, is returned
+// without a second attempt of the client's (its breaker counts the call once, its rate
+// limiter takes one permit). A refusal of the client's own rate limiter, which sent
+// nothing, is still waited for. The service config is the one the connection applies
+// (grpc.WithDefaultServiceConfig, or the resolver's); a connection built with
+// grpc.WithDisableRetry but a retryPolicy in its service config is not retried by either,
+// so leave the retryPolicy out there. gRPC's transparent retries (of a call the server
+// never received) happen for every method, as gRPC has them.
 //
 // Its errors are resilience.Wrap1's (*policy.ConfigError with the policies' R4C codes).
 func NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Client, error) {
@@ -198,7 +213,7 @@ type unaryClientCall struct {
 	opts       []grpc.CallOption
 	ctx        context.Context // the caller's
 	deadline   time.Time       // the call's deadline, zero for none
-	once       *sentOnce       // for a method that is not idempotent, else nil
+	once       *sentOnce       // whether the client's retry may send the call again
 }
 
 type streamClientCall struct {
@@ -209,7 +224,7 @@ type streamClientCall struct {
 	streamer grpc.Streamer
 	opts     []grpc.CallOption
 	created  *[]*clientStream // every stream the attempts created
-	once     *sentOnce        // for a method that is not idempotent, else nil
+	once     *sentOnce        // whether the client's retry may send the call again
 }
 
 // UnaryInterceptor returns the interceptor that sends each unary call through the
@@ -270,13 +285,14 @@ func (c *Client) attemptUnary(ctx context.Context, call unaryClientCall) (outcom
 	var trailer metadata.MD
 	opts := append(slices.Clip(call.opts), grpc.Trailer(&trailer))
 	err := call.invoker(ctx, call.method, call.req, call.reply, call.cc, opts...)
+	call.once.sentOn(call.cc, call.method)
 	if perr, ok := call.once.ended(ctx, call.ctx); ok {
 		return outcome{}, perr // whatever the call returned, a policy (a timeout) discards it
 	}
 	if err == nil {
 		return outcome{}, nil
 	}
-	out, err := c.classify(err, call.method, call.deadline, trailer)
+	out, err := c.classify(err, call.method, call.deadline, trailer, call.once.repeatable)
 	call.once.failed(err)
 	return out, err
 }
@@ -298,6 +314,7 @@ func (c *Client) attemptStream(ctx context.Context, call streamClientCall) (outc
 	}()
 	cs, err := call.streamer(sctx, call.desc, call.cc, call.method, call.opts...)
 	returned = true
+	call.once.sentOn(call.cc, call.method)
 	stopped := stop()
 	if perr, ok := call.once.ended(ctx, call.ctx); ok {
 		cancel() // a policy ended the creation (a timeout): the stream, if any, is dropped
@@ -309,7 +326,7 @@ func (c *Client) attemptStream(ctx context.Context, call streamClientCall) (outc
 	if err != nil {
 		cancel()
 		deadline, _ := call.ctx.Deadline()
-		out, err := c.classify(err, call.method, deadline, nil)
+		out, err := c.classify(err, call.method, deadline, nil, call.once.repeatable)
 		call.once.failed(err)
 		return out, err
 	}

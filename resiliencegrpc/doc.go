@@ -22,9 +22,11 @@
 // A Limit keys calls by peer (the connection's address, or the address forwarded by
 // TrustedProxies), by method (ByMethod), by metadata (ByMetadata) or by any Key. A call it
 // refuses ends with ResourceExhausted and a google.rpc.RetryInfo detail whose retry_delay
-// is the exact time until the key's next permit; RetryDelay reads it on the client. A
-// Guard runs a method's calls through a composition of a registry's policies: a
-// bulkhead or an adaptive limit per method, a timeout.
+// is the exact time until the key's next permit (RetryDelay reads it on the client), the
+// same delay in the grpc-retry-pushback-ms trailer, which gRPC's own retries read in
+// every language, and a message that names the method and the quota. A Guard runs a
+// method's calls through a composition of a registry's policies: a bulkhead or an
+// adaptive limit per method, a timeout.
 //
 // # Client
 //
@@ -49,6 +51,19 @@
 // it may be retried (its code, the method's idempotency, the server's delay) and whether
 // the breaker counts it. A retry waits the server's RetryInfo delay, or its
 // grpc-retry-pushback-ms trailer, instead of its own backoff.
+//
+// # The client's retry and gRPC's
+//
+// gRPC retries a call itself when the connection's service config gives its method a
+// retryPolicy; it does so below the interceptors. A method that has one is retried by
+// gRPC only: the client's policies send each of its calls once (one attempt of theirs
+// is one call of gRPC's, with all its attempts, under the per-attempt timeout), so that
+// a call is never sent gRPC's attempts times the client's. Every other idempotent method
+// is retried by the client's retry, and gRPC's transparent retries (of a call the
+// server never saw) stay on, as gRPC has them. Use one of the two per method: gRPC's
+// retryPolicy, which every gRPC client honours with the server's pushback, or the
+// client's retry, which also waits for the client's own rate limiter and goes through
+// its breaker on each attempt.
 //
 // # Errors
 //

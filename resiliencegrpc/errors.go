@@ -30,16 +30,20 @@ var ErrNotFailure = errors.New("resiliencegrpc: status is not a failure")
 // work on it. An Error is safe for concurrent use.
 type Error struct {
 	err     error
-	limited bool          // a Limit's refusal: ResourceExhausted with RetryInfo of wait
-	wait    time.Duration // the time until the key's next permit, for a Limit's refusal
+	method  string       // the refused call's full method name, for a server's refusal; else ""
+	limited bool         // a Limit's refusal: ResourceExhausted with RetryInfo of limit.wait
+	limit   limitRefusal // what a Limit's refusal says
 	st      atomic.Pointer[status.Status]
 }
 
-// limitMessage is the message of a Limit's refusal.
-const limitMessage = "resiliencegrpc: rate limit exceeded"
-
-// Error returns the status's text, as a gRPC status error prints it: "rpc error: code =
-// ResourceExhausted desc = resiliencegrpc: rate limit exceeded".
+// Error returns the status's text, as a gRPC status error prints it: for a Limit's
+// refusal, "rpc error: code = ResourceExhausted desc = resiliencegrpc:
+// /pkg.Service/Method: rate limit of 10 per 1s exceeded; retry in 90ms" (the quota as
+// the limiter is configured, and the time until the key's next permit, rounded up to the
+// millisecond); for a Guard's refusal, the method and the policy's error: "rpc error: code
+// = ResourceExhausted desc = resiliencegrpc: /pkg.Service/Method: bulkhead: bulkhead
+// "search" is full". The client interceptors' own refusals carry the policy's error as
+// it is.
 func (e *Error) Error() string {
 	if st := e.GRPCStatus(); st != nil {
 		return st.Err().Error()
@@ -58,9 +62,17 @@ func (e *Error) GRPCStatus() *status.Status {
 		return st
 	}
 	var st *status.Status
-	if e.limited {
-		st = throttled(limitMessage, e.wait)
-	} else {
+	switch {
+	case e.limited:
+		st = throttled(e.limit.message(e.method), e.limit.wait)
+	case e.method != "" && carried(e.err) == nil:
+		msg := "resiliencegrpc: " + e.method + ": " + e.err.Error()
+		if code, wait, ok := mapped(e.err); ok {
+			st = throttled(msg, wait)
+		} else {
+			st = status.New(code, msg)
+		}
+	default:
 		st = Status(e.err)
 	}
 	if e.st.CompareAndSwap(nil, st) {
@@ -103,28 +115,50 @@ func Status(err error) *status.Status {
 	if st := carried(err); st != nil {
 		return st
 	}
-	msg := err.Error()
+	code, wait, hasWait := mapped(err)
+	if hasWait {
+		return throttled(err.Error(), wait)
+	}
+	return status.New(code, err.Error())
+}
+
+// mapped returns the code that Status maps err, an error that carries no status, to, and
+// the delay of its RetryInfo detail, if it has one.
+func mapped(err error) (code codes.Code, wait time.Duration, hasWait bool) {
 	switch {
 	case errors.Is(err, context.Canceled):
-		return status.New(codes.Canceled, msg)
+		return codes.Canceled, 0, false
 	case errors.Is(err, context.DeadlineExceeded):
-		return status.New(codes.DeadlineExceeded, msg)
+		return codes.DeadlineExceeded, 0, false
 	}
 	if r, ok := find[policy.Refuser](err); ok {
 		switch r.Refusal() {
 		case policy.RefusalOverloaded:
-			if wait, ok := r.RetryIn(); ok {
-				return throttled(msg, wait)
-			}
-			return status.New(codes.ResourceExhausted, msg)
+			wait, hasWait = r.RetryIn()
+			return codes.ResourceExhausted, wait, hasWait
 		case policy.RefusalUnavailable:
-			return status.New(codes.Unavailable, msg)
+			return codes.Unavailable, 0, false
 		}
 	}
 	if _, isConfig := find[*policy.ConfigError](err); isConfig || errors.Is(err, policy.ErrNilContext) {
-		return status.New(codes.Internal, msg)
+		return codes.Internal, 0, false
 	}
-	return status.New(codes.Unknown, msg)
+	return codes.Unknown, 0, false
+}
+
+// retryDelay returns the delay of the RetryInfo detail of e's status, without making the
+// status: what the server sends as its grpc-retry-pushback-ms trailer too.
+func (e *Error) retryDelay() (time.Duration, bool) {
+	switch {
+	case e == nil || e.err == nil:
+		return 0, false
+	case e.limited:
+		return max(e.limit.wait, 0), true
+	case e.st.Load() != nil || carried(e.err) != nil:
+		return retryInfo(e.GRPCStatus())
+	}
+	_, wait, ok := mapped(e.err)
+	return max(wait, 0), ok
 }
 
 // statusError returns err as an error that carries its gRPC status: err itself when it

@@ -19,7 +19,10 @@ import (
 // sees them) and the client as the handler returned them. A call that a policy refuses
 // does not reach the handler: it ends with the status that Status maps the policy's error
 // to (a full bulkhead and an adaptive limit's refusal are ResourceExhausted, a timeout
-// DeadlineExceeded). As for Limit, each call goes through one Guard at most, the most
+// DeadlineExceeded), whose message is the method and the policy's error
+// ("resiliencegrpc: /pkg.Service/Method: bulkhead: bulkhead "search" is full"); one with a
+// RetryInfo (a rate limiter's refusal) also carries the grpc-retry-pushback-ms trailer,
+// as a Limit's refusal does. As for Limit, each call goes through one Guard at most, the most
 // specific. A retry in a Guard runs a unary handler again; a stream's handler runs once
 // (its stream cannot be read again), so a retry gives up after it. The composition's
 // result type is any, for unary calls and streams alike, so a resilience.Fallback[any]
@@ -142,13 +145,16 @@ func (s *guardedStream) ended() error {
 }
 
 // settle returns the handler's error as it returned it, and a policy's error as an error
-// carrying its status.
-func settle(err error) error {
+// carrying its status, whose message names method; refusal is true for the latter.
+func settle(err error, method string) (_ error, refusal bool) {
 	if err == nil {
-		return nil
+		return nil, false
 	}
 	if h, ok := find[*handlerError](err); ok {
-		return h.err
+		return h.err, false
 	}
-	return statusError(err)
+	if carried(err) != nil {
+		return err, true
+	}
+	return &Error{err: err, method: method}, true
 }

@@ -4,29 +4,44 @@ import (
 	"context"
 	"strings"
 
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
 
-// sentOnce keeps a call to a method that is not idempotent from being sent twice: once it
-// was sent, a later attempt (a retry of an error that a policy made of its failure, such
-// as a timeout's) is not sent, and ends with the first attempt's error, never retried.
+// sentOnce keeps a call that the client's retry may not repeat from being sent twice:
+// once it was sent, a later attempt (a retry of an error that a policy made of its
+// failure, such as a timeout's) is not sent, and ends with the first attempt's error,
+// never retried. A call may be repeated (repeatable) when its method is idempotent and
+// gRPC does not retry it itself; whether gRPC does is known once the call was sent (the
+// connection applies its service config when it first resolves its target), and is
+// asked then (sentOn). The attempts of a call run one after the other: a sentOnce is
+// not safe for concurrent use.
 type sentOnce struct {
-	sent bool
-	err  error
+	repeatable bool
+	sent       bool
+	err        error
+}
+
+// sentOn records that the call was sent on cc, for method: a method that cc's service
+// config gives a retryPolicy is then no longer repeatable.
+func (o *sentOnce) sentOn(cc *grpc.ClientConn, method string) {
+	if o.repeatable && retriedByGRPC(cc, method) {
+		o.repeatable, o.sent = false, true
+	}
 }
 
 // ended returns, for an attempt whose context a policy ended (a timeout) while the
 // caller's did not, the error the policies see: the context's cause, and for a call that
-// is not idempotent, that cause as an error no retry retries (the call was sent; a
+// may not be repeated, that cause as an error no retry retries (the call was sent; a
 // timeout outside then says so too). ok is false when no policy ended the attempt.
 func (o *sentOnce) ended(attempt, caller context.Context) (err error, ok bool) {
 	if attempt.Err() == nil || caller.Err() != nil {
 		return nil, false
 	}
 	cause := context.Cause(attempt)
-	if o == nil {
+	if o.repeatable {
 		return cause, true
 	}
 	o.err = cause
@@ -34,16 +49,12 @@ func (o *sentOnce) ended(attempt, caller context.Context) (err error, ok bool) {
 }
 
 // failed records the error of the attempt that was sent, as the policies see it.
-func (o *sentOnce) failed(err error) {
-	if o != nil {
-		o.err = err
-	}
-}
+func (o *sentOnce) failed(err error) { o.err = err }
 
-// again returns the error of a call sent already, or nil when it may be sent, which it
-// then marks as sent.
+// again returns the error of a call sent already that may not be repeated, or nil when it
+// may be sent, which it then marks as sent.
 func (o *sentOnce) again() error {
-	if o == nil {
+	if o.repeatable {
 		return nil
 	}
 	if o.sent {
@@ -115,11 +126,16 @@ func protoIdempotent(method string) bool {
 	return false
 }
 
-// onceFor returns the state that keeps a call to method from being sent twice, or nil
-// when the method is idempotent.
+// onceFor returns the state that keeps a call to method from being sent twice by the
+// client's retry, when it may not repeat the call: the method is not idempotent, or (as
+// sentOn finds once the call was sent) gRPC retries it itself.
 func (c *Client) onceFor(method string) *sentOnce {
-	if c.idempotentMethod(method) {
-		return nil
-	}
-	return new(sentOnce)
+	return &sentOnce{repeatable: c.idempotentMethod(method)}
+}
+
+// retriedByGRPC reports whether the service config of cc gives method a retryPolicy: gRPC
+// then retries the method's calls itself, below the interceptors, so that each attempt
+// of the client's policies is one call of gRPC's, with all its attempts.
+func retriedByGRPC(cc *grpc.ClientConn, method string) bool {
+	return cc != nil && cc.GetMethodConfig(method).RetryPolicy != nil
 }

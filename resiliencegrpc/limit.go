@@ -2,7 +2,9 @@ package resiliencegrpc
 
 import (
 	"context"
+	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc/metadata"
 
@@ -68,18 +70,30 @@ func ByMetadata(name string) Key {
 //
 // A refused call does not reach the handler (nor a Guard): it ends with ResourceExhausted
 // and a google.rpc.RetryInfo detail whose retry_delay is the exact time until the key's
-// next permit, k's Decision.RetryAfter. k's MaxWait is not used: a server answers at
-// once. A Limit counts the calls that reach it: one that it admits and its Guard then
+// next permit, k's Decision.RetryAfter, with the same delay in the call's
+// grpc-retry-pushback-ms trailer (in whole milliseconds, rounded up), which gRPC's own
+// retries read; its message names the method, the quota and the wait, e.g.
+// "resiliencegrpc: /pkg.Service/Method: rate limit of 10 per 1s exceeded; retry in 90ms"
+// (the quota as k is configured, read from its Config method when it has one, as
+// *ratelimit.Keyed has; else k's Decision.Limit). k's MaxWait is not used: a server
+// answers at once. A Limit counts the calls that reach it: one that it admits and its Guard then
 // turns away (a full bulkhead) has spent its permit, as a request the server received.
 func Limit(k KeyedLimiter, key Key, methods ...string) ServerOption {
 	kc, _ := k.(contextDecider)
-	return func(s *Server) { s.limits.add(s, &limitRule{k: k, kc: kc, key: key}, methods, nilcheck.Is(k)) }
+	kq, _ := k.(quotaTeller)
+	return func(s *Server) { s.limits.add(s, &limitRule{k: k, kc: kc, kq: kq, key: key}, methods, nilcheck.Is(k)) }
 }
 
 type limitRule struct {
 	k   KeyedLimiter
 	kc  contextDecider // k, when it decides with a context; else nil
+	kq  quotaTeller    // k, when it tells its quota's period; else nil
 	key Key
+}
+
+// quotaTeller is a KeyedLimiter that tells its quota, as *ratelimit.Keyed does.
+type quotaTeller interface {
+	Config() ratelimit.Config
 }
 
 // admit takes a permit for the call, or returns its refusal.
@@ -93,7 +107,43 @@ func (l *limitRule) admit(ctx context.Context, method string) error {
 	if d.Admitted {
 		return nil
 	}
-	return &Error{err: errRateLimited, limited: true, wait: d.RetryAfter}
+	e := &Error{err: errRateLimited, method: method, limited: true,
+		limit: limitRefusal{permits: d.Limit, wait: max(d.RetryAfter, 0)}}
+	if l.kq != nil { // the quota as configured, whatever share of it this replica holds
+		cfg := l.kq.Config()
+		e.limit.permits, e.limit.period = cfg.Permits, cfg.Period
+	}
+	return e
+}
+
+// limitRefusal is what the message of a Limit's refusal says besides the method: the
+// quota (permits per period; a period of 0 when the limiter does not tell it, and no quota
+// when it tells no permits either) and the time until the key's next permit.
+type limitRefusal struct {
+	permits int
+	period  time.Duration
+	wait    time.Duration
+}
+
+// message returns "resiliencegrpc: /pkg.Service/Method: rate limit of 10 per 1s exceeded;
+// retry in 90ms", the wait rounded up to the millisecond, as the grpc-retry-pushback-ms
+// trailer sends it.
+func (r *limitRefusal) message(method string) string {
+	b := make([]byte, 0, 96)
+	b = append(b, "resiliencegrpc: "...)
+	b = append(b, method...)
+	b = append(b, ": rate limit"...)
+	if r.permits > 0 {
+		b = append(b, " of "...)
+		b = strconv.AppendInt(b, int64(r.permits), 10)
+		if r.period > 0 {
+			b = append(b, " per "...)
+			b = append(b, r.period.String()...)
+		}
+	}
+	b = append(b, " exceeded; retry in "...)
+	b = append(b, pushbackDelay(r.wait).String()...)
+	return string(b)
 }
 
 // contextDecider is a KeyedLimiter that decides with the call's context.

@@ -118,7 +118,8 @@ func TestGR1_GuardAnswersAUsersRefusal(t *testing.T) {
 			_, err = ts.client(t, nil).EmptyCall(context.Background(), &testpb.Empty{})
 			require.Error(t, err)
 			assert.Equal(t, tc.code, status.Code(err), "%v", err)
-			assert.Equal(t, tc.rej.Error(), status.Convert(err).Message())
+			assert.Equal(t, "resiliencegrpc: "+emptyCall+": "+tc.rej.Error(), status.Convert(err).Message(),
+				"the method, then the policy's error")
 			d, ok := resiliencegrpc.RetryDelay(err)
 			assert.Equal(t, tc.rej.hasWait, ok)
 			assert.Equal(t, tc.rej.wait, d)

@@ -1,11 +1,13 @@
 package resiliencegrpc
 
 import (
+	"strconv"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -44,6 +46,37 @@ func appendRetryInfo(b []byte, d time.Duration) []byte {
 		b = protowire.AppendVarint(b, nanos)
 	}
 	return b
+}
+
+// pushbackHeader is the trailer in which a server tells a client how long to wait before
+// it retries, in whole milliseconds (gRFC A6): the one that gRPC's own retries read.
+const pushbackHeader = "grpc-retry-pushback-ms"
+
+// pushbackMillis returns d in whole milliseconds, rounded up so that a client that waits
+// them never comes back before d has passed; 0 for a negative d.
+func pushbackMillis(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	ms := int64(d / time.Millisecond)
+	if d%time.Millisecond != 0 {
+		ms++
+	}
+	return ms
+}
+
+// pushbackDelay returns d rounded up to the millisecond, as the pushback trailer sends it.
+func pushbackDelay(d time.Duration) time.Duration {
+	ms := pushbackMillis(d)
+	if ms > int64(1<<63-1)/int64(time.Millisecond) {
+		return time.Duration(1<<63 - 1)
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// pushback returns the trailer that asks a client to wait d before it retries.
+func pushback(d time.Duration) metadata.MD {
+	return metadata.MD{pushbackHeader: {strconv.FormatInt(pushbackMillis(d), 10)}}
 }
 
 // RetryDelay returns the retry_delay of the google.rpc.RetryInfo detail of err's status,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -19,9 +20,10 @@ import (
 type ServerOption func(*Server)
 
 // Exempt lets calls to these methods (full method names, or whole services ending in
-// "/") through every Limit and Guard. Default none; HealthAndReflection lists the gRPC
-// health and reflection services, which probes and tools call. Several calls add methods.
-// A malformed name makes NewServer fail with R4C-REG-010.
+// "/") through every Limit and Guard. Default none; Health lists the gRPC health service,
+// which probes call, Reflection the server reflection services, which tools call, and
+// HealthAndReflection both. Several calls add methods. A malformed name makes NewServer
+// fail with R4C-REG-010.
 func Exempt(methods ...string) ServerOption {
 	return func(s *Server) {
 		for _, m := range methods {
@@ -34,13 +36,22 @@ func Exempt(methods ...string) ServerOption {
 	}
 }
 
-// HealthAndReflection are the services of gRPC's health checking protocol and of server
-// reflection (both versions), for Exempt.
-var HealthAndReflection = []string{
-	"/grpc.health.v1.Health/",
+// Health is the service of gRPC's health checking protocol, for Exempt (on the server)
+// and ClientConfig.Exempt: exempt it alone to keep a load balancer's probes answered
+// while every other method, reflection included, stays limited.
+var Health = []string{"/grpc.health.v1.Health/"}
+
+// Reflection are the services of gRPC server reflection (both versions), for Exempt and
+// ClientConfig.Exempt: exempt them alone to let tools such as grpcurl list the services
+// while health checks stay limited.
+var Reflection = []string{
 	"/grpc.reflection.v1.ServerReflection/",
 	"/grpc.reflection.v1alpha.ServerReflection/",
 }
+
+// HealthAndReflection are Health and Reflection together, for Exempt and
+// ClientConfig.Exempt.
+var HealthAndReflection = slices.Concat(Health, Reflection)
 
 // TrustedProxies names the proxies in front of the server, by address prefix. Only a
 // call whose connection comes from one of them has its peer read from the forwarding
@@ -183,14 +194,18 @@ func (s *Server) UnaryInterceptor() grpc.UnaryServerInterceptor {
 		}
 		if l != nil {
 			if err := l.admit(ctx, info.FullMethod); err != nil {
-				return nil, err
+				return nil, refuseUnary(ctx, err)
 			}
 		}
 		if g == nil {
 			return handler(ctx, req)
 		}
 		resp, err := g.unary(ctx, unaryCall{req: req, handler: handler})
-		return resp, settle(err)
+		err, refusal := settle(err, info.FullMethod)
+		if refusal {
+			err = refuseUnary(ctx, err)
+		}
+		return resp, err
 	}
 }
 
@@ -211,14 +226,18 @@ func (s *Server) StreamInterceptor() grpc.StreamServerInterceptor {
 		ctx := ss.Context()
 		if l != nil {
 			if err := l.admit(ctx, info.FullMethod); err != nil {
-				return err
+				return refuseStream(ss, err)
 			}
 		}
 		if g == nil {
 			return handler(srv, ss)
 		}
 		_, err := g.stream(ctx, streamCall{srv: srv, ss: ss, handler: handler, run: new(streamRun)})
-		return settle(err)
+		err, refusal := settle(err, info.FullMethod)
+		if refusal {
+			err = refuseStream(ss, err)
+		}
+		return err
 	}
 }
 
@@ -235,4 +254,37 @@ func (s *Server) route(method string) (*limitRule, *guardRule, bool) {
 	}
 	l, g := s.limits.of(method), s.guards.of(method)
 	return l, g, l != nil || g != nil
+}
+
+// refuseUnary returns err, a unary call's refusal by a Limit or a Guard, after setting the
+// grpc-retry-pushback-ms trailer of the call when err's status carries a RetryInfo: gRPC's
+// own retries (a service config's retryPolicy, in any language) read that trailer, not
+// the detail, and would otherwise come back after their own backoff, too early.
+func refuseUnary(ctx context.Context, err error) error {
+	if md, ok := pushbackOf(err); ok {
+		_ = grpc.SetTrailer(ctx, md) // fails only for a context that is not a server call's
+	}
+	return err
+}
+
+// refuseStream is refuseUnary for a stream: ss's trailer carries the pushback.
+func refuseStream(ss grpc.ServerStream, err error) error {
+	if md, ok := pushbackOf(err); ok {
+		ss.SetTrailer(md)
+	}
+	return err
+}
+
+// pushbackOf returns the grpc-retry-pushback-ms trailer of err, a refusal of the server's
+// policies, and false when its status carries no RetryInfo.
+func pushbackOf(err error) (metadata.MD, bool) {
+	e, ok := err.(*Error)
+	if !ok {
+		return nil, false
+	}
+	d, ok := e.retryDelay()
+	if !ok {
+		return nil, false
+	}
+	return pushback(d), true
 }

@@ -553,7 +553,8 @@ func TestGR4_FullBulkheadIsResourceExhausted(t *testing.T) {
 
 	_, err = c.UnaryCall(ctx, &testpb.SimpleRequest{})
 	require.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
-	assert.Equal(t, `bulkhead: bulkhead "unary" is full`, status.Convert(err).Message())
+	assert.Equal(t, `resiliencegrpc: /grpc.testing.TestService/UnaryCall: bulkhead: bulkhead "unary" is full`,
+		status.Convert(err).Message(), "the method, then the policy's error")
 	assert.NotErrorIs(t, err, bulkhead.ErrFull, "the client sees the status only")
 	_, has := resiliencegrpc.RetryDelay(err)
 	assert.False(t, has, "a full bulkhead cannot tell when a slot frees")
@@ -659,15 +660,19 @@ func TestGR1_ServerInterceptorRefusalsAreErrors(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	requireRefused(t, err, time.Second)
 	assert.Equal(t, 1, streamed)
+	assert.Equal(t, []string{"1000"}, ss.trailer.Get("grpc-retry-pushback-ms"), "GR-13")
 }
 
-// fakeServerStream is a grpc.ServerStream with a context and nothing else.
+// fakeServerStream is a grpc.ServerStream with a context and a trailer, and nothing else.
 type fakeServerStream struct {
 	grpc.ServerStream
-	ctx context.Context
+	ctx     context.Context
+	trailer metadata.MD
 }
 
 func (s *fakeServerStream) Context() context.Context { return s.ctx }
+
+func (s *fakeServerStream) SetTrailer(md metadata.MD) { s.trailer = metadata.Join(s.trailer, md) }
 
 // GR-1: concurrent calls from many goroutines share the quota exactly: 10 permits, 40
 // calls at once, 10 admitted.

@@ -23,8 +23,9 @@ import (
 //     grpc-retry-pushback-ms trailer (policy.RetryAfter: a retry waits it instead of its
 //     own backoff);
 //   - NeverRetried is true unless the code is one of the client's retried codes, the
-//     method is idempotent, and the server's delay, if any, fits before the call's
-//     deadline and within ClientConfig.MaxRetryDelay (policy.NeverRetried);
+//     method is idempotent and has no retryPolicy in the connection's service config
+//     (gRPC retries that one itself), and the server's delay, if any, fits before the
+//     call's deadline and within ClientConfig.MaxRetryDelay (policy.NeverRetried);
 //   - Is matches ErrNotFailure for a code that is not a failure for the client; ratelimit.ErrExceeded for ResourceExhausted with a server delay (the
 //     server's rate limiter said when to come back), unless the client counts
 //     ResourceExhausted as a failure; context.DeadlineExceeded for
@@ -111,8 +112,9 @@ var (
 )
 
 // classify turns an attempt's error into what the policies see: a *StatusError for the
-// retry and the breaker, or a success carrying the status for the caller.
-func (c *Client) classify(err error, method string, deadline time.Time, trailer metadata.MD) (outcome, error) {
+// retry and the breaker, or a success carrying the status for the caller. again is true
+// when the client's retry may send the call again (see onceFor).
+func (c *Client) classify(err error, method string, deadline time.Time, trailer metadata.MD, again bool) (outcome, error) {
 	st, ok := status.FromError(err)
 	if !ok {
 		return outcome{}, err // not a status: a policy's error, or another interceptor's
@@ -121,14 +123,14 @@ func (c *Client) classify(err error, method string, deadline time.Time, trailer 
 	se := &StatusError{st: st, method: method, failure: c.failure.has(code)}
 	se.ignored = !se.failure // a success code reaches the breaker as an error only when retried
 	se.hint.Delay, se.hint.HasDelay = retryInfo(st)
-	if v := trailer["grpc-retry-pushback-ms"]; len(v) > 0 && !se.hint.HasDelay { // RetryInfo wins
+	if v := trailer[pushbackHeader]; len(v) > 0 && !se.hint.HasDelay { // RetryInfo wins
 		ms, perr := strconv.ParseInt(v[0], 10, 64)
 		if perr != nil || ms < 0 {
 			return c.settle(se) // the server asks not to retry
 		}
 		se.hint.Delay, se.hint.HasDelay = time.Duration(min(ms, int64(1<<63-1)/int64(time.Millisecond)))*time.Millisecond, true
 	}
-	se.hint.Retry = c.retry.has(code) && c.idempotentMethod(method) &&
+	se.hint.Retry = c.retry.has(code) && again &&
 		(code != codes.ResourceExhausted || se.hint.HasDelay) && se.hint.Fits(c.maxDelay, deadline)
 	return c.settle(se)
 }

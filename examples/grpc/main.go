@@ -419,6 +419,7 @@ func serverSide(ctx context.Context, w io.Writer, clk *clock.Manual, cat *catalo
 	clk.Advance(30 * time.Millisecond)
 	_, err = shop.Price(ctx, "widget")
 	fmt.Fprintf(w, "  30ms later: %s (the time to the next permit)\n", describe(err))
+	fmt.Fprintf(w, "    its message: %s\n", status.Convert(err).Message())
 	clk.Advance(70 * time.Millisecond)
 	p, err := shop.Price(ctx, "widget")
 	if err != nil {
