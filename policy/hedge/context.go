@@ -54,9 +54,13 @@ func (c *attemptCtx) Deadline() (time.Time, bool) { return c.parent.Deadline() }
 func (c *attemptCtx) Value(key any) any { return c.parent.Value(key) }
 
 // Err returns the error the context was canceled with (the caller's context's error if
-// it had ended, else context.Canceled); nil until then.
+// it had ended, else context.Canceled); nil until then. cancel stores the error before
+// it closes Done, so an Err that finds the error waits for Done, as the context package's
+// own contexts do: a goroutine never sees an error while Done is open. The wait is at most
+// the rest of a cancel already under way, which holds the lock and does not block.
 func (c *attemptCtx) Err() error {
 	if p := c.err.Load(); p != nil {
+		<-c.Done()
 		return *p
 	}
 	return nil

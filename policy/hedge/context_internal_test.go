@@ -145,3 +145,29 @@ func TestHG2_AttemptContextConcurrentUse(t *testing.T) {
 		ran.Wait()
 	}
 }
+
+// SPEC HG-2: an attempt's context never reports an error while its Done channel is open,
+// even to a goroutine that reads it while the hedge is canceling it (the error is stored
+// before the channel is closed; Err must not show it earlier). Run with -race.
+func TestHG2_AttemptContextErrNeverBeforeDone(t *testing.T) {
+	for range 2000 {
+		c := newAttemptCtx(context.Background())
+		done := c.Done()
+		var early bool
+		var wg sync.WaitGroup
+		started := make(chan struct{})
+		wg.Go(func() {
+			close(started)
+			for {
+				if err := c.Err(); err != nil {
+					early = !isClosed(done)
+					return
+				}
+			}
+		})
+		<-started
+		c.cancel()
+		wg.Wait()
+		require.False(t, early, "Err() != nil while Done() was still open")
+	}
+}

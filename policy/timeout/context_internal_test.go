@@ -1,0 +1,48 @@
+package timeout
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// SPEC AS-4: the context of a call timed by the policy's clock keeps the context
+// package's promise while its deadline ends it on another goroutine: Err is nil while Done
+// is open, and once Done is closed Err is context.DeadlineExceeded. Run with -race.
+func TestClockCtx_AS4_ErrNeverBeforeDone(t *testing.T) {
+	l := &limit{cfg: Config{Duration: time.Hour}, err: &TimeoutError{}}
+	for range 300 {
+		c := newClockCtx(context.Background(), l)
+		done := c.Done()
+		var early bool
+		var wg sync.WaitGroup
+		started := make(chan struct{})
+		wg.Go(func() {
+			close(started)
+			for {
+				if err := c.Err(); err != nil {
+					early = !isClosed(done)
+					return
+				}
+			}
+		})
+		<-started
+		c.expire()
+		wg.Wait()
+		require.False(t, early, "Err() != nil while Done() was still open")
+		assert.ErrorIs(t, c.Err(), context.DeadlineExceeded)
+	}
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
