@@ -3,6 +3,8 @@ package adaptivelimit
 import (
 	"math"
 	"time"
+
+	"github.com/resilience4go/resilience4go/internal/decimal"
 )
 
 // A round is what the samples of one round add up to.
@@ -43,7 +45,7 @@ func newAlgorithm(c Config) algorithm {
 	base := newWindowedMin(c.BaselineWindow)
 	switch c.Algorithm {
 	case AIMD:
-		return &aimd{backoff: c.BackoffRatio}
+		return newAIMD(c.BackoffRatio)
 	case Gradient2:
 		return &gradient2{tolerance: c.Tolerance, smoothing: c.Smoothing, base: base}
 	}
@@ -81,13 +83,20 @@ func (w *windowedMin) add(x float64) float64 {
 
 // aimd is additive increase, multiplicative decrease, as TCP's congestion avoidance: one
 // more call per round without a drop, BackoffRatio times the limit after a round with
-// one. (Slow calls are made drops by the limiter, which knows LatencyThreshold.)
-type aimd struct{ backoff float64 }
+// one. (Slow calls are made drops by the limiter, which knows LatencyThreshold.) The
+// product's whole part is exact, BackoffRatio being the decimal written: 100 × 0.57 is
+// 57, where float64 gives 56.99999999999999 and the limit would fall to 56.
+type aimd struct{ backoff decimal.Decimal }
+
+func newAIMD(backoff float64) *aimd {
+	d, _ := decimal.Of(backoff)
+	return &aimd{backoff: d}
+}
 
 func (a *aimd) next(limit float64, r *round) float64 {
 	switch {
 	case r.drops > 0:
-		return limit * a.backoff
+		return a.backoff.MulFloat(limit)
 	case r.appLimited(limit):
 		return limit
 	}

@@ -670,3 +670,16 @@ func TestNewPolicy(t *testing.T) {
 func limits(e policy.Event) [2]int {
 	return [2]int{int(e.Attr(adaptivelimit.AttrPreviousLimit).Int64()), int(e.Attr(adaptivelimit.AttrLimit).Int64())}
 }
+
+// SPEC AL-21: the whole-number limit after a backoff is exact: with BackoffRatio 0.57, a
+// limit of 100 falls to 57 (100 × 0.57 is 56.99999999999999 in float64).
+func TestAL21_BackoffIsExact(t *testing.T) {
+	l, _, rec := newManual(t, adaptivelimit.UseAlgorithm(adaptivelimit.AIMD), adaptivelimit.InitialLimit(100),
+		adaptivelimit.MaxLimit(200), adaptivelimit.BackoffRatio(0.57))
+	p := acquire(t, l)
+	p.Record(context.DeadlineExceeded)
+	assert.Equal(t, 57, l.Limit())
+	changed := rec.Of(adaptivelimit.EventChanged)
+	require.Len(t, changed, 1)
+	assert.Equal(t, 57, int(changed[0].Attr(adaptivelimit.AttrLimit).Int64()))
+}

@@ -58,7 +58,9 @@ type Config struct {
 	// clock; 0 rejects at once. At least 0. Default 0.
 	MaxWait time.Duration
 	// BackoffRatio is the factor AIMD multiplies the limit by after a round with a drop.
-	// In [0.5, 1). Default 0.9.
+	// In [0.5, 1). Default 0.9. It stands for the decimal written, and the whole-number
+	// limit after a backoff is the whole part of the exact product: 100 × 0.57 gives 57,
+	// not the 56 of float64's 56.99999999999999.
 	BackoffRatio float64
 	// LatencyThreshold is, for AIMD, the latency above which a call counts as a drop.
 	// Positive. Default 5s.

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decimal"
 	"github.com/resilience4go/resilience4go/internal/kind"
 )
 
@@ -90,8 +91,8 @@ type rules struct {
 	waitInOpen    int64
 	maxHalfOpen   int64 // MaxWaitInHalfOpen
 	slowThreshold int64
-	failureRate   float64
-	slowRate      float64
+	failureRate   decimal.Decimal // FailureRateThreshold / 100
+	slowRate      decimal.Decimal // SlowCallRateThreshold / 100
 }
 
 // newRules derives the rules of c for a breaker whose result predicate is recordIf and
@@ -106,8 +107,8 @@ func newRules(c Config, recordIf *kind.Predicate, ev *kind.Events) *rules {
 		waitInOpen:    int64(c.WaitInOpen),
 		maxHalfOpen:   int64(c.MaxWaitInHalfOpen),
 		slowThreshold: int64(c.SlowCallThreshold),
-		failureRate:   c.FailureRateThreshold,
-		slowRate:      c.SlowCallRateThreshold,
+		failureRate:   ratioOf(c.FailureRateThreshold),
+		slowRate:      ratioOf(c.SlowCallRateThreshold),
 	}
 	if c.Disabled {
 		r.initial = Disabled

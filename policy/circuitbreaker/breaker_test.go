@@ -521,3 +521,22 @@ func TestBreakerIsAHandle(t *testing.T) {
 	assert.Equal(t, "svc", h.InstanceID())
 	assert.Equal(t, cb.Open, h.State())
 }
+
+// SPEC CB-4: the rates are compared with the thresholds exactly, each threshold standing
+// for the decimal written: 1 failure in 3 calls is 33.33...%, below a threshold of
+// 33.333333333333336 (though 100/3 is 33.333333333333336 in float64), and at or above
+// 33.33333333333333; the same for the slow-call rate of the half-open trials.
+func TestCB4_RatesComparedWithThresholdsExactly(t *testing.T) {
+	f := newFixture(t, cb.SlidingWindowSize(3), cb.MinimumCalls(3), cb.FailureRateThreshold(33.333333333333336))
+	f.do(fail, ok, ok)
+	require.Equal(t, cb.Closed, f.state(), "33.33...% < 33.333333333333336%")
+
+	f = newFixture(t, cb.SlidingWindowSize(3), cb.MinimumCalls(3), cb.FailureRateThreshold(33.33333333333333))
+	f.do(fail, ok, ok)
+	require.Equal(t, cb.Open, f.state(), "33.33...% ≥ 33.33333333333333%")
+
+	f = openedBreaker(t, 3, cb.SlowCallThreshold(time.Second), cb.SlowCallRateThreshold(66.66666666666667))
+	f.clk.Advance(10 * time.Second)
+	f.do(slow(2*time.Second, nil), slow(2*time.Second, nil), ok)
+	require.Equal(t, cb.Closed, f.state(), "2 of 3 trials slow: 66.66...% < 66.66666666666667%")
+}

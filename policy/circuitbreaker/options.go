@@ -47,7 +47,9 @@ const MaxWindowSize = 1_000_000
 // (see Reconfigure).
 type Config struct {
 	// FailureRateThreshold is the failure rate, in percent, at or above which the breaker
-	// opens. In (0, 100]. Default 50.
+	// opens. In (0, 100]. Default 50. It stands for the decimal written, and the rate is
+	// compared with it exactly (failed × 100 ≥ threshold × calls, in whole numbers), so no
+	// float64 rounding of failed × 100 / calls decides; the same for SlowCallRateThreshold.
 	FailureRateThreshold float64
 	// SlidingWindowType says whether SlidingWindowSize counts calls or seconds. Default
 	// CountBased. The configuration key takes COUNT_BASED or TIME_BASED. It cannot change

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decimal"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
@@ -179,8 +180,16 @@ func (b *Breaker) observe(ctx context.Context, p permit, now int64, o outcome, i
 }
 
 // exceeded reports whether c's failure rate or slow-call rate is at or above its
-// threshold. c holds at least one call.
+// threshold, exactly: failed × 100 / calls ≥ threshold, the threshold being the decimal
+// written, is failed ≥ threshold / 100 × calls in whole numbers. c holds at least one
+// call.
 func (r *rules) exceeded(c counts) bool {
-	failure, slow := c.rates(1)
-	return failure >= r.failureRate || slow >= r.slowRate
+	calls := uint64(c.calls)
+	return !r.failureRate.Less(uint64(c.failed), calls) || !r.slowRate.Less(uint64(c.slow), calls)
+}
+
+// ratioOf returns the ratio of a percentage of a valid Config.
+func ratioOf(percent float64) decimal.Decimal {
+	d, _ := decimal.Of(percent)
+	return d.Shift(-2)
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/resilience4go/resilience4go/internal/decimal"
 )
 
 // buckets is the number of buckets of the budget window.
@@ -15,11 +17,15 @@ const buckets = 20
 // is latest; the ring holds indexes latest-buckets+1 .. latest, so an event stays counted
 // for more than (buckets-1)·width and at most buckets·width after it happened. Its memory
 // is fixed; counting allocates nothing. It is safe for concurrent use.
+//
+// The allowance is compared exactly, in whole numbers: BudgetPercent and
+// BudgetMinPerSecond stand for the decimals written (2.2% of 1,500 calls allows 33
+// hedges, not the 34 that 33.000000000000007, its float64 product, would let through).
 type budget struct {
 	// Read-only after newBudget.
-	percent float64 // BudgetPercent
-	floor   float64 // BudgetMinPerSecond × BudgetWindow in seconds
-	width   int64   // ns per bucket: BudgetWindow/buckets, at least 1
+	ratio decimal.Decimal // BudgetPercent / 100
+	floor int64           // the hedges the floor allows: ⌈BudgetMinPerSecond × BudgetWindow in seconds⌉
+	width int64           // ns per bucket: BudgetWindow/buckets, at least 1
 
 	mu            sync.Mutex
 	latest        int64 // the index of the newest bucket
@@ -28,13 +34,19 @@ type budget struct {
 	totalHedges   int64
 }
 
+// newBudget returns the budget of c, a valid Config.
 func newBudget(c Config) *budget {
+	percent, _ := decimal.Of(c.BudgetPercent)
+	perSecond, _ := decimal.Of(c.BudgetMinPerSecond)
 	return &budget{
-		percent: c.BudgetPercent,
-		floor:   c.BudgetMinPerSecond * c.BudgetWindow.Seconds(),
-		width:   max(int64(c.BudgetWindow)/buckets, 1),
+		ratio: percent.Shift(-2),
+		floor: clampInt64(perSecond.Shift(-9).CeilMul(uint64(max(c.BudgetWindow, 0)))),
+		width: max(int64(c.BudgetWindow)/buckets, 1),
 	}
 }
+
+// clampInt64 returns n, at most math.MaxInt64.
+func clampInt64(n uint64) int64 { return int64(min(n, math.MaxInt64)) }
 
 // index returns the bucket index of clock time now.
 func (b *budget) index(now time.Duration) int64 { return max(int64(now), 0) / b.width }
@@ -82,10 +94,16 @@ func (b *budget) arrive(now time.Duration) {
 	b.mu.Unlock()
 }
 
-// allowance returns how many hedges the window allows with calls calls in it:
-// max(percent% of calls, floor).
-func (b *budget) allowance(calls int64) float64 {
-	return max(b.percent*float64(calls)/100, b.floor)
+// allows reports whether the window, with calls calls and hedges hedges in it, allows
+// one more hedge: hedges < max(percent% of calls, the floor), exactly. b.mu must be held.
+func (b *budget) allows(calls, hedges int64) bool {
+	return hedges < b.floor || b.ratio.Less(uint64(hedges), uint64(calls))
+}
+
+// allowance returns how many hedges the window allows in all with calls calls in it:
+// max(⌈percent% of calls⌉, the floor's).
+func (b *budget) allowance(calls int64) int64 {
+	return max(clampInt64(b.ratio.CeilMul(uint64(calls))), b.floor)
 }
 
 // tryHedge counts a hedge at now and reports true if the window allows one more, and
@@ -95,7 +113,7 @@ func (b *budget) tryHedge(now time.Duration) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.slot(i)
-	if !(float64(b.totalHedges) < b.allowance(b.totalCalls)) {
+	if !b.allows(b.totalCalls, b.totalHedges) {
 		return false
 	}
 	if s >= 0 {
@@ -113,12 +131,5 @@ func (b *budget) state(now time.Duration) (calls, hedges, available int) {
 	b.advance(i)
 	c, h := b.totalCalls, b.totalHedges
 	b.mu.Unlock()
-	switch a := math.Ceil(b.allowance(c)) - float64(h); {
-	case !(a > 0):
-		return int(c), int(h), 0
-	case a >= math.MaxInt:
-		return int(c), int(h), math.MaxInt
-	default:
-		return int(c), int(h), int(a)
-	}
+	return int(c), int(h), int(min(max(b.allowance(c)-h, 0), math.MaxInt))
 }

@@ -116,3 +116,37 @@ func TestHG11_SharedBudget(t *testing.T) {
 	s := h.Snapshot()
 	assert.Equal(t, []int{3, 2, 0}, []int{s.Calls, s.Hedges, s.BudgetAvailable})
 }
+
+// SPEC HG-11, HG-20: the budget is exact: 2.2% of 1,500 calls allows exactly 33 hedges
+// (2.2 × 1500 / 100 is 33.000000000000007 in float64), and a floor of 0.14/s over 50s
+// exactly 7; the snapshot reports the same allowance.
+func TestHG20_BudgetIsExactDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		percent, mps float64
+		window       time.Duration
+		calls, want  int
+	}{
+		{"2.2% of 1500", 2.2, 0, 10 * time.Second, 1500, 33},
+		{"0.14/s over 50s", 10, 0.14, 50 * time.Second, 20, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, clk, rec := newManual(t, hedge.Delay(time.Second), hedge.BudgetPercent(tc.percent),
+				hedge.BudgetMinPerSecond(tc.mps), hedge.BudgetWindow(tc.window))
+			d := newDep(clk, never())
+			call := hedge.DecorateAsyncFunc(h, d.call)
+			futs := make([]*async.Future[string], 0, tc.calls)
+			for range tc.calls {
+				futs = append(futs, call(context.Background(), "q"))
+			}
+			assert.Equal(t, tc.want, h.Snapshot().BudgetAvailable, "before any hedge")
+			clk.Advance(time.Second)
+			assert.Equal(t, tc.want, rec.Count(hedge.EventHedged))
+			assert.Equal(t, tc.calls-tc.want, rec.Count(hedge.EventSkipped))
+			assert.Zero(t, h.Snapshot().BudgetAvailable, "none left")
+			for _, f := range futs {
+				f.Cancel()
+			}
+		})
+	}
+}

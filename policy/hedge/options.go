@@ -54,7 +54,9 @@ type Config struct {
 	AbortOn []error
 	// BudgetPercent bounds the hedges started in the budget window to this percentage of
 	// the calls that arrived in it (see BudgetMinPerSecond for the floor). From 0 to 100.
-	// Default 10.
+	// Default 10. It stands for the decimal written, and the budget compares the hedges
+	// with it exactly: 2.2 allows 33 hedges for 1,500 calls, not one more for the float64
+	// rounding of 2.2 × 1500 / 100.
 	BudgetPercent float64
 	// BudgetWindow is the span over which the budget counts calls and hedges, on the
 	// hedge's clock, in 20 buckets of BudgetWindow/20 each. More than 0. Default 10s.
@@ -62,7 +64,7 @@ type Config struct {
 	// BudgetMinPerSecond is the budget's floor, in hedges per second: whatever
 	// BudgetPercent allows, BudgetMinPerSecond × BudgetWindow (in seconds) hedges are
 	// allowed per window, so that a quiet service still hedges. At least 0 and finite.
-	// Default 1.
+	// Default 1. Exact as BudgetPercent is: 0.14 over a 50s window allows 7 hedges.
 	BudgetMinPerSecond float64
 	// NoBudget true lets every call start its hedges, up to MaxAttempts, with no budget.
 	// Default false: the zero value has the budget on. The configuration key is

@@ -15,7 +15,8 @@ type Snapshot struct {
 	Calls, Hedges int
 	// BudgetAvailable is how many hedges the budget would allow now, with no further
 	// call: ceil(max(BudgetPercent% of Calls, BudgetMinPerSecond × BudgetWindow)) −
-	// Hedges, at least 0. -1 when the budget is off; 0 when the hedge is disabled.
+	// Hedges, at least 0, computed exactly from the decimals configured (2.2% of 1,500
+	// calls is 33). -1 when the budget is off; 0 when the hedge is disabled.
 	BudgetAvailable int
 	Delay           time.Duration // the configured delay
 	MaxAttempts     int           // the configured attempts per call
