@@ -140,8 +140,8 @@ func (d *Delayed[T]) wait(delay time.Duration, expire bool) {
 
 // Start ends a wait with a start, on the caller's goroutine: it calls the Starter's Start
 // and returns true. It returns false, and starts nothing, if the call is not waiting (the
-// wait has already ended some other way), or if the context has ended (the call then ends
-// as if the context had ended during the wait). A caller that holds a resource for the
+// wait has already ended some other way), if Cancel has begun ending it, or if the
+// context has ended (the call then ends as if the context had ended during the wait). A caller that holds a resource for the
 // work (a slot) gives it back when Start returns false.
 func (d *Delayed[T]) Start() bool {
 	d.mu.Lock()
@@ -157,6 +157,10 @@ func (d *Delayed[T]) Start() bool {
 	d.timer = nil
 	if err := d.ctx.Err(); err != nil {
 		d.end(err)
+		return false
+	}
+	if d.fut.claimed() { // canceled, and its hook has yet to run: it ends the call
+		d.mu.Unlock()
 		return false
 	}
 	d.begin()
@@ -177,9 +181,9 @@ func (d *Delayed[T]) Started(f *Future[T]) {
 	d.handOff(f)
 }
 
-// End ends the call unless it has ended: a wait in progress stops, the context hook is
-// removed, and the future completes with the Starter's Stop(nil). It reports whether this
-// call ended it. Work in flight is not canceled; its result is no longer observed. It
+// End ends the call unless it has ended or Cancel has begun ending it: a wait in progress
+// stops, the context hook is removed, and the future completes with the Starter's
+// Stop(nil). It reports whether this call ended it. Work in flight is not canceled; its result is no longer observed. It
 // does nothing once the future has been handed to started work.
 func (d *Delayed[T]) End() bool {
 	d.mu.Lock()
@@ -187,8 +191,7 @@ func (d *Delayed[T]) End() bool {
 		d.mu.Unlock()
 		return false
 	}
-	d.end(nil)
-	return true
+	return d.end(nil)
 }
 
 // timerFired runs on the wait's timer.
@@ -209,6 +212,8 @@ func (d *Delayed[T]) timerFired() {
 		d.end(err)
 	case d.expire:
 		d.end(ErrExpired)
+	case d.fut.claimed(): // canceled, and its hook has yet to run: it ends the call
+		d.mu.Unlock()
 	default:
 		d.begin()
 	}
@@ -299,15 +304,28 @@ func (d *Delayed[T]) handOff(f *Future[T]) {
 // observe passes a started work's result to the Observer, unless the call has ended.
 func (d *Delayed[T]) observe(v T, err error) {
 	d.mu.Lock()
-	ended := d.state == delayEnded
+	ended := d.state == delayEnded || d.fut.claimed() // claimed: canceled, its hook to come
 	d.mu.Unlock()
 	if !ended {
 		d.obs.Observe(v, err)
 	}
 }
 
-// end ends the call with the Starter's Stop(cause). Called with d.mu held; it unlocks it.
-func (d *Delayed[T]) end(cause error) {
+// end ends the call with the Starter's Stop(cause), unless Cancel has begun completing
+// the future: the cancel hook, which is to come, then ends it. It reports whether it
+// ended the call. Called with d.mu held; it unlocks it.
+func (d *Delayed[T]) end(cause error) bool {
+	if !d.fut.claim() {
+		d.mu.Unlock()
+		return false
+	}
+	d.stop(cause, false)
+	return true
+}
+
+// stop ends the call with the Starter's Stop(cause), the future being claimed (canceled:
+// by Cancel, which has completed it). Called with d.mu held; it unlocks it.
+func (d *Delayed[T]) stop(cause error, canceled bool) {
 	d.state = delayEnded
 	timer, stopCtx := d.timer, d.stopCtx
 	d.timer, d.stopCtx, d.inner = nil, nil, nil
@@ -319,7 +337,9 @@ func (d *Delayed[T]) end(cause error) {
 		stopCtx()
 	}
 	v, err := d.s.Stop(cause)
-	d.fut.complete(v, err)
+	if !canceled {
+		d.fut.finish(v, err)
+	}
 }
 
 // cancel is the future's cancel hook: the future has already failed with ErrCanceled.
@@ -329,7 +349,7 @@ func (d *Delayed[T]) cancel() bool {
 	case delayIdle, delayWaiting:
 		notStarted := !d.started
 		inner := d.inner
-		d.end(ErrCanceled) // its completion is ignored: the future is complete
+		d.stop(ErrCanceled, true)
 		if inner != nil {
 			inner.Cancel()
 		}

@@ -5,7 +5,9 @@
 // work that completes it may run on a goroutine started by Go, on a clock timer, or on any
 // goroutine that holds the completion function returned by NewPromise. Futures compose with
 // context.Context: Await takes a context, and cancelling a future asks its work to stop.
-// Map, Then and All build a future out of others; cancelling it cancels them.
+// Map, Then and All build a future out of others; cancelling it cancels them. A
+// completer that must act before completing (publish, record) claims the future first
+// with a Promise: that is machinery for policy authors, see NewClaimablePromise.
 //
 // # Delayed calls
 //
@@ -80,6 +82,7 @@ const (
 	stDone                       // val and err are set
 	stHooks                      // a callback or the done channel waits: the completion takes mu
 	stFired                      // a goCall's AfterFunc functions have run; set under mu
+	stOwned                      // Promise.Claim set stClaimed: the next Promise.Complete completes
 )
 
 // stopper stops the work of a future that Cancel completed, and reports whether it had
@@ -305,10 +308,18 @@ func (g *goCall[T]) runAfters(T, error) {
 func (g *goCall[T]) String() string { return "async.Go context" }
 
 func (f *Future[T]) complete(v T, err error) {
-	if f.state.Or(stClaimed)&stClaimed == 0 {
+	if f.claim() {
 		f.finish(v, err)
 	}
 }
+
+// claim begins the completion of f, and reports whether this goroutine has it (f was
+// pending and no completion had begun): it then calls finish; Cancel and every other
+// completion do nothing.
+func (f *Future[T]) claim() bool { return f.state.Or(stClaimed)&stClaimed == 0 }
+
+// claimed reports whether a completion of f has begun: Cancel, a completion, or a claim.
+func (f *Future[T]) claimed() bool { return f.state.Load()&stClaimed != 0 }
 
 // finish completes the future, whose completion this goroutine has claimed.
 func (f *Future[T]) finish(v T, err error) {
@@ -407,9 +418,9 @@ func (f *Future[T]) Result() (v T, ok bool, err error) {
 // true if the future was pending and its work had not started, so it never will (a plain
 // promise from NewPromise counts as not started); false if the future was already
 // complete, or its work had already started (it is asked to stop, and its result is
-// discarded).
+// discarded), or its completer had claimed it (Promise.Claim): Cancel then does nothing.
 func (f *Future[T]) Cancel() bool {
-	if f == nil || f.state.Or(stClaimed)&stClaimed != 0 {
+	if f == nil || !f.claim() {
 		return false
 	}
 	s := f.stop

@@ -42,7 +42,10 @@ func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[
 // fallback function's result; any other outcome is passed on as it is.
 // The fallback function then runs on the goroutine that completes next's future, so it
 // should return quickly. Cancelling the returned future cancels next's future, and the
-// fallback is not applied to the cancellation.
+// fallback is not applied to the cancellation. Whichever comes first of Cancel and the
+// error is the call's end: a Cancel that comes first means no EventApplied and no call of
+// the fallback function; once the fallback has begun (its event published, its function
+// running), Cancel returns false and the future completes with the function's result.
 //
 // A ctx that is nil or already done when the call arrives runs neither next nor the
 // fallback function and publishes nothing: the future fails with ctx's error
@@ -72,16 +75,16 @@ func DecorateAsyncFunc[A, T any](f *Fallback[T], next policy.AsyncFunc[A, T]) po
 			complete(f.apply(ctx, err))
 			return out
 		}
-		out, complete := async.NewCancelablePromise[T](inner.Cancel)
+		out, p := async.NewClaimablePromise[T](inner.Cancel)
 		inner.OnComplete(func(v T, err error) {
 			if (err == nil && f.pred == nil) || !f.handles(v, err) {
-				complete(v, err)
+				p.Complete(v, err)
 				return
 			}
-			if _, canceled, _ := out.Result(); canceled { // only Cancel completes out early
+			if !p.Claim() { // Cancel came first: the caller gets async.ErrCanceled
 				return
 			}
-			complete(f.apply(ctx, err))
+			p.Complete(f.apply(ctx, err))
 		})
 		return out
 	}

@@ -36,9 +36,12 @@ import (
 //
 // Cancelling the returned future cancels every attempt and the timer; Cancel reports true
 // only when every attempt started was still waiting to start in an inner layer (e.g.
-// queued in a bulkhead), and so never will. A nil future from next counts as a future
-// failed with async.ErrNilFuture; a panic in attempt 1's next reaches the caller, its
-// context canceled, nothing left behind.
+// queued in a bulkhead), and so never will. Whichever comes first of Cancel and another
+// end of the call is the call's end, and only it is recorded and published: an attempt's
+// result arriving while Cancel is under way publishes no HedgeWon or HedgeFailed, and
+// once another end has begun, Cancel returns false and changes nothing. A nil future
+// from next counts as a future failed with async.ErrNilFuture; a panic in attempt 1's
+// next reaches the caller, its context canceled, nothing left behind.
 //
 // A ctx that is nil or already done when the call arrives starts nothing, publishes
 // nothing and is not counted by the budget: the future fails with ctx's error
@@ -112,15 +115,16 @@ func first[A, T any](next policy.AsyncFunc[A, T], actx *attemptCtx, a A) *async.
 // A call is one hedged call whose attempt 1 did not settle it at once: its attempts, the
 // timer of the next one and the hook on the caller's context. Its fields after mu change
 // only under mu; whichever of a success, a final failure, Cancel, the context ending or a
-// panic comes first sets done, and only that one completes the future.
+// panic comes first claims the future (Cancel: before its hook runs) and sets done, and
+// only that one records the call and completes the future.
 type call[A, T any] struct {
-	h        *Hedge
-	next     policy.AsyncFunc[A, T]
-	ctx      context.Context
-	a        A
-	begin    time.Duration // clock time at which the call arrived
-	complete func(T, error)
-	onTimer  func() // c.timerFired, bound once
+	h       *Hedge
+	next    policy.AsyncFunc[A, T]
+	ctx     context.Context
+	a       A
+	begin   time.Duration    // clock time at which the call arrived
+	p       async.Promise[T] // completes the call's future; claimed by the call's end
+	onTimer func()           // c.timerFired, bound once
 
 	mu       sync.Mutex
 	done     bool
@@ -144,8 +148,8 @@ type attempt[T any] struct {
 func hedged[A, T any](h *Hedge, next policy.AsyncFunc[A, T], ctx context.Context, a A, begin time.Duration,
 	f *async.Future[T], actx *attemptCtx, settled bool) *async.Future[T] {
 	c := &call[A, T]{h: h, next: next, ctx: ctx, a: a, begin: begin}
-	fut, complete := async.NewCancelablePromise[T](c.cancel)
-	c.complete = complete
+	fut, p := async.NewClaimablePromise[T](c.cancel)
+	c.p = p
 	c.onTimer = c.timerFired
 	c.mu.Lock()
 	c.started, c.inflight = 1, 1
@@ -182,6 +186,9 @@ func (c *call[A, T]) result(n int, v T, err error) {
 	h := c.h
 	var zero T
 	if err == nil {
+		if !c.claim(own) {
+			return
+		}
 		if c.started > 1 {
 			h.publish(c.ctx, EventWon, n, 0, nil)
 		}
@@ -189,7 +196,9 @@ func (c *call[A, T]) result(n int, v T, err error) {
 		return
 	}
 	if cerr := c.ctx.Err(); cerr != nil { // ended, and its hook has yet to run
-		c.finish(zero, cerr, own)
+		if c.claim(own) {
+			c.finish(zero, cerr, own)
+		}
 		return
 	}
 	if h.cls.Excluded(err) {
@@ -226,8 +235,10 @@ func (c *call[A, T]) timerFired() {
 	}
 	c.timer = nil
 	if err := c.ctx.Err(); err != nil { // ended, and its hook has yet to run
-		var zero T
-		c.finish(zero, err, nil)
+		if c.claim(nil) {
+			var zero T
+			c.finish(zero, err, nil)
+		}
 		return
 	}
 	if !c.canHedge() {
@@ -306,8 +317,10 @@ func (c *call[A, T]) run(actx *attemptCtx) *async.Future[T] {
 				actx.cancel()
 				return
 			}
-			var zero T
-			c.finish(zero, ErrPanicked, actx)
+			if c.claim(actx) {
+				var zero T
+				c.finish(zero, ErrPanicked, actx)
+			}
 		}
 	}()
 	f := c.next(actx, c.a)
@@ -318,9 +331,12 @@ func (c *call[A, T]) run(actx *attemptCtx) *async.Future[T] {
 	return f
 }
 
-// fail ends the call with attempt n's error err, publishing EventFailed if it hedged.
-// Called with c.mu held; it unlocks it.
+// fail ends the call with attempt n's error err, publishing EventFailed if it hedged,
+// unless Cancel has begun ending it. Called with c.mu held; it unlocks it.
 func (c *call[A, T]) fail(n int, err error, own *attemptCtx) {
+	if !c.claim(own) {
+		return
+	}
 	if c.started > 1 {
 		c.h.publish(c.ctx, EventFailed, n, 0, err)
 	}
@@ -328,10 +344,24 @@ func (c *call[A, T]) fail(n int, err error, own *attemptCtx) {
 	c.finish(zero, err, own)
 }
 
+// claim claims the call's future for the end about to be published, recorded and
+// completed, and reports whether it won. When Cancel has begun first, it unlocks c.mu,
+// cancels own (the context of the attempt whose result came, already taken out of the
+// call; nil: none) and reports false: the cancel hook, which is to come, ends the call.
+// Called with c.mu held.
+func (c *call[A, T]) claim(own *attemptCtx) bool {
+	if c.p.Claim() {
+		return true
+	}
+	c.mu.Unlock()
+	own.cancel()
+	return false
+}
+
 // finish ends the call and completes its future with (v, err), once every other attempt,
 // the timer and the hook are canceled, and the call's outcome recorded; own is the
-// context of the attempt that ended it, canceled too (nil: none). Called with c.mu held;
-// it unlocks it.
+// context of the attempt that ended it, canceled too (nil: none). The future is claimed
+// (claim). Called with c.mu held; it unlocks it.
 func (c *call[A, T]) finish(v T, err error, own *attemptCtx) {
 	started := c.started
 	c.end()
@@ -339,7 +369,7 @@ func (c *call[A, T]) finish(v T, err error, own *attemptCtx) {
 	if c.h.events.Rec != nil {
 		c.h.record(c.ctx, started, c.begin, err)
 	}
-	c.complete(v, err)
+	c.p.Complete(v, err)
 }
 
 // cancel is the future's cancel hook: the future has already failed with
@@ -366,8 +396,10 @@ func (c *call[A, T]) ctxEnded() {
 		return
 	}
 	c.stopCtx = nil // it has run
-	var zero T
-	c.finish(zero, c.ctx.Err(), nil)
+	if c.claim(nil) {
+		var zero T
+		c.finish(zero, c.ctx.Err(), nil)
+	}
 }
 
 // end marks the call done, stops the timer, removes the hook on the context and cancels

@@ -110,7 +110,8 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 // ending during a wait stops the timer and fails the future at once. Events, and the
 // outcome a recorder is told when the future completes, are DecorateFunc's, with ctx; a
 // future ended by Cancel is recorded as policy.ResultAborted with async.ErrCanceled and
-// the attempts started.
+// the attempts started; an attempt's result, or a wait's end, arriving while Cancel is
+// under way is neither recorded nor followed by another attempt.
 //
 // A ctx that is nil or already done when the call arrives runs no attempt and publishes
 // nothing: the future fails with ctx's error (policy.ErrNilContext for a nil ctx). An

@@ -38,7 +38,12 @@ import (
 //
 // Cancelling the returned future stops the timer, ends next's context and cancels next's
 // future; Cancel reports what that inner Cancel reports (true only if next's work had not
-// started, e.g. it was still queued in a bulkhead). A call that starts while t is
+// started, e.g. it was still queued in a bulkhead). Whichever comes first of Cancel,
+// next's result and the deadline is the call's end, and only it is recorded and
+// published: a Cancel that comes first is recorded as ResultFailed with
+// async.ErrCanceled, and a result or deadline arriving during it records nothing; once
+// next's result or the deadline has begun ending the call, Cancel returns false and
+// changes nothing. A call that starts while t is
 // disabled gets next's own future, without a deadline (a nil one is a future failed with
 // async.ErrNilFuture), but for a nil or done ctx, whose error it returns as is.
 func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
@@ -57,12 +62,12 @@ func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy
 		if t.events.Timed {
 			c.start = t.now()
 		}
-		fut, complete := async.NewCancelablePromise[T](c.cancel)
-		c.complete = complete
+		fut, p := async.NewClaimablePromise[T](c.cancel)
+		c.p = p
 		c.timer = t.clk.AfterFunc(l.cfg.Duration, c.expire)
 		returned := false
 		defer func() {
-			if !returned && c.state.CompareAndSwap(running, over) { // next panicked: no deadline to come
+			if !returned && c.end() { // next panicked: no deadline to come
 				c.timer.Stop()
 				c.ctx.cancel(context.Canceled)
 			}
@@ -82,28 +87,38 @@ func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy
 }
 
 // The states of an asynchronous call: whichever of the inner future, the deadline and
-// Cancel comes first moves it from running to over, and only that one completes the
-// outer future.
+// Cancel comes first claims the outer future and moves the call from running to over;
+// only that one records the call and completes the future.
 const (
 	running int32 = iota
 	over
 )
 
 type asyncCall[T any] struct {
-	state    atomic.Int32
-	l        *limit // the configuration in force when the call started, and its timeout
-	ctx      *clockCtx
-	caller   context.Context // the caller's context, with which the call is observed
-	start    time.Duration   // clock time at which the call started; read for a recorder only
-	timer    clock.Timer     // set before next runs; read only after the call is over
-	complete func(T, error)
-	mu       sync.Mutex
-	inner    *async.Future[T] // set once next has returned
+	state  atomic.Int32
+	l      *limit // the configuration in force when the call started, and its timeout
+	ctx    *clockCtx
+	caller context.Context  // the caller's context, with which the call is observed
+	start  time.Duration    // clock time at which the call started; read for a recorder only
+	timer  clock.Timer      // set before next runs; read only after the call is over
+	p      async.Promise[T] // completes the outer future
+	mu     sync.Mutex
+	inner  *async.Future[T] // set once next has returned
+}
+
+// end claims the outer future for the end of the call that calls it, and reports whether
+// it won; Cancel, once it has begun, wins (its hook then ends the call).
+func (c *asyncCall[T]) end() bool {
+	if !c.p.Claim() {
+		return false
+	}
+	c.state.Store(over)
+	return true
 }
 
 // finish completes the outer future with the inner one's result, if in time.
 func (c *asyncCall[T]) finish(v T, err error) {
-	if !c.state.CompareAndSwap(running, over) {
+	if !c.end() {
 		return
 	}
 	c.timer.Stop()
@@ -111,13 +126,13 @@ func (c *asyncCall[T]) finish(v T, err error) {
 	if t := c.l.t; t.events.Rec != nil {
 		t.record(c.caller, ended(err), c.start, err)
 	}
-	c.complete(v, err)
+	c.p.Complete(v, err)
 }
 
 // expire runs on the deadline's timer.
 func (c *asyncCall[T]) expire() {
 	c.ctx.expire()
-	if !c.state.CompareAndSwap(running, over) {
+	if !c.end() {
 		return
 	}
 	c.l.publish(c.caller, c.l.err)
@@ -125,7 +140,7 @@ func (c *asyncCall[T]) expire() {
 		t.record(c.caller, policy.ResultTimedOut, c.start, c.l.err)
 	}
 	var zero T
-	c.complete(zero, c.l.err)
+	c.p.Complete(zero, c.l.err)
 	c.mu.Lock()
 	inner := c.inner
 	c.mu.Unlock()
@@ -134,12 +149,10 @@ func (c *asyncCall[T]) expire() {
 	}
 }
 
-// cancel is the outer future's cancel hook (the future already failed with
-// async.ErrCanceled).
+// cancel is the outer future's cancel hook: Cancel has won the outer future, which has
+// already failed with async.ErrCanceled, so neither finish nor expire acts.
 func (c *asyncCall[T]) cancel() bool {
-	if !c.state.CompareAndSwap(running, over) {
-		return false
-	}
+	c.state.Store(over)
 	c.timer.Stop()
 	c.ctx.cancel(context.Canceled)
 	if t := c.l.t; t.events.Rec != nil {
