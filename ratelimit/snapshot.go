@@ -86,8 +86,9 @@ func (k *Keyed[K]) SnapshotKey(key K) Snapshot {
 }
 
 // AvailablePermits returns how many calls for key would pass right now without waiting,
-// from 0 to Permits; Permits for a key without a cell. With a backend it asks the key's
-// store. A disabled limiter reports Permits; a zero Keyed, never built, 0.
+// from 0 to Permits; Permits for a key without a cell, 0 for a key not equal to itself
+// (see Keyed), which every call refuses. With a backend it asks the key's store. A
+// disabled limiter reports Permits; a zero Keyed, never built, 0.
 func (k *Keyed[K]) AvailablePermits(key K) int { return k.availableAt(key, k.lim().cur()) }
 
 // availableAt is AvailablePermits at the rate r.
@@ -95,6 +96,9 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 	l := k.lim()
 	if r.cfg.Disabled || !l.built() {
 		return r.cfg.Permits
+	}
+	if k.check != keysEqual && !k.usable(key) {
+		return 0 // a key no call can hold takes no permit
 	}
 	key = k.bounded(key)
 	h := k.hash(key)
