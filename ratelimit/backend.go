@@ -295,7 +295,10 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 		return nil
 	}
 	l.publishWaited(ctx, l.eventTime(), int64(res.delay))
-	if err := l.clk.Sleep(ctx, res.delay); err != nil {
+	l.waiting.Add(1) // counted as an in-process limiter's, and as its scheduled async calls
+	err = l.clk.Sleep(ctx, res.delay)
+	l.waiting.Add(-1)
+	if err != nil {
 		res.Cancel()
 		return l.rejectContext(ctx, l.eventTime(), 0, err)
 	}

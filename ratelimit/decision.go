@@ -29,8 +29,10 @@ type Decision struct {
 // asks of the limiter for each request. Events, outcomes and allocations are
 // TryAcquire's: its event and its outcome (ResultAdmitted, Wait 0, or ResultRejected, with
 // the key) go out with context.Background(); DecideContext gives them the request's
-// context. A disabled limiter admits every call, with Remaining = Limit; a zero Keyed,
-// never built, refuses every call, with Limit 0.
+// context. A key not equal to itself (see Keyed) is refused, with Remaining and RetryAfter
+// 0, and its rejection event carries the CodeBadKey error. A disabled limiter admits
+// every call, with Remaining = Limit; a zero Keyed, never built, refuses every call, with
+// Limit 0.
 func (k *Keyed[K]) Decide(key K) Decision { return k.DecideContext(context.Background(), key) }
 
 // DecideContext is Decide for the request whose context is ctx: its EventRejected
@@ -47,6 +49,10 @@ func (k *Keyed[K]) DecideContext(ctx context.Context, key K) Decision {
 		return Decision{Admitted: l.built(), Limit: r.cfg.Permits, Remaining: r.cfg.Permits}
 	}
 	ctx = orBackground(ctx)
+	if k.check != keysEqual && !k.usable(key) {
+		_ = k.refuseBadKey(ctx, key)
+		return Decision{Limit: r.cfg.Permits}
+	}
 	key = k.bounded(key)
 	d := k.decide(ctx, key, r, 1, 0)
 	if d.shared {

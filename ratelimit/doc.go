@@ -93,9 +93,9 @@
 // it just before takes nothing from it and looks its key up again. A new key allocates its entry
 // (48 bytes in-process, with a string key of up to 16 bytes inside it; a longer string key
 // is copied, so that a key cut from a larger string, such as a header, does not keep it
-// alive). Keys must be equal to themselves: a floating-point NaN key is a new key at every
-// call, which no call finds again; eviction takes such cells first, and Sweep drops them
-// all. A shard whose index falls to a sixteenth of its slots is rebuilt smaller when it
+// alive). Keys must be equal to themselves: a NaN (or a value holding one), which no call
+// could find again, is refused by every call with CodeBadKey, as is an interface key
+// holding a value that cannot be compared; see Keyed. A shard whose index falls to a sixteenth of its slots is rebuilt smaller when it
 // sweeps.
 //
 // Events of a Keyed limiter name the key in Event.Key: a string key as the limiter keeps

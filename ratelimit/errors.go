@@ -91,3 +91,9 @@ var (
 	_ policy.Throttled = (*ExceededError)(nil)
 	_ policy.Refuser   = (*ExceededError)(nil)
 )
+
+// CodeBadKey is the code of the error that refuses a call of a Keyed limiter for a key
+// that is not equal to itself: a NaN, or a value holding one (in a field, an element or
+// an interface), which no call could find again; or a key of an interface type holding
+// a value that cannot be compared (a slice, a map, a function).
+const CodeBadKey = "R4C-RLM-001"

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"hash/maphash"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"sync/atomic"
 
@@ -61,6 +62,18 @@ func MaxKeyBytes(n int) Option { return func(s *settings) { s.maxKeyBytes = n } 
 // for a key longer than MaxKeyBytes), any other key formatted with fmt.Sprint. Outcomes
 // (see Observe) are a Limiter's, with the key, named the same way, in Outcome.Key.
 //
+// A key must be equal to itself. A NaN is not (a float64 or float32 NaN, a complex with a
+// NaN part, or a struct, array or interface value holding one), so no call could find its
+// cell again: each would get a new cell with a full burst and take a MaxKeys place.
+// Every call refuses such a key, as it refuses a key of an interface type holding a value
+// that cannot be compared (a slice, a map, a function), with a *policy.ConfigError whose
+// code is CodeBadKey (R4C-RLM-001): it does not match ErrExceeded, takes nothing and
+// holds no place; it is published and recorded as a rejection, the key named with
+// fmt.Sprint. TryAcquire returns false for it, Decide a refusal with no RetryAfter, and
+// AvailablePermits 0. The check is chosen once, from K: a key type that can hold neither
+// a float nor an interface (strings, integers, pointers, and structs and arrays of them)
+// is not checked at all, and no check allocates.
+//
 // A Keyed limiter is safe for concurrent use; Reconfigure changes its configuration while
 // it runs.
 // A zero Keyed, or a nil *Keyed, is never built: it refuses every call, with a rejection
@@ -72,9 +85,10 @@ type Keyed[K comparable] struct {
 	backend  Backend
 	share    int // the backend's LocalShare (see LocalSharer)
 	maxKeys  int
-	keyBytes int     // string keys longer than this are kept as their digest
-	keys     keyType // how K holds a string
-	nshards  uint64  // len(shards); a key's shard is (the top 32 bits of its hash × nshards) >> 32
+	keyBytes int      // string keys longer than this are kept as their digest
+	keys     keyType  // how K holds a string
+	check    keyCheck // how a key is checked to be equal to itself (see usable)
+	nshards  uint64   // len(shards); a key's shard is (the top 32 bits of its hash × nshards) >> 32
 	seed     maphash.Seed
 	seed64   uint64 // the seed of strShardHash
 	shards   []keyedShard[K]
@@ -129,6 +143,7 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 		maxKeys:  n,
 		keyBytes: keyBytes,
 		keys:     keyTypeOf[K](),
+		check:    keyCheckOf(reflect.TypeFor[K]()),
 		nshards:  uint64(shards),
 		seed:     maphash.MakeSeed(),
 		seed64:   rand.Uint64(),

@@ -11,8 +11,9 @@ import (
 // TryAcquire takes a permit for key that is free now and reports whether it did; it never
 // waits, whatever MaxWait is. A refusal publishes an EventRejected event. Its outcome
 // is recorded with context.Background() and the key: ResultAdmitted (Wait 0) or
-// ResultRejected. For a key that has a cell it never allocates. A disabled limiter always
-// returns true; a zero Keyed, never built, false.
+// ResultRejected. For a key that has a cell it never allocates. A key not equal to itself
+// (see Keyed) is refused: false. A disabled limiter always returns true; a zero Keyed,
+// never built, false.
 func (k *Keyed[K]) TryAcquire(key K) bool {
 	// An enabled in-process limiter and a string key kept as it is: the lookup and GCRA,
 	// written out here (generic methods are not inlined into one another). A zero Keyed
@@ -81,7 +82,8 @@ func (k *Keyed[K]) tried(key K, now, wait int64, ok bool) error {
 // Limiter.TryAcquireN does: nil when they are the caller's, the limiter's rejection
 // (matching ErrExceeded) when they are not all free now, a *BurstError matching
 // ErrExceedsBurst when n is more than Permits (nothing is taken), and a
-// *policy.ConfigError with code R4C-ATR-003 when n < 1. Events, outcomes and allocations
+// *policy.ConfigError with code R4C-ATR-003 when n < 1, or with CodeBadKey (R4C-RLM-001)
+// for a key not equal to itself (see Keyed). Events, outcomes and allocations
 // are TryAcquire's (a *BurstError is recorded as a ResultRejected; n < 1 is not
 // recorded).
 func (k *Keyed[K]) TryAcquireN(key K, n int) error {
@@ -99,6 +101,9 @@ func (k *Keyed[K]) tryAcquire(key K, r *rate, n int) error {
 		return l.offErr()
 	}
 	ctx := context.Background()
+	if k.check != keysEqual && !k.usable(key) {
+		return k.refuseBadKey(ctx, key)
+	}
 	key = k.bounded(key)
 	d := k.decide(ctx, key, r, n, 0)
 	if !d.ok {
@@ -120,6 +125,8 @@ func (k *Keyed[K]) tryAcquire(key K, r *rate, n int) error {
 //   - when ctx ends during the wait: the permit is given back as Reservation.Cancel gives
 //     it, and the error also matches ctx's error.
 //
+// A key not equal to itself (see Keyed) is refused at once with a *policy.ConfigError,
+// code CodeBadKey (R4C-RLM-001), which does not match ErrExceeded.
 // With a Backend, the key's store decides, within ctx. A wait publishes a
 // EventWaited event, a rejection an EventRejected event, with ctx. The
 // outcome is recorded as Limiter.Acquire records it, with the key. For a key that has a
@@ -164,6 +171,9 @@ func (k *Keyed[K]) acquire(ctx context.Context, key K, r *rate, n int) error {
 			k.rejected(orBackground(ctx), ks, rej)
 		}
 		return rej
+	}
+	if k.check != keysEqual && !k.usable(key) {
+		return k.refuseBadKey(ctx, key)
 	}
 	key = k.bounded(key)
 	limit, byDeadline := waitLimit(ctx, r.maxWait)

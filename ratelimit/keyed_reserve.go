@@ -10,7 +10,9 @@ import (
 // the permit back. When the permit does not come within MaxWait, nothing is reserved and
 // Reserve returns the limiter's rejection (matching ErrExceeded) with a refused
 // Reservation whose Delay() is the retry-after: how long until the key's next permit is
-// free. Events and allocations are TryAcquire's. Its outcome is recorded as
+// free. A key not equal to itself (see Keyed) is refused with a refused Reservation and a
+// *policy.ConfigError, code CodeBadKey (R4C-RLM-001). Events and allocations are
+// TryAcquire's. Its outcome is recorded as
 // Limiter.Reserve records it, with the key. A disabled limiter returns a reservation with
 // no delay; a zero Keyed, never built, a refused Reservation and a rejection matching
 // ErrExceeded.
@@ -39,6 +41,9 @@ func (k *Keyed[K]) reserve(key K, r *rate, n int) (Reservation, error) {
 		return Reservation{ok: true}, nil
 	}
 	ctx := context.Background()
+	if k.check != keysEqual && !k.usable(key) {
+		return Reservation{}, k.refuseBadKey(ctx, key)
+	}
 	key = k.bounded(key)
 	d := k.decide(ctx, key, r, n, r.maxWait)
 	if !d.ok {

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/maphash"
-	"math"
 	"math/bits"
 	"reflect"
 	"runtime"
@@ -306,8 +305,7 @@ func (k *Keyed[K]) evictElsewhere(s *keyedShard[K]) bool {
 // evict evicts one cell of s at now and reports whether it did (false: s has no cell);
 // the caller then holds its place. Of evictSample cells, taken in slot order from a
 // random slot, it evicts the one that becomes idle first (an idle one, when it meets one,
-// ends the search; a key that is not equal to itself, which no call can find again, is
-// idle). The key of a cell evicted before it was idle loses what it had spent: its next
+// ends the search). The key of a cell evicted before it was idle loses what it had spent: its next
 // call starts a new cell with a full burst. Called with s.mu held.
 func (k *Keyed[K]) evict(s *keyedShard[K], now int64) bool {
 	var (
@@ -318,9 +316,6 @@ func (k *Keyed[K]) evict(s *keyedShard[K], now int64) bool {
 	best, n := int64(maxInt64), 0
 	s.sample(func(t *cellIndex[K], i uint64, e *entry[K]) bool {
 		at := k.evictableAt(&e.cell)
-		if e.key != e.key {
-			at = math.MinInt64
-		}
 		if n == 0 || at < best {
 			vt, vi, ve, best = t, i, e, at
 		}
@@ -335,8 +330,7 @@ func (k *Keyed[K]) evict(s *keyedShard[K], now int64) bool {
 	return true
 }
 
-// sweep evicts the idle cells of s at now, and the keys unequal to themselves, and
-// returns how many it evicted; the caller gives their places back. A cell that a call
+// sweep evicts the idle cells of s at now and returns how many it evicted; the caller gives their places back. A cell that a call
 // takes a permit from meanwhile is no longer idle, and stays. A table left a sixteenth
 // full is rebuilt smaller. Called with s.mu held.
 func (k *Keyed[K]) sweep(s *keyedShard[K], now int64) int {
@@ -351,10 +345,8 @@ func (k *Keyed[K]) sweep(s *keyedShard[K], now int64) int {
 			i++
 			continue
 		}
-		idle := e.key != e.key
-		if idle {
-			e.slots.kill(maxInt64)
-		} else if rc := k.remoteOf(&e.cell); rc == nil || rc.until.Load() <= now {
+		idle := false
+		if rc := k.remoteOf(&e.cell); rc == nil || rc.until.Load() <= now {
 			idle = e.slots.kill(now)
 		}
 		if !idle {

@@ -356,26 +356,6 @@ func TestKeyed_RL6_ExistingKeyAllocatesNothing(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = reject.Reserve(key) }), "refused Reserve")
 }
 
-// Keys that are not equal to themselves cannot be found again; they still cannot pin the
-// limiter's memory: a new key at the bound that meets them drops its shard's, and Sweep
-// drops them all, busy or not.
-func TestKeyed_NaNKeysAreSweptAway(t *testing.T) {
-	clk := clock.NewManual()
-	k := newKeyed[float64](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxKeys(300))
-	for range 300 {
-		require.True(t, k.TryAcquire(math.NaN()), "each NaN is a new key")
-	}
-	assert.Equal(t, 300, k.Len())
-	for range 3000 {
-		require.True(t, k.TryAcquire(math.NaN()), "at the bound: the busy NaN cells, which delete cannot reach, are dropped")
-		require.LessOrEqual(t, k.Len(), 300)
-	}
-	assert.True(t, k.TryAcquire(1.5))
-	assert.Positive(t, k.Sweep())
-	assert.Equal(t, 1, k.Len(), "every NaN cell is gone, busy or not; 1.5 is busy and stays")
-	assert.False(t, k.TryAcquire(1.5), "and keeps its state")
-}
-
 // A shard that emptied after a flood of keys gives its memory back when it sweeps (its
 // index is rebuilt smaller, and the evicted entries are garbage).
 func TestKeyed_IndexShrinksAfterAFlood(t *testing.T) {

@@ -38,8 +38,11 @@ func (r Reservation) Delay() time.Duration { return r.delay }
 // slot of the schedule stays free, and the next call that fits there takes it before any
 // later slot: its permits come back, at the time they had, without moving the later
 // reservations. So canceling never puts more permits in a window than the rate allows.
-// Cancel of a refused reservation does nothing. With a Backend, the store gives them back
-// on its own clock (the Redis store as here, keeping at most 16 freed slots per name).
+// At most 16 separate freed slots are kept (freed slots that touch are joined): a cancel
+// that would make a 17th separate one gives nothing back, so that no number of canceled
+// reservations makes the limiter's calls slower. Cancel of a refused reservation does
+// nothing. With a Backend, the store gives them back on its own clock (the Redis store
+// as here, with the same bound per name).
 // Safe for concurrent use with the limiter; see the type's comment on cancelling twice.
 func (r Reservation) Cancel() {
 	if !r.ok || r.l == nil {

@@ -18,10 +18,19 @@ import (
 // The TAT only grows, by a CAS, except when the reservation that ends at it is canceled.
 // Freed slots are kept under a lock, in a set made when the first one is freed; while the
 // set is empty, taking a permit is one load of the set's pointer (nil) and GCRA on the TAT.
+// The set keeps at most maxFreed separate slots (a Reconfigure that trims them may leave
+// one more), so that every scan of it costs the same however many
+// reservations were canceled.
 type slots struct {
 	tat   atomic.Int64               // the theoretical arrival time, in the clock's ns (RL-1)
 	freed atomic.Pointer[freedSlots] // nil until a reservation that is not the last is canceled
 }
+
+// maxFreed is how many separate freed slots a schedule keeps at most, as the Redis
+// backend's script does: a cancel that would make one more separate slot gives nothing
+// back. It bounds every scan of the set, so that a call that meets freed slots costs the
+// same however many reservations were canceled.
+const maxFreed = 16
 
 // freedSlots is the set of a schedule's freed slots.
 type freedSlots struct {
@@ -166,7 +175,9 @@ func (f *freedSlots) mergeTail(tat *atomic.Int64) {
 	}
 }
 
-// insert adds sp to the set, joining it with the slots it touches. Called with f.mu.
+// insert adds sp to the set, joining it with the slots it touches; a slot that touches
+// none while maxFreed are kept is not added: its permits are not given back. Called with
+// f.mu.
 func (f *freedSlots) insert(sp span) {
 	i, _ := slices.BinarySearchFunc(f.spans, sp.from, func(x span, from int64) int {
 		switch {
@@ -177,9 +188,13 @@ func (f *freedSlots) insert(sp span) {
 		}
 		return 0
 	})
+	joinsBefore := i > 0 && f.spans[i-1].to >= sp.from
+	if !joinsBefore && len(f.spans) >= maxFreed && (i == len(f.spans) || f.spans[i].from > sp.to) {
+		return
+	}
 	// Join the slot before, and any after that sp reaches (a slot given back twice
 	// overlaps itself: the union keeps the set sorted and disjoint).
-	if i > 0 && f.spans[i-1].to >= sp.from {
+	if joinsBefore {
 		i--
 		sp.from = f.spans[i].from
 		sp.to = max(sp.to, f.spans[i].to)

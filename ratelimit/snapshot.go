@@ -12,8 +12,13 @@ type Snapshot struct {
 	Instance         string // the instance id
 	AvailablePermits int    // calls that would pass now without waiting, 0..Permits
 	Permits          int    // the configured permits
-	// Waiting is how many calls hold a reserved permit and wait for its time, blocked
-	// (sync) or scheduled (async); 0 with a backend, whose waits are not counted.
+	// Waiting is how many calls of this process hold a reserved permit and wait for its
+	// time: blocked in Acquire or AcquireN (sync, DecorateFunc) or scheduled on the clock
+	// (async, DecorateAsyncFunc), until they start, are canceled or their context ends.
+	// With a Backend it counts the same calls, whose permits the store reserved (or the
+	// local fallback): the waits of this process, not those of other instances sharing
+	// the store. A Reservation with a delay is not counted: its caller waits on its own.
+	// A Keyed limiter does not count its waits: SnapshotKey reports 0.
 	Waiting int
 }
 
@@ -78,7 +83,8 @@ func (k *Keyed[K]) Snapshot() KeyedSnapshot {
 
 // SnapshotKey returns key's state as a Limiter's Snapshot: the limiter's id, the permits
 // key could take now without waiting (AvailablePermits) and the configured permits. It
-// makes no cell for a key without one. Safe for concurrent use.
+// makes no cell for a key without one. Its Waiting is 0: a Keyed limiter does not count
+// its waits. Safe for concurrent use.
 func (k *Keyed[K]) SnapshotKey(key K) Snapshot {
 	l := k.lim()
 	r := l.cur() // one configuration for both counts
@@ -86,8 +92,9 @@ func (k *Keyed[K]) SnapshotKey(key K) Snapshot {
 }
 
 // AvailablePermits returns how many calls for key would pass right now without waiting,
-// from 0 to Permits; Permits for a key without a cell. With a backend it asks the key's
-// store. A disabled limiter reports Permits; a zero Keyed, never built, 0.
+// from 0 to Permits; Permits for a key without a cell, 0 for a key not equal to itself
+// (see Keyed), which every call refuses. With a backend it asks the key's store. A
+// disabled limiter reports Permits; a zero Keyed, never built, 0.
 func (k *Keyed[K]) AvailablePermits(key K) int { return k.availableAt(key, k.lim().cur()) }
 
 // availableAt is AvailablePermits at the rate r.
@@ -95,6 +102,9 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 	l := k.lim()
 	if r.cfg.Disabled || !l.built() {
 		return r.cfg.Permits
+	}
+	if k.check != keysEqual && !k.usable(key) {
+		return 0 // a key no call can hold takes no permit
 	}
 	key = k.bounded(key)
 	h := k.hash(key)

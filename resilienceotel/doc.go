@@ -108,8 +108,10 @@
 //   - key, a keyed limiter's key, is an attribute only with WithKeyAttribute; the
 //     limiter's series without key then stay at 0 beside the keyed ones.
 //
-// rate_limiter.waiting_calls counts the calls that hold a reserved permit and wait for
-// its time (ratelimit.Snapshot.Waiting); a limiter with a backend reports 0.
+// rate_limiter.waiting_calls counts the calls of this process that hold a reserved
+// permit and wait for its time, sync or async (ratelimit.Snapshot.Waiting), with a
+// backend as without one; calls waiting in other processes that share the backend are
+// theirs to report.
 //
 // # Span events
 //
