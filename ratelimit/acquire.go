@@ -119,6 +119,7 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 	if err := policy.ContextErr(ctx); err != nil {
 		return l.refuseOnArrival(ctx, err)
 	}
+	ep := l.epoch.Load()
 	now := l.now()
 	prev, next, wait, err := l.reserveCtx(ctx, r, n, now)
 	if err != nil {
@@ -128,19 +129,19 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 		l.admitted(ctx, 0)
 		return nil
 	}
-	return l.sleep(ctx, prev, next, now, wait)
+	return l.sleep(ctx, prev, next, now, wait, ep)
 }
 
 // sleep waits wait from now for the permit the call with ctx reserved (the TAT moved
-// from prev to next), and gives it back if ctx ends first. Apart from acquire, so that
+// from prev to next, after ep conversions), and gives it back if ctx ends first. Apart from acquire, so that
 // the calls that do not wait run no code of it.
-func (l *Limiter) sleep(ctx context.Context, prev, next, now, wait int64) error {
+func (l *Limiter) sleep(ctx context.Context, prev, next, now, wait int64, ep uint32) error {
 	l.publishWaited(ctx, now, wait)
 	l.waiting.Add(1)
 	err := l.clk.Sleep(ctx, time.Duration(wait))
 	l.waiting.Add(-1)
 	if err != nil {
-		Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), ok: true}.Cancel()
+		Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), ok: true, epoch: ep}.Cancel()
 		return l.rejectContext(ctx, l.now(), 0, err)
 	}
 	l.admitted(ctx, wait)

@@ -222,6 +222,7 @@ type backed struct{}
 //
 // A refusal is not published here: the caller publishes it.
 func (l *Limiter) local(r *rate, n int, maxWait int64) (Reservation, int64, bool) {
+	ep := l.epoch.Load()
 	now := l.now()
 	inc, tol := r.localShare(l.share).weight(n)
 	prev, next, wait, ok := l.slots.take(now, inc, tol, maxWait)
@@ -229,7 +230,7 @@ func (l *Limiter) local(r *rate, n int, maxWait int64) (Reservation, int64, bool
 		l.refused(now, wait)
 		return Reservation{delay: time.Duration(wait)}, wait, false
 	}
-	return Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true}, wait, true
+	return Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true, epoch: ep}, wait, true
 }
 
 // refused records, with a backend, when the next permit is free after a refusal at now

@@ -79,6 +79,7 @@ type granted struct {
 	burst    time.Duration // Permits·T
 	r        ratelimit.Reservation
 	canceled bool
+	epoch    int // how many configuration changes came before it was granted (RC-4's check)
 }
 
 // checkWindows checks SPEC RL-5 as RC-4 states it for every window [at_i, at_j]: the

@@ -31,8 +31,11 @@
 //
 // Reconfigure changes a running limiter's Permits, Period, MaxWait and Disabled from the
 // next call (Resilience4j's changeLimitForPeriod, x/time/rate's SetLimit and SetBurst); a
-// registry's Reload calls it. Reservations already granted keep their turn, and a change
-// never frees more permits at once than were free before it.
+// registry's Reload calls it. What the limiter owes is owed again at the new rate, as a
+// token bucket keeps its tokens: a raised quota gives its next permit within one new
+// emission interval. Reservations already granted keep their turn, and a change never
+// frees more permits at once than were free before it. A Backend's store does not convert
+// what it owes (see Limiter.Reconfigure).
 //
 // A Limiter limits the calls of one process, unless it is built WithBackend: its
 // state then lives in a shared store, e.g. Redis (package ratelimit/redis), and every

@@ -172,11 +172,23 @@ func (k *Keyed[K]) Config() Config { return k.lim().cur().cfg }
 // Reconfigure changes the configuration of every key (Permits, Period, MaxWait and
 // Disabled) from the next call, as Limiter.Reconfigure does: c is validated as NewKeyed
 // validates it, an invalid c returns its *policy.ConfigError and changes nothing, and a
-// change publishes a ConfigChanged event. One difference: each key keeps its TAT as it is
-// (the keys are not visited), so the bound of every window across the change holds for
-// each key, but a key may find up to the new Permits free at once. A zero Keyed cannot be
-// reconfigured (R4C-REG-010). Safe for concurrent use.
-func (k *Keyed[K]) Reconfigure(c Config) error { return k.lim().reconfigure(c, false) }
+// change publishes a ConfigChanged event. A change of Permits or Period converts every
+// key's schedule as Limiter.Reconfigure converts its own, before it returns (one shard's
+// keys at a time, each under its shard's lock, which holds back new keys of that shard
+// meanwhile; calls for keys held go on): what each key owes counts at the new rate, and a
+// key that was refused for an hour under a raised quota gets its next permit within one
+// new emission interval. A key idle at the change (every permit back) is left as it is:
+// it admits the new burst at once, as a new key does. With a Backend, the keys'
+// in-process schedules (for a store that
+// answers Local) are converted here, and their stores convert their own state at the
+// key's next call (see Backend). A zero Keyed cannot be reconfigured (R4C-REG-010). Safe
+// for concurrent use.
+func (k *Keyed[K]) Reconfigure(c Config) error {
+	if k == nil || k.base == nil {
+		return zeroLimiter.reconfigure(c, 1, true, nil)
+	}
+	return k.base.reconfigure(c, k.share, true, k.eachCell)
+}
 
 // MaxKeys returns the bound on the number of keys held at once.
 func (k *Keyed[K]) MaxKeys() int {

@@ -62,10 +62,14 @@ func (k *Keyed[K]) reserve(key K, r *rate, n int) (Reservation, error) {
 // asked with ctx without its cancellation (the decision is not bounded by ctx, only
 // observed with it), so that its answer is never ctx's error.
 func (k *Keyed[K]) decide(ctx context.Context, key K, r *rate, n int, maxWait int64) decision {
+	ep := k.base.epoch.Load() // before the take: a conversion after it makes the epochs differ
+	var d decision
 	if k.backend == nil {
-		return k.take(key, r, n, maxWait)
+		d = k.take(key, r, n, maxWait)
+	} else {
+		d, _ = k.takeRemote(detached(ctx), key, r, n, maxWait) // a detached ctx never ends: no error
 	}
-	d, _ := k.takeRemote(detached(ctx), key, r, n, maxWait) // a detached ctx never ends: no error
+	d.epoch = ep
 	return d
 }
 
@@ -81,10 +85,15 @@ func detached(ctx context.Context) context.Context {
 // decideCtx is decide within ctx: the error is ctx's, when it ended before the key's
 // store decided.
 func (k *Keyed[K]) decideCtx(ctx context.Context, key K, r *rate, n int, maxWait int64) (decision, error) {
+	ep := k.base.epoch.Load()
 	if k.backend == nil {
-		return k.take(key, r, n, maxWait), nil
+		d := k.take(key, r, n, maxWait)
+		d.epoch = ep
+		return d, nil
 	}
-	return k.takeRemote(ctx, key, r, n, maxWait)
+	d, err := k.takeRemote(ctx, key, r, n, maxWait)
+	d.epoch = ep
+	return d, err
 }
 
 // reservation returns the Reservation of d, a permit taken.
@@ -93,7 +102,7 @@ func (k *Keyed[K]) reservation(d decision) Reservation {
 		return Reservation{ok: true}
 	}
 	r := Reservation{l: k.base, c: d.c, prev: d.prev, next: d.next, at: d.at,
-		delay: time.Duration(d.wait), ok: true, remote: d.remote}
+		delay: time.Duration(d.wait), ok: true, remote: d.remote, epoch: d.epoch}
 	if d.remote {
 		r.c, r.rc = nil, k.remoteOf(d.c)
 	}

@@ -90,9 +90,10 @@ type decision struct {
 	ahead      int64 // the key's TAT after the decision minus now
 	c          *cell // the key's cell; nil when the key was refused a cell, or passed unlimited
 	ok         bool
-	remote     bool // decided by the key's store
-	plain      bool // decided in-process on the TAT alone (no freed slot): next is the key's TAT
-	shared     bool // decided in-process at the backend's local share of the rate
+	remote     bool   // decided by the key's store
+	plain      bool   // decided in-process on the TAT alone (no freed slot): next is the key's TAT
+	shared     bool   // decided in-process at the backend's local share of the rate
+	epoch      uint32 // the limiter's conversions before the decision (Limiter.epoch)
 }
 
 // shardsFor returns how many shards a Keyed limiter of maxKeys has: enough for each to

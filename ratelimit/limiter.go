@@ -29,6 +29,11 @@ type Limiter struct {
 	store   Store          // the backend's state of this limiter; nil without a backend
 	share   int            // the backend's LocalShare: the in-process rate is 1/share of the quota
 	mu      sync.Mutex     // serializes Reconfigure
+	// conv is held to convert the schedules to a new rate, and read-held by a Cancel that
+	// gives back a slot: no slot of the old schedule comes back into the new one. epoch
+	// counts the conversions: a reservation granted before one gives nothing back.
+	conv  sync.RWMutex
+	epoch atomic.Uint32
 	// retryAt is, with a backend, the clock time at which the store said, at its last
 	// refusal, that the next permit is free: what the limiter's rejections report.
 	retryAt atomic.Int64

@@ -96,6 +96,7 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 			}
 			return async.Failed[T](async.ErrNilFuture)
 		}
+		ep := l.epoch.Load() // before the take: a conversion after it makes the epochs differ
 		prev, nextTAT, wait, err := l.reserveCtx(ctx, r, 1, now)
 		if err != nil {
 			return async.Failed[T](err)
@@ -105,7 +106,7 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 			return started(next(ctx, a))
 		}
 		l.publishWaited(ctx, now, wait)
-		res := Reservation{l: l, prev: prev, next: nextTAT, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true}
+		res := Reservation{l: l, prev: prev, next: nextTAT, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true, epoch: ep}
 		return schedule(l, res, ctx, a, next)
 	}
 }

@@ -150,27 +150,54 @@ var errBadCount = policy.Errorf(policy.CodeBadPermits, "n", "",
 // and changes nothing. A zero Limiter, never built, cannot be reconfigured (R4C-REG-010).
 //
 // Calls read the configuration once, whole: each is decided by the old one or the new
-// one, never by a mix. Reservations already granted keep their turn. When Permits or
-// Period changes, the new rate frees at once no more permits than the old one had free
-// at the instant of the change (and at most the new Permits): a limiter whose quota is
-// raised does not grant the difference at once but refills it at the new rate, and one
-// whose Period grows does not turn its spent permits into new ones. Slots that canceled
-// reservations gave back are counted in what was free, and do not outlive the change. A
-// change of MaxWait or Disabled alone moves nothing. Across changes, the permits free in
-// any window of length d, each counted as the T it was granted under, span at most d plus
-// the largest Permits·T among them.
+// one, never by a mix. When Permits or Period changes, what the limiter owes is owed
+// again at the new rate, as a token bucket keeps its tokens when its rate changes: the
+// stretch of the schedule that permits already granted still hold is counted in permits
+// of the old rate (fractions included), and that many permits of the new rate are owed.
+// So a raised quota takes effect at once: 1 permit per hour, spent a second ago, then
+// raised to 10 per second, gives its next permit within 100ms (one new emission interval
+// T), not an hour later; and a lowered one owes its spent permits at its own, slower,
+// rate. The change frees at once no more permits than were free at its instant (and at
+// most the new Permits): a raised quota refills the difference at the new rate. Slots that
+// canceled reservations gave back count as free, and do not outlive the change.
+//
+// Reservations already granted keep their turn: their Delay does not change, and a call
+// waiting for its permit wakes when it was told. What they owe counts at the new rate too,
+// so a new call waits one new T for each permit still reserved ahead of it. A reservation
+// granted before the change and canceled after it gives nothing back (its slot was
+// converted with the rest of the schedule). A change of MaxWait or Disabled alone, or one
+// to or from a disabled limiter, moves nothing.
+//
+// The bound across a change at clock time c: any window [t, t+d] that contains c admits
+// at most old Permits + (c−t)/old T + (t+d−c)/new T permits (rounded down), plus twice
+// the permits of reservations granted before c and still waiting at it: once for their
+// own, which keep the time the old configuration gave them, and once for permits free at
+// c in slots canceled ahead of them. Windows before c keep the old configuration's bound,
+// windows after it the new one's (Permits + d/T), plus the permits in them of those
+// reservations. Several changes in a window add up the same way, each stretch at its own
+// T, the first at the Permits in force at t. What a lowered
+// quota cannot do: permits already granted stay granted, so just after a change to fewer
+// Permits a window can still hold the old burst. A call that read the old configuration
+// just before the change and takes its permit just after is decided by the old rate on
+// the converted schedule.
 //
 // A change publishes a ConfigChanged event naming the changed settings ("enabled",
 // "maxWait", "period", "permits"); a c equal to the configuration in force changes and
-// publishes nothing. A limiter with a Backend keeps it: the store is given the new
-// configuration with each call and keeps its TAT. Safe for concurrent use with every
-// other method; concurrent calls to Reconfigure take effect one after the other.
-func (l *Limiter) Reconfigure(c Config) error { return l.reconfigure(c, true) }
+// publishes nothing. A limiter with a Backend keeps it. Its in-process schedule, used
+// while the store answers Local, is converted as above; the store is given the new
+// configuration with each call and keeps its TAT as it is, not converted: in the store, a
+// raised quota takes effect only once what was owed at the old rate has run out (1 permit
+// per hour, spent, then raised to 10 per second: up to an hour), and the bound of each
+// window is then the one the store's own schedule gives. Safe for concurrent use with
+// every other method; concurrent calls to Reconfigure take effect one after the other.
+func (l *Limiter) Reconfigure(c Config) error {
+	return l.reconfigure(c, l.share, false, func(yield func(*slots)) { yield(&l.slots) })
+}
 
-// reconfigure is Reconfigure; raise says whether the schedule is rebased so that the change
-// frees no more permits than were free (a Keyed limiter's shared part has no schedule of
-// its own).
-func (l *Limiter) reconfigure(c Config, raise bool) error {
+// reconfigure is Reconfigure; each yields the schedules to convert to the new rate, at
+// share and with idleStays (see convertAll): l's own, or every key's cell of a Keyed
+// limiter.
+func (l *Limiter) reconfigure(c Config, share int, idleStays bool, each func(func(*slots))) error {
 	if !l.built() {
 		return policy.Errorf(policy.CodeBadSpec, "rateLimiter", "",
 			"a zero Limiter, never built with New, has no configuration to change")
@@ -186,16 +213,7 @@ func (l *Limiter) reconfigure(c Config, raise bool) error {
 		return nil
 	}
 	nr := l.newRate(c)
-	switch {
-	case !raise:
-	case old.direct && nr.direct && (old.interval != nr.interval || old.cfg.Permits != nr.cfg.Permits):
-		l.slots.rebase(l.now(), old, nr)
-	case old.other == (backed{}) && nr.other == (backed{}):
-		// The in-process schedule that decides while the store answers Local, at its share.
-		if o, n := old.localShare(l.share), nr.localShare(l.share); o.interval != n.interval || o.cfg.Permits != n.cfg.Permits {
-			l.slots.rebase(l.now(), o, n)
-		}
-	}
+	l.convertAll(old, nr, share, idleStays, each)
 	l.rate.Store(nr)
 	if l.events.Observed() {
 		l.events.Publish(policy.Event{Kind: policy.ConfigChanged, At: l.clk.Now(), Changed: changed(old.cfg, c)})

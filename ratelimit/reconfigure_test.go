@@ -3,7 +3,9 @@ package ratelimit_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -127,10 +129,13 @@ func TestRC1_DisableAndEnableLive(t *testing.T) {
 	assert.False(t, l.TryAcquire(), "the permit taken before is still taken")
 }
 
-// SPEC RC-4, RL-5, RL-9: random configuration changes, random weighted reservations,
-// random cancels and random instants: for every window, the permits free in it, each
-// counted as the T it was granted under, span at most the window plus the largest
-// Permits·T among them; and at each change, no more permits are free after it than before.
+// SPEC RC-4, RC-7, RL-5, RL-9: random configuration changes, random weighted
+// reservations, random cancels and random instants: every window [t, t+d] holds at most
+// the Permits in force at t, plus each stretch of it under one configuration divided by
+// that configuration's T, plus, for each change in it, the permits reserved before the
+// change and still waiting at it, plus the permits in it reserved before a change that
+// came before their time (see checkChanges); and at each change, no more permits are free
+// after it than before.
 func TestRC4_RandomChangesHoldTheBound(t *testing.T) {
 	for seed := range uint64(150) {
 		rng := rand.New(rand.NewPCG(seed, 4))
@@ -143,10 +148,9 @@ func TestRC4_RandomChangesHoldTheBound(t *testing.T) {
 		cfg := random()
 		l := newLimiter(t, clk, ratelimit.WithConfig(cfg))
 		var gs []granted
+		changes := []change{{cfg: cfg}}
 		grant := func(at time.Duration, n int, r ratelimit.Reservation) {
-			c := l.Config() // no Reconfigure runs concurrently here: the one in force
-			gs = append(gs, granted{at: at, n: n, interval: c.EmissionInterval(),
-				burst: time.Duration(c.Permits) * c.EmissionInterval(), r: r})
+			gs = append(gs, granted{at: at, n: n, r: r, epoch: len(changes) - 1})
 		}
 		for range 400 {
 			switch rng.IntN(7) {
@@ -154,7 +158,14 @@ func TestRC4_RandomChangesHoldTheBound(t *testing.T) {
 				clk.Advance(time.Duration(rng.IntN(80)) * time.Millisecond)
 			case 1:
 				before, c := l.AvailablePermits(), random()
+				waiting := 0
+				for _, g := range gs {
+					if !g.canceled && g.at > clk.Now() {
+						waiting += g.n
+					}
+				}
 				require.NoError(t, l.Reconfigure(c))
+				changes = append(changes, change{at: clk.Now(), cfg: c, waiting: waiting})
 				require.LessOrEqual(t, l.AvailablePermits(), min(before, c.Permits),
 					"seed %d: a change frees no more at once than were free", seed)
 			case 2, 3:
@@ -177,7 +188,59 @@ func TestRC4_RandomChangesHoldTheBound(t *testing.T) {
 				}
 			}
 		}
-		checkWindows(t, gs, fmt.Sprint("seed ", seed))
+		checkChanges(t, gs, changes, fmt.Sprint("seed ", seed))
+	}
+}
+
+// change is a configuration put in force at a clock time, with the permits reserved
+// before it and still waiting at it.
+type change struct {
+	at      time.Duration
+	cfg     ratelimit.Config
+	waiting int
+}
+
+// checkChanges checks SPEC RC-4's bound for every window [t, t+d] from one permit's time
+// to another's: the permits free in it number at most P(t) + ⌊Σ len_k/T_k⌋ + Σ W_c, where
+// P(t) is the Permits in force just before t (a change at t itself counts as in the
+// window), the window is cut at the changes in it into stretches of length len_k, each
+// under one configuration of emission interval T_k, and W_c is, for each change in the
+// window, the permits reserved before it and still waiting at it; the permits reserved
+// before a change and free after it are not counted (they keep the turn an earlier
+// configuration gave them). Under one configuration it is RL-5.
+func checkChanges(t *testing.T, gs []granted, changes []change, what string) {
+	t.Helper()
+	var live []granted
+	for _, g := range gs {
+		if !g.canceled {
+			live = append(live, g)
+		}
+	}
+	slices.SortFunc(live, func(a, b granted) int { return int(a.at - b.at) })
+	for i := range live {
+		from := live[i].at
+		// The configuration in force just before from, and the changes from it on.
+		k := 0
+		for k+1 < len(changes) && changes[k+1].at < from {
+			k++
+		}
+		count := 0
+		for j := i; j < len(live); j++ {
+			if g := live[j]; g.epoch+1 >= len(changes) || changes[g.epoch+1].at > g.at {
+				count += g.n
+			}
+			to := live[j].at
+			bound, start := float64(changes[k].cfg.Permits), from
+			c := changes[k]
+			for m := k + 1; m < len(changes) && changes[m].at <= to; m++ {
+				bound += float64(changes[m].at-start)/float64(c.cfg.EmissionInterval()) + float64(changes[m].waiting)
+				c, start = changes[m], changes[m].at
+			}
+			bound += float64(to-start) / float64(c.cfg.EmissionInterval())
+			if float64(count) > math.Floor(bound+1e-9) {
+				t.Fatalf("%s: permits %d..%d free in [%v, %v]: %d > %v", what, i, j, from, to, count, bound)
+			}
+		}
 	}
 }
 
@@ -214,8 +277,8 @@ func TestRC1_ChangesRaceWithCalls(t *testing.T) {
 	wg.Wait()
 }
 
-// SPEC RC-1, RC-3: a keyed limiter's keys all take the new configuration from their next
-// call; each keeps its TAT.
+// SPEC RC-1, RC-3, RC-7: a keyed limiter's keys all take the new configuration from their
+// next call; what each owes is owed at the new rate (a's one permit of 1s is two of 500ms).
 func TestKeyed_RC1_ReconfigureEveryKey(t *testing.T) {
 	clk := clock.NewManual()
 	var changed []string

@@ -21,6 +21,7 @@ type Reservation struct {
 	delay      time.Duration
 	ok         bool
 	remote     bool        // reserved in the limiter's Backend: prev, next and at are its Token
+	epoch      uint32      // the limiter's conversions before it was granted (Limiter.epoch)
 	rc         *remoteCell // the key's binding, for a permit of a Keyed limiter's Backend
 }
 
@@ -52,12 +53,19 @@ func (r Reservation) Cancel() {
 		r.rc.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
 		return
 	}
-	if r.c != nil {
-		r.c.cancel(r)
-		return
-	}
 	if r.remote {
 		r.cancelBackend()
+		return
+	}
+	// In process: not across a change of rate, which converted the slot with the rest of
+	// the schedule (SPEC RC-4).
+	r.l.conv.RLock()
+	defer r.l.conv.RUnlock()
+	if r.epoch != r.l.epoch.Load() {
+		return
+	}
+	if r.c != nil {
+		r.c.cancel(r)
 		return
 	}
 	now := r.l.now()

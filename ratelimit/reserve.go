@@ -50,6 +50,7 @@ func (l *Limiter) reserve(ctx context.Context, r *rate, n int) (Reservation, err
 	if !r.direct {
 		return r.other.reserve(ctx, l, r, n)
 	}
+	ep := l.epoch.Load()
 	now := l.now()
 	inc, tol := r.weight(n)
 	prev, next, wait, ok := l.slots.take(now, inc, tol, r.maxWait)
@@ -60,5 +61,5 @@ func (l *Limiter) reserve(ctx context.Context, r *rate, n int) (Reservation, err
 	if wait > 0 {
 		l.publishWaited(ctx, now, wait)
 	}
-	return Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true}, nil
+	return Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true, epoch: ep}, nil
 }

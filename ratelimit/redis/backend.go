@@ -30,8 +30,12 @@
 // is more than the call may wait; the retry-after is then that wait. Each call brings the
 // limiter's configuration in force, so the rate is the call's: a limiter reconfigured
 // while it runs keeps its TAT and its freed slots, and its next call takes the new T and
-// burst. The store does not move the TAT at the change itself, as an in-process limiter
-// does when its quota rises: the TAT read at the new rate is what the next calls see.
+// burst. The store does not convert what it owes at the change, as an in-process limiter
+// does: the TAT, written at the old rate, is read at the new one, so a raised quota takes
+// effect only once the old schedule has run out (1 permit per hour, spent, then raised to
+// 10 per second: the next permit up to an hour later), and a lowered one owes its spent
+// permits at the old, faster, rate. The limiter's in-process share, used while Redis is
+// down with the Local policy, is converted.
 //
 // A canceled reservation gives its permits back as long as their time has not passed on
 // the server's clock: when it is the last one reserved (the TAT is its end), the TAT moves

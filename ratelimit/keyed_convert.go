@@ -1,0 +1,19 @@
+package ratelimit
+
+// eachCell calls yield on the schedule of every key's cell, one shard at a time under its
+// lock, so that no cell is added or evicted meanwhile (calls for the keys held go on,
+// without the lock).
+func (k *Keyed[K]) eachCell(yield func(*slots)) {
+	for i := range k.shards {
+		s := &k.shards[i]
+		s.mu.Lock()
+		if t := s.index.Load(); t != nil {
+			for j := range t.slots {
+				if e := t.slots[j].e.Load(); e != nil {
+					yield(&e.slots)
+				}
+			}
+		}
+		s.mu.Unlock()
+	}
+}
