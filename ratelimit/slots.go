@@ -259,68 +259,6 @@ func (f *freedSlots) free(now, interval, tau int64, limit int) int {
 	return n
 }
 
-// rebase applies a change from the rate old to nr at now (SPEC RC-4): the new rate frees
-// at once no more permits than the old one had free, the TAT's and the freed slots'
-// together (a, in whole permits), and at most its own Permits. The TAT moves forward,
-// never back, to at least (Permits-a)·T after now, so that it frees at most a, and the
-// next permit comes one new T later (progress toward a permit not yet whole is not
-// carried over). The freed slots that a call could take now keep room for the rest of the
-// a permits, the earliest first, and no more; those not free yet at the change stay as
-// they are. A call that read the old rate and reserves after the move still takes an old
-// slot: RC-4's bound counts each permit at its own rate.
-func (s *slots) rebase(now int64, old, nr *rate) {
-	f := s.freedSet()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	spans := f.free(now, old.interval, old.tau, old.cfg.Permits)
-	var a, left int
-	for {
-		p := s.tat.Load()
-		if p == maxInt64 {
-			return
-		}
-		a = min(gcraAvailable(p, old.interval, old.tau, now, old.cfg.Permits)+spans, old.cfg.Permits, nr.cfg.Permits)
-		next := p
-		if a < nr.cfg.Permits {
-			next = max(p, sat.Add(now, sat.Mul(int64(nr.cfg.Permits-a), nr.interval)))
-		}
-		if next == p || s.tat.CompareAndSwap(p, next) {
-			left = max(a-gcraAvailable(next, nr.interval, nr.tau, now, nr.cfg.Permits), 0)
-			break
-		}
-	}
-	f.keep(now, sat.Add(now, sat.Add(nr.tau, nr.interval)), left, nr.interval)
-	f.n.Store(int32(len(f.spans)))
-}
-
-// keep trims the freed slots: of what lies in [now, end), room for at most k permits of
-// T, the earliest first; what lies past end stays; what lies before now goes. Called
-// with f.mu.
-func (f *freedSlots) keep(now, end int64, k int, interval int64) {
-	var out []span
-	add := func(sp span) {
-		if n := len(out); n > 0 && out[n-1].to == sp.from {
-			out[n-1].to = sp.to
-			return
-		}
-		out = append(out, sp)
-	}
-	for _, sp := range f.spans {
-		from := max(sp.from, now)
-		if mid := min(sp.to, end); from < mid && k > 0 {
-			n := min((mid-from)/interval, int64(k))
-			if n > 0 {
-				add(span{from, from + n*interval})
-				k -= int(n)
-			}
-		}
-		if sp.to > end {
-			add(span{max(from, end), sp.to})
-		}
-	}
-	f.spans = out
-}
-
 // nextFree is how long after now a single permit is free, ≥ 0: at the TAT, or in the
 // earliest freed slot that holds T; the largest Duration for a saturated TAT, which
 // refuses every call.
