@@ -134,10 +134,14 @@ type Grant struct {
 // Redis, nanoseconds since the Unix epoch on the server's clock): the start (Prev) and the
 // end (Next) of its slot of the schedule, and the instant its permit is free (At). For a
 // reservation appended at the TAT, they are the TAT before and after it; for one that took
-// a slot freed by a canceled reservation, Next is before the TAT. A Token is a plain
-// value: keeping it allocates nothing.
+// a slot freed by a canceled reservation, Next is before the TAT. Epoch is the store's
+// count of conversions of the schedule to a changed rate when the permit was granted (0
+// for a store that does not convert): the store gives nothing back for a Token whose
+// Epoch is no longer the schedule's, as an in-process limiter gives nothing back across
+// a change of rate. A Token is a plain value: keeping it allocates nothing.
 type Token struct {
 	Prev, Next, At int64
+	Epoch          int64
 }
 
 // LocalSharer is implemented by a Backend whose stores, when they answer Local, ask each
@@ -278,7 +282,7 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 		return nil
 	case Reserved:
 		res = Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
-			delay: g.Wait, ok: true, remote: true}
+			gen: g.Token.Epoch, delay: g.Wait, ok: true, remote: true}
 	case Local:
 		var wait int64
 		if res, wait, _ = l.local(r, n, limit); !res.ok {
@@ -342,7 +346,7 @@ func (backed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (Reservat
 		}
 	case Reserved:
 		res = Reservation{l: l, prev: g.Token.Prev, next: g.Token.Next, at: g.Token.At,
-			delay: g.Wait, ok: true, remote: true}
+			gen: g.Token.Epoch, delay: g.Wait, ok: true, remote: true}
 	default:
 		at = l.now()
 		l.refused(at, int64(g.Wait))
@@ -359,7 +363,7 @@ func (backed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (Reservat
 // cancelBackend gives back permits reserved in the backend; the store checks, on its own
 // clock and atomically, that their time has not come (SPEC RL-9).
 func (r Reservation) cancelBackend() {
-	r.l.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
+	r.l.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at, Epoch: r.gen})
 }
 
 func (backed) available(l *Limiter, r *rate) int {

@@ -34,8 +34,8 @@
 // registry's Reload calls it. What the limiter owes is owed again at the new rate, as a
 // token bucket keeps its tokens: a raised quota gives its next permit within one new
 // emission interval. Reservations already granted keep their turn, and a change never
-// frees more permits at once than were free before it. A Backend's store does not convert
-// what it owes (see Limiter.Reconfigure).
+// frees more permits at once than were free before it. A Backend's store converts what it
+// owes at the first call that brings the new rate (see Limiter.Reconfigure).
 //
 // A Limiter limits the calls of one process, unless it is built WithBackend: its
 // state then lives in a shared store, e.g. Redis (package ratelimit/redis), and every

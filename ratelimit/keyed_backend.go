@@ -41,7 +41,7 @@ func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWai
 			// key's TAT after it, unless it took a slot freed below the TAT, which the Token
 			// does not tell (Decide's Reset and Remaining then count from the slot's end).
 			ahead := sat.Add(sat.Sub(t.Next, t.At), w)
-			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, wait: w,
+			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, gen: t.Epoch, wait: w,
 				ahead: ahead, c: c, ok: true, remote: true}, nil
 		case Unlimited:
 			return decision{now: now, ok: true}, nil

@@ -102,7 +102,7 @@ func (k *Keyed[K]) reservation(d decision) Reservation {
 		return Reservation{ok: true}
 	}
 	r := Reservation{l: k.base, c: d.c, prev: d.prev, next: d.next, at: d.at,
-		delay: time.Duration(d.wait), ok: true, remote: d.remote, epoch: d.epoch}
+		delay: time.Duration(d.wait), ok: true, remote: d.remote, epoch: d.epoch, gen: d.gen}
 	if d.remote {
 		r.c, r.rc = nil, k.remoteOf(d.c)
 	}

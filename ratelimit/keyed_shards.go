@@ -94,6 +94,7 @@ type decision struct {
 	plain      bool   // decided in-process on the TAT alone (no freed slot): next is the key's TAT
 	shared     bool   // decided in-process at the backend's local share of the rate
 	epoch      uint32 // the limiter's conversions before the decision (Limiter.epoch)
+	gen        int64  // the store's Token.Epoch, when remote
 }
 
 // shardsFor returns how many shards a Keyed limiter of maxKeys has: enough for each to

@@ -185,11 +185,12 @@ var errBadCount = policy.Errorf(policy.CodeBadPermits, "n", "",
 // "maxWait", "period", "permits"); a c equal to the configuration in force changes and
 // publishes nothing. A limiter with a Backend keeps it. Its in-process schedule, used
 // while the store answers Local, is converted as above; the store is given the new
-// configuration with each call and keeps its TAT as it is, not converted: in the store, a
-// raised quota takes effect only once what was owed at the old rate has run out (1 permit
-// per hour, spent, then raised to 10 per second: up to an hour), and the bound of each
-// window is then the one the store's own schedule gives. Safe for concurrent use with
-// every other method; concurrent calls to Reconfigure take effect one after the other.
+// configuration with each call, and converts its own state at the first call that brings
+// the new rate, as above (the Redis store does, in the same round trip; see its package
+// for the precision and for instances configured differently). Reservations the store
+// granted before that conversion give nothing back when canceled after it. Safe for
+// concurrent use with every other method; concurrent calls to Reconfigure take effect one
+// after the other.
 func (l *Limiter) Reconfigure(c Config) error {
 	return l.reconfigure(c, l.share, false, func(yield func(*slots)) { yield(&l.slots) })
 }

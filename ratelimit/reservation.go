@@ -22,6 +22,7 @@ type Reservation struct {
 	ok         bool
 	remote     bool        // reserved in the limiter's Backend: prev, next and at are its Token
 	epoch      uint32      // the limiter's conversions before it was granted (Limiter.epoch)
+	gen        int64       // the store's Token.Epoch, when remote
 	rc         *remoteCell // the key's binding, for a permit of a Keyed limiter's Backend
 }
 
@@ -50,7 +51,7 @@ func (r Reservation) Cancel() {
 		return
 	}
 	if r.rc != nil {
-		r.rc.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at})
+		r.rc.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at, Epoch: r.gen})
 		return
 	}
 	if r.remote {

@@ -28,14 +28,32 @@
 // n·T, or in the slot of a canceled reservation (below); its permits are free after
 // max(slot start, now) - now - (Permits-n)·T, and it is refused, taking nothing, when that
 // is more than the call may wait; the retry-after is then that wait. Each call brings the
-// limiter's configuration in force, so the rate is the call's: a limiter reconfigured
-// while it runs keeps its TAT and its freed slots, and its next call takes the new T and
-// burst. The store does not convert what it owes at the change, as an in-process limiter
-// does: the TAT, written at the old rate, is read at the new one, so a raised quota takes
-// effect only once the old schedule has run out (1 permit per hour, spent, then raised to
-// 10 per second: the next permit up to an hour later), and a lowered one owes its spent
-// permits at the old, faster, rate. The limiter's in-process share, used while Redis is
-// down with the Local policy, is converted.
+// limiter's configuration in force, so the rate is the call's, and the TAT key holds the
+// rate it is written at. The first call (a reserve or AvailablePermits) that brings
+// another rate converts the schedule in the same script run, as an in-process limiter
+// converts it at Reconfigure: what it owes, the part of [now, TAT) that granted permits
+// hold (freed slots excepted), is counted in permits of the old rate, fractions included,
+// and owed again as that many permits of the new one, or the whole permits free at that
+// call stay free when more, within the new burst; the freed slots are dropped. So 1
+// permit per hour, spent, then raised to 10 per second gives its next permit within
+// 100ms, and a lowered quota owes its spent permits at its own, slower, rate. The same
+// calls give the same answers on Redis and in-process, at the instants Redis decides
+// them. The conversion computes in nanoseconds as Lua numbers (doubles): exact while
+// Permits·T of both rates and the TAT's lead over now stay below 2^53 ns (about 104
+// days), the conversion of a partial permit from one T to the other to within a
+// nanosecond; beyond, rounded to a double. A schedule that owes nothing (no key, or a
+// TAT at or before now) admits the new burst at once. Reservations granted before a
+// conversion keep their turn, and give nothing back when canceled after it: each
+// reservation's Token carries the count of conversions the key had made when it was
+// granted (ratelimit.Token.Epoch), and the cancel gives nothing back when the key's count
+// has moved. A key written by an earlier version of this package holds a bare TAT, with
+// no rate: it is read at the call's rate, not converted, and written with the rate at the
+// next call that moves it. A call that read the old configuration just before the change
+// and reaches Redis after the first call at the new one converts the schedule back to the
+// old rate, and the next call at the new rate converts it again: each conversion keeps
+// what is owed, within the burst of its rate, but not the freed slots. The limiter's
+// in-process share, used while Redis is down with the Local policy, is converted at
+// Reconfigure.
 //
 // A canceled reservation gives its permits back as long as their time has not passed on
 // the server's clock: when it is the last one reserved (the TAT is its end), the TAT moves
@@ -52,7 +70,10 @@
 //
 // Two keys per limiter name. The TAT key is "{" + prefix + name + "}", e.g.
 // {r4c:geocoding} with the default prefix "r4c:". Its value is the TAT as a decimal count
-// of nanoseconds since the Unix epoch on the server's clock; its TTL is the time until the
+// of nanoseconds since the Unix epoch on the server's clock, then the rate it is written
+// at and the count of its conversions (Semantics), one space apart: T in nanoseconds,
+// Permits, and the count, e.g. "1767225600100000000 100000000 10 0" (a bare TAT, as
+// earlier versions wrote it, is still read); its TTL is the time until the
 // burst is full again (the TAT, rounded up to a millisecond), so an idle limiter leaves no
 // key behind and an absent key means a full burst. The freed-slots key is the TAT key
 // followed by ":freed", e.g. {r4c:geocoding}:freed: it exists only while a canceled
@@ -67,7 +88,11 @@
 // Every limiter, in every process, that uses the same name and the same prefix shares
 // one quota; they must be configured with the same Permits and Period. While a change of
 // configuration reaches them one by one, each call is decided at its own limiter's rate,
-// on the one shared TAT.
+// on the one shared TAT, converted to that rate when the key was written at another: so
+// instances configured differently for one name convert the key back and forth at every
+// call that alternates between them, each conversion dropping the freed slots and
+// rounding what is owed within the burst of its rate; their quota is then neither one
+// nor the other.
 //
 // # Failures
 //

@@ -192,7 +192,7 @@ func (s *store) giveBack(t ratelimit.Token) {
 // runs of them at once (see gcraScript): each reservation's slot, wait and permit time
 // follow from its start, now and its weight, as the script computes them.
 func (s *store) decide(ctx context.Context, batch []*waiter) error {
-	argv := s.command(7 * len(batch))
+	argv := s.command(10 * len(batch))
 	argv = append(argv, "r")
 	for i := 0; i < len(batch); {
 		w, k := batch[i], 1
@@ -200,7 +200,8 @@ func (s *store) decide(ctx context.Context, batch []*waiter) error {
 			k++
 		}
 		mwS, mwN := split(w.mw)
-		argv = append(argv, w.a.args[0], w.a.args[1], w.a.args[2], w.a.args[3], mwS, mwN, int64(k))
+		argv = append(argv, w.a.args[0], w.a.args[1], w.a.args[2], w.a.args[3], mwS, mwN, int64(k),
+			w.a.args[4], w.a.args[5], w.a.args[6])
 		i += k
 	}
 	res, err := s.run(ctx, argv)
@@ -217,10 +218,10 @@ func (s *store) decide(ctx context.Context, batch []*waiter) error {
 	i, j := 0, 2 // the next request, the next run of answers in res
 	if len(res) >= 2 {
 		now := join(res[0], res[1])
-		for ; j+4 <= len(res) && i < len(batch); j += 4 {
+		for ; j+5 <= len(res) && i < len(batch); j += 5 {
 			code, k := res[j], res[j+1]
 			if k < 1 || k > int64(len(batch)-i) {
-				if code == 2 && k == 0 && i > 0 && j+4 == len(res) {
+				if code == 2 && k == 0 && i > 0 && j+5 == len(res) {
 					// The freed-slots key is bad, found at this request: the rest again,
 					// which meets the data error at once.
 					return s.decide(ctx, batch[i:])
@@ -241,7 +242,8 @@ func (s *store) decide(ctx context.Context, batch []*waiter) error {
 					next := int64(sat.Add(time.Duration(start), time.Duration(w.a.inc)))
 					wait := max(start-now-w.a.tol, 0)
 					w.g = ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: time.Duration(wait),
-						Token: ratelimit.Token{Prev: prev, Next: next, At: int64(sat.Add(time.Duration(now), time.Duration(wait)))}}
+						Token: ratelimit.Token{Prev: prev, Next: next, At: int64(sat.Add(time.Duration(now), time.Duration(wait))),
+							Epoch: res[j+4]}}
 					prev = next
 				}
 			default:
@@ -272,7 +274,7 @@ func (s *store) command(n int) []any {
 		return make([]any, cmdHeader, size)
 	}
 	if cap(s.argv) < size {
-		s.argv = make([]any, cmdHeader, max(size, cmdHeader+1+6))
+		s.argv = make([]any, cmdHeader, max(size, cmdHeader+1+10))
 	}
 	return s.argv[:cmdHeader]
 }

@@ -191,8 +191,8 @@ func TestRL24_CallerThatLeavesGivesItsPermitBack(t *testing.T) {
 	g.release <- struct{}{} // the first's run
 	require.Equal(t, ratelimit.Reserved, (<-first).g.Outcome)
 	args := <-g.entered // the batch of two is in flight
-	require.Len(t, args, cmdHeader+1+7, "one group of requests alike in one run")
-	assert.Equal(t, int64(2), args[len(args)-1], "of two requests")
+	require.Len(t, args, cmdHeader+1+10, "one group of requests alike in one run")
+	assert.Equal(t, int64(2), args[len(args)-4], "of two requests")
 	cancel()
 	a := <-leaving
 	assert.ErrorIs(t, a.err, context.Canceled)

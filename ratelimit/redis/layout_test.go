@@ -127,7 +127,10 @@ func TestKeyLayout(t *testing.T) {
 	_, err = geocode(ctx)
 	require.NoError(t, err)
 
-	tat, err := c.Get(ctx, key).Int64()
+	v, err := c.Get(ctx, key).Result()
+	require.NoError(t, err)
+	assert.Regexp(t, `^\d+ 1000000000 10 0$`, v, "the TAT, then the rate it is written at: T in ns, Permits, no conversion yet")
+	tat, err := rlredis.TATOf(v)
 	require.NoError(t, err)
 	assert.InDelta(t, float64(before.Add(time.Second).UnixNano()), float64(tat), float64(time.Second), "now + T, on the server's clock")
 	ttl, err := c.PTTL(ctx, key).Result()

@@ -41,7 +41,7 @@ func (m *movingScripter) EvalSha(ctx context.Context, _ string, _ []string, _ ..
 		return cmd
 	}
 	// now (1s), then one reservation appended at the TAT, (1s): free now.
-	cmd.SetVal([]any{int64(1), int64(0), int64(1), int64(1), int64(1), int64(0)})
+	cmd.SetVal([]any{int64(1), int64(0), int64(1), int64(1), int64(1), int64(0), int64(0)})
 	return cmd
 }
 

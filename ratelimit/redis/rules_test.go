@@ -421,7 +421,9 @@ func TestRL2_ExactArithmeticOnRedis(t *testing.T) {
 			require.Equal(t, tc.take, admitted(l, tc.take))
 			after, err := c.Time(ctx).Result()
 			require.NoError(t, err)
-			v, err := c.Get(ctx, b.Key(name)).Int64()
+			s, err := c.Get(ctx, b.Key(name)).Result()
+			require.NoError(t, err)
+			v, err := rlredis.TATOf(s)
 			require.NoError(t, err)
 			now0 := v - int64(tc.take)*T
 			assert.Zero(t, now0%1000, "%s: the server's time is in whole microseconds", name)

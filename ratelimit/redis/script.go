@@ -13,9 +13,19 @@ import (
 // beyond that; so every time and duration is a pair (seconds, nanoseconds) of exact
 // integers with 0 <= nanoseconds < 1e9, and only additions, subtractions and comparisons
 // are done on them. The TAT is stored as the decimal count of nanoseconds since the Unix
-// epoch, and the key expires when the burst is full again (the TAT, rounded up to a
+// epoch, followed by the rate it is written at and the count of its conversions, one
+// space apart: "<tat> <T in ns> <Permits> <count>" (a bare "<tat>", as earlier versions
+// wrote it, has no known rate: it is read at the call's rate and written with it when it
+// moves). The key expires when the burst is full again (the TAT, rounded up to a
 // millisecond): an absent key is a TAT in the past. It calls TIME before writing, which
 // needs effects replication: Redis 5 or later, where it is the default.
+//
+// A reserve or available whose rate (T, Permits) is not the stored one converts the
+// schedule first (convert), when the stored rate is known and the TAT is ahead of now:
+// the TAT moves to now + (Permits - fill)·T of the new rate, the freed slots go, and the
+// count of conversions moves on; otherwise the new rate is just taken. The conversion
+// alone computes in nanoseconds as Lua numbers (doubles): exact below 2^53 ns, a partial
+// permit's share to within a nanosecond.
 //
 // Every permit granted holds a slot of the schedule, a stretch of N·T that no other permit
 // holds, whose start is at or after the permit's time and whose end at most Permits·T
@@ -31,20 +41,25 @@ import (
 // reservation that finds no TAT deletes KEYS[2], whatever it holds.
 //
 // A key that holds another type answers with Redis's WRONGTYPE error, a TAT key that is
-// not 1 to 24 decimal digits (so that its seconds stay below 2^53) with a BADTAT error,
+// not 1 to 24 decimal digits (so that its seconds stay below 2^53), alone or followed by
+// a T of 1 to 24 digits (not 0), a Permits of 1 to 10 digits (not 0) and a count of 1 to
+// 15 digits, with a BADTAT error,
 // and a freed-slots key that is not as above with a BADSLOTS error, before anything is
 // written: these are the key's data errors (dataError), whatever the Redis version (a
 // raised error would be reported as ERR by Redis 6).
 //
 // ARGV[1] is the operation:
 //
-//	'r' reserve:   ARGV[2..8] = inc = N·T, tol = (Permits-N)·T, maxWait, as pairs, and
-//	               k: k requests alike; ARGV[9..15] the next ones, and so on. The
+//	'r' reserve:   ARGV[2..11] = inc = N·T, tol = (Permits-N)·T, maxWait, as pairs, k:
+//	               k requests alike, and their rate, T as a pair and Permits;
+//	               ARGV[12..21] the next ones, and so on. The
 //	               requests are decided in order, each against the TAT and freed slots
 //	               the one before left, all at one now, as that many calls would be; the
 //	               TAT and the freed slots are written once, at the end. Returns now, as
-//	               a pair, then the answers in order, in runs of four numbers {code, k,
-//	               s, n}: {0, k, wait} for k requests refused, each with the retry-after
+//	               a pair, then the answers in order, in runs of five numbers {code, k,
+//	               s, n, count}, count being the key's conversions when the run was
+//	               decided (a reserved request's Token.Epoch): {0, k, wait} for k
+//	               requests refused, each with the retry-after
 //	               wait (one refused request leaves the state as it was, so the rest of
 //	               its k alike are refused too, with the same wait); {1, k, prev} for k
 //	               reserved, the first one's slot [max(prev, now), +inc), each next one's
@@ -53,14 +68,16 @@ import (
 //	               freed slot taken again (k = 1). A reserved request's wait is then
 //	               max(max(prev, now) - now - tol, 0), and its permit time now + wait.
 //	               When the freed-slots key turns out to be a data error only at a later
-//	               request, the answers so far are written and followed by {2, 0, 0, 0}:
+//	               request, the answers so far are written and followed by {2, 0, 0, 0, count}:
 //	               the rest is not decided (sent again, it gets the data error).
-//	'c' cancel:    ARGV[2..7] = prev, next, at of a reservation, as pairs. Nothing when
-//	               now > at. When the TAT is next, the TAT moves back to prev, and on over
+//	'c' cancel:    ARGV[2..7] = prev, next, at of a reservation, as pairs, ARGV[8] its
+//	               count of conversions. Nothing when now > at, or when the key's count
+//	               is not the reservation's. When the TAT is next, the TAT moves back to prev, and on over
 //	               a freed slot that ends there; when next is before the TAT, the slot
 //	               [max(prev, now), next) joins the freed slots, unless maxFreed slots
 //	               are already kept and it touches none of them. Returns {1} or {0}.
-//	'a' available: returns {1, tat, now, freed...} where freed are the freed slots as
+//	'a' available: ARGV[2..4] = the rate, T as a pair and Permits, which converts as a
+//	               reserve does; returns {1, tat, now, freed...} where freed are the freed slots as
 //	               (start, end) pairs of pairs, the start clipped at now, only while the
 //	               TAT is ahead of now; or {0, 0, 0, now} without a TAT.
 const gcraScript = `
@@ -80,21 +97,40 @@ local function px(s, n, nows, nown)
   local ds, dn = norm(s - nows, n - nown)
   return ds * 1000 + math.ceil(dn / 1000000)
 end
-local function store(key, s, n, nows, nown)
-  redis.call('SET', key, fmt(s, n), 'PX', px(s, n, nows, nown))
-end
 
 local key, fkey, op = KEYS[1], KEYS[2], ARGV[1]
 local t = redis.call('TIME')
 local nows, nown = tonumber(t[1]), tonumber(t[2]) * 1000
 local v = redis.pcall('GET', key)
 if type(v) == 'table' and v.err then return redis.error_reply(v.err) end
-local ts, tn = 0, 0
+-- The TAT, and the rate it is written at: T as a pair (rs, rn), Permits rp, and ep the
+-- conversions so far; rs is nil while the rate is unknown (a bare TAT, or no key).
+local ts, tn, rs, rn, rp, ep = 0, 0, nil, 0, 0, 0
 if v then
-  if #v > 24 or not string.find(v, '^%d+$') then
-    return redis.error_reply('BADTAT ' .. key .. ' does not hold a TAT: a decimal count of nanoseconds')
+  local a, b, c, d = string.match(v, '^(%d+) (%d+) (%d+) (%d+)$')
+  if not a then a = string.match(v, '^(%d+)$') end
+  if not a or #a > 24 or (b and (#b > 24 or #c > 10 or #d > 15 or tonumber(c) < 1 or
+      not string.find(b, '[1-9]'))) then
+    return redis.error_reply('BADTAT ' .. key .. ' does not hold a TAT: a decimal count of nanoseconds' ..
+      ', alone or followed by T in nanoseconds, Permits and a count, one space apart')
   end
-  ts, tn = ns(v)
+  ts, tn = ns(a)
+  if b then
+    rs, rn = ns(b)
+    rp, ep = tonumber(c), tonumber(d)
+  end
+end
+local function store(key, s, n, nows, nown)
+  local val = fmt(s, n)
+  if rs then
+    if rs > 0 then val = val .. ' ' .. fmt(rs, rn) else val = val .. string.format(' %d', rn) end
+    val = val .. string.format(' %d %d', rp, ep)
+  end
+  redis.call('SET', key, val, 'PX', px(s, n, nows, nown))
+end
+-- settle writes the TAT after a change: stored while ahead of now, else deleted.
+local function settle()
+  if lt(nows, nown, ts, tn) then store(key, ts, tn, nows, nown) else redis.call('DEL', key) end
 end
 
 -- freed returns the freed slots that end after now and not after the TAT, each
@@ -137,16 +173,68 @@ local function keep(list)
   redis.call('SET', fkey, table.concat(parts, ' '), 'PX', px(last[3], last[4], nows, nown))
 end
 
+-- differs reports whether the rate T = (xs, xn), Permits p is not the one the TAT is
+-- written at (an unknown one included).
+local function differs(xs, xn, p) return rs ~= xs or rn ~= xn or rp ~= p end
+-- convert moves the TAT, ahead of now and written at the known rate rs, rn, rp, to the
+-- rate T = (xs, xn), Permits p, given the freed slots list (clipped at now), as an
+-- in-process limiter converts its schedule: what it owes, [now, TAT) less the freed
+-- slots, counted in permits of the old rate, is owed again at the new one, and the
+-- permits free now stay free, within the new burst. In nanoseconds as numbers: exact
+-- while the TAT's lead and Permits·T of both rates are below 2^53 (about 104 days), the
+-- old-to-new ratio of a partial permit to within a nanosecond. The caller drops the freed
+-- slots and counts the conversion.
+local function convert(list, xs, xn, p)
+  local oT, nT = rs * E + rn, xs * E + xn
+  local ahead = (ts - nows) * E + (tn - nown)
+  local holes, free = 0, 0
+  for _, sl in ipairs(list) do
+    local from, to = (sl[1] - nows) * E + (sl[2] - nown), (sl[3] - nows) * E + (sl[4] - nown)
+    holes = holes + to - from
+    to = math.min(to, rp * oT)
+    if to - from >= oT then free = free + math.floor((to - from) / oT) end
+  end
+  local a = 0
+  local slack = (rp - 1) * oT - ahead
+  if slack >= 0 then a = math.min(math.floor(slack / oT) + 1, rp) end
+  a = math.min(a + free, rp)
+  local owed = math.max(ahead - holes, 0)
+  local q = math.floor(owed / oT)
+  local r = owed - q * oT
+  if r < 0 then q, r = q - 1, r + oT elseif r >= oT then q, r = q + 1, r - oT end
+  local carried = rp * nT - (q * nT + math.ceil(r * nT / oT))
+  if a > 0 then carried = math.max(carried, a * nT) end
+  local d = p * nT - math.min(carried, p * nT)
+  local ds = math.floor(d / E)
+  ts, tn = norm(nows + ds, nown + (d - ds * E))
+end
+
 if op == 'r' then
   -- The requests, in order, each against the state the one before left: the TAT and the
   -- freed slots are read once and written once, at the end. The answers go in out, no
   -- numbers so far; out[o] is the count of the run of appended reservations that the
   -- next one appended joins (0: none).
-  local out, no, o = {nows, nown, 0, 0, 0, 0}, 2, 0
+  local out, no, o = {nows, nown}, 2, 0
   local list, moved, dirty, gone = nil, false, false, false
-  for j = 2, #ARGV - 6, 7 do
+  for j = 2, #ARGV - 9, 10 do
     local is, inn, ls, ln, mws, mwn = arg(j), arg(j + 1), arg(j + 2), arg(j + 3), arg(j + 4), arg(j + 5)
     local k = arg(j + 6)
+    local xs, xn, p = arg(j + 7), arg(j + 8), arg(j + 9)
+    if differs(xs, xn, p) then
+      if rs and v and lt(nows, nown, ts, tn) then
+        local err
+        if not list then list, err = freed() end
+        if not list then
+          if no == 2 then return err end
+          out[no + 1], out[no + 2], out[no + 3], out[no + 4], out[no + 5] = 2, 0, 0, 0, ep
+          no, k = no + 5, -1
+        else
+          convert(list, xs, xn, p)
+          list, dirty, moved, ep, o = {}, true, true, ep + 1, 0
+        end
+      end
+      if k >= 0 then rs, rn, rp = xs, xn, p end
+    end
     while k > 0 do
       local done = false
       if v and lt(nows, nown, ts, tn) then
@@ -159,8 +247,8 @@ if op == 'r' then
             if not list then
               -- Found at a later request: what the ones before did stands.
               if no == 2 then return err end
-              out[no + 1], out[no + 2], out[no + 3], out[no + 4] = 2, 0, 0, 0
-              no, k = no + 4, -1
+              out[no + 1], out[no + 2], out[no + 3], out[no + 4], out[no + 5] = 2, 0, 0, 0, ep
+              no, k = no + 5, -1
               break
             end
           end
@@ -170,17 +258,17 @@ if op == 'r' then
           if not lt(hs, hn, is, inn) then
             local ws, wn = norm(s[1] - nows - ls, s[2] - nown - ln)
             if lt(mws, mwn, ws, wn) then
-              out[no + 1], out[no + 2], out[no + 3], out[no + 4] = 0, k, ws, wn
+              out[no + 1], out[no + 2], out[no + 3], out[no + 4], out[no + 5] = 0, k, ws, wn, ep
               k = 0
             else
               local fs, fn = s[1], s[2]
               local xs, xn = norm(fs + is, fn + inn)
               if lt(xs, xn, s[3], s[4]) then s[1], s[2] = xs, xn else table.remove(list, i) end
               dirty = true
-              out[no + 1], out[no + 2], out[no + 3], out[no + 4] = 1, 1, fs, fn
+              out[no + 1], out[no + 2], out[no + 3], out[no + 4], out[no + 5] = 1, 1, fs, fn, ep
               k = k - 1
             end
-            no, o, done = no + 4, 0, true
+            no, o, done = no + 5, 0, true
             break
           end
         end
@@ -208,14 +296,14 @@ if op == 'r' then
           if o > 0 then
             out[o] = out[o] + m
           else
-            out[no + 1], out[no + 2], out[no + 3], out[no + 4] = 1, m, ts, tn
-            no, o = no + 4, no + 2
+            out[no + 1], out[no + 2], out[no + 3], out[no + 4], out[no + 5] = 1, m, ts, tn, ep
+            no, o = no + 5, no + 2
           end
           ts, tn, v, moved = bs, bn, true, true
         end
         if m < lim then
-          out[no + 1], out[no + 2], out[no + 3], out[no + 4] = 0, k - m, ws, wn
-          no, o, k = no + 4, 0, 0
+          out[no + 1], out[no + 2], out[no + 3], out[no + 4], out[no + 5] = 0, k - m, ws, wn, ep
+          no, o, k = no + 5, 0, 0
         else
           k = k - m
         end
@@ -223,11 +311,11 @@ if op == 'r' then
     end
     if k < 0 then break end
   end
-  if moved then store(key, ts, tn, nows, nown) end
+  if moved then settle() end
   if dirty then keep(list) elseif gone then redis.call('DEL', fkey) end
   return out
 elseif op == 'c' then
-  if lt(arg(6), arg(7), nows, nown) or not v then return {0} end
+  if lt(arg(6), arg(7), nows, nown) or not v or arg(8) ~= ep then return {0} end
   local ps, pn, xs, xn = arg(2), arg(3), arg(4), arg(5)
   if ts == xs and tn == xn then
     local list, err = freed()
@@ -270,6 +358,16 @@ elseif op == 'c' then
   keep(out)
   return {1}
 elseif op == 'a' then
+  local xs, xn, p = arg(2), arg(3), arg(4)
+  if rs and v and lt(nows, nown, ts, tn) and differs(xs, xn, p) then
+    local list, err = freed()
+    if not list then return err end
+    convert(list, xs, xn, p)
+    rs, rn, rp, ep = xs, xn, p, ep + 1
+    settle()
+    keep({})
+    if not lt(nows, nown, ts, tn) then v = nil end
+  end
   if not v then return {0, 0, 0, nows, nown} end
   local r = {1, ts, tn, nows, nown}
   if lt(nows, nown, ts, tn) then

@@ -19,7 +19,8 @@ import (
 // Redis is known to be down is the backend's, shared by all its stores; whether the keys
 // hold values the script cannot use is the store's own. The rate is not the store's: each
 // call brings the limiter's configuration in force, so a limiter reconfigured while it
-// runs keeps its TAT and takes its new rate from the next call.
+// runs takes its new rate from the next call, which converts the TAT key's schedule (see
+// gcraScript).
 type store struct {
 	b        *Backend
 	keys     []string // the limiter's TAT key and its freed-slots key
@@ -51,15 +52,16 @@ type store struct {
 }
 
 // rateArgs is what the script's reserve takes for n permits at one rate: inc = n·T and
-// tol = (Permits-n)·T as pairs, boxed once, so that the calls of a limiter at one rate
-// and weight box nothing for them.
+// tol = (Permits-n)·T as pairs, then T as a pair and Permits (the rate, which the script
+// compares with the one the TAT is written at), boxed once, so that the calls of a
+// limiter at one rate and weight box nothing for them.
 type rateArgs struct {
 	permits  int
 	period   time.Duration
 	n        int
 	t        int64  // T in ns, the emission interval, rounded up
 	inc, tol int64  // n·T and (Permits-n)·T in ns
-	args     [4]any // inc and tol as pairs
+	args     [7]any // inc and tol as pairs, T as a pair, Permits
 }
 
 // argsOf returns the arguments for n permits at the rate of c: the last call's when they
@@ -71,7 +73,9 @@ func (s *store) argsOf(c ratelimit.Config, n int) *rateArgs {
 	t, inc, tol := weight(c, n)
 	iS, iN := split(inc)
 	lS, lN := split(tol)
-	a := &rateArgs{permits: c.Permits, period: c.Period, n: n, t: t, inc: inc, tol: tol, args: [4]any{iS, iN, lS, lN}}
+	tS, tN := split(t)
+	a := &rateArgs{permits: c.Permits, period: c.Period, n: n, t: t, inc: inc, tol: tol,
+		args: [7]any{iS, iN, lS, lN, tS, tN, int64(c.Permits)}}
 	s.last.Store(a)
 	return a
 }
@@ -119,7 +123,7 @@ func (s *store) cancel(ctx context.Context, t ratelimit.Token) bool {
 	pS, pN := split(max(t.Prev, 0))
 	nS, nN := split(max(t.Next, 0))
 	aS, aN := split(max(t.At, 0))
-	res, err := s.run(ctx, append(make([]any, cmdHeader, cmdHeader+7), "c", pS, pN, nS, nN, aS, aN))
+	res, err := s.run(ctx, append(make([]any, cmdHeader, cmdHeader+8), "c", pS, pN, nS, nN, aS, aN, t.Epoch))
 	return err == nil && len(res) == 1 && res[0] == 1
 }
 
@@ -132,7 +136,8 @@ func (s *store) Available(ctx context.Context, c ratelimit.Config) (int, bool) {
 	if policy.ContextErr(ctx) != nil || c.Permits < 1 || c.Period <= 0 {
 		return 0, false
 	}
-	res, err := s.run(ctx, append(make([]any, cmdHeader, cmdHeader+1), "a"))
+	tS, tN := split(int64(c.EmissionInterval()))
+	res, err := s.run(ctx, append(make([]any, cmdHeader, cmdHeader+4), "a", tS, tN, int64(c.Permits)))
 	if err == nil && (len(res) < 5 || (len(res)-5)%4 != 0 || (res[0] == 0 && len(res) != 5)) {
 		err = fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0])
 		s.keyFailed(err)

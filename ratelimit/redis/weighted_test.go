@@ -13,6 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
 // Weighted permits, live reconfiguration and the slots of canceled reservations, through
@@ -100,10 +101,11 @@ func TestWeighted_ScheduleOnRedis(t *testing.T) {
 	})
 }
 
-// Reconfigure on a limiter with a Backend: the store keeps the TAT and takes the new rate
-// from the next call. At 10 per second (T = 100ms), after the burst, 4 permits are free
-// 400ms later and the next ones come 100ms apart; at 20 per second (T = 50ms), 50ms
-// apart. The limiter keeps its backend. (SPEC RC-1.)
+// Reconfigure on a limiter with a Backend: the store takes the new rate from the next call,
+// which converts what the schedule owes. At 10 per second (T = 100ms), after the burst, 4
+// permits are free 400ms later and the next ones come 100ms apart; at 20 per second (T =
+// 50ms) the 16 permits owed (1.6s at the old T, less the time since) are owed at 50ms,
+// and the next ones come 50ms apart. The limiter keeps its backend. (SPEC RC-1, RC-7.)
 func TestReconfigure_OnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
 		_, b := backend(t)
@@ -136,8 +138,8 @@ func TestReconfigure_OnRedis(t *testing.T) {
 			between(t, r4.Delay(), 400*time.Millisecond-elapsed, 400*time.Millisecond, "4 permits after the burst")
 			between(t, slow1.Delay(), 500*time.Millisecond-elapsed, 500*time.Millisecond, "T = 100ms")
 			between(t, slow2.Delay(), 600*time.Millisecond-elapsed, 600*time.Millisecond, "T = 100ms")
-			between(t, fast1.Delay(), 650*time.Millisecond-elapsed, 650*time.Millisecond, "T = 50ms from the next call")
-			between(t, fast2.Delay(), 700*time.Millisecond-elapsed, 700*time.Millisecond, "T = 50ms")
+			between(t, fast1.Delay(), 350*time.Millisecond-elapsed, 350*time.Millisecond, "16 permits owed at T = 50ms, from the next call")
+			between(t, fast2.Delay(), 400*time.Millisecond-elapsed, 400*time.Millisecond, "T = 50ms")
 			// Two calls made between2 apart: their delays differ by the new T less that time.
 			between(t, fast2.Delay()-fast1.Delay(), 50*time.Millisecond-between2, 50*time.Millisecond, "spacing after the change")
 			changed, ok := log.first(policy.ConfigChanged)
@@ -183,7 +185,9 @@ func TestKeyLayout_FreedSlots(t *testing.T) {
 		r1.Cancel()
 		v, err := c.Get(ctx, key).Result()
 		require.NoError(t, err)
-		tat, err := c.Get(ctx, b.Key("freed")).Int64()
+		tv, err := c.Get(ctx, b.Key("freed")).Result()
+		require.NoError(t, err)
+		tat, err := rlredis.TATOf(tv)
 		require.NoError(t, err)
 		from, to, ok := strings.Cut(v, "-")
 		require.True(t, ok, v)
