@@ -73,3 +73,40 @@ func TestKeyed_Redis_InstancesShareEachKeysQuota(t *testing.T) {
 	_, err = w.Reserve("carol")
 	assert.True(t, errors.Is(err, ratelimit.ErrExceeded), "beyond MaxWait")
 }
+
+// SPEC RC-7 per key on Redis: a key's schedule in Redis is converted at its first call
+// after Reconfigure. 1 permit per hour, taken; raised to 10 per second: the key's next
+// permit within 100ms. A reservation granted before a change to 20 per second, canceled
+// after the key's next call converted it, gives nothing back. (Fault: the key kept the
+// schedule written at 1 per hour: its next permit came about an hour later.)
+func TestRC7_Keyed_RaisedQuotaOnRedis(t *testing.T) {
+	c := redisClient(t)
+	b, err := redis.New(c, redis.Timeout(time.Second))
+	require.NoError(t, err)
+	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
+		ratelimit.Name("raised"), ratelimit.MaxWait(time.Hour), ratelimit.WithBackend(b))
+	require.NoError(t, err)
+	require.True(t, k.TryAcquire("alice"))
+	cfg := k.Config()
+	cfg.Permits, cfg.Period = 10, time.Second
+	require.NoError(t, k.Reconfigure(cfg))
+	r, err := k.Reserve("alice")
+	require.NoError(t, err)
+	assert.LessOrEqual(t, r.Delay(), 100*time.Millisecond, "within one new T")
+
+	held, err := k.Reserve("alice")
+	require.NoError(t, err)
+	cfg.Permits = 20
+	require.NoError(t, k.Reconfigure(cfg))
+	_, err = k.Reserve("alice")
+	require.NoError(t, err)
+	ctx := context.Background()
+	key := b.Key("raised:alice")
+	before, err := c.Get(ctx, key).Result()
+	require.NoError(t, err)
+	held.Cancel()
+	after, err := c.Get(ctx, key).Result()
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "granted before the conversion: nothing given back")
+	assert.Zero(t, c.Exists(ctx, key+":freed").Val(), "no freed slot")
+}
