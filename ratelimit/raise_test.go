@@ -14,7 +14,7 @@ import (
 // tenPerSecond is the raised quota of the RC-7 tests: one permit every 100ms.
 var tenPerSecond = ratelimit.Config{Permits: 10, Period: time.Second}
 
-// SPEC RC-7 (issue 40, fault 6): 1 permit per hour, taken at 0; 1s later the quota
+// SPEC RC-7: 1 permit per hour, taken at 0; 1s later the quota
 // becomes 10 per second. What was owed, 3599s of an hour, is 0.9997 of a permit, owed
 // again at the new rate: the next permit is free within 100ms, not at 1h, then one every
 // 100ms, and a minute later the new burst is full.

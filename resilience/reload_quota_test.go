@@ -12,7 +12,7 @@ import (
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
-// SPEC RC-7, RC-6 (issue 40, fault 6): a reload that raises a running limiter's quota
+// SPEC RC-7, RC-6: a reload that raises a running limiter's quota
 // takes effect at once. 1 permit per hour, spent at 0; a second later the reload makes it
 // 10 per second: the next permit is free within 100ms, the new emission interval, not an
 // hour later, and the calls that follow are spaced 100ms apart.

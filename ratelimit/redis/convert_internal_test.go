@@ -74,7 +74,7 @@ func (w *twin) both(cfg ratelimit.Config, n int) (ratelimit.Grant, ratelimit.Res
 	return g, r
 }
 
-// SPEC RC-7: the case on Redis. 1 permit per hour, taken; raised to 10 per second
+// SPEC RC-7: a raised quota on Redis. 1 permit per hour, taken; raised to 10 per second
 // (T = 100ms): the next permit within one new T, as in process, and not an hour later.
 // (Fault: the store kept the TAT written at the old rate: the next permit came 59m59s
 // later.)

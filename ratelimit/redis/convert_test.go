@@ -11,7 +11,7 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// SPEC RC-7: the case through a Limiter on Redis, on a server and on a cluster
+// SPEC RC-7: a raised quota through a Limiter on Redis, on a server and on a cluster
 // (both keys in the key's slot, converted in the same script run): 1 permit per hour,
 // taken, raised to 10 per second: the next permit within 100ms. A reservation granted at
 // 10 per second, canceled once a change to 20 per second converted the schedule, gives
