@@ -160,25 +160,7 @@ func (c collected) has(name string, pairs ...string) bool {
 		return false
 	}
 	want := attrs(pairs...)
-	var sets []attribute.Set
-	switch d := m.Data.(type) {
-	case metricdata.Sum[int64]:
-		for _, p := range d.DataPoints {
-			sets = append(sets, p.Attributes)
-		}
-	case metricdata.Gauge[int64]:
-		for _, p := range d.DataPoints {
-			sets = append(sets, p.Attributes)
-		}
-	case metricdata.Gauge[float64]:
-		for _, p := range d.DataPoints {
-			sets = append(sets, p.Attributes)
-		}
-	case metricdata.Histogram[float64]:
-		for _, p := range d.DataPoints {
-			sets = append(sets, p.Attributes)
-		}
-	}
+	sets := pointSets(c.t, m)
 	for _, s := range sets {
 		if s.Equals(&want) {
 			return true

@@ -28,6 +28,10 @@ func pointSets(t *testing.T, m metricdata.Metrics) []attribute.Set {
 		for _, p := range d.DataPoints {
 			sets = append(sets, p.Attributes)
 		}
+	case metricdata.Gauge[int64]:
+		for _, p := range d.DataPoints {
+			sets = append(sets, p.Attributes)
+		}
 	case metricdata.Gauge[float64]:
 		for _, p := range d.DataPoints {
 			sets = append(sets, p.Attributes)
