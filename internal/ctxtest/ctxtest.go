@@ -117,3 +117,27 @@ func (EagerClock) AfterFunc(_ time.Duration, f func()) clock.Timer {
 	}
 	return firedTimer{}
 }
+
+// ErrBeforeDone cancels ctx with cancel while another goroutine reads ctx.Err in a loop,
+// and reports whether that goroutine saw an error while ctx.Done was still open, which
+// the context package forbids. Run it many times, with -race, to catch the window.
+func ErrBeforeDone(ctx context.Context, cancel func()) bool {
+	done := ctx.Done()
+	var early bool
+	var wg sync.WaitGroup
+	started := make(chan struct{})
+	wg.Go(func() {
+		close(started)
+		for ctx.Err() == nil {
+		}
+		select {
+		case <-done:
+		default:
+			early = true
+		}
+	})
+	<-started
+	cancel()
+	wg.Wait()
+	return early
+}

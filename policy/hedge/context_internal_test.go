@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -193,22 +194,7 @@ func TestHG2_AttemptContextErrWaitsForDone(t *testing.T) {
 func TestHG2_AttemptContextErrNeverBeforeDone(t *testing.T) {
 	for range 300 {
 		c := newAttemptCtx(context.Background())
-		done := c.Done()
-		var early bool
-		var wg sync.WaitGroup
-		started := make(chan struct{})
-		wg.Go(func() {
-			close(started)
-			for {
-				if err := c.Err(); err != nil {
-					early = !isClosed(done)
-					return
-				}
-			}
-		})
-		<-started
-		c.cancel()
-		wg.Wait()
+		early := ctxtest.ErrBeforeDone(c, c.cancel)
 		require.False(t, early, "Err() != nil while Done() was still open")
 	}
 }

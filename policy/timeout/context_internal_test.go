@@ -2,10 +2,10 @@ package timeout
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,32 +17,8 @@ func TestClockCtx_AS4_ErrNeverBeforeDone(t *testing.T) {
 	l := &limit{cfg: Config{Duration: time.Hour}, err: &TimeoutError{}}
 	for range 300 {
 		c := newClockCtx(context.Background(), l)
-		done := c.Done()
-		var early bool
-		var wg sync.WaitGroup
-		started := make(chan struct{})
-		wg.Go(func() {
-			close(started)
-			for {
-				if err := c.Err(); err != nil {
-					early = !isClosed(done)
-					return
-				}
-			}
-		})
-		<-started
-		c.expire()
-		wg.Wait()
+		early := ctxtest.ErrBeforeDone(c, c.expire)
 		require.False(t, early, "Err() != nil while Done() was still open")
 		assert.ErrorIs(t, c.Err(), context.DeadlineExceeded)
-	}
-}
-
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
 	}
 }
