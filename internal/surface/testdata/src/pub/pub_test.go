@@ -1,0 +1,4 @@
+package pub
+
+// T is in a test file: not counted.
+func T() {}
