@@ -27,6 +27,7 @@ type Registry struct {
 	mu          sync.Mutex
 	props       *properties                   // the configuration keys; Reload replaces them
 	instances   map[instanceKey]kind.Instance // every shared instance, by layer and id
+	named       map[instanceKey]bool          // the instances built by a spec with a Name
 	resolutions int                           // how many resolutions were recorded (see record)
 
 	// reloadMu makes Reloads one at a time, and keeps builds out while a Reload applies
@@ -126,6 +127,7 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 		backend:   o.backend,
 		presets:   o.presets,
 		instances: map[instanceKey]kind.Instance{},
+		named:     map[instanceKey]bool{},
 	}
 	if r.presets == nil {
 		r.presets = map[policy.Layer]any{}

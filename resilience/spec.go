@@ -159,6 +159,12 @@ func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type
 	key := instanceKey{sp.l, id}
 	if p, ok := r.instances[key]; ok {
 		if have, want := d.Of(p), d.Config(&s); !kind.Same(have, want) {
+			if !src.named && !r.named[key] { // no Name: the same id, wrapped twice
+				return nil, nil, policy.Errorf(policy.CodeConflict, string(sp.l), id,
+					"the id %s is wrapped twice with different settings (the first wrap's vs this one's): %s; "+
+						"the wraps of one id share its instances: give them the same settings, or each its own id",
+					shownID(id), kind.Difference(have, want))
+			}
 			return nil, nil, policy.Errorf(policy.CodeConflict, string(sp.l), id,
 				"functions that share this name resolve different configurations (the instance's vs %s's): %s",
 				shownID(wrapID), kind.Difference(have, want))
@@ -169,7 +175,12 @@ func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type
 	if err != nil {
 		return nil, nil, src.keyed(err) // the whole key of the value, e.g. instances.<id>.rateLimiter.period
 	}
-	return p, func() { r.instances[key] = p }, nil
+	return p, func() {
+		r.instances[key] = p
+		if src.named {
+			r.named[key] = true
+		}
+	}, nil
 }
 
 // fallbackSpec is the fallback's spec: typed by the wrapped function's result, and built
