@@ -18,8 +18,6 @@ type Registry struct {
 	listeners []func(policy.Event)
 	listener  policy.Listener // fans out to listeners; nil when there are none
 	observer  policy.Observer // makes the recorders of outcomes; nil: none are recorded
-	// backend is every rate limiter's default backend; nil: in-process (backend.go).
-	backend limiterBackend
 	// presets holds, per layer, the []Option applied to every instance of that layer
 	// before its configuration keys and options: the registry's own defaults.
 	presets map[policy.Layer]any
@@ -51,7 +49,6 @@ type registryOptions struct {
 	props     map[string]string
 	listeners []func(policy.Event)
 	observer  policy.Observer
-	backend   limiterBackend
 	presets   map[policy.Layer]any // see Registry.presets
 }
 
@@ -124,7 +121,6 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 		props:     props,
 		listeners: o.listeners,
 		observer:  o.observer,
-		backend:   o.backend,
 		presets:   o.presets,
 		instances: map[instanceKey]kind.Instance{},
 		named:     map[instanceKey]bool{},
@@ -148,14 +144,6 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 		}
 	}
 	return r, nil
-}
-
-// Clock returns the registry's clock; clock.System() for a nil registry.
-func (r *Registry) Clock() clock.Clock {
-	if r == nil {
-		return clock.System()
-	}
-	return r.clk
 }
 
 // UnusedKeys returns, sorted, the configuration keys that no instance built so far has
