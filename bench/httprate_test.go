@@ -31,12 +31,12 @@ import (
 //     on the peers' side, with the same fields and bytes written directly on ours).
 //
 // Each side, with its defaults but for the rate and a store that starts no goroutine:
-//   - resilience4go/Middleware: resiliencehttp.Middleware(ratelimit.NewKeyed[string]
+//   - resilience4go/Middleware: resiliencehttp.NewMiddleware(ratelimit.NewKeyed[string]
 //     (Permits, Period)), keyed by resiliencehttp's client IP (the RemoteAddr's address,
 //     cut from it); GCRA per key. Admitted: no header. Rejected: Retry-After,
 //     RateLimit-Policy and RateLimit.
 //   - resilience4go/MiddlewareHeaders: the same with AlwaysSendHeaders(true) and
-//     LegacyHeaders(ResetUnixTime): it also sends, on both outcomes, what the peers send,
+//     LegacyHeaders("unix"): it also sends, on both outcomes, what the peers send,
 //     X-RateLimit-Limit, -Remaining and -Reset (a Unix time).
 //   - httprate/LimitByIP: httprate.LimitByIP(permits, period), keyed by KeyByIP
 //     (net.SplitHostPort and CanonicalizeIP); a sliding window of two fixed-window counts
@@ -77,7 +77,7 @@ func httpSides() []httpSide {
 	return []httpSide{
 		{"resilience4go/Middleware", ours()},
 		{"resilience4go/MiddlewareHeaders", ours(resiliencehttp.AlwaysSendHeaders(true),
-			resiliencehttp.LegacyHeaders(resiliencehttp.ResetUnixTime))},
+			resiliencehttp.LegacyHeaders("unix"))},
 		{"httprate/LimitByIP", func(_ *testing.B, permits int, period time.Duration, next http.Handler) (http.Handler, func()) {
 			//lint:ignore SA1019 LimitByIP, keyed by RemoteAddr, is the middleware compared here
 			return httprate.LimitByIP(permits, period)(next), func() {}

@@ -5,9 +5,6 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// limiterBackend is the type of a registry's default rate limiter backend.
-type limiterBackend = ratelimit.Backend
-
 // WithRateLimiterBackend keeps the state of every rate limiter the registry builds in b,
 // e.g. Redis (package ratelimit/redis), so that the registries of every instance of a
 // service share one quota per limiter name, where limits are otherwise per registry. The
@@ -19,7 +16,6 @@ type limiterBackend = ratelimit.Backend
 // its backend; the backend is not part of the configuration compared when they share it.
 func WithRateLimiterBackend(b ratelimit.Backend) RegistryOption {
 	return func(o *registryOptions) {
-		o.backend = b
 		if o.presets == nil {
 			o.presets = map[policy.Layer]any{}
 		}
@@ -29,13 +25,4 @@ func WithRateLimiterBackend(b ratelimit.Backend) RegistryOption {
 		}
 		o.presets[ratelimit.Layer] = []ratelimit.Option{ratelimit.WithBackend(b)}
 	}
-}
-
-// RateLimiterBackend returns the registry's default rate limiter backend, or nil (also for
-// a nil registry).
-func (r *Registry) RateLimiterBackend() ratelimit.Backend {
-	if r == nil {
-		return nil
-	}
-	return r.backend
 }

@@ -136,7 +136,7 @@ func roleTaken(id string, specs []Spec) error {
 // user layers, in the order of their specs. A name in the order that is neither
 // a built-in layer nor a layer of this composition is R4C-REG-011.
 func arrange(id, key string, named []policy.Layer, specs []Spec, built map[policy.Layer]part) ([]part, error) {
-	known := DefaultOrder()
+	known := defaultOrder()
 	for _, l := range named {
 		if _, ok := built[l]; !ok && !slices.Contains(known, l) {
 			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(named),
@@ -274,8 +274,9 @@ func (orderSpec) build(*Registry, string, reflect.Type) (any, func(), error) { r
 // more arguments (Wrap1, Wrap2, WrapAsync1, pipelines) the arguments travel to the layers
 // inside it in the call's context, which costs up to two allocations per call. Functions of no
 // argument (Wrap, WrapAsync) pay nothing for it. A policy that does not pass on its
-// context to the call it decorates makes that call fail with ErrContextDropped (for
-// functions of no argument it only loses the context's values).
+// context to the call it decorates makes that call fail with the error "resilience: a
+// policy given to Use did not pass on the context it was given" (for functions of no
+// argument it only loses the context's values).
 func Use[T any](p policy.Policy[T]) Spec { return userSpec[T]{p: p} }
 
 type userSpec[T any] struct{ p policy.Policy[T] }
@@ -295,7 +296,7 @@ func (u userSpec[T]) build(_ *Registry, wrapID string, result reflect.Type) (any
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use is nil")
 	case l == "":
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use has an empty layer name")
-	case slices.Contains(DefaultOrder(), l) || registered(l) || l == policy.LayerCall:
+	case slices.Contains(defaultOrder(), l) || registered(l) || l == policy.LayerCall:
 		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID,
 			"the policy given to Use names the layer %q, which a built-in policy has or the registry keeps for whole calls: choose another name", l)
 	case result != reflect.TypeFor[T]():
@@ -403,10 +404,10 @@ type argsKey[A any] struct{}
 
 type argsBox[A any] struct{ a A }
 
-// ErrContextDropped is the error of a call through a policy given to Use that did not
+// errContextDropped is the error of a call through a policy given to Use that did not
 // pass on the context it was given to the call it decorates: the layers inside it cannot
-// find the call's arguments. Test for it with errors.Is.
-var ErrContextDropped = errors.New("resilience: a policy given to Use did not pass on the context it was given")
+// find the call's arguments.
+var errContextDropped = errors.New("resilience: a policy given to Use did not pass on the context it was given")
 
 // noArgs reports whether A is struct{}: calls without arguments need not carry them.
 func noArgs[A any]() bool { return reflect.TypeFor[A]() == reflect.TypeFor[struct{}]() }
@@ -435,7 +436,7 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func
 		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
 		if !ok {
 			var zero T
-			return zero, ErrContextDropped
+			return zero, errContextDropped
 		}
 		return next(ctx, b.a)
 	})
@@ -469,7 +470,7 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (polic
 	call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] {
 		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
 		if !ok {
-			return async.Failed[T](ErrContextDropped)
+			return async.Failed[T](errContextDropped)
 		}
 		return next(ctx, b.a)
 	})

@@ -313,7 +313,7 @@ func attributeEnd(segs map[string]segment, parts []string) int {
 // other than the built-in ones: no user layer is in every composition.
 func builtInOnly(order string) error {
 	layers, _ := parseOrder(order)
-	known := DefaultOrder()
+	known := defaultOrder()
 	for _, l := range layers {
 		if !slices.Contains(known, l) {
 			name := fmt.Sprintf("%q", l)

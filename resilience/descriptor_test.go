@@ -99,7 +99,7 @@ func toyDecorateAsync[A, T any](t *toy, next policy.AsyncFunc[A, T]) policy.Asyn
 	}
 }
 
-func toySpec(opts ...toyOption) Spec { return Policy(opts...) }
+func toySpec(opts ...toyOption) Spec { return policyOf(opts) }
 
 // toyRow is the toy's row of the layer table.
 func toyRow[A, T any]() []layerRow[A, T] {

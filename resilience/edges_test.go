@@ -319,3 +319,36 @@ func TestLoadYAML_RepeatedMappingKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, props, 2)
 }
+
+// Wrapping one id twice with different settings, and no Name, says that: the same id was
+// wrapped twice, not that functions share a name no one gave (fault: the message spoke of
+// "functions that share this name"). With a Name, the message speaks of the shared name.
+func TestConflict_MessageSaysWhetherANameWasGiven(t *testing.T) {
+	fn := func(context.Context) (int, error) { return 1, nil }
+
+	reg, _ := newRegistry(t)
+	_, err := resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.MaxAttempts(3)))
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.MaxAttempts(4)))
+	ce := requireCode(t, err, policy.CodeConflict)
+	assert.Equal(t, "A.Call", ce.Value)
+	assert.Equal(t, "the id A.Call is wrapped twice with different settings (the first wrap's vs this one's): MaxAttempts: 3 vs 4; "+
+		"the wraps of one id share its instances: give them the same settings, or each its own id", ce.Reason)
+	assert.NotContains(t, ce.Reason, "name")
+
+	reg, _ = newRegistry(t)
+	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("shared"), retry.MaxAttempts(3)))
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("shared"), retry.MaxAttempts(4)))
+	ce = requireCode(t, err, policy.CodeConflict)
+	assert.Equal(t, "shared", ce.Value)
+	assert.Equal(t, "functions that share this name resolve different configurations (the instance's vs B.Call's): MaxAttempts: 3 vs 4", ce.Reason)
+
+	// An instance named after the id of a later wrap without a Name: the name is shared.
+	reg, _ = newRegistry(t)
+	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("B.Call"), retry.MaxAttempts(3)))
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.MaxAttempts(4)))
+	ce = requireCode(t, err, policy.CodeConflict)
+	assert.Equal(t, "functions that share this name resolve different configurations (the instance's vs B.Call's): MaxAttempts: 3 vs 4", ce.Reason)
+}

@@ -25,16 +25,16 @@ func unknownVariable(name, what string) error {
 	switch {
 	case len(name) > maxSuggestLen:
 	case near != "":
-		reason += "; did you mean " + EnvPrefix + near + "?"
+		reason += "; did you mean " + envPrefix + near + "?"
 	case incomplete: // what is missing or too much is said; no other variable is near
 	default:
 		if key := closestKey(roughKey(name)); key != "" {
-			if v := envName(key); v != "" && !strings.EqualFold(v, EnvPrefix+name) {
+			if v := envName(key); v != "" && !strings.EqualFold(v, envPrefix+name) {
 				reason += "; did you mean " + v + "?"
 			}
 		}
 	}
-	return &policy.ConfigError{Code: policy.CodeUnknownKey, Key: EnvPrefix + name, Reason: reason}
+	return &policy.ConfigError{Code: policy.CodeUnknownKey, Key: envPrefix + name, Reason: reason}
 }
 
 // incompleteVariable is incomplete for a variable R4C_<name>: what is wrong with it when it

@@ -245,7 +245,6 @@ func TestFaults_TypedNilPolicyAndNilPipeline(t *testing.T) {
 
 	var p *resilience.Pipeline[int]
 	require.NotPanics(t, func() {
-		assert.Empty(t, p.ID())
 		_, err = p.Execute(context.Background(), func(context.Context) (int, error) { return 1, nil })
 		requireCode(t, err, policy.CodeBadSpec)
 		_, err = p.ExecuteAsync(context.Background(), func(context.Context) *async.Future[int] { return async.Completed(1) }).

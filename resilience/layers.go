@@ -15,11 +15,11 @@ import (
 
 // layerTable is the table of built-in layers, with the decorators of each for calls of
 // argument A and result T, in no particular order: the default order is the layers'
-// ranks (DefaultOrder). A new policy adds its row here: that is the one line it needs
-// outside its own package. Everything else about it (its place in the order, the calls it
-// guards, configuration keys, instances, handles, snapshots, events, live changes) goes
-// through the descriptor its package registers, and users reach it with Policy(its
-// options...). A layer that guards only calls returning a future has no sync decorator;
+// ranks (defaultOrder). A new policy adds its row here, and its spec function (spec.go):
+// those are the lines it needs outside its own package. Everything else about it (its
+// place in the order, the calls it guards, configuration keys, instances, handles,
+// snapshots, events, live changes) goes through the descriptor its package registers. A
+// layer that guards only calls returning a future has no sync decorator;
 // its descriptor gives the code of the error that refuses it in a synchronous
 // composition.
 func layerTable[A, T any]() []layerRow[A, T] {
@@ -70,10 +70,9 @@ func asyncOnly(id string, l policy.Layer) error {
 		"the %s layer guards calls that return a future: wrap the function with WrapAsync (e.g. around async.Go) or call the pipeline's ExecuteAsync", l)
 }
 
-// DefaultOrder returns the built-in layers in their default order, outermost first:
+// defaultOrder returns the built-in layers in their default order, outermost first:
 // fallback, retry, hedge, circuitBreaker, rateLimiter, timeout, bulkhead, adaptiveLimit.
-// The function is innermost, after the last of them. A composition has a retry or a
-// hedge, never both: the hedge takes the retry's place. The order is that of the ranks
-// the policies' descriptors give; it is written nowhere else. It returns a new slice on
-// each call and is safe for concurrent use.
-func DefaultOrder() []policy.Layer { return kind.Ranked() }
+// The function is innermost, after the last of them. The order is that of the ranks the
+// policies' descriptors give; it is written nowhere else. It returns a new slice on each
+// call.
+func defaultOrder() []policy.Layer { return kind.Ranked() }

@@ -8,8 +8,8 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// EnvPrefix is the prefix of the environment variables that FromEnv reads.
-const EnvPrefix = "R4C_"
+// envPrefix is the prefix of the environment variables that FromEnv reads.
+const envPrefix = "R4C_"
 
 // FromEnv reads configuration keys from the environment variables named
 // R4C_<SCOPE>_<POLICY>_<ATTRIBUTE> and R4C_<SCOPE>_<ID>_<POLICY>_<ATTRIBUTE>:
@@ -17,31 +17,31 @@ const EnvPrefix = "R4C_"
 //     with the dots and case removed (RATELIMITER, MAXWAIT), matched without regard to case;
 //   - ID is the configuration name or instance id exactly as written, case kept, with each
 //     dot written as a double underscore: the id SearchAPI.Search is SearchAPI__Search. An
-//     id with two underscores in a row or an underscore next to a dot has no variable
-//     (EnvName returns ""): set it in another source.
+//     id with two underscores in a row or an underscore next to a dot, an '=' or a NUL
+//     byte has no variable: set it with LoadProperties, LoadYAML or WithProperties.
 //
 // So R4C_INSTANCES_SearchAPI__Search_RATELIMITER_PERMITS=20 is
 // instances.SearchAPI.Search.rateLimiter.permits = 20, and R4C_DEFAULTS_RATELIMITER_MAXWAIT=1s
 // is defaults.rateLimiter.maxWait = 1s. A variable with the prefix that does not fit returns
 // a *policy.ConfigError with code R4C-CFG-001, saying what is wrong and naming the closest
-// valid variable; one whose name after the prefix is longer than MaxKeyLen, or whose ID
+// valid variable; one whose name after the prefix is longer than 1,024 bytes, or whose ID
 // has three or more underscores in a row (which do not say where its dots are: ___ may
 // be _. or ._), returns R4C-CFG-002; two variables that name one key
 // (R4C_DEFAULTS_RATELIMITER_MAXWAIT and R4C_defaults_rateLimiter_maxWait) return
 // R4C-CFG-003, naming both.
-func FromEnv() (map[string]string, error) { return FromEnviron(os.Environ()) }
+func FromEnv() (map[string]string, error) { return fromEnviron(os.Environ()) }
 
-// FromEnviron is FromEnv over a list of "NAME=value" entries, as from os.Environ. The
+// fromEnviron is FromEnv over a list of "NAME=value" entries, as from os.Environ. The
 // work is linear in the total size of the entries.
-func FromEnviron(environ []string) (map[string]string, error) {
+func fromEnviron(environ []string) (map[string]string, error) {
 	props := map[string]string{}
 	names := map[string]string{} // the variable of each key
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, EnvPrefix) {
+		if !ok || !strings.HasPrefix(name, envPrefix) {
 			continue
 		}
-		key, err := envKey(strings.TrimPrefix(name, EnvPrefix))
+		key, err := envKey(strings.TrimPrefix(name, envPrefix))
 		if err != nil {
 			return nil, err
 		}
@@ -70,8 +70,8 @@ func parseEnv(name string, explain bool) (string, error) {
 		}
 		return unknownVariable(name, what)
 	}
-	if len(name) > MaxKeyLen {
-		return "", policy.Errorf(policy.CodeBadSource, EnvPrefix+name, "", "the variable name is longer than %d bytes after %s", MaxKeyLen, EnvPrefix)
+	if len(name) > maxKeyLen {
+		return "", policy.Errorf(policy.CodeBadSource, envPrefix+name, "", "the variable name is longer than %d bytes after %s", maxKeyLen, envPrefix)
 	}
 	scopeEnd := strings.IndexByte(name, '_')
 	attrStart := strings.LastIndexByte(name, '_')
@@ -108,7 +108,7 @@ func parseEnv(name string, explain bool) (string, error) {
 			if scope == scopeConfigs {
 				what = "configuration name"
 			}
-			return "", policy.Errorf(policy.CodeBadSource, EnvPrefix+name, "",
+			return "", policy.Errorf(policy.CodeBadSource, envPrefix+name, "",
 				"the %s has %d underscores in a row, which do not say where its dots are: a dot is written as two underscores, so ___ may be _. or ._; set this key in a properties or YAML source", what, n)
 		}
 		return scope + "." + id + "." + segment + "." + attr, nil
@@ -122,19 +122,14 @@ func parseEnv(name string, explain bool) (string, error) {
 	return "", unknown("the scope must be DEFAULTS, CONFIGS or INSTANCES")
 }
 
-// EnvName returns the environment variable that FromEnv maps to a configuration key, e.g.
+// envName returns the environment variable that FromEnv maps to a configuration key, e.g.
 // "R4C_INSTANCES_SearchAPI__Search_RATELIMITER_PERMITS" for
-// "instances.SearchAPI.Search.rateLimiter.permits". Whenever it returns a name, FromEnv
-// reads that variable back as key exactly. It returns "" for a key that is not a valid
-// configuration key, and for one that no variable can express: a name or id with two
-// underscores in a row or an underscore next to a dot (a dot is written as two
-// underscores, so these would read back as another key, or be refused as ambiguous), an
-// '=' or a NUL byte, or a variable name longer than MaxKeyLen after the prefix. Such a key
-// can still be set with LoadProperties, LoadYAML or WithProperties. EnvName is safe for
-// concurrent use.
-func EnvName(key string) string { return envName(key) }
-
-// envName is EnvName: the variable of key, checked to read back as key with envKey.
+// "instances.SearchAPI.Search.rateLimiter.permits", checked to read back as key exactly
+// with envKey. It returns "" for a key that is not a valid configuration key, and for one
+// that no variable can express: a name or id with two underscores in a row or an
+// underscore next to a dot (a dot is written as two underscores, so these would read back
+// as another key, or be refused as ambiguous), an '=' or a NUL byte, or a variable name
+// longer than maxKeyLen after the prefix. The suggestions of unknownVariable use it.
 func envName(key string) string {
 	scope, segment, attr, ok := parseKey(key)
 	if !ok {
@@ -152,5 +147,5 @@ func envName(key string) string {
 	if back, err := parseEnv(name, false); err != nil || back != key {
 		return ""
 	}
-	return EnvPrefix + name
+	return envPrefix + name
 }

@@ -17,7 +17,7 @@ import (
 // continues on the next (the last backslash is dropped; other backslashes are kept as
 // written: no escape sequences are decoded); a UTF-8 byte-order mark at the start is
 // ignored. It returns the flat map for WithProperties. A line with no key, a key longer
-// than MaxKeyLen or a physical line longer than 1 MiB returns a *policy.ConfigError with
+// than 1,024 bytes or a physical line longer than 1 MiB returns a *policy.ConfigError with
 // code R4C-CFG-002 and the line number; a key given on two lines returns R4C-CFG-003,
 // naming both lines. Keys are not checked here: NewRegistry does that. The work is
 // linear in the size of r.
@@ -86,8 +86,8 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 		switch {
 		case key == "":
 			return nil, policy.Errorf(policy.CodeBadSource, "", line, "line %d: the key is empty", first)
-		case len(key) > MaxKeyLen:
-			return nil, policy.Errorf(policy.CodeBadSource, key, "", "line %d: the key is longer than %d bytes", first, MaxKeyLen)
+		case len(key) > maxKeyLen:
+			return nil, policy.Errorf(policy.CodeBadSource, key, "", "line %d: the key is longer than %d bytes", first, maxKeyLen)
 		}
 		if at, dup := lines[key]; dup {
 			return nil, policy.Errorf(policy.CodeDuplicateKey, key, "", "set twice in one source, on lines %d and %d", at, first)

@@ -13,7 +13,7 @@ import (
 // gives instances.SearchAPI.Search.rateLimiter.permits = "20". Scalars keep their text as
 // written ("500ms", "true", "10"). A UTF-8 byte-order mark at the start is ignored. A
 // sequence, a null value, an anchor, alias or merge key (`&a`, `*a`, `<<`: use
-// configs.<name> to share settings), a flattened key longer than MaxKeyLen, or a document
+// configs.<name> to share settings), a flattened key longer than 1,024 bytes, or a document
 // that is not a mapping returns a *policy.ConfigError with code R4C-CFG-002. A key given
 // twice, whether in the same spelling or in two (`rateLimiter.permits: 1` next to
 // `rateLimiter: {permits: 2}`), and a mapping key repeated in one mapping at any level
@@ -81,7 +81,7 @@ func onlyEmptyDocuments(dec *yaml.Decoder) error {
 
 // flattener flattens a YAML mapping into keys. The key of the node being walked grows
 // and shrinks in one buffer, so that the work is proportional to the keys produced, and
-// each key is at most MaxKeyLen bytes.
+// each key is at most maxKeyLen bytes.
 type flattener struct {
 	props map[string]string
 	lines map[string]int // the line of each key's value
@@ -119,10 +119,10 @@ func (f *flattener) walk(n *yaml.Node) error {
 			if mark > 0 {
 				f.path = append(f.path, '.')
 			}
-			if len(f.path)+len(k.Value) > MaxKeyLen {
+			if len(f.path)+len(k.Value) > maxKeyLen {
 				key := string(append(f.path, k.Value...))
 				f.path = f.path[:mark]
-				return policy.Errorf(policy.CodeBadSource, key, "", "YAML line %d: the key is longer than %d bytes", k.Line, MaxKeyLen)
+				return policy.Errorf(policy.CodeBadSource, key, "", "YAML line %d: the key is longer than %d bytes", k.Line, maxKeyLen)
 			}
 			f.path = append(f.path, k.Value...)
 			err := f.walk(v)

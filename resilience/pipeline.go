@@ -66,14 +66,6 @@ func asyncOnlyPart(id string, parts []part) error {
 	return nil
 }
 
-// ID returns the pipeline's id; "" for a nil pipeline.
-func (p *Pipeline[T]) ID() string {
-	if p == nil {
-		return ""
-	}
-	return p.id
-}
-
 // Execute calls fn through the pipeline's policies and returns its result, or the error
 // of the policy that stopped it (e.g. ratelimit.ErrExceeded). A nil fn returns a
 // *policy.ConfigError with code R4C-REG-010, and takes nothing from the policies; so does

@@ -18,8 +18,6 @@ type Registry struct {
 	listeners []func(policy.Event)
 	listener  policy.Listener // fans out to listeners; nil when there are none
 	observer  policy.Observer // makes the recorders of outcomes; nil: none are recorded
-	// backend is every rate limiter's default backend; nil: in-process (backend.go).
-	backend limiterBackend
 	// presets holds, per layer, the []Option applied to every instance of that layer
 	// before its configuration keys and options: the registry's own defaults.
 	presets map[policy.Layer]any
@@ -27,6 +25,7 @@ type Registry struct {
 	mu          sync.Mutex
 	props       *properties                   // the configuration keys; Reload replaces them
 	instances   map[instanceKey]kind.Instance // every shared instance, by layer and id
+	named       map[instanceKey]bool          // the instances built by a spec with a Name
 	resolutions int                           // how many resolutions were recorded (see record)
 
 	// reloadMu makes Reloads one at a time, and keeps builds out while a Reload applies
@@ -50,7 +49,6 @@ type registryOptions struct {
 	props     map[string]string
 	listeners []func(policy.Event)
 	observer  policy.Observer
-	backend   limiterBackend
 	presets   map[policy.Layer]any // see Registry.presets
 }
 
@@ -123,9 +121,9 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 		props:     props,
 		listeners: o.listeners,
 		observer:  o.observer,
-		backend:   o.backend,
 		presets:   o.presets,
 		instances: map[instanceKey]kind.Instance{},
+		named:     map[instanceKey]bool{},
 	}
 	if r.presets == nil {
 		r.presets = map[policy.Layer]any{}
@@ -146,14 +144,6 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 		}
 	}
 	return r, nil
-}
-
-// Clock returns the registry's clock; clock.System() for a nil registry.
-func (r *Registry) Clock() clock.Clock {
-	if r == nil {
-		return clock.System()
-	}
-	return r.clk
 }
 
 // UnusedKeys returns, sorted, the configuration keys that no instance built so far has

@@ -47,8 +47,8 @@ func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *kind.Descripto
 	kind.Apply(s, code)
 	src.byCode = func(attr string) bool { return setByCode(d, code, attr, p.byScope[scopeDefaults][segment][attr]) }
 	c := d.Common(s)
-	src.id = c.Name
-	if src.id == "" {
+	src.id, src.named = c.Name, c.Name != ""
+	if !src.named {
 		src.id = wrapID
 	}
 	if c.ConfigName != "" {
@@ -92,6 +92,7 @@ type origin struct {
 	segment string
 	attrs   []string               // the segment's attributes
 	id      string                 // the instance id
+	named   bool                   // the id is the Name option's, not the wrapped function's
 	scopes  map[string]string      // attribute → the scope of the key that set it last
 	byCode  func(attr string) bool // whether the options in code replaced a value of defaults.
 }

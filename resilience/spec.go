@@ -31,22 +31,16 @@ type Spec interface {
 	build(r *Registry, wrapID string, result reflect.Type) (inst any, register func(), err error)
 }
 
-// Policy is the spec of any policy package of this module, given its options: e.g.
-// Policy(retry.MaxAttempts(5)) is Retry(retry.MaxAttempts(5)). The package is found from
-// the options' type; with no options, name it: Policy[retry.Option](). The named
-// constructors below are shorthands for it.
-func Policy[O ~func(*S), S any](opts ...O) Spec { return policyOf(opts) }
-
 // RateLimiter is the rate limiter spec (layer "rateLimiter"): permits per period,
 // rejecting or waiting up to maxWait. Its configuration segment is "rateLimiter".
-func RateLimiter(opts ...ratelimit.Option) Spec { return Policy(opts...) }
+func RateLimiter(opts ...ratelimit.Option) Spec { return policyOf(opts) }
 
 // Retry is the retry spec (layer "retry"). Its configuration segment is "retry".
-func Retry(opts ...retry.Option) Spec { return Policy(opts...) }
+func Retry(opts ...retry.Option) Spec { return policyOf(opts) }
 
 // CircuitBreaker is the circuit breaker spec (layer "circuitBreaker"). Its configuration
 // segment is "circuitBreaker".
-func CircuitBreaker(opts ...circuitbreaker.Option) Spec { return Policy(opts...) }
+func CircuitBreaker(opts ...circuitbreaker.Option) Spec { return policyOf(opts) }
 
 // Timeout is the timeout spec (layer "timeout"): each call gets d. In the default order
 // the wait for a permit is outside it. Its configuration segment is "timeout": the keys
@@ -56,14 +50,14 @@ func CircuitBreaker(opts ...circuitbreaker.Option) Spec { return Policy(opts...)
 // without one the wrap fails with R4C-ATR-007.
 func Timeout(d time.Duration, opts ...timeout.Option) Spec {
 	if d == 0 {
-		return Policy(opts...)
+		return policyOf(opts)
 	}
-	return Policy(append([]timeout.Option{timeout.Duration(d)}, opts...)...)
+	return policyOf(append([]timeout.Option{timeout.Duration(d)}, opts...))
 }
 
 // Bulkhead is the bulkhead spec (layer "bulkhead"): at most maxConcurrent calls in flight.
 // Its configuration segment is "bulkhead".
-func Bulkhead(opts ...bulkhead.Option) Spec { return Policy(opts...) }
+func Bulkhead(opts ...bulkhead.Option) Spec { return policyOf(opts) }
 
 // Hedge is the hedge spec (layer "hedge"): when an attempt has no result after its delay,
 // or fails with an error that hedges at once, another attempt starts beside it, within the
@@ -75,13 +69,13 @@ func Bulkhead(opts ...bulkhead.Option) Spec { return Policy(opts...) }
 // layer). To hedge a synchronous fn, wrap
 // func(ctx context.Context) *async.Future[T] { return async.Go(ctx, fn) } and Await the
 // future. Its configuration segment is "hedge".
-func Hedge(opts ...hedge.Option) Spec { return Policy(opts...) }
+func Hedge(opts ...hedge.Option) Spec { return policyOf(opts) }
 
 // AdaptiveLimit is the adaptive concurrency limit spec (layer "adaptiveLimit", innermost
 // in the default order): at most a limit of calls in flight, a limit that moves with the
 // latency it measures. Calls over it are rejected, or wait up to maxWait in arrival
 // order. Its configuration segment is "adaptiveLimit".
-func AdaptiveLimit(opts ...adaptivelimit.Option) Spec { return Policy(opts...) }
+func AdaptiveLimit(opts ...adaptivelimit.Option) Spec { return policyOf(opts) }
 
 // Fallback is the fallback spec (layer "fallback"): fn replaces the error of a call that
 // the other layers could not save. It is always the outermost layer. T must be the
@@ -159,6 +153,12 @@ func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type
 	key := instanceKey{sp.l, id}
 	if p, ok := r.instances[key]; ok {
 		if have, want := d.Of(p), d.Config(&s); !kind.Same(have, want) {
+			if !src.named && !r.named[key] { // no Name: the same id, wrapped twice
+				return nil, nil, policy.Errorf(policy.CodeConflict, string(sp.l), id,
+					"the id %s is wrapped twice with different settings (the first wrap's vs this one's): %s; "+
+						"the wraps of one id share its instances: give them the same settings, or each its own id",
+					shownID(id), kind.Difference(have, want))
+			}
 			return nil, nil, policy.Errorf(policy.CodeConflict, string(sp.l), id,
 				"functions that share this name resolve different configurations (the instance's vs %s's): %s",
 				shownID(wrapID), kind.Difference(have, want))
@@ -169,7 +169,12 @@ func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type
 	if err != nil {
 		return nil, nil, src.keyed(err) // the whole key of the value, e.g. instances.<id>.rateLimiter.period
 	}
-	return p, func() { r.instances[key] = p }, nil
+	return p, func() {
+		r.instances[key] = p
+		if src.named {
+			r.named[key] = true
+		}
+	}, nil
 }
 
 // fallbackSpec is the fallback's spec: typed by the wrapped function's result, and built

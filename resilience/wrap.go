@@ -8,7 +8,7 @@ import (
 )
 
 // Wrap returns fn guarded by the policies of specs, composed once, in the default order of
-// the layers (see DefaultOrder) or the one named by Order or the configuration key
+// the layers (see the package documentation) or the one named by Order or the configuration key
 // instances.<id>.composition.order. id is the instance id of every policy that has no
 // Name; by convention Type.Method, e.g. "SearchAPI.Search". Two functions wrapped with
 // one id share those instances, as functions that share a Name do: one limiter's permits,

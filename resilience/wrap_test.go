@@ -442,8 +442,6 @@ func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
 	requireCode(t, err, policy.CodeUnknownInstance)
 	assert.Empty(t, none.UnusedKeys())
 	assert.Empty(t, none.Snapshot().Policies)
-	assert.Nil(t, none.RateLimiterBackend())
-	assert.NotNil(t, none.Clock())
 
 	reg, _ := newRegistry(t)
 	_, err = resilience.Wrap[int](reg, "F.Call", nil)
@@ -457,25 +455,6 @@ func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
 	_, err = resilience.WrapAsync1[string, int](reg, "F.Call", nil)
 	requireCode(t, err, policy.CodeBadSpec)
 	assert.Empty(t, reg.Snapshot().Policies)
-}
-
-// Policy finds a policy package from its options' type: Policy(retry.MaxAttempts(2)) is
-// Retry(retry.MaxAttempts(2)), and Policy[retry.Option]() the retry with no options.
-func TestPolicy_FindsThePackageFromItsOptions(t *testing.T) {
-	reg, _ := newRegistry(t)
-	calls := 0
-	call, err := resilience.Wrap(reg, "F.Call", func(context.Context) (int, error) { calls++; return 0, errBoom },
-		resilience.Policy(retry.MaxAttempts(2), retry.Delay(0)))
-	require.NoError(t, err)
-	_, err = call(context.Background())
-	require.ErrorIs(t, err, errBoom)
-	assert.Equal(t, 2, calls)
-
-	_, err = resilience.Wrap(reg, "F.Twice", func(context.Context) (int, error) { return 0, nil },
-		resilience.Policy[retry.Option](), resilience.Retry())
-	requireCode(t, err, policy.CodeBadSpec) // the same layer twice
-	_, err = resilience.Lookup[*retry.Retry](reg, retry.Layer, "F.Call")
-	require.NoError(t, err)
 }
 
 // Functions that share a name share error lists only when they hold the same error
@@ -535,4 +514,14 @@ func TestWrapCostDoesNotGrowWithEarlierWraps(t *testing.T) {
 		resilience.RateLimiter(ratelimit.Permits(0), ratelimit.Period(time.Second)))
 	require.Error(t, err, "a bad limiter, resolved after the retry: the wrap fails")
 	assert.Equal(t, []string{"configs.q.retry.maxAttempts"}, reg.UnusedKeys(), "and uses no key")
+}
+
+// A layer given twice in one composition is R4C-REG-010, and builds nothing.
+func TestWrap_LayerGivenTwiceIsRefused(t *testing.T) {
+	reg, _ := newRegistry(t)
+	_, err := resilience.Wrap(reg, "F.Twice", func(context.Context) (int, error) { return 0, nil },
+		resilience.Retry(), resilience.Retry(retry.MaxAttempts(2)))
+	ce := requireCode(t, err, policy.CodeBadSpec)
+	assert.Contains(t, ce.Reason, "the retry layer is given twice")
+	assert.Empty(t, reg.Snapshot().Policies)
 }

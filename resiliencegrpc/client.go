@@ -19,8 +19,8 @@ import (
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
-// ClientConfig says how a Client reads the statuses its calls end with. Its zero value
-// is the default, which NewClient uses. It is read once, when the Client is built.
+// ClientConfig says how a Client reads the statuses its calls end with, and which methods
+// it retries or lets through. Its zero value is the default. NewClient reads it once.
 type ClientConfig struct {
 	// RetryCodes lists the codes a retry retries. Default nil: Unavailable, and
 	// ResourceExhausted. ResourceExhausted is retried only when the server said when to
@@ -87,8 +87,8 @@ func setOf(cs ...codes.Code) codeSet {
 	return s
 }
 
-// NewClient returns a Client with the default ClientConfig. Each call goes through the
-// policies of specs, composed once by resilience.Wrap1 in the default order:
+// NewClient returns a Client whose calls go through the policies of specs, composed once
+// by resilience.Wrap1 in the default order:
 //
 //	Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → the call
 //
@@ -97,16 +97,29 @@ func setOf(cs ...codes.Code) codeSet {
 // gRPC sends to the server (grpc-timeout). The call's own context bounds every layer: a
 // wait for a permit or a bulkhead slot ends when it does, and a retry's wait (its backoff
 // or a server delay) that would end after the call's deadline is not waited at all: the
-// last attempt's status is returned at once.
+// last attempt's status is returned at once. cfg says which codes are retried, failures
+// or successes, and which methods are idempotent or exempt (its zero value is the
+// default).
 //
-// Every status other than OK comes back as a *StatusError: a retry retries the
-// RetryCodes of idempotent methods, waiting the server's delay where it sent one (its
-// RetryInfo, or the grpc-retry-pushback-ms trailer of a unary call); a breaker counts the
-// FailureCodes as failures and the SuccessCodes as successes, and, with
-// circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded), ignores the rest and the
-// refusals of the client's own rate limiter. A call that the client's own policies refuse ends with
-// an *Error: ResourceExhausted for its rate limiter (with RetryInfo) and its bulkhead,
-// Unavailable for its open breaker, DeadlineExceeded for its timeout. When the composition
+// Every status other than OK reaches the policies, and the caller, as an error that
+// carries the server's status (status.Code and status.FromError read it as from the error
+// gRPC returned; its text names the method) and says what the client made of it: a retry
+// retries the RetryCodes of idempotent methods, waiting the server's delay where it sent
+// one (its RetryInfo, or the grpc-retry-pushback-ms trailer of a unary call) instead of
+// its own backoff, unless the delay ends after the call's deadline or exceeds
+// MaxRetryDelay; a breaker counts the FailureCodes as failures and the SuccessCodes as
+// successes, and, with circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded),
+// ignores the rest and the refusals of the client's own rate limiter. The error matches
+// (errors.Is) ErrNotFailure for a code that is not a failure; ratelimit.ErrExceeded for
+// ResourceExhausted with a server delay (the server's rate limiter said when to come
+// back), unless the client counts ResourceExhausted as a failure; context.DeadlineExceeded
+// for DeadlineExceeded and context.Canceled for Canceled.
+//
+// A call that the client's own policies refuse ends with an error that carries the status
+// Status maps the policy's error to — ResourceExhausted for its rate limiter (with
+// RetryInfo) and its bulkhead, Unavailable for its open breaker, DeadlineExceeded for its
+// timeout — and unwraps to the policy's error (errors.Is(err, circuitbreaker.ErrOpen)
+// works on it). When the composition
 // has a retry, a call refused by the client's own rate limiter was not sent: the retry
 // waits for the limiter's next permit (as resilience.RetryWaitsForPermit says), whatever
 // the method, so that the refusal costs one attempt and the next attempt finds its
@@ -129,16 +142,11 @@ func setOf(cs ...codes.Code) codeSet {
 // so leave the retryPolicy out there. gRPC's transparent retries (of a call the server
 // never received) happen for every method, as gRPC has them.
 //
-// Its errors are resilience.Wrap1's (*policy.ConfigError with the policies' R4C codes).
-func NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Client, error) {
-	return ClientConfig{}.NewClient(r, id, specs...)
-}
-
-// NewClient is the package's NewClient with configuration c. An invalid c returns a
-// *policy.ConfigError: R4C-ATR-007 for a code outside 1..16 or in both FailureCodes and
-// SuccessCodes, R4C-ATR-004 for a negative MaxRetryDelay, R4C-REG-010 for a malformed
-// Idempotent or Exempt name; the other errors are resilience.Wrap1's.
-func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resilience.Spec) (*Client, error) {
+// Its errors are *policy.ConfigError: for an invalid cfg, R4C-ATR-007 for a code outside
+// 1..16 or in both FailureCodes and SuccessCodes, R4C-ATR-004 for a negative
+// MaxRetryDelay, R4C-REG-010 for a malformed Idempotent or Exempt name; and
+// resilience.Wrap1's (the policies' R4C codes).
+func NewClient(r *resilience.Registry, id string, cfg ClientConfig, specs ...resilience.Spec) (*Client, error) {
 	cl := &Client{idempotent: map[string]struct{}{}, exempt: map[string]struct{}{}}
 	lists := []struct {
 		name string
@@ -146,9 +154,9 @@ func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resi
 		def  []codes.Code
 		out  *codeSet
 	}{
-		{"retryCodes", c.RetryCodes, []codes.Code{codes.Unavailable, codes.ResourceExhausted}, &cl.retry},
-		{"failureCodes", c.FailureCodes, []codes.Code{codes.Unavailable, codes.DeadlineExceeded, codes.Internal}, &cl.failure},
-		{"successCodes", c.SuccessCodes, []codes.Code{codes.InvalidArgument, codes.NotFound, codes.AlreadyExists,
+		{"retryCodes", cfg.RetryCodes, []codes.Code{codes.Unavailable, codes.ResourceExhausted}, &cl.retry},
+		{"failureCodes", cfg.FailureCodes, []codes.Code{codes.Unavailable, codes.DeadlineExceeded, codes.Internal}, &cl.failure},
+		{"successCodes", cfg.SuccessCodes, []codes.Code{codes.InvalidArgument, codes.NotFound, codes.AlreadyExists,
 			codes.PermissionDenied, codes.FailedPrecondition, codes.Aborted, codes.OutOfRange, codes.Unimplemented,
 			codes.Unauthenticated}, &cl.success},
 	}
@@ -172,7 +180,7 @@ func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resi
 	for _, names := range []struct {
 		in  []string
 		out map[string]struct{}
-	}{{c.Idempotent, cl.idempotent}, {c.Exempt, cl.exempt}} {
+	}{{cfg.Idempotent, cl.idempotent}, {cfg.Exempt, cl.exempt}} {
 		for _, m := range names.in {
 			if !validScope(m) {
 				return nil, badMethod(m)
@@ -181,7 +189,7 @@ func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resi
 		}
 	}
 	var err error
-	if cl.maxDelay, err = retryhint.MaxDelay("resiliencegrpc.maxRetryDelay", c.MaxRetryDelay); err != nil {
+	if cl.maxDelay, err = retryhint.MaxDelay("resiliencegrpc.maxRetryDelay", cfg.MaxRetryDelay); err != nil {
 		return nil, err
 	}
 	specs = append(slices.Clip(specs), resilience.RetryWaitsForPermit())
@@ -405,7 +413,7 @@ func (c *Client) exempted(method string) bool {
 // gRPC's own calls end; else err with its status.
 func callError(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-		e := &Error{err: err}
+		e := &policyError{err: err}
 		e.st.Store(status.FromContextError(cerr))
 		return e
 	}

@@ -209,6 +209,6 @@ func TestGR12_ExemptMethodsSkipTheClientsPolicies(t *testing.T) {
 	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
 	assert.Equal(t, 1, ts.svc.count("UnaryCall"))
 
-	_, err = resiliencegrpc.ClientConfig{Exempt: []string{"grpc.health.v1.Health"}}.NewClient(reg, "bad")
+	_, err = resiliencegrpc.NewClient(reg, "bad", resiliencegrpc.ClientConfig{Exempt: []string{"grpc.health.v1.Health"}})
 	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err))
 }

@@ -32,7 +32,7 @@ import (
 // newClient builds a client of cfg on reg, with instance id "svc".
 func newClient(t *testing.T, reg *resilience.Registry, cfg resiliencegrpc.ClientConfig, specs ...resilience.Spec) *resiliencegrpc.Client {
 	t.Helper()
-	cl, err := cfg.NewClient(reg, "svc", specs...)
+	cl, err := resiliencegrpc.NewClient(reg, "svc", cfg, specs...)
 	require.NoError(t, err)
 	return cl
 }
@@ -746,7 +746,7 @@ func TestGR5_NewClientConfigErrors(t *testing.T) {
 		{"bad retry", resiliencegrpc.ClientConfig{}, []resilience.Spec{resilience.Retry(retry.MaxAttempts(0))}, policy.CodeOutOfRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cl, err := tc.cfg.NewClient(reg, "bad", tc.specs...)
+			cl, err := resiliencegrpc.NewClient(reg, "bad", tc.cfg, tc.specs...)
 			require.Error(t, err)
 			assert.Nil(t, cl)
 			var ce *policy.ConfigError
@@ -754,10 +754,10 @@ func TestGR5_NewClientConfigErrors(t *testing.T) {
 			assert.Equal(t, tc.code, policy.CodeOf(err), "%v", err)
 		})
 	}
-	_, err := resiliencegrpc.NewClient(nil, "svc")
+	_, err := resiliencegrpc.NewClient(nil, "svc", resiliencegrpc.ClientConfig{})
 	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "nil registry: %v", err)
-	cl, err := resiliencegrpc.ClientConfig{RetryCodes: []codes.Code{1, 16}, FailureCodes: []codes.Code{16},
-		SuccessCodes: []codes.Code{1}, Idempotent: []string{wholeService, unaryCall}}.NewClient(reg, "good")
+	cl, err := resiliencegrpc.NewClient(reg, "good", resiliencegrpc.ClientConfig{RetryCodes: []codes.Code{1, 16}, FailureCodes: []codes.Code{16},
+		SuccessCodes: []codes.Code{1}, Idempotent: []string{wholeService, unaryCall}})
 	require.NoError(t, err)
 	require.NotNil(t, cl)
 }
@@ -777,7 +777,7 @@ func BenchmarkClientUnaryInterceptor(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			reg, err := resilience.NewRegistry()
 			require.NoError(b, err)
-			cl, err := idempotentUnary.NewClient(reg, "bench", bc.specs...)
+			cl, err := resiliencegrpc.NewClient(reg, "bench", idempotentUnary, bc.specs...)
 			require.NoError(b, err)
 			unary := cl.UnaryInterceptor()
 			invoker := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil }

@@ -22,7 +22,7 @@ import (
 // break2Client builds a client of cfg on reg, with instance id "b2".
 func break2Client(t *testing.T, reg *resilience.Registry, cfg resiliencegrpc.ClientConfig, specs ...resilience.Spec) *resiliencegrpc.Client {
 	t.Helper()
-	cl, err := cfg.NewClient(reg, "b2", specs...)
+	cl, err := resiliencegrpc.NewClient(reg, "b2", cfg, specs...)
 	require.NoError(t, err)
 	return cl
 }

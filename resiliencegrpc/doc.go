@@ -20,24 +20,28 @@
 //		grpc.ChainStreamInterceptor(srv.StreamInterceptor()))
 //
 // A Limit keys calls by peer (the connection's address, or the address forwarded by
-// TrustedProxies), by method (ByMethod), by metadata (ByMetadata) or by any Key. A call it
-// refuses ends with ResourceExhausted and a google.rpc.RetryInfo detail whose retry_delay
-// is the exact time until the key's next permit (RetryDelay reads it on the client), the
-// same delay in the grpc-retry-pushback-ms trailer, which gRPC's own retries read in
-// every language, and a message that names the method and the quota. A Guard runs a
-// method's calls through a composition of a registry's policies: a bulkhead or an
-// adaptive limit per method, a timeout.
+// TrustedProxies), by method (ByMethod), by metadata (ByMetadata) or by any function of
+// the call; a call whose key is "" is keyed by its peer. A call it refuses ends with
+// ResourceExhausted and a google.rpc.RetryInfo detail whose retry_delay is the exact
+// time until the key's next permit (RetryDelay reads it on the client), the same delay in
+// the grpc-retry-pushback-ms trailer, which gRPC's own retries read in every language,
+// and a message that names the method and the quota. A Guard runs a method's calls
+// through a composition of a registry's policies: a bulkhead or an adaptive limit per
+// method, a timeout.
 //
 // # Client
 //
 // NewClient builds a Client that sends each call through a composition of a registry's
 // policies; its UnaryInterceptor and StreamInterceptor go into grpc.NewClient:
 //
-//	cl, err := resiliencegrpc.ClientConfig{
-//		Idempotent: []string{"/shop.Catalog/"},     // may be retried
-//		Exempt:     resiliencegrpc.HealthAndReflection, // through none of the policies
-//	}.NewClient(reg, "catalog",
-//		resilience.Retry(retry.MaxAttempts(3)), resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)), resilience.Timeout(time.Second))
+//	cl, err := resiliencegrpc.NewClient(reg, "catalog",
+//		resiliencegrpc.ClientConfig{
+//			Idempotent: []string{"/shop.Catalog/"},         // may be retried
+//			Exempt:     resiliencegrpc.HealthAndReflection, // through none of the policies
+//		},
+//		resilience.Retry(retry.MaxAttempts(3)),
+//		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)),
+//		resilience.Timeout(time.Second))
 //	if err != nil {
 //		return err
 //	}
@@ -47,9 +51,9 @@
 //		grpc.WithChainStreamInterceptor(cl.StreamInterceptor()))
 //
 // The client's policies guard every method of the connection, health checks included,
-// but for the Exempt ones. Every status other than OK reaches the policies as a *StatusError, which says whether
-// it may be retried (its code, the method's idempotency, the server's delay) and whether
-// the breaker counts it. A retry waits the server's RetryInfo delay, or its
+// but for the Exempt ones. Every status other than OK reaches the policies as an error
+// that carries the status and says whether it may be retried (its code, the method's
+// idempotency, the server's delay) and whether the breaker counts it. A retry waits the server's RetryInfo delay, or its
 // grpc-retry-pushback-ms trailer, instead of its own backoff.
 //
 // # The client's retry and gRPC's
@@ -69,11 +73,11 @@
 //
 // Status maps the policies' errors to gRPC statuses: a rate limiter's refusal and a full
 // bulkhead are ResourceExhausted, an open breaker Unavailable, a timeout DeadlineExceeded.
-// The errors the interceptors return for those refusals are *Error values, which carry
-// the status (status.Code works on them) and unwrap to the policy's error
-// (errors.Is(err, circuitbreaker.ErrOpen) works too). A *StatusError matches
-// ratelimit.ErrExceeded when the server's limiter refused the call, and the context's
-// errors for DeadlineExceeded and Canceled.
+// The errors the interceptors return for those refusals carry the status (status.Code
+// works on them) and unwrap to the policy's error (errors.Is(err, circuitbreaker.ErrOpen)
+// works too). The error of a status the server sent matches ratelimit.ErrExceeded when
+// the server's limiter refused the call, and the context's errors for DeadlineExceeded
+// and Canceled.
 //
 // The package lives in the main module: a program that does not import it compiles none
 // of gRPC.

@@ -12,23 +12,24 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// ErrNotFailure is matched by a StatusError whose code is not one of the client's failure
-// codes: one in neither list (by default Canceled, Unknown, ResourceExhausted and
-// DataLoss), or a success code that the retry retries. A breaker built with
-// circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded) ignores it, and the
-// refusals of the client's own rate limiter, so they count neither as successes nor as
-// failures; without it, every status the client does not count as a success is a failure. (A success code
-// that is not retried reaches the breaker as a success.)
+// ErrNotFailure is matched by the error of a call that the server answered with a code
+// that is not one of the client's failure codes (see NewClient): one in neither list (by
+// default Canceled, Unknown, ResourceExhausted and DataLoss), or a success code that the
+// retry retries. A breaker built with circuitbreaker.IgnoreOn(ErrNotFailure,
+// ratelimit.ErrExceeded) ignores it, and the refusals of the client's own rate limiter,
+// so they count neither as successes nor as failures; without it, every status the
+// client does not count as a success is a failure. (A success code that is not retried
+// reaches the breaker as a success.)
 var ErrNotFailure = errors.New("resiliencegrpc: status is not a failure")
 
-// Error is the error of a call that one of the policies turned away, as a gRPC status:
-// the server interceptors return it for the calls they refuse, and the client interceptors
-// for the calls their own policies refuse before or instead of reaching the server.
-// GRPCStatus gives the status that Status maps the policy's error to (a rate limiter's
-// refusal is ResourceExhausted with a google.rpc.RetryInfo detail); Unwrap gives the
-// policy's error, so errors.Is(err, ratelimit.ErrExceeded) and status.Code(err) both
-// work on it. An Error is safe for concurrent use.
-type Error struct {
+// policyError is the error of a call that one of the policies turned away, as a gRPC
+// status: the server interceptors return it for the calls they refuse, and the client
+// interceptors for the calls their own policies refuse before or instead of reaching the
+// server. GRPCStatus gives the status that Status maps the policy's error to (a rate
+// limiter's refusal is ResourceExhausted with a google.rpc.RetryInfo detail); Unwrap gives
+// the policy's error, so errors.Is(err, ratelimit.ErrExceeded) and status.Code(err) both
+// work on it. A policyError is safe for concurrent use.
+type policyError struct {
 	err     error
 	method  string       // the refused call's full method name, for a server's refusal; else ""
 	limited bool         // a Limit's refusal: ResourceExhausted with RetryInfo of limit.wait
@@ -44,7 +45,7 @@ type Error struct {
 // = ResourceExhausted desc = resiliencegrpc: /pkg.Service/Method: bulkhead: bulkhead
 // "search" is full". The client interceptors' own refusals carry the policy's error as
 // it is.
-func (e *Error) Error() string {
+func (e *policyError) Error() string {
 	if st := e.GRPCStatus(); st != nil {
 		return st.Err().Error()
 	}
@@ -54,7 +55,7 @@ func (e *Error) Error() string {
 // GRPCStatus returns the status that the call ends with; grpc's status.FromError and
 // status.Code find it, and a gRPC server sends it, details included. The status is made
 // the first time it is asked for, and then kept.
-func (e *Error) GRPCStatus() *status.Status {
+func (e *policyError) GRPCStatus() *status.Status {
 	if e == nil || e.err == nil {
 		return nil
 	}
@@ -83,7 +84,7 @@ func (e *Error) GRPCStatus() *status.Status {
 
 // Unwrap returns the policy's error: its rejection (a policy.Rejection, such as a rate
 // limiter's *ratelimit.ExceededError), a *timeout.TimeoutError…
-func (e *Error) Unwrap() error {
+func (e *policyError) Unwrap() error {
 	if e == nil {
 		return nil
 	}
@@ -91,8 +92,9 @@ func (e *Error) Unwrap() error {
 }
 
 // Status returns the gRPC status that err stands for. An error that carries a status
-// (a gRPC status error, an *Error, a *StatusError, or any error with a GRPCStatus method,
-// wrapped or not) keeps it; nil is OK. Other errors map to:
+// (a gRPC status error, the error of a call that this package's interceptors refused or
+// that the server failed, or any error with a GRPCStatus method, wrapped or not) keeps
+// it; nil is OK. Other errors map to:
 //
 //   - a timeout (timeout.ErrTimeout) and any other error matching context.DeadlineExceeded:
 //     DeadlineExceeded; context.Canceled: Canceled (also for a policy's refusal that the
@@ -148,7 +150,7 @@ func mapped(err error) (code codes.Code, wait time.Duration, hasWait bool) {
 
 // retryDelay returns the delay of the RetryInfo detail of e's status, without making the
 // status: what the server sends as its grpc-retry-pushback-ms trailer too.
-func (e *Error) retryDelay() (time.Duration, bool) {
+func (e *policyError) retryDelay() (time.Duration, bool) {
 	switch {
 	case e == nil || e.err == nil:
 		return 0, false
@@ -162,12 +164,12 @@ func (e *Error) retryDelay() (time.Duration, bool) {
 }
 
 // statusError returns err as an error that carries its gRPC status: err itself when it
-// already carries one, else an *Error.
+// already carries one, else a *policyError.
 func statusError(err error) error {
 	if err == nil || carried(err) != nil {
 		return err
 	}
-	return &Error{err: err}
+	return &policyError{err: err}
 }
 
 // carried returns the status that err, or an error it wraps, carries (a GRPCStatus

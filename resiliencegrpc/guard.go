@@ -156,5 +156,5 @@ func settle(err error, method string) (_ error, refusal bool) {
 	if carried(err) != nil {
 		return err, true
 	}
-	return &Error{err: err, method: method}, true
+	return &policyError{err: err, method: method}, true
 }

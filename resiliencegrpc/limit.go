@@ -13,7 +13,7 @@ import (
 )
 
 // errRateLimited is the errors.Is target of a rate limiter's refusal,
-// ratelimit.ErrExceeded: the error of a call that Limit refuses, what a StatusError of a
+// ratelimit.ErrExceeded: the error of a call that Limit refuses, what a serverError of a
 // server limiter's refusal matches.
 // This file is the one place of the package that knows the rate limiter.
 var errRateLimited = ratelimit.ErrExceeded
@@ -30,23 +30,17 @@ type KeyedLimiter interface {
 	Decide(key string) ratelimit.Decision
 }
 
-// Key returns the key a call is limited by, from the call's context (its peer and incoming
-// metadata) and its full method name ("/pkg.Service/Method"). It runs on every call that a
-// Limit applies to, concurrently, so it must be quick and safe for concurrent use. Calls
-// for which it returns the same string share one quota.
-type Key func(ctx context.Context, fullMethod string) string
-
 // ByMethod keys calls by their full method name: one quota per method, shared by every
 // client.
 func ByMethod(_ context.Context, fullMethod string) string { return fullMethod }
 
 // ByMetadata keys calls by the first value of the incoming metadata name (lowercase, as
-// gRPC keeps metadata keys), e.g. "x-api-key"; a call without it has the key "". Reading
-// it costs one allocation per call (gRPC copies the values). The
-// value is whatever the client sends: key by it only where a caller cannot pick another
-// value at will (an API key that is checked before this interceptor, a tenant id set by a
-// trusted gateway).
-func ByMetadata(name string) Key {
+// gRPC keeps metadata keys), e.g. "x-api-key"; a call without it, or with an empty value,
+// is keyed by its peer (see Limit). Reading it costs one allocation per call (gRPC copies
+// the values). The value is whatever the client sends: key by it only where a caller
+// cannot pick another value at will (an API key that is checked before this interceptor, a
+// tenant id set by a trusted gateway).
+func ByMetadata(name string) func(ctx context.Context, fullMethod string) string {
 	name = strings.ToLower(name)
 	return func(ctx context.Context, _ string) string {
 		if v := metadata.ValueFromIncomingContext(ctx, name); len(v) > 0 {
@@ -58,9 +52,21 @@ func ByMetadata(name string) Key {
 
 // Limit limits calls with k, keyed by key: Permits per Period per key, as k is built.
 // methods names what it applies to: full method names ("/pkg.Service/Method"), whole
-// services ("/pkg.Service/"), or, when none are given, every method. A nil key keys calls
-// by peer: the client's address, or the address that TrustedProxies forward, per network
-// (IPv4Prefix, IPv6Prefix), as PeerKey does.
+// services ("/pkg.Service/"), or, when none are given, every method.
+//
+// key returns the key of a call from its context (its peer and incoming metadata) and its
+// full method name ("/pkg.Service/Method"), e.g. ByMethod or ByMetadata. It runs on every
+// call that the Limit applies to, concurrently, so it must be quick and safe for
+// concurrent use. Calls for which it returns the same string share one quota. A nil key,
+// or a key that returns "" for a call, keys the call by its peer: the address of the
+// call's connection, or, when it comes from one of the TrustedProxies, the client address
+// read from the ForwardedMetadata; one key per network (IPv4Prefix, IPv6Prefix), written
+// as the address ("192.0.2.1") for a full-length prefix and as the network in CIDR
+// notation otherwise ("2001:db8:1:2::/64"). A peer that is not an IP address (a Unix
+// socket, an in-memory listener such as bufconn) is keyed by its address's text, so all
+// its clients share one key; a call without a peer has the key "". A returning client
+// costs no allocation, but for a call through a trusted proxy: one, to read its
+// metadata.
 //
 // Each call is limited by one Limit at most, the most specific that applies: one that
 // names its method, else one that names its service, else one for every method, so that
@@ -78,17 +84,18 @@ func ByMetadata(name string) Key {
 // *ratelimit.Keyed has; else k's Decision.Limit). k's MaxWait is not used: a server
 // answers at once. A Limit counts the calls that reach it: one that it admits and its Guard then
 // turns away (a full bulkhead) has spent its permit, as a request the server received.
-func Limit(k KeyedLimiter, key Key, methods ...string) ServerOption {
+func Limit(k KeyedLimiter, key func(ctx context.Context, fullMethod string) string, methods ...string) ServerOption {
 	kc, _ := k.(contextDecider)
 	kq, _ := k.(quotaTeller)
 	return func(s *Server) { s.limits.add(s, &limitRule{k: k, kc: kc, kq: kq, key: key}, methods, nilcheck.Is(k)) }
 }
 
 type limitRule struct {
-	k   KeyedLimiter
-	kc  contextDecider // k, when it decides with a context; else nil
-	kq  quotaTeller    // k, when it tells its quota's period; else nil
-	key Key
+	k    KeyedLimiter
+	kc   contextDecider                                      // k, when it decides with a context; else nil
+	kq   quotaTeller                                         // k, when it tells its quota's period; else nil
+	key  func(ctx context.Context, fullMethod string) string // nil: by peer
+	peer func(ctx context.Context) string                    // the key of a call by its peer
 }
 
 // quotaTeller is a KeyedLimiter that tells its quota, as *ratelimit.Keyed does.
@@ -96,18 +103,29 @@ type quotaTeller interface {
 	Config() ratelimit.Config
 }
 
+// keyOf returns the key of a call: key's, or, when there is none or it returns "", its
+// peer's.
+func (l *limitRule) keyOf(ctx context.Context, method string) string {
+	if l.key != nil {
+		if k := l.key(ctx, method); k != "" {
+			return k
+		}
+	}
+	return l.peer(ctx)
+}
+
 // admit takes a permit for the call, or returns its refusal.
 func (l *limitRule) admit(ctx context.Context, method string) error {
 	var d ratelimit.Decision
 	if l.kc != nil {
-		d = l.kc.DecideContext(ctx, l.key(ctx, method))
+		d = l.kc.DecideContext(ctx, l.keyOf(ctx, method))
 	} else {
-		d = l.k.Decide(l.key(ctx, method))
+		d = l.k.Decide(l.keyOf(ctx, method))
 	}
 	if d.Admitted {
 		return nil
 	}
-	e := &Error{err: errRateLimited, method: method, limited: true,
+	e := &policyError{err: errRateLimited, method: method, limited: true,
 		limit: limitRefusal{permits: d.Limit, wait: max(d.RetryAfter, 0)}}
 	if l.kq != nil { // the quota as configured, whatever share of it this replica holds
 		cfg := l.kq.Config()

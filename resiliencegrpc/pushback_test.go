@@ -124,7 +124,7 @@ func TestGR13_StockGRPCRetryWaitsTheServersDelay(t *testing.T) {
 				grpc.WithDefaultServiceConfig(stockRetryConfig)}
 			if tc.ours {
 				reg, _ := newRegistry(t, clk)
-				cl, err := resiliencegrpc.ClientConfig{Idempotent: []string{wholeService}}.NewClient(reg, "c",
+				cl, err := resiliencegrpc.NewClient(reg, "c", resiliencegrpc.ClientConfig{Idempotent: []string{wholeService}},
 					resilience.Retry(retry.MaxAttempts(3), retry.Delay(time.Millisecond)))
 				require.NoError(t, err)
 				opts = append(opts, grpc.WithChainUnaryInterceptor(cl.UnaryInterceptor()),

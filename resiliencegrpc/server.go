@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"net/netip"
-	"slices"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -20,9 +19,9 @@ import (
 type ServerOption func(*Server)
 
 // Exempt lets calls to these methods (full method names, or whole services ending in
-// "/") through every Limit and Guard. Default none; Health lists the gRPC health service,
-// which probes call, Reflection the server reflection services, which tools call, and
-// HealthAndReflection both. Several calls add methods. A malformed name makes NewServer
+// "/") through every Limit and Guard. Default none; HealthAndReflection lists the gRPC
+// health service, which probes call, and the server reflection services, which tools
+// call. Several calls add methods. A malformed name makes NewServer
 // fail with R4C-REG-010.
 func Exempt(methods ...string) ServerOption {
 	return func(s *Server) {
@@ -36,22 +35,18 @@ func Exempt(methods ...string) ServerOption {
 	}
 }
 
-// Health is the service of gRPC's health checking protocol, for Exempt (on the server)
-// and ClientConfig.Exempt: exempt it alone to keep a load balancer's probes answered
-// while every other method, reflection included, stays limited.
-var Health = []string{"/grpc.health.v1.Health/"}
-
-// Reflection are the services of gRPC server reflection (both versions), for Exempt and
-// ClientConfig.Exempt: exempt them alone to let tools such as grpcurl list the services
-// while health checks stay limited.
-var Reflection = []string{
+// HealthAndReflection are the service of gRPC's health checking protocol,
+// "/grpc.health.v1.Health/", and those of gRPC server reflection (both versions),
+// "/grpc.reflection.v1.ServerReflection/" and
+// "/grpc.reflection.v1alpha.ServerReflection/", for Exempt (on the server) and
+// ClientConfig.Exempt: so that a load balancer's probes are answered, and tools such as
+// grpcurl can list the services, while every other method stays limited. To exempt only
+// one of them, give its name to Exempt.
+var HealthAndReflection = []string{
+	"/grpc.health.v1.Health/",
 	"/grpc.reflection.v1.ServerReflection/",
 	"/grpc.reflection.v1alpha.ServerReflection/",
 }
-
-// HealthAndReflection are Health and Reflection together, for Exempt and
-// ClientConfig.Exempt.
-var HealthAndReflection = slices.Concat(Health, Reflection)
 
 // TrustedProxies names the proxies in front of the server, by address prefix. Only a
 // call whose connection comes from one of them has its peer read from the forwarding
@@ -128,9 +123,7 @@ func NewServer(opts ...ServerOption) (*Server, error) {
 		return nil, err
 	}
 	for _, l := range s.limits.rules() {
-		if l.key == nil {
-			l.key = s.PeerKey
-		}
+		l.peer = s.peerKey
 	}
 	for _, g := range s.guards.rules() {
 		unary, err := resilience.Wrap1(g.r, g.id, runUnary, g.specs...)
@@ -152,16 +145,8 @@ func (s *Server) fail(err error) {
 	}
 }
 
-// PeerKey is the key of a call by its peer, as Limit with a nil Key uses it: the address
-// of the call's connection, or, when it comes from one of the TrustedProxies, the client
-// address read from the ForwardedMetadata; one key per network (IPv4Prefix, IPv6Prefix),
-// written as the address ("192.0.2.1") for a full-length prefix and as the network in
-// CIDR notation otherwise ("2001:db8:1:2::/64"). A peer that is not an IP address (a Unix
-// socket, an in-memory listener such as bufconn) is keyed by its address's text, so all
-// its clients share one key; a call without a peer has the key "". A returning client
-// costs no allocation, but for a call through a trusted proxy: one, to read its
-// metadata. Use it to build a Key that falls back on the peer.
-func (s *Server) PeerKey(ctx context.Context, _ string) string {
+// peerKey is the key of a call by its peer, as Limit describes it.
+func (s *Server) peerKey(ctx context.Context) string {
 	p, ok := peer.FromContext(ctx)
 	if !ok || p.Addr == nil {
 		return ""
@@ -278,7 +263,7 @@ func refuseStream(ss grpc.ServerStream, err error) error {
 // pushbackOf returns the grpc-retry-pushback-ms trailer of err, a refusal of the server's
 // policies, and false when its status carries no RetryInfo.
 func pushbackOf(err error) (metadata.MD, bool) {
-	e, ok := err.(*Error)
+	e, ok := err.(*policyError)
 	if !ok {
 		return nil, false
 	}

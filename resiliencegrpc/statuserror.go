@@ -14,7 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// StatusError is how a client interceptor tells its policies, and the caller, that the
+// serverError is how a client interceptor tells its policies, and the caller, that the
 // server answered a call with a status other than OK. It carries that status
 // (GRPCStatus, so status.Code and status.FromError work on it as on the error gRPC
 // returned) and what the client made of it:
@@ -31,8 +31,8 @@ import (
 //     ResourceExhausted as a failure; context.DeadlineExceeded for
 //     DeadlineExceeded and context.Canceled for Canceled.
 //
-// A StatusError is not modified after it is made, and is safe for concurrent use.
-type StatusError struct {
+// A serverError is not modified after it is made, and is safe for concurrent use.
+type serverError struct {
 	st      *status.Status
 	method  string
 	hint    retryhint.Hint // the server's delay, and whether the call is retried
@@ -42,7 +42,7 @@ type StatusError struct {
 
 // Error returns the status's text, as gRPC prints it, after the method: "resiliencegrpc:
 // /pkg.Service/Method: rpc error: code = Unavailable desc = …".
-func (e *StatusError) Error() string {
+func (e *serverError) Error() string {
 	if e == nil || e.st == nil {
 		return "resiliencegrpc: unsuccessful status"
 	}
@@ -57,15 +57,15 @@ func (e *StatusError) Error() string {
 }
 
 // GRPCStatus returns the status the server sent.
-func (e *StatusError) GRPCStatus() *status.Status {
+func (e *serverError) GRPCStatus() *status.Status {
 	if e == nil {
 		return nil
 	}
 	return e.st
 }
 
-// Code returns the status's code; codes.Unknown for a StatusError without a status.
-func (e *StatusError) Code() codes.Code {
+// Code returns the status's code; codes.Unknown for a serverError without a status.
+func (e *serverError) Code() codes.Code {
 	if e == nil || e.st == nil {
 		return codes.Unknown
 	}
@@ -74,7 +74,7 @@ func (e *StatusError) Code() codes.Code {
 
 // Is reports whether target is ErrNotFailure, ratelimit.ErrExceeded,
 // context.DeadlineExceeded or context.Canceled, as the type's comment says.
-func (e *StatusError) Is(target error) bool {
+func (e *serverError) Is(target error) bool {
 	if e == nil {
 		return false
 	}
@@ -93,13 +93,13 @@ func (e *StatusError) Is(target error) bool {
 
 // RetryAfter returns the delay the server asked for, and false when it asked for none
 // (policy.RetryAfter).
-func (e *StatusError) RetryAfter() (time.Duration, bool) { return e.retryHint().RetryAfter() }
+func (e *serverError) RetryAfter() (time.Duration, bool) { return e.retryHint().RetryAfter() }
 
 // NeverRetried reports whether no retry may retry the call (policy.NeverRetried).
-func (e *StatusError) NeverRetried() bool { return e.retryHint().NeverRetried() }
+func (e *serverError) NeverRetried() bool { return e.retryHint().NeverRetried() }
 
 // retryHint returns e's hint; nil for a nil e.
-func (e *StatusError) retryHint() *retryhint.Hint {
+func (e *serverError) retryHint() *retryhint.Hint {
 	if e == nil {
 		return nil
 	}
@@ -107,11 +107,11 @@ func (e *StatusError) retryHint() *retryhint.Hint {
 }
 
 var (
-	_ policy.RetryAfter   = (*StatusError)(nil)
-	_ policy.NeverRetried = (*StatusError)(nil)
+	_ policy.RetryAfter   = (*serverError)(nil)
+	_ policy.NeverRetried = (*serverError)(nil)
 )
 
-// classify turns an attempt's error into what the policies see: a *StatusError for the
+// classify turns an attempt's error into what the policies see: a *serverError for the
 // retry and the breaker, or a success carrying the status for the caller. again is true
 // when the client's retry may send the call again (see onceFor).
 func (c *Client) classify(err error, method string, deadline time.Time, trailer metadata.MD, again bool) (outcome, error) {
@@ -120,7 +120,7 @@ func (c *Client) classify(err error, method string, deadline time.Time, trailer 
 		return outcome{}, err // not a status: a policy's error, or another interceptor's
 	}
 	code := st.Code()
-	se := &StatusError{st: st, method: method, failure: c.failure.has(code)}
+	se := &serverError{st: st, method: method, failure: c.failure.has(code)}
 	se.ignored = !se.failure // a success code reaches the breaker as an error only when retried
 	se.hint.Delay, se.hint.HasDelay = retryInfo(st)
 	if v := trailer[pushbackHeader]; len(v) > 0 && !se.hint.HasDelay { // RetryInfo wins
@@ -137,7 +137,7 @@ func (c *Client) classify(err error, method string, deadline time.Time, trailer 
 
 // settle returns se as the attempt's error, or, for a success code that is not retried,
 // as the caller's error behind a success.
-func (c *Client) settle(se *StatusError) (outcome, error) {
+func (c *Client) settle(se *serverError) (outcome, error) {
 	if !se.hint.Retry && c.success.has(se.Code()) {
 		return outcome{err: se}, nil
 	}

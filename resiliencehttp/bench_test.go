@@ -30,7 +30,7 @@ func benchMiddleware(b *testing.B, permits int, opts ...resiliencehttp.Middlewar
 	if err != nil {
 		b.Fatal(err)
 	}
-	return resiliencehttp.Middleware(k, opts...)(noop)
+	return middleware(b, k, opts...)(noop)
 }
 
 // The floor: the bare handler, called directly.
@@ -90,7 +90,7 @@ func BenchmarkServeMiddlewareRejected(b *testing.B) {
 
 // The same with the legacy X-RateLimit fields, their reset a Unix time.
 func BenchmarkServeMiddlewareRejectedLegacy(b *testing.B) {
-	h := benchMiddleware(b, 1, resiliencehttp.LegacyHeaders(resiliencehttp.ResetUnixTime))
+	h := benchMiddleware(b, 1, resiliencehttp.LegacyHeaders("unix"))
 	r, w := benchRequest("203.0.113.7:51234"), &nopWriter{h: http.Header{}}
 	h.ServeHTTP(w, r)
 	b.ReportAllocs()
@@ -184,7 +184,7 @@ func BenchmarkTransportRetryBreakerLimiter(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tr, err := resiliencehttp.NewTransport(reg, "bench", memoryRT{},
+	tr, err := resiliencehttp.NewTransport(reg, "bench", memoryRT{}, resiliencehttp.TransportConfig{},
 		resilience.Retry(retry.MaxAttempts(3)), resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded)),
 		resilience.RateLimiter(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second)))
 	if err != nil {

@@ -5,7 +5,7 @@
 //
 // # Server: per-client limits
 //
-// Middleware limits each client with a KeyedLimiter, usually a ratelimit.Keyed[string]:
+// NewMiddleware limits each client with a KeyedLimiter, usually a ratelimit.Keyed[string]:
 // one GCRA cell per key, with the semantics of ratelimit.Limiter, bounded memory, and idle
 // keys evicted when their place is needed; any other store can implement the interface's two methods. The
 // key is the client's network: its IPv4 address, or the /64 of its IPv6 address (every
@@ -13,7 +13,8 @@
 // (IPv4-mapped IPv6 as IPv4, zones dropped); IPv4Prefix and IPv6Prefix change the
 // lengths. The address is the connection's RemoteAddr; X-Forwarded-For (or RFC 7239
 // Forwarded) is read only when the proxies that write it are named with TrustedProxies,
-// because any client can send it. KeyFunc keys by anything else (an API key, a user id).
+// because any client can send it. KeyFunc keys by anything else (an API key, a user id),
+// and falls back on the client where it returns "".
 //
 // A refused request is answered 429 Too Many Requests with Retry-After, the time until
 // the client's next permit in whole seconds rounded up, and the RateLimit-Policy and
@@ -32,13 +33,13 @@
 // response, Exempt lets paths through unlimited, and AlwaysSendHeaders adds the fields
 // to admitted responses too.
 //
-// A misconfigured Middleware (a nil limiter, a prefix length out of range) does not
-// panic: its handlers answer 500 with the configuration error; NewMiddleware returns
-// that error instead.
+// A misconfiguration (a nil limiter, a prefix length out of range) is an error of
+// NewMiddleware, never a panic.
 //
 // # Client: a dependency's quota
 //
-// Transport sends each request through a composition of the registry's policies, built
+// NewTransport makes an http.RoundTripper that sends each request through a composition
+// of the registry's policies, built
 // once by resilience.Wrap1 in the default order (retry, circuit breaker, rate limiter,
 // timeout, bulkhead, as configured; a resilience.Order spec names another) around another
 // RoundTripper:

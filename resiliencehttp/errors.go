@@ -11,9 +11,6 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// ErrStatus is the errors.Is target of every StatusError.
-var ErrStatus = errors.New("resiliencehttp: unsuccessful response status")
-
 // ErrNotFailure is matched by a StatusError whose status is retried but is not a failure
 // (by default 429 Too Many Requests): the dependency said "later", not "broken"; and by
 // the error of an attempt that was never sent because the request's body cannot be sent
@@ -23,13 +20,13 @@ var ErrStatus = errors.New("resiliencehttp: unsuccessful response status")
 // every StatusError counts as a failure, 429 included.
 var ErrNotFailure = errors.New("resiliencehttp: response status is not a failure")
 
-// StatusError is how a Transport tells its policies that a response did not succeed: a
+// StatusError is how the RoundTripper of NewTransport tells its policies that a response did not succeed: a
 // status it retries (429, 503) or one that is a failure for the circuit breaker (5xx).
 // The caller of RoundTrip does not see it when the retries end: it gets the response.
 // It shows in the policies' events (retry.EventAttempt, retry.EventExhausted), in a Fallback's
 // error, and in RoundTrip's error when the request's context ended during a wait.
 //
-// It matches ErrStatus, and ErrNotFailure when its status is not a failure. It
+// It matches ErrNotFailure when its status is not a failure. It
 // implements policy.RetryAfter (the response's Retry-After delay, which a retry waits
 // instead of its backoff) and policy.NeverRetried (true for a status that is not
 // retried, or a request that cannot be sent again).
@@ -41,10 +38,11 @@ type StatusError struct {
 
 // Error returns "resiliencehttp: <method> <url>: <status>", e.g.
 // `resiliencehttp: GET http://api.example/v1/items: 503 Service Unavailable`. A
-// StatusError without a response (its zero value) returns ErrStatus's text.
+// StatusError without a response (its zero value) returns
+// "resiliencehttp: unsuccessful response status".
 func (e *StatusError) Error() string {
 	if e == nil || e.resp == nil {
-		return ErrStatus.Error()
+		return "resiliencehttp: unsuccessful response status"
 	}
 	var b strings.Builder
 	b.WriteString("resiliencehttp: ")
@@ -62,17 +60,9 @@ func (e *StatusError) Error() string {
 	return b.String()
 }
 
-// StatusCode returns the response's status code; 0 without a response.
-func (e *StatusError) StatusCode() int {
-	if e == nil || e.resp == nil {
-		return 0
-	}
-	return e.resp.StatusCode
-}
-
-// Response returns the response, or nil. Its body belongs to the Transport, which drains
-// and closes it, unless it is the response that RoundTrip returns; read it only in a
-// Fallback, before returning.
+// Response returns the response (its StatusCode is the status), or nil. Its body belongs
+// to the transport, which drains and closes it, unless it is the response that RoundTrip
+// returns; read it only in a Fallback, before returning.
 func (e *StatusError) Response() *http.Response {
 	if e == nil {
 		return nil
@@ -80,10 +70,9 @@ func (e *StatusError) Response() *http.Response {
 	return e.resp
 }
 
-// Is reports whether target is ErrStatus, or ErrNotFailure for a status that is not a
-// failure.
+// Is reports whether target is ErrNotFailure, for a status that is not a failure.
 func (e *StatusError) Is(target error) bool {
-	return target == ErrStatus || target == ErrNotFailure && (e == nil || !e.failure)
+	return target == ErrNotFailure && (e == nil || !e.failure)
 }
 
 // RetryAfter returns the delay of the response's Retry-After header, and false when it

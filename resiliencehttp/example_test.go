@@ -15,11 +15,14 @@ import (
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
 
-func ExampleMiddleware() {
+func ExampleNewMiddleware() {
 	clk := clock.NewManual()
 	perClient, _ := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Second),
 		ratelimit.WithClock(clk))
-	limit := resiliencehttp.Middleware(perClient)
+	limit, err := resiliencehttp.NewMiddleware(perClient)
+	if err != nil {
+		panic(err)
+	}
 	srv := httptest.NewServer(limit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "hello")
 	})))
@@ -63,7 +66,7 @@ func ExampleNewTransport() {
 
 	clk := clock.NewManual()
 	reg, _ := resilience.NewRegistry(resilience.WithClock(clk))
-	transport, err := resiliencehttp.NewTransport(reg, "greeter", base,
+	transport, err := resiliencehttp.NewTransport(reg, "greeter", base, resiliencehttp.TransportConfig{},
 		resilience.RateLimiter(ratelimit.Permits(10), ratelimit.Period(time.Second)),
 		resilience.Retry(retry.MaxAttempts(3)),
 		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded)))

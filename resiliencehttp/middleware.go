@@ -14,7 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
-// KeyedLimiter is what Middleware needs of a per-key rate limiter. *ratelimit.Keyed[string]
+// KeyedLimiter is what NewMiddleware needs of a per-key rate limiter. *ratelimit.Keyed[string]
 // is one (with a ratelimit.Backend such as ratelimit/redis, its quotas are shared by every
 // instance of the service); implement it to bring another store.
 //
@@ -30,8 +30,8 @@ import (
 // ratelimit.Decision, as *ratelimit.Keyed[string] has, is called through it instead, with
 // the request's context: its observer's recorder then sees the request's trace.
 //
-// Config gives the quota the headers report: Permits per Period. Middleware calls it once,
-// when it is built; Permits must be at least 1 (else R4C-ATR-003) and Period positive
+// Config gives the quota the headers report: Permits per Period. NewMiddleware calls it
+// once; Permits must be at least 1 (else R4C-ATR-003) and Period positive
 // (else R4C-ATR-002). Its other fields are not used.
 type KeyedLimiter interface {
 	Decide(key string) ratelimit.Decision
@@ -50,8 +50,8 @@ type middleware struct {
 	policyName     string
 	always         bool
 	legacy         bool
-	reset          ResetFormat
-	exempting      bool // some paths are exempt
+	reset          string // LegacyHeaders' reset: resetUnixTime or resetSeconds
+	exempting      bool   // some paths are exempt
 
 	permits int
 	name    string // the policy name as a structured-field string, quoted
@@ -97,22 +97,29 @@ const (
 	headerXReset     = "X-Ratelimit-Reset"
 )
 
-// Middleware returns server middleware that limits each client's requests with k (a
+// NewMiddleware returns server middleware that limits each client's requests with k (a
 // KeyedLimiter, such as a ratelimit.Keyed[string]: Permits per Period per key).
 //
-// Each request that is not Exempt is keyed — by default by its client's network, as
-// ClientIP describes: the connection's RemoteAddr, or the forwarding header when the
-// connection comes from one of the TrustedProxies, one key per IPv4 address and per IPv6
-// /64 (IPv4Prefix, IPv6Prefix); or by KeyFunc — and takes a permit for its key without
-// waiting (a ratelimit.Keyed's MaxWait is not used: a server answers at once). An
-// admitted request goes on to the next handler. A refused one is answered, by default,
-// 429 Too Many Requests with:
+// Each request that is not Exempt is keyed — by KeyFunc, or by its client's network: the
+// connection's RemoteAddr, or the forwarding header when the connection comes from one of
+// the TrustedProxies, one key per IPv4 address and per IPv6 /64 (IPv4Prefix, IPv6Prefix)
+// — and takes a permit for its key without waiting (a ratelimit.Keyed's MaxWait is not
+// used: a server answers at once). An admitted request goes on to the next handler. A
+// refused one is answered, by default, 429 Too Many Requests with:
 //   - Retry-After: the seconds until the client's next permit, rounded up;
 //   - Ratelimit-Policy: "default";q=<Permits>;w=<Period in seconds, rounded up>;
 //   - Ratelimit: "default";r=<calls left now>;t=<seconds until the full quota, rounded up>;
 //
 // the two fields of draft-ietf-httpapi-ratelimit-headers-09; and, with LegacyHeaders,
 // X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset.
+//
+// A client's address is made canonical first, so that one client has one key however it
+// is written: an IPv4-mapped IPv6 address (::ffff:192.0.2.1) is the IPv4 address, the
+// zone of an IPv6 address (fe80::1%eth0) is dropped, and IPv6 is written in its canonical
+// form (RFC 5952). The key is then the address itself for a full-length prefix
+// ("192.0.2.1", the default for IPv4), and the network in CIDR notation otherwise
+// ("2001:db8:1:2::/64", the default for IPv6); an address forwarded with a port loses the
+// port. A RemoteAddr that is not an IP address (a Unix socket's) is the key as written.
 //
 // The limiter holds a bounded number of keys (ratelimit.MaxKeys for a ratelimit.Keyed).
 // Keying by network bounds what one client can take of them: all the addresses of an
@@ -122,40 +129,25 @@ const (
 // idle, or the soonest to be); the middleware answers its decision like any other, a
 // refusal with 429 and the limiter's retry-after.
 //
-// Misconfiguration never panics: where NewMiddleware returns an error (a nil k, a
-// Config() with Permits < 1 or Period ≤ 0, an option out of range), Middleware returns
-// middleware whose handlers answer every request 500 Internal Server Error with that
-// error's text, e.g. "resiliencehttp: the rate-limit middleware is not configured:
-// R4C-REG-010: ...". The returned function given a nil next handler makes a handler that
-// answers 500 too. Use NewMiddleware to get the error at startup instead.
+// A bad configuration is a *policy.ConfigError: R4C-REG-010 for a nil k (or a nil pointer
+// in it), an exempt path that no request's cleaned path can be, or an invalid trusted
+// proxy prefix; R4C-ATR-003 when k.Config().Permits is less than 1, R4C-ATR-002 when its
+// Period is not positive, R4C-ATR-007 for IPv4Prefix, IPv6Prefix or LegacyHeaders out of
+// range. The returned function never panics: given a nil next handler, it makes a handler
+// that answers every request 500 Internal Server Error.
 //
 // An admitted request from a client whose key k already holds allocates nothing in the
-// middleware (keys of IPv4 addresses are cut from the request; other keys are cached,
-// see ClientIP). A refused one costs one allocation, the slice that holds its header
-// values: each response gets its own, so that nothing a handler or another middleware
-// does to one response's header reaches another's. The values themselves are formatted
-// once and shared by the refusals that follow for as long as they say the same (the
-// same whole seconds, the same calls left). The returned function and the handlers it
-// makes are safe for concurrent use.
-func Middleware(k KeyedLimiter, opts ...MiddlewareOption) func(http.Handler) http.Handler {
-	wrap, err := NewMiddleware(k, opts...)
-	if err != nil {
-		msg := "resiliencehttp: the rate-limit middleware is not configured: " + err.Error()
-		return func(http.Handler) http.Handler { return failing(msg) }
-	}
-	return wrap
-}
-
-// NewMiddleware is Middleware that reports a bad configuration instead of answering 500:
-// a *policy.ConfigError: R4C-REG-010 for a nil k (or a nil pointer in it), an exempt path
-// that no request's cleaned path can be, or an invalid trusted proxy prefix; R4C-ATR-003
-// when k.Config().Permits is less than 1, R4C-ATR-002 when its Period is not positive,
-// R4C-ATR-007 for IPv4Prefix, IPv6Prefix or LegacyHeaders out of range. The middleware it
-// returns is Middleware's.
+// middleware (the keys of IPv4 addresses at /32 are cut from the request; the keys of
+// other clients are cached, in 1,024 slots, by network). A refused one costs one
+// allocation, the slice that holds its header values: each response gets its own, so
+// that nothing a handler or another middleware does to one response's header reaches
+// another's. The values themselves are formatted once and shared by the refusals that
+// follow for as long as they say the same (the same whole seconds, the same calls left).
+// The returned function and the handlers it makes are safe for concurrent use.
 func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler) http.Handler, error) {
 	if nilcheck.Is(k) {
 		return nil, policy.Errorf(policy.CodeBadSpec, "resiliencehttp.limiter", "",
-			"Middleware needs a keyed rate limiter (e.g. ratelimit.NewKeyed[string]), not nil")
+			"the middleware needs a keyed rate limiter (e.g. ratelimit.NewKeyed[string]), not nil")
 	}
 	m := configure(opts)
 	m.k = k
@@ -168,9 +160,9 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 			"an exempt path is compared with the request's cleaned path, which starts with / and is clean (path.Clean): write %q",
 			cleanedPath(m.badExempt))
 	}
-	if m.reset != ResetUnixTime && m.reset != ResetSeconds {
-		return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencehttp.legacyHeaders", strconv.Itoa(int(m.reset)),
-			"the reset format is ResetUnixTime or ResetSeconds")
+	if m.reset != resetUnixTime && m.reset != resetSeconds {
+		return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencehttp.legacyHeaders", m.reset,
+			"the reset format is %q or %q", resetUnixTime, resetSeconds)
 	}
 	cfg := k.Config()
 	if cfg.Permits < 1 {
@@ -272,9 +264,13 @@ func failing(msg string) http.Handler {
 	})
 }
 
+// key returns the key of r: KeyFunc's, or, when there is none or it returns "", that of
+// r's client.
 func (m *middleware) key(r *http.Request) string {
 	if m.keyFunc != nil {
-		return m.keyFunc(r)
+		if k := m.keyFunc(r); k != "" {
+			return k
+		}
 	}
 	return m.ips.of(r)
 }
@@ -306,7 +302,7 @@ func (m *middleware) quotaOf(d ratelimit.Decision, refused bool) quota {
 		return q
 	}
 	q.resetAt = q.reset
-	if m.reset == ResetUnixTime {
+	if m.reset == resetUnixTime {
 		at := time.Now().Add(max(d.Reset, 0))
 		q.resetAt = at.Unix()
 		if at.Nanosecond() > 0 {

@@ -8,18 +8,19 @@ import (
 	"time"
 )
 
-// MiddlewareOption configures Middleware. Middleware applies the options in order and
-// skips nil ones.
+// MiddlewareOption configures NewMiddleware, which applies the options in order and skips
+// nil ones.
 type MiddlewareOption func(*middleware)
 
 // KeyFunc keys requests by fn(r) instead of by client IP: an API key, a user id, a
-// tenant. Default the client IP, as ClientIP finds it with TrustedProxies,
-// ForwardedHeader, IPv4Prefix and IPv6Prefix; a nil fn keeps that default. Requests for
-// which fn returns the same string share one quota; "" is a key like any other. fn runs
-// on every request that is not exempt, concurrently, so it must be quick and safe for
-// concurrent use; a string cut from the request (a header's value) costs no allocation,
-// and ratelimit.Keyed copies it when it first stores it. With KeyFunc, TrustedProxies,
-// ForwardedHeader and the prefix options are not used (they still must be valid).
+// tenant. Requests for which fn returns the same string share one quota; a request for
+// which it returns "" is keyed by its client IP, as without KeyFunc (found with
+// TrustedProxies, ForwardedHeader, IPv4Prefix and IPv6Prefix; see NewMiddleware), so that
+// fn can key by an API key where there is one and fall back on the client elsewhere.
+// Default none: every request is keyed by its client IP; a nil fn keeps that default. fn
+// runs on every request that is not exempt, concurrently, so it must be quick and safe
+// for concurrent use; a string cut from the request (a header's value) costs no
+// allocation, and ratelimit.Keyed copies it when it first stores it.
 func KeyFunc(fn func(r *http.Request) string) MiddlewareOption {
 	return func(m *middleware) { m.keyFunc = fn }
 }
@@ -30,7 +31,7 @@ func KeyFunc(fn func(r *http.Request) string) MiddlewareOption {
 // header is walked from the nearest hop outwards, over the trusted proxies, to the first
 // address that is not one — the client as the last trusted proxy saw it. An entry that is
 // not an address ("unknown", an obfuscated identifier) ends the walk at the hop that wrote
-// it. Addresses are compared in the canonical form ClientIP describes: an IPv4-mapped
+// it. Addresses are compared in the canonical form NewMiddleware describes: an IPv4-mapped
 // prefix (::ffff:10.0.0.0/104) is the IPv4 one (10.0.0.0/8), and zones are dropped.
 // Default none: forwarding headers are ignored, since any client can send them. Several
 // calls add prefixes; an invalid prefix (the zero netip.Prefix, or what a failed
@@ -118,35 +119,38 @@ func AlwaysSendHeaders(on bool) MiddlewareOption {
 	return func(m *middleware) { m.always = on }
 }
 
-// ResetFormat says how the X-RateLimit-Reset field of LegacyHeaders gives the time when
-// the client's full quota is back.
-type ResetFormat int
-
+// The formats of LegacyHeaders' X-RateLimit-Reset.
 const (
-	// ResetUnixTime sends the Unix time of the reset in whole seconds, rounded up, by the
-	// server's wall clock (time.Now): "1767225601". It is what GitHub's REST API,
-	// go-chi/httprate and ulule/limiter send, and what most clients of X-RateLimit-Reset
-	// expect.
-	ResetUnixTime ResetFormat = iota
-	// ResetSeconds sends the seconds until the reset, rounded up, as the Ratelimit field's
-	// t does: "1".
-	ResetSeconds
+	resetUnixTime = "unix"
+	resetSeconds  = "seconds"
 )
 
 // LegacyHeaders adds the X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset
 // fields that older clients read, alongside the Ratelimit-Policy and Ratelimit fields
 // (which stay): the limiter's Permits; the calls left now; and when the client's full
-// quota is back, as reset says (ResetUnixTime, the common convention, or ResetSeconds).
+// quota is back, as reset says:
+//   - "unix": the Unix time of the reset in whole seconds, rounded up, by the server's
+//     wall clock (time.Now), e.g. "1767225601". It is what GitHub's REST API,
+//     go-chi/httprate and ulule/limiter send, and what most clients of X-RateLimit-Reset
+//     expect;
+//   - "seconds": the seconds until the reset, rounded up, as the Ratelimit field's t
+//     says, e.g. "1".
+//
 // They go where the Ratelimit fields go: on refused responses, and on admitted ones with
-// AlwaysSendHeaders. Default off. A reset other than ResetUnixTime and ResetSeconds is
+// AlwaysSendHeaders. Default off; "" is "unix". Any other reset fails NewMiddleware with
 // R4C-ATR-007.
-func LegacyHeaders(reset ResetFormat) MiddlewareOption {
-	return func(m *middleware) { m.legacy, m.reset = true, reset }
+func LegacyHeaders(reset string) MiddlewareOption {
+	return func(m *middleware) {
+		m.legacy, m.reset = true, reset
+		if reset == "" {
+			m.reset = resetUnixTime
+		}
+	}
 }
 
 // configure applies opts to the defaults.
 func configure(opts []MiddlewareOption) *middleware {
-	m := &middleware{ips: newClientIPs(), policyName: "default"}
+	m := &middleware{ips: newClientIPs(), policyName: "default", reset: resetUnixTime}
 	for _, o := range opts {
 		if o != nil {
 			o(m)

@@ -28,6 +28,14 @@ func newKeyed(t testing.TB, clk clock.Clock, opts ...ratelimit.Option) *ratelimi
 	return k
 }
 
+// middleware is NewMiddleware with a configuration that the test knows is valid.
+func middleware(t testing.TB, k resiliencehttp.KeyedLimiter, opts ...resiliencehttp.MiddlewareOption) func(http.Handler) http.Handler {
+	t.Helper()
+	mw, err := resiliencehttp.NewMiddleware(k, opts...)
+	require.NoError(t, err)
+	return mw
+}
+
 // serve runs h on a loopback server for the test.
 func serve(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
@@ -74,7 +82,7 @@ func get(t testing.TB, c *http.Client, url string, header ...string) reply {
 func TestMiddleware_EleventhRequestFromOneClientGets429(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed(t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second))
-	srv := serve(t, resiliencehttp.Middleware(k)(hello))
+	srv := serve(t, middleware(t, k)(hello))
 	alice := clientFrom(t, "127.0.0.1")
 
 	for i := range 10 {
@@ -113,7 +121,7 @@ func TestMiddleware_EleventhRequestFromOneClientGets429(t *testing.T) {
 func TestMiddleware_KeyFunc_AnotherClientIsUnaffected(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed(t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second))
-	srv := serve(t, resiliencehttp.Middleware(k,
+	srv := serve(t, middleware(t, k,
 		resiliencehttp.KeyFunc(func(r *http.Request) string { return r.Header.Get("X-Api-Key") }))(hello))
 	c := clientFrom(t, "127.0.0.1")
 
@@ -127,6 +135,22 @@ func TestMiddleware_KeyFunc_AnotherClientIsUnaffected(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, get(t, c, srv.URL, "X-Api-Key", "bob").status)
 }
 
+// A request for which KeyFunc returns "" is keyed by its client, with the prefixes and
+// trusted proxies given: requests without an API key share no one quota.
+func TestMiddleware_KeyFunc_EmptyKeyFallsBackOnTheClient(t *testing.T) {
+	k := newKeyed(t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Second))
+	h := middleware(t, k, resiliencehttp.IPv4Prefix(24), resiliencehttp.TrustedProxies(netip.MustParsePrefix("10.0.0.0/8")),
+		resiliencehttp.KeyFunc(func(r *http.Request) string { return r.Header.Get("X-Api-Key") }))(hello)
+
+	assert.Equal(t, http.StatusOK, statusOf(h, "192.0.2.1:1000"))
+	assert.Equal(t, http.StatusTooManyRequests, statusOf(h, "192.0.2.99:1000"), "the same /24")
+	assert.Equal(t, http.StatusOK, statusOf(h, "198.51.100.1:1000"), "another client")
+	assert.Equal(t, http.StatusOK, statusOf(h, "10.0.0.1:1000", "X-Forwarded-For", "203.0.113.7"), "the client behind the proxy")
+	assert.Equal(t, http.StatusTooManyRequests, statusOf(h, "10.0.0.2:1000", "X-Forwarded-For", "203.0.113.8"))
+	assert.Equal(t, http.StatusOK, statusOf(h, "192.0.2.1:1000", "X-Api-Key", "alice"), "an API key has its own quota")
+	assert.Equal(t, http.StatusTooManyRequests, statusOf(h, "198.51.100.1:1000", "X-Api-Key", "alice"))
+}
+
 // X-Forwarded-For is ignored unless the proxies that write it are named: without
 // TrustedProxies, spoofed headers all count against the connection's IP.
 func TestMiddleware_XForwardedForIsIgnoredUnlessConfigured(t *testing.T) {
@@ -134,7 +158,7 @@ func TestMiddleware_XForwardedForIsIgnoredUnlessConfigured(t *testing.T) {
 	c := clientFrom(t, "127.0.0.1")
 
 	k := newKeyed(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
-	srv := serve(t, resiliencehttp.Middleware(k)(hello))
+	srv := serve(t, middleware(t, k)(hello))
 	assert.Equal(t, http.StatusOK, get(t, c, srv.URL, "X-Forwarded-For", "203.0.113.1").status)
 	assert.Equal(t, http.StatusTooManyRequests, get(t, c, srv.URL, "X-Forwarded-For", "203.0.113.2").status,
 		"a new X-Forwarded-For does not make a new client")
@@ -143,7 +167,7 @@ func TestMiddleware_XForwardedForIsIgnoredUnlessConfigured(t *testing.T) {
 
 	// With the loopback proxy trusted, the header names the client.
 	k = newKeyed(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
-	srv = serve(t, resiliencehttp.Middleware(k, resiliencehttp.TrustedProxies(netip.MustParsePrefix("127.0.0.0/8")))(hello))
+	srv = serve(t, middleware(t, k, resiliencehttp.TrustedProxies(netip.MustParsePrefix("127.0.0.0/8")))(hello))
 	assert.Equal(t, http.StatusOK, get(t, c, srv.URL, "X-Forwarded-For", "203.0.113.1").status)
 	assert.Equal(t, http.StatusOK, get(t, c, srv.URL, "X-Forwarded-For", "203.0.113.2").status, "another client")
 	assert.Equal(t, http.StatusTooManyRequests, get(t, c, srv.URL, "X-Forwarded-For", "203.0.113.1").status)
@@ -160,7 +184,7 @@ func TestMiddleware_ExemptOnRejectPolicyNameAlwaysSendHeaders(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed(t, clk, ratelimit.Permits(2), ratelimit.Period(2500*time.Millisecond)) // T = 1.25s
 	var gotRetryAfter time.Duration
-	srv := serve(t, resiliencehttp.Middleware(k,
+	srv := serve(t, middleware(t, k,
 		resiliencehttp.Exempt("/healthz", "/static/", ""),
 		resiliencehttp.PolicyName(`per "client"`+"\n"),
 		resiliencehttp.AlwaysSendHeaders(true),
@@ -199,7 +223,7 @@ func TestMiddleware_SpoofedClientsAreBoundedByMaxKeys(t *testing.T) {
 	var events int
 	k := newKeyed(t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.MaxKeys(256),
 		ratelimit.OnEvent(func(e policy.Event) { events++ }))
-	h := resiliencehttp.Middleware(k, resiliencehttp.TrustedProxies(netip.MustParsePrefix("10.0.0.0/8")))(hello)
+	h := middleware(t, k, resiliencehttp.TrustedProxies(netip.MustParsePrefix("10.0.0.0/8")))(hello)
 	call := func(client string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		r.RemoteAddr = "10.0.0.1:3000"
@@ -234,7 +258,7 @@ func TestMiddleware_SpoofedClientsAreBoundedByMaxKeys(t *testing.T) {
 // An admitted request for a known client allocates nothing in the middleware.
 func TestMiddleware_AdmittedRequestAllocatesNothing(t *testing.T) {
 	k := newKeyed(t, clock.NewManual(), ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))
-	h := resiliencehttp.Middleware(k)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	h := middleware(t, k)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	r.RemoteAddr = "203.0.113.7:51234"
 	w := &nopWriter{h: http.Header{}}
@@ -255,7 +279,7 @@ func TestMiddleware_ExemptMatchesTheCleanedPath(t *testing.T) {
 	clk := clock.NewManual()
 	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.WithClock(clk))
 	require.NoError(t, err)
-	h := resiliencehttp.Middleware(k, resiliencehttp.Exempt("/static/", "/healthz"))(
+	h := middleware(t, k, resiliencehttp.Exempt("/static/", "/healthz"))(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	status := func(p string) int {
 		r := httptest.NewRequest(http.MethodGet, "http://svc"+p, nil) // decoded as a server would
@@ -361,7 +385,7 @@ func TestMiddleware_UserLimiterValuesAreKeptInRange(t *testing.T) {
 			"9223372037", `"default";r=5;t=9223372037`, "5"},
 	} {
 		var got time.Duration = -1
-		h := resiliencehttp.Middleware(oddLimiter{cfg, tc.d}, resiliencehttp.LegacyHeaders(resiliencehttp.ResetSeconds),
+		h := middleware(t, oddLimiter{cfg, tc.d}, resiliencehttp.LegacyHeaders("seconds"),
 			resiliencehttp.OnReject(func(w http.ResponseWriter, _ *http.Request, retryAfter time.Duration) {
 				got = retryAfter
 				w.WriteHeader(http.StatusTooManyRequests)
@@ -382,7 +406,7 @@ func TestMiddleware_UserLimiterValuesAreKeptInRange(t *testing.T) {
 func TestMiddleware_LegacyHeaders(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed(t, clk, ratelimit.Permits(2), ratelimit.Period(2500*time.Millisecond)) // T = 1.25s
-	h := resiliencehttp.Middleware(k, resiliencehttp.LegacyHeaders(resiliencehttp.ResetUnixTime))(hello)
+	h := middleware(t, k, resiliencehttp.LegacyHeaders("unix"))(hello)
 	serve := func(h http.Handler) *httptest.ResponseRecorder {
 		w := httptest.NewRecorder()
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
@@ -409,7 +433,7 @@ func TestMiddleware_LegacyHeaders(t *testing.T) {
 	assert.Equal(t, "2", w.Header().Get("Retry-After"))
 
 	k = newKeyed(t, clk, ratelimit.Permits(2), ratelimit.Period(2500*time.Millisecond))
-	h = resiliencehttp.Middleware(k, resiliencehttp.LegacyHeaders(resiliencehttp.ResetSeconds),
+	h = middleware(t, k, resiliencehttp.LegacyHeaders("seconds"),
 		resiliencehttp.AlwaysSendHeaders(true))(hello)
 	w = serve(h)
 	assert.Equal(t, http.StatusOK, w.Code)
@@ -421,7 +445,7 @@ func TestMiddleware_LegacyHeaders(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, w.Code)
 	assert.Equal(t, "3", w.Header().Get("X-RateLimit-Reset"), "2.5s, rounded up")
 
-	_, err = resiliencehttp.NewMiddleware(k, resiliencehttp.LegacyHeaders(7))
+	_, err = resiliencehttp.NewMiddleware(k, resiliencehttp.LegacyHeaders("minutes"))
 	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
 }
 
@@ -432,8 +456,7 @@ func (b badConfig) Decide(string) ratelimit.Decision { return ratelimit.Decision
 func (b badConfig) Config() ratelimit.Config         { return b.cfg }
 
 // Nothing given to the middleware makes it panic: NewMiddleware returns a coded error,
-// Middleware answers 500 with it, and a nil next handler answers 500 too (fault:
-// Middleware(nil) panicked).
+// and a nil next handler answers 500 (fault: Middleware(nil) panicked).
 func TestMiddleware_NilOrBadArgumentsDoNotPanic(t *testing.T) {
 	var nilKeyed *ratelimit.Keyed[string]
 	for _, tc := range []struct {
@@ -449,28 +472,24 @@ func TestMiddleware_NilOrBadArgumentsDoNotPanic(t *testing.T) {
 		{"period 0", badConfig{ratelimit.Config{Permits: 1}}, policy.CodeZeroPeriod},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mw, err := resiliencehttp.NewMiddleware(tc.k)
+			var mw func(http.Handler) http.Handler
+			var err error
+			require.NotPanics(t, func() { mw, err = resiliencehttp.NewMiddleware(tc.k) })
 			assert.Nil(t, mw)
 			assert.Equal(t, tc.code, policy.CodeOf(err))
-			var h http.Handler
-			require.NotPanics(t, func() { h = resiliencehttp.Middleware(tc.k)(hello) })
-			w := httptest.NewRecorder()
-			require.NotPanics(t, func() { h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil)) })
-			assert.Equal(t, http.StatusInternalServerError, w.Code)
-			assert.Contains(t, w.Body.String(), "resiliencehttp: the rate-limit middleware is not configured: "+tc.code)
 		})
 	}
 	k := newKeyed(t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Second))
 	for _, next := range []http.Handler{nil, http.HandlerFunc(nil), (*nopHandler)(nil)} {
 		w := httptest.NewRecorder()
 		require.NotPanics(t, func() {
-			resiliencehttp.Middleware(k)(next).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+			middleware(t, k)(next).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
 		})
 		assert.Equal(t, http.StatusInternalServerError, w.Code)
 		assert.Contains(t, w.Body.String(), "nil http.Handler")
 	}
 	require.NotPanics(t, func() {
-		h := resiliencehttp.Middleware(k, nil, resiliencehttp.KeyFunc(nil), resiliencehttp.OnReject(nil),
+		h := middleware(t, k, nil, resiliencehttp.KeyFunc(nil), resiliencehttp.OnReject(nil),
 			resiliencehttp.TrustedProxies(), resiliencehttp.ForwardedHeader(""), resiliencehttp.PolicyName(""))(hello)
 		assert.Equal(t, http.StatusOK, statusOf(h, "192.0.2.1:5000"), "nil options keep the defaults")
 		assert.Equal(t, http.StatusTooManyRequests, statusOf(h, "192.0.2.1:5000"))

@@ -26,7 +26,7 @@ func TestOB1_MiddlewareRecordsWithTheRequestsContext(t *testing.T) {
 	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.WithInstanceID("perClient"), ratelimit.Observe(obs))
 	require.NoError(t, err)
-	h := resiliencehttp.Middleware(k, resiliencehttp.KeyFunc(func(*http.Request) string { return "alice" }))(
+	h := middleware(t, k, resiliencehttp.KeyFunc(func(*http.Request) string { return "alice" }))(
 		http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	for range 2 {
 		req := httptest.NewRequest(http.MethodGet, "/", nil)

@@ -22,7 +22,7 @@ import (
 // client's quota already spent: every further request from it is refused.
 func refusedRequest(t *testing.T, k *ratelimit.Keyed[string], opts ...resiliencehttp.MiddlewareOption) (http.Handler, *http.Request) {
 	t.Helper()
-	h := resiliencehttp.Middleware(k, opts...)(hello)
+	h := middleware(t, k, opts...)(hello)
 	r := httptest.NewRequest(http.MethodGet, "/v1/items", nil)
 	r.RemoteAddr = "203.0.113.7:51234"
 	for range k.Config().Permits {
@@ -49,7 +49,7 @@ func TestHM1_DefaultRefusalIsHTTPErrors429(t *testing.T) {
 			"Ratelimit-Policy": {`"default";q=1;w=10`},
 			"Ratelimit":        {`"default";r=0;t=10`},
 		}},
-		{"legacy", []resiliencehttp.MiddlewareOption{resiliencehttp.LegacyHeaders(resiliencehttp.ResetSeconds), resiliencehttp.PolicyName("p")}, http.Header{
+		{"legacy", []resiliencehttp.MiddlewareOption{resiliencehttp.LegacyHeaders("seconds"), resiliencehttp.PolicyName("p")}, http.Header{
 			"Retry-After":           {"10"},
 			"Ratelimit-Policy":      {`"p";q=1;w=10`},
 			"Ratelimit":             {`"p";r=0;t=10`},
@@ -99,8 +99,8 @@ func TestHM2_RefusalAllocatesAtMostThree(t *testing.T) {
 		opts []resiliencehttp.MiddlewareOption
 	}{
 		{"default", nil},
-		{"legacy unix time", []resiliencehttp.MiddlewareOption{resiliencehttp.LegacyHeaders(resiliencehttp.ResetUnixTime)}},
-		{"legacy seconds", []resiliencehttp.MiddlewareOption{resiliencehttp.LegacyHeaders(resiliencehttp.ResetSeconds)}},
+		{"legacy unix time", []resiliencehttp.MiddlewareOption{resiliencehttp.LegacyHeaders("unix")}},
+		{"legacy seconds", []resiliencehttp.MiddlewareOption{resiliencehttp.LegacyHeaders("seconds")}},
 		{"OnReject", []resiliencehttp.MiddlewareOption{resiliencehttp.OnReject(func(w http.ResponseWriter, _ *http.Request, _ time.Duration) {
 			w.WriteHeader(http.StatusTooManyRequests)
 		})}},
@@ -137,7 +137,7 @@ func (*stepping) Config() ratelimit.Config { return ratelimit.Config{Permits: 1,
 // values anew, still costs at most 3 allocations: the values, the string they are cut
 // from, and the slice of the response's header values.
 func TestHM2_RefusalWithNewValuesAllocatesAtMostThree(t *testing.T) {
-	h := resiliencehttp.Middleware(&stepping{}, resiliencehttp.LegacyHeaders(resiliencehttp.ResetSeconds))(noop)
+	h := middleware(t, &stepping{}, resiliencehttp.LegacyHeaders("seconds"))(noop)
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	r.RemoteAddr = "203.0.113.7:51234"
 	w := &nopWriter{h: http.Header{}}
@@ -162,13 +162,13 @@ func TestHM2_AdmittedAllocations(t *testing.T) {
 		{"default", nil, 0},
 		{"AlwaysSendHeaders", []resiliencehttp.MiddlewareOption{resiliencehttp.AlwaysSendHeaders(true)}, 2},
 		{"AlwaysSendHeaders legacy seconds", []resiliencehttp.MiddlewareOption{resiliencehttp.AlwaysSendHeaders(true),
-			resiliencehttp.LegacyHeaders(resiliencehttp.ResetSeconds)}, 2},
+			resiliencehttp.LegacyHeaders("seconds")}, 2},
 		{"AlwaysSendHeaders legacy unix time", []resiliencehttp.MiddlewareOption{resiliencehttp.AlwaysSendHeaders(true),
-			resiliencehttp.LegacyHeaders(resiliencehttp.ResetUnixTime)}, 2},
+			resiliencehttp.LegacyHeaders("unix")}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newKeyed(t, clock.NewManual(), ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))
-			h := resiliencehttp.Middleware(k, tc.opts...)(noop)
+			h := middleware(t, k, tc.opts...)(noop)
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
 			r.RemoteAddr = "203.0.113.7:51234"
 			w := &nopWriter{h: http.Header{}}
@@ -230,7 +230,7 @@ func TestHM3_ChangingOneResponsesHeaderReachesNoOther(t *testing.T) {
 		}
 	}
 	var seen []http.Header
-	hooked, r := refusedRequest(t, k, resiliencehttp.LegacyHeaders(resiliencehttp.ResetSeconds),
+	hooked, r := refusedRequest(t, k, resiliencehttp.LegacyHeaders("seconds"),
 		resiliencehttp.OnReject(func(w http.ResponseWriter, _ *http.Request, retryAfter time.Duration) {
 			assert.Equal(t, 10*time.Second, retryAfter)
 			seen = append(seen, w.Header().Clone())
@@ -253,7 +253,7 @@ func TestHM3_ChangingOneResponsesHeaderReachesNoOther(t *testing.T) {
 		assert.Equal(t, want, h)
 	}
 
-	inner := resiliencehttp.Middleware(k)(hello)
+	inner := middleware(t, k)(hello)
 	outer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		inner.ServeHTTP(w, r)
 		scribble(w.Header())

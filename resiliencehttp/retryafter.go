@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// RetryAfter returns the delay that h's Retry-After field asks for (RFC 9110 §10.2.3):
+// retryAfter returns the delay that h's Retry-After field asks for (RFC 9110 §10.2.3):
 // a number of seconds, or an HTTP date, which is taken relative to the response's Date
 // field when it has one (both are the server's clock, so the client's clock does not
 // matter) and to now otherwise. A date in the past is a delay of 0. ok is false when the
 // field is absent or malformed.
-func RetryAfter(h http.Header, now time.Time) (delay time.Duration, ok bool) {
+func retryAfter(h http.Header, now time.Time) (delay time.Duration, ok bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false

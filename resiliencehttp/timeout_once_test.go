@@ -41,7 +41,7 @@ func TestTransport_TimedOutNonIdempotentRequestIsSentOnce(t *testing.T) {
 				<-r.Context().Done()
 				return nil, r.Context().Err()
 			})
-			tr, err := resiliencehttp.NewTransport(reg, "once-"+tc.method, inner,
+			tr, err := resiliencehttp.NewTransport(reg, "once-"+tc.method, inner, resiliencehttp.TransportConfig{},
 				resilience.Retry(retry.MaxAttempts(3), retry.Delay(time.Hour)), resilience.Timeout(time.Second))
 			require.NoError(t, err)
 			req, err := http.NewRequest(tc.method, "http://api.example/items", nil)

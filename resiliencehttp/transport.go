@@ -15,8 +15,8 @@ import (
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
-// TransportConfig says how a Transport reads responses. Its zero value is the default;
-// NewTransport uses it. It is read once, when the Transport is built.
+// TransportConfig says how the RoundTripper of NewTransport reads responses. Its zero
+// value is the default. It is read once, when the RoundTripper is built.
 type TransportConfig struct {
 	// RetryStatuses lists the response statuses that are retried, each from 100 to 599
 	// (else R4C-ATR-007). Default nil: 429 and 503. An empty, non-nil list retries no
@@ -51,11 +51,8 @@ const (
 	maxDrain               = 256 << 10 // the most of a failed attempt's body read to reuse its connection
 )
 
-// Transport is an http.RoundTripper that sends each request through a composition of a
-// registry's policies around another RoundTripper; see the package documentation for
-// what it retries, how it replays bodies and what it returns. Build it with NewTransport.
-// It is safe for concurrent use.
-type Transport struct {
+// transport is the http.RoundTripper of NewTransport.
+type transport struct {
 	next        http.RoundTripper
 	call        func(context.Context, *exchange) (*http.Response, error)
 	retry       [10]uint64 // bit s set: status s is retried
@@ -65,44 +62,54 @@ type Transport struct {
 	anyMethod   bool
 }
 
-// NewTransport returns a Transport with the default TransportConfig: it sends requests
-// through next (nil: http.DefaultTransport) guarded by the policies of specs, composed
-// once by resilience.Wrap1 in the default order:
+// NewTransport returns an http.RoundTripper that sends requests through next (nil:
+// http.DefaultTransport), guarded by the policies of specs, composed once by
+// resilience.Wrap1 in the default order:
 //
 //	Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → next
 //
-// (and a resilience.Fallback[*http.Response], outermost, if given). id is the instance id
-// of the policies that have no Name, so r.RateLimiter(id) and resilience.Lookup with id
-// return their handles. Each attempt takes its own permit and gets its own timeout, which bounds
-// the round trip up to the response's headers, not the reading of its body. A breaker with
-// circuitbreaker.IgnoreOn(ErrNotFailure, ratelimit.ErrExceeded) counts 5xx but not 4xx
-// responses, nor the refusals of the transport's own rate limiter.
+// (and a resilience.Fallback[*http.Response], outermost, if given); cfg says which
+// statuses are retried and which are failures (its zero value is the default). id is the
+// instance id of the policies that have no Name, so r.RateLimiter(id) and
+// resilience.Lookup with id return their handles. Each attempt takes its own permit and
+// gets its own timeout, which bounds the round trip up to the response's headers, not the
+// reading of its body. A breaker with circuitbreaker.IgnoreOn(ErrNotFailure,
+// ratelimit.ErrExceeded) counts 5xx but not 4xx responses, nor the refusals of the
+// transport's own rate limiter.
 //
 // With a retry among its specs, the transport never sends an attempt before its client
 // rate limiter's permit is due (without one, a refused request fails at once with the
 // limiter's rejection), and spends at most one attempt on a refusal of its own limiter:
 // when the limiter refuses an attempt (which counts as one), the retry waits until the
-// limiter's next permit (or its own delay, if longer) before the next one, whatever the retry's waitForPermit setting (the composition is built with
+// limiter's next permit (or its own delay, if longer) before the next one, whatever the
+// retry's waitForPermit setting (the composition is built with
 // resilience.RetryWaitsForPermit). With a limiter of 1 request per second and a retry
 // delay of 100ms, a request made just after another is refused once and sent 1s after
 // the first, where it would otherwise be refused at 0, 100ms and 200ms and fail. Only the
 // transport's own limiter counts: a rate limiter of another composition is waited on as
 // any other error.
 //
-// Its errors are resilience.Wrap1's (*policy.ConfigError with the policies' R4C codes).
-func NewTransport(r *resilience.Registry, id string, next http.RoundTripper, specs ...resilience.Spec) (*Transport, error) {
-	return TransportConfig{}.NewTransport(r, id, next, specs...)
-}
-
-// NewTransport is the package's NewTransport with configuration c. An invalid c returns
-// a *policy.ConfigError: R4C-ATR-007 for a retry status outside 100..599, R4C-ATR-004
-// for a negative MaxRetryAfter; the other errors are resilience.Wrap1's.
-func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next http.RoundTripper, specs ...resilience.Spec) (*Transport, error) {
+// Its RoundTrip returns the first successful response; when the retries end on a retried
+// or failed status, that last response, as an ordinary response with its body; otherwise
+// the error of the policy that stopped the request (e.g. ratelimit.ErrExceeded,
+// circuitbreaker.ErrOpen, timeout.ErrTimeout) or of the last attempt. Every other
+// attempt's response body is drained and closed, and the request's body is closed, as the
+// RoundTripper contract asks. A request whose context is already done is not sent and
+// takes nothing from the policies (no permit, no attempt, no event): RoundTrip returns
+// the context's error (context.Canceled or context.DeadlineExceeded) as is. A nil
+// request is an error too, never a panic. Its CloseIdleConnections, which
+// http.Client.CloseIdleConnections calls, closes the idle connections of next, when next
+// has that method. It is safe for concurrent use.
+//
+// Its errors are *policy.ConfigError: R4C-ATR-007 for a retry status outside 100..599,
+// R4C-ATR-004 for a negative MaxRetryAfter, and resilience.Wrap1's (the policies' R4C
+// codes).
+func NewTransport(r *resilience.Registry, id string, next http.RoundTripper, cfg TransportConfig, specs ...resilience.Spec) (http.RoundTripper, error) {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	t := &Transport{next: next, failure: c.Failure, maxBuffered: c.MaxBufferedBody, anyMethod: c.RetryNonIdempotent}
-	statuses := c.RetryStatuses
+	t := &transport{next: next, failure: cfg.Failure, maxBuffered: cfg.MaxBufferedBody, anyMethod: cfg.RetryNonIdempotent}
+	statuses := cfg.RetryStatuses
 	if statuses == nil {
 		statuses = []int{http.StatusTooManyRequests, http.StatusServiceUnavailable}
 	}
@@ -117,13 +124,13 @@ func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next ht
 		t.failure = func(status int) bool { return status >= 500 }
 	}
 	var err error
-	if t.maxAfter, err = retryhint.MaxDelay("resiliencehttp.maxRetryAfter", c.MaxRetryAfter); err != nil {
+	if t.maxAfter, err = retryhint.MaxDelay("resiliencehttp.maxRetryAfter", cfg.MaxRetryAfter); err != nil {
 		return nil, err
 	}
 	switch {
-	case c.MaxBufferedBody == 0:
+	case cfg.MaxBufferedBody == 0:
 		t.maxBuffered = defaultMaxBufferedBody
-	case c.MaxBufferedBody < 0:
+	case cfg.MaxBufferedBody < 0:
 		t.maxBuffered = 0
 	}
 	// The retry waits for the client limiter's next permit, so that the next attempt finds it,
@@ -137,24 +144,11 @@ func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next ht
 	return t, nil
 }
 
-// RoundTrip sends req through the transport's policies (http.RoundTripper). It returns
-// the first successful response; when the retries end on a retried or failed status, that
-// last response, as an ordinary response with its body; otherwise the error of the
-// policy that stopped the request (e.g. ratelimit.ErrExceeded, circuitbreaker.ErrOpen,
-// timeout.ErrTimeout) or of the last attempt. Every other attempt's response body is
-// drained and closed, and req's body is closed, as the RoundTripper contract asks.
-//
-// A request whose context is already done when RoundTrip is called is not sent and takes
-// nothing from the policies (no permit, no attempt, no event): RoundTrip returns the
-// context's error (context.Canceled or context.DeadlineExceeded) as is. A nil req, or a
-// Transport not built by NewTransport, is an error too, never a panic.
-func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+// RoundTrip sends req through the transport's policies (http.RoundTripper); see
+// NewTransport.
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req == nil {
 		return nil, errNilRequest
-	}
-	if t == nil || t.call == nil {
-		closeBody(req)
-		return nil, errNotBuilt
 	}
 	if err := policy.ContextErr(req.Context()); err != nil {
 		closeBody(req)
@@ -167,10 +161,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // CloseIdleConnections closes the idle connections of the wrapped RoundTripper, when it
 // has that method; http.Client.CloseIdleConnections calls it.
-func (t *Transport) CloseIdleConnections() {
-	if t == nil {
-		return
-	}
+func (t *transport) CloseIdleConnections() {
 	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
@@ -186,7 +177,7 @@ func closeBody(req *http.Request) {
 // exchange is one RoundTrip: the request and what its attempts left behind. Attempts run
 // one after another, so it needs no lock.
 type exchange struct {
-	t        *Transport
+	t        *transport
 	req      *http.Request
 	bodySent bool           // req.Body was handed to the wrapped RoundTripper, which closes it
 	pending  *http.Response // the last attempt's response, whose body is not yet closed
@@ -194,7 +185,7 @@ type exchange struct {
 
 // attempt is one try at the request, inside the policies. ctx is the attempt's context:
 // the request's, or a timeout's made from it.
-func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, error) {
+func (t *transport) attempt(ctx context.Context, ex *exchange) (*http.Response, error) {
 	ex.discardPending()
 	if err := policy.ContextErr(ctx); err != nil { // ended while a policy held the attempt
 		return nil, err
@@ -265,7 +256,7 @@ func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, 
 // error no retry retries when the request must not be sent twice: its body cannot be sent
 // again, or its method is not idempotent (unless RetryNonIdempotent). A timeout that ended
 // the attempt then fails with an error that no retry retries either.
-func (t *Transport) once(ex *exchange, err error) error {
+func (t *transport) once(ex *exchange, err error) error {
 	if !ex.replayable() || !t.anyMethod && !idempotent(ex.req) {
 		return &noRetry{err}
 	}
@@ -273,7 +264,7 @@ func (t *Transport) once(ex *exchange, err error) error {
 }
 
 // classify turns a response the policies must see as failed into a *StatusError.
-func (t *Transport) classify(ctx context.Context, ex *exchange, resp *http.Response) (*http.Response, error) {
+func (t *transport) classify(ctx context.Context, ex *exchange, resp *http.Response) (*http.Response, error) {
 	s := resp.StatusCode
 	retry := s >= 0 && s < 640 && t.retry[s/64]&(1<<(s%64)) != 0
 	failure := t.failure(s)
@@ -281,7 +272,7 @@ func (t *Transport) classify(ctx context.Context, ex *exchange, resp *http.Respo
 		return resp, nil
 	}
 	e := &StatusError{resp: resp, failure: failure}
-	e.hint.Delay, e.hint.HasDelay = RetryAfter(resp.Header, time.Now())
+	e.hint.Delay, e.hint.HasDelay = retryAfter(resp.Header, time.Now())
 	deadline, _ := ex.req.Context().Deadline()
 	e.hint.Retry = retry && e.hint.Fits(t.maxAfter, deadline) && ex.replayable()
 	if e.hint.Retry {
@@ -293,7 +284,7 @@ func (t *Transport) classify(ctx context.Context, ex *exchange, resp *http.Respo
 // buffer reads a retried response's body ahead, up to maxBuffered bytes. A body that fits
 // is closed at once, giving its connection back, and replaced by its bytes; a longer one
 // is kept open behind the bytes read.
-func (t *Transport) buffer(ctx context.Context, resp *http.Response) {
+func (t *transport) buffer(ctx context.Context, resp *http.Response) {
 	if t.maxBuffered == 0 {
 		return
 	}
@@ -386,10 +377,7 @@ var errSlowBody = errors.New("resiliencehttp: the failed attempt's body was not 
 // response, no error.
 var errNoResponse = errors.New("resiliencehttp: the RoundTripper returned neither a response nor an error")
 
-var (
-	errNilRequest = errors.New("resiliencehttp: nil *http.Request")
-	errNotBuilt   = errors.New("resiliencehttp: the Transport was not built by NewTransport")
-)
+var errNilRequest = errors.New("resiliencehttp: nil *http.Request")
 
 // bounded runs read, which reads resp's body, within drainTimeout and while ctx (the
 // attempt's, bounded by a timeout policy) lasts: past either, the request's context is

@@ -128,7 +128,7 @@ func newFixture(t testing.TB, opts ...resilience.RegistryOption) *fixture {
 
 func (f *fixture) client(t testing.TB, cfg resiliencehttp.TransportConfig, specs ...resilience.Spec) *http.Client {
 	t.Helper()
-	tr, err := cfg.NewTransport(f.reg, "api", f.rt, specs...)
+	tr, err := resiliencehttp.NewTransport(f.reg, "api", f.rt, cfg, specs...)
 	require.NoError(t, err)
 	return &http.Client{Transport: tr}
 }
@@ -168,11 +168,10 @@ func TestTransport_429RetryAfter2_SucceedsAfterExactly2s(t *testing.T) {
 	require.NotEmpty(t, events)
 	assert.Equal(t, retry.EventAttempt, events[0].Kind)
 	assert.Equal(t, 2*time.Second, events[0].Wait)
-	assert.ErrorIs(t, events[0].Err, resiliencehttp.ErrStatus)
 	assert.ErrorIs(t, events[0].Err, resiliencehttp.ErrNotFailure)
 	var se *resiliencehttp.StatusError
 	require.ErrorAs(t, events[0].Err, &se)
-	assert.Equal(t, http.StatusTooManyRequests, se.StatusCode())
+	assert.Equal(t, http.StatusTooManyRequests, se.Response().StatusCode)
 	assert.Equal(t, "resiliencehttp: GET "+s.srv.URL+": 429 Too Many Requests", se.Error())
 }
 
@@ -495,7 +494,7 @@ func TestTransport_TimeoutEndsAHangingRoundTrip(t *testing.T) {
 	defer close(release)
 	base := &http.Transport{}
 	defer base.CloseIdleConnections()
-	tr, err := resiliencehttp.NewTransport(reg, "api", base, resilience.Timeout(50*time.Millisecond))
+	tr, err := resiliencehttp.NewTransport(reg, "api", base, resiliencehttp.TransportConfig{}, resilience.Timeout(50*time.Millisecond))
 	require.NoError(t, err)
 	start := time.Now()
 	_, err = (&http.Client{Transport: tr}).Get(s.srv.URL)
@@ -553,15 +552,15 @@ func TestTransport_ConcurrentRequests(t *testing.T) {
 
 func TestTransportConfig_Validation(t *testing.T) {
 	f := newFixture(t)
-	_, err := resiliencehttp.TransportConfig{RetryStatuses: []int{429, 42}}.NewTransport(f.reg, "a", nil)
+	_, err := resiliencehttp.NewTransport(f.reg, "a", nil, resiliencehttp.TransportConfig{RetryStatuses: []int{429, 42}})
 	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
-	_, err = resiliencehttp.TransportConfig{MaxRetryAfter: -time.Second}.NewTransport(f.reg, "b", nil)
+	_, err = resiliencehttp.NewTransport(f.reg, "b", nil, resiliencehttp.TransportConfig{MaxRetryAfter: -time.Second})
 	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(err))
-	_, err = resiliencehttp.NewTransport(f.reg, "c", nil, resilience.Retry(retry.MaxAttempts(0)))
+	_, err = resiliencehttp.NewTransport(f.reg, "c", nil, resiliencehttp.TransportConfig{}, resilience.Retry(retry.MaxAttempts(0)))
 	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
-	tr, err := resiliencehttp.NewTransport(f.reg, "d", nil)
+	tr, err := resiliencehttp.NewTransport(f.reg, "d", nil, resiliencehttp.TransportConfig{})
 	require.NoError(t, err)
-	tr.CloseIdleConnections() // http.DefaultTransport's
+	(&http.Client{Transport: tr}).CloseIdleConnections() // http.DefaultTransport's, through the transport's
 }
 
 func TestRetryAfter(t *testing.T) {
@@ -590,7 +589,7 @@ func TestRetryAfter(t *testing.T) {
 		if tc.date != "" {
 			h.Set("Date", tc.date)
 		}
-		d, ok := resiliencehttp.RetryAfter(h, now)
+		d, ok := resiliencehttp.RetryAfterOf(h, now)
 		assert.Equal(t, tc.ok, ok, "%q", tc.value)
 		assert.Equal(t, tc.want, d, "%q", tc.value)
 	}
@@ -616,14 +615,14 @@ func TestTransport_StalledFailedBodyDoesNotHang(t *testing.T) {
 	require.NoError(t, err)
 	inner := &http.Transport{}
 	defer inner.CloseIdleConnections()
-	tr, err := resiliencehttp.NewTransport(reg, "stalled", inner, resilience.Timeout(100*time.Millisecond))
+	tr, err := resiliencehttp.NewTransport(reg, "stalled", inner, resiliencehttp.TransportConfig{}, resilience.Timeout(100*time.Millisecond))
 	require.NoError(t, err)
 	start := time.Now()
 	_, err = (&http.Client{Transport: tr}).Get(srv.URL)
 	assert.ErrorIs(t, err, timeout.ErrTimeout, "the attempt, body included, is bounded by its timeout")
 	assert.Less(t, time.Since(start), 900*time.Millisecond, "well before the drain limit")
 
-	plain, err := resiliencehttp.NewTransport(reg, "stalled-plain", inner)
+	plain, err := resiliencehttp.NewTransport(reg, "stalled-plain", inner, resiliencehttp.TransportConfig{})
 	require.NoError(t, err)
 	start = time.Now()
 	resp, err := (&http.Client{Transport: plain}).Get(srv.URL)
@@ -641,7 +640,7 @@ func TestTransport_InnerRoundTripperWithoutResponse(t *testing.T) {
 	reg, err := resilience.NewRegistry()
 	require.NoError(t, err)
 	nothing := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, nil })
-	tr, err := resiliencehttp.NewTransport(reg, "broken", nothing)
+	tr, err := resiliencehttp.NewTransport(reg, "broken", nothing, resiliencehttp.TransportConfig{})
 	require.NoError(t, err)
 	req, err := http.NewRequest(http.MethodGet, "http://example.invalid/", nil)
 	require.NoError(t, err)
@@ -651,7 +650,7 @@ func TestTransport_InnerRoundTripperWithoutResponse(t *testing.T) {
 	noBody := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Request: r}, nil
 	})
-	tr, err = resiliencehttp.NewTransport(reg, "nobody", noBody)
+	tr, err = resiliencehttp.NewTransport(reg, "nobody", noBody, resiliencehttp.TransportConfig{})
 	require.NoError(t, err)
 	resp, err := tr.RoundTrip(req)
 	require.NoError(t, err)
@@ -677,7 +676,7 @@ func TestTransport_DoneContextIsNotSentAndTakesNoPermit(t *testing.T) {
 		sent.Add(1)
 		return f.rt.RoundTrip(r)
 	})
-	tr, err := resiliencehttp.NewTransport(f.reg, "api", inner,
+	tr, err := resiliencehttp.NewTransport(f.reg, "api", inner, resiliencehttp.TransportConfig{},
 		resilience.Retry(retry.MaxAttempts(3)), resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded)),
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)), resilience.Bulkhead())
 	require.NoError(t, err)
@@ -717,7 +716,7 @@ func TestTransport_AttemptWithADoneContextIsNotSent(t *testing.T) {
 	f := newFixture(t)
 	s := newScript(t, status(http.StatusOK, "ok"))
 	ctx, cancel := context.WithCancel(context.Background())
-	tr, err := resiliencehttp.NewTransport(f.reg, "api", f.rt, resilience.Use[*http.Response](cancelling[*http.Response]{cancel}))
+	tr, err := resiliencehttp.NewTransport(f.reg, "api", f.rt, resiliencehttp.TransportConfig{}, resilience.Use[*http.Response](cancelling[*http.Response]{cancel}))
 	require.NoError(t, err)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.srv.URL, nil)
 	require.NoError(t, err)
@@ -740,48 +739,37 @@ func (c cancelling[T]) Decorate(next policy.Call[T]) policy.Call[T] {
 func (c cancelling[T]) DecorateAsync(next policy.AsyncCall[T]) policy.AsyncCall[T] { return next }
 
 // Nil and zero values given to the transport's API are errors, never panics (fault: a nil
-// request, a zero Transport, a zero StatusError and a fallback that returned neither a
-// response nor an error panicked or broke the RoundTripper contract).
+// request, a zero StatusError and a fallback that returned neither a response nor an
+// error panicked or broke the RoundTripper contract).
 func TestTransport_NilAndZeroValuesDoNotPanic(t *testing.T) {
 	f := newFixture(t)
-	tr, err := resiliencehttp.NewTransport(f.reg, "api", nil)
+	tr, err := resiliencehttp.NewTransport(f.reg, "api", nil, resiliencehttp.TransportConfig{})
 	require.NoError(t, err)
 	require.NotPanics(t, func() {
 		_, err = tr.RoundTrip(nil)
 	})
 	assert.Error(t, err)
 
-	req, err := http.NewRequest(http.MethodGet, "http://example.invalid/", nil)
-	require.NoError(t, err)
-	for _, zero := range []*resiliencehttp.Transport{nil, {}} {
-		require.NotPanics(t, func() {
-			_, err = zero.RoundTrip(req)
-			zero.CloseIdleConnections()
-		})
-		assert.ErrorContains(t, err, "not built by NewTransport")
-	}
-
-	_, err = resiliencehttp.NewTransport(nil, "api", nil)
+	_, err = resiliencehttp.NewTransport(nil, "api", nil, resiliencehttp.TransportConfig{})
 	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "a nil registry")
 
 	for _, e := range []*resiliencehttp.StatusError{nil, {}} {
 		require.NotPanics(t, func() {
-			assert.Equal(t, resiliencehttp.ErrStatus.Error(), e.Error())
-			assert.Zero(t, e.StatusCode())
+			assert.Equal(t, "resiliencehttp: unsuccessful response status", e.Error())
 			assert.Nil(t, e.Response())
 			d, ok := e.RetryAfter()
 			assert.Zero(t, d)
 			assert.False(t, ok)
 			assert.True(t, e.NeverRetried())
-			assert.ErrorIs(t, e, resiliencehttp.ErrStatus)
+			assert.ErrorIs(t, e, resiliencehttp.ErrNotFailure)
 		})
 	}
 
 	s := newScript(t, status(http.StatusInternalServerError, "oops"))
-	tr, err = resiliencehttp.NewTransport(f.reg, "fallback", f.rt,
+	tr, err = resiliencehttp.NewTransport(f.reg, "fallback", f.rt, resiliencehttp.TransportConfig{},
 		resilience.Fallback(func(context.Context, error) (*http.Response, error) { return nil, nil }))
 	require.NoError(t, err)
-	req, err = http.NewRequest(http.MethodGet, s.srv.URL, nil)
+	req, err := http.NewRequest(http.MethodGet, s.srv.URL, nil)
 	require.NoError(t, err)
 	resp, err := tr.RoundTrip(req)
 	assert.Nil(t, resp)
@@ -800,7 +788,7 @@ func TestTransport_PanickingRoundTripperLeavesNoContextBehind(t *testing.T) {
 		panic("boom")
 	})
 	for name, spec := range map[string]resilience.Spec{"bulkhead": resilience.Bulkhead(), "timeout": resilience.Timeout(time.Hour)} {
-		tr, err := resiliencehttp.NewTransport(f.reg, "api."+name, inner, spec)
+		tr, err := resiliencehttp.NewTransport(f.reg, "api."+name, inner, resiliencehttp.TransportConfig{}, spec)
 		require.NoError(t, err)
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://example.invalid/", nil)
 		require.NoError(t, err)

@@ -189,9 +189,10 @@ func newServer(clk clock.Clock, cat catalogServer, opts ...grpc.ServerOption) (*
 // and on ResourceExhausted after the delay the server asks for, with a circuit breaker
 // and a timeout per attempt. opts go last into grpc.NewClient.
 func newClient(reg *resilience.Registry, target string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
-	guard, err := resiliencegrpc.ClientConfig{
-		Idempotent: []string{"/shop.Catalog/Price", "/shop.Catalog/Watch"}, // only these are retried
-	}.NewClient(reg, "catalog",
+	guard, err := resiliencegrpc.NewClient(reg, "catalog",
+		resiliencegrpc.ClientConfig{
+			Idempotent: []string{"/shop.Catalog/Price", "/shop.Catalog/Watch"}, // only these are retried
+		},
 		resilience.Retry(retry.MaxAttempts(3), retry.Delay(50*time.Millisecond)),
 		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(10), circuitbreaker.MinimumCalls(5),
 			circuitbreaker.WaitInOpen(30*time.Second)),

@@ -1,5 +1,5 @@
 // Command httpclient calls a dependency that allows 10 requests per second through a
-// resiliencehttp.Transport, over real HTTP on loopback.
+// resiliencehttp.NewTransport, over real HTTP on loopback.
 //
 // The client's own rate limiter keeps it under the quota: 25 requests in a burst are
 // spaced out, and the dependency never answers 429. When the dependency is overloaded
@@ -49,7 +49,7 @@ func main() {
 // retrying 429, 503 and transport errors as Retry-After says, with a circuit breaker
 // that counts 5xx (not 4xx) responses as failures, and a timeout per attempt.
 func newClient(reg *resilience.Registry) (*http.Client, error) {
-	transport, err := resiliencehttp.NewTransport(reg, "inventory", http.DefaultTransport,
+	transport, err := resiliencehttp.NewTransport(reg, "inventory", http.DefaultTransport, resiliencehttp.TransportConfig{},
 		resilience.RateLimiter(ratelimit.Permits(10), ratelimit.Period(time.Second),
 			ratelimit.MaxWait(2*time.Second)), // wait up to 2s for a permit
 		resilience.Retry(retry.MaxAttempts(3), retry.Delay(500*time.Millisecond)),
@@ -75,7 +75,7 @@ const (
 )
 
 // dependency is the service the client calls: 10 requests per second per client,
-// enforced with resiliencehttp.Middleware on the shared clock.
+// enforced with resiliencehttp.NewMiddleware on the shared clock.
 type dependency struct {
 	mood    atomic.Int32
 	tooMany atomic.Int32 // 429s of its own rate limit
@@ -117,11 +117,15 @@ func (d *dependency) handler(clk clock.Clock) (http.Handler, error) {
 			fmt.Fprintln(w, "done")
 		}
 	})
-	return resiliencehttp.Middleware(quota, resiliencehttp.OnReject(
+	limit, err := resiliencehttp.NewMiddleware(quota, resiliencehttp.OnReject(
 		func(w http.ResponseWriter, r *http.Request, retryAfter time.Duration) {
 			d.tooMany.Add(1)
 			http.Error(w, "quota exceeded", http.StatusTooManyRequests)
-		}))(h), nil
+		}))
+	if err != nil {
+		return nil, err
+	}
+	return limit(h), nil
 }
 
 func run(ctx context.Context, w io.Writer) error {

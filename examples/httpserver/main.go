@@ -1,5 +1,5 @@
 // Command httpserver limits each client of an HTTP service to 10 requests per second with
-// resiliencehttp.Middleware, over real HTTP on loopback.
+// resiliencehttp.NewMiddleware, over real HTTP on loopback.
 //
 // Served directly, a client is the address of its connection, and a forged
 // X-Forwarded-For header changes nothing. Behind a trusted load balancer,
@@ -60,10 +60,13 @@ func newService(clk clock.Clock, proxies ...netip.Prefix) (http.Handler, *rateli
 	if err != nil {
 		return nil, nil, err
 	}
-	limit := resiliencehttp.Middleware(perClient,
+	limit, err := resiliencehttp.NewMiddleware(perClient,
 		resiliencehttp.TrustedProxies(proxies...), // X-Forwarded-For is read only from these
 		resiliencehttp.Exempt("/healthz"),
 	)
+	if err != nil {
+		return nil, nil, err
+	}
 	return limit(mux), perClient, nil
 }
 

@@ -32,6 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -152,7 +153,7 @@ func run(ctx context.Context, w io.Writer, reserve int) (*report, error) {
 // waitingPhase makes calls from several goroutines through a limiter that waits up to
 // maxWait, and prints when they were admitted.
 func waitingPhase(ctx context.Context, w io.Writer, reg *resilience.Registry, events *eventCounts, api *searchAPI, rep *report) error {
-	clk := reg.Clock()
+	clk := clock.System() // the registry's: it was built without WithClock
 	var (
 		mu       sync.Mutex
 		admitted []time.Duration

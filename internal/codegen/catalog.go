@@ -9,9 +9,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
-	// Package resilience registers the built-in policies, whose descriptors the catalog is
-	// made of, and gives their default order.
-	"github.com/resilience4go/resilience4go/resilience"
+	// Package resilience imports, and so registers, the built-in policies, whose
+	// descriptors the catalog is made of.
+	_ "github.com/resilience4go/resilience4go/resilience"
 )
 
 // option is one attribute of a directive as its policy's descriptor gives it: the option
@@ -46,7 +46,7 @@ var orderDef = policyDef{name: "order", options: []option{{Name: "layers", Value
 // catalog is every directive: one per layer of the default order, in that order, made
 // from its policy's registered descriptor (its configuration attributes, then those only
 // code gives, then the common ones), then order.
-var catalog = makeCatalog(resilience.DefaultOrder())
+var catalog = makeCatalog(kind.Ranked())
 
 // makeCatalog returns the directives of the registered layers, in the order given, then
 // order.

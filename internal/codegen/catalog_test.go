@@ -13,7 +13,6 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/resilience"
 )
 
 // The tests of the catalog (GN-2): its directives and attributes are the policies' own,
@@ -103,7 +102,7 @@ func TestCatalog_ValueKindsAreTheTables(t *testing.T) {
 // and by its layer's spelling, and the specs are written in the default order of the
 // layers.
 func TestCatalog_EveryLayerHasADirective(t *testing.T) {
-	layers := resilience.DefaultOrder()
+	layers := kind.Ranked()
 	registered := make([]policy.Layer, 0, len(layers))
 	for _, k := range kind.All() {
 		registered = append(registered, k.Layer())
@@ -243,7 +242,7 @@ func TestCatalog_OptionFunctionsExist(t *testing.T) {
 			assert.Equal(t, 1, sig.Params().Len(), "resilience.%s(opts...)", name)
 		}
 	}
-	for _, name := range []string{"Policy", "Order", "Wrap", "Wrap1", "Wrap2", "WrapAsync", "WrapAsync1"} {
+	for _, name := range []string{"Order", "Wrap", "Wrap1", "Wrap2", "WrapAsync", "WrapAsync1"} {
 		assert.IsType(t, &types.Func{}, res.Scope().Lookup(name), "resilience.%s", name)
 	}
 	assert.IsType(t, &types.TypeName{}, res.Scope().Lookup("Registry"), "resilience.Registry")

@@ -449,11 +449,12 @@ func (g *generator) specExpr(m *method, s *spec, impl string) string {
 			return specFunc + "(" + strings.Join(append([]string{fn}, s.opts...), ", ") + ")"
 		}
 		return specFunc + "(" + args(fn) + ")"
-	case s.def.leads(): // e.g. resilience.Timeout(d, opts...), or without d the policy's options alone
-		if s.lead != "" {
-			return specFunc + "(" + args(s.lead) + ")"
+	case s.def.leads(): // e.g. resilience.Timeout(d, opts...); without d, its zero: the configuration's
+		lead := s.lead
+		if lead == "" {
+			lead = "0"
 		}
-		return res + ".Policy[" + g.im().use(s.def.pkgPath, s.def.pkgName) + ".Option](" + args() + ")"
+		return specFunc + "(" + args(lead) + ")"
 	}
 	return specFunc + "(" + args() + ")"
 }

@@ -3,13 +3,13 @@ package codegen
 import (
 	"slices"
 
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/resilience"
 )
 
 // layerOrder is the order the specs are written in: the default order of the layers,
-// outermost first (resilience.DefaultOrder), then the order.
-var layerOrder = append(resilience.DefaultOrder(), "")
+// outermost first (the ranks of the registered descriptors), then the order.
+var layerOrder = append(kind.Ranked(), "")
 
 // composed returns the layers of specs in the order they compose, outermost first: those
 // whose policy is always outermost (the fallback), then those an order names, then the

@@ -42,7 +42,7 @@ type Param struct {
 	Enum   []Enum    // an EnumValue's values
 	// Leading makes the value the first argument of the policy's spec function in package
 	// resilience (resilience.<Layer>(value, options...)) rather than an option; without
-	// the value the generated code calls resilience.Policy[<package>.Option](options...).
+	// the value the generated code passes its zero, which leaves it to the configuration.
 	Leading bool
 	// Assume is, for a configuration attribute without a default, the least demanding
 	// valid value, which the generator's range check assumes when a directive leaves the

@@ -3,14 +3,18 @@ package main
 import (
 	"fmt"
 	"html"
+	"math"
 	"strings"
 )
 
-// The chart's geometry, in SVG user units (pixels).
+// The chart's geometry, in SVG user units (pixels). The row labels end at labelRight,
+// right-aligned, and start at labelLeft at the least: labelRight is worked out from the
+// longest label (see chartGeometry), and the bars start labelGap after it.
 const (
-	chartWidth = 920
-	labelRight = 300 // labels end here, right-aligned
-	barLeft    = 310
+	labelLeft  = 16 // the left margin, as the titles'
+	labelGap   = 10 // between a label's end and the bars
+	labelSize  = 12 // the labels' font size
+	valueRoom  = 140
 	barMax     = 470 // the longest bar of a panel
 	barHeight  = 11
 	barGap     = 2
@@ -19,6 +23,52 @@ const (
 	panelGap   = 16
 	top        = 100
 )
+
+// helveticaBold holds the advance widths of Helvetica Bold (and of Arial Bold, which has
+// the same metrics), in thousandths of an em, of the printable ASCII characters from ' ':
+// the chart's first font, in the weight of its widest labels (ours, in bold); the regular
+// weight is narrower, character by character.
+var helveticaBold = [95]int{
+	278, 333, 474, 556, 556, 889, 722, 278, 333, 333, 389, 584, 278, 333, 278, 278, // ' ' to '/'
+	556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 333, 333, 584, 584, 584, 611, // '0' to '?'
+	975, 722, 722, 722, 722, 667, 611, 778, 722, 278, 556, 722, 611, 833, 722, 778, // '@' to 'O'
+	667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 333, 278, 333, 584, 556, // 'P' to '_'
+	333, 556, 611, 556, 611, 556, 333, 611, 611, 278, 278, 556, 278, 889, 611, 611, // '`' to 'o'
+	611, 611, 389, 556, 333, 611, 556, 778, 556, 556, 500, 389, 280, 389, 584, // 'p' to '~'
+}
+
+// fallbackSlack is how much wider than Helvetica Bold a label may be drawn, in percent:
+// room for a fallback sans-serif font where neither Helvetica nor Arial (nor a font with
+// their metrics, such as Liberation Sans) is installed; DejaVu Sans Bold, the widest
+// common one, is up to a quarter wider.
+const fallbackSlack = 25
+
+// textWidth estimates the width of s drawn in bold at size px: Helvetica Bold's widths,
+// plus fallbackSlack percent; an em for a character outside printable ASCII.
+func textWidth(s string, size float64) float64 {
+	w := 0
+	for _, r := range s {
+		if r >= ' ' && r <= '~' {
+			w += helveticaBold[r-' ']
+		} else {
+			w += 1000
+		}
+	}
+	return float64(w) * size / 1000 * (100 + fallbackSlack) / 100
+}
+
+// chartGeometry returns where the labels end, where the bars start and the chart's
+// width, for rows labelled labels: the labels end far enough from labelLeft for the
+// longest of them.
+func chartGeometry(labels []string) (labelRight, barLeft, width int) {
+	longest := 0.0
+	for _, l := range labels {
+		longest = max(longest, textWidth(l, labelSize))
+	}
+	labelRight = labelLeft + int(math.Ceil(longest))
+	barLeft = labelRight + labelGap
+	return labelRight, barLeft, barLeft + barMax + valueRoom
+}
 
 // Bar colours: ours, the peers, the reference; serial dark, parallel light.
 var palette = map[string][2]string{
@@ -68,6 +118,14 @@ func drawChart(r *report) string {
 		panels = append(panels, p)
 	}
 
+	var labels []string
+	for _, p := range panels {
+		for _, rw := range p.rows {
+			labels = append(labels, rw.label)
+		}
+	}
+	labelRight, barLeft, chartWidth := chartGeometry(labels)
+
 	rowHeight := 2*barHeight + barGap + rowGap
 	height := top
 	for _, p := range panels {
@@ -76,8 +134,8 @@ func drawChart(r *report) string {
 	height += 20
 
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n",
-		chartWidth, height, chartWidth, height)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="%d">`+"\n",
+		chartWidth, height, chartWidth, height, labelSize)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", chartWidth, height)
 	fmt.Fprintf(&b, `<text x="16" y="26" font-size="16" font-weight="bold">resilience4go against the Go peers: ns per call, median of %d runs (lower is better)</text>`+"\n", r.count())
 	fmt.Fprintf(&b, `<text x="16" y="46" fill="#444">%s · %s · each panel has its own linear scale</text>`+"\n",

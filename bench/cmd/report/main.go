@@ -32,6 +32,7 @@ type options struct {
 	results, chart, readme          string
 	benchtime, count, rounds, cpu   string
 	accuracyDuration, loadBefore    string
+	cpuModel                        string
 }
 
 // accuracy mirrors the JSON written by TestAccuracy.
@@ -62,6 +63,7 @@ func main() {
 	flag.StringVar(&o.cpu, "cpu", "", "the -cpu of the run, for the report")
 	flag.StringVar(&o.accuracyDuration, "accuracy-duration", "", "the accuracy run's duration, for the report")
 	flag.StringVar(&o.loadBefore, "load-before", "", "/proc/loadavg before the run, for the report")
+	flag.StringVar(&o.cpuModel, "cpu-model", "", "the CPU model of the machine the benchmarks ran on, when the report is made on another (default: this machine's)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
@@ -157,6 +159,9 @@ func machine(res *results, o options) env {
 				break
 			}
 		}
+	}
+	if o.cpuModel != "" {
+		e.cpuModel = o.cpuModel
 	}
 	if e.cpuModel == "" {
 		e.cpuModel = e.cpuBench

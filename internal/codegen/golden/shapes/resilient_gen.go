@@ -166,7 +166,7 @@ func NewPriceClientResilient(impl PriceClient, reg *resilience.Registry) (*Price
 			circuitbreaker.RecordOn(ErrBadInput),
 			circuitbreaker.IgnoreOn(ErrNotFound),
 		),
-		resilience.Policy[timeout.Option](timeout.UseConfig("slow"), timeout.Enabled(false)),
+		resilience.Timeout(0, timeout.UseConfig("slow"), timeout.Enabled(false)),
 	); err != nil {
 		return nil, err
 	}
