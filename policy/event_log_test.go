@@ -58,7 +58,7 @@ func TestEvent_OB4_LogValuePerKind(t *testing.T) {
 		{policy.Event{Kind: retry.EventExhausted, Instance: "Fetch", Attempt: 3, Err: boom},
 			[]string{"kind=String:RetryExhausted", "instance=String:Fetch", "at=Duration:0s", "attempt=Int64:3",
 				"err=String:boom"}},
-		{policy.Event{Kind: circuitbreaker.EventTransition, Instance: "Pay", At: time.Minute, Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, "open")}},
+		{policy.Event{Kind: circuitbreaker.EventTransition, Instance: "Pay", At: time.Minute, Attrs: policy.EventAttrs{slog.String("from", "closed"), slog.String("to", "open")}},
 			[]string{"kind=String:CircuitBreakerTransition", "instance=String:Pay", "at=Duration:1m0s",
 				"from=String:closed", "to=String:open"}},
 		{policy.Event{Kind: circuitbreaker.EventRejected, Instance: "Pay", RetryAfter: 30 * time.Second, Err: boom},

@@ -81,7 +81,7 @@ func TestEvent_String(t *testing.T) {
 		{policy.Event{Kind: retry.EventAttempt, Instance: "r", At: 2 * time.Second, Attempt: 2, Wait: 500 * time.Millisecond, Err: errors.New("boom")},
 			"RetryAttempt r at=2s attempt=2 wait=500ms err=boom"},
 		{policy.Event{Kind: circuitbreaker.EventTransition, Instance: "cb", At: time.Minute,
-			Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, "open")}},
+			Attrs: policy.EventAttrs{slog.String("from", "closed"), slog.String("to", "open")}},
 			"CircuitBreakerTransition cb at=1m0s from=closed to=open"},
 		{policy.Event{Kind: fallback.EventApplied, Instance: "f"},
 			"FallbackApplied f at=0s"},

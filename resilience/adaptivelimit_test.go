@@ -71,12 +71,12 @@ func TestCO9_AdaptiveLimitRejectionsAreFailures(t *testing.T) {
 		_, err = call(context.Background())
 		require.ErrorIs(t, err, adaptivelimit.ErrLimitExceeded)
 		assert.Zero(t, attempts)
-		cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
+		cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
 		require.NoError(t, err)
 		if ignore {
 			assert.Equal(t, 0, cb.Snapshot().BufferedCalls, "ignored rejections are not recorded")
 		} else {
-			assert.Equal(t, circuitbreaker.Open, cb.State(), "two attempts, two rejections: the breaker opened")
+			assert.Equal(t, circuitbreaker.Open, cb.Snapshot().State, "two attempts, two rejections: the breaker opened")
 		}
 		close(release)
 		_, err = f.Await(context.Background())

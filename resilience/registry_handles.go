@@ -21,7 +21,7 @@ func (r *Registry) RateLimiter(id string) (ratelimit.Handle, error) {
 
 // Lookup returns the instance of layer l with this id, as a P, once a function using it
 // was wrapped or its pipeline built: the handle of any policy, e.g.
-// Lookup[circuitbreaker.Handle](r, circuitbreaker.Layer, "SearchAPI.Search") or
+// Lookup[*circuitbreaker.Breaker](r, circuitbreaker.Layer, "SearchAPI.Search") or
 // Lookup[*retry.Retry](r, retry.Layer, "SearchAPI.Search"); each policy package documents
 // its Handle. An unknown id, or an instance that is not a P, fails with R4C-REG-009. A nil
 // registry fails the same way. It is safe for concurrent use.
