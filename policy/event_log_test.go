@@ -80,7 +80,7 @@ func TestEvent_OB4_LogValuePerKind(t *testing.T) {
 				"node=String:10.0.0.5:6379"}},
 		{policy.Event{Kind: hedge.EventHedged, Instance: "Get", Attempt: 2, Wait: 10 * time.Millisecond},
 			[]string{"kind=String:Hedged", "instance=String:Get", "at=Duration:0s", "wait=Duration:10ms", "attempt=Int64:2"}},
-		{policy.Event{Kind: adaptivelimit.EventChanged, Instance: "Db", Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 12), slog.Int(adaptivelimit.AttrPreviousLimit, 10)}},
+		{policy.Event{Kind: adaptivelimit.EventChanged, Instance: "Db", Attrs: policy.EventAttrs{slog.Int("limit", 12), slog.Int("previous_limit", 10)}},
 			[]string{"kind=String:AdaptiveLimitChanged", "instance=String:Db", "at=Duration:0s", "limit=Int64:12",
 				"previous_limit=Int64:10"}},
 		{policy.Event{Kind: policy.ConfigChanged, Instance: "Search", Changed: []string{"period", "permits"}},

@@ -31,7 +31,7 @@ func layerTable[A, T any]() []layerRow[A, T] {
 		row(ratelimit.Layer, ratelimit.DecorateFunc[A, T], ratelimit.DecorateAsyncFunc[A, T]),
 		row(timeout.Layer, timeout.DecorateFunc[A, T], timeout.DecorateAsyncFunc[A, T]),
 		row(bulkhead.Layer, bulkhead.DecorateFunc[A, T], bulkhead.DecorateAsyncFunc[A, T]),
-		row(adaptivelimit.Layer, adaptivelimit.DecorateFunc[A, T], adaptivelimit.DecorateAsyncFunc[A, T]),
+		row(adaptivelimit.Layer, adaptivelimit.Decorate[policy.Func[A, T], A, T], adaptivelimit.Decorate[policy.AsyncFunc[A, T], A, T]),
 	}
 }
 

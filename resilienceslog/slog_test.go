@@ -226,13 +226,20 @@ func TestOB4_DefaultLevels(t *testing.T) {
 		return policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{
 			slog.String("from", "closed"), slog.String("to", to)}}
 	}
+	var adaptiveWaited policy.EventKind // not exported by its package
+	for _, k := range policy.EventKinds() {
+		if k.String() == "AdaptiveLimitWaited" {
+			adaptiveWaited = k
+		}
+	}
+	require.NotZero(t, adaptiveWaited)
 	for _, tc := range []struct {
 		e    policy.Event
 		want slog.Level
 	}{
 		{policy.Event{Kind: ratelimit.EventWaited}, debug},
 		{policy.Event{Kind: bulkhead.EventWaited}, debug},
-		{policy.Event{Kind: adaptivelimit.EventWaited}, debug},
+		{policy.Event{Kind: adaptiveWaited}, debug},
 		{policy.Event{Kind: retry.EventAttempt}, debug},
 		{policy.Event{Kind: hedge.EventHedged}, debug},
 		{policy.Event{Kind: hedge.EventWon}, debug},
