@@ -18,7 +18,7 @@ var errFull = errors.New("adaptive limit full")
 
 // BenchmarkAdaptiveLimit measures one admitted call through an adaptive concurrency
 // limit, each library with its defaults: ours (Vegas) wrapped with resilience.Wrap1 and
-// taken by hand (TryAcquire, then Record), against failsafe-go's adaptivelimiter through its
+// taken by hand (Acquire, then Record), against failsafe-go's adaptivelimiter through its
 // executor and taken by hand (TryAcquirePermit, then Record). Both measure the call's
 // latency on every call.
 func BenchmarkAdaptiveLimit(b *testing.B) { benchmarkAdaptiveLimit(b, false) }
@@ -34,14 +34,14 @@ func benchmarkAdaptiveLimit(b *testing.B, parallel bool) {
 		}
 		measureCalls(b, parallel, func(ctx context.Context) error { _, err := call(ctx, 1); return err })
 	})
-	b.Run("resilience4go/TryAcquire/adaptivelimit", func(b *testing.B) {
-		l, err := adaptivelimit.New()
+	b.Run("resilience4go/Acquire/adaptivelimit", func(b *testing.B) {
+		l, err := adaptivelimit.New() // MaxWait 0: Acquire never waits
 		if err != nil {
 			b.Fatal(err)
 		}
-		measureCalls(b, parallel, func(context.Context) error {
-			p, ok := l.TryAcquire()
-			if !ok {
+		measureCalls(b, parallel, func(ctx context.Context) error {
+			p, err := l.Acquire(ctx)
+			if err != nil {
 				return errFull
 			}
 			p.Record(nil)

@@ -10,6 +10,7 @@ import (
 	fscb "github.com/failsafe-go/failsafe-go/circuitbreaker"
 	"github.com/sony/gobreaker/v2"
 
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -73,7 +74,7 @@ func trip(b *testing.B, call func(context.Context, int) (int, error)) {
 
 func oursDecorated(b *testing.B, open bool) func(context.Context, int) (int, error) {
 	b.Helper()
-	call := circuitbreaker.DecorateFunc(oursBreaker(b), tripping)
+	call := circuitbreaker.Decorate[policy.Func[int, int], int, int](oursBreaker(b), tripping)
 	if open {
 		trip(b, call)
 	}
@@ -173,7 +174,7 @@ type breakerCase struct {
 // side calls a function that returns (1, nil) through a closed breaker whose window is full
 // of successes (closed/success), or asks an open breaker tripped by 100 failures, 60s
 // before it would go half-open (open/rejected):
-//   - resilience4go/DecorateFunc: circuitbreaker.DecorateFunc(cb, fn) called with
+//   - resilience4go/DecorateFunc: circuitbreaker.Decorate(cb, fn) called with
 //     context.Background() (the context check, the permission, fn, the outcome recorded);
 //   - resilience4go/Wrap1/breaker: resilience.Wrap1 with the breaker alone (a registry, no
 //     observer), the same call;

@@ -21,18 +21,18 @@ import (
 func TestCO1_AdaptiveLimitIsInnermost(t *testing.T) {
 	reg, _ := newRegistry(t)
 	var inFlight []int
-	var al adaptivelimit.Handle
+	var al *adaptivelimit.Limiter
 	call, err := resilience.Wrap(reg, "Svc.A", func(context.Context) (int, error) {
-		inFlight = append(inFlight, al.InFlight())
+		inFlight = append(inFlight, al.Snapshot().InFlight)
 		return 1, nil
 	}, resilience.AdaptiveLimit(adaptivelimit.InitialLimit(3)), resilience.Bulkhead(bulkhead.MaxConcurrent(5)))
 	require.NoError(t, err)
-	al, err = resilience.Lookup[adaptivelimit.Handle](reg, adaptivelimit.Layer, "Svc.A")
+	al, err = resilience.Lookup[*adaptivelimit.Limiter](reg, adaptivelimit.Layer, "Svc.A")
 	require.NoError(t, err)
 	_, err = call(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []int{1}, inFlight)
-	assert.Zero(t, al.InFlight())
+	assert.Zero(t, al.Snapshot().InFlight)
 
 	// Named outside the bulkhead, it holds its place while the bulkhead refuses.
 	order, err := resilience.Wrap(reg, "Svc.B", func(context.Context) (int, error) { return 1, nil },
@@ -71,12 +71,12 @@ func TestCO9_AdaptiveLimitRejectionsAreFailures(t *testing.T) {
 		_, err = call(context.Background())
 		require.ErrorIs(t, err, adaptivelimit.ErrLimitExceeded)
 		assert.Zero(t, attempts)
-		cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
+		cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
 		require.NoError(t, err)
 		if ignore {
 			assert.Equal(t, 0, cb.Snapshot().BufferedCalls, "ignored rejections are not recorded")
 		} else {
-			assert.Equal(t, circuitbreaker.Open, cb.State(), "two attempts, two rejections: the breaker opened")
+			assert.Equal(t, circuitbreaker.Open, cb.Snapshot().State, "two attempts, two rejections: the breaker opened")
 		}
 		close(release)
 		_, err = f.Await(context.Background())

@@ -31,7 +31,7 @@ func TestCO2_OpenBreakerSpendsNoPermit(t *testing.T) {
 		resilience.RateLimiter(ratelimit.Permits(10), ratelimit.Period(time.Second)),
 		resilience.CircuitBreaker())
 	require.NoError(t, err)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
 	rl, err := reg.RateLimiter("Svc.Call")
 	require.NoError(t, err)
@@ -39,7 +39,7 @@ func TestCO2_OpenBreakerSpendsNoPermit(t *testing.T) {
 	_, err = call(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 9, rl.AvailablePermits())
-	cb.ForceOpen()
+	_ = cb.TransitionTo(circuitbreaker.ForcedOpen)
 	for range 5 {
 		_, err = call(ctx)
 		require.ErrorIs(t, err, circuitbreaker.ErrOpen)
@@ -70,12 +70,12 @@ func TestCO3_RejectionsOpenTheBreakerUnlessIgnored(t *testing.T) {
 			_, err = call(ctx)
 			require.ErrorIs(t, err, ratelimit.ErrExceeded)
 		}
-		cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
+		cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
 		require.NoError(t, err)
 		if ignore {
-			assert.Equal(t, circuitbreaker.Closed, cb.State(), "ignored rejections are neither success nor failure")
+			assert.Equal(t, circuitbreaker.Closed, cb.Snapshot().State, "ignored rejections are neither success nor failure")
 		} else {
-			assert.Equal(t, circuitbreaker.Open, cb.State(), "1 success, 3 rejections: 75% ≥ 50%")
+			assert.Equal(t, circuitbreaker.Open, cb.Snapshot().State, "1 success, 3 rejections: 75% ≥ 50%")
 			_, err = call(ctx)
 			assert.ErrorIs(t, err, circuitbreaker.ErrOpen)
 		}
@@ -135,9 +135,9 @@ func TestCO4_OpenBreakerIsNeverRetried(t *testing.T) {
 		resilience.Retry(retry.MaxAttempts(5), retry.Delay(time.Second), retry.RetryOn(circuitbreaker.ErrOpen)),
 		resilience.CircuitBreaker())
 	require.NoError(t, err)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
-	cb.ForceOpen()
+	_ = cb.TransitionTo(circuitbreaker.ForcedOpen)
 	_, err = call(ctx)
 	require.ErrorIs(t, err, circuitbreaker.ErrOpen)
 	assert.Zero(t, calls)
@@ -257,9 +257,9 @@ func TestFullPipelineZeroAllocations(t *testing.T) {
 	limited := full(t, manual, "Limited", 1, ok)
 	_, _ = limited(ctx, 1)
 	opened := full(t, manual, "Opened", 1_000_000_000, ok)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](manual, circuitbreaker.Layer, "Opened")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](manual, circuitbreaker.Layer, "Opened")
 	require.NoError(t, err)
-	cb.ForceOpen()
+	_ = cb.TransitionTo(circuitbreaker.ForcedOpen)
 	filled := full(t, manual, "Filled", 1_000_000_000, ok)
 	bh, err := resilience.Lookup[bulkhead.Handle](manual, bulkhead.Layer, "Filled")
 	require.NoError(t, err)

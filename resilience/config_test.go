@@ -110,9 +110,9 @@ func TestRG4_OtherSegments(t *testing.T) {
 	bh, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Svc.Call")
 	require.NoError(t, err)
 	assert.Equal(t, 3, bh.Snapshot().MaxConcurrent)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
-	assert.Equal(t, "closed", cb.State().String())
+	assert.Equal(t, "closed", cb.Snapshot().State)
 }
 
 // R4C-ATR-001: a bad duration in a configuration key fails NewRegistry, naming the key.

@@ -78,7 +78,7 @@ func taken(t *testing.T, reg *resilience.Registry, id string) string {
 	if rl, err := reg.RateLimiter(id); err == nil {
 		s += fmt.Sprintf("permits=%d ", rl.AvailablePermits())
 	}
-	if cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, id); err == nil {
+	if cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, id); err == nil {
 		snap := cb.Snapshot()
 		s += fmt.Sprintf("breaker=%v/%d/%d ", snap.State, snap.BufferedCalls, snap.NotPermittedCalls)
 	}
@@ -156,10 +156,10 @@ func TestFaults_PipelineNilFunction(t *testing.T) {
 	requireCode(t, err, policy.CodeBadSpec)
 	_, err = p.ExecuteAsync(context.Background(), nil).Await(context.Background())
 	requireCode(t, err, policy.CodeBadSpec)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
 	assert.Zero(t, cb.Snapshot().BufferedCalls)
-	assert.Equal(t, circuitbreaker.Closed, cb.State())
+	assert.Equal(t, circuitbreaker.Closed, cb.Snapshot().State)
 }
 
 // An order of many layer names is checked in linear time, and a message never repeats a
@@ -218,9 +218,9 @@ func TestFaults_DisabledLayersRefuseADoneContext(t *testing.T) {
 		v, err := call(context.Background())
 		require.NoError(t, err, "a live context passes every disabled layer")
 		require.Equal(t, 1, v)
-		cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Sync")
+		cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Sync")
 		require.NoError(t, err)
-		require.Equal(t, circuitbreaker.Disabled, cb.State(), "the layers are disabled")
+		require.Equal(t, circuitbreaker.Disabled, cb.Snapshot().State, "the layers are disabled")
 		for range 5 {
 			_, err = call(context.Background())
 			require.NoError(t, err, "the disabled limiter of 2 permits lets every call through")

@@ -27,11 +27,11 @@ func layerTable[A, T any]() []layerRow[A, T] {
 		row(fallback.Layer, fallback.DecorateFunc[A, T], fallback.DecorateAsyncFunc[A, T]),
 		row(retry.Layer, retry.DecorateFunc[A, T], retry.DecorateAsyncFunc[A, T]),
 		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T]),
-		row(circuitbreaker.Layer, circuitbreaker.DecorateFunc[A, T], circuitbreaker.DecorateAsyncFunc[A, T]),
+		row(circuitbreaker.Layer, circuitbreaker.Decorate[policy.Func[A, T], A, T], circuitbreaker.Decorate[policy.AsyncFunc[A, T], A, T]),
 		row(ratelimit.Layer, ratelimit.DecorateFunc[A, T], ratelimit.DecorateAsyncFunc[A, T]),
 		row(timeout.Layer, timeout.DecorateFunc[A, T], timeout.DecorateAsyncFunc[A, T]),
 		row(bulkhead.Layer, bulkhead.DecorateFunc[A, T], bulkhead.DecorateAsyncFunc[A, T]),
-		row(adaptivelimit.Layer, adaptivelimit.DecorateFunc[A, T], adaptivelimit.DecorateAsyncFunc[A, T]),
+		row(adaptivelimit.Layer, adaptivelimit.Decorate[policy.Func[A, T], A, T], adaptivelimit.Decorate[policy.AsyncFunc[A, T], A, T]),
 	}
 }
 

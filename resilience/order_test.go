@@ -98,7 +98,7 @@ func TestOrder_BreakerOutsideRetry(t *testing.T) {
 			require.NoError(t, err)
 			_, err = call(context.Background())
 			require.ErrorIs(t, err, errBoom)
-			cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
+			cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
 			require.NoError(t, err)
 			s := cb.Snapshot()
 			assert.Equal(t, tc.failed, s.BufferedCalls)

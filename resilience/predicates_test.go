@@ -61,9 +61,9 @@ func TestPredicates_RecordIfResult(t *testing.T) {
 		_, err := call(context.Background())
 		require.NoError(t, err)
 	}
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
-	assert.Equal(t, circuitbreaker.Open, cb.State())
+	assert.Equal(t, circuitbreaker.Open, cb.Snapshot().State)
 	_, err = call(context.Background())
 	require.ErrorIs(t, err, circuitbreaker.ErrOpen)
 }

@@ -131,8 +131,8 @@ func TestRC6_ReloadChangesARunningBreakersThreshold(t *testing.T) {
 			_, _ = call(ctx, fail)
 		}
 	}
-	assert.Equal(t, circuitbreaker.Closed, lookup[*circuitbreaker.Breaker](t, reg, circuitbreaker.Layer, "Reloaded").State())
-	assert.Equal(t, circuitbreaker.Open, lookup[*circuitbreaker.Breaker](t, reg, circuitbreaker.Layer, "Twin").State())
+	assert.Equal(t, circuitbreaker.Closed, lookup[*circuitbreaker.Breaker](t, reg, circuitbreaker.Layer, "Reloaded").Snapshot().State)
+	assert.Equal(t, circuitbreaker.Open, lookup[*circuitbreaker.Breaker](t, reg, circuitbreaker.Layer, "Twin").Snapshot().State)
 }
 
 // SPEC RC-6: a reload raises a running bulkhead's maxConcurrent: a second call in
@@ -718,7 +718,7 @@ func TestRC3_ReloadTransitionsReachListenersUnlockedAndInOrder(t *testing.T) {
 	reg, _ = newRegistry(t, resilience.WithEventListener(func(e policy.Event) {
 		kinds = append(kinds, e.Kind)
 		if e.Kind == circuitbreaker.EventTransition {
-			_, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, e.Instance)
+			_, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, e.Instance)
 			assert.NoError(t, err)
 		}
 	}))

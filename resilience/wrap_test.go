@@ -139,7 +139,7 @@ func TestRG3_UnknownIDAndSortedSnapshot(t *testing.T) {
 	_, err := reg.RateLimiter("nope")
 	ce := requireCode(t, err, policy.CodeUnknownInstance)
 	assert.Equal(t, "nope", ce.Value)
-	_, err = resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "nope")
+	_, err = resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "nope")
 	requireCode(t, err, policy.CodeUnknownInstance)
 	_, err = resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "nope")
 	requireCode(t, err, policy.CodeUnknownInstance)
@@ -436,7 +436,7 @@ func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
 	var none *resilience.Registry
 	_, err = none.RateLimiter("F.Call")
 	requireCode(t, err, policy.CodeUnknownInstance)
-	_, err = resilience.Lookup[circuitbreaker.Handle](none, circuitbreaker.Layer, "F.Call")
+	_, err = resilience.Lookup[*circuitbreaker.Breaker](none, circuitbreaker.Layer, "F.Call")
 	requireCode(t, err, policy.CodeUnknownInstance)
 	_, err = resilience.Lookup[bulkhead.Handle](none, bulkhead.Layer, "F.Call")
 	requireCode(t, err, policy.CodeUnknownInstance)

@@ -70,7 +70,7 @@ func TestGR6_RetriedSuccessCodeIsNoFailure(t *testing.T) {
 		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 		requireStatusError(t, err, codes.Aborted)
 	}
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 	snap := cb.Snapshot()
 	assert.Zero(t, snap.FailedCalls, "Aborted is a success code: the breaker must not count it as a failure")

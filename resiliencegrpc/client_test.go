@@ -436,16 +436,16 @@ func TestGR6_FailureCodesOpenTheBreaker(t *testing.T) {
 		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(3), circuitbreaker.MinimumCalls(3)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 
 	for _, code := range []codes.Code{codes.Unavailable, codes.Internal, codes.DeadlineExceeded} {
-		require.Equal(t, circuitbreaker.Closed, cb.State())
+		require.Equal(t, circuitbreaker.Closed, cb.Snapshot().State)
 		ts.svc.script("UnaryCall", fails(code))
 		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 		requireStatusError(t, err, code)
 	}
-	require.Equal(t, circuitbreaker.Open, cb.State())
+	require.Equal(t, circuitbreaker.Open, cb.Snapshot().State)
 	assert.Equal(t, 3, ts.svc.count("UnaryCall"))
 
 	_, err = c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
@@ -465,7 +465,7 @@ func TestGR6_SuccessCodesKeepTheBreakerClosed(t *testing.T) {
 		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 
 	success := []codes.Code{codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.PermissionDenied,
@@ -492,7 +492,7 @@ func TestGR6_OtherCodesAreIgnoredByCircuitBreaker(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		spec  resilience.Spec
-		state circuitbreaker.State
+		state string
 	}{
 		{"IgnoreOn(ErrNotFailure, ErrExceeded)", resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)), circuitbreaker.Closed},
 		{"resilience.CircuitBreaker", resilience.CircuitBreaker(circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4)), circuitbreaker.Open},
@@ -508,9 +508,9 @@ func TestGR6_OtherCodesAreIgnoredByCircuitBreaker(t *testing.T) {
 				requireStatusError(t, err, code)
 				assert.ErrorIs(t, err, resiliencegrpc.ErrNotFailure)
 			}
-			cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+			cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 			require.NoError(t, err)
-			assert.Equal(t, tc.state, cb.State())
+			assert.Equal(t, tc.state, cb.Snapshot().State)
 		})
 	}
 }
@@ -522,7 +522,7 @@ func TestGR6_CodeListsAreConfigurable(t *testing.T) {
 		SuccessCodes: []codes.Code{codes.InvalidArgument}}
 	for _, tc := range []struct {
 		code  codes.Code
-		state circuitbreaker.State
+		state string
 	}{{codes.NotFound, circuitbreaker.Open}, {codes.Unavailable, circuitbreaker.Closed}, {codes.InvalidArgument, circuitbreaker.Closed}} {
 		t.Run(tc.code.String(), func(t *testing.T) {
 			reg, _ := newRegistry(t, clock.NewManual())
@@ -534,9 +534,9 @@ func TestGR6_CodeListsAreConfigurable(t *testing.T) {
 				_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 				requireStatusError(t, err, tc.code)
 			}
-			cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+			cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 			require.NoError(t, err)
-			assert.Equal(t, tc.state, cb.State())
+			assert.Equal(t, tc.state, cb.Snapshot().State)
 		})
 	}
 }
@@ -561,7 +561,7 @@ func TestGR6_ClientLimiterRefusalsDoNotOpenTheBreaker(t *testing.T) {
 		require.ErrorAs(t, err, &re)
 		require.ErrorIs(t, err, ratelimit.ErrExceeded)
 	}
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 	snap := cb.Snapshot()
 	assert.Equal(t, circuitbreaker.Closed, snap.State)
@@ -575,9 +575,9 @@ func TestGR6_OpenBreakerIsNotRetried(t *testing.T) {
 	cl := newClient(t, reg, idempotentUnary, resilience.Retry(retry.MaxAttempts(5)), resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)))
 	ts := startServer(t, bufnet, nil)
 	c := ts.client(t, cl)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
-	cb.ForceOpen()
+	_ = cb.TransitionTo(circuitbreaker.ForcedOpen)
 
 	_, err = c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 	assert.Equal(t, codes.Unavailable, status.Code(err))
@@ -594,15 +594,16 @@ func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 		reg, _ := newRegistry(t, clock.NewManual())
 		cl := newClient(t, reg, resiliencegrpc.ClientConfig{}, resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)))
 		ts := startServer(t, bufnet, nil)
-		cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+		cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 		require.NoError(t, err)
-		cb.ForceOpen()
+		_ = cb.TransitionTo(circuitbreaker.ForcedOpen)
 
 		_, err = ts.client(t, cl).UnaryCall(context.Background(), &testpb.SimpleRequest{})
 		var re *resiliencegrpc.Error
 		require.ErrorAs(t, err, &re)
-		var open *circuitbreaker.OpenError
-		assert.ErrorAs(t, err, &open)
+		var open policy.Refuser
+		require.ErrorAs(t, err, &open)
+		assert.Equal(t, circuitbreaker.Layer, open.RejectedBy())
 		assert.ErrorIs(t, re.Unwrap(), circuitbreaker.ErrOpen)
 		assert.Equal(t, codes.Unavailable, re.GRPCStatus().Code())
 		assert.Equal(t, "rpc error: code = Unavailable desc = "+re.Unwrap().Error(), re.Error())
@@ -711,7 +712,7 @@ func TestGR9_DoneContextTakesNothing(t *testing.T) {
 	rl, err := reg.RateLimiter("svc")
 	require.NoError(t, err)
 	assert.Equal(t, 1, rl.AvailablePermits())
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 	assert.Zero(t, cb.Snapshot().BufferedCalls)
 	assert.Zero(t, clk.PendingTasks())

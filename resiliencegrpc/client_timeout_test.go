@@ -54,7 +54,7 @@ func TestGR5_NonIdempotentTimeoutIsOneFailureAndNoWait(t *testing.T) {
 
 	assert.Equal(t, 1, sent)
 	assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "%v", err)
-	cb, cerr := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "b2")
+	cb, cerr := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "b2")
 	require.NoError(t, cerr)
 	assert.Equal(t, 1, cb.Snapshot().FailedCalls, "one call that timed out, counted as how many failures")
 	assert.Equal(t, time.Second, clk.Now(), "the call waited the retry's backoff after its only attempt")

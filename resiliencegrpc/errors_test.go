@@ -74,8 +74,8 @@ func breakerRejection(t *testing.T) error {
 	t.Helper()
 	b, err := circuitbreaker.New()
 	require.NoError(t, err)
-	b.ForceOpen()
-	_, err = circuitbreaker.DecorateFunc(b, noop)(context.Background(), none{})
+	_ = b.TransitionTo(circuitbreaker.ForcedOpen)
+	_, err = circuitbreaker.NewPolicy[none](b).Decorate(func(ctx context.Context) (none, error) { return noop(ctx, none{}) })(context.Background())
 	require.Error(t, err)
 	return err
 }

@@ -31,7 +31,7 @@ func TestGR6_ResourceExhaustedListedAsFailureCountsWithADelay(t *testing.T) {
 		_, err := c.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 		require.Equal(t, codes.ResourceExhausted, status.Code(err))
 	}
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
-	require.Equal(t, circuitbreaker.Open, cb.State(), "%+v", cb.Snapshot())
+	require.Equal(t, circuitbreaker.Open, cb.Snapshot().State, "%+v", cb.Snapshot())
 }

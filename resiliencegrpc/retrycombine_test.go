@@ -54,7 +54,7 @@ func TestGR14_ClientRetryLeavesGRPCRetriedMethodsToGRPC(t *testing.T) {
 	assert.Equal(t, codes.Unavailable, status.Code(err), "%v", err)
 	assert.Equal(t, 3, ts.svc.count("EmptyCall"), "no retryPolicy: the client's retry, 3 attempts")
 
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "b2")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "b2")
 	require.NoError(t, err)
 	assert.Equal(t, 1+3, cb.Snapshot().FailedCalls, "the UnaryCall once, each EmptyCall attempt")
 	assert.Zero(t, clk.Now(), "no wait of the client's retry")

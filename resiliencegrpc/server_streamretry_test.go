@@ -50,7 +50,7 @@ func TestGR8_StreamHandlerErrorIsFinalUnderAGuardRetry(t *testing.T) {
 
 	assert.Zero(t, clk.Now(), "the stream's end waited the Guard's retry backoff")
 	assert.Zero(t, rec.Count(retry.EventAttempt), "a retry was announced for a stream that cannot run again")
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "g")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "g")
 	require.NoError(t, err)
 	assert.Equal(t, 1, cb.Snapshot().FailedCalls, "one failed stream, counted as how many failures")
 }

@@ -212,9 +212,9 @@ func TestGR8_OpenBreakerRefusesNewStream(t *testing.T) {
 	reg, _ := newRegistry(t, clock.NewManual())
 	cl := newClient(t, reg, resiliencegrpc.ClientConfig{}, resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)))
 	ts := startServer(t, bufnet, nil)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
-	cb.ForceOpen()
+	_ = cb.TransitionTo(circuitbreaker.ForcedOpen)
 
 	_, err = ts.client(t, cl).FullDuplexCall(context.Background())
 	assert.Equal(t, codes.Unavailable, status.Code(err))
@@ -346,9 +346,9 @@ func TestGR8_StreamStatusIsNotRetriedNorCounted(t *testing.T) {
 	}
 	assert.Equal(t, 3, ts.svc.count("StreamingOutputCall"))
 	assert.Zero(t, rec.Count(retry.EventAttempt))
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "svc")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
-	assert.Equal(t, circuitbreaker.Closed, cb.State())
+	assert.Equal(t, circuitbreaker.Closed, cb.Snapshot().State)
 	assert.Zero(t, cb.Snapshot().FailedCalls)
 }
 

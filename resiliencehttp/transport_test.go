@@ -258,7 +258,7 @@ func TestTransport_BreakerCounts5xxButNot4xx(t *testing.T) {
 	c := f.client(t, resiliencehttp.TransportConfig{},
 		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencehttp.ErrNotFailure, ratelimit.ErrExceeded), circuitbreaker.SlidingWindowSize(4), circuitbreaker.MinimumCalls(4),
 			circuitbreaker.FailureRateThreshold(100), circuitbreaker.WaitInOpen(time.Minute)))
-	cb, err := resilience.Lookup[circuitbreaker.Handle](f.reg, circuitbreaker.Layer, "api")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](f.reg, circuitbreaker.Layer, "api")
 	require.NoError(t, err)
 	call := func(code int) (int, error) {
 		resp, err := c.Get(s.srv.URL + "/?status=" + strconv.Itoa(code))
@@ -273,14 +273,14 @@ func TestTransport_BreakerCounts5xxButNot4xx(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, code, got)
 	}
-	assert.Equal(t, circuitbreaker.Closed, cb.State(), "4xx responses do not open the breaker")
+	assert.Equal(t, circuitbreaker.Closed, cb.Snapshot().State, "4xx responses do not open the breaker")
 	for i := range 4 {
-		assert.Equal(t, circuitbreaker.Closed, cb.State(), "%d failures of 4", i)
+		assert.Equal(t, circuitbreaker.Closed, cb.Snapshot().State, "%d failures of 4", i)
 		got, err := call(500 + i)
 		require.NoError(t, err)
 		assert.Equal(t, 500+i, got)
 	}
-	assert.Equal(t, circuitbreaker.Open, cb.State(), "5xx responses do")
+	assert.Equal(t, circuitbreaker.Open, cb.Snapshot().State, "5xx responses do")
 	served := len(s.requests())
 	_, err = call(200)
 	assert.ErrorIs(t, err, circuitbreaker.ErrOpen)
@@ -315,9 +315,9 @@ func TestTransport_FailureIsConfigurable(t *testing.T) {
 				assert.Equal(t, code, resp.StatusCode)
 				_ = readAll(t, resp)
 			}
-			cb, err := resilience.Lookup[circuitbreaker.Handle](f.reg, circuitbreaker.Layer, "api")
+			cb, err := resilience.Lookup[*circuitbreaker.Breaker](f.reg, circuitbreaker.Layer, "api")
 			require.NoError(t, err)
-			assert.Equal(t, circuitbreaker.Open, cb.State())
+			assert.Equal(t, circuitbreaker.Open, cb.Snapshot().State)
 			f.assertNoLeak(t)
 		})
 	}

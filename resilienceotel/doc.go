@@ -128,7 +128,7 @@
 //	resilience.bulkhead.rejected           bulkhead.EventRejected          wait, error.message
 //	resilience.bulkhead.waited             bulkhead.EventWaited            wait
 //	resilience.adaptive_limit.rejected     adaptivelimit.EventRejected     wait, error.message
-//	resilience.adaptive_limit.waited       adaptivelimit.EventWaited       wait
+//	resilience.adaptive_limit.waited       "AdaptiveLimitWaited"           wait
 //	resilience.retry.attempt               retry.EventAttempt              attempt, wait, error.message
 //	resilience.retry.exhausted             retry.EventExhausted            attempt, error.message
 //	resilience.retry.aborted               retry.EventAborted              attempt, error.message

@@ -133,9 +133,9 @@ func runEveryPolicy(t *testing.T, h *harness) {
 	require.NoError(t, err)
 	_, err = call(context.Background())
 	require.NoError(t, err)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "API.Get")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "API.Get")
 	require.NoError(t, err)
-	cb.ForceOpen() // transitions by hand are counted too
+	_ = cb.TransitionTo(circuitbreaker.ForcedOpen) // transitions by hand are counted too
 	cb.Reset()
 	_, err = call(context.Background())
 	require.NoError(t, err)

@@ -94,10 +94,10 @@ func TestOB2_RecorderCircuitBreaker(t *testing.T) {
 	r.Record(ctx, policy.Outcome{Result: policy.ResultIgnored, Latency: 50 * time.Millisecond, Err: errBoom})
 	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: errBoom})
 	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: errBoom})
-	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, "open")}})
-	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "open"), slog.String(circuitbreaker.AttrTo, "half-open")}})
-	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "half-open"), slog.String(circuitbreaker.AttrTo, "open")}})
-	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String(circuitbreaker.AttrFrom, "open"), slog.String(circuitbreaker.AttrTo, "half-open")}})
+	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String("from", "closed"), slog.String("to", "open")}})
+	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String("from", "open"), slog.String("to", "half-open")}})
+	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String("from", "half-open"), slog.String("to", "open")}})
+	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String("from", "open"), slog.String("to", "half-open")}})
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{

@@ -270,7 +270,7 @@ func TestOB7_SpanEventsOfKinds(t *testing.T) {
 	r := h.m.Instrument(circuitbreaker.Layer, "cb")
 	got := tr.events(t, func(ctx context.Context) {
 		r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Instance: "cb", Attrs: policy.EventAttrs{
-			slog.String(circuitbreaker.AttrFrom, "open"), slog.String(circuitbreaker.AttrTo, "half-open")}})
+			slog.String("from", "open"), slog.String("to", "half-open")}})
 		r.Event(ctx, policy.Event{Kind: cacheMissed, Instance: "users", Attempt: 2, Attrs: policy.EventAttrs{
 			slog.String("tier", "l2"), slog.Duration("age", 1500*time.Millisecond), slog.Int("size", 3)}})
 		r.Event(ctx, policy.Event{Kind: cacheMissed, Instance: "users",

@@ -151,9 +151,9 @@ func TestOB4_ListenerCircuitBreaker(t *testing.T) {
 		`{"level":"INFO","msg":"CircuitBreakerTransition","event":{"kind":"CircuitBreakerTransition","instance":"Pay",`+
 			`"at":20000000000,"from":"half-open","to":"closed"}}`)
 
-	h, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Pay")
+	h, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Pay")
 	require.NoError(t, err)
-	h.ForceOpen()
+	_ = h.TransitionTo(circuitbreaker.ForcedOpen)
 	assertLines(t, buf,
 		`{"level":"WARN","msg":"CircuitBreakerTransition","event":{"kind":"CircuitBreakerTransition","instance":"Pay",`+
 			`"at":20000000000,"from":"closed","to":"forced-open"}}`)
@@ -224,15 +224,22 @@ func TestOB4_DefaultLevels(t *testing.T) {
 	debug, info, warn, errorLevel := slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError
 	transition := func(to string) policy.Event {
 		return policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{
-			slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, to)}}
+			slog.String("from", "closed"), slog.String("to", to)}}
 	}
+	var adaptiveWaited policy.EventKind // not exported by its package
+	for _, k := range policy.EventKinds() {
+		if k.String() == "AdaptiveLimitWaited" {
+			adaptiveWaited = k
+		}
+	}
+	require.NotZero(t, adaptiveWaited)
 	for _, tc := range []struct {
 		e    policy.Event
 		want slog.Level
 	}{
 		{policy.Event{Kind: ratelimit.EventWaited}, debug},
 		{policy.Event{Kind: bulkhead.EventWaited}, debug},
-		{policy.Event{Kind: adaptivelimit.EventWaited}, debug},
+		{policy.Event{Kind: adaptiveWaited}, debug},
 		{policy.Event{Kind: retry.EventAttempt}, debug},
 		{policy.Event{Kind: hedge.EventHedged}, debug},
 		{policy.Event{Kind: hedge.EventWon}, debug},
@@ -241,9 +248,9 @@ func TestOB4_DefaultLevels(t *testing.T) {
 		{policy.Event{Kind: policy.ConfigChanged}, info},
 		{policy.Event{Kind: fallback.EventApplied}, info},
 		{policy.Event{Kind: ratelimit.EventBackendRecovered}, info},
-		{transition(circuitbreaker.Closed.String()), info},
-		{transition(circuitbreaker.HalfOpen.String()), info},
-		{transition(circuitbreaker.Disabled.String()), info},
+		{transition(circuitbreaker.Closed), info},
+		{transition(circuitbreaker.HalfOpen), info},
+		{transition(circuitbreaker.Disabled), info},
 		{policy.Event{Kind: ratelimit.EventRejected}, warn},
 		{policy.Event{Kind: circuitbreaker.EventRejected}, warn},
 		{policy.Event{Kind: bulkhead.EventRejected}, warn},
@@ -252,15 +259,15 @@ func TestOB4_DefaultLevels(t *testing.T) {
 		{policy.Event{Kind: retry.EventAborted}, warn},
 		{policy.Event{Kind: timeout.EventExceeded}, warn},
 		{policy.Event{Kind: hedge.EventFailed}, warn},
-		{transition(circuitbreaker.Open.String()), warn},
-		{transition(circuitbreaker.ForcedOpen.String()), warn},
+		{transition(circuitbreaker.Open), warn},
+		{transition(circuitbreaker.ForcedOpen), warn},
 		{policy.Event{Kind: ratelimit.EventBackendFailed}, errorLevel},
 		{policy.Event{Kind: ratelimit.EventBackendKeyFailed}, errorLevel},
 		{policy.Event{Kind: policy.EventKind(99)}, info},
 		{policy.Event{}, info},
 	} {
 		name := tc.e.Kind.String()
-		if to := tc.e.Attr(circuitbreaker.AttrTo); to.Any() != nil {
+		if to := tc.e.Attr("to"); to.Any() != nil {
 			name += "_to_" + to.String()
 		}
 		t.Run(name, func(t *testing.T) {
@@ -297,7 +304,7 @@ func TestOB4_LevelOverride(t *testing.T) {
 	log(policy.Event{Kind: ratelimit.EventRejected, Instance: "a"})
 	log(policy.Event{Kind: ratelimit.EventWaited, Instance: "b", Wait: time.Millisecond})
 	log(policy.Event{Kind: circuitbreaker.EventTransition, Instance: "c", Attrs: policy.EventAttrs{
-		slog.String(circuitbreaker.AttrFrom, "closed"), slog.String(circuitbreaker.AttrTo, "open")}})
+		slog.String("from", "closed"), slog.String("to", "open")}})
 	log(policy.Event{Kind: retry.EventExhausted, Instance: "d", Attempt: 3})
 	log(policy.Event{Kind: policy.EventKind(99), Instance: "e"})
 	assertLines(t, buf,

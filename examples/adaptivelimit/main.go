@@ -43,7 +43,7 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 
-	var limit adaptivelimit.Handle
+	var limit *adaptivelimit.Limiter
 	slow := true
 	inFlight, most := 0, 0
 	// query is the dependency: its latency is fixed when a call starts, from the calls in
@@ -73,7 +73,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if limit, err = resilience.Lookup[adaptivelimit.Handle](reg, adaptivelimit.Layer, "Inventory.Query"); err != nil {
+	if limit, err = resilience.Lookup[*adaptivelimit.Limiter](reg, adaptivelimit.Layer, "Inventory.Query"); err != nil {
 		return err
 	}
 

@@ -144,7 +144,7 @@ func run(ctx context.Context, w io.Writer) (*report, error) {
 func describe(e policy.Event) string {
 	s := e.Kind.String()
 	if e.Kind == circuitbreaker.EventTransition {
-		return s + " " + e.Attr(circuitbreaker.AttrFrom).String() + " → " + e.Attr(circuitbreaker.AttrTo).String()
+		return s + " " + e.Attr("from").String() + " → " + e.Attr("to").String()
 	}
 	if e.Attempt > 0 {
 		s += fmt.Sprintf(" attempt=%d", e.Attempt)

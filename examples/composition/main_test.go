@@ -44,7 +44,7 @@ func TestComposition(t *testing.T) {
 		assert.Equal(t, "CatalogAPI.Search", e.Instance, "every policy has the wrapped function's id (SPEC RG-1)")
 		count[e.Kind]++
 		if e.Kind == circuitbreaker.EventTransition {
-			transitions = append(transitions, e.Attr(circuitbreaker.AttrFrom).String()+"→"+e.Attr(circuitbreaker.AttrTo).String())
+			transitions = append(transitions, e.Attr("from").String()+"→"+e.Attr("to").String())
 		}
 	}
 	assert.Equal(t, []string{"closed→open", "open→half-open", "half-open→closed"}, transitions)

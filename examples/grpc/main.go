@@ -521,12 +521,12 @@ func clientSide(ctx context.Context, w io.Writer, clk *clock.Manual, cat *catalo
 	clk.Advance(time.Second)
 	fmt.Fprintln(w, "  the server is down, Internal every time:")
 	cat.mood.Store(down)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "catalog")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "catalog")
 	if err != nil {
 		return err
 	}
 	calls := 0
-	for cb.State() != circuitbreaker.Open {
+	for cb.Snapshot().State != circuitbreaker.Open {
 		_, err = shop.Price(ctx, "widget")
 		if status.Code(err) != codes.Internal {
 			return fmt.Errorf("want Internal, got %v", err)
@@ -541,7 +541,7 @@ func clientSide(ctx context.Context, w io.Writer, clk *clock.Manual, cat *catalo
 	if !errors.Is(err, circuitbreaker.ErrOpen) {
 		return fmt.Errorf("want the breaker's refusal, got %v", err)
 	}
-	fmt.Fprintf(w, "    the breaker is %s: Price fails fast with %s (circuitbreaker.ErrOpen)\n", cb.State(), status.Code(err))
+	fmt.Fprintf(w, "    the breaker is %s: Price fails fast with %s (circuitbreaker.ErrOpen)\n", cb.Snapshot().State, status.Code(err))
 	_, err = shop.Watch(ctx, "widget")
 	if !errors.Is(err, circuitbreaker.ErrOpen) {
 		return fmt.Errorf("want the breaker's refusal, got %v", err)

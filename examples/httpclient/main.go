@@ -198,12 +198,12 @@ func run(ctx context.Context, w io.Writer) error {
 
 	fmt.Fprintln(w, "the dependency is down, 500 every time:")
 	dep.mood.Store(down)
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "inventory")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "inventory")
 	if err != nil {
 		return err
 	}
 	requests := 0
-	for cb.State() != circuitbreaker.Open {
+	for cb.Snapshot().State != circuitbreaker.Open {
 		if status, body, err = call(ctx, client, http.MethodGet, url+"/items", ""); err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func run(ctx context.Context, w io.Writer) error {
 		return errors.New("the open breaker let a request through")
 	}
 	fmt.Fprintf(w, "  the breaker is %s: the next request fails fast with circuitbreaker.ErrOpen, never reaching the dependency\n",
-		cb.State())
+		cb.Snapshot().State)
 	return nil
 }
 

@@ -111,11 +111,11 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "calls 1-4 took a permit each; call 5, rejected by the open breaker, took none: %d of 5 permits left\n",
 		reviewsLimiter.AvailablePermits())
-	breaker, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "reviews")
+	breaker, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "reviews")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "breaker %q: %v\n", breaker.InstanceID(), breaker.State())
+	fmt.Fprintf(w, "breaker %q: %v\n", breaker.InstanceID(), breaker.Snapshot().State)
 
 	_, err = reg.RateLimiter("serach")
 	fmt.Fprintf(w, "reg.RateLimiter(%q): %v\n", "serach", err)

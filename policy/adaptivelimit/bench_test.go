@@ -24,7 +24,7 @@ func echo(_ context.Context, n int) (int, error) { return n, nil }
 // limit is pinned high, so that no call is rejected whatever the algorithm makes of the
 // samples, which it still receives.
 func BenchmarkAdaptiveLimit_Admitted(b *testing.B) {
-	for _, algo := range []adaptivelimit.Algorithm{adaptivelimit.Vegas, adaptivelimit.Gradient2, adaptivelimit.AIMD} {
+	for _, algo := range []string{adaptivelimit.Vegas, adaptivelimit.Gradient2, adaptivelimit.AIMD} {
 		pinned := []adaptivelimit.Option{adaptivelimit.UseAlgorithm(algo), adaptivelimit.MinLimit(1024),
 			adaptivelimit.MaxLimit(1024), adaptivelimit.InitialLimit(1024)}
 		b.Run(string(algo)+"/serial", func(b *testing.B) {

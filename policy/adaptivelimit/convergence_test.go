@@ -117,7 +117,7 @@ func converge(t *testing.T, opts ...adaptivelimit.Option) []int {
 
 // convergenceCases are the algorithms and what each needs besides the defaults.
 var convergenceCases = []struct {
-	algo adaptivelimit.Algorithm
+	algo string
 	opts []adaptivelimit.Option
 }{
 	// AIMD knows no latency but LatencyThreshold: its default, 5s, is never reached at
@@ -132,6 +132,9 @@ var convergenceCases = []struct {
 // convergenceStarts are the initial limits of the runs: below the band, the default,
 // above it.
 var convergenceStarts = []int{1, 20, 60}
+
+// defaultInitialLimit is the InitialLimit of a limiter built with no option.
+const defaultInitialLimit = 20
 
 // SPEC AL-16: under a constant load of 100 callers, against a dependency that slows down
 // past 20 calls in flight, each algorithm brings the limit into [15, 30] within 2,000
@@ -193,7 +196,7 @@ func TestConvergence(t *testing.T) {
 // plot draws the limit of each run after each completed call, as a hand-written SVG: the
 // band [15, 30], the switch to a fast dependency, axes with ticks and labels, and one
 // polyline per run (a step line, with a point only where the limit changes).
-func plot(algo adaptivelimit.Algorithm, runs [][]int) []byte {
+func plot(algo string, runs [][]int) []byte {
 	const (
 		width, height            = 900, 480
 		left, right, top, bottom = 60, 20, 70, 60
@@ -267,7 +270,7 @@ func plot(algo adaptivelimit.Algorithm, runs [][]int) []byte {
 	for i, start := range convergenceStarts {
 		lx, ly := left+200*i, 48
 		label := fmt.Sprintf("initial limit %d", start)
-		if start == adaptivelimit.DefaultConfig().InitialLimit {
+		if start == defaultInitialLimit {
 			label += " (default)"
 		}
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="%s"/>`, lx, ly-4, lx+25, ly-4, colors[i], widths[i])

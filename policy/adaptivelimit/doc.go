@@ -110,22 +110,21 @@
 // BaselineWindow 50, no DropOn or IgnoreOn, enabled. A disabled limiter lets every call
 // through and counts nothing.
 //
-// Events: EventChanged (attributes AttrLimit and AttrPreviousLimit), EventRejected for every
-// rejection of a call that came with a live context (Wait = how long it waited before),
-// EventWaited for a call let in after waiting (Wait = how long). Calls let in
-// without waiting publish nothing. Each event reaches the recorder (Observe) with the
-// context of the call it concerns: for EventChanged, the call whose sample
-// changed the limit (context.Background() when that sample came through Permit.Record);
-// for TryAcquire, which has none, context.Background().
+// Events: EventChanged (attributes "limit" and "previous_limit"), EventRejected for
+// every rejection of a call that came with a live context (Wait = how long it waited
+// before), and an "AdaptiveLimitWaited" event for a call let in after waiting (Wait = how
+// long). Calls let in without waiting publish nothing. Each event reaches the recorder
+// with the context of the call it concerns: for EventChanged, the call whose sample
+// changed the limit (context.Background() when that sample came through Permit.Record).
 //
 // # Outcomes
 //
-// With a recorder (Observe, or a registry's observer), each admission decision is
-// recorded once, with the call's context: policy.ResultAdmitted with Wait = how long the
-// call waited to be let in (0 when it did not wait), or policy.ResultRejected with Err =
-// the rejection, also for a call refused on arrival for its nil or done context (recorded
-// with context.Background() for a nil one). TryAcquire and Acquire record as the decorated
-// calls do. An asynchronous call whose future is canceled while it waits was neither let
-// in nor refused: nothing is recorded for it. A disabled limiter records nothing. Without
-// a recorder, recording costs a nil check.
+// With a recorder (a registry's observer, resilience.WithObserver), each admission
+// decision is recorded once, with the call's context: policy.ResultAdmitted with Wait =
+// how long the call waited to be let in (0 when it did not wait), or
+// policy.ResultRejected with Err = the rejection, also for a call refused on arrival for
+// its nil or done context (recorded with context.Background() for a nil one). Acquire
+// records as the decorated calls do. An asynchronous call whose future is canceled while
+// it waits was neither let in nor refused: nothing is recorded for it. A disabled limiter
+// records nothing. Without a recorder, recording costs a nil check.
 package adaptivelimit

@@ -12,22 +12,26 @@ var (
 	// EventChanged ("AdaptiveLimitChanged"): the limit on calls in flight moved from the
 	// attribute "previous_limit" to the attribute "limit" (ints). Logged at debug level;
 	// no span event.
+	//
+	// A call let in after waiting publishes an event of kind "AdaptiveLimitWaited", whose
+	// Wait is how long it waited. Logged at debug level; span event
+	// "resilience.adaptive_limit.waited".
 	EventChanged = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitChanged",
-		Layer: Layer, Level: slog.LevelDebug, Attrs: []policy.EventAttr{{Key: AttrLimit}, {Key: AttrPreviousLimit}}})
+		Layer: Layer, Level: slog.LevelDebug, Attrs: []policy.EventAttr{{Key: attrLimit}, {Key: attrPreviousLimit}}})
 	// EventRejected ("AdaptiveLimitRejected"): a call found no room under the limit
 	// within its maxWait, or its context ended while it waited (Err is the rejection,
 	// Wait how long it waited). Logged as a warning; span event
 	// "resilience.adaptive_limit.rejected".
 	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitRejected",
 		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.adaptive_limit.rejected"})
-	// EventWaited ("AdaptiveLimitWaited"): a call waited Wait under the limit, and runs.
-	// Logged at debug level; span event "resilience.adaptive_limit.waited".
-	EventWaited = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitWaited",
-		Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.adaptive_limit.waited"})
 )
+
+// eventWaited is the kind of the event of a call let in after waiting (see EventChanged).
+var eventWaited = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitWaited",
+	Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.adaptive_limit.waited"})
 
 // The keys of the attributes of EventChanged: the new limit and the one it replaces.
 const (
-	AttrLimit         = "limit"
-	AttrPreviousLimit = "previous_limit"
+	attrLimit         = "limit"
+	attrPreviousLimit = "previous_limit"
 )

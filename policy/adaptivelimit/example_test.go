@@ -18,19 +18,22 @@ func ExampleNew() {
 	clk := clock.NewManual()
 	l, err := adaptivelimit.New(adaptivelimit.UseAlgorithm(adaptivelimit.AIMD), adaptivelimit.InitialLimit(4),
 		adaptivelimit.BackoffRatio(0.5), adaptivelimit.LatencyThreshold(100*time.Millisecond),
-		adaptivelimit.WithClock(clk), adaptivelimit.WithInstanceID("DB.Query"),
+		adaptivelimit.WithClock(clk), adaptivelimit.Name("DB.Query"),
 		adaptivelimit.OnEvent(func(e policy.Event) { fmt.Println(e) }))
 	if err != nil {
 		panic(err)
 	}
-	query := adaptivelimit.DecorateFunc(l, func(_ context.Context, d time.Duration) (string, error) {
-		clk.Advance(d) // the query takes d
+	var took time.Duration // how long the next query takes
+	query := adaptivelimit.NewPolicy[string](l).Decorate(func(context.Context) (string, error) {
+		clk.Advance(took)
 		return "rows", nil
 	})
 
 	ctx := context.Background()
-	fmt.Println(query(ctx, 20*time.Millisecond)) // one call in flight under a limit of 4: app-limited
-	fmt.Println(query(ctx, 150*time.Millisecond))
+	took = 20 * time.Millisecond
+	fmt.Println(query(ctx)) // one call in flight under a limit of 4: app-limited
+	took = 150 * time.Millisecond
+	fmt.Println(query(ctx))
 	fmt.Printf("%+v\n", l.Snapshot())
 
 	// Four calls in flight under a limit of 2: the two beyond it are rejected.

@@ -30,8 +30,8 @@ type Limiter struct {
 	clk            clock.Clock
 	cfg            Config
 	events         kind.Events
-	rej            policy.Rejections[*ExceededError]
-	sw             waitq.Sync[admission, *ExceededError] // the blocking wait, and the wait events
+	rej            policy.Rejections[*exceededError]
+	sw             waitq.Sync[admission, *exceededError] // the blocking wait, and the wait events
 
 	_ [64]byte // a whole 64-byte cache line between the read-only fields and the counters
 	// word is the admission counter (high 32 bits, wrapping) and the calls in flight (low
@@ -55,14 +55,14 @@ type Limiter struct {
 	latency, baseline atomic.Int64
 }
 
-// New builds an adaptive limiter from opts. An invalid configuration returns a
-// *policy.ConfigError (see Config.Validate): R4C-ATR-007 for an unknown algorithm, limits
-// out of order or a parameter out of its range, R4C-ATR-004 for a negative duration. The
-// instance id is WithInstanceID's, else the Name, else "adaptiveLimit".
+// New builds an adaptive limiter from opts, on top of the defaults (see Config). An
+// invalid configuration returns a *policy.ConfigError: R4C-ATR-007 for an unknown
+// algorithm, limits out of order or a parameter out of its range, R4C-ATR-004 for a
+// negative duration. The instance id is the Name, else "adaptiveLimit".
 func New(opts ...Option) (*Limiter, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Limiter, error) {
-	if err := s.Config.Validate(); err != nil {
+	if err := s.Config.validate(); err != nil {
 		return nil, err
 	}
 	kind.Own(&s.DropOn, &s.IgnoreOn)
@@ -78,7 +78,7 @@ func build(s settings) (*Limiter, error) {
 		clk:     clk,
 		cfg:     s.Config,
 		events:  s.EventsOf(Layer, id),
-		rej:     policy.NewRejections(func(cause error) *ExceededError { return newExceeded(id, cause) }),
+		rej:     policy.NewRejections(func(cause error) *exceededError { return newExceeded(id, cause) }),
 		algo:    newAlgorithm(s.Config),
 		value:   float64(s.InitialLimit),
 	}
@@ -87,9 +87,9 @@ func build(s settings) (*Limiter, error) {
 	}
 	l.limit.Store(int64(s.InitialLimit))
 	l.q.Init(&l.queued, l.room)
-	l.sw = waitq.Sync[admission, *ExceededError]{
-		Events: waitq.Events[*ExceededError]{Pub: &l.events, Rej: &l.rej, Clock: l.clk,
-			Rejected: EventRejected, Waited: EventWaited},
+	l.sw = waitq.Sync[admission, *exceededError]{
+		Events: waitq.Events[*exceededError]{Pub: &l.events, Rej: &l.rej, Clock: l.clk,
+			Rejected: EventRejected, Waited: eventWaited},
 		Queue: &l.q, MaxWait: l.maxWait, Recheck: l.recheck, GiveBack: l.giveBack,
 	}
 	return l, nil
@@ -103,7 +103,7 @@ func (l *Limiter) now() time.Duration {
 	return l.clk.Now()
 }
 
-// Permit is a call's room under the limit, from Acquire or TryAcquire. Give it back
+// Permit is a call's room under the limit, from Acquire. Give it back
 // once, with Record (the call's outcome is a sample for the algorithm) or Release (no
 // sample), called on the variable that holds it: giving it back empties that variable,
 // so a second Record or Release on it does nothing. A copy of a Permit is the same room:
@@ -116,10 +116,6 @@ type Permit struct {
 	ticket   uint32        // the admission counter after the call was let in
 	inFlight uint32        // calls in flight once it was let in, itself included
 }
-
-// InFlight returns the number of calls in flight when the call was let in, itself
-// included; 0 for the zero Permit and a disabled limiter's.
-func (p Permit) InFlight() int { return int(p.inFlight) }
 
 // Record gives the permit back with the call's outcome err, which the algorithm takes as
 // a sample: the latency from the permit's start to now, on the limiter's clock, and
@@ -146,31 +142,6 @@ func (p *Permit) Release() {
 	}
 }
 
-// Clock returns the limiter's time source.
-func (l *Limiter) Clock() clock.Clock { return l.clk }
-
-// Rejection returns the limiter's rejection error (an *ExceededError matching
-// ErrLimitExceeded), for callers that use TryAcquire and need an error to return.
-func (l *Limiter) Rejection() error { return l.rej.Plain }
-
-// TryAcquire lets a call in if it fits under the limit now and nobody waits, and reports
-// whether it did, whatever MaxWait is. A refusal publishes an EventRejected
-// event. Its outcome is recorded with context.Background(): ResultAdmitted (Wait 0) or
-// ResultRejected. The permit must be given back with Record or Release. It never
-// allocates. A disabled limiter always lets the call in, with a permit that gives back
-// nothing.
-func (l *Limiter) TryAcquire() (Permit, bool) {
-	if !l.enabled {
-		return Permit{}, true
-	}
-	if p, ok := l.tryAcquire(); ok {
-		l.sw.Admit(context.Background())
-		return p, true
-	}
-	l.sw.Reject(context.Background(), 0, l.rej.Plain)
-	return Permit{}, false
-}
-
 // Acquire lets a call in, waiting on the caller's goroutine up to MaxWait, in FIFO order.
 // It returns the call's permit (give it back with Record or Release), or the limiter's
 // rejection, which matches ErrLimitExceeded:
@@ -180,11 +151,13 @@ func (l *Limiter) TryAcquire() (Permit, bool) {
 //   - after MaxWait on the limiter's clock;
 //   - when ctx ends during the wait (the error also matches ctx's error).
 //
-// A call that waited publishes EventWaited, a rejection of a live ctx
-// EventRejected, both with ctx. Its outcome is recorded with ctx: ResultAdmitted
-// with the wait, or ResultRejected (also on arrival). Acquire allocates nothing unless it
-// has to wait. A disabled limiter returns a permit that gives back nothing at once, but
-// for a nil or done ctx, whose error it returns as is.
+// With MaxWait 0 (the default), Acquire never waits: it lets the call in if it fits under
+// the limit now and nobody waits, and refuses it otherwise. A call that waited publishes
+// an "AdaptiveLimitWaited" event, a rejection of a live ctx EventRejected, both with ctx.
+// Its outcome is recorded with ctx: ResultAdmitted with the wait, or ResultRejected (also
+// on arrival). Acquire allocates nothing unless it has to wait. A disabled limiter
+// returns a permit that gives back nothing at once, but for a nil or done ctx, whose
+// error it returns as is.
 func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	if !l.enabled {
 		return Permit{}, policy.ContextErr(ctx)
@@ -354,7 +327,7 @@ func (l *Limiter) record(ctx context.Context, p Permit, latency time.Duration, d
 	l.epoch.Store(counter)
 	l.roundStart = counter
 	l.events.PublishCtx(ctx, policy.Event{Kind: EventChanged, Attrs: policy.EventAttrs{
-		slog.Int(AttrLimit, int(next)), slog.Int(AttrPreviousLimit, int(prev))}})
+		slog.Int(attrLimit, int(next)), slog.Int(attrPreviousLimit, int(prev))}})
 }
 
 // counter returns the admission counter now: the ticket of the last call let in. It wraps

@@ -26,7 +26,7 @@ func newManual(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limit
 	clk := clock.NewManual()
 	rec := &kindtest.Recorder{}
 	opts = append([]adaptivelimit.Option{adaptivelimit.WithClock(clk), adaptivelimit.OnEvent(rec.Listen),
-		adaptivelimit.WithInstanceID("Svc.Call")}, opts...)
+		adaptivelimit.Name("Svc.Call")}, opts...)
 	l, err := adaptivelimit.New(opts...)
 	require.NoError(t, err)
 	return l, clk, rec
@@ -348,8 +348,8 @@ func TestLimitFallsBelowInFlight(t *testing.T) {
 	assert.Equal(t, 9, l.InFlight())
 	changed := rec.Of(adaptivelimit.EventChanged)
 	require.Len(t, changed, 1)
-	assert.Equal(t, 5, int(changed[0].Attr(adaptivelimit.AttrLimit).Int64()))
-	assert.Equal(t, 10, int(changed[0].Attr(adaptivelimit.AttrPreviousLimit).Int64()))
+	assert.Equal(t, 5, int(changed[0].Attr("limit").Int64()))
+	assert.Equal(t, 10, int(changed[0].Attr("previous_limit").Int64()))
 
 	for i := 1; i <= 4; i++ {
 		_, ok := l.TryAcquire()
@@ -561,7 +561,7 @@ func TestChangedEvents(t *testing.T) {
 	events := rec.Events()
 	require.Len(t, events, 1)
 	assert.Equal(t, policy.Event{Kind: adaptivelimit.EventChanged, Instance: "Svc.Call", At: 20 * time.Millisecond,
-		Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 21), slog.Int(adaptivelimit.AttrPreviousLimit, 20)}}, events[0])
+		Attrs: policy.EventAttrs{slog.Int("limit", 21), slog.Int("previous_limit", 20)}}, events[0])
 	assert.Equal(t, "AdaptiveLimitChanged Svc.Call at=20ms limit=21 previous_limit=20", events[0].String())
 	s := l.Snapshot()
 	assert.Equal(t, 10*time.Millisecond, s.Latency)
@@ -571,7 +571,7 @@ func TestChangedEvents(t *testing.T) {
 // SPEC AL-14: an admitted synchronous call that does not wait, and a rejected one,
 // allocate nothing; neither do the permits of the direct API.
 func TestAllocations(t *testing.T) {
-	for _, algo := range []adaptivelimit.Algorithm{adaptivelimit.AIMD, adaptivelimit.Gradient2, adaptivelimit.Vegas} {
+	for _, algo := range []string{adaptivelimit.AIMD, adaptivelimit.Gradient2, adaptivelimit.Vegas} {
 		for _, clk := range []clock.Clock{clock.System(), clock.NewManual()} {
 			l, err := adaptivelimit.New(adaptivelimit.UseAlgorithm(algo), adaptivelimit.WithClock(clk),
 				adaptivelimit.MaxWait(time.Second), adaptivelimit.OnEvent(func(policy.Event) {}))
@@ -668,7 +668,7 @@ func TestNewPolicy(t *testing.T) {
 
 // limits returns the limits of an EventChanged: the previous one and the new one.
 func limits(e policy.Event) [2]int {
-	return [2]int{int(e.Attr(adaptivelimit.AttrPreviousLimit).Int64()), int(e.Attr(adaptivelimit.AttrLimit).Int64())}
+	return [2]int{int(e.Attr("previous_limit").Int64()), int(e.Attr("limit").Int64())}
 }
 
 // SPEC AL-21: the whole-number limit after a backoff is exact: with BackoffRatio 0.57, a
@@ -681,5 +681,5 @@ func TestAL21_BackoffIsExact(t *testing.T) {
 	assert.Equal(t, 57, l.Limit())
 	changed := rec.Of(adaptivelimit.EventChanged)
 	require.Len(t, changed, 1)
-	assert.Equal(t, 57, int(changed[0].Attr(adaptivelimit.AttrLimit).Int64()))
+	assert.Equal(t, 57, int(changed[0].Attr("limit").Int64()))
 }

@@ -67,7 +67,7 @@ var subject = kindtest.QueueingSubject{
 	Layer: adaptivelimit.Layer, ID: "al", Rejected: adaptivelimit.EventRejected, Waited: adaptivelimit.EventWaited,
 	ErrFull: adaptivelimit.ErrLimitExceeded,
 	New: func(t testing.TB, clk clock.Clock, obs policy.Observer, maxWait time.Duration, enabled bool) kindtest.Queueing {
-		l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.WithClock(clk), adaptivelimit.WithInstanceID("al"),
+		l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.WithClock(clk), adaptivelimit.Name("al"),
 			adaptivelimit.Observe(obs), adaptivelimit.MaxWait(maxWait), adaptivelimit.Enabled(enabled))...)
 		require.NoError(t, err)
 		return queueing{l: l, held: new([]adaptivelimit.Permit)}
@@ -84,7 +84,7 @@ func TestOB1_AdaptiveLimitRecording(t *testing.T) { kindtest.RunQueueingRecordin
 func observed(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limiter, *kindtest.Observed) {
 	t.Helper()
 	obs := &kindtest.Observer{}
-	opts = append([]adaptivelimit.Option{adaptivelimit.WithClock(clock.NewManual()), adaptivelimit.WithInstanceID("al"),
+	opts = append([]adaptivelimit.Option{adaptivelimit.WithClock(clock.NewManual()), adaptivelimit.Name("al"),
 		adaptivelimit.Observe(obs)}, opts...)
 	l, err := adaptivelimit.New(opts...)
 	require.NoError(t, err)
@@ -118,9 +118,9 @@ func TestOB1_AdaptiveLimitChangedCarriesTheCallsContext(t *testing.T) {
 
 	evs := rec.Events()
 	require.Equal(t, []policy.Event{
-		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 4), slog.Int(adaptivelimit.AttrPreviousLimit, 8)}},
-		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 2), slog.Int(adaptivelimit.AttrPreviousLimit, 4)}},
-		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int(adaptivelimit.AttrLimit, 1), slog.Int(adaptivelimit.AttrPreviousLimit, 2)}},
+		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int("limit", 4), slog.Int("previous_limit", 8)}},
+		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int("limit", 2), slog.Int("previous_limit", 4)}},
+		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int("limit", 1), slog.Int("previous_limit", 2)}},
 	}, evs)
 	assert.Equal(t, []any{"marker", "marker", nil}, kindtest.Markers(rec.EventContexts()))
 	admitted := policy.Outcome{Result: policy.ResultAdmitted}

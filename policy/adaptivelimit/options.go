@@ -2,6 +2,7 @@ package adaptivelimit
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,44 +16,42 @@ import (
 // ("adaptiveLimit" in defaults.adaptiveLimit.…).
 const Layer policy.Layer = "adaptiveLimit"
 
-// Algorithm names the rule that moves the limit. Its configuration spelling is its value:
-// "aimd", "gradient2" or "vegas" (any case, in configuration keys).
-type Algorithm string
-
-// The algorithms; the package documentation tells how each moves the limit.
+// The algorithms that move the limit, as UseAlgorithm and the configuration key
+// adaptiveLimit.algorithm spell them (in any case); the package documentation tells how
+// each moves the limit.
 const (
-	// AIMD adds 1 to the limit after each round without a drop (whose calls used at least
-	// half the limit), and multiplies it by BackoffRatio after a round with one (a call
-	// slower than LatencyThreshold is a drop).
-	AIMD Algorithm = "aimd"
-	// Gradient2 compares each round's average latency with the baseline (the smallest
-	// round average of the recent rounds), allowing Tolerance of difference, and moves
-	// the limit by that ratio, smoothed.
-	Gradient2 Algorithm = "gradient2"
-	// Vegas estimates the queue at the dependency from each round's average latency and
-	// the baseline, and keeps that queue small. The default.
-	Vegas Algorithm = "vegas"
+	// AIMD ("aimd") adds 1 to the limit after each round without a drop (whose calls used
+	// at least half the limit), and multiplies it by BackoffRatio after a round with one
+	// (a call slower than LatencyThreshold is a drop).
+	AIMD = "aimd"
+	// Gradient2 ("gradient2") compares each round's average latency with the baseline
+	// (the smallest round average of the recent rounds), allowing Tolerance of
+	// difference, and moves the limit by that ratio, smoothed.
+	Gradient2 = "gradient2"
+	// Vegas ("vegas") estimates the queue at the dependency from each round's average
+	// latency and the baseline, and keeps that queue small. The default.
+	Vegas = "vegas"
 )
 
 // algorithms lists the valid algorithms, in the order messages name them.
-var algorithms = []Algorithm{AIMD, Gradient2, Vegas}
+var algorithms = []string{AIMD, Gradient2, Vegas}
 
-// MaxLimitCeiling is the largest MaxLimit: calls in flight are counted in 32 bits.
-const MaxLimitCeiling = 1_000_000
+// maxLimitCeiling is the largest MaxLimit: calls in flight are counted in 32 bits.
+const maxLimitCeiling = 1_000_000
 
-// Config is an adaptive limiter's resolved configuration, validated once when the limiter
-// is built. Its zero value is not valid (no algorithm, limits 0): start from
-// DefaultConfig. Two identical option sets give configurations equal under
+// Config is an adaptive limiter's configuration, as Limiter.Config returns it: read-only,
+// set with the options (or the configuration keys adaptiveLimit.*), and fixed when the
+// limiter is built. Two identical option sets give configurations equal under
 // reflect.DeepEqual (error lists hold the same sentinel values).
 type Config struct {
-	// Algorithm moves the limit: AIMD, Gradient2 or Vegas. Default Vegas.
-	Algorithm Algorithm
+	// Algorithm moves the limit: AIMD, Gradient2 or Vegas, in lower case. Default Vegas.
+	Algorithm string
 	// InitialLimit is the limit on calls in flight when the limiter is built. In
 	// [MinLimit, MaxLimit]. Default 20.
 	InitialLimit int
 	// MinLimit is the lowest the limit goes. At least 1. Default 1.
 	MinLimit int
-	// MaxLimit is the highest the limit goes. In [MinLimit, MaxLimitCeiling]. Default 200.
+	// MaxLimit is the highest the limit goes. In [MinLimit, 1,000,000]. Default 200.
 	MaxLimit int
 	// MaxWait is how long a call over the limit may wait for room, on the limiter's
 	// clock; 0 rejects at once. At least 0. Default 0.
@@ -85,15 +84,15 @@ type Config struct {
 	// caller (async.ErrCanceled, context.Canceled) are ignored without being listed. Set
 	// in code only; no configuration attribute. Default empty.
 	IgnoreOn []error
-	// Disabled true lets every call through without counting it. Default false: the zero
-	// value is enabled. The configuration key is adaptiveLimit.enabled.
+	// Disabled true lets every call through without counting it. Default false. The
+	// configuration key is adaptiveLimit.enabled (its negation).
 	Disabled bool
 }
 
-// DefaultConfig returns the built-in defaults: Vegas, limits 20 (initial), 1 (min) and
+// defaultConfig returns the built-in defaults: Vegas, limits 20 (initial), 1 (min) and
 // 200 (max), MaxWait 0, BackoffRatio 0.9, LatencyThreshold 5s, Tolerance 1.5, Smoothing
 // 0.2, BaselineWindow 50, no error lists, enabled.
-func DefaultConfig() Config {
+func defaultConfig() Config {
 	return Config{
 		Algorithm:        Vegas,
 		InitialLimit:     20,
@@ -107,25 +106,25 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate checks the configuration and returns a *policy.ConfigError:
+// validate checks the configuration and returns a *policy.ConfigError:
 //   - R4C-ATR-007: an unknown algorithm (the message lists the valid ones), MinLimit < 1,
-//     MaxLimit below MinLimit or above MaxLimitCeiling, InitialLimit outside
+//     MaxLimit below MinLimit or above maxLimitCeiling, InitialLimit outside
 //     [MinLimit, MaxLimit], BackoffRatio outside [0.5, 1), a zero LatencyThreshold,
 //     Tolerance below 1 or not finite, Smoothing outside (0, 1], BaselineWindow < 1;
 //   - R4C-ATR-004: a negative MaxWait or LatencyThreshold.
 //
 // The parameters of every algorithm are checked, whichever is chosen.
-func (c Config) Validate() error {
+func (c Config) validate() error {
 	switch {
-	case !c.Algorithm.valid():
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.algorithm", string(c.Algorithm),
+	case !validAlgorithm(c.Algorithm):
+		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.algorithm", c.Algorithm,
 			"algorithm must be one of %s", choices())
 	case c.MinLimit < 1:
 		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.minLimit", strconv.Itoa(c.MinLimit),
 			"minLimit must be at least 1")
-	case c.MaxLimit > MaxLimitCeiling:
+	case c.MaxLimit > maxLimitCeiling:
 		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.maxLimit", strconv.Itoa(c.MaxLimit),
-			"maxLimit must be at most %d", MaxLimitCeiling)
+			"maxLimit must be at most %d", maxLimitCeiling)
 	case c.MaxWait < 0:
 		return policy.Errorf(policy.CodeNegativeDuration, "adaptiveLimit.maxWait", c.MaxWait.String(),
 			"maxWait must not be negative")
@@ -159,14 +158,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-func (a Algorithm) valid() bool {
-	for _, v := range algorithms {
-		if a == v {
-			return true
-		}
-	}
-	return false
-}
+func validAlgorithm(a string) bool { return slices.Contains(algorithms, a) }
 
 // choices is `"aimd", "gradient2" or "vegas"`.
 func choices() string {
@@ -178,7 +170,7 @@ func choices() string {
 		case i > 0:
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.Quote(string(a)))
+		b.WriteString(strconv.Quote(a))
 	}
 	return b.String()
 }
@@ -192,7 +184,7 @@ type settings struct {
 	kind.Common
 }
 
-func defaults() settings { return settings{Config: DefaultConfig()} }
+func defaults() settings { return settings{Config: defaultConfig()} }
 
 // algorithmAttr is the attribute "algorithm": one of the algorithms, in any case and with
 // surrounding spaces ignored; another value is R4C-ATR-007, whose message lists them.
@@ -200,8 +192,8 @@ func algorithmAttr() kind.Attr[settings] {
 	return kind.Attr[settings]{Name: "algorithm", Option: "UseAlgorithm", Value: kind.EnumValue,
 		Enum: []kind.Enum{{Spelling: "aimd", Const: "AIMD"}, {Spelling: "gradient2", Const: "Gradient2"}, {Spelling: "vegas", Const: "Vegas"}},
 		Set: func(s *settings, v string) error {
-			a := Algorithm(strings.ToLower(strings.TrimSpace(v)))
-			if !a.valid() {
+			a := strings.ToLower(strings.TrimSpace(v))
+			if !validAlgorithm(a) {
 				return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v,
 					Reason: "not an algorithm: use " + choices()}
 			}
@@ -230,7 +222,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	Validate: func(s *settings) error { return s.Config.Validate() },
+	Validate: func(s *settings) error { return s.Config.validate() },
 	Of:       func(p kind.Instance) any { return p.(*Limiter).cfg },
 	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },
 	Metrics:  metrics,
@@ -247,22 +239,15 @@ func init() { kind.Register(descriptor) }
 // Option configures an adaptive limiter.
 type Option func(*settings)
 
-// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. Default
-// DefaultConfig(). The zero Config is enabled but not valid (no algorithm, limits 0):
-// start from DefaultConfig to keep the defaults. The limiter validates c when it is
-// built.
-func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
-
 // Enabled false lets every call through without counting it. Default true.
 func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
-// UseAlgorithm sets the algorithm that moves the limit: AIMD, Gradient2 or Vegas, in any
-// case ("AIMD" is AIMD), as the configuration key reads it. Default Vegas. Another value
-// fails with R4C-ATR-007. (A Config given to WithConfig must spell it as the constants
-// do.)
-func UseAlgorithm(a Algorithm) Option {
-	a = Algorithm(strings.ToLower(strings.TrimSpace(string(a))))
+// UseAlgorithm sets the algorithm that moves the limit: AIMD, Gradient2 or Vegas ("aimd",
+// "gradient2" or "vegas"), in any case, as the configuration key adaptiveLimit.algorithm
+// reads it. Default Vegas. Another value fails with R4C-ATR-007, whose message lists the
+// algorithms.
+func UseAlgorithm(a string) Option {
+	a = strings.ToLower(strings.TrimSpace(a))
 	return func(s *settings) { s.Algorithm = a }
 }
 
@@ -275,7 +260,7 @@ func InitialLimit(n int) Option { return func(s *settings) { s.InitialLimit = n 
 func MinLimit(n int) Option { return func(s *settings) { s.MinLimit = n } }
 
 // MaxLimit sets the highest the limit goes. Default 200. Below MinLimit, or above
-// MaxLimitCeiling, fails with R4C-ATR-007.
+// 1,000,000 (calls in flight are counted in 32 bits), fails with R4C-ATR-007.
 func MaxLimit(n int) Option { return func(s *settings) { s.MaxLimit = n } }
 
 // MaxWait sets how long a call over the limit may wait for room, on the limiter's
@@ -319,8 +304,9 @@ func IgnoreOn(errs ...error) Option {
 }
 
 // Name shares one limiter, and its limit, among every function wrapped with this name;
-// the name is the instance id. Default none: each wrapped function has its own limiter,
-// whose id is the function's id.
+// the name is the instance id, also of a limiter built with New. Default none: each
+// wrapped function has its own limiter, whose id is the function's id; a limiter built
+// with New is "adaptiveLimit".
 func Name(name string) Option { return kind.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.adaptiveLimit.*, which take
@@ -332,18 +318,10 @@ func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 // clock.System(). A registry sets its own.
 func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// WithInstanceID sets the instance id of a limiter built with New. Default the Name,
-// else "adaptiveLimit".
-func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
-
-// OnEvent sets the listener of the limiter's EventChanged, EventRejected
-// and EventWaited events. Default none: nothing is published. A registry adds its
-// own listeners. EventChanged events reach the listener in the order of the
-// changes, while the limiter holds the lock of its algorithm: a listener may read
-// Snapshot, Limit, InFlight and Queued, but must not make calls through the limiter.
+// OnEvent sets the listener of the limiter's events: EventChanged, EventRejected and
+// the "AdaptiveLimitWaited" events of calls let in after waiting (see EventChanged).
+// Default none: nothing is published. A registry adds its own listeners. EventChanged
+// events reach the listener in the order of the changes, while the limiter holds the lock
+// of its algorithm: a listener may read Snapshot, but must not make calls through the
+// limiter.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
-
-// Observe sets the observer asked for the instance's policy.Recorder, which is told each
-// call's outcome (see policy.Outcome) and each event with the call's context. A
-// registry's observer replaces it. Default none.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }

@@ -17,7 +17,7 @@ import (
 func TestDescriptor(t *testing.T) {
 	kindtest.RequireDescriptor(t, descriptor, Layer, "adaptiveLimit", []string{"algorithm", "initialLimit", "minLimit", "maxLimit", "maxWait", "backoffRatio",
 		"latencyThreshold", "tolerance", "smoothing", "baselineWindow", "enabled"},
-		settings{Config: DefaultConfig()})
+		settings{Config: defaultConfig()})
 
 	l, err := New(MaxLimit(50))
 	require.NoError(t, err)
@@ -41,7 +41,7 @@ func TestSetAttributes(t *testing.T) {
 		Disabled: true}, s.Config)
 	for _, v := range []string{"gradient2", "Vegas", "aimd"} {
 		require.NoError(t, table.Set(&s, "algorithm", v))
-		assert.Equal(t, Algorithm(strings.ToLower(v)), s.Algorithm)
+		assert.Equal(t, strings.ToLower(v), s.Algorithm)
 	}
 
 	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
@@ -67,7 +67,7 @@ func TestSetAttributes(t *testing.T) {
 		"backoffRatio": "1", "latencyThreshold": "0", "tolerance": "0.5", "smoothing": "0", "baselineWindow": "0"} {
 		s := defaults()
 		require.NoError(t, table.Set(&s, attr, v))
-		assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(s.Config.Validate()), attr)
+		assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(s.Config.validate()), attr)
 		_, err := build(s)
 		assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err), attr)
 		got, err := descriptor.CheckRange(map[string]string{attr: v})
@@ -77,7 +77,7 @@ func TestSetAttributes(t *testing.T) {
 	for _, attr := range []string{"maxWait", "latencyThreshold"} {
 		s := defaults()
 		require.NoError(t, table.Set(&s, attr, "-1s"))
-		assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(s.Config.Validate()), attr)
+		assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(s.Config.validate()), attr)
 	}
 }
 

@@ -17,16 +17,13 @@ import (
 
 // SPEC AL-2: the defaults.
 func TestDefaults(t *testing.T) {
-	assert.Equal(t, adaptivelimit.Config{Algorithm: adaptivelimit.Vegas, InitialLimit: 20, MinLimit: 1, MaxLimit: 200,
-		BackoffRatio: 0.9, LatencyThreshold: 5 * time.Second, Tolerance: 1.5, Smoothing: 0.2, BaselineWindow: 50},
-		adaptivelimit.DefaultConfig())
-	assert.NoError(t, adaptivelimit.DefaultConfig().Validate())
-
 	l, err := adaptivelimit.New()
 	require.NoError(t, err)
+	assert.Equal(t, adaptivelimit.Config{Algorithm: adaptivelimit.Vegas, InitialLimit: 20, MinLimit: 1, MaxLimit: 200,
+		BackoffRatio: 0.9, LatencyThreshold: 5 * time.Second, Tolerance: 1.5, Smoothing: 0.2, BaselineWindow: 50},
+		l.Config())
 	assert.Equal(t, "adaptiveLimit", l.InstanceID())
 	assert.True(t, clock.IsSystem(l.Clock()))
-	assert.Equal(t, adaptivelimit.DefaultConfig(), l.Config())
 	assert.Equal(t, adaptivelimit.Snapshot{Instance: "adaptiveLimit", Algorithm: adaptivelimit.Vegas, Limit: 20,
 		MinLimit: 1, MaxLimit: 200}, l.Snapshot())
 }
@@ -63,7 +60,6 @@ func TestValidation(t *testing.T) {
 		{"zero smoothing", []adaptivelimit.Option{adaptivelimit.Smoothing(0)}, "adaptiveLimit.smoothing", policy.CodeOutOfRange},
 		{"smoothing above 1", []adaptivelimit.Option{adaptivelimit.Smoothing(1.01)}, "adaptiveLimit.smoothing", policy.CodeOutOfRange},
 		{"zero window", []adaptivelimit.Option{adaptivelimit.BaselineWindow(0)}, "adaptiveLimit.baselineWindow", policy.CodeOutOfRange},
-		{"zero config", []adaptivelimit.Option{adaptivelimit.WithConfig(adaptivelimit.Config{})}, "adaptiveLimit.algorithm", policy.CodeOutOfRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := adaptivelimit.New(tc.opts...)
@@ -76,7 +72,7 @@ func TestValidation(t *testing.T) {
 		})
 	}
 
-	err := adaptivelimit.Config{Algorithm: "cubic"}.Validate()
+	_, err := adaptivelimit.New(adaptivelimit.UseAlgorithm("cubic"))
 	assert.EqualError(t, err, `R4C-ATR-007: adaptiveLimit.algorithm = "cubic": algorithm must be one of "aimd", "gradient2" or "vegas"`)
 
 	l, err := adaptivelimit.New(adaptivelimit.UseAlgorithm(adaptivelimit.AIMD), adaptivelimit.MinLimit(3),
@@ -87,10 +83,10 @@ func TestValidation(t *testing.T) {
 	assert.Equal(t, 3, l.Limit())
 
 	// SPEC AL-3: the option reads the algorithm in any case, as the key does.
-	for _, a := range []adaptivelimit.Algorithm{"AIMD", " Vegas ", "GRADIENT2"} {
+	for _, a := range []string{"AIMD", " Vegas ", "GRADIENT2"} {
 		l, err := adaptivelimit.New(adaptivelimit.UseAlgorithm(a))
 		require.NoError(t, err, "%q", a)
-		assert.Equal(t, adaptivelimit.Algorithm(strings.ToLower(strings.TrimSpace(string(a)))), l.Config().Algorithm)
+		assert.Equal(t, strings.ToLower(strings.TrimSpace(a)), l.Config().Algorithm)
 	}
 }
 
@@ -101,7 +97,7 @@ func TestIDsAndCommonOptions(t *testing.T) {
 	assert.Equal(t, "db", l.InstanceID())
 
 	errX := errors.New("x")
-	l, err = adaptivelimit.New(adaptivelimit.Name("db"), adaptivelimit.WithInstanceID("Repo.Find"), adaptivelimit.UseConfig("small"),
+	l, err = adaptivelimit.New(adaptivelimit.Name("db"), adaptivelimit.Name("Repo.Find"), adaptivelimit.UseConfig("small"),
 		adaptivelimit.WithClock(clk), adaptivelimit.OnEvent(func(policy.Event) {}), adaptivelimit.DropOn(errX, nil),
 		adaptivelimit.IgnoreOn(nil, errX))
 	require.NoError(t, err)
@@ -121,12 +117,11 @@ func TestIDsAndCommonOptions(t *testing.T) {
 // Options that add to a list never write into the list of a copy of the settings.
 func TestListsAreNotShared(t *testing.T) {
 	errA, errB, errC := errors.New("a"), errors.New("b"), errors.New("c")
-	base := adaptivelimit.DefaultConfig()
-	base.DropOn = make([]error, 1, 4)
-	base.DropOn[0] = errA
-	one, err := adaptivelimit.New(adaptivelimit.WithConfig(base), adaptivelimit.DropOn(errB))
+	base := make([]adaptivelimit.Option, 1, 4)
+	base[0] = adaptivelimit.DropOn(errA)
+	one, err := adaptivelimit.New(append(base, adaptivelimit.DropOn(errB))...)
 	require.NoError(t, err)
-	two, err := adaptivelimit.New(adaptivelimit.WithConfig(base), adaptivelimit.DropOn(errC))
+	two, err := adaptivelimit.New(append(base, adaptivelimit.DropOn(errC))...)
 	require.NoError(t, err)
 	assert.Equal(t, []error{errA, errB}, one.Config().DropOn)
 	assert.Equal(t, []error{errA, errC}, two.Config().DropOn)

@@ -9,26 +9,72 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns l as a policy of layer Layer, for calls returning T.
+// NewPolicy returns l as a policy of layer Layer, for calls returning T: its Decorate and
+// DecorateAsync guard a function with l.
+//
+// A synchronous call is let in as with Acquire (waiting up to MaxWait in FIFO order,
+// honouring its context) and counts as in flight until the function returns; its outcome
+// is then a sample for the algorithm (see the package documentation: a nil error or an
+// ordinary error is a sample, context.DeadlineExceeded, DropOn or a context past its
+// deadline a drop, a cancellation or IgnoreOn none). A function that panics counts out
+// without a sample, and the panic goes on. A rejection returns the zero T and l's
+// rejection (matching ErrLimitExceeded, and the context's error when the context ended
+// the wait); the function is not called. A context that is nil or already done when the
+// call arrives is rejected at once, whatever the limit and MaxWait: the rejection matches
+// ErrLimitExceeded and the context's error (policy.ErrNilContext for a nil context),
+// nothing is counted and no event is published. Each call's outcome is recorded once,
+// with its context (see the package documentation). Calls let in without waiting, and
+// calls rejected at once, allocate nothing, with a recorder or without. A disabled
+// limiter lets every call through, but for a nil or done context, whose error it returns
+// as is.
+//
+// A call that returns a future counts as in flight from its start until its future
+// completes, and its outcome is then a sample, as above; a future completed by Cancel
+// counts out at once, without a sample (unless the context's deadline has passed: an
+// outer timeout that cancels the future makes the call a drop).
+//   - Context nil or already done: a failed future with l's rejection, matching
+//     ErrLimitExceeded and the context's error (policy.ErrNilContext for a nil context),
+//     whatever the limit; the function never runs, nothing is counted, no event is
+//     published.
+//   - The call fits under the limit now (and nobody waits): the function starts at once,
+//     and its own future is returned (a nil future from it: a future failed with
+//     async.ErrNilFuture, and the call counts out at once, without a sample).
+//   - It does not fit and MaxWait is 0: a failed future with l's rejection, made once
+//     when the function is decorated.
+//   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When it is let
+//     in, the function starts on the goroutine that made room (a completing call, or the
+//     one whose sample raised the limit); when a queued call's function panics there, the
+//     room it gives back goes to the next waiters before the panic goes on up that
+//     goroutine (should one of them panic too, its panic goes on in place of the first).
+//     After MaxWait (a clock timer) the future fails with l's rejection and the call
+//     leaves the queue. Cancelling the future, or the context ending, while it waits
+//     removes it from the queue at once: Cancel returns true and the function never runs;
+//     the context ending fails the future with a rejection matching the context's error.
+//     Once started, cancelling the future cancels the function's future (Cancel returns
+//     false).
+//
+// Each call's outcome is recorded once, with its context, when the limiter decides: at
+// once, or when a queued call starts (ResultAdmitted, Wait = how long it waited), expires
+// or is ended by its context (ResultRejected); a call whose future is canceled while it
+// waits records nothing. A disabled limiter lets every call through, but for a nil or
+// done context, whose error it returns as is.
 func NewPolicy[T any](l *Limiter) policy.Policy[T] {
-	return policy.Of(Layer, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return policy.Of(Layer, l, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
 }
 
-// DecorateFunc returns next guarded by l: each call is let in with Acquire (waiting up to
-// MaxWait in FIFO order, honouring ctx) and counts as in flight until next returns; its
-// outcome is then a sample for the algorithm (see the package documentation: a nil error
-// or an ordinary error is a sample, context.DeadlineExceeded, DropOn or ctx past its
-// deadline a drop, a cancellation or IgnoreOn none). A next that panics counts out
-// without a sample, and the panic goes on. A rejection returns the zero T and l's
-// *ExceededError (matching ErrLimitExceeded, and ctx's error when ctx ended the wait);
-// next is not called. A ctx that is nil or already done when the call arrives is rejected
-// at once, whatever the limit and MaxWait: the *ExceededError matches ErrLimitExceeded
-// and ctx's error (policy.ErrNilContext for a nil ctx), nothing is counted and no event is
-// published. Each call's outcome is recorded once, with ctx (see the package
-// documentation). Calls let in without waiting, and calls rejected at once, allocate
-// nothing, with a recorder or without. A disabled limiter lets every call through to
-// next, but for a nil or done ctx, whose error it returns as is.
-func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
+// Decorate returns next, a policy.Func or a policy.AsyncFunc of argument A and result T,
+// guarded by l, as NewPolicy's Decorate and DecorateAsync guard functions without
+// argument: it is the adaptive limit's layer as package resilience composes it, for
+// functions of any arity, e.g. Decorate[policy.Func[A, T], A, T](l, next). Use NewPolicy,
+// or wrap the function with package resilience.
+func Decorate[F policy.Func[A, T] | policy.AsyncFunc[A, T], A, T any](l *Limiter, next F) F {
+	if f, ok := any(next).(policy.Func[A, T]); ok {
+		return any(decorateFunc(l, f)).(F)
+	}
+	return any(decorateAsyncFunc(l, any(next).(policy.AsyncFunc[A, T]))).(F)
+}
+
+func decorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
 	if !l.enabled {
 		return policy.Guard(next)
 	}
@@ -51,36 +97,7 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 	}
 }
 
-// DecorateAsyncFunc returns next guarded by l, for calls that return a future. A call
-// counts as in flight from its start until its future completes, and its outcome is then
-// a sample, as for DecorateFunc; a future completed by Cancel counts out at once, without
-// a sample (unless ctx's deadline has passed: an outer timeout that cancels the future
-// makes the call a drop).
-//   - ctx nil or already done: a failed future with l's rejection, an *ExceededError
-//     matching ErrLimitExceeded and ctx's error (policy.ErrNilContext for a nil ctx),
-//     whatever the limit; next never runs, nothing is counted, no event is published.
-//   - The call fits under the limit now (and nobody waits): next starts at once, and its
-//     own future is returned (a nil future from next: a future failed with
-//     async.ErrNilFuture, and the call counts out at once, without a sample).
-//   - It does not fit and MaxWait is 0: a failed future with l's rejection, an
-//     *ExceededError matching ErrLimitExceeded, made once when next is decorated.
-//   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When it is let
-//     in, next starts on the goroutine that made room (a completing call, or the one
-//     whose sample raised the limit); when a queued call's next panics there, the room it
-//     gives back goes to the next waiters before the panic goes on up that goroutine
-//     (should one of them panic too, its panic goes on in place of the first). After
-//     MaxWait (a clock timer) the future fails with l's rejection and the call leaves the
-//     queue. Cancelling the future, or ctx ending, while it waits removes it from the
-//     queue at once: Cancel returns true and next never runs; ctx ending fails the future
-//     with a rejection matching ctx's error. Once started, cancelling the future cancels
-//     next's future (Cancel returns false).
-//
-// Each call's outcome is recorded once, with ctx, when the limiter decides: at once, or
-// when a queued call starts (ResultAdmitted, Wait = how long it waited), expires or is
-// ended by ctx (ResultRejected); a call whose future is canceled while it waits records
-// nothing. A disabled limiter lets every call through to next, but for a nil or done ctx,
-// whose error it returns as is.
-func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func decorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	if !l.enabled {
 		return policy.GuardAsync(next)
 	}

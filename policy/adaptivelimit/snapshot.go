@@ -8,11 +8,11 @@ import (
 
 // Snapshot is an adaptive limiter's state, as Limiter.Snapshot reads it.
 type Snapshot struct {
-	Instance  string    // the instance id
-	Algorithm Algorithm // the algorithm that moves the limit
-	Limit     int       // the limit on calls in flight now, MinLimit..MaxLimit
-	InFlight  int       // calls in flight now
-	Queued    int       // calls waiting for room
+	Instance  string // the instance id
+	Algorithm string // the algorithm that moves the limit: AIMD, Gradient2 or Vegas
+	Limit     int    // the limit on calls in flight now, MinLimit..MaxLimit
+	InFlight  int    // calls in flight now; above Limit, after it went down, until enough complete
+	Queued    int    // calls waiting for room
 	// Latency is the average latency of the calls of the last round; 0 before the first
 	// round ends.
 	Latency time.Duration
@@ -23,19 +23,6 @@ type Snapshot struct {
 	MinLimit int // the configured lowest limit
 	MaxLimit int // the configured highest limit
 }
-
-// Handle is the read-only view of an adaptive limiter that a registry hands out
-// (resilience.Lookup[Handle] with Layer).
-// *Limiter implements it; see its methods. It is safe for concurrent use.
-type Handle interface {
-	InstanceID() string // the limiter's id
-	Limit() int         // the limit on calls in flight now
-	InFlight() int      // calls in flight now
-	Queued() int        // calls waiting for room now
-	Snapshot() Snapshot // id, algorithm, limit, calls in flight and waiting, latencies
-}
-
-var _ Handle = (*Limiter)(nil)
 
 // InstanceID returns the limiter's id, which names it in its events, rejections and
 // snapshots.
@@ -49,23 +36,13 @@ func (l *Limiter) Config() Config {
 	return c
 }
 
-// Limit returns the limit on calls in flight now, from MinLimit to MaxLimit. A disabled
-// limiter reports InitialLimit.
-func (l *Limiter) Limit() int { return int(l.limit.Load()) }
-
-// InFlight returns how many calls are in flight now (0 on a disabled limiter). After the
-// limit went down it may be above Limit until enough calls complete.
-func (l *Limiter) InFlight() int { return int(uint32(l.word.Load())) }
-
-// Queued returns how many calls wait for room now (0 on a disabled limiter).
-func (l *Limiter) Queued() int { return int(l.queued.Load()) }
-
 // Snapshot returns the limiter's id, algorithm, limit, calls in flight and waiting, and
 // the latencies of its algorithm. The counters are read one after another, without a
-// lock: under load they may not add up.
+// lock: under load they may not add up. A disabled limiter reports its InitialLimit, and
+// no call in flight or waiting. It allocates nothing.
 func (l *Limiter) Snapshot() Snapshot {
-	return Snapshot{Instance: l.events.ID, Algorithm: l.cfg.Algorithm, Limit: l.Limit(),
-		InFlight: l.InFlight(), Queued: l.Queued(),
+	return Snapshot{Instance: l.events.ID, Algorithm: l.cfg.Algorithm, Limit: int(l.limit.Load()),
+		InFlight: int(uint32(l.word.Load())), Queued: int(l.queued.Load()),
 		Latency: time.Duration(l.latency.Load()), Baseline: time.Duration(l.baseline.Load()),
 		MinLimit: l.cfg.MinLimit, MaxLimit: l.cfg.MaxLimit}
 }

@@ -27,7 +27,7 @@ type limitLog struct {
 func (g *limitLog) listen(e policy.Event) {
 	if e.Kind == adaptivelimit.EventChanged {
 		g.mu.Lock()
-		g.limits = append(g.limits, int(e.Attr(adaptivelimit.AttrLimit).Int64()))
+		g.limits = append(g.limits, int(e.Attr("limit").Int64()))
 		g.mu.Unlock()
 	}
 }

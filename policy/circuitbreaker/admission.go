@@ -19,7 +19,7 @@ type permit struct {
 }
 
 // closed reports whether the call was admitted while closed.
-func (p *permit) closed() bool { return State(p.word&stateMask) == Closed }
+func (p *permit) closed() bool { return state(p.word&stateMask) == stClosed }
 
 // acquire admits a call whose context is ctx or returns the rejection (which the caller
 // returns as is). Closed: two atomic loads and no lock; the clock is read (the call's
@@ -27,25 +27,25 @@ func (p *permit) closed() bool { return State(p.word&stateMask) == Closed }
 // passed. HalfOpen: the mutex, to count trial slots and to give up on trials that took
 // longer than MaxWaitInHalfOpen. The events and the outcome of a rejection are published
 // and recorded with ctx.
-func (b *Breaker) acquire(ctx context.Context) (permit, *OpenError) {
+func (b *Breaker) acquire(ctx context.Context) (permit, *openError) {
 	w := b.word.Load()
-	switch State(w & stateMask) {
-	case Closed:
+	switch state(w & stateMask) {
+	case stClosed:
 		r := b.cur.Load()
 		if !r.timed {
 			return permit{word: w, r: r}, nil
 		}
 		return permit{word: w, start: b.now(), r: r}, nil
-	case Open:
+	case stOpen:
 		now := b.now()
 		if until := b.openUntil.Load(); now < until {
 			b.rejected(ctx, b.rej.open, now, until)
 			return permit{}, b.rej.open
 		}
 		return b.acquireLocked(ctx, now)
-	case Disabled:
+	case stDisabled:
 		return permit{word: noRecord}, nil
-	case ForcedOpen:
+	case stForcedOpen:
 		var now int64
 		if b.events.Observed() {
 			now = b.now()
@@ -63,7 +63,7 @@ func (b *Breaker) acquire(ctx context.Context) (permit, *OpenError) {
 func (b *Breaker) closedPermit() (p permit, ok bool) {
 	w := b.word.Load()
 	r := b.cur.Load()
-	return permit{word: w, r: r}, State(w&stateMask) == Closed && !r.timed
+	return permit{word: w, r: r}, state(w&stateMask) == stClosed && !r.timed
 }
 
 // acquireLocked decides under the mutex, at clock time now: it gives up on half-open
@@ -71,19 +71,19 @@ func (b *Breaker) closedPermit() (p permit, ok bool) {
 // moves an open breaker whose wait has passed to HalfOpen, and hands out the half-open
 // trial slots. The transitions, and the rejection, are published with ctx, the context of
 // the call that asks.
-func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *OpenError) {
+func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *openError) {
 	b.mu.Lock()
 	w := b.word.Load()
-	state := State(w & stateMask)
+	st := state(w & stateMask)
 	r := b.cur.Load()
-	switch state {
-	case Closed:
+	switch st {
+	case stClosed:
 		b.mu.Unlock()
 		return permit{word: w, start: now, r: r}, nil
-	case Disabled:
+	case stDisabled:
 		b.mu.Unlock()
 		return permit{word: noRecord}, nil
-	case ForcedOpen:
+	case stForcedOpen:
 		b.mu.Unlock()
 		b.rejected(ctx, b.rej.forcedOpen, now, now)
 		return permit{}, b.rej.forcedOpen
@@ -91,17 +91,17 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *OpenEr
 	// At most two transitions: half-open→open when the trials took too long, then
 	// open→half-open when the open wait that followed has passed too.
 	var reopened, halfOpened transition
-	if state == HalfOpen && now >= b.halfOpenUntil {
-		reopened = b.transitionLocked(Open, b.halfOpenUntil)
-		state = Open
+	if st == stHalfOpen && now >= b.halfOpenUntil {
+		reopened = b.transitionLocked(stOpen, b.halfOpenUntil)
+		st = stOpen
 	}
-	if state == Open {
+	if st == stOpen {
 		if until := b.openUntil.Load(); now < until {
 			b.unlockAndPublish(ctx, reopened, transition{})
 			b.rejected(ctx, b.rej.open, now, until)
 			return permit{}, b.rej.open
 		}
-		halfOpened = b.transitionLocked(HalfOpen, now)
+		halfOpened = b.transitionLocked(stHalfOpen, now)
 		w = b.word.Load()
 	}
 	// HalfOpen: a trial slot is free while admitted and completed trials are fewer than
@@ -120,7 +120,7 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *OpenEr
 // (ResultRejected) and publishes it, with ctx, at clock time now; until is when an open
 // breaker lets a trial through (now when unknown), from which the event's RetryAfter is
 // worked out, only when someone listens.
-func (b *Breaker) rejected(ctx context.Context, err *OpenError, now, until int64) {
+func (b *Breaker) rejected(ctx context.Context, err *openError, now, until int64) {
 	b.notPermitted.Add(1)
 	if b.events.Rec != nil {
 		b.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: err})

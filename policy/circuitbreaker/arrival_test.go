@@ -24,7 +24,7 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 		t.Run(tc.Name, func(t *testing.T) {
 			f := openedBreaker(t, 1)
 			before := len(f.rec.all())
-			check := func(state cb.State) {
+			check := func(state string) {
 				t.Helper()
 				calls := f.calls
 				v, err := f.call(tc.Ctx, fail)
@@ -71,7 +71,7 @@ func TestDoneContextOnArrivalAsync(t *testing.T) {
 	for _, tc := range ctxtest.OverContexts() {
 		t.Run(tc.Name, func(t *testing.T) {
 			a := newAsyncFixture(t, cb.SlidingWindowSize(1), cb.WaitInOpen(10*time.Second), cb.PermittedInHalfOpen(1))
-			check := func(state cb.State) {
+			check := func(state string) {
 				t.Helper()
 				calls, events := a.calls, len(a.rec.all())
 				fut := a.acall(tc.Ctx, struct{}{})
@@ -132,7 +132,7 @@ func TestNilFutureIsAFailure(t *testing.T) {
 	require.ErrorIs(t, err, async.ErrNilFuture)
 	require.Equal(t, cb.Closed, h.state(), "IgnoreOn applies to it as to any error")
 
-	h.b.Disable()
+	_ = h.b.TransitionTo(cb.Disabled)
 	fut = hcall(context.Background(), 0)
 	require.NotNil(t, fut, "disabled: a failed future too")
 	_, err = fut.Await(context.Background())

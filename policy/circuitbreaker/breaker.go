@@ -26,8 +26,9 @@ const (
 )
 
 // Breaker is a circuit breaker. It is safe for concurrent use. Its configuration can
-// change while it runs (Reconfigure), but for its sliding window's type. *Breaker
-// implements Handle.
+// change while it runs (a registry's Reload), but for its sliding window's type. A
+// registry hands out the breakers it made: resilience.Lookup[*circuitbreaker.Breaker]
+// with Layer.
 type Breaker struct {
 	// Read-only after New.
 	clk       clock.Clock
@@ -38,7 +39,7 @@ type Breaker struct {
 	recordIf  *kind.Predicate // RecordIf's predicate, not part of Config; nil: none
 
 	// cur is the configuration in force, with what the breaker derives from it; replaced
-	// whole by Reconfigure, under mu.
+	// whole by reconfigure, under mu.
 	cur atomic.Pointer[rules]
 
 	_ [64]byte // a whole 64-byte cache line between the read-only fields and word
@@ -77,7 +78,7 @@ type Breaker struct {
 type rules struct {
 	cfg     Config
 	cls     kind.Classifier
-	initial State // Closed, or Disabled when cfg.Disabled
+	initial state // stClosed, or stDisabled when cfg.Disabled
 	// timed says that a closed-state call's start and end are read on the clock: a
 	// SlowCallThreshold is set, or the recorder wants latencies (policy.Timed). Otherwise
 	// a call admitted while closed reads the clock only when its outcome needs the time
@@ -101,7 +102,7 @@ func newRules(c Config, recordIf *kind.Predicate, ev *kind.Events) *rules {
 	r := &rules{
 		cfg:           c,
 		cls:           kind.Classifier{Include: c.RecordOn, Exclude: c.IgnoreOn, If: recordIf},
-		initial:       Closed,
+		initial:       stClosed,
 		minCalls:      c.minimumCalls(),
 		permitted:     c.PermittedInHalfOpen,
 		waitInOpen:    int64(c.WaitInOpen),
@@ -111,22 +112,22 @@ func newRules(c Config, recordIf *kind.Predicate, ev *kind.Events) *rules {
 		slowRate:      ratioOf(c.SlowCallRateThreshold),
 	}
 	if c.Disabled {
-		r.initial = Disabled
+		r.initial = stDisabled
 	}
 	r.timed = r.slowThreshold > 0 || ev.Timed
 	r.lean = !r.timed && ev.Rec == nil
 	return r
 }
 
-// New builds a breaker from opts on top of DefaultConfig. An invalid configuration
-// returns a *policy.ConfigError (see Config.Validate): R4C-ATR-007 for a percentage
-// outside (0, 100], a count below 1, a window too large or a zero maxWaitInHalfOpen;
-// R4C-ATR-004 for a negative duration. The instance id is
-// WithInstanceID's, else the Name, else "circuitbreaker".
+// New builds a breaker from opts on top of the defaults (see Config). An invalid
+// configuration returns a *policy.ConfigError: R4C-ATR-007 for a percentage outside
+// (0, 100], a count below 1, a window above 1,000,000, an unknown window type or a zero
+// maxWaitInHalfOpen; R4C-ATR-004 for a negative duration. The instance id is the Name,
+// else "circuitbreaker".
 func New(opts ...Option) (*Breaker, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Breaker, error) {
-	if err := s.Config.Validate(); err != nil {
+	if err := s.Config.validate(); err != nil {
 		return nil, err
 	}
 	kind.Own(&s.IgnoreOn, &s.RecordOn)
@@ -144,7 +145,7 @@ func build(s settings) (*Breaker, error) {
 	}
 	r := newRules(s.Config, s.recordIf, &b.events)
 	b.cur.Store(r)
-	if r.initial == Disabled {
+	if r.initial == stDisabled {
 		b.shown = showNone
 	}
 	b.win.reset(b.now())
@@ -157,7 +158,7 @@ func build(s settings) (*Breaker, error) {
 func (b *Breaker) InstanceID() string { return b.events.ID }
 
 // Config returns the configuration in force: the one the breaker was built with, or the
-// last one Reconfigure applied, with copies of its error lists: changing them changes
+// last one a reload applied, with copies of its error lists: changing them changes
 // nothing. The breaker keeps copies of the lists it was built with.
 func (b *Breaker) Config() Config {
 	c := b.cur.Load().cfg
@@ -165,8 +166,8 @@ func (b *Breaker) Config() Config {
 	return c
 }
 
-// State returns the current state. It takes no lock.
-func (b *Breaker) State() State { return State(b.word.Load() & stateMask) }
+// state returns the current state. It takes no lock.
+func (b *Breaker) state() state { return state(b.word.Load() & stateMask) }
 
 // now reads the clock.
 func (b *Breaker) now() int64 {
@@ -183,7 +184,7 @@ func (b *Breaker) Snapshot() Snapshot {
 	now := b.now()
 	b.mu.Lock()
 	r := b.cur.Load()
-	s := Snapshot{Instance: b.events.ID, State: b.State(), FailureRate: -1, SlowCallRate: -1}
+	s := Snapshot{Instance: b.events.ID, State: b.state().String(), FailureRate: -1, SlowCallRate: -1}
 	var c counts
 	switch b.shown {
 	case showWindow:

@@ -14,15 +14,14 @@ import (
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
 
-func TestStateString(t *testing.T) {
-	assert.Equal(t, "closed", cb.Closed.String())
-	assert.Equal(t, "open", cb.Open.String())
-	assert.Equal(t, "half-open", cb.HalfOpen.String())
-	assert.Equal(t, "disabled", cb.Disabled.String())
-	assert.Equal(t, "forced-open", cb.ForcedOpen.String())
-	assert.Equal(t, "State(9)", cb.State(9).String())
-	assert.Equal(t, "COUNT_BASED", cb.CountBased.String())
-	assert.Equal(t, "TIME_BASED", cb.TimeBased.String())
+func TestStateNames(t *testing.T) {
+	assert.Equal(t, "closed", cb.Closed)
+	assert.Equal(t, "open", cb.Open)
+	assert.Equal(t, "half-open", cb.HalfOpen)
+	assert.Equal(t, "disabled", cb.Disabled)
+	assert.Equal(t, "forced-open", cb.ForcedOpen)
+	assert.Equal(t, "COUNT_BASED", cb.CountBased)
+	assert.Equal(t, "TIME_BASED", cb.TimeBased)
 }
 
 func TestOpensAtThresholdAndNotBeforeMinimumCalls(t *testing.T) {
@@ -317,9 +316,39 @@ func TestContextErrorsCountAsFailures(t *testing.T) {
 	require.Equal(t, cb.Closed, g.state())
 }
 
-func TestForceOpen(t *testing.T) {
+// TransitionTo moves the breaker to any state by hand, from which it goes on by itself:
+// Open waits WaitInOpen, HalfOpen takes trials, Closed starts an empty window. Another
+// name is refused with R4C-ATR-007 and changes nothing.
+func TestTransitionToOwnCycle(t *testing.T) {
+	f := newFixture(t, cb.WaitInOpen(time.Second), cb.PermittedInHalfOpen(1), cb.SlidingWindowSize(2), cb.MinimumCalls(2))
+	f.do(fail)
+	require.NoError(t, f.b.TransitionTo(cb.Open))
+	require.Equal(t, cb.Open, f.state())
+	f.rejected()
+	f.clk.Advance(time.Second)
+	f.do(ok) // the one trial
+	require.Equal(t, cb.Closed, f.state())
+
+	require.NoError(t, f.b.TransitionTo(cb.HalfOpen))
+	f.do(fail)
+	require.Equal(t, cb.Open, f.state(), "the trial failed")
+
+	require.NoError(t, f.b.TransitionTo(cb.Closed))
+	assert.Zero(t, f.b.Snapshot().BufferedCalls, "an empty window")
+
+	before := f.b.Snapshot()
+	err := f.b.TransitionTo("ajar")
+	var ce *policy.ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, policy.CodeOutOfRange, ce.Code)
+	assert.Equal(t, before, f.b.Snapshot())
+	assert.Equal(t, []string{"closed→open", "open→half-open", "half-open→closed", "closed→half-open",
+		"half-open→open", "open→closed"}, f.rec.transitions())
+}
+
+func TestTransitionToForcedOpen(t *testing.T) {
 	f := newFixture(t, cb.WaitInOpen(time.Second))
-	f.b.ForceOpen()
+	_ = f.b.TransitionTo(cb.ForcedOpen)
 	require.Equal(t, cb.ForcedOpen, f.state())
 	rej := f.rejected()
 	assert.Equal(t, cb.ForcedOpen, rej.State())
@@ -330,13 +359,13 @@ func TestForceOpen(t *testing.T) {
 	assert.Equal(t, 2, s.NotPermittedCalls)
 	assert.Equal(t, -1.0, s.FailureRate)
 
-	f.b.ForceOpen() // already forced open: nothing happens
+	_ = f.b.TransitionTo(cb.ForcedOpen) // already forced open: nothing happens
 	assert.Equal(t, []string{"closed→forced-open"}, f.rec.transitions())
 }
 
-func TestDisable(t *testing.T) {
+func TestTransitionToDisabled(t *testing.T) {
 	f := newFixture(t, cb.SlidingWindowSize(1))
-	f.b.Disable()
+	_ = f.b.TransitionTo(cb.Disabled)
 	require.Equal(t, cb.Disabled, f.state())
 	f.do(repeat(fail, 10)...)
 	require.Equal(t, cb.Disabled, f.state())
@@ -360,10 +389,10 @@ func TestResetClosesWithEmptyWindow(t *testing.T) {
 	require.Equal(t, cb.Open, f.state())
 	f.b.Reset()
 	require.Equal(t, cb.Closed, f.state())
-	f.b.ForceOpen()
+	_ = f.b.TransitionTo(cb.ForcedOpen)
 	f.b.Reset()
 	require.Equal(t, cb.Closed, f.state())
-	f.b.Disable()
+	_ = f.b.TransitionTo(cb.Disabled)
 	f.b.Reset()
 	require.Equal(t, cb.Closed, f.state())
 	assert.Equal(t, []string{"closed→open", "open→closed", "closed→forced-open", "forced-open→closed",
@@ -375,7 +404,7 @@ func TestEnabledFalseStartsDisabledAndResetKeepsIt(t *testing.T) {
 	require.Equal(t, cb.Disabled, f.state())
 	f.do(fail, fail)
 	require.Equal(t, cb.Disabled, f.state())
-	f.b.ForceOpen()
+	_ = f.b.TransitionTo(cb.ForcedOpen)
 	f.rejected()
 	f.b.Reset()
 	require.Equal(t, cb.Disabled, f.state(), "the configuration decides the state Reset returns to")
@@ -394,7 +423,7 @@ func TestOutcomesRecordedOnlyInTheStateThatAdmittedThem(t *testing.T) {
 	_, _ = call(context.Background(), struct{}{})
 	assert.Equal(t, 0, f.b.Snapshot().BufferedCalls)
 	// Nor after a force-open and back.
-	during = func() { f.b.ForceOpen(); f.b.Reset() }
+	during = func() { _ = f.b.TransitionTo(cb.ForcedOpen); f.b.Reset() }
 	_, _ = call(context.Background(), struct{}{})
 	assert.Equal(t, 0, f.b.Snapshot().BufferedCalls)
 	require.Equal(t, cb.Closed, f.state())
@@ -409,15 +438,15 @@ func TestTransitionEventsInOrder(t *testing.T) {
 	f.do(fail) // open→half-open, half-open→open at 11s
 	f.clk.Advance(10 * time.Second)
 	f.do(ok) // open→half-open, half-open→closed at 21s
-	f.b.ForceOpen()
-	f.b.Disable()
+	_ = f.b.TransitionTo(cb.ForcedOpen)
+	_ = f.b.TransitionTo(cb.Disabled)
 	f.b.Reset()
 
 	var got []string
 	for _, e := range f.rec.all() {
 		require.Equal(t, cb.EventTransition, e.Kind)
 		require.Equal(t, "svc", e.Instance)
-		got = append(got, fmt.Sprintf("%s→%s@%v", e.Attr(cb.AttrFrom).String(), e.Attr(cb.AttrTo).String(), e.At))
+		got = append(got, fmt.Sprintf("%s→%s@%v", e.Attr("from").String(), e.Attr("to").String(), e.At))
 	}
 	assert.Equal(t, []string{
 		"closed→open@1s",
@@ -431,7 +460,7 @@ func TestRejectionEvents(t *testing.T) {
 	f := openedBreaker(t, 1)
 	f.clk.Advance(4 * time.Second)
 	f.rejected()
-	f.b.ForceOpen()
+	_ = f.b.TransitionTo(cb.ForcedOpen)
 	f.rejected()
 
 	var rejections []policy.Event
@@ -516,10 +545,10 @@ func TestRejectionError(t *testing.T) {
 	assert.True(t, errors.Is(cb.ErrOpen, cb.ErrOpen))
 }
 
-func TestBreakerIsAHandle(t *testing.T) {
-	var h cb.Handle = openedBreaker(t, 1).b
-	assert.Equal(t, "svc", h.InstanceID())
-	assert.Equal(t, cb.Open, h.State())
+func TestBreakerIDAndState(t *testing.T) {
+	b := openedBreaker(t, 1).b
+	assert.Equal(t, "svc", b.InstanceID())
+	assert.Equal(t, cb.Open, b.Snapshot().State)
 }
 
 // SPEC CB-4: the rates are compared with the thresholds exactly, each threshold standing

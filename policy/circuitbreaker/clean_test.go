@@ -119,7 +119,7 @@ func TestCleanFlagFollowsTheWindow(t *testing.T) {
 	f.oks(1)
 	assert.True(t, f.b.clean.Load())
 
-	f.b.ForceOpen()
+	_ = f.b.TransitionTo(ForcedOpen)
 	assert.False(t, f.b.clean.Load(), "every transition clears the flag")
 	f.b.Reset()
 	assert.False(t, f.b.clean.Load(), "a new window is empty")
@@ -193,7 +193,7 @@ func TestCleanFlagAndCallsInFlight(t *testing.T) {
 
 	// Its success is not recorded either (it changes nothing, whichever way it goes).
 	c := start()
-	f.b.ForceOpen()
+	_ = f.b.TransitionTo(ForcedOpen)
 	f.b.Reset()
 	c(1, nil)
 	assert.Equal(t, counts{}, f.counts())
@@ -309,7 +309,7 @@ func TestConcurrentCleanWindowStress(t *testing.T) {
 			for i := range 5000 {
 				switch {
 				case g == 0 && i%1200 == 0:
-					b.ForceOpen()
+					_ = b.TransitionTo(ForcedOpen)
 					b.Reset()
 				case g == 1 && i%301 == 0:
 					_, _ = slowCall(context.Background(), 0)
@@ -354,8 +354,8 @@ func requireTransitionsChain(t *testing.T, mu *sync.Mutex, trs *[]policy.Event, 
 	defer mu.Unlock()
 	prev := "closed"
 	for _, e := range *trs {
-		require.Equal(t, prev, e.Attr(AttrFrom).String(), "transitions chain in order")
-		prev = e.Attr(AttrTo).String()
+		require.Equal(t, prev, e.Attr(attrFrom).String(), "transitions chain in order")
+		prev = e.Attr(attrTo).String()
 	}
-	require.Equal(t, prev, b.State().String())
+	require.Equal(t, prev, b.State())
 }

@@ -26,12 +26,13 @@
 //     next trial to complete), from the clock; the transition event carries the instant
 //     the bound passed, and a call that comes after that open wait too is the first trial
 //     of a new half-open. No configuration leaves the breaker half-open for good.
-//   - disabled (Disabled, set by Disable or Enabled(false)): every call passes and nothing
+//   - disabled (Disabled, set by TransitionTo or Enabled(false)): every call passes and nothing
 //     is recorded.
-//   - forced-open (ForcedOpen, set by ForceOpen): every call is rejected.
+//   - forced-open (ForcedOpen, set by TransitionTo): every call is rejected.
 //
 // Reset returns the breaker to closed with an empty window (to disabled if its
-// configuration disables it: Enabled(false), or a Reconfigure with Disabled).
+// configuration disables it: Enabled(false), or a reload that sets circuitBreaker.enabled
+// to false).
 //
 // # Outcomes
 //
@@ -74,19 +75,19 @@
 //
 // # Events
 //
-// A transition publishes EventTransition and a rejection
-// EventRejected, whose RetryAfter is the time left before an open
-// breaker lets a trial through (0 when forced open, or half-open with every trial
-// taken); see OnEvent. Admitted calls publish nothing.
+// A transition publishes EventTransition and a rejection EventRejected, whose Err is the
+// rejection (matching ErrOpen) and whose RetryAfter is the time left before an open
+// breaker lets a trial through (0 when forced open, or half-open with every trial taken);
+// see OnEvent. Admitted calls publish nothing.
 //
-// A recorder (Observe, or a registry's observer) is told each call's outcome, with the
-// call's context: policy.ResultRejected when the breaker refuses it; once an admitted
-// call ends, policy.ResultSucceeded, ResultFailed or ResultIgnored as the breaker
-// classifies it, with its Latency on the breaker's clock and Slow. Events a call causes
-// (its rejection, the transitions it makes) reach the recorder with that call's context;
-// those of ForceOpen, Disable, Reset and Reconfigure with context.Background(). A call
-// admitted while the breaker is disabled, or refused because its context was nil or done,
-// is not recorded.
+// The recorder of a registry's observer (resilience.WithObserver) is told each call's
+// outcome, with the call's context: policy.ResultRejected when the breaker refuses it;
+// once an admitted call ends, policy.ResultSucceeded, ResultFailed or ResultIgnored as
+// the breaker classifies it, with its Latency on the breaker's clock and Slow. Events a
+// call causes (its rejection, the transitions it makes) reach the recorder with that
+// call's context; those of TransitionTo, Reset and reloads with context.Background(). A
+// call admitted while the breaker is disabled, or refused because its context was nil or
+// done, is not recorded.
 //
 // Durations saturate: a WaitInOpen, MaxWaitInHalfOpen or SlowCallThreshold of about 292
 // years (the largest time.Duration) puts its deadline at the end of the clock's range,
@@ -94,7 +95,8 @@
 //
 // # Live reconfiguration
 //
-// Reconfigure replaces the configuration of a running breaker, atomically: a call reads
+// A registry's Reload replaces the configuration of a running breaker whose configuration
+// keys changed, atomically: a call reads
 // the configuration in force once, when it is admitted, and classifies its outcome by it
 // (its error lists and SlowCallThreshold), so a call in flight keeps the configuration it
 // started with; the rates are compared with the thresholds in force when an outcome is
@@ -109,12 +111,12 @@
 //   - enabled, at once: the breaker goes to its new initial state, as Reset does.
 //
 // SlidingWindowType cannot change on a running breaker (its window's outcomes cannot be
-// converted from calls to seconds or back): Reconfigure refuses it with R4C-REG-012 and
+// converted from calls to seconds or back): the reload is refused with R4C-REG-012 and
 // changes nothing. An invalid configuration is refused with the error New would return
 // and changes nothing. A change publishes a ConfigChanged event naming the attributes
 // that changed, by their configuration names; a configuration equal to the one in force
-// publishes nothing. CheckReconfigure checks a configuration the same way without
-// applying it.
+// publishes nothing. A reload checks the new configurations of every instance it changes
+// before it applies any.
 //
 // # Composition
 //

@@ -8,67 +8,64 @@ import (
 
 // ErrOpen is the errors.Is target of every rejection by a circuit breaker: the breaker is
 // open, forced open, or half-open with every trial call taken, and the function was not
-// called. It is itself an *OpenError (with no instance id), so that even the bare sentinel
-// is never retried.
-var ErrOpen error = &OpenError{msg: "circuitbreaker: circuit breaker does not permit the call"}
+// called. Every rejection, ErrOpen itself included, is a policy.Refuser (its layer is
+// Layer, its refusal policy.RefusalUnavailable, and it cannot tell when the breaker lets
+// a call through) and a policy.NeverRetried: a retry never retries it, whatever its lists
+// say, or it would hammer the dependency the breaker protects. A breaker's rejection
+// also has an InstanceID() string method, which returns the breaker's id ("" for ErrOpen
+// itself), and its message names the breaker and the state that refused the call:
+// `circuitbreaker: circuit breaker "<instance>" is <state> and does not permit the call`.
+// Each breaker creates its rejections once, at construction (one per refusing state), so
+// rejecting allocates nothing.
+var ErrOpen error = &openError{msg: "circuitbreaker: circuit breaker does not permit the call"}
 
-// OpenError is a breaker's rejection. Each breaker creates its rejections once, at
-// construction (one per rejecting state), so rejecting allocates nothing. It matches
-// ErrOpen, carries the breaker's instance id and the state that refused the call, and
-// implements policy.NeverRetried: a retry never retries it, whatever its lists say.
-type OpenError struct {
+// openError is a breaker's rejection (see ErrOpen).
+type openError struct {
 	instance string
-	state    State
+	state    state // the state that refused the call
 	msg      string
 }
 
-func newOpenError(instance string, s State) *OpenError {
-	return &OpenError{instance: instance, state: s,
+func newOpenError(instance string, s state) *openError {
+	return &openError{instance: instance, state: s,
 		msg: `circuitbreaker: circuit breaker "` + instance + `" is ` + s.String() + " and does not permit the call"}
 }
 
-// Error returns `circuitbreaker: circuit breaker "<instance>" is <state> and does not
-// permit the call`, where <state> is State's String: "open", "forced-open" or
-// "half-open".
-func (e *OpenError) Error() string { return e.msg }
+func (e *openError) Error() string { return e.msg }
 
 // InstanceID returns the id of the breaker that rejected the call ("" for ErrOpen itself).
-func (e *OpenError) InstanceID() string { return e.instance }
-
-// State returns the state that refused the call: Open, ForcedOpen, or HalfOpen when every
-// trial call was taken.
-func (e *OpenError) State() State { return e.state }
+func (e *openError) InstanceID() string { return e.instance }
 
 // Is reports whether target is ErrOpen.
-func (e *OpenError) Is(target error) bool { return target == ErrOpen }
+func (e *openError) Is(target error) bool { return target == ErrOpen }
 
-// NeverRetried returns true: a call refused by a breaker must not be retried, or the
-// retry would hammer a dependency the breaker protects; retries learn it through
-// policy.NeverRetried and errors.As.
-func (e *OpenError) NeverRetried() bool { return true }
+// NeverRetried returns true: see ErrOpen.
+func (e *openError) NeverRetried() bool { return true }
 
-// RejectedBy returns the layer that refused the call: circuitbreaker.Layer (for
-// ErrOpen itself too).
-func (e *OpenError) RejectedBy() policy.Layer { return Layer }
+// RejectedBy returns Layer.
+func (e *openError) RejectedBy() policy.Layer { return Layer }
 
 // Refusal returns policy.RefusalUnavailable: the breaker holds the dependency unavailable.
-func (e *OpenError) Refusal() policy.Refusal { return policy.RefusalUnavailable }
+func (e *openError) Refusal() policy.Refusal { return policy.RefusalUnavailable }
 
 // RetryIn returns false: the rejection, made once for every call the breaker refuses,
 // does not know when the breaker lets a trial call through.
-func (e *OpenError) RetryIn() (time.Duration, bool) { return 0, false }
+func (e *openError) RetryIn() (time.Duration, bool) { return 0, false }
 
-var _ policy.Refuser = (*OpenError)(nil)
+var (
+	_ policy.Refuser      = (*openError)(nil)
+	_ policy.NeverRetried = (*openError)(nil)
+)
 
 // rejections are a breaker's preallocated rejection errors, one per refusing state.
 type rejections struct {
-	open, forcedOpen, halfOpen *OpenError
+	open, forcedOpen, halfOpen *openError
 }
 
 func newRejections(instance string) rejections {
 	return rejections{
-		open:       newOpenError(instance, Open),
-		forcedOpen: newOpenError(instance, ForcedOpen),
-		halfOpen:   newOpenError(instance, HalfOpen),
+		open:       newOpenError(instance, stOpen),
+		forcedOpen: newOpenError(instance, stForcedOpen),
+		halfOpen:   newOpenError(instance, stHalfOpen),
 	}
 }

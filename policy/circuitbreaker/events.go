@@ -11,44 +11,43 @@ import (
 // publishes nothing.
 var (
 	// EventTransition ("CircuitBreakerTransition"): the breaker moved from the state named
-	// by the attribute "from" to the one named by "to" (strings, as State.String names
-	// them, e.g. "closed" and "half-open"). Logged as a warning when it enters Open or
-	// ForcedOpen, at info level otherwise; span event
-	// "resilience.circuit_breaker.transition", whose from and to name the states in
-	// snake_case (e.g. "half_open"), as the metrics do.
+	// by the attribute "from" to the one named by "to" (strings: Closed, Open, HalfOpen,
+	// Disabled or ForcedOpen). Logged as a warning when it enters Open or ForcedOpen, at
+	// info level otherwise; span event "resilience.circuit_breaker.transition", whose
+	// from and to name the states in snake_case (e.g. "half_open"), as the metrics do.
 	EventTransition = policy.RegisterEventKind(policy.EventKindInfo{Name: "CircuitBreakerTransition",
 		Layer: Layer, LevelOf: transitionLevel, SpanEvent: "resilience.circuit_breaker.transition",
-		Attrs: []policy.EventAttr{{Key: AttrFrom, SpanValue: snakeState}, {Key: AttrTo, SpanValue: snakeState}}})
+		Attrs: []policy.EventAttr{{Key: attrFrom, SpanValue: snakeState}, {Key: attrTo, SpanValue: snakeState}}})
 	// EventRejected ("CircuitBreakerRejected"): the breaker refused a call (open, forced
-	// open, or half-open with every trial taken). RetryAfter is the time until the
-	// breaker lets a trial call through, when it is known (open); 0 otherwise. Logged as
-	// a warning; span event "resilience.circuit_breaker.rejected".
+	// open, or half-open with every trial taken). Err is the rejection; RetryAfter is the
+	// time until the breaker lets a trial call through, when it is known (open); 0
+	// otherwise. Logged as a warning; span event "resilience.circuit_breaker.rejected".
 	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "CircuitBreakerRejected",
 		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.circuit_breaker.rejected"})
 )
 
 // The keys of the attributes of EventTransition: the state left and the state entered.
 const (
-	AttrFrom = "from"
-	AttrTo   = "to"
+	attrFrom = "from"
+	attrTo   = "to"
 )
 
 // transitionAttrs returns the attributes of the transition from one state to another.
-func transitionAttrs(from, to State) policy.EventAttrs {
-	return policy.EventAttrs{slog.String(AttrFrom, from.String()), slog.String(AttrTo, to.String())}
+func transitionAttrs(from, to state) policy.EventAttrs {
+	return policy.EventAttrs{slog.String(attrFrom, from.String()), slog.String(attrTo, to.String())}
 }
 
 // transitionLevel returns the level of a transition: a warning when it enters a state
 // that refuses calls.
 func transitionLevel(e policy.Event) slog.Level {
-	switch e.Attr(AttrTo).String() {
-	case stateNames[Open], stateNames[ForcedOpen]:
+	switch e.Attr(attrTo).String() {
+	case Open, ForcedOpen:
 		return slog.LevelWarn
 	}
 	return slog.LevelInfo
 }
 
-// snakeStateNames are the states' names in snake_case, by State.
+// snakeStateNames are the states' names in snake_case, by state.
 var snakeStateNames = func() (out [len(stateNames)]string) {
 	for s, name := range stateNames {
 		out[s] = strings.ReplaceAll(name, "-", "_")

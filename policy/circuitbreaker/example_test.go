@@ -14,7 +14,7 @@ import (
 func ExampleNew() {
 	clk := clock.NewManual()
 	breaker, _ := circuitbreaker.New(
-		circuitbreaker.WithInstanceID("inventory"),
+		circuitbreaker.Name("inventory"),
 		circuitbreaker.WithClock(clk),
 		circuitbreaker.SlidingWindowSize(4),     // the last 4 calls
 		circuitbreaker.MinimumCalls(4),          // count from 4 calls on
@@ -23,13 +23,13 @@ func ExampleNew() {
 		circuitbreaker.PermittedInHalfOpen(2),
 		circuitbreaker.OnEvent(func(e policy.Event) {
 			if e.Kind == circuitbreaker.EventTransition {
-				fmt.Printf("%s: %s → %s at %v\n", e.Instance, e.Attr(circuitbreaker.AttrFrom).String(), e.Attr(circuitbreaker.AttrTo).String(), e.At)
+				fmt.Printf("%s: %s → %s at %v\n", e.Instance, e.Attr("from").String(), e.Attr("to").String(), e.At)
 			}
 		}),
 	)
 
 	down := true
-	lookup := circuitbreaker.DecorateFunc(breaker, func(ctx context.Context, sku string) (int, error) {
+	lookup := circuitbreaker.NewPolicy[int](breaker).Decorate(func(ctx context.Context) (int, error) {
 		if down {
 			return 0, errors.New("inventory unavailable")
 		}
@@ -38,15 +38,15 @@ func ExampleNew() {
 	ctx := context.Background()
 
 	for range 4 {
-		_, _ = lookup(ctx, "sku-1") // 4 failures of 4: the breaker opens
+		_, _ = lookup(ctx) // 4 failures of 4: the breaker opens
 	}
-	_, err := lookup(ctx, "sku-1")
+	_, err := lookup(ctx)
 	fmt.Println(errors.Is(err, circuitbreaker.ErrOpen), err)
 
 	down = false
 	clk.Advance(30 * time.Second) // the next call finds the wait over
 	for range 2 {
-		n, err := lookup(ctx, "sku-1") // two good trial calls close it
+		n, err := lookup(ctx) // two good trial calls close it
 		fmt.Println(n, err)
 	}
 	fmt.Println(breaker.Snapshot().State)

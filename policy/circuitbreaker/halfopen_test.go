@@ -19,7 +19,7 @@ func (r *recorder) transitionsAt() []string {
 	var out []string
 	for _, e := range r.all() {
 		if e.Kind == cb.EventTransition {
-			out = append(out, fmt.Sprintf("%s→%s@%v", e.Attr(cb.AttrFrom).String(), e.Attr(cb.AttrTo).String(), e.At))
+			out = append(out, fmt.Sprintf("%s→%s@%v", e.Attr("from").String(), e.Attr("to").String(), e.At))
 		}
 	}
 	return out

@@ -201,7 +201,7 @@ func TestCB3_ConcurrentLeanPathStress(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(g), 11))
 			for i := range 5000 {
 				if g == 0 && i%1200 == 0 {
-					b.ForceOpen()
+					_ = b.TransitionTo(ForcedOpen)
 					b.Reset()
 				}
 				if b.clean.Load() {

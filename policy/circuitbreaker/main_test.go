@@ -60,7 +60,7 @@ func (r *recorder) transitions() []string {
 	var out []string
 	for _, e := range r.all() {
 		if e.Kind == cb.EventTransition {
-			out = append(out, e.Attr(cb.AttrFrom).String()+"→"+e.Attr(cb.AttrTo).String())
+			out = append(out, e.Attr("from").String()+"→"+e.Attr("to").String())
 		}
 	}
 	return out
@@ -90,7 +90,7 @@ type fixture struct {
 func newFixture(t *testing.T, opts ...cb.Option) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clk: clock.NewManual(), rec: &recorder{}}
-	all := append([]cb.Option{cb.WithClock(f.clk), cb.WithInstanceID("svc"), cb.OnEvent(f.rec.listen)}, opts...)
+	all := append([]cb.Option{cb.WithClock(f.clk), cb.Name("svc"), cb.OnEvent(f.rec.listen)}, opts...)
 	b, err := cb.New(all...)
 	require.NoError(t, err)
 	f.b = b
@@ -130,7 +130,7 @@ func (f *fixture) rejected() *cb.OpenError {
 	return oe
 }
 
-func (f *fixture) state() cb.State { return f.b.State() }
+func (f *fixture) state() string { return f.b.State() }
 
 func repeat(s step, n int) []step {
 	out := make([]step, n)

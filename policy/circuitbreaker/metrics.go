@@ -16,15 +16,9 @@ const (
 	metricTransitions = "resilience.circuit_breaker.transitions"
 )
 
-// metricStates are the states as the attributes state, from and to name them, by State:
+// metricStates are the states as the attributes state, from and to name them, by state:
 // their names in snake_case.
-var metricStates = []string{
-	Closed:     "closed",
-	Open:       "open",
-	HalfOpen:   "half_open",
-	Disabled:   "disabled",
-	ForcedOpen: "forced_open",
-}
+var metricStates = snakeStateNames[:]
 
 // metrics is what a breaker measures: its calls by outcome, the slow ones, the durations
 // of those it let through and its transitions; from its snapshot, its state (one series
@@ -37,7 +31,7 @@ var metrics = &kind.Metrics{
 			Key:         "state", Values: metricStates,
 			Read: func(state any, series int) (float64, bool) {
 				s, ok := state.(Snapshot)
-				if int(s.State) == series {
+				if st, named := stateNamed(s.State); named && int(st) == series {
 					return 1, ok
 				}
 				return 0, ok
@@ -78,19 +72,19 @@ func readRate(f func(Snapshot) float64) func(any, int) (float64, bool) {
 	}
 }
 
-// transitionOf returns the states a transition event left and entered, as State
+// transitionOf returns the states a transition event left and entered, as state
 // indexes; false when it names a state that is not one.
 func transitionOf(e policy.Event) (from, to int, ok bool) {
-	f, ok1 := stateNamed(e.Attr(AttrFrom).String())
-	t, ok2 := stateNamed(e.Attr(AttrTo).String())
+	f, ok1 := stateNamed(e.Attr(attrFrom).String())
+	t, ok2 := stateNamed(e.Attr(attrTo).String())
 	return int(f), int(t), ok1 && ok2
 }
 
-// stateNamed returns the State that String names name; false for another name.
-func stateNamed(name string) (State, bool) {
-	for s := range State(len(stateNames)) {
-		if s.String() == name {
-			return s, true
+// stateNamed returns the state named name; false for another name.
+func stateNamed(name string) (state, bool) {
+	for s, n := range stateNames {
+		if n == name {
+			return state(s), true
 		}
 	}
 	return 0, false

@@ -30,7 +30,7 @@ func newObserved(t *testing.T, opts ...cb.Option) *observed {
 	t.Helper()
 	o := &observed{clk: clock.NewManual()}
 	obs := &kindtest.Observer{}
-	b, err := cb.New(append([]cb.Option{cb.WithClock(o.clk), cb.WithInstanceID("svc"), cb.Observe(obs)}, opts...)...)
+	b, err := cb.New(append([]cb.Option{cb.WithClock(o.clk), cb.Name("svc"), cb.Observe(obs)}, opts...)...)
 	require.NoError(t, err)
 	require.True(t, obs.Made(cb.Layer, "svc"), "the recorder is asked for when the breaker is built")
 	o.b, o.rec = b, obs.Of(cb.Layer, "svc")
@@ -72,9 +72,9 @@ func TestOB1_BreakerRecordsSucceededFailedIgnoredWithLatencyAndSlow(t *testing.T
 	assert.Equal(t, 1, snap.SlowCalls)
 }
 
-// OB-1: a refused call is recorded as rejected, with the *OpenError; the rejection and
+// OB-1: a refused call is recorded as rejected, with the *openError; the rejection and
 // the transitions a call makes reach the recorder with that call's context, those of
-// ForceOpen with context.Background().
+// TransitionTo with context.Background().
 func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) {
 	o := newObserved(t, cb.SlidingWindowSize(1), cb.MinimumCalls(1), cb.WaitInOpen(time.Minute),
 		cb.PermittedInHalfOpen(1))
@@ -91,7 +91,7 @@ func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) 
 	require.NoError(t, err)
 	require.Equal(t, cb.Closed, o.b.State())
 
-	o.b.ForceOpen()
+	_ = o.b.TransitionTo(cb.ForcedOpen)
 	_, err = o.call(kindtest.Marked("forced"), ok)
 	require.ErrorIs(t, err, cb.ErrOpen)
 
@@ -123,7 +123,7 @@ func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) 
 	ctxs := o.rec.EventContexts()
 	for i, e := range o.rec.Events() {
 		assert.Equal(t, "svc", e.Instance)
-		evs = append(evs, ev{e.Kind, e.Attr(cb.AttrFrom).Any(), e.Attr(cb.AttrTo).Any(), kindtest.MarkOf(ctxs[i])})
+		evs = append(evs, ev{e.Kind, e.Attr("from").Any(), e.Attr("to").Any(), kindtest.MarkOf(ctxs[i])})
 	}
 	assert.Equal(t, []ev{
 		{cb.EventTransition, "closed", "open", "opener"},
@@ -142,7 +142,7 @@ func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) 
 func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 	clk := clock.NewManual()
 	obs := &kindtest.Observer{}
-	b, err := cb.New(cb.WithClock(clk), cb.WithInstanceID("svc"), cb.Observe(obs), cb.SlidingWindowSize(3),
+	b, err := cb.New(cb.WithClock(clk), cb.Name("svc"), cb.Observe(obs), cb.SlidingWindowSize(3),
 		cb.MinimumCalls(3), cb.SlowCallThreshold(time.Second))
 	require.NoError(t, err)
 	rec := obs.Of(cb.Layer, "svc")
@@ -181,7 +181,7 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 	_, err = fFail.Await(context.Background())
 	require.ErrorIs(t, err, errBoom)
 
-	b.ForceOpen()
+	_ = b.TransitionTo(cb.ForcedOpen)
 	f := call(kindtest.Marked("refused"), struct{}{})
 	_, err = f.Await(context.Background())
 	require.ErrorIs(t, err, cb.ErrOpen)
@@ -202,7 +202,7 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 func TestOB1_BreakerRecordsEveryAdmittedCallOnce(t *testing.T) {
 	o := newObserved(t, cb.SlidingWindowSize(10), cb.MinimumCalls(10))
 	inner := cb.DecorateFunc(o.b, func(ctx context.Context, _ int) (int, error) {
-		o.b.ForceOpen() // the call ends in another state than the one that admitted it
+		_ = o.b.TransitionTo(cb.ForcedOpen) // the call ends in another state than the one that admitted it
 		return 1, nil
 	})
 	_, err := inner(kindtest.Marked("late"), 0)
@@ -221,7 +221,7 @@ func TestOB1_BreakerRecordsEveryAdmittedCallOnce(t *testing.T) {
 	assert.Equal(t, 1, o.b.Snapshot().FailedCalls, "the breaker counts the panic as a failure too")
 
 	obs := &kindtest.Observer{}
-	b3, err := cb.New(cb.WithClock(o.clk), cb.WithInstanceID("svc3"), cb.Observe(obs),
+	b3, err := cb.New(cb.WithClock(o.clk), cb.Name("svc3"), cb.Observe(obs),
 		cb.RecordOn(errOther), cb.RecordIf(func(int, error) bool { panic("pred") }))
 	require.NoError(t, err)
 	call := cb.DecorateFunc(b3, func(context.Context, int) (int, error) { return 0, errBoom })
@@ -248,7 +248,7 @@ func TestOB1_BreakerRecordsNothingForArrivalRefusalsOrWhenDisabled(t *testing.T)
 	assert.Empty(t, o.rec.Outcomes())
 	assert.Empty(t, o.rec.Events())
 
-	o.b.Disable()
+	_ = o.b.TransitionTo(cb.Disabled)
 	before := len(o.rec.Events()) // the transition to disabled
 	_, err = o.call(kindtest.Marked("disabled"), fail)
 	require.ErrorIs(t, err, errBoom)
@@ -292,7 +292,7 @@ func TestOB1_BreakerRecorderAllocatesNothing(t *testing.T) {
 			assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = failCall(ctx, 0) }), "admitted failure, then rejected")
 			require.Equal(t, cb.Open, b.State())
 			assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = okCall(ctx, 0) }), "rejected while open")
-			b.ForceOpen()
+			_ = b.TransitionTo(cb.ForcedOpen)
 			assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = okCall(ctx, 0) }), "rejected while forced open")
 
 			async1 := cb.DecorateAsyncFunc(b, func(context.Context, int) *async.Future[int] { return async.Completed(1) })

@@ -15,48 +15,38 @@ import (
 // ("circuitBreaker" in defaults.circuitBreaker.…).
 const Layer policy.Layer = "circuitBreaker"
 
-// WindowType says how the closed-state sliding window counts calls.
-type WindowType int
-
+// The sliding window's types, as SlidingWindowType and the configuration key
+// circuitBreaker.slidingWindowType spell them (in any case).
 const (
-	// CountBased: the window holds the outcomes of the last SlidingWindowSize calls.
-	CountBased WindowType = iota
-	// TimeBased: the window holds the outcomes of the calls of the last SlidingWindowSize
-	// seconds, aggregated in 1-second buckets on the breaker's clock.
-	TimeBased
+	// CountBased ("COUNT_BASED"): the window holds the outcomes of the last
+	// SlidingWindowSize calls.
+	CountBased = "COUNT_BASED"
+	// TimeBased ("TIME_BASED"): the window holds the outcomes of the calls of the last
+	// SlidingWindowSize seconds, aggregated in 1-second buckets on the breaker's clock.
+	TimeBased = "TIME_BASED"
 )
 
-// String returns "COUNT_BASED" or "TIME_BASED", the configuration spelling.
-func (t WindowType) String() string {
-	switch t {
-	case CountBased:
-		return "COUNT_BASED"
-	case TimeBased:
-		return "TIME_BASED"
-	}
-	return "WindowType(" + strconv.Itoa(int(t)) + ")"
-}
-
-// MaxWindowSize is the largest SlidingWindowSize (calls for a count-based window, seconds
+// maxWindowSize is the largest SlidingWindowSize (calls for a count-based window, seconds
 // for a time-based one): the window's memory is allocated when the breaker is built.
-const MaxWindowSize = 1_000_000
+const maxWindowSize = 1_000_000
 
-// Config is a breaker's resolved configuration, validated when the breaker is built and
-// when Reconfigure replaces it. Its zero value is not valid (its thresholds are 0): start
-// from DefaultConfig. Every setting but SlidingWindowType can change on a running breaker
-// (see Reconfigure).
+// Config is a breaker's configuration in force, as Breaker.Config returns it: read-only,
+// set with the options (or the configuration keys circuitBreaker.*). Every setting but
+// SlidingWindowType can change on a running breaker, when a registry's Reload changes its
+// configuration keys (see the package documentation, Live reconfiguration).
 type Config struct {
 	// FailureRateThreshold is the failure rate, in percent, at or above which the breaker
 	// opens. In (0, 100]. Default 50. It stands for the decimal written, and the rate is
 	// compared with it exactly (failed × 100 ≥ threshold × calls, in whole numbers), so no
 	// float64 rounding of failed × 100 / calls decides; the same for SlowCallRateThreshold.
 	FailureRateThreshold float64
-	// SlidingWindowType says whether SlidingWindowSize counts calls or seconds. Default
-	// CountBased. The configuration key takes COUNT_BASED or TIME_BASED. It cannot change
-	// on a running breaker: Reconfigure refuses a change with R4C-REG-012.
-	SlidingWindowType WindowType
+	// SlidingWindowType says whether SlidingWindowSize counts calls (CountBased,
+	// "COUNT_BASED") or seconds (TimeBased, "TIME_BASED"), spelt in upper case. Default
+	// CountBased. It cannot change on a running breaker: a reload that changes it is
+	// refused with R4C-REG-012.
+	SlidingWindowType string
 	// SlidingWindowSize is the closed-state window: the last n calls (CountBased) or the
-	// calls of the last n seconds (TimeBased). In [1, MaxWindowSize]. Default 100.
+	// calls of the last n seconds (TimeBased). In [1, 1,000,000]. Default 100.
 	SlidingWindowSize int
 	// MinimumCalls is how many outcomes the window must hold before its rates count. At
 	// least 1. With a count-based window it is capped at SlidingWindowSize. Default 100.
@@ -94,17 +84,17 @@ type Config struct {
 	// is a failure.
 	RecordOn []error
 	// Disabled true makes the breaker start in the disabled state: every call passes and
-	// nothing is recorded; Reset returns to it. Default false: the zero value is enabled.
-	// The configuration key is circuitBreaker.enabled. Changed by Reconfigure, it moves
-	// the breaker to its new initial state at once, as Reset does.
+	// nothing is recorded; Reset returns to it. Default false. The configuration key is
+	// circuitBreaker.enabled (its negation). Changed on a running breaker, it moves the
+	// breaker to its new initial state at once, as Reset does.
 	Disabled bool
 }
 
-// DefaultConfig returns the built-in defaults: failure rate 50%, a count-based window of
+// defaultConfig returns the built-in defaults: failure rate 50%, a count-based window of
 // 100 calls, 100 minimum calls, 60s open, 10 half-open trials given at most 60s, no
 // slow-call detection (SlowCallThreshold 0; Resilience4j's default is 60s), slow rate
 // 100%, no error lists, enabled.
-func DefaultConfig() Config {
+func defaultConfig() Config {
 	return Config{
 		FailureRateThreshold:  50,
 		SlidingWindowType:     CountBased,
@@ -127,24 +117,24 @@ func (c Config) minimumCalls() int {
 	return c.MinimumCalls
 }
 
-// Validate checks the configuration and returns a *policy.ConfigError:
+// validate checks the configuration and returns a *policy.ConfigError:
 //   - R4C-ATR-007: a percentage outside (0, 100] (failureRateThreshold,
 //     slowCallRateThreshold), a count below 1 (slidingWindowSize, minimumCalls,
-//     permittedInHalfOpen), slidingWindowSize above MaxWindowSize, an unknown
+//     permittedInHalfOpen), slidingWindowSize above maxWindowSize, an unknown
 //     slidingWindowType, or maxWaitInHalfOpen = 0;
 //   - R4C-ATR-004: a negative duration (waitInOpen, maxWaitInHalfOpen,
 //     slowCallThreshold).
-func (c Config) Validate() error {
+func (c Config) validate() error {
 	switch {
 	case !inPercentRange(c.FailureRateThreshold):
 		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.failureRateThreshold", formatFloat(c.FailureRateThreshold),
 			"failureRateThreshold must be a percentage above 0 and at most 100")
 	case c.SlidingWindowType != CountBased && c.SlidingWindowType != TimeBased:
-		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slidingWindowType", c.SlidingWindowType.String(),
+		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slidingWindowType", c.SlidingWindowType,
 			"slidingWindowType must be COUNT_BASED or TIME_BASED")
-	case c.SlidingWindowSize < 1 || c.SlidingWindowSize > MaxWindowSize:
+	case c.SlidingWindowSize < 1 || c.SlidingWindowSize > maxWindowSize:
 		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slidingWindowSize", strconv.Itoa(c.SlidingWindowSize),
-			"slidingWindowSize must be at least 1 and at most %d", MaxWindowSize)
+			"slidingWindowSize must be at least 1 and at most %d", maxWindowSize)
 	case c.MinimumCalls < 1:
 		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.minimumCalls", strconv.Itoa(c.MinimumCalls),
 			"minimumCalls must be at least 1")
@@ -180,10 +170,10 @@ type settings struct {
 	Config
 	kind.Common
 	recordIf *kind.Predicate // RecordIf's predicate; nil: none. Not in Config, so that
-	// WithConfig keeps it.
+	// a reload keeps it.
 }
 
-func defaults() settings { return settings{Config: DefaultConfig()} }
+func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees circuit breakers.
 var descriptor = &kind.Descriptor[settings]{
@@ -205,7 +195,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return kind.Shared[Config]{Config: s.Config, If: s.recordIf} },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	Validate: func(s *settings) error { return s.Config.Validate() },
+	Validate: func(s *settings) error { return s.Config.validate() },
 	Of: func(p kind.Instance) any {
 		b := p.(*Breaker)
 		return kind.Shared[Config]{Config: b.Config(), If: b.recordIf}
@@ -214,7 +204,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Result:  func(s *settings) reflect.Type { return s.recordIf.ResultType() },
 	Metrics: metrics,
 
-	Compose: kind.Composition{Rank: 40, Live: kind.LiveAs[Config]},
+	Compose: kind.Composition{Rank: 40, Live: live},
 	CodeAttrs: []kind.Param{
 		{Name: "recordOn", Option: "RecordOn", Value: kind.ErrorsValue},
 		{Name: "ignoreOn", Option: "IgnoreOn", Value: kind.ErrorsValue},
@@ -224,11 +214,9 @@ var descriptor = &kind.Descriptor[settings]{
 func init() { kind.Register(descriptor) }
 
 func setWindowType(c *Config, v string) error {
-	switch strings.ToUpper(strings.TrimSpace(v)) {
-	case "COUNT_BASED":
-		c.SlidingWindowType = CountBased
-	case "TIME_BASED":
-		c.SlidingWindowType = TimeBased
+	switch t := strings.ToUpper(strings.TrimSpace(v)); t {
+	case CountBased, TimeBased:
+		c.SlidingWindowType = t
 	default:
 		return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v,
 			Reason: `not a sliding window type: use "COUNT_BASED" or "TIME_BASED"`}
@@ -238,12 +226,6 @@ func setWindowType(c *Config, v string) error {
 
 // Option configures a breaker.
 type Option func(*settings)
-
-// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. Default
-// DefaultConfig(). The zero Config is enabled but not valid (its thresholds are 0): start
-// from DefaultConfig to keep the defaults. The breaker validates c when it is built.
-func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false makes the breaker start in the disabled state: every call passes and
 // nothing is recorded. Default true.
@@ -257,13 +239,18 @@ func FailureRateThreshold(percent float64) Option {
 
 // SlidingWindowSize sets the closed-state window: the last n calls, or with
 // SlidingWindowType(TimeBased) the calls of the last n seconds. Default 100. Outside
-// [1, MaxWindowSize] fails with R4C-ATR-007.
+// [1, 1,000,000] fails with R4C-ATR-007 (the window's memory is allocated when the
+// breaker is built).
 func SlidingWindowSize(n int) Option { return func(s *settings) { s.SlidingWindowSize = n } }
 
-// SlidingWindowType sets whether the window counts calls (CountBased) or seconds
-// (TimeBased). Default CountBased. The configuration key circuitBreaker.slidingWindowType
-// takes COUNT_BASED or TIME_BASED; another value fails with R4C-ATR-007.
-func SlidingWindowType(t WindowType) Option { return func(s *settings) { s.SlidingWindowType = t } }
+// SlidingWindowType sets whether the window counts calls (CountBased, "COUNT_BASED") or
+// seconds (TimeBased, "TIME_BASED"), in any case, as the configuration key
+// circuitBreaker.slidingWindowType reads it. Default CountBased. Another value fails with
+// R4C-ATR-007.
+func SlidingWindowType(t string) Option {
+	t = strings.ToUpper(strings.TrimSpace(t))
+	return func(s *settings) { s.SlidingWindowType = t }
+}
 
 // MinimumCalls sets how many outcomes the window must hold before its rates can open the
 // breaker; capped at the window size for count-based windows. Default 100. Less than 1
@@ -332,8 +319,9 @@ func RecordIf[T any](pred func(v T, err error) bool) Option {
 }
 
 // Name shares one breaker among every function wrapped with this name; the name is the
-// instance id. Default none: each wrapped function has its own breaker, whose id is the
-// function's id.
+// instance id, also of a breaker built with New. Default none: each wrapped function has
+// its own breaker, whose id is the function's id; a breaker built with New is
+// "circuitbreaker".
 func Name(name string) Option { return kind.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.circuitBreaker.*, which take
@@ -344,26 +332,17 @@ func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 // WithClock sets the time source. Default clock.System(). A registry sets its own.
 func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// WithInstanceID sets the instance id of a breaker built with New. Default the Name,
-// else "circuitbreaker".
-func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
-
 // OnEvent sets the listener of the breaker's events: EventTransition (its attributes
-// AttrFrom and AttrTo are the states' String forms, e.g. "closed" and "open"; At is the
-// clock time of the transition: for half-open→open after MaxWaitInHalfOpen, the instant
-// the breaker gave up on its trials, which may be before the call that found it out),
-// EventRejected (Err is the rejection; RetryAfter is, in the open state, the
-// time left before a call may go half-open, and 0 when forced open or half-open with
-// every trial taken) and ConfigChanged (Reconfigure changed the configuration; Changed
-// names the attributes). Admitted calls, and calls refused because their context was nil
-// or done, publish nothing. Default none: nothing is published. A registry adds its own
-// listeners. Transition and ConfigChanged events reach the listener in the order of the
-// changes: while one runs, the next change waits. A listener may read State, Snapshot and
-// Config, but must not make the breaker change state or configuration (ForceOpen,
-// Disable, Reset, Reconfigure, or calls through it), which would wait for itself.
+// "from" and "to" name the states, e.g. Closed and Open; At is the clock time of the
+// transition: for half-open→open after MaxWaitInHalfOpen, the instant the breaker gave up
+// on its trials, which may be before the call that found it out), EventRejected (Err is
+// the rejection, matching ErrOpen; RetryAfter is, in the open state, the time left before
+// a call may go half-open, and 0 when forced open or half-open with every trial taken)
+// and ConfigChanged (a reload changed the configuration; Changed names the attributes).
+// Admitted calls, and calls refused because their context was nil or done, publish
+// nothing. Default none: nothing is published. A registry adds its own listeners.
+// Transition and ConfigChanged events reach the listener in the order of the changes:
+// while one runs, the next change waits. A listener may read Snapshot and Config, but
+// must not make the breaker change state or configuration (TransitionTo, Reset, a reload,
+// or calls through it), which would wait for itself.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
-
-// Observe sets the observer asked for the instance's policy.Recorder, which is told each
-// call's outcome (see policy.Outcome) and each event with the call's context. A
-// registry's observer replaces it. Default none.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }

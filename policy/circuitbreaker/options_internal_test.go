@@ -33,8 +33,7 @@ func TestOptionsSetConfig(t *testing.T) {
 	s := applied(FailureRateThreshold(25), SlidingWindowSize(20), SlidingWindowType(TimeBased),
 		MinimumCalls(5), WaitInOpen(time.Second), PermittedInHalfOpen(3), MaxWaitInHalfOpen(time.Minute),
 		SlowCallThreshold(2*time.Second), SlowCallRateThreshold(80), IgnoreOn(errOptIgnored),
-		RecordOn(errOptBoom), Enabled(false), Name("n"), UseConfig("shared"), WithClock(clk),
-		WithInstanceID("id"), nil)
+		RecordOn(errOptBoom), Enabled(false), Name("n"), UseConfig("shared"), WithClock(clk), nil)
 	assert.Equal(t, Config{
 		FailureRateThreshold: 25, SlidingWindowSize: 20, SlidingWindowType: TimeBased, MinimumCalls: 5,
 		WaitInOpen: time.Second, PermittedInHalfOpen: 3, MaxWaitInHalfOpen: time.Minute, SlowCallThreshold: 2 * time.Second,
@@ -43,7 +42,7 @@ func TestOptionsSetConfig(t *testing.T) {
 	}, s.Config)
 	assert.Equal(t, "n", s.Name)
 	assert.Equal(t, "shared", s.ConfigName)
-	assert.Equal(t, "id", s.InstanceID)
+	assert.Equal(t, "n", s.ID("circuitbreaker"), "the Name is the id of a breaker built with New")
 	assert.Same(t, clk, s.Clock)
 
 	assert.False(t, applied(Enabled(false), Enabled(true)).Disabled, "Enabled(true) enables again")
@@ -59,14 +58,14 @@ func TestErrorListsAccumulateWithoutAliasing(t *testing.T) {
 	assert.Equal(t, []error{errOptIgnored, errOptOther}, b.IgnoreOn)
 
 	empty := applied(IgnoreOn(), RecordOn(nil))
-	assert.True(t, reflect.DeepEqual(DefaultConfig(), empty.Config), "no errors leave the lists nil")
+	assert.True(t, reflect.DeepEqual(defaultConfig(), empty.Config), "no errors leave the lists nil")
 }
 
 func TestAttributes(t *testing.T) {
 	kindtest.RequireDescriptor(t, descriptor, Layer, "circuitBreaker", []string{"failureRateThreshold",
 		"slidingWindowSize", "slidingWindowType", "minimumCalls", "waitInOpen", "permittedInHalfOpen",
 		"maxWaitInHalfOpen", "slowCallThreshold", "slowCallRateThreshold", "enabled"},
-		settings{Config: DefaultConfig()})
+		settings{Config: defaultConfig()})
 	assert.Equal(t, "circuitBreaker", Layer.String())
 }
 
@@ -122,7 +121,7 @@ func TestValidationCodes(t *testing.T) {
 		{"failureRateThreshold", "100.1", policy.CodeOutOfRange, FailureRateThreshold(100.1)},
 		{"slidingWindowSize", "0", policy.CodeOutOfRange, SlidingWindowSize(0)},
 		{"slidingWindowSize", "1000001", policy.CodeOutOfRange, SlidingWindowSize(MaxWindowSize + 1)},
-		{"slidingWindowType", "", policy.CodeOutOfRange, SlidingWindowType(WindowType(7))},
+		{"slidingWindowType", "", policy.CodeOutOfRange, SlidingWindowType("SESSION_BASED")},
 		{"minimumCalls", "0", policy.CodeOutOfRange, MinimumCalls(0)},
 		{"waitInOpen", "-1s", policy.CodeNegativeDuration, WaitInOpen(-time.Second)},
 		{"permittedInHalfOpen", "0", policy.CodeOutOfRange, PermittedInHalfOpen(0)},
@@ -146,7 +145,7 @@ func TestValidationCodes(t *testing.T) {
 			if tc.value != "" {
 				s := defaults()
 				require.NoError(t, descriptor.Table().Set(&s, tc.attr, tc.value))
-				check(s.Config.Validate())
+				check(s.Config.validate())
 				_, err := build(s)
 				check(err)
 			}
@@ -160,13 +159,13 @@ func TestValidationCodes(t *testing.T) {
 // CB-SLOW-OFF: slowCallThreshold 0 ("0" or "0s" in configuration, SlowCallThreshold(0) in
 // code) is valid and turns slow-call detection off; it is the default.
 func TestCB1_ZeroSlowCallThresholdIsValidAndOff(t *testing.T) {
-	assert.Zero(t, DefaultConfig().SlowCallThreshold)
+	assert.Zero(t, defaultConfig().SlowCallThreshold)
 	for _, v := range []string{"0", "0s", " 0ms "} {
 		s := defaults()
 		s.SlowCallThreshold = time.Second
 		require.NoError(t, descriptor.Table().Set(&s, "slowCallThreshold", v), v)
 		assert.Zero(t, s.SlowCallThreshold, v)
-		require.NoError(t, s.Config.Validate(), v)
+		require.NoError(t, s.Config.validate(), v)
 		b, err := build(s)
 		require.NoError(t, err, v)
 		assert.False(t, b.cur.Load().timed, "no threshold, no recorder: calls are not measured")

@@ -12,6 +12,8 @@ import (
 )
 
 func TestDefaults(t *testing.T) {
+	b, err := cb.New()
+	require.NoError(t, err)
 	assert.Equal(t, cb.Config{
 		FailureRateThreshold:  50,
 		SlidingWindowType:     cb.CountBased,
@@ -22,14 +24,9 @@ func TestDefaults(t *testing.T) {
 		MaxWaitInHalfOpen:     60 * time.Second,
 		SlowCallThreshold:     0, // no slow-call detection (Resilience4j: 60s)
 		SlowCallRateThreshold: 100,
-	}, cb.DefaultConfig())
-	assert.False(t, cb.DefaultConfig().Disabled, "the defaults are enabled")
-	require.NoError(t, cb.DefaultConfig().Validate())
-
-	b, err := cb.New()
-	require.NoError(t, err)
+	}, b.Config())
+	assert.False(t, b.Config().Disabled, "the defaults are enabled")
 	assert.Equal(t, "circuitbreaker", b.InstanceID())
-	assert.Equal(t, cb.DefaultConfig(), b.Config())
 	assert.Equal(t, cb.Closed, b.State())
 }
 
@@ -37,9 +34,9 @@ func TestInstanceID(t *testing.T) {
 	b, err := cb.New(cb.Name("payments"))
 	require.NoError(t, err)
 	assert.Equal(t, "payments", b.InstanceID())
-	b, err = cb.New(cb.Name("payments"), cb.WithInstanceID("id"))
+	b, err = cb.New(cb.Name("payments"), cb.Name("id"))
 	require.NoError(t, err)
-	assert.Equal(t, "id", b.InstanceID())
+	assert.Equal(t, "id", b.InstanceID(), "the last Name")
 }
 
 func TestConfigComparableForIdenticalOptions(t *testing.T) {

@@ -12,17 +12,16 @@ import (
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
 
-// The breaker's error lists are its own: changing the slice given to WithConfig after
-// New, or the one Config returned, changes neither its classification nor its Config
+// The breaker's error lists are its own: changing the slices given to IgnoreOn and
+// RecordOn after New, or the ones Config returned, changes neither its classification nor its Config
 // (fault: both were the breaker's own backing arrays, and an ignored error opened it).
 func TestErrorListsAreTheBreakersOwn(t *testing.T) {
 	errA, errB := errors.New("a"), errors.New("b")
-	base := cb.DefaultConfig()
-	base.SlidingWindowSize, base.MinimumCalls = 1, 1
-	base.IgnoreOn, base.RecordOn = []error{errA}, []error{errB}
-	b, err := cb.New(cb.WithClock(clock.NewManual()), cb.WithConfig(base))
+	ignore, record := []error{errA}, []error{errB}
+	b, err := cb.New(cb.WithClock(clock.NewManual()), cb.SlidingWindowSize(1), cb.MinimumCalls(1),
+		cb.IgnoreOn(ignore...), cb.RecordOn(record...))
 	require.NoError(t, err)
-	base.IgnoreOn[0], base.RecordOn[0] = errB, errA // the caller reuses its config
+	ignore[0], record[0] = errB, errA // the caller reuses its slices
 	c := b.Config()
 	c.IgnoreOn[0], c.RecordOn[0] = errB, errA
 	assert.Equal(t, []error{errA}, b.Config().IgnoreOn)

@@ -9,36 +9,66 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns b as a policy of layer Layer, for calls returning T.
-// Decorating costs nothing per call beyond the breaker's own.
+// NewPolicy returns b as a policy of layer Layer, for calls returning T: its Decorate and
+// DecorateAsync guard a function with b. Decorating costs nothing per call beyond the
+// breaker's own.
+//
+// Each call asks b for permission: refused, it returns the zero T and b's rejection
+// (matching ErrOpen, never retried), and the function is not called, so the layers inside
+// the breaker spend nothing. Admitted, the function runs and its outcome is recorded in
+// the state that admitted it, with its duration (on b's clock, from before the call to
+// after it) when it is measured: with a SlowCallThreshold, or for a recorder that wants
+// latencies. A panic in the function is recorded as a failure and propagates. Admitted
+// and rejected calls allocate nothing, with or without a recorder.
+//
+// With a recorder (a registry's observer), each call asked of b is recorded once, with
+// its context: a refused call as policy.ResultRejected (Err the rejection) when it is
+// refused; an admitted one when the function returns, as policy.ResultSucceeded,
+// ResultFailed or ResultIgnored, as b counts it (a panic: ResultFailed with a nil Err),
+// with Latency, the call's duration on b's clock (0 for a recorder that wants no
+// latencies, policy.Untimed), and Slow, whether it was above the SlowCallThreshold in
+// force when it was admitted (false without one). It is recorded whatever state the
+// breaker is in when the call ends, even when the breaker no longer counts it. The
+// transitions a call makes and its rejection event are published with its context.
+//
+// A context that is nil or already done when the call arrives, whatever the state, does
+// not ask b: the function is not called, no half-open trial is taken, nothing is recorded
+// (by b nor by its recorder) and no event is published; the call returns the context's
+// error (policy.ErrNilContext for a nil context) as is. A call admitted while b is
+// disabled is neither counted nor recorded.
+//
+// A function that returns a future (DecorateAsync) asks permission when it is called:
+// refused, the call returns a failed future with b's rejection and the function is not
+// called. Admitted, the function's future is returned as is and its outcome is recorded
+// when it completes (Future.OnComplete), its duration, when it is measured, running from
+// the call to the completion. A future that ends with async.ErrCanceled (e.g. canceled by
+// the caller) gives its permission back without recording anything, like an ignored
+// error. A half-open trial whose future has not completed MaxWaitInHalfOpen after the
+// breaker went half-open is given up: the breaker opens again and the future's outcome,
+// when it comes, is not recorded. No goroutine is started. A function that returns a nil
+// future is a failed call: its outcome is async.ErrNilFuture (a failure unless IgnoreOn
+// lists it), and the call returns a future failed with it. With a recorder, a future that
+// ends with async.ErrCanceled is recorded as policy.ResultIgnored. The failed futures of
+// rejections are created once, when the function is decorated, and shared by the calls
+// they reject (a completed future never changes): rejecting allocates nothing, with or
+// without a recorder. Admitted calls allocate their completion callback.
 func NewPolicy[T any](b *Breaker) policy.Policy[T] {
-	return policy.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return policy.Of(Layer, b, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
 }
 
-// DecorateFunc returns next guarded by b. Each call asks b for permission: refused, it
-// returns the zero T and b's *OpenError (matching ErrOpen, never retried), and next is
-// not called, so the layers inside the breaker spend nothing. Admitted, next runs and its
-// outcome is recorded in the state that admitted it, with its duration (on b's clock,
-// from before the call to after it) when it is measured: with a SlowCallThreshold, or
-// for a recorder that wants latencies. A panic in next is recorded as a failure and propagates.
-// Admitted and rejected calls allocate nothing, with or without a recorder (Observe).
-//
-// With a recorder, each call asked of b is recorded once, with ctx: a refused call as
-// policy.ResultRejected (Err the *OpenError) when it is refused; an admitted one when
-// next returns, as policy.ResultSucceeded, ResultFailed or ResultIgnored, as b counts it
-// (a panic: ResultFailed with a nil Err), with Latency, the call's duration on b's clock
-// (0 for a recorder that wants no latencies, policy.Untimed), and Slow, whether it was
-// above the SlowCallThreshold in force when it was admitted (false without one). It
-// is recorded whatever state the breaker is in when the call ends, even when the breaker
-// no longer counts it. The transitions a call makes and its rejection event are published
-// with ctx.
-//
-// A ctx that is nil or already done when the call arrives, whatever the state, does not
-// ask b: next is not called, no half-open trial is taken, nothing is recorded (by b nor
-// by its recorder) and no event is published; the call returns ctx's error
-// (policy.ErrNilContext for a nil ctx) as is. A call admitted while b is disabled is
-// neither counted nor recorded.
-func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
+// Decorate returns next, a policy.Func or a policy.AsyncFunc of argument A and result T,
+// guarded by b, as NewPolicy's Decorate and DecorateAsync guard functions without
+// argument: it is the breaker's layer as package resilience composes it, for functions
+// of any arity, e.g. Decorate[policy.Func[A, T], A, T](b, next). Use NewPolicy, or wrap
+// the function with package resilience.
+func Decorate[F policy.Func[A, T] | policy.AsyncFunc[A, T], A, T any](b *Breaker, next F) F {
+	if f, ok := any(next).(policy.Func[A, T]); ok {
+		return any(decorateFunc(b, f)).(F)
+	}
+	return any(decorateAsyncFunc(b, any(next).(policy.AsyncFunc[A, T]))).(F)
+}
+
+func decorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
 	pred := kind.For[T](b.recordIf)
 	return func(ctx context.Context, a A) (T, error) {
 		if err := policy.ContextErr(ctx); err != nil {
@@ -47,7 +77,7 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 		}
 		first, ok := b.closedPermit()
 		if !ok {
-			var rej *OpenError
+			var rej *openError
 			if first, rej = b.acquire(ctx); rej != nil {
 				var zero T
 				return zero, rej
@@ -76,32 +106,7 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 	}
 }
 
-// DecorateAsyncFunc returns next guarded by b, for calls that return a future.
-// Permission is asked when the call is made: refused, the call returns a failed future
-// with b's *OpenError and next is not called. Admitted, next's future is
-// returned as is and its outcome is recorded when it completes (Future.OnComplete), its
-// duration, when it is measured (as for DecorateFunc), running from the call to the
-// completion. A future that ends with
-// async.ErrCanceled (e.g. canceled by the caller) gives its permission back without
-// recording anything, like an ignored error. A half-open trial whose future has not
-// completed MaxWaitInHalfOpen after the breaker went half-open is given up: the breaker
-// opens again and the future's outcome, when it comes, is not recorded. No goroutine is
-// started.
-//
-// A next that returns a nil future is a failed call: its outcome is async.ErrNilFuture
-// (a failure unless IgnoreOn lists it), and the call returns a future failed with it.
-// A ctx that is nil or already done when the call arrives does not ask b, as for
-// DecorateFunc: the call returns a future failed with ctx's error (policy.ErrNilContext
-// for a nil ctx).
-//
-// With a recorder, calls are recorded as DecorateFunc's, with ctx; an admitted call's
-// outcome when its future completes, its Latency running from the call to the completion.
-// A future that ends with async.ErrCanceled is recorded as policy.ResultIgnored.
-//
-// The failed futures of rejections are created once, when next is decorated, and shared
-// by the calls they reject (a completed future never changes): rejecting allocates
-// nothing, with or without a recorder. Admitted calls allocate their completion callback.
-func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func decorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	open, forcedOpen, halfOpen :=
 		async.Failed[T](b.rej.open), async.Failed[T](b.rej.forcedOpen), async.Failed[T](b.rej.halfOpen)
 	pred := kind.For[T](b.recordIf)

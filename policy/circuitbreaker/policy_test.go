@@ -117,7 +117,7 @@ func TestAsyncCancelReleasesWithoutRecording(t *testing.T) {
 func TestAsyncStaleOutcomeNotRecorded(t *testing.T) {
 	a := newAsyncFixture(t, cb.SlidingWindowSize(1), cb.WaitInOpen(time.Second), cb.PermittedInHalfOpen(1))
 	_, closedCall := a.start()
-	a.b.ForceOpen()
+	_ = a.b.TransitionTo(cb.ForcedOpen)
 	a.b.Reset()
 	closedCall("", errBoom) // admitted before the reset
 	require.Equal(t, cb.Closed, a.state())
@@ -243,10 +243,10 @@ func concurrentCalls(t *testing.T, opts ...cb.Option) {
 		if tr.Kind != cb.EventTransition {
 			continue
 		}
-		require.Equal(t, prev, tr.Attr(cb.AttrFrom).String(), "transitions chain in order: %v", trs)
-		prev = tr.Attr(cb.AttrTo).String()
+		require.Equal(t, prev, tr.Attr("from").String(), "transitions chain in order: %v", trs)
+		prev = tr.Attr("to").String()
 	}
-	require.Equal(t, prev, b.State().String())
+	require.Equal(t, prev, b.State())
 	s := b.Snapshot()
 	assert.LessOrEqual(t, s.BufferedCalls, 20)
 }
@@ -334,7 +334,7 @@ func TestTransitionEventsOrderedUnderContention(t *testing.T) {
 			<-release
 		}
 		mu.Lock()
-		got = append(got, e.Attr(cb.AttrFrom).String()+"→"+e.Attr(cb.AttrTo).String())
+		got = append(got, e.Attr("from").String()+"→"+e.Attr("to").String())
 		mu.Unlock()
 	}))
 	require.NoError(t, err)
@@ -343,7 +343,7 @@ func TestTransitionEventsOrderedUnderContention(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { _, _ = call(context.Background(), 0) }) // closed→open; its listener blocks
 	<-entered
-	wg.Go(b.ForceOpen) // open→forced-open must wait for the first event
+	wg.Go(func() { _ = b.TransitionTo(cb.ForcedOpen) }) // open→forced-open must wait for the first event
 	assert.Never(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -352,4 +352,27 @@ func TestTransitionEventsOrderedUnderContention(t *testing.T) {
 	close(release)
 	wg.Wait()
 	assert.Equal(t, []string{"closed→open", "open→forced-open"}, got)
+}
+
+// Decorate guards functions of an argument, sync and async, as package resilience
+// composes the breaker: one breaker counts the outcomes of both.
+func TestDecorateGuardsBothShapes(t *testing.T) {
+	b, err := cb.New(cb.WithClock(clock.NewManual()), cb.SlidingWindowSize(2), cb.MinimumCalls(2))
+	require.NoError(t, err)
+	call := cb.Decorate[policy.Func[string, int], string, int](b, func(_ context.Context, s string) (int, error) {
+		return len(s), errBoom
+	})
+	acall := cb.Decorate[policy.AsyncFunc[string, int], string, int](b, func(_ context.Context, s string) *async.Future[int] {
+		return async.Failed[int](errBoom)
+	})
+	n, err := call(context.Background(), "abc")
+	assert.Equal(t, 3, n)
+	assert.ErrorIs(t, err, errBoom)
+	_, err = acall(context.Background(), "abc").Await(context.Background())
+	assert.ErrorIs(t, err, errBoom)
+	assert.Equal(t, cb.Open, b.Snapshot().State, "2 failures of 2")
+	_, err = call(context.Background(), "abc")
+	assert.ErrorIs(t, err, cb.ErrOpen)
+	_, err = acall(context.Background(), "abc").Await(context.Background())
+	assert.ErrorIs(t, err, cb.ErrOpen)
 }

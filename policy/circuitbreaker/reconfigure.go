@@ -7,19 +7,20 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Reconfigure applies c to the running breaker. c is validated as New validates it: an
-// invalid c returns the same *policy.ConfigError (see Config.Validate) and changes
+// reconfigure applies c to the running breaker: a registry's Reload calls it (through
+// live) when the breaker's configuration keys change. c is validated as New validates it:
+// an invalid c returns the same *policy.ConfigError (see Config.validate) and changes
 // nothing. What changes, and from when:
 //   - FailureRateThreshold, SlowCallRateThreshold and MinimumCalls: from the next outcome
 //     recorded, which compares the rates with them (the window keeps its outcomes;
-//     Reconfigure itself does not open the breaker).
+//     reconfigure itself does not open the breaker).
 //   - SlowCallThreshold, IgnoreOn and RecordOn: for the calls admitted after the change;
 //     a call in flight is classified by the configuration that admitted it.
 //   - WaitInOpen and MaxWaitInHalfOpen: from the next transition to open or half-open;
 //     a breaker already open or half-open keeps the deadline it was given.
 //   - PermittedInHalfOpen: from the next call. Raised while half-open, more trials are let
 //     through; lowered, no more are, and once the trials in flight are over the trials
-//     recorded decide (at once, within Reconfigure, when none is in flight and they
+//     recorded decide (at once, within reconfigure, when none is in flight and they
 //     already reach the new number).
 //   - SlidingWindowSize: the window is resized at once, keeping its most recent outcomes
 //     that fit: the last min(held, size) calls of a count-based window, the last
@@ -33,7 +34,7 @@ import (
 // could only start again empty. A c whose SlidingWindowType differs from the configuration
 // in force returns a *policy.ConfigError with code R4C-REG-012 (policy.CodeNotLive) and
 // key circuitBreaker.slidingWindowType, and changes nothing; build a new breaker instead.
-// RecordIf's predicate is not part of Config: Reconfigure keeps it.
+// RecordIf's predicate is not part of Config: reconfigure keeps it.
 //
 // The state, the transitions already scheduled (an open breaker's WaitInOpen, a half-open
 // breaker's MaxWaitInHalfOpen) and the window's outcomes are kept, but for the changes
@@ -43,10 +44,10 @@ import (
 // and "recordOn" for the error lists, which are set in code only), before the transition
 // event the change makes, if any; when it is equal (error lists compared by identity, as
 // errors.Is compares them), nothing is published. The breaker keeps its own copy of c's
-// error lists. It is safe for concurrent use, with calls and with other Reconfigures,
-// which apply one after the other. The event listener must not call Reconfigure (nor
-// change the breaker's state, see OnEvent).
-func (b *Breaker) Reconfigure(c Config) error {
+// error lists. It is safe for concurrent use, with calls and with other reconfigures,
+// which apply one after the other. The event listener must not make a reload (nor change
+// the breaker's state, see OnEvent).
+func (b *Breaker) reconfigure(c Config) error {
 	now := b.now()
 	b.mu.Lock()
 	old := b.cur.Load()
@@ -64,12 +65,12 @@ func (b *Breaker) Reconfigure(c Config) error {
 	}
 	b.cur.Store(r)
 	var tr transition
-	switch state := b.State(); {
+	switch st := b.state(); {
 	case c.Disabled != old.cfg.Disabled:
 		tr = b.transitionLocked(r.initial, now)
-	case state == Closed && resized:
+	case st == stClosed && resized:
 		b.setCleanLocked(b.win.clean())
-	case state == HalfOpen && now < b.halfOpenUntil:
+	case st == stHalfOpen && now < b.halfOpenUntil:
 		// Past halfOpenUntil the breaker has given up on its trials already: the next call
 		// finds that out, as it would have without the change.
 		tr = b.decideLocked(r, now)
@@ -78,36 +79,54 @@ func (b *Breaker) Reconfigure(c Config) error {
 	return nil
 }
 
-// CheckReconfigure reports the error Reconfigure would return for c, without applying
+// checkReconfigure reports the error reconfigure would return for c, without applying
 // it: nil, the *policy.ConfigError of an invalid c, or one with code R4C-REG-012 when c
 // changes the sliding window's type. Safe for concurrent use.
-func (b *Breaker) CheckReconfigure(c Config) error {
+func (b *Breaker) checkReconfigure(c Config) error {
 	return kind.ErrOf(changes(b.cur.Load().cfg, c))
 }
+
+// live is the descriptor's Composition.Live: the change of a running breaker to a
+// configuration cfg (a Config, or the Config of a kind.Shared[Config]).
+func live(inst kind.Instance, cfg any) (kind.LiveChange, bool) {
+	b, ok := inst.(*Breaker)
+	if !ok {
+		return kind.LiveChange{}, false
+	}
+	return kind.LiveAs[Config](reconfigurer{b}, cfg)
+}
+
+// reconfigurer is a breaker as kind.LiveAs takes it.
+type reconfigurer struct{ *Breaker }
+
+func (r reconfigurer) CheckReconfigure(c Config) error { return r.checkReconfigure(c) }
+func (r reconfigurer) Reconfigure(c Config) error      { return r.reconfigure(c) }
 
 // changes validates c as a new configuration for a breaker running with old, and returns
 // the attribute names of the settings that change, sorted.
 func changes(old, c Config) ([]string, error) {
-	return kind.Changed(c, func(changed *kind.Changes) error {
-		if c.SlidingWindowType != old.SlidingWindowType {
-			return policy.Errorf(policy.CodeNotLive, "circuitBreaker.slidingWindowType", c.SlidingWindowType.String(),
-				"slidingWindowType cannot change on a running circuit breaker (it is %v): its window's outcomes "+
-					"cannot be carried over; build a new breaker", old.SlidingWindowType)
-		}
-		add := changed.Add
-		add(c.FailureRateThreshold != old.FailureRateThreshold, "failureRateThreshold")
-		add(c.SlidingWindowSize != old.SlidingWindowSize, "slidingWindowSize")
-		add(c.MinimumCalls != old.MinimumCalls, "minimumCalls")
-		add(c.WaitInOpen != old.WaitInOpen, "waitInOpen")
-		add(c.PermittedInHalfOpen != old.PermittedInHalfOpen, "permittedInHalfOpen")
-		add(c.MaxWaitInHalfOpen != old.MaxWaitInHalfOpen, "maxWaitInHalfOpen")
-		add(c.SlowCallThreshold != old.SlowCallThreshold, "slowCallThreshold")
-		add(c.SlowCallRateThreshold != old.SlowCallRateThreshold, "slowCallRateThreshold")
-		add(!kind.Same(c.IgnoreOn, old.IgnoreOn), "ignoreOn")
-		add(!kind.Same(c.RecordOn, old.RecordOn), "recordOn")
-		add(c.Disabled != old.Disabled, "enabled")
-		return nil
-	})
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if c.SlidingWindowType != old.SlidingWindowType {
+		return nil, policy.Errorf(policy.CodeNotLive, "circuitBreaker.slidingWindowType", c.SlidingWindowType,
+			"slidingWindowType cannot change on a running circuit breaker (it is %v): its window's outcomes "+
+				"cannot be carried over; build a new breaker", old.SlidingWindowType)
+	}
+	var changed kind.Changes
+	add := changed.Add
+	add(c.FailureRateThreshold != old.FailureRateThreshold, "failureRateThreshold")
+	add(c.SlidingWindowSize != old.SlidingWindowSize, "slidingWindowSize")
+	add(c.MinimumCalls != old.MinimumCalls, "minimumCalls")
+	add(c.WaitInOpen != old.WaitInOpen, "waitInOpen")
+	add(c.PermittedInHalfOpen != old.PermittedInHalfOpen, "permittedInHalfOpen")
+	add(c.MaxWaitInHalfOpen != old.MaxWaitInHalfOpen, "maxWaitInHalfOpen")
+	add(c.SlowCallThreshold != old.SlowCallThreshold, "slowCallThreshold")
+	add(c.SlowCallRateThreshold != old.SlowCallRateThreshold, "slowCallRateThreshold")
+	add(!kind.Same(c.IgnoreOn, old.IgnoreOn), "ignoreOn")
+	add(!kind.Same(c.RecordOn, old.RecordOn), "recordOn")
+	add(c.Disabled != old.Disabled, "enabled")
+	return changed.Sorted(), nil
 }
 
 // unlockAndPublishChange releases mu and publishes the ConfigChanged event of a change

@@ -30,6 +30,23 @@ func reconfigure(t *testing.T, b *cb.Breaker, edit func(c *cb.Config)) cb.Config
 	return c
 }
 
+// optionsOf returns the options that set every setting of c.
+func optionsOf(c cb.Config) []cb.Option {
+	return []cb.Option{cb.FailureRateThreshold(c.FailureRateThreshold), cb.SlidingWindowType(c.SlidingWindowType),
+		cb.SlidingWindowSize(c.SlidingWindowSize), cb.MinimumCalls(c.MinimumCalls), cb.WaitInOpen(c.WaitInOpen),
+		cb.PermittedInHalfOpen(c.PermittedInHalfOpen), cb.MaxWaitInHalfOpen(c.MaxWaitInHalfOpen),
+		cb.SlowCallThreshold(c.SlowCallThreshold), cb.SlowCallRateThreshold(c.SlowCallRateThreshold),
+		cb.IgnoreOn(c.IgnoreOn...), cb.RecordOn(c.RecordOn...), cb.Enabled(!c.Disabled)}
+}
+
+// defaultConfig returns the configuration of a breaker built with no option.
+func defaultConfig(t *testing.T) cb.Config {
+	t.Helper()
+	b, err := cb.New()
+	require.NoError(t, err)
+	return b.Config()
+}
+
 // changed returns the Changed lists of the ConfigChanged events.
 func (r *recorder) changed() [][]string {
 	var out [][]string
@@ -299,7 +316,7 @@ func TestReconfigure_RC1_EnabledMovesToInitialState(t *testing.T) {
 	f.b.Reset()
 	require.Equal(t, cb.Disabled, f.state(), "Reset returns to the state the configuration says")
 
-	f.b.ForceOpen()
+	_ = f.b.TransitionTo(cb.ForcedOpen)
 	reconfigure(t, f.b, func(c *cb.Config) { c.Disabled = false })
 	require.Equal(t, cb.Closed, f.state())
 	assert.Zero(t, f.b.Snapshot().BufferedCalls, "an empty window")
@@ -330,7 +347,7 @@ func TestReconfigure_RC2_InvalidChangesNothing(t *testing.T) {
 		{func(c *cb.Config) { c.FailureRateThreshold = 0 }, policy.CodeOutOfRange, "circuitBreaker.failureRateThreshold"},
 		{func(c *cb.Config) { c.SlowCallRateThreshold = 101 }, policy.CodeOutOfRange, "circuitBreaker.slowCallRateThreshold"},
 		{func(c *cb.Config) { c.SlidingWindowSize = cb.MaxWindowSize + 1 }, policy.CodeOutOfRange, "circuitBreaker.slidingWindowSize"},
-		{func(c *cb.Config) { c.SlidingWindowType = 7 }, policy.CodeOutOfRange, "circuitBreaker.slidingWindowType"},
+		{func(c *cb.Config) { c.SlidingWindowType = "SESSION_BASED" }, policy.CodeOutOfRange, "circuitBreaker.slidingWindowType"},
 		{func(c *cb.Config) { c.MinimumCalls = 0 }, policy.CodeOutOfRange, "circuitBreaker.minimumCalls"},
 		{func(c *cb.Config) { c.WaitInOpen = -1 }, policy.CodeNegativeDuration, "circuitBreaker.waitInOpen"},
 		{func(c *cb.Config) { c.PermittedInHalfOpen = 0 }, policy.CodeOutOfRange, "circuitBreaker.permittedInHalfOpen"},
@@ -348,7 +365,7 @@ func TestReconfigure_RC2_InvalidChangesNothing(t *testing.T) {
 		require.ErrorAs(t, err, &ce, "%+v", c)
 		assert.Equal(t, tc.code, ce.Code)
 		assert.Equal(t, tc.key, ce.Key)
-		_, newErr := cb.New(cb.WithConfig(c))
+		_, newErr := cb.New(optionsOf(c)...)
 		assert.Equal(t, newErr, err, "the error New returns")
 		assert.Equal(t, err, f.b.CheckReconfigure(c), "CheckReconfigure agrees")
 	}
@@ -401,7 +418,7 @@ func TestReconfigure_RC3_EventListsChanges(t *testing.T) {
 	same.IgnoreOn = []error{errIgnored} // another slice, the same errors
 	require.NoError(t, f.b.Reconfigure(same))
 	require.NoError(t, f.b.Reconfigure(base))
-	require.NoError(t, f.b.CheckReconfigure(cb.DefaultConfig()))
+	require.NoError(t, f.b.CheckReconfigure(defaultConfig(t)))
 	assert.Empty(t, f.rec.all(), "nothing changed, nothing applied")
 
 	for _, tc := range []struct {
@@ -535,7 +552,7 @@ func TestReconfigure_RC1_ConcurrentCalls(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	final := cb.DefaultConfig()
+	final := defaultConfig(t)
 	final.SlidingWindowSize, final.MinimumCalls, final.WaitInOpen = 4, 4, time.Hour
 	require.NoError(t, b.Reconfigure(final))
 	b.Reset()

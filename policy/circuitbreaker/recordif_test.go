@@ -148,7 +148,7 @@ func TestRecordIfPanicOnACompletedFutureIsRecordedOnce(t *testing.T) {
 	panicky := func(int, error) bool { panic("predicate") }
 	for _, async_ := range []bool{false, true} {
 		obs := &kindtest.Observer{}
-		b, err := cb.New(cb.WithClock(clock.NewManual()), cb.WithInstanceID("b"), cb.Observe(obs),
+		b, err := cb.New(cb.WithClock(clock.NewManual()), cb.Name("b"), cb.Observe(obs),
 			cb.SlidingWindowSize(10), cb.MinimumCalls(10), cb.RecordIf(panicky))
 		require.NoError(t, err)
 		assert.Panics(t, func() {

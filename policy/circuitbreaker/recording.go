@@ -136,14 +136,14 @@ func (b *Breaker) recordLocked(ctx context.Context, p permit, now int64, timed b
 			if !timed {
 				now = int64(clock.Mono()) // the system clock, which takes no lock
 			}
-			tr = b.transitionLocked(Open, now)
+			tr = b.transitionLocked(stOpen, now)
 		} else {
 			b.setCleanLocked(b.win.clean())
 		}
 	} else if now >= b.halfOpenUntil { // HalfOpen, for longer than MaxWaitInHalfOpen
 		// The breaker gave up on its trials at halfOpenUntil: it is open from then on, and
 		// this outcome, which came too late, is not recorded.
-		tr = b.transitionLocked(Open, b.halfOpenUntil)
+		tr = b.transitionLocked(stOpen, b.halfOpenUntil)
 	} else { // HalfOpen
 		b.inFlight--
 		if !ignored {

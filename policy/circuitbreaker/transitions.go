@@ -10,7 +10,7 @@ import (
 
 // transition is a state change to publish once mu is released.
 type transition struct {
-	from, to State
+	from, to state
 	at       int64
 	ok       bool
 }
@@ -18,26 +18,26 @@ type transition struct {
 // transitionLocked moves the breaker to state to at clock time now, under mu: it starts a
 // new generation (outcomes of calls admitted before are not recorded) and sets the new
 // state up. It returns the event to publish, ok = false when the state does not change.
-func (b *Breaker) transitionLocked(to State, now int64) transition {
+func (b *Breaker) transitionLocked(to state, now int64) transition {
 	w := b.word.Load()
-	from := State(w & stateMask)
+	from := state(w & stateMask)
 	r := b.cur.Load()
 	// Every transition clears the flag, before word changes: it holds only for the window
 	// of the current Closed state, and records set it again once a new window is full.
 	b.setCleanLocked(false)
 	switch to {
-	case Closed:
+	case stClosed:
 		b.win.reset(now)
 		b.shown = showWindow
-	case Open:
+	case stOpen:
 		// The snapshot keeps showing the counts that opened the breaker.
 		until := sat.Add(time.Duration(now), time.Duration(r.waitInOpen))
 		b.openUntil.Store(int64(until)) // before word: whoever sees Open sees its deadline
-	case HalfOpen:
+	case stHalfOpen:
 		b.trials, b.inFlight = counts{}, 0
 		b.halfOpenUntil = int64(sat.Add(time.Duration(now), time.Duration(r.maxHalfOpen)))
 		b.shown = showTrials
-	case Disabled, ForcedOpen:
+	case stDisabled, stForcedOpen:
 		b.shown = showNone
 	}
 	b.notPermitted.Store(0)
@@ -76,43 +76,52 @@ func (b *Breaker) setCleanLocked(c bool) {
 // decideLocked ends, under mu, a half-open state whose trials are over: once no trial is
 // in flight and at least PermittedInHalfOpen have been recorded, their rates close the
 // breaker or open it again, at clock time now. While PermittedInHalfOpen is unchanged,
-// the trials recorded reach it only when none is in flight; after Reconfigure lowered it,
+// the trials recorded reach it only when none is in flight; after a reload lowered it,
 // the trials still in flight are waited for and counted too.
 func (b *Breaker) decideLocked(r *rules, now int64) transition {
 	if b.inFlight > 0 || b.trials.calls < r.permitted {
 		return transition{}
 	}
-	to := Closed
+	to := stClosed
 	if r.exceeded(b.trials) {
-		to = Open
+		to = stOpen
 	}
 	return b.transitionLocked(to, now)
 }
 
-// ForceOpen moves the breaker to the forced-open state (ForcedOpen): every call is
-// rejected with ErrOpen until Reset (or Disable). Calls in flight are not recorded.
-// Publishes a transition event unless the breaker is already forced open.
-func (b *Breaker) ForceOpen() { b.setState(ForcedOpen) }
-
-// Disable moves the breaker to the disabled state (Disabled): every call passes and
-// nothing is recorded, until Reset (or ForceOpen). Publishes a transition event unless the
-// breaker is already disabled.
-func (b *Breaker) Disable() { b.setState(Disabled) }
+// TransitionTo moves the breaker to the state named to, by hand, as a call or a timer
+// never would: ForcedOpen rejects every call with ErrOpen, and Disabled lets every call
+// pass recording nothing, until the next TransitionTo or Reset; Closed starts an empty
+// window, Open a wait of WaitInOpen and HalfOpen a new set of trial calls, from which the
+// breaker goes on by itself. Calls in flight are not recorded. It publishes a transition
+// event, with context.Background(), unless the breaker is already in that state, in which
+// case it does nothing. Another name returns a *policy.ConfigError with code R4C-ATR-007
+// and changes nothing. Safe for concurrent use.
+func (b *Breaker) TransitionTo(to string) error {
+	st, ok := stateNamed(to)
+	if !ok {
+		return policy.Errorf(policy.CodeOutOfRange, "state", to,
+			"not a circuit breaker state: use Closed, Open, HalfOpen, Disabled or ForcedOpen")
+	}
+	b.setState(st)
+	return nil
+}
 
 // Reset returns the breaker to the closed state with an empty window (to the disabled
-// state if the configuration in force disables it: Enabled(false), or a Reconfigure with
-// Disabled). Calls in flight are not recorded. Publishes a transition event if the state
-// changes.
+// state if the configuration in force disables it: Enabled(false), or a reload that sets
+// circuitBreaker.enabled to false). Calls in flight are not recorded. Publishes a
+// transition event, with context.Background(), if the state changes. Safe for concurrent
+// use.
 func (b *Breaker) Reset() {
 	now := b.now()
 	b.mu.Lock()
 	b.unlockAndPublish(context.Background(), b.transitionLocked(b.cur.Load().initial, now), transition{})
 }
 
-func (b *Breaker) setState(to State) {
+func (b *Breaker) setState(to state) {
 	now := b.now()
 	b.mu.Lock()
-	if b.State() == to {
+	if b.state() == to {
 		b.mu.Unlock()
 		return
 	}

@@ -66,7 +66,7 @@ type window struct {
 	latest  int64    // time-based: the second of the newest bucket
 }
 
-func newWindow(t WindowType, size int) window {
+func newWindow(t string, size int) window {
 	w := window{timeBased: t == TimeBased, size: size}
 	if w.timeBased {
 		w.buckets = make([]counts, size)

@@ -263,7 +263,7 @@ func TestHG7_LoserStillStartingIsCanceledFutureFirst(t *testing.T) {
 		f, _ := async.NewPromise[string]()
 		return f
 	}
-	call := hedge.DecorateAsyncFunc(h, circuitbreaker.DecorateAsyncFunc(b, dep))
+	call := hedge.DecorateAsyncFunc(h, circuitbreaker.Decorate[policy.AsyncFunc[struct{}, string], struct{}, string](b, dep))
 	fut := call(context.Background(), struct{}{})
 	clk.Advance(10 * time.Millisecond)
 	v, done, err := fut.Result()

@@ -39,12 +39,12 @@ type stack struct {
 func newStack(t *testing.T, steps []step, opts ...hedge.Option) *stack {
 	t.Helper()
 	h, clk, rec := newManual(t, opts...)
-	cb, err := circuitbreaker.New(circuitbreaker.WithClock(clk), circuitbreaker.WithInstanceID("dep"))
+	cb, err := circuitbreaker.New(circuitbreaker.WithClock(clk), circuitbreaker.Name("dep"))
 	require.NoError(t, err)
 	bh, err := bulkhead.New(bulkhead.MaxConcurrent(2), bulkhead.WithClock(clk), bulkhead.WithInstanceID("dep"))
 	require.NoError(t, err)
 	d := newDep(clk, steps...)
-	call := hedge.DecorateAsyncFunc(h, circuitbreaker.DecorateAsyncFunc(cb, bulkhead.DecorateAsyncFunc(bh, d.call)))
+	call := hedge.DecorateAsyncFunc(h, circuitbreaker.Decorate[policy.AsyncFunc[string, string], string, string](cb, bulkhead.DecorateAsyncFunc(bh, d.call)))
 	return &stack{h: h, clk: clk, rec: rec, cb: cb, bh: bh, d: d, call: call}
 }
 

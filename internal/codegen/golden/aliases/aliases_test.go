@@ -102,7 +102,7 @@ func TestOpen_BreakerIgnoresAliasedErrors(t *testing.T) {
 		_, err := w.Open(context.Background(), "name")
 		require.ErrorIs(t, err, cause)
 	}
-	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Opener.Open")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Opener.Open")
 	require.NoError(t, err)
 	assert.Equal(t, 1, cb.Snapshot().BufferedCalls, "the ignored errors are not counted")
 	assert.Equal(t, 1, cb.Snapshot().FailedCalls)

@@ -319,7 +319,7 @@ func TestPrice_RetryThenFallback(t *testing.T) {
 	}, f.kinds())
 	assert.InDelta(t, float64(300*time.Millisecond), float64(f.clk.Now()), float64(30*time.Millisecond),
 		"the retry waited 100ms and 200ms, ±10%%, on the manual clock")
-	cb, err := resilience.Lookup[circuitbreaker.Handle](f.reg, circuitbreaker.Layer, "PriceClient.Price")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](f.reg, circuitbreaker.Layer, "PriceClient.Price")
 	require.NoError(t, err)
 	assert.Equal(t, 3, cb.Snapshot().FailedCalls, "recordOn=ErrBadInput: each attempt is a failure of the breaker inside the retry")
 }
@@ -497,7 +497,7 @@ func TestPassThrough(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "fallback", q.Price.Currency)
 	assert.Equal(t, []string{"Name()", "Close()", "QuoteFallback(EOF)"}, f.impl.recorded())
-	cb, err := resilience.Lookup[circuitbreaker.Handle](f.reg, circuitbreaker.Layer, "PriceClient.QuoteFallback")
+	cb, err := resilience.Lookup[*circuitbreaker.Breaker](f.reg, circuitbreaker.Layer, "PriceClient.QuoteFallback")
 	require.NoError(t, err)
 	assert.Equal(t, 1, cb.Snapshot().BufferedCalls, "the call went through the breaker")
 }

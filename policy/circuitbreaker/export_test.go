@@ -1,0 +1,39 @@
+package circuitbreaker
+
+import (
+	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/policy"
+)
+
+// The package's unexported helpers, exported to its tests.
+
+// DecorateFunc is decorateFunc.
+func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
+	return decorateFunc(b, next)
+}
+
+// DecorateAsyncFunc is decorateAsyncFunc.
+func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	return decorateAsyncFunc(b, next)
+}
+
+// Observe sets the observer of a breaker built with New, as a registry's does.
+func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+
+// State returns the name of the current state, read without a lock.
+func (b *Breaker) State() string { return b.state().String() }
+
+// Reconfigure is reconfigure, which a registry's Reload calls.
+func (b *Breaker) Reconfigure(c Config) error { return b.reconfigure(c) }
+
+// CheckReconfigure is checkReconfigure.
+func (b *Breaker) CheckReconfigure(c Config) error { return b.checkReconfigure(c) }
+
+// MaxWindowSize is maxWindowSize.
+const MaxWindowSize = maxWindowSize
+
+// OpenError is a breaker's rejection.
+type OpenError = openError
+
+// State returns the name of the state that refused the call.
+func (e *openError) State() string { return e.state.String() }
