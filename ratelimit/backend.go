@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -177,7 +178,7 @@ func (l *Limiter) bind(b Backend, c Config) error {
 		return err
 	}
 	if st == nil {
-		return policy.Errorf(policy.CodeBadSpec, "rateLimiter.backend", "", "the backend's Bind returned no Store")
+		return r4c.Errorf(r4c.BadSpec, "rateLimiter.backend", "", "the backend's Bind returned no Store")
 	}
 	l.backend, l.store, l.share = b, st, localShare(b)
 	return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -141,7 +142,7 @@ func (e *BurstError) RetryIn() (time.Duration, bool) { return 0, false }
 var _ policy.Refuser = (*BurstError)(nil)
 
 // errBadCount is the error of a call for fewer than 1 permit.
-var errBadCount = policy.Errorf(policy.CodeBadPermits, "n", "",
+var errBadCount = r4c.Errorf(r4c.BadPermits, "n", "",
 	"a call must take at least 1 permit")
 
 // Reconfigure changes the limiter's Permits, Period, MaxWait and Disabled to c's, from
@@ -200,7 +201,7 @@ func (l *Limiter) Reconfigure(c Config) error {
 // limiter.
 func (l *Limiter) reconfigure(c Config, share int, idleStays bool, each func(func(*slots))) error {
 	if !l.built() {
-		return policy.Errorf(policy.CodeBadSpec, "rateLimiter", "",
+		return r4c.Errorf(r4c.BadSpec, "rateLimiter", "",
 			"a zero Limiter, never built with New, has no configuration to change")
 	}
 	// Every field of c is given: a 0 is a wrong value, not one never set.

@@ -13,6 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -59,7 +60,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		}
 		if o, ok := s.(orderSpec); ok {
 			if ordered {
-				return nil, policy.Errorf(policy.CodeBadOrder, "order", orderString(o), "the order is given twice")
+				return nil, r4c.Errorf(r4c.BadOrder, "order", orderString(o), "the order is given twice")
 			}
 			if _, err := checkOrder(o, "order"); err != nil {
 				return nil, err // even where a configuration key overrides it
@@ -69,7 +70,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		}
 		l := s.layer()
 		if seen[l] && l != "" { // a nil or unnamed user policy: its build says so
-			return nil, policy.Errorf(policy.CodeBadSpec, string(l), id,
+			return nil, r4c.Errorf(r4c.BadSpec, string(l), id,
 				"the %s layer is given twice: each layer may appear once per composition", l)
 		}
 		seen[l] = true
@@ -108,7 +109,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		if err := asyncOnly(id, p.layer); err != nil {
 			return nil, err
 		}
-		return nil, policy.Errorf(policy.CodeBadSpec, string(p.layer), id, "the %s layer has no decorators", p.layer)
+		return nil, r4c.Errorf(r4c.BadSpec, string(p.layer), id, "the %s layer has no decorators", p.layer)
 	}
 	return &composition{parts: parts, registers: registers}, nil
 }
@@ -123,7 +124,7 @@ func roleTaken(id string, specs []Spec) error {
 		}
 		for _, o := range specs {
 			if o.layer() != s.layer() && kind.CompositionOf(o.layer()).Role.Name == r.Name {
-				return policy.Errorf(r.Code, string(s.layer()), id, "%s", r.Reason)
+				return r4c.Errorf(r.Code, string(s.layer()), id, "%s", r.Reason)
 			}
 		}
 	}
@@ -139,7 +140,7 @@ func arrange(id, key string, named []policy.Layer, specs []Spec, built map[polic
 	known := DefaultOrder()
 	for _, l := range named {
 		if _, ok := built[l]; !ok && !slices.Contains(known, l) {
-			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(named),
+			return nil, r4c.Errorf(r4c.BadOrder, key, orderString(named),
 				"the order names %q, which is neither a built-in layer (%s) nor a layer of the composition of %s",
 				clip(l), orderString(known), id)
 		}
@@ -191,10 +192,10 @@ func checkOrder(layers []policy.Layer, key string) ([]policy.Layer, error) {
 	seen := make(map[policy.Layer]struct{}, len(layers))
 	for _, l := range layers {
 		if l == "" {
-			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(layers), "the order names an empty layer")
+			return nil, r4c.Errorf(r4c.BadOrder, key, orderString(layers), "the order names an empty layer")
 		}
 		if _, dup := seen[l]; dup {
-			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(layers), "the order names the %s layer twice", clip(l))
+			return nil, r4c.Errorf(r4c.BadOrder, key, orderString(layers), "the order names the %s layer twice", clip(l))
 		}
 		seen[l] = struct{}{}
 	}
@@ -292,14 +293,14 @@ func (u userSpec[T]) layer() policy.Layer {
 func (u userSpec[T]) build(_ *Registry, wrapID string, result reflect.Type) (any, func(), error) {
 	switch l := u.layer(); {
 	case nilcheck.Is(u.p):
-		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use is nil")
+		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID, "the policy given to Use is nil")
 	case l == "":
-		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use has an empty layer name")
+		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID, "the policy given to Use has an empty layer name")
 	case slices.Contains(DefaultOrder(), l) || registered(l) || l == policy.LayerCall:
-		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID,
+		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID,
 			"the policy given to Use names the layer %q, which a built-in policy has or the registry keeps for whole calls: choose another name", l)
 	case result != reflect.TypeFor[T]():
-		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID,
+		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID,
 			"the policy given to Use decorates calls returning %v but the function returns %v", reflect.TypeFor[T](), result)
 	}
 	return u.p, nil, nil
@@ -363,12 +364,12 @@ func assemble[A, T, F any](r *Registry, id string, specs []Spec, extra []layerRo
 // registry's lock throughout. An error of finish is R4C-REG-010.
 func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, layers []policy.Layer, finish func(*composition) error) error {
 	if r == nil {
-		return policy.Errorf(policy.CodeBadSpec, "", id, "the registry is nil: make one with NewRegistry")
+		return r4c.Errorf(r4c.BadSpec, "", id, "the registry is nil: make one with NewRegistry")
 	}
 	if id == "" {
 		// No configuration key can name it (instances..<policy> is refused), and its
 		// policies would take their kinds' default ids, which the registry does not use.
-		return policy.Errorf(policy.CodeBadSpec, "", "", `the instance id is empty: give the function an id, by convention Type.Method (e.g. "SearchAPI.Search")`)
+		return r4c.Errorf(r4c.BadSpec, "", "", `the instance id is empty: give the function an id, by convention Type.Method (e.g. "SearchAPI.Search")`)
 	}
 	r.reloadMu.RLock() // no Reload applies its changes meanwhile
 	defer r.reloadMu.RUnlock()
@@ -382,7 +383,7 @@ func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, la
 		return err
 	}
 	if err := finish(c); err != nil {
-		return policy.Errorf(policy.CodeBadSpec, "use", id, "%v", err)
+		return r4c.Errorf(r4c.BadSpec, "use", id, "%v", err)
 	}
 	c.commit()
 	committed = true

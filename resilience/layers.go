@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -66,7 +67,7 @@ func asyncOnly(id string, l policy.Layer) error {
 	if code == "" {
 		return nil
 	}
-	return policy.Errorf(code, string(l), id,
+	return r4c.Errorf(code, string(l), id,
 		"the %s layer guards calls that return a future: wrap the function with WrapAsync (e.g. around async.Go) or call the pipeline's ExecuteAsync", l)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -104,10 +105,10 @@ func TestOB5_LayerCallIsReserved(t *testing.T) {
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "x", func(context.Context) (string, error) { return "", nil },
 		resilience.Use[string](tagger{layer: policy.LayerCall}))
-	assert.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadSpec})
+	assert.ErrorIs(t, err, &policy.ConfigError{Code: r4c.BadSpec})
 	_, err = resilience.Wrap(reg, "y", func(context.Context) (string, error) { return "", nil },
 		resilience.Order(policy.LayerCall))
-	assert.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadOrder})
+	assert.ErrorIs(t, err, &policy.ConfigError{Code: r4c.BadOrder})
 }
 
 // OB-1: with an observer attached, admitted and rejected calls through a rate limiter

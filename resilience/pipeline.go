@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -98,7 +99,7 @@ func (p *Pipeline[T]) ExecuteAsync(ctx context.Context, fn func(context.Context)
 
 func (p *Pipeline[T]) nilFunc() error {
 	if p == nil {
-		return policy.Errorf(policy.CodeBadSpec, "", "", "the pipeline is nil: make one with NewPipeline")
+		return r4c.Errorf(r4c.BadSpec, "", "", "the pipeline is nil: make one with NewPipeline")
 	}
-	return policy.Errorf(policy.CodeBadSpec, "", p.id, "the function to execute is nil")
+	return r4c.Errorf(r4c.BadSpec, "", p.id, "the function to execute is nil")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -101,7 +102,7 @@ func WrapAsync1[A, T any](r *Registry, id string, fn func(context.Context, A) *a
 }
 
 func nilFunc(id string) error {
-	return policy.Errorf(policy.CodeBadSpec, "", id, "the function to wrap is nil")
+	return r4c.Errorf(r4c.BadSpec, "", id, "the function to wrap is nil")
 }
 
 // wrapSync builds the composition of specs around fn. extra rows of the layer table

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -159,14 +160,14 @@ func (c ClientConfig) NewClient(r *resilience.Registry, id string, specs ...resi
 		}
 		for _, code := range in {
 			if code < 1 || code > 16 {
-				return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencegrpc."+l.name, strconv.Itoa(int(code)),
+				return nil, r4c.Errorf(r4c.OutOfRange, "resiliencegrpc."+l.name, strconv.Itoa(int(code)),
 					"a code is a gRPC status code other than OK, 1 to 16")
 			}
 		}
 		*l.out = setOf(in...)
 	}
 	if both := cl.failure & cl.success; both != 0 {
-		return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencegrpc.successCodes", "",
+		return nil, r4c.Errorf(r4c.OutOfRange, "resiliencegrpc.successCodes", "",
 			"a code cannot be both a failure and a success (%b)", uint32(both))
 	}
 	for _, names := range []struct {

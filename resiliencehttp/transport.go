@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -108,7 +109,7 @@ func (c TransportConfig) NewTransport(r *resilience.Registry, id string, next ht
 	}
 	for _, s := range statuses {
 		if s < 100 || s > 599 {
-			return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencehttp.retryStatuses", strconv.Itoa(s),
+			return nil, r4c.Errorf(r4c.OutOfRange, "resiliencehttp.retryStatuses", strconv.Itoa(s),
 				"a retried status must be an HTTP status code, 100 to 599")
 		}
 		t.retry[s/64] |= 1 << (s % 64)

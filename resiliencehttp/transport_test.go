@@ -19,6 +19,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -554,11 +555,11 @@ func TestTransport_ConcurrentRequests(t *testing.T) {
 func TestTransportConfig_Validation(t *testing.T) {
 	f := newFixture(t)
 	_, err := resiliencehttp.TransportConfig{RetryStatuses: []int{429, 42}}.NewTransport(f.reg, "a", nil)
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 	_, err = resiliencehttp.TransportConfig{MaxRetryAfter: -time.Second}.NewTransport(f.reg, "b", nil)
-	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(err))
+	assert.Equal(t, r4c.NegativeDuration, r4c.CodeOf(err))
 	_, err = resiliencehttp.NewTransport(f.reg, "c", nil, resilience.Retry(retry.MaxAttempts(0)))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 	tr, err := resiliencehttp.NewTransport(f.reg, "d", nil)
 	require.NoError(t, err)
 	tr.CloseIdleConnections() // http.DefaultTransport's
@@ -762,7 +763,7 @@ func TestTransport_NilAndZeroValuesDoNotPanic(t *testing.T) {
 	}
 
 	_, err = resiliencehttp.NewTransport(nil, "api", nil)
-	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "a nil registry")
+	assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "a nil registry")
 
 	for _, e := range []*resiliencehttp.StatusError{nil, {}} {
 		require.NotPanics(t, func() {

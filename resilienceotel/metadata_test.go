@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -161,5 +162,5 @@ func TestOB2_NewWithGlobalProviderAndObserveNil(t *testing.T) {
 	require.NotNil(t, r)
 	r.Record(context.Background(), policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Second})
 	err = m.Observe(nil)
-	require.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadSpec})
+	require.ErrorIs(t, err, &policy.ConfigError{Code: r4c.BadSpec})
 }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -157,9 +158,9 @@ func (m *Metrics) newRecorder(layer policy.Layer, id string) recorder {
 func (m *Metrics) Observe(reg *resilience.Registry) error {
 	switch {
 	case m == nil:
-		return policy.Errorf(policy.CodeBadSpec, "", "", "Observe needs Metrics made with New, not nil")
+		return r4c.Errorf(r4c.BadSpec, "", "", "Observe needs Metrics made with New, not nil")
 	case reg == nil:
-		return policy.Errorf(policy.CodeBadSpec, "", "", "Observe needs a registry, not nil")
+		return r4c.Errorf(r4c.BadSpec, "", "", "Observe needs a registry, not nil")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

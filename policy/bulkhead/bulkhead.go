@@ -64,6 +64,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -144,7 +145,7 @@ func (b *Bulkhead) limitsOf(c Config) *limits {
 // bulkhead's callers take no slot, so neither the slots held across the change nor
 // TryAcquire and Release pairs could be counted right. A c whose Disabled differs from
 // the configuration in force returns a *policy.ConfigError with code R4C-REG-012
-// (policy.CodeNotLive) and key bulkhead.enabled, and changes nothing; build a new
+// and key bulkhead.enabled, and changes nothing; build a new
 // bulkhead instead.
 //
 // When c differs from the configuration in force, a ConfigChanged event is published,
@@ -185,7 +186,7 @@ func (b *Bulkhead) CheckReconfigure(c Config) error {
 func changes(old, c Config) ([]string, error) {
 	return kind.Changed(c, func(changed *kind.Changes) error {
 		if c.Disabled != old.Disabled {
-			return policy.Errorf(policy.CodeNotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
+			return r4c.Errorf(r4c.NotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
 				"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
 		}
 		changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -38,10 +39,10 @@ func DefaultConfig() Config { return Config{MaxConcurrent: 25} }
 func (c Config) Validate() error {
 	switch {
 	case c.MaxConcurrent < 1:
-		return policy.Errorf(policy.CodeOutOfRange, "bulkhead.maxConcurrent", strconv.Itoa(c.MaxConcurrent),
+		return r4c.Errorf(r4c.OutOfRange, "bulkhead.maxConcurrent", strconv.Itoa(c.MaxConcurrent),
 			"maxConcurrent must be at least 1")
 	case c.MaxWait < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "bulkhead.maxWait", c.MaxWait.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "bulkhead.maxWait", c.MaxWait.String(),
 			"maxWait must not be negative")
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
@@ -32,9 +33,9 @@ func TestValidation(t *testing.T) {
 		key  string
 		code string
 	}{
-		{"zero slots", bulkhead.MaxConcurrent(0), "bulkhead.maxConcurrent", policy.CodeOutOfRange},
-		{"negative slots", bulkhead.MaxConcurrent(-3), "bulkhead.maxConcurrent", policy.CodeOutOfRange},
-		{"negative wait", bulkhead.MaxWait(-time.Millisecond), "bulkhead.maxWait", policy.CodeNegativeDuration},
+		{"zero slots", bulkhead.MaxConcurrent(0), "bulkhead.maxConcurrent", r4c.OutOfRange},
+		{"negative slots", bulkhead.MaxConcurrent(-3), "bulkhead.maxConcurrent", r4c.OutOfRange},
+		{"negative wait", bulkhead.MaxWait(-time.Millisecond), "bulkhead.maxWait", r4c.NegativeDuration},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := bulkhead.New(tc.opt)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 )
@@ -78,13 +79,13 @@ func TestNilFunction(t *testing.T) {
 	require.Nil(t, f)
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, policy.CodeBadSpec, ce.Code)
-	assert.Equal(t, "R4C-REG-010", policy.CodeOf(err))
+	assert.Equal(t, r4c.BadSpec, ce.Code)
+	assert.Equal(t, "R4C-REG-010", r4c.CodeOf(err))
 	assert.Contains(t, err.Error(), "R4C-REG-010")
 	assert.Contains(t, err.Error(), "int")
 
 	_, err = fallback.New[string](nil, fallback.HandleOn(errBoom), fallback.Name("n"))
-	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "whatever the options")
+	assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "whatever the options")
 }
 
 func TestHandledErrorIsReplaced(t *testing.T) {

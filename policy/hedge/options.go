@@ -7,6 +7,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -91,19 +92,19 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	switch {
 	case c.Delay < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "hedge.delay", c.Delay.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "hedge.delay", c.Delay.String(),
 			"delay must not be negative (0 starts the hedges at once)")
 	case c.MaxAttempts < minAttempts || c.MaxAttempts > maxAttempts:
-		return policy.Errorf(policy.CodeBadAttempts, "hedge.maxAttempts", strconv.Itoa(c.MaxAttempts),
+		return r4c.Errorf(r4c.BadAttempts, "hedge.maxAttempts", strconv.Itoa(c.MaxAttempts),
 			"maxAttempts must be between %d and %d (it counts the first attempt)", minAttempts, maxAttempts)
 	case !(c.BudgetPercent >= 0 && c.BudgetPercent <= 100):
-		return policy.Errorf(policy.CodeOutOfRange, "hedge.budgetPercent", formatFloat(c.BudgetPercent),
+		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetPercent", formatFloat(c.BudgetPercent),
 			"budgetPercent must be between 0 and 100")
 	case c.BudgetWindow <= 0:
-		return policy.Errorf(policy.CodeOutOfRange, "hedge.budgetWindow", c.BudgetWindow.String(),
+		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetWindow", c.BudgetWindow.String(),
 			"budgetWindow must be more than 0")
 	case !(c.BudgetMinPerSecond >= 0) || math.IsInf(c.BudgetMinPerSecond, 1):
-		return policy.Errorf(policy.CodeOutOfRange, "hedge.budgetMinPerSecond", formatFloat(c.BudgetMinPerSecond),
+		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetMinPerSecond", formatFloat(c.BudgetMinPerSecond),
 			"budgetMinPerSecond must be a finite number of at least 0")
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -75,19 +76,19 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	switch {
 	case c.MaxAttempts < 1:
-		return policy.Errorf(policy.CodeOutOfRange, "retry.maxAttempts", strconv.Itoa(c.MaxAttempts),
+		return r4c.Errorf(r4c.OutOfRange, "retry.maxAttempts", strconv.Itoa(c.MaxAttempts),
 			"maxAttempts must be at least 1 (it counts the first attempt)")
 	case c.Delay < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "retry.delay", c.Delay.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "retry.delay", c.Delay.String(),
 			"delay must not be negative")
 	case !(c.Multiplier >= 1) || math.IsInf(c.Multiplier, 1):
-		return policy.Errorf(policy.CodeOutOfRange, "retry.multiplier", formatFloat(c.Multiplier),
+		return r4c.Errorf(r4c.OutOfRange, "retry.multiplier", formatFloat(c.Multiplier),
 			"multiplier must be a finite number of at least 1 (1 keeps the delay constant)")
 	case c.MaxDelay < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "retry.maxDelay", c.MaxDelay.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "retry.maxDelay", c.MaxDelay.String(),
 			"maxDelay must not be negative (0 means no cap)")
 	case !(c.Jitter >= 0 && c.Jitter <= 1):
-		return policy.Errorf(policy.CodeOutOfRange, "retry.jitter", formatFloat(c.Jitter),
+		return r4c.Errorf(r4c.OutOfRange, "retry.jitter", formatFloat(c.Jitter),
 			"jitter must be between 0 and 1")
 	}
 	return nil

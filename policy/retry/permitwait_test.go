@@ -12,6 +12,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
@@ -194,8 +195,8 @@ func TestZeroRetry(t *testing.T) {
 		assert.Zero(t, r.Config())
 		assert.Nil(t, r.Clock())
 		assert.False(t, r.Retryable(errBoom))
-		assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(r.Reconfigure(retry.DefaultConfig())))
-		assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(r.CheckReconfigure(retry.DefaultConfig())))
+		assert.Equal(t, r4c.BadSpec, r4c.CodeOf(r.Reconfigure(retry.DefaultConfig())))
+		assert.Equal(t, r4c.BadSpec, r4c.CodeOf(r.CheckReconfigure(retry.DefaultConfig())))
 	}
 }
 

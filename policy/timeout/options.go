@@ -5,6 +5,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -37,10 +38,10 @@ func DefaultConfig() Config { return Config{} }
 func (c Config) Validate() error {
 	switch {
 	case c.Duration < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "timeout.duration", c.Duration.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "timeout.duration", c.Duration.String(),
 			"duration must not be negative")
 	case c.Duration == 0:
-		return policy.Errorf(policy.CodeOutOfRange, "timeout.duration", c.Duration.String(),
+		return r4c.Errorf(r4c.OutOfRange, "timeout.duration", c.Duration.String(),
 			"duration must be positive (pass it to timeout.New or set timeout.duration)")
 	}
 	return nil
