@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -116,7 +117,7 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 		}
 		return r.other.acquire(ctx, l, r, n)
 	}
-	if err := policy.ContextErr(ctx); err != nil {
+	if err := decorate.ContextErr(ctx); err != nil {
 		return l.refuseOnArrival(ctx, err)
 	}
 	ep := l.epoch.Load()

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -108,7 +109,7 @@ type disabled struct{}
 
 func (disabled) tryAcquire(*Limiter, *rate, int) error { return nil }
 func (disabled) acquire(ctx context.Context, _ *Limiter, _ *rate, _ int) error {
-	return policy.ContextErr(ctx)
+	return decorate.ContextErr(ctx)
 }
 func (disabled) reserve(context.Context, *Limiter, *rate, int) (Reservation, error) {
 	return Reservation{ok: true}, nil

@@ -18,7 +18,7 @@ func (l *Limiter) refuseCount(ctx context.Context, err error) error {
 }
 
 // refuseOnArrival is the rejection of a call whose context ctx is nil or already done when
-// it arrives (err is policy.ContextErr's): it matches ErrExceeded and err. Nothing is
+// it arrives (err is decorate.ContextErr's): it matches ErrExceeded and err. Nothing is
 // taken and no event is published; the rejection is recorded.
 func (l *Limiter) refuseOnArrival(ctx context.Context, err error) error {
 	rej := l.nilCtx

@@ -11,6 +11,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/internal/r4c"
@@ -320,7 +321,7 @@ func rows[A, T any](extra []layerRow[A, T], sync bool) ([]layerRow[A, T], []poli
 }
 
 // compose returns fn decorated by every layer of c, innermost first: F is a sync call
-// (policy.Func) or an async one (policy.AsyncFunc), dec applies a table row's decorator
+// (decorate.Func) or an async one (decorate.AsyncFunc), dec applies a table row's decorator
 // of that shape, user applies a user's policy. Every layer of c has its row in rs.
 func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error), guard func(F) F) (F, error) {
 	if len(c.parts) == 0 {
@@ -390,11 +391,11 @@ func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, la
 	return nil
 }
 
-func decSync[A, T any](r layerRow[A, T], inst any, next policy.Func[A, T]) policy.Func[A, T] {
+func decSync[A, T any](r layerRow[A, T], inst any, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return r.sync(inst, next)
 }
 
-func decAsync[A, T any](r layerRow[A, T], inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func decAsync[A, T any](r layerRow[A, T], inst any, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	return r.async(inst, next)
 }
 
@@ -417,7 +418,7 @@ func noArgs[A any]() bool { return reflect.TypeFor[A]() == reflect.TypeFor[struc
 var errNilCall = errors.New("the policy given to Use returned a nil call from Decorate or DecorateAsync")
 
 // userSync applies a user's policy to a sync call.
-func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func[A, T], error) {
+func userSync[A, T any](p policy.Policy[T], next decorate.Func[A, T]) (decorate.Func[A, T], error) {
 	if noArgs[A]() {
 		var a A
 		call := p.Decorate(func(ctx context.Context) (T, error) { return next(ctx, a) })
@@ -425,7 +426,7 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func
 			return nil, errNilCall
 		}
 		return func(ctx context.Context, _ A) (T, error) {
-			if err := policy.ContextErr(ctx); err != nil {
+			if err := decorate.ContextErr(ctx); err != nil {
 				var zero T
 				return zero, err
 			}
@@ -444,7 +445,7 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func
 		return nil, errNilCall
 	}
 	return func(ctx context.Context, a A) (T, error) {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -453,7 +454,7 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func
 }
 
 // userAsync applies a user's policy to an async call.
-func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (policy.AsyncFunc[A, T], error) {
+func userAsync[A, T any](p policy.Policy[T], next decorate.AsyncFunc[A, T]) (decorate.AsyncFunc[A, T], error) {
 	if noArgs[A]() {
 		var a A
 		call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] { return next(ctx, a) })
@@ -461,7 +462,7 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (polic
 			return nil, errNilCall
 		}
 		return func(ctx context.Context, _ A) *async.Future[T] {
-			if err := policy.ContextErr(ctx); err != nil {
+			if err := decorate.ContextErr(ctx); err != nil {
 				return async.Failed[T](err)
 			}
 			return orFailed(call(ctx))
@@ -478,7 +479,7 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (polic
 		return nil, errNilCall
 	}
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
 		return orFailed(call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a})))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
@@ -81,7 +82,7 @@ var toyDescriptor = &kind.Descriptor[toySettings]{
 	},
 }
 
-func toyDecorate[A, T any](t *toy, next policy.Func[A, T]) policy.Func[A, T] {
+func toyDecorate[A, T any](t *toy, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
 		if !t.admit() {
 			var zero T
@@ -91,7 +92,7 @@ func toyDecorate[A, T any](t *toy, next policy.Func[A, T]) policy.Func[A, T] {
 	}
 }
 
-func toyDecorateAsync[A, T any](t *toy, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func toyDecorateAsync[A, T any](t *toy, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if !t.admit() {
 			return async.Failed[T](errToyFull)

@@ -1,6 +1,7 @@
 package resilience
 
 import (
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
@@ -40,23 +41,23 @@ func layerTable[A, T any]() []layerRow[A, T] {
 // async, taking the instance as built by the layer's spec.
 type layerRow[A, T any] struct {
 	layer policy.Layer
-	sync  func(inst any, next policy.Func[A, T]) policy.Func[A, T] // nil: async only
-	async func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]
+	sync  func(inst any, next decorate.Func[A, T]) decorate.Func[A, T] // nil: async only
+	async func(inst any, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T]
 }
 
 // row makes the row of layer l from its decorators of instances of type P.
-func row[P, A, T any](l policy.Layer, sync func(P, policy.Func[A, T]) policy.Func[A, T], async func(P, policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]) layerRow[A, T] {
+func row[P, A, T any](l policy.Layer, sync func(P, decorate.Func[A, T]) decorate.Func[A, T], async func(P, decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T]) layerRow[A, T] {
 	r := asyncRow(l, async)
-	r.sync = func(inst any, next policy.Func[A, T]) policy.Func[A, T] { return sync(inst.(P), next) }
+	r.sync = func(inst any, next decorate.Func[A, T]) decorate.Func[A, T] { return sync(inst.(P), next) }
 	return r
 }
 
 // asyncRow makes the row of layer l, which guards only calls returning a future, from its
 // async decorator of instances of type P.
-func asyncRow[P, A, T any](l policy.Layer, async func(P, policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]) layerRow[A, T] {
+func asyncRow[P, A, T any](l policy.Layer, async func(P, decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T]) layerRow[A, T] {
 	return layerRow[A, T]{
 		layer: l,
-		async: func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] { return async(inst.(P), next) },
+		async: func(inst any, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] { return async(inst.(P), next) },
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -66,7 +67,7 @@ func newWhole(rec policy.Recorder, clk clock.Clock, c *composition) *whole {
 // observeSync returns next recording each call's outcome, as a whole, with w; next
 // itself when w is nil. A call that panics is recorded as failed, with no error, and
 // the panic goes on.
-func observeSync[A, T any](w *whole, next policy.Func[A, T]) policy.Func[A, T] {
+func observeSync[A, T any](w *whole, next decorate.Func[A, T]) decorate.Func[A, T] {
 	if w == nil {
 		return next
 	}
@@ -90,7 +91,7 @@ func observeSync[A, T any](w *whole, next policy.Func[A, T]) policy.Func[A, T] {
 
 // observeAsync is observeSync for calls that return a future: the outcome is recorded
 // when the future completes.
-func observeAsync[A, T any](w *whole, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func observeAsync[A, T any](w *whole, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if w == nil {
 		return next
 	}

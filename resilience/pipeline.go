@@ -5,8 +5,8 @@ import (
 	"reflect"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/r4c"
-	"github.com/resilience4go/resilience4go/policy"
 )
 
 // Pipeline applies one composition of policies to calls given one at a time, where Wrap
@@ -35,14 +35,14 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 				var zero T
 				return zero, refused
 			}
-		} else if p.sync, err = compose(c, rs, policy.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
-			decSync, userSync, policy.Guard); err != nil {
+		} else if p.sync, err = compose(c, rs, decorate.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
+			decSync, userSync, decorate.Guard); err != nil {
 			return err
 		} else {
 			p.sync = observeSync(w, p.sync) // a refused Execute is no call, and is not recorded
 		}
-		if p.async, err = compose(c, ars, policy.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
-			decAsync, userAsync, policy.GuardAsync); err != nil {
+		if p.async, err = compose(c, ars, decorate.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
+			decAsync, userAsync, decorate.GuardAsync); err != nil {
 			return err
 		}
 		p.async = observeAsync(w, p.async)

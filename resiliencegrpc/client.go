@@ -14,9 +14,9 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/retryhint"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -237,7 +237,7 @@ func (c *Client) UnaryInterceptor() grpc.UnaryClientInterceptor {
 		if c.exempted(method) {
 			return invoker(ctx, method, req, reply, cc, opts...)
 		}
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return statusError(err)
 		}
 		call := unaryClientCall{method: method, req: req, reply: reply, cc: cc, invoker: invoker, opts: opts,
@@ -258,7 +258,7 @@ func (c *Client) StreamInterceptor() grpc.StreamClientInterceptor {
 		if c.exempted(method) {
 			return streamer(ctx, desc, cc, method, opts...)
 		}
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return nil, statusError(err)
 		}
 		var made []*clientStream

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/retryhint"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -157,7 +157,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, errNotBuilt
 	}
-	if err := policy.ContextErr(req.Context()); err != nil {
+	if err := decorate.ContextErr(req.Context()); err != nil {
 		closeBody(req)
 		return nil, err
 	}
@@ -197,7 +197,7 @@ type exchange struct {
 // the request's, or a timeout's made from it.
 func (t *Transport) attempt(ctx context.Context, ex *exchange) (*http.Response, error) {
 	ex.discardPending()
-	if err := policy.ContextErr(ctx); err != nil { // ended while a policy held the attempt
+	if err := decorate.ContextErr(ctx); err != nil { // ended while a policy held the attempt
 		return nil, err
 	}
 	body, err := ex.body()

@@ -11,6 +11,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -19,7 +20,7 @@ import (
 // its outcome recording drive it. Built by QueueingSubject.New, it has room for one call.
 type Queueing interface {
 	// Decorate and DecorateAsync are the package's DecorateFunc and DecorateAsyncFunc.
-	Decorate(next policy.Func[int, string]) policy.Func[int, string]
+	Decorate(next decorate.Func[int, string]) decorate.Func[int, string]
 	DecorateAsync(next func(context.Context, int) *async.Future[string]) func(context.Context, int) *async.Future[string]
 	// TryAcquire and Acquire take the room directly, as the package's own methods do;
 	// Release gives back the room the last one took.
@@ -111,7 +112,7 @@ func RunQueueingRecording(t *testing.T, s QueueingSubject) {
 // with its context; its rejection event reaches the recorder with that context.
 func (s QueueingSubject) recordsAdmittedAndRejected(t *testing.T) {
 	q, _, rec := s.observed(t, 0, true)
-	var call policy.Func[int, string]
+	var call decorate.Func[int, string]
 	call = q.Decorate(func(ctx context.Context, depth int) (string, error) {
 		if depth == 0 {
 			_, err := call(ctx, 1) // the only room is taken

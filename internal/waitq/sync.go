@@ -46,7 +46,7 @@ func recordAdmitted(pub *kind.Events, ctx context.Context) {
 }
 
 // Refuse returns the rejection of a call refused on arrival because its context ctx was
-// nil or already done, the one matching ctxErr (policy.ContextErr's error), and records
+// nil or already done, the one matching ctxErr (decorate.ContextErr's error), and records
 // it if outcomes are recorded; it publishes nothing. A nil ctx is recorded as
 // context.Background().
 func (e *Events[E]) Refuse(ctx context.Context, ctxErr error) E {

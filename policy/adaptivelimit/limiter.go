@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/internal/waitq"
@@ -187,7 +188,7 @@ func (l *Limiter) TryAcquire() (Permit, bool) {
 // for a nil or done ctx, whose error it returns as is.
 func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	if !l.enabled {
-		return Permit{}, policy.ContextErr(ctx)
+		return Permit{}, decorate.ContextErr(ctx)
 	}
 	return l.acquire(ctx)
 }
@@ -195,7 +196,7 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 // acquire lets a call with ctx in, after the arrival check: a nil or done ctx takes
 // nothing and publishes nothing. It records the call's outcome.
 func (l *Limiter) acquire(ctx context.Context) (Permit, error) {
-	if err := policy.ContextErr(ctx); err != nil {
+	if err := decorate.ContextErr(ctx); err != nil {
 		return Permit{}, l.sw.Refuse(ctx, err)
 	}
 	if p, ok := l.tryAcquire(); ok {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
@@ -27,7 +28,7 @@ type queueing struct {
 	held *[]adaptivelimit.Permit
 }
 
-func (q queueing) Decorate(next policy.Func[int, string]) policy.Func[int, string] {
+func (q queueing) Decorate(next decorate.Func[int, string]) decorate.Func[int, string] {
 	return adaptivelimit.DecorateFunc(q.l, next)
 }
 

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // NewPolicy returns l as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](l *Limiter) policy.Policy[T] {
-	return policy.Of(Layer, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by l: each call is let in with Acquire (waiting up to
@@ -28,9 +29,9 @@ func NewPolicy[T any](l *Limiter) policy.Policy[T] {
 // documentation). Calls let in without waiting, and calls rejected at once, allocate
 // nothing, with a recorder or without. A disabled limiter lets every call through to
 // next, but for a nil or done ctx, whose error it returns as is.
-func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](l *Limiter, next decorate.Func[A, T]) decorate.Func[A, T] {
 	if !l.enabled {
-		return policy.Guard(next)
+		return decorate.Guard(next)
 	}
 	return func(ctx context.Context, a A) (T, error) {
 		p, err := l.acquire(ctx)
@@ -80,13 +81,13 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 // ended by ctx (ResultRejected); a call whose future is canceled while it waits records
 // nothing. A disabled limiter lets every call through to next, but for a nil or done ctx,
 // whose error it returns as is.
-func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](l *Limiter, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if !l.enabled {
-		return policy.GuardAsync(next)
+		return decorate.GuardAsync(next)
 	}
 	rejected := async.Failed[T](l.rej.Plain)
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](l.sw.Refuse(ctx, err))
 		}
 		if p, ok := l.tryAcquire(); ok {
@@ -103,7 +104,7 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 
 // start runs next with permit p and records its outcome when its future completes (at
 // once, without a sample, if next panics or returns a nil future).
-func start[A, T any](l *Limiter, p Permit, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
+func start[A, T any](l *Limiter, p Permit, ctx context.Context, a A, next decorate.AsyncFunc[A, T]) *async.Future[T] {
 	ok := false
 	defer func() {
 		if !ok {
@@ -129,11 +130,11 @@ type asyncWaiter[A, T any] struct {
 	l      *Limiter
 	ctx    context.Context
 	a      A
-	next   policy.AsyncFunc[A, T]
+	next   decorate.AsyncFunc[A, T]
 	waited bool // let in from the queue
 }
 
-func enqueueAsync[A, T any](l *Limiter, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
+func enqueueAsync[A, T any](l *Limiter, ctx context.Context, a A, next decorate.AsyncFunc[A, T]) *async.Future[T] {
 	w := &asyncWaiter[A, T]{l: l, ctx: ctx, a: a, next: next}
 	fut := w.d.Init(l.clk, ctx, w, nil)
 	w.at = l.clk.Now()

@@ -63,6 +63,7 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/waitq"
@@ -235,7 +236,7 @@ func (b *Bulkhead) TryAcquire() bool {
 // ctx, whose error it returns as is.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if !b.enabled {
-		return policy.ContextErr(ctx)
+		return decorate.ContextErr(ctx)
 	}
 	return b.acquire(ctx)
 }
@@ -283,7 +284,7 @@ func (b *Bulkhead) release() {
 // acquire takes a slot for a call with ctx, after the arrival check: a nil or done ctx
 // takes nothing and publishes nothing. It records the call's outcome.
 func (b *Bulkhead) acquire(ctx context.Context) error {
-	if err := policy.ContextErr(ctx); err != nil {
+	if err := decorate.ContextErr(ctx); err != nil {
 		return b.ev.Refuse(ctx, err)
 	}
 	if b.tryAcquire() {

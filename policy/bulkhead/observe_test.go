@@ -9,6 +9,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -21,7 +22,7 @@ import (
 // queueing is a bulkhead as the shared tests drive it.
 type queueing struct{ b *bulkhead.Bulkhead }
 
-func (q queueing) Decorate(next policy.Func[int, string]) policy.Func[int, string] {
+func (q queueing) Decorate(next decorate.Func[int, string]) decorate.Func[int, string] {
 	return bulkhead.DecorateFunc(q.b, next)
 }
 

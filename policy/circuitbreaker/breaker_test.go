@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
@@ -210,7 +211,7 @@ func TestHalfOpenRejectsCallsBeyondTrials(t *testing.T) {
 	var inner int
 	var nested []error
 	// Two trials in flight at once (the second made from inside the first), then a third.
-	var call policy.Func[int, int]
+	var call decorate.Func[int, int]
 	call = cb.DecorateFunc(f.b, func(ctx context.Context, depth int) (int, error) {
 		inner++
 		if depth < 3 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -23,7 +24,7 @@ type observed struct {
 	clk  *clock.Manual
 	b    *cb.Breaker
 	rec  *kindtest.Observed
-	call policy.Func[step, string]
+	call decorate.Func[step, string]
 }
 
 func newObserved(t *testing.T, opts ...cb.Option) *observed {

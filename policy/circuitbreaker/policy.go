@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -12,7 +13,7 @@ import (
 // NewPolicy returns b as a policy of layer Layer, for calls returning T.
 // Decorating costs nothing per call beyond the breaker's own.
 func NewPolicy[T any](b *Breaker) policy.Policy[T] {
-	return policy.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by b. Each call asks b for permission: refused, it
@@ -38,10 +39,10 @@ func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 // by its recorder) and no event is published; the call returns ctx's error
 // (policy.ErrNilContext for a nil ctx) as is. A call admitted while b is disabled is
 // neither counted nor recorded.
-func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](b *Breaker, next decorate.Func[A, T]) decorate.Func[A, T] {
 	pred := kind.For[T](b.recordIf)
 	return func(ctx context.Context, a A) (T, error) {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -101,12 +102,12 @@ func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 // The failed futures of rejections are created once, when next is decorated, and shared
 // by the calls they reject (a completed future never changes): rejecting allocates
 // nothing, with or without a recorder. Admitted calls allocate their completion callback.
-func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](b *Breaker, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	open, forcedOpen, halfOpen :=
 		async.Failed[T](b.rej.open), async.Failed[T](b.rej.forcedOpen), async.Failed[T](b.rej.halfOpen)
 	pred := kind.For[T](b.recordIf)
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
 		p, rej := b.acquire(ctx)

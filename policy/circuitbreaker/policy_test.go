@@ -13,6 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
@@ -23,7 +24,7 @@ type asyncFixture struct {
 	*fixture
 	calls    int
 	complete []func(string, error)
-	acall    policy.AsyncFunc[struct{}, string]
+	acall    decorate.AsyncFunc[struct{}, string]
 }
 
 func newAsyncFixture(t *testing.T, opts ...cb.Option) *asyncFixture {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/fallback"
@@ -47,7 +48,7 @@ func (e *events) get() []policy.Event {
 // cached is the fallback of the tests: it reports the error it replaced.
 func cached(_ context.Context, err error) (string, error) { return "cached (" + err.Error() + ")", nil }
 
-func failWith(err error) policy.Func[string, string] {
+func failWith(err error) decorate.Func[string, string] {
 	return func(_ context.Context, q string) (string, error) {
 		if err != nil {
 			return "partial " + q, err

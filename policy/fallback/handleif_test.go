@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/r4c"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 )
 
@@ -36,7 +36,7 @@ func newStatusFallback(t *testing.T, opts ...fallback.Option) (*fallback.Fallbac
 	return f, sf
 }
 
-func returns(status int, err error) policy.Func[struct{}, int] {
+func returns(status int, err error) decorate.Func[struct{}, int] {
 	return func(context.Context, struct{}) (int, error) { return status, err }
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -33,7 +34,7 @@ type stack struct {
 	cb   *circuitbreaker.Breaker
 	bh   *bulkhead.Bulkhead
 	d    *dep
-	call policy.AsyncFunc[string, string]
+	call decorate.AsyncFunc[string, string]
 }
 
 func newStack(t *testing.T, steps []step, opts ...hedge.Option) *stack {

@@ -5,13 +5,14 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // NewPolicy returns r as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](r *Retry) policy.Policy[T] {
-	return policy.Of(Layer, r, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, r, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next retried by r. Each call attempts next; a failure that may be
@@ -45,13 +46,13 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // fails at once with an error that is not retried allocates nothing either. A disabled
 // retry lets every call through to next, a single attempt, but for a nil or done ctx,
 // whose error it returns as is; so does a Retry not built by New.
-func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](r *Retry, next decorate.Func[A, T]) decorate.Func[A, T] {
 	if !r.built() {
-		return policy.Guard(next)
+		return decorate.Guard(next)
 	}
 	pred := kind.For[T](r.cls.If)
 	return func(ctx context.Context, a A) (T, error) {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -70,7 +71,7 @@ func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] 
 
 // retrySync goes on after the first attempt, of a call configured by c, ended with
 // (v, err), an outcome to retry.
-func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next policy.Func[A, T], v T, err error) (T, error) {
+func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next decorate.Func[A, T], v T, err error) (T, error) {
 	for n := 1; ; n++ {
 		if d, derr := decide(r, c, pred, ctx, n, v, err); d != retryIt {
 			return v, derr
@@ -124,13 +125,13 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 // allocation. As with DecorateFunc, each call keeps the configuration in force when it
 // arrives. A disabled retry lets every call through to next, a single attempt, but for a
 // nil or done ctx, whose error it returns as is; so does a Retry not built by New.
-func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](r *Retry, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if !r.built() {
-		return policy.GuardAsync(next)
+		return decorate.GuardAsync(next)
 	}
 	pred := kind.For[T](r.cls.If)
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
 		c := r.cfg.Load() // the call's configuration, to its end
@@ -161,7 +162,7 @@ func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.A
 }
 
 // attempt calls next, and stands a future failed with async.ErrNilFuture for a nil one.
-func attempt[A, T any](next policy.AsyncFunc[A, T], ctx context.Context, a A) *async.Future[T] {
+func attempt[A, T any](next decorate.AsyncFunc[A, T], ctx context.Context, a A) *async.Future[T] {
 	if f := next(ctx, a); f != nil {
 		return f
 	}
@@ -178,7 +179,7 @@ type run[A, T any] struct {
 	pred func(T, error) bool // RetryIf's predicate for T; nil: none
 	ctx  context.Context
 	a    A
-	next policy.AsyncFunc[A, T]
+	next decorate.AsyncFunc[A, T]
 
 	// n is the attempts started: Start adds one, and a Cancel may read it meanwhile.
 	n atomic.Int32
@@ -190,7 +191,7 @@ type run[A, T any] struct {
 	endRes  policy.Result    // the result end records (ResultSucceeded, ResultFailed, ResultAborted)
 }
 
-func startRun[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next policy.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
+func startRun[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next decorate.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
 	ru := &run[A, T]{r: r, c: c, pred: pred, ctx: ctx, a: a, next: next}
 	ru.n.Store(1)
 	out := ru.d.Init(r.clk, ctx, ru, ru)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -46,9 +47,9 @@ import (
 // changes nothing. A call that starts while t is
 // disabled gets next's own future, without a deadline (a nil one is a future failed with
 // async.ErrNilFuture), but for a nil or done ctx, whose error it returns as is.
-func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](t *Timeout, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
 		l := t.cur.Load()

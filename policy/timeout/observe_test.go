@@ -12,6 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/timeout"
@@ -33,7 +34,7 @@ func observedTimeout(t *testing.T, clk clock.Clock, d time.Duration, opts ...tim
 
 // sleeper returns a function that sleeps d on clk (a manual clock moves on) and returns
 // err.
-func sleeper(clk *clock.Manual, d time.Duration, err error) policy.Func[string, string] {
+func sleeper(clk *clock.Manual, d time.Duration, err error) decorate.Func[string, string] {
 	return func(ctx context.Context, _ string) (string, error) {
 		_ = clk.Sleep(ctx, d)
 		return "v", err

@@ -68,6 +68,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
@@ -178,7 +179,7 @@ func changes(old, c Config) ([]string, error) {
 
 // NewPolicy returns t as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](t *Timeout) policy.Policy[T] {
-	return policy.Of(Layer, t, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, t, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next bounded by t. Each call runs next on the caller's goroutine
@@ -207,9 +208,9 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 // Each call allocates its context and timer (as context.WithTimeout does); nothing else,
 // with or without a recorder. A call that starts while t is disabled runs next as is,
 // without a deadline, but for a nil or done ctx, whose error it returns as is.
-func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](t *Timeout, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
