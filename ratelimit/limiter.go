@@ -8,6 +8,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -24,7 +25,7 @@ type Limiter struct {
 	clk     clock.Clock
 	events  kind.Events     // the instance id, the clock, the listener and the recorder
 	relay   policy.Listener // what a Backend's stores publish through (storeListener)
-	rej     policy.Rejections[*ExceededError]
+	rej     rejections.Set[*ExceededError]
 	nilCtx  *ExceededError // the rejection of a call with a nil context
 	backend Backend        // nil: the state is the in-process schedule below
 	store   Store          // the backend's state of this limiter; nil without a backend
@@ -65,7 +66,7 @@ func build(s settings) (*Limiter, error) {
 		events: s.EventsOf(Layer, id),
 		nilCtx: newExceeded(id, policy.ErrNilContext),
 	}
-	l.rej = policy.NewRejections(func(cause error) *ExceededError {
+	l.rej = rejections.New(func(cause error) *ExceededError {
 		e := newExceeded(id, cause)
 		e.src = l
 		return e

@@ -11,6 +11,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -78,7 +79,7 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 	rec := &kindtest.Observed{}
 	var published []policy.Event
 	pub := kind.Events{ID: "test", Clock: clk, Rec: rec}
-	rej := policy.NewRejections(func(cause error) *fullError { return &fullError{cause} })
+	rej := rejections.New(func(cause error) *fullError { return &fullError{cause} })
 	e := waitq.Events[*fullError]{Pub: &pub, Rej: &rej, Clock: clk, Rejected: testRejected, Waited: testWaited}
 	ctx := kindtest.MarkedContext()
 
@@ -115,7 +116,7 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 func TestOB1_EventsRecordingAllocatesNothing(t *testing.T) {
 	clk := clock.NewManual()
 	pub := kind.Events{ID: "test", Clock: clk, Rec: kindtest.NopRecorder{}}
-	rej := policy.NewRejections(func(cause error) *fullError { return &fullError{cause} })
+	rej := rejections.New(func(cause error) *fullError { return &fullError{cause} })
 	e := waitq.Events[*fullError]{Pub: &pub, Rej: &rej, Clock: clk, Rejected: testRejected, Waited: testWaited}
 	ctx := kindtest.MarkedContext()
 	assert.Zero(t, testing.AllocsPerRun(1000, func() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -18,11 +19,11 @@ import (
 // read-only after, and safe for concurrent use. Without a recorder, recording costs a nil
 // check.
 type Events[E error] struct {
-	Pub      *kind.Events          // the policy's publisher and recorder
-	Rej      *policy.Rejections[E] // the policy's rejection errors
-	Clock    clock.Clock           // the policy's clock, on which waits are measured
-	Rejected policy.EventKind      // the kind of the event of a rejection
-	Waited   policy.EventKind      // the kind of the event of a call let in after waiting
+	Pub      *kind.Events       // the policy's publisher and recorder
+	Rej      *rejections.Set[E] // the policy's rejection errors
+	Clock    clock.Clock        // the policy's clock, on which waits are measured
+	Rejected policy.EventKind   // the kind of the event of a rejection
+	Waited   policy.EventKind   // the kind of the event of a call let in after waiting
 }
 
 // Since returns the time from since to now on the clock, never negative.

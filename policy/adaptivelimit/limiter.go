@@ -13,6 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
@@ -31,7 +32,7 @@ type Limiter struct {
 	clk            clock.Clock
 	cfg            Config
 	events         kind.Events
-	rej            policy.Rejections[*ExceededError]
+	rej            rejections.Set[*ExceededError]
 	sw             waitq.Sync[admission, *ExceededError] // the blocking wait, and the wait events
 
 	_ [64]byte // a whole 64-byte cache line between the read-only fields and the counters
@@ -79,7 +80,7 @@ func build(s settings) (*Limiter, error) {
 		clk:     clk,
 		cfg:     s.Config,
 		events:  s.EventsOf(Layer, id),
-		rej:     policy.NewRejections(func(cause error) *ExceededError { return newExceeded(id, cause) }),
+		rej:     rejections.New(func(cause error) *ExceededError { return newExceeded(id, cause) }),
 		algo:    newAlgorithm(s.Config),
 		value:   float64(s.InitialLimit),
 	}

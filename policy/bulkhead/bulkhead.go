@@ -66,6 +66,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -78,7 +79,7 @@ type Bulkhead struct {
 	enabled bool
 	clk     clock.Clock
 	events  kind.Events
-	rej     policy.Rejections[*FullError]
+	rej     rejections.Set[*FullError]
 	ev      waitq.Events[*FullError] // the wait events and rejections
 
 	// cur is the configuration in force, replaced whole by Reconfigure (under mu); the
@@ -114,7 +115,7 @@ func build(s settings) (*Bulkhead, error) {
 		enabled: !s.Disabled,
 		clk:     s.ClockOrSystem(),
 		events:  s.EventsOf(Layer, id),
-		rej:     policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
+		rej:     rejections.New(func(cause error) *FullError { return newFull(id, cause) }),
 	}
 	b.ev = waitq.Events[*FullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
 		Rejected: EventRejected, Waited: EventWaited}
