@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -20,8 +21,8 @@ var ErrExceeded error = &ExceededError{msg: "ratelimit: rate limit exceeded"}
 //
 // It carries no per-call data, but it knows its limiter: NextPermit reads, when it is
 // called, how long until that limiter's next permit is free. The retry-after of one
-// refused call is also Reservation.Delay. It implements policy.Throttled, which a retry
-// with WaitForPermit waits on.
+// refused call is also Reservation.Delay. A retry with WaitForPermit waits for that
+// permit.
 type ExceededError struct {
 	instance string
 	cause    error    // nil, or the context error that ended the wait
@@ -88,8 +89,8 @@ func (e *ExceededError) Refusal() policy.Refusal { return policy.RefusalOverload
 func (e *ExceededError) RetryIn() (time.Duration, bool) { return e.NextPermit() }
 
 var (
-	_ policy.Throttled = (*ExceededError)(nil)
-	_ policy.Refuser   = (*ExceededError)(nil)
+	_ throttle.Error = (*ExceededError)(nil)
+	_ policy.Refuser = (*ExceededError)(nil)
 )
 
 // CodeBadKey is the code of the error that refuses a call of a Keyed limiter for a key

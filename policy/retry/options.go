@@ -39,7 +39,7 @@ type Config struct {
 	// cap. Between 0 and 1. Default 0, no jitter.
 	Jitter float64
 	// WaitForPermit true makes the wait after an attempt that a rate limiter refused (an
-	// error that is a policy.Throttled, found with errors.As) at least the time until that
+	// error that is or wraps a *ratelimit.ExceededError) at least the time until that
 	// limiter's next permit, read from the error when the wait starts: the next attempt
 	// never arrives before the permit it needs. Only the rejections of the retry's own
 	// rate limiter count, in a composition of package resilience (see PermitsFrom); a

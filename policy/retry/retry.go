@@ -76,7 +76,7 @@
 // with a limiter of 1 permit per second and a delay of 100ms, the attempts after a
 // rejection find no permit either, and the call may give up while the permit is still
 // most of a second away. With WaitForPermit, the wait after a rejection by the retry's own
-// limiter (a policy.Throttled error) is at least the time until that limiter's next
+// limiter (a *ratelimit.ExceededError) is at least the time until that limiter's next
 // permit, read from the error as the wait starts: the next attempt finds its permit. In a
 // composition of package resilience, the retry's own limiter is the composition's rate
 // limiter (see PermitsFrom); a retry used on its own waits for any limiter that refused
