@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -96,7 +95,7 @@ type Outcome struct {
 	// threshold.
 	Slow bool
 	// RejectedBy is, for a whole call (LayerCall) that was rejected, the layer that
-	// refused it (see RejectedBy).
+	// refused it (see Rejection).
 	RejectedBy Layer
 	// Err is the call's error, or the rejection; nil for a success or an admission.
 	Err error
@@ -126,88 +125,6 @@ type Recorder interface {
 // another layer) leaves the recorders it asked for unused.
 type Observer interface {
 	Instrument(layer Layer, id string) Recorder
-}
-
-// Rejection is an error by which a layer refused a call (ratelimit.ErrExceeded,
-// circuitbreaker.ErrOpen, bulkhead.ErrFull, adaptivelimit.ErrLimitExceeded): the layer
-// that refused it. A user's policy may return one for its own layer. Implement Refuser
-// too to say why, so that the protocol adapters answer the call as they answer the
-// built-in policies' rejections.
-type Rejection interface {
-	error
-	RejectedBy() Layer
-}
-
-// Refusal is why a layer refused a call, as the protocol adapters (resiliencehttp,
-// resiliencegrpc) answer it. Its zero value, RefusalUnspecified, says nothing.
-type Refusal uint8
-
-const (
-	// RefusalUnspecified: the rejection does not say why; an adapter answers it as any
-	// other error (gRPC Unknown).
-	RefusalUnspecified Refusal = iota
-	// RefusalOverloaded: the layer is at its limit, a rate, a quota or a number of calls
-	// in flight, and the call may pass later: HTTP 429 Too Many Requests, gRPC
-	// RESOURCE_EXHAUSTED (with a google.rpc.RetryInfo detail when the rejection tells its
-	// retry-after). The rejections of the rate limiter, the bulkhead and the adaptive
-	// limit are.
-	RefusalOverloaded
-	// RefusalUnavailable: the layer holds what the call needs unavailable for now, as an
-	// open circuit breaker does: HTTP 503 Service Unavailable, gRPC UNAVAILABLE.
-	RefusalUnavailable
-)
-
-var refusalNames = [...]string{
-	RefusalUnspecified: "unspecified",
-	RefusalOverloaded:  "overloaded",
-	RefusalUnavailable: "unavailable",
-}
-
-// String returns the refusal's name: "unspecified", "overloaded" or "unavailable".
-func (r Refusal) String() string {
-	if int(r) < len(refusalNames) {
-		return refusalNames[r]
-	}
-	return fmt.Sprintf("Refusal(%d)", int(r))
-}
-
-// Refuser is a Rejection that says why its layer refused the call and, when it can tell,
-// how long until the layer would let a call through: what an adapter needs to answer the
-// call (its status, a Retry-After header, a RetryInfo detail) without knowing the policy.
-// Every built-in policy's rejection is one; a user's policy may return one. The adapters
-// find it in an error's tree as errors.As does. Its methods must be safe for concurrent
-// use, as the rejection may be shared by every call it refuses.
-type Refuser interface {
-	Rejection
-	// Refusal says why the layer refused the call.
-	Refusal() Refusal
-	// RetryIn returns the time from now until the layer would let a call through, ≥ 0,
-	// read when it is called; ok is false when the rejection cannot tell. It is a hint for
-	// the refused caller, not a RetryAfter: a retry in the same composition does not wait
-	// it.
-	RetryIn() (wait time.Duration, ok bool)
-}
-
-// RejectedBy returns the layer that refused the call that failed with err, when err is
-// or wraps a Rejection; "" and false otherwise.
-func RejectedBy(err error) (Layer, bool) {
-	if err == nil {
-		return "", false
-	}
-	if r, ok := err.(Rejection); ok { // the policies return their rejections unwrapped
-		return r.RejectedBy(), true
-	}
-	return rejectedByAs(err)
-}
-
-// rejectedByAs is RejectedBy for a wrapped rejection; apart, so that the direct case
-// allocates nothing.
-func rejectedByAs(err error) (Layer, bool) {
-	r, ok := errors.AsType[Rejection](err)
-	if !ok {
-		return "", false
-	}
-	return r.RejectedBy(), true
 }
 
 // Untimed is implemented by a Recorder that has no use for latencies. When Untimed

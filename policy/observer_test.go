@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -17,26 +19,27 @@ type refusal struct{ l policy.Layer }
 
 func (r refusal) Error() string                        { return "refused by " + string(r.l) }
 func (r refusal) RejectedBy() policy.Layer             { return r.l }
+func (refusal) Refusal() policy.Refusal                { return policy.RefusalOverloaded }
+func (refusal) RetryIn() (time.Duration, bool)         { return 0, false }
 func (refusal) Record(context.Context, policy.Outcome) {}
 
-// OB-5: RejectedBy finds the layer of a rejection returned as is or wrapped, and nothing
-// in any other error.
-func TestOB5_RejectedBy(t *testing.T) {
-	l, ok := policy.RejectedBy(refusal{"mine"})
-	assert.True(t, ok)
-	assert.Equal(t, policy.Layer("mine"), l)
-	l, ok = policy.RejectedBy(fmt.Errorf("call: %w", refusal{bulkhead.Layer}))
-	assert.True(t, ok)
-	assert.Equal(t, bulkhead.Layer, l)
+// OB-5: a user's rejection is found in an error's tree, returned as is or wrapped, and
+// in no other error; finding it allocates nothing.
+func TestOB5_RejectionFoundAsIsOrWrapped(t *testing.T) {
+	r, ok := errors.AsType[policy.Rejection](refusal{"mine"})
+	require.True(t, ok)
+	assert.Equal(t, policy.Layer("mine"), r.RejectedBy())
+	r, ok = errors.AsType[policy.Rejection](fmt.Errorf("call: %w", refusal{bulkhead.Layer}))
+	require.True(t, ok)
+	assert.Equal(t, bulkhead.Layer, r.RejectedBy())
 	for _, err := range []error{nil, errors.New("boom"), fmt.Errorf("x: %w", context.Canceled)} {
-		l, ok = policy.RejectedBy(err)
+		_, ok = errors.AsType[policy.Rejection](err)
 		assert.False(t, ok, "%v", err)
-		assert.Empty(t, l)
 	}
 	err := error(refusal{ratelimit.Layer})
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = policy.RejectedBy(err) }))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = errors.AsType[policy.Rejection](err) }))
 	other := errors.New("boom")
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = policy.RejectedBy(other) }), "an error that is no rejection")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = errors.AsType[policy.Rejection](other) }), "an error that is no rejection")
 }
 
 // OB-5: the results have their metric names.

@@ -11,7 +11,7 @@ import (
 // ErrExceeded is the errors.Is target of every rejection by a rate limiter: no permit was
 // free now or within maxWait, or the caller's context ended first. It is itself an
 // *ExceededError (with no instance id, and no next permit to tell), so that the bare
-// sentinel is a policy.Refuser as every rejection is.
+// sentinel is a policy.Rejection as every rejection is.
 var ErrExceeded error = &ExceededError{msg: "ratelimit: rate limit exceeded"}
 
 // ExceededError is a limiter's rejection. Each limiter creates its rejections once, at
@@ -90,7 +90,7 @@ func (e *ExceededError) RetryIn() (time.Duration, bool) { return e.NextPermit() 
 
 var (
 	_ throttle.Error = (*ExceededError)(nil)
-	_ policy.Refuser = (*ExceededError)(nil)
+	_ policy.Rejection = (*ExceededError)(nil)
 )
 
 // CodeBadKey is the code of the error that refuses a call of a Keyed limiter for a key

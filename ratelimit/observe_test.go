@@ -229,9 +229,9 @@ func TestOB1_LimiterDirectCallsRecord(t *testing.T) {
 		policy.Outcome{Result: policy.ResultRejected, Err: ratelimit.ErrExceedsBurst},
 		policy.Outcome{Result: policy.ResultRejected, Err: ratelimit.ErrExceedsBurst})
 	assert.Equal(t, []any{nil, nil, nil, nil, nil, "marker"}, kindtest.Markers(rec.Contexts()))
-	layer, ok := policy.RejectedBy(rec.Outcomes()[4].Err)
-	assert.True(t, ok)
-	assert.Equal(t, ratelimit.Layer, layer)
+	rej, ok := errors.AsType[policy.Rejection](rec.Outcomes()[4].Err)
+	require.True(t, ok)
+	assert.Equal(t, ratelimit.Layer, rej.RejectedBy())
 }
 
 // OB-1: a Keyed limiter's outcomes carry the key, as its events name it, and its calls'

@@ -97,7 +97,7 @@ func (r *rate) check(n int) error {
 // the limiter's Permits (its burst): such a call can never be granted, however long it
 // waits. It does not match ErrExceeded, and it carries no retry-after. It is itself a
 // *BurstError (with no instance id and no Permits), so that the bare sentinel is a
-// policy.Refuser as every refusal is.
+// policy.Rejection as every refusal is.
 var ErrExceedsBurst error = &BurstError{msg: "ratelimit: more permits than the burst"}
 
 // BurstError is a limiter's refusal of a call for more permits than its Permits. It
@@ -139,7 +139,7 @@ func (e *BurstError) Refusal() policy.Refusal { return policy.RefusalOverloaded 
 // RetryIn returns false: no wait lets the call through.
 func (e *BurstError) RetryIn() (time.Duration, bool) { return 0, false }
 
-var _ policy.Refuser = (*BurstError)(nil)
+var _ policy.Rejection = (*BurstError)(nil)
 
 // errBadCount is the error of a call for fewer than 1 permit.
 var errBadCount = r4c.Errorf(r4c.BadPermits, "n", "",

@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"sync/atomic"
 	"time"
@@ -169,10 +170,11 @@ func (w *whole) rejectedBy(err error) (policy.Layer, bool) {
 
 // classify is rejectedBy without the memory of the last rejection.
 func (w *whole) classify(err error) (policy.Layer, bool) {
-	l, ok := policy.RejectedBy(err)
+	r, ok := errors.AsType[policy.Rejection](err)
 	if !ok {
 		return "", false
 	}
+	l := r.RejectedBy()
 	var id string
 	h, hasID := err.(interface{ InstanceID() string })
 	if hasID {

@@ -2,6 +2,7 @@ package kindtest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -128,9 +129,9 @@ func (s QueueingSubject) recordsAdmittedAndRejected(t *testing.T) {
 	assert.Equal(t, []any{"marker", "marker"}, Markers(rec.Contexts()))
 	assert.Equal(t, []policy.Event{{Kind: s.Rejected, Instance: s.ID, At: 0, Err: q.Rejection()}}, rec.Events())
 	assert.Equal(t, []any{"marker"}, Markers(rec.EventContexts()))
-	layer, ok := policy.RejectedBy(rec.Outcomes()[1].Err)
-	assert.True(t, ok)
-	assert.Equal(t, s.Layer, layer)
+	rej, ok := errors.AsType[policy.Rejection](rec.Outcomes()[1].Err)
+	require.True(t, ok)
+	assert.Equal(t, s.Layer, rej.RejectedBy())
 }
 
 // A synchronous call that waits is recorded once its wait is over: admitted with how long

@@ -10,7 +10,7 @@ import (
 // call did not fit under the limit at once (MaxWait 0) or within MaxWait, or the caller's
 // context ended while it waited.
 // It is itself an *ExceededError (with no instance id), so that the bare sentinel is a
-// policy.Refuser as every rejection is.
+// policy.Rejection as every rejection is.
 var ErrLimitExceeded error = &ExceededError{msg: "adaptivelimit: concurrency limit exceeded"}
 
 // ExceededError is an adaptive limiter's rejection. Each limiter creates its rejections
@@ -53,4 +53,4 @@ func (e *ExceededError) Refusal() policy.Refusal { return policy.RefusalOverload
 // RetryIn returns false: when the call would fit depends on the calls in flight.
 func (e *ExceededError) RetryIn() (time.Duration, bool) { return 0, false }
 
-var _ policy.Refuser = (*ExceededError)(nil)
+var _ policy.Rejection = (*ExceededError)(nil)

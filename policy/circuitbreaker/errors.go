@@ -58,7 +58,7 @@ func (e *OpenError) Refusal() policy.Refusal { return policy.RefusalUnavailable 
 // does not know when the breaker lets a trial call through.
 func (e *OpenError) RetryIn() (time.Duration, bool) { return 0, false }
 
-var _ policy.Refuser = (*OpenError)(nil)
+var _ policy.Rejection = (*OpenError)(nil)
 
 // rejections are a breaker's preallocated rejection errors, one per refusing state.
 type rejections struct {

@@ -309,11 +309,11 @@ func TestOB1_OpenErrorIsARejectionByTheCircuitBreaker(t *testing.T) {
 	_, _ = o.call(context.Background(), fail)
 	_, err := o.call(context.Background(), ok)
 	for _, e := range []error{err, fmt.Errorf("wrapped: %w", err), cb.ErrOpen} {
-		l, isRej := policy.RejectedBy(e)
-		assert.True(t, isRej, "%v", e)
-		assert.Equal(t, cb.Layer, l)
+		rej, isRej := errors.AsType[policy.Rejection](e)
+		require.True(t, isRej, "%v", e)
+		assert.Equal(t, cb.Layer, rej.RejectedBy())
 	}
-	_, isRej := policy.RejectedBy(errors.New("other"))
+	_, isRej := errors.AsType[policy.Rejection](errors.New("other"))
 	assert.False(t, isRej)
 }
 
