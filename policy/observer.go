@@ -105,6 +105,21 @@ type Outcome struct {
 // call they belong to. Its methods run synchronously on the goroutine where the policy
 // decides (as a Listener does), so they must be quick, must not block and must not call
 // back into the policy; they are called concurrently and must be safe for it.
+//
+// A recorder that has no use for some of what it would be given may say so with any of
+// these methods, which the layers look for when the recorder is made, so that it costs
+// less:
+//
+//   - Untimed() bool: true when it has no use for latencies (asked once). The layers that
+//     would read their clock only to measure a latency for it do not, and its outcomes
+//     have Latency 0: a recorder that only counts costs no clock reads.
+//   - WantsEvent(ctx context.Context, k EventKind) bool: whether it wants an event of kind
+//     k about the call with ctx. Before a layer builds an event that no listener receives,
+//     it may ask, and then build none when it returns false. It must be quick and safe for
+//     concurrent use. Without it, a recorder is given every event.
+//   - WantsKeys() bool: false when it has no use for a keyed limiter's keys (asked once).
+//     Its outcomes then have no Key, and a keyed limiter does not format a key that is not
+//     a string for it.
 type Recorder interface {
 	// Record is called with each call's outcome at the instance's layer.
 	Record(ctx context.Context, o Outcome)
@@ -125,39 +140,4 @@ type Recorder interface {
 // another layer) leaves the recorders it asked for unused.
 type Observer interface {
 	Instrument(layer Layer, id string) Recorder
-}
-
-// Untimed is implemented by a Recorder that has no use for latencies. When Untimed
-// returns true (it is asked once, when the recorder is made), the layers that would read
-// their clock only to measure a latency for it do not, and its outcomes have Latency 0:
-// an observer that only counts then costs no clock reads.
-type Untimed interface {
-	Untimed() bool
-}
-
-// EventFilter is implemented by a Recorder that has use for some events only. Before a
-// layer builds an event that no listener receives, it may ask WantsEvent, with the
-// context of the call the event would be about, and then build none when it returns
-// false. WantsEvent must be quick and safe for concurrent use. A recorder that does not
-// implement EventFilter is given every event.
-type EventFilter interface {
-	WantsEvent(ctx context.Context, k EventKind) bool
-}
-
-// KeyFilter is implemented by a Recorder that may have no use for a keyed limiter's keys.
-// When WantsKeys returns false (it is asked once, when the recorder is made), its
-// outcomes have no Key, and a keyed limiter does not format a key that is not a string
-// for it.
-type KeyFilter interface {
-	WantsKeys() bool
-}
-
-// Timed reports whether rec wants latencies: it is not nil, and does not implement
-// Untimed or its Untimed returns false.
-func Timed(rec Recorder) bool {
-	if rec == nil {
-		return false
-	}
-	u, ok := rec.(Untimed)
-	return !ok || !u.Untimed()
 }

@@ -17,11 +17,10 @@ import (
 
 type refusal struct{ l policy.Layer }
 
-func (r refusal) Error() string                        { return "refused by " + string(r.l) }
-func (r refusal) RejectedBy() policy.Layer             { return r.l }
-func (refusal) Refusal() policy.Refusal                { return policy.RefusalOverloaded }
-func (refusal) RetryIn() (time.Duration, bool)         { return 0, false }
-func (refusal) Record(context.Context, policy.Outcome) {}
+func (r refusal) Error() string                { return "refused by " + string(r.l) }
+func (r refusal) RejectedBy() policy.Layer     { return r.l }
+func (refusal) Refusal() policy.Refusal        { return policy.RefusalOverloaded }
+func (refusal) RetryIn() (time.Duration, bool) { return 0, false }
 
 // OB-5: a user's rejection is found in an error's tree, returned as is or wrapped, and
 // in no other error; finding it allocates nothing.
@@ -49,24 +48,4 @@ func TestOB5_ResultNames(t *testing.T) {
 	assert.Equal(t, "aborted", policy.ResultAborted.String())
 	assert.Equal(t, "Result(0)", policy.Result(0).String())
 	assert.Equal(t, "Result(99)", policy.Result(99).String())
-}
-
-type untimed struct {
-	refusal
-	off bool
-}
-
-func (u untimed) Event(context.Context, policy.Event) {}
-func (u untimed) Untimed() bool                       { return u.off }
-
-type timedRec struct{ refusal }
-
-func (timedRec) Event(context.Context, policy.Event) {}
-
-// OB-1: a recorder wants latencies unless it says it does not.
-func TestOB1_Timed(t *testing.T) {
-	assert.False(t, policy.Timed(nil))
-	assert.True(t, policy.Timed(timedRec{}))
-	assert.True(t, policy.Timed(untimed{off: false}))
-	assert.False(t, policy.Timed(untimed{off: true}))
 }

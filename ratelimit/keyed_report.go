@@ -10,7 +10,7 @@ import (
 // reject publishes the refusal, with err, of the call with ctx for key (bounded) at now,
 // whose retry-after is retryAfter (≤ 0: none known), and records it. Without a listener
 // or a recorder it does nothing; with a listener, or a recorder that wants keys
-// (policy.KeyFilter), a key that is not a string is formatted, which allocates.
+// (see policy.Recorder), a key that is not a string is formatted, which allocates.
 func (k *Keyed[K]) reject(ctx context.Context, key K, now, retryAfter int64, err error) {
 	l := k.base
 	if !l.events.Observed() {

@@ -10,6 +10,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -54,7 +55,7 @@ func newWhole(rec policy.Recorder, clk clock.Clock, c *composition) *whole {
 	if rec == nil {
 		return nil
 	}
-	w := &whole{rec: rec, clk: clk, timed: policy.Timed(rec)}
+	w := &whole{rec: rec, clk: clk, timed: recording.Timed(rec)}
 	for _, p := range c.parts {
 		o := owner{layer: p.layer, any: true}
 		if h, ok := p.inst.(interface{ InstanceID() string }); ok && !p.user {

@@ -58,7 +58,7 @@ type base struct {
 	timed bool               // the recorder records latencies (see Untimed)
 }
 
-// Untimed reports whether the recorder has no use for latencies (policy.Untimed): true
+// Untimed reports whether the recorder has no use for latencies (see policy.Recorder): true
 // but for a circuit breaker's, and a whole call's with WithCallDuration, whose
 // histograms record them. The layers then read no clock for it.
 func (b *base) Untimed() bool { return !b.timed }
@@ -72,13 +72,13 @@ func (b *base) Event(ctx context.Context, e policy.Event) {
 
 // WantsEvent reports whether an event of kind k about the call with ctx makes a span
 // event: span events are on, k has one (policy.EventKindInfo.SpanEvent), and ctx's span
-// is recording (policy.EventFilter).
+// is recording (see policy.Recorder).
 func (b *base) WantsEvent(ctx context.Context, k policy.EventKind) bool {
 	return b.spans && k.Info().SpanEvent != "" && trace.SpanFromContext(ctx).IsRecording()
 }
 
 // WantsKeys reports whether a keyed limiter's keys are attributes: WithKeyAttribute
-// (policy.KeyFilter). Without it, a limiter formats no key for the recorder.
+// (see policy.Recorder). Without it, a limiter formats no key for the recorder.
 func (b *base) WantsKeys() bool { return b.key }
 
 // eventRec is the recorder of a layer that records no outcome (a fallback): its events

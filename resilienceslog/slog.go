@@ -72,11 +72,11 @@ func (*recorder) Record(context.Context, policy.Outcome) {}
 func (r *recorder) Event(ctx context.Context, e policy.Event) { r.l.log(ctx, e) }
 
 // Untimed reports true: a log has no use for latencies, so no layer reads its clock to
-// measure one for it (policy.Untimed).
+// measure one for it (see policy.Recorder).
 func (*recorder) Untimed() bool { return true }
 
 // WantsEvent reports whether an event of kind k about the call with ctx would be logged:
-// whether the handler takes records at its level (policy.EventFilter). A kind whose
+// whether the handler takes records at its level (see policy.Recorder). A kind whose
 // level depends on the event (policy.EventKindInfo.LevelOf), such as a breaker's
 // transition, is always wanted, unless Level set its level.
 func (r *recorder) WantsEvent(ctx context.Context, k policy.EventKind) bool {

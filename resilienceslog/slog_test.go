@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -420,8 +421,8 @@ func TestOB4_ListenerConcurrent(t *testing.T) {
 func TestOB4_ObserverRecordersFilter(t *testing.T) {
 	logger := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	rec := resilienceslog.Observer(logger, resilienceslog.Level(retry.EventAttempt, slog.LevelError)).Instrument(ratelimit.Layer, "x")
-	assert.False(t, policy.Timed(rec))
-	f, ok := rec.(policy.EventFilter)
+	assert.False(t, recording.Timed(rec))
+	f, ok := rec.(recording.EventFilter)
 	require.True(t, ok)
 	assert.True(t, f.WantsEvent(t.Context(), ratelimit.EventRejected), "warn")
 	assert.False(t, f.WantsEvent(t.Context(), ratelimit.EventWaited), "debug")
@@ -430,7 +431,7 @@ func TestOB4_ObserverRecordersFilter(t *testing.T) {
 
 	rec = resilienceslog.Observer(logger, resilienceslog.Level(circuitbreaker.EventTransition, slog.LevelInfo)).
 		Instrument(circuitbreaker.Layer, "x")
-	assert.False(t, rec.(policy.EventFilter).WantsEvent(t.Context(), circuitbreaker.EventTransition),
+	assert.False(t, rec.(recording.EventFilter).WantsEvent(t.Context(), circuitbreaker.EventTransition),
 		"Level fixes the level of a kind whose level depends on the event")
 }
 
@@ -457,5 +458,5 @@ func TestOB7_OwnKindLogged(t *testing.T) {
 		`{"level":"WARN","msg":"CacheEvicted","event":{"kind":"CacheEvicted","instance":"users","at":0,"forced":true,"entries":12}}`)
 
 	rec := resilienceslog.Observer(logger).Instrument("cache", "users")
-	assert.True(t, rec.(policy.EventFilter).WantsEvent(t.Context(), cacheEvicted))
+	assert.True(t, rec.(recording.EventFilter).WantsEvent(t.Context(), cacheEvicted))
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -61,13 +62,13 @@ type Events struct {
 	Clock    clock.Clock     // stamps the events published with a zero At
 	Listener policy.Listener // nil: nothing is published
 	Rec      policy.Recorder // nil: no outcome is recorded
-	// Timed is whether Rec wants latencies (policy.Timed): a layer reads its clock only
+	// Timed is whether Rec wants latencies (see policy.Recorder): a layer reads its clock only
 	// to measure a latency when it is set.
 	Timed bool
-	// Keys is whether Rec wants a keyed limiter's keys in its outcomes (policy.KeyFilter).
+	// Keys is whether Rec wants a keyed limiter's keys in its outcomes (see policy.Recorder).
 	Keys bool
-	// filter is Rec, when it says which events it wants (policy.EventFilter).
-	filter policy.EventFilter
+	// filter is Rec, when it says which events it wants (see policy.Recorder).
+	filter recording.EventFilter
 }
 
 // EventsOf returns the publisher of an instance of layer l built from c with the id id,
@@ -76,9 +77,9 @@ func (c *Common) EventsOf(l policy.Layer, id string) Events {
 	e := Events{ID: id, Clock: c.ClockOrSystem(), Listener: c.Listener}
 	if c.Observer != nil {
 		e.Rec = c.Observer.Instrument(l, id)
-		e.Timed = policy.Timed(e.Rec)
-		e.filter, _ = e.Rec.(policy.EventFilter)
-		kf, ok := e.Rec.(policy.KeyFilter)
+		e.Timed = recording.Timed(e.Rec)
+		e.filter, _ = e.Rec.(recording.EventFilter)
+		kf, ok := e.Rec.(recording.KeyFilter)
 		e.Keys = e.Rec != nil && (!ok || kf.WantsKeys())
 	}
 	return e
@@ -89,7 +90,7 @@ func (c *Common) EventsOf(l policy.Layer, id string) Events {
 func (p *Events) Observed() bool { return p.Listener != nil || p.Rec != nil }
 
 // Wants reports whether an event of kind k about the call with ctx would reach anyone: a
-// listener, or a recorder that wants it (policy.EventFilter). A policy on a hot path asks
+// listener, or a recorder that wants it (see policy.Recorder). A policy on a hot path asks
 // it instead of Observed, so that it builds no event that nobody takes.
 func (p *Events) Wants(ctx context.Context, k policy.EventKind) bool {
 	switch {

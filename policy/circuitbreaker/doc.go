@@ -135,7 +135,7 @@
 //
 // An admitted call loads the state and the configuration in force (two atomic loads, no
 // lock) and reads the clock only for what needs the time:
-//   - with a SlowCallThreshold, or a recorder that wants latencies (policy.Timed), its
+//   - with a SlowCallThreshold, or a recorder that wants latencies (see policy.Recorder), its
 //     start and its end, to measure it;
 //   - otherwise none at its start, and at its end only for a time-based window (the
 //     bucket), a half-open trial (its deadline), or a transition to open (with the

@@ -318,7 +318,7 @@ func TestOB1_OpenErrorIsARejectionByTheCircuitBreaker(t *testing.T) {
 }
 
 // untimedObserver gives every instance a recorder that wants no latencies
-// (policy.Untimed).
+// (see policy.Recorder).
 type untimedObserver struct{}
 
 func (untimedObserver) Instrument(policy.Layer, string) policy.Recorder { return untimedRecorder{} }

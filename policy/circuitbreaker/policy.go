@@ -28,7 +28,7 @@ func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 // policy.ResultRejected (Err the *OpenError) when it is refused; an admitted one when
 // next returns, as policy.ResultSucceeded, ResultFailed or ResultIgnored, as b counts it
 // (a panic: ResultFailed with a nil Err), with Latency, the call's duration on b's clock
-// (0 for a recorder that wants no latencies, policy.Untimed), and Slow, whether it was
+// (0 for a recorder that wants no latencies), and Slow, whether it was
 // above the SlowCallThreshold in force when it was admitted (false without one). It
 // is recorded whatever state the breaker is in when the call ends, even when the breaker
 // no longer counts it. The transitions a call makes and its rejection event are published
