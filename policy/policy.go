@@ -33,9 +33,6 @@ type AsyncCall[T any] func(ctx context.Context) *async.Future[T]
 // policy has a Layer of its own choosing, any name other than the built-in ones.
 type Layer string
 
-// String returns the layer's name, e.g. "circuitBreaker".
-func (l Layer) String() string { return string(l) }
-
 // Policy decorates calls returning T. Decorate and DecorateAsync are called once, when a
 // function is wrapped; the decorated call is then used for every invocation, so a policy
 // does its per-call work without composing anything per call.

@@ -33,7 +33,7 @@ func TestLayer_RG4_String(t *testing.T) {
 		adaptivelimit.Layer:   "adaptiveLimit",
 		policy.Layer("cache"): "cache",
 	} {
-		assert.Equal(t, want, l.String())
+		assert.Equal(t, want, string(l))
 		assert.Equal(t, want, fmt.Sprint(l))
 	}
 }

@@ -68,7 +68,7 @@ func TestAttributes(t *testing.T) {
 		"slidingWindowSize", "slidingWindowType", "minimumCalls", "waitInOpen", "permittedInHalfOpen",
 		"maxWaitInHalfOpen", "slowCallThreshold", "slowCallRateThreshold", "enabled"},
 		settings{Config: DefaultConfig()})
-	assert.Equal(t, "circuitBreaker", Layer.String())
+	assert.Equal(t, "circuitBreaker", string(Layer))
 }
 
 func TestConfigSet(t *testing.T) {
