@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // refuseCount publishes and records the refusal of the call with ctx for a number of
@@ -68,7 +69,7 @@ func (l *Limiter) rejectObserved(ctx context.Context, now, retryAfter int64, err
 // after waiting wait nanoseconds (0: it did not wait).
 func (l *Limiter) admitted(ctx context.Context, wait int64) {
 	if l.events.Rec != nil {
-		l.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Duration(wait)})
+		l.events.Rec.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Wait: time.Duration(wait)})
 	}
 }
 
@@ -76,7 +77,7 @@ func (l *Limiter) admitted(ctx context.Context, wait int64) {
 // context.Background()).
 func (l *Limiter) rejected(ctx context.Context, err error) {
 	if l.events.Rec != nil {
-		l.events.Rec.Record(orBackground(ctx), policy.Outcome{Result: policy.ResultRejected, Err: err})
+		l.events.Rec.Record(orBackground(ctx), observe.Outcome{Result: observe.ResultRejected, Err: err})
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // composition is the layers of one wrapped function or pipeline, built and in order,
@@ -262,7 +263,7 @@ func (orderSpec) layer() policy.Layer { return "" }
 func (orderSpec) build(*Registry, string, reflect.Type) (any, func(), error) { return nil, nil, nil }
 
 // Use adds p, a user's policy, to a composition, at its layer p.Layer(): a name of the
-// user's choosing, other than the built-in layers' and policy.LayerCall. Without an Order that names it, it
+// user's choosing, other than the built-in layers' and observe.LayerCall. Without an Order that names it, it
 // goes innermost, next to the function. p's Decorate and DecorateAsync are called once,
 // when the function is wrapped, while the registry builds the composition (so they must
 // not wrap functions of the same registry), must not return nil (R4C-REG-010), and the
@@ -297,7 +298,7 @@ func (u userSpec[T]) build(_ *Registry, wrapID string, result reflect.Type) (any
 		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID, "the policy given to Use is nil")
 	case l == "":
 		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID, "the policy given to Use has an empty layer name")
-	case slices.Contains(DefaultOrder(), l) || registered(l) || l == policy.LayerCall:
+	case slices.Contains(DefaultOrder(), l) || registered(l) || l == observe.LayerCall:
 		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID,
 			"the policy given to Use names the layer %q, which a built-in policy has or the registry keeps for whole calls: choose another name", l)
 	case result != reflect.TypeFor[T]():

@@ -13,20 +13,21 @@ import (
 	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // callRecorder returns the recorder of the whole calls of the composition of id, asked of
 // the registry's observer; nil without an observer.
-func (r *Registry) callRecorder(id string) policy.Recorder {
+func (r *Registry) callRecorder(id string) observe.Recorder {
 	if r.observer == nil {
 		return nil
 	}
-	return r.observer.Instrument(policy.LayerCall, id)
+	return r.observer.Instrument(observe.LayerCall, id)
 }
 
 // whole records the outcomes of the whole calls of one composition.
 type whole struct {
-	rec    policy.Recorder
+	rec    observe.Recorder
 	clk    clock.Clock
 	timed  bool
 	owners []owner // the composition's layers, whose rejections are the call's
@@ -51,7 +52,7 @@ type owner struct {
 }
 
 // newWhole returns the recorder of the whole calls of composition c, nil without one.
-func newWhole(rec policy.Recorder, clk clock.Clock, c *composition) *whole {
+func newWhole(rec observe.Recorder, clk clock.Clock, c *composition) *whole {
 	if rec == nil {
 		return nil
 	}
@@ -129,15 +130,15 @@ func (w *whole) record(ctx context.Context, err error, panicked bool, start time
 	}
 	switch {
 	case panicked:
-		w.rec.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: latency})
+		w.rec.Record(ctx, observe.Outcome{Result: observe.ResultFailed, Latency: latency})
 	case err == nil:
-		w.rec.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: latency})
+		w.rec.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Latency: latency})
 	default:
 		if l, ok := w.rejectedBy(err); ok {
-			w.rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: l, Latency: latency, Err: err})
+			w.rec.Record(ctx, observe.Outcome{Result: observe.ResultRejected, RejectedBy: l, Latency: latency, Err: err})
 			return
 		}
-		w.rec.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: latency, Err: err})
+		w.rec.Record(ctx, observe.Outcome{Result: observe.ResultFailed, Latency: latency, Err: err})
 	}
 }
 

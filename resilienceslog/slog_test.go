@@ -23,6 +23,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -382,10 +383,10 @@ func TestOB4_ObserverLogsWithCallContext(t *testing.T) {
 			`"err":"circuitbreaker: circuit breaker \"Pay\" is open and does not permit the call"},"trace_id":"t-3"}`)
 
 	o := resilienceslog.Observer(logger)
-	assert.Nil(t, o.Instrument(policy.LayerCall, "Pay"))
+	assert.Nil(t, o.Instrument(observe.LayerCall, "Pay"))
 	rec := o.Instrument(circuitbreaker.Layer, "Pay")
 	require.NotNil(t, rec)
-	rec.Record(context.Background(), policy.Outcome{Result: policy.ResultFailed, Err: boom})
+	rec.Record(context.Background(), observe.Outcome{Result: observe.ResultFailed, Err: boom})
 	assert.Zero(t, buf.Len(), "an outcome is not logged")
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Queueing is an instance of a policy that lets calls in while it has room and queues the
@@ -43,7 +44,7 @@ type QueueingSubject struct {
 	ErrFull  error            // what every rejection matches
 	// New builds an instance with room for one call, with the id ID, on clk, observed by
 	// obs, waiting up to maxWait; disabled when enabled is false.
-	New func(t testing.TB, clk clock.Clock, obs policy.Observer, maxWait time.Duration, enabled bool) Queueing
+	New func(t testing.TB, clk clock.Clock, obs observe.Observer, maxWait time.Duration, enabled bool) Queueing
 }
 
 // HookClock is a manual clock that runs Hook, once, when the next timer is armed: for a
@@ -75,14 +76,14 @@ func (s QueueingSubject) observed(t *testing.T, maxWait time.Duration, enabled b
 	return q, clk, obs.Of(s.Layer, s.ID)
 }
 
-var admitted0 = policy.Outcome{Result: policy.ResultAdmitted}
+var admitted0 = observe.Outcome{Result: observe.ResultAdmitted}
 
-func admittedAfter(d time.Duration) policy.Outcome {
-	return policy.Outcome{Result: policy.ResultAdmitted, Wait: d}
+func admittedAfter(d time.Duration) observe.Outcome {
+	return observe.Outcome{Result: observe.ResultAdmitted, Wait: d}
 }
 
-func rejectedFor(err error) policy.Outcome {
-	return policy.Outcome{Result: policy.ResultRejected, Err: err}
+func rejectedFor(err error) observe.Outcome {
+	return observe.Outcome{Result: observe.ResultRejected, Err: err}
 }
 
 func okCall(context.Context, int) (string, error) { return "ok", nil }

@@ -1,5 +1,5 @@
-// Package recording is what the layers read of a policy.Recorder beyond its methods: the
-// optional methods by which it says what it has no use for (policy.Recorder's
+// Package recording is what the layers read of a observe.Recorder beyond its methods: the
+// optional methods by which it says what it has no use for (observe.Recorder's
 // documentation describes them to observer authors).
 package recording
 
@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Untimed is implemented by a Recorder that has no use for latencies. When Untimed
@@ -36,7 +37,7 @@ type KeyFilter interface {
 
 // Timed reports whether rec wants latencies: it is not nil, and does not implement
 // Untimed or its Untimed returns false.
-func Timed(rec policy.Recorder) bool {
+func Timed(rec observe.Recorder) bool {
 	if rec == nil {
 		return false
 	}

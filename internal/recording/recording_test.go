@@ -8,17 +8,18 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 type untimed struct {
-	policy.Recorder
+	observe.Recorder
 	off bool
 }
 
 func (u untimed) Event(context.Context, policy.Event) {}
 func (u untimed) Untimed() bool                       { return u.off }
 
-type timedRec struct{ policy.Recorder }
+type timedRec struct{ observe.Recorder }
 
 func (timedRec) Event(context.Context, policy.Event) {}
 

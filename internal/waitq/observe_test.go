@@ -14,6 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // The outcomes the queue's users record through Events (OB-1): each wait records once,
@@ -53,11 +54,11 @@ func TestOB1_SyncWaitRecordsEachWaitOnce(t *testing.T) {
 	cancel()
 	require.Same(t, p.rej.Canceled, (<-ch).err)
 
-	assert.Equal(t, []policy.Outcome{
-		{Result: policy.ResultAdmitted},
-		{Result: policy.ResultAdmitted, Wait: 20 * time.Millisecond},
-		{Result: policy.ResultRejected, Err: p.rej.Plain},
-		{Result: policy.ResultRejected, Err: p.rej.Canceled},
+	assert.Equal(t, []observe.Outcome{
+		{Result: observe.ResultAdmitted},
+		{Result: observe.ResultAdmitted, Wait: 20 * time.Millisecond},
+		{Result: observe.ResultRejected, Err: p.rej.Plain},
+		{Result: observe.ResultRejected, Err: p.rej.Canceled},
 	}, rec.Outcomes())
 	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	want := []policy.Event{
@@ -92,13 +93,13 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 	assert.Same(t, rej.Deadline, e.RejectContext(ctx, 3*time.Millisecond, context.DeadlineExceeded))
 	e.AdmitWaited(ctx, 400*time.Millisecond)
 
-	assert.Equal(t, []policy.Outcome{
-		{Result: policy.ResultAdmitted},
-		{Result: policy.ResultRejected, Err: rej.Canceled},
-		{Result: policy.ResultRejected, Err: rej.Plain},
-		{Result: policy.ResultRejected, Err: rej.Plain},
-		{Result: policy.ResultRejected, Err: rej.Deadline},
-		{Result: policy.ResultAdmitted, Wait: 600 * time.Millisecond},
+	assert.Equal(t, []observe.Outcome{
+		{Result: observe.ResultAdmitted},
+		{Result: observe.ResultRejected, Err: rej.Canceled},
+		{Result: observe.ResultRejected, Err: rej.Plain},
+		{Result: observe.ResultRejected, Err: rej.Plain},
+		{Result: observe.ResultRejected, Err: rej.Deadline},
+		{Result: observe.ResultAdmitted, Wait: 600 * time.Millisecond},
 	}, rec.Outcomes())
 	assert.Equal(t, []any{"marker", nil, "marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.EventKind{testRejected, testRejected, testRejected, testWaited}, kinds(rec.Events()))

@@ -121,8 +121,8 @@
 // # Outcomes
 //
 // With a recorder (Observe, or a registry's observer), each admission decision is
-// recorded once, with the call's context: policy.ResultAdmitted with Wait = how long the
-// call waited to be let in (0 when it did not wait), or policy.ResultRejected with Err =
+// recorded once, with the call's context: observe.ResultAdmitted with Wait = how long the
+// call waited to be let in (0 when it did not wait), or observe.ResultRejected with Err =
 // the rejection, also for a call refused on arrival for its nil or done context (recorded
 // with context.Background() for a nil one). TryAcquire and Acquire record as the decorated
 // calls do. An asynchronous call whose future is canceled while it waits was neither let

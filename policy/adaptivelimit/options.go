@@ -10,6 +10,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the adaptive limit's layer, innermost in the default order, next to the function, and the segment of its configuration keys
@@ -344,7 +345,7 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // Snapshot, Limit, InFlight and Queued, but must not make calls through the limiter.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
 
-// Observe sets the observer asked for the instance's policy.Recorder, which is told each
-// call's outcome (see policy.Outcome) and each event with the call's context. A
+// Observe sets the observer asked for the instance's observe.Recorder, which is told each
+// call's outcome (see observe.Outcome) and each event with the call's context. A
 // registry's observer replaces it. Default none.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

@@ -79,7 +79,7 @@ type rules struct {
 	cls     kind.Classifier
 	initial State // Closed, or Disabled when cfg.Disabled
 	// timed says that a closed-state call's start and end are read on the clock: a
-	// SlowCallThreshold is set, or the recorder wants latencies (see policy.Recorder). Otherwise
+	// SlowCallThreshold is set, or the recorder wants latencies (see observe.Recorder). Otherwise
 	// a call admitted while closed reads the clock only when its outcome needs the time
 	// (a time-based window's bucket, a transition).
 	timed bool

@@ -80,8 +80,8 @@
 // taken); see OnEvent. Admitted calls publish nothing.
 //
 // A recorder (Observe, or a registry's observer) is told each call's outcome, with the
-// call's context: policy.ResultRejected when the breaker refuses it; once an admitted
-// call ends, policy.ResultSucceeded, ResultFailed or ResultIgnored as the breaker
+// call's context: observe.ResultRejected when the breaker refuses it; once an admitted
+// call ends, observe.ResultSucceeded, ResultFailed or ResultIgnored as the breaker
 // classifies it, with its Latency on the breaker's clock and Slow. Events a call causes
 // (its rejection, the transitions it makes) reach the recorder with that call's context;
 // those of ForceOpen, Disable, Reset and Reconfigure with context.Background(). A call
@@ -135,7 +135,7 @@
 //
 // An admitted call loads the state and the configuration in force (two atomic loads, no
 // lock) and reads the clock only for what needs the time:
-//   - with a SlowCallThreshold, or a recorder that wants latencies (see policy.Recorder), its
+//   - with a SlowCallThreshold, or a recorder that wants latencies (see observe.Recorder), its
 //     start and its end, to measure it;
 //   - otherwise none at its start, and at its end only for a time-based window (the
 //     bucket), a half-open trial (its deadline), or a transition to open (with the

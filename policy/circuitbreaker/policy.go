@@ -25,8 +25,8 @@ func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 // Admitted and rejected calls allocate nothing, with or without a recorder (Observe).
 //
 // With a recorder, each call asked of b is recorded once, with ctx: a refused call as
-// policy.ResultRejected (Err the *OpenError) when it is refused; an admitted one when
-// next returns, as policy.ResultSucceeded, ResultFailed or ResultIgnored, as b counts it
+// observe.ResultRejected (Err the *OpenError) when it is refused; an admitted one when
+// next returns, as observe.ResultSucceeded, ResultFailed or ResultIgnored, as b counts it
 // (a panic: ResultFailed with a nil Err), with Latency, the call's duration on b's clock
 // (0 for a recorder that wants no latencies), and Slow, whether it was
 // above the SlowCallThreshold in force when it was admitted (false without one). It
@@ -97,7 +97,7 @@ func DecorateFunc[A, T any](b *Breaker, next decorate.Func[A, T]) decorate.Func[
 //
 // With a recorder, calls are recorded as DecorateFunc's, with ctx; an admitted call's
 // outcome when its future completes, its Latency running from the call to the completion.
-// A future that ends with async.ErrCanceled is recorded as policy.ResultIgnored.
+// A future that ends with async.ErrCanceled is recorded as observe.ResultIgnored.
 //
 // The failed futures of rejections are created once, when next is decorated, and shared
 // by the calls they reject (a completed future never changes): rejecting allocates

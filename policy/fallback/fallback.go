@@ -15,7 +15,7 @@
 // A handled error is replaced by whatever the fallback function returns, value and
 // error, and an EventApplied event carrying the original error is published; a
 // recorder (Observe) gets it with the context of the call. A fallback records no outcome
-// of its own (see policy.Outcome): its EventApplied event says when it replaced an
+// of its own (see observe.Outcome): its EventApplied event says when it replaced an
 // error. A successful call is returned as it is: it publishes nothing and allocates
 // nothing.
 //

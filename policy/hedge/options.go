@@ -9,6 +9,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the hedge's layer, in the retry's place in the default order; a composition has one or the other, and the segment of its configuration keys
@@ -243,7 +244,7 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // events. Default none: nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
 
-// Observe sets the observer asked for the instance's policy.Recorder, which is told each
-// call's outcome (see policy.Outcome) and each event with the call's context. A
+// Observe sets the observer asked for the instance's observe.Recorder, which is told each
+// call's outcome (see observe.Outcome) and each event with the call's context. A
 // registry's observer replaces it. Default none.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

@@ -8,6 +8,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // NewPolicy returns r as a policy of layer Layer, for calls returning T.
@@ -35,7 +36,7 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // would end after ctx's deadline (no EventAttempt then). Events are published with ctx.
 //
 // With a recorder (Observe), each call is recorded once, with ctx, when it ends:
-// policy.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
+// observe.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
 // Attempts the attempts made and Err the error the call returns (see the package
 // documentation). A call that succeeds the first time still allocates nothing.
 //
@@ -62,7 +63,7 @@ func DecorateFunc[A, T any](r *Retry, next decorate.Func[A, T]) decorate.Func[A,
 			return v, err
 		}
 		if err == nil && (pred == nil || !pred(v, nil)) {
-			r.record(ctx, policy.ResultSucceeded, 1, nil)
+			r.record(ctx, observe.ResultSucceeded, 1, nil)
 			return v, err
 		}
 		return retrySync(r, c, pred, ctx, a, next, v, err)
@@ -81,7 +82,7 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 			if err != nil { // a result RetryIf retries, with its nil error, publishes nothing
 				r.publish(ctx, EventAborted, n, 0, err)
 			}
-			r.record(ctx, policy.ResultAborted, n, err)
+			r.record(ctx, observe.ResultAborted, n, err)
 			return v, err
 		}
 		r.publish(ctx, EventAttempt, n, w, err)
@@ -92,11 +93,11 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 		if cerr != nil {
 			err = stopped(err, cerr)
 			r.publish(ctx, EventAborted, n, 0, err)
-			r.record(ctx, policy.ResultAborted, n, err)
+			r.record(ctx, observe.ResultAborted, n, err)
 			return v, err
 		}
 		if v, err = next(ctx, a); err == nil && (pred == nil || !pred(v, nil)) {
-			r.record(ctx, policy.ResultSucceeded, n+1, nil)
+			r.record(ctx, observe.ResultSucceeded, n+1, nil)
 			return v, nil
 		}
 	}
@@ -110,7 +111,7 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 // that would end after ctx's deadline is not armed: the future completes at once); ctx
 // ending during a wait stops the timer and fails the future at once. Events, and the
 // outcome a recorder is told when the future completes, are DecorateFunc's, with ctx; a
-// future ended by Cancel is recorded as policy.ResultAborted with async.ErrCanceled and
+// future ended by Cancel is recorded as observe.ResultAborted with async.ErrCanceled and
 // the attempts started; an attempt's result, or a wait's end, arriving while Cancel is
 // under way is neither recorded nor followed by another attempt.
 //
@@ -141,19 +142,19 @@ func DecorateAsyncFunc[A, T any](r *Retry, next decorate.AsyncFunc[A, T]) decora
 		}
 		if v, done, err := first.Result(); done {
 			if err == nil && (pred == nil || !pred(v, nil)) {
-				r.record(ctx, policy.ResultSucceeded, 1, nil)
+				r.record(ctx, observe.ResultSucceeded, 1, nil)
 				return first
 			}
 			switch outcome(r, c, pred, 1, v, err) {
 			case EventAborted:
 				r.publish(ctx, EventAborted, 1, 0, err)
-				r.record(ctx, policy.ResultAborted, 1, err)
+				r.record(ctx, observe.ResultAborted, 1, err)
 				return first
 			case EventExhausted:
 				if err != nil {
 					r.publish(ctx, EventExhausted, 1, 0, err)
 				}
-				r.record(ctx, policy.ResultFailed, 1, err)
+				r.record(ctx, observe.ResultFailed, 1, err)
 				return first
 			}
 		}
@@ -188,7 +189,7 @@ type run[A, T any] struct {
 	lastV   T // the last attempt's result
 	lastErr error
 	endKind policy.EventKind // the event end publishes (EventExhausted, EventAborted); 0: none
-	endRes  policy.Result    // the result end records (ResultSucceeded, ResultFailed, ResultAborted)
+	endRes  observe.Result   // the result end records (ResultSucceeded, ResultFailed, ResultAborted)
 }
 
 func startRun[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next decorate.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
@@ -204,23 +205,23 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	r := ru.r
 	n := int(ru.n.Load())
 	if err == nil && (ru.pred == nil || !ru.pred(v, nil)) {
-		ru.end(v, nil, 0, policy.ResultSucceeded)
+		ru.end(v, nil, 0, observe.ResultSucceeded)
 		return
 	}
 	switch outcome(r, ru.c, ru.pred, n, v, err) {
 	case EventAborted:
-		ru.end(v, err, EventAborted, policy.ResultAborted)
+		ru.end(v, err, EventAborted, observe.ResultAborted)
 		return
 	case EventExhausted:
 		k := EventExhausted
 		if err == nil { // a result RetryIf retries, returned as it is
 			k = 0
 		}
-		ru.end(v, err, k, policy.ResultFailed)
+		ru.end(v, err, k, observe.ResultFailed)
 		return
 	}
 	if cerr := ru.ctx.Err(); cerr != nil {
-		ru.end(v, stopped(err, cerr), EventAborted, policy.ResultAborted)
+		ru.end(v, stopped(err, cerr), EventAborted, observe.ResultAborted)
 		return
 	}
 	ru.lastV, ru.lastErr = v, err
@@ -230,7 +231,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		if err == nil { // a result RetryIf retries, returned as it is, publishes nothing
 			k = 0
 		}
-		ru.end(v, err, k, policy.ResultAborted)
+		ru.end(v, err, k, observe.ResultAborted)
 		return
 	}
 	// Published before the next attempt can be scheduled, so that events come in order.
@@ -246,7 +247,7 @@ func (ru *run[A, T]) Start() *async.Future[T] {
 
 // end completes the run with (v, err), after publishing k (EventExhausted or
 // EventAborted) for the last attempt when k is not 0, and recording res.
-func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res policy.Result) {
+func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res observe.Result) {
 	ru.lastV, ru.lastErr, ru.endKind, ru.endRes = v, err, k, res
 	ru.d.End()
 }
@@ -257,13 +258,13 @@ func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res policy.Result) 
 func (ru *run[A, T]) Stop(cause error) (T, error) {
 	n := int(ru.n.Load())
 	if cause == async.ErrCanceled {
-		ru.r.record(ru.ctx, policy.ResultAborted, n, cause)
+		ru.r.record(ru.ctx, observe.ResultAborted, n, cause)
 		var zero T
 		return zero, cause
 	}
 	v, err, k, res := ru.lastV, ru.lastErr, ru.endKind, ru.endRes
 	if cause != nil {
-		err, k, res = stopped(err, cause), EventAborted, policy.ResultAborted
+		err, k, res = stopped(err, cause), EventAborted, observe.ResultAborted
 	}
 	if k != 0 {
 		ru.r.publish(ru.ctx, k, n, 0, err)

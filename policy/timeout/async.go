@@ -9,7 +9,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // DecorateAsyncFunc returns next bounded by t, for calls that return a future. Each call
@@ -138,7 +138,7 @@ func (c *asyncCall[T]) expire() {
 	}
 	c.l.publish(c.caller, c.l.err)
 	if t := c.l.t; t.events.Rec != nil {
-		t.record(c.caller, policy.ResultTimedOut, c.start, c.l.err)
+		t.record(c.caller, observe.ResultTimedOut, c.start, c.l.err)
 	}
 	var zero T
 	c.p.Complete(zero, c.l.err)
@@ -157,7 +157,7 @@ func (c *asyncCall[T]) cancel() bool {
 	c.timer.Stop()
 	c.ctx.cancel(context.Canceled)
 	if t := c.l.t; t.events.Rec != nil {
-		t.record(c.caller, policy.ResultFailed, c.start, async.ErrCanceled)
+		t.record(c.caller, observe.ResultFailed, c.start, async.ErrCanceled)
 	}
 	c.mu.Lock()
 	inner := c.inner

@@ -32,11 +32,11 @@
 // (a ConfigChanged, with context.Background()).
 //
 // A recorder is told each call's outcome once, with the call's context, when the call
-// ends: policy.ResultSucceeded (a nil error) or policy.ResultFailed (an error, Err) when
-// it ended in time, policy.ResultTimedOut (Err the *TimeoutError) when it ran past its
+// ends: observe.ResultSucceeded (a nil error) or observe.ResultFailed (an error, Err) when
+// it ended in time, observe.ResultTimedOut (Err the *TimeoutError) when it ran past its
 // deadline; Latency is the time from its start to its end on the policy's clock (for a
 // synchronous call that ran past its deadline, until its function returned). An
-// asynchronous call ended by Cancel on its future is recorded as policy.ResultFailed with
+// asynchronous call ended by Cancel on its future is recorded as observe.ResultFailed with
 // async.ErrCanceled. The clock is read for the latency only when there is a recorder. A
 // call refused on arrival because its context was nil or done, and a call that starts
 // while the timeout is disabled, are not recorded.
@@ -72,6 +72,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Timeout bounds how long calls may run. It is safe for concurrent use. Its configuration
@@ -279,7 +280,7 @@ func timedOut[T any](ctx context.Context, l *limit, inner error, start time.Dura
 	}
 	l.publish(ctx, err)
 	if l.t.events.Rec != nil {
-		l.t.record(ctx, policy.ResultTimedOut, start, err)
+		l.t.record(ctx, observe.ResultTimedOut, start, err)
 	}
 	var zero T
 	return zero, err
@@ -302,20 +303,20 @@ func (t *Timeout) now() time.Duration {
 
 // ended returns the result of a call that ended in time with err: ResultSucceeded for a
 // nil err, else ResultFailed.
-func ended(err error) policy.Result {
+func ended(err error) observe.Result {
 	if err != nil {
-		return policy.ResultFailed
+		return observe.ResultFailed
 	}
-	return policy.ResultSucceeded
+	return observe.ResultSucceeded
 }
 
 // record tells the recorder, which must be set, the outcome res of the call whose context
 // is ctx, which started at clock time start (read when the recorder is timed) and ended
 // now with err.
-func (t *Timeout) record(ctx context.Context, res policy.Result, start time.Duration, err error) {
+func (t *Timeout) record(ctx context.Context, res observe.Result, start time.Duration, err error) {
 	var latency time.Duration
 	if t.events.Timed {
 		latency = sat.Left(t.now(), start)
 	}
-	t.events.Rec.Record(ctx, policy.Outcome{Result: res, Latency: latency, Err: err})
+	t.events.Rec.Record(ctx, observe.Outcome{Result: res, Latency: latency, Err: err})
 }

@@ -40,12 +40,3 @@ func TestOB5_RejectionFoundAsIsOrWrapped(t *testing.T) {
 	other := errors.New("boom")
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = errors.AsType[policy.Rejection](other) }), "an error that is no rejection")
 }
-
-// OB-5: the results have their metric names.
-func TestOB5_ResultNames(t *testing.T) {
-	assert.Equal(t, "admitted", policy.ResultAdmitted.String())
-	assert.Equal(t, "timed_out", policy.ResultTimedOut.String())
-	assert.Equal(t, "aborted", policy.ResultAborted.String())
-	assert.Equal(t, "Result(0)", policy.Result(0).String())
-	assert.Equal(t, "Result(99)", policy.Result(99).String())
-}

@@ -1,9 +1,15 @@
-package policy
+// Package observe is what an observer author implements and reads: an Observer makes a
+// Recorder per policy instance, which is told each call's Outcome at that instance's
+// layer and the events the instance publishes. A registry takes one with
+// resilience.WithObserver; resilienceotel and resilienceslog are observers.
+package observe
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/resilience4go/resilience4go/policy"
 )
 
 // Result says how a call fared at one layer, as a Recorder is told. Its zero value is no
@@ -55,7 +61,7 @@ func (r Result) String() string {
 // LayerCall is the layer under which an Observer is asked for the Recorder of a whole
 // wrapped function or pipeline, whose id is the wrap's. It is not a layer of the order:
 // no policy has it, and an order that names it is R4C-REG-011.
-const LayerCall Layer = "call"
+const LayerCall policy.Layer = "call"
 
 // Outcome is what a layer records of one call. It is passed by value; each field has one
 // meaning whatever the layer, and is zero where it does not apply.
@@ -95,16 +101,16 @@ type Outcome struct {
 	// threshold.
 	Slow bool
 	// RejectedBy is, for a whole call (LayerCall) that was rejected, the layer that
-	// refused it (see Rejection).
-	RejectedBy Layer
+	// refused it (see policy.Rejection).
+	RejectedBy policy.Layer
 	// Err is the call's error, or the rejection; nil for a success or an admission.
 	Err error
 }
 
 // Recorder receives one policy instance's outcomes and events, with the context of the
 // call they belong to. Its methods run synchronously on the goroutine where the policy
-// decides (as a Listener does), so they must be quick, must not block and must not call
-// back into the policy; they are called concurrently and must be safe for it.
+// decides (as a policy.Listener does), so they must be quick, must not block and must not
+// call back into the policy; they are called concurrently and must be safe for it.
 //
 // A recorder that has no use for some of what it would be given may say so with any of
 // these methods, which the layers look for when the recorder is made, so that it costs
@@ -113,10 +119,10 @@ type Outcome struct {
 //   - Untimed() bool: true when it has no use for latencies (asked once). The layers that
 //     would read their clock only to measure a latency for it do not, and its outcomes
 //     have Latency 0: a recorder that only counts costs no clock reads.
-//   - WantsEvent(ctx context.Context, k EventKind) bool: whether it wants an event of kind
-//     k about the call with ctx. Before a layer builds an event that no listener receives,
-//     it may ask, and then build none when it returns false. It must be quick and safe for
-//     concurrent use. Without it, a recorder is given every event.
+//   - WantsEvent(ctx context.Context, k policy.EventKind) bool: whether it wants an event
+//     of kind k about the call with ctx. Before a layer builds an event that no listener
+//     receives, it may ask, and then build none when it returns false. It must be quick
+//     and safe for concurrent use. Without it, a recorder is given every event.
 //   - WantsKeys() bool: false when it has no use for a keyed limiter's keys (asked once).
 //     Its outcomes then have no Key, and a keyed limiter does not format a key that is not
 //     a string for it.
@@ -126,7 +132,7 @@ type Recorder interface {
 	// Event is called with each event the instance publishes, with the context of the
 	// call that caused it; context.Background() for an event no call caused (a
 	// ConfigChanged, a backend's failure found by a probe).
-	Event(ctx context.Context, e Event)
+	Event(ctx context.Context, e policy.Event)
 }
 
 // Observer makes the Recorder of each policy instance. A registry built with an
@@ -139,5 +145,5 @@ type Recorder interface {
 // instance is built, before the wrap is complete: a wrap that then fails (a bad value of
 // another layer) leaves the recorders it asked for unused.
 type Observer interface {
-	Instrument(layer Layer, id string) Recorder
+	Instrument(layer policy.Layer, id string) Recorder
 }
