@@ -43,11 +43,3 @@ func TestOB5_BuiltInSentinelsAreRejections(t *testing.T) {
 		})
 	}
 }
-
-// OB-5: a Refusal's String is its name.
-func TestOB5_RefusalString(t *testing.T) {
-	assert.Equal(t, "unspecified", policy.RefusalUnspecified.String())
-	assert.Equal(t, "overloaded", policy.RefusalOverloaded.String())
-	assert.Equal(t, "unavailable", policy.RefusalUnavailable.String())
-	assert.Equal(t, "Refusal(9)", policy.Refusal(9).String())
-}

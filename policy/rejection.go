@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -47,17 +46,3 @@ const (
 	// open circuit breaker does: HTTP 503 Service Unavailable, gRPC UNAVAILABLE.
 	RefusalUnavailable
 )
-
-var refusalNames = [...]string{
-	RefusalUnspecified: "unspecified",
-	RefusalOverloaded:  "overloaded",
-	RefusalUnavailable: "unavailable",
-}
-
-// String returns the refusal's name: "unspecified", "overloaded" or "unavailable".
-func (r Refusal) String() string {
-	if int(r) < len(refusalNames) {
-		return refusalNames[r]
-	}
-	return fmt.Sprintf("Refusal(%d)", int(r))
-}
