@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -23,7 +23,7 @@ func (l *Limiter) TryAcquire() bool {
 	// The clock read and the schedule's take, inlined: this is the hottest path.
 	var now int64
 	if l.system {
-		now = int64(clock.Mono())
+		now = int64(sysclock.Now())
 	} else {
 		now = int64(l.clk.Now())
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -336,7 +337,7 @@ func TestKeyed_RL14_Validation(t *testing.T) {
 	var ee *ratelimit.ExceededError
 	require.ErrorAs(t, k.Rejection(), &ee)
 	assert.Equal(t, "api", ee.InstanceID())
-	assert.True(t, clock.IsSystem(k.Clock()))
+	assert.True(t, sysclock.Is(k.Clock()))
 	assert.Nil(t, k.Backend())
 }
 

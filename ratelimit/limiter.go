@@ -9,6 +9,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/rejections"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -61,7 +62,7 @@ func build(s settings) (*Limiter, error) {
 	id := s.ID("ratelimiter")
 	clk := s.ClockOrSystem()
 	l := &Limiter{
-		system: clock.IsSystem(clk),
+		system: sysclock.Is(clk),
 		clk:    clk,
 		events: s.EventsOf(Layer, id),
 		nilCtx: newExceeded(id, policy.ErrNilContext),
@@ -145,7 +146,7 @@ func (l *Limiter) offErr() error {
 // now reads the clock once (SPEC RL-12).
 func (l *Limiter) now() int64 {
 	if l.system {
-		return int64(clock.Mono())
+		return int64(sysclock.Now())
 	}
 	return int64(l.clk.Now())
 }

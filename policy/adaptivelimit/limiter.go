@@ -15,6 +15,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -72,7 +73,7 @@ func build(s settings) (*Limiter, error) {
 	clk := s.ClockOrSystem()
 	l := &Limiter{
 		enabled: !s.Disabled,
-		system:  clock.IsSystem(clk),
+		system:  sysclock.Is(clk),
 		maxWait: s.MaxWait,
 		slow:    math.MaxInt64,
 		minLim:  float64(s.MinLimit),
@@ -100,7 +101,7 @@ func build(s settings) (*Limiter, error) {
 // now reads the limiter's clock.
 func (l *Limiter) now() time.Duration {
 	if l.system {
-		return clock.Mono()
+		return sysclock.Now()
 	}
 	return l.clk.Now()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
@@ -26,7 +27,7 @@ func TestDefaults(t *testing.T) {
 	l, err := adaptivelimit.New()
 	require.NoError(t, err)
 	assert.Equal(t, "adaptiveLimit", l.InstanceID())
-	assert.True(t, clock.IsSystem(l.Clock()))
+	assert.True(t, sysclock.Is(l.Clock()))
 	assert.Equal(t, adaptivelimit.DefaultConfig(), l.Config())
 	assert.Equal(t, adaptivelimit.Snapshot{Instance: "adaptiveLimit", Algorithm: adaptivelimit.Vegas, Limit: 20,
 		MinLimit: 1, MaxLimit: 200}, l.Snapshot())

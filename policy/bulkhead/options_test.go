@@ -10,6 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
@@ -22,7 +23,7 @@ func TestDefaults(t *testing.T) {
 	b, err := bulkhead.New()
 	require.NoError(t, err)
 	assert.Equal(t, "bulkhead", b.InstanceID())
-	assert.True(t, clock.IsSystem(b.Clock()))
+	assert.True(t, sysclock.Is(b.Clock()))
 	assert.Equal(t, bulkhead.Snapshot{Instance: "bulkhead", AvailableSlots: 25, MaxConcurrent: 25}, b.Snapshot())
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decimal"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 )
 
 const (
@@ -134,7 +135,7 @@ func build(s settings) (*Breaker, error) {
 	clk := s.ClockOrSystem()
 	b := &Breaker{
 		clk:       clk,
-		system:    clock.IsSystem(clk),
+		system:    sysclock.Is(clk),
 		timeBased: s.SlidingWindowType == TimeBased,
 		events:    s.EventsOf(Layer, id),
 		rej:       newRejections(id),
@@ -171,7 +172,7 @@ func (b *Breaker) State() State { return State(b.word.Load() & stateMask) }
 // now reads the clock.
 func (b *Breaker) now() int64 {
 	if b.system {
-		return int64(clock.Mono())
+		return int64(sysclock.Now())
 	}
 	return int64(b.clk.Now())
 }

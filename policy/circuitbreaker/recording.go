@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decimal"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -134,7 +134,7 @@ func (b *Breaker) recordLocked(ctx context.Context, p permit, now int64, timed b
 		b.win.record(now, o) // a count-based window does not read now
 		if b.win.total.calls >= r.minCalls && r.exceeded(b.win.total) {
 			if !timed {
-				now = int64(clock.Mono()) // the system clock, which takes no lock
+				now = int64(sysclock.Now()) // the system clock, which takes no lock
 			}
 			tr = b.transitionLocked(Open, now)
 		} else {

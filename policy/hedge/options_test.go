@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 )
@@ -26,7 +27,7 @@ func TestHG16_Defaults(t *testing.T) {
 	h, err := hedge.New()
 	require.NoError(t, err)
 	assert.Equal(t, "hedge", h.InstanceID())
-	assert.True(t, clock.IsSystem(h.Clock()))
+	assert.True(t, sysclock.Is(h.Clock()))
 	assert.Equal(t, hedge.DefaultConfig(), h.Config())
 	assert.Equal(t, hedge.Snapshot{Instance: "hedge", BudgetAvailable: 10, Delay: time.Second, MaxAttempts: 2},
 		h.Snapshot(), "an empty window allows max(10% of 0, 1/s × 10s) = 10 hedges")

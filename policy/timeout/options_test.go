@@ -10,6 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
@@ -51,7 +52,7 @@ func TestIDsAndCommonOptions(t *testing.T) {
 	to, err := timeout.New(time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, "timeout", to.InstanceID())
-	assert.True(t, clock.IsSystem(to.Clock()))
+	assert.True(t, sysclock.Is(to.Clock()))
 
 	to, err = timeout.New(time.Second, timeout.Name("shared"))
 	require.NoError(t, err)

@@ -71,6 +71,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
@@ -109,7 +110,7 @@ func build(s settings) (*Timeout, error) {
 	id := s.ID("timeout")
 	clk := s.ClockOrSystem()
 	t := &Timeout{
-		system: clock.IsSystem(clk),
+		system: sysclock.Is(clk),
 		clk:    clk,
 		events: s.EventsOf(Layer, id),
 	}
@@ -296,7 +297,7 @@ func (l *limit) publish(ctx context.Context, err *TimeoutError) {
 // now reads the clock: the monotonic clock directly for clock.System().
 func (t *Timeout) now() time.Duration {
 	if t.system {
-		return clock.Mono()
+		return sysclock.Now()
 	}
 	return t.clk.Now()
 }
