@@ -6,6 +6,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -114,7 +115,7 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next decorate.AsyncFunc[A, T]) deco
 
 // A scheduled call waits for its permit on a clock timer.
 type scheduled[A, T any] struct {
-	d    async.Delayed[T]
+	d    delay.Delayed[T]
 	l    *Limiter
 	r    Reservation
 	ctx  context.Context

@@ -6,6 +6,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -126,7 +127,7 @@ func start[A, T any](l *Limiter, p Permit, ctx context.Context, a A, next decora
 type asyncWaiter[A, T any] struct {
 	waitq.Waiter[admission]
 	at     time.Duration // clock time at which the wait began
-	d      async.Delayed[T]
+	d      delay.Delayed[T]
 	l      *Limiter
 	ctx    context.Context
 	a      A
@@ -181,7 +182,7 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	switch cause {
 	case async.ErrCanceled:
 		return zero, cause
-	case async.ErrExpired:
+	case delay.ErrExpired:
 		return zero, w.l.sw.Expired(w.ctx, w.at)
 	}
 	return zero, w.l.sw.RejectContext(w.ctx, w.l.sw.Since(w.at), cause)

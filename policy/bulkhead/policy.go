@@ -6,6 +6,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -115,7 +116,7 @@ func start[A, T any](b *Bulkhead, ctx context.Context, a A, next decorate.AsyncF
 type asyncWaiter[A, T any] struct {
 	waitq.Waiter[struct{}]
 	at      time.Duration // clock time at which the wait began
-	d       async.Delayed[T]
+	d       delay.Delayed[T]
 	b       *Bulkhead
 	ctx     context.Context
 	a       A
@@ -172,7 +173,7 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	switch cause {
 	case async.ErrCanceled:
 		return zero, cause
-	case async.ErrExpired:
+	case delay.ErrExpired:
 		return zero, w.b.ev.Expired(w.ctx, w.at)
 	}
 	return zero, w.b.ev.RejectContext(w.ctx, w.b.ev.Since(w.at), cause)

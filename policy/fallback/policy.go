@@ -5,6 +5,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/promise"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -76,7 +77,7 @@ func DecorateAsyncFunc[A, T any](f *Fallback[T], next decorate.AsyncFunc[A, T]) 
 			complete(f.apply(ctx, err))
 			return out
 		}
-		out, p := async.NewClaimablePromise[T](inner.Cancel)
+		out, p := promise.New[T](inner.Cancel)
 		inner.OnComplete(func(v T, err error) {
 			if (err == nil && f.pred == nil) || !f.handles(v, err) {
 				p.Complete(v, err)

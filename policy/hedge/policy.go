@@ -8,6 +8,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/promise"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -123,9 +124,9 @@ type call[A, T any] struct {
 	next    decorate.AsyncFunc[A, T]
 	ctx     context.Context
 	a       A
-	begin   time.Duration    // clock time at which the call arrived
-	p       async.Promise[T] // completes the call's future; claimed by the call's end
-	onTimer func()           // c.timerFired, bound once
+	begin   time.Duration      // clock time at which the call arrived
+	p       promise.Promise[T] // completes the call's future; claimed by the call's end
+	onTimer func()             // c.timerFired, bound once
 
 	mu       sync.Mutex
 	done     bool
@@ -149,7 +150,7 @@ type attempt[T any] struct {
 func hedged[A, T any](h *Hedge, next decorate.AsyncFunc[A, T], ctx context.Context, a A, begin time.Duration,
 	f *async.Future[T], actx *attemptCtx, settled bool) *async.Future[T] {
 	c := &call[A, T]{h: h, next: next, ctx: ctx, a: a, begin: begin}
-	fut, p := async.NewClaimablePromise[T](c.cancel)
+	fut, p := promise.New[T](c.cancel)
 	c.p = p
 	c.onTimer = c.timerFired
 	c.mu.Lock()

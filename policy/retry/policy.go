@@ -6,6 +6,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
@@ -174,7 +175,7 @@ func attempt[A, T any](next decorate.AsyncFunc[A, T], ctx context.Context, a A) 
 // before the next attempt, and so on, until an attempt succeeds or the retry gives up.
 // Its Delayed orders every step: at most one attempt or wait at a time.
 type run[A, T any] struct {
-	d    async.Delayed[T]
+	d    delay.Delayed[T]
 	r    *Retry
 	c    *Config             // the call's configuration, read when it arrived
 	pred func(T, error) bool // RetryIf's predicate for T; nil: none

@@ -9,6 +9,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/promise"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -63,7 +64,7 @@ func DecorateAsyncFunc[A, T any](t *Timeout, next decorate.AsyncFunc[A, T]) deco
 		if t.events.Timed {
 			c.start = t.now()
 		}
-		fut, p := async.NewClaimablePromise[T](c.cancel)
+		fut, p := promise.New[T](c.cancel)
 		c.p = p
 		c.timer = t.clk.AfterFunc(l.cfg.Duration, c.expire)
 		returned := false
@@ -99,10 +100,10 @@ type asyncCall[T any] struct {
 	state  atomic.Int32
 	l      *limit // the configuration in force when the call started, and its timeout
 	ctx    *clockCtx
-	caller context.Context  // the caller's context, with which the call is observed
-	start  time.Duration    // clock time at which the call started; read for a recorder only
-	timer  clock.Timer      // set before next runs; read only after the call is over
-	p      async.Promise[T] // completes the outer future
+	caller context.Context    // the caller's context, with which the call is observed
+	start  time.Duration      // clock time at which the call started; read for a recorder only
+	timer  clock.Timer        // set before next runs; read only after the call is over
+	p      promise.Promise[T] // completes the outer future
 	mu     sync.Mutex
 	inner  *async.Future[T] // set once next has returned
 }
