@@ -1,6 +1,9 @@
 // Package policy is the contract every resilience policy meets: the call shapes it
-// decorates, its place in the layer order, the events it publishes and the configuration
-// errors it reports (ConfigError, with codes R4C-…).
+// decorates, its place in the layer order, the events it publishes, the rejections by
+// which it refuses calls and the configuration errors it reports (ConfigError, with codes
+// R4C-…). A user's own policy implements Policy, registers its event kinds with
+// RegisterEventKind and returns Rejections. What an observer implements and reads is in
+// package policy/observe.
 //
 // Policies live in their own packages (ratelimit, policy/retry, policy/circuitbreaker,
 // policy/timeout, policy/bulkhead, policy/fallback, policy/hedge, policy/adaptivelimit) and never import each other; what one

@@ -102,7 +102,7 @@
 //     point for a hedge whose budget is off.
 //   - resilience.calls counts whole calls through a wrapped function or pipeline
 //     (observe.LayerCall): succeeded and failed always, and rejected with layer, the
-//     layer that refused the call (policy.RejectedBy), once that layer has refused one.
+//     layer that refused the call (its policy.Rejection), once that layer has refused one.
 //     A fallback's replacement is a success. resilience.call.duration exists only with
 //     WithCallDuration.
 //   - key, a keyed limiter's key, is an attribute only with WithKeyAttribute; the
