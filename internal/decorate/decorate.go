@@ -45,9 +45,9 @@ func (d Decorators[T]) DecorateAsync(next policy.AsyncCall[T]) policy.AsyncCall[
 	return func(ctx context.Context) *async.Future[T] { return f(ctx, struct{}{}) }
 }
 
-// Of makes a policy.Policy[T] out of a policy instance p of layer l and its generic decorators,
-// instantiated for calls with no argument, e.g.
-// decorate.Of(retry.Layer, r, retry.DecorateFunc[struct{}, T], retry.DecorateAsyncFunc[struct{}, T]).
+// Of makes a policy.Policy[T] out of a policy instance p of layer l and its generic
+// decorators sync and async, instantiated for calls with no argument
+// (A = struct{}), as each policy package's NewPolicy does.
 func Of[T, P any](l policy.Layer, p P, sync func(P, Func[struct{}, T]) Func[struct{}, T], async func(P, AsyncFunc[struct{}, T]) AsyncFunc[struct{}, T]) policy.Policy[T] {
 	return Decorators[T]{
 		L:     l,
