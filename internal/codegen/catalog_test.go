@@ -250,8 +250,7 @@ func TestCatalog_OptionFunctionsExist(t *testing.T) {
 	assert.IsType(t, &types.TypeName{}, res.Scope().Lookup("Registry"), "resilience.Registry")
 
 	pol := pkgs[module+"/policy"]
-	assert.IsType(t, &types.Func{}, pol.Scope().Lookup("Errorf"), "r4c.Errorf")
-	assert.IsType(t, &types.Const{}, pol.Scope().Lookup("CodeBadSpec"), "r4c.BadSpec")
+	assert.IsType(t, &types.TypeName{}, pol.Scope().Lookup("ConfigError"), "policy.ConfigError")
 	layerType := pol.Scope().Lookup("Layer").Type()
 	for _, def := range policyDefs() {
 		p := pkgs[def.pkgPath]
