@@ -89,7 +89,7 @@ func (e *ExceededError) Refusal() policy.Refusal { return policy.RefusalOverload
 func (e *ExceededError) RetryIn() (time.Duration, bool) { return e.NextPermit() }
 
 var (
-	_ throttle.Error = (*ExceededError)(nil)
+	_ throttle.Error   = (*ExceededError)(nil)
 	_ policy.Rejection = (*ExceededError)(nil)
 )
 
