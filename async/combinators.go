@@ -1,14 +1,15 @@
 package async
 
 import (
-	"errors"
 	"sync"
+
+	"github.com/resilience4go/resilience4go/internal/future"
 )
 
 // ErrNilFuture is the error of a nil *Future: a function that should have returned a
 // future returned nil. Await, Result and OnComplete of a nil future report it, and Then
 // and All fail with it when a step returns, or they are given, a nil future.
-var ErrNilFuture = errors.New("async: nil future")
+var ErrNilFuture = future.ErrNilFuture
 
 // Map returns a future completed with fn applied to f's value, or with f's error (fn is
 // then not called). fn runs on the goroutine that completes f, or on the caller's if f is

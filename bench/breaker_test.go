@@ -10,7 +10,7 @@ import (
 	fscb "github.com/failsafe-go/failsafe-go/circuitbreaker"
 	"github.com/sony/gobreaker/v2"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -74,7 +74,7 @@ func trip(b *testing.B, call func(context.Context, int) (int, error)) {
 
 func oursDecorated(b *testing.B, open bool) func(context.Context, int) (int, error) {
 	b.Helper()
-	call := circuitbreaker.Decorate[policy.Func[int, int], int, int](oursBreaker(b), tripping)
+	call := circuitbreaker.Decorate[decorate.Func[int, int], int, int](oursBreaker(b), tripping)
 	if open {
 		trip(b, call)
 	}

@@ -46,17 +46,6 @@ type systemClock struct{}
 // It is safe for concurrent use and is the default clock of every policy.
 func System() Clock { return systemClock{} }
 
-// IsSystem reports whether c is the clock returned by System. Hot paths use it to read
-// the monotonic clock directly, without an interface call.
-func IsSystem(c Clock) bool {
-	_, ok := c.(systemClock)
-	return ok
-}
-
-// Mono returns the System clock's current reading: the monotonic time since the
-// package's origin, with one clock read.
-func Mono() time.Duration { return time.Since(origin) }
-
 func (systemClock) Now() time.Duration { return time.Since(origin) }
 
 func (systemClock) Sleep(ctx context.Context, d time.Duration) error {

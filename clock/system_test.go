@@ -119,18 +119,3 @@ func TestSystem_AfterFuncStopAfterRun(t *testing.T) {
 	}
 	assert.False(t, timer.Stop(), "Stop after the function ran")
 }
-
-func TestIsSystem(t *testing.T) {
-	assert.True(t, clock.IsSystem(clock.System()))
-	assert.False(t, clock.IsSystem(clock.NewManual()))
-	assert.False(t, clock.IsSystem(nil))
-}
-
-func TestMono_MatchesSystemNow(t *testing.T) {
-	c := clock.System()
-	a := c.Now()
-	m := clock.Mono()
-	b := c.Now()
-	assert.GreaterOrEqual(t, m, a)
-	assert.LessOrEqual(t, m, b)
-}

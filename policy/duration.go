@@ -19,15 +19,18 @@ func ParseDuration(s string) (time.Duration, error) {
 	case err == nil:
 		return d, nil
 	case durationSyntax(t) && strings.HasPrefix(t, "-"):
-		return 0, &ConfigError{Code: CodeBadDuration, Value: s,
+		return 0, &ConfigError{Code: codeBadDuration, Value: s,
 			Reason: "out of range: a duration is at least " + time.Duration(math.MinInt64).String() + " (about -292 years)"}
 	case durationSyntax(t):
-		return 0, &ConfigError{Code: CodeBadDuration, Value: s,
+		return 0, &ConfigError{Code: codeBadDuration, Value: s,
 			Reason: "out of range: a duration is at most " + time.Duration(math.MaxInt64).String() + " (about 292 years)"}
 	}
-	return 0, &ConfigError{Code: CodeBadDuration, Value: s,
+	return 0, &ConfigError{Code: codeBadDuration, Value: s,
 		Reason: `not a duration: use a number with a unit, e.g. "100ms", "1s", "1m30s" (units ns, us, ms, s, m, h)`}
 }
+
+// codeBadDuration is the code of a duration ParseDuration rejects.
+const codeBadDuration = "R4C-ATR-001"
 
 // durationSyntax reports whether s has the syntax of time.ParseDuration, whatever its
 // magnitude: an optional sign, then one or more numbers with a unit (ns, us, µs, μs, ms,

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -45,10 +46,10 @@ func TestParseDuration_RejectsWithATR001(t *testing.T) {
 		var ce *policy.ConfigError
 		require.True(t, errors.As(err, &ce), "%q: a *ConfigError", in)
 		assert.Equal(t, "R4C-ATR-001", ce.Code, "%q", in)
-		assert.Equal(t, policy.CodeBadDuration, ce.Code)
+		assert.Equal(t, r4c.BadDuration, ce.Code)
 		assert.Equal(t, in, ce.Value, "the value as written")
 		assert.True(t, strings.HasPrefix(err.Error(), "R4C-ATR-001: "), "%q: message %q", in, err.Error())
-		assert.Equal(t, "R4C-ATR-001", policy.CodeOf(err))
+		assert.Equal(t, "R4C-ATR-001", r4c.CodeOf(err))
 	}
 }
 
@@ -69,7 +70,7 @@ func TestParseDuration_OutOfRangeSaysSo(t *testing.T) {
 		_, err := policy.ParseDuration(in)
 		var ce *policy.ConfigError
 		require.ErrorAs(t, err, &ce, "%q", in)
-		assert.Equal(t, policy.CodeBadDuration, ce.Code, "%q", in)
+		assert.Equal(t, r4c.BadDuration, ce.Code, "%q", in)
 		assert.Equal(t, in, ce.Value)
 		assert.Equal(t, "out of range: a duration is "+bound, ce.Reason[:len("out of range: a duration is ")+len(bound)], "%q", in)
 	}
@@ -106,8 +107,8 @@ func FuzzParseDuration(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		d, err := policy.ParseDuration(s)
 		if err != nil {
-			if code := policy.CodeOf(err); code != policy.CodeBadDuration {
-				t.Fatalf("ParseDuration(%q): code %q, want %s (err %v)", s, code, policy.CodeBadDuration, err)
+			if code := r4c.CodeOf(err); code != r4c.BadDuration {
+				t.Fatalf("ParseDuration(%q): code %q, want %s (err %v)", s, code, r4c.BadDuration, err)
 			}
 			if d != 0 {
 				t.Fatalf("ParseDuration(%q) = %v with an error", s, d)

@@ -6,33 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// The error codes. Every configuration error carries one, in its message and in
-// ConfigError.Code.
-const (
-	CodeBadDuration      = "R4C-ATR-001" // a duration is not valid syntax, e.g. "10 parsecs"
-	CodeZeroPeriod       = "R4C-ATR-002" // rateLimiter.period is zero or negative
-	CodeBadPermits       = "R4C-ATR-003" // rateLimiter.permits is less than 1
-	CodeNegativeDuration = "R4C-ATR-004" // a wait, delay or duration is negative
-	CodeBadNumber        = "R4C-ATR-005" // a number is not valid syntax
-	CodeBadBoolean       = "R4C-ATR-006" // enabled (or another flag) is not a boolean
-	CodeOutOfRange       = "R4C-ATR-007" // a count, percentage or factor is outside its range
-	CodeBadAttempts      = "R4C-ATR-008" // a hedge's maxAttempts is outside 2..10
-	CodePeriodTooShort   = "R4C-REG-001" // period shorter than 1ns per permit
-	CodeUnknownConfig    = "R4C-REG-004" // configs.<name> names no configuration
-	CodeConflict         = "R4C-REG-008" // one shared name, two different configurations
-	CodeUnknownInstance  = "R4C-REG-009" // no policy instance with that id
-	CodeBadSpec          = "R4C-REG-010" // a spec does not fit the function (e.g. fallback type)
-	CodeBadOrder         = "R4C-REG-011" // a composition's order names a layer twice, or an unknown one
-	CodeNotLive          = "R4C-REG-012" // a setting that cannot change on a running instance
-	CodeUnknownKey       = "R4C-CFG-001" // unknown configuration key
-	CodeBadSource        = "R4C-CFG-002" // a properties, YAML or env source is malformed
-	CodeDuplicateKey     = "R4C-CFG-003" // a key is set twice in one source
-)
-
 // ConfigError reports an invalid configuration: a bad attribute value, an unknown key or
-// name, a conflict between shared instances. Error() starts with the code, e.g.
-// `R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1`. Read it with
-// errors.As; test its code with errors.Is (see Is).
+// name, a conflict between shared instances. Every one carries an R4C code (docs/SPEC.md
+// lists them, e.g. R4C-ATR-001 for a duration of bad syntax, R4C-CFG-001 for an unknown
+// key, R4C-REG-008 for two configurations of one shared name). Error() starts with the
+// code, e.g. `R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1`. Read it
+// with errors.As; test its code with errors.Is (see Is).
 type ConfigError struct {
 	Code   string // e.g. "R4C-ATR-003"
 	Key    string // the attribute or configuration key, e.g. "rateLimiter.permits"
@@ -89,23 +68,9 @@ func shorten(s string, quote bool) string {
 }
 
 // Is reports whether target is a *ConfigError with the same Code and no Key or Reason,
-// so that errors.Is(err, &policy.ConfigError{Code: policy.CodeBadPermits}) tests the
-// code. A target with a Key or a Reason matches only itself.
+// so that errors.Is(err, &policy.ConfigError{Code: "R4C-ATR-003"}) tests the code. A
+// target with a Key or a Reason matches only itself.
 func (e *ConfigError) Is(target error) bool {
 	var t *ConfigError
 	return errors.As(target, &t) && t != nil && t.Code == e.Code && t.Key == "" && t.Reason == ""
-}
-
-// Errorf returns a *ConfigError with the reason formatted from format and args.
-func Errorf(code, key, value, format string, args ...any) *ConfigError {
-	return &ConfigError{Code: code, Key: key, Value: value, Reason: fmt.Sprintf(format, args...)}
-}
-
-// CodeOf returns the R4C code of err if it is, or wraps, a *ConfigError; "" otherwise.
-func CodeOf(err error) string {
-	var ce *ConfigError
-	if errors.As(err, &ce) {
-		return ce.Code
-	}
-	return ""
 }

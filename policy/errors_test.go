@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -36,63 +36,29 @@ func TestConfigError_ErrorFormats(t *testing.T) {
 func TestConfigError_LongKeyAndValueAreShortened(t *testing.T) {
 	key := "instances." + strings.Repeat("x", 20_000) + ".rateLimiter.permit"
 	value := strings.Repeat("é", 1000) // two bytes each: cut between characters
-	err := &policy.ConfigError{Code: policy.CodeUnknownKey, Key: key, Value: value, Reason: "unknown"}
+	err := &policy.ConfigError{Code: r4c.UnknownKey, Key: key, Value: value, Reason: "unknown"}
 	msg := err.Error()
 	assert.Less(t, len(msg), 400)
 	assert.True(t, utf8.ValidString(msg))
 	assert.Regexp(t, `^R4C-CFG-001: instances\.x+…x+\.rateLimiter\.permit \(20029 bytes\) = "é+…é+" \(2000 bytes\): unknown$`, msg)
 	assert.Len(t, err.Key, 20_029)
 
-	only := (&policy.ConfigError{Code: policy.CodeBadDuration, Value: strings.Repeat("9", 500) + "s", Reason: "r"}).Error()
+	only := (&policy.ConfigError{Code: r4c.BadDuration, Value: strings.Repeat("9", 500) + "s", Reason: "r"}).Error()
 	assert.Regexp(t, `^R4C-ATR-001: "9{100}…9{39}s" \(501 bytes\): r$`, only)
 
 	exact := strings.Repeat("k", 160) // up to 160 bytes, whole
-	assert.Equal(t, "R4C-CFG-001: "+exact+": r", (&policy.ConfigError{Code: policy.CodeUnknownKey, Key: exact, Reason: "r"}).Error())
+	assert.Equal(t, "R4C-CFG-001: "+exact+": r", (&policy.ConfigError{Code: r4c.UnknownKey, Key: exact, Reason: "r"}).Error())
 }
 
 func TestConfigError_IsByCode(t *testing.T) {
-	err := fmt.Errorf("building: %w", &policy.ConfigError{Code: policy.CodeBadPermits, Key: "rateLimiter.permits", Value: "0", Reason: "at least 1"})
+	err := fmt.Errorf("building: %w", &policy.ConfigError{Code: r4c.BadPermits, Key: "rateLimiter.permits", Value: "0", Reason: "at least 1"})
 
-	assert.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadPermits})
-	assert.NotErrorIs(t, err, &policy.ConfigError{Code: policy.CodeZeroPeriod})
+	assert.ErrorIs(t, err, &policy.ConfigError{Code: r4c.BadPermits})
+	assert.NotErrorIs(t, err, &policy.ConfigError{Code: r4c.ZeroPeriod})
 	// A target with a key or a reason is a specific error, not a code to match.
-	assert.NotErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadPermits, Key: "retry.maxAttempts"})
-	assert.NotErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadPermits, Reason: "other"})
-	assert.NotErrorIs(t, err, errors.New(policy.CodeBadPermits))
+	assert.NotErrorIs(t, err, &policy.ConfigError{Code: r4c.BadPermits, Key: "retry.maxAttempts"})
+	assert.NotErrorIs(t, err, &policy.ConfigError{Code: r4c.BadPermits, Reason: "other"})
+	assert.NotErrorIs(t, err, errors.New(r4c.BadPermits))
 	var nilTarget *policy.ConfigError
 	assert.NotPanics(t, func() { assert.NotErrorIs(t, err, nilTarget) })
-}
-
-func TestConfigError_As(t *testing.T) {
-	err := fmt.Errorf("wrap: %w", policy.Errorf(policy.CodeBadNumber, "retry.maxAttempts", "x", "not a %s", "number"))
-	var ce *policy.ConfigError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, policy.ConfigError{Code: "R4C-ATR-005", Key: "retry.maxAttempts", Value: "x", Reason: "not a number"}, *ce)
-	assert.Equal(t, `R4C-ATR-005: retry.maxAttempts = "x": not a number`, ce.Error())
-}
-
-func TestCodeOf(t *testing.T) {
-	assert.Equal(t, "R4C-REG-009", policy.CodeOf(&policy.ConfigError{Code: policy.CodeUnknownInstance}))
-	assert.Equal(t, "R4C-CFG-001", policy.CodeOf(fmt.Errorf("a: %w", fmt.Errorf("b: %w", &policy.ConfigError{Code: policy.CodeUnknownKey}))))
-	assert.Equal(t, "", policy.CodeOf(errors.New("R4C-ATR-001: not a ConfigError")))
-	assert.Equal(t, "", policy.CodeOf(nil))
-}
-
-// SPEC error codes: the constants have the values of the table.
-func TestCodes(t *testing.T) {
-	for got, want := range map[string]string{
-		policy.CodeBadDuration:     "R4C-ATR-001",
-		policy.CodeZeroPeriod:      "R4C-ATR-002",
-		policy.CodeBadPermits:      "R4C-ATR-003",
-		policy.CodeBadBoolean:      "R4C-ATR-006",
-		policy.CodePeriodTooShort:  "R4C-REG-001",
-		policy.CodeUnknownConfig:   "R4C-REG-004",
-		policy.CodeConflict:        "R4C-REG-008",
-		policy.CodeUnknownInstance: "R4C-REG-009",
-		policy.CodeUnknownKey:      "R4C-CFG-001",
-		policy.CodeBadSource:       "R4C-CFG-002",
-		policy.CodeDuplicateKey:    "R4C-CFG-003",
-	} {
-		assert.Equal(t, want, got)
-	}
 }

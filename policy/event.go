@@ -17,14 +17,10 @@ type EventKind int
 // sorted order. It is logged at slog.LevelInfo and makes no span event.
 var ConfigChanged = RegisterEventKind(EventKindInfo{Name: "ConfigChanged", Level: slog.LevelInfo})
 
-// MaxEventAttrs is how many attributes of its kind's own an event carries at most (the
-// length of EventAttrs).
-const MaxEventAttrs = 3
-
-// EventAttrs are the attributes of an event's kind's own (see EventKindInfo.Attrs), in
-// the order its kind declares them; the slots past the last one it carries are the zero
-// slog.Attr (an empty Key), and are left out wherever the event is shown.
-type EventAttrs [MaxEventAttrs]slog.Attr
+// EventAttrs are the attributes of an event's kind's own (see EventKindInfo.Attrs), at
+// most three, in the order its kind declares them; the slots past the last one it carries
+// are the zero slog.Attr (an empty Key), and are left out wherever the event is shown.
+type EventAttrs [3]slog.Attr
 
 // Event is what a policy publishes to its listener (the registry's listeners, when it is
 // built through one). It is passed by value. Listeners run synchronously, on the

@@ -31,7 +31,8 @@ type EventKindInfo struct {
 	// e.g. "resilience.bulkhead.rejected"; "" for a kind that makes none.
 	SpanEvent string
 	// Attrs are the attributes of the kind's own that its events carry in Event.Attrs, in
-	// that order: at most MaxEventAttrs (an event has room for no more).
+	// that order: at most three, the length of EventAttrs (an event has room for no
+	// more).
 	Attrs []EventAttr
 }
 
@@ -68,19 +69,6 @@ func RegisterEventKind(info EventKindInfo) EventKind {
 	list = append(list, &info)
 	eventKinds.list.Store(&list)
 	return EventKind(len(list) - 1)
-}
-
-// EventKinds returns every registered kind, in the order they were registered.
-func EventKinds() []EventKind {
-	var n int
-	if l := eventKinds.list.Load(); l != nil {
-		n = len(*l) - 1
-	}
-	out := make([]EventKind, n)
-	for i := range out {
-		out[i] = EventKind(i + 1)
-	}
-	return out
 }
 
 // info returns k's description; nil for a kind that is not registered.

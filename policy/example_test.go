@@ -12,7 +12,10 @@ func ExampleParseDuration() {
 	fmt.Println(d, err)
 
 	_, err = policy.ParseDuration("10 parsecs")
-	fmt.Println(policy.CodeOf(err))
+	var ce *policy.ConfigError
+	if errors.As(err, &ce) {
+		fmt.Println(ce.Code)
+	}
 	// Output:
 	// 1m30s <nil>
 	// R4C-ATR-001
@@ -20,7 +23,7 @@ func ExampleParseDuration() {
 
 func ExampleConfigError() {
 	err := fmt.Errorf("wrapping SearchAPI.Search: %w", &policy.ConfigError{
-		Code:   policy.CodeBadPermits,
+		Code:   "R4C-ATR-003",
 		Key:    "rateLimiter.permits",
 		Value:  "0",
 		Reason: "permits must be at least 1",
@@ -31,7 +34,7 @@ func ExampleConfigError() {
 	if errors.As(err, &ce) {
 		fmt.Println(ce.Code, ce.Key)
 	}
-	fmt.Println(errors.Is(err, &policy.ConfigError{Code: policy.CodeBadPermits}))
+	fmt.Println(errors.Is(err, &policy.ConfigError{Code: "R4C-ATR-003"}))
 	// Output:
 	// wrapping SearchAPI.Search: R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1
 	// R4C-ATR-003 rateLimiter.permits

@@ -1,6 +1,9 @@
 // Package policy is the contract every resilience policy meets: the call shapes it
-// decorates, its place in the layer order, the events it publishes and the configuration
-// errors it reports (ConfigError, with codes R4C-…).
+// decorates, its place in the layer order, the events it publishes, the rejections by
+// which it refuses calls and the configuration errors it reports (ConfigError, with codes
+// R4C-…). A user's own policy implements Policy, registers its event kinds with
+// RegisterEventKind and returns Rejections. What an observer implements and reads is in
+// package policy/observe.
 //
 // Policies live in their own packages (ratelimit, policy/retry, policy/circuitbreaker,
 // policy/timeout, policy/bulkhead, policy/fallback, policy/hedge, policy/adaptivelimit) and never import each other; what one
@@ -32,9 +35,6 @@ type AsyncCall[T any] func(ctx context.Context) *async.Future[T]
 // outermost. A user's
 // policy has a Layer of its own choosing, any name other than the built-in ones.
 type Layer string
-
-// String returns the layer's name, e.g. "circuitBreaker".
-func (l Layer) String() string { return string(l) }
 
 // Policy decorates calls returning T. Decorate and DecorateAsync are called once, when a
 // function is wrapped; the decorated call is then used for every invocation, so a policy

@@ -4,8 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -22,7 +23,7 @@ func (l *Limiter) TryAcquire() bool {
 	// The clock read and the schedule's take, inlined: this is the hottest path.
 	var now int64
 	if l.system {
-		now = int64(clock.Mono())
+		now = int64(sysclock.Now())
 	} else {
 		now = int64(l.clk.Now())
 	}
@@ -116,7 +117,7 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 		}
 		return r.other.acquire(ctx, l, r, n)
 	}
-	if err := policy.ContextErr(ctx); err != nil {
+	if err := decorate.ContextErr(ctx); err != nil {
 		return l.refuseOnArrival(ctx, err)
 	}
 	ep := l.epoch.Load()

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -71,8 +73,8 @@ type Store interface {
 	// Refused with the retry-after (the time until N permits are free) and nothing
 	// reserved, Local or Unlimited when the backend cannot answer. The limiter never asks
 	// for N < 1 or N > Permits. The error is non-nil only when ctx is nil or ended before
-	// the store decided; it is then policy.ContextErr(ctx) (policy.ErrNilContext for a nil
-	// ctx) and nothing is known to be reserved.
+	// the store decided; it is then policy.ErrNilContext for a nil ctx, ctx.Err()
+	// otherwise, and nothing is known to be reserved.
 	Reserve(ctx context.Context, req Request) (Grant, error)
 	// Cancel gives back the permits of a Reserved grant whose Token is t, as
 	// Reservation.Cancel does, when its time t.At has not passed on the backend's clock:
@@ -177,7 +179,7 @@ func (l *Limiter) bind(b Backend, c Config) error {
 		return err
 	}
 	if st == nil {
-		return policy.Errorf(policy.CodeBadSpec, "rateLimiter.backend", "", "the backend's Bind returned no Store")
+		return r4c.Errorf(r4c.BadSpec, "rateLimiter.backend", "", "the backend's Bind returned no Store")
 	}
 	l.backend, l.store, l.share = b, st, localShare(b)
 	return nil
@@ -263,7 +265,7 @@ func (backed) tryAcquire(l *Limiter, r *rate, n int) error {
 }
 
 func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
-	if err := policy.ContextErr(ctx); err != nil {
+	if err := decorate.ContextErr(ctx); err != nil {
 		// A call that arrives with a nil or done context asks the store nothing and
 		// publishes nothing.
 		return l.refuseOnArrival(ctx, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -104,7 +105,7 @@ func TestBackend_BindWithoutStoreFailsTheBuild(t *testing.T) {
 	_, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(noStore{}))
 	var ce *policy.ConfigError
 	require.True(t, errors.As(err, &ce), "%v", err)
-	assert.Equal(t, policy.CodeBadSpec, ce.Code)
+	assert.Equal(t, r4c.BadSpec, ce.Code)
 }
 
 type noStore struct{}

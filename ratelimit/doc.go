@@ -120,8 +120,8 @@
 // # Outcomes
 //
 // With a recorder (Observe, or a registry's observer), each admission decision is
-// recorded once, with the context of the call: policy.ResultAdmitted with Wait = the wait
-// the call reserved (0 when its permit was free at once), or policy.ResultRejected with
+// recorded once, with the context of the call: observe.ResultAdmitted with Wait = the wait
+// the call reserved (0 when its permit was free at once), or observe.ResultRejected with
 // Err = the refusal (a rejection matching ErrExceeded, also for a call refused on arrival
 // for its nil or done context, or a *BurstError). Every method that decides records:
 // TryAcquire, Acquire and Reserve and their N forms, Decide and the decorated calls; the

@@ -4,13 +4,14 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // ErrExceeded is the errors.Is target of every rejection by a rate limiter: no permit was
 // free now or within maxWait, or the caller's context ended first. It is itself an
 // *ExceededError (with no instance id, and no next permit to tell), so that the bare
-// sentinel is a policy.Refuser as every rejection is.
+// sentinel is a policy.Rejection as every rejection is.
 var ErrExceeded error = &ExceededError{msg: "ratelimit: rate limit exceeded"}
 
 // ExceededError is a limiter's rejection. Each limiter creates its rejections once, at
@@ -20,8 +21,8 @@ var ErrExceeded error = &ExceededError{msg: "ratelimit: rate limit exceeded"}
 //
 // It carries no per-call data, but it knows its limiter: NextPermit reads, when it is
 // called, how long until that limiter's next permit is free. The retry-after of one
-// refused call is also Reservation.Delay. It implements policy.Throttled, which a retry
-// with WaitForPermit waits on.
+// refused call is also Reservation.Delay. A retry with WaitForPermit waits for that
+// permit.
 type ExceededError struct {
 	instance string
 	cause    error    // nil, or the context error that ended the wait
@@ -88,8 +89,8 @@ func (e *ExceededError) Refusal() policy.Refusal { return policy.RefusalOverload
 func (e *ExceededError) RetryIn() (time.Duration, bool) { return e.NextPermit() }
 
 var (
-	_ policy.Throttled = (*ExceededError)(nil)
-	_ policy.Refuser   = (*ExceededError)(nil)
+	_ throttle.Error   = (*ExceededError)(nil)
+	_ policy.Rejection = (*ExceededError)(nil)
 )
 
 // CodeBadKey is the code of the error that refuses a call of a Keyed limiter for a key

@@ -16,6 +16,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -439,11 +441,11 @@ func TestRL13_ContentionKeepsTheBound(t *testing.T) {
 
 	var count, attempts atomic.Int64
 	var wg sync.WaitGroup
-	start := clock.Mono()
+	start := sysclock.Now()
 	stop := start + 300*time.Millisecond
 	for range 8 {
 		wg.Go(func() {
-			for clock.Mono() < stop || attempts.Load() < 10*permits {
+			for sysclock.Now() < stop || attempts.Load() < 10*permits {
 				attempts.Add(1)
 				if l.TryAcquire() {
 					count.Add(1)
@@ -452,7 +454,7 @@ func TestRL13_ContentionKeepsTheBound(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	elapsed := clock.Mono() - start
+	elapsed := sysclock.Now() - start
 	bound := int64(permits) + int64(elapsed/T)
 	got := count.Load()
 	assert.LessOrEqual(t, got, bound, "RL-5 over %v", elapsed)
@@ -497,13 +499,13 @@ func TestRL14_Validation(t *testing.T) {
 		opts []ratelimit.Option
 		code string
 	}{
-		{"no permits", []ratelimit.Option{ratelimit.Period(time.Second)}, policy.CodeBadPermits},
-		{"permits 0", []ratelimit.Option{ratelimit.Permits(0), ratelimit.Period(time.Second)}, policy.CodeBadPermits},
-		{"permits negative", []ratelimit.Option{ratelimit.Permits(-3), ratelimit.Period(time.Second)}, policy.CodeBadPermits},
-		{"no period", []ratelimit.Option{ratelimit.Permits(1)}, policy.CodeZeroPeriod},
-		{"negative period", []ratelimit.Option{ratelimit.Permits(1), ratelimit.Period(-time.Second)}, policy.CodeZeroPeriod},
-		{"period below 1ns per permit", []ratelimit.Option{ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second - 1)}, policy.CodePeriodTooShort},
-		{"negative maxWait", []ratelimit.Option{ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(-1)}, policy.CodeNegativeDuration},
+		{"no permits", []ratelimit.Option{ratelimit.Period(time.Second)}, r4c.BadPermits},
+		{"permits 0", []ratelimit.Option{ratelimit.Permits(0), ratelimit.Period(time.Second)}, r4c.BadPermits},
+		{"permits negative", []ratelimit.Option{ratelimit.Permits(-3), ratelimit.Period(time.Second)}, r4c.BadPermits},
+		{"no period", []ratelimit.Option{ratelimit.Permits(1)}, r4c.ZeroPeriod},
+		{"negative period", []ratelimit.Option{ratelimit.Permits(1), ratelimit.Period(-time.Second)}, r4c.ZeroPeriod},
+		{"period below 1ns per permit", []ratelimit.Option{ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second - 1)}, r4c.PeriodTooShort},
+		{"negative maxWait", []ratelimit.Option{ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(-1)}, r4c.NegativeDuration},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -529,7 +531,7 @@ func TestRL14_ZeroPeriodInConfigurationIsAWrongValue(t *testing.T) {
 				"configs.quota.rateLimiter.permits": "5",
 				"configs.quota.rateLimiter.period":  value,
 			}))
-			require.Equal(t, policy.CodeZeroPeriod, policy.CodeOf(err))
+			require.Equal(t, r4c.ZeroPeriod, r4c.CodeOf(err))
 			assert.ErrorContains(t, err, `configs.quota.rateLimiter.period = "`+value+`": period must be positive`)
 			assert.NotContains(t, err.Error(), "not set")
 
@@ -539,7 +541,7 @@ func TestRL14_ZeroPeriodInConfigurationIsAWrongValue(t *testing.T) {
 			require.NoError(t, err)
 			_, err = resilience.Wrap(reg, "API.Call", func(context.Context) (int, error) { return 1, nil },
 				resilience.RateLimiter(ratelimit.Permits(5)))
-			require.Equal(t, policy.CodeZeroPeriod, policy.CodeOf(err))
+			require.Equal(t, r4c.ZeroPeriod, r4c.CodeOf(err))
 			assert.ErrorContains(t, err, `rateLimiter.period = "`+value+`": period must be positive`)
 		})
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // DefaultMaxKeys is how many keys a Keyed limiter holds at most when MaxKeys is not set.
@@ -113,11 +113,11 @@ func NewKeyed[K comparable](opts ...Option) (*Keyed[K], error) {
 
 func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 	if s.maxKeys < 0 {
-		return nil, policy.Errorf(policy.CodeOutOfRange, "rateLimiter.maxKeys", strconv.Itoa(s.maxKeys),
+		return nil, r4c.Errorf(r4c.OutOfRange, "rateLimiter.maxKeys", strconv.Itoa(s.maxKeys),
 			"maxKeys must not be negative (0 means the default, %d)", DefaultMaxKeys)
 	}
 	if s.maxKeyBytes < 0 {
-		return nil, policy.Errorf(policy.CodeOutOfRange, "rateLimiter.maxKeyBytes", strconv.Itoa(s.maxKeyBytes),
+		return nil, r4c.Errorf(r4c.OutOfRange, "rateLimiter.maxKeyBytes", strconv.Itoa(s.maxKeyBytes),
 			"maxKeyBytes must not be negative (0 means the default, %d)", DefaultMaxKeyBytes)
 	}
 	backend := s.backend

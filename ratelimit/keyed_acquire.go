@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -156,9 +157,9 @@ func (k *Keyed[K]) acquire(ctx context.Context, key K, r *rate, n int) error {
 		if err := l.offErr(); err != nil {
 			return err
 		}
-		return policy.ContextErr(ctx)
+		return decorate.ContextErr(ctx)
 	}
-	if err := policy.ContextErr(ctx); err != nil {
+	if err := decorate.ContextErr(ctx); err != nil {
 		rej := l.nilCtx
 		if err != policy.ErrNilContext {
 			rej = l.rej.ForContext(err)

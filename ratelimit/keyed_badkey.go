@@ -4,7 +4,7 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // Keys that a Keyed limiter cannot hold: a key not equal to itself (a NaN, or a value
@@ -72,7 +72,7 @@ func selfEqual[K comparable](key K) (eq bool) {
 // usable refused, and returns its error, with CodeBadKey.
 func (k *Keyed[K]) refuseBadKey(ctx context.Context, key K) error {
 	ks := k.keyString(key)
-	err := policy.Errorf(CodeBadKey, "key", ks,
+	err := r4c.Errorf(CodeBadKey, "key", ks,
 		"a key must be equal to itself (a NaN is not, nor a value holding one) and comparable: "+
 			"no call could find it again, so it is refused")
 	k.reject(orBackground(ctx), key, k.base.now(), 0, err)

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // reject publishes the refusal, with err, of the call with ctx for key (bounded) at now,
 // whose retry-after is retryAfter (≤ 0: none known), and records it. Without a listener
 // or a recorder it does nothing; with a listener, or a recorder that wants keys
-// (policy.KeyFilter), a key that is not a string is formatted, which allocates.
+// (see observe.Recorder), a key that is not a string is formatted, which allocates.
 func (k *Keyed[K]) reject(ctx context.Context, key K, now, retryAfter int64, err error) {
 	l := k.base
 	if !l.events.Observed() {
@@ -49,14 +50,14 @@ func (k *Keyed[K]) recordAdmitted(ctx context.Context, key K, wait int64) {
 	if k.base.events.Keys {
 		ks = k.keyString(key)
 	}
-	k.base.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: ks, Wait: time.Duration(wait)})
+	k.base.events.Rec.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Key: ks, Wait: time.Duration(wait)})
 }
 
 // rejected records, if outcomes are recorded, the refusal err of the call with ctx (not
 // nil) for the key named ks.
 func (k *Keyed[K]) rejected(ctx context.Context, ks string, err error) {
 	if l := k.base; l.events.Rec != nil {
-		l.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Key: ks, Err: err})
+		l.events.Rec.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Key: ks, Err: err})
 	}
 }
 

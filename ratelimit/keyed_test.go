@@ -21,6 +21,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -322,9 +324,9 @@ func TestKeyed_RL10_Disabled(t *testing.T) {
 // SPEC RL-14: the configuration is validated as New's; MaxKeys < 0 is R4C-ATR-007.
 func TestKeyed_RL14_Validation(t *testing.T) {
 	_, err := ratelimit.NewKeyed[string](ratelimit.Permits(0), ratelimit.Period(time.Second))
-	assert.Equal(t, policy.CodeBadPermits, policy.CodeOf(err))
+	assert.Equal(t, r4c.BadPermits, r4c.CodeOf(err))
 	_, err = ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxKeys(-1))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 	assert.ErrorContains(t, err, "rateLimiter.maxKeys")
 
 	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Name("api"))
@@ -335,7 +337,7 @@ func TestKeyed_RL14_Validation(t *testing.T) {
 	var ee *ratelimit.ExceededError
 	require.ErrorAs(t, k.Rejection(), &ee)
 	assert.Equal(t, "api", ee.InstanceID())
-	assert.True(t, clock.IsSystem(k.Clock()))
+	assert.True(t, sysclock.Is(k.Clock()))
 	assert.Nil(t, k.Backend())
 }
 
@@ -772,7 +774,7 @@ func TestKeyed_MaxKeyBytes(t *testing.T) {
 	assert.Equal(t, "12345", keys[len(keys)-1], "a key that is not a string is kept and named as it is")
 
 	_, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxKeyBytes(-1))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 	assert.ErrorContains(t, err, "rateLimiter.maxKeyBytes")
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -19,7 +20,7 @@ import (
 func assertBadKey(t *testing.T, err error, msg string) {
 	t.Helper()
 	require.Error(t, err, msg)
-	assert.Equal(t, ratelimit.CodeBadKey, policy.CodeOf(err), msg)
+	assert.Equal(t, ratelimit.CodeBadKey, r4c.CodeOf(err), msg)
 	assert.NotErrorIs(t, err, ratelimit.ErrExceeded, msg)
 }
 
@@ -116,7 +117,7 @@ func TestKeyed_RL28_BadKeyRefusalIsObserved(t *testing.T) {
 	require.Len(t, events, 1)
 	assert.Equal(t, ratelimit.EventRejected, events[0].Kind)
 	assert.Equal(t, "NaN", events[0].Key)
-	assert.Equal(t, ratelimit.CodeBadKey, policy.CodeOf(events[0].Err))
+	assert.Equal(t, ratelimit.CodeBadKey, r4c.CodeOf(events[0].Err))
 }
 
 // SPEC RL-28, RL-6: key types that cannot hold a NaN pay nothing for the check; a float

@@ -6,7 +6,10 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/rejections"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -23,7 +26,7 @@ type Limiter struct {
 	clk     clock.Clock
 	events  kind.Events     // the instance id, the clock, the listener and the recorder
 	relay   policy.Listener // what a Backend's stores publish through (storeListener)
-	rej     policy.Rejections[*ExceededError]
+	rej     rejections.Set[*ExceededError]
 	nilCtx  *ExceededError // the rejection of a call with a nil context
 	backend Backend        // nil: the state is the in-process schedule below
 	store   Store          // the backend's state of this limiter; nil without a backend
@@ -59,12 +62,12 @@ func build(s settings) (*Limiter, error) {
 	id := s.ID("ratelimiter")
 	clk := s.ClockOrSystem()
 	l := &Limiter{
-		system: clock.IsSystem(clk),
+		system: sysclock.Is(clk),
 		clk:    clk,
 		events: s.EventsOf(Layer, id),
 		nilCtx: newExceeded(id, policy.ErrNilContext),
 	}
-	l.rej = policy.NewRejections(func(cause error) *ExceededError {
+	l.rej = rejections.New(func(cause error) *ExceededError {
 		e := newExceeded(id, cause)
 		e.src = l
 		return e
@@ -108,7 +111,7 @@ type disabled struct{}
 
 func (disabled) tryAcquire(*Limiter, *rate, int) error { return nil }
 func (disabled) acquire(ctx context.Context, _ *Limiter, _ *rate, _ int) error {
-	return policy.ContextErr(ctx)
+	return decorate.ContextErr(ctx)
 }
 func (disabled) reserve(context.Context, *Limiter, *rate, int) (Reservation, error) {
 	return Reservation{ok: true}, nil
@@ -143,7 +146,7 @@ func (l *Limiter) offErr() error {
 // now reads the clock once (SPEC RL-12).
 func (l *Limiter) now() int64 {
 	if l.system {
-		return int64(clock.Mono())
+		return int64(sysclock.Now())
 	}
 	return int64(l.clk.Now())
 }

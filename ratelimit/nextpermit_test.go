@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -33,8 +34,8 @@ func TestRL9b_RejectionTellsTheNextPermitLive(t *testing.T) {
 	clk.Advance(300 * time.Millisecond)
 	wait, _ = e.NextPermit()
 	assert.Equal(t, 699*time.Millisecond, wait)
-	th, ok := errors.AsType[policy.Throttled](err)
-	require.True(t, ok, "it is a policy.Throttled")
+	th, ok := errors.AsType[throttle.Error](err)
+	require.True(t, ok, "it is a throttle.Error")
 	assert.Equal(t, "test", th.InstanceID())
 	_, isRetryAfter := errors.AsType[policy.RetryAfter](err)
 	assert.False(t, isRetryAfter, "not a policy.RetryAfter: a retry waits for it only when asked")
@@ -84,7 +85,7 @@ func TestRL9b_NextPermitAllocatesNothing(t *testing.T) {
 			d, _ := e.NextPermit()
 			sum += d
 		}
-		if th, ok := errors.AsType[policy.Throttled](err); ok {
+		if th, ok := errors.AsType[throttle.Error](err); ok {
 			d, _ := th.NextPermit()
 			sum += d
 		}

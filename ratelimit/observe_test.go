@@ -16,6 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
@@ -55,12 +56,12 @@ func okCall(context.Context, int) (string, error) { return "ok", nil }
 func okAsync(context.Context, int) *async.Future[string] { return async.Completed("ok") }
 
 var (
-	admitted0 = policy.Outcome{Result: policy.ResultAdmitted}
-	rejected  = policy.Outcome{Result: policy.ResultRejected, Err: ratelimit.ErrExceeded}
+	admitted0 = observe.Outcome{Result: observe.ResultAdmitted}
+	rejected  = observe.Outcome{Result: observe.ResultRejected, Err: ratelimit.ErrExceeded}
 )
 
-func admittedAfter(d time.Duration) policy.Outcome {
-	return policy.Outcome{Result: policy.ResultAdmitted, Wait: d}
+func admittedAfter(d time.Duration) observe.Outcome {
+	return observe.Outcome{Result: observe.ResultAdmitted, Wait: d}
 }
 
 // OB-1: a decorated synchronous call records ResultAdmitted (Wait 0) or ResultRejected
@@ -120,7 +121,7 @@ func TestOB1_LimiterRecordsAWaitEndedByItsContext(t *testing.T) {
 	require.ErrorIs(t, callErr, ratelimit.ErrExceeded)
 	require.ErrorIs(t, callErr, context.Canceled)
 
-	kindtest.RequireOutcomes(t, rec, admitted0, policy.Outcome{Result: policy.ResultRejected, Err: context.Canceled})
+	kindtest.RequireOutcomes(t, rec, admitted0, observe.Outcome{Result: observe.ResultRejected, Err: context.Canceled})
 	assert.ErrorIs(t, rec.Outcomes()[1].Err, ratelimit.ErrExceeded)
 	assert.Equal(t, []any{nil, "marker"}, kindtest.Markers(rec.Contexts()), "TryAcquire has no context of its own")
 	assert.Equal(t, []policy.EventKind{ratelimit.EventWaited, ratelimit.EventRejected},
@@ -141,7 +142,7 @@ func TestOB1_LimiterRecordsRefusalsForTheContext(t *testing.T) {
 			_, _, asyncErr := f.Result()
 			require.ErrorIs(t, asyncErr, tc.Want)
 
-			want := policy.Outcome{Result: policy.ResultRejected, Err: tc.Want}
+			want := observe.Outcome{Result: observe.ResultRejected, Err: tc.Want}
 			kindtest.RequireOutcomes(t, rec, want, want)
 			for _, c := range rec.Contexts() {
 				require.NotNil(t, c, "a nil context is recorded as context.Background()")
@@ -157,7 +158,7 @@ func TestOB1_LimiterRecordsRefusalsForTheContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(kindtest.MarkedContext(), time.Hour) // before the permit, in 3h
 	defer cancel()
 	require.ErrorIs(t, l.Acquire(ctx), context.DeadlineExceeded)
-	kindtest.RequireOutcomes(t, rec, admitted0, policy.Outcome{Result: policy.ResultRejected, Err: context.DeadlineExceeded})
+	kindtest.RequireOutcomes(t, rec, admitted0, observe.Outcome{Result: observe.ResultRejected, Err: context.DeadlineExceeded})
 	assert.Equal(t, "marker", kindtest.MarkOf(rec.Contexts()[1]))
 	assert.Equal(t, "marker", kindtest.MarkOf(rec.EventContexts()[0]))
 }
@@ -197,7 +198,7 @@ func TestOB1_LimiterAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	require.True(t, canceled.Cancel(), "canceled before its turn")
 
 	kindtest.RequireOutcomes(t, rec, admitted0, rejected, admittedAfter(time.Second),
-		policy.Outcome{Result: policy.ResultRejected, Err: context.Canceled})
+		observe.Outcome{Result: observe.ResultRejected, Err: context.Canceled})
 	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.EventKind{ratelimit.EventWaited, ratelimit.EventRejected,
 		ratelimit.EventWaited, ratelimit.EventRejected, ratelimit.EventWaited}, kinds(rec.Events()))
@@ -226,12 +227,12 @@ func TestOB1_LimiterDirectCallsRecord(t *testing.T) {
 	require.ErrorIs(t, l.AcquireN(kindtest.MarkedContext(), 5), ratelimit.ErrExceedsBurst)
 
 	kindtest.RequireOutcomes(t, rec, admitted0, admitted0, rejected, admittedAfter(500*time.Millisecond),
-		policy.Outcome{Result: policy.ResultRejected, Err: ratelimit.ErrExceedsBurst},
-		policy.Outcome{Result: policy.ResultRejected, Err: ratelimit.ErrExceedsBurst})
+		observe.Outcome{Result: observe.ResultRejected, Err: ratelimit.ErrExceedsBurst},
+		observe.Outcome{Result: observe.ResultRejected, Err: ratelimit.ErrExceedsBurst})
 	assert.Equal(t, []any{nil, nil, nil, nil, nil, "marker"}, kindtest.Markers(rec.Contexts()))
-	layer, ok := policy.RejectedBy(rec.Outcomes()[4].Err)
-	assert.True(t, ok)
-	assert.Equal(t, ratelimit.Layer, layer)
+	rej, ok := errors.AsType[policy.Rejection](rec.Outcomes()[4].Err)
+	require.True(t, ok)
+	assert.Equal(t, ratelimit.Layer, rej.RejectedBy())
 }
 
 // OB-1: a Keyed limiter's outcomes carry the key, as its events name it, and its calls'
@@ -260,15 +261,15 @@ func TestOB1_KeyedRecordsTheKey(t *testing.T) {
 	digest := got[6].Key
 	assert.True(t, strings.HasPrefix(digest, "~sha256:"), "a long key is named by its digest: %q", digest)
 	kindtest.RequireOutcomes(t, rec,
-		policy.Outcome{Result: policy.ResultAdmitted, Key: "a"},
-		policy.Outcome{Result: policy.ResultAdmitted, Key: "a", Wait: time.Second},
-		policy.Outcome{Result: policy.ResultAdmitted, Key: "b"},
-		policy.Outcome{Result: policy.ResultRejected, Key: "b", Err: ratelimit.ErrExceeded},
-		policy.Outcome{Result: policy.ResultRejected, Key: "b", Err: ratelimit.ErrExceeded},
-		policy.Outcome{Result: policy.ResultAdmitted, Key: "c"},
-		policy.Outcome{Result: policy.ResultAdmitted, Key: digest},
-		policy.Outcome{Result: policy.ResultRejected, Key: "d", Err: ratelimit.ErrExceedsBurst},
-		policy.Outcome{Result: policy.ResultRejected, Key: "e", Err: context.Canceled})
+		observe.Outcome{Result: observe.ResultAdmitted, Key: "a"},
+		observe.Outcome{Result: observe.ResultAdmitted, Key: "a", Wait: time.Second},
+		observe.Outcome{Result: observe.ResultAdmitted, Key: "b"},
+		observe.Outcome{Result: observe.ResultRejected, Key: "b", Err: ratelimit.ErrExceeded},
+		observe.Outcome{Result: observe.ResultRejected, Key: "b", Err: ratelimit.ErrExceeded},
+		observe.Outcome{Result: observe.ResultAdmitted, Key: "c"},
+		observe.Outcome{Result: observe.ResultAdmitted, Key: digest},
+		observe.Outcome{Result: observe.ResultRejected, Key: "d", Err: ratelimit.ErrExceedsBurst},
+		observe.Outcome{Result: observe.ResultRejected, Key: "e", Err: context.Canceled})
 	assert.Equal(t, []any{"marker", "marker", nil, "marker", nil, nil, "marker", "marker", nil},
 		kindtest.Markers(rec.Contexts()))
 
@@ -334,7 +335,7 @@ func TestOB1_BackendDecisionsAndEventsAreRecorded(t *testing.T) {
 	require.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, kinds(kevs))
 	assert.Equal(t, "a", kevs[0].Key)
 	assert.Equal(t, []any{"marker"}, kindtest.Markers(krec.EventContexts()))
-	kindtest.RequireOutcomes(t, krec, policy.Outcome{Result: policy.ResultAdmitted, Key: "a"})
+	kindtest.RequireOutcomes(t, krec, observe.Outcome{Result: observe.ResultAdmitted, Key: "a"})
 }
 
 // OB-1, rule 2: with a recorder, admitted and rejected calls still allocate nothing.

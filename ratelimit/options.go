@@ -7,7 +7,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the rate limiter's layer, after the circuit breaker in the default order, and the segment of its configuration keys
@@ -71,26 +73,26 @@ func (c Config) validate(g given) error {
 	// others to code (defaults.rateLimiter.*) has its own values checked.
 	switch {
 	case c.Permits < 0 || c.Permits == 0 && g.permits:
-		return policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", textOr(g.permitsText, strconv.Itoa(c.Permits)),
+		return r4c.Errorf(r4c.BadPermits, "rateLimiter.permits", textOr(g.permitsText, strconv.Itoa(c.Permits)),
 			"permits must be at least 1 (set ratelimit.Permits or rateLimiter.permits)")
 	case c.Period < 0 || c.Period == 0 && g.period:
 		reason := "period must be positive"
 		if c.Period == 0 && strings.ContainsAny(g.periodText, "123456789") {
 			reason += ", and this one is shorter than the 1ns unit of durations: it rounds to 0"
 		}
-		return policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", textOr(g.periodText, c.Period.String()),
+		return r4c.Errorf(r4c.ZeroPeriod, "rateLimiter.period", textOr(g.periodText, c.Period.String()),
 			"%s (set ratelimit.Period or rateLimiter.period)", reason)
 	case c.MaxWait < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "rateLimiter.maxWait", c.MaxWait.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "rateLimiter.maxWait", c.MaxWait.String(),
 			"maxWait must not be negative")
 	case c.Permits == 0:
-		return policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", "",
+		return r4c.Errorf(r4c.BadPermits, "rateLimiter.permits", "",
 			"permits is not set: set ratelimit.Permits or rateLimiter.permits (at least 1)")
 	case c.Period == 0:
-		return policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", "",
+		return r4c.Errorf(r4c.ZeroPeriod, "rateLimiter.period", "",
 			"period is not set: set ratelimit.Period or rateLimiter.period (positive)")
 	case c.Period < time.Duration(c.Permits):
-		return policy.Errorf(policy.CodePeriodTooShort, "rateLimiter.period", c.Period.String(),
+		return r4c.Errorf(r4c.PeriodTooShort, "rateLimiter.period", c.Period.String(),
 			"period must be at least 1ns per permit: %d permits need a period of at least %v",
 			c.Permits, time.Duration(c.Permits))
 	}
@@ -224,7 +226,7 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
 
-// Observe sets the observer asked for the instance's policy.Recorder, which is told each
-// call's outcome (see policy.Outcome) and each event with the call's context. A
+// Observe sets the observer asked for the instance's observe.Recorder, which is told each
+// call's outcome (see observe.Outcome) and each event with the call's context. A
 // registry's observer replaces it. Default none.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

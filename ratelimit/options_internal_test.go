@@ -10,7 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 func TestDescriptor(t *testing.T) {
@@ -30,18 +30,18 @@ func TestConfigSet(t *testing.T) {
 	assert.False(t, s.Disabled)
 
 	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
-		{Attr: "permits", Value: "ten", Code: policy.CodeBadNumber},
-		{Attr: "period", Value: "10 parsecs", Code: policy.CodeBadDuration},
-		{Attr: "maxWait", Value: "soon", Code: policy.CodeBadDuration},
-		{Attr: "enabled", Value: "yes", Code: policy.CodeBadBoolean},
-		{Attr: "maxKeys", Value: "10", Code: policy.CodeUnknownKey},
+		{Attr: "permits", Value: "ten", Code: r4c.BadNumber},
+		{Attr: "period", Value: "10 parsecs", Code: r4c.BadDuration},
+		{Attr: "maxWait", Value: "soon", Code: r4c.BadDuration},
+		{Attr: "enabled", Value: "yes", Code: r4c.BadBoolean},
+		{Attr: "maxKeys", Value: "10", Code: r4c.UnknownKey},
 	})
 
 	// Ranges are checked by Validate.
 	require.NoError(t, table.Set(&s, "permits", "0"))
-	assert.Equal(t, policy.CodeBadPermits, policy.CodeOf(s.Config.Validate()))
+	assert.Equal(t, r4c.BadPermits, r4c.CodeOf(s.Config.Validate()))
 	_, err := build(s)
-	assert.Equal(t, policy.CodeBadPermits, policy.CodeOf(err))
+	assert.Equal(t, r4c.BadPermits, r4c.CodeOf(err))
 }
 
 // Options in code and configuration keys land on the same Config; WithBackend and MaxKeys

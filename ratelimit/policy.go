@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -14,7 +16,7 @@ import (
 // the clock, with no goroutine waiting. Decorating costs nothing per call beyond the
 // limiter's own.
 func NewPolicy[T any](l *Limiter) policy.Policy[T] {
-	return policy.Of(Layer, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by l: each call takes a permit with Acquire (waiting
@@ -24,7 +26,7 @@ func NewPolicy[T any](l *Limiter) policy.Policy[T] {
 // Acquire's: each call's outcome is recorded once, with ctx, before next is called or the
 // rejection returned. Admitted and rejected calls allocate nothing, with a recorder or
 // without.
-func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](l *Limiter, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
 		if err := l.Acquire(ctx); err != nil {
 			var zero T
@@ -53,19 +55,19 @@ func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 // wait it reserved, 0 when it starts at once). A call whose future is canceled before its
 // turn was neither let through nor refused: nothing is recorded for it. A disabled
 // limiter records nothing.
-func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](l *Limiter, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
 		r := l.cur()
 		if r.cfg.Disabled || !l.built() {
 			if err := l.offErr(); err != nil {
 				return async.Failed[T](err)
 			}
-			if err := policy.ContextErr(ctx); err != nil {
+			if err := decorate.ContextErr(ctx); err != nil {
 				return async.Failed[T](err)
 			}
 			return started(next(ctx, a))
 		}
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](l.refuseOnArrival(ctx, err))
 		}
 		if !r.direct {
@@ -113,15 +115,15 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 
 // A scheduled call waits for its permit on a clock timer.
 type scheduled[A, T any] struct {
-	d    async.Delayed[T]
+	d    delay.Delayed[T]
 	l    *Limiter
 	r    Reservation
 	ctx  context.Context
 	a    A
-	next policy.AsyncFunc[A, T]
+	next decorate.AsyncFunc[A, T]
 }
 
-func schedule[A, T any](l *Limiter, r Reservation, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
+func schedule[A, T any](l *Limiter, r Reservation, ctx context.Context, a A, next decorate.AsyncFunc[A, T]) *async.Future[T] {
 	s := &scheduled[A, T]{l: l, r: r, ctx: ctx, a: a, next: next}
 	l.waiting.Add(1) // until Start or Stop
 	fut := s.d.Init(l.clk, ctx, s, nil)

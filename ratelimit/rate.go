@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -96,7 +97,7 @@ func (r *rate) check(n int) error {
 // the limiter's Permits (its burst): such a call can never be granted, however long it
 // waits. It does not match ErrExceeded, and it carries no retry-after. It is itself a
 // *BurstError (with no instance id and no Permits), so that the bare sentinel is a
-// policy.Refuser as every refusal is.
+// policy.Rejection as every refusal is.
 var ErrExceedsBurst error = &BurstError{msg: "ratelimit: more permits than the burst"}
 
 // BurstError is a limiter's refusal of a call for more permits than its Permits. It
@@ -138,10 +139,10 @@ func (e *BurstError) Refusal() policy.Refusal { return policy.RefusalOverloaded 
 // RetryIn returns false: no wait lets the call through.
 func (e *BurstError) RetryIn() (time.Duration, bool) { return 0, false }
 
-var _ policy.Refuser = (*BurstError)(nil)
+var _ policy.Rejection = (*BurstError)(nil)
 
 // errBadCount is the error of a call for fewer than 1 permit.
-var errBadCount = policy.Errorf(policy.CodeBadPermits, "n", "",
+var errBadCount = r4c.Errorf(r4c.BadPermits, "n", "",
 	"a call must take at least 1 permit")
 
 // Reconfigure changes the limiter's Permits, Period, MaxWait and Disabled to c's, from
@@ -200,7 +201,7 @@ func (l *Limiter) Reconfigure(c Config) error {
 // limiter.
 func (l *Limiter) reconfigure(c Config, share int, idleStays bool, each func(func(*slots))) error {
 	if !l.built() {
-		return policy.Errorf(policy.CodeBadSpec, "rateLimiter", "",
+		return r4c.Errorf(r4c.BadSpec, "rateLimiter", "",
 			"a zero Limiter, never built with New, has no configuration to change")
 	}
 	// Every field of c is given: a 0 is a wrong value, not one never set.

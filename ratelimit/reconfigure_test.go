@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -93,10 +94,10 @@ func TestRC2_InvalidReconfigureChangesNothing(t *testing.T) {
 		cfg  ratelimit.Config
 		code string
 	}{
-		{ratelimit.Config{Permits: 0, Period: time.Second}, policy.CodeBadPermits},
-		{ratelimit.Config{Permits: 5, Period: -time.Second}, policy.CodeZeroPeriod},
-		{ratelimit.Config{Permits: 5, Period: 4}, policy.CodePeriodTooShort},
-		{ratelimit.Config{Permits: 5, Period: time.Second, MaxWait: -1}, policy.CodeNegativeDuration},
+		{ratelimit.Config{Permits: 0, Period: time.Second}, r4c.BadPermits},
+		{ratelimit.Config{Permits: 5, Period: -time.Second}, r4c.ZeroPeriod},
+		{ratelimit.Config{Permits: 5, Period: 4}, r4c.PeriodTooShort},
+		{ratelimit.Config{Permits: 5, Period: time.Second, MaxWait: -1}, r4c.NegativeDuration},
 	} {
 		err := l.Reconfigure(tc.cfg)
 		var ce *policy.ConfigError
@@ -110,7 +111,7 @@ func TestRC2_InvalidReconfigureChangesNothing(t *testing.T) {
 	var zero ratelimit.Limiter
 	var ce *policy.ConfigError
 	require.ErrorAs(t, zero.Reconfigure(before), &ce)
-	assert.Equal(t, policy.CodeBadSpec, ce.Code)
+	assert.Equal(t, r4c.BadSpec, ce.Code)
 }
 
 // SPEC RC-1: a limiter can be disabled and enabled again while it runs.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // refuseCount publishes and records the refusal of the call with ctx for a number of
@@ -18,7 +19,7 @@ func (l *Limiter) refuseCount(ctx context.Context, err error) error {
 }
 
 // refuseOnArrival is the rejection of a call whose context ctx is nil or already done when
-// it arrives (err is policy.ContextErr's): it matches ErrExceeded and err. Nothing is
+// it arrives (err is decorate.ContextErr's): it matches ErrExceeded and err. Nothing is
 // taken and no event is published; the rejection is recorded.
 func (l *Limiter) refuseOnArrival(ctx context.Context, err error) error {
 	rej := l.nilCtx
@@ -68,7 +69,7 @@ func (l *Limiter) rejectObserved(ctx context.Context, now, retryAfter int64, err
 // after waiting wait nanoseconds (0: it did not wait).
 func (l *Limiter) admitted(ctx context.Context, wait int64) {
 	if l.events.Rec != nil {
-		l.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Duration(wait)})
+		l.events.Rec.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Wait: time.Duration(wait)})
 	}
 }
 
@@ -76,7 +77,7 @@ func (l *Limiter) admitted(ctx context.Context, wait int64) {
 // context.Background()).
 func (l *Limiter) rejected(ctx context.Context, err error) {
 	if l.events.Rec != nil {
-		l.events.Rec.Record(orBackground(ctx), policy.Outcome{Result: policy.ResultRejected, Err: err})
+		l.events.Rec.Record(orBackground(ctx), observe.Outcome{Result: observe.ResultRejected, Err: err})
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -64,7 +65,7 @@ func TestRL17_CountBelowOne(t *testing.T) {
 			k.TryAcquireN("a", n), k.AcquireN(context.Background(), "a", n), errK, off.TryAcquireN(n)} {
 			var ce *policy.ConfigError
 			require.ErrorAs(t, err, &ce, "n=%d", n)
-			assert.Equal(t, policy.CodeBadPermits, ce.Code)
+			assert.Equal(t, r4c.BadPermits, ce.Code)
 		}
 	}
 	assert.Equal(t, 5, l.AvailablePermits())

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -98,7 +98,7 @@ func TestAL2_ConfigurationAndSnapshot(t *testing.T) {
 	_, err = resilience.Wrap(reg, "Svc.B", fn, resilience.AdaptiveLimit(adaptivelimit.Name("Pool"), adaptivelimit.UseConfig("small")))
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "Svc.C", fn, resilience.AdaptiveLimit(adaptivelimit.Name("Pool")))
-	requireCode(t, err, policy.CodeConflict)
+	requireCode(t, err, r4c.Conflict)
 
 	snaps := resilience.StatesOf[adaptivelimit.Snapshot](reg.Snapshot())
 	require.Len(t, snaps, 1)
@@ -109,11 +109,11 @@ func TestAL2_ConfigurationAndSnapshot(t *testing.T) {
 	assert.Equal(t, 40, s.MaxLimit)
 
 	_, err = resilience.NewRegistry(resilience.WithProperties(map[string]string{"defaults.adaptiveLimit.algorithm": "fastest"}))
-	requireCode(t, err, policy.CodeOutOfRange)
+	requireCode(t, err, r4c.OutOfRange)
 	_, err = resilience.NewRegistry(resilience.WithProperties(map[string]string{"defaults.hedge.maxAttempts": "11"}))
-	requireCode(t, err, policy.CodeBadAttempts)
+	requireCode(t, err, r4c.BadAttempts)
 	_, err = resilience.NewRegistry(resilience.WithProperties(map[string]string{"defaults.hedge.budgetPercent": "101"}))
-	requireCode(t, err, policy.CodeOutOfRange)
+	requireCode(t, err, r4c.OutOfRange)
 	_, err = resilience.NewRegistry(resilience.WithProperties(map[string]string{"defaults.hedge.delay": "-1s"}))
-	requireCode(t, err, policy.CodeNegativeDuration)
+	requireCode(t, err, r4c.NegativeDuration)
 }

@@ -11,9 +11,12 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // composition is the layers of one wrapped function or pipeline, built and in order,
@@ -59,7 +62,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		}
 		if o, ok := s.(orderSpec); ok {
 			if ordered {
-				return nil, policy.Errorf(policy.CodeBadOrder, "order", orderString(o), "the order is given twice")
+				return nil, r4c.Errorf(r4c.BadOrder, "order", orderString(o), "the order is given twice")
 			}
 			if _, err := checkOrder(o, "order"); err != nil {
 				return nil, err // even where a configuration key overrides it
@@ -69,7 +72,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		}
 		l := s.layer()
 		if seen[l] && l != "" { // a nil or unnamed user policy: its build says so
-			return nil, policy.Errorf(policy.CodeBadSpec, string(l), id,
+			return nil, r4c.Errorf(r4c.BadSpec, string(l), id,
 				"the %s layer is given twice: each layer may appear once per composition", l)
 		}
 		seen[l] = true
@@ -108,7 +111,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		if err := asyncOnly(id, p.layer); err != nil {
 			return nil, err
 		}
-		return nil, policy.Errorf(policy.CodeBadSpec, string(p.layer), id, "the %s layer has no decorators", p.layer)
+		return nil, r4c.Errorf(r4c.BadSpec, string(p.layer), id, "the %s layer has no decorators", p.layer)
 	}
 	return &composition{parts: parts, registers: registers}, nil
 }
@@ -123,7 +126,7 @@ func roleTaken(id string, specs []Spec) error {
 		}
 		for _, o := range specs {
 			if o.layer() != s.layer() && kind.CompositionOf(o.layer()).Role.Name == r.Name {
-				return policy.Errorf(r.Code, string(s.layer()), id, "%s", r.Reason)
+				return r4c.Errorf(r.Code, string(s.layer()), id, "%s", r.Reason)
 			}
 		}
 	}
@@ -139,7 +142,7 @@ func arrange(id, key string, named []policy.Layer, specs []Spec, built map[polic
 	known := defaultOrder()
 	for _, l := range named {
 		if _, ok := built[l]; !ok && !slices.Contains(known, l) {
-			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(named),
+			return nil, r4c.Errorf(r4c.BadOrder, key, orderString(named),
 				"the order names %q, which is neither a built-in layer (%s) nor a layer of the composition of %s",
 				clip(l), orderString(known), id)
 		}
@@ -191,10 +194,10 @@ func checkOrder(layers []policy.Layer, key string) ([]policy.Layer, error) {
 	seen := make(map[policy.Layer]struct{}, len(layers))
 	for _, l := range layers {
 		if l == "" {
-			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(layers), "the order names an empty layer")
+			return nil, r4c.Errorf(r4c.BadOrder, key, orderString(layers), "the order names an empty layer")
 		}
 		if _, dup := seen[l]; dup {
-			return nil, policy.Errorf(policy.CodeBadOrder, key, orderString(layers), "the order names the %s layer twice", clip(l))
+			return nil, r4c.Errorf(r4c.BadOrder, key, orderString(layers), "the order names the %s layer twice", clip(l))
 		}
 		seen[l] = struct{}{}
 	}
@@ -260,7 +263,7 @@ func (orderSpec) layer() policy.Layer { return "" }
 func (orderSpec) build(*Registry, string, reflect.Type) (any, func(), error) { return nil, nil, nil }
 
 // Use adds p, a user's policy, to a composition, at its layer p.Layer(): a name of the
-// user's choosing, other than the built-in layers' and policy.LayerCall. Without an Order that names it, it
+// user's choosing, other than the built-in layers' and observe.LayerCall. Without an Order that names it, it
 // goes innermost, next to the function. p's Decorate and DecorateAsync are called once,
 // when the function is wrapped, while the registry builds the composition (so they must
 // not wrap functions of the same registry), must not return nil (R4C-REG-010), and the
@@ -293,14 +296,14 @@ func (u userSpec[T]) layer() policy.Layer {
 func (u userSpec[T]) build(_ *Registry, wrapID string, result reflect.Type) (any, func(), error) {
 	switch l := u.layer(); {
 	case nilcheck.Is(u.p):
-		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use is nil")
+		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID, "the policy given to Use is nil")
 	case l == "":
-		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID, "the policy given to Use has an empty layer name")
-	case slices.Contains(defaultOrder(), l) || registered(l) || l == policy.LayerCall:
-		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID,
+		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID, "the policy given to Use has an empty layer name")
+	case slices.Contains(defaultOrder(), l) || registered(l) || l == observe.LayerCall:
+		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID,
 			"the policy given to Use names the layer %q, which a built-in policy has or the registry keeps for whole calls: choose another name", l)
 	case result != reflect.TypeFor[T]():
-		return nil, nil, policy.Errorf(policy.CodeBadSpec, "use", wrapID,
+		return nil, nil, r4c.Errorf(r4c.BadSpec, "use", wrapID,
 			"the policy given to Use decorates calls returning %v but the function returns %v", reflect.TypeFor[T](), result)
 	}
 	return u.p, nil, nil
@@ -320,7 +323,7 @@ func rows[A, T any](extra []layerRow[A, T], sync bool) ([]layerRow[A, T], []poli
 }
 
 // compose returns fn decorated by every layer of c, innermost first: F is a sync call
-// (policy.Func) or an async one (policy.AsyncFunc), dec applies a table row's decorator
+// (decorate.Func) or an async one (decorate.AsyncFunc), dec applies a table row's decorator
 // of that shape, user applies a user's policy. Every layer of c has its row in rs.
 func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error), guard func(F) F) (F, error) {
 	if len(c.parts) == 0 {
@@ -364,12 +367,12 @@ func assemble[A, T, F any](r *Registry, id string, specs []Spec, extra []layerRo
 // registry's lock throughout. An error of finish is R4C-REG-010.
 func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, layers []policy.Layer, finish func(*composition) error) error {
 	if r == nil {
-		return policy.Errorf(policy.CodeBadSpec, "", id, "the registry is nil: make one with NewRegistry")
+		return r4c.Errorf(r4c.BadSpec, "", id, "the registry is nil: make one with NewRegistry")
 	}
 	if id == "" {
 		// No configuration key can name it (instances..<policy> is refused), and its
 		// policies would take their kinds' default ids, which the registry does not use.
-		return policy.Errorf(policy.CodeBadSpec, "", "", `the instance id is empty: give the function an id, by convention Type.Method (e.g. "SearchAPI.Search")`)
+		return r4c.Errorf(r4c.BadSpec, "", "", `the instance id is empty: give the function an id, by convention Type.Method (e.g. "SearchAPI.Search")`)
 	}
 	r.reloadMu.RLock() // no Reload applies its changes meanwhile
 	defer r.reloadMu.RUnlock()
@@ -383,18 +386,18 @@ func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, la
 		return err
 	}
 	if err := finish(c); err != nil {
-		return policy.Errorf(policy.CodeBadSpec, "use", id, "%v", err)
+		return r4c.Errorf(r4c.BadSpec, "use", id, "%v", err)
 	}
 	c.commit()
 	committed = true
 	return nil
 }
 
-func decSync[A, T any](r layerRow[A, T], inst any, next policy.Func[A, T]) policy.Func[A, T] {
+func decSync[A, T any](r layerRow[A, T], inst any, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return r.sync(inst, next)
 }
 
-func decAsync[A, T any](r layerRow[A, T], inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func decAsync[A, T any](r layerRow[A, T], inst any, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	return r.async(inst, next)
 }
 
@@ -417,7 +420,7 @@ func noArgs[A any]() bool { return reflect.TypeFor[A]() == reflect.TypeFor[struc
 var errNilCall = errors.New("the policy given to Use returned a nil call from Decorate or DecorateAsync")
 
 // userSync applies a user's policy to a sync call.
-func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func[A, T], error) {
+func userSync[A, T any](p policy.Policy[T], next decorate.Func[A, T]) (decorate.Func[A, T], error) {
 	if noArgs[A]() {
 		var a A
 		call := p.Decorate(func(ctx context.Context) (T, error) { return next(ctx, a) })
@@ -425,7 +428,7 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func
 			return nil, errNilCall
 		}
 		return func(ctx context.Context, _ A) (T, error) {
-			if err := policy.ContextErr(ctx); err != nil {
+			if err := decorate.ContextErr(ctx); err != nil {
 				var zero T
 				return zero, err
 			}
@@ -444,7 +447,7 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func
 		return nil, errNilCall
 	}
 	return func(ctx context.Context, a A) (T, error) {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -453,7 +456,7 @@ func userSync[A, T any](p policy.Policy[T], next policy.Func[A, T]) (policy.Func
 }
 
 // userAsync applies a user's policy to an async call.
-func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (policy.AsyncFunc[A, T], error) {
+func userAsync[A, T any](p policy.Policy[T], next decorate.AsyncFunc[A, T]) (decorate.AsyncFunc[A, T], error) {
 	if noArgs[A]() {
 		var a A
 		call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] { return next(ctx, a) })
@@ -461,7 +464,7 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (polic
 			return nil, errNilCall
 		}
 		return func(ctx context.Context, _ A) *async.Future[T] {
-			if err := policy.ContextErr(ctx); err != nil {
+			if err := decorate.ContextErr(ctx); err != nil {
 				return async.Failed[T](err)
 			}
 			return orFailed(call(ctx))
@@ -478,7 +481,7 @@ func userAsync[A, T any](p policy.Policy[T], next policy.AsyncFunc[A, T]) (polic
 		return nil, errNilCall
 	}
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
 		return orFailed(call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a})))

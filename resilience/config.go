@@ -10,6 +10,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -320,7 +321,7 @@ func builtInOnly(order string) error {
 			if len(l) > maxSuggestLen {
 				name = fmt.Sprintf("a layer name of %d bytes", len(l))
 			}
-			return policy.Errorf(policy.CodeBadOrder, "", order,
+			return r4c.Errorf(r4c.BadOrder, "", order,
 				"an order for every composition may name built-in layers only (%s), not %s", orderString(known), name)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -120,7 +121,7 @@ func TestConfigErrors_BadDuration(t *testing.T) {
 	_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{
 		"defaults.rateLimiter.period": "10 parsecs",
 	}))
-	ce := requireCode(t, err, policy.CodeBadDuration)
+	ce := requireCode(t, err, r4c.BadDuration)
 	assert.Equal(t, "defaults.rateLimiter.period", ce.Key)
 	assert.Equal(t, "10 parsecs", ce.Value)
 	assert.Contains(t, err.Error(), `defaults.rateLimiter.period = "10 parsecs"`)
@@ -131,7 +132,7 @@ func TestConfigErrors_BadBoolean(t *testing.T) {
 	_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{
 		"instances.A.rateLimiter.enabled": "yes please",
 	}))
-	ce := requireCode(t, err, policy.CodeBadBoolean)
+	ce := requireCode(t, err, r4c.BadBoolean)
 	assert.Equal(t, "instances.A.rateLimiter.enabled", ce.Key)
 	assert.Contains(t, err.Error(), `"true" or "false"`)
 }
@@ -144,10 +145,10 @@ func TestConfigErrors_ValuesFromKeysAreValidated(t *testing.T) {
 	}))
 	_, err := resilience.Wrap(reg, "A", func(ctx context.Context) (int, error) { return 0, nil },
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)))
-	requireCode(t, err, policy.CodeBadPermits)
+	requireCode(t, err, r4c.BadPermits)
 	_, err = resilience.Wrap(reg, "B", func(ctx context.Context) (int, error) { return 0, nil },
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)))
-	requireCode(t, err, policy.CodeZeroPeriod)
+	requireCode(t, err, r4c.ZeroPeriod)
 }
 
 // R4C-REG-004: a spec selects an unknown configs.<name>.
@@ -155,7 +156,7 @@ func TestConfigErrors_UnknownConfigName(t *testing.T) {
 	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{"configs.known.rateLimiter.permits": "1"}))
 	_, err := resilience.Wrap(reg, "A", func(ctx context.Context) (int, error) { return 0, nil },
 		resilience.RateLimiter(ratelimit.UseConfig("unknown"), ratelimit.Permits(1), ratelimit.Period(time.Second)))
-	ce := requireCode(t, err, policy.CodeUnknownConfig)
+	ce := requireCode(t, err, r4c.UnknownConfig)
 	assert.Equal(t, "unknown", ce.Value)
 	assert.Contains(t, err.Error(), "configs.unknown")
 
@@ -163,7 +164,7 @@ func TestConfigErrors_UnknownConfigName(t *testing.T) {
 	// accepted, and the retry ran with its options in code alone).
 	_, err = resilience.Wrap(reg, "B", func(ctx context.Context) (int, error) { return 0, nil },
 		resilience.Retry(retry.UseConfig("known")))
-	ce = requireCode(t, err, policy.CodeUnknownConfig)
+	ce = requireCode(t, err, r4c.UnknownConfig)
 	assert.Equal(t, "retry.useConfig", ce.Key)
 	assert.Contains(t, err.Error(), "configs.known.retry.*")
 }
@@ -178,7 +179,7 @@ func TestConfigErrors_SharedNameDifferentConfig(t *testing.T) {
 	_, err = resilience.Wrap(reg, "B", fn, resilience.RateLimiter(base...))
 	require.NoError(t, err, "the same configuration shares")
 	_, err = resilience.Wrap(reg, "C", fn, resilience.RateLimiter(append(base, ratelimit.UseConfig("slow"))...))
-	ce := requireCode(t, err, policy.CodeConflict)
+	ce := requireCode(t, err, r4c.Conflict)
 	assert.Equal(t, "quota", ce.Value)
 	assert.Contains(t, ce.Reason, "MaxWait")
 }
@@ -198,7 +199,7 @@ func TestConfigErrors_UnknownKeySuggestsClosest(t *testing.T) {
 		"instances.A.B.rateLimiter.permits.extra":        "instances.A.B.rateLimiter.permits",
 	} {
 		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
-		ce := requireCode(t, err, policy.CodeUnknownKey)
+		ce := requireCode(t, err, r4c.UnknownKey)
 		assert.Equal(t, key, ce.Key)
 		assert.Contains(t, ce.Reason, "did you mean "+want+"?", key)
 	}
@@ -273,21 +274,21 @@ func TestFromEnv(t *testing.T) {
 
 	t.Setenv("R4C_INSTANCES_Geo_RATELIMITER_PERMIT", "4")
 	_, err = resilience.FromEnv()
-	ce := requireCode(t, err, policy.CodeUnknownKey)
+	ce := requireCode(t, err, r4c.UnknownKey)
 	assert.Contains(t, ce.Reason, "R4C_INSTANCES_Geo_RATELIMITER_PERMITS")
 }
 
 // Malformed sources are R4C-CFG-002.
 func TestLoaders_MalformedSources(t *testing.T) {
 	_, err := resilience.LoadProperties(strings.NewReader("a.b.c=1\njust words\n"))
-	ce := requireCode(t, err, policy.CodeBadSource)
+	ce := requireCode(t, err, r4c.BadSource)
 	assert.Contains(t, ce.Reason, "line 2")
 	_, err = resilience.LoadProperties(strings.NewReader("=value\n"))
-	requireCode(t, err, policy.CodeBadSource)
+	requireCode(t, err, r4c.BadSource)
 
 	for _, doc := range []string{"- a\n- b\n", "defaults:\n  rateLimiter:\n    permits:\n", "a: [1, 2]\n", "a: {b: 1\n"} {
 		_, err = resilience.LoadYAML(strings.NewReader(doc))
-		requireCode(t, err, policy.CodeBadSource)
+		requireCode(t, err, r4c.BadSource)
 	}
 	empty, err := resilience.LoadYAML(strings.NewReader(""))
 	require.NoError(t, err)
@@ -306,7 +307,7 @@ func FuzzLoadProperties(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		props, err := resilience.LoadProperties(strings.NewReader(s))
 		if err != nil {
-			require.Contains(t, []string{policy.CodeBadSource, policy.CodeDuplicateKey}, policy.CodeOf(err), "%v", err)
+			require.Contains(t, []string{r4c.BadSource, r4c.DuplicateKey}, r4c.CodeOf(err), "%v", err)
 			return
 		}
 		var b strings.Builder
@@ -335,7 +336,7 @@ func TestLoadYAML_AnchorsAliasesAndMergeKeysAreRefused(t *testing.T) {
 		"instances:\n  SearchAPI.Search:\n    <<: {rateLimiter: {permits: 5}}\n",
 		"defaults:\n  rateLimiter:\n    permits: &n 5\n",
 	} {
-		requireYAMLCode(t, doc, policy.CodeBadSource)
+		requireYAMLCode(t, doc, r4c.BadSource)
 	}
 }
 
@@ -361,9 +362,9 @@ func TestLoadYAML_OneDocument(t *testing.T) {
 		"{a: 1}\nb: 2\n",
 		"a: 1\n...\nb: 2\n",
 	} {
-		requireYAMLCode(t, doc, policy.CodeBadSource)
+		requireYAMLCode(t, doc, r4c.BadSource)
 	}
-	requireYAMLCode(t, "a: 1\na: 2\n---\nb: 1\n", policy.CodeDuplicateKey)
+	requireYAMLCode(t, "a: 1\na: 2\n---\nb: 1\n", r4c.DuplicateKey)
 
 	for _, doc := range []string{
 		"a: 1\n---\n", "---\na: 1\n", "a: 1\n---\n# nothing\n", "a: 1\n...\n",
@@ -398,7 +399,7 @@ func TestLoadProperties_Continuations(t *testing.T) {
 func TestConfigErrors_EmptyIDIsUnknown(t *testing.T) {
 	for _, key := range []string{"instances...rateLimiter.permits", "configs..rateLimiter.permits", "instances..x.rateLimiter.permits"} {
 		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
-		ce := requireCode(t, err, policy.CodeUnknownKey)
+		ce := requireCode(t, err, r4c.UnknownKey)
 		assert.Regexp(t, "(instance id|configuration name) (is empty|has an empty part)", ce.Reason)
 		assert.NotContains(t, ce.Reason, "did you mean")
 	}
@@ -415,7 +416,7 @@ func FuzzLoadYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		props, err := resilience.LoadYAML(strings.NewReader(s))
 		if err != nil {
-			require.Contains(t, []string{policy.CodeBadSource, policy.CodeDuplicateKey}, policy.CodeOf(err), "%v", err)
+			require.Contains(t, []string{r4c.BadSource, r4c.DuplicateKey}, r4c.CodeOf(err), "%v", err)
 			return
 		}
 		for k := range props {
@@ -450,7 +451,7 @@ func TestUnusedKeysFindsTyposInIDs(t *testing.T) {
 func TestUnusedKeys_FailedWrapUsesNoKey(t *testing.T) {
 	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{"instances.G.Call.retry.maxAttempts": "0"}))
 	_, err := resilience.Wrap(reg, "G.Call", func(context.Context) (int, error) { return 0, nil }, resilience.Retry())
-	requireCode(t, err, policy.CodeOutOfRange)
+	requireCode(t, err, r4c.OutOfRange)
 	assert.Equal(t, []string{"instances.G.Call.retry.maxAttempts"}, reg.UnusedKeys())
 }
 
@@ -472,7 +473,7 @@ func TestTimeoutDurationFromCodeAndKeys(t *testing.T) {
 	}
 	bare, _ := newRegistry(t)
 	_, err := resilience.Wrap(bare, "A", fn, resilience.Timeout(0))
-	requireCode(t, err, policy.CodeOutOfRange)
+	requireCode(t, err, r4c.OutOfRange)
 }
 
 // SPEC RG-2: a shared instance is built once, by the first spec: its OnEvent listener

@@ -11,7 +11,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
@@ -69,7 +71,7 @@ var toyDescriptor = &kind.Descriptor[toySettings]{
 	Config:   func(s *toySettings) any { return s.toyConfig },
 	Build: func(s toySettings) (kind.Instance, error) {
 		if s.Limit < 0 {
-			return nil, policy.Errorf(policy.CodeOutOfRange, "toy.limit", "", "negative")
+			return nil, r4c.Errorf(r4c.OutOfRange, "toy.limit", "", "negative")
 		}
 		return &toy{cfg: s.toyConfig, events: s.EventsOf("toy", s.ID("toy"))}, nil
 	},
@@ -80,7 +82,7 @@ var toyDescriptor = &kind.Descriptor[toySettings]{
 	},
 }
 
-func toyDecorate[A, T any](t *toy, next policy.Func[A, T]) policy.Func[A, T] {
+func toyDecorate[A, T any](t *toy, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
 		if !t.admit() {
 			var zero T
@@ -90,7 +92,7 @@ func toyDecorate[A, T any](t *toy, next policy.Func[A, T]) policy.Func[A, T] {
 	}
 }
 
-func toyDecorateAsync[A, T any](t *toy, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func toyDecorateAsync[A, T any](t *toy, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if !t.admit() {
 			return async.Failed[T](errToyFull)
@@ -170,14 +172,14 @@ func TestDescriptor_NewPolicyThroughOneRow(t *testing.T) {
 	// Sharing the name with another configuration is the usual conflict.
 	_, err = wrapSync(reg, "Toy.Third", func(context.Context, struct{}) (int, error) { return 0, nil },
 		[]Spec{toySpec(toyName("shared"), toyLimit(9))}, toyRow[struct{}, int]())
-	assert.Equal(t, policy.CodeConflict, policy.CodeOf(err))
+	assert.Equal(t, r4c.Conflict, r4c.CodeOf(err))
 
 	// A typo in its key is refused like any other, with the closest key suggested.
 	_, err = NewRegistry(WithProperties(map[string]string{"defaults.toy.limt": "1"}))
-	require.Equal(t, policy.CodeUnknownKey, policy.CodeOf(err))
+	require.Equal(t, r4c.UnknownKey, r4c.CodeOf(err))
 	assert.Contains(t, err.Error(), "did you mean defaults.toy.limit?")
 	_, err = NewRegistry(WithProperties(map[string]string{"defaults.toy.limit": "many"}))
-	assert.Equal(t, policy.CodeBadNumber, policy.CodeOf(err))
+	assert.Equal(t, r4c.BadNumber, r4c.CodeOf(err))
 }
 
 // Without its row, a registered policy cannot be composed: the wrap fails with
@@ -188,6 +190,6 @@ func TestDescriptor_LayerWithoutRowIsRefused(t *testing.T) {
 	reg, err := NewRegistry()
 	require.NoError(t, err)
 	_, err = Wrap(reg, "Toy.Call", func(context.Context) (int, error) { return 0, nil }, toySpec())
-	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err))
+	assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err))
 	assert.Empty(t, reg.Snapshot().Policies, "a failed wrap registers nothing")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -75,7 +76,7 @@ func TestFromEnviron_AmbiguousUnderscoresAreRefused(t *testing.T) {
 		"R4C_instances_a____b_retry_delay":        "the instance id has 4 underscores in a row",
 	} {
 		_, err := resilience.FromEnviron([]string{name + "=1"})
-		ce := requireCode(t, err, policy.CodeBadSource)
+		ce := requireCode(t, err, r4c.BadSource)
 		assert.Equal(t, name, ce.Key)
 		assert.Contains(t, ce.Reason, what, name)
 		assert.Contains(t, ce.Reason, "___ may be _. or ._", name)
@@ -153,7 +154,7 @@ func TestSharedNameConflict_MessageNamesTheDifference(t *testing.T) {
 		_, err := resilience.Wrap(reg, "A.Call", fn, first)
 		require.NoError(t, err)
 		_, err = resilience.Wrap(reg, "B.Call", fn, second)
-		ce := requireCode(t, err, policy.CodeConflict)
+		ce := requireCode(t, err, r4c.Conflict)
 		assert.Less(t, len(err.Error()), 500, "%v", err)
 		return ce
 	}
@@ -191,7 +192,7 @@ func TestSharedNameConflict_MessageNamesTheDifference(t *testing.T) {
 	_, err := resilience.Wrap(reg, long, fn, resilience.Retry(retry.Name("u"), retry.RetryOn(many...)))
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, long+"2", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(many[1:]...)))
-	requireCode(t, err, policy.CodeConflict)
+	requireCode(t, err, r4c.Conflict)
 	assert.Less(t, len(err.Error()), 500, "%v", err)
 	assert.Contains(t, err.Error(), "RetryOn: 100000 errors vs 99999 errors")
 }
@@ -220,7 +221,7 @@ func TestNewRegistry_IncompleteKeysSayWhatIsWrong(t *testing.T) {
 		"configs.q":                      {"names a configuration but no policy or attribute: configs.<name>.<policy>.<attribute>"},
 	} {
 		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
-		ce := requireCode(t, err, policy.CodeUnknownKey)
+		ce := requireCode(t, err, r4c.UnknownKey)
 		assert.Equal(t, key, ce.Key)
 		for _, w := range want {
 			assert.Contains(t, ce.Reason, w, key)
@@ -230,7 +231,7 @@ func TestNewRegistry_IncompleteKeysSayWhatIsWrong(t *testing.T) {
 	// Long keys get no example, and a short message.
 	long := "instances." + strings.Repeat("x", 20_000) + ".rateLimiter"
 	_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{long: "1"}))
-	ce := requireCode(t, err, policy.CodeUnknownKey)
+	ce := requireCode(t, err, r4c.UnknownKey)
 	assert.Contains(t, ce.Reason, "names the policy rateLimiter but no attribute")
 	assert.Less(t, len(err.Error()), 1000)
 }
@@ -255,7 +256,7 @@ func TestFromEnviron_IncompleteNamesSayWhatIsWrong(t *testing.T) {
 		"R4C_INSTANCES_A_RATELIMITER_PERMITS_x": {"did you mean R4C_INSTANCES_A_RATELIMITER_PERMITS?"},
 	} {
 		_, err := resilience.FromEnviron([]string{name + "=1"})
-		ce := requireCode(t, err, policy.CodeUnknownKey)
+		ce := requireCode(t, err, r4c.UnknownKey)
 		for _, w := range want {
 			assert.Contains(t, ce.Reason, w, name)
 		}
@@ -277,17 +278,17 @@ func TestLoadProperties_EveryLineTerminator(t *testing.T) {
 		assert.Equal(t, want, props, name)
 		// Line numbers count each terminator once.
 		_, err = resilience.LoadProperties(strings.NewReader(src + "a.b.c = 9" + term))
-		ce := requireCode(t, err, policy.CodeDuplicateKey)
+		ce := requireCode(t, err, r4c.DuplicateKey)
 		assert.Contains(t, ce.Reason, "lines 2 and 8", name)
 	}
 	// Mixed; "\n\r" is two terminators, with an empty line between them.
 	src := "a.b.c = 1\rd.e.f = 2 \\\r\n  3\ng.h.i: \\\r  x\n\r"
 	assert.Equal(t, want, mustProperties(t, src))
 	_, err := resilience.LoadProperties(strings.NewReader("k = 1\n\rk = 2"))
-	ce := requireCode(t, err, policy.CodeDuplicateKey)
+	ce := requireCode(t, err, r4c.DuplicateKey)
 	assert.Contains(t, ce.Reason, "lines 1 and 3")
 	_, err = resilience.LoadProperties(iotest.OneByteReader(strings.NewReader("k = 1\r\r\nk = 2\r")))
-	ce = requireCode(t, err, policy.CodeDuplicateKey)
+	ce = requireCode(t, err, r4c.DuplicateKey)
 	assert.Contains(t, ce.Reason, "lines 1 and 3")
 	// Many "\r"-ended continuation lines are joined in linear time; the test's timeout is
 	// the bound.
@@ -309,7 +310,7 @@ func TestLoadYAML_RepeatedMappingKeys(t *testing.T) {
 	} {
 		for _, term := range []string{"\n", "\r\n", "\r"} { // YAML's line breaks too
 			_, err := resilience.LoadYAML(strings.NewReader(strings.ReplaceAll(doc, "\n", term)))
-			ce := requireCode(t, err, policy.CodeDuplicateKey)
+			ce := requireCode(t, err, r4c.DuplicateKey)
 			assert.Equal(t, tc.key, ce.Key, doc)
 			assert.Contains(t, ce.Reason, tc.lines, doc)
 		}
@@ -330,7 +331,7 @@ func TestConflict_MessageSaysWhetherANameWasGiven(t *testing.T) {
 	_, err := resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.MaxAttempts(3)))
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.MaxAttempts(4)))
-	ce := requireCode(t, err, policy.CodeConflict)
+	ce := requireCode(t, err, "R4C-REG-008")
 	assert.Equal(t, "A.Call", ce.Value)
 	assert.Equal(t, "the id A.Call is wrapped twice with different settings (the first wrap's vs this one's): MaxAttempts: 3 vs 4; "+
 		"the wraps of one id share its instances: give them the same settings, or each its own id", ce.Reason)
@@ -340,7 +341,7 @@ func TestConflict_MessageSaysWhetherANameWasGiven(t *testing.T) {
 	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("shared"), retry.MaxAttempts(3)))
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("shared"), retry.MaxAttempts(4)))
-	ce = requireCode(t, err, policy.CodeConflict)
+	ce = requireCode(t, err, "R4C-REG-008")
 	assert.Equal(t, "shared", ce.Value)
 	assert.Equal(t, "functions that share this name resolve different configurations (the instance's vs B.Call's): MaxAttempts: 3 vs 4", ce.Reason)
 
@@ -349,6 +350,6 @@ func TestConflict_MessageSaysWhetherANameWasGiven(t *testing.T) {
 	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("B.Call"), retry.MaxAttempts(3)))
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.MaxAttempts(4)))
-	ce = requireCode(t, err, policy.CodeConflict)
+	ce = requireCode(t, err, "R4C-REG-008")
 	assert.Equal(t, "functions that share this name resolve different configurations (the instance's vs B.Call's): MaxAttempts: 3 vs 4", ce.Reason)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -34,7 +35,7 @@ func unknownVariable(name, what string) error {
 			}
 		}
 	}
-	return &policy.ConfigError{Code: policy.CodeUnknownKey, Key: envPrefix + name, Reason: reason}
+	return &policy.ConfigError{Code: r4c.UnknownKey, Key: envPrefix + name, Reason: reason}
 }
 
 // incompleteVariable is incomplete for a variable R4C_<name>: what is wrong with it when it

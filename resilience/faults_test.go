@@ -12,6 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -153,9 +154,9 @@ func TestFaults_PipelineNilFunction(t *testing.T) {
 	p, err := resilience.NewPipeline[int](reg, "Svc.Call", resilience.CircuitBreaker())
 	require.NoError(t, err)
 	_, err = p.Execute(context.Background(), nil)
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = p.ExecuteAsync(context.Background(), nil).Await(context.Background())
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
 	require.NoError(t, err)
 	assert.Zero(t, cb.Snapshot().BufferedCalls)
@@ -173,14 +174,14 @@ func TestFaults_LongOrderIsLinearAndClipped(t *testing.T) {
 	_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{
 		"instances.Svc.Call.composition.order": strings.Join(names, ","),
 	}))
-	ce := requireCode(t, err, policy.CodeBadOrder)
+	ce := requireCode(t, err, r4c.BadOrder)
 	assert.Contains(t, ce.Reason, "layer0 layer twice")
 
 	huge := strings.Repeat("x", 100_000)
 	reg, _ := newRegistry(t)
 	_, err = resilience.Wrap(reg, "Svc.Call", func(context.Context) (int, error) { return 0, nil },
 		resilience.Order(policy.Layer(huge)))
-	ce = requireCode(t, err, policy.CodeBadOrder)
+	ce = requireCode(t, err, r4c.BadOrder)
 	assert.Less(t, len(ce.Error()), 2_000, "the message is bounded")
 	assert.Contains(t, ce.Reason, "(100000 bytes)")
 }
@@ -241,15 +242,15 @@ func TestFaults_TypedNilPolicyAndNilPipeline(t *testing.T) {
 	reg, _ := newRegistry(t)
 	_, err := resilience.Wrap(reg, "Svc.Call", func(context.Context) (int, error) { return 0, nil },
 		resilience.Use[int]((*nilPolicy)(nil)))
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 
 	var p *resilience.Pipeline[int]
 	require.NotPanics(t, func() {
 		_, err = p.Execute(context.Background(), func(context.Context) (int, error) { return 1, nil })
-		requireCode(t, err, policy.CodeBadSpec)
+		requireCode(t, err, r4c.BadSpec)
 		_, err = p.ExecuteAsync(context.Background(), func(context.Context) *async.Future[int] { return async.Completed(1) }).
 			Await(context.Background())
-		requireCode(t, err, policy.CodeBadSpec)
+		requireCode(t, err, r4c.BadSpec)
 	})
 }
 

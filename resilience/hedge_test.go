@@ -10,6 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -117,7 +118,7 @@ func TestHG18_SyncCompositionIsRefused(t *testing.T) {
 		resilience.Hedge(), resilience.CircuitBreaker())
 	requireCode(t, err, hedge.CodeSync)
 	_, err = resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Svc.A")
-	requireCode(t, err, policy.CodeUnknownInstance) // a failed wrap registers nothing
+	requireCode(t, err, r4c.UnknownInstance) // a failed wrap registers nothing
 
 	p, err := resilience.NewPipeline[int](reg, "Svc.P", resilience.Hedge())
 	require.NoError(t, err)
@@ -188,7 +189,7 @@ func TestHG16_ConfigurationAndSnapshot(t *testing.T) {
 	_, err = resilience.WrapAsync(reg, "Svc.C", dep, resilience.Hedge(hedge.Name("Shared"), hedge.MaxAttempts(4)))
 	require.NoError(t, err, "instances.Shared.hedge.maxAttempts wins over the code: the same configuration")
 	_, err = resilience.WrapAsync(reg, "Svc.D", dep, resilience.Hedge(hedge.Name("Shared"), hedge.Delay(time.Second)))
-	requireCode(t, err, policy.CodeConflict) // the code's delay wins over defaults.hedge.delay
+	requireCode(t, err, r4c.Conflict) // the code's delay wins over defaults.hedge.delay
 	h, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Shared")
 	require.NoError(t, err)
 	snap := h.Snapshot()

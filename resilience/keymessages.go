@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/suggest"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -33,7 +34,7 @@ func unknownKey(segs map[string]segment, key string) error {
 	} else {
 		reason += "; " + keyForms
 	}
-	return &policy.ConfigError{Code: policy.CodeUnknownKey, Key: key, Reason: reason}
+	return &policy.ConfigError{Code: r4c.UnknownKey, Key: key, Reason: reason}
 }
 
 // malformed says what is wrong with the form of a key that parseKey refuses when that is

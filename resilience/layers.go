@@ -1,7 +1,9 @@
 package resilience
 
 import (
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -27,11 +29,11 @@ func layerTable[A, T any]() []layerRow[A, T] {
 		row(fallback.Layer, fallback.DecorateFunc[A, T], fallback.DecorateAsyncFunc[A, T]),
 		row(retry.Layer, retry.DecorateFunc[A, T], retry.DecorateAsyncFunc[A, T]),
 		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T]),
-		row(circuitbreaker.Layer, circuitbreaker.Decorate[policy.Func[A, T], A, T], circuitbreaker.Decorate[policy.AsyncFunc[A, T], A, T]),
+		row(circuitbreaker.Layer, circuitbreaker.Decorate[decorate.Func[A, T], A, T], circuitbreaker.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(ratelimit.Layer, ratelimit.DecorateFunc[A, T], ratelimit.DecorateAsyncFunc[A, T]),
 		row(timeout.Layer, timeout.DecorateFunc[A, T], timeout.DecorateAsyncFunc[A, T]),
 		row(bulkhead.Layer, bulkhead.DecorateFunc[A, T], bulkhead.DecorateAsyncFunc[A, T]),
-		row(adaptivelimit.Layer, adaptivelimit.Decorate[policy.Func[A, T], A, T], adaptivelimit.Decorate[policy.AsyncFunc[A, T], A, T]),
+		row(adaptivelimit.Layer, adaptivelimit.Decorate[decorate.Func[A, T], A, T], adaptivelimit.Decorate[decorate.AsyncFunc[A, T], A, T]),
 	}
 }
 
@@ -39,23 +41,23 @@ func layerTable[A, T any]() []layerRow[A, T] {
 // async, taking the instance as built by the layer's spec.
 type layerRow[A, T any] struct {
 	layer policy.Layer
-	sync  func(inst any, next policy.Func[A, T]) policy.Func[A, T] // nil: async only
-	async func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]
+	sync  func(inst any, next decorate.Func[A, T]) decorate.Func[A, T] // nil: async only
+	async func(inst any, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T]
 }
 
 // row makes the row of layer l from its decorators of instances of type P.
-func row[P, A, T any](l policy.Layer, sync func(P, policy.Func[A, T]) policy.Func[A, T], async func(P, policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]) layerRow[A, T] {
+func row[P, A, T any](l policy.Layer, sync func(P, decorate.Func[A, T]) decorate.Func[A, T], async func(P, decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T]) layerRow[A, T] {
 	r := asyncRow(l, async)
-	r.sync = func(inst any, next policy.Func[A, T]) policy.Func[A, T] { return sync(inst.(P), next) }
+	r.sync = func(inst any, next decorate.Func[A, T]) decorate.Func[A, T] { return sync(inst.(P), next) }
 	return r
 }
 
 // asyncRow makes the row of layer l, which guards only calls returning a future, from its
 // async decorator of instances of type P.
-func asyncRow[P, A, T any](l policy.Layer, async func(P, policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T]) layerRow[A, T] {
+func asyncRow[P, A, T any](l policy.Layer, async func(P, decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T]) layerRow[A, T] {
 	return layerRow[A, T]{
 		layer: l,
-		async: func(inst any, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] { return async(inst.(P), next) },
+		async: func(inst any, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] { return async(inst.(P), next) },
 	}
 }
 
@@ -66,7 +68,7 @@ func asyncOnly(id string, l policy.Layer) error {
 	if code == "" {
 		return nil
 	}
-	return policy.Errorf(code, string(l), id,
+	return r4c.Errorf(code, string(l), id,
 		"the %s layer guards calls that return a future: wrap the function with WrapAsync (e.g. around async.Go) or call the pipeline's ExecuteAsync", l)
 }
 

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // envPrefix is the prefix of the environment variables that FromEnv reads.
@@ -46,7 +46,7 @@ func fromEnviron(environ []string) (map[string]string, error) {
 			return nil, err
 		}
 		if first, dup := names[key]; dup {
-			return nil, policy.Errorf(policy.CodeDuplicateKey, key, "", "set twice in one source, by the variables %s and %s", first, name)
+			return nil, r4c.Errorf(r4c.DuplicateKey, key, "", "set twice in one source, by the variables %s and %s", first, name)
 		}
 		names[key] = name
 		props[key] = value
@@ -71,7 +71,7 @@ func parseEnv(name string, explain bool) (string, error) {
 		return unknownVariable(name, what)
 	}
 	if len(name) > maxKeyLen {
-		return "", policy.Errorf(policy.CodeBadSource, envPrefix+name, "", "the variable name is longer than %d bytes after %s", maxKeyLen, envPrefix)
+		return "", r4c.Errorf(r4c.BadSource, envPrefix+name, "", "the variable name is longer than %d bytes after %s", maxKeyLen, envPrefix)
 	}
 	scopeEnd := strings.IndexByte(name, '_')
 	attrStart := strings.LastIndexByte(name, '_')
@@ -108,7 +108,7 @@ func parseEnv(name string, explain bool) (string, error) {
 			if scope == scopeConfigs {
 				what = "configuration name"
 			}
-			return "", policy.Errorf(policy.CodeBadSource, envPrefix+name, "",
+			return "", r4c.Errorf(r4c.BadSource, envPrefix+name, "",
 				"the %s has %d underscores in a row, which do not say where its dots are: a dot is written as two underscores, so ___ may be _. or ._; set this key in a properties or YAML source", what, n)
 		}
 		return scope + "." + id + "." + segment + "." + attr, nil

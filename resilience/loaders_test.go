@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -74,7 +75,7 @@ func TestNewRegistry_LongUnknownKeyIsQuick(t *testing.T) {
 	for _, n := range []int{8 << 10, 20 << 10, 100 << 10} {
 		key := "instances." + strings.Repeat("x", n) + ".rateLimiter.permitz"
 		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
-		ce := requireCode(t, err, policy.CodeUnknownKey)
+		ce := requireCode(t, err, r4c.UnknownKey)
 		assert.Equal(t, key, ce.Key, "the field keeps the key whole")
 		assert.NotContains(t, ce.Reason, "did you mean")
 		requireShortMessage(t, err, len(key))
@@ -87,7 +88,7 @@ func TestNewRegistry_LongUnknownKeyIsQuick(t *testing.T) {
 func TestNewRegistry_SuggestionForKeysUpToTheBound(t *testing.T) {
 	id := strings.Repeat("i", 200)
 	_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{"instances." + id + ".rateLimiter.permit": "1"}))
-	ce := requireCode(t, err, policy.CodeUnknownKey)
+	ce := requireCode(t, err, r4c.UnknownKey)
 	assert.Contains(t, ce.Reason, "did you mean instances."+id+".rateLimiter.permits?")
 }
 
@@ -97,7 +98,7 @@ func TestFromEnviron_LongNameIsQuick(t *testing.T) {
 	for _, n := range []int{8 << 10, 100 << 10} {
 		name := "R4C_INSTANCES_" + strings.Repeat("x", n) + "_RATELIMITER_PERMITZ"
 		_, err := resilience.FromEnviron([]string{name + "=1"})
-		ce := requireCode(t, err, policy.CodeBadSource)
+		ce := requireCode(t, err, r4c.BadSource)
 		assert.Equal(t, name, ce.Key)
 		requireShortMessage(t, err, len(name))
 	}
@@ -114,7 +115,7 @@ func TestFromEnviron_LongNameIsQuick(t *testing.T) {
 func TestLoaders_KeyLengthBound(t *testing.T) {
 	long := strings.Repeat("k", resilience.MaxKeyLen+1)
 	_, err := resilience.LoadProperties(strings.NewReader("a=1\n" + long + " = 1\n"))
-	ce := requireCode(t, err, policy.CodeBadSource)
+	ce := requireCode(t, err, r4c.BadSource)
 	assert.Contains(t, ce.Reason, "line 2")
 	requireShortMessage(t, err, len(long))
 	props, err := resilience.LoadProperties(strings.NewReader(long[1:] + " = 1\n"))
@@ -128,7 +129,7 @@ func TestLoaders_KeyLengthBound(t *testing.T) {
 	}
 	doc.WriteString(strings.Repeat(" ", 40) + "leaf: 1\n")
 	_, err = resilience.LoadYAML(strings.NewReader(doc.String()))
-	ce = requireCode(t, err, policy.CodeBadSource)
+	ce = requireCode(t, err, r4c.BadSource)
 	assert.Contains(t, ce.Reason, "YAML line 34:")
 	assert.Contains(t, ce.Reason, "longer than 1024 bytes")
 	assert.Greater(t, len(ce.Key), resilience.MaxKeyLen)
@@ -148,7 +149,7 @@ func TestLoadProperties_LinesUpTo1MiB(t *testing.T) {
 		assert.Len(t, props["a"], mib-2)
 
 		_, err = resilience.LoadProperties(strings.NewReader("b=1\n" + line + "y" + end))
-		ce := requireCode(t, err, policy.CodeBadSource)
+		ce := requireCode(t, err, r4c.BadSource)
 		assert.Equal(t, "line 2 is longer than 1 MiB", ce.Reason, "ended by %q", end)
 	}
 	for source, want := range map[string]string{
@@ -158,7 +159,7 @@ func TestLoadProperties_LinesUpTo1MiB(t *testing.T) {
 		"a=1\nb=\\\n\\\n" + value(mib+5): "line 4 is longer than 1 MiB",
 	} {
 		_, err := resilience.LoadProperties(strings.NewReader(source))
-		ce := requireCode(t, err, policy.CodeBadSource)
+		ce := requireCode(t, err, r4c.BadSource)
 		assert.Equal(t, want, ce.Reason)
 		assert.Less(t, len(err.Error()), 100, "the line is not repeated in the message")
 	}
@@ -203,7 +204,7 @@ func TestLoaders_ByteOrderMarkIsIgnored(t *testing.T) {
 func TestLoaders_KeySetTwiceInOneSource(t *testing.T) {
 	_, err := resilience.LoadProperties(strings.NewReader(
 		"defaults.rateLimiter.maxWait = 1s\n# comment\ndefaults.retry.delay = 1s\n  defaults.rateLimiter.maxWait: 2s\n"))
-	ce := requireCode(t, err, policy.CodeDuplicateKey)
+	ce := requireCode(t, err, r4c.DuplicateKey)
 	assert.Equal(t, "defaults.rateLimiter.maxWait", ce.Key)
 	assert.Contains(t, ce.Reason, "lines 1 and 4")
 
@@ -214,14 +215,14 @@ func TestLoaders_KeySetTwiceInOneSource(t *testing.T) {
 		"defaults.rateLimiter.permits: 1\ndefaults.rateLimiter.permits: 2\n":                      "lines 1 and 2",
 	} {
 		_, err := resilience.LoadYAML(strings.NewReader(doc))
-		ce := requireCode(t, err, policy.CodeDuplicateKey)
+		ce := requireCode(t, err, r4c.DuplicateKey)
 		assert.Contains(t, ce.Reason, "YAML "+lines, doc)
 	}
 
 	_, err = resilience.FromEnviron([]string{
 		"R4C_DEFAULTS_RATELIMITER_MAXWAIT=1s", "PATH=/bin", "R4C_defaults_rateLimiter_maxWait=2s",
 	})
-	ce = requireCode(t, err, policy.CodeDuplicateKey)
+	ce = requireCode(t, err, r4c.DuplicateKey)
 	assert.Equal(t, "defaults.rateLimiter.maxWait", ce.Key)
 	assert.Contains(t, ce.Reason, "R4C_DEFAULTS_RATELIMITER_MAXWAIT and R4C_defaults_rateLimiter_maxWait")
 	// Ids keep their case: these are two keys.
@@ -248,7 +249,7 @@ func TestNewRegistry_MalformedKeysSayWhatIsWrong(t *testing.T) {
 		"defaults.rateLimiter.permits\t":     "the key has spaces around it",
 	} {
 		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
-		ce := requireCode(t, err, policy.CodeUnknownKey)
+		ce := requireCode(t, err, r4c.UnknownKey)
 		assert.Equal(t, key, ce.Key)
 		assert.Contains(t, ce.Reason, what, key)
 		assert.NotContains(t, ce.Reason, "did you mean "+key+"?")
@@ -264,7 +265,7 @@ func TestNewRegistry_SuggestionsAreValidAndNew(t *testing.T) {
 		"instances.A.rateLimiter.permits.x", "defaults.rateLimiter.permits.extra",
 	} {
 		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
-		ce := requireCode(t, err, policy.CodeUnknownKey)
+		ce := requireCode(t, err, r4c.UnknownKey)
 		_, near, found := strings.Cut(ce.Reason, "did you mean ")
 		if !found {
 			continue
@@ -272,7 +273,7 @@ func TestNewRegistry_SuggestionsAreValidAndNew(t *testing.T) {
 		near = strings.TrimSuffix(near, "?")
 		assert.NotEqual(t, key, near)
 		_, err = resilience.NewRegistry(resilience.WithProperties(map[string]string{near: "1s"}))
-		assert.NotEqual(t, policy.CodeUnknownKey, policy.CodeOf(err), "%q suggests %q, which is a key", key, near)
+		assert.NotEqual(t, r4c.UnknownKey, r4c.CodeOf(err), "%q suggests %q, which is a key", key, near)
 	}
 }
 
@@ -288,7 +289,7 @@ func TestFromEnviron_MalformedNamesSayWhatIsWrong(t *testing.T) {
 		"R4C_X":                                "not a configuration variable",
 	} {
 		_, err := resilience.FromEnviron([]string{name + "=1"})
-		ce := requireCode(t, err, policy.CodeUnknownKey)
+		ce := requireCode(t, err, r4c.UnknownKey)
 		assert.Contains(t, ce.Reason, what, name)
 		assert.NotContains(t, strings.ToUpper(ce.Reason), "DID YOU MEAN "+strings.ToUpper(name)+"?")
 	}
@@ -309,19 +310,19 @@ func TestWrap_ErrorNamesTheWholeKeyOfTheValue(t *testing.T) {
 	code := []ratelimit.Option{ratelimit.Permits(5), ratelimit.Period(time.Second)}
 
 	ce := wrap(map[string]string{"instances.Billing.Charge.rateLimiter.period": "0"}, resilience.RateLimiter(code...))
-	assert.Equal(t, policy.CodeZeroPeriod, ce.Code)
+	assert.Equal(t, r4c.ZeroPeriod, ce.Code)
 	assert.Equal(t, "instances.Billing.Charge.rateLimiter.period", ce.Key)
 
 	// Values NewRegistry cannot check without the permits that code gives.
 	ce = wrap(map[string]string{"configs.q.rateLimiter.period": "2ns"},
 		resilience.RateLimiter(append(code, ratelimit.UseConfig("q"))...))
-	assert.Equal(t, policy.CodePeriodTooShort, ce.Code)
+	assert.Equal(t, r4c.PeriodTooShort, ce.Code)
 	assert.Equal(t, "configs.q.rateLimiter.period", ce.Key)
 	assert.Contains(t, ce.Error(), `R4C-REG-001: configs.q.rateLimiter.period = "2ns": `)
 	assert.Contains(t, ce.Reason, "(instance Billing.Charge)")
 
 	ce = wrap(map[string]string{"defaults.rateLimiter.period": "2ns"}, resilience.RateLimiter(ratelimit.Permits(5)))
-	assert.Equal(t, policy.CodePeriodTooShort, ce.Code)
+	assert.Equal(t, r4c.PeriodTooShort, ce.Code)
 	assert.Equal(t, "defaults.rateLimiter.period", ce.Key)
 	assert.Contains(t, ce.Reason, "(instance Billing.Charge)")
 
@@ -350,7 +351,7 @@ func TestWrap_ErrorNamesTheWholeKeyOfTheValue(t *testing.T) {
 
 	ce = wrap(map[string]string{"configs.known.rateLimiter.permits": "1"},
 		resilience.RateLimiter(append(code, ratelimit.UseConfig("unknown"))...))
-	assert.Equal(t, policy.CodeUnknownConfig, ce.Code)
+	assert.Equal(t, r4c.UnknownConfig, ce.Code)
 	assert.Contains(t, ce.Reason, "(instance Billing.Charge)")
 }
 
@@ -361,27 +362,27 @@ func TestNewRegistry_RangesOfDefaultsAndConfigs(t *testing.T) {
 		props map[string]string
 		code  string
 	}{
-		"defaults.retry.maxAttempts": {map[string]string{"defaults.retry.maxAttempts": "0"}, policy.CodeOutOfRange},
-		"configs.q.bulkhead.maxWait": {map[string]string{"configs.q.bulkhead.maxWait": "-1s"}, policy.CodeNegativeDuration},
-		"defaults.timeout.duration":  {map[string]string{"defaults.timeout.duration": "-5s"}, policy.CodeNegativeDuration},
+		"defaults.retry.maxAttempts": {map[string]string{"defaults.retry.maxAttempts": "0"}, r4c.OutOfRange},
+		"configs.q.bulkhead.maxWait": {map[string]string{"configs.q.bulkhead.maxWait": "-1s"}, r4c.NegativeDuration},
+		"defaults.timeout.duration":  {map[string]string{"defaults.timeout.duration": "-5s"}, r4c.NegativeDuration},
 		"configs.cb.circuitBreaker.failureRateThreshold": {
-			map[string]string{"configs.cb.circuitBreaker.failureRateThreshold": "101"}, policy.CodeOutOfRange},
+			map[string]string{"configs.cb.circuitBreaker.failureRateThreshold": "101"}, r4c.OutOfRange},
 		"defaults.rateLimiter.maxWait": {map[string]string{
 			"defaults.rateLimiter.permits": "5", "defaults.rateLimiter.period": "1s", "defaults.rateLimiter.maxWait": "-1s",
-		}, policy.CodeNegativeDuration},
-		"configs.q.rateLimiter.permits": {map[string]string{"configs.q.rateLimiter.permits": "-3"}, policy.CodeBadPermits},
+		}, r4c.NegativeDuration},
+		"configs.q.rateLimiter.permits": {map[string]string{"configs.q.rateLimiter.permits": "-3"}, r4c.BadPermits},
 		// A value out of its own range is found also when the others it comes with leave
 		// an attribute to code, or break a relation with a default (fault: both passed).
-		"configs.w.rateLimiter.maxWait": {map[string]string{"configs.w.rateLimiter.maxWait": "-1s"}, policy.CodeNegativeDuration},
-		"configs.q.rateLimiter.period":  {map[string]string{"configs.q.rateLimiter.period": "-1s"}, policy.CodeZeroPeriod},
+		"configs.w.rateLimiter.maxWait": {map[string]string{"configs.w.rateLimiter.maxWait": "-1s"}, r4c.NegativeDuration},
+		"configs.q.rateLimiter.period":  {map[string]string{"configs.q.rateLimiter.period": "-1s"}, r4c.ZeroPeriod},
 		"defaults.adaptiveLimit.backoffRatio": {map[string]string{
 			"defaults.adaptiveLimit.maxLimit": "10", "defaults.adaptiveLimit.backoffRatio": "5",
-		}, policy.CodeOutOfRange},
+		}, r4c.OutOfRange},
 		"configs.q.adaptiveLimit.smoothing": {map[string]string{
 			"configs.q.adaptiveLimit.maxLimit": "10", "configs.q.adaptiveLimit.smoothing": "7",
-		}, policy.CodeOutOfRange},
+		}, r4c.OutOfRange},
 		// Two errors: the first key in sorted order is reported.
-		"configs.a.retry.jitter": {map[string]string{"configs.b.retry.jitter": "2", "configs.a.retry.jitter": "2"}, policy.CodeOutOfRange},
+		"configs.a.retry.jitter": {map[string]string{"configs.b.retry.jitter": "2", "configs.a.retry.jitter": "2"}, r4c.OutOfRange},
 	} {
 		_, err := resilience.NewRegistry(resilience.WithProperties(tc.props))
 		ce := requireCode(t, err, tc.code)
@@ -415,7 +416,7 @@ func FuzzNewRegistry_Key(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, key string) {
 		_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{key: "1"}))
-		if policy.CodeOf(err) != policy.CodeUnknownKey {
+		if r4c.CodeOf(err) != r4c.UnknownKey {
 			return
 		}
 		var ce *policy.ConfigError
@@ -427,7 +428,7 @@ func FuzzNewRegistry_Key(f *testing.F) {
 		near = strings.TrimSuffix(near, "?")
 		require.NotEqual(t, key, near)
 		_, err = resilience.NewRegistry(resilience.WithProperties(map[string]string{near: "1"}))
-		require.NotEqual(t, policy.CodeUnknownKey, policy.CodeOf(err), "%q suggests %q", key, near)
+		require.NotEqual(t, r4c.UnknownKey, r4c.CodeOf(err), "%q suggests %q", key, near)
 	})
 }
 
@@ -443,7 +444,7 @@ func FuzzFromEnviron(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		props, err := resilience.FromEnviron([]string{a, b})
 		if err != nil {
-			require.Contains(t, []string{policy.CodeUnknownKey, policy.CodeBadSource, policy.CodeDuplicateKey}, policy.CodeOf(err), "%v", err)
+			require.Contains(t, []string{r4c.UnknownKey, r4c.BadSource, r4c.DuplicateKey}, r4c.CodeOf(err), "%v", err)
 			require.Less(t, len(err.Error()), 4*resilience.MaxKeyLen)
 			return
 		}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // LoadProperties reads configuration keys in the properties format: one key=value (or
@@ -35,15 +35,15 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 	next := func() (string, bool) {
 		if !sc.Scan() {
 			if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-				bad = policy.Errorf(policy.CodeBadSource, "", "", "line %d is longer than 1 MiB", lineNo+1)
+				bad = r4c.Errorf(r4c.BadSource, "", "", "line %d is longer than 1 MiB", lineNo+1)
 			} else if err != nil {
-				bad = policy.Errorf(policy.CodeBadSource, "", "", "line %d: reading properties: %v", lineNo+1, err)
+				bad = r4c.Errorf(r4c.BadSource, "", "", "line %d: reading properties: %v", lineNo+1, err)
 			}
 			return "", false
 		}
 		lineNo++
 		if len(sc.Bytes()) > maxPropertiesLine {
-			bad = policy.Errorf(policy.CodeBadSource, "", "", "line %d is longer than 1 MiB", lineNo)
+			bad = r4c.Errorf(r4c.BadSource, "", "", "line %d is longer than 1 MiB", lineNo)
 			return "", false
 		}
 		return sc.Text(), true
@@ -80,17 +80,17 @@ func LoadProperties(r io.Reader) (map[string]string, error) {
 		}
 		i := strings.IndexAny(line, "=:")
 		if i < 0 {
-			return nil, policy.Errorf(policy.CodeBadSource, "", line, "line %d: expected key=value", first)
+			return nil, r4c.Errorf(r4c.BadSource, "", line, "line %d: expected key=value", first)
 		}
 		key := strings.TrimSpace(line[:i])
 		switch {
 		case key == "":
-			return nil, policy.Errorf(policy.CodeBadSource, "", line, "line %d: the key is empty", first)
+			return nil, r4c.Errorf(r4c.BadSource, "", line, "line %d: the key is empty", first)
 		case len(key) > maxKeyLen:
-			return nil, policy.Errorf(policy.CodeBadSource, key, "", "line %d: the key is longer than %d bytes", first, maxKeyLen)
+			return nil, r4c.Errorf(r4c.BadSource, key, "", "line %d: the key is longer than %d bytes", first, maxKeyLen)
 		}
 		if at, dup := lines[key]; dup {
-			return nil, policy.Errorf(policy.CodeDuplicateKey, key, "", "set twice in one source, on lines %d and %d", at, first)
+			return nil, r4c.Errorf(r4c.DuplicateKey, key, "", "set twice in one source, on lines %d and %d", at, first)
 		}
 		lines[key] = first
 		props[key] = strings.TrimSpace(line[i+1:])

@@ -3,9 +3,8 @@ package resilience
 import (
 	"io"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/resilience4go/resilience4go/policy"
 )
 
 // LoadYAML reads configuration keys from a YAML document of nested mappings,
@@ -30,7 +29,7 @@ func LoadYAML(r io.Reader) (map[string]string, error) {
 		if err == io.EOF {
 			return map[string]string{}, nil
 		}
-		return nil, policy.Errorf(policy.CodeBadSource, "", "", "YAML: %v", err)
+		return nil, r4c.Errorf(r4c.BadSource, "", "", "YAML: %v", err)
 	}
 	props := map[string]string{}
 	if !emptyDocument(&root) {
@@ -39,7 +38,7 @@ func LoadYAML(r io.Reader) (map[string]string, error) {
 			doc = doc.Content[0]
 		}
 		if doc.Kind != yaml.MappingNode {
-			return nil, policy.Errorf(policy.CodeBadSource, "", "", "YAML line %d: the document must be a mapping of keys", doc.Line)
+			return nil, r4c.Errorf(r4c.BadSource, "", "", "YAML line %d: the document must be a mapping of keys", doc.Line)
 		}
 		f := flattener{props: props, lines: map[string]int{}}
 		if err := f.walk(doc); err != nil {
@@ -71,10 +70,10 @@ func onlyEmptyDocuments(dec *yaml.Decoder) error {
 		case err == io.EOF:
 			return nil
 		case err != nil:
-			return policy.Errorf(policy.CodeBadSource, "", "", "YAML after the first document: %v; give the whole configuration in one document", err)
+			return r4c.Errorf(r4c.BadSource, "", "", "YAML after the first document: %v; give the whole configuration in one document", err)
 		}
 		if !emptyDocument(&next) {
-			return policy.Errorf(policy.CodeBadSource, "", "", "YAML line %d: a second document; give the whole configuration in one", next.Line)
+			return r4c.Errorf(r4c.BadSource, "", "", "YAML line %d: a second document; give the whole configuration in one", next.Line)
 		}
 	}
 }
@@ -90,7 +89,7 @@ type flattener struct {
 
 func (f *flattener) walk(n *yaml.Node) error {
 	if n.Anchor != "" || n.Kind == yaml.AliasNode {
-		return policy.Errorf(policy.CodeBadSource, string(f.path), "", "YAML line %d: anchors and aliases are not supported; share settings with configs.<name>", n.Line)
+		return r4c.Errorf(r4c.BadSource, string(f.path), "", "YAML line %d: anchors and aliases are not supported; share settings with configs.<name>", n.Line)
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -101,17 +100,17 @@ func (f *flattener) walk(n *yaml.Node) error {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Tag == "!!merge" {
-				return policy.Errorf(policy.CodeBadSource, string(f.path), "", "YAML line %d: merge keys (<<) are not supported; share settings with configs.<name>", k.Line)
+				return r4c.Errorf(r4c.BadSource, string(f.path), "", "YAML line %d: merge keys (<<) are not supported; share settings with configs.<name>", k.Line)
 			}
 			if k.Kind != yaml.ScalarNode || k.Value == "" || k.Anchor != "" {
-				return policy.Errorf(policy.CodeBadSource, string(f.path), "", "YAML line %d: keys must be non-empty scalars", k.Line)
+				return r4c.Errorf(r4c.BadSource, string(f.path), "", "YAML line %d: keys must be non-empty scalars", k.Line)
 			}
 			if at, dup := seen[k.Value]; dup {
 				key := k.Value
 				if len(f.path) > 0 {
 					key = string(f.path) + "." + k.Value
 				}
-				return policy.Errorf(policy.CodeDuplicateKey, key, "", "given twice in one mapping, on YAML lines %d and %d: give it once, with all that is under it", at, k.Line)
+				return r4c.Errorf(r4c.DuplicateKey, key, "", "given twice in one mapping, on YAML lines %d and %d: give it once, with all that is under it", at, k.Line)
 			} else if seen != nil {
 				seen[k.Value] = k.Line
 			}
@@ -122,7 +121,7 @@ func (f *flattener) walk(n *yaml.Node) error {
 			if len(f.path)+len(k.Value) > maxKeyLen {
 				key := string(append(f.path, k.Value...))
 				f.path = f.path[:mark]
-				return policy.Errorf(policy.CodeBadSource, key, "", "YAML line %d: the key is longer than %d bytes", k.Line, maxKeyLen)
+				return r4c.Errorf(r4c.BadSource, key, "", "YAML line %d: the key is longer than %d bytes", k.Line, maxKeyLen)
 			}
 			f.path = append(f.path, k.Value...)
 			err := f.walk(v)
@@ -135,14 +134,14 @@ func (f *flattener) walk(n *yaml.Node) error {
 	case yaml.ScalarNode:
 		key := string(f.path)
 		if n.Tag == "!!null" {
-			return policy.Errorf(policy.CodeBadSource, key, "", "YAML line %d: the value is empty", n.Line)
+			return r4c.Errorf(r4c.BadSource, key, "", "YAML line %d: the value is empty", n.Line)
 		}
 		if at, dup := f.lines[key]; dup {
-			return policy.Errorf(policy.CodeDuplicateKey, key, "", "set twice in one source, by the values on YAML lines %d and %d", at, n.Line)
+			return r4c.Errorf(r4c.DuplicateKey, key, "", "set twice in one source, by the values on YAML lines %d and %d", at, n.Line)
 		}
 		f.lines[key] = n.Line
 		f.props[key] = n.Value
 		return nil
 	}
-	return policy.Errorf(policy.CodeBadSource, string(f.path), "", "YAML line %d: expected a mapping or a scalar value", n.Line)
+	return r4c.Errorf(r4c.BadSource, string(f.path), "", "YAML line %d: expected a mapping or a scalar value", n.Line)
 }

@@ -2,28 +2,32 @@ package resilience
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"sync/atomic"
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // callRecorder returns the recorder of the whole calls of the composition of id, asked of
 // the registry's observer; nil without an observer.
-func (r *Registry) callRecorder(id string) policy.Recorder {
+func (r *Registry) callRecorder(id string) observe.Recorder {
 	if r.observer == nil {
 		return nil
 	}
-	return r.observer.Instrument(policy.LayerCall, id)
+	return r.observer.Instrument(observe.LayerCall, id)
 }
 
 // whole records the outcomes of the whole calls of one composition.
 type whole struct {
-	rec    policy.Recorder
+	rec    observe.Recorder
 	clk    clock.Clock
 	timed  bool
 	owners []owner // the composition's layers, whose rejections are the call's
@@ -48,11 +52,11 @@ type owner struct {
 }
 
 // newWhole returns the recorder of the whole calls of composition c, nil without one.
-func newWhole(rec policy.Recorder, clk clock.Clock, c *composition) *whole {
+func newWhole(rec observe.Recorder, clk clock.Clock, c *composition) *whole {
 	if rec == nil {
 		return nil
 	}
-	w := &whole{rec: rec, clk: clk, timed: policy.Timed(rec)}
+	w := &whole{rec: rec, clk: clk, timed: recording.Timed(rec)}
 	for _, p := range c.parts {
 		o := owner{layer: p.layer, any: true}
 		if h, ok := p.inst.(interface{ InstanceID() string }); ok && !p.user {
@@ -66,7 +70,7 @@ func newWhole(rec policy.Recorder, clk clock.Clock, c *composition) *whole {
 // observeSync returns next recording each call's outcome, as a whole, with w; next
 // itself when w is nil. A call that panics is recorded as failed, with no error, and
 // the panic goes on.
-func observeSync[A, T any](w *whole, next policy.Func[A, T]) policy.Func[A, T] {
+func observeSync[A, T any](w *whole, next decorate.Func[A, T]) decorate.Func[A, T] {
 	if w == nil {
 		return next
 	}
@@ -90,7 +94,7 @@ func observeSync[A, T any](w *whole, next policy.Func[A, T]) policy.Func[A, T] {
 
 // observeAsync is observeSync for calls that return a future: the outcome is recorded
 // when the future completes.
-func observeAsync[A, T any](w *whole, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func observeAsync[A, T any](w *whole, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if w == nil {
 		return next
 	}
@@ -126,15 +130,15 @@ func (w *whole) record(ctx context.Context, err error, panicked bool, start time
 	}
 	switch {
 	case panicked:
-		w.rec.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: latency})
+		w.rec.Record(ctx, observe.Outcome{Result: observe.ResultFailed, Latency: latency})
 	case err == nil:
-		w.rec.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: latency})
+		w.rec.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Latency: latency})
 	default:
 		if l, ok := w.rejectedBy(err); ok {
-			w.rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: l, Latency: latency, Err: err})
+			w.rec.Record(ctx, observe.Outcome{Result: observe.ResultRejected, RejectedBy: l, Latency: latency, Err: err})
 			return
 		}
-		w.rec.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: latency, Err: err})
+		w.rec.Record(ctx, observe.Outcome{Result: observe.ResultFailed, Latency: latency, Err: err})
 	}
 }
 
@@ -168,10 +172,11 @@ func (w *whole) rejectedBy(err error) (policy.Layer, bool) {
 
 // classify is rejectedBy without the memory of the last rejection.
 func (w *whole) classify(err error) (policy.Layer, bool) {
-	l, ok := policy.RejectedBy(err)
+	r, ok := errors.AsType[policy.Rejection](err)
 	if !ok {
 		return "", false
 	}
+	l := r.RejectedBy()
 	var id string
 	h, hasID := err.(interface{ InstanceID() string })
 	if hasID {

@@ -12,13 +12,15 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
-// OB-5: a registry with an observer records each whole call once, under policy.LayerCall
+// OB-5: a registry with an observer records each whole call once, under observe.LayerCall
 // and the wrap's id: success, failure, and a rejection with the layer that refused it,
 // each with its latency on the registry's clock and the call's own context.
 func TestOB5_WholeCallOutcomes(t *testing.T) {
@@ -44,14 +46,14 @@ func TestOB5_WholeCallOutcomes(t *testing.T) {
 	_, err = call(ctx, false)
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
 
-	rec := obs.Of(policy.LayerCall, "API.Get")
+	rec := obs.Of(observe.LayerCall, "API.Get")
 	got := rec.Outcomes()
 	require.Len(t, got, 3)
-	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded, Latency: 30 * time.Millisecond}, got[0])
-	assert.Equal(t, policy.ResultFailed, got[1].Result)
+	assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded, Latency: 30 * time.Millisecond}, got[0])
+	assert.Equal(t, observe.ResultFailed, got[1].Result)
 	assert.Equal(t, 30*time.Millisecond, got[1].Latency)
 	assert.ErrorIs(t, got[1].Err, boom)
-	assert.Equal(t, policy.ResultRejected, got[2].Result)
+	assert.Equal(t, observe.ResultRejected, got[2].Result)
 	assert.Equal(t, ratelimit.Layer, got[2].RejectedBy)
 	assert.Zero(t, got[2].Latency, "a rejected call never reached the function")
 	assert.ErrorIs(t, got[2].Err, ratelimit.ErrExceeded)
@@ -72,14 +74,14 @@ func TestOB5_WholeCallOutcomesAsync(t *testing.T) {
 	call, err := resilience.WrapAsync(reg, "API.Async", func(context.Context) *async.Future[int] { return f })
 	require.NoError(t, err)
 	out := call(t.Context())
-	rec := obs.Of(policy.LayerCall, "API.Async")
+	rec := obs.Of(observe.LayerCall, "API.Async")
 	assert.Empty(t, rec.Outcomes(), "nothing is recorded before the future completes")
 	clk.Advance(40 * time.Millisecond)
 	complete(7, nil)
 	v, err := out.Await(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 7, v)
-	assert.Equal(t, []policy.Outcome{{Result: policy.ResultSucceeded, Latency: 40 * time.Millisecond}}, rec.Outcomes())
+	assert.Equal(t, []observe.Outcome{{Result: observe.ResultSucceeded, Latency: 40 * time.Millisecond}}, rec.Outcomes())
 }
 
 // OB-5: a pipeline's calls are recorded under its id, sync and async.
@@ -93,7 +95,7 @@ func TestOB5_PipelineOutcomes(t *testing.T) {
 	require.NoError(t, err)
 	_, err = p.ExecuteAsync(t.Context(), func(context.Context) *async.Future[int] { return async.Completed(2) }).Await(t.Context())
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
-	assert.Equal(t, []policy.Result{policy.ResultSucceeded, policy.ResultRejected}, obs.Of(policy.LayerCall, "pipe").Results())
+	assert.Equal(t, []observe.Result{observe.ResultSucceeded, observe.ResultRejected}, obs.Of(observe.LayerCall, "pipe").Results())
 }
 
 // OB-5: without an observer no recorder exists, and a user's policy may not take the
@@ -103,11 +105,11 @@ func TestOB5_LayerCallIsReserved(t *testing.T) {
 	reg, err := resilience.NewRegistry()
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "x", func(context.Context) (string, error) { return "", nil },
-		resilience.Use[string](tagger{layer: policy.LayerCall}))
-	assert.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadSpec})
+		resilience.Use[string](tagger{layer: observe.LayerCall}))
+	assert.ErrorIs(t, err, &policy.ConfigError{Code: r4c.BadSpec})
 	_, err = resilience.Wrap(reg, "y", func(context.Context) (string, error) { return "", nil },
-		resilience.Order(policy.LayerCall))
-	assert.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadOrder})
+		resilience.Order(observe.LayerCall))
+	assert.ErrorIs(t, err, &policy.ConfigError{Code: r4c.BadOrder})
 }
 
 // OB-1: with an observer attached, admitted and rejected calls through a rate limiter
@@ -127,7 +129,7 @@ func TestOB1_ObservedCallsAllocateNothing(t *testing.T) {
 // untimedObserver hands out recorders that keep outcomes and want no latencies.
 type untimedObserver struct{ kindtest.Observer }
 
-func (o *untimedObserver) Instrument(l policy.Layer, id string) policy.Recorder {
+func (o *untimedObserver) Instrument(l policy.Layer, id string) observe.Recorder {
 	return untimedRec{o.Of(l, id)}
 }
 
@@ -141,7 +143,7 @@ func TestOB1_UntimedRecorderReadsNoClock(t *testing.T) {
 	for _, timed := range []bool{false, true} {
 		manual := clock.NewManual()
 		clk := kindtest.NewCountingClock(manual)
-		var obs policy.Observer = &untimedObserver{}
+		var obs observe.Observer = &untimedObserver{}
 		if timed {
 			obs = &kindtest.Observer{}
 		}
@@ -156,13 +158,13 @@ func TestOB1_UntimedRecorderReadsNoClock(t *testing.T) {
 		require.NoError(t, err)
 		var rec *kindtest.Observed
 		if timed {
-			rec = obs.(*kindtest.Observer).Of(policy.LayerCall, "plain")
+			rec = obs.(*kindtest.Observer).Of(observe.LayerCall, "plain")
 			assert.Equal(t, 2, clk.Reads(), "start and end")
 			assert.Equal(t, time.Second, rec.Outcomes()[0].Latency)
 		} else {
-			rec = obs.(*untimedObserver).Of(policy.LayerCall, "plain")
+			rec = obs.(*untimedObserver).Of(observe.LayerCall, "plain")
 			assert.Zero(t, clk.Reads())
-			assert.Equal(t, []policy.Outcome{{Result: policy.ResultSucceeded}}, rec.Outcomes())
+			assert.Equal(t, []observe.Outcome{{Result: observe.ResultSucceeded}}, rec.Outcomes())
 		}
 	}
 }
@@ -177,19 +179,19 @@ func TestOB5_NilContextAndPanicsAreRecorded(t *testing.T) {
 	require.NoError(t, err)
 	var none context.Context // a nil context, on purpose
 	_, _ = plain(none)
-	rec := obs.Of(policy.LayerCall, "S.Nil")
+	rec := obs.Of(observe.LayerCall, "S.Nil")
 	require.Len(t, rec.Contexts(), 1)
 	assert.NotNil(t, rec.Contexts()[0])
 
 	boom, err := resilience.Wrap(reg, "S.Panic", func(context.Context) (int, error) { panic("boom") })
 	require.NoError(t, err)
 	assert.PanicsWithValue(t, "boom", func() { _, _ = boom(t.Context()) })
-	assert.Equal(t, []policy.Outcome{{Result: policy.ResultFailed}}, obs.Of(policy.LayerCall, "S.Panic").Outcomes())
+	assert.Equal(t, []observe.Outcome{{Result: observe.ResultFailed}}, obs.Of(observe.LayerCall, "S.Panic").Outcomes())
 
 	boomAsync, err := resilience.WrapAsync(reg, "S.PanicAsync", func(context.Context) *async.Future[int] { panic("boom") })
 	require.NoError(t, err)
 	assert.PanicsWithValue(t, "boom", func() { _ = boomAsync(t.Context()) })
-	assert.Equal(t, []policy.Outcome{{Result: policy.ResultFailed}}, obs.Of(policy.LayerCall, "S.PanicAsync").Outcomes())
+	assert.Equal(t, []observe.Outcome{{Result: observe.ResultFailed}}, obs.Of(observe.LayerCall, "S.PanicAsync").Outcomes())
 }
 
 // OB-5: a rejection by a layer of another composition (a wrapped function this one calls)
@@ -208,11 +210,11 @@ func TestOB5_RejectionsOfAnotherCompositionAreFailures(t *testing.T) {
 	require.NoError(t, err)
 	_, err = outer(t.Context())
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
-	got := obs.Of(policy.LayerCall, "Handler.Serve").Outcomes()
+	got := obs.Of(observe.LayerCall, "Handler.Serve").Outcomes()
 	require.Len(t, got, 2)
-	assert.Equal(t, policy.ResultFailed, got[1].Result, "the inner limiter refused it, not the outer one")
+	assert.Equal(t, observe.ResultFailed, got[1].Result, "the inner limiter refused it, not the outer one")
 	assert.Empty(t, got[1].RejectedBy)
-	assert.Equal(t, policy.ResultRejected, obs.Of(policy.LayerCall, "Store.Get").Outcomes()[1].Result)
+	assert.Equal(t, observe.ResultRejected, obs.Of(observe.LayerCall, "Store.Get").Outcomes()[1].Result)
 }
 
 // OB-5: a pipeline whose hedge refuses Execute records nothing for it: no call was made.
@@ -224,5 +226,5 @@ func TestOB5_RefusedExecuteIsNotRecorded(t *testing.T) {
 	require.NoError(t, err)
 	_, err = p.Execute(t.Context(), func(context.Context) (int, error) { return 1, nil })
 	require.ErrorIs(t, err, &policy.ConfigError{Code: hedge.CodeSync})
-	assert.Empty(t, obs.Of(policy.LayerCall, "PH").Outcomes())
+	assert.Empty(t, obs.Of(observe.LayerCall, "PH").Outcomes())
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -192,8 +193,8 @@ func TestOrder_BadOrdersAreRefused(t *testing.T) {
 		{retrySpec, resilience.Order(retry.Layer), resilience.Order(retry.Layer)},
 	} {
 		_, err := resilience.Wrap(reg, "Svc.Bad", fn, specs...)
-		requireCode(t, err, policy.CodeBadOrder)
-		assert.Equal(t, "R4C-REG-011", policy.CodeOf(err))
+		requireCode(t, err, r4c.BadOrder)
+		assert.Equal(t, "R4C-REG-011", r4c.CodeOf(err))
 	}
 	assert.Empty(t, reg.Snapshot().Policies, "a failed wrap registers nothing")
 
@@ -231,20 +232,20 @@ func TestOrder_ConfigurationKeys(t *testing.T) {
 		{"instances.Svc.Call.composition.order": "retry,,timeout"},
 	} {
 		_, err := resilience.NewRegistry(resilience.WithProperties(props))
-		requireCode(t, err, policy.CodeBadOrder)
+		requireCode(t, err, r4c.BadOrder)
 	}
 	_, err := resilience.NewRegistry(resilience.WithProperties(map[string]string{"configs.x.composition.order": "retry"}))
-	requireCode(t, err, policy.CodeUnknownKey)
+	requireCode(t, err, r4c.UnknownKey)
 	// An order for every composition cannot name a user's layer: no user layer is in
 	// every composition.
 	_, err = resilience.NewRegistry(resilience.WithProperties(map[string]string{"defaults.composition.order": "calls, retry"}))
-	ce := requireCode(t, err, policy.CodeBadOrder)
+	ce := requireCode(t, err, r4c.BadOrder)
 	assert.Equal(t, "defaults.composition.order", ce.Key)
 	assert.Equal(t, "calls, retry", ce.Value)
 
 	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{"instances.Svc.Call.composition.order": "retry, cache"}))
 	_, err = resilience.Wrap(reg, "Svc.Call", func(context.Context) (int, error) { return 0, nil }, resilience.Retry())
-	ce = requireCode(t, err, policy.CodeBadOrder)
+	ce = requireCode(t, err, r4c.BadOrder)
 	assert.Equal(t, "instances.Svc.Call.composition.order", ce.Key)
 	assert.Equal(t, "retry, cache", ce.Value)
 	assert.Equal(t, []string{"instances.Svc.Call.composition.order"}, reg.UnusedKeys(), "the failed wrap used no key")
@@ -253,5 +254,5 @@ func TestOrder_ConfigurationKeys(t *testing.T) {
 	reg, _ = newRegistry(t, resilience.WithProperties(map[string]string{"instances.Svc.Call.composition.order": "retry"}))
 	_, err = resilience.Wrap(reg, "Svc.Call", func(context.Context) (int, error) { return 0, nil }, resilience.Retry(),
 		resilience.Order(retry.Layer, retry.Layer))
-	requireCode(t, err, policy.CodeBadOrder)
+	requireCode(t, err, r4c.BadOrder)
 }

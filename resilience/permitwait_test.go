@@ -13,6 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -141,7 +142,7 @@ func TestWaitForPermit_RejectionThroughTheComposition(t *testing.T) {
 	next, ok := e.NextPermit()
 	require.True(t, ok)
 	assert.Equal(t, 800*time.Millisecond, next, "at 200ms, the permit is due at 1s")
-	th, ok := errors.AsType[policy.Throttled](err)
+	th, ok := errors.AsType[throttle.Error](err)
 	require.True(t, ok)
 	assert.Same(t, e, th)
 	var as *ratelimit.ExceededError

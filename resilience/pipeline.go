@@ -5,7 +5,8 @@ import (
 	"reflect"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // Pipeline applies one composition of policies to calls given one at a time, where Wrap
@@ -34,14 +35,14 @@ func NewPipeline[T any](r *Registry, id string, specs ...Spec) (*Pipeline[T], er
 				var zero T
 				return zero, refused
 			}
-		} else if p.sync, err = compose(c, rs, policy.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
-			decSync, userSync, policy.Guard); err != nil {
+		} else if p.sync, err = compose(c, rs, decorate.Func[call, T](func(ctx context.Context, fn call) (T, error) { return fn(ctx) }),
+			decSync, userSync, decorate.Guard); err != nil {
 			return err
 		} else {
 			p.sync = observeSync(w, p.sync) // a refused Execute is no call, and is not recorded
 		}
-		if p.async, err = compose(c, ars, policy.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
-			decAsync, userAsync, policy.GuardAsync); err != nil {
+		if p.async, err = compose(c, ars, decorate.AsyncFunc[asyncCall, T](func(ctx context.Context, fn asyncCall) *async.Future[T] { return fn(ctx) }),
+			decAsync, userAsync, decorate.GuardAsync); err != nil {
 			return err
 		}
 		p.async = observeAsync(w, p.async)
@@ -90,7 +91,7 @@ func (p *Pipeline[T]) ExecuteAsync(ctx context.Context, fn func(context.Context)
 
 func (p *Pipeline[T]) nilFunc() error {
 	if p == nil {
-		return policy.Errorf(policy.CodeBadSpec, "", "", "the pipeline is nil: make one with NewPipeline")
+		return r4c.Errorf(r4c.BadSpec, "", "", "the pipeline is nil: make one with NewPipeline")
 	}
-	return policy.Errorf(policy.CodeBadSpec, "", p.id, "the function to execute is nil")
+	return r4c.Errorf(r4c.BadSpec, "", p.id, "the function to execute is nil")
 }

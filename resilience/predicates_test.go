@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -96,7 +96,7 @@ func TestPredicates_WrongResultTypeIsRefused(t *testing.T) {
 		resilience.Fallback(func(context.Context, error) (string, error) { return "", nil }, fallback.HandleIf(is503)),
 	} {
 		_, err := resilience.Wrap(reg, "Svc.Call", fn, spec)
-		ce := requireCode(t, err, policy.CodeBadSpec)
+		ce := requireCode(t, err, r4c.BadSpec)
 		assert.Contains(t, ce.Reason, "resilience_test.response")
 	}
 	assert.Empty(t, reg.Snapshot().Policies)

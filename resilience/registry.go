@@ -7,6 +7,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Registry owns the clock, the configuration keys, the event listeners and every policy
@@ -16,8 +17,8 @@ import (
 type Registry struct {
 	clk       clock.Clock
 	listeners []func(policy.Event)
-	listener  policy.Listener // fans out to listeners; nil when there are none
-	observer  policy.Observer // makes the recorders of outcomes; nil: none are recorded
+	listener  policy.Listener  // fans out to listeners; nil when there are none
+	observer  observe.Observer // makes the recorders of outcomes; nil: none are recorded
 	// presets holds, per layer, the []Option applied to every instance of that layer
 	// before its configuration keys and options: the registry's own defaults.
 	presets map[policy.Layer]any
@@ -48,7 +49,7 @@ type registryOptions struct {
 	clk       clock.Clock
 	props     map[string]string
 	listeners []func(policy.Event)
-	observer  policy.Observer
+	observer  observe.Observer
 	presets   map[policy.Layer]any // see Registry.presets
 }
 
@@ -84,14 +85,14 @@ func WithEventListener(fn func(policy.Event)) RegistryOption {
 }
 
 // WithObserver sets the observer of every call's outcomes: it is asked once for the
-// policy.Recorder of each policy instance the registry builds and of each wrapped
-// function or pipeline (layer policy.LayerCall), and each recorder is then told the
+// observe.Recorder of each policy instance the registry builds and of each wrapped
+// function or pipeline (layer observe.LayerCall), and each recorder is then told the
 // outcome of every call at its layer and every event its instance publishes, with the
-// call's context (see policy.Outcome). It replaces the observers given to the policies'
+// call's context (see observe.Outcome). It replaces the observers given to the policies'
 // options. Without an observer nothing is measured: a call costs what it costs with none. A later WithObserver replaces an earlier one; nil
 // removes it. Default none. resilienceotel.New makes one that exports OpenTelemetry
 // metrics and span events.
-func WithObserver(o policy.Observer) RegistryOption {
+func WithObserver(o observe.Observer) RegistryOption {
 	return func(opts *registryOptions) { opts.observer = o }
 }
 

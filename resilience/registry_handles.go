@@ -8,6 +8,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -40,7 +41,7 @@ func Lookup[P any](r *Registry, l policy.Layer, id string) (P, error) {
 }
 
 func unknownInstance(l policy.Layer, id string) error {
-	return &policy.ConfigError{Code: policy.CodeUnknownInstance, Key: string(l), Value: id,
+	return &policy.ConfigError{Code: r4c.UnknownInstance, Key: string(l), Value: id,
 		Reason: "no instance with this id: it exists once a function using it is wrapped or its pipeline built"}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -53,7 +54,7 @@ func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *kind.Descripto
 	}
 	if c.ConfigName != "" {
 		if !p.hasConfig(c.ConfigName, segment) {
-			return src, &policy.ConfigError{Code: policy.CodeUnknownConfig, Key: segment + ".useConfig", Value: c.ConfigName,
+			return src, &policy.ConfigError{Code: r4c.UnknownConfig, Key: segment + ".useConfig", Value: c.ConfigName,
 				Reason: "no configuration keys configs." + shownID(c.ConfigName) + "." + segment + ".* (instance " + shownID(src.id) + ")"}
 		}
 		if err := p.apply(scopeConfigs+"."+c.ConfigName, segment, from(scopeConfigs+"."+c.ConfigName)); err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -63,7 +64,7 @@ import (
 // registry fails with R4C-REG-010. A listener of the registry must not call Reload.
 func (r *Registry) Reload(props ...map[string]string) error {
 	if r == nil {
-		return policy.Errorf(policy.CodeBadSpec, "", "", "the registry is nil: make one with NewRegistry")
+		return r4c.Errorf(r4c.BadSpec, "", "", "the registry is nil: make one with NewRegistry")
 	}
 	merged := map[string]string{}
 	for _, p := range props {
@@ -143,7 +144,7 @@ func (r *Registry) plan(next *properties) ([]kind.LiveChange, error) {
 				if key == "" {
 					key, value = string(rec.layer), rec.id
 				}
-				return nil, policy.Errorf(policy.CodeConflict, key, value,
+				return nil, r4c.Errorf(r4c.Conflict, key, value,
 					"functions that share the %s %s would resolve different configurations (%s's vs %s's): %s",
 					rec.layer, shownID(rec.id), shownID(g.first.wrapID), shownID(rec.wrapID), kind.Difference(g.res.config, res.config))
 			}
@@ -310,7 +311,7 @@ func (r *Registry) sameOrders(next *properties) error {
 		if !has {
 			reason += " (this key is removed)"
 		}
-		return policy.Errorf(policy.CodeNotLive, scope+"."+orderKey, now, "%s", reason)
+		return r4c.Errorf(r4c.NotLive, scope+"."+orderKey, now, "%s", reason)
 	}
 	return nil
 }
@@ -354,7 +355,7 @@ func (r *Registry) notLive(rec *resolution, res resolved, next *properties) erro
 	} else {
 		what += " (instance " + shownID(rec.id) + ")"
 	}
-	return policy.Errorf(policy.CodeNotLive, key, value,
+	return r4c.Errorf(r4c.NotLive, key, value,
 		"%s keeps the configuration it was built with: its %s settings cannot change on a running instance", what, rec.layer)
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -298,34 +299,34 @@ func TestRC5_OneBadKeyChangesNothing(t *testing.T) {
 		key  string
 	}{
 		{name: "unknown key", keys: map[string]string{"instances.Svc.Get.rateLimiter.permit": "5"},
-			code: policy.CodeUnknownKey, key: "instances.Svc.Get.rateLimiter.permit"},
+			code: r4c.UnknownKey, key: "instances.Svc.Get.rateLimiter.permit"},
 		{name: "bad syntax", keys: map[string]string{"instances.Svc.Get.timeout.duration": "2 parsecs"},
-			code: policy.CodeBadDuration, key: "instances.Svc.Get.timeout.duration"},
+			code: r4c.BadDuration, key: "instances.Svc.Get.timeout.duration"},
 		{name: "out of range for an instance", keys: map[string]string{"instances.Svc.Get.rateLimiter.permits": "0"},
-			code: policy.CodeBadPermits, key: "instances.Svc.Get.rateLimiter.permits"},
+			code: r4c.BadPermits, key: "instances.Svc.Get.rateLimiter.permits"},
 		{name: "out of range in defaults", keys: map[string]string{"defaults.retry.multiplier": "0.5"},
-			code: policy.CodeOutOfRange, key: "defaults.retry.multiplier"},
+			code: r4c.OutOfRange, key: "defaults.retry.multiplier"},
 		{name: "a required key removed", drop: "instances.Svc.Get.rateLimiter.permits",
-			code: policy.CodeBadPermits, key: "instances.Svc.Get.rateLimiter.permits"},
+			code: r4c.BadPermits, key: "instances.Svc.Get.rateLimiter.permits"},
 		{name: "a configuration a spec selects removed", drop: "configs.pool.",
-			code: policy.CodeUnknownConfig, key: "bulkhead.useConfig"},
+			code: r4c.UnknownConfig, key: "bulkhead.useConfig"},
 		{name: "a configuration a spec selects left with another policy's keys only", drop: "configs.pool.bulkhead.",
 			keys: map[string]string{"configs.pool.retry.maxAttempts": "2"},
-			code: policy.CodeUnknownConfig, key: "bulkhead.useConfig"},
+			code: r4c.UnknownConfig, key: "bulkhead.useConfig"},
 		{name: "a setting the policy cannot change live", keys: map[string]string{"instances.Svc.Get.bulkhead.enabled": "false"},
-			code: policy.CodeNotLive, key: "instances.Svc.Get.bulkhead.enabled"},
+			code: r4c.NotLive, key: "instances.Svc.Get.bulkhead.enabled"},
 		{name: "a breaker's window type", keys: map[string]string{"defaults.circuitBreaker.slidingWindowType": "TIME_BASED"},
-			code: policy.CodeNotLive, key: "defaults.circuitBreaker.slidingWindowType"},
+			code: r4c.NotLive, key: "defaults.circuitBreaker.slidingWindowType"},
 		{name: "a hedge", keys: map[string]string{"instances.Svc.Price.hedge.delay": "200ms"},
-			code: policy.CodeNotLive, key: "instances.Svc.Price.hedge.delay"},
+			code: r4c.NotLive, key: "instances.Svc.Price.hedge.delay"},
 		{name: "an adaptive limit", keys: map[string]string{"defaults.adaptiveLimit.minLimit": "2"},
-			code: policy.CodeNotLive, key: "defaults.adaptiveLimit.minLimit"},
+			code: r4c.NotLive, key: "defaults.adaptiveLimit.minLimit"},
 		{name: "a fallback", keys: map[string]string{"instances.Svc.Get.fallback.enabled": "false"},
-			code: policy.CodeNotLive, key: "instances.Svc.Get.fallback.enabled"},
+			code: r4c.NotLive, key: "instances.Svc.Get.fallback.enabled"},
 		{name: "the order of a composition", keys: map[string]string{"instances.Svc.Get.composition.order": "timeout, retry"},
-			code: policy.CodeNotLive, key: "instances.Svc.Get.composition.order"},
+			code: r4c.NotLive, key: "instances.Svc.Get.composition.order"},
 		{name: "the default order", keys: map[string]string{"defaults.composition.order": "timeout, retry"},
-			code: policy.CodeNotLive, key: "defaults.composition.order"},
+			code: r4c.NotLive, key: "defaults.composition.order"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -397,7 +398,7 @@ func TestRC5_SharedNameWithTwoConfigurationsChangesNothing(t *testing.T) {
 	lim := lookup[*ratelimit.Limiter](t, reg, ratelimit.Layer, "geo")
 
 	err := reg.Reload(with(props, map[string]string{"configs.a.rateLimiter.permits": "6"}))
-	ce := requireCode(t, err, policy.CodeConflict)
+	ce := requireCode(t, err, r4c.Conflict)
 	assert.Equal(t, "configs.a.rateLimiter.permits", ce.Key, "the whole key of the reload that makes them differ")
 	assert.Equal(t, "6", ce.Value)
 	assert.Contains(t, ce.Reason, `functions that share the rateLimiter geo would resolve different configurations`)
@@ -410,7 +411,7 @@ func TestRC5_SharedNameWithTwoConfigurationsChangesNothing(t *testing.T) {
 	_, err = resilience.Wrap(reg2, "B", ok, resilience.Retry(retry.Name("r")))
 	require.NoError(t, err)
 	err = reg2.Reload(map[string]string{"defaults.retry.maxAttempts": "5"})
-	ce = requireCode(t, err, policy.CodeConflict)
+	ce = requireCode(t, err, r4c.Conflict)
 	assert.Equal(t, "defaults.retry.maxAttempts", ce.Key)
 	assert.Equal(t, "5", ce.Value)
 
@@ -423,7 +424,7 @@ func TestRC5_SharedNameWithTwoConfigurationsChangesNothing(t *testing.T) {
 	_, err = resilience.Wrap(reg3, "B", ok, resilience.RateLimiter(ratelimit.Name("geo")))
 	require.NoError(t, err)
 	err = reg3.Reload(map[string]string{"defaults.rateLimiter.permits": "6", "defaults.rateLimiter.period": "2s"})
-	ce = requireCode(t, err, policy.CodeConflict)
+	ce = requireCode(t, err, r4c.Conflict)
 	assert.Equal(t, "defaults.rateLimiter.period", ce.Key)
 	assert.Equal(t, "2s", ce.Value)
 	assert.Equal(t, 5, lim.Config().Permits)
@@ -474,7 +475,7 @@ func TestRC5_AFailedWrapLeavesNothingToReload(t *testing.T) {
 	_, err := resilience.Wrap(reg, "One", ok, resilience.RateLimiter(ratelimit.Name("shared"), ratelimit.UseConfig("a")))
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "Two", ok, resilience.RateLimiter(ratelimit.Name("shared"), ratelimit.Permits(6), ratelimit.Period(time.Second)))
-	requireCode(t, err, policy.CodeConflict)
+	requireCode(t, err, r4c.Conflict)
 
 	require.NoError(t, reg.Reload(with(props, map[string]string{"configs.a.rateLimiter.permits": "6"})),
 		"only One resolves the instance: Two's wrap failed")
@@ -542,10 +543,10 @@ func TestRC3_ReloadEventsReachTheRegistrysListeners(t *testing.T) {
 // anything is looked at.
 func TestReload_NilRegistryAndBadSources(t *testing.T) {
 	var nilReg *resilience.Registry
-	requireCode(t, nilReg.Reload(nil), policy.CodeBadSpec)
+	requireCode(t, nilReg.Reload(nil), r4c.BadSpec)
 
 	reg, _ := newRegistry(t)
-	requireCode(t, reg.Reload(map[string]string{"instances..rateLimiter.permits": "1"}), policy.CodeUnknownKey)
+	requireCode(t, reg.Reload(map[string]string{"instances..rateLimiter.permits": "1"}), r4c.UnknownKey)
 	require.NoError(t, reg.Reload(), "no keys at all")
 }
 

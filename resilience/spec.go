@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -111,7 +112,7 @@ func (sp policySpec[O, S]) layer() policy.Layer { return sp.l }
 func (sp policySpec[O, S]) descriptor() (*kind.Descriptor[S], error) {
 	d, ok := kind.DescriptorOf[S]()
 	if !ok {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "", "no policy is registered for options of type %v", reflect.TypeFor[O]())
+		return nil, r4c.Errorf(r4c.BadSpec, "", "", "no policy is registered for options of type %v", reflect.TypeFor[O]())
 	}
 	return d, nil
 }
@@ -137,7 +138,7 @@ func (sp policySpec[O, S]) settings(r *Registry, wrapID string, result reflect.T
 	}
 	if d.Result != nil {
 		if t := d.Result(&s); t != nil && t != result {
-			return nil, s, src, policy.Errorf(policy.CodeBadSpec, string(sp.l), wrapID,
+			return nil, s, src, r4c.Errorf(r4c.BadSpec, string(sp.l), wrapID,
 				"the %s's result predicate takes %v but the function returns %v", sp.l, t, result)
 		}
 	}
@@ -154,12 +155,12 @@ func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type
 	if p, ok := r.instances[key]; ok {
 		if have, want := d.Of(p), d.Config(&s); !kind.Same(have, want) {
 			if !src.named && !r.named[key] { // no Name: the same id, wrapped twice
-				return nil, nil, policy.Errorf(policy.CodeConflict, string(sp.l), id,
+				return nil, nil, r4c.Errorf(r4c.Conflict, string(sp.l), id,
 					"the id %s is wrapped twice with different settings (the first wrap's vs this one's): %s; "+
 						"the wraps of one id share its instances: give them the same settings, or each its own id",
 					shownID(id), kind.Difference(have, want))
 			}
-			return nil, nil, policy.Errorf(policy.CodeConflict, string(sp.l), id,
+			return nil, nil, r4c.Errorf(r4c.Conflict, string(sp.l), id,
 				"functions that share this name resolve different configurations (the instance's vs %s's): %s",
 				shownID(wrapID), kind.Difference(have, want))
 		}
@@ -186,7 +187,7 @@ type fallbackSpec[T any, O ~func(*S), S any] struct {
 
 func (sp fallbackSpec[T, O, S]) build(r *Registry, wrapID string, result reflect.Type) (any, func(), error) {
 	if result != reflect.TypeFor[T]() {
-		return nil, nil, policy.Errorf(policy.CodeBadSpec, string(fallback.Layer), wrapID,
+		return nil, nil, r4c.Errorf(r4c.BadSpec, string(fallback.Layer), wrapID,
 			"the fallback returns %v but the function returns %v", reflect.TypeFor[T](), result)
 	}
 	_, s, _, err := sp.settings(r, wrapID, result)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -106,10 +107,10 @@ func TestUse_BadPoliciesAreRefused(t *testing.T) {
 		resilience.Use[int](retry.NewPolicy[int](mustRetry(t))),
 	} {
 		_, err := resilience.Wrap(reg, "F.Bad", fn, spec)
-		requireCode(t, err, policy.CodeBadSpec)
+		requireCode(t, err, r4c.BadSpec)
 	}
 	_, err := resilience.Wrap(reg, "F.Twice", fn, resilience.Use[string](tagger{layer: "a"}), resilience.Use[string](tagger{layer: "a"}))
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 }
 
 func mustRetry(t *testing.T) *retry.Retry {
@@ -162,12 +163,12 @@ func TestUse_NilOrPanickingDecorateRegistersNothing(t *testing.T) {
 	reg, _ := newRegistry(t)
 	fn := func(context.Context) (int, error) { return 1, nil }
 	_, err := resilience.Wrap(reg, "F.Nil", fn, resilience.Use[int](nilDecorator{}), resilience.Bulkhead())
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = resilience.WrapAsync(reg, "F.Nil", func(context.Context) *async.Future[int] { return async.Completed(1) },
 		resilience.Use[int](nilDecorator{}))
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = resilience.NewPipeline[int](reg, "F.Nil", resilience.Use[int](nilDecorator{}))
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	assert.Panics(t, func() {
 		_, _ = resilience.Wrap(reg, "F.Panic", fn, resilience.Use[int](panicky{}), resilience.Bulkhead())
 	})
@@ -183,8 +184,8 @@ func TestUse_Messages(t *testing.T) {
 	reg, _ := newRegistry(t)
 	fn := func(context.Context) (int, error) { return 1, nil }
 	_, err := resilience.Wrap(reg, "F.Call", fn, resilience.Use[int](nil), resilience.Use[int](nil))
-	ce := requireCode(t, err, policy.CodeBadSpec)
+	ce := requireCode(t, err, r4c.BadSpec)
 	assert.Contains(t, ce.Reason, "nil")
 	_, err = resilience.Wrap(reg, "F.Call", fn, resilience.Order(), resilience.Order(retry.Layer))
-	requireCode(t, err, policy.CodeBadOrder)
+	requireCode(t, err, r4c.BadOrder)
 }

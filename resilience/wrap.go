@@ -4,7 +4,8 @@ import (
 	"context"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // Wrap returns fn guarded by the policies of specs, composed once, in the default order of
@@ -47,7 +48,7 @@ func Wrap1[A, T any](r *Registry, id string, fn func(context.Context, A) (T, err
 	if fn == nil {
 		return nil, nilFunc(id)
 	}
-	h, err := wrapSync(r, id, policy.Func[A, T](fn), specs, nil)
+	h, err := wrapSync(r, id, decorate.Func[A, T](fn), specs, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +94,7 @@ func WrapAsync1[A, T any](r *Registry, id string, fn func(context.Context, A) *a
 	if fn == nil {
 		return nil, nilFunc(id)
 	}
-	h, err := wrapAsync(r, id, policy.AsyncFunc[A, T](fn), specs, nil)
+	h, err := wrapAsync(r, id, decorate.AsyncFunc[A, T](fn), specs, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -101,16 +102,16 @@ func WrapAsync1[A, T any](r *Registry, id string, fn func(context.Context, A) *a
 }
 
 func nilFunc(id string) error {
-	return policy.Errorf(policy.CodeBadSpec, "", id, "the function to wrap is nil")
+	return r4c.Errorf(r4c.BadSpec, "", id, "the function to wrap is nil")
 }
 
 // wrapSync builds the composition of specs around fn. extra rows of the layer table
 // follow the built-in ones.
-func wrapSync[A, T any](r *Registry, id string, fn policy.Func[A, T], specs []Spec, extra []layerRow[A, T]) (policy.Func[A, T], error) {
-	return assemble(r, id, specs, extra, true, fn, decSync[A, T], userSync[A, T], policy.Guard[A, T], observeSync[A, T])
+func wrapSync[A, T any](r *Registry, id string, fn decorate.Func[A, T], specs []Spec, extra []layerRow[A, T]) (decorate.Func[A, T], error) {
+	return assemble(r, id, specs, extra, true, fn, decSync[A, T], userSync[A, T], decorate.Guard[A, T], observeSync[A, T])
 }
 
 // wrapAsync is wrapSync for calls that return futures.
-func wrapAsync[A, T any](r *Registry, id string, fn policy.AsyncFunc[A, T], specs []Spec, extra []layerRow[A, T]) (policy.AsyncFunc[A, T], error) {
-	return assemble(r, id, specs, extra, false, fn, decAsync[A, T], userAsync[A, T], policy.GuardAsync[A, T], observeAsync[A, T])
+func wrapAsync[A, T any](r *Registry, id string, fn decorate.AsyncFunc[A, T], specs []Spec, extra []layerRow[A, T]) (decorate.AsyncFunc[A, T], error) {
+	return assemble(r, id, specs, extra, false, fn, decAsync[A, T], userAsync[A, T], decorate.GuardAsync[A, T], observeAsync[A, T])
 }

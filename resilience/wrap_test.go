@@ -15,6 +15,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -106,7 +107,7 @@ func TestSeed_GeocodingSharesOneLimiter(t *testing.T) {
 	// Two functions under one name with different configurations: R4C-REG-008.
 	_, err = resilience.Wrap1(reg, "Geo.Other", func(ctx context.Context, s string) (string, error) { return s, nil },
 		resilience.RateLimiter(ratelimit.Name("geocoding"), ratelimit.Permits(6), ratelimit.Period(time.Second)))
-	requireCode(t, err, policy.CodeConflict)
+	requireCode(t, err, r4c.Conflict)
 }
 
 // The seed's Pipeline "search", its handle and the registry's snapshot (SPEC RG-3).
@@ -137,12 +138,12 @@ func TestSeed_PipelineHandleAndSnapshot(t *testing.T) {
 func TestRG3_UnknownIDAndSortedSnapshot(t *testing.T) {
 	reg, _ := newRegistry(t)
 	_, err := reg.RateLimiter("nope")
-	ce := requireCode(t, err, policy.CodeUnknownInstance)
+	ce := requireCode(t, err, r4c.UnknownInstance)
 	assert.Equal(t, "nope", ce.Value)
 	_, err = resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "nope")
-	requireCode(t, err, policy.CodeUnknownInstance)
+	requireCode(t, err, r4c.UnknownInstance)
 	_, err = resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "nope")
-	requireCode(t, err, policy.CodeUnknownInstance)
+	requireCode(t, err, r4c.UnknownInstance)
 
 	for _, id := range []string{"b", "c", "a"} {
 		_, err := resilience.NewPipeline[int](reg, id, resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)))
@@ -181,17 +182,17 @@ func TestWrap_EmptyIDIsRefused(t *testing.T) {
 	spec := resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour))
 	fn := func(context.Context) (int, error) { return 1, nil }
 	_, err := resilience.Wrap(reg, "", fn, spec)
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	assert.Contains(t, err.Error(), "the instance id is empty")
 	_, err = resilience.Wrap1(reg, "", func(context.Context, int) (int, error) { return 1, nil }, spec)
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = resilience.WrapAsync(reg, "", func(context.Context) *async.Future[int] { return async.Completed(1) }, spec)
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = resilience.NewPipeline[int](reg, "", spec)
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	assert.Empty(t, reg.Snapshot().RateLimiters)
 	_, err = reg.RateLimiter("")
-	requireCode(t, err, policy.CodeUnknownInstance)
+	requireCode(t, err, r4c.UnknownInstance)
 }
 
 // Two functions wrapped with one id share the instances of its policies that have no
@@ -349,11 +350,11 @@ func TestFallbackTypeMismatchIsRefused(t *testing.T) {
 		func(ctx context.Context, q string) (string, error) { return q, nil },
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)),
 		resilience.Fallback(func(ctx context.Context, err error) (int, error) { return 0, nil }))
-	ce := requireCode(t, err, policy.CodeBadSpec)
+	ce := requireCode(t, err, r4c.BadSpec)
 	assert.Contains(t, ce.Reason, "int")
 	assert.Contains(t, ce.Reason, "string")
 	_, err = reg.RateLimiter("Typed.Call")
-	requireCode(t, err, policy.CodeUnknownInstance)
+	requireCode(t, err, r4c.UnknownInstance)
 
 	ok, err := resilience.Wrap1(reg, "Typed.Call",
 		func(ctx context.Context, q string) (string, error) { return "", ratelimit.ErrExceeded },
@@ -370,7 +371,7 @@ func TestLayerGivenTwiceIsRefused(t *testing.T) {
 	_, err := resilience.Wrap(reg, "Twice", func(ctx context.Context) (int, error) { return 1, nil },
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)),
 		resilience.RateLimiter(ratelimit.Permits(2), ratelimit.Period(time.Second)))
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 }
 
 // An invalid configuration in code fails the wrap with the attribute's code.
@@ -378,10 +379,10 @@ func TestInvalidSpecFailsTheWrap(t *testing.T) {
 	reg, _ := newRegistry(t)
 	_, err := resilience.Wrap(reg, "Bad", func(ctx context.Context) (int, error) { return 1, nil },
 		resilience.RateLimiter(ratelimit.Permits(0), ratelimit.Period(time.Second)))
-	requireCode(t, err, policy.CodeBadPermits)
+	requireCode(t, err, r4c.BadPermits)
 	_, err = resilience.Wrap(reg, "Bad", func(ctx context.Context) (int, error) { return 1, nil },
 		resilience.RateLimiter(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Millisecond)))
-	requireCode(t, err, policy.CodePeriodTooShort)
+	requireCode(t, err, r4c.PeriodTooShort)
 }
 
 // Admitted and rejected calls through Wrap, Wrap1 and Wrap2 with a rate limiter allocate
@@ -428,32 +429,32 @@ func TestWrapZeroAllocations(t *testing.T) {
 func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
 	fn := func(context.Context) (int, error) { return 1, nil }
 	_, err := resilience.Wrap(nil, "F.Call", fn, resilience.Retry())
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = resilience.NewPipeline[int](nil, "F.Pipe")
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = resilience.Lookup[*retry.Retry](nil, retry.Layer, "F.Call")
-	requireCode(t, err, policy.CodeUnknownInstance)
+	requireCode(t, err, r4c.UnknownInstance)
 	var none *resilience.Registry
 	_, err = none.RateLimiter("F.Call")
-	requireCode(t, err, policy.CodeUnknownInstance)
+	requireCode(t, err, r4c.UnknownInstance)
 	_, err = resilience.Lookup[*circuitbreaker.Breaker](none, circuitbreaker.Layer, "F.Call")
-	requireCode(t, err, policy.CodeUnknownInstance)
+	requireCode(t, err, r4c.UnknownInstance)
 	_, err = resilience.Lookup[bulkhead.Handle](none, bulkhead.Layer, "F.Call")
-	requireCode(t, err, policy.CodeUnknownInstance)
+	requireCode(t, err, r4c.UnknownInstance)
 	assert.Empty(t, none.UnusedKeys())
 	assert.Empty(t, none.Snapshot().Policies)
 
 	reg, _ := newRegistry(t)
 	_, err = resilience.Wrap[int](reg, "F.Call", nil)
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = resilience.Wrap1[string, int](reg, "F.Call", nil)
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = resilience.Wrap2[string, string, int](reg, "F.Call", nil)
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = resilience.WrapAsync[int](reg, "F.Call", nil)
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	_, err = resilience.WrapAsync1[string, int](reg, "F.Call", nil)
-	requireCode(t, err, policy.CodeBadSpec)
+	requireCode(t, err, r4c.BadSpec)
 	assert.Empty(t, reg.Snapshot().Policies)
 }
 
@@ -467,14 +468,14 @@ func TestRG2_SharedNameComparesReferencesByIdentity(t *testing.T) {
 	_, err := resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errA)))
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errB)))
-	requireCode(t, err, policy.CodeConflict)
+	requireCode(t, err, r4c.Conflict)
 	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errA)))
 	require.NoError(t, err, "the same error value")
 
 	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.CircuitBreaker(circuitbreaker.Name("b"), circuitbreaker.IgnoreOn(errA)))
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.CircuitBreaker(circuitbreaker.Name("b"), circuitbreaker.IgnoreOn(errB)))
-	requireCode(t, err, policy.CodeConflict)
+	requireCode(t, err, r4c.Conflict)
 
 	src := rand.NewPCG(1, 2)
 	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(src)))
@@ -482,7 +483,7 @@ func TestRG2_SharedNameComparesReferencesByIdentity(t *testing.T) {
 	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(src)))
 	require.NoError(t, err, "the same source")
 	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(rand.NewPCG(1, 2))))
-	requireCode(t, err, policy.CodeConflict)
+	requireCode(t, err, r4c.Conflict)
 }
 
 // One Wrap costs the same however many wraps came before it: the bytes it allocates do
@@ -521,7 +522,7 @@ func TestWrap_LayerGivenTwiceIsRefused(t *testing.T) {
 	reg, _ := newRegistry(t)
 	_, err := resilience.Wrap(reg, "F.Twice", func(context.Context) (int, error) { return 0, nil },
 		resilience.Retry(), resilience.Retry(retry.MaxAttempts(2)))
-	ce := requireCode(t, err, policy.CodeBadSpec)
+	ce := requireCode(t, err, r4c.BadSpec)
 	assert.Contains(t, ce.Reason, "the retry layer is given twice")
 	assert.Empty(t, reg.Snapshot().Policies)
 }

@@ -14,8 +14,9 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/retryhint"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -167,14 +168,14 @@ func NewClient(r *resilience.Registry, id string, cfg ClientConfig, specs ...res
 		}
 		for _, code := range in {
 			if code < 1 || code > 16 {
-				return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencegrpc."+l.name, strconv.Itoa(int(code)),
+				return nil, r4c.Errorf(r4c.OutOfRange, "resiliencegrpc."+l.name, strconv.Itoa(int(code)),
 					"a code is a gRPC status code other than OK, 1 to 16")
 			}
 		}
 		*l.out = setOf(in...)
 	}
 	if both := cl.failure & cl.success; both != 0 {
-		return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencegrpc.successCodes", "",
+		return nil, r4c.Errorf(r4c.OutOfRange, "resiliencegrpc.successCodes", "",
 			"a code cannot be both a failure and a success (%b)", uint32(both))
 	}
 	for _, names := range []struct {
@@ -244,7 +245,7 @@ func (c *Client) UnaryInterceptor() grpc.UnaryClientInterceptor {
 		if c.exempted(method) {
 			return invoker(ctx, method, req, reply, cc, opts...)
 		}
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return statusError(err)
 		}
 		call := unaryClientCall{method: method, req: req, reply: reply, cc: cc, invoker: invoker, opts: opts,
@@ -265,7 +266,7 @@ func (c *Client) StreamInterceptor() grpc.StreamClientInterceptor {
 		if c.exempted(method) {
 			return streamer(ctx, desc, cc, method, opts...)
 		}
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return nil, statusError(err)
 		}
 		var made []*clientStream

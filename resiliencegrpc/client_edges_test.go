@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -210,5 +210,5 @@ func TestGR12_ExemptMethodsSkipTheClientsPolicies(t *testing.T) {
 	assert.Equal(t, 1, ts.svc.count("UnaryCall"))
 
 	_, err = resiliencegrpc.NewClient(reg, "bad", resiliencegrpc.ClientConfig{Exempt: []string{"grpc.health.v1.Health"}})
-	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err))
+	assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err))
 }

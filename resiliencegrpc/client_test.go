@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -601,7 +602,7 @@ func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 		_, err = ts.client(t, cl).UnaryCall(context.Background(), &testpb.SimpleRequest{})
 		var re *resiliencegrpc.Error
 		require.ErrorAs(t, err, &re)
-		var open policy.Refuser
+		var open policy.Rejection
 		require.ErrorAs(t, err, &open)
 		assert.Equal(t, circuitbreaker.Layer, open.RejectedBy())
 		assert.ErrorIs(t, re.Unwrap(), circuitbreaker.ErrOpen)
@@ -730,21 +731,21 @@ func TestGR5_NewClientConfigErrors(t *testing.T) {
 		specs []resilience.Spec
 		code  string
 	}{
-		{"retry code 0", resiliencegrpc.ClientConfig{RetryCodes: []codes.Code{codes.OK}}, nil, policy.CodeOutOfRange},
-		{"retry code 17", resiliencegrpc.ClientConfig{RetryCodes: []codes.Code{17}}, nil, policy.CodeOutOfRange},
-		{"failure code 0", resiliencegrpc.ClientConfig{FailureCodes: []codes.Code{codes.OK}}, nil, policy.CodeOutOfRange},
-		{"failure code 17", resiliencegrpc.ClientConfig{FailureCodes: []codes.Code{17}}, nil, policy.CodeOutOfRange},
-		{"success code 0", resiliencegrpc.ClientConfig{SuccessCodes: []codes.Code{0}}, nil, policy.CodeOutOfRange},
-		{"success code 17", resiliencegrpc.ClientConfig{SuccessCodes: []codes.Code{17}}, nil, policy.CodeOutOfRange},
+		{"retry code 0", resiliencegrpc.ClientConfig{RetryCodes: []codes.Code{codes.OK}}, nil, r4c.OutOfRange},
+		{"retry code 17", resiliencegrpc.ClientConfig{RetryCodes: []codes.Code{17}}, nil, r4c.OutOfRange},
+		{"failure code 0", resiliencegrpc.ClientConfig{FailureCodes: []codes.Code{codes.OK}}, nil, r4c.OutOfRange},
+		{"failure code 17", resiliencegrpc.ClientConfig{FailureCodes: []codes.Code{17}}, nil, r4c.OutOfRange},
+		{"success code 0", resiliencegrpc.ClientConfig{SuccessCodes: []codes.Code{0}}, nil, r4c.OutOfRange},
+		{"success code 17", resiliencegrpc.ClientConfig{SuccessCodes: []codes.Code{17}}, nil, r4c.OutOfRange},
 		{"code in both lists", resiliencegrpc.ClientConfig{FailureCodes: []codes.Code{codes.Unavailable},
-			SuccessCodes: []codes.Code{codes.NotFound, codes.Unavailable}}, nil, policy.CodeOutOfRange},
+			SuccessCodes: []codes.Code{codes.NotFound, codes.Unavailable}}, nil, r4c.OutOfRange},
 		{"failure code among the default successes", resiliencegrpc.ClientConfig{FailureCodes: []codes.Code{codes.NotFound}},
-			nil, policy.CodeOutOfRange},
-		{"negative MaxRetryDelay", resiliencegrpc.ClientConfig{MaxRetryDelay: -time.Nanosecond}, nil, policy.CodeNegativeDuration},
-		{"bad idempotent name", resiliencegrpc.ClientConfig{Idempotent: []string{"UnaryCall"}}, nil, policy.CodeBadSpec},
-		{"empty idempotent name", resiliencegrpc.ClientConfig{Idempotent: []string{""}}, nil, policy.CodeBadSpec},
+			nil, r4c.OutOfRange},
+		{"negative MaxRetryDelay", resiliencegrpc.ClientConfig{MaxRetryDelay: -time.Nanosecond}, nil, r4c.NegativeDuration},
+		{"bad idempotent name", resiliencegrpc.ClientConfig{Idempotent: []string{"UnaryCall"}}, nil, r4c.BadSpec},
+		{"empty idempotent name", resiliencegrpc.ClientConfig{Idempotent: []string{""}}, nil, r4c.BadSpec},
 		{"hedge", resiliencegrpc.ClientConfig{}, []resilience.Spec{resilience.Hedge(hedge.MaxAttempts(2))}, hedge.CodeSync},
-		{"bad retry", resiliencegrpc.ClientConfig{}, []resilience.Spec{resilience.Retry(retry.MaxAttempts(0))}, policy.CodeOutOfRange},
+		{"bad retry", resiliencegrpc.ClientConfig{}, []resilience.Spec{resilience.Retry(retry.MaxAttempts(0))}, r4c.OutOfRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl, err := resiliencegrpc.NewClient(reg, "bad", tc.cfg, tc.specs...)
@@ -752,11 +753,11 @@ func TestGR5_NewClientConfigErrors(t *testing.T) {
 			assert.Nil(t, cl)
 			var ce *policy.ConfigError
 			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, tc.code, policy.CodeOf(err), "%v", err)
+			assert.Equal(t, tc.code, r4c.CodeOf(err), "%v", err)
 		})
 	}
 	_, err := resiliencegrpc.NewClient(nil, "svc", resiliencegrpc.ClientConfig{})
-	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "nil registry: %v", err)
+	assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "nil registry: %v", err)
 	cl, err := resiliencegrpc.NewClient(reg, "good", resiliencegrpc.ClientConfig{RetryCodes: []codes.Code{1, 16}, FailureCodes: []codes.Code{16},
 		SuccessCodes: []codes.Code{1}, Idempotent: []string{wholeService, unaryCall}})
 	require.NoError(t, err)

@@ -99,7 +99,7 @@ func (e *policyError) Unwrap() error {
 //   - a timeout (timeout.ErrTimeout) and any other error matching context.DeadlineExceeded:
 //     DeadlineExceeded; context.Canceled: Canceled (also for a policy's refusal that the
 //     context ended);
-//   - a policy's refusal, a policy.Refuser (the first in err's tree) by its Refusal:
+//   - a policy's refusal, a policy.Rejection (the first in err's tree) by its Refusal:
 //     policy.RefusalOverloaded is ResourceExhausted, with a google.rpc.RetryInfo detail
 //     whose retry_delay is its RetryIn when it tells one (a rate limiter's refusal: the
 //     time until the limiter's next permit; a full bulkhead, an adaptive limit's refusal
@@ -133,7 +133,7 @@ func mapped(err error) (code codes.Code, wait time.Duration, hasWait bool) {
 	case errors.Is(err, context.DeadlineExceeded):
 		return codes.DeadlineExceeded, 0, false
 	}
-	if r, ok := find[policy.Refuser](err); ok {
+	if r, ok := find[policy.Rejection](err); ok {
 		switch r.Refusal() {
 		case policy.RefusalOverloaded:
 			wait, hasWait = r.RetryIn()

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -146,7 +147,7 @@ func TestGR10_StatusMapsEveryPolicyError(t *testing.T) {
 		{"a wrapped context.Canceled", fmt.Errorf("gave up: %w", context.Canceled), codes.Canceled, -1},
 		{"a limiter's refusal ended by the context", errors.Join(ratelimit.ErrExceeded, context.DeadlineExceeded), codes.DeadlineExceeded, -1},
 		{"a breaker's refusal of a canceled call", errors.Join(circuitbreaker.ErrOpen, context.Canceled), codes.Canceled, -1},
-		{"a ConfigError", policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", "0", "permits must be at least 1"), codes.Internal, -1},
+		{"a ConfigError", r4c.Errorf(r4c.BadPermits, "rateLimiter.permits", "0", "permits must be at least 1"), codes.Internal, -1},
 		{"policy.ErrNilContext", policy.ErrNilContext, codes.Internal, -1},
 		{"a plain error", plain, codes.Unknown, -1},
 	} {

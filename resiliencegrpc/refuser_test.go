@@ -23,7 +23,7 @@ import (
 // sheddingLayer is the layer of a user's policy that sheds load.
 const sheddingLayer policy.Layer = "loadShedder"
 
-// shed is a user's policy's rejection: a policy.Refuser that says why and, when it
+// shed is a user's policy's rejection: a policy.Rejection that says why and, when it
 // knows, when to come back.
 type shed struct {
 	why     policy.Refusal
@@ -42,13 +42,13 @@ func refusalIn(why policy.Refusal, wait time.Duration) *shed {
 	return &shed{why: why, wait: wait, hasWait: true}
 }
 
-// plainRejection is a user's rejection that does not say why.
+// plainRejection names a layer but does not say why: it is no policy.Rejection.
 type plainRejection struct{}
 
 func (plainRejection) Error() string            { return "gate: closed" }
 func (plainRejection) RejectedBy() policy.Layer { return sheddingLayer }
 
-// GR-10: Status maps a user's policy's rejection through policy.Refuser as it maps the
+// GR-10: Status maps a user's policy's rejection through policy.Rejection as it maps the
 // built-in policies' rejections: an overload is ResourceExhausted, with RetryInfo when
 // the rejection tells its wait; an unavailable dependency is Unavailable; a rejection that
 // does not say why is any other error.
@@ -66,7 +66,7 @@ func TestGR10_StatusMapsAUsersRefusal(t *testing.T) {
 		{"unavailable", refusal(policy.RefusalUnavailable), codes.Unavailable, -1},
 		{"unavailable, with a wait: no RetryInfo", refusalIn(policy.RefusalUnavailable, time.Second), codes.Unavailable, -1},
 		{"unspecified", refusal(policy.RefusalUnspecified), codes.Unknown, -1},
-		{"a rejection that is no Refuser", plainRejection{}, codes.Unknown, -1},
+		{"an error that is no Rejection", plainRejection{}, codes.Unknown, -1},
 		{"ended by the context", errors.Join(refusal(policy.RefusalOverloaded), context.DeadlineExceeded), codes.DeadlineExceeded, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,7 +97,7 @@ func (s shedder) DecorateAsync(policy.AsyncCall[any]) policy.AsyncCall[any] {
 }
 
 // GR-1: a Guard whose user's policy refuses a call answers it with the status its
-// policy.Refuser says, as it answers a built-in policy's refusal, and the call does not
+// policy.Rejection says, as it answers a built-in policy's refusal, and the call does not
 // reach the handler.
 func TestGR1_GuardAnswersAUsersRefusal(t *testing.T) {
 	for _, tc := range []struct {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // scopes holds rules by what they apply to: a method, a service, or every method.
@@ -18,12 +18,12 @@ type scopes[R any] struct {
 
 func (sc *scopes[R]) add(s *Server, rule R, methods []string, bad bool) {
 	if bad {
-		s.fail(policy.Errorf(policy.CodeBadSpec, "resiliencegrpc", "", "a Limit needs a limiter and a Guard a registry, not nil"))
+		s.fail(r4c.Errorf(r4c.BadSpec, "resiliencegrpc", "", "a Limit needs a limiter and a Guard a registry, not nil"))
 		return
 	}
 	if len(methods) == 0 {
 		if sc.hasAll {
-			s.fail(policy.Errorf(policy.CodeBadSpec, "resiliencegrpc", "", "two rules of one kind apply to every method"))
+			s.fail(r4c.Errorf(r4c.BadSpec, "resiliencegrpc", "", "two rules of one kind apply to every method"))
 		}
 		sc.all, sc.hasAll = rule, true
 		return
@@ -42,9 +42,9 @@ func (sc *scopes[R]) add(s *Server, rule R, methods []string, bad bool) {
 		}
 		if prev, dup := (*into)[m]; dup {
 			if any(prev) == any(rule) {
-				s.fail(policy.Errorf(policy.CodeBadSpec, "resiliencegrpc", m, "%s is listed twice", m))
+				s.fail(r4c.Errorf(r4c.BadSpec, "resiliencegrpc", m, "%s is listed twice", m))
 			} else {
-				s.fail(policy.Errorf(policy.CodeBadSpec, "resiliencegrpc", m, "two rules of one kind apply to %s", m))
+				s.fail(r4c.Errorf(r4c.BadSpec, "resiliencegrpc", m, "two rules of one kind apply to %s", m))
 			}
 		}
 		(*into)[m] = rule
@@ -105,6 +105,6 @@ func validScope(m string) bool {
 }
 
 func badMethod(m string) error {
-	return policy.Errorf(policy.CodeBadSpec, "resiliencegrpc.method", m,
+	return r4c.Errorf(r4c.BadSpec, "resiliencegrpc.method", m,
 		`a method is named "/package.Service/Method", a whole service "/package.Service/"`)
 }

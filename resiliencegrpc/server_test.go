@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/hedge"
@@ -337,25 +338,25 @@ func TestGR2_NewServerConfigErrors(t *testing.T) {
 		opts []resiliencegrpc.ServerOption
 		code string
 	}{
-		{"nil limiter", []resiliencegrpc.ServerOption{resiliencegrpc.Limit(nil, nil)}, policy.CodeBadSpec},
-		{"typed nil limiter", []resiliencegrpc.ServerOption{resiliencegrpc.Limit(nilKeyed, nil)}, policy.CodeBadSpec},
-		{"nil registry", []resiliencegrpc.ServerOption{resiliencegrpc.Guard(nil, "g", bh)}, policy.CodeBadSpec},
+		{"nil limiter", []resiliencegrpc.ServerOption{resiliencegrpc.Limit(nil, nil)}, r4c.BadSpec},
+		{"typed nil limiter", []resiliencegrpc.ServerOption{resiliencegrpc.Limit(nilKeyed, nil)}, r4c.BadSpec},
+		{"nil registry", []resiliencegrpc.ServerOption{resiliencegrpc.Guard(nil, "g", bh)}, r4c.BadSpec},
 		{"two Limits for every method", []resiliencegrpc.ServerOption{
-			resiliencegrpc.Limit(k1, nil), resiliencegrpc.Limit(k2, resiliencegrpc.ByMethod)}, policy.CodeBadSpec},
+			resiliencegrpc.Limit(k1, nil), resiliencegrpc.Limit(k2, resiliencegrpc.ByMethod)}, r4c.BadSpec},
 		{"two Limits for one service", []resiliencegrpc.ServerOption{
-			resiliencegrpc.Limit(k1, nil, wholeService), resiliencegrpc.Limit(k2, nil, wholeService)}, policy.CodeBadSpec},
+			resiliencegrpc.Limit(k1, nil, wholeService), resiliencegrpc.Limit(k2, nil, wholeService)}, r4c.BadSpec},
 		{"two Limits for one method", []resiliencegrpc.ServerOption{
-			resiliencegrpc.Limit(k1, nil, unaryCall), resiliencegrpc.Limit(k2, nil, emptyCall, unaryCall)}, policy.CodeBadSpec},
+			resiliencegrpc.Limit(k1, nil, unaryCall), resiliencegrpc.Limit(k2, nil, emptyCall, unaryCall)}, r4c.BadSpec},
 		{"one method twice in one Limit", []resiliencegrpc.ServerOption{
-			resiliencegrpc.Limit(k1, nil, unaryCall, unaryCall)}, policy.CodeBadSpec},
+			resiliencegrpc.Limit(k1, nil, unaryCall, unaryCall)}, r4c.BadSpec},
 		{"two Guards for every method", []resiliencegrpc.ServerOption{
-			resiliencegrpc.Guard(reg, "a", bh), resiliencegrpc.Guard(reg, "b", bh)}, policy.CodeBadSpec},
+			resiliencegrpc.Guard(reg, "a", bh), resiliencegrpc.Guard(reg, "b", bh)}, r4c.BadSpec},
 		{"two Guards for one method", []resiliencegrpc.ServerOption{
-			resiliencegrpc.Guard(reg, "a", bh, unaryCall), resiliencegrpc.Guard(reg, "b", bh, unaryCall)}, policy.CodeBadSpec},
+			resiliencegrpc.Guard(reg, "a", bh, unaryCall), resiliencegrpc.Guard(reg, "b", bh, unaryCall)}, r4c.BadSpec},
 		{"Guard with a hedge", []resiliencegrpc.ServerOption{
 			resiliencegrpc.Guard(reg, "h", []resilience.Spec{resilience.Hedge(hedge.MaxAttempts(2))})}, hedge.CodeSync},
 		{"Guard with a bad bulkhead", []resiliencegrpc.ServerOption{
-			resiliencegrpc.Guard(reg, "bad", []resilience.Spec{resilience.Bulkhead(bulkhead.MaxConcurrent(-1))})}, policy.CodeOutOfRange},
+			resiliencegrpc.Guard(reg, "bad", []resilience.Spec{resilience.Bulkhead(bulkhead.MaxConcurrent(-1))})}, r4c.OutOfRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := resiliencegrpc.NewServer(tc.opts...)
@@ -363,7 +364,7 @@ func TestGR2_NewServerConfigErrors(t *testing.T) {
 			assert.Nil(t, s)
 			var ce *policy.ConfigError
 			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, tc.code, policy.CodeOf(err), "%v", err)
+			assert.Equal(t, tc.code, r4c.CodeOf(err), "%v", err)
 		})
 	}
 	for _, m := range []string{"", "/", "//", "UnaryCall", "grpc.testing.TestService/UnaryCall",
@@ -374,7 +375,7 @@ func TestGR2_NewServerConfigErrors(t *testing.T) {
 			"Exempt": resiliencegrpc.Exempt(m),
 		} {
 			_, err := resiliencegrpc.NewServer(opt)
-			assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "%s(%q): %v", name, m, err)
+			assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "%s(%q): %v", name, m, err)
 		}
 	}
 	s, err := resiliencegrpc.NewServer(nil, resiliencegrpc.Exempt(), resiliencegrpc.TrustedProxies())
@@ -386,7 +387,7 @@ func TestGR2_NewServerConfigErrors(t *testing.T) {
 	_, err = resiliencegrpc.NewServer(resiliencegrpc.TrustedProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.Prefix{}))
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, policy.CodeBadSpec, ce.Code)
+	assert.Equal(t, r4c.BadSpec, ce.Code)
 	assert.Equal(t, "resiliencegrpc.trustedProxies", ce.Key)
 }
 
@@ -395,7 +396,7 @@ func TestGR3_PrefixLengthOutOfRangeIsATR007(t *testing.T) {
 	for _, opt := range []resiliencegrpc.ServerOption{resiliencegrpc.IPv4Prefix(0), resiliencegrpc.IPv4Prefix(33),
 		resiliencegrpc.IPv6Prefix(0), resiliencegrpc.IPv6Prefix(129), resiliencegrpc.IPv4Prefix(-1)} {
 		_, err := resiliencegrpc.NewServer(opt)
-		assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err), "%v", err)
+		assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err), "%v", err)
 	}
 	for _, opt := range []resiliencegrpc.ServerOption{resiliencegrpc.IPv4Prefix(1), resiliencegrpc.IPv4Prefix(32),
 		resiliencegrpc.IPv6Prefix(1), resiliencegrpc.IPv6Prefix(128)} {

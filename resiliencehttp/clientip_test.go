@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
@@ -129,9 +129,9 @@ func TestMiddleware_PrefixLengthOutOfRangeIsAConfigError(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := resiliencehttp.NewMiddleware(k, tc.opt)
-			assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+			assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 			_, err = resiliencehttp.ClientIP(tc.opt)
-			assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+			assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 		})
 	}
 	for _, bits := range []int{1, 128} {

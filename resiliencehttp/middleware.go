@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
@@ -146,7 +146,7 @@ const (
 // The returned function and the handlers it makes are safe for concurrent use.
 func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler) http.Handler, error) {
 	if nilcheck.Is(k) {
-		return nil, policy.Errorf(policy.CodeBadSpec, "resiliencehttp.limiter", "",
+		return nil, r4c.Errorf(r4c.BadSpec, "resiliencehttp.limiter", "",
 			"the middleware needs a keyed rate limiter (e.g. ratelimit.NewKeyed[string]), not nil")
 	}
 	m := configure(opts)
@@ -156,21 +156,21 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 		return nil, err
 	}
 	if m.badExempt != "" {
-		return nil, policy.Errorf(policy.CodeBadSpec, "resiliencehttp.exempt", m.badExempt,
+		return nil, r4c.Errorf(r4c.BadSpec, "resiliencehttp.exempt", m.badExempt,
 			"an exempt path is compared with the request's cleaned path, which starts with / and is clean (path.Clean): write %q",
 			cleanedPath(m.badExempt))
 	}
 	if m.reset != resetUnixTime && m.reset != resetSeconds {
-		return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencehttp.legacyHeaders", m.reset,
+		return nil, r4c.Errorf(r4c.OutOfRange, "resiliencehttp.legacyHeaders", m.reset,
 			"the reset format is %q or %q", resetUnixTime, resetSeconds)
 	}
 	cfg := k.Config()
 	if cfg.Permits < 1 {
-		return nil, policy.Errorf(policy.CodeBadPermits, "rateLimiter.permits", strconv.Itoa(cfg.Permits),
+		return nil, r4c.Errorf(r4c.BadPermits, "rateLimiter.permits", strconv.Itoa(cfg.Permits),
 			"the limiter's Config().Permits must be at least 1")
 	}
 	if cfg.Period <= 0 {
-		return nil, policy.Errorf(policy.CodeZeroPeriod, "rateLimiter.period", cfg.Period.String(),
+		return nil, r4c.Errorf(r4c.ZeroPeriod, "rateLimiter.period", cfg.Period.String(),
 			"the limiter's Config().Period must be positive")
 	}
 	m.permits = cfg.Permits

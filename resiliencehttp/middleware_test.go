@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
@@ -446,7 +447,7 @@ func TestMiddleware_LegacyHeaders(t *testing.T) {
 	assert.Equal(t, "3", w.Header().Get("X-RateLimit-Reset"), "2.5s, rounded up")
 
 	_, err = resiliencehttp.NewMiddleware(k, resiliencehttp.LegacyHeaders("minutes"))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 }
 
 // badConfig is a limiter whose Config() breaks the contract.
@@ -464,19 +465,19 @@ func TestMiddleware_NilOrBadArgumentsDoNotPanic(t *testing.T) {
 		k    resiliencehttp.KeyedLimiter
 		code string
 	}{
-		{"nil", nil, policy.CodeBadSpec},
-		{"nil *Keyed", nilKeyed, policy.CodeBadSpec},
-		{"nil user limiter", (*perKeyLimiters)(nil), policy.CodeBadSpec},
-		{"zero Keyed", &ratelimit.Keyed[string]{}, policy.CodeBadPermits},
-		{"permits 0", badConfig{ratelimit.Config{Period: time.Second}}, policy.CodeBadPermits},
-		{"period 0", badConfig{ratelimit.Config{Permits: 1}}, policy.CodeZeroPeriod},
+		{"nil", nil, r4c.BadSpec},
+		{"nil *Keyed", nilKeyed, r4c.BadSpec},
+		{"nil user limiter", (*perKeyLimiters)(nil), r4c.BadSpec},
+		{"zero Keyed", &ratelimit.Keyed[string]{}, r4c.BadPermits},
+		{"permits 0", badConfig{ratelimit.Config{Period: time.Second}}, r4c.BadPermits},
+		{"period 0", badConfig{ratelimit.Config{Permits: 1}}, r4c.ZeroPeriod},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mw func(http.Handler) http.Handler
 			var err error
 			require.NotPanics(t, func() { mw, err = resiliencehttp.NewMiddleware(tc.k) })
 			assert.Nil(t, mw)
-			assert.Equal(t, tc.code, policy.CodeOf(err))
+			assert.Equal(t, tc.code, r4c.CodeOf(err))
 		})
 	}
 	k := newKeyed(t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Second))
@@ -510,7 +511,7 @@ func TestMiddleware_BadExemptPathsAndProxiesAreRefused(t *testing.T) {
 		_, err := resiliencehttp.NewMiddleware(k, resiliencehttp.Exempt("/ok", path))
 		var ce *policy.ConfigError
 		require.ErrorAs(t, err, &ce, path)
-		assert.Equal(t, policy.CodeBadSpec, ce.Code, path)
+		assert.Equal(t, r4c.BadSpec, ce.Code, path)
 		assert.Equal(t, "resiliencehttp.exempt", ce.Key)
 		assert.Equal(t, path, ce.Value)
 		assert.Contains(t, ce.Reason, `write "`+want+`"`, path)
@@ -522,7 +523,7 @@ func TestMiddleware_BadExemptPathsAndProxiesAreRefused(t *testing.T) {
 	_, err := resiliencehttp.NewMiddleware(k, resiliencehttp.TrustedProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.Prefix{}))
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, policy.CodeBadSpec, ce.Code)
+	assert.Equal(t, r4c.BadSpec, ce.Code)
 	assert.Equal(t, "resiliencehttp.trustedProxies", ce.Key)
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
@@ -34,7 +34,7 @@ func TestOB1_MiddlewareRecordsWithTheRequestsContext(t *testing.T) {
 		h.ServeHTTP(httptest.NewRecorder(), req)
 	}
 	rec := obs.Of(ratelimit.Layer, "perClient")
-	require.Equal(t, []policy.Result{policy.ResultAdmitted, policy.ResultRejected}, rec.Results())
+	require.Equal(t, []observe.Result{observe.ResultAdmitted, observe.ResultRejected}, rec.Results())
 	for _, o := range rec.Outcomes() {
 		assert.Equal(t, "alice", o.Key)
 	}

@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/retryhint"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -115,7 +116,7 @@ func NewTransport(r *resilience.Registry, id string, next http.RoundTripper, cfg
 	}
 	for _, s := range statuses {
 		if s < 100 || s > 599 {
-			return nil, policy.Errorf(policy.CodeOutOfRange, "resiliencehttp.retryStatuses", strconv.Itoa(s),
+			return nil, r4c.Errorf(r4c.OutOfRange, "resiliencehttp.retryStatuses", strconv.Itoa(s),
 				"a retried status must be an HTTP status code, 100 to 599")
 		}
 		t.retry[s/64] |= 1 << (s % 64)
@@ -150,7 +151,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req == nil {
 		return nil, errNilRequest
 	}
-	if err := policy.ContextErr(req.Context()); err != nil {
+	if err := decorate.ContextErr(req.Context()); err != nil {
 		closeBody(req)
 		return nil, err
 	}
@@ -187,7 +188,7 @@ type exchange struct {
 // the request's, or a timeout's made from it.
 func (t *transport) attempt(ctx context.Context, ex *exchange) (*http.Response, error) {
 	ex.discardPending()
-	if err := policy.ContextErr(ctx); err != nil { // ended while a policy held the attempt
+	if err := decorate.ContextErr(ctx); err != nil { // ended while a policy held the attempt
 		return nil, err
 	}
 	body, err := ex.body()

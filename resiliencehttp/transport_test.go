@@ -19,6 +19,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -553,11 +554,11 @@ func TestTransport_ConcurrentRequests(t *testing.T) {
 func TestTransportConfig_Validation(t *testing.T) {
 	f := newFixture(t)
 	_, err := resiliencehttp.NewTransport(f.reg, "a", nil, resiliencehttp.TransportConfig{RetryStatuses: []int{429, 42}})
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 	_, err = resiliencehttp.NewTransport(f.reg, "b", nil, resiliencehttp.TransportConfig{MaxRetryAfter: -time.Second})
-	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(err))
+	assert.Equal(t, r4c.NegativeDuration, r4c.CodeOf(err))
 	_, err = resiliencehttp.NewTransport(f.reg, "c", nil, resiliencehttp.TransportConfig{}, resilience.Retry(retry.MaxAttempts(0)))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 	tr, err := resiliencehttp.NewTransport(f.reg, "d", nil, resiliencehttp.TransportConfig{})
 	require.NoError(t, err)
 	(&http.Client{Transport: tr}).CloseIdleConnections() // http.DefaultTransport's, through the transport's
@@ -751,7 +752,7 @@ func TestTransport_NilAndZeroValuesDoNotPanic(t *testing.T) {
 	assert.Error(t, err)
 
 	_, err = resiliencehttp.NewTransport(nil, "api", nil, resiliencehttp.TransportConfig{})
-	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "a nil registry")
+	assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "a nil registry")
 
 	for _, e := range []*resiliencehttp.StatusError{nil, {}} {
 		require.NotPanics(t, func() {

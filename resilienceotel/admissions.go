@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // admissions are the counts of a layer of the shape kind.Admissions, or of one client key
@@ -58,13 +58,13 @@ func newLimiterRec(b base, lm *layerMetrics, a *kind.Admissions, keys bool) *lim
 
 // Record counts an admission or a rejection, and records the wait of an admitted call
 // that waited.
-func (r *limiterRec) Record(ctx context.Context, o policy.Outcome) {
+func (r *limiterRec) Record(ctx context.Context, o observe.Outcome) {
 	a := r.own
 	if r.keyed && o.Key != "" {
 		a = r.keyOf(o.Key)
 	}
 	switch o.Result {
-	case policy.ResultAdmitted:
+	case observe.ResultAdmitted:
 		a.admitted.Add(1)
 		if o.Wait > 0 {
 			a.waited.Add(1)
@@ -72,7 +72,7 @@ func (r *limiterRec) Record(ctx context.Context, o policy.Outcome) {
 				r.wait.Record(orBackground(ctx), seconds(int64(o.Wait)), a.waitRec...)
 			}
 		}
-	case policy.ResultRejected:
+	case observe.ResultRejected:
 		a.rejected.Add(1)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resilienceotel"
@@ -32,12 +33,12 @@ var variants = []struct {
 // nopObserver makes recorders that do nothing.
 type nopObserver struct{}
 
-func (nopObserver) Instrument(policy.Layer, string) policy.Recorder { return nopRecorder{} }
+func (nopObserver) Instrument(policy.Layer, string) observe.Recorder { return nopRecorder{} }
 
 type nopRecorder struct{}
 
-func (nopRecorder) Record(context.Context, policy.Outcome) {}
-func (nopRecorder) Event(context.Context, policy.Event)    {}
+func (nopRecorder) Record(context.Context, observe.Outcome) {}
+func (nopRecorder) Event(context.Context, policy.Event)     {}
 
 // benchRegistry returns a registry on the system clock, observed as o says: by a Metrics
 // on an SDK MeterProvider with a ManualReader, by recorders that do nothing, or not.
@@ -147,36 +148,36 @@ func BenchmarkRecorder(b *testing.B) {
 	b.Cleanup(func() { _ = m.Close() })
 	ctx := context.Background()
 	rl := m.Instrument(ratelimit.Layer, "rl")
-	call := m.Instrument(policy.LayerCall, "call")
+	call := m.Instrument(observe.LayerCall, "call")
 	cb := m.Instrument(circuitbreaker.Layer, "cb")
 	rejection := policy.Event{Kind: ratelimit.EventRejected, Instance: "rl", RetryAfter: time.Second}
 	b.Run("admitted", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			rl.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
-			call.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded})
+			rl.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted})
+			call.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded})
 		}
 	})
 	b.Run("rejected", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			rl.Record(ctx, policy.Outcome{Result: policy.ResultRejected})
+			rl.Record(ctx, observe.Outcome{Result: observe.ResultRejected})
 			rl.Event(ctx, rejection)
-			call.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: ratelimit.Layer})
+			call.Record(ctx, observe.Outcome{Result: observe.ResultRejected, RejectedBy: ratelimit.Layer})
 		}
 	})
 	b.Run("breaker", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			cb.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: time.Millisecond})
+			cb.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Latency: time.Millisecond})
 		}
 	})
 	b.Run("admittedParallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				rl.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
-				call.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded})
+				rl.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted})
+				call.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded})
 			}
 		})
 	})

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // maxLayers bounds the layers whose rejections a whole call's recorder counts without a
@@ -22,7 +23,7 @@ type rejections struct {
 	n   counter
 }
 
-// callRec is the recorder of a whole call (policy.LayerCall).
+// callRec is the recorder of a whole call (observe.LayerCall).
 type callRec struct {
 	base
 	ins          *instruments
@@ -48,7 +49,7 @@ func newCallRec(b base) *callRec {
 		r.obsRejected[i] = observeWith(b.inst, attribute.String(attrOutcome, "rejected"), attribute.String(attrLayer, string(l)))
 	}
 	if r.ins.callDuration != nil {
-		for _, res := range []policy.Result{policy.ResultSucceeded, policy.ResultFailed, policy.ResultRejected} {
+		for _, res := range []observe.Result{observe.ResultSucceeded, observe.ResultFailed, observe.ResultRejected} {
 			r.durRec[res] = recordWith(b.inst, attribute.String(attrOutcome, res.String()))
 		}
 	}
@@ -57,13 +58,13 @@ func newCallRec(b base) *callRec {
 
 // Record counts the call by outcome (a rejection by the layer that refused it), and
 // records its duration with WithCallDuration.
-func (r *callRec) Record(ctx context.Context, o policy.Outcome) {
+func (r *callRec) Record(ctx context.Context, o observe.Outcome) {
 	switch o.Result {
-	case policy.ResultSucceeded:
+	case observe.ResultSucceeded:
 		r.succeeded.Add(1)
-	case policy.ResultFailed:
+	case observe.ResultFailed:
 		r.failed.Add(1)
-	case policy.ResultRejected:
+	case observe.ResultRejected:
 		if i, ok := r.layerIndex(o.RejectedBy); ok {
 			r.rejected[i&(maxLayers-1)].Add(1)
 		} else {

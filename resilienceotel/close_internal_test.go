@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
@@ -24,13 +24,13 @@ func TestOB8_NoNewKeysAfterClose(t *testing.T) {
 	require.True(t, ok)
 	require.True(t, r.keyed)
 	ctx := context.Background()
-	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "a"})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Key: "a"})
 	assert.Equal(t, 1, keysOf(r))
 
 	require.NoError(t, m.Close())
-	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "a"})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Key: "a"})
 	for _, k := range []string{"b", "c", "d"} {
-		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Key: k})
+		r.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Key: k})
 	}
 	assert.Equal(t, 1, keysOf(r), "keys made after Close")
 	a, _ := r.keys.Load("a")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/resilienceotel"
 )
 
@@ -39,10 +40,10 @@ func TestOB2_KindDeclaresItsMetrics(t *testing.T) {
 	ctx := context.Background()
 	r := h.m.Instrument(layer, "Q")
 	require.NotNil(t, r)
-	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: 20 * time.Millisecond})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected})
-	h.m.Instrument(policy.LayerCall, "Q").Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: layer})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Wait: 20 * time.Millisecond})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultRejected})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultRejected})
+	h.m.Instrument(observe.LayerCall, "Q").Record(ctx, observe.Outcome{Result: observe.ResultRejected, RejectedBy: layer})
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
@@ -98,7 +99,7 @@ func TestOB2_NewRefusesReservedAttributeKeys(t *testing.T) {
 						Read: func(any, int) (float64, bool) { return 1, true }},
 				},
 				Outcomes: &kind.Outcomes{Calls: "test.quota.calls." + key, Attr: key,
-					Classes: []kind.Class{{Value: "ok", Result: policy.ResultSucceeded}}},
+					Classes: []kind.Class{{Value: "ok", Result: observe.ResultSucceeded}}},
 			},
 		})
 		_, err := resilienceotel.New(nil)

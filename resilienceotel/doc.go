@@ -1,7 +1,7 @@
 // Package resilienceotel exports the outcomes and events of resilience4go's policies as
 // OpenTelemetry metrics and span events.
 //
-// A Metrics is a policy.Observer. It is made before the registry, which asks it for each
+// A Metrics is a observe.Observer. It is made before the registry, which asks it for each
 // instance's recorder as it builds the instance, and is then told the registry, whose
 // snapshots give the instruments of the instances' state:
 //
@@ -77,7 +77,7 @@
 //	resilience.calls                           counter       {call}        name, outcome: succeeded|failed|rejected, layer
 //	resilience.call.duration                   histogram     s             name, outcome: succeeded|failed|rejected
 //
-// What they count, from the outcomes policy.Outcome documents:
+// What they count, from the outcomes observe.Outcome documents:
 //
 //   - rate_limiter.calls, bulkhead.calls and adaptive_limit.calls count the calls let
 //     through and those refused; a call that waits is counted when its wait ends (while
@@ -101,8 +101,8 @@
 //   - hedge.attempts adds each call's attempts started; hedge.budget_available has no
 //     point for a hedge whose budget is off.
 //   - resilience.calls counts whole calls through a wrapped function or pipeline
-//     (policy.LayerCall): succeeded and failed always, and rejected with layer, the
-//     layer that refused the call (policy.RejectedBy), once that layer has refused one.
+//     (observe.LayerCall): succeeded and failed always, and rejected with layer, the
+//     layer that refused the call (its policy.Rejection), once that layer has refused one.
 //     A fallback's replacement is a success. resilience.call.duration exists only with
 //     WithCallDuration.
 //   - key, a keyed limiter's key, is an attribute only with WithKeyAttribute; the

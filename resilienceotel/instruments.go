@@ -8,9 +8,10 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
-// The names of the instruments of whole calls (policy.LayerCall). Each policy's
+// The names of the instruments of whole calls (observe.LayerCall). Each policy's
 // instruments are declared by the policy's package; the package documentation lists
 // them all.
 const (
@@ -86,7 +87,7 @@ type made struct {
 func (in *instruments) make(meter metric.Meter, o options) ([]metric.Observable, error) {
 	b := instrumentBuilder{meter: meter}
 	in.kinds = map[policy.Layer]*layerMetrics{}
-	owner := map[string]policy.Layer{Calls: policy.LayerCall, CallDuration: policy.LayerCall}
+	owner := map[string]policy.Layer{Calls: observe.LayerCall, CallDuration: observe.LayerCall}
 	for _, k := range kind.All() {
 		in.layers = append(in.layers, k.Layer())
 		lm := &layerMetrics{spec: k.Measures(), byName: map[string]*made{}}

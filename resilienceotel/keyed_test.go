@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -79,7 +80,7 @@ func TestNilMetrics(t *testing.T) {
 	assert.NoError(t, m.Close())
 	reg, err := resilience.NewRegistry(resilience.WithObserver(m))
 	require.NoError(t, err)
-	assert.ErrorIs(t, m.Observe(reg), &policy.ConfigError{Code: policy.CodeBadSpec})
+	assert.ErrorIs(t, m.Observe(reg), &policy.ConfigError{Code: r4c.BadSpec})
 	call, err := resilience.Wrap(reg, "x", func(context.Context) (int, error) { return 1, nil },
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)))
 	require.NoError(t, err)

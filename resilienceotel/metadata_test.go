@@ -10,10 +10,12 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -147,8 +149,8 @@ func runEveryPolicy(t *testing.T, h *harness) {
 	require.NoError(t, err)
 	// The waits, which the calls above did not make.
 	ctx := context.Background()
-	h.m.Instrument(ratelimit.Layer, "API.Get").Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
-	h.m.Instrument(bulkhead.Layer, "API.Get").Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
+	h.m.Instrument(ratelimit.Layer, "API.Get").Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Wait: time.Millisecond})
+	h.m.Instrument(bulkhead.Layer, "API.Get").Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Wait: time.Millisecond})
 }
 
 // OB-2: a nil MeterProvider is the global one; Observe refuses a nil registry with
@@ -159,7 +161,7 @@ func TestOB2_NewWithGlobalProviderAndObserveNil(t *testing.T) {
 	defer func() { require.NoError(t, m.Close()) }()
 	r := m.Instrument(ratelimit.Layer, "rl")
 	require.NotNil(t, r)
-	r.Record(context.Background(), policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Second})
+	r.Record(context.Background(), observe.Outcome{Result: observe.ResultAdmitted, Wait: time.Second})
 	err = m.Observe(nil)
-	require.ErrorIs(t, err, &policy.ConfigError{Code: policy.CodeBadSpec})
+	require.ErrorIs(t, err, &policy.ConfigError{Code: r4c.BadSpec})
 }

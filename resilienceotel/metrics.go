@@ -10,7 +10,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -19,7 +21,7 @@ import (
 const ScopeName = "github.com/resilience4go/resilience4go/resilienceotel"
 
 // Metrics exports the outcomes and events of resilience4go's policies as OpenTelemetry
-// metrics and span events. It is a policy.Observer: give it to a registry
+// metrics and span events. It is a observe.Observer: give it to a registry
 // (resilience.WithObserver) or to a policy built on its own (its Observe option), then
 // call Observe with the registry for the instruments read from its snapshots. The package
 // documentation lists the instruments.
@@ -57,13 +59,13 @@ type recKey struct {
 	id    string
 }
 
-// recorder is the policy.Recorder of one instance, which the collection reads.
+// recorder is the observe.Recorder of one instance, which the collection reads.
 type recorder interface {
-	policy.Recorder
+	observe.Recorder
 	observe(o metric.Observer)
 }
 
-var _ policy.Observer = (*Metrics)(nil)
+var _ observe.Observer = (*Metrics)(nil)
 
 // New makes the instruments, on the meter of mp named ScopeName, and registers the
 // callback that reports the counters and the snapshots' instruments at each collection. A
@@ -96,10 +98,10 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 
 // Instrument returns the recorder of the instance (layer, id): the same one each time it
 // is asked for the same instance. It makes one for the layers whose policy kinds were
-// registered when m was made (every policy of this module's) and for policy.LayerCall;
+// registered when m was made (every policy of this module's) and for observe.LayerCall;
 // for any other layer, and after Close, it returns nil, and the instance is not observed; a nil m returns nil too. A registry built with WithObserver(m) calls
 // it; code seldom does. It is safe for concurrent use.
-func (m *Metrics) Instrument(layer policy.Layer, id string) policy.Recorder {
+func (m *Metrics) Instrument(layer policy.Layer, id string) observe.Recorder {
 	if m == nil {
 		return nil
 	}
@@ -126,7 +128,7 @@ func (m *Metrics) Instrument(layer policy.Layer, id string) policy.Recorder {
 // layer's kind declares its metrics; nil for a layer that had no kind when m was made.
 func (m *Metrics) newRecorder(layer policy.Layer, id string) recorder {
 	b := base{m: m, id: id, inst: attribute.String(attrName, id), spans: m.opts.spans, key: m.opts.key}
-	if layer == policy.LayerCall {
+	if layer == observe.LayerCall {
 		b.timed = m.ins.callDuration != nil
 		return newCallRec(b)
 	}
@@ -157,9 +159,9 @@ func (m *Metrics) newRecorder(layer policy.Layer, id string) recorder {
 func (m *Metrics) Observe(reg *resilience.Registry) error {
 	switch {
 	case m == nil:
-		return policy.Errorf(policy.CodeBadSpec, "", "", "Observe needs Metrics made with New, not nil")
+		return r4c.Errorf(r4c.BadSpec, "", "", "Observe needs Metrics made with New, not nil")
 	case reg == nil:
-		return policy.Errorf(policy.CodeBadSpec, "", "", "Observe needs a registry, not nil")
+		return r4c.Errorf(r4c.BadSpec, "", "", "Observe needs a registry, not nil")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -20,7 +20,7 @@ func defaultOptions() options { return options{spans: true} }
 // its span events carry no key.
 func WithKeyAttribute(on bool) Option { return func(o *options) { o.key = on } }
 
-// WithCallDuration records the duration of every whole call (policy.LayerCall) in the
+// WithCallDuration records the duration of every whole call (observe.LayerCall) in the
 // histogram resilience.call.duration, in seconds, by outcome. A synchronous histogram
 // costs a few hundred nanoseconds per call, more than an admitted call through a rate
 // limiter costs in all, so it is off by default; the counter resilience.calls is kept

@@ -9,6 +9,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // maxClasses bounds the classes of a kind.Outcomes (kind.MaxClasses, a power of two):
@@ -78,7 +79,7 @@ func newOutcomesRec(b base, lm *layerMetrics, o *kind.Outcomes, t *kind.Transiti
 
 // Record counts the call by class, its attempts and, if slow, its slow call; it records
 // the latency of a timed class.
-func (r *outcomesRec) Record(ctx context.Context, o policy.Outcome) {
+func (r *outcomesRec) Record(ctx context.Context, o observe.Outcome) {
 	var retried int
 	if o.Attempts > 1 {
 		retried = 1

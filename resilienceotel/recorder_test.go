@@ -18,6 +18,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -25,7 +26,7 @@ import (
 )
 
 // These tests drive the recorders directly, with the outcomes and events that
-// policy.Outcome's documentation says each layer records, so that each counter's rule is
+// observe.Outcome's documentation says each layer records, so that each counter's rule is
 // checked apart from the policies. registry_test.go checks the same instruments through
 // a registry's policies.
 
@@ -39,12 +40,12 @@ func TestOB2_RecorderRateLimiter(t *testing.T) {
 	require.NotNil(t, r)
 	assert.Same(t, r, h.m.Instrument(ratelimit.Layer, "rl"), "one recorder per instance")
 	for range 3 {
-		r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
+		r.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted})
 	}
-	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: 250 * time.Millisecond})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: 500 * time.Millisecond})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: errBoom})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "tenant-a"}) // no key attribute: the instance's
+	r.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Wait: 250 * time.Millisecond})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Wait: 500 * time.Millisecond})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Err: errBoom})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Key: "tenant-a"}) // no key attribute: the instance's
 
 	c := h.collect()
 	assert.Equal(t, int64(6), c.int(RateLimiterCalls, "name=rl", "outcome=admitted"))
@@ -62,10 +63,10 @@ func TestOB2_RecorderKeyAttribute(t *testing.T) {
 	h := newHarness(t, resilienceotel.WithKeyAttribute(true))
 	ctx := context.Background()
 	r := h.m.Instrument(ratelimit.Layer, "rl")
-	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "a"})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Key: "a", Wait: time.Second})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Key: "b"})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Key: "a"})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Key: "a", Wait: time.Second})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Key: "b"})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted})
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
@@ -88,12 +89,12 @@ func TestOB2_RecorderCircuitBreaker(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	r := h.m.Instrument(circuitbreaker.Layer, "cb")
-	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: 100 * time.Millisecond})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: 3 * time.Second, Slow: true})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: 2 * time.Second, Slow: true, Err: errBoom})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultIgnored, Latency: 50 * time.Millisecond, Err: errBoom})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: errBoom})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: errBoom})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Latency: 100 * time.Millisecond})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Latency: 3 * time.Second, Slow: true})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultFailed, Latency: 2 * time.Second, Slow: true, Err: errBoom})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultIgnored, Latency: 50 * time.Millisecond, Err: errBoom})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Err: errBoom})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Err: errBoom})
 	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String("from", "closed"), slog.String("to", "open")}})
 	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String("from", "open"), slog.String("to", "half-open")}})
 	r.Event(ctx, policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{slog.String("from", "half-open"), slog.String("to", "open")}})
@@ -133,12 +134,12 @@ func TestOB2_RecorderRetry(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	r := h.m.Instrument(retry.Layer, "rt")
-	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 1})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 1})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 3})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Attempts: 4, Err: errBoom})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Attempts: 1, Err: errBoom})
-	r.Record(ctx, policy.Outcome{Result: policy.ResultAborted, Attempts: 2, Err: errBoom})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Attempts: 1})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Attempts: 1})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Attempts: 3})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultFailed, Attempts: 4, Err: errBoom})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultFailed, Attempts: 1, Err: errBoom})
+	r.Record(ctx, observe.Outcome{Result: observe.ResultAborted, Attempts: 2, Err: errBoom})
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
@@ -156,19 +157,19 @@ func TestOB2_RecorderTimeoutHedgeBulkheadAdaptive(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	to := h.m.Instrument(timeout.Layer, "to")
-	to.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: time.Second})
-	to.Record(ctx, policy.Outcome{Result: policy.ResultTimedOut, Latency: 2 * time.Second})
-	to.Record(ctx, policy.Outcome{Result: policy.ResultTimedOut, Latency: 2 * time.Second})
+	to.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Latency: time.Second})
+	to.Record(ctx, observe.Outcome{Result: observe.ResultTimedOut, Latency: 2 * time.Second})
+	to.Record(ctx, observe.Outcome{Result: observe.ResultTimedOut, Latency: 2 * time.Second})
 	hg := h.m.Instrument(hedge.Layer, "hg")
-	hg.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Attempts: 2})
-	hg.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Attempts: 3, Err: errBoom})
+	hg.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Attempts: 2})
+	hg.Record(ctx, observe.Outcome{Result: observe.ResultFailed, Attempts: 3, Err: errBoom})
 	bh := h.m.Instrument(bulkhead.Layer, "bh")
-	bh.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
-	bh.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: 20 * time.Millisecond})
-	bh.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Wait: 30 * time.Millisecond})
+	bh.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted})
+	bh.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Wait: 20 * time.Millisecond})
+	bh.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Wait: 30 * time.Millisecond})
 	al := h.m.Instrument(adaptivelimit.Layer, "al")
-	al.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Millisecond})
-	al.Record(ctx, policy.Outcome{Result: policy.ResultRejected})
+	al.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Wait: time.Millisecond})
+	al.Record(ctx, observe.Outcome{Result: observe.ResultRejected})
 
 	c := h.collect()
 	assert.Equal(t, map[string]int64{
@@ -200,12 +201,12 @@ func TestOB2_RecorderCall(t *testing.T) {
 	for _, withDuration := range []bool{false, true} {
 		h := newHarness(t, resilienceotel.WithCallDuration(withDuration))
 		ctx := context.Background()
-		r := h.m.Instrument(policy.LayerCall, "API.Get")
-		r.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded, Latency: time.Second})
-		r.Record(ctx, policy.Outcome{Result: policy.ResultFailed, Latency: 2 * time.Second, Err: errBoom})
-		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: ratelimit.Layer, Err: errBoom})
-		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: ratelimit.Layer, Err: errBoom})
-		r.Record(ctx, policy.Outcome{Result: policy.ResultRejected, RejectedBy: "quota", Err: errBoom})
+		r := h.m.Instrument(observe.LayerCall, "API.Get")
+		r.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded, Latency: time.Second})
+		r.Record(ctx, observe.Outcome{Result: observe.ResultFailed, Latency: 2 * time.Second, Err: errBoom})
+		r.Record(ctx, observe.Outcome{Result: observe.ResultRejected, RejectedBy: ratelimit.Layer, Err: errBoom})
+		r.Record(ctx, observe.Outcome{Result: observe.ResultRejected, RejectedBy: ratelimit.Layer, Err: errBoom})
+		r.Record(ctx, observe.Outcome{Result: observe.ResultRejected, RejectedBy: "quota", Err: errBoom})
 
 		c := h.collect()
 		assert.Equal(t, map[string]int64{
@@ -237,9 +238,9 @@ func TestOB2_InstrumentUnknownLayerAndClose(t *testing.T) {
 	assert.Nil(t, m.Instrument("quota", "q"))
 	fb := m.Instrument(fallback.Layer, "fb")
 	require.NotNil(t, fb)
-	fb.Record(context.Background(), policy.Outcome{Result: policy.ResultFailed}) // nothing to count
+	fb.Record(context.Background(), observe.Outcome{Result: observe.ResultFailed}) // nothing to count
 	r := m.Instrument(ratelimit.Layer, "rl")
-	r.Record(context.Background(), policy.Outcome{Result: policy.ResultAdmitted})
+	r.Record(context.Background(), observe.Outcome{Result: observe.ResultAdmitted})
 
 	var rm metricdata.ResourceMetrics
 	require.NoError(t, reader.Collect(context.Background(), &rm))

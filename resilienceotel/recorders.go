@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // counter is a count bumped by calls, alone on its cache line: the pad keeps the next
@@ -26,7 +27,7 @@ const cacheLine = 64
 // linePad keeps the fields before a run of counters off the first counter's line.
 type linePad [cacheLine - 8]byte
 
-// nResults bounds the policy.Result values: arrays indexed by a Result (masked with
+// nResults bounds the observe.Result values: arrays indexed by a Result (masked with
 // resultMask) need no bounds check.
 const (
 	nResults   = 8
@@ -58,7 +59,7 @@ type base struct {
 	timed bool               // the recorder records latencies (see Untimed)
 }
 
-// Untimed reports whether the recorder has no use for latencies (policy.Untimed): true
+// Untimed reports whether the recorder has no use for latencies (see observe.Recorder): true
 // but for a circuit breaker's, and a whole call's with WithCallDuration, whose
 // histograms record them. The layers then read no clock for it.
 func (b *base) Untimed() bool { return !b.timed }
@@ -72,13 +73,13 @@ func (b *base) Event(ctx context.Context, e policy.Event) {
 
 // WantsEvent reports whether an event of kind k about the call with ctx makes a span
 // event: span events are on, k has one (policy.EventKindInfo.SpanEvent), and ctx's span
-// is recording (policy.EventFilter).
+// is recording (see observe.Recorder).
 func (b *base) WantsEvent(ctx context.Context, k policy.EventKind) bool {
 	return b.spans && k.Info().SpanEvent != "" && trace.SpanFromContext(ctx).IsRecording()
 }
 
 // WantsKeys reports whether a keyed limiter's keys are attributes: WithKeyAttribute
-// (policy.KeyFilter). Without it, a limiter formats no key for the recorder.
+// (see observe.Recorder). Without it, a limiter formats no key for the recorder.
 func (b *base) WantsKeys() bool { return b.key }
 
 // eventRec is the recorder of a layer that records no outcome (a fallback): its events
@@ -86,7 +87,7 @@ func (b *base) WantsKeys() bool { return b.key }
 type eventRec struct{ base }
 
 // Record does nothing: the layer records no outcome.
-func (*eventRec) Record(context.Context, policy.Outcome) {}
+func (*eventRec) Record(context.Context, observe.Outcome) {}
 
 func (*eventRec) observe(metric.Observer) {}
 

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Option configures a Listener or an Observer.
@@ -43,21 +44,21 @@ func Listener(logger *slog.Logger, opts ...Option) func(policy.Event) {
 // whose recorders log each event to logger as Listener does, but with the context of the
 // call that caused it: a handler that reads the context can add what it holds (a trace
 // id). Outcomes are not logged: the recorders' Record does nothing. For the whole calls
-// (layer policy.LayerCall), whose recorders get no events, Instrument returns nil, so
+// (layer observe.LayerCall), whose recorders get no events, Instrument returns nil, so
 // those are not measured. A nil logger logs to slog.Default(), as it is when each event is
 // published. The observer and its recorders are safe for concurrent use, as far as
 // logger's handler is. A registry has one observer: see the package's documentation for
 // when to use Listener instead.
-func Observer(logger *slog.Logger, opts ...Option) policy.Observer {
+func Observer(logger *slog.Logger, opts ...Option) observe.Observer {
 	return &observer{rec: &recorder{newEventLog(logger, opts)}}
 }
 
 type observer struct{ rec *recorder }
 
 // Instrument returns the one recorder shared by every instance (an event names its own
-// instance), or nil for policy.LayerCall.
-func (o *observer) Instrument(layer policy.Layer, _ string) policy.Recorder {
-	if layer == policy.LayerCall {
+// instance), or nil for observe.LayerCall.
+func (o *observer) Instrument(layer policy.Layer, _ string) observe.Recorder {
+	if layer == observe.LayerCall {
 		return nil
 	}
 	return o.rec
@@ -66,17 +67,17 @@ func (o *observer) Instrument(layer policy.Layer, _ string) policy.Recorder {
 type recorder struct{ l eventLog }
 
 // Record does nothing: outcomes are not logged.
-func (*recorder) Record(context.Context, policy.Outcome) {}
+func (*recorder) Record(context.Context, observe.Outcome) {}
 
 // Event logs e with ctx.
 func (r *recorder) Event(ctx context.Context, e policy.Event) { r.l.log(ctx, e) }
 
 // Untimed reports true: a log has no use for latencies, so no layer reads its clock to
-// measure one for it (policy.Untimed).
+// measure one for it (see observe.Recorder).
 func (*recorder) Untimed() bool { return true }
 
 // WantsEvent reports whether an event of kind k about the call with ctx would be logged:
-// whether the handler takes records at its level (policy.EventFilter). A kind whose
+// whether the handler takes records at its level (see observe.Recorder). A kind whose
 // level depends on the event (policy.EventKindInfo.LevelOf), such as a breaker's
 // transition, is always wanted, unless Level set its level.
 func (r *recorder) WantsEvent(ctx context.Context, k policy.EventKind) bool {

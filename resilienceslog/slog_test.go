@@ -16,12 +16,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -226,12 +228,7 @@ func TestOB4_DefaultLevels(t *testing.T) {
 		return policy.Event{Kind: circuitbreaker.EventTransition, Attrs: policy.EventAttrs{
 			slog.String("from", "closed"), slog.String("to", to)}}
 	}
-	var adaptiveWaited policy.EventKind // not exported by its package
-	for _, k := range policy.EventKinds() {
-		if k.String() == "AdaptiveLimitWaited" {
-			adaptiveWaited = k
-		}
-	}
+	adaptiveWaited := adaptivelimit.EventWaited
 	require.NotZero(t, adaptiveWaited)
 	for _, tc := range []struct {
 		e    policy.Event
@@ -388,10 +385,10 @@ func TestOB4_ObserverLogsWithCallContext(t *testing.T) {
 			`"err":"circuitbreaker: circuit breaker \"Pay\" is open and does not permit the call"},"trace_id":"t-3"}`)
 
 	o := resilienceslog.Observer(logger)
-	assert.Nil(t, o.Instrument(policy.LayerCall, "Pay"))
+	assert.Nil(t, o.Instrument(observe.LayerCall, "Pay"))
 	rec := o.Instrument(circuitbreaker.Layer, "Pay")
 	require.NotNil(t, rec)
-	rec.Record(context.Background(), policy.Outcome{Result: policy.ResultFailed, Err: boom})
+	rec.Record(context.Background(), observe.Outcome{Result: observe.ResultFailed, Err: boom})
 	assert.Zero(t, buf.Len(), "an outcome is not logged")
 }
 
@@ -427,8 +424,8 @@ func TestOB4_ListenerConcurrent(t *testing.T) {
 func TestOB4_ObserverRecordersFilter(t *testing.T) {
 	logger := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	rec := resilienceslog.Observer(logger, resilienceslog.Level(retry.EventAttempt, slog.LevelError)).Instrument(ratelimit.Layer, "x")
-	assert.False(t, policy.Timed(rec))
-	f, ok := rec.(policy.EventFilter)
+	assert.False(t, recording.Timed(rec))
+	f, ok := rec.(recording.EventFilter)
 	require.True(t, ok)
 	assert.True(t, f.WantsEvent(t.Context(), ratelimit.EventRejected), "warn")
 	assert.False(t, f.WantsEvent(t.Context(), ratelimit.EventWaited), "debug")
@@ -437,7 +434,7 @@ func TestOB4_ObserverRecordersFilter(t *testing.T) {
 
 	rec = resilienceslog.Observer(logger, resilienceslog.Level(circuitbreaker.EventTransition, slog.LevelInfo)).
 		Instrument(circuitbreaker.Layer, "x")
-	assert.False(t, rec.(policy.EventFilter).WantsEvent(t.Context(), circuitbreaker.EventTransition),
+	assert.False(t, rec.(recording.EventFilter).WantsEvent(t.Context(), circuitbreaker.EventTransition),
 		"Level fixes the level of a kind whose level depends on the event")
 }
 
@@ -464,5 +461,5 @@ func TestOB7_OwnKindLogged(t *testing.T) {
 		`{"level":"WARN","msg":"CacheEvicted","event":{"kind":"CacheEvicted","instance":"users","at":0,"forced":true,"entries":12}}`)
 
 	rec := resilienceslog.Observer(logger).Instrument("cache", "users")
-	assert.True(t, rec.(policy.EventFilter).WantsEvent(t.Context(), cacheEvicted))
+	assert.True(t, rec.(recording.EventFilter).WantsEvent(t.Context(), cacheEvicted))
 }

@@ -131,5 +131,5 @@ func TestNilImplementation(t *testing.T) {
 	assert.Nil(t, client)
 	var ce *policy.ConfigError
 	require.True(t, errors.As(err, &ce), "%v", err)
-	assert.Equal(t, policy.CodeBadSpec, ce.Code)
+	assert.Equal(t, "R4C-REG-010", ce.Code)
 }

@@ -33,7 +33,7 @@ var _ PriceClient = (*PriceClientResilient)(nil)
 // same configuration shares.
 func NewPriceClientResilient(impl PriceClient, reg *resilience.Registry) (*PriceClientResilient, error) {
 	if impl == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "PriceClient", "the implementation to wrap is nil")
+		return nil, &policy.ConfigError{Code: "R4C-REG-010", Value: "PriceClient", Reason: "the implementation to wrap is nil"}
 	}
 	w := &PriceClientResilient{impl: impl}
 	var err error

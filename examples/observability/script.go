@@ -292,11 +292,12 @@ func (r *results) add(err error) {
 		r.succeeded++
 		return
 	}
-	l, ok := policy.RejectedBy(err)
+	rej, ok := errors.AsType[policy.Rejection](err)
 	if !ok {
 		r.failed++
 		return
 	}
+	l := rej.RejectedBy()
 	if r.rejected == nil {
 		r.rejected = map[policy.Layer]int{}
 	}

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // The default prefix lengths: one key per IPv4 address, one per IPv6 /64.
@@ -84,15 +84,15 @@ func (f *Finder) SetIPv6Prefix(bits int) { f.v6bits = bits }
 // keyPrefix+".trustedProxies", when Trust was given an invalid prefix.
 func (f *Finder) Validate(keyPrefix string) error {
 	if f.invalid {
-		return policy.Errorf(policy.CodeBadSpec, keyPrefix+".trustedProxies", "",
+		return r4c.Errorf(r4c.BadSpec, keyPrefix+".trustedProxies", "",
 			"a trusted proxy is an invalid netip.Prefix (the zero Prefix, or the result of a failed ParsePrefix): no proxy would be trusted for it")
 	}
 	if f.v4bits < 1 || f.v4bits > 32 {
-		return policy.Errorf(policy.CodeOutOfRange, keyPrefix+".ipv4Prefix", strconv.Itoa(f.v4bits),
+		return r4c.Errorf(r4c.OutOfRange, keyPrefix+".ipv4Prefix", strconv.Itoa(f.v4bits),
 			"an IPv4 prefix is 1 to 32 bits (default %d)", defaultIPv4Prefix)
 	}
 	if f.v6bits < 1 || f.v6bits > 128 {
-		return policy.Errorf(policy.CodeOutOfRange, keyPrefix+".ipv6Prefix", strconv.Itoa(f.v6bits),
+		return r4c.Errorf(r4c.OutOfRange, keyPrefix+".ipv6Prefix", strconv.Itoa(f.v6bits),
 			"an IPv6 prefix is 1 to 128 bits (default %d)", defaultIPv6Prefix)
 	}
 	f.cache = &keyCache{seed: rand.Uint64()}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/clientip"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -51,7 +52,7 @@ func TestFinder_TrustIsCanonicalAndRefusesInvalidPrefixes(t *testing.T) {
 	bad.Trust(netip.Prefix{})
 	assert.False(t, bad.Trusting())
 	err := bad.Validate("test")
-	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "%v", err)
+	assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "%v", err)
 	assert.Contains(t, err.Error(), "test.trustedProxies")
 
 	f := finder(t, func(f *clientip.Finder) { f.Trust(netip.MustParsePrefix("::ffff:10.0.0.0/104")) })
@@ -125,7 +126,7 @@ func TestFinder_ValidateRefusesPrefixLengthsOutOfRange(t *testing.T) {
 			err := f.Validate("svc")
 			var ce *policy.ConfigError
 			require.True(t, errors.As(err, &ce), "%v", err)
-			assert.Equal(t, policy.CodeOutOfRange, ce.Code)
+			assert.Equal(t, r4c.OutOfRange, ce.Code)
 			assert.Equal(t, tc.key, ce.Key)
 			assert.Equal(t, tc.value, ce.Value)
 			assert.Equal(t, tc.message, ce.Reason)
@@ -142,7 +143,7 @@ func TestFinder_ValidateRefusesPrefixLengthsOutOfRange(t *testing.T) {
 		assert.NoError(t, f.Validate("svc"), "IPv6 %d", bits)
 	}
 	var zero clientip.Finder
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(zero.Validate("svc")), "the zero Finder is refused")
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(zero.Validate("svc")), "the zero Finder is refused")
 }
 
 // KeyOf walks the forwarded values from the nearest hop over the trusted proxies, and

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -62,10 +63,10 @@ func TestCatalog_ValueKindsAreTheTables(t *testing.T) {
 		badCode  string
 		kindName string
 	}{
-		kind.DurationValue: {[]string{"250ms", "1s"}, "250", policy.CodeBadDuration, "duration"},
-		kind.IntValue:      {[]string{"3"}, "1.5", policy.CodeBadNumber, "whole number"},
-		kind.FloatValue:    {[]string{"0.5", "3"}, "half", policy.CodeBadNumber, "number"},
-		kind.BoolValue:     {[]string{"true", "false"}, "yes", policy.CodeBadBoolean, "boolean"},
+		kind.DurationValue: {[]string{"250ms", "1s"}, "250", r4c.BadDuration, "duration"},
+		kind.IntValue:      {[]string{"3"}, "1.5", r4c.BadNumber, "whole number"},
+		kind.FloatValue:    {[]string{"0.5", "3"}, "half", r4c.BadNumber, "number"},
+		kind.BoolValue:     {[]string{"true", "false"}, "yes", r4c.BadBoolean, "boolean"},
 		kind.EnumValue:     {nil, "no-such-value", "", "value of the enum"}, // good: the enum's spellings
 	}
 	for _, def := range policyDefs() {
@@ -248,8 +249,7 @@ func TestCatalog_OptionFunctionsExist(t *testing.T) {
 	assert.IsType(t, &types.TypeName{}, res.Scope().Lookup("Registry"), "resilience.Registry")
 
 	pol := pkgs[module+"/policy"]
-	assert.IsType(t, &types.Func{}, pol.Scope().Lookup("Errorf"), "policy.Errorf")
-	assert.IsType(t, &types.Const{}, pol.Scope().Lookup("CodeBadSpec"), "policy.CodeBadSpec")
+	assert.IsType(t, &types.TypeName{}, pol.Scope().Lookup("ConfigError"), "policy.ConfigError")
 	layerType := pol.Scope().Lookup("Layer").Type()
 	for _, def := range policyDefs() {
 		p := pkgs[def.pkgPath]

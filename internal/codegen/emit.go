@@ -251,7 +251,7 @@ func (g *generator) emitIface(b *bytes.Buffer, it *iface, args map[*method]strin
 	}
 	fmt.Fprintf(b, "func %s(%s %s, %s *%s.Registry) (*%s, error) {\n", ctor, impl, it.name, reg, res, typ)
 	pol := g.im().use(module+"/policy", "policy")
-	fmt.Fprintf(b, "\tif %s == nil {\n\t\treturn nil, %s.Errorf(%s.CodeBadSpec, \"\", %q, \"the implementation to wrap is nil\")\n\t}\n", impl, pol, pol, it.name)
+	fmt.Fprintf(b, "\tif %s == nil {\n\t\treturn nil, &%s.ConfigError{Code: \"R4C-REG-010\", Value: %q, Reason: \"the implementation to wrap is nil\"}\n\t}\n", impl, pol, it.name)
 	fmt.Fprintf(b, "\t%s := &%s{%s: %s}\n", w, typ, implF, impl)
 	if len(guarded) > 0 {
 		fmt.Fprintf(b, "\tvar %s error\n", errv)

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/codegen"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 )
 
@@ -112,55 +112,55 @@ func TestErrorOrderWithoutLayers(t *testing.T) {
 
 // RL-1's period of the wrong syntax: R4C-ATR-001.
 func TestErrorMalformedDuration(t *testing.T) {
-	expect(t, diagnose(t, "bad_duration"), at{policy.CodeBadDuration, "api.go", 8, 45,
+	expect(t, diagnose(t, "bad_duration"), at{r4c.BadDuration, "api.go", 8, 45,
 		[]string{`rateLimiter.period = "1x"`, "not a duration"}})
 }
 
 // A number of the wrong syntax: R4C-ATR-005.
 func TestErrorMalformedNumber(t *testing.T) {
-	expect(t, diagnose(t, "bad_number"), at{policy.CodeBadNumber, "api.go", 8, 35,
+	expect(t, diagnose(t, "bad_number"), at{r4c.BadNumber, "api.go", 8, 35,
 		[]string{`rateLimiter.permits = "ten"`, "not a whole number"}})
 }
 
 // A boolean of the wrong syntax: R4C-ATR-006.
 func TestErrorBadBoolean(t *testing.T) {
-	expect(t, diagnose(t, "bad_boolean"), at{policy.CodeBadBoolean, "api.go", 8, 49,
+	expect(t, diagnose(t, "bad_boolean"), at{r4c.BadBoolean, "api.go", 8, 49,
 		[]string{`retry.waitForPermit = "yes"`, "not a boolean"}})
 }
 
 // permits=0: R4C-ATR-003.
 func TestErrorZeroPermits(t *testing.T) {
-	expect(t, diagnose(t, "zero_permits"), at{policy.CodeBadPermits, "api.go", 8, 35,
+	expect(t, diagnose(t, "zero_permits"), at{r4c.BadPermits, "api.go", 8, 35,
 		[]string{`rateLimiter.permits = "0"`, "at least 1"}})
 }
 
 // period=0: R4C-ATR-002.
 func TestErrorZeroPeriod(t *testing.T) {
-	expect(t, diagnose(t, "zero_period"), at{policy.CodeZeroPeriod, "api.go", 8, 45,
+	expect(t, diagnose(t, "zero_period"), at{r4c.ZeroPeriod, "api.go", 8, 45,
 		[]string{`rateLimiter.period = "0"`, "must be positive"}})
 }
 
 // A negative maxWait: R4C-ATR-004.
 func TestErrorNegativeWait(t *testing.T) {
-	expect(t, diagnose(t, "negative_wait"), at{policy.CodeNegativeDuration, "api.go", 8, 48,
+	expect(t, diagnose(t, "negative_wait"), at{r4c.NegativeDuration, "api.go", 8, 48,
 		[]string{`bulkhead.maxWait = "-1s"`, "must not be negative"}})
 }
 
 // A failure rate above 100%: R4C-ATR-007.
 func TestErrorRateOutOfRange(t *testing.T) {
-	expect(t, diagnose(t, "rate_out_of_range"), at{policy.CodeOutOfRange, "api.go", 8, 51,
+	expect(t, diagnose(t, "rate_out_of_range"), at{r4c.OutOfRange, "api.go", 8, 51,
 		[]string{`circuitBreaker.failureRateThreshold = "150"`, "at most 100"}})
 }
 
 // A hedge of one attempt: R4C-ATR-008.
 func TestErrorHedgeAttempts(t *testing.T) {
-	expect(t, diagnose(t, "hedge_attempts"), at{policy.CodeBadAttempts, "api.go", 12, 44,
+	expect(t, diagnose(t, "hedge_attempts"), at{r4c.BadAttempts, "api.go", 12, 44,
 		[]string{`hedge.maxAttempts = "1"`, "between 2 and 10"}})
 }
 
 // RL-1: a period shorter than 1ns per permit: R4C-REG-001.
 func TestErrorPeriodTooShort(t *testing.T) {
-	expect(t, diagnose(t, "period_too_short"), at{policy.CodePeriodTooShort, "api.go", 8, 45,
+	expect(t, diagnose(t, "period_too_short"), at{r4c.PeriodTooShort, "api.go", 8, 45,
 		[]string{`rateLimiter.period = "5ns"`, "at least 10ns"}})
 }
 
@@ -174,16 +174,16 @@ func TestErrorPeriodTooShort(t *testing.T) {
 // a configuration that raises maxLimit.
 func TestErrorRangeEachValue(t *testing.T) {
 	expect(t, diagnose(t, "range_without_permits"),
-		at{policy.CodeZeroPeriod, "api.go", 10, 34, []string{`rateLimiter.period = "0"`}},
-		at{policy.CodeNegativeDuration, "api.go", 13, 35, []string{`rateLimiter.maxWait = "-1s"`}},
-		at{policy.CodeOutOfRange, "api.go", 16, 33, []string{`retry.maxAttempts = "0"`}},
-		at{policy.CodeNegativeDuration, "api.go", 16, 41, []string{`retry.delay = "-1s"`}},
-		at{policy.CodeOutOfRange, "api.go", 19, 15, []string{`adaptiveLimit.initialLimit = "20"`, "the default initialLimit does not fit this directive's values"}},
-		at{policy.CodeOutOfRange, "api.go", 19, 51, []string{`adaptiveLimit.smoothing = "5"`}},
+		at{r4c.ZeroPeriod, "api.go", 10, 34, []string{`rateLimiter.period = "0"`}},
+		at{r4c.NegativeDuration, "api.go", 13, 35, []string{`rateLimiter.maxWait = "-1s"`}},
+		at{r4c.OutOfRange, "api.go", 16, 33, []string{`retry.maxAttempts = "0"`}},
+		at{r4c.NegativeDuration, "api.go", 16, 41, []string{`retry.delay = "-1s"`}},
+		at{r4c.OutOfRange, "api.go", 19, 15, []string{`adaptiveLimit.initialLimit = "20"`, "the default initialLimit does not fit this directive's values"}},
+		at{r4c.OutOfRange, "api.go", 19, 51, []string{`adaptiveLimit.smoothing = "5"`}},
 		// Once each, with the value written (fault: again with the default 20, and with
 		// the 1s the check assumes for a period).
-		at{policy.CodeOutOfRange, "api.go", 25, 42, []string{`adaptiveLimit.initialLimit = "2"`}},
-		at{policy.CodePeriodTooShort, "api.go", 28, 53, []string{`rateLimiter.period = "1ns"`}})
+		at{r4c.OutOfRange, "api.go", 25, 42, []string{`adaptiveLimit.initialLimit = "2"`}},
+		at{r4c.PeriodTooShort, "api.go", 28, 53, []string{`rateLimiter.period = "1ns"`}})
 }
 
 // --- R4C-GEN-004: the method's shape (GN-3) ---
@@ -264,13 +264,13 @@ func TestErrorHedgeWithRetry(t *testing.T) {
 
 // An order naming an unknown layer, at layers='s value, with the nearest layer.
 func TestErrorOrderUnknownLayer(t *testing.T) {
-	expect(t, diagnose(t, "order_unknown_layer"), at{policy.CodeBadOrder, "api.go", 10, 28,
+	expect(t, diagnose(t, "order_unknown_layer"), at{r4c.BadOrder, "api.go", 10, 28,
 		[]string{`"retri" is not a layer`, "did you mean retry?"}})
 }
 
 // An order naming a layer twice, in two spellings.
 func TestErrorOrderRepeatedLayer(t *testing.T) {
-	expect(t, diagnose(t, "order_repeated_layer"), at{policy.CodeBadOrder, "api.go", 10, 28,
+	expect(t, diagnose(t, "order_repeated_layer"), at{r4c.BadOrder, "api.go", 10, 28,
 		[]string{"the layer timeout is named twice"}})
 }
 
@@ -389,11 +389,11 @@ func TestErrorsAllReportedSorted(t *testing.T) {
 	expect(t, diagnose(t, "several"),
 		at{codegen.CodeUnknownDirective, "accounts.go", 7, 15, []string{"did you mean //resilience:timeout?"}},
 		at{codegen.CodeNoFallback, "accounts.go", 10, 31, []string{`"missing"`}},
-		at{policy.CodeBadDuration, "orders.go", 8, 40, []string{`retry.delay = "1x"`}},
+		at{r4c.BadDuration, "orders.go", 8, 40, []string{`retry.delay = "1x"`}},
 		at{hedge.CodeSync, "orders.go", 12, 15, []string{"Put:"}},
 		at{hedge.CodeWithRetry, "orders.go", 12, 15, []string{"Put:"}},
-		at{policy.CodeBadNumber, "orders.go", 17, 35, []string{`rateLimiter.permits = "ten"`}},
-		at{policy.CodeBadDuration, "orders.go", 17, 46, []string{`rateLimiter.period = "1x"`}},
+		at{r4c.BadNumber, "orders.go", 17, 35, []string{`rateLimiter.permits = "ten"`}},
+		at{r4c.BadDuration, "orders.go", 17, 46, []string{`rateLimiter.period = "1x"`}},
 	)
 }
 
@@ -424,7 +424,7 @@ func TestErrorNoneMisused(t *testing.T) {
 // generation, as they would fail the constructor; 1s and 1000ms are one period.
 func TestErrorSharedNameConflict(t *testing.T) {
 	expect(t, diagnose(t, "shared_conflict"),
-		at{policy.CodeConflict, "api.go", 10, 15, []string{`the rateLimiter "api" is declared at api.go:8 with permits 5, here with 10`}})
+		at{r4c.Conflict, "api.go", 10, 15, []string{`the rateLimiter "api" is declared at api.go:8 with permits 5, here with 10`}})
 }
 
 // --- What the generated code could not write (GN-4, GN-5) ---
@@ -504,7 +504,7 @@ func TestStaleOutputRegenerates(t *testing.T) {
 // their configurations may make them agree.
 func TestErrorSharedIDConflict(t *testing.T) {
 	expect(t, diagnose(t, "shared_by_id"),
-		at{policy.CodeConflict, "api.go", 11, 15, []string{`the rateLimiter "API.Get" is declared at api.go:9 with permits 10, here with 5`}})
+		at{r4c.Conflict, "api.go", 11, 15, []string{`the rateLimiter "API.Get" is declared at api.go:9 with permits 10, here with 5`}})
 }
 
 // Directives that guard nothing: an interface's that applies to none of its methods, a
@@ -531,7 +531,7 @@ func TestErrorListPathsNotImportable(t *testing.T) {
 // A count above what a 32-bit int holds (fault: generated code that does not compile for
 // GOARCH=386).
 func TestErrorIntAbove32Bits(t *testing.T) {
-	expect(t, diagnose(t, "bigint"), at{policy.CodeOutOfRange, "api.go", 8, 38,
+	expect(t, diagnose(t, "bigint"), at{r4c.OutOfRange, "api.go", 8, 38,
 		[]string{`maxConcurrent = "3000000000": out of range`}})
 }
 

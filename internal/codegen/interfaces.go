@@ -14,6 +14,7 @@ import (
 
 	"github.com/samber/lo"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/suggest"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -286,7 +287,7 @@ func (g *generator) checkShared(ifaces []*iface) {
 				}
 				for _, attr := range slices.Sorted(maps.Keys(s.vals)) {
 					if v, ok := f.vals[attr]; ok && attr != "name" && v != s.vals[attr] {
-						g.ds.add(s.d.pos, policy.CodeConflict, "the %s %q is declared at %s:%d with %s %s, here with %s",
+						g.ds.add(s.d.pos, r4c.Conflict, "the %s %q is declared at %s:%d with %s %s, here with %s",
 							s.def.layer, id, filepath.Base(f.d.pos.Filename), f.d.pos.Line, attr, v, s.vals[attr])
 						break
 					}

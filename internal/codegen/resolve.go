@@ -16,6 +16,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/suggest"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -222,7 +223,7 @@ func (r *resolver) value(def *policyDef, o option, a attribute) string {
 	case kind.IntValue:
 		n, _ := strconv.Atoi(v)
 		if n > math.MaxInt32 || n < math.MinInt32 {
-			r.ds.add(a.valuePos, policy.CodeOutOfRange, "%s = %q: out of range: a whole number of a directive is between %d and %d, so that the generated code compiles where int has 32 bits",
+			r.ds.add(a.valuePos, r4c.OutOfRange, "%s = %q: out of range: a whole number of a directive is between %d and %d, so that the generated code compiles where int has 32 bits",
 				a.key, a.value, math.MinInt32, math.MaxInt32)
 			return ""
 		}
@@ -414,7 +415,7 @@ func (r *resolver) layers(a attribute) string {
 		l, ok := layerByName(name)
 		switch {
 		case name == "":
-			r.ds.add(a.valuePos, policy.CodeBadOrder, "order: an empty layer name (a list has no spaces after its commas, or is quoted)")
+			r.ds.add(a.valuePos, r4c.BadOrder, "order: an empty layer name (a list has no spaces after its commas, or is quoted)")
 			return ""
 		case !ok:
 			names := lo.FilterMap(catalog, func(p policyDef, _ int) (string, bool) { return string(p.layer), p.layer != "" })
@@ -424,10 +425,10 @@ func (r *resolver) layers(a attribute) string {
 			} else {
 				msg += "; the layers are " + strings.Join(names, ", ")
 			}
-			r.ds.add(a.valuePos, policy.CodeBadOrder, "%s", msg)
+			r.ds.add(a.valuePos, r4c.BadOrder, "%s", msg)
 			return ""
 		case seen[l]:
-			r.ds.add(a.valuePos, policy.CodeBadOrder, "order: the layer %s is named twice", l)
+			r.ds.add(a.valuePos, r4c.BadOrder, "order: the layer %s is named twice", l)
 			return ""
 		}
 		seen[l] = true

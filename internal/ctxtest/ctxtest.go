@@ -16,7 +16,7 @@ import (
 )
 
 // Over is a context that is over before a call arrives, and the error the call must
-// return: what policy.ContextErr gives for it.
+// return: what decorate.ContextErr gives for it.
 type Over struct {
 	Name string          // the case's name, for t.Run
 	Ctx  context.Context // canceled, past its deadline, or nil

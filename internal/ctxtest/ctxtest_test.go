@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -40,14 +41,14 @@ func TestEagerClock(t *testing.T) {
 }
 
 // OverContexts gives a canceled context, one past its deadline and a nil one, in that
-// order, each with the error policy.ContextErr returns for it.
+// order, each with the error decorate.ContextErr returns for it.
 func TestOverContexts(t *testing.T) {
 	var names []string
 	var wants []error
 	for _, o := range OverContexts() {
 		names = append(names, o.Name)
 		wants = append(wants, o.Want)
-		assert.Equal(t, o.Want, policy.ContextErr(o.Ctx), o.Name)
+		assert.Equal(t, o.Want, decorate.ContextErr(o.Ctx), o.Name)
 	}
 	assert.Equal(t, []string{"canceled", "deadline passed", "nil"}, names)
 	assert.Equal(t, []error{context.Canceled, context.DeadlineExceeded, policy.ErrNilContext}, wants)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -65,7 +66,7 @@ func (a Attrs[S]) Set(s *S, attr, value string) error {
 			return nil
 		}
 	}
-	return &policy.ConfigError{Code: policy.CodeUnknownKey, Key: key,
+	return &policy.ConfigError{Code: r4c.UnknownKey, Key: key,
 		Reason: "unknown attribute; valid ones are " + strings.Join(a.Names(), ", ")}
 }
 
@@ -87,11 +88,11 @@ func IntAttr[S any](name string, field func(*S) *int) Attr[S] {
 	return Attr[S]{Name: name, Value: IntValue, Set: func(s *S, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if errors.Is(err, strconv.ErrRange) {
-			return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v,
+			return &policy.ConfigError{Code: r4c.OutOfRange, Value: v,
 				Reason: fmt.Sprintf("out of range: a whole number is between %d and %d", math.MinInt, math.MaxInt)}
 		}
 		if err != nil {
-			return &policy.ConfigError{Code: policy.CodeBadNumber, Value: v, Reason: "not a whole number"}
+			return &policy.ConfigError{Code: r4c.BadNumber, Value: v, Reason: "not a whole number"}
 		}
 		*field(s) = n
 		return nil
@@ -104,14 +105,14 @@ func IntAttr[S any](name string, field func(*S) *int) Attr[S] {
 func FloatAttr[S any](name string, field func(*S) *float64) Attr[S] {
 	return Attr[S]{Name: name, Value: FloatValue, Set: func(s *S, v string) error {
 		if strings.ContainsAny(v, "_xX") {
-			return &policy.ConfigError{Code: policy.CodeBadNumber, Value: v, Reason: "not a decimal number"}
+			return &policy.ConfigError{Code: r4c.BadNumber, Value: v, Reason: "not a decimal number"}
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if (err == nil || errors.Is(err, strconv.ErrRange)) && f == f && (f > 1e300 || f < -1e300) && !strings.Contains(strings.ToLower(v), "inf") {
-			return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v, Reason: "out of range: a number's magnitude is at most 1e300"}
+			return &policy.ConfigError{Code: r4c.OutOfRange, Value: v, Reason: "out of range: a number's magnitude is at most 1e300"}
 		}
 		if err != nil || f != f || f > 1e300 || f < -1e300 {
-			return &policy.ConfigError{Code: policy.CodeBadNumber, Value: v, Reason: "not a finite number"}
+			return &policy.ConfigError{Code: r4c.BadNumber, Value: v, Reason: "not a finite number"}
 		}
 		*field(s) = f
 		return nil
@@ -151,5 +152,5 @@ func parseBool(v string) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, &policy.ConfigError{Code: policy.CodeBadBoolean, Value: v, Reason: `not a boolean: use "true" or "false"`}
+	return false, &policy.ConfigError{Code: r4c.BadBoolean, Value: v, Reason: `not a boolean: use "true" or "false"`}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -102,7 +103,7 @@ func TestAttrs_SetUnknownAttribute(t *testing.T) {
 	var s testSettings
 	err := testAttrs.Set(&s, "permit", "10")
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, &policy.ConfigError{Code: policy.CodeUnknownKey}))
+	assert.True(t, errors.Is(err, &policy.ConfigError{Code: r4c.UnknownKey}))
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, "R4C-CFG-001", ce.Code)
@@ -147,7 +148,7 @@ func TestEnabledAttr_InvertsIntoDisabled(t *testing.T) {
 		err := attrs.Set(&s, "enabled", bad)
 		var ce *policy.ConfigError
 		require.ErrorAs(t, err, &ce, bad)
-		assert.Equal(t, policy.CodeBadBoolean, ce.Code)
+		assert.Equal(t, r4c.BadBoolean, ce.Code)
 		assert.Equal(t, "retry.enabled", ce.Key)
 		assert.Equal(t, bad, ce.Value)
 		assert.Equal(t, before, s, "a rejected value changes nothing")
@@ -166,19 +167,19 @@ func TestNumbersOutOfRangeSaySo(t *testing.T) {
 	var x s
 	for _, v := range []string{"99999999999999999999", "-99999999999999999999"} {
 		err := ia.Set(&x, v)
-		require.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err), v)
+		require.Equal(t, r4c.OutOfRange, r4c.CodeOf(err), v)
 		require.Contains(t, err.Error(), "out of range", v)
 	}
 	for _, v := range []string{"1e301", "-1e400"} {
 		err := fa.Set(&x, v)
-		require.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err), v)
+		require.Equal(t, r4c.OutOfRange, r4c.CodeOf(err), v)
 		require.Contains(t, err.Error(), "out of range", v)
 	}
 	for _, v := range []string{"abc", "NaN", "Inf", "-inf", "1.5"} {
 		err := ia.Set(&x, v)
-		require.Equal(t, policy.CodeBadNumber, policy.CodeOf(err), v)
+		require.Equal(t, r4c.BadNumber, r4c.CodeOf(err), v)
 	}
 	for _, v := range []string{"abc", "NaN", "+Inf"} {
-		require.Equal(t, policy.CodeBadNumber, policy.CodeOf(fa.Set(&x, v)), v)
+		require.Equal(t, r4c.BadNumber, r4c.CodeOf(fa.Set(&x, v)), v)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"context"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Common is what every policy's options set besides the policy's own configuration. A
@@ -28,7 +30,7 @@ type Common struct {
 	Listener policy.Listener
 	// Observer makes the recorder of the instance's outcomes; nil records nothing. A
 	// registry sets its own.
-	Observer policy.Observer
+	Observer observe.Observer
 }
 
 // Base returns c itself, so that generic code reaches the Common embedded in any
@@ -57,17 +59,17 @@ func (c *Common) ClockOrSystem() clock.Clock {
 // Events is how an instance publishes: its id, its clock, its listener and the recorder
 // of its outcomes. Every policy embeds one and publishes and records through it.
 type Events struct {
-	ID       string          // the instance id, set on every event
-	Clock    clock.Clock     // stamps the events published with a zero At
-	Listener policy.Listener // nil: nothing is published
-	Rec      policy.Recorder // nil: no outcome is recorded
-	// Timed is whether Rec wants latencies (policy.Timed): a layer reads its clock only
+	ID       string           // the instance id, set on every event
+	Clock    clock.Clock      // stamps the events published with a zero At
+	Listener policy.Listener  // nil: nothing is published
+	Rec      observe.Recorder // nil: no outcome is recorded
+	// Timed is whether Rec wants latencies (see observe.Recorder): a layer reads its clock only
 	// to measure a latency when it is set.
 	Timed bool
-	// Keys is whether Rec wants a keyed limiter's keys in its outcomes (policy.KeyFilter).
+	// Keys is whether Rec wants a keyed limiter's keys in its outcomes (see observe.Recorder).
 	Keys bool
-	// filter is Rec, when it says which events it wants (policy.EventFilter).
-	filter policy.EventFilter
+	// filter is Rec, when it says which events it wants (see observe.Recorder).
+	filter recording.EventFilter
 }
 
 // EventsOf returns the publisher of an instance of layer l built from c with the id id,
@@ -76,9 +78,9 @@ func (c *Common) EventsOf(l policy.Layer, id string) Events {
 	e := Events{ID: id, Clock: c.ClockOrSystem(), Listener: c.Listener}
 	if c.Observer != nil {
 		e.Rec = c.Observer.Instrument(l, id)
-		e.Timed = policy.Timed(e.Rec)
-		e.filter, _ = e.Rec.(policy.EventFilter)
-		kf, ok := e.Rec.(policy.KeyFilter)
+		e.Timed = recording.Timed(e.Rec)
+		e.filter, _ = e.Rec.(recording.EventFilter)
+		kf, ok := e.Rec.(recording.KeyFilter)
 		e.Keys = e.Rec != nil && (!ok || kf.WantsKeys())
 	}
 	return e
@@ -89,7 +91,7 @@ func (c *Common) EventsOf(l policy.Layer, id string) Events {
 func (p *Events) Observed() bool { return p.Listener != nil || p.Rec != nil }
 
 // Wants reports whether an event of kind k about the call with ctx would reach anyone: a
-// listener, or a recorder that wants it (policy.EventFilter). A policy on a hot path asks
+// listener, or a recorder that wants it (see observe.Recorder). A policy on a hot path asks
 // it instead of Observed, so that it builds no event that nobody takes.
 func (p *Events) Wants(ctx context.Context, k policy.EventKind) bool {
 	switch {
@@ -130,7 +132,7 @@ func (p *Events) PublishCtx(ctx context.Context, e policy.Event) {
 
 // Record gives the outcome o of the call whose context is ctx to the recorder, if there
 // is one.
-func (p *Events) Record(ctx context.Context, o policy.Outcome) {
+func (p *Events) Record(ctx context.Context, o observe.Outcome) {
 	if p.Rec != nil {
 		p.Rec.Record(ctx, o)
 	}
@@ -186,6 +188,6 @@ func New[S any, O ~func(*S), P any](defaults func() S, build func(S) (P, error),
 }
 
 // Observe returns the option that sets the observer that makes the instance's recorder.
-func Observe[S any, PS Settings[S]](o policy.Observer) func(*S) {
+func Observe[S any, PS Settings[S]](o observe.Observer) func(*S) {
 	return func(s *S) { PS(s).Base().Observer = o }
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -21,7 +22,7 @@ func TestCommon_ID(t *testing.T) {
 }
 
 func TestCommon_ClockOrSystem(t *testing.T) {
-	assert.True(t, clock.IsSystem((&kind.Common{}).ClockOrSystem()))
+	assert.True(t, sysclock.Is((&kind.Common{}).ClockOrSystem()))
 	m := clock.NewManual()
 	assert.Same(t, m, (&kind.Common{Clock: m}).ClockOrSystem())
 }

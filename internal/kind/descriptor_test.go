@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -34,8 +35,8 @@ func TestDescriptor(t *testing.T) {
 	assert.Equal(t, "testCache", cacheDescriptor.Table().Segment)
 	assert.Equal(t, []string{"size"}, cacheDescriptor.Attributes())
 	require.NoError(t, cacheDescriptor.Check("size", "5"))
-	assert.Equal(t, policy.CodeBadNumber, policy.CodeOf(cacheDescriptor.Check("size", "big")))
-	assert.Equal(t, policy.CodeUnknownKey, policy.CodeOf(cacheDescriptor.Check("ttl", "1s")))
+	assert.Equal(t, r4c.BadNumber, r4c.CodeOf(cacheDescriptor.Check("size", "big")))
+	assert.Equal(t, r4c.UnknownKey, r4c.CodeOf(cacheDescriptor.Check("ttl", "1s")))
 	assert.Nil(t, cacheDescriptor.Snapshot(&cacheInstance{}), "no State: no snapshot")
 	assert.Equal(t, 10, cacheDescriptor.Of(&cacheInstance{}))
 
@@ -88,16 +89,16 @@ func TestDescriptor_CheckRange(t *testing.T) {
 		Build: func(s rangeSettings) (kind.Instance, error) {
 			switch {
 			case s.Ways < 1:
-				return nil, policy.Errorf(policy.CodeOutOfRange, "testRange.ways", "", "ways is not set")
+				return nil, r4c.Errorf(r4c.OutOfRange, "testRange.ways", "", "ways is not set")
 			case s.Size < 1:
-				return nil, policy.Errorf(policy.CodeOutOfRange, "testRange.size", "", "size must be at least 1")
+				return nil, r4c.Errorf(r4c.OutOfRange, "testRange.size", "", "size must be at least 1")
 			}
 			return &cacheInstance{}, nil
 		},
 	}
 	attr, err := d.CheckRange(map[string]string{"ways": "2", "size": "0"})
 	assert.Equal(t, "size", attr)
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 	attr, err = d.CheckRange(map[string]string{"ways": "0"})
 	assert.Equal(t, "ways", attr)
 	assert.Error(t, err)
@@ -114,7 +115,7 @@ func TestDescriptor_CheckRange(t *testing.T) {
 	d.Validate = func(s *rangeSettings) error { _, err := build(*s); return err }
 	attr, err = d.CheckRange(map[string]string{"ways": "2", "size": "0"})
 	assert.Equal(t, "size", attr)
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 
 	d.Build, d.Validate = nil, nil
 	_, err = d.CheckRange(map[string]string{"size": "0"})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Metrics declares what a policy type measures: its instruments, how the outcomes and
@@ -63,8 +64,8 @@ type Instrument struct {
 	Read func(state any, series int) (float64, bool)
 }
 
-// Admissions is the shape of a layer that admits or rejects calls (policy.ResultAdmitted,
-// policy.ResultRejected): the counter Calls by the attribute outcome, admitted or
+// Admissions is the shape of a layer that admits or rejects calls (observe.ResultAdmitted,
+// observe.ResultRejected): the counter Calls by the attribute outcome, admitted or
 // rejected; the counter Waited of the admitted calls that waited; the histogram Wait of
 // their waits.
 type Admissions struct {
@@ -93,11 +94,11 @@ type Outcomes struct {
 // Class is one class of calls of an Outcomes: those that ended with Result, and with
 // attempts as Retried says.
 type Class struct {
-	Value   string        // the attribute value, e.g. "succeeded" or "not_permitted"
-	Result  policy.Result // the result of its calls
-	Retried Retried       // which attempts its calls made
-	Slow    bool          // its slow calls are counted in Outcomes.Slow
-	Timed   bool          // its latencies are recorded in Outcomes.Duration
+	Value   string         // the attribute value, e.g. "succeeded" or "not_permitted"
+	Result  observe.Result // the result of its calls
+	Retried Retried        // which attempts its calls made
+	Slow    bool           // its slow calls are counted in Outcomes.Slow
+	Timed   bool           // its latencies are recorded in Outcomes.Duration
 }
 
 // Retried tells classes of calls with the same result apart by their attempts.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // validMetrics is a consistent declaration of the outcomes shape, with transitions.
@@ -20,7 +21,7 @@ func validMetrics() *kind.Metrics {
 			{Name: "t.level", Unit: "1", Kind: kind.UpDown, Read: func(any, int) (float64, bool) { return 1, true }},
 		},
 		Outcomes: &kind.Outcomes{Calls: "t.calls", Attr: "outcome", Duration: "t.duration",
-			Classes: []kind.Class{{Value: "succeeded", Result: policy.ResultSucceeded, Timed: true}}},
+			Classes: []kind.Class{{Value: "succeeded", Result: observe.ResultSucceeded, Timed: true}}},
 		Transitions: &kind.Transitions{Counter: "t.moves", States: []string{"a", "b"},
 			Of: func(policy.Event) (int, int, bool) { return 0, 1, true }},
 	}

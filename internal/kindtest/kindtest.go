@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -37,7 +38,7 @@ func RequireRefused[S any](t testing.TB, d *kind.Descriptor[S], s *S, bad []BadV
 		assert.Equal(t, string(d.L)+"."+b.Attr, ce.Key)
 		assert.Contains(t, err.Error(), b.Code)
 		assert.Equal(t, before, *s, "%s = %q: a bad value changes nothing", b.Attr, b.Value)
-		assert.Equal(t, b.Code, policy.CodeOf(d.Check(b.Attr, b.Value)), "%s = %q: Check agrees with Set", b.Attr, b.Value)
+		assert.Equal(t, b.Code, r4c.CodeOf(d.Check(b.Attr, b.Value)), "%s = %q: Check agrees with Set", b.Attr, b.Value)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -22,8 +22,8 @@ func TestRequireRefused(t *testing.T) {
 	}
 	s := toy{N: 5}
 	RequireRefused(t, d, &s, []BadValue{
-		{Attr: "n", Value: "five", Code: policy.CodeBadNumber},
-		{Attr: "m", Value: "1", Code: policy.CodeUnknownKey},
+		{Attr: "n", Value: "five", Code: r4c.BadNumber},
+		{Attr: "m", Value: "1", Code: r4c.UnknownKey},
 	})
 }
 

@@ -12,9 +12,10 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
-// Observer is a policy.Observer that keeps, per instance, every outcome and event its
+// Observer is a observe.Observer that keeps, per instance, every outcome and event its
 // recorder is given, with the context it came with. Its zero value is ready to use: set
 // it as a policy's or a registry's observer. It is safe for concurrent use.
 type Observer struct {
@@ -31,7 +32,7 @@ type ObservedKey struct {
 }
 
 // Instrument returns the recorder of the instance (layer, id), made on first use.
-func (o *Observer) Instrument(layer policy.Layer, id string) policy.Recorder {
+func (o *Observer) Instrument(layer policy.Layer, id string) observe.Recorder {
 	return o.Of(layer, id)
 }
 
@@ -63,14 +64,14 @@ func (o *Observer) Made(layer policy.Layer, id string) bool {
 // Observed is one instance's recorder: it keeps what it is given, oldest first.
 type Observed struct {
 	mu       sync.Mutex
-	outcomes []policy.Outcome
+	outcomes []observe.Outcome
 	events   []policy.Event
 	ctxs     []context.Context // the context of each outcome
 	evCtxs   []context.Context // the context of each event
 }
 
 // Record keeps o and ctx.
-func (r *Observed) Record(ctx context.Context, o policy.Outcome) {
+func (r *Observed) Record(ctx context.Context, o observe.Outcome) {
 	r.mu.Lock()
 	r.outcomes = append(r.outcomes, o)
 	r.ctxs = append(r.ctxs, ctx)
@@ -86,15 +87,15 @@ func (r *Observed) Event(ctx context.Context, e policy.Event) {
 }
 
 // Outcomes returns a copy of the outcomes kept so far.
-func (r *Observed) Outcomes() []policy.Outcome {
+func (r *Observed) Outcomes() []observe.Outcome {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]policy.Outcome(nil), r.outcomes...)
+	return append([]observe.Outcome(nil), r.outcomes...)
 }
 
 // Results returns the Result of each outcome kept so far.
-func (r *Observed) Results() []policy.Result {
-	var out []policy.Result
+func (r *Observed) Results() []observe.Result {
+	var out []observe.Result
 	for _, o := range r.Outcomes() {
 		out = append(out, o.Result)
 	}
@@ -158,7 +159,7 @@ func Markers(ctxs []context.Context) []any {
 // RequireOutcomes checks the outcomes rec kept against want: as many (or it stops the
 // test), and each equal field by field, except Err, which must be nil when want's is and
 // otherwise match it by errors.Is.
-func RequireOutcomes(t testing.TB, rec *Observed, want ...policy.Outcome) {
+func RequireOutcomes(t testing.TB, rec *Observed, want ...observe.Outcome) {
 	t.Helper()
 	got := rec.Outcomes()
 	require.Len(t, got, len(want), "%v", got)
@@ -174,31 +175,31 @@ func RequireOutcomes(t testing.TB, rec *Observed, want ...policy.Outcome) {
 	}
 }
 
-// NopObserver is a policy.Observer that gives every instance a NopRecorder. It holds
+// NopObserver is a observe.Observer that gives every instance a NopRecorder. It holds
 // nothing, so handing it over and using its recorders allocates nothing. It is safe for
 // concurrent use.
 type NopObserver struct{}
 
 // Instrument returns a NopRecorder.
-func (NopObserver) Instrument(policy.Layer, string) policy.Recorder { return NopRecorder{} }
+func (NopObserver) Instrument(policy.Layer, string) observe.Recorder { return NopRecorder{} }
 
-// NopRecorder is a policy.Recorder that drops every outcome and event, at no cost. It is
+// NopRecorder is a observe.Recorder that drops every outcome and event, at no cost. It is
 // safe for concurrent use.
 type NopRecorder struct{}
 
 // Record does nothing.
-func (NopRecorder) Record(context.Context, policy.Outcome) {}
+func (NopRecorder) Record(context.Context, observe.Outcome) {}
 
 // Event does nothing.
 func (NopRecorder) Event(context.Context, policy.Event) {}
 
-// NilObserver is a policy.Observer that gives every instance no recorder (nil) and counts
+// NilObserver is a observe.Observer that gives every instance no recorder (nil) and counts
 // how often it was asked. Its zero value is ready to use; use it by pointer. It is safe
 // for concurrent use.
 type NilObserver struct{ asked atomic.Int64 }
 
 // Instrument counts the request and returns nil.
-func (o *NilObserver) Instrument(policy.Layer, string) policy.Recorder {
+func (o *NilObserver) Instrument(policy.Layer, string) observe.Recorder {
 	o.asked.Add(1)
 	return nil
 }

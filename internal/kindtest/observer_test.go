@@ -14,6 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
@@ -76,22 +77,22 @@ func (f *failRecorder) run(check func(t testing.TB)) (failed, stopped bool) {
 func TestRequireOutcomes(t *testing.T) {
 	boom := errors.New("boom")
 	rec := &Observed{}
-	rec.Record(context.Background(), policy.Outcome{Result: policy.ResultAdmitted, Wait: time.Second})
-	rec.Record(context.Background(), policy.Outcome{Result: policy.ResultRejected, Err: fmt.Errorf("wrapped: %w", boom)})
-	good := []policy.Outcome{{Result: policy.ResultAdmitted, Wait: time.Second}, {Result: policy.ResultRejected, Err: boom}}
+	rec.Record(context.Background(), observe.Outcome{Result: observe.ResultAdmitted, Wait: time.Second})
+	rec.Record(context.Background(), observe.Outcome{Result: observe.ResultRejected, Err: fmt.Errorf("wrapped: %w", boom)})
+	good := []observe.Outcome{{Result: observe.ResultAdmitted, Wait: time.Second}, {Result: observe.ResultRejected, Err: boom}}
 	RequireOutcomes(t, rec, good...)
 
 	for name, c := range map[string]struct {
-		want    []policy.Outcome
+		want    []observe.Outcome
 		stopped bool
 	}{
-		"another wait":    {[]policy.Outcome{{Result: policy.ResultAdmitted}, good[1]}, false},
-		"another error":   {[]policy.Outcome{good[0], {Result: policy.ResultRejected, Err: errors.New("other")}}, false},
-		"no error wanted": {[]policy.Outcome{good[0], {Result: policy.ResultRejected}}, false},
-		"an error wanted": {[]policy.Outcome{{Result: policy.ResultAdmitted, Wait: time.Second, Err: boom}, good[1]}, false},
-		"another result":  {[]policy.Outcome{good[0], {Result: policy.ResultFailed, Err: boom}}, false},
+		"another wait":    {[]observe.Outcome{{Result: observe.ResultAdmitted}, good[1]}, false},
+		"another error":   {[]observe.Outcome{good[0], {Result: observe.ResultRejected, Err: errors.New("other")}}, false},
+		"no error wanted": {[]observe.Outcome{good[0], {Result: observe.ResultRejected}}, false},
+		"an error wanted": {[]observe.Outcome{{Result: observe.ResultAdmitted, Wait: time.Second, Err: boom}, good[1]}, false},
+		"another result":  {[]observe.Outcome{good[0], {Result: observe.ResultFailed, Err: boom}}, false},
 		"fewer":           {good[:1], true},
-		"more":            {append(append([]policy.Outcome(nil), good...), good[0]), true},
+		"more":            {append(append([]observe.Outcome(nil), good...), good[0]), true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := &failRecorder{TB: t}
@@ -105,13 +106,13 @@ func TestRequireOutcomes(t *testing.T) {
 // NopObserver hands out a recorder that drops everything and allocates nothing;
 // NilObserver hands out none and counts how often it was asked, also concurrently.
 func TestNopAndNilObservers(t *testing.T) {
-	var obs policy.Observer = NopObserver{}
+	var obs observe.Observer = NopObserver{}
 	r := obs.Instrument(bulkhead.Layer, "bh")
 	require.NotNil(t, r)
 	ctx := context.Background()
 	assert.Zero(t, testing.AllocsPerRun(100, func() {
 		rec := NopObserver{}.Instrument(retry.Layer, "r")
-		rec.Record(ctx, policy.Outcome{Result: policy.ResultSucceeded})
+		rec.Record(ctx, observe.Outcome{Result: observe.ResultSucceeded})
 		rec.Event(ctx, policy.Event{Kind: retry.EventAttempt})
 	}))
 

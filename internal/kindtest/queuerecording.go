@@ -2,6 +2,7 @@ package kindtest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -11,7 +12,9 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Queueing is an instance of a policy that lets calls in while it has room and queues the
@@ -19,7 +22,7 @@ import (
 // its outcome recording drive it. Built by QueueingSubject.New, it has room for one call.
 type Queueing interface {
 	// Decorate and DecorateAsync are the package's DecorateFunc and DecorateAsyncFunc.
-	Decorate(next policy.Func[int, string]) policy.Func[int, string]
+	Decorate(next decorate.Func[int, string]) decorate.Func[int, string]
 	DecorateAsync(next func(context.Context, int) *async.Future[string]) func(context.Context, int) *async.Future[string]
 	// TryAcquire and Acquire take the room directly, as the package's own methods do;
 	// Release gives back the room the last one took.
@@ -41,7 +44,7 @@ type QueueingSubject struct {
 	ErrFull  error            // what every rejection matches
 	// New builds an instance with room for one call, with the id ID, on clk, observed by
 	// obs, waiting up to maxWait; disabled when enabled is false.
-	New func(t testing.TB, clk clock.Clock, obs policy.Observer, maxWait time.Duration, enabled bool) Queueing
+	New func(t testing.TB, clk clock.Clock, obs observe.Observer, maxWait time.Duration, enabled bool) Queueing
 }
 
 // HookClock is a manual clock that runs Hook, once, when the next timer is armed: for a
@@ -73,14 +76,14 @@ func (s QueueingSubject) observed(t *testing.T, maxWait time.Duration, enabled b
 	return q, clk, obs.Of(s.Layer, s.ID)
 }
 
-var admitted0 = policy.Outcome{Result: policy.ResultAdmitted}
+var admitted0 = observe.Outcome{Result: observe.ResultAdmitted}
 
-func admittedAfter(d time.Duration) policy.Outcome {
-	return policy.Outcome{Result: policy.ResultAdmitted, Wait: d}
+func admittedAfter(d time.Duration) observe.Outcome {
+	return observe.Outcome{Result: observe.ResultAdmitted, Wait: d}
 }
 
-func rejectedFor(err error) policy.Outcome {
-	return policy.Outcome{Result: policy.ResultRejected, Err: err}
+func rejectedFor(err error) observe.Outcome {
+	return observe.Outcome{Result: observe.ResultRejected, Err: err}
 }
 
 func okCall(context.Context, int) (string, error) { return "ok", nil }
@@ -111,7 +114,7 @@ func RunQueueingRecording(t *testing.T, s QueueingSubject) {
 // with its context; its rejection event reaches the recorder with that context.
 func (s QueueingSubject) recordsAdmittedAndRejected(t *testing.T) {
 	q, _, rec := s.observed(t, 0, true)
-	var call policy.Func[int, string]
+	var call decorate.Func[int, string]
 	call = q.Decorate(func(ctx context.Context, depth int) (string, error) {
 		if depth == 0 {
 			_, err := call(ctx, 1) // the only room is taken
@@ -127,9 +130,9 @@ func (s QueueingSubject) recordsAdmittedAndRejected(t *testing.T) {
 	assert.Equal(t, []any{"marker", "marker"}, Markers(rec.Contexts()))
 	assert.Equal(t, []policy.Event{{Kind: s.Rejected, Instance: s.ID, At: 0, Err: q.Rejection()}}, rec.Events())
 	assert.Equal(t, []any{"marker"}, Markers(rec.EventContexts()))
-	layer, ok := policy.RejectedBy(rec.Outcomes()[1].Err)
-	assert.True(t, ok)
-	assert.Equal(t, s.Layer, layer)
+	rej, ok := errors.AsType[policy.Rejection](rec.Outcomes()[1].Err)
+	require.True(t, ok)
+	assert.Equal(t, s.Layer, rej.RejectedBy())
 }
 
 // A synchronous call that waits is recorded once its wait is over: admitted with how long

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // DefaultMaxDelay is the longest server delay a client adapter waits when its
@@ -50,7 +50,7 @@ func (h *Hint) Fits(maxDelay time.Duration, deadline time.Time) bool {
 func MaxDelay(key string, d time.Duration) (time.Duration, error) {
 	switch {
 	case d < 0:
-		return 0, policy.Errorf(policy.CodeNegativeDuration, key, d.String(),
+		return 0, r4c.Errorf(r4c.NegativeDuration, key, d.String(),
 			"%s must not be negative (0 means one minute)", key[strings.LastIndexByte(key, '.')+1:])
 	case d == 0:
 		return DefaultMaxDelay, nil

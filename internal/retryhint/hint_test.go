@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -53,7 +54,7 @@ func TestMaxDelay(t *testing.T) {
 	_, err = retryhint.MaxDelay("resiliencegrpc.maxRetryDelay", -time.Second)
 	var ce *policy.ConfigError
 	require.True(t, errors.As(err, &ce))
-	assert.Equal(t, policy.CodeNegativeDuration, ce.Code)
+	assert.Equal(t, r4c.NegativeDuration, ce.Code)
 	assert.Equal(t, "resiliencegrpc.maxRetryDelay", ce.Key)
 	assert.Equal(t, "-1s", ce.Value)
 	assert.Equal(t, "maxRetryDelay must not be negative (0 means one minute)", ce.Reason)

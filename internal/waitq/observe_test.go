@@ -11,8 +11,10 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // The outcomes the queue's users record through Events (OB-1): each wait records once,
@@ -52,11 +54,11 @@ func TestOB1_SyncWaitRecordsEachWaitOnce(t *testing.T) {
 	cancel()
 	require.Same(t, p.rej.Canceled, (<-ch).err)
 
-	assert.Equal(t, []policy.Outcome{
-		{Result: policy.ResultAdmitted},
-		{Result: policy.ResultAdmitted, Wait: 20 * time.Millisecond},
-		{Result: policy.ResultRejected, Err: p.rej.Plain},
-		{Result: policy.ResultRejected, Err: p.rej.Canceled},
+	assert.Equal(t, []observe.Outcome{
+		{Result: observe.ResultAdmitted},
+		{Result: observe.ResultAdmitted, Wait: 20 * time.Millisecond},
+		{Result: observe.ResultRejected, Err: p.rej.Plain},
+		{Result: observe.ResultRejected, Err: p.rej.Canceled},
 	}, rec.Outcomes())
 	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	want := []policy.Event{
@@ -78,7 +80,7 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 	rec := &kindtest.Observed{}
 	var published []policy.Event
 	pub := kind.Events{ID: "test", Clock: clk, Rec: rec}
-	rej := policy.NewRejections(func(cause error) *fullError { return &fullError{cause} })
+	rej := rejections.New(func(cause error) *fullError { return &fullError{cause} })
 	e := waitq.Events[*fullError]{Pub: &pub, Rej: &rej, Clock: clk, Rejected: testRejected, Waited: testWaited}
 	ctx := kindtest.MarkedContext()
 
@@ -91,13 +93,13 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 	assert.Same(t, rej.Deadline, e.RejectContext(ctx, 3*time.Millisecond, context.DeadlineExceeded))
 	e.AdmitWaited(ctx, 400*time.Millisecond)
 
-	assert.Equal(t, []policy.Outcome{
-		{Result: policy.ResultAdmitted},
-		{Result: policy.ResultRejected, Err: rej.Canceled},
-		{Result: policy.ResultRejected, Err: rej.Plain},
-		{Result: policy.ResultRejected, Err: rej.Plain},
-		{Result: policy.ResultRejected, Err: rej.Deadline},
-		{Result: policy.ResultAdmitted, Wait: 600 * time.Millisecond},
+	assert.Equal(t, []observe.Outcome{
+		{Result: observe.ResultAdmitted},
+		{Result: observe.ResultRejected, Err: rej.Canceled},
+		{Result: observe.ResultRejected, Err: rej.Plain},
+		{Result: observe.ResultRejected, Err: rej.Plain},
+		{Result: observe.ResultRejected, Err: rej.Deadline},
+		{Result: observe.ResultAdmitted, Wait: 600 * time.Millisecond},
 	}, rec.Outcomes())
 	assert.Equal(t, []any{"marker", nil, "marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.EventKind{testRejected, testRejected, testRejected, testWaited}, kinds(rec.Events()))
@@ -115,7 +117,7 @@ func TestOB1_EventsRecordWithTheCallsContext(t *testing.T) {
 func TestOB1_EventsRecordingAllocatesNothing(t *testing.T) {
 	clk := clock.NewManual()
 	pub := kind.Events{ID: "test", Clock: clk, Rec: kindtest.NopRecorder{}}
-	rej := policy.NewRejections(func(cause error) *fullError { return &fullError{cause} })
+	rej := rejections.New(func(cause error) *fullError { return &fullError{cause} })
 	e := waitq.Events[*fullError]{Pub: &pub, Rej: &rej, Clock: clk, Rejected: testRejected, Waited: testWaited}
 	ctx := kindtest.MarkedContext()
 	assert.Zero(t, testing.AllocsPerRun(1000, func() {

@@ -6,23 +6,25 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Events is how a policy that queues calls reports their admissions and rejections: the
 // events it publishes for a rejection and for a call let in after waiting, each with the
-// context of the call, the outcome it records of each call (policy.ResultAdmitted with
-// the wait, or policy.ResultRejected with the rejection), and the rejections it returns,
+// context of the call, the outcome it records of each call (observe.ResultAdmitted with
+// the wait, or observe.ResultRejected with the rejection), and the rejections it returns,
 // of type E. Its fields point into the policy and are set when the policy is built; it is
 // read-only after, and safe for concurrent use. Without a recorder, recording costs a nil
 // check.
 type Events[E error] struct {
-	Pub      *kind.Events          // the policy's publisher and recorder
-	Rej      *policy.Rejections[E] // the policy's rejection errors
-	Clock    clock.Clock           // the policy's clock, on which waits are measured
-	Rejected policy.EventKind      // the kind of the event of a rejection
-	Waited   policy.EventKind      // the kind of the event of a call let in after waiting
+	Pub      *kind.Events       // the policy's publisher and recorder
+	Rej      *rejections.Set[E] // the policy's rejection errors
+	Clock    clock.Clock        // the policy's clock, on which waits are measured
+	Rejected policy.EventKind   // the kind of the event of a rejection
+	Waited   policy.EventKind   // the kind of the event of a call let in after waiting
 }
 
 // Since returns the time from since to now on the clock, never negative.
@@ -42,11 +44,11 @@ func (e *Events[E]) Admit(ctx context.Context) {
 //
 //go:noinline
 func recordAdmitted(pub *kind.Events, ctx context.Context) {
-	pub.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted})
+	pub.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted})
 }
 
 // Refuse returns the rejection of a call refused on arrival because its context ctx was
-// nil or already done, the one matching ctxErr (policy.ContextErr's error), and records
+// nil or already done, the one matching ctxErr (decorate.ContextErr's error), and records
 // it if outcomes are recorded; it publishes nothing. A nil ctx is recorded as
 // context.Background().
 func (e *Events[E]) Refuse(ctx context.Context, ctxErr error) E {
@@ -55,7 +57,7 @@ func (e *Events[E]) Refuse(ctx context.Context, ctxErr error) E {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		e.Pub.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: rej})
+		e.Pub.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Err: rej})
 	}
 	return rej
 }
@@ -93,7 +95,7 @@ func (e *Events[E]) Reject(ctx context.Context, waited time.Duration, err error)
 func (e *Events[E]) reject(ctx context.Context, waited time.Duration, err error) {
 	e.Pub.PublishCtx(ctx, policy.Event{Kind: e.Rejected, Wait: waited, Err: err})
 	if e.Pub.Recording() {
-		e.Pub.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: err})
+		e.Pub.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Err: err})
 	}
 }
 
@@ -106,7 +108,7 @@ func (e *Events[E]) AdmitWaited(ctx context.Context, since time.Duration) {
 		wait := sat.Left(now, since)
 		e.Pub.PublishCtx(ctx, policy.Event{Kind: e.Waited, At: now, Wait: wait})
 		if e.Pub.Recording() {
-			e.Pub.Record(ctx, policy.Outcome{Result: policy.ResultAdmitted, Wait: wait})
+			e.Pub.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted, Wait: wait})
 		}
 	}
 }

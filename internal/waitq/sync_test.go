@@ -13,6 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -40,7 +41,7 @@ type syncPool struct {
 	*pool
 	clk      clock.Clock
 	pub      kind.Events
-	rej      policy.Rejections[*fullError]
+	rej      rejections.Set[*fullError]
 	s        waitq.Sync[int64, *fullError]
 	recheck  func()         // run by Recheck, before it dispatches
 	gaveBack []int64        // the room given back by GiveBack
@@ -55,7 +56,7 @@ func newSyncPool(free int64, clk clock.Clock) *syncPool {
 		defer p.mu.Unlock()
 		p.events = append(p.events, e)
 	}}
-	p.rej = policy.NewRejections(func(cause error) *fullError { return &fullError{cause} })
+	p.rej = rejections.New(func(cause error) *fullError { return &fullError{cause} })
 	p.s = waitq.Sync[int64, *fullError]{
 		Events: waitq.Events[*fullError]{Pub: &p.pub, Rej: &p.rej, Clock: clk,
 			Rejected: testRejected, Waited: testWaited},
@@ -271,7 +272,7 @@ func TestSyncWait_ExpiresAsContextEnds(t *testing.T) {
 func TestEvents_Unobserved(t *testing.T) {
 	clk := clock.NewManual()
 	pub := kind.Events{ID: "test", Clock: clk}
-	rej := policy.NewRejections(func(cause error) *fullError { return &fullError{cause} })
+	rej := rejections.New(func(cause error) *fullError { return &fullError{cause} })
 	e := waitq.Events[*fullError]{Pub: &pub, Rej: &rej, Clock: clk, Rejected: testRejected, Waited: testWaited}
 	ctx := context.Background()
 	assert.Same(t, rej.Plain, e.Expired(ctx, 0))

@@ -12,7 +12,7 @@
 // Sync is the blocking wait of a synchronous call in the queue (with its MaxWait timer,
 // its context, and room handed over as the context ends), and Events the wait events
 // and rejections it publishes and returns and the admissions and rejections it records
-// (policy.Outcome), with the call's context; the policies' asynchronous waiters, and
+// (observe.Outcome), with the call's context; the policies' asynchronous waiters, and
 // their calls that do not wait, use Events too.
 package waitq
 

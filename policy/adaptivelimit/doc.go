@@ -120,9 +120,9 @@
 // # Outcomes
 //
 // With a recorder (a registry's observer, resilience.WithObserver), each admission
-// decision is recorded once, with the call's context: policy.ResultAdmitted with Wait =
+// decision is recorded once, with the call's context: observe.ResultAdmitted with Wait =
 // how long the call waited to be let in (0 when it did not wait), or
-// policy.ResultRejected with Err = the rejection, also for a call refused on arrival for
+// observe.ResultRejected with Err = the rejection, also for a call refused on arrival for
 // its nil or done context (recorded with context.Background() for a nil one). Acquire
 // records as the decorated calls do. An asynchronous call whose future is canceled while
 // it waits was neither let in nor refused: nothing is recorded for it. A disabled limiter

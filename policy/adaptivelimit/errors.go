@@ -11,7 +11,7 @@ import (
 // context ended while it waited, or was over on arrival. A rejection also matches, in the
 // last two cases, the context's error (context.Canceled, context.DeadlineExceeded or
 // policy.ErrNilContext). Every rejection, ErrLimitExceeded itself included, is a
-// policy.Refuser: its layer is Layer, its refusal policy.RefusalOverloaded, and it
+// policy.Rejection: its layer is Layer, its refusal policy.RefusalOverloaded, and it
 // cannot tell when a call would fit, which depends on the calls in flight. A limiter's
 // rejection also has an InstanceID() string method, which returns the limiter's id, and
 // its message names it: `adaptivelimit: concurrency limit of "<instance>" exceeded`,
@@ -54,4 +54,4 @@ func (e *exceededError) Refusal() policy.Refusal { return policy.RefusalOverload
 // RetryIn returns false: when the call would fit depends on the calls in flight.
 func (e *exceededError) RetryIn() (time.Duration, bool) { return 0, false }
 
-var _ policy.Refuser = (*exceededError)(nil)
+var _ policy.Rejection = (*exceededError)(nil)

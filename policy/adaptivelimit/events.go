@@ -26,8 +26,8 @@ var (
 		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.adaptive_limit.rejected"})
 )
 
-// eventWaited is the kind of the event of a call let in after waiting (see EventChanged).
-var eventWaited = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitWaited",
+// EventWaited is the kind of the event of a call let in after waiting (see EventChanged).
+var EventWaited = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitWaited",
 	Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.adaptive_limit.waited"})
 
 // The keys of the attributes of EventChanged: the new limit and the one it replaces.

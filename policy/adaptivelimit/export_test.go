@@ -4,24 +4,25 @@ import (
 	"context"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // The package's unexported helpers, exported to its tests.
 
 // DecorateFunc is decorateFunc.
-func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](l *Limiter, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return decorateFunc(l, next)
 }
 
 // DecorateAsyncFunc is decorateAsyncFunc.
-func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](l *Limiter, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	return decorateAsyncFunc(l, next)
 }
 
 // Observe sets the observer of a limiter built with New, as a registry's does.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
 
 // TryAcquire lets a call in if it fits under the limit now and nobody waits, whatever
 // MaxWait is, as an asynchronous call that does not wait is let in: tryAcquire, and its
@@ -56,9 +57,6 @@ func (l *Limiter) Clock() clock.Clock { return l.clk }
 
 // Rejection is the limiter's rejection of a call that did not fit.
 func (l *Limiter) Rejection() error { return l.rej.Plain }
-
-// EventWaited is the kind of the event of a call let in after waiting.
-var EventWaited = eventWaited
 
 // ExceededError is a limiter's rejection.
 type ExceededError = exceededError

@@ -11,8 +11,11 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -30,7 +33,7 @@ type Limiter struct {
 	clk            clock.Clock
 	cfg            Config
 	events         kind.Events
-	rej            policy.Rejections[*exceededError]
+	rej            rejections.Set[*exceededError]
 	sw             waitq.Sync[admission, *exceededError] // the blocking wait, and the wait events
 
 	_ [64]byte // a whole 64-byte cache line between the read-only fields and the counters
@@ -70,7 +73,7 @@ func build(s settings) (*Limiter, error) {
 	clk := s.ClockOrSystem()
 	l := &Limiter{
 		enabled: !s.Disabled,
-		system:  clock.IsSystem(clk),
+		system:  sysclock.Is(clk),
 		maxWait: s.MaxWait,
 		slow:    math.MaxInt64,
 		minLim:  float64(s.MinLimit),
@@ -78,7 +81,7 @@ func build(s settings) (*Limiter, error) {
 		clk:     clk,
 		cfg:     s.Config,
 		events:  s.EventsOf(Layer, id),
-		rej:     policy.NewRejections(func(cause error) *exceededError { return newExceeded(id, cause) }),
+		rej:     rejections.New(func(cause error) *exceededError { return newExceeded(id, cause) }),
 		algo:    newAlgorithm(s.Config),
 		value:   float64(s.InitialLimit),
 	}
@@ -89,7 +92,7 @@ func build(s settings) (*Limiter, error) {
 	l.q.Init(&l.queued, l.room)
 	l.sw = waitq.Sync[admission, *exceededError]{
 		Events: waitq.Events[*exceededError]{Pub: &l.events, Rej: &l.rej, Clock: l.clk,
-			Rejected: EventRejected, Waited: eventWaited},
+			Rejected: EventRejected, Waited: EventWaited},
 		Queue: &l.q, MaxWait: l.maxWait, Recheck: l.recheck, GiveBack: l.giveBack,
 	}
 	return l, nil
@@ -98,7 +101,7 @@ func build(s settings) (*Limiter, error) {
 // now reads the limiter's clock.
 func (l *Limiter) now() time.Duration {
 	if l.system {
-		return clock.Mono()
+		return sysclock.Now()
 	}
 	return l.clk.Now()
 }
@@ -160,7 +163,7 @@ func (p *Permit) Release() {
 // error it returns as is.
 func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	if !l.enabled {
-		return Permit{}, policy.ContextErr(ctx)
+		return Permit{}, decorate.ContextErr(ctx)
 	}
 	return l.acquire(ctx)
 }
@@ -168,7 +171,7 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 // acquire lets a call with ctx in, after the arrival check: a nil or done ctx takes
 // nothing and publishes nothing. It records the call's outcome.
 func (l *Limiter) acquire(ctx context.Context) (Permit, error) {
-	if err := policy.ContextErr(ctx); err != nil {
+	if err := decorate.ContextErr(ctx); err != nil {
 		return Permit{}, l.sw.Refuse(ctx, err)
 	}
 	if p, ok := l.tryAcquire(); ok {

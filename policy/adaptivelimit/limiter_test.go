@@ -16,6 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
@@ -70,7 +71,7 @@ func acquire(t *testing.T, l *adaptivelimit.Limiter) adaptivelimit.Permit {
 // the function is not called, and the room comes back when the admitted call returns.
 func TestSyncRejectsAtOnce(t *testing.T) {
 	l, clk, rec := newManual(t, fixed(1)...)
-	var inner, outer policy.Func[int, string]
+	var inner, outer decorate.Func[int, string]
 	calls := 0
 	outer = adaptivelimit.DecorateFunc(l, func(ctx context.Context, depth int) (string, error) {
 		calls++
@@ -605,7 +606,7 @@ func TestAllocations(t *testing.T) {
 func TestDisabled(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(1), []adaptivelimit.Option{adaptivelimit.Enabled(false)})...)
 	calls := 0
-	var call policy.Func[int, int]
+	var call decorate.Func[int, int]
 	call = adaptivelimit.DecorateFunc(l, func(ctx context.Context, depth int) (int, error) {
 		calls++
 		if depth < 3 {

@@ -11,9 +11,11 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // The outcome recording of adaptive limiters (OB-1): each admission decision is recorded
@@ -27,7 +29,7 @@ type queueing struct {
 	held *[]adaptivelimit.Permit
 }
 
-func (q queueing) Decorate(next policy.Func[int, string]) policy.Func[int, string] {
+func (q queueing) Decorate(next decorate.Func[int, string]) decorate.Func[int, string] {
 	return adaptivelimit.DecorateFunc(q.l, next)
 }
 
@@ -66,7 +68,7 @@ func (q queueing) InUse() int       { return q.l.InFlight() }
 var subject = kindtest.QueueingSubject{
 	Layer: adaptivelimit.Layer, ID: "al", Rejected: adaptivelimit.EventRejected, Waited: adaptivelimit.EventWaited,
 	ErrFull: adaptivelimit.ErrLimitExceeded,
-	New: func(t testing.TB, clk clock.Clock, obs policy.Observer, maxWait time.Duration, enabled bool) kindtest.Queueing {
+	New: func(t testing.TB, clk clock.Clock, obs observe.Observer, maxWait time.Duration, enabled bool) kindtest.Queueing {
 		l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.WithClock(clk), adaptivelimit.Name("al"),
 			adaptivelimit.Observe(obs), adaptivelimit.MaxWait(maxWait), adaptivelimit.Enabled(enabled))...)
 		require.NoError(t, err)
@@ -123,7 +125,7 @@ func TestOB1_AdaptiveLimitChangedCarriesTheCallsContext(t *testing.T) {
 		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int("limit", 1), slog.Int("previous_limit", 2)}},
 	}, evs)
 	assert.Equal(t, []any{"marker", "marker", nil}, kindtest.Markers(rec.EventContexts()))
-	admitted := policy.Outcome{Result: policy.ResultAdmitted}
+	admitted := observe.Outcome{Result: observe.ResultAdmitted}
 	kindtest.RequireOutcomes(t, rec, admitted, admitted, admitted)
 	assert.Equal(t, []any{"marker", "marker", nil}, kindtest.Markers(rec.Contexts()),
 		"TryAcquire records with context.Background()")

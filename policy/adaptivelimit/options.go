@@ -9,6 +9,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -117,42 +118,42 @@ func defaultConfig() Config {
 func (c Config) validate() error {
 	switch {
 	case !validAlgorithm(c.Algorithm):
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.algorithm", c.Algorithm,
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.algorithm", c.Algorithm,
 			"algorithm must be one of %s", choices())
 	case c.MinLimit < 1:
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.minLimit", strconv.Itoa(c.MinLimit),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.minLimit", strconv.Itoa(c.MinLimit),
 			"minLimit must be at least 1")
 	case c.MaxLimit > maxLimitCeiling:
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.maxLimit", strconv.Itoa(c.MaxLimit),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.maxLimit", strconv.Itoa(c.MaxLimit),
 			"maxLimit must be at most %d", maxLimitCeiling)
 	case c.MaxWait < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "adaptiveLimit.maxWait", c.MaxWait.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "adaptiveLimit.maxWait", c.MaxWait.String(),
 			"maxWait must not be negative")
 	case !(c.BackoffRatio >= 0.5 && c.BackoffRatio < 1):
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.backoffRatio", formatFloat(c.BackoffRatio),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.backoffRatio", formatFloat(c.BackoffRatio),
 			"backoffRatio must be at least 0.5 and below 1")
 	case c.LatencyThreshold < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "adaptiveLimit.latencyThreshold", c.LatencyThreshold.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "adaptiveLimit.latencyThreshold", c.LatencyThreshold.String(),
 			"latencyThreshold must not be negative")
 	case c.LatencyThreshold == 0:
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.latencyThreshold", c.LatencyThreshold.String(),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.latencyThreshold", c.LatencyThreshold.String(),
 			"latencyThreshold must be positive (0 would make every call a drop)")
 	case !(c.Tolerance >= 1) || math.IsInf(c.Tolerance, 1):
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.tolerance", formatFloat(c.Tolerance),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.tolerance", formatFloat(c.Tolerance),
 			"tolerance must be a finite number of at least 1")
 	case !(c.Smoothing > 0 && c.Smoothing <= 1):
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.smoothing", formatFloat(c.Smoothing),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.smoothing", formatFloat(c.Smoothing),
 			"smoothing must be above 0 and at most 1")
 	case c.BaselineWindow < 1:
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.baselineWindow", strconv.Itoa(c.BaselineWindow),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.baselineWindow", strconv.Itoa(c.BaselineWindow),
 			"baselineWindow must be at least 1")
 	// The checks of one attribute against another come last, so that a value out of its
 	// own range is found also when another value breaks such a relation.
 	case c.MaxLimit < c.MinLimit:
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.maxLimit", strconv.Itoa(c.MaxLimit),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.maxLimit", strconv.Itoa(c.MaxLimit),
 			"maxLimit must be at least minLimit (%d)", c.MinLimit)
 	case c.InitialLimit < c.MinLimit || c.InitialLimit > c.MaxLimit:
-		return policy.Errorf(policy.CodeOutOfRange, "adaptiveLimit.initialLimit", strconv.Itoa(c.InitialLimit),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.initialLimit", strconv.Itoa(c.InitialLimit),
 			"initialLimit must be between minLimit (%d) and maxLimit (%d)", c.MinLimit, c.MaxLimit)
 	}
 	return nil
@@ -194,7 +195,7 @@ func algorithmAttr() kind.Attr[settings] {
 		Set: func(s *settings, v string) error {
 			a := strings.ToLower(strings.TrimSpace(v))
 			if !validAlgorithm(a) {
-				return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v,
+				return &policy.ConfigError{Code: r4c.OutOfRange, Value: v,
 					Reason: "not an algorithm: use " + choices()}
 			}
 			s.Algorithm = a

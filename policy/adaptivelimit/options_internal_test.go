@@ -11,7 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 func TestDescriptor(t *testing.T) {
@@ -45,19 +45,19 @@ func TestSetAttributes(t *testing.T) {
 	}
 
 	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
-		{Attr: "algorithm", Value: "cubic", Code: policy.CodeOutOfRange},
-		{Attr: "algorithm", Value: "", Code: policy.CodeOutOfRange},
-		{Attr: "initialLimit", Value: "twenty", Code: policy.CodeBadNumber},
-		{Attr: "minLimit", Value: "1.5", Code: policy.CodeBadNumber},
-		{Attr: "maxLimit", Value: "", Code: policy.CodeBadNumber},
-		{Attr: "maxWait", Value: "10 parsecs", Code: policy.CodeBadDuration},
-		{Attr: "backoffRatio", Value: "half", Code: policy.CodeBadNumber},
-		{Attr: "latencyThreshold", Value: "5", Code: policy.CodeBadDuration},
-		{Attr: "tolerance", Value: "NaN", Code: policy.CodeBadNumber},
-		{Attr: "smoothing", Value: "+Inf", Code: policy.CodeBadNumber},
-		{Attr: "baselineWindow", Value: "many", Code: policy.CodeBadNumber},
-		{Attr: "enabled", Value: "yes", Code: policy.CodeBadBoolean},
-		{Attr: "limit", Value: "1", Code: policy.CodeUnknownKey},
+		{Attr: "algorithm", Value: "cubic", Code: r4c.OutOfRange},
+		{Attr: "algorithm", Value: "", Code: r4c.OutOfRange},
+		{Attr: "initialLimit", Value: "twenty", Code: r4c.BadNumber},
+		{Attr: "minLimit", Value: "1.5", Code: r4c.BadNumber},
+		{Attr: "maxLimit", Value: "", Code: r4c.BadNumber},
+		{Attr: "maxWait", Value: "10 parsecs", Code: r4c.BadDuration},
+		{Attr: "backoffRatio", Value: "half", Code: r4c.BadNumber},
+		{Attr: "latencyThreshold", Value: "5", Code: r4c.BadDuration},
+		{Attr: "tolerance", Value: "NaN", Code: r4c.BadNumber},
+		{Attr: "smoothing", Value: "+Inf", Code: r4c.BadNumber},
+		{Attr: "baselineWindow", Value: "many", Code: r4c.BadNumber},
+		{Attr: "enabled", Value: "yes", Code: r4c.BadBoolean},
+		{Attr: "limit", Value: "1", Code: r4c.UnknownKey},
 	})
 	err := table.Set(&s, "algorithm", "cubic")
 	assert.EqualError(t, err, `R4C-ATR-007: adaptiveLimit.algorithm = "cubic": not an algorithm: use "aimd", "gradient2" or "vegas"`)
@@ -67,17 +67,17 @@ func TestSetAttributes(t *testing.T) {
 		"backoffRatio": "1", "latencyThreshold": "0", "tolerance": "0.5", "smoothing": "0", "baselineWindow": "0"} {
 		s := defaults()
 		require.NoError(t, table.Set(&s, attr, v))
-		assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(s.Config.validate()), attr)
+		assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(s.Config.validate()), attr)
 		_, err := build(s)
-		assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err), attr)
+		assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err), attr)
 		got, err := descriptor.CheckRange(map[string]string{attr: v})
 		assert.Equal(t, attr, got)
-		assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err), attr)
+		assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err), attr)
 	}
 	for _, attr := range []string{"maxWait", "latencyThreshold"} {
 		s := defaults()
 		require.NoError(t, table.Set(&s, attr, "-1s"))
-		assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(s.Config.validate()), attr)
+		assert.Equal(t, r4c.NegativeDuration, r4c.CodeOf(s.Config.validate()), attr)
 	}
 }
 

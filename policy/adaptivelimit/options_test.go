@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
@@ -23,7 +25,7 @@ func TestDefaults(t *testing.T) {
 		BackoffRatio: 0.9, LatencyThreshold: 5 * time.Second, Tolerance: 1.5, Smoothing: 0.2, BaselineWindow: 50},
 		l.Config())
 	assert.Equal(t, "adaptiveLimit", l.InstanceID())
-	assert.True(t, clock.IsSystem(l.Clock()))
+	assert.True(t, sysclock.Is(l.Clock()))
 	assert.Equal(t, adaptivelimit.Snapshot{Instance: "adaptiveLimit", Algorithm: adaptivelimit.Vegas, Limit: 20,
 		MinLimit: 1, MaxLimit: 200}, l.Snapshot())
 }
@@ -37,29 +39,29 @@ func TestValidation(t *testing.T) {
 		key  string
 		code string
 	}{
-		{"unknown algorithm", []adaptivelimit.Option{adaptivelimit.UseAlgorithm("cubic")}, "adaptiveLimit.algorithm", policy.CodeOutOfRange},
-		{"empty algorithm", []adaptivelimit.Option{adaptivelimit.UseAlgorithm("")}, "adaptiveLimit.algorithm", policy.CodeOutOfRange},
-		{"zero min", []adaptivelimit.Option{adaptivelimit.MinLimit(0)}, "adaptiveLimit.minLimit", policy.CodeOutOfRange},
-		{"negative min", []adaptivelimit.Option{adaptivelimit.MinLimit(-1)}, "adaptiveLimit.minLimit", policy.CodeOutOfRange},
+		{"unknown algorithm", []adaptivelimit.Option{adaptivelimit.UseAlgorithm("cubic")}, "adaptiveLimit.algorithm", r4c.OutOfRange},
+		{"empty algorithm", []adaptivelimit.Option{adaptivelimit.UseAlgorithm("")}, "adaptiveLimit.algorithm", r4c.OutOfRange},
+		{"zero min", []adaptivelimit.Option{adaptivelimit.MinLimit(0)}, "adaptiveLimit.minLimit", r4c.OutOfRange},
+		{"negative min", []adaptivelimit.Option{adaptivelimit.MinLimit(-1)}, "adaptiveLimit.minLimit", r4c.OutOfRange},
 		{"max below min", []adaptivelimit.Option{adaptivelimit.MinLimit(10), adaptivelimit.MaxLimit(9), adaptivelimit.InitialLimit(10)},
-			"adaptiveLimit.maxLimit", policy.CodeOutOfRange},
+			"adaptiveLimit.maxLimit", r4c.OutOfRange},
 		{"max above ceiling", []adaptivelimit.Option{adaptivelimit.MaxLimit(adaptivelimit.MaxLimitCeiling + 1)},
-			"adaptiveLimit.maxLimit", policy.CodeOutOfRange},
+			"adaptiveLimit.maxLimit", r4c.OutOfRange},
 		{"initial below min", []adaptivelimit.Option{adaptivelimit.MinLimit(5), adaptivelimit.InitialLimit(4)},
-			"adaptiveLimit.initialLimit", policy.CodeOutOfRange},
-		{"initial above max", []adaptivelimit.Option{adaptivelimit.MaxLimit(10)}, "adaptiveLimit.initialLimit", policy.CodeOutOfRange},
-		{"negative wait", []adaptivelimit.Option{adaptivelimit.MaxWait(-time.Millisecond)}, "adaptiveLimit.maxWait", policy.CodeNegativeDuration},
-		{"backoff 1", []adaptivelimit.Option{adaptivelimit.BackoffRatio(1)}, "adaptiveLimit.backoffRatio", policy.CodeOutOfRange},
-		{"backoff low", []adaptivelimit.Option{adaptivelimit.BackoffRatio(0.4)}, "adaptiveLimit.backoffRatio", policy.CodeOutOfRange},
-		{"backoff NaN", []adaptivelimit.Option{adaptivelimit.BackoffRatio(math.NaN())}, "adaptiveLimit.backoffRatio", policy.CodeOutOfRange},
+			"adaptiveLimit.initialLimit", r4c.OutOfRange},
+		{"initial above max", []adaptivelimit.Option{adaptivelimit.MaxLimit(10)}, "adaptiveLimit.initialLimit", r4c.OutOfRange},
+		{"negative wait", []adaptivelimit.Option{adaptivelimit.MaxWait(-time.Millisecond)}, "adaptiveLimit.maxWait", r4c.NegativeDuration},
+		{"backoff 1", []adaptivelimit.Option{adaptivelimit.BackoffRatio(1)}, "adaptiveLimit.backoffRatio", r4c.OutOfRange},
+		{"backoff low", []adaptivelimit.Option{adaptivelimit.BackoffRatio(0.4)}, "adaptiveLimit.backoffRatio", r4c.OutOfRange},
+		{"backoff NaN", []adaptivelimit.Option{adaptivelimit.BackoffRatio(math.NaN())}, "adaptiveLimit.backoffRatio", r4c.OutOfRange},
 		{"negative threshold", []adaptivelimit.Option{adaptivelimit.LatencyThreshold(-time.Second)},
-			"adaptiveLimit.latencyThreshold", policy.CodeNegativeDuration},
-		{"zero threshold", []adaptivelimit.Option{adaptivelimit.LatencyThreshold(0)}, "adaptiveLimit.latencyThreshold", policy.CodeOutOfRange},
-		{"tolerance below 1", []adaptivelimit.Option{adaptivelimit.Tolerance(0.99)}, "adaptiveLimit.tolerance", policy.CodeOutOfRange},
-		{"tolerance infinite", []adaptivelimit.Option{adaptivelimit.Tolerance(math.Inf(1))}, "adaptiveLimit.tolerance", policy.CodeOutOfRange},
-		{"zero smoothing", []adaptivelimit.Option{adaptivelimit.Smoothing(0)}, "adaptiveLimit.smoothing", policy.CodeOutOfRange},
-		{"smoothing above 1", []adaptivelimit.Option{adaptivelimit.Smoothing(1.01)}, "adaptiveLimit.smoothing", policy.CodeOutOfRange},
-		{"zero window", []adaptivelimit.Option{adaptivelimit.BaselineWindow(0)}, "adaptiveLimit.baselineWindow", policy.CodeOutOfRange},
+			"adaptiveLimit.latencyThreshold", r4c.NegativeDuration},
+		{"zero threshold", []adaptivelimit.Option{adaptivelimit.LatencyThreshold(0)}, "adaptiveLimit.latencyThreshold", r4c.OutOfRange},
+		{"tolerance below 1", []adaptivelimit.Option{adaptivelimit.Tolerance(0.99)}, "adaptiveLimit.tolerance", r4c.OutOfRange},
+		{"tolerance infinite", []adaptivelimit.Option{adaptivelimit.Tolerance(math.Inf(1))}, "adaptiveLimit.tolerance", r4c.OutOfRange},
+		{"zero smoothing", []adaptivelimit.Option{adaptivelimit.Smoothing(0)}, "adaptiveLimit.smoothing", r4c.OutOfRange},
+		{"smoothing above 1", []adaptivelimit.Option{adaptivelimit.Smoothing(1.01)}, "adaptiveLimit.smoothing", r4c.OutOfRange},
+		{"zero window", []adaptivelimit.Option{adaptivelimit.BaselineWindow(0)}, "adaptiveLimit.baselineWindow", r4c.OutOfRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := adaptivelimit.New(tc.opts...)

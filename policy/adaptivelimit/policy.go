@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -59,24 +61,24 @@ import (
 // waits records nothing. A disabled limiter lets every call through, but for a nil or
 // done context, whose error it returns as is.
 func NewPolicy[T any](l *Limiter) policy.Policy[T] {
-	return policy.Of(Layer, l, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, l, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
 }
 
-// Decorate returns next, a policy.Func or a policy.AsyncFunc of argument A and result T,
+// Decorate returns next, a decorate.Func or a decorate.AsyncFunc of argument A and result T,
 // guarded by l, as NewPolicy's Decorate and DecorateAsync guard functions without
 // argument: it is the adaptive limit's layer as package resilience composes it, for
-// functions of any arity, e.g. Decorate[policy.Func[A, T], A, T](l, next). Use NewPolicy,
+// functions of any arity, e.g. Decorate[decorate.Func[A, T], A, T](l, next). Use NewPolicy,
 // or wrap the function with package resilience.
-func Decorate[F policy.Func[A, T] | policy.AsyncFunc[A, T], A, T any](l *Limiter, next F) F {
-	if f, ok := any(next).(policy.Func[A, T]); ok {
+func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](l *Limiter, next F) F {
+	if f, ok := any(next).(decorate.Func[A, T]); ok {
 		return any(decorateFunc(l, f)).(F)
 	}
-	return any(decorateAsyncFunc(l, any(next).(policy.AsyncFunc[A, T]))).(F)
+	return any(decorateAsyncFunc(l, any(next).(decorate.AsyncFunc[A, T]))).(F)
 }
 
-func decorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
+func decorateFunc[A, T any](l *Limiter, next decorate.Func[A, T]) decorate.Func[A, T] {
 	if !l.enabled {
-		return policy.Guard(next)
+		return decorate.Guard(next)
 	}
 	return func(ctx context.Context, a A) (T, error) {
 		p, err := l.acquire(ctx)
@@ -97,13 +99,13 @@ func decorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T
 	}
 }
 
-func decorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func decorateAsyncFunc[A, T any](l *Limiter, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if !l.enabled {
-		return policy.GuardAsync(next)
+		return decorate.GuardAsync(next)
 	}
 	rejected := async.Failed[T](l.rej.Plain)
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](l.sw.Refuse(ctx, err))
 		}
 		if p, ok := l.tryAcquire(); ok {
@@ -120,7 +122,7 @@ func decorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy
 
 // start runs next with permit p and records its outcome when its future completes (at
 // once, without a sample, if next panics or returns a nil future).
-func start[A, T any](l *Limiter, p Permit, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
+func start[A, T any](l *Limiter, p Permit, ctx context.Context, a A, next decorate.AsyncFunc[A, T]) *async.Future[T] {
 	ok := false
 	defer func() {
 		if !ok {
@@ -142,15 +144,15 @@ func start[A, T any](l *Limiter, p Permit, ctx context.Context, a A, next policy
 type asyncWaiter[A, T any] struct {
 	waitq.Waiter[admission]
 	at     time.Duration // clock time at which the wait began
-	d      async.Delayed[T]
+	d      delay.Delayed[T]
 	l      *Limiter
 	ctx    context.Context
 	a      A
-	next   policy.AsyncFunc[A, T]
+	next   decorate.AsyncFunc[A, T]
 	waited bool // let in from the queue
 }
 
-func enqueueAsync[A, T any](l *Limiter, ctx context.Context, a A, next policy.AsyncFunc[A, T]) *async.Future[T] {
+func enqueueAsync[A, T any](l *Limiter, ctx context.Context, a A, next decorate.AsyncFunc[A, T]) *async.Future[T] {
 	w := &asyncWaiter[A, T]{l: l, ctx: ctx, a: a, next: next}
 	fut := w.d.Init(l.clk, ctx, w, nil)
 	w.at = l.clk.Now()
@@ -197,7 +199,7 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	switch cause {
 	case async.ErrCanceled:
 		return zero, cause
-	case async.ErrExpired:
+	case delay.ErrExpired:
 		return zero, w.l.sw.Expired(w.ctx, w.at)
 	}
 	return zero, w.l.sw.RejectContext(w.ctx, w.l.sw.Since(w.at), cause)

@@ -30,8 +30,8 @@
 // concerns; context.Background() for TryAcquire, which has none, and for ConfigChanged.
 //
 // Outcomes: with a recorder (Observe, or a registry's observer), each admission decision
-// is recorded once, with the call's context: policy.ResultAdmitted with Wait = how long the
-// call waited for its slot (0 when it did not wait), or policy.ResultRejected with Err =
+// is recorded once, with the call's context: observe.ResultAdmitted with Wait = how long the
+// call waited for its slot (0 when it did not wait), or observe.ResultRejected with Err =
 // the rejection, also for a call refused on arrival for its nil or done context (recorded
 // with context.Background() for a nil one). TryAcquire and Acquire record as the
 // decorated calls do. An asynchronous call whose future is canceled while it waits was
@@ -63,7 +63,10 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -76,7 +79,7 @@ type Bulkhead struct {
 	enabled bool
 	clk     clock.Clock
 	events  kind.Events
-	rej     policy.Rejections[*FullError]
+	rej     rejections.Set[*FullError]
 	ev      waitq.Events[*FullError] // the wait events and rejections
 
 	// cur is the configuration in force, replaced whole by Reconfigure (under mu); the
@@ -112,7 +115,7 @@ func build(s settings) (*Bulkhead, error) {
 		enabled: !s.Disabled,
 		clk:     s.ClockOrSystem(),
 		events:  s.EventsOf(Layer, id),
-		rej:     policy.NewRejections(func(cause error) *FullError { return newFull(id, cause) }),
+		rej:     rejections.New(func(cause error) *FullError { return newFull(id, cause) }),
 	}
 	b.ev = waitq.Events[*FullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
 		Rejected: EventRejected, Waited: EventWaited}
@@ -144,7 +147,7 @@ func (b *Bulkhead) limitsOf(c Config) *limits {
 // bulkhead's callers take no slot, so neither the slots held across the change nor
 // TryAcquire and Release pairs could be counted right. A c whose Disabled differs from
 // the configuration in force returns a *policy.ConfigError with code R4C-REG-012
-// (policy.CodeNotLive) and key bulkhead.enabled, and changes nothing; build a new
+// and key bulkhead.enabled, and changes nothing; build a new
 // bulkhead instead.
 //
 // When c differs from the configuration in force, a ConfigChanged event is published,
@@ -185,7 +188,7 @@ func (b *Bulkhead) CheckReconfigure(c Config) error {
 func changes(old, c Config) ([]string, error) {
 	return kind.Changed(c, func(changed *kind.Changes) error {
 		if c.Disabled != old.Disabled {
-			return policy.Errorf(policy.CodeNotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
+			return r4c.Errorf(r4c.NotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
 				"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
 		}
 		changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
@@ -234,7 +237,7 @@ func (b *Bulkhead) TryAcquire() bool {
 // ctx, whose error it returns as is.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if !b.enabled {
-		return policy.ContextErr(ctx)
+		return decorate.ContextErr(ctx)
 	}
 	return b.acquire(ctx)
 }
@@ -282,7 +285,7 @@ func (b *Bulkhead) release() {
 // acquire takes a slot for a call with ctx, after the arrival check: a nil or done ctx
 // takes nothing and publishes nothing. It records the call's outcome.
 func (b *Bulkhead) acquire(ctx context.Context) error {
-	if err := policy.ContextErr(ctx); err != nil {
+	if err := decorate.ContextErr(ctx); err != nil {
 		return b.ev.Refuse(ctx, err)
 	}
 	if b.tryAcquire() {

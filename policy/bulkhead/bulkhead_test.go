@@ -14,6 +14,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -42,7 +43,7 @@ func requireFull(t *testing.T, err error) {
 // called, and the slot comes back when the admitted call returns.
 func TestSyncRejectsAtOnce(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1))
-	var inner, outer policy.Func[int, string]
+	var inner, outer decorate.Func[int, string]
 	calls := 0
 	outer = bulkhead.DecorateFunc(b, func(ctx context.Context, depth int) (string, error) {
 		calls++
@@ -293,7 +294,7 @@ func TestAcquireRelease(t *testing.T) {
 func TestDisabled(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.Enabled(false))
 	calls := 0
-	var call policy.Func[int, int]
+	var call decorate.Func[int, int]
 	call = bulkhead.DecorateFunc(b, func(ctx context.Context, depth int) (int, error) {
 		calls++
 		if depth < 3 {

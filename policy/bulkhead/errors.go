@@ -9,7 +9,7 @@ import (
 // ErrFull is the errors.Is target of every rejection by a bulkhead: no slot was free at
 // once (MaxWait 0) or within MaxWait, or the caller's context ended while it waited.
 // It is itself a *FullError (with no instance id), so that the bare sentinel is a
-// policy.Refuser as every rejection is.
+// policy.Rejection as every rejection is.
 var ErrFull error = &FullError{msg: "bulkhead: bulkhead full"}
 
 // FullError is a bulkhead's rejection. Each bulkhead creates its rejections once, at
@@ -52,4 +52,4 @@ func (e *FullError) Refusal() policy.Refusal { return policy.RefusalOverloaded }
 // RetryIn returns false: when a slot frees up depends on the calls in flight.
 func (e *FullError) RetryIn() (time.Duration, bool) { return 0, false }
 
-var _ policy.Refuser = (*FullError)(nil)
+var _ policy.Rejection = (*FullError)(nil)

@@ -9,9 +9,10 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // The outcome recording of bulkheads (OB-1): each admission decision is recorded once,
@@ -21,7 +22,7 @@ import (
 // queueing is a bulkhead as the shared tests drive it.
 type queueing struct{ b *bulkhead.Bulkhead }
 
-func (q queueing) Decorate(next policy.Func[int, string]) policy.Func[int, string] {
+func (q queueing) Decorate(next decorate.Func[int, string]) decorate.Func[int, string] {
 	return bulkhead.DecorateFunc(q.b, next)
 }
 
@@ -40,7 +41,7 @@ func (q queueing) InUse() int                        { return 1 - q.b.AvailableS
 var subject = kindtest.QueueingSubject{
 	Layer: bulkhead.Layer, ID: "bh", Rejected: bulkhead.EventRejected, Waited: bulkhead.EventWaited,
 	ErrFull: bulkhead.ErrFull,
-	New: func(t testing.TB, clk clock.Clock, obs policy.Observer, maxWait time.Duration, enabled bool) kindtest.Queueing {
+	New: func(t testing.TB, clk clock.Clock, obs observe.Observer, maxWait time.Duration, enabled bool) kindtest.Queueing {
 		b, err := bulkhead.New(bulkhead.WithClock(clk), bulkhead.WithInstanceID("bh"), bulkhead.Observe(obs),
 			bulkhead.MaxConcurrent(1), bulkhead.MaxWait(maxWait), bulkhead.Enabled(enabled))
 		require.NoError(t, err)

@@ -6,7 +6,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the bulkhead's layer, after the timeout in the default order, and the segment of its configuration keys
@@ -38,10 +40,10 @@ func DefaultConfig() Config { return Config{MaxConcurrent: 25} }
 func (c Config) Validate() error {
 	switch {
 	case c.MaxConcurrent < 1:
-		return policy.Errorf(policy.CodeOutOfRange, "bulkhead.maxConcurrent", strconv.Itoa(c.MaxConcurrent),
+		return r4c.Errorf(r4c.OutOfRange, "bulkhead.maxConcurrent", strconv.Itoa(c.MaxConcurrent),
 			"maxConcurrent must be at least 1")
 	case c.MaxWait < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "bulkhead.maxWait", c.MaxWait.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "bulkhead.maxWait", c.MaxWait.String(),
 			"maxWait must not be negative")
 	}
 	return nil
@@ -121,7 +123,7 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
 
-// Observe sets the observer asked for the instance's policy.Recorder, which is told each
-// call's outcome (see policy.Outcome) and each event with the call's context. A
+// Observe sets the observer asked for the instance's observe.Recorder, which is told each
+// call's outcome (see observe.Outcome) and each event with the call's context. A
 // registry's observer replaces it. Default none.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

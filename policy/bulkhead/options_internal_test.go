@@ -10,7 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 func TestDescriptor(t *testing.T) {
@@ -27,19 +27,19 @@ func TestSetAttributes(t *testing.T) {
 	assert.Equal(t, Config{MaxConcurrent: 10, MaxWait: 250 * time.Millisecond, Disabled: true}, s.Config)
 
 	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
-		{Attr: "maxConcurrent", Value: "ten", Code: policy.CodeBadNumber},
-		{Attr: "maxWait", Value: "10 parsecs", Code: policy.CodeBadDuration},
-		{Attr: "enabled", Value: "yes please", Code: policy.CodeBadBoolean},
-		{Attr: "permits", Value: "1", Code: policy.CodeUnknownKey},
+		{Attr: "maxConcurrent", Value: "ten", Code: r4c.BadNumber},
+		{Attr: "maxWait", Value: "10 parsecs", Code: r4c.BadDuration},
+		{Attr: "enabled", Value: "yes please", Code: r4c.BadBoolean},
+		{Attr: "permits", Value: "1", Code: r4c.UnknownKey},
 	})
 
 	require.NoError(t, table.Set(&s, "maxConcurrent", "0"))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(s.Config.Validate()))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(s.Config.Validate()))
 	_, err := build(s)
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 	require.NoError(t, table.Set(&s, "maxConcurrent", "1"))
 	require.NoError(t, table.Set(&s, "maxWait", "-1s"))
-	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(s.Config.Validate()))
+	assert.Equal(t, r4c.NegativeDuration, r4c.CodeOf(s.Config.Validate()))
 	require.NoError(t, table.Set(&s, "enabled", "TRUE"))
 	assert.False(t, s.Disabled)
 }

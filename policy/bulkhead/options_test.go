@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
@@ -21,7 +23,7 @@ func TestDefaults(t *testing.T) {
 	b, err := bulkhead.New()
 	require.NoError(t, err)
 	assert.Equal(t, "bulkhead", b.InstanceID())
-	assert.True(t, clock.IsSystem(b.Clock()))
+	assert.True(t, sysclock.Is(b.Clock()))
 	assert.Equal(t, bulkhead.Snapshot{Instance: "bulkhead", AvailableSlots: 25, MaxConcurrent: 25}, b.Snapshot())
 }
 
@@ -32,9 +34,9 @@ func TestValidation(t *testing.T) {
 		key  string
 		code string
 	}{
-		{"zero slots", bulkhead.MaxConcurrent(0), "bulkhead.maxConcurrent", policy.CodeOutOfRange},
-		{"negative slots", bulkhead.MaxConcurrent(-3), "bulkhead.maxConcurrent", policy.CodeOutOfRange},
-		{"negative wait", bulkhead.MaxWait(-time.Millisecond), "bulkhead.maxWait", policy.CodeNegativeDuration},
+		{"zero slots", bulkhead.MaxConcurrent(0), "bulkhead.maxConcurrent", r4c.OutOfRange},
+		{"negative slots", bulkhead.MaxConcurrent(-3), "bulkhead.maxConcurrent", r4c.OutOfRange},
+		{"negative wait", bulkhead.MaxWait(-time.Millisecond), "bulkhead.maxWait", r4c.NegativeDuration},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := bulkhead.New(tc.opt)

@@ -5,13 +5,15 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // NewPolicy returns b as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
-	return policy.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next guarded by b: each call takes a slot with Acquire (waiting up
@@ -25,9 +27,9 @@ func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
 // Admitted calls that find a slot free, and calls rejected at once, allocate nothing (but
 // for a nil ctx), with a recorder or without. A disabled bulkhead lets every call through
 // to next, but for a nil or done ctx, whose error it returns as is.
-func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](b *Bulkhead, next decorate.Func[A, T]) decorate.Func[A, T] {
 	if !b.enabled {
-		return policy.Guard(next)
+		return decorate.Guard(next)
 	}
 	return func(ctx context.Context, a A) (T, error) {
 		if err := b.acquire(ctx); err != nil {
@@ -67,13 +69,13 @@ func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, 
 // ended by ctx (ResultRejected); a call whose future is canceled while it waits records
 // nothing. A disabled bulkhead lets every call through to next, but for a nil or done
 // ctx, whose error it returns as is.
-func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](b *Bulkhead, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if !b.enabled {
-		return policy.GuardAsync(next)
+		return decorate.GuardAsync(next)
 	}
 	release := func(T, error) { b.release() }
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](b.ev.Refuse(ctx, err))
 		}
 		if b.tryAcquire() {
@@ -92,7 +94,7 @@ func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) polic
 // start runs next in a slot the caller holds, and gives the slot back when next's future
 // completes (at once, if next panics or returns a nil future, which stands for a future
 // failed with async.ErrNilFuture).
-func start[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFunc[A, T], release func(T, error)) *async.Future[T] {
+func start[A, T any](b *Bulkhead, ctx context.Context, a A, next decorate.AsyncFunc[A, T], release func(T, error)) *async.Future[T] {
 	ok := false
 	defer func() {
 		if !ok {
@@ -114,17 +116,17 @@ func start[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFun
 type asyncWaiter[A, T any] struct {
 	waitq.Waiter[struct{}]
 	at      time.Duration // clock time at which the wait began
-	d       async.Delayed[T]
+	d       delay.Delayed[T]
 	b       *Bulkhead
 	ctx     context.Context
 	a       A
-	next    policy.AsyncFunc[A, T]
+	next    decorate.AsyncFunc[A, T]
 	release func(T, error)
 	waited  bool // the slot was handed over from the queue
 }
 
 // enqueueAsync queues an asynchronous call for a slot, for up to maxWait (more than 0).
-func enqueueAsync[A, T any](b *Bulkhead, ctx context.Context, a A, next policy.AsyncFunc[A, T], release func(T, error), maxWait time.Duration) *async.Future[T] {
+func enqueueAsync[A, T any](b *Bulkhead, ctx context.Context, a A, next decorate.AsyncFunc[A, T], release func(T, error), maxWait time.Duration) *async.Future[T] {
 	w := &asyncWaiter[A, T]{b: b, ctx: ctx, a: a, next: next, release: release}
 	fut := w.d.Init(b.clk, ctx, w, nil)
 	w.at = b.clk.Now()
@@ -171,7 +173,7 @@ func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
 	switch cause {
 	case async.ErrCanceled:
 		return zero, cause
-	case async.ErrExpired:
+	case delay.ErrExpired:
 		return zero, w.b.ev.Expired(w.ctx, w.at)
 	}
 	return zero, w.b.ev.RejectContext(w.ctx, w.b.ev.Since(w.at), cause)

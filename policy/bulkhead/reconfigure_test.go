@@ -13,6 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
@@ -167,10 +168,10 @@ func TestReconfigure_RC2_InvalidChangesNothing(t *testing.T) {
 		c         bulkhead.Config
 		code, key string
 	}{
-		{bulkhead.Config{MaxConcurrent: 0, MaxWait: time.Second}, policy.CodeOutOfRange, "bulkhead.maxConcurrent"},
-		{bulkhead.Config{MaxConcurrent: -3}, policy.CodeOutOfRange, "bulkhead.maxConcurrent"},
-		{bulkhead.Config{MaxConcurrent: 5, MaxWait: -time.Millisecond}, policy.CodeNegativeDuration, "bulkhead.maxWait"},
-		{bulkhead.Config{MaxConcurrent: 0, Disabled: true}, policy.CodeOutOfRange, "bulkhead.maxConcurrent"},
+		{bulkhead.Config{MaxConcurrent: 0, MaxWait: time.Second}, r4c.OutOfRange, "bulkhead.maxConcurrent"},
+		{bulkhead.Config{MaxConcurrent: -3}, r4c.OutOfRange, "bulkhead.maxConcurrent"},
+		{bulkhead.Config{MaxConcurrent: 5, MaxWait: -time.Millisecond}, r4c.NegativeDuration, "bulkhead.maxWait"},
+		{bulkhead.Config{MaxConcurrent: 0, Disabled: true}, r4c.OutOfRange, "bulkhead.maxConcurrent"},
 	} {
 		err := b.Reconfigure(tc.c)
 		var ce *policy.ConfigError
@@ -196,7 +197,7 @@ func TestReconfigure_RC2_EnabledIsNotLive(t *testing.T) {
 	err := b.Reconfigure(c)
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, policy.CodeNotLive, ce.Code)
+	assert.Equal(t, r4c.NotLive, ce.Code)
 	assert.Equal(t, "R4C-REG-012", ce.Code)
 	assert.Equal(t, "bulkhead.enabled", ce.Key)
 	assert.Equal(t, "false", ce.Value)
@@ -206,7 +207,7 @@ func TestReconfigure_RC2_EnabledIsNotLive(t *testing.T) {
 
 	// Built disabled, it stays disabled; its other settings change.
 	d, _, drec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.Enabled(false))
-	assert.Equal(t, policy.CodeNotLive, policy.CodeOf(d.Reconfigure(bulkhead.Config{MaxConcurrent: 1})))
+	assert.Equal(t, r4c.NotLive, r4c.CodeOf(d.Reconfigure(bulkhead.Config{MaxConcurrent: 1})))
 	require.NoError(t, d.Reconfigure(bulkhead.Config{MaxConcurrent: 3, Disabled: true}))
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 3, MaxConcurrent: 3}, d.Snapshot())
 	assert.True(t, d.TryAcquire())

@@ -6,6 +6,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // permit is a call's admission: the state word that admitted it, its start time, and the
@@ -123,7 +124,7 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *openEr
 func (b *Breaker) rejected(ctx context.Context, err *openError, now, until int64) {
 	b.notPermitted.Add(1)
 	if b.events.Rec != nil {
-		b.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Err: err})
+		b.events.Rec.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Err: err})
 	}
 	if b.events.Observed() {
 		b.events.PublishCtx(ctx, policy.Event{Kind: EventRejected,

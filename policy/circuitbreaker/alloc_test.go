@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -101,7 +102,7 @@ func BenchmarkAdmittedParallel(b *testing.B) {
 	})
 }
 
-func openBreaker(b *testing.B) policy.Func[int, int] {
+func openBreaker(b *testing.B) decorate.Func[int, int] {
 	br := allocBreaker(b, clock.System(), cb.SlidingWindowSize(1))
 	_, _ = cb.DecorateFunc(br, failFunc)(context.Background(), 0)
 	if br.State() != cb.Open {

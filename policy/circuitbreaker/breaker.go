@@ -7,6 +7,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decimal"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 )
 
 const (
@@ -80,7 +81,7 @@ type rules struct {
 	cls     kind.Classifier
 	initial state // stClosed, or stDisabled when cfg.Disabled
 	// timed says that a closed-state call's start and end are read on the clock: a
-	// SlowCallThreshold is set, or the recorder wants latencies (policy.Timed). Otherwise
+	// SlowCallThreshold is set, or the recorder wants latencies (see observe.Recorder). Otherwise
 	// a call admitted while closed reads the clock only when its outcome needs the time
 	// (a time-based window's bucket, a transition).
 	timed bool
@@ -135,7 +136,7 @@ func build(s settings) (*Breaker, error) {
 	clk := s.ClockOrSystem()
 	b := &Breaker{
 		clk:       clk,
-		system:    clock.IsSystem(clk),
+		system:    sysclock.Is(clk),
 		timeBased: s.SlidingWindowType == TimeBased,
 		events:    s.EventsOf(Layer, id),
 		rej:       newRejections(id),
@@ -172,7 +173,7 @@ func (b *Breaker) state() state { return state(b.word.Load() & stateMask) }
 // now reads the clock.
 func (b *Breaker) now() int64 {
 	if b.system {
-		return int64(clock.Mono())
+		return int64(sysclock.Now())
 	}
 	return int64(b.clk.Now())
 }

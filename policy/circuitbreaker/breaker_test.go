@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
@@ -209,7 +211,7 @@ func TestHalfOpenRejectsCallsBeyondTrials(t *testing.T) {
 	var inner int
 	var nested []error
 	// Two trials in flight at once (the second made from inside the first), then a third.
-	var call policy.Func[int, int]
+	var call decorate.Func[int, int]
 	call = cb.DecorateFunc(f.b, func(ctx context.Context, depth int) (int, error) {
 		inner++
 		if depth < 3 {
@@ -340,7 +342,7 @@ func TestTransitionToOwnCycle(t *testing.T) {
 	err := f.b.TransitionTo("ajar")
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, policy.CodeOutOfRange, ce.Code)
+	assert.Equal(t, r4c.OutOfRange, ce.Code)
 	assert.Equal(t, before, f.b.Snapshot())
 	assert.Equal(t, []string{"closed→open", "open→half-open", "half-open→closed", "closed→half-open",
 		"half-open→open", "open→closed"}, f.rec.transitions())

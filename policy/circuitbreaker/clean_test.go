@@ -14,6 +14,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -35,7 +36,7 @@ type cleanFixture struct {
 	t    *testing.T
 	clk  *clock.Manual
 	b    *Breaker
-	call policy.Func[cleanStep, int]
+	call decorate.Func[cleanStep, int]
 }
 
 func newCleanFixture(t *testing.T, opts ...Option) *cleanFixture {

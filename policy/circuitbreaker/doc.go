@@ -81,8 +81,8 @@
 // see OnEvent. Admitted calls publish nothing.
 //
 // The recorder of a registry's observer (resilience.WithObserver) is told each call's
-// outcome, with the call's context: policy.ResultRejected when the breaker refuses it;
-// once an admitted call ends, policy.ResultSucceeded, ResultFailed or ResultIgnored as
+// outcome, with the call's context: observe.ResultRejected when the breaker refuses it;
+// once an admitted call ends, observe.ResultSucceeded, ResultFailed or ResultIgnored as
 // the breaker classifies it, with its Latency on the breaker's clock and Slow. Events a
 // call causes (its rejection, the transitions it makes) reach the recorder with that
 // call's context; those of TransitionTo, Reset and reloads with context.Background(). A
@@ -137,7 +137,7 @@
 //
 // An admitted call loads the state and the configuration in force (two atomic loads, no
 // lock) and reads the clock only for what needs the time:
-//   - with a SlowCallThreshold, or a recorder that wants latencies (policy.Timed), its
+//   - with a SlowCallThreshold, or a recorder that wants latencies (recording.Timed), its
 //     start and its end, to measure it;
 //   - otherwise none at its start, and at its end only for a time-based window (the
 //     bucket), a half-open trial (its deadline), or a transition to open (with the

@@ -8,7 +8,7 @@ import (
 
 // ErrOpen is the errors.Is target of every rejection by a circuit breaker: the breaker is
 // open, forced open, or half-open with every trial call taken, and the function was not
-// called. Every rejection, ErrOpen itself included, is a policy.Refuser (its layer is
+// called. Every rejection, ErrOpen itself included, is a policy.Rejection (its layer is
 // Layer, its refusal policy.RefusalUnavailable, and it cannot tell when the breaker lets
 // a call through) and a policy.NeverRetried: a retry never retries it, whatever its lists
 // say, or it would hammer the dependency the breaker protects. A breaker's rejection
@@ -53,7 +53,7 @@ func (e *openError) Refusal() policy.Refusal { return policy.RefusalUnavailable 
 func (e *openError) RetryIn() (time.Duration, bool) { return 0, false }
 
 var (
-	_ policy.Refuser      = (*openError)(nil)
+	_ policy.Rejection    = (*openError)(nil)
 	_ policy.NeverRetried = (*openError)(nil)
 )
 

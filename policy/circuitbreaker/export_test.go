@@ -1,24 +1,25 @@
 package circuitbreaker
 
 import (
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // The package's unexported helpers, exported to its tests.
 
 // DecorateFunc is decorateFunc.
-func DecorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](b *Breaker, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return decorateFunc(b, next)
 }
 
 // DecorateAsyncFunc is decorateAsyncFunc.
-func DecorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](b *Breaker, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	return decorateAsyncFunc(b, next)
 }
 
 // Observe sets the observer of a breaker built with New, as a registry's does.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
 
 // State returns the name of the current state, read without a lock.
 func (b *Breaker) State() string { return b.state().String() }

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
@@ -84,7 +85,7 @@ type fixture struct {
 	b     *cb.Breaker
 	rec   *recorder
 	calls int
-	call  policy.Func[step, string]
+	call  decorate.Func[step, string]
 }
 
 func newFixture(t *testing.T, opts ...cb.Option) *fixture {

@@ -3,6 +3,7 @@ package circuitbreaker
 import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // The names of a circuit breaker's instruments, which the descriptor declares.
@@ -53,10 +54,10 @@ var metrics = &kind.Metrics{
 	},
 	Outcomes: &kind.Outcomes{Calls: metricCalls, Attr: "outcome", Slow: metricSlowCalls, Duration: metricDuration,
 		Classes: []kind.Class{
-			{Value: "succeeded", Result: policy.ResultSucceeded, Slow: true, Timed: true},
-			{Value: "failed", Result: policy.ResultFailed, Slow: true, Timed: true},
-			{Value: "ignored", Result: policy.ResultIgnored, Timed: true},
-			{Value: "not_permitted", Result: policy.ResultRejected},
+			{Value: "succeeded", Result: observe.ResultSucceeded, Slow: true, Timed: true},
+			{Value: "failed", Result: observe.ResultFailed, Slow: true, Timed: true},
+			{Value: "ignored", Result: observe.ResultIgnored, Timed: true},
+			{Value: "not_permitted", Result: observe.ResultRejected},
 		}},
 	Transitions: &kind.Transitions{Counter: metricTransitions, Kind: EventTransition,
 		States: metricStates, Of: transitionOf},

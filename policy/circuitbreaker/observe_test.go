@@ -12,9 +12,11 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // observed is a breaker on a manual clock, observed by a kindtest.Observer, with a
@@ -23,7 +25,7 @@ type observed struct {
 	clk  *clock.Manual
 	b    *cb.Breaker
 	rec  *kindtest.Observed
-	call policy.Func[step, string]
+	call decorate.Func[step, string]
 }
 
 func newObserved(t *testing.T, opts ...cb.Option) *observed {
@@ -57,12 +59,12 @@ func TestOB1_BreakerRecordsSucceededFailedIgnoredWithLatencyAndSlow(t *testing.T
 
 	got := o.rec.Outcomes()
 	require.Len(t, got, 5)
-	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded, Latency: 30 * time.Millisecond}, got[0])
-	assert.Equal(t, policy.Outcome{Result: policy.ResultFailed, Latency: 150 * time.Millisecond, Slow: true, Err: errBoom}, got[1])
-	assert.Equal(t, policy.Outcome{Result: policy.ResultIgnored, Latency: 200 * time.Millisecond, Slow: true, Err: errIgnored}, got[2])
-	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded, Latency: 100 * time.Millisecond}, got[3],
+	assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded, Latency: 30 * time.Millisecond}, got[0])
+	assert.Equal(t, observe.Outcome{Result: observe.ResultFailed, Latency: 150 * time.Millisecond, Slow: true, Err: errBoom}, got[1])
+	assert.Equal(t, observe.Outcome{Result: observe.ResultIgnored, Latency: 200 * time.Millisecond, Slow: true, Err: errIgnored}, got[2])
+	assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded, Latency: 100 * time.Millisecond}, got[3],
 		"at the threshold is not slow")
-	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded}, got[4])
+	assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded}, got[4])
 	for i, ctx := range o.rec.Contexts() {
 		assert.Equal(t, fmt.Sprint("call", i), kindtest.MarkOf(ctx), "outcome %d has its call's context", i)
 	}
@@ -97,15 +99,15 @@ func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) 
 
 	got := o.rec.Outcomes()
 	require.Len(t, got, 4)
-	assert.Equal(t, policy.Outcome{Result: policy.ResultFailed, Err: errBoom}, got[0])
-	assert.Equal(t, policy.ResultRejected, got[1].Result)
+	assert.Equal(t, observe.Outcome{Result: observe.ResultFailed, Err: errBoom}, got[0])
+	assert.Equal(t, observe.ResultRejected, got[1].Result)
 	assert.ErrorIs(t, got[1].Err, cb.ErrOpen)
 	var oe *cb.OpenError
 	require.ErrorAs(t, got[1].Err, &oe)
 	assert.Equal(t, cb.Open, oe.State())
 	assert.Zero(t, got[1].Latency)
-	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded, Latency: time.Second}, got[2])
-	assert.Equal(t, policy.ResultRejected, got[3].Result)
+	assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded, Latency: time.Second}, got[2])
+	assert.Equal(t, observe.ResultRejected, got[3].Result)
 	require.ErrorAs(t, got[3].Err, &oe)
 	assert.Equal(t, cb.ForcedOpen, oe.State())
 	var marks []any
@@ -165,9 +167,9 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 
 	got := rec.Outcomes()
 	require.Len(t, got, 3)
-	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded, Latency: 300 * time.Millisecond}, got[0])
-	assert.Equal(t, policy.Outcome{Result: policy.ResultFailed, Latency: 2300 * time.Millisecond, Slow: true, Err: errBoom}, got[1])
-	assert.Equal(t, policy.ResultIgnored, got[2].Result)
+	assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded, Latency: 300 * time.Millisecond}, got[0])
+	assert.Equal(t, observe.Outcome{Result: observe.ResultFailed, Latency: 2300 * time.Millisecond, Slow: true, Err: errBoom}, got[1])
+	assert.Equal(t, observe.ResultIgnored, got[2].Result)
 	assert.ErrorIs(t, got[2].Err, async.ErrCanceled)
 	assert.Equal(t, 2300*time.Millisecond, got[2].Latency)
 	assert.True(t, got[2].Slow)
@@ -187,7 +189,7 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 	require.ErrorIs(t, err, cb.ErrOpen)
 	got = rec.Outcomes()
 	require.Len(t, got, 4)
-	assert.Equal(t, policy.ResultRejected, got[3].Result)
+	assert.Equal(t, observe.ResultRejected, got[3].Result)
 	assert.ErrorIs(t, got[3].Err, cb.ErrOpen)
 	assert.Equal(t, "refused", kindtest.MarkOf(rec.Contexts()[3]))
 	evs, ctxs := rec.Events(), rec.EventContexts()
@@ -214,8 +216,8 @@ func TestOB1_BreakerRecordsEveryAdmittedCallOnce(t *testing.T) {
 
 	got := o.rec.Outcomes()
 	require.Len(t, got, 2)
-	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded}, got[0])
-	assert.Equal(t, policy.Outcome{Result: policy.ResultFailed}, got[1], "a panic has no error")
+	assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded}, got[0])
+	assert.Equal(t, observe.Outcome{Result: observe.ResultFailed}, got[1], "a panic has no error")
 	assert.Equal(t, "late", kindtest.MarkOf(o.rec.Contexts()[0]))
 	assert.Equal(t, "panic", kindtest.MarkOf(o.rec.Contexts()[1]))
 	assert.Equal(t, 1, o.b.Snapshot().FailedCalls, "the breaker counts the panic as a failure too")
@@ -227,7 +229,7 @@ func TestOB1_BreakerRecordsEveryAdmittedCallOnce(t *testing.T) {
 	call := cb.DecorateFunc(b3, func(context.Context, int) (int, error) { return 0, errBoom })
 	require.Panics(t, func() { _, _ = call(kindtest.Marked("pred"), 0) })
 	got = obs.Of(cb.Layer, "svc3").Outcomes()
-	assert.Equal(t, []policy.Outcome{{Result: policy.ResultFailed, Err: errBoom}}, got)
+	assert.Equal(t, []observe.Outcome{{Result: observe.ResultFailed, Err: errBoom}}, got)
 }
 
 // OB-1: a call refused on arrival because its context was nil or done never asks the
@@ -308,19 +310,19 @@ func TestOB1_OpenErrorIsARejectionByTheCircuitBreaker(t *testing.T) {
 	_, _ = o.call(context.Background(), fail)
 	_, err := o.call(context.Background(), ok)
 	for _, e := range []error{err, fmt.Errorf("wrapped: %w", err), cb.ErrOpen} {
-		l, isRej := policy.RejectedBy(e)
-		assert.True(t, isRej, "%v", e)
-		assert.Equal(t, cb.Layer, l)
+		rej, isRej := errors.AsType[policy.Rejection](e)
+		require.True(t, isRej, "%v", e)
+		assert.Equal(t, cb.Layer, rej.RejectedBy())
 	}
-	_, isRej := policy.RejectedBy(errors.New("other"))
+	_, isRej := errors.AsType[policy.Rejection](errors.New("other"))
 	assert.False(t, isRej)
 }
 
 // untimedObserver gives every instance a recorder that wants no latencies
-// (policy.Untimed).
+// (see observe.Recorder).
 type untimedObserver struct{}
 
-func (untimedObserver) Instrument(policy.Layer, string) policy.Recorder { return untimedRecorder{} }
+func (untimedObserver) Instrument(policy.Layer, string) observe.Recorder { return untimedRecorder{} }
 
 type untimedRecorder struct{ kindtest.NopRecorder }
 
@@ -394,25 +396,25 @@ func TestOB1_UntimedRecorderGetsNoLatency(t *testing.T) {
 			_, err = call(context.Background(), 0)
 			require.NoError(t, err)
 			require.Len(t, rec.outcomes, 1)
-			assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded, Slow: threshold > 0}, rec.outcomes[0])
+			assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded, Slow: threshold > 0}, rec.outcomes[0])
 			assert.Equal(t, map[bool]int{false: 0, true: 1}[threshold > 0], b.Snapshot().SlowCalls)
 		})
 	}
 }
 
-type observerOf struct{ rec policy.Recorder }
+type observerOf struct{ rec observe.Recorder }
 
-func (o observerOf) Instrument(policy.Layer, string) policy.Recorder { return o.rec }
+func (o observerOf) Instrument(policy.Layer, string) observe.Recorder { return o.rec }
 
 // untimedCapture keeps the outcomes it is told; it wants no latencies. One goroutine.
 type untimedCapture struct {
 	kindtest.NopRecorder
-	outcomes []policy.Outcome
+	outcomes []observe.Outcome
 }
 
 func (*untimedCapture) Untimed() bool { return true }
 
-func (u *untimedCapture) Record(_ context.Context, o policy.Outcome) {
+func (u *untimedCapture) Record(_ context.Context, o observe.Outcome) {
 	u.outcomes = append(u.outcomes, o)
 }
 

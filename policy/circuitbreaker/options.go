@@ -8,6 +8,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -127,34 +128,34 @@ func (c Config) minimumCalls() int {
 func (c Config) validate() error {
 	switch {
 	case !inPercentRange(c.FailureRateThreshold):
-		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.failureRateThreshold", formatFloat(c.FailureRateThreshold),
+		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.failureRateThreshold", formatFloat(c.FailureRateThreshold),
 			"failureRateThreshold must be a percentage above 0 and at most 100")
 	case c.SlidingWindowType != CountBased && c.SlidingWindowType != TimeBased:
-		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slidingWindowType", c.SlidingWindowType,
+		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.slidingWindowType", c.SlidingWindowType,
 			"slidingWindowType must be COUNT_BASED or TIME_BASED")
 	case c.SlidingWindowSize < 1 || c.SlidingWindowSize > maxWindowSize:
-		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slidingWindowSize", strconv.Itoa(c.SlidingWindowSize),
+		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.slidingWindowSize", strconv.Itoa(c.SlidingWindowSize),
 			"slidingWindowSize must be at least 1 and at most %d", maxWindowSize)
 	case c.MinimumCalls < 1:
-		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.minimumCalls", strconv.Itoa(c.MinimumCalls),
+		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.minimumCalls", strconv.Itoa(c.MinimumCalls),
 			"minimumCalls must be at least 1")
 	case c.WaitInOpen < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "circuitBreaker.waitInOpen", c.WaitInOpen.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "circuitBreaker.waitInOpen", c.WaitInOpen.String(),
 			"waitInOpen must not be negative")
 	case c.PermittedInHalfOpen < 1:
-		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.permittedInHalfOpen", strconv.Itoa(c.PermittedInHalfOpen),
+		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.permittedInHalfOpen", strconv.Itoa(c.PermittedInHalfOpen),
 			"permittedInHalfOpen must be at least 1")
 	case c.MaxWaitInHalfOpen < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "circuitBreaker.maxWaitInHalfOpen", c.MaxWaitInHalfOpen.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "circuitBreaker.maxWaitInHalfOpen", c.MaxWaitInHalfOpen.String(),
 			"maxWaitInHalfOpen must not be negative")
 	case c.MaxWaitInHalfOpen == 0:
-		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.maxWaitInHalfOpen", c.MaxWaitInHalfOpen.String(),
+		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.maxWaitInHalfOpen", c.MaxWaitInHalfOpen.String(),
 			"maxWaitInHalfOpen must be positive (0 would give up on every trial call at once)")
 	case c.SlowCallThreshold < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "circuitBreaker.slowCallThreshold", c.SlowCallThreshold.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "circuitBreaker.slowCallThreshold", c.SlowCallThreshold.String(),
 			"slowCallThreshold must not be negative")
 	case !inPercentRange(c.SlowCallRateThreshold):
-		return policy.Errorf(policy.CodeOutOfRange, "circuitBreaker.slowCallRateThreshold", formatFloat(c.SlowCallRateThreshold),
+		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.slowCallRateThreshold", formatFloat(c.SlowCallRateThreshold),
 			"slowCallRateThreshold must be a percentage above 0 and at most 100")
 	}
 	return nil
@@ -218,7 +219,7 @@ func setWindowType(c *Config, v string) error {
 	case CountBased, TimeBased:
 		c.SlidingWindowType = t
 	default:
-		return &policy.ConfigError{Code: policy.CodeOutOfRange, Value: v,
+		return &policy.ConfigError{Code: r4c.OutOfRange, Value: v,
 			Reason: `not a sliding window type: use "COUNT_BASED" or "TIME_BASED"`}
 	}
 	return nil

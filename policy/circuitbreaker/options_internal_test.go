@@ -12,6 +12,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -66,7 +67,7 @@ func TestAttributes(t *testing.T) {
 		"slidingWindowSize", "slidingWindowType", "minimumCalls", "waitInOpen", "permittedInHalfOpen",
 		"maxWaitInHalfOpen", "slowCallThreshold", "slowCallRateThreshold", "enabled"},
 		settings{Config: defaultConfig()})
-	assert.Equal(t, "circuitBreaker", Layer.String())
+	assert.Equal(t, "circuitBreaker", string(Layer))
 }
 
 func TestConfigSet(t *testing.T) {
@@ -93,20 +94,20 @@ func TestConfigSet(t *testing.T) {
 func TestConfigSetSyntaxErrors(t *testing.T) {
 	s := defaults()
 	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
-		{Attr: "failureRateThreshold", Value: "half", Code: policy.CodeBadNumber},
-		{Attr: "failureRateThreshold", Value: "NaN", Code: policy.CodeBadNumber},
-		{Attr: "slidingWindowSize", Value: "1.5", Code: policy.CodeBadNumber},
-		{Attr: "slidingWindowType", Value: "SLIDING", Code: policy.CodeOutOfRange},
-		{Attr: "slidingWindowType", Value: "", Code: policy.CodeOutOfRange},
-		{Attr: "minimumCalls", Value: "ten", Code: policy.CodeBadNumber},
-		{Attr: "waitInOpen", Value: "10 parsecs", Code: policy.CodeBadDuration},
-		{Attr: "waitInOpen", Value: "10", Code: policy.CodeBadDuration},
-		{Attr: "permittedInHalfOpen", Value: "", Code: policy.CodeBadNumber},
-		{Attr: "maxWaitInHalfOpen", Value: "forever", Code: policy.CodeBadDuration},
-		{Attr: "slowCallThreshold", Value: "soon", Code: policy.CodeBadDuration},
-		{Attr: "slowCallRateThreshold", Value: "1e400", Code: policy.CodeOutOfRange},
-		{Attr: "enabled", Value: "yes", Code: policy.CodeBadBoolean},
-		{Attr: "failureRate", Value: "50", Code: policy.CodeUnknownKey},
+		{Attr: "failureRateThreshold", Value: "half", Code: r4c.BadNumber},
+		{Attr: "failureRateThreshold", Value: "NaN", Code: r4c.BadNumber},
+		{Attr: "slidingWindowSize", Value: "1.5", Code: r4c.BadNumber},
+		{Attr: "slidingWindowType", Value: "SLIDING", Code: r4c.OutOfRange},
+		{Attr: "slidingWindowType", Value: "", Code: r4c.OutOfRange},
+		{Attr: "minimumCalls", Value: "ten", Code: r4c.BadNumber},
+		{Attr: "waitInOpen", Value: "10 parsecs", Code: r4c.BadDuration},
+		{Attr: "waitInOpen", Value: "10", Code: r4c.BadDuration},
+		{Attr: "permittedInHalfOpen", Value: "", Code: r4c.BadNumber},
+		{Attr: "maxWaitInHalfOpen", Value: "forever", Code: r4c.BadDuration},
+		{Attr: "slowCallThreshold", Value: "soon", Code: r4c.BadDuration},
+		{Attr: "slowCallRateThreshold", Value: "1e400", Code: r4c.OutOfRange},
+		{Attr: "enabled", Value: "yes", Code: r4c.BadBoolean},
+		{Attr: "failureRate", Value: "50", Code: r4c.UnknownKey},
 	})
 }
 
@@ -116,22 +117,22 @@ func TestValidationCodes(t *testing.T) {
 		attr, value, code string
 		opt               Option
 	}{
-		{"failureRateThreshold", "0", policy.CodeOutOfRange, FailureRateThreshold(0)},
-		{"failureRateThreshold", "-5", policy.CodeOutOfRange, FailureRateThreshold(-5)},
-		{"failureRateThreshold", "100.1", policy.CodeOutOfRange, FailureRateThreshold(100.1)},
-		{"slidingWindowSize", "0", policy.CodeOutOfRange, SlidingWindowSize(0)},
-		{"slidingWindowSize", "1000001", policy.CodeOutOfRange, SlidingWindowSize(MaxWindowSize + 1)},
-		{"slidingWindowType", "", policy.CodeOutOfRange, SlidingWindowType("SESSION_BASED")},
-		{"minimumCalls", "0", policy.CodeOutOfRange, MinimumCalls(0)},
-		{"waitInOpen", "-1s", policy.CodeNegativeDuration, WaitInOpen(-time.Second)},
-		{"permittedInHalfOpen", "0", policy.CodeOutOfRange, PermittedInHalfOpen(0)},
+		{"failureRateThreshold", "0", r4c.OutOfRange, FailureRateThreshold(0)},
+		{"failureRateThreshold", "-5", r4c.OutOfRange, FailureRateThreshold(-5)},
+		{"failureRateThreshold", "100.1", r4c.OutOfRange, FailureRateThreshold(100.1)},
+		{"slidingWindowSize", "0", r4c.OutOfRange, SlidingWindowSize(0)},
+		{"slidingWindowSize", "1000001", r4c.OutOfRange, SlidingWindowSize(MaxWindowSize + 1)},
+		{"slidingWindowType", "", r4c.OutOfRange, SlidingWindowType("SESSION_BASED")},
+		{"minimumCalls", "0", r4c.OutOfRange, MinimumCalls(0)},
+		{"waitInOpen", "-1s", r4c.NegativeDuration, WaitInOpen(-time.Second)},
+		{"permittedInHalfOpen", "0", r4c.OutOfRange, PermittedInHalfOpen(0)},
 		// A bound on half-open that 0 would make "for ever" in Resilience4j: here it must
 		// be positive, so that no configuration leaves the breaker half-open for good.
-		{"maxWaitInHalfOpen", "-1s", policy.CodeNegativeDuration, MaxWaitInHalfOpen(-time.Second)},
-		{"maxWaitInHalfOpen", "0s", policy.CodeOutOfRange, MaxWaitInHalfOpen(0)},
-		{"slowCallThreshold", "-1ms", policy.CodeNegativeDuration, SlowCallThreshold(-time.Millisecond)},
-		{"slowCallRateThreshold", "0", policy.CodeOutOfRange, SlowCallRateThreshold(0)},
-		{"slowCallRateThreshold", "101", policy.CodeOutOfRange, SlowCallRateThreshold(101)},
+		{"maxWaitInHalfOpen", "-1s", r4c.NegativeDuration, MaxWaitInHalfOpen(-time.Second)},
+		{"maxWaitInHalfOpen", "0s", r4c.OutOfRange, MaxWaitInHalfOpen(0)},
+		{"slowCallThreshold", "-1ms", r4c.NegativeDuration, SlowCallThreshold(-time.Millisecond)},
+		{"slowCallRateThreshold", "0", r4c.OutOfRange, SlowCallRateThreshold(0)},
+		{"slowCallRateThreshold", "101", r4c.OutOfRange, SlowCallRateThreshold(101)},
 	} {
 		t.Run(tc.attr+"="+tc.value, func(t *testing.T) {
 			check := func(err error) {

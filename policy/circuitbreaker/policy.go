@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -22,11 +23,11 @@ import (
 // and rejected calls allocate nothing, with or without a recorder.
 //
 // With a recorder (a registry's observer), each call asked of b is recorded once, with
-// its context: a refused call as policy.ResultRejected (Err the rejection) when it is
-// refused; an admitted one when the function returns, as policy.ResultSucceeded,
+// its context: a refused call as observe.ResultRejected (Err the rejection) when it is
+// refused; an admitted one when the function returns, as observe.ResultSucceeded,
 // ResultFailed or ResultIgnored, as b counts it (a panic: ResultFailed with a nil Err),
 // with Latency, the call's duration on b's clock (0 for a recorder that wants no
-// latencies, policy.Untimed), and Slow, whether it was above the SlowCallThreshold in
+// latencies, recording.Untimed), and Slow, whether it was above the SlowCallThreshold in
 // force when it was admitted (false without one). It is recorded whatever state the
 // breaker is in when the call ends, even when the breaker no longer counts it. The
 // transitions a call makes and its rejection event are published with its context.
@@ -48,30 +49,30 @@ import (
 // when it comes, is not recorded. No goroutine is started. A function that returns a nil
 // future is a failed call: its outcome is async.ErrNilFuture (a failure unless IgnoreOn
 // lists it), and the call returns a future failed with it. With a recorder, a future that
-// ends with async.ErrCanceled is recorded as policy.ResultIgnored. The failed futures of
+// ends with async.ErrCanceled is recorded as observe.ResultIgnored. The failed futures of
 // rejections are created once, when the function is decorated, and shared by the calls
 // they reject (a completed future never changes): rejecting allocates nothing, with or
 // without a recorder. Admitted calls allocate their completion callback.
 func NewPolicy[T any](b *Breaker) policy.Policy[T] {
-	return policy.Of(Layer, b, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, b, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
 }
 
-// Decorate returns next, a policy.Func or a policy.AsyncFunc of argument A and result T,
+// Decorate returns next, a decorate.Func or a decorate.AsyncFunc of argument A and result T,
 // guarded by b, as NewPolicy's Decorate and DecorateAsync guard functions without
 // argument: it is the breaker's layer as package resilience composes it, for functions
-// of any arity, e.g. Decorate[policy.Func[A, T], A, T](b, next). Use NewPolicy, or wrap
+// of any arity, e.g. Decorate[decorate.Func[A, T], A, T](b, next). Use NewPolicy, or wrap
 // the function with package resilience.
-func Decorate[F policy.Func[A, T] | policy.AsyncFunc[A, T], A, T any](b *Breaker, next F) F {
-	if f, ok := any(next).(policy.Func[A, T]); ok {
+func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](b *Breaker, next F) F {
+	if f, ok := any(next).(decorate.Func[A, T]); ok {
 		return any(decorateFunc(b, f)).(F)
 	}
-	return any(decorateAsyncFunc(b, any(next).(policy.AsyncFunc[A, T]))).(F)
+	return any(decorateAsyncFunc(b, any(next).(decorate.AsyncFunc[A, T]))).(F)
 }
 
-func decorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T] {
+func decorateFunc[A, T any](b *Breaker, next decorate.Func[A, T]) decorate.Func[A, T] {
 	pred := kind.For[T](b.recordIf)
 	return func(ctx context.Context, a A) (T, error) {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -106,12 +107,12 @@ func decorateFunc[A, T any](b *Breaker, next policy.Func[A, T]) policy.Func[A, T
 	}
 }
 
-func decorateAsyncFunc[A, T any](b *Breaker, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func decorateAsyncFunc[A, T any](b *Breaker, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	open, forcedOpen, halfOpen :=
 		async.Failed[T](b.rej.open), async.Failed[T](b.rej.forcedOpen), async.Failed[T](b.rej.halfOpen)
 	pred := kind.For[T](b.recordIf)
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
 		p, rej := b.acquire(ctx)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
@@ -23,7 +24,7 @@ type asyncFixture struct {
 	*fixture
 	calls    int
 	complete []func(string, error)
-	acall    policy.AsyncFunc[struct{}, string]
+	acall    decorate.AsyncFunc[struct{}, string]
 }
 
 func newAsyncFixture(t *testing.T, opts ...cb.Option) *asyncFixture {
@@ -359,10 +360,10 @@ func TestTransitionEventsOrderedUnderContention(t *testing.T) {
 func TestDecorateGuardsBothShapes(t *testing.T) {
 	b, err := cb.New(cb.WithClock(clock.NewManual()), cb.SlidingWindowSize(2), cb.MinimumCalls(2))
 	require.NoError(t, err)
-	call := cb.Decorate[policy.Func[string, int], string, int](b, func(_ context.Context, s string) (int, error) {
+	call := cb.Decorate[decorate.Func[string, int], string, int](b, func(_ context.Context, s string) (int, error) {
 		return len(s), errBoom
 	})
-	acall := cb.Decorate[policy.AsyncFunc[string, int], string, int](b, func(_ context.Context, s string) *async.Future[int] {
+	acall := cb.Decorate[decorate.AsyncFunc[string, int], string, int](b, func(_ context.Context, s string) *async.Future[int] {
 		return async.Failed[int](errBoom)
 	})
 	n, err := call(context.Background(), "abc")

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -32,7 +33,7 @@ import (
 // The sliding window's type cannot change on a running breaker: the outcomes of a
 // count-based window have no time, and those of a time-based one no order, so the window
 // could only start again empty. A c whose SlidingWindowType differs from the configuration
-// in force returns a *policy.ConfigError with code R4C-REG-012 (policy.CodeNotLive) and
+// in force returns a *policy.ConfigError with code R4C-REG-012 (r4c.NotLive) and
 // key circuitBreaker.slidingWindowType, and changes nothing; build a new breaker instead.
 // RecordIf's predicate is not part of Config: reconfigure keeps it.
 //
@@ -109,7 +110,7 @@ func changes(old, c Config) ([]string, error) {
 		return nil, err
 	}
 	if c.SlidingWindowType != old.SlidingWindowType {
-		return nil, policy.Errorf(policy.CodeNotLive, "circuitBreaker.slidingWindowType", c.SlidingWindowType,
+		return nil, r4c.Errorf(r4c.NotLive, "circuitBreaker.slidingWindowType", c.SlidingWindowType,
 			"slidingWindowType cannot change on a running circuit breaker (it is %v): its window's outcomes "+
 				"cannot be carried over; build a new breaker", old.SlidingWindowType)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
@@ -344,19 +345,19 @@ func TestReconfigure_RC2_InvalidChangesNothing(t *testing.T) {
 		code string
 		key  string
 	}{
-		{func(c *cb.Config) { c.FailureRateThreshold = 0 }, policy.CodeOutOfRange, "circuitBreaker.failureRateThreshold"},
-		{func(c *cb.Config) { c.SlowCallRateThreshold = 101 }, policy.CodeOutOfRange, "circuitBreaker.slowCallRateThreshold"},
-		{func(c *cb.Config) { c.SlidingWindowSize = cb.MaxWindowSize + 1 }, policy.CodeOutOfRange, "circuitBreaker.slidingWindowSize"},
-		{func(c *cb.Config) { c.SlidingWindowType = "SESSION_BASED" }, policy.CodeOutOfRange, "circuitBreaker.slidingWindowType"},
-		{func(c *cb.Config) { c.MinimumCalls = 0 }, policy.CodeOutOfRange, "circuitBreaker.minimumCalls"},
-		{func(c *cb.Config) { c.WaitInOpen = -1 }, policy.CodeNegativeDuration, "circuitBreaker.waitInOpen"},
-		{func(c *cb.Config) { c.PermittedInHalfOpen = 0 }, policy.CodeOutOfRange, "circuitBreaker.permittedInHalfOpen"},
-		{func(c *cb.Config) { c.MaxWaitInHalfOpen = 0 }, policy.CodeOutOfRange, "circuitBreaker.maxWaitInHalfOpen"},
-		{func(c *cb.Config) { c.SlowCallThreshold = -time.Second }, policy.CodeNegativeDuration, "circuitBreaker.slowCallThreshold"},
+		{func(c *cb.Config) { c.FailureRateThreshold = 0 }, r4c.OutOfRange, "circuitBreaker.failureRateThreshold"},
+		{func(c *cb.Config) { c.SlowCallRateThreshold = 101 }, r4c.OutOfRange, "circuitBreaker.slowCallRateThreshold"},
+		{func(c *cb.Config) { c.SlidingWindowSize = cb.MaxWindowSize + 1 }, r4c.OutOfRange, "circuitBreaker.slidingWindowSize"},
+		{func(c *cb.Config) { c.SlidingWindowType = "SESSION_BASED" }, r4c.OutOfRange, "circuitBreaker.slidingWindowType"},
+		{func(c *cb.Config) { c.MinimumCalls = 0 }, r4c.OutOfRange, "circuitBreaker.minimumCalls"},
+		{func(c *cb.Config) { c.WaitInOpen = -1 }, r4c.NegativeDuration, "circuitBreaker.waitInOpen"},
+		{func(c *cb.Config) { c.PermittedInHalfOpen = 0 }, r4c.OutOfRange, "circuitBreaker.permittedInHalfOpen"},
+		{func(c *cb.Config) { c.MaxWaitInHalfOpen = 0 }, r4c.OutOfRange, "circuitBreaker.maxWaitInHalfOpen"},
+		{func(c *cb.Config) { c.SlowCallThreshold = -time.Second }, r4c.NegativeDuration, "circuitBreaker.slowCallThreshold"},
 		// Invalid and a change of window type: the invalid value is reported, as New would.
-		{func(c *cb.Config) { c.MinimumCalls, c.SlidingWindowType = 0, cb.TimeBased }, policy.CodeOutOfRange, "circuitBreaker.minimumCalls"},
+		{func(c *cb.Config) { c.MinimumCalls, c.SlidingWindowType = 0, cb.TimeBased }, r4c.OutOfRange, "circuitBreaker.minimumCalls"},
 		// Valid but for one value: the valid ones are not applied either.
-		{func(c *cb.Config) { c.WaitInOpen, c.Disabled, c.MinimumCalls = time.Hour, true, -1 }, policy.CodeOutOfRange, "circuitBreaker.minimumCalls"},
+		{func(c *cb.Config) { c.WaitInOpen, c.Disabled, c.MinimumCalls = time.Hour, true, -1 }, r4c.OutOfRange, "circuitBreaker.minimumCalls"},
 	} {
 		c := before
 		tc.edit(&c)
@@ -387,7 +388,7 @@ func TestReconfigure_RC2_WindowTypeIsNotLive(t *testing.T) {
 	err := f.b.Reconfigure(c)
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, policy.CodeNotLive, ce.Code)
+	assert.Equal(t, r4c.NotLive, ce.Code)
 	assert.Equal(t, "R4C-REG-012", ce.Code)
 	assert.Equal(t, "circuitBreaker.slidingWindowType", ce.Key)
 	assert.Equal(t, "TIME_BASED", ce.Value)
@@ -401,7 +402,7 @@ func TestReconfigure_RC2_WindowTypeIsNotLive(t *testing.T) {
 	g := newFixture(t, cb.SlidingWindowType(cb.TimeBased))
 	c = g.b.Config()
 	c.SlidingWindowType = cb.CountBased
-	assert.Equal(t, policy.CodeNotLive, policy.CodeOf(g.b.Reconfigure(c)))
+	assert.Equal(t, r4c.NotLive, r4c.CodeOf(g.b.Reconfigure(c)))
 	assert.Equal(t, cb.TimeBased, g.b.Config().SlidingWindowType)
 }
 

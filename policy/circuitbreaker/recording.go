@@ -4,11 +4,11 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decimal"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // classify returns the outcome of a call that ended with (v, err) (without its slow
@@ -134,7 +134,7 @@ func (b *Breaker) recordLocked(ctx context.Context, p permit, now int64, timed b
 		b.win.record(now, o) // a count-based window does not read now
 		if b.win.total.calls >= r.minCalls && r.exceeded(b.win.total) {
 			if !timed {
-				now = int64(clock.Mono()) // the system clock, which takes no lock
+				now = int64(sysclock.Now()) // the system clock, which takes no lock
 			}
 			tr = b.transitionLocked(stOpen, now)
 		} else {
@@ -162,7 +162,7 @@ func (b *Breaker) recordLocked(ctx context.Context, p permit, now int64, timed b
 // and p.start are read only under timed rules or for a half-open trial; otherwise the
 // call is neither measured nor slow.
 func (b *Breaker) observe(ctx context.Context, p permit, now int64, o outcome, ignored bool, err error) {
-	out := policy.Outcome{Result: policy.ResultSucceeded, Err: err}
+	out := observe.Outcome{Result: observe.ResultSucceeded, Err: err}
 	if p.r.timed || !p.closed() {
 		lat := sat.Left(time.Duration(now), time.Duration(p.start))
 		out.Slow = p.r.slowThreshold > 0 && lat > time.Duration(p.r.slowThreshold)
@@ -172,9 +172,9 @@ func (b *Breaker) observe(ctx context.Context, p permit, now int64, o outcome, i
 	}
 	switch {
 	case ignored:
-		out.Result = policy.ResultIgnored
+		out.Result = observe.ResultIgnored
 	case o&failedBit != 0:
-		out.Result = policy.ResultFailed
+		out.Result = observe.ResultFailed
 	}
 	b.events.Rec.Record(ctx, out)
 }

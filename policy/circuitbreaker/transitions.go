@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -100,7 +101,7 @@ func (b *Breaker) decideLocked(r *rules, now int64) transition {
 func (b *Breaker) TransitionTo(to string) error {
 	st, ok := stateNamed(to)
 	if !ok {
-		return policy.Errorf(policy.CodeOutOfRange, "state", to,
+		return r4c.Errorf(r4c.OutOfRange, "state", to,
 			"not a circuit breaker state: use Closed, Open, HalfOpen, Disabled or ForcedOpen")
 	}
 	b.setState(st)

@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 )
 
 // pendingCall returns an async function whose one future the test completes, and
 // reports whether that future's work was canceled.
-func pendingCall() (policy.AsyncFunc[string, string], func(string, error), *bool) {
+func pendingCall() (decorate.AsyncFunc[string, string], func(string, error), *bool) {
 	canceled := new(bool)
 	fut, complete := async.NewCancelablePromise[string](func() bool { *canceled = true; return true })
 	return func(context.Context, string) *async.Future[string] { return fut }, complete, canceled

@@ -15,7 +15,7 @@
 // A handled error is replaced by whatever the fallback function returns, value and
 // error, and an EventApplied event carrying the original error is published; a
 // recorder (Observe) gets it with the context of the call. A fallback records no outcome
-// of its own (see policy.Outcome): its EventApplied event says when it replaced an
+// of its own (see observe.Outcome): its EventApplied event says when it replaced an
 // error. A successful call is returned as it is: it publishes nothing and allocates
 // nothing.
 //
@@ -33,6 +33,7 @@ import (
 	"reflect"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -61,11 +62,11 @@ func New[T any](fn func(ctx context.Context, err error) (T, error), opts ...Opti
 // build builds a fallback from resolved settings; see New for the errors.
 func build[T any](fn func(ctx context.Context, err error) (T, error), s settings) (*Fallback[T], error) {
 	if fn == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, string(Layer), "",
+		return nil, r4c.Errorf(r4c.BadSpec, string(Layer), "",
 			"the fallback function is nil: give a func(context.Context, error) (%v, error)", reflect.TypeFor[T]())
 	}
 	if t := s.handleIf.ResultType(); t != nil && t != reflect.TypeFor[T]() {
-		return nil, policy.Errorf(policy.CodeBadSpec, string(Layer), "",
+		return nil, r4c.Errorf(r4c.BadSpec, string(Layer), "",
 			"HandleIf's predicate takes %v but the fallback returns %v", t, reflect.TypeFor[T]())
 	}
 	kind.Own(&s.HandleOn, &s.IgnoreOn)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 )
@@ -46,7 +48,7 @@ func (e *events) get() []policy.Event {
 // cached is the fallback of the tests: it reports the error it replaced.
 func cached(_ context.Context, err error) (string, error) { return "cached (" + err.Error() + ")", nil }
 
-func failWith(err error) policy.Func[string, string] {
+func failWith(err error) decorate.Func[string, string] {
 	return func(_ context.Context, q string) (string, error) {
 		if err != nil {
 			return "partial " + q, err
@@ -78,13 +80,13 @@ func TestNilFunction(t *testing.T) {
 	require.Nil(t, f)
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, policy.CodeBadSpec, ce.Code)
-	assert.Equal(t, "R4C-REG-010", policy.CodeOf(err))
+	assert.Equal(t, r4c.BadSpec, ce.Code)
+	assert.Equal(t, "R4C-REG-010", r4c.CodeOf(err))
 	assert.Contains(t, err.Error(), "R4C-REG-010")
 	assert.Contains(t, err.Error(), "int")
 
 	_, err = fallback.New[string](nil, fallback.HandleOn(errBoom), fallback.Name("n"))
-	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "whatever the options")
+	assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "whatever the options")
 }
 
 func TestHandledErrorIsReplaced(t *testing.T) {

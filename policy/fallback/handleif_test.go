@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 )
 
@@ -35,7 +36,7 @@ func newStatusFallback(t *testing.T, opts ...fallback.Option) (*fallback.Fallbac
 	return f, sf
 }
 
-func returns(status int, err error) policy.Func[struct{}, int] {
+func returns(status int, err error) decorate.Func[struct{}, int] {
 	return func(context.Context, struct{}) (int, error) { return status, err }
 }
 
@@ -75,7 +76,7 @@ func TestHandleIfForAnotherTypeIsRefused(t *testing.T) {
 	f, err := fallback.New(func(context.Context, error) (int, error) { return 0, nil },
 		fallback.HandleIf(func(string, error) bool { return true }))
 	require.Nil(t, f)
-	assert.Equal(t, "R4C-REG-010", policy.CodeOf(err))
+	assert.Equal(t, "R4C-REG-010", r4c.CodeOf(err))
 	assert.Contains(t, err.Error(), "string")
 	assert.Contains(t, err.Error(), "int")
 

@@ -6,6 +6,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the fallback's layer, outermost in every order, and the segment of its configuration keys
@@ -126,7 +127,7 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
 
-// Observe sets the observer asked for the instance's policy.Recorder, which is told each
+// Observe sets the observer asked for the instance's observe.Recorder, which is told each
 // event with the call's context; a fallback records no outcome of its own (see
-// policy.Outcome). A registry's observer replaces it. Default none.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+// observe.Outcome). A registry's observer replaces it. Default none.
+func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -17,7 +18,7 @@ func TestDescriptor(t *testing.T) {
 
 func TestBuildNilFunction(t *testing.T) {
 	_, err := build[string](nil, defaults())
-	assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err))
+	assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err))
 }
 
 func TestConfigSet(t *testing.T) {
@@ -29,14 +30,14 @@ func TestConfigSet(t *testing.T) {
 	assert.False(t, s.Disabled)
 
 	err := table.Set(&s, "enabled", "maybe")
-	assert.Equal(t, policy.CodeBadBoolean, policy.CodeOf(err))
+	assert.Equal(t, r4c.BadBoolean, r4c.CodeOf(err))
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, "fallback.enabled", ce.Key)
 	assert.False(t, s.Disabled, "a bad value changes nothing")
-	assert.Equal(t, policy.CodeBadBoolean, policy.CodeOf(descriptor.Check("enabled", "maybe")))
+	assert.Equal(t, r4c.BadBoolean, r4c.CodeOf(descriptor.Check("enabled", "maybe")))
 
 	err = table.Set(&s, "handleOn", "x")
-	assert.Equal(t, policy.CodeUnknownKey, policy.CodeOf(err))
+	assert.Equal(t, r4c.UnknownKey, r4c.CodeOf(err))
 	assert.NoError(t, s.Config.Validate())
 }

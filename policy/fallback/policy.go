@@ -4,12 +4,14 @@ import (
 	"context"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/promise"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // NewPolicy returns f as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
-	return policy.Of(Layer, f, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, f, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next with f's fallback: a call that fails with an error f handles
@@ -20,12 +22,12 @@ func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
 // arrives runs neither next nor the fallback function and publishes nothing: the call
 // returns ctx's error (policy.ErrNilContext for a nil ctx) as is. A disabled fallback
 // lets every call through to next, but for a nil or done ctx, whose error it returns as is.
-func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](f *Fallback[T], next decorate.Func[A, T]) decorate.Func[A, T] {
 	if f.cfg.Disabled {
-		return policy.Guard(next)
+		return decorate.Guard(next)
 	}
 	return func(ctx context.Context, a A) (T, error) {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -55,12 +57,12 @@ func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[
 // A future that is already complete when next returns it, with a success or an error f
 // does not handle, is returned as it is, with no allocation. A disabled fallback lets every
 // call through to next, but for a nil or done ctx, whose error it returns as is.
-func DecorateAsyncFunc[A, T any](f *Fallback[T], next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](f *Fallback[T], next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if f.cfg.Disabled {
-		return policy.GuardAsync(next)
+		return decorate.GuardAsync(next)
 	}
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
 		inner := next(ctx, a)
@@ -75,7 +77,7 @@ func DecorateAsyncFunc[A, T any](f *Fallback[T], next policy.AsyncFunc[A, T]) po
 			complete(f.apply(ctx, err))
 			return out
 		}
-		out, p := async.NewClaimablePromise[T](inner.Cancel)
+		out, p := promise.New[T](inner.Cancel)
 		inner.OnComplete(func(v T, err error) {
 			if (err == nil && f.pred == nil) || !f.handles(v, err) {
 				p.Complete(v, err)

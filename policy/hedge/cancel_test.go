@@ -10,6 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -263,7 +264,7 @@ func TestHG7_LoserStillStartingIsCanceledFutureFirst(t *testing.T) {
 		f, _ := async.NewPromise[string]()
 		return f
 	}
-	call := hedge.DecorateAsyncFunc(h, circuitbreaker.Decorate[policy.AsyncFunc[struct{}, string], struct{}, string](b, dep))
+	call := hedge.DecorateAsyncFunc(h, circuitbreaker.Decorate[decorate.AsyncFunc[struct{}, string], struct{}, string](b, dep))
 	fut := call(context.Background(), struct{}{})
 	clk.Advance(10 * time.Millisecond)
 	v, done, err := fut.Result()

@@ -9,8 +9,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // AS-7: an attempt whose result arrives while Cancel is under way (Cancel has completed
@@ -36,8 +36,8 @@ func TestAS7_HedgeResultRacingCancelIsNotRecorded(t *testing.T) {
 
 			_, err := result(t, f)
 			require.ErrorIs(t, err, async.ErrCanceled)
-			assert.Equal(t, []policy.Outcome{
-				{Result: policy.ResultFailed, Attempts: 2, Latency: 1100 * time.Millisecond, Err: async.ErrCanceled},
+			assert.Equal(t, []observe.Outcome{
+				{Result: observe.ResultFailed, Attempts: 2, Latency: 1100 * time.Millisecond, Err: async.ErrCanceled},
 			}, rec.Outcomes())
 			assert.Equal(t, []string{"Hedged#2@call"}, evKinds(rec), "no end but the cancellation")
 			_, err = result(t, d.fut(1))

@@ -79,7 +79,7 @@
 // call's in order; a recorder (Observe) gets them with the context of the call.
 //
 // A recorder is told each call's outcome once, with the call's context, when the call
-// ends: policy.ResultSucceeded when an attempt succeeded, else policy.ResultFailed with
+// ends: observe.ResultSucceeded when an attempt succeeded, else observe.ResultFailed with
 // Err the error the call fails with (the context's error, async.ErrCanceled for a call
 // ended by Cancel on its future, ErrPanicked); Attempts is the attempts started, Latency
 // the time from the call's arrival to its end on the hedge's clock. A call refused on
@@ -100,6 +100,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Hedge is a hedging policy. Build it with New and decorate calls that return a future
@@ -160,12 +161,12 @@ func (h *Hedge) publish(ctx context.Context, k policy.EventKind, attempt int, wa
 // ctx, which arrived at clock time begin, started attempts attempts and ends now with err:
 // ResultSucceeded for a nil err, else ResultFailed.
 func (h *Hedge) record(ctx context.Context, attempts int, begin time.Duration, err error) {
-	o := policy.Outcome{Result: policy.ResultSucceeded, Attempts: attempts, Err: err}
+	o := observe.Outcome{Result: observe.ResultSucceeded, Attempts: attempts, Err: err}
 	if h.events.Timed {
 		o.Latency = sat.Left(h.clk.Now(), begin)
 	}
 	if err != nil {
-		o.Result = policy.ResultFailed
+		o.Result = observe.ResultFailed
 	}
 	h.events.Rec.Record(ctx, o)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -33,7 +34,7 @@ type stack struct {
 	cb   *circuitbreaker.Breaker
 	bh   *bulkhead.Bulkhead
 	d    *dep
-	call policy.AsyncFunc[string, string]
+	call decorate.AsyncFunc[string, string]
 }
 
 func newStack(t *testing.T, steps []step, opts ...hedge.Option) *stack {
@@ -44,7 +45,7 @@ func newStack(t *testing.T, steps []step, opts ...hedge.Option) *stack {
 	bh, err := bulkhead.New(bulkhead.MaxConcurrent(2), bulkhead.WithClock(clk), bulkhead.WithInstanceID("dep"))
 	require.NoError(t, err)
 	d := newDep(clk, steps...)
-	call := hedge.DecorateAsyncFunc(h, circuitbreaker.Decorate[policy.AsyncFunc[string, string], string, string](cb, bulkhead.DecorateAsyncFunc(bh, d.call)))
+	call := hedge.DecorateAsyncFunc(h, circuitbreaker.Decorate[decorate.AsyncFunc[string, string], string, string](cb, bulkhead.DecorateAsyncFunc(bh, d.call)))
 	return &stack{h: h, clk: clk, rec: rec, cb: cb, bh: bh, d: d, call: call}
 }
 

@@ -2,7 +2,7 @@ package hedge
 
 import (
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // The names of a hedge's instruments, which the descriptor declares.
@@ -27,7 +27,7 @@ var metrics = &kind.Metrics{
 			}},
 	},
 	Outcomes: &kind.Outcomes{Calls: metricCalls, Attr: "outcome", Attempts: metricAttempts, Classes: []kind.Class{
-		{Value: policy.ResultSucceeded.String(), Result: policy.ResultSucceeded},
-		{Value: policy.ResultFailed.String(), Result: policy.ResultFailed},
+		{Value: observe.ResultSucceeded.String(), Result: observe.ResultSucceeded},
+		{Value: observe.ResultFailed.String(), Result: observe.ResultFailed},
 	}},
 }

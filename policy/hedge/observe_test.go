@@ -12,8 +12,8 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/hedge"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // observedHedge builds a hedge on a manual clock with id "Svc.Call", observed; it returns
@@ -48,9 +48,9 @@ func TestOB1_HedgeRecordsCallsSettledAtOnce(t *testing.T) {
 	require.NoError(t, err)
 	_, err = result(t, hedge.DecorateAsyncFunc(h, newDep(clk, failsNow(errOther)).call)(kindtest.Marked("failed"), ""))
 	require.ErrorIs(t, err, errOther)
-	assert.Equal(t, []policy.Outcome{
-		{Result: policy.ResultSucceeded, Attempts: 1},
-		{Result: policy.ResultFailed, Attempts: 1, Err: errOther},
+	assert.Equal(t, []observe.Outcome{
+		{Result: observe.ResultSucceeded, Attempts: 1},
+		{Result: observe.ResultFailed, Attempts: 1, Err: errOther},
 	}, rec.Outcomes())
 	assert.Equal(t, []any{"ok", "failed"}, kindtest.Markers(rec.Contexts()))
 	assert.Empty(t, rec.Events())
@@ -76,9 +76,9 @@ func TestOB1_HedgeRecordsHedgedCalls(t *testing.T) {
 	_, err = result(t, f)
 	require.ErrorIs(t, err, errHedge)
 
-	assert.Equal(t, []policy.Outcome{
-		{Result: policy.ResultSucceeded, Attempts: 2, Latency: 1100 * time.Millisecond},
-		{Result: policy.ResultFailed, Attempts: 3, Latency: 600 * time.Millisecond, Err: errHedge},
+	assert.Equal(t, []observe.Outcome{
+		{Result: observe.ResultSucceeded, Attempts: 2, Latency: 1100 * time.Millisecond},
+		{Result: observe.ResultFailed, Attempts: 3, Latency: 600 * time.Millisecond, Err: errHedge},
 	}, rec.Outcomes())
 	assert.Equal(t, []any{"won", "failed"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{
@@ -111,10 +111,10 @@ func TestOB1_HedgeRecordsSkipsCancelAndContextEnd(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 
 	got := rec.Outcomes()
-	assert.Equal(t, []policy.Outcome{
-		{Result: policy.ResultSucceeded, Attempts: 1, Latency: 2 * time.Second},
-		{Result: policy.ResultFailed, Attempts: 1, Latency: 300 * time.Millisecond, Err: async.ErrCanceled},
-		{Result: policy.ResultFailed, Attempts: 1, Latency: 400 * time.Millisecond, Err: context.Canceled},
+	assert.Equal(t, []observe.Outcome{
+		{Result: observe.ResultSucceeded, Attempts: 1, Latency: 2 * time.Second},
+		{Result: observe.ResultFailed, Attempts: 1, Latency: 300 * time.Millisecond, Err: async.ErrCanceled},
+		{Result: observe.ResultFailed, Attempts: 1, Latency: 400 * time.Millisecond, Err: context.Canceled},
 	}, got)
 	assert.Equal(t, []any{"skipped", "canceled", "context"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{"HedgeSkipped#2@skipped"}, evKinds(rec))

@@ -7,7 +7,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the hedge's layer, in the retry's place in the default order; a composition has one or the other, and the segment of its configuration keys
@@ -91,19 +93,19 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	switch {
 	case c.Delay < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "hedge.delay", c.Delay.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "hedge.delay", c.Delay.String(),
 			"delay must not be negative (0 starts the hedges at once)")
 	case c.MaxAttempts < minAttempts || c.MaxAttempts > maxAttempts:
-		return policy.Errorf(policy.CodeBadAttempts, "hedge.maxAttempts", strconv.Itoa(c.MaxAttempts),
+		return r4c.Errorf(r4c.BadAttempts, "hedge.maxAttempts", strconv.Itoa(c.MaxAttempts),
 			"maxAttempts must be between %d and %d (it counts the first attempt)", minAttempts, maxAttempts)
 	case !(c.BudgetPercent >= 0 && c.BudgetPercent <= 100):
-		return policy.Errorf(policy.CodeOutOfRange, "hedge.budgetPercent", formatFloat(c.BudgetPercent),
+		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetPercent", formatFloat(c.BudgetPercent),
 			"budgetPercent must be between 0 and 100")
 	case c.BudgetWindow <= 0:
-		return policy.Errorf(policy.CodeOutOfRange, "hedge.budgetWindow", c.BudgetWindow.String(),
+		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetWindow", c.BudgetWindow.String(),
 			"budgetWindow must be more than 0")
 	case !(c.BudgetMinPerSecond >= 0) || math.IsInf(c.BudgetMinPerSecond, 1):
-		return policy.Errorf(policy.CodeOutOfRange, "hedge.budgetMinPerSecond", formatFloat(c.BudgetMinPerSecond),
+		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetMinPerSecond", formatFloat(c.BudgetMinPerSecond),
 			"budgetMinPerSecond must be a finite number of at least 0")
 	}
 	return nil
@@ -242,7 +244,7 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // events. Default none: nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
 
-// Observe sets the observer asked for the instance's policy.Recorder, which is told each
-// call's outcome (see policy.Outcome) and each event with the call's context. A
+// Observe sets the observer asked for the instance's observe.Recorder, which is told each
+// call's outcome (see observe.Outcome) and each event with the call's context. A
 // registry's observer replaces it. Default none.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

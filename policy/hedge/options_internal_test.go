@@ -10,7 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // SPEC HG-16, RG-4: the descriptor and its attributes.
@@ -43,32 +43,32 @@ func TestHG16_SetAttributes(t *testing.T) {
 	assert.False(t, s.NoBudget)
 
 	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
-		{Attr: "delay", Value: "soon", Code: policy.CodeBadDuration},
-		{Attr: "maxAttempts", Value: "two", Code: policy.CodeBadNumber},
-		{Attr: "budgetPercent", Value: "NaN", Code: policy.CodeBadNumber},
-		{Attr: "budgetPercent", Value: "1e400", Code: policy.CodeOutOfRange},
-		{Attr: "budgetWindow", Value: "10", Code: policy.CodeBadDuration},
-		{Attr: "budgetMinPerSecond", Value: "+Inf", Code: policy.CodeBadNumber},
-		{Attr: "budgetEnabled", Value: "yes", Code: policy.CodeBadBoolean},
-		{Attr: "enabled", Value: "on", Code: policy.CodeBadBoolean},
-		{Attr: "maxWait", Value: "1s", Code: policy.CodeUnknownKey},
+		{Attr: "delay", Value: "soon", Code: r4c.BadDuration},
+		{Attr: "maxAttempts", Value: "two", Code: r4c.BadNumber},
+		{Attr: "budgetPercent", Value: "NaN", Code: r4c.BadNumber},
+		{Attr: "budgetPercent", Value: "1e400", Code: r4c.OutOfRange},
+		{Attr: "budgetWindow", Value: "10", Code: r4c.BadDuration},
+		{Attr: "budgetMinPerSecond", Value: "+Inf", Code: r4c.BadNumber},
+		{Attr: "budgetEnabled", Value: "yes", Code: r4c.BadBoolean},
+		{Attr: "enabled", Value: "on", Code: r4c.BadBoolean},
+		{Attr: "maxWait", Value: "1s", Code: r4c.UnknownKey},
 	})
 
 	for _, tc := range []struct{ attr, value, code string }{
-		{"maxAttempts", "1", policy.CodeBadAttempts},
-		{"maxAttempts", "11", policy.CodeBadAttempts},
-		{"delay", "-1ms", policy.CodeNegativeDuration},
-		{"budgetPercent", "101", policy.CodeOutOfRange},
-		{"budgetWindow", "0s", policy.CodeOutOfRange},
-		{"budgetMinPerSecond", "-0.5", policy.CodeOutOfRange},
+		{"maxAttempts", "1", r4c.BadAttempts},
+		{"maxAttempts", "11", r4c.BadAttempts},
+		{"delay", "-1ms", r4c.NegativeDuration},
+		{"budgetPercent", "101", r4c.OutOfRange},
+		{"budgetWindow", "0s", r4c.OutOfRange},
+		{"budgetMinPerSecond", "-0.5", r4c.OutOfRange},
 	} {
 		attr, err := descriptor.CheckRange(map[string]string{tc.attr: tc.value})
 		assert.Equal(t, tc.attr, attr)
-		assert.Equal(t, tc.code, policy.CodeOf(err), "%s = %s", tc.attr, tc.value)
+		assert.Equal(t, tc.code, r4c.CodeOf(err), "%s = %s", tc.attr, tc.value)
 		s := defaults()
 		require.NoError(t, table.Set(&s, tc.attr, tc.value))
 		_, err = build(s)
-		assert.Equal(t, tc.code, policy.CodeOf(err), "build agrees with CheckRange")
+		assert.Equal(t, tc.code, r4c.CodeOf(err), "build agrees with CheckRange")
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 )
@@ -25,7 +27,7 @@ func TestHG16_Defaults(t *testing.T) {
 	h, err := hedge.New()
 	require.NoError(t, err)
 	assert.Equal(t, "hedge", h.InstanceID())
-	assert.True(t, clock.IsSystem(h.Clock()))
+	assert.True(t, sysclock.Is(h.Clock()))
 	assert.Equal(t, hedge.DefaultConfig(), h.Config())
 	assert.Equal(t, hedge.Snapshot{Instance: "hedge", BudgetAvailable: 10, Delay: time.Second, MaxAttempts: 2},
 		h.Snapshot(), "an empty window allows max(10% of 0, 1/s × 10s) = 10 hedges")
@@ -42,20 +44,20 @@ func TestHG16_Validation(t *testing.T) {
 		key  string
 		code string
 	}{
-		{"one attempt", hedge.MaxAttempts(1), "hedge.maxAttempts", policy.CodeBadAttempts},
-		{"eleven attempts", hedge.MaxAttempts(11), "hedge.maxAttempts", policy.CodeBadAttempts},
-		{"no attempt", hedge.MaxAttempts(0), "hedge.maxAttempts", policy.CodeBadAttempts},
-		{"negative delay", hedge.Delay(-time.Nanosecond), "hedge.delay", policy.CodeNegativeDuration},
-		{"negative percent", hedge.BudgetPercent(-0.1), "hedge.budgetPercent", policy.CodeOutOfRange},
-		{"percent over 100", hedge.BudgetPercent(100.5), "hedge.budgetPercent", policy.CodeOutOfRange},
-		{"NaN percent", hedge.BudgetPercent(nan), "hedge.budgetPercent", policy.CodeOutOfRange},
-		{"infinite percent", hedge.BudgetPercent(inf), "hedge.budgetPercent", policy.CodeOutOfRange},
-		{"zero window", hedge.BudgetWindow(0), "hedge.budgetWindow", policy.CodeOutOfRange},
-		{"negative window", hedge.BudgetWindow(-time.Second), "hedge.budgetWindow", policy.CodeOutOfRange},
-		{"negative floor", hedge.BudgetMinPerSecond(-1), "hedge.budgetMinPerSecond", policy.CodeOutOfRange},
-		{"NaN floor", hedge.BudgetMinPerSecond(nan), "hedge.budgetMinPerSecond", policy.CodeOutOfRange},
-		{"infinite floor", hedge.BudgetMinPerSecond(inf), "hedge.budgetMinPerSecond", policy.CodeOutOfRange},
-		{"minus infinite floor", hedge.BudgetMinPerSecond(-inf), "hedge.budgetMinPerSecond", policy.CodeOutOfRange},
+		{"one attempt", hedge.MaxAttempts(1), "hedge.maxAttempts", r4c.BadAttempts},
+		{"eleven attempts", hedge.MaxAttempts(11), "hedge.maxAttempts", r4c.BadAttempts},
+		{"no attempt", hedge.MaxAttempts(0), "hedge.maxAttempts", r4c.BadAttempts},
+		{"negative delay", hedge.Delay(-time.Nanosecond), "hedge.delay", r4c.NegativeDuration},
+		{"negative percent", hedge.BudgetPercent(-0.1), "hedge.budgetPercent", r4c.OutOfRange},
+		{"percent over 100", hedge.BudgetPercent(100.5), "hedge.budgetPercent", r4c.OutOfRange},
+		{"NaN percent", hedge.BudgetPercent(nan), "hedge.budgetPercent", r4c.OutOfRange},
+		{"infinite percent", hedge.BudgetPercent(inf), "hedge.budgetPercent", r4c.OutOfRange},
+		{"zero window", hedge.BudgetWindow(0), "hedge.budgetWindow", r4c.OutOfRange},
+		{"negative window", hedge.BudgetWindow(-time.Second), "hedge.budgetWindow", r4c.OutOfRange},
+		{"negative floor", hedge.BudgetMinPerSecond(-1), "hedge.budgetMinPerSecond", r4c.OutOfRange},
+		{"NaN floor", hedge.BudgetMinPerSecond(nan), "hedge.budgetMinPerSecond", r4c.OutOfRange},
+		{"infinite floor", hedge.BudgetMinPerSecond(inf), "hedge.budgetMinPerSecond", r4c.OutOfRange},
+		{"minus infinite floor", hedge.BudgetMinPerSecond(-inf), "hedge.budgetMinPerSecond", r4c.OutOfRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, extra := range []hedge.Option{nil, hedge.Budget(false), hedge.Enabled(false)} {
@@ -80,7 +82,7 @@ func TestHG16_Validation(t *testing.T) {
 		_, err := hedge.New(opts...)
 		assert.NoError(t, err)
 	}
-	assert.Equal(t, policy.CodeBadAttempts, policy.CodeOf(hedge.Config{}.Validate()), "the zero Config is not valid")
+	assert.Equal(t, r4c.BadAttempts, r4c.CodeOf(hedge.Config{}.Validate()), "the zero Config is not valid")
 }
 
 func TestHG16_IDsAndCommonOptions(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/promise"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -70,12 +72,12 @@ import (
 // reads the clock once more, at the call's end. A disabled hedge lets every call through
 // to next as a single attempt, but for a nil or done ctx, whose error it returns as is,
 // and a nil future from next, which becomes a future failed with async.ErrNilFuture.
-func DecorateAsyncFunc[A, T any](h *Hedge, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](h *Hedge, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if !h.enabled {
-		return policy.GuardAsync(next)
+		return decorate.GuardAsync(next)
 	}
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
 		begin := h.clk.Now()
@@ -97,7 +99,7 @@ func DecorateAsyncFunc[A, T any](h *Hedge, next policy.AsyncFunc[A, T]) policy.A
 }
 
 // first runs attempt 1, and cancels its context if next panics.
-func first[A, T any](next policy.AsyncFunc[A, T], actx *attemptCtx, a A) *async.Future[T] {
+func first[A, T any](next decorate.AsyncFunc[A, T], actx *attemptCtx, a A) *async.Future[T] {
 	ok := false
 	defer func() {
 		if !ok {
@@ -119,12 +121,12 @@ func first[A, T any](next policy.AsyncFunc[A, T], actx *attemptCtx, a A) *async.
 // only that one records the call and completes the future.
 type call[A, T any] struct {
 	h       *Hedge
-	next    policy.AsyncFunc[A, T]
+	next    decorate.AsyncFunc[A, T]
 	ctx     context.Context
 	a       A
-	begin   time.Duration    // clock time at which the call arrived
-	p       async.Promise[T] // completes the call's future; claimed by the call's end
-	onTimer func()           // c.timerFired, bound once
+	begin   time.Duration      // clock time at which the call arrived
+	p       promise.Promise[T] // completes the call's future; claimed by the call's end
+	onTimer func()             // c.timerFired, bound once
 
 	mu       sync.Mutex
 	done     bool
@@ -145,10 +147,10 @@ type attempt[T any] struct {
 
 // hedged goes on with a call whose attempt 1, f (whose context is actx), has not settled
 // it: f is pending, or failed with an error that starts a hedge at once.
-func hedged[A, T any](h *Hedge, next policy.AsyncFunc[A, T], ctx context.Context, a A, begin time.Duration,
+func hedged[A, T any](h *Hedge, next decorate.AsyncFunc[A, T], ctx context.Context, a A, begin time.Duration,
 	f *async.Future[T], actx *attemptCtx, settled bool) *async.Future[T] {
 	c := &call[A, T]{h: h, next: next, ctx: ctx, a: a, begin: begin}
-	fut, p := async.NewClaimablePromise[T](c.cancel)
+	fut, p := promise.New[T](c.cancel)
 	c.p = p
 	c.onTimer = c.timerFired
 	c.mu.Lock()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
@@ -30,7 +30,7 @@ func TestAS7_AsyncResultRacingCancelIsNotRecorded(t *testing.T) {
 	require.ErrorIs(t, err, async.ErrCanceled)
 	got := rec.Outcomes()
 	require.Len(t, got, 1)
-	assert.Equal(t, policy.ResultAborted, got[0].Result)
+	assert.Equal(t, observe.ResultAborted, got[0].Result)
 	assert.ErrorIs(t, got[0].Err, async.ErrCanceled)
 	assert.Empty(t, rec.Events())
 }
@@ -49,7 +49,7 @@ func TestAS7_AsyncWaitRacingCancelStartsNothing(t *testing.T) {
 	assert.Equal(t, 1, fn.n(), "no attempt starts after Cancel began")
 	got := rec.Outcomes()
 	require.Len(t, got, 1)
-	assert.Equal(t, policy.ResultAborted, got[0].Result)
+	assert.Equal(t, observe.ResultAborted, got[0].Result)
 	assert.ErrorIs(t, got[0].Err, async.ErrCanceled)
 	assert.Zero(t, clk.PendingTasks())
 }

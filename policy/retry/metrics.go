@@ -2,7 +2,7 @@ package retry
 
 import (
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // The names of a retry's instruments, which the descriptor declares.
@@ -20,10 +20,10 @@ var metrics = &kind.Metrics{
 		{Name: metricAttempts, Unit: "{attempt}", Kind: kind.Counter, Description: "Attempts a retry made, first attempts included."},
 	},
 	Outcomes: &kind.Outcomes{Calls: metricCalls, Attr: "kind", Attempts: metricAttempts, Classes: []kind.Class{
-		{Value: "succeeded_without_retry", Result: policy.ResultSucceeded, Retried: kind.FirstAttempt},
-		{Value: "succeeded_with_retry", Result: policy.ResultSucceeded, Retried: kind.Retries},
-		{Value: "failed_without_retry", Result: policy.ResultFailed, Retried: kind.FirstAttempt},
-		{Value: "failed_with_retry", Result: policy.ResultFailed, Retried: kind.Retries},
-		{Value: "aborted", Result: policy.ResultAborted},
+		{Value: "succeeded_without_retry", Result: observe.ResultSucceeded, Retried: kind.FirstAttempt},
+		{Value: "succeeded_with_retry", Result: observe.ResultSucceeded, Retried: kind.Retries},
+		{Value: "failed_without_retry", Result: observe.ResultFailed, Retried: kind.FirstAttempt},
+		{Value: "failed_with_retry", Result: observe.ResultFailed, Retried: kind.Retries},
+		{Value: "aborted", Result: observe.ResultAborted},
 	}},
 }

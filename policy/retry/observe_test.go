@@ -13,7 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
@@ -58,11 +58,11 @@ func TestOB1_RetryRecordsSyncOutcomesWithAttempts(t *testing.T) {
 	require.ErrorIs(t, do("exhausted", errBoom), errBoom)
 	require.ErrorIs(t, do("aborted", errBoom, errAbort), errAbort)
 
-	assert.Equal(t, []policy.Outcome{
-		{Result: policy.ResultSucceeded, Attempts: 1},
-		{Result: policy.ResultSucceeded, Attempts: 3},
-		{Result: policy.ResultFailed, Attempts: 3, Err: errBoom},
-		{Result: policy.ResultAborted, Attempts: 2, Err: errAbort},
+	assert.Equal(t, []observe.Outcome{
+		{Result: observe.ResultSucceeded, Attempts: 1},
+		{Result: observe.ResultSucceeded, Attempts: 3},
+		{Result: observe.ResultFailed, Attempts: 3, Err: errBoom},
+		{Result: observe.ResultAborted, Attempts: 2, Err: errAbort},
 	}, rec.Outcomes())
 	assert.Equal(t, []any{"first", "third", "exhausted", "aborted"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{
@@ -95,11 +95,11 @@ func TestOB1_RetryRecordsContextEndAndRetryIfExhaustion(t *testing.T) {
 
 	got := rec.Outcomes()
 	require.Len(t, got, 2)
-	assert.Equal(t, policy.ResultAborted, got[0].Result)
+	assert.Equal(t, observe.ResultAborted, got[0].Result)
 	assert.Equal(t, 1, got[0].Attempts)
 	assert.ErrorIs(t, got[0].Err, errBoom)
 	assert.ErrorIs(t, got[0].Err, context.Canceled)
-	assert.Equal(t, policy.Outcome{Result: policy.ResultFailed, Attempts: 2}, got[1])
+	assert.Equal(t, observe.Outcome{Result: observe.ResultFailed, Attempts: 2}, got[1])
 	assert.Equal(t, []any{"canceled", "retryIf"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{"RetryAborted#1@canceled", "RetryAttempt#1@retryIf"}, evKinds(rec))
 }
@@ -116,7 +116,7 @@ func TestOB1_RetryRecordsContextEndDuringTheWait(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	got := rec.Outcomes()
 	require.Len(t, got, 1)
-	assert.Equal(t, policy.ResultAborted, got[0].Result)
+	assert.Equal(t, observe.ResultAborted, got[0].Result)
 	assert.Equal(t, 1, got[0].Attempts)
 	assert.ErrorIs(t, got[0].Err, errBoom)
 	assert.ErrorIs(t, got[0].Err, context.Canceled)
@@ -163,12 +163,12 @@ func TestOB1_RetryRecordsAsyncOutcomes(t *testing.T) {
 	_, err = settled(t, fut)
 	require.ErrorIs(t, err, errAbort)
 
-	assert.Equal(t, []policy.Outcome{
-		{Result: policy.ResultSucceeded, Attempts: 1},
-		{Result: policy.ResultAborted, Attempts: 1, Err: errAbort},
-		{Result: policy.ResultSucceeded, Attempts: 2},
-		{Result: policy.ResultFailed, Attempts: 3, Err: errBoom},
-		{Result: policy.ResultAborted, Attempts: 2, Err: errAbort},
+	assert.Equal(t, []observe.Outcome{
+		{Result: observe.ResultSucceeded, Attempts: 1},
+		{Result: observe.ResultAborted, Attempts: 1, Err: errAbort},
+		{Result: observe.ResultSucceeded, Attempts: 2},
+		{Result: observe.ResultFailed, Attempts: 3, Err: errBoom},
+		{Result: observe.ResultAborted, Attempts: 2, Err: errAbort},
 	}, rec.Outcomes())
 	assert.Equal(t, []any{"at once", "aborted at once", "second", "exhausted", "aborted"}, kindtest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{
@@ -207,9 +207,9 @@ func TestOB1_RetryRecordsAsyncCancelAndContextEnd(t *testing.T) {
 
 	got := rec.Outcomes()
 	require.Len(t, got, 3)
-	assert.Equal(t, policy.Outcome{Result: policy.ResultAborted, Attempts: 2, Err: async.ErrCanceled}, got[0])
-	assert.Equal(t, policy.Outcome{Result: policy.ResultAborted, Attempts: 1, Err: async.ErrCanceled}, got[1])
-	assert.Equal(t, policy.ResultAborted, got[2].Result)
+	assert.Equal(t, observe.Outcome{Result: observe.ResultAborted, Attempts: 2, Err: async.ErrCanceled}, got[0])
+	assert.Equal(t, observe.Outcome{Result: observe.ResultAborted, Attempts: 1, Err: async.ErrCanceled}, got[1])
+	assert.Equal(t, observe.ResultAborted, got[2].Result)
 	assert.Equal(t, 1, got[2].Attempts)
 	assert.ErrorIs(t, got[2].Err, errBoom)
 	assert.ErrorIs(t, got[2].Err, context.Canceled)

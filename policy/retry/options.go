@@ -9,8 +9,10 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the retry's layer, second in the default order, after the fallback; a composition has a retry or a hedge, not both, and the segment of its configuration keys
@@ -38,7 +40,7 @@ type Config struct {
 	// cap. Between 0 and 1. Default 0, no jitter.
 	Jitter float64
 	// WaitForPermit true makes the wait after an attempt that a rate limiter refused (an
-	// error that is a policy.Throttled, found with errors.As) at least the time until that
+	// error that is or wraps a *ratelimit.ExceededError) at least the time until that
 	// limiter's next permit, read from the error when the wait starts: the next attempt
 	// never arrives before the permit it needs. Only the rejections of the retry's own
 	// rate limiter count, in a composition of package resilience (see PermitsFrom); a
@@ -75,19 +77,19 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	switch {
 	case c.MaxAttempts < 1:
-		return policy.Errorf(policy.CodeOutOfRange, "retry.maxAttempts", strconv.Itoa(c.MaxAttempts),
+		return r4c.Errorf(r4c.OutOfRange, "retry.maxAttempts", strconv.Itoa(c.MaxAttempts),
 			"maxAttempts must be at least 1 (it counts the first attempt)")
 	case c.Delay < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "retry.delay", c.Delay.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "retry.delay", c.Delay.String(),
 			"delay must not be negative")
 	case !(c.Multiplier >= 1) || math.IsInf(c.Multiplier, 1):
-		return policy.Errorf(policy.CodeOutOfRange, "retry.multiplier", formatFloat(c.Multiplier),
+		return r4c.Errorf(r4c.OutOfRange, "retry.multiplier", formatFloat(c.Multiplier),
 			"multiplier must be a finite number of at least 1 (1 keeps the delay constant)")
 	case c.MaxDelay < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "retry.maxDelay", c.MaxDelay.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "retry.maxDelay", c.MaxDelay.String(),
 			"maxDelay must not be negative (0 means no cap)")
 	case !(c.Jitter >= 0 && c.Jitter <= 1):
-		return policy.Errorf(policy.CodeOutOfRange, "retry.jitter", formatFloat(c.Jitter),
+		return r4c.Errorf(r4c.OutOfRange, "retry.jitter", formatFloat(c.Jitter),
 			"jitter must be between 0 and 1")
 	}
 	return nil
@@ -264,7 +266,7 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
 
-// Observe sets the observer asked for the instance's policy.Recorder, which is told each
-// call's outcome (see policy.Outcome) and each event with the call's context. A
+// Observe sets the observer asked for the instance's observe.Recorder, which is told each
+// call's outcome (see observe.Outcome) and each event with the call's context. A
 // registry's observer replaces it. Default none.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

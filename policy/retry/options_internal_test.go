@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 func TestDescriptor(t *testing.T) {
@@ -32,27 +32,27 @@ func TestConfigSet(t *testing.T) {
 	require.NoError(t, table.Set(&s, "enabled", "false"))
 
 	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
-		{Attr: "maxAttempts", Value: "three", Code: policy.CodeBadNumber},
-		{Attr: "maxAttempts", Value: "1.5", Code: policy.CodeBadNumber},
-		{Attr: "delay", Value: "10 parsecs", Code: policy.CodeBadDuration},
-		{Attr: "multiplier", Value: "double", Code: policy.CodeBadNumber},
-		{Attr: "maxDelay", Value: "soon", Code: policy.CodeBadDuration},
-		{Attr: "jitter", Value: "NaN", Code: policy.CodeBadNumber},
-		{Attr: "enabled", Value: "yes", Code: policy.CodeBadBoolean},
-		{Attr: "waitForPermit", Value: "1", Code: policy.CodeBadBoolean},
-		{Attr: "maxAttempt", Value: "3", Code: policy.CodeUnknownKey},
+		{Attr: "maxAttempts", Value: "three", Code: r4c.BadNumber},
+		{Attr: "maxAttempts", Value: "1.5", Code: r4c.BadNumber},
+		{Attr: "delay", Value: "10 parsecs", Code: r4c.BadDuration},
+		{Attr: "multiplier", Value: "double", Code: r4c.BadNumber},
+		{Attr: "maxDelay", Value: "soon", Code: r4c.BadDuration},
+		{Attr: "jitter", Value: "NaN", Code: r4c.BadNumber},
+		{Attr: "enabled", Value: "yes", Code: r4c.BadBoolean},
+		{Attr: "waitForPermit", Value: "1", Code: r4c.BadBoolean},
+		{Attr: "maxAttempt", Value: "3", Code: r4c.UnknownKey},
 	})
 
 	// Ranges are checked by Validate, whichever way the value came.
 	s = defaults()
 	require.NoError(t, table.Set(&s, "maxAttempts", "0"))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(s.Config.Validate()))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(s.Config.Validate()))
 	_, err := build(s)
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(err))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(err))
 	s = defaults()
 	require.NoError(t, table.Set(&s, "delay", "-1s"))
-	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(s.Config.Validate()))
+	assert.Equal(t, r4c.NegativeDuration, r4c.CodeOf(s.Config.Validate()))
 	s = defaults()
 	require.NoError(t, table.Set(&s, "jitter", "2"))
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(s.Config.Validate()))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(s.Config.Validate()))
 }

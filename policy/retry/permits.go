@@ -4,7 +4,7 @@ package retry
 // permits (WaitForPermit): see PermitsFrom.
 type PermitSource struct {
 	// Limiter is the instance id of the rate limiter whose rejections count: a
-	// policy.Throttled error whose InstanceID is Limiter. Empty: none does, and every
+	// *ratelimit.ExceededError whose InstanceID is Limiter. Empty: none does, and every
 	// rejection is waited on like any other error.
 	Limiter string
 	// Rejection, when set, is that limiter's own rejection error (its Rejection method):

@@ -12,11 +12,13 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
-// throttled stands for a rate limiter's rejection (policy.Throttled): limiter id refused
+// throttled stands for a rate limiter's rejection (throttle.Error): limiter id refused
 // the call, and its next permit is next away (ok false: it cannot tell).
 type throttled struct {
 	id   string
@@ -28,7 +30,7 @@ func (e *throttled) Error() string                     { return "throttled by " 
 func (e *throttled) InstanceID() string                { return e.id }
 func (e *throttled) NextPermit() (time.Duration, bool) { return e.next, e.ok }
 
-var _ policy.Throttled = (*throttled)(nil)
+var _ throttle.Error = (*throttled)(nil)
 
 // throttledAfter is both a rate limiter's rejection and an error that sets its own wait.
 type throttledAfter struct {
@@ -194,8 +196,8 @@ func TestZeroRetry(t *testing.T) {
 		assert.Zero(t, r.Config())
 		assert.Nil(t, r.Clock())
 		assert.False(t, r.Retryable(errBoom))
-		assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(r.Reconfigure(retry.DefaultConfig())))
-		assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(r.CheckReconfigure(retry.DefaultConfig())))
+		assert.Equal(t, r4c.BadSpec, r4c.CodeOf(r.Reconfigure(retry.DefaultConfig())))
+		assert.Equal(t, r4c.BadSpec, r4c.CodeOf(r.CheckReconfigure(retry.DefaultConfig())))
 	}
 }
 

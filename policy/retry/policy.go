@@ -5,13 +5,16 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // NewPolicy returns r as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](r *Retry) policy.Policy[T] {
-	return policy.Of(Layer, r, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, r, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next retried by r. Each call attempts next; a failure that may be
@@ -34,7 +37,7 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // would end after ctx's deadline (no EventAttempt then). Events are published with ctx.
 //
 // With a recorder (Observe), each call is recorded once, with ctx, when it ends:
-// policy.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
+// observe.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
 // Attempts the attempts made and Err the error the call returns (see the package
 // documentation). A call that succeeds the first time still allocates nothing.
 //
@@ -45,13 +48,13 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // fails at once with an error that is not retried allocates nothing either. A disabled
 // retry lets every call through to next, a single attempt, but for a nil or done ctx,
 // whose error it returns as is; so does a Retry not built by New.
-func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](r *Retry, next decorate.Func[A, T]) decorate.Func[A, T] {
 	if !r.built() {
-		return policy.Guard(next)
+		return decorate.Guard(next)
 	}
 	pred := kind.For[T](r.cls.If)
 	return func(ctx context.Context, a A) (T, error) {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -61,7 +64,7 @@ func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] 
 			return v, err
 		}
 		if err == nil && (pred == nil || !pred(v, nil)) {
-			r.record(ctx, policy.ResultSucceeded, 1, nil)
+			r.record(ctx, observe.ResultSucceeded, 1, nil)
 			return v, err
 		}
 		return retrySync(r, c, pred, ctx, a, next, v, err)
@@ -70,7 +73,7 @@ func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] 
 
 // retrySync goes on after the first attempt, of a call configured by c, ended with
 // (v, err), an outcome to retry.
-func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next policy.Func[A, T], v T, err error) (T, error) {
+func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next decorate.Func[A, T], v T, err error) (T, error) {
 	for n := 1; ; n++ {
 		if d, derr := decide(r, c, pred, ctx, n, v, err); d != retryIt {
 			return v, derr
@@ -80,7 +83,7 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 			if err != nil { // a result RetryIf retries, with its nil error, publishes nothing
 				r.publish(ctx, EventAborted, n, 0, err)
 			}
-			r.record(ctx, policy.ResultAborted, n, err)
+			r.record(ctx, observe.ResultAborted, n, err)
 			return v, err
 		}
 		r.publish(ctx, EventAttempt, n, w, err)
@@ -91,11 +94,11 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 		if cerr != nil {
 			err = stopped(err, cerr)
 			r.publish(ctx, EventAborted, n, 0, err)
-			r.record(ctx, policy.ResultAborted, n, err)
+			r.record(ctx, observe.ResultAborted, n, err)
 			return v, err
 		}
 		if v, err = next(ctx, a); err == nil && (pred == nil || !pred(v, nil)) {
-			r.record(ctx, policy.ResultSucceeded, n+1, nil)
+			r.record(ctx, observe.ResultSucceeded, n+1, nil)
 			return v, nil
 		}
 	}
@@ -109,7 +112,7 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 // that would end after ctx's deadline is not armed: the future completes at once); ctx
 // ending during a wait stops the timer and fails the future at once. Events, and the
 // outcome a recorder is told when the future completes, are DecorateFunc's, with ctx; a
-// future ended by Cancel is recorded as policy.ResultAborted with async.ErrCanceled and
+// future ended by Cancel is recorded as observe.ResultAborted with async.ErrCanceled and
 // the attempts started; an attempt's result, or a wait's end, arriving while Cancel is
 // under way is neither recorded nor followed by another attempt.
 //
@@ -124,13 +127,13 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 // allocation. As with DecorateFunc, each call keeps the configuration in force when it
 // arrives. A disabled retry lets every call through to next, a single attempt, but for a
 // nil or done ctx, whose error it returns as is; so does a Retry not built by New.
-func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](r *Retry, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if !r.built() {
-		return policy.GuardAsync(next)
+		return decorate.GuardAsync(next)
 	}
 	pred := kind.For[T](r.cls.If)
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
 		c := r.cfg.Load() // the call's configuration, to its end
@@ -140,19 +143,19 @@ func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.A
 		}
 		if v, done, err := first.Result(); done {
 			if err == nil && (pred == nil || !pred(v, nil)) {
-				r.record(ctx, policy.ResultSucceeded, 1, nil)
+				r.record(ctx, observe.ResultSucceeded, 1, nil)
 				return first
 			}
 			switch outcome(r, c, pred, 1, v, err) {
 			case EventAborted:
 				r.publish(ctx, EventAborted, 1, 0, err)
-				r.record(ctx, policy.ResultAborted, 1, err)
+				r.record(ctx, observe.ResultAborted, 1, err)
 				return first
 			case EventExhausted:
 				if err != nil {
 					r.publish(ctx, EventExhausted, 1, 0, err)
 				}
-				r.record(ctx, policy.ResultFailed, 1, err)
+				r.record(ctx, observe.ResultFailed, 1, err)
 				return first
 			}
 		}
@@ -161,7 +164,7 @@ func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.A
 }
 
 // attempt calls next, and stands a future failed with async.ErrNilFuture for a nil one.
-func attempt[A, T any](next policy.AsyncFunc[A, T], ctx context.Context, a A) *async.Future[T] {
+func attempt[A, T any](next decorate.AsyncFunc[A, T], ctx context.Context, a A) *async.Future[T] {
 	if f := next(ctx, a); f != nil {
 		return f
 	}
@@ -172,13 +175,13 @@ func attempt[A, T any](next policy.AsyncFunc[A, T], ctx context.Context, a A) *a
 // before the next attempt, and so on, until an attempt succeeds or the retry gives up.
 // Its Delayed orders every step: at most one attempt or wait at a time.
 type run[A, T any] struct {
-	d    async.Delayed[T]
+	d    delay.Delayed[T]
 	r    *Retry
 	c    *Config             // the call's configuration, read when it arrived
 	pred func(T, error) bool // RetryIf's predicate for T; nil: none
 	ctx  context.Context
 	a    A
-	next policy.AsyncFunc[A, T]
+	next decorate.AsyncFunc[A, T]
 
 	// n is the attempts started: Start adds one, and a Cancel may read it meanwhile.
 	n atomic.Int32
@@ -187,10 +190,10 @@ type run[A, T any] struct {
 	lastV   T // the last attempt's result
 	lastErr error
 	endKind policy.EventKind // the event end publishes (EventExhausted, EventAborted); 0: none
-	endRes  policy.Result    // the result end records (ResultSucceeded, ResultFailed, ResultAborted)
+	endRes  observe.Result   // the result end records (ResultSucceeded, ResultFailed, ResultAborted)
 }
 
-func startRun[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next policy.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
+func startRun[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, a A, next decorate.AsyncFunc[A, T], first *async.Future[T]) *async.Future[T] {
 	ru := &run[A, T]{r: r, c: c, pred: pred, ctx: ctx, a: a, next: next}
 	ru.n.Store(1)
 	out := ru.d.Init(r.clk, ctx, ru, ru)
@@ -203,23 +206,23 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	r := ru.r
 	n := int(ru.n.Load())
 	if err == nil && (ru.pred == nil || !ru.pred(v, nil)) {
-		ru.end(v, nil, 0, policy.ResultSucceeded)
+		ru.end(v, nil, 0, observe.ResultSucceeded)
 		return
 	}
 	switch outcome(r, ru.c, ru.pred, n, v, err) {
 	case EventAborted:
-		ru.end(v, err, EventAborted, policy.ResultAborted)
+		ru.end(v, err, EventAborted, observe.ResultAborted)
 		return
 	case EventExhausted:
 		k := EventExhausted
 		if err == nil { // a result RetryIf retries, returned as it is
 			k = 0
 		}
-		ru.end(v, err, k, policy.ResultFailed)
+		ru.end(v, err, k, observe.ResultFailed)
 		return
 	}
 	if cerr := ru.ctx.Err(); cerr != nil {
-		ru.end(v, stopped(err, cerr), EventAborted, policy.ResultAborted)
+		ru.end(v, stopped(err, cerr), EventAborted, observe.ResultAborted)
 		return
 	}
 	ru.lastV, ru.lastErr = v, err
@@ -229,7 +232,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		if err == nil { // a result RetryIf retries, returned as it is, publishes nothing
 			k = 0
 		}
-		ru.end(v, err, k, policy.ResultAborted)
+		ru.end(v, err, k, observe.ResultAborted)
 		return
 	}
 	// Published before the next attempt can be scheduled, so that events come in order.
@@ -245,7 +248,7 @@ func (ru *run[A, T]) Start() *async.Future[T] {
 
 // end completes the run with (v, err), after publishing k (EventExhausted or
 // EventAborted) for the last attempt when k is not 0, and recording res.
-func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res policy.Result) {
+func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res observe.Result) {
 	ru.lastV, ru.lastErr, ru.endKind, ru.endRes = v, err, k, res
 	ru.d.End()
 }
@@ -256,13 +259,13 @@ func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res policy.Result) 
 func (ru *run[A, T]) Stop(cause error) (T, error) {
 	n := int(ru.n.Load())
 	if cause == async.ErrCanceled {
-		ru.r.record(ru.ctx, policy.ResultAborted, n, cause)
+		ru.r.record(ru.ctx, observe.ResultAborted, n, cause)
 		var zero T
 		return zero, cause
 	}
 	v, err, k, res := ru.lastV, ru.lastErr, ru.endKind, ru.endRes
 	if cause != nil {
-		err, k, res = stopped(err, cause), EventAborted, policy.ResultAborted
+		err, k, res = stopped(err, cause), EventAborted, observe.ResultAborted
 	}
 	if k != 0 {
 		ru.r.publish(ru.ctx, k, n, 0, err)

@@ -2,6 +2,7 @@ package retry
 
 import (
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -53,7 +54,7 @@ func (r *Retry) Reconfigure(c Config) error {
 // Reconfigure(c) would succeed. Safe for concurrent use.
 func (r *Retry) CheckReconfigure(c Config) error {
 	if !r.built() {
-		return policy.Errorf(policy.CodeBadSpec, string(Layer), "",
+		return r4c.Errorf(r4c.BadSpec, string(Layer), "",
 			"a Retry not built with New has no configuration to change")
 	}
 	if err := c.Validate(); err != nil {
@@ -74,7 +75,7 @@ func (r *Retry) CheckReconfigure(c Config) error {
 // notLive is the error of a change to key, a setting made in code only, that differs as
 // diff says.
 func notLive(key, diff string) error {
-	return policy.Errorf(policy.CodeNotLive, key, "",
+	return r4c.Errorf(r4c.NotLive, key, "",
 		"set in code only, it cannot change on a running retry (%s): start from the retry's Config to keep it, or build another retry",
 		diff)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
@@ -233,16 +234,16 @@ func TestRC2_InvalidReconfigureChangesNothing(t *testing.T) {
 		code string
 		key  string
 	}{
-		{"maxAttempts 0", func(c *retry.Config) { c.MaxAttempts = 0 }, policy.CodeOutOfRange, "retry.maxAttempts"},
-		{"negative delay", func(c *retry.Config) { c.Delay = -time.Second }, policy.CodeNegativeDuration, "retry.delay"},
-		{"multiplier below 1", func(c *retry.Config) { c.MaxAttempts = 9; c.Multiplier = 0.5 }, policy.CodeOutOfRange, "retry.multiplier"},
-		{"negative maxDelay", func(c *retry.Config) { c.MaxDelay = -1 }, policy.CodeNegativeDuration, "retry.maxDelay"},
-		{"jitter above 1", func(c *retry.Config) { c.Jitter = 2 }, policy.CodeOutOfRange, "retry.jitter"},
-		{"retryOn added", func(c *retry.Config) { c.RetryOn = []error{errBoom} }, policy.CodeNotLive, "retry.retryOn"},
-		{"abortOn dropped", func(c *retry.Config) { c.MaxAttempts = 5; c.AbortOn = nil }, policy.CodeNotLive, "retry.abortOn"},
-		{"abortOn, same text, another error", func(c *retry.Config) { c.AbortOn = []error{errors.New("fatal")} }, policy.CodeNotLive, "retry.abortOn"},
-		{"another random source", func(c *retry.Config) { c.Rand = rand.NewPCG(1, 2) }, policy.CodeNotLive, "retry.rand"},
-		{"from DefaultConfig", func(c *retry.Config) { *c = retry.DefaultConfig() }, policy.CodeNotLive, "retry.abortOn"},
+		{"maxAttempts 0", func(c *retry.Config) { c.MaxAttempts = 0 }, r4c.OutOfRange, "retry.maxAttempts"},
+		{"negative delay", func(c *retry.Config) { c.Delay = -time.Second }, r4c.NegativeDuration, "retry.delay"},
+		{"multiplier below 1", func(c *retry.Config) { c.MaxAttempts = 9; c.Multiplier = 0.5 }, r4c.OutOfRange, "retry.multiplier"},
+		{"negative maxDelay", func(c *retry.Config) { c.MaxDelay = -1 }, r4c.NegativeDuration, "retry.maxDelay"},
+		{"jitter above 1", func(c *retry.Config) { c.Jitter = 2 }, r4c.OutOfRange, "retry.jitter"},
+		{"retryOn added", func(c *retry.Config) { c.RetryOn = []error{errBoom} }, r4c.NotLive, "retry.retryOn"},
+		{"abortOn dropped", func(c *retry.Config) { c.MaxAttempts = 5; c.AbortOn = nil }, r4c.NotLive, "retry.abortOn"},
+		{"abortOn, same text, another error", func(c *retry.Config) { c.AbortOn = []error{errors.New("fatal")} }, r4c.NotLive, "retry.abortOn"},
+		{"another random source", func(c *retry.Config) { c.Rand = rand.NewPCG(1, 2) }, r4c.NotLive, "retry.rand"},
+		{"from DefaultConfig", func(c *retry.Config) { *c = retry.DefaultConfig() }, r4c.NotLive, "retry.abortOn"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := r.Config()

@@ -58,10 +58,10 @@
 // A recorder (Observe, or a registry's observer) gets the events with the context of the
 // call that caused them (ConfigChanged with context.Background()), and is told, once per
 // call, with the call's context, its outcome when it ends, with Attempts the attempts
-// made: policy.ResultSucceeded when an attempt succeeded; policy.ResultFailed when every
+// made: observe.ResultSucceeded when an attempt succeeded; observe.ResultFailed when every
 // attempt was made and the last failed with an outcome the retry would have retried (the
 // call's EventExhausted, or a result RetryIf retries, with its nil error, when the
-// attempts run out); policy.ResultAborted when the retry stopped on an outcome it does
+// attempts run out); observe.ResultAborted when the retry stopped on an outcome it does
 // not retry, because the caller's context ended, or before a wait that would end after
 // the context's deadline (the call's EventAborted), and for an
 // asynchronous call ended by Cancel on its future (Err async.ErrCanceled). Err is the
@@ -76,7 +76,7 @@
 // with a limiter of 1 permit per second and a delay of 100ms, the attempts after a
 // rejection find no permit either, and the call may give up while the permit is still
 // most of a second away. With WaitForPermit, the wait after a rejection by the retry's own
-// limiter (a policy.Throttled error) is at least the time until that limiter's next
+// limiter (a *ratelimit.ExceededError) is at least the time until that limiter's next
 // permit, read from the error as the wait starts: the next attempt finds its permit. In a
 // composition of package resilience, the retry's own limiter is the composition's rate
 // limiter (see PermitsFrom); a retry used on its own waits for any limiter that refused
@@ -106,6 +106,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Retry is a retry policy. Build it with New, and decorate calls with DecorateFunc,
@@ -263,19 +264,19 @@ func decide[T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Co
 	switch outcome(r, c, pred, n, v, err) {
 	case EventAborted:
 		r.publish(ctx, EventAborted, n, 0, err)
-		r.record(ctx, policy.ResultAborted, n, err)
+		r.record(ctx, observe.ResultAborted, n, err)
 		return giveUp, err
 	case EventExhausted:
 		if err != nil {
 			r.publish(ctx, EventExhausted, n, 0, err)
 		}
-		r.record(ctx, policy.ResultFailed, n, err)
+		r.record(ctx, observe.ResultFailed, n, err)
 		return giveUp, err
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		err = stopped(err, cerr)
 		r.publish(ctx, EventAborted, n, 0, err)
-		r.record(ctx, policy.ResultAborted, n, err)
+		r.record(ctx, observe.ResultAborted, n, err)
 		return stop, err
 	}
 	return retryIt, nil
@@ -322,8 +323,8 @@ func (r *Retry) publish(ctx context.Context, k policy.EventKind, attempt int, wa
 
 // record tells the recorder, if any, the outcome of the call whose context is ctx: res
 // after attempts attempts, ending with err.
-func (r *Retry) record(ctx context.Context, res policy.Result, attempts int, err error) {
+func (r *Retry) record(ctx context.Context, res observe.Result, attempts int, err error) {
 	if r.events.Rec != nil {
-		r.events.Rec.Record(ctx, policy.Outcome{Result: res, Attempts: attempts, Err: err})
+		r.events.Rec.Record(ctx, observe.Outcome{Result: res, Attempts: attempts, Err: err})
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
@@ -401,16 +402,16 @@ func TestValidation(t *testing.T) {
 		code string
 		key  string
 	}{
-		{"maxAttempts 0", retry.MaxAttempts(0), policy.CodeOutOfRange, "retry.maxAttempts"},
-		{"maxAttempts -1", retry.MaxAttempts(-1), policy.CodeOutOfRange, "retry.maxAttempts"},
-		{"delay negative", retry.Delay(-time.Millisecond), policy.CodeNegativeDuration, "retry.delay"},
-		{"multiplier below 1", retry.Multiplier(0.5), policy.CodeOutOfRange, "retry.multiplier"},
-		{"multiplier NaN", retry.Multiplier(nan()), policy.CodeOutOfRange, "retry.multiplier"},
-		{"multiplier +Inf", retry.Multiplier(inf()), policy.CodeOutOfRange, "retry.multiplier"},
-		{"maxDelay negative", retry.MaxDelay(-time.Second), policy.CodeNegativeDuration, "retry.maxDelay"},
-		{"jitter negative", retry.Jitter(-0.1), policy.CodeOutOfRange, "retry.jitter"},
-		{"jitter above 1", retry.Jitter(1.1), policy.CodeOutOfRange, "retry.jitter"},
-		{"jitter NaN", retry.Jitter(nan()), policy.CodeOutOfRange, "retry.jitter"},
+		{"maxAttempts 0", retry.MaxAttempts(0), r4c.OutOfRange, "retry.maxAttempts"},
+		{"maxAttempts -1", retry.MaxAttempts(-1), r4c.OutOfRange, "retry.maxAttempts"},
+		{"delay negative", retry.Delay(-time.Millisecond), r4c.NegativeDuration, "retry.delay"},
+		{"multiplier below 1", retry.Multiplier(0.5), r4c.OutOfRange, "retry.multiplier"},
+		{"multiplier NaN", retry.Multiplier(nan()), r4c.OutOfRange, "retry.multiplier"},
+		{"multiplier +Inf", retry.Multiplier(inf()), r4c.OutOfRange, "retry.multiplier"},
+		{"maxDelay negative", retry.MaxDelay(-time.Second), r4c.NegativeDuration, "retry.maxDelay"},
+		{"jitter negative", retry.Jitter(-0.1), r4c.OutOfRange, "retry.jitter"},
+		{"jitter above 1", retry.Jitter(1.1), r4c.OutOfRange, "retry.jitter"},
+		{"jitter NaN", retry.Jitter(nan()), r4c.OutOfRange, "retry.jitter"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -28,11 +29,11 @@ func (r *Retry) waitAfter(c *Config, n int, err error) time.Duration {
 }
 
 // nextPermit returns the time until the next permit of the rate limiter that refused err:
-// ok when err is a policy.Throttled from a limiter whose permits r waits for (any limiter
+// ok when err is a throttle.Error from a limiter whose permits r waits for (any limiter
 // for a retry that PermitsFrom did not bind, else the one it names), and that limiter can
 // tell.
 func (r *Retry) nextPermit(err error) (time.Duration, bool) {
-	t, ok := errors.AsType[policy.Throttled](err)
+	t, ok := errors.AsType[throttle.Error](err)
 	if !ok || r.bound && (r.src.Limiter == "" || t.InstanceID() != r.src.Limiter) {
 		return 0, false
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/promise"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // DecorateAsyncFunc returns next bounded by t, for calls that return a future. Each call
@@ -46,9 +48,9 @@ import (
 // changes nothing. A call that starts while t is
 // disabled gets next's own future, without a deadline (a nil one is a future failed with
 // async.ErrNilFuture), but for a nil or done ctx, whose error it returns as is.
-func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func DecorateAsyncFunc[A, T any](t *Timeout, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
 		l := t.cur.Load()
@@ -62,7 +64,7 @@ func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy
 		if t.events.Timed {
 			c.start = t.now()
 		}
-		fut, p := async.NewClaimablePromise[T](c.cancel)
+		fut, p := promise.New[T](c.cancel)
 		c.p = p
 		c.timer = t.clk.AfterFunc(l.cfg.Duration, c.expire)
 		returned := false
@@ -98,10 +100,10 @@ type asyncCall[T any] struct {
 	state  atomic.Int32
 	l      *limit // the configuration in force when the call started, and its timeout
 	ctx    *clockCtx
-	caller context.Context  // the caller's context, with which the call is observed
-	start  time.Duration    // clock time at which the call started; read for a recorder only
-	timer  clock.Timer      // set before next runs; read only after the call is over
-	p      async.Promise[T] // completes the outer future
+	caller context.Context    // the caller's context, with which the call is observed
+	start  time.Duration      // clock time at which the call started; read for a recorder only
+	timer  clock.Timer        // set before next runs; read only after the call is over
+	p      promise.Promise[T] // completes the outer future
 	mu     sync.Mutex
 	inner  *async.Future[T] // set once next has returned
 }
@@ -137,7 +139,7 @@ func (c *asyncCall[T]) expire() {
 	}
 	c.l.publish(c.caller, c.l.err)
 	if t := c.l.t; t.events.Rec != nil {
-		t.record(c.caller, policy.ResultTimedOut, c.start, c.l.err)
+		t.record(c.caller, observe.ResultTimedOut, c.start, c.l.err)
 	}
 	var zero T
 	c.p.Complete(zero, c.l.err)
@@ -156,7 +158,7 @@ func (c *asyncCall[T]) cancel() bool {
 	c.timer.Stop()
 	c.ctx.cancel(context.Canceled)
 	if t := c.l.t; t.events.Rec != nil {
-		t.record(c.caller, policy.ResultFailed, c.start, async.ErrCanceled)
+		t.record(c.caller, observe.ResultFailed, c.start, async.ErrCanceled)
 	}
 	c.mu.Lock()
 	inner := c.inner

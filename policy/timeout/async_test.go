@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
 
@@ -25,7 +25,7 @@ type innerCall struct {
 	started  bool
 }
 
-func (c *innerCall) next(notStarted bool) policy.AsyncFunc[string, string] {
+func (c *innerCall) next(notStarted bool) decorate.AsyncFunc[string, string] {
 	return func(ctx context.Context, _ string) *asyncFuture {
 		c.ctx = ctx
 		c.started = true

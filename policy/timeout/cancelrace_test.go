@@ -11,6 +11,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
 
@@ -29,7 +30,7 @@ func TestAS7_AsyncCompletionRacingCancelIsNotRecorded(t *testing.T) {
 	require.ErrorIs(t, err, async.ErrCanceled)
 	got := rec.Outcomes()
 	require.Len(t, got, 1)
-	assert.Equal(t, policy.ResultFailed, got[0].Result)
+	assert.Equal(t, observe.ResultFailed, got[0].Result)
 	assert.ErrorIs(t, got[0].Err, async.ErrCanceled)
 	assert.Zero(t, clk.PendingTasks(), "the deadline's timer is stopped")
 }
@@ -48,7 +49,7 @@ func TestAS7_AsyncDeadlineRacingCancelIsNotRecorded(t *testing.T) {
 	require.ErrorIs(t, err, async.ErrCanceled)
 	got := rec.Outcomes()
 	require.Len(t, got, 1)
-	assert.Equal(t, policy.ResultFailed, got[0].Result)
+	assert.Equal(t, observe.ResultFailed, got[0].Result)
 	assert.ErrorIs(t, got[0].Err, async.ErrCanceled)
 	assert.Empty(t, rec.Events(), "no EventExceeded for a canceled call")
 	_, innerErr := requireDone(t, in.fut)
@@ -71,18 +72,18 @@ func TestAS7_AsyncCancelAfterTheEndIsClaimedLoses(t *testing.T) {
 	v, err := requireDone(t, fut)
 	require.NoError(t, err)
 	assert.Equal(t, "v", v)
-	assert.Equal(t, []policy.Result{policy.ResultSucceeded}, rec.results)
+	assert.Equal(t, []observe.Result{observe.ResultSucceeded}, rec.results)
 }
 
 // cancelingRecorder calls cancel when it records an outcome.
 type cancelingRecorder struct {
 	cancel  func()
-	results []policy.Result
+	results []observe.Result
 }
 
-func (r *cancelingRecorder) Instrument(policy.Layer, string) policy.Recorder { return r }
+func (r *cancelingRecorder) Instrument(policy.Layer, string) observe.Recorder { return r }
 
-func (r *cancelingRecorder) Record(_ context.Context, o policy.Outcome) {
+func (r *cancelingRecorder) Record(_ context.Context, o observe.Outcome) {
 	r.results = append(r.results, o.Result)
 	r.cancel()
 }

@@ -2,7 +2,7 @@ package timeout
 
 import (
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // metricCalls is the name of a timeout's instrument, which the descriptor declares.
@@ -15,8 +15,8 @@ var metrics = &kind.Metrics{
 			Description: "Calls through a timeout, by outcome: succeeded, failed or timed_out."},
 	},
 	Outcomes: &kind.Outcomes{Calls: metricCalls, Attr: "outcome", Classes: []kind.Class{
-		{Value: policy.ResultSucceeded.String(), Result: policy.ResultSucceeded},
-		{Value: policy.ResultFailed.String(), Result: policy.ResultFailed},
-		{Value: policy.ResultTimedOut.String(), Result: policy.ResultTimedOut},
+		{Value: observe.ResultSucceeded.String(), Result: observe.ResultSucceeded},
+		{Value: observe.ResultFailed.String(), Result: observe.ResultFailed},
+		{Value: observe.ResultTimedOut.String(), Result: observe.ResultTimedOut},
 	}},
 }

@@ -12,8 +12,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
 
@@ -33,7 +34,7 @@ func observedTimeout(t *testing.T, clk clock.Clock, d time.Duration, opts ...tim
 
 // sleeper returns a function that sleeps d on clk (a manual clock moves on) and returns
 // err.
-func sleeper(clk *clock.Manual, d time.Duration, err error) policy.Func[string, string] {
+func sleeper(clk *clock.Manual, d time.Duration, err error) decorate.Func[string, string] {
 	return func(ctx context.Context, _ string) (string, error) {
 		_ = clk.Sleep(ctx, d)
 		return "v", err
@@ -55,9 +56,9 @@ func TestOB1_TimeoutRecordsSyncOutcomesWithLatency(t *testing.T) {
 
 	got := rec.Outcomes()
 	require.Len(t, got, 3)
-	assert.Equal(t, policy.Outcome{Result: policy.ResultSucceeded, Latency: 200 * time.Millisecond}, got[0])
-	assert.Equal(t, policy.Outcome{Result: policy.ResultFailed, Latency: 100 * time.Millisecond, Err: errBoom}, got[1])
-	assert.Equal(t, policy.ResultTimedOut, got[2].Result)
+	assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded, Latency: 200 * time.Millisecond}, got[0])
+	assert.Equal(t, observe.Outcome{Result: observe.ResultFailed, Latency: 100 * time.Millisecond, Err: errBoom}, got[1])
+	assert.Equal(t, observe.ResultTimedOut, got[2].Result)
 	assert.Equal(t, 600*time.Millisecond, got[2].Latency, "until the function returned")
 	assert.Same(t, to.Err(), got[2].Err)
 	assert.Equal(t, []any{"ok", "failed", "late"}, kindtest.Markers(rec.Contexts()))
@@ -84,10 +85,10 @@ func TestOB1_TimeoutRecordsSyncOutcomesOnTheSystemClock(t *testing.T) {
 
 	got := rec.Outcomes()
 	require.Len(t, got, 2)
-	assert.Equal(t, policy.ResultSucceeded, got[0].Result)
+	assert.Equal(t, observe.ResultSucceeded, got[0].Result)
 	assert.NoError(t, got[0].Err)
 	assert.GreaterOrEqual(t, got[0].Latency, time.Duration(0))
-	assert.Equal(t, policy.ResultTimedOut, got[1].Result)
+	assert.Equal(t, observe.ResultTimedOut, got[1].Result)
 	assert.GreaterOrEqual(t, got[1].Latency, 5*time.Millisecond)
 	assert.ErrorIs(t, got[1].Err, timeout.ErrTimeout)
 	assert.Equal(t, []any{"ok", "late"}, kindtest.Markers(rec.Contexts()))
@@ -125,11 +126,11 @@ func TestOB1_TimeoutRecordsAsyncOutcomes(t *testing.T) {
 	clk.Advance(50 * time.Millisecond)
 	fut.Cancel()
 
-	assert.Equal(t, []policy.Outcome{
-		{Result: policy.ResultSucceeded, Latency: 300 * time.Millisecond},
-		{Result: policy.ResultFailed, Latency: 100 * time.Millisecond, Err: errBoom},
-		{Result: policy.ResultTimedOut, Latency: 500 * time.Millisecond, Err: to.Err()},
-		{Result: policy.ResultFailed, Latency: 50 * time.Millisecond, Err: async.ErrCanceled},
+	assert.Equal(t, []observe.Outcome{
+		{Result: observe.ResultSucceeded, Latency: 300 * time.Millisecond},
+		{Result: observe.ResultFailed, Latency: 100 * time.Millisecond, Err: errBoom},
+		{Result: observe.ResultTimedOut, Latency: 500 * time.Millisecond, Err: to.Err()},
+		{Result: observe.ResultFailed, Latency: 50 * time.Millisecond, Err: async.ErrCanceled},
 	}, rec.Outcomes())
 	assert.Equal(t, []any{"ok", "failed", "late", "canceled"}, kindtest.Markers(rec.Contexts()))
 	evs := rec.Events()

@@ -5,7 +5,9 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the timeout's layer, after the rate limiter in the default order, and the segment of its configuration keys
@@ -37,10 +39,10 @@ func DefaultConfig() Config { return Config{} }
 func (c Config) Validate() error {
 	switch {
 	case c.Duration < 0:
-		return policy.Errorf(policy.CodeNegativeDuration, "timeout.duration", c.Duration.String(),
+		return r4c.Errorf(r4c.NegativeDuration, "timeout.duration", c.Duration.String(),
 			"duration must not be negative")
 	case c.Duration == 0:
-		return policy.Errorf(policy.CodeOutOfRange, "timeout.duration", c.Duration.String(),
+		return r4c.Errorf(r4c.OutOfRange, "timeout.duration", c.Duration.String(),
 			"duration must be positive (pass it to timeout.New or set timeout.duration)")
 	}
 	return nil
@@ -124,7 +126,7 @@ func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id)
 // published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
 
-// Observe sets the observer asked for the instance's policy.Recorder, which is told each
-// call's outcome (see policy.Outcome) and each event with the call's context. A
+// Observe sets the observer asked for the instance's observe.Recorder, which is told each
+// call's outcome (see observe.Outcome) and each event with the call's context. A
 // registry's observer replaces it. Default none.
-func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

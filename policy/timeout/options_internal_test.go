@@ -10,7 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 func TestDescriptor(t *testing.T) {
@@ -26,16 +26,16 @@ func TestSetAttributes(t *testing.T) {
 	assert.Equal(t, Config{Duration: 250 * time.Millisecond, Disabled: true}, s.Config)
 
 	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
-		{Attr: "duration", Value: "10 parsecs", Code: policy.CodeBadDuration},
-		{Attr: "enabled", Value: "maybe", Code: policy.CodeBadBoolean},
-		{Attr: "maxWait", Value: "1s", Code: policy.CodeUnknownKey},
+		{Attr: "duration", Value: "10 parsecs", Code: r4c.BadDuration},
+		{Attr: "enabled", Value: "maybe", Code: r4c.BadBoolean},
+		{Attr: "maxWait", Value: "1s", Code: r4c.UnknownKey},
 	})
 
 	// A negative duration parses; Validate rejects it.
 	require.NoError(t, table.Set(&s, "duration", "-1s"))
-	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(s.Config.Validate()))
+	assert.Equal(t, r4c.NegativeDuration, r4c.CodeOf(s.Config.Validate()))
 	_, err := build(s)
-	assert.Equal(t, policy.CodeNegativeDuration, policy.CodeOf(err))
+	assert.Equal(t, r4c.NegativeDuration, r4c.CodeOf(err))
 	require.NoError(t, table.Set(&s, "enabled", "true"))
 	assert.False(t, s.Disabled)
 }

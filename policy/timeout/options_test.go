@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
@@ -17,7 +19,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, timeout.Config{}, timeout.DefaultConfig())
 	assert.False(t, timeout.DefaultConfig().Disabled, "the defaults are enabled")
 	// A timeout without a duration does not validate: the registry always sets one.
-	assert.Equal(t, policy.CodeOutOfRange, policy.CodeOf(timeout.DefaultConfig().Validate()))
+	assert.Equal(t, r4c.OutOfRange, r4c.CodeOf(timeout.DefaultConfig().Validate()))
 }
 
 func TestValidation(t *testing.T) {
@@ -26,8 +28,8 @@ func TestValidation(t *testing.T) {
 		d    time.Duration
 		code string
 	}{
-		{"zero", 0, policy.CodeOutOfRange},
-		{"negative", -time.Millisecond, policy.CodeNegativeDuration},
+		{"zero", 0, r4c.OutOfRange},
+		{"negative", -time.Millisecond, r4c.NegativeDuration},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			to, err := timeout.New(tc.d)
@@ -50,7 +52,7 @@ func TestIDsAndCommonOptions(t *testing.T) {
 	to, err := timeout.New(time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, "timeout", to.InstanceID())
-	assert.True(t, clock.IsSystem(to.Clock()))
+	assert.True(t, sysclock.Is(to.Clock()))
 
 	to, err = timeout.New(time.Second, timeout.Name("shared"))
 	require.NoError(t, err)

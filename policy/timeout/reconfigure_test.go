@@ -14,6 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
@@ -170,9 +171,9 @@ func TestReconfigure_RC2_InvalidChangesNothing(t *testing.T) {
 		c    timeout.Config
 		code string
 	}{
-		{timeout.Config{Duration: -time.Second}, policy.CodeNegativeDuration},
-		{timeout.Config{}, policy.CodeOutOfRange},
-		{timeout.Config{Disabled: true}, policy.CodeOutOfRange},
+		{timeout.Config{Duration: -time.Second}, r4c.NegativeDuration},
+		{timeout.Config{}, r4c.OutOfRange},
+		{timeout.Config{Disabled: true}, r4c.OutOfRange},
 	} {
 		err := to.Reconfigure(tc.c)
 		var ce *policy.ConfigError

@@ -32,11 +32,11 @@
 // (a ConfigChanged, with context.Background()).
 //
 // A recorder is told each call's outcome once, with the call's context, when the call
-// ends: policy.ResultSucceeded (a nil error) or policy.ResultFailed (an error, Err) when
-// it ended in time, policy.ResultTimedOut (Err the *TimeoutError) when it ran past its
+// ends: observe.ResultSucceeded (a nil error) or observe.ResultFailed (an error, Err) when
+// it ended in time, observe.ResultTimedOut (Err the *TimeoutError) when it ran past its
 // deadline; Latency is the time from its start to its end on the policy's clock (for a
 // synchronous call that ran past its deadline, until its function returned). An
-// asynchronous call ended by Cancel on its future is recorded as policy.ResultFailed with
+// asynchronous call ended by Cancel on its future is recorded as observe.ResultFailed with
 // async.ErrCanceled. The clock is read for the latency only when there is a recorder. A
 // call refused on arrival because its context was nil or done, and a call that starts
 // while the timeout is disabled, are not recorded.
@@ -68,9 +68,12 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Timeout bounds how long calls may run. It is safe for concurrent use. Its configuration
@@ -107,7 +110,7 @@ func build(s settings) (*Timeout, error) {
 	id := s.ID("timeout")
 	clk := s.ClockOrSystem()
 	t := &Timeout{
-		system: clock.IsSystem(clk),
+		system: sysclock.Is(clk),
 		clk:    clk,
 		events: s.EventsOf(Layer, id),
 	}
@@ -178,7 +181,7 @@ func changes(old, c Config) ([]string, error) {
 
 // NewPolicy returns t as a policy of layer Layer, for calls returning T.
 func NewPolicy[T any](t *Timeout) policy.Policy[T] {
-	return policy.Of(Layer, t, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+	return decorate.Of(Layer, t, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next bounded by t. Each call runs next on the caller's goroutine
@@ -207,9 +210,9 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 // Each call allocates its context and timer (as context.WithTimeout does); nothing else,
 // with or without a recorder. A call that starts while t is disabled runs next as is,
 // without a deadline, but for a nil or done ctx, whose error it returns as is.
-func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T] {
+func DecorateFunc[A, T any](t *Timeout, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
-		if err := policy.ContextErr(ctx); err != nil {
+		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -278,7 +281,7 @@ func timedOut[T any](ctx context.Context, l *limit, inner error, start time.Dura
 	}
 	l.publish(ctx, err)
 	if l.t.events.Rec != nil {
-		l.t.record(ctx, policy.ResultTimedOut, start, err)
+		l.t.record(ctx, observe.ResultTimedOut, start, err)
 	}
 	var zero T
 	return zero, err
@@ -294,27 +297,27 @@ func (l *limit) publish(ctx context.Context, err *TimeoutError) {
 // now reads the clock: the monotonic clock directly for clock.System().
 func (t *Timeout) now() time.Duration {
 	if t.system {
-		return clock.Mono()
+		return sysclock.Now()
 	}
 	return t.clk.Now()
 }
 
 // ended returns the result of a call that ended in time with err: ResultSucceeded for a
 // nil err, else ResultFailed.
-func ended(err error) policy.Result {
+func ended(err error) observe.Result {
 	if err != nil {
-		return policy.ResultFailed
+		return observe.ResultFailed
 	}
-	return policy.ResultSucceeded
+	return observe.ResultSucceeded
 }
 
 // record tells the recorder, which must be set, the outcome res of the call whose context
 // is ctx, which started at clock time start (read when the recorder is timed) and ended
 // now with err.
-func (t *Timeout) record(ctx context.Context, res policy.Result, start time.Duration, err error) {
+func (t *Timeout) record(ctx context.Context, res observe.Result, start time.Duration, err error) {
 	var latency time.Duration
 	if t.events.Timed {
 		latency = sat.Left(t.now(), start)
 	}
-	t.events.Rec.Record(ctx, policy.Outcome{Result: res, Latency: latency, Err: err})
+	t.events.Rec.Record(ctx, observe.Outcome{Result: res, Latency: latency, Err: err})
 }

@@ -171,7 +171,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
@@ -241,17 +241,17 @@ func (c Config) Validate() error {
 	}{{"redis.timeout", c.Timeout}, {"redis.probeInterval", c.ProbeInterval}} {
 		switch {
 		case d.v < 0:
-			return policy.Errorf(policy.CodeNegativeDuration, d.key, d.v.String(), "must not be negative")
+			return r4c.Errorf(r4c.NegativeDuration, d.key, d.v.String(), "must not be negative")
 		case d.v == 0:
-			return policy.Errorf(policy.CodeOutOfRange, d.key, d.v.String(), "must be positive")
+			return r4c.Errorf(r4c.OutOfRange, d.key, d.v.String(), "must be positive")
 		}
 	}
 	if c.OnFailure > FailClosed {
-		return policy.Errorf(policy.CodeOutOfRange, "redis.onFailure", c.OnFailure.String(),
+		return r4c.Errorf(r4c.OutOfRange, "redis.onFailure", c.OnFailure.String(),
 			"must be Local, FailOpen or FailClosed")
 	}
 	if c.Instances < 1 {
-		return policy.Errorf(policy.CodeOutOfRange, "redis.instances", strconv.Itoa(c.Instances), "must be at least 1")
+		return r4c.Errorf(r4c.OutOfRange, "redis.instances", strconv.Itoa(c.Instances), "must be at least 1")
 	}
 	return nil
 }
@@ -406,7 +406,7 @@ var _ ratelimit.Backend = (*Backend)(nil)
 // client's own read timeout.
 func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
 	if nilcheck.Is(client) {
-		return nil, policy.Errorf(policy.CodeBadSpec, "redis.client", "", "a Redis client is required")
+		return nil, r4c.Errorf(r4c.BadSpec, "redis.client", "", "a Redis client is required")
 	}
 	cfg := DefaultConfig()
 	for _, o := range opts {
@@ -461,7 +461,7 @@ func (b *Backend) Key(name string) string { return "{" + b.Config().Prefix + nam
 // ratelimit.Config.Validate for an invalid bd.Config.
 func (b *Backend) Bind(bd ratelimit.Binding) (ratelimit.Store, error) {
 	if b == nil || b.client == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "redis.backend", "", "a Backend made by redis.New is required")
+		return nil, r4c.Errorf(r4c.BadSpec, "redis.backend", "", "a Backend made by redis.New is required")
 	}
 	if err := bd.Config.Validate(); err != nil {
 		return nil, err

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/sat"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
@@ -55,7 +55,7 @@ var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan struct
 // A queued caller whose ctx ends stops waiting and returns ctx's error; a permit its
 // batch reserved for it is then given back (giveBack), by the sender, before its next run.
 func (s *store) Reserve(ctx context.Context, req ratelimit.Request) (ratelimit.Grant, error) {
-	if err := policy.ContextErr(ctx); err != nil {
+	if err := decorate.ContextErr(ctx); err != nil {
 		return ratelimit.Grant{}, err
 	}
 	if req.N < 1 || req.N > req.Config.Permits || req.Config.Period <= 0 {

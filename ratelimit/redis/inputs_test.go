@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/redistest"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
@@ -30,7 +30,7 @@ func TestNew_NilClientOfAnyType(t *testing.T) {
 		var err error
 		require.NotPanics(t, func() { b, err = rlredis.New(c) }, name)
 		assert.Nil(t, b, name)
-		assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "%s: %v", name, err)
+		assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "%s: %v", name, err)
 	}
 }
 
@@ -45,7 +45,7 @@ func TestBind_NilOrZeroBackend(t *testing.T) {
 		require.NotPanics(t, func() {
 			_, err = ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(b))
 		}, name)
-		assert.Equal(t, policy.CodeBadSpec, policy.CodeOf(err), "%s: %v", name, err)
+		assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "%s: %v", name, err)
 	}
 }
 
@@ -58,7 +58,7 @@ func TestBind_InvalidConfig(t *testing.T) {
 	require.NoError(t, err)
 	st, err := b.Bind(ratelimit.Binding{ID: "x"})
 	assert.Nil(t, st)
-	assert.Equal(t, policy.CodeBadPermits, policy.CodeOf(err), "%v", err)
+	assert.Equal(t, r4c.BadPermits, r4c.CodeOf(err), "%v", err)
 }
 
 // A store's call with a nil or done context is not sent to Redis: Reserve returns the

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -202,18 +203,18 @@ func TestNewValidation(t *testing.T) {
 		opts   []rlredis.Option
 		code   string
 	}{
-		"nil client":             {nil, nil, policy.CodeBadSpec},
-		"negative timeout":       {c, []rlredis.Option{rlredis.Timeout(-time.Millisecond)}, policy.CodeNegativeDuration},
-		"zero timeout":           {c, []rlredis.Option{rlredis.Timeout(0)}, policy.CodeOutOfRange},
-		"negative probe":         {c, []rlredis.Option{rlredis.ProbeInterval(-time.Second)}, policy.CodeNegativeDuration},
-		"zero probe":             {c, []rlredis.Option{rlredis.ProbeInterval(0)}, policy.CodeOutOfRange},
-		"unknown failure policy": {c, []rlredis.Option{rlredis.OnFailure(rlredis.FailurePolicy(9))}, policy.CodeOutOfRange},
-		"zero instances":         {c, []rlredis.Option{rlredis.Instances(0)}, policy.CodeOutOfRange},
-		"negative instances":     {c, []rlredis.Option{rlredis.Instances(-3)}, policy.CodeOutOfRange},
+		"nil client":             {nil, nil, r4c.BadSpec},
+		"negative timeout":       {c, []rlredis.Option{rlredis.Timeout(-time.Millisecond)}, r4c.NegativeDuration},
+		"zero timeout":           {c, []rlredis.Option{rlredis.Timeout(0)}, r4c.OutOfRange},
+		"negative probe":         {c, []rlredis.Option{rlredis.ProbeInterval(-time.Second)}, r4c.NegativeDuration},
+		"zero probe":             {c, []rlredis.Option{rlredis.ProbeInterval(0)}, r4c.OutOfRange},
+		"unknown failure policy": {c, []rlredis.Option{rlredis.OnFailure(rlredis.FailurePolicy(9))}, r4c.OutOfRange},
+		"zero instances":         {c, []rlredis.Option{rlredis.Instances(0)}, r4c.OutOfRange},
+		"negative instances":     {c, []rlredis.Option{rlredis.Instances(-3)}, r4c.OutOfRange},
 	} {
 		b, err := rlredis.New(tc.client, tc.opts...)
 		assert.Nil(t, b, name)
-		assert.Equal(t, tc.code, policy.CodeOf(err), "%s: %v", name, err)
+		assert.Equal(t, tc.code, r4c.CodeOf(err), "%s: %v", name, err)
 	}
 	assert.Equal(t, "Local", rlredis.Local.String())
 	assert.Equal(t, "FailOpen", rlredis.FailOpen.String())
@@ -244,7 +245,7 @@ func TestLocalShare(t *testing.T) {
 
 // A backend whose Bind fails fails the limiter's build with its error.
 func TestBindErrorFailsTheBuild(t *testing.T) {
-	want := &policy.ConfigError{Code: policy.CodeBadSpec, Reason: "no"}
+	want := &policy.ConfigError{Code: r4c.BadSpec, Reason: "no"}
 	_, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(failingBackend{want}))
 	assert.Same(t, want, err)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
@@ -117,7 +118,7 @@ func (s *store) Cancel(ctx context.Context, t ratelimit.Token) { s.cancel(ctx, t
 
 // cancel is Cancel, reporting whether anything was given back.
 func (s *store) cancel(ctx context.Context, t ratelimit.Token) bool {
-	if policy.ContextErr(ctx) != nil {
+	if decorate.ContextErr(ctx) != nil {
 		return false
 	}
 	pS, pN := split(max(t.Prev, 0))
@@ -133,7 +134,7 @@ func (s *store) cancel(ctx context.Context, t ratelimit.Token) bool {
 // c.Permits. A nil or done ctx, or a c with no rate, which the limiter never gives, is not
 // sent, and has no answer (ok false).
 func (s *store) Available(ctx context.Context, c ratelimit.Config) (int, bool) {
-	if policy.ContextErr(ctx) != nil || c.Permits < 1 || c.Period <= 0 {
+	if decorate.ContextErr(ctx) != nil || c.Permits < 1 || c.Period <= 0 {
 		return 0, false
 	}
 	tS, tN := split(int64(c.EmissionInterval()))

@@ -36,7 +36,7 @@ var _ Opener = (*OpenerResilient)(nil)
 // same configuration shares.
 func NewOpenerResilient(impl Opener, reg *resilience.Registry) (*OpenerResilient, error) {
 	if impl == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "Opener", "the implementation to wrap is nil")
+		return nil, &policy.ConfigError{Code: "R4C-REG-010", Value: "Opener", Reason: "the implementation to wrap is nil"}
 	}
 	w := &OpenerResilient{impl: impl}
 	var err error
@@ -73,7 +73,7 @@ var _ Resolver = (*ResolverResilient)(nil)
 // same configuration shares.
 func NewResolverResilient(impl Resolver, reg *resilience.Registry) (*ResolverResilient, error) {
 	if impl == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "Resolver", "the implementation to wrap is nil")
+		return nil, &policy.ConfigError{Code: "R4C-REG-010", Value: "Resolver", Reason: "the implementation to wrap is nil"}
 	}
 	w := &ResolverResilient{impl: impl}
 	var err error

@@ -32,7 +32,7 @@ var _ Store = (*StoreResilient)(nil)
 // their instances in reg, which a later call with the same configuration shares.
 func NewStoreResilient(impl Store, reg *resilience.Registry) (*StoreResilient, error) {
 	if impl == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "Store", "the implementation to wrap is nil")
+		return nil, &policy.ConfigError{Code: "R4C-REG-010", Value: "Store", Reason: "the implementation to wrap is nil"}
 	}
 	w := &StoreResilient{impl: impl}
 	var err error

@@ -64,7 +64,7 @@ type storeTagArgs struct {
 // one keep their instances in reg, which a later call with the same configuration shares.
 func NewStoreResilient(impl_ Store, reg *resilience.Registry) (*StoreResilient, error) {
 	if impl_ == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "Store", "the implementation to wrap is nil")
+		return nil, &policy.ConfigError{Code: "R4C-REG-010", Value: "Store", Reason: "the implementation to wrap is nil"}
 	}
 	w := &StoreResilient{impl: impl_}
 	var err error

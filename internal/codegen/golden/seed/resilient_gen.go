@@ -31,7 +31,7 @@ var _ GeocodingAPI = (*GeocodingAPIResilient)(nil)
 // same configuration shares.
 func NewGeocodingAPIResilient(impl GeocodingAPI, reg *resilience.Registry) (*GeocodingAPIResilient, error) {
 	if impl == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "GeocodingAPI", "the implementation to wrap is nil")
+		return nil, &policy.ConfigError{Code: "R4C-REG-010", Value: "GeocodingAPI", Reason: "the implementation to wrap is nil"}
 	}
 	w := &GeocodingAPIResilient{impl: impl}
 	var err error
@@ -88,7 +88,7 @@ var _ SearchAPI = (*SearchAPIResilient)(nil)
 // same configuration shares.
 func NewSearchAPIResilient(impl SearchAPI, reg *resilience.Registry) (*SearchAPIResilient, error) {
 	if impl == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "SearchAPI", "the implementation to wrap is nil")
+		return nil, &policy.ConfigError{Code: "R4C-REG-010", Value: "SearchAPI", Reason: "the implementation to wrap is nil"}
 	}
 	w := &SearchAPIResilient{impl: impl}
 	var err error

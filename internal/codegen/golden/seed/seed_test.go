@@ -14,6 +14,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/codegen/golden/seed"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -322,7 +323,7 @@ func TestGeocoding_SharedLimiterGeneratedBehavesLikeWrap(t *testing.T) {
 		_, err := gen.reg.RateLimiter(id)
 		var ce *policy.ConfigError
 		require.ErrorAs(t, err, &ce, id)
-		assert.Equal(t, policy.CodeUnknownInstance, ce.Code, id)
+		assert.Equal(t, r4c.UnknownInstance, ce.Code, id)
 	}
 }
 
@@ -338,7 +339,7 @@ func TestGeocoding_SharedNameMustAgree(t *testing.T) {
 		resilience.RateLimiter(ratelimit.Name("geocoding"), ratelimit.Permits(50), ratelimit.Period(time.Second)))
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, policy.CodeConflict, ce.Code)
+	assert.Equal(t, r4c.Conflict, ce.Code)
 }
 
 // SPEC GN-4: a nil implementation, or a nil registry, is R4C-REG-010 from the constructor,
@@ -353,7 +354,7 @@ func TestNew_NilImplOrRegistry(t *testing.T) {
 	} {
 		var ce *policy.ConfigError
 		require.ErrorAs(t, err, &ce, name)
-		assert.Equal(t, policy.CodeBadSpec, ce.Code, name)
+		assert.Equal(t, r4c.BadSpec, ce.Code, name)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/codegen/golden/shapes"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -281,7 +282,7 @@ func TestNew_Errors(t *testing.T) {
 		assert.Nil(t, w)
 		var ce *policy.ConfigError
 		require.ErrorAs(t, err, &ce)
-		assert.Equal(t, policy.CodeUnknownConfig, ce.Code)
+		assert.Equal(t, r4c.UnknownConfig, ce.Code)
 		assert.Contains(t, err.Error(), c.says)
 	}
 
@@ -291,7 +292,7 @@ func TestNew_Errors(t *testing.T) {
 	var ce *policy.ConfigError
 	assert.Nil(t, w)
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, policy.CodeBadSpec, ce.Code)
+	assert.Equal(t, r4c.BadSpec, ce.Code)
 }
 
 // A call that succeeds passes through every layer, with its argument.

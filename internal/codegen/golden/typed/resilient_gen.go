@@ -28,7 +28,7 @@ var _ Alpha = (*AlphaResilient)(nil)
 // their instances in reg, which a later call with the same configuration shares.
 func NewAlphaResilient(impl Alpha, reg *resilience.Registry) (*AlphaResilient, error) {
 	if impl == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "Alpha", "the implementation to wrap is nil")
+		return nil, &policy.ConfigError{Code: "R4C-REG-010", Value: "Alpha", Reason: "the implementation to wrap is nil"}
 	}
 	w := &AlphaResilient{impl: impl}
 	var err error
@@ -58,7 +58,7 @@ var _ Plain = (*PlainResilient)(nil)
 // (none has a //resilience: directive). It fails with R4C-REG-010 for a nil impl.
 func NewPlainResilient(impl Plain, reg *resilience.Registry) (*PlainResilient, error) {
 	if impl == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "Plain", "the implementation to wrap is nil")
+		return nil, &policy.ConfigError{Code: "R4C-REG-010", Value: "Plain", Reason: "the implementation to wrap is nil"}
 	}
 	w := &PlainResilient{impl: impl}
 	return w, nil
@@ -99,7 +99,7 @@ type betagetArgs struct {
 // their instances in reg, which a later call with the same configuration shares.
 func newBetaResilient(impl beta, reg *resilience.Registry) (*betaResilient, error) {
 	if impl == nil {
-		return nil, policy.Errorf(policy.CodeBadSpec, "", "beta", "the implementation to wrap is nil")
+		return nil, &policy.ConfigError{Code: "R4C-REG-010", Value: "beta", Reason: "the implementation to wrap is nil"}
 	}
 	w := &betaResilient{impl: impl}
 	var err error

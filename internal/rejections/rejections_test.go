@@ -1,4 +1,4 @@
-package policy_test
+package rejections_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/rejections"
 )
 
 type testRejection struct{ cause error }
@@ -16,9 +16,9 @@ func (e *testRejection) Error() string { return "rejected" }
 func (e *testRejection) Unwrap() error { return e.cause }
 
 // SPEC RL-6, RL-8: rejections are made once; each standard context error has its own.
-func TestRejections_PreallocatedPerContextError(t *testing.T) {
+func TestSet_PreallocatedPerContextError(t *testing.T) {
 	made := 0
-	r := policy.NewRejections(func(cause error) *testRejection { made++; return &testRejection{cause} })
+	r := rejections.New(func(cause error) *testRejection { made++; return &testRejection{cause} })
 	assert.Equal(t, 3, made)
 	assert.Same(t, r.Canceled, r.ForContext(context.Canceled))
 	assert.Same(t, r.Deadline, r.ForContext(context.DeadlineExceeded))

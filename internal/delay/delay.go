@@ -1,4 +1,27 @@
-package async
+// Package delay is how the policies start a call after a wait on a clock: Delayed, with
+// no goroutine per waiting call, for a rate-limiter permit, a bulkhead slot or the wait
+// between retries.
+//
+// The owner keeps a Delayed in its per-call struct and implements Starter, which
+// starts the work and, when the call ends without starting it, says what the future
+// completes with; an Observer, when there is one, receives each result so that the owner
+// can wait and start again. ErrExpired is the cause Stop gets when a StartWithin wait runs
+// out.
+//
+// Init prepares the call and returns its future. A wait begins with StartAfter (the work
+// starts when the delay has passed) or StartWithin (the work starts when the owner calls
+// Start, or the call ends with ErrExpired when the delay passes first). Whichever comes
+// first of the start, Cancel, the context ending and, for StartWithin, the delay, ends the
+// wait, and only that one acts: the wait's timer is stopped and, once no more waits can
+// come, the hook on the context is removed, so nothing stays registered on a long-lived
+// context. A context that has already ended when a wait begins, or when the work would
+// start, ends the call at once.
+//
+// Without an Observer, the call starts once, and the result of the started work completes
+// the future. With one, each result goes to the Observer, which waits again (StartAfter,
+// StartWithin) or ends the call with End; the context hook is registered at the first
+// wait and removed when the call ends.
+package delay
 
 import (
 	"context"
@@ -6,7 +29,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/future"
 )
 
 // ErrExpired is the cause a Delayed gives its Starter's Stop when a wait begun by
@@ -20,11 +45,11 @@ type Starter[T any] interface {
 	// Start starts the work, its wait over, and returns the work's future (never nil).
 	// It runs once per wait that ends in a start, on the goroutine that ended the wait
 	// (the clock's timer, or the caller of Delayed.Start), without the Delayed's lock.
-	// It must not block. If it panics, the call ends: its future fails with ErrPanicked
+	// It must not block. If it panics, the call ends: its future fails with async.ErrPanicked
 	// (Stop is not called) and the panic goes on up that goroutine.
-	Start() *Future[T]
+	Start() *async.Future[T]
 	// Stop is called, at most once, when the call ends without starting again; Start is
-	// not called after it. cause is ErrCanceled when the Delayed's future was canceled
+	// not called after it. cause is async.ErrCanceled when the Delayed's future was canceled
 	// (the result is then ignored: the future has already failed), the context's Err()
 	// when the context ended during a wait, ErrExpired when a StartWithin wait ran out,
 	// and nil when the owner called End. Stop returns the result the future completes
@@ -55,13 +80,13 @@ type Observer[T any] interface {
 //
 // Cancelling the future during a wait ends the call: Cancel reports true if no work has
 // started yet, so it never will. Once work has started, Cancel cancels its future and
-// reports false. Either way the future fails with ErrCanceled.
+// reports false. Either way the future fails with async.ErrCanceled.
 //
 // Its methods are safe for concurrent use once Init has returned. A Delayed must not be
 // copied after Init. The clock's AfterFunc must not wait for the function it schedules
 // (it may start it at once, on another goroutine).
 type Delayed[T any] struct {
-	fut      Future[T] // the call's future, in the owner's allocation
+	fut      future.Future[T] // the call's future, in the owner's allocation
 	clk      clock.Clock
 	ctx      context.Context
 	s        Starter[T]
@@ -71,12 +96,12 @@ type Delayed[T any] struct {
 
 	mu      sync.Mutex
 	state   delayState
-	started bool        // work has started: Cancel reports false
-	expire  bool        // the wait's delay ends it with ErrExpired rather than a start
-	stale   uint32      // timer functions still to come for waits that Start ended
-	timer   clock.Timer // the wait's timer, while waiting
-	stopCtx func() bool // removes the context hook; nil when none is registered
-	inner   *Future[T]  // the started work, once it has returned
+	started bool             // work has started: Cancel reports false
+	expire  bool             // the wait's delay ends it with ErrExpired rather than a start
+	stale   uint32           // timer functions still to come for waits that Start ended
+	timer   clock.Timer      // the wait's timer, while waiting
+	stopCtx func() bool      // removes the context hook; nil when none is registered
+	inner   *async.Future[T] // the started work, once it has returned
 }
 
 type delayState uint8
@@ -93,16 +118,16 @@ const (
 // to have the first result complete the future. A nil clk is clock.System(), a nil ctx
 // context.Background(). Init must be called once, before any other method, and before d
 // is shared.
-func (d *Delayed[T]) Init(clk clock.Clock, ctx context.Context, s Starter[T], obs Observer[T]) *Future[T] {
+func (d *Delayed[T]) Init(clk clock.Clock, ctx context.Context, s Starter[T], obs Observer[T]) *async.Future[T] {
 	if clk == nil {
 		clk = clock.System()
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	d.fut.init(d)
+	d.fut.Init(stopper[T]{d})
 	d.clk, d.ctx, d.s, d.obs = clk, ctx, s, obs
-	return &d.fut
+	return (*async.Future[T])(&d.fut)
 }
 
 // StartAfter begins a wait of delay (in nanoseconds of the clock; <= 0: due at once, as
@@ -159,7 +184,7 @@ func (d *Delayed[T]) Start() bool {
 		d.end(err)
 		return false
 	}
-	if d.fut.claimed() { // canceled, and its hook has yet to run: it ends the call
+	if d.fut.Claimed() { // canceled, and its hook has yet to run: it ends the call
 		d.mu.Unlock()
 		return false
 	}
@@ -170,7 +195,7 @@ func (d *Delayed[T]) Start() bool {
 // Started records f, work started outside d (a first attempt, before any wait), as if a
 // Start had returned it: its result goes where a started work's goes, and Cancel cancels
 // it. It does nothing but cancel f if the call is not idle.
-func (d *Delayed[T]) Started(f *Future[T]) {
+func (d *Delayed[T]) Started(f *async.Future[T]) {
 	d.mu.Lock()
 	if d.state != delayIdle {
 		d.mu.Unlock()
@@ -212,7 +237,7 @@ func (d *Delayed[T]) timerFired() {
 		d.end(err)
 	case d.expire:
 		d.end(ErrExpired)
-	case d.fut.claimed(): // canceled, and its hook has yet to run: it ends the call
+	case d.fut.Claimed(): // canceled, and its hook has yet to run: it ends the call
 		d.mu.Unlock()
 	default:
 		d.begin()
@@ -257,8 +282,8 @@ func (d *Delayed[T]) begin() {
 	d.handOff(f)
 }
 
-// panicked ends a call whose Starter's Start panicked: the future fails with ErrPanicked
-// (unless it was canceled meanwhile), and the panic goes on.
+// panicked ends a call whose Starter's Start panicked: the future fails with
+// async.ErrPanicked (unless it was canceled meanwhile), and the panic goes on.
 func (d *Delayed[T]) panicked() {
 	d.mu.Lock()
 	if d.state == delayEnded {
@@ -276,12 +301,12 @@ func (d *Delayed[T]) panicked() {
 		stopCtx()
 	}
 	var zero T
-	d.fut.complete(zero, ErrPanicked)
+	d.fut.Complete(zero, async.ErrPanicked)
 }
 
 // handOff records started work f and routes its result. Called with d.mu held; it
 // unlocks it.
-func (d *Delayed[T]) handOff(f *Future[T]) {
+func (d *Delayed[T]) handOff(f *async.Future[T]) {
 	if d.state == delayEnded { // canceled while Start ran
 		d.mu.Unlock()
 		f.Cancel()
@@ -291,7 +316,7 @@ func (d *Delayed[T]) handOff(f *Future[T]) {
 	if d.obs == nil {
 		d.state = delayHanded
 		d.mu.Unlock()
-		f.OnComplete(d.fut.complete)
+		f.OnComplete(d.fut.Complete)
 		return
 	}
 	if d.onResult == nil {
@@ -304,7 +329,7 @@ func (d *Delayed[T]) handOff(f *Future[T]) {
 // observe passes a started work's result to the Observer, unless the call has ended.
 func (d *Delayed[T]) observe(v T, err error) {
 	d.mu.Lock()
-	ended := d.state == delayEnded || d.fut.claimed() // claimed: canceled, its hook to come
+	ended := d.state == delayEnded || d.fut.Claimed() // claimed: canceled, its hook to come
 	d.mu.Unlock()
 	if !ended {
 		d.obs.Observe(v, err)
@@ -315,7 +340,7 @@ func (d *Delayed[T]) observe(v T, err error) {
 // the future: the cancel hook, which is to come, then ends it. It reports whether it
 // ended the call. Called with d.mu held; it unlocks it.
 func (d *Delayed[T]) end(cause error) bool {
-	if !d.fut.claim() {
+	if !d.fut.Claim() {
 		d.mu.Unlock()
 		return false
 	}
@@ -338,18 +363,19 @@ func (d *Delayed[T]) stop(cause error, canceled bool) {
 	}
 	v, err := d.s.Stop(cause)
 	if !canceled {
-		d.fut.finish(v, err)
+		d.fut.Finish(v, err)
 	}
 }
 
-// cancel is the future's cancel hook: the future has already failed with ErrCanceled.
+// cancel is the future's cancel hook: the future has already failed with
+// async.ErrCanceled.
 func (d *Delayed[T]) cancel() bool {
 	d.mu.Lock()
 	switch d.state {
 	case delayIdle, delayWaiting:
 		notStarted := !d.started
 		inner := d.inner
-		d.stop(ErrCanceled, true)
+		d.stop(async.ErrCanceled, true)
 		if inner != nil {
 			inner.Cancel()
 		}
@@ -368,5 +394,8 @@ func (d *Delayed[T]) cancel() bool {
 	return false
 }
 
-// stopWork is cancel, as the future's stopper.
-func (d *Delayed[T]) stopWork() bool { return d.cancel() }
+// stopper is a Delayed as its future's stopper: Cancel calls its cancel (a struct of one
+// pointer fits in an interface without allocating).
+type stopper[T any] struct{ d *Delayed[T] }
+
+func (s stopper[T]) StopWork() bool { return s.d.cancel() }

@@ -1,10 +1,15 @@
-package policy
+// Package observe is what an observer author implements and reads: an Observer makes a
+// Recorder per policy instance, which is told each call's Outcome at that instance's
+// layer and the events the instance publishes. A registry takes one with
+// resilience.WithObserver; resilienceotel and resilienceslog are observers.
+package observe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/resilience4go/resilience4go/policy"
 )
 
 // Result says how a call fared at one layer, as a Recorder is told. Its zero value is no
@@ -56,7 +61,7 @@ func (r Result) String() string {
 // LayerCall is the layer under which an Observer is asked for the Recorder of a whole
 // wrapped function or pipeline, whose id is the wrap's. It is not a layer of the order:
 // no policy has it, and an order that names it is R4C-REG-011.
-const LayerCall Layer = "call"
+const LayerCall policy.Layer = "call"
 
 // Outcome is what a layer records of one call. It is passed by value; each field has one
 // meaning whatever the layer, and is zero where it does not apply.
@@ -96,23 +101,38 @@ type Outcome struct {
 	// threshold.
 	Slow bool
 	// RejectedBy is, for a whole call (LayerCall) that was rejected, the layer that
-	// refused it (see RejectedBy).
-	RejectedBy Layer
+	// refused it (see policy.Rejection).
+	RejectedBy policy.Layer
 	// Err is the call's error, or the rejection; nil for a success or an admission.
 	Err error
 }
 
 // Recorder receives one policy instance's outcomes and events, with the context of the
 // call they belong to. Its methods run synchronously on the goroutine where the policy
-// decides (as a Listener does), so they must be quick, must not block and must not call
-// back into the policy; they are called concurrently and must be safe for it.
+// decides (as a policy.Listener does), so they must be quick, must not block and must not
+// call back into the policy; they are called concurrently and must be safe for it.
+//
+// A recorder that has no use for some of what it would be given may say so with any of
+// these methods, which the layers look for when the recorder is made, so that it costs
+// less:
+//
+//   - Untimed() bool: true when it has no use for latencies (asked once). The layers that
+//     would read their clock only to measure a latency for it do not, and its outcomes
+//     have Latency 0: a recorder that only counts costs no clock reads.
+//   - WantsEvent(ctx context.Context, k policy.EventKind) bool: whether it wants an event
+//     of kind k about the call with ctx. Before a layer builds an event that no listener
+//     receives, it may ask, and then build none when it returns false. It must be quick
+//     and safe for concurrent use. Without it, a recorder is given every event.
+//   - WantsKeys() bool: false when it has no use for a keyed limiter's keys (asked once).
+//     Its outcomes then have no Key, and a keyed limiter does not format a key that is not
+//     a string for it.
 type Recorder interface {
 	// Record is called with each call's outcome at the instance's layer.
 	Record(ctx context.Context, o Outcome)
 	// Event is called with each event the instance publishes, with the context of the
 	// call that caused it; context.Background() for an event no call caused (a
 	// ConfigChanged, a backend's failure found by a probe).
-	Event(ctx context.Context, e Event)
+	Event(ctx context.Context, e policy.Event)
 }
 
 // Observer makes the Recorder of each policy instance. A registry built with an
@@ -125,122 +145,5 @@ type Recorder interface {
 // instance is built, before the wrap is complete: a wrap that then fails (a bad value of
 // another layer) leaves the recorders it asked for unused.
 type Observer interface {
-	Instrument(layer Layer, id string) Recorder
-}
-
-// Rejection is an error by which a layer refused a call (ratelimit.ErrExceeded,
-// circuitbreaker.ErrOpen, bulkhead.ErrFull, adaptivelimit.ErrLimitExceeded): the layer
-// that refused it. A user's policy may return one for its own layer. Implement Refuser
-// too to say why, so that the protocol adapters answer the call as they answer the
-// built-in policies' rejections.
-type Rejection interface {
-	error
-	RejectedBy() Layer
-}
-
-// Refusal is why a layer refused a call, as the protocol adapters (resiliencehttp,
-// resiliencegrpc) answer it. Its zero value, RefusalUnspecified, says nothing.
-type Refusal uint8
-
-const (
-	// RefusalUnspecified: the rejection does not say why; an adapter answers it as any
-	// other error (gRPC Unknown).
-	RefusalUnspecified Refusal = iota
-	// RefusalOverloaded: the layer is at its limit, a rate, a quota or a number of calls
-	// in flight, and the call may pass later: HTTP 429 Too Many Requests, gRPC
-	// RESOURCE_EXHAUSTED (with a google.rpc.RetryInfo detail when the rejection tells its
-	// retry-after). The rejections of the rate limiter, the bulkhead and the adaptive
-	// limit are.
-	RefusalOverloaded
-	// RefusalUnavailable: the layer holds what the call needs unavailable for now, as an
-	// open circuit breaker does: HTTP 503 Service Unavailable, gRPC UNAVAILABLE.
-	RefusalUnavailable
-)
-
-var refusalNames = [...]string{
-	RefusalUnspecified: "unspecified",
-	RefusalOverloaded:  "overloaded",
-	RefusalUnavailable: "unavailable",
-}
-
-// String returns the refusal's name: "unspecified", "overloaded" or "unavailable".
-func (r Refusal) String() string {
-	if int(r) < len(refusalNames) {
-		return refusalNames[r]
-	}
-	return fmt.Sprintf("Refusal(%d)", int(r))
-}
-
-// Refuser is a Rejection that says why its layer refused the call and, when it can tell,
-// how long until the layer would let a call through: what an adapter needs to answer the
-// call (its status, a Retry-After header, a RetryInfo detail) without knowing the policy.
-// Every built-in policy's rejection is one; a user's policy may return one. The adapters
-// find it in an error's tree as errors.As does. Its methods must be safe for concurrent
-// use, as the rejection may be shared by every call it refuses.
-type Refuser interface {
-	Rejection
-	// Refusal says why the layer refused the call.
-	Refusal() Refusal
-	// RetryIn returns the time from now until the layer would let a call through, ≥ 0,
-	// read when it is called; ok is false when the rejection cannot tell. It is a hint for
-	// the refused caller, not a RetryAfter: a retry in the same composition does not wait
-	// it.
-	RetryIn() (wait time.Duration, ok bool)
-}
-
-// RejectedBy returns the layer that refused the call that failed with err, when err is
-// or wraps a Rejection; "" and false otherwise.
-func RejectedBy(err error) (Layer, bool) {
-	if err == nil {
-		return "", false
-	}
-	if r, ok := err.(Rejection); ok { // the policies return their rejections unwrapped
-		return r.RejectedBy(), true
-	}
-	return rejectedByAs(err)
-}
-
-// rejectedByAs is RejectedBy for a wrapped rejection; apart, so that the direct case
-// allocates nothing.
-func rejectedByAs(err error) (Layer, bool) {
-	r, ok := errors.AsType[Rejection](err)
-	if !ok {
-		return "", false
-	}
-	return r.RejectedBy(), true
-}
-
-// Untimed is implemented by a Recorder that has no use for latencies. When Untimed
-// returns true (it is asked once, when the recorder is made), the layers that would read
-// their clock only to measure a latency for it do not, and its outcomes have Latency 0:
-// an observer that only counts then costs no clock reads.
-type Untimed interface {
-	Untimed() bool
-}
-
-// EventFilter is implemented by a Recorder that has use for some events only. Before a
-// layer builds an event that no listener receives, it may ask WantsEvent, with the
-// context of the call the event would be about, and then build none when it returns
-// false. WantsEvent must be quick and safe for concurrent use. A recorder that does not
-// implement EventFilter is given every event.
-type EventFilter interface {
-	WantsEvent(ctx context.Context, k EventKind) bool
-}
-
-// KeyFilter is implemented by a Recorder that may have no use for a keyed limiter's keys.
-// When WantsKeys returns false (it is asked once, when the recorder is made), its
-// outcomes have no Key, and a keyed limiter does not format a key that is not a string
-// for it.
-type KeyFilter interface {
-	WantsKeys() bool
-}
-
-// Timed reports whether rec wants latencies: it is not nil, and does not implement
-// Untimed or its Untimed returns false.
-func Timed(rec Recorder) bool {
-	if rec == nil {
-		return false
-	}
-	u, ok := rec.(Untimed)
-	return !ok || !u.Untimed()
+	Instrument(layer policy.Layer, id string) Recorder
 }

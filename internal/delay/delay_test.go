@@ -1,7 +1,8 @@
-package async_test
+package delay_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -15,12 +16,13 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
+	"github.com/resilience4go/resilience4go/internal/delay"
 )
 
 // call is a Delayed call whose starts and stops the test records. Start returns the
 // future of next (a pending promise the test completes, by default).
 type call struct {
-	d    async.Delayed[int]
+	d    delay.Delayed[int]
 	next func() *async.Future[int]
 
 	mu       sync.Mutex
@@ -379,11 +381,11 @@ func TestDelayed_StartWithinExpires(t *testing.T) {
 	clk.Advance(time.Second)
 
 	_, err := done(t, f)
-	require.ErrorIs(t, err, async.ErrExpired)
+	require.ErrorIs(t, err, delay.ErrExpired)
 	assert.False(t, c.d.Start())
 	starts, stops := c.counts()
 	assert.Zero(t, starts)
-	assert.Equal(t, []error{async.ErrExpired}, stops)
+	assert.Equal(t, []error{delay.ErrExpired}, stops)
 }
 
 // With an Observer, results go to it; the call waits again and ends with End, whose
@@ -655,7 +657,7 @@ func TestDelayed_AS2_PanicInStartFailsTheFuture(t *testing.T) {
 	clk := clock.NewManual()
 	ctx := newHookCtx()
 	s := &panicStarter{}
-	var d async.Delayed[int]
+	var d delay.Delayed[int]
 	f := d.Init(clk, ctx, s, nil)
 	d.StartAfter(time.Second)
 	assert.PanicsWithValue(t, "boom", func() { clk.Advance(time.Second) })
@@ -669,7 +671,7 @@ func TestDelayed_AS2_PanicInStartFailsTheFuture(t *testing.T) {
 
 	// Started by its owner, the same.
 	s2 := &panicStarter{}
-	var d2 async.Delayed[int]
+	var d2 delay.Delayed[int]
 	f2 := d2.Init(clk, bg(), s2, nil)
 	d2.StartWithin(time.Second)
 	assert.PanicsWithValue(t, "boom", func() { d2.Start() })
@@ -680,4 +682,121 @@ func TestDelayed_AS2_PanicInStartFailsTheFuture(t *testing.T) {
 	clk.AfterFunc(time.Second, func() { fired = true })
 	clk.Advance(time.Second)
 	assert.True(t, fired, "the clock goes on after a timer panicked")
+}
+
+// A Delayed whose future Cancel has claimed, but whose cancel hook has not run yet, does
+// not end another way: its wait's delay (StartWithin) does not call Stop(ErrExpired), and
+// the call ends once, with Stop(ErrCanceled) (SPEC AS-7).
+func TestDelayed_AS7_ExpiryRacingCancelStopsOnceCanceled(t *testing.T) {
+	clk := clock.NewManual()
+	c := newCall()
+	f := c.d.Init(clk, bg(), c, nil)
+	c.d.StartWithin(time.Second)
+	f.OnComplete(func(int, error) { clk.Advance(time.Second) }) // in Cancel, before its hook
+	assert.True(t, f.Cancel())
+	starts, stops := c.counts()
+	assert.Zero(t, starts)
+	assert.Equal(t, []error{async.ErrCanceled}, stops)
+	_, err := done(t, f)
+	assert.ErrorIs(t, err, async.ErrCanceled)
+	assert.Zero(t, clk.PendingTasks())
+}
+
+// A wait whose delay passes in that window starts nothing: Cancel reports true, as the
+// work never starts (SPEC AS-7, AS-3).
+func TestDelayed_AS7_StartRacingCancelStartsNothing(t *testing.T) {
+	clk := clock.NewManual()
+	c := newCall()
+	f := c.d.Init(clk, bg(), c, nil)
+	c.d.StartAfter(time.Second)
+	f.OnComplete(func(int, error) { clk.Advance(time.Second) })
+	assert.True(t, f.Cancel(), "the work never started")
+	starts, stops := c.counts()
+	assert.Zero(t, starts)
+	assert.Equal(t, []error{async.ErrCanceled}, stops)
+
+	// The owner's Start in that window starts nothing either.
+	c2 := newCall()
+	f2 := c2.d.Init(clk, bg(), c2, nil)
+	c2.d.StartWithin(time.Minute)
+	var started bool
+	f2.OnComplete(func(int, error) { started = c2.d.Start() })
+	assert.True(t, f2.Cancel())
+	assert.False(t, started)
+	starts, stops = c2.counts()
+	assert.Zero(t, starts)
+	assert.Equal(t, []error{async.ErrCanceled}, stops)
+	assert.Zero(t, clk.PendingTasks())
+}
+
+// With an Observer, a result arriving in that window is not observed, and End in it does
+// not end the call: Stop is called once, with ErrCanceled (SPEC AS-7).
+func TestDelayed_AS7_ObservedResultRacingCancel(t *testing.T) {
+	clk := clock.NewManual()
+	r := &retrying{}
+	f := r.d.Init(clk, bg(), r, r)
+	r.d.StartAfter(0)
+	clk.Advance(0)
+	starts, _ := r.counts()
+	require.Equal(t, 1, starts)
+	f.OnComplete(func(int, error) { r.finish(0, 5, nil) })
+	assert.False(t, f.Cancel(), "the work had started")
+	r.mu.Lock()
+	results := r.results
+	r.mu.Unlock()
+	assert.Empty(t, results, "a result after Cancel began is not observed")
+	_, stops := r.counts()
+	assert.Equal(t, []error{async.ErrCanceled}, stops)
+
+	// End from the Observer's goroutine, in that window, does not end it either.
+	r2 := &retrying{}
+	f2 := r2.d.Init(clk, bg(), r2, r2)
+	var ended bool
+	f2.OnComplete(func(int, error) { ended = r2.d.End() })
+	assert.True(t, f2.Cancel())
+	assert.False(t, ended)
+	_, stops = r2.counts()
+	assert.Equal(t, []error{async.ErrCanceled}, stops)
+}
+
+const generous = time.Minute
+
+var errBoom = errors.New("boom")
+
+func bg() context.Context { return context.Background() }
+
+// await waits for f with a generous bound, failing the test if it stays pending.
+func await[T any](t *testing.T, f *async.Future[T]) (T, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(bg(), generous)
+	defer cancel()
+	v, err := f.Await(ctx)
+	require.NotErrorIs(t, err, context.DeadlineExceeded, "future still pending")
+	return v, err
+}
+
+// done requires f to be complete already and returns its outcome, through Result and
+// through Await (with a done context, which a completed future ignores).
+func done[T any](t *testing.T, f *async.Future[T]) (T, error) {
+	t.Helper()
+	v, ok, err := f.Result()
+	require.True(t, ok, "future should be complete")
+	ctx, cancel := context.WithCancel(bg())
+	cancel()
+	av, aerr := f.Await(ctx)
+	require.Equal(t, v, av)
+	require.Equal(t, err, aerr)
+	return v, err
+}
+
+func requirePending[T any](t *testing.T, f *async.Future[T]) {
+	t.Helper()
+	_, ok, err := f.Result()
+	require.False(t, ok, "future should be pending")
+	require.NoError(t, err)
+	select {
+	case <-f.Done():
+		t.Fatal("Done closed on a pending future")
+	default:
+	}
 }
