@@ -141,7 +141,7 @@ func TestRG3_UnknownIDAndSortedSnapshot(t *testing.T) {
 	assert.Equal(t, "nope", ce.Value)
 	_, err = resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "nope")
 	requireCode(t, err, policy.CodeUnknownInstance)
-	_, err = resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "nope")
+	_, err = resilience.Lookup[*bulkhead.Bulkhead](reg, bulkhead.Layer, "nope")
 	requireCode(t, err, policy.CodeUnknownInstance)
 
 	for _, id := range []string{"b", "c", "a"} {
@@ -438,7 +438,7 @@ func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
 	requireCode(t, err, policy.CodeUnknownInstance)
 	_, err = resilience.Lookup[circuitbreaker.Handle](none, circuitbreaker.Layer, "F.Call")
 	requireCode(t, err, policy.CodeUnknownInstance)
-	_, err = resilience.Lookup[bulkhead.Handle](none, bulkhead.Layer, "F.Call")
+	_, err = resilience.Lookup[*bulkhead.Bulkhead](none, bulkhead.Layer, "F.Call")
 	requireCode(t, err, policy.CodeUnknownInstance)
 	assert.Empty(t, none.UnusedKeys())
 	assert.Empty(t, none.Snapshot().Policies)

@@ -642,8 +642,9 @@ func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 		assert.Equal(t, codes.ResourceExhausted, status.Code(err))
 		var re *resiliencegrpc.Error
 		assert.ErrorAs(t, err, &re)
-		var full *bulkhead.FullError
+		var full policy.Refuser
 		assert.ErrorAs(t, err, &full)
+		assert.Equal(t, bulkhead.Layer, full.RejectedBy())
 		assert.ErrorIs(t, err, bulkhead.ErrFull)
 		_, has := resiliencegrpc.RetryDelay(err)
 		assert.False(t, has)

@@ -14,12 +14,12 @@ func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
 	return policy.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
-// DecorateFunc returns next guarded by b: each call takes a slot with Acquire (waiting up
-// to the MaxWait in force when it arrives, in FIFO order, honouring ctx) and holds it
-// until next returns, or panics. A rejection returns the zero T and b's *FullError
-// (matching ErrFull, and ctx's error when ctx ended the wait); next is not called. A ctx
-// that is nil or already done when the call arrives is rejected at once, whatever slots
-// are free and whatever MaxWait is: the *FullError matches ErrFull and ctx's error
+// DecorateFunc returns next guarded by b: each call takes a slot (waiting for it on the
+// caller's goroutine up to the MaxWait in force when it arrives, in FIFO order, honouring
+// ctx) and holds it until next returns, or panics. A rejection returns the zero T and b's
+// rejection (matching ErrFull, and ctx's error when ctx ended the wait); next is not
+// called. A ctx that is nil or already done when the call arrives is rejected at once,
+// whatever slots are free and whatever MaxWait is: the rejection matches ErrFull and ctx's error
 // (policy.ErrNilContext for a nil ctx), no slot is taken and no event is published.
 // Each call's outcome is recorded once, with ctx (see the package documentation).
 // Admitted calls that find a slot free, and calls rejected at once, allocate nothing (but
@@ -43,17 +43,17 @@ func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, 
 // holds its slot from its start until its future completes; a future completed by Cancel
 // gives the slot back at once, so work that goes on after its future was canceled no
 // longer counts against MaxConcurrent.
-//   - ctx nil or already done: a failed future with b's rejection, a *FullError matching
+//   - ctx nil or already done: a failed future with b's rejection, matching
 //     ErrFull and ctx's error (policy.ErrNilContext for a nil ctx), whatever slots are
 //     free; next never runs, no slot is taken, no event is published.
 //   - A slot free now (and nobody waiting): next starts at once, and its own future is
 //     returned (a nil future from next: a future failed with async.ErrNilFuture, and the
 //     slot comes back at once).
-//   - No slot and MaxWait 0: a failed future with b's rejection, a *FullError matching
+//   - No slot and MaxWait 0: a failed future with b's rejection, matching
 //     ErrFull.
 //   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When a slot is
 //     handed to it, next starts on the goroutine that released the slot (or that raised
-//     MaxConcurrent with Reconfigure); when a queued call's next panics there, the slot
+//     MaxConcurrent in a reload); when a queued call's next panics there, the slot
 //     it gives back goes to the next waiters before the panic goes on up that goroutine
 //     (should one of them panic too, its panic goes on in place of the first). After
 //     MaxWait, the one in force when it arrived (a clock timer) the future fails with b's

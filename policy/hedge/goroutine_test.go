@@ -44,7 +44,7 @@ func TestHG17_PendingCallsAddNoGoroutine(t *testing.T) {
 	assert.Equal(t, 1000, clk.PendingTasks(), "one timer per call")
 	clk.Advance(time.Second)
 	assert.Equal(t, 2000, d.attempts())
-	assert.Zero(t, bh.AvailableSlots())
+	assert.Zero(t, bh.Snapshot().AvailableSlots)
 	assert.Zero(t, clk.PendingTasks(), "MaxAttempts reached: no timer")
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before, "no goroutine per pending call")
 
@@ -57,7 +57,7 @@ func TestHG17_PendingCallsAddNoGoroutine(t *testing.T) {
 		_, err := result(t, f)
 		assert.ErrorIs(t, err, context.Canceled)
 	}
-	kindtest.Eventually(t, func() bool { return bh.AvailableSlots() == 2000 }, "every slot back")
+	kindtest.Eventually(t, func() bool { return bh.Snapshot().AvailableSlots == 2000 }, "every slot back")
 	assert.Zero(t, clk.PendingTasks())
 	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before)
 	goleak.VerifyNone(t, goleak.IgnoreCurrent())
