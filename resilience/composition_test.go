@@ -134,7 +134,7 @@ func TestCO4_OpenBreakerIsNeverRetried(t *testing.T) {
 	ctx := context.Background()
 	calls := 0
 	call, err := resilience.Wrap(reg, "Svc.Call", func(ctx context.Context) (int, error) { calls++; return 0, nil },
-		resilience.Retry(retry.MaxAttempts(5), retry.Delay(time.Second), retry.RetryOn(circuitbreaker.ErrOpen)),
+		resilience.Retry(retry.MaxAttempts(5), retry.Delay(time.Second), retry.On(circuitbreaker.ErrOpen)),
 		resilience.CircuitBreaker())
 	require.NoError(t, err)
 	cb, err := resilience.Lookup[circuitbreaker.Handle](reg, circuitbreaker.Layer, "Svc.Call")

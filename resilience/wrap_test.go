@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -479,30 +478,22 @@ func TestPolicy_FindsThePackageFromItsOptions(t *testing.T) {
 }
 
 // Functions that share a name share error lists only when they hold the same error
-// values: errors.Is matches by identity, so two errors with the same text differ, and so
-// do two random sources. The same values are shared.
+// values: errors.Is matches by identity, so two errors with the same text differ. The
+// same values are shared.
 func TestRG2_SharedNameComparesReferencesByIdentity(t *testing.T) {
 	reg, _ := newRegistry(t)
 	fn := func(context.Context) (int, error) { return 0, nil }
 	errA, errB := errors.New("unavailable"), errors.New("unavailable")
-	_, err := resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errA)))
+	_, err := resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("u"), retry.On(errA)))
 	require.NoError(t, err)
-	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errB)))
+	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("u"), retry.On(errB)))
 	requireCode(t, err, policy.CodeConflict)
-	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errA)))
+	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("u"), retry.On(errA)))
 	require.NoError(t, err, "the same error value")
 
 	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.CircuitBreaker(circuitbreaker.Name("b"), circuitbreaker.IgnoreOn(errA)))
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.CircuitBreaker(circuitbreaker.Name("b"), circuitbreaker.IgnoreOn(errB)))
-	requireCode(t, err, policy.CodeConflict)
-
-	src := rand.NewPCG(1, 2)
-	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(src)))
-	require.NoError(t, err)
-	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(src)))
-	require.NoError(t, err, "the same source")
-	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(rand.NewPCG(1, 2))))
 	requireCode(t, err, policy.CodeConflict)
 }
 

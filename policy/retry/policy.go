@@ -15,12 +15,12 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 }
 
 // DecorateFunc returns next retried by r. Each call attempts next; a failure that may be
-// retried (see Retryable) is attempted again after its wait, slept on r's clock on the
+// retried (see the package documentation) is attempted again after its wait, slept on r's clock on the
 // caller's goroutine, up to MaxAttempts attempts in all.
 //
 // It returns the first successful attempt's result, or the last attempt's result and
 // error as they are when the retry gives up (attempts exhausted, an error that is not
-// retried: AbortOn, outside RetryOn, or policy.NeverRetried, or a wait before the next
+// retried: AbortOn, outside On, or policy.NeverRetried, or a wait before the next
 // attempt that would end after ctx's deadline, which is not started). When ctx ends
 // before a new attempt or during a wait, the retries stop and the error matches both the
 // last attempt's error and ctx's error. A ctx that is nil or already done when the call
@@ -33,13 +33,13 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // does not retry (the first attempt's included), because ctx ended, or before a wait that
 // would end after ctx's deadline (no EventAttempt then). Events are published with ctx.
 //
-// With a recorder (Observe), each call is recorded once, with ctx, when it ends:
+// With a recorder (a registry's observer), each call is recorded once, with ctx, when it ends:
 // policy.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
 // Attempts the attempts made and Err the error the call returns (see the package
 // documentation). A call that succeeds the first time still allocates nothing.
 //
 // Each call reads r's configuration once, as it arrives, and keeps it to its end: a
-// Reconfigure made while it runs applies from the next call.
+// reload made while it runs applies from the next call.
 //
 // A call that succeeds the first time allocates nothing and publishes nothing; a call that
 // fails at once with an error that is not retried allocates nothing either. A disabled
@@ -77,7 +77,7 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 		}
 		w := r.waitAfter(c, n, err)
 		if outlasts(ctx, w) { // the last outcome, as is (CO-10)
-			if err != nil { // a result RetryIf retries, with its nil error, publishes nothing
+			if err != nil { // a result If retries, with its nil error, publishes nothing
 				r.publish(ctx, EventAborted, n, 0, err)
 			}
 			r.record(ctx, policy.ResultAborted, n, err)
@@ -175,7 +175,7 @@ type run[A, T any] struct {
 	d    async.Delayed[T]
 	r    *Retry
 	c    *Config             // the call's configuration, read when it arrived
-	pred func(T, error) bool // RetryIf's predicate for T; nil: none
+	pred func(T, error) bool // If's predicate for T; nil: none
 	ctx  context.Context
 	a    A
 	next policy.AsyncFunc[A, T]
@@ -212,7 +212,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		return
 	case EventExhausted:
 		k := EventExhausted
-		if err == nil { // a result RetryIf retries, returned as it is
+		if err == nil { // a result If retries, returned as it is
 			k = 0
 		}
 		ru.end(v, err, k, policy.ResultFailed)
@@ -226,7 +226,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	w := r.waitAfter(ru.c, n, err)
 	if outlasts(ru.ctx, w) { // the last outcome, as is (CO-10)
 		k := EventAborted
-		if err == nil { // a result RetryIf retries, returned as it is, publishes nothing
+		if err == nil { // a result If retries, returned as it is, publishes nothing
 			k = 0
 		}
 		ru.end(v, err, k, policy.ResultAborted)
