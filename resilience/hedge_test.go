@@ -110,26 +110,26 @@ func TestHG18_SyncCompositionIsRefused(t *testing.T) {
 	reg, _ := newRegistry(t)
 	fn := func(context.Context) (int, error) { return 1, nil }
 	_, err := resilience.Wrap(reg, "Svc.A", fn, resilience.Hedge())
-	requireCode(t, err, hedge.CodeSync)
+	requireCode(t, err, "R4C-HDG-001")
 	_, err = resilience.Wrap1(reg, "Svc.B", func(context.Context, int) (int, error) { return 1, nil }, resilience.Hedge())
-	requireCode(t, err, hedge.CodeSync)
+	requireCode(t, err, "R4C-HDG-001")
 	_, err = resilience.Wrap2(reg, "Svc.C", func(context.Context, int, int) (int, error) { return 1, nil },
 		resilience.Hedge(), resilience.CircuitBreaker())
-	requireCode(t, err, hedge.CodeSync)
-	_, err = resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Svc.A")
+	requireCode(t, err, "R4C-HDG-001")
+	_, err = resilience.Lookup[*hedge.Hedge](reg, hedge.Layer, "Svc.A")
 	requireCode(t, err, policy.CodeUnknownInstance) // a failed wrap registers nothing
 
 	p, err := resilience.NewPipeline[int](reg, "Svc.P", resilience.Hedge())
 	require.NoError(t, err)
 	calls := 0
 	_, err = p.Execute(context.Background(), func(context.Context) (int, error) { calls++; return 1, nil })
-	requireCode(t, err, hedge.CodeSync)
+	requireCode(t, err, "R4C-HDG-001")
 	assert.Zero(t, calls)
 	v, err := p.ExecuteAsync(context.Background(), func(context.Context) *async.Future[int] { return async.Completed(7) }).
 		Await(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 7, v)
-	h, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Svc.P")
+	h, err := resilience.Lookup[*hedge.Hedge](reg, hedge.Layer, "Svc.P")
 	require.NoError(t, err)
 	assert.Equal(t, "Svc.P", h.InstanceID())
 }
@@ -145,13 +145,13 @@ func TestHG19_HedgeWithRetryIsRefused(t *testing.T) {
 		{resilience.Hedge(), resilience.Retry(), resilience.Order(hedge.Layer, retry.Layer)},
 	} {
 		_, err := resilience.WrapAsync(reg, "Svc.A", fn, specs...)
-		requireCode(t, err, hedge.CodeWithRetry)
+		requireCode(t, err, "R4C-HDG-002")
 	}
 	_, err := resilience.Wrap(reg, "Svc.B", func(context.Context) (int, error) { return 1, nil },
 		resilience.Retry(), resilience.Hedge())
-	requireCode(t, err, hedge.CodeWithRetry)
+	requireCode(t, err, "R4C-HDG-002")
 	_, err = resilience.NewPipeline[int](reg, "Svc.P", resilience.Retry(), resilience.Hedge())
-	requireCode(t, err, hedge.CodeWithRetry)
+	requireCode(t, err, "R4C-HDG-002")
 	assert.Empty(t, reg.Snapshot().Policies, "a failed wrap registers nothing")
 }
 
@@ -189,7 +189,7 @@ func TestHG16_ConfigurationAndSnapshot(t *testing.T) {
 	require.NoError(t, err, "instances.Shared.hedge.maxAttempts wins over the code: the same configuration")
 	_, err = resilience.WrapAsync(reg, "Svc.D", dep, resilience.Hedge(hedge.Name("Shared"), hedge.Delay(time.Second)))
 	requireCode(t, err, policy.CodeConflict) // the code's delay wins over defaults.hedge.delay
-	h, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Shared")
+	h, err := resilience.Lookup[*hedge.Hedge](reg, hedge.Layer, "Shared")
 	require.NoError(t, err)
 	snap := h.Snapshot()
 	assert.Equal(t, 250*time.Millisecond, snap.Delay)

@@ -134,4 +134,3 @@ func TestZeroLimiterAdmitsNothing(t *testing.T) {
 	require.ErrorIs(t, l.Rejection(), ratelimit.ErrExceeded)
 	assert.Equal(t, 0, l.AvailablePermits())
 }
-

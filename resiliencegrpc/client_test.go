@@ -743,7 +743,7 @@ func TestGR5_NewClientConfigErrors(t *testing.T) {
 		{"negative MaxRetryDelay", resiliencegrpc.ClientConfig{MaxRetryDelay: -time.Nanosecond}, nil, policy.CodeNegativeDuration},
 		{"bad idempotent name", resiliencegrpc.ClientConfig{Idempotent: []string{"UnaryCall"}}, nil, policy.CodeBadSpec},
 		{"empty idempotent name", resiliencegrpc.ClientConfig{Idempotent: []string{""}}, nil, policy.CodeBadSpec},
-		{"hedge", resiliencegrpc.ClientConfig{}, []resilience.Spec{resilience.Hedge(hedge.MaxAttempts(2))}, hedge.CodeSync},
+		{"hedge", resiliencegrpc.ClientConfig{}, []resilience.Spec{resilience.Hedge(hedge.MaxAttempts(2))}, "R4C-HDG-001"},
 		{"bad retry", resiliencegrpc.ClientConfig{}, []resilience.Spec{resilience.Retry(retry.MaxAttempts(0))}, policy.CodeOutOfRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

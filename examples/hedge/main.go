@@ -93,7 +93,7 @@ func run(ctx context.Context, w io.Writer) error {
 		resilience.Hedge(
 			hedge.Delay(200*time.Millisecond),
 			hedge.MaxAttempts(2),
-			hedge.HedgeOn(errOverloaded)),
+			hedge.On(errOverloaded)),
 		resilience.CircuitBreaker(),
 		resilience.Bulkhead(bulkhead.MaxConcurrent(50)))
 	// README:end hedge
@@ -104,7 +104,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "PriceService.Price")
+	h, err := resilience.Lookup[*hedge.Hedge](reg, hedge.Layer, "PriceService.Price")
 	if err != nil {
 		return err
 	}

@@ -203,7 +203,7 @@ func TestHG10_PanicInLaterAttempt(t *testing.T) {
 	f := call(context.Background(), "q")
 	assert.PanicsWithValue(t, "boom", func() { clk.Advance(time.Second) })
 	_, err := result(t, f)
-	assert.ErrorIs(t, err, hedge.ErrPanicked)
+	assert.ErrorIs(t, err, async.ErrPanicked)
 	assert.ErrorIs(t, seen.Err(), context.Canceled)
 	assert.ErrorIs(t, d.ctx(1).Err(), context.Canceled)
 	_, err = result(t, d.fut(1))

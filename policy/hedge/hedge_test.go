@@ -39,7 +39,7 @@ type stack struct {
 func newStack(t *testing.T, steps []step, opts ...hedge.Option) *stack {
 	t.Helper()
 	h, clk, rec := newManual(t, opts...)
-	cb, err := circuitbreaker.New(circuitbreaker.WithClock(clk), circuitbreaker.WithInstanceID("dep"))
+	cb, err := circuitbreaker.New(circuitbreaker.WithClock(clk), circuitbreaker.Name("dep"))
 	require.NoError(t, err)
 	bh, err := bulkhead.New(bulkhead.MaxConcurrent(2), bulkhead.WithClock(clk), bulkhead.Name("dep"))
 	require.NoError(t, err)
@@ -184,7 +184,7 @@ func TestHG3_ZeroDelay(t *testing.T) {
 // fails at 0, and the delay then runs from that attempt's start.
 func TestHG4_HedgeOnErrorStartsNextAttemptAtOnce(t *testing.T) {
 	t.Run("failed at once", func(t *testing.T) {
-		h, clk, rec := newManual(t, hedge.HedgeOn(errHedge))
+		h, clk, rec := newManual(t, hedge.On(errHedge))
 		d := newDep(clk, failsNow(errHedge), ok(100*time.Millisecond, "second"))
 		f := hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
 		assert.Equal(t, []time.Duration{0, 0}, d.startTimes(), "attempt 2 started at t=0, in the call")
@@ -199,7 +199,7 @@ func TestHG4_HedgeOnErrorStartsNextAttemptAtOnce(t *testing.T) {
 		assert.Zero(t, clk.PendingTasks())
 	})
 	t.Run("failed later", func(t *testing.T) {
-		h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.HedgeOn(errHedge))
+		h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.On(errHedge))
 		d := newDep(clk, fails(300*time.Millisecond, fmtWrap(errHedge)), never())
 		f := hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
 		clk.Advance(300 * time.Millisecond)
@@ -236,7 +236,7 @@ func fmtWrap(err error) error { return errors.Join(errors.New("attempt"), err) }
 // SPEC HG-5: an error matching AbortOn ends the call at once with it, cancels every other
 // attempt and the timer, and wins over HedgeOn.
 func TestHG5_AbortOnStopsEverything(t *testing.T) {
-	h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.HedgeOn(errAbort), hedge.AbortOn(errAbort))
+	h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.On(errAbort), hedge.AbortOn(errAbort))
 	d := newDep(clk, never(), fails(200*time.Millisecond, errAbort))
 	f := hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
 	at := completedAt(clk, f)
@@ -284,7 +284,7 @@ func TestHG5_AbortOnFirstAttempt(t *testing.T) {
 // them, and the delay's timer keeps running.
 func TestHG6_ErrorThatDoesNotCount(t *testing.T) {
 	t.Run("alone", func(t *testing.T) {
-		h, clk, rec := newManual(t, hedge.HedgeOn(errHedge))
+		h, clk, rec := newManual(t, hedge.On(errHedge))
 		d := newDep(clk, fails(200*time.Millisecond, errOther))
 		f := hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
 		clk.Advance(200 * time.Millisecond)
@@ -302,7 +302,7 @@ func TestHG6_ErrorThatDoesNotCount(t *testing.T) {
 		assert.Zero(t, clk.PendingTasks())
 	})
 	t.Run("others in flight", func(t *testing.T) {
-		h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.HedgeOn(errHedge))
+		h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.On(errHedge))
 		d := newDep(clk, ok(2500*time.Millisecond, "first"), fails(100*time.Millisecond, errOther))
 		f := hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
 		clk.Advance(1100 * time.Millisecond)
@@ -357,7 +357,7 @@ func TestHG8_AllAttemptsFailWithTheLastError(t *testing.T) {
 
 // SPEC HG-13: a call that succeeds or fails on its single attempt publishes nothing.
 func TestHG13_SingleAttemptCallsPublishNothing(t *testing.T) {
-	h, clk, rec := newManual(t, hedge.HedgeOn(errHedge))
+	h, clk, rec := newManual(t, hedge.On(errHedge))
 	call := hedge.DecorateAsyncFunc(h, newDep(clk, ok(0, "v"), fails(0, errOther), ok(time.Second-1, "v")).call)
 	for range 3 {
 		f := call(context.Background(), "q")

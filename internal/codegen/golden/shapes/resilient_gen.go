@@ -133,7 +133,7 @@ func NewPriceClientResilient(impl PriceClient, reg *resilience.Registry) (*Price
 			hedge.BudgetWindow(10*time.Second),
 			hedge.BudgetMinPerSecond(5),
 			hedge.Budget(true),
-			hedge.HedgeOn(ErrBadInput),
+			hedge.On(ErrBadInput),
 			hedge.AbortOn(ErrNotFound),
 		),
 		resilience.CircuitBreaker(
