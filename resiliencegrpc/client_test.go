@@ -667,7 +667,7 @@ func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 		assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "%v", err)
 		var re *resiliencegrpc.Error
 		assert.ErrorAs(t, err, &re)
-		var te *timeout.TimeoutError
+		var te *timeout.Error
 		assert.ErrorAs(t, err, &te)
 		assert.ErrorIs(t, err, timeout.ErrTimeout)
 		assert.ErrorIs(t, err, context.DeadlineExceeded)

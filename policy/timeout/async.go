@@ -14,17 +14,17 @@ import (
 // DecorateAsyncFunc returns next bounded by t, for calls that return a future. Each call
 // starts next at once, with a context derived from ctx that ends at the deadline,
 // Duration from now on t's clock (the Duration in force when the call starts: a
-// Reconfigure during the call does not move its deadline), and returns a future that:
+// reload during the call does not move its deadline), and returns a future that:
 //   - completes with next's result if next's future completes before the deadline; the
 //     deadline's timer is then stopped at once (a manual clock's PendingTasks drops);
-//   - fails with t's *TimeoutError (matching ErrTimeout and context.DeadlineExceeded) at
+//   - fails with t's *Error (matching ErrTimeout and context.DeadlineExceeded) at
 //     the deadline, fired by a clock timer: no goroutine waits for it. next's context
-//     then ends (its Err() is context.DeadlineExceeded, its cause the *TimeoutError),
+//     then ends (its Err() is context.DeadlineExceeded, its cause the *Error),
 //     next's future is canceled, and an EventExceeded event is published (its attribute
-//     AttrTimeout = Duration).
+//     "timeout" = Duration).
 //
 // Contexts that next derives from its context see context.Canceled when the deadline
-// ends them (their cause is the *TimeoutError); next's context itself reports
+// ends them (their cause is the *Error); next's context itself reports
 // DeadlineExceeded.
 //
 // A ctx that is nil or already done when the call arrives does not run next and

@@ -13,7 +13,7 @@ import (
 // A search bounded by 500ms, on a manual clock: the slow query is cut off at its deadline.
 func ExampleNew() {
 	clk := clock.NewManual()
-	to, err := timeout.New(500*time.Millisecond, timeout.WithClock(clk), timeout.WithInstanceID("SearchAPI.Search"))
+	to, err := timeout.New(500*time.Millisecond, timeout.WithClock(clk), timeout.Name("SearchAPI.Search"))
 	if err != nil {
 		panic(err)
 	}
