@@ -26,9 +26,7 @@ func ExampleNew() {
 	})
 
 	fmt.Println(search(context.Background(), "go"))
-	fmt.Println(f.ResultType())
 	// Output:
 	// FallbackApplied fallback at=0s err=unavailable
 	// [cached result] <nil>
-	// []string
 }

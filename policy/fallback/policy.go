@@ -13,7 +13,7 @@ func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
 }
 
 // DecorateFunc returns next with f's fallback: a call that fails with an error f handles
-// (see Handles), or whose outcome HandleIf's predicate selects, returns the fallback
+// (see the package documentation), or whose outcome HandleIf's predicate selects, returns the fallback
 // function's result for that error instead, after an EventApplied event; any other
 // result is returned as it is. The fallback function runs on the caller's goroutine. A
 // successful call allocates nothing. A ctx that is nil or already done when the call
