@@ -103,7 +103,7 @@ func TestUse_BadPoliciesAreRefused(t *testing.T) {
 		resilience.Use[string](nil),
 		resilience.Use[string](tagger{layer: ""}),
 		resilience.Use[string](tagger{layer: retry.Layer}),
-		resilience.Use[int](policy.Of(retry.Layer, mustRetry(t), retry.DecorateFunc[struct{}, int], retry.DecorateAsyncFunc[struct{}, int])),
+		resilience.Use[int](retry.NewPolicy[int](mustRetry(t))),
 	} {
 		_, err := resilience.Wrap(reg, "F.Bad", fn, spec)
 		requireCode(t, err, policy.CodeBadSpec)

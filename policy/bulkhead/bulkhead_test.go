@@ -346,3 +346,18 @@ func requireFullAny(t *testing.T, err error) {
 	t.Helper()
 	require.True(t, errors.Is(err, bulkhead.ErrFull), "got %v", err)
 }
+
+func TestNewPolicy(t *testing.T) {
+	b, _, _ := newManual(t, bulkhead.MaxConcurrent(1))
+	p := bulkhead.NewPolicy[string](b)
+	assert.Equal(t, bulkhead.Layer, p.Layer())
+	var call func(context.Context) (string, error)
+	call = p.Decorate(func(ctx context.Context) (string, error) {
+		_, err := call(ctx)
+		return "outer", err
+	})
+	got, err := call(context.Background())
+	requireFull(t, err)
+	assert.Equal(t, "outer", got)
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
+}

@@ -9,6 +9,11 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// NewPolicy returns b as a policy of layer Layer, for calls returning T.
+func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
+	return policy.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+}
+
 // DecorateFunc returns next guarded by b: each call takes a slot (waiting for it on the
 // caller's goroutine up to the MaxWait in force when it arrives, in FIFO order, honouring
 // ctx) and holds it until next returns, or panics. A rejection returns the zero T and b's

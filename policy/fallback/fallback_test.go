@@ -180,6 +180,19 @@ func TestSameOptionsGiveEqualConfigs(t *testing.T) {
 	assert.True(t, reflect.DeepEqual(fallback.DefaultConfig(), newFallback(t, fallback.HandleOn(), fallback.IgnoreOn(nil)).Config()))
 }
 
+func TestNewPolicy(t *testing.T) {
+	p := fallback.NewPolicy(newFallback(t))
+	assert.Equal(t, fallback.Layer, p.Layer())
+	v, err := p.Decorate(func(context.Context) (string, error) { return "", errBoom })(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "cached (boom)", v)
+	v, err = p.DecorateAsync(func(context.Context) *async.Future[string] {
+		return async.Failed[string](errBoom)
+	})(context.Background()).Await(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "cached (boom)", v)
+}
+
 func TestAllocations(t *testing.T) {
 	f := newFallback(t, fallback.IgnoreOn(errOther), fallback.OnEvent(func(policy.Event) {}))
 	ctx := context.Background()

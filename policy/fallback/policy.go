@@ -7,6 +7,11 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// NewPolicy returns f as a policy of layer Layer, for calls returning T.
+func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
+	return policy.Of(Layer, f, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+}
+
 // DecorateFunc returns next with f's fallback: a call that fails with an error f handles
 // (see the package documentation), or whose outcome HandleIf's predicate selects, returns the fallback
 // function's result for that error instead, after an EventApplied event; any other

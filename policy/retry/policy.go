@@ -9,6 +9,11 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
+// NewPolicy returns r as a policy of layer Layer, for calls returning T.
+func NewPolicy[T any](r *Retry) policy.Policy[T] {
+	return policy.Of(Layer, r, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
+}
+
 // DecorateFunc returns next retried by r. Each call attempts next; a failure that may be
 // retried (see the package documentation) is attempted again after its wait, slept on r's clock on the
 // caller's goroutine, up to MaxAttempts attempts in all.

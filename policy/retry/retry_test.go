@@ -443,6 +443,31 @@ func TestSameOptionsGiveEqualConfigs(t *testing.T) {
 		"empty lists are the defaults")
 }
 
+func TestNewPolicy(t *testing.T) {
+	clk := clock.NewManual()
+	r := newRetry(t, retry.WithClock(clk))
+	p := retry.NewPolicy[int](r)
+	assert.Equal(t, retry.Layer, p.Layer())
+
+	calls := 0
+	v, err := p.Decorate(func(context.Context) (int, error) {
+		calls++
+		if calls < 3 {
+			return 0, errBoom
+		}
+		return 42, nil
+	})(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
+
+	f := p.DecorateAsync(func(context.Context) *async.Future[int] { return async.Failed[int](errBoom) })(context.Background())
+	clk.Advance(500 * time.Millisecond)
+	clk.Advance(500 * time.Millisecond)
+	_, done, err := f.Result()
+	require.True(t, done)
+	require.Same(t, errBoom, err)
+}
+
 // Many goroutines share one retry and one random source on the system clock (run with -race).
 func TestConcurrentUse(t *testing.T) {
 	src := rand.NewPCG(3, 4)

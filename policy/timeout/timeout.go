@@ -73,9 +73,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Timeout bounds how long calls may run. Build it with New and bound a function with
-// DecorateFunc, or DecorateAsyncFunc for one that returns a future (a registry builds its
-// own for resilience.Timeout). It is safe for concurrent use. Its configuration
+// Timeout bounds how long calls may run. It is safe for concurrent use. Its configuration
 // can change while it runs (a registry's reload): each call is bounded by the configuration in
 // force when it starts. It holds no per-call state: every call has its own deadline.
 type Timeout struct {
@@ -169,6 +167,11 @@ func changes(old, c Config) ([]string, error) {
 	changed.Add(c.Duration != old.Duration, "duration")
 	changed.Add(c.Disabled != old.Disabled, "enabled")
 	return changed.Sorted(), nil
+}
+
+// NewPolicy returns t as a policy of layer Layer, for calls returning T.
+func NewPolicy[T any](t *Timeout) policy.Policy[T] {
+	return policy.Of(Layer, t, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
 }
 
 // DecorateFunc returns next bounded by t. Each call runs next on the caller's goroutine

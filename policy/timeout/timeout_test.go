@@ -272,6 +272,27 @@ func TestSyncSystemParentDeadline(t *testing.T) {
 	assert.NotErrorIs(t, err, timeout.ErrTimeout)
 }
 
+func TestNewPolicy(t *testing.T) {
+	to, clk, _ := newManual(t, 500*time.Millisecond)
+	p := timeout.NewPolicy[string](to)
+	assert.Equal(t, timeout.Layer, p.Layer())
+
+	call := p.Decorate(func(ctx context.Context) (string, error) {
+		clk.Advance(time.Second)
+		return "late", nil
+	})
+	_, err := call(context.Background())
+	requireTimeoutError(t, err)
+
+	acall := p.DecorateAsync(func(ctx context.Context) *asyncFuture {
+		return completedString("now")
+	})
+	got, err := acall(context.Background()).Await(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "now", got)
+	assert.Zero(t, clk.PendingTasks())
+}
+
 // neverAgain is an error that no retry may retry.
 type neverAgain struct{}
 
