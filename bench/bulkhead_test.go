@@ -17,7 +17,7 @@ import (
 // or refused because the bulkhead is full ("rejected": a bulkhead of 1 whose slot is held
 // before the timer starts).
 //
-//   - resilience4go: a call decorated with bulkhead.DecorateFunc, and a call wrapped with
+//   - resilience4go: a call guarded by bulkhead.NewPolicy, and a call wrapped with
 //     resilience.Wrap1 and a bulkhead (both refuse at once when full, as the others do);
 //   - golang.org/x/sync/semaphore: Weighted.TryAcquire(1) then Release(1);
 //   - failsafe-go: Bulkhead.TryAcquirePermit then ReleasePermit, and its executor's Get.
@@ -73,21 +73,23 @@ func benchmarkBulkhead(b *testing.B, parallel bool) {
 				return n, nil
 			}
 		}
-		b.Run("resilience4go/DecorateFunc/"+name, func(b *testing.B) {
+		b.Run("resilience4go/NewPolicy/"+name, func(b *testing.B) {
 			bh := oursBulkhead(b, slots)
 			gate := make(chan struct{})
-			call := bulkhead.DecorateFunc(bh, held(gate))
+			p, fn := bulkhead.NewPolicy[int](bh), held(gate)
+			hold := p.Decorate(func(ctx context.Context) (int, error) { return fn(ctx, 0) })
+			call := p.Decorate(func(ctx context.Context) (int, error) { return fn(ctx, 1) })
 			done := make(chan struct{})
 			defer func() { close(gate); <-done }()
 			if admitted {
 				close(done)
 			} else {
-				go func() { defer close(done); _, _ = call(ctx, 0) }()
+				go func() { defer close(done); _, _ = hold(ctx) }()
 				for bh.Snapshot().AvailableSlots != 0 {
 					runtime.Gosched()
 				}
 			}
-			loop(b, func() bool { _, err := call(ctx, 1); return err == nil }, admitted)
+			loop(b, func() bool { _, err := call(ctx); return err == nil }, admitted)
 		})
 		b.Run("resilience4go/Wrap1/"+name, func(b *testing.B) {
 			gate := make(chan struct{})

@@ -266,10 +266,10 @@ func TestFullPipelineZeroAllocations(t *testing.T) {
 	bh, err := resilience.Lookup[*bulkhead.Bulkhead](manual, bulkhead.Layer, "Filled")
 	require.NoError(t, err)
 	gate := make(chan struct{})
-	hold := bulkhead.DecorateFunc(bh, func(context.Context, struct{}) (struct{}, error) { <-gate; return struct{}{}, nil })
+	hold := bulkhead.NewPolicy[struct{}](bh).Decorate(func(context.Context) (struct{}, error) { <-gate; return struct{}{}, nil })
 	var holders sync.WaitGroup
 	for range 10 {
-		holders.Go(func() { _, _ = hold(ctx, struct{}{}) })
+		holders.Go(func() { _, _ = hold(ctx) })
 	}
 	kindtest.Eventually(t, func() bool { return bh.Snapshot().AvailableSlots == 0 }, "the 10 slots are held")
 	defer func() { close(gate); holders.Wait() }()

@@ -24,13 +24,13 @@ import (
 // composition.
 func layerTable[A, T any]() []layerRow[A, T] {
 	return []layerRow[A, T]{
-		row(fallback.Layer, fallback.DecorateFunc[A, T], fallback.DecorateAsyncFunc[A, T]),
-		row(retry.Layer, retry.DecorateFunc[A, T], retry.DecorateAsyncFunc[A, T]),
+		row(fallback.Layer, fallback.Decorate[policy.Func[A, T], A, T], fallback.Decorate[policy.AsyncFunc[A, T], A, T]),
+		row(retry.Layer, retry.Decorate[policy.Func[A, T], A, T], retry.Decorate[policy.AsyncFunc[A, T], A, T]),
 		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T]),
 		row(circuitbreaker.Layer, circuitbreaker.DecorateFunc[A, T], circuitbreaker.DecorateAsyncFunc[A, T]),
 		row(ratelimit.Layer, ratelimit.DecorateFunc[A, T], ratelimit.DecorateAsyncFunc[A, T]),
-		row(timeout.Layer, timeout.DecorateFunc[A, T], timeout.DecorateAsyncFunc[A, T]),
-		row(bulkhead.Layer, bulkhead.DecorateFunc[A, T], bulkhead.DecorateAsyncFunc[A, T]),
+		row(timeout.Layer, timeout.Decorate[policy.Func[A, T], A, T], timeout.Decorate[policy.AsyncFunc[A, T], A, T]),
+		row(bulkhead.Layer, bulkhead.Decorate[policy.Func[A, T], A, T], bulkhead.Decorate[policy.AsyncFunc[A, T], A, T]),
 		row(adaptivelimit.Layer, adaptivelimit.DecorateFunc[A, T], adaptivelimit.DecorateAsyncFunc[A, T]),
 	}
 }

@@ -72,7 +72,9 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Bulkhead limits how many calls are in flight at once. It is safe for concurrent use.
+// Bulkhead limits how many calls are in flight at once. Build it with New and guard
+// calls with NewPolicy (a registry builds its own for resilience.Bulkhead). It is safe
+// for concurrent use.
 // Its MaxConcurrent and MaxWait can change while it runs (a registry's reload); whether
 // it is enabled is fixed when it is built.
 type Bulkhead struct {

@@ -21,14 +21,16 @@ func ExampleNew() {
 		panic(err)
 	}
 	var finish []func(string, error)
-	fetch := bulkhead.DecorateAsyncFunc(b, func(_ context.Context, key string) *async.Future[string] {
-		f, complete := async.NewPromise[string]()
-		finish = append(finish, func(v string, err error) { complete(v+key, err) })
-		return f
-	})
+	p := bulkhead.NewPolicy[string](b)
+	fetch := func(key string) *async.Future[string] {
+		return p.DecorateAsync(func(context.Context) *async.Future[string] {
+			f, complete := async.NewPromise[string]()
+			finish = append(finish, func(v string, err error) { complete(v+key, err) })
+			return f
+		})(context.Background())
+	}
 
-	ctx := context.Background()
-	a, bb, c, d := fetch(ctx, "a"), fetch(ctx, "b"), fetch(ctx, "c"), fetch(ctx, "d")
+	a, bb, c, d := fetch("a"), fetch("b"), fetch("c"), fetch("d")
 	fmt.Printf("%+v\n", b.Snapshot())
 
 	finish[0]("value of ", nil) // a completes: its slot goes to c, the oldest waiter

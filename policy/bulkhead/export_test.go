@@ -65,3 +65,13 @@ func (b *Bulkhead) Release() {
 		b.release()
 	}
 }
+
+// DecorateFunc is Decorate for a policy.Func.
+func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, T] {
+	return Decorate[policy.Func[A, T], A, T](b, next)
+}
+
+// DecorateAsyncFunc is Decorate for a policy.AsyncFunc.
+func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	return Decorate[policy.AsyncFunc[A, T], A, T](b, next)
+}

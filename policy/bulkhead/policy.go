@@ -9,12 +9,11 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns b as a policy of layer Layer, for calls returning T.
-func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
-	return policy.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
-}
-
-// DecorateFunc returns next guarded by b: each call takes a slot (waiting for it on the
+// NewPolicy returns b as a policy of layer Layer, for calls returning T: its Decorate
+// guards a function that returns (T, error), its DecorateAsync one that returns a future.
+// Below, next is that function and ctx the context of a call.
+//
+// Its Decorate returns next guarded by b: each call takes a slot (waiting for it on the
 // caller's goroutine up to the MaxWait in force when it arrives, in FIFO order, honouring
 // ctx) and holds it until next returns, or panics. A rejection returns the zero T and b's
 // rejection (matching ErrFull, and ctx's error when ctx ended the wait); next is not
@@ -25,21 +24,8 @@ func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
 // Admitted calls that find a slot free, and calls rejected at once, allocate nothing (but
 // for a nil ctx), with a recorder or without. A disabled bulkhead lets every call through
 // to next, but for a nil or done ctx, whose error it returns as is.
-func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, T] {
-	if !b.enabled {
-		return policy.Guard(next)
-	}
-	return func(ctx context.Context, a A) (T, error) {
-		if err := b.acquire(ctx); err != nil {
-			var zero T
-			return zero, err
-		}
-		defer b.release()
-		return next(ctx, a)
-	}
-}
-
-// DecorateAsyncFunc returns next guarded by b, for calls that return a future. A call
+//
+// Its DecorateAsync returns next guarded by b, for calls that return a future. A call
 // holds its slot from its start until its future completes; a future completed by Cancel
 // gives the slot back at once, so work that goes on after its future was canceled no
 // longer counts against MaxConcurrent.
@@ -67,7 +53,39 @@ func DecorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, 
 // ended by ctx (ResultRejected); a call whose future is canceled while it waits records
 // nothing. A disabled bulkhead lets every call through to next, but for a nil or done
 // ctx, whose error it returns as is.
-func DecorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
+	return policy.Of(Layer, b, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
+}
+
+// Decorate returns next, a policy.Func or a policy.AsyncFunc of argument A and result T,
+// guarded by b as NewPolicy's Decorate and DecorateAsync guard functions without argument:
+// it is the bulkhead's layer as package resilience composes it, for functions of any arity,
+// e.g. Decorate[policy.Func[A, T], A, T](b, next). Use NewPolicy, or wrap the function
+// with package resilience.
+func Decorate[F policy.Func[A, T] | policy.AsyncFunc[A, T], A, T any](b *Bulkhead, next F) F {
+	if f, ok := any(next).(policy.Func[A, T]); ok {
+		return any(decorateFunc(b, f)).(F)
+	}
+	return any(decorateAsyncFunc(b, any(next).(policy.AsyncFunc[A, T]))).(F)
+}
+
+// decorateFunc is Decorate for a policy.Func: see NewPolicy.
+func decorateFunc[A, T any](b *Bulkhead, next policy.Func[A, T]) policy.Func[A, T] {
+	if !b.enabled {
+		return policy.Guard(next)
+	}
+	return func(ctx context.Context, a A) (T, error) {
+		if err := b.acquire(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
+		defer b.release()
+		return next(ctx, a)
+	}
+}
+
+// decorateAsyncFunc is Decorate for a policy.AsyncFunc: see NewPolicy.
+func decorateAsyncFunc[A, T any](b *Bulkhead, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	if !b.enabled {
 		return policy.GuardAsync(next)
 	}

@@ -38,3 +38,13 @@ func Observe(o policy.Observer) Option { return kind.Observe[settings](o) }
 
 // WithConfig sets the whole configuration, as a registry's resolved settings do.
 func WithConfig(c Config) Option { return func(s *settings) { s.config = c } }
+
+// DecorateFunc is Decorate for a policy.Func.
+func DecorateFunc[A, T any](f *Fallback[T], next policy.Func[A, T]) policy.Func[A, T] {
+	return Decorate[policy.Func[A, T], A, T](f, next)
+}
+
+// DecorateAsyncFunc is Decorate for a policy.AsyncFunc.
+func DecorateAsyncFunc[A, T any](f *Fallback[T], next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	return Decorate[policy.AsyncFunc[A, T], A, T](f, next)
+}

@@ -37,8 +37,8 @@ import (
 )
 
 // Fallback replaces the errors it handles with the result of its function, for calls
-// returning T. Build it with New and decorate calls with DecorateFunc or
-// DecorateAsyncFunc. It is safe for concurrent use; its configuration is fixed when it is
+// returning T. Build it with New and decorate calls with NewPolicy (a registry builds
+// its own for resilience.Fallback). It is safe for concurrent use; its configuration is fixed when it is
 // built.
 type Fallback[T any] struct {
 	fn     func(ctx context.Context, err error) (T, error)

@@ -129,7 +129,7 @@ func TestHG9_CancelBeforeAnyAttemptStarted(t *testing.T) {
 	bh, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Hour), bulkhead.WithClock(clk))
 	require.NoError(t, err)
 	d := newDep(clk, never())
-	inner := bulkhead.DecorateAsyncFunc(bh, d.call)
+	inner := bulkhead.Decorate[policy.AsyncFunc[string, string], string, string](bh, d.call)
 	holder := inner(context.Background(), "holder")
 	f := hedge.DecorateAsyncFunc(h, inner)(context.Background(), "q")
 	clk.Advance(time.Second)

@@ -17,6 +17,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/hedge"
@@ -32,7 +33,7 @@ func TestHG17_PendingCallsAddNoGoroutine(t *testing.T) {
 	bh, err := bulkhead.New(bulkhead.MaxConcurrent(2000), bulkhead.WithClock(clk))
 	require.NoError(t, err)
 	d := newDep(clk, never())
-	call := hedge.DecorateAsyncFunc(h, circuitbreaker.DecorateAsyncFunc(cb, bulkhead.DecorateAsyncFunc(bh, d.call)))
+	call := hedge.DecorateAsyncFunc(h, circuitbreaker.DecorateAsyncFunc(cb, bulkhead.Decorate[policy.AsyncFunc[string, string], string, string](bh, d.call)))
 	parent, cancelAll := context.WithCancel(context.Background())
 	defer cancelAll()
 

@@ -44,7 +44,7 @@ func newStack(t *testing.T, steps []step, opts ...hedge.Option) *stack {
 	bh, err := bulkhead.New(bulkhead.MaxConcurrent(2), bulkhead.WithClock(clk), bulkhead.Name("dep"))
 	require.NoError(t, err)
 	d := newDep(clk, steps...)
-	call := hedge.DecorateAsyncFunc(h, circuitbreaker.DecorateAsyncFunc(cb, bulkhead.DecorateAsyncFunc(bh, d.call)))
+	call := hedge.DecorateAsyncFunc(h, circuitbreaker.DecorateAsyncFunc(cb, bulkhead.Decorate[policy.AsyncFunc[string, string], string, string](bh, d.call)))
 	return &stack{h: h, clk: clk, rec: rec, cb: cb, bh: bh, d: d, call: call}
 }
 

@@ -56,3 +56,13 @@ func (c Config) Validate() error { return c.validate() }
 
 // Backoff is the wait after failed attempt n, before jitter.
 func (c Config) Backoff(n int) time.Duration { return c.backoff(n) }
+
+// DecorateFunc is Decorate for a policy.Func.
+func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] {
+	return Decorate[policy.Func[A, T], A, T](r, next)
+}
+
+// DecorateAsyncFunc is Decorate for a policy.AsyncFunc.
+func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	return Decorate[policy.AsyncFunc[A, T], A, T](r, next)
+}

@@ -9,12 +9,11 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns r as a policy of layer Layer, for calls returning T.
-func NewPolicy[T any](r *Retry) policy.Policy[T] {
-	return policy.Of(Layer, r, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
-}
-
-// DecorateFunc returns next retried by r. Each call attempts next; a failure that may be
+// NewPolicy returns r as a policy of layer Layer, for calls returning T: its Decorate
+// guards a function that returns (T, error), its DecorateAsync one that returns a future.
+// Below, next is that function and ctx the context of a call.
+//
+// Its Decorate returns next retried by r. Each call attempts next; a failure that may be
 // retried (see the package documentation) is attempted again after its wait, slept on r's clock on the
 // caller's goroutine, up to MaxAttempts attempts in all.
 //
@@ -45,7 +44,48 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // fails at once with an error that is not retried allocates nothing either. A disabled
 // retry lets every call through to next, a single attempt, but for a nil or done ctx,
 // whose error it returns as is; so does a Retry not built by New.
-func DecorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] {
+//
+// Its DecorateAsync returns next retried by r for calls that return a future. The first
+// attempt starts at once; when an attempt's future fails with an error that may be
+// retried, the next attempt is scheduled on r's clock with AfterFunc: no goroutine waits.
+// The returned future completes with the first successful attempt's
+// result, or as Decorate's call returns when the retry gives up or ctx ends (a wait
+// that would end after ctx's deadline is not armed: the future completes at once); ctx
+// ending during a wait stops the timer and fails the future at once. Events, and the
+// outcome a recorder is told when the future completes, are Decorate's, with ctx; a
+// future ended by Cancel is recorded as policy.ResultAborted with async.ErrCanceled and
+// the attempts started; an attempt's result, or a wait's end, arriving while Cancel is
+// under way is neither recorded nor followed by another attempt.
+//
+// A ctx that is nil or already done when the call arrives runs no attempt and publishes
+// nothing: the future fails with ctx's error (policy.ErrNilContext for a nil ctx). An
+// attempt whose next returns a nil future fails with async.ErrNilFuture, an error
+// retried as any other unless the lists say otherwise.
+//
+// Cancelling the returned future stops a pending wait, so that no further attempt starts,
+// and cancels the attempt in flight. A first attempt whose future is already complete with
+// a success, or with an error that is not retried, is returned as it is, with no
+// allocation. As with Decorate, each call keeps the configuration in force when it
+// arrives. A disabled retry lets every call through to next, a single attempt, but for a
+// nil or done ctx, whose error it returns as is; so does a Retry not built by New.
+func NewPolicy[T any](r *Retry) policy.Policy[T] {
+	return policy.Of(Layer, r, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
+}
+
+// Decorate returns next, a policy.Func or a policy.AsyncFunc of argument A and result T,
+// guarded by r as NewPolicy's Decorate and DecorateAsync guard functions without argument:
+// it is the retry's layer as package resilience composes it, for functions of any arity,
+// e.g. Decorate[policy.Func[A, T], A, T](r, next). Use NewPolicy, or wrap the function
+// with package resilience.
+func Decorate[F policy.Func[A, T] | policy.AsyncFunc[A, T], A, T any](r *Retry, next F) F {
+	if f, ok := any(next).(policy.Func[A, T]); ok {
+		return any(decorateFunc(r, f)).(F)
+	}
+	return any(decorateAsyncFunc(r, any(next).(policy.AsyncFunc[A, T]))).(F)
+}
+
+// decorateFunc is Decorate for a policy.Func: see NewPolicy.
+func decorateFunc[A, T any](r *Retry, next policy.Func[A, T]) policy.Func[A, T] {
 	if !r.built() {
 		return policy.Guard(next)
 	}
@@ -101,30 +141,8 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 	}
 }
 
-// DecorateAsyncFunc returns next retried by r for calls that return a future. The first
-// attempt starts at once; when an attempt's future fails with an error that may be
-// retried, the next attempt is scheduled on r's clock with AfterFunc: no goroutine waits.
-// The returned future completes with the first successful attempt's
-// result, or as DecorateFunc's call returns when the retry gives up or ctx ends (a wait
-// that would end after ctx's deadline is not armed: the future completes at once); ctx
-// ending during a wait stops the timer and fails the future at once. Events, and the
-// outcome a recorder is told when the future completes, are DecorateFunc's, with ctx; a
-// future ended by Cancel is recorded as policy.ResultAborted with async.ErrCanceled and
-// the attempts started; an attempt's result, or a wait's end, arriving while Cancel is
-// under way is neither recorded nor followed by another attempt.
-//
-// A ctx that is nil or already done when the call arrives runs no attempt and publishes
-// nothing: the future fails with ctx's error (policy.ErrNilContext for a nil ctx). An
-// attempt whose next returns a nil future fails with async.ErrNilFuture, an error
-// retried as any other unless the lists say otherwise.
-//
-// Cancelling the returned future stops a pending wait, so that no further attempt starts,
-// and cancels the attempt in flight. A first attempt whose future is already complete with
-// a success, or with an error that is not retried, is returned as it is, with no
-// allocation. As with DecorateFunc, each call keeps the configuration in force when it
-// arrives. A disabled retry lets every call through to next, a single attempt, but for a
-// nil or done ctx, whose error it returns as is; so does a Retry not built by New.
-func DecorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+// decorateAsyncFunc is Decorate for a policy.AsyncFunc: see NewPolicy.
+func decorateAsyncFunc[A, T any](r *Retry, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
 	if !r.built() {
 		return policy.GuardAsync(next)
 	}

@@ -107,8 +107,8 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Retry is a retry policy. Build it with New, and decorate calls with DecorateFunc or
-// DecorateAsyncFunc. It is safe for concurrent use. Its configuration can change while
+// Retry is a retry policy. Build it with New, and retry calls with NewPolicy (a registry
+// builds its own for resilience.Retry). It is safe for concurrent use. Its configuration can change while
 // it runs (a registry's reload): each call reads it once, when it starts, and keeps it to
 // its end.
 type Retry struct {

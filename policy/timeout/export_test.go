@@ -34,3 +34,13 @@ func DefaultConfig() Config { return defaultConfig() }
 
 // Validate is the check New makes.
 func (c Config) Validate() error { return c.validate() }
+
+// DecorateFunc is Decorate for a policy.Func.
+func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T] {
+	return Decorate[policy.Func[A, T], A, T](t, next)
+}
+
+// DecorateAsyncFunc is Decorate for a policy.AsyncFunc.
+func DecorateAsyncFunc[A, T any](t *Timeout, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
+	return Decorate[policy.AsyncFunc[A, T], A, T](t, next)
+}

@@ -73,7 +73,9 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Timeout bounds how long calls may run. It is safe for concurrent use. Its configuration
+// Timeout bounds how long calls may run. Build it with New and bound calls with
+// NewPolicy (a registry builds its own for resilience.Timeout). It is safe for
+// concurrent use. Its configuration
 // can change while it runs (a registry's reload): each call is bounded by the configuration in
 // force when it starts. It holds no per-call state: every call has its own deadline.
 type Timeout struct {
@@ -169,12 +171,11 @@ func changes(old, c Config) ([]string, error) {
 	return changed.Sorted(), nil
 }
 
-// NewPolicy returns t as a policy of layer Layer, for calls returning T.
-func NewPolicy[T any](t *Timeout) policy.Policy[T] {
-	return policy.Of(Layer, t, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
-}
-
-// DecorateFunc returns next bounded by t. Each call runs next on the caller's goroutine
+// NewPolicy returns t as a policy of layer Layer, for calls returning T: its Decorate
+// guards a function that returns (T, error), its DecorateAsync one that returns a future.
+// Below, next is that function and ctx the context of a call.
+//
+// Its Decorate returns next bounded by t. Each call runs next on the caller's goroutine
 // with a context derived from ctx that ends at the deadline, Duration from now on t's
 // clock (the Duration in force when the call starts: a reload during the call does
 // not move its deadline):
@@ -200,7 +201,60 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 // Each call allocates its context and timer (as context.WithTimeout does); nothing else,
 // with or without a recorder. A call that starts while t is disabled runs next as is,
 // without a deadline, but for a nil or done ctx, whose error it returns as is.
-func DecorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T] {
+//
+// Its DecorateAsync returns next bounded by t, for calls that return a future. Each call
+// starts next at once, with a context derived from ctx that ends at the deadline,
+// Duration from now on t's clock (the Duration in force when the call starts: a
+// reload during the call does not move its deadline), and returns a future that:
+//   - completes with next's result if next's future completes before the deadline; the
+//     deadline's timer is then stopped at once (a manual clock's PendingTasks drops);
+//   - fails with t's *Error (matching ErrTimeout and context.DeadlineExceeded) at
+//     the deadline, fired by a clock timer: no goroutine waits for it. next's context
+//     then ends (its Err() is context.DeadlineExceeded, its cause the *Error),
+//     next's future is canceled, and an EventExceeded event is published (its attribute
+//     "timeout" = Duration).
+//
+// Contexts that next derives from its context see context.Canceled when the deadline
+// ends them (their cause is the *Error); next's context itself reports
+// DeadlineExceeded.
+//
+// A ctx that is nil or already done when the call arrives does not run next and
+// publishes nothing: the future fails with ctx's error (policy.ErrNilContext for a nil
+// ctx). A nil future returned by next counts as one failed with async.ErrNilFuture: the
+// returned future fails with it.
+//
+// With a recorder, each call is recorded once, with ctx, when the returned future
+// completes (see the package documentation: ResultSucceeded, ResultFailed, ResultTimedOut,
+// with Latency), and the EventExceeded event is published with ctx.
+//
+// Cancelling the returned future stops the timer, ends next's context and cancels next's
+// future; Cancel reports what that inner Cancel reports (true only if next's work had not
+// started, e.g. it was still queued in a bulkhead). Whichever comes first of Cancel,
+// next's result and the deadline is the call's end, and only it is recorded and
+// published: a Cancel that comes first is recorded as ResultFailed with
+// async.ErrCanceled, and a result or deadline arriving during it records nothing; once
+// next's result or the deadline has begun ending the call, Cancel returns false and
+// changes nothing. A call that starts while t is
+// disabled gets next's own future, without a deadline (a nil one is a future failed with
+// async.ErrNilFuture), but for a nil or done ctx, whose error it returns as is.
+func NewPolicy[T any](t *Timeout) policy.Policy[T] {
+	return policy.Of(Layer, t, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
+}
+
+// Decorate returns next, a policy.Func or a policy.AsyncFunc of argument A and result T,
+// bounded by t as NewPolicy's Decorate and DecorateAsync bound functions without argument:
+// it is the timeout's layer as package resilience composes it, for functions of any
+// arity, e.g. Decorate[policy.Func[A, T], A, T](t, next). Use NewPolicy, or wrap the
+// function with package resilience.
+func Decorate[F policy.Func[A, T] | policy.AsyncFunc[A, T], A, T any](t *Timeout, next F) F {
+	if fn, ok := any(next).(policy.Func[A, T]); ok {
+		return any(decorateFunc(t, fn)).(F)
+	}
+	return any(decorateAsyncFunc(t, any(next).(policy.AsyncFunc[A, T]))).(F)
+}
+
+// decorateFunc is Decorate for a policy.Func: see NewPolicy.
+func decorateFunc[A, T any](t *Timeout, next policy.Func[A, T]) policy.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
 		if err := policy.ContextErr(ctx); err != nil {
 			var zero T
