@@ -17,8 +17,8 @@ import (
 // or refused because the bulkhead is full ("rejected": a bulkhead of 1 whose slot is held
 // before the timer starts).
 //
-//   - resilience4go: Bulkhead.TryAcquire then Release, and a call wrapped with
-//     resilience.Wrap1 and a bulkhead (it refuses at once when full, as the others do);
+//   - resilience4go: a call guarded by bulkhead.NewPolicy, and a call wrapped with
+//     resilience.Wrap1 and a bulkhead (both refuse at once when full, as the others do);
 //   - golang.org/x/sync/semaphore: Weighted.TryAcquire(1) then Release(1);
 //   - failsafe-go: Bulkhead.TryAcquirePermit then ReleasePermit, and its executor's Get.
 
@@ -63,31 +63,38 @@ func benchmarkBulkhead(b *testing.B, parallel bool) {
 		if !admitted {
 			slots, name = 1, "rejected"
 		}
-		b.Run("resilience4go/TryAcquire/"+name, func(b *testing.B) {
-			bh := oursBulkhead(b, slots)
-			if !admitted {
-				bh.TryAcquire()
-			}
-			loop(b, func() bool {
-				if bh.TryAcquire() {
-					bh.Release()
-					return true
-				}
-				return false
-			}, admitted)
-		})
-		b.Run("resilience4go/Wrap1/"+name, func(b *testing.B) {
-			// A call with the argument 0 holds its slot until gate is closed: the rejected
-			// case starts one before the timer, so that the bulkhead of 1 is full.
-			gate := make(chan struct{})
-			held := func(ctx context.Context, n int) (int, error) {
+		// A call with the argument 0 holds its slot until gate is closed: the rejected
+		// cases start one before the timer, so that the bulkhead of 1 is full.
+		held := func(gate chan struct{}) func(ctx context.Context, n int) (int, error) {
+			return func(ctx context.Context, n int) (int, error) {
 				if n == 0 {
 					<-gate
 				}
 				return n, nil
 			}
+		}
+		b.Run("resilience4go/NewPolicy/"+name, func(b *testing.B) {
+			bh := oursBulkhead(b, slots)
+			gate := make(chan struct{})
+			p, fn := bulkhead.NewPolicy[int](bh), held(gate)
+			hold := p.Decorate(func(ctx context.Context) (int, error) { return fn(ctx, 0) })
+			call := p.Decorate(func(ctx context.Context) (int, error) { return fn(ctx, 1) })
+			done := make(chan struct{})
+			defer func() { close(gate); <-done }()
+			if admitted {
+				close(done)
+			} else {
+				go func() { defer close(done); _, _ = hold(ctx) }()
+				for bh.Snapshot().AvailableSlots != 0 {
+					runtime.Gosched()
+				}
+			}
+			loop(b, func() bool { _, err := call(ctx); return err == nil }, admitted)
+		})
+		b.Run("resilience4go/Wrap1/"+name, func(b *testing.B) {
+			gate := make(chan struct{})
 			reg := newRegistry(b)
-			call, err := resilience.Wrap1(reg, "Bench.Bulkhead", held, resilience.Bulkhead(bulkhead.MaxConcurrent(slots)))
+			call, err := resilience.Wrap1(reg, "Bench.Bulkhead", held(gate), resilience.Bulkhead(bulkhead.MaxConcurrent(slots)))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -97,11 +104,11 @@ func benchmarkBulkhead(b *testing.B, parallel bool) {
 				close(done)
 			} else {
 				go func() { defer close(done); _, _ = call(ctx, 0) }()
-				h, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Bench.Bulkhead")
+				h, err := resilience.Lookup[*bulkhead.Bulkhead](reg, bulkhead.Layer, "Bench.Bulkhead")
 				if err != nil {
 					b.Fatal(err)
 				}
-				for h.AvailableSlots() != 0 {
+				for h.Snapshot().AvailableSlots != 0 {
 					runtime.Gosched()
 				}
 			}

@@ -64,7 +64,7 @@ func TestEvent_OB4_LogValuePerKind(t *testing.T) {
 		{policy.Event{Kind: circuitbreaker.EventRejected, Instance: "Pay", RetryAfter: 30 * time.Second, Err: boom},
 			[]string{"kind=String:CircuitBreakerRejected", "instance=String:Pay", "at=Duration:0s",
 				"retry_after=Duration:30s", "err=String:boom"}},
-		{policy.Event{Kind: timeout.EventExceeded, Instance: "Slow", Attrs: policy.EventAttrs{slog.Duration(timeout.AttrTimeout, 2*time.Second)}, Err: boom},
+		{policy.Event{Kind: timeout.EventExceeded, Instance: "Slow", Attrs: policy.EventAttrs{slog.Duration("timeout", 2*time.Second)}, Err: boom},
 			[]string{"kind=String:TimeoutExceeded", "instance=String:Slow", "at=Duration:0s", "timeout=Duration:2s",
 				"err=String:boom"}},
 		{policy.Event{Kind: bulkhead.EventRejected, Instance: "Pool", Wait: 50 * time.Millisecond, Err: boom},

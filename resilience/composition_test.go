@@ -3,6 +3,7 @@ package resilience_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -132,7 +134,7 @@ func TestCO4_OpenBreakerIsNeverRetried(t *testing.T) {
 	ctx := context.Background()
 	calls := 0
 	call, err := resilience.Wrap(reg, "Svc.Call", func(ctx context.Context) (int, error) { calls++; return 0, nil },
-		resilience.Retry(retry.MaxAttempts(5), retry.Delay(time.Second), retry.RetryOn(circuitbreaker.ErrOpen)),
+		resilience.Retry(retry.MaxAttempts(5), retry.Delay(time.Second), retry.On(circuitbreaker.ErrOpen)),
 		resilience.CircuitBreaker())
 	require.NoError(t, err)
 	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")
@@ -261,16 +263,16 @@ func TestFullPipelineZeroAllocations(t *testing.T) {
 	require.NoError(t, err)
 	_ = cb.TransitionTo(circuitbreaker.ForcedOpen)
 	filled := full(t, manual, "Filled", 1_000_000_000, ok)
-	bh, err := resilience.Lookup[bulkhead.Handle](manual, bulkhead.Layer, "Filled")
+	bh, err := resilience.Lookup[*bulkhead.Bulkhead](manual, bulkhead.Layer, "Filled")
 	require.NoError(t, err)
+	gate := make(chan struct{})
+	hold := bulkhead.NewPolicy[struct{}](bh).Decorate(func(context.Context) (struct{}, error) { <-gate; return struct{}{}, nil })
+	var holders sync.WaitGroup
 	for range 10 {
-		require.True(t, bh.(*bulkhead.Bulkhead).TryAcquire())
+		holders.Go(func() { _, _ = hold(ctx) })
 	}
-	defer func() {
-		for range 10 {
-			bh.(*bulkhead.Bulkhead).Release()
-		}
-	}()
+	kindtest.Eventually(t, func() bool { return bh.Snapshot().AvailableSlots == 0 }, "the 10 slots are held")
+	defer func() { close(gate); holders.Wait() }()
 
 	for name, c := range map[string]struct {
 		call func(context.Context, int) (int, error)

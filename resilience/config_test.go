@@ -108,7 +108,7 @@ func TestRG4_OtherSegments(t *testing.T) {
 	_, err := resilience.Wrap(reg, "Svc.Call", func(ctx context.Context) (int, error) { return 0, nil },
 		resilience.Bulkhead(), resilience.CircuitBreaker(), resilience.Retry(), resilience.Timeout(time.Second))
 	require.NoError(t, err)
-	bh, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Svc.Call")
+	bh, err := resilience.Lookup[*bulkhead.Bulkhead](reg, bulkhead.Layer, "Svc.Call")
 	require.NoError(t, err)
 	assert.Equal(t, 3, bh.Snapshot().MaxConcurrent)
 	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Svc.Call")

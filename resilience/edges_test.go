@@ -159,8 +159,8 @@ func TestSharedNameConflict_MessageNamesTheDifference(t *testing.T) {
 		return ce
 	}
 
-	ce := conflict(resilience.Retry(retry.Name("u"), retry.RetryOn(errors.New("x"))),
-		resilience.Retry(retry.Name("u"), retry.RetryOn(errors.New("x"))))
+	ce := conflict(resilience.Retry(retry.Name("u"), retry.On(errors.New("x"))),
+		resilience.Retry(retry.Name("u"), retry.On(errors.New("x"))))
 	assert.Equal(t, "u", ce.Value)
 	assert.Equal(t, "functions that share this name resolve different configurations (the instance's vs B.Call's): "+
 		"RetryOn: the error values differ (errors are compared by identity, not by text)", ce.Reason)
@@ -172,8 +172,8 @@ func TestSharedNameConflict_MessageNamesTheDifference(t *testing.T) {
 		resilience.Retry(retry.Name("u"), retry.AbortOn(errors.New("x"), errors.New("y"))))
 	assert.True(t, strings.HasSuffix(ce.Reason, "AbortOn: 1 error vs 2 errors"), ce.Reason)
 
-	ce = conflict(resilience.Retry(retry.Name("u"), retry.RetryIf(func(int, error) bool { return true })),
-		resilience.Retry(retry.Name("u"), retry.RetryIf(func(int, error) bool { return true })))
+	ce = conflict(resilience.Retry(retry.Name("u"), retry.If(func(int, error) bool { return true })),
+		resilience.Retry(retry.Name("u"), retry.If(func(int, error) bool { return true })))
 	assert.Contains(t, ce.Reason, "result predicate: the predicates differ")
 
 	base := []ratelimit.Option{ratelimit.Name("q"), ratelimit.Permits(5), ratelimit.Period(time.Second)}
@@ -189,9 +189,9 @@ func TestSharedNameConflict_MessageNamesTheDifference(t *testing.T) {
 	}
 	reg, _ := newRegistry(t)
 	long := strings.Repeat("n", 50_000)
-	_, err := resilience.Wrap(reg, long, fn, resilience.Retry(retry.Name("u"), retry.RetryOn(many...)))
+	_, err := resilience.Wrap(reg, long, fn, resilience.Retry(retry.Name("u"), retry.On(many...)))
 	require.NoError(t, err)
-	_, err = resilience.Wrap(reg, long+"2", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(many[1:]...)))
+	_, err = resilience.Wrap(reg, long+"2", fn, resilience.Retry(retry.Name("u"), retry.On(many[1:]...)))
 	requireCode(t, err, r4c.Conflict)
 	assert.Less(t, len(err.Error()), 500, "%v", err)
 	assert.Contains(t, err.Error(), "RetryOn: 100000 errors vs 99999 errors")

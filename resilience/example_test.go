@@ -174,7 +174,7 @@ func ExampleWrap_resultPredicates() {
 	}
 	// README:begin predicates
 	get, err := resilience.Wrap(reg, "Status.Get", getStatus,
-		resilience.Retry(retry.MaxAttempts(3), retry.Delay(0), retry.RetryIf(unavailable)),
+		resilience.Retry(retry.MaxAttempts(3), retry.Delay(0), retry.If(unavailable)),
 		resilience.CircuitBreaker(circuitbreaker.RecordIf(unavailable)),
 	)
 	// README:end predicates

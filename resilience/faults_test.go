@@ -83,8 +83,8 @@ func taken(t *testing.T, reg *resilience.Registry, id string) string {
 		snap := cb.Snapshot()
 		s += fmt.Sprintf("breaker=%v/%d/%d ", snap.State, snap.BufferedCalls, snap.NotPermittedCalls)
 	}
-	if b, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, id); err == nil {
-		s += fmt.Sprintf("slots=%d ", b.AvailableSlots())
+	if b, err := resilience.Lookup[*bulkhead.Bulkhead](reg, bulkhead.Layer, id); err == nil {
+		s += fmt.Sprintf("slots=%d ", b.Snapshot().AvailableSlots)
 	}
 	return s
 }

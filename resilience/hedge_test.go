@@ -50,9 +50,9 @@ func TestHG7_SlowFirstAttemptIsHedged(t *testing.T) {
 	f := call(context.Background())
 	clk.Advance(time.Second)
 	require.Len(t, ctxs, 2, "the hedge started at 1s")
-	bh, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Quotes.Get")
+	bh, err := resilience.Lookup[*bulkhead.Bulkhead](reg, bulkhead.Layer, "Quotes.Get")
 	require.NoError(t, err)
-	assert.Zero(t, bh.AvailableSlots(), "both attempts hold a slot")
+	assert.Zero(t, bh.Snapshot().AvailableSlots, "both attempts hold a slot")
 	clk.Advance(99 * time.Millisecond)
 	_, done, _ := f.Result()
 	assert.False(t, done, "not done before 1.1s")
@@ -62,7 +62,7 @@ func TestHG7_SlowFirstAttemptIsHedged(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "answer 2", v)
 	assert.ErrorIs(t, ctxs[0].Err(), context.Canceled, "the first attempt's context is done")
-	assert.Equal(t, 2, bh.AvailableSlots(), "the first attempt's slot is free")
+	assert.Equal(t, 2, bh.Snapshot().AvailableSlots, "the first attempt's slot is free")
 	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "Quotes.Get")
 	require.NoError(t, err)
 	s := cb.Snapshot()
@@ -111,26 +111,26 @@ func TestHG18_SyncCompositionIsRefused(t *testing.T) {
 	reg, _ := newRegistry(t)
 	fn := func(context.Context) (int, error) { return 1, nil }
 	_, err := resilience.Wrap(reg, "Svc.A", fn, resilience.Hedge())
-	requireCode(t, err, hedge.CodeSync)
+	requireCode(t, err, "R4C-HDG-001")
 	_, err = resilience.Wrap1(reg, "Svc.B", func(context.Context, int) (int, error) { return 1, nil }, resilience.Hedge())
-	requireCode(t, err, hedge.CodeSync)
+	requireCode(t, err, "R4C-HDG-001")
 	_, err = resilience.Wrap2(reg, "Svc.C", func(context.Context, int, int) (int, error) { return 1, nil },
 		resilience.Hedge(), resilience.CircuitBreaker())
-	requireCode(t, err, hedge.CodeSync)
-	_, err = resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Svc.A")
+	requireCode(t, err, "R4C-HDG-001")
+	_, err = resilience.Lookup[*hedge.Hedge](reg, hedge.Layer, "Svc.A")
 	requireCode(t, err, r4c.UnknownInstance) // a failed wrap registers nothing
 
 	p, err := resilience.NewPipeline[int](reg, "Svc.P", resilience.Hedge())
 	require.NoError(t, err)
 	calls := 0
 	_, err = p.Execute(context.Background(), func(context.Context) (int, error) { calls++; return 1, nil })
-	requireCode(t, err, hedge.CodeSync)
+	requireCode(t, err, "R4C-HDG-001")
 	assert.Zero(t, calls)
 	v, err := p.ExecuteAsync(context.Background(), func(context.Context) *async.Future[int] { return async.Completed(7) }).
 		Await(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 7, v)
-	h, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Svc.P")
+	h, err := resilience.Lookup[*hedge.Hedge](reg, hedge.Layer, "Svc.P")
 	require.NoError(t, err)
 	assert.Equal(t, "Svc.P", h.InstanceID())
 }
@@ -146,13 +146,13 @@ func TestHG19_HedgeWithRetryIsRefused(t *testing.T) {
 		{resilience.Hedge(), resilience.Retry(), resilience.Order(hedge.Layer, retry.Layer)},
 	} {
 		_, err := resilience.WrapAsync(reg, "Svc.A", fn, specs...)
-		requireCode(t, err, hedge.CodeWithRetry)
+		requireCode(t, err, "R4C-HDG-002")
 	}
 	_, err := resilience.Wrap(reg, "Svc.B", func(context.Context) (int, error) { return 1, nil },
 		resilience.Retry(), resilience.Hedge())
-	requireCode(t, err, hedge.CodeWithRetry)
+	requireCode(t, err, "R4C-HDG-002")
 	_, err = resilience.NewPipeline[int](reg, "Svc.P", resilience.Retry(), resilience.Hedge())
-	requireCode(t, err, hedge.CodeWithRetry)
+	requireCode(t, err, "R4C-HDG-002")
 	assert.Empty(t, reg.Snapshot().Policies, "a failed wrap registers nothing")
 }
 
@@ -190,7 +190,7 @@ func TestHG16_ConfigurationAndSnapshot(t *testing.T) {
 	require.NoError(t, err, "instances.Shared.hedge.maxAttempts wins over the code: the same configuration")
 	_, err = resilience.WrapAsync(reg, "Svc.D", dep, resilience.Hedge(hedge.Name("Shared"), hedge.Delay(time.Second)))
 	requireCode(t, err, r4c.Conflict) // the code's delay wins over defaults.hedge.delay
-	h, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Shared")
+	h, err := resilience.Lookup[*hedge.Hedge](reg, hedge.Layer, "Shared")
 	require.NoError(t, err)
 	snap := h.Snapshot()
 	assert.Equal(t, 250*time.Millisecond, snap.Delay)

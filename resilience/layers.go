@@ -26,13 +26,13 @@ import (
 // composition.
 func layerTable[A, T any]() []layerRow[A, T] {
 	return []layerRow[A, T]{
-		row(fallback.Layer, fallback.DecorateFunc[A, T], fallback.DecorateAsyncFunc[A, T]),
-		row(retry.Layer, retry.DecorateFunc[A, T], retry.DecorateAsyncFunc[A, T]),
+		row(fallback.Layer, fallback.Decorate[decorate.Func[A, T], A, T], fallback.Decorate[decorate.AsyncFunc[A, T], A, T]),
+		row(retry.Layer, retry.Decorate[decorate.Func[A, T], A, T], retry.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T]),
 		row(circuitbreaker.Layer, circuitbreaker.Decorate[decorate.Func[A, T], A, T], circuitbreaker.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(ratelimit.Layer, ratelimit.DecorateFunc[A, T], ratelimit.DecorateAsyncFunc[A, T]),
-		row(timeout.Layer, timeout.DecorateFunc[A, T], timeout.DecorateAsyncFunc[A, T]),
-		row(bulkhead.Layer, bulkhead.DecorateFunc[A, T], bulkhead.DecorateAsyncFunc[A, T]),
+		row(timeout.Layer, timeout.Decorate[decorate.Func[A, T], A, T], timeout.Decorate[decorate.AsyncFunc[A, T], A, T]),
+		row(bulkhead.Layer, bulkhead.Decorate[decorate.Func[A, T], A, T], bulkhead.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(adaptivelimit.Layer, adaptivelimit.Decorate[decorate.Func[A, T], A, T], adaptivelimit.Decorate[decorate.AsyncFunc[A, T], A, T]),
 	}
 }

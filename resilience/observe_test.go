@@ -14,7 +14,6 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -225,6 +224,6 @@ func TestOB5_RefusedExecuteIsNotRecorded(t *testing.T) {
 	p, err := resilience.NewPipeline[int](reg, "PH", resilience.Hedge())
 	require.NoError(t, err)
 	_, err = p.Execute(t.Context(), func(context.Context) (int, error) { return 1, nil })
-	require.ErrorIs(t, err, &policy.ConfigError{Code: hedge.CodeSync})
+	require.ErrorIs(t, err, &policy.ConfigError{Code: "R4C-HDG-001"})
 	assert.Empty(t, obs.Of(observe.LayerCall, "PH").Outcomes())
 }

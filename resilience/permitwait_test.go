@@ -156,8 +156,8 @@ func TestWaitForPermit_RejectionThroughTheComposition(t *testing.T) {
 	assert.Equal(t, 500*time.Millisecond, next, "read live")
 }
 
-// The key retry.waitForPermit turns it on, as the option does; a Reconfigure of the
-// registry's retry (or a Reload) changes it for the compositions' next calls.
+// The key retry.waitForPermit turns it on, as the option does; a Reload changes it for
+// the compositions' next calls.
 func TestWaitForPermit_KeyAndLiveChange(t *testing.T) {
 	f := newPermitFixture(t, resilience.WithProperties(map[string]string{"instances.api.retry.waitForPermit": "true"}))
 	call, err := resilience.Wrap(f.reg, "api", f.fn,
@@ -174,9 +174,8 @@ func TestWaitForPermit_KeyAndLiveChange(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{start + time.Second}, f.times)
 
-	c := r.Config()
-	c.WaitForPermit = false
-	require.NoError(t, r.Reconfigure(c))
+	require.NoError(t, f.reg.Reload(map[string]string{"instances.api.retry.waitForPermit": "false"}))
+	assert.False(t, r.Config().WaitForPermit)
 	f.times = nil
 	start = f.clk.Now() // the permit was taken now by the call before: the next is 1s away
 	_, err = call(context.Background())

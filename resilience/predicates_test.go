@@ -27,7 +27,7 @@ func TestPredicates_RetryIfResult(t *testing.T) {
 	reg, clk := newRegistry(t)
 	calls := 0
 	call, err := resilience.Wrap(reg, "Svc.Call", func(context.Context) (response, error) { calls++; return response{503}, nil },
-		resilience.Retry(retry.MaxAttempts(4), retry.Delay(100*time.Millisecond), retry.RetryIf(is503)))
+		resilience.Retry(retry.MaxAttempts(4), retry.Delay(100*time.Millisecond), retry.If(is503)))
 	require.NoError(t, err)
 	v, err := call(context.Background())
 	require.NoError(t, err)
@@ -42,7 +42,7 @@ func TestPredicates_RetryIfResult(t *testing.T) {
 			return response{503}, nil
 		}
 		return response{200}, nil
-	}, resilience.Retry(retry.MaxAttempts(4), retry.Delay(0), retry.RetryIf(is503)))
+	}, resilience.Retry(retry.MaxAttempts(4), retry.Delay(0), retry.If(is503)))
 	require.NoError(t, err)
 	v, err = ok(context.Background())
 	require.NoError(t, err)
@@ -91,7 +91,7 @@ func TestPredicates_WrongResultTypeIsRefused(t *testing.T) {
 	reg, _ := newRegistry(t)
 	fn := func(context.Context) (string, error) { return "", nil }
 	for _, spec := range []resilience.Spec{
-		resilience.Retry(retry.RetryIf(is503)),
+		resilience.Retry(retry.If(is503)),
 		resilience.CircuitBreaker(circuitbreaker.RecordIf(is503)),
 		resilience.Fallback(func(context.Context, error) (string, error) { return "", nil }, fallback.HandleIf(is503)),
 	} {
@@ -133,24 +133,4 @@ func TestZeroLimiterAdmitsNothing(t *testing.T) {
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
 	require.ErrorIs(t, l.Rejection(), ratelimit.ErrExceeded)
 	assert.Equal(t, 0, l.AvailablePermits())
-}
-
-// A result predicate is not part of Config: WithConfig, before or after it, keeps it.
-func TestPredicates_KeptAcrossWithConfig(t *testing.T) {
-	for _, first := range []bool{true, false} {
-		reg, _ := newRegistry(t)
-		cfg := retry.DefaultConfig()
-		cfg.Delay = 0
-		opts := []retry.Option{retry.RetryIf(is503), retry.WithConfig(cfg)}
-		if !first {
-			opts[0], opts[1] = opts[1], opts[0]
-		}
-		calls := 0
-		call, err := resilience.Wrap(reg, "Svc.Call", func(context.Context) (response, error) { calls++; return response{503}, nil },
-			resilience.Retry(opts...))
-		require.NoError(t, err)
-		_, err = call(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, 3, calls, "RetryIf first: %v", first)
-	}
 }

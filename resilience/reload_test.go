@@ -163,7 +163,7 @@ func TestRC6_ReloadChangesARunningBulkheadsMaxConcurrent(t *testing.T) {
 		_, err := f.Await(ctx)
 		require.NoError(t, err)
 	}
-	assert.Equal(t, 2, bh.AvailableSlots())
+	assert.Equal(t, 2, bh.Snapshot().AvailableSlots)
 }
 
 // SPEC RC-6: a reload changes a running retry's maxAttempts: a call that always fails
@@ -739,7 +739,7 @@ func TestRC6_ReloadStartsWaitingCallsUnlocked(t *testing.T) {
 	var started atomic.Int32
 	call, err := resilience.WrapAsync1(reg, "Pool", func(ctx context.Context, i int) *async.Future[string] {
 		if started.Add(1) == 2 {
-			_, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Pool")
+			_, err := resilience.Lookup[*bulkhead.Bulkhead](reg, bulkhead.Layer, "Pool")
 			assert.NoError(t, err)
 		}
 		return calls.Next(ctx, i)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -142,7 +141,7 @@ func TestRG3_UnknownIDAndSortedSnapshot(t *testing.T) {
 	assert.Equal(t, "nope", ce.Value)
 	_, err = resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "nope")
 	requireCode(t, err, r4c.UnknownInstance)
-	_, err = resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "nope")
+	_, err = resilience.Lookup[*bulkhead.Bulkhead](reg, bulkhead.Layer, "nope")
 	requireCode(t, err, r4c.UnknownInstance)
 
 	for _, id := range []string{"b", "c", "a"} {
@@ -439,7 +438,7 @@ func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
 	requireCode(t, err, r4c.UnknownInstance)
 	_, err = resilience.Lookup[*circuitbreaker.Breaker](none, circuitbreaker.Layer, "F.Call")
 	requireCode(t, err, r4c.UnknownInstance)
-	_, err = resilience.Lookup[bulkhead.Handle](none, bulkhead.Layer, "F.Call")
+	_, err = resilience.Lookup[*bulkhead.Bulkhead](none, bulkhead.Layer, "F.Call")
 	requireCode(t, err, r4c.UnknownInstance)
 	assert.Empty(t, none.UnusedKeys())
 	assert.Empty(t, none.Snapshot().Policies)
@@ -459,30 +458,22 @@ func TestWrap_NilRegistryOrFunctionIsRefused(t *testing.T) {
 }
 
 // Functions that share a name share error lists only when they hold the same error
-// values: errors.Is matches by identity, so two errors with the same text differ, and so
-// do two random sources. The same values are shared.
+// values: errors.Is matches by identity, so two errors with the same text differ. The
+// same values are shared.
 func TestRG2_SharedNameComparesReferencesByIdentity(t *testing.T) {
 	reg, _ := newRegistry(t)
 	fn := func(context.Context) (int, error) { return 0, nil }
 	errA, errB := errors.New("unavailable"), errors.New("unavailable")
-	_, err := resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errA)))
+	_, err := resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("u"), retry.On(errA)))
 	require.NoError(t, err)
-	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errB)))
+	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("u"), retry.On(errB)))
 	requireCode(t, err, r4c.Conflict)
-	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("u"), retry.RetryOn(errA)))
+	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("u"), retry.On(errA)))
 	require.NoError(t, err, "the same error value")
 
 	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.CircuitBreaker(circuitbreaker.Name("b"), circuitbreaker.IgnoreOn(errA)))
 	require.NoError(t, err)
 	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.CircuitBreaker(circuitbreaker.Name("b"), circuitbreaker.IgnoreOn(errB)))
-	requireCode(t, err, r4c.Conflict)
-
-	src := rand.NewPCG(1, 2)
-	_, err = resilience.Wrap(reg, "A.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(src)))
-	require.NoError(t, err)
-	_, err = resilience.Wrap(reg, "B.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(src)))
-	require.NoError(t, err, "the same source")
-	_, err = resilience.Wrap(reg, "C.Call", fn, resilience.Retry(retry.Name("r"), retry.RandSource(rand.NewPCG(1, 2))))
 	requireCode(t, err, r4c.Conflict)
 }
 

@@ -644,8 +644,9 @@ func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 		assert.Equal(t, codes.ResourceExhausted, status.Code(err))
 		var re *resiliencegrpc.Error
 		assert.ErrorAs(t, err, &re)
-		var full *bulkhead.FullError
+		var full policy.Rejection
 		assert.ErrorAs(t, err, &full)
+		assert.Equal(t, bulkhead.Layer, full.RejectedBy())
 		assert.ErrorIs(t, err, bulkhead.ErrFull)
 		_, has := resiliencegrpc.RetryDelay(err)
 		assert.False(t, has)
@@ -668,7 +669,7 @@ func TestGR7_ClientRefusalsAreErrorsThatUnwrapToThePolicyError(t *testing.T) {
 		assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "%v", err)
 		var re *resiliencegrpc.Error
 		assert.ErrorAs(t, err, &re)
-		var te *timeout.TimeoutError
+		var te *timeout.Error
 		assert.ErrorAs(t, err, &te)
 		assert.ErrorIs(t, err, timeout.ErrTimeout)
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
@@ -744,7 +745,7 @@ func TestGR5_NewClientConfigErrors(t *testing.T) {
 		{"negative MaxRetryDelay", resiliencegrpc.ClientConfig{MaxRetryDelay: -time.Nanosecond}, nil, r4c.NegativeDuration},
 		{"bad idempotent name", resiliencegrpc.ClientConfig{Idempotent: []string{"UnaryCall"}}, nil, r4c.BadSpec},
 		{"empty idempotent name", resiliencegrpc.ClientConfig{Idempotent: []string{""}}, nil, r4c.BadSpec},
-		{"hedge", resiliencegrpc.ClientConfig{}, []resilience.Spec{resilience.Hedge(hedge.MaxAttempts(2))}, hedge.CodeSync},
+		{"hedge", resiliencegrpc.ClientConfig{}, []resilience.Spec{resilience.Hedge(hedge.MaxAttempts(2))}, "R4C-HDG-001"},
 		{"bad retry", resiliencegrpc.ClientConfig{}, []resilience.Spec{resilience.Retry(retry.MaxAttempts(0))}, r4c.OutOfRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

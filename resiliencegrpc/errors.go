@@ -83,7 +83,7 @@ func (e *policyError) GRPCStatus() *status.Status {
 }
 
 // Unwrap returns the policy's error: its rejection (a policy.Rejection, such as a rate
-// limiter's *ratelimit.ExceededError), a *timeout.TimeoutError…
+// limiter's *ratelimit.ExceededError), a *timeout.Error…
 func (e *policyError) Unwrap() error {
 	if e == nil {
 		return nil

@@ -52,7 +52,7 @@ func bulkheadRejection(t *testing.T) error {
 	b, err := bulkhead.New(bulkhead.MaxConcurrent(1))
 	require.NoError(t, err)
 	entered, release := make(chan struct{}), make(chan struct{})
-	call := bulkhead.DecorateFunc(b, func(context.Context, none) (none, error) {
+	call := bulkhead.NewPolicy[none](b).Decorate(func(context.Context) (none, error) {
 		close(entered)
 		<-release
 		return none{}, nil
@@ -60,10 +60,10 @@ func bulkheadRejection(t *testing.T) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = call(context.Background(), none{})
+		_, _ = call(context.Background())
 	}()
 	<-entered
-	_, err = call(context.Background(), none{})
+	_, err = call(context.Background())
 	close(release)
 	<-done
 	require.Error(t, err)
@@ -88,14 +88,14 @@ func timeoutError(t *testing.T) error {
 	to, err := timeout.New(time.Second, timeout.WithClock(clk))
 	require.NoError(t, err)
 	entered := make(chan struct{})
-	call := timeout.DecorateFunc(to, func(ctx context.Context, _ none) (none, error) {
+	call := timeout.NewPolicy[none](to).Decorate(func(ctx context.Context) (none, error) {
 		close(entered)
 		<-ctx.Done()
 		return none{}, ctx.Err()
 	})
 	res := make(chan error, 1)
 	go func() {
-		_, err := call(context.Background(), none{})
+		_, err := call(context.Background())
 		res <- err
 	}()
 	<-entered

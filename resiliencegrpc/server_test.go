@@ -354,7 +354,7 @@ func TestGR2_NewServerConfigErrors(t *testing.T) {
 		{"two Guards for one method", []resiliencegrpc.ServerOption{
 			resiliencegrpc.Guard(reg, "a", bh, unaryCall), resiliencegrpc.Guard(reg, "b", bh, unaryCall)}, r4c.BadSpec},
 		{"Guard with a hedge", []resiliencegrpc.ServerOption{
-			resiliencegrpc.Guard(reg, "h", []resilience.Spec{resilience.Hedge(hedge.MaxAttempts(2))})}, hedge.CodeSync},
+			resiliencegrpc.Guard(reg, "h", []resilience.Spec{resilience.Hedge(hedge.MaxAttempts(2))})}, "R4C-HDG-001"},
 		{"Guard with a bad bulkhead", []resiliencegrpc.ServerOption{
 			resiliencegrpc.Guard(reg, "bad", []resilience.Spec{resilience.Bulkhead(bulkhead.MaxConcurrent(-1))})}, r4c.OutOfRange},
 	} {

@@ -330,7 +330,7 @@ func TestOB2_HedgeThroughRegistry(t *testing.T) {
 		"{name=Search.Query,outcome=failed}":    1,
 	}, c.intPoints(HedgeCalls))
 	assert.Equal(t, int64(4), c.int(HedgeAttempts, "name=Search.Query"))
-	hd, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "Search.Query")
+	hd, err := resilience.Lookup[*hedge.Hedge](reg, hedge.Layer, "Search.Query")
 	require.NoError(t, err)
 	assert.Equal(t, int64(8), c.int(HedgeBudgetAvailable, "name=Search.Query"),
 		"10 hedges per 10s, 2 spent")

@@ -27,7 +27,6 @@ import (
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
-	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -155,7 +154,7 @@ func describe(e policy.Event) string {
 	if e.RetryAfter > 0 {
 		s += fmt.Sprintf(" retry-after=%v", e.RetryAfter.Round(time.Millisecond))
 	}
-	if t := e.Attr(timeout.AttrTimeout); t.Kind() == slog.KindDuration {
+	if t := e.Attr("timeout"); t.Kind() == slog.KindDuration {
 		s += fmt.Sprintf(" timeout=%v", t.Duration())
 	}
 	if e.Err != nil {

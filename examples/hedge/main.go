@@ -93,18 +93,18 @@ func run(ctx context.Context, w io.Writer) error {
 		resilience.Hedge(
 			hedge.Delay(200*time.Millisecond),
 			hedge.MaxAttempts(2),
-			hedge.HedgeOn(errOverloaded)),
+			hedge.On(errOverloaded)),
 		resilience.CircuitBreaker(),
 		resilience.Bulkhead(bulkhead.MaxConcurrent(50)))
 	// README:end hedge
 	if err != nil {
 		return err
 	}
-	bh, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "PriceService.Price")
+	bh, err := resilience.Lookup[*bulkhead.Bulkhead](reg, bulkhead.Layer, "PriceService.Price")
 	if err != nil {
 		return err
 	}
-	h, err := resilience.Lookup[hedge.Handle](reg, hedge.Layer, "PriceService.Price")
+	h, err := resilience.Lookup[*hedge.Hedge](reg, hedge.Layer, "PriceService.Price")
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func run(ctx context.Context, w io.Writer) error {
 		for {
 			if v, done, err := f.Result(); done {
 				fmt.Fprintf(w, "%7v   result after %v: %q %v, free bulkhead slots %d\n",
-					clk.Now(), clk.Now()-start, v, err, bh.AvailableSlots())
+					clk.Now(), clk.Now()-start, v, err, bh.Snapshot().AvailableSlots)
 				return
 			}
 			clk.Advance(10 * time.Millisecond)

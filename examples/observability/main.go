@@ -179,7 +179,7 @@ func newLookup(reg *resilience.Registry, inv *inventory) (func(context.Context, 
 	return resilience.Wrap1(reg, "inventory", inv.Stock,
 		resilience.Retry(
 			retry.MaxAttempts(3), retry.Delay(100*time.Millisecond),
-			retry.RetryOn(errUnavailable), // nothing else: a rejection fails the call at once
+			retry.On(errUnavailable), // nothing else: a rejection fails the call at once
 		),
 		resilience.CircuitBreaker(
 			circuitbreaker.SlidingWindowSize(10), circuitbreaker.MinimumCalls(10), // the last 10 calls

@@ -11,7 +11,6 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/codegen"
 	"github.com/resilience4go/resilience4go/internal/r4c"
-	"github.com/resilience4go/resilience4go/policy/hedge"
 )
 
 // The tests of the errors found at generation time (GN-6): one test per error, each on
@@ -242,7 +241,7 @@ func TestErrorFallbackForErrorOnly(t *testing.T) {
 
 // A hedge on a method that returns no future: R4C-HDG-001, at the hedge's name.
 func TestErrorHedgeOnSyncMethod(t *testing.T) {
-	expect(t, diagnose(t, "hedge_sync"), at{hedge.CodeSync, "api.go", 8, 15,
+	expect(t, diagnose(t, "hedge_sync"), at{"R4C-HDG-001", "api.go", 8, 15,
 		[]string{"Get: a hedge guards a method that returns *async.Future[T]"}})
 }
 
@@ -250,13 +249,13 @@ func TestErrorHedgeOnSyncMethod(t *testing.T) {
 // that returns an error is reported, at the interface's directive; the future and the
 // method without a context are not.
 func TestErrorHedgeOnSyncMethodFromInterface(t *testing.T) {
-	expect(t, diagnose(t, "hedge_interface"), at{hedge.CodeSync, "api.go", 12, 14,
+	expect(t, diagnose(t, "hedge_interface"), at{"R4C-HDG-001", "api.go", 12, 14,
 		[]string{"Put: a hedge guards a method that returns *async.Future[T]"}})
 }
 
 // A hedge beside a retry: R4C-HDG-002, at the later of the two directives.
 func TestErrorHedgeWithRetry(t *testing.T) {
-	expect(t, diagnose(t, "hedge_with_retry"), at{hedge.CodeWithRetry, "api.go", 15, 15,
+	expect(t, diagnose(t, "hedge_with_retry"), at{"R4C-HDG-002", "api.go", 15, 15,
 		[]string{"Get: a hedge and a retry"}})
 }
 
@@ -390,8 +389,8 @@ func TestErrorsAllReportedSorted(t *testing.T) {
 		at{codegen.CodeUnknownDirective, "accounts.go", 7, 15, []string{"did you mean //resilience:timeout?"}},
 		at{codegen.CodeNoFallback, "accounts.go", 10, 31, []string{`"missing"`}},
 		at{r4c.BadDuration, "orders.go", 8, 40, []string{`retry.delay = "1x"`}},
-		at{hedge.CodeSync, "orders.go", 12, 15, []string{"Put:"}},
-		at{hedge.CodeWithRetry, "orders.go", 12, 15, []string{"Put:"}},
+		at{"R4C-HDG-001", "orders.go", 12, 15, []string{"Put:"}},
+		at{"R4C-HDG-002", "orders.go", 12, 15, []string{"Put:"}},
 		at{r4c.BadNumber, "orders.go", 17, 35, []string{`rateLimiter.permits = "ten"`}},
 		at{r4c.BadDuration, "orders.go", 17, 46, []string{`rateLimiter.period = "1x"`}},
 	)

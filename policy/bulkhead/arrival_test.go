@@ -28,7 +28,7 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 			require.True(t, b.TryAcquire())
 			require.True(t, b.TryAcquire())
 		}
-		slots := b.AvailableSlots()
+		slots := b.Snapshot().AvailableSlots
 		call := bulkhead.DecorateFunc(b, func(context.Context, struct{}) (int, error) {
 			t.Error("the function ran")
 			return 1, nil
@@ -42,8 +42,8 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 		requireFull(t, err)
 		require.ErrorIs(t, err, dc.Want)
 
-		assert.Equal(t, slots, b.AvailableSlots(), "no slot taken")
-		assert.Zero(t, b.Waiting())
+		assert.Equal(t, slots, b.Snapshot().AvailableSlots, "no slot taken")
+		assert.Zero(t, b.Snapshot().Waiting)
 		assert.Zero(t, clk.PendingTasks())
 		assert.Empty(t, rec.Events(), "no event")
 	})
@@ -58,15 +58,15 @@ func TestDoneContextOnArrivalAsync(t *testing.T) {
 			require.True(t, b.TryAcquire())
 			require.True(t, b.TryAcquire())
 		}
-		slots := b.AvailableSlots()
+		slots := b.Snapshot().AvailableSlots
 		c := kindtest.NewCalls()
 		fut := bulkhead.DecorateAsyncFunc(b, c.Next)(dc.Ctx, 1)
 		_, err := result(t, fut)
 		requireFull(t, err)
 		require.ErrorIs(t, err, dc.Want)
 		assert.Empty(t, c.Started(), "next never ran")
-		assert.Equal(t, slots, b.AvailableSlots(), "no slot taken")
-		assert.Zero(t, b.Waiting())
+		assert.Equal(t, slots, b.Snapshot().AvailableSlots, "no slot taken")
+		assert.Zero(t, b.Snapshot().Waiting)
 		assert.Zero(t, clk.PendingTasks())
 		assert.Empty(t, rec.Events(), "no event")
 	})
@@ -83,19 +83,19 @@ func TestAsyncNilFuture(t *testing.T) {
 
 	queued := nilNext(context.Background(), 2)
 	require.NotNil(t, queued)
-	assert.Equal(t, 1, b.Waiting())
+	assert.Equal(t, 1, b.Snapshot().Waiting)
 	c.Finish(1)
 	_, err := result(t, holder)
 	require.NoError(t, err)
 	_, err = result(t, queued)
 	require.ErrorIs(t, err, async.ErrNilFuture, "started from the queue")
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 
 	now := nilNext(context.Background(), 3)
 	require.NotNil(t, now)
 	_, err = result(t, now)
 	require.ErrorIs(t, err, async.ErrNilFuture, "started at once")
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 	assert.Zero(t, clk.PendingTasks())
 }
 
@@ -109,7 +109,7 @@ func TestHugeMaxWaitSaturates(t *testing.T) {
 	require.True(t, b.TryAcquire())
 	var wg sync.WaitGroup
 	wg.Go(func() { assert.NoError(t, b.Acquire(context.Background())) })
-	kindtest.Eventually(t, func() bool { return b.Waiting() == 1 }, "waiter queued")
+	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 	clk.Advance(30 * time.Minute)
 	b.Release()
 	wg.Wait()
@@ -121,7 +121,7 @@ func TestHugeMaxWaitSaturates(t *testing.T) {
 
 	// The wait's timer saturates at the end of time: the waiter is rejected there.
 	wg.Go(func() { requireFull(t, b.Acquire(context.Background())) })
-	kindtest.Eventually(t, func() bool { return b.Waiting() == 1 }, "waiter queued")
+	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 	clk.Advance(forever)
 	wg.Wait()
 	events = rec.Events()

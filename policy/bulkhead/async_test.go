@@ -37,7 +37,7 @@ func TestAsyncHoldsSlotUntilComplete(t *testing.T) {
 
 	first := call(context.Background(), 1)
 	assert.Equal(t, []int{1}, c.Started(), "a free slot starts the call at once")
-	assert.Equal(t, 0, b.AvailableSlots())
+	assert.Equal(t, 0, b.Snapshot().AvailableSlots)
 
 	second := call(context.Background(), 2)
 	_, err := result(t, second)
@@ -48,7 +48,7 @@ func TestAsyncHoldsSlotUntilComplete(t *testing.T) {
 	got, err := result(t, first)
 	require.NoError(t, err)
 	assert.Equal(t, "done", got)
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 	assert.Zero(t, clk.PendingTasks())
 	require.Len(t, rec.Events(), 1)
 	assert.Equal(t, bulkhead.EventRejected, rec.Events()[0].Kind)
@@ -124,7 +124,7 @@ func TestAsyncMaxWait(t *testing.T) {
 	_, err = result(t, holder)
 	require.NoError(t, err)
 	assert.Equal(t, []int{1}, c.Started(), "timed-out calls never start")
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 
 	events := rec.Events()
 	require.Len(t, events, 2)
@@ -159,7 +159,7 @@ func TestAsyncCancelWhileQueued(t *testing.T) {
 	c.Finish(3)
 	_, err = result(t, z)
 	require.NoError(t, err)
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 	assert.Zero(t, clk.PendingTasks())
 	require.Len(t, rec.Events(), 1, "only the waited event")
 }
@@ -175,13 +175,13 @@ func TestAsyncCancelAfterStart(t *testing.T) {
 	_, err := result(t, holder)
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 2}, c.Started())
-	assert.Equal(t, 0, b.AvailableSlots())
+	assert.Equal(t, 0, b.Snapshot().AvailableSlots)
 
 	assert.False(t, queued.Cancel(), "the call had started")
 	inner := c.Future(2)
 	_, err = result(t, inner)
 	assert.ErrorIs(t, err, async.ErrCanceled, "the inner future is canceled")
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 	assert.Zero(t, clk.PendingTasks())
 }
 
@@ -217,7 +217,7 @@ func TestAsyncContextEndsWait(t *testing.T) {
 	_, err = result(t, holder)
 	require.NoError(t, err)
 	assert.Equal(t, []int{1}, c.Started())
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 }
 
 // 1,000 queued async calls cost no goroutine (SPEC AS-2); they then run one after the
@@ -301,7 +301,7 @@ func TestMixedSyncAsyncFIFO(t *testing.T) {
 	_, err = a3.Await(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a1", "s2", "a3"}, order)
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 }
 
 // A next that panics gives its slot back.
@@ -309,7 +309,7 @@ func TestAsyncReleasesOnPanic(t *testing.T) {
 	b, _, _ := newManual(t, bulkhead.MaxConcurrent(1))
 	call := bulkhead.DecorateAsyncFunc(b, func(context.Context, int) *async.Future[int] { panic("boom") })
 	assert.PanicsWithValue(t, "boom", func() { call(context.Background(), 1) })
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 }
 
 func TestAsyncDisabled(t *testing.T) {
@@ -371,7 +371,7 @@ func TestAsyncNeverExceedsMaxConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	assert.LessOrEqual(t, maxSeen.Load(), int64(slots))
-	kindtest.Eventually(t, func() bool { return b.AvailableSlots() == slots }, "every slot back")
+	kindtest.Eventually(t, func() bool { return b.Snapshot().AvailableSlots == slots }, "every slot back")
 	assert.Zero(t, b.Snapshot().Waiting)
 }
 
@@ -423,7 +423,7 @@ func TestNoBargingWhileWaitersQueue(t *testing.T) {
 		_, err := result(t, f)
 		require.NoError(t, err)
 	}
-	assert.Equal(t, 2, b.AvailableSlots())
+	assert.Equal(t, 2, b.Snapshot().AvailableSlots)
 }
 
 // A queued async call whose function panics when a released slot starts it: its future
@@ -442,13 +442,13 @@ func TestAsyncPanicWhenStartedFromTheQueue(t *testing.T) {
 	})
 	hold := call(context.Background(), 1)
 	queued := call(context.Background(), 0)
-	assert.Equal(t, 1, b.Waiting())
+	assert.Equal(t, 1, b.Snapshot().Waiting)
 	assert.PanicsWithValue(t, "boom", func() { hold.Cancel() })
 	_, done, err := queued.Result()
 	require.True(t, done, "the queued call's future completed")
 	require.ErrorIs(t, err, async.ErrPanicked)
-	assert.Equal(t, 1, b.AvailableSlots(), "the slot came back")
-	assert.Zero(t, b.Waiting())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots, "the slot came back")
+	assert.Zero(t, b.Snapshot().Waiting)
 	assert.Zero(t, clk.PendingTasks(), "its MaxWait timer is stopped")
 	next := call(context.Background(), 1)
 	_, done, _ = next.Result()
@@ -480,7 +480,7 @@ func TestAsyncPanicWhenStartedFromTheQueueServesTheNext(t *testing.T) {
 	panicking := call(context.Background(), 0)
 	again := call(context.Background(), 0) // panics too, as the first unwinds
 	next := call(context.Background(), 2)
-	assert.Equal(t, 3, b.Waiting())
+	assert.Equal(t, 3, b.Snapshot().Waiting)
 	assert.PanicsWithValue(t, "boom", func() { hold.Cancel() }, "on the caller's goroutine, where it can be recovered")
 	for _, f := range []*async.Future[int]{panicking, again} {
 		_, _, err = f.Result()
@@ -492,8 +492,8 @@ func TestAsyncPanicWhenStartedFromTheQueueServesTheNext(t *testing.T) {
 	v, err := next.Await(ctx)
 	require.NoError(t, err, "the next waiter was started")
 	assert.Equal(t, 2, v)
-	assert.Equal(t, 1, b.AvailableSlots(), "and its slot came back")
-	assert.Zero(t, b.Waiting())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots, "and its slot came back")
+	assert.Zero(t, b.Snapshot().Waiting)
 }
 
 // A call whose future is complete when its function returns gives its slot back at once,
@@ -512,7 +512,7 @@ func TestAsyncPanicOfAWaiterStartedByACompletedCall(t *testing.T) {
 		return async.Completed(k)
 	})
 	assert.PanicsWithValue(t, "boom", func() { call(context.Background(), 1) })
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 	assert.True(t, b.TryAcquire())
 	assert.False(t, b.TryAcquire(), "one slot, not two")
 	b.Release()

@@ -26,34 +26,38 @@
 // (Wait = how long the call waited before it), EventWaited for a call that got its
 // slot after waiting (Wait = how long). Admitted calls that did not wait publish nothing.
 // Waits are measured on the bulkhead's clock and saturate: never negative, however large
-// MaxWait is. Each event reaches the recorder (Observe) with the context of the call it
-// concerns; context.Background() for TryAcquire, which has none, and for ConfigChanged.
+// MaxWait is. Each event reaches the recorder (a registry's observer) with the context of
+// the call it concerns; context.Background() for ConfigChanged.
 //
-// Outcomes: with a recorder (Observe, or a registry's observer), each admission decision
-// is recorded once, with the call's context: observe.ResultAdmitted with Wait = how long the
-// call waited for its slot (0 when it did not wait), or observe.ResultRejected with Err =
-// the rejection, also for a call refused on arrival for its nil or done context (recorded
-// with context.Background() for a nil one). TryAcquire and Acquire record as the
-// decorated calls do. An asynchronous call whose future is canceled while it waits was
-// neither let in nor refused: nothing is recorded for it. A disabled bulkhead records
-// nothing. Without a recorder, recording costs a nil check.
+// Outcomes: with a recorder, each admission decision is recorded once, with the call's
+// context: observe.ResultAdmitted with Wait = how long the call waited for its slot (0
+// when it did not wait), or observe.ResultRejected with Err = the rejection, also for a
+// call refused on arrival for its nil or done context (recorded with
+// context.Background() for a nil one). An asynchronous call whose future is canceled
+// while it waits was neither let in nor refused: nothing is recorded for it. A disabled
+// bulkhead records nothing. Without a recorder, recording costs a nil check.
+//
+// A rejection matches ErrFull (errors.Is) and is a policy.Rejection: its RejectedBy is
+// Layer, its Refusal policy.RefusalOverloaded, and it cannot tell when a slot comes free.
+// Its message names the bulkhead's id. Each bulkhead makes its rejections once, when it
+// is built: rejecting allocates nothing.
 //
 // Defaults: MaxConcurrent 25, MaxWait 0 (waiting is opt-in, as for the rate limiter),
 // Enabled true.
 //
 // # Live reconfiguration
 //
-// Reconfigure replaces the configuration of a running bulkhead. MaxConcurrent changes at
-// once: raising it hands the new slots to the waiting calls, oldest first, and then to
-// new calls; lowering it never interrupts a call in flight, it only makes new calls wait
-// (or be rejected) until the calls in flight are fewer than the new limit. MaxWait
-// applies to the calls that arrive after the change; a call already waiting keeps the
-// MaxWait it arrived with. Whether the bulkhead is enabled cannot change on a running
-// bulkhead: Reconfigure refuses that change with R4C-REG-012 (see Reconfigure). An
-// invalid configuration is refused with the error New would return and changes nothing.
-// A change publishes a ConfigChanged event naming the attributes that changed
-// ("maxConcurrent", "maxWait"); a configuration equal to the one in force publishes
-// nothing. CheckReconfigure checks a configuration the same way without applying it.
+// A reload of a registry's configuration changes a running bulkhead. MaxConcurrent
+// changes at once: raising it hands the new slots to the waiting calls, oldest first, and
+// then to new calls; lowering it never interrupts a call in flight, it only makes new
+// calls wait (or be rejected) until the calls in flight are fewer than the new limit.
+// MaxWait applies to the calls that arrive after the change; a call already waiting keeps
+// the MaxWait it arrived with. Whether the bulkhead is enabled cannot change on a running
+// bulkhead: the reload is refused with R4C-REG-012 (a disabled bulkhead's callers take no
+// slot, so the slots held across the change could not be counted right). An invalid
+// configuration is refused with the error New would return and changes nothing. A change
+// publishes a ConfigChanged event naming the attributes that changed ("maxConcurrent",
+// "maxWait"); a configuration equal to the one in force publishes nothing.
 package bulkhead
 
 import (
@@ -71,21 +75,23 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Bulkhead limits how many calls are in flight at once. It is safe for concurrent use.
-// Its MaxConcurrent and MaxWait can change while it runs (Reconfigure); whether it is
-// enabled is fixed when it is built.
+// Bulkhead limits how many calls are in flight at once. Build it with New and guard
+// calls with NewPolicy (a registry builds its own for resilience.Bulkhead). It is safe
+// for concurrent use.
+// Its MaxConcurrent and MaxWait can change while it runs (a registry's reload); whether
+// it is enabled is fixed when it is built.
 type Bulkhead struct {
 	// Read-only after New.
 	enabled bool
 	clk     clock.Clock
 	events  kind.Events
-	rej     rejections.Set[*FullError]
-	ev      waitq.Events[*FullError] // the wait events and rejections
+	rej     rejections.Set[*fullError]
+	ev      waitq.Events[*fullError] // the wait events and rejections
 
-	// cur is the configuration in force, replaced whole by Reconfigure (under mu); the
+	// cur is the configuration in force, replaced whole by reconfigure (under mu); the
 	// calls that find a slot free at once never read it.
 	cur atomic.Pointer[limits]
-	mu  sync.Mutex // serializes Reconfigure
+	mu  sync.Mutex // serializes reconfigure
 
 	_      [64]byte     // a whole 64-byte cache line between the fields above and the counters
 	free   atomic.Int64 // slots not taken; below 0 while more calls are in flight than MaxConcurrent
@@ -98,16 +104,16 @@ type Bulkhead struct {
 // limits is a configuration in force, read-only once stored.
 type limits struct {
 	cfg Config
-	sw  waitq.Sync[struct{}, *FullError] // the blocking wait, with cfg's MaxWait
+	sw  waitq.Sync[struct{}, *fullError] // the blocking wait, with cfg's MaxWait
 }
 
 // New builds a bulkhead from opts. An invalid configuration returns a *policy.ConfigError:
-// R4C-ATR-007 (MaxConcurrent < 1), R4C-ATR-004 (MaxWait < 0). The instance id is
-// WithInstanceID's, else the Name, else "bulkhead".
+// R4C-ATR-007 (MaxConcurrent < 1), R4C-ATR-004 (MaxWait < 0). The instance id is the
+// Name, else "bulkhead".
 func New(opts ...Option) (*Bulkhead, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Bulkhead, error) {
-	if err := s.Config.Validate(); err != nil {
+	if err := s.validate(); err != nil {
 		return nil, err
 	}
 	id := s.ID("bulkhead")
@@ -115,9 +121,9 @@ func build(s settings) (*Bulkhead, error) {
 		enabled: !s.Disabled,
 		clk:     s.ClockOrSystem(),
 		events:  s.EventsOf(Layer, id),
-		rej:     rejections.New(func(cause error) *FullError { return newFull(id, cause) }),
+		rej:     rejections.New(func(cause error) *fullError { return newFull(id, cause) }),
 	}
-	b.ev = waitq.Events[*FullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
+	b.ev = waitq.Events[*fullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
 		Rejected: EventRejected, Waited: EventWaited}
 	b.free.Store(int64(s.MaxConcurrent))
 	b.q.Init(&b.queued, b.room)
@@ -127,35 +133,26 @@ func build(s settings) (*Bulkhead, error) {
 
 // limitsOf returns c in force.
 func (b *Bulkhead) limitsOf(c Config) *limits {
-	return &limits{cfg: c, sw: waitq.Sync[struct{}, *FullError]{
+	return &limits{cfg: c, sw: waitq.Sync[struct{}, *fullError]{
 		Events: b.ev, Queue: &b.q, MaxWait: c.MaxWait, Recheck: b.recheck,
 		GiveBack: func(struct{}) { b.release() },
 	}}
 }
 
-// Reconfigure applies c to the running bulkhead. c is validated as New validates it: an
-// invalid c returns the same *policy.ConfigError (R4C-ATR-007 for MaxConcurrent < 1,
-// R4C-ATR-004 for MaxWait < 0) and changes nothing. What changes live:
-//   - MaxConcurrent, at once. Raised, the new slots go to the calls waiting, oldest first
-//     (before Reconfigure returns, unless another goroutine is handing slots out), then
-//     to new calls. Lowered, no call in flight is interrupted: new calls wait (or are
-//     rejected) until the calls in flight are fewer than the new limit.
-//   - MaxWait, for the calls that arrive after the change; calls already waiting keep the
-//     MaxWait they arrived with.
-//
-// Whether the bulkhead is enabled cannot change on a running bulkhead: a disabled
-// bulkhead's callers take no slot, so neither the slots held across the change nor
-// TryAcquire and Release pairs could be counted right. A c whose Disabled differs from
-// the configuration in force returns a *policy.ConfigError with code R4C-REG-012
-// and key bulkhead.enabled, and changes nothing; build a new
-// bulkhead instead.
+// reconfigure applies c to the running bulkhead, for a registry's reload. c is validated
+// as New validates it: an invalid c returns the same *policy.ConfigError and changes
+// nothing. MaxConcurrent changes at once: raised, the new slots go to the calls waiting,
+// oldest first (before reconfigure returns, unless another goroutine is handing slots
+// out), then to new calls; lowered, no call in flight is interrupted. MaxWait applies to
+// the calls that arrive after the change. A c whose Disabled differs from the
+// configuration in force returns a *policy.ConfigError with code R4C-REG-012
+// (r4c.NotLive) and key bulkhead.enabled, and changes nothing.
 //
 // When c differs from the configuration in force, a ConfigChanged event is published,
-// whose Changed lists the attributes that changed, sorted ("maxConcurrent", "maxWait");
-// when it is equal, nothing is published. It is safe for concurrent use, with calls and
-// with other Reconfigures (which apply one after the other). The event listener must not
-// call Reconfigure.
-func (b *Bulkhead) Reconfigure(c Config) error {
+// whose Changed lists the attributes that changed, sorted; when it is equal, nothing is
+// published. It is safe for concurrent use, with calls and with other reconfigures (which
+// apply one after the other). The event listener must not reload the registry.
+func (b *Bulkhead) reconfigure(c Config) error {
 	b.mu.Lock()
 	old := b.cur.Load()
 	changed, err := changes(old.cfg, c)
@@ -176,79 +173,26 @@ func (b *Bulkhead) Reconfigure(c Config) error {
 	return nil
 }
 
-// CheckReconfigure reports the error Reconfigure would return for c, without applying
-// it: nil, the *policy.ConfigError of an invalid c, or one with code R4C-REG-012 when c
-// changes whether the bulkhead is enabled. Safe for concurrent use.
-func (b *Bulkhead) CheckReconfigure(c Config) error {
+// checkReconfigure reports the error reconfigure would return for c, without applying
+// it. Safe for concurrent use.
+func (b *Bulkhead) checkReconfigure(c Config) error {
 	return kind.ErrOf(changes(b.cur.Load().cfg, c))
 }
 
 // changes validates c as a new configuration for a bulkhead running with old, and
 // returns the attribute names of the settings that change, sorted.
 func changes(old, c Config) ([]string, error) {
-	return kind.Changed(c, func(changed *kind.Changes) error {
-		if c.Disabled != old.Disabled {
-			return r4c.Errorf(r4c.NotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
-				"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
-		}
-		changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
-		changed.Add(c.MaxWait != old.MaxWait, "maxWait")
-		return nil
-	})
-}
-
-// Clock returns the bulkhead's time source.
-func (b *Bulkhead) Clock() clock.Clock { return b.clk }
-
-// Rejection returns the bulkhead's rejection error (a *FullError matching ErrFull), for
-// callers that use TryAcquire and need an error to return.
-func (b *Bulkhead) Rejection() error { return b.rej.Plain }
-
-// TryAcquire takes a slot if one is free now and nobody is waiting for one, and reports
-// whether it did, whatever MaxWait is. A refusal publishes an EventRejected event. Its
-// outcome is recorded with context.Background(): ResultAdmitted (Wait 0) or
-// ResultRejected. A slot taken must be given back with Release. It never allocates. A
-// disabled bulkhead always returns true.
-func (b *Bulkhead) TryAcquire() bool {
-	if !b.enabled {
-		return true
+	if err := c.validate(); err != nil {
+		return nil, err
 	}
-	if b.tryAcquire() {
-		b.ev.Admit(context.Background())
-		return true
+	if c.Disabled != old.Disabled {
+		return nil, r4c.Errorf(r4c.NotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
+			"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
 	}
-	b.ev.Reject(context.Background(), 0, b.rej.Plain)
-	return false
-}
-
-// Acquire takes a slot, waiting for it on the caller's goroutine up to MaxWait (the one
-// in force when it is called), in FIFO order. It returns nil once the slot is the caller's (give it back with Release), or the
-// bulkhead's rejection, which matches ErrFull:
-//   - at once, without taking a slot free or publishing anything, when ctx is nil or
-//     already done (the error also matches ctx's error, or policy.ErrNilContext);
-//   - at once, when no slot is free and MaxWait is 0;
-//   - after MaxWait on the bulkhead's clock;
-//   - when ctx ends during the wait (the error also matches ctx's error).
-//
-// A call that waited publishes EventWaited, a rejection of a live ctx
-// EventRejected, both with ctx. Its outcome is recorded with ctx: ResultAdmitted with
-// the wait, or ResultRejected (also on arrival). Acquire allocates nothing unless it has
-// to wait (or ctx is nil). A disabled bulkhead returns nil at once, but for a nil or done
-// ctx, whose error it returns as is.
-func (b *Bulkhead) Acquire(ctx context.Context) error {
-	if !b.enabled {
-		return decorate.ContextErr(ctx)
-	}
-	return b.acquire(ctx)
-}
-
-// Release gives back a slot taken by TryAcquire or Acquire, handing it to the oldest
-// waiter if there is one. Call it exactly once per slot taken: an extra Release adds a
-// slot that was never configured. It does nothing on a disabled bulkhead.
-func (b *Bulkhead) Release() {
-	if b.enabled {
-		b.release()
-	}
+	var changed kind.Changes
+	changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
+	changed.Add(c.MaxWait != old.MaxWait, "maxWait")
+	return changed.Sorted(), nil
 }
 
 // tryAcquire takes a free slot unless someone is waiting (no barging).

@@ -25,7 +25,7 @@ func newManual(t *testing.T, opts ...bulkhead.Option) (*bulkhead.Bulkhead, *cloc
 	clk := clock.NewManual()
 	rec := &kindtest.Recorder{}
 	opts = append([]bulkhead.Option{bulkhead.WithClock(clk), bulkhead.OnEvent(rec.Listen),
-		bulkhead.WithInstanceID("Svc.Call")}, opts...)
+		bulkhead.Name("Svc.Call")}, opts...)
 	b, err := bulkhead.New(opts...)
 	require.NoError(t, err)
 	return b, clk, rec
@@ -34,9 +34,12 @@ func newManual(t *testing.T, opts ...bulkhead.Option) (*bulkhead.Bulkhead, *cloc
 func requireFull(t *testing.T, err error) {
 	t.Helper()
 	require.ErrorIs(t, err, bulkhead.ErrFull)
-	var fe *bulkhead.FullError
+	var fe interface{ InstanceID() string }
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, "Svc.Call", fe.InstanceID())
+	var r policy.Rejection
+	require.ErrorAs(t, err, &r)
+	assert.Equal(t, bulkhead.Layer, r.RejectedBy())
 }
 
 // With MaxWait 0 a call finding every slot taken is rejected at once; the function is not
@@ -47,7 +50,7 @@ func TestSyncRejectsAtOnce(t *testing.T) {
 	calls := 0
 	outer = bulkhead.DecorateFunc(b, func(ctx context.Context, depth int) (string, error) {
 		calls++
-		assert.Equal(t, 0, b.AvailableSlots())
+		assert.Equal(t, 0, b.Snapshot().AvailableSlots)
 		if depth == 0 {
 			_, err := inner(ctx, 1) // the only slot is ours
 			requireFull(t, err)
@@ -61,7 +64,7 @@ func TestSyncRejectsAtOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "ok", got)
 	assert.Equal(t, 1, calls, "the rejected call never ran")
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 	assert.Zero(t, clk.PendingTasks())
 
 	events := rec.Events()
@@ -77,7 +80,7 @@ func TestSyncReleasesOnPanic(t *testing.T) {
 	b, _, _ := newManual(t, bulkhead.MaxConcurrent(1))
 	call := bulkhead.DecorateFunc(b, func(context.Context, struct{}) (int, error) { panic("boom") })
 	assert.PanicsWithValue(t, "boom", func() { _, _ = call(context.Background(), struct{}{}) })
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 }
 
 // Never more than MaxConcurrent calls in flight, with 50 goroutines on the System clock.
@@ -217,7 +220,7 @@ func TestSyncMaxWait(t *testing.T) {
 	assert.Equal(t, 100*time.Millisecond, events[0].At)
 
 	b.Release()
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 }
 
 // A context that ends during the wait rejects the call with an error matching ErrFull and
@@ -262,7 +265,7 @@ func TestSyncContextEndsWait(t *testing.T) {
 			assert.Same(t, err, events[0].Err)
 
 			b.Release()
-			assert.Equal(t, 1, b.AvailableSlots())
+			assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 		})
 	}
 }
@@ -284,10 +287,10 @@ func TestAcquireRelease(t *testing.T) {
 	assert.False(t, b.TryAcquire())
 	err := b.Acquire(context.Background())
 	requireFull(t, err)
-	assert.Equal(t, 0, b.AvailableSlots())
+	assert.Equal(t, 0, b.Snapshot().AvailableSlots)
 	b.Release()
 	b.Release()
-	assert.Equal(t, 2, b.AvailableSlots())
+	assert.Equal(t, 2, b.Snapshot().AvailableSlots)
 	assert.Len(t, rec.Events(), 2)
 }
 
@@ -313,7 +316,7 @@ func TestDisabled(t *testing.T) {
 	for _, o := range ctxtest.OverContexts() {
 		require.ErrorIs(t, b.Acquire(o.Ctx), o.Want, o.Name)
 	}
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 1, MaxConcurrent: 1}, b.Snapshot())
 	assert.Empty(t, rec.Events())
 	assert.Zero(t, clk.PendingTasks())
@@ -357,5 +360,5 @@ func TestNewPolicy(t *testing.T) {
 	got, err := call(context.Background())
 	requireFull(t, err)
 	assert.Equal(t, "outer", got)
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 }

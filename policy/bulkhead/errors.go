@@ -7,49 +7,50 @@ import (
 )
 
 // ErrFull is the errors.Is target of every rejection by a bulkhead: no slot was free at
-// once (MaxWait 0) or within MaxWait, or the caller's context ended while it waited.
-// It is itself a *FullError (with no instance id), so that the bare sentinel is a
-// policy.Rejection as every rejection is.
-var ErrFull error = &FullError{msg: "bulkhead: bulkhead full"}
+// once (MaxWait 0) or within MaxWait, or the caller's context ended while it waited (the
+// rejection then matches the context's error too). Like every rejection, it is a
+// policy.Rejection: RejectedBy Layer, Refusal policy.RefusalOverloaded, RetryIn unknown.
+var ErrFull error = &fullError{msg: "bulkhead: bulkhead full"}
 
-// FullError is a bulkhead's rejection. Each bulkhead creates its rejections once, at
+// fullError is a bulkhead's rejection. Each bulkhead creates its rejections once, at
 // construction, so rejecting allocates nothing. It matches ErrFull and, when the caller's
 // context ended the wait, the context's error (context.Canceled or
 // context.DeadlineExceeded).
-type FullError struct {
+type fullError struct {
 	instance string
 	cause    error // nil, or the context error that ended the wait
 	msg      string
 }
 
-func newFull(instance string, cause error) *FullError {
+func newFull(instance string, cause error) *fullError {
 	msg := `bulkhead: bulkhead "` + instance + `" is full`
 	if cause != nil {
 		msg += ": " + cause.Error()
 	}
-	return &FullError{instance: instance, cause: cause, msg: msg}
+	return &fullError{instance: instance, cause: cause, msg: msg}
 }
 
 // Error returns `bulkhead: bulkhead "<instance>" is full`, followed by the context error
 // if one ended the wait.
-func (e *FullError) Error() string { return e.msg }
+func (e *fullError) Error() string { return e.msg }
 
-// InstanceID returns the id of the bulkhead that rejected the call.
-func (e *FullError) InstanceID() string { return e.instance }
+// InstanceID returns the id of the bulkhead that rejected the call, which tells a
+// composition's own bulkhead from another's.
+func (e *fullError) InstanceID() string { return e.instance }
 
 // Is reports whether target is ErrFull.
-func (e *FullError) Is(target error) bool { return target == ErrFull }
+func (e *fullError) Is(target error) bool { return target == ErrFull }
 
 // Unwrap returns the context error that ended the wait, or nil.
-func (e *FullError) Unwrap() error { return e.cause }
+func (e *fullError) Unwrap() error { return e.cause }
 
 // RejectedBy returns the layer that refused the call: bulkhead.Layer.
-func (e *FullError) RejectedBy() policy.Layer { return Layer }
+func (e *fullError) RejectedBy() policy.Layer { return Layer }
 
 // Refusal returns policy.RefusalOverloaded: the bulkhead has no slot free.
-func (e *FullError) Refusal() policy.Refusal { return policy.RefusalOverloaded }
+func (e *fullError) Refusal() policy.Refusal { return policy.RefusalOverloaded }
 
 // RetryIn returns false: when a slot frees up depends on the calls in flight.
-func (e *FullError) RetryIn() (time.Duration, bool) { return 0, false }
+func (e *fullError) RetryIn() (time.Duration, bool) { return 0, false }
 
-var _ policy.Rejection = (*FullError)(nil)
+var _ policy.Rejection = (*fullError)(nil)

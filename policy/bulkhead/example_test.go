@@ -8,7 +8,6 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
@@ -17,19 +16,21 @@ import (
 func ExampleNew() {
 	clk := clock.NewManual()
 	b, err := bulkhead.New(bulkhead.MaxConcurrent(2), bulkhead.MaxWait(100*time.Millisecond),
-		bulkhead.WithClock(clk), bulkhead.WithInstanceID("Backend.Fetch"))
+		bulkhead.WithClock(clk), bulkhead.Name("Backend.Fetch"))
 	if err != nil {
 		panic(err)
 	}
 	var finish []func(string, error)
-	fetch := bulkhead.DecorateAsyncFunc(b, func(_ context.Context, key string) *async.Future[string] {
-		f, complete := async.NewPromise[string]()
-		finish = append(finish, func(v string, err error) { complete(v+key, err) })
-		return f
-	})
+	p := bulkhead.NewPolicy[string](b)
+	fetch := func(key string) *async.Future[string] {
+		return p.DecorateAsync(func(context.Context) *async.Future[string] {
+			f, complete := async.NewPromise[string]()
+			finish = append(finish, func(v string, err error) { complete(v+key, err) })
+			return f
+		})(context.Background())
+	}
 
-	ctx := context.Background()
-	a, bb, c, d := fetch(ctx, "a"), fetch(ctx, "b"), fetch(ctx, "c"), fetch(ctx, "d")
+	a, bb, c, d := fetch("a"), fetch("b"), fetch("c"), fetch("d")
 	fmt.Printf("%+v\n", b.Snapshot())
 
 	finish[0]("value of ", nil) // a completes: its slot goes to c, the oldest waiter
@@ -53,44 +54,4 @@ func ExampleNew() {
 	// value of b true <nil>
 	// value of c true <nil>
 	// {Instance:Backend.Fetch AvailableSlots:2 MaxConcurrent:2 Waiting:0}
-}
-
-// A running bulkhead gets more slots: the calls waiting start at once, oldest first.
-// Whether it is enabled cannot change while it runs.
-func ExampleBulkhead_Reconfigure() {
-	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second),
-		bulkhead.WithClock(clock.NewManual()), bulkhead.WithInstanceID("Backend.Fetch"),
-		bulkhead.OnEvent(func(e policy.Event) {
-			if e.Kind == policy.ConfigChanged {
-				fmt.Println(e)
-			}
-		}))
-	if err != nil {
-		panic(err)
-	}
-	var started []string
-	fetch := bulkhead.DecorateAsyncFunc(b, func(_ context.Context, key string) *async.Future[string] {
-		started = append(started, key)
-		f, _ := async.NewPromise[string]()
-		return f
-	})
-	ctx := context.Background()
-	for _, key := range []string{"a", "b", "c"} {
-		fetch(ctx, key)
-	}
-	fmt.Println(started, b.Waiting())
-
-	c := b.Config()
-	c.MaxConcurrent = 3
-	fmt.Println(b.Reconfigure(c))
-	fmt.Println(started, b.Waiting())
-
-	c.Disabled = true
-	fmt.Println(b.Reconfigure(c))
-	// Output:
-	// [a] 2
-	// ConfigChanged Backend.Fetch at=0s changed=maxConcurrent
-	// <nil>
-	// [a b c] 0
-	// R4C-REG-012: bulkhead.enabled = "false": enabled cannot change on a running bulkhead (it is true): build a new one
 }

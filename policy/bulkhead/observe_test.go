@@ -35,14 +35,14 @@ func (q queueing) Acquire(ctx context.Context) error { return q.b.Acquire(ctx) }
 func (q queueing) Release()                          { q.b.Release() }
 func (q queueing) Rejection() error                  { return q.b.Rejection() }
 func (q queueing) Queued() int                       { return q.b.Snapshot().Waiting }
-func (q queueing) InUse() int                        { return 1 - q.b.AvailableSlots() }
+func (q queueing) InUse() int                        { return 1 - q.b.Snapshot().AvailableSlots }
 
 // subject is a bulkhead of one slot, with the id "bh".
 var subject = kindtest.QueueingSubject{
 	Layer: bulkhead.Layer, ID: "bh", Rejected: bulkhead.EventRejected, Waited: bulkhead.EventWaited,
 	ErrFull: bulkhead.ErrFull,
 	New: func(t testing.TB, clk clock.Clock, obs observe.Observer, maxWait time.Duration, enabled bool) kindtest.Queueing {
-		b, err := bulkhead.New(bulkhead.WithClock(clk), bulkhead.WithInstanceID("bh"), bulkhead.Observe(obs),
+		b, err := bulkhead.New(bulkhead.WithClock(clk), bulkhead.Name("bh"), bulkhead.Observe(obs),
 			bulkhead.MaxConcurrent(1), bulkhead.MaxWait(maxWait), bulkhead.Enabled(enabled))
 		require.NoError(t, err)
 		return queueing{b}

@@ -59,16 +59,24 @@ func TestIDsAndCommonOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "pool", b.InstanceID())
 
-	b, err = bulkhead.New(bulkhead.Name("pool"), bulkhead.WithInstanceID("Svc.Call"), bulkhead.UseConfig("small"),
+	b, err = bulkhead.New(bulkhead.Name("pool"), bulkhead.Name("Svc.Call"), bulkhead.UseConfig("small"),
 		bulkhead.WithClock(clk), bulkhead.OnEvent(func(policy.Event) {}))
 	require.NoError(t, err)
 	assert.Equal(t, "Svc.Call", b.InstanceID())
 	assert.Equal(t, clock.Clock(clk), b.Clock())
 
-	var fe *bulkhead.FullError
-	require.True(t, errors.As(b.Rejection(), &fe))
-	assert.Equal(t, "Svc.Call", fe.InstanceID())
+	fe := b.Rejection()
+	var id interface{ InstanceID() string }
+	require.True(t, errors.As(fe, &id))
+	assert.Equal(t, "Svc.Call", id.InstanceID())
 	assert.ErrorIs(t, fe, bulkhead.ErrFull)
 	assert.Equal(t, `bulkhead: bulkhead "Svc.Call" is full`, fe.Error())
-	assert.NoError(t, fe.Unwrap())
+	assert.NoError(t, errors.Unwrap(fe))
+	var r policy.Rejection
+	require.True(t, errors.As(fe, &r))
+	assert.Equal(t, bulkhead.Layer, r.RejectedBy())
+	assert.Equal(t, policy.RefusalOverloaded, r.Refusal())
+	_, known := r.RetryIn()
+	assert.False(t, known)
+	require.True(t, errors.As(bulkhead.ErrFull, &r), "the bare sentinel is a Refuser too")
 }

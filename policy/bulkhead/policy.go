@@ -11,51 +11,37 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// NewPolicy returns b as a policy of layer Layer, for calls returning T.
-func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
-	return decorate.Of(Layer, b, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
-}
-
-// DecorateFunc returns next guarded by b: each call takes a slot with Acquire (waiting up
-// to the MaxWait in force when it arrives, in FIFO order, honouring ctx) and holds it
-// until next returns, or panics. A rejection returns the zero T and b's *FullError
-// (matching ErrFull, and ctx's error when ctx ended the wait); next is not called. A ctx
-// that is nil or already done when the call arrives is rejected at once, whatever slots
-// are free and whatever MaxWait is: the *FullError matches ErrFull and ctx's error
+// NewPolicy returns b as a policy of layer Layer, for calls returning T: its Decorate
+// guards a function that returns (T, error), its DecorateAsync one that returns a future.
+// Below, next is that function and ctx the context of a call.
+//
+// Its Decorate returns next guarded by b: each call takes a slot (waiting for it on the
+// caller's goroutine up to the MaxWait in force when it arrives, in FIFO order, honouring
+// ctx) and holds it until next returns, or panics. A rejection returns the zero T and b's
+// rejection (matching ErrFull, and ctx's error when ctx ended the wait); next is not
+// called. A ctx that is nil or already done when the call arrives is rejected at once,
+// whatever slots are free and whatever MaxWait is: the rejection matches ErrFull and ctx's error
 // (policy.ErrNilContext for a nil ctx), no slot is taken and no event is published.
 // Each call's outcome is recorded once, with ctx (see the package documentation).
 // Admitted calls that find a slot free, and calls rejected at once, allocate nothing (but
 // for a nil ctx), with a recorder or without. A disabled bulkhead lets every call through
 // to next, but for a nil or done ctx, whose error it returns as is.
-func DecorateFunc[A, T any](b *Bulkhead, next decorate.Func[A, T]) decorate.Func[A, T] {
-	if !b.enabled {
-		return decorate.Guard(next)
-	}
-	return func(ctx context.Context, a A) (T, error) {
-		if err := b.acquire(ctx); err != nil {
-			var zero T
-			return zero, err
-		}
-		defer b.release()
-		return next(ctx, a)
-	}
-}
-
-// DecorateAsyncFunc returns next guarded by b, for calls that return a future. A call
+//
+// Its DecorateAsync returns next guarded by b, for calls that return a future. A call
 // holds its slot from its start until its future completes; a future completed by Cancel
 // gives the slot back at once, so work that goes on after its future was canceled no
 // longer counts against MaxConcurrent.
-//   - ctx nil or already done: a failed future with b's rejection, a *FullError matching
+//   - ctx nil or already done: a failed future with b's rejection, matching
 //     ErrFull and ctx's error (policy.ErrNilContext for a nil ctx), whatever slots are
 //     free; next never runs, no slot is taken, no event is published.
 //   - A slot free now (and nobody waiting): next starts at once, and its own future is
 //     returned (a nil future from next: a future failed with async.ErrNilFuture, and the
 //     slot comes back at once).
-//   - No slot and MaxWait 0: a failed future with b's rejection, a *FullError matching
+//   - No slot and MaxWait 0: a failed future with b's rejection, matching
 //     ErrFull.
 //   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When a slot is
 //     handed to it, next starts on the goroutine that released the slot (or that raised
-//     MaxConcurrent with Reconfigure); when a queued call's next panics there, the slot
+//     MaxConcurrent in a reload); when a queued call's next panics there, the slot
 //     it gives back goes to the next waiters before the panic goes on up that goroutine
 //     (should one of them panic too, its panic goes on in place of the first). After
 //     MaxWait, the one in force when it arrived (a clock timer) the future fails with b's
@@ -69,7 +55,39 @@ func DecorateFunc[A, T any](b *Bulkhead, next decorate.Func[A, T]) decorate.Func
 // ended by ctx (ResultRejected); a call whose future is canceled while it waits records
 // nothing. A disabled bulkhead lets every call through to next, but for a nil or done
 // ctx, whose error it returns as is.
-func DecorateAsyncFunc[A, T any](b *Bulkhead, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
+func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
+	return decorate.Of(Layer, b, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
+}
+
+// Decorate returns next, a decorate.Func or a decorate.AsyncFunc of argument A and result T,
+// guarded by b as NewPolicy's Decorate and DecorateAsync guard functions without argument:
+// it is the bulkhead's layer as package resilience composes it, for functions of any arity,
+// e.g. Decorate[decorate.Func[A, T], A, T](b, next). Use NewPolicy, or wrap the function
+// with package resilience.
+func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](b *Bulkhead, next F) F {
+	if f, ok := any(next).(decorate.Func[A, T]); ok {
+		return any(decorateFunc(b, f)).(F)
+	}
+	return any(decorateAsyncFunc(b, any(next).(decorate.AsyncFunc[A, T]))).(F)
+}
+
+// decorateFunc is Decorate for a decorate.Func: see NewPolicy.
+func decorateFunc[A, T any](b *Bulkhead, next decorate.Func[A, T]) decorate.Func[A, T] {
+	if !b.enabled {
+		return decorate.Guard(next)
+	}
+	return func(ctx context.Context, a A) (T, error) {
+		if err := b.acquire(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
+		defer b.release()
+		return next(ctx, a)
+	}
+}
+
+// decorateAsyncFunc is Decorate for a decorate.AsyncFunc: see NewPolicy.
+func decorateAsyncFunc[A, T any](b *Bulkhead, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if !b.enabled {
 		return decorate.GuardAsync(next)
 	}

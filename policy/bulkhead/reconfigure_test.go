@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
@@ -60,7 +61,7 @@ func TestReconfigure_RC1_RaiseAdmitsSyncWaiters(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 1; i <= 2; i++ {
 		wg.Go(func() { assert.NoError(t, b.Acquire(context.Background())) })
-		kindtest.Eventually(t, func() bool { return b.Waiting() == i }, "waiter queued")
+		kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == i }, "waiter queued")
 	}
 	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 3, MaxWait: time.Hour}))
 	wg.Wait()
@@ -68,7 +69,7 @@ func TestReconfigure_RC1_RaiseAdmitsSyncWaiters(t *testing.T) {
 	for range 3 {
 		b.Release()
 	}
-	assert.Equal(t, 3, b.AvailableSlots())
+	assert.Equal(t, 3, b.Snapshot().AvailableSlots)
 }
 
 // SPEC RC-1: lowering MaxConcurrent cancels no call in flight; new calls are refused (or
@@ -96,7 +97,7 @@ func TestReconfigure_RC1_LowerKeepsCallsInFlight(t *testing.T) {
 	refused() // 2 in flight
 	c.Finish(2)
 	refused() // 1 in flight: not fewer than 1
-	assert.Equal(t, 0, b.AvailableSlots())
+	assert.Equal(t, 0, b.Snapshot().AvailableSlots)
 
 	// A waiter (MaxWait raised meanwhile) gets the slot once the last call is over.
 	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 1, MaxWait: time.Second}))
@@ -146,16 +147,16 @@ func TestReconfigure_RC1_MaxWaitForNewArrivals(t *testing.T) {
 	// once, and the waiter still gets the next slot.
 	var wg sync.WaitGroup
 	wg.Go(func() { assert.NoError(t, b.Acquire(context.Background())) })
-	kindtest.Eventually(t, func() bool { return b.Waiting() == 1 }, "waiter queued")
+	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 1}))
 	requireFull(t, b.Acquire(context.Background()))
 	assert.Equal(t, 1, clk.PendingTasks(), "no timer for a newcomer with MaxWait 0")
 	clk.Advance(999 * time.Millisecond)
-	assert.Equal(t, 1, b.Waiting())
+	assert.Equal(t, 1, b.Snapshot().Waiting)
 	b.Release()
 	wg.Wait()
 	b.Release()
-	assert.Equal(t, 1, b.AvailableSlots())
+	assert.Equal(t, 1, b.Snapshot().AvailableSlots)
 	assert.Empty(t, c.Started())
 }
 
@@ -303,7 +304,7 @@ func TestReconfigure_RC1_ConcurrentCalls(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	kindtest.Eventually(t, func() bool { return inFlight.Load() == 0 }, "every call over")
-	kindtest.Eventually(t, func() bool { return b.AvailableSlots() == 3 }, "every slot back")
+	kindtest.Eventually(t, func() bool { return b.Snapshot().AvailableSlots == 3 }, "every slot back")
 
 	assert.LessOrEqual(t, peak.Load(), int64(most))
 	assert.Equal(t, final, b.Config())
@@ -312,4 +313,41 @@ func TestReconfigure_RC1_ConcurrentCalls(t *testing.T) {
 		require.True(t, b.TryAcquire())
 	}
 	assert.False(t, b.TryAcquire(), "no slot made up")
+}
+
+// A running bulkhead gets more slots: the calls waiting start at once, oldest first.
+// Whether it is enabled cannot change while it runs.
+func TestReconfigure_MoreSlotsStartTheWaiters(t *testing.T) {
+	var changes []string
+	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second),
+		bulkhead.WithClock(clock.NewManual()), bulkhead.Name("Backend.Fetch"),
+		bulkhead.OnEvent(func(e policy.Event) {
+			if e.Kind == policy.ConfigChanged {
+				changes = append(changes, e.String())
+			}
+		}))
+	require.NoError(t, err)
+	var started []string
+	fetch := bulkhead.DecorateAsyncFunc(b, func(_ context.Context, key string) *async.Future[string] {
+		started = append(started, key)
+		f, _ := async.NewPromise[string]()
+		return f
+	})
+	ctx := context.Background()
+	for _, key := range []string{"a", "b", "c"} {
+		fetch(ctx, key)
+	}
+	assert.Equal(t, []string{"a"}, started)
+	assert.Equal(t, 2, b.Snapshot().Waiting)
+
+	c := b.Config()
+	c.MaxConcurrent = 3
+	require.NoError(t, b.Reconfigure(c))
+	assert.Equal(t, []string{"ConfigChanged Backend.Fetch at=0s changed=maxConcurrent"}, changes)
+	assert.Equal(t, []string{"a", "b", "c"}, started)
+	assert.Zero(t, b.Snapshot().Waiting)
+
+	c.Disabled = true
+	assert.EqualError(t, b.Reconfigure(c),
+		`R4C-REG-012: bulkhead.enabled = "false": enabled cannot change on a running bulkhead (it is true): build a new one`)
 }

@@ -21,14 +21,12 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	search := fallback.DecorateFunc(f, func(ctx context.Context, q string) ([]string, error) {
+	search := fallback.NewPolicy(f).Decorate(func(ctx context.Context) ([]string, error) {
 		return nil, errUnavailable
 	})
 
-	fmt.Println(search(context.Background(), "go"))
-	fmt.Println(f.ResultType())
+	fmt.Println(search(context.Background()))
 	// Output:
 	// FallbackApplied fallback at=0s err=unavailable
 	// [cached result] <nil>
-	// []string
 }

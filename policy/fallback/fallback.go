@@ -14,7 +14,7 @@
 //
 // A handled error is replaced by whatever the fallback function returns, value and
 // error, and an EventApplied event carrying the original error is published; a
-// recorder (Observe) gets it with the context of the call. A fallback records no outcome
+// recorder (a registry's observer) gets it with the context of the call. A fallback records no outcome
 // of its own (see observe.Outcome): its EventApplied event says when it replaced an
 // error. A successful call is returned as it is: it publishes nothing and allocates
 // nothing.
@@ -23,9 +23,9 @@
 // nor the fallback function and publishes nothing: it returns the context's error as is
 // (policy.ErrNilContext for a nil context), or, async, a future failed with it.
 //
-// A Fallback is typed by the result T of the calls it decorates; ResultType reports T so
-// that a registry can refuse a fallback that does not fit a function. It has no rejection
-// error of its own. It is safe for concurrent use (the fallback function must be too).
+// A Fallback is typed by the result T of the calls it decorates: a registry refuses a
+// fallback that does not fit a function with R4C-REG-010. It has no rejection error of
+// its own. It is safe for concurrent use (the fallback function must be too).
 package fallback
 
 import (
@@ -38,21 +38,21 @@ import (
 )
 
 // Fallback replaces the errors it handles with the result of its function, for calls
-// returning T. Build it with New and decorate calls with DecorateFunc, DecorateAsyncFunc
-// or NewPolicy. It is safe for concurrent use; its configuration is fixed when it is
+// returning T. Build it with New and decorate calls with NewPolicy (a registry builds
+// its own for resilience.Fallback). It is safe for concurrent use; its configuration is fixed when it is
 // built.
 type Fallback[T any] struct {
 	fn     func(ctx context.Context, err error) (T, error)
-	cfg    Config
+	cfg    config
 	cls    kind.Classifier
 	pred   func(T, error) bool // HandleIf's predicate; nil: none
 	events kind.Events
 }
 
-// New builds a fallback around fn, over the defaults of DefaultConfig. fn receives the
-// caller's context and the error it replaces. A nil fn, or a HandleIf predicate for
+// New builds a fallback around fn, over the defaults (every error handled). fn receives
+// the caller's context and the error it replaces. A nil fn, or a HandleIf predicate for
 // another result type than T, returns a *policy.ConfigError with code R4C-REG-010. The
-// instance id is WithInstanceID's, else the Name, else "fallback".
+// instance id, which names it in its events, is the Name, else "fallback".
 func New[T any](fn func(ctx context.Context, err error) (T, error), opts ...Option) (*Fallback[T], error) {
 	s := defaults()
 	kind.Apply(&s, opts)
@@ -72,31 +72,12 @@ func build[T any](fn func(ctx context.Context, err error) (T, error), s settings
 	kind.Own(&s.HandleOn, &s.IgnoreOn)
 	return &Fallback[T]{
 		fn:     fn,
-		cfg:    s.Config,
+		cfg:    s.config,
 		cls:    kind.Classifier{Include: s.HandleOn, Exclude: s.IgnoreOn, If: s.handleIf},
 		pred:   kind.For[T](s.handleIf),
 		events: s.EventsOf(Layer, s.ID("fallback")),
 	}, nil
 }
-
-// InstanceID returns the fallback's id.
-func (f *Fallback[T]) InstanceID() string { return f.events.ID }
-
-// Config returns the fallback's resolved configuration, with copies of its error lists:
-// changing them changes nothing. The fallback keeps copies of the lists it was built with.
-func (f *Fallback[T]) Config() Config {
-	c := f.cfg
-	kind.Own(&c.HandleOn, &c.IgnoreOn)
-	return c
-}
-
-// ResultType returns the type T of the results the fallback provides, so that a registry
-// can check that it fits the function it decorates (and report R4C-REG-010 if not).
-func (f *Fallback[T]) ResultType() reflect.Type { return reflect.TypeFor[T]() }
-
-// Handles reports whether err reaches the fallback: not nil, not matching IgnoreOn, and
-// matching HandleOn when it is set. HandleIf's predicate is not consulted.
-func (f *Fallback[T]) Handles(err error) bool { return f.cls.Error(err) }
 
 // handles reports whether the outcome (v, err) reaches the fallback.
 func (f *Fallback[T]) handles(v T, err error) bool { return kind.Counts(&f.cls, f.pred, v, err) }

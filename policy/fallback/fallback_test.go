@@ -72,7 +72,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, fallback.DefaultConfig(), f.Config())
 	assert.Equal(t, reflect.TypeFor[string](), f.ResultType())
 	assert.Equal(t, "shared", newFallback(t, fallback.Name("shared")).InstanceID())
-	assert.Equal(t, "id", newFallback(t, fallback.Name("shared"), fallback.WithInstanceID("id")).InstanceID())
+	assert.Equal(t, "id", newFallback(t, fallback.Name("shared"), fallback.Name("id")).InstanceID())
 }
 
 func TestNilFunction(t *testing.T) {
@@ -93,7 +93,7 @@ func TestHandledErrorIsReplaced(t *testing.T) {
 	clk := clock.NewManual()
 	clk.Advance(42)
 	ev := &events{}
-	f := newFallback(t, fallback.WithClock(clk), fallback.WithInstanceID("SearchAPI.Search"), fallback.OnEvent(ev.listen))
+	f := newFallback(t, fallback.WithClock(clk), fallback.Name("SearchAPI.Search"), fallback.OnEvent(ev.listen))
 	wrapped := fmt.Errorf("search: %w", errBoom)
 	v, err := fallback.DecorateFunc(f, failWith(wrapped))(context.Background(), "go")
 	require.NoError(t, err)

@@ -18,7 +18,7 @@ import (
 // later).
 func TestOB1_FallbackPublishesAppliedWithTheCallsContextAndRecordsNoOutcome(t *testing.T) {
 	obs := &kindtest.Observer{}
-	f := newFallback(t, fallback.WithInstanceID("svc"), fallback.WithClock(clock.NewManual()), fallback.Observe(obs))
+	f := newFallback(t, fallback.Name("svc"), fallback.WithClock(clock.NewManual()), fallback.Observe(obs))
 	require.True(t, obs.Made(fallback.Layer, "svc"), "the recorder is asked for when the fallback is built")
 	rec := obs.Of(fallback.Layer, "svc")
 
@@ -60,13 +60,13 @@ func TestOB1_FallbackPublishesAppliedWithTheCallsContextAndRecordsNoOutcome(t *t
 // gets its events.
 func TestOB1_FallbackRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *testing.T) {
 	obs := &kindtest.Observer{}
-	f := newFallback(t, fallback.WithInstanceID("svc"), fallback.Observe(obs))
+	f := newFallback(t, fallback.Name("svc"), fallback.Observe(obs))
 	rec := obs.Of(fallback.Layer, "svc")
 	done, cancel := context.WithCancel(kindtest.Marked("done"))
 	cancel()
 	_, err := fallback.DecorateFunc(f, failWith(errBoom))(done, "q")
 	require.ErrorIs(t, err, context.Canceled)
-	off := newFallback(t, fallback.WithInstanceID("off"), fallback.Observe(obs), fallback.Enabled(false))
+	off := newFallback(t, fallback.Name("off"), fallback.Observe(obs), fallback.Enabled(false))
 	_, err = fallback.DecorateFunc(off, failWith(errBoom))(kindtest.Marked("disabled"), "q")
 	require.ErrorIs(t, err, errBoom)
 	assert.Empty(t, rec.Events())

@@ -6,18 +6,17 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the fallback's layer, outermost in every order, and the segment of its configuration keys
 // ("fallback" in defaults.fallback.…).
 const Layer policy.Layer = "fallback"
 
-// Config is a fallback's resolved configuration; its zero value handles every error.
+// config is a fallback's resolved configuration; its zero value handles every error.
 // Identical option sets give configurations equal under reflect.DeepEqual (the error
-// lists hold the same sentinel values). The fallback function itself is not part of it:
-// it is given to New.
-type Config struct {
+// lists hold the same sentinel values), as a shared name compares them. The fallback
+// function itself is not part of it: it is given to New.
+type config struct {
 	// HandleOn lists the errors that reach the fallback, matched with errors.Is. Default
 	// empty: every error. Set in code only: no configuration key sets it.
 	HandleOn []error
@@ -29,23 +28,17 @@ type Config struct {
 	Disabled bool
 }
 
-// DefaultConfig returns the built-in defaults: every error handled, enabled.
-func DefaultConfig() Config { return Config{} }
-
-// Validate checks the configuration. Every Config is valid: it returns nil. (A nil
-// fallback function is reported by New, with R4C-REG-010.)
-func (c Config) Validate() error { return nil }
-
 // settings is what options produce: the configuration and how the instance is named,
 // timed and observed.
 type settings struct {
-	Config
+	config
 	kind.Common
-	handleIf *kind.Predicate // HandleIf's predicate; nil: none. Not in Config, so that
-	// WithConfig keeps it.
+	handleIf *kind.Predicate // HandleIf's predicate; nil: none
 }
 
-func defaults() settings { return settings{Config: DefaultConfig()} }
+// defaults returns the built-in defaults: every error handled, enabled. Every
+// configuration is valid (a nil fallback function is reported by New, with R4C-REG-010).
+func defaults() settings { return settings{} }
 
 // descriptor is how a registry sees fallbacks. A fallback is built for each function
 // it decorates, with that function's result type, so the registry builds it itself.
@@ -54,7 +47,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Attrs:    []kind.Attr[settings]{kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled })},
 	Defaults: defaults,
 	Common:   func(s *settings) *kind.Common { return &s.Common },
-	Config:   func(s *settings) any { return s.Config },
+	Config:   func(s *settings) any { return s.config },
 	Result:   func(s *settings) reflect.Type { return s.handleIf.ResultType() },
 
 	Compose: kind.Composition{Rank: 10, Outermost: true},
@@ -69,11 +62,6 @@ func init() { kind.Register(descriptor) }
 
 // Option configures a fallback. Options do not depend on the fallback's result type.
 type Option func(*settings)
-
-// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. Default
-// DefaultConfig(), which is the zero Config: enabled, every error handled.
-func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false lets every result through untouched, the fallback never called. Default
 // true.
@@ -106,8 +94,9 @@ func HandleIf[T any](pred func(v T, err error) bool) Option {
 
 // Name gives the fallbacks of every function wrapped with this name one instance id, the
 // name, and so one set of configuration keys (instances.<name>.fallback.*). Each
-// function still gets a fallback of its own, typed by its result. Default none: the id is
-// the wrapped function's id.
+// function still gets a fallback of its own, typed by its result. It is also the id of a
+// fallback built with New. Default none: the id is the wrapped function's id ("fallback"
+// for one built with New).
 func Name(name string) Option { return kind.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.fallback.*, which take
@@ -119,15 +108,6 @@ func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 // its own.
 func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// WithInstanceID sets the instance id of a fallback built with New. Default the Name,
-// else "fallback".
-func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
-
 // OnEvent sets the listener of the fallback's EventApplied events. Default none:
 // nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
-
-// Observe sets the observer asked for the instance's observe.Recorder, which is told each
-// event with the call's context; a fallback records no outcome of its own (see
-// observe.Outcome). A registry's observer replaces it. Default none.
-func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,7 +14,7 @@ import (
 
 func TestDescriptor(t *testing.T) {
 	kindtest.RequireDescriptor(t, descriptor, Layer, "fallback", []string{"enabled"},
-		settings{Config: DefaultConfig()})
+		settings{config: DefaultConfig()})
 }
 
 func TestBuildNilFunction(t *testing.T) {
@@ -39,5 +40,6 @@ func TestConfigSet(t *testing.T) {
 
 	err = table.Set(&s, "handleOn", "x")
 	assert.Equal(t, r4c.UnknownKey, r4c.CodeOf(err))
-	assert.NoError(t, s.Config.Validate())
+	_, err = build(func(context.Context, error) (int, error) { return 0, nil }, s)
+	assert.NoError(t, err, "every configuration is valid")
 }

@@ -27,7 +27,7 @@ func TestHG9_CancelCancelsEveryAttempt(t *testing.T) {
 	f := s.call(ctx, "q")
 	s.clk.Advance(time.Second)
 	require.Equal(t, 2, s.d.attempts())
-	assert.Equal(t, 0, s.bh.AvailableSlots())
+	assert.Equal(t, 0, s.bh.Snapshot().AvailableSlots)
 	assert.Equal(t, 1, s.clk.PendingTasks(), "the timer of attempt 3")
 
 	assert.False(t, f.Cancel(), "the attempts had started")
@@ -39,7 +39,7 @@ func TestHG9_CancelCancelsEveryAttempt(t *testing.T) {
 		assert.ErrorIs(t, err, async.ErrCanceled)
 	}
 	assert.NoError(t, ctx.Err(), "the caller's context is untouched")
-	assert.Equal(t, 2, s.bh.AvailableSlots())
+	assert.Equal(t, 2, s.bh.Snapshot().AvailableSlots)
 	assert.Zero(t, s.cb.Snapshot().BufferedCalls, "the breaker records nothing for canceled attempts")
 	assert.Zero(t, s.clk.PendingTasks())
 	s.clk.Advance(time.Hour)
@@ -76,7 +76,7 @@ func TestHG9_ContextEndCancelsEveryAttempt(t *testing.T) {
 			for i := 1; i <= 2; i++ {
 				assert.Error(t, s.d.ctx(i).Err(), "attempt %d's context ended", i)
 			}
-			kindtest.Eventually(t, func() bool { return s.bh.AvailableSlots() == 2 }, "the attempts give their slots back")
+			kindtest.Eventually(t, func() bool { return s.bh.Snapshot().AvailableSlots == 2 }, "the attempts give their slots back")
 			kindtest.Eventually(t, func() bool { return s.clk.PendingTasks() == 0 }, "the timer is stopped")
 			s.clk.Advance(time.Hour)
 			assert.Equal(t, 2, s.d.attempts(), "no attempt after the context ended")
@@ -130,16 +130,16 @@ func TestHG9_CancelBeforeAnyAttemptStarted(t *testing.T) {
 	bh, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Hour), bulkhead.WithClock(clk))
 	require.NoError(t, err)
 	d := newDep(clk, never())
-	inner := bulkhead.DecorateAsyncFunc(bh, d.call)
+	inner := bulkhead.Decorate[decorate.AsyncFunc[string, string], string, string](bh, d.call)
 	holder := inner(context.Background(), "holder")
 	f := hedge.DecorateAsyncFunc(h, inner)(context.Background(), "q")
 	clk.Advance(time.Second)
-	assert.Equal(t, 2, bh.Waiting(), "both attempts queue for the slot")
+	assert.Equal(t, 2, bh.Snapshot().Waiting, "both attempts queue for the slot")
 	assert.True(t, f.Cancel(), "no attempt had started")
-	assert.Zero(t, bh.Waiting())
+	assert.Zero(t, bh.Snapshot().Waiting)
 	assert.Equal(t, 1, d.attempts(), "only the holder ran")
 	assert.False(t, holder.Cancel(), "the holder had started")
-	assert.Equal(t, 1, bh.AvailableSlots())
+	assert.Equal(t, 1, bh.Snapshot().AvailableSlots)
 	assert.Zero(t, clk.PendingTasks())
 }
 
@@ -204,7 +204,7 @@ func TestHG10_PanicInLaterAttempt(t *testing.T) {
 	f := call(context.Background(), "q")
 	assert.PanicsWithValue(t, "boom", func() { clk.Advance(time.Second) })
 	_, err := result(t, f)
-	assert.ErrorIs(t, err, hedge.ErrPanicked)
+	assert.ErrorIs(t, err, async.ErrPanicked)
 	assert.ErrorIs(t, seen.Err(), context.Canceled)
 	assert.ErrorIs(t, d.ctx(1).Err(), context.Canceled)
 	_, err = result(t, d.fut(1))

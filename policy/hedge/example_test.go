@@ -16,7 +16,7 @@ import (
 func ExampleDecorateAsyncFunc() {
 	clk := clock.NewManual()
 	h, err := hedge.New(hedge.Delay(200*time.Millisecond), hedge.WithClock(clk),
-		hedge.WithInstanceID("Search.Query"), hedge.OnEvent(func(e policy.Event) { fmt.Println(e) }))
+		hedge.Name("Search.Query"), hedge.OnEvent(func(e policy.Event) { fmt.Println(e) }))
 	if err != nil {
 		panic(err)
 	}

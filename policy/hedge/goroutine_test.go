@@ -33,7 +33,7 @@ func TestHG17_PendingCallsAddNoGoroutine(t *testing.T) {
 	bh, err := bulkhead.New(bulkhead.MaxConcurrent(2000), bulkhead.WithClock(clk))
 	require.NoError(t, err)
 	d := newDep(clk, never())
-	call := hedge.DecorateAsyncFunc(h, circuitbreaker.Decorate[decorate.AsyncFunc[string, string], string, string](cb, bulkhead.DecorateAsyncFunc(bh, d.call)))
+	call := hedge.DecorateAsyncFunc(h, circuitbreaker.Decorate[decorate.AsyncFunc[string, string], string, string](cb, bulkhead.Decorate[decorate.AsyncFunc[string, string], string, string](bh, d.call)))
 	parent, cancelAll := context.WithCancel(context.Background())
 	defer cancelAll()
 
@@ -45,7 +45,7 @@ func TestHG17_PendingCallsAddNoGoroutine(t *testing.T) {
 	assert.Equal(t, 1000, clk.PendingTasks(), "one timer per call")
 	clk.Advance(time.Second)
 	assert.Equal(t, 2000, d.attempts())
-	assert.Zero(t, bh.AvailableSlots())
+	assert.Zero(t, bh.Snapshot().AvailableSlots)
 	assert.Zero(t, clk.PendingTasks(), "MaxAttempts reached: no timer")
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before, "no goroutine per pending call")
 
@@ -58,7 +58,7 @@ func TestHG17_PendingCallsAddNoGoroutine(t *testing.T) {
 		_, err := result(t, f)
 		assert.ErrorIs(t, err, context.Canceled)
 	}
-	kindtest.Eventually(t, func() bool { return bh.AvailableSlots() == 2000 }, "every slot back")
+	kindtest.Eventually(t, func() bool { return bh.Snapshot().AvailableSlots == 2000 }, "every slot back")
 	assert.Zero(t, clk.PendingTasks())
 	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before)
 	goleak.VerifyNone(t, goleak.IgnoreCurrent())

@@ -19,12 +19,12 @@
 //     no longer needed.
 //   - Another attempt starts when no result has arrived Delay after the last attempt
 //     started (a timer of the hedge's clock: no goroutine waits), or at once when an
-//     attempt fails with an error that counts: not matching AbortOn and, when HedgeOn is
+//     attempt fails with an error that counts: not matching AbortOn and, when On is
 //     set, matching it (errors.Is). Each new attempt must be allowed by the budget; one
 //     that is refused is not started, EventSkipped is published, and the call tries no
 //     further hedge: it goes on with the attempts already running.
 //   - An attempt that fails with an error matching AbortOn ends the call at once with
-//     that error. An error that does not count (outside a non-empty HedgeOn) is a result
+//     that error. An error that does not count (outside a non-empty On list) is a result
 //     but not a reason to hedge: the call waits for the attempts still in flight (the
 //     delay's timer keeps running), and fails with it if there are none.
 //   - The first success completes the call. Every other attempt is then canceled through
@@ -43,7 +43,7 @@
 //     started the attempt (the caller's for attempt 1, a clock timer's or the one that
 //     completed the previous attempt for the others) and ends the call first: the timer
 //     is stopped, the other attempts are canceled and the call's future, if the caller
-//     has it, fails with ErrPanicked.
+//     has it, fails with async.ErrPanicked.
 //
 // The budget: the hedges started in the last BudgetWindow may be at most BudgetPercent%
 // of the calls that arrived in it, but a window always allows at least
@@ -76,12 +76,12 @@
 // fails on its single attempt is the plain call. A call ended by Cancel or by its
 // context publishes nothing more. Events are published on the goroutine where the hedge
 // decides (the caller's, a clock timer's, or the one that completes an attempt), one
-// call's in order; a recorder (Observe) gets them with the context of the call.
+// call's in order; a recorder (a registry's observer) gets them with the context of the call.
 //
 // A recorder is told each call's outcome once, with the call's context, when the call
 // ends: observe.ResultSucceeded when an attempt succeeded, else observe.ResultFailed with
 // Err the error the call fails with (the context's error, async.ErrCanceled for a call
-// ended by Cancel on its future, ErrPanicked); Attempts is the attempts started, Latency
+// ended by Cancel on its future, async.ErrPanicked); Attempts is the attempts started, Latency
 // the time from the call's arrival to its end on the hedge's clock. A call refused on
 // arrival because its context was nil or done, a call whose first attempt panics on the
 // caller's goroutine, and a call while the hedge is disabled are not recorded.
@@ -117,15 +117,16 @@ type Hedge struct {
 	budget  *budget // nil: no budget
 }
 
-// New builds a hedge from opts, over the defaults of DefaultConfig. An invalid
+// New builds a hedge from opts, over the defaults (Delay 1s, MaxAttempts 2, a budget of
+// 10% of the calls and at least 1 hedge per second over 10s). An invalid
 // configuration returns a *policy.ConfigError: R4C-ATR-004 (negative Delay), R4C-ATR-008
 // (MaxAttempts outside 2..10) or R4C-ATR-007 (BudgetPercent outside [0, 100],
 // BudgetWindow not positive, BudgetMinPerSecond negative or not finite). The instance id
-// is WithInstanceID's, else the Name, else "hedge".
+// is the Name, else "hedge".
 func New(opts ...Option) (*Hedge, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Hedge, error) {
-	if err := s.Config.Validate(); err != nil {
+	if err := s.validate(); err != nil {
 		return nil, err
 	}
 	kind.Own(&s.HedgeOn, &s.AbortOn)
@@ -143,9 +144,6 @@ func build(s settings) (*Hedge, error) {
 	}
 	return h, nil
 }
-
-// Clock returns the hedge's time source.
-func (h *Hedge) Clock() clock.Clock { return h.clk }
 
 // allowed reports whether the budget lets a hedge start now, and counts it if so.
 func (h *Hedge) allowed() bool {

@@ -42,10 +42,10 @@ func newStack(t *testing.T, steps []step, opts ...hedge.Option) *stack {
 	h, clk, rec := newManual(t, opts...)
 	cb, err := circuitbreaker.New(circuitbreaker.WithClock(clk), circuitbreaker.Name("dep"))
 	require.NoError(t, err)
-	bh, err := bulkhead.New(bulkhead.MaxConcurrent(2), bulkhead.WithClock(clk), bulkhead.WithInstanceID("dep"))
+	bh, err := bulkhead.New(bulkhead.MaxConcurrent(2), bulkhead.WithClock(clk), bulkhead.Name("dep"))
 	require.NoError(t, err)
 	d := newDep(clk, steps...)
-	call := hedge.DecorateAsyncFunc(h, circuitbreaker.Decorate[decorate.AsyncFunc[string, string], string, string](cb, bulkhead.DecorateAsyncFunc(bh, d.call)))
+	call := hedge.DecorateAsyncFunc(h, circuitbreaker.Decorate[decorate.AsyncFunc[string, string], string, string](cb, bulkhead.Decorate[decorate.AsyncFunc[string, string], string, string](bh, d.call)))
 	return &stack{h: h, clk: clk, rec: rec, cb: cb, bh: bh, d: d, call: call}
 }
 
@@ -58,13 +58,13 @@ func TestHG7_SlowFirstAttemptLosesToHedge(t *testing.T) {
 	f := s.call(context.Background(), "q")
 	at := completedAt(s.clk, f)
 	assert.Equal(t, 1, s.d.attempts(), "attempt 1 starts at once")
-	assert.Equal(t, 1, s.bh.AvailableSlots())
+	assert.Equal(t, 1, s.bh.Snapshot().AvailableSlots)
 
 	s.clk.Advance(time.Second - 1)
 	assert.Equal(t, 1, s.d.attempts(), "no hedge before the delay")
 	s.clk.Advance(1)
 	assert.Equal(t, 2, s.d.attempts(), "the hedge starts at 1s")
-	assert.Equal(t, 0, s.bh.AvailableSlots(), "both attempts hold a slot")
+	assert.Equal(t, 0, s.bh.Snapshot().AvailableSlots, "both attempts hold a slot")
 	assert.True(t, pending(f))
 
 	s.clk.Advance(99 * time.Millisecond)
@@ -79,7 +79,7 @@ func TestHG7_SlowFirstAttemptLosesToHedge(t *testing.T) {
 	_, err = result(t, s.d.fut(1))
 	assert.ErrorIs(t, err, async.ErrCanceled, "attempt 1's future is canceled")
 	assert.Error(t, s.d.ctx(2).Err(), "the winner's context is released too, once it has answered")
-	assert.Equal(t, 2, s.bh.AvailableSlots(), "both slots are free at 1.1s")
+	assert.Equal(t, 2, s.bh.Snapshot().AvailableSlots, "both slots are free at 1.1s")
 	cbs := s.cb.Snapshot()
 	assert.Equal(t, 1, cbs.BufferedCalls, "exactly one outcome recorded: the success")
 	assert.Zero(t, cbs.FailedCalls, "the canceled attempt is not a failure")
@@ -111,7 +111,7 @@ func TestHG7_FirstAttemptWinsAfterHedge(t *testing.T) {
 	assert.Equal(t, "first", v)
 	assert.ErrorIs(t, s.d.ctx(2).Err(), context.Canceled)
 	assert.NoError(t, ctx.Err(), "the caller's context is untouched")
-	assert.Equal(t, 2, s.bh.AvailableSlots())
+	assert.Equal(t, 2, s.bh.Snapshot().AvailableSlots)
 	assert.Equal(t, 1, s.cb.Snapshot().BufferedCalls)
 	assert.Zero(t, s.cb.Snapshot().FailedCalls)
 	assert.Zero(t, s.clk.PendingTasks())
@@ -185,7 +185,7 @@ func TestHG3_ZeroDelay(t *testing.T) {
 // fails at 0, and the delay then runs from that attempt's start.
 func TestHG4_HedgeOnErrorStartsNextAttemptAtOnce(t *testing.T) {
 	t.Run("failed at once", func(t *testing.T) {
-		h, clk, rec := newManual(t, hedge.HedgeOn(errHedge))
+		h, clk, rec := newManual(t, hedge.On(errHedge))
 		d := newDep(clk, failsNow(errHedge), ok(100*time.Millisecond, "second"))
 		f := hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
 		assert.Equal(t, []time.Duration{0, 0}, d.startTimes(), "attempt 2 started at t=0, in the call")
@@ -200,7 +200,7 @@ func TestHG4_HedgeOnErrorStartsNextAttemptAtOnce(t *testing.T) {
 		assert.Zero(t, clk.PendingTasks())
 	})
 	t.Run("failed later", func(t *testing.T) {
-		h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.HedgeOn(errHedge))
+		h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.On(errHedge))
 		d := newDep(clk, fails(300*time.Millisecond, fmtWrap(errHedge)), never())
 		f := hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
 		clk.Advance(300 * time.Millisecond)
@@ -223,7 +223,7 @@ func TestHG4_HedgeOnErrorStartsNextAttemptAtOnce(t *testing.T) {
 		s := newStack(t, []step{failsNow(errHedge), ok(time.Millisecond, "second")})
 		f := s.call(context.Background(), "q")
 		assert.Equal(t, 2, s.d.attempts())
-		assert.Equal(t, 1, s.bh.AvailableSlots(), "the failed attempt gave its slot back")
+		assert.Equal(t, 1, s.bh.Snapshot().AvailableSlots, "the failed attempt gave its slot back")
 		s.clk.Advance(time.Millisecond)
 		_, err := result(t, f)
 		require.NoError(t, err)
@@ -237,7 +237,7 @@ func fmtWrap(err error) error { return errors.Join(errors.New("attempt"), err) }
 // SPEC HG-5: an error matching AbortOn ends the call at once with it, cancels every other
 // attempt and the timer, and wins over HedgeOn.
 func TestHG5_AbortOnStopsEverything(t *testing.T) {
-	h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.HedgeOn(errAbort), hedge.AbortOn(errAbort))
+	h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.On(errAbort), hedge.AbortOn(errAbort))
 	d := newDep(clk, never(), fails(200*time.Millisecond, errAbort))
 	f := hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
 	at := completedAt(clk, f)
@@ -285,7 +285,7 @@ func TestHG5_AbortOnFirstAttempt(t *testing.T) {
 // them, and the delay's timer keeps running.
 func TestHG6_ErrorThatDoesNotCount(t *testing.T) {
 	t.Run("alone", func(t *testing.T) {
-		h, clk, rec := newManual(t, hedge.HedgeOn(errHedge))
+		h, clk, rec := newManual(t, hedge.On(errHedge))
 		d := newDep(clk, fails(200*time.Millisecond, errOther))
 		f := hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
 		clk.Advance(200 * time.Millisecond)
@@ -303,7 +303,7 @@ func TestHG6_ErrorThatDoesNotCount(t *testing.T) {
 		assert.Zero(t, clk.PendingTasks())
 	})
 	t.Run("others in flight", func(t *testing.T) {
-		h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.HedgeOn(errHedge))
+		h, clk, rec := newManual(t, hedge.MaxAttempts(3), hedge.On(errHedge))
 		d := newDep(clk, ok(2500*time.Millisecond, "first"), fails(100*time.Millisecond, errOther))
 		f := hedge.DecorateAsyncFunc(h, d.call)(context.Background(), "q")
 		clk.Advance(1100 * time.Millisecond)
@@ -358,7 +358,7 @@ func TestHG8_AllAttemptsFailWithTheLastError(t *testing.T) {
 
 // SPEC HG-13: a call that succeeds or fails on its single attempt publishes nothing.
 func TestHG13_SingleAttemptCallsPublishNothing(t *testing.T) {
-	h, clk, rec := newManual(t, hedge.HedgeOn(errHedge))
+	h, clk, rec := newManual(t, hedge.On(errHedge))
 	call := hedge.DecorateAsyncFunc(h, newDep(clk, ok(0, "v"), fails(0, errOther), ok(time.Second-1, "v")).call)
 	for range 3 {
 		f := call(context.Background(), "q")

@@ -20,7 +20,7 @@ func newManual(t testing.TB, opts ...hedge.Option) (*hedge.Hedge, *clock.Manual,
 	clk := clock.NewManual()
 	rec := &kindtest.Recorder{}
 	opts = append([]hedge.Option{hedge.WithClock(clk), hedge.OnEvent(rec.Listen),
-		hedge.WithInstanceID("Svc.Call")}, opts...)
+		hedge.Name("Svc.Call")}, opts...)
 	h, err := hedge.New(opts...)
 	require.NoError(t, err)
 	return h, clk, rec

@@ -22,7 +22,7 @@ func observedHedge(t *testing.T, opts ...hedge.Option) (*hedge.Hedge, *clock.Man
 	t.Helper()
 	clk := clock.NewManual()
 	obs := &kindtest.Observer{}
-	h, err := hedge.New(append([]hedge.Option{hedge.WithClock(clk), hedge.WithInstanceID("Svc.Call"),
+	h, err := hedge.New(append([]hedge.Option{hedge.WithClock(clk), hedge.Name("Svc.Call"),
 		hedge.Observe(obs)}, opts...)...)
 	require.NoError(t, err)
 	require.True(t, obs.Made(hedge.Layer, "Svc.Call"), "the recorder is asked for when the hedge is built")
@@ -43,7 +43,7 @@ func evKinds(rec *kindtest.Observed) []string {
 // OB-1: a call settled by its first attempt at once is recorded as it returns: one
 // attempt, its latency, its error.
 func TestOB1_HedgeRecordsCallsSettledAtOnce(t *testing.T) {
-	h, clk, rec := observedHedge(t, hedge.HedgeOn(errHedge))
+	h, clk, rec := observedHedge(t, hedge.On(errHedge))
 	_, err := result(t, hedge.DecorateAsyncFunc(h, newDep(clk, step{now: true, v: "v"}).call)(kindtest.Marked("ok"), ""))
 	require.NoError(t, err)
 	_, err = result(t, hedge.DecorateAsyncFunc(h, newDep(clk, failsNow(errOther)).call)(kindtest.Marked("failed"), ""))
@@ -132,7 +132,7 @@ func TestOB1_HedgeRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *t
 	assert.Empty(t, rec.Outcomes())
 
 	obs := &kindtest.Observer{}
-	off, err := hedge.New(hedge.WithClock(clk), hedge.WithInstanceID("off"), hedge.Observe(obs), hedge.Enabled(false))
+	off, err := hedge.New(hedge.WithClock(clk), hedge.Name("off"), hedge.Observe(obs), hedge.Enabled(false))
 	require.NoError(t, err)
 	_, err = result(t, hedge.DecorateAsyncFunc(off, newDep(clk, failsNow(errHedge)).call)(kindtest.Marked("disabled"), ""))
 	require.ErrorIs(t, err, errHedge)

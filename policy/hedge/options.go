@@ -9,7 +9,6 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the hedge's layer, in the retry's place in the default order; a composition has one or the other, and the segment of its configuration keys
@@ -19,12 +18,12 @@ const Layer policy.Layer = "hedge"
 // The codes of the errors that refuse a hedge in a composition, in its
 // *policy.ConfigError's Code.
 const (
-	// CodeSync refuses a hedge in a composition of synchronous calls: it guards calls that
-	// return a future only.
-	CodeSync = "R4C-HDG-001"
-	// CodeWithRetry refuses a composition with a hedge and a retry: the hedge takes the
-	// retry's place.
-	CodeWithRetry = "R4C-HDG-002"
+	// codeSync, R4C-HDG-001, refuses a hedge in a composition of synchronous calls: it
+	// guards calls that return a future only.
+	codeSync = "R4C-HDG-001"
+	// codeWithRetry, R4C-HDG-002, refuses a composition with a hedge and a retry: the
+	// hedge takes the retry's place.
+	codeWithRetry = "R4C-HDG-002"
 )
 
 // The bounds of MaxAttempts.
@@ -33,10 +32,10 @@ const (
 	maxAttempts = 10
 )
 
-// Config is a hedge's resolved configuration, validated once when the hedge is built.
-// Its zero value is not valid (MaxAttempts 0, BudgetWindow 0): start from DefaultConfig.
-// Identical option sets give configurations equal under reflect.DeepEqual (the error
-// lists hold the same sentinel values).
+// Config is a hedge's resolved configuration, as Hedge.Config reports it: the options
+// and configuration keys set it, once, when the hedge is built. Identical option sets
+// give configurations equal under reflect.DeepEqual (the error lists hold the same
+// sentinel values).
 type Config struct {
 	// Delay is how long the hedge waits for a result after the last attempt started
 	// before it starts another, on the hedge's clock; 0 starts the attempts one after
@@ -46,7 +45,7 @@ type Config struct {
 	// 2 to 10. Default 2: the call and one hedge.
 	MaxAttempts int
 	// HedgeOn lists the errors that start the next attempt at once when an attempt fails
-	// with them, matched with errors.Is. Default empty: every error does. An error outside
+	// with them, matched with errors.Is (the option On). Default empty: every error does. An error outside
 	// a non-empty list is a result but not a reason to hedge. Set in code only: no
 	// configuration key sets it.
 	HedgeOn []error
@@ -77,20 +76,20 @@ type Config struct {
 	Disabled bool
 }
 
-// DefaultConfig returns the built-in defaults: Delay 1s, MaxAttempts 2, every error
+// defaultConfig returns the built-in defaults: Delay 1s, MaxAttempts 2, every error
 // hedged, none aborting, budget on with BudgetPercent 10, BudgetWindow 10s and
 // BudgetMinPerSecond 1, enabled.
-func DefaultConfig() Config {
+func defaultConfig() Config {
 	return Config{Delay: time.Second, MaxAttempts: 2, BudgetPercent: 10, BudgetWindow: 10 * time.Second,
 		BudgetMinPerSecond: 1}
 }
 
-// Validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 if
+// validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 if
 // Delay < 0; R4C-ATR-008 if MaxAttempts is outside 2..10; R4C-ATR-007 if BudgetPercent is
 // outside [0, 100], BudgetWindow is not positive, or BudgetMinPerSecond is negative or
 // not finite (NaN and ±Inf are refused). The budget fields are checked whether or not
 // the budget is on.
-func (c Config) Validate() error {
+func (c Config) validate() error {
 	switch {
 	case c.Delay < 0:
 		return r4c.Errorf(r4c.NegativeDuration, "hedge.delay", c.Delay.String(),
@@ -120,7 +119,7 @@ type settings struct {
 	kind.Common
 }
 
-func defaults() settings { return settings{Config: DefaultConfig()} }
+func defaults() settings { return settings{Config: defaultConfig()} }
 
 // budgetEnabled is the attribute budgetEnabled, stored inverted in NoBudget so that the
 // zero Config has the budget on.
@@ -146,20 +145,19 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	Validate: func(s *settings) error { return s.Config.Validate() },
+	Validate: func(s *settings) error { return s.validate() },
 	Of:       func(p kind.Instance) any { return p.(*Hedge).cfg },
 	State:    func(p kind.Instance) any { return p.(*Hedge).Snapshot() },
 	Metrics:  metrics,
 
 	Compose: kind.Composition{
 		Rank:      30,
-		AsyncOnly: CodeSync,
-		Role: kind.Role{Name: kind.RoleAttempts, Code: CodeWithRetry,
+		AsyncOnly: codeSync,
+		Role: kind.Role{Name: kind.RoleAttempts, Code: codeWithRetry,
 			Reason: "a composition has a hedge or a retry, not both: the hedge starts the attempts a retry would, and takes its place in the order"},
-		Live: kind.LiveAs[Config],
 	},
 	CodeAttrs: []kind.Param{
-		{Name: "hedgeOn", Option: "HedgeOn", Value: kind.ErrorsValue},
+		{Name: "hedgeOn", Option: "On", Value: kind.ErrorsValue},
 		{Name: "abortOn", Option: "AbortOn", Value: kind.ErrorsValue},
 	},
 }
@@ -168,13 +166,6 @@ func init() { kind.Register(descriptor) }
 
 // Option configures a hedge.
 type Option func(*settings)
-
-// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. Default
-// DefaultConfig(). The zero Config is enabled, with the budget on, but not valid
-// (MaxAttempts 0, BudgetWindow 0): start from DefaultConfig to keep the defaults. The
-// hedge validates c when it is built.
-func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false makes every call a single attempt, with no hedge, no budget and no event.
 // Default true.
@@ -189,17 +180,17 @@ func Delay(d time.Duration) Option { return func(s *settings) { s.Delay = d } }
 // 2. Outside 2..10 fails with R4C-ATR-008.
 func MaxAttempts(n int) Option { return func(s *settings) { s.MaxAttempts = n } }
 
-// HedgeOn adds errors that start the next attempt at once when an attempt fails with
+// On adds errors that start the next attempt at once when an attempt fails with
 // them, matched with errors.Is. Default empty: every error does. Each call adds to the
 // list. AbortOn wins over it. An error outside a non-empty list does not start a hedge:
 // the call waits for the attempts still in flight, and fails with it if there are none.
-func HedgeOn(errs ...error) Option {
+func On(errs ...error) Option {
 	return func(s *settings) { s.HedgeOn = kind.Append(s.HedgeOn, errs) }
 }
 
 // AbortOn adds errors that end the call at once, matched with errors.Is: an attempt that
 // fails with one fails the call with it, and every other attempt is canceled. Default
-// empty. It wins over HedgeOn. Each call adds to the list.
+// empty. It wins over On. Each call adds to the list.
 func AbortOn(errs ...error) Option {
 	return func(s *settings) { s.AbortOn = kind.Append(s.AbortOn, errs) }
 }
@@ -223,8 +214,9 @@ func BudgetMinPerSecond(f float64) Option { return func(s *settings) { s.BudgetM
 func Budget(on bool) Option { return func(s *settings) { s.NoBudget = !on } }
 
 // Name shares one hedge, and its budget, among every function wrapped with this name; the
-// name is the instance id. Default none: each wrapped function has its own hedge, whose
-// id is the function's id.
+// name is the instance id, also of a hedge built with New. Default none: each wrapped
+// function has its own hedge, whose id is the function's id ("hedge" for one built with
+// New).
 func Name(name string) Option { return kind.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.hedge.*, which take precedence
@@ -236,15 +228,6 @@ func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 // clock.System(). A registry sets its own.
 func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// WithInstanceID sets the instance id of a hedge built with New. Default the Name, else
-// "hedge".
-func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
-
 // OnEvent sets the listener of the hedge's EventHedged, EventWon, EventSkipped and EventFailed
 // events. Default none: nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
-
-// Observe sets the observer asked for the instance's observe.Recorder, which is told each
-// call's outcome (see observe.Outcome) and each event with the call's context. A
-// registry's observer replaces it. Default none.
-func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

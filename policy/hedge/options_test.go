@@ -92,9 +92,9 @@ func TestHG16_IDsAndCommonOptions(t *testing.T) {
 	assert.Equal(t, "search", h.InstanceID())
 
 	errA, errB := errors.New("a"), errors.New("b")
-	h, err = hedge.New(hedge.Name("search"), hedge.WithInstanceID("Svc.Call"), hedge.UseConfig("fast"),
+	h, err = hedge.New(hedge.Name("search"), hedge.Name("Svc.Call"), hedge.UseConfig("fast"),
 		hedge.WithClock(clk), hedge.OnEvent(func(policy.Event) {}), hedge.Delay(50*time.Millisecond),
-		hedge.MaxAttempts(3), hedge.HedgeOn(errA), hedge.HedgeOn(nil, errB), hedge.AbortOn(errB),
+		hedge.MaxAttempts(3), hedge.On(errA), hedge.On(nil, errB), hedge.AbortOn(errB),
 		hedge.BudgetPercent(5), hedge.BudgetWindow(time.Minute), hedge.BudgetMinPerSecond(0.5), hedge.Budget(false))
 	require.NoError(t, err)
 	assert.Equal(t, "Svc.Call", h.InstanceID())

@@ -21,7 +21,7 @@ import (
 // Each call counts in h's budget and starts attempt 1 at once, with a context of its own
 // derived from ctx. Another attempt starts, up to MaxAttempts in all, when no result has
 // arrived Delay after the last attempt started (a timer of h's clock), or at once when an
-// attempt fails with an error that counts (not matching AbortOn and, when HedgeOn is set,
+// attempt fails with an error that counts (not matching AbortOn and, when On is set,
 // matching it), each time only if the budget allows it: a refused attempt is not
 // started, EventSkipped is published and the call tries no further hedge. The returned
 // future completes with:
@@ -33,7 +33,7 @@ import (
 //   - the last error to arrive, when every attempt has failed and none can start;
 //   - ctx's error when ctx ends first (or an attempt fails once it has ended): every
 //     attempt and the timer are canceled;
-//   - ErrPanicked when a later attempt's next panics (the panic goes on; see the package
+//   - async.ErrPanicked when a later attempt's next panics (the panic goes on; see the package
 //     documentation).
 //
 // Cancelling the returned future cancels every attempt and the timer; Cancel reports true
@@ -67,7 +67,7 @@ import (
 // context hook, and each further attempt its context and its completion callback.
 //
 // Events: EventHedged, EventWon, EventSkipped and EventFailed, as the package documentation
-// tells, published with ctx. With a recorder (Observe), each call is recorded once, with
+// tells, published with ctx. With a recorder (a registry's observer), each call is recorded once, with
 // ctx, when it ends (see the package documentation); recording adds no allocation and
 // reads the clock once more, at the call's end. A disabled hedge lets every call through
 // to next as a single attempt, but for a nil or done ctx, whose error it returns as is,
@@ -307,7 +307,7 @@ func (c *call[A, T]) start(trigger error, prev *attemptCtx) {
 	f.OnComplete(c.resultOf(n))
 }
 
-// run calls next for an attempt after the first, and ends the call with ErrPanicked if
+// run calls next for an attempt after the first, and ends the call with async.ErrPanicked if
 // next panics (the panic goes on).
 func (c *call[A, T]) run(actx *attemptCtx) *async.Future[T] {
 	ok := false
@@ -321,7 +321,7 @@ func (c *call[A, T]) run(actx *attemptCtx) *async.Future[T] {
 			}
 			if c.claim(actx) {
 				var zero T
-				c.finish(zero, ErrPanicked, actx)
+				c.finish(zero, async.ErrPanicked, actx)
 			}
 		}
 	}()

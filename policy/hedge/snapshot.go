@@ -22,16 +22,6 @@ type Snapshot struct {
 	MaxAttempts     int           // the configured attempts per call
 }
 
-// Handle is the read-only view of a hedge that a registry hands out
-// (resilience.Lookup[Handle] with Layer). *Hedge implements
-// it; see its methods. It is safe for concurrent use.
-type Handle interface {
-	InstanceID() string // the hedge's id
-	Snapshot() Snapshot // id, calls and hedges in the budget window, budget left, delay, attempts
-}
-
-var _ Handle = (*Hedge)(nil)
-
 // InstanceID returns the hedge's id, which names it in its events and snapshots.
 func (h *Hedge) InstanceID() string { return h.events.ID }
 
@@ -45,7 +35,8 @@ func (h *Hedge) Config() Config {
 
 // Snapshot returns the hedge's id, the calls and hedges in the budget window at the
 // clock's time now, the hedges the budget would allow now, and the configured delay and
-// attempts. It takes the budget's lock once.
+// attempts. It takes the budget's lock once. It is safe for concurrent use; a registry
+// hands out the hedge (resilience.Lookup[*Hedge] with Layer) to read it.
 func (h *Hedge) Snapshot() Snapshot {
 	s := Snapshot{Instance: h.events.ID, Delay: h.delay, MaxAttempts: h.max}
 	switch {

@@ -116,7 +116,7 @@ func TestCO10_WaitsThatEndBeforeTheDeadlineAreWaited(t *testing.T) {
 		clk := clock.NewManual()
 		ev := &events{}
 		r, obs := observedRetry(t, clk, retry.Delay(time.Hour), retry.OnEvent(ev.listen),
-			retry.RetryIf(func(v int, _ error) bool { return v < 0 }))
+			retry.If(func(v int, _ error) bool { return v < 0 }))
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		var v int
 		var err error

@@ -24,15 +24,15 @@ func ExampleNew() {
 		panic(err)
 	}
 	errUnavailable := errors.New("unavailable")
-	search := retry.DecorateFunc(r, func(ctx context.Context, q string) (string, error) {
+	search := retry.NewPolicy[string](r).Decorate(func(ctx context.Context) (string, error) {
 		fmt.Println("attempt at", clk.Now())
 		if clk.Now() < 300*time.Millisecond {
 			return "", errUnavailable
 		}
-		return "results for " + q, nil
+		return "results for go", nil
 	})
 
-	fmt.Println(search(context.Background(), "go"))
+	fmt.Println(search(context.Background()))
 	// Output:
 	// attempt at 0s
 	// RetryAttempt retry at=0s attempt=1 wait=100ms err=unavailable

@@ -22,7 +22,7 @@ import (
 func observedRetry(t *testing.T, clk clock.Clock, opts ...retry.Option) (*retry.Retry, *kindtest.Observed) {
 	t.Helper()
 	obs := &kindtest.Observer{}
-	r := newRetry(t, append([]retry.Option{retry.WithClock(clk), retry.WithInstanceID("svc"), retry.Observe(obs),
+	r := newRetry(t, append([]retry.Option{retry.WithClock(clk), retry.Name("svc"), retry.Observe(obs),
 		retry.Delay(time.Second)}, opts...)...)
 	require.True(t, obs.Made(retry.Layer, "svc"), "the recorder is asked for when the retry is built")
 	return r, obs.Of(retry.Layer, "svc")
@@ -78,7 +78,7 @@ func TestOB1_RetryRecordsSyncOutcomesWithAttempts(t *testing.T) {
 // with no error.
 func TestOB1_RetryRecordsContextEndAndRetryIfExhaustion(t *testing.T) {
 	clk := clock.NewManual()
-	r, rec := observedRetry(t, clk, retry.MaxAttempts(2), retry.RetryIf(func(v int, _ error) bool { return v < 0 }))
+	r, rec := observedRetry(t, clk, retry.MaxAttempts(2), retry.If(func(v int, _ error) bool { return v < 0 }))
 
 	ctx, cancel := context.WithCancel(kindtest.Marked("canceled"))
 	defer cancel()

@@ -12,18 +12,15 @@ import (
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // Layer is the retry's layer, second in the default order, after the fallback; a composition has a retry or a hedge, not both, and the segment of its configuration keys
 // ("retry" in defaults.retry.…).
 const Layer policy.Layer = "retry"
 
-// Config is a retry's resolved configuration, validated when the retry is built and when
-// Reconfigure replaces it. Its zero value is not valid (MaxAttempts 0): start from
-// DefaultConfig. Identical option sets give configurations equal under
-// reflect.DeepEqual (error lists hold the same sentinel values, the random source the
-// same value).
+// Config is a retry's resolved configuration, as Retry.Config reports it: the options
+// and configuration keys set it. Identical option sets give configurations equal under
+// reflect.DeepEqual (error lists hold the same sentinel values).
 type Config struct {
 	// MaxAttempts is the total number of attempts, the first included; 1 means no retry.
 	// At least 1. Default 3.
@@ -40,41 +37,37 @@ type Config struct {
 	// cap. Between 0 and 1. Default 0, no jitter.
 	Jitter float64
 	// WaitForPermit true makes the wait after an attempt that a rate limiter refused (an
-	// error that is or wraps a *ratelimit.ExceededError) at least the time until that
+	// error that is a throttle.Error, found with errors.As) at least the time until that
 	// limiter's next permit, read from the error when the wait starts: the next attempt
 	// never arrives before the permit it needs. Only the rejections of the retry's own
-	// rate limiter count, in a composition of package resilience (see PermitsFrom); a
-	// retry used on its own counts every one. A rejection that cannot tell the time (a
+	// rate limiter count, in a composition of package resilience (the composition's rate
+	// limiter); a retry used on its own counts every one. A rejection that cannot tell the time (a
 	// per-key limiter's), or that comes from another limiter, leaves the wait as it is.
 	// Default false: a rejection is waited on like any other error. The configuration key
 	// is retry.waitForPermit.
 	WaitForPermit bool
-	// RetryOn lists the errors that are retried, matched with errors.Is. Default empty:
-	// every error. Set in code only: no configuration key sets it.
+	// RetryOn lists the errors that are retried, matched with errors.Is (the option On).
+	// Default empty: every error. Set in code only: no configuration key sets it.
 	RetryOn []error
 	// AbortOn lists errors that are never retried, matched with errors.Is; it wins over
-	// RetryOn and RetryIf. Default empty. Set in code only.
+	// RetryOn and the predicate of If. Default empty. Set in code only.
 	AbortOn []error
-	// Rand is the random source of the jitter; calls into it are serialised by a lock, so
-	// one source may be shared by several retries. Default nil: math/rand/v2's global
-	// source. Set in code only; meant for tests that need a reproducible jitter.
-	Rand rand.Source
 	// Disabled true makes every call a single attempt. Default false: the zero value is
 	// enabled. The configuration key is retry.enabled.
 	Disabled bool
 }
 
-// DefaultConfig returns the built-in defaults: 3 attempts, 500ms between them, constant
+// defaultConfig returns the built-in defaults: 3 attempts, 500ms between them, constant
 // delay (multiplier 1), no cap, no jitter, no wait for a rate limiter's permit, every
 // error retried, enabled.
-func DefaultConfig() Config {
+func defaultConfig() Config {
 	return Config{MaxAttempts: 3, Delay: 500 * time.Millisecond, Multiplier: 1}
 }
 
-// Validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-007 if
+// validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-007 if
 // MaxAttempts < 1, Multiplier < 1 (or not finite) or Jitter is outside [0, 1];
 // R4C-ATR-004 if Delay or MaxDelay is negative.
-func (c Config) Validate() error {
+func (c Config) validate() error {
 	switch {
 	case c.MaxAttempts < 1:
 		return r4c.Errorf(r4c.OutOfRange, "retry.maxAttempts", strconv.Itoa(c.MaxAttempts),
@@ -97,12 +90,12 @@ func (c Config) Validate() error {
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// Backoff returns the wait after failed attempt n (from 1) before attempt n+1, before
+// backoff returns the wait after failed attempt n (from 1) before attempt n+1, before
 // jitter: Delay·Multiplier^(n-1), capped by MaxDelay when it is set, and at the largest
 // time.Duration. It is never negative: a Delay of 0 gives 0 whatever the multiplier and
-// n, and a configuration that Validate refuses (a negative Delay, a Multiplier below 1 or
+// n, and a configuration that validate refuses (a negative Delay, a Multiplier below 1 or
 // not finite) gives a wait between 0 and the cap, never an overflow. n < 1 counts as 1.
-func (c Config) Backoff(n int) time.Duration {
+func (c Config) backoff(n int) time.Duration {
 	d := max(c.Delay, 0)
 	if c.Multiplier != 1 && n > 1 {
 		// Delay·Multiplier^(n-1) saturates: Multiplier^(n-1) may be +Inf, and 0·Inf, a NaN,
@@ -120,11 +113,12 @@ func (c Config) Backoff(n int) time.Duration {
 type settings struct {
 	Config
 	kind.Common
-	retryIf *kind.Predicate // RetryIf's predicate; nil: none. Not in Config, so that
-	// WithConfig keeps it.
+	retryIf *kind.Predicate // If's predicate; nil: none. Not in Config, so that setting
+	// the whole Config keeps it.
+	rand rand.Source // the jitter's random source; nil: math/rand/v2's global source
 }
 
-func defaults() settings { return settings{Config: DefaultConfig()} }
+func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees retries.
 var descriptor = &kind.Descriptor[settings]{
@@ -142,7 +136,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return kind.Shared[Config]{Config: s.Config, If: s.retryIf} },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	Validate: func(s *settings) error { return s.Config.Validate() },
+	Validate: func(s *settings) error { return s.validate() },
 	Of: func(p kind.Instance) any {
 		r := p.(*Retry)
 		return kind.Shared[Config]{Config: r.Config(), If: r.cls.If}
@@ -150,34 +144,27 @@ var descriptor = &kind.Descriptor[settings]{
 	Result:  func(s *settings) reflect.Type { return s.retryIf.ResultType() },
 	Metrics: metrics,
 
-	Compose: kind.Composition{Rank: 20, Role: kind.Role{Name: kind.RoleAttempts}, Live: kind.LiveAs[Config], BindPermits: bindPermits},
+	Compose: kind.Composition{Rank: 20, Role: kind.Role{Name: kind.RoleAttempts}, Live: kind.Live((*Retry).checkReconfigure, (*Retry).reconfigure), BindPermits: bindPermits},
 	CodeAttrs: []kind.Param{
-		{Name: "retryOn", Option: "RetryOn", Value: kind.ErrorsValue},
+		{Name: "retryOn", Option: "On", Value: kind.ErrorsValue},
 		{Name: "abortOn", Option: "AbortOn", Value: kind.ErrorsValue},
 	},
 }
 
 // bindPermits binds a retry to the permits of its composition's rate limiter: see
-// PermitsFrom.
+// permitsFrom.
 func bindPermits(p kind.Instance, src kind.PermitSource) (kind.Instance, bool) {
 	r, ok := p.(*Retry)
 	if !ok {
 		return p, false
 	}
-	return r.PermitsFrom(PermitSource(src)), true
+	return r.permitsFrom(src), true
 }
 
 func init() { kind.Register(descriptor) }
 
 // Option configures a retry.
 type Option func(*settings)
-
-// WithConfig replaces the whole configuration with c, as resolved elsewhere (e.g. from
-// the application's own settings); options after it change c further. Default
-// DefaultConfig(). The zero Config is enabled but not valid (MaxAttempts 0, Multiplier
-// 0): start from DefaultConfig to keep the defaults. The retry validates c when it is
-// built.
-func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
 
 // Enabled false makes every call a single attempt, with no retry and no event. Default
 // true.
@@ -211,41 +198,36 @@ func Jitter(f float64) Option { return func(s *settings) { s.Jitter = f } }
 // error that sets its own wait (policy.RetryAfter) keeps it. Default false.
 func WaitForPermit(on bool) Option { return func(s *settings) { s.WaitForPermit = on } }
 
-// RetryOn adds errors to retry, matched with errors.Is. Default empty: every error is
+// On adds errors to retry, matched with errors.Is. Default empty: every error is
 // retried. Each call adds to the list. AbortOn wins over it, and an error that must never
 // be retried (an open circuit breaker's rejection) is never retried whatever the list
 // says.
-func RetryOn(errs ...error) Option {
+func On(errs ...error) Option {
 	return func(s *settings) { s.RetryOn = kind.Append(s.RetryOn, errs) }
 }
 
 // AbortOn adds errors that are never retried, matched with errors.Is. Default empty. It
-// wins over RetryOn and RetryIf. Each call adds to the list. Adding ratelimit.ErrExceeded
+// wins over On and If. Each call adds to the list. Adding ratelimit.ErrExceeded
 // makes a rate-limited call fail at once instead of being retried.
 func AbortOn(errs ...error) Option {
 	return func(s *settings) { s.AbortOn = kind.Append(s.AbortOn, errs) }
 }
 
-// RetryIf retries the outcomes for which pred returns true, in addition to the errors
+// If retries the outcomes for which pred returns true, in addition to the errors
 // the lists retry: e.g. a response with status 503 returned with a nil error. T must be
 // the result type of the calls the retry decorates; wrapping a function of another result
 // type fails with R4C-REG-010. An outcome that pred retries and that is still failing
 // when the attempts run out is returned as it is. Default none. A later call replaces
 // the predicate; a nil pred removes it. pred must be quick, safe for concurrent use, and
 // must not panic.
-func RetryIf[T any](pred func(v T, err error) bool) Option {
+func If[T any](pred func(v T, err error) bool) Option {
 	p := kind.NewPredicate(pred)
 	return func(s *settings) { s.retryIf = p }
 }
 
-// RandSource sets the random source of the jitter, for a reproducible jitter in tests.
-// Default math/rand/v2's global source. Calls into src are serialised by a lock: src may
-// be shared.
-func RandSource(src rand.Source) Option { return func(s *settings) { s.Rand = src } }
-
 // Name shares one retry among every function wrapped with this name; the name is the
-// instance id. Default none: each wrapped function has its own retry, whose id is the
-// function's id.
+// instance id, also of a retry built with New. Default none: each wrapped function has
+// its own retry, whose id is the function's id ("retry" for one built with New).
 func Name(name string) Option { return kind.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.retry.*, which take precedence
@@ -257,16 +239,7 @@ func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 // its own.
 func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// WithInstanceID sets the instance id of a retry built with New. Default the Name, else
-// "retry".
-func WithInstanceID(id string) Option { return kind.WithInstanceID[settings](id) }
-
 // OnEvent sets the listener of the retry's EventAttempt, EventExhausted and EventAborted
 // events (the package documentation says when each is published). Default none: nothing
 // is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
-
-// Observe sets the observer asked for the instance's observe.Recorder, which is told each
-// call's outcome (see observe.Outcome) and each event with the call's context. A
-// registry's observer replaces it. Default none.
-func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }

@@ -12,18 +12,17 @@ import (
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
-// NewPolicy returns r as a policy of layer Layer, for calls returning T.
-func NewPolicy[T any](r *Retry) policy.Policy[T] {
-	return decorate.Of(Layer, r, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
-}
-
-// DecorateFunc returns next retried by r. Each call attempts next; a failure that may be
-// retried (see Retryable) is attempted again after its wait, slept on r's clock on the
+// NewPolicy returns r as a policy of layer Layer, for calls returning T: its Decorate
+// guards a function that returns (T, error), its DecorateAsync one that returns a future.
+// Below, next is that function and ctx the context of a call.
+//
+// Its Decorate returns next retried by r. Each call attempts next; a failure that may be
+// retried (see the package documentation) is attempted again after its wait, slept on r's clock on the
 // caller's goroutine, up to MaxAttempts attempts in all.
 //
 // It returns the first successful attempt's result, or the last attempt's result and
 // error as they are when the retry gives up (attempts exhausted, an error that is not
-// retried: AbortOn, outside RetryOn, or policy.NeverRetried, or a wait before the next
+// retried: AbortOn, outside On, or policy.NeverRetried, or a wait before the next
 // attempt that would end after ctx's deadline, which is not started). When ctx ends
 // before a new attempt or during a wait, the retries stop and the error matches both the
 // last attempt's error and ctx's error. A ctx that is nil or already done when the call
@@ -36,19 +35,60 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // does not retry (the first attempt's included), because ctx ended, or before a wait that
 // would end after ctx's deadline (no EventAttempt then). Events are published with ctx.
 //
-// With a recorder (Observe), each call is recorded once, with ctx, when it ends:
+// With a recorder (a registry's observer), each call is recorded once, with ctx, when it ends:
 // observe.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
 // Attempts the attempts made and Err the error the call returns (see the package
 // documentation). A call that succeeds the first time still allocates nothing.
 //
 // Each call reads r's configuration once, as it arrives, and keeps it to its end: a
-// Reconfigure made while it runs applies from the next call.
+// reload made while it runs applies from the next call.
 //
 // A call that succeeds the first time allocates nothing and publishes nothing; a call that
 // fails at once with an error that is not retried allocates nothing either. A disabled
 // retry lets every call through to next, a single attempt, but for a nil or done ctx,
 // whose error it returns as is; so does a Retry not built by New.
-func DecorateFunc[A, T any](r *Retry, next decorate.Func[A, T]) decorate.Func[A, T] {
+//
+// Its DecorateAsync returns next retried by r for calls that return a future. The first
+// attempt starts at once; when an attempt's future fails with an error that may be
+// retried, the next attempt is scheduled on r's clock with AfterFunc: no goroutine waits.
+// The returned future completes with the first successful attempt's
+// result, or as Decorate's call returns when the retry gives up or ctx ends (a wait
+// that would end after ctx's deadline is not armed: the future completes at once); ctx
+// ending during a wait stops the timer and fails the future at once. Events, and the
+// outcome a recorder is told when the future completes, are Decorate's, with ctx; a
+// future ended by Cancel is recorded as observe.ResultAborted with async.ErrCanceled and
+// the attempts started; an attempt's result, or a wait's end, arriving while Cancel is
+// under way is neither recorded nor followed by another attempt.
+//
+// A ctx that is nil or already done when the call arrives runs no attempt and publishes
+// nothing: the future fails with ctx's error (policy.ErrNilContext for a nil ctx). An
+// attempt whose next returns a nil future fails with async.ErrNilFuture, an error
+// retried as any other unless the lists say otherwise.
+//
+// Cancelling the returned future stops a pending wait, so that no further attempt starts,
+// and cancels the attempt in flight. A first attempt whose future is already complete with
+// a success, or with an error that is not retried, is returned as it is, with no
+// allocation. As with Decorate, each call keeps the configuration in force when it
+// arrives. A disabled retry lets every call through to next, a single attempt, but for a
+// nil or done ctx, whose error it returns as is; so does a Retry not built by New.
+func NewPolicy[T any](r *Retry) policy.Policy[T] {
+	return decorate.Of(Layer, r, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
+}
+
+// Decorate returns next, a decorate.Func or a decorate.AsyncFunc of argument A and result T,
+// guarded by r as NewPolicy's Decorate and DecorateAsync guard functions without argument:
+// it is the retry's layer as package resilience composes it, for functions of any arity,
+// e.g. Decorate[decorate.Func[A, T], A, T](r, next). Use NewPolicy, or wrap the function
+// with package resilience.
+func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](r *Retry, next F) F {
+	if f, ok := any(next).(decorate.Func[A, T]); ok {
+		return any(decorateFunc(r, f)).(F)
+	}
+	return any(decorateAsyncFunc(r, any(next).(decorate.AsyncFunc[A, T]))).(F)
+}
+
+// decorateFunc is Decorate for a decorate.Func: see NewPolicy.
+func decorateFunc[A, T any](r *Retry, next decorate.Func[A, T]) decorate.Func[A, T] {
 	if !r.built() {
 		return decorate.Guard(next)
 	}
@@ -80,7 +120,7 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 		}
 		w := r.waitAfter(c, n, err)
 		if outlasts(ctx, w) { // the last outcome, as is (CO-10)
-			if err != nil { // a result RetryIf retries, with its nil error, publishes nothing
+			if err != nil { // a result If retries, with its nil error, publishes nothing
 				r.publish(ctx, EventAborted, n, 0, err)
 			}
 			r.record(ctx, observe.ResultAborted, n, err)
@@ -104,30 +144,8 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 	}
 }
 
-// DecorateAsyncFunc returns next retried by r for calls that return a future. The first
-// attempt starts at once; when an attempt's future fails with an error that may be
-// retried, the next attempt is scheduled on r's clock with AfterFunc: no goroutine waits.
-// The returned future completes with the first successful attempt's
-// result, or as DecorateFunc's call returns when the retry gives up or ctx ends (a wait
-// that would end after ctx's deadline is not armed: the future completes at once); ctx
-// ending during a wait stops the timer and fails the future at once. Events, and the
-// outcome a recorder is told when the future completes, are DecorateFunc's, with ctx; a
-// future ended by Cancel is recorded as observe.ResultAborted with async.ErrCanceled and
-// the attempts started; an attempt's result, or a wait's end, arriving while Cancel is
-// under way is neither recorded nor followed by another attempt.
-//
-// A ctx that is nil or already done when the call arrives runs no attempt and publishes
-// nothing: the future fails with ctx's error (policy.ErrNilContext for a nil ctx). An
-// attempt whose next returns a nil future fails with async.ErrNilFuture, an error
-// retried as any other unless the lists say otherwise.
-//
-// Cancelling the returned future stops a pending wait, so that no further attempt starts,
-// and cancels the attempt in flight. A first attempt whose future is already complete with
-// a success, or with an error that is not retried, is returned as it is, with no
-// allocation. As with DecorateFunc, each call keeps the configuration in force when it
-// arrives. A disabled retry lets every call through to next, a single attempt, but for a
-// nil or done ctx, whose error it returns as is; so does a Retry not built by New.
-func DecorateAsyncFunc[A, T any](r *Retry, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
+// decorateAsyncFunc is Decorate for a decorate.AsyncFunc: see NewPolicy.
+func decorateAsyncFunc[A, T any](r *Retry, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if !r.built() {
 		return decorate.GuardAsync(next)
 	}
@@ -178,7 +196,7 @@ type run[A, T any] struct {
 	d    delay.Delayed[T]
 	r    *Retry
 	c    *Config             // the call's configuration, read when it arrived
-	pred func(T, error) bool // RetryIf's predicate for T; nil: none
+	pred func(T, error) bool // If's predicate for T; nil: none
 	ctx  context.Context
 	a    A
 	next decorate.AsyncFunc[A, T]
@@ -215,7 +233,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		return
 	case EventExhausted:
 		k := EventExhausted
-		if err == nil { // a result RetryIf retries, returned as it is
+		if err == nil { // a result If retries, returned as it is
 			k = 0
 		}
 		ru.end(v, err, k, observe.ResultFailed)
@@ -229,7 +247,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	w := r.waitAfter(ru.c, n, err)
 	if outlasts(ru.ctx, w) { // the last outcome, as is (CO-10)
 		k := EventAborted
-		if err == nil { // a result RetryIf retries, returned as it is, publishes nothing
+		if err == nil { // a result If retries, returned as it is, publishes nothing
 			k = 0
 		}
 		ru.end(v, err, k, observe.ResultAborted)

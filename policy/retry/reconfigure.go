@@ -6,31 +6,27 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Reconfigure changes the retry's configuration to c, for the calls that start after it:
-// MaxAttempts, Delay, Multiplier, MaxDelay, Jitter, WaitForPermit and Disabled. A call in
-// progress keeps the configuration it started with to its end (its attempts, its waits,
-// its jitter), so no call sees part of one configuration and part of another. The
-// retries that PermitsFrom returned for r see the change too.
+// reconfigure changes the retry's configuration to c, for a registry's reload, for the
+// calls that start after it: MaxAttempts, Delay, Multiplier, MaxDelay, Jitter,
+// WaitForPermit and Disabled. A call in progress keeps the configuration it started with
+// to its end (its attempts, its waits, its jitter), so no call sees part of one
+// configuration and part of another. The retries that permitsFrom returned for r see the
+// change too.
 //
-// c is checked as CheckReconfigure checks it, and on error nothing changes: an invalid c
-// returns New's *policy.ConfigError (R4C-ATR-007, R4C-ATR-004); a c whose RetryOn,
-// AbortOn or Rand is not the retry's (compared by identity, as a shared name compares
-// them) returns R4C-REG-012. Those three are set in code only: they say which errors are
-// safe to retry, and a configuration built afresh (from DefaultConfig) would drop them
-// silently; to change them, build another retry. Start from Config to keep them:
-//
-//	c := r.Config()
-//	c.MaxAttempts = 5
-//	err := r.Reconfigure(c)
+// c is checked as checkReconfigure checks it, and on error nothing changes: an invalid c
+// returns New's *policy.ConfigError (R4C-ATR-007, R4C-ATR-004); a c whose RetryOn or
+// AbortOn is not the retry's (compared by identity, as a shared name compares them)
+// returns R4C-REG-012. The lists are set in code only: they say which errors are safe to
+// retry, and a configuration resolved afresh would drop them silently.
 //
 // A change publishes one ConfigChanged event whose Changed names, sorted, the settings
 // that changed by their configuration attribute names ("delay", "enabled", "jitter",
 // "maxAttempts", "maxDelay", "multiplier", "waitForPermit"); a c equal to the
 // configuration in force changes and publishes nothing. A Retry not built by New cannot
 // be reconfigured (R4C-REG-010). Safe for concurrent use with every other method;
-// concurrent calls to Reconfigure take effect one after the other.
-func (r *Retry) Reconfigure(c Config) error {
-	if err := r.CheckReconfigure(c); err != nil {
+// concurrent calls take effect one after the other.
+func (r *Retry) reconfigure(c Config) error {
+	if err := r.checkReconfigure(c); err != nil {
 		return err
 	}
 	r.mu.Lock()
@@ -40,34 +36,29 @@ func (r *Retry) Reconfigure(c Config) error {
 	if len(names) == 0 {
 		return nil
 	}
-	// The lists and the source are the same values (CheckReconfigure): keep the
-	// retry's own.
-	c.RetryOn, c.AbortOn, c.Rand = old.RetryOn, old.AbortOn, old.Rand
+	// The lists are the same values (checkReconfigure): keep the retry's own.
+	c.RetryOn, c.AbortOn = old.RetryOn, old.AbortOn
 	r.cfg.Store(&c)
 	r.events.Publish(policy.Event{Kind: policy.ConfigChanged, Changed: names})
 	return nil
 }
 
-// CheckReconfigure reports the error Reconfigure(c) would return, changing nothing:
-// R4C-ATR-007 or R4C-ATR-004 for an invalid c (as New), R4C-REG-012 when c's RetryOn,
-// AbortOn or Rand is not the retry's, R4C-REG-010 for a Retry not built by New; nil when
-// Reconfigure(c) would succeed. Safe for concurrent use.
-func (r *Retry) CheckReconfigure(c Config) error {
+// checkReconfigure reports the error reconfigure(c) would return, changing nothing; nil
+// when reconfigure(c) would succeed. Safe for concurrent use.
+func (r *Retry) checkReconfigure(c Config) error {
 	if !r.built() {
 		return r4c.Errorf(r4c.BadSpec, string(Layer), "",
 			"a Retry not built with New has no configuration to change")
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.validate(); err != nil {
 		return err
 	}
-	old := r.cfg.Load() // RetryOn, AbortOn and Rand never change: any snapshot has them
+	old := r.cfg.Load() // RetryOn and AbortOn never change: any snapshot has them
 	switch {
 	case !kind.Same(old.RetryOn, c.RetryOn):
 		return notLive("retry.retryOn", kind.Difference(old.RetryOn, c.RetryOn))
 	case !kind.Same(old.AbortOn, c.AbortOn):
 		return notLive("retry.abortOn", kind.Difference(old.AbortOn, c.AbortOn))
-	case !kind.Same(old.Rand, c.Rand):
-		return notLive("retry.rand", kind.Difference(old.Rand, c.Rand))
 	}
 	return nil
 }

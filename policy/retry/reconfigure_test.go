@@ -218,7 +218,7 @@ func TestRC1_ConcurrentReconfigureIsNeverTorn(t *testing.T) {
 }
 
 // SPEC RC-2: an invalid configuration, or one that changes a setting made in code only
-// (RetryOn, AbortOn, Rand), is refused by Reconfigure and CheckReconfigure with its code,
+// (RetryOn, AbortOn), is refused by Reconfigure and CheckReconfigure with its code,
 // and changes nothing: the configuration, the calls and the events stay as they were.
 func TestRC2_InvalidReconfigureChangesNothing(t *testing.T) {
 	clk := clock.NewManual()
@@ -242,7 +242,6 @@ func TestRC2_InvalidReconfigureChangesNothing(t *testing.T) {
 		{"retryOn added", func(c *retry.Config) { c.RetryOn = []error{errBoom} }, r4c.NotLive, "retry.retryOn"},
 		{"abortOn dropped", func(c *retry.Config) { c.MaxAttempts = 5; c.AbortOn = nil }, r4c.NotLive, "retry.abortOn"},
 		{"abortOn, same text, another error", func(c *retry.Config) { c.AbortOn = []error{errors.New("fatal")} }, r4c.NotLive, "retry.abortOn"},
-		{"another random source", func(c *retry.Config) { c.Rand = rand.NewPCG(1, 2) }, r4c.NotLive, "retry.rand"},
 		{"from DefaultConfig", func(c *retry.Config) { *c = retry.DefaultConfig() }, r4c.NotLive, "retry.abortOn"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

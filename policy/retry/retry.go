@@ -14,11 +14,11 @@
 //     retried, whatever the lists say: that is how an open circuit breaker's rejection
 //     ends the retries at once;
 //   - an error matching AbortOn (errors.Is) is not retried;
-//   - otherwise, with RetryOn set, only errors matching it are retried; without it, every
+//   - otherwise, with On set, only errors matching it are retried; without it, every
 //     error is, rate-limiter rejections included (add ratelimit.ErrExceeded to AbortOn to
 //     fail fast instead);
 //   - an outcome the lists do not retry, a result with a nil error included, is retried
-//     when RetryIf's predicate returns true for it (AbortOn and policy.NeverRetried still
+//     when If's predicate returns true for it (AbortOn and policy.NeverRetried still
 //     win).
 //
 // There is no rejection error of its own: when the retry gives up, the last attempt's
@@ -40,13 +40,13 @@
 //   - EventAttempt for each failed attempt that will be retried, with Wait the wait
 //     before the next attempt;
 //   - EventExhausted when every attempt was made and the last one failed with an error
-//     the retry would have retried (a result that RetryIf retries, returned with its nil
+//     the retry would have retried (a result that If retries, returned with its nil
 //     error when the attempts run out, publishes nothing);
 //   - EventAborted when the retry stops on an outcome it does not retry (AbortOn,
-//     outside RetryOn and RetryIf, policy.NeverRetried), whichever attempt it is, the
+//     outside On and If, policy.NeverRetried), whichever attempt it is, the
 //     first included, because the caller's context ended (Err then matches the
 //     context's error), or because the wait before the next attempt would end after the
-//     context's deadline (Err is the last attempt's error; a result RetryIf retries,
+//     context's deadline (Err is the last attempt's error; a result If retries,
 //     returned then with its nil error, publishes nothing).
 //
 // So a call that ends in an error publishes one EventExhausted or one EventAborted (an
@@ -55,12 +55,12 @@
 // through every inner layer again: it takes its own rate-limiter permit and gets its own
 // timeout.
 //
-// A recorder (Observe, or a registry's observer) gets the events with the context of the
+// A recorder (a registry's observer) gets the events with the context of the
 // call that caused them (ConfigChanged with context.Background()), and is told, once per
 // call, with the call's context, its outcome when it ends, with Attempts the attempts
 // made: observe.ResultSucceeded when an attempt succeeded; observe.ResultFailed when every
 // attempt was made and the last failed with an outcome the retry would have retried (the
-// call's EventExhausted, or a result RetryIf retries, with its nil error, when the
+// call's EventExhausted, or a result If retries, with its nil error, when the
 // attempts run out); observe.ResultAborted when the retry stopped on an outcome it does
 // not retry, because the caller's context ended, or before a wait that would end after
 // the context's deadline (the call's EventAborted), and for an
@@ -76,18 +76,17 @@
 // with a limiter of 1 permit per second and a delay of 100ms, the attempts after a
 // rejection find no permit either, and the call may give up while the permit is still
 // most of a second away. With WaitForPermit, the wait after a rejection by the retry's own
-// limiter (a *ratelimit.ExceededError) is at least the time until that limiter's next
+// limiter (a throttle.Error error) is at least the time until that limiter's next
 // permit, read from the error as the wait starts: the next attempt finds its permit. In a
 // composition of package resilience, the retry's own limiter is the composition's rate
-// limiter (see PermitsFrom); a retry used on its own waits for any limiter that refused
-// an attempt.
+// limiter; a retry used on its own waits for any limiter that refused an attempt.
 //
 // # Changing the configuration of a running retry
 //
-// Reconfigure replaces MaxAttempts, Delay, Multiplier, MaxDelay, Jitter, WaitForPermit
-// and Disabled for the calls that start after it; a call in progress keeps the
-// configuration it started with, whole, until it ends. RetryOn, AbortOn and Rand, which
-// only code sets, cannot change on a running retry.
+// A reload of a registry's configuration replaces MaxAttempts, Delay, Multiplier,
+// MaxDelay, Jitter, WaitForPermit and Disabled for the calls that start after it; a call
+// in progress keeps the configuration it started with, whole, until it ends. The error
+// lists, which only code sets, cannot change on a running retry.
 //
 // A Retry is safe for concurrent use and holds no per-call state: one instance may serve
 // any number of functions and goroutines.
@@ -109,26 +108,26 @@ import (
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
-// Retry is a retry policy. Build it with New, and decorate calls with DecorateFunc,
-// DecorateAsyncFunc or NewPolicy. It is safe for concurrent use. Its configuration can
-// change while it runs (Reconfigure): each call reads it once, when it starts, and keeps
-// it to its end.
+// Retry is a retry policy. Build it with New, and retry calls with NewPolicy (a registry
+// builds its own for resilience.Retry). It is safe for concurrent use. Its configuration can change while
+// it runs (a registry's reload): each call reads it once, when it starts, and keeps it to
+// its end.
 type Retry struct {
 	*core // nil for a Retry not built by New, which makes every call a single attempt
 	// src says whose rate-limiter rejections set the wait, for a retry returned by
-	// PermitsFrom; bound is false for the retry New returns, which honours every one.
-	src   PermitSource
+	// permitsFrom; bound is false for the retry New returns, which honours every one.
+	src   kind.PermitSource
 	bound bool
 }
 
-// core is what a retry and the retries PermitsFrom returns for it share.
+// core is what a retry and the retries permitsFrom returns for it share.
 type core struct {
-	cfg    atomic.Pointer[Config] // the configuration in force; Reconfigure replaces it whole
-	cls    kind.Classifier        // RetryOn, AbortOn and RetryIf: fixed when it is built
+	cfg    atomic.Pointer[Config] // the configuration in force; reconfigure replaces it whole
+	cls    kind.Classifier        // the error lists and If's predicate: fixed when it is built
 	clk    clock.Clock
 	events kind.Events
 	rnd    *rand.Rand // nil: math/rand/v2's global source
-	mu     sync.Mutex // serialises Reconfigure
+	mu     sync.Mutex // serialises reconfigure
 }
 
 // sourceMu serialises every use of a caller's random source: a source is not safe for
@@ -136,15 +135,14 @@ type core struct {
 // to many wrapped functions).
 var sourceMu sync.Mutex
 
-// New builds a retry from opts, over the defaults of DefaultConfig. An invalid
+// New builds a retry from opts, over the defaults (3 attempts, 500ms apart). An invalid
 // configuration returns a *policy.ConfigError: R4C-ATR-007 (maxAttempts < 1,
 // multiplier < 1 or not finite, jitter outside [0, 1]) or R4C-ATR-004 (negative delay or
-// maxDelay).
-// The instance id is WithInstanceID's, else the Name, else "retry".
+// maxDelay). The instance id is the Name, else "retry".
 func New(opts ...Option) (*Retry, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Retry, error) {
-	if err := s.Config.Validate(); err != nil {
+	if err := s.validate(); err != nil {
 		return nil, err
 	}
 	kind.Own(&s.RetryOn, &s.AbortOn)
@@ -155,13 +153,13 @@ func build(s settings) (*Retry, error) {
 	}
 	cfg := s.Config
 	c.cfg.Store(&cfg)
-	if s.Rand != nil {
-		c.rnd = rand.New(s.Rand)
+	if s.rand != nil {
+		c.rnd = rand.New(s.rand)
 	}
 	return &Retry{core: c}, nil
 }
 
-// built reports whether r was built by New (or comes from PermitsFrom on one that was).
+// built reports whether r was built by New (or comes from permitsFrom on one that was).
 func (r *Retry) built() bool { return r != nil && r.core != nil }
 
 // InstanceID returns the retry's id; "" for a Retry not built by New.
@@ -173,9 +171,9 @@ func (r *Retry) InstanceID() string {
 }
 
 // Config returns the retry's configuration in force: the one New resolved, or the last
-// one Reconfigure applied, with copies of its error lists: changing them changes nothing
-// (the retry keeps copies of the lists it was built with), and Reconfigure takes them as
-// the retry's own. A Retry not built by New returns the zero Config.
+// one a registry's reload applied, with copies of its error lists: changing them changes
+// nothing (the retry keeps copies of the lists it was built with). A Retry not built by
+// New returns the zero Config.
 func (r *Retry) Config() Config {
 	if !r.built() {
 		return Config{}
@@ -185,27 +183,8 @@ func (r *Retry) Config() Config {
 	return c
 }
 
-// Clock returns the retry's time source; nil for a Retry not built by New.
-func (r *Retry) Clock() clock.Clock {
-	if !r.built() {
-		return nil
-	}
-	return r.clk
-}
-
-// Retryable reports whether err may be retried by r, attempts and context aside: not an
-// error that must never be retried (policy.NeverRetried, e.g. an open circuit breaker's
-// rejection), not matching AbortOn, and matching RetryOn when it is set. A nil error is
-// not retried; RetryIf's predicate is not consulted.
-func (r *Retry) Retryable(err error) bool {
-	if !r.built() {
-		return false
-	}
-	return r.cls.Error(err) && !neverRetried(err)
-}
-
 // retryable reports whether the outcome (v, err) is retried: by the lists, or by pred,
-// RetryIf's predicate for T (nil: none).
+// If's predicate for T (nil: none).
 func retryable[T any](r *Retry, pred func(T, error) bool, v T, err error) bool {
 	return kind.Counts(&r.cls, pred, v, err) && !neverRetried(err)
 }
@@ -221,7 +200,7 @@ func neverRetried(err error) bool {
 // wait returns the wait after failed attempt n of a call configured by c: the backoff,
 // jittered.
 func (r *Retry) wait(c *Config, n int) time.Duration {
-	d := c.Backoff(n)
+	d := c.backoff(n)
 	j := c.Jitter
 	if j == 0 || d == 0 {
 		return d
@@ -257,7 +236,7 @@ const (
 // a success, for a call configured by c whose context is ctx, and the error to return
 // when it is not retryIt. It publishes the event of the end, with ctx: EventAborted for
 // an outcome that is not retried or a context that has ended, EventExhausted for
-// attempts spent on an outcome that would have been retried (none for a result RetryIf
+// attempts spent on an outcome that would have been retried (none for a result If
 // retries, returned with its nil error); then it records the call's outcome
 // (ResultAborted, ResultFailed).
 func decide[T any](r *Retry, c *Config, pred func(T, error) bool, ctx context.Context, n int, v T, err error) (decision, error) {
@@ -296,7 +275,7 @@ func outcome[T any](r *Retry, c *Config, pred func(T, error) bool, n int, v T, e
 }
 
 // stopped returns the error of a call whose retries ended with its context: it matches
-// both last (the last attempt's error, nil for an outcome that RetryIf retried) and
+// both last (the last attempt's error, nil for an outcome that If retried) and
 // ctxErr. A last error that already matches ctxErr (the attempt saw the context end) is
 // returned as is.
 func stopped(last, ctxErr error) error {

@@ -93,7 +93,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, "retry", r.InstanceID())
 	assert.Equal(t, retry.DefaultConfig(), r.Config())
 	assert.Equal(t, "shared", newRetry(t, retry.Name("shared")).InstanceID())
-	assert.Equal(t, "id", newRetry(t, retry.Name("shared"), retry.WithInstanceID("id")).InstanceID())
+	assert.Equal(t, "id", newRetry(t, retry.Name("shared"), retry.Name("id")).InstanceID())
 }
 
 func TestDefaultDelayIsConstant(t *testing.T) {
@@ -193,7 +193,7 @@ func TestJitterOnTheGlobalSource(t *testing.T) {
 
 func TestRetryOn(t *testing.T) {
 	clk := clock.NewManual()
-	r := newRetry(t, retry.WithClock(clk), retry.RetryOn(errBoom, nil))
+	r := newRetry(t, retry.WithClock(clk), retry.On(errBoom, nil))
 
 	rec := &recorder{clk: clk, errs: []error{fmt.Errorf("wrapped: %w", errBoom), nil}}
 	_, err := retry.DecorateFunc(r, rec.call)(context.Background(), struct{}{})
@@ -210,7 +210,7 @@ func TestRetryOn(t *testing.T) {
 
 func TestAbortOnWinsOverRetryOn(t *testing.T) {
 	clk := clock.NewManual()
-	r := newRetry(t, retry.WithClock(clk), retry.RetryOn(errBoom), retry.AbortOn(errBoom))
+	r := newRetry(t, retry.WithClock(clk), retry.On(errBoom), retry.AbortOn(errBoom))
 	rec := &recorder{clk: clk, errs: []error{errBoom, nil}}
 	_, err := retry.DecorateFunc(r, rec.call)(context.Background(), struct{}{})
 	require.Same(t, errBoom, err)
@@ -229,7 +229,7 @@ func TestNeverRetriedIsNeverRetried_CO4(t *testing.T) {
 	clk := clock.NewManual()
 	ev := &events{}
 	open := openError{never: true}
-	r := newRetry(t, retry.WithClock(clk), retry.RetryOn(open), retry.OnEvent(ev.listen))
+	r := newRetry(t, retry.WithClock(clk), retry.On(open), retry.OnEvent(ev.listen))
 	rec := &recorder{clk: clk, errs: []error{fmt.Errorf("call: %w", open), nil}}
 	_, err := retry.DecorateFunc(r, rec.call)(context.Background(), struct{}{})
 	require.ErrorIs(t, err, open)
@@ -339,7 +339,7 @@ func TestCO10_DeadlineStopsRetriesOnTheSystemClock(t *testing.T) {
 func TestEventSequence(t *testing.T) {
 	clk := clock.NewManual()
 	ev := &events{}
-	r := newRetry(t, retry.WithClock(clk), retry.WithInstanceID("SearchAPI.Search"),
+	r := newRetry(t, retry.WithClock(clk), retry.Name("SearchAPI.Search"),
 		retry.Delay(time.Second), retry.Multiplier(3), retry.OnEvent(ev.listen))
 	rec := &recorder{clk: clk, errs: []error{errBoom}}
 	_, err := retry.DecorateFunc(r, rec.call)(context.Background(), struct{}{})
@@ -436,11 +436,11 @@ func inf() float64 { z := 0.0; return 1 / z }
 
 func TestSameOptionsGiveEqualConfigs(t *testing.T) {
 	src := rand.NewPCG(1, 1)
-	opts := []retry.Option{retry.MaxAttempts(4), retry.RetryOn(errBoom), retry.AbortOn(errOther), retry.RandSource(src)}
+	opts := []retry.Option{retry.MaxAttempts(4), retry.On(errBoom), retry.AbortOn(errOther), retry.RandSource(src)}
 	a, b := newRetry(t, opts...), newRetry(t, opts...)
 	assert.True(t, reflect.DeepEqual(a.Config(), b.Config()))
 	assert.False(t, reflect.DeepEqual(a.Config(), newRetry(t, retry.MaxAttempts(5)).Config()))
-	assert.True(t, reflect.DeepEqual(retry.DefaultConfig(), newRetry(t, retry.RetryOn(), retry.AbortOn(nil)).Config()),
+	assert.True(t, reflect.DeepEqual(retry.DefaultConfig(), newRetry(t, retry.On(), retry.AbortOn(nil)).Config()),
 		"empty lists are the defaults")
 }
 

@@ -30,7 +30,7 @@ func (r *Retry) waitAfter(c *Config, n int, err error) time.Duration {
 
 // nextPermit returns the time until the next permit of the rate limiter that refused err:
 // ok when err is a throttle.Error from a limiter whose permits r waits for (any limiter
-// for a retry that PermitsFrom did not bind, else the one it names), and that limiter can
+// for a retry that permitsFrom did not bind, else the one it names), and that limiter can
 // tell.
 func (r *Retry) nextPermit(err error) (time.Duration, bool) {
 	t, ok := errors.AsType[throttle.Error](err)

@@ -63,7 +63,7 @@ func driveAsync(t *testing.T, clk *clock.Manual, f *async.Future[int]) (int, err
 func TestRetryIfRetriesAResultUntilItSucceeds(t *testing.T) {
 	clk := clock.NewManual()
 	ev := &events{}
-	r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(4), retry.RetryIf(unavailable), retry.OnEvent(ev.listen))
+	r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(4), retry.If(unavailable), retry.OnEvent(ev.listen))
 	s := &statuses{n503: 3}
 	v, err := retry.DecorateFunc(r, s.call)(context.Background(), struct{}{})
 	require.NoError(t, err)
@@ -82,7 +82,7 @@ func TestRetryIfRetriesAResultUntilItSucceeds(t *testing.T) {
 func TestRetryIfReturnsTheLastResultAsIsWhenAttemptsRunOut(t *testing.T) {
 	clk := clock.NewManual()
 	ev := &events{}
-	r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(3), retry.RetryIf(unavailable), retry.OnEvent(ev.listen))
+	r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(3), retry.If(unavailable), retry.OnEvent(ev.listen))
 	s := &statuses{n503: 3}
 	v, err := retry.DecorateFunc(r, s.call)(context.Background(), struct{}{})
 	require.NoError(t, err, "the third 503 is returned with its nil error")
@@ -96,7 +96,7 @@ func TestRetryIfReturnsTheLastResultAsIsWhenAttemptsRunOut(t *testing.T) {
 func TestAbortOnWinsOverRetryIf(t *testing.T) {
 	clk := clock.NewManual()
 	r := newRetry(t, retry.WithClock(clk), retry.AbortOn(errBoom),
-		retry.RetryIf(func(int, error) bool { return true }))
+		retry.If(func(int, error) bool { return true }))
 	calls := 0
 	_, err := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) {
 		calls++
@@ -131,7 +131,7 @@ func TestRetryIfAsync(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Run("succeeds on the fourth attempt", func(t *testing.T) {
 				clk := clock.NewManual()
-				r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(4), retry.RetryIf(unavailable))
+				r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(4), retry.If(unavailable))
 				s := &statuses{n503: 3}
 				v, err := driveAsync(t, clk, retry.DecorateAsyncFunc(r, tc.fn(s, clk))(context.Background(), struct{}{}))
 				require.NoError(t, err)
@@ -140,7 +140,7 @@ func TestRetryIfAsync(t *testing.T) {
 			})
 			t.Run("the third 503 is returned as is", func(t *testing.T) {
 				clk := clock.NewManual()
-				r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(3), retry.RetryIf(unavailable))
+				r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(3), retry.If(unavailable))
 				s := &statuses{n503: 3}
 				v, err := driveAsync(t, clk, retry.DecorateAsyncFunc(r, tc.fn(s, clk))(context.Background(), struct{}{}))
 				require.NoError(t, err)
@@ -153,7 +153,7 @@ func TestRetryIfAsync(t *testing.T) {
 	t.Run("AbortOn wins", func(t *testing.T) {
 		clk := clock.NewManual()
 		r := newRetry(t, retry.WithClock(clk), retry.AbortOn(errBoom),
-			retry.RetryIf(func(int, error) bool { return true }))
+			retry.If(func(int, error) bool { return true }))
 		calls := 0
 		f := retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] {
 			calls++
@@ -178,7 +178,7 @@ func TestRetryIfAsync(t *testing.T) {
 
 func TestErrorListsAppend(t *testing.T) {
 	clk := clock.NewManual()
-	r := newRetry(t, retry.WithClock(clk), retry.RetryOn(errBoom), retry.RetryOn(errOther))
+	r := newRetry(t, retry.WithClock(clk), retry.On(errBoom), retry.On(errOther))
 	assert.Equal(t, []error{errBoom, errOther}, r.Config().RetryOn, "each call adds to the list")
 	assert.True(t, r.Retryable(errBoom), "the first call's errors are still retried")
 	assert.True(t, r.Retryable(errOther))

@@ -13,42 +13,8 @@ import (
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
-// DecorateAsyncFunc returns next bounded by t, for calls that return a future. Each call
-// starts next at once, with a context derived from ctx that ends at the deadline,
-// Duration from now on t's clock (the Duration in force when the call starts: a
-// Reconfigure during the call does not move its deadline), and returns a future that:
-//   - completes with next's result if next's future completes before the deadline; the
-//     deadline's timer is then stopped at once (a manual clock's PendingTasks drops);
-//   - fails with t's *TimeoutError (matching ErrTimeout and context.DeadlineExceeded) at
-//     the deadline, fired by a clock timer: no goroutine waits for it. next's context
-//     then ends (its Err() is context.DeadlineExceeded, its cause the *TimeoutError),
-//     next's future is canceled, and an EventExceeded event is published (its attribute
-//     AttrTimeout = Duration).
-//
-// Contexts that next derives from its context see context.Canceled when the deadline
-// ends them (their cause is the *TimeoutError); next's context itself reports
-// DeadlineExceeded.
-//
-// A ctx that is nil or already done when the call arrives does not run next and
-// publishes nothing: the future fails with ctx's error (policy.ErrNilContext for a nil
-// ctx). A nil future returned by next counts as one failed with async.ErrNilFuture: the
-// returned future fails with it.
-//
-// With a recorder, each call is recorded once, with ctx, when the returned future
-// completes (see the package documentation: ResultSucceeded, ResultFailed, ResultTimedOut,
-// with Latency), and the EventExceeded event is published with ctx.
-//
-// Cancelling the returned future stops the timer, ends next's context and cancels next's
-// future; Cancel reports what that inner Cancel reports (true only if next's work had not
-// started, e.g. it was still queued in a bulkhead). Whichever comes first of Cancel,
-// next's result and the deadline is the call's end, and only it is recorded and
-// published: a Cancel that comes first is recorded as ResultFailed with
-// async.ErrCanceled, and a result or deadline arriving during it records nothing; once
-// next's result or the deadline has begun ending the call, Cancel returns false and
-// changes nothing. A call that starts while t is
-// disabled gets next's own future, without a deadline (a nil one is a future failed with
-// async.ErrNilFuture), but for a nil or done ctx, whose error it returns as is.
-func DecorateAsyncFunc[A, T any](t *Timeout, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
+// decorateAsyncFunc is Decorate for a decorate.AsyncFunc: see NewPolicy.
+func decorateAsyncFunc[A, T any](t *Timeout, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)

@@ -82,7 +82,7 @@ func TestAsyncTimesOut(t *testing.T) {
 	require.Len(t, rec.events, 1)
 	assert.Equal(t, timeout.EventExceeded, rec.events[0].Kind)
 	assert.Equal(t, 500*time.Millisecond, rec.events[0].At, "published at the deadline")
-	assert.Equal(t, 500*time.Millisecond, rec.events[0].Attr(timeout.AttrTimeout).Duration(), "Timeout is the time given")
+	assert.Equal(t, 500*time.Millisecond, rec.events[0].Attr("timeout").Duration(), "Timeout is the time given")
 	assert.Zero(t, rec.events[0].Wait, "the call was not held before it ran")
 }
 
@@ -178,7 +178,7 @@ func TestAsyncDisabled(t *testing.T) {
 
 // The real deadline path on the System clock, for an inner call that ignores its context.
 func TestAsyncSystemClock(t *testing.T) {
-	to, err := timeout.New(20*time.Millisecond, timeout.WithInstanceID("Svc.Call"))
+	to, err := timeout.New(20*time.Millisecond, timeout.Name("Svc.Call"))
 	require.NoError(t, err)
 	release := make(chan struct{})
 	call := timeout.DecorateAsyncFunc(to, func(ctx context.Context, _ string) *asyncFuture {

@@ -9,7 +9,7 @@ import (
 // every asynchronous call, and synchronous calls timed by a clock other than
 // clock.System() (so that a manual clock controls them). It behaves like a
 // context.WithTimeoutCause context: once the deadline has ended it, Err() is
-// context.DeadlineExceeded and context.Cause is the timeout's *TimeoutError.
+// context.DeadlineExceeded and context.Cause is the timeout's *Error.
 //
 // Deadline() reports the wall-clock instant Duration after the call started (or the
 // parent's deadline if earlier). A Clock has no wall time, so with a manual clock this is
@@ -17,7 +17,7 @@ import (
 // itself always comes from the policy's clock.
 //
 // Contexts derived from it see context.Canceled rather than DeadlineExceeded when the
-// deadline ends them (context.Cause is still the *TimeoutError, which matches
+// deadline ends them (context.Cause is still the *Error, which matches
 // DeadlineExceeded): the standard library links them to the cancelCtx inside. Synchronous
 // calls on the System clock use the runtime's own timer context instead, whose derived
 // contexts see DeadlineExceeded.
@@ -25,7 +25,7 @@ type clockCtx struct {
 	context.Context // a context.WithCancelCause child of the caller's context
 	cancel          context.CancelCauseFunc
 	deadline        time.Time
-	err             *TimeoutError
+	err             *Error
 }
 
 // newClockCtx returns the context of a call that starts now under l.

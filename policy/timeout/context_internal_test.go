@@ -14,7 +14,7 @@ import (
 // package's promise while its deadline ends it on another goroutine: Err is nil while Done
 // is open, and once Done is closed Err is context.DeadlineExceeded. Run with -race.
 func TestClockCtx_AS4_ErrNeverBeforeDone(t *testing.T) {
-	l := &limit{cfg: Config{Duration: time.Hour}, err: &TimeoutError{}}
+	l := &limit{cfg: Config{Duration: time.Hour}, err: &Error{}}
 	for range 300 {
 		c := newClockCtx(context.Background(), l)
 		early := ctxtest.ErrBeforeDone(c, c.expire)

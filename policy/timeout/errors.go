@@ -13,55 +13,49 @@ func (e *sentinel) Error() string { return e.msg }
 // Is reports whether target is context.DeadlineExceeded.
 func (e *sentinel) Is(target error) bool { return target == context.DeadlineExceeded }
 
-// Timeout reports true, as net.Error timeouts do.
-func (e *sentinel) Timeout() bool { return true }
-
 // ErrTimeout is the errors.Is target of every call that ran past its timeout. It also
 // matches context.DeadlineExceeded, so code that checks for a missed deadline keeps
 // working: errors.Is(ErrTimeout, context.DeadlineExceeded) is true (the reverse is not: a
 // deadline of the caller's own context is not this policy's timeout).
 var ErrTimeout error = &sentinel{msg: "timeout: call timed out"}
 
-// TimeoutError is a timeout's error. Each timeout creates it once, at construction, so
+// Error is a timeout's error. Each timeout creates it once, at construction, so
 // that timing out allocates no error. It matches ErrTimeout and context.DeadlineExceeded
 // (errors.Is), and is the cause (context.Cause) of the context that the timed-out call ran
-// under.
+// under. Its message names the timeout's id.
 //
 // A synchronous call that ran past its deadline and whose function then returned an error
 // that no retry may retry (a policy.NeverRetried that reports true, e.g. a call that must
-// not be sent twice) fails with a TimeoutError whose NeverRetried reports true too: a
-// retry outside the timeout does not retry it. Otherwise NeverRetried reports false.
-type TimeoutError struct {
-	instance string
-	d        time.Duration
-	msg      string
-	final    bool // the timed-out function's error was never to be retried
+// not be sent twice) fails with an error that wraps the Error (errors.As finds it) and is
+// itself a policy.NeverRetried that reports true: a retry outside the timeout does not
+// retry it. The Error alone is retried as any other error.
+type Error struct {
+	d   time.Duration
+	msg string
 }
 
-// newTimeoutErrors returns the two errors of a timeout of d: the plain one, and the one
-// that no retry retries.
-func newTimeoutErrors(instance string, d time.Duration) (plain, final *TimeoutError) {
-	msg := `timeout: call to "` + instance + `" timed out after ` + d.String()
-	return &TimeoutError{instance: instance, d: d, msg: msg}, &TimeoutError{instance: instance, d: d, msg: msg, final: true}
+// final is the error of a timed-out call whose function's own error was never to be
+// retried: its Error, which no retry retries.
+type final struct{ err *Error }
+
+func (e final) Error() string      { return e.err.msg }
+func (e final) Unwrap() error      { return e.err }
+func (e final) NeverRetried() bool { return true }
+
+// newTimeoutErrors returns the two errors of the timeout instance of d: the plain one,
+// and the one that no retry retries.
+func newTimeoutErrors(instance string, d time.Duration) (*Error, error) {
+	e := &Error{d: d, msg: `timeout: call to "` + instance + `" timed out after ` + d.String()}
+	return e, final{e}
 }
 
 // Error returns `timeout: call to "<instance>" timed out after <duration>`.
-func (e *TimeoutError) Error() string { return e.msg }
-
-// InstanceID returns the id of the timeout that ended the call.
-func (e *TimeoutError) InstanceID() string { return e.instance }
+func (e *Error) Error() string { return e.msg }
 
 // Duration returns the timeout that the call exceeded.
-func (e *TimeoutError) Duration() time.Duration { return e.d }
-
-// Timeout reports true, as net.Error timeouts do.
-func (e *TimeoutError) Timeout() bool { return true }
-
-// NeverRetried reports whether the timed-out function's own error said that no retry may
-// retry the call (policy.NeverRetried); see the type's comment.
-func (e *TimeoutError) NeverRetried() bool { return e.final }
+func (e *Error) Duration() time.Duration { return e.d }
 
 // Is reports whether target is ErrTimeout or context.DeadlineExceeded.
-func (e *TimeoutError) Is(target error) bool {
+func (e *Error) Is(target error) bool {
 	return target == ErrTimeout || target == context.DeadlineExceeded
 }

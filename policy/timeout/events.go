@@ -7,13 +7,13 @@ import (
 )
 
 // EventExceeded ("TimeoutExceeded") is the kind of event a timeout publishes when a call
-// ran past its deadline: the attribute "timeout" (a duration) is the time the call was
-// given, Err the error it fails with. Logged as a warning; span event
+// ran past its deadline: its attribute "timeout" (a duration, e.Attr("timeout")) is the
+// time the call was given, Err the error it fails with. Logged as a warning; span event
 // "resilience.timeout.exceeded", whose timeout is in seconds.
 var EventExceeded = policy.RegisterEventKind(policy.EventKindInfo{Name: "TimeoutExceeded",
 	Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.timeout.exceeded",
-	Attrs: []policy.EventAttr{{Key: AttrTimeout}}})
+	Attrs: []policy.EventAttr{{Key: attrTimeout}}})
 
-// AttrTimeout is the key of the attribute of EventExceeded that holds the time the call
+// attrTimeout is the key of the attribute of EventExceeded that holds the time the call
 // was given.
-const AttrTimeout = "timeout"
+const attrTimeout = "timeout"

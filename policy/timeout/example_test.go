@@ -13,26 +13,25 @@ import (
 // A search bounded by 500ms, on a manual clock: the slow query is cut off at its deadline.
 func ExampleNew() {
 	clk := clock.NewManual()
-	to, err := timeout.New(500*time.Millisecond, timeout.WithClock(clk), timeout.WithInstanceID("SearchAPI.Search"))
+	to, err := timeout.New(500*time.Millisecond, timeout.WithClock(clk), timeout.Name("SearchAPI.Search"))
 	if err != nil {
 		panic(err)
 	}
-	search := timeout.DecorateFunc(to, func(ctx context.Context, q string) (string, error) {
-		cost := 100 * time.Millisecond
-		if q == "slow" {
-			cost = 600 * time.Millisecond
-		}
-		if err := clk.Sleep(ctx, cost); err != nil { // the work, honouring ctx
-			return "", err
-		}
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		return "results for " + q, nil
-	})
+	p := timeout.NewPolicy[string](to)
+	search := func(q string, cost time.Duration) (string, error) {
+		return p.Decorate(func(ctx context.Context) (string, error) {
+			if err := clk.Sleep(ctx, cost); err != nil { // the work, honouring ctx
+				return "", err
+			}
+			if err := ctx.Err(); err != nil {
+				return "", err
+			}
+			return "results for " + q, nil
+		})(context.Background())
+	}
 
-	fmt.Println(search(context.Background(), "fast"))
-	_, err = search(context.Background(), "slow")
+	fmt.Println(search("fast", 100*time.Millisecond))
+	_, err = search("slow", 600*time.Millisecond)
 	fmt.Println(err)
 	fmt.Println(errors.Is(err, timeout.ErrTimeout), errors.Is(err, context.DeadlineExceeded))
 	fmt.Println("pending timers:", clk.PendingTasks())

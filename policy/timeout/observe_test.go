@@ -25,7 +25,7 @@ var errBoom = errors.New("boom")
 func observedTimeout(t *testing.T, clk clock.Clock, d time.Duration, opts ...timeout.Option) (*timeout.Timeout, *kindtest.Observed) {
 	t.Helper()
 	obs := &kindtest.Observer{}
-	to, err := timeout.New(d, append([]timeout.Option{timeout.WithClock(clk), timeout.WithInstanceID("Svc.Call"),
+	to, err := timeout.New(d, append([]timeout.Option{timeout.WithClock(clk), timeout.Name("Svc.Call"),
 		timeout.Observe(obs)}, opts...)...)
 	require.NoError(t, err)
 	require.True(t, obs.Made(timeout.Layer, "Svc.Call"), "the recorder is asked for when the timeout is built")
@@ -66,7 +66,7 @@ func TestOB1_TimeoutRecordsSyncOutcomesWithLatency(t *testing.T) {
 	evs := rec.Events()
 	require.Len(t, evs, 1)
 	assert.Equal(t, timeout.EventExceeded, evs[0].Kind)
-	assert.Equal(t, 500*time.Millisecond, evs[0].Attr(timeout.AttrTimeout).Duration())
+	assert.Equal(t, 500*time.Millisecond, evs[0].Attr("timeout").Duration())
 	assert.Equal(t, "Svc.Call", evs[0].Instance)
 	assert.Equal(t, []any{"late"}, kindtest.Markers(rec.EventContexts()))
 }
@@ -245,7 +245,7 @@ func TestOB1_TimeoutAsyncPanicLeavesNoTimeoutBehind(t *testing.T) {
 	clk := clock.NewManual()
 	obs := &kindtest.Observer{}
 	var events kindtest.Recorder
-	to, err := timeout.New(time.Second, timeout.WithClock(clk), timeout.WithInstanceID("timeout"), timeout.Observe(obs), timeout.OnEvent(events.Listen))
+	to, err := timeout.New(time.Second, timeout.WithClock(clk), timeout.Name("timeout"), timeout.Observe(obs), timeout.OnEvent(events.Listen))
 	require.NoError(t, err)
 	call := timeout.DecorateAsyncFunc(to, func(context.Context, int) *async.Future[int] { panic("boom") })
 	assert.PanicsWithValue(t, "boom", func() { _ = call(t.Context(), 0) })

@@ -58,7 +58,7 @@ func TestIDsAndCommonOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "shared", to.InstanceID())
 
-	to, err = timeout.New(time.Second, timeout.Name("shared"), timeout.WithInstanceID("Svc.Call"),
+	to, err = timeout.New(time.Second, timeout.Name("shared"), timeout.Name("Svc.Call"),
 		timeout.WithClock(clk), timeout.UseConfig("slow"),
 		timeout.OnEvent(func(e policy.Event) { got = append(got, e) }),
 		timeout.Duration(2*time.Second))
@@ -67,11 +67,9 @@ func TestIDsAndCommonOptions(t *testing.T) {
 	assert.Equal(t, clock.Clock(clk), to.Clock())
 	assert.Equal(t, 2*time.Second, to.Config().Duration, "Duration option applies after New's argument")
 
-	var te *timeout.TimeoutError
+	var te *timeout.Error
 	require.True(t, errors.As(to.Err(), &te))
-	assert.Equal(t, "Svc.Call", te.InstanceID())
 	assert.Equal(t, 2*time.Second, te.Duration())
-	assert.True(t, te.Timeout())
 	assert.Equal(t, `timeout: call to "Svc.Call" timed out after 2s`, te.Error())
 	assert.Empty(t, got)
 }

@@ -47,7 +47,7 @@ func TestReconfigure_RC1_DurationFromNextCallSync(t *testing.T) {
 	_, err := call(context.Background(), struct{}{})
 	requireTimeoutError(t, err)
 	assert.Same(t, before, err, "the running call keeps its error")
-	assert.Equal(t, 500*time.Millisecond, err.(*timeout.TimeoutError).Duration())
+	assert.Equal(t, 500*time.Millisecond, err.(*timeout.Error).Duration())
 
 	got, err := call(context.Background(), struct{}{})
 	require.NoError(t, err, "600ms is in time under the new 1s")
@@ -57,7 +57,7 @@ func TestReconfigure_RC1_DurationFromNextCallSync(t *testing.T) {
 	exceeded := rec.events[len(rec.events)-2:]
 	assert.Equal(t, policy.ConfigChanged, exceeded[0].Kind)
 	assert.Equal(t, timeout.EventExceeded, exceeded[1].Kind)
-	assert.Equal(t, 500*time.Millisecond, exceeded[1].Attr(timeout.AttrTimeout).Duration(), "the event gives the time the call was given")
+	assert.Equal(t, 500*time.Millisecond, exceeded[1].Attr("timeout").Duration(), "the event gives the time the call was given")
 	assert.Same(t, before, exceeded[1].Err)
 
 	// The new error names the new duration; it is made once, not per call.
@@ -88,19 +88,19 @@ func TestReconfigure_RC1_DurationFromNextCallAsync(t *testing.T) {
 	clk.Advance(500 * time.Millisecond)
 	_, err := requireDone(t, f1)
 	requireTimeoutError(t, err)
-	assert.Equal(t, 500*time.Millisecond, err.(*timeout.TimeoutError).Duration())
+	assert.Equal(t, 500*time.Millisecond, err.(*timeout.Error).Duration())
 	requirePending(t, f2)
 
 	clk.Advance(500 * time.Millisecond)
 	_, err = requireDone(t, f2)
 	requireTimeoutError(t, err)
-	assert.Equal(t, time.Second, err.(*timeout.TimeoutError).Duration())
+	assert.Equal(t, time.Second, err.(*timeout.Error).Duration())
 	assert.Same(t, to.Err(), err)
 
 	var timeouts []time.Duration
 	for _, e := range rec.events {
 		if e.Kind == timeout.EventExceeded {
-			timeouts = append(timeouts, e.Attr(timeout.AttrTimeout).Duration())
+			timeouts = append(timeouts, e.Attr("timeout").Duration())
 		}
 	}
 	assert.Equal(t, []time.Duration{500 * time.Millisecond, time.Second}, timeouts)
@@ -285,7 +285,7 @@ func TestReconfigure_RC1_ConcurrentCalls(t *testing.T) {
 		require.NoError(t, to.Reconfigure(c))
 		require.NoError(t, manual.Reconfigure(c))
 		assert.Contains(t, configs, to.Config())
-		assert.Equal(t, c.Duration, to.Err().(*timeout.TimeoutError).Duration())
+		assert.Equal(t, c.Duration, to.Err().(*timeout.Error).Duration())
 		runtime.Gosched()
 	}
 	close(stop)

@@ -4,13 +4,13 @@
 // A synchronous call runs on the caller's goroutine, with a context that ends at the
 // deadline: no goroutine is started per call. Go cannot stop a goroutine from outside, so
 // the function must honour its context for the timeout to cut it short. When the deadline
-// passes before the function returns, the policy returns the timeout's *TimeoutError
+// passes before the function returns, the policy returns the timeout's *Error
 // (matching ErrTimeout and context.DeadlineExceeded) and discards the function's result,
 // even a success; a function that ignores its context keeps the caller waiting until it
 // returns, and the caller then gets ErrTimeout all the same. When the function's error
 // says that no retry may retry the call (policy.NeverRetried, e.g. a call that must not
-// be sent twice), the *TimeoutError says so too, so that a retry outside does not retry
-// the timed-out call.
+// be sent twice), the error says so too (it wraps the *Error in a policy.NeverRetried),
+// so that a retry outside does not retry the timed-out call.
 //
 // An asynchronous call starts at once with that context, and its future fails with the
 // timeout's error at the deadline, scheduled with a clock timer (no goroutine waits); the
@@ -27,13 +27,14 @@
 // and publishes nothing: it returns the context's error as is (policy.ErrNilContext for
 // a nil context), or, async, a future failed with it.
 //
-// A EventExceeded event is published for every call that ran past its deadline, with
-// Timeout the Duration it was given; a recorder (Observe) gets it with the call's context
+// An EventExceeded event is published for every call that ran past its deadline, with
+// the attribute "timeout" the Duration it was given; a recorder (a registry's observer)
+// gets it with the call's context
 // (a ConfigChanged, with context.Background()).
 //
 // A recorder is told each call's outcome once, with the call's context, when the call
 // ends: observe.ResultSucceeded (a nil error) or observe.ResultFailed (an error, Err) when
-// it ended in time, observe.ResultTimedOut (Err the *TimeoutError) when it ran past its
+// it ended in time, observe.ResultTimedOut (Err the *Error) when it ran past its
 // deadline; Latency is the time from its start to its end on the policy's clock (for a
 // synchronous call that ran past its deadline, until its function returned). An
 // asynchronous call ended by Cancel on its future is recorded as observe.ResultFailed with
@@ -45,17 +46,16 @@
 //
 // # Live reconfiguration
 //
-// Reconfigure replaces the configuration of a running timeout: its Duration and whether
-// it is enabled both change live, for the calls that start after it returns; a call
+// A reload of a registry's configuration changes a running timeout: its Duration and
+// whether it is enabled both change live, for the calls that start after it; a call
 // already running keeps the deadline, and the error, it started with. Each call reads the
 // configuration in force once, as it starts, so it never sees half of a change. An
 // invalid configuration is refused with the error New would return and changes nothing.
 // A change publishes a ConfigChanged event naming the attributes that changed
 // ("duration", "enabled"); a configuration equal to the one in force publishes nothing.
-// CheckReconfigure validates a configuration the same way without applying it.
 //
-// The timeout's error, a *TimeoutError, is made once per instance and configured
-// Duration (when it is built, and again when Reconfigure changes the Duration): timing
+// The timeout's error, an *Error, is made once per instance and configured
+// Duration (when it is built, and again when a reload changes the Duration): timing
 // out allocates no error. It matches ErrTimeout and context.DeadlineExceeded.
 package timeout
 
@@ -76,35 +76,37 @@ import (
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
-// Timeout bounds how long calls may run. It is safe for concurrent use. Its configuration
-// can change while it runs (Reconfigure): each call is bounded by the configuration in
+// Timeout bounds how long calls may run. Build it with New and bound calls with
+// NewPolicy (a registry builds its own for resilience.Timeout). It is safe for
+// concurrent use. Its configuration
+// can change while it runs (a registry's reload): each call is bounded by the configuration in
 // force when it starts. It holds no per-call state: every call has its own deadline.
 type Timeout struct {
 	system bool // the clock is clock.System(): let the runtime's context timer do the work
 	clk    clock.Clock
 	events kind.Events
-	cur    atomic.Pointer[limit] // the configuration in force, replaced whole by Reconfigure
-	mu     sync.Mutex            // serializes Reconfigure
+	cur    atomic.Pointer[limit] // the configuration in force, replaced whole by reconfigure
+	mu     sync.Mutex            // serializes reconfigure
 }
 
 // limit is a configuration in force. It is read-only once stored: the calls that start
 // under it keep it to their end.
 type limit struct {
 	cfg   Config
-	err   *TimeoutError // the error of the calls that run past cfg.Duration
-	final *TimeoutError // err, for a call whose function's error is never to be retried
-	t     *Timeout      // the timeout it is in force for
+	err   *Error   // the error of the calls that run past cfg.Duration
+	final error    // err, for a call whose function's error is never to be retried
+	t     *Timeout // the timeout it is in force for
 }
 
 // New builds a timeout of d (positive) with opts. An invalid configuration returns a
 // *policy.ConfigError: R4C-ATR-004 (d < 0) or R4C-ATR-007 (d == 0). The instance id is
-// WithInstanceID's, else the Name, else "timeout".
+// the Name, else "timeout".
 func New(d time.Duration, opts ...Option) (*Timeout, error) {
 	return kind.New(defaults, build, append([]Option{Duration(d)}, opts...))
 }
 
 func build(s settings) (*Timeout, error) {
-	if err := s.Config.Validate(); err != nil {
+	if err := s.validate(); err != nil {
 		return nil, err
 	}
 	id := s.ID("timeout")
@@ -124,28 +126,19 @@ func build(s settings) (*Timeout, error) {
 func (t *Timeout) InstanceID() string { return t.events.ID }
 
 // Config returns the configuration in force: the one the timeout was built with, or the
-// last one Reconfigure applied.
+// last one a registry's reload applied.
 func (t *Timeout) Config() Config { return t.cur.Load().cfg }
 
-// Clock returns the timeout's time source.
-func (t *Timeout) Clock() clock.Clock { return t.clk }
-
-// Err returns the error of the calls that run past the Duration in force (a
-// *TimeoutError matching ErrTimeout and context.DeadlineExceeded). It is the same error
-// for every such call until Reconfigure changes the Duration.
-func (t *Timeout) Err() error { return t.cur.Load().err }
-
-// Reconfigure applies c to the running timeout, for the calls that start after it
-// returns; calls already running keep the Duration (and the error) they started with.
-// Both settings change live: Duration, and Disabled (a call that starts while the
-// timeout is disabled runs without a deadline). c is validated as New validates it: an
-// invalid c returns the same *policy.ConfigError (R4C-ATR-004 for a negative Duration,
-// R4C-ATR-007 for a zero one) and changes nothing. When c differs from the configuration
-// in force, a ConfigChanged event is published, whose Changed lists the attributes that
-// changed, sorted ("duration", "enabled"); when it is equal, nothing is published. It is
-// safe for concurrent use, with calls and with other Reconfigures (which apply one after
-// the other). The event listener must not call Reconfigure.
-func (t *Timeout) Reconfigure(c Config) error {
+// reconfigure applies c to the running timeout, for a registry's reload, for the calls
+// that start after it returns; calls already running keep the Duration (and the error)
+// they started with. Both settings change live: Duration, and Disabled (a call that
+// starts while the timeout is disabled runs without a deadline). c is validated as New
+// validates it: an invalid c returns the same *policy.ConfigError and changes nothing.
+// When c differs from the configuration in force, a ConfigChanged event is published,
+// whose Changed lists the attributes that changed, sorted; when it is equal, nothing is
+// published. It is safe for concurrent use, with calls and with other reconfigures
+// (which apply one after the other). The event listener must not reload the registry.
+func (t *Timeout) reconfigure(c Config) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	old := t.cur.Load()
@@ -162,39 +155,40 @@ func (t *Timeout) Reconfigure(c Config) error {
 	return nil
 }
 
-// CheckReconfigure reports the error Reconfigure would return for c, without applying
+// checkReconfigure reports the error reconfigure would return for c, without applying
 // it: nil, or the *policy.ConfigError of an invalid c. Every setting of a timeout can
 // change live, so it never returns R4C-REG-012. Safe for concurrent use.
-func (t *Timeout) CheckReconfigure(c Config) error {
+func (t *Timeout) checkReconfigure(c Config) error {
 	return kind.ErrOf(changes(t.cur.Load().cfg, c))
 }
 
 // changes validates c and returns the attribute names of the settings in which it
 // differs from old, sorted.
 func changes(old, c Config) ([]string, error) {
-	return kind.Changed(c, func(changed *kind.Changes) error {
-		changed.Add(c.Duration != old.Duration, "duration")
-		changed.Add(c.Disabled != old.Disabled, "enabled")
-		return nil
-	})
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	var changed kind.Changes
+	changed.Add(c.Duration != old.Duration, "duration")
+	changed.Add(c.Disabled != old.Disabled, "enabled")
+	return changed.Sorted(), nil
 }
 
-// NewPolicy returns t as a policy of layer Layer, for calls returning T.
-func NewPolicy[T any](t *Timeout) policy.Policy[T] {
-	return decorate.Of(Layer, t, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
-}
-
-// DecorateFunc returns next bounded by t. Each call runs next on the caller's goroutine
+// NewPolicy returns t as a policy of layer Layer, for calls returning T: its Decorate
+// guards a function that returns (T, error), its DecorateAsync one that returns a future.
+// Below, next is that function and ctx the context of a call.
+//
+// Its Decorate returns next bounded by t. Each call runs next on the caller's goroutine
 // with a context derived from ctx that ends at the deadline, Duration from now on t's
-// clock (the Duration in force when the call starts: a Reconfigure during the call does
+// clock (the Duration in force when the call starts: a reload during the call does
 // not move its deadline):
 //   - next returns before the deadline: its result is returned as is, and the deadline's
 //     timer is stopped at once;
-//   - the deadline passes first: the call returns the zero T and t's *TimeoutError
+//   - the deadline passes first: the call returns the zero T and t's *Error
 //     (matching ErrTimeout and context.DeadlineExceeded), whatever next returned, and a
-//     EventExceeded event is published when next returns (its attribute AttrTimeout = Duration). The context
+//     EventExceeded event is published when next returns (its attribute "timeout" = Duration). The context
 //     next ran under reports Err() == context.DeadlineExceeded (exactly, as the standard
-//     library's deadlines do) and context.Cause == the *TimeoutError.
+//     library's deadlines do) and context.Cause == the *Error.
 //
 // The caller waits for next to return in every case: a next that ignores its context
 // delays the caller past the deadline (no goroutine is abandoned) and then gets
@@ -210,7 +204,60 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 // Each call allocates its context and timer (as context.WithTimeout does); nothing else,
 // with or without a recorder. A call that starts while t is disabled runs next as is,
 // without a deadline, but for a nil or done ctx, whose error it returns as is.
-func DecorateFunc[A, T any](t *Timeout, next decorate.Func[A, T]) decorate.Func[A, T] {
+//
+// Its DecorateAsync returns next bounded by t, for calls that return a future. Each call
+// starts next at once, with a context derived from ctx that ends at the deadline,
+// Duration from now on t's clock (the Duration in force when the call starts: a
+// reload during the call does not move its deadline), and returns a future that:
+//   - completes with next's result if next's future completes before the deadline; the
+//     deadline's timer is then stopped at once (a manual clock's PendingTasks drops);
+//   - fails with t's *Error (matching ErrTimeout and context.DeadlineExceeded) at
+//     the deadline, fired by a clock timer: no goroutine waits for it. next's context
+//     then ends (its Err() is context.DeadlineExceeded, its cause the *Error),
+//     next's future is canceled, and an EventExceeded event is published (its attribute
+//     "timeout" = Duration).
+//
+// Contexts that next derives from its context see context.Canceled when the deadline
+// ends them (their cause is the *Error); next's context itself reports
+// DeadlineExceeded.
+//
+// A ctx that is nil or already done when the call arrives does not run next and
+// publishes nothing: the future fails with ctx's error (policy.ErrNilContext for a nil
+// ctx). A nil future returned by next counts as one failed with async.ErrNilFuture: the
+// returned future fails with it.
+//
+// With a recorder, each call is recorded once, with ctx, when the returned future
+// completes (see the package documentation: ResultSucceeded, ResultFailed, ResultTimedOut,
+// with Latency), and the EventExceeded event is published with ctx.
+//
+// Cancelling the returned future stops the timer, ends next's context and cancels next's
+// future; Cancel reports what that inner Cancel reports (true only if next's work had not
+// started, e.g. it was still queued in a bulkhead). Whichever comes first of Cancel,
+// next's result and the deadline is the call's end, and only it is recorded and
+// published: a Cancel that comes first is recorded as ResultFailed with
+// async.ErrCanceled, and a result or deadline arriving during it records nothing; once
+// next's result or the deadline has begun ending the call, Cancel returns false and
+// changes nothing. A call that starts while t is
+// disabled gets next's own future, without a deadline (a nil one is a future failed with
+// async.ErrNilFuture), but for a nil or done ctx, whose error it returns as is.
+func NewPolicy[T any](t *Timeout) policy.Policy[T] {
+	return decorate.Of(Layer, t, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
+}
+
+// Decorate returns next, a decorate.Func or a decorate.AsyncFunc of argument A and result T,
+// bounded by t as NewPolicy's Decorate and DecorateAsync bound functions without argument:
+// it is the timeout's layer as package resilience composes it, for functions of any
+// arity, e.g. Decorate[decorate.Func[A, T], A, T](t, next). Use NewPolicy, or wrap the
+// function with package resilience.
+func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](t *Timeout, next F) F {
+	if fn, ok := any(next).(decorate.Func[A, T]); ok {
+		return any(decorateFunc(t, fn)).(F)
+	}
+	return any(decorateAsyncFunc(t, any(next).(decorate.AsyncFunc[A, T]))).(F)
+}
+
+// decorateFunc is Decorate for a decorate.Func: see NewPolicy.
+func decorateFunc[A, T any](t *Timeout, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
 		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
@@ -238,7 +285,7 @@ func DecorateFunc[A, T any](t *Timeout, next decorate.Func[A, T]) decorate.Func[
 }
 
 // bound returns the context of a synchronous call that starts now under l, which its
-// deadline ends Duration from now with l's *TimeoutError as the cause, and what releases
+// deadline ends Duration from now with l's *Error as the cause, and what releases
 // it once the call is over: on clock.System() the runtime's own timer context, on any
 // other clock a clockCtx under a timer of that clock.
 func (t *Timeout) bound(ctx context.Context, l *limit) (context.Context, deadline) {
@@ -273,7 +320,7 @@ func (d deadline) release() {
 // deadline, under l, whose function returned inner; start is the clock time the call
 // started, read when there is a recorder.
 func timedOut[T any](ctx context.Context, l *limit, inner error, start time.Duration) (T, error) {
-	err := l.err
+	var err error = l.err
 	if inner != nil {
 		if nr, ok := errors.AsType[policy.NeverRetried](inner); ok && nr.NeverRetried() {
 			err = l.final
@@ -289,9 +336,9 @@ func timedOut[T any](ctx context.Context, l *limit, inner error, start time.Dura
 
 // publish publishes, with ctx, the EventExceeded event of a call whose context is ctx
 // that ran past its deadline, under l, and failed with err.
-func (l *limit) publish(ctx context.Context, err *TimeoutError) {
+func (l *limit) publish(ctx context.Context, err error) {
 	l.t.events.PublishCtx(ctx, policy.Event{Kind: EventExceeded, Err: err,
-		Attrs: policy.EventAttrs{slog.Duration(AttrTimeout, l.cfg.Duration)}})
+		Attrs: policy.EventAttrs{slog.Duration(attrTimeout, l.cfg.Duration)}})
 }
 
 // now reads the clock: the monotonic clock directly for clock.System().

@@ -25,7 +25,7 @@ func newManual(t *testing.T, d time.Duration, opts ...timeout.Option) (*timeout.
 	clk := clock.NewManual()
 	rec := &recorder{}
 	opts = append([]timeout.Option{timeout.WithClock(clk), timeout.OnEvent(rec.listen),
-		timeout.WithInstanceID("Svc.Call")}, opts...)
+		timeout.Name("Svc.Call")}, opts...)
 	to, err := timeout.New(d, opts...)
 	require.NoError(t, err)
 	return to, clk, rec
@@ -35,9 +35,9 @@ func requireTimeoutError(t *testing.T, err error) {
 	t.Helper()
 	require.ErrorIs(t, err, timeout.ErrTimeout)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	var te *timeout.TimeoutError
+	var te *timeout.Error
 	require.ErrorAs(t, err, &te)
-	assert.Equal(t, "Svc.Call", te.InstanceID())
+	assert.Contains(t, te.Error(), `"Svc.Call"`, "the message names the timeout")
 }
 
 func TestErrTimeoutMatchesDeadlineExceeded(t *testing.T) {
@@ -83,7 +83,7 @@ func TestSyncTimesOut(t *testing.T) {
 	e := rec.events[0]
 	assert.Equal(t, timeout.EventExceeded, e.Kind)
 	assert.Equal(t, "Svc.Call", e.Instance)
-	assert.Equal(t, 500*time.Millisecond, e.Attr(timeout.AttrTimeout).Duration(), "Timeout is the time given")
+	assert.Equal(t, 500*time.Millisecond, e.Attr("timeout").Duration(), "Timeout is the time given")
 	assert.Zero(t, e.Wait, "the call was not held before it ran")
 	assert.Equal(t, 600*time.Millisecond, e.At, "published when the call returned")
 	assert.Same(t, to.Err(), e.Err)
@@ -216,7 +216,7 @@ func TestSyncDisabled(t *testing.T) {
 // The real deadline path on the System clock, with generous bounds.
 func TestSyncSystemClock(t *testing.T) {
 	var events []policy.Event
-	to, err := timeout.New(20*time.Millisecond, timeout.WithInstanceID("Svc.Call"),
+	to, err := timeout.New(20*time.Millisecond, timeout.Name("Svc.Call"),
 		timeout.OnEvent(func(e policy.Event) { events = append(events, e) }))
 	require.NoError(t, err)
 	var childErr, seenErr, cause error
@@ -248,7 +248,7 @@ func TestSyncSystemClock(t *testing.T) {
 	assert.Equal(t, context.DeadlineExceeded, childErr)
 	assert.Equal(t, to.Err(), cause)
 	require.Len(t, events, 1)
-	assert.Equal(t, 20*time.Millisecond, events[0].Attr(timeout.AttrTimeout).Duration())
+	assert.Equal(t, 20*time.Millisecond, events[0].Attr("timeout").Duration())
 	assert.Zero(t, events[0].Wait)
 
 	got, err := call(context.Background(), false)
@@ -299,9 +299,10 @@ type neverAgain struct{}
 func (neverAgain) Error() string      { return "sent already" }
 func (neverAgain) NeverRetried() bool { return true }
 
-// A synchronous call that runs past its deadline fails with a *TimeoutError that no retry
-// retries when the function's own error says so, and with the plain one otherwise; both
-// match ErrTimeout, on the manual clock and on the system clock.
+// A synchronous call that runs past its deadline fails with an error that no retry
+// retries (a policy.NeverRetried wrapping the *Error) when the function's own error says
+// so, and with the plain *Error otherwise; both match ErrTimeout, on the manual clock and
+// on the system clock.
 func TestTimedOutCallKeepsTheFunctionsNeverRetried(t *testing.T) {
 	for _, clk := range []clock.Clock{clock.NewManual(), clock.System()} {
 		to, err := timeout.New(10*time.Millisecond, timeout.WithClock(clk))
@@ -319,9 +320,13 @@ func TestTimedOutCallKeepsTheFunctionsNeverRetried(t *testing.T) {
 			})
 			_, err := call(context.Background(), struct{}{})
 			require.ErrorIs(t, err, timeout.ErrTimeout)
-			nr, ok := errors.AsType[policy.NeverRetried](err)
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			te, ok := errors.AsType[*timeout.Error](err)
 			require.True(t, ok)
-			assert.Equal(t, tc.never, nr.NeverRetried(), "%v", tc.inner)
+			assert.Same(t, to.Err(), te, "the timeout's own error")
+			assert.Equal(t, to.Err().Error(), err.Error())
+			nr, ok := errors.AsType[policy.NeverRetried](err)
+			assert.Equal(t, tc.never, ok && nr.NeverRetried(), "%v", tc.inner)
 		}
 	}
 }

@@ -32,7 +32,7 @@ var (
 	redisRate      = subject{"go-redis/redis_rate", "Allow", "Redis/redis_rate/Allow/admitted"}
 	redisOurs32    = subject{"resilience4go", "TryAcquire on Redis, 32 callers", "RedisCallers/resilience4go/TryAcquire/admitted/32callers"}
 	redisRate32    = subject{"go-redis/redis_rate", "Allow, 32 callers", "RedisCallers/redis_rate/Allow/admitted/32callers"}
-	bulkheadOurs   = subject{"resilience4go", "Bulkhead.TryAcquire + Release", "Bulkhead/resilience4go/TryAcquire/admitted"}
+	bulkheadOurs   = subject{"resilience4go", "a call guarded by bulkhead.NewPolicy", "Bulkhead/resilience4go/NewPolicy/admitted"}
 	semaphoreTry   = subject{"x/sync/semaphore", "TryAcquire + Release", "Bulkhead/semaphore/TryAcquire/admitted"}
 	fsBulkheadTry  = subject{"failsafe-go", "TryAcquirePermit + ReleasePermit", "Bulkhead/failsafe/TryAcquirePermit/admitted"}
 	retryOurs      = subject{"resilience4go", "Wrap1 with retry, success", "Retry/resilience4go/Wrap1/success"}

@@ -102,7 +102,7 @@ func NewPriceClientResilient(impl PriceClient, reg *resilience.Registry) (*Price
 			retry.Jitter(0.1),
 			retry.WaitForPermit(true),
 			retry.AbortOn(ErrNotFound, io.EOF),
-			retry.RetryOn(ErrBadInput),
+			retry.On(ErrBadInput),
 		),
 		resilience.CircuitBreaker(
 			circuitbreaker.FailureRateThreshold(50),
@@ -133,7 +133,7 @@ func NewPriceClientResilient(impl PriceClient, reg *resilience.Registry) (*Price
 			hedge.BudgetWindow(10*time.Second),
 			hedge.BudgetMinPerSecond(5),
 			hedge.Budget(true),
-			hedge.HedgeOn(ErrBadInput),
+			hedge.On(ErrBadInput),
 			hedge.AbortOn(ErrNotFound),
 		),
 		resilience.CircuitBreaker(

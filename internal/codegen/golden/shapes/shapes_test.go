@@ -227,10 +227,10 @@ func TestNew_InstancesAndTheirConfiguration(t *testing.T) {
 	assert.Equal(t, 2, quote.Config().MinimumCalls, "configs.strict")
 	assert.Equal(t, circuitbreaker.CountBased, quote.Config().SlidingWindowType, "nothing of the interface's breaker")
 	assert.Empty(t, quote.Config().RecordOn, "nothing of the interface's breaker")
-	bh, err := resilience.Lookup[bulkhead.Handle](f.reg, bulkhead.Layer, "quotes")
+	bh, err := resilience.Lookup[*bulkhead.Bulkhead](f.reg, bulkhead.Layer, "quotes")
 	require.NoError(t, err)
 	assert.Equal(t, bh.Snapshot().MaxConcurrent, 4)
-	_, err = resilience.Lookup[bulkhead.Handle](f.reg, bulkhead.Layer, "PriceClient.Quote")
+	_, err = resilience.Lookup[*bulkhead.Bulkhead](f.reg, bulkhead.Layer, "PriceClient.Quote")
 	assert.Error(t, err, "the bulkhead has its name= as its id")
 
 	// Ping and Prices: timeouts.
@@ -406,9 +406,9 @@ func TestQuote_Arguments(t *testing.T) {
 		`Quote(sku-2, 1, [])`,
 		`Quote(sku-3, 2, ["A"])`,
 	}, f.impl.recorded())
-	bh, err := resilience.Lookup[bulkhead.Handle](f.reg, bulkhead.Layer, "quotes")
+	bh, err := resilience.Lookup[*bulkhead.Bulkhead](f.reg, bulkhead.Layer, "quotes")
 	require.NoError(t, err)
-	assert.Equal(t, 4, bh.AvailableSlots(), "every slot is back")
+	assert.Equal(t, 4, bh.Snapshot().AvailableSlots, "every slot is back")
 }
 
 // Quote's fallback is a method of the interface, QuoteFallback, called on the

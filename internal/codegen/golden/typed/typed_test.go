@@ -70,7 +70,7 @@ func TestTyped(t *testing.T) {
 	require.NoError(t, err)
 	_, err = a.Get(context.Background(), 1)
 	require.NoError(t, err)
-	bh, err := resilience.Lookup[bulkhead.Handle](reg, bulkhead.Layer, "Alpha.Get")
+	bh, err := resilience.Lookup[*bulkhead.Bulkhead](reg, bulkhead.Layer, "Alpha.Get")
 	require.NoError(t, err)
 	assert.Equal(t, 2, bh.Snapshot().MaxConcurrent)
 }
