@@ -132,7 +132,7 @@ func TestHG18_SyncCompositionIsRefused(t *testing.T) {
 	assert.Equal(t, 7, v)
 	h, err := resilience.Lookup[*hedge.Hedge](reg, hedge.Layer, "Svc.P")
 	require.NoError(t, err)
-	assert.Equal(t, "Svc.P", h.InstanceID())
+	assert.Equal(t, "Svc.P", h.Snapshot().Instance)
 }
 
 // SPEC HG-19: a hedge and a retry in one composition is R4C-HDG-002, sync or async, in any

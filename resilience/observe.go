@@ -10,6 +10,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
@@ -59,8 +60,10 @@ func newWhole(rec observe.Recorder, clk clock.Clock, c *composition) *whole {
 	w := &whole{rec: rec, clk: clk, timed: recording.Timed(rec)}
 	for _, p := range c.parts {
 		o := owner{layer: p.layer, any: true}
-		if h, ok := p.inst.(interface{ InstanceID() string }); ok && !p.user {
-			o.id, o.any = h.InstanceID(), false
+		if !p.user {
+			if id, ok := kind.IDOf(p.layer, p.inst); ok {
+				o.id, o.any = id, false
+			}
 		}
 		w.owners = append(w.owners, o)
 	}

@@ -39,15 +39,10 @@ func bindPermits(parts []part, always bool) {
 	if i < 0 {
 		return
 	}
-	waiter, ok := parts[i].inst.(kind.Instance)
-	if !ok {
-		return
-	}
+	waiter := parts[i].inst
 	src := kind.PermitSource{Always: always}
 	if j := slices.IndexFunc(parts, func(p part) bool { return !p.user && kind.CompositionOf(p.layer).GivesPermits }); j >= 0 {
-		if l, ok := parts[j].inst.(kind.Instance); ok {
-			src.Limiter = l.InstanceID()
-		}
+		src.Limiter, _ = kind.IDOf(parts[j].layer, parts[j].inst)
 		if l, ok := parts[j].inst.(interface{ Rejection() error }); ok {
 			src.Rejection = l.Rejection() // this limiter, not another of the same id
 		}

@@ -115,7 +115,8 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "breaker %q: %v\n", breaker.InstanceID(), breaker.Snapshot().State)
+	bs := breaker.Snapshot()
+	fmt.Fprintf(w, "breaker %q: %v\n", bs.Instance, bs.State)
 
 	_, err = reg.RateLimiter("serach")
 	fmt.Fprintf(w, "reg.RateLimiter(%q): %v\n", "serach", err)

@@ -13,10 +13,9 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Instance is what every policy instance is to a registry: something with an id.
-type Instance interface {
-	InstanceID() string // the id that names it in events, errors and handles
-}
+// Instance is a policy instance as a registry holds it. Its kind tells its id (Kind.IDOf):
+// the descriptor's ID, else the instance's own InstanceID() string method.
+type Instance = any
 
 // Kind is a policy type as a registry sees it, whatever the type of its settings.
 type Kind interface {
@@ -37,6 +36,9 @@ type Kind interface {
 	// unset, with that attribute: the built-in default of one attribute may not fit the
 	// values given for others.
 	RangeError(values map[string]string) (attr string, err error)
+	// IDOf returns the id of an instance, which names it in events, errors and handles;
+	// false when the kind cannot tell it.
+	IDOf(p Instance) (string, bool)
 	// Snapshot returns an instance's state, or nil when the policy has none.
 	Snapshot(p Instance) any
 	// Measures returns what the policy type measures; nil when it measures nothing.
@@ -63,6 +65,7 @@ type Descriptor[S any] struct {
 	Config   func(*S) any              // the part of S compared when a name is shared
 	Build    func(S) (Instance, error) // builds an instance; nil when the registry builds one per composition
 	Validate func(*S) error            // checks the ranges as Build does, without building; nil: CheckRange builds
+	ID       func(Instance) string     // an instance's id; nil: its InstanceID() string method
 	Of       func(Instance) any        // an instance's configuration, as Config returns it
 	State    func(Instance) any        // an instance's snapshot; nil: none
 	Result   func(*S) reflect.Type     // the result type a result predicate needs; may be nil
@@ -126,6 +129,32 @@ func (d *Descriptor[S]) RangeError(values map[string]string) (string, error) {
 		return "", nil
 	}
 	return attr, err
+}
+
+// IDOf implements Kind, with the descriptor's ID, else with p's InstanceID() string method.
+func (d *Descriptor[S]) IDOf(p Instance) (string, bool) {
+	if d.ID != nil {
+		return d.ID(p), true
+	}
+	return MethodID(p)
+}
+
+// MethodID returns the id p's InstanceID() string method gives; false when p has none.
+func MethodID(p Instance) (string, bool) {
+	h, ok := p.(interface{ InstanceID() string })
+	if !ok {
+		return "", false
+	}
+	return h.InstanceID(), true
+}
+
+// IDOf returns the id of p, an instance of layer l, as l's kind tells it (Kind.IDOf), or
+// from p's InstanceID() string method when l is not registered; false when neither tells.
+func IDOf(l policy.Layer, p Instance) (string, bool) {
+	if k, ok := Lookup(l); ok {
+		return k.IDOf(p)
+	}
+	return MethodID(p)
 }
 
 // Snapshot implements Kind.

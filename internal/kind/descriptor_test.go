@@ -51,6 +51,35 @@ func TestDescriptor(t *testing.T) {
 	assert.False(t, ok, "unregistered")
 }
 
+// An instance's id is the descriptor's ID, else the instance's InstanceID method; IDOf
+// asks the registered kind of a layer, or the instance's method when the layer is not
+// registered.
+func TestDescriptor_IDOf(t *testing.T) {
+	id, ok := cacheDescriptor.IDOf(&cacheInstance{id: "c"})
+	assert.True(t, ok)
+	assert.Equal(t, "c", id, "no ID: the InstanceID method")
+	_, ok = cacheDescriptor.IDOf(struct{}{})
+	assert.False(t, ok, "no ID and no method")
+
+	byID := *cacheDescriptor
+	byID.L = "testCacheByID"
+	byID.ID = func(p kind.Instance) string { return "id of " + p.(*cacheInstance).id }
+	id, ok = byID.IDOf(&cacheInstance{id: "c"})
+	assert.True(t, ok)
+	assert.Equal(t, "id of c", id, "the descriptor's ID comes first")
+
+	unregister := kind.Register(&byID)
+	defer unregister()
+	id, ok = kind.IDOf("testCacheByID", &cacheInstance{id: "c"})
+	assert.True(t, ok)
+	assert.Equal(t, "id of c", id)
+	id, ok = kind.IDOf("unregistered", &cacheInstance{id: "c"})
+	assert.True(t, ok)
+	assert.Equal(t, "c", id, "an unregistered layer: the instance's method")
+	_, ok = kind.IDOf("unregistered", struct{}{})
+	assert.False(t, ok)
+}
+
 func TestNew(t *testing.T) {
 	build := func(s testPolicySettings) (*cacheInstance, error) {
 		if s.Size < 1 {

@@ -223,6 +223,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	ID:       func(p kind.Instance) string { return p.(*Limiter).events.ID },
 	Validate: func(s *settings) error { return s.Config.validate() },
 	Of:       func(p kind.Instance) any { return p.(*Limiter).cfg },
 	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },

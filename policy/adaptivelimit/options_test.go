@@ -24,7 +24,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, adaptivelimit.Config{Algorithm: adaptivelimit.Vegas, InitialLimit: 20, MinLimit: 1, MaxLimit: 200,
 		BackoffRatio: 0.9, LatencyThreshold: 5 * time.Second, Tolerance: 1.5, Smoothing: 0.2, BaselineWindow: 50},
 		l.Config())
-	assert.Equal(t, "adaptiveLimit", l.InstanceID())
+	assert.Equal(t, "adaptiveLimit", l.Snapshot().Instance)
 	assert.True(t, sysclock.Is(l.Clock()))
 	assert.Equal(t, adaptivelimit.Snapshot{Instance: "adaptiveLimit", Algorithm: adaptivelimit.Vegas, Limit: 20,
 		MinLimit: 1, MaxLimit: 200}, l.Snapshot())
@@ -96,14 +96,14 @@ func TestIDsAndCommonOptions(t *testing.T) {
 	clk := clock.NewManual()
 	l, err := adaptivelimit.New(adaptivelimit.Name("db"))
 	require.NoError(t, err)
-	assert.Equal(t, "db", l.InstanceID())
+	assert.Equal(t, "db", l.Snapshot().Instance)
 
 	errX := errors.New("x")
 	l, err = adaptivelimit.New(adaptivelimit.Name("db"), adaptivelimit.Name("Repo.Find"), adaptivelimit.UseConfig("small"),
 		adaptivelimit.WithClock(clk), adaptivelimit.OnEvent(func(policy.Event) {}), adaptivelimit.DropOn(errX, nil),
 		adaptivelimit.IgnoreOn(nil, errX))
 	require.NoError(t, err)
-	assert.Equal(t, "Repo.Find", l.InstanceID())
+	assert.Equal(t, "Repo.Find", l.Snapshot().Instance)
 	assert.Equal(t, clock.Clock(clk), l.Clock())
 	assert.Equal(t, []error{errX}, l.Config().DropOn, "nil errors are skipped")
 	assert.Equal(t, []error{errX}, l.Config().IgnoreOn)

@@ -24,10 +24,6 @@ type Snapshot struct {
 	MaxLimit int // the configured highest limit
 }
 
-// InstanceID returns the limiter's id, which names it in its events, rejections and
-// snapshots.
-func (l *Limiter) InstanceID() string { return l.events.ID }
-
 // Config returns the limiter's resolved configuration, with copies of its error lists:
 // changing them changes nothing. The limiter keeps copies of the lists it was built with.
 func (l *Limiter) Config() Config {

@@ -22,7 +22,7 @@ func TestDefaults(t *testing.T) {
 
 	b, err := bulkhead.New()
 	require.NoError(t, err)
-	assert.Equal(t, "bulkhead", b.InstanceID())
+	assert.Equal(t, "bulkhead", b.Snapshot().Instance)
 	assert.True(t, sysclock.Is(b.Clock()))
 	assert.Equal(t, bulkhead.Snapshot{Instance: "bulkhead", AvailableSlots: 25, MaxConcurrent: 25}, b.Snapshot())
 }
@@ -57,12 +57,12 @@ func TestIDsAndCommonOptions(t *testing.T) {
 	clk := clock.NewManual()
 	b, err := bulkhead.New(bulkhead.Name("pool"))
 	require.NoError(t, err)
-	assert.Equal(t, "pool", b.InstanceID())
+	assert.Equal(t, "pool", b.Snapshot().Instance)
 
 	b, err = bulkhead.New(bulkhead.Name("pool"), bulkhead.Name("Svc.Call"), bulkhead.UseConfig("small"),
 		bulkhead.WithClock(clk), bulkhead.OnEvent(func(policy.Event) {}))
 	require.NoError(t, err)
-	assert.Equal(t, "Svc.Call", b.InstanceID())
+	assert.Equal(t, "Svc.Call", b.Snapshot().Instance)
 	assert.Equal(t, clock.Clock(clk), b.Clock())
 
 	fe := b.Rejection()

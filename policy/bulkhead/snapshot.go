@@ -12,10 +12,6 @@ type Snapshot struct {
 	Waiting        int // calls queued for a slot (0 on a disabled bulkhead)
 }
 
-// InstanceID returns the bulkhead's id, which names it in its events, rejections and
-// snapshots.
-func (b *Bulkhead) InstanceID() string { return b.events.ID }
-
 // Config returns the configuration in force: the one the bulkhead was built with, or the
 // last one a registry's reload applied.
 func (b *Bulkhead) Config() Config { return b.cur.Load().cfg }

@@ -154,10 +154,6 @@ func build(s settings) (*Breaker, error) {
 	return b, nil
 }
 
-// InstanceID returns the breaker's id, which names it in its events, rejections and
-// snapshots.
-func (b *Breaker) InstanceID() string { return b.events.ID }
-
 // Config returns the configuration in force: the one the breaker was built with, or the
 // last one a reload applied, with copies of its error lists: changing them changes
 // nothing. The breaker keeps copies of the lists it was built with.

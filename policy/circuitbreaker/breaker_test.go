@@ -518,7 +518,7 @@ func TestSnapshot(t *testing.T) {
 	f.do(fail, ok) // 2 of 4 = 50% < 60%
 	assert.Equal(t, cb.Snapshot{Instance: "svc", State: cb.Closed, FailureRate: -1, SlowCallRate: -1},
 		f.b.Snapshot())
-	assert.Equal(t, "svc", f.b.InstanceID())
+	assert.Equal(t, "svc", f.b.Snapshot().Instance)
 
 	// Reopened from half-open, the snapshot shows the trials.
 	g := openedBreaker(t, 2)
@@ -549,7 +549,7 @@ func TestRejectionError(t *testing.T) {
 
 func TestBreakerIDAndState(t *testing.T) {
 	b := openedBreaker(t, 1).b
-	assert.Equal(t, "svc", b.InstanceID())
+	assert.Equal(t, "svc", b.Snapshot().Instance)
 	assert.Equal(t, cb.Open, b.Snapshot().State)
 }
 

@@ -196,6 +196,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return kind.Shared[Config]{Config: s.Config, If: s.recordIf} },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	ID:       func(p kind.Instance) string { return p.(*Breaker).events.ID },
 	Validate: func(s *settings) error { return s.Config.validate() },
 	Of: func(p kind.Instance) any {
 		b := p.(*Breaker)

@@ -26,17 +26,17 @@ func TestDefaults(t *testing.T) {
 		SlowCallRateThreshold: 100,
 	}, b.Config())
 	assert.False(t, b.Config().Disabled, "the defaults are enabled")
-	assert.Equal(t, "circuitbreaker", b.InstanceID())
+	assert.Equal(t, "circuitbreaker", b.Snapshot().Instance)
 	assert.Equal(t, cb.Closed, b.State())
 }
 
 func TestInstanceID(t *testing.T) {
 	b, err := cb.New(cb.Name("payments"))
 	require.NoError(t, err)
-	assert.Equal(t, "payments", b.InstanceID())
+	assert.Equal(t, "payments", b.Snapshot().Instance)
 	b, err = cb.New(cb.Name("payments"), cb.Name("id"))
 	require.NoError(t, err)
-	assert.Equal(t, "id", b.InstanceID(), "the last Name")
+	assert.Equal(t, "id", b.Snapshot().Instance, "the last Name")
 }
 
 func TestConfigComparableForIdenticalOptions(t *testing.T) {

@@ -26,7 +26,7 @@ func TestHG16_Defaults(t *testing.T) {
 
 	h, err := hedge.New()
 	require.NoError(t, err)
-	assert.Equal(t, "hedge", h.InstanceID())
+	assert.Equal(t, "hedge", h.Snapshot().Instance)
 	assert.True(t, sysclock.Is(h.Clock()))
 	assert.Equal(t, hedge.DefaultConfig(), h.Config())
 	assert.Equal(t, hedge.Snapshot{Instance: "hedge", BudgetAvailable: 10, Delay: time.Second, MaxAttempts: 2},
@@ -89,7 +89,7 @@ func TestHG16_IDsAndCommonOptions(t *testing.T) {
 	clk := clock.NewManual()
 	h, err := hedge.New(hedge.Name("search"))
 	require.NoError(t, err)
-	assert.Equal(t, "search", h.InstanceID())
+	assert.Equal(t, "search", h.Snapshot().Instance)
 
 	errA, errB := errors.New("a"), errors.New("b")
 	h, err = hedge.New(hedge.Name("search"), hedge.Name("Svc.Call"), hedge.UseConfig("fast"),
@@ -97,7 +97,7 @@ func TestHG16_IDsAndCommonOptions(t *testing.T) {
 		hedge.MaxAttempts(3), hedge.On(errA), hedge.On(nil, errB), hedge.AbortOn(errB),
 		hedge.BudgetPercent(5), hedge.BudgetWindow(time.Minute), hedge.BudgetMinPerSecond(0.5), hedge.Budget(false))
 	require.NoError(t, err)
-	assert.Equal(t, "Svc.Call", h.InstanceID())
+	assert.Equal(t, "Svc.Call", h.Snapshot().Instance)
 	assert.Equal(t, clock.Clock(clk), h.Clock())
 	assert.Equal(t, hedge.Config{Delay: 50 * time.Millisecond, MaxAttempts: 3, HedgeOn: []error{errA, errB},
 		AbortOn: []error{errB}, BudgetPercent: 5, BudgetWindow: time.Minute, BudgetMinPerSecond: 0.5,

@@ -22,9 +22,6 @@ type Snapshot struct {
 	MaxAttempts     int           // the configured attempts per call
 }
 
-// InstanceID returns the hedge's id, which names it in its events and snapshots.
-func (h *Hedge) InstanceID() string { return h.events.ID }
-
 // Config returns the hedge's resolved configuration, with copies of its error lists:
 // changing them changes nothing. The hedge keeps copies of the lists it was built with.
 func (h *Hedge) Config() Config {

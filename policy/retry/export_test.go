@@ -40,6 +40,12 @@ type PermitSource = kind.PermitSource
 // PermitsFrom is the binding to a composition's rate limiter that a registry makes.
 func (r *Retry) PermitsFrom(src PermitSource) *Retry { return r.permitsFrom(src) }
 
+// InstanceID returns r's id as a registry reads it, through the descriptor.
+func (r *Retry) InstanceID() string {
+	id, _ := descriptor.IDOf(r)
+	return id
+}
+
 // Observe sets the observer, as a registry does.
 func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
 

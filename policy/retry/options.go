@@ -136,6 +136,7 @@ var descriptor = &kind.Descriptor[settings]{
 	Common:   func(s *settings) *kind.Common { return &s.Common },
 	Config:   func(s *settings) any { return kind.Shared[Config]{Config: s.Config, If: s.retryIf} },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
+	ID:       func(p kind.Instance) string { return p.(*Retry).instanceID() },
 	Validate: func(s *settings) error { return s.validate() },
 	Of: func(p kind.Instance) any {
 		r := p.(*Retry)

@@ -162,8 +162,9 @@ func build(s settings) (*Retry, error) {
 // built reports whether r was built by New (or comes from permitsFrom on one that was).
 func (r *Retry) built() bool { return r != nil && r.core != nil }
 
-// InstanceID returns the retry's id; "" for a Retry not built by New.
-func (r *Retry) InstanceID() string {
+// instanceID returns the retry's id, which names it in its events; "" for a Retry not
+// built by New. A registry reads it through the descriptor.
+func (r *Retry) instanceID() string {
 	if !r.built() {
 		return ""
 	}

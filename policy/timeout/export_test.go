@@ -24,6 +24,12 @@ func (t *Timeout) Clock() clock.Clock { return t.clk }
 // Err returns the error of the calls that run past the Duration in force.
 func (t *Timeout) Err() error { return t.cur.Load().err }
 
+// InstanceID returns t's id as a registry reads it, through the descriptor.
+func (t *Timeout) InstanceID() string {
+	id, _ := descriptor.IDOf(t)
+	return id
+}
+
 // Observe sets the observer, as a registry does.
 func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
 

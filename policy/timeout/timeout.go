@@ -122,9 +122,6 @@ func build(s settings) (*Timeout, error) {
 	return t, nil
 }
 
-// InstanceID returns the timeout's id, which names it in its events and its error.
-func (t *Timeout) InstanceID() string { return t.events.ID }
-
 // Config returns the configuration in force: the one the timeout was built with, or the
 // last one a registry's reload applied.
 func (t *Timeout) Config() Config { return t.cur.Load().cfg }
