@@ -54,7 +54,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 	ordered := false
 	seen := map[policy.Layer]bool{}
 	var layers []Spec
-	waitPermits := false // RetryWaitsForPermit was given
+	waitPermits := false // permitSpec was given
 	for _, s := range specs {
 		if _, ok := s.(permitSpec); ok {
 			waitPermits = true

@@ -13,6 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/permitwait"
 	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -243,16 +244,18 @@ func TestWaitForPermit_SharedRetryWaitsForEachCompositionsLimiter(t *testing.T) 
 	}
 }
 
-// RetryWaitsForPermit makes the composition's retry wait for the permit whatever its own
-// setting says; it is no layer (it takes no place in the order, may be given twice) and a
-// composition without a retry ignores it.
-func TestRetryWaitsForPermit(t *testing.T) {
+// The spec the client adapters give (permitwait.Spec) makes the composition's retry wait
+// for the permit whatever its own setting says; it is no layer (it takes no place in the
+// order, may be given twice) and a composition without a retry ignores it.
+func TestPermitWaitSpec(t *testing.T) {
 	f := newPermitFixture(t)
+	spec, ok := permitwait.Spec().(resilience.Spec)
+	require.True(t, ok, "set by package resilience")
 	call, err := resilience.Wrap(f.reg, "api", f.fn,
-		resilience.RetryWaitsForPermit(),
+		spec,
 		resilience.Retry(retry.Delay(100*time.Millisecond), retry.MaxAttempts(3), retry.WaitForPermit(false)),
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)),
-		resilience.RetryWaitsForPermit(),
+		spec,
 		resilience.Order(retry.Layer, ratelimit.Layer))
 	require.NoError(t, err)
 	f.spend(t, "api")
@@ -264,12 +267,12 @@ func TestRetryWaitsForPermit(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, r.Config().WaitForPermit, "the instance's setting is unchanged")
 
-	alone, err := resilience.Wrap(f.reg, "alone", f.fn, resilience.RetryWaitsForPermit(),
+	alone, err := resilience.Wrap(f.reg, "alone", f.fn, spec,
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Second)))
 	require.NoError(t, err)
 	_, err = alone(context.Background())
 	require.NoError(t, err)
-	none, err := resilience.Wrap(f.reg, "none", f.fn, resilience.RetryWaitsForPermit())
+	none, err := resilience.Wrap(f.reg, "none", f.fn, spec)
 	require.NoError(t, err)
 	_, err = none(context.Background())
 	require.NoError(t, err)

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/permitwait"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -122,8 +123,8 @@ func setOf(cs ...codes.Code) codeSet {
 // timeout — and unwraps to the policy's error (errors.Is(err, circuitbreaker.ErrOpen)
 // works on it). When the composition
 // has a retry, a call refused by the client's own rate limiter was not sent: the retry
-// waits for the limiter's next permit (as resilience.RetryWaitsForPermit says), whatever
-// the method, so that the refusal costs one attempt and the next attempt finds its
+// waits for the limiter's next permit (as retry.WaitForPermit(true) says, whatever the
+// retry's own setting), whatever the method, so that the refusal costs one attempt and the next attempt finds its
 // permit.
 //
 // The stream interceptor guards the creation of a stream, up to the moment gRPC returns
@@ -193,7 +194,7 @@ func NewClient(r *resilience.Registry, id string, cfg ClientConfig, specs ...res
 	if cl.maxDelay, err = retryhint.MaxDelay("resiliencegrpc.maxRetryDelay", cfg.MaxRetryDelay); err != nil {
 		return nil, err
 	}
-	specs = append(slices.Clip(specs), resilience.RetryWaitsForPermit())
+	specs = append(slices.Clip(specs), permitwait.Spec().(resilience.Spec))
 	unary, err := resilience.Wrap1(r, id, cl.attemptUnary, specs...)
 	if err != nil {
 		return nil, err

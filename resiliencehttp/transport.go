@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/permitwait"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -83,8 +84,8 @@ type transport struct {
 // limiter's rejection), and spends at most one attempt on a refusal of its own limiter:
 // when the limiter refuses an attempt (which counts as one), the retry waits until the
 // limiter's next permit (or its own delay, if longer) before the next one, whatever the
-// retry's waitForPermit setting (the composition is built with
-// resilience.RetryWaitsForPermit). With a limiter of 1 request per second and a retry
+// retry's waitForPermit setting (as retry.WaitForPermit(true) makes it, for this
+// composition only). With a limiter of 1 request per second and a retry
 // delay of 100ms, a request made just after another is refused once and sent 1s after
 // the first, where it would otherwise be refused at 0, 100ms and 200ms and fail. Only the
 // transport's own limiter counts: a rate limiter of another composition is waited on as
@@ -136,7 +137,7 @@ func NewTransport(r *resilience.Registry, id string, next http.RoundTripper, cfg
 	}
 	// The retry waits for the client limiter's next permit, so that the next attempt finds it,
 	// on the limiter's refusals.
-	specs = append(slices.Clip(specs), resilience.RetryWaitsForPermit())
+	specs = append(slices.Clip(specs), permitwait.Spec().(resilience.Spec))
 	call, err := resilience.Wrap1(r, id, t.attempt, specs...)
 	if err != nil {
 		return nil, err
