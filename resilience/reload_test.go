@@ -263,7 +263,8 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-// configs returns the configuration of every instance of the fixture.
+// configs returns the configuration of every instance of the fixture (the hedge's
+// snapshot, which holds its settings).
 func (f *fixture) configs(t *testing.T) map[string]any {
 	t.Helper()
 	return map[string]any{
@@ -272,7 +273,7 @@ func (f *fixture) configs(t *testing.T) map[string]any {
 		"bulkhead":       lookup[*bulkhead.Bulkhead](t, f.reg, bulkhead.Layer, "Svc.Get").Config(),
 		"retry":          lookup[*retry.Retry](t, f.reg, retry.Layer, "Svc.Get").Config(),
 		"timeout":        lookup[*timeout.Timeout](t, f.reg, timeout.Layer, "Svc.Get").Config(),
-		"hedge":          lookup[*hedge.Hedge](t, f.reg, hedge.Layer, "Svc.Price").Config(),
+		"hedge":          lookup[*hedge.Hedge](t, f.reg, hedge.Layer, "Svc.Price").Snapshot(),
 		"adaptiveLimit":  lookup[*adaptivelimit.Limiter](t, f.reg, adaptivelimit.Layer, "Svc.Adapt").Config(),
 	}
 }

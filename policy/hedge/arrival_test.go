@@ -54,7 +54,7 @@ func TestHG14_Disabled(t *testing.T) {
 	assert.Equal(t, 1, d.attempts())
 	assert.Equal(t, context.Background(), d.ctx(1), "next gets the caller's context")
 	assert.Empty(t, rec.Events())
-	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", Delay: 0, MaxAttempts: 2}, h.Snapshot())
+	assert.Equal(t, withBudget(hedge.Snapshot{Instance: "Svc.Call", Delay: 0, MaxAttempts: 2, Disabled: true}), h.Snapshot())
 
 	nilFut := hedge.DecorateAsyncFunc(h, func(context.Context, string) *async.Future[string] { return nil })
 	_, err = result(t, nilFut(context.Background(), "q"))

@@ -34,8 +34,8 @@ type budget struct {
 	totalHedges   int64
 }
 
-// newBudget returns the budget of c, a valid Config.
-func newBudget(c Config) *budget {
+// newBudget returns the budget of c, a valid config.
+func newBudget(c config) *budget {
 	percent, _ := decimal.Of(c.BudgetPercent)
 	perSecond, _ := decimal.Of(c.BudgetMinPerSecond)
 	return &budget{

@@ -32,8 +32,8 @@ func TestHG11_BudgetBoundsHedges(t *testing.T) {
 	for _, e := range rec.Events() {
 		assert.Equal(t, 2, e.Attempt)
 	}
-	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", Calls: 200, Hedges: 20, BudgetAvailable: 0,
-		Delay: time.Second, MaxAttempts: 2}, h.Snapshot())
+	assert.Equal(t, withBudget(hedge.Snapshot{Instance: "Svc.Call", Calls: 200, Hedges: 20, BudgetAvailable: 0,
+		Delay: time.Second, MaxAttempts: 2}), h.Snapshot())
 	assert.Zero(t, clk.PendingTasks(), "no timer: each call hedged or was refused")
 	for _, f := range futs {
 		assert.True(t, pending(f), "a refused hedge leaves the call with its first attempt")
@@ -49,10 +49,10 @@ func TestHG11_BudgetBoundsHedges(t *testing.T) {
 	clk.AdvanceTo(10 * time.Second)
 	assert.Equal(t, 150, h.Snapshot().Calls)
 	clk.AdvanceTo(11500*time.Millisecond - 1)
-	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", Calls: 50, Hedges: 5, BudgetAvailable: 5,
-		Delay: time.Second, MaxAttempts: 2}, h.Snapshot(), "max(10% of 50, 10) - 5")
+	assert.Equal(t, withBudget(hedge.Snapshot{Instance: "Svc.Call", Calls: 50, Hedges: 5, BudgetAvailable: 5,
+		Delay: time.Second, MaxAttempts: 2}), h.Snapshot(), "max(10% of 50, 10) - 5")
 	clk.AdvanceTo(11500 * time.Millisecond)
-	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", BudgetAvailable: 10, Delay: time.Second, MaxAttempts: 2},
+	assert.Equal(t, withBudget(hedge.Snapshot{Instance: "Svc.Call", BudgetAvailable: 10, Delay: time.Second, MaxAttempts: 2}),
 		h.Snapshot())
 }
 
@@ -98,8 +98,8 @@ func TestHG11_BudgetOff(t *testing.T) {
 	}
 	clk.Advance(time.Second)
 	assert.Equal(t, 50, rec.Count(hedge.EventHedged))
-	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", BudgetAvailable: -1, Delay: time.Second, MaxAttempts: 2},
-		h.Snapshot())
+	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", BudgetAvailable: -1, Delay: time.Second, MaxAttempts: 2,
+		BudgetWindow: 10 * time.Second, NoBudget: true}, h.Snapshot())
 }
 
 // SPEC HG-11, HG-15: one hedge shares its budget among every function it decorates.

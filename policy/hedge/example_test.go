@@ -34,12 +34,14 @@ func ExampleDecorateAsyncFunc() {
 	f := query(context.Background(), "go")
 	clk.Advance(time.Second)
 	fmt.Println(f.Result())
-	fmt.Printf("%+v\n", h.Snapshot())
+	s := h.Snapshot()
+	fmt.Printf("%s: calls=%d hedges=%d budget=%d delay=%v maxAttempts=%d\n",
+		s.Instance, s.Calls, s.Hedges, s.BudgetAvailable, s.Delay, s.MaxAttempts)
 	// Output:
 	// Hedged Search.Query at=200ms attempt=2 wait=200ms
 	// HedgeWon Search.Query at=250ms attempt=2
 	// "go" after 50ms true <nil>
-	// {Instance:Search.Query Calls:1 Hedges:1 BudgetAvailable:9 Delay:200ms MaxAttempts:2}
+	// Search.Query: calls=1 hedges=1 budget=9 delay=200ms maxAttempts=2
 }
 
 // A synchronous function is hedged by running each attempt with async.Go, and awaiting

@@ -6,14 +6,25 @@ import (
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
-// What the tests reach of the package's unexported parts: the observer and the
-// configuration a registry sets, the defaults and the check New makes, and the clock.
+// What the tests reach of the package's unexported parts: the resolved configuration, the
+// observer and the configuration a registry sets, the defaults and the check New makes,
+// and the clock.
+
+// Config is a hedge's resolved configuration.
+type Config = config
+
+// Config returns h's configuration, with copies of its error lists.
+func (h *Hedge) Config() Config {
+	c := h.cfg
+	kind.Own(&c.HedgeOn, &c.AbortOn)
+	return c
+}
 
 // Observe sets the observer, as a registry does.
 func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
 
 // WithConfig sets the whole configuration, as a registry's resolved settings do.
-func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }
+func WithConfig(c Config) Option { return func(s *settings) { s.config = c } }
 
 // DefaultConfig returns the built-in defaults.
 func DefaultConfig() Config { return defaultConfig() }

@@ -107,7 +107,7 @@ import (
 // with DecorateAsyncFunc. It is safe for concurrent use; its configuration is fixed when
 // it is built.
 type Hedge struct {
-	cfg     Config
+	cfg     config
 	enabled bool
 	delay   time.Duration
 	max     int
@@ -131,7 +131,7 @@ func build(s settings) (*Hedge, error) {
 	}
 	kind.Own(&s.HedgeOn, &s.AbortOn)
 	h := &Hedge{
-		cfg:     s.Config,
+		cfg:     s.config,
 		enabled: !s.Disabled,
 		delay:   s.Delay,
 		max:     s.MaxAttempts,
@@ -140,7 +140,7 @@ func build(s settings) (*Hedge, error) {
 		events:  s.EventsOf(Layer, s.ID("hedge")),
 	}
 	if !s.NoBudget && !s.Disabled {
-		h.budget = newBudget(s.Config)
+		h.budget = newBudget(s.config)
 	}
 	return h, nil
 }

@@ -90,8 +90,8 @@ func TestHG7_SlowFirstAttemptLosesToHedge(t *testing.T) {
 		{Kind: hedge.EventHedged, Instance: "Svc.Call", At: time.Second, Wait: time.Second, Attempt: 2},
 		{Kind: hedge.EventWon, Instance: "Svc.Call", At: 1100 * time.Millisecond, Attempt: 2},
 	}, s.rec.Events())
-	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", Calls: 1, Hedges: 1, BudgetAvailable: 9,
-		Delay: time.Second, MaxAttempts: 2}, s.h.Snapshot())
+	assert.Equal(t, withBudget(hedge.Snapshot{Instance: "Svc.Call", Calls: 1, Hedges: 1, BudgetAvailable: 9,
+		Delay: time.Second, MaxAttempts: 2}), s.h.Snapshot())
 
 	s.clk.Advance(5 * time.Second)
 	assert.Equal(t, 1, s.cb.Snapshot().BufferedCalls, "nothing comes later")

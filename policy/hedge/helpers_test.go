@@ -26,6 +26,13 @@ func newManual(t testing.TB, opts ...hedge.Option) (*hedge.Hedge, *clock.Manual,
 	return h, clk, rec
 }
 
+// withBudget is s with the budget's default settings (10% of the calls, at least 1 hedge
+// per second, over 10s), which the hedges of these tests keep unless they say otherwise.
+func withBudget(s hedge.Snapshot) hedge.Snapshot {
+	s.BudgetPercent, s.BudgetWindow, s.BudgetMinPerSecond = 10, 10*time.Second, 1
+	return s
+}
+
 // A step is how the dependency answers one attempt.
 type step struct {
 	after time.Duration // when it answers, after the attempt starts, on the clock

@@ -32,11 +32,11 @@ const (
 	maxAttempts = 10
 )
 
-// Config is a hedge's resolved configuration, as Hedge.Config reports it: the options
-// and configuration keys set it, once, when the hedge is built. Identical option sets
-// give configurations equal under reflect.DeepEqual (the error lists hold the same
-// sentinel values).
-type Config struct {
+// config is a hedge's resolved configuration: the options and configuration keys set it,
+// once, when the hedge is built; Hedge.Snapshot reports it. Identical option sets give
+// configurations equal under reflect.DeepEqual (the error lists hold the same sentinel
+// values).
+type config struct {
 	// Delay is how long the hedge waits for a result after the last attempt started
 	// before it starts another, on the hedge's clock; 0 starts the attempts one after
 	// another at once. At least 0. Default 1s.
@@ -79,8 +79,8 @@ type Config struct {
 // defaultConfig returns the built-in defaults: Delay 1s, MaxAttempts 2, every error
 // hedged, none aborting, budget on with BudgetPercent 10, BudgetWindow 10s and
 // BudgetMinPerSecond 1, enabled.
-func defaultConfig() Config {
-	return Config{Delay: time.Second, MaxAttempts: 2, BudgetPercent: 10, BudgetWindow: 10 * time.Second,
+func defaultConfig() config {
+	return config{Delay: time.Second, MaxAttempts: 2, BudgetPercent: 10, BudgetWindow: 10 * time.Second,
 		BudgetMinPerSecond: 1}
 }
 
@@ -89,7 +89,7 @@ func defaultConfig() Config {
 // outside [0, 100], BudgetWindow is not positive, or BudgetMinPerSecond is negative or
 // not finite (NaN and ±Inf are refused). The budget fields are checked whether or not
 // the budget is on.
-func (c Config) validate() error {
+func (c config) validate() error {
 	switch {
 	case c.Delay < 0:
 		return r4c.Errorf(r4c.NegativeDuration, "hedge.delay", c.Delay.String(),
@@ -115,14 +115,14 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 // settings is what options produce: the configuration and how the instance is named,
 // timed and observed.
 type settings struct {
-	Config
+	config
 	kind.Common
 }
 
-func defaults() settings { return settings{Config: defaultConfig()} }
+func defaults() settings { return settings{config: defaultConfig()} }
 
 // budgetEnabled is the attribute budgetEnabled, stored inverted in NoBudget so that the
-// zero Config has the budget on.
+// zero config has the budget on.
 func budgetEnabled() kind.Attr[settings] {
 	a := kind.EnabledAttr(func(s *settings) *bool { return &s.NoBudget })
 	a.Name, a.Option = "budgetEnabled", "Budget"
@@ -143,7 +143,7 @@ var descriptor = &kind.Descriptor[settings]{
 	},
 	Defaults: defaults,
 	Common:   func(s *settings) *kind.Common { return &s.Common },
-	Config:   func(s *settings) any { return s.Config },
+	Config:   func(s *settings) any { return s.config },
 	Build:    func(s settings) (kind.Instance, error) { return build(s) },
 	ID:       func(p kind.Instance) string { return p.(*Hedge).events.ID },
 	Validate: func(s *settings) error { return s.validate() },

@@ -17,7 +17,7 @@ import (
 func TestHG16_Descriptor(t *testing.T) {
 	kindtest.RequireDescriptor(t, descriptor, Layer, "hedge", []string{"delay", "maxAttempts", "budgetPercent", "budgetWindow", "budgetMinPerSecond",
 		"budgetEnabled", "enabled"},
-		settings{Config: DefaultConfig()})
+		settings{config: DefaultConfig()})
 
 	h, err := descriptor.Build(defaults())
 	require.NoError(t, err)
@@ -38,7 +38,7 @@ func TestHG16_SetAttributes(t *testing.T) {
 	require.NoError(t, table.Set(&s, "budgetEnabled", "false"))
 	require.NoError(t, table.Set(&s, "enabled", "false"))
 	assert.Equal(t, Config{Delay: 200 * time.Millisecond, MaxAttempts: 3, BudgetPercent: 12.5,
-		BudgetWindow: time.Minute, BudgetMinPerSecond: 0.25, NoBudget: true, Disabled: true}, s.Config)
+		BudgetWindow: time.Minute, BudgetMinPerSecond: 0.25, NoBudget: true, Disabled: true}, s.config)
 	require.NoError(t, table.Set(&s, "budgetEnabled", "TRUE"))
 	assert.False(t, s.NoBudget)
 
@@ -83,10 +83,10 @@ func TestHG16_OptionsAndKeysAgree(t *testing.T) {
 		"budgetWindow": "1m", "budgetMinPerSecond": "2", "budgetEnabled": "false", "enabled": "false"} {
 		require.NoError(t, table.Set(&k, attr, v))
 	}
-	assert.True(t, reflect.DeepEqual(s.Config, k.Config))
+	assert.True(t, reflect.DeepEqual(s.config, k.config))
 
 	h, err := New(Delay(200*time.Millisecond), MaxAttempts(3), BudgetPercent(5), BudgetWindow(time.Minute),
 		BudgetMinPerSecond(2), Budget(false), Enabled(false))
 	require.NoError(t, err)
-	assert.True(t, reflect.DeepEqual(k.Config, h.Config()), "New builds what the options set")
+	assert.True(t, reflect.DeepEqual(k.config, h.Config()), "New builds what the options set")
 }

@@ -29,7 +29,7 @@ func TestHG16_Defaults(t *testing.T) {
 	assert.Equal(t, "hedge", h.Snapshot().Instance)
 	assert.True(t, sysclock.Is(h.Clock()))
 	assert.Equal(t, hedge.DefaultConfig(), h.Config())
-	assert.Equal(t, hedge.Snapshot{Instance: "hedge", BudgetAvailable: 10, Delay: time.Second, MaxAttempts: 2},
+	assert.Equal(t, withBudget(hedge.Snapshot{Instance: "hedge", BudgetAvailable: 10, Delay: time.Second, MaxAttempts: 2}),
 		h.Snapshot(), "an empty window allows max(10% of 0, 1/s × 10s) = 10 hedges")
 }
 
@@ -102,6 +102,10 @@ func TestHG16_IDsAndCommonOptions(t *testing.T) {
 	assert.Equal(t, hedge.Config{Delay: 50 * time.Millisecond, MaxAttempts: 3, HedgeOn: []error{errA, errB},
 		AbortOn: []error{errB}, BudgetPercent: 5, BudgetWindow: time.Minute, BudgetMinPerSecond: 0.5,
 		NoBudget: true}, h.Config())
+	assert.Equal(t, hedge.Snapshot{Instance: "Svc.Call", BudgetAvailable: -1, Delay: 50 * time.Millisecond,
+		MaxAttempts: 3, HedgeOn: []error{errA, errB}, AbortOn: []error{errB}, BudgetPercent: 5,
+		BudgetWindow: time.Minute, BudgetMinPerSecond: 0.5, NoBudget: true}, h.Snapshot(),
+		"the snapshot reports the settings")
 
 	c := hedge.DefaultConfig()
 	c.MaxAttempts = 4

@@ -12,8 +12,8 @@ import (
 )
 
 // The hedge's error lists are its own: changing the slice given to WithConfig after New,
-// or the one Config returned, changes neither (what it hedges on is decided by the lists
-// Config returns a copy of).
+// or the one Config or Snapshot returned, changes neither (what it hedges on is decided by
+// the lists Config returns a copy of).
 func TestErrorListsAreTheHedgesOwn(t *testing.T) {
 	errA, errB := errors.New("a"), errors.New("b")
 	base := hedge.DefaultConfig()
@@ -23,6 +23,12 @@ func TestErrorListsAreTheHedgesOwn(t *testing.T) {
 	base.HedgeOn[0], base.AbortOn[0] = errB, errA
 	c := h.Config()
 	c.HedgeOn[0], c.AbortOn[0] = errB, errA
+	s := h.Snapshot()
+	assert.Equal(t, []error{errA}, s.HedgeOn)
+	assert.Equal(t, []error{errB}, s.AbortOn)
+	s.HedgeOn[0], s.AbortOn[0] = errB, errA
 	assert.Equal(t, []error{errA}, h.Config().HedgeOn)
 	assert.Equal(t, []error{errB}, h.Config().AbortOn)
+	assert.Equal(t, []error{errA}, h.Snapshot().HedgeOn)
+	assert.Equal(t, []error{errB}, h.Snapshot().AbortOn)
 }

@@ -244,10 +244,11 @@ func TestNew_InstancesAndTheirConfiguration(t *testing.T) {
 	// PriceAsync's hedge and Watch's adaptive limit and timeout.
 	hg, err := resilience.Lookup[*hedge.Hedge](f.reg, hedge.Layer, "PriceClient.PriceAsync")
 	require.NoError(t, err)
-	assert.Equal(t, hedge.Config{
+	assert.Equal(t, hedge.Snapshot{
+		Instance: "PriceClient.PriceAsync", BudgetAvailable: 50, // 5 per second over 10s, no call yet
 		Delay: 50 * time.Millisecond, MaxAttempts: 3, HedgeOn: []error{shapes.ErrBadInput}, AbortOn: []error{shapes.ErrNotFound},
 		BudgetPercent: 20, BudgetWindow: 10 * time.Second, BudgetMinPerSecond: 5,
-	}, hg.Config())
+	}, hg.Snapshot())
 	al, err := resilience.Lookup[*adaptivelimit.Limiter](f.reg, adaptivelimit.Layer, "PriceClient.Watch")
 	require.NoError(t, err)
 	assert.Equal(t, adaptivelimit.Config{
