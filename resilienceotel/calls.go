@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
@@ -50,7 +51,7 @@ func newCallRec(b base) *callRec {
 	}
 	if r.ins.callDuration != nil {
 		for _, res := range []observe.Result{observe.ResultSucceeded, observe.ResultFailed, observe.ResultRejected} {
-			r.durRec[res] = recordWith(b.inst, attribute.String(attrOutcome, res.String()))
+			r.durRec[res] = recordWith(b.inst, attribute.String(attrOutcome, recording.ResultName(res)))
 		}
 	}
 	return r

@@ -2,6 +2,7 @@ package hedge
 
 import (
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -27,7 +28,7 @@ var metrics = &kind.Metrics{
 			}},
 	},
 	Outcomes: &kind.Outcomes{Calls: metricCalls, Attr: "outcome", Attempts: metricAttempts, Classes: []kind.Class{
-		{Value: observe.ResultSucceeded.String(), Result: observe.ResultSucceeded},
-		{Value: observe.ResultFailed.String(), Result: observe.ResultFailed},
+		{Value: recording.ResultName(observe.ResultSucceeded), Result: observe.ResultSucceeded},
+		{Value: recording.ResultName(observe.ResultFailed), Result: observe.ResultFailed},
 	}},
 }

@@ -6,7 +6,6 @@ package observe
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/resilience4go/resilience4go/policy"
@@ -39,24 +38,6 @@ const (
 	// deadline (Outcome.Err is the error the call ends with).
 	ResultAborted
 )
-
-var resultNames = [...]string{
-	ResultAdmitted:  "admitted",
-	ResultRejected:  "rejected",
-	ResultSucceeded: "succeeded",
-	ResultFailed:    "failed",
-	ResultIgnored:   "ignored",
-	ResultTimedOut:  "timed_out",
-	ResultAborted:   "aborted",
-}
-
-// String returns the result's name, e.g. "admitted" or "timed_out".
-func (r Result) String() string {
-	if int(r) < len(resultNames) && r > 0 {
-		return resultNames[r]
-	}
-	return fmt.Sprintf("Result(%d)", int(r))
-}
 
 // LayerCall is the layer under which an Observer is asked for the Recorder of a whole
 // wrapped function or pipeline, whose id is the wrap's. It is not a layer of the order:

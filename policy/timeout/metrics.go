@@ -2,6 +2,7 @@ package timeout
 
 import (
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -15,8 +16,8 @@ var metrics = &kind.Metrics{
 			Description: "Calls through a timeout, by outcome: succeeded, failed or timed_out."},
 	},
 	Outcomes: &kind.Outcomes{Calls: metricCalls, Attr: "outcome", Classes: []kind.Class{
-		{Value: observe.ResultSucceeded.String(), Result: observe.ResultSucceeded},
-		{Value: observe.ResultFailed.String(), Result: observe.ResultFailed},
-		{Value: observe.ResultTimedOut.String(), Result: observe.ResultTimedOut},
+		{Value: recording.ResultName(observe.ResultSucceeded), Result: observe.ResultSucceeded},
+		{Value: recording.ResultName(observe.ResultFailed), Result: observe.ResultFailed},
+		{Value: recording.ResultName(observe.ResultTimedOut), Result: observe.ResultTimedOut},
 	}},
 }
