@@ -100,7 +100,12 @@ func TestAL2_ConfigurationAndSnapshot(t *testing.T) {
 	_, err = resilience.Wrap(reg, "Svc.C", fn, resilience.AdaptiveLimit(adaptivelimit.Name("Pool")))
 	requireCode(t, err, r4c.Conflict)
 
-	snaps := resilience.StatesOf[adaptivelimit.Snapshot](reg.Snapshot())
+	var snaps []adaptivelimit.Snapshot
+	for _, p := range reg.Snapshot().Policies {
+		if s, ok := p.State.(adaptivelimit.Snapshot); ok {
+			snaps = append(snaps, s)
+		}
+	}
 	require.Len(t, snaps, 1)
 	s := snaps[0]
 	assert.Equal(t, "Pool", s.Instance)

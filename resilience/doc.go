@@ -35,6 +35,6 @@
 //
 // Lookup returns the handle of any policy instance by layer and id (RateLimiter, a rate
 // limiter's) once a function using it was wrapped; Snapshot returns the state of every
-// instance (Policies; StatesOf picks those of one type); WithEventListener receives every
-// policy's events.
+// instance (Policies, each with its layer, id and the snapshot type its package defines,
+// e.g. a circuitbreaker.Snapshot); WithEventListener receives every policy's events.
 package resilience

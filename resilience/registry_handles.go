@@ -58,8 +58,10 @@ type Snapshot struct {
 // PolicySnapshot is the state of one policy instance: its layer, its id and the
 // snapshot its package defines (e.g. a ratelimit.Snapshot or a circuitbreaker.Snapshot).
 type PolicySnapshot struct {
-	Layer policy.Layer
-	ID    string
+	Layer policy.Layer // the instance's layer, e.g. circuitbreaker.Layer
+	ID    string       // the instance id
+	// State is the snapshot, a value of the type its package defines (not a pointer):
+	// a type assertion such as State.(circuitbreaker.Snapshot), or a type switch, reads it.
 	State any
 }
 
@@ -87,14 +89,13 @@ func (r *Registry) Snapshot() Snapshot {
 		out.Policies = append(out.Policies, PolicySnapshot{Layer: key.layer, ID: key.id, State: state})
 	}
 	r.mu.Unlock()
-	out.RateLimiters = StatesOf[ratelimit.Snapshot](out)
+	out.RateLimiters = statesOf[ratelimit.Snapshot](out)
 	return out
 }
 
-// StatesOf returns the states of type S in s.Policies, in their order (by layer, then
-// id); empty, not nil, when there is none. E.g. StatesOf[circuitbreaker.Snapshot](s) is
-// the state of every circuit breaker.
-func StatesOf[S any](s Snapshot) []S {
+// statesOf returns the states of type S in s.Policies, in their order (by layer, then
+// id); empty, not nil, when there is none.
+func statesOf[S any](s Snapshot) []S {
 	return lo.FilterMap(s.Policies, func(p PolicySnapshot, _ int) (S, bool) {
 		st, ok := p.State.(S)
 		return st, ok

@@ -130,12 +130,14 @@ func printSnapshot(w io.Writer, s resilience.Snapshot) {
 	for _, rl := range s.RateLimiters {
 		fmt.Fprintf(w, "  rate limiter    %-8s %2d of %2d permits available\n", rl.Instance, rl.AvailablePermits, rl.Permits)
 	}
-	for _, cb := range resilience.StatesOf[circuitbreaker.Snapshot](s) {
-		fmt.Fprintf(w, "  circuit breaker %-8s %s, failure rate %.0f%% (%d of %d calls), calls not permitted: %d\n",
-			cb.Instance, cb.State, cb.FailureRate, cb.FailedCalls, cb.BufferedCalls, cb.NotPermittedCalls)
-	}
-	for _, bh := range resilience.StatesOf[bulkhead.Snapshot](s) {
-		fmt.Fprintf(w, "  bulkhead        %-8s %d of %d slots available, %d waiting\n",
-			bh.Instance, bh.AvailableSlots, bh.MaxConcurrent, bh.Waiting)
+	for _, p := range s.Policies { // by layer, then id
+		switch st := p.State.(type) {
+		case circuitbreaker.Snapshot:
+			fmt.Fprintf(w, "  circuit breaker %-8s %s, failure rate %.0f%% (%d of %d calls), calls not permitted: %d\n",
+				st.Instance, st.State, st.FailureRate, st.FailedCalls, st.BufferedCalls, st.NotPermittedCalls)
+		case bulkhead.Snapshot:
+			fmt.Fprintf(w, "  bulkhead        %-8s %d of %d slots available, %d waiting\n",
+				st.Instance, st.AvailableSlots, st.MaxConcurrent, st.Waiting)
+		}
 	}
 }

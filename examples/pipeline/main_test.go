@@ -50,6 +50,6 @@ reg.RateLimiter("serach"): R4C-REG-009: rateLimiter = "serach": no instance with
 snapshot:
   rate limiter    reviews   1 of  5 permits available
   rate limiter    search    2 of 10 permits available
-  circuit breaker reviews  open, failure rate 100% (4 of 4 calls), calls not permitted: 1
   bulkhead        reviews  8 of 8 slots available, 0 waiting
+  circuit breaker reviews  open, failure rate 100% (4 of 4 calls), calls not permitted: 1
 `
