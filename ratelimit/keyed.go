@@ -10,6 +10,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // DefaultMaxKeys is how many keys a Keyed limiter holds at most when MaxKeys is not set.
@@ -82,7 +83,7 @@ type Keyed[K comparable] struct {
 	// base holds what every key shares: the configuration, the clock, the instance id,
 	// the preallocated rejections and the listener. Its own TAT is unused.
 	base     *Limiter
-	backend  Backend
+	backend  backend.Backend
 	share    int // the backend's LocalShare (see LocalSharer)
 	maxKeys  int
 	keyBytes int      // string keys longer than this are kept as their digest
@@ -120,7 +121,7 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 		return nil, policy.Errorf(policy.CodeOutOfRange, "rateLimiter.maxKeyBytes", strconv.Itoa(s.maxKeyBytes),
 			"maxKeyBytes must not be negative (0 means the default, %d)", DefaultMaxKeyBytes)
 	}
-	backend := s.backend
+	b := s.backend
 	s.backend = nil // each key binds its own store
 	base, err := build(s)
 	if err != nil {
@@ -136,10 +137,10 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 		keyBytes = DefaultMaxKeyBytes
 	}
 	shards := shardsFor(n)
-	return &Keyed[K]{
+	k := &Keyed[K]{
 		base:     base,
-		backend:  backend,
-		share:    localShare(backend),
+		backend:  b,
+		share:    1,
 		maxKeys:  n,
 		keyBytes: keyBytes,
 		keys:     keyTypeOf[K](),
@@ -148,7 +149,11 @@ func buildKeyed[K comparable](s settings) (*Keyed[K], error) {
 		seed:     maphash.MakeSeed(),
 		seed64:   rand.Uint64(),
 		shards:   make([]keyedShard[K], shards),
-	}, nil
+	}
+	if b != nil {
+		k.share = localShare(b)
+	}
+	return k, nil
 }
 
 // lim returns the limiter that holds what every key shares; for a zero Keyed, never
@@ -208,14 +213,6 @@ func (k *Keyed[K]) MaxKeyBytes() int {
 
 // Clock returns the limiter's time source; nil for a zero Keyed.
 func (k *Keyed[K]) Clock() clock.Clock { return k.lim().clk }
-
-// Backend returns the limiter's backend, or nil for an in-process limiter.
-func (k *Keyed[K]) Backend() Backend {
-	if k == nil {
-		return nil
-	}
-	return k.backend
-}
 
 // Rejection returns the limiter's one rejection error, shared by every key: it matches
 // ErrExceeded and is made once, when the limiter is built.

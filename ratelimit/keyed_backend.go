@@ -8,6 +8,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // The backend paths of a Keyed limiter: each key's cell is bound to its own Store, which
@@ -18,7 +19,7 @@ var errNoStore = errors.New("ratelimit: the backend's Bind returned no Store")
 
 // remoteCell is a key's binding to a Backend.
 type remoteCell struct {
-	store Store
+	store backend.Store
 	until atomic.Int64 // the cell is kept until this clock time: one Period after its last use
 }
 
@@ -29,23 +30,23 @@ type remoteCell struct {
 func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWait int64) (decision, error) {
 	c, now := k.remoteCellOf(ctx, key, r)
 	if rc := k.remoteOf(c); rc != nil {
-		g, err := rc.store.Reserve(ctx, Request{N: n, MaxWait: time.Duration(maxWait), Config: r.cfg})
+		g, err := rc.store.Reserve(ctx, backend.Request{N: n, MaxWait: time.Duration(maxWait), Permits: r.cfg.Permits, Period: r.cfg.Period})
 		if err != nil {
 			return decision{now: now}, err
 		}
 		w := max(int64(g.Wait), 0)
-		switch g.Outcome {
-		case Reserved:
-			t := g.Token
+		switch g.Verdict {
+		case backend.Reserved:
+			t := g
 			// The end of the reservation's slot, relative to the store's now (t.At - w): the
 			// key's TAT after it, unless it took a slot freed below the TAT, which the Token
 			// does not tell (Decide's Reset and Remaining then count from the slot's end).
 			ahead := sat.Add(sat.Sub(t.Next, t.At), w)
 			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, gen: t.Epoch, wait: w,
 				ahead: ahead, c: c, ok: true, remote: true}, nil
-		case Unlimited:
+		case backend.Unlimited:
 			return decision{now: now, ok: true}, nil
-		case Local:
+		case backend.Local:
 			d := k.take(key, r.localShare(k.share), n, maxWait)
 			d.shared = true
 			return d, nil
@@ -89,12 +90,12 @@ func touch(rc *remoteCell, r *rate, now int64) {
 func (k *Keyed[K]) bind(ctx context.Context, key K) *remoteCell {
 	l := k.base
 	ks := k.keyString(key)
-	st, err := k.backend.Bind(Binding{ID: l.events.ID + ":" + ks, Keyed: true, Key: ks, Config: l.cur().cfg, Clock: l.clk, Listener: l.relay})
+	st, err := k.backend.Bind(backend.Binding{ID: l.events.ID + ":" + ks, Keyed: true, Key: ks, Clock: l.clk, Listener: l.relay})
 	if err == nil && st == nil {
 		err = errNoStore
 	}
 	if err != nil {
-		l.events.PublishCtx(ctx, policy.Event{Kind: EventBackendFailed, Err: err, Key: ks})
+		l.events.PublishCtx(ctx, policy.Event{Kind: backend.EventFailed, Err: err, Key: ks})
 		return nil
 	}
 	return &remoteCell{store: st}

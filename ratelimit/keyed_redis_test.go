@@ -101,7 +101,7 @@ func TestRC7_Keyed_RaisedQuotaOnRedis(t *testing.T) {
 	_, err = k.Reserve("alice")
 	require.NoError(t, err)
 	ctx := context.Background()
-	key := b.Key("raised:alice")
+	key := "{r4c:raised:alice}" // the default prefix
 	before, err := c.Get(ctx, key).Result()
 	require.NoError(t, err)
 	held.Cancel()

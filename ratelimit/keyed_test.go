@@ -23,6 +23,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 func newKeyed[K comparable](t testing.TB, clk clock.Clock, opts ...ratelimit.Option) *ratelimit.Keyed[K] {
@@ -336,7 +337,6 @@ func TestKeyed_RL14_Validation(t *testing.T) {
 	require.ErrorAs(t, k.Rejection(), &ee)
 	assert.Equal(t, "api", ee.InstanceID())
 	assert.True(t, clock.IsSystem(k.Clock()))
-	assert.Nil(t, k.Backend())
 }
 
 // SPEC RL-6: a call for a key that has a cell allocates nothing, admitted or refused.
@@ -437,19 +437,20 @@ type fakeBackend struct {
 	mu       sync.Mutex
 	bound    map[string]int // id → Bind calls
 	stores   map[string]*fakeStore
-	outcome  ratelimit.Outcome // forced outcome; 0: decide
-	grant    ratelimit.Grant   // forced grant, when its Outcome is not 0
+	outcome  backend.Verdict // forced outcome; 0: decide
+	grant    backend.Grant   // forced grant, when its Verdict is not 0
 	failBind bool
 	nilStore bool // Bind returns neither a Store nor an error
 }
 
 type fakeStore struct {
 	b       *fakeBackend
-	l       *ratelimit.Limiter
+	clk     clock.Clock
+	l       *ratelimit.Limiter // the store's state, made at the first Reserve, at its rate
 	cancels int
 }
 
-func (f *fakeBackend) Bind(b ratelimit.Binding) (ratelimit.Store, error) {
+func (f *fakeBackend) Bind(b backend.Binding) (backend.Store, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failBind {
@@ -462,41 +463,46 @@ func (f *fakeBackend) Bind(b ratelimit.Binding) (ratelimit.Store, error) {
 	if s := f.stores[b.ID]; s != nil {
 		return s, nil
 	}
-	l, err := ratelimit.New(ratelimit.Permits(b.Config.Permits), ratelimit.Period(b.Config.Period), ratelimit.WithClock(b.Clock))
-	if err != nil {
-		return nil, err
-	}
-	s := &fakeStore{b: f, l: l}
+	s := &fakeStore{b: f, clk: b.Clock}
 	f.stores[b.ID] = s
 	return s, nil
 }
+func (*fakeBackend) LocalShare() int { return 1 }
 
-func (s *fakeStore) Reserve(_ context.Context, _ ratelimit.Request) (ratelimit.Grant, error) {
+func (s *fakeStore) Reserve(_ context.Context, req backend.Request) (backend.Grant, error) {
 	s.b.mu.Lock()
 	forced, grant := s.b.outcome, s.b.grant
+	if s.l == nil {
+		s.l, _ = ratelimit.New(ratelimit.Permits(req.Permits), ratelimit.Period(req.Period), ratelimit.WithClock(s.clk))
+	}
 	s.b.mu.Unlock()
-	if grant.Outcome != 0 {
+	if grant.Verdict != 0 {
 		return grant, nil
 	}
 	if forced != 0 {
-		return ratelimit.Grant{Outcome: forced, Wait: 42 * time.Millisecond}, nil
+		return backend.Grant{Verdict: forced, Wait: 42 * time.Millisecond}, nil
 	}
-	now := int64(s.l.Clock().Now())
+	now := int64(s.clk.Now())
 	before := s.l.AvailablePermits()
 	if s.l.TryAcquire() {
-		return ratelimit.Grant{Outcome: ratelimit.Reserved, Token: ratelimit.Token{Prev: now, Next: now + int64(100*time.Millisecond)*int64(11-before), At: now}}, nil
+		return backend.Grant{Verdict: backend.Reserved, Prev: now, Next: now + int64(100*time.Millisecond)*int64(11-before), At: now}, nil
 	}
 	r, _ := s.l.Reserve()
-	return ratelimit.Grant{Outcome: ratelimit.Refused, Wait: r.Delay()}, nil
+	return backend.Grant{Verdict: backend.Refused, Wait: r.Delay()}, nil
 }
 
-func (s *fakeStore) Cancel(context.Context, ratelimit.Token) {
+func (s *fakeStore) Cancel(context.Context, backend.Grant) {
 	s.b.mu.Lock()
 	s.cancels++
 	s.b.mu.Unlock()
 }
 
-func (s *fakeStore) Available(context.Context, ratelimit.Config) (int, bool) {
+func (s *fakeStore) Available(_ context.Context, permits int, period time.Duration) (int, bool) {
+	s.b.mu.Lock()
+	if s.l == nil {
+		s.l, _ = ratelimit.New(ratelimit.Permits(permits), ratelimit.Period(period), ratelimit.WithClock(s.clk))
+	}
+	s.b.mu.Unlock()
 	return s.l.AvailablePermits(), true
 }
 
@@ -506,7 +512,6 @@ func TestKeyed_RL15_BackendBindsOneStorePerKey(t *testing.T) {
 	fb := &fakeBackend{bound: map[string]int{}, stores: map[string]*fakeStore{}}
 	k := newKeyed[string](t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.WithBackend(fb),
 		ratelimit.MaxWait(time.Second))
-	assert.Same(t, fb, k.Backend())
 
 	assert.Equal(t, 10, keyedAdmitted(k, "alice", 100))
 	d := k.Decide("alice")
@@ -526,12 +531,12 @@ func TestKeyed_RL15_BackendBindsOneStorePerKey(t *testing.T) {
 
 	// A store that cannot answer and falls back on Local: the key's in-process cell decides.
 	fb.mu.Lock()
-	fb.outcome = ratelimit.Local
+	fb.outcome = backend.Local
 	fb.mu.Unlock()
 	assert.Equal(t, 10, keyedAdmitted(k, "alice", 100), "alice's local cell has its burst")
 
 	fb.mu.Lock()
-	fb.outcome = ratelimit.Unlimited
+	fb.outcome = backend.Unlimited
 	fb.mu.Unlock()
 	assert.Equal(t, 100, keyedAdmitted(k, "alice", 100), "unlimited")
 	r, err = k.Reserve("alice")
@@ -539,7 +544,7 @@ func TestKeyed_RL15_BackendBindsOneStorePerKey(t *testing.T) {
 	r.Cancel() // nothing to give back
 
 	fb.mu.Lock()
-	fb.outcome = ratelimit.Refused
+	fb.outcome = backend.Refused
 	fb.mu.Unlock()
 	r, err = k.Reserve("alice")
 	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
@@ -560,7 +565,7 @@ func TestKeyed_BackendBindFailureFallsBackInProcess(t *testing.T) {
 	assert.Equal(t, 3, keyedAdmitted(k, 7, 100))
 	assert.Equal(t, 0, k.AvailablePermits(7))
 	require.NotEmpty(t, events)
-	assert.Equal(t, ratelimit.EventBackendFailed, events[0].Kind)
+	assert.Equal(t, backend.EventFailed, events[0].Kind)
 }
 
 // SPEC RL-7 per key: Acquire waits for a key's permit within MaxWait, and refuses at once,
@@ -892,19 +897,18 @@ func TestKeyed_ExtremeDurationsSaturate(t *testing.T) {
 		clk := clock.NewManual()
 		fb := &fakeBackend{bound: map[string]int{}, stores: map[string]*fakeStore{}}
 		k := newKeyed[string](t, clk, ratelimit.Permits(10), ratelimit.Period(maxD), ratelimit.WithBackend(fb))
-		fb.grant = ratelimit.Grant{Outcome: ratelimit.Refused, Wait: maxD}
+		fb.grant = backend.Grant{Verdict: backend.Refused, Wait: maxD}
 		d := k.Decide("a")
 		assert.Equal(t, ratelimit.Decision{Limit: 10, RetryAfter: maxD, Reset: maxD}, d, "retry-after + burst saturates")
-		fb.grant = ratelimit.Grant{Outcome: ratelimit.Refused, Wait: -time.Second}
+		fb.grant = backend.Grant{Verdict: backend.Refused, Wait: -time.Second}
 		r, err := k.Reserve("a")
 		require.ErrorIs(t, err, ratelimit.ErrExceeded)
 		assert.Zero(t, r.Delay(), "a negative wait is taken as 0")
-		fb.grant = ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: maxD,
-			Token: ratelimit.Token{Prev: 0, Next: math.MaxInt64, At: math.MinInt64 + 1}}
+		fb.grant = backend.Grant{Verdict: backend.Reserved, Wait: maxD, Prev: 0, Next: math.MaxInt64, At: math.MinInt64 + 1}
 		d = k.Decide("a")
 		assert.True(t, d.Admitted)
 		assert.Equal(t, maxD, d.Reset, "the key's TAT ahead saturates")
-		fb.grant = ratelimit.Grant{Outcome: ratelimit.Outcome(99), Wait: time.Second}
+		fb.grant = backend.Grant{Verdict: backend.Verdict(99), Wait: time.Second}
 		d = k.Decide("a")
 		assert.False(t, d.Admitted, "an unknown outcome is taken as Refused")
 		assert.Equal(t, time.Second, d.RetryAfter)
@@ -922,7 +926,7 @@ func TestKeyed_BackendWithoutStoreFallsBackInProcess(t *testing.T) {
 		ratelimit.OnEvent(func(e policy.Event) { events = append(events, e) }))
 	require.NotPanics(t, func() { assert.Equal(t, 2, keyedAdmitted(k, "a", 10)) })
 	require.NotEmpty(t, events)
-	assert.Equal(t, ratelimit.EventBackendFailed, events[0].Kind)
+	assert.Equal(t, backend.EventFailed, events[0].Kind)
 	assert.Equal(t, "a", events[0].Key)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // Limiter is a GCRA rate limiter. It is safe for concurrent use. Its configuration can
@@ -17,18 +18,17 @@ import (
 // limiter's own preallocated errors.
 type Limiter struct {
 	// Read-only after New, but rate, which Reconfigure replaces whole.
-	rate    atomic.Pointer[rate] // the configuration in force; nil for a zero Limiter
-	system  bool                 // the clock is clock.System(): read it without an interface call
-	perKey  bool                 // the shared part of a Keyed limiter: its rejections name no schedule
-	clk     clock.Clock
-	events  kind.Events     // the instance id, the clock, the listener and the recorder
-	relay   policy.Listener // what a Backend's stores publish through (storeListener)
-	rej     policy.Rejections[*ExceededError]
-	nilCtx  *ExceededError // the rejection of a call with a nil context
-	backend Backend        // nil: the state is the in-process schedule below
-	store   Store          // the backend's state of this limiter; nil without a backend
-	share   int            // the backend's LocalShare: the in-process rate is 1/share of the quota
-	mu      sync.Mutex     // serializes Reconfigure
+	rate   atomic.Pointer[rate] // the configuration in force; nil for a zero Limiter
+	system bool                 // the clock is clock.System(): read it without an interface call
+	perKey bool                 // the shared part of a Keyed limiter: its rejections name no schedule
+	clk    clock.Clock
+	events kind.Events     // the instance id, the clock, the listener and the recorder
+	relay  policy.Listener // what a Backend's stores publish through (storeListener)
+	rej    policy.Rejections[*ExceededError]
+	nilCtx *ExceededError // the rejection of a call with a nil context
+	store  backend.Store  // the backend's state of this limiter; nil: the in-process schedule below
+	share  int            // the backend's LocalShare: the in-process rate is 1/share of the quota
+	mu     sync.Mutex     // serializes Reconfigure
 	// conv is held to convert the schedules to a new rate, and read-held by a Cancel that
 	// gives back a slot: no slot of the old schedule comes back into the new one. epoch
 	// counts the conversions: a reservation granted before one gives nothing back.
@@ -71,7 +71,7 @@ func build(s settings) (*Limiter, error) {
 	})
 	l.nilCtx.src = l
 	l.relay = l.storeListener()
-	if err := l.bind(s.backend, s.Config); err != nil {
+	if err := l.bind(s.backend); err != nil {
 		return nil, err
 	}
 	// TAT 0 (the clock's origin, at or before now): the full burst is free (RL-3).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // sharedLocal is a backend whose stores always answer Local and ask for 1/share of the
@@ -21,11 +22,11 @@ type sharedLocal struct {
 	share int
 }
 
-func (b *sharedLocal) LocalShare() int                                 { return b.share }
-func (b *sharedLocal) Bind(ratelimit.Binding) (ratelimit.Store, error) { return &b.scriptedStore, nil }
+func (b *sharedLocal) LocalShare() int                             { return b.share }
+func (b *sharedLocal) Bind(backend.Binding) (backend.Store, error) { return &b.scriptedStore, nil }
 
 func newSharedLocal(share int) *sharedLocal {
-	return &sharedLocal{scriptedStore: scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Local}}, share: share}
+	return &sharedLocal{scriptedStore: scriptedStore{grant: backend.Grant{Verdict: backend.Local}}, share: share}
 }
 
 // passes counts the calls that TryAcquire lets through now, up to 100.
@@ -126,10 +127,10 @@ func TestRL19_NoOverflowAboveTheLocalBurst(t *testing.T) {
 	assert.False(t, l.TryAcquire())
 }
 
-// SPEC RL-19: a share of 1, or no LocalSharer, takes the whole quota.
+// SPEC RL-19: a share of 1 (or below) takes the whole quota.
 func TestRL19_NoShareTakesTheWholeQuota(t *testing.T) {
-	for _, b := range []ratelimit.Backend{newSharedLocal(1), newSharedLocal(0),
-		&scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Local}}} {
+	for _, b := range []backend.Backend{newSharedLocal(1), newSharedLocal(0),
+		&scriptedStore{grant: backend.Grant{Verdict: backend.Local}}} {
 		l, err := ratelimit.New(ratelimit.Name("whole"), ratelimit.Permits(10), ratelimit.Period(time.Second),
 			ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b))
 		require.NoError(t, err)
@@ -196,20 +197,20 @@ type flappingStore struct {
 	share int
 }
 
-func (f *flappingStore) LocalShare() int                                 { return f.share }
-func (f *flappingStore) Bind(ratelimit.Binding) (ratelimit.Store, error) { return f, nil }
-func (f *flappingStore) Reserve(context.Context, ratelimit.Request) (ratelimit.Grant, error) {
+func (f *flappingStore) LocalShare() int                             { return f.share }
+func (f *flappingStore) Bind(backend.Binding) (backend.Store, error) { return f, nil }
+func (f *flappingStore) Reserve(context.Context, backend.Request) (backend.Grant, error) {
 	if f.local.Load() {
-		return ratelimit.Grant{Outcome: ratelimit.Local}, nil
+		return backend.Grant{Verdict: backend.Local}, nil
 	}
-	return ratelimit.Grant{Outcome: ratelimit.Reserved}, nil
+	return backend.Grant{Verdict: backend.Reserved}, nil
 }
-func (f *flappingStore) Cancel(context.Context, ratelimit.Token) {}
-func (f *flappingStore) Available(_ context.Context, c ratelimit.Config) (int, bool) {
+func (f *flappingStore) Cancel(context.Context, backend.Grant) {}
+func (f *flappingStore) Available(_ context.Context, permits int, _ time.Duration) (int, bool) {
 	if f.local.Load() {
 		return 0, false
 	}
-	return c.Permits, true
+	return permits, true
 }
 
 // SPEC RL-19, RC-4 on the local share, as a property: after any change of Permits and Period, the

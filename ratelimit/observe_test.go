@@ -17,6 +17,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // The outcome recording of rate limiters (OB-1): each admission decision is recorded
@@ -310,11 +311,11 @@ func TestOB1_UnrecordedInstancesRecordNothing(t *testing.T) {
 // ones are; the events the store publishes reach the recorder with context.Background(),
 // and a key's failed binding with the context of the call that bound it.
 func TestOB1_BackendDecisionsAndEventsAreRecorded(t *testing.T) {
-	st := &relayStore{grant: ratelimit.Grant{Outcome: ratelimit.Unlimited}}
+	st := &relayStore{grant: backend.Grant{Verdict: backend.Unlimited}}
 	l, _, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(st))
 	ctx := kindtest.MarkedContext()
 	require.NoError(t, l.Acquire(ctx))
-	st.set(ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Second})
+	st.set(backend.Grant{Verdict: backend.Refused, Wait: time.Second})
 	require.ErrorIs(t, l.Acquire(ctx), ratelimit.ErrExceeded)
 	require.False(t, l.TryAcquire())
 	_, err := ratelimit.DecorateAsyncFunc(l, okAsync)(ctx, 1).Await(context.Background())
@@ -322,16 +323,16 @@ func TestOB1_BackendDecisionsAndEventsAreRecorded(t *testing.T) {
 	kindtest.RequireOutcomes(t, rec, admitted0, rejected, rejected, rejected)
 	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, kindtest.Markers(rec.Contexts()))
 
-	st.binding().Listener(policy.Event{Kind: ratelimit.EventBackendFailed, Instance: "rl"})
+	st.binding().Listener(policy.Event{Kind: backend.EventFailed, Instance: "rl"})
 	evs := rec.Events()
-	require.Equal(t, ratelimit.EventBackendFailed, evs[len(evs)-1].Kind)
+	require.Equal(t, backend.EventFailed, evs[len(evs)-1].Kind)
 	assert.Nil(t, kindtest.MarkOf(rec.EventContexts()[len(evs)-1]), "no call caused it")
 
 	k, _, krec := observedKeyed(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.WithBackend(failingBackend{}))
 	require.NoError(t, k.Acquire(ctx, "a"), "a key whose binding failed keeps its state in-process")
 	kevs := krec.Events()
-	require.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, kinds(kevs))
+	require.Equal(t, []policy.EventKind{backend.EventFailed}, kinds(kevs))
 	assert.Equal(t, "a", kevs[0].Key)
 	assert.Equal(t, []any{"marker"}, kindtest.Markers(krec.EventContexts()))
 	kindtest.RequireOutcomes(t, krec, policy.Outcome{Result: policy.ResultAdmitted, Key: "a"})
@@ -407,28 +408,29 @@ func BenchmarkOB1_KeyedDecideRecorded(b *testing.B) {
 // with.
 type relayStore struct {
 	mu    sync.Mutex
-	grant ratelimit.Grant
-	bound ratelimit.Binding
+	grant backend.Grant
+	bound backend.Binding
 }
 
-func (s *relayStore) Bind(b ratelimit.Binding) (ratelimit.Store, error) {
+func (s *relayStore) Bind(b backend.Binding) (backend.Store, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bound = b
 	return s, nil
 }
+func (*relayStore) LocalShare() int { return 1 }
 
-func (s *relayStore) Reserve(context.Context, ratelimit.Request) (ratelimit.Grant, error) {
+func (s *relayStore) Reserve(context.Context, backend.Request) (backend.Grant, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.grant, nil
 }
-func (s *relayStore) Cancel(context.Context, ratelimit.Token)                 {}
-func (s *relayStore) Available(context.Context, ratelimit.Config) (int, bool) { return 0, false }
+func (s *relayStore) Cancel(context.Context, backend.Grant)                     {}
+func (s *relayStore) Available(context.Context, int, time.Duration) (int, bool) { return 0, false }
 
-func (s *relayStore) set(g ratelimit.Grant) { s.mu.Lock(); s.grant = g; s.mu.Unlock() }
+func (s *relayStore) set(g backend.Grant) { s.mu.Lock(); s.grant = g; s.mu.Unlock() }
 
-func (s *relayStore) binding() ratelimit.Binding {
+func (s *relayStore) binding() backend.Binding {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.bound
@@ -437,9 +439,10 @@ func (s *relayStore) binding() ratelimit.Binding {
 // failingBackend refuses to bind any limiter.
 type failingBackend struct{}
 
-func (failingBackend) Bind(ratelimit.Binding) (ratelimit.Store, error) {
+func (failingBackend) Bind(backend.Binding) (backend.Store, error) {
 	return nil, errors.New("no store")
 }
+func (failingBackend) LocalShare() int { return 1 }
 
 func kinds(evs []policy.Event) []policy.EventKind {
 	var out []policy.EventKind

@@ -8,6 +8,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // Layer is the rate limiter's layer, after the circuit breaker in the default order, and the segment of its configuration keys
@@ -115,7 +116,7 @@ type settings struct {
 	// backend keeps the limiter's state outside the process (WithBackend); nil keeps it in
 	// the Limiter. It is not part of Config: two limiters that share a name compare their
 	// Config only.
-	backend Backend
+	backend backend.Backend
 	// maxKeys bounds how many keys a Keyed limiter holds at once; 0 means DefaultMaxKeys.
 	maxKeys int
 	// maxKeyBytes bounds the length of the string keys a Keyed limiter keeps as they are;

@@ -11,6 +11,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 func TestDescriptor(t *testing.T) {
@@ -62,14 +63,15 @@ func TestOptionsAndKeysAgree(t *testing.T) {
 
 	b := nopBackend{}
 	kind.Apply(&s, []Option{WithBackend(b)})
-	assert.Equal(t, Backend(b), s.backend)
+	assert.Equal(t, backend.Backend(b), s.backend)
 	assert.True(t, reflect.DeepEqual(s.Config, k.Config), "the backend is not part of Config")
 }
 
-// nopBackend is a Backend that is only compared, never bound.
+// nopBackend is a backend that is only compared, never bound.
 type nopBackend struct{}
 
-func (nopBackend) Bind(Binding) (Store, error) { return nil, nil }
+func (nopBackend) Bind(backend.Binding) (backend.Store, error) { return nil, nil }
+func (nopBackend) LocalShare() int                             { return 1 }
 
 // An explicit 0 is a wrong value, not a missing one: the error says what is wrong with
 // it, quoting the value as the configuration wrote it; only a value never set is "not

@@ -3,6 +3,8 @@ package ratelimit
 import (
 	"context"
 	"time"
+
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // Reservation is one or more permits taken ahead of their time by Reserve or ReserveN:
@@ -51,7 +53,7 @@ func (r Reservation) Cancel() {
 		return
 	}
 	if r.rc != nil {
-		r.rc.store.Cancel(context.Background(), Token{Prev: r.prev, Next: r.next, At: r.at, Epoch: r.gen})
+		r.rc.store.Cancel(context.Background(), r.grant())
 		return
 	}
 	if r.remote {
@@ -74,4 +76,9 @@ func (r Reservation) Cancel() {
 		return
 	}
 	r.l.slots.giveBack(r.prev, r.next, now)
+}
+
+// grant returns the Grant of r, reserved in a Backend's store, for its Cancel.
+func (r Reservation) grant() backend.Grant {
+	return backend.Grant{Verdict: backend.Reserved, Prev: r.prev, Next: r.next, At: r.at, Epoch: r.gen}
 }

@@ -132,7 +132,7 @@ func (k *Keyed[K]) availableAt(key K, r *rate) int {
 			rc = k.bind(context.Background(), key)
 		}
 		if rc != nil {
-			if n, ok := rc.store.Available(context.Background(), r.cfg); ok {
+			if n, ok := rc.store.Available(context.Background(), r.cfg.Permits, r.cfg.Period); ok {
 				return n
 			}
 			// The store answered Local: the key's in-process schedule, at the local share.

@@ -19,7 +19,7 @@ import (
 var errRateLimited = ratelimit.ErrExceeded
 
 // KeyedLimiter is what Limit needs of a per-key rate limiter. *ratelimit.Keyed[string] is
-// one (with a ratelimit.Backend such as ratelimit/redis, its quotas are shared by every
+// one (with a backend such as ratelimit/redis, its quotas are shared by every
 // replica of the server). Decide takes a permit for key without waiting and reports, for a
 // refusal, RetryAfter: how long until the key's next permit. It is called concurrently,
 // so it must be safe for concurrent use. A limiter that also has DecideContext(ctx

@@ -15,7 +15,7 @@ import (
 )
 
 // KeyedLimiter is what Middleware needs of a per-key rate limiter. *ratelimit.Keyed[string]
-// is one (with a ratelimit.Backend such as ratelimit/redis, its quotas are shared by every
+// is one (with a backend such as ratelimit/redis, its quotas are shared by every
 // instance of the service); implement it to bring another store.
 //
 // Decide takes a permit for key, without waiting, and reports the key's quota after the

@@ -25,6 +25,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resilienceslog"
 )
@@ -240,7 +241,7 @@ func TestOB4_DefaultLevels(t *testing.T) {
 		{policy.Event{Kind: adaptivelimit.EventChanged}, debug},
 		{policy.Event{Kind: policy.ConfigChanged}, info},
 		{policy.Event{Kind: fallback.EventApplied}, info},
-		{policy.Event{Kind: ratelimit.EventBackendRecovered}, info},
+		{policy.Event{Kind: backend.EventRecovered}, info},
 		{transition(circuitbreaker.Closed.String()), info},
 		{transition(circuitbreaker.HalfOpen.String()), info},
 		{transition(circuitbreaker.Disabled.String()), info},
@@ -254,8 +255,8 @@ func TestOB4_DefaultLevels(t *testing.T) {
 		{policy.Event{Kind: hedge.EventFailed}, warn},
 		{transition(circuitbreaker.Open.String()), warn},
 		{transition(circuitbreaker.ForcedOpen.String()), warn},
-		{policy.Event{Kind: ratelimit.EventBackendFailed}, errorLevel},
-		{policy.Event{Kind: ratelimit.EventBackendKeyFailed}, errorLevel},
+		{policy.Event{Kind: backend.EventFailed}, errorLevel},
+		{policy.Event{Kind: backend.EventKeyFailed}, errorLevel},
 		{policy.Event{Kind: policy.EventKind(99)}, info},
 		{policy.Event{}, info},
 	} {

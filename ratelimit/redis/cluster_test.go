@@ -13,9 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
@@ -72,7 +74,7 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	cl, c := ownCluster(t)
 	const probe = time.Second
 	b, err := rlredis.New(c, rlredis.Prefix(rlredis.UniquePrefix(t)), rlredis.Timeout(clusterTimeout),
-		rlredis.OnFailure(rlredis.FailClosed), rlredis.ProbeInterval(probe))
+		rlredis.OnFailure(backend.Refused), rlredis.ProbeInterval(probe))
 	require.NoError(t, err)
 	clk := clock.NewManual()
 	var log events
@@ -84,7 +86,7 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	byNode := map[string][]string{}
 	for i := range 300 {
 		key := fmt.Sprintf("client-%d", i)
-		node := nodeOf(t, c, b.Key("api:"+key))
+		node := nodeOf(t, c, rlredis.Key(b, "api:"+key))
 		byNode[node] = append(byNode[node], key)
 	}
 	require.Len(t, byNode, 3, "the keys spread over the three nodes")
@@ -110,13 +112,13 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 			}
 		}
 	}
-	failed := log.byKind(ratelimit.EventBackendFailed)
+	failed := log.byKind(backend.EventFailed)
 	require.Len(t, failed, 1, "one failure, of one node")
-	assert.Equal(t, stopped, failed[0].Attr(ratelimit.AttrNode).String())
+	assert.Equal(t, stopped, failed[0].Attr("node").String())
 	assert.Equal(t, "api", failed[0].Instance, "the keyed limiter's id")
 	assert.Contains(t, byNode[stopped], failed[0].Key, "the key whose call found the node down")
 	assert.ErrorIs(t, failed[0].Err, context.DeadlineExceeded)
-	assert.Empty(t, log.byKind(ratelimit.EventBackendRecovered))
+	assert.Empty(t, log.byKind(backend.EventRecovered))
 
 	// The node resumes: within one probe interval its keys are on Redis again.
 	cl.Node(1).Resume()
@@ -124,9 +126,9 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	assert.False(t, k.TryAcquire(key), "no probe is due yet: FailClosed")
 	clk.Advance(probe)
 	assert.True(t, k.TryAcquire(key), "the probe reaches the node")
-	recovered := log.byKind(ratelimit.EventBackendRecovered)
+	recovered := log.byKind(backend.EventRecovered)
 	require.Len(t, recovered, 1)
-	assert.Equal(t, stopped, recovered[0].Attr(ratelimit.AttrNode).String())
+	assert.Equal(t, stopped, recovered[0].Attr("node").String())
 	for _, key := range byNode[stopped][1:] {
 		n := 0
 		for range 7 {
@@ -140,8 +142,8 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 		assert.Equal(t, 5, n, "%s: its exact quota, from Redis", key)
 		assert.Zero(t, k.AvailablePermits(key), "%s: Redis's state", key)
 	}
-	assert.Len(t, log.byKind(ratelimit.EventBackendFailed), 1, "no other failure")
-	assert.Len(t, log.byKind(ratelimit.EventBackendRecovered), 1, "one recovery")
+	assert.Len(t, log.byKind(backend.EventFailed), 1, "no other failure")
+	assert.Len(t, log.byKind(backend.EventRecovered), 1, "one recovery")
 }
 
 // SPEC RL-18, RL-5: 3,000 slots move from one node to another (with their keys) while 8
@@ -205,7 +207,7 @@ func TestRL18_ReshardingWhileCallsRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, cl.Addrs()[dst], owner, "the slots moved")
 
-	assert.Empty(t, log.byKind(ratelimit.EventBackendFailed), "no call failed over while slots moved")
+	assert.Empty(t, log.byKind(backend.EventFailed), "no call failed over while slots moved")
 	bound := int64(permits) + int64(elapsed/(period/permits))
 	var total int64
 	for key := range admitted {
@@ -241,7 +243,7 @@ func TestRL19_WholeClusterDownInstancesShareTheQuota(t *testing.T) {
 		require.NoError(t, err)
 		l, err := ratelimit.New(ratelimit.Name("quota"), ratelimit.Permits(permits), ratelimit.Period(period),
 			ratelimit.WithClock(clk), ratelimit.WithBackend(b), ratelimit.OnEvent(func(e policy.Event) {
-				if e.Kind == ratelimit.EventBackendFailed {
+				if e.Kind == backend.EventFailed {
 					failed.Add(1)
 				}
 			}))
@@ -271,7 +273,7 @@ func TestRL19_WholeClusterDownInstancesShareTheQuota(t *testing.T) {
 		clk.Advance(10 * time.Millisecond) // 200 steps: 2s
 	}
 	assert.Equal(t, int64(3), failed.Load(), "each instance found the cluster down")
-	T := ratelimit.Config{Permits: permits, Period: period}.EmissionInterval() // 33.333334ms, rounded up
+	T := gcra.Interval(ratelimit.Config{Permits: permits, Period: period}.Permits, ratelimit.Config{Permits: permits, Period: period}.Period) // 33.333334ms, rounded up
 	quota := permits + int(2*time.Second/T)
 	localBurst := permits / 3
 	assert.LessOrEqual(t, total, quota+3*localBurst, "RL-19's bound")
@@ -295,7 +297,7 @@ func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
 	c := quickClusterClient(t, cl.Addrs())
 	const probe = time.Second
 	b, err := rlredis.New(c, rlredis.Prefix(rlredis.UniquePrefix(t)), rlredis.Timeout(clusterTimeout),
-		rlredis.OnFailure(rlredis.FailClosed), rlredis.ProbeInterval(probe))
+		rlredis.OnFailure(backend.Refused), rlredis.ProbeInterval(probe))
 	require.NoError(t, err)
 	clk := clock.NewManual()
 	var log events
@@ -311,17 +313,17 @@ func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
 		assert.False(t, ok)
 		assert.Less(t, d, clusterTimeout/2, "call %d: the cluster is known down, no probe due", i+2)
 	}
-	failed := log.byKind(ratelimit.EventBackendFailed)
+	failed := log.byKind(backend.EventFailed)
 	require.Len(t, failed, 1)
-	assert.Nil(t, failed[0].Attr(ratelimit.AttrNode).Any(), "no slot map: the cluster as a whole, no node")
+	assert.Nil(t, failed[0].Attr("node").Any(), "no slot map: the cluster as a whole, no node")
 
 	for i := range 3 {
 		cl.Node(i).Resume()
 	}
 	clk.Advance(probe)
 	assert.True(t, l.TryAcquire(), "the probe reaches the cluster, and loads the slot map")
-	recovered := log.byKind(ratelimit.EventBackendRecovered)
+	recovered := log.byKind(backend.EventRecovered)
 	require.Len(t, recovered, 1)
-	assert.Nil(t, recovered[0].Attr(ratelimit.AttrNode).Any())
+	assert.Nil(t, recovered[0].Attr("node").Any())
 	assert.Equal(t, 4, l.AvailablePermits(), "on Redis again: 5, less the probe's permit (the calls before never reached a node)")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -52,7 +53,7 @@ func (e *events) backend() []policy.EventKind {
 	defer e.mu.Unlock()
 	var out []policy.EventKind
 	for _, ev := range e.list {
-		if ev.Kind == ratelimit.EventBackendFailed || ev.Kind == ratelimit.EventBackendRecovered {
+		if ev.Kind == backend.EventFailed || ev.Kind == backend.EventRecovered {
 			out = append(out, ev.Kind)
 		}
 	}
@@ -85,7 +86,7 @@ func onRedis(t *testing.T, l *ratelimit.Limiter, log *events) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		l.AvailablePermits()
-		if k := log.backend(); len(k) == 0 || k[len(k)-1] == ratelimit.EventBackendRecovered {
+		if k := log.backend(); len(k) == 0 || k[len(k)-1] == backend.EventRecovered {
 			break
 		}
 		require.True(t, time.Now().Before(deadline), "Redis did not answer within 5s")
@@ -147,7 +148,7 @@ func TestFailover_RedisKilledThenBack(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, 3, h.AvailablePermits())
-	require.Equal(t, int64(1), c.Exists(ctx, b.Key("failover")).Val())
+	require.Equal(t, int64(1), c.Exists(ctx, rlredis.Key(b, "failover")).Val())
 
 	srv.Kill()
 
@@ -167,10 +168,10 @@ func TestFailover_RedisKilledThenBack(t *testing.T) {
 	}
 	assert.Equal(t, 5, passed, "the local fallback limits this instance to its own burst")
 	assert.Zero(t, h.AvailablePermits(), "the fallback's state")
-	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend())
-	failed, _ := log.first(ratelimit.EventBackendFailed)
+	assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend())
+	failed, _ := log.first(backend.EventFailed)
 	assert.Equal(t, "failover", failed.Instance)
-	assert.Equal(t, srv.Addr(), failed.Attr(ratelimit.AttrNode).String(), "a single server is the one node (RL-18)")
+	assert.Equal(t, srv.Addr(), failed.Attr("node").String(), "a single server is the one node (RL-18)")
 	assert.Error(t, failed.Err)
 
 	// Redis back, empty (no persistence): the next probe recovers.
@@ -180,13 +181,13 @@ func TestFailover_RedisKilledThenBack(t *testing.T) {
 		h.AvailablePermits()
 		time.Sleep(10 * time.Millisecond) // waiting for the next probe on the real clock
 	}
-	require.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed, ratelimit.EventBackendRecovered}, log.backend())
-	recovered, _ := log.first(ratelimit.EventBackendRecovered)
-	assert.Equal(t, srv.Addr(), recovered.Attr(ratelimit.AttrNode).String())
+	require.Equal(t, []policy.EventKind{backend.EventFailed, backend.EventRecovered}, log.backend())
+	recovered, _ := log.first(backend.EventRecovered)
+	assert.Equal(t, srv.Addr(), recovered.Attr("node").String())
 	assert.Equal(t, 5, h.AvailablePermits(), "Redis's state: a fresh key")
 	_, err = call(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, int64(1), c.Exists(ctx, b.Key("failover")).Val(), "the state lives in Redis again")
+	assert.Equal(t, int64(1), c.Exists(ctx, rlredis.Key(b, "failover")).Val(), "the state lives in Redis again")
 	assert.Equal(t, 4, h.AvailablePermits())
 }
 
@@ -237,8 +238,8 @@ func TestFailover_RedisTooSlow(t *testing.T) {
 			assert.True(t, ok, "the local fallback has its full burst")
 			assert.GreaterOrEqual(t, d, callTimeout, "waited for Redis up to the timeout")
 			assert.Less(t, d, callTimeout+slack, "and no longer")
-			assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend())
-			ev, _ := log.first(ratelimit.EventBackendFailed)
+			assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend())
+			ev, _ := log.first(backend.EventFailed)
 			assert.ErrorIs(t, ev.Err, context.DeadlineExceeded)
 
 			// Three probe intervals of calls while paused: the probes time out, the other
@@ -247,7 +248,7 @@ func TestFailover_RedisTooSlow(t *testing.T) {
 				d := timed(func() { l.TryAcquire() })
 				require.Less(t, d, callTimeout+slack, "no call hangs while Redis is paused")
 			}
-			assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend(), "no answer while paused")
+			assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend(), "no answer while paused")
 
 			unpauseScripts(t, admin)
 			deadline := time.Now().Add(5 * time.Second)
@@ -255,7 +256,7 @@ func TestFailover_RedisTooSlow(t *testing.T) {
 				l.AvailablePermits()
 				time.Sleep(10 * time.Millisecond) // waiting for the next probe on the real clock
 			}
-			assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed, ratelimit.EventBackendRecovered}, log.backend())
+			assert.Equal(t, []policy.EventKind{backend.EventFailed, backend.EventRecovered}, log.backend())
 		})
 	}
 }
@@ -316,7 +317,7 @@ func TestFailover_FailOpenAndFailClosed(t *testing.T) {
 	c := goredis.NewClient(&goredis.Options{Addr: redistest.ClosedAddr(t), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = c.Close() })
 
-	open, err := rlredis.New(c, rlredis.OnFailure(rlredis.FailOpen), rlredis.Timeout(callTimeout))
+	open, err := rlredis.New(c, rlredis.OnFailure(backend.Unlimited), rlredis.Timeout(callTimeout))
 	require.NoError(t, err)
 	var openLog events
 	lo := limiter(t, open, "open", ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.OnEvent(openLog.add))
@@ -329,9 +330,9 @@ func TestFailover_FailOpenAndFailClosed(t *testing.T) {
 		r.Cancel()
 	}
 	assert.Equal(t, 1, lo.AvailablePermits())
-	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, openLog.backend())
+	assert.Equal(t, []policy.EventKind{backend.EventFailed}, openLog.backend())
 
-	closed, err := rlredis.New(c, rlredis.OnFailure(rlredis.FailClosed), rlredis.Timeout(callTimeout))
+	closed, err := rlredis.New(c, rlredis.OnFailure(backend.Refused), rlredis.Timeout(callTimeout))
 	require.NoError(t, err)
 	var closedLog events
 	lc := limiter(t, closed, "closed", ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.OnEvent(closedLog.add))
@@ -345,7 +346,7 @@ func TestFailover_FailOpenAndFailClosed(t *testing.T) {
 	assert.Zero(t, lc.AvailablePermits())
 	kinds := closedLog.backend()
 	require.NotEmpty(t, kinds)
-	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, kinds)
+	assert.Equal(t, []policy.EventKind{backend.EventFailed}, kinds)
 	rejected, ok := closedLog.first(ratelimit.EventRejected)
 	require.True(t, ok)
 	assert.ErrorIs(t, rejected.Err, ratelimit.ErrExceeded)
@@ -375,7 +376,7 @@ func TestFailover_HealthIsSharedByEveryKey(t *testing.T) {
 		}
 	})
 	assert.Less(t, d, callTimeout+slack, "one timeout for the backend, not one per key")
-	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend(), "one failure event")
+	assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend(), "one failure event")
 }
 
 // Limiters that share a backend may have clocks with different origins. Redis's outage is
@@ -400,7 +401,7 @@ func TestFailover_ProbeIntervalOnOneClock(t *testing.T) {
 		ratelimit.WithClock(late), ratelimit.OnEvent(log.add))
 
 	require.True(t, a.TryAcquire(), "Redis down: Local")
-	require.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend())
+	require.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend())
 	require.Equal(t, []string{"evalsha"}, cmds.take())
 	for range 5 {
 		require.True(t, z.TryAcquire())
@@ -416,5 +417,5 @@ func TestFailover_ProbeIntervalOnOneClock(t *testing.T) {
 		require.True(t, a.TryAcquire())
 	}
 	assert.Equal(t, []string{"evalsha"}, cmds.take(), "and the next an interval later")
-	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend())
+	assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend())
 }

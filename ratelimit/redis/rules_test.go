@@ -14,6 +14,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
@@ -28,9 +29,9 @@ import (
 // test about the shared state.
 const ruleTimeout = 5 * time.Second
 
-// backend returns a client of the tests' server (or cluster, under onEach) and a Backend on it with a key prefix of
+// newShared returns a client of the tests' server (or cluster, under onEach) and a Backend on it with a key prefix of
 // the test's own and a timeout of ruleTimeout; opts come after and may change both.
-func backend(t *testing.T, opts ...rlredis.Option) (goredis.UniversalClient, *rlredis.Backend) {
+func newShared(t *testing.T, opts ...rlredis.Option) (goredis.UniversalClient, backend.Backend) {
 	t.Helper()
 	c := testClient(t)
 	requireServer(t, c)
@@ -40,7 +41,7 @@ func backend(t *testing.T, opts ...rlredis.Option) (goredis.UniversalClient, *rl
 }
 
 // limiter returns a limiter named name on b.
-func limiter(t *testing.T, b ratelimit.Backend, name string, opts ...ratelimit.Option) *ratelimit.Limiter {
+func limiter(t *testing.T, b backend.Backend, name string, opts ...ratelimit.Option) *ratelimit.Limiter {
 	t.Helper()
 	l, err := ratelimit.New(append([]ratelimit.Option{ratelimit.Name(name), ratelimit.WithBackend(b)}, opts...)...)
 	require.NoError(t, err)
@@ -67,7 +68,7 @@ func between(t *testing.T, d, lo, hi time.Duration, msg string) {
 // process, shares the spent burst.
 func TestRL3_BurstOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		l := limiter(t, b, "search", ratelimit.Permits(10), ratelimit.Period(100*time.Second)) // T = 10s
 		assert.Equal(t, 10, admitted(l, 20))
 		assert.False(t, l.TryAcquire(), "the 11th call")
@@ -88,10 +89,10 @@ func TestRL3_BurstOnRedis(t *testing.T) {
 
 // backendOn returns a new client and Backend with the same server and prefix as b: another
 // process's view of the same quotas.
-func backendOn(t *testing.T, b *rlredis.Backend) (goredis.UniversalClient, *rlredis.Backend) {
+func backendOn(t *testing.T, b backend.Backend) (goredis.UniversalClient, backend.Backend) {
 	t.Helper()
 	c := testClient(t)
-	b2, err := rlredis.New(c, rlredis.Prefix(b.Config().Prefix), rlredis.Timeout(ruleTimeout))
+	b2, err := rlredis.New(c, rlredis.Prefix(rlredis.PrefixOf(b)), rlredis.Timeout(ruleTimeout))
 	require.NoError(t, err)
 	return c, b2
 }
@@ -100,7 +101,7 @@ func backendOn(t *testing.T, b *rlredis.Backend) (goredis.UniversalClient, *rlre
 // long idle, has exactly Permits.
 func TestRL3_BurstNeverExceedsPermitsOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		l := limiter(t, b, "idle", ratelimit.Permits(7), ratelimit.Period(700*time.Second))
 		assert.Equal(t, 7, l.AvailablePermits())
 		assert.Equal(t, 7, admitted(l, 100))
@@ -114,7 +115,7 @@ func TestRL3_BurstNeverExceedsPermitsOnRedis(t *testing.T) {
 // the whole run passes.
 func TestRL4_SteadyRateOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		const permits = 4
 		l := limiter(t, b, "steady", ratelimit.Permits(permits), ratelimit.Period(400*time.Millisecond)) // T = 100ms
 		T := l.Config().EmissionInterval()
@@ -181,7 +182,7 @@ func TestRL4_SteadyRateOnRedis(t *testing.T) {
 // Cancelling the 1s one again, then the 2s tail, moves the TAT back over both.
 func TestRL7_ReservationsOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		l := limiter(t, b, "reserve", ratelimit.Permits(5), ratelimit.Period(5*time.Second), ratelimit.MaxWait(2500*time.Millisecond))
 		start := time.Now()
 		for range 5 {
@@ -239,7 +240,7 @@ func TestRL7_ReservationsOnRedis(t *testing.T) {
 // in-process limiter on the system clock.
 func TestRL9_CancelOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		c, b := backend(t)
+		c, b := newShared(t)
 		for _, l := range []*ratelimit.Limiter{
 			limiter(t, b, "cancel", ratelimit.Permits(2), ratelimit.Period(200*time.Second)),
 			limiter(t, nil, "in-process", ratelimit.Permits(2), ratelimit.Period(200*time.Second)),
@@ -264,15 +265,15 @@ func TestRL9_CancelOnRedis(t *testing.T) {
 		require.NoError(t, err)
 		require.Positive(t, tail.Delay())
 		ctx := context.Background()
-		before, err := c.Get(ctx, b.Key("due")).Result()
+		before, err := c.Get(ctx, rlredis.Key(b, "due")).Result()
 		require.NoError(t, err)
 		time.Sleep(tail.Delay() + 20*time.Millisecond) // let the permits' time pass on the real clock
 		r.Cancel()
 		tail.Cancel()
-		after, err := c.Get(ctx, b.Key("due")).Result()
+		after, err := c.Get(ctx, rlredis.Key(b, "due")).Result()
 		require.NoError(t, err)
 		assert.Equal(t, before, after, "permits whose time has passed are spent")
-		assert.Zero(t, c.Exists(ctx, b.Key("due")+":freed").Val(), "no slot freed")
+		assert.Zero(t, c.Exists(ctx, rlredis.Key(b, "due")+":freed").Val(), "no slot freed")
 	})
 }
 
@@ -280,7 +281,7 @@ func TestRL9_CancelOnRedis(t *testing.T) {
 // a loaded machine's pause between two calls does not give a new permit between them.
 func TestRL9b_RetryAfterOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		l := limiter(t, b, "retry-after", ratelimit.Permits(2), ratelimit.Period(2*time.Second)) // T = 1s
 		require.Equal(t, 2, admitted(l, 5))
 		r, err := l.Reserve()
@@ -296,7 +297,7 @@ func TestRL9b_RetryAfterOnRedis(t *testing.T) {
 // SPEC RL-7, RL-8: Acquire reserves on Redis and waits on the local clock.
 func TestRL8_AcquireWaitsLocally(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		var waited atomic.Int64
 		const T = time.Second
 		l := limiter(t, b, "acquire", ratelimit.Permits(1), ratelimit.Period(T), ratelimit.MaxWait(2*T),
@@ -322,7 +323,7 @@ func TestRL8_AcquireWaitsLocally(t *testing.T) {
 // before the permit is refused at once, reserving nothing.
 func TestRL8_ContextOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		waiting := make(chan struct{}, 1)
 		l := limiter(t, b, "ctx", ratelimit.Permits(5), ratelimit.Period(50*time.Second), ratelimit.MaxWait(30*time.Second), // T = 10s
 			ratelimit.OnEvent(func(e policy.Event) {
@@ -370,7 +371,7 @@ func TestRL8_ContextOnRedis(t *testing.T) {
 // SPEC RL-11: AvailablePermits and Snapshot read Redis.
 func TestRL11_AvailableAndSnapshotOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		l := limiter(t, b, "snap", ratelimit.Permits(10), ratelimit.Period(100*time.Second))
 		assert.Equal(t, 10, l.AvailablePermits())
 		require.Equal(t, 4, admitted(l, 4))
@@ -385,13 +386,13 @@ func TestRL11_AvailableAndSnapshotOnRedis(t *testing.T) {
 // SPEC RL-10: a disabled limiter never calls Redis.
 func TestRL10_DisabledOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		c, b := backend(t)
+		c, b := newShared(t)
 		l := limiter(t, b, "off", ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.Enabled(false))
 		for range 10 {
 			require.True(t, l.TryAcquire())
 		}
 		assert.Equal(t, 1, l.AvailablePermits())
-		n, err := c.Exists(context.Background(), b.Key("off")).Result()
+		n, err := c.Exists(context.Background(), rlredis.Key(b, "off")).Result()
 		require.NoError(t, err)
 		assert.Zero(t, n)
 	})
@@ -402,7 +403,7 @@ func TestRL10_DisabledOnRedis(t *testing.T) {
 // microseconds) at the first call; the TTL is the time until the burst is full again.
 func TestRL2_ExactArithmeticOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		c, b := backend(t)
+		c, b := newShared(t)
 		ctx := context.Background()
 		for _, tc := range []struct {
 			permits int
@@ -421,7 +422,7 @@ func TestRL2_ExactArithmeticOnRedis(t *testing.T) {
 			require.Equal(t, tc.take, admitted(l, tc.take))
 			after, err := c.Time(ctx).Result()
 			require.NoError(t, err)
-			s, err := c.Get(ctx, b.Key(name)).Result()
+			s, err := c.Get(ctx, rlredis.Key(b, name)).Result()
 			require.NoError(t, err)
 			v, err := rlredis.TATOf(s)
 			require.NoError(t, err)
@@ -429,7 +430,7 @@ func TestRL2_ExactArithmeticOnRedis(t *testing.T) {
 			assert.Zero(t, now0%1000, "%s: the server's time is in whole microseconds", name)
 			assert.GreaterOrEqual(t, now0, before.UnixNano(), name)
 			assert.LessOrEqual(t, now0, after.UnixNano(), name)
-			ttl, err := c.PTTL(ctx, b.Key(name)).Result()
+			ttl, err := c.PTTL(ctx, rlredis.Key(b, name)).Result()
 			require.NoError(t, err)
 			ahead := time.Duration(v - after.UnixNano())
 			assert.LessOrEqual(t, ttl, ahead+50*time.Millisecond, "%s: expires when the burst is full again", name)
@@ -443,7 +444,7 @@ func TestRL2_ExactArithmeticOnRedis(t *testing.T) {
 // handles exactly.
 func TestRL14_ExtremesOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		maxD := time.Duration(1<<63 - 1)
 		l := limiter(t, b, "extreme", ratelimit.Permits(1), ratelimit.Period(maxD), ratelimit.MaxWait(time.Hour))
 		require.True(t, l.TryAcquire())

