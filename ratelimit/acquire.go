@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -21,17 +22,17 @@ func (l *Limiter) TryAcquire() bool {
 	}
 	// The clock read and the schedule's take, inlined: this is the hottest path.
 	var now int64
-	if l.system {
+	if l.base.System {
 		now = int64(clock.Mono())
 	} else {
-		now = int64(l.clk.Now())
+		now = int64(l.base.Clk.Now())
 	}
 	var wait int64
 	var ok bool
-	if l.slots.none() {
-		_, _, wait, ok = gcraReserve(&l.slots.tat, r.interval, r.tau, now, 0)
+	if l.slots.None() {
+		_, _, wait, ok = rlcore.GCRA(&l.slots.TAT, r.Interval, r.Tau, now, 0)
 	} else {
-		_, _, wait, ok = l.slots.takeFreed(now, r.interval, r.tau, 0)
+		_, _, wait, ok = l.slots.TakeFreed(now, r.Interval, r.Tau, 0)
 	}
 	if !ok {
 		l.reject(context.Background(), now, wait, l.rej.Plain)
@@ -61,8 +62,8 @@ func (l *Limiter) TryAcquireN(n int) error {
 		return r.other.tryAcquire(l, r, n)
 	}
 	now := l.now()
-	inc, tol := r.weight(n)
-	if _, _, wait, ok := l.slots.take(now, inc, tol, 0); !ok {
+	inc, tol := r.Weight(n)
+	if _, _, wait, ok := l.slots.Take(now, inc, tol, 0); !ok {
 		l.reject(context.Background(), now, wait, l.rej.Plain)
 		return l.rej.Plain
 	}
@@ -111,7 +112,7 @@ func (l *Limiter) AcquireN(ctx context.Context, n int) error {
 
 func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 	if !r.direct {
-		if ctx == nil && !r.cfg.Disabled && l.built() { // with a backend: refused before its store is asked
+		if ctx == nil && !r.Cfg.Disabled && l.built() { // with a backend: refused before its store is asked
 			return l.refuseOnArrival(ctx, policy.ErrNilContext)
 		}
 		return r.other.acquire(ctx, l, r, n)
@@ -119,7 +120,7 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 	if err := policy.ContextErr(ctx); err != nil {
 		return l.refuseOnArrival(ctx, err)
 	}
-	ep := l.epoch.Load()
+	ep := l.base.Epoch.Load()
 	now := l.now()
 	prev, next, wait, err := l.reserveCtx(ctx, r, n, now)
 	if err != nil {
@@ -138,10 +139,10 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 func (l *Limiter) sleep(ctx context.Context, prev, next, now, wait int64, ep uint32) error {
 	l.publishWaited(ctx, now, wait)
 	l.waiting.Add(1)
-	err := l.clk.Sleep(ctx, time.Duration(wait))
+	err := l.base.Clk.Sleep(ctx, time.Duration(wait))
 	l.waiting.Add(-1)
 	if err != nil {
-		Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), ok: true, epoch: ep}.Cancel()
+		l.taken(prev, next, sat.Add(now, wait), 0, ep).Cancel()
 		return l.rejectContext(ctx, l.now(), 0, err)
 	}
 	l.admitted(ctx, wait)
@@ -156,18 +157,18 @@ func (l *Limiter) sleep(ctx context.Context, prev, next, now, wait int64, ep uin
 // MaxWait > 0 and a deadline, it reads the real time left: with a manual clock, the
 // virtual wait is compared with the real time left before the deadline.
 func (l *Limiter) reserveCtx(ctx context.Context, r *rate, n int, now int64) (prev, next, wait int64, err error) {
-	limit, byDeadline := waitLimit(ctx, r.maxWait)
-	inc, tol := r.weight(n)
+	limit, byDeadline := rlcore.WaitLimit(ctx, r.MaxWait)
+	inc, tol := r.Weight(n)
 	var ok bool
-	if l.slots.none() { // take, inlined: Acquire's path
-		prev, next, wait, ok = gcraReserve(&l.slots.tat, inc, tol, now, limit)
+	if l.slots.None() { // take, inlined: Acquire's path
+		prev, next, wait, ok = rlcore.GCRA(&l.slots.TAT, inc, tol, now, limit)
 	} else {
-		prev, next, wait, ok = l.slots.takeFreed(now, inc, tol, limit)
+		prev, next, wait, ok = l.slots.TakeFreed(now, inc, tol, limit)
 	}
 	switch {
 	case ok:
 		return prev, next, wait, nil
-	case afterDeadline(wait, limit, byDeadline, r.maxWait):
+	case rlcore.AfterDeadline(wait, limit, byDeadline, r.MaxWait):
 		return prev, next, wait, l.rejectContext(ctx, now, wait, context.DeadlineExceeded)
 	}
 	l.reject(ctx, now, wait, l.rej.Plain)

@@ -16,6 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // scriptedStore answers every Reserve with grant and counts the calls.
@@ -51,7 +52,7 @@ func backedLimiter(t *testing.T, st *scriptedStore, log *[]policy.Event) *rateli
 // publishes nothing, and returns the limiter's rejection matching the context's error.
 // (Fault: a nil context panicked on ctx.Err(); a done one published a rejection.)
 func TestBackend_ContextNilOrDoneOnArrival(t *testing.T) {
-	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Reserved}}
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Admitted}}
 	var log []policy.Event
 	l := backedLimiter(t, st, &log)
 	for _, tc := range []ctxtest.Over{ctxtest.Nil(), ctxtest.Canceled()} {
@@ -68,7 +69,7 @@ func TestBackend_ContextNilOrDoneOnArrival(t *testing.T) {
 // retry-after is 0, never negative. (Fault: a negative wait from a store became a
 // negative delay and a negative event duration.)
 func TestBackend_NegativeWaitFromAStore(t *testing.T) {
-	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Reserved, Wait: -time.Second}}
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Admitted, Wait: -time.Second}}
 	var log []policy.Event
 	l := backedLimiter(t, st, &log)
 	r, err := l.Reserve()
@@ -123,7 +124,7 @@ func TestBackend_EventFields(t *testing.T) {
 	assert.False(t, l.TryAcquire())
 	_, err := l.Reserve()
 	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
-	st.grant = backend.Grant{Verdict: backend.Reserved, Wait: 2 * time.Second}
+	st.grant = backend.Grant{Verdict: backend.Admitted, Wait: 2 * time.Second}
 	_, err = l.Reserve()
 	require.NoError(t, err)
 	require.Len(t, log, 3)
@@ -154,7 +155,7 @@ func (s *waitStore) Reserve(_ context.Context, req backend.Request) (backend.Gra
 	case s.local:
 		return backend.Grant{Verdict: backend.Local}, nil
 	case req.MaxWait >= time.Hour:
-		return backend.Grant{Verdict: backend.Reserved, Wait: time.Hour}, nil
+		return backend.Grant{Verdict: backend.Admitted, Wait: time.Hour}, nil
 	}
 	return backend.Grant{Verdict: backend.Refused, Wait: time.Hour}, nil
 }
@@ -257,10 +258,10 @@ func TestBackend_RL8_RefusalBeforeTheDeadlineIsNotADeadlineError(t *testing.T) {
 	}
 
 	// The same for a Keyed limiter, whose keys each have a store.
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour),
+	k, err := keyed.New[string](ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(st))
 	require.NoError(t, err)
-	err = k.Acquire(ctx, "alice")
+	err = k.Acquire(ctx, "alice", 1)
 	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
 	assert.NotErrorIs(t, err, context.DeadlineExceeded)
 }

@@ -1,6 +1,7 @@
 package ratelimit_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -27,11 +28,11 @@ func TestRL9b_RejectionTellsTheNextPermitLive(t *testing.T) {
 
 	e, ok := errors.AsType[*ratelimit.ExceededError](err)
 	require.True(t, ok)
-	wait, ok := e.NextPermit()
+	wait, ok := e.RetryIn()
 	require.True(t, ok)
 	assert.Equal(t, 999*time.Millisecond, wait)
 	clk.Advance(300 * time.Millisecond)
-	wait, _ = e.NextPermit()
+	wait, _ = e.RetryIn()
 	assert.Equal(t, 699*time.Millisecond, wait)
 	th, ok := errors.AsType[policy.Throttled](err)
 	require.True(t, ok, "it is a policy.Throttled")
@@ -49,14 +50,14 @@ func TestRL9b_RejectionTellsTheNextPermitLive(t *testing.T) {
 	}
 	rs[1].Cancel()
 	clk.AdvanceTo(time.Second)
-	wait, _ = e.NextPermit()
+	wait, _ = e.RetryIn()
 	assert.Equal(t, time.Second, wait, "the 2s slot, freed")
 	clk.AdvanceTo(2*time.Second + 500*time.Millisecond)
-	wait, _ = e.NextPermit()
+	wait, _ = e.RetryIn()
 	assert.Equal(t, 1500*time.Millisecond, wait, "past the freed slot: after the one at 3s")
 
 	clk.AdvanceTo(10 * time.Second)
-	wait, _ = e.NextPermit()
+	wait, _ = e.RetryIn()
 	assert.Zero(t, wait, "free now")
 }
 
@@ -73,7 +74,7 @@ func TestRL9b_NextPermitAllocatesNothing(t *testing.T) {
 	var e *ratelimit.ExceededError
 	allocs := testing.AllocsPerRun(100, func() {
 		if errors.As(err, &e) {
-			d, _ := e.NextPermit()
+			d, _ := e.RetryIn()
 			sum += d
 		}
 	})
@@ -81,11 +82,11 @@ func TestRL9b_NextPermitAllocatesNothing(t *testing.T) {
 	assert.Equal(t, 100*time.Second+time.Second, sum, "101 runs (one warm-up) of 1s")
 	allocs = testing.AllocsPerRun(100, func() {
 		if e, ok := errors.AsType[*ratelimit.ExceededError](err); ok {
-			d, _ := e.NextPermit()
+			d, _ := e.RetryIn()
 			sum += d
 		}
 		if th, ok := errors.AsType[policy.Throttled](err); ok {
-			d, _ := th.NextPermit()
+			d, _ := th.RetryIn()
 			sum += d
 		}
 	})
@@ -97,13 +98,12 @@ func TestRL9b_NextPermitAllocatesNothing(t *testing.T) {
 func TestRL9b_NextPermitUnknownForKeyed(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
-	require.True(t, k.TryAcquire("a"))
-	require.False(t, k.TryAcquire("a"))
-	e, ok := errors.AsType[*ratelimit.ExceededError](k.Rejection())
+	require.True(t, k.TryAcquire("a", 1) == nil)
+	e, ok := errors.AsType[*ratelimit.ExceededError](k.TryAcquire("a", 1))
 	require.True(t, ok)
-	_, ok = e.NextPermit()
+	_, ok = e.RetryIn()
 	assert.False(t, ok)
-	assert.Equal(t, time.Second, k.Decide("a").RetryAfter)
+	assert.Equal(t, time.Second, k.Decide(context.Background(), "a").RetryAfter)
 
 	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
 	require.True(t, l.TryAcquire())
@@ -111,7 +111,7 @@ func TestRL9b_NextPermitUnknownForKeyed(t *testing.T) {
 	cfg := l.Config()
 	cfg.Disabled = true
 	require.NoError(t, l.Reconfigure(cfg))
-	wait, ok := e.NextPermit()
+	wait, ok := e.RetryIn()
 	assert.True(t, ok)
 	assert.Zero(t, wait)
 }

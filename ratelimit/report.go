@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -11,7 +12,7 @@ import (
 // permits that can never be granted (err is rate.check's), and returns err. n < 1 is not
 // a decision: it is neither published nor recorded.
 func (l *Limiter) refuseCount(ctx context.Context, err error) error {
-	if err != errBadCount {
+	if err != rlcore.ErrBadCount {
 		l.reject(ctx, l.eventTime(), 0, err)
 	}
 	return err
@@ -56,7 +57,7 @@ func (l *Limiter) reject(ctx context.Context, now, retryAfter int64, err error) 
 
 // rejectObserved is reject with a listener or a recorder.
 func (l *Limiter) rejectObserved(ctx context.Context, now, retryAfter int64, err error) {
-	ctx = orBackground(ctx)
+	ctx = rlcore.OrBackground(ctx)
 	if l.events.Wants(ctx, EventRejected) {
 		l.events.PublishCtx(ctx, policy.Event{Kind: EventRejected,
 			At: time.Duration(now), RetryAfter: time.Duration(max(retryAfter, 0)), Err: err})
@@ -76,15 +77,6 @@ func (l *Limiter) admitted(ctx context.Context, wait int64) {
 // context.Background()).
 func (l *Limiter) rejected(ctx context.Context, err error) {
 	if l.events.Rec != nil {
-		l.events.Rec.Record(orBackground(ctx), policy.Outcome{Result: policy.ResultRejected, Err: err})
+		l.events.Rec.Record(rlcore.OrBackground(ctx), policy.Outcome{Result: policy.ResultRejected, Err: err})
 	}
-}
-
-// orBackground returns ctx, or context.Background() for a nil ctx: what a recorder is
-// given for a call that came without a context.
-func orBackground(ctx context.Context) context.Context {
-	if ctx == nil {
-		return context.Background()
-	}
-	return ctx
 }

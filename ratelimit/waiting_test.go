@@ -64,7 +64,7 @@ func TestOB2_SnapshotCountsWaitingCalls(t *testing.T) {
 // in-process limiter does. (Fault: the async calls were counted and the sync ones not,
 // while the docs said a limiter with a backend reports 0.)
 func TestOB2_SnapshotCountsWaitingCallsWithABackend(t *testing.T) {
-	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Reserved, Wait: time.Second,
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Admitted, Wait: time.Second,
 		Prev: 0, Next: int64(time.Second), At: int64(time.Second)}}
 	clk := clock.NewManual()
 	l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(10*time.Second),

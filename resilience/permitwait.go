@@ -47,9 +47,9 @@ func bindPermits(parts []part, always bool) {
 	if j := slices.IndexFunc(parts, func(p part) bool { return !p.user && kind.CompositionOf(p.layer).GivesPermits }); j >= 0 {
 		if l, ok := parts[j].inst.(kind.Instance); ok {
 			src.Limiter = l.InstanceID()
-		}
-		if l, ok := parts[j].inst.(interface{ Rejection() error }); ok {
-			src.Rejection = l.Rejection() // this limiter, not another of the same id
+			if rej := kind.CompositionOf(parts[j].layer).Rejection; rej != nil {
+				src.Rejection = rej(l) // this limiter, not another of the same id
+			}
 		}
 	}
 	if bound, ok := kind.CompositionOf(parts[i].layer).BindPermits(waiter, src); ok {

@@ -18,7 +18,7 @@ type MiddlewareOption func(*middleware)
 // which fn returns the same string share one quota; "" is a key like any other. fn runs
 // on every request that is not exempt, concurrently, so it must be quick and safe for
 // concurrent use; a string cut from the request (a header's value) costs no allocation,
-// and ratelimit.Keyed copies it when it first stores it. With KeyFunc, TrustedProxies,
+// and keyed.Limiter copies it when it first stores it. With KeyFunc, TrustedProxies,
 // ForwardedHeader and the prefix options are not used (they still must be valid).
 func KeyFunc(fn func(r *http.Request) string) MiddlewareOption {
 	return func(m *middleware) { m.keyFunc = fn }

@@ -62,8 +62,9 @@ type Binding struct {
 
 // Store is one limiter's state in a Backend: GCRA on a TAT (theoretical arrival time) kept
 // by the backend. Each method is one decision, taken atomically by the backend. A Store
-// applies its own failure policy: when the backend cannot answer, it says so with Local or
-// Unlimited, or refuses, and never returns the backend's error to the caller.
+// applies its own failure policy: when the backend cannot answer, it lets the limiter
+// decide in-process (Local), admits the call with nothing reserved, or refuses it, and
+// never returns the backend's error to the caller.
 //
 // A failure of the backend itself (unreachable, too slow) concerns every store of the
 // backend; an error about one store's own data (its key holds a value the backend cannot
@@ -77,13 +78,14 @@ type Store interface {
 	// Reserve takes req.N permits if they are free within req.MaxWait, at the rate of
 	// req.Permits per req.Period (the limiter's configuration in force for this call,
 	// which can change between calls), advancing the TAT by N·T, and returns a Grant:
-	// Reserved with the wait, Refused with the retry-after (the time until N permits are
-	// free) and nothing reserved, Local or Unlimited when the backend cannot answer. The
-	// limiter never asks for N < 1 or N > Permits. The error is non-nil only when ctx is
+	// Admitted with the wait, Refused with the retry-after (the time until N permits are
+	// free) and nothing reserved; when the backend cannot answer, the store's failure
+	// policy: Local, Admitted with nothing reserved, or Refused. The limiter never asks
+	// for N < 1 or N > Permits. The error is non-nil only when ctx is
 	// nil or ended before the store decided; it is then ctx's error (policy.ErrNilContext
 	// for a nil ctx) and nothing is known to be reserved.
 	Reserve(ctx context.Context, req Request) (Grant, error)
-	// Cancel gives back the permits of g, a Reserved grant of this store, as
+	// Cancel gives back the permits of g, an Admitted grant of this store, as
 	// ratelimit.Reservation.Cancel does, when its time g.At has not passed on the
 	// backend's clock: when it is the last one reserved (the backend's TAT is g.Next) the
 	// TAT moves back to g.Prev; otherwise a store may keep its slot [g.Prev, g.Next) free
@@ -117,24 +119,24 @@ type Verdict uint8
 
 // The verdicts of Store.Reserve.
 const (
-	// Reserved: the backend reserved the permits; they are free after Grant.Wait.
-	Reserved Verdict = iota + 1
-	// Refused: no permits within MaxWait, or the backend failed and its policy is to
-	// refuse; Grant.Wait is the retry-after. Nothing was reserved.
+	// Admitted: the call may go once Grant.Wait has passed. The permits are reserved in
+	// the backend, and Prev, Next and At say where; all three are 0 when nothing was
+	// reserved (the backend cannot answer and its policy is to let calls pass), and there
+	// is then nothing to cancel.
+	Admitted Verdict = iota + 1
+	// Refused: no permits within MaxWait, or the backend cannot answer and its policy is
+	// to refuse; Grant.Wait is the retry-after. Nothing was reserved.
 	Refused
 	// Local: the backend cannot answer; the limiter decides with its own in-process state,
 	// as a limiter without a backend would (each instance then limits itself, at its
 	// LocalShare).
 	Local
-	// Unlimited: the backend cannot answer and its policy is to let calls pass; nothing is
-	// reserved and there is nothing to cancel.
-	Unlimited
 )
 
-// Grant is a Store's answer to Reserve. A Verdict other than the four above is taken as
+// Grant is a Store's answer to Reserve. A Verdict other than the three above is taken as
 // Refused.
 //
-// Prev, Next and At identify a Reserved grant to Store.Cancel, in the store's own time
+// Prev, Next and At identify an Admitted grant to Store.Cancel, in the store's own time
 // base (for Redis, nanoseconds since the Unix epoch on the server's clock): the start
 // (Prev) and the end (Next) of its slot of the schedule, and the instant its permits are
 // free (At). For a reservation appended at the TAT, Prev and Next are the TAT before and
@@ -146,7 +148,7 @@ const (
 // nothing.
 type Grant struct {
 	Verdict Verdict
-	// Wait is how long until the permits are free (Reserved; 0 = now), or the retry-after
+	// Wait is how long until the permits are free (Admitted; 0 = now), or the retry-after
 	// (Refused). Never negative: the limiter takes a negative Wait as 0.
 	Wait                  time.Duration
 	Prev, Next, At, Epoch int64

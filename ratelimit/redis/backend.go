@@ -105,7 +105,7 @@ var _ backend.Backend = (*redisBackend)(nil)
 // to ratelimit.WithBackend, or to a registry with resilience.WithRateLimiterBackend. New
 // does not contact Redis. Errors (*policy.ConfigError): R4C-REG-010 for a nil client (a
 // nil *redis.Client too), R4C-ATR-004 for a negative Timeout or ProbeInterval, R4C-ATR-007
-// for a zero one, for an OnFailure other than backend.Local, backend.Unlimited and
+// for a zero one, for an OnFailure other than backend.Local, backend.Admitted and
 // backend.Refused, or for Instances below 1.
 //
 // The backend is safe for concurrent use, runs no background goroutine, and does not own

@@ -24,6 +24,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // commandCount counts the commands a client processes, by name.
@@ -177,7 +178,7 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	}
 	clk := clock.NewManual()
 	var log healthLog
-	k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(100*time.Second),
+	k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(100*time.Second),
 		ratelimit.WithClock(clk), ratelimit.WithBackend(b), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
 	x := cl.Addrs()[1]
@@ -188,10 +189,10 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 			onX = key
 		}
 	}
-	require.True(t, k.TryAcquire(onX), "on Redis")
+	require.True(t, k.TryAcquire(onX, 1) == nil, "on Redis")
 
 	cl.Node(1).Pause()
-	assert.False(t, k.TryAcquire(onX), "node 1 hangs: backend.Refused")
+	assert.False(t, k.TryAcquire(onX, 1) == nil, "node 1 hangs: backend.Refused")
 	cl.Node(1).Resume()
 	require.Equal(t, []string{"F:" + x}, log.seq())
 
@@ -217,7 +218,7 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	for range 5 {
 		clk.Advance(probe)
 		for i := range 200 {
-			k.TryAcquire(fmt.Sprintf("k%d", i))
+			_ = k.TryAcquire(fmt.Sprintf("k%d", i), 1)
 		}
 	}
 	t.Logf("events: %v; down set non-empty: %v", log.seq(), b.down.some())
@@ -261,10 +262,10 @@ func TestRL18_KeyedBackendEventsNameTheLimiterAndTheKey(t *testing.T) {
 		var log healthLog
 		b2, err := newBackend(c, Timeout(100*time.Millisecond), OnFailure(backend.Refused), ProbeInterval(time.Hour))
 		require.NoError(t, err)
-		k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(time.Second),
+		k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(time.Second),
 			ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b2), ratelimit.OnEvent(log.add))
 		require.NoError(t, err)
-		assert.False(t, k.TryAcquire(key))
+		assert.False(t, k.TryAcquire(key, 1) == nil)
 		evs := log.all()
 		var failed []policy.Event
 		for _, e := range evs {

@@ -18,6 +18,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
@@ -78,7 +79,7 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	require.NoError(t, err)
 	clk := clock.NewManual()
 	var log events
-	k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(100*time.Second),
+	k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(100*time.Second),
 		ratelimit.WithClock(clk), ratelimit.WithBackend(b), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
 
@@ -97,7 +98,7 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	for _, keys := range byNode {
 		for _, key := range keys {
 			for range 7 {
-				if k.TryAcquire(key) {
+				if k.TryAcquire(key, 1) == nil {
 					admitted[key]++
 				}
 			}
@@ -123,16 +124,16 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	// The node resumes: within one probe interval its keys are on Redis again.
 	cl.Node(1).Resume()
 	key := byNode[stopped][1] // not the first, whose timed-out call the node may run on resuming
-	assert.False(t, k.TryAcquire(key), "no probe is due yet: FailClosed")
+	assert.False(t, k.TryAcquire(key, 1) == nil, "no probe is due yet: FailClosed")
 	clk.Advance(probe)
-	assert.True(t, k.TryAcquire(key), "the probe reaches the node")
+	assert.True(t, k.TryAcquire(key, 1) == nil, "the probe reaches the node")
 	recovered := log.byKind(backend.EventRecovered)
 	require.Len(t, recovered, 1)
 	assert.Equal(t, stopped, recovered[0].Attr("node").String())
 	for _, key := range byNode[stopped][1:] {
 		n := 0
 		for range 7 {
-			if k.TryAcquire(key) {
+			if k.TryAcquire(key, 1) == nil {
 				n++
 			}
 		}
@@ -140,7 +141,7 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 			n++ // the probe's permit
 		}
 		assert.Equal(t, 5, n, "%s: its exact quota, from Redis", key)
-		assert.Zero(t, k.AvailablePermits(key), "%s: Redis's state", key)
+		assert.ErrorIs(t, k.TryAcquire(key, 1), ratelimit.ErrExceeded, "%s: none left in Redis's state", key)
 	}
 	assert.Len(t, log.byKind(backend.EventFailed), 1, "no other failure")
 	assert.Len(t, log.byKind(backend.EventRecovered), 1, "one recovery")
@@ -162,7 +163,7 @@ func TestRL18_ReshardingWhileCallsRun(t *testing.T) {
 		keys    = 2000
 		run     = 5 * time.Second
 	)
-	k, err := ratelimit.NewKeyed[int](ratelimit.Name("reshard"), ratelimit.Permits(permits), ratelimit.Period(period),
+	k, err := keyed.New[int](ratelimit.Name("reshard"), ratelimit.Permits(permits), ratelimit.Period(period),
 		ratelimit.WithBackend(b), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
 
@@ -175,7 +176,7 @@ func TestRL18_ReshardingWhileCallsRun(t *testing.T) {
 		wg.Go(func() {
 			for i := g; time.Now().Before(stop); i += 8 {
 				key := i % keys
-				if k.TryAcquire(key) {
+				if k.TryAcquire(key, 1) == nil {
 					admitted[key].Add(1)
 				}
 				calls.Add(1)
@@ -248,7 +249,7 @@ func TestRL19_WholeClusterDownInstancesShareTheQuota(t *testing.T) {
 				}
 			}))
 		require.NoError(t, err)
-		require.Equal(t, permits, l.AvailablePermits(), "on Redis: the whole shared burst")
+		require.Equal(t, permits, l.Snapshot().AvailablePermits, "on Redis: the whole shared burst")
 		limiters = append(limiters, l)
 	}
 	for i := range 3 {
@@ -273,7 +274,7 @@ func TestRL19_WholeClusterDownInstancesShareTheQuota(t *testing.T) {
 		clk.Advance(10 * time.Millisecond) // 200 steps: 2s
 	}
 	assert.Equal(t, int64(3), failed.Load(), "each instance found the cluster down")
-	T := gcra.Interval(ratelimit.Config{Permits: permits, Period: period}.Permits, ratelimit.Config{Permits: permits, Period: period}.Period) // 33.333334ms, rounded up
+	T := gcra.Interval(permits, period) // 33.333334ms, rounded up
 	quota := permits + int(2*time.Second/T)
 	localBurst := permits / 3
 	assert.LessOrEqual(t, total, quota+3*localBurst, "RL-19's bound")
@@ -325,5 +326,5 @@ func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
 	recovered := log.byKind(backend.EventRecovered)
 	require.Len(t, recovered, 1)
 	assert.Nil(t, recovered[0].Attr("node").Any())
-	assert.Equal(t, 4, l.AvailablePermits(), "on Redis again: 5, less the probe's permit (the calls before never reached a node)")
+	assert.Equal(t, 4, l.Snapshot().AvailablePermits, "on Redis again: 5, less the probe's permit (the calls before never reached a node)")
 }

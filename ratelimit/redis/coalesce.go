@@ -168,7 +168,7 @@ func (s *store) answer(batch []*waiter) {
 	}
 	for i := len(batch) - 1; i >= 0; i-- {
 		if w := batch[i]; w != nil { // its caller left: the waiter is the sender's
-			if w.g.Verdict == backend.Reserved {
+			if w.g.Verdict == backend.Admitted && w.g.Next != 0 { // a permit reserved in Redis
 				s.giveBack(w.g)
 			}
 			waiters.Put(w)
@@ -241,7 +241,7 @@ func (s *store) decide(ctx context.Context, batch []*waiter) error {
 					start := max(prev, now)
 					next := int64(sat.Add(time.Duration(start), time.Duration(w.a.inc)))
 					wait := max(start-now-w.a.tol, 0)
-					w.g = backend.Grant{Verdict: backend.Reserved, Wait: time.Duration(wait),
+					w.g = backend.Grant{Verdict: backend.Admitted, Wait: time.Duration(wait),
 						Prev: prev, Next: next, At: int64(sat.Add(time.Duration(now), time.Duration(wait))), Epoch: res[j+4]}
 					prev = next
 				}

@@ -27,6 +27,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // gate holds the client's first `hold` script commands until the test releases each, and
@@ -139,7 +140,7 @@ func TestRL22_ConcurrentReservesGoTogetherAndEachIsExact(t *testing.T) {
 	for _, a := range answers {
 		require.NoError(t, a.err)
 		switch a.g.Verdict {
-		case backend.Reserved:
+		case backend.Admitted:
 			assert.Zero(t, a.g.Wait, "within the burst")
 			tokens = append(tokens, a.g)
 		case backend.Refused:
@@ -171,7 +172,7 @@ func TestRL22_LoneReserveGoesAlone(t *testing.T) {
 	for i := range 4 {
 		gr, err := st.Reserve(context.Background(), backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 		require.NoError(t, err)
-		assert.Equal(t, i < 3, gr.Verdict == backend.Reserved, "call %d", i)
+		assert.Equal(t, i < 3, gr.Verdict == backend.Admitted, "call %d", i)
 		assert.Equal(t, int32(i+1), g.seen.Load())
 	}
 }
@@ -192,7 +193,7 @@ func TestRL24_CallerThatLeavesGivesItsPermitBack(t *testing.T) {
 	staying := reserveAsync(bg, st, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 	queued(t, st, 2)
 	g.release <- struct{}{} // the first's run
-	require.Equal(t, backend.Reserved, (<-first).g.Verdict)
+	require.Equal(t, backend.Admitted, (<-first).g.Verdict)
 	args := <-g.entered // the batch of two is in flight
 	require.Len(t, args, cmdHeader+1+10, "one group of requests alike in one run")
 	assert.Equal(t, int64(2), args[len(args)-4], "of two requests")
@@ -201,7 +202,7 @@ func TestRL24_CallerThatLeavesGivesItsPermitBack(t *testing.T) {
 	assert.ErrorIs(t, a.err, context.Canceled)
 	assert.Zero(t, a.g)
 	g.release <- struct{}{}
-	require.Equal(t, backend.Reserved, (<-staying).g.Verdict)
+	require.Equal(t, backend.Admitted, (<-staying).g.Verdict)
 	// The give-back runs after the answers: wait for it (a third script run).
 	require.Eventually(t, func() bool {
 		st.mu.Lock()
@@ -213,7 +214,7 @@ func TestRL24_CallerThatLeavesGivesItsPermitBack(t *testing.T) {
 	assert.Equal(t, 1, n, "the leaver's permit is free again")
 	gr, err := st.Reserve(bg, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 	require.NoError(t, err)
-	assert.Equal(t, backend.Reserved, gr.Verdict)
+	assert.Equal(t, backend.Admitted, gr.Verdict)
 	gr, err = st.Reserve(bg, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 	require.NoError(t, err)
 	assert.Equal(t, backend.Refused, gr.Verdict, "and no more than it")
@@ -225,7 +226,7 @@ func TestRL25_FailedBatchTakesTheFailurePolicyForEveryCaller(t *testing.T) {
 	for _, tc := range []struct {
 		policy backend.Verdict
 		want   backend.Verdict
-	}{{backend.Refused, backend.Refused}, {backend.Unlimited, backend.Unlimited}, {backend.Local, backend.Local}} {
+	}{{backend.Refused, backend.Refused}, {backend.Admitted, backend.Admitted}, {backend.Local, backend.Local}} {
 		t.Run(fmt.Sprint(tc.policy), func(t *testing.T) {
 			cfg := ratelimit.Config{Permits: 5, Period: 5 * time.Second}
 			g := newGate(2)
@@ -240,7 +241,7 @@ func TestRL25_FailedBatchTakesTheFailurePolicyForEveryCaller(t *testing.T) {
 				queued(t, st, i+1)
 			}
 			g.release <- struct{}{}
-			assert.Equal(t, backend.Reserved, (<-first).g.Verdict, "the first's run succeeds")
+			assert.Equal(t, backend.Admitted, (<-first).g.Verdict, "the first's run succeeds")
 			<-g.entered
 			g.release <- struct{}{} // the batch's run fails
 			for _, ch := range rest {
@@ -274,7 +275,7 @@ func TestRL22_SerialDecisionAllocs(t *testing.T) {
 	grains := 0 // the calls that made a shared context (AllocsPerRun makes runs+1 calls)
 	allocs := testing.AllocsPerRun(runs, func() {
 		before := st.b.shared.Load()
-		if gr, _ := st.Reserve(bg, req); gr.Verdict != backend.Reserved {
+		if gr, _ := st.Reserve(bg, req); gr.Verdict != backend.Admitted {
 			t.Errorf("outcome %v", gr.Verdict)
 		}
 		if st.b.shared.Load() != before {
@@ -310,10 +311,10 @@ func TestRL5_ThreeClientsShareOneExactQuota(t *testing.T) {
 			limiters = append(limiters, l.TryAcquire)
 			continue
 		}
-		k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(permits), ratelimit.Period(period),
+		k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(permits), ratelimit.Period(period),
 			ratelimit.WithBackend(b))
 		require.NoError(t, err)
-		limiters = append(limiters, func() bool { return k.TryAcquire("k") })
+		limiters = append(limiters, func() bool { return k.TryAcquire("k", 1) == nil })
 	}
 	serverNow := func() time.Time {
 		now, err := admin.Time(context.Background()).Result()
@@ -406,7 +407,7 @@ func TestRL23_BatchEqualsTheSameCallsOneByOne(t *testing.T) {
 		want := reserve(t, serial, cfg, cl.n, cl.maxWait)
 		got := batch[i].g
 		require.Equal(t, want.Verdict, got.Verdict, "call %d", i)
-		if want.Verdict == backend.Reserved {
+		if want.Verdict == backend.Admitted {
 			assert.Equal(t, slotOf(want), slotOf(got), "call %d: the same slot and permit time", i)
 		}
 		assert.InDelta(t, float64(want.Wait), float64(got.Wait), float64(time.Second), "call %d", i)
@@ -446,7 +447,7 @@ func TestRL23_BadFreedSlotsFoundAtALaterRequest(t *testing.T) {
 	require.NoError(t, c.Set(ctx, st.keys[1], "not slots", time.Hour).Err())
 	batch := []*waiter{{a: st.argsOf(cfg.Permits, cfg.Period, 1)}, {a: st.argsOf(cfg.Permits, cfg.Period, 1)}, {a: st.argsOf(cfg.Permits, cfg.Period, 1)}}
 	require.NoError(t, st.decide(ctx, batch))
-	assert.Equal(t, backend.Reserved, batch[0].g.Verdict, "the first appended: the TAT was behind now")
+	assert.Equal(t, backend.Admitted, batch[0].g.Verdict, "the first appended: the TAT was behind now")
 	for _, w := range batch[1:] {
 		assert.Equal(t, backend.Grant{Verdict: backend.Refused, Wait: gcra.Interval(cfg.Permits, cfg.Period)}, w.g, "backend.Refused")
 	}
@@ -547,7 +548,7 @@ func TestRL22_MixedCallersAllReturn(t *testing.T) {
 				}
 				gr, err := st.Reserve(ctx, backend.Request{N: 1 + (w+i)%3, MaxWait: time.Duration(i%4) * time.Millisecond, Permits: cfg.Permits, Period: cfg.Period})
 				cancel()
-				if err == nil && gr.Verdict == backend.Reserved && i%5 == 0 {
+				if err == nil && gr.Verdict == backend.Admitted && i%5 == 0 {
 					st.Cancel(context.Background(), gr)
 				}
 				if i%11 == 0 {

@@ -59,7 +59,7 @@ func (w *twin) reserve(cfg ratelimit.Config, n int) backend.Grant {
 func (w *twin) both(cfg ratelimit.Config, n int) (backend.Grant, ratelimit.Reservation) {
 	w.t.Helper()
 	g := reserve(w.t, w.st, cfg, n, 3*time.Hour)
-	require.Equal(w.t, backend.Reserved, g.Verdict)
+	require.Equal(w.t, backend.Admitted, g.Verdict)
 	now := g.At - int64(g.Wait)
 	if w.now0 < 0 {
 		w.now0 = now
@@ -160,7 +160,7 @@ func TestRC7_BareTATKeyIsReadAsBefore(t *testing.T) {
 	require.NoError(t, err)
 	presetKeys(t, c, st, now.UnixNano()+int64(time.Hour)) // bare: "<ns>"
 	g := reserve(t, st, tenPerSecond, 1, 2*time.Hour)
-	require.Equal(t, backend.Reserved, g.Verdict)
+	require.Equal(t, backend.Admitted, g.Verdict)
 	assert.Greater(t, g.Wait, 59*time.Minute, "read at the call's rate, not converted")
 	assert.Zero(t, g.Epoch)
 	v, err := c.Get(ctx, st.keys[0]).Result()
@@ -171,7 +171,7 @@ func TestRC7_BareTATKeyIsReadAsBefore(t *testing.T) {
 	assert.Equal(t, g.Next, tatNs)
 	// 20 per second: the hour owed at 100ms a permit is owed at 50ms, half an hour.
 	g2 := reserve(t, st, ratelimit.Config{Permits: 20, Period: time.Second}, 1, 3*time.Hour)
-	require.Equal(t, backend.Reserved, g2.Verdict)
+	require.Equal(t, backend.Admitted, g2.Verdict)
 	assert.Equal(t, int64(1), g2.Epoch, "converted from 10 per second")
 	assert.InDelta(t, float64(30*time.Minute), float64(g2.Wait), float64(time.Second))
 	v, err = c.Get(ctx, st.keys[0]).Result()

@@ -17,6 +17,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
@@ -77,12 +78,13 @@ func TestDataError_StaysWithItsKey(t *testing.T) {
 				t.Logf("%d calls each: healthy key admitted %d, bad key refused %d", calls, admitted, refused)
 				assert.Equal(t, calls, admitted, "the healthy key keeps every admission")
 				assert.Equal(t, calls, refused, "the bad key's calls take the failure policy")
-				assert.Same(t, bad.Rejection(), bad.Acquire(context.Background()))
+				rejection := bad.Acquire(context.Background())
+				require.ErrorIs(t, rejection, ratelimit.ErrExceeded)
 				r, err := bad.Reserve()
-				assert.Same(t, bad.Rejection(), err)
+				assert.Same(t, rejection, err, "the limiter's one rejection")
 				assert.Equal(t, gcra.Interval(bad.Config().Permits, bad.Config().Period), r.Delay(), "FailClosed's retry-after is T")
-				assert.Zero(t, bad.AvailablePermits())
-				assert.Greater(t, good.AvailablePermits(), 1_000_000_000-calls-10, "read from Redis")
+				assert.Zero(t, bad.Snapshot().AvailablePermits)
+				assert.Greater(t, good.Snapshot().AvailablePermits, 1_000_000_000-calls-10, "read from Redis")
 
 				rejected := log.byKind(ratelimit.EventRejected)
 				require.NotEmpty(t, rejected)
@@ -111,7 +113,7 @@ func TestDataError_StaysWithItsKey(t *testing.T) {
 				for !bad.TryAcquire() && time.Now().Before(deadline) {
 					time.Sleep(5 * time.Millisecond) // waiting for the key's next try on the real clock
 				}
-				assert.Equal(t, 999, bad.AvailablePermits(), "back on Redis: one permit spent from a full burst")
+				assert.Equal(t, 999, bad.Snapshot().AvailablePermits, "back on Redis: one permit spent from a full burst")
 				assert.Equal(t, int64(1), c.Exists(context.Background(), rlredis.Key(b, "bad")).Val())
 				assert.Len(t, log.byKind(backend.EventKeyFailed), 1)
 				assert.Empty(t, log.backend())
@@ -127,7 +129,7 @@ func TestDataError_KeyedLimiterKeepsItsOtherKeys(t *testing.T) {
 	onEach(t, func(t *testing.T) {
 		c, b := newShared(t)
 		var log events
-		k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.WithBackend(b),
+		k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.WithBackend(b),
 			ratelimit.Permits(3), ratelimit.Period(time.Hour), ratelimit.OnEvent(log.add))
 		require.NoError(t, err)
 		spoil(t, c, rlredis.Key(b, "api:alice"), "list")
@@ -145,9 +147,9 @@ func TestDataError_KeyedLimiterKeepsItsOtherKeys(t *testing.T) {
 	})
 }
 
-func keyedAdmittedOf(k *ratelimit.Keyed[string], key string, atMost int) int {
+func keyedAdmittedOf(k *keyed.Limiter[string], key string, atMost int) int {
 	n := 0
-	for n < atMost && k.TryAcquire(key) {
+	for n < atMost && k.TryAcquire(key, 1) == nil {
 		n++
 	}
 	return n
@@ -165,7 +167,7 @@ func TestDataError_WhatIsATAT(t *testing.T) {
 			require.NoError(t, c.Set(ctx, rlredis.Key(b, name), v, 0).Err())
 			var log events
 			l := limiter(t, b, name, ratelimit.Permits(2), ratelimit.Period(time.Hour), ratelimit.OnEvent(log.add))
-			assert.Zero(t, l.AvailablePermits(), "%q", v)
+			assert.Zero(t, l.Snapshot().AvailablePermits, "%q", v)
 			assert.False(t, l.TryAcquire(), "%q", v)
 			failed := log.byKind(backend.EventKeyFailed)
 			if assert.Len(t, failed, 1, "%q", v) {
@@ -179,7 +181,7 @@ func TestDataError_WhatIsATAT(t *testing.T) {
 			require.NoError(t, c.Set(ctx, rlredis.Key(b, name), v, 0).Err())
 			var log events
 			l := limiter(t, b, name, ratelimit.Permits(2), ratelimit.Period(time.Hour), ratelimit.OnEvent(log.add))
-			assert.Equal(t, 2, l.AvailablePermits(), "%q: a TAT in the past, a full burst", v)
+			assert.Equal(t, 2, l.Snapshot().AvailablePermits, "%q: a TAT in the past, a full burst", v)
 			assert.True(t, l.TryAcquire(), "%q", v)
 			assert.Empty(t, log.list, "%q", v)
 		}
@@ -217,7 +219,7 @@ func TestDataError_ProbeAnsweredWithADataErrorRecovers(t *testing.T) {
 	assert.Equal(t, time.Second, failed[0].At, "on the limiter's clock")
 
 	assert.True(t, good.TryAcquire())
-	assert.Equal(t, 1, good.AvailablePermits(), "good is on Redis again: a fresh key")
+	assert.Equal(t, 1, good.Snapshot().AvailablePermits, "good is on Redis again: a fresh key")
 	assert.Equal(t, int64(1), c.Exists(context.Background(), rlredis.Key(b, "good")).Val())
 }
 
@@ -278,7 +280,7 @@ func TestDataError_FreedSlotsKey(t *testing.T) {
 			var log events
 			l = limiter(t, b, name, ratelimit.Permits(2), ratelimit.Period(time.Hour), ratelimit.OnEvent(log.add))
 			spoil(t, c, rlredis.Key(b, name)+":freed", v)
-			assert.Zero(t, l.AvailablePermits(), "%q", v)
+			assert.Zero(t, l.Snapshot().AvailablePermits, "%q", v)
 			_, err := l.Reserve()
 			assert.ErrorIs(t, err, ratelimit.ErrExceeded, "%q", v)
 			failed := log.byKind(backend.EventKeyFailed)

@@ -19,6 +19,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -85,7 +86,7 @@ func onRedis(t *testing.T, l *ratelimit.Limiter, log *events) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		l.AvailablePermits()
+		_ = l.Snapshot() // a call to Redis
 		if k := log.backend(); len(k) == 0 || k[len(k)-1] == backend.EventRecovered {
 			break
 		}
@@ -147,7 +148,7 @@ func TestFailover_RedisKilledThenBack(t *testing.T) {
 		_, err := call(ctx)
 		require.NoError(t, err)
 	}
-	assert.Equal(t, 3, h.AvailablePermits())
+	assert.Equal(t, 3, h.Snapshot().AvailablePermits)
 	require.Equal(t, int64(1), c.Exists(ctx, rlredis.Key(b, "failover")).Val())
 
 	srv.Kill()
@@ -167,7 +168,7 @@ func TestFailover_RedisKilledThenBack(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 5, passed, "the local fallback limits this instance to its own burst")
-	assert.Zero(t, h.AvailablePermits(), "the fallback's state")
+	assert.Zero(t, h.Snapshot().AvailablePermits, "the fallback's state")
 	assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend())
 	failed, _ := log.first(backend.EventFailed)
 	assert.Equal(t, "failover", failed.Instance)
@@ -178,17 +179,17 @@ func TestFailover_RedisKilledThenBack(t *testing.T) {
 	require.NoError(t, srv.Restart())
 	deadline := time.Now().Add(5 * time.Second)
 	for len(log.backend()) < 2 && time.Now().Before(deadline) {
-		h.AvailablePermits()
+		_ = h.Snapshot()                  // a call to the store
 		time.Sleep(10 * time.Millisecond) // waiting for the next probe on the real clock
 	}
 	require.Equal(t, []policy.EventKind{backend.EventFailed, backend.EventRecovered}, log.backend())
 	recovered, _ := log.first(backend.EventRecovered)
 	assert.Equal(t, srv.Addr(), recovered.Attr("node").String())
-	assert.Equal(t, 5, h.AvailablePermits(), "Redis's state: a fresh key")
+	assert.Equal(t, 5, h.Snapshot().AvailablePermits, "Redis's state: a fresh key")
 	_, err = call(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), c.Exists(ctx, rlredis.Key(b, "failover")).Val(), "the state lives in Redis again")
-	assert.Equal(t, 4, h.AvailablePermits())
+	assert.Equal(t, 4, h.Snapshot().AvailablePermits)
 }
 
 // pauseScripts holds every script on the server behind admin (CLIENT PAUSE WRITE, which
@@ -253,7 +254,7 @@ func TestFailover_RedisTooSlow(t *testing.T) {
 			unpauseScripts(t, admin)
 			deadline := time.Now().Add(5 * time.Second)
 			for len(log.backend()) < 2 && time.Now().Before(deadline) {
-				l.AvailablePermits()
+				_ = l.Snapshot()                  // a call to the store
 				time.Sleep(10 * time.Millisecond) // waiting for the next probe on the real clock
 			}
 			assert.Equal(t, []policy.EventKind{backend.EventFailed, backend.EventRecovered}, log.backend())
@@ -303,7 +304,7 @@ func TestFailover_SilentServerNeverHangs(t *testing.T) {
 			d := timed(func() { _, _ = l.Reserve() })
 			assert.Less(t, d, callTimeout+slack, "%s: call %d took %v", name, i, d)
 		}
-		assert.Zero(t, l.AvailablePermits(), "%s: the fallback's state", name)
+		assert.Zero(t, l.Snapshot().AvailablePermits, "%s: the fallback's state", name)
 		_ = c.Close()
 	}
 }
@@ -317,7 +318,7 @@ func TestFailover_FailOpenAndFailClosed(t *testing.T) {
 	c := goredis.NewClient(&goredis.Options{Addr: redistest.ClosedAddr(t), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = c.Close() })
 
-	open, err := rlredis.New(c, rlredis.OnFailure(backend.Unlimited), rlredis.Timeout(callTimeout))
+	open, err := rlredis.New(c, rlredis.OnFailure(backend.Admitted), rlredis.Timeout(callTimeout))
 	require.NoError(t, err)
 	var openLog events
 	lo := limiter(t, open, "open", ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.OnEvent(openLog.add))
@@ -329,21 +330,23 @@ func TestFailover_FailOpenAndFailClosed(t *testing.T) {
 		assert.Zero(t, r.Delay())
 		r.Cancel()
 	}
-	assert.Equal(t, 1, lo.AvailablePermits())
+	assert.Equal(t, 1, lo.Snapshot().AvailablePermits)
 	assert.Equal(t, []policy.EventKind{backend.EventFailed}, openLog.backend())
 
 	closed, err := rlredis.New(c, rlredis.OnFailure(backend.Refused), rlredis.Timeout(callTimeout))
 	require.NoError(t, err)
 	var closedLog events
 	lc := limiter(t, closed, "closed", ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.OnEvent(closedLog.add))
+	rejection := lc.TryAcquireN(1) // the limiter's one rejection
+	require.ErrorIs(t, rejection, ratelimit.ErrExceeded)
 	for range 20 {
 		require.False(t, lc.TryAcquire())
-		assert.Same(t, lc.Rejection(), lc.Acquire(context.Background()))
+		assert.Same(t, rejection, lc.Acquire(context.Background()))
 		r, err := lc.Reserve()
-		assert.Same(t, lc.Rejection(), err)
+		assert.Same(t, rejection, err)
 		assert.Equal(t, 100*time.Millisecond, r.Delay(), "retry-after T")
 	}
-	assert.Zero(t, lc.AvailablePermits())
+	assert.Zero(t, lc.Snapshot().AvailablePermits)
 	kinds := closedLog.backend()
 	require.NotEmpty(t, kinds)
 	assert.Equal(t, []policy.EventKind{backend.EventFailed}, kinds)
@@ -364,15 +367,15 @@ func TestFailover_HealthIsSharedByEveryKey(t *testing.T) {
 	b, err := rlredis.New(c, rlredis.Timeout(callTimeout), rlredis.ProbeInterval(time.Hour))
 	require.NoError(t, err)
 	var log events
-	k, err := ratelimit.NewKeyed[string](ratelimit.Name(rlredis.UniquePrefix(t)+"keyed"), ratelimit.WithBackend(b),
+	k, err := keyed.New[string](ratelimit.Name(rlredis.UniquePrefix(t)+"keyed"), ratelimit.WithBackend(b),
 		ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
-	require.True(t, k.TryAcquire("warm"), "Redis up")
+	require.True(t, k.TryAcquire("warm", 1) == nil, "Redis up")
 
 	pauseScripts(t, admin)
 	d := timed(func() {
 		for i := range 60 { // one timeout per key would take 3s
-			require.True(t, k.TryAcquire(fmt.Sprint("client-", i)), "the local fallback admits")
+			require.True(t, k.TryAcquire(fmt.Sprint("client-", i), 1) == nil, "the local fallback admits")
 		}
 	})
 	assert.Less(t, d, callTimeout+slack, "one timeout for the backend, not one per key")

@@ -72,10 +72,9 @@ func TestOneRoundTripPerCall(t *testing.T) {
 			"Reserve delayed":     func() { _, _ = l.Reserve() },
 			"Reserve refused":     func() { _, _ = l.Reserve() },
 			"TryAcquire refused":  func() { l.TryAcquire() },
-			"AvailablePermits":    func() { l.AvailablePermits() },
 			"Snapshot":            func() { l.Snapshot() },
 		}
-		for _, name := range []string{"TryAcquire admitted", "Acquire admitted", "Reserve delayed", "Reserve refused", "TryAcquire refused", "AvailablePermits", "Snapshot"} {
+		for _, name := range []string{"TryAcquire admitted", "Acquire admitted", "Reserve delayed", "Reserve refused", "TryAcquire refused", "Snapshot"} {
 			calls[name]()
 			assert.Equal(t, []string{"evalsha"}, cmds.take(), name)
 		}
@@ -207,7 +206,7 @@ func TestNewValidation(t *testing.T) {
 		"negative probe":         {c, []rlredis.Option{rlredis.ProbeInterval(-time.Second)}, policy.CodeNegativeDuration},
 		"zero probe":             {c, []rlredis.Option{rlredis.ProbeInterval(0)}, policy.CodeOutOfRange},
 		"unknown failure policy": {c, []rlredis.Option{rlredis.OnFailure(backend.Verdict(9))}, policy.CodeOutOfRange},
-		"reserved on failure":    {c, []rlredis.Option{rlredis.OnFailure(backend.Reserved)}, policy.CodeOutOfRange},
+		"no verdict":             {c, []rlredis.Option{rlredis.OnFailure(backend.Verdict(0))}, policy.CodeOutOfRange},
 		"zero instances":         {c, []rlredis.Option{rlredis.Instances(0)}, policy.CodeOutOfRange},
 		"negative instances":     {c, []rlredis.Option{rlredis.Instances(-3)}, policy.CodeOutOfRange},
 	} {
@@ -227,7 +226,7 @@ func TestLocalShare(t *testing.T) {
 	}{
 		{nil, 1},
 		{[]rlredis.Option{rlredis.Instances(3)}, 3},
-		{[]rlredis.Option{rlredis.Instances(3), rlredis.OnFailure(backend.Unlimited)}, 1},
+		{[]rlredis.Option{rlredis.Instances(3), rlredis.OnFailure(backend.Admitted)}, 1},
 		{[]rlredis.Option{rlredis.Instances(3), rlredis.OnFailure(backend.Refused)}, 1},
 	} {
 		b, err := rlredis.New(c, tc.opts...)

@@ -14,7 +14,7 @@ type config struct {
 	Prefix string
 	// Timeout bounds each call to Redis (see the Timeout option). Positive. Default 50ms.
 	Timeout time.Duration
-	// OnFailure is what limiters do while Redis fails: backend.Local, backend.Unlimited or
+	// OnFailure is what limiters do while Redis fails: backend.Local, backend.Admitted or
 	// backend.Refused. Default backend.Local.
 	OnFailure backend.Verdict
 	// ProbeInterval is how long after a failure a node of Redis (or a key whose value is
@@ -49,10 +49,10 @@ func (c config) validate() error {
 		}
 	}
 	switch c.OnFailure {
-	case backend.Local, backend.Unlimited, backend.Refused:
+	case backend.Local, backend.Admitted, backend.Refused:
 	default:
 		return policy.Errorf(policy.CodeOutOfRange, "redis.onFailure", "Verdict("+strconv.Itoa(int(c.OnFailure))+")",
-			"must be backend.Local, backend.Unlimited or backend.Refused")
+			"must be backend.Local, backend.Admitted or backend.Refused")
 	}
 	if c.Instances < 1 {
 		return policy.Errorf(policy.CodeOutOfRange, "redis.instances", strconv.Itoa(c.Instances), "must be at least 1")
@@ -86,7 +86,7 @@ func Timeout(d time.Duration) Option { return func(c *config) { c.Timeout = d } 
 //   - backend.Local (the default) decides with an in-process limiter of the same
 //     configuration: each process limits itself, as every limiter does without a backend
 //     (Instances gives each a fair share of the quota instead);
-//   - backend.Unlimited lets every call pass (fail open);
+//   - backend.Admitted lets every call pass, reserving nothing (fail open);
 //   - backend.Refused refuses every call with the limiter's rejection (matching
 //     ratelimit.ErrExceeded), the retry-after being the emission interval T (fail closed).
 //

@@ -57,7 +57,7 @@ func reserve(t *testing.T, st *store, cfg ratelimit.Config, n int, maxWait time.
 func reserved(t *testing.T, st *store, cfg ratelimit.Config, n int, maxWait time.Duration) backend.Grant {
 	t.Helper()
 	g := reserve(t, st, cfg, n, maxWait)
-	require.Equal(t, backend.Reserved, g.Verdict, "%d permits", n)
+	require.Equal(t, backend.Admitted, g.Verdict, "%d permits", n)
 	return backend.Grant{Prev: g.Prev, Next: g.Next, At: g.At, Epoch: g.Epoch}
 }
 
@@ -168,16 +168,16 @@ func TestWeighted_ScheduleAndExactCancel(t *testing.T) {
 		assert.GreaterOrEqual(t, n, 5, "single permits of the freed slot ending by now + 2s")
 		assert.LessOrEqual(t, n, 5+int(nAt/(100*time.Millisecond)))
 
-		require.Equal(t, backend.Reserved, a.Verdict, "5 permits at once in the freed slot")
+		require.Equal(t, backend.Admitted, a.Verdict, "5 permits at once in the freed slot")
 		assert.Zero(t, a.Wait)
 		assert.Equal(t, []int64{now0 + 1500*ms, now0 + 2000*ms}, []int64{a.Prev, a.Next}, "the freed slot's start")
 		require.Equal(t, backend.Refused, b.Verdict, "the rest of the slot is 500ms away")
 		between(t, b.Wait, 500*time.Millisecond-elapsed, 500*time.Millisecond, "the retry-after: the freed slot's")
-		require.Equal(t, backend.Reserved, b5.Verdict)
+		require.Equal(t, backend.Admitted, b5.Verdict)
 		assert.Equal(t, [4]int64{now0 + 2000*ms, now0 + 2500*ms, now0 + 500*ms, 0}, slotOf(b5),
 			"the rest of the slot, before the TAT")
 		assert.Empty(t, freedAfter, "the freed slot is used up")
-		require.Equal(t, backend.Reserved, one.Verdict)
+		require.Equal(t, backend.Admitted, one.Verdict)
 		assert.Equal(t, [4]int64{now0 + 2700*ms, now0 + 2800*ms, now0 + 800*ms, 0}, slotOf(one), "at the TAT")
 		return true
 	})
@@ -342,7 +342,7 @@ func TestRL5_WindowBoundWithWeightsAndCancels(t *testing.T) {
 		}
 		n := 1 + rng.IntN(cfg.Permits)
 		g := reserve(t, st, cfg, n, time.Duration(rng.IntN(40)*int(T)))
-		if g.Verdict == backend.Reserved {
+		if g.Verdict == backend.Admitted {
 			standing = append(standing, held{n, g})
 			if g.Next < last {
 				refilled++ // a freed slot, before the latest one granted

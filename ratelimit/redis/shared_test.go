@@ -100,7 +100,7 @@ func TestRL5_ThreeRegistriesShareOneQuota(t *testing.T) {
 		for _, reg := range regs {
 			h, err := reg.RateLimiter("geocoding")
 			require.NoError(t, err)
-			assert.LessOrEqual(t, h.AvailablePermits(), permits)
+			assert.LessOrEqual(t, h.Snapshot().AvailablePermits, permits)
 		}
 	})
 }

@@ -148,7 +148,7 @@ func (s *store) Available(ctx context.Context, permits int, period time.Duration
 			return 0, false
 		}
 		switch s.b.cfg.OnFailure {
-		case backend.Unlimited:
+		case backend.Admitted:
 			return permits, true
 		case backend.Refused:
 			return 0, true
@@ -176,8 +176,8 @@ func (s *store) Available(ctx context.Context, permits int, period time.Duration
 // retry-after.
 func (s *store) failed(t int64) backend.Grant {
 	switch s.b.cfg.OnFailure {
-	case backend.Unlimited:
-		return backend.Grant{Verdict: backend.Unlimited}
+	case backend.Admitted:
+		return backend.Grant{Verdict: backend.Admitted}
 	case backend.Refused:
 		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(t)}
 	}

@@ -37,11 +37,11 @@ func TestWeighted_BurstOnRedis(t *testing.T) {
 			require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
 			assert.NotErrorIs(t, err, ratelimit.ErrExceeded)
 			assert.Empty(t, cmds.take(), "refused before Redis is asked")
-			assert.Equal(t, 5, l.AvailablePermits())
+			assert.Equal(t, 5, l.Snapshot().AvailablePermits)
 
 			start := time.Now()
 			require.NoError(t, l.TryAcquireN(5))
-			free := l.AvailablePermits()
+			free := l.Snapshot().AvailablePermits
 			one := l.TryAcquireN(1)
 			r, err := l.ReserveN(5)
 			elapsed := time.Since(start)
@@ -144,7 +144,7 @@ func TestReconfigure_OnRedis(t *testing.T) {
 			changed, ok := log.first(policy.ConfigChanged)
 			require.True(t, ok)
 			assert.Equal(t, []string{"permits"}, changed.Changed)
-			assert.Zero(t, l.AvailablePermits())
+			assert.Zero(t, l.Snapshot().AvailablePermits)
 			return true
 		})
 	})
@@ -206,7 +206,7 @@ func TestKeyLayout_FreedSlots(t *testing.T) {
 		r.Cancel()
 		r2.Cancel() // the tail: the TAT moves back over r2, then over r's freed slot
 		assert.Zero(t, c.Exists(ctx, key).Val())
-		assert.Zero(t, l.AvailablePermits(), "the first permit is spent")
+		assert.Zero(t, l.Snapshot().AvailablePermits, "the first permit is spent")
 		r, err = l.Reserve()
 		require.NoError(t, err)
 		between(t, r.Delay(), 0, time.Second, "the first slot after the burst again")

@@ -1,28 +1,30 @@
-package ratelimit_test
+package keyed_test
 
 import (
+	"context"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // benchKeyed returns a keyed limiter that always admits and one that always refuses, on
 // the system clock, each holding the keys of benchKeys.
-func benchKeyed(b *testing.B) (admit, reject *ratelimit.Keyed[string]) {
-	admit, err := ratelimit.NewKeyed[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))
+func benchKeyed(b *testing.B) (admit, reject *keyed.Limiter[string]) {
+	admit, err := keyed.New[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))
 	if err != nil {
 		b.Fatal(err)
 	}
-	reject, err = ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(1000*time.Hour))
+	reject, err = keyed.New[string](ratelimit.Permits(1), ratelimit.Period(1000*time.Hour))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, key := range benchKeys {
-		admit.TryAcquire(key)
-		reject.TryAcquire(key)
+		_ = admit.TryAcquire(key, 1)
+		_ = reject.TryAcquire(key, 1)
 	}
 	return admit, reject
 }
@@ -41,7 +43,7 @@ func BenchmarkKeyedTryAcquireExistingKey(b *testing.B) {
 	key := benchKeys[42]
 	b.ReportAllocs()
 	for b.Loop() {
-		if !k.TryAcquire(key) {
+		if k.TryAcquire(key, 1) != nil {
 			b.Fatal("rejected")
 		}
 	}
@@ -52,7 +54,7 @@ func BenchmarkKeyedTryAcquireExistingKeyRejected(b *testing.B) {
 	key := benchKeys[42]
 	b.ReportAllocs()
 	for b.Loop() {
-		if k.TryAcquire(key) {
+		if k.TryAcquire(key, 1) == nil {
 			b.Fatal("admitted")
 		}
 	}
@@ -63,7 +65,7 @@ func BenchmarkKeyedDecideExistingKey(b *testing.B) {
 	key := benchKeys[42]
 	b.ReportAllocs()
 	for b.Loop() {
-		if !k.Decide(key).Admitted {
+		if !k.Decide(context.Background(), key).Admitted {
 			b.Fatal("rejected")
 		}
 	}
@@ -76,7 +78,7 @@ func BenchmarkKeyedTryAcquireExistingKeysParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
-			k.TryAcquire(benchKeys[i&1023])
+			_ = k.TryAcquire(benchKeys[i&1023], 1)
 			i++
 		}
 	})
@@ -85,12 +87,12 @@ func BenchmarkKeyedTryAcquireExistingKeysParallel(b *testing.B) {
 // Every call a key never seen (a spoofing attack), with the limiter full of busy keys:
 // each new key takes the place of the cell nearest idle among those sampled.
 func BenchmarkKeyedNewKeyAtBound(b *testing.B) {
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxKeys(16_384))
+	k, err := keyed.New[string](ratelimit.Permits(1), ratelimit.Period(time.Hour), keyed.Bounds(16_384, 0))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := 0; k.Len() < 16_384-64 && i < 1_000_000; i++ {
-		k.TryAcquire(ipv4(i))
+		_ = k.TryAcquire(ipv4(i), 1)
 	}
 	keys := make([]string, 1<<16)
 	for i := range keys {
@@ -99,7 +101,7 @@ func BenchmarkKeyedNewKeyAtBound(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		k.TryAcquire(keys[i&(1<<16-1)])
+		_ = k.TryAcquire(keys[i&(1<<16-1)], 1)
 		i++
 	}
 }
@@ -107,7 +109,7 @@ func BenchmarkKeyedNewKeyAtBound(b *testing.B) {
 // Every call a key never seen: each is made a cell, in a free place or, at the bound, in
 // the place of an idle one.
 func BenchmarkKeyedNewKeyAdmitted(b *testing.B) {
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Microsecond*10), ratelimit.MaxKeys(1<<20))
+	k, err := keyed.New[string](ratelimit.Permits(10), ratelimit.Period(time.Microsecond*10), keyed.Bounds(1<<20, 0))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func BenchmarkKeyedNewKeyAdmitted(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		k.TryAcquire(keys[i&(1<<16-1)] + "x") // a fresh string each time, as from a request
+		_ = k.TryAcquire(keys[i&(1<<16-1)]+"x", 1) // a fresh string each time, as from a request
 		i++
 	}
 }
@@ -129,7 +131,7 @@ func BenchmarkKeyedTryAcquireLongKey(b *testing.B) {
 	key := strings.Repeat(benchKeys[42], 1024/len(benchKeys[42])+1)
 	b.ReportAllocs()
 	for b.Loop() {
-		if !k.TryAcquire(key) {
+		if k.TryAcquire(key, 1) != nil {
 			b.Fatal("rejected")
 		}
 	}
@@ -148,12 +150,12 @@ func BenchmarkKeyedMemoryPerKey(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		k, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Hour), ratelimit.MaxKeys(maxKeys))
+		k, err := keyed.New[string](ratelimit.Permits(10), ratelimit.Period(time.Hour), keyed.Bounds(maxKeys, 0))
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, key := range keys {
-			k.TryAcquire(key)
+			_ = k.TryAcquire(key, 1)
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)

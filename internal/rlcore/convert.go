@@ -1,4 +1,4 @@
-package ratelimit
+package rlcore
 
 import (
 	"math/bits"
@@ -7,13 +7,13 @@ import (
 )
 
 // A change of Permits or Period converts a schedule from the old rate to the new one
-// (SPEC RC-4): what the schedule owes, the part of [now, TAT) that granted permits still
+// : what the schedule owes, the part of [now, TAT) that granted permits still
 // hold, is counted in permits of the old rate and owed again as that many permits of the
 // new one, as a token bucket keeps its tokens when its rate changes. So a raised quota
 // gives its next permit within one new T, and a lowered one owes its spent permits at its
 // own, slower, rate.
 
-// convert applies a change from the rate old to nr at now to the schedule s. The fill,
+// Convert applies a change from the rate old to nr at now to the schedule s. The fill,
 // in permits, is what the old rate has free, Permits minus what the schedule owes, with
 // fractions (the freed slots are not owed); or, when it is more, the whole permits free
 // at now, freed slots included (reservations still waiting past a freed slot owe more
@@ -26,32 +26,32 @@ import (
 //
 // With idleStays, a schedule that owes nothing (its TAT at or before now) is left as it
 // is: it admits the new burst at once, as a Keyed limiter's new key does.
-func (s *slots) convert(now int64, old, nr *rate, idleStays bool) {
+func (s *Schedule) Convert(now int64, old, nr *Rate, idleStays bool) {
 	f := s.freedSet()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	free := f.free(now, old.interval, old.tau, old.cfg.Permits)
+	free := f.free(now, old.Interval, old.Tau, old.Cfg.Permits)
 	holes := f.after(now)
-	full := sat.Add(nr.tau, nr.interval) // new Permits·T
+	full := sat.Add(nr.Tau, nr.Interval) // new Permits·T
 	for {
-		p := s.tat.Load()
-		if p == maxInt64 || p == deadTAT || idleStays && p <= now {
+		p := s.TAT.Load()
+		if p == MaxInt64 || p == DeadTAT || idleStays && p <= now {
 			return
 		}
-		a := min(gcraAvailable(p, old.interval, old.tau, now, old.cfg.Permits)+free, old.cfg.Permits)
+		a := min(AvailableAt(p, old.Interval, old.Tau, now, old.Cfg.Permits)+free, old.Cfg.Permits)
 		owed := max(sat.Sub(p, now)-holes, 0) // the freed slots lie in [now, p)
 		// The fill and the whole permits free, as time of the new schedule.
-		fill := sat.Sub(sat.Mul(int64(old.cfg.Permits), nr.interval), mulDivUp(owed, nr.interval, old.interval))
+		fill := sat.Sub(sat.Mul(int64(old.Cfg.Permits), nr.Interval), mulDivUp(owed, nr.Interval, old.Interval))
 		carried := fill
 		if a > 0 {
-			carried = max(carried, sat.Mul(int64(a), nr.interval))
+			carried = max(carried, sat.Mul(int64(a), nr.Interval))
 		}
 		carried = min(carried, full)
-		if s.tat.CompareAndSwap(p, sat.Add(now, sat.Sub(full, carried))) {
+		if s.TAT.CompareAndSwap(p, sat.Add(now, sat.Sub(full, carried))) {
 			break
 		}
 	}
-	f.dropBefore(maxInt64)
+	f.dropBefore(MaxInt64)
 }
 
 // after is how much of the freed slots lies after now. Called with f.mu.
@@ -69,35 +69,35 @@ func (f *freedSlots) after(now int64) int64 {
 func mulDivUp(a, b, c int64) int64 {
 	hi, lo := bits.Mul64(uint64(a), uint64(b))
 	if hi >= uint64(c) {
-		return maxInt64
+		return MaxInt64
 	}
 	q, r := bits.Div64(hi, lo, uint64(c))
 	if r != 0 {
 		q++
 	}
-	if q > maxInt64 {
-		return maxInt64
+	if q > MaxInt64 {
+		return MaxInt64
 	}
 	return int64(q)
 }
 
-// convertAll converts every schedule that each yields from the rate old to nr (see
-// convert for idleStays), when the
-// change moves their rate: both are enabled, and Permits or the emission interval of
-// their in-process share differ (share is the backend's LocalShare, 1 without one). The
-// reservations granted before it then give nothing back when canceled (see
-// Reservation.Cancel): the epoch moves, under the conversion lock.
-func (l *Limiter) convertAll(old, nr *rate, share int, idleStays bool, each func(func(*slots))) {
-	if old.cfg.Disabled || nr.cfg.Disabled {
+// ConvertAll converts every schedule that each yields from the rate old to nr (see
+// Schedule.Convert for idleStays), when the change moves their rate: both are enabled,
+// and Permits or the emission interval of their in-process share differ (share is the
+// backend's LocalShare, 1 without one). The reservations granted before it then give
+// nothing back when canceled (see Reservation.Cancel): the epoch moves, under the
+// conversion lock.
+func (b *Base) ConvertAll(old, nr *Rate, share int, idleStays bool, each func(func(*Schedule))) {
+	if old.Cfg.Disabled || nr.Cfg.Disabled {
 		return
 	}
-	o, n := old.localShare(share), nr.localShare(share)
-	if o.interval == n.interval && o.cfg.Permits == n.cfg.Permits {
+	o, n := old.LocalShare(share), nr.LocalShare(share)
+	if o.Interval == n.Interval && o.Cfg.Permits == n.Cfg.Permits {
 		return
 	}
-	l.conv.Lock()
-	defer l.conv.Unlock()
-	now := l.now()
-	each(func(s *slots) { s.convert(now, o, n, idleStays) })
-	l.epoch.Add(1)
+	b.Conv.Lock()
+	defer b.Conv.Unlock()
+	now := b.Now()
+	each(func(s *Schedule) { s.Convert(now, o, n, idleStays) })
+	b.Epoch.Add(1)
 }

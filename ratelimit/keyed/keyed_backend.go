@@ -1,4 +1,4 @@
-package ratelimit
+package keyed
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
@@ -27,32 +28,31 @@ type remoteCell struct {
 // shard's lock; a store that answers Local, or a key whose binding failed, falls back on
 // the key's in-process cell. The error is ctx's, when it ended before the store decided;
 // nothing is known to be reserved then.
-func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWait int64) (decision, error) {
+func (k *Limiter[K]) takeRemote(ctx context.Context, key K, r *rlcore.Rate, n int, maxWait int64) (decision, error) {
 	c, now := k.remoteCellOf(ctx, key, r)
 	if rc := k.remoteOf(c); rc != nil {
-		g, err := rc.store.Reserve(ctx, backend.Request{N: n, MaxWait: time.Duration(maxWait), Permits: r.cfg.Permits, Period: r.cfg.Period})
+		g, err := rc.store.Reserve(ctx, backend.Request{N: n, MaxWait: time.Duration(maxWait), Permits: r.Cfg.Permits, Period: r.Cfg.Period})
 		if err != nil {
 			return decision{now: now}, err
 		}
 		w := max(int64(g.Wait), 0)
 		switch g.Verdict {
-		case backend.Reserved:
+		case backend.Admitted:
 			t := g
 			// The end of the reservation's slot, relative to the store's now (t.At - w): the
-			// key's TAT after it, unless it took a slot freed below the TAT, which the Token
+			// key's TAT after it, unless it took a slot freed below the TAT, which the grant
 			// does not tell (Decide's Reset and Remaining then count from the slot's end).
+			// A grant with nothing reserved (its slot all 0) leaves the full burst.
 			ahead := sat.Add(sat.Sub(t.Next, t.At), w)
 			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, gen: t.Epoch, wait: w,
 				ahead: ahead, c: c, ok: true, remote: true}, nil
-		case backend.Unlimited:
-			return decision{now: now, ok: true}, nil
 		case backend.Local:
-			d := k.take(key, r.localShare(k.share), n, maxWait)
+			d := k.take(key, r.LocalShare(k.share), n, maxWait)
 			d.shared = true
 			return d, nil
 		}
-		// Refused, or an outcome the limiter does not know, which it takes as Refused.
-		_, tol := r.weight(n)
+		// Refused, or a verdict the limiter does not know, which it takes as Refused.
+		_, tol := r.Weight(n)
 		return decision{now: now, wait: w, ahead: sat.Add(w, tol), remote: true}, nil
 	}
 	return k.take(key, r, n, maxWait), nil
@@ -61,7 +61,7 @@ func (k *Keyed[K]) takeRemote(ctx context.Context, key K, r *rate, n int, maxWai
 // remoteCellOf returns key's cell, made and bound if needed for the call with ctx, and
 // marks it used at now. The cell may be evicted meanwhile: its binding still decides,
 // and a new binding of the key shares its state in the Backend.
-func (k *Keyed[K]) remoteCellOf(ctx context.Context, key K, r *rate) (c *cell, now int64) {
+func (k *Limiter[K]) remoteCellOf(ctx context.Context, key K, r *rlcore.Rate) (c *cell, now int64) {
 	h := k.hash(key)
 	s := k.shardOf(h)
 	if e := s.lookup(key, h); e != nil {
@@ -78,19 +78,19 @@ func (k *Keyed[K]) remoteCellOf(ctx context.Context, key K, r *rate) (c *cell, n
 
 // touch keeps a cell whose binding is rc for one Period after now (at most until the
 // largest clock time), if it is bound.
-func touch(rc *remoteCell, r *rate, now int64) {
+func touch(rc *remoteCell, r *rlcore.Rate, now int64) {
 	if rc != nil {
-		rc.until.Store(sat.Add(now, int64(r.cfg.Period)))
+		rc.until.Store(sat.Add(now, int64(r.Cfg.Period)))
 	}
 }
 
 // bind binds key to the backend for the call with ctx; nil, after a
 // EventBackendFailed event (with ctx), when the backend refuses or returns no Store
 // (the key then keeps its state in-process).
-func (k *Keyed[K]) bind(ctx context.Context, key K) *remoteCell {
+func (k *Limiter[K]) bind(ctx context.Context, key K) *remoteCell {
 	l := k.base
 	ks := k.keyString(key)
-	st, err := k.backend.Bind(backend.Binding{ID: l.events.ID + ":" + ks, Keyed: true, Key: ks, Clock: l.clk, Listener: l.relay})
+	st, err := k.backend.Bind(backend.Binding{ID: l.events.ID + ":" + ks, Keyed: true, Key: ks, Clock: l.b.Clk, Listener: l.relay})
 	if err == nil && st == nil {
 		err = errNoStore
 	}

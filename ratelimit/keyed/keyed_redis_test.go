@@ -1,4 +1,4 @@
-package ratelimit_test
+package keyed_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
@@ -34,8 +35,8 @@ func TestKeyed_Redis_InstancesShareEachKeysQuota(t *testing.T) {
 	c := redisClient(t)
 	b, err := redis.New(c, redis.Timeout(time.Second))
 	require.NoError(t, err)
-	instance := func() *ratelimit.Keyed[string] {
-		k, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Hour),
+	instance := func() *keyed.Limiter[string] {
+		k, err := keyed.New[string](ratelimit.Permits(10), ratelimit.Period(time.Hour),
 			ratelimit.Name("api"), ratelimit.WithBackend(b))
 		require.NoError(t, err)
 		return k
@@ -44,12 +45,12 @@ func TestKeyed_Redis_InstancesShareEachKeysQuota(t *testing.T) {
 
 	assert.Equal(t, 6, keyedAdmitted(a, "alice", 6))
 	assert.Equal(t, 4, keyedAdmitted(z, "alice", 100), "the other instance has what is left of alice's quota")
-	assert.False(t, a.TryAcquire("alice"))
-	d := z.Decide("alice")
+	assert.False(t, a.TryAcquire("alice", 1) == nil)
+	d := z.Decide(context.Background(), "alice")
 	assert.False(t, d.Admitted)
 	assert.InDelta(t, float64(6*time.Minute), float64(d.RetryAfter), float64(time.Second), "T = 1h/10")
 	assert.InDelta(t, float64(time.Hour), float64(d.Reset), float64(time.Second))
-	assert.Equal(t, 0, a.AvailablePermits("alice"))
+	assert.Equal(t, 0, keyed.AvailablePermits(a, "alice"))
 
 	assert.Equal(t, 10, keyedAdmitted(z, "bob", 100), "bob is unaffected by alice")
 	keys, err := c.Keys(context.Background(), "*").Result()
@@ -57,20 +58,20 @@ func TestKeyed_Redis_InstancesShareEachKeysQuota(t *testing.T) {
 	assert.ElementsMatch(t, []string{"{r4c:api:alice}", "{r4c:api:bob}"}, keys, "one Redis key per client")
 
 	// A canceled reservation gives its permit back in Redis.
-	w, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
+	w, err := keyed.New[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
 		ratelimit.Name("waiting"), ratelimit.MaxWait(90*time.Minute), ratelimit.WithBackend(b))
 	require.NoError(t, err)
-	r1, err := w.Reserve("carol")
+	r1, err := w.Reserve("carol", 1)
 	require.NoError(t, err)
 	assert.Zero(t, r1.Delay())
-	r2, err := w.Reserve("carol")
+	r2, err := w.Reserve("carol", 1)
 	require.NoError(t, err)
 	assert.InDelta(t, float64(time.Hour), float64(r2.Delay()), float64(time.Second))
 	r2.Cancel()
-	r3, err := w.Reserve("carol")
+	r3, err := w.Reserve("carol", 1)
 	require.NoError(t, err)
 	assert.InDelta(t, float64(time.Hour), float64(r3.Delay()), float64(time.Second), "r2's slot, given back")
-	_, err = w.Reserve("carol")
+	_, err = w.Reserve("carol", 1)
 	assert.True(t, errors.Is(err, ratelimit.ErrExceeded), "beyond MaxWait")
 }
 
@@ -83,22 +84,22 @@ func TestRC7_Keyed_RaisedQuotaOnRedis(t *testing.T) {
 	c := redisClient(t)
 	b, err := redis.New(c, redis.Timeout(time.Second))
 	require.NoError(t, err)
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
+	k, err := keyed.New[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
 		ratelimit.Name("raised"), ratelimit.MaxWait(time.Hour), ratelimit.WithBackend(b))
 	require.NoError(t, err)
-	require.True(t, k.TryAcquire("alice"))
+	require.True(t, k.TryAcquire("alice", 1) == nil)
 	cfg := k.Config()
 	cfg.Permits, cfg.Period = 10, time.Second
 	require.NoError(t, k.Reconfigure(cfg))
-	r, err := k.Reserve("alice")
+	r, err := k.Reserve("alice", 1)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, r.Delay(), 100*time.Millisecond, "within one new T")
 
-	held, err := k.Reserve("alice")
+	held, err := k.Reserve("alice", 1)
 	require.NoError(t, err)
 	cfg.Permits = 20
 	require.NoError(t, k.Reconfigure(cfg))
-	_, err = k.Reserve("alice")
+	_, err = k.Reserve("alice", 1)
 	require.NoError(t, err)
 	ctx := context.Background()
 	key := "{r4c:raised:alice}" // the default prefix

@@ -1,9 +1,10 @@
-package ratelimit
+package keyed
 
 import (
 	"context"
 	"reflect"
 
+	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -11,10 +12,16 @@ import (
 // holding one) would never be found again, so each of its calls would get a new cell with
 // a full burst and take a MaxKeys place; a key of an interface type holding a value that
 // cannot be compared (a slice, a map, a function) cannot be hashed at all. Every call
-// refuses such a key with CodeBadKey (SPEC RL-28). The check is chosen once, from K: key
+// refuses such a key with codeBadKey (SPEC RL-28). The check is chosen once, from K: key
 // types that can hold neither a float nor an interface pay nothing.
 
-// keyCheck is how a Keyed limiter checks that a key of its type K is equal to itself.
+// codeBadKey is the code of the error that refuses a call for a key that is not equal to
+// itself: a NaN, or a value holding one (in a field, an element or an interface), which no
+// call could find again; or a key of an interface type holding a value that cannot be
+// compared (a slice, a map, a function).
+const codeBadKey = "R4C-RLM-001"
+
+// keyCheck is how a keyed limiter checks that a key of its type K is equal to itself.
 type keyCheck uint8
 
 const (
@@ -46,7 +53,7 @@ func keyCheckOf(t reflect.Type) keyCheck {
 }
 
 // usable reports whether key can be held: it is equal to itself, and comparable.
-func (k *Keyed[K]) usable(key K) bool {
+func (k *Limiter[K]) usable(key K) bool {
 	switch k.check {
 	case keysEqual:
 		return true
@@ -69,12 +76,12 @@ func selfEqual[K comparable](key K) (eq bool) {
 }
 
 // refuseBadKey publishes and records the refusal of the call with ctx for key, which
-// usable refused, and returns its error, with CodeBadKey.
-func (k *Keyed[K]) refuseBadKey(ctx context.Context, key K) error {
+// usable refused, and returns its error, with codeBadKey.
+func (k *Limiter[K]) refuseBadKey(ctx context.Context, key K) error {
 	ks := k.keyString(key)
-	err := policy.Errorf(CodeBadKey, "key", ks,
+	err := policy.Errorf(codeBadKey, "key", ks,
 		"a key must be equal to itself (a NaN is not, nor a value holding one) and comparable: "+
 			"no call could find it again, so it is refused")
-	k.reject(orBackground(ctx), key, k.base.now(), 0, err)
+	k.reject(rlcore.OrBackground(ctx), key, k.base.now(), 0, err)
 	return err
 }

@@ -1,4 +1,4 @@
-package ratelimit
+package keyed
 
 import (
 	"fmt"
@@ -12,11 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // cellsHeld counts the cells in k's indexes with every shard locked at once (in order), and
 // returns it with the count of places at that instant.
-func cellsHeld[K comparable](k *Keyed[K]) (cells int, places int64) {
+func cellsHeld[K comparable](k *Limiter[K]) (cells int, places int64) {
 	for i := range k.shards {
 		k.shards[i].mu.Lock()
 	}
@@ -38,14 +39,14 @@ func TestKeyed_RL20_NeverMoreCellsThanMaxKeys(t *testing.T) {
 	for _, maxKeys := range []int{1, 16, 100, 2048} {
 		t.Run(strconv.Itoa(maxKeys), func(t *testing.T) {
 			clk := clock.NewManual()
-			k, err := NewKeyed[int](Permits(2), Period(time.Hour), MaxKeys(maxKeys), WithClock(clk))
+			k, err := New[int](ratelimit.Permits(2), ratelimit.Period(time.Hour), Bounds(maxKeys, 0), ratelimit.WithClock(clk))
 			require.NoError(t, err)
 			var stop atomic.Bool
 			var wg sync.WaitGroup
 			for w := range 6 {
 				wg.Go(func() {
 					for i := 0; !stop.Load(); i++ {
-						k.TryAcquire(w<<20 | i%(3*maxKeys+5))
+						_ = k.TryAcquire(w<<20|i%(3*maxKeys+5), 1)
 						if i%1000 == 999 {
 							k.Sweep()
 						}
@@ -76,10 +77,10 @@ func TestKeyed_RL20_NeverMoreCellsThanMaxKeys(t *testing.T) {
 // fixed prefix and suffix around an id): no shard holds much more than its share.
 func TestKeyed_RL21_KeysSpreadOverTheShards(t *testing.T) {
 	for _, format := range []string{"c%d", "tenant-acme|user-%d|GET /v1/orders"} {
-		k, err := NewKeyed[string](Permits(2), Period(time.Hour), MaxKeys(100_000), WithClock(clock.NewManual()))
+		k, err := New[string](ratelimit.Permits(2), ratelimit.Period(time.Hour), Bounds(100_000, 0), ratelimit.WithClock(clock.NewManual()))
 		require.NoError(t, err)
 		for i := range 100_000 {
-			k.TryAcquire(fmt.Sprintf(format, i))
+			_ = k.TryAcquire(fmt.Sprintf(format, i), 1)
 		}
 		most := 0
 		for i := range k.shards {

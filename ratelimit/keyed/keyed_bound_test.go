@@ -1,6 +1,7 @@
-package ratelimit_test
+package keyed_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // MaxKeys is one bound over all the limiter's keys, however they hash: up to MaxKeys live
@@ -24,27 +26,27 @@ func TestKeyed_RL20_MaxKeysLiveKeysAllHeld(t *testing.T) {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			clk := clock.NewManual()
 			// Two permits an hour: after one call, each key has one left and is not idle.
-			k := newKeyed[string](t, clk, ratelimit.Permits(2), ratelimit.Period(time.Hour), ratelimit.MaxKeys(n))
+			k := newKeyed[string](t, clk, ratelimit.Permits(2), ratelimit.Period(time.Hour), keyed.Bounds(n, 0))
 			keys := make([]string, n)
 			for i := range keys {
 				keys[i] = "client-" + strconv.Itoa(i)
-				require.True(t, k.TryAcquire(keys[i]))
+				require.True(t, k.TryAcquire(keys[i], 1) == nil)
 			}
 			require.Equal(t, n, k.Len())
 			for _, key := range keys {
-				require.Equal(t, 1, k.AvailablePermits(key), "%s keeps its own state: no key started afresh", key)
+				require.Equal(t, 1, keyed.AvailablePermits(k, key), "%s keeps its own state: no key started afresh", key)
 			}
 
-			require.True(t, k.TryAcquire("one-more"))
+			require.True(t, k.TryAcquire("one-more", 1) == nil)
 			assert.Equal(t, n, k.Len(), "the bound holds")
 			afresh := 0
 			for _, key := range keys {
-				if k.AvailablePermits(key) == 2 {
+				if keyed.AvailablePermits(k, key) == 2 {
 					afresh++
 				}
 			}
 			assert.Equal(t, 1, afresh, "one more key evicted exactly one")
-			assert.Equal(t, 1, k.AvailablePermits("one-more"))
+			assert.Equal(t, 1, keyed.AvailablePermits(k, "one-more"))
 		})
 	}
 }
@@ -56,14 +58,14 @@ func TestKeyed_RL20_MaxKeysIsExactUnderConcurrency(t *testing.T) {
 	for _, maxKeys := range []int{1, 40, 1000} {
 		t.Run(strconv.Itoa(maxKeys), func(t *testing.T) {
 			clk := clock.NewManual()
-			k := newKeyed[string](t, clk, ratelimit.Permits(3), ratelimit.Period(time.Hour), ratelimit.MaxKeys(maxKeys))
+			k := newKeyed[string](t, clk, ratelimit.Permits(3), ratelimit.Period(time.Hour), keyed.Bounds(maxKeys, 0))
 			const workers, calls = 8, 3000
 			var wg sync.WaitGroup
 			for w := range workers {
 				wg.Go(func() {
 					for i := range calls {
 						key := "w" + strconv.Itoa(w) + "-" + strconv.Itoa(i%(maxKeys+7))
-						k.TryAcquire(key)
+						_ = k.TryAcquire(key, 1)
 						if l := k.Len(); l > maxKeys {
 							t.Errorf("Len %d > MaxKeys %d", l, maxKeys)
 							return
@@ -83,7 +85,7 @@ func TestKeyed_RL20_MaxKeysIsExactUnderConcurrency(t *testing.T) {
 			held := 0
 			for w := range workers {
 				for i := range maxKeys + 7 {
-					if k.AvailablePermits("w"+strconv.Itoa(w)+"-"+strconv.Itoa(i)) < 3 {
+					if keyed.AvailablePermits(k, "w"+strconv.Itoa(w)+"-"+strconv.Itoa(i)) < 3 {
 						held++ // a key not idle has a cell
 					}
 				}
@@ -101,16 +103,16 @@ func TestKeyed_RL20_MaxKeysIsExactUnderConcurrency(t *testing.T) {
 // swept as new keys came, and the client's next call made a cell and a copy of its key).
 func TestKeyed_RL21_IdleKeyComingBackAllocatesNothing(t *testing.T) {
 	clk := clock.NewManual()
-	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Millisecond), ratelimit.MaxKeys(1000))
+	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Millisecond), keyed.Bounds(1000, 0))
 	keys := make([]string, 1000)
 	for i := range keys {
 		keys[i] = "203.0.113." + strconv.Itoa(i)
-		require.True(t, k.TryAcquire(keys[i]))
+		require.True(t, k.TryAcquire(keys[i], 1) == nil)
 	}
 	allocs := testing.AllocsPerRun(20, func() {
 		clk.Advance(time.Millisecond) // every key idle
 		for _, key := range keys {
-			if !k.TryAcquire(key) {
+			if k.TryAcquire(key, 1) != nil {
 				t.Fatal("an idle key was refused")
 			}
 		}
@@ -118,7 +120,7 @@ func TestKeyed_RL21_IdleKeyComingBackAllocatesNothing(t *testing.T) {
 	assert.Zero(t, allocs)
 	assert.Equal(t, 1000, k.Len())
 	clk.Advance(time.Millisecond)
-	assert.Zero(t, testing.AllocsPerRun(100, func() { k.Decide(keys[7]) }), "Decide on an idle key")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { k.Decide(context.Background(), keys[7]) }), "Decide on an idle key")
 }
 
 // A reservation of a key that was evicted before it was idle gives its permit back to no
@@ -127,22 +129,22 @@ func TestKeyed_RL21_IdleKeyComingBackAllocatesNothing(t *testing.T) {
 func TestKeyed_RL20_CancelAfterEvictionGivesNothingToAnotherKey(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.MaxWait(2*time.Hour),
-		ratelimit.MaxKeys(1))
-	_, err := k.Reserve("a")
+		keyed.Bounds(1, 0))
+	_, err := k.Reserve("a", 1)
 	require.NoError(t, err)
-	r, err := k.Reserve("a")
+	r, err := k.Reserve("a", 1)
 	require.NoError(t, err)
 	require.Equal(t, time.Hour, r.Delay(), "a reservation still to come")
 
-	require.True(t, k.TryAcquire("b"), "b takes a's place")
+	require.True(t, k.TryAcquire("b", 1) == nil, "b takes a's place")
 	require.Equal(t, 1, k.Len())
-	require.Equal(t, 0, k.AvailablePermits("b"))
+	require.Equal(t, 0, keyed.AvailablePermits(k, "b"))
 	r.Cancel()
-	assert.Equal(t, 0, k.AvailablePermits("b"), "b got nothing from a's cancel")
-	assert.False(t, k.TryAcquire("b"))
-	assert.Equal(t, 1, k.AvailablePermits("a"), "a, evicted, starts afresh")
-	assert.True(t, k.TryAcquire("a"))
-	assert.Equal(t, 0, k.AvailablePermits("a"), "and a's cancel gave its new cell nothing either")
+	assert.Equal(t, 0, keyed.AvailablePermits(k, "b"), "b got nothing from a's cancel")
+	assert.False(t, k.TryAcquire("b", 1) == nil)
+	assert.Equal(t, 1, keyed.AvailablePermits(k, "a"), "a, evicted, starts afresh")
+	assert.True(t, k.TryAcquire("a", 1) == nil)
+	assert.Equal(t, 0, keyed.AvailablePermits(k, "a"), "and a's cancel gave its new cell nothing either")
 }
 
 // RL-21: the memory per key held at the bound does not grow with MaxKeys (an index doubles
@@ -158,10 +160,10 @@ func TestKeyed_RL21_MemoryPerKeyDoesNotGrowWithMaxKeys(t *testing.T) {
 			keys[i] = fmt.Sprintf("client-%d", i)
 		}
 		before := heapInUse()
-		k, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Hour), ratelimit.MaxKeys(n))
+		k, err := keyed.New[string](ratelimit.Permits(10), ratelimit.Period(time.Hour), keyed.Bounds(n, 0))
 		require.NoError(t, err)
 		for _, key := range keys {
-			require.True(t, k.TryAcquire(key))
+			require.True(t, k.TryAcquire(key, 1) == nil)
 		}
 		require.Equal(t, n, k.Len())
 		b := float64(heapInUse()-before) / float64(n)

@@ -1,4 +1,4 @@
-package ratelimit
+package keyed
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/internal/sat"
 )
 
@@ -49,11 +50,11 @@ type keyedShard[K comparable] struct {
 // cell is one key's state: its schedule (SPEC RL-1, RL-9); with a backend, its in-process
 // fallback. It is the first field of the key's entry.
 type cell struct {
-	slots slots
+	slots rlcore.Schedule
 }
 
 // remoteOf returns the binding of c, nil for an in-process limiter or a failed binding.
-func (k *Keyed[K]) remoteOf(c *cell) *remoteCell {
+func (k *Limiter[K]) remoteOf(c *cell) *remoteCell {
 	if k.backend == nil {
 		return nil
 	}
@@ -62,23 +63,12 @@ func (k *Keyed[K]) remoteOf(c *cell) *remoteCell {
 
 // evictableAt returns the clock time from which c is idle: its TAT, or with a backend,
 // the later of its TAT and the end of its binding's Period.
-func (k *Keyed[K]) evictableAt(c *cell) int64 {
-	t := c.slots.tat.Load()
+func (k *Limiter[K]) evictableAt(c *cell) int64 {
+	t := c.slots.TAT.Load()
 	if rc := k.remoteOf(c); rc != nil {
 		t = max(t, rc.until.Load())
 	}
 	return t
-}
-
-// cancel gives back the permit of r, reserved on c; see Reservation.Cancel (SPEC RL-9).
-// A cell is never reused for another key: once its key is evicted, cancelling on it gives
-// the permit to no one (the key has started afresh, with a new cell).
-func (c *cell) cancel(r Reservation) {
-	now := r.l.now()
-	if now > r.at {
-		return
-	}
-	c.slots.giveBack(r.prev, r.next, now)
 }
 
 // decision is one GCRA decision on a key.
@@ -112,7 +102,7 @@ func shardIndex(h, n uint64) uint64 { return (h >> 32) * n >> 32 }
 // hash returns the hash of key, which picks its shard (the top 32 bits, see shardIndex)
 // and its slot in the shard's index (the low bits). The string hash is written out in
 // TryAcquire's fast path: generic methods are not inlined into one another.
-func (k *Keyed[K]) hash(key K) uint64 {
+func (k *Limiter[K]) hash(key K) uint64 {
 	if k.keys == stringKeys {
 		return k.strHash(asString(&key))
 	}
@@ -120,7 +110,7 @@ func (k *Keyed[K]) hash(key K) uint64 {
 }
 
 // shardOf returns the shard of the key whose hash is h.
-func (k *Keyed[K]) shardOf(h uint64) *keyedShard[K] {
+func (k *Limiter[K]) shardOf(h uint64) *keyedShard[K] {
 	if k.nshards <= 1 {
 		return &k.shards[0]
 	}
@@ -138,7 +128,7 @@ func (k *Keyed[K]) shardOf(h uint64) *keyedShard[K] {
 // key of at most 16 bytes, which it reads whole; maphash.String for a longer one, so that
 // keys that differ only in their middle (a fixed prefix and suffix around an id) spread
 // over the shards too.
-func (k *Keyed[K]) strHash(s string) uint64 {
+func (k *Limiter[K]) strHash(s string) uint64 {
 	if len(s) > 16 {
 		return maphash.String(k.seed, s)
 	}
@@ -176,7 +166,7 @@ func strShardHash(s string, seed uint64) uint64 {
 // comes within maxWait; key is bounded (see bounded). A cell found without the shard's
 // lock may be evicted meanwhile: the decision then finds it dead, takes nothing, and is
 // made again under the lock, where no cell is evicted.
-func (k *Keyed[K]) take(key K, r *rate, n int, maxWait int64) decision {
+func (k *Limiter[K]) take(key K, r *rlcore.Rate, n int, maxWait int64) decision {
 	h := k.hash(key)
 	s := k.shardOf(h)
 	var d decision
@@ -188,7 +178,7 @@ func (k *Keyed[K]) take(key K, r *rate, n int, maxWait int64) decision {
 
 // takeLocked is take under the shard's lock, for a key that had no live cell at the
 // first look.
-func (k *Keyed[K]) takeLocked(s *keyedShard[K], key K, h uint64, r *rate, n int, maxWait int64) decision {
+func (k *Limiter[K]) takeLocked(s *keyedShard[K], key K, h uint64, r *rlcore.Rate, n int, maxWait int64) decision {
 	c := k.lockedCell(context.Background(), s, key, h)
 	var d decision
 	gcraCell(c, r, n, k.base.now(), maxWait, &d)
@@ -198,22 +188,22 @@ func (k *Keyed[K]) takeLocked(s *keyedShard[K], key K, h uint64, r *rate, n int,
 
 // gcraCell decides on c at now, for n permits at the rate r, into d, and reports whether
 // c was alive: false, with nothing taken, when it was evicted.
-func gcraCell(c *cell, r *rate, n int, now, maxWait int64, d *decision) bool {
+func gcraCell(c *cell, r *rlcore.Rate, n int, now, maxWait int64, d *decision) bool {
 	d.now, d.c = now, c
-	inc, tol := r.weight(n)
-	if c.slots.none() { // take, inlined: every keyed call's path
-		d.prev, d.next, d.wait, d.ok = gcraReserve(&c.slots.tat, inc, tol, now, maxWait)
+	inc, tol := r.Weight(n)
+	if c.slots.None() { // take, inlined: every keyed call's path
+		d.prev, d.next, d.wait, d.ok = rlcore.GCRA(&c.slots.TAT, inc, tol, now, maxWait)
 		d.plain = true
 	} else {
-		d.prev, d.next, d.wait, d.ok = c.slots.takeFreed(now, inc, tol, maxWait)
+		d.prev, d.next, d.wait, d.ok = c.slots.TakeFreed(now, inc, tol, maxWait)
 	}
 	switch {
 	case d.ok:
 		d.at, d.ahead = sat.Add(now, d.wait), sat.Sub(d.next, now)
 		if !d.plain { // a freed slot ends below the TAT: the key's TAT is the later of the two
-			d.ahead = sat.Sub(max(d.next, c.slots.tat.Load()), now)
+			d.ahead = sat.Sub(max(d.next, c.slots.TAT.Load()), now)
 		}
-	case d.prev == deadTAT:
+	case d.prev == rlcore.DeadTAT:
 		return false
 	default:
 		d.ahead = sat.Sub(d.prev, now)
@@ -226,7 +216,7 @@ func gcraCell(c *cell, r *rate, n int, now, maxWait int64, d *decision) bool {
 // cell stays alive until it is released. A new key takes one of the MaxKeys places: a
 // free one, else the place of a cell it evicts (see makeRoom), so that the limiter never
 // holds more than MaxKeys cells.
-func (k *Keyed[K]) lockedCell(ctx context.Context, s *keyedShard[K], key K, h uint64) *cell {
+func (k *Limiter[K]) lockedCell(ctx context.Context, s *keyedShard[K], key K, h uint64) *cell {
 	owned := false // a place freed in another shard, handed to this key
 	for {
 		s.mu.Lock()
@@ -246,7 +236,7 @@ func (k *Keyed[K]) lockedCell(ctx context.Context, s *keyedShard[K], key K, h ui
 }
 
 // reservePlace takes one of the MaxKeys places for a new cell, if one is free.
-func (k *Keyed[K]) reservePlace() bool {
+func (k *Limiter[K]) reservePlace() bool {
 	for {
 		n := k.count.Load()
 		if n >= int64(k.maxKeys) {
@@ -260,7 +250,7 @@ func (k *Keyed[K]) reservePlace() bool {
 
 // addCell adds key's entry, whose hash is h, to s, in a place the caller holds, and
 // returns its cell. Called with s.mu held.
-func (k *Keyed[K]) addCell(ctx context.Context, s *keyedShard[K], key K, h uint64) *cell {
+func (k *Limiter[K]) addCell(ctx context.Context, s *keyedShard[K], key K, h uint64) *cell {
 	var e *entry[K]
 	switch {
 	case k.backend != nil:
@@ -285,7 +275,7 @@ func (k *Keyed[K]) addCell(ctx context.Context, s *keyedShard[K], key K, h uint6
 // evictElsewhere evicts one cell from a shard other than s, the shards taken in turn from
 // one that moves at each call, each under its own lock, and reports whether it did: the
 // caller then holds the place it freed.
-func (k *Keyed[K]) evictElsewhere(s *keyedShard[K]) bool {
+func (k *Limiter[K]) evictElsewhere(s *keyedShard[K]) bool {
 	start := k.cursor.Add(1)
 	for i := range uint64(len(k.shards)) {
 		o := &k.shards[(start+i)%k.nshards]
@@ -309,13 +299,13 @@ func (k *Keyed[K]) evictElsewhere(s *keyedShard[K]) bool {
 // random slot, it evicts the one that becomes idle first (an idle one, when it meets one,
 // ends the search). The key of a cell evicted before it was idle loses what it had spent: its next
 // call starts a new cell with a full burst. Called with s.mu held.
-func (k *Keyed[K]) evict(s *keyedShard[K], now int64) bool {
+func (k *Limiter[K]) evict(s *keyedShard[K], now int64) bool {
 	var (
 		vt *cellIndex[K]
 		vi uint64
 		ve *entry[K]
 	)
-	best, n := int64(maxInt64), 0
+	best, n := int64(rlcore.MaxInt64), 0
 	s.sample(func(t *cellIndex[K], i uint64, e *entry[K]) bool {
 		at := k.evictableAt(&e.cell)
 		if n == 0 || at < best {
@@ -327,7 +317,7 @@ func (k *Keyed[K]) evict(s *keyedShard[K], now int64) bool {
 	if ve == nil {
 		return false
 	}
-	ve.slots.kill(maxInt64)
+	ve.slots.Kill(rlcore.MaxInt64)
 	s.remove(vt, vi)
 	return true
 }
@@ -335,7 +325,7 @@ func (k *Keyed[K]) evict(s *keyedShard[K], now int64) bool {
 // sweep evicts the idle cells of s at now and returns how many it evicted; the caller gives their places back. A cell that a call
 // takes a permit from meanwhile is no longer idle, and stays. A table left a sixteenth
 // full is rebuilt smaller. Called with s.mu held.
-func (k *Keyed[K]) sweep(s *keyedShard[K], now int64) int {
+func (k *Limiter[K]) sweep(s *keyedShard[K], now int64) int {
 	t := s.index.Load()
 	if t == nil {
 		return 0
@@ -349,7 +339,7 @@ func (k *Keyed[K]) sweep(s *keyedShard[K], now int64) int {
 		}
 		idle := false
 		if rc := k.remoteOf(&e.cell); rc == nil || rc.until.Load() <= now {
-			idle = e.slots.kill(now)
+			idle = e.slots.Kill(now)
 		}
 		if !idle {
 			i++
@@ -404,7 +394,7 @@ func fromString[K comparable](s string) K { return *(*K)(unsafe.Pointer(&s)) }
 // bounded returns key as the limiter keeps it: the key itself, or, for a string longer
 // than MaxKeyBytes or one that starts with digestPrefix, its digest. It costs a length
 // check for a string key, and allocates only for a key it replaces.
-func (k *Keyed[K]) bounded(key K) K {
+func (k *Limiter[K]) bounded(key K) K {
 	switch k.keys {
 	case stringKeys:
 		if s := asString(&key); k.long(s) {
@@ -429,7 +419,7 @@ func (k *Keyed[K]) bounded(key K) K {
 }
 
 // long reports whether s is kept as its digest.
-func (k *Keyed[K]) long(s string) bool {
+func (k *Limiter[K]) long(s string) bool {
 	return len(s) > k.keyBytes || strings.HasPrefix(s, digestPrefix)
 }
 
@@ -445,7 +435,7 @@ func digest(s string) string {
 
 // ownKey returns key to be kept in a map: a string is copied, so that it does not keep
 // alive the larger string it may have been cut from.
-func (k *Keyed[K]) ownKey(key K) K {
+func (k *Limiter[K]) ownKey(key K) K {
 	switch k.keys {
 	case stringKeys:
 		return fromString[K](strings.Clone(asString(&key)))
@@ -465,7 +455,7 @@ func (k *Keyed[K]) ownKey(key K) K {
 // keyString returns key as events and backend ids name it: a string as it is kept (no
 // allocation), any other key formatted with fmt.Sprint (its String method, when it has
 // one).
-func (k *Keyed[K]) keyString(key K) string {
+func (k *Limiter[K]) keyString(key K) string {
 	switch k.keys {
 	case stringKeys:
 		return asString(&key)

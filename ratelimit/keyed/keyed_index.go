@@ -1,4 +1,4 @@
-package ratelimit
+package keyed
 
 import (
 	"math/bits"
@@ -14,7 +14,7 @@ import (
 // into a new one, published whole. A reader that races with a writer may miss a key (it
 // then looks again under the lock), but never finds another key's entry: an entry never
 // changes but for its cell's schedule. A reader that meets an evicted cell (one it found
-// before its removal) finds it dead (see deadTAT) and also looks again under the lock.
+// before its removal) finds it dead (see rlcore.DeadTAT) and also looks again under the lock.
 
 // entry is a key's place in a Keyed limiter: its cell, then the key. The index points to
 // it; a *cell of a Keyed limiter is the first field of an entry.

@@ -1,17 +1,19 @@
-package ratelimit
+package keyed
 
 import (
 	"context"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // reject publishes the refusal, with err, of the call with ctx for key (bounded) at now,
 // whose retry-after is retryAfter (≤ 0: none known), and records it. Without a listener
 // or a recorder it does nothing; with a listener, or a recorder that wants keys
 // (policy.KeyFilter), a key that is not a string is formatted, which allocates.
-func (k *Keyed[K]) reject(ctx context.Context, key K, now, retryAfter int64, err error) {
+func (k *Limiter[K]) reject(ctx context.Context, key K, now, retryAfter int64, err error) {
 	l := k.base
 	if !l.events.Observed() {
 		return
@@ -20,31 +22,31 @@ func (k *Keyed[K]) reject(ctx context.Context, key K, now, retryAfter int64, err
 	if l.events.Listener != nil || l.events.Keys {
 		ks = k.keyString(key)
 	}
-	if l.events.Wants(ctx, EventRejected) {
-		l.events.PublishCtx(ctx, policy.Event{Kind: EventRejected, At: time.Duration(now),
+	if l.events.Wants(ctx, ratelimit.EventRejected) {
+		l.events.PublishCtx(ctx, policy.Event{Kind: ratelimit.EventRejected, At: time.Duration(now),
 			RetryAfter: time.Duration(max(retryAfter, 0)), Err: err, Key: ks})
 	}
 	k.rejected(ctx, ks, err)
 }
 
 // publishWaited publishes the wait of the call with ctx for key (bounded) at now.
-func (k *Keyed[K]) publishWaited(ctx context.Context, key K, now, wait int64) {
+func (k *Limiter[K]) publishWaited(ctx context.Context, key K, now, wait int64) {
 	if l := k.base; l.events.Observed() {
-		l.events.PublishCtx(ctx, policy.Event{Kind: EventWaited, At: time.Duration(now),
+		l.events.PublishCtx(ctx, policy.Event{Kind: ratelimit.EventWaited, At: time.Duration(now),
 			Wait: time.Duration(wait), Key: k.keyString(key)})
 	}
 }
 
 // admitted records, if outcomes are recorded, that the call with ctx for key (bounded)
 // was let through after waiting wait nanoseconds (0: it did not wait).
-func (k *Keyed[K]) admitted(ctx context.Context, key K, wait int64) {
+func (k *Limiter[K]) admitted(ctx context.Context, key K, wait int64) {
 	if k.base.events.Rec != nil {
 		k.recordAdmitted(ctx, key, wait)
 	}
 }
 
 // recordAdmitted is admitted's recording, kept out of line so that the check inlines.
-func (k *Keyed[K]) recordAdmitted(ctx context.Context, key K, wait int64) {
+func (k *Limiter[K]) recordAdmitted(ctx context.Context, key K, wait int64) {
 	var ks string
 	if k.base.events.Keys {
 		ks = k.keyString(key)
@@ -54,7 +56,7 @@ func (k *Keyed[K]) recordAdmitted(ctx context.Context, key K, wait int64) {
 
 // rejected records, if outcomes are recorded, the refusal err of the call with ctx (not
 // nil) for the key named ks.
-func (k *Keyed[K]) rejected(ctx context.Context, ks string, err error) {
+func (k *Limiter[K]) rejected(ctx context.Context, ks string, err error) {
 	if l := k.base; l.events.Rec != nil {
 		l.events.Rec.Record(ctx, policy.Outcome{Result: policy.ResultRejected, Key: ks, Err: err})
 	}
@@ -63,17 +65,17 @@ func (k *Keyed[K]) rejected(ctx context.Context, ks string, err error) {
 // refuseCount publishes and records the refusal of the call with ctx for key (not yet
 // bounded) for a number of permits that can never be granted (err is rate.check's), and
 // returns err, as Limiter.refuseCount does, with the key.
-func (k *Keyed[K]) refuseCount(ctx context.Context, key K, err error) error {
+func (k *Limiter[K]) refuseCount(ctx context.Context, key K, err error) error {
 	l := k.lim()
-	if err != errBadCount && l.events.Observed() {
-		k.reject(orBackground(ctx), k.bounded(key), l.now(), 0, err)
+	if err != rlcore.ErrBadCount && l.events.Observed() {
+		k.reject(rlcore.OrBackground(ctx), k.bounded(key), l.now(), 0, err)
 	}
 	return err
 }
 
 // rejectContext publishes, records and returns the rejection of the call with ctx for key
 // that its context ended after it arrived (see Limiter.rejectContext).
-func (k *Keyed[K]) rejectContext(ctx context.Context, key K, now, wait int64, ctxErr error) error {
+func (k *Limiter[K]) rejectContext(ctx context.Context, key K, now, wait int64, ctxErr error) error {
 	err := k.base.rej.ForContext(ctxErr)
 	k.reject(ctx, key, now, wait, err)
 	return err

@@ -1,9 +1,11 @@
-package ratelimit
+package keyed
+
+import "github.com/resilience4go/resilience4go/internal/rlcore"
 
 // eachCell calls yield on the schedule of every key's cell, one shard at a time under its
 // lock, so that no cell is added or evicted meanwhile (calls for the keys held go on,
 // without the lock).
-func (k *Keyed[K]) eachCell(yield func(*slots)) {
+func (k *Limiter[K]) eachCell(yield func(*rlcore.Schedule)) {
 	for i := range k.shards {
 		s := &k.shards[i]
 		s.mu.Lock()

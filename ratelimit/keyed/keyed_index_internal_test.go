@@ -1,4 +1,4 @@
-package ratelimit
+package keyed
 
 import (
 	"runtime"
@@ -12,10 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/rlcore"
+	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // entryFor returns key's entry as a call would find it without the shard's lock.
-func entryFor(k *Keyed[string], key string) *entry[string] {
+func entryFor(k *Limiter[string], key string) *entry[string] {
 	h := k.hash(key)
 	return k.shardOf(h).lookup(key, h)
 }
@@ -25,12 +27,12 @@ func entryFor(k *Keyed[string], key string) *entry[string] {
 // it, a Cancel on it gives nothing back, and the key's next call gets a new cell.
 func TestKeyed_RL27_AnEvictedCellGivesNothing(t *testing.T) {
 	clk := clock.NewManual()
-	k, err := NewKeyed[string](Permits(2), Period(time.Second), MaxWait(10*time.Second), MaxKeys(1), WithClock(clk))
+	k, err := New[string](ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.MaxWait(10*time.Second), Bounds(1, 0), ratelimit.WithClock(clk))
 	require.NoError(t, err)
 	r := k.lim().cur()
 
 	// Swept: found, then made idle and swept.
-	require.True(t, k.TryAcquire("a"))
+	require.True(t, k.TryAcquire("a", 1) == nil)
 	stale := entryFor(k, "a")
 	require.NotNil(t, stale)
 	clk.Advance(time.Second)
@@ -38,29 +40,29 @@ func TestKeyed_RL27_AnEvictedCellGivesNothing(t *testing.T) {
 	var d decision
 	assert.False(t, gcraCell(&stale.cell, r, 1, int64(clk.Now()), 0, &d), "the swept cell is dead")
 	assert.False(t, d.ok)
-	assert.Equal(t, int64(deadTAT), stale.slots.tat.Load(), "and stays dead: nothing was taken")
+	assert.Equal(t, int64(rlcore.DeadTAT), stale.slots.TAT.Load(), "and stays dead: nothing was taken")
 	assert.Nil(t, entryFor(k, "a"), "the index no longer holds it")
-	assert.Equal(t, 2, k.AvailablePermits("a"))
+	assert.Equal(t, 2, k.available("a"))
 
 	// Evicted at the bound while busy, with a freed slot: neither the TAT nor the freed
 	// slot gives a permit, and a Cancel gives nothing back.
-	_, err = k.Reserve("b")
+	_, err = k.Reserve("b", 1)
 	require.NoError(t, err)
-	mid, err := k.Reserve("b")
+	mid, err := k.Reserve("b", 1)
 	require.NoError(t, err)
-	last, err := k.Reserve("b")
+	last, err := k.Reserve("b", 1)
 	require.NoError(t, err)
 	mid.Cancel() // a freed slot below the TAT
 	stale = entryFor(k, "b")
 	require.NotNil(t, stale)
-	require.False(t, stale.slots.none(), "b's cell holds a freed slot")
-	require.True(t, k.TryAcquire("c"), "c takes b's place")
+	require.False(t, stale.slots.None(), "b's cell holds a freed slot")
+	require.True(t, k.TryAcquire("c", 1) == nil, "c takes b's place")
 	assert.False(t, gcraCell(&stale.cell, r, 1, int64(clk.Now()), int64(time.Hour), &d), "b's old cell is dead")
 	assert.False(t, d.ok, "its freed slot is not taken")
-	require.False(t, stale.slots.none(), "and is still there")
+	require.False(t, stale.slots.None(), "and is still there")
 	last.Cancel()
-	assert.Equal(t, int64(deadTAT), stale.slots.tat.Load(), "a Cancel on the dead cell gives nothing back")
-	assert.Equal(t, 2, k.AvailablePermits("b"), "b starts afresh")
+	assert.Equal(t, int64(rlcore.DeadTAT), stale.slots.TAT.Load(), "a Cancel on the dead cell gives nothing back")
+	assert.Equal(t, 2, k.available("b"), "b starts afresh")
 	assert.Equal(t, 1, k.Len())
 }
 
@@ -75,7 +77,7 @@ func TestKeyed_RL27_AnEvictedCellGivesNothing(t *testing.T) {
 func TestKeyed_RL27_NoPermitFromASweptCell(t *testing.T) {
 	const keys, workers, ticks = 8, 3, 20_000
 	clk := clock.NewManual()
-	k, err := NewKeyed[string](Permits(1), Period(time.Nanosecond), MaxKeys(keys), WithClock(clk))
+	k, err := New[string](ratelimit.Permits(1), ratelimit.Period(time.Nanosecond), Bounds(keys, 0), ratelimit.WithClock(clk))
 	require.NoError(t, err)
 	names := make([]string, keys)
 	for i := range names {
@@ -96,7 +98,7 @@ func TestKeyed_RL27_NoPermitFromASweptCell(t *testing.T) {
 			for n := w; !done.Load(); n++ {
 				i := n % keys
 				before := clk.Now()
-				ok := k.TryAcquire(names[i])
+				ok := k.TryAcquire(names[i], 1) == nil
 				calls.Add(1)
 				if ok && clk.Now() == before {
 					admitted[before][i].Add(1)
@@ -128,10 +130,10 @@ func TestKeyed_RL27_NoPermitFromASweptCell(t *testing.T) {
 func TestKeyed_RL27_IndexStaysInOrderUnderChurn(t *testing.T) {
 	clk := clock.NewManual()
 	const maxKeys = 2048
-	k, err := NewKeyed[string](Permits(2), Period(time.Hour), MaxKeys(maxKeys), WithClock(clk))
+	k, err := New[string](ratelimit.Permits(2), ratelimit.Period(time.Hour), Bounds(maxKeys, 0), ratelimit.WithClock(clk))
 	require.NoError(t, err)
 	for i := range 50 * maxKeys {
-		require.True(t, k.TryAcquire("churn-"+strconv.Itoa(i)))
+		require.True(t, k.TryAcquire("churn-"+strconv.Itoa(i), 1) == nil)
 		if i%1000 == 999 {
 			clk.Advance(time.Hour) // some idle cells, for Sweep
 			k.Sweep()
@@ -162,7 +164,7 @@ func TestKeyed_RL27_IndexStaysInOrderUnderChurn(t *testing.T) {
 				require.Zero(t, (uint64(j)-h)&ix.mask, "after an empty slot, an entry is at its home")
 			}
 			require.Same(t, e, s.lookup(e.key, h), "%s is found", e.key)
-			assert.Equal(t, 1, k.AvailablePermits(e.key), "%s keeps its state", e.key)
+			assert.Equal(t, 1, k.available(e.key), "%s keeps its state", e.key)
 		}
 		require.Equal(t, s.live, live, "shard %d counts its entries", i)
 		held += live
@@ -177,27 +179,27 @@ func TestKeyed_RL27_IndexStaysInOrderUnderChurn(t *testing.T) {
 // that had spent its quota was reported with a full burst).
 func TestKeyed_RL27_AvailablePermitsOfAHeldKeyDuringChurn(t *testing.T) {
 	clk := clock.NewManual()
-	k, err := NewKeyed[string](Permits(5), Period(time.Hour), MaxKeys(30), WithClock(clk)) // one shard
+	k, err := New[string](ratelimit.Permits(5), ratelimit.Period(time.Hour), Bounds(30, 0), ratelimit.WithClock(clk)) // one shard
 	require.NoError(t, err)
 	for range 5 {
-		require.True(t, k.TryAcquire("hot"))
+		require.True(t, k.TryAcquire("hot", 1) == nil)
 	}
 	var done atomic.Bool
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := 0; !done.Load(); i++ {
-			k.TryAcquire("churn-" + strconv.Itoa(i))
+			_ = k.TryAcquire("churn-"+strconv.Itoa(i), 1)
 		}
 	})
 	for range 200_000 {
-		if n := k.AvailablePermits("hot"); n != 0 {
+		if n := k.available("hot"); n != 0 {
 			t.Errorf("AvailablePermits(hot) = %d, want 0", n)
 			break
 		}
 	}
 	done.Store(true)
 	wg.Wait()
-	require.False(t, k.TryAcquire("hot"), "hot kept its cell throughout")
+	require.False(t, k.TryAcquire("hot", 1) == nil, "hot kept its cell throughout")
 }
 
 // The string hash mixes a key's length in by a second round: keys of different lengths
