@@ -45,14 +45,15 @@ func (l *Limiter) TryAcquire() bool {
 // TryAcquireN takes n permits that are free now, all of them or none, and never waits,
 // whatever MaxWait is. It returns nil when they are the caller's, or:
 //   - the limiter's rejection, matching ErrExceeded, when they are not all free now;
-//   - a *BurstError matching ErrExceedsBurst (and not ErrExceeded), when n is more than
+//   - a refusal matching ErrExceedsBurst (and not ErrExceeded), when n is more than
 //     Permits: such a call can never pass, and takes nothing;
 //   - a *policy.ConfigError with code R4C-ATR-003 when n < 1.
 //
-// n = Permits passes on a full bucket. A refusal publishes an EventRejected event.
-// Its outcome is recorded as TryAcquire's, a *BurstError as a ResultRejected (n < 1 is no
-// decision: nothing is recorded). It never allocates. A disabled limiter lets every n
-// from 1 to Permits pass; a zero Limiter, never built, refuses every call.
+// n = Permits passes on a full bucket. A refusal publishes an EventRejected event. Its
+// outcome is recorded as TryAcquire's, a refusal for more than the burst as a
+// ResultRejected (n < 1 is no decision: nothing is recorded). It never allocates. A
+// disabled limiter lets every n from 1 to Permits pass; a zero Limiter, never built,
+// refuses every call.
 func (l *Limiter) TryAcquireN(n int) error {
 	r := l.cur()
 	if err := r.check(n); err != nil {
@@ -98,9 +99,9 @@ func (l *Limiter) Acquire(ctx context.Context) error { return l.acquire(ctx, l.c
 
 // AcquireN is Acquire for n permits, taken together: the call waits until all n are free,
 // within MaxWait and ctx, and a call whose ctx ends during the wait gives all n back. A
-// call for more than Permits fails at once with a *BurstError matching ErrExceedsBurst
+// call for more than Permits fails at once with a refusal matching ErrExceedsBurst
 // (and not ErrExceeded), taking nothing; n < 1 with a *policy.ConfigError, code
-// R4C-ATR-003. Events, outcomes and allocations are Acquire's (a *BurstError is recorded
+// R4C-ATR-003. Events, outcomes and allocations are Acquire's (that refusal is recorded
 // as a ResultRejected; n < 1 is not recorded).
 func (l *Limiter) AcquireN(ctx context.Context, n int) error {
 	r := l.cur()

@@ -18,6 +18,17 @@ import (
 // one round trip, with the allocations of the backend's client; rejections are still the
 // limiter's own preallocated errors. A zero Limiter, never built with New, refuses every
 // call.
+//
+// With a registry's observer (resilience.WithObserver), each decision is recorded once,
+// with the call's context: policy.ResultAdmitted with Wait the wait the call reserved (0
+// when its permit was free at once), or policy.ResultRejected with Err the refusal (also
+// for a call refused on arrival for its nil or done context). The methods that take no
+// context record with context.Background(); Acquire records once the permit is the
+// caller's, or once the call is refused; Reserve when it reserves (a later Cancel records
+// nothing). Every event goes to the recorder too, with the context of the call that
+// caused it (a ConfigChanged, and the events of a backend's stores, with
+// context.Background()). A disabled limiter, and a zero one, record nothing; with a
+// recorder, a decision allocates nothing more.
 type Limiter struct {
 	// Read-only after New, but rate, which Reconfigure replaces whole.
 	rate   atomic.Pointer[rate] // the configuration in force; nil for a zero Limiter
@@ -74,7 +85,7 @@ func build(s settings) (*Limiter, error) {
 }
 
 // mode is how a limiter that is not direct takes permits: disabled (every call passes and
-// nothing changes), backed (its Backend's Store decides) or unbuilt (a zero Limiter). The
+// nothing changes), backed (its backend's store decides) or unbuilt (a zero Limiter). The
 // rate picks it, so that the methods of an enabled in-process limiter test one flag and
 // then run GCRA on its schedule. n is the number of permits, 1..Permits.
 //

@@ -10,11 +10,14 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Layer is the rate limiter's layer, after the circuit breaker in the default order, and the segment of its configuration keys
-// ("rateLimiter" in defaults.rateLimiter.…).
+// Layer is the rate limiter's layer, after the circuit breaker in the default order, and
+// the segment of its configuration keys ("rateLimiter" in defaults.rateLimiter.…).
 const Layer policy.Layer = "rateLimiter"
 
-// Config is a limiter's resolved configuration, validated once when the limiter is built.
+// Config is a limiter's configuration, as Limiter.Config returns it: what its options (or
+// a registry's configuration keys) resolved to, validated when the limiter was built, or
+// what Reconfigure last applied. The options are the way to set it; a Config literal is
+// what Reconfigure takes, every field given.
 type Config struct {
 	// Permits is how many calls pass per Period, and the burst size: after a quiet spell
 	// of a period, Permits calls pass at once. At least 1, and at most 1,000,000,000 per

@@ -7,7 +7,8 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
-// Reservation is one or more permits taken ahead of their time by Reserve or ReserveN:
+// Reservation is one or more permits taken ahead of their time by Reserve or ReserveN (of
+// a Limiter, or of a keyed limiter of package ratelimit/keyed):
 // wait Delay() before acting on them, or Cancel() them to give them back. A refused
 // Reservation (Reserve returned an error) holds no permit; its Delay() is the
 // retry-after. It is a small value: reserving allocates nothing.
@@ -31,7 +32,7 @@ func (r Reservation) Delay() time.Duration { return r.r.Delay }
 // At most 16 separate freed slots are kept (freed slots that touch are joined): a cancel
 // that would make a 17th separate one gives nothing back, so that no number of canceled
 // reservations makes the limiter's calls slower. Cancel of a refused reservation does
-// nothing. With a Backend, the store gives them back on its own clock (the Redis store
+// nothing. With a backend, the store gives them back on its own clock (the Redis store
 // as here, with the same bound per name).
 // Safe for concurrent use with the limiter; see the type's comment on cancelling twice.
 func (r Reservation) Cancel() { r.r.Cancel() }

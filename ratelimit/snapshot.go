@@ -11,10 +11,9 @@ type Snapshot struct {
 	// time: blocked in Acquire or AcquireN (or a decorated call) or scheduled on the clock
 	// (a decorated call that returns a future), until they start, are canceled or their
 	// context ends.
-	// With a Backend it counts the same calls, whose permits the store reserved (or the
+	// With a backend it counts the same calls, whose permits the store reserved (or the
 	// local fallback): the waits of this process, not those of other instances sharing
 	// the store. A Reservation with a delay is not counted: its caller waits on its own.
-	// A Keyed limiter does not count its waits: SnapshotKey reports 0.
 	Waiting int
 }
 

@@ -88,7 +88,7 @@ type limitRule struct {
 	key Key
 }
 
-// quotaTeller is a KeyedLimiter that tells its quota, as *ratelimit.Keyed does.
+// quotaTeller is a KeyedLimiter that tells its quota, as *keyed.Limiter does.
 type quotaTeller interface {
 	Config() ratelimit.Config
 }

@@ -25,7 +25,7 @@ import (
 // the old rate on the new schedule).
 //
 // With idleStays, a schedule that owes nothing (its TAT at or before now) is left as it
-// is: it admits the new burst at once, as a Keyed limiter's new key does.
+// is: it admits the new burst at once, as a keyed limiter's new key does.
 func (s *Schedule) Convert(now int64, old, nr *Rate, idleStays bool) {
 	f := s.freedSet()
 	f.mu.Lock()

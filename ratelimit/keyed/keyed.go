@@ -50,38 +50,46 @@ func Observe(o policy.Observer) ratelimit.Option {
 	return func(s *rlcore.Settings) { s.KeyedObserver = o }
 }
 
-// Keyed is a rate limiter per key: one GCRA cell for each client id, IP address or API
-// key, each with the semantics of a Limiter built with the same options — Permits per
-// Period with a burst of Permits, refusals that say when to come back, reservations
-// within MaxWait that can be canceled. Keys do not share permits: one key spending its
-// quota leaves the others untouched.
+// Limiter is a rate limiter per key: one GCRA cell for each client id, IP address or API
+// key, each with the semantics of a ratelimit.Limiter built with the same options:
+// Permits per Period with a burst of Permits, refusals that say when to come back,
+// reservations within MaxWait that can be canceled. Keys do not share permits: one key
+// spending its quota leaves the others untouched. Its methods take the key, and the
+// number of permits where a Limiter has an N variant:
+//   - TryAcquire takes n permits that are free now, or refuses;
+//   - Reserve takes n permits within MaxWait, without waiting, and returns their
+//     ratelimit.Reservation;
+//   - Acquire takes n permits, waiting up to MaxWait, honouring the context;
+//   - Decide takes one permit, if free now, and reports what HTTP rate-limit headers
+//     carry.
 //
 // Cells are made when a key is first seen and kept while there is room: an idle cell
 // (every permit back) admits a full burst, as a new one does, so a client that comes back
-// finds its cell, and its call allocates nothing. Memory is bounded by MaxKeys, one bound
-// over all keys, and each string key by MaxKeyBytes. A new key never waits for room and
-// is never refused for the lack of it: at the bound it takes the place of an idle cell,
-// or else of the cell that becomes idle first, among a few sampled, so a flood of new
-// keys locks out neither the keys held nor other new ones. Nothing runs on a schedule:
-// Sweep evicts the idle cells when asked. A call for a key that has a cell allocates
-// nothing. The package documentation, under "Per-key limits", says how eviction, the key
-// bounds and a Backend work in detail.
+// finds its cell, and its call allocates nothing. Memory is bounded (Bounds): the number
+// of keys held, and the length of the string keys kept as they are. A new key never
+// waits for room and is never refused for the lack of it: at the bound it takes the place
+// of an idle cell, or else of the cell that becomes idle first, among a few sampled, so a
+// flood of new keys locks out neither the keys held nor other new ones. Nothing runs on a
+// schedule: Sweep evicts the idle cells when asked. The package documentation says how
+// eviction, the bounds and a backend work in detail.
 //
 // Events carry the key in Event.Key: a string key as the limiter keeps it (its digest,
-// for a key longer than MaxKeyBytes), any other key formatted with fmt.Sprint. Outcomes
-// (see Observe) are a Limiter's, with the key, named the same way, in Outcome.Key.
+// for a key longer than the bound), any other key formatted with fmt.Sprint. Outcomes
+// (see Observe) are a ratelimit.Limiter's, with the key, named the same way, in
+// Outcome.Key. Refusals match ratelimit.ErrExceeded and are *ratelimit.ExceededError, one
+// shared by every key: its RetryIn cannot tell a key's retry-after (ok false), which
+// Decision.RetryAfter and Reservation.Delay give.
 //
 // A key must be equal to itself. A NaN is not (a float64 or float32 NaN, a complex with a
 // NaN part, or a struct, array or interface value holding one), so no call could find its
-// cell again: each would get a new cell with a full burst and take a MaxKeys place.
-// Every call refuses such a key, as it refuses a key of an interface type holding a value
-// that cannot be compared (a slice, a map, a function), with a *policy.ConfigError whose
-// code is codeBadKey (R4C-RLM-001): it does not match ErrExceeded, takes nothing and
-// holds no place; it is published and recorded as a rejection, the key named with
-// fmt.Sprint. TryAcquire returns false for it, Decide a refusal with no RetryAfter, and
-// AvailablePermits 0. The check is chosen once, from K: a key type that can hold neither
-// a float nor an interface (strings, integers, pointers, and structs and arrays of them)
-// is not checked at all, and no check allocates.
+// cell again: each would get a new cell with a full burst and take a place. Every call
+// refuses such a key, as it refuses a key of an interface type holding a value that
+// cannot be compared (a slice, a map, a function), with a *policy.ConfigError whose code
+// is R4C-RLM-001: it does not match ErrExceeded, takes nothing and holds no place; it is
+// published and recorded as a rejection, the key named with fmt.Sprint, and Decide
+// reports a refusal with no RetryAfter. The check is chosen once, from K: a key type that
+// can hold neither a float nor an interface (strings, integers, pointers, and structs and
+// arrays of them) is not checked at all, and no check allocates.
 //
 // A Limiter is safe for concurrent use; Reconfigure changes its configuration while it
 // runs. A zero Limiter, or a nil *Limiter, is never built: it refuses every call, with a
@@ -279,7 +287,7 @@ func (k *Limiter[K]) Reconfigure(c ratelimit.Config) error {
 }
 
 // Len returns how many keys have a cell now, idle ones included, counting a new key from
-// the moment it is given its place: at most MaxKeys, at every instant. An idle cell is
+// the moment it is given its place: at most the bound of Bounds, at every instant. An idle cell is
 // kept until a new key needs its place at the bound, or Sweep evicts it. Safe for
 // concurrent use.
 func (k *Limiter[K]) Len() int {
@@ -290,7 +298,7 @@ func (k *Limiter[K]) Len() int {
 }
 
 // Sweep evicts every idle cell now and returns how many it evicted. An idle cell admits a
-// full burst, as a new one does, so evicting it changes no decision; new keys at MaxKeys
+// full burst, as a new one does, so evicting it changes no decision; new keys at the bound
 // make room by evicting cells themselves, so Sweep is never needed for correctness or for
 // the bound on memory. It gives back the memory of idle keys sooner, e.g. from a periodic
 // timer (a shard whose index falls to a sixteenth of its slots is rebuilt smaller); a

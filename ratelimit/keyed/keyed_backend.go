@@ -12,7 +12,7 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
-// The backend paths of a Keyed limiter: each key's cell is bound to its own Store, which
+// The backend paths of a keyed limiter: each key's cell is bound to its own Store, which
 // decides outside the shard's lock.
 
 // errNoStore is the failure of a Backend whose Bind returned neither a Store nor an error.
@@ -85,7 +85,7 @@ func touch(rc *remoteCell, r *rlcore.Rate, now int64) {
 }
 
 // bind binds key to the backend for the call with ctx; nil, after a
-// EventBackendFailed event (with ctx), when the backend refuses or returns no Store
+// backend.EventFailed event (with ctx), when the backend refuses or returns no Store
 // (the key then keeps its state in-process).
 func (k *Limiter[K]) bind(ctx context.Context, key K) *remoteCell {
 	l := k.base

@@ -8,9 +8,9 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Keys that a Keyed limiter cannot hold: a key not equal to itself (a NaN, or a value
+// Keys that a keyed limiter cannot hold: a key not equal to itself (a NaN, or a value
 // holding one) would never be found again, so each of its calls would get a new cell with
-// a full burst and take a MaxKeys place; a key of an interface type holding a value that
+// a full burst and take a place; a key of an interface type holding a value that
 // cannot be compared (a slice, a map, a function) cannot be hashed at all. Every call
 // refuses such a key with codeBadKey (SPEC RL-28). The check is chosen once, from K: key
 // types that can hold neither a float nor an interface pay nothing.

@@ -16,22 +16,22 @@ import (
 // changes but for its cell's schedule. A reader that meets an evicted cell (one it found
 // before its removal) finds it dead (see rlcore.DeadTAT) and also looks again under the lock.
 
-// entry is a key's place in a Keyed limiter: its cell, then the key. The index points to
-// it; a *cell of a Keyed limiter is the first field of an entry.
+// entry is a key's place in a keyed limiter: its cell, then the key. The index points to
+// it; a *cell of a keyed limiter is the first field of an entry.
 type entry[K comparable] struct {
 	cell
 	key K
 }
 
 // namedEntry is the entry of a string key of at most inlineKey bytes in an in-process
-// Keyed limiter, together with the key's bytes, which its key shares: one allocation of
+// keyed limiter, together with the key's bytes, which its key shares: one allocation of
 // 48 bytes per key.
 type namedEntry[K comparable] struct {
 	entry[K]
 	buf [inlineKey]byte
 }
 
-// boundEntry is the entry of a key of a Keyed limiter with a backend: the entry and the
+// boundEntry is the entry of a key of a keyed limiter with a backend: the entry and the
 // key's binding.
 type boundEntry[K comparable] struct {
 	entry[K]

@@ -19,14 +19,14 @@ import (
 	"github.com/resilience4go/resilience4go/internal/sat"
 )
 
-// The machinery of a Keyed limiter: its keys' GCRA cells in a sharded map, each shard
+// The machinery of a keyed limiter: its keys' GCRA cells in a sharded map, each shard
 // under its own lock; the bound on the number of keys, one count over all shards, which
 // new keys at the bound keep by evicting a cell; and the bound on the length of string
 // keys.
 
 const (
-	minShards   = 64   // the fewest shards of a Keyed limiter with MaxKeys ≥ 64·minPerShard
-	maxShards   = 4096 // the most shards of a Keyed limiter
+	minShards   = 64   // the fewest shards of a keyed limiter with MaxKeys ≥ 64·minPerShard
+	maxShards   = 4096 // the most shards of a keyed limiter
 	minPerShard = 16   // fewer shards for a small MaxKeys, so that each can hold a few keys
 	// fullShard is how many keys a shard holds at most at the bound, when MaxKeys is large
 	// enough: three quarters of an index of 1024 slots. An index doubles when it would be
@@ -38,7 +38,7 @@ const (
 	evictSample = 8 // a new key at the bound evicts the best of this many cells
 )
 
-// keyedShard is one part of a Keyed limiter's keys: an index that calls read without a
+// keyedShard is one part of a keyed limiter's keys: an index that calls read without a
 // lock (see cellIndex), and the lock its writers hold.
 type keyedShard[K comparable] struct {
 	mu    sync.Mutex // held to add, evict or sweep cells
@@ -74,7 +74,7 @@ func (k *Limiter[K]) evictableAt(c *cell) int64 {
 // decision is one GCRA decision on a key.
 type decision struct {
 	now        int64 // the limiter's clock time of the decision
-	prev, next int64 // the key's TAT before and after (the store's Token, when remote)
+	prev, next int64 // the key's TAT before and after (the store's Grant, when remote)
 	at         int64 // when the permit is free (in the store's time base, when remote)
 	wait       int64 // reserved: until the permit is free (≥ 0); refused: the retry-after
 	ahead      int64 // the key's TAT after the decision minus now
@@ -84,10 +84,10 @@ type decision struct {
 	plain      bool   // decided in-process on the TAT alone (no freed slot): next is the key's TAT
 	shared     bool   // decided in-process at the backend's local share of the rate
 	epoch      uint32 // the limiter's conversions before the decision (Limiter.epoch)
-	gen        int64  // the store's Token.Epoch, when remote
+	gen        int64  // the store's Grant.Epoch, when remote
 }
 
-// shardsFor returns how many shards a Keyed limiter of maxKeys has: enough for each to
+// shardsFor returns how many shards a keyed limiter of maxKeys has: enough for each to
 // hold at most fullShard keys at the bound (up to maxShards), and at least minShards, or
 // fewer for a small maxKeys, so that each can hold minPerShard keys.
 func shardsFor(maxKeys int) int {
@@ -356,7 +356,7 @@ func (k *Limiter[K]) sweep(s *keyedShard[K], now int64) int {
 	return gone
 }
 
-// keyType is how a Keyed limiter's key type K holds a string, which the limiter bounds.
+// keyType is how a keyed limiter's key type K holds a string, which the limiter bounds.
 type keyType uint8
 
 const (
@@ -392,7 +392,7 @@ func asString[K comparable](key *K) string { return *(*string)(unsafe.Pointer(ke
 func fromString[K comparable](s string) K { return *(*K)(unsafe.Pointer(&s)) }
 
 // bounded returns key as the limiter keeps it: the key itself, or, for a string longer
-// than MaxKeyBytes or one that starts with digestPrefix, its digest. It costs a length
+// than the key bytes of Bounds or one that starts with digestPrefix, its digest. It costs a length
 // check for a string key, and allocates only for a key it replaces.
 func (k *Limiter[K]) bounded(key K) K {
 	switch k.keys {

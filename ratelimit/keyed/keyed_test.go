@@ -719,7 +719,7 @@ func zeroRefuses(t *testing.T, k *keyed.Limiter[string]) {
 	})
 }
 
-// digestOf is the digest a Keyed limiter keeps for a long key.
+// digestOf is the digest a keyed limiter keeps for a long key.
 func digestOf(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return "~sha256:" + hex.EncodeToString(sum[:])

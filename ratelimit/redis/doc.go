@@ -1,6 +1,8 @@
-// Package redis is a backend.Backend on Redis: the rate limiters of every instance of a
-// service share one quota, e.g. a dependency that allows 10 requests per second in total,
-// whatever the number of instances calling it.
+// Package redis keeps rate limiters' state in Redis (a backend, see package
+// ratelimit/backend): the rate limiters of every instance of a service share one quota,
+// e.g. a dependency that allows 10 requests per second in total, whatever the number of
+// instances calling it. Give the backend New returns to ratelimit.WithBackend, to a keyed
+// limiter's options, or to a registry with resilience.WithRateLimiterBackend.
 //
 // # Semantics
 //
@@ -44,7 +46,7 @@
 // nanosecond; beyond, rounded to a double. A schedule that owes nothing (no key, or a
 // TAT at or before now) admits the new burst at once. Reservations granted before a
 // conversion keep their turn, and give nothing back when canceled after it: each
-// reservation's Token carries the count of conversions the key had made when it was
+// reservation's grant carries the count of conversions the key had made when it was
 // granted (backend.Grant.Epoch), and the cancel gives nothing back when the key's count
 // has moved. A key written by an earlier version of this package holds a bare TAT, with
 // no rate: it is read at the call's rate, not converted, and written with the rate at the
@@ -102,8 +104,8 @@
 // more behind a queue of over 64 calls. When Redis fails or answers too late, the limiter publishes backend.EventFailed and applies the failure policy
 // until Redis answers again: Local (the default) decides with an in-process limiter of
 // the same configuration (each instance then limits itself; Instances gives each a fair
-// share of the quota instead), FailOpen lets every call pass, FailClosed refuses every
-// call. No round trip waits for Redis longer than the timeout, whatever the client's own
+// share of the quota instead), Admitted lets every call pass, Refused refuses every call
+// (see OnFailure). No round trip waits for Redis longer than the timeout, whatever the client's own
 // timeouts; when Redis did not answer in time, the event's Err matches
 // context.DeadlineExceeded. Redis's failures are a refused or dropped connection, a
 // timeout, and every error reply other than the data errors below (e.g. LOADING,

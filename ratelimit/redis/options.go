@@ -35,7 +35,7 @@ func defaultConfig() config {
 
 // validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 for a
 // negative Timeout or ProbeInterval, R4C-ATR-007 for a zero one, an OnFailure other than
-// Local, Unlimited and Refused, or Instances below 1.
+// Local, Admitted and Refused, or Instances below 1.
 func (c config) validate() error {
 	for _, d := range []struct {
 		key string

@@ -24,8 +24,8 @@ import (
 type store struct {
 	b        *redisBackend
 	keys     []string // the limiter's TAT key and its freed-slots key
-	id       string   // the limiter's instance id, without a Keyed limiter's key
-	key      string   // a Keyed limiter's key, as its events name it; "" otherwise
+	id       string   // the limiter's instance id, without a keyed limiter's key
+	key      string   // a keyed limiter's key, as its events name it; "" otherwise
 	clk      clock.Clock
 	listener policy.Listener
 

@@ -64,7 +64,7 @@ func TestRL9b_RejectionTellsTheNextPermitLive(t *testing.T) {
 // SPEC RL-9b: finding the rejection with errors.As and reading its next permit allocates
 // nothing. (errors.As needs a pointer to the target, which escapes: a target declared
 // anew for each call is itself one 8-byte allocation; errors.AsType has none.)
-func TestRL9b_NextPermitAllocatesNothing(t *testing.T) {
+func TestRL9b_RetryInAllocatesNothing(t *testing.T) {
 	clk := clock.NewManual()
 	l := newLimiter(t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
 	require.True(t, l.TryAcquire())
@@ -95,7 +95,7 @@ func TestRL9b_NextPermitAllocatesNothing(t *testing.T) {
 
 // SPEC RL-9b: a keyed limiter's rejection is shared by every key, and cannot tell a key's
 // next permit (Decide and Reservation.Delay do); a disabled limiter's permit is free now.
-func TestRL9b_NextPermitUnknownForKeyed(t *testing.T) {
+func TestRL9b_RetryInUnknownForKeyed(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Second))
 	require.True(t, k.TryAcquire("a", 1) == nil)
@@ -114,4 +114,55 @@ func TestRL9b_NextPermitUnknownForKeyed(t *testing.T) {
 	wait, ok := e.RetryIn()
 	assert.True(t, ok)
 	assert.Zero(t, wait)
+}
+
+// The README and the API agree on the retry-after of a rejection: it is RetryIn, which
+// returns how long and whether the rejection can tell, the method every refusal of every
+// policy has (policy.Refuser), and a retry that waits for the limiter's permit reads it
+// (policy.Throttled). There is no second method for it. (Fault: the README said the
+// rejection's NextPermit() returned how long, code written from it did not compile, and
+// NextPermit said what RetryIn says.)
+func TestExceededError_OneRetryAfter(t *testing.T) {
+	l := newLimiter(t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Second))
+	require.True(t, l.TryAcquire())
+	var e any = l.TryAcquireN(1)
+	_, isRefuser := e.(policy.Refuser)
+	assert.True(t, isRefuser)
+	_, isThrottled := e.(policy.Throttled)
+	assert.True(t, isThrottled)
+	_, hasNextPermit := e.(interface{ NextPermit() (time.Duration, bool) })
+	assert.False(t, hasNextPermit, "RetryIn is the retry-after, once")
+}
+
+// A limiter built without a Name has no id, and its errors do not invent one. (Fault: they
+// named it "ratelimiter".)
+func TestUnnamedLimiterErrorsNameNoLimiter(t *testing.T) {
+	l := newUnnamed(t)
+	require.True(t, l.TryAcquire())
+	err := l.TryAcquireN(1)
+	require.ErrorIs(t, err, ratelimit.ErrExceeded)
+	assert.EqualError(t, err, "ratelimit: rate limit exceeded")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.EqualError(t, l.Acquire(ctx), "ratelimit: rate limit exceeded: context canceled")
+	assert.EqualError(t, l.TryAcquireN(2),
+		"ratelimit: a call for more than the 1 permits of the rate limiter (its burst) can never be granted")
+	e, ok := errors.AsType[*ratelimit.ExceededError](err)
+	require.True(t, ok)
+	assert.Empty(t, e.InstanceID())
+	assert.Empty(t, l.InstanceID())
+	assert.Empty(t, l.Snapshot().Instance)
+
+	named, err := ratelimit.New(ratelimit.Name("geo"), ratelimit.Permits(1), ratelimit.Period(time.Hour))
+	require.NoError(t, err)
+	require.True(t, named.TryAcquire())
+	assert.EqualError(t, named.TryAcquireN(1), `ratelimit: rate limit exceeded for "geo"`)
+}
+
+// newUnnamed returns a limiter of 1 permit per hour built without a Name.
+func newUnnamed(t *testing.T) *ratelimit.Limiter {
+	t.Helper()
+	l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.WithClock(clock.NewManual()))
+	require.NoError(t, err)
+	return l
 }
