@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // WithBackend keeps the limiter's state in b, e.g. Redis (package ratelimit/redis), shared

@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // ErrExceeded is the errors.Is target of every rejection by a rate limiter: no permit was

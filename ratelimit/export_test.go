@@ -2,18 +2,18 @@ package ratelimit
 
 import (
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/internal/rlcore"
+	"github.com/resilience4go/resilience4go/internal/permitgate"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // DecorateFunc returns next guarded by l, as a registry's composition guards it.
 func DecorateFunc[A, T any](l *Limiter, next policy.Func[A, T]) policy.Func[A, T] {
-	return rlcore.DecorateFunc(any(l), next)
+	return permitgate.DecorateFunc(any(l), next)
 }
 
 // DecorateAsyncFunc returns next guarded by l, as a registry's composition guards it.
 func DecorateAsyncFunc[A, T any](l *Limiter, next policy.AsyncFunc[A, T]) policy.AsyncFunc[A, T] {
-	return rlcore.DecorateAsyncFunc(any(l), next)
+	return permitgate.DecorateAsyncFunc(any(l), next)
 }
 
 // Observe sets the observer of a limiter built with New, as a registry's does.

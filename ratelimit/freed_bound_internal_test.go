@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/rlcore"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // SPEC RL-9: the cost of a call that meets freed slots does not grow with the number of

@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // Limiter is a GCRA rate limiter: Permits per Period, with a burst of Permits (see the

@@ -6,9 +6,10 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/rlcore"
+	"github.com/resilience4go/resilience4go/internal/permitgate"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // NewPolicy returns l as a policy of layer Layer, for calls returning T, as a registry
@@ -35,42 +36,42 @@ import (
 // Decorating costs nothing per call beyond the limiter's own: admitted and rejected calls
 // allocate nothing, with a recorder or without.
 func NewPolicy[T any](l *Limiter) policy.Policy[T] {
-	return policy.Of(Layer, any(l), rlcore.DecorateFunc[struct{}, T], rlcore.DecorateAsyncFunc[struct{}, T])
+	return policy.Of(Layer, any(l), permitgate.DecorateFunc[struct{}, T], permitgate.DecorateAsyncFunc[struct{}, T])
 }
 
-// gate is a Limiter as rlcore's decorators see it (rlcore.Gate).
+// gate is a Limiter as the decorators see it (permitgate.Gate).
 type gate Limiter
 
-func init() { rlcore.GateOf = func(inst any) rlcore.Gate { return (*gate)(inst.(*Limiter)) } }
+func init() { permitgate.Of = func(inst any) permitgate.Gate { return (*gate)(inst.(*Limiter)) } }
 
 func (g *gate) Acquire(ctx context.Context) error { return (*Limiter)(g).Acquire(ctx) }
 
 func (g *gate) Clock() clock.Clock { return g.base.Clk }
 
-// Admit decides a call that returns a future (see rlcore.Gate).
-func (g *gate) Admit(ctx context.Context) (rlcore.Reservation, error) {
+// Admit decides a call that returns a future (see permitgate.Gate).
+func (g *gate) Admit(ctx context.Context) (permitgate.Ticket, error) {
 	l := (*Limiter)(g)
 	r := l.cur()
 	if r.Cfg.Disabled || !l.built() {
 		if err := l.offErr(); err != nil {
-			return rlcore.Reservation{}, err
+			return nil, err
 		}
-		return rlcore.Reservation{}, policy.ContextErr(ctx)
+		return nil, policy.ContextErr(ctx)
 	}
 	if err := policy.ContextErr(ctx); err != nil {
-		return rlcore.Reservation{}, l.refuseOnArrival(ctx, err)
+		return nil, l.refuseOnArrival(ctx, err)
 	}
 	if !r.direct {
 		res, err := l.reserve(ctx, r, 1)
 		if err != nil {
-			return rlcore.Reservation{}, err
+			return nil, err
 		}
 		if res.Delay == 0 {
 			l.admitted(ctx, 0)
-			return rlcore.Reservation{}, nil
+			return nil, nil
 		}
 		l.waiting.Add(1) // until Started or Stopped
-		return res, nil
+		return &ticket{l: l, r: res}, nil
 	}
 	now := l.now()
 	if r.MaxWait == 0 {
@@ -79,43 +80,51 @@ func (g *gate) Admit(ctx context.Context) (rlcore.Reservation, error) {
 		_, _, wait, ok := l.slots.Take(now, r.Interval, r.Tau, 0)
 		if !ok {
 			l.reject(ctx, now, wait, l.rej.Plain)
-			return rlcore.Reservation{}, l.rej.Plain
+			return nil, l.rej.Plain
 		}
 		if l.events.Rec != nil {
 			l.admitted(ctx, 0)
 		}
-		return rlcore.Reservation{}, nil
+		return nil, nil
 	}
 	ep := l.base.Epoch.Load() // before the take: a conversion after it makes the epochs differ
 	prev, next, wait, err := l.reserveCtx(ctx, r, 1, now)
 	if err != nil {
-		return rlcore.Reservation{}, err
+		return nil, err
 	}
 	if wait == 0 {
 		l.admitted(ctx, 0)
-		return rlcore.Reservation{}, nil
+		return nil, nil
 	}
 	l.publishWaited(ctx, now, wait)
 	l.waiting.Add(1) // until Started or Stopped
-	return l.taken(prev, next, sat.Add(now, wait), time.Duration(wait), ep), nil
+	return &ticket{l: l, r: l.taken(prev, next, sat.Add(now, wait), time.Duration(wait), ep)}, nil
 }
 
-// Started records the admission of a scheduled call whose permit has come.
-func (g *gate) Started(ctx context.Context, r rlcore.Reservation) {
-	l := (*Limiter)(g)
-	l.waiting.Add(-1)
-	l.admitted(ctx, int64(r.Delay))
+// ticket is the permit of a call that returns a future and waits for it: r, reserved on
+// l, counted in l's Waiting until the call starts or stops.
+type ticket struct {
+	l *Limiter
+	r rlcore.Reservation
+}
+
+// Delay is how long after its Admit the permit comes.
+func (t *ticket) Delay() time.Duration { return t.r.Delay }
+
+// Started records the admission of the call whose permit has come.
+func (t *ticket) Started(ctx context.Context) {
+	t.l.waiting.Add(-1)
+	t.l.admitted(ctx, int64(t.r.Delay))
 }
 
 // Stopped gives the permit back for a call that will not start (canceled, or its context
 // ended first), as Reservation.Cancel gives it. A call whose context ended is rejected,
 // and recorded so; a canceled one records nothing.
-func (g *gate) Stopped(ctx context.Context, r rlcore.Reservation, cause error) error {
-	l := (*Limiter)(g)
-	l.waiting.Add(-1)
-	r.Cancel()
+func (t *ticket) Stopped(ctx context.Context, cause error) error {
+	t.l.waiting.Add(-1)
+	t.r.Cancel()
 	if cause == async.ErrCanceled {
 		return cause
 	}
-	return l.rejectContext(ctx, l.now(), 0, cause)
+	return t.l.rejectContext(ctx, t.l.now(), 0, cause)
 }

@@ -1,8 +1,8 @@
 package ratelimit
 
 import (
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // rate is a limiter's configuration in force, with what its calls derive from it

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // refuseCount publishes and records the refusal of the call with ctx for a number of

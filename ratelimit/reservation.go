@@ -3,8 +3,8 @@ package ratelimit
 import (
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // Reservation is one or more permits taken ahead of their time by Reserve or ReserveN (of

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // Reserve takes the next permit if it comes within MaxWait, without waiting for it, and

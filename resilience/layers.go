@@ -2,7 +2,7 @@ package resilience
 
 import (
 	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/internal/rlcore"
+	"github.com/resilience4go/resilience4go/internal/permitgate"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -29,7 +29,7 @@ func layerTable[A, T any]() []layerRow[A, T] {
 		row(retry.Layer, retry.DecorateFunc[A, T], retry.DecorateAsyncFunc[A, T]),
 		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T]),
 		row(circuitbreaker.Layer, circuitbreaker.DecorateFunc[A, T], circuitbreaker.DecorateAsyncFunc[A, T]),
-		row(ratelimit.Layer, rlcore.DecorateFunc[A, T], rlcore.DecorateAsyncFunc[A, T]),
+		row(ratelimit.Layer, permitgate.DecorateFunc[A, T], permitgate.DecorateAsyncFunc[A, T]),
 		row(timeout.Layer, timeout.DecorateFunc[A, T], timeout.DecorateAsyncFunc[A, T]),
 		row(bulkhead.Layer, bulkhead.DecorateFunc[A, T], bulkhead.DecorateAsyncFunc[A, T]),
 		row(adaptivelimit.Layer, adaptivelimit.DecorateFunc[A, T], adaptivelimit.DecorateAsyncFunc[A, T]),

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // Decision is the outcome of Limiter.Decide: whether a permit was taken, and the state of

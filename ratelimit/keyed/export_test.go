@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/rlcore"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // AvailablePermits returns how many calls for key would pass right now without waiting,

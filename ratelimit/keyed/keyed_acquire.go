@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // TryAcquire takes n permits for key that are free now, all of them or none, and never

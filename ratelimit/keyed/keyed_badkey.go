@@ -4,8 +4,8 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // Keys that a keyed limiter cannot hold: a key not equal to itself (a NaN, or a value

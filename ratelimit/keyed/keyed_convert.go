@@ -1,6 +1,6 @@
 package keyed
 
-import "github.com/resilience4go/resilience4go/internal/rlcore"
+import "github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 
 // eachCell calls yield on the schedule of every key's cell, one shard at a time under its
 // lock, so that no cell is added or evicted meanwhile (calls for the keys held go on,

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // reject publishes the refusal, with err, of the call with ctx for key (bounded) at now,

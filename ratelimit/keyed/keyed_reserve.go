@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // Reserve takes n permits for key, together, if they come within MaxWait, without

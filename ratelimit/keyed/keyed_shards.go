@@ -15,8 +15,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/resilience4go/resilience4go/internal/rlcore"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // The machinery of a keyed limiter: its keys' GCRA cells in a sharded map, each shard
