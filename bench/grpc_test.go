@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resiliencegrpc"
 )
@@ -88,7 +89,7 @@ func grpcQuota(rejecting bool) []ratelimit.Option {
 // a keyed limiter keyed by key (nil: by peer).
 func oursGRPCLimit(b *testing.B, key func(context.Context, string) string, rejecting bool) grpc.UnaryServerInterceptor {
 	b.Helper()
-	k, err := ratelimit.NewKeyed[string](grpcQuota(rejecting)...)
+	k, err := keyed.New[string](grpcQuota(rejecting)...)
 	if err != nil {
 		b.Fatal(err)
 	}

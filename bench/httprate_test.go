@@ -16,6 +16,7 @@ import (
 	ululemem "github.com/ulule/limiter/v3/drivers/store/memory"
 
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
 
@@ -31,7 +32,7 @@ import (
 //     on the peers' side, with the same fields and bytes written directly on ours).
 //
 // Each side, with its defaults but for the rate and a store that starts no goroutine:
-//   - resilience4go/Middleware: resiliencehttp.NewMiddleware(ratelimit.NewKeyed[string]
+//   - resilience4go/Middleware: resiliencehttp.NewMiddleware(keyed.New[string]
 //     (Permits, Period)), keyed by resiliencehttp's client IP (the RemoteAddr's address,
 //     cut from it); GCRA per key. Admitted: no header. Rejected: Retry-After,
 //     RateLimit-Policy and RateLimit.
@@ -63,7 +64,7 @@ type httpSide struct {
 func httpSides() []httpSide {
 	ours := func(opts ...resiliencehttp.MiddlewareOption) func(*testing.B, int, time.Duration, http.Handler) (http.Handler, func()) {
 		return func(b *testing.B, permits int, period time.Duration, next http.Handler) (http.Handler, func()) {
-			k, err := ratelimit.NewKeyed[string](ratelimit.Permits(permits), ratelimit.Period(period))
+			k, err := keyed.New[string](ratelimit.Permits(permits), ratelimit.Period(period))
 			if err != nil {
 				b.Fatal(err)
 			}

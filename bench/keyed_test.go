@@ -14,6 +14,7 @@ import (
 	ululemem "github.com/ulule/limiter/v3/drivers/store/memory"
 
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // The keyed benchmarks take one permit for a key per call, the key taken from a slice of
@@ -78,12 +79,12 @@ func keyedSides() []keyedSide {
 	ctx := context.Background()
 	return []keyedSide{
 		{"resilience4go/TryAcquire", func(b *testing.B, c keyedCase) (func(string) bool, func()) {
-			k, err := ratelimit.NewKeyed[string](ratelimit.Permits(c.permits), ratelimit.Period(c.period),
-				ratelimit.MaxKeys(keyedKeys))
+			k, err := keyed.New[string](ratelimit.Permits(c.permits), ratelimit.Period(c.period),
+				keyed.Bounds(keyedKeys, 0))
 			if err != nil {
 				b.Fatal(err)
 			}
-			return k.TryAcquire, func() {}
+			return func(key string) bool { return k.TryAcquire(key, 1) == nil }, func() {}
 		}},
 		{"go-limiter/Take", func(b *testing.B, c keyedCase) (func(string) bool, func()) {
 			s, err := memorystore.New(&memorystore.Config{Tokens: uint64(c.permits), Interval: c.period})
@@ -190,13 +191,13 @@ func BenchmarkKeyedMemory(b *testing.B) {
 			var held int
 			for b.Loop() {
 				before := keyedHeap()
-				k, err := ratelimit.NewKeyed[string](ratelimit.Permits(keyedLivePermit), ratelimit.Period(keyedLivePeriod),
-					ratelimit.MaxKeys(n))
+				k, err := keyed.New[string](ratelimit.Permits(keyedLivePermit), ratelimit.Period(keyedLivePeriod),
+					keyed.Bounds(n, 0))
 				if err != nil {
 					b.Fatal(err)
 				}
 				for _, key := range keys {
-					k.TryAcquire(key)
+					_ = k.TryAcquire(key, 1)
 				}
 				held = k.Len()
 				perKey = float64(keyedHeap()-before) / float64(held)

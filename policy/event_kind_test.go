@@ -19,6 +19,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // A kind of a policy of the user's own, with attributes of its own.
@@ -80,9 +81,9 @@ func TestEventKind_OB7_Unregistered(t *testing.T) {
 func TestEventKind_OB7_BuiltinKinds(t *testing.T) {
 	kinds := map[policy.EventKind]policy.Layer{
 		ratelimit.EventRejected: ratelimit.Layer, ratelimit.EventWaited: ratelimit.Layer,
-		ratelimit.EventBackendFailed: ratelimit.Layer, ratelimit.EventBackendRecovered: ratelimit.Layer,
-		ratelimit.EventBackendKeyFailed: ratelimit.Layer,
-		retry.EventAttempt:              retry.Layer, retry.EventExhausted: retry.Layer, retry.EventAborted: retry.Layer,
+		backend.EventFailed: ratelimit.Layer, backend.EventRecovered: ratelimit.Layer,
+		backend.EventKeyFailed: ratelimit.Layer,
+		retry.EventAttempt:     retry.Layer, retry.EventExhausted: retry.Layer, retry.EventAborted: retry.Layer,
 		circuitbreaker.EventTransition: circuitbreaker.Layer, circuitbreaker.EventRejected: circuitbreaker.Layer,
 		timeout.EventExceeded: timeout.Layer, fallback.EventApplied: fallback.Layer,
 		bulkhead.EventRejected: bulkhead.Layer, bulkhead.EventWaited: bulkhead.Layer,

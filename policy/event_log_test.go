@@ -21,6 +21,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // attrs renders a group value's attributes as key=kind:value, in order, so that two
@@ -72,10 +73,10 @@ func TestEvent_OB4_LogValuePerKind(t *testing.T) {
 				"err=String:boom"}},
 		{policy.Event{Kind: fallback.EventApplied, Instance: "Inventory.Get", Err: boom},
 			[]string{"kind=String:FallbackApplied", "instance=String:Inventory.Get", "at=Duration:0s", "err=String:boom"}},
-		{policy.Event{Kind: ratelimit.EventBackendFailed, Instance: "quota", Attrs: ratelimit.NodeAttrs("10.0.0.5:6379"), Key: "tenant-1", Err: boom},
+		{policy.Event{Kind: backend.EventFailed, Instance: "quota", Attrs: policy.EventAttrs{slog.String("node", "10.0.0.5:6379")}, Key: "tenant-1", Err: boom},
 			[]string{"kind=String:RateLimiterBackendFailed", "instance=String:quota", "at=Duration:0s",
 				"key=String:tenant-1", "node=String:10.0.0.5:6379", "err=String:boom"}},
-		{policy.Event{Kind: ratelimit.EventBackendRecovered, Instance: "quota", Attrs: ratelimit.NodeAttrs("10.0.0.5:6379")},
+		{policy.Event{Kind: backend.EventRecovered, Instance: "quota", Attrs: policy.EventAttrs{slog.String("node", "10.0.0.5:6379")}},
 			[]string{"kind=String:RateLimiterBackendRecovered", "instance=String:quota", "at=Duration:0s",
 				"node=String:10.0.0.5:6379"}},
 		{policy.Event{Kind: hedge.EventHedged, Instance: "Get", Attempt: 2, Wait: 10 * time.Millisecond},

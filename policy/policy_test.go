@@ -18,6 +18,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // SPEC RG-4: a layer's name is its configuration segment.
@@ -86,7 +87,7 @@ func TestEvent_String(t *testing.T) {
 			"AdaptiveLimitChanged a at=1s limit=24 previous_limit=20"},
 		{policy.Event{Kind: hedge.EventHedged, Instance: "h", Attempt: 2, Wait: time.Second},
 			"Hedged h at=0s attempt=2 wait=1s"},
-		{policy.Event{Kind: ratelimit.EventBackendFailed, Instance: "geocoding", At: time.Second, Attrs: ratelimit.NodeAttrs("10.0.0.2:6379"),
+		{policy.Event{Kind: backend.EventFailed, Instance: "geocoding", At: time.Second, Attrs: policy.EventAttrs{slog.String("node", "10.0.0.2:6379")},
 			Err: errors.New("i/o timeout")},
 			"RateLimiterBackendFailed geocoding at=1s node=10.0.0.2:6379 err=i/o timeout"},
 	} {

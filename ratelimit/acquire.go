@@ -8,6 +8,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // TryAcquire takes a permit that is free now and reports whether it did; it never waits,
@@ -22,17 +23,17 @@ func (l *Limiter) TryAcquire() bool {
 	}
 	// The clock read and the schedule's take, inlined: this is the hottest path.
 	var now int64
-	if l.system {
+	if l.base.System {
 		now = int64(sysclock.Now())
 	} else {
-		now = int64(l.clk.Now())
+		now = int64(l.base.Clk.Now())
 	}
 	var wait int64
 	var ok bool
-	if l.slots.none() {
-		_, _, wait, ok = gcraReserve(&l.slots.tat, r.interval, r.tau, now, 0)
+	if l.slots.None() {
+		_, _, wait, ok = rlcore.GCRA(&l.slots.TAT, r.Interval, r.Tau, now, 0)
 	} else {
-		_, _, wait, ok = l.slots.takeFreed(now, r.interval, r.tau, 0)
+		_, _, wait, ok = l.slots.TakeFreed(now, r.Interval, r.Tau, 0)
 	}
 	if !ok {
 		l.reject(context.Background(), now, wait, l.rej.Plain)
@@ -45,14 +46,15 @@ func (l *Limiter) TryAcquire() bool {
 // TryAcquireN takes n permits that are free now, all of them or none, and never waits,
 // whatever MaxWait is. It returns nil when they are the caller's, or:
 //   - the limiter's rejection, matching ErrExceeded, when they are not all free now;
-//   - a *BurstError matching ErrExceedsBurst (and not ErrExceeded), when n is more than
+//   - a refusal matching ErrExceedsBurst (and not ErrExceeded), when n is more than
 //     Permits: such a call can never pass, and takes nothing;
 //   - a *policy.ConfigError with code R4C-ATR-003 when n < 1.
 //
-// n = Permits passes on a full bucket. A refusal publishes an EventRejected event.
-// Its outcome is recorded as TryAcquire's, a *BurstError as a ResultRejected (n < 1 is no
-// decision: nothing is recorded). It never allocates. A disabled limiter lets every n
-// from 1 to Permits pass; a zero Limiter, never built, refuses every call.
+// n = Permits passes on a full bucket. A refusal publishes an EventRejected event. Its
+// outcome is recorded as TryAcquire's, a refusal for more than the burst as a
+// ResultRejected (n < 1 is no decision: nothing is recorded). It never allocates. A
+// disabled limiter lets every n from 1 to Permits pass; a zero Limiter, never built,
+// refuses every call.
 func (l *Limiter) TryAcquireN(n int) error {
 	r := l.cur()
 	if err := r.check(n); err != nil {
@@ -62,8 +64,8 @@ func (l *Limiter) TryAcquireN(n int) error {
 		return r.other.tryAcquire(l, r, n)
 	}
 	now := l.now()
-	inc, tol := r.weight(n)
-	if _, _, wait, ok := l.slots.take(now, inc, tol, 0); !ok {
+	inc, tol := r.Weight(n)
+	if _, _, wait, ok := l.slots.Take(now, inc, tol, 0); !ok {
 		l.reject(context.Background(), now, wait, l.rej.Plain)
 		return l.rej.Plain
 	}
@@ -98,9 +100,9 @@ func (l *Limiter) Acquire(ctx context.Context) error { return l.acquire(ctx, l.c
 
 // AcquireN is Acquire for n permits, taken together: the call waits until all n are free,
 // within MaxWait and ctx, and a call whose ctx ends during the wait gives all n back. A
-// call for more than Permits fails at once with a *BurstError matching ErrExceedsBurst
+// call for more than Permits fails at once with a refusal matching ErrExceedsBurst
 // (and not ErrExceeded), taking nothing; n < 1 with a *policy.ConfigError, code
-// R4C-ATR-003. Events, outcomes and allocations are Acquire's (a *BurstError is recorded
+// R4C-ATR-003. Events, outcomes and allocations are Acquire's (that refusal is recorded
 // as a ResultRejected; n < 1 is not recorded).
 func (l *Limiter) AcquireN(ctx context.Context, n int) error {
 	r := l.cur()
@@ -112,7 +114,7 @@ func (l *Limiter) AcquireN(ctx context.Context, n int) error {
 
 func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 	if !r.direct {
-		if ctx == nil && !r.cfg.Disabled && l.built() { // with a backend: refused before its store is asked
+		if ctx == nil && !r.Cfg.Disabled && l.built() { // with a backend: refused before its store is asked
 			return l.refuseOnArrival(ctx, policy.ErrNilContext)
 		}
 		return r.other.acquire(ctx, l, r, n)
@@ -120,7 +122,7 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 	if err := decorate.ContextErr(ctx); err != nil {
 		return l.refuseOnArrival(ctx, err)
 	}
-	ep := l.epoch.Load()
+	ep := l.base.Epoch.Load()
 	now := l.now()
 	prev, next, wait, err := l.reserveCtx(ctx, r, n, now)
 	if err != nil {
@@ -139,10 +141,10 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 func (l *Limiter) sleep(ctx context.Context, prev, next, now, wait int64, ep uint32) error {
 	l.publishWaited(ctx, now, wait)
 	l.waiting.Add(1)
-	err := l.clk.Sleep(ctx, time.Duration(wait))
+	err := l.base.Clk.Sleep(ctx, time.Duration(wait))
 	l.waiting.Add(-1)
 	if err != nil {
-		Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), ok: true, epoch: ep}.Cancel()
+		l.taken(prev, next, sat.Add(now, wait), 0, ep).Cancel()
 		return l.rejectContext(ctx, l.now(), 0, err)
 	}
 	l.admitted(ctx, wait)
@@ -157,18 +159,18 @@ func (l *Limiter) sleep(ctx context.Context, prev, next, now, wait int64, ep uin
 // MaxWait > 0 and a deadline, it reads the real time left: with a manual clock, the
 // virtual wait is compared with the real time left before the deadline.
 func (l *Limiter) reserveCtx(ctx context.Context, r *rate, n int, now int64) (prev, next, wait int64, err error) {
-	limit, byDeadline := waitLimit(ctx, r.maxWait)
-	inc, tol := r.weight(n)
+	limit, byDeadline := rlcore.WaitLimit(ctx, r.MaxWait)
+	inc, tol := r.Weight(n)
 	var ok bool
-	if l.slots.none() { // take, inlined: Acquire's path
-		prev, next, wait, ok = gcraReserve(&l.slots.tat, inc, tol, now, limit)
+	if l.slots.None() { // take, inlined: Acquire's path
+		prev, next, wait, ok = rlcore.GCRA(&l.slots.TAT, inc, tol, now, limit)
 	} else {
-		prev, next, wait, ok = l.slots.takeFreed(now, inc, tol, limit)
+		prev, next, wait, ok = l.slots.TakeFreed(now, inc, tol, limit)
 	}
 	switch {
 	case ok:
 		return prev, next, wait, nil
-	case afterDeadline(wait, limit, byDeadline, r.maxWait):
+	case rlcore.AfterDeadline(wait, limit, byDeadline, r.MaxWait):
 		return prev, next, wait, l.rejectContext(ctx, now, wait, context.DeadlineExceeded)
 	}
 	l.reject(ctx, now, wait, l.rej.Plain)

@@ -16,25 +16,28 @@ import (
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // scriptedStore answers every Reserve with grant and counts the calls.
 type scriptedStore struct {
 	mu    sync.Mutex
-	grant ratelimit.Grant
+	grant backend.Grant
 	calls int
 }
 
-func (s *scriptedStore) Reserve(ctx context.Context, _ ratelimit.Request) (ratelimit.Grant, error) {
+func (s *scriptedStore) Reserve(ctx context.Context, _ backend.Request) (backend.Grant, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
 	return s.grant, nil
 }
-func (s *scriptedStore) Cancel(context.Context, ratelimit.Token)                 {}
-func (s *scriptedStore) Available(context.Context, ratelimit.Config) (int, bool) { return 0, false }
-func (s *scriptedStore) called() int                                             { s.mu.Lock(); defer s.mu.Unlock(); return s.calls }
-func (s *scriptedStore) Bind(ratelimit.Binding) (ratelimit.Store, error)         { return s, nil }
+func (s *scriptedStore) Cancel(context.Context, backend.Grant)                     {}
+func (s *scriptedStore) Available(context.Context, int, time.Duration) (int, bool) { return 0, false }
+func (s *scriptedStore) called() int                                               { s.mu.Lock(); defer s.mu.Unlock(); return s.calls }
+func (s *scriptedStore) Bind(backend.Binding) (backend.Store, error)               { return s, nil }
+func (*scriptedStore) LocalShare() int                                             { return 1 }
 
 // backedLimiter returns a limiter on st, on a manual clock, whose events go to log.
 func backedLimiter(t *testing.T, st *scriptedStore, log *[]policy.Event) *ratelimit.Limiter {
@@ -50,7 +53,7 @@ func backedLimiter(t *testing.T, st *scriptedStore, log *[]policy.Event) *rateli
 // publishes nothing, and returns the limiter's rejection matching the context's error.
 // (Fault: a nil context panicked on ctx.Err(); a done one published a rejection.)
 func TestBackend_ContextNilOrDoneOnArrival(t *testing.T) {
-	st := &scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Reserved}}
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Admitted}}
 	var log []policy.Event
 	l := backedLimiter(t, st, &log)
 	for _, tc := range []ctxtest.Over{ctxtest.Nil(), ctxtest.Canceled()} {
@@ -67,7 +70,7 @@ func TestBackend_ContextNilOrDoneOnArrival(t *testing.T) {
 // retry-after is 0, never negative. (Fault: a negative wait from a store became a
 // negative delay and a negative event duration.)
 func TestBackend_NegativeWaitFromAStore(t *testing.T) {
-	st := &scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: -time.Second}}
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Admitted, Wait: -time.Second}}
 	var log []policy.Event
 	l := backedLimiter(t, st, &log)
 	r, err := l.Reserve()
@@ -77,7 +80,7 @@ func TestBackend_NegativeWaitFromAStore(t *testing.T) {
 	assert.True(t, l.TryAcquire())
 	assert.Empty(t, log, "no wait to publish")
 
-	st.grant = ratelimit.Grant{Outcome: ratelimit.Refused, Wait: -time.Second}
+	st.grant = backend.Grant{Verdict: backend.Refused, Wait: -time.Second}
 	r, err = l.Reserve()
 	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
 	assert.Zero(t, r.Delay(), "retry-after")
@@ -89,7 +92,7 @@ func TestBackend_NegativeWaitFromAStore(t *testing.T) {
 
 // An outcome the limiter does not know is a refusal, on every path.
 func TestBackend_UnknownOutcomeRefuses(t *testing.T) {
-	st := &scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Outcome(99), Wait: time.Second}}
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Verdict(99), Wait: time.Second}}
 	var log []policy.Event
 	l := backedLimiter(t, st, &log)
 	assert.False(t, l.TryAcquire())
@@ -110,18 +113,19 @@ func TestBackend_BindWithoutStoreFailsTheBuild(t *testing.T) {
 
 type noStore struct{}
 
-func (noStore) Bind(ratelimit.Binding) (ratelimit.Store, error) { return nil, nil }
+func (noStore) Bind(backend.Binding) (backend.Store, error) { return nil, nil }
+func (noStore) LocalShare() int                             { return 1 }
 
 // Events of a limiter with a backend: a rejection's retry-after is RetryAfter, a
 // reservation's wait is Wait, each with the other field zero.
 func TestBackend_EventFields(t *testing.T) {
-	st := &scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Refused, Wait: 3 * time.Second}}
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Refused, Wait: 3 * time.Second}}
 	var log []policy.Event
 	l := backedLimiter(t, st, &log)
 	assert.False(t, l.TryAcquire())
 	_, err := l.Reserve()
 	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
-	st.grant = ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: 2 * time.Second}
+	st.grant = backend.Grant{Verdict: backend.Admitted, Wait: 2 * time.Second}
 	_, err = l.Reserve()
 	require.NoError(t, err)
 	require.Len(t, log, 3)
@@ -144,21 +148,22 @@ type waitStore struct {
 	maxWaits []time.Duration
 }
 
-func (s *waitStore) Reserve(_ context.Context, req ratelimit.Request) (ratelimit.Grant, error) {
+func (s *waitStore) Reserve(_ context.Context, req backend.Request) (backend.Grant, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.maxWaits = append(s.maxWaits, req.MaxWait)
 	switch {
 	case s.local:
-		return ratelimit.Grant{Outcome: ratelimit.Local}, nil
+		return backend.Grant{Verdict: backend.Local}, nil
 	case req.MaxWait >= time.Hour:
-		return ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: time.Hour}, nil
+		return backend.Grant{Verdict: backend.Admitted, Wait: time.Hour}, nil
 	}
-	return ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Hour}, nil
+	return backend.Grant{Verdict: backend.Refused, Wait: time.Hour}, nil
 }
-func (s *waitStore) Cancel(context.Context, ratelimit.Token)                 {}
-func (s *waitStore) Available(context.Context, ratelimit.Config) (int, bool) { return 0, false }
-func (s *waitStore) Bind(ratelimit.Binding) (ratelimit.Store, error)         { return s, nil }
+func (s *waitStore) Cancel(context.Context, backend.Grant)                     {}
+func (s *waitStore) Available(context.Context, int, time.Duration) (int, bool) { return 0, false }
+func (s *waitStore) Bind(backend.Binding) (backend.Store, error)               { return s, nil }
+func (*waitStore) LocalShare() int                                             { return 1 }
 func (s *waitStore) asked() []time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -232,7 +237,7 @@ func btoi(b bool) int {
 // refusal of a call whose deadline was nearer than MaxWait matched DeadlineExceeded, and
 // a gRPC server answered DeadlineExceeded instead of ResourceExhausted.)
 func TestBackend_RL8_RefusalBeforeTheDeadlineIsNotADeadlineError(t *testing.T) {
-	st := &scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Refused, Wait: 100 * time.Millisecond}}
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Refused, Wait: 100 * time.Millisecond}}
 	var log []policy.Event
 	l, err := ratelimit.New(ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(st),
@@ -254,10 +259,10 @@ func TestBackend_RL8_RefusalBeforeTheDeadlineIsNotADeadlineError(t *testing.T) {
 	}
 
 	// The same for a Keyed limiter, whose keys each have a store.
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour),
+	k, err := keyed.New[string](ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(st))
 	require.NoError(t, err)
-	err = k.Acquire(ctx, "alice")
+	err = k.Acquire(ctx, "alice", 1)
 	assert.ErrorIs(t, err, ratelimit.ErrExceeded)
 	assert.NotErrorIs(t, err, context.DeadlineExceeded)
 }

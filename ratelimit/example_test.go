@@ -45,7 +45,7 @@ func ExampleLimiter_Reserve() {
 	// Output:
 	// 200ms <nil>
 	// 400ms <nil>
-	// 600ms ratelimit: rate limit exceeded for "ratelimiter"
+	// 600ms ratelimit: rate limit exceeded
 }
 
 // Acquire waits for its permit on the caller's goroutine; on a manual clock the wait
@@ -53,7 +53,7 @@ func ExampleLimiter_Reserve() {
 func ExampleLimiter_Acquire() {
 	clk := clock.NewManual()
 	l, _ := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second),
-		ratelimit.MaxWait(2*time.Second), ratelimit.WithClock(clk), ratelimit.WithInstanceID("api"))
+		ratelimit.MaxWait(2*time.Second), ratelimit.WithClock(clk), ratelimit.Name("api"))
 	ctx := context.Background()
 	fmt.Println(l.Acquire(ctx), clk.Now())
 	fmt.Println(l.Acquire(ctx), clk.Now())
@@ -93,9 +93,13 @@ func limitedCall(ctx context.Context) error {
 		return err // a *policy.ConfigError carrying its R4C code
 	}
 	if !l.TryAcquire() { // a permit that is free now, or false
-		return l.Rejection() // matches ratelimit.ErrExceeded
+		return nil // skip the call: nothing was taken
 	}
 	if err := l.Acquire(ctx); err != nil { // or wait up to MaxWait for one, honouring ctx
+		if e, ok := errors.AsType[*ratelimit.ExceededError](err); ok { // matches ratelimit.ErrExceeded
+			wait, _ := e.RetryIn() // how long until the limiter's next permit is free
+			return fmt.Errorf("retry in %v: %w", wait, err)
+		}
 		return err
 	}
 	r, err := l.Reserve() // or reserve one without waiting
@@ -132,11 +136,11 @@ func Example_weighted() {
 
 	cfg := l.Config()
 	cfg.Permits = 200 // from the next call; the 40 left do not become 140 at once
-	fmt.Println(l.Reconfigure(cfg), l.AvailablePermits())
+	fmt.Println(l.Reconfigure(cfg), l.Snapshot().AvailablePermits)
 	// README:end weighted
 	// Output:
 	// <nil>
-	// ratelimit: rate limit exceeded for "ratelimiter" - 60 free in 200ms
+	// ratelimit: rate limit exceeded - 60 free in 200ms
 	// true
 	// <nil> 40
 }

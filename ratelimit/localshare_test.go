@@ -12,6 +12,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // sharedLocal is a backend whose stores always answer Local and ask for 1/share of the
@@ -21,11 +23,11 @@ type sharedLocal struct {
 	share int
 }
 
-func (b *sharedLocal) LocalShare() int                                 { return b.share }
-func (b *sharedLocal) Bind(ratelimit.Binding) (ratelimit.Store, error) { return &b.scriptedStore, nil }
+func (b *sharedLocal) LocalShare() int                             { return b.share }
+func (b *sharedLocal) Bind(backend.Binding) (backend.Store, error) { return &b.scriptedStore, nil }
 
 func newSharedLocal(share int) *sharedLocal {
-	return &sharedLocal{scriptedStore: scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Local}}, share: share}
+	return &sharedLocal{scriptedStore: scriptedStore{grant: backend.Grant{Verdict: backend.Local}}, share: share}
 }
 
 // passes counts the calls that TryAcquire lets through now, up to 100.
@@ -45,14 +47,14 @@ func TestRL19_LocalShareIsAThirdOfTheQuota(t *testing.T) {
 		ratelimit.WithClock(clk), ratelimit.WithBackend(newSharedLocal(3)))
 	require.NoError(t, err)
 
-	assert.Equal(t, 3, l.AvailablePermits(), "the local share's burst, floor(10/3)")
+	assert.Equal(t, 3, l.Snapshot().AvailablePermits, "the local share's burst, floor(10/3)")
 	assert.Equal(t, 3, passes(l))
 	clk.Advance(299 * time.Millisecond) // 3·T = 300ms
 	assert.Zero(t, passes(l))
 	clk.Advance(time.Millisecond)
 	assert.Equal(t, 1, passes(l), "one permit per 3·T")
 	clk.Advance(10 * time.Second)
-	assert.Equal(t, 3, l.AvailablePermits(), "never more than the local burst")
+	assert.Equal(t, 3, l.Snapshot().AvailablePermits, "never more than the local burst")
 
 	// Over 2s, one permit every 300ms: 3 + 6 (at 300, 600, … 1800ms) from a full burst.
 	clk.Advance(10 * time.Second)
@@ -88,7 +90,7 @@ func TestRL19_WeightedCallAboveTheLocalBurst(t *testing.T) {
 		ratelimit.MaxWait(time.Second), ratelimit.WithClock(clk), ratelimit.WithBackend(newSharedLocal(3)))
 	require.NoError(t, err)
 	require.NoError(t, l.TryAcquireN(5), "5 > the local burst of 3, on a full bucket")
-	assert.Zero(t, l.AvailablePermits())
+	assert.Zero(t, l.Snapshot().AvailablePermits)
 	r, err := l.Reserve()
 	require.NoError(t, err)
 	assert.Equal(t, 900*time.Millisecond, r.Delay(), "5·300ms owed, less the burst's 2·300ms of tolerance")
@@ -98,14 +100,14 @@ func TestRL19_WeightedCallAboveTheLocalBurst(t *testing.T) {
 	require.True(t, l.TryAcquire())
 	err = l.TryAcquireN(5)
 	require.ErrorIs(t, err, ratelimit.ErrExceeded, "the bucket is not full")
-	next, ok := err.(*ratelimit.ExceededError).NextPermit()
+	next, ok := err.(*ratelimit.ExceededError).RetryIn()
 	require.True(t, ok)
 	assert.Equal(t, 300*time.Millisecond, next, "when it is full again")
 	r, err = l.ReserveN(5)
 	require.NoError(t, err)
 	assert.Equal(t, 300*time.Millisecond, r.Delay())
 	r.Cancel()
-	assert.Equal(t, 2, l.AvailablePermits(), "the canceled reservation gave its permits back")
+	assert.Equal(t, 2, l.Snapshot().AvailablePermits, "the canceled reservation gave its permits back")
 	clk.Advance(300 * time.Millisecond)
 	require.NoError(t, l.TryAcquireN(5), "at the retry-after")
 }
@@ -126,10 +128,10 @@ func TestRL19_NoOverflowAboveTheLocalBurst(t *testing.T) {
 	assert.False(t, l.TryAcquire())
 }
 
-// SPEC RL-19: a share of 1, or no LocalSharer, takes the whole quota.
+// SPEC RL-19: a share of 1 (or below) takes the whole quota.
 func TestRL19_NoShareTakesTheWholeQuota(t *testing.T) {
-	for _, b := range []ratelimit.Backend{newSharedLocal(1), newSharedLocal(0),
-		&scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Local}}} {
+	for _, b := range []backend.Backend{newSharedLocal(1), newSharedLocal(0),
+		&scriptedStore{grant: backend.Grant{Verdict: backend.Local}}} {
 		l, err := ratelimit.New(ratelimit.Name("whole"), ratelimit.Permits(10), ratelimit.Period(time.Second),
 			ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b))
 		require.NoError(t, err)
@@ -141,23 +143,22 @@ func TestRL19_NoShareTakesTheWholeQuota(t *testing.T) {
 // reports it.
 func TestRL19_KeyedLocalShare(t *testing.T) {
 	clk := clock.NewManual()
-	k, err := ratelimit.NewKeyed[string](ratelimit.Name("keyed"), ratelimit.Permits(10), ratelimit.Period(time.Second),
+	k, err := keyed.New[string](ratelimit.Name("keyed"), ratelimit.Permits(10), ratelimit.Period(time.Second),
 		ratelimit.WithClock(clk), ratelimit.WithBackend(newSharedLocal(3)))
 	require.NoError(t, err)
 	for _, key := range []string{"a", "b"} {
-		assert.Equal(t, 3, k.AvailablePermits(key), key)
-		d := k.Decide(key)
+		d := k.Decide(context.Background(), key)
 		assert.True(t, d.Admitted)
 		assert.Equal(t, 3, d.Limit, "the local share's burst")
 		assert.Equal(t, 2, d.Remaining)
-		assert.True(t, k.TryAcquire(key))
-		assert.True(t, k.TryAcquire(key))
-		assert.False(t, k.TryAcquire(key), key)
-		assert.Equal(t, 300*time.Millisecond, k.Decide(key).RetryAfter)
+		assert.True(t, k.TryAcquire(key, 1) == nil)
+		assert.True(t, k.TryAcquire(key, 1) == nil)
+		assert.False(t, k.TryAcquire(key, 1) == nil, key)
+		assert.Equal(t, 300*time.Millisecond, k.Decide(context.Background(), key).RetryAfter)
 	}
 	clk.Advance(300 * time.Millisecond)
-	assert.True(t, k.TryAcquire("a"))
-	assert.NoError(t, k.Acquire(context.Background(), "b"))
+	assert.True(t, k.TryAcquire("a", 1) == nil)
+	assert.NoError(t, k.Acquire(context.Background(), "b", 1))
 }
 
 // SPEC RL-19, RC-4: a limiter reconfigured while its store answers Local keeps its spent
@@ -172,7 +173,7 @@ func TestRL19_ReconfigureOnTheLocalShare(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 30/share, passes(l), "share %d", share)
 		require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: 30, Period: 10 * time.Second}))
-		assert.Zero(t, l.AvailablePermits(), "share %d: no spent permit came back", share)
+		assert.Zero(t, l.Snapshot().AvailablePermits, "share %d: no spent permit came back", share)
 		assert.Zero(t, passes(l), "share %d", share)
 	}
 
@@ -180,7 +181,7 @@ func TestRL19_ReconfigureOnTheLocalShare(t *testing.T) {
 	l, err := ratelimit.New(ratelimit.Name("follows"), ratelimit.Permits(10), ratelimit.Period(time.Second),
 		ratelimit.WithClock(clk), ratelimit.WithBackend(newSharedLocal(2)))
 	require.NoError(t, err)
-	require.Equal(t, 5, l.AvailablePermits())
+	require.Equal(t, 5, l.Snapshot().AvailablePermits)
 	require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: 20, Period: time.Second}))
 	clk.Advance(time.Hour)
 	assert.Equal(t, 10, passes(l), "the new local burst, 20/2")
@@ -196,20 +197,20 @@ type flappingStore struct {
 	share int
 }
 
-func (f *flappingStore) LocalShare() int                                 { return f.share }
-func (f *flappingStore) Bind(ratelimit.Binding) (ratelimit.Store, error) { return f, nil }
-func (f *flappingStore) Reserve(context.Context, ratelimit.Request) (ratelimit.Grant, error) {
+func (f *flappingStore) LocalShare() int                             { return f.share }
+func (f *flappingStore) Bind(backend.Binding) (backend.Store, error) { return f, nil }
+func (f *flappingStore) Reserve(context.Context, backend.Request) (backend.Grant, error) {
 	if f.local.Load() {
-		return ratelimit.Grant{Outcome: ratelimit.Local}, nil
+		return backend.Grant{Verdict: backend.Local}, nil
 	}
-	return ratelimit.Grant{Outcome: ratelimit.Reserved}, nil
+	return backend.Grant{Verdict: backend.Admitted}, nil
 }
-func (f *flappingStore) Cancel(context.Context, ratelimit.Token) {}
-func (f *flappingStore) Available(_ context.Context, c ratelimit.Config) (int, bool) {
+func (f *flappingStore) Cancel(context.Context, backend.Grant) {}
+func (f *flappingStore) Available(_ context.Context, permits int, _ time.Duration) (int, bool) {
 	if f.local.Load() {
 		return 0, false
 	}
-	return c.Permits, true
+	return permits, true
 }
 
 // SPEC RL-19, RC-4 on the local share, as a property: after any change of Permits and Period, the
@@ -233,9 +234,9 @@ func TestRL19_LocalShareRebaseProperty(t *testing.T) {
 			l.TryAcquire()
 		}
 		clk.Advance(time.Duration(rng.IntN(int(d1))))
-		before := l.AvailablePermits()
+		before := l.Snapshot().AvailablePermits
 		require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: p2, Period: d2}))
-		after := l.AvailablePermits()
+		after := l.Snapshot().AvailablePermits
 		burst2 := max(p2/share, 1)
 		if !assert.LessOrEqual(t, after, min(before, burst2),
 			"case %d: share %d, %d/%v -> %d/%v, spent %d", i, share, p1, d1, p2, d2, spend) {

@@ -18,6 +18,8 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // The outcome recording of rate limiters (OB-1): each admission decision is recorded
@@ -29,7 +31,7 @@ func observedLimiter(t *testing.T, opts ...ratelimit.Option) (*ratelimit.Limiter
 	t.Helper()
 	clk := clock.NewManual()
 	obs := &kindtest.Observer{}
-	opts = append([]ratelimit.Option{ratelimit.WithClock(clk), ratelimit.WithInstanceID("rl"),
+	opts = append([]ratelimit.Option{ratelimit.WithClock(clk), ratelimit.Name("rl"),
 		ratelimit.Observe(obs)}, opts...)
 	l, err := ratelimit.New(opts...)
 	require.NoError(t, err)
@@ -39,13 +41,13 @@ func observedLimiter(t *testing.T, opts ...ratelimit.Option) (*ratelimit.Limiter
 }
 
 // observedKeyed is observedLimiter for a Keyed limiter.
-func observedKeyed(t *testing.T, opts ...ratelimit.Option) (*ratelimit.Keyed[string], *clock.Manual, *kindtest.Observed) {
+func observedKeyed(t *testing.T, opts ...ratelimit.Option) (*keyed.Limiter[string], *clock.Manual, *kindtest.Observed) {
 	t.Helper()
 	clk := clock.NewManual()
 	obs := &kindtest.Observer{}
-	opts = append([]ratelimit.Option{ratelimit.WithClock(clk), ratelimit.WithInstanceID("rl"),
-		ratelimit.Observe(obs)}, opts...)
-	k, err := ratelimit.NewKeyed[string](opts...)
+	opts = append([]ratelimit.Option{ratelimit.WithClock(clk), ratelimit.Name("rl"),
+		keyed.Observe(obs)}, opts...)
+	k, err := keyed.New[string](opts...)
 	require.NoError(t, err)
 	require.Equal(t, []kindtest.ObservedKey{{Layer: ratelimit.Layer, ID: "rl"}}, obs.Order)
 	return k, clk, obs.Of(ratelimit.Layer, "rl")
@@ -148,7 +150,7 @@ func TestOB1_LimiterRecordsRefusalsForTheContext(t *testing.T) {
 				require.NotNil(t, c, "a nil context is recorded as context.Background()")
 			}
 			assert.Empty(t, rec.Events())
-			assert.Equal(t, 1, l.AvailablePermits(), "nothing taken")
+			assert.Equal(t, 1, l.Snapshot().AvailablePermits, "nothing taken")
 		})
 	}
 
@@ -239,22 +241,22 @@ func TestOB1_LimiterDirectCallsRecord(t *testing.T) {
 // contexts; Decide records with context.Background(), DecideContext with its ctx.
 func TestOB1_KeyedRecordsTheKey(t *testing.T) {
 	k, clk, rec := observedKeyed(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
-		ratelimit.MaxWait(time.Second), ratelimit.MaxKeyBytes(8))
+		ratelimit.MaxWait(time.Second), keyed.Bounds(0, 8))
 	ctx := kindtest.MarkedContext()
 
-	require.NoError(t, k.Acquire(ctx, "a"))
-	require.NoError(t, k.Acquire(ctx, "a")) // waits 1s
+	require.NoError(t, k.Acquire(ctx, "a", 1))
+	require.NoError(t, k.Acquire(ctx, "a", 1)) // waits 1s
 	assert.Equal(t, time.Second, clk.Now())
-	require.True(t, k.Decide("b").Admitted)
-	require.False(t, k.DecideContext(ctx, "b").Admitted)
-	require.False(t, k.TryAcquire("b"))
-	_, err := k.Reserve("c")
+	require.True(t, k.Decide(context.Background(), "b").Admitted)
+	require.False(t, k.Decide(ctx, "b").Admitted)
+	require.False(t, k.TryAcquire("b", 1) == nil)
+	_, err := k.Reserve("c", 1)
 	require.NoError(t, err)
 	long := strings.Repeat("x", 9)
-	require.NoError(t, k.Acquire(ctx, long))
-	require.ErrorIs(t, k.AcquireN(ctx, "d", 2), ratelimit.ErrExceedsBurst)
+	require.NoError(t, k.Acquire(ctx, long, 1))
+	require.ErrorIs(t, k.Acquire(ctx, "d", 2), ratelimit.ErrExceedsBurst)
 	over := ctxtest.Canceled()
-	require.ErrorIs(t, k.Acquire(over.Ctx, "e"), context.Canceled)
+	require.ErrorIs(t, k.Acquire(over.Ctx, "e", 1), context.Canceled)
 
 	got := rec.Outcomes()
 	require.Len(t, got, 9)
@@ -290,7 +292,7 @@ func TestOB1_UnrecordedInstancesRecordNothing(t *testing.T) {
 		_, err := ratelimit.DecorateFunc(l, okCall)(kindtest.MarkedContext(), 1)
 		require.NoError(t, err)
 		require.True(t, l.TryAcquire())
-		require.True(t, k.Decide("a").Admitted)
+		require.True(t, k.Decide(context.Background(), "a").Admitted)
 	}
 	assert.Empty(t, rec.Outcomes())
 	assert.Empty(t, rec.Events())
@@ -311,11 +313,11 @@ func TestOB1_UnrecordedInstancesRecordNothing(t *testing.T) {
 // ones are; the events the store publishes reach the recorder with context.Background(),
 // and a key's failed binding with the context of the call that bound it.
 func TestOB1_BackendDecisionsAndEventsAreRecorded(t *testing.T) {
-	st := &relayStore{grant: ratelimit.Grant{Outcome: ratelimit.Unlimited}}
+	st := &relayStore{grant: backend.Grant{Verdict: backend.Admitted}}
 	l, _, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(st))
 	ctx := kindtest.MarkedContext()
 	require.NoError(t, l.Acquire(ctx))
-	st.set(ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Second})
+	st.set(backend.Grant{Verdict: backend.Refused, Wait: time.Second})
 	require.ErrorIs(t, l.Acquire(ctx), ratelimit.ErrExceeded)
 	require.False(t, l.TryAcquire())
 	_, err := ratelimit.DecorateAsyncFunc(l, okAsync)(ctx, 1).Await(context.Background())
@@ -323,16 +325,16 @@ func TestOB1_BackendDecisionsAndEventsAreRecorded(t *testing.T) {
 	kindtest.RequireOutcomes(t, rec, admitted0, rejected, rejected, rejected)
 	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, kindtest.Markers(rec.Contexts()))
 
-	st.binding().Listener(policy.Event{Kind: ratelimit.EventBackendFailed, Instance: "rl"})
+	st.binding().Listener(policy.Event{Kind: backend.EventFailed, Instance: "rl"})
 	evs := rec.Events()
-	require.Equal(t, ratelimit.EventBackendFailed, evs[len(evs)-1].Kind)
+	require.Equal(t, backend.EventFailed, evs[len(evs)-1].Kind)
 	assert.Nil(t, kindtest.MarkOf(rec.EventContexts()[len(evs)-1]), "no call caused it")
 
 	k, _, krec := observedKeyed(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.WithBackend(failingBackend{}))
-	require.NoError(t, k.Acquire(ctx, "a"), "a key whose binding failed keeps its state in-process")
+	require.NoError(t, k.Acquire(ctx, "a", 1), "a key whose binding failed keeps its state in-process")
 	kevs := krec.Events()
-	require.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, kinds(kevs))
+	require.Equal(t, []policy.EventKind{backend.EventFailed}, kinds(kevs))
 	assert.Equal(t, "a", kevs[0].Key)
 	assert.Equal(t, []any{"marker"}, kindtest.Markers(krec.EventContexts()))
 	kindtest.RequireOutcomes(t, krec, observe.Outcome{Result: observe.ResultAdmitted, Key: "a"})
@@ -348,9 +350,9 @@ func TestOB1_RecordingAllocatesNothing(t *testing.T) {
 		ratelimit.MaxWait(time.Minute))...)
 	require.NoError(t, err)
 	rejecting.TryAcquire()
-	keyed, err := ratelimit.NewKeyed[string](append(opts, ratelimit.Permits(1), ratelimit.Period(time.Hour))...)
+	keyed, err := keyed.New[string](keyed.Observe(kindtest.NopObserver{}), ratelimit.Permits(1), ratelimit.Period(time.Hour))
 	require.NoError(t, err)
-	keyed.TryAcquire("k")
+	_ = keyed.TryAcquire("k", 1)
 	admit := ratelimit.DecorateFunc(admitting, okCall)
 	reject := ratelimit.DecorateFunc(rejecting, okCall)
 	for name, f := range map[string]func(){
@@ -360,8 +362,8 @@ func TestOB1_RecordingAllocatesNothing(t *testing.T) {
 		"TryAcquire rejected": func() { rejecting.TryAcquire() },
 		"Reserve admitted":    func() { _, _ = admitting.Reserve() },
 		"Reserve rejected":    func() { _, _ = rejecting.Reserve() },
-		"Keyed rejected":      func() { _ = keyed.Acquire(ctx, "k") },
-		"Keyed Decide":        func() { _ = keyed.DecideContext(ctx, "k") },
+		"Keyed rejected":      func() { _ = keyed.Acquire(ctx, "k", 1) },
+		"Keyed Decide":        func() { _ = keyed.Decide(ctx, "k") },
 	} {
 		assert.Zero(t, testing.AllocsPerRun(1000, f), name)
 	}
@@ -393,14 +395,14 @@ func BenchmarkOB1_DecoratedRejectedRecorded(b *testing.B) {
 }
 
 func BenchmarkOB1_KeyedDecideRecorded(b *testing.B) {
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second),
-		ratelimit.Observe(kindtest.NopObserver{}))
+	k, err := keyed.New[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second),
+		keyed.Observe(kindtest.NopObserver{}))
 	require.NoError(b, err)
 	ctx := context.Background()
-	k.DecideContext(ctx, "client")
+	k.Decide(ctx, "client")
 	b.ReportAllocs()
 	for b.Loop() {
-		k.DecideContext(ctx, "client")
+		k.Decide(ctx, "client")
 	}
 }
 
@@ -408,28 +410,29 @@ func BenchmarkOB1_KeyedDecideRecorded(b *testing.B) {
 // with.
 type relayStore struct {
 	mu    sync.Mutex
-	grant ratelimit.Grant
-	bound ratelimit.Binding
+	grant backend.Grant
+	bound backend.Binding
 }
 
-func (s *relayStore) Bind(b ratelimit.Binding) (ratelimit.Store, error) {
+func (s *relayStore) Bind(b backend.Binding) (backend.Store, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bound = b
 	return s, nil
 }
+func (*relayStore) LocalShare() int { return 1 }
 
-func (s *relayStore) Reserve(context.Context, ratelimit.Request) (ratelimit.Grant, error) {
+func (s *relayStore) Reserve(context.Context, backend.Request) (backend.Grant, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.grant, nil
 }
-func (s *relayStore) Cancel(context.Context, ratelimit.Token)                 {}
-func (s *relayStore) Available(context.Context, ratelimit.Config) (int, bool) { return 0, false }
+func (s *relayStore) Cancel(context.Context, backend.Grant)                     {}
+func (s *relayStore) Available(context.Context, int, time.Duration) (int, bool) { return 0, false }
 
-func (s *relayStore) set(g ratelimit.Grant) { s.mu.Lock(); s.grant = g; s.mu.Unlock() }
+func (s *relayStore) set(g backend.Grant) { s.mu.Lock(); s.grant = g; s.mu.Unlock() }
 
-func (s *relayStore) binding() ratelimit.Binding {
+func (s *relayStore) binding() backend.Binding {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.bound
@@ -438,9 +441,10 @@ func (s *relayStore) binding() ratelimit.Binding {
 // failingBackend refuses to bind any limiter.
 type failingBackend struct{}
 
-func (failingBackend) Bind(ratelimit.Binding) (ratelimit.Store, error) {
+func (failingBackend) Bind(backend.Binding) (backend.Store, error) {
 	return nil, errors.New("no store")
 }
+func (failingBackend) LocalShare() int { return 1 }
 
 func kinds(evs []policy.Event) []policy.EventKind {
 	var out []policy.EventKind

@@ -11,11 +11,13 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 func TestDescriptor(t *testing.T) {
 	kindtest.RequireDescriptor(t, descriptor, Layer, "rateLimiter", []string{"permits", "period", "maxWait", "enabled"},
-		settings{Config: DefaultConfig()})
+		settings{})
 }
 
 func TestConfigSet(t *testing.T) {
@@ -25,9 +27,9 @@ func TestConfigSet(t *testing.T) {
 	require.NoError(t, table.Set(&s, "period", "1s"))
 	require.NoError(t, table.Set(&s, "maxWait", "250ms"))
 	require.NoError(t, table.Set(&s, "enabled", "FALSE"))
-	assert.Equal(t, Config{Permits: 10, Period: time.Second, MaxWait: 250 * time.Millisecond, Disabled: true}, s.Config)
+	assert.Equal(t, rlcore.Config{Permits: 10, Period: time.Second, MaxWait: 250 * time.Millisecond, Disabled: true}, s.Config)
 	require.NoError(t, table.Set(&s, "enabled", "true"))
-	assert.False(t, s.Disabled)
+	assert.False(t, s.Config.Disabled)
 
 	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
 		{Attr: "permits", Value: "ten", Code: r4c.BadNumber},
@@ -37,19 +39,19 @@ func TestConfigSet(t *testing.T) {
 		{Attr: "maxKeys", Value: "10", Code: r4c.UnknownKey},
 	})
 
-	// Ranges are checked by Validate.
+	// Ranges are checked by the descriptor's Validate, as by the build.
 	require.NoError(t, table.Set(&s, "permits", "0"))
-	assert.Equal(t, r4c.BadPermits, r4c.CodeOf(s.Config.Validate()))
+	assert.Equal(t, r4c.BadPermits, r4c.CodeOf(descriptor.Validate(&s)))
 	_, err := build(s)
 	assert.Equal(t, r4c.BadPermits, r4c.CodeOf(err))
 }
 
-// Options in code and configuration keys land on the same Config; WithBackend and MaxKeys
-// are settings outside it.
+// Options in code and configuration keys land on the same Config; WithBackend and a keyed
+// limiter's bounds are settings outside it.
 func TestOptionsAndKeysAgree(t *testing.T) {
 	s := defaults()
 	kind.Apply(&s, []Option{Permits(3), Period(time.Second), MaxWait(time.Millisecond), Enabled(false),
-		MaxKeys(7), nil})
+		func(s *settings) { s.MaxKeys = 7 }, nil})
 	k := defaults()
 	table := descriptor.Table()
 	require.NoError(t, table.Set(&k, "permits", "3"))
@@ -57,19 +59,20 @@ func TestOptionsAndKeysAgree(t *testing.T) {
 	require.NoError(t, table.Set(&k, "maxWait", "1ms"))
 	require.NoError(t, table.Set(&k, "enabled", "false"))
 	assert.True(t, reflect.DeepEqual(s.Config, k.Config))
-	assert.Equal(t, 7, s.maxKeys)
-	assert.Nil(t, s.backend)
+	assert.Equal(t, 7, s.MaxKeys)
+	assert.Nil(t, s.Backend)
 
 	b := nopBackend{}
 	kind.Apply(&s, []Option{WithBackend(b)})
-	assert.Equal(t, Backend(b), s.backend)
+	assert.Equal(t, backend.Backend(b), s.Backend)
 	assert.True(t, reflect.DeepEqual(s.Config, k.Config), "the backend is not part of Config")
 }
 
-// nopBackend is a Backend that is only compared, never bound.
+// nopBackend is a backend that is only compared, never bound.
 type nopBackend struct{}
 
-func (nopBackend) Bind(Binding) (Store, error) { return nil, nil }
+func (nopBackend) Bind(backend.Binding) (backend.Store, error) { return nil, nil }
+func (nopBackend) LocalShare() int                             { return 1 }
 
 // An explicit 0 is a wrong value, not a missing one: the error says what is wrong with
 // it, quoting the value as the configuration wrote it; only a value never set is "not
@@ -110,13 +113,9 @@ func TestZeroIsAWrongValueNotAnUnsetOne(t *testing.T) {
 			"R4C-ATR-002: rateLimiter.period: period is not set: set ratelimit.Period or rateLimiter.period (positive)"},
 		{"no permits", []Option{Period(time.Second)},
 			"R4C-ATR-003: rateLimiter.permits: permits is not set: set ratelimit.Permits or rateLimiter.permits (at least 1)"},
-		{"WithConfig, whose 0 is a field never set", []Option{Period(0), WithConfig(Config{Permits: 1})},
-			"R4C-ATR-002: rateLimiter.period: period is not set: set ratelimit.Period or rateLimiter.period (positive)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := New(c.opts...)
-			assert.EqualError(t, err, c.want)
-			_, err = NewKeyed[string](c.opts...)
 			assert.EqualError(t, err, c.want)
 		})
 	}

@@ -5,157 +5,127 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/delay"
+	"github.com/resilience4go/resilience4go/internal/permitgate"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
-// NewPolicy returns l as a policy of layer Layer, for calls returning T. Its
-// sync decoration uses Acquire; its async decoration schedules the call for its permit on
-// the clock, with no goroutine waiting. Decorating costs nothing per call beyond the
-// limiter's own.
-func NewPolicy[T any](l *Limiter) policy.Policy[T] {
-	return decorate.Of(Layer, l, DecorateFunc[struct{}, T], DecorateAsyncFunc[struct{}, T])
-}
-
-// DecorateFunc returns next guarded by l: each call takes a permit with Acquire (waiting
-// within MaxWait, honouring ctx) and then calls next; a rejection returns the zero T and
-// l's rejection (matching ErrExceeded, and ctx's error when ctx ended the wait, or
-// policy.ErrNilContext for a nil ctx), and next is not called. Events and outcomes are
-// Acquire's: each call's outcome is recorded once, with ctx, before next is called or the
-// rejection returned. Admitted and rejected calls allocate nothing, with a recorder or
-// without.
-func DecorateFunc[A, T any](l *Limiter, next decorate.Func[A, T]) decorate.Func[A, T] {
-	return func(ctx context.Context, a A) (T, error) {
-		if err := l.Acquire(ctx); err != nil {
-			var zero T
-			return zero, err
-		}
-		return next(ctx, a)
-	}
-}
-
-// DecorateAsyncFunc returns next guarded by l for calls that return a future:
-//   - a permit free now starts next at once;
-//   - a permit within MaxWait is reserved, and next is scheduled to start at its turn with
-//     a clock timer: no goroutine waits;
-//   - no permit within MaxWait, a nil ctx, a ctx already done, or a ctx whose deadline
-//     comes before the permit (nothing is reserved then) is a failed future with l's
-//     rejection, which also matches policy.ErrNilContext or ctx's error;
-//   - cancelling the returned future, or ctx ending, before the call starts stops the
-//     timer, next never runs, and the permit is given back as Reservation.Cancel gives
-//     it (the calls behind it keep their turns); the future then fails with async.ErrCanceled (Cancel) or a rejection matching ctx's error.
-//     Once started, cancelling the future cancels next's future;
-//   - a nil future from next is a future failed with async.ErrNilFuture.
+// NewPolicy returns l as a policy of layer Layer, for calls returning T, as a registry
+// composes it:
+//   - Decorate guards a call with Acquire: it waits within MaxWait for its permit,
+//     honouring ctx, and a rejection returns the zero T and l's rejection (matching
+//     ErrExceeded, and ctx's error when ctx ended the wait, or policy.ErrNilContext for a
+//     nil ctx), without calling the function;
+//   - DecorateAsync starts a call whose permit is free now at once; a call whose permit
+//     comes within MaxWait is reserved and scheduled to start at its turn with a clock
+//     timer, no goroutine waiting; a refusal (no permit within MaxWait, a nil or done ctx,
+//     or a deadline before the permit, which reserves nothing) is a failed future with l's
+//     rejection. Cancelling the future, or ctx ending, before the call starts stops the
+//     timer, the function never runs, and the permit is given back as Reservation.Cancel
+//     gives it; the future then fails with async.ErrCanceled (Cancel) or a rejection
+//     matching ctx's error. Once started, cancelling the future cancels the function's. A
+//     nil future from the function is a future failed with async.ErrNilFuture.
 //
-// Events are Acquire's, with ctx: a call refused on arrival for its ctx publishes nothing.
-// Each call's outcome is recorded once, with ctx: ResultRejected when it is refused (at
-// once, or when ctx ends before its turn), ResultAdmitted when next starts (Wait = the
-// wait it reserved, 0 when it starts at once). A call whose future is canceled before its
-// turn was neither let through nor refused: nothing is recorded for it. A disabled
-// limiter records nothing.
-func DecorateAsyncFunc[A, T any](l *Limiter, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
-	return func(ctx context.Context, a A) *async.Future[T] {
-		r := l.cur()
-		if r.cfg.Disabled || !l.built() {
-			if err := l.offErr(); err != nil {
-				return async.Failed[T](err)
-			}
-			if err := decorate.ContextErr(ctx); err != nil {
-				return async.Failed[T](err)
-			}
-			return started(next(ctx, a))
+// Events are Acquire's, with the call's ctx: a call refused on arrival for its ctx
+// publishes nothing. Each call's outcome is recorded once, with ctx: ResultRejected when
+// it is refused (at once, or when ctx ends before its turn), ResultAdmitted when the
+// function is called or started (Wait = the wait it reserved); a call whose future is
+// canceled before its turn records nothing, and a disabled limiter records nothing.
+// Decorating costs nothing per call beyond the limiter's own: admitted and rejected calls
+// allocate nothing, with a recorder or without.
+func NewPolicy[T any](l *Limiter) policy.Policy[T] {
+	return decorate.Of(Layer, any(l), permitgate.DecorateFunc[struct{}, T], permitgate.DecorateAsyncFunc[struct{}, T])
+}
+
+// gate is a Limiter as the decorators see it (permitgate.Gate).
+type gate Limiter
+
+func init() { permitgate.Of = func(inst any) permitgate.Gate { return (*gate)(inst.(*Limiter)) } }
+
+func (g *gate) Acquire(ctx context.Context) error { return (*Limiter)(g).Acquire(ctx) }
+
+func (g *gate) Clock() clock.Clock { return g.base.Clk }
+
+// Admit decides a call that returns a future (see permitgate.Gate).
+func (g *gate) Admit(ctx context.Context) (permitgate.Ticket, error) {
+	l := (*Limiter)(g)
+	r := l.cur()
+	if r.Cfg.Disabled || !l.built() {
+		if err := l.offErr(); err != nil {
+			return nil, err
 		}
-		if err := decorate.ContextErr(ctx); err != nil {
-			return async.Failed[T](l.refuseOnArrival(ctx, err))
-		}
-		if !r.direct {
-			res, err := l.reserve(ctx, r, 1)
-			if err != nil {
-				return async.Failed[T](err)
-			}
-			if res.Delay() == 0 {
-				l.admitted(ctx, 0)
-				return started(next(ctx, a))
-			}
-			return schedule(l, res, ctx, a, next)
-		}
-		now := l.now()
-		if r.maxWait == 0 {
-			// reserveCtx with MaxWait 0: the permit is free now or the call is refused,
-			// and ctx's deadline does not matter.
-			_, _, wait, ok := l.slots.take(now, r.interval, r.tau, 0)
-			if !ok {
-				l.reject(ctx, now, wait, l.rej.Plain)
-				return async.Failed[T](l.rej.Plain)
-			}
-			if l.events.Rec != nil {
-				l.admitted(ctx, 0)
-			}
-			if f := next(ctx, a); f != nil {
-				return f
-			}
-			return async.Failed[T](async.ErrNilFuture)
-		}
-		ep := l.epoch.Load() // before the take: a conversion after it makes the epochs differ
-		prev, nextTAT, wait, err := l.reserveCtx(ctx, r, 1, now)
+		return nil, decorate.ContextErr(ctx)
+	}
+	if err := decorate.ContextErr(ctx); err != nil {
+		return nil, l.refuseOnArrival(ctx, err)
+	}
+	if !r.direct {
+		res, err := l.reserve(ctx, r, 1)
 		if err != nil {
-			return async.Failed[T](err)
+			return nil, err
 		}
-		if wait == 0 {
+		if res.Delay == 0 {
 			l.admitted(ctx, 0)
-			return started(next(ctx, a))
+			return nil, nil
 		}
-		l.publishWaited(ctx, now, wait)
-		res := Reservation{l: l, prev: prev, next: nextTAT, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true, epoch: ep}
-		return schedule(l, res, ctx, a, next)
+		l.waiting.Add(1) // until Started or Stopped
+		return &ticket{l: l, r: res}, nil
 	}
-}
-
-// A scheduled call waits for its permit on a clock timer.
-type scheduled[A, T any] struct {
-	d    delay.Delayed[T]
-	l    *Limiter
-	r    Reservation
-	ctx  context.Context
-	a    A
-	next decorate.AsyncFunc[A, T]
-}
-
-func schedule[A, T any](l *Limiter, r Reservation, ctx context.Context, a A, next decorate.AsyncFunc[A, T]) *async.Future[T] {
-	s := &scheduled[A, T]{l: l, r: r, ctx: ctx, a: a, next: next}
-	l.waiting.Add(1) // until Start or Stop
-	fut := s.d.Init(l.clk, ctx, s, nil)
-	s.d.StartAfter(r.Delay())
-	return fut
-}
-
-// Start starts the call at its permit's time, and records its admission.
-func (s *scheduled[A, T]) Start() *async.Future[T] {
-	s.l.waiting.Add(-1)
-	s.l.admitted(s.ctx, int64(s.r.Delay()))
-	return started(s.next(s.ctx, s.a))
-}
-
-// started returns f, the future of a call that has started, or a future failed with
-// async.ErrNilFuture when f is nil.
-func started[T any](f *async.Future[T]) *async.Future[T] {
-	if f == nil {
-		return async.Failed[T](async.ErrNilFuture)
+	now := l.now()
+	if r.MaxWait == 0 {
+		// reserveCtx with MaxWait 0: the permit is free now or the call is refused, and
+		// ctx's deadline does not matter.
+		_, _, wait, ok := l.slots.Take(now, r.Interval, r.Tau, 0)
+		if !ok {
+			l.reject(ctx, now, wait, l.rej.Plain)
+			return nil, l.rej.Plain
+		}
+		if l.events.Rec != nil {
+			l.admitted(ctx, 0)
+		}
+		return nil, nil
 	}
-	return f
+	ep := l.base.Epoch.Load() // before the take: a conversion after it makes the epochs differ
+	prev, next, wait, err := l.reserveCtx(ctx, r, 1, now)
+	if err != nil {
+		return nil, err
+	}
+	if wait == 0 {
+		l.admitted(ctx, 0)
+		return nil, nil
+	}
+	l.publishWaited(ctx, now, wait)
+	l.waiting.Add(1) // until Started or Stopped
+	return &ticket{l: l, r: l.taken(prev, next, sat.Add(now, wait), time.Duration(wait), ep)}, nil
 }
 
-// Stop gives the permit back for a call that will not start (canceled, or its context
+// ticket is the permit of a call that returns a future and waits for it: r, reserved on
+// l, counted in l's Waiting until the call starts or stops.
+type ticket struct {
+	l *Limiter
+	r rlcore.Reservation
+}
+
+// Delay is how long after its Admit the permit comes.
+func (t *ticket) Delay() time.Duration { return t.r.Delay }
+
+// Started records the admission of the call whose permit has come.
+func (t *ticket) Started(ctx context.Context) {
+	t.l.waiting.Add(-1)
+	t.l.admitted(ctx, int64(t.r.Delay))
+}
+
+// Stopped gives the permit back for a call that will not start (canceled, or its context
 // ended first), as Reservation.Cancel gives it. A call whose context ended is rejected,
 // and recorded so; a canceled one records nothing.
-func (s *scheduled[A, T]) Stop(cause error) (T, error) {
-	s.l.waiting.Add(-1)
-	s.r.Cancel()
-	var zero T
+func (t *ticket) Stopped(ctx context.Context, cause error) error {
+	t.l.waiting.Add(-1)
+	t.r.Cancel()
 	if cause == async.ErrCanceled {
-		return zero, cause
+		return cause
 	}
-	return zero, s.l.rejectContext(s.ctx, s.l.now(), 0, cause)
+	return t.l.rejectContext(ctx, t.l.now(), 0, cause)
 }

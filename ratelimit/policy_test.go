@@ -111,7 +111,7 @@ func TestAS3_CancelAfterStart(t *testing.T) {
 	f := call(context.Background())
 	assert.False(t, f.Cancel(), "started at once")
 	assert.True(t, innerCanceled.Load(), "cancel reaches the running call")
-	assert.Equal(t, 0, l.AvailablePermits(), "a started call keeps its permit")
+	assert.Equal(t, 0, l.Snapshot().AvailablePermits, "a started call keeps its permit")
 }
 
 // SPEC AS-1: a rejection is a failed future.
@@ -249,7 +249,7 @@ func TestNilContextIsRefusedWithoutPanic(t *testing.T) {
 		assert.ErrorIs(t, err, policy.ErrNilContext)
 	}
 	assert.Zero(t, calls, "the function never ran")
-	assert.Equal(t, 1, l.AvailablePermits(), "no permit was taken")
+	assert.Equal(t, 1, l.Snapshot().AvailablePermits, "no permit was taken")
 	assert.Empty(t, events, "a call refused on arrival publishes nothing")
 	assert.Zero(t, clk.PendingTasks())
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = l.Acquire(nilCtx) }), "the rejection is made once")

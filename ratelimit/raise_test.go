@@ -46,14 +46,14 @@ func TestRC7_RaisedQuotaGivesItsNextPermitWithinOneNewInterval(t *testing.T) {
 func TestKeyed_RC7_RaisedQuotaConvertsEveryKey(t *testing.T) {
 	clk := clock.NewManual()
 	k := newKeyed[string](t, clk, ratelimit.Permits(1), ratelimit.Period(time.Hour))
-	require.True(t, k.TryAcquire("spent"))
-	require.True(t, k.TryAcquire("idle"))
+	require.True(t, k.TryAcquire("spent", 1) == nil)
+	require.True(t, k.TryAcquire("idle", 1) == nil)
 	clk.AdvanceTo(time.Hour + time.Second)
-	require.True(t, k.TryAcquire("spent"))
+	require.True(t, k.TryAcquire("spent", 1) == nil)
 	clk.Advance(time.Second)
 	require.NoError(t, k.Reconfigure(tenPerSecond))
 
-	r, err := k.Reserve("spent")
+	r, err := k.Reserve("spent", 1)
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
 	assert.Positive(t, r.Delay())
 	assert.LessOrEqual(t, r.Delay(), 100*time.Millisecond)
@@ -85,9 +85,9 @@ func TestRC7_ReservationsGrantedBeforeKeepTheirTurn(t *testing.T) {
 	assert.Greater(t, r.Delay(), 100*time.Millisecond)
 	assert.LessOrEqual(t, r.Delay(), 200*time.Millisecond, "one new T for each permit owed")
 	r.Cancel() // the last one, granted after the change: its slot comes back
-	before := l.AvailablePermits()
+	before := l.Snapshot().AvailablePermits
 	held.Cancel()
-	assert.Equal(t, before, l.AvailablePermits(), "a slot of the old schedule is not given back")
+	assert.Equal(t, before, l.Snapshot().AvailablePermits, "a slot of the old schedule is not given back")
 	r2, err := l.Reserve()
 	require.NoError(t, err)
 	assert.Equal(t, r.Delay(), r2.Delay())
@@ -99,7 +99,7 @@ func TestRC7_ReservationsGrantedBeforeKeepTheirTurn(t *testing.T) {
 // later. With more free than the new Permits, the new Permits are free at once.
 func TestRC7_LoweredQuotaOwesAtItsOwnRate(t *testing.T) {
 	clk := clock.NewManual()
-	l := newLimiter(t, clk, ratelimit.WithConfig(tenPerSecond))
+	l := newLimiter(t, clk, configOf(tenPerSecond)...)
 	require.NoError(t, l.TryAcquireN(10))
 	clk.AdvanceTo(50 * time.Millisecond)
 	require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: 1, Period: time.Hour}))
@@ -107,7 +107,7 @@ func TestRC7_LoweredQuotaOwesAtItsOwnRate(t *testing.T) {
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
 	assert.Equal(t, 30*time.Minute, r.Delay())
 
-	m := newLimiter(t, clk, ratelimit.WithConfig(tenPerSecond))
+	m := newLimiter(t, clk, configOf(tenPerSecond)...)
 	require.NoError(t, m.TryAcquireN(5))
 	require.NoError(t, m.Reconfigure(ratelimit.Config{Permits: 2, Period: time.Hour}))
 	assert.Equal(t, 2, admitted(m, 10), "5 were free: the new Permits, 2")

@@ -1,40 +1,25 @@
 package ratelimit
 
 import (
-	"strconv"
-	"sync/atomic"
-	"time"
-
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/r4c"
-	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
-// rate is a limiter's configuration in force, with what its calls derive from it. It is
-// immutable: Reconfigure replaces it whole, so that a call, which loads it once, never
-// sees half of one configuration and half of another.
+// rate is a limiter's configuration in force, with what its calls derive from it
+// (rlcore.Rate), and how it takes permits. It is immutable: Reconfigure replaces it whole,
+// so that a call, which loads it once, never sees half of one configuration and half of
+// another.
 type rate struct {
-	cfg      Config
-	interval int64 // T, the emission interval in ns (RL-2)
-	tau      int64 // (Permits-1)·T: how far the TAT may run ahead of now with a permit free now
-	maxWait  int64
-	direct   bool                 // enabled and in-process: the methods run GCRA on the schedule themselves
-	other    mode                 // how a limiter that is not direct takes permits; nil when direct
-	burst    *BurstError          // the refusal of a call for more than Permits permits
-	shared   atomic.Pointer[rate] // localShare's rate, made at its first use
+	rlcore.Rate
+	direct bool // enabled and in-process: the methods run GCRA on the schedule themselves
+	other  mode // how a limiter that is not direct takes permits; nil when direct
 }
 
 // newRate derives the rate of c, valid, for l.
-func (l *Limiter) newRate(c Config) *rate {
-	t := int64(c.EmissionInterval())
-	r := &rate{
-		cfg:      c,
-		interval: t,
-		tau:      sat.Mul(int64(c.Permits-1), t),
-		maxWait:  int64(c.MaxWait),
-		burst:    newBurstError(l.events.ID, c.Permits),
-	}
+func (l *Limiter) newRate(c rlcore.Config) *rate {
+	r := new(rate)
+	r.Init(c, newBurstError(l.events.ID, c.Permits))
 	switch {
 	case c.Disabled:
 		r.other = disabled{}
@@ -46,104 +31,14 @@ func (l *Limiter) newRate(c Config) *rate {
 	return r
 }
 
-// localShare returns the rate at which a limiter with a backend decides in-process when
-// its store answers Local: r itself for share ≤ 1, else 1/share of r (see LocalSharer):
-// one permit every share·T, with a burst of Permits/share, at least 1.
-func (r *rate) localShare(share int) *rate {
-	if share <= 1 {
-		return r
-	}
-	if p := r.shared.Load(); p != nil {
-		return p
-	}
-	b := max(r.cfg.Permits/share, 1)
-	t := sat.Mul(int64(share), r.interval)
-	c := r.cfg
-	c.Permits, c.Period = b, time.Duration(sat.Mul(int64(b), t))
-	p := &rate{cfg: c, interval: t, tau: sat.Mul(int64(b-1), t), maxWait: r.maxWait, direct: r.direct,
-		other: r.other, burst: r.burst}
-	r.shared.CompareAndSwap(nil, p)
-	return r.shared.Load()
-}
-
-// weight returns, for a call for n permits (1..Permits), the stretch of the schedule it
-// takes, inc = n·T, and its tolerance, tol = (Permits-n)·T: the call waits
-// max(TAT, now) - now - tol.
-func (r *rate) weight(n int) (inc, tol int64) {
-	if n == 1 {
-		return r.interval, r.tau
-	}
-	if n > r.cfg.Permits {
-		// A local share's call for more than its burst: it passes on a full bucket, and the
-		// bucket owes the rest (tolerance 0: never negative, so no wait can overflow).
-		return sat.Mul(int64(n), r.interval), 0
-	}
-	return sat.Mul(int64(n), r.interval), sat.Mul(int64(r.cfg.Permits-n), r.interval)
-}
-
 // check returns the error of a call for n permits that can never be granted: n < 1, or
-// more than Permits.
+// more than Permits (a zero Limiter's calls are refused by its mode).
 func (r *rate) check(n int) error {
-	switch {
-	case n < 1:
-		return errBadCount
-	case n > r.cfg.Permits && r.other != (unbuilt{}):
-		return r.burst
+	if r.other == (unbuilt{}) && n >= 1 {
+		return nil
 	}
-	return nil
+	return r.Check(n)
 }
-
-// ErrExceedsBurst is the errors.Is target of the refusal of a call for more permits than
-// the limiter's Permits (its burst): such a call can never be granted, however long it
-// waits. It does not match ErrExceeded, and it carries no retry-after. It is itself a
-// *BurstError (with no instance id and no Permits), so that the bare sentinel is a
-// policy.Rejection as every refusal is.
-var ErrExceedsBurst error = &BurstError{msg: "ratelimit: more permits than the burst"}
-
-// BurstError is a limiter's refusal of a call for more permits than its Permits. It
-// matches ErrExceedsBurst. Each limiter makes it once for each configuration, so
-// returning it allocates nothing. Nothing is reserved.
-type BurstError struct {
-	instance string
-	permits  int
-	msg      string
-}
-
-func newBurstError(instance string, permits int) *BurstError {
-	return &BurstError{instance: instance, permits: permits,
-		msg: "ratelimit: a call for more than the " + strconv.Itoa(permits) + " permits of " + quote(instance) +
-			" (its burst) can never be granted"}
-}
-
-// Error returns `ratelimit: a call for more than the <Permits> permits of "<instance>"
-// (its burst) can never be granted`.
-func (e *BurstError) Error() string { return e.msg }
-
-// InstanceID returns the id of the limiter that refused the call.
-func (e *BurstError) InstanceID() string { return e.instance }
-
-// Permits returns the limiter's Permits when it refused the call: the most one call can
-// take.
-func (e *BurstError) Permits() int { return e.permits }
-
-// Is reports whether target is ErrExceedsBurst.
-func (e *BurstError) Is(target error) bool { return target == ErrExceedsBurst }
-
-// RejectedBy returns the layer that refused the call: ratelimit.Layer.
-func (e *BurstError) RejectedBy() policy.Layer { return Layer }
-
-// Refusal returns policy.RefusalOverloaded: the call asks for more than the limiter's
-// quota.
-func (e *BurstError) Refusal() policy.Refusal { return policy.RefusalOverloaded }
-
-// RetryIn returns false: no wait lets the call through.
-func (e *BurstError) RetryIn() (time.Duration, bool) { return 0, false }
-
-var _ policy.Rejection = (*BurstError)(nil)
-
-// errBadCount is the error of a call for fewer than 1 permit.
-var errBadCount = r4c.Errorf(r4c.BadPermits, "n", "",
-	"a call must take at least 1 permit")
 
 // Reconfigure changes the limiter's Permits, Period, MaxWait and Disabled to c's, from
 // the next call; c is validated as New validates a configuration, and an invalid c
@@ -184,7 +79,7 @@ var errBadCount = r4c.Errorf(r4c.BadPermits, "n", "",
 //
 // A change publishes a ConfigChanged event naming the changed settings ("enabled",
 // "maxWait", "period", "permits"); a c equal to the configuration in force changes and
-// publishes nothing. A limiter with a Backend keeps it. Its in-process schedule, used
+// publishes nothing. A limiter with a backend keeps it. Its in-process schedule, used
 // while the store answers Local, is converted as above; the store is given the new
 // configuration with each call, and converts its own state at the first call that brings
 // the new rate, as above (the Redis store does, in the same round trip; see its package
@@ -193,43 +88,26 @@ var errBadCount = r4c.Errorf(r4c.BadPermits, "n", "",
 // concurrent use with every other method; concurrent calls to Reconfigure take effect one
 // after the other.
 func (l *Limiter) Reconfigure(c Config) error {
-	return l.reconfigure(c, l.share, false, func(yield func(*slots)) { yield(&l.slots) })
-}
-
-// reconfigure is Reconfigure; each yields the schedules to convert to the new rate, at
-// share and with idleStays (see convertAll): l's own, or every key's cell of a Keyed
-// limiter.
-func (l *Limiter) reconfigure(c Config, share int, idleStays bool, each func(func(*slots))) error {
 	if !l.built() {
 		return r4c.Errorf(r4c.BadSpec, "rateLimiter", "",
 			"a zero Limiter, never built with New, has no configuration to change")
 	}
+	nc := rlcore.Config(c)
 	// Every field of c is given: a 0 is a wrong value, not one never set.
-	if err := c.validate(given{permits: true, period: true}); err != nil {
+	if err := rlcore.Validate(nc, rlcore.All); err != nil {
 		return err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	old := l.rate.Load()
-	if old.cfg == c {
+	if old.Cfg == nc {
 		return nil
 	}
-	nr := l.newRate(c)
-	l.convertAll(old, nr, share, idleStays, each)
+	nr := l.newRate(nc)
+	l.base.ConvertAll(&old.Rate, &nr.Rate, l.share, false, func(yield func(*rlcore.Schedule)) { yield(&l.slots) })
 	l.rate.Store(nr)
 	if l.events.Observed() {
-		l.events.Publish(policy.Event{Kind: policy.ConfigChanged, At: l.clk.Now(), Changed: changed(old.cfg, c)})
+		l.events.Publish(policy.Event{Kind: policy.ConfigChanged, At: l.base.Clk.Now(), Changed: rlcore.Changed(old.Cfg, nc)})
 	}
 	return nil
-}
-
-// changed names, sorted, the settings that differ between a and b, by their
-// configuration attribute names.
-func changed(a, b Config) []string {
-	var c kind.Changes
-	c.Add(a.Disabled != b.Disabled, "enabled")
-	c.Add(a.MaxWait != b.MaxWait, "maxWait")
-	c.Add(a.Period != b.Period, "period")
-	c.Add(a.Permits != b.Permits, "permits")
-	return c.Sorted()
 }

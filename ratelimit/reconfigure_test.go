@@ -1,6 +1,7 @@
 package ratelimit_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -39,7 +41,7 @@ func TestRC1_RaisedQuotaAppliesFromTheNextCall(t *testing.T) {
 	assert.Equal(t, 100*time.Millisecond, held.Delay())
 
 	clk.AdvanceTo(500 * time.Millisecond)
-	assert.Equal(t, 4, l.AvailablePermits())
+	assert.Equal(t, 4, l.Snapshot().AvailablePermits)
 	cfg := l.Config()
 	cfg.Permits = 20
 	require.NoError(t, l.Reconfigure(cfg))
@@ -49,7 +51,7 @@ func TestRC1_RaisedQuotaAppliesFromTheNextCall(t *testing.T) {
 	assert.Equal(t, 500*time.Millisecond, log[0].At)
 	assert.Equal(t, "test", log[0].Instance)
 
-	assert.Equal(t, 4, l.AvailablePermits(), "no more than were free before the change")
+	assert.Equal(t, 4, l.Snapshot().AvailablePermits, "no more than were free before the change")
 	require.NoError(t, l.TryAcquireN(4))
 	for i := 1; i <= 3; i++ {
 		r, err := l.Reserve()
@@ -69,9 +71,9 @@ func TestRC4_LongerPeriodFreesNothingMore(t *testing.T) {
 	l := newLimiter(t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Minute))
 	require.NoError(t, l.TryAcquireN(10))
 	clk.AdvanceTo(500 * time.Millisecond)
-	require.Equal(t, 5, l.AvailablePermits())
+	require.Equal(t, 5, l.Snapshot().AvailablePermits)
 	require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: 10, Period: 10 * time.Second, MaxWait: time.Minute}))
-	assert.Equal(t, 5, l.AvailablePermits())
+	assert.Equal(t, 5, l.Snapshot().AvailablePermits)
 	require.NoError(t, l.TryAcquireN(5))
 	r, err := l.Reserve()
 	require.NoError(t, err)
@@ -147,7 +149,7 @@ func TestRC4_RandomChangesHoldTheBound(t *testing.T) {
 				MaxWait: time.Duration(rng.IntN(300)) * time.Millisecond}
 		}
 		cfg := random()
-		l := newLimiter(t, clk, ratelimit.WithConfig(cfg))
+		l := newLimiter(t, clk, configOf(cfg)...)
 		var gs []granted
 		changes := []change{{cfg: cfg}}
 		grant := func(at time.Duration, n int, r ratelimit.Reservation) {
@@ -158,7 +160,7 @@ func TestRC4_RandomChangesHoldTheBound(t *testing.T) {
 			case 0:
 				clk.Advance(time.Duration(rng.IntN(80)) * time.Millisecond)
 			case 1:
-				before, c := l.AvailablePermits(), random()
+				before, c := l.Snapshot().AvailablePermits, random()
 				waiting := 0
 				for _, g := range gs {
 					if !g.canceled && g.at > clk.Now() {
@@ -167,7 +169,7 @@ func TestRC4_RandomChangesHoldTheBound(t *testing.T) {
 				}
 				require.NoError(t, l.Reconfigure(c))
 				changes = append(changes, change{at: clk.Now(), cfg: c, waiting: waiting})
-				require.LessOrEqual(t, l.AvailablePermits(), min(before, c.Permits),
+				require.LessOrEqual(t, l.Snapshot().AvailablePermits, min(before, c.Permits),
 					"seed %d: a change frees no more at once than were free", seed)
 			case 2, 3:
 				n := 1 + rng.IntN(l.Config().Permits)
@@ -182,7 +184,7 @@ func TestRC4_RandomChangesHoldTheBound(t *testing.T) {
 			case 6:
 				if len(gs) > 0 {
 					g := &gs[rng.IntN(len(gs))]
-					if g.r.OK() && !g.canceled && g.at >= clk.Now() {
+					if g.r != (ratelimit.Reservation{}) && !g.canceled && g.at >= clk.Now() {
 						g.r.Cancel()
 						g.canceled = true
 					}
@@ -234,10 +236,10 @@ func checkChanges(t *testing.T, gs []granted, changes []change, what string) {
 			bound, start := float64(changes[k].cfg.Permits), from
 			c := changes[k]
 			for m := k + 1; m < len(changes) && changes[m].at <= to; m++ {
-				bound += float64(changes[m].at-start)/float64(c.cfg.EmissionInterval()) + float64(changes[m].waiting)
+				bound += float64(changes[m].at-start)/float64(gcra.Interval(c.cfg.Permits, c.cfg.Period)) + float64(changes[m].waiting)
 				c, start = changes[m], changes[m].at
 			}
-			bound += float64(to-start) / float64(c.cfg.EmissionInterval())
+			bound += float64(to-start) / float64(gcra.Interval(c.cfg.Permits, c.cfg.Period))
 			if float64(count) > math.Floor(bound+1e-9) {
 				t.Fatalf("%s: permits %d..%d free in [%v, %v]: %d > %v", what, i, j, from, to, count, bound)
 			}
@@ -267,7 +269,7 @@ func TestRC1_ChangesRaceWithCalls(t *testing.T) {
 				} else {
 					assert.NotErrorIs(t, err, ratelimit.ErrExceedsBurst)
 				}
-				_ = l.AvailablePermits()
+				_ = l.Snapshot().AvailablePermits
 			}
 		})
 	}
@@ -289,7 +291,7 @@ func TestKeyed_RC1_ReconfigureEveryKey(t *testing.T) {
 				changed = e.Changed
 			}
 		}))
-	require.True(t, k.TryAcquire("a"))
+	require.True(t, k.TryAcquire("a", 1) == nil)
 	require.NoError(t, k.Reconfigure(ratelimit.Config{Permits: 2, Period: time.Second}))
 	assert.Equal(t, []string{"permits"}, changed)
 	assert.Equal(t, 2, k.Config().Permits)
@@ -313,9 +315,9 @@ func TestRC4_FreedSlotsCountInWhatWasFree(t *testing.T) {
 	b, _ := l.Reserve()
 	_, _ = l.Reserve()
 	b.Cancel()
-	require.Equal(t, 1, l.AvailablePermits())
+	require.Equal(t, 1, l.Snapshot().AvailablePermits)
 	require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: 100, Period: 200 * time.Millisecond, MaxWait: time.Second}))
-	assert.Equal(t, 1, l.AvailablePermits())
+	assert.Equal(t, 1, l.Snapshot().AvailablePermits)
 	assert.Equal(t, 1, admitted(l, 200))
 }
 
@@ -328,7 +330,7 @@ func TestRC1_MaxWaitChangeMovesNothing(t *testing.T) {
 	clk.AdvanceTo(time.Hour - 1)
 	require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: 1, Period: time.Hour, MaxWait: time.Second}))
 	e, _ := errors.AsType[*ratelimit.ExceededError](l.Rejection())
-	wait, _ := e.NextPermit()
+	wait, _ := e.RetryIn()
 	assert.Equal(t, time.Duration(1), wait)
 	clk.Advance(1)
 	assert.True(t, l.TryAcquire())
@@ -359,8 +361,8 @@ func TestRC1_SnapshotIsNeverTorn(t *testing.T) {
 	for range 20_000 {
 		s := l.Snapshot()
 		require.LessOrEqual(t, s.AvailablePermits, s.Permits)
-		ks := k.SnapshotKey("a")
-		require.LessOrEqual(t, ks.AvailablePermits, ks.Permits)
+		d := k.Decide(context.Background(), "a")
+		require.LessOrEqual(t, d.Remaining, d.Limit)
 	}
 	close(stop)
 	wg.Wait()

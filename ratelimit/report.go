@@ -6,13 +6,14 @@ import (
 
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // refuseCount publishes and records the refusal of the call with ctx for a number of
 // permits that can never be granted (err is rate.check's), and returns err. n < 1 is not
 // a decision: it is neither published nor recorded.
 func (l *Limiter) refuseCount(ctx context.Context, err error) error {
-	if err != errBadCount {
+	if err != rlcore.ErrBadCount {
 		l.reject(ctx, l.eventTime(), 0, err)
 	}
 	return err
@@ -57,7 +58,7 @@ func (l *Limiter) reject(ctx context.Context, now, retryAfter int64, err error) 
 
 // rejectObserved is reject with a listener or a recorder.
 func (l *Limiter) rejectObserved(ctx context.Context, now, retryAfter int64, err error) {
-	ctx = orBackground(ctx)
+	ctx = rlcore.OrBackground(ctx)
 	if l.events.Wants(ctx, EventRejected) {
 		l.events.PublishCtx(ctx, policy.Event{Kind: EventRejected,
 			At: time.Duration(now), RetryAfter: time.Duration(max(retryAfter, 0)), Err: err})
@@ -77,15 +78,6 @@ func (l *Limiter) admitted(ctx context.Context, wait int64) {
 // context.Background()).
 func (l *Limiter) rejected(ctx context.Context, err error) {
 	if l.events.Rec != nil {
-		l.events.Rec.Record(orBackground(ctx), observe.Outcome{Result: observe.ResultRejected, Err: err})
+		l.events.Rec.Record(rlcore.OrBackground(ctx), observe.Outcome{Result: observe.ResultRejected, Err: err})
 	}
-}
-
-// orBackground returns ctx, or context.Background() for a nil ctx: what a recorder is
-// given for a call that came without a context.
-func orBackground(ctx context.Context) context.Context {
-	if ctx == nil {
-		return context.Background()
-	}
-	return ctx
 }

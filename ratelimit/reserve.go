@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 // Reserve takes the next permit if it comes within MaxWait, without waiting for it, and
@@ -22,10 +23,10 @@ func (l *Limiter) Reserve() (Reservation, error) { return l.reserveOne(l.cur(), 
 // ReserveN is Reserve for n permits, taken together: its Delay is how long until all n
 // are free, and Cancel gives all n back. A refused ReserveN's Delay is how long until n
 // permits are free. A call for more than Permits fails at once with a refused Reservation
-// (Delay 0) and a *BurstError matching ErrExceedsBurst (and not ErrExceeded), taking
+// (Delay 0) and a refusal matching ErrExceedsBurst (and not ErrExceeded), taking
 // nothing; n < 1 with a *policy.ConfigError, code R4C-ATR-003. Events, outcomes and
-// allocations are Reserve's (a *BurstError is recorded as a ResultRejected; n < 1 is not
-// recorded).
+// allocations are Reserve's (a refusal for more than the burst is recorded as a
+// ResultRejected; n < 1 is not recorded).
 func (l *Limiter) ReserveN(n int) (Reservation, error) {
 	r := l.cur()
 	if err := r.check(n); err != nil {
@@ -37,29 +38,29 @@ func (l *Limiter) ReserveN(n int) (Reservation, error) {
 // reserveOne is Reserve and ReserveN: reserve, and the admission recorded.
 func (l *Limiter) reserveOne(r *rate, n int) (Reservation, error) {
 	res, err := l.reserve(context.Background(), r, n)
-	if l.events.Rec != nil && err == nil && !r.cfg.Disabled {
-		l.admitted(context.Background(), int64(res.delay))
+	if l.events.Rec != nil && err == nil && !r.Cfg.Disabled {
+		l.admitted(context.Background(), int64(res.Delay))
 	}
-	return res, err
+	return Reservation{res}, err
 }
 
 // reserve takes n permits within MaxWait for the call with ctx, without waiting for
 // them. Its events go out with ctx, and a refusal is recorded; a permit reserved is not:
 // the caller records it.
-func (l *Limiter) reserve(ctx context.Context, r *rate, n int) (Reservation, error) {
+func (l *Limiter) reserve(ctx context.Context, r *rate, n int) (rlcore.Reservation, error) {
 	if !r.direct {
 		return r.other.reserve(ctx, l, r, n)
 	}
-	ep := l.epoch.Load()
+	ep := l.base.Epoch.Load()
 	now := l.now()
-	inc, tol := r.weight(n)
-	prev, next, wait, ok := l.slots.take(now, inc, tol, r.maxWait)
+	inc, tol := r.Weight(n)
+	prev, next, wait, ok := l.slots.Take(now, inc, tol, r.MaxWait)
 	if !ok {
 		l.reject(ctx, now, wait, l.rej.Plain)
-		return Reservation{delay: time.Duration(wait)}, l.rej.Plain
+		return rlcore.Reservation{Delay: time.Duration(wait)}, l.rej.Plain
 	}
 	if wait > 0 {
 		l.publishWaited(ctx, now, wait)
 	}
-	return Reservation{l: l, prev: prev, next: next, at: sat.Add(now, wait), delay: time.Duration(wait), ok: true, epoch: ep}, nil
+	return l.taken(prev, next, sat.Add(now, wait), time.Duration(wait), ep), nil
 }

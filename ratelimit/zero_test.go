@@ -27,7 +27,7 @@ func TestZeroLimiterRefusesEveryCall(t *testing.T) {
 	assert.ErrorIs(t, rej, ratelimit.ErrExceeded)
 	var ee *ratelimit.ExceededError
 	assert.True(t, errors.As(rej, &ee))
-	assert.Zero(t, l.AvailablePermits())
+	assert.Zero(t, l.Snapshot().AvailablePermits)
 
 	calls := 0
 	_, err := ratelimit.DecorateFunc(&l, func(context.Context, struct{}) (int, error) {

@@ -3,7 +3,11 @@ package resilience
 import (
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
+
+// limiterBackend is the type of a registry's default rate limiter backend.
+type limiterBackend = backend.Backend
 
 // WithRateLimiterBackend keeps the state of every rate limiter the registry builds in b,
 // e.g. Redis (package ratelimit/redis), so that the registries of every instance of a
@@ -14,7 +18,7 @@ import (
 //
 // Functions that share a limiter name share one limiter, built by the first of them with
 // its backend; the backend is not part of the configuration compared when they share it.
-func WithRateLimiterBackend(b ratelimit.Backend) RegistryOption {
+func WithRateLimiterBackend(b backend.Backend) RegistryOption {
 	return func(o *registryOptions) {
 		if o.presets == nil {
 			o.presets = map[policy.Layer]any{}

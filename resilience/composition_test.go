@@ -40,13 +40,13 @@ func TestCO2_OpenBreakerSpendsNoPermit(t *testing.T) {
 
 	_, err = call(ctx)
 	require.NoError(t, err)
-	require.Equal(t, 9, rl.AvailablePermits())
+	require.Equal(t, 9, rl.Snapshot().AvailablePermits)
 	_ = cb.TransitionTo(circuitbreaker.ForcedOpen)
 	for range 5 {
 		_, err = call(ctx)
 		require.ErrorIs(t, err, circuitbreaker.ErrOpen)
 	}
-	assert.Equal(t, 9, rl.AvailablePermits(), "no permit spent")
+	assert.Equal(t, 9, rl.Snapshot().AvailablePermits, "no permit spent")
 	assert.Equal(t, 1, calls, "the function was not called")
 }
 

@@ -77,7 +77,7 @@ func taken(t *testing.T, reg *resilience.Registry, id string) string {
 	t.Helper()
 	s := ""
 	if rl, err := reg.RateLimiter(id); err == nil {
-		s += fmt.Sprintf("permits=%d ", rl.AvailablePermits())
+		s += fmt.Sprintf("permits=%d ", rl.Snapshot().AvailablePermits)
 	}
 	if cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, id); err == nil {
 		snap := cb.Snapshot()

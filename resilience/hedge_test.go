@@ -99,7 +99,7 @@ func TestHG7_LosingAttemptGivesItsPermitBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "answer 1", v)
 	clk.Advance(800 * time.Millisecond)
-	assert.Equal(t, 1, rl.AvailablePermits(), "the hedge's permit came back")
+	assert.Equal(t, 1, rl.Snapshot().AvailablePermits, "the hedge's permit came back")
 	assert.Len(t, ctxs, 1, "the canceled hedge never ran")
 	assert.Zero(t, clk.PendingTasks())
 }

@@ -3,6 +3,7 @@ package resilience
 import (
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/permitgate"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
@@ -30,7 +31,7 @@ func layerTable[A, T any]() []layerRow[A, T] {
 		row(retry.Layer, retry.Decorate[decorate.Func[A, T], A, T], retry.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T]),
 		row(circuitbreaker.Layer, circuitbreaker.Decorate[decorate.Func[A, T], A, T], circuitbreaker.Decorate[decorate.AsyncFunc[A, T], A, T]),
-		row(ratelimit.Layer, ratelimit.DecorateFunc[A, T], ratelimit.DecorateAsyncFunc[A, T]),
+		row(ratelimit.Layer, permitgate.DecorateFunc[A, T], permitgate.DecorateAsyncFunc[A, T]),
 		row(timeout.Layer, timeout.Decorate[decorate.Func[A, T], A, T], timeout.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(bulkhead.Layer, bulkhead.Decorate[decorate.Func[A, T], A, T], bulkhead.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(adaptivelimit.Layer, adaptivelimit.Decorate[decorate.Func[A, T], A, T], adaptivelimit.Decorate[decorate.AsyncFunc[A, T], A, T]),

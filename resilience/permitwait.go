@@ -45,8 +45,8 @@ func bindPermits(parts []part, always bool) {
 	src := kind.PermitSource{Always: always}
 	if j := slices.IndexFunc(parts, func(p part) bool { return !p.user && kind.CompositionOf(p.layer).GivesPermits }); j >= 0 {
 		src.Limiter, _ = kind.IDOf(parts[j].layer, parts[j].inst)
-		if l, ok := parts[j].inst.(interface{ Rejection() error }); ok {
-			src.Rejection = l.Rejection() // this limiter, not another of the same id
+		if rej := kind.CompositionOf(parts[j].layer).Rejection; rej != nil {
+			src.Rejection = rej(parts[j].inst) // this limiter, not another of the same id
 		}
 	}
 	if bound, ok := kind.CompositionOf(parts[i].layer).BindPermits(waiter, src); ok {

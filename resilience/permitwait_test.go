@@ -52,7 +52,7 @@ func (f *permitFixture) spend(t *testing.T, id string) {
 	l, err := resilience.Lookup[*ratelimit.Limiter](f.reg, ratelimit.Layer, id)
 	require.NoError(t, err)
 	require.True(t, l.TryAcquire())
-	require.Zero(t, l.AvailablePermits())
+	require.Zero(t, l.Snapshot().AvailablePermits)
 }
 
 // at returns the clock times of the events of kind k.
@@ -125,7 +125,7 @@ func TestWaitForPermit_SecondAttemptRunsWhenThePermitIsDue(t *testing.T) {
 }
 
 // The rejection a retry gives up on is the limiter's *ratelimit.ExceededError, found with
-// errors.As through the composition, and its NextPermit reads the limiter live; reading
+// errors.As through the composition, and its RetryIn reads the limiter live; reading
 // it allocates nothing.
 func TestWaitForPermit_RejectionThroughTheComposition(t *testing.T) {
 	f := newPermitFixture(t)
@@ -140,7 +140,7 @@ func TestWaitForPermit_RejectionThroughTheComposition(t *testing.T) {
 	e, ok := errors.AsType[*ratelimit.ExceededError](err)
 	require.True(t, ok)
 	assert.Equal(t, "api", e.InstanceID())
-	next, ok := e.NextPermit()
+	next, ok := e.RetryIn()
 	require.True(t, ok)
 	assert.Equal(t, 800*time.Millisecond, next, "at 200ms, the permit is due at 1s")
 	th, ok := errors.AsType[throttle.Error](err)
@@ -150,10 +150,10 @@ func TestWaitForPermit_RejectionThroughTheComposition(t *testing.T) {
 	require.ErrorAs(t, err, &as)
 	assert.Zero(t, testing.AllocsPerRun(1000, func() {
 		e, _ := errors.AsType[*ratelimit.ExceededError](err)
-		next, _ = e.NextPermit()
+		next, _ = e.RetryIn()
 	}))
 	f.clk.Advance(300 * time.Millisecond)
-	next, _ = e.NextPermit()
+	next, _ = e.RetryIn()
 	assert.Equal(t, 500*time.Millisecond, next, "read live")
 }
 
@@ -195,7 +195,7 @@ func TestWaitForPermit_OnlyTheCompositionsLimiter(t *testing.T) {
 	for _, withLimiter := range []bool{true, false} {
 		t.Run(fmt.Sprintf("limiter=%v", withLimiter), func(t *testing.T) {
 			f := newPermitFixture(t)
-			db, err := ratelimit.New(ratelimit.WithInstanceID("db"), ratelimit.Permits(1), ratelimit.Period(time.Hour),
+			db, err := ratelimit.New(ratelimit.Name("db"), ratelimit.Permits(1), ratelimit.Period(time.Hour),
 				ratelimit.WithClock(f.clk))
 			require.NoError(t, err)
 			require.True(t, db.TryAcquire())
@@ -302,7 +302,7 @@ func TestWaitForPermit_CompositionAllocations(t *testing.T) {
 // waits its own delay, not that limiter's hour.
 func TestWaitForPermit_OtherLimiterWithTheSameID(t *testing.T) {
 	f := newPermitFixture(t)
-	inner, err := ratelimit.New(ratelimit.WithInstanceID("api"), ratelimit.Permits(1), ratelimit.Period(time.Hour),
+	inner, err := ratelimit.New(ratelimit.Name("api"), ratelimit.Permits(1), ratelimit.Period(time.Hour),
 		ratelimit.WithClock(f.clk))
 	require.NoError(t, err)
 	require.True(t, inner.TryAcquire())

@@ -100,7 +100,7 @@ func TestSeed_GeocodingSharesOneLimiter(t *testing.T) {
 
 	h, err := reg.RateLimiter("geocoding")
 	require.NoError(t, err)
-	assert.Equal(t, "geocoding", h.InstanceID())
+	assert.Equal(t, "geocoding", h.Snapshot().Instance)
 	assert.Len(t, reg.Snapshot().RateLimiters, 1, "one shared limiter")
 
 	// Two functions under one name with different configurations: R4C-REG-008.
@@ -122,7 +122,7 @@ func TestSeed_PipelineHandleAndSnapshot(t *testing.T) {
 
 	h, err := reg.RateLimiter("search")
 	require.NoError(t, err)
-	assert.Equal(t, 9, h.AvailablePermits())
+	assert.Equal(t, 9, h.Snapshot().AvailablePermits)
 	assert.Equal(t, ratelimit.Snapshot{Instance: "search", AvailablePermits: 9, Permits: 10}, h.Snapshot())
 	assert.Equal(t, []ratelimit.Snapshot{{Instance: "search", AvailablePermits: 9, Permits: 10}}, reg.Snapshot().RateLimiters)
 
@@ -130,7 +130,7 @@ func TestSeed_PipelineHandleAndSnapshot(t *testing.T) {
 	v, err := f.Await(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "async", v)
-	assert.Equal(t, 8, h.AvailablePermits(), "sync and async share the pipeline's limiter")
+	assert.Equal(t, 8, h.Snapshot().AvailablePermits, "sync and async share the pipeline's limiter")
 }
 
 // SPEC RG-3: an unknown id is R4C-REG-009; snapshots are sorted by id.

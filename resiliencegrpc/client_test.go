@@ -713,7 +713,7 @@ func TestGR9_DoneContextTakesNothing(t *testing.T) {
 	assert.Zero(t, ts.svc.streams.Load())
 	rl, err := reg.RateLimiter("svc")
 	require.NoError(t, err)
-	assert.Equal(t, 1, rl.AvailablePermits())
+	assert.Equal(t, 1, rl.Snapshot().AvailablePermits)
 	cb, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "svc")
 	require.NoError(t, err)
 	assert.Zero(t, cb.Snapshot().BufferedCalls)

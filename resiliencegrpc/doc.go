@@ -5,7 +5,7 @@
 // NewServer builds a Server from Limits, Guards and Exempt methods; its UnaryInterceptor
 // and StreamInterceptor go into grpc.NewServer:
 //
-//	perPeer, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Second))
+//	perPeer, err := keyed.New[string](ratelimit.Permits(10), ratelimit.Period(time.Second))
 //	if err != nil {
 //		return err
 //	}

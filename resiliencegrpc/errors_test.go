@@ -36,12 +36,12 @@ func limiterRejection(t *testing.T, clk clock.Clock) error {
 	t.Helper()
 	l, err := ratelimit.New(ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.WithClock(clk))
 	require.NoError(t, err)
-	call := ratelimit.DecorateFunc(l, noop)
+	call := ratelimit.NewPolicy[none](l).Decorate(func(ctx context.Context) (none, error) { return noop(ctx, none{}) })
 	for range 2 {
-		_, err := call(context.Background(), none{})
+		_, err := call(context.Background())
 		require.NoError(t, err)
 	}
-	_, err = call(context.Background(), none{})
+	_, err = call(context.Background())
 	require.Error(t, err)
 	return err
 }
@@ -110,10 +110,10 @@ func timeoutError(t *testing.T) error {
 func TestGR10_StatusMapsEveryPolicyError(t *testing.T) {
 	clk := clock.NewManual()
 	keyed := perPeer(t, clk, 1)
-	require.NoError(t, keyed.Acquire(context.Background(), "a"))
-	keyedRejection := keyed.Acquire(context.Background(), "a")
+	require.NoError(t, keyed.Acquire(context.Background(), "a", 1))
+	keyedRejection := keyed.Acquire(context.Background(), "a", 1)
 	require.Error(t, keyedRejection)
-	burst := keyed.AcquireN(context.Background(), "b", 2)
+	burst := keyed.Acquire(context.Background(), "b", 2)
 	require.ErrorIs(t, burst, ratelimit.ErrExceedsBurst)
 
 	withDetail, err := status.New(codes.NotFound, "no such thing").

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resiliencegrpc"
 )
 
@@ -62,17 +62,19 @@ func TestGR15_HealthAndReflectionAreExemptSeparately(t *testing.T) {
 // decideOnly is a KeyedLimiter that has Decide only: a Limit cannot read its period.
 type decideOnly struct{ k resiliencegrpc.KeyedLimiter }
 
-func (d decideOnly) Decide(key string) ratelimit.Decision { return d.k.Decide(key) }
+func (d decideOnly) Decide(ctx context.Context, key string) keyed.Decision {
+	return d.k.Decide(ctx, key)
+}
 
 // noQuota is a KeyedLimiter that refuses every call with a wait and tells no quota.
 type noQuota struct{}
 
-func (noQuota) Decide(string) ratelimit.Decision {
-	return ratelimit.Decision{RetryAfter: 2*time.Second + time.Microsecond}
+func (noQuota) Decide(context.Context, string) keyed.Decision {
+	return keyed.Decision{RetryAfter: 2*time.Second + time.Microsecond}
 }
 
 // SPEC GR-16: a Limit's refusal names the method, the quota as the limiter is configured
-// (its period only when the limiter tells it, as *ratelimit.Keyed does) and the time
+// (its period only when the limiter tells it, as *keyed.Limiter does) and the time
 // until the key's next permit, rounded up to the millisecond as the pushback trailer
 // sends it.
 func TestGR16_LimitRefusalNamesTheMethodAndTheLimit(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resiliencegrpc"
 )
@@ -364,9 +365,9 @@ func (ts *testServer) client(t *testing.T, cl *resiliencegrpc.Client) testpb.Tes
 func withHealth(s *grpc.Server, _ *testService) { healthpb.RegisterHealthServer(s, health.NewServer()) }
 
 // perPeer returns a keyed limiter of permits per second per key on clk.
-func perPeer(t *testing.T, clk clock.Clock, permits int, opts ...ratelimit.Option) *ratelimit.Keyed[string] {
+func perPeer(t *testing.T, clk clock.Clock, permits int, opts ...ratelimit.Option) *keyed.Limiter[string] {
 	t.Helper()
-	k, err := ratelimit.NewKeyed[string](append([]ratelimit.Option{ratelimit.Permits(permits),
+	k, err := keyed.New[string](append([]ratelimit.Option{ratelimit.Permits(permits),
 		ratelimit.Period(time.Second), ratelimit.WithClock(clk)}, opts...)...)
 	require.NoError(t, err)
 	return k
@@ -386,9 +387,9 @@ func (k *keyRecorder) record(key string) {
 	k.mu.Unlock()
 }
 
-func (k *keyRecorder) Decide(key string) ratelimit.Decision {
+func (k *keyRecorder) Decide(ctx context.Context, key string) keyed.Decision {
 	k.record(key)
-	return k.KeyedLimiter.Decide(key)
+	return k.KeyedLimiter.Decide(ctx, key)
 }
 
 // recordingLimiter is a KeyedLimiter that records the keys it is asked about.

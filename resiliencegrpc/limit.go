@@ -10,6 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // errRateLimited is the errors.Is target of a rate limiter's refusal,
@@ -18,16 +19,14 @@ import (
 // This file is the one place of the package that knows the rate limiter.
 var errRateLimited = ratelimit.ErrExceeded
 
-// KeyedLimiter is what Limit needs of a per-key rate limiter. *ratelimit.Keyed[string] is
-// one (with a ratelimit.Backend such as ratelimit/redis, its quotas are shared by every
+// KeyedLimiter is what Limit needs of a per-key rate limiter. *keyed.Limiter[string]
+// (package ratelimit/keyed) is one (with a backend such as ratelimit/redis, its quotas are shared by every
 // replica of the server). Decide takes a permit for key without waiting and reports, for a
 // refusal, RetryAfter: how long until the key's next permit. It is called concurrently,
-// so it must be safe for concurrent use. A limiter that also has DecideContext(ctx
-// context.Context, key string) ratelimit.Decision, as *ratelimit.Keyed[string] has, is
-// called through it instead, with the call's context: its observer's recorder then sees
-// the call's trace.
+// so it must be safe for concurrent use, with the call's context: its observer's recorder
+// then sees the call's trace.
 type KeyedLimiter interface {
-	Decide(key string) ratelimit.Decision
+	Decide(ctx context.Context, key string) keyed.Decision
 }
 
 // ByMethod keys calls by their full method name: one quota per method, shared by every
@@ -81,24 +80,22 @@ func ByMetadata(name string) func(ctx context.Context, fullMethod string) string
 // retries read; its message names the method, the quota and the wait, e.g.
 // "resiliencegrpc: /pkg.Service/Method: rate limit of 10 per 1s exceeded; retry in 90ms"
 // (the quota as k is configured, read from its Config method when it has one, as
-// *ratelimit.Keyed has; else k's Decision.Limit). k's MaxWait is not used: a server
+// *keyed.Limiter has; else k's Decision.Limit). k's MaxWait is not used: a server
 // answers at once. A Limit counts the calls that reach it: one that it admits and its Guard then
 // turns away (a full bulkhead) has spent its permit, as a request the server received.
 func Limit(k KeyedLimiter, key func(ctx context.Context, fullMethod string) string, methods ...string) ServerOption {
-	kc, _ := k.(contextDecider)
 	kq, _ := k.(quotaTeller)
-	return func(s *Server) { s.limits.add(s, &limitRule{k: k, kc: kc, kq: kq, key: key}, methods, nilcheck.Is(k)) }
+	return func(s *Server) { s.limits.add(s, &limitRule{k: k, kq: kq, key: key}, methods, nilcheck.Is(k)) }
 }
 
 type limitRule struct {
 	k    KeyedLimiter
-	kc   contextDecider                                      // k, when it decides with a context; else nil
 	kq   quotaTeller                                         // k, when it tells its quota's period; else nil
 	key  func(ctx context.Context, fullMethod string) string // nil: by peer
 	peer func(ctx context.Context) string                    // the key of a call by its peer
 }
 
-// quotaTeller is a KeyedLimiter that tells its quota, as *ratelimit.Keyed does.
+// quotaTeller is a KeyedLimiter that tells its quota, as *keyed.Limiter does.
 type quotaTeller interface {
 	Config() ratelimit.Config
 }
@@ -116,12 +113,7 @@ func (l *limitRule) keyOf(ctx context.Context, method string) string {
 
 // admit takes a permit for the call, or returns its refusal.
 func (l *limitRule) admit(ctx context.Context, method string) error {
-	var d ratelimit.Decision
-	if l.kc != nil {
-		d = l.kc.DecideContext(ctx, l.keyOf(ctx, method))
-	} else {
-		d = l.k.Decide(l.keyOf(ctx, method))
-	}
+	d := l.k.Decide(ctx, l.keyOf(ctx, method))
 	if d.Admitted {
 		return nil
 	}
@@ -162,9 +154,4 @@ func (r *limitRefusal) message(method string) string {
 	b = append(b, " exceeded; retry in "...)
 	b = append(b, pushbackDelay(r.wait).String()...)
 	return string(b)
-}
-
-// contextDecider is a KeyedLimiter that decides with the call's context.
-type contextDecider interface {
-	DecideContext(ctx context.Context, key string) ratelimit.Decision
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resiliencegrpc"
 )
@@ -105,7 +106,7 @@ func TestGR1_RefusedCallDoesNotReachTheGuard(t *testing.T) {
 	}
 	rl, err := reg.RateLimiter("guard")
 	require.NoError(t, err)
-	assert.Equal(t, 98, rl.AvailablePermits(), "only the 2 admitted calls reached the Guard")
+	assert.Equal(t, 98, rl.Snapshot().AvailablePermits, "only the 2 admitted calls reached the Guard")
 	assert.Equal(t, 2, ts.svc.count("EmptyCall"))
 }
 
@@ -226,7 +227,7 @@ func TestGR2_MostSpecificGuardAloneApplies(t *testing.T) {
 	for id, left := range map[string]int{"all": 0, "service": 0, "method": 0} {
 		rl, err := reg.RateLimiter(id)
 		require.NoError(t, err)
-		assert.Equal(t, left, rl.AvailablePermits(), id)
+		assert.Equal(t, left, rl.Snapshot().AvailablePermits, id)
 	}
 	assert.Equal(t, 4, ts.svc.count("UnaryCall"))
 	assert.Equal(t, 2, ts.svc.count("EmptyCall"))
@@ -287,7 +288,7 @@ func TestGR2_ExemptMethodsBypassLimitsAndGuards(t *testing.T) {
 	require.Equal(t, codes.ResourceExhausted, status.Code(err))
 	rl, err := reg.RateLimiter("g")
 	require.NoError(t, err)
-	assert.Equal(t, 0, rl.AvailablePermits(), "the Guard saw the one admitted UnaryCall only")
+	assert.Equal(t, 0, rl.Snapshot().AvailablePermits, "the Guard saw the one admitted UnaryCall only")
 }
 
 // GR-2: with Exempt(HealthAndReflection...) and a per-peer Limit, the health service's
@@ -332,7 +333,7 @@ func TestGR2_NewServerConfigErrors(t *testing.T) {
 	reg, _ := newRegistry(t, clk)
 	k1, k2 := perPeer(t, clk, 1), perPeer(t, clk, 1)
 	bh := []resilience.Spec{resilience.Bulkhead(bulkhead.MaxConcurrent(1))}
-	var nilKeyed *ratelimit.Keyed[string]
+	var nilKeyed *keyed.Limiter[string]
 	for _, tc := range []struct {
 		name string
 		opts []resiliencegrpc.ServerOption
@@ -705,7 +706,7 @@ func TestGR1_ConcurrentBurstIsCutAtTheQuota(t *testing.T) {
 func BenchmarkServerUnaryInterceptor(b *testing.B) {
 	reg, err := resilience.NewRegistry()
 	require.NoError(b, err)
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))
+	k, err := keyed.New[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))
 	require.NoError(b, err)
 	for _, bc := range []struct {
 		name string
@@ -733,10 +734,10 @@ func BenchmarkServerUnaryInterceptor(b *testing.B) {
 	}
 }
 
-// GR-1: a call admitted by a per-peer Limit (a *ratelimit.Keyed)
+// GR-1: a call admitted by a per-peer Limit (a *keyed.Limiter)
 // costs no allocation in the interceptor, for a returning client.
 func TestGR1_AdmittedCallAllocatesNothing(t *testing.T) {
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))
+	k, err := keyed.New[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))
 	require.NoError(t, err)
 	srv, err := resiliencegrpc.NewServer(resiliencegrpc.Limit(k, nil))
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
@@ -26,7 +27,7 @@ func benchRequest(remote string) *http.Request {
 }
 
 func benchMiddleware(b *testing.B, permits int, opts ...resiliencehttp.MiddlewareOption) http.Handler {
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(permits), ratelimit.Period(time.Second))
+	k, err := keyed.New[string](ratelimit.Permits(permits), ratelimit.Period(time.Second))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,7 +5,7 @@
 //
 // # Server: per-client limits
 //
-// NewMiddleware limits each client with a KeyedLimiter, usually a ratelimit.Keyed[string]:
+// NewMiddleware limits each client with a KeyedLimiter, usually a keyed.Limiter[string] (package ratelimit/keyed):
 // one GCRA cell per key, with the semantics of ratelimit.Limiter, bounded memory, and idle
 // keys evicted when their place is needed; any other store can implement the interface's two methods. The
 // key is the client's network: its IPv4 address, or the /64 of its IPv6 address (every

@@ -11,13 +11,14 @@ import (
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
 
 func ExampleNewMiddleware() {
 	clk := clock.NewManual()
-	perClient, _ := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Second),
+	perClient, _ := keyed.New[string](ratelimit.Permits(10), ratelimit.Period(time.Second),
 		ratelimit.WithClock(clk))
 	limit, err := resiliencehttp.NewMiddleware(perClient)
 	if err != nil {

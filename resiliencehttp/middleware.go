@@ -12,35 +12,32 @@ import (
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
-// KeyedLimiter is what NewMiddleware needs of a per-key rate limiter. *ratelimit.Keyed[string]
-// is one (with a ratelimit.Backend such as ratelimit/redis, its quotas are shared by every
+// KeyedLimiter is what NewMiddleware needs of a per-key rate limiter. *keyed.Limiter[string]
+// (package ratelimit/keyed) is one (with a backend such as ratelimit/redis, its quotas are shared by every
 // instance of the service); implement it to bring another store.
 //
 // Decide takes a permit for key, without waiting, and reports the key's quota after the
-// call, as ratelimit.Decision says: Admitted; Remaining, the calls that would pass now,
+// call, as keyed.Decision says: Admitted; Remaining, the calls that would pass now,
 // 0..Permits; for a refusal, RetryAfter, how long until the key's next permit; Reset, how
 // long until its full quota is back. Negative durations are read as 0 and Remaining is
 // kept within 0..Permits. Decide has no error: a limiter whose store can fail decides
 // itself whether to admit (fail open) or refuse (fail closed). It is called for every
-// request that is not exempt, concurrently, so it must be safe for concurrent use.
-//
-// A limiter that also has DecideContext(ctx context.Context, key string)
-// ratelimit.Decision, as *ratelimit.Keyed[string] has, is called through it instead, with
+// request that is not exempt, concurrently, so it must be safe for concurrent use, with
 // the request's context: its observer's recorder then sees the request's trace.
 //
 // Config gives the quota the headers report: Permits per Period. NewMiddleware calls it
 // once; Permits must be at least 1 (else R4C-ATR-003) and Period positive
 // (else R4C-ATR-002). Its other fields are not used.
 type KeyedLimiter interface {
-	Decide(key string) ratelimit.Decision
+	Decide(ctx context.Context, key string) keyed.Decision
 	Config() ratelimit.Config
 }
 
 type middleware struct {
 	k              KeyedLimiter
-	kc             contextDecider // k, when it decides with a context; else nil
 	keyFunc        func(*http.Request) string
 	ips            clientIPs
 	exempt         map[string]struct{}
@@ -98,12 +95,12 @@ const (
 )
 
 // NewMiddleware returns server middleware that limits each client's requests with k (a
-// KeyedLimiter, such as a ratelimit.Keyed[string]: Permits per Period per key).
+// KeyedLimiter, such as a keyed.Limiter[string]: Permits per Period per key).
 //
 // Each request that is not Exempt is keyed — by KeyFunc, or by its client's network: the
 // connection's RemoteAddr, or the forwarding header when the connection comes from one of
 // the TrustedProxies, one key per IPv4 address and per IPv6 /64 (IPv4Prefix, IPv6Prefix)
-// — and takes a permit for its key without waiting (a ratelimit.Keyed's MaxWait is not
+// — and takes a permit for its key without waiting (a keyed.Limiter's MaxWait is not
 // used: a server answers at once). An admitted request goes on to the next handler. A
 // refused one is answered, by default, 429 Too Many Requests with:
 //   - Retry-After: the seconds until the client's next permit, rounded up;
@@ -121,11 +118,11 @@ const (
 // ("2001:db8:1:2::/64", the default for IPv6); an address forwarded with a port loses the
 // port. A RemoteAddr that is not an IP address (a Unix socket's) is the key as written.
 //
-// The limiter holds a bounded number of keys (ratelimit.MaxKeys for a ratelimit.Keyed).
+// The limiter holds a bounded number of keys (keyed.Bounds for a keyed.Limiter).
 // Keying by network bounds what one client can take of them: all the addresses of an
 // IPv6 /64 are one key, so rotating through them neither multiplies the client's quota
 // nor fills the limiter. What a full limiter does with a new key is the limiter's to say
-// (for a ratelimit.Keyed, see Keyed and MaxKeys: it makes room by evicting a key that is
+// (for a keyed.Limiter, see Limiter and Bounds: it makes room by evicting a key that is
 // idle, or the soonest to be); the middleware answers its decision like any other, a
 // refusal with 429 and the limiter's retry-after.
 //
@@ -147,11 +144,10 @@ const (
 func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler) http.Handler, error) {
 	if nilcheck.Is(k) {
 		return nil, r4c.Errorf(r4c.BadSpec, "resiliencehttp.limiter", "",
-			"the middleware needs a keyed rate limiter (e.g. ratelimit.NewKeyed[string]), not nil")
+			"the middleware needs a keyed rate limiter (e.g. keyed.New[string]), not nil")
 	}
 	m := configure(opts)
 	m.k = k
-	m.kc, _ = k.(contextDecider)
 	if err := m.ips.validate(); err != nil {
 		return nil, err
 	}
@@ -197,12 +193,7 @@ func (m *middleware) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var d ratelimit.Decision
-		if m.kc != nil {
-			d = m.kc.DecideContext(r.Context(), m.key(r))
-		} else {
-			d = m.k.Decide(m.key(r))
-		}
+		d := m.k.Decide(r.Context(), m.key(r))
 		if !d.Admitted {
 			m.refuse(w, r, d)
 			return
@@ -225,7 +216,7 @@ var tooManyRequests = []byte(http.StatusText(http.StatusTooManyRequests) + "\n")
 
 // refuse answers a refused request: its fields, then onReject, or the default answer,
 // which is http.Error's with the status text.
-func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Decision) {
+func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, d keyed.Decision) {
 	q := m.quotaOf(d, true)
 	f := m.refused.Load()
 	if f == nil || f.q != q {
@@ -293,7 +284,7 @@ func (m *middleware) exempted(p string) bool {
 }
 
 // quotaOf returns what the fields say of decision d; refused adds its Retry-After.
-func (m *middleware) quotaOf(d ratelimit.Decision, refused bool) quota {
+func (m *middleware) quotaOf(d keyed.Decision, refused bool) quota {
 	q := quota{remaining: min(max(d.Remaining, 0), m.permits), reset: ceilSeconds(d.Reset)}
 	if refused {
 		q.retryAfter = ceilSeconds(d.RetryAfter)
@@ -377,9 +368,4 @@ func sfString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// contextDecider is a KeyedLimiter that decides with the call's context.
-type contextDecider interface {
-	DecideContext(ctx context.Context, key string) ratelimit.Decision
 }

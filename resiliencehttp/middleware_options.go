@@ -20,7 +20,7 @@ type MiddlewareOption func(*middleware)
 // Default none: every request is keyed by its client IP; a nil fn keeps that default. fn
 // runs on every request that is not exempt, concurrently, so it must be quick and safe
 // for concurrent use; a string cut from the request (a header's value) costs no
-// allocation, and ratelimit.Keyed copies it when it first stores it.
+// allocation, and keyed.Limiter copies it when it first stores it.
 func KeyFunc(fn func(r *http.Request) string) MiddlewareOption {
 	return func(m *middleware) { m.keyFunc = fn }
 }

@@ -1,6 +1,7 @@
 package resiliencehttp_test
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -19,12 +20,13 @@ import (
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
 
-func newKeyed(t testing.TB, clk clock.Clock, opts ...ratelimit.Option) *ratelimit.Keyed[string] {
+func newKeyed(t testing.TB, clk clock.Clock, opts ...ratelimit.Option) *keyed.Limiter[string] {
 	t.Helper()
-	k, err := ratelimit.NewKeyed[string](append([]ratelimit.Option{ratelimit.WithClock(clk)}, opts...)...)
+	k, err := keyed.New[string](append([]ratelimit.Option{ratelimit.WithClock(clk)}, opts...)...)
 	require.NoError(t, err)
 	return k
 }
@@ -216,13 +218,13 @@ func TestMiddleware_ExemptOnRejectPolicyNameAlwaysSendHeaders(t *testing.T) {
 }
 
 // A flood of spoofed client addresses through a trusted proxy is bounded by MaxKeys.
-// What a full limiter does with a new key is ratelimit.Keyed's to decide; the middleware
+// What a full limiter does with a new key is keyed.Limiter's to decide; the middleware
 // answers its decision: every refusal is a 429 with Retry-After and the RateLimit fields,
 // published as one event, and once the flood's keys are idle new clients pass.
 func TestMiddleware_SpoofedClientsAreBoundedByMaxKeys(t *testing.T) {
 	clk := clock.NewManual()
 	var events int
-	k := newKeyed(t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.MaxKeys(256),
+	k := newKeyed(t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), keyed.Bounds(256, 0),
 		ratelimit.OnEvent(func(e policy.Event) { events++ }))
 	h := middleware(t, k, resiliencehttp.TrustedProxies(netip.MustParsePrefix("10.0.0.0/8")))(hello)
 	call := func(client string) *httptest.ResponseRecorder {
@@ -278,7 +280,7 @@ func (*nopWriter) WriteHeader(int)             {}
 // path under an exempt prefix.
 func TestMiddleware_ExemptMatchesTheCleanedPath(t *testing.T) {
 	clk := clock.NewManual()
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.WithClock(clk))
+	k, err := keyed.New[string](ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.WithClock(clk))
 	require.NoError(t, err)
 	h := middleware(t, k, resiliencehttp.Exempt("/static/", "/healthz"))(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
@@ -300,7 +302,7 @@ func TestMiddleware_ExemptMatchesTheCleanedPath(t *testing.T) {
 	}
 }
 
-var _ resiliencehttp.KeyedLimiter = (*ratelimit.Keyed[string])(nil)
+var _ resiliencehttp.KeyedLimiter = (*keyed.Limiter[string])(nil)
 
 // perKeyLimiters is a keyed limiter of the user's own: one *ratelimit.Limiter per key,
 // made on first use, in a store of its own (here a map; Redis or another shared store
@@ -321,7 +323,7 @@ func newPerKeyLimiters(t testing.TB, opts ...ratelimit.Option) *perKeyLimiters {
 
 func (p *perKeyLimiters) Config() ratelimit.Config { return p.cfg }
 
-func (p *perKeyLimiters) Decide(key string) ratelimit.Decision {
+func (p *perKeyLimiters) Decide(_ context.Context, key string) keyed.Decision {
 	p.mu.Lock()
 	l := p.store[key]
 	if l == nil {
@@ -332,13 +334,13 @@ func (p *perKeyLimiters) Decide(key string) ratelimit.Decision {
 	p.mu.Unlock()
 	r, err := l.Reserve()
 	if err != nil {
-		return ratelimit.Decision{RetryAfter: r.Delay()}
+		return keyed.Decision{RetryAfter: r.Delay()}
 	}
-	return ratelimit.Decision{Admitted: true, Remaining: l.AvailablePermits()}
+	return keyed.Decision{Admitted: true, Remaining: l.Snapshot().AvailablePermits}
 }
 
 // A keyed limiter of the user's own works through the middleware: Middleware takes the
-// KeyedLimiter interface, not only *ratelimit.Keyed (fault: a Redis-backed or custom
+// KeyedLimiter interface, not only *keyed.Limiter (fault: a Redis-backed or custom
 // keyed limiter could not be used).
 func TestMiddleware_UserKeyedLimiter(t *testing.T) {
 	clk := clock.NewManual()
@@ -367,22 +369,22 @@ func TestMiddleware_UserKeyedLimiter(t *testing.T) {
 // oddLimiter reports what a careless implementation might: values out of their ranges.
 type oddLimiter struct {
 	cfg ratelimit.Config
-	d   ratelimit.Decision
+	d   keyed.Decision
 }
 
-func (o oddLimiter) Decide(string) ratelimit.Decision { return o.d }
-func (o oddLimiter) Config() ratelimit.Config         { return o.cfg }
+func (o oddLimiter) Decide(context.Context, string) keyed.Decision { return o.d }
+func (o oddLimiter) Config() ratelimit.Config                      { return o.cfg }
 
 // A user's limiter that reports out-of-range values gets sane headers: negative
 // durations are 0, Remaining stays within 0..Permits.
 func TestMiddleware_UserLimiterValuesAreKeptInRange(t *testing.T) {
 	cfg := ratelimit.Config{Permits: 5, Period: time.Second}
 	for _, tc := range []struct {
-		d                         ratelimit.Decision
+		d                         keyed.Decision
 		retryAfter, limit, legacy string
 	}{
-		{ratelimit.Decision{Remaining: -3, RetryAfter: -time.Second, Reset: -time.Hour}, "0", `"default";r=0;t=0`, "0"},
-		{ratelimit.Decision{Remaining: 99, RetryAfter: time.Duration(1<<63 - 1), Reset: time.Duration(1<<63 - 1)},
+		{keyed.Decision{Remaining: -3, RetryAfter: -time.Second, Reset: -time.Hour}, "0", `"default";r=0;t=0`, "0"},
+		{keyed.Decision{Remaining: 99, RetryAfter: time.Duration(1<<63 - 1), Reset: time.Duration(1<<63 - 1)},
 			"9223372037", `"default";r=5;t=9223372037`, "5"},
 	} {
 		var got time.Duration = -1
@@ -453,13 +455,15 @@ func TestMiddleware_LegacyHeaders(t *testing.T) {
 // badConfig is a limiter whose Config() breaks the contract.
 type badConfig struct{ cfg ratelimit.Config }
 
-func (b badConfig) Decide(string) ratelimit.Decision { return ratelimit.Decision{Admitted: true} }
-func (b badConfig) Config() ratelimit.Config         { return b.cfg }
+func (b badConfig) Decide(context.Context, string) keyed.Decision {
+	return keyed.Decision{Admitted: true}
+}
+func (b badConfig) Config() ratelimit.Config { return b.cfg }
 
 // Nothing given to the middleware makes it panic: NewMiddleware returns a coded error,
 // and a nil next handler answers 500 (fault: Middleware(nil) panicked).
 func TestMiddleware_NilOrBadArgumentsDoNotPanic(t *testing.T) {
-	var nilKeyed *ratelimit.Keyed[string]
+	var nilKeyed *keyed.Limiter[string]
 	for _, tc := range []struct {
 		name string
 		k    resiliencehttp.KeyedLimiter
@@ -468,7 +472,7 @@ func TestMiddleware_NilOrBadArgumentsDoNotPanic(t *testing.T) {
 		{"nil", nil, r4c.BadSpec},
 		{"nil *Keyed", nilKeyed, r4c.BadSpec},
 		{"nil user limiter", (*perKeyLimiters)(nil), r4c.BadSpec},
-		{"zero Keyed", &ratelimit.Keyed[string]{}, r4c.BadPermits},
+		{"zero Keyed", &keyed.Limiter[string]{}, r4c.BadPermits},
 		{"permits 0", badConfig{ratelimit.Config{Period: time.Second}}, r4c.BadPermits},
 		{"period 0", badConfig{ratelimit.Config{Permits: 1}}, r4c.ZeroPeriod},
 	} {

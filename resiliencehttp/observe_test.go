@@ -14,6 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
 
@@ -23,8 +24,8 @@ type reqKey struct{}
 // sees each request once, with its context: one admitted, one rejected.
 func TestOB1_MiddlewareRecordsWithTheRequestsContext(t *testing.T) {
 	obs := &kindtest.Observer{}
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
-		ratelimit.WithClock(clock.NewManual()), ratelimit.WithInstanceID("perClient"), ratelimit.Observe(obs))
+	k, err := keyed.New[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
+		ratelimit.WithClock(clock.NewManual()), ratelimit.Name("perClient"), keyed.Observe(obs))
 	require.NoError(t, err)
 	h := middleware(t, k, resiliencehttp.KeyFunc(func(*http.Request) string { return "alice" }))(
 		http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))

@@ -1,6 +1,7 @@
 package resiliencehttp_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -15,12 +16,13 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
 
 // refusedRequest returns a request from one IPv4 client, and its handler h with the
 // client's quota already spent: every further request from it is refused.
-func refusedRequest(t *testing.T, k *ratelimit.Keyed[string], opts ...resiliencehttp.MiddlewareOption) (http.Handler, *http.Request) {
+func refusedRequest(t *testing.T, k *keyed.Limiter[string], opts ...resiliencehttp.MiddlewareOption) (http.Handler, *http.Request) {
 	t.Helper()
 	h := middleware(t, k, opts...)(hello)
 	r := httptest.NewRequest(http.MethodGet, "/v1/items", nil)
@@ -125,10 +127,10 @@ func TestHM2_RefusalAllocatesAtMostThree(t *testing.T) {
 // stepping refuses every call, each with a Retry-After one second longer than the last.
 type stepping struct{ n int }
 
-func (s *stepping) Decide(string) ratelimit.Decision {
+func (s *stepping) Decide(context.Context, string) keyed.Decision {
 	s.n++
 	d := time.Duration(s.n) * time.Second
-	return ratelimit.Decision{Limit: 1, RetryAfter: d, Reset: d}
+	return keyed.Decision{Limit: 1, RetryAfter: d, Reset: d}
 }
 
 func (*stepping) Config() ratelimit.Config { return ratelimit.Config{Permits: 1, Period: time.Second} }

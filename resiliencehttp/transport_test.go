@@ -696,7 +696,7 @@ func TestTransport_DoneContextIsNotSentAndTakesNoPermit(t *testing.T) {
 	assert.Empty(t, events, "no policy saw the requests")
 	rl, err := f.reg.RateLimiter("api")
 	require.NoError(t, err)
-	assert.Equal(t, 1, rl.AvailablePermits(), "no permit was taken")
+	assert.Equal(t, 1, rl.Snapshot().AvailablePermits, "no permit was taken")
 
 	resp, err := (&http.Client{Transport: tr}).Get(s.srv.URL)
 	require.NoError(t, err, "a live request still passes")

@@ -11,7 +11,7 @@
 //	defer m.Close()
 //
 // A policy built on its own is observed with its package's Observe option (e.g.
-// ratelimit.Observe(m) for a ratelimit.Keyed); its counters and histograms are reported,
+// keyed.Observe(m) for a keyed.Limiter of package ratelimit/keyed); its counters and histograms are reported,
 // and no instrument read from a snapshot.
 //
 // # Cost

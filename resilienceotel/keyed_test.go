@@ -12,6 +12,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resilienceotel"
 )
@@ -20,13 +21,13 @@ import (
 // per second observed by h's Metrics.
 func keyedBurst(t *testing.T, h *harness) {
 	t.Helper()
-	k, err := ratelimit.NewKeyed[string](ratelimit.Permits(2), ratelimit.Period(time.Second),
-		ratelimit.WithClock(clock.NewManual()), ratelimit.WithInstanceID("tenants"), ratelimit.Observe(h.m))
+	k, err := keyed.New[string](ratelimit.Permits(2), ratelimit.Period(time.Second),
+		ratelimit.WithClock(clock.NewManual()), ratelimit.Name("tenants"), keyed.Observe(h.m))
 	require.NoError(t, err)
-	assert.True(t, k.TryAcquire("a"))
-	assert.True(t, k.TryAcquire("a"))
-	assert.False(t, k.TryAcquire("a"))
-	assert.True(t, k.TryAcquire("b"))
+	assert.True(t, k.TryAcquire("a", 1) == nil)
+	assert.True(t, k.TryAcquire("a", 1) == nil)
+	assert.False(t, k.TryAcquire("a", 1) == nil)
+	assert.True(t, k.TryAcquire("b", 1) == nil)
 }
 
 // OB-2: by default a keyed limiter's key is no attribute: one series per outcome for the
@@ -60,12 +61,12 @@ func TestOB2_KeyedLimiterKeyAttributeOn(t *testing.T) {
 // are not strings formats none: admitted and rejected decisions allocate nothing.
 func TestOB1_KeyedNonStringKeysAllocateNothingWithoutKeyAttribute(t *testing.T) {
 	h := newHarness(t)
-	k, err := ratelimit.NewKeyed[int](ratelimit.Permits(1), ratelimit.Period(time.Hour),
-		ratelimit.WithClock(clock.NewManual()), ratelimit.WithInstanceID("users"), ratelimit.Observe(h.m))
+	k, err := keyed.New[int](ratelimit.Permits(1), ratelimit.Period(time.Hour),
+		ratelimit.WithClock(clock.NewManual()), ratelimit.Name("users"), keyed.Observe(h.m))
 	require.NoError(t, err)
 	const user = 123457 // above the small numbers that formatting keeps ready
-	require.True(t, k.TryAcquire(user))
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = k.TryAcquire(user) }), "rejected")
+	require.True(t, k.TryAcquire(user, 1) == nil)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = k.TryAcquire(user, 1) == nil }), "rejected")
 	assert.Equal(t, map[string]int64{
 		"{name=users,outcome=admitted}": 1,
 		"{name=users,outcome=rejected}": 101,

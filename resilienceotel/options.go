@@ -12,7 +12,7 @@ type options struct {
 func defaultOptions() options { return options{spans: true} }
 
 // WithKeyAttribute adds the attribute key, the client's key of a keyed rate limiter
-// (ratelimit.Keyed, through its Observe option), to that limiter's counter and histogram
+// (a keyed.Limiter, through keyed.Observe), to that limiter's counter and histogram
 // series and to its span events. Each key then makes series of its own, held for as long
 // as the Metrics lives, evicted keys included, and each call of such a limiter looks its
 // key's counters up in a map: turn it on only for a limiter with few keys (tenants, not

@@ -23,6 +23,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resilienceotel"
 )
@@ -199,7 +200,7 @@ func TestOB3_EventKindsWithoutSpanEvent(t *testing.T) {
 	r := h.m.Instrument(ratelimit.Layer, "rl")
 	got := tr.events(t, func(ctx context.Context) {
 		for _, k := range []policy.EventKind{policy.ConfigChanged, adaptivelimit.EventChanged,
-			ratelimit.EventBackendFailed, ratelimit.EventBackendRecovered, ratelimit.EventBackendKeyFailed} {
+			backend.EventFailed, backend.EventRecovered, backend.EventKeyFailed} {
 			r.Event(ctx, policy.Event{Kind: k, Instance: "rl"})
 		}
 		r.Event(ctx, policy.Event{Kind: ratelimit.EventRejected, Instance: "rl", Key: "tenant", RetryAfter: time.Second})

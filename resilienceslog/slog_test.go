@@ -27,6 +27,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resilienceslog"
 )
@@ -244,7 +245,7 @@ func TestOB4_DefaultLevels(t *testing.T) {
 		{policy.Event{Kind: adaptivelimit.EventChanged}, debug},
 		{policy.Event{Kind: policy.ConfigChanged}, info},
 		{policy.Event{Kind: fallback.EventApplied}, info},
-		{policy.Event{Kind: ratelimit.EventBackendRecovered}, info},
+		{policy.Event{Kind: backend.EventRecovered}, info},
 		{transition(circuitbreaker.Closed), info},
 		{transition(circuitbreaker.HalfOpen), info},
 		{transition(circuitbreaker.Disabled), info},
@@ -258,8 +259,8 @@ func TestOB4_DefaultLevels(t *testing.T) {
 		{policy.Event{Kind: hedge.EventFailed}, warn},
 		{transition(circuitbreaker.Open), warn},
 		{transition(circuitbreaker.ForcedOpen), warn},
-		{policy.Event{Kind: ratelimit.EventBackendFailed}, errorLevel},
-		{policy.Event{Kind: ratelimit.EventBackendKeyFailed}, errorLevel},
+		{policy.Event{Kind: backend.EventFailed}, errorLevel},
+		{policy.Event{Kind: backend.EventKeyFailed}, errorLevel},
 		{policy.Event{Kind: policy.EventKind(99)}, info},
 		{policy.Event{}, info},
 	} {

@@ -90,7 +90,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Price and Stock share the limiter %q: %d permits available\n", limiter.InstanceID(), limiter.AvailablePermits())
+	fmt.Fprintf(w, "Price and Stock share the limiter %q: %d permits available\n", limiter.Snapshot().Instance, limiter.Snapshot().AvailablePermits)
 
 	// Each call prints when it returned, what it returned and, when it took time, how long
 	// it took; the events of the call come before it.

@@ -108,7 +108,7 @@ func TestConfigurationKeysOverrideDirectives(t *testing.T) {
 	require.NoError(t, err)
 	limiter, err := reg.RateLimiter("pricing")
 	require.NoError(t, err)
-	assert.Equal(t, 2, limiter.AvailablePermits(), "permits=5 in the directive, 2 in the key")
+	assert.Equal(t, 2, limiter.Snapshot().AvailablePermits, "permits=5 in the directive, 2 in the key")
 
 	svc.down = true
 	p, err := client.Price(context.Background(), "apple")

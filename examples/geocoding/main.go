@@ -91,7 +91,7 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "geocode and reverse share the limiter %q: 5 permits per 1s, maxWait 500ms; %d permits available\n",
-		limiter.InstanceID(), limiter.AvailablePermits())
+		limiter.Snapshot().Instance, limiter.Snapshot().AvailablePermits)
 
 	// call prints one call: when it started, how long it waited for its permit and what
 	// it returned. On the manual clock the function itself takes no time, so the clock
@@ -113,7 +113,7 @@ func run(ctx context.Context, w io.Writer) error {
 			call(fmt.Sprintf("reverse(%.4f, %.4f)", p.lat, p.lon), func() (string, error) { return rev(ctx, p.lat, p.lon) })
 		}
 	}
-	fmt.Fprintf(w, "the burst is spent: %d permits available\n", limiter.AvailablePermits())
+	fmt.Fprintf(w, "the burst is spent: %d permits available\n", limiter.Snapshot().AvailablePermits)
 	for i := 3; i < 5; i++ {
 		p := places[i]
 		call(fmt.Sprintf("reverse(%.4f, %.4f)", p.lat, p.lon), func() (string, error) { return rev(ctx, p.lat, p.lon) })

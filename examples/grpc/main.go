@@ -43,6 +43,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resiliencegrpc"
 )
@@ -153,7 +154,7 @@ func (c catalogClient) Watch(ctx context.Context, item string) (grpc.ServerStrea
 // second across every method, at most one Watch stream runs at a time, and health checks
 // are exempt. opts go first into grpc.NewServer.
 func newServer(clk clock.Clock, cat catalogServer, opts ...grpc.ServerOption) (*grpc.Server, error) {
-	perPeer, err := ratelimit.NewKeyed[string](
+	perPeer, err := keyed.New[string](
 		ratelimit.Permits(10), ratelimit.Period(time.Second), // 10 calls per second per client
 		ratelimit.WithClock(clk), // leave out for the system clock
 	)

@@ -32,6 +32,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resilience"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
@@ -92,7 +93,7 @@ func (d *dependency) served(n int) (int, []int) {
 }
 
 func (d *dependency) handler(clk clock.Clock) (http.Handler, error) {
-	quota, err := ratelimit.NewKeyed[string](ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.WithClock(clk))
+	quota, err := keyed.New[string](ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.WithClock(clk))
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resiliencehttp"
 )
 
@@ -40,10 +41,13 @@ func main() {
 
 // README:begin httpserver
 
+// maxClients is how many clients the per-client limiter holds at most.
+const maxClients = 100_000
+
 // newService is the service: /api/items limited per client, /healthz exempt. proxies are
 // the load balancers in front of it, whose X-Forwarded-For header names the client; none
 // when it is served directly.
-func newService(clk clock.Clock, proxies ...netip.Prefix) (http.Handler, *ratelimit.Keyed[string], error) {
+func newService(clk clock.Clock, proxies ...netip.Prefix) (http.Handler, *keyed.Limiter[string], error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/items", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, `["widget","gadget"]`)
@@ -52,10 +56,10 @@ func newService(clk clock.Clock, proxies ...netip.Prefix) (http.Handler, *rateli
 		fmt.Fprintln(w, "ok")
 	})
 
-	perClient, err := ratelimit.NewKeyed[string](
+	perClient, err := keyed.New[string](
 		ratelimit.Permits(10), ratelimit.Period(time.Second), // 10 requests per second per client
-		ratelimit.MaxKeys(100_000), // memory for 100,000 clients at most (about 7 MB)
-		ratelimit.WithClock(clk),   // leave out for the system clock
+		keyed.Bounds(maxClients, 0), // memory for 100,000 clients at most (about 7 MB)
+		ratelimit.WithClock(clk),    // leave out for the system clock
 	)
 	if err != nil {
 		return nil, nil, err
@@ -151,7 +155,7 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w, "  request 11 from 2001:db8:7:1::b: 429 Too Many Requests (one /64, one quota)")
-	fmt.Fprintf(w, "  clients held: %d, of at most %d\n", perClient.Len(), perClient.MaxKeys())
+	fmt.Fprintf(w, "  clients held: %d, of at most %d\n", perClient.Len(), maxClients)
 	return nil
 }
 

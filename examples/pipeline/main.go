@@ -72,7 +72,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "limiter %q: %d permits available\n", limiter.InstanceID(), limiter.AvailablePermits())
+	fmt.Fprintf(w, "limiter %q: %d permits available\n", limiter.Snapshot().Instance, limiter.Snapshot().AvailablePermits)
 
 	var rejected int
 	for i := 1; i <= 12; i++ {
@@ -85,19 +85,19 @@ func run(ctx context.Context, w io.Writer) error {
 		case err != nil:
 			return err
 		case i == 1 || i == 10:
-			fmt.Fprintf(w, "call %2d: %s; %d permits left\n", i, got, limiter.AvailablePermits())
+			fmt.Fprintf(w, "call %2d: %s; %d permits left\n", i, got, limiter.Snapshot().AvailablePermits)
 		}
 	}
 	fmt.Fprintf(w, "12 calls: 10 passed, %d rejected with ratelimit.ErrExceeded\n", rejected)
 	clk.Advance(300 * time.Millisecond)
-	fmt.Fprintf(w, "300ms later: %d permits available\n", limiter.AvailablePermits())
+	fmt.Fprintf(w, "300ms later: %d permits available\n", limiter.Snapshot().AvailablePermits)
 
 	// The same pipeline runs calls that return futures.
 	f := search.ExecuteAsync(ctx, func(ctx context.Context) *async.Future[string] {
 		return async.Go(ctx, func(ctx context.Context) (string, error) { return be.Search(ctx, "async") })
 	})
 	got, err := f.Await(ctx)
-	fmt.Fprintf(w, "ExecuteAsync: %s, %v; %d permits available\n", got, err, limiter.AvailablePermits())
+	fmt.Fprintf(w, "ExecuteAsync: %s, %v; %d permits available\n", got, err, limiter.Snapshot().AvailablePermits)
 
 	// The reviews service fails: its breaker opens after 4 failed calls out of 4.
 	be.reviewsDown = true
@@ -110,7 +110,7 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "calls 1-4 took a permit each; call 5, rejected by the open breaker, took none: %d of 5 permits left\n",
-		reviewsLimiter.AvailablePermits())
+		reviewsLimiter.Snapshot().AvailablePermits)
 	breaker, err := resilience.Lookup[*circuitbreaker.Breaker](reg, circuitbreaker.Layer, "reviews")
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -38,17 +39,17 @@ func run(ctx context.Context, w io.Writer, addr string) error {
 	client := goredis.NewClient(&goredis.Options{Addr: addr, ContextTimeoutEnabled: true})
 	defer client.Close()
 
-	backend, err := rlredis.New(client,
+	shared, err := rlredis.New(client,
 		rlredis.Prefix("search-service:"),    // keys {search-service:<limiter name>}
 		rlredis.Timeout(50*time.Millisecond), // per call to Redis
-		rlredis.OnFailure(rlredis.Local))     // Redis down: each instance limits itself
+		rlredis.OnFailure(backend.Local))     // Redis down: each instance limits itself
 	if err != nil {
 		return err
 	}
 	var redisDown atomic.Bool // set when Redis does not answer and the local fallback decides
-	reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(backend),
+	reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(shared),
 		resilience.WithEventListener(func(e policy.Event) {
-			if e.Kind == ratelimit.EventBackendFailed {
+			if e.Kind == backend.EventFailed {
 				redisDown.Store(true)
 			}
 		}))

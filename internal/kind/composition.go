@@ -41,6 +41,10 @@ type Composition struct {
 	// GivesPermits says that the layer's rejections tell when its next permit comes
 	// (throttle.Error): a layer of the same composition with BindPermits waits for it.
 	GivesPermits bool
+	// Rejection returns, for a layer that GivesPermits, the instance's own rejection
+	// error, which tells its rejections from those of another instance of the same id.
+	// Nil: the instance id decides.
+	Rejection func(inst Instance) error
 }
 
 // RoleAttempts is the role of a layer that starts a call's attempts (the retry, the

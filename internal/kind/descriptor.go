@@ -74,6 +74,9 @@ type Descriptor[S any] struct {
 	// Composition and code generation.
 	Compose   Composition // the place in the default order, async-only, replacement, live changes, permits
 	CodeAttrs []Param     // the directive attributes that only code gives (error lists, a method), after Attrs
+	// Pkg is the import path of the policy's package when S is declared in another (an
+	// internal package it shares with a sibling); "": the package that declares S.
+	Pkg string
 }
 
 // Layer implements Kind.

@@ -75,8 +75,13 @@ func (d *Descriptor[S]) Params() []Param {
 	return out
 }
 
-// Package implements Kind: the import path of the package that declares S.
-func (d *Descriptor[S]) Package() string { return reflect.TypeFor[S]().PkgPath() }
+// Package implements Kind: Pkg, or the import path of the package that declares S.
+func (d *Descriptor[S]) Package() string {
+	if d.Pkg != "" {
+		return d.Pkg
+	}
+	return reflect.TypeFor[S]().PkgPath()
+}
 
 // Composition implements Kind.
 func (d *Descriptor[S]) Composition() Composition { return d.Compose }

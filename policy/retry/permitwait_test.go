@@ -26,9 +26,9 @@ type throttled struct {
 	ok   bool
 }
 
-func (e *throttled) Error() string                     { return "throttled by " + e.id }
-func (e *throttled) InstanceID() string                { return e.id }
-func (e *throttled) NextPermit() (time.Duration, bool) { return e.next, e.ok }
+func (e *throttled) Error() string                  { return "throttled by " + e.id }
+func (e *throttled) InstanceID() string             { return e.id }
+func (e *throttled) RetryIn() (time.Duration, bool) { return e.next, e.ok }
 
 var _ throttle.Error = (*throttled)(nil)
 

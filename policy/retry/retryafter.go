@@ -40,6 +40,6 @@ func (r *Retry) nextPermit(err error) (time.Duration, bool) {
 	if r.src.Rejection != nil && !errors.Is(err, r.src.Rejection) {
 		return 0, false // another limiter with the same id
 	}
-	d, ok := t.NextPermit()
+	d, ok := t.RetryIn()
 	return max(d, 0), ok
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // commandCount counts the commands a client processes, by name.
@@ -86,7 +88,7 @@ func TestRL18_PlainClientOfAClusterNodeFailsLoudly(t *testing.T) {
 	var cnt commandCount
 	plain.AddHook(&cnt)
 
-	b, err := New(plain, Prefix(prefix), Timeout(time.Second), OnFailure(FailClosed))
+	b, err := newBackend(plain, Prefix(prefix), Timeout(time.Second), OnFailure(backend.Refused))
 	require.NoError(t, err)
 	var log healthLog
 	l, err := ratelimit.New(ratelimit.Name(name), ratelimit.Permits(5), ratelimit.Period(time.Second),
@@ -115,7 +117,7 @@ func TestRL18_PlainClientOfAClusterNodeFailsLoudly(t *testing.T) {
 func TestRL18_PanickingListenerLosesNoOtherEvent(t *testing.T) {
 	const every = time.Second
 	clk := clock.NewManual()
-	b := &Backend{cfg: Config{ProbeInterval: every}}
+	b := &redisBackend{cfg: config{ProbeInterval: every}}
 	entered, release := make(chan struct{}), make(chan struct{})
 	var first atomic.Bool
 	slowA := func(policy.Event) { // A's listener: slow on its first event
@@ -163,34 +165,34 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	// None of the keys called below may be in slot 10922, which stays on node 1 (see
 	// below): the prefix, unique to the run, moves every key's slot, so take one for
 	// which none is. (Fault: with a prefix drawn once, one run in about 80 had such a key.)
-	var b *Backend
+	var b *redisBackend
 	for try := 0; b == nil; try++ {
-		cand, err := New(c, Prefix(fmt.Sprintf("%s%d:", UniquePrefix(t), try)), Timeout(300*time.Millisecond),
-			OnFailure(FailClosed), ProbeInterval(probe))
+		cand, err := newBackend(c, Prefix(fmt.Sprintf("%s%d:", UniquePrefix(t), try)), Timeout(300*time.Millisecond),
+			OnFailure(backend.Refused), ProbeInterval(probe))
 		require.NoError(t, err)
 		if !slices.ContainsFunc(lo.Range(200), func(i int) bool {
-			return redistest.KeySlot(cand.Key(fmt.Sprintf("api:k%d", i))) == 10922
+			return redistest.KeySlot(cand.key(fmt.Sprintf("api:k%d", i))) == 10922
 		}) {
 			b = cand
 		}
 	}
 	clk := clock.NewManual()
 	var log healthLog
-	k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(100*time.Second),
+	k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(100*time.Second),
 		ratelimit.WithClock(clk), ratelimit.WithBackend(b), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
 	x := cl.Addrs()[1]
 	var onX string
 	for i := 0; onX == ""; i++ {
 		key := fmt.Sprintf("k%d", i)
-		if m, err := c.MasterForKey(ctx, b.Key("api:"+key)); err == nil && m.Options().Addr == x {
+		if m, err := c.MasterForKey(ctx, b.key("api:"+key)); err == nil && m.Options().Addr == x {
 			onX = key
 		}
 	}
-	require.True(t, k.TryAcquire(onX), "on Redis")
+	require.True(t, k.TryAcquire(onX, 1) == nil, "on Redis")
 
 	cl.Node(1).Pause()
-	assert.False(t, k.TryAcquire(onX), "node 1 hangs: FailClosed")
+	assert.False(t, k.TryAcquire(onX, 1) == nil, "node 1 hangs: backend.Refused")
 	cl.Node(1).Resume()
 	require.Equal(t, []string{"F:" + x}, log.seq())
 
@@ -206,7 +208,7 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	require.NoError(t, cl.MoveSlots(ctx, 1, 0, slots))
 	c.ReloadState(ctx)
 	require.Eventually(t, func() bool {
-		m, err := c.MasterForKey(ctx, b.Key("api:"+onX))
+		m, err := c.MasterForKey(ctx, b.key("api:"+onX))
 		return err == nil && m.Options().Addr == cl.Addrs()[0]
 	}, 5*time.Second, 10*time.Millisecond)
 	px := goredis.NewClient(&goredis.Options{Addr: x})
@@ -216,7 +218,7 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	for range 5 {
 		clk.Advance(probe)
 		for i := range 200 {
-			k.TryAcquire(fmt.Sprintf("k%d", i))
+			_ = k.TryAcquire(fmt.Sprintf("k%d", i), 1)
 		}
 	}
 	t.Logf("events: %v; down set non-empty: %v", log.seq(), b.down.some())
@@ -236,7 +238,7 @@ func TestRL18_UnloadedSlotMapLookedUpOncePerInterval(t *testing.T) {
 		DialTimeout: 100 * time.Millisecond, MaxRetries: -1})
 	c.OnNewNode(func(n *goredis.Client) { n.AddHook(&cnt) })
 	defer c.Close()
-	b, err := New(c, Prefix(UniquePrefix(t)), Timeout(200*time.Millisecond), OnFailure(FailClosed), ProbeInterval(time.Hour))
+	b, err := newBackend(c, Prefix(UniquePrefix(t)), Timeout(200*time.Millisecond), OnFailure(backend.Refused), ProbeInterval(time.Hour))
 	require.NoError(t, err)
 	l, err := ratelimit.New(ratelimit.Name("unloaded"), ratelimit.Permits(5), ratelimit.Period(time.Second),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b))
@@ -258,16 +260,16 @@ func TestRL18_KeyedBackendEventsNameTheLimiterAndTheKey(t *testing.T) {
 	defer c.Close()
 	for _, key := range []string{"", "a:b", "x"} {
 		var log healthLog
-		b2, err := New(c, Timeout(100*time.Millisecond), OnFailure(FailClosed), ProbeInterval(time.Hour))
+		b2, err := newBackend(c, Timeout(100*time.Millisecond), OnFailure(backend.Refused), ProbeInterval(time.Hour))
 		require.NoError(t, err)
-		k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(time.Second),
+		k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(time.Second),
 			ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b2), ratelimit.OnEvent(log.add))
 		require.NoError(t, err)
-		assert.False(t, k.TryAcquire(key))
+		assert.False(t, k.TryAcquire(key, 1) == nil)
 		evs := log.all()
 		var failed []policy.Event
 		for _, e := range evs {
-			if e.Kind == ratelimit.EventBackendFailed {
+			if e.Kind == backend.EventFailed {
 				failed = append(failed, e)
 			}
 		}
@@ -289,7 +291,7 @@ func TestRL18_ClusterSlotsFuncOncePerInterval(t *testing.T) {
 			return nil, errors.New("discovery unavailable")
 		}})
 	defer c.Close()
-	b, err := New(c, Timeout(200*time.Millisecond), OnFailure(FailClosed), ProbeInterval(time.Hour))
+	b, err := newBackend(c, Timeout(200*time.Millisecond), OnFailure(backend.Refused), ProbeInterval(time.Hour))
 	require.NoError(t, err)
 	l, err := ratelimit.New(ratelimit.Name("slotsfunc"), ratelimit.Permits(5), ratelimit.Period(time.Second),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b))

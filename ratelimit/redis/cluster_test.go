@@ -13,9 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
@@ -72,11 +75,11 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	cl, c := ownCluster(t)
 	const probe = time.Second
 	b, err := rlredis.New(c, rlredis.Prefix(rlredis.UniquePrefix(t)), rlredis.Timeout(clusterTimeout),
-		rlredis.OnFailure(rlredis.FailClosed), rlredis.ProbeInterval(probe))
+		rlredis.OnFailure(backend.Refused), rlredis.ProbeInterval(probe))
 	require.NoError(t, err)
 	clk := clock.NewManual()
 	var log events
-	k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(100*time.Second),
+	k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(100*time.Second),
 		ratelimit.WithClock(clk), ratelimit.WithBackend(b), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
 
@@ -84,7 +87,7 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	byNode := map[string][]string{}
 	for i := range 300 {
 		key := fmt.Sprintf("client-%d", i)
-		node := nodeOf(t, c, b.Key("api:"+key))
+		node := nodeOf(t, c, rlredis.Key(b, "api:"+key))
 		byNode[node] = append(byNode[node], key)
 	}
 	require.Len(t, byNode, 3, "the keys spread over the three nodes")
@@ -95,7 +98,7 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 	for _, keys := range byNode {
 		for _, key := range keys {
 			for range 7 {
-				if k.TryAcquire(key) {
+				if k.TryAcquire(key, 1) == nil {
 					admitted[key]++
 				}
 			}
@@ -110,27 +113,27 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 			}
 		}
 	}
-	failed := log.byKind(ratelimit.EventBackendFailed)
+	failed := log.byKind(backend.EventFailed)
 	require.Len(t, failed, 1, "one failure, of one node")
-	assert.Equal(t, stopped, failed[0].Attr(ratelimit.AttrNode).String())
+	assert.Equal(t, stopped, failed[0].Attr("node").String())
 	assert.Equal(t, "api", failed[0].Instance, "the keyed limiter's id")
 	assert.Contains(t, byNode[stopped], failed[0].Key, "the key whose call found the node down")
 	assert.ErrorIs(t, failed[0].Err, context.DeadlineExceeded)
-	assert.Empty(t, log.byKind(ratelimit.EventBackendRecovered))
+	assert.Empty(t, log.byKind(backend.EventRecovered))
 
 	// The node resumes: within one probe interval its keys are on Redis again.
 	cl.Node(1).Resume()
 	key := byNode[stopped][1] // not the first, whose timed-out call the node may run on resuming
-	assert.False(t, k.TryAcquire(key), "no probe is due yet: FailClosed")
+	assert.False(t, k.TryAcquire(key, 1) == nil, "no probe is due yet: FailClosed")
 	clk.Advance(probe)
-	assert.True(t, k.TryAcquire(key), "the probe reaches the node")
-	recovered := log.byKind(ratelimit.EventBackendRecovered)
+	assert.True(t, k.TryAcquire(key, 1) == nil, "the probe reaches the node")
+	recovered := log.byKind(backend.EventRecovered)
 	require.Len(t, recovered, 1)
-	assert.Equal(t, stopped, recovered[0].Attr(ratelimit.AttrNode).String())
+	assert.Equal(t, stopped, recovered[0].Attr("node").String())
 	for _, key := range byNode[stopped][1:] {
 		n := 0
 		for range 7 {
-			if k.TryAcquire(key) {
+			if k.TryAcquire(key, 1) == nil {
 				n++
 			}
 		}
@@ -138,10 +141,10 @@ func TestRL18_OneNodeStoppedOnlyItsKeysFail(t *testing.T) {
 			n++ // the probe's permit
 		}
 		assert.Equal(t, 5, n, "%s: its exact quota, from Redis", key)
-		assert.Zero(t, k.AvailablePermits(key), "%s: Redis's state", key)
+		assert.ErrorIs(t, k.TryAcquire(key, 1), ratelimit.ErrExceeded, "%s: none left in Redis's state", key)
 	}
-	assert.Len(t, log.byKind(ratelimit.EventBackendFailed), 1, "no other failure")
-	assert.Len(t, log.byKind(ratelimit.EventBackendRecovered), 1, "one recovery")
+	assert.Len(t, log.byKind(backend.EventFailed), 1, "no other failure")
+	assert.Len(t, log.byKind(backend.EventRecovered), 1, "one recovery")
 }
 
 // SPEC RL-18, RL-5: 3,000 slots move from one node to another (with their keys) while 8
@@ -160,7 +163,7 @@ func TestRL18_ReshardingWhileCallsRun(t *testing.T) {
 		keys    = 2000
 		run     = 5 * time.Second
 	)
-	k, err := ratelimit.NewKeyed[int](ratelimit.Name("reshard"), ratelimit.Permits(permits), ratelimit.Period(period),
+	k, err := keyed.New[int](ratelimit.Name("reshard"), ratelimit.Permits(permits), ratelimit.Period(period),
 		ratelimit.WithBackend(b), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
 
@@ -173,7 +176,7 @@ func TestRL18_ReshardingWhileCallsRun(t *testing.T) {
 		wg.Go(func() {
 			for i := g; time.Now().Before(stop); i += 8 {
 				key := i % keys
-				if k.TryAcquire(key) {
+				if k.TryAcquire(key, 1) == nil {
 					admitted[key].Add(1)
 				}
 				calls.Add(1)
@@ -205,7 +208,7 @@ func TestRL18_ReshardingWhileCallsRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, cl.Addrs()[dst], owner, "the slots moved")
 
-	assert.Empty(t, log.byKind(ratelimit.EventBackendFailed), "no call failed over while slots moved")
+	assert.Empty(t, log.byKind(backend.EventFailed), "no call failed over while slots moved")
 	bound := int64(permits) + int64(elapsed/(period/permits))
 	var total int64
 	for key := range admitted {
@@ -241,12 +244,12 @@ func TestRL19_WholeClusterDownInstancesShareTheQuota(t *testing.T) {
 		require.NoError(t, err)
 		l, err := ratelimit.New(ratelimit.Name("quota"), ratelimit.Permits(permits), ratelimit.Period(period),
 			ratelimit.WithClock(clk), ratelimit.WithBackend(b), ratelimit.OnEvent(func(e policy.Event) {
-				if e.Kind == ratelimit.EventBackendFailed {
+				if e.Kind == backend.EventFailed {
 					failed.Add(1)
 				}
 			}))
 		require.NoError(t, err)
-		require.Equal(t, permits, l.AvailablePermits(), "on Redis: the whole shared burst")
+		require.Equal(t, permits, l.Snapshot().AvailablePermits, "on Redis: the whole shared burst")
 		limiters = append(limiters, l)
 	}
 	for i := range 3 {
@@ -271,7 +274,7 @@ func TestRL19_WholeClusterDownInstancesShareTheQuota(t *testing.T) {
 		clk.Advance(10 * time.Millisecond) // 200 steps: 2s
 	}
 	assert.Equal(t, int64(3), failed.Load(), "each instance found the cluster down")
-	T := ratelimit.Config{Permits: permits, Period: period}.EmissionInterval() // 33.333334ms, rounded up
+	T := gcra.Interval(permits, period) // 33.333334ms, rounded up
 	quota := permits + int(2*time.Second/T)
 	localBurst := permits / 3
 	assert.LessOrEqual(t, total, quota+3*localBurst, "RL-19's bound")
@@ -295,7 +298,7 @@ func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
 	c := quickClusterClient(t, cl.Addrs())
 	const probe = time.Second
 	b, err := rlredis.New(c, rlredis.Prefix(rlredis.UniquePrefix(t)), rlredis.Timeout(clusterTimeout),
-		rlredis.OnFailure(rlredis.FailClosed), rlredis.ProbeInterval(probe))
+		rlredis.OnFailure(backend.Refused), rlredis.ProbeInterval(probe))
 	require.NoError(t, err)
 	clk := clock.NewManual()
 	var log events
@@ -311,17 +314,17 @@ func TestRL18_ClusterUnreachableFromTheStart(t *testing.T) {
 		assert.False(t, ok)
 		assert.Less(t, d, clusterTimeout/2, "call %d: the cluster is known down, no probe due", i+2)
 	}
-	failed := log.byKind(ratelimit.EventBackendFailed)
+	failed := log.byKind(backend.EventFailed)
 	require.Len(t, failed, 1)
-	assert.Nil(t, failed[0].Attr(ratelimit.AttrNode).Any(), "no slot map: the cluster as a whole, no node")
+	assert.Nil(t, failed[0].Attr("node").Any(), "no slot map: the cluster as a whole, no node")
 
 	for i := range 3 {
 		cl.Node(i).Resume()
 	}
 	clk.Advance(probe)
 	assert.True(t, l.TryAcquire(), "the probe reaches the cluster, and loads the slot map")
-	recovered := log.byKind(ratelimit.EventBackendRecovered)
+	recovered := log.byKind(backend.EventRecovered)
 	require.Len(t, recovered, 1)
-	assert.Nil(t, recovered[0].Attr(ratelimit.AttrNode).Any())
-	assert.Equal(t, 4, l.AvailablePermits(), "on Redis again: 5, less the probe's permit (the calls before never reached a node)")
+	assert.Nil(t, recovered[0].Attr("node").Any())
+	assert.Equal(t, 4, l.Snapshot().AvailablePermits, "on Redis again: 5, less the probe's permit (the calls before never reached a node)")
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/sat"
-	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // maxBatch is how many Reserves of one store one script run decides at most.
@@ -20,7 +20,7 @@ const maxBatch = 64
 type waiter struct {
 	a  *rateArgs
 	mw int64 // MaxWait in ns, at least 0
-	g  ratelimit.Grant
+	g  backend.Grant
 
 	// For a queued Reserve: whether its caller still waits (waiting), has its answer
 	// (answered), or left when its ctx ended (left); the sender signals ready once
@@ -43,7 +43,7 @@ var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan struct
 // trip. A nil or done ctx is not sent: its error (policy.ErrNilContext for a nil one) is
 // returned at once. A request for fewer than 1 or more than Permits permits, or with a
 // Config that has no rate, which the limiter never makes, is refused at once with no
-// retry-after. See ratelimit.Store.
+// retry-after. See backend.Store.
 //
 // Concurrent Reserves coalesce: a Reserve that finds none of the store's in flight sends
 // its own at once, with its own ctx; those that come while one is in flight queue, and
@@ -54,19 +54,19 @@ var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan struct
 // rather than wait for the one after. At most one run of Reserves per store is in flight.
 // A queued caller whose ctx ends stops waiting and returns ctx's error; a permit its
 // batch reserved for it is then given back (giveBack), by the sender, before its next run.
-func (s *store) Reserve(ctx context.Context, req ratelimit.Request) (ratelimit.Grant, error) {
+func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant, error) {
 	if err := decorate.ContextErr(ctx); err != nil {
-		return ratelimit.Grant{}, err
+		return backend.Grant{}, err
 	}
-	if req.N < 1 || req.N > req.Config.Permits || req.Config.Period <= 0 {
-		return ratelimit.Grant{Outcome: ratelimit.Refused}, nil
+	if req.N < 1 || req.N > req.Permits || req.Period <= 0 {
+		return backend.Grant{Verdict: backend.Refused}, nil
 	}
-	a := s.argsOf(req.Config, req.N)
+	a := s.argsOf(req.Permits, req.Period, req.N)
 	mw := int64(max(req.MaxWait, 0))
 	s.mu.Lock()
 	if s.busy {
 		w := waiters.Get().(*waiter)
-		w.a, w.mw, w.g = a, mw, ratelimit.Grant{}
+		w.a, w.mw, w.g = a, mw, backend.Grant{}
 		w.state.Store(waiting)
 		s.queue = append(s.queue, w)
 		s.mu.Unlock()
@@ -79,13 +79,13 @@ func (s *store) Reserve(ctx context.Context, req ratelimit.Request) (ratelimit.G
 	err := s.decide(ctx, one[:])
 	s.release()
 	if err != nil {
-		return ratelimit.Grant{}, err
+		return backend.Grant{}, err
 	}
 	return w.g, nil
 }
 
 // await waits for the answer of w, queued, or for ctx's end.
-func (s *store) await(ctx context.Context, w *waiter) (ratelimit.Grant, error) {
+func (s *store) await(ctx context.Context, w *waiter) (backend.Grant, error) {
 	if done := ctx.Done(); done == nil { // a ctx that never ends (the limiter's own calls)
 		<-w.ready
 	} else {
@@ -93,7 +93,7 @@ func (s *store) await(ctx context.Context, w *waiter) (ratelimit.Grant, error) {
 		case <-w.ready:
 		case <-done:
 			if w.state.CompareAndSwap(waiting, left) {
-				return ratelimit.Grant{}, ctx.Err() // the sender gives its permit back
+				return backend.Grant{}, ctx.Err() // the sender gives its permit back
 			}
 			<-w.ready // answered meanwhile: the answer is the caller's
 		}
@@ -168,8 +168,8 @@ func (s *store) answer(batch []*waiter) {
 	}
 	for i := len(batch) - 1; i >= 0; i-- {
 		if w := batch[i]; w != nil { // its caller left: the waiter is the sender's
-			if w.g.Outcome == ratelimit.Reserved {
-				s.giveBack(w.g.Token)
+			if w.g.Verdict == backend.Admitted && w.g.Next != 0 { // a permit reserved in Redis
+				s.giveBack(w.g)
 			}
 			waiters.Put(w)
 		}
@@ -179,7 +179,7 @@ func (s *store) answer(batch []*waiter) {
 
 // giveBack cancels a reservation that its caller never received: whether its time has
 // come on the server's clock does not matter, as nobody used it.
-func (s *store) giveBack(t ratelimit.Token) {
+func (s *store) giveBack(t backend.Grant) {
 	t.At = max(t.At, t.Next)
 	s.cancel(context.Background(), t)
 }
@@ -231,7 +231,7 @@ func (s *store) decide(ctx context.Context, batch []*waiter) error {
 			run := batch[i : i+int(k)]
 			switch code {
 			case 0:
-				g := ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Duration(max(join(res[j+2], res[j+3]), 0))}
+				g := backend.Grant{Verdict: backend.Refused, Wait: time.Duration(max(join(res[j+2], res[j+3]), 0))}
 				for _, w := range run {
 					w.g = g
 				}
@@ -241,9 +241,8 @@ func (s *store) decide(ctx context.Context, batch []*waiter) error {
 					start := max(prev, now)
 					next := int64(sat.Add(time.Duration(start), time.Duration(w.a.inc)))
 					wait := max(start-now-w.a.tol, 0)
-					w.g = ratelimit.Grant{Outcome: ratelimit.Reserved, Wait: time.Duration(wait),
-						Token: ratelimit.Token{Prev: prev, Next: next, At: int64(sat.Add(time.Duration(now), time.Duration(wait))),
-							Epoch: res[j+4]}}
+					w.g = backend.Grant{Verdict: backend.Admitted, Wait: time.Duration(wait),
+						Prev: prev, Next: next, At: int64(sat.Add(time.Duration(now), time.Duration(wait))), Epoch: res[j+4]}
 					prev = next
 				}
 			default:

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -22,8 +23,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // gate holds the client's first `hold` script commands until the test releases each, and
@@ -73,9 +77,9 @@ func gatedStore(t *testing.T, g *gate, cfg ratelimit.Config, opts ...Option) *st
 	// test does) would otherwise answer the first EVALSHA with NOSCRIPT, and EVAL follow.
 	require.NoError(t, script.Load(context.Background(), c).Err())
 	c.AddHook(g)
-	b, err := New(c, append([]Option{Prefix(UniquePrefix(t)), Timeout(5 * time.Second)}, opts...)...)
+	b, err := newBackend(c, append([]Option{Prefix(UniquePrefix(t)), Timeout(5 * time.Second)}, opts...)...)
 	require.NoError(t, err)
-	st, err := b.Bind(ratelimit.Binding{ID: "s", Config: cfg, Clock: clock.NewManual()})
+	st, err := b.Bind(backend.Binding{ID: "s", Clock: clock.NewManual()})
 	require.NoError(t, err)
 	return st.(*store)
 }
@@ -91,12 +95,12 @@ func queued(t *testing.T, st *store, n int) {
 }
 
 type answer struct {
-	g   ratelimit.Grant
+	g   backend.Grant
 	err error
 }
 
 // reserveAsync runs st.Reserve on its own goroutine; its answer comes on the channel.
-func reserveAsync(ctx context.Context, st *store, req ratelimit.Request) <-chan answer {
+func reserveAsync(ctx context.Context, st *store, req backend.Request) <-chan answer {
 	ch := make(chan answer, 1)
 	go func() {
 		g, err := st.Reserve(ctx, req)
@@ -113,15 +117,15 @@ func reserveAsync(ctx context.Context, st *store, req ratelimit.Request) <-chan 
 func TestRL22_ConcurrentReservesGoTogetherAndEachIsExact(t *testing.T) {
 	const permits, callers = 5, 12
 	cfg := ratelimit.Config{Permits: permits, Period: 5000 * time.Hour} // T = 1000h
-	T := int64(cfg.EmissionInterval())
+	T := int64(gcra.Interval(cfg.Permits, cfg.Period))
 	g := newGate(1)
 	st := gatedStore(t, g, cfg)
 	ctx := context.Background()
-	first := reserveAsync(ctx, st, ratelimit.Request{N: 1, Config: cfg})
+	first := reserveAsync(ctx, st, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 	<-g.entered // the first is in flight, alone
 	var rest []<-chan answer
 	for range callers - 1 {
-		rest = append(rest, reserveAsync(ctx, st, ratelimit.Request{N: 1, Config: cfg}))
+		rest = append(rest, reserveAsync(ctx, st, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period}))
 		queued(t, st, len(rest))
 	}
 	close(g.release)
@@ -131,23 +135,23 @@ func TestRL22_ConcurrentReservesGoTogetherAndEachIsExact(t *testing.T) {
 	}
 	assert.Equal(t, int32(2), g.seen.Load(), "the first alone, then the 11 queued in one run")
 
-	var tokens []ratelimit.Token
+	var tokens []backend.Grant
 	var waits []time.Duration
 	for _, a := range answers {
 		require.NoError(t, a.err)
-		switch a.g.Outcome {
-		case ratelimit.Reserved:
+		switch a.g.Verdict {
+		case backend.Admitted:
 			assert.Zero(t, a.g.Wait, "within the burst")
-			tokens = append(tokens, a.g.Token)
-		case ratelimit.Refused:
+			tokens = append(tokens, a.g)
+		case backend.Refused:
 			waits = append(waits, a.g.Wait)
 		default:
-			t.Fatalf("outcome %v", a.g.Outcome)
+			t.Fatalf("outcome %v", a.g.Verdict)
 		}
 	}
 	require.Len(t, tokens, permits, "exactly the burst")
 	require.Len(t, waits, callers-permits)
-	slices.SortFunc(tokens, func(a, b ratelimit.Token) int { return cmp.Compare(a.Prev, b.Prev) })
+	slices.SortFunc(tokens, func(a, b backend.Grant) int { return cmp.Compare(a.Prev, b.Prev) })
 	for i := 1; i < len(tokens); i++ {
 		assert.Equal(t, tokens[i-1].Next, tokens[i].Prev, "slot %d starts where %d ends", i, i-1)
 		assert.Equal(t, T, tokens[i].Next-tokens[i].Prev, "slot %d is T", i)
@@ -166,9 +170,9 @@ func TestRL22_LoneReserveGoesAlone(t *testing.T) {
 	g := newGate(0)
 	st := gatedStore(t, g, cfg)
 	for i := range 4 {
-		gr, err := st.Reserve(context.Background(), ratelimit.Request{N: 1, Config: cfg})
+		gr, err := st.Reserve(context.Background(), backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 		require.NoError(t, err)
-		assert.Equal(t, i < 3, gr.Outcome == ratelimit.Reserved, "call %d", i)
+		assert.Equal(t, i < 3, gr.Verdict == backend.Admitted, "call %d", i)
 		assert.Equal(t, int32(i+1), g.seen.Load())
 	}
 }
@@ -181,15 +185,15 @@ func TestRL24_CallerThatLeavesGivesItsPermitBack(t *testing.T) {
 	g := newGate(2)
 	st := gatedStore(t, g, cfg)
 	bg := context.Background()
-	first := reserveAsync(bg, st, ratelimit.Request{N: 1, Config: cfg})
+	first := reserveAsync(bg, st, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 	<-g.entered
 	ctx, cancel := context.WithCancel(bg)
-	leaving := reserveAsync(ctx, st, ratelimit.Request{N: 1, Config: cfg})
+	leaving := reserveAsync(ctx, st, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 	queued(t, st, 1)
-	staying := reserveAsync(bg, st, ratelimit.Request{N: 1, Config: cfg})
+	staying := reserveAsync(bg, st, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 	queued(t, st, 2)
 	g.release <- struct{}{} // the first's run
-	require.Equal(t, ratelimit.Reserved, (<-first).g.Outcome)
+	require.Equal(t, backend.Admitted, (<-first).g.Verdict)
 	args := <-g.entered // the batch of two is in flight
 	require.Len(t, args, cmdHeader+1+10, "one group of requests alike in one run")
 	assert.Equal(t, int64(2), args[len(args)-4], "of two requests")
@@ -198,54 +202,54 @@ func TestRL24_CallerThatLeavesGivesItsPermitBack(t *testing.T) {
 	assert.ErrorIs(t, a.err, context.Canceled)
 	assert.Zero(t, a.g)
 	g.release <- struct{}{}
-	require.Equal(t, ratelimit.Reserved, (<-staying).g.Outcome)
+	require.Equal(t, backend.Admitted, (<-staying).g.Verdict)
 	// The give-back runs after the answers: wait for it (a third script run).
 	require.Eventually(t, func() bool {
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		return !st.busy && g.seen.Load() == 3
 	}, 5*time.Second, time.Millisecond)
-	n, ok := st.Available(bg, cfg)
+	n, ok := st.Available(bg, cfg.Permits, cfg.Period)
 	require.True(t, ok)
 	assert.Equal(t, 1, n, "the leaver's permit is free again")
-	gr, err := st.Reserve(bg, ratelimit.Request{N: 1, Config: cfg})
+	gr, err := st.Reserve(bg, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 	require.NoError(t, err)
-	assert.Equal(t, ratelimit.Reserved, gr.Outcome)
-	gr, err = st.Reserve(bg, ratelimit.Request{N: 1, Config: cfg})
+	assert.Equal(t, backend.Admitted, gr.Verdict)
+	gr, err = st.Reserve(bg, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 	require.NoError(t, err)
-	assert.Equal(t, ratelimit.Refused, gr.Outcome, "and no more than it")
+	assert.Equal(t, backend.Refused, gr.Verdict, "and no more than it")
 }
 
 // RL-25: when a batch's run fails, every caller in it gets the failure policy's answer,
 // as if its own call had failed.
 func TestRL25_FailedBatchTakesTheFailurePolicyForEveryCaller(t *testing.T) {
 	for _, tc := range []struct {
-		policy FailurePolicy
-		want   ratelimit.Outcome
-	}{{FailClosed, ratelimit.Refused}, {FailOpen, ratelimit.Unlimited}, {Local, ratelimit.Local}} {
-		t.Run(tc.policy.String(), func(t *testing.T) {
+		policy backend.Verdict
+		want   backend.Verdict
+	}{{backend.Refused, backend.Refused}, {backend.Admitted, backend.Admitted}, {backend.Local, backend.Local}} {
+		t.Run(fmt.Sprint(tc.policy), func(t *testing.T) {
 			cfg := ratelimit.Config{Permits: 5, Period: 5 * time.Second}
 			g := newGate(2)
 			g.fail = errors.New("connection reset by peer")
 			st := gatedStore(t, g, cfg, OnFailure(tc.policy))
 			bg := context.Background()
-			first := reserveAsync(bg, st, ratelimit.Request{N: 1, Config: cfg})
+			first := reserveAsync(bg, st, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
 			<-g.entered
 			var rest []<-chan answer
 			for i := range 3 {
-				rest = append(rest, reserveAsync(bg, st, ratelimit.Request{N: 1, Config: cfg}))
+				rest = append(rest, reserveAsync(bg, st, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period}))
 				queued(t, st, i+1)
 			}
 			g.release <- struct{}{}
-			assert.Equal(t, ratelimit.Reserved, (<-first).g.Outcome, "the first's run succeeds")
+			assert.Equal(t, backend.Admitted, (<-first).g.Verdict, "the first's run succeeds")
 			<-g.entered
 			g.release <- struct{}{} // the batch's run fails
 			for _, ch := range rest {
 				a := <-ch
 				require.NoError(t, a.err)
-				assert.Equal(t, tc.want, a.g.Outcome)
-				if tc.policy == FailClosed {
-					assert.Equal(t, cfg.EmissionInterval(), a.g.Wait, "FailClosed's retry-after is T")
+				assert.Equal(t, tc.want, a.g.Verdict)
+				if tc.policy == backend.Refused {
+					assert.Equal(t, gcra.Interval(cfg.Permits, cfg.Period), a.g.Wait, "backend.Refused's retry-after is T")
 				}
 			}
 			assert.NotNil(t, st.b.down.of(st.b.nodeOf(st.keys[0]).name), "the node is down")
@@ -263,7 +267,7 @@ func TestRL25_FailedBatchTakesTheFailurePolicyForEveryCaller(t *testing.T) {
 func TestRL22_SerialDecisionAllocs(t *testing.T) {
 	cfg := ratelimit.Config{Permits: 1_000_000_000, Period: time.Second}
 	_, st := newTestStore(t, cfg)
-	req := ratelimit.Request{N: 1, Config: cfg}
+	req := backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period}
 	bg := context.Background()
 	_, err := st.Reserve(bg, req) // loads the script
 	require.NoError(t, err)
@@ -271,8 +275,8 @@ func TestRL22_SerialDecisionAllocs(t *testing.T) {
 	grains := 0 // the calls that made a shared context (AllocsPerRun makes runs+1 calls)
 	allocs := testing.AllocsPerRun(runs, func() {
 		before := st.b.shared.Load()
-		if gr, _ := st.Reserve(bg, req); gr.Outcome != ratelimit.Reserved {
-			t.Errorf("outcome %v", gr.Outcome)
+		if gr, _ := st.Reserve(bg, req); gr.Verdict != backend.Admitted {
+			t.Errorf("outcome %v", gr.Verdict)
 		}
 		if st.b.shared.Load() != before {
 			grains++
@@ -298,7 +302,7 @@ func TestRL5_ThreeClientsShareOneExactQuota(t *testing.T) {
 		t.Cleanup(func() { _ = c.Close() })
 		require.NoError(t, c.Ping(context.Background()).Err())
 		admin = c
-		b, err := New(c, Prefix(prefix), Timeout(5*time.Second), OnFailure(FailClosed))
+		b, err := newBackend(c, Prefix(prefix), Timeout(5*time.Second), OnFailure(backend.Refused))
 		require.NoError(t, err)
 		if i < 2 {
 			l, err := ratelimit.New(ratelimit.Name("api:k"), ratelimit.Permits(permits), ratelimit.Period(period),
@@ -307,10 +311,10 @@ func TestRL5_ThreeClientsShareOneExactQuota(t *testing.T) {
 			limiters = append(limiters, l.TryAcquire)
 			continue
 		}
-		k, err := ratelimit.NewKeyed[string](ratelimit.Name("api"), ratelimit.Permits(permits), ratelimit.Period(period),
+		k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(permits), ratelimit.Period(period),
 			ratelimit.WithBackend(b))
 		require.NoError(t, err)
-		limiters = append(limiters, func() bool { return k.TryAcquire("k") })
+		limiters = append(limiters, func() bool { return k.TryAcquire("k", 1) == nil })
 	}
 	serverNow := func() time.Time {
 		now, err := admin.Time(context.Background()).Result()
@@ -369,7 +373,7 @@ func presetKeys(t *testing.T, c *goredis.Client, st *store, tat int64, freed ...
 // ended more than its own group.)
 func TestRL23_BatchEqualsTheSameCallsOneByOne(t *testing.T) {
 	cfg := ratelimit.Config{Permits: 4, Period: 4000 * time.Hour} // T = 1000h
-	T := int64(cfg.EmissionInterval())
+	T := int64(gcra.Interval(cfg.Permits, cfg.Period))
 	c, batched := newTestStore(t, cfg)
 	_, serial := newTestStore(t, cfg)
 	serial.keys = []string{batched.keys[0] + ":serial", batched.keys[0] + ":serial" + freedSuffix}
@@ -396,24 +400,24 @@ func TestRL23_BatchEqualsTheSameCallsOneByOne(t *testing.T) {
 	}
 	var batch []*waiter
 	for _, cl := range calls {
-		batch = append(batch, &waiter{a: batched.argsOf(cfg, cl.n), mw: int64(cl.maxWait)})
+		batch = append(batch, &waiter{a: batched.argsOf(cfg.Permits, cfg.Period, cl.n), mw: int64(cl.maxWait)})
 	}
 	require.NoError(t, batched.decide(context.Background(), batch))
 	for i, cl := range calls {
 		want := reserve(t, serial, cfg, cl.n, cl.maxWait)
 		got := batch[i].g
-		require.Equal(t, want.Outcome, got.Outcome, "call %d", i)
-		if want.Outcome == ratelimit.Reserved {
-			assert.Equal(t, want.Token, got.Token, "call %d: the same slot and permit time", i)
+		require.Equal(t, want.Verdict, got.Verdict, "call %d", i)
+		if want.Verdict == backend.Admitted {
+			assert.Equal(t, slotOf(want), slotOf(got), "call %d: the same slot and permit time", i)
 		}
 		assert.InDelta(t, float64(want.Wait), float64(got.Wait), float64(time.Second), "call %d", i)
 	}
 	// The slots, in order: the freed ones first, each T, then the TAT's.
 	slots := [][2]int64{{5, 6}, {7, 8}, {8, 9}, {12, 13}, {13, 14}, {14, 15}}
 	for i, s := range slots {
-		assert.Equal(t, [2]int64{now0 + s[0]*T, now0 + s[1]*T}, [2]int64{batch[i].g.Token.Prev, batch[i].g.Token.Next}, "slot %d", i)
+		assert.Equal(t, [2]int64{now0 + s[0]*T, now0 + s[1]*T}, [2]int64{batch[i].g.Prev, batch[i].g.Next}, "slot %d", i)
 	}
-	assert.Equal(t, ratelimit.Token{Prev: now0 + 15*T, Next: now0 + 18*T, At: now0 + 15*T - T}, batch[8].g.Token,
+	assert.Equal(t, [4]int64{now0 + 15*T, now0 + 18*T, now0 + 15*T - T, 0}, slotOf(batch[8].g),
 		"3 permits at the TAT: free (Permits-3)·T before their slot")
 	bTAT, bFreed := tat(t, c, batched)
 	sTAT, sFreed := tat(t, c, serial)
@@ -431,9 +435,9 @@ func TestRL23_BadFreedSlotsFoundAtALaterRequest(t *testing.T) {
 	cfg := ratelimit.Config{Permits: 3, Period: 3 * time.Hour}
 	c := goredis.NewClient(&goredis.Options{Addr: redistest.Addr(t), DB: scheduleDB, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = c.Close() })
-	b, err := New(c, Prefix(UniquePrefix(t)), Timeout(5*time.Second), OnFailure(FailClosed))
+	b, err := newBackend(c, Prefix(UniquePrefix(t)), Timeout(5*time.Second), OnFailure(backend.Refused))
 	require.NoError(t, err)
-	s, err := b.Bind(ratelimit.Binding{ID: "s", Config: cfg, Clock: clock.NewManual()})
+	s, err := b.Bind(backend.Binding{ID: "s", Clock: clock.NewManual()})
 	require.NoError(t, err)
 	st := s.(*store)
 	ctx := context.Background()
@@ -441,15 +445,15 @@ func TestRL23_BadFreedSlotsFoundAtALaterRequest(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.Set(ctx, st.keys[0], strconv.FormatInt(now.UnixNano()-int64(time.Minute), 10), time.Hour).Err())
 	require.NoError(t, c.Set(ctx, st.keys[1], "not slots", time.Hour).Err())
-	batch := []*waiter{{a: st.argsOf(cfg, 1)}, {a: st.argsOf(cfg, 1)}, {a: st.argsOf(cfg, 1)}}
+	batch := []*waiter{{a: st.argsOf(cfg.Permits, cfg.Period, 1)}, {a: st.argsOf(cfg.Permits, cfg.Period, 1)}, {a: st.argsOf(cfg.Permits, cfg.Period, 1)}}
 	require.NoError(t, st.decide(ctx, batch))
-	assert.Equal(t, ratelimit.Reserved, batch[0].g.Outcome, "the first appended: the TAT was behind now")
+	assert.Equal(t, backend.Admitted, batch[0].g.Verdict, "the first appended: the TAT was behind now")
 	for _, w := range batch[1:] {
-		assert.Equal(t, ratelimit.Grant{Outcome: ratelimit.Refused, Wait: cfg.EmissionInterval()}, w.g, "FailClosed")
+		assert.Equal(t, backend.Grant{Verdict: backend.Refused, Wait: gcra.Interval(cfg.Permits, cfg.Period)}, w.g, "backend.Refused")
 	}
 	assert.NotNil(t, st.keyBad.Load(), "the keys are bad")
 	v, freed := tat(t, c, st)
-	assert.Equal(t, batch[0].g.Token.Next, v, "the first one's reservation is written")
+	assert.Equal(t, batch[0].g.Next, v, "the first one's reservation is written")
 	assert.Equal(t, "not slots", freed, "never overwritten")
 }
 
@@ -464,7 +468,7 @@ func TestRL26_OwnCallsNeverOutliveTheTimeout(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	c := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true}) // never contacted
 	const timeout = 40 * time.Millisecond
-	b, err := New(c, Timeout(timeout))
+	b, err := newBackend(c, Timeout(timeout))
 	require.NoError(t, err)
 	require.Equal(t, time.Millisecond, b.grain, "min(Timeout/16, 1ms)")
 
@@ -508,7 +512,7 @@ func TestRL26_CallerContextGetsItsOwnDeadline(t *testing.T) {
 	type key struct{}
 	for _, enabled := range []bool{true, false} {
 		c := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: enabled})
-		b, err := New(c, Timeout(time.Hour))
+		b, err := newBackend(c, Timeout(time.Hour))
 		require.NoError(t, err)
 		parent, stop := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
 		ctx, cancel := b.bound(parent)
@@ -542,13 +546,13 @@ func TestRL22_MixedCallersAllReturn(t *testing.T) {
 				if (w+i)%3 == 0 {
 					ctx, cancel = context.WithTimeout(ctx, time.Duration(i%7)*50*time.Microsecond)
 				}
-				gr, err := st.Reserve(ctx, ratelimit.Request{N: 1 + (w+i)%3, MaxWait: time.Duration(i%4) * time.Millisecond, Config: cfg})
+				gr, err := st.Reserve(ctx, backend.Request{N: 1 + (w+i)%3, MaxWait: time.Duration(i%4) * time.Millisecond, Permits: cfg.Permits, Period: cfg.Period})
 				cancel()
-				if err == nil && gr.Outcome == ratelimit.Reserved && i%5 == 0 {
-					st.Cancel(context.Background(), gr.Token)
+				if err == nil && gr.Verdict == backend.Admitted && i%5 == 0 {
+					st.Cancel(context.Background(), gr)
 				}
 				if i%11 == 0 {
-					st.Available(context.Background(), cfg)
+					st.Available(context.Background(), cfg.Permits, cfg.Period)
 				}
 			}
 		})
@@ -564,3 +568,7 @@ func TestRL22_MixedCallersAllReturn(t *testing.T) {
 		t.Fatalf("callers hang: busy %v, %d queued", busy, queued)
 	}
 }
+
+// slotOf returns what identifies a reserved grant: its slot, its permit time and its
+// epoch.
+func slotOf(g backend.Grant) [4]int64 { return [4]int64{g.Prev, g.Next, g.At, g.Epoch} }

@@ -11,11 +11,12 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // A change of rate converts the schedule on Redis as in-process (SPEC RC-4, RC-7): these
 // tests read the store's grants exactly, each with the server's now of its decision
-// (Token.At - Wait), and run the same calls on an in-process Limiter whose manual clock is
+// (Grant.At - Wait), and run the same calls on an in-process Limiter whose manual clock is
 // set to that same now before each call, so that both decide at one instant.
 
 // hourly is 1 permit per hour; tenPerSecond, 10 per second (T = 100ms).
@@ -48,18 +49,18 @@ func newTwin(t *testing.T, cfg ratelimit.Config) *twin {
 // reserve takes n permits at the rate of cfg on Redis, then in process at the server's
 // now of that grant (reconfigured to cfg first when its rate differs), and checks that
 // both wait the same. It returns the store's grant.
-func (w *twin) reserve(cfg ratelimit.Config, n int) ratelimit.Grant {
+func (w *twin) reserve(cfg ratelimit.Config, n int) backend.Grant {
 	w.t.Helper()
 	g, _ := w.both(cfg, n)
 	return g
 }
 
 // both is reserve, returning the in-process reservation too.
-func (w *twin) both(cfg ratelimit.Config, n int) (ratelimit.Grant, ratelimit.Reservation) {
+func (w *twin) both(cfg ratelimit.Config, n int) (backend.Grant, ratelimit.Reservation) {
 	w.t.Helper()
 	g := reserve(w.t, w.st, cfg, n, 3*time.Hour)
-	require.Equal(w.t, ratelimit.Reserved, g.Outcome)
-	now := g.Token.At - int64(g.Wait)
+	require.Equal(w.t, backend.Admitted, g.Verdict)
+	now := g.At - int64(g.Wait)
 	if w.now0 < 0 {
 		w.now0 = now
 	}
@@ -86,7 +87,7 @@ func TestRC7_RaisedQuotaOnRedisWithinOneNewInterval(t *testing.T) {
 	// The next ones 100ms apart, as in process.
 	for range 3 {
 		next := w.reserve(tenPerSecond, 1)
-		assert.Equal(t, g.Token.At+int64(100*time.Millisecond), next.Token.At)
+		assert.Equal(t, g.At+int64(100*time.Millisecond), next.At)
 		g = next
 	}
 }
@@ -119,7 +120,7 @@ func TestRC7_FreedSlotsConvertedOnRedisAsInProcess(t *testing.T) {
 	g2, r2 := w.both(tenPerSecond, 1)
 	w.reserve(tenPerSecond, 1)
 	// g2 stands between g1 and the last: its slot is kept free on both.
-	require.True(t, w.st.cancel(context.Background(), g2.Token))
+	require.True(t, w.st.cancel(context.Background(), g2))
 	r2.Cancel()
 	_, f := tat(t, mustClient(t, w.st), w.st)
 	require.NotEmpty(t, f, "a freed slot")
@@ -159,19 +160,19 @@ func TestRC7_BareTATKeyIsReadAsBefore(t *testing.T) {
 	require.NoError(t, err)
 	presetKeys(t, c, st, now.UnixNano()+int64(time.Hour)) // bare: "<ns>"
 	g := reserve(t, st, tenPerSecond, 1, 2*time.Hour)
-	require.Equal(t, ratelimit.Reserved, g.Outcome)
+	require.Equal(t, backend.Admitted, g.Verdict)
 	assert.Greater(t, g.Wait, 59*time.Minute, "read at the call's rate, not converted")
-	assert.Zero(t, g.Token.Epoch)
+	assert.Zero(t, g.Epoch)
 	v, err := c.Get(ctx, st.keys[0]).Result()
 	require.NoError(t, err)
 	assert.Regexp(t, `^\d+ 100000000 10 0$`, v, "rewritten with the rate")
 	tatNs, err := TATOf(v)
 	require.NoError(t, err)
-	assert.Equal(t, g.Token.Next, tatNs)
+	assert.Equal(t, g.Next, tatNs)
 	// 20 per second: the hour owed at 100ms a permit is owed at 50ms, half an hour.
 	g2 := reserve(t, st, ratelimit.Config{Permits: 20, Period: time.Second}, 1, 3*time.Hour)
-	require.Equal(t, ratelimit.Reserved, g2.Outcome)
-	assert.Equal(t, int64(1), g2.Token.Epoch, "converted from 10 per second")
+	require.Equal(t, backend.Admitted, g2.Verdict)
+	assert.Equal(t, int64(1), g2.Epoch, "converted from 10 per second")
 	assert.InDelta(t, float64(30*time.Minute), float64(g2.Wait), float64(time.Second))
 	v, err = c.Get(ctx, st.keys[0]).Result()
 	require.NoError(t, err)

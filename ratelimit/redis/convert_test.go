@@ -9,6 +9,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
 // SPEC RC-7: a raised quota through a Limiter on Redis, on a server and on a cluster
@@ -19,7 +20,7 @@ import (
 // the old rate, and the next permit came about an hour later.)
 func TestRC7_RaisedQuotaThroughALimiterOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		c, b := backend(t)
+		c, b := newShared(t)
 		clk := clock.NewManual() // the limiter's waits; Redis decides on its own clock
 		l := limiter(t, b, "raised", ratelimit.Permits(1), ratelimit.Period(time.Hour),
 			ratelimit.MaxWait(time.Hour), ratelimit.WithClock(clk))
@@ -38,7 +39,7 @@ func TestRC7_RaisedQuotaThroughALimiterOnRedis(t *testing.T) {
 		_, err = l.Reserve()
 		require.NoError(t, err)
 		ctx := t.Context()
-		key := b.Key("raised")
+		key := rlredis.Key(b, "raised")
 		before, err := c.Get(ctx, key).Result()
 		require.NoError(t, err)
 		held.Cancel()

@@ -9,6 +9,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -20,14 +21,14 @@ func Example() {
 	client := goredis.NewClient(&goredis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
 	defer client.Close()
 
-	backend, err := rlredis.New(client,
+	shared, err := rlredis.New(client,
 		rlredis.Prefix("search-service:"),    // keys {search-service:<limiter name>}
 		rlredis.Timeout(50*time.Millisecond), // per call to Redis
-		rlredis.OnFailure(rlredis.Local))     // Redis down: each instance limits itself
+		rlredis.OnFailure(backend.Local))     // Redis down: each instance limits itself
 	if err != nil {
 		panic(err)
 	}
-	reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(backend))
+	reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(shared))
 	if err != nil {
 		panic(err)
 	}
@@ -50,12 +51,12 @@ func Example() {
 func ExampleNew() {
 	client := goredis.NewClient(&goredis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
 	defer client.Close()
-	backend, err := rlredis.New(client)
+	shared, err := rlredis.New(client)
 	if err != nil {
 		panic(err)
 	}
 	limiter, err := ratelimit.New(ratelimit.Name("geocoding"), ratelimit.Permits(10), ratelimit.Period(time.Second),
-		ratelimit.MaxWait(200*time.Millisecond), ratelimit.WithBackend(backend))
+		ratelimit.MaxWait(200*time.Millisecond), ratelimit.WithBackend(shared))
 	if err != nil {
 		panic(err)
 	}
@@ -78,13 +79,13 @@ func Example_cluster() {
 		WriteTimeout:          200 * time.Millisecond,
 	})
 	defer client.Close()
-	backend, err := rlredis.New(client, rlredis.OnFailure(rlredis.Local), rlredis.Instances(3))
+	shared, err := rlredis.New(client, rlredis.OnFailure(backend.Local), rlredis.Instances(3))
 	// README:end cluster
 	if err != nil {
 		panic(err)
 	}
 	limiter, err := ratelimit.New(ratelimit.Name("geocoding"), ratelimit.Permits(30), ratelimit.Period(time.Second),
-		ratelimit.WithBackend(backend))
+		ratelimit.WithBackend(shared))
 	if err != nil {
 		panic(err)
 	}

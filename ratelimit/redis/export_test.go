@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // TATOf reads the TAT of a TAT key's value: its first field, the TAT in nanoseconds, alone
@@ -20,3 +22,13 @@ func TATOf(v string) (int64, error) {
 func UniquePrefix(t testing.TB) string {
 	return fmt.Sprintf("r4ctest:%s:%d:", t.Name(), time.Now().UnixNano())
 }
+
+// Key returns the Redis key of the limiter named name on b, a backend made by New:
+// "{" + prefix + name + "}".
+func Key(b backend.Backend, name string) string { return b.(*redisBackend).key(name) }
+
+// HasDefaults reports whether b, a backend made by New, has the built-in configuration.
+func HasDefaults(b backend.Backend) bool { return b.(*redisBackend).cfg == defaultConfig() }
+
+// PrefixOf returns the key prefix of b, a backend made by New.
+func PrefixOf(b backend.Backend) string { return b.(*redisBackend).cfg.Prefix }

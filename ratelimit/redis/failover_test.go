@@ -18,6 +18,8 @@ import (
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -52,7 +54,7 @@ func (e *events) backend() []policy.EventKind {
 	defer e.mu.Unlock()
 	var out []policy.EventKind
 	for _, ev := range e.list {
-		if ev.Kind == ratelimit.EventBackendFailed || ev.Kind == ratelimit.EventBackendRecovered {
+		if ev.Kind == backend.EventFailed || ev.Kind == backend.EventRecovered {
 			out = append(out, ev.Kind)
 		}
 	}
@@ -84,8 +86,8 @@ func onRedis(t *testing.T, l *ratelimit.Limiter, log *events) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		l.AvailablePermits()
-		if k := log.backend(); len(k) == 0 || k[len(k)-1] == ratelimit.EventBackendRecovered {
+		_ = l.Snapshot() // a call to Redis
+		if k := log.backend(); len(k) == 0 || k[len(k)-1] == backend.EventRecovered {
 			break
 		}
 		require.True(t, time.Now().Before(deadline), "Redis did not answer within 5s")
@@ -146,8 +148,8 @@ func TestFailover_RedisKilledThenBack(t *testing.T) {
 		_, err := call(ctx)
 		require.NoError(t, err)
 	}
-	assert.Equal(t, 3, h.AvailablePermits())
-	require.Equal(t, int64(1), c.Exists(ctx, b.Key("failover")).Val())
+	assert.Equal(t, 3, h.Snapshot().AvailablePermits)
+	require.Equal(t, int64(1), c.Exists(ctx, rlredis.Key(b, "failover")).Val())
 
 	srv.Kill()
 
@@ -166,28 +168,28 @@ func TestFailover_RedisKilledThenBack(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 5, passed, "the local fallback limits this instance to its own burst")
-	assert.Zero(t, h.AvailablePermits(), "the fallback's state")
-	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend())
-	failed, _ := log.first(ratelimit.EventBackendFailed)
+	assert.Zero(t, h.Snapshot().AvailablePermits, "the fallback's state")
+	assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend())
+	failed, _ := log.first(backend.EventFailed)
 	assert.Equal(t, "failover", failed.Instance)
-	assert.Equal(t, srv.Addr(), failed.Attr(ratelimit.AttrNode).String(), "a single server is the one node (RL-18)")
+	assert.Equal(t, srv.Addr(), failed.Attr("node").String(), "a single server is the one node (RL-18)")
 	assert.Error(t, failed.Err)
 
 	// Redis back, empty (no persistence): the next probe recovers.
 	require.NoError(t, srv.Restart())
 	deadline := time.Now().Add(5 * time.Second)
 	for len(log.backend()) < 2 && time.Now().Before(deadline) {
-		h.AvailablePermits()
+		_ = h.Snapshot()                  // a call to the store
 		time.Sleep(10 * time.Millisecond) // waiting for the next probe on the real clock
 	}
-	require.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed, ratelimit.EventBackendRecovered}, log.backend())
-	recovered, _ := log.first(ratelimit.EventBackendRecovered)
-	assert.Equal(t, srv.Addr(), recovered.Attr(ratelimit.AttrNode).String())
-	assert.Equal(t, 5, h.AvailablePermits(), "Redis's state: a fresh key")
+	require.Equal(t, []policy.EventKind{backend.EventFailed, backend.EventRecovered}, log.backend())
+	recovered, _ := log.first(backend.EventRecovered)
+	assert.Equal(t, srv.Addr(), recovered.Attr("node").String())
+	assert.Equal(t, 5, h.Snapshot().AvailablePermits, "Redis's state: a fresh key")
 	_, err = call(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, int64(1), c.Exists(ctx, b.Key("failover")).Val(), "the state lives in Redis again")
-	assert.Equal(t, 4, h.AvailablePermits())
+	assert.Equal(t, int64(1), c.Exists(ctx, rlredis.Key(b, "failover")).Val(), "the state lives in Redis again")
+	assert.Equal(t, 4, h.Snapshot().AvailablePermits)
 }
 
 // pauseScripts holds every script on the server behind admin (CLIENT PAUSE WRITE, which
@@ -237,8 +239,8 @@ func TestFailover_RedisTooSlow(t *testing.T) {
 			assert.True(t, ok, "the local fallback has its full burst")
 			assert.GreaterOrEqual(t, d, callTimeout, "waited for Redis up to the timeout")
 			assert.Less(t, d, callTimeout+slack, "and no longer")
-			assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend())
-			ev, _ := log.first(ratelimit.EventBackendFailed)
+			assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend())
+			ev, _ := log.first(backend.EventFailed)
 			assert.ErrorIs(t, ev.Err, context.DeadlineExceeded)
 
 			// Three probe intervals of calls while paused: the probes time out, the other
@@ -247,15 +249,15 @@ func TestFailover_RedisTooSlow(t *testing.T) {
 				d := timed(func() { l.TryAcquire() })
 				require.Less(t, d, callTimeout+slack, "no call hangs while Redis is paused")
 			}
-			assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend(), "no answer while paused")
+			assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend(), "no answer while paused")
 
 			unpauseScripts(t, admin)
 			deadline := time.Now().Add(5 * time.Second)
 			for len(log.backend()) < 2 && time.Now().Before(deadline) {
-				l.AvailablePermits()
+				_ = l.Snapshot()                  // a call to the store
 				time.Sleep(10 * time.Millisecond) // waiting for the next probe on the real clock
 			}
-			assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed, ratelimit.EventBackendRecovered}, log.backend())
+			assert.Equal(t, []policy.EventKind{backend.EventFailed, backend.EventRecovered}, log.backend())
 		})
 	}
 }
@@ -302,7 +304,7 @@ func TestFailover_SilentServerNeverHangs(t *testing.T) {
 			d := timed(func() { _, _ = l.Reserve() })
 			assert.Less(t, d, callTimeout+slack, "%s: call %d took %v", name, i, d)
 		}
-		assert.Zero(t, l.AvailablePermits(), "%s: the fallback's state", name)
+		assert.Zero(t, l.Snapshot().AvailablePermits, "%s: the fallback's state", name)
 		_ = c.Close()
 	}
 }
@@ -316,7 +318,7 @@ func TestFailover_FailOpenAndFailClosed(t *testing.T) {
 	c := goredis.NewClient(&goredis.Options{Addr: redistest.ClosedAddr(t), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = c.Close() })
 
-	open, err := rlredis.New(c, rlredis.OnFailure(rlredis.FailOpen), rlredis.Timeout(callTimeout))
+	open, err := rlredis.New(c, rlredis.OnFailure(backend.Admitted), rlredis.Timeout(callTimeout))
 	require.NoError(t, err)
 	var openLog events
 	lo := limiter(t, open, "open", ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.OnEvent(openLog.add))
@@ -328,24 +330,26 @@ func TestFailover_FailOpenAndFailClosed(t *testing.T) {
 		assert.Zero(t, r.Delay())
 		r.Cancel()
 	}
-	assert.Equal(t, 1, lo.AvailablePermits())
-	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, openLog.backend())
+	assert.Equal(t, 1, lo.Snapshot().AvailablePermits)
+	assert.Equal(t, []policy.EventKind{backend.EventFailed}, openLog.backend())
 
-	closed, err := rlredis.New(c, rlredis.OnFailure(rlredis.FailClosed), rlredis.Timeout(callTimeout))
+	closed, err := rlredis.New(c, rlredis.OnFailure(backend.Refused), rlredis.Timeout(callTimeout))
 	require.NoError(t, err)
 	var closedLog events
 	lc := limiter(t, closed, "closed", ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.OnEvent(closedLog.add))
+	rejection := lc.TryAcquireN(1) // the limiter's one rejection
+	require.ErrorIs(t, rejection, ratelimit.ErrExceeded)
 	for range 20 {
 		require.False(t, lc.TryAcquire())
-		assert.Same(t, lc.Rejection(), lc.Acquire(context.Background()))
+		assert.Same(t, rejection, lc.Acquire(context.Background()))
 		r, err := lc.Reserve()
-		assert.Same(t, lc.Rejection(), err)
+		assert.Same(t, rejection, err)
 		assert.Equal(t, 100*time.Millisecond, r.Delay(), "retry-after T")
 	}
-	assert.Zero(t, lc.AvailablePermits())
+	assert.Zero(t, lc.Snapshot().AvailablePermits)
 	kinds := closedLog.backend()
 	require.NotEmpty(t, kinds)
-	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, kinds)
+	assert.Equal(t, []policy.EventKind{backend.EventFailed}, kinds)
 	rejected, ok := closedLog.first(ratelimit.EventRejected)
 	require.True(t, ok)
 	assert.ErrorIs(t, rejected.Err, ratelimit.ErrExceeded)
@@ -363,19 +367,19 @@ func TestFailover_HealthIsSharedByEveryKey(t *testing.T) {
 	b, err := rlredis.New(c, rlredis.Timeout(callTimeout), rlredis.ProbeInterval(time.Hour))
 	require.NoError(t, err)
 	var log events
-	k, err := ratelimit.NewKeyed[string](ratelimit.Name(rlredis.UniquePrefix(t)+"keyed"), ratelimit.WithBackend(b),
+	k, err := keyed.New[string](ratelimit.Name(rlredis.UniquePrefix(t)+"keyed"), ratelimit.WithBackend(b),
 		ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.OnEvent(log.add))
 	require.NoError(t, err)
-	require.True(t, k.TryAcquire("warm"), "Redis up")
+	require.True(t, k.TryAcquire("warm", 1) == nil, "Redis up")
 
 	pauseScripts(t, admin)
 	d := timed(func() {
 		for i := range 60 { // one timeout per key would take 3s
-			require.True(t, k.TryAcquire(fmt.Sprint("client-", i)), "the local fallback admits")
+			require.True(t, k.TryAcquire(fmt.Sprint("client-", i), 1) == nil, "the local fallback admits")
 		}
 	})
 	assert.Less(t, d, callTimeout+slack, "one timeout for the backend, not one per key")
-	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend(), "one failure event")
+	assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend(), "one failure event")
 }
 
 // Limiters that share a backend may have clocks with different origins. Redis's outage is
@@ -400,7 +404,7 @@ func TestFailover_ProbeIntervalOnOneClock(t *testing.T) {
 		ratelimit.WithClock(late), ratelimit.OnEvent(log.add))
 
 	require.True(t, a.TryAcquire(), "Redis down: Local")
-	require.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend())
+	require.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend())
 	require.Equal(t, []string{"evalsha"}, cmds.take())
 	for range 5 {
 		require.True(t, z.TryAcquire())
@@ -416,5 +420,5 @@ func TestFailover_ProbeIntervalOnOneClock(t *testing.T) {
 		require.True(t, a.TryAcquire())
 	}
 	assert.Equal(t, []string{"evalsha"}, cmds.take(), "and the next an interval later")
-	assert.Equal(t, []policy.EventKind{ratelimit.EventBackendFailed}, log.backend())
+	assert.Equal(t, []policy.EventKind{backend.EventFailed}, log.backend())
 }

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"sync"
 	"sync/atomic"
@@ -12,7 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // The health of the units that fail: each node of Redis (the server, or the cluster node
@@ -58,8 +59,8 @@ func (o *outage) postpone(every time.Duration) {
 
 // nodes is a backend's nodes that are down, by address: copy-on-write, so that calls read
 // it without a lock, and empty (nil) while every node answers, the only state in which
-// calls pay nothing for it. A node stays down until it answers: its ratelimit.EventBackendFailed
-// is always followed, when it answers again, by its ratelimit.EventBackendRecovered.
+// calls pay nothing for it. A node stays down until it answers: its backend.EventFailed
+// is always followed, when it answers again, by its backend.EventRecovered.
 type nodes struct {
 	mu   sync.Mutex                         // held by writers, and for the notices below
 	down atomic.Pointer[map[string]*outage] // nil when no node is down
@@ -89,7 +90,7 @@ func (n *nodes) of(node string) *outage {
 }
 
 // fail marks node down, found by s's call that failed with err: when node was up, it
-// publishes ratelimit.EventBackendFailed through s's listener; otherwise it postpones node's
+// publishes backend.EventFailed through s's listener; otherwise it postpones node's
 // next probe.
 func (n *nodes) fail(node nodeRef, s *store, err error) {
 	every := s.b.cfg.ProbeInterval
@@ -110,15 +111,15 @@ func (n *nodes) fail(node nodeRef, s *store, err error) {
 	o.client = node.client
 	m[node.name] = o
 	n.down.Store(&m)
-	n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: ratelimit.EventBackendFailed,
-		Instance: s.id, Key: s.key, At: s.clk.Now(), Err: err, Attrs: ratelimit.NodeAttrs(node.name)}})
+	n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: backend.EventFailed,
+		Instance: s.id, Key: s.key, At: s.clk.Now(), Err: err, Attrs: nodeAttrs(node.name)}})
 	n.mu.Unlock()
 	n.flush()
 }
 
 // up marks node up after s's call was answered, and with it "" (the backend as a whole,
 // when its nodes could not be named): for each that was down, it publishes
-// ratelimit.EventBackendRecovered through s's listener. A call that finds neither down takes
+// backend.EventRecovered through s's listener. A call that finds neither down takes
 // no lock.
 func (n *nodes) up(node string, s *store) {
 	m := n.down.Load()
@@ -135,8 +136,8 @@ func (n *nodes) up(node string, s *store) {
 	m2 := make(map[string]*outage, len(*old))
 	for k, o := range *old {
 		if k == node || k == "" {
-			n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: ratelimit.EventBackendRecovered,
-				Instance: s.id, Key: s.key, At: now, Attrs: ratelimit.NodeAttrs(k)}})
+			n.pending = append(n.pending, notice{s.listener, policy.Event{Kind: backend.EventRecovered,
+				Instance: s.id, Key: s.key, At: now, Attrs: nodeAttrs(k)}})
 			continue
 		}
 		m2[k] = o
@@ -260,7 +261,7 @@ func nodeOf(c goredis.Scripter) func(key string) nodeRef {
 }
 
 // answered marks the keys' node up after any answer: the first after a failure
-// publishes ratelimit.EventBackendRecovered, naming the node; and it probes the other nodes
+// publishes backend.EventRecovered, naming the node; and it probes the other nodes
 // down whose probe is due (nodes.probeIdle). known says whether node was looked up
 // before the call.
 func (s *store) answered(node nodeRef, known bool) {
@@ -276,7 +277,7 @@ func (s *store) answered(node nodeRef, known bool) {
 
 // fail marks the keys' node down: its next probe is one interval away, on the clock of
 // the limiter that found it down. The first failure after a success publishes
-// ratelimit.EventBackendFailed, naming the node.
+// backend.EventFailed, naming the node.
 func (s *store) fail(node nodeRef, known bool, err error) {
 	if !known {
 		node = s.node(true)
@@ -285,7 +286,7 @@ func (s *store) fail(node nodeRef, known bool, err error) {
 }
 
 // keyFailed marks the keys bad: their next try is one interval away. The first data error
-// after a good answer publishes ratelimit.EventBackendKeyFailed with the key.
+// after a good answer publishes backend.EventKeyFailed with the key.
 func (s *store) keyFailed(err error) {
 	if o := s.keyBad.Load(); o != nil {
 		o.postpone(s.b.cfg.ProbeInterval)
@@ -293,7 +294,16 @@ func (s *store) keyFailed(err error) {
 	}
 	o := newOutage(s.clk, s.b.cfg.ProbeInterval)
 	if s.keyBad.CompareAndSwap(nil, o) {
-		s.listener.Publish(policy.Event{Kind: ratelimit.EventBackendKeyFailed, Instance: s.id, At: s.clk.Now(),
+		s.listener.Publish(policy.Event{Kind: backend.EventKeyFailed, Instance: s.id, At: s.clk.Now(),
 			Key: s.keys[0], Err: err})
 	}
+}
+
+// nodeAttrs returns the attributes of backend.EventFailed and backend.EventRecovered for
+// node: "node", its name; none for "" (the node could not be named).
+func nodeAttrs(node string) policy.EventAttrs {
+	if node == "" {
+		return policy.EventAttrs{}
+	}
+	return policy.EventAttrs{slog.String("node", node)}
 }

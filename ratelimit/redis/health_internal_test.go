@@ -12,7 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // healthLog records health events.
@@ -37,11 +37,11 @@ func (h *healthLog) seq() []string {
 	out := make([]string, 0, len(h.evs))
 	for _, e := range h.evs {
 		switch e.Kind {
-		case ratelimit.EventBackendFailed:
+		case backend.EventFailed:
 			out = append(out, "F:"+eventNode(e))
-		case ratelimit.EventBackendRecovered:
+		case backend.EventRecovered:
 			out = append(out, "R:"+eventNode(e))
-		case ratelimit.EventBackendKeyFailed:
+		case backend.EventKeyFailed:
 			out = append(out, "K:"+e.Key)
 		}
 	}
@@ -50,7 +50,7 @@ func (h *healthLog) seq() []string {
 
 // healthStore returns a store whose health events go to log, on clk, probing every.
 func healthStore(clk clock.Clock, every time.Duration, log *healthLog) *store {
-	return &store{b: &Backend{cfg: Config{ProbeInterval: every}}, id: "geocoding", clk: clk, listener: log.add}
+	return &store{b: &redisBackend{cfg: config{ProbeInterval: every}}, id: "geocoding", clk: clk, listener: log.add}
 }
 
 // SPEC RL-18: each node's outage is its own: marking one down leaves the others up, one
@@ -86,7 +86,7 @@ func TestRL18_NodesFailAndRecoverOneByOne(t *testing.T) {
 	assert.False(t, n.some(), "all up: the calls pay nothing for node health")
 	assert.Equal(t, []string{"F:a", "F:b", "R:a", "R:b"}, log.seq())
 	log.mu.Lock()
-	assert.Equal(t, policy.Event{Kind: ratelimit.EventBackendFailed, Instance: "geocoding", Attrs: ratelimit.NodeAttrs("a"), Err: boom}, log.evs[0])
+	assert.Equal(t, policy.Event{Kind: backend.EventFailed, Instance: "geocoding", Attrs: nodeAttrs("a"), Err: boom}, log.evs[0])
 	log.mu.Unlock()
 }
 
@@ -143,7 +143,7 @@ func TestRL18_EventsInTheOrderOfTheChanges(t *testing.T) {
 	reentrant := s.listener
 	s.listener = func(e policy.Event) {
 		reentrant(e)
-		if e.Kind == ratelimit.EventBackendRecovered && eventNode(e) == "a" {
+		if e.Kind == backend.EventRecovered && eventNode(e) == "a" {
 			n.up("b", s) // a listener's call answered by node b
 		}
 	}
@@ -181,7 +181,7 @@ func TestRL18_EventsInTheOrderOfTheChanges(t *testing.T) {
 
 // eventNode returns the node a backend's event names; "" for the backend as a whole.
 func eventNode(e policy.Event) string {
-	if v := e.Attr(ratelimit.AttrNode); v.Kind() == slog.KindString {
+	if v := e.Attr("node"); v.Kind() == slog.KindString {
 		return v.String()
 	}
 	return ""

@@ -13,6 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
@@ -26,39 +27,12 @@ func TestNew_NilClientOfAnyType(t *testing.T) {
 		"*ClusterClient": (*goredis.ClusterClient)(nil),
 		"*Ring":          (*goredis.Ring)(nil),
 	} {
-		var b *rlredis.Backend
+		var b backend.Backend
 		var err error
 		require.NotPanics(t, func() { b, err = rlredis.New(c) }, name)
 		assert.Nil(t, b, name)
 		assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "%s: %v", name, err)
 	}
-}
-
-// A nil *Backend, or one not made by New, fails the limiter's build with R4C-REG-010;
-// its Config is the zero Config. (Fault: Bind on a nil *Backend panicked.)
-func TestBind_NilOrZeroBackend(t *testing.T) {
-	var nilBackend *rlredis.Backend
-	assert.Equal(t, rlredis.Config{}, nilBackend.Config())
-	assert.Equal(t, "{geocoding}", nilBackend.Key("geocoding"))
-	for name, b := range map[string]*rlredis.Backend{"nil": nilBackend, "zero": {}} {
-		var err error
-		require.NotPanics(t, func() {
-			_, err = ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(b))
-		}, name)
-		assert.Equal(t, r4c.BadSpec, r4c.CodeOf(err), "%s: %v", name, err)
-	}
-}
-
-// Bind checks the configuration it is given: a Binding without Permits is refused with
-// the limiter's own configuration error.
-func TestBind_InvalidConfig(t *testing.T) {
-	c := goredis.NewClient(&goredis.Options{Addr: redistest.ClosedAddr(t)})
-	t.Cleanup(func() { _ = c.Close() })
-	b, err := rlredis.New(c)
-	require.NoError(t, err)
-	st, err := b.Bind(ratelimit.Binding{ID: "x"})
-	assert.Nil(t, st)
-	assert.Equal(t, r4c.BadPermits, r4c.CodeOf(err), "%v", err)
 }
 
 // A store's call with a nil or done context is not sent to Redis: Reserve returns the
@@ -70,19 +44,19 @@ func TestStore_NilOrDoneContextIsNotSent(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	var cmds commands
 	c.AddHook(&cmds)
-	b, err := rlredis.New(c, rlredis.OnFailure(rlredis.FailClosed))
+	b, err := rlredis.New(c, rlredis.OnFailure(backend.Refused))
 	require.NoError(t, err)
 	var log events
 	cfg := ratelimit.Config{Permits: 2, Period: time.Second}
-	st, err := b.Bind(ratelimit.Binding{ID: "ctx", Config: cfg, Listener: log.add})
+	st, err := b.Bind(backend.Binding{ID: "ctx", Listener: log.add})
 	require.NoError(t, err)
 	for _, tc := range []ctxtest.Over{ctxtest.Nil(), ctxtest.Canceled()} {
 		require.NotPanics(t, func() {
-			g, err := st.Reserve(tc.Ctx, ratelimit.Request{N: 1, MaxWait: time.Second, Config: cfg})
+			g, err := st.Reserve(tc.Ctx, backend.Request{N: 1, MaxWait: time.Second, Permits: cfg.Permits, Period: cfg.Period})
 			assert.ErrorIs(t, err, tc.Want)
 			assert.Zero(t, g)
-			st.Cancel(tc.Ctx, ratelimit.Token{Prev: 1, Next: 2, At: 3})
-			n, ok := st.Available(tc.Ctx, cfg)
+			st.Cancel(tc.Ctx, backend.Grant{Prev: 1, Next: 2, At: 3})
+			n, ok := st.Available(tc.Ctx, cfg.Permits, cfg.Period)
 			assert.Zero(t, n)
 			assert.False(t, ok)
 		})
@@ -92,8 +66,8 @@ func TestStore_NilOrDoneContextIsNotSent(t *testing.T) {
 }
 
 // Requests the limiter never makes are answered without a round trip, never with a
-// panic: fewer than 1 or more than Permits permits, or a Config with no rate, are refused
-// with no retry-after; Available at no rate has no answer.
+// panic: fewer than 1 or more than Permits permits, or a request with no rate, are
+// refused with no retry-after; Available at no rate has no answer.
 func TestStore_RequestsTheLimiterNeverMakes(t *testing.T) {
 	c := goredis.NewClient(&goredis.Options{Addr: redistest.ClosedAddr(t), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = c.Close() })
@@ -101,22 +75,21 @@ func TestStore_RequestsTheLimiterNeverMakes(t *testing.T) {
 	c.AddHook(&cmds)
 	b, err := rlredis.New(c)
 	require.NoError(t, err)
-	cfg := ratelimit.Config{Permits: 2, Period: time.Second}
-	st, err := b.Bind(ratelimit.Binding{ID: "inputs", Config: cfg})
+	st, err := b.Bind(backend.Binding{ID: "inputs"})
 	require.NoError(t, err)
 	ctx := context.Background()
-	for _, req := range []ratelimit.Request{
-		{N: 0, Config: cfg}, {N: -1, Config: cfg}, {N: 3, Config: cfg},
-		{N: 1}, {N: 1, Config: ratelimit.Config{Permits: 1}},
+	for _, req := range []backend.Request{
+		{N: 0, Permits: 2, Period: time.Second}, {N: -1, Permits: 2, Period: time.Second},
+		{N: 3, Permits: 2, Period: time.Second}, {N: 1}, {N: 1, Permits: 1},
 	} {
 		require.NotPanics(t, func() {
 			g, err := st.Reserve(ctx, req)
 			require.NoError(t, err)
-			assert.Equal(t, ratelimit.Grant{Outcome: ratelimit.Refused}, g, "%+v", req)
+			assert.Equal(t, backend.Grant{Verdict: backend.Refused}, g, "%+v", req)
 		})
 	}
 	require.NotPanics(t, func() {
-		n, ok := st.Available(ctx, ratelimit.Config{})
+		n, ok := st.Available(ctx, 0, 0)
 		assert.Zero(t, n)
 		assert.False(t, ok)
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -58,7 +59,7 @@ func (c *commands) take() []string {
 // (or a restart), the first call also sends EVAL, which loads the script again.
 func TestOneRoundTripPerCall(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		c, b := backend(t)
+		c, b := newShared(t)
 		var cmds commands
 		c.AddHook(&cmds)
 		l := limiter(t, b, "round-trips", ratelimit.Permits(3), ratelimit.Period(3*time.Hour), ratelimit.MaxWait(time.Hour)) // T = 1h
@@ -72,10 +73,9 @@ func TestOneRoundTripPerCall(t *testing.T) {
 			"Reserve delayed":     func() { _, _ = l.Reserve() },
 			"Reserve refused":     func() { _, _ = l.Reserve() },
 			"TryAcquire refused":  func() { l.TryAcquire() },
-			"AvailablePermits":    func() { l.AvailablePermits() },
 			"Snapshot":            func() { l.Snapshot() },
 		}
-		for _, name := range []string{"TryAcquire admitted", "Acquire admitted", "Reserve delayed", "Reserve refused", "TryAcquire refused", "AvailablePermits", "Snapshot"} {
+		for _, name := range []string{"TryAcquire admitted", "Acquire admitted", "Reserve delayed", "Reserve refused", "TryAcquire refused", "Snapshot"} {
 			calls[name]()
 			assert.Equal(t, []string{"evalsha"}, cmds.take(), name)
 		}
@@ -109,12 +109,12 @@ func TestKeyLayout(t *testing.T) {
 	requireServer(t, c)
 	b, err := rlredis.New(c)
 	require.NoError(t, err)
-	assert.Equal(t, "{r4c:geocoding}", b.Key("geocoding"))
-	assert.Equal(t, rlredis.DefaultConfig(), b.Config())
+	assert.Equal(t, "{r4c:geocoding}", rlredis.Key(b, "geocoding"))
+	assert.True(t, rlredis.HasDefaults(b), "prefix r4c:, 50ms, Local, probe every 1s, one instance")
 	prefix := rlredis.UniquePrefix(t)
 	b, err = rlredis.New(c, rlredis.Prefix(prefix), rlredis.Timeout(ruleTimeout))
 	require.NoError(t, err)
-	key := b.Key("geocoding")
+	key := rlredis.Key(b, "geocoding")
 	assert.Equal(t, "{"+prefix+"geocoding}", key)
 
 	reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(b))
@@ -152,10 +152,7 @@ func TestKeyLayout(t *testing.T) {
 	require.NoError(t, err)
 	_, err = local(ctx)
 	require.NoError(t, err)
-	assert.Zero(t, c.Exists(ctx, b.Key("reverse")).Val())
-	h, err := reg.RateLimiter("reverse")
-	require.NoError(t, err)
-	assert.Nil(t, h.(*ratelimit.Limiter).Backend())
+	assert.Zero(t, c.Exists(ctx, rlredis.Key(b, "reverse")).Val(), "in-process")
 }
 
 // Redis Cluster: the key is its own hash tag, so every key of a limiter maps to one slot,
@@ -166,7 +163,7 @@ func TestKeyIsItsOwnHashTag(t *testing.T) {
 	b, err := rlredis.New(c, rlredis.Prefix("svc:"))
 	require.NoError(t, err)
 	for _, name := range []string{"geocoding", "SearchAPI.Search", "a b", ""} {
-		key := b.Key(name)
+		key := rlredis.Key(b, name)
 		assert.True(t, strings.HasPrefix(key, "{") && strings.HasSuffix(key, "}"), key)
 		assert.Equal(t, "svc:"+name, key[1:len(key)-1])
 	}
@@ -176,7 +173,7 @@ func TestKeyIsItsOwnHashTag(t *testing.T) {
 // that Redis reserved.
 func TestAsyncCallWaitsForItsReservedPermit(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		l := limiter(t, b, "async", ratelimit.Permits(1), ratelimit.Period(200*time.Millisecond), ratelimit.MaxWait(time.Second))
 		call := ratelimit.NewPolicy[int](l).DecorateAsync(func(context.Context) *async.Future[int] { return async.Completed(1) })
 		ctx := context.Background()
@@ -208,7 +205,8 @@ func TestNewValidation(t *testing.T) {
 		"zero timeout":           {c, []rlredis.Option{rlredis.Timeout(0)}, r4c.OutOfRange},
 		"negative probe":         {c, []rlredis.Option{rlredis.ProbeInterval(-time.Second)}, r4c.NegativeDuration},
 		"zero probe":             {c, []rlredis.Option{rlredis.ProbeInterval(0)}, r4c.OutOfRange},
-		"unknown failure policy": {c, []rlredis.Option{rlredis.OnFailure(rlredis.FailurePolicy(9))}, r4c.OutOfRange},
+		"unknown failure policy": {c, []rlredis.Option{rlredis.OnFailure(backend.Verdict(9))}, r4c.OutOfRange},
+		"no verdict":             {c, []rlredis.Option{rlredis.OnFailure(backend.Verdict(0))}, r4c.OutOfRange},
 		"zero instances":         {c, []rlredis.Option{rlredis.Instances(0)}, r4c.OutOfRange},
 		"negative instances":     {c, []rlredis.Option{rlredis.Instances(-3)}, r4c.OutOfRange},
 	} {
@@ -216,10 +214,6 @@ func TestNewValidation(t *testing.T) {
 		assert.Nil(t, b, name)
 		assert.Equal(t, tc.code, r4c.CodeOf(err), "%s: %v", name, err)
 	}
-	assert.Equal(t, "Local", rlredis.Local.String())
-	assert.Equal(t, "FailOpen", rlredis.FailOpen.String())
-	assert.Equal(t, "FailClosed", rlredis.FailClosed.String())
-	assert.Equal(t, "FailurePolicy(9)", rlredis.FailurePolicy(9).String())
 }
 
 // SPEC RL-19: the local share is Instances with Local, and the whole quota otherwise.
@@ -232,15 +226,13 @@ func TestLocalShare(t *testing.T) {
 	}{
 		{nil, 1},
 		{[]rlredis.Option{rlredis.Instances(3)}, 3},
-		{[]rlredis.Option{rlredis.Instances(3), rlredis.OnFailure(rlredis.FailOpen)}, 1},
-		{[]rlredis.Option{rlredis.Instances(3), rlredis.OnFailure(rlredis.FailClosed)}, 1},
+		{[]rlredis.Option{rlredis.Instances(3), rlredis.OnFailure(backend.Admitted)}, 1},
+		{[]rlredis.Option{rlredis.Instances(3), rlredis.OnFailure(backend.Refused)}, 1},
 	} {
 		b, err := rlredis.New(c, tc.opts...)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, b.LocalShare())
 	}
-	assert.Equal(t, 1, (*rlredis.Backend)(nil).LocalShare())
-	var _ ratelimit.LocalSharer = (*rlredis.Backend)(nil)
 }
 
 // A backend whose Bind fails fails the limiter's build with its error.
@@ -252,4 +244,5 @@ func TestBindErrorFailsTheBuild(t *testing.T) {
 
 type failingBackend struct{ err error }
 
-func (f failingBackend) Bind(ratelimit.Binding) (ratelimit.Store, error) { return nil, f.err }
+func (f failingBackend) Bind(backend.Binding) (backend.Store, error) { return nil, f.err }
+func (failingBackend) LocalShare() int                               { return 1 }

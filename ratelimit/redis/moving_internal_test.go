@@ -12,6 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // redisError is an error reply of Redis, as go-redis gives it.
@@ -63,7 +64,7 @@ func TestRL18_MovingSlotIsNotAFailure(t *testing.T) {
 		t.Run(reply[:4], func(t *testing.T) {
 			var log healthLog
 			m := &movingScripter{err: redisError(reply), redirects: 3}
-			b, err := New(m, OnFailure(FailClosed), Timeout(time.Second))
+			b, err := newBackend(m, OnFailure(backend.Refused), Timeout(time.Second))
 			require.NoError(t, err)
 			b.cluster = true // as for a *redis.ClusterClient
 			l, err := ratelimit.New(ratelimit.Name("moving"), ratelimit.Permits(5), ratelimit.Period(time.Second),
@@ -75,7 +76,7 @@ func TestRL18_MovingSlotIsNotAFailure(t *testing.T) {
 			m.mu.Lock()
 			m.runs, m.redirects = 0, 100
 			m.mu.Unlock()
-			assert.False(t, l.TryAcquire(), "still moving: FailClosed for this call")
+			assert.False(t, l.TryAcquire(), "still moving: backend.Refused for this call")
 			assert.Equal(t, 4, m.count(), "1 run and 3 more")
 			assert.False(t, l.TryAcquire())
 			assert.Equal(t, 8, m.count(), "the next call tries Redis again: no node is down")

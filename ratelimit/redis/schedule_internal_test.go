@@ -13,12 +13,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // The store's schedule, read exactly: every Reserved grant carries its slot and its permit
-// time on the server's clock (Token), so these tests check the script's arithmetic to the
+// time on the server's clock (the Grant), so these tests check the script's arithmetic to the
 // nanosecond, whatever the real time the test takes, as long as each scenario runs within
 // the waits it builds (checked with require, as the other tests on the real clock do).
 
@@ -35,27 +37,28 @@ func newTestStore(t *testing.T, cfg ratelimit.Config) (*goredis.Client, *store) 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	require.NoError(t, c.Ping(ctx).Err())
-	b, err := New(c, Prefix(UniquePrefix(t)), Timeout(5*time.Second))
+	b, err := newBackend(c, Prefix(UniquePrefix(t)), Timeout(5*time.Second))
 	require.NoError(t, err)
-	st, err := b.Bind(ratelimit.Binding{ID: "s", Config: cfg})
+	st, err := b.Bind(backend.Binding{ID: "s"})
 	require.NoError(t, err)
 	return c, st.(*store)
 }
 
 // reserve asks st for n permits within maxWait at the rate of cfg.
-func reserve(t *testing.T, st *store, cfg ratelimit.Config, n int, maxWait time.Duration) ratelimit.Grant {
+func reserve(t *testing.T, st *store, cfg ratelimit.Config, n int, maxWait time.Duration) backend.Grant {
 	t.Helper()
-	g, err := st.Reserve(context.Background(), ratelimit.Request{N: n, MaxWait: maxWait, Config: cfg})
+	g, err := st.Reserve(context.Background(), backend.Request{N: n, MaxWait: maxWait, Permits: cfg.Permits, Period: cfg.Period})
 	require.NoError(t, err)
 	return g
 }
 
-// reserved reserves n permits, which must be granted.
-func reserved(t *testing.T, st *store, cfg ratelimit.Config, n int, maxWait time.Duration) ratelimit.Token {
+// reserved reserves n permits, which must be granted, and returns what identifies them:
+// the grant's slot, permit time and epoch.
+func reserved(t *testing.T, st *store, cfg ratelimit.Config, n int, maxWait time.Duration) backend.Grant {
 	t.Helper()
 	g := reserve(t, st, cfg, n, maxWait)
-	require.Equal(t, ratelimit.Reserved, g.Outcome, "%d permits", n)
-	return g.Token
+	require.Equal(t, backend.Admitted, g.Verdict, "%d permits", n)
+	return backend.Grant{Prev: g.Prev, Next: g.Next, At: g.At, Epoch: g.Epoch}
 }
 
 // tat reads the store's TAT key (0 when absent) and its freed slots.
@@ -96,7 +99,7 @@ func TestWeighted_WholeBurstThenOneSecond(t *testing.T) {
 		c, st := newTestStore(t, cfg)
 		start := time.Now()
 		first := reserved(t, st, cfg, 5, 0)
-		n, ok := st.Available(context.Background(), cfg)
+		n, ok := st.Available(context.Background(), cfg.Permits, cfg.Period)
 		refused := reserve(t, st, cfg, 5, 0)
 		second := reserved(t, st, cfg, 5, 2*time.Second)
 		elapsed := time.Since(start)
@@ -108,15 +111,15 @@ func TestWeighted_WholeBurstThenOneSecond(t *testing.T) {
 		assert.Equal(t, now0+1000*ms, first.Next, "the TAT moved by 5·T")
 		require.True(t, ok)
 		assert.Zero(t, n)
-		assert.Equal(t, ratelimit.Refused, refused.Outcome)
+		assert.Equal(t, backend.Refused, refused.Verdict)
 		between(t, refused.Wait, time.Second-elapsed, time.Second, "the retry-after of 5 permits")
-		assert.Equal(t, ratelimit.Token{Prev: now0 + 1000*ms, Next: now0 + 2000*ms, At: now0 + 1000*ms}, second,
+		assert.Equal(t, backend.Grant{Prev: now0 + 1000*ms, Next: now0 + 2000*ms, At: now0 + 1000*ms}, second,
 			"5 more permits exactly 1s after the first 5")
 
 		v, _ := tat(t, c, st)
-		assert.Equal(t, ratelimit.Grant{Outcome: ratelimit.Refused}, reserve(t, st, cfg, 6, time.Hour),
+		assert.Equal(t, backend.Grant{Verdict: backend.Refused}, reserve(t, st, cfg, 6, time.Hour),
 			"more than Permits: never, no retry-after")
-		assert.Equal(t, ratelimit.Grant{Outcome: ratelimit.Refused}, reserve(t, st, cfg, 0, time.Hour))
+		assert.Equal(t, backend.Grant{Verdict: backend.Refused}, reserve(t, st, cfg, 0, time.Hour))
 		after, _ := tat(t, c, st)
 		assert.Equal(t, v, after, "nothing taken")
 		return true
@@ -140,7 +143,7 @@ func TestWeighted_ScheduleAndExactCancel(t *testing.T) {
 		g2 := reserved(t, st, cfg, 2, time.Second)
 		canceled := st.cancel(ctx, g10)
 		v, freed := tat(t, c, st)
-		n, ok := st.Available(ctx, cfg)
+		n, ok := st.Available(ctx, cfg.Permits, cfg.Period)
 		nAt := time.Since(start)
 		a := reserve(t, st, cfg, 5, 0)
 		b := reserve(t, st, cfg, 5, 0)
@@ -153,9 +156,9 @@ func TestWeighted_ScheduleAndExactCancel(t *testing.T) {
 		}
 		now0 := g15.At
 		assert.Equal(t, now0+1500*ms, g15.Next)
-		assert.Equal(t, ratelimit.Token{Prev: now0 + 1500*ms, Next: now0 + 2500*ms, At: now0 + 500*ms}, g10,
+		assert.Equal(t, backend.Grant{Prev: now0 + 1500*ms, Next: now0 + 2500*ms, At: now0 + 500*ms}, g10,
 			"10 permits: slot [1.5s, 2.5s), free at 2.5s - 20·T")
-		assert.Equal(t, ratelimit.Token{Prev: now0 + 2500*ms, Next: now0 + 2700*ms, At: now0 + 700*ms}, g2,
+		assert.Equal(t, backend.Grant{Prev: now0 + 2500*ms, Next: now0 + 2700*ms, At: now0 + 700*ms}, g2,
 			"2 permits: slot [2.5s, 2.7s), free at 2.7s - 20·T")
 
 		require.True(t, canceled, "a reservation with a later one behind it gives its slot back")
@@ -165,17 +168,17 @@ func TestWeighted_ScheduleAndExactCancel(t *testing.T) {
 		assert.GreaterOrEqual(t, n, 5, "single permits of the freed slot ending by now + 2s")
 		assert.LessOrEqual(t, n, 5+int(nAt/(100*time.Millisecond)))
 
-		require.Equal(t, ratelimit.Reserved, a.Outcome, "5 permits at once in the freed slot")
+		require.Equal(t, backend.Admitted, a.Verdict, "5 permits at once in the freed slot")
 		assert.Zero(t, a.Wait)
-		assert.Equal(t, []int64{now0 + 1500*ms, now0 + 2000*ms}, []int64{a.Token.Prev, a.Token.Next}, "the freed slot's start")
-		require.Equal(t, ratelimit.Refused, b.Outcome, "the rest of the slot is 500ms away")
+		assert.Equal(t, []int64{now0 + 1500*ms, now0 + 2000*ms}, []int64{a.Prev, a.Next}, "the freed slot's start")
+		require.Equal(t, backend.Refused, b.Verdict, "the rest of the slot is 500ms away")
 		between(t, b.Wait, 500*time.Millisecond-elapsed, 500*time.Millisecond, "the retry-after: the freed slot's")
-		require.Equal(t, ratelimit.Reserved, b5.Outcome)
-		assert.Equal(t, ratelimit.Token{Prev: now0 + 2000*ms, Next: now0 + 2500*ms, At: now0 + 500*ms}, b5.Token,
+		require.Equal(t, backend.Admitted, b5.Verdict)
+		assert.Equal(t, [4]int64{now0 + 2000*ms, now0 + 2500*ms, now0 + 500*ms, 0}, slotOf(b5),
 			"the rest of the slot, before the TAT")
 		assert.Empty(t, freedAfter, "the freed slot is used up")
-		require.Equal(t, ratelimit.Reserved, one.Outcome)
-		assert.Equal(t, ratelimit.Token{Prev: now0 + 2700*ms, Next: now0 + 2800*ms, At: now0 + 800*ms}, one.Token, "at the TAT")
+		require.Equal(t, backend.Admitted, one.Verdict)
+		assert.Equal(t, [4]int64{now0 + 2700*ms, now0 + 2800*ms, now0 + 800*ms, 0}, slotOf(one), "at the TAT")
 		return true
 	})
 }
@@ -206,9 +209,9 @@ func TestRL9a_FreedSlotsAndTheTail(t *testing.T) {
 	assert.Greater(t, pttl, 6*time.Second)
 
 	d := reserved(t, st, cfg, 1, time.Hour)
-	assert.Equal(t, ratelimit.Token{Prev: now0 + 5*s, Next: now0 + 6*s, At: now0 + 2*s}, d, "the freed slot, before the TAT")
+	assert.Equal(t, backend.Grant{Prev: now0 + 5*s, Next: now0 + 6*s, At: now0 + 2*s}, d, "the freed slot, before the TAT")
 	e := reserved(t, st, cfg, 2, time.Hour)
-	assert.Equal(t, ratelimit.Token{Prev: now0 + 8*s, Next: now0 + 10*s, At: now0 + 6*s}, e,
+	assert.Equal(t, backend.Grant{Prev: now0 + 8*s, Next: now0 + 10*s, At: now0 + 6*s}, e,
 		"[6s, 7s) cannot hold 2 permits: at the TAT")
 	_, freed = tat(t, c, st)
 	assert.Equal(t, slot(now0+6*s, now0+7*s), freed)
@@ -225,7 +228,7 @@ func TestRL9a_FreedSlotsAndTheTail(t *testing.T) {
 	v, _ = tat(t, c, st)
 	assert.Equal(t, now0+5*s, v)
 	assert.False(t, st.cancel(ctx, d), "a token past the TAT gives nothing back")
-	assert.False(t, st.cancel(ctx, ratelimit.Token{Prev: now0, Next: now0 + 5*s, At: now0 - 1}), "its time has passed")
+	assert.False(t, st.cancel(ctx, backend.Grant{Prev: now0, Next: now0 + 5*s, At: now0 - 1}), "its time has passed")
 	v, _ = tat(t, c, st)
 	assert.Equal(t, now0+5*s, v)
 }
@@ -237,7 +240,7 @@ func TestRL9a_FreedSlotsAreBounded(t *testing.T) {
 	cfg := ratelimit.Config{Permits: 1, Period: time.Second}
 	c, st := newTestStore(t, cfg)
 	ctx := context.Background()
-	toks := make([]ratelimit.Token, 2*maxFreed+4)
+	toks := make([]backend.Grant, 2*maxFreed+4)
 	for i := range toks {
 		toks[i] = reserved(t, st, cfg, 1, time.Hour)
 	}
@@ -269,7 +272,7 @@ func TestReconfigure_NewRateFromTheNextCall(t *testing.T) {
 		c, st := newTestStore(t, slow)
 		start := time.Now()
 		half := reserved(t, st, slow, 5, 0)
-		nSlow, okSlow := st.Available(ctx, slow)
+		nSlow, okSlow := st.Available(ctx, slow.Permits, slow.Period)
 		nAt := time.Since(start)
 		reserved(t, st, slow, 5, 0)
 		reserved(t, st, slow, 5, time.Second)
@@ -281,7 +284,7 @@ func TestReconfigure_NewRateFromTheNextCall(t *testing.T) {
 		v, _ := tat(t, c, st)
 		pttl, err := c.PTTL(ctx, st.keys[0]).Result()
 		require.NoError(t, err)
-		n, ok := st.Available(ctx, fast)
+		n, ok := st.Available(ctx, fast.Permits, fast.Period)
 		elapsed := time.Since(start)
 		if elapsed >= 500*time.Millisecond {
 			return false
@@ -318,11 +321,11 @@ func TestRL5_WindowBoundWithWeightsAndCancels(t *testing.T) {
 	cfg := ratelimit.Config{Permits: 8, Period: 800 * time.Microsecond}
 	_, st := newTestStore(t, cfg)
 	ctx := context.Background()
-	T := int64(cfg.EmissionInterval())
+	T := int64(gcra.Interval(cfg.Permits, cfg.Period))
 	B := int64(cfg.Permits) * T
 	type held struct {
 		n   int
-		tok ratelimit.Token
+		tok backend.Grant
 	}
 	var standing []held
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -339,12 +342,12 @@ func TestRL5_WindowBoundWithWeightsAndCancels(t *testing.T) {
 		}
 		n := 1 + rng.IntN(cfg.Permits)
 		g := reserve(t, st, cfg, n, time.Duration(rng.IntN(40)*int(T)))
-		if g.Outcome == ratelimit.Reserved {
-			standing = append(standing, held{n, g.Token})
-			if g.Token.Next < last {
+		if g.Verdict == backend.Admitted {
+			standing = append(standing, held{n, g})
+			if g.Next < last {
 				refilled++ // a freed slot, before the latest one granted
 			}
-			last = max(last, g.Token.Next)
+			last = max(last, g.Next)
 		}
 	}
 	t.Logf("%d reservations held, %d canceled, %d in freed slots", len(standing), canceled, refilled)

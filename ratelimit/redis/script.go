@@ -58,7 +58,7 @@ import (
 //	               TAT and the freed slots are written once, at the end. Returns now, as
 //	               a pair, then the answers in order, in runs of five numbers {code, k,
 //	               s, n, count}, count being the key's conversions when the run was
-//	               decided (a reserved request's Token.Epoch): {0, k, wait} for k
+//	               decided (a reserved request's Grant.Epoch): {0, k, wait} for k
 //	               requests refused, each with the retry-after
 //	               wait (one refused request leaves the state as it was, so the rest of
 //	               its k alike are refused too, with the same wait); {1, k, prev} for k

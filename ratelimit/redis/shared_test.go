@@ -13,6 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -43,7 +44,7 @@ func TestRL5_ThreeRegistriesShareOneQuota(t *testing.T) {
 			require.NoError(t, err)
 			reg, err := resilience.NewRegistry(resilience.WithRateLimiterBackend(b),
 				resilience.WithEventListener(func(e policy.Event) {
-					if e.Kind == ratelimit.EventBackendFailed {
+					if e.Kind == backend.EventFailed {
 						failures.Add(1)
 					}
 				}))
@@ -99,7 +100,7 @@ func TestRL5_ThreeRegistriesShareOneQuota(t *testing.T) {
 		for _, reg := range regs {
 			h, err := reg.RateLimiter("geocoding")
 			require.NoError(t, err)
-			assert.LessOrEqual(t, h.AvailablePermits(), permits)
+			assert.LessOrEqual(t, h.Snapshot().AvailablePermits, permits)
 		}
 	})
 }

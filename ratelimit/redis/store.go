@@ -13,7 +13,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // store is one limiter's state in Redis: its keys, its TAT's and its freed slots'. Whether
@@ -23,10 +23,10 @@ import (
 // runs takes its new rate from the next call, which converts the TAT key's schedule (see
 // gcraScript).
 type store struct {
-	b        *Backend
+	b        *redisBackend
 	keys     []string // the limiter's TAT key and its freed-slots key
-	id       string   // the limiter's instance id, without a Keyed limiter's key
-	key      string   // a Keyed limiter's key, as its events name it; "" otherwise
+	id       string   // the limiter's instance id, without a keyed limiter's key
+	key      string   // a keyed limiter's key, as its events name it; "" otherwise
 	clk      clock.Clock
 	listener policy.Listener
 
@@ -65,30 +65,30 @@ type rateArgs struct {
 	args     [7]any // inc and tol as pairs, T as a pair, Permits
 }
 
-// argsOf returns the arguments for n permits at the rate of c: the last call's when they
+// argsOf returns the arguments for n permits at the rate of permits per period: the last call's when they
 // are the same, else new ones, which the next call can take again.
-func (s *store) argsOf(c ratelimit.Config, n int) *rateArgs {
-	if a := s.last.Load(); a != nil && a.n == n && a.permits == c.Permits && a.period == c.Period {
+func (s *store) argsOf(permits int, period time.Duration, n int) *rateArgs {
+	if a := s.last.Load(); a != nil && a.n == n && a.permits == permits && a.period == period {
 		return a
 	}
-	t, inc, tol := weight(c, n)
+	t, inc, tol := weight(permits, period, n)
 	iS, iN := split(inc)
 	lS, lN := split(tol)
 	tS, tN := split(t)
-	a := &rateArgs{permits: c.Permits, period: c.Period, n: n, t: t, inc: inc, tol: tol,
-		args: [7]any{iS, iN, lS, lN, tS, tN, int64(c.Permits)}}
+	a := &rateArgs{permits: permits, period: period, n: n, t: t, inc: inc, tol: tol,
+		args: [7]any{iS, iN, lS, lN, tS, tN, int64(permits)}}
 	s.last.Store(a)
 	return a
 }
 
-var _ ratelimit.Store = (*store)(nil)
+var _ backend.Store = (*store)(nil)
 
-func newStore(b *Backend, bd ratelimit.Binding) *store {
+func newStore(b *redisBackend, bd backend.Binding) *store {
 	clk := bd.Clock
 	if clk == nil {
 		clk = clock.System()
 	}
-	key, id := b.Key(bd.ID), bd.ID
+	key, id := b.key(bd.ID), bd.ID
 	if bd.Keyed {
 		id = strings.TrimSuffix(id, ":"+bd.Key)
 	}
@@ -101,11 +101,12 @@ func newStore(b *Backend, bd ratelimit.Binding) *store {
 // hash tag, so a Redis Cluster keeps both in one slot.
 const freedSuffix = ":freed"
 
-// weight returns, for a call for n permits at the rate of c, the stretch of the schedule it
-// takes, n·T, and its tolerance, (Permits-n)·T, with T = c.EmissionInterval().
-func weight(c ratelimit.Config, n int) (t, inc, tol int64) {
-	t = int64(c.EmissionInterval())
-	return t, sat.Mul(int64(n), t), sat.Mul(int64(c.Permits-n), t)
+// weight returns, for a call for n permits at the rate of permits per period, the stretch
+// of the schedule it takes, n·T, and its tolerance, (permits-n)·T, with T the emission
+// interval.
+func weight(permits int, period time.Duration, n int) (t, inc, tol int64) {
+	t = int64(gcra.Interval(permits, period))
+	return t, sat.Mul(int64(n), t), sat.Mul(int64(permits-n), t)
 }
 
 // Cancel runs the script's cancel: one round trip. Nothing is given back once t.At has
@@ -114,10 +115,10 @@ func weight(c ratelimit.Config, n int) (t, inc, tol int64) {
 // when later reservations stand behind it, its slot from now on, [max(t.Prev, now),
 // t.Next), is kept as a freed slot, which the next reservation that fits takes before
 // appending at the TAT. A nil or done ctx restores nothing.
-func (s *store) Cancel(ctx context.Context, t ratelimit.Token) { s.cancel(ctx, t) }
+func (s *store) Cancel(ctx context.Context, t backend.Grant) { s.cancel(ctx, t) }
 
 // cancel is Cancel, reporting whether anything was given back.
-func (s *store) cancel(ctx context.Context, t ratelimit.Token) bool {
+func (s *store) cancel(ctx context.Context, t backend.Grant) bool {
 	if decorate.ContextErr(ctx) != nil {
 		return false
 	}
@@ -129,16 +130,16 @@ func (s *store) cancel(ctx context.Context, t ratelimit.Token) bool {
 }
 
 // Available reads the TAT, the freed slots and the server's clock: one round trip. It
-// counts, at the rate of c, the single permits free now at the TAT (as many as the
-// limiter would see in-process with that TAT) and in the freed slots, at most
-// c.Permits. A nil or done ctx, or a c with no rate, which the limiter never gives, is not
-// sent, and has no answer (ok false).
-func (s *store) Available(ctx context.Context, c ratelimit.Config) (int, bool) {
-	if decorate.ContextErr(ctx) != nil || c.Permits < 1 || c.Period <= 0 {
+// counts, at the rate of permits per period, the single permits free now at the TAT (as
+// many as the limiter would see in-process with that TAT) and in the freed slots, at most
+// permits. A nil or done ctx, or no rate, which the limiter never gives, is not sent, and
+// has no answer (ok false).
+func (s *store) Available(ctx context.Context, permits int, period time.Duration) (int, bool) {
+	if decorate.ContextErr(ctx) != nil || permits < 1 || period <= 0 {
 		return 0, false
 	}
-	tS, tN := split(int64(c.EmissionInterval()))
-	res, err := s.run(ctx, append(make([]any, cmdHeader, cmdHeader+4), "a", tS, tN, int64(c.Permits)))
+	tS, tN := split(int64(gcra.Interval(permits, period)))
+	res, err := s.run(ctx, append(make([]any, cmdHeader, cmdHeader+4), "a", tS, tN, int64(permits)))
 	if err == nil && (len(res) < 5 || (len(res)-5)%4 != 0 || (res[0] == 0 && len(res) != 5)) {
 		err = fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0])
 		s.keyFailed(err)
@@ -148,38 +149,38 @@ func (s *store) Available(ctx context.Context, c ratelimit.Config) (int, bool) {
 			return 0, false
 		}
 		switch s.b.cfg.OnFailure {
-		case FailOpen:
-			return c.Permits, true
-		case FailClosed:
+		case backend.Admitted:
+			return permits, true
+		case backend.Refused:
 			return 0, true
 		}
 		return 0, false
 	}
 	if res[0] == 0 {
-		return c.Permits, true
+		return permits, true
 	}
-	t, _, tau := weight(c, 1)
-	n := gcra.Available(join(res[1]-res[3], res[2]-res[4]), t, tau, c.Permits)
+	t, _, tau := weight(permits, period, 1)
+	n := gcra.Available(join(res[1]-res[3], res[2]-res[4]), t, tau, permits)
 	// A freed slot [from, to), from clipped at now, holds a single permit free now at
 	// [x, x+T) when x+T <= now + Permits·T.
-	end := sat.Mul(int64(c.Permits), t)
-	for i := 5; i+3 < len(res) && n < c.Permits; i += 4 {
+	end := sat.Mul(int64(permits), t)
+	for i := 5; i+3 < len(res) && n < permits; i += 4 {
 		from := join(res[i]-res[3], res[i+1]-res[4])
 		if to := min(join(res[i+2]-res[3], res[i+3]-res[4]), end); to-from >= t {
 			n += int((to - from) / t)
 		}
 	}
-	return min(n, c.Permits), true
+	return min(n, permits), true
 }
 
-// failed is the grant of the failure policy; t is the emission interval, FailClosed's
+// failed is the grant of the failure policy; t is the emission interval, Refused's
 // retry-after.
-func (s *store) failed(t int64) ratelimit.Grant {
+func (s *store) failed(t int64) backend.Grant {
 	switch s.b.cfg.OnFailure {
-	case FailOpen:
-		return ratelimit.Grant{Outcome: ratelimit.Unlimited}
-	case FailClosed:
-		return ratelimit.Grant{Outcome: ratelimit.Refused, Wait: time.Duration(t)}
+	case backend.Admitted:
+		return backend.Grant{Verdict: backend.Admitted}
+	case backend.Refused:
+		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(t)}
 	}
-	return ratelimit.Grant{Outcome: ratelimit.Local}
+	return backend.Grant{Verdict: backend.Local}
 }

@@ -26,7 +26,7 @@ import (
 // takes nothing and sends nothing; 5 pass at once; 5 more within MaxWait 2s wait 1s.
 func TestWeighted_BurstOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		c, b := backend(t)
+		c, b := newShared(t)
 		var cmds commands
 		c.AddHook(&cmds)
 		onTime(t, func(attempt int) bool {
@@ -37,11 +37,11 @@ func TestWeighted_BurstOnRedis(t *testing.T) {
 			require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
 			assert.NotErrorIs(t, err, ratelimit.ErrExceeded)
 			assert.Empty(t, cmds.take(), "refused before Redis is asked")
-			assert.Equal(t, 5, l.AvailablePermits())
+			assert.Equal(t, 5, l.Snapshot().AvailablePermits)
 
 			start := time.Now()
 			require.NoError(t, l.TryAcquireN(5))
-			free := l.AvailablePermits()
+			free := l.Snapshot().AvailablePermits
 			one := l.TryAcquireN(1)
 			r, err := l.ReserveN(5)
 			elapsed := time.Since(start)
@@ -67,7 +67,7 @@ func TestWeighted_BurstOnRedis(t *testing.T) {
 // allows. (SPEC RL-7, RL-9a.)
 func TestWeighted_ScheduleOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		onTime(t, func(attempt int) bool {
 			l := limiter(t, b, fmt.Sprint("schedule-", attempt), ratelimit.Permits(20), ratelimit.Period(2*time.Second),
 				ratelimit.MaxWait(time.Second))
@@ -108,7 +108,7 @@ func TestWeighted_ScheduleOnRedis(t *testing.T) {
 // and the next ones come 50ms apart. The limiter keeps its backend. (SPEC RC-1, RC-7.)
 func TestReconfigure_OnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		_, b := backend(t)
+		_, b := newShared(t)
 		onTime(t, func(attempt int) bool {
 			var log events
 			l := limiter(t, b, fmt.Sprint("reconfigure-", attempt), ratelimit.Permits(10), ratelimit.Period(time.Second),
@@ -134,7 +134,6 @@ func TestReconfigure_OnRedis(t *testing.T) {
 			if elapsed >= 400*time.Millisecond {
 				return false
 			}
-			assert.Same(t, b, l.Backend(), "the backend is kept")
 			between(t, r4.Delay(), 400*time.Millisecond-elapsed, 400*time.Millisecond, "4 permits after the burst")
 			between(t, slow1.Delay(), 500*time.Millisecond-elapsed, 500*time.Millisecond, "T = 100ms")
 			between(t, slow2.Delay(), 600*time.Millisecond-elapsed, 600*time.Millisecond, "T = 100ms")
@@ -145,7 +144,7 @@ func TestReconfigure_OnRedis(t *testing.T) {
 			changed, ok := log.first(policy.ConfigChanged)
 			require.True(t, ok)
 			assert.Equal(t, []string{"permits"}, changed.Changed)
-			assert.Zero(t, l.AvailablePermits())
+			assert.Zero(t, l.Snapshot().AvailablePermits)
 			return true
 		})
 	})
@@ -171,7 +170,7 @@ func onTime(t *testing.T, run func(attempt int) bool) {
 // expiring when the last one ends; it is deleted when no slot is left.
 func TestKeyLayout_FreedSlots(t *testing.T) {
 	onEach(t, func(t *testing.T) {
-		c, b := backend(t)
+		c, b := newShared(t)
 		ctx := context.Background()
 		l := limiter(t, b, "freed", ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Hour))
 		require.True(t, l.TryAcquire())
@@ -179,13 +178,13 @@ func TestKeyLayout_FreedSlots(t *testing.T) {
 		require.NoError(t, err)
 		r2, err := l.Reserve()
 		require.NoError(t, err)
-		key := b.Key("freed") + ":freed"
+		key := rlredis.Key(b, "freed") + ":freed"
 		assert.Zero(t, c.Exists(ctx, key).Val(), "none before a cancel")
 
 		r1.Cancel()
 		v, err := c.Get(ctx, key).Result()
 		require.NoError(t, err)
-		tv, err := c.Get(ctx, b.Key("freed")).Result()
+		tv, err := c.Get(ctx, rlredis.Key(b, "freed")).Result()
 		require.NoError(t, err)
 		tat, err := rlredis.TATOf(tv)
 		require.NoError(t, err)
@@ -207,7 +206,7 @@ func TestKeyLayout_FreedSlots(t *testing.T) {
 		r.Cancel()
 		r2.Cancel() // the tail: the TAT moves back over r2, then over r's freed slot
 		assert.Zero(t, c.Exists(ctx, key).Val())
-		assert.Zero(t, l.AvailablePermits(), "the first permit is spent")
+		assert.Zero(t, l.Snapshot().AvailablePermits, "the first permit is spent")
 		r, err = l.Reserve()
 		require.NoError(t, err)
 		between(t, r.Delay(), 0, time.Second, "the first slot after the burst again")

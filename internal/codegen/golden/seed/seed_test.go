@@ -240,12 +240,12 @@ func TestSearch_InstanceAndConfiguration(t *testing.T) {
 	for _, s := range []*side{generatedSide(t, nil), handSide(t, nil)} {
 		h, err := s.reg.RateLimiter("SearchAPI.Search")
 		require.NoError(t, err, s.name)
-		assert.Equal(t, "SearchAPI.Search", h.InstanceID(), s.name)
-		cfg := h.Config()
+		assert.Equal(t, "SearchAPI.Search", h.Snapshot().Instance, s.name)
+		cfg := h.(*ratelimit.Limiter).Config()
 		assert.Equal(t, 10, cfg.Permits, s.name)
 		assert.Equal(t, time.Second, cfg.Period, s.name)
 		assert.Zero(t, cfg.MaxWait, s.name)
-		assert.Equal(t, 10, h.AvailablePermits(), s.name)
+		assert.Equal(t, 10, h.Snapshot().AvailablePermits, s.name)
 		ids := []string{}
 		for _, rl := range s.reg.Snapshot().RateLimiters {
 			ids = append(ids, rl.Instance)
@@ -266,7 +266,7 @@ func TestSearch_InstanceKeysOverrideTheDirective(t *testing.T) {
 	assert.True(t, got[3].Rejected, "the 4th is rejected: %+v", got[3])
 	h, err := gen.reg.RateLimiter("SearchAPI.Search")
 	require.NoError(t, err)
-	assert.Equal(t, 3, h.Config().Permits)
+	assert.Equal(t, 3, h.Snapshot().Permits)
 	assert.Empty(t, gen.reg.UnusedKeys(), "the key is used")
 }
 
@@ -317,8 +317,8 @@ func TestGeocoding_SharedLimiterGeneratedBehavesLikeWrap(t *testing.T) {
 	// One limiter, named geocoding: no limiter has a method's id.
 	h, err := gen.reg.RateLimiter("geocoding")
 	require.NoError(t, err)
-	assert.Equal(t, "geocoding", h.InstanceID())
-	assert.Equal(t, ratelimit.Config{Permits: 5, Period: time.Second, MaxWait: 500 * time.Millisecond}, h.Config())
+	assert.Equal(t, "geocoding", h.Snapshot().Instance)
+	assert.Equal(t, ratelimit.Config{Permits: 5, Period: time.Second, MaxWait: 500 * time.Millisecond}, h.(*ratelimit.Limiter).Config())
 	for _, id := range []string{"GeocodingAPI.Geocode", "GeocodingAPI.Reverse"} {
 		_, err := gen.reg.RateLimiter(id)
 		var ce *policy.ConfigError

@@ -207,7 +207,7 @@ func TestNew_InstancesAndTheirConfiguration(t *testing.T) {
 	}, price.Config())
 	rl, err := f.reg.RateLimiter("PriceClient.Price")
 	require.NoError(t, err)
-	assert.Equal(t, ratelimit.Config{Permits: 10, Period: time.Second, MaxWait: 200 * time.Millisecond}, rl.Config())
+	assert.Equal(t, ratelimit.Config{Permits: 10, Period: time.Second, MaxWait: 200 * time.Millisecond}, rl.(*ratelimit.Limiter).Config())
 	rt, err := resilience.Lookup[*retry.Retry](f.reg, retry.Layer, "PriceClient.Price")
 	require.NoError(t, err)
 	rc := rt.Config()

@@ -1,0 +1,71 @@
+package keyed
+
+import (
+	"context"
+	"time"
+
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
+)
+
+// Decision is the outcome of Limiter.Decide: whether a permit was taken, and the state of
+// the key's quota that HTTP rate-limit headers report (Retry-After, RateLimit and
+// RateLimit-Policy, or X-RateLimit-Limit, -Remaining and -Reset).
+type Decision struct {
+	// Admitted reports whether a permit was taken.
+	Admitted bool
+	// Limit is the quota: Permits calls per Period, which is also the burst.
+	Limit int
+	// Remaining is how many more calls would pass now without waiting, 0..Limit.
+	Remaining int
+	// RetryAfter is, for a refused call, how long until the key's next permit is free: a
+	// call made after it succeeds unless another call took that permit first. 0 for an
+	// admitted call. At most the largest Duration.
+	RetryAfter time.Duration
+	// Reset is how long until the key's full burst is free again: its TAT minus now, from
+	// 0 to the largest Duration.
+	Reset time.Duration
+}
+
+// Decide is TryAcquire of one permit that also reports the key's quota after the call:
+// what a server sends in its Retry-After and rate-limit headers. It is what per-client
+// HTTP middleware asks of the limiter for each request (resiliencehttp.Middleware,
+// resiliencegrpc.Limit). Its ratelimit.EventRejected event and its recorded outcome
+// (ResultAdmitted, Wait 0, or ResultRejected, with the key) carry ctx (a nil ctx is taken
+// as context.Background()), so that a recorder can tie them to the request's trace. ctx
+// does not bound the decision, which never waits: a done ctx is decided as any other, and
+// with a backend the key's store is asked with ctx's values but without its cancellation.
+// Allocations are TryAcquire's, but for a ctx other than context.Background() with a
+// backend, which costs one more. A key not equal to itself (see Limiter) is refused, with
+// Remaining and RetryAfter 0, and its rejection event carries the R4C-RLM-001 error. A
+// disabled limiter admits every call, with Remaining = Limit; a zero Limiter, never built,
+// refuses every call, with Limit 0.
+func (k *Limiter[K]) Decide(ctx context.Context, key K) Decision {
+	l := k.lim()
+	r := l.cur()
+	if r.Cfg.Disabled || !l.built() {
+		return Decision{Admitted: l.built(), Limit: r.Cfg.Permits, Remaining: r.Cfg.Permits}
+	}
+	ctx = rlcore.OrBackground(ctx)
+	if k.check != keysEqual && !k.usable(key) {
+		_ = k.refuseBadKey(ctx, key)
+		return Decision{Limit: r.Cfg.Permits}
+	}
+	key = k.bounded(key)
+	d := k.decide(ctx, key, r, 1, 0)
+	if d.shared {
+		r = r.LocalShare(k.share)
+	}
+	out := Decision{Admitted: d.ok, Limit: r.Cfg.Permits, Reset: time.Duration(max(d.ahead, 0))}
+	switch {
+	case d.ok && !d.remote && !d.plain && d.c != nil: // the key's schedule, its freed slots included
+		out.Remaining = d.c.slots.Available(d.now, r.Interval, r.Tau, r.Cfg.Permits)
+	case d.ok:
+		out.Remaining = rlcore.AvailableAt(d.ahead, r.Interval, r.Tau, 0, r.Cfg.Permits)
+	default:
+		out.RetryAfter = time.Duration(max(d.wait, 0))
+		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
+		return out
+	}
+	k.admitted(ctx, key, 0)
+	return out
+}
