@@ -88,10 +88,3 @@ func (e Event) Level() slog.Level {
 
 // Listener receives events. A nil Listener receives nothing and costs nothing.
 type Listener func(Event)
-
-// Publish sends e to l if l is not nil.
-func (l Listener) Publish(e Event) {
-	if l != nil {
-		l(e)
-	}
-}

@@ -94,15 +94,3 @@ func TestEvent_String(t *testing.T) {
 		assert.Equal(t, tc.want, tc.e.String())
 	}
 }
-
-// SPEC RG-5: a nil Listener receives nothing (and does not panic); a set one gets the event.
-func TestListener_Publish(t *testing.T) {
-	var nilListener policy.Listener
-	assert.NotPanics(t, func() { nilListener.Publish(policy.Event{Kind: retry.EventAttempt}) })
-
-	var got []policy.Event
-	l := policy.Listener(func(e policy.Event) { got = append(got, e) })
-	e := policy.Event{Kind: bulkhead.EventWaited, Instance: "b", Wait: time.Second}
-	l.Publish(e)
-	assert.Equal(t, []policy.Event{e}, got)
-}

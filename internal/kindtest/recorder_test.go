@@ -28,10 +28,10 @@ func TestRecorderOrderAndKinds(t *testing.T) {
 	var r Recorder
 	var l policy.Listener = r.Listen
 	boom := errors.New("boom")
-	l.Publish(policy.Event{Kind: hedge.EventHedged, Attempt: 2})
-	l.Publish(policy.Event{Kind: hedge.EventSkipped})
-	l.Publish(policy.Event{Kind: hedge.EventHedged, Attempt: 3})
-	l.Publish(policy.Event{Kind: hedge.EventFailed, Err: boom})
+	l(policy.Event{Kind: hedge.EventHedged, Attempt: 2})
+	l(policy.Event{Kind: hedge.EventSkipped})
+	l(policy.Event{Kind: hedge.EventHedged, Attempt: 3})
+	l(policy.Event{Kind: hedge.EventFailed, Err: boom})
 
 	events := r.Events()
 	require.Len(t, events, 4)

@@ -178,7 +178,9 @@ func (n *nodes) flush() {
 		for len(batch) > 0 {
 			p := batch[0]
 			batch = batch[1:]
-			p.l.Publish(p.ev)
+			if p.l != nil {
+				p.l(p.ev)
+			}
 		}
 		batch = nil
 		n.mu.Lock()
@@ -293,8 +295,8 @@ func (s *store) keyFailed(err error) {
 		return
 	}
 	o := newOutage(s.clk, s.b.cfg.ProbeInterval)
-	if s.keyBad.CompareAndSwap(nil, o) {
-		s.listener.Publish(policy.Event{Kind: backend.EventKeyFailed, Instance: s.id, At: s.clk.Now(),
+	if s.keyBad.CompareAndSwap(nil, o) && s.listener != nil {
+		s.listener(policy.Event{Kind: backend.EventKeyFailed, Instance: s.id, At: s.clk.Now(),
 			Key: s.keys[0], Err: err})
 	}
 }

@@ -48,7 +48,9 @@ func StoreListener(ev *kind.Events) policy.Listener {
 		return lis
 	}
 	return func(e policy.Event) {
-		lis.Publish(e)
+		if lis != nil {
+			lis(e)
+		}
 		rec.Event(context.Background(), e)
 	}
 }
