@@ -1,69 +1,12 @@
 package keyed
 
 import (
-	"context"
-
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
-// AvailablePermits returns how many calls for key would pass right now without waiting,
-// from 0 to Permits; Permits for a key without a cell, 0 for a key not equal to itself,
-// which every call refuses. With a backend it asks the key's store. A disabled limiter
-// reports Permits; a zero Limiter, never built, 0. It makes no cell for a key without one.
-func AvailablePermits[K comparable](k *Limiter[K], key K) int { return k.available(key) }
-
-// available is AvailablePermits.
-func (k *Limiter[K]) available(key K) int { return k.availableAt(key, k.lim().cur()) }
-
-// availableAt is AvailablePermits at the rate r.
-func (k *Limiter[K]) availableAt(key K, r *rlcore.Rate) int {
-	l := k.lim()
-	if r.Cfg.Disabled || !l.built() {
-		return r.Cfg.Permits
-	}
-	if k.check != keysEqual && !k.usable(key) {
-		return 0 // a key no call can hold takes no permit
-	}
-	key = k.bounded(key)
-	h := k.hash(key)
-	s := k.shardOf(h)
-	e := s.lookup(key, h)
-	if e == nil { // a lookup without the lock may miss a key that a writer is moving
-		s.mu.Lock()
-		e = s.lookup(key, h)
-		s.mu.Unlock()
-	}
-	var c *cell
-	if e != nil {
-		c = &e.cell
-	}
-	now := l.now()
-	n := r.Cfg.Permits
-	if c != nil {
-		n = c.slots.Available(now, r.Interval, r.Tau, r.Cfg.Permits)
-	}
-	if k.backend != nil {
-		var rc *remoteCell
-		if c != nil {
-			rc = k.remoteOf(c)
-		} else {
-			rc = k.bind(context.Background(), key)
-		}
-		if rc != nil {
-			if n, ok := rc.store.Available(context.Background(), r.Cfg.Permits, r.Cfg.Period); ok {
-				return n
-			}
-			// The store answered Local: the key's in-process schedule, at the local share.
-			if lr := r.LocalShare(k.share); lr != r && c != nil {
-				n = c.slots.Available(now, lr.Interval, lr.Tau, lr.Cfg.Permits)
-			} else if c == nil {
-				n = lr.Cfg.Permits
-			}
-		}
-	}
-	return n
-}
+// AvailablePermits is k.AvailablePermits(key), for the tests written as a function.
+func AvailablePermits[K comparable](k *Limiter[K], key K) int { return k.AvailablePermits(key) }
 
 // Rejection returns k's one rejection error, shared by every key.
 func Rejection[K comparable](k *Limiter[K]) error {

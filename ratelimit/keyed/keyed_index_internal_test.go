@@ -42,7 +42,7 @@ func TestKeyed_RL27_AnEvictedCellGivesNothing(t *testing.T) {
 	assert.False(t, d.ok)
 	assert.Equal(t, int64(rlcore.DeadTAT), stale.slots.TAT.Load(), "and stays dead: nothing was taken")
 	assert.Nil(t, entryFor(k, "a"), "the index no longer holds it")
-	assert.Equal(t, 2, k.available("a"))
+	assert.Equal(t, 2, k.AvailablePermits("a"))
 
 	// Evicted at the bound while busy, with a freed slot: neither the TAT nor the freed
 	// slot gives a permit, and a Cancel gives nothing back.
@@ -62,7 +62,7 @@ func TestKeyed_RL27_AnEvictedCellGivesNothing(t *testing.T) {
 	require.False(t, stale.slots.None(), "and is still there")
 	last.Cancel()
 	assert.Equal(t, int64(rlcore.DeadTAT), stale.slots.TAT.Load(), "a Cancel on the dead cell gives nothing back")
-	assert.Equal(t, 2, k.available("b"), "b starts afresh")
+	assert.Equal(t, 2, k.AvailablePermits("b"), "b starts afresh")
 	assert.Equal(t, 1, k.Len())
 }
 
@@ -164,7 +164,7 @@ func TestKeyed_RL27_IndexStaysInOrderUnderChurn(t *testing.T) {
 				require.Zero(t, (uint64(j)-h)&ix.mask, "after an empty slot, an entry is at its home")
 			}
 			require.Same(t, e, s.lookup(e.key, h), "%s is found", e.key)
-			assert.Equal(t, 1, k.available(e.key), "%s keeps its state", e.key)
+			assert.Equal(t, 1, k.AvailablePermits(e.key), "%s keeps its state", e.key)
 		}
 		require.Equal(t, s.live, live, "shard %d counts its entries", i)
 		held += live
@@ -192,7 +192,7 @@ func TestKeyed_RL27_AvailablePermitsOfAHeldKeyDuringChurn(t *testing.T) {
 		}
 	})
 	for range 200_000 {
-		if n := k.available("hot"); n != 0 {
+		if n := k.AvailablePermits("hot"); n != 0 {
 			t.Errorf("AvailablePermits(hot) = %d, want 0", n)
 			break
 		}
