@@ -6,9 +6,6 @@ import (
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
-// limiterBackend is the type of a registry's default rate limiter backend.
-type limiterBackend = backend.Backend
-
 // WithRateLimiterBackend keeps the state of every rate limiter the registry builds in b,
 // e.g. Redis (package ratelimit/redis), so that the registries of every instance of a
 // service share one quota per limiter name, where limits are otherwise per registry. The
