@@ -6,16 +6,14 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// The kinds of event an adaptive limit publishes. A call admitted at once publishes
-// nothing.
+// The kinds of event an adaptive limit publishes, with EventWaited. A call admitted at
+// once publishes nothing.
 var (
 	// EventChanged ("AdaptiveLimitChanged"): the limit on calls in flight moved from the
 	// attribute "previous_limit" to the attribute "limit" (ints). Logged at debug level;
-	// no span event.
-	//
-	// A call let in after waiting publishes an event of kind "AdaptiveLimitWaited", whose
-	// Wait is how long it waited. Logged at debug level; span event
-	// "resilience.adaptive_limit.waited".
+	// no span event. It is published when the whole limit changes (the algorithms keep a
+	// fraction), after the new limit is in force, under the algorithm's lock: events
+	// reach the listener in the order of the changes.
 	EventChanged = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitChanged",
 		Layer: Layer, Level: slog.LevelDebug, Attrs: []policy.EventAttr{{Key: attrLimit}, {Key: attrPreviousLimit}}})
 	// EventRejected ("AdaptiveLimitRejected"): a call found no room under the limit
@@ -26,7 +24,10 @@ var (
 		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.adaptive_limit.rejected"})
 )
 
-// EventWaited is the kind of the event of a call let in after waiting (see EventChanged).
+// EventWaited ("AdaptiveLimitWaited") is the kind of event an adaptive limit publishes
+// for a call let in after waiting for room under the limit: Wait is how long it waited.
+// A call let in at once publishes none. Logged at debug level; span event
+// "resilience.adaptive_limit.waited".
 var EventWaited = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitWaited",
 	Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.adaptive_limit.waited"})
 

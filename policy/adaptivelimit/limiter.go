@@ -23,6 +23,28 @@ import (
 // Limiter limits how many calls are in flight at once, to a limit that moves with the
 // latency it measures. It is safe for concurrent use; its configuration is fixed when it
 // is built.
+//
+// A call is let in when fewer calls than the limit are in flight and nobody waits. The
+// calls in flight and an admission counter share one atomic word: a call is let in, and
+// numbered, with one compare-and-swap, and counted out with another. Its latency is read
+// on the limiter's clock when it is let in and when it returns (a synchronous call, also
+// when it panics) or its future completes (an asynchronous call); a call rejected at once
+// touches nothing else. Neither allocates.
+//
+// A call that does not fit is rejected at once with the limiter's rejection, matching
+// ErrLimitExceeded (MaxWait 0, the default), or waits up to MaxWait in a FIFO queue: while
+// anyone waits, newcomers queue behind them (no barging). A synchronous waiter blocks on
+// the caller's goroutine; an asynchronous waiter is a queued callback, not a goroutine,
+// which starts the call on the goroutine that made room for it, is rejected by a clock
+// timer after MaxWait, and leaves the queue at once when its future is canceled or its
+// context ends. When the limit rises, waiters are let in at once, on the goroutine whose
+// sample raised it. When it falls below the calls in flight, they go on, and nobody new
+// is let in until fewer calls than the new limit are in flight.
+//
+// A call whose context is nil or already done when it arrives is let in by nobody, never
+// runs the function and publishes nothing: it is rejected at once with the limiter's
+// rejection built with the context's error, so that errors.Is finds both
+// ErrLimitExceeded and that error (policy.ErrNilContext for a nil context).
 type Limiter struct {
 	// Read-only after New.
 	enabled        bool
@@ -58,7 +80,11 @@ type Limiter struct {
 	latency, baseline atomic.Int64
 }
 
-// New builds an adaptive limiter from opts, on top of the defaults (see Config). An
+// New builds an adaptive limiter from opts, on top of the defaults: Vegas, InitialLimit
+// 20, MinLimit 1, MaxLimit 200, MaxWait 0 (waiting is opt-in, as for the bulkhead),
+// BackoffRatio 0.9, LatencyThreshold 5s, Tolerance 1.5, Smoothing 0.2, BaselineWindow 50,
+// no DropOn or IgnoreOn, enabled (see Config). A disabled limiter lets every call through
+// and counts nothing. An
 // invalid configuration returns a *policy.ConfigError: R4C-ATR-007 for an unknown
 // algorithm, limits out of order or a parameter out of its range, R4C-ATR-004 for a
 // negative duration. The instance id is the Name, else "adaptiveLimit".
@@ -125,8 +151,10 @@ type Permit struct {
 // whether the call was a drop. nil is a success; an error matching IgnoreOn, or a
 // cancellation (async.ErrCanceled, context.Canceled), leaves no sample; an error matching
 // context.DeadlineExceeded or DropOn is a drop; another error is a sample like a
-// success. Waiters are let in as room comes. Calling it again, or Release, on the same
-// variable does nothing.
+// success. These are NewPolicy's rules, without a context: an error once a context has
+// passed its deadline is not a drop here, but with AIMD a call slower than
+// LatencyThreshold is. Waiters are let in as room comes. Calling it again, or Release, on
+// the same variable does nothing.
 func (p *Permit) Record(err error) {
 	if q := *p; q.l != nil {
 		*p = Permit{}
@@ -156,11 +184,11 @@ func (p *Permit) Release() {
 //
 // With MaxWait 0 (the default), Acquire never waits: it lets the call in if it fits under
 // the limit now and nobody waits, and refuses it otherwise. A call that waited publishes
-// an "AdaptiveLimitWaited" event, a rejection of a live ctx EventRejected, both with ctx.
-// Its outcome is recorded with ctx: ResultAdmitted with the wait, or ResultRejected (also
-// on arrival). Acquire allocates nothing unless it has to wait. A disabled limiter
-// returns a permit that gives back nothing at once, but for a nil or done ctx, whose
-// error it returns as is.
+// EventWaited, a rejection of a live ctx EventRejected, both with ctx. Its outcome is
+// recorded with ctx, as a decorated call's is (see NewPolicy): ResultAdmitted with the
+// wait, or ResultRejected (also on arrival). Acquire allocates nothing unless it has to
+// wait. A disabled limiter returns a permit that gives back nothing at once, but for a
+// nil or done ctx, whose error it returns as is.
 func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	if !l.enabled {
 		return Permit{}, decorate.ContextErr(ctx)

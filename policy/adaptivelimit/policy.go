@@ -16,16 +16,16 @@ import (
 //
 // A synchronous call is let in as with Acquire (waiting up to MaxWait in FIFO order,
 // honouring its context) and counts as in flight until the function returns; its outcome
-// is then a sample for the algorithm (see the package documentation: a nil error or an
-// ordinary error is a sample, context.DeadlineExceeded, DropOn or a context past its
-// deadline a drop, a cancellation or IgnoreOn none). A function that panics counts out
+// is then a sample for the algorithm (see below: a nil error or an ordinary error is a
+// sample, context.DeadlineExceeded, DropOn or a context past its deadline a drop, a
+// cancellation or IgnoreOn none). A function that panics counts out
 // without a sample, and the panic goes on. A rejection returns the zero T and l's
 // rejection (matching ErrLimitExceeded, and the context's error when the context ended
 // the wait); the function is not called. A context that is nil or already done when the
 // call arrives is rejected at once, whatever the limit and MaxWait: the rejection matches
 // ErrLimitExceeded and the context's error (policy.ErrNilContext for a nil context),
 // nothing is counted and no event is published. Each call's outcome is recorded once,
-// with its context (see the package documentation). Calls let in without waiting, and
+// with its context (see below). Calls let in without waiting, and
 // calls rejected at once, allocate nothing, with a recorder or without. A disabled
 // limiter lets every call through, but for a nil or done context, whose error it returns
 // as is.
@@ -60,15 +60,43 @@ import (
 // or is ended by its context (ResultRejected); a call whose future is canceled while it
 // waits records nothing. A disabled limiter lets every call through, but for a nil or
 // done context, whose error it returns as is.
+//
+// The samples: each call that completes gives a sample: its latency, from the moment it
+// was let in (the wait does not count) to its return or completion, on the limiter's
+// clock; the calls in flight once it was let in, itself included; and whether it was a
+// drop, a sign of overload. By its outcome:
+//   - nil, or an error not named below (a "not found" is an answer too): a sample;
+//   - an error matching IgnoreOn: no sample (IgnoreOn wins over what follows);
+//   - an error matching context.DeadlineExceeded or DropOn, or any error once the call's
+//     context has passed its deadline (an outer timeout that cancels the call's future
+//     makes it fail with async.ErrCanceled, but its context reports the deadline): a
+//     drop;
+//   - async.ErrCanceled or context.Canceled, the caller giving up: no sample;
+//   - a panic, or a nil future: no sample.
+//
+// With AIMD, a call slower than LatencyThreshold is a drop too. A call that leaves no
+// sample still counts out. Permit.Record applies the same rules, without a context. How
+// the samples move the limit, the algorithm's documentation tells (see AIMD).
+//
+// With a recorder (a registry's observer, resilience.WithObserver), each admission
+// decision is recorded once, with the call's context: observe.ResultAdmitted with Wait =
+// how long the call waited to be let in (0 when it did not wait), or
+// observe.ResultRejected with Err = the rejection, also for a call refused on arrival for
+// its nil or done context (recorded with context.Background() for a nil one). Acquire
+// records as the decorated calls do. An asynchronous call whose future is canceled while
+// it waits was neither let in nor refused: nothing is recorded for it. A disabled limiter
+// records nothing. Without a recorder, recording costs a nil check.
 func NewPolicy[T any](l *Limiter) policy.Policy[T] {
 	return decorate.Of(Layer, l, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
 }
 
-// Decorate returns next, a decorate.Func or a decorate.AsyncFunc of argument A and result T,
-// guarded by l, as NewPolicy's Decorate and DecorateAsync guard functions without
-// argument: it is the adaptive limit's layer as package resilience composes it, for
-// functions of any arity, e.g. Decorate[decorate.Func[A, T], A, T](l, next). Use NewPolicy,
-// or wrap the function with package resilience.
+// Decorate is the adaptive limit's layer as package resilience composes it: it guards
+// next, a function of any arity (its arguments carried as A) and result T, synchronous or
+// returning a future, as NewPolicy's Decorate and DecorateAsync guard a function without
+// argument. Its type argument F is one of this module's own function types, which code
+// outside the module cannot name, so it is not for calling directly: guard a function
+// with NewPolicy[T](l).Decorate (or DecorateAsync), or wrap it with resilience.Wrap and a
+// resilience.AdaptiveLimit spec.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](l *Limiter, next F) F {
 	if f, ok := any(next).(decorate.Func[A, T]); ok {
 		return any(decorateFunc(l, f)).(F)

@@ -2,62 +2,25 @@
 // of the built-in layers in the default order): at most MaxConcurrent calls are in flight
 // at once; the others wait for a slot, up to MaxWait, or are rejected with ErrFull.
 //
-// A call holds a slot from its start until it returns (synchronous calls, also when they
-// panic) or until its future completes (asynchronous calls). The free slots are one atomic
-// counter: a call that finds a slot free and nobody waiting takes it with one
-// compare-and-swap and reads nothing else, and a call rejected at once (MaxWait 0, the
-// default) only reads the configuration in force besides; neither allocates.
+// Use it to keep a dependency, or the callers of one, from taking more than their share:
+// a connection pool's size, a backend that takes only so many requests at once, a slow
+// dependency that must not hold every goroutine of the service. For a limit that follows
+// the dependency's latency instead of a fixed size, see package adaptivelimit. Build a
+// bulkhead with New and guard a function with NewPolicy, or let a registry build it,
+// composed with other policies, with resilience.Wrap:
 //
-// Waiting calls queue in arrival order (FIFO). A released slot goes to the oldest waiter;
-// while anyone waits, newcomers queue behind them instead of taking a slot that is
-// released in between (no barging). A synchronous waiter blocks on the caller's goroutine
-// until it is handed a slot, MaxWait passes on the bulkhead's clock (a manual clock moves
-// only when the test advances it), or its context ends. An asynchronous waiter is a queued
-// callback, not a goroutine: it starts the call on the goroutine that hands it the slot,
-// a clock timer rejects it after MaxWait, and cancelling its future (or its context
-// ending) removes it from the queue at once; the call then never starts.
+//	b, err := bulkhead.New(bulkhead.MaxConcurrent(10), bulkhead.MaxWait(50*time.Millisecond))
+//	get := bulkhead.NewPolicy[Stock](b).Decorate(fetchStock)
 //
-// A call whose context is nil or already done when it arrives takes no slot, never runs
-// the function and publishes nothing, whatever slots are free: it is rejected at once
-// with the bulkhead's rejection built with the context's error, so that errors.Is finds
-// both ErrFull and that error (policy.ErrNilContext for a nil context).
+//	get, err := resilience.Wrap(reg, "Inventory.Get", fetchStock, resilience.Bulkhead())
 //
-// Events: EventRejected for every rejection of a call that came with a live context
-// (Wait = how long the call waited before it), EventWaited for a call that got its
-// slot after waiting (Wait = how long). Admitted calls that did not wait publish nothing.
-// Waits are measured on the bulkhead's clock and saturate: never negative, however large
-// MaxWait is. Each event reaches the recorder (a registry's observer) with the context of
-// the call it concerns; context.Background() for ConfigChanged.
-//
-// Outcomes: with a recorder, each admission decision is recorded once, with the call's
-// context: observe.ResultAdmitted with Wait = how long the call waited for its slot (0
-// when it did not wait), or observe.ResultRejected with Err = the rejection, also for a
-// call refused on arrival for its nil or done context (recorded with
-// context.Background() for a nil one). An asynchronous call whose future is canceled
-// while it waits was neither let in nor refused: nothing is recorded for it. A disabled
-// bulkhead records nothing. Without a recorder, recording costs a nil check.
-//
-// A rejection matches ErrFull (errors.Is) and is a policy.Rejection: its RejectedBy is
-// Layer, its Refusal policy.RefusalOverloaded, and it cannot tell when a slot comes free.
-// Its message names the bulkhead's id. Each bulkhead makes its rejections once, when it
-// is built: rejecting allocates nothing.
-//
-// Defaults: MaxConcurrent 25, MaxWait 0 (waiting is opt-in, as for the rate limiter),
-// Enabled true.
-//
-// # Live reconfiguration
-//
-// A reload of a registry's configuration changes a running bulkhead. MaxConcurrent
-// changes at once: raising it hands the new slots to the waiting calls, oldest first, and
-// then to new calls; lowering it never interrupts a call in flight, it only makes new
-// calls wait (or be rejected) until the calls in flight are fewer than the new limit.
-// MaxWait applies to the calls that arrive after the change; a call already waiting keeps
-// the MaxWait it arrived with. Whether the bulkhead is enabled cannot change on a running
-// bulkhead: the reload is refused with R4C-REG-012 (a disabled bulkhead's callers take no
-// slot, so the slots held across the change could not be counted right). An invalid
-// configuration is refused with the error New would return and changes nothing. A change
-// publishes a ConfigChanged event naming the attributes that changed ("maxConcurrent",
-// "maxWait"); a configuration equal to the one in force publishes nothing.
+// Where the detail is:
+//   - Bulkhead: how slots are taken and handed to the calls that wait for them;
+//   - NewPolicy: how a call goes, synchronous or returning a future, and what a
+//     recorder is told;
+//   - ErrFull, the rejections; EventRejected and EventWaited, the events;
+//   - New (the defaults), Config (every setting, and what a reload changes on a running
+//     bulkhead) and the options.
 package bulkhead
 
 import (
@@ -77,9 +40,28 @@ import (
 
 // Bulkhead limits how many calls are in flight at once. Build it with New and guard
 // calls with NewPolicy (a registry builds its own for resilience.Bulkhead). It is safe
-// for concurrent use.
-// Its MaxConcurrent and MaxWait can change while it runs (a registry's reload); whether
-// it is enabled is fixed when it is built.
+// for concurrent use. Its MaxConcurrent and MaxWait can change while it runs (a
+// registry's reload, see Config); whether it is enabled is fixed when it is built.
+//
+// A call holds a slot from its start until it returns (synchronous calls, also when they
+// panic) or until its future completes (asynchronous calls). The free slots are one atomic
+// counter: a call that finds a slot free and nobody waiting takes it with one
+// compare-and-swap and reads nothing else, and a call rejected at once (MaxWait 0, the
+// default) only reads the configuration in force besides; neither allocates.
+//
+// Waiting calls queue in arrival order (FIFO). A released slot goes to the oldest waiter;
+// while anyone waits, newcomers queue behind them instead of taking a slot that is
+// released in between (no barging). A synchronous waiter blocks on the caller's goroutine
+// until it is handed a slot, MaxWait passes on the bulkhead's clock (a manual clock moves
+// only when the test advances it), or its context ends. An asynchronous waiter is a queued
+// callback, not a goroutine: it starts the call on the goroutine that hands it the slot,
+// a clock timer rejects it after MaxWait, and cancelling its future (or its context
+// ending) removes it from the queue at once; the call then never starts.
+//
+// A call whose context is nil or already done when it arrives takes no slot, never runs
+// the function and publishes nothing, whatever slots are free: it is rejected at once
+// with the bulkhead's rejection built with the context's error, so that errors.Is finds
+// both ErrFull and that error (policy.ErrNilContext for a nil context).
 type Bulkhead struct {
 	// Read-only after New.
 	enabled bool
@@ -107,7 +89,9 @@ type limits struct {
 	sw  waitq.Sync[struct{}, *fullError] // the blocking wait, with cfg's MaxWait
 }
 
-// New builds a bulkhead from opts. An invalid configuration returns a *policy.ConfigError:
+// New builds a bulkhead from opts, over the defaults: MaxConcurrent 25, MaxWait 0
+// (waiting is opt-in, as for the rate limiter), Enabled true. An invalid configuration
+// returns a *policy.ConfigError:
 // R4C-ATR-007 (MaxConcurrent < 1), R4C-ATR-004 (MaxWait < 0). The instance id is the
 // Name, else "bulkhead".
 func New(opts ...Option) (*Bulkhead, error) { return kind.New(defaults, build, opts) }

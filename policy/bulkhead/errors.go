@@ -7,9 +7,13 @@ import (
 )
 
 // ErrFull is the errors.Is target of every rejection by a bulkhead: no slot was free at
-// once (MaxWait 0) or within MaxWait, or the caller's context ended while it waited (the
-// rejection then matches the context's error too). Like every rejection, it is a
-// policy.Rejection: RejectedBy Layer, Refusal policy.RefusalOverloaded, RetryIn unknown.
+// once (MaxWait 0) or within MaxWait, or the caller's context ended while it waited, or
+// was nil or already done when the call arrived (the rejection then matches the
+// context's error too, policy.ErrNilContext for a nil context). Like every rejection,
+// it is a policy.Rejection: RejectedBy Layer, Refusal policy.RefusalOverloaded, RetryIn
+// unknown: it cannot tell when a slot comes free. The message of a bulkhead's rejection
+// names the bulkhead's id. Each bulkhead makes its rejections once, when it is built:
+// rejecting allocates nothing.
 var ErrFull error = &fullError{msg: "bulkhead: bulkhead full"}
 
 // fullError is a bulkhead's rejection. Each bulkhead creates its rejections once, at

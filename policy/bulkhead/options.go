@@ -17,6 +17,18 @@ const Layer policy.Layer = "bulkhead"
 // Config is a bulkhead's resolved configuration, as Bulkhead.Config reports it: the
 // options and configuration keys set it. Two identical option sets give configurations
 // equal under reflect.DeepEqual.
+//
+// A reload of a registry's configuration changes a running bulkhead. MaxConcurrent
+// changes at once: raising it hands the new slots to the waiting calls, oldest first, and
+// then to new calls; lowering it never interrupts a call in flight, it only makes new
+// calls wait (or be rejected) until the calls in flight are fewer than the new limit.
+// MaxWait applies to the calls that arrive after the change; a call already waiting keeps
+// the MaxWait it arrived with. Whether the bulkhead is enabled cannot change on a running
+// bulkhead: the reload is refused with R4C-REG-012 (a disabled bulkhead's callers take no
+// slot, so the slots held across the change could not be counted right). An invalid
+// configuration is refused with the error New would return and changes nothing. A change
+// publishes a ConfigChanged event naming the attributes that changed ("maxConcurrent",
+// "maxWait"); a configuration equal to the one in force publishes nothing.
 type Config struct {
 	// MaxConcurrent is how many calls may be in flight at once. At least 1. Default 25.
 	// A reload of the registry's configuration changes it on a running bulkhead.
@@ -109,7 +121,7 @@ func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 // sets its own.
 func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// OnEvent sets the listener of the bulkhead's events: EventRejected, EventWaited,
-// and ConfigChanged when a reload changes its configuration. Default none: nothing is
-// published. A registry adds its own listeners.
+// OnEvent sets the listener of the bulkhead's events: EventRejected, EventWaited (see
+// them for when each is published), and ConfigChanged when a reload changes its
+// configuration. Default none: nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

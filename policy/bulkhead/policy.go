@@ -22,7 +22,7 @@ import (
 // called. A ctx that is nil or already done when the call arrives is rejected at once,
 // whatever slots are free and whatever MaxWait is: the rejection matches ErrFull and ctx's error
 // (policy.ErrNilContext for a nil ctx), no slot is taken and no event is published.
-// Each call's outcome is recorded once, with ctx (see the package documentation).
+// Each call's outcome is recorded once, with ctx (see below).
 // Admitted calls that find a slot free, and calls rejected at once, allocate nothing (but
 // for a nil ctx), with a recorder or without. A disabled bulkhead lets every call through
 // to next, but for a nil or done ctx, whose error it returns as is.
@@ -55,15 +55,26 @@ import (
 // ended by ctx (ResultRejected); a call whose future is canceled while it waits records
 // nothing. A disabled bulkhead lets every call through to next, but for a nil or done
 // ctx, whose error it returns as is.
+//
+// With a recorder (a registry's observer, resilience.WithObserver), each admission
+// decision is recorded once, with the call's context: observe.ResultAdmitted with Wait =
+// how long the call waited for its slot (0 when it did not wait), or
+// observe.ResultRejected with Err = the rejection, also for a call refused on arrival for
+// its nil or done context (recorded with context.Background() for a nil one). An
+// asynchronous call whose future is canceled while it waits was neither let in nor
+// refused: nothing is recorded for it. A disabled bulkhead records nothing. Without a
+// recorder, recording costs a nil check.
 func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
 	return decorate.Of(Layer, b, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
 }
 
-// Decorate returns next, a decorate.Func or a decorate.AsyncFunc of argument A and result T,
-// guarded by b as NewPolicy's Decorate and DecorateAsync guard functions without argument:
-// it is the bulkhead's layer as package resilience composes it, for functions of any arity,
-// e.g. Decorate[decorate.Func[A, T], A, T](b, next). Use NewPolicy, or wrap the function
-// with package resilience.
+// Decorate is the bulkhead's layer as package resilience composes it: it guards next, a
+// function of any arity (its arguments carried as A) and result T, synchronous or
+// returning a future, as NewPolicy's Decorate and DecorateAsync guard a function without
+// argument. Its type argument F is one of this module's own function types, which code
+// outside the module cannot name, so it is not for calling directly: guard a function
+// with NewPolicy[T](b).Decorate (or DecorateAsync), or wrap it with resilience.Wrap and a
+// resilience.Bulkhead spec.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](b *Bulkhead, next F) F {
 	if f, ok := any(next).(decorate.Func[A, T]); ok {
 		return any(decorateFunc(b, f)).(F)

@@ -27,9 +27,43 @@ const (
 )
 
 // Breaker is a circuit breaker. It is safe for concurrent use. Its configuration can
-// change while it runs (a registry's Reload), but for its sliding window's type. A
-// registry hands out the breakers it made: resilience.Lookup[*circuitbreaker.Breaker]
-// with Layer.
+// change while it runs (a registry's Reload), but for its sliding window's type (see
+// Config). A registry hands out the breakers it made:
+// resilience.Lookup[*circuitbreaker.Breaker] with Layer.
+//
+// Its states, and what moves it between them:
+//   - closed (Closed): calls pass. Each outcome (success or failure, slow or not) goes
+//     into a sliding window. Once the window holds at least MinimumCalls outcomes, a
+//     failure rate at or above FailureRateThreshold, or a slow-call rate at or above
+//     SlowCallRateThreshold, opens the breaker.
+//   - open (Open): calls are rejected at once with the breaker's rejection, which matches
+//     ErrOpen and is never retried; the function is not called. Once WaitInOpen has
+//     passed, the next call moves the breaker to half-open. That is computed on the call,
+//     from the clock: there is no background goroutine and no timer.
+//   - half-open (HalfOpen): PermittedInHalfOpen trial calls pass; calls beyond them are
+//     rejected while the trials run. Once every trial has completed, their failure and
+//     slow-call rates decide: at or above a threshold, the breaker opens again for another
+//     WaitInOpen; below both, it closes with an empty window. The trials have
+//     MaxWaitInHalfOpen (default 60s) from the moment the breaker went half-open: if they
+//     have not all completed by then (a call stuck, a future that never completes), the
+//     breaker gives up on them and is open again from that instant, for another
+//     WaitInOpen. Like the move to half-open, this is found out on the next call (or the
+//     next trial to complete), from the clock; the transition event carries the instant
+//     the bound passed, and a call that comes after that open wait too is the first trial
+//     of a new half-open. No configuration leaves the breaker half-open for good.
+//   - disabled (Disabled, set by TransitionTo or Enabled(false)): every call passes and
+//     nothing is recorded.
+//   - forced-open (ForcedOpen, set by TransitionTo): every call is rejected.
+//
+// Reset returns the breaker to closed with an empty window (to disabled if its
+// configuration disables it); TransitionTo moves it to any state by hand.
+//
+// Its sliding window: a count-based window (the default) holds the outcomes of the last
+// SlidingWindowSize calls. A time-based window (SlidingWindowType(TimeBased)) holds the
+// calls that completed in the last SlidingWindowSize seconds, aggregated in 1-second
+// buckets of the clock; buckets drop out as the clock moves on. For count-based windows
+// MinimumCalls is capped at the window size. Which outcomes go into it, and which calls
+// it never sees, NewPolicy tells.
 type Breaker struct {
 	// Read-only after New.
 	clk       clock.Clock
@@ -120,7 +154,11 @@ func newRules(c Config, recordIf *kind.Predicate, ev *kind.Events) *rules {
 	return r
 }
 
-// New builds a breaker from opts on top of the defaults (see Config). An invalid
+// New builds a breaker from opts on top of the defaults: failure rate 50%, a count-based
+// window of 100 calls, 100 minimum calls, 60s open, 10 trial calls given at most 60s in
+// half-open, no slow-call detection (SlowCallThreshold 0; Resilience4j's
+// slowCallDurationThreshold defaults to 60s: set it for its behaviour), slow-call rate
+// 100% (used only with a threshold), no error lists, enabled (see Config). An invalid
 // configuration returns a *policy.ConfigError: R4C-ATR-007 for a percentage outside
 // (0, 100], a count below 1, a window above 1,000,000, an unknown window type or a zero
 // maxWaitInHalfOpen; R4C-ATR-004 for a negative duration. The instance id is the Name,

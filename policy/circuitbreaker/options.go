@@ -12,8 +12,14 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Layer is the circuit breaker's layer, after the retry or hedge in the default order, and the segment of its configuration keys
-// ("circuitBreaker" in defaults.circuitBreaker.…).
+// Layer is the circuit breaker's layer, after the retry or hedge in the default order, and
+// the segment of its configuration keys ("circuitBreaker" in defaults.circuitBreaker.…).
+//
+// In the default order the breaker sits inside the retry and outside the rate limiter:
+// a call it rejects never reaches the rate limiter or the layers inside it, so it spends
+// no permit, and an outer retry never retries its rejection. Rejections of inner layers
+// are errors like any other: add ratelimit.ErrExceeded to IgnoreOn so that your own
+// limiter does not open your breaker.
 const Layer policy.Layer = "circuitBreaker"
 
 // The sliding window's types, as SlidingWindowType and the configuration key
@@ -34,7 +40,35 @@ const maxWindowSize = 1_000_000
 // Config is a breaker's configuration in force, as Breaker.Config returns it: read-only,
 // set with the options (or the configuration keys circuitBreaker.*). Every setting but
 // SlidingWindowType can change on a running breaker, when a registry's Reload changes its
-// configuration keys (see the package documentation, Live reconfiguration).
+// configuration keys.
+//
+// A registry's Reload replaces the configuration of a running breaker whose configuration
+// keys changed, atomically: a call reads the configuration in force once, when it is
+// admitted, and classifies its outcome by it (its error lists and SlowCallThreshold), so
+// a call in flight keeps the configuration it started with; the rates are compared with
+// the thresholds in force when an outcome is recorded. Every setting changes live but the
+// sliding window's type:
+//   - the thresholds (failure rate, slow-call rate), MinimumCalls and the error lists,
+//     from the next call or outcome; the window keeps its outcomes;
+//   - WaitInOpen and MaxWaitInHalfOpen, from the next transition: a breaker already open
+//     or half-open keeps the deadline it was given;
+//   - PermittedInHalfOpen, from the next call (lowered while half-open, the trials in
+//     flight are waited for, and the trials recorded then decide);
+//   - SlidingWindowSize, at once, keeping the most recent outcomes that fit;
+//   - enabled, at once: the breaker goes to its new initial state, as Reset does.
+//
+// SlidingWindowType cannot change on a running breaker (its window's outcomes cannot be
+// converted from calls to seconds or back): the reload is refused with R4C-REG-012 and
+// changes nothing. An invalid configuration is refused with the error New would return
+// and changes nothing. A change publishes a ConfigChanged event naming the attributes
+// that changed, by their configuration names; a configuration equal to the one in force
+// publishes nothing. The events of a reload (its ConfigChanged, and a transition it
+// makes) reach a recorder with context.Background(). A reload checks the new
+// configurations of every instance it changes before it applies any.
+//
+// Durations saturate: a WaitInOpen, MaxWaitInHalfOpen or SlowCallThreshold of about 292
+// years (the largest time.Duration) puts its deadline at the end of the clock's range,
+// and no deadline, wait or measured duration wraps around into a negative one.
 type Config struct {
 	// FailureRateThreshold is the failure rate, in percent, at or above which the breaker
 	// opens. In (0, 100]. Default 50. It stands for the decimal written, and the rate is

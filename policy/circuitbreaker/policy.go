@@ -22,21 +22,44 @@ import (
 // latencies. A panic in the function is recorded as a failure and propagates. Admitted
 // and rejected calls allocate nothing, with or without a recorder.
 //
-// With a recorder (a registry's observer), each call asked of b is recorded once, with
-// its context: a refused call as observe.ResultRejected (Err the rejection) when it is
-// refused; an admitted one when the function returns, as observe.ResultSucceeded,
-// ResultFailed or ResultIgnored, as b counts it (a panic: ResultFailed with a nil Err),
-// with Latency, the call's duration on b's clock (0 for a recorder that wants no
-// latencies, recording.Untimed), and Slow, whether it was above the SlowCallThreshold in
-// force when it was admitted (false without one). It is recorded whatever state the
-// breaker is in when the call ends, even when the breaker no longer counts it. The
-// transitions a call makes and its rejection event are published with its context.
+// How an outcome counts: a call that returns a nil error is a success. An error matching
+// IgnoreOn (errors.Is) counts as nothing (in half-open it gives its trial slot back).
+// Otherwise, without RecordOn every error is a failure; with RecordOn only the matching
+// errors are failures and other errors count as successes. RecordIf adds the outcomes its
+// predicate returns true for, a result with a nil error included (IgnoreOn still wins). A
+// call that panics is recorded as a failure and the panic goes on. When SlowCallThreshold
+// is set, a call that takes longer than it on the breaker's clock is also slow, whether
+// it succeeded or failed (strictly longer, as in Resilience4j). It is not set by default
+// (0): no call is slow, and SlowCallRateThreshold never opens the breaker.
+//
+// Errors from the caller's context (context.Canceled, context.DeadlineExceeded) are
+// errors like any other, as in Resilience4j: they count as failures unless listed in
+// IgnoreOn (add them there if callers giving up should not open the breaker).
+//
+// An outcome is recorded in the state that admitted the call: a call admitted while
+// closed that completes after the breaker has opened (or been reset, forced open, ...) is
+// not recorded, and neither is a trial that completes after the breaker gave up on it
+// (MaxWaitInHalfOpen): its late success does not close the breaker, its late failure
+// does not reopen it, and it neither takes nor frees a trial slot of a later half-open.
+// The caller still gets the call's own result.
+//
+// With a recorder (a registry's observer, resilience.WithObserver), each call asked of b
+// is recorded once, with its context: a refused call as observe.ResultRejected (Err the
+// rejection) when it is refused; an admitted one when the function returns, as
+// observe.ResultSucceeded, ResultFailed or ResultIgnored, as b counts it (a panic:
+// ResultFailed with a nil Err), with Latency, the call's duration on b's clock (0 for a
+// recorder that has no use for latencies), and Slow, whether it was above the
+// SlowCallThreshold in force when it was admitted (false without one). It is recorded
+// whatever state the breaker is in when the call ends, even when the breaker no longer
+// counts it. The transitions a call makes and its rejection event are published, and
+// reach the recorder, with its context; those of TransitionTo, Reset and reloads with
+// context.Background().
 //
 // A context that is nil or already done when the call arrives, whatever the state, does
 // not ask b: the function is not called, no half-open trial is taken, nothing is recorded
-// (by b nor by its recorder) and no event is published; the call returns the context's
-// error (policy.ErrNilContext for a nil context) as is. A call admitted while b is
-// disabled is neither counted nor recorded.
+// (by b nor by its recorder), no state changes and no event is published; the call
+// returns the context's error (policy.ErrNilContext for a nil context) as is. A call
+// admitted while b is disabled is neither counted nor recorded.
 //
 // A function that returns a future (DecorateAsync) asks permission when it is called:
 // refused, the call returns a failed future with b's rejection and the function is not
@@ -49,19 +72,41 @@ import (
 // when it comes, is not recorded. No goroutine is started. A function that returns a nil
 // future is a failed call: its outcome is async.ErrNilFuture (a failure unless IgnoreOn
 // lists it), and the call returns a future failed with it. With a recorder, a future that
-// ends with async.ErrCanceled is recorded as observe.ResultIgnored. The failed futures of
-// rejections are created once, when the function is decorated, and shared by the calls
-// they reject (a completed future never changes): rejecting allocates nothing, with or
-// without a recorder. Admitted calls allocate their completion callback.
+// ends with async.ErrCanceled is recorded as observe.ResultIgnored. A context that is nil
+// or already done fails the returned future with its error, as above. The failed futures
+// of rejections are created once, when the function is decorated, and shared by the
+// calls they reject (a completed future never changes): rejecting allocates nothing, with
+// or without a recorder. Admitted calls allocate their completion callback.
+//
+// What a call costs: an admitted call loads the state and the configuration in force (two
+// atomic loads, no lock) and reads the clock only for what needs the time:
+//   - with a SlowCallThreshold, or a recorder that wants latencies, its start and its
+//     end, to measure it;
+//   - otherwise none at its start, and at its end only for a time-based window (the
+//     bucket), a half-open trial (its deadline), or a transition to open (with the
+//     system clock it is then read under the mutex; another clock is read before the
+//     mutex, for every outcome that goes on to it).
+//
+// Its outcome is recorded under the breaker's mutex, in a small ring or bucket, with one
+// exception: a call that succeeded without being slow, while a count-based window is full
+// of such calls, changes nothing (it would replace one success by another, and the rates
+// stay 0), so it only reads one atomic flag and writes nothing shared: without a
+// threshold, recorder or result predicate, such a call takes no lock, reads no clock and
+// makes no atomic write. A rejected call reads the clock at most once and takes no lock
+// while the breaker stays open. Neither allocates, with or without a recorder. A call
+// whose error is ignored in the closed state reads its end only for a recorder, and then
+// only when the call is measured (a threshold, or a recorder that wants latencies).
 func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 	return decorate.Of(Layer, b, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
 }
 
-// Decorate returns next, a decorate.Func or a decorate.AsyncFunc of argument A and result T,
-// guarded by b, as NewPolicy's Decorate and DecorateAsync guard functions without
-// argument: it is the breaker's layer as package resilience composes it, for functions
-// of any arity, e.g. Decorate[decorate.Func[A, T], A, T](b, next). Use NewPolicy, or wrap
-// the function with package resilience.
+// Decorate is the breaker's layer as package resilience composes it: it guards next, a
+// function of any arity (its arguments carried as A) and result T, synchronous or
+// returning a future, as NewPolicy's Decorate and DecorateAsync guard a function without
+// argument. Its type argument F is one of this module's own function types, which code
+// outside the module cannot name, so it is not for calling directly: guard a function
+// with NewPolicy[T](b).Decorate (or DecorateAsync), or wrap it with resilience.Wrap and a
+// resilience.CircuitBreaker spec.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](b *Breaker, next F) F {
 	if f, ok := any(next).(decorate.Func[A, T]); ok {
 		return any(decorateFunc(b, f)).(F)

@@ -3,7 +3,7 @@ package circuitbreaker
 // The states, as Snapshot.State, the messages of rejections, events (the attributes "from" and
 // "to" of EventTransition) and logs name them. Closed, Open and HalfOpen are the
 // breaker's own cycle; Disabled and ForcedOpen are set by hand (TransitionTo) and
-// left by Reset.
+// left by Reset. Breaker's documentation tells what moves the breaker between them.
 const (
 	// Closed ("closed"): calls pass and their outcomes fill the sliding window.
 	Closed = "closed"

@@ -6,8 +6,16 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// The kinds of event a hedge publishes. A call whose first attempt answers within the
-// delay publishes nothing.
+// The kinds of event a hedge publishes, one meaning per kind. A call whose first attempt
+// answers within the delay publishes nothing.
+//
+// A call that never started a second attempt publishes neither EventWon nor EventFailed,
+// whatever its outcome (it may have published EventSkipped): a call that succeeds or
+// fails on its single attempt is the plain call. A call ended by Cancel or by its
+// context publishes nothing more. Events are published on the goroutine where the hedge
+// decides (the caller's, a clock timer's, or the one that completes an attempt), one
+// call's in order; a recorder (a registry's observer) gets them with the context of the
+// call.
 var (
 	// EventHedged ("Hedged"): the hedge started attempt Attempt (2 or more), Wait after
 	// the call began, because no result had arrived within its delay or because attempt

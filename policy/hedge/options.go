@@ -197,21 +197,37 @@ func AbortOn(errs ...error) Option {
 }
 
 // BudgetPercent sets the percentage of the calls that arrived in the budget window that
-// the hedges started in it may reach. Default 10. Outside [0, 100] (or NaN) fails with
-// R4C-ATR-007.
+// the hedges started in it may reach (see Budget). Default 10. Outside [0, 100] (or NaN)
+// fails with R4C-ATR-007.
 func BudgetPercent(p float64) Option { return func(s *settings) { s.BudgetPercent = p } }
 
 // BudgetWindow sets the span over which the budget counts calls and hedges, on the
-// hedge's clock. Default 10s. Zero or negative fails with R4C-ATR-007.
+// hedge's clock (see Budget). Default 10s. Zero or negative fails with R4C-ATR-007.
 func BudgetWindow(d time.Duration) Option { return func(s *settings) { s.BudgetWindow = d } }
 
 // BudgetMinPerSecond sets the budget's floor, in hedges per second: at least
 // BudgetMinPerSecond × BudgetWindow (in seconds) hedges are allowed per window, whatever
-// BudgetPercent allows. Default 1. Negative, NaN or infinite fails with R4C-ATR-007.
+// BudgetPercent allows (see Budget). Default 1. Negative, NaN or infinite fails with
+// R4C-ATR-007.
 func BudgetMinPerSecond(f float64) Option { return func(s *settings) { s.BudgetMinPerSecond = f } }
 
 // Budget false removes the budget: every call may start its hedges, up to MaxAttempts.
 // Default true. The budget's settings are validated either way.
+//
+// The budget: the hedges started in the last BudgetWindow may be at most BudgetPercent%
+// of the calls that arrived in it, but a window always allows at least
+// BudgetMinPerSecond × BudgetWindow (in seconds) hedges, so that a quiet service still
+// hedges. A hedge is allowed when hedges < max(BudgetPercent/100 × calls,
+// BudgetMinPerSecond × BudgetWindow) over the window, the calls counting the current
+// one. The window is a fixed ring of 20 buckets on the hedge's clock, each
+// BudgetWindow/20 wide (rounded down to the nanosecond, at least 1ns): counting
+// allocates nothing, takes the budget's lock once per call and once per hedge, and the
+// memory is fixed. It is exact to one bucket: a call or a hedge counts for more than 19
+// buckets' width and for at most 20, after it happened; for a BudgetWindow that is a
+// multiple of 20ns (every whole number of microseconds), more than BudgetWindow −
+// BudgetWindow/20 and at most BudgetWindow. Another window is shortened by the rounding,
+// by less than 20ns; a window under 20ns still spans 20 buckets of 1ns. Budget(false)
+// removes the budget, and with it the counting.
 func Budget(on bool) Option { return func(s *settings) { s.NoBudget = !on } }
 
 // Name shares one hedge, and its budget, among every function wrapped with this name; the
@@ -229,6 +245,7 @@ func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 // clock.System(). A registry sets its own.
 func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
-// OnEvent sets the listener of the hedge's EventHedged, EventWon, EventSkipped and EventFailed
-// events. Default none: nothing is published. A registry adds its own listeners.
+// OnEvent sets the listener of the hedge's EventHedged, EventWon, EventSkipped and
+// EventFailed events (their documentation tells when each is published). Default none:
+// nothing is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -13,41 +13,60 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// DecorateAsyncFunc returns next hedged by h, for calls that return a future. There is no
-// synchronous counterpart: to hedge a synchronous fn, decorate
+// DecorateAsyncFunc is the hedge's layer as package resilience composes it: it returns
+// next hedged by h, for calls of argument A that return a future of T. Its parameter and
+// result have a function type of this module's own, which code outside the module cannot
+// name; its underlying type is func(ctx context.Context, a A) *async.Future[T], so a
+// function of that shape passes as next and the result can be called, or assigned to a
+// variable of that shape, as the examples do. To hedge a function within a composition of
+// policies, wrap it with resilience.WrapAsync (or WrapAsync1) and a resilience.Hedge spec
+// instead. There is no synchronous counterpart: to hedge a synchronous fn, decorate
 // func(ctx context.Context, a A) *async.Future[T] { return async.Go(ctx, ...) } and Await
 // the future.
 //
-// Each call counts in h's budget and starts attempt 1 at once, with a context of its own
-// derived from ctx. Another attempt starts, up to MaxAttempts in all, when no result has
-// arrived Delay after the last attempt started (a timer of h's clock), or at once when an
-// attempt fails with an error that counts (not matching AbortOn and, when On is set,
-// matching it), each time only if the budget allows it: a refused attempt is not
-// started, EventSkipped is published and the call tries no further hedge. The returned
-// future completes with:
-//   - the first success; every other attempt is then canceled (its future's Cancel, then
-//     its context) and the timer stopped;
-//   - the error of an attempt matching AbortOn, at once, every other attempt canceled;
-//   - the error of an attempt that does not count, when no other attempt is in flight
-//     (while others are, the call waits for them);
-//   - the last error to arrive, when every attempt has failed and none can start;
-//   - ctx's error when ctx ends first (or an attempt fails once it has ended): every
-//     attempt and the timer are canceled;
-//   - async.ErrPanicked when a later attempt's next panics (the panic goes on; see the package
-//     documentation).
+// How a call goes:
+//   - A ctx that is nil or already done when the call arrives starts nothing, publishes
+//     nothing and is not counted by the budget: the future fails with ctx's error
+//     (policy.ErrNilContext for a nil ctx).
+//   - Otherwise the call counts in h's budget and attempt 1 starts at once. Each attempt
+//     runs next with a context of its own, derived from ctx, that the hedge cancels when
+//     the attempt is no longer needed (see below).
+//   - Another attempt starts, up to MaxAttempts in all, when no result has arrived Delay
+//     after the last attempt started (a timer of h's clock: no goroutine waits), or at
+//     once when an attempt fails with an error that counts: not matching AbortOn and,
+//     when On is set, matching it (errors.Is). Each new attempt must be allowed by the
+//     budget (see Budget); one that is refused is not started, EventSkipped is published,
+//     and the call tries no further hedge: it goes on with the attempts already running.
+//   - An attempt that fails with an error matching AbortOn ends the call at once with
+//     that error, every other attempt canceled. An error that does not count (outside a
+//     non-empty On list) is a result but not a reason to hedge: the call waits for the
+//     attempts still in flight (the delay's timer keeps running), and fails with it if
+//     there are none.
+//   - The first success completes the call. Every other attempt is then canceled through
+//     every inner layer: its future's Cancel is called (an inner circuit breaker records
+//     nothing for a future completed with async.ErrCanceled, an inner bulkhead frees its
+//     slot, a waiting rate limiter gives its permit back), then its context is canceled;
+//     the delay's timer is stopped.
+//   - When every attempt has failed and none can start, the call fails with the last
+//     error to arrive.
+//   - Cancel on the call's future, or ctx ending, cancels every attempt and the timer; a
+//     ctx that ends fails the call with ctx's error (context.Canceled or
+//     context.DeadlineExceeded), as does an attempt's failure that arrives once ctx has
+//     ended.
+//   - A nil future from next counts as a future failed with async.ErrNilFuture. A panic
+//     in next goes on up the goroutine that started the attempt (the caller's for
+//     attempt 1, a clock timer's or the one that completed the previous attempt for the
+//     others) and ends the call first: the timer is stopped, the other attempts are
+//     canceled and the call's future, if the caller has it, fails with async.ErrPanicked.
+//     A panic in attempt 1's next reaches the caller, its context canceled, nothing left
+//     behind.
 //
 // Cancelling the returned future cancels every attempt and the timer; Cancel reports true
 // only when every attempt started was still waiting to start in an inner layer (e.g.
 // queued in a bulkhead), and so never will. Whichever comes first of Cancel and another
 // end of the call is the call's end, and only it is recorded and published: an attempt's
 // result arriving while Cancel is under way publishes no HedgeWon or HedgeFailed, and
-// once another end has begun, Cancel returns false and changes nothing. A nil future
-// from next counts as a future failed with async.ErrNilFuture; a panic in attempt 1's
-// next reaches the caller, its context canceled, nothing left behind.
-//
-// A ctx that is nil or already done when the call arrives starts nothing, publishes
-// nothing and is not counted by the budget: the future fails with ctx's error
-// (policy.ErrNilContext for a nil ctx).
+// once another end has begun, Cancel returns false and changes nothing.
 //
 // No goroutine waits for a call: the delay is a timer of h's clock, and the end of ctx is
 // watched by one context.AfterFunc hook per call that waits (for a ctx whose Done channel
@@ -58,20 +77,28 @@ import (
 // the hedge cancels it: when the attempt's result arrives, when the call ends (when
 // another attempt wins or the future is canceled while next is running the attempt, once
 // next has returned, its future canceled first), and when ctx ends (through the call's
-// hook; if ctx ends while next is running attempt 1, once next has returned). A context derived from an attempt's (context.WithCancel, as
-// async.Go does, or context.AfterFunc) is canceled with it, on the goroutine that
-// cancels it, and costs no goroutine and no map. A call whose attempt 1 returns a future
-// already complete with a success, or with an error that does not start a hedge, returns
-// that future as it is: it allocates only attempt 1's context, one object (and what next
-// allocates). A call that waits allocates its state, its future, its timer and its
-// context hook, and each further attempt its context and its completion callback.
+// hook; if ctx ends while next is running attempt 1, once next has returned). A context
+// derived from an attempt's (context.WithCancel, as async.Go does, or context.AfterFunc)
+// is canceled with it, on the goroutine that cancels it, and costs no goroutine and no
+// map. A call whose attempt 1 returns a future already complete with a success, or with
+// an error that does not start a hedge, returns that future as it is: it allocates only
+// attempt 1's context, one object (and what next allocates). A call that waits allocates
+// its state, its future, its timer and its context hook, and each further attempt its
+// context and its completion callback.
 //
-// Events: EventHedged, EventWon, EventSkipped and EventFailed, as the package documentation
-// tells, published with ctx. With a recorder (a registry's observer), each call is recorded once, with
-// ctx, when it ends (see the package documentation); recording adds no allocation and
-// reads the clock once more, at the call's end. A disabled hedge lets every call through
-// to next as a single attempt, but for a nil or done ctx, whose error it returns as is,
-// and a nil future from next, which becomes a future failed with async.ErrNilFuture.
+// Events: EventHedged, EventWon, EventSkipped and EventFailed, as their documentation
+// tells, published with ctx. With a recorder (a registry's observer,
+// resilience.WithObserver), each call is recorded once, with ctx, when it ends:
+// observe.ResultSucceeded when an attempt succeeded, else observe.ResultFailed with Err
+// the error the call fails with (ctx's error, async.ErrCanceled for a call ended by
+// Cancel on its future, async.ErrPanicked); Attempts is the attempts started, Latency the
+// time from the call's arrival to its end on h's clock. A call refused on arrival because
+// its ctx was nil or done, a call whose first attempt panics on the caller's goroutine,
+// and a call while the hedge is disabled are not recorded. Recording adds no allocation
+// and reads the clock once more, at the call's end. A disabled hedge lets every call
+// through to next as a single attempt, but for a nil or done ctx, whose error it returns
+// as is, and a nil future from next, which becomes a future failed with
+// async.ErrNilFuture.
 func DecorateAsyncFunc[A, T any](h *Hedge, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if !h.enabled {
 		return decorate.GuardAsync(next)

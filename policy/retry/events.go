@@ -6,8 +6,24 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// The kinds of event a retry publishes. A call that succeeds at its first attempt
-// publishes nothing.
+// The kinds of event a retry publishes, one meaning per kind:
+//   - EventAttempt for each failed attempt that will be retried, with Wait the wait
+//     before the next attempt;
+//   - EventExhausted when every attempt was made and the last one failed with an error
+//     the retry would have retried (a result that If retries, returned with its nil
+//     error when the attempts run out, publishes nothing);
+//   - EventAborted when the retry stops on an outcome it does not retry (AbortOn,
+//     outside On and If, policy.NeverRetried), whichever attempt it is, the
+//     first included, because the caller's context ended (Err then matches the
+//     context's error), or because the wait before the next attempt would end after the
+//     context's deadline (Err is the last attempt's error; a result If retries,
+//     returned then with its nil error, publishes nothing).
+//
+// So a call that ends in an error publishes one EventExhausted or one EventAborted (an
+// asynchronous call ended by Cancel on its future publishes neither); a call that
+// succeeds the first time publishes nothing and allocates nothing. Each attempt goes
+// through every inner layer again: it takes its own rate-limiter permit and gets its own
+// timeout.
 var (
 	// EventAttempt ("RetryAttempt"): attempt Attempt failed with Err and the next starts
 	// after Wait. Logged at debug level; span event "resilience.retry.attempt".

@@ -14,13 +14,33 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Layer is the retry's layer, second in the default order, after the fallback; a composition has a retry or a hedge, not both, and the segment of its configuration keys
-// ("retry" in defaults.retry.…).
+// Layer is the retry's layer, second in the default order, after the fallback; a
+// composition has a retry or a hedge, not both, and the segment of its configuration
+// keys ("retry" in defaults.retry.…).
 const Layer policy.Layer = "retry"
 
 // Config is a retry's resolved configuration, as Retry.Config reports it: the options
 // and configuration keys set it. Identical option sets give configurations equal under
 // reflect.DeepEqual (error lists hold the same sentinel values).
+//
+// The wait after failed attempt k, before attempt k+1, is Delay·Multiplier^(k-1), capped
+// by MaxDelay, and then, with Jitter j > 0, drawn uniformly from wait·(1±j). With the
+// defaults (3 attempts, Delay 500ms, Multiplier 1, no cap, no jitter) a call that keeps
+// failing is attempted at 0, 500ms and 1s. An error that implements policy.RetryAfter
+// (an HTTP 429 or 503 with a Retry-After header, from package resiliencehttp) sets the
+// wait itself, with no cap and no jitter. Waits are slept on the policy's clock: a test
+// with clock.NewManual controls them exactly.
+//
+// Waiting for a rate limiter's permit: a retry composed with a rate limiter inside it
+// (the default order of package resilience) retries the limiter's rejections as any
+// other error, after its own delay: with a limiter of 1 permit per second and a delay of
+// 100ms, the attempts after a rejection find no permit either, and the call may give up
+// while the permit is still most of a second away. With WaitForPermit, the wait after a
+// rejection by the retry's own limiter (a rate limiter's rejection,
+// *ratelimit.ExceededError) is at least the time until that limiter's next permit, read
+// from the error as the wait starts: the next attempt finds its permit. In a composition
+// of package resilience, the retry's own limiter is the composition's rate limiter; a
+// retry used on its own waits for any limiter that refused an attempt.
 type Config struct {
 	// MaxAttempts is the total number of attempts, the first included; 1 means no retry.
 	// At least 1. Default 3.
@@ -36,13 +56,14 @@ type Config struct {
 	// Jitter randomises each wait: it is drawn uniformly from wait·(1±Jitter), after the
 	// cap. Between 0 and 1. Default 0, no jitter.
 	Jitter float64
-	// WaitForPermit true makes the wait after an attempt that a rate limiter refused (an
-	// error that is a throttle.Error, found with errors.As) at least the time until that
-	// limiter's next permit, read from the error when the wait starts: the next attempt
-	// never arrives before the permit it needs. Only the rejections of the retry's own
-	// rate limiter count, in a composition of package resilience (the composition's rate
-	// limiter); a retry used on its own counts every one. A rejection that cannot tell the time (a
-	// per-key limiter's), or that comes from another limiter, leaves the wait as it is.
+	// WaitForPermit true makes the wait after an attempt that a rate limiter refused (a
+	// rate limiter's rejection, *ratelimit.ExceededError, found with errors.As) at least
+	// the time until that limiter's next permit, read from the error when the wait
+	// starts: the next attempt never arrives before the permit it needs. Only the
+	// rejections of the retry's own rate limiter count, in a composition of package
+	// resilience (the composition's rate limiter); a retry used on its own counts every
+	// one. A rejection that cannot tell the time (a per-key limiter's), or that comes from
+	// another limiter, leaves the wait as it is.
 	// Default false: a rejection is waited on like any other error. The configuration key
 	// is retry.waitForPermit.
 	WaitForPermit bool
@@ -194,9 +215,9 @@ func Jitter(f float64) Option { return func(s *settings) { s.Jitter = f } }
 
 // WaitForPermit true makes the wait after an attempt that the retry's rate limiter
 // refused last at least until that limiter's next permit, so that the next attempt finds
-// it (see Config.WaitForPermit): with a limiter of 1 permit per second whose permit was
-// just taken, a retry with a 100ms delay attempts again after 1s, not after 100ms. An
-// error that sets its own wait (policy.RetryAfter) keeps it. Default false.
+// it (see Config, and Config.WaitForPermit): with a limiter of 1 permit per second whose
+// permit was just taken, a retry with a 100ms delay attempts again after 1s, not after
+// 100ms. An error that sets its own wait (policy.RetryAfter) keeps it. Default false.
 func WaitForPermit(on bool) Option { return func(s *settings) { s.WaitForPermit = on } }
 
 // On adds errors to retry, matched with errors.Is. Default empty: every error is
@@ -241,6 +262,6 @@ func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 
 // OnEvent sets the listener of the retry's EventAttempt, EventExhausted and EventAborted
-// events (the package documentation says when each is published). Default none: nothing
+// events (their documentation says when each is published). Default none: nothing
 // is published. A registry adds its own listeners.
 func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }

@@ -17,8 +17,20 @@ import (
 // Below, next is that function and ctx the context of a call.
 //
 // Its Decorate returns next retried by r. Each call attempts next; a failure that may be
-// retried (see the package documentation) is attempted again after its wait, slept on r's clock on the
-// caller's goroutine, up to MaxAttempts attempts in all.
+// retried (see below) is attempted again after its wait (see Config), slept on r's clock
+// on the caller's goroutine, up to MaxAttempts attempts in all.
+//
+// Which errors are retried:
+//   - an error for which errors.As finds a policy.NeverRetried that reports true is never
+//     retried, whatever the lists say: that is how an open circuit breaker's rejection
+//     ends the retries at once;
+//   - an error matching AbortOn (errors.Is) is not retried;
+//   - otherwise, with On set, only errors matching it are retried; without it, every
+//     error is, rate-limiter rejections included (add ratelimit.ErrExceeded to AbortOn to
+//     fail fast instead);
+//   - an outcome the lists do not retry, a result with a nil error included, is retried
+//     when If's predicate returns true for it (AbortOn and policy.NeverRetried still
+//     win).
 //
 // It returns the first successful attempt's result, or the last attempt's result and
 // error as they are when the retry gives up (attempts exhausted, an error that is not
@@ -29,16 +41,37 @@ import (
 // arrives runs no attempt and publishes nothing: the call returns ctx's error
 // (policy.ErrNilContext for a nil ctx) as is.
 //
+// There is no rejection error of its own: when the retry gives up, the last attempt's
+// error is returned as is, so errors.Is and errors.As see it unchanged. That includes a
+// retry that stops before a wait that would end after the caller's context's deadline
+// (the backoff, a server's Retry-After, or the wait for a rate limiter's permit): such a
+// wait is never started, and the last attempt's outcome is returned at once, as it is.
+// The time left is read on the real clock, also when the retry's clock is a manual one.
+// The one exception is the caller's context ending between attempts: the retries stop
+// (the context is checked before each new attempt and during each wait) and the error
+// then matches both the last attempt's error and the context's (context.Canceled or
+// context.DeadlineExceeded).
+//
 // Events: EventAttempt before each wait (Wait = the wait); at the end of a call that
 // failed, EventExhausted when the last of MaxAttempts attempts failed with an outcome
 // that would have been retried, or EventAborted when the retry stopped on an outcome it
 // does not retry (the first attempt's included), because ctx ended, or before a wait that
-// would end after ctx's deadline (no EventAttempt then). Events are published with ctx.
+// would end after ctx's deadline (no EventAttempt then). Events are published with ctx;
+// see EventAttempt and the others for what each tells.
 //
-// With a recorder (a registry's observer), each call is recorded once, with ctx, when it ends:
-// observe.ResultSucceeded, ResultFailed (every attempt made) or ResultAborted, with
-// Attempts the attempts made and Err the error the call returns (see the package
-// documentation). A call that succeeds the first time still allocates nothing.
+// A recorder (a registry's observer, resilience.WithObserver) gets the events with the
+// context of the call that caused them (ConfigChanged with context.Background()), and is
+// told, once per call, with the call's context, its outcome when it ends, with Attempts
+// the attempts made: observe.ResultSucceeded when an attempt succeeded;
+// observe.ResultFailed when every attempt was made and the last failed with an outcome
+// the retry would have retried (the call's EventExhausted, or a result If retries, with
+// its nil error, when the attempts run out); observe.ResultAborted when the retry stopped
+// on an outcome it does not retry, because the caller's context ended, or before a wait
+// that would end after the context's deadline (the call's EventAborted), and for an
+// asynchronous call ended by Cancel on its future (Err async.ErrCanceled). Err is the
+// error the call returns. A call refused on arrival because its context was nil or done,
+// and a call while the retry is disabled, are not recorded. Recording adds no allocation
+// and reads no clock. A call that succeeds the first time still allocates nothing.
 //
 // Each call reads r's configuration once, as it arrives, and keeps it to its end: a
 // reload made while it runs applies from the next call.
@@ -75,11 +108,13 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 	return decorate.Of(Layer, r, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
 }
 
-// Decorate returns next, a decorate.Func or a decorate.AsyncFunc of argument A and result T,
-// guarded by r as NewPolicy's Decorate and DecorateAsync guard functions without argument:
-// it is the retry's layer as package resilience composes it, for functions of any arity,
-// e.g. Decorate[decorate.Func[A, T], A, T](r, next). Use NewPolicy, or wrap the function
-// with package resilience.
+// Decorate is the retry's layer as package resilience composes it: it retries next, a
+// function of any arity (its arguments carried as A) and result T, synchronous or
+// returning a future, as NewPolicy's Decorate and DecorateAsync retry a function without
+// argument. Its type argument F is one of this module's own function types, which code
+// outside the module cannot name, so it is not for calling directly: retry a function
+// with NewPolicy[T](r).Decorate (or DecorateAsync), or wrap it with resilience.Wrap and a
+// resilience.Retry spec.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](r *Retry, next F) F {
 	if f, ok := any(next).(decorate.Func[A, T]); ok {
 		return any(decorateFunc(r, f)).(F)

@@ -1,95 +1,29 @@
 // Package retry is resilience4go's retry policy: a call that fails is attempted again,
 // after a delay, up to MaxAttempts attempts in all.
 //
-// The wait after failed attempt k, before attempt k+1, is Delay·Multiplier^(k-1), capped
-// by MaxDelay, and then, with Jitter j > 0, drawn uniformly from wait·(1±j). With the
-// defaults (3 attempts, Delay 500ms, Multiplier 1, no cap, no jitter) a call that keeps
-// failing is attempted at 0, 500ms and 1s. An error that implements policy.RetryAfter
-// (an HTTP 429 or 503 with a Retry-After header, from package resiliencehttp) sets the
-// wait itself, with no cap and no jitter. Waits are slept on the policy's clock: a test
-// with clock.NewManual controls them exactly.
+// Use it for failures that pass: a dropped connection, a dependency that restarts or is
+// briefly overloaded, a server that answers 503 with a Retry-After. Each attempt goes
+// through every inner layer again (its own rate-limiter permit, its own timeout), and an
+// open circuit breaker's rejection ends the retries at once. Retry only calls that are
+// safe to send twice. Build a retry with New and guard a function with NewPolicy, or let
+// a registry build it, composed with other policies, with resilience.Wrap:
 //
-// Which errors are retried:
-//   - an error for which errors.As finds a policy.NeverRetried that reports true is never
-//     retried, whatever the lists say: that is how an open circuit breaker's rejection
-//     ends the retries at once;
-//   - an error matching AbortOn (errors.Is) is not retried;
-//   - otherwise, with On set, only errors matching it are retried; without it, every
-//     error is, rate-limiter rejections included (add ratelimit.ErrExceeded to AbortOn to
-//     fail fast instead);
-//   - an outcome the lists do not retry, a result with a nil error included, is retried
-//     when If's predicate returns true for it (AbortOn and policy.NeverRetried still
-//     win).
+//	r, err := retry.New(retry.MaxAttempts(4), retry.Multiplier(2))
+//	get := retry.NewPolicy[Stock](r).Decorate(fetchStock)
 //
-// There is no rejection error of its own: when the retry gives up, the last attempt's
-// error is returned as is, so errors.Is and errors.As see it unchanged. That includes a
-// retry that stops before a wait that would end after the caller's context's deadline
-// (the backoff, a server's Retry-After, or the wait for a rate limiter's permit): such a
-// wait is never started, and the last attempt's outcome is returned at once, as it is.
-// The time left is read on the real clock, also when the retry's clock is a manual one.
-// The one exception is the caller's context ending between attempts: the retries stop
-// (the context is checked before each new attempt and during each wait) and the error
-// then matches both the last attempt's error and the context's (context.Canceled or
-// context.DeadlineExceeded).
+//	get, err := resilience.Wrap(reg, "Inventory.Get", fetchStock, resilience.Retry())
 //
-// A call whose context is nil or already done when it arrives makes no attempt and
-// publishes nothing: it returns the context's error as is (policy.ErrNilContext for a nil
-// context).
+// With the defaults (3 attempts, Delay 500ms, Multiplier 1, no cap, no jitter) a call
+// that keeps failing is attempted at 0, 500ms and 1s. When the retry gives up, the last
+// attempt's error is returned as is: there is no error of its own.
 //
-// Events, one meaning per kind:
-//   - EventAttempt for each failed attempt that will be retried, with Wait the wait
-//     before the next attempt;
-//   - EventExhausted when every attempt was made and the last one failed with an error
-//     the retry would have retried (a result that If retries, returned with its nil
-//     error when the attempts run out, publishes nothing);
-//   - EventAborted when the retry stops on an outcome it does not retry (AbortOn,
-//     outside On and If, policy.NeverRetried), whichever attempt it is, the
-//     first included, because the caller's context ended (Err then matches the
-//     context's error), or because the wait before the next attempt would end after the
-//     context's deadline (Err is the last attempt's error; a result If retries,
-//     returned then with its nil error, publishes nothing).
-//
-// So a call that ends in an error publishes one EventExhausted or one EventAborted (an
-// asynchronous call ended by Cancel on its future publishes neither); a call that
-// succeeds the first time publishes nothing and allocates nothing. Each attempt goes
-// through every inner layer again: it takes its own rate-limiter permit and gets its own
-// timeout.
-//
-// A recorder (a registry's observer) gets the events with the context of the
-// call that caused them (ConfigChanged with context.Background()), and is told, once per
-// call, with the call's context, its outcome when it ends, with Attempts the attempts
-// made: observe.ResultSucceeded when an attempt succeeded; observe.ResultFailed when every
-// attempt was made and the last failed with an outcome the retry would have retried (the
-// call's EventExhausted, or a result If retries, with its nil error, when the
-// attempts run out); observe.ResultAborted when the retry stopped on an outcome it does
-// not retry, because the caller's context ended, or before a wait that would end after
-// the context's deadline (the call's EventAborted), and for an
-// asynchronous call ended by Cancel on its future (Err async.ErrCanceled). Err is the
-// error the call returns. A call refused on arrival because its context was nil or done,
-// and a call while the retry is disabled, are not recorded. Recording adds no allocation
-// and reads no clock.
-//
-// # Waiting for a rate limiter's permit
-//
-// A retry composed with a rate limiter inside it (the default order of package
-// resilience) retries the limiter's rejections as any other error, after its own delay:
-// with a limiter of 1 permit per second and a delay of 100ms, the attempts after a
-// rejection find no permit either, and the call may give up while the permit is still
-// most of a second away. With WaitForPermit, the wait after a rejection by the retry's own
-// limiter (a throttle.Error error) is at least the time until that limiter's next
-// permit, read from the error as the wait starts: the next attempt finds its permit. In a
-// composition of package resilience, the retry's own limiter is the composition's rate
-// limiter; a retry used on its own waits for any limiter that refused an attempt.
-//
-// # Changing the configuration of a running retry
-//
-// A reload of a registry's configuration replaces MaxAttempts, Delay, Multiplier,
-// MaxDelay, Jitter, WaitForPermit and Disabled for the calls that start after it; a call
-// in progress keeps the configuration it started with, whole, until it ends. The error
-// lists, which only code sets, cannot change on a running retry.
-//
-// A Retry is safe for concurrent use and holds no per-call state: one instance may serve
-// any number of functions and goroutines.
+// Where the detail is:
+//   - NewPolicy: which errors are retried, when the retry gives up and what it
+//     returns, and what a recorder is told;
+//   - Config: the wait between attempts (Delay, Multiplier, MaxDelay, Jitter, a server's
+//     Retry-After) and waiting for a rate limiter's permit (WaitForPermit);
+//   - EventAttempt, EventExhausted and EventAborted: the events;
+//   - Retry: changing the configuration of a running retry.
 package retry
 
 import (
@@ -109,9 +43,15 @@ import (
 )
 
 // Retry is a retry policy. Build it with New, and retry calls with NewPolicy (a registry
-// builds its own for resilience.Retry). It is safe for concurrent use. Its configuration can change while
-// it runs (a registry's reload): each call reads it once, when it starts, and keeps it to
-// its end.
+// builds its own for resilience.Retry). It is safe for concurrent use and holds no
+// per-call state: one instance may serve any number of functions and goroutines. Its
+// configuration can change while it runs (a registry's reload): each call reads it once,
+// when it starts, and keeps it to its end.
+//
+// A reload of a registry's configuration replaces MaxAttempts, Delay, Multiplier,
+// MaxDelay, Jitter, WaitForPermit and Disabled for the calls that start after it; a call
+// in progress keeps the configuration it started with, whole, until it ends. The error
+// lists, which only code sets, cannot change on a running retry.
 type Retry struct {
 	*core // nil for a Retry not built by New, which makes every call a single attempt
 	// src says whose rate-limiter rejections set the wait, for a retry returned by

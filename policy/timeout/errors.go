@@ -19,8 +19,9 @@ func (e *sentinel) Is(target error) bool { return target == context.DeadlineExce
 // deadline of the caller's own context is not this policy's timeout).
 var ErrTimeout error = &sentinel{msg: "timeout: call timed out"}
 
-// Error is a timeout's error. Each timeout creates it once, at construction, so
-// that timing out allocates no error. It matches ErrTimeout and context.DeadlineExceeded
+// Error is a timeout's error. Each timeout creates it once per instance and configured
+// Duration (when it is built, and again when a reload changes the Duration), so that
+// timing out allocates no error. It matches ErrTimeout and context.DeadlineExceeded
 // (errors.Is), and is the cause (context.Cause) of the context that the timed-out call ran
 // under. Its message names the timeout's id.
 //

@@ -9,13 +9,23 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 )
 
-// Layer is the timeout's layer, after the rate limiter in the default order, and the segment of its configuration keys
-// ("timeout" in defaults.timeout.…).
+// Layer is the timeout's layer, after the rate limiter in the default order, and the
+// segment of its configuration keys ("timeout" in defaults.timeout.…). In the default
+// order the timeout sits inside the rate limiter and outside the bulkhead, so time spent
+// waiting for a permit does not count, and time spent waiting for a bulkhead slot does.
 const Layer policy.Layer = "timeout"
 
 // Config is a timeout's resolved configuration, as Timeout.Config reports it: New's
 // duration, the options and the configuration keys set it. Two identical option sets give
 // configurations equal under reflect.DeepEqual.
+//
+// A reload of a registry's configuration changes a running timeout: its Duration and
+// whether it is enabled both change live, for the calls that start after it; a call
+// already running keeps the deadline, and the error, it started with. Each call reads the
+// configuration in force once, as it starts, so it never sees half of a change. An
+// invalid configuration is refused with the error New would return and changes nothing.
+// A change publishes a ConfigChanged event naming the attributes that changed
+// ("duration", "enabled"); a configuration equal to the one in force publishes nothing.
 type Config struct {
 	// Duration is how long a call may run, measured on the policy's clock from the moment
 	// the call enters the timeout layer. Positive. Default none: New takes it as its first
@@ -106,7 +116,8 @@ func Name(name string) Option { return kind.Name[settings](name) }
 // R4C-REG-004 when the function is wrapped.
 func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
 
-// WithClock sets the time source that measures the deadline. Default clock.System(). A
+// WithClock sets the time source that measures the deadline: with a manual clock the
+// context ends when the test advances the clock past it. Default clock.System(). A
 // registry sets its own.
 func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 

@@ -1,62 +1,26 @@
 // Package timeout is resilience4go's timeout policy (layer timeout.Layer): a call
 // that runs longer than its Duration fails with ErrTimeout.
 //
-// A synchronous call runs on the caller's goroutine, with a context that ends at the
-// deadline: no goroutine is started per call. Go cannot stop a goroutine from outside, so
-// the function must honour its context for the timeout to cut it short. When the deadline
-// passes before the function returns, the policy returns the timeout's *Error
-// (matching ErrTimeout and context.DeadlineExceeded) and discards the function's result,
-// even a success; a function that ignores its context keeps the caller waiting until it
-// returns, and the caller then gets ErrTimeout all the same. When the function's error
-// says that no retry may retry the call (policy.NeverRetried, e.g. a call that must not
-// be sent twice), the error says so too (it wraps the *Error in a policy.NeverRetried),
-// so that a retry outside does not retry the timed-out call.
+// Use it to bound how long a call may take on a dependency that can hang (a service that
+// stops answering, a connection that stalls, a query that runs away): the function's
+// context ends at the deadline, and the call fails with ErrTimeout. Go cannot stop a
+// goroutine from outside, so the function must honour its context for the timeout to cut
+// it short. Build a timeout with New and bound a function with NewPolicy, or let a
+// registry build it, composed with other policies, with resilience.Wrap:
 //
-// An asynchronous call starts at once with that context, and its future fails with the
-// timeout's error at the deadline, scheduled with a clock timer (no goroutine waits); the
-// inner future is then canceled. A call that completes in time stops its timer
-// at once, so a manual clock's PendingTasks drops as soon as the call is over.
+//	t, err := timeout.New(2 * time.Second)
+//	get := timeout.NewPolicy[Stock](t).Decorate(fetchStock)
 //
-// The deadline is measured on the policy's clock (a registry's clock, when the timeout is
-// built through one): with a manual clock the context ends when the test advances the
-// clock past it. In the default order the timeout sits inside the rate limiter and
-// outside the bulkhead, so time spent waiting for a permit does not count, and time spent
-// waiting for a bulkhead slot does.
+//	get, err := resilience.Wrap(reg, "Inventory.Get", fetchStock, resilience.Timeout(2*time.Second))
 //
-// A call whose context is nil or already done when it arrives never runs the function
-// and publishes nothing: it returns the context's error as is (policy.ErrNilContext for
-// a nil context), or, async, a future failed with it.
-//
-// An EventExceeded event is published for every call that ran past its deadline, with
-// the attribute "timeout" the Duration it was given; a recorder (a registry's observer)
-// gets it with the call's context
-// (a ConfigChanged, with context.Background()).
-//
-// A recorder is told each call's outcome once, with the call's context, when the call
-// ends: observe.ResultSucceeded (a nil error) or observe.ResultFailed (an error, Err) when
-// it ended in time, observe.ResultTimedOut (Err the *Error) when it ran past its
-// deadline; Latency is the time from its start to its end on the policy's clock (for a
-// synchronous call that ran past its deadline, until its function returned). An
-// asynchronous call ended by Cancel on its future is recorded as observe.ResultFailed with
-// async.ErrCanceled. The clock is read for the latency only when there is a recorder. A
-// call refused on arrival because its context was nil or done, and a call that starts
-// while the timeout is disabled, are not recorded.
-//
-// Defaults: Enabled true; Duration has no default and must be positive.
-//
-// # Live reconfiguration
-//
-// A reload of a registry's configuration changes a running timeout: its Duration and
-// whether it is enabled both change live, for the calls that start after it; a call
-// already running keeps the deadline, and the error, it started with. Each call reads the
-// configuration in force once, as it starts, so it never sees half of a change. An
-// invalid configuration is refused with the error New would return and changes nothing.
-// A change publishes a ConfigChanged event naming the attributes that changed
-// ("duration", "enabled"); a configuration equal to the one in force publishes nothing.
-//
-// The timeout's error, an *Error, is made once per instance and configured
-// Duration (when it is built, and again when a reload changes the Duration): timing
-// out allocates no error. It matches ErrTimeout and context.DeadlineExceeded.
+// Where the detail is:
+//   - NewPolicy: how a synchronous call and a call that returns a future are bounded,
+//     and what a recorder is told;
+//   - Error and ErrTimeout: the error of a call that timed out;
+//   - EventExceeded: the event;
+//   - Layer: which waits count against the deadline in a composition;
+//   - New (the defaults), Config (what a reload changes on a running timeout) and the
+//     options.
 package timeout
 
 import (
@@ -98,7 +62,8 @@ type limit struct {
 	t     *Timeout // the timeout it is in force for
 }
 
-// New builds a timeout of d (positive) with opts. An invalid configuration returns a
+// New builds a timeout of d (positive) with opts. Defaults: Enabled true; Duration has no
+// default and must be positive. An invalid configuration returns a
 // *policy.ConfigError: R4C-ATR-004 (d < 0) or R4C-ATR-007 (d == 0). The instance id is
 // the Name, else "timeout".
 func New(d time.Duration, opts ...Option) (*Timeout, error) {
@@ -176,27 +141,36 @@ func changes(old, c Config) ([]string, error) {
 // Below, next is that function and ctx the context of a call.
 //
 // Its Decorate returns next bounded by t. Each call runs next on the caller's goroutine
-// with a context derived from ctx that ends at the deadline, Duration from now on t's
-// clock (the Duration in force when the call starts: a reload during the call does
-// not move its deadline):
+// (no goroutine is started per call) with a context derived from ctx that ends at the
+// deadline, Duration from now on t's clock (the Duration in force when the call starts: a
+// reload during the call does not move its deadline):
 //   - next returns before the deadline: its result is returned as is, and the deadline's
 //     timer is stopped at once;
 //   - the deadline passes first: the call returns the zero T and t's *Error
-//     (matching ErrTimeout and context.DeadlineExceeded), whatever next returned, and a
-//     EventExceeded event is published when next returns (its attribute "timeout" = Duration). The context
-//     next ran under reports Err() == context.DeadlineExceeded (exactly, as the standard
-//     library's deadlines do) and context.Cause == the *Error.
+//     (matching ErrTimeout and context.DeadlineExceeded), whatever next returned, even a
+//     success, and a EventExceeded event is published when next returns (its attribute
+//     "timeout" = Duration). The context next ran under reports Err() ==
+//     context.DeadlineExceeded (exactly, as the standard library's deadlines do) and
+//     context.Cause == the *Error. When next's error says that no retry may retry the
+//     call (policy.NeverRetried), the error says so too (see Error).
 //
-// The caller waits for next to return in every case: a next that ignores its context
-// delays the caller past the deadline (no goroutine is abandoned) and then gets
-// ErrTimeout. A deadline of ctx earlier than t's ends next's context first; next's own
-// result (typically ctx's error) is then returned as is. A call that returns exactly at
-// its deadline may be reported either way. A ctx that is nil or already done when the
-// call arrives does not run next and publishes nothing: the call returns ctx's error
-// (policy.ErrNilContext for a nil ctx) as is.
+// The caller waits for next to return in every case: Go cannot stop a goroutine from
+// outside, so next must honour its context for the timeout to cut it short. A next that
+// ignores its context delays the caller past the deadline (no goroutine is abandoned) and
+// then gets ErrTimeout all the same. A deadline of ctx earlier than t's ends next's
+// context first; next's own result (typically ctx's error) is then returned as is. A call
+// that returns exactly at its deadline may be reported either way. A ctx that is nil or
+// already done when the call arrives does not run next and publishes nothing: the call
+// returns ctx's error (policy.ErrNilContext for a nil ctx) as is.
 //
-// With a recorder, each call is recorded once, with ctx, when next returns (see the
-// package documentation), and the EventExceeded event is published with ctx.
+// With a recorder (a registry's observer, resilience.WithObserver), each call's outcome is
+// recorded once, with ctx, when the call ends: observe.ResultSucceeded (a nil error) or
+// observe.ResultFailed (an error, Err) when it ended in time, observe.ResultTimedOut (Err
+// the *Error) when it ran past its deadline; Latency is the time from its start to its
+// end on t's clock (for a synchronous call that ran past its deadline, until next
+// returned). The clock is read for the latency only when there is a recorder. A call
+// refused on arrival because its ctx was nil or done, and a call that starts while t is
+// disabled, are not recorded. The EventExceeded event is published with ctx.
 //
 // Each call allocates its context and timer (as context.WithTimeout does); nothing else,
 // with or without a recorder. A call that starts while t is disabled runs next as is,
@@ -224,8 +198,10 @@ func changes(old, c Config) ([]string, error) {
 // returned future fails with it.
 //
 // With a recorder, each call is recorded once, with ctx, when the returned future
-// completes (see the package documentation: ResultSucceeded, ResultFailed, ResultTimedOut,
-// with Latency), and the EventExceeded event is published with ctx.
+// completes, as above (ResultSucceeded, ResultFailed, ResultTimedOut, with Latency from
+// the call's start to the future's completion), and the EventExceeded event is published
+// with ctx. A call ended by Cancel on its future is recorded as observe.ResultFailed with
+// async.ErrCanceled.
 //
 // Cancelling the returned future stops the timer, ends next's context and cancels next's
 // future; Cancel reports what that inner Cancel reports (true only if next's work had not
@@ -234,18 +210,20 @@ func changes(old, c Config) ([]string, error) {
 // published: a Cancel that comes first is recorded as ResultFailed with
 // async.ErrCanceled, and a result or deadline arriving during it records nothing; once
 // next's result or the deadline has begun ending the call, Cancel returns false and
-// changes nothing. A call that starts while t is
-// disabled gets next's own future, without a deadline (a nil one is a future failed with
-// async.ErrNilFuture), but for a nil or done ctx, whose error it returns as is.
+// changes nothing. A call that starts while t is disabled gets next's own future, without
+// a deadline (a nil one is a future failed with async.ErrNilFuture), but for a nil or
+// done ctx, whose error it returns as is.
 func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 	return decorate.Of(Layer, t, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
 }
 
-// Decorate returns next, a decorate.Func or a decorate.AsyncFunc of argument A and result T,
-// bounded by t as NewPolicy's Decorate and DecorateAsync bound functions without argument:
-// it is the timeout's layer as package resilience composes it, for functions of any
-// arity, e.g. Decorate[decorate.Func[A, T], A, T](t, next). Use NewPolicy, or wrap the
-// function with package resilience.
+// Decorate is the timeout's layer as package resilience composes it: it bounds next, a
+// function of any arity (its arguments carried as A) and result T, synchronous or
+// returning a future, as NewPolicy's Decorate and DecorateAsync bound a function without
+// argument. Its type argument F is one of this module's own function types, which code
+// outside the module cannot name, so it is not for calling directly: bound a function
+// with NewPolicy[T](t).Decorate (or DecorateAsync), or wrap it with resilience.Wrap and a
+// resilience.Timeout spec.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](t *Timeout, next F) F {
 	if fn, ok := any(next).(decorate.Func[A, T]); ok {
 		return any(decorateFunc(t, fn)).(F)
