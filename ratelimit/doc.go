@@ -29,7 +29,8 @@
 //
 // Where the rest lives:
 //   - package ratelimit/keyed is a limiter per key (client id, IP address, API key), with
-//     Decide for HTTP and gRPC servers (resiliencehttp.Middleware, resiliencegrpc.Limit);
+//     Decide for HTTP and gRPC servers (resiliencehttp.NewMiddleware,
+//     resiliencegrpc.Limit);
 //   - package ratelimit/redis keeps a limiter's state in Redis (WithBackend), so that every
 //     instance of a service shares one quota;
 //   - package ratelimit/backend is the contract such a store implements.

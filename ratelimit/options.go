@@ -131,7 +131,9 @@ func MaxWait(d time.Duration) Option { return func(s *settings) { s.Config.MaxWa
 // which a backend keys its state by. In a registry, it shares one limiter, and its quota,
 // among every function wrapped with this name. Default none: a registry gives each wrapped
 // function its own limiter, whose id is the function's id; a limiter built with New or
-// keyed.New has no id, and its errors speak of "the rate limiter".
+// keyed.New has no id: its rejection then reads `ratelimit: rate limit exceeded`
+// (ErrExceeded's text), and only its refusal of a call for more than its burst
+// (ErrExceedsBurst) speaks of "the rate limiter".
 func Name(name string) Option { return kind.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.rateLimiter.*, which take

@@ -1,6 +1,6 @@
 // Package resilience is where resilience4go's policies meet: a Registry that owns the
 // clock, the configuration keys and the policy instances; Wrap functions and Pipelines
-// that compose policies; handles, snapshots and events.
+// that compose policies; lookups, snapshots and events.
 //
 // # Order
 //
@@ -10,14 +10,12 @@
 //	Fallback → Retry or Hedge → CircuitBreaker → RateLimiter → Timeout → Bulkhead →
 //	AdaptiveLimit → the function
 //
-// A hedge takes the retry's place: a composition with both fails with R4C-HDG-002, and a
-// hedge guards calls that return a future only (R4C-HDG-001 for a synchronous function).
-// Order, given with the specs, or the configuration key instances.<id>.composition.order,
-// names another order; the fallback always stays outermost. A user's own policy, any
-// policy.Policy[T], joins a composition with Use, at a layer name of its own. The
-// composition is built once, when a function is wrapped or a pipeline is built, so a call
-// through it costs only the policies' own work: an admitted call through a rate limiter
-// allocates nothing.
+// A hedge takes the retry's place (see Hedge for what it guards). Order, given with the
+// specs, or the configuration key instances.<id>.composition.order, names another order;
+// the fallback always stays outermost. A user's own policy, any policy.Policy[T], joins
+// a composition with Use, at a layer name of its own. The composition is built once,
+// when a function is wrapped or a pipeline is built, so a call through it costs only the
+// policies' own work (see Wrap).
 //
 // # Instances and configuration
 //
@@ -27,14 +25,12 @@
 // from code and from configuration keys, lowest precedence first: built-in defaults,
 // defaults.<policy>.<attr>, options in code, configs.<name>.<policy>.<attr>,
 // instances.<id>.<policy>.<attr>. LoadProperties, LoadYAML and FromEnv read keys;
-// NewRegistry checks every one of them. Reload replaces the keys of a running registry and
-// applies them to every instance, all or nothing, from each instance's next call; a
-// setting that cannot change on a running instance is R4C-REG-012.
+// NewRegistry checks every one of them. Reload replaces the keys of a running registry
+// and applies them to every instance, all or nothing (see Reload for what can change).
 //
-// # Handles, snapshots and events
+// # Lookups, snapshots and events
 //
-// Lookup returns the handle of any policy instance by layer and id (RateLimiter, a rate
-// limiter's) once a function using it was wrapped; Snapshot returns the state of every
-// instance (Policies, each with its layer, id and the snapshot type its package defines,
-// e.g. a circuitbreaker.Snapshot); WithEventListener receives every policy's events.
+// Lookup returns a policy instance itself, by layer and id, once a function using it
+// was wrapped, and Registry.RateLimiter a limiter's read-only ratelimit.Handle; Snapshot
+// returns the state of every instance; WithEventListener receives every policy's events.
 package resilience

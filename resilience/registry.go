@@ -11,9 +11,9 @@ import (
 )
 
 // Registry owns the clock, the configuration keys, the event listeners and every policy
-// instance built through it, which it hands out as read-only handles. Limits are per
-// registry: two registries have their own instances. A Registry is safe for concurrent
-// use.
+// instance built through it, which it hands out: Lookup returns the instances themselves,
+// RateLimiter a rate limiter's read-only ratelimit.Handle. Limits are per registry: two
+// registries have their own instances. A Registry is safe for concurrent use.
 type Registry struct {
 	clk       clock.Clock
 	listeners []func(policy.Event)
@@ -88,8 +88,10 @@ func WithEventListener(fn func(policy.Event)) RegistryOption {
 // observe.Recorder of each policy instance the registry builds and of each wrapped
 // function or pipeline (layer observe.LayerCall), and each recorder is then told the
 // outcome of every call at its layer and every event its instance publishes, with the
-// call's context (see observe.Outcome). It replaces the observers given to the policies'
-// options. Without an observer nothing is measured: a call costs what it costs with none. A later WithObserver replaces an earlier one; nil
+// call's context (see observe.Outcome). The policies take no observer of their own (only
+// a keyed.Limiter, which no registry builds, takes keyed.Observe): this is how a
+// registry's instances are observed. Without an observer nothing is measured: a call
+// costs what it costs with none. A later WithObserver replaces an earlier one; nil
 // removes it. Default none. resilienceotel.New makes one that exports OpenTelemetry
 // metrics and span events.
 func WithObserver(o observe.Observer) RegistryOption {

@@ -22,9 +22,9 @@ import (
 // over defaults.* keys and lose to the other two), which fails for an unknown
 // configs.<name> (R4C-REG-004) or a value out of range (its R4C-ATR or R4C-REG-001
 // code); functions that share an instance by name must still resolve one configuration
-// (R4C-REG-008); and each instance whose configuration changes must be able to take it
-// (its CheckReconfigure): a setting that cannot change on a running instance fails with
-// R4C-REG-012. The error is a *policy.ConfigError whose Key is the whole configuration
+// (R4C-REG-008); and each instance whose configuration changes must be able to take it,
+// which its policy checks without applying anything: a setting that cannot change on a
+// running instance fails with R4C-REG-012. The error is a *policy.ConfigError whose Key is the whole configuration
 // key, e.g. instances.SearchAPI.Search.rateLimiter.permits. On an error nothing changes:
 // not an instance, not the keys that instances built later will use.
 //
@@ -51,8 +51,8 @@ import (
 // an adaptive limit and of a fallback (they keep the configuration they were built with),
 // and the order of a composition already built (defaults.composition.order or
 // instances.<id>.composition.order, when the composition read or looked for that key).
-// What is set in code only (error lists, result predicates, a random source, a backend)
-// is resolved again from the same options, so a reload never changes it.
+// What is set in code only (error lists, result predicates, a backend) is resolved again
+// from the same options, so a reload never changes it.
 //
 // A user's policy (Use) has no configuration keys: a reload leaves it alone.
 //

@@ -101,7 +101,26 @@ func setOf(cs ...codes.Code) codeSet {
 // or a server delay) that would end after the call's deadline is not waited at all: the
 // last attempt's status is returned at once. cfg says which codes are retried, failures
 // or successes, and which methods are idempotent or exempt (its zero value is the
-// default).
+// default). The Client's UnaryInterceptor and StreamInterceptor go into grpc.NewClient:
+//
+//	cl, err := resiliencegrpc.NewClient(reg, "catalog",
+//		resiliencegrpc.ClientConfig{
+//			Idempotent: []string{"/shop.Catalog/"},         // may be retried
+//			Exempt:     resiliencegrpc.HealthAndReflection, // through none of the policies
+//		},
+//		resilience.Retry(retry.MaxAttempts(3)),
+//		resilience.CircuitBreaker(circuitbreaker.IgnoreOn(resiliencegrpc.ErrNotFailure, ratelimit.ErrExceeded)),
+//		resilience.Timeout(time.Second))
+//	if err != nil {
+//		return err
+//	}
+//	conn, err := grpc.NewClient(target,
+//		grpc.WithTransportCredentials(insecure.NewCredentials()), // or TLS credentials
+//		grpc.WithChainUnaryInterceptor(cl.UnaryInterceptor()),
+//		grpc.WithChainStreamInterceptor(cl.StreamInterceptor()))
+//
+// The client's policies guard every method of the connection, health checks included,
+// but for the Exempt ones.
 //
 // Every status other than OK reaches the policies, and the caller, as an error that
 // carries the server's status (status.Code and status.FromError read it as from the error
@@ -142,7 +161,13 @@ func setOf(cs ...codes.Code) codeSet {
 // (grpc.WithDefaultServiceConfig, or the resolver's); a connection built with
 // grpc.WithDisableRetry but a retryPolicy in its service config is not retried by either,
 // so leave the retryPolicy out there. gRPC's transparent retries (of a call the server
-// never received) happen for every method, as gRPC has them.
+// never received) happen for every method, as gRPC has them. So a call is never sent
+// gRPC's attempts times the client's: one attempt of the client's policies is one call
+// of gRPC's, with all its attempts, under the per-attempt timeout; every other
+// idempotent method is retried by the client's retry. Use one of the two per method:
+// gRPC's retryPolicy, which every gRPC client honours with the server's pushback, or the
+// client's retry, which also waits for the client's own rate limiter and goes through
+// its breaker on each attempt.
 //
 // Its errors are *policy.ConfigError: for an invalid cfg, R4C-ATR-007 for a code outside
 // 1..16 or in both FailureCodes and SuccessCodes, R4C-ATR-004 for a negative

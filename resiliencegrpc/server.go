@@ -103,11 +103,37 @@ type Server struct {
 	err       error
 }
 
-// NewServer builds the server-side policies from opts. Its errors are
-// *policy.ConfigError: R4C-REG-010 for a nil limiter or registry, a malformed method
-// name, two Limits (or two Guards) of the same scope, or an invalid trusted proxy
-// prefix; R4C-ATR-007 for a prefix length out of range; and resilience.Wrap1's for a
-// Guard's composition.
+// NewServer builds the server-side policies from opts: Limits, Guards and Exempt
+// methods. The Server's UnaryInterceptor and StreamInterceptor go into grpc.NewServer:
+//
+//	perPeer, err := keyed.New[string](ratelimit.Permits(10), ratelimit.Period(time.Second))
+//	if err != nil {
+//		return err
+//	}
+//	srv, err := resiliencegrpc.NewServer(
+//		resiliencegrpc.Limit(perPeer, nil),                       // 10 calls/s per peer, every method
+//		resiliencegrpc.Guard(reg, "search", []resilience.Spec{     // at most 4 searches at once
+//			resilience.Bulkhead(bulkhead.MaxConcurrent(4))}, "/shop.Catalog/Search"),
+//		resiliencegrpc.Exempt(resiliencegrpc.HealthAndReflection...),
+//	)
+//	s := grpc.NewServer(
+//		grpc.ChainUnaryInterceptor(srv.UnaryInterceptor()),
+//		grpc.ChainStreamInterceptor(srv.StreamInterceptor()))
+//
+// A Limit keys calls by peer (the connection's address, or the address forwarded by
+// TrustedProxies), by method (ByMethod), by metadata (ByMetadata) or by any function of
+// the call; a call whose key is "" is keyed by its peer. A call it refuses ends with
+// ResourceExhausted and a google.rpc.RetryInfo detail whose retry_delay is the exact
+// time until the key's next permit (RetryDelay reads it on the client), the same delay in
+// the grpc-retry-pushback-ms trailer, which gRPC's own retries read in every language,
+// and a message that names the method and the quota. A Guard runs a method's calls
+// through a composition of a registry's policies: a bulkhead or an adaptive limit per
+// method, a timeout.
+//
+// Its errors are *policy.ConfigError: R4C-REG-010 for a nil limiter or registry, a
+// malformed method name, two Limits (or two Guards) of the same scope, or an invalid
+// trusted proxy prefix; R4C-ATR-007 for a prefix length out of range; and
+// resilience.Wrap1's for a Guard's composition.
 func NewServer(opts ...ServerOption) (*Server, error) {
 	s := &Server{exempt: map[string]struct{}{}, peers: clientip.New(), forwarded: "x-forwarded-for"}
 	s.peers.SetForwarded(s.forwarded)

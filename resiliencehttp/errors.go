@@ -75,8 +75,8 @@ func (e *StatusError) Is(target error) bool {
 	return target == ErrNotFailure && (e == nil || !e.failure)
 }
 
-// RetryAfter returns the delay of the response's Retry-After header, and false when it
-// has none (policy.RetryAfter).
+// RetryAfter returns the delay of the response's Retry-After header (seconds, or an HTTP
+// date), and false when it has none (policy.RetryAfter).
 func (e *StatusError) RetryAfter() (time.Duration, bool) { return e.retryHint().RetryAfter() }
 
 // NeverRetried reports whether no retry may retry the response (policy.NeverRetried): its

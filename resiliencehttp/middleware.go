@@ -107,8 +107,14 @@ const (
 //   - Ratelimit-Policy: "default";q=<Permits>;w=<Period in seconds, rounded up>;
 //   - Ratelimit: "default";r=<calls left now>;t=<seconds until the full quota, rounded up>;
 //
-// the two fields of draft-ietf-httpapi-ratelimit-headers-09; and, with LegacyHeaders,
-// X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset.
+// the two fields of draft-ietf-httpapi-ratelimit-headers-09 (the shape kept since
+// revision -08); and, with LegacyHeaders, X-RateLimit-Limit, X-RateLimit-Remaining and
+// X-RateLimit-Reset. For a limiter of 10 per second:
+//
+//	HTTP/1.1 429 Too Many Requests
+//	Retry-After: 1
+//	Ratelimit-Policy: "default";q=10;w=1
+//	Ratelimit: "default";r=0;t=1
 //
 // A client's address is made canonical first, so that one client has one key however it
 // is written: an IPv4-mapped IPv6 address (::ffff:192.0.2.1) is the IPv4 address, the

@@ -70,14 +70,23 @@ type transport struct {
 //
 //	Retry → CircuitBreaker → RateLimiter → Timeout → Bulkhead → next
 //
-// (and a resilience.Fallback[*http.Response], outermost, if given); cfg says which
-// statuses are retried and which are failures (its zero value is the default). id is the
-// instance id of the policies that have no Name, so r.RateLimiter(id) and
-// resilience.Lookup with id return their handles. Each attempt takes its own permit and
-// gets its own timeout, which bounds the round trip up to the response's headers, not the
-// reading of its body. A breaker with circuitbreaker.IgnoreOn(ErrNotFailure,
+// (each layer as configured, and a resilience.Fallback[*http.Response], outermost, if
+// given; a resilience.Order spec names another order); cfg says which statuses are
+// retried and which are failures (its zero value is the default). id is the instance id
+// of the policies that have no Name, so resilience.Lookup with id returns the instances
+// themselves, and r.RateLimiter(id) the limiter's read-only handle. Each attempt takes
+// its own permit and gets its own timeout, which bounds the round trip up to the
+// response's headers, not the reading of its body. A breaker with circuitbreaker.IgnoreOn(ErrNotFailure,
 // ratelimit.ErrExceeded) counts 5xx but not 4xx responses, nor the refusals of the
 // transport's own rate limiter.
+//
+// A retry retries 429 Too Many Requests and 503 Service Unavailable (by default: see
+// TransportConfig.RetryStatuses) and transport errors (of idempotent requests: see
+// TransportConfig.RetryNonIdempotent), waiting what Retry-After says in place of its
+// backoff (StatusError.RetryAfter). Request bodies are replayed with Request.GetBody; a
+// body that cannot be replayed is sent once and not retried. The bodies of failed
+// attempts are drained (at most 256 KiB, within the attempt's timeout and at most 1s)
+// and closed, so that their connections can be reused.
 //
 // With a retry among its specs, the transport never sends an attempt before its client
 // rate limiter's permit is due (without one, a refused request fails at once with the

@@ -12,8 +12,7 @@ import (
 )
 
 // The names of the instruments of whole calls (observe.LayerCall). Each policy's
-// instruments are declared by the policy's package; the package documentation lists
-// them all.
+// instruments are declared by the policy's package; New lists them all.
 const (
 	Calls        = "resilience.calls"         // observable counter, {call}: by outcome succeeded|failed|rejected (with layer)
 	CallDuration = "resilience.call.duration" // histogram, s: by outcome; only with WithCallDuration

@@ -28,7 +28,7 @@ type Decision struct {
 
 // Decide is TryAcquire of one permit that also reports the key's quota after the call:
 // what a server sends in its Retry-After and rate-limit headers. It is what per-client
-// HTTP middleware asks of the limiter for each request (resiliencehttp.Middleware,
+// HTTP middleware asks of the limiter for each request (resiliencehttp.NewMiddleware,
 // resiliencegrpc.Limit). Its ratelimit.EventRejected event and its recorded outcome
 // (ResultAdmitted, Wait 0, or ResultRejected, with the key) carry ctx (a nil ctx is taken
 // as context.Background()), so that a recorder can tie them to the request's trace. ctx

@@ -27,16 +27,17 @@ const (
 // Bounds bounds the limiter's memory. It holds at most keys keys at once, over all its
 // keys: up to that many are all held, however their hashes fall, and never more at any
 // instant (see Limiter for what happens at the bound); with keys of up to 16 bytes as
-// strings, that is about 72 bytes per key held at the bound, whatever the bound (each
-// shard holds about 768 keys at the bound, so that its index of 1,024 slots stays about
-// three quarters full). And it keeps a string key longer than keyBytes bytes as its
-// digest, "~sha256:" followed by the 64 hex digits of its SHA-256 (72 bytes), which events
-// and a backend then name it by; such a key costs a hash of its bytes and one allocation
-// at each call. Keys that differ have different digests (finding two that collide would be
+// strings, that is about 72 bytes per key held at the bound, whatever the bound, from
+// 50,000 to 1,000,000 keys (each shard holds about 768 keys at the bound, so that its
+// index of 1,024 slots stays about three quarters full). And it keeps a string key longer
+// than keyBytes bytes as its digest, "~sha256:" followed by the 64 hex digits of its
+// SHA-256 (72 bytes), which events and a backend then name it by; such a key costs a
+// hash of its bytes and one allocation at each call. Keys that differ have different digests (finding two that collide would be
 // finding a collision of SHA-256), so they keep separate quotas. A key that itself starts
 // with "~sha256:" is replaced by its digest too, so that no key can pass for another's
 // digest. keyBytes applies to keys of a string type, and to strings (of any string type)
-// held by a key of an interface type; keys of other types are kept as they are.
+// held by a key of an interface type; keys of other types are kept as they are, so a key
+// type that holds strings of its own (a struct) should hold short ones.
 //
 // 0 leaves the default of each: 100,000 keys, 256 bytes. A negative value fails New with
 // R4C-ATR-007. A ratelimit.Limiter ignores it.
@@ -66,22 +67,66 @@ func Observe(o observe.Observer) ratelimit.Option {
 //   - Decide takes one permit, if free now, and reports what HTTP rate-limit headers
 //     carry.
 //
-// Cells are made when a key is first seen and kept while there is room: an idle cell
-// (every permit back) admits a full burst, as a new one does, so a client that comes back
-// finds its cell, and its call allocates nothing. Memory is bounded (Bounds): the number
-// of keys held, and the length of the string keys kept as they are. A new key never
-// waits for room and is never refused for the lack of it: at the bound it takes the place
-// of an idle cell, or else of the cell that becomes idle first, among a few sampled, so a
-// flood of new keys locks out neither the keys held nor other new ones. Nothing runs on a
-// schedule: Sweep evicts the idle cells when asked. The package documentation says how
-// eviction, the bounds and a backend work in detail.
+// Cells are made when a key is first seen. A cell is idle when its TAT is at or before
+// now: every permit its key took is back — at the latest one Period after its last call,
+// sooner when it took fewer than Permits. An idle cell admits a full burst, exactly as a
+// new cell does: it holds no memory of the past, so keeping it or evicting it changes no
+// decision. Cells are therefore kept until their place is needed, and a client that comes
+// back after a quiet spell finds its cell and allocates nothing. Nothing is evicted on a
+// schedule and no goroutine runs; Sweep evicts every idle cell when asked (e.g. from a
+// timer, to give memory back sooner).
+//
+// Memory is bounded (Bounds): the number of keys held, and the length of the string keys
+// kept as they are (a longer one is kept as its digest). The count of the keys held, one
+// over all shards, never exceeds the bound, even for an instant, and up to that many keys
+// are all held however their hashes fall. Keys are spread over shards, each with its own
+// index and its own lock for writers: at least 64 (fewer for a bound under 1,024), and
+// enough for each to hold about 768 keys at the bound (up to 4,096 shards). A new key
+// that finds the bound reached never waits for room and is never refused for the lack of
+// it: it takes the place of one cell of its own shard, an idle one when it meets one
+// among 8 taken at random, else the one of those 8 that becomes idle first; when its
+// shard holds no cell, it evicts one from another shard, locking one shard at a time. So
+// a flood of distinct keys (a spoofing attack, or the addresses of an IPv6 prefix) locks
+// out no client, new or held, and costs O(1) per new key. The price is paid by the keys
+// evicted before they were idle: such a key's next call starts a new cell, with a full
+// burst, so it may pass up to Permits more calls than its quota in that period. A key
+// that has spent its quota has its TAT far ahead and is evicted after the keys that made
+// one call each, which is what a flood makes. The limiter then still bounds each key
+// that it holds, and the memory; bound the rate of all keys together with a
+// ratelimit.Limiter in front of it. A cell is never reused for another key: cancelling a
+// reservation of a key evicted since gives its permit to no one.
+//
+// A call for a key that has a cell finds it in its shard's index without a lock and
+// without writing to memory that other calls share, does one compare-and-swap on the key's
+// schedule, and allocates nothing, idle or not: calls for different keys, or many calls
+// for one hot key, contend on nothing else. A new key, eviction and Sweep hold the shard's
+// lock; a call that misses its key while one of them moves entries of its shard looks
+// again under the lock. An evicted cell is marked dead first, so a call that found it just
+// before takes nothing from it and looks its key up again. A new key allocates its entry
+// (48 bytes in-process, with a string key of up to 16 bytes inside it; a longer string key
+// is copied, so that a key cut from a larger string, such as a header, does not keep it
+// alive). A shard whose index falls to a sixteenth of its slots is rebuilt smaller when
+// it sweeps.
 //
 // Events carry the key in Event.Key: a string key as the limiter keeps it (its digest,
-// for a key longer than the bound), any other key formatted with fmt.Sprint. Outcomes
-// (see Observe) are a ratelimit.Limiter's, with the key, named the same way, in
-// Outcome.Key. Refusals match ratelimit.ErrExceeded and are *ratelimit.ExceededError, one
-// shared by every key: its RetryIn cannot tell a key's retry-after (ok false), which
-// Decision.RetryAfter and Reservation.Delay give.
+// for a key longer than the bound), any other key formatted with fmt.Sprint (its String
+// method, when it has one). Formatting a key that is not a string allocates, on the paths
+// that publish an event and only when a listener is set. Outcomes (see Observe) are a
+// ratelimit.Limiter's, with the key, named the same way, in Outcome.Key. Refusals match
+// ratelimit.ErrExceeded and are *ratelimit.ExceededError, one shared by every key: its
+// RetryIn cannot tell a key's retry-after (ok false), which Decision.RetryAfter and
+// Reservation.Delay give.
+//
+// With a backend (ratelimit.WithBackend), each key's state lives in the backend, bound
+// with the instance id "<id>:<key>" (the key named as in events): every process that uses
+// the same limiter id shares each key's quota, one backend entry per key. A call then asks
+// the key's store, outside the shard's lock; a store that answers Local falls back on the
+// key's in-process cell. A cell counts as busy for one Period after its last use, so that
+// at the bound the keys in use keep their binding; a cell evicted before that loses only
+// its binding, as the key's state is the backend's. Backend ids share one namespace: a
+// ratelimit.Limiter named "api:10.0.0.1" shares the quota of key "10.0.0.1" of a keyed
+// limiter "api", and keys whose fmt.Sprint is the same (the int 1 and the string "1" of a
+// Limiter[any]) share one backend entry; choose names accordingly.
 //
 // A key must be equal to itself. A NaN is not (a float64 or float32 NaN, a complex with a
 // NaN part, or a struct, array or interface value holding one), so no call could find its
@@ -125,8 +170,9 @@ type Limiter[K comparable] struct {
 // Observe. An invalid configuration returns a *policy.ConfigError: R4C-ATR-003
 // (permits < 1), R4C-ATR-002 (period ≤ 0), R4C-REG-001 (period shorter than 1ns per
 // permit), R4C-ATR-004 (maxWait < 0), R4C-ATR-007 (maxKeys or maxKeyBytes < 0). Its
-// instance id is its Name; without one, it has none (""), and its errors speak of "the
-// rate limiter".
+// instance id is its Name; without one, it has none (""): its rejection then reads
+// `ratelimit: rate limit exceeded`, ratelimit.ErrExceeded's text, and only its refusal
+// of a call for more than its burst speaks of "the rate limiter".
 func New[K comparable](opts ...ratelimit.Option) (*Limiter[K], error) {
 	return kind.New(func() rlcore.Settings { return rlcore.Settings{} }, build[K], opts)
 }

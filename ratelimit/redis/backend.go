@@ -113,6 +113,96 @@ var _ backend.Backend = (*redisBackend)(nil)
 // the client's settings; a client with ContextTimeoutEnabled bounds them itself, which is
 // cheaper: otherwise each call runs on a short-lived goroutine that the caller leaves after
 // the timeout, and that ends with the client's own read timeout.
+//
+// A limiter keeps the same rules as in-process: a burst of Permits, then one permit every
+// T = Period/Permits (rounded up to a whole nanosecond, so that rounding never admits
+// more than the configured rate), rejection with the limiter's own error matching
+// ratelimit.ErrExceeded, reservations within MaxWait, the retry-after of a refused call,
+// weighted calls (TryAcquireN, AcquireN, ReserveN), live reconfiguration, canceled
+// reservations giving their permits back, and the available permits of its Snapshot
+// (Snapshot().AvailablePermits; keyed.Limiter.AvailablePermits(key) for a key). The GCRA
+// state, one TAT per limiter name, lives in Redis (see Prefix for its keys), and every
+// decision is made by a Lua script run with EVALSHA (EVAL when the server does not know
+// the script yet). A lone call is one script run, sent at once: one round trip. Calls of
+// one limiter (or one key of a keyed limiter) that come while one of its runs is in
+// flight queue, and go together in the next run, up to 64 per run, as soon as that one
+// is back: the script decides them one after the other, in their order of arrival, each
+// against the TAT the one before left, so each gets exactly the answer it would get
+// alone at that instant, and many concurrent calls cost one round trip. A queued call
+// whose context ends stops waiting; a permit its run reserved for it is given back. When
+// a run fails, each of its calls takes the failure policy, as if it had failed alone.
+// Time comes from Redis TIME inside the script, so the clients' clocks may disagree; a
+// caller that must wait for its reserved permit waits locally, on its own clock. The
+// script's arithmetic is exact: times are (seconds, nanoseconds) pairs of integers, so
+// no value ever leaves the range in which Lua's numbers are exact.
+//
+// A call for n permits takes a slot of n·T of the schedule: at the TAT, which moves by
+// n·T, or in the slot of a canceled reservation (below); its permits are free after
+// max(slot start, now) - now - (Permits-n)·T, and it is refused, taking nothing, when that
+// is more than the call may wait; the retry-after is then that wait. Each call brings the
+// limiter's configuration in force, so the rate is the call's, and the TAT key holds the
+// rate it is written at. The first call (a reserve, or a read of the available permits)
+// that brings another rate converts the schedule in the same script run, as an
+// in-process limiter converts it at Reconfigure: what it owes, the part of [now, TAT)
+// that granted permits hold (freed slots excepted), is counted in permits of the old
+// rate, fractions included, and owed again as that many permits of the new one, or the
+// whole permits free at that call stay free when more, within the new burst; the freed
+// slots are dropped. So 1 permit per hour, spent, then raised to 10 per second gives its
+// next permit within 100ms, and a lowered quota owes its spent permits at its own,
+// slower, rate. The same calls give the same answers on Redis and in-process, at the
+// instants Redis decides them. The conversion computes in nanoseconds as Lua numbers
+// (doubles): exact while Permits·T of both rates and the TAT's lead over now stay below
+// 2^53 ns (about 104 days), the conversion of a partial permit from one T to the other
+// to within a nanosecond; beyond, rounded to a double. A schedule that owes nothing (no
+// key, or a TAT at or before now) admits the new burst at once. Reservations granted
+// before a conversion keep their turn, and give nothing back when canceled after it:
+// each reservation's grant carries the count of conversions the key had made when it
+// was granted (backend.Grant.Epoch), and the cancel gives nothing back when the key's
+// count has moved. A key written by an earlier version of this package holds a bare TAT,
+// with no rate: it is read at the call's rate, not converted, and written with the rate
+// at the next call that moves it. A call that read the old configuration just before the
+// change and reaches Redis after the first call at the new one converts the schedule
+// back to the old rate, and the next call at the new rate converts it again: each
+// conversion keeps what is owed, within the burst of its rate, but not the freed slots.
+// The limiter's in-process share, used while Redis is down with the Local policy, is
+// converted at Reconfigure.
+//
+// A canceled reservation gives its permits back as long as their time has not passed on
+// the server's clock: when it is the last one reserved (the TAT is its end), the TAT moves
+// back to its start, and on over a freed slot that ends there; when later reservations
+// stand behind it, its slot, from now on, is kept as a freed slot, and the next call that
+// fits there (the earliest freed slot that holds its n·T, and whose permit time is within
+// its wait) takes it before appending at the TAT. Every permit so holds a slot that no
+// other holds, starting at or after its permit time and ending at most Permits·T after
+// it, so that no window of length d sees more than Permits + floor(d/T) permits. At most
+// 16 freed slots are kept per limiter (freed slots that touch are joined): a cancel that
+// would make one more gives nothing back.
+//
+// Every limiter, in every process, that uses the same name and the same prefix shares
+// one quota; they must be configured with the same Permits and Period. While a change of
+// configuration reaches them one by one, each call is decided at its own limiter's rate,
+// on the one shared TAT, converted to that rate when the key was written at another: so
+// instances configured differently for one name convert the key back and forth at every
+// call that alternates between them, each conversion dropping the freed slots and
+// rounding what is owed within the burst of its rate; their quota is then neither one
+// nor the other.
+//
+// On Redis Cluster, the braces of the TAT key make "prefix + name" its hash tag: a
+// limiter's two keys live in one slot, which every script call touches alone, so the
+// backend works unchanged on a cluster, and the limiters (and the keys of a keyed
+// limiter) spread over the slots by name. When a slot moves (resharding), the client
+// follows the cluster's MOVED and ASK redirections, and the script runs where the keys
+// are, with no quota lost. With a *redis.ClusterClient, a call whose slot is still moving
+// once the client's redirections ran out (MOVED, ASK, or TRYAGAIN during a migration)
+// runs the script again, up to 3 more times within the timeout, and then takes the
+// failure policy alone: the nodes answered, so none is marked down and no event is
+// published. A client that does not follow redirections (a *redis.Client of one cluster
+// node) gets them on every call: a failure of that node. When a master fails and a
+// replica takes over, its keys' calls take the failure policy until the client's slot
+// map names the new master. A cluster that must keep serving the healthy nodes' slots
+// while one node is down needs cluster-require-full-coverage no: otherwise Redis itself
+// refuses every key once a slot has no node. Give the ClusterClient
+// ContextTimeoutEnabled, so that Timeout bounds each call without a helper goroutine.
 func New(client goredis.Scripter, opts ...Option) (backend.Backend, error) {
 	b, err := newBackend(client, opts...)
 	if err != nil {

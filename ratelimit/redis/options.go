@@ -67,12 +67,33 @@ type Option func(*config)
 // Prefix sets the prefix of every key's name: the key of limiter "geocoding" is
 // "{" + p + "geocoding}". Default "r4c:". Services that must not share quotas under equal
 // names use different prefixes.
+//
+// Two keys per limiter name. The TAT key is "{" + prefix + name + "}", e.g.
+// {r4c:geocoding} with the default prefix "r4c:". Its value is the TAT as a decimal count
+// of nanoseconds since the Unix epoch on the server's clock, then the rate it is written
+// at and the count of its conversions (see New), one space apart: T in nanoseconds,
+// Permits, and the count, e.g. "1767225600100000000 100000000 10 0" (a bare TAT, as
+// earlier versions wrote it, is still read); its TTL is the time until the burst is full
+// again (the TAT, rounded up to a millisecond), so an idle limiter leaves no key behind
+// and an absent key means a full burst. The freed-slots key is the TAT key followed by
+// ":freed", e.g. {r4c:geocoding}:freed: it exists only while a canceled reservation's
+// slot is free, and holds the freed slots as "start-end" pairs one space apart, each time
+// in seconds since the Unix epoch with exactly 9 decimals (e.g.
+// "1767225600.250000000-1767225600.750000000"), sorted, each ending before the TAT; its
+// TTL is the time until the last one ends. The script reads it only while the TAT is
+// ahead of now, and deletes it when it takes a permit with no TAT key (whatever it
+// holds). Each script touches exactly those two keys, and the braces make the TAT key
+// their Redis Cluster hash tag, so both are in one slot and the layout works unchanged
+// on a cluster (see New).
 func Prefix(p string) Option { return func(c *config) { c.Prefix = p } }
 
 // Timeout bounds each round trip to Redis: a script run that Redis has not answered by
-// then takes the failure policy for each call it carries. A call queued behind another
-// call of its limiter (or key) waits for that one's round trip too (see the package
-// documentation, under Failures). Default 50ms. Negative fails with R4C-ATR-004,
+// then takes the failure policy for each call it carries. No round trip waits for Redis
+// longer than the timeout, whatever the client's own timeouts; when Redis did not answer
+// in time, the event's Err matches context.DeadlineExceeded (see OnFailure). A call that
+// finds another call of its limiter (or key) in flight waits for that one's round trip
+// before its own goes (see New), so it may wait up to about twice the timeout, and more
+// behind a queue of over 64 calls. Default 50ms. Negative fails with R4C-ATR-004,
 // zero with R4C-ATR-007. With a client that has ContextTimeoutEnabled, the limiter's own
 // calls (those that carry no context of the caller, such as TryAcquire) send and read
 // with exactly this deadline, and share the timer that ends them per 1/16 of it (at most
@@ -91,6 +112,27 @@ func Timeout(d time.Duration) Option { return func(c *config) { c.Timeout = d } 
 //     ratelimit.ErrExceeded), the retry-after being the emission interval T (fail closed).
 //
 // Another value fails New with R4C-ATR-007.
+//
+// When Redis fails or answers too late (Timeout), the limiter publishes
+// backend.EventFailed and applies the failure policy until Redis answers again (see
+// ProbeInterval for the health of each node). Redis's failures are a refused or dropped
+// connection, a timeout, and every error reply other than the data errors below (e.g.
+// LOADING, READONLY, OOM or BUSY).
+//
+// A data error is one limiter's keys', not Redis's: a key holds another type (Redis
+// answers WRONGTYPE), the TAT key a string that is not a TAT (1 to 24 decimal digits; the
+// script answers BADTAT), or the freed-slots key, while it is read, a string that is not
+// freed slots as Prefix describes them (at most 16, each start before its end, each end
+// before the next start, seconds below 10^12; the script answers BADSLOTS). The script
+// then writes nothing. Redis answered, so every other limiter and key stays on Redis, and
+// neither backend.EventFailed nor backend.EventRecovered is published. Only that
+// limiter's calls apply the failure policy; it publishes backend.EventKeyFailed, with Key
+// its TAT key (e.g. {r4c:geocoding}) and Err the error, which names the key at fault,
+// once until its keys answer well again. While they are bad, one of its calls per
+// ProbeInterval tries them again, the others take the failure policy at once. The values
+// are never overwritten: once the key at fault is deleted (a missing TAT key is a full
+// burst, a missing freed-slots key no freed slot) or holds a valid value again, the
+// limiter is back on Redis, without an event.
 func OnFailure(v backend.Verdict) Option { return func(c *config) { c.OnFailure = v } }
 
 // ProbeInterval sets how long after a failure a node of Redis is tried again: while a
@@ -101,6 +143,25 @@ func OnFailure(v backend.Verdict) Option { return func(c *config) { c.OnFailure 
 // clock: a node's outage on the clock of the limiter that found it, a key's on the clock
 // of the key's limiter. With a registry's manual clock, Redis is tried again only as the test
 // advances the clock.
+//
+// Health follows the unit that fails: the node that holds a limiter's keys. For a
+// *redis.Client that is its server; for a *redis.ClusterClient, the master that owns the
+// keys' slot in the client's slot map; for a *redis.Ring, the keys' shard; for any other
+// client, the backend as a whole. A node that fails sends only the keys it holds to the
+// failure policy: the keys of the other nodes keep their exact shared quotas. While a
+// node is down, only one call per ProbeInterval for that node, whatever its limiter or
+// key, tries it again; the others whose keys it holds take the failure policy at once.
+// The limiter whose call finds a node down publishes backend.EventFailed, and the one
+// whose call the node answers again publishes backend.EventRecovered: one of each per
+// node and outage, with the attribute "node" the node's address. A node down that no
+// call reaches any more (its slots moved away, or a replica took its place) is pinged,
+// when its probe is due, by a call of another node (with a client that has
+// ContextTimeoutEnabled, which bounds the ping), so that its outage ends too. While every
+// node answers, calls pay nothing for this (no slot lookup); while one is down, each
+// limiter looks its keys' node up at most once per probe interval, from the client's
+// slot map in memory. The events of the nodes reach the listeners one at a time, in the
+// order of the changes, possibly on the goroutine of another call that is publishing
+// them, just after the call that caused one returns.
 func ProbeInterval(d time.Duration) Option { return func(c *config) { c.ProbeInterval = d } }
 
 // Instances sets how many instances of the service are expected to share each quota, N,
