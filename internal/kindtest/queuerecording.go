@@ -96,7 +96,7 @@ func kinds(evs []policy.Event) []policy.EventKind {
 	return out
 }
 
-// RunQueueingRecording runs, as subtests, the tests of the outcome recording (OB-1) of
+// RunQueueingRecording runs, as subtests, the tests of the outcome recording of
 // the queueing policy s: each admission decision is recorded once, with the call's
 // context, and every event reaches the recorder with it.
 func RunQueueingRecording(t *testing.T, s QueueingSubject) {
