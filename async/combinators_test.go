@@ -12,14 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/futuretest"
 )
 
 func TestMap_Value(t *testing.T) {
 	f, complete := async.NewPromise[int]()
 	m := async.Map(f, func(v int) (string, error) { return strconv.Itoa(v * 2), nil })
-	requirePending(t, m)
+	futuretest.RequirePending(t, m)
 	complete(21, nil)
-	v, err := done(t, m)
+	v, err := futuretest.Done(t, m)
 	require.NoError(t, err)
 	assert.Equal(t, "42", v)
 }
@@ -38,14 +39,14 @@ func TestMap_ErrorSkipsFn(t *testing.T) {
 		called.Store(true)
 		return v, nil
 	})
-	_, err := done(t, m)
+	_, err := futuretest.Done(t, m)
 	assert.ErrorIs(t, err, errBoom)
 	assert.False(t, called.Load(), "fn must not run on an error")
 }
 
 func TestMap_FnError(t *testing.T) {
 	m := async.Map(async.Completed(1), func(int) (int, error) { return 0, errBoom })
-	_, err := done(t, m)
+	_, err := futuretest.Done(t, m)
 	assert.ErrorIs(t, err, errBoom)
 }
 
@@ -57,9 +58,9 @@ func TestMap_AS4_CancelPropagates(t *testing.T) {
 	m := async.Map(f, func(v int) (int, error) { called.Store(true); return v, nil })
 
 	assert.True(t, m.Cancel(), "the source's work had not started")
-	_, err := done(t, m)
+	_, err := futuretest.Done(t, m)
 	assert.ErrorIs(t, err, async.ErrCanceled)
-	_, err = done(t, f)
+	_, err = futuretest.Done(t, f)
 	assert.ErrorIs(t, err, async.ErrCanceled, "the source is canceled")
 	assert.Equal(t, int32(1), hook.Load())
 	complete(1, nil)
@@ -70,7 +71,7 @@ func TestMap_SourceCanceledFailsMapped(t *testing.T) {
 	f, _ := async.NewPromise[int]()
 	m := async.Map(f, func(v int) (int, error) { return v, nil })
 	f.Cancel()
-	_, err := done(t, m)
+	_, err := futuretest.Done(t, m)
 	assert.ErrorIs(t, err, async.ErrCanceled)
 }
 
@@ -83,12 +84,12 @@ func TestThen_Chain(t *testing.T) {
 		assert.Equal(t, 3, v)
 		return nextFuture
 	})
-	requirePending(t, out)
+	futuretest.RequirePending(t, out)
 	complete(3, nil)
-	requirePending(t, out)
+	futuretest.RequirePending(t, out)
 	require.NotNil(t, next, "fn ran once f succeeded")
 	next("three", nil)
-	v, err := done(t, out)
+	v, err := futuretest.Done(t, out)
 	require.NoError(t, err)
 	assert.Equal(t, "three", v)
 }
@@ -111,14 +112,14 @@ func TestThen_ErrorSkipsFn(t *testing.T) {
 		called.Store(true)
 		return async.Completed(1)
 	})
-	_, err := done(t, out)
+	_, err := futuretest.Done(t, out)
 	assert.ErrorIs(t, err, errBoom)
 	assert.False(t, called.Load())
 }
 
 func TestThen_NextStepError(t *testing.T) {
 	out := async.Then(async.Completed(1), func(int) *async.Future[int] { return async.Failed[int](errBoom) })
-	_, err := done(t, out)
+	_, err := futuretest.Done(t, out)
 	assert.ErrorIs(t, err, errBoom)
 }
 
@@ -131,9 +132,9 @@ func TestThen_AS3_CancelBeforeNextStarted(t *testing.T) {
 
 	assert.True(t, out.Cancel(), "f's work had not started")
 	assert.Equal(t, int32(1), hook.Load())
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	assert.ErrorIs(t, err, async.ErrCanceled)
-	_, err = done(t, out)
+	_, err = futuretest.Done(t, out)
 	assert.ErrorIs(t, err, async.ErrCanceled)
 	complete(1, nil)
 	assert.False(t, called.Load())
@@ -152,9 +153,9 @@ func TestThen_AS3_CancelAfterNextStarted(t *testing.T) {
 	require.NotNil(t, next)
 
 	assert.False(t, out.Cancel(), "the next step had started")
-	_, err := done(t, out)
+	_, err := futuretest.Done(t, out)
 	assert.ErrorIs(t, err, async.ErrCanceled)
-	_, err = done(t, next)
+	_, err = futuretest.Done(t, next)
 	assert.ErrorIs(t, err, async.ErrCanceled, "the next step is canceled")
 	assert.Equal(t, int32(1), nextHook.Load())
 }
@@ -172,7 +173,7 @@ func TestThen_CancelWhileFnRuns(t *testing.T) {
 	})
 	complete(1, nil)
 	assert.False(t, canceled, "f had completed")
-	_, err := done(t, out)
+	_, err := futuretest.Done(t, out)
 	assert.ErrorIs(t, err, async.ErrCanceled)
 	_, ok, err := next.Result()
 	assert.True(t, ok, "the next step is canceled")
@@ -188,10 +189,10 @@ func TestAll_ValuesInOrder(t *testing.T) {
 	}
 	all := async.All(fs...)
 	for i := n - 1; i >= 0; i-- { // complete in reverse order
-		requirePending(t, all)
+		futuretest.RequirePending(t, all)
 		completes[i](i*10, nil)
 	}
-	v, err := done(t, all)
+	v, err := futuretest.Done(t, all)
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, 10, 20, 30, 40}, v)
 }
@@ -208,7 +209,7 @@ func TestAll_FirstError(t *testing.T) {
 	require.True(t, ok, "fails as soon as one fails")
 	assert.ErrorIs(t, err, errBoom)
 	completeB(0, errSecond)
-	v, err := done(t, all)
+	v, err := futuretest.Done(t, all)
 	assert.ErrorIs(t, err, errBoom, "the first error wins")
 	assert.Nil(t, v)
 }
@@ -246,10 +247,10 @@ func TestAll_AS4_CancelCancelsAll(t *testing.T) {
 
 	assert.False(t, all.Cancel(), "one input had started")
 	for _, f := range []*async.Future[int]{a, b, c} {
-		_, err := done(t, f) // Cancel completes each input at once
+		_, err := futuretest.Done(t, f) // Cancel completes each input at once
 		assert.ErrorIs(t, err, async.ErrCanceled)
 	}
-	_, err := done(t, all)
+	_, err := futuretest.Done(t, all)
 	assert.ErrorIs(t, err, async.ErrCanceled)
 	assert.Equal(t, int32(1), hook.Load())
 }
@@ -259,9 +260,9 @@ func TestAll_CancelNotStarted(t *testing.T) {
 	b, _ := async.NewPromise[int]()
 	all := async.All(a, b)
 	assert.True(t, all.Cancel(), "no input had started")
-	_, err := done(t, a)
+	_, err := futuretest.Done(t, a)
 	assert.ErrorIs(t, err, async.ErrCanceled)
-	_, err = done(t, b)
+	_, err = futuretest.Done(t, b)
 	assert.ErrorIs(t, err, async.ErrCanceled)
 }
 
@@ -278,7 +279,7 @@ func TestAll_ConcurrentCompletion(t *testing.T) {
 		wg.Go(func() { completes[i](i, nil) })
 	}
 	wg.Wait()
-	v, err := await(t, all)
+	v, err := futuretest.Await(t, all)
 	require.NoError(t, err)
 	for i := range n {
 		assert.Equal(t, i, v[i])

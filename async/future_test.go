@@ -13,54 +13,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/futuretest"
 )
-
-// generous bounds a real wait that must not hang; it never makes a test pass.
-const generous = time.Minute
 
 var errBoom = errors.New("boom")
 
 func bg() context.Context { return context.Background() }
 
-// await waits for f with a generous bound, failing the test if it stays pending.
-func await[T any](t *testing.T, f *async.Future[T]) (T, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(bg(), generous)
-	defer cancel()
-	v, err := f.Await(ctx)
-	require.NotErrorIs(t, err, context.DeadlineExceeded, "future still pending")
-	return v, err
-}
-
-// done requires f to be complete already and returns its outcome, through Result and
-// through Await (with a done context, which a completed future ignores).
-func done[T any](t *testing.T, f *async.Future[T]) (T, error) {
-	t.Helper()
-	v, ok, err := f.Result()
-	require.True(t, ok, "future should be complete")
-	ctx, cancel := context.WithCancel(bg())
-	cancel()
-	av, aerr := f.Await(ctx)
-	require.Equal(t, v, av)
-	require.Equal(t, err, aerr)
-	return v, err
-}
-
-func requirePending[T any](t *testing.T, f *async.Future[T]) {
-	t.Helper()
-	_, ok, err := f.Result()
-	require.False(t, ok, "future should be pending")
-	require.NoError(t, err)
-	select {
-	case <-f.Done():
-		t.Fatal("Done closed on a pending future")
-	default:
-	}
-}
-
 func TestNewPromise_CompletesOnce(t *testing.T) {
 	f, complete := async.NewPromise[int]()
-	requirePending(t, f)
+	futuretest.RequirePending(t, f)
 
 	complete(1, nil)
 	complete(2, nil)
@@ -70,11 +32,11 @@ func TestNewPromise_CompletesOnce(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, 1, v)
 	assert.NoError(t, err)
-	v, err = done(t, f)
+	v, err = futuretest.Done(t, f)
 	assert.Equal(t, 1, v)
 	assert.NoError(t, err)
 	assert.False(t, f.Cancel(), "Cancel after completion")
-	v, err = done(t, f)
+	v, err = futuretest.Done(t, f)
 	assert.Equal(t, 1, v)
 	assert.NoError(t, err)
 }
@@ -83,7 +45,7 @@ func TestNewPromise_FailsOnce(t *testing.T) {
 	f, complete := async.NewPromise[string]()
 	complete("", errBoom)
 	complete("late", nil)
-	v, err := done(t, f)
+	v, err := futuretest.Done(t, f)
 	assert.ErrorIs(t, err, errBoom)
 	assert.Equal(t, "", v)
 }
@@ -92,7 +54,7 @@ func TestNewPromise_CompleteAfterCancelIsIgnored(t *testing.T) {
 	f, complete := async.NewPromise[int]()
 	assert.True(t, f.Cancel(), "a plain promise has no work that started")
 	complete(7, nil)
-	v, err := done(t, f)
+	v, err := futuretest.Done(t, f)
 	assert.ErrorIs(t, err, async.ErrCanceled)
 	assert.Equal(t, 0, v)
 }
@@ -107,16 +69,16 @@ func TestAwait_AS4_ContextEndsFirst(t *testing.T) {
 	v, err := f.Await(ctx)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 0, v)
-	requirePending(t, f)
+	futuretest.RequirePending(t, f)
 
 	dctx, dcancel := context.WithTimeout(bg(), time.Millisecond)
 	defer dcancel()
 	_, err = f.Await(dctx)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	requirePending(t, f)
+	futuretest.RequirePending(t, f)
 
 	complete(5, nil)
-	v, err = done(t, f)
+	v, err = futuretest.Done(t, f)
 	require.NoError(t, err)
 	assert.Equal(t, 5, v)
 }
@@ -148,7 +110,7 @@ func TestAwait_BlocksUntilCompleted(t *testing.T) {
 	select {
 	case v := <-got:
 		assert.Equal(t, 9, v)
-	case <-time.After(generous):
+	case <-time.After(futuretest.Generous):
 		t.Fatal("Await did not return")
 	}
 }
@@ -205,7 +167,7 @@ func TestCompleted(t *testing.T) {
 		t.Fatal("Done of Completed not closed")
 	}
 	assert.False(t, f.Cancel(), "Cancel of a completed future")
-	v, err = done(t, f)
+	v, err = futuretest.Done(t, f)
 	assert.NoError(t, err)
 	assert.Equal(t, "x", v)
 }
@@ -222,7 +184,7 @@ func TestFailed(t *testing.T) {
 		t.Fatal("Done of Failed not closed")
 	}
 	assert.False(t, f.Cancel())
-	_, err = done(t, f)
+	_, err = futuretest.Done(t, f)
 	assert.ErrorIs(t, err, errBoom)
 }
 
@@ -241,20 +203,20 @@ func TestGo_RunsOnAnotherGoroutine(t *testing.T) {
 	var f *async.Future[int]
 	select {
 	case f = <-returned:
-	case <-time.After(generous):
+	case <-time.After(futuretest.Generous):
 		t.Fatal("Go ran fn on the caller's goroutine")
 	}
 	<-started
-	requirePending(t, f)
+	futuretest.RequirePending(t, f)
 	release <- struct{}{}
-	v, err := await(t, f)
+	v, err := futuretest.Await(t, f)
 	require.NoError(t, err)
 	assert.Equal(t, 42, v)
 }
 
 func TestGo_Error(t *testing.T) {
 	f := async.Go(bg(), func(context.Context) (int, error) { return 0, errBoom })
-	_, err := await(t, f)
+	_, err := futuretest.Await(t, f)
 	assert.ErrorIs(t, err, errBoom)
 }
 
@@ -271,13 +233,13 @@ func TestGo_AS3_CancelCancelsContext(t *testing.T) {
 	})
 	<-started
 	assert.False(t, f.Cancel(), "the work had started")
-	v, err := await(t, f)
+	v, err := futuretest.Await(t, f)
 	assert.ErrorIs(t, err, async.ErrCanceled)
 	assert.Equal(t, 0, v)
 	select {
 	case err := <-finished:
 		assert.ErrorIs(t, err, context.Canceled)
-	case <-time.After(generous):
+	case <-time.After(futuretest.Generous):
 		t.Fatal("fn's context was not canceled")
 	}
 	assert.False(t, f.Cancel(), "second Cancel")
@@ -291,7 +253,7 @@ func TestGo_AS4_ParentContextCancels(t *testing.T) {
 		return 0, ctx.Err()
 	})
 	cancel()
-	_, err := await(t, f)
+	_, err := futuretest.Await(t, f)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.NotErrorIs(t, err, async.ErrCanceled)
 }
@@ -311,7 +273,7 @@ func TestNewCancelablePromise_AS3_CancelRunsHookOnce(t *testing.T) {
 		assert.False(t, f.Cancel(), "second Cancel")
 		assert.Equal(t, int32(1), calls.Load(), "hook runs once")
 		assert.ErrorIs(t, hookSaw, async.ErrCanceled)
-		_, err := done(t, f)
+		_, err := futuretest.Done(t, f)
 		assert.ErrorIs(t, err, async.ErrCanceled)
 	}
 }
@@ -322,7 +284,7 @@ func TestNewCancelablePromise_CancelAfterCompletionSkipsHook(t *testing.T) {
 	complete(4, nil)
 	assert.False(t, f.Cancel())
 	assert.Equal(t, int32(0), calls.Load(), "hook not run after completion")
-	v, err := done(t, f)
+	v, err := futuretest.Done(t, f)
 	assert.NoError(t, err)
 	assert.Equal(t, 4, v)
 }
@@ -392,7 +354,7 @@ func TestOnComplete_CallbackMayUseFuture(t *testing.T) {
 	go func() { defer close(done); complete(1, nil) }()
 	select {
 	case <-done:
-	case <-time.After(generous):
+	case <-time.After(futuretest.Generous):
 		t.Fatal("deadlock: a callback used its future")
 	}
 	assert.True(t, inner)
@@ -475,7 +437,7 @@ func TestPromise_CreatesNoGoroutine(t *testing.T) {
 	after := runtime.NumGoroutine()
 	assert.LessOrEqual(t, after, before, "pending promises started goroutines")
 	for _, f := range futures {
-		requirePending(t, f)
+		futuretest.RequirePending(t, f)
 	}
 }
 

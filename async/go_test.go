@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/futuretest"
 )
 
 func answer(context.Context) (int, error) { return 42, nil }
@@ -123,7 +124,7 @@ func TestGo_AS3_CancelEndsContextsDerivedInside(t *testing.T) {
 		for range n {
 			c, cancel := context.WithCancel(ctx)
 			t.Cleanup(cancel)
-			d, cancelD := context.WithTimeout(ctx, generous)
+			d, cancelD := context.WithTimeout(ctx, futuretest.Generous)
 			t.Cleanup(cancelD)
 			cs = append(cs, c, d)
 		}
@@ -141,7 +142,7 @@ func TestGo_AS3_CancelEndsContextsDerivedInside(t *testing.T) {
 	for _, c := range cs {
 		select {
 		case <-c.Done():
-		case <-time.After(generous):
+		case <-time.After(futuretest.Generous):
 			t.Fatal("a derived context did not end")
 		}
 		assert.ErrorIs(t, c.Err(), context.Canceled)
@@ -197,7 +198,7 @@ func TestDone_MadeOnDemand(t *testing.T) {
 	f, complete := async.NewPromise[int]()
 	ch := f.Done()
 	assert.Equal(t, ch, f.Done(), "same channel")
-	requirePending(t, f)
+	futuretest.RequirePending(t, f)
 	complete(1, nil)
 	<-ch
 	<-f.Done()
@@ -247,7 +248,7 @@ func TestAwait_ContextEndsAsTheFutureCompletes(t *testing.T) {
 		} else {
 			assert.Equal(t, 5, v)
 		}
-		_, _ = await(t, f)
+		_, _ = futuretest.Await(t, f)
 	}
 }
 
@@ -324,7 +325,7 @@ func TestGo_AS5_GoexitCancelsTheContext(t *testing.T) {
 	ctx := <-got
 	select {
 	case <-ctx.Done():
-	case <-time.After(generous):
+	case <-time.After(futuretest.Generous):
 		t.Fatal("fn's context was not canceled after Goexit")
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/internal/delay"
+	"github.com/resilience4go/resilience4go/internal/futuretest"
 )
 
 // call is a Delayed call whose starts and stops the test records. Start returns the
@@ -196,10 +197,10 @@ func TestDelayed_AS2_StartsAfterTheDelay(t *testing.T) {
 	assert.Equal(t, 1, starts)
 	assert.Empty(t, stops)
 	assert.Zero(t, clk.PendingTasks())
-	requirePending(t, f)
+	futuretest.RequirePending(t, f)
 
 	c.finish(0, 7, nil)
-	v, err := done(t, f)
+	v, err := futuretest.Done(t, f)
 	require.NoError(t, err)
 	assert.Equal(t, 7, v)
 	assert.False(t, f.Cancel())
@@ -230,7 +231,7 @@ func TestDelayed_AS3_CancelWhileWaiting(t *testing.T) {
 	c.d.StartAfter(time.Second)
 
 	assert.True(t, f.Cancel())
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	require.ErrorIs(t, err, async.ErrCanceled)
 	assert.Zero(t, clk.PendingTasks(), "the timer is stopped")
 	clk.Advance(time.Hour)
@@ -256,7 +257,7 @@ func TestDelayed_AS3_CancelAfterStart(t *testing.T) {
 
 	assert.False(t, f.Cancel())
 	assert.True(t, innerCanceled.Load())
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	require.ErrorIs(t, err, async.ErrCanceled)
 	_, stops := c.counts()
 	assert.Empty(t, stops, "a started call is not stopped")
@@ -277,7 +278,7 @@ func TestDelayed_AS3_CancelWhileStartRuns(t *testing.T) {
 	c.d.StartAfter(time.Second)
 	clk.Advance(time.Second)
 	assert.True(t, innerCanceled.Load())
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	require.ErrorIs(t, err, async.ErrCanceled)
 }
 
@@ -291,7 +292,7 @@ func TestDelayed_AS4_ContextEndsTheWait(t *testing.T) {
 	c.d.StartAfter(time.Second)
 	cancel()
 
-	v, err := await(t, f)
+	v, err := futuretest.Await(t, f)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, -1, v)
 	assert.Zero(t, clk.PendingTasks(), "the timer is stopped")
@@ -312,7 +313,7 @@ func TestDelayed_ContextAlreadyEnded(t *testing.T) {
 	f := c.d.Init(clk, ctx, c, nil)
 	c.d.StartAfter(time.Second)
 
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, clk.PendingTasks())
 	_, ever := ctx.registered()
@@ -338,7 +339,7 @@ func TestDelayed_AS4_ContextEndedBeforeItsHookRuns(t *testing.T) {
 		} else {
 			clk.Advance(time.Second)
 		}
-		_, err := done(t, f)
+		_, err := futuretest.Done(t, f)
 		require.ErrorIs(t, err, context.Canceled)
 		starts, stops := c.counts()
 		assert.Zero(t, starts)
@@ -366,7 +367,7 @@ func TestDelayed_AS2_StartWithinStartedByTheOwner(t *testing.T) {
 	assert.False(t, c.d.Start())
 	assert.False(t, c.d.End(), "the future is the work's")
 	c.finish(0, 3, nil)
-	v, err := done(t, f)
+	v, err := futuretest.Done(t, f)
 	require.NoError(t, err)
 	assert.Equal(t, 3, v)
 }
@@ -380,7 +381,7 @@ func TestDelayed_StartWithinExpires(t *testing.T) {
 	c.d.StartWithin(time.Second)
 	clk.Advance(time.Second)
 
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	require.ErrorIs(t, err, delay.ErrExpired)
 	assert.False(t, c.d.Start())
 	starts, stops := c.counts()
@@ -402,7 +403,7 @@ func TestDelayed_ObserverWaitsAgainAndEnds(t *testing.T) {
 	assert.Zero(t, before, "no hook before the first wait")
 
 	completeFirst(0, errBoom)
-	requirePending(t, f)
+	futuretest.RequirePending(t, f)
 	assert.Equal(t, 1, clk.PendingTasks())
 	clk.Advance(time.Second)
 	r.finish(0, 0, errBoom)
@@ -412,7 +413,7 @@ func TestDelayed_ObserverWaitsAgainAndEnds(t *testing.T) {
 	assert.Equal(t, 1, ever, "one hook for every wait")
 
 	r.finish(1, 42, nil)
-	v, err := done(t, f)
+	v, err := futuretest.Done(t, f)
 	require.NoError(t, err)
 	assert.Equal(t, 42, v)
 	starts, stops := r.counts()
@@ -433,10 +434,10 @@ func TestDelayed_ObserverContextEndsWhileWorkRuns(t *testing.T) {
 	r.d.StartAfter(time.Second)
 	clk.Advance(time.Second)
 	ctx.end(true) // the hook runs while the work is in flight: nothing happens
-	requirePending(t, f)
+	futuretest.RequirePending(t, f)
 
 	r.finish(0, 0, errBoom) // the Observer waits again: the context has ended
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, clk.PendingTasks())
 	starts, stops := r.counts()
@@ -454,7 +455,7 @@ func TestDelayed_AS3_ObserverCancelInFlight(t *testing.T) {
 	r.d.Started(first)
 
 	assert.False(t, f.Cancel())
-	_, err := done(t, first)
+	_, err := futuretest.Done(t, first)
 	require.ErrorIs(t, err, async.ErrCanceled, "the work in flight is canceled")
 	assert.Empty(t, r.results, "its result is not observed")
 	assert.Zero(t, clk.PendingTasks())
@@ -490,7 +491,7 @@ func TestDelayed_StaleTimerDoesNotEndTheNextWait(t *testing.T) {
 	starts, _ = r.counts()
 	assert.Equal(t, 2, starts, "the second wait's own timer starts the work")
 	r.finish(1, 1, nil)
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	require.NoError(t, err)
 }
 
@@ -503,7 +504,7 @@ func TestDelayed_AS2_TimerFiringAtOnceLeavesNoHook(t *testing.T) {
 	f := c.d.Init(ctxtest.EagerClock{Manual: clock.NewManual()}, ctx, c, nil)
 	c.d.StartAfter(time.Second)
 
-	v, err := await(t, f)
+	v, err := futuretest.Await(t, f)
 	require.NoError(t, err)
 	assert.Equal(t, 5, v)
 	now, ever := ctx.registered()
@@ -553,7 +554,7 @@ func TestDelayed_AS3_NoHookLeftOnTheContext(t *testing.T) {
 	f = ending.d.Init(clk, ctx, ending, nil)
 	ending.d.StartAfter(time.Second)
 	ctx.end(true)
-	_, err := await(t, f) // the hook runs on its own goroutine
+	_, err := futuretest.Await(t, f) // the hook runs on its own goroutine
 	require.ErrorIs(t, err, context.Canceled)
 	_, stops := ending.counts()
 	assert.Equal(t, []error{context.Canceled}, stops)
@@ -591,7 +592,7 @@ func TestDelayed_AS2_SystemClockRaces(t *testing.T) {
 	}
 	wg.Wait()
 	for i, f := range futures {
-		_, err := await(t, f)
+		_, err := futuretest.Await(t, f)
 		starts, stops := calls[i].counts()
 		require.Equal(t, 1, starts+len(stops), "call %d starts or stops once", i)
 		if starts == 0 {
@@ -661,7 +662,7 @@ func TestDelayed_AS2_PanicInStartFailsTheFuture(t *testing.T) {
 	f := d.Init(clk, ctx, s, nil)
 	d.StartAfter(time.Second)
 	assert.PanicsWithValue(t, "boom", func() { clk.Advance(time.Second) })
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	require.ErrorIs(t, err, async.ErrPanicked)
 	assert.Zero(t, s.stops)
 	assert.Zero(t, clk.PendingTasks())
@@ -675,7 +676,7 @@ func TestDelayed_AS2_PanicInStartFailsTheFuture(t *testing.T) {
 	f2 := d2.Init(clk, bg(), s2, nil)
 	d2.StartWithin(time.Second)
 	assert.PanicsWithValue(t, "boom", func() { d2.Start() })
-	_, err = done(t, f2)
+	_, err = futuretest.Done(t, f2)
 	require.ErrorIs(t, err, async.ErrPanicked)
 	assert.Zero(t, clk.PendingTasks(), "the MaxWait timer is stopped")
 	fired := false
@@ -697,7 +698,7 @@ func TestDelayed_AS7_ExpiryRacingCancelStopsOnceCanceled(t *testing.T) {
 	starts, stops := c.counts()
 	assert.Zero(t, starts)
 	assert.Equal(t, []error{async.ErrCanceled}, stops)
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	assert.ErrorIs(t, err, async.ErrCanceled)
 	assert.Zero(t, clk.PendingTasks())
 }
@@ -759,44 +760,6 @@ func TestDelayed_AS7_ObservedResultRacingCancel(t *testing.T) {
 	assert.Equal(t, []error{async.ErrCanceled}, stops)
 }
 
-const generous = time.Minute
-
 var errBoom = errors.New("boom")
 
 func bg() context.Context { return context.Background() }
-
-// await waits for f with a generous bound, failing the test if it stays pending.
-func await[T any](t *testing.T, f *async.Future[T]) (T, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(bg(), generous)
-	defer cancel()
-	v, err := f.Await(ctx)
-	require.NotErrorIs(t, err, context.DeadlineExceeded, "future still pending")
-	return v, err
-}
-
-// done requires f to be complete already and returns its outcome, through Result and
-// through Await (with a done context, which a completed future ignores).
-func done[T any](t *testing.T, f *async.Future[T]) (T, error) {
-	t.Helper()
-	v, ok, err := f.Result()
-	require.True(t, ok, "future should be complete")
-	ctx, cancel := context.WithCancel(bg())
-	cancel()
-	av, aerr := f.Await(ctx)
-	require.Equal(t, v, av)
-	require.Equal(t, err, aerr)
-	return v, err
-}
-
-func requirePending[T any](t *testing.T, f *async.Future[T]) {
-	t.Helper()
-	_, ok, err := f.Result()
-	require.False(t, ok, "future should be pending")
-	require.NoError(t, err)
-	select {
-	case <-f.Done():
-		t.Fatal("Done closed on a pending future")
-	default:
-	}
-}

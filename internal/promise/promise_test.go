@@ -1,15 +1,14 @@
 package promise_test
 
 import (
-	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/futuretest"
 	"github.com/resilience4go/resilience4go/internal/promise"
 )
 
@@ -22,9 +21,9 @@ func TestPromise_AS7_ClaimWinsAgainstCancel(t *testing.T) {
 	assert.False(t, p.Claim(), "a second claim loses")
 	assert.False(t, f.Cancel(), "Cancel after a claim does nothing")
 	assert.Zero(t, hooks)
-	requirePending(t, f)
+	futuretest.RequirePending(t, f)
 	assert.True(t, p.Complete(7, nil))
-	v, err := done(t, f)
+	v, err := futuretest.Done(t, f)
 	require.NoError(t, err)
 	assert.Equal(t, 7, v)
 	assert.False(t, p.Complete(8, nil), "the future is complete")
@@ -39,7 +38,7 @@ func TestPromise_AS7_CancelWinsAgainstClaim(t *testing.T) {
 	assert.Equal(t, 1, hooks)
 	assert.False(t, p.Claim())
 	assert.False(t, p.Complete(1, nil))
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	assert.ErrorIs(t, err, async.ErrCanceled)
 }
 
@@ -57,7 +56,7 @@ func TestPromise_AS7_ClaimInCancelsWindowLoses(t *testing.T) {
 	assert.False(t, claimed)
 	assert.False(t, completed)
 	assert.Equal(t, 1, hooks)
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	assert.ErrorIs(t, err, async.ErrCanceled)
 }
 
@@ -69,7 +68,7 @@ func TestPromise_CompleteWithoutClaim(t *testing.T) {
 	assert.True(t, p.Complete(0, boom))
 	assert.False(t, p.Complete(1, nil))
 	assert.False(t, p.Claim())
-	_, err := done(t, f)
+	_, err := futuretest.Done(t, f)
 	assert.ErrorIs(t, err, boom)
 
 	var zero promise.Promise[int]
@@ -96,7 +95,7 @@ func TestPromise_ClaimedCompletionRunsCallbacks(t *testing.T) {
 	p.Complete("x", nil)
 	<-ch
 	assert.Equal(t, "x", got)
-	v, err := await(t, f)
+	v, err := futuretest.Await(t, f)
 	require.NoError(t, err)
 	assert.Equal(t, "x", v)
 }
@@ -110,44 +109,4 @@ func TestPromise_Allocations(t *testing.T) {
 		_, _, _ = f.Result()
 	})
 	assert.Equal(t, 1.0, allocs)
-}
-
-const generous = time.Minute
-
-func bg() context.Context { return context.Background() }
-
-// await waits for f with a generous bound, failing the test if it stays pending.
-func await[T any](t *testing.T, f *async.Future[T]) (T, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(bg(), generous)
-	defer cancel()
-	v, err := f.Await(ctx)
-	require.NotErrorIs(t, err, context.DeadlineExceeded, "future still pending")
-	return v, err
-}
-
-// done requires f to be complete already and returns its outcome, through Result and
-// through Await (with a done context, which a completed future ignores).
-func done[T any](t *testing.T, f *async.Future[T]) (T, error) {
-	t.Helper()
-	v, ok, err := f.Result()
-	require.True(t, ok, "future should be complete")
-	ctx, cancel := context.WithCancel(bg())
-	cancel()
-	av, aerr := f.Await(ctx)
-	require.Equal(t, v, av)
-	require.Equal(t, err, aerr)
-	return v, err
-}
-
-func requirePending[T any](t *testing.T, f *async.Future[T]) {
-	t.Helper()
-	_, ok, err := f.Result()
-	require.False(t, ok, "future should be pending")
-	require.NoError(t, err)
-	select {
-	case <-f.Done():
-		t.Fatal("Done closed on a pending future")
-	default:
-	}
 }
