@@ -6,10 +6,14 @@ import (
 	"strings"
 )
 
-// String formats the event on one line, for logs: the kind, the instance and at=, then
-// each of the others that is set, as key=value.
+// String formats the event on one line, for logs: the kind, the instance (when it has an
+// id) and at=, then each of the others that is set, as key=value.
 func (e Event) String() string {
-	s := fmt.Sprintf("%v %s at=%v", e.Kind, e.Instance, e.At)
+	s := e.Kind.String()
+	if e.Instance != "" {
+		s += " " + e.Instance
+	}
+	s += fmt.Sprintf(" at=%v", e.At)
 	if e.Key != "" {
 		s += fmt.Sprintf(" key=%q", e.Key)
 	}

@@ -191,3 +191,13 @@ func New[S any, O ~func(*S), P any](defaults func() S, build func(S) (P, error),
 func Observe[S any, PS Settings[S]](o observe.Observer) func(*S) {
 	return func(s *S) { PS(s).Base().Observer = o }
 }
+
+// IDPhrase returns prefix followed by id in quotes, for an error message that names its
+// instance (IDPhrase(" of ", "geo") is ` of "geo"`); "" for an instance without an id, so
+// that a message never names an instance its user did not name.
+func IDPhrase(prefix, id string) string {
+	if id == "" {
+		return ""
+	}
+	return prefix + `"` + id + `"`
+}

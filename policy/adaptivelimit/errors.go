@@ -3,6 +3,7 @@ package adaptivelimit
 import (
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -27,7 +28,7 @@ type exceededError struct {
 }
 
 func newExceeded(instance string, cause error) *exceededError {
-	msg := `adaptivelimit: concurrency limit of "` + instance + `" exceeded`
+	msg := "adaptivelimit: concurrency limit" + kind.IDPhrase(" of ", instance) + " exceeded"
 	if cause != nil {
 		msg += ": " + cause.Error()
 	}

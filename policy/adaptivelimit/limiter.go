@@ -87,7 +87,7 @@ type Limiter struct {
 // and counts nothing. An
 // invalid configuration returns a *policy.ConfigError: R4C-ATR-007 for an unknown
 // algorithm, limits out of order or a parameter out of its range, R4C-ATR-004 for a
-// negative duration. The instance id is the Name, else "adaptiveLimit".
+// negative duration. The instance id is the Name, else "" (no id: its errors and events name no instance).
 func New(opts ...Option) (*Limiter, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Limiter, error) {
@@ -95,7 +95,7 @@ func build(s settings) (*Limiter, error) {
 		return nil, err
 	}
 	kind.Own(&s.DropOn, &s.IgnoreOn)
-	id := s.ID("adaptiveLimit")
+	id := s.ID("")
 	clk := s.ClockOrSystem()
 	l := &Limiter{
 		enabled: !s.Disabled,

@@ -24,9 +24,9 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, adaptivelimit.Config{Algorithm: adaptivelimit.Vegas, InitialLimit: 20, MinLimit: 1, MaxLimit: 200,
 		BackoffRatio: 0.9, LatencyThreshold: 5 * time.Second, Tolerance: 1.5, Smoothing: 0.2, BaselineWindow: 50},
 		l.Config())
-	assert.Equal(t, "adaptiveLimit", l.Snapshot().Instance)
+	assert.Equal(t, "", l.Snapshot().Instance)
 	assert.True(t, sysclock.Is(l.Clock()))
-	assert.Equal(t, adaptivelimit.Snapshot{Instance: "adaptiveLimit", Algorithm: adaptivelimit.Vegas, Limit: 20,
+	assert.Equal(t, adaptivelimit.Snapshot{Algorithm: adaptivelimit.Vegas, Limit: 20,
 		MinLimit: 1, MaxLimit: 200}, l.Snapshot())
 }
 

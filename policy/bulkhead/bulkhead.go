@@ -93,14 +93,14 @@ type limits struct {
 // (waiting is opt-in, as for the rate limiter), Enabled true. An invalid configuration
 // returns a *policy.ConfigError:
 // R4C-ATR-007 (MaxConcurrent < 1), R4C-ATR-004 (MaxWait < 0). The instance id is the
-// Name, else "bulkhead".
+// Name, else "" (no id: its errors and events name no instance).
 func New(opts ...Option) (*Bulkhead, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Bulkhead, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	id := s.ID("bulkhead")
+	id := s.ID("")
 	b := &Bulkhead{
 		enabled: !s.Disabled,
 		clk:     s.ClockOrSystem(),

@@ -120,7 +120,7 @@ func TestSyncNeverExceedsMaxConcurrent(t *testing.T) {
 	assert.Equal(t, int64(goroutines*perG), done.Load())
 	assert.LessOrEqual(t, maxSeen.Load(), int64(slots))
 	assert.Equal(t, int64(slots), maxSeen.Load(), "with 50 goroutines every slot was used")
-	assert.Equal(t, bulkhead.Snapshot{Instance: "bulkhead", AvailableSlots: slots, MaxConcurrent: slots}, b.Snapshot())
+	assert.Equal(t, bulkhead.Snapshot{AvailableSlots: slots, MaxConcurrent: slots}, b.Snapshot())
 }
 
 // Waiters get slots in arrival order; each publishes how long it waited.

@@ -3,6 +3,7 @@ package bulkhead
 import (
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -27,7 +28,7 @@ type fullError struct {
 }
 
 func newFull(instance string, cause error) *fullError {
-	msg := `bulkhead: bulkhead "` + instance + `" is full`
+	msg := "bulkhead: bulkhead" + kind.IDPhrase(" ", instance) + " is full"
 	if cause != nil {
 		msg += ": " + cause.Error()
 	}

@@ -22,9 +22,9 @@ func TestDefaults(t *testing.T) {
 
 	b, err := bulkhead.New()
 	require.NoError(t, err)
-	assert.Equal(t, "bulkhead", b.Snapshot().Instance)
+	assert.Equal(t, "", b.Snapshot().Instance)
 	assert.True(t, sysclock.Is(b.Clock()))
-	assert.Equal(t, bulkhead.Snapshot{Instance: "bulkhead", AvailableSlots: 25, MaxConcurrent: 25}, b.Snapshot())
+	assert.Equal(t, bulkhead.Snapshot{AvailableSlots: 25, MaxConcurrent: 25}, b.Snapshot())
 }
 
 func TestValidation(t *testing.T) {

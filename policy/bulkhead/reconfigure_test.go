@@ -308,7 +308,7 @@ func TestReconfigure_RC1_ConcurrentCalls(t *testing.T) {
 
 	assert.LessOrEqual(t, peak.Load(), int64(most))
 	assert.Equal(t, final, b.Config())
-	assert.Equal(t, bulkhead.Snapshot{Instance: "bulkhead", AvailableSlots: 3, MaxConcurrent: 3}, b.Snapshot())
+	assert.Equal(t, bulkhead.Snapshot{AvailableSlots: 3, MaxConcurrent: 3}, b.Snapshot())
 	for range 3 {
 		require.True(t, b.TryAcquire())
 	}

@@ -162,7 +162,7 @@ func newRules(c Config, recordIf *kind.Predicate, ev *kind.Events) *rules {
 // configuration returns a *policy.ConfigError: R4C-ATR-007 for a percentage outside
 // (0, 100], a count below 1, a window above 1,000,000, an unknown window type or a zero
 // maxWaitInHalfOpen; R4C-ATR-004 for a negative duration. The instance id is the Name,
-// else "circuitbreaker".
+// else "" (no id: its errors and events name no instance).
 func New(opts ...Option) (*Breaker, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Breaker, error) {
@@ -170,7 +170,7 @@ func build(s settings) (*Breaker, error) {
 		return nil, err
 	}
 	kind.Own(&s.IgnoreOn, &s.RecordOn)
-	id := s.ID("circuitbreaker")
+	id := s.ID("")
 	clk := s.ClockOrSystem()
 	b := &Breaker{
 		clk:       clk,

@@ -26,7 +26,7 @@ func TestDefaults(t *testing.T) {
 		SlowCallRateThreshold: 100,
 	}, b.Config())
 	assert.False(t, b.Config().Disabled, "the defaults are enabled")
-	assert.Equal(t, "circuitbreaker", b.Snapshot().Instance)
+	assert.Equal(t, "", b.Snapshot().Instance)
 	assert.Equal(t, cb.Closed, b.State())
 }
 

@@ -562,7 +562,7 @@ func TestReconfigure_RC1_ConcurrentCalls(t *testing.T) {
 		_, _ = call(context.Background(), i)
 	}
 	assert.Equal(t, cb.Open, b.State())
-	assert.Equal(t, cb.Snapshot{Instance: "circuitbreaker", State: cb.Open, FailureRate: 50, SlowCallRate: 0,
+	assert.Equal(t, cb.Snapshot{State: cb.Open, FailureRate: 50, SlowCallRate: 0,
 		BufferedCalls: 4, FailedCalls: 2}, b.Snapshot())
 	assert.NotEmpty(t, rec.changed())
 	assert.True(t, errors.Is(func() error { _, err := call(context.Background(), 3); return err }(), cb.ErrOpen))

@@ -27,6 +27,6 @@ func ExampleNew() {
 
 	fmt.Println(search(context.Background()))
 	// Output:
-	// FallbackApplied fallback at=0s err=unavailable
+	// FallbackApplied at=0s err=unavailable
 	// [cached result] <nil>
 }

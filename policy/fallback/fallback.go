@@ -52,7 +52,7 @@ type Fallback[T any] struct {
 // New builds a fallback around fn, over the defaults (every error handled). fn receives
 // the caller's context and the error it replaces. A nil fn, or a HandleIf predicate for
 // another result type than T, returns a *policy.ConfigError with code R4C-REG-010. The
-// instance id, which names it in its events, is the Name, else "fallback".
+// instance id, which names it in its events, is the Name, else "" (no id: its errors and events name no instance).
 func New[T any](fn func(ctx context.Context, err error) (T, error), opts ...Option) (*Fallback[T], error) {
 	s := defaults()
 	kind.Apply(&s, opts)
@@ -75,7 +75,7 @@ func build[T any](fn func(ctx context.Context, err error) (T, error), s settings
 		cfg:    s.config,
 		cls:    kind.Classifier{Include: s.HandleOn, Exclude: s.IgnoreOn, If: s.handleIf},
 		pred:   kind.For[T](s.handleIf),
-		events: s.EventsOf(Layer, s.ID("fallback")),
+		events: s.EventsOf(Layer, s.ID("")),
 	}, nil
 }
 

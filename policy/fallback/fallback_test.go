@@ -68,7 +68,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, fallback.Config{}, fallback.DefaultConfig())
 	assert.False(t, fallback.DefaultConfig().Disabled, "the defaults are enabled")
 	f := newFallback(t)
-	assert.Equal(t, "fallback", f.InstanceID())
+	assert.Equal(t, "", f.InstanceID())
 	assert.Equal(t, fallback.DefaultConfig(), f.Config())
 	assert.Equal(t, reflect.TypeFor[string](), f.ResultType())
 	assert.Equal(t, "shared", newFallback(t, fallback.Name("shared")).InstanceID())

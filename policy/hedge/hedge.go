@@ -64,7 +64,7 @@ type Hedge struct {
 // configuration returns a *policy.ConfigError: R4C-ATR-004 (negative Delay), R4C-ATR-008
 // (MaxAttempts outside 2..10) or R4C-ATR-007 (BudgetPercent outside [0, 100],
 // BudgetWindow not positive, BudgetMinPerSecond negative or not finite). The instance id
-// is the Name, else "hedge".
+// is the Name, else "" (no id: its errors and events name no instance).
 func New(opts ...Option) (*Hedge, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Hedge, error) {
@@ -79,7 +79,7 @@ func build(s settings) (*Hedge, error) {
 		max:     s.MaxAttempts,
 		cls:     kind.Classifier{Include: s.HedgeOn, Exclude: s.AbortOn},
 		clk:     s.ClockOrSystem(),
-		events:  s.EventsOf(Layer, s.ID("hedge")),
+		events:  s.EventsOf(Layer, s.ID("")),
 	}
 	if !s.NoBudget && !s.Disabled {
 		h.budget = newBudget(s.config)

@@ -26,10 +26,10 @@ func TestHG16_Defaults(t *testing.T) {
 
 	h, err := hedge.New()
 	require.NoError(t, err)
-	assert.Equal(t, "hedge", h.Snapshot().Instance)
+	assert.Equal(t, "", h.Snapshot().Instance)
 	assert.True(t, sysclock.Is(h.Clock()))
 	assert.Equal(t, hedge.DefaultConfig(), h.Config())
-	assert.Equal(t, withBudget(hedge.Snapshot{Instance: "hedge", BudgetAvailable: 10, Delay: time.Second, MaxAttempts: 2}),
+	assert.Equal(t, withBudget(hedge.Snapshot{BudgetAvailable: 10, Delay: time.Second, MaxAttempts: 2}),
 		h.Snapshot(), "an empty window allows max(10% of 0, 1/s × 10s) = 10 hedges")
 }
 

@@ -112,8 +112,8 @@ func TestAsyncRetriesOnTheClock(t *testing.T) {
 	assert.Equal(t, 42, v)
 	got := ev.get()
 	require.Len(t, got, 2)
-	assert.Equal(t, policy.Event{Kind: retry.EventAttempt, Instance: "retry", At: 0, Wait: time.Second, Err: errBoom, Attempt: 1}, got[0])
-	assert.Equal(t, policy.Event{Kind: retry.EventAttempt, Instance: "retry", At: time.Second, Wait: 2 * time.Second, Err: errBoom, Attempt: 2}, got[1])
+	assert.Equal(t, policy.Event{Kind: retry.EventAttempt, At: 0, Wait: time.Second, Err: errBoom, Attempt: 1}, got[0])
+	assert.Equal(t, policy.Event{Kind: retry.EventAttempt, At: time.Second, Wait: 2 * time.Second, Err: errBoom, Attempt: 2}, got[1])
 }
 
 func TestAsyncExhausted(t *testing.T) {

@@ -35,9 +35,9 @@ func ExampleNew() {
 	fmt.Println(search(context.Background()))
 	// Output:
 	// attempt at 0s
-	// RetryAttempt retry at=0s attempt=1 wait=100ms err=unavailable
+	// RetryAttempt at=0s attempt=1 wait=100ms err=unavailable
 	// attempt at 100ms
-	// RetryAttempt retry at=100ms attempt=2 wait=200ms err=unavailable
+	// RetryAttempt at=100ms attempt=2 wait=200ms err=unavailable
 	// attempt at 300ms
 	// results for go <nil>
 }

@@ -78,7 +78,7 @@ var sourceMu sync.Mutex
 // New builds a retry from opts, over the defaults (3 attempts, 500ms apart). An invalid
 // configuration returns a *policy.ConfigError: R4C-ATR-007 (maxAttempts < 1,
 // multiplier < 1 or not finite, jitter outside [0, 1]) or R4C-ATR-004 (negative delay or
-// maxDelay). The instance id is the Name, else "retry".
+// maxDelay). The instance id is the Name, else "" (no id: its errors and events name no instance).
 func New(opts ...Option) (*Retry, error) { return kind.New(defaults, build, opts) }
 
 func build(s settings) (*Retry, error) {
@@ -89,7 +89,7 @@ func build(s settings) (*Retry, error) {
 	c := &core{
 		cls:    kind.Classifier{Include: s.RetryOn, Exclude: s.AbortOn, If: s.retryIf},
 		clk:    s.ClockOrSystem(),
-		events: s.EventsOf(Layer, s.ID("retry")),
+		events: s.EventsOf(Layer, s.ID("")),
 	}
 	cfg := s.Config
 	c.cfg.Store(&cfg)

@@ -90,7 +90,7 @@ func TestDefaults(t *testing.T) {
 		retry.DefaultConfig())
 	assert.False(t, retry.DefaultConfig().Disabled, "the defaults are enabled")
 	r := newRetry(t)
-	assert.Equal(t, "retry", r.InstanceID())
+	assert.Equal(t, "", r.InstanceID())
 	assert.Equal(t, retry.DefaultConfig(), r.Config())
 	assert.Equal(t, "shared", newRetry(t, retry.Name("shared")).InstanceID())
 	assert.Equal(t, "id", newRetry(t, retry.Name("shared"), retry.Name("id")).InstanceID())

@@ -51,7 +51,7 @@ func TestIDsAndCommonOptions(t *testing.T) {
 	var got []policy.Event
 	to, err := timeout.New(time.Second)
 	require.NoError(t, err)
-	assert.Equal(t, "timeout", to.InstanceID())
+	assert.Equal(t, "", to.InstanceID())
 	assert.True(t, sysclock.Is(to.Clock()))
 
 	to, err = timeout.New(time.Second, timeout.Name("shared"))

@@ -65,7 +65,7 @@ type limit struct {
 // New builds a timeout of d (positive) with opts. Defaults: Enabled true; Duration has no
 // default and must be positive. An invalid configuration returns a
 // *policy.ConfigError: R4C-ATR-004 (d < 0) or R4C-ATR-007 (d == 0). The instance id is
-// the Name, else "timeout".
+// the Name, else "" (no id: its errors and events name no instance).
 func New(d time.Duration, opts ...Option) (*Timeout, error) {
 	return kind.New(defaults, build, append([]Option{Duration(d)}, opts...))
 }
@@ -74,7 +74,7 @@ func build(s settings) (*Timeout, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	id := s.ID("timeout")
+	id := s.ID("")
 	clk := s.ClockOrSystem()
 	t := &Timeout{
 		system: sysclock.Is(clk),
