@@ -104,7 +104,13 @@ func TestRC7_LoweredQuotaOnRedisAsInProcess(t *testing.T) {
 	}
 	w.reserve(tenPerSecond, 2)
 	g := w.reserve(twoPerMinute, 1)
-	assert.InDelta(t, float64(90*time.Second), float64(g.Wait), float64(time.Second), "12 permits owed at 30s each, less the burst")
+	// The server's clock ran between the first grant and this one: each moment of it paid
+	// off the debt at the old rate, a T of 100ms, which the new rate counts at 30s, 300
+	// times as long.
+	elapsed := g.At - int64(g.Wait) - w.now0
+	want := 90*time.Second - 300*time.Duration(elapsed)
+	assert.InDelta(t, float64(want), float64(g.Wait), float64(time.Second),
+		"12 permits owed at 30s each, less the burst and less what %v at the old rate paid", time.Duration(elapsed))
 	w.reserve(twoPerMinute, 2)
 	w.reserve(tenPerSecond, 3)
 	w.reserve(twoPerMinute, 1)
