@@ -34,6 +34,12 @@ func New[T any](onCancel func() (notStarted bool)) (*async.Future[T], Promise[T]
 // stays pending for ever. Call Claim and that Complete from the same completer.
 func (p Promise[T]) Claim() bool { return p.f.ClaimOwned() }
 
+// Begun reports whether the future's completion has begun: Cancel, Complete or a Claim.
+// A completer that starts work on the future's behalf checks it first, so that no work
+// starts once Cancel has completed the future and before its hook has run. The zero
+// Promise reports false.
+func (p Promise[T]) Begun() bool { return p.f != nil && p.f.Claimed() }
+
 // Complete completes the future with v and err, and reports whether it did: it does when
 // no completion has begun, and once Claim has won the future (the first Complete after
 // it); it does nothing once the future is complete, or once Cancel, another Complete or a

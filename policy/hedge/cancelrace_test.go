@@ -48,3 +48,35 @@ func TestAS7_HedgeResultRacingCancelIsNotRecorded(t *testing.T) {
 		})
 	}
 }
+
+// HG-9, AS-7: a hedge that falls due while Cancel is under way (Cancel has completed the
+// call's future, its hook has not run yet), by the delay's timer or by a failure that
+// hedges at once, starts no attempt: the caller already has async.ErrCanceled.
+func TestHG9_HedgeDueWhileCancelRunsStartsNothing(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		first step
+	}{
+		{"delay", ok(3*time.Second, "slow")},
+		{"failure", fails(100*time.Millisecond, errHedge)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, clk, rec := observedHedge(t, hedge.Delay(time.Second), hedge.MaxAttempts(2), hedge.On(errHedge))
+			d := newDep(clk, c.first, ok(time.Second, "second"))
+			f := hedge.DecorateAsyncFunc(h, d.call)(kindtest.Marked("call"), "")
+			require.Equal(t, 1, d.attempts())
+			f.OnComplete(func(string, error) { clk.Advance(time.Second) }) // inside Cancel
+			f.Cancel()
+
+			_, err := result(t, f)
+			require.ErrorIs(t, err, async.ErrCanceled)
+			assert.Equal(t, 1, d.attempts(), "no attempt starts once Cancel has begun")
+			assert.Empty(t, evKinds(rec), "no hedge is published")
+			assert.Equal(t, []observe.Outcome{
+				{Result: observe.ResultFailed, Attempts: 1, Latency: time.Second, Err: async.ErrCanceled},
+			}, rec.Outcomes())
+			assert.Error(t, d.ctx(1).Err(), "attempt 1 is canceled")
+			assert.Zero(t, clk.PendingTasks())
+		})
+	}
+}

@@ -282,8 +282,11 @@ func (c *call[A, T]) timerFired() {
 	c.start(nil, nil)
 }
 
-// canHedge reports whether another attempt may be tried. c.mu must be held.
-func (c *call[A, T]) canHedge() bool { return c.started < c.h.max && !c.noHedge }
+// canHedge reports whether another attempt may be tried: not once Cancel has begun
+// ending the call, whose hook is to come. c.mu must be held.
+func (c *call[A, T]) canHedge() bool {
+	return c.started < c.h.max && !c.noHedge && !c.p.Begun()
+}
 
 // skip records the budget's refusal of the next attempt. c.mu must be held.
 func (c *call[A, T]) skip() {
