@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 )
 
 // SPEC RL-9: 1 permit per 100ms, burst 1. Reservations A, B and C get the permits at 0,

@@ -1,8 +1,8 @@
 package ratelimit
 
 import (
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/permitgate"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
@@ -18,7 +18,7 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next decorate.AsyncFunc[A, T]) deco
 }
 
 // Observe sets the observer of a limiter built with New, as a registry's does.
-func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return contract.Observe[settings](o) }
 
 // Rejection returns the limiter's one rejection error (errZero for a zero Limiter).
 func (l *Limiter) Rejection() error { return l.rejection() }

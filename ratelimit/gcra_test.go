@@ -16,11 +16,11 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
@@ -35,7 +35,7 @@ type Limiter struct {
 	// Read-only after New, but rate, which Reconfigure replaces whole.
 	rate   atomic.Pointer[rate] // the configuration in force; nil for a zero Limiter
 	base   rlcore.Base          // the clock, and the lock and count of the schedule's conversions
-	events kind.Events          // the instance id, the clock, the listener and the recorder
+	events contract.Events      // the instance id, the clock, the listener and the recorder
 	relay  policy.Listener      // what a backend's stores publish through (rlcore.StoreListener)
 	rej    rejections.Set[*ExceededError]
 	nilCtx *ExceededError // the rejection of a call with a nil context
@@ -59,7 +59,7 @@ type Limiter struct {
 // (period ≤ 0), R4C-REG-001 (period shorter than 1ns per permit), R4C-ATR-004
 // (maxWait < 0); a backend's Bind error is returned as it is. The instance id is the
 // Name; without one, the limiter has none ("").
-func New(opts ...Option) (*Limiter, error) { return kind.New(defaults, build, opts) }
+func New(opts ...Option) (*Limiter, error) { return contract.New(defaults, build, opts) }
 
 func build(s settings) (*Limiter, error) {
 	if err := rlcore.Validate(s.Config, s.Given); err != nil {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -27,29 +27,29 @@ import (
 
 // observedLimiter returns a limiter with the id "rl" on a manual clock, and the recorder
 // its observer made for it.
-func observedLimiter(t *testing.T, opts ...ratelimit.Option) (*ratelimit.Limiter, *clock.Manual, *kindtest.Observed) {
+func observedLimiter(t *testing.T, opts ...ratelimit.Option) (*ratelimit.Limiter, *clock.Manual, *contracttest.Observed) {
 	t.Helper()
 	clk := clock.NewManual()
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	opts = append([]ratelimit.Option{ratelimit.WithClock(clk), ratelimit.Name("rl"),
 		ratelimit.Observe(obs)}, opts...)
 	l, err := ratelimit.New(opts...)
 	require.NoError(t, err)
-	require.Equal(t, []kindtest.ObservedKey{{Layer: ratelimit.Layer, ID: "rl"}}, obs.Order,
+	require.Equal(t, []contracttest.ObservedKey{{Layer: ratelimit.Layer, ID: "rl"}}, obs.Order,
 		"the observer is asked once, for the instance's layer and id")
 	return l, clk, obs.Of(ratelimit.Layer, "rl")
 }
 
 // observedKeyed is observedLimiter for a Keyed limiter.
-func observedKeyed(t *testing.T, opts ...ratelimit.Option) (*keyed.Limiter[string], *clock.Manual, *kindtest.Observed) {
+func observedKeyed(t *testing.T, opts ...ratelimit.Option) (*keyed.Limiter[string], *clock.Manual, *contracttest.Observed) {
 	t.Helper()
 	clk := clock.NewManual()
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	opts = append([]ratelimit.Option{ratelimit.WithClock(clk), ratelimit.Name("rl"),
 		keyed.Observe(obs)}, opts...)
 	k, err := keyed.New[string](opts...)
 	require.NoError(t, err)
-	require.Equal(t, []kindtest.ObservedKey{{Layer: ratelimit.Layer, ID: "rl"}}, obs.Order)
+	require.Equal(t, []contracttest.ObservedKey{{Layer: ratelimit.Layer, ID: "rl"}}, obs.Order)
 	return k, clk, obs.Of(ratelimit.Layer, "rl")
 }
 
@@ -71,19 +71,19 @@ func admittedAfter(d time.Duration) observe.Outcome {
 func TestOB1_LimiterRecordsAdmittedAndRejected(t *testing.T) {
 	l, _, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second))
 	call := ratelimit.DecorateFunc(l, okCall)
-	ctx := kindtest.MarkedContext()
+	ctx := contracttest.MarkedContext()
 
 	_, err := call(ctx, 1)
 	require.NoError(t, err)
 	_, err = call(ctx, 2)
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
 
-	kindtest.RequireOutcomes(t, rec, admitted0, rejected)
+	contracttest.RequireOutcomes(t, rec, admitted0, rejected)
 	assert.Same(t, l.Rejection(), rec.Outcomes()[1].Err, "the limiter's own rejection")
-	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker", "marker"}, contracttest.Markers(rec.Contexts()))
 	require.Equal(t, []policy.Event{{Kind: ratelimit.EventRejected, Instance: "rl", At: 0,
 		RetryAfter: time.Second, Err: l.Rejection()}}, rec.Events())
-	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker"}, contracttest.Markers(rec.EventContexts()))
 }
 
 // OB-1: a call that waits for its permit is recorded once it holds it, with the wait it
@@ -92,7 +92,7 @@ func TestOB1_LimiterRecordsTheWait(t *testing.T) {
 	l, clk, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.MaxWait(time.Second))
 	call := ratelimit.DecorateFunc(l, okCall)
-	ctx := kindtest.MarkedContext()
+	ctx := contracttest.MarkedContext()
 
 	_, err := call(ctx, 1)
 	require.NoError(t, err)
@@ -101,11 +101,11 @@ func TestOB1_LimiterRecordsTheWait(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, time.Second, clk.Now())
 
-	kindtest.RequireOutcomes(t, rec, admitted0, admittedAfter(700*time.Millisecond))
+	contracttest.RequireOutcomes(t, rec, admitted0, admittedAfter(700*time.Millisecond))
 	assert.Equal(t, []policy.Event{{Kind: ratelimit.EventWaited, Instance: "rl",
 		At: 300 * time.Millisecond, Wait: 700 * time.Millisecond}}, rec.Events())
-	assert.Equal(t, []any{"marker"}, kindtest.Markers(rec.EventContexts()))
-	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker"}, contracttest.Markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker"}, contracttest.Markers(rec.Contexts()))
 }
 
 // OB-1: a call whose context ends during its wait is recorded once, as a rejection that
@@ -114,7 +114,7 @@ func TestOB1_LimiterRecordsAWaitEndedByItsContext(t *testing.T) {
 	l, clk, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.MaxWait(time.Second))
 	require.True(t, l.TryAcquire())
-	ctx, cancel := context.WithCancel(kindtest.MarkedContext())
+	ctx, cancel := context.WithCancel(contracttest.MarkedContext())
 	defer cancel()
 	clk.AfterFunc(400*time.Millisecond, cancel) // ends the context during the wait
 
@@ -123,12 +123,12 @@ func TestOB1_LimiterRecordsAWaitEndedByItsContext(t *testing.T) {
 	require.ErrorIs(t, callErr, ratelimit.ErrExceeded)
 	require.ErrorIs(t, callErr, context.Canceled)
 
-	kindtest.RequireOutcomes(t, rec, admitted0, observe.Outcome{Result: observe.ResultRejected, Err: context.Canceled})
+	contracttest.RequireOutcomes(t, rec, admitted0, observe.Outcome{Result: observe.ResultRejected, Err: context.Canceled})
 	assert.ErrorIs(t, rec.Outcomes()[1].Err, ratelimit.ErrExceeded)
-	assert.Equal(t, []any{nil, "marker"}, kindtest.Markers(rec.Contexts()), "TryAcquire has no context of its own")
+	assert.Equal(t, []any{nil, "marker"}, contracttest.Markers(rec.Contexts()), "TryAcquire has no context of its own")
 	assert.Equal(t, []policy.EventKind{ratelimit.EventWaited, ratelimit.EventRejected},
 		kinds(rec.Events()))
-	assert.Equal(t, []any{"marker", "marker"}, kindtest.Markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker"}, contracttest.Markers(rec.EventContexts()))
 }
 
 // OB-1: a call whose context is nil or over when it arrives is recorded as a rejection
@@ -145,7 +145,7 @@ func TestOB1_LimiterRecordsRefusalsForTheContext(t *testing.T) {
 			require.ErrorIs(t, asyncErr, tc.Want)
 
 			want := observe.Outcome{Result: observe.ResultRejected, Err: tc.Want}
-			kindtest.RequireOutcomes(t, rec, want, want)
+			contracttest.RequireOutcomes(t, rec, want, want)
 			for _, c := range rec.Contexts() {
 				require.NotNil(t, c, "a nil context is recorded as context.Background()")
 			}
@@ -157,12 +157,12 @@ func TestOB1_LimiterRecordsRefusalsForTheContext(t *testing.T) {
 	l, _, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(3*time.Hour),
 		ratelimit.MaxWait(5*time.Hour))
 	require.True(t, l.TryAcquire())
-	ctx, cancel := context.WithTimeout(kindtest.MarkedContext(), time.Hour) // before the permit, in 3h
+	ctx, cancel := context.WithTimeout(contracttest.MarkedContext(), time.Hour) // before the permit, in 3h
 	defer cancel()
 	require.ErrorIs(t, l.Acquire(ctx), context.DeadlineExceeded)
-	kindtest.RequireOutcomes(t, rec, admitted0, observe.Outcome{Result: observe.ResultRejected, Err: context.DeadlineExceeded})
-	assert.Equal(t, "marker", kindtest.MarkOf(rec.Contexts()[1]))
-	assert.Equal(t, "marker", kindtest.MarkOf(rec.EventContexts()[0]))
+	contracttest.RequireOutcomes(t, rec, admitted0, observe.Outcome{Result: observe.ResultRejected, Err: context.DeadlineExceeded})
+	assert.Equal(t, "marker", contracttest.MarkOf(rec.Contexts()[1]))
+	assert.Equal(t, "marker", contracttest.MarkOf(rec.EventContexts()[0]))
 }
 
 // OB-1: an asynchronous call is recorded when it starts (Wait = the wait it reserved) or
@@ -172,12 +172,12 @@ func TestOB1_LimiterAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	l, clk, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.MaxWait(time.Second))
 	call := ratelimit.DecorateAsyncFunc(l, okAsync)
-	ctx := kindtest.MarkedContext()
+	ctx := contracttest.MarkedContext()
 
 	first := call(ctx, 1) // starts at once
 	second := call(ctx, 2)
 	third := call(ctx, 3) // would wait 2s: refused
-	kindtest.RequireOutcomes(t, rec, admitted0, rejected)
+	contracttest.RequireOutcomes(t, rec, admitted0, rejected)
 	assert.False(t, isDone(second), "waits for its permit")
 	_, _, err := third.Result()
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
@@ -186,7 +186,7 @@ func TestOB1_LimiterAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	v, err := second.Await(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
-	kindtest.RequireOutcomes(t, rec, admitted0, rejected, admittedAfter(time.Second))
+	contracttest.RequireOutcomes(t, rec, admitted0, rejected, admittedAfter(time.Second))
 
 	cctx, cancel := context.WithCancel(ctx)
 	ended := call(cctx, 4) // waits 1s
@@ -199,12 +199,12 @@ func TestOB1_LimiterAsyncRecordsAdmittedAndRejected(t *testing.T) {
 	require.False(t, isDone(canceled))
 	require.True(t, canceled.Cancel(), "canceled before its turn")
 
-	kindtest.RequireOutcomes(t, rec, admitted0, rejected, admittedAfter(time.Second),
+	contracttest.RequireOutcomes(t, rec, admitted0, rejected, admittedAfter(time.Second),
 		observe.Outcome{Result: observe.ResultRejected, Err: context.Canceled})
-	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker", "marker"}, contracttest.Markers(rec.Contexts()))
 	assert.Equal(t, []policy.EventKind{ratelimit.EventWaited, ratelimit.EventRejected,
 		ratelimit.EventWaited, ratelimit.EventRejected, ratelimit.EventWaited}, kinds(rec.Events()))
-	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, kindtest.Markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", "marker", "marker", "marker"}, contracttest.Markers(rec.EventContexts()))
 	_, err = first.Await(context.Background())
 	require.NoError(t, err)
 	assert.Zero(t, clk.PendingTasks())
@@ -226,12 +226,12 @@ func TestOB1_LimiterDirectCallsRecord(t *testing.T) {
 	_, err = l.ReserveN(3)
 	require.ErrorIs(t, err, ratelimit.ErrExceedsBurst)
 	require.Error(t, l.TryAcquireN(0))
-	require.ErrorIs(t, l.AcquireN(kindtest.MarkedContext(), 5), ratelimit.ErrExceedsBurst)
+	require.ErrorIs(t, l.AcquireN(contracttest.MarkedContext(), 5), ratelimit.ErrExceedsBurst)
 
-	kindtest.RequireOutcomes(t, rec, admitted0, admitted0, rejected, admittedAfter(500*time.Millisecond),
+	contracttest.RequireOutcomes(t, rec, admitted0, admitted0, rejected, admittedAfter(500*time.Millisecond),
 		observe.Outcome{Result: observe.ResultRejected, Err: ratelimit.ErrExceedsBurst},
 		observe.Outcome{Result: observe.ResultRejected, Err: ratelimit.ErrExceedsBurst})
-	assert.Equal(t, []any{nil, nil, nil, nil, nil, "marker"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{nil, nil, nil, nil, nil, "marker"}, contracttest.Markers(rec.Contexts()))
 	rej, ok := errors.AsType[policy.Rejection](rec.Outcomes()[4].Err)
 	require.True(t, ok)
 	assert.Equal(t, ratelimit.Layer, rej.RejectedBy())
@@ -242,7 +242,7 @@ func TestOB1_LimiterDirectCallsRecord(t *testing.T) {
 func TestOB1_KeyedRecordsTheKey(t *testing.T) {
 	k, clk, rec := observedKeyed(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.MaxWait(time.Second), keyed.Bounds(0, 8))
-	ctx := kindtest.MarkedContext()
+	ctx := contracttest.MarkedContext()
 
 	require.NoError(t, k.Acquire(ctx, "a", 1))
 	require.NoError(t, k.Acquire(ctx, "a", 1)) // waits 1s
@@ -262,7 +262,7 @@ func TestOB1_KeyedRecordsTheKey(t *testing.T) {
 	require.Len(t, got, 9)
 	digest := got[6].Key
 	assert.True(t, strings.HasPrefix(digest, "~sha256:"), "a long key is named by its digest: %q", digest)
-	kindtest.RequireOutcomes(t, rec,
+	contracttest.RequireOutcomes(t, rec,
 		observe.Outcome{Result: observe.ResultAdmitted, Key: "a"},
 		observe.Outcome{Result: observe.ResultAdmitted, Key: "a", Wait: time.Second},
 		observe.Outcome{Result: observe.ResultAdmitted, Key: "b"},
@@ -273,14 +273,14 @@ func TestOB1_KeyedRecordsTheKey(t *testing.T) {
 		observe.Outcome{Result: observe.ResultRejected, Key: "d", Err: ratelimit.ErrExceedsBurst},
 		observe.Outcome{Result: observe.ResultRejected, Key: "e", Err: context.Canceled})
 	assert.Equal(t, []any{"marker", "marker", nil, "marker", nil, nil, "marker", "marker", nil},
-		kindtest.Markers(rec.Contexts()))
+		contracttest.Markers(rec.Contexts()))
 
 	evs := rec.Events()
 	require.Equal(t, []policy.EventKind{ratelimit.EventWaited, ratelimit.EventRejected,
 		ratelimit.EventRejected, ratelimit.EventRejected}, kinds(evs))
 	assert.Equal(t, []string{"a", "b", "b", "d"}, []string{evs[0].Key, evs[1].Key, evs[2].Key, evs[3].Key},
 		"a burst refusal names its key too")
-	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, kindtest.Markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, contracttest.Markers(rec.EventContexts()))
 }
 
 // OB-1: a disabled limiter records nothing, and neither does an instance whose observer
@@ -289,7 +289,7 @@ func TestOB1_UnrecordedInstancesRecordNothing(t *testing.T) {
 	l, _, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Enabled(false))
 	k, _, krec := observedKeyed(t, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Enabled(false))
 	for range 3 {
-		_, err := ratelimit.DecorateFunc(l, okCall)(kindtest.MarkedContext(), 1)
+		_, err := ratelimit.DecorateFunc(l, okCall)(contracttest.MarkedContext(), 1)
 		require.NoError(t, err)
 		require.True(t, l.TryAcquire())
 		require.True(t, k.Decide(context.Background(), "a").Admitted)
@@ -298,14 +298,14 @@ func TestOB1_UnrecordedInstancesRecordNothing(t *testing.T) {
 	assert.Empty(t, rec.Events())
 	assert.Empty(t, krec.Outcomes())
 
-	none := &kindtest.NilObserver{}
+	none := &contracttest.NilObserver{}
 	l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Observe(none),
 		ratelimit.WithClock(clock.NewManual()))
 	require.NoError(t, err)
 	assert.Equal(t, 1, none.Asked())
 	require.True(t, l.TryAcquire())
 	require.False(t, l.TryAcquire())
-	_, err = ratelimit.DecorateFunc(l, okCall)(kindtest.MarkedContext(), 1)
+	_, err = ratelimit.DecorateFunc(l, okCall)(contracttest.MarkedContext(), 1)
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
 }
 
@@ -315,20 +315,20 @@ func TestOB1_UnrecordedInstancesRecordNothing(t *testing.T) {
 func TestOB1_BackendDecisionsAndEventsAreRecorded(t *testing.T) {
 	st := &relayStore{grant: backend.Grant{Verdict: backend.Admitted}}
 	l, _, rec := observedLimiter(t, ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(st))
-	ctx := kindtest.MarkedContext()
+	ctx := contracttest.MarkedContext()
 	require.NoError(t, l.Acquire(ctx))
 	st.set(backend.Grant{Verdict: backend.Refused, Wait: time.Second})
 	require.ErrorIs(t, l.Acquire(ctx), ratelimit.ErrExceeded)
 	require.False(t, l.TryAcquire())
 	_, err := ratelimit.DecorateAsyncFunc(l, okAsync)(ctx, 1).Await(context.Background())
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
-	kindtest.RequireOutcomes(t, rec, admitted0, rejected, rejected, rejected)
-	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, kindtest.Markers(rec.Contexts()))
+	contracttest.RequireOutcomes(t, rec, admitted0, rejected, rejected, rejected)
+	assert.Equal(t, []any{"marker", "marker", nil, "marker"}, contracttest.Markers(rec.Contexts()))
 
 	st.binding().Listener(policy.Event{Kind: backend.EventFailed, Instance: "rl"})
 	evs := rec.Events()
 	require.Equal(t, backend.EventFailed, evs[len(evs)-1].Kind)
-	assert.Nil(t, kindtest.MarkOf(rec.EventContexts()[len(evs)-1]), "no call caused it")
+	assert.Nil(t, contracttest.MarkOf(rec.EventContexts()[len(evs)-1]), "no call caused it")
 
 	k, _, krec := observedKeyed(t, ratelimit.Permits(1), ratelimit.Period(time.Second),
 		ratelimit.WithBackend(failingBackend{}))
@@ -336,21 +336,21 @@ func TestOB1_BackendDecisionsAndEventsAreRecorded(t *testing.T) {
 	kevs := krec.Events()
 	require.Equal(t, []policy.EventKind{backend.EventFailed}, kinds(kevs))
 	assert.Equal(t, "a", kevs[0].Key)
-	assert.Equal(t, []any{"marker"}, kindtest.Markers(krec.EventContexts()))
-	kindtest.RequireOutcomes(t, krec, observe.Outcome{Result: observe.ResultAdmitted, Key: "a"})
+	assert.Equal(t, []any{"marker"}, contracttest.Markers(krec.EventContexts()))
+	contracttest.RequireOutcomes(t, krec, observe.Outcome{Result: observe.ResultAdmitted, Key: "a"})
 }
 
 // OB-1, rule 2: with a recorder, admitted and rejected calls still allocate nothing.
 func TestOB1_RecordingAllocatesNothing(t *testing.T) {
-	ctx := kindtest.MarkedContext()
-	opts := []ratelimit.Option{ratelimit.Observe(kindtest.NopObserver{})}
+	ctx := contracttest.MarkedContext()
+	opts := []ratelimit.Option{ratelimit.Observe(contracttest.NopObserver{})}
 	admitting, err := ratelimit.New(append(opts, ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))...)
 	require.NoError(t, err)
 	rejecting, err := ratelimit.New(append(opts, ratelimit.Permits(1), ratelimit.Period(time.Hour),
 		ratelimit.MaxWait(time.Minute))...)
 	require.NoError(t, err)
 	rejecting.TryAcquire()
-	keyed, err := keyed.New[string](keyed.Observe(kindtest.NopObserver{}), ratelimit.Permits(1), ratelimit.Period(time.Hour))
+	keyed, err := keyed.New[string](keyed.Observe(contracttest.NopObserver{}), ratelimit.Permits(1), ratelimit.Period(time.Hour))
 	require.NoError(t, err)
 	_ = keyed.TryAcquire("k", 1)
 	admit := ratelimit.DecorateFunc(admitting, okCall)
@@ -372,7 +372,7 @@ func TestOB1_RecordingAllocatesNothing(t *testing.T) {
 // Decorated calls with a recorder that does nothing: the cost of recording.
 func BenchmarkOB1_DecoratedAdmittedRecorded(b *testing.B) {
 	l, err := ratelimit.New(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second),
-		ratelimit.Observe(kindtest.NopObserver{}))
+		ratelimit.Observe(contracttest.NopObserver{}))
 	require.NoError(b, err)
 	call := ratelimit.DecorateFunc(l, okCall)
 	ctx := context.Background()
@@ -383,7 +383,7 @@ func BenchmarkOB1_DecoratedAdmittedRecorded(b *testing.B) {
 }
 
 func BenchmarkOB1_DecoratedRejectedRecorded(b *testing.B) {
-	l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.Observe(kindtest.NopObserver{}))
+	l, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.Observe(contracttest.NopObserver{}))
 	require.NoError(b, err)
 	l.TryAcquire()
 	call := ratelimit.DecorateFunc(l, okCall)
@@ -396,7 +396,7 @@ func BenchmarkOB1_DecoratedRejectedRecorded(b *testing.B) {
 
 func BenchmarkOB1_KeyedDecideRecorded(b *testing.B) {
 	k, err := keyed.New[string](ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second),
-		keyed.Observe(kindtest.NopObserver{}))
+		keyed.Observe(contracttest.NopObserver{}))
 	require.NoError(b, err)
 	ctx := context.Background()
 	k.Decide(ctx, "client")

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
@@ -42,55 +42,55 @@ type settings = rlcore.Settings
 func defaults() settings { return settings{} }
 
 // descriptor is how a registry sees rate limiters.
-var descriptor = &kind.Descriptor[settings]{
+var descriptor = &contract.Descriptor[settings]{
 	L: Layer,
-	Attrs: []kind.Attr[settings]{
-		noted(assume(kind.IntAttr("permits", func(s *settings) *int { return &s.Config.Permits }), "1"),
+	Attrs: []contract.Attr[settings]{
+		noted(assume(contract.IntAttr("permits", func(s *settings) *int { return &s.Config.Permits }), "1"),
 			func(s *settings, v string) { s.Given.Permits, s.Given.PermitsText = true, v }),
-		noted(assume(kind.DurationAttr("period", func(s *settings) *time.Duration { return &s.Config.Period }), "1s"),
+		noted(assume(contract.DurationAttr("period", func(s *settings) *time.Duration { return &s.Config.Period }), "1s"),
 			func(s *settings, v string) { s.Given.Period, s.Given.PeriodText = true, v }),
-		kind.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.Config.MaxWait }),
-		kind.EnabledAttr(func(s *settings) *bool { return &s.Config.Disabled }),
+		contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.Config.MaxWait }),
+		contract.EnabledAttr(func(s *settings) *bool { return &s.Config.Disabled }),
 	},
 	Defaults: defaults,
 	Validate: func(s *settings) error { return rlcore.Validate(s.Config, s.Given) },
-	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return Config(s.Config) },
-	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	Of:       func(p kind.Instance) any { return p.(*Limiter).Config() },
-	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },
+	Build:    func(s settings) (contract.Instance, error) { return build(s) },
+	Of:       func(p contract.Instance) any { return p.(*Limiter).Config() },
+	State:    func(p contract.Instance) any { return p.(*Limiter).Snapshot() },
 	Metrics:  metrics,
 
-	Compose: kind.Composition{Rank: 50, Live: live, GivesPermits: true,
-		Rejection: func(p kind.Instance) error { return p.(*Limiter).rej.Plain }},
+	Compose: contract.Composition{Rank: 50, Live: live, GivesPermits: true,
+		Rejection: func(p contract.Instance) error { return p.(*Limiter).rej.Plain }},
 	Pkg: "github.com/resilience4go/resilience4go/ratelimit", // settings are rlcore's, shared with package keyed
 }
 
 // live is the change of a running limiter to cfg, a Config, from a registry's reload.
-func live(inst kind.Instance, cfg any) (kind.LiveChange, bool) {
+func live(inst contract.Instance, cfg any) (contract.LiveChange, bool) {
 	l, ok := inst.(*Limiter)
 	c, held := cfg.(Config)
 	if !ok || !held {
-		return kind.LiveChange{}, false
+		return contract.LiveChange{}, false
 	}
-	return kind.LiveChange{
+	return contract.LiveChange{
 		Check: func() error { return rlcore.Validate(rlcore.Config(c), rlcore.All) },
 		Apply: func() error { return l.Reconfigure(c) },
 	}, true
 }
 
-func init() { kind.Register(descriptor) }
+func init() { contract.Register(descriptor) }
 
 // assume returns a, an attribute without a default, with the value the code generator's
 // range check assumes when a directive leaves it to the configuration.
-func assume(a kind.Attr[settings], v string) kind.Attr[settings] {
+func assume(a contract.Attr[settings], v string) contract.Attr[settings] {
 	a.Assume = v
 	return a
 }
 
 // noted returns attribute a that, once it has set a value, also calls note with the
 // value's text, trimmed of spaces.
-func noted(a kind.Attr[settings], note func(s *settings, text string)) kind.Attr[settings] {
+func noted(a contract.Attr[settings], note func(s *settings, text string)) contract.Attr[settings] {
 	set := a.Set
 	a.Set = func(s *settings, v string) error {
 		if err := set(s, v); err != nil {
@@ -134,17 +134,17 @@ func MaxWait(d time.Duration) Option { return func(s *settings) { s.Config.MaxWa
 // keyed.New has no id: its rejection then reads `ratelimit: rate limit exceeded`
 // (ErrExceeded's text), and only its refusal of a call for more than its burst
 // (ErrExceedsBurst) speaks of "the rate limiter".
-func Name(name string) Option { return kind.Name[settings](name) }
+func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.rateLimiter.*, which take
 // precedence over the options in code. Default none. A name with no such keys fails with
 // R4C-REG-004 when the function is wrapped.
-func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+func UseConfig(name string) Option { return contract.UseConfig[settings](name) }
 
 // WithClock sets the time source. Default clock.System(). A registry sets its own.
-func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+func WithClock(c clock.Clock) Option { return contract.WithClock[settings](c) }
 
 // OnEvent sets the listener of the limiter's EventRejected and EventWaited events (and of
 // its backend's stores' events). Default none: nothing is published. A registry adds its
 // own listeners, and its observers (resilience.WithObserver) record each call's outcome.
-func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+func OnEvent(l policy.Listener) Option { return contract.OnEvent[settings](l) }

@@ -8,15 +8,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contract"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
 func TestDescriptor(t *testing.T) {
-	kindtest.RequireDescriptor(t, descriptor, Layer, "rateLimiter", []string{"permits", "period", "maxWait", "enabled"},
+	contracttest.RequireDescriptor(t, descriptor, Layer, "rateLimiter", []string{"permits", "period", "maxWait", "enabled"},
 		settings{})
 }
 
@@ -31,7 +31,7 @@ func TestConfigSet(t *testing.T) {
 	require.NoError(t, table.Set(&s, "enabled", "true"))
 	assert.False(t, s.Config.Disabled)
 
-	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+	contracttest.RequireRefused(t, descriptor, &s, []contracttest.BadValue{
 		{Attr: "permits", Value: "ten", Code: r4c.BadNumber},
 		{Attr: "period", Value: "10 parsecs", Code: r4c.BadDuration},
 		{Attr: "maxWait", Value: "soon", Code: r4c.BadDuration},
@@ -50,7 +50,7 @@ func TestConfigSet(t *testing.T) {
 // limiter's bounds are settings outside it.
 func TestOptionsAndKeysAgree(t *testing.T) {
 	s := defaults()
-	kind.Apply(&s, []Option{Permits(3), Period(time.Second), MaxWait(time.Millisecond), Enabled(false),
+	contract.Apply(&s, []Option{Permits(3), Period(time.Second), MaxWait(time.Millisecond), Enabled(false),
 		func(s *settings) { s.MaxKeys = 7 }, nil})
 	k := defaults()
 	table := descriptor.Table()
@@ -63,7 +63,7 @@ func TestOptionsAndKeysAgree(t *testing.T) {
 	assert.Nil(t, s.Backend)
 
 	b := nopBackend{}
-	kind.Apply(&s, []Option{WithBackend(b)})
+	contract.Apply(&s, []Option{WithBackend(b)})
 	assert.Equal(t, backend.Backend(b), s.Backend)
 	assert.True(t, reflect.DeepEqual(s.Config, k.Config), "the backend is not part of Config")
 }
@@ -91,7 +91,7 @@ func TestZeroIsAWrongValueNotAnUnsetOne(t *testing.T) {
 	} {
 		t.Run(c.attr+"="+c.value, func(t *testing.T) {
 			s := defaults()
-			kind.Apply(&s, []Option{Permits(1), Period(time.Second)})
+			contract.Apply(&s, []Option{Permits(1), Period(time.Second)})
 			require.NoError(t, table.Set(&s, c.attr, c.value))
 			_, err := build(s)
 			assert.EqualError(t, err, c.want)
@@ -123,10 +123,10 @@ func TestZeroIsAWrongValueNotAnUnsetOne(t *testing.T) {
 	// A later setter replaces the text an earlier key gave.
 	s := defaults()
 	require.NoError(t, table.Set(&s, "period", "0.5ns"))
-	kind.Apply(&s, []Option{Permits(1), Period(-time.Second)})
+	contract.Apply(&s, []Option{Permits(1), Period(-time.Second)})
 	_, err := build(s)
 	assert.EqualError(t, err, `R4C-ATR-002: rateLimiter.period = "-1s": period must be positive`+periodHint)
-	kind.Apply(&s, []Option{Period(time.Second)})
+	contract.Apply(&s, []Option{Period(time.Second)})
 	_, err = build(s)
 	assert.NoError(t, err)
 }

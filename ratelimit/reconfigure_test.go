@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 )
 
 // SPEC RC-1, RC-3, RC-4: 10 permits per second, all taken at 0. At 500ms 4 are free

@@ -10,7 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
@@ -35,7 +35,7 @@ func TestOB2_SnapshotCountsWaitingCalls(t *testing.T) {
 	assert.True(t, third.Cancel())
 	assert.Equal(t, 2, l.Snapshot().Waiting, "a canceled call waits no more")
 	cancel()
-	kindtest.Eventually(t, func() bool { return l.Snapshot().Waiting == 1 }, "the call whose context ended leaves")
+	contracttest.Eventually(t, func() bool { return l.Snapshot().Waiting == 1 }, "the call whose context ended leaves")
 	_, err = fourth.Await(ctx)
 	require.ErrorIs(t, err, ratelimit.ErrExceeded)
 	clk.Advance(time.Second)

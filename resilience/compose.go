@@ -11,8 +11,8 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
@@ -120,12 +120,12 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 // Role), with the code and reason of the role that gives them.
 func roleTaken(id string, specs []Spec) error {
 	for _, s := range specs {
-		r := kind.CompositionOf(s.layer()).Role
+		r := contract.CompositionOf(s.layer()).Role
 		if r.Name == "" || r.Code == "" {
 			continue
 		}
 		for _, o := range specs {
-			if o.layer() != s.layer() && kind.CompositionOf(o.layer()).Role.Name == r.Name {
+			if o.layer() != s.layer() && contract.CompositionOf(o.layer()).Role.Name == r.Name {
 				return r4c.Errorf(r.Code, string(s.layer()), id, "%s", r.Reason)
 			}
 		}
@@ -154,7 +154,7 @@ func arrange(id, key string, named []policy.Layer, specs []Spec, built map[polic
 		}
 	}
 	lo.ForEach(known, func(l policy.Layer, _ int) {
-		if kind.CompositionOf(l).Outermost {
+		if contract.CompositionOf(l).Outermost {
 			place(l) // wherever the order names it
 		}
 	})
@@ -310,7 +310,7 @@ func (u userSpec[T]) build(_ *Registry, wrapID string, result reflect.Type) (any
 }
 
 func registered(l policy.Layer) bool {
-	_, ok := kind.Lookup(l)
+	_, ok := contract.Lookup(l)
 	return ok
 }
 

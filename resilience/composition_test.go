@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -271,7 +271,7 @@ func TestFullPipelineZeroAllocations(t *testing.T) {
 	for range 10 {
 		holders.Go(func() { _, _ = hold(ctx) })
 	}
-	kindtest.Eventually(t, func() bool { return bh.Snapshot().AvailableSlots == 0 }, "the 10 slots are held")
+	contracttest.Eventually(t, func() bool { return bh.Snapshot().AvailableSlots == 0 }, "the 10 slots are held")
 	defer func() { close(gate); holders.Wait() }()
 
 	for name, c := range map[string]struct {

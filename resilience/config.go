@@ -9,7 +9,7 @@ import (
 
 	"github.com/samber/lo"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -39,7 +39,7 @@ type segment struct {
 // segments returns every segment of configuration keys: one per registered policy kind,
 // and the composition's.
 func segments() map[string]segment {
-	out := lo.SliceToMap(kind.All(), func(k kind.Kind) (string, segment) {
+	out := lo.SliceToMap(contract.All(), func(k contract.Kind) (string, segment) {
 		return string(k.Layer()), segment{k.Attributes(), k.Check}
 	})
 	out[compositionSegment] = segment{[]string{orderAttr}, func(_, v string) error {
@@ -141,7 +141,7 @@ func parseKeyIn(segs map[string]segment, key string) (scope, segment, attr strin
 // (saying what is wrong with it, or naming the closest valid key), a value of the wrong
 // syntax the attribute's code (R4C-ATR-001, -005, -006, -007); then the values of each
 // policy in the scopes defaults and configs.<name>, over the built-in defaults, are
-// checked for range as the policy checks them (see kind.Kind.CheckRange). The error's Key
+// checked for range as the policy checks them (see contract.Kind.CheckRange). The error's Key
 // is the whole configuration key. Of several errors, the one of the first key in sorted
 // order is reported, syntax before range. The work is linear in the size of props.
 func newProperties(props map[string]string) (*properties, error) {
@@ -205,7 +205,7 @@ func (p *properties) checkRanges() error {
 			continue
 		}
 		for segment, attrs := range segs {
-			k, ok := kind.Lookup(policy.Layer(segment))
+			k, ok := contract.Lookup(policy.Layer(segment))
 			if !ok {
 				continue // the composition's order, checked with its syntax
 			}

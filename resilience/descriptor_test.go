@@ -11,8 +11,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -32,18 +32,18 @@ type toyConfig struct{ Limit int }
 
 type toySettings struct {
 	toyConfig
-	kind.Common
+	contract.Common
 }
 
 type toyOption func(*toySettings)
 
 func toyLimit(n int) toyOption { return func(s *toySettings) { s.Limit = n } }
 
-func toyName(name string) toyOption { return kind.Name[toySettings](name) }
+func toyName(name string) toyOption { return contract.Name[toySettings](name) }
 
 type toy struct {
 	cfg    toyConfig
-	events kind.Events
+	events contract.Events
 	used   atomic.Int64
 }
 
@@ -63,20 +63,20 @@ func (t *toy) admit() bool {
 	return false
 }
 
-var toyDescriptor = &kind.Descriptor[toySettings]{
+var toyDescriptor = &contract.Descriptor[toySettings]{
 	L:        layerToy,
-	Attrs:    []kind.Attr[toySettings]{kind.IntAttr("limit", func(s *toySettings) *int { return &s.Limit })},
+	Attrs:    []contract.Attr[toySettings]{contract.IntAttr("limit", func(s *toySettings) *int { return &s.Limit })},
 	Defaults: func() toySettings { return toySettings{toyConfig: toyConfig{Limit: 1}} },
-	Common:   func(s *toySettings) *kind.Common { return &s.Common },
+	Common:   func(s *toySettings) *contract.Common { return &s.Common },
 	Config:   func(s *toySettings) any { return s.toyConfig },
-	Build: func(s toySettings) (kind.Instance, error) {
+	Build: func(s toySettings) (contract.Instance, error) {
 		if s.Limit < 0 {
 			return nil, r4c.Errorf(r4c.OutOfRange, "toy.limit", "", "negative")
 		}
 		return &toy{cfg: s.toyConfig, events: s.EventsOf("toy", s.ID("toy"))}, nil
 	},
-	Of: func(p kind.Instance) any { return p.(*toy).cfg },
-	State: func(p kind.Instance) any {
+	Of: func(p contract.Instance) any { return p.(*toy).cfg },
+	State: func(p contract.Instance) any {
 		t := p.(*toy)
 		return toySnapshot{Instance: t.InstanceID(), Used: int(t.used.Load()), Limit: t.cfg.Limit}
 	},
@@ -113,7 +113,7 @@ func toyRow[A, T any]() []layerRow[A, T] {
 // the shared-name check, handles, snapshots, events, the order and async calls all work
 // with nothing else added.
 func TestDescriptor_NewPolicyThroughOneRow(t *testing.T) {
-	unregister := kind.Register(toyDescriptor)
+	unregister := contract.Register(toyDescriptor)
 	defer unregister()
 
 	env, err := FromEnviron([]string{"R4C_CONFIGS_small_TOY_LIMIT=3"})
@@ -185,7 +185,7 @@ func TestDescriptor_NewPolicyThroughOneRow(t *testing.T) {
 // Without its row, a registered policy cannot be composed: the wrap fails with
 // R4C-REG-010 instead of leaving the layer out.
 func TestDescriptor_LayerWithoutRowIsRefused(t *testing.T) {
-	unregister := kind.Register(toyDescriptor)
+	unregister := contract.Register(toyDescriptor)
 	defer unregister()
 	reg, err := NewRegistry()
 	require.NoError(t, err)

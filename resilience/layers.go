@@ -1,8 +1,8 @@
 package resilience
 
 import (
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/permitgate"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
@@ -65,7 +65,7 @@ func asyncRow[P, A, T any](l policy.Layer, async func(P, decorate.AsyncFunc[A, T
 // asyncOnly returns the error that refuses layer l in a synchronous composition of id,
 // when its descriptor says it guards only calls returning a future; nil otherwise.
 func asyncOnly(id string, l policy.Layer) error {
-	code := kind.CompositionOf(l).AsyncOnly
+	code := contract.CompositionOf(l).AsyncOnly
 	if code == "" {
 		return nil
 	}
@@ -78,4 +78,4 @@ func asyncOnly(id string, l policy.Layer) error {
 // The function is innermost, after the last of them. The order is that of the ranks the
 // policies' descriptors give; it is written nowhere else. It returns a new slice on each
 // call.
-func defaultOrder() []policy.Layer { return kind.Ranked() }
+func defaultOrder() []policy.Layer { return contract.Ranked() }

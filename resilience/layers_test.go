@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -25,7 +25,7 @@ func TestLayerTable_AgreesWithDescriptors(t *testing.T) {
 			}
 		}
 		require.Len(t, found, 1, "the rows of layer %s", l)
-		c := kind.CompositionOf(l)
+		c := contract.CompositionOf(l)
 		assert.Equal(t, found[0].sync == nil, c.AsyncOnly != "", "layer %s: no sync decorator iff async only", l)
 		assert.NotNil(t, found[0].async, "layer %s has an async decorator", l)
 		err := asyncOnly("Svc.Call", l)
@@ -46,19 +46,19 @@ func TestDefaultOrder_FromRanks(t *testing.T) {
 	order := DefaultOrder()
 	seen := map[int]policy.Layer{}
 	for i, l := range order {
-		c := kind.CompositionOf(l)
+		c := contract.CompositionOf(l)
 		require.NotZero(t, c.Rank, l)
 		prev, dup := seen[c.Rank]
 		require.False(t, dup, "%s and %s share rank %d", l, prev, c.Rank)
 		seen[c.Rank] = l
 		if c.Outermost {
 			for _, outer := range order[:i] {
-				assert.True(t, kind.CompositionOf(outer).Outermost, "%s is outside the outermost layer %s", outer, l)
+				assert.True(t, contract.CompositionOf(outer).Outermost, "%s is outside the outermost layer %s", outer, l)
 			}
 		}
 		if r := c.Role; r.Name != "" && r.Code != "" {
 			other := order[i-1]
-			assert.Equal(t, r.Name, kind.CompositionOf(other).Role.Name, "%s takes the place of %s, next out in the order", l, other)
+			assert.Equal(t, r.Name, contract.CompositionOf(other).Role.Name, "%s takes the place of %s, next out in the order", l, other)
 		}
 	}
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/recording"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
@@ -61,7 +61,7 @@ func newWhole(rec observe.Recorder, clk clock.Clock, c *composition) *whole {
 	for _, p := range c.parts {
 		o := owner{layer: p.layer, any: true}
 		if !p.user {
-			if id, ok := kind.IDOf(p.layer, p.inst); ok {
+			if id, ok := contract.IDOf(p.layer, p.inst); ok {
 				o.id, o.any = id, false
 			}
 		}

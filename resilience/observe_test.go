@@ -11,7 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
@@ -24,7 +24,7 @@ import (
 // each with its latency on the registry's clock and the call's own context.
 func TestOB5_WholeCallOutcomes(t *testing.T) {
 	clk := clock.NewManual()
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	reg, err := resilience.NewRegistry(resilience.WithClock(clk), resilience.WithObserver(obs))
 	require.NoError(t, err)
 	boom := errors.New("boom")
@@ -37,7 +37,7 @@ func TestOB5_WholeCallOutcomes(t *testing.T) {
 	}, resilience.RateLimiter(ratelimit.Permits(2), ratelimit.Period(time.Hour)))
 	require.NoError(t, err)
 
-	ctx := kindtest.Mark(t.Context(), "marker")
+	ctx := contracttest.Mark(t.Context(), "marker")
 	_, err = call(ctx, false)
 	require.NoError(t, err)
 	_, err = call(ctx, true)
@@ -57,7 +57,7 @@ func TestOB5_WholeCallOutcomes(t *testing.T) {
 	assert.Zero(t, got[2].Latency, "a rejected call never reached the function")
 	assert.ErrorIs(t, got[2].Err, ratelimit.ErrExceeded)
 	for _, c := range rec.Contexts() {
-		assert.Equal(t, "marker", kindtest.MarkOf(c), "the recorder gets the call's context")
+		assert.Equal(t, "marker", contracttest.MarkOf(c), "the recorder gets the call's context")
 	}
 	assert.True(t, obs.Made(ratelimit.Layer, "API.Get"), "the limiter's recorder is asked for too")
 }
@@ -66,7 +66,7 @@ func TestOB5_WholeCallOutcomes(t *testing.T) {
 // until then.
 func TestOB5_WholeCallOutcomesAsync(t *testing.T) {
 	clk := clock.NewManual()
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	reg, err := resilience.NewRegistry(resilience.WithClock(clk), resilience.WithObserver(obs))
 	require.NoError(t, err)
 	f, complete := async.NewPromise[int]()
@@ -85,7 +85,7 @@ func TestOB5_WholeCallOutcomesAsync(t *testing.T) {
 
 // OB-5: a pipeline's calls are recorded under its id, sync and async.
 func TestOB5_PipelineOutcomes(t *testing.T) {
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(obs))
 	require.NoError(t, err)
 	p, err := resilience.NewPipeline[int](reg, "pipe", resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour)))
@@ -114,7 +114,7 @@ func TestOB5_LayerCallIsReserved(t *testing.T) {
 // OB-1: with an observer attached, admitted and rejected calls through a rate limiter
 // still allocate nothing.
 func TestOB1_ObservedCallsAllocateNothing(t *testing.T) {
-	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(kindtest.NopObserver{}))
+	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(contracttest.NopObserver{}))
 	require.NoError(t, err)
 	call, err := resilience.Wrap(reg, "alloc", func(context.Context) (int, error) { return 1, nil },
 		resilience.RateLimiter(ratelimit.Permits(1), ratelimit.Period(time.Hour)))
@@ -126,13 +126,13 @@ func TestOB1_ObservedCallsAllocateNothing(t *testing.T) {
 }
 
 // untimedObserver hands out recorders that keep outcomes and want no latencies.
-type untimedObserver struct{ kindtest.Observer }
+type untimedObserver struct{ contracttest.Observer }
 
 func (o *untimedObserver) Instrument(l policy.Layer, id string) observe.Recorder {
 	return untimedRec{o.Of(l, id)}
 }
 
-type untimedRec struct{ *kindtest.Observed }
+type untimedRec struct{ *contracttest.Observed }
 
 func (untimedRec) Untimed() bool { return true }
 
@@ -141,10 +141,10 @@ func (untimedRec) Untimed() bool { return true }
 func TestOB1_UntimedRecorderReadsNoClock(t *testing.T) {
 	for _, timed := range []bool{false, true} {
 		manual := clock.NewManual()
-		clk := kindtest.NewCountingClock(manual)
+		clk := contracttest.NewCountingClock(manual)
 		var obs observe.Observer = &untimedObserver{}
 		if timed {
-			obs = &kindtest.Observer{}
+			obs = &contracttest.Observer{}
 		}
 		reg, err := resilience.NewRegistry(resilience.WithClock(clk), resilience.WithObserver(obs))
 		require.NoError(t, err)
@@ -155,9 +155,9 @@ func TestOB1_UntimedRecorderReadsNoClock(t *testing.T) {
 		require.NoError(t, err)
 		_, err = call(t.Context())
 		require.NoError(t, err)
-		var rec *kindtest.Observed
+		var rec *contracttest.Observed
 		if timed {
-			rec = obs.(*kindtest.Observer).Of(observe.LayerCall, "plain")
+			rec = obs.(*contracttest.Observer).Of(observe.LayerCall, "plain")
 			assert.Equal(t, 2, clk.Reads(), "start and end")
 			assert.Equal(t, time.Second, rec.Outcomes()[0].Latency)
 		} else {
@@ -171,7 +171,7 @@ func TestOB1_UntimedRecorderReadsNoClock(t *testing.T) {
 // OB-5: a call with a nil context is recorded with context.Background(), and a call that
 // panics is recorded once, as failed, before its panic goes on: sync and async.
 func TestOB5_NilContextAndPanicsAreRecorded(t *testing.T) {
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(obs))
 	require.NoError(t, err)
 	plain, err := resilience.Wrap(reg, "S.Nil", func(context.Context) (int, error) { return 1, nil })
@@ -196,7 +196,7 @@ func TestOB5_NilContextAndPanicsAreRecorded(t *testing.T) {
 // OB-5: a rejection by a layer of another composition (a wrapped function this one calls)
 // is a failure of this one, not a rejection by a layer it does not have.
 func TestOB5_RejectionsOfAnotherCompositionAreFailures(t *testing.T) {
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(obs))
 	require.NoError(t, err)
 	inner, err := resilience.Wrap(reg, "Store.Get", func(context.Context) (int, error) { return 1, nil },
@@ -218,7 +218,7 @@ func TestOB5_RejectionsOfAnotherCompositionAreFailures(t *testing.T) {
 
 // OB-5: a pipeline whose hedge refuses Execute records nothing for it: no call was made.
 func TestOB5_RefusedExecuteIsNotRecorded(t *testing.T) {
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()), resilience.WithObserver(obs))
 	require.NoError(t, err)
 	p, err := resilience.NewPipeline[int](reg, "PH", resilience.Hedge())

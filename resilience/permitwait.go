@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/permitwait"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -37,19 +37,19 @@ func init() { permitwait.Spec = func() any { return permitSpec{} } }
 // its calls with the bound instance, which shares the instance's configuration, live
 // changes and events.
 func bindPermits(parts []part, always bool) {
-	i := slices.IndexFunc(parts, func(p part) bool { return !p.user && kind.CompositionOf(p.layer).BindPermits != nil })
+	i := slices.IndexFunc(parts, func(p part) bool { return !p.user && contract.CompositionOf(p.layer).BindPermits != nil })
 	if i < 0 {
 		return
 	}
 	waiter := parts[i].inst
-	src := kind.PermitSource{Always: always}
-	if j := slices.IndexFunc(parts, func(p part) bool { return !p.user && kind.CompositionOf(p.layer).GivesPermits }); j >= 0 {
-		src.Limiter, _ = kind.IDOf(parts[j].layer, parts[j].inst)
-		if rej := kind.CompositionOf(parts[j].layer).Rejection; rej != nil {
+	src := contract.PermitSource{Always: always}
+	if j := slices.IndexFunc(parts, func(p part) bool { return !p.user && contract.CompositionOf(p.layer).GivesPermits }); j >= 0 {
+		src.Limiter, _ = contract.IDOf(parts[j].layer, parts[j].inst)
+		if rej := contract.CompositionOf(parts[j].layer).Rejection; rej != nil {
 			src.Rejection = rej(parts[j].inst) // this limiter, not another of the same id
 		}
 	}
-	if bound, ok := kind.CompositionOf(parts[i].layer).BindPermits(waiter, src); ok {
+	if bound, ok := contract.CompositionOf(parts[i].layer).BindPermits(waiter, src); ok {
 		parts[i].inst = bound
 	}
 }

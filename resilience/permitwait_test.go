@@ -12,7 +12,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/permitwait"
 	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
@@ -26,14 +26,14 @@ import (
 type permitFixture struct {
 	reg   *resilience.Registry
 	clk   *clock.Manual
-	rec   *kindtest.Recorder
+	rec   *contracttest.Recorder
 	times []time.Duration // when fn ran
 	err   error           // what fn returns; nil: success
 }
 
 func newPermitFixture(t *testing.T, opts ...resilience.RegistryOption) *permitFixture {
 	t.Helper()
-	f := &permitFixture{rec: &kindtest.Recorder{}}
+	f := &permitFixture{rec: &contracttest.Recorder{}}
 	f.reg, f.clk = newRegistry(t, append([]resilience.RegistryOption{resilience.WithEventListener(f.rec.Listen)}, opts...)...)
 	return f
 }

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
@@ -24,10 +24,10 @@ type Registry struct {
 	presets map[policy.Layer]any
 
 	mu          sync.Mutex
-	props       *properties                   // the configuration keys; Reload replaces them
-	instances   map[instanceKey]kind.Instance // every shared instance, by layer and id
-	named       map[instanceKey]bool          // the instances built by a spec with a Name
-	resolutions int                           // how many resolutions were recorded (see record)
+	props       *properties                       // the configuration keys; Reload replaces them
+	instances   map[instanceKey]contract.Instance // every shared instance, by layer and id
+	named       map[instanceKey]bool              // the instances built by a spec with a Name
+	resolutions int                               // how many resolutions were recorded (see record)
 
 	// reloadMu makes Reloads one at a time, and keeps builds out while a Reload applies
 	// its changes (held for writing by Reload, for reading by a build): a function that
@@ -125,7 +125,7 @@ func NewRegistry(opts ...RegistryOption) (*Registry, error) {
 		listeners: o.listeners,
 		observer:  o.observer,
 		presets:   o.presets,
-		instances: map[instanceKey]kind.Instance{},
+		instances: map[instanceKey]contract.Instance{},
 		named:     map[instanceKey]bool{},
 	}
 	if r.presets == nil {

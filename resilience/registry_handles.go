@@ -7,7 +7,7 @@ import (
 
 	"github.com/samber/lo"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -78,7 +78,7 @@ func (r *Registry) Snapshot() Snapshot {
 	})
 	var out Snapshot
 	for _, key := range keys {
-		k, ok := kind.Lookup(key.layer)
+		k, ok := contract.Lookup(key.layer)
 		if !ok {
 			continue
 		}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -18,7 +18,7 @@ import (
 //
 // The resolution is recorded (see record) so that Reload can make it again with other
 // keys. Called with r.mu held.
-func resolve[O ~func(*S), S any](r *Registry, d *kind.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
+func resolve[O ~func(*S), S any](r *Registry, d *contract.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
 	start := *s // the built-in defaults and the registry's presets, where a reload starts again
 	src, err := resolveIn(r, r.props, d, s, code, wrapID)
 	if err != nil {
@@ -29,7 +29,7 @@ func resolve[O ~func(*S), S any](r *Registry, d *kind.Descriptor[S], s *S, code 
 }
 
 // resolveIn is resolve with the configuration keys p, recording nothing.
-func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *kind.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
+func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *contract.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
 	segment := string(d.L)
 	table := d.Table()
 	src := origin{segment: segment, attrs: d.Attributes(), scopes: map[string]string{}}
@@ -45,7 +45,7 @@ func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *kind.Descripto
 	if err := p.apply(scopeDefaults, segment, from(scopeDefaults)); err != nil {
 		return src, err
 	}
-	kind.Apply(s, code)
+	contract.Apply(s, code)
 	src.byCode = func(attr string) bool { return setByCode(d, code, attr, p.byScope[scopeDefaults][segment][attr]) }
 	c := d.Common(s)
 	src.id, src.named = c.Name, c.Name != ""
@@ -76,15 +76,15 @@ func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *kind.Descripto
 // setByCode reports whether the options code set attribute attr, so that its value is
 // theirs and not value, the one the key defaults.<segment>.<attr> gave before them: on
 // two settings that differ in attr only, the options leave the same configuration.
-func setByCode[O ~func(*S), S any](d *kind.Descriptor[S], code []O, attr, value string) bool {
+func setByCode[O ~func(*S), S any](d *contract.Descriptor[S], code []O, attr, value string) bool {
 	table := d.Table()
 	a, b := d.Defaults(), d.Defaults()
-	if table.Set(&b, attr, value) != nil || kind.Same(d.Config(&a), d.Config(&b)) {
+	if table.Set(&b, attr, value) != nil || contract.Same(d.Config(&a), d.Config(&b)) {
 		return false // value is the built-in default: whoever set it, the key gives it too
 	}
-	kind.Apply(&a, code)
-	kind.Apply(&b, code)
-	return kind.Same(d.Config(&a), d.Config(&b))
+	contract.Apply(&a, code)
+	contract.Apply(&b, code)
+	return contract.Same(d.Config(&a), d.Config(&b))
 }
 
 // origin is where the settings of one policy instance came from: the scope of the

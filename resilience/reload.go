@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -95,7 +95,7 @@ func (r *Registry) Reload(props ...map[string]string) error {
 
 // swap checks next against every running instance and, when all is well, makes it the
 // registry's keys and returns the changes to apply.
-func (r *Registry) swap(next *properties) ([]kind.LiveChange, error) {
+func (r *Registry) swap(next *properties) ([]contract.LiveChange, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	changes, err := r.plan(next)
@@ -114,14 +114,14 @@ func (r *Registry) swap(next *properties) ([]kind.LiveChange, error) {
 // plan checks next, the keys of a reload, against every recorded resolution and running
 // instance, and returns the changes to apply, in the order the instances were built; an
 // error when any check fails. It changes nothing. Called with r.mu held.
-func (r *Registry) plan(next *properties) ([]kind.LiveChange, error) {
+func (r *Registry) plan(next *properties) ([]contract.LiveChange, error) {
 	if err := r.sameOrders(next); err != nil {
 		return nil, err
 	}
 	type group struct {
 		first *resolution // the first function that built the instance
 		res   resolved    // its new resolution
-		inst  kind.Instance
+		inst  contract.Instance
 	}
 	groups := map[instanceKey]*group{}
 	var order []instanceKey
@@ -133,30 +133,30 @@ func (r *Registry) plan(next *properties) ([]kind.LiveChange, error) {
 		key := instanceKey{rec.layer, rec.id}
 		inst, kept := r.instances[key]
 		if !kept { // built for its composition alone (a fallback): it keeps its configuration
-			if !kind.Same(rec.built, res.config) {
+			if !contract.Same(rec.built, res.config) {
 				return nil, r.notLive(rec, res, next)
 			}
 			continue
 		}
 		if g, ok := groups[key]; ok {
-			if !kind.Same(g.res.config, res.config) {
+			if !contract.Same(g.res.config, res.config) {
 				key, value := r.conflictKey(g.first, rec, g.res, res, next)
 				if key == "" {
 					key, value = string(rec.layer), rec.id
 				}
 				return nil, r4c.Errorf(r4c.Conflict, key, value,
 					"functions that share the %s %s would resolve different configurations (%s's vs %s's): %s",
-					rec.layer, shownID(rec.id), shownID(g.first.wrapID), shownID(rec.wrapID), kind.Difference(g.res.config, res.config))
+					rec.layer, shownID(rec.id), shownID(g.first.wrapID), shownID(rec.wrapID), contract.Difference(g.res.config, res.config))
 			}
 			continue
 		}
 		groups[key] = &group{first: rec, res: res, inst: inst}
 		order = append(order, key)
 	}
-	var changes []kind.LiveChange
+	var changes []contract.LiveChange
 	for _, key := range order {
 		g := groups[key]
-		if kind.Same(g.res.of(g.inst), g.res.config) {
+		if contract.Same(g.res.of(g.inst), g.res.config) {
 			continue
 		}
 		if err := g.res.validate(); err != nil {
@@ -220,7 +220,7 @@ func (r *Registry) agreeWithout(ra, rb *resolution, next *properties, scope, seg
 	trial := scratch(byScope) // marks nothing in next
 	a, errA := ra.again(trial)
 	b, errB := rb.again(trial)
-	return errA == nil && errB == nil && kind.Same(a.config, b.config)
+	return errA == nil && errB == nil && contract.Same(a.config, b.config)
 }
 
 // resolution is how the settings of one policy of one composition were resolved: enough
@@ -237,16 +237,16 @@ type resolution struct {
 
 // resolved is one resolution made again.
 type resolved struct {
-	config   any                     // the configuration, as the kind's descriptor compares it
-	src      origin                  // where its values came from
-	validate func() error            // checks its ranges, with whole keys; nil error when it has no check
-	of       func(kind.Instance) any // an instance's configuration, as config is
+	config   any                         // the configuration, as the kind's descriptor compares it
+	src      origin                      // where its values came from
+	validate func() error                // checks its ranges, with whole keys; nil error when it has no check
+	of       func(contract.Instance) any // an instance's configuration, as config is
 }
 
 // newResolution returns the resolution of the settings of a policy of kind d for the
 // composition of wrapID, from start (the built-in defaults and the registry's presets) and
 // the options code, that gave the instance id and the configuration built.
-func newResolution[O ~func(*S), S any](r *Registry, d *kind.Descriptor[S], start S, code []O, wrapID, id string, built any) *resolution {
+func newResolution[O ~func(*S), S any](r *Registry, d *contract.Descriptor[S], start S, code []O, wrapID, id string, built any) *resolution {
 	return &resolution{layer: d.L, id: id, wrapID: wrapID, built: built, again: func(p *properties) (resolved, error) {
 		s := start
 		src, err := resolveIn(r, p, d, &s, code, wrapID)
@@ -362,10 +362,10 @@ func (r *Registry) notLive(rec *resolution, res resolved, next *properties) erro
 // liveChangeOf returns the change of inst, an instance of layer l, to cfg, a
 // configuration as its kind's descriptor compares it; false when inst cannot change live
 // (its descriptor has no Live).
-func liveChangeOf(l policy.Layer, inst kind.Instance, cfg any) (kind.LiveChange, bool) {
-	live := kind.CompositionOf(l).Live
+func liveChangeOf(l policy.Layer, inst contract.Instance, cfg any) (contract.LiveChange, bool) {
+	live := contract.CompositionOf(l).Live
 	if live == nil {
-		return kind.LiveChange{}, false
+		return contract.LiveChange{}, false
 	}
 	return live(inst, cfg)
 }

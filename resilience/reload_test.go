@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
@@ -54,7 +54,7 @@ func ok(context.Context) (string, error) { return "ok", nil }
 
 // changes returns the Changed of each ConfigChanged event recorded, by instance id, in
 // the order they were published.
-func changes(rec *kindtest.Recorder) map[string][][]string {
+func changes(rec *contracttest.Recorder) map[string][][]string {
 	out := map[string][][]string{}
 	for _, e := range rec.Of(policy.ConfigChanged) {
 		out[e.Instance] = append(out[e.Instance], e.Changed)
@@ -66,7 +66,7 @@ func changes(rec *kindtest.Recorder) map[string][][]string {
 // 10/1s, once the burst is spent, the next permit is 100ms away; reloaded to 20/1s, it
 // is 50ms away, and the calls that follow are spaced 50ms apart.
 func TestRC6_ReloadChangesARunningLimitersRate(t *testing.T) {
-	var rec kindtest.Recorder
+	var rec contracttest.Recorder
 	props := map[string]string{
 		"instances.Search.rateLimiter.permits": "10",
 		"instances.Search.rateLimiter.period":  "1s",
@@ -141,7 +141,7 @@ func TestRC6_ReloadChangesARunningBreakersThreshold(t *testing.T) {
 func TestRC6_ReloadChangesARunningBulkheadsMaxConcurrent(t *testing.T) {
 	props := map[string]string{"instances.Pool.bulkhead.maxConcurrent": "1"}
 	reg, _ := newRegistry(t, resilience.WithProperties(props))
-	calls := kindtest.NewCalls()
+	calls := contracttest.NewCalls()
 	call, err := resilience.WrapAsync1(reg, "Pool", calls.Next, resilience.Bulkhead())
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -192,7 +192,7 @@ func TestRC6_ReloadChangesARunningRetrysMaxAttempts(t *testing.T) {
 // after it: a call started before keeps its 1s, one started after times out at 100ms.
 func TestRC6_ReloadChangesARunningTimeoutsDuration(t *testing.T) {
 	reg, clk := newRegistry(t)
-	calls := kindtest.NewCalls()
+	calls := contracttest.NewCalls()
 	call, err := resilience.WrapAsync1(reg, "Slow", calls.Next, resilience.Timeout(time.Second))
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -217,7 +217,7 @@ func TestRC6_ReloadChangesARunningTimeoutsDuration(t *testing.T) {
 // fixture is a registry with every kind of policy running, built from base.
 type fixture struct {
 	reg   *resilience.Registry
-	rec   *kindtest.Recorder
+	rec   *contracttest.Recorder
 	props map[string]string
 }
 
@@ -248,7 +248,7 @@ var good = map[string]string{
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{rec: &kindtest.Recorder{}, props: base}
+	f := &fixture{rec: &contracttest.Recorder{}, props: base}
 	f.reg, _ = newRegistry(t, resilience.WithProperties(base), resilience.WithEventListener(f.rec.Listen))
 	_, err := resilience.Wrap(f.reg, "Svc.Get", ok,
 		resilience.Fallback(func(context.Context, error) (string, error) { return "fallback", nil }),
@@ -390,7 +390,7 @@ func TestRC5_SharedNameWithTwoConfigurationsChangesNothing(t *testing.T) {
 		"configs.b.rateLimiter.permits": "5",
 		"configs.b.rateLimiter.period":  "1s",
 	}
-	var rec kindtest.Recorder
+	var rec contracttest.Recorder
 	reg, _ := newRegistry(t, resilience.WithProperties(props), resilience.WithEventListener(rec.Listen))
 	for id, config := range map[string]string{"Geo.Code": "a", "Geo.Reverse": "b"} {
 		_, err := resilience.Wrap(reg, id, ok, resilience.RateLimiter(ratelimit.Name("geo"), ratelimit.UseConfig(config)))
@@ -736,7 +736,7 @@ func TestRC3_ReloadTransitionsReachListenersUnlockedAndInOrder(t *testing.T) {
 func TestRC6_ReloadStartsWaitingCallsUnlocked(t *testing.T) {
 	props := map[string]string{"instances.Pool.bulkhead.maxConcurrent": "1", "instances.Pool.bulkhead.maxWait": "10s"}
 	reg, _ := newRegistry(t, resilience.WithProperties(props))
-	calls := kindtest.NewCalls()
+	calls := contracttest.NewCalls()
 	var started atomic.Int32
 	call, err := resilience.WrapAsync1(reg, "Pool", func(ctx context.Context, i int) *async.Future[string] {
 		if started.Add(1) == 2 {

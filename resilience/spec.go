@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
@@ -94,7 +94,7 @@ func newFallbackSpec[T any, O ~func(*S), S any](fn func(ctx context.Context, err
 // its settings S. An unregistered kind has no layer, and fails the wrap.
 func policyOf[O ~func(*S), S any](opts []O) policySpec[O, S] {
 	sp := policySpec[O, S]{opts: opts}
-	if d, ok := kind.DescriptorOf[S](); ok {
+	if d, ok := contract.DescriptorOf[S](); ok {
 		sp.l = d.L
 	}
 	return sp
@@ -109,8 +109,8 @@ type policySpec[O ~func(*S), S any] struct {
 func (sp policySpec[O, S]) layer() policy.Layer { return sp.l }
 
 // descriptor returns the spec's descriptor.
-func (sp policySpec[O, S]) descriptor() (*kind.Descriptor[S], error) {
-	d, ok := kind.DescriptorOf[S]()
+func (sp policySpec[O, S]) descriptor() (*contract.Descriptor[S], error) {
+	d, ok := contract.DescriptorOf[S]()
 	if !ok {
 		return nil, r4c.Errorf(r4c.BadSpec, "", "", "no policy is registered for options of type %v", reflect.TypeFor[O]())
 	}
@@ -122,7 +122,7 @@ func (sp policySpec[O, S]) descriptor() (*kind.Descriptor[S], error) {
 // registry's presets, defaults.<segment>.*, the options in code, configs.<name>.*, then
 // instances.<id>.*. It returns the descriptor, the settings and where they came from,
 // with the instance id.
-func (sp policySpec[O, S]) settings(r *Registry, wrapID string, result reflect.Type) (*kind.Descriptor[S], S, origin, error) {
+func (sp policySpec[O, S]) settings(r *Registry, wrapID string, result reflect.Type) (*contract.Descriptor[S], S, origin, error) {
 	var s S
 	d, err := sp.descriptor()
 	if err != nil {
@@ -130,7 +130,7 @@ func (sp policySpec[O, S]) settings(r *Registry, wrapID string, result reflect.T
 	}
 	s = d.Defaults()
 	if pre, ok := r.presets[sp.l].([]O); ok {
-		kind.Apply(&s, pre)
+		contract.Apply(&s, pre)
 	}
 	src, err := resolve(r, d, &s, sp.opts, wrapID)
 	if err != nil {
@@ -153,16 +153,16 @@ func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type
 	id := src.id
 	key := instanceKey{sp.l, id}
 	if p, ok := r.instances[key]; ok {
-		if have, want := d.Of(p), d.Config(&s); !kind.Same(have, want) {
+		if have, want := d.Of(p), d.Config(&s); !contract.Same(have, want) {
 			if !src.named && !r.named[key] { // no Name: the same id, wrapped twice
 				return nil, nil, r4c.Errorf(r4c.Conflict, string(sp.l), id,
 					"the id %s is wrapped twice with different settings (the first wrap's vs this one's): %s; "+
 						"the wraps of one id share its instances: give them the same settings, or each its own id",
-					shownID(id), kind.Difference(have, want))
+					shownID(id), contract.Difference(have, want))
 			}
 			return nil, nil, r4c.Errorf(r4c.Conflict, string(sp.l), id,
 				"functions that share this name resolve different configurations (the instance's vs %s's): %s",
-				shownID(wrapID), kind.Difference(have, want))
+				shownID(wrapID), contract.Difference(have, want))
 		}
 		return p, nil, nil
 	}

@@ -24,7 +24,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -414,9 +414,9 @@ func (k *keyRecorder) distinct() []string {
 }
 
 // newRegistry returns a registry on clk whose events go to the returned recorder.
-func newRegistry(t *testing.T, clk clock.Clock) (*resilience.Registry, *kindtest.Recorder) {
+func newRegistry(t *testing.T, clk clock.Clock) (*resilience.Registry, *contracttest.Recorder) {
 	t.Helper()
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	r, err := resilience.NewRegistry(resilience.WithClock(clk), resilience.WithEventListener(rec.Listen))
 	require.NoError(t, err)
 	return r, rec

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -96,7 +96,7 @@ func TestGR4_GuardTakesAFallback(t *testing.T) {
 // quota is refused at once, and the limiter publishes it as a rejection, not a wait.
 func TestGR1_LimitRefusalIsPublishedAsARejection(t *testing.T) {
 	clk := clock.NewManual()
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	k := perPeer(t, clk, 1, ratelimit.MaxWait(time.Second), ratelimit.OnEvent(rec.Listen))
 	srv, err := resiliencegrpc.NewServer(resiliencegrpc.Limit(k, resiliencegrpc.ByMethod))
 	require.NoError(t, err)

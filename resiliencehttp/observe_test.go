@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/keyed"
@@ -23,7 +23,7 @@ type reqKey struct{}
 // OB-1: the middleware decides with the request's context, so a keyed limiter's recorder
 // sees each request once, with its context: one admitted, one rejected.
 func TestOB1_MiddlewareRecordsWithTheRequestsContext(t *testing.T) {
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	k, err := keyed.New[string](ratelimit.Permits(1), ratelimit.Period(time.Hour),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.Name("perClient"), keyed.Observe(obs))
 	require.NoError(t, err)

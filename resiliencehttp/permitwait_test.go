@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -36,7 +36,7 @@ func (a *arrivals) get() []time.Duration {
 func TestTransport_NeverSendsBeforeTheClientPermit(t *testing.T) {
 	for _, name := range []string{"retry's default", "waitForPermit set off"} {
 		t.Run(name, func(t *testing.T) {
-			rec := &kindtest.Recorder{}
+			rec := &contracttest.Recorder{}
 			f := newFixture(t, resilience.WithEventListener(rec.Listen))
 			arr := &arrivals{}
 			s := newScript(t, func(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +74,7 @@ func TestTransport_NeverSendsBeforeTheClientPermit(t *testing.T) {
 // attempt, as its permit is not due, and the retry then waits for the permit: the server
 // sees the request again at exactly 1s, never before.
 func TestTransport_RetryAfterAFailureWaitsForTheClientPermit(t *testing.T) {
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	f := newFixture(t, resilience.WithEventListener(rec.Listen))
 	arr := &arrivals{}
 	first := true

@@ -7,11 +7,11 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
-// admissions are the counts of a layer of the shape kind.Admissions, or of one client key
+// admissions are the counts of a layer of the shape contract.Admissions, or of one client key
 // of a keyed instance: the calls admitted and rejected, and of the admitted ones those
 // that waited.
 type admissions struct {
@@ -37,7 +37,7 @@ func newAdmissions(kv ...attribute.KeyValue) *admissions {
 	}
 }
 
-// limiterRec is the recorder of a layer of the shape kind.Admissions: a layer that admits
+// limiterRec is the recorder of a layer of the shape contract.Admissions: a layer that admits
 // or rejects calls.
 type limiterRec struct {
 	base
@@ -51,7 +51,7 @@ type limiterRec struct {
 
 // newLimiterRec returns the recorder of the shape a, whose instruments lm holds; keys
 // says whether the Metrics wants client keys as attributes (WithKeyAttribute).
-func newLimiterRec(b base, lm *layerMetrics, a *kind.Admissions, keys bool) *limiterRec {
+func newLimiterRec(b base, lm *layerMetrics, a *contract.Admissions, keys bool) *limiterRec {
 	return &limiterRec{base: b, calls: lm.counterOf(a.Calls), waited: lm.counterOf(a.Waited),
 		wait: lm.histogramOf(a.Wait), keyed: a.Keyed && keys, own: newAdmissions(b.inst)}
 }

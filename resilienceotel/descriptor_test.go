@@ -8,30 +8,30 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/resilienceotel"
 )
 
 // quotaSettings are the settings of a policy kind this package does not know.
-type quotaSettings struct{ kind.Common }
+type quotaSettings struct{ contract.Common }
 
 // OB-2: the instruments, recorder and gauges of a policy kind come from its descriptor
 // alone: a kind registered by a package the exporter never names is measured like the
 // built-in ones, and a whole call's rejection by it is counted under its layer.
 func TestOB2_KindDeclaresItsMetrics(t *testing.T) {
 	const layer = policy.Layer("quota")
-	unregister := kind.Register(&kind.Descriptor[quotaSettings]{
+	unregister := contract.Register(&contract.Descriptor[quotaSettings]{
 		L: layer,
-		Metrics: &kind.Metrics{
-			Instruments: []kind.Instrument{
-				{Name: "test.quota.calls", Unit: "{call}", Kind: kind.Counter, Description: "Quota decisions."},
-				{Name: "test.quota.wait.duration", Unit: "s", Kind: kind.Histogram, Description: "Quota waits."},
-				{Name: "test.quota.left", Unit: "{call}", Kind: kind.UpDown, Description: "Calls left.",
+		Metrics: &contract.Metrics{
+			Instruments: []contract.Instrument{
+				{Name: "test.quota.calls", Unit: "{call}", Kind: contract.Counter, Description: "Quota decisions."},
+				{Name: "test.quota.wait.duration", Unit: "s", Kind: contract.Histogram, Description: "Quota waits."},
+				{Name: "test.quota.left", Unit: "{call}", Kind: contract.UpDown, Description: "Calls left.",
 					Read: func(state any, _ int) (float64, bool) { return float64(state.(int)), true }},
 			},
-			Admissions: &kind.Admissions{Calls: "test.quota.calls", Wait: "test.quota.wait.duration"},
+			Admissions: &contract.Admissions{Calls: "test.quota.calls", Wait: "test.quota.wait.duration"},
 		},
 	})
 	defer unregister()
@@ -60,11 +60,11 @@ func TestOB2_KindDeclaresItsMetrics(t *testing.T) {
 // New refuses a kind whose metrics are inconsistent, or that declares an instrument
 // another kind declares.
 func TestOB2_NewRefusesBadDeclarations(t *testing.T) {
-	unregister := kind.Register(&kind.Descriptor[quotaSettings]{
+	unregister := contract.Register(&contract.Descriptor[quotaSettings]{
 		L: "quotaBad",
-		Metrics: &kind.Metrics{
-			Instruments: []kind.Instrument{{Name: RetryCalls, Unit: "{call}", Kind: kind.Counter}},
-			Admissions:  &kind.Admissions{Calls: "test.nope"},
+		Metrics: &contract.Metrics{
+			Instruments: []contract.Instrument{{Name: RetryCalls, Unit: "{call}", Kind: contract.Counter}},
+			Admissions:  &contract.Admissions{Calls: "test.nope"},
 		},
 	})
 	_, err := resilienceotel.New(nil)
@@ -72,11 +72,11 @@ func TestOB2_NewRefusesBadDeclarations(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "test.nope")
 
-	unregister = kind.Register(&kind.Descriptor[quotaSettings]{
+	unregister = contract.Register(&contract.Descriptor[quotaSettings]{
 		L: "quotaDup",
-		Metrics: &kind.Metrics{
-			Instruments: []kind.Instrument{{Name: RetryCalls, Unit: "{call}", Kind: kind.Counter}},
-			Admissions:  &kind.Admissions{Calls: RetryCalls},
+		Metrics: &contract.Metrics{
+			Instruments: []contract.Instrument{{Name: RetryCalls, Unit: "{call}", Kind: contract.Counter}},
+			Admissions:  &contract.Admissions{Calls: RetryCalls},
 		},
 	})
 	defer unregister()
@@ -90,16 +90,16 @@ func TestOB2_NewRefusesBadDeclarations(t *testing.T) {
 // which a default scrape would rename.
 func TestOB2_NewRefusesReservedAttributeKeys(t *testing.T) {
 	for _, key := range []string{"name", "instance", "job"} {
-		unregister := kind.Register(&kind.Descriptor[quotaSettings]{
+		unregister := contract.Register(&contract.Descriptor[quotaSettings]{
 			L: policy.Layer("quotaKey" + key),
-			Metrics: &kind.Metrics{
-				Instruments: []kind.Instrument{
-					{Name: "test.quota.calls." + key, Unit: "{call}", Kind: kind.Counter},
-					{Name: "test.quota.state." + key, Unit: "1", Kind: kind.UpDown, Key: "state", Values: []string{"a"},
+			Metrics: &contract.Metrics{
+				Instruments: []contract.Instrument{
+					{Name: "test.quota.calls." + key, Unit: "{call}", Kind: contract.Counter},
+					{Name: "test.quota.state." + key, Unit: "1", Kind: contract.UpDown, Key: "state", Values: []string{"a"},
 						Read: func(any, int) (float64, bool) { return 1, true }},
 				},
-				Outcomes: &kind.Outcomes{Calls: "test.quota.calls." + key, Attr: key,
-					Classes: []kind.Class{{Value: "ok", Result: observe.ResultSucceeded}}},
+				Outcomes: &contract.Outcomes{Calls: "test.quota.calls." + key, Attr: key,
+					Classes: []contract.Class{{Value: "ok", Result: observe.ResultSucceeded}}},
 			},
 		})
 		_, err := resilienceotel.New(nil)
@@ -107,11 +107,11 @@ func TestOB2_NewRefusesReservedAttributeKeys(t *testing.T) {
 		require.Error(t, err, key)
 		assert.Contains(t, err.Error(), "attribute "+key, key)
 	}
-	unregister := kind.Register(&kind.Descriptor[quotaSettings]{
+	unregister := contract.Register(&contract.Descriptor[quotaSettings]{
 		L: "quotaGaugeKey",
-		Metrics: &kind.Metrics{
-			Instruments: []kind.Instrument{
-				{Name: "test.quota.state", Unit: "1", Kind: kind.UpDown, Key: "instance", Values: []string{"a"},
+		Metrics: &contract.Metrics{
+			Instruments: []contract.Instrument{
+				{Name: "test.quota.state", Unit: "1", Kind: contract.UpDown, Key: "instance", Values: []string{"a"},
 					Read: func(any, int) (float64, bool) { return 1, true }},
 			},
 		},

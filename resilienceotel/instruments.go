@@ -6,7 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
@@ -68,14 +68,14 @@ type instruments struct {
 
 // layerMetrics is what one policy kind measures, with its instruments made.
 type layerMetrics struct {
-	spec   *kind.Metrics    // nil: the kind measures nothing
-	byName map[string]*made // its instruments, by name
-	gauges []*made          // those read from snapshots, in declaration order
+	spec   *contract.Metrics // nil: the kind measures nothing
+	byName map[string]*made  // its instruments, by name
+	gauges []*made           // those read from snapshots, in declaration order
 }
 
 // made is an instrument made on the meter.
 type made struct {
-	decl  kind.Instrument
+	decl  contract.Instrument
 	ints  metric.Int64Observable   // a Counter or an UpDown
 	float metric.Float64Observable // a Gauge
 	hist  metric.Float64Histogram  // a Histogram
@@ -87,7 +87,7 @@ func (in *instruments) make(meter metric.Meter, o options) ([]metric.Observable,
 	b := instrumentBuilder{meter: meter}
 	in.kinds = map[policy.Layer]*layerMetrics{}
 	owner := map[string]policy.Layer{Calls: observe.LayerCall, CallDuration: observe.LayerCall}
-	for _, k := range kind.All() {
+	for _, k := range contract.All() {
 		in.layers = append(in.layers, k.Layer())
 		lm := &layerMetrics{spec: k.Measures(), byName: map[string]*made{}}
 		in.kinds[k.Layer()] = lm
@@ -140,16 +140,16 @@ type instrumentBuilder struct {
 }
 
 // make makes the instrument decl declares.
-func (b *instrumentBuilder) make(decl kind.Instrument) *made {
+func (b *instrumentBuilder) make(decl contract.Instrument) *made {
 	mk := &made{decl: decl}
 	switch decl.Kind {
-	case kind.Counter:
+	case contract.Counter:
 		mk.ints = b.counter(decl.Name, decl.Unit, decl.Description)
-	case kind.UpDown:
+	case contract.UpDown:
 		mk.ints = b.upDown(decl.Name, decl.Unit, decl.Description)
-	case kind.Gauge:
+	case contract.Gauge:
 		mk.float = b.gauge(decl.Name, decl.Unit, decl.Description)
-	case kind.Histogram:
+	case contract.Histogram:
 		mk.hist = b.histogram(decl.Name, decl.Description)
 	}
 	return mk

@@ -7,20 +7,20 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
-// maxClasses bounds the classes of a kind.Outcomes (kind.MaxClasses, a power of two):
+// maxClasses bounds the classes of a contract.Outcomes (contract.MaxClasses, a power of two):
 // arrays indexed by a class (masked with classMask) need no bounds check.
 const (
-	maxClasses = kind.MaxClasses
+	maxClasses = contract.MaxClasses
 	classMask  = maxClasses - 1
 )
 
-// outcomesRec is the recorder of a layer of the shape kind.Outcomes: calls by class,
-// their attempts, the slow ones and their latencies; and, with kind.Transitions, the
+// outcomesRec is the recorder of a layer of the shape contract.Outcomes: calls by class,
+// their attempts, the slow ones and their latencies; and, with contract.Transitions, the
 // moves between states its events report.
 type outcomesRec struct {
 	base
@@ -44,8 +44,8 @@ type outcomesRec struct {
 
 // newOutcomesRec returns the recorder of the shape o and, when t is not nil, of the
 // transitions t; lm holds their instruments. o has at most maxClasses classes
-// (kind.Metrics.Check, which New runs, checks it).
-func newOutcomesRec(b base, lm *layerMetrics, o *kind.Outcomes, t *kind.Transitions) *outcomesRec {
+// (contract.Metrics.Check, which New runs, checks it).
+func newOutcomesRec(b base, lm *layerMetrics, o *contract.Outcomes, t *contract.Transitions) *outcomesRec {
 	r := &outcomesRec{base: b, calls: lm.counterOf(o.Calls), attempts: lm.counterOf(o.Attempts),
 		slow: lm.counterOf(o.Slow), duration: lm.histogramOf(o.Duration), obsAttempts: observeWith(b.inst)}
 	for i := range r.class {
@@ -55,10 +55,10 @@ func newOutcomesRec(b base, lm *layerMetrics, o *kind.Outcomes, t *kind.Transiti
 	}
 	for c, cl := range o.Classes[:min(len(o.Classes), maxClasses)] {
 		res := cl.Result & resultMask
-		if cl.Retried != kind.Retries {
+		if cl.Retried != contract.Retries {
 			r.class[0][res] = int8(c)
 		}
-		if cl.Retried != kind.FirstAttempt {
+		if cl.Retried != contract.FirstAttempt {
 			r.class[1][res] = int8(c)
 		}
 		out := attribute.String(o.Attr, cl.Value)

@@ -124,7 +124,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/resilience4go/resilience4go/internal/codegen"
+	"github.com/resilience4go/resilience4go/cmd/resilience4go-gen/internal/codegen"
 )
 
 func main() {

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/resilience4go/resilience4go/internal/codegen"
+	"github.com/resilience4go/resilience4go/cmd/resilience4go-gen/internal/codegen"
 )
 
 // The command runs go list as a subprocess and waits for it: no goroutine outlives run.
@@ -192,4 +192,14 @@ func TestRunKeepsHandWrittenFile(t *testing.T) {
 	src, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Equal(t, hand, string(src))
+}
+
+// SPEC GN-5: the committed examples/codegen/resilient_gen.go is what the generator writes
+// for that example's prices.go now.
+func TestExampleGeneratedFileIsCurrent(t *testing.T) {
+	res, err := codegen.Generate(codegen.Config{Dir: "../../examples/codegen"})
+	require.NoError(t, err)
+	committed, err := os.ReadFile(filepath.Join("../../examples/codegen", codegen.DefaultOutput))
+	require.NoError(t, err)
+	assert.Equal(t, string(committed), string(res.Source), "resilient_gen.go is stale: run go generate ./examples/codegen")
 }

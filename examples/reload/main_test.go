@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -84,11 +84,11 @@ func script(t *testing.T, hup <-chan os.Signal, send func()) string {
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, &out, path, hup) }()
 	seconds := func() int { return strings.Count(out.String(), " calls passed in the last second") }
-	kindtest.Eventually(t, func() bool { return seconds() == 1 }, "the first second of calls")
+	contracttest.Eventually(t, func() bool { return seconds() == 1 }, "the first second of calls")
 	for i, edit := range edits {
 		require.NoError(t, os.WriteFile(path, []byte(edit), 0o644))
 		send()
-		kindtest.Eventually(t, func() bool { return seconds() == i+2 }, "the second of calls after a reload")
+		contracttest.Eventually(t, func() bool { return seconds() == i+2 }, "the second of calls after a reload")
 	}
 	cancel()
 	require.NoError(t, <-done)

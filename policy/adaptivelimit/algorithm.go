@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/decimal"
+	"github.com/resilience4go/resilience4go/policy/internal/decimal"
 )
 
 // A round is what the samples of one round add up to.

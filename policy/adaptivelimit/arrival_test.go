@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
 
@@ -18,7 +18,7 @@ import (
 // whatever MaxWait is: it is rejected with the limiter's rejection wrapping the context's
 // error (policy.ErrNilContext for a nil context).
 func TestDoneContextOnArrivalSync(t *testing.T) {
-	kindtest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
+	contracttest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
 		l, clk, rec := newManual(t, opts(fixed(2), []adaptivelimit.Option{adaptivelimit.MaxWait(maxWait)})...)
 		if full {
 			acquire(t, l)
@@ -49,14 +49,14 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 // SPEC AL-4: the same for asynchronous calls: a future failed with that rejection, next
 // never runs, nothing counted, no queue, no timer, no event.
 func TestDoneContextOnArrivalAsync(t *testing.T) {
-	kindtest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
+	contracttest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
 		l, clk, rec := newManual(t, opts(fixed(2), []adaptivelimit.Option{adaptivelimit.MaxWait(maxWait)})...)
 		if full {
 			acquire(t, l)
 			acquire(t, l)
 		}
 		inFlight := l.InFlight()
-		c := kindtest.NewCalls()
+		c := contracttest.NewCalls()
 		fut := adaptivelimit.DecorateAsyncFunc(l, c.Next)(dc.Ctx, 1)
 		_, err := result(t, fut)
 		requireExceeded(t, err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
 
@@ -30,7 +30,7 @@ func result[T any](t *testing.T, f *async.Future[T]) (T, error) {
 // completes; one that does not fit is a failed future (made once) and never starts.
 func TestAsyncHoldsUntilComplete(t *testing.T) {
 	l, clk, rec := newManual(t, fixed(1)...)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 
 	first := call(context.Background(), 1)
@@ -56,7 +56,7 @@ func TestAsyncHoldsUntilComplete(t *testing.T) {
 // no goroutine waits.
 func TestAsyncQueueFIFO(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(2), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Second)})...)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 
 	futs := map[int]*async.Future[string]{}
@@ -100,7 +100,7 @@ func TestAsyncQueueFIFO(t *testing.T) {
 // never starts.
 func TestAsyncMaxWait(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(1), []adaptivelimit.Option{adaptivelimit.MaxWait(100 * time.Millisecond)})...)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	holder := call(context.Background(), 1)
 	waiter := call(context.Background(), 2)
@@ -139,7 +139,7 @@ func TestAsyncMaxWait(t *testing.T) {
 // returns true and the function never runs.
 func TestAsyncCancelWhileQueued(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(1), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Second)})...)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	holder := call(context.Background(), 1)
 	a := call(context.Background(), 2)
@@ -169,7 +169,7 @@ func TestAsyncCancelWhileQueued(t *testing.T) {
 // with a rejection matching the context's error.
 func TestAsyncContextEndsWhileQueued(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(1), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Hour)})...)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	holder := call(context.Background(), 1)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -177,7 +177,7 @@ func TestAsyncContextEndsWhileQueued(t *testing.T) {
 	require.Equal(t, 1, l.Queued())
 	clk.Advance(time.Minute)
 	cancel()
-	kindtest.Eventually(t, func() bool { return !pending(waiting) }, "the context hook ran")
+	contracttest.Eventually(t, func() bool { return !pending(waiting) }, "the context hook ran")
 	_, err := result(t, waiting)
 	requireExceeded(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
@@ -198,7 +198,7 @@ func TestAsyncContextEndsWhileQueued(t *testing.T) {
 // work that goes on after its future was canceled no longer counts under the limit.
 func TestAsyncCancelStartedCountsOut(t *testing.T) {
 	l, _, _ := newManual(t, aimd(1)...)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	f := adaptivelimit.DecorateAsyncFunc(l, c.Next)(context.Background(), 1)
 	assert.Equal(t, 1, l.InFlight())
 	assert.True(t, f.Cancel(), "a plain promise counts as not started")
@@ -212,7 +212,7 @@ func TestAsyncCancelStartedCountsOut(t *testing.T) {
 // caller gets a future failed with async.ErrNilFuture, or the panic.
 func TestAsyncNilFutureAndPanic(t *testing.T) {
 	l, clk, _ := newManual(t, opts(aimd(1), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Second)})...)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	holder := adaptivelimit.DecorateAsyncFunc(l, c.Next)(context.Background(), 1)
 	nilNext := adaptivelimit.DecorateAsyncFunc(l, func(context.Context, int) *async.Future[int] { return nil })
 
@@ -243,7 +243,7 @@ func TestAsyncNilFutureAndPanic(t *testing.T) {
 // context.DeadlineExceeded).
 func TestAsyncOuterTimeoutIsDrop(t *testing.T) {
 	l, _, _ := newManual(t, aimd(2)...)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := adaptivelimit.DecorateAsyncFunc(l, c.Next)(expiringCtx{ctx}, 1)
 	cancel()

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
 
@@ -18,7 +18,7 @@ import (
 // for a caller who gets async.ErrCanceled, and it leaves the queue.
 func TestAS7_AsyncExpiryRacingCancelIsNotReported(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(1), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Second)})...)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	call(context.Background(), 1)
 	queued := call(context.Background(), 2)
@@ -37,7 +37,7 @@ func TestAS7_AsyncExpiryRacingCancelIsNotReported(t *testing.T) {
 // it: the room goes to the next waiter, and Cancel reports true.
 func TestAS7_AsyncRoomRacingCancelStartsNothing(t *testing.T) {
 	l, clk, rec := newManual(t, opts(fixed(1), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Second)})...)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	call(context.Background(), 1)
 	queued := call(context.Background(), 2)

@@ -3,7 +3,7 @@ package adaptivelimit
 import (
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -28,7 +28,7 @@ type exceededError struct {
 }
 
 func newExceeded(instance string, cause error) *exceededError {
-	msg := "adaptivelimit: concurrency limit" + kind.IDPhrase(" of ", instance) + " exceeded"
+	msg := "adaptivelimit: concurrency limit" + contract.IDPhrase(" of ", instance) + " exceeded"
 	if cause != nil {
 		msg += ": " + cause.Error()
 	}

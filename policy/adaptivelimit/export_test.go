@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -22,7 +22,7 @@ func DecorateAsyncFunc[A, T any](l *Limiter, next decorate.AsyncFunc[A, T]) deco
 }
 
 // Observe sets the observer of a limiter built with New, as a registry's does.
-func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return contract.Observe[settings](o) }
 
 // TryAcquire lets a call in if it fits under the limit now and nobody waits, whatever
 // MaxWait is, as an asynchronous call that does not wait is let in: tryAcquire, and its

@@ -11,13 +11,13 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/internal/sysclock"
-	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/internal/waitq"
 )
 
 // Limiter limits how many calls are in flight at once, to a limit that moves with the
@@ -54,7 +54,7 @@ type Limiter struct {
 	minLim, maxLim float64
 	clk            clock.Clock
 	cfg            Config
-	events         kind.Events
+	events         contract.Events
 	rej            rejections.Set[*exceededError]
 	sw             waitq.Sync[admission, *exceededError] // the blocking wait, and the wait events
 
@@ -88,13 +88,13 @@ type Limiter struct {
 // invalid configuration returns a *policy.ConfigError: R4C-ATR-007 for an unknown
 // algorithm, limits out of order or a parameter out of its range, R4C-ATR-004 for a
 // negative duration. The instance id is the Name, else "" (no id: its errors and events name no instance).
-func New(opts ...Option) (*Limiter, error) { return kind.New(defaults, build, opts) }
+func New(opts ...Option) (*Limiter, error) { return contract.New(defaults, build, opts) }
 
 func build(s settings) (*Limiter, error) {
 	if err := s.Config.validate(); err != nil {
 		return nil, err
 	}
-	kind.Own(&s.DropOn, &s.IgnoreOn)
+	contract.Own(&s.DropOn, &s.IgnoreOn)
 	id := s.ID("")
 	clk := s.ClockOrSystem()
 	l := &Limiter{

@@ -15,17 +15,17 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 )
 
-func newManual(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limiter, *clock.Manual, *kindtest.Recorder) {
+func newManual(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limiter, *clock.Manual, *contracttest.Recorder) {
 	t.Helper()
 	clk := clock.NewManual()
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	opts = append([]adaptivelimit.Option{adaptivelimit.WithClock(clk), adaptivelimit.OnEvent(rec.Listen),
 		adaptivelimit.Name("Svc.Call")}, opts...)
 	l, err := adaptivelimit.New(opts...)
@@ -138,7 +138,7 @@ func TestSyncFIFO(t *testing.T) {
 			_, err := call(context.Background(), i)
 			assert.NoError(t, err)
 		})
-		kindtest.Eventually(t, func() bool { return l.Queued() == i }, "waiter queued")
+		contracttest.Eventually(t, func() bool { return l.Queued() == i }, "waiter queued")
 	}
 	assert.Equal(t, n, clk.PendingTasks(), "one MaxWait timer per waiter")
 	clk.Advance(10 * time.Millisecond)
@@ -171,7 +171,7 @@ func TestSyncHandOffNoBarging(t *testing.T) {
 	})
 	var wg sync.WaitGroup
 	wg.Go(func() { _, _ = call(context.Background(), struct{}{}) })
-	kindtest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
+	contracttest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
 
 	held.Release()
 	// The room now belongs to the waiter, whether or not its goroutine has run yet.
@@ -199,7 +199,7 @@ func TestSyncMaxWait(t *testing.T) {
 		_, err := call(context.Background(), struct{}{})
 		result <- err
 	}()
-	kindtest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
+	contracttest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
 	assert.Equal(t, 1, clk.PendingTasks())
 
 	clk.Advance(99 * time.Millisecond)
@@ -263,7 +263,7 @@ func TestSyncContextEndsWait(t *testing.T) {
 				_, err := call(ctx, struct{}{})
 				result <- err
 			}()
-			kindtest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
+			contracttest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
 			cancel()
 			err := <-result
 			requireExceeded(t, err)
@@ -378,7 +378,7 @@ func TestLimitRiseLetsWaitersIn(t *testing.T) {
 	l, _, rec := newManual(t, opts(aimd(2), []adaptivelimit.Option{adaptivelimit.MaxWait(time.Hour)})...)
 	p1 := acquire(t, l)
 	p2 := acquire(t, l)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	f3 := call(context.Background(), 3)
 	f4 := call(context.Background(), 4)
@@ -418,7 +418,7 @@ func TestSampleLatency(t *testing.T) {
 		_, err := call(context.Background(), struct{}{})
 		assert.NoError(t, err)
 	}()
-	kindtest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
+	contracttest.Eventually(t, func() bool { return l.Queued() == 1 }, "waiter queued")
 	clk.Advance(50 * time.Millisecond)
 	held.Release() // no sample
 	<-done
@@ -630,7 +630,7 @@ func TestDisabled(t *testing.T) {
 		assert.NotErrorIs(t, err, adaptivelimit.ErrLimitExceeded)
 		_, err = call(o.Ctx, 0)
 		require.ErrorIs(t, err, o.Want, o.Name)
-		_, _, err = adaptivelimit.DecorateAsyncFunc(l, kindtest.NewCalls().Next)(o.Ctx, 1).Result()
+		_, _, err = adaptivelimit.DecorateAsyncFunc(l, contracttest.NewCalls().Next)(o.Ctx, 1).Result()
 		require.ErrorIs(t, err, o.Want, o.Name)
 	}
 	fut := adaptivelimit.DecorateAsyncFunc(l, func(context.Context, int) *async.Future[string] { return nil })(context.Background(), 1)
@@ -656,7 +656,7 @@ func TestNewPolicy(t *testing.T) {
 	assert.Equal(t, "outer", got)
 	assert.Zero(t, l.InFlight())
 
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	acall := p.DecorateAsync(func(ctx context.Context) *async.Future[string] { return c.Next(ctx, 1) })
 	f := acall(context.Background())
 	_, err = result(t, acall(context.Background()))

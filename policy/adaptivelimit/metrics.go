@@ -1,6 +1,6 @@
 package adaptivelimit
 
-import "github.com/resilience4go/resilience4go/internal/kind"
+import "github.com/resilience4go/resilience4go/internal/contract"
 
 // The names of an adaptive limit's instruments, which the descriptor declares.
 const (
@@ -12,18 +12,18 @@ const (
 
 // metrics is what an adaptive limit measures: the calls it admits and rejects, and from
 // its snapshot its limit and the calls in flight and waiting.
-var metrics = &kind.Metrics{
-	Instruments: []kind.Instrument{
-		{Name: metricLimit, Unit: "{call}", Kind: kind.UpDown, Description: "An adaptive limit's current limit on calls in flight.",
+var metrics = &contract.Metrics{
+	Instruments: []contract.Instrument{
+		{Name: metricLimit, Unit: "{call}", Kind: contract.UpDown, Description: "An adaptive limit's current limit on calls in flight.",
 			Read: readSnapshot(func(s Snapshot) int { return s.Limit })},
-		{Name: metricInFlight, Unit: "{call}", Kind: kind.UpDown, Description: "Calls in flight under an adaptive limit.",
+		{Name: metricInFlight, Unit: "{call}", Kind: contract.UpDown, Description: "Calls in flight under an adaptive limit.",
 			Read: readSnapshot(func(s Snapshot) int { return s.InFlight })},
-		{Name: metricQueued, Unit: "{call}", Kind: kind.UpDown, Description: "Calls waiting for room under an adaptive limit.",
+		{Name: metricQueued, Unit: "{call}", Kind: contract.UpDown, Description: "Calls waiting for room under an adaptive limit.",
 			Read: readSnapshot(func(s Snapshot) int { return s.Queued })},
-		{Name: metricCalls, Unit: "{call}", Kind: kind.Counter,
+		{Name: metricCalls, Unit: "{call}", Kind: contract.Counter,
 			Description: "Calls an adaptive limit decided on, by outcome: admitted or rejected."},
 	},
-	Admissions: &kind.Admissions{Calls: metricCalls},
+	Admissions: &contract.Admissions{Calls: metricCalls},
 }
 
 // readSnapshot returns the Read of an instrument that reports f of a limiter's Snapshot.

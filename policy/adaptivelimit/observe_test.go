@@ -11,8 +11,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/observe"
@@ -65,10 +65,10 @@ func (q queueing) Queued() int      { return q.l.Queued() }
 func (q queueing) InUse() int       { return q.l.InFlight() }
 
 // subject is an adaptive limiter of fixed limit 1, with the id "al".
-var subject = kindtest.QueueingSubject{
+var subject = contracttest.QueueingSubject{
 	Layer: adaptivelimit.Layer, ID: "al", Rejected: adaptivelimit.EventRejected, Waited: adaptivelimit.EventWaited,
 	ErrFull: adaptivelimit.ErrLimitExceeded,
-	New: func(t testing.TB, clk clock.Clock, obs observe.Observer, maxWait time.Duration, enabled bool) kindtest.Queueing {
+	New: func(t testing.TB, clk clock.Clock, obs observe.Observer, maxWait time.Duration, enabled bool) contracttest.Queueing {
 		l, err := adaptivelimit.New(append(fixed(1), adaptivelimit.WithClock(clk), adaptivelimit.Name("al"),
 			adaptivelimit.Observe(obs), adaptivelimit.MaxWait(maxWait), adaptivelimit.Enabled(enabled))...)
 		require.NoError(t, err)
@@ -79,13 +79,13 @@ var subject = kindtest.QueueingSubject{
 // OB-1: admissions and rejections, sync and async, direct or decorated, are recorded once
 // with the call's context; unrecorded instances record nothing, and recording allocates
 // nothing.
-func TestOB1_AdaptiveLimitRecording(t *testing.T) { kindtest.RunQueueingRecording(t, subject) }
+func TestOB1_AdaptiveLimitRecording(t *testing.T) { contracttest.RunQueueingRecording(t, subject) }
 
 // observed returns a limiter with the id "al" on a manual clock, and the recorder its
 // observer made for it.
-func observed(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limiter, *kindtest.Observed) {
+func observed(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limiter, *contracttest.Observed) {
 	t.Helper()
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	opts = append([]adaptivelimit.Option{adaptivelimit.WithClock(clock.NewManual()), adaptivelimit.Name("al"),
 		adaptivelimit.Observe(obs)}, opts...)
 	l, err := adaptivelimit.New(opts...)
@@ -98,14 +98,14 @@ func observed(t *testing.T, opts ...adaptivelimit.Option) (*adaptivelimit.Limite
 // came through Permit.Record.
 func TestOB1_AdaptiveLimitChangedCarriesTheCallsContext(t *testing.T) {
 	l, rec := observed(t, aimd(8)...)
-	ctx := kindtest.MarkedContext()
+	ctx := contracttest.MarkedContext()
 	_, err := adaptivelimit.DecorateFunc(l, func(context.Context, int) (string, error) {
 		return "", context.DeadlineExceeded // a drop: AIMD halves the limit
 	})(ctx, 1)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.Equal(t, 4, l.Limit())
 
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := adaptivelimit.DecorateAsyncFunc(l, c.Next)
 	f := call(ctx, 2)
 	c.FinishWith(2, context.DeadlineExceeded)
@@ -124,18 +124,18 @@ func TestOB1_AdaptiveLimitChangedCarriesTheCallsContext(t *testing.T) {
 		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int("limit", 2), slog.Int("previous_limit", 4)}},
 		{Kind: adaptivelimit.EventChanged, Instance: "al", Attrs: policy.EventAttrs{slog.Int("limit", 1), slog.Int("previous_limit", 2)}},
 	}, evs)
-	assert.Equal(t, []any{"marker", "marker", nil}, kindtest.Markers(rec.EventContexts()))
+	assert.Equal(t, []any{"marker", "marker", nil}, contracttest.Markers(rec.EventContexts()))
 	admitted := observe.Outcome{Result: observe.ResultAdmitted}
-	kindtest.RequireOutcomes(t, rec, admitted, admitted, admitted)
-	assert.Equal(t, []any{"marker", "marker", nil}, kindtest.Markers(rec.Contexts()),
+	contracttest.RequireOutcomes(t, rec, admitted, admitted, admitted)
+	assert.Equal(t, []any{"marker", "marker", nil}, contracttest.Markers(rec.Contexts()),
 		"TryAcquire records with context.Background()")
 }
 
 // Decorated calls with a recorder that does nothing: the cost of recording.
 func BenchmarkOB1_AdmittedRecorded(b *testing.B) {
-	kindtest.BenchmarkQueueingRecorded(b, subject, false)
+	contracttest.BenchmarkQueueingRecorded(b, subject, false)
 }
 
 func BenchmarkOB1_RejectedRecorded(b *testing.B) {
-	kindtest.BenchmarkQueueingRecorded(b, subject, true)
+	contracttest.BenchmarkQueueingRecorded(b, subject, true)
 }

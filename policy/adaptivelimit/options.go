@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -228,16 +228,16 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 // timed and observed.
 type settings struct {
 	Config
-	kind.Common
+	contract.Common
 }
 
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // algorithmAttr is the attribute "algorithm": one of the algorithms, in any case and with
 // surrounding spaces ignored; another value is R4C-ATR-007, whose message lists them.
-func algorithmAttr() kind.Attr[settings] {
-	return kind.Attr[settings]{Name: "algorithm", Option: "UseAlgorithm", Value: kind.EnumValue,
-		Enum: []kind.Enum{{Spelling: "aimd", Const: "AIMD"}, {Spelling: "gradient2", Const: "Gradient2"}, {Spelling: "vegas", Const: "Vegas"}},
+func algorithmAttr() contract.Attr[settings] {
+	return contract.Attr[settings]{Name: "algorithm", Option: "UseAlgorithm", Value: contract.EnumValue,
+		Enum: []contract.Enum{{Spelling: "aimd", Const: "AIMD"}, {Spelling: "gradient2", Const: "Gradient2"}, {Spelling: "vegas", Const: "Vegas"}},
 		Set: func(s *settings, v string) error {
 			a := strings.ToLower(strings.TrimSpace(v))
 			if !validAlgorithm(a) {
@@ -250,39 +250,39 @@ func algorithmAttr() kind.Attr[settings] {
 }
 
 // descriptor is how a registry sees adaptive limiters.
-var descriptor = &kind.Descriptor[settings]{
+var descriptor = &contract.Descriptor[settings]{
 	L: Layer,
-	Attrs: []kind.Attr[settings]{
+	Attrs: []contract.Attr[settings]{
 		algorithmAttr(),
-		kind.IntAttr("initialLimit", func(s *settings) *int { return &s.InitialLimit }),
-		kind.IntAttr("minLimit", func(s *settings) *int { return &s.MinLimit }),
-		kind.IntAttr("maxLimit", func(s *settings) *int { return &s.MaxLimit }),
-		kind.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
-		kind.FloatAttr("backoffRatio", func(s *settings) *float64 { return &s.BackoffRatio }),
-		kind.DurationAttr("latencyThreshold", func(s *settings) *time.Duration { return &s.LatencyThreshold }),
-		kind.FloatAttr("tolerance", func(s *settings) *float64 { return &s.Tolerance }),
-		kind.FloatAttr("smoothing", func(s *settings) *float64 { return &s.Smoothing }),
-		kind.IntAttr("baselineWindow", func(s *settings) *int { return &s.BaselineWindow }),
-		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+		contract.IntAttr("initialLimit", func(s *settings) *int { return &s.InitialLimit }),
+		contract.IntAttr("minLimit", func(s *settings) *int { return &s.MinLimit }),
+		contract.IntAttr("maxLimit", func(s *settings) *int { return &s.MaxLimit }),
+		contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
+		contract.FloatAttr("backoffRatio", func(s *settings) *float64 { return &s.BackoffRatio }),
+		contract.DurationAttr("latencyThreshold", func(s *settings) *time.Duration { return &s.LatencyThreshold }),
+		contract.FloatAttr("tolerance", func(s *settings) *float64 { return &s.Tolerance }),
+		contract.FloatAttr("smoothing", func(s *settings) *float64 { return &s.Smoothing }),
+		contract.IntAttr("baselineWindow", func(s *settings) *int { return &s.BaselineWindow }),
+		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
-	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	ID:       func(p kind.Instance) string { return p.(*Limiter).events.ID },
+	Build:    func(s settings) (contract.Instance, error) { return build(s) },
+	ID:       func(p contract.Instance) string { return p.(*Limiter).events.ID },
 	Validate: func(s *settings) error { return s.Config.validate() },
-	Of:       func(p kind.Instance) any { return p.(*Limiter).cfg },
-	State:    func(p kind.Instance) any { return p.(*Limiter).Snapshot() },
+	Of:       func(p contract.Instance) any { return p.(*Limiter).cfg },
+	State:    func(p contract.Instance) any { return p.(*Limiter).Snapshot() },
 	Metrics:  metrics,
 
-	Compose: kind.Composition{Rank: 80, Live: kind.LiveAs[Config]},
-	CodeAttrs: []kind.Param{
-		{Name: "dropOn", Option: "DropOn", Value: kind.ErrorsValue},
-		{Name: "ignoreOn", Option: "IgnoreOn", Value: kind.ErrorsValue},
+	Compose: contract.Composition{Rank: 80, Live: contract.LiveAs[Config]},
+	CodeAttrs: []contract.Param{
+		{Name: "dropOn", Option: "DropOn", Value: contract.ErrorsValue},
+		{Name: "ignoreOn", Option: "IgnoreOn", Value: contract.ErrorsValue},
 	},
 }
 
-func init() { kind.Register(descriptor) }
+func init() { contract.Register(descriptor) }
 
 // Option configures an adaptive limiter.
 type Option func(*settings)
@@ -342,29 +342,29 @@ func BaselineWindow(n int) Option { return func(s *settings) { s.BaselineWindow 
 // context.DeadlineExceeded: e.g. a dependency's "overloaded" error. Default empty. Nil
 // errors are skipped; each call adds to the list.
 func DropOn(errs ...error) Option {
-	return func(s *settings) { s.DropOn = kind.Append(s.DropOn, errs) }
+	return func(s *settings) { s.DropOn = contract.Append(s.DropOn, errs) }
 }
 
 // IgnoreOn adds errors (matched with errors.Is) whose calls leave no sample. Default
 // empty. Nil errors are skipped; each call adds to the list. IgnoreOn wins over DropOn.
 func IgnoreOn(errs ...error) Option {
-	return func(s *settings) { s.IgnoreOn = kind.Append(s.IgnoreOn, errs) }
+	return func(s *settings) { s.IgnoreOn = contract.Append(s.IgnoreOn, errs) }
 }
 
 // Name shares one limiter, and its limit, among every function wrapped with this name;
 // the name is the instance id, also of a limiter built with New. Default none: each
 // wrapped function has its own limiter, whose id is the function's id; a limiter built
 // with New is "adaptiveLimit".
-func Name(name string) Option { return kind.Name[settings](name) }
+func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.adaptiveLimit.*, which take
 // precedence over the options in code. Default none. A name with no such keys fails with
 // R4C-REG-004 when the function is wrapped.
-func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+func UseConfig(name string) Option { return contract.UseConfig[settings](name) }
 
 // WithClock sets the time source, which measures latencies and times MaxWait. Default
 // clock.System(). A registry sets its own.
-func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+func WithClock(c clock.Clock) Option { return contract.WithClock[settings](c) }
 
 // OnEvent sets the listener of the limiter's events: EventChanged (attributes "limit" and
 // "previous_limit"), EventRejected for every rejection of a call that came with a live
@@ -376,4 +376,4 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // Each event reaches a recorder with the context of the call it concerns: for
 // EventChanged, the call whose sample changed the limit (context.Background() when that
 // sample came through Permit.Record).
-func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+func OnEvent(l policy.Listener) Option { return contract.OnEvent[settings](l) }

@@ -9,13 +9,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contract"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 func TestDescriptor(t *testing.T) {
-	kindtest.RequireDescriptor(t, descriptor, Layer, "adaptiveLimit", []string{"algorithm", "initialLimit", "minLimit", "maxLimit", "maxWait", "backoffRatio",
+	contracttest.RequireDescriptor(t, descriptor, Layer, "adaptiveLimit", []string{"algorithm", "initialLimit", "minLimit", "maxLimit", "maxWait", "backoffRatio",
 		"latencyThreshold", "tolerance", "smoothing", "baselineWindow", "enabled"},
 		settings{Config: defaultConfig()})
 
@@ -44,7 +44,7 @@ func TestSetAttributes(t *testing.T) {
 		assert.Equal(t, strings.ToLower(v), s.Algorithm)
 	}
 
-	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+	contracttest.RequireRefused(t, descriptor, &s, []contracttest.BadValue{
 		{Attr: "algorithm", Value: "cubic", Code: r4c.OutOfRange},
 		{Attr: "algorithm", Value: "", Code: r4c.OutOfRange},
 		{Attr: "initialLimit", Value: "twenty", Code: r4c.BadNumber},
@@ -84,7 +84,7 @@ func TestSetAttributes(t *testing.T) {
 // Options in code and configuration keys land on the same Config (SPEC RG-4).
 func TestOptionsAndKeysAgree(t *testing.T) {
 	s := defaults()
-	kind.Apply(&s, []Option{UseAlgorithm(Gradient2), InitialLimit(10), MinLimit(2), MaxLimit(40), MaxWait(time.Second),
+	contract.Apply(&s, []Option{UseAlgorithm(Gradient2), InitialLimit(10), MinLimit(2), MaxLimit(40), MaxWait(time.Second),
 		BackoffRatio(0.8), LatencyThreshold(time.Second), Tolerance(2), Smoothing(0.4), BaselineWindow(30), Enabled(false), nil})
 	k := defaults()
 	table := descriptor.Table()

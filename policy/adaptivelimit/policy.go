@@ -7,8 +7,8 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/delay"
-	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/internal/waitq"
 )
 
 // NewPolicy returns l as a policy of layer Layer, for calls returning T: its Decorate and

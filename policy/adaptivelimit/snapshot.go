@@ -3,7 +3,7 @@ package adaptivelimit
 import (
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 )
 
 // Snapshot is an adaptive limiter's state, as Limiter.Snapshot reads it.
@@ -28,7 +28,7 @@ type Snapshot struct {
 // changing them changes nothing. The limiter keeps copies of the lists it was built with.
 func (l *Limiter) Config() Config {
 	c := l.cfg
-	kind.Own(&c.DropOn, &c.IgnoreOn)
+	contract.Own(&c.DropOn, &c.IgnoreOn)
 	return c
 }
 

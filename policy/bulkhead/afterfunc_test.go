@@ -13,8 +13,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
@@ -24,7 +24,7 @@ func TestAS3_AsyncContextHookRemovedOnEveryOutcome(t *testing.T) {
 	clk := clock.NewManual()
 	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second), bulkhead.WithClock(clk))
 	require.NoError(t, err)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	shared := ctxtest.NewOwnDone()
 	defer shared.Cancel()
@@ -63,7 +63,7 @@ func TestAS2_AsyncContextHookRemovedWhenTimerFiresAtOnce(t *testing.T) {
 	b, err := bulkhead.New(bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Hour),
 		bulkhead.WithClock(ctxtest.EagerClock{Manual: clock.NewManual()}))
 	require.NoError(t, err)
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	ctx := ctxtest.NewOwnDone()
 	defer ctx.Cancel()

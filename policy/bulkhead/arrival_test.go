@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
@@ -22,7 +22,7 @@ import (
 // with a slot free the function ran; with MaxWait 0 the plain rejection hid the context's
 // error; a nil context panicked).
 func TestDoneContextOnArrivalSync(t *testing.T) {
-	kindtest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
+	contracttest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
 		b, clk, rec := newManual(t, bulkhead.MaxConcurrent(2), bulkhead.MaxWait(maxWait))
 		if full {
 			require.True(t, b.TryAcquire())
@@ -52,14 +52,14 @@ func TestDoneContextOnArrivalSync(t *testing.T) {
 // The same for asynchronous calls: a future failed with that rejection, next never
 // runs, no slot, no queue, no timer, no event.
 func TestDoneContextOnArrivalAsync(t *testing.T) {
-	kindtest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
+	contracttest.ArrivalCases(t, func(t *testing.T, dc ctxtest.Over, maxWait time.Duration, full bool) {
 		b, clk, rec := newManual(t, bulkhead.MaxConcurrent(2), bulkhead.MaxWait(maxWait))
 		if full {
 			require.True(t, b.TryAcquire())
 			require.True(t, b.TryAcquire())
 		}
 		slots := b.Snapshot().AvailableSlots
-		c := kindtest.NewCalls()
+		c := contracttest.NewCalls()
 		fut := bulkhead.DecorateAsyncFunc(b, c.Next)(dc.Ctx, 1)
 		_, err := result(t, fut)
 		requireFull(t, err)
@@ -77,7 +77,7 @@ func TestDoneContextOnArrivalAsync(t *testing.T) {
 // (fault: the nil future went back to the caller).
 func TestAsyncNilFuture(t *testing.T) {
 	b, clk, _ := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	holder := bulkhead.DecorateAsyncFunc(b, c.Next)(context.Background(), 1)
 	nilNext := bulkhead.DecorateAsyncFunc(b, func(context.Context, int) *async.Future[int] { return nil })
 
@@ -109,7 +109,7 @@ func TestHugeMaxWaitSaturates(t *testing.T) {
 	require.True(t, b.TryAcquire())
 	var wg sync.WaitGroup
 	wg.Go(func() { assert.NoError(t, b.Acquire(context.Background())) })
-	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
+	contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 	clk.Advance(30 * time.Minute)
 	b.Release()
 	wg.Wait()
@@ -121,7 +121,7 @@ func TestHugeMaxWaitSaturates(t *testing.T) {
 
 	// The wait's timer saturates at the end of time: the waiter is rejected there.
 	wg.Go(func() { requireFull(t, b.Acquire(context.Background())) })
-	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
+	contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 	clk.Advance(forever)
 	wg.Wait()
 	events = rec.Events()

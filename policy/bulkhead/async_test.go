@@ -13,7 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
@@ -32,7 +32,7 @@ func result[T any](t *testing.T, f *async.Future[T]) (T, error) {
 // A slot is held from the call until its future completes.
 func TestAsyncHoldsSlotUntilComplete(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 
 	first := call(context.Background(), 1)
@@ -57,7 +57,7 @@ func TestAsyncHoldsSlotUntilComplete(t *testing.T) {
 // Queued async calls start in FIFO order as slots come back, without a goroutine each.
 func TestAsyncQueueFIFO(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(2), bulkhead.MaxWait(time.Second))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 
 	futs := map[int]*async.Future[string]{}
@@ -99,7 +99,7 @@ func TestAsyncQueueFIFO(t *testing.T) {
 // After MaxWait (a clock timer) a queued call fails and leaves the queue; it never starts.
 func TestAsyncMaxWait(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(100*time.Millisecond))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	holder := call(context.Background(), 1)
 	waiter := call(context.Background(), 2)
@@ -138,7 +138,7 @@ func TestAsyncMaxWait(t *testing.T) {
 // true and the function never runs (SPEC AS-3).
 func TestAsyncCancelWhileQueued(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	holder := call(context.Background(), 1)
 	a := call(context.Background(), 2)
@@ -167,7 +167,7 @@ func TestAsyncCancelWhileQueued(t *testing.T) {
 // Cancelling a started call's future cancels the inner future; the slot comes back.
 func TestAsyncCancelAfterStart(t *testing.T) {
 	b, clk, _ := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	holder := call(context.Background(), 1)
 	queued := call(context.Background(), 2)
@@ -189,7 +189,7 @@ func TestAsyncCancelAfterStart(t *testing.T) {
 // ErrFull and the context's error.
 func TestAsyncContextEndsWait(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Hour))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	holder := call(context.Background(), 1)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -292,7 +292,7 @@ func TestMixedSyncAsyncFIFO(t *testing.T) {
 	a1 := asyncCall(context.Background(), "a1")
 	var wg sync.WaitGroup
 	wg.Go(func() { _, _ = syncCall(context.Background(), "s2") })
-	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 2 }, "sync waiter queued")
+	contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == 2 }, "sync waiter queued")
 	a3 := asyncCall(context.Background(), "a3")
 	b.Release()
 	wg.Wait()
@@ -314,7 +314,7 @@ func TestAsyncReleasesOnPanic(t *testing.T) {
 
 func TestAsyncDisabled(t *testing.T) {
 	b, _, _ := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.Enabled(false))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	_ = call(context.Background(), 1)
 	f := call(context.Background(), 2)
@@ -371,7 +371,7 @@ func TestAsyncNeverExceedsMaxConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	assert.LessOrEqual(t, maxSeen.Load(), int64(slots))
-	kindtest.Eventually(t, func() bool { return b.Snapshot().AvailableSlots == slots }, "every slot back")
+	contracttest.Eventually(t, func() bool { return b.Snapshot().AvailableSlots == slots }, "every slot back")
 	assert.Zero(t, b.Snapshot().Waiting)
 }
 

@@ -30,12 +30,12 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/rejections"
-	"github.com/resilience4go/resilience4go/internal/waitq"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/internal/waitq"
 )
 
 // Bulkhead limits how many calls are in flight at once. Build it with New and guard
@@ -66,7 +66,7 @@ type Bulkhead struct {
 	// Read-only after New.
 	enabled bool
 	clk     clock.Clock
-	events  kind.Events
+	events  contract.Events
 	rej     rejections.Set[*fullError]
 	ev      waitq.Events[*fullError] // the wait events and rejections
 
@@ -94,7 +94,7 @@ type limits struct {
 // returns a *policy.ConfigError:
 // R4C-ATR-007 (MaxConcurrent < 1), R4C-ATR-004 (MaxWait < 0). The instance id is the
 // Name, else "" (no id: its errors and events name no instance).
-func New(opts ...Option) (*Bulkhead, error) { return kind.New(defaults, build, opts) }
+func New(opts ...Option) (*Bulkhead, error) { return contract.New(defaults, build, opts) }
 
 func build(s settings) (*Bulkhead, error) {
 	if err := s.validate(); err != nil {
@@ -160,7 +160,7 @@ func (b *Bulkhead) reconfigure(c Config) error {
 // checkReconfigure reports the error reconfigure would return for c, without applying
 // it. Safe for concurrent use.
 func (b *Bulkhead) checkReconfigure(c Config) error {
-	return kind.ErrOf(changes(b.cur.Load().cfg, c))
+	return contract.ErrOf(changes(b.cur.Load().cfg, c))
 }
 
 // changes validates c as a new configuration for a bulkhead running with old, and
@@ -173,7 +173,7 @@ func changes(old, c Config) ([]string, error) {
 		return nil, r4c.Errorf(r4c.NotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
 			"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
 	}
-	var changed kind.Changes
+	var changed contract.Changes
 	changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
 	changed.Add(c.MaxWait != old.MaxWait, "maxWait")
 	return changed.Sorted(), nil

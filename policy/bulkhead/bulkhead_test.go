@@ -13,17 +13,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
-func newManual(t *testing.T, opts ...bulkhead.Option) (*bulkhead.Bulkhead, *clock.Manual, *kindtest.Recorder) {
+func newManual(t *testing.T, opts ...bulkhead.Option) (*bulkhead.Bulkhead, *clock.Manual, *contracttest.Recorder) {
 	t.Helper()
 	clk := clock.NewManual()
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	opts = append([]bulkhead.Option{bulkhead.WithClock(clk), bulkhead.OnEvent(rec.Listen),
 		bulkhead.Name("Svc.Call")}, opts...)
 	b, err := bulkhead.New(opts...)
@@ -143,7 +143,7 @@ func TestSyncFIFO(t *testing.T) {
 			_, err := call(context.Background(), i)
 			assert.NoError(t, err)
 		})
-		kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == i }, "waiter queued")
+		contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == i }, "waiter queued")
 	}
 	assert.Equal(t, n, clk.PendingTasks(), "one MaxWait timer per waiter")
 	clk.Advance(10 * time.Millisecond)
@@ -175,7 +175,7 @@ func TestSyncHandOffNoBarging(t *testing.T) {
 	})
 	var wg sync.WaitGroup
 	wg.Go(func() { _, _ = call(context.Background(), struct{}{}) })
-	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
+	contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 
 	b.Release()
 	// The slot now belongs to the waiter, whether or not its goroutine has run yet.
@@ -199,7 +199,7 @@ func TestSyncMaxWait(t *testing.T) {
 		_, err := call(context.Background(), struct{}{})
 		result <- err
 	}()
-	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
+	contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 	assert.Equal(t, 1, clk.PendingTasks())
 
 	clk.Advance(99 * time.Millisecond)
@@ -252,7 +252,7 @@ func TestSyncContextEndsWait(t *testing.T) {
 				_, err := call(ctx, struct{}{})
 				result <- err
 			}()
-			kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
+			contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 			cancel()
 			err := <-result
 			requireFull(t, err)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 )
 
@@ -18,7 +18,7 @@ import (
 // rejection event for a caller who gets async.ErrCanceled, and it leaves the queue.
 func TestAS7_AsyncExpiryRacingCancelIsNotReported(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	call(context.Background(), 1)
 	queued := call(context.Background(), 2)
@@ -38,7 +38,7 @@ func TestAS7_AsyncExpiryRacingCancelIsNotReported(t *testing.T) {
 // slot goes to the next waiter, and Cancel reports true.
 func TestAS7_AsyncSlotRacingCancelStartsNothing(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	call(context.Background(), 1)
 	queued := call(context.Background(), 2)

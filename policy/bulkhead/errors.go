@@ -3,7 +3,7 @@ package bulkhead
 import (
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -28,7 +28,7 @@ type fullError struct {
 }
 
 func newFull(instance string, cause error) *fullError {
-	msg := "bulkhead: bulkhead" + kind.IDPhrase(" ", instance) + " is full"
+	msg := "bulkhead: bulkhead" + contract.IDPhrase(" ", instance) + " is full"
 	if cause != nil {
 		msg += ": " + cause.Error()
 	}

@@ -1,6 +1,6 @@
 package bulkhead
 
-import "github.com/resilience4go/resilience4go/internal/kind"
+import "github.com/resilience4go/resilience4go/internal/contract"
 
 // The names of a bulkhead's instruments, which the descriptor declares.
 const (
@@ -13,20 +13,20 @@ const (
 
 // metrics is what a bulkhead measures: the calls it admits and rejects and the waits of
 // those that waited, and from its snapshot its free, configured and awaited slots.
-var metrics = &kind.Metrics{
-	Instruments: []kind.Instrument{
-		{Name: metricAvailable, Unit: "{slot}", Kind: kind.UpDown, Description: "A bulkhead's free slots.",
+var metrics = &contract.Metrics{
+	Instruments: []contract.Instrument{
+		{Name: metricAvailable, Unit: "{slot}", Kind: contract.UpDown, Description: "A bulkhead's free slots.",
 			Read: readSnapshot(func(s Snapshot) int { return s.AvailableSlots })},
-		{Name: metricMax, Unit: "{slot}", Kind: kind.UpDown, Description: "A bulkhead's configured slots.",
+		{Name: metricMax, Unit: "{slot}", Kind: contract.UpDown, Description: "A bulkhead's configured slots.",
 			Read: readSnapshot(func(s Snapshot) int { return s.MaxConcurrent })},
-		{Name: metricQueued, Unit: "{call}", Kind: kind.UpDown, Description: "Calls waiting for a bulkhead's slot.",
+		{Name: metricQueued, Unit: "{call}", Kind: contract.UpDown, Description: "Calls waiting for a bulkhead's slot.",
 			Read: readSnapshot(func(s Snapshot) int { return s.Waiting })},
-		{Name: metricCalls, Unit: "{call}", Kind: kind.Counter,
+		{Name: metricCalls, Unit: "{call}", Kind: contract.Counter,
 			Description: "Calls a bulkhead decided on, by outcome: admitted or rejected."},
-		{Name: metricWait, Unit: "s", Kind: kind.Histogram,
+		{Name: metricWait, Unit: "s", Kind: contract.Histogram,
 			Description: "How long the calls that waited for a bulkhead's slot waited before they got it."},
 	},
-	Admissions: &kind.Admissions{Calls: metricCalls, Wait: metricWait},
+	Admissions: &contract.Admissions{Calls: metricCalls, Wait: metricWait},
 }
 
 // readSnapshot returns the Read of an instrument that reports f of a bulkhead's

@@ -9,8 +9,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
@@ -38,10 +38,10 @@ func (q queueing) Queued() int                       { return q.b.Snapshot().Wai
 func (q queueing) InUse() int                        { return 1 - q.b.Snapshot().AvailableSlots }
 
 // subject is a bulkhead of one slot, with the id "bh".
-var subject = kindtest.QueueingSubject{
+var subject = contracttest.QueueingSubject{
 	Layer: bulkhead.Layer, ID: "bh", Rejected: bulkhead.EventRejected, Waited: bulkhead.EventWaited,
 	ErrFull: bulkhead.ErrFull,
-	New: func(t testing.TB, clk clock.Clock, obs observe.Observer, maxWait time.Duration, enabled bool) kindtest.Queueing {
+	New: func(t testing.TB, clk clock.Clock, obs observe.Observer, maxWait time.Duration, enabled bool) contracttest.Queueing {
 		b, err := bulkhead.New(bulkhead.WithClock(clk), bulkhead.Name("bh"), bulkhead.Observe(obs),
 			bulkhead.MaxConcurrent(1), bulkhead.MaxWait(maxWait), bulkhead.Enabled(enabled))
 		require.NoError(t, err)
@@ -52,13 +52,13 @@ var subject = kindtest.QueueingSubject{
 // OB-1: admissions and rejections, sync and async, direct or decorated, are recorded once
 // with the call's context; unrecorded instances record nothing, and recording allocates
 // nothing.
-func TestOB1_BulkheadRecording(t *testing.T) { kindtest.RunQueueingRecording(t, subject) }
+func TestOB1_BulkheadRecording(t *testing.T) { contracttest.RunQueueingRecording(t, subject) }
 
 // Decorated calls with a recorder that does nothing: the cost of recording.
 func BenchmarkOB1_SyncAdmittedRecorded(b *testing.B) {
-	kindtest.BenchmarkQueueingRecorded(b, subject, false)
+	contracttest.BenchmarkQueueingRecorded(b, subject, false)
 }
 
 func BenchmarkOB1_SyncRejectedRecorded(b *testing.B) {
-	kindtest.BenchmarkQueueingRecorded(b, subject, true)
+	contracttest.BenchmarkQueueingRecorded(b, subject, true)
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -64,33 +64,33 @@ func (c Config) validate() error {
 // timed and observed.
 type settings struct {
 	Config
-	kind.Common
+	contract.Common
 }
 
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees bulkheads.
-var descriptor = &kind.Descriptor[settings]{
+var descriptor = &contract.Descriptor[settings]{
 	L: Layer,
-	Attrs: []kind.Attr[settings]{
-		kind.IntAttr("maxConcurrent", func(s *settings) *int { return &s.MaxConcurrent }),
-		kind.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
-		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	Attrs: []contract.Attr[settings]{
+		contract.IntAttr("maxConcurrent", func(s *settings) *int { return &s.MaxConcurrent }),
+		contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
+		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
-	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	ID:       func(p kind.Instance) string { return p.(*Bulkhead).events.ID },
+	Build:    func(s settings) (contract.Instance, error) { return build(s) },
+	ID:       func(p contract.Instance) string { return p.(*Bulkhead).events.ID },
 	Validate: func(s *settings) error { return s.validate() },
-	Of:       func(p kind.Instance) any { return p.(*Bulkhead).Config() },
-	State:    func(p kind.Instance) any { return p.(*Bulkhead).Snapshot() },
+	Of:       func(p contract.Instance) any { return p.(*Bulkhead).Config() },
+	State:    func(p contract.Instance) any { return p.(*Bulkhead).Snapshot() },
 	Metrics:  metrics,
 
-	Compose: kind.Composition{Rank: 70, Live: kind.Live((*Bulkhead).checkReconfigure, (*Bulkhead).reconfigure)},
+	Compose: contract.Composition{Rank: 70, Live: contract.Live((*Bulkhead).checkReconfigure, (*Bulkhead).reconfigure)},
 }
 
-func init() { kind.Register(descriptor) }
+func init() { contract.Register(descriptor) }
 
 // Option configures a bulkhead.
 type Option func(*settings)
@@ -110,18 +110,18 @@ func MaxWait(d time.Duration) Option { return func(s *settings) { s.MaxWait = d 
 // the name is the instance id, also of a bulkhead built with New. Default none: each
 // wrapped function has its own bulkhead, whose id is the function's id ("bulkhead" for
 // one built with New).
-func Name(name string) Option { return kind.Name[settings](name) }
+func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.bulkhead.*, which take
 // precedence over the options in code. Default none. A name with no such keys fails with
 // R4C-REG-004 when the function is wrapped.
-func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+func UseConfig(name string) Option { return contract.UseConfig[settings](name) }
 
 // WithClock sets the time source, which times MaxWait. Default clock.System(). A registry
 // sets its own.
-func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+func WithClock(c clock.Clock) Option { return contract.WithClock[settings](c) }
 
 // OnEvent sets the listener of the bulkhead's events: EventRejected, EventWaited (see
 // them for when each is published), and ConfigChanged when a reload changes its
 // configuration. Default none: nothing is published. A registry adds its own listeners.
-func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+func OnEvent(l policy.Listener) Option { return contract.OnEvent[settings](l) }

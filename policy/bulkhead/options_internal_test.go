@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contract"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 func TestDescriptor(t *testing.T) {
-	kindtest.RequireDescriptor(t, descriptor, Layer, "bulkhead", []string{"maxConcurrent", "maxWait", "enabled"},
+	contracttest.RequireDescriptor(t, descriptor, Layer, "bulkhead", []string{"maxConcurrent", "maxWait", "enabled"},
 		settings{Config: DefaultConfig()})
 }
 
@@ -26,7 +26,7 @@ func TestSetAttributes(t *testing.T) {
 	require.NoError(t, table.Set(&s, "enabled", "false"))
 	assert.Equal(t, Config{MaxConcurrent: 10, MaxWait: 250 * time.Millisecond, Disabled: true}, s.Config)
 
-	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+	contracttest.RequireRefused(t, descriptor, &s, []contracttest.BadValue{
 		{Attr: "maxConcurrent", Value: "ten", Code: r4c.BadNumber},
 		{Attr: "maxWait", Value: "10 parsecs", Code: r4c.BadDuration},
 		{Attr: "enabled", Value: "yes please", Code: r4c.BadBoolean},
@@ -47,7 +47,7 @@ func TestSetAttributes(t *testing.T) {
 // Options in code and configuration keys land on the same Config (SPEC RG-4).
 func TestOptionsAndKeysAgree(t *testing.T) {
 	s := defaults()
-	kind.Apply(&s, []Option{MaxConcurrent(3), MaxWait(time.Second), Enabled(false), nil})
+	contract.Apply(&s, []Option{MaxConcurrent(3), MaxWait(time.Second), Enabled(false), nil})
 	k := defaults()
 	table := descriptor.Table()
 	require.NoError(t, table.Set(&k, "maxConcurrent", "3"))

@@ -13,7 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
@@ -23,7 +23,7 @@ import (
 // oldest first; the others keep waiting.
 func TestReconfigure_RC1_RaiseAdmitsWaitersFIFO(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(time.Second))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	futs := map[int]*async.Future[string]{}
 	for i := 1; i <= 5; i++ {
@@ -61,7 +61,7 @@ func TestReconfigure_RC1_RaiseAdmitsSyncWaiters(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 1; i <= 2; i++ {
 		wg.Go(func() { assert.NoError(t, b.Acquire(context.Background())) })
-		kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == i }, "waiter queued")
+		contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == i }, "waiter queued")
 	}
 	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 3, MaxWait: time.Hour}))
 	wg.Wait()
@@ -76,7 +76,7 @@ func TestReconfigure_RC1_RaiseAdmitsSyncWaiters(t *testing.T) {
 // wait) until the calls in flight are fewer than the new limit.
 func TestReconfigure_RC1_LowerKeepsCallsInFlight(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(3))
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	futs := []*async.Future[string]{call(context.Background(), 1), call(context.Background(), 2), call(context.Background(), 3)}
 
@@ -123,7 +123,7 @@ func TestReconfigure_RC1_LowerKeepsCallsInFlight(t *testing.T) {
 func TestReconfigure_RC1_MaxWaitForNewArrivals(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.MaxWait(100*time.Millisecond))
 	require.True(t, b.TryAcquire())
-	c := kindtest.NewCalls()
+	c := contracttest.NewCalls()
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 
 	early := call(context.Background(), 1)
@@ -147,7 +147,7 @@ func TestReconfigure_RC1_MaxWaitForNewArrivals(t *testing.T) {
 	// once, and the waiter still gets the next slot.
 	var wg sync.WaitGroup
 	wg.Go(func() { assert.NoError(t, b.Acquire(context.Background())) })
-	kindtest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
+	contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
 	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 1}))
 	requireFull(t, b.Acquire(context.Background()))
 	assert.Equal(t, 1, clk.PendingTasks(), "no timer for a newcomer with MaxWait 0")
@@ -303,8 +303,8 @@ func TestReconfigure_RC1_ConcurrentCalls(t *testing.T) {
 	require.NoError(t, b.Reconfigure(final))
 	close(stop)
 	wg.Wait()
-	kindtest.Eventually(t, func() bool { return inFlight.Load() == 0 }, "every call over")
-	kindtest.Eventually(t, func() bool { return b.Snapshot().AvailableSlots == 3 }, "every slot back")
+	contracttest.Eventually(t, func() bool { return inFlight.Load() == 0 }, "every call over")
+	contracttest.Eventually(t, func() bool { return b.Snapshot().AvailableSlots == 3 }, "every slot back")
 
 	assert.LessOrEqual(t, peak.Load(), int64(most))
 	assert.Equal(t, final, b.Config())

@@ -11,8 +11,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
@@ -138,7 +138,7 @@ func TestCB3_ClosedSuccessAllocatesNothing(t *testing.T) {
 	for name, opts := range map[string][]cb.Option{
 		"default":          nil,
 		"threshold":        {cb.SlowCallThreshold(time.Second)},
-		"timed recorder":   {cb.Observe(kindtest.NopObserver{})},
+		"timed recorder":   {cb.Observe(contracttest.NopObserver{})},
 		"untimed recorder": {cb.Observe(untimedObserver{})},
 		"time-based":       {cb.SlidingWindowType(cb.TimeBased)},
 	} {

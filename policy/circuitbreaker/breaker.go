@@ -5,9 +5,9 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/decimal"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/sysclock"
+	"github.com/resilience4go/resilience4go/policy/internal/decimal"
 )
 
 const (
@@ -69,9 +69,9 @@ type Breaker struct {
 	clk       clock.Clock
 	system    bool // the clock is clock.System(): read it without an interface call
 	timeBased bool // the window is time-based: recording an outcome needs the clock's time
-	events    kind.Events
+	events    contract.Events
 	rej       rejections
-	recordIf  *kind.Predicate // RecordIf's predicate, not part of Config; nil: none
+	recordIf  *contract.Predicate // RecordIf's predicate, not part of Config; nil: none
 
 	// cur is the configuration in force, with what the breaker derives from it; replaced
 	// whole by reconfigure, under mu.
@@ -112,7 +112,7 @@ type Breaker struct {
 // rules in force when the outcome is recorded.
 type rules struct {
 	cfg     Config
-	cls     kind.Classifier
+	cls     contract.Classifier
 	initial state // stClosed, or stDisabled when cfg.Disabled
 	// timed says that a closed-state call's start and end are read on the clock: a
 	// SlowCallThreshold is set, or the recorder wants latencies (see observe.Recorder). Otherwise
@@ -133,10 +133,10 @@ type rules struct {
 
 // newRules derives the rules of c for a breaker whose result predicate is recordIf and
 // whose recorder is that of ev.
-func newRules(c Config, recordIf *kind.Predicate, ev *kind.Events) *rules {
+func newRules(c Config, recordIf *contract.Predicate, ev *contract.Events) *rules {
 	r := &rules{
 		cfg:           c,
-		cls:           kind.Classifier{Include: c.RecordOn, Exclude: c.IgnoreOn, If: recordIf},
+		cls:           contract.Classifier{Include: c.RecordOn, Exclude: c.IgnoreOn, If: recordIf},
 		initial:       stClosed,
 		minCalls:      c.minimumCalls(),
 		permitted:     c.PermittedInHalfOpen,
@@ -163,13 +163,13 @@ func newRules(c Config, recordIf *kind.Predicate, ev *kind.Events) *rules {
 // (0, 100], a count below 1, a window above 1,000,000, an unknown window type or a zero
 // maxWaitInHalfOpen; R4C-ATR-004 for a negative duration. The instance id is the Name,
 // else "" (no id: its errors and events name no instance).
-func New(opts ...Option) (*Breaker, error) { return kind.New(defaults, build, opts) }
+func New(opts ...Option) (*Breaker, error) { return contract.New(defaults, build, opts) }
 
 func build(s settings) (*Breaker, error) {
 	if err := s.Config.validate(); err != nil {
 		return nil, err
 	}
-	kind.Own(&s.IgnoreOn, &s.RecordOn)
+	contract.Own(&s.IgnoreOn, &s.RecordOn)
 	id := s.ID("")
 	clk := s.ClockOrSystem()
 	b := &Breaker{
@@ -197,7 +197,7 @@ func build(s settings) (*Breaker, error) {
 // nothing. The breaker keeps copies of the lists it was built with.
 func (b *Breaker) Config() Config {
 	c := b.cur.Load().cfg
-	kind.Own(&c.IgnoreOn, &c.RecordOn)
+	contract.Own(&c.IgnoreOn, &c.RecordOn)
 	return c
 }
 

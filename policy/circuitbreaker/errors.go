@@ -3,7 +3,7 @@ package circuitbreaker
 import (
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -29,7 +29,7 @@ type openError struct {
 
 func newOpenError(instance string, s state) *openError {
 	return &openError{instance: instance, state: s,
-		msg: "circuitbreaker: circuit breaker" + kind.IDPhrase(" ", instance) + " is " + s.String() + " and does not permit the call"}
+		msg: "circuitbreaker: circuit breaker" + contract.IDPhrase(" ", instance) + " is " + s.String() + " and does not permit the call"}
 }
 
 func (e *openError) Error() string { return e.msg }

@@ -1,8 +1,8 @@
 package circuitbreaker
 
 import (
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -19,7 +19,7 @@ func DecorateAsyncFunc[A, T any](b *Breaker, next decorate.AsyncFunc[A, T]) deco
 }
 
 // Observe sets the observer of a breaker built with New, as a registry's does.
-func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return contract.Observe[settings](o) }
 
 // State returns the name of the current state, read without a lock.
 func (b *Breaker) State() string { return b.state().String() }

@@ -1,7 +1,7 @@
 package circuitbreaker
 
 import (
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
@@ -25,9 +25,9 @@ var metricStates = snakeStateNames[:]
 // of those it let through and its transitions; from its snapshot, its state (one series
 // per state, 1 for the current one) and its failure and slow-call rates (no point while
 // it has too few calls).
-var metrics = &kind.Metrics{
-	Instruments: []kind.Instrument{
-		{Name: metricState, Unit: "1", Kind: kind.UpDown,
+var metrics = &contract.Metrics{
+	Instruments: []contract.Instrument{
+		{Name: metricState, Unit: "1", Kind: contract.UpDown,
 			Description: "A circuit breaker's state: one series per state, 1 for the current state and 0 for the others.",
 			Key:         "state", Values: metricStates,
 			Read: func(state any, series int) (float64, bool) {
@@ -37,29 +37,29 @@ var metrics = &kind.Metrics{
 				}
 				return 0, ok
 			}},
-		{Name: metricFailureRate, Unit: "%", Kind: kind.Gauge,
+		{Name: metricFailureRate, Unit: "%", Kind: contract.Gauge,
 			Description: "The percentage of a circuit breaker's buffered calls that failed; no point while it has fewer than its minimum number of calls.",
 			Read:        readRate(func(s Snapshot) float64 { return s.FailureRate })},
-		{Name: metricSlowRate, Unit: "%", Kind: kind.Gauge,
+		{Name: metricSlowRate, Unit: "%", Kind: contract.Gauge,
 			Description: "The percentage of a circuit breaker's buffered calls that were slow; no point while it has fewer than its minimum number of calls.",
 			Read:        readRate(func(s Snapshot) float64 { return s.SlowCallRate })},
-		{Name: metricCalls, Unit: "{call}", Kind: kind.Counter,
+		{Name: metricCalls, Unit: "{call}", Kind: contract.Counter,
 			Description: "Calls through a circuit breaker, by outcome: succeeded, failed, ignored or not_permitted."},
-		{Name: metricSlowCalls, Unit: "{call}", Kind: kind.Counter,
+		{Name: metricSlowCalls, Unit: "{call}", Kind: contract.Counter,
 			Description: "Calls through a circuit breaker slower than its slow-call threshold, by outcome: succeeded or failed."},
-		{Name: metricDuration, Unit: "s", Kind: kind.Histogram,
+		{Name: metricDuration, Unit: "s", Kind: contract.Histogram,
 			Description: "How long the calls a circuit breaker let through took, by outcome: succeeded, failed or ignored."},
-		{Name: metricTransitions, Unit: "{transition}", Kind: kind.Counter,
+		{Name: metricTransitions, Unit: "{transition}", Kind: contract.Counter,
 			Description: "A circuit breaker's moves from one state to another, by the states left and entered."},
 	},
-	Outcomes: &kind.Outcomes{Calls: metricCalls, Attr: "outcome", Slow: metricSlowCalls, Duration: metricDuration,
-		Classes: []kind.Class{
+	Outcomes: &contract.Outcomes{Calls: metricCalls, Attr: "outcome", Slow: metricSlowCalls, Duration: metricDuration,
+		Classes: []contract.Class{
 			{Value: "succeeded", Result: observe.ResultSucceeded, Slow: true, Timed: true},
 			{Value: "failed", Result: observe.ResultFailed, Slow: true, Timed: true},
 			{Value: "ignored", Result: observe.ResultIgnored, Timed: true},
 			{Value: "not_permitted", Result: observe.ResultRejected},
 		}},
-	Transitions: &kind.Transitions{Counter: metricTransitions, Kind: EventTransition,
+	Transitions: &contract.Transitions{Counter: metricTransitions, Kind: EventTransition,
 		States: metricStates, Of: transitionOf},
 }
 

@@ -12,26 +12,26 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
-// observed is a breaker on a manual clock, observed by a kindtest.Observer, with a
+// observed is a breaker on a manual clock, observed by a contracttest.Observer, with a
 // decorated function that does what its step says (a sleep on the clock makes it slow).
 type observed struct {
 	clk  *clock.Manual
 	b    *cb.Breaker
-	rec  *kindtest.Observed
+	rec  *contracttest.Observed
 	call decorate.Func[step, string]
 }
 
 func newObserved(t *testing.T, opts ...cb.Option) *observed {
 	t.Helper()
 	o := &observed{clk: clock.NewManual()}
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	b, err := cb.New(append([]cb.Option{cb.WithClock(o.clk), cb.Name("svc"), cb.Observe(obs)}, opts...)...)
 	require.NoError(t, err)
 	require.True(t, obs.Made(cb.Layer, "svc"), "the recorder is asked for when the breaker is built")
@@ -53,7 +53,7 @@ func TestOB1_BreakerRecordsSucceededFailedIgnoredWithLatencyAndSlow(t *testing.T
 		cb.SlidingWindowSize(10), cb.MinimumCalls(10))
 	for i, s := range []step{slow(30*time.Millisecond, nil), slow(150*time.Millisecond, errBoom),
 		slow(200*time.Millisecond, errIgnored), slow(100*time.Millisecond, nil), ok} {
-		_, _ = o.call(kindtest.Marked(fmt.Sprint("call", i)), s)
+		_, _ = o.call(contracttest.Marked(fmt.Sprint("call", i)), s)
 	}
 	require.Equal(t, cb.Closed, o.b.State())
 
@@ -66,7 +66,7 @@ func TestOB1_BreakerRecordsSucceededFailedIgnoredWithLatencyAndSlow(t *testing.T
 		"at the threshold is not slow")
 	assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded}, got[4])
 	for i, ctx := range o.rec.Contexts() {
-		assert.Equal(t, fmt.Sprint("call", i), kindtest.MarkOf(ctx), "outcome %d has its call's context", i)
+		assert.Equal(t, fmt.Sprint("call", i), contracttest.MarkOf(ctx), "outcome %d has its call's context", i)
 	}
 	assert.Empty(t, o.rec.Events(), "admitted calls that change nothing publish nothing")
 	snap := o.b.Snapshot()
@@ -80,21 +80,21 @@ func TestOB1_BreakerRecordsSucceededFailedIgnoredWithLatencyAndSlow(t *testing.T
 func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) {
 	o := newObserved(t, cb.SlidingWindowSize(1), cb.MinimumCalls(1), cb.WaitInOpen(time.Minute),
 		cb.PermittedInHalfOpen(1))
-	_, err := o.call(kindtest.Marked("opener"), fail)
+	_, err := o.call(contracttest.Marked("opener"), fail)
 	require.ErrorIs(t, err, errBoom)
 	require.Equal(t, cb.Open, o.b.State())
 
 	o.clk.Advance(10 * time.Second)
-	_, err = o.call(kindtest.Marked("refused"), ok)
+	_, err = o.call(contracttest.Marked("refused"), ok)
 	require.ErrorIs(t, err, cb.ErrOpen)
 
 	o.clk.Advance(time.Minute)
-	_, err = o.call(kindtest.Marked("trial"), slow(time.Second, nil))
+	_, err = o.call(contracttest.Marked("trial"), slow(time.Second, nil))
 	require.NoError(t, err)
 	require.Equal(t, cb.Closed, o.b.State())
 
 	_ = o.b.TransitionTo(cb.ForcedOpen)
-	_, err = o.call(kindtest.Marked("forced"), ok)
+	_, err = o.call(contracttest.Marked("forced"), ok)
 	require.ErrorIs(t, err, cb.ErrOpen)
 
 	got := o.rec.Outcomes()
@@ -112,7 +112,7 @@ func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) 
 	assert.Equal(t, cb.ForcedOpen, oe.State())
 	var marks []any
 	for _, ctx := range o.rec.Contexts() {
-		marks = append(marks, kindtest.MarkOf(ctx))
+		marks = append(marks, contracttest.MarkOf(ctx))
 	}
 	assert.Equal(t, []any{"opener", "refused", "trial", "forced"}, marks)
 
@@ -125,7 +125,7 @@ func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) 
 	ctxs := o.rec.EventContexts()
 	for i, e := range o.rec.Events() {
 		assert.Equal(t, "svc", e.Instance)
-		evs = append(evs, ev{e.Kind, e.Attr("from").Any(), e.Attr("to").Any(), kindtest.MarkOf(ctxs[i])})
+		evs = append(evs, ev{e.Kind, e.Attr("from").Any(), e.Attr("to").Any(), contracttest.MarkOf(ctxs[i])})
 	}
 	assert.Equal(t, []ev{
 		{cb.EventTransition, "closed", "open", "opener"},
@@ -143,7 +143,7 @@ func TestOB1_BreakerRecordsRejectionsAndEventsWithTheCallsContext(t *testing.T) 
 // breaker counts it; a refusal is recorded at once.
 func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 	clk := clock.NewManual()
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	b, err := cb.New(cb.WithClock(clk), cb.Name("svc"), cb.Observe(obs), cb.SlidingWindowSize(3),
 		cb.MinimumCalls(3), cb.SlowCallThreshold(time.Second))
 	require.NoError(t, err)
@@ -155,9 +155,9 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 		return f
 	})
 
-	fOK := call(kindtest.Marked("ok"), struct{}{})
-	fFail := call(kindtest.Marked("fail"), struct{}{})
-	fCanceled := call(kindtest.Marked("canceled"), struct{}{})
+	fOK := call(contracttest.Marked("ok"), struct{}{})
+	fFail := call(contracttest.Marked("fail"), struct{}{})
+	fCanceled := call(contracttest.Marked("canceled"), struct{}{})
 	assert.Empty(t, rec.Outcomes(), "nothing is recorded before the future completes")
 	clk.Advance(300 * time.Millisecond)
 	complete[0]("v", nil)
@@ -175,7 +175,7 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 	assert.True(t, got[2].Slow)
 	var marks []any
 	for _, ctx := range rec.Contexts() {
-		marks = append(marks, kindtest.MarkOf(ctx))
+		marks = append(marks, contracttest.MarkOf(ctx))
 	}
 	assert.Equal(t, []any{"ok", "fail", "canceled"}, marks)
 	_, err = fOK.Await(context.Background())
@@ -184,18 +184,18 @@ func TestOB1_BreakerRecordsAsyncOutcomes(t *testing.T) {
 	require.ErrorIs(t, err, errBoom)
 
 	_ = b.TransitionTo(cb.ForcedOpen)
-	f := call(kindtest.Marked("refused"), struct{}{})
+	f := call(contracttest.Marked("refused"), struct{}{})
 	_, err = f.Await(context.Background())
 	require.ErrorIs(t, err, cb.ErrOpen)
 	got = rec.Outcomes()
 	require.Len(t, got, 4)
 	assert.Equal(t, observe.ResultRejected, got[3].Result)
 	assert.ErrorIs(t, got[3].Err, cb.ErrOpen)
-	assert.Equal(t, "refused", kindtest.MarkOf(rec.Contexts()[3]))
+	assert.Equal(t, "refused", contracttest.MarkOf(rec.Contexts()[3]))
 	evs, ctxs := rec.Events(), rec.EventContexts()
 	require.NotEmpty(t, evs)
 	assert.Equal(t, cb.EventRejected, evs[len(evs)-1].Kind)
-	assert.Equal(t, "refused", kindtest.MarkOf(ctxs[len(ctxs)-1]))
+	assert.Equal(t, "refused", contracttest.MarkOf(ctxs[len(ctxs)-1]))
 }
 
 // OB-1: an outcome is recorded whatever state the breaker is in when the call ends, even
@@ -207,27 +207,27 @@ func TestOB1_BreakerRecordsEveryAdmittedCallOnce(t *testing.T) {
 		_ = o.b.TransitionTo(cb.ForcedOpen) // the call ends in another state than the one that admitted it
 		return 1, nil
 	})
-	_, err := inner(kindtest.Marked("late"), 0)
+	_, err := inner(contracttest.Marked("late"), 0)
 	require.NoError(t, err)
 	o.b.Reset()
 
 	panics := cb.DecorateFunc(o.b, func(context.Context, int) (int, error) { panic("boom") })
-	require.Panics(t, func() { _, _ = panics(kindtest.Marked("panic"), 0) })
+	require.Panics(t, func() { _, _ = panics(contracttest.Marked("panic"), 0) })
 
 	got := o.rec.Outcomes()
 	require.Len(t, got, 2)
 	assert.Equal(t, observe.Outcome{Result: observe.ResultSucceeded}, got[0])
 	assert.Equal(t, observe.Outcome{Result: observe.ResultFailed}, got[1], "a panic has no error")
-	assert.Equal(t, "late", kindtest.MarkOf(o.rec.Contexts()[0]))
-	assert.Equal(t, "panic", kindtest.MarkOf(o.rec.Contexts()[1]))
+	assert.Equal(t, "late", contracttest.MarkOf(o.rec.Contexts()[0]))
+	assert.Equal(t, "panic", contracttest.MarkOf(o.rec.Contexts()[1]))
 	assert.Equal(t, 1, o.b.Snapshot().FailedCalls, "the breaker counts the panic as a failure too")
 
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	b3, err := cb.New(cb.WithClock(o.clk), cb.Name("svc3"), cb.Observe(obs),
 		cb.RecordOn(errOther), cb.RecordIf(func(int, error) bool { panic("pred") }))
 	require.NoError(t, err)
 	call := cb.DecorateFunc(b3, func(context.Context, int) (int, error) { return 0, errBoom })
-	require.Panics(t, func() { _, _ = call(kindtest.Marked("pred"), 0) })
+	require.Panics(t, func() { _, _ = call(contracttest.Marked("pred"), 0) })
 	got = obs.Of(cb.Layer, "svc3").Outcomes()
 	assert.Equal(t, []observe.Outcome{{Result: observe.ResultFailed, Err: errBoom}}, got)
 }
@@ -237,7 +237,7 @@ func TestOB1_BreakerRecordsEveryAdmittedCallOnce(t *testing.T) {
 // is a call through a disabled breaker.
 func TestOB1_BreakerRecordsNothingForArrivalRefusalsOrWhenDisabled(t *testing.T) {
 	o := newObserved(t)
-	done, cancel := context.WithCancel(kindtest.Marked("done"))
+	done, cancel := context.WithCancel(contracttest.Marked("done"))
 	cancel()
 	_, err := o.call(done, ok)
 	require.ErrorIs(t, err, context.Canceled)
@@ -252,9 +252,9 @@ func TestOB1_BreakerRecordsNothingForArrivalRefusalsOrWhenDisabled(t *testing.T)
 
 	_ = o.b.TransitionTo(cb.Disabled)
 	before := len(o.rec.Events()) // the transition to disabled
-	_, err = o.call(kindtest.Marked("disabled"), fail)
+	_, err = o.call(contracttest.Marked("disabled"), fail)
 	require.ErrorIs(t, err, errBoom)
-	_, err = acall(kindtest.Marked("disabled"), struct{}{}).Await(context.Background())
+	_, err = acall(contracttest.Marked("disabled"), struct{}{}).Await(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, o.rec.Outcomes())
 	assert.Len(t, o.rec.Events(), before)
@@ -263,7 +263,7 @@ func TestOB1_BreakerRecordsNothingForArrivalRefusalsOrWhenDisabled(t *testing.T)
 // OB-1: an instance whose observer makes no recorder records nothing, and still publishes
 // to its listener.
 func TestOB1_BreakerWithoutRecorderRecordsNothing(t *testing.T) {
-	nilObs := &kindtest.NilObserver{}
+	nilObs := &contracttest.NilObserver{}
 	r := &recorder{}
 	b, err := cb.New(cb.WithClock(clock.NewManual()), cb.Observe(nilObs), cb.OnEvent(r.listen),
 		cb.SlidingWindowSize(1), cb.MinimumCalls(1))
@@ -285,7 +285,7 @@ func TestOB1_BreakerRecorderAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
 	for name, clk := range map[string]clock.Clock{"manual": clock.NewManual(), "system": clock.System()} {
 		t.Run(name, func(t *testing.T) {
-			b := allocBreaker(t, clk, cb.Observe(kindtest.NopObserver{}), cb.IgnoreOn(errIgnored))
+			b := allocBreaker(t, clk, cb.Observe(contracttest.NopObserver{}), cb.IgnoreOn(errIgnored))
 			okCall := cb.DecorateFunc(b, okFunc)
 			failCall := cb.DecorateFunc(b, failFunc)
 			ignored := cb.DecorateFunc(b, func(context.Context, int) (int, error) { return 0, errIgnored })
@@ -324,7 +324,7 @@ type untimedObserver struct{}
 
 func (untimedObserver) Instrument(policy.Layer, string) observe.Recorder { return untimedRecorder{} }
 
-type untimedRecorder struct{ kindtest.NopRecorder }
+type untimedRecorder struct{ contracttest.NopRecorder }
 
 func (untimedRecorder) Untimed() bool { return true }
 
@@ -347,7 +347,7 @@ func TestOB1_BreakerReadsTheClockForLatencyOnlyWhenRecording(t *testing.T) {
 	}{
 		{name: "default", admitted: 1},
 		{name: "untimed recorder", opts: []cb.Option{cb.Observe(untimedObserver{})}, admitted: 1},
-		{name: "timed recorder", opts: []cb.Option{cb.Observe(kindtest.NopObserver{})},
+		{name: "timed recorder", opts: []cb.Option{cb.Observe(contracttest.NopObserver{})},
 			admitted: 2, clean: 2, ignored: 2},
 		{name: "threshold", opts: []cb.Option{cb.SlowCallThreshold(time.Second)},
 			admitted: 2, clean: 2, ignored: 1},
@@ -355,7 +355,7 @@ func TestOB1_BreakerReadsTheClockForLatencyOnlyWhenRecording(t *testing.T) {
 			cb.Observe(untimedObserver{})}, admitted: 2, clean: 2, ignored: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clk := kindtest.NewCountingClock(clock.NewManual())
+			clk := contracttest.NewCountingClock(clock.NewManual())
 			b, err := cb.New(append([]cb.Option{cb.WithClock(clk), cb.IgnoreOn(errIgnored),
 				cb.SlidingWindowSize(4), cb.MinimumCalls(4)}, tc.opts...)...)
 			require.NoError(t, err)
@@ -408,7 +408,7 @@ func (o observerOf) Instrument(policy.Layer, string) observe.Recorder { return o
 
 // untimedCapture keeps the outcomes it is told; it wants no latencies. One goroutine.
 type untimedCapture struct {
-	kindtest.NopRecorder
+	contracttest.NopRecorder
 	outcomes []observe.Outcome
 }
 
@@ -421,7 +421,7 @@ func (u *untimedCapture) Record(_ context.Context, o observe.Outcome) {
 // BenchmarkAdmittedObserved is BenchmarkAdmitted with a recorder that does nothing: the
 // cost of building and handing over each outcome.
 func BenchmarkAdmittedObserved(b *testing.B) {
-	br := allocBreaker(b, clock.System(), cb.Observe(kindtest.NopObserver{}))
+	br := allocBreaker(b, clock.System(), cb.Observe(contracttest.NopObserver{}))
 	call := cb.DecorateFunc(br, okFunc)
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -432,7 +432,7 @@ func BenchmarkAdmittedObserved(b *testing.B) {
 
 // BenchmarkRejectedObserved is BenchmarkRejected with a recorder that does nothing.
 func BenchmarkRejectedObserved(b *testing.B) {
-	br := allocBreaker(b, clock.System(), cb.SlidingWindowSize(1), cb.Observe(kindtest.NopObserver{}))
+	br := allocBreaker(b, clock.System(), cb.SlidingWindowSize(1), cb.Observe(contracttest.NopObserver{}))
 	_, _ = cb.DecorateFunc(br, failFunc)(context.Background(), 0)
 	if br.State() != cb.Open {
 		b.Fatal("breaker not open")

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -203,51 +203,51 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 // timed and observed.
 type settings struct {
 	Config
-	kind.Common
-	recordIf *kind.Predicate // RecordIf's predicate; nil: none. Not in Config, so that
+	contract.Common
+	recordIf *contract.Predicate // RecordIf's predicate; nil: none. Not in Config, so that
 	// a reload keeps it.
 }
 
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees circuit breakers.
-var descriptor = &kind.Descriptor[settings]{
+var descriptor = &contract.Descriptor[settings]{
 	L: Layer,
-	Attrs: []kind.Attr[settings]{
-		kind.FloatAttr("failureRateThreshold", func(s *settings) *float64 { return &s.FailureRateThreshold }),
-		kind.IntAttr("slidingWindowSize", func(s *settings) *int { return &s.SlidingWindowSize }),
+	Attrs: []contract.Attr[settings]{
+		contract.FloatAttr("failureRateThreshold", func(s *settings) *float64 { return &s.FailureRateThreshold }),
+		contract.IntAttr("slidingWindowSize", func(s *settings) *int { return &s.SlidingWindowSize }),
 		{Name: "slidingWindowType", Set: func(s *settings, v string) error { return setWindowType(&s.Config, v) },
-			Value: kind.EnumValue, Enum: []kind.Enum{{Spelling: "COUNT_BASED", Const: "CountBased"}, {Spelling: "TIME_BASED", Const: "TimeBased"}}},
-		kind.IntAttr("minimumCalls", func(s *settings) *int { return &s.MinimumCalls }),
-		kind.DurationAttr("waitInOpen", func(s *settings) *time.Duration { return &s.WaitInOpen }),
-		kind.IntAttr("permittedInHalfOpen", func(s *settings) *int { return &s.PermittedInHalfOpen }),
-		kind.DurationAttr("maxWaitInHalfOpen", func(s *settings) *time.Duration { return &s.MaxWaitInHalfOpen }),
-		kind.DurationAttr("slowCallThreshold", func(s *settings) *time.Duration { return &s.SlowCallThreshold }),
-		kind.FloatAttr("slowCallRateThreshold", func(s *settings) *float64 { return &s.SlowCallRateThreshold }),
-		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+			Value: contract.EnumValue, Enum: []contract.Enum{{Spelling: "COUNT_BASED", Const: "CountBased"}, {Spelling: "TIME_BASED", Const: "TimeBased"}}},
+		contract.IntAttr("minimumCalls", func(s *settings) *int { return &s.MinimumCalls }),
+		contract.DurationAttr("waitInOpen", func(s *settings) *time.Duration { return &s.WaitInOpen }),
+		contract.IntAttr("permittedInHalfOpen", func(s *settings) *int { return &s.PermittedInHalfOpen }),
+		contract.DurationAttr("maxWaitInHalfOpen", func(s *settings) *time.Duration { return &s.MaxWaitInHalfOpen }),
+		contract.DurationAttr("slowCallThreshold", func(s *settings) *time.Duration { return &s.SlowCallThreshold }),
+		contract.FloatAttr("slowCallRateThreshold", func(s *settings) *float64 { return &s.SlowCallRateThreshold }),
+		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *kind.Common { return &s.Common },
-	Config:   func(s *settings) any { return kind.Shared[Config]{Config: s.Config, If: s.recordIf} },
-	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	ID:       func(p kind.Instance) string { return p.(*Breaker).events.ID },
+	Common:   func(s *settings) *contract.Common { return &s.Common },
+	Config:   func(s *settings) any { return contract.Shared[Config]{Config: s.Config, If: s.recordIf} },
+	Build:    func(s settings) (contract.Instance, error) { return build(s) },
+	ID:       func(p contract.Instance) string { return p.(*Breaker).events.ID },
 	Validate: func(s *settings) error { return s.Config.validate() },
-	Of: func(p kind.Instance) any {
+	Of: func(p contract.Instance) any {
 		b := p.(*Breaker)
-		return kind.Shared[Config]{Config: b.Config(), If: b.recordIf}
+		return contract.Shared[Config]{Config: b.Config(), If: b.recordIf}
 	},
-	State:   func(p kind.Instance) any { return p.(*Breaker).Snapshot() },
+	State:   func(p contract.Instance) any { return p.(*Breaker).Snapshot() },
 	Result:  func(s *settings) reflect.Type { return s.recordIf.ResultType() },
 	Metrics: metrics,
 
-	Compose: kind.Composition{Rank: 40, Live: live},
-	CodeAttrs: []kind.Param{
-		{Name: "recordOn", Option: "RecordOn", Value: kind.ErrorsValue},
-		{Name: "ignoreOn", Option: "IgnoreOn", Value: kind.ErrorsValue},
+	Compose: contract.Composition{Rank: 40, Live: live},
+	CodeAttrs: []contract.Param{
+		{Name: "recordOn", Option: "RecordOn", Value: contract.ErrorsValue},
+		{Name: "ignoreOn", Option: "IgnoreOn", Value: contract.ErrorsValue},
 	},
 }
 
-func init() { kind.Register(descriptor) }
+func init() { contract.Register(descriptor) }
 
 func setWindowType(c *Config, v string) error {
 	switch t := strings.ToUpper(strings.TrimSpace(v)); t {
@@ -333,14 +333,14 @@ func SlowCallRateThreshold(percent float64) Option {
 // errors are skipped; each call adds to the list. IgnoreOn wins over RecordOn and
 // RecordIf.
 func IgnoreOn(errs ...error) Option {
-	return func(s *settings) { s.IgnoreOn = kind.Append(s.IgnoreOn, errs) }
+	return func(s *settings) { s.IgnoreOn = contract.Append(s.IgnoreOn, errs) }
 }
 
 // RecordOn adds errors (matched with errors.Is) that count as failures; once any is set,
 // every other error counts as a success. Default empty: every error is a failure. Nil
 // errors are skipped; each call adds to the list.
 func RecordOn(errs ...error) Option {
-	return func(s *settings) { s.RecordOn = kind.Append(s.RecordOn, errs) }
+	return func(s *settings) { s.RecordOn = contract.Append(s.RecordOn, errs) }
 }
 
 // RecordIf records as failures the outcomes for which pred returns true, in addition to
@@ -350,7 +350,7 @@ func RecordOn(errs ...error) Option {
 // predicate; a nil pred removes it. pred must be quick and safe for concurrent use; if it
 // panics, the call is recorded as a failure and the panic goes on.
 func RecordIf[T any](pred func(v T, err error) bool) Option {
-	p := kind.NewPredicate(pred)
+	p := contract.NewPredicate(pred)
 	return func(s *settings) { s.recordIf = p }
 }
 
@@ -358,15 +358,15 @@ func RecordIf[T any](pred func(v T, err error) bool) Option {
 // instance id, also of a breaker built with New. Default none: each wrapped function has
 // its own breaker, whose id is the function's id; a breaker built with New is
 // "circuitbreaker".
-func Name(name string) Option { return kind.Name[settings](name) }
+func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.circuitBreaker.*, which take
 // precedence over the options in code. Default none. A name with no such keys fails with
 // R4C-REG-004 when the function is wrapped.
-func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+func UseConfig(name string) Option { return contract.UseConfig[settings](name) }
 
 // WithClock sets the time source. Default clock.System(). A registry sets its own.
-func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+func WithClock(c clock.Clock) Option { return contract.WithClock[settings](c) }
 
 // OnEvent sets the listener of the breaker's events: EventTransition (its attributes
 // "from" and "to" name the states, e.g. Closed and Open; At is the clock time of the
@@ -381,4 +381,4 @@ func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
 // while one runs, the next change waits. A listener may read Snapshot and Config, but
 // must not make the breaker change state or configuration (TransitionTo, Reset, a reload,
 // or calls through it), which would wait for itself.
-func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+func OnEvent(l policy.Listener) Option { return contract.OnEvent[settings](l) }

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contract"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -25,7 +25,7 @@ var (
 // applied returns the defaults with opts applied, as New sees them before building.
 func applied(opts ...Option) settings {
 	s := defaults()
-	kind.Apply(&s, opts)
+	contract.Apply(&s, opts)
 	return s
 }
 
@@ -52,8 +52,8 @@ func TestOptionsSetConfig(t *testing.T) {
 func TestErrorListsAccumulateWithoutAliasing(t *testing.T) {
 	base := applied(IgnoreOn(errOptIgnored, nil))
 	a, b := base, base
-	kind.Apply(&a, []Option{IgnoreOn(errOptBoom)})
-	kind.Apply(&b, []Option{IgnoreOn(errOptOther)})
+	contract.Apply(&a, []Option{IgnoreOn(errOptBoom)})
+	contract.Apply(&b, []Option{IgnoreOn(errOptOther)})
 	assert.Equal(t, []error{errOptIgnored}, base.IgnoreOn, "nil errors are skipped")
 	assert.Equal(t, []error{errOptIgnored, errOptBoom}, a.IgnoreOn)
 	assert.Equal(t, []error{errOptIgnored, errOptOther}, b.IgnoreOn)
@@ -63,7 +63,7 @@ func TestErrorListsAccumulateWithoutAliasing(t *testing.T) {
 }
 
 func TestAttributes(t *testing.T) {
-	kindtest.RequireDescriptor(t, descriptor, Layer, "circuitBreaker", []string{"failureRateThreshold",
+	contracttest.RequireDescriptor(t, descriptor, Layer, "circuitBreaker", []string{"failureRateThreshold",
 		"slidingWindowSize", "slidingWindowType", "minimumCalls", "waitInOpen", "permittedInHalfOpen",
 		"maxWaitInHalfOpen", "slowCallThreshold", "slowCallRateThreshold", "enabled"},
 		settings{Config: defaultConfig()})
@@ -93,7 +93,7 @@ func TestConfigSet(t *testing.T) {
 
 func TestConfigSetSyntaxErrors(t *testing.T) {
 	s := defaults()
-	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+	contracttest.RequireRefused(t, descriptor, &s, []contracttest.BadValue{
 		{Attr: "failureRateThreshold", Value: "half", Code: r4c.BadNumber},
 		{Attr: "failureRateThreshold", Value: "NaN", Code: r4c.BadNumber},
 		{Attr: "slidingWindowSize", Value: "1.5", Code: r4c.BadNumber},

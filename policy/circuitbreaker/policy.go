@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -115,7 +115,7 @@ func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](b *Bre
 }
 
 func decorateFunc[A, T any](b *Breaker, next decorate.Func[A, T]) decorate.Func[A, T] {
-	pred := kind.For[T](b.recordIf)
+	pred := contract.For[T](b.recordIf)
 	return func(ctx context.Context, a A) (T, error) {
 		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
@@ -155,7 +155,7 @@ func decorateFunc[A, T any](b *Breaker, next decorate.Func[A, T]) decorate.Func[
 func decorateAsyncFunc[A, T any](b *Breaker, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	open, forcedOpen, halfOpen :=
 		async.Failed[T](b.rej.open), async.Failed[T](b.rej.forcedOpen), async.Failed[T](b.rej.halfOpen)
-	pred := kind.For[T](b.recordIf)
+	pred := contract.For[T](b.recordIf)
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)

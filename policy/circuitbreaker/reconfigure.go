@@ -3,7 +3,7 @@ package circuitbreaker
 import (
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -57,7 +57,7 @@ func (b *Breaker) reconfigure(c Config) error {
 		b.mu.Unlock()
 		return err
 	}
-	kind.Own(&c.IgnoreOn, &c.RecordOn)
+	contract.Own(&c.IgnoreOn, &c.RecordOn)
 	r := newRules(c, b.recordIf, &b.events)
 	resized := c.SlidingWindowSize != old.cfg.SlidingWindowSize
 	if resized {
@@ -84,20 +84,20 @@ func (b *Breaker) reconfigure(c Config) error {
 // it: nil, the *policy.ConfigError of an invalid c, or one with code R4C-REG-012 when c
 // changes the sliding window's type. Safe for concurrent use.
 func (b *Breaker) checkReconfigure(c Config) error {
-	return kind.ErrOf(changes(b.cur.Load().cfg, c))
+	return contract.ErrOf(changes(b.cur.Load().cfg, c))
 }
 
 // live is the descriptor's Composition.Live: the change of a running breaker to a
-// configuration cfg (a Config, or the Config of a kind.Shared[Config]).
-func live(inst kind.Instance, cfg any) (kind.LiveChange, bool) {
+// configuration cfg (a Config, or the Config of a contract.Shared[Config]).
+func live(inst contract.Instance, cfg any) (contract.LiveChange, bool) {
 	b, ok := inst.(*Breaker)
 	if !ok {
-		return kind.LiveChange{}, false
+		return contract.LiveChange{}, false
 	}
-	return kind.LiveAs[Config](reconfigurer{b}, cfg)
+	return contract.LiveAs[Config](reconfigurer{b}, cfg)
 }
 
-// reconfigurer is a breaker as kind.LiveAs takes it.
+// reconfigurer is a breaker as contract.LiveAs takes it.
 type reconfigurer struct{ *Breaker }
 
 func (r reconfigurer) CheckReconfigure(c Config) error { return r.checkReconfigure(c) }
@@ -114,7 +114,7 @@ func changes(old, c Config) ([]string, error) {
 			"slidingWindowType cannot change on a running circuit breaker (it is %v): its window's outcomes "+
 				"cannot be carried over; build a new breaker", old.SlidingWindowType)
 	}
-	var changed kind.Changes
+	var changed contract.Changes
 	add := changed.Add
 	add(c.FailureRateThreshold != old.FailureRateThreshold, "failureRateThreshold")
 	add(c.SlidingWindowSize != old.SlidingWindowSize, "slidingWindowSize")
@@ -124,8 +124,8 @@ func changes(old, c Config) ([]string, error) {
 	add(c.MaxWaitInHalfOpen != old.MaxWaitInHalfOpen, "maxWaitInHalfOpen")
 	add(c.SlowCallThreshold != old.SlowCallThreshold, "slowCallThreshold")
 	add(c.SlowCallRateThreshold != old.SlowCallRateThreshold, "slowCallRateThreshold")
-	add(!kind.Same(c.IgnoreOn, old.IgnoreOn), "ignoreOn")
-	add(!kind.Same(c.RecordOn, old.RecordOn), "recordOn")
+	add(!contract.Same(c.IgnoreOn, old.IgnoreOn), "ignoreOn")
+	add(!contract.Same(c.RecordOn, old.RecordOn), "recordOn")
 	add(c.Disabled != old.Disabled, "enabled")
 	return changed.Sorted(), nil
 }

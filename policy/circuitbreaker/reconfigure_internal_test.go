@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 )
 
 // A resized count-based window keeps the last min(held, size) outcomes, oldest first, and
@@ -129,13 +129,13 @@ func TestReconfigure_RC1_ResizeKeepsCleanFlag(t *testing.T) {
 func TestReconfigure_DescriptorSeesConfigInForce(t *testing.T) {
 	pred := func(int, error) bool { return false }
 	s := defaults()
-	kind.Apply(&s, []Option{RecordIf(pred)})
+	contract.Apply(&s, []Option{RecordIf(pred)})
 	b, err := build(s)
 	require.NoError(t, err)
 	c := b.Config()
 	c.WaitInOpen = time.Second
 	require.NoError(t, b.Reconfigure(c))
-	got := descriptor.Of(b).(kind.Shared[Config])
+	got := descriptor.Of(b).(contract.Shared[Config])
 	assert.Equal(t, c, got.Config)
 	assert.Same(t, s.recordIf, got.If)
 	assert.Same(t, s.recordIf, b.cur.Load().cls.If, "the new rules classify with the same predicate")

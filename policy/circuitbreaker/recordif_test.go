@@ -10,7 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 )
 
@@ -147,7 +147,7 @@ func TestRecordIfPanicDoesNotLeaveTheTrialTaken(t *testing.T) {
 func TestRecordIfPanicOnACompletedFutureIsRecordedOnce(t *testing.T) {
 	panicky := func(int, error) bool { panic("predicate") }
 	for _, async_ := range []bool{false, true} {
-		obs := &kindtest.Observer{}
+		obs := &contracttest.Observer{}
 		b, err := cb.New(cb.WithClock(clock.NewManual()), cb.Name("b"), cb.Observe(obs),
 			cb.SlidingWindowSize(10), cb.MinimumCalls(10), cb.RecordIf(panicky))
 		require.NoError(t, err)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/decimal"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/internal/sysclock"
+	"github.com/resilience4go/resilience4go/policy/internal/decimal"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -24,7 +24,7 @@ func classify[T any](r *rules, pred func(T, error) bool, v T, err error) (o outc
 	if r.cls.Excluded(err) {
 		return 0, true
 	}
-	if kind.Counts(&r.cls, pred, v, err) {
+	if contract.Counts(&r.cls, pred, v, err) {
 		return failedBit, false
 	}
 	return 0, false

@@ -3,8 +3,8 @@ package fallback
 import (
 	"reflect"
 
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -21,7 +21,7 @@ func DefaultConfig() Config { return defaults().config }
 // Config returns f's configuration, with copies of its error lists.
 func (f *Fallback[T]) Config() Config {
 	c := f.cfg
-	kind.Own(&c.HandleOn, &c.IgnoreOn)
+	contract.Own(&c.HandleOn, &c.IgnoreOn)
 	return c
 }
 
@@ -35,7 +35,7 @@ func (f *Fallback[T]) Handles(err error) bool { return f.cls.Error(err) }
 func (f *Fallback[T]) ResultType() reflect.Type { return reflect.TypeFor[T]() }
 
 // Observe sets the observer, as a registry does.
-func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return contract.Observe[settings](o) }
 
 // WithConfig sets the whole configuration, as a registry's resolved settings do.
 func WithConfig(c Config) Option { return func(s *settings) { s.config = c } }

@@ -32,7 +32,7 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -44,9 +44,9 @@ import (
 type Fallback[T any] struct {
 	fn     func(ctx context.Context, err error) (T, error)
 	cfg    config
-	cls    kind.Classifier
+	cls    contract.Classifier
 	pred   func(T, error) bool // HandleIf's predicate; nil: none
-	events kind.Events
+	events contract.Events
 }
 
 // New builds a fallback around fn, over the defaults (every error handled). fn receives
@@ -55,7 +55,7 @@ type Fallback[T any] struct {
 // instance id, which names it in its events, is the Name, else "" (no id: its errors and events name no instance).
 func New[T any](fn func(ctx context.Context, err error) (T, error), opts ...Option) (*Fallback[T], error) {
 	s := defaults()
-	kind.Apply(&s, opts)
+	contract.Apply(&s, opts)
 	return build(fn, s)
 }
 
@@ -69,18 +69,18 @@ func build[T any](fn func(ctx context.Context, err error) (T, error), s settings
 		return nil, r4c.Errorf(r4c.BadSpec, string(Layer), "",
 			"HandleIf's predicate takes %v but the fallback returns %v", t, reflect.TypeFor[T]())
 	}
-	kind.Own(&s.HandleOn, &s.IgnoreOn)
+	contract.Own(&s.HandleOn, &s.IgnoreOn)
 	return &Fallback[T]{
 		fn:     fn,
 		cfg:    s.config,
-		cls:    kind.Classifier{Include: s.HandleOn, Exclude: s.IgnoreOn, If: s.handleIf},
-		pred:   kind.For[T](s.handleIf),
+		cls:    contract.Classifier{Include: s.HandleOn, Exclude: s.IgnoreOn, If: s.handleIf},
+		pred:   contract.For[T](s.handleIf),
 		events: s.EventsOf(Layer, s.ID("")),
 	}, nil
 }
 
 // handles reports whether the outcome (v, err) reaches the fallback.
-func (f *Fallback[T]) handles(v T, err error) bool { return kind.Counts(&f.cls, f.pred, v, err) }
+func (f *Fallback[T]) handles(v T, err error) bool { return contract.Counts(&f.cls, f.pred, v, err) }
 
 // apply publishes EventApplied, with ctx, the context of the call whose error err it
 // replaces, and returns the fallback's result for err.

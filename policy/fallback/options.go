@@ -4,7 +4,7 @@ import (
 	"reflect"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -32,8 +32,8 @@ type config struct {
 // timed and observed.
 type settings struct {
 	config
-	kind.Common
-	handleIf *kind.Predicate // HandleIf's predicate; nil: none
+	contract.Common
+	handleIf *contract.Predicate // HandleIf's predicate; nil: none
 }
 
 // defaults returns the built-in defaults: every error handled, enabled. Every
@@ -42,23 +42,23 @@ func defaults() settings { return settings{} }
 
 // descriptor is how a registry sees fallbacks. A fallback is built for each function
 // it decorates, with that function's result type, so the registry builds it itself.
-var descriptor = &kind.Descriptor[settings]{
+var descriptor = &contract.Descriptor[settings]{
 	L:        Layer,
-	Attrs:    []kind.Attr[settings]{kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled })},
+	Attrs:    []contract.Attr[settings]{contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled })},
 	Defaults: defaults,
-	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.config },
 	Result:   func(s *settings) reflect.Type { return s.handleIf.ResultType() },
 
-	Compose: kind.Composition{Rank: 10, Outermost: true},
-	CodeAttrs: []kind.Param{
-		{Name: "method", Value: kind.MethodValue, Leading: true},
-		{Name: "handleOn", Option: "HandleOn", Value: kind.ErrorsValue},
-		{Name: "ignoreOn", Option: "IgnoreOn", Value: kind.ErrorsValue},
+	Compose: contract.Composition{Rank: 10, Outermost: true},
+	CodeAttrs: []contract.Param{
+		{Name: "method", Value: contract.MethodValue, Leading: true},
+		{Name: "handleOn", Option: "HandleOn", Value: contract.ErrorsValue},
+		{Name: "ignoreOn", Option: "IgnoreOn", Value: contract.ErrorsValue},
 	},
 }
 
-func init() { kind.Register(descriptor) }
+func init() { contract.Register(descriptor) }
 
 // Option configures a fallback. Options do not depend on the fallback's result type.
 type Option func(*settings)
@@ -70,7 +70,7 @@ func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 // HandleOn adds errors that reach the fallback, matched with errors.Is. Default empty:
 // every error. Each call adds to the list; IgnoreOn wins over it.
 func HandleOn(errs ...error) Option {
-	return func(s *settings) { s.HandleOn = kind.Append(s.HandleOn, errs) }
+	return func(s *settings) { s.HandleOn = contract.Append(s.HandleOn, errs) }
 }
 
 // IgnoreOn adds errors that pass through untouched, matched with errors.Is. Default
@@ -78,7 +78,7 @@ func HandleOn(errs ...error) Option {
 // IgnoreOn(context.Canceled) returns a caller's cancellation as it is instead of a
 // fallback result.
 func IgnoreOn(errs ...error) Option {
-	return func(s *settings) { s.IgnoreOn = kind.Append(s.IgnoreOn, errs) }
+	return func(s *settings) { s.IgnoreOn = contract.Append(s.IgnoreOn, errs) }
 }
 
 // HandleIf sends to the fallback the outcomes for which pred returns true, in addition to
@@ -88,7 +88,7 @@ func IgnoreOn(errs ...error) Option {
 // replaces the predicate; a nil pred removes it. pred must be quick, safe for concurrent
 // use, and must not panic.
 func HandleIf[T any](pred func(v T, err error) bool) Option {
-	p := kind.NewPredicate(pred)
+	p := contract.NewPredicate(pred)
 	return func(s *settings) { s.handleIf = p }
 }
 
@@ -97,17 +97,17 @@ func HandleIf[T any](pred func(v T, err error) bool) Option {
 // function still gets a fallback of its own, typed by its result. It is also the id of a
 // fallback built with New. Default none: the id is the wrapped function's id ("fallback"
 // for one built with New).
-func Name(name string) Option { return kind.Name[settings](name) }
+func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.fallback.*, which take
 // precedence over the options in code. Default none. A name with no such keys fails with
 // R4C-REG-004 when the function is wrapped.
-func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+func UseConfig(name string) Option { return contract.UseConfig[settings](name) }
 
 // WithClock sets the time source of event times. Default clock.System(). A registry sets
 // its own.
-func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+func WithClock(c clock.Clock) Option { return contract.WithClock[settings](c) }
 
 // OnEvent sets the listener of the fallback's EventApplied events. Default none:
 // nothing is published. A registry adds its own listeners.
-func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+func OnEvent(l policy.Listener) Option { return contract.OnEvent[settings](l) }

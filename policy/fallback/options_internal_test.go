@@ -7,13 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 func TestDescriptor(t *testing.T) {
-	kindtest.RequireDescriptor(t, descriptor, Layer, "fallback", []string{"enabled"},
+	contracttest.RequireDescriptor(t, descriptor, Layer, "fallback", []string{"enabled"},
 		settings{config: DefaultConfig()})
 }
 

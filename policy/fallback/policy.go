@@ -5,8 +5,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/promise"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/internal/promise"
 )
 
 // NewPolicy returns f as a policy of layer Layer, for calls returning T: its Decorate

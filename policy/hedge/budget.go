@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/decimal"
+	"github.com/resilience4go/resilience4go/policy/internal/decimal"
 )
 
 // buckets is the number of buckets of the budget window.

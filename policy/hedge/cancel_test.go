@@ -10,8 +10,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -70,14 +70,14 @@ func TestHG9_ContextEndCancelsEveryAttempt(t *testing.T) {
 			s.clk.Advance(time.Second)
 			require.Equal(t, 2, s.d.attempts())
 			end()
-			kindtest.Eventually(t, func() bool { return !pending(f) }, "the call ends with its context")
+			contracttest.Eventually(t, func() bool { return !pending(f) }, "the call ends with its context")
 			_, err := result(t, f)
 			assert.ErrorIs(t, err, tc.want)
 			for i := 1; i <= 2; i++ {
 				assert.Error(t, s.d.ctx(i).Err(), "attempt %d's context ended", i)
 			}
-			kindtest.Eventually(t, func() bool { return s.bh.Snapshot().AvailableSlots == 2 }, "the attempts give their slots back")
-			kindtest.Eventually(t, func() bool { return s.clk.PendingTasks() == 0 }, "the timer is stopped")
+			contracttest.Eventually(t, func() bool { return s.bh.Snapshot().AvailableSlots == 2 }, "the attempts give their slots back")
+			contracttest.Eventually(t, func() bool { return s.clk.PendingTasks() == 0 }, "the timer is stopped")
 			s.clk.Advance(time.Hour)
 			assert.Equal(t, 2, s.d.attempts(), "no attempt after the context ended")
 			assert.Equal(t, []policy.EventKind{hedge.EventHedged}, s.rec.Kinds())
@@ -116,7 +116,7 @@ func TestHG9_FailureAfterContextEnded(t *testing.T) {
 	f := call(ctx, "q")
 	cancel()
 	complete("", errHedge) // may come before the hook on ctx runs
-	kindtest.Eventually(t, func() bool { return !pending(f) }, "the call ends")
+	contracttest.Eventually(t, func() bool { return !pending(f) }, "the call ends")
 	_, err := result(t, f)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, rec.Events())

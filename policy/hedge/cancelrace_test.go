@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
@@ -28,7 +28,7 @@ func TestAS7_HedgeResultRacingCancelIsNotRecorded(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h, clk, rec := observedHedge(t, hedge.Delay(time.Second), hedge.MaxAttempts(2), hedge.AbortOn(errOther))
 			d := newDep(clk, ok(3*time.Second, "slow"), c.last)
-			f := hedge.DecorateAsyncFunc(h, d.call)(kindtest.Marked("call"), "")
+			f := hedge.DecorateAsyncFunc(h, d.call)(contracttest.Marked("call"), "")
 			clk.Advance(time.Second)
 			require.Equal(t, 2, d.attempts())
 			f.OnComplete(func(string, error) { clk.Advance(100 * time.Millisecond) }) // inside Cancel
@@ -63,7 +63,7 @@ func TestHG9_HedgeDueWhileCancelRunsStartsNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h, clk, rec := observedHedge(t, hedge.Delay(time.Second), hedge.MaxAttempts(2), hedge.On(errHedge))
 			d := newDep(clk, c.first, ok(time.Second, "second"))
-			f := hedge.DecorateAsyncFunc(h, d.call)(kindtest.Marked("call"), "")
+			f := hedge.DecorateAsyncFunc(h, d.call)(contracttest.Marked("call"), "")
 			require.Equal(t, 1, d.attempts())
 			f.OnComplete(func(string, error) { clk.Advance(time.Second) }) // inside Cancel
 			f.Cancel()

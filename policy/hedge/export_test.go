@@ -2,7 +2,7 @@ package hedge
 
 import (
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -16,12 +16,12 @@ type Config = config
 // Config returns h's configuration, with copies of its error lists.
 func (h *Hedge) Config() Config {
 	c := h.cfg
-	kind.Own(&c.HedgeOn, &c.AbortOn)
+	contract.Own(&c.HedgeOn, &c.AbortOn)
 	return c
 }
 
 // Observe sets the observer, as a registry does.
-func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return contract.Observe[settings](o) }
 
 // WithConfig sets the whole configuration, as a registry's resolved settings do.
 func WithConfig(c Config) Option { return func(s *settings) { s.config = c } }

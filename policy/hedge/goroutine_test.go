@@ -15,9 +15,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/hedge"
@@ -54,11 +54,11 @@ func TestHG17_PendingCallsAddNoGoroutine(t *testing.T) {
 	}
 	cancelAll() // the other 500 end with their context
 	for _, f := range futs[500:] {
-		kindtest.Eventually(t, func() bool { return !pending(f) }, "the call ends with its context")
+		contracttest.Eventually(t, func() bool { return !pending(f) }, "the call ends with its context")
 		_, err := result(t, f)
 		assert.ErrorIs(t, err, context.Canceled)
 	}
-	kindtest.Eventually(t, func() bool { return bh.Snapshot().AvailableSlots == 2000 }, "every slot back")
+	contracttest.Eventually(t, func() bool { return bh.Snapshot().AvailableSlots == 2000 }, "every slot back")
 	assert.Zero(t, clk.PendingTasks())
 	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before)
 	goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -136,7 +136,7 @@ func TestHG9_RacingOutcomes(t *testing.T) {
 	callers.Wait()
 	// A hedge whose timer fired as a call was being canceled may still be calling next:
 	// its context is canceled, and it ends on its own.
-	kindtest.Eventually(t, func() bool { return open.Load() == 0 && running.Load() == 0 },
+	contracttest.Eventually(t, func() bool { return open.Load() == 0 && running.Load() == 0 },
 		"every attempt's context canceled and its goroutine returned")
 	assert.LessOrEqual(t, ctxtest.SettleGoroutines(before), before)
 	mu.Lock()

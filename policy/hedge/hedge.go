@@ -36,7 +36,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
@@ -51,9 +51,9 @@ type Hedge struct {
 	enabled bool
 	delay   time.Duration
 	max     int
-	cls     kind.Classifier
+	cls     contract.Classifier
 	clk     clock.Clock
-	events  kind.Events
+	events  contract.Events
 	budget  *budget // nil: no budget
 }
 
@@ -65,19 +65,19 @@ type Hedge struct {
 // (MaxAttempts outside 2..10) or R4C-ATR-007 (BudgetPercent outside [0, 100],
 // BudgetWindow not positive, BudgetMinPerSecond negative or not finite). The instance id
 // is the Name, else "" (no id: its errors and events name no instance).
-func New(opts ...Option) (*Hedge, error) { return kind.New(defaults, build, opts) }
+func New(opts ...Option) (*Hedge, error) { return contract.New(defaults, build, opts) }
 
 func build(s settings) (*Hedge, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	kind.Own(&s.HedgeOn, &s.AbortOn)
+	contract.Own(&s.HedgeOn, &s.AbortOn)
 	h := &Hedge{
 		cfg:     s.config,
 		enabled: !s.Disabled,
 		delay:   s.Delay,
 		max:     s.MaxAttempts,
-		cls:     kind.Classifier{Include: s.HedgeOn, Exclude: s.AbortOn},
+		cls:     contract.Classifier{Include: s.HedgeOn, Exclude: s.AbortOn},
 		clk:     s.ClockOrSystem(),
 		events:  s.EventsOf(Layer, s.ID("")),
 	}

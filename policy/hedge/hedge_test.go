@@ -11,8 +11,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
@@ -30,7 +30,7 @@ var (
 type stack struct {
 	h    *hedge.Hedge
 	clk  *clock.Manual
-	rec  *kindtest.Recorder
+	rec  *contracttest.Recorder
 	cb   *circuitbreaker.Breaker
 	bh   *bulkhead.Bulkhead
 	d    *dep

@@ -10,15 +10,15 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 )
 
 // newManual builds a hedge on a manual clock, with id "Svc.Call" and a recorder.
-func newManual(t testing.TB, opts ...hedge.Option) (*hedge.Hedge, *clock.Manual, *kindtest.Recorder) {
+func newManual(t testing.TB, opts ...hedge.Option) (*hedge.Hedge, *clock.Manual, *contracttest.Recorder) {
 	t.Helper()
 	clk := clock.NewManual()
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	opts = append([]hedge.Option{hedge.WithClock(clk), hedge.OnEvent(rec.Listen),
 		hedge.Name("Svc.Call")}, opts...)
 	h, err := hedge.New(opts...)

@@ -11,17 +11,17 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // observedHedge builds a hedge on a manual clock with id "Svc.Call", observed; it returns
 // the clock and the instance's recorder.
-func observedHedge(t *testing.T, opts ...hedge.Option) (*hedge.Hedge, *clock.Manual, *kindtest.Observed) {
+func observedHedge(t *testing.T, opts ...hedge.Option) (*hedge.Hedge, *clock.Manual, *contracttest.Observed) {
 	t.Helper()
 	clk := clock.NewManual()
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	h, err := hedge.New(append([]hedge.Option{hedge.WithClock(clk), hedge.Name("Svc.Call"),
 		hedge.Observe(obs)}, opts...)...)
 	require.NoError(t, err)
@@ -31,11 +31,11 @@ func observedHedge(t *testing.T, opts ...hedge.Option) (*hedge.Hedge, *clock.Man
 
 // evKinds returns the kinds and attempts of the events, with the marker of each one's
 // context.
-func evKinds(rec *kindtest.Observed) []string {
+func evKinds(rec *contracttest.Observed) []string {
 	var out []string
 	ctxs := rec.EventContexts()
 	for i, e := range rec.Events() {
-		out = append(out, fmt.Sprintf("%v#%d@%v", e.Kind, e.Attempt, kindtest.MarkOf(ctxs[i])))
+		out = append(out, fmt.Sprintf("%v#%d@%v", e.Kind, e.Attempt, contracttest.MarkOf(ctxs[i])))
 	}
 	return out
 }
@@ -44,15 +44,15 @@ func evKinds(rec *kindtest.Observed) []string {
 // attempt, its latency, its error.
 func TestOB1_HedgeRecordsCallsSettledAtOnce(t *testing.T) {
 	h, clk, rec := observedHedge(t, hedge.On(errHedge))
-	_, err := result(t, hedge.DecorateAsyncFunc(h, newDep(clk, step{now: true, v: "v"}).call)(kindtest.Marked("ok"), ""))
+	_, err := result(t, hedge.DecorateAsyncFunc(h, newDep(clk, step{now: true, v: "v"}).call)(contracttest.Marked("ok"), ""))
 	require.NoError(t, err)
-	_, err = result(t, hedge.DecorateAsyncFunc(h, newDep(clk, failsNow(errOther)).call)(kindtest.Marked("failed"), ""))
+	_, err = result(t, hedge.DecorateAsyncFunc(h, newDep(clk, failsNow(errOther)).call)(contracttest.Marked("failed"), ""))
 	require.ErrorIs(t, err, errOther)
 	assert.Equal(t, []observe.Outcome{
 		{Result: observe.ResultSucceeded, Attempts: 1},
 		{Result: observe.ResultFailed, Attempts: 1, Err: errOther},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"ok", "failed"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"ok", "failed"}, contracttest.Markers(rec.Contexts()))
 	assert.Empty(t, rec.Events())
 }
 
@@ -62,7 +62,7 @@ func TestOB1_HedgeRecordsCallsSettledAtOnce(t *testing.T) {
 func TestOB1_HedgeRecordsHedgedCalls(t *testing.T) {
 	h, clk, rec := observedHedge(t, hedge.Delay(time.Second), hedge.MaxAttempts(3))
 	won := hedge.DecorateAsyncFunc(h, newDep(clk, ok(3*time.Second, "slow"), ok(100*time.Millisecond, "fast")).call)
-	f := won(kindtest.Marked("won"), "")
+	f := won(contracttest.Marked("won"), "")
 	clk.Advance(time.Second)
 	assert.Empty(t, rec.Outcomes(), "nothing recorded while the call goes on")
 	clk.Advance(100 * time.Millisecond)
@@ -71,7 +71,7 @@ func TestOB1_HedgeRecordsHedgedCalls(t *testing.T) {
 	require.Equal(t, "fast", v)
 
 	failed := hedge.DecorateAsyncFunc(h, newDep(clk, fails(200*time.Millisecond, errHedge)).call)
-	f = failed(kindtest.Marked("failed"), "")
+	f = failed(contracttest.Marked("failed"), "")
 	clk.Advance(time.Second)
 	_, err = result(t, f)
 	require.ErrorIs(t, err, errHedge)
@@ -80,7 +80,7 @@ func TestOB1_HedgeRecordsHedgedCalls(t *testing.T) {
 		{Result: observe.ResultSucceeded, Attempts: 2, Latency: 1100 * time.Millisecond},
 		{Result: observe.ResultFailed, Attempts: 3, Latency: 600 * time.Millisecond, Err: errHedge},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"won", "failed"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"won", "failed"}, contracttest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{
 		"Hedged#2@won", "HedgeWon#2@won",
 		"Hedged#2@failed", "Hedged#3@failed", "HedgeFailed#3@failed",
@@ -92,17 +92,17 @@ func TestOB1_HedgeRecordsHedgedCalls(t *testing.T) {
 func TestOB1_HedgeRecordsSkipsCancelAndContextEnd(t *testing.T) {
 	h, clk, rec := observedHedge(t, hedge.Delay(time.Second), hedge.BudgetPercent(0), hedge.BudgetMinPerSecond(0))
 	call := hedge.DecorateAsyncFunc(h, newDep(clk, ok(2*time.Second, "v")).call)
-	f := call(kindtest.Marked("skipped"), "")
+	f := call(contracttest.Marked("skipped"), "")
 	clk.Advance(2 * time.Second)
 	_, err := result(t, f)
 	require.NoError(t, err)
 
 	never := hedge.DecorateAsyncFunc(h, newDep(clk, never()).call)
-	f = never(kindtest.Marked("canceled"), "")
+	f = never(contracttest.Marked("canceled"), "")
 	clk.Advance(300 * time.Millisecond)
 	f.Cancel()
 
-	ctx, cancel := context.WithCancel(kindtest.Marked("context"))
+	ctx, cancel := context.WithCancel(contracttest.Marked("context"))
 	defer cancel()
 	f = never(ctx, "")
 	clk.Advance(400 * time.Millisecond)
@@ -116,7 +116,7 @@ func TestOB1_HedgeRecordsSkipsCancelAndContextEnd(t *testing.T) {
 		{Result: observe.ResultFailed, Attempts: 1, Latency: 300 * time.Millisecond, Err: async.ErrCanceled},
 		{Result: observe.ResultFailed, Attempts: 1, Latency: 400 * time.Millisecond, Err: context.Canceled},
 	}, got)
-	assert.Equal(t, []any{"skipped", "canceled", "context"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"skipped", "canceled", "context"}, contracttest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{"HedgeSkipped#2@skipped"}, evKinds(rec))
 }
 
@@ -125,23 +125,23 @@ func TestOB1_HedgeRecordsSkipsCancelAndContextEnd(t *testing.T) {
 // a disabled hedge, nor one through an instance without a recorder.
 func TestOB1_HedgeRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *testing.T) {
 	h, clk, rec := observedHedge(t)
-	done, cancel := context.WithCancel(kindtest.Marked("done"))
+	done, cancel := context.WithCancel(contracttest.Marked("done"))
 	cancel()
 	_, err := result(t, hedge.DecorateAsyncFunc(h, newDep(clk, step{now: true, v: "v"}).call)(done, ""))
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, rec.Outcomes())
 
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	off, err := hedge.New(hedge.WithClock(clk), hedge.Name("off"), hedge.Observe(obs), hedge.Enabled(false))
 	require.NoError(t, err)
-	_, err = result(t, hedge.DecorateAsyncFunc(off, newDep(clk, failsNow(errHedge)).call)(kindtest.Marked("disabled"), ""))
+	_, err = result(t, hedge.DecorateAsyncFunc(off, newDep(clk, failsNow(errHedge)).call)(contracttest.Marked("disabled"), ""))
 	require.ErrorIs(t, err, errHedge)
 	assert.Empty(t, obs.Of(hedge.Layer, "off").Outcomes())
 
-	r := &kindtest.Recorder{}
-	bare, err := hedge.New(hedge.WithClock(clk), hedge.Observe(&kindtest.NilObserver{}), hedge.OnEvent(r.Listen), hedge.Delay(time.Second))
+	r := &contracttest.Recorder{}
+	bare, err := hedge.New(hedge.WithClock(clk), hedge.Observe(&contracttest.NilObserver{}), hedge.OnEvent(r.Listen), hedge.Delay(time.Second))
 	require.NoError(t, err)
-	f := hedge.DecorateAsyncFunc(bare, newDep(clk, ok(3*time.Second, "slow"), ok(100*time.Millisecond, "fast")).call)(kindtest.Marked("bare"), "")
+	f := hedge.DecorateAsyncFunc(bare, newDep(clk, ok(3*time.Second, "slow"), ok(100*time.Millisecond, "fast")).call)(contracttest.Marked("bare"), "")
 	clk.Advance(1100 * time.Millisecond)
 	_, err = result(t, f)
 	require.NoError(t, err)
@@ -153,10 +153,10 @@ func TestOB1_HedgeRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *t
 func TestOB1_HedgeReadsTheClockForLatencyOnlyWhenRecording(t *testing.T) {
 	for _, recording := range []bool{false, true} {
 		t.Run(fmt.Sprint("recording=", recording), func(t *testing.T) {
-			clk := kindtest.NewCountingClock(clock.NewManual())
+			clk := contracttest.NewCountingClock(clock.NewManual())
 			opts := []hedge.Option{hedge.WithClock(clk), hedge.Budget(false)}
 			if recording {
-				opts = append(opts, hedge.Observe(kindtest.NopObserver{}))
+				opts = append(opts, hedge.Observe(contracttest.NopObserver{}))
 			}
 			h, err := hedge.New(opts...)
 			require.NoError(t, err)
@@ -179,7 +179,7 @@ func TestOB1_HedgeRecorderAddsNoAllocation(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, opts := range [][]hedge.Option{nil, {hedge.Budget(false)}} {
-		h, err := hedge.New(append(opts, hedge.Observe(kindtest.NopObserver{}))...)
+		h, err := hedge.New(append(opts, hedge.Observe(contracttest.NopObserver{}))...)
 		require.NoError(t, err)
 		call := hedge.DecorateAsyncFunc(h, answer)
 		allocs := testing.AllocsPerRun(1000, func() {
@@ -194,7 +194,7 @@ func TestOB1_HedgeRecorderAddsNoAllocation(t *testing.T) {
 // BenchmarkHedge_FirstAttemptWinsObserved is BenchmarkHedge_FirstAttemptWins (no budget)
 // with a recorder that does nothing.
 func BenchmarkHedge_FirstAttemptWinsObserved(b *testing.B) {
-	call := hedge.DecorateAsyncFunc(mustNew(b, hedge.Budget(false), hedge.Observe(kindtest.NopObserver{})), answer)
+	call := hedge.DecorateAsyncFunc(mustNew(b, hedge.Budget(false), hedge.Observe(contracttest.NopObserver{})), answer)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b.ReportAllocs()

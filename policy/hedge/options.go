@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -116,54 +116,54 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 // timed and observed.
 type settings struct {
 	config
-	kind.Common
+	contract.Common
 }
 
 func defaults() settings { return settings{config: defaultConfig()} }
 
 // budgetEnabled is the attribute budgetEnabled, stored inverted in NoBudget so that the
 // zero config has the budget on.
-func budgetEnabled() kind.Attr[settings] {
-	a := kind.EnabledAttr(func(s *settings) *bool { return &s.NoBudget })
+func budgetEnabled() contract.Attr[settings] {
+	a := contract.EnabledAttr(func(s *settings) *bool { return &s.NoBudget })
 	a.Name, a.Option = "budgetEnabled", "Budget"
 	return a
 }
 
 // descriptor is how a registry sees hedges.
-var descriptor = &kind.Descriptor[settings]{
+var descriptor = &contract.Descriptor[settings]{
 	L: Layer,
-	Attrs: []kind.Attr[settings]{
-		kind.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),
-		kind.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),
-		kind.FloatAttr("budgetPercent", func(s *settings) *float64 { return &s.BudgetPercent }),
-		kind.DurationAttr("budgetWindow", func(s *settings) *time.Duration { return &s.BudgetWindow }),
-		kind.FloatAttr("budgetMinPerSecond", func(s *settings) *float64 { return &s.BudgetMinPerSecond }),
+	Attrs: []contract.Attr[settings]{
+		contract.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),
+		contract.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),
+		contract.FloatAttr("budgetPercent", func(s *settings) *float64 { return &s.BudgetPercent }),
+		contract.DurationAttr("budgetWindow", func(s *settings) *time.Duration { return &s.BudgetWindow }),
+		contract.FloatAttr("budgetMinPerSecond", func(s *settings) *float64 { return &s.BudgetMinPerSecond }),
 		budgetEnabled(),
-		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.config },
-	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	ID:       func(p kind.Instance) string { return p.(*Hedge).events.ID },
+	Build:    func(s settings) (contract.Instance, error) { return build(s) },
+	ID:       func(p contract.Instance) string { return p.(*Hedge).events.ID },
 	Validate: func(s *settings) error { return s.validate() },
-	Of:       func(p kind.Instance) any { return p.(*Hedge).cfg },
-	State:    func(p kind.Instance) any { return p.(*Hedge).Snapshot() },
+	Of:       func(p contract.Instance) any { return p.(*Hedge).cfg },
+	State:    func(p contract.Instance) any { return p.(*Hedge).Snapshot() },
 	Metrics:  metrics,
 
-	Compose: kind.Composition{
+	Compose: contract.Composition{
 		Rank:      30,
 		AsyncOnly: codeSync,
-		Role: kind.Role{Name: kind.RoleAttempts, Code: codeWithRetry,
+		Role: contract.Role{Name: contract.RoleAttempts, Code: codeWithRetry,
 			Reason: "a composition has a hedge or a retry, not both: the hedge starts the attempts a retry would, and takes its place in the order"},
 	},
-	CodeAttrs: []kind.Param{
-		{Name: "hedgeOn", Option: "On", Value: kind.ErrorsValue},
-		{Name: "abortOn", Option: "AbortOn", Value: kind.ErrorsValue},
+	CodeAttrs: []contract.Param{
+		{Name: "hedgeOn", Option: "On", Value: contract.ErrorsValue},
+		{Name: "abortOn", Option: "AbortOn", Value: contract.ErrorsValue},
 	},
 }
 
-func init() { kind.Register(descriptor) }
+func init() { contract.Register(descriptor) }
 
 // Option configures a hedge.
 type Option func(*settings)
@@ -186,14 +186,14 @@ func MaxAttempts(n int) Option { return func(s *settings) { s.MaxAttempts = n } 
 // list. AbortOn wins over it. An error outside a non-empty list does not start a hedge:
 // the call waits for the attempts still in flight, and fails with it if there are none.
 func On(errs ...error) Option {
-	return func(s *settings) { s.HedgeOn = kind.Append(s.HedgeOn, errs) }
+	return func(s *settings) { s.HedgeOn = contract.Append(s.HedgeOn, errs) }
 }
 
 // AbortOn adds errors that end the call at once, matched with errors.Is: an attempt that
 // fails with one fails the call with it, and every other attempt is canceled. Default
 // empty. It wins over On. Each call adds to the list.
 func AbortOn(errs ...error) Option {
-	return func(s *settings) { s.AbortOn = kind.Append(s.AbortOn, errs) }
+	return func(s *settings) { s.AbortOn = contract.Append(s.AbortOn, errs) }
 }
 
 // BudgetPercent sets the percentage of the calls that arrived in the budget window that
@@ -234,18 +234,18 @@ func Budget(on bool) Option { return func(s *settings) { s.NoBudget = !on } }
 // name is the instance id, also of a hedge built with New. Default none: each wrapped
 // function has its own hedge, whose id is the function's id ("hedge" for one built with
 // New).
-func Name(name string) Option { return kind.Name[settings](name) }
+func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.hedge.*, which take precedence
 // over the options in code. Default none. A name with no such keys fails with
 // R4C-REG-004 when the function is wrapped.
-func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+func UseConfig(name string) Option { return contract.UseConfig[settings](name) }
 
 // WithClock sets the time source, which times the delays and the budget window. Default
 // clock.System(). A registry sets its own.
-func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+func WithClock(c clock.Clock) Option { return contract.WithClock[settings](c) }
 
 // OnEvent sets the listener of the hedge's EventHedged, EventWon, EventSkipped and
 // EventFailed events (their documentation tells when each is published). Default none:
 // nothing is published. A registry adds its own listeners.
-func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+func OnEvent(l policy.Listener) Option { return contract.OnEvent[settings](l) }

@@ -8,14 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contract"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 // SPEC HG-16, RG-4: the descriptor and its attributes.
 func TestHG16_Descriptor(t *testing.T) {
-	kindtest.RequireDescriptor(t, descriptor, Layer, "hedge", []string{"delay", "maxAttempts", "budgetPercent", "budgetWindow", "budgetMinPerSecond",
+	contracttest.RequireDescriptor(t, descriptor, Layer, "hedge", []string{"delay", "maxAttempts", "budgetPercent", "budgetWindow", "budgetMinPerSecond",
 		"budgetEnabled", "enabled"},
 		settings{config: DefaultConfig()})
 
@@ -42,7 +42,7 @@ func TestHG16_SetAttributes(t *testing.T) {
 	require.NoError(t, table.Set(&s, "budgetEnabled", "TRUE"))
 	assert.False(t, s.NoBudget)
 
-	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+	contracttest.RequireRefused(t, descriptor, &s, []contracttest.BadValue{
 		{Attr: "delay", Value: "soon", Code: r4c.BadDuration},
 		{Attr: "maxAttempts", Value: "two", Code: r4c.BadNumber},
 		{Attr: "budgetPercent", Value: "NaN", Code: r4c.BadNumber},
@@ -75,7 +75,7 @@ func TestHG16_SetAttributes(t *testing.T) {
 // Options in code and configuration keys land on the same Config (SPEC RG-4).
 func TestHG16_OptionsAndKeysAgree(t *testing.T) {
 	s := defaults()
-	kind.Apply(&s, []Option{Delay(200 * time.Millisecond), MaxAttempts(3), BudgetPercent(5),
+	contract.Apply(&s, []Option{Delay(200 * time.Millisecond), MaxAttempts(3), BudgetPercent(5),
 		BudgetWindow(time.Minute), BudgetMinPerSecond(2), Budget(false), Enabled(false), nil})
 	k := defaults()
 	table := descriptor.Table()

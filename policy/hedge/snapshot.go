@@ -3,7 +3,7 @@ package hedge
 import (
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 )
 
 // Snapshot is a hedge's state, and the settings it was built with, as Hedge.Snapshot
@@ -55,7 +55,7 @@ type Snapshot struct {
 // (resilience.Lookup[*Hedge] with Layer) to read it.
 func (h *Hedge) Snapshot() Snapshot {
 	c := h.cfg
-	kind.Own(&c.HedgeOn, &c.AbortOn)
+	contract.Own(&c.HedgeOn, &c.AbortOn)
 	s := Snapshot{Instance: h.events.ID, Delay: h.delay, MaxAttempts: h.max,
 		HedgeOn: c.HedgeOn, AbortOn: c.AbortOn, BudgetPercent: c.BudgetPercent,
 		BudgetWindow: c.BudgetWindow, BudgetMinPerSecond: c.BudgetMinPerSecond,

@@ -10,7 +10,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
@@ -70,7 +70,7 @@ func TestCO10_NoWaitPastTheDeadline(t *testing.T) {
 				assert.Equal(t, retry.EventAborted, got[0].Kind)
 				assert.Equal(t, 1, got[0].Attempt)
 				assert.Equal(t, err, got[0].Err)
-				kindtest.RequireOutcomes(t, obs, observe.Outcome{Result: observe.ResultAborted, Attempts: 1, Err: tc.err})
+				contracttest.RequireOutcomes(t, obs, observe.Outcome{Result: observe.ResultAborted, Attempts: 1, Err: tc.err})
 			})
 		}
 	}
@@ -132,6 +132,6 @@ func TestCO10_WaitsThatEndBeforeTheDeadlineAreWaited(t *testing.T) {
 		assert.Equal(t, -1, v, "the last result, as is")
 		assert.Equal(t, time.Duration(0), clk.Now())
 		assert.Empty(t, ev.get(), "a result with a nil error publishes nothing, as when the attempts run out")
-		kindtest.RequireOutcomes(t, obs, observe.Outcome{Result: observe.ResultAborted, Attempts: 1})
+		contracttest.RequireOutcomes(t, obs, observe.Outcome{Result: observe.ResultAborted, Attempts: 1})
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -35,7 +35,7 @@ func (r *Retry) Retryable(err error) bool {
 }
 
 // PermitSource says whose rate-limiter rejections set the wait: see permitsFrom.
-type PermitSource = kind.PermitSource
+type PermitSource = contract.PermitSource
 
 // PermitsFrom is the binding to a composition's rate limiter that a registry makes.
 func (r *Retry) PermitsFrom(src PermitSource) *Retry { return r.permitsFrom(src) }
@@ -47,7 +47,7 @@ func (r *Retry) InstanceID() string {
 }
 
 // Observe sets the observer, as a registry does.
-func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return contract.Observe[settings](o) }
 
 // WithConfig sets the whole configuration, as a registry's resolved settings do.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }

@@ -12,16 +12,16 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
 // observedRetry builds a retry on clk with id "svc", observed; it returns the instance's
 // recorder.
-func observedRetry(t *testing.T, clk clock.Clock, opts ...retry.Option) (*retry.Retry, *kindtest.Observed) {
+func observedRetry(t *testing.T, clk clock.Clock, opts ...retry.Option) (*retry.Retry, *contracttest.Observed) {
 	t.Helper()
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	r := newRetry(t, append([]retry.Option{retry.WithClock(clk), retry.Name("svc"), retry.Observe(obs),
 		retry.Delay(time.Second)}, opts...)...)
 	require.True(t, obs.Made(retry.Layer, "svc"), "the recorder is asked for when the retry is built")
@@ -30,11 +30,11 @@ func observedRetry(t *testing.T, clk clock.Clock, opts ...retry.Option) (*retry.
 
 // evKinds returns the kinds and attempts of the events, with the marker of each one's
 // context.
-func evKinds(rec *kindtest.Observed) []string {
+func evKinds(rec *contracttest.Observed) []string {
 	var out []string
 	ctxs := rec.EventContexts()
 	for i, e := range rec.Events() {
-		out = append(out, fmt.Sprintf("%v#%d@%v", e.Kind, e.Attempt, kindtest.MarkOf(ctxs[i])))
+		out = append(out, fmt.Sprintf("%v#%d@%v", e.Kind, e.Attempt, contracttest.MarkOf(ctxs[i])))
 	}
 	return out
 }
@@ -50,7 +50,7 @@ func TestOB1_RetryRecordsSyncOutcomesWithAttempts(t *testing.T) {
 	r, rec := observedRetry(t, clk, retry.MaxAttempts(3), retry.AbortOn(errAbort))
 	do := func(mark string, errs ...error) error {
 		fn := &recorder{clk: clk, errs: errs}
-		_, err := retry.DecorateFunc(r, fn.call)(kindtest.Marked(mark), struct{}{})
+		_, err := retry.DecorateFunc(r, fn.call)(contracttest.Marked(mark), struct{}{})
 		return err
 	}
 	require.NoError(t, do("first", nil))
@@ -64,7 +64,7 @@ func TestOB1_RetryRecordsSyncOutcomesWithAttempts(t *testing.T) {
 		{Result: observe.ResultFailed, Attempts: 3, Err: errBoom},
 		{Result: observe.ResultAborted, Attempts: 2, Err: errAbort},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"first", "third", "exhausted", "aborted"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"first", "third", "exhausted", "aborted"}, contracttest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{
 		"RetryAttempt#1@third", "RetryAttempt#2@third",
 		"RetryAttempt#1@exhausted", "RetryAttempt#2@exhausted", "RetryExhausted#3@exhausted",
@@ -80,7 +80,7 @@ func TestOB1_RetryRecordsContextEndAndRetryIfExhaustion(t *testing.T) {
 	clk := clock.NewManual()
 	r, rec := observedRetry(t, clk, retry.MaxAttempts(2), retry.If(func(v int, _ error) bool { return v < 0 }))
 
-	ctx, cancel := context.WithCancel(kindtest.Marked("canceled"))
+	ctx, cancel := context.WithCancel(contracttest.Marked("canceled"))
 	defer cancel()
 	_, err := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) {
 		cancel()
@@ -89,7 +89,7 @@ func TestOB1_RetryRecordsContextEndAndRetryIfExhaustion(t *testing.T) {
 	require.ErrorIs(t, err, errBoom)
 	require.ErrorIs(t, err, context.Canceled)
 
-	v, err := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return -1, nil })(kindtest.Marked("retryIf"), struct{}{})
+	v, err := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return -1, nil })(contracttest.Marked("retryIf"), struct{}{})
 	require.NoError(t, err)
 	require.Equal(t, -1, v)
 
@@ -100,7 +100,7 @@ func TestOB1_RetryRecordsContextEndAndRetryIfExhaustion(t *testing.T) {
 	assert.ErrorIs(t, got[0].Err, errBoom)
 	assert.ErrorIs(t, got[0].Err, context.Canceled)
 	assert.Equal(t, observe.Outcome{Result: observe.ResultFailed, Attempts: 2}, got[1])
-	assert.Equal(t, []any{"canceled", "retryIf"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"canceled", "retryIf"}, contracttest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{"RetryAborted#1@canceled", "RetryAttempt#1@retryIf"}, evKinds(rec))
 }
 
@@ -109,7 +109,7 @@ func TestOB1_RetryRecordsContextEndAndRetryIfExhaustion(t *testing.T) {
 func TestOB1_RetryRecordsContextEndDuringTheWait(t *testing.T) {
 	clk := clock.NewManual()
 	r, rec := observedRetry(t, clk, retry.MaxAttempts(3))
-	ctx, cancel := context.WithCancel(kindtest.Marked("wait"))
+	ctx, cancel := context.WithCancel(contracttest.Marked("wait"))
 	defer cancel()
 	clk.AfterFunc(500*time.Millisecond, cancel) // during the first wait
 	_, err := retry.DecorateFunc(r, (&recorder{clk: clk, errs: []error{errBoom}}).call)(ctx, struct{}{})
@@ -131,15 +131,15 @@ func TestOB1_RetryRecordsAsyncOutcomes(t *testing.T) {
 	r, rec := observedRetry(t, clk, retry.MaxAttempts(3), retry.AbortOn(errAbort))
 
 	ok := retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] { return async.Completed(1) })
-	_, err := settled(t, ok(kindtest.Marked("at once"), struct{}{}))
+	_, err := settled(t, ok(contracttest.Marked("at once"), struct{}{}))
 	require.NoError(t, err)
 	aborted := retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] { return async.Failed[int](errAbort) })
-	_, err = settled(t, aborted(kindtest.Marked("aborted at once"), struct{}{}))
+	_, err = settled(t, aborted(contracttest.Marked("aborted at once"), struct{}{}))
 	require.ErrorIs(t, err, errAbort)
 
 	fn := &asyncFn{clk: clk}
 	call := retry.DecorateAsyncFunc(r, fn.call)
-	fut := call(kindtest.Marked("second"), struct{}{})
+	fut := call(contracttest.Marked("second"), struct{}{})
 	fn.last().complete(0, errBoom)
 	assert.Len(t, rec.Outcomes(), 2, "nothing recorded while the call goes on")
 	clk.Advance(time.Second)
@@ -148,7 +148,7 @@ func TestOB1_RetryRecordsAsyncOutcomes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 7, v)
 
-	fut = call(kindtest.Marked("exhausted"), struct{}{})
+	fut = call(contracttest.Marked("exhausted"), struct{}{})
 	for range 3 {
 		fn.last().complete(0, errBoom)
 		clk.Advance(time.Second)
@@ -156,7 +156,7 @@ func TestOB1_RetryRecordsAsyncOutcomes(t *testing.T) {
 	_, err = settled(t, fut)
 	require.ErrorIs(t, err, errBoom)
 
-	fut = call(kindtest.Marked("aborted"), struct{}{})
+	fut = call(contracttest.Marked("aborted"), struct{}{})
 	fn.last().complete(0, errBoom)
 	clk.Advance(time.Second)
 	fn.last().complete(0, errAbort)
@@ -170,7 +170,7 @@ func TestOB1_RetryRecordsAsyncOutcomes(t *testing.T) {
 		{Result: observe.ResultFailed, Attempts: 3, Err: errBoom},
 		{Result: observe.ResultAborted, Attempts: 2, Err: errAbort},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"at once", "aborted at once", "second", "exhausted", "aborted"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"at once", "aborted at once", "second", "exhausted", "aborted"}, contracttest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{
 		"RetryAborted#1@aborted at once",
 		"RetryAttempt#1@second",
@@ -187,17 +187,17 @@ func TestOB1_RetryRecordsAsyncCancelAndContextEnd(t *testing.T) {
 	fn := &asyncFn{clk: clk}
 	call := retry.DecorateAsyncFunc(r, fn.call)
 
-	fut := call(kindtest.Marked("cancel in flight"), struct{}{})
+	fut := call(contracttest.Marked("cancel in flight"), struct{}{})
 	fn.last().complete(0, errBoom)
 	clk.Advance(time.Second)
 	require.Equal(t, 2, fn.n())
 	fut.Cancel()
 
-	fut = call(kindtest.Marked("cancel waiting"), struct{}{})
+	fut = call(contracttest.Marked("cancel waiting"), struct{}{})
 	fn.last().complete(0, errBoom)
 	fut.Cancel()
 
-	ctx, cancel := context.WithCancel(kindtest.Marked("context"))
+	ctx, cancel := context.WithCancel(contracttest.Marked("context"))
 	defer cancel()
 	fut = call(ctx, struct{}{})
 	fn.last().complete(0, errBoom)
@@ -213,7 +213,7 @@ func TestOB1_RetryRecordsAsyncCancelAndContextEnd(t *testing.T) {
 	assert.Equal(t, 1, got[2].Attempts)
 	assert.ErrorIs(t, got[2].Err, errBoom)
 	assert.ErrorIs(t, got[2].Err, context.Canceled)
-	assert.Equal(t, []any{"cancel in flight", "cancel waiting", "context"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"cancel in flight", "cancel waiting", "context"}, contracttest.Markers(rec.Contexts()))
 	assert.Equal(t, []string{"RetryAttempt#1@cancel in flight", "RetryAttempt#1@cancel waiting",
 		"RetryAttempt#1@context", "RetryAborted#1@context"}, evKinds(rec), "a canceled call publishes no end event")
 }
@@ -224,7 +224,7 @@ func TestOB1_RetryRecordsAsyncCancelAndContextEnd(t *testing.T) {
 func TestOB1_RetryRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *testing.T) {
 	clk := clock.NewManual()
 	r, rec := observedRetry(t, clk)
-	done, cancel := context.WithCancel(kindtest.Marked("done"))
+	done, cancel := context.WithCancel(contracttest.Marked("done"))
 	cancel()
 	fn := &recorder{clk: clk, errs: []error{nil}}
 	_, err := retry.DecorateFunc(r, fn.call)(done, struct{}{})
@@ -236,20 +236,20 @@ func TestOB1_RetryRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *t
 
 	require.NoError(t, r.Reconfigure(retry.Config{MaxAttempts: 3, Multiplier: 1, Disabled: true}))
 	failing := &recorder{clk: clk, errs: []error{errBoom}}
-	_, err = retry.DecorateFunc(r, failing.call)(kindtest.Marked("disabled"), struct{}{})
+	_, err = retry.DecorateFunc(r, failing.call)(contracttest.Marked("disabled"), struct{}{})
 	require.ErrorIs(t, err, errBoom)
 	_, err = settled(t, retry.DecorateAsyncFunc(r, func(context.Context, struct{}) *async.Future[int] {
 		return async.Failed[int](errBoom)
-	})(kindtest.Marked("disabled"), struct{}{}))
+	})(contracttest.Marked("disabled"), struct{}{}))
 	require.ErrorIs(t, err, errBoom)
 	assert.Empty(t, rec.Outcomes())
 	for _, ctx := range rec.EventContexts() {
-		assert.Nil(t, kindtest.MarkOf(ctx), "only the ConfigChanged event, with no call's context")
+		assert.Nil(t, contracttest.MarkOf(ctx), "only the ConfigChanged event, with no call's context")
 	}
 
 	ev := &events{}
-	bare := newRetry(t, retry.WithClock(clk), retry.Observe(&kindtest.NilObserver{}), retry.OnEvent(ev.listen), retry.MaxAttempts(2))
-	_, err = retry.DecorateFunc(bare, (&recorder{clk: clk, errs: []error{errBoom}}).call)(kindtest.Marked("bare"), struct{}{})
+	bare := newRetry(t, retry.WithClock(clk), retry.Observe(&contracttest.NilObserver{}), retry.OnEvent(ev.listen), retry.MaxAttempts(2))
+	_, err = retry.DecorateFunc(bare, (&recorder{clk: clk, errs: []error{errBoom}}).call)(contracttest.Marked("bare"), struct{}{})
 	require.ErrorIs(t, err, errBoom)
 	assert.Len(t, ev.get(), 2, "the listener still gets RetryAttempt and RetryExhausted")
 }
@@ -257,7 +257,7 @@ func TestOB1_RetryRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *t
 // OB-1: with a recorder attached, a call that succeeds the first time, and one that fails
 // at once with an error that is not retried, still allocate nothing, sync and async.
 func TestOB1_RetryRecorderAllocatesNothing(t *testing.T) {
-	r := newRetry(t, retry.WithClock(clock.NewManual()), retry.AbortOn(errOther), retry.Observe(kindtest.NopObserver{}))
+	r := newRetry(t, retry.WithClock(clock.NewManual()), retry.AbortOn(errOther), retry.Observe(contracttest.NopObserver{}))
 	ctx := context.Background()
 	ok := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return 1, nil })
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = ok(ctx, struct{}{}) }), "first-attempt success")
@@ -275,7 +275,7 @@ func TestOB1_RetryRecorderAllocatesNothing(t *testing.T) {
 
 // BenchmarkSuccessObserved: the first attempt succeeds, with a recorder that does nothing.
 func BenchmarkSuccessObserved(b *testing.B) {
-	r, err := retry.New(retry.Observe(kindtest.NopObserver{}))
+	r, err := retry.New(retry.Observe(contracttest.NopObserver{}))
 	require.NoError(b, err)
 	call := retry.DecorateFunc(r, func(context.Context, struct{}) (int, error) { return 1, nil })
 	ctx := context.Background()

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
@@ -133,8 +133,8 @@ func (c Config) backoff(n int) time.Duration {
 // timed and observed.
 type settings struct {
 	Config
-	kind.Common
-	retryIf *kind.Predicate // If's predicate; nil: none. Not in Config, so that setting
+	contract.Common
+	retryIf *contract.Predicate // If's predicate; nil: none. Not in Config, so that setting
 	// the whole Config keeps it.
 	rand rand.Source // the jitter's random source; nil: math/rand/v2's global source
 }
@@ -142,40 +142,40 @@ type settings struct {
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees retries.
-var descriptor = &kind.Descriptor[settings]{
+var descriptor = &contract.Descriptor[settings]{
 	L: Layer,
-	Attrs: []kind.Attr[settings]{
-		kind.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),
-		kind.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),
-		kind.FloatAttr("multiplier", func(s *settings) *float64 { return &s.Multiplier }),
-		kind.DurationAttr("maxDelay", func(s *settings) *time.Duration { return &s.MaxDelay }),
-		kind.FloatAttr("jitter", func(s *settings) *float64 { return &s.Jitter }),
-		kind.BoolAttr("waitForPermit", func(s *settings) *bool { return &s.WaitForPermit }),
-		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	Attrs: []contract.Attr[settings]{
+		contract.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),
+		contract.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),
+		contract.FloatAttr("multiplier", func(s *settings) *float64 { return &s.Multiplier }),
+		contract.DurationAttr("maxDelay", func(s *settings) *time.Duration { return &s.MaxDelay }),
+		contract.FloatAttr("jitter", func(s *settings) *float64 { return &s.Jitter }),
+		contract.BoolAttr("waitForPermit", func(s *settings) *bool { return &s.WaitForPermit }),
+		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *kind.Common { return &s.Common },
-	Config:   func(s *settings) any { return kind.Shared[Config]{Config: s.Config, If: s.retryIf} },
-	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	ID:       func(p kind.Instance) string { return p.(*Retry).instanceID() },
+	Common:   func(s *settings) *contract.Common { return &s.Common },
+	Config:   func(s *settings) any { return contract.Shared[Config]{Config: s.Config, If: s.retryIf} },
+	Build:    func(s settings) (contract.Instance, error) { return build(s) },
+	ID:       func(p contract.Instance) string { return p.(*Retry).instanceID() },
 	Validate: func(s *settings) error { return s.validate() },
-	Of: func(p kind.Instance) any {
+	Of: func(p contract.Instance) any {
 		r := p.(*Retry)
-		return kind.Shared[Config]{Config: r.Config(), If: r.cls.If}
+		return contract.Shared[Config]{Config: r.Config(), If: r.cls.If}
 	},
 	Result:  func(s *settings) reflect.Type { return s.retryIf.ResultType() },
 	Metrics: metrics,
 
-	Compose: kind.Composition{Rank: 20, Role: kind.Role{Name: kind.RoleAttempts}, Live: kind.Live((*Retry).checkReconfigure, (*Retry).reconfigure), BindPermits: bindPermits},
-	CodeAttrs: []kind.Param{
-		{Name: "retryOn", Option: "On", Value: kind.ErrorsValue},
-		{Name: "abortOn", Option: "AbortOn", Value: kind.ErrorsValue},
+	Compose: contract.Composition{Rank: 20, Role: contract.Role{Name: contract.RoleAttempts}, Live: contract.Live((*Retry).checkReconfigure, (*Retry).reconfigure), BindPermits: bindPermits},
+	CodeAttrs: []contract.Param{
+		{Name: "retryOn", Option: "On", Value: contract.ErrorsValue},
+		{Name: "abortOn", Option: "AbortOn", Value: contract.ErrorsValue},
 	},
 }
 
 // bindPermits binds a retry to the permits of its composition's rate limiter: see
 // permitsFrom.
-func bindPermits(p kind.Instance, src kind.PermitSource) (kind.Instance, bool) {
+func bindPermits(p contract.Instance, src contract.PermitSource) (contract.Instance, bool) {
 	r, ok := p.(*Retry)
 	if !ok {
 		return p, false
@@ -183,7 +183,7 @@ func bindPermits(p kind.Instance, src kind.PermitSource) (kind.Instance, bool) {
 	return r.permitsFrom(src), true
 }
 
-func init() { kind.Register(descriptor) }
+func init() { contract.Register(descriptor) }
 
 // Option configures a retry.
 type Option func(*settings)
@@ -225,14 +225,14 @@ func WaitForPermit(on bool) Option { return func(s *settings) { s.WaitForPermit 
 // be retried (an open circuit breaker's rejection) is never retried whatever the list
 // says.
 func On(errs ...error) Option {
-	return func(s *settings) { s.RetryOn = kind.Append(s.RetryOn, errs) }
+	return func(s *settings) { s.RetryOn = contract.Append(s.RetryOn, errs) }
 }
 
 // AbortOn adds errors that are never retried, matched with errors.Is. Default empty. It
 // wins over On and If. Each call adds to the list. Adding ratelimit.ErrExceeded
 // makes a rate-limited call fail at once instead of being retried.
 func AbortOn(errs ...error) Option {
-	return func(s *settings) { s.AbortOn = kind.Append(s.AbortOn, errs) }
+	return func(s *settings) { s.AbortOn = contract.Append(s.AbortOn, errs) }
 }
 
 // If retries the outcomes for which pred returns true, in addition to the errors
@@ -243,25 +243,25 @@ func AbortOn(errs ...error) Option {
 // the predicate; a nil pred removes it. pred must be quick, safe for concurrent use, and
 // must not panic.
 func If[T any](pred func(v T, err error) bool) Option {
-	p := kind.NewPredicate(pred)
+	p := contract.NewPredicate(pred)
 	return func(s *settings) { s.retryIf = p }
 }
 
 // Name shares one retry among every function wrapped with this name; the name is the
 // instance id, also of a retry built with New. Default none: each wrapped function has
 // its own retry, whose id is the function's id ("retry" for one built with New).
-func Name(name string) Option { return kind.Name[settings](name) }
+func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.retry.*, which take precedence
 // over the options in code. Default none. A name with no such keys fails with R4C-REG-004
 // when the function is wrapped.
-func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+func UseConfig(name string) Option { return contract.UseConfig[settings](name) }
 
 // WithClock sets the time source of the delays. Default clock.System(). A registry sets
 // its own.
-func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+func WithClock(c clock.Clock) Option { return contract.WithClock[settings](c) }
 
 // OnEvent sets the listener of the retry's EventAttempt, EventExhausted and EventAborted
 // events (their documentation says when each is published). Default none: nothing
 // is published. A registry adds its own listeners.
-func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+func OnEvent(l policy.Listener) Option { return contract.OnEvent[settings](l) }

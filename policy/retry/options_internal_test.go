@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 func TestDescriptor(t *testing.T) {
-	kindtest.RequireDescriptor(t, descriptor, Layer, "retry", []string{"maxAttempts", "delay", "multiplier", "maxDelay", "jitter", "waitForPermit", "enabled"},
+	contracttest.RequireDescriptor(t, descriptor, Layer, "retry", []string{"maxAttempts", "delay", "multiplier", "maxDelay", "jitter", "waitForPermit", "enabled"},
 		settings{Config: DefaultConfig()})
 }
 
@@ -31,7 +31,7 @@ func TestConfigSet(t *testing.T) {
 	assert.False(t, s.Disabled, "enabled=true clears Disabled")
 	require.NoError(t, table.Set(&s, "enabled", "false"))
 
-	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+	contracttest.RequireRefused(t, descriptor, &s, []contracttest.BadValue{
 		{Attr: "maxAttempts", Value: "three", Code: r4c.BadNumber},
 		{Attr: "maxAttempts", Value: "1.5", Code: r4c.BadNumber},
 		{Attr: "delay", Value: "10 parsecs", Code: r4c.BadDuration},

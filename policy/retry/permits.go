@@ -1,6 +1,6 @@
 package retry
 
-import "github.com/resilience4go/resilience4go/internal/kind"
+import "github.com/resilience4go/resilience4go/internal/contract"
 
 // permitsFrom returns r bound to src: a retry that waits, with WaitForPermit (or with
 // src.Always, whatever a reload sets WaitForPermit to), only for the permits of the rate
@@ -16,7 +16,7 @@ import "github.com/resilience4go/resilience4go/internal/kind"
 // each, for that composition's limiter only. permitsFrom on a Retry not built by New
 // returns a Retry that is not built either. It allocates the returned Retry, once; it is
 // safe for concurrent use.
-func (r *Retry) permitsFrom(src kind.PermitSource) *Retry {
+func (r *Retry) permitsFrom(src contract.PermitSource) *Retry {
 	if r == nil {
 		return &Retry{src: src, bound: true}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
@@ -43,7 +43,7 @@ func (e *throttledAfter) RetryAfter() (time.Duration, bool) { return e.after, tr
 // secondAttemptAt runs one call through r (sync or async) whose first attempt fails with
 // err and whose second succeeds, and returns when the second attempt started, on clk, and
 // the Wait of the RetryAttempt event.
-func secondAttemptAt(t *testing.T, isAsync bool, clk *clock.Manual, r *retry.Retry, rec *kindtest.Recorder, err error) (time.Duration, time.Duration) {
+func secondAttemptAt(t *testing.T, isAsync bool, clk *clock.Manual, r *retry.Retry, rec *contracttest.Recorder, err error) (time.Duration, time.Duration) {
 	t.Helper()
 	var times []time.Duration
 	outcome := func() error {
@@ -112,7 +112,7 @@ func TestWaitForPermit_WaitsUntilTheNextPermit(t *testing.T) {
 		for _, isAsync := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/async=%v", tc.name, isAsync), func(t *testing.T) {
 				clk := clock.NewManual()
-				rec := &kindtest.Recorder{}
+				rec := &contracttest.Recorder{}
 				r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(3), retry.Delay(delay), retry.Jitter(tc.jit),
 					retry.WaitForPermit(tc.on), retry.OnEvent(rec.Listen))
 				if tc.src != nil {
@@ -135,7 +135,7 @@ func TestWaitForPermit_WaitsUntilTheNextPermit(t *testing.T) {
 // MaxAttempts.
 func TestWaitForPermit_EachWaitReadsTheRejection(t *testing.T) {
 	clk := clock.NewManual()
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(3), retry.Delay(100*time.Millisecond),
 		retry.WaitForPermit(true), retry.OnEvent(rec.Listen))
 	rej := &throttled{id: "api", ok: true}
@@ -155,7 +155,7 @@ func TestWaitForPermit_EachWaitReadsTheRejection(t *testing.T) {
 // either is seen by both.
 func TestPermitsFrom_SharesTheRetry(t *testing.T) {
 	clk := clock.NewManual()
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	r := newRetry(t, retry.WithClock(clk), retry.Name("shared"), retry.Delay(100*time.Millisecond),
 		retry.WaitForPermit(true), retry.OnEvent(rec.Listen))
 	bound := r.PermitsFrom(retry.PermitSource{Limiter: "db"})
@@ -167,7 +167,7 @@ func TestPermitsFrom_SharesTheRetry(t *testing.T) {
 	api := &throttled{id: "api", next: time.Second, ok: true}
 	at, _ := secondAttemptAt(t, false, clk, bound, rec, api)
 	assert.Equal(t, 100*time.Millisecond, at, "bound to db: api's rejection waits the delay")
-	rec2 := &kindtest.Recorder{}
+	rec2 := &contracttest.Recorder{}
 	r2 := newRetry(t, retry.WithClock(clk), retry.Delay(100*time.Millisecond), retry.WaitForPermit(true), retry.OnEvent(rec2.Listen))
 	at, _ = secondAttemptAt(t, false, clk, r2.PermitsFrom(retry.PermitSource{Limiter: "db"}).PermitsFrom(retry.PermitSource{Limiter: "api"}), rec2, api)
 	assert.Equal(t, time.Second, at, "a later PermitsFrom replaces the binding")

@@ -5,9 +5,9 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/delay"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
@@ -127,7 +127,7 @@ func decorateFunc[A, T any](r *Retry, next decorate.Func[A, T]) decorate.Func[A,
 	if !r.built() {
 		return decorate.Guard(next)
 	}
-	pred := kind.For[T](r.cls.If)
+	pred := contract.For[T](r.cls.If)
 	return func(ctx context.Context, a A) (T, error) {
 		if err := decorate.ContextErr(ctx); err != nil {
 			var zero T
@@ -184,7 +184,7 @@ func decorateAsyncFunc[A, T any](r *Retry, next decorate.AsyncFunc[A, T]) decora
 	if !r.built() {
 		return decorate.GuardAsync(next)
 	}
-	pred := kind.For[T](r.cls.If)
+	pred := contract.For[T](r.cls.If)
 	return func(ctx context.Context, a A) *async.Future[T] {
 		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)

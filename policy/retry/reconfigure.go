@@ -1,7 +1,7 @@
 package retry
 
 import (
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -55,10 +55,10 @@ func (r *Retry) checkReconfigure(c Config) error {
 	}
 	old := r.cfg.Load() // RetryOn and AbortOn never change: any snapshot has them
 	switch {
-	case !kind.Same(old.RetryOn, c.RetryOn):
-		return notLive("retry.retryOn", kind.Difference(old.RetryOn, c.RetryOn))
-	case !kind.Same(old.AbortOn, c.AbortOn):
-		return notLive("retry.abortOn", kind.Difference(old.AbortOn, c.AbortOn))
+	case !contract.Same(old.RetryOn, c.RetryOn):
+		return notLive("retry.retryOn", contract.Difference(old.RetryOn, c.RetryOn))
+	case !contract.Same(old.AbortOn, c.AbortOn):
+		return notLive("retry.abortOn", contract.Difference(old.AbortOn, c.AbortOn))
 	}
 	return nil
 }
@@ -74,7 +74,7 @@ func notLive(key, diff string) error {
 // changed names, sorted, the settings that Reconfigure changes between a and b, by their
 // configuration attribute names.
 func changed(a, b Config) []string {
-	var c kind.Changes
+	var c contract.Changes
 	c.Add(a.Delay != b.Delay, "delay")
 	c.Add(a.Disabled != b.Disabled, "enabled")
 	c.Add(a.Jitter != b.Jitter, "jitter")

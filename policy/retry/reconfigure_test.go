@@ -15,7 +15,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -91,7 +91,7 @@ func TestRC1_EnabledAndWaitForPermitChangeLive(t *testing.T) {
 	for _, isAsync := range []bool{false, true} {
 		t.Run(fmt.Sprintf("async=%v", isAsync), func(t *testing.T) {
 			clk := clock.NewManual()
-			rec := &kindtest.Recorder{}
+			rec := &contracttest.Recorder{}
 			r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(2), retry.Delay(100*time.Millisecond), retry.OnEvent(rec.Listen))
 			rej := &throttled{id: "api", next: time.Second, ok: true}
 			calls := 0
@@ -144,7 +144,7 @@ func TestRC1_EnabledAndWaitForPermitChangeLive(t *testing.T) {
 // whole: their attempts and their waits are all the old one's or all the new one's.
 func TestRC1_ConcurrentReconfigureIsNeverTorn(t *testing.T) {
 	clk := clock.NewManual()
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(2), retry.Delay(time.Millisecond), retry.OnEvent(rec.Listen))
 	a, b := r.Config(), r.Config()
 	b.MaxAttempts, b.Delay = 4, 3*time.Millisecond
@@ -222,7 +222,7 @@ func TestRC1_ConcurrentReconfigureIsNeverTorn(t *testing.T) {
 // and changes nothing: the configuration, the calls and the events stay as they were.
 func TestRC2_InvalidReconfigureChangesNothing(t *testing.T) {
 	clk := clock.NewManual()
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	src := rand.NewPCG(1, 2)
 	errFatal := errors.New("fatal")
 	r := newRetry(t, retry.WithClock(clk), retry.MaxAttempts(2), retry.Delay(100*time.Millisecond),
@@ -281,7 +281,7 @@ func TestRC2_InvalidReconfigureChangesNothing(t *testing.T) {
 // a configuration equal to the one in force.
 func TestRC3_ConfigChangedListsTheChangedAttributes(t *testing.T) {
 	clk := clock.NewManual()
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	r := newRetry(t, retry.WithClock(clk), retry.Name("orders"), retry.OnEvent(rec.Listen))
 	clk.Advance(5 * time.Second)
 

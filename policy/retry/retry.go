@@ -36,7 +36,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
@@ -56,16 +56,16 @@ type Retry struct {
 	*core // nil for a Retry not built by New, which makes every call a single attempt
 	// src says whose rate-limiter rejections set the wait, for a retry returned by
 	// permitsFrom; bound is false for the retry New returns, which honours every one.
-	src   kind.PermitSource
+	src   contract.PermitSource
 	bound bool
 }
 
 // core is what a retry and the retries permitsFrom returns for it share.
 type core struct {
 	cfg    atomic.Pointer[Config] // the configuration in force; reconfigure replaces it whole
-	cls    kind.Classifier        // the error lists and If's predicate: fixed when it is built
+	cls    contract.Classifier    // the error lists and If's predicate: fixed when it is built
 	clk    clock.Clock
-	events kind.Events
+	events contract.Events
 	rnd    *rand.Rand // nil: math/rand/v2's global source
 	mu     sync.Mutex // serialises reconfigure
 }
@@ -79,15 +79,15 @@ var sourceMu sync.Mutex
 // configuration returns a *policy.ConfigError: R4C-ATR-007 (maxAttempts < 1,
 // multiplier < 1 or not finite, jitter outside [0, 1]) or R4C-ATR-004 (negative delay or
 // maxDelay). The instance id is the Name, else "" (no id: its errors and events name no instance).
-func New(opts ...Option) (*Retry, error) { return kind.New(defaults, build, opts) }
+func New(opts ...Option) (*Retry, error) { return contract.New(defaults, build, opts) }
 
 func build(s settings) (*Retry, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	kind.Own(&s.RetryOn, &s.AbortOn)
+	contract.Own(&s.RetryOn, &s.AbortOn)
 	c := &core{
-		cls:    kind.Classifier{Include: s.RetryOn, Exclude: s.AbortOn, If: s.retryIf},
+		cls:    contract.Classifier{Include: s.RetryOn, Exclude: s.AbortOn, If: s.retryIf},
 		clk:    s.ClockOrSystem(),
 		events: s.EventsOf(Layer, s.ID("")),
 	}
@@ -120,14 +120,14 @@ func (r *Retry) Config() Config {
 		return Config{}
 	}
 	c := *r.cfg.Load()
-	kind.Own(&c.RetryOn, &c.AbortOn)
+	contract.Own(&c.RetryOn, &c.AbortOn)
 	return c
 }
 
 // retryable reports whether the outcome (v, err) is retried: by the lists, or by pred,
 // If's predicate for T (nil: none).
 func retryable[T any](r *Retry, pred func(T, error) bool, v T, err error) bool {
-	return kind.Counts(&r.cls, pred, v, err) && !neverRetried(err)
+	return contract.Counts(&r.cls, pred, v, err) && !neverRetried(err)
 }
 
 func neverRetried(err error) bool {

@@ -9,7 +9,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/promise"
+	"github.com/resilience4go/resilience4go/policy/internal/promise"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 

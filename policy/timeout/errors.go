@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 )
 
 // sentinel is the type of ErrTimeout: an error that is also a context.DeadlineExceeded.
@@ -48,7 +48,7 @@ func (e final) NeverRetried() bool { return true }
 // newTimeoutErrors returns the two errors of the timeout instance of d: the plain one,
 // and the one that no retry retries.
 func newTimeoutErrors(instance string, d time.Duration) (*Error, error) {
-	e := &Error{d: d, msg: "timeout: call" + kind.IDPhrase(" to ", instance) + " timed out after " + d.String()}
+	e := &Error{d: d, msg: "timeout: call" + contract.IDPhrase(" to ", instance) + " timed out after " + d.String()}
 	return e, final{e}
 }
 

@@ -2,8 +2,8 @@ package timeout
 
 import (
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -31,7 +31,7 @@ func (t *Timeout) InstanceID() string {
 }
 
 // Observe sets the observer, as a registry does.
-func Observe(o observe.Observer) Option { return kind.Observe[settings](o) }
+func Observe(o observe.Observer) Option { return contract.Observe[settings](o) }
 
 // WithConfig sets the whole configuration, as a registry's resolved settings do.
 func WithConfig(c Config) Option { return func(s *settings) { s.Config = c } }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 )
@@ -22,9 +22,9 @@ var errBoom = errors.New("boom")
 
 // observedTimeout builds a timeout of d on clk with id "Svc.Call", observed; it returns the
 // instance's recorder.
-func observedTimeout(t *testing.T, clk clock.Clock, d time.Duration, opts ...timeout.Option) (*timeout.Timeout, *kindtest.Observed) {
+func observedTimeout(t *testing.T, clk clock.Clock, d time.Duration, opts ...timeout.Option) (*timeout.Timeout, *contracttest.Observed) {
 	t.Helper()
-	obs := &kindtest.Observer{}
+	obs := &contracttest.Observer{}
 	to, err := timeout.New(d, append([]timeout.Option{timeout.WithClock(clk), timeout.Name("Svc.Call"),
 		timeout.Observe(obs)}, opts...)...)
 	require.NoError(t, err)
@@ -47,11 +47,11 @@ func sleeper(clk *clock.Manual, d time.Duration, err error) decorate.Func[string
 func TestOB1_TimeoutRecordsSyncOutcomesWithLatency(t *testing.T) {
 	clk := clock.NewManual()
 	to, rec := observedTimeout(t, clk, 500*time.Millisecond)
-	_, err := timeout.DecorateFunc(to, sleeper(clk, 200*time.Millisecond, nil))(kindtest.Marked("ok"), "")
+	_, err := timeout.DecorateFunc(to, sleeper(clk, 200*time.Millisecond, nil))(contracttest.Marked("ok"), "")
 	require.NoError(t, err)
-	_, err = timeout.DecorateFunc(to, sleeper(clk, 100*time.Millisecond, errBoom))(kindtest.Marked("failed"), "")
+	_, err = timeout.DecorateFunc(to, sleeper(clk, 100*time.Millisecond, errBoom))(contracttest.Marked("failed"), "")
 	require.ErrorIs(t, err, errBoom)
-	_, err = timeout.DecorateFunc(to, sleeper(clk, 600*time.Millisecond, nil))(kindtest.Marked("late"), "")
+	_, err = timeout.DecorateFunc(to, sleeper(clk, 600*time.Millisecond, nil))(contracttest.Marked("late"), "")
 	require.ErrorIs(t, err, timeout.ErrTimeout)
 
 	got := rec.Outcomes()
@@ -61,26 +61,26 @@ func TestOB1_TimeoutRecordsSyncOutcomesWithLatency(t *testing.T) {
 	assert.Equal(t, observe.ResultTimedOut, got[2].Result)
 	assert.Equal(t, 600*time.Millisecond, got[2].Latency, "until the function returned")
 	assert.Same(t, to.Err(), got[2].Err)
-	assert.Equal(t, []any{"ok", "failed", "late"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"ok", "failed", "late"}, contracttest.Markers(rec.Contexts()))
 
 	evs := rec.Events()
 	require.Len(t, evs, 1)
 	assert.Equal(t, timeout.EventExceeded, evs[0].Kind)
 	assert.Equal(t, 500*time.Millisecond, evs[0].Attr("timeout").Duration())
 	assert.Equal(t, "Svc.Call", evs[0].Instance)
-	assert.Equal(t, []any{"late"}, kindtest.Markers(rec.EventContexts()))
+	assert.Equal(t, []any{"late"}, contracttest.Markers(rec.EventContexts()))
 }
 
 // OB-1: on the system clock too, a call is recorded as succeeded or timed out, with the
 // call's context; the latency of a timed-out call is at least its timeout.
 func TestOB1_TimeoutRecordsSyncOutcomesOnTheSystemClock(t *testing.T) {
 	to, rec := observedTimeout(t, clock.System(), 5*time.Millisecond)
-	_, err := timeout.DecorateFunc(to, func(context.Context, int) (int, error) { return 1, nil })(kindtest.Marked("ok"), 0)
+	_, err := timeout.DecorateFunc(to, func(context.Context, int) (int, error) { return 1, nil })(contracttest.Marked("ok"), 0)
 	require.NoError(t, err)
 	_, err = timeout.DecorateFunc(to, func(ctx context.Context, _ int) (int, error) {
 		<-ctx.Done() // ends at the deadline
 		return 0, ctx.Err()
-	})(kindtest.Marked("late"), 0)
+	})(contracttest.Marked("late"), 0)
 	require.ErrorIs(t, err, timeout.ErrTimeout)
 
 	got := rec.Outcomes()
@@ -91,8 +91,8 @@ func TestOB1_TimeoutRecordsSyncOutcomesOnTheSystemClock(t *testing.T) {
 	assert.Equal(t, observe.ResultTimedOut, got[1].Result)
 	assert.GreaterOrEqual(t, got[1].Latency, 5*time.Millisecond)
 	assert.ErrorIs(t, got[1].Err, timeout.ErrTimeout)
-	assert.Equal(t, []any{"ok", "late"}, kindtest.Markers(rec.Contexts()))
-	assert.Equal(t, []any{"late"}, kindtest.Markers(rec.EventContexts()))
+	assert.Equal(t, []any{"ok", "late"}, contracttest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"late"}, contracttest.Markers(rec.EventContexts()))
 }
 
 // OB-1: an asynchronous call is recorded when its future completes: in time (succeeded
@@ -104,25 +104,25 @@ func TestOB1_TimeoutRecordsAsyncOutcomes(t *testing.T) {
 	var in innerCall
 	call := timeout.DecorateAsyncFunc(to, in.next(false))
 
-	fut := call(kindtest.Marked("ok"), "")
+	fut := call(contracttest.Marked("ok"), "")
 	clk.Advance(300 * time.Millisecond)
 	assert.Empty(t, rec.Outcomes(), "nothing recorded before the future completes")
 	in.complete("v", nil)
 	_, err := requireDone(t, fut)
 	require.NoError(t, err)
 
-	fut = call(kindtest.Marked("failed"), "")
+	fut = call(contracttest.Marked("failed"), "")
 	clk.Advance(100 * time.Millisecond)
 	in.complete("", errBoom)
 	_, err = requireDone(t, fut)
 	require.ErrorIs(t, err, errBoom)
 
-	fut = call(kindtest.Marked("late"), "")
+	fut = call(contracttest.Marked("late"), "")
 	clk.Advance(time.Second)
 	_, err = requireDone(t, fut)
 	require.ErrorIs(t, err, timeout.ErrTimeout)
 
-	fut = call(kindtest.Marked("canceled"), "")
+	fut = call(contracttest.Marked("canceled"), "")
 	clk.Advance(50 * time.Millisecond)
 	fut.Cancel()
 
@@ -132,11 +132,11 @@ func TestOB1_TimeoutRecordsAsyncOutcomes(t *testing.T) {
 		{Result: observe.ResultTimedOut, Latency: 500 * time.Millisecond, Err: to.Err()},
 		{Result: observe.ResultFailed, Latency: 50 * time.Millisecond, Err: async.ErrCanceled},
 	}, rec.Outcomes())
-	assert.Equal(t, []any{"ok", "failed", "late", "canceled"}, kindtest.Markers(rec.Contexts()))
+	assert.Equal(t, []any{"ok", "failed", "late", "canceled"}, contracttest.Markers(rec.Contexts()))
 	evs := rec.Events()
 	require.Len(t, evs, 1)
 	assert.Equal(t, timeout.EventExceeded, evs[0].Kind)
-	assert.Equal(t, []any{"late"}, kindtest.Markers(rec.EventContexts()))
+	assert.Equal(t, []any{"late"}, contracttest.Markers(rec.EventContexts()))
 }
 
 // OB-1: a call refused on arrival because its context was nil or done never runs and
@@ -145,7 +145,7 @@ func TestOB1_TimeoutRecordsAsyncOutcomes(t *testing.T) {
 func TestOB1_TimeoutRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t *testing.T) {
 	clk := clock.NewManual()
 	to, rec := observedTimeout(t, clk, 500*time.Millisecond)
-	done, cancel := context.WithCancel(kindtest.Marked("done"))
+	done, cancel := context.WithCancel(contracttest.Marked("done"))
 	cancel()
 	_, err := timeout.DecorateFunc(to, sleeper(clk, 0, nil))(done, "")
 	require.ErrorIs(t, err, context.Canceled)
@@ -156,20 +156,20 @@ func TestOB1_TimeoutRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t 
 	assert.Empty(t, rec.Events())
 
 	require.NoError(t, to.Reconfigure(timeout.Config{Duration: 500 * time.Millisecond, Disabled: true}))
-	_, err = timeout.DecorateFunc(to, sleeper(clk, time.Second, nil))(kindtest.Marked("disabled"), "")
+	_, err = timeout.DecorateFunc(to, sleeper(clk, time.Second, nil))(contracttest.Marked("disabled"), "")
 	require.NoError(t, err)
-	fut := timeout.DecorateAsyncFunc(to, in.next(false))(kindtest.Marked("disabled"), "")
+	fut := timeout.DecorateAsyncFunc(to, in.next(false))(contracttest.Marked("disabled"), "")
 	in.complete("v", nil)
 	_, err = requireDone(t, fut)
 	require.NoError(t, err)
 	assert.Empty(t, rec.Outcomes())
-	assert.Equal(t, []any{nil}, kindtest.Markers(rec.EventContexts()), "only ConfigChanged, with no call's context")
+	assert.Equal(t, []any{nil}, contracttest.Markers(rec.EventContexts()), "only ConfigChanged, with no call's context")
 
 	r := &recorder{}
-	bare, err := timeout.New(500*time.Millisecond, timeout.WithClock(clk), timeout.Observe(&kindtest.NilObserver{}),
+	bare, err := timeout.New(500*time.Millisecond, timeout.WithClock(clk), timeout.Observe(&contracttest.NilObserver{}),
 		timeout.OnEvent(r.listen))
 	require.NoError(t, err)
-	_, err = timeout.DecorateFunc(bare, sleeper(clk, time.Second, nil))(kindtest.Marked("bare"), "")
+	_, err = timeout.DecorateFunc(bare, sleeper(clk, time.Second, nil))(contracttest.Marked("bare"), "")
 	require.ErrorIs(t, err, timeout.ErrTimeout)
 	require.Len(t, r.events, 1, "the listener still gets TimeoutExceeded")
 }
@@ -179,10 +179,10 @@ func TestOB1_TimeoutRecordsNothingForArrivalRefusalsDisabledOrWithoutRecorder(t 
 func TestOB1_TimeoutReadsTheClockOnlyWhenRecording(t *testing.T) {
 	for _, recording := range []bool{false, true} {
 		t.Run(fmt.Sprint("recording=", recording), func(t *testing.T) {
-			clk := kindtest.NewCountingClock(clock.NewManual())
+			clk := contracttest.NewCountingClock(clock.NewManual())
 			opts := []timeout.Option{timeout.WithClock(clk)}
 			if recording {
-				opts = append(opts, timeout.Observe(kindtest.NopObserver{}))
+				opts = append(opts, timeout.Observe(contracttest.NopObserver{}))
 			}
 			to, err := timeout.New(time.Second, opts...)
 			require.NoError(t, err)
@@ -219,7 +219,7 @@ func TestOB1_TimeoutRecorderAddsNoAllocation(t *testing.T) {
 					testing.AllocsPerRun(200, func() { _ = acall(ctx, 0) })
 			}
 			plainSync, plainAsync := allocs()
-			recSync, recAsync := allocs(timeout.Observe(kindtest.NopObserver{}))
+			recSync, recAsync := allocs(timeout.Observe(contracttest.NopObserver{}))
 			assert.Equal(t, plainSync, recSync, "sync")
 			assert.Equal(t, plainAsync, recAsync, "async")
 		})
@@ -228,7 +228,7 @@ func TestOB1_TimeoutRecorderAddsNoAllocation(t *testing.T) {
 
 // BenchmarkSyncInTimeObserved is BenchmarkSyncInTime with a recorder that does nothing.
 func BenchmarkSyncInTimeObserved(b *testing.B) {
-	to := mustNew(b, time.Second, timeout.Observe(kindtest.NopObserver{}))
+	to := mustNew(b, time.Second, timeout.Observe(contracttest.NopObserver{}))
 	call := timeout.DecorateFunc(to, func(ctx context.Context, n int) (int, error) { return n, nil })
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -243,8 +243,8 @@ func BenchmarkSyncInTimeObserved(b *testing.B) {
 // no timeout and publishes no event.
 func TestOB1_TimeoutAsyncPanicLeavesNoTimeoutBehind(t *testing.T) {
 	clk := clock.NewManual()
-	obs := &kindtest.Observer{}
-	var events kindtest.Recorder
+	obs := &contracttest.Observer{}
+	var events contracttest.Recorder
 	to, err := timeout.New(time.Second, timeout.WithClock(clk), timeout.Name("timeout"), timeout.Observe(obs), timeout.OnEvent(events.Listen))
 	require.NoError(t, err)
 	call := timeout.DecorateAsyncFunc(to, func(context.Context, int) *async.Future[int] { panic("boom") })

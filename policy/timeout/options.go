@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 )
@@ -60,39 +60,39 @@ func (c Config) validate() error {
 // timed and observed.
 type settings struct {
 	Config
-	kind.Common
+	contract.Common
 }
 
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees timeouts.
-var descriptor = &kind.Descriptor[settings]{
+var descriptor = &contract.Descriptor[settings]{
 	L: Layer,
-	Attrs: []kind.Attr[settings]{
-		leading(kind.DurationAttr("duration", func(s *settings) *time.Duration { return &s.Duration })),
-		kind.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	Attrs: []contract.Attr[settings]{
+		leading(contract.DurationAttr("duration", func(s *settings) *time.Duration { return &s.Duration })),
+		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *kind.Common { return &s.Common },
+	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
-	Build:    func(s settings) (kind.Instance, error) { return build(s) },
-	ID:       func(p kind.Instance) string { return p.(*Timeout).events.ID },
+	Build:    func(s settings) (contract.Instance, error) { return build(s) },
+	ID:       func(p contract.Instance) string { return p.(*Timeout).events.ID },
 	Validate: func(s *settings) error { return s.validate() },
-	Of:       func(p kind.Instance) any { return p.(*Timeout).Config() },
+	Of:       func(p contract.Instance) any { return p.(*Timeout).Config() },
 	Metrics:  metrics,
 
-	Compose: kind.Composition{Rank: 60, Live: kind.Live((*Timeout).checkReconfigure, (*Timeout).reconfigure)},
+	Compose: contract.Composition{Rank: 60, Live: contract.Live((*Timeout).checkReconfigure, (*Timeout).reconfigure)},
 }
 
 // leading returns a, the duration, as the first argument of resilience.Timeout in
 // generated code, with the value the generator's range check assumes without one (the
 // duration has no default).
-func leading(a kind.Attr[settings]) kind.Attr[settings] {
+func leading(a contract.Attr[settings]) contract.Attr[settings] {
 	a.Leading, a.Assume = true, "1s"
 	return a
 }
 
-func init() { kind.Register(descriptor) }
+func init() { contract.Register(descriptor) }
 
 // Option configures a timeout.
 type Option func(*settings)
@@ -109,19 +109,19 @@ func Duration(d time.Duration) Option { return func(s *settings) { s.Duration = 
 // is the instance id, also of a timeout built with New. Default none: each wrapped
 // function has its own timeout, whose id is the function's id ("timeout" for one built
 // with New).
-func Name(name string) Option { return kind.Name[settings](name) }
+func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.timeout.*, which take
 // precedence over the options in code. Default none. A name with no such keys fails with
 // R4C-REG-004 when the function is wrapped.
-func UseConfig(name string) Option { return kind.UseConfig[settings](name) }
+func UseConfig(name string) Option { return contract.UseConfig[settings](name) }
 
 // WithClock sets the time source that measures the deadline: with a manual clock the
 // context ends when the test advances the clock past it. Default clock.System(). A
 // registry sets its own.
-func WithClock(c clock.Clock) Option { return kind.WithClock[settings](c) }
+func WithClock(c clock.Clock) Option { return contract.WithClock[settings](c) }
 
 // OnEvent sets the listener of the timeout's events: EventExceeded, and
 // ConfigChanged when a reload changes its configuration. Default none: nothing is
 // published. A registry adds its own listeners.
-func OnEvent(l policy.Listener) Option { return kind.OnEvent[settings](l) }
+func OnEvent(l policy.Listener) Option { return contract.OnEvent[settings](l) }

@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contract"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 )
 
 func TestDescriptor(t *testing.T) {
-	kindtest.RequireDescriptor(t, descriptor, Layer, "timeout", []string{"duration", "enabled"},
+	contracttest.RequireDescriptor(t, descriptor, Layer, "timeout", []string{"duration", "enabled"},
 		settings{Config: DefaultConfig()})
 }
 
@@ -25,7 +25,7 @@ func TestSetAttributes(t *testing.T) {
 	require.NoError(t, table.Set(&s, "enabled", "FALSE"))
 	assert.Equal(t, Config{Duration: 250 * time.Millisecond, Disabled: true}, s.Config)
 
-	kindtest.RequireRefused(t, descriptor, &s, []kindtest.BadValue{
+	contracttest.RequireRefused(t, descriptor, &s, []contracttest.BadValue{
 		{Attr: "duration", Value: "10 parsecs", Code: r4c.BadDuration},
 		{Attr: "enabled", Value: "maybe", Code: r4c.BadBoolean},
 		{Attr: "maxWait", Value: "1s", Code: r4c.UnknownKey},
@@ -44,7 +44,7 @@ func TestSetAttributes(t *testing.T) {
 func TestOptionsAndKeysAgree(t *testing.T) {
 	s := defaults()
 	s.Duration = time.Second
-	kind.Apply(&s, []Option{Enabled(false), nil})
+	contract.Apply(&s, []Option{Enabled(false), nil})
 
 	k := defaults()
 	table := descriptor.Table()
@@ -53,7 +53,7 @@ func TestOptionsAndKeysAgree(t *testing.T) {
 	assert.True(t, reflect.DeepEqual(s.Config, k.Config))
 
 	s2 := defaults()
-	kind.Apply(&s2, []Option{Duration(time.Second), Enabled(false)})
+	contract.Apply(&s2, []Option{Duration(time.Second), Enabled(false)})
 	assert.True(t, reflect.DeepEqual(s.Config, s2.Config))
 
 	to, err := New(time.Second, Enabled(false))

@@ -13,7 +13,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kindtest"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/timeout"
@@ -78,7 +78,7 @@ func TestReconfigure_RC1_DurationFromNextCallSync(t *testing.T) {
 // deadline, the one started after at the new one.
 func TestReconfigure_RC1_DurationFromNextCallAsync(t *testing.T) {
 	to, clk, rec := newManual(t, 500*time.Millisecond)
-	calls := kindtest.NewCalls()
+	calls := contracttest.NewCalls()
 	call := timeout.DecorateAsyncFunc(to, calls.Next)
 
 	f1 := call(context.Background(), 1)
@@ -136,7 +136,7 @@ func TestReconfigure_RC1_EnabledLive(t *testing.T) {
 	assert.Equal(t, []bool{true, false, true}, hadDeadline)
 
 	// The same for asynchronous calls.
-	calls := kindtest.NewCalls()
+	calls := contracttest.NewCalls()
 	acall := timeout.DecorateAsyncFunc(to, calls.Next)
 	f1 := acall(context.Background(), 1)
 	require.NoError(t, to.Reconfigure(timeout.Config{Duration: 500 * time.Millisecond, Disabled: true}))
@@ -235,7 +235,7 @@ func TestReconfigure_RC3_EventListsChanges(t *testing.T) {
 // either without a deadline (disabled) or with one of the configured durations, never a
 // mix; the configuration read back is always one that was applied.
 func TestReconfigure_RC1_ConcurrentCalls(t *testing.T) {
-	rec := &kindtest.Recorder{}
+	rec := &contracttest.Recorder{}
 	to, err := timeout.New(time.Hour, timeout.OnEvent(rec.Listen))
 	require.NoError(t, err)
 	configs := []timeout.Config{{Duration: time.Hour}, {Duration: 2 * time.Hour}, {Duration: time.Hour, Disabled: true}}

@@ -32,8 +32,8 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
@@ -48,7 +48,7 @@ import (
 type Timeout struct {
 	system bool // the clock is clock.System(): let the runtime's context timer do the work
 	clk    clock.Clock
-	events kind.Events
+	events contract.Events
 	cur    atomic.Pointer[limit] // the configuration in force, replaced whole by reconfigure
 	mu     sync.Mutex            // serializes reconfigure
 }
@@ -67,7 +67,7 @@ type limit struct {
 // *policy.ConfigError: R4C-ATR-004 (d < 0) or R4C-ATR-007 (d == 0). The instance id is
 // the Name, else "" (no id: its errors and events name no instance).
 func New(d time.Duration, opts ...Option) (*Timeout, error) {
-	return kind.New(defaults, build, append([]Option{Duration(d)}, opts...))
+	return contract.New(defaults, build, append([]Option{Duration(d)}, opts...))
 }
 
 func build(s settings) (*Timeout, error) {
@@ -121,7 +121,7 @@ func (t *Timeout) reconfigure(c Config) error {
 // it: nil, or the *policy.ConfigError of an invalid c. Every setting of a timeout can
 // change live, so it never returns R4C-REG-012. Safe for concurrent use.
 func (t *Timeout) checkReconfigure(c Config) error {
-	return kind.ErrOf(changes(t.cur.Load().cfg, c))
+	return contract.ErrOf(changes(t.cur.Load().cfg, c))
 }
 
 // changes validates c and returns the attribute names of the settings in which it
@@ -130,7 +130,7 @@ func changes(old, c Config) ([]string, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	var changed kind.Changes
+	var changed contract.Changes
 	changed.Add(c.Duration != old.Duration, "duration")
 	changed.Add(c.Disabled != old.Disabled, "enabled")
 	return changed.Sorted(), nil

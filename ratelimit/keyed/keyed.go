@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/policy"
@@ -174,7 +174,7 @@ type Limiter[K comparable] struct {
 // `ratelimit: rate limit exceeded`, ratelimit.ErrExceeded's text, and only its refusal
 // of a call for more than its burst speaks of "the rate limiter".
 func New[K comparable](opts ...ratelimit.Option) (*Limiter[K], error) {
-	return kind.New(func() rlcore.Settings { return rlcore.Settings{} }, build[K], opts)
+	return contract.New(func() rlcore.Settings { return rlcore.Settings{} }, build[K], opts)
 }
 
 func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
@@ -223,7 +223,7 @@ func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
 type core struct {
 	rate   atomic.Pointer[rlcore.Rate] // the configuration in force; nil for a zero Limiter
 	b      rlcore.Base                 // the clock, and the lock and count of the schedules' conversions
-	events kind.Events
+	events contract.Events
 	relay  policy.Listener // what a backend's stores publish through
 	rej    rejections.Set[*ratelimit.ExceededError]
 	nilCtx *ratelimit.ExceededError // the rejection of a call with a nil context

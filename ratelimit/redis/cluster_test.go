@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )

@@ -23,10 +23,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 

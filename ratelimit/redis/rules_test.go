@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 

@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/redistest"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 )
 
 // The store's schedule, read exactly: every Reserved grant carries its slot and its permit

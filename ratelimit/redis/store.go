@@ -10,10 +10,10 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 )
 
 // store is one limiter's state in Redis: its keys, its TAT's and its freed slots'. Whether

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
@@ -42,7 +42,7 @@ func LocalShare(b backend.Backend) int { return max(b.LocalShare(), 1) }
 // through: its listener, and its recorder, which gets them with context.Background() (no
 // call of the limiter's causes them where the store publishes them). nil when nobody
 // listens or records.
-func StoreListener(ev *kind.Events) policy.Listener {
+func StoreListener(ev *contract.Events) policy.Listener {
 	lis, rec := ev.Listener, ev.Rec
 	if rec == nil {
 		return lis

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
@@ -16,7 +16,7 @@ import (
 // state lives.
 type Settings struct {
 	Config Config
-	kind.Common
+	contract.Common
 	// Given says which of Permits and Period were set, and how.
 	Given Given
 	// Backend keeps the state outside the process (ratelimit.WithBackend); nil keeps it
@@ -29,7 +29,7 @@ type Settings struct {
 	// 0 means its default.
 	MaxKeyBytes int
 	// KeyedObserver makes the recorder of a keyed limiter's outcomes; nil records nothing.
-	// A Limiter's observers are a registry's (kind.Common.Observer).
+	// A Limiter's observers are a registry's (contract.Common.Observer).
 	KeyedObserver observe.Observer
 }
 
@@ -92,7 +92,7 @@ func textOr(s, alt string) string {
 // Changed names, sorted, the settings that differ between a and b, by their configuration
 // attribute names.
 func Changed(a, b Config) []string {
-	var c kind.Changes
+	var c contract.Changes
 	c.Add(a.Disabled != b.Disabled, "enabled")
 	c.Add(a.MaxWait != b.MaxWait, "maxWait")
 	c.Add(a.Period != b.Period, "period")

@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 )
 
 // MaxInt64 is the largest int64: a saturated TAT, which refuses every call.

@@ -4,9 +4,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/gcra"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 )
 
 // Config is a limiter's configuration: ratelimit.Config's fields, which convert to and
