@@ -127,7 +127,7 @@ func TestParams(t *testing.T) {
 		{Name: "enabled", Option: "Enabled", Value: contract.BoolValue, Config: true},
 		{Name: "dropOn", Option: "DropOn", Value: contract.ErrorsValue},
 	}, d.Params(), "a code attribute is never a configuration attribute")
-	assert.Equal(t, "github.com/resilience4go/resilience4go/internal/kind_test", d.Package())
+	assert.Equal(t, "github.com/resilience4go/resilience4go/internal/contract_test", d.Package())
 	assert.Equal(t, "Duration", contract.DurationAttr[testPolicySettings]("duration", nil).Param().Option)
 	assert.Equal(t, contract.FloatValue, contract.FloatAttr[testPolicySettings]("f", nil).Param().Value)
 	assert.Equal(t, contract.BoolValue, contract.BoolAttr[testPolicySettings]("b", nil).Param().Value)
