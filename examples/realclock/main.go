@@ -44,44 +44,50 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	defer stop()
-	client := &http.Client{Timeout: 5 * time.Second}
 	defer client.CloseIdleConnections()
+	statuses := map[int]int{}
 
 	// README:begin quickstart
 	reg, err := resilience.NewRegistry() // on the real clock
 	if err != nil {
 		return err
 	}
-	// The API allows 10 requests per second: keep one of its burst in reserve
-	// (9 per 900ms is still one every 100ms), and let a call wait up to 2s for its turn.
-	get, err := resilience.Wrap1(reg, "QuotaAPI.Get", func(ctx context.Context, url string) (int, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return 0, err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode, nil
-	}, resilience.RateLimiter(ratelimit.Permits(9), ratelimit.Period(900*time.Millisecond),
-		ratelimit.MaxWait(2*time.Second)))
+	// The API allows 10 requests per second: keep one of its burst in reserve (9 per
+	// 900ms is still one call every 100ms), and let a call wait up to 2s for its turn.
+	get, err := resilience.Wrap1(reg, "QuotaAPI.Get", getStatus,
+		resilience.RateLimiter(ratelimit.Permits(9), ratelimit.Period(900*time.Millisecond),
+			ratelimit.MaxWait(2*time.Second)))
 	if err != nil {
 		return err
 	}
-	statuses := map[int]int{}
 	for range calls {
-		status, err := get(ctx, url)
+		status, err := get(ctx, url) // waits for its permit, then calls the API
 		if err != nil {
 			return err
 		}
 		statuses[status]++
 	}
-	fmt.Fprintf(w, "%d calls: %d × 200, %d × 429\n", calls, statuses[200], statuses[429])
 	// README:end quickstart
+	fmt.Fprintf(w, "%d calls: %d × 200, %d × 429\n", calls, statuses[200], statuses[429])
 	return nil
+}
+
+// client is the HTTP client of the API.
+var client = &http.Client{Timeout: 5 * time.Second}
+
+// getStatus calls the API at url and returns the status of its answer.
+func getStatus(ctx context.Context, url string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, nil
 }
 
 // startAPI starts a server on 127.0.0.1 that answers 200 within a quota of 10 requests
