@@ -20,7 +20,7 @@ import (
 // bursts of 10.
 const (
 	serverRate  rate.Limit = 10
-	serverBurst            = 10
+	serverBurst int        = 10
 )
 
 // quotaCounter enforces the quota and counts what it answered.
