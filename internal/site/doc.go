@@ -6,6 +6,6 @@
 // (every configuration block from a file a test loads).
 //
 // The tests that need hugo or chromium skip, saying why, when the binary is not
-// installed, unless R4C_SITE_TOOLS=require (which .ci/run sets, having installed both):
+// installed, unless DOCS_SITE_TOOLS=require (which .ci/run sets, having installed both):
 // then they fail instead.
 package site

@@ -26,11 +26,11 @@ var root = filepath.Join("..", "..")
 
 // requireTools is the environment variable that makes a missing hugo or chromium a
 // failure rather than a skip.
-const requireTools = "R4C_SITE_TOOLS"
+const requireTools = "DOCS_SITE_TOOLS"
 
 // tool returns the path of the binary name (looked up on PATH, or at fallback when it is
 // an absolute path); when there is none it skips the test with the reason, or fails it
-// under R4C_SITE_TOOLS=require.
+// under DOCS_SITE_TOOLS=require.
 func tool(t *testing.T, name, fallback, install string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
