@@ -22,7 +22,7 @@ code and their comments: edit those, not this page. -->
 Every configuration error of resilience4go is a ` + "`*policy.ConfigError`" + ` whose ` + "`Code`" + ` is one
 of the codes below; its message starts with the code, then the key and the value it is
 about, e.g.
-` + "`R4C-CFG-001: instances.SearchAPI.Search.rateLimiter.permit: unknown configuration key; did you mean …?`" + `.
+` + "`R4C-CFG-001: KEY: unknown configuration key; did you mean …?`" + `.
 Read it with ` + "`errors.As`" + ` and compare the code, rather than matching the text. The codes
 of the code generator (R4C-GEN-…) come from ` + "`resilience4go-gen`" + `, at generation time.
 

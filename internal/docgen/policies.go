@@ -11,24 +11,18 @@ import (
 	"github.com/resilience4go/resilience4go/internal/kind"
 	"github.com/resilience4go/resilience4go/policy"
 
-	// The policies register their descriptors and event kinds in init.
-	_ "github.com/resilience4go/resilience4go/policy/adaptivelimit"
-	_ "github.com/resilience4go/resilience4go/policy/bulkhead"
-	_ "github.com/resilience4go/resilience4go/policy/circuitbreaker"
-	_ "github.com/resilience4go/resilience4go/policy/fallback"
-	_ "github.com/resilience4go/resilience4go/policy/hedge"
-	_ "github.com/resilience4go/resilience4go/policy/retry"
-	_ "github.com/resilience4go/resilience4go/policy/timeout"
-	_ "github.com/resilience4go/resilience4go/ratelimit"
+	// Package resilience imports every built-in policy, whose packages register their
+	// descriptors and event kinds in init.
+	_ "github.com/resilience4go/resilience4go/resilience"
 )
 
 // modulePath is the import path of the module whose packages are documented.
 const modulePath = "github.com/resilience4go/resilience4go"
 
 // policyDoc is what the site shows of one policy, the value of its name (the last
-// element of its package's path, e.g. "circuitbreaker") in docs/data/policies.json.
+// element of its package's path) in docs/data/policies.json.
 type policyDoc struct {
-	Layer      string      `json:"layer"`      // the configuration segment, e.g. "circuitBreaker"
+	Layer      string      `json:"layer"`      // the configuration segment
 	Package    string      `json:"package"`    // the import path
 	Attributes []attribute `json:"attributes"` // in the table's order
 	Events     []event     `json:"events"`     // in the order they are registered
@@ -40,7 +34,7 @@ type policyDoc struct {
 // attribute is one configuration attribute.
 type attribute struct {
 	Name    string   `json:"name"`             // e.g. "maxWait"
-	Key     string   `json:"key"`              // e.g. "bulkhead.maxWait", after defaults., configs.<name>. or instances.<id>.
+	Key     string   `json:"key"`              // "<layer>.<attr>", after defaults., configs.<name>. or instances.<id>.
 	Option  string   `json:"option"`           // the option function, e.g. "MaxWait"
 	Default string   `json:"default"`          // as a configuration would spell it; "none" when it has none
 	Values  []string `json:"values,omitempty"` // an enumeration's spellings
@@ -48,7 +42,7 @@ type attribute struct {
 
 // event is one kind of event.
 type event struct {
-	Name      string   `json:"name"`            // e.g. "BulkheadRejected"
+	Name      string   `json:"name"`            // as its kind was registered
 	Layer     string   `json:"layer"`           // "" for a kind any layer publishes
 	Level     string   `json:"level"`           // the slog level, or "by event" when it depends on the event
 	SpanEvent string   `json:"span_event"`      // "" when it makes none
@@ -68,7 +62,7 @@ type metric struct {
 
 // sentinel is an exported error variable.
 type sentinel struct {
-	Name string `json:"name"` // e.g. "ErrBulkheadFull"
+	Name string `json:"name"` // e.g. "ErrFull"
 	Doc  string `json:"doc"`  // its doc comment
 }
 
