@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 )
 
 // attributes returns k's configuration attributes, each with its built-in default as a
@@ -14,15 +14,15 @@ import (
 // Defaults give the settings, and the attribute's own Set tells which field it sets (the
 // one a probe value changes) or, for a boolean or an enumeration, which spelling leaves
 // the defaults as they are.
-func attributes(k kind.Kind) ([]attribute, error) {
+func attributes(k contract.Kind) ([]attribute, error) {
 	d := reflect.ValueOf(k)
 	if d.Kind() != reflect.Pointer || d.Elem().Kind() != reflect.Struct {
-		return nil, fmt.Errorf("kind %s is not a *kind.Descriptor", k.Layer())
+		return nil, fmt.Errorf("kind %s is not a *contract.Descriptor", k.Layer())
 	}
 	d = d.Elem()
 	defaults := d.FieldByName("Defaults").Call(nil)[0]
 	attrs := d.FieldByName("Attrs")
-	params := map[string]kind.Param{}
+	params := map[string]contract.Param{}
 	for _, p := range k.Params() {
 		params[p.Name] = p
 	}
@@ -51,20 +51,20 @@ func attributes(k kind.Kind) ([]attribute, error) {
 }
 
 // probes are values of each kind that no default is, to find the field an attribute sets.
-var probes = map[kind.ValueKind]string{
-	kind.DurationValue: "987654321ns",
-	kind.IntValue:      "987654321",
-	kind.FloatValue:    "0.987654321",
+var probes = map[contract.ValueKind]string{
+	contract.DurationValue: "987654321ns",
+	contract.IntValue:      "987654321",
+	contract.FloatValue:    "0.987654321",
 }
 
 // defaultOf returns the default of the attribute p, whose value set applies to a copy of
 // the defaults def.
-func defaultOf(p kind.Param, def reflect.Value, set func(string) (reflect.Value, bool)) (string, error) {
+func defaultOf(p contract.Param, def reflect.Value, set func(string) (reflect.Value, bool)) (string, error) {
 	var spellings []string
 	switch p.Value {
-	case kind.BoolValue:
+	case contract.BoolValue:
 		spellings = []string{"true", "false"}
-	case kind.EnumValue:
+	case contract.EnumValue:
 		for _, e := range p.Enum {
 			spellings = append(spellings, e.Spelling)
 		}
@@ -93,16 +93,16 @@ func defaultOf(p kind.Param, def reflect.Value, set func(string) (reflect.Value,
 
 // spell writes v, a default field, as a configuration spells it; an attribute without a
 // default (one the generator assumes a value for) at its zero value is "none".
-func spell(v reflect.Value, p kind.Param) (string, error) {
+func spell(v reflect.Value, p contract.Param) (string, error) {
 	if p.Assume != "" && v.IsZero() {
 		return "none", nil
 	}
 	switch p.Value {
-	case kind.DurationValue:
+	case contract.DurationValue:
 		return spellDuration(time.Duration(v.Int())), nil
-	case kind.IntValue:
+	case contract.IntValue:
 		return strconv.FormatInt(v.Int(), 10), nil
-	case kind.FloatValue:
+	case contract.FloatValue:
 		return strconv.FormatFloat(v.Float(), 'g', -1, 64), nil
 	}
 	return "", fmt.Errorf("cannot spell a value of kind %d", p.Value)
@@ -128,7 +128,7 @@ func spellDuration(d time.Duration) string {
 // changed returns the field of a that differs in b and holds a value of kind vk (a
 // duration or an integer field for a duration or integer attribute, a float field for a
 // float one), in a's copy.
-func changed(a, b reflect.Value, vk kind.ValueKind) (reflect.Value, bool) {
+func changed(a, b reflect.Value, vk contract.ValueKind) (reflect.Value, bool) {
 	switch a.Kind() {
 	case reflect.Struct:
 		for i := range a.NumField() {
@@ -137,11 +137,11 @@ func changed(a, b reflect.Value, vk kind.ValueKind) (reflect.Value, bool) {
 			}
 		}
 	case reflect.Int, reflect.Int64:
-		if (vk == kind.IntValue || vk == kind.DurationValue) && a.Int() != b.Int() {
+		if (vk == contract.IntValue || vk == contract.DurationValue) && a.Int() != b.Int() {
 			return a, true
 		}
 	case reflect.Float64:
-		if vk == kind.FloatValue && a.Float() != b.Float() {
+		if vk == contract.FloatValue && a.Float() != b.Float() {
 			return a, true
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/resilience4go/resilience4go/internal/kind"
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 
 	// Package resilience imports every built-in policy, whose packages register their
@@ -76,7 +76,7 @@ type codeRef struct {
 func policies(root string, codes []code) (map[string]policyDoc, error) {
 	out := map[string]policyDoc{}
 	events := eventKinds()
-	for _, k := range kind.All() {
+	for _, k := range contract.All() {
 		name := path.Base(k.Package())
 		dir := strings.TrimPrefix(strings.TrimPrefix(k.Package(), modulePath), "/")
 		attrs, err := attributes(k)
@@ -130,12 +130,12 @@ func eventKinds() []event {
 }
 
 // metrics returns the instruments m declares; none for nil.
-func metrics(m *kind.Metrics) []metric {
+func metrics(m *contract.Metrics) []metric {
 	if m == nil {
 		return nil
 	}
-	kinds := map[kind.InstrumentKind]string{kind.Counter: "counter", kind.UpDown: "up-down counter",
-		kind.Gauge: "gauge", kind.Histogram: "histogram"}
+	kinds := map[contract.InstrumentKind]string{contract.Counter: "counter", contract.UpDown: "up-down counter",
+		contract.Gauge: "gauge", contract.Histogram: "histogram"}
 	out := make([]metric, 0, len(m.Instruments))
 	for _, in := range m.Instruments {
 		out = append(out, metric{Name: in.Name, Kind: kinds[in.Kind], Unit: in.Unit,
