@@ -57,16 +57,16 @@ func For[T any](p *Predicate) func(T, error) bool {
 
 // Excluded reports whether err matches Exclude.
 func (c *Classifier) Excluded(err error) bool {
-	return err != nil && matches(err, c.Exclude)
+	return err != nil && Matches(err, c.Exclude)
 }
 
 // Error reports whether the error err counts, by the lists alone: not nil, not excluded,
 // and included.
 func (c *Classifier) Error(err error) bool {
-	if err == nil || matches(err, c.Exclude) {
+	if err == nil || Matches(err, c.Exclude) {
 		return false
 	}
-	return len(c.Include) == 0 || matches(err, c.Include)
+	return len(c.Include) == 0 || Matches(err, c.Include)
 }
 
 // Counts reports whether the outcome (v, err) counts: by the lists, or else by pred (the
@@ -99,7 +99,8 @@ func Append(list []error, errs []error) []error {
 	return list
 }
 
-func matches(err error, list []error) bool {
+// Matches reports whether err matches one of the errors of list, as errors.Is finds them.
+func Matches(err error, list []error) bool {
 	for _, e := range list {
 		if errors.Is(err, e) {
 			return true

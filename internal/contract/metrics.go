@@ -184,3 +184,58 @@ func (m *Metrics) Check() error {
 	}
 	return errors.Join(errs...)
 }
+
+// AdmissionInstruments is the table of the instruments of a layer that admits and
+// rejects calls (see Admissions), whose names all begin with Prefix: first one UpDown
+// instrument per Level, read from an instance's state of type S (its Snapshot), then the
+// Counter Prefix+"calls" and, when described, the Counter Prefix+"waited_calls" and the
+// Histogram Prefix+"wait.duration" (see Metrics).
+type AdmissionInstruments[S any] struct {
+	Prefix string     // e.g. "resilience.rate_limiter."
+	Levels []Level[S] // the instruments read from the state, in order
+	Calls  string     // the description of the Counter of the calls decided on
+	Waited string     // the description of the Counter of the calls admitted after a wait; "": none
+	Wait   string     // the description of the Histogram of their waits; "": none
+	Keyed  bool       // see Admissions.Keyed
+}
+
+// A Level is an UpDown instrument of an AdmissionInstruments, whose value is Of the
+// instance's state.
+type Level[S any] struct {
+	Name        string // the name after the table's Prefix, e.g. "queued_calls"
+	Unit        string // e.g. "{call}"
+	Description string
+	Of          func(S) int
+}
+
+// Metrics returns the Metrics the table declares, its Admissions naming its Counters and
+// Histogram.
+func (a AdmissionInstruments[S]) Metrics() *Metrics {
+	m := &Metrics{Admissions: &Admissions{Calls: a.Prefix + "calls", Keyed: a.Keyed}}
+	for _, l := range a.Levels {
+		m.Instruments = append(m.Instruments, Instrument{Name: a.Prefix + l.Name, Unit: l.Unit,
+			Kind: UpDown, Description: l.Description, Read: readInt(l.Of)})
+	}
+	m.Instruments = append(m.Instruments, Instrument{Name: m.Admissions.Calls, Unit: "{call}",
+		Kind: Counter, Description: a.Calls})
+	if a.Waited != "" {
+		m.Admissions.Waited = a.Prefix + "waited_calls"
+		m.Instruments = append(m.Instruments, Instrument{Name: m.Admissions.Waited, Unit: "{call}",
+			Kind: Counter, Description: a.Waited})
+	}
+	if a.Wait != "" {
+		m.Admissions.Wait = a.Prefix + "wait.duration"
+		m.Instruments = append(m.Instruments, Instrument{Name: m.Admissions.Wait, Unit: "s",
+			Kind: Histogram, Description: a.Wait})
+	}
+	return m
+}
+
+// readInt returns the Read of an instrument that reports of of an instance's state, of
+// type S; it has no point for a state of another type.
+func readInt[S any](of func(S) int) func(any, int) (float64, bool) {
+	return func(state any, _ int) (float64, bool) {
+		s, ok := state.(S)
+		return float64(of(s)), ok
+	}
+}

@@ -138,20 +138,20 @@ func TestLimitIsClamped(t *testing.T) {
 func TestCounterWraps(t *testing.T) {
 	l, err := New(WithClock(clock.NewManual()), UseAlgorithm(AIMD), InitialLimit(4), MaxLimit(10), BackoffRatio(0.5))
 	require.NoError(t, err)
-	l.word.Store(uint64(math.MaxUint32-1) << 32)
+	l.s.SetCounter(math.MaxUint32 - 1)
 	l.epoch.Store(math.MaxUint32 - 1)
 	l.roundStart = math.MaxUint32 - 1
 	p1, _ := l.TryAcquire()
 	p2, _ := l.TryAcquire()
-	assert.Equal(t, uint32(math.MaxUint32), p1.ticket)
-	assert.Equal(t, uint32(0), p2.ticket, "wrapped")
+	assert.Equal(t, uint32(math.MaxUint32), p1.p.Ticket)
+	assert.Equal(t, uint32(0), p2.p.Ticket, "wrapped")
 	assert.Equal(t, 2, l.InFlight())
 	p2.Record(nil) // 2 in flight: a round of 1 sample ends, 4 → 5
 	assert.Equal(t, 5, l.Limit())
 	p1.Record(context.DeadlineExceeded) // let in before the change: left out
 	assert.Equal(t, 5, l.Limit())
 	p3, _ := l.TryAcquire()
-	assert.Equal(t, uint32(1), p3.ticket)
+	assert.Equal(t, uint32(1), p3.p.Ticket)
 	p3.Record(context.DeadlineExceeded)
 	assert.Equal(t, 2, l.Limit(), "fresh after the wrap: 5·0.5")
 	assert.Zero(t, l.InFlight())

@@ -19,7 +19,7 @@ func TestAL12_SamplesCountAfterTheCounterWraps(t *testing.T) {
 	for _, since := range []uint64{0, 1 << 30, 1<<31 - 1, 1 << 31, 1<<31 + 1, 3 << 30, 1<<32 - 5, 1<<32 - 1} {
 		l, err := New(WithClock(clock.NewManual()), UseAlgorithm(AIMD), InitialLimit(10), MaxLimit(10), BackoffRatio(0.5))
 		require.NoError(t, err)
-		l.word.Store(since << 32) // since admissions since the limit was set, none in flight
+		l.s.SetCounter(uint32(since)) // since admissions since the limit was set, none in flight
 		for range 10 {
 			p, ok := l.TryAcquire()
 			require.True(t, ok)
@@ -35,7 +35,7 @@ func TestAL12_SampleOfACallLetInBeforeTheChangeIsLeftOutAcrossTheWrap(t *testing
 	l, err := New(WithClock(clock.NewManual()), UseAlgorithm(AIMD), MinLimit(5), InitialLimit(10), MaxLimit(10), BackoffRatio(0.5))
 	require.NoError(t, err)
 	const start = 1<<32 - 2 // the counter 2 admissions before it wraps, as the round began
-	l.word.Store(start << 32)
+	l.s.SetCounter(start)
 	l.epoch.Store(start)
 	l.roundStart = start
 	old, ok := l.TryAcquire()
@@ -44,7 +44,7 @@ func TestAL12_SampleOfACallLetInBeforeTheChangeIsLeftOutAcrossTheWrap(t *testing
 	require.True(t, ok)
 	p.Record(context.DeadlineExceeded) // a round of one drop: the limit changes
 	require.Equal(t, 5, l.Limit())
-	require.Zero(t, l.counter(), "the counter wrapped")
+	require.Zero(t, l.s.Counter(), "the counter wrapped")
 	old.Record(context.DeadlineExceeded)
 	assert.Equal(t, 5, l.Limit())
 	assert.Zero(t, l.cur.n, "the sample of the call let in before the change was left out")

@@ -6,6 +6,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/policy/internal/slots"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -13,12 +14,12 @@ import (
 
 // DecorateFunc is decorateFunc.
 func DecorateFunc[A, T any](l *Limiter, next decorate.Func[A, T]) decorate.Func[A, T] {
-	return decorateFunc(l, next)
+	return slots.Func(&l.s, next)
 }
 
 // DecorateAsyncFunc is decorateAsyncFunc.
 func DecorateAsyncFunc[A, T any](l *Limiter, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
-	return decorateAsyncFunc(l, next)
+	return slots.AsyncFunc(&l.s, next)
 }
 
 // Observe sets the observer of a limiter built with New, as a registry's does.
@@ -28,38 +29,38 @@ func Observe(o observe.Observer) Option { return contract.Observe[settings](o) }
 // MaxWait is, as an asynchronous call that does not wait is let in: tryAcquire, and its
 // admission or rejection recorded and published with context.Background().
 func (l *Limiter) TryAcquire() (Permit, bool) {
-	if !l.enabled {
+	if !l.s.Enabled() {
 		return Permit{}, true
 	}
-	if p, ok := l.tryAcquire(); ok {
-		l.sw.Admit(context.Background())
-		return p, true
+	if p, ok := l.s.TryAcquire(); ok {
+		l.s.Events().Admit(context.Background())
+		return Permit{l: l, p: p}, true
 	}
-	l.sw.Reject(context.Background(), 0, l.rej.Plain)
+	l.s.Events().Reject(context.Background(), 0, l.s.Rejection())
 	return Permit{}, false
 }
 
 // Limit is Snapshot().Limit.
-func (l *Limiter) Limit() int { return int(l.limit.Load()) }
+func (l *Limiter) Limit() int { return l.s.Limit() }
 
 // InFlight is Snapshot().InFlight.
-func (l *Limiter) InFlight() int { return int(uint32(l.word.Load())) }
+func (l *Limiter) InFlight() int { return l.s.InFlight() }
 
 // Queued is Snapshot().Queued.
-func (l *Limiter) Queued() int { return int(l.queued.Load()) }
+func (l *Limiter) Queued() int { return l.s.Queued() }
 
 // InFlight returns the calls in flight once the permit's call was let in, itself
 // included.
-func (p Permit) InFlight() int { return int(p.inFlight) }
+func (p Permit) InFlight() int { return int(p.p.InFlight) }
 
 // Clock returns the limiter's time source.
-func (l *Limiter) Clock() clock.Clock { return l.clk }
+func (l *Limiter) Clock() clock.Clock { return l.events.Clock }
 
 // Rejection is the limiter's rejection of a call that did not fit.
-func (l *Limiter) Rejection() error { return l.rej.Plain }
+func (l *Limiter) Rejection() error { return l.s.Rejection() }
 
 // ExceededError is a limiter's rejection.
-type ExceededError = exceededError
+type ExceededError = slots.Rejection
 
 // MaxLimitCeiling is maxLimitCeiling.
 const MaxLimitCeiling = maxLimitCeiling

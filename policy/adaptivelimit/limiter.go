@@ -10,14 +10,11 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/async"
-	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/internal/sat"
-	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/internal/waitq"
+	"github.com/resilience4go/resilience4go/policy/internal/slots"
 )
 
 // Limiter limits how many calls are in flight at once, to a limit that moves with the
@@ -47,33 +44,19 @@ import (
 // ErrLimitExceeded and that error (policy.ErrNilContext for a nil context).
 type Limiter struct {
 	// Read-only after New.
-	enabled        bool
-	system         bool // clk is clock.System(): read the monotonic clock directly
-	maxWait        time.Duration
 	slow           time.Duration // a call slower than this is a drop (AIMD); else never
 	minLim, maxLim float64
-	clk            clock.Clock
 	cfg            Config
 	events         contract.Events
-	rej            rejections.Set[*exceededError]
-	sw             waitq.Sync[admission, *exceededError] // the blocking wait, and the wait events
 
-	_ [64]byte // a whole 64-byte cache line between the read-only fields and the counters
-	// word is the admission counter (high 32 bits, wrapping) and the calls in flight (low
-	// 32 bits): one compare-and-swap admits a call and numbers it.
-	word   atomic.Uint64
-	limit  atomic.Int64  // the limit on calls in flight
-	queued atomic.Int64  // waiters in the queue; changed by q, read without its lock
-	epoch  atomic.Uint32 // the admission counter when the limit last changed
-	_      [36]byte      // 64-byte cache line - 28 bytes of counters
-
-	q waitq.Queue[admission] // the FIFO queue of waiters; changes queued
+	s slots.Slots // the calls in flight under the limit, the queue and the rejections
 
 	amu        sync.Mutex // the algorithm's lock: taken once per sample that counts
 	algo       algorithm
-	value      float64 // the limit, unrounded
-	cur        round   // the round in progress
-	roundStart uint32  // the admission counter when the round began
+	value      float64       // the limit, unrounded
+	cur        round         // the round in progress
+	roundStart uint32        // the admission counter when the round began
+	epoch      atomic.Uint32 // the admission counter when the limit last changed
 
 	// For Snapshot, which a listener called under amu may read: the average latency of
 	// the last round and the algorithm's baseline after it.
@@ -90,46 +73,32 @@ type Limiter struct {
 // negative duration. The instance id is the Name, else "" (no id: its errors and events name no instance).
 func New(opts ...Option) (*Limiter, error) { return contract.New(defaults, build, opts) }
 
+// build builds an adaptive limiter from s.
 func build(s settings) (*Limiter, error) {
 	if err := s.Config.validate(); err != nil {
 		return nil, err
 	}
 	contract.Own(&s.DropOn, &s.IgnoreOn)
 	id := s.ID("")
-	clk := s.ClockOrSystem()
 	l := &Limiter{
-		enabled: !s.Disabled,
-		system:  sysclock.Is(clk),
-		maxWait: s.MaxWait,
-		slow:    math.MaxInt64,
-		minLim:  float64(s.MinLimit),
-		maxLim:  float64(s.MaxLimit),
-		clk:     clk,
-		cfg:     s.Config,
-		events:  s.EventsOf(Layer, id),
-		rej:     rejections.New(func(cause error) *exceededError { return newExceeded(id, cause) }),
-		algo:    newAlgorithm(s.Config),
-		value:   float64(s.InitialLimit),
+		slow:   math.MaxInt64,
+		minLim: float64(s.MinLimit),
+		maxLim: float64(s.MaxLimit),
+		cfg:    s.Config,
+		events: s.EventsOf(Layer, id),
+		algo:   newAlgorithm(s.Config),
+		value:  float64(s.InitialLimit),
 	}
 	if s.Algorithm == AIMD {
 		l.slow = s.LatencyThreshold
 	}
-	l.limit.Store(int64(s.InitialLimit))
-	l.q.Init(&l.queued, l.room)
-	l.sw = waitq.Sync[admission, *exceededError]{
-		Events: waitq.Events[*exceededError]{Pub: &l.events, Rej: &l.rej, Clock: l.clk,
-			Rejected: EventRejected, Waited: EventWaited},
-		Queue: &l.q, MaxWait: l.maxWait, Recheck: l.recheck, GiveBack: l.giveBack,
-	}
+	l.s.Init(&l.events, slots.Config{
+		Enabled: !s.Disabled, Clock: s.ClockOrSystem(),
+		Layer: Layer, Sentinel: ErrLimitExceeded, Message: exceededMessage(id),
+		Rejected: EventRejected, Waited: EventWaited,
+		Limit: s.InitialLimit, MaxWait: s.MaxWait, Timed: true, Done: completer{l},
+	})
 	return l, nil
-}
-
-// now reads the limiter's clock.
-func (l *Limiter) now() time.Duration {
-	if l.system {
-		return sysclock.Now()
-	}
-	return l.clk.Now()
 }
 
 // Permit is a call's room under the limit, from Acquire. Give it back
@@ -140,10 +109,8 @@ func (l *Limiter) now() time.Duration {
 // value, and the permit of a disabled limiter, give back nothing. A Permit is a small
 // value: taking and giving one back allocates nothing.
 type Permit struct {
-	l        *Limiter
-	start    time.Duration // when the call was let in, on the limiter's clock
-	ticket   uint32        // the admission counter after the call was let in
-	inFlight uint32        // calls in flight once it was let in, itself included
+	l *Limiter
+	p slots.Permit // when the call was let in, its ticket and the calls in flight with it
 }
 
 // Record gives the permit back with the call's outcome err, which the algorithm takes as
@@ -159,7 +126,7 @@ func (p *Permit) Record(err error) {
 	if q := *p; q.l != nil {
 		*p = Permit{}
 		ctx := context.Background()
-		q.l.complete(ctx, q, q.l.classify(ctx, err))
+		q.l.complete(ctx, q.p, q.l.classify(ctx, err))
 	}
 }
 
@@ -169,7 +136,7 @@ func (p *Permit) Record(err error) {
 func (p *Permit) Release() {
 	if q := *p; q.l != nil {
 		*p = Permit{}
-		q.l.complete(context.Background(), q, ignored)
+		q.l.complete(context.Background(), q.p, ignored)
 	}
 }
 
@@ -190,73 +157,14 @@ func (p *Permit) Release() {
 // wait. A disabled limiter returns a permit that gives back nothing at once, but for a
 // nil or done ctx, whose error it returns as is.
 func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
-	if !l.enabled {
+	if !l.s.Enabled() {
 		return Permit{}, decorate.ContextErr(ctx)
 	}
-	return l.acquire(ctx)
-}
-
-// acquire lets a call with ctx in, after the arrival check: a nil or done ctx takes
-// nothing and publishes nothing. It records the call's outcome.
-func (l *Limiter) acquire(ctx context.Context) (Permit, error) {
-	if err := decorate.ContextErr(ctx); err != nil {
-		return Permit{}, l.sw.Refuse(ctx, err)
-	}
-	if p, ok := l.tryAcquire(); ok {
-		l.sw.Admit(ctx)
-		return p, nil
-	}
-	if l.maxWait == 0 {
-		l.sw.Reject(ctx, 0, l.rej.Plain)
-		return Permit{}, l.rej.Plain
-	}
-	r, err := l.sw.Wait(ctx)
+	p, err := l.s.Acquire(ctx)
 	if err != nil {
 		return Permit{}, err
 	}
-	return l.permit(r), nil
-}
-
-// tryAcquire lets a call in if it fits and nobody waits (no barging), and starts its
-// permit's clock.
-func (l *Limiter) tryAcquire() (Permit, bool) {
-	if l.queued.Load() != 0 {
-		return Permit{}, false
-	}
-	ticket, n, ok := l.take()
-	if !ok {
-		return Permit{}, false
-	}
-	return Permit{l: l, start: l.now(), ticket: ticket, inFlight: n}, true
-}
-
-// take counts a call in if the calls in flight are below the limit, and returns its
-// ticket (the admission counter after it) and the calls in flight with it.
-func (l *Limiter) take() (ticket, inFlight uint32, ok bool) {
-	for {
-		w := l.word.Load()
-		n := uint32(w)
-		if int64(n) >= l.limit.Load() {
-			return 0, 0, false
-		}
-		next := w + 1<<32 + 1 // the counter wraps; in flight never reaches 2³²
-		if l.word.CompareAndSwap(w, next) {
-			return uint32(next >> 32), n + 1, true
-		}
-	}
-}
-
-// free counts a call out. An extra Release finds no call in flight and does nothing.
-func (l *Limiter) free() {
-	for {
-		w := l.word.Load()
-		if uint32(w) == 0 {
-			return
-		}
-		if l.word.CompareAndSwap(w, w-1) {
-			return
-		}
-	}
+	return Permit{l: l, p: p}, nil
 }
 
 // The outcomes of a call, for the algorithm.
@@ -273,9 +181,9 @@ func (l *Limiter) classify(ctx context.Context, err error) outcome {
 	switch {
 	case err == nil:
 		return success
-	case matches(err, l.cfg.IgnoreOn):
+	case contract.Matches(err, l.cfg.IgnoreOn):
 		return ignored
-	case errors.Is(err, context.DeadlineExceeded), matches(err, l.cfg.DropOn):
+	case errors.Is(err, context.DeadlineExceeded), contract.Matches(err, l.cfg.DropOn):
 		return dropped
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// The caller's deadline passed (an outer timeout, which may cancel the call's
@@ -287,33 +195,29 @@ func (l *Limiter) classify(ctx context.Context, err error) outcome {
 	return success
 }
 
-func matches(err error, list []error) bool {
-	for _, e := range list {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
-
 // complete gives back p's room, records its sample unless o is ignored, and lets
-// waiters in; ctx is the context of the call that completes, which an
-// EventChanged event its sample causes carries. A waiter enqueued concurrently is
-// not missed: it raises queued before it looks for room (recheck), and complete frees
-// the room (or raises the limit) before it reads queued, so at least one of them sees the
-// other.
-func (l *Limiter) complete(ctx context.Context, p Permit, o outcome) {
+// waiters in; ctx is the context of the call that completes, which an EventChanged event
+// its sample causes carries. It counts the call out (or raises the limit) before it lets
+// waiters in: see slots.Slots.Wake.
+func (l *Limiter) complete(ctx context.Context, p slots.Permit, o outcome) {
 	var end time.Duration
 	if o != ignored {
-		end = l.now()
+		end = l.s.Now()
 	}
-	l.free()
+	l.s.Free()
 	if o != ignored {
-		l.record(ctx, p, sat.Left(end, p.start), o == dropped)
+		l.record(ctx, p, sat.Left(end, p.Start), o == dropped)
 	}
-	if l.queued.Load() != 0 {
-		l.q.Dispatch()
-	}
+	l.s.Wake()
+}
+
+// completer is a limiter as the Completer of its slots: a decorated call's outcome is a
+// sample, by NewPolicy's rules.
+type completer struct{ l *Limiter }
+
+// Complete gives back the room of the call let in with p, with its outcome err.
+func (c completer) Complete(ctx context.Context, p slots.Permit, err error) {
+	c.l.complete(ctx, p, c.l.classify(ctx, err))
 }
 
 // record adds the sample of the call with ctx let in with p to the round, and ends the
@@ -322,48 +226,44 @@ func (l *Limiter) complete(ctx context.Context, p Permit, o outcome) {
 // round is over with the first sample of a call let in after it began (a round spans at
 // least one call's latency) once it holds half as many samples as the most calls that
 // were in flight with one of them.
-func (l *Limiter) record(ctx context.Context, p Permit, latency time.Duration, drop bool) {
-	if !after(l.counter(), p.ticket, l.epoch.Load()) {
+func (l *Limiter) record(ctx context.Context, p slots.Permit, latency time.Duration, drop bool) {
+	if !after(l.s.Counter(), p.Ticket, l.epoch.Load()) {
 		return
 	}
 	drop = drop || latency > l.slow
 	l.amu.Lock()
 	defer l.amu.Unlock()
-	now := l.counter()
-	if !after(now, p.ticket, l.epoch.Load()) { // the limit changed meanwhile
+	now := l.s.Counter()
+	if !after(now, p.Ticket, l.epoch.Load()) { // the limit changed meanwhile
 		return
 	}
 	l.age(now)
 	r := &l.cur
-	r.add(latency, int(p.inFlight), drop)
-	if !after(now, p.ticket, l.roundStart) || 2*r.n < r.maxInFlight {
+	r.add(latency, int(p.InFlight), drop)
+	if !after(now, p.Ticket, l.roundStart) || 2*r.n < r.maxInFlight {
 		return
 	}
-	prev := l.limit.Load()
+	prev := l.s.Limit()
 	if v := l.algo.next(l.value, r); v == v { // not NaN
 		l.value = max(l.minLim, min(l.maxLim, v))
 	}
 	l.latency.Store(int64(r.mean()))
 	l.baseline.Store(int64(l.algo.baseline()))
 	*r = round{}
-	next := int64(l.value)
+	next := int(l.value)
 	if next == prev {
-		l.roundStart = l.counter()
+		l.roundStart = l.s.Counter()
 		return
 	}
 	// Stored before the counter is read: a call counted after it was let in under the
 	// new limit, and one let in under it but counted before is merely left out.
-	l.limit.Store(next)
-	counter := l.counter()
+	l.s.SetLimit(next)
+	counter := l.s.Counter()
 	l.epoch.Store(counter)
 	l.roundStart = counter
 	l.events.PublishCtx(ctx, policy.Event{Kind: EventChanged, Attrs: policy.EventAttrs{
-		slog.Int(attrLimit, int(next)), slog.Int(attrPreviousLimit, int(prev))}})
+		slog.Int(attrLimit, next), slog.Int(attrPreviousLimit, prev)}})
 }
-
-// counter returns the admission counter now: the ticket of the last call let in. It wraps
-// at 2³².
-func (l *Limiter) counter() uint32 { return uint32(l.word.Load() >> 32) }
 
 // after reports whether the call with ticket t was let in after the admission counter
 // read mark, by their ages against the counter now: right as long as both are less than
@@ -386,32 +286,4 @@ func (l *Limiter) age(now uint32) {
 	if now-l.roundStart > maxAge {
 		l.roundStart = now - maxAge
 	}
-}
-
-// An admission is what letting a call in yields: its ticket (the admission counter after
-// it) and the calls in flight with it.
-type admission struct{ ticket, inFlight uint32 }
-
-// room lets a waiter in if it fits under the limit: the queue's step.
-func (l *Limiter) room() (admission, bool) {
-	ticket, n, ok := l.take()
-	return admission{ticket, n}, ok
-}
-
-// recheck lets the queue in if room came while a waiter was being queued (see complete).
-func (l *Limiter) recheck() {
-	if int64(uint32(l.word.Load())) < l.limit.Load() {
-		l.q.Dispatch()
-	}
-}
-
-// permit returns the permit of a waiter let in with r, its clock started now.
-func (l *Limiter) permit(r admission) Permit {
-	return Permit{l: l, start: l.now(), ticket: r.ticket, inFlight: r.inFlight}
-}
-
-// giveBack gives back, without a sample, the room r of a waiter let in whose wait was
-// already over (canceled, expired, or ctx ended as the room came).
-func (l *Limiter) giveBack(r admission) {
-	l.complete(context.Background(), Permit{l: l, ticket: r.ticket, inFlight: r.inFlight}, ignored)
 }

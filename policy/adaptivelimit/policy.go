@@ -1,14 +1,9 @@
 package adaptivelimit
 
 import (
-	"context"
-	"time"
-
-	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/internal/waitq"
+	"github.com/resilience4go/resilience4go/policy/internal/slots"
 )
 
 // NewPolicy returns l as a policy of layer Layer, for calls returning T: its Decorate and
@@ -86,9 +81,7 @@ import (
 // records as the decorated calls do. An asynchronous call whose future is canceled while
 // it waits was neither let in nor refused: nothing is recorded for it. A disabled limiter
 // records nothing. Without a recorder, recording costs a nil check.
-func NewPolicy[T any](l *Limiter) policy.Policy[T] {
-	return decorate.Of(Layer, l, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
-}
+func NewPolicy[T any](l *Limiter) policy.Policy[T] { return slots.Policy[T](Layer, &l.s) }
 
 // Decorate is the adaptive limit's layer as package resilience composes it: it guards
 // next, a function of any arity (its arguments carried as A) and result T, synchronous or
@@ -98,137 +91,5 @@ func NewPolicy[T any](l *Limiter) policy.Policy[T] {
 // with NewPolicy[T](l).Decorate (or DecorateAsync), or wrap it with resilience.Wrap and a
 // resilience.AdaptiveLimit spec.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](l *Limiter, next F) F {
-	if f, ok := any(next).(decorate.Func[A, T]); ok {
-		return any(decorateFunc(l, f)).(F)
-	}
-	return any(decorateAsyncFunc(l, any(next).(decorate.AsyncFunc[A, T]))).(F)
-}
-
-func decorateFunc[A, T any](l *Limiter, next decorate.Func[A, T]) decorate.Func[A, T] {
-	if !l.enabled {
-		return decorate.Guard(next)
-	}
-	return func(ctx context.Context, a A) (T, error) {
-		p, err := l.acquire(ctx)
-		if err != nil {
-			var zero T
-			return zero, err
-		}
-		done := false
-		defer func() {
-			if !done { // next panicked
-				l.complete(ctx, p, ignored)
-			}
-		}()
-		v, err := next(ctx, a)
-		done = true
-		l.complete(ctx, p, l.classify(ctx, err))
-		return v, err
-	}
-}
-
-func decorateAsyncFunc[A, T any](l *Limiter, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
-	if !l.enabled {
-		return decorate.GuardAsync(next)
-	}
-	rejected := async.Failed[T](l.rej.Plain)
-	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := decorate.ContextErr(ctx); err != nil {
-			return async.Failed[T](l.sw.Refuse(ctx, err))
-		}
-		if p, ok := l.tryAcquire(); ok {
-			l.sw.Admit(ctx)
-			return start(l, p, ctx, a, next)
-		}
-		if l.maxWait == 0 {
-			l.sw.Reject(ctx, 0, l.rej.Plain)
-			return rejected
-		}
-		return enqueueAsync(l, ctx, a, next)
-	}
-}
-
-// start runs next with permit p and records its outcome when its future completes (at
-// once, without a sample, if next panics or returns a nil future).
-func start[A, T any](l *Limiter, p Permit, ctx context.Context, a A, next decorate.AsyncFunc[A, T]) *async.Future[T] {
-	ok := false
-	defer func() {
-		if !ok {
-			l.complete(ctx, p, ignored)
-		}
-	}()
-	inner := next(ctx, a)
-	if inner == nil {
-		return async.Failed[T](async.ErrNilFuture) // counted out by the deferred call
-	}
-	// From here the permit is the callback's to give back, also when it runs at once
-	// (inner is complete) and a call it lets in from the queue panics.
-	ok = true
-	inner.OnComplete(func(_ T, err error) { l.complete(ctx, p, l.classify(ctx, err)) })
-	return inner
-}
-
-// An asyncWaiter is an asynchronous call queued for room under the limit.
-type asyncWaiter[A, T any] struct {
-	waitq.Waiter[admission]
-	at     time.Duration // clock time at which the wait began
-	d      delay.Delayed[T]
-	l      *Limiter
-	ctx    context.Context
-	a      A
-	next   decorate.AsyncFunc[A, T]
-	waited bool // let in from the queue
-}
-
-func enqueueAsync[A, T any](l *Limiter, ctx context.Context, a A, next decorate.AsyncFunc[A, T]) *async.Future[T] {
-	w := &asyncWaiter[A, T]{l: l, ctx: ctx, a: a, next: next}
-	fut := w.d.Init(l.clk, ctx, w, nil)
-	w.at = l.clk.Now()
-	// The MaxWait timer and the ctx hook are armed before the waiter is queued (a waiter
-	// seen in the queue always has them); one that fires first keeps it from being queued.
-	w.d.StartWithin(l.maxWait)
-	switch l.q.Enqueue(&w.Waiter, w) {
-	case waitq.Admitted: // room came meanwhile, and nobody waits for it
-		w.startIn(false)
-	case waitq.Queued:
-		l.recheck()
-	}
-	return fut
-}
-
-// Granted is called when the waiter is let in.
-func (w *asyncWaiter[A, T]) Granted() { w.startIn(true) }
-
-// startIn starts the call the waiter now has room for, or passes the room on if the wait
-// is already over (canceled, expired, or ctx ended as the room came).
-func (w *asyncWaiter[A, T]) startIn(waited bool) {
-	w.waited = waited
-	if !w.d.Start() {
-		w.l.giveBack(w.Room())
-	}
-}
-
-// Start runs the call in its room, after reporting its admission.
-func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
-	if w.waited {
-		w.l.sw.AdmitWaited(w.ctx, w.at)
-	} else {
-		w.l.sw.Admit(w.ctx)
-	}
-	return start(w.l, w.l.permit(w.Room()), w.ctx, w.a, w.next)
-}
-
-// Stop takes a waiter whose wait is over without room out of the queue (one already let
-// in gives its room back in startIn), and returns its rejection, which it reports; a
-// canceled waiter reports nothing.
-func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
-	w.l.q.Remove(&w.Waiter)
-	var zero T
-	switch cause {
-	case async.ErrCanceled:
-		return zero, cause
-	case delay.ErrExpired:
-		return zero, w.l.sw.Expired(w.ctx, w.at)
-	}
-	return zero, w.l.sw.RejectContext(w.ctx, w.l.sw.Since(w.at), cause)
+	return slots.Decorate[F, A, T](&l.s, next)
 }

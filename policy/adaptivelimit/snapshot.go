@@ -37,8 +37,8 @@ func (l *Limiter) Config() Config {
 // lock: under load they may not add up. A disabled limiter reports its InitialLimit, and
 // no call in flight or waiting. It allocates nothing.
 func (l *Limiter) Snapshot() Snapshot {
-	return Snapshot{Instance: l.events.ID, Algorithm: l.cfg.Algorithm, Limit: int(l.limit.Load()),
-		InFlight: int(uint32(l.word.Load())), Queued: int(l.queued.Load()),
+	return Snapshot{Instance: l.events.ID, Algorithm: l.cfg.Algorithm, Limit: l.s.Limit(),
+		InFlight: l.s.InFlight(), Queued: l.s.Queued(),
 		Latency: time.Duration(l.latency.Load()), Baseline: time.Duration(l.baseline.Load()),
 		MinLimit: l.cfg.MinLimit, MaxLimit: l.cfg.MaxLimit}
 }

@@ -24,18 +24,14 @@
 package bulkhead
 
 import (
-	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
-	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contract"
-	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/r4c"
-	"github.com/resilience4go/resilience4go/internal/rejections"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/internal/waitq"
+	"github.com/resilience4go/resilience4go/policy/internal/slots"
 )
 
 // Bulkhead limits how many calls are in flight at once. Build it with New and guard
@@ -44,10 +40,10 @@ import (
 // registry's reload, see Config); whether it is enabled is fixed when it is built.
 //
 // A call holds a slot from its start until it returns (synchronous calls, also when they
-// panic) or until its future completes (asynchronous calls). The free slots are one atomic
-// counter: a call that finds a slot free and nobody waiting takes it with one
-// compare-and-swap and reads nothing else, and a call rejected at once (MaxWait 0, the
-// default) only reads the configuration in force besides; neither allocates.
+// panic) or until its future completes (asynchronous calls). The calls in flight are one
+// atomic counter, beside the limit: a call that finds a slot free and nobody waiting
+// takes it with one compare-and-swap, and a call rejected at once (MaxWait 0, the
+// default) only reads MaxWait besides; neither allocates.
 //
 // Waiting calls queue in arrival order (FIFO). A released slot goes to the oldest waiter;
 // while anyone waits, newcomers queue behind them instead of taking a slot that is
@@ -64,29 +60,14 @@ import (
 // both ErrFull and that error (policy.ErrNilContext for a nil context).
 type Bulkhead struct {
 	// Read-only after New.
-	enabled bool
-	clk     clock.Clock
-	events  contract.Events
-	rej     rejections.Set[*fullError]
-	ev      waitq.Events[*fullError] // the wait events and rejections
+	events contract.Events
 
 	// cur is the configuration in force, replaced whole by reconfigure (under mu); the
-	// calls that find a slot free at once never read it.
-	cur atomic.Pointer[limits]
+	// calls never read it.
+	cur atomic.Pointer[Config]
 	mu  sync.Mutex // serializes reconfigure
 
-	_      [64]byte     // a whole 64-byte cache line between the fields above and the counters
-	free   atomic.Int64 // slots not taken; below 0 while more calls are in flight than MaxConcurrent
-	queued atomic.Int64 // waiters in the queue; changed by q, read without its lock
-	_      [48]byte     // 64-byte cache line - 8 bytes of free - 8 of queued
-
-	q waitq.Queue[struct{}] // the FIFO queue of waiters; changes queued
-}
-
-// limits is a configuration in force, read-only once stored.
-type limits struct {
-	cfg Config
-	sw  waitq.Sync[struct{}, *fullError] // the blocking wait, with cfg's MaxWait
+	s slots.Slots // the slots, MaxConcurrent of them, the queue and the rejections
 }
 
 // New builds a bulkhead from opts, over the defaults: MaxConcurrent 25, MaxWait 0
@@ -96,31 +77,21 @@ type limits struct {
 // Name, else "" (no id: its errors and events name no instance).
 func New(opts ...Option) (*Bulkhead, error) { return contract.New(defaults, build, opts) }
 
+// build builds a bulkhead from s.
 func build(s settings) (*Bulkhead, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
 	id := s.ID("")
-	b := &Bulkhead{
-		enabled: !s.Disabled,
-		clk:     s.ClockOrSystem(),
-		events:  s.EventsOf(Layer, id),
-		rej:     rejections.New(func(cause error) *fullError { return newFull(id, cause) }),
-	}
-	b.ev = waitq.Events[*fullError]{Pub: &b.events, Rej: &b.rej, Clock: b.clk,
-		Rejected: EventRejected, Waited: EventWaited}
-	b.free.Store(int64(s.MaxConcurrent))
-	b.q.Init(&b.queued, b.room)
-	b.cur.Store(b.limitsOf(s.Config))
+	b := &Bulkhead{events: s.EventsOf(Layer, id)}
+	b.s.Init(&b.events, slots.Config{
+		Enabled: !s.Disabled, Clock: s.ClockOrSystem(),
+		Layer: Layer, Sentinel: ErrFull, Message: fullMessage(id),
+		Rejected: EventRejected, Waited: EventWaited,
+		Limit: s.MaxConcurrent, MaxWait: s.MaxWait,
+	})
+	b.cur.Store(&s.Config)
 	return b, nil
-}
-
-// limitsOf returns c in force.
-func (b *Bulkhead) limitsOf(c Config) *limits {
-	return &limits{cfg: c, sw: waitq.Sync[struct{}, *fullError]{
-		Events: b.ev, Queue: &b.q, MaxWait: c.MaxWait, Recheck: b.recheck,
-		GiveBack: func(struct{}) { b.release() },
-	}}
 }
 
 // reconfigure applies c to the running bulkhead, for a registry's reload. c is validated
@@ -139,20 +110,20 @@ func (b *Bulkhead) limitsOf(c Config) *limits {
 func (b *Bulkhead) reconfigure(c Config) error {
 	b.mu.Lock()
 	old := b.cur.Load()
-	changed, err := changes(old.cfg, c)
+	changed, err := changes(*old, c)
 	if err != nil || len(changed) == 0 {
 		b.mu.Unlock()
 		return err
 	}
-	b.cur.Store(b.limitsOf(c))
-	// Slots taken by the calls in flight stay taken: free moves by the difference, and
-	// drops below 0 while more calls are in flight than the new limit.
-	raised := c.MaxConcurrent > old.cfg.MaxConcurrent
-	b.free.Add(int64(c.MaxConcurrent - old.cfg.MaxConcurrent))
+	b.cur.Store(&c)
+	// Slots taken by the calls in flight stay taken: while more calls are in flight than
+	// the new limit, none is free.
+	b.s.SetLimit(c.MaxConcurrent)
+	b.s.SetMaxWait(c.MaxWait)
 	b.events.Publish(policy.Event{Kind: policy.ConfigChanged, Changed: changed})
 	b.mu.Unlock()
-	if raised && b.enabled && b.queued.Load() != 0 {
-		b.q.Dispatch() // outside mu: it may start asynchronous calls
+	if c.MaxConcurrent > old.MaxConcurrent && b.s.Enabled() {
+		b.s.Wake() // outside mu: it may start asynchronous calls
 	}
 	return nil
 }
@@ -160,7 +131,7 @@ func (b *Bulkhead) reconfigure(c Config) error {
 // checkReconfigure reports the error reconfigure would return for c, without applying
 // it. Safe for concurrent use.
 func (b *Bulkhead) checkReconfigure(c Config) error {
-	return contract.ErrOf(changes(b.cur.Load().cfg, c))
+	return contract.ErrOf(changes(*b.cur.Load(), c))
 }
 
 // changes validates c as a new configuration for a bulkhead running with old, and
@@ -177,64 +148,4 @@ func changes(old, c Config) ([]string, error) {
 	changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
 	changed.Add(c.MaxWait != old.MaxWait, "maxWait")
 	return changed.Sorted(), nil
-}
-
-// tryAcquire takes a free slot unless someone is waiting (no barging).
-func (b *Bulkhead) tryAcquire() bool {
-	if b.queued.Load() != 0 {
-		return false
-	}
-	return b.takeFree()
-}
-
-// takeFree takes a free slot, if any.
-func (b *Bulkhead) takeFree() bool {
-	for {
-		f := b.free.Load()
-		if f <= 0 {
-			return false
-		}
-		if b.free.CompareAndSwap(f, f-1) {
-			return true
-		}
-	}
-}
-
-// release gives a slot back. A waiter enqueued concurrently is not missed: it raises
-// queued before it reads free (recheck), and release raises free before it reads queued,
-// so at least one of them sees the other and hands the slot over.
-func (b *Bulkhead) release() {
-	b.free.Add(1)
-	if b.queued.Load() != 0 {
-		b.q.Dispatch()
-	}
-}
-
-// acquire takes a slot for a call with ctx, after the arrival check: a nil or done ctx
-// takes nothing and publishes nothing. It records the call's outcome.
-func (b *Bulkhead) acquire(ctx context.Context) error {
-	if err := decorate.ContextErr(ctx); err != nil {
-		return b.ev.Refuse(ctx, err)
-	}
-	if b.tryAcquire() {
-		b.ev.Admit(ctx)
-		return nil
-	}
-	l := b.cur.Load()
-	if l.cfg.MaxWait == 0 {
-		b.ev.Reject(ctx, 0, b.rej.Plain)
-		return b.rej.Plain
-	}
-	_, err := l.sw.Wait(ctx)
-	return err
-}
-
-// room takes a free slot for a waiter: the queue's step.
-func (b *Bulkhead) room() (struct{}, bool) { return struct{}{}, b.takeFree() }
-
-// recheck hands over a slot released while a waiter was being queued (see release).
-func (b *Bulkhead) recheck() {
-	if b.free.Load() > 0 {
-		b.q.Dispatch()
-	}
 }

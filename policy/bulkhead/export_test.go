@@ -20,7 +20,7 @@ func (b *Bulkhead) Reconfigure(c Config) error { return b.reconfigure(c) }
 func (b *Bulkhead) CheckReconfigure(c Config) error { return b.checkReconfigure(c) }
 
 // Clock returns b's time source.
-func (b *Bulkhead) Clock() clock.Clock { return b.clk }
+func (b *Bulkhead) Clock() clock.Clock { return b.events.Clock }
 
 // Observe sets the observer, as a registry does.
 func Observe(o observe.Observer) Option { return contract.Observe[settings](o) }
@@ -35,35 +35,36 @@ func DefaultConfig() Config { return defaultConfig() }
 func (c Config) Validate() error { return c.validate() }
 
 // Rejection returns b's plain rejection.
-func (b *Bulkhead) Rejection() error { return b.rej.Plain }
+func (b *Bulkhead) Rejection() error { return b.s.Rejection() }
 
 // TryAcquire takes a slot if one is free now and nobody waits, as a decorated call that
 // finds one does, and reports whether it did; a refusal is reported as a call's, with
 // context.Background(). A disabled bulkhead always returns true.
 func (b *Bulkhead) TryAcquire() bool {
-	if !b.enabled {
+	if !b.s.Enabled() {
 		return true
 	}
-	if b.tryAcquire() {
-		b.ev.Admit(context.Background())
+	if _, ok := b.s.TryAcquire(); ok {
+		b.s.Events().Admit(context.Background())
 		return true
 	}
-	b.ev.Reject(context.Background(), 0, b.rej.Plain)
+	b.s.Events().Reject(context.Background(), 0, b.s.Rejection())
 	return false
 }
 
 // Acquire takes a slot as a decorated synchronous call does, waiting up to MaxWait.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
-	if !b.enabled {
+	if !b.s.Enabled() {
 		return decorate.ContextErr(ctx)
 	}
-	return b.acquire(ctx)
+	_, err := b.s.Acquire(ctx)
+	return err
 }
 
 // Release gives back a slot taken by TryAcquire or Acquire.
 func (b *Bulkhead) Release() {
-	if b.enabled {
-		b.release()
+	if b.s.Enabled() {
+		b.s.Release()
 	}
 }
 

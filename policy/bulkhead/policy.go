@@ -1,14 +1,9 @@
 package bulkhead
 
 import (
-	"context"
-	"time"
-
-	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/internal/waitq"
+	"github.com/resilience4go/resilience4go/policy/internal/slots"
 )
 
 // NewPolicy returns b as a policy of layer Layer, for calls returning T: its Decorate
@@ -38,7 +33,7 @@ import (
 //     returned (a nil future from next: a future failed with async.ErrNilFuture, and the
 //     slot comes back at once).
 //   - No slot and MaxWait 0: a failed future with b's rejection, matching
-//     ErrFull.
+//     ErrFull, made once when next is decorated.
 //   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When a slot is
 //     handed to it, next starts on the goroutine that released the slot (or that raised
 //     MaxConcurrent in a reload); when a queued call's next panics there, the slot
@@ -64,9 +59,7 @@ import (
 // asynchronous call whose future is canceled while it waits was neither let in nor
 // refused: nothing is recorded for it. A disabled bulkhead records nothing. Without a
 // recorder, recording costs a nil check.
-func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
-	return decorate.Of(Layer, b, decorateFunc[struct{}, T], decorateAsyncFunc[struct{}, T])
-}
+func NewPolicy[T any](b *Bulkhead) policy.Policy[T] { return slots.Policy[T](Layer, &b.s) }
 
 // Decorate is the bulkhead's layer as package resilience composes it: it guards next, a
 // function of any arity (its arguments carried as A) and result T, synchronous or
@@ -76,134 +69,5 @@ func NewPolicy[T any](b *Bulkhead) policy.Policy[T] {
 // with NewPolicy[T](b).Decorate (or DecorateAsync), or wrap it with resilience.Wrap and a
 // resilience.Bulkhead spec.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](b *Bulkhead, next F) F {
-	if f, ok := any(next).(decorate.Func[A, T]); ok {
-		return any(decorateFunc(b, f)).(F)
-	}
-	return any(decorateAsyncFunc(b, any(next).(decorate.AsyncFunc[A, T]))).(F)
-}
-
-// decorateFunc is Decorate for a decorate.Func: see NewPolicy.
-func decorateFunc[A, T any](b *Bulkhead, next decorate.Func[A, T]) decorate.Func[A, T] {
-	if !b.enabled {
-		return decorate.Guard(next)
-	}
-	return func(ctx context.Context, a A) (T, error) {
-		if err := b.acquire(ctx); err != nil {
-			var zero T
-			return zero, err
-		}
-		defer b.release()
-		return next(ctx, a)
-	}
-}
-
-// decorateAsyncFunc is Decorate for a decorate.AsyncFunc: see NewPolicy.
-func decorateAsyncFunc[A, T any](b *Bulkhead, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
-	if !b.enabled {
-		return decorate.GuardAsync(next)
-	}
-	release := func(T, error) { b.release() }
-	return func(ctx context.Context, a A) *async.Future[T] {
-		if err := decorate.ContextErr(ctx); err != nil {
-			return async.Failed[T](b.ev.Refuse(ctx, err))
-		}
-		if b.tryAcquire() {
-			b.ev.Admit(ctx)
-			return start(b, ctx, a, next, release)
-		}
-		maxWait := b.cur.Load().cfg.MaxWait
-		if maxWait == 0 {
-			b.ev.Reject(ctx, 0, b.rej.Plain)
-			return async.Failed[T](b.rej.Plain)
-		}
-		return enqueueAsync(b, ctx, a, next, release, maxWait)
-	}
-}
-
-// start runs next in a slot the caller holds, and gives the slot back when next's future
-// completes (at once, if next panics or returns a nil future, which stands for a future
-// failed with async.ErrNilFuture).
-func start[A, T any](b *Bulkhead, ctx context.Context, a A, next decorate.AsyncFunc[A, T], release func(T, error)) *async.Future[T] {
-	ok := false
-	defer func() {
-		if !ok {
-			b.release()
-		}
-	}()
-	inner := next(ctx, a)
-	// From here the slot is release's to give back, also when it runs at once (inner is
-	// complete) and a call it starts from the queue panics.
-	ok = true
-	if inner == nil {
-		inner = async.Failed[T](async.ErrNilFuture)
-	}
-	inner.OnComplete(release)
-	return inner
-}
-
-// An asyncWaiter is an asynchronous call queued for a slot.
-type asyncWaiter[A, T any] struct {
-	waitq.Waiter[struct{}]
-	at      time.Duration // clock time at which the wait began
-	d       delay.Delayed[T]
-	b       *Bulkhead
-	ctx     context.Context
-	a       A
-	next    decorate.AsyncFunc[A, T]
-	release func(T, error)
-	waited  bool // the slot was handed over from the queue
-}
-
-// enqueueAsync queues an asynchronous call for a slot, for up to maxWait (more than 0).
-func enqueueAsync[A, T any](b *Bulkhead, ctx context.Context, a A, next decorate.AsyncFunc[A, T], release func(T, error), maxWait time.Duration) *async.Future[T] {
-	w := &asyncWaiter[A, T]{b: b, ctx: ctx, a: a, next: next, release: release}
-	fut := w.d.Init(b.clk, ctx, w, nil)
-	w.at = b.clk.Now()
-	// The MaxWait timer and the ctx hook are armed before the waiter is queued (a waiter
-	// seen in the queue always has them); one that fires first keeps it from being queued.
-	w.d.StartWithin(maxWait)
-	switch b.q.Enqueue(&w.Waiter, w) {
-	case waitq.Admitted: // a slot came free meanwhile, and nobody waits for it
-		w.startIn(false)
-	case waitq.Queued:
-		b.recheck()
-	}
-	return fut
-}
-
-// Granted is called when a slot is handed to the waiter.
-func (w *asyncWaiter[A, T]) Granted() { w.startIn(true) }
-
-// startIn starts the call in the slot the waiter now holds, or passes the slot on if the
-// wait is already over (canceled, expired, or ctx ended as the slot came).
-func (w *asyncWaiter[A, T]) startIn(waited bool) {
-	w.waited = waited
-	if !w.d.Start() {
-		w.b.release()
-	}
-}
-
-// Start runs the call in its slot, after reporting its admission.
-func (w *asyncWaiter[A, T]) Start() *async.Future[T] {
-	if w.waited {
-		w.b.ev.AdmitWaited(w.ctx, w.at)
-	} else {
-		w.b.ev.Admit(w.ctx)
-	}
-	return start(w.b, w.ctx, w.a, w.next, w.release)
-}
-
-// Stop takes a waiter whose wait is over without a slot out of the queue (one already
-// handed a slot gives it back in startIn), and returns its rejection, which it reports;
-// a canceled waiter reports nothing.
-func (w *asyncWaiter[A, T]) Stop(cause error) (T, error) {
-	w.b.q.Remove(&w.Waiter)
-	var zero T
-	switch cause {
-	case async.ErrCanceled:
-		return zero, cause
-	case delay.ErrExpired:
-		return zero, w.b.ev.Expired(w.ctx, w.at)
-	}
-	return zero, w.b.ev.RejectContext(w.ctx, w.b.ev.Since(w.at), cause)
+	return slots.Decorate[F, A, T](&b.s, next)
 }

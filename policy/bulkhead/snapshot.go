@@ -14,16 +14,7 @@ type Snapshot struct {
 
 // Config returns the configuration in force: the one the bulkhead was built with, or the
 // last one a registry's reload applied.
-func (b *Bulkhead) Config() Config { return b.cur.Load().cfg }
-
-// availableOf is the slots free now, for the limit of one configuration.
-func (b *Bulkhead) availableOf(limit int) int {
-	n := int64(limit)
-	if !b.enabled {
-		return int(n)
-	}
-	return int(min(max(b.free.Load(), 0), n))
-}
+func (b *Bulkhead) Config() Config { return *b.cur.Load() }
 
 // Snapshot returns the bulkhead's id, free slots, configured slots and waiting calls. The
 // fields are read one after another, without a lock: under load they may not add up, but
@@ -31,7 +22,11 @@ func (b *Bulkhead) availableOf(limit int) int {
 // use; a registry hands out the bulkhead (resilience.Lookup[*Bulkhead] with Layer) to
 // read it.
 func (b *Bulkhead) Snapshot() Snapshot {
-	limit := b.cur.Load().cfg.MaxConcurrent
-	return Snapshot{Instance: b.events.ID, AvailableSlots: b.availableOf(limit),
-		MaxConcurrent: limit, Waiting: int(b.queued.Load())}
+	limit := b.s.Limit()
+	free := limit
+	if b.s.Enabled() {
+		free = min(max(limit-b.s.InFlight(), 0), limit)
+	}
+	return Snapshot{Instance: b.events.ID, AvailableSlots: free, MaxConcurrent: limit,
+		Waiting: b.s.Queued()}
 }

@@ -36,7 +36,7 @@ func TestOB1_SyncWaitRecordsEachWaitOnce(t *testing.T) {
 	p, rec := recordedPool(1, clk)
 	ctx := contracttest.MarkedContext()
 
-	_, err := p.s.Wait(ctx) // room free, nobody queued
+	_, err := p.s.Wait(ctx, p.maxWait) // room free, nobody queued
 	require.NoError(t, err)
 
 	ch := p.waitAsync(ctx)

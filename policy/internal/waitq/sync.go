@@ -118,8 +118,7 @@ func (e *Events[E]) AdmitWaited(ctx context.Context, since time.Duration) {
 // Wait is safe for concurrent use.
 type Sync[R any, E error] struct {
 	Events[E]
-	Queue   *Queue[R]
-	MaxWait time.Duration // how long a call may wait, on Events.Clock; more than 0
+	Queue *Queue[R]
 	// Recheck hands over room that came while a waiter was being queued: it calls
 	// Queue.Dispatch if there is room now.
 	Recheck func()
@@ -137,10 +136,10 @@ type syncWaiter[R any] struct {
 // Granted is called when room is handed to the waiter.
 func (w *syncWaiter[R]) Granted() { w.ch <- struct{}{} }
 
-// Wait queues the caller and blocks it until it is handed room, MaxWait passes on the
-// clock, or ctx ends. It returns the room the caller now holds and a nil error, or the
+// Wait queues the caller and blocks it until it is handed room, maxWait (more than 0)
+// passes on the clock, or ctx ends. It returns the room the caller now holds and a nil error, or the
 // zero R and a rejection:
-//   - the plain rejection once MaxWait has passed (also when the timer fires as ctx ends),
+//   - the plain rejection once maxWait has passed (also when the timer fires as ctx ends),
 //     after the rejection event;
 //   - the rejection matching ctx's error when ctx ends first, after the rejection event.
 //     Room handed to the caller as ctx ended is given back with GiveBack first.
@@ -149,15 +148,15 @@ func (w *syncWaiter[R]) Granted() { w.ch <- struct{}{} }
 // is being queued (nobody queued any more) publishes nothing. Every event goes out with
 // ctx, and each wait records its outcome once: ResultAdmitted (with how long the caller
 // waited, 0 when it found room as it was being queued) or ResultRejected. ctx must not be
-// nil. A wait allocates the waiter and its MaxWait timer.
-func (s *Sync[R, E]) Wait(ctx context.Context) (R, error) {
+// nil. A wait allocates the waiter and its maxWait timer.
+func (s *Sync[R, E]) Wait(ctx context.Context, maxWait time.Duration) (R, error) {
 	var zero R
 	q := s.Queue
 	w := &syncWaiter[R]{ch: make(chan struct{}, 1)}
 	at := s.Clock.Now()
 	// Armed before the waiter is queued, so that a waiter seen in the queue (a snapshot)
 	// always has its timer; a timer that fires first keeps it from being queued.
-	timer := s.Clock.AfterFunc(s.MaxWait, func() {
+	timer := s.Clock.AfterFunc(maxWait, func() {
 		if q.Remove(&w.Waiter) {
 			w.ch <- struct{}{}
 		}

@@ -43,6 +43,7 @@ type syncPool struct {
 	pub      contract.Events
 	rej      rejections.Set[*fullError]
 	s        waitq.Sync[int64, *fullError]
+	maxWait  time.Duration  // how long each Wait may wait
 	recheck  func()         // run by Recheck, before it dispatches
 	gaveBack []int64        // the room given back by GiveBack
 	mu       sync.Mutex     // guards events and gaveBack
@@ -50,7 +51,7 @@ type syncPool struct {
 }
 
 func newSyncPool(free int64, clk clock.Clock) *syncPool {
-	p := &syncPool{pool: newPool(free), clk: clk}
+	p := &syncPool{pool: newPool(free), clk: clk, maxWait: maxWait}
 	p.pub = contract.Events{ID: "test", Clock: clk, Listener: func(e policy.Event) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -60,8 +61,7 @@ func newSyncPool(free int64, clk clock.Clock) *syncPool {
 	p.s = waitq.Sync[int64, *fullError]{
 		Events: waitq.Events[*fullError]{Pub: &p.pub, Rej: &p.rej, Clock: clk,
 			Rejected: testRejected, Waited: testWaited},
-		Queue:   &p.q,
-		MaxWait: maxWait,
+		Queue: &p.q,
 		Recheck: func() {
 			if p.recheck != nil {
 				p.recheck()
@@ -102,7 +102,7 @@ func (p *syncPool) waitAsync(ctx context.Context) <-chan result {
 	before := p.queued.Load()
 	ch := make(chan result, 1)
 	go func() {
-		r, err := p.s.Wait(ctx)
+		r, err := p.s.Wait(ctx, p.maxWait)
 		ch <- result{r, err}
 	}()
 	for p.queued.Load() == before {
@@ -135,7 +135,7 @@ func TestSyncWait_Granted(t *testing.T) {
 func TestSyncWait_AdmittedWhileQueueing(t *testing.T) {
 	clk := clock.NewManual()
 	p := newSyncPool(1, clk)
-	r, err := p.s.Wait(context.Background())
+	r, err := p.s.Wait(context.Background(), p.maxWait)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), r)
 	assert.Zero(t, clk.PendingTasks(), "the timer is stopped")
@@ -175,7 +175,7 @@ func (stopped) Stop() bool { return false }
 // plain rejection, and the rejection event.
 func TestSyncWait_TimerBeforeQueueing(t *testing.T) {
 	p := newSyncPool(0, immediate{clock.NewManual()})
-	_, err := p.s.Wait(context.Background())
+	_, err := p.s.Wait(context.Background(), p.maxWait)
 	assert.Same(t, p.rej.Plain, err)
 	assert.Zero(t, p.queued.Load(), "never queued")
 	assert.Equal(t, []policy.Event{{Kind: testRejected, Instance: "test", Err: p.rej.Plain}},
@@ -228,7 +228,7 @@ func TestSyncWait_GrantedAsContextEnds(t *testing.T) {
 			p.free.Add(1)
 			p.q.Dispatch()
 		}
-		r, err := p.s.Wait(ctx)
+		r, err := p.s.Wait(ctx, p.maxWait)
 		if err != nil {
 			rejected++
 			require.Same(t, p.rej.Canceled, err)
@@ -258,7 +258,7 @@ func TestSyncWait_ExpiresAsContextEnds(t *testing.T) {
 			cancel()
 			clk.Advance(maxWait) // runs the timer on this goroutine
 		}
-		_, err := p.s.Wait(ctx)
+		_, err := p.s.Wait(ctx, p.maxWait)
 		cancel()
 		require.Same(t, p.rej.Plain, err)
 		require.Empty(t, p.givenBack())
@@ -291,7 +291,7 @@ func TestEvents_Unobserved(t *testing.T) {
 // no room is lost or handed twice (what is free at the end is what was released).
 func TestSyncWait_Concurrent(t *testing.T) {
 	p := newSyncPool(0, clock.System())
-	p.s.MaxWait = time.Hour
+	p.maxWait = time.Hour
 	var wg sync.WaitGroup
 	const n = 200
 	for i := range n {
@@ -303,7 +303,7 @@ func TestSyncWait_Concurrent(t *testing.T) {
 			if i%3 == 0 {
 				go cancel()
 			}
-			if _, err := p.s.Wait(ctx); err == nil {
+			if _, err := p.s.Wait(ctx, p.maxWait); err == nil {
 				p.release()
 			}
 		}()
