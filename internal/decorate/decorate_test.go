@@ -74,3 +74,33 @@ func TestDecorators_AdaptGenericDecorators(t *testing.T) {
 	assert.Equal(t, "async:v", got)
 	assert.Equal(t, 1, calls)
 }
+
+// prefixer is a policy instance whose decorators Dispatch chooses between.
+type prefixer struct{ sync, async string }
+
+func prefixSync[A any](p *prefixer, next decorate.Func[A, string]) decorate.Func[A, string] {
+	return addPrefix[A](p.sync)(next)
+}
+
+func prefixAsync[A any](p *prefixer, next decorate.AsyncFunc[A, string]) decorate.AsyncFunc[A, string] {
+	return addPrefixAsync[A](p.async)(next)
+}
+
+func TestDispatch_DecoratesEachShapeWithItsDecorator(t *testing.T) {
+	p := &prefixer{sync: "s:", async: "a:"}
+	ctx := context.Background()
+
+	syncCall := decorate.Dispatch(p, decorate.Func[int, string](func(_ context.Context, a int) (string, error) {
+		return fmt.Sprint(a), nil
+	}), prefixSync[int], prefixAsync[int])
+	got, err := syncCall(ctx, 7)
+	require.NoError(t, err)
+	assert.Equal(t, "s:7", got)
+
+	asyncCall := decorate.Dispatch(p, decorate.AsyncFunc[int, string](func(_ context.Context, a int) *async.Future[string] {
+		return async.Completed(fmt.Sprint(a))
+	}), prefixSync[int], prefixAsync[int])
+	got, err = asyncCall(ctx, 8).Await(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "a:8", got)
+}
