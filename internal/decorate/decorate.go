@@ -68,6 +68,24 @@ func Dispatch[F Func[A, T] | AsyncFunc[A, T], P, A, T any](p P, next F, sync fun
 	return any(async(p, any(next).(AsyncFunc[A, T]))).(F)
 }
 
+// Start calls next(ctx, a) and returns its future, a nil one as a future failed with
+// async.ErrNilFuture. If next panics, undo runs (to give back what the call held) and
+// the panic goes on.
+func Start[A, T any](next AsyncFunc[A, T], ctx context.Context, a A, undo func()) *async.Future[T] {
+	ok := false
+	defer func() {
+		if !ok {
+			undo()
+		}
+	}()
+	f := next(ctx, a)
+	ok = true
+	if f == nil {
+		return async.Failed[T](async.ErrNilFuture)
+	}
+	return f
+}
+
 // ContextErr is the check every policy makes when a call arrives: policy.ErrNilContext for
 // a nil ctx, ctx.Err() otherwise. A call for which it is not nil must not run the function
 // nor take anything (a permit, a slot, a half-open trial, an attempt).

@@ -104,3 +104,23 @@ func TestDispatch_DecoratesEachShapeWithItsDecorator(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "a:8", got)
 }
+
+func TestStart_NilFutureFailsAndAPanicUndoes(t *testing.T) {
+	ctx := context.Background()
+	undone := 0
+	undo := func() { undone++ }
+
+	f := decorate.Start(func(context.Context, int) *async.Future[string] { return async.Completed("v") }, ctx, 1, undo)
+	got, err := f.Await(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "v", got)
+
+	_, err = decorate.Start(func(context.Context, int) *async.Future[string] { return nil }, ctx, 1, undo).Await(ctx)
+	assert.ErrorIs(t, err, async.ErrNilFuture)
+	assert.Zero(t, undone, "no panic, nothing undone")
+
+	assert.PanicsWithValue(t, "boom", func() {
+		decorate.Start(func(context.Context, int) *async.Future[string] { panic("boom") }, ctx, 1, undo)
+	})
+	assert.Equal(t, 1, undone)
+}
