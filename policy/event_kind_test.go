@@ -105,6 +105,22 @@ func TestEventKind_OB7_BuiltinKinds(t *testing.T) {
 		}
 	}
 	assert.Len(t, spans, 17, "every kind but the backend's, the limit's changes and ConfigChanged")
+	wantSpans := map[policy.EventKind]string{
+		ratelimit.EventRejected: "resilience.rate_limiter.rejected", ratelimit.EventWaited: "resilience.rate_limiter.waited",
+		retry.EventAttempt: "resilience.retry.attempt", retry.EventExhausted: "resilience.retry.exhausted",
+		retry.EventAborted:             "resilience.retry.aborted",
+		circuitbreaker.EventTransition: "resilience.circuit_breaker.transition",
+		circuitbreaker.EventRejected:   "resilience.circuit_breaker.rejected",
+		timeout.EventExceeded:          "resilience.timeout.exceeded", fallback.EventApplied: "resilience.fallback.applied",
+		bulkhead.EventRejected: "resilience.bulkhead.rejected", bulkhead.EventWaited: "resilience.bulkhead.waited",
+		hedge.EventHedged: "resilience.hedge.hedged", hedge.EventWon: "resilience.hedge.won",
+		hedge.EventSkipped: "resilience.hedge.skipped", hedge.EventFailed: "resilience.hedge.failed",
+		adaptivelimit.EventRejected: "resilience.adaptive_limit.rejected",
+		adaptivelimit.EventWaited:   "resilience.adaptive_limit.waited",
+	}
+	for k, want := range wantSpans {
+		assert.Equal(t, want, k.Info().SpanEvent, k.String())
+	}
 }
 
 // SPEC OB-7: an event with attributes of its kind's own is built, leveled and published

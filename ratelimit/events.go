@@ -3,7 +3,7 @@ package ratelimit
 import (
 	"log/slog"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/contract"
 )
 
 // The kinds of event a rate limiter, keyed or not, publishes (its backend's stores publish
@@ -14,11 +14,9 @@ var (
 	// is the rejection, RetryAfter the time until a permit would be free; Key the key,
 	// for a keyed limiter). Logged as a warning; span event
 	// "resilience.rate_limiter.rejected".
-	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "RateLimiterRejected",
-		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.rate_limiter.rejected"})
+	EventRejected = contract.RegisterEvent(Layer, "RateLimiterRejected", slog.LevelWarn)
 	// EventWaited ("RateLimiterWaited"): a call reserved a permit and waits Wait for it
 	// (Key the key, for a keyed limiter). Logged at debug level; span event
 	// "resilience.rate_limiter.waited".
-	EventWaited = policy.RegisterEventKind(policy.EventKindInfo{Name: "RateLimiterWaited",
-		Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.rate_limiter.waited"})
+	EventWaited = contract.RegisterEvent(Layer, "RateLimiterWaited", slog.LevelDebug)
 )

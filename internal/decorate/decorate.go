@@ -1,7 +1,8 @@
 // Package decorate is what the policies build their decorators on: the one-argument call
 // shapes every policy decorates (Func, AsyncFunc), the arrival check every policy makes
-// (ContextErr, Guard, GuardAsync), and the adapter that makes a policy.Policy[T] out of a
-// policy's generic decorators (Decorators, Of).
+// (ContextErr, Guard, GuardAsync), the adapter that makes a policy.Policy[T] out of a
+// policy's generic decorators (Decorators, Of), and the choice between them by call shape
+// that each policy's Decorate makes (Dispatch).
 package decorate
 
 import (
@@ -54,6 +55,35 @@ func Of[T, P any](l policy.Layer, p P, sync func(P, Func[struct{}, T]) Func[stru
 		Sync:  func(next Func[struct{}, T]) Func[struct{}, T] { return sync(p, next) },
 		Async: func(next AsyncFunc[struct{}, T]) AsyncFunc[struct{}, T] { return async(p, next) },
 	}
+}
+
+// Dispatch decorates next, a Func or an AsyncFunc as F says, with policy instance p's
+// decorator for that shape, sync or async: it is the whole body of each policy package's
+// Decorate, e.g. return decorate.Dispatch(b, next, decorateFunc[A, T],
+// decorateAsyncFunc[A, T]). It is called when a composition is built, not per call.
+func Dispatch[F Func[A, T] | AsyncFunc[A, T], P, A, T any](p P, next F, sync func(P, Func[A, T]) Func[A, T], async func(P, AsyncFunc[A, T]) AsyncFunc[A, T]) F {
+	if f, ok := any(next).(Func[A, T]); ok {
+		return any(sync(p, f)).(F)
+	}
+	return any(async(p, any(next).(AsyncFunc[A, T]))).(F)
+}
+
+// Start calls next(ctx, a) and returns its future, a nil one as a future failed with
+// async.ErrNilFuture. If next panics, undo runs (to give back what the call held) and
+// the panic goes on.
+func Start[A, T any](next AsyncFunc[A, T], ctx context.Context, a A, undo func()) *async.Future[T] {
+	ok := false
+	defer func() {
+		if !ok {
+			undo()
+		}
+	}()
+	f := next(ctx, a)
+	ok = true
+	if f == nil {
+		return async.Failed[T](async.ErrNilFuture)
+	}
+	return f
 }
 
 // ContextErr is the check every policy makes when a call arrives: policy.ErrNilContext for

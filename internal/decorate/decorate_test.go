@@ -74,3 +74,53 @@ func TestDecorators_AdaptGenericDecorators(t *testing.T) {
 	assert.Equal(t, "async:v", got)
 	assert.Equal(t, 1, calls)
 }
+
+// prefixer is a policy instance whose decorators Dispatch chooses between.
+type prefixer struct{ sync, async string }
+
+func prefixSync[A any](p *prefixer, next decorate.Func[A, string]) decorate.Func[A, string] {
+	return addPrefix[A](p.sync)(next)
+}
+
+func prefixAsync[A any](p *prefixer, next decorate.AsyncFunc[A, string]) decorate.AsyncFunc[A, string] {
+	return addPrefixAsync[A](p.async)(next)
+}
+
+func TestDispatch_DecoratesEachShapeWithItsDecorator(t *testing.T) {
+	p := &prefixer{sync: "s:", async: "a:"}
+	ctx := context.Background()
+
+	syncCall := decorate.Dispatch(p, decorate.Func[int, string](func(_ context.Context, a int) (string, error) {
+		return fmt.Sprint(a), nil
+	}), prefixSync[int], prefixAsync[int])
+	got, err := syncCall(ctx, 7)
+	require.NoError(t, err)
+	assert.Equal(t, "s:7", got)
+
+	asyncCall := decorate.Dispatch(p, decorate.AsyncFunc[int, string](func(_ context.Context, a int) *async.Future[string] {
+		return async.Completed(fmt.Sprint(a))
+	}), prefixSync[int], prefixAsync[int])
+	got, err = asyncCall(ctx, 8).Await(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "a:8", got)
+}
+
+func TestStart_NilFutureFailsAndAPanicUndoes(t *testing.T) {
+	ctx := context.Background()
+	undone := 0
+	undo := func() { undone++ }
+
+	f := decorate.Start(func(context.Context, int) *async.Future[string] { return async.Completed("v") }, ctx, 1, undo)
+	got, err := f.Await(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "v", got)
+
+	_, err = decorate.Start(func(context.Context, int) *async.Future[string] { return nil }, ctx, 1, undo).Await(ctx)
+	assert.ErrorIs(t, err, async.ErrNilFuture)
+	assert.Zero(t, undone, "no panic, nothing undone")
+
+	assert.PanicsWithValue(t, "boom", func() {
+		decorate.Start(func(context.Context, int) *async.Future[string] { panic("boom") }, ctx, 1, undo)
+	})
+	assert.Equal(t, 1, undone)
+}

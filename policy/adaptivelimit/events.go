@@ -3,6 +3,7 @@ package adaptivelimit
 import (
 	"log/slog"
 
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -20,16 +21,14 @@ var (
 	// within its maxWait, or its context ended while it waited (Err is the rejection,
 	// Wait how long it waited). Logged as a warning; span event
 	// "resilience.adaptive_limit.rejected".
-	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitRejected",
-		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.adaptive_limit.rejected"})
+	EventRejected = contract.RegisterEvent(Layer, "AdaptiveLimitRejected", slog.LevelWarn)
 )
 
 // EventWaited ("AdaptiveLimitWaited") is the kind of event an adaptive limit publishes
 // for a call let in after waiting for room under the limit: Wait is how long it waited.
 // A call let in at once publishes none. Logged at debug level; span event
 // "resilience.adaptive_limit.waited".
-var EventWaited = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitWaited",
-	Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.adaptive_limit.waited"})
+var EventWaited = contract.RegisterEvent(Layer, "AdaptiveLimitWaited", slog.LevelDebug)
 
 // The keys of the attributes of EventChanged: the new limit and the one it replaces.
 const (

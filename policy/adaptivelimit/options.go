@@ -176,7 +176,7 @@ func (c Config) validate() error {
 		return r4c.Errorf(r4c.NegativeDuration, "adaptiveLimit.maxWait", c.MaxWait.String(),
 			"maxWait must not be negative")
 	case !(c.BackoffRatio >= 0.5 && c.BackoffRatio < 1):
-		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.backoffRatio", formatFloat(c.BackoffRatio),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.backoffRatio", r4c.FormatFloat(c.BackoffRatio),
 			"backoffRatio must be at least 0.5 and below 1")
 	case c.LatencyThreshold < 0:
 		return r4c.Errorf(r4c.NegativeDuration, "adaptiveLimit.latencyThreshold", c.LatencyThreshold.String(),
@@ -185,10 +185,10 @@ func (c Config) validate() error {
 		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.latencyThreshold", c.LatencyThreshold.String(),
 			"latencyThreshold must be positive (0 would make every call a drop)")
 	case !(c.Tolerance >= 1) || math.IsInf(c.Tolerance, 1):
-		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.tolerance", formatFloat(c.Tolerance),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.tolerance", r4c.FormatFloat(c.Tolerance),
 			"tolerance must be a finite number of at least 1")
 	case !(c.Smoothing > 0 && c.Smoothing <= 1):
-		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.smoothing", formatFloat(c.Smoothing),
+		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.smoothing", r4c.FormatFloat(c.Smoothing),
 			"smoothing must be above 0 and at most 1")
 	case c.BaselineWindow < 1:
 		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.baselineWindow", strconv.Itoa(c.BaselineWindow),
@@ -221,8 +221,6 @@ func choices() string {
 	}
 	return b.String()
 }
-
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // settings is what options produce: the configuration and how the instance is named,
 // timed and observed.

@@ -3,7 +3,7 @@ package bulkhead
 import (
 	"log/slog"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/contract"
 )
 
 // The kinds of event a bulkhead publishes: EventRejected for every rejection of a call
@@ -17,10 +17,8 @@ var (
 	// EventRejected ("BulkheadRejected"): no slot was free within the bulkhead's maxWait,
 	// or the caller's context ended while the call waited (Err is the rejection, Wait how
 	// long it waited). Logged as a warning; span event "resilience.bulkhead.rejected".
-	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "BulkheadRejected",
-		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.bulkhead.rejected"})
+	EventRejected = contract.RegisterEvent(Layer, "BulkheadRejected", slog.LevelWarn)
 	// EventWaited ("BulkheadWaited"): a call waited Wait for a slot, and has it. Logged at
 	// debug level; span event "resilience.bulkhead.waited".
-	EventWaited = policy.RegisterEventKind(policy.EventKindInfo{Name: "BulkheadWaited",
-		Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.bulkhead.waited"})
+	EventWaited = contract.RegisterEvent(Layer, "BulkheadWaited", slog.LevelDebug)
 )

@@ -1,7 +1,6 @@
 package bulkhead
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
@@ -49,15 +48,10 @@ func defaultConfig() Config { return Config{MaxConcurrent: 25} }
 // validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-007 if
 // MaxConcurrent < 1, R4C-ATR-004 if MaxWait < 0.
 func (c Config) validate() error {
-	switch {
-	case c.MaxConcurrent < 1:
-		return r4c.Errorf(r4c.OutOfRange, "bulkhead.maxConcurrent", strconv.Itoa(c.MaxConcurrent),
-			"maxConcurrent must be at least 1")
-	case c.MaxWait < 0:
-		return r4c.Errorf(r4c.NegativeDuration, "bulkhead.maxWait", c.MaxWait.String(),
-			"maxWait must not be negative")
-	}
-	return nil
+	return r4c.First(
+		r4c.AtLeast("bulkhead.maxConcurrent", c.MaxConcurrent, 1, ""),
+		r4c.NotNegative("bulkhead.maxWait", c.MaxWait, ""),
+	)
 }
 
 // settings is what options produce: the configuration and how the instance is named,

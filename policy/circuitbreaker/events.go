@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -22,8 +23,7 @@ var (
 	// open, or half-open with every trial taken). Err is the rejection; RetryAfter is the
 	// time until the breaker lets a trial call through, when it is known (open); 0
 	// otherwise. Logged as a warning; span event "resilience.circuit_breaker.rejected".
-	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "CircuitBreakerRejected",
-		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.circuit_breaker.rejected"})
+	EventRejected = contract.RegisterEvent(Layer, "CircuitBreakerRejected", slog.LevelWarn)
 )
 
 // The keys of the attributes of EventTransition: the state left and the state entered.

@@ -160,44 +160,39 @@ func (c Config) minimumCalls() int {
 //   - R4C-ATR-004: a negative duration (waitInOpen, maxWaitInHalfOpen,
 //     slowCallThreshold).
 func (c Config) validate() error {
+	return r4c.First(
+		percentage("failureRateThreshold", c.FailureRateThreshold),
+		c.windowErr(),
+		r4c.AtLeast("circuitBreaker.minimumCalls", c.MinimumCalls, 1, ""),
+		r4c.NotNegative("circuitBreaker.waitInOpen", c.WaitInOpen, ""),
+		r4c.AtLeast("circuitBreaker.permittedInHalfOpen", c.PermittedInHalfOpen, 1, ""),
+		r4c.Positive("circuitBreaker.maxWaitInHalfOpen", c.MaxWaitInHalfOpen, "0 would give up on every trial call at once"),
+		r4c.NotNegative("circuitBreaker.slowCallThreshold", c.SlowCallThreshold, ""),
+		percentage("slowCallRateThreshold", c.SlowCallRateThreshold),
+	)
+}
+
+// windowErr checks the sliding window's type and size, as validate says.
+func (c Config) windowErr() error {
 	switch {
-	case !inPercentRange(c.FailureRateThreshold):
-		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.failureRateThreshold", formatFloat(c.FailureRateThreshold),
-			"failureRateThreshold must be a percentage above 0 and at most 100")
 	case c.SlidingWindowType != CountBased && c.SlidingWindowType != TimeBased:
 		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.slidingWindowType", c.SlidingWindowType,
 			"slidingWindowType must be COUNT_BASED or TIME_BASED")
 	case c.SlidingWindowSize < 1 || c.SlidingWindowSize > maxWindowSize:
 		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.slidingWindowSize", strconv.Itoa(c.SlidingWindowSize),
 			"slidingWindowSize must be at least 1 and at most %d", maxWindowSize)
-	case c.MinimumCalls < 1:
-		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.minimumCalls", strconv.Itoa(c.MinimumCalls),
-			"minimumCalls must be at least 1")
-	case c.WaitInOpen < 0:
-		return r4c.Errorf(r4c.NegativeDuration, "circuitBreaker.waitInOpen", c.WaitInOpen.String(),
-			"waitInOpen must not be negative")
-	case c.PermittedInHalfOpen < 1:
-		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.permittedInHalfOpen", strconv.Itoa(c.PermittedInHalfOpen),
-			"permittedInHalfOpen must be at least 1")
-	case c.MaxWaitInHalfOpen < 0:
-		return r4c.Errorf(r4c.NegativeDuration, "circuitBreaker.maxWaitInHalfOpen", c.MaxWaitInHalfOpen.String(),
-			"maxWaitInHalfOpen must not be negative")
-	case c.MaxWaitInHalfOpen == 0:
-		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.maxWaitInHalfOpen", c.MaxWaitInHalfOpen.String(),
-			"maxWaitInHalfOpen must be positive (0 would give up on every trial call at once)")
-	case c.SlowCallThreshold < 0:
-		return r4c.Errorf(r4c.NegativeDuration, "circuitBreaker.slowCallThreshold", c.SlowCallThreshold.String(),
-			"slowCallThreshold must not be negative")
-	case !inPercentRange(c.SlowCallRateThreshold):
-		return r4c.Errorf(r4c.OutOfRange, "circuitBreaker.slowCallRateThreshold", formatFloat(c.SlowCallRateThreshold),
-			"slowCallRateThreshold must be a percentage above 0 and at most 100")
 	}
 	return nil
 }
 
-func inPercentRange(p float64) bool { return p > 0 && p <= 100 } // false for NaN
-
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// percentage returns nil when p, the value of attribute attr, is a percentage above 0 and
+// at most 100 (NaN is not), else an R4C-ATR-007 error.
+func percentage(attr string, p float64) error {
+	if p > 0 && p <= 100 {
+		return nil
+	}
+	return r4c.Errorf(r4c.OutOfRange, "circuitBreaker."+attr, r4c.FormatFloat(p), "%s must be a percentage above 0 and at most 100", attr)
+}
 
 // settings is what options produce: the configuration and how the instance is named,
 // timed and observed.

@@ -108,10 +108,7 @@ func NewPolicy[T any](b *Breaker) policy.Policy[T] {
 // with NewPolicy[T](b).Decorate (or DecorateAsync), or wrap it with resilience.Wrap and a
 // resilience.CircuitBreaker spec.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](b *Breaker, next F) F {
-	if f, ok := any(next).(decorate.Func[A, T]); ok {
-		return any(decorateFunc(b, f)).(F)
-	}
-	return any(decorateAsyncFunc(b, any(next).(decorate.AsyncFunc[A, T]))).(F)
+	return decorate.Dispatch(b, next, decorateFunc[A, T], decorateAsyncFunc[A, T])
 }
 
 func decorateFunc[A, T any](b *Breaker, next decorate.Func[A, T]) decorate.Func[A, T] {

@@ -50,10 +50,7 @@ func NewPolicy[T any](f *Fallback[T]) policy.Policy[T] {
 // e.g. Decorate[decorate.Func[A, T], A, T](f, next). Use NewPolicy, or wrap the function
 // with package resilience.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](f *Fallback[T], next F) F {
-	if fn, ok := any(next).(decorate.Func[A, T]); ok {
-		return any(decorateFunc(f, fn)).(F)
-	}
-	return any(decorateAsyncFunc(f, any(next).(decorate.AsyncFunc[A, T]))).(F)
+	return decorate.Dispatch(f, next, decorateFunc[A, T], decorateAsyncFunc[A, T])
 }
 
 // decorateFunc is Decorate for a decorate.Func: see NewPolicy.

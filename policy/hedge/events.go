@@ -3,7 +3,7 @@ package hedge
 import (
 	"log/slog"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/contract"
 )
 
 // The kinds of event a hedge publishes, one meaning per kind. A call whose first attempt
@@ -21,21 +21,17 @@ var (
 	// the call began, because no result had arrived within its delay or because attempt
 	// Attempt-1 failed with an error that starts a hedge at once (Err is that error; nil
 	// after the delay). Logged at debug level; span event "resilience.hedge.hedged".
-	EventHedged = policy.RegisterEventKind(policy.EventKindInfo{Name: "Hedged",
-		Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.hedge.hedged"})
+	EventHedged = contract.RegisterEvent(Layer, "Hedged", slog.LevelDebug)
 	// EventWon ("HedgeWon"): attempt Attempt succeeded first; the others were canceled.
 	// Published only for a call that started at least one hedge. Logged at debug level;
 	// span event "resilience.hedge.won".
-	EventWon = policy.RegisterEventKind(policy.EventKindInfo{Name: "HedgeWon",
-		Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.hedge.won"})
+	EventWon = contract.RegisterEvent(Layer, "HedgeWon", slog.LevelDebug)
 	// EventSkipped ("HedgeSkipped"): the hedge budget refused attempt Attempt, which was
 	// not started. Logged at debug level; span event "resilience.hedge.skipped".
-	EventSkipped = policy.RegisterEventKind(policy.EventKindInfo{Name: "HedgeSkipped",
-		Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.hedge.skipped"})
+	EventSkipped = contract.RegisterEvent(Layer, "HedgeSkipped", slog.LevelDebug)
 	// EventFailed ("HedgeFailed"): every attempt of a hedged call failed, or one failed
 	// with an error that stops the hedge (AbortOn); Err is the error the call fails with,
 	// Attempt the attempt that returned it. Logged as a warning; span event
 	// "resilience.hedge.failed".
-	EventFailed = policy.RegisterEventKind(policy.EventKindInfo{Name: "HedgeFailed",
-		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.hedge.failed"})
+	EventFailed = contract.RegisterEvent(Layer, "HedgeFailed", slog.LevelWarn)
 )

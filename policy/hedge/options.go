@@ -98,19 +98,17 @@ func (c config) validate() error {
 		return r4c.Errorf(r4c.BadAttempts, "hedge.maxAttempts", strconv.Itoa(c.MaxAttempts),
 			"maxAttempts must be between %d and %d (it counts the first attempt)", minAttempts, maxAttempts)
 	case !(c.BudgetPercent >= 0 && c.BudgetPercent <= 100):
-		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetPercent", formatFloat(c.BudgetPercent),
+		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetPercent", r4c.FormatFloat(c.BudgetPercent),
 			"budgetPercent must be between 0 and 100")
 	case c.BudgetWindow <= 0:
 		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetWindow", c.BudgetWindow.String(),
 			"budgetWindow must be more than 0")
 	case !(c.BudgetMinPerSecond >= 0) || math.IsInf(c.BudgetMinPerSecond, 1):
-		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetMinPerSecond", formatFloat(c.BudgetMinPerSecond),
+		return r4c.Errorf(r4c.OutOfRange, "hedge.budgetMinPerSecond", r4c.FormatFloat(c.BudgetMinPerSecond),
 			"budgetMinPerSecond must be a finite number of at least 0")
 	}
 	return nil
 }
-
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // settings is what options produce: the configuration and how the instance is named,
 // timed and observed.

@@ -112,7 +112,7 @@ func DecorateAsyncFunc[A, T any](h *Hedge, next decorate.AsyncFunc[A, T]) decora
 			h.budget.arrive(begin)
 		}
 		actx := newAttemptCtx(ctx)
-		f := first(next, actx, a)
+		f := decorate.Start(next, actx, a, actx.cancel) // a panic in next cancels actx
 		_, done, err := f.Result()
 		if done && (err == nil || !h.cls.Error(err)) {
 			actx.cancel()
@@ -123,22 +123,6 @@ func DecorateAsyncFunc[A, T any](h *Hedge, next decorate.AsyncFunc[A, T]) decora
 		}
 		return hedged(h, next, ctx, a, begin, f, actx, done)
 	}
-}
-
-// first runs attempt 1, and cancels its context if next panics.
-func first[A, T any](next decorate.AsyncFunc[A, T], actx *attemptCtx, a A) *async.Future[T] {
-	ok := false
-	defer func() {
-		if !ok {
-			actx.cancel()
-		}
-	}()
-	f := next(actx, a)
-	ok = true
-	if f == nil {
-		return async.Failed[T](async.ErrNilFuture)
-	}
-	return f
 }
 
 // A call is one hedged call whose attempt 1 did not settle it at once: its attempts, the

@@ -3,7 +3,7 @@ package retry
 import (
 	"log/slog"
 
-	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/internal/contract"
 )
 
 // The kinds of event a retry publishes, one meaning per kind:
@@ -27,13 +27,11 @@ import (
 var (
 	// EventAttempt ("RetryAttempt"): attempt Attempt failed with Err and the next starts
 	// after Wait. Logged at debug level; span event "resilience.retry.attempt".
-	EventAttempt = policy.RegisterEventKind(policy.EventKindInfo{Name: "RetryAttempt",
-		Layer: Layer, Level: slog.LevelDebug, SpanEvent: "resilience.retry.attempt"})
+	EventAttempt = contract.RegisterEvent(Layer, "RetryAttempt", slog.LevelDebug)
 	// EventExhausted ("RetryExhausted"): every attempt was made and the last one,
 	// Attempt, failed with Err, an error the retry would have retried. Logged as a
 	// warning; span event "resilience.retry.exhausted".
-	EventExhausted = policy.RegisterEventKind(policy.EventKindInfo{Name: "RetryExhausted",
-		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.retry.exhausted"})
+	EventExhausted = contract.RegisterEvent(Layer, "RetryExhausted", slog.LevelWarn)
 	// EventAborted ("RetryAborted"): the retry stopped on an outcome it does not retry,
 	// because the caller's context ended, or because the wait before the next attempt
 	// would end after the context's deadline. Attempt Attempt failed with Err, which
@@ -41,6 +39,5 @@ var (
 	// when the deadline was too near (Err matches the context's error too when the
 	// context ended). A call that ends in an error publishes one of EventExhausted and
 	// EventAborted. Logged as a warning; span event "resilience.retry.aborted".
-	EventAborted = policy.RegisterEventKind(policy.EventKindInfo{Name: "RetryAborted",
-		Layer: Layer, Level: slog.LevelWarn, SpanEvent: "resilience.retry.aborted"})
+	EventAborted = contract.RegisterEvent(Layer, "RetryAborted", slog.LevelWarn)
 )

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"strconv"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
@@ -89,27 +88,14 @@ func defaultConfig() Config {
 // MaxAttempts < 1, Multiplier < 1 (or not finite) or Jitter is outside [0, 1];
 // R4C-ATR-004 if Delay or MaxDelay is negative.
 func (c Config) validate() error {
-	switch {
-	case c.MaxAttempts < 1:
-		return r4c.Errorf(r4c.OutOfRange, "retry.maxAttempts", strconv.Itoa(c.MaxAttempts),
-			"maxAttempts must be at least 1 (it counts the first attempt)")
-	case c.Delay < 0:
-		return r4c.Errorf(r4c.NegativeDuration, "retry.delay", c.Delay.String(),
-			"delay must not be negative")
-	case !(c.Multiplier >= 1) || math.IsInf(c.Multiplier, 1):
-		return r4c.Errorf(r4c.OutOfRange, "retry.multiplier", formatFloat(c.Multiplier),
-			"multiplier must be a finite number of at least 1 (1 keeps the delay constant)")
-	case c.MaxDelay < 0:
-		return r4c.Errorf(r4c.NegativeDuration, "retry.maxDelay", c.MaxDelay.String(),
-			"maxDelay must not be negative (0 means no cap)")
-	case !(c.Jitter >= 0 && c.Jitter <= 1):
-		return r4c.Errorf(r4c.OutOfRange, "retry.jitter", formatFloat(c.Jitter),
-			"jitter must be between 0 and 1")
-	}
-	return nil
+	return r4c.First(
+		r4c.AtLeast("retry.maxAttempts", c.MaxAttempts, 1, "it counts the first attempt"),
+		r4c.NotNegative("retry.delay", c.Delay, ""),
+		r4c.FiniteAtLeast("retry.multiplier", c.Multiplier, 1, "1 keeps the delay constant"),
+		r4c.NotNegative("retry.maxDelay", c.MaxDelay, "0 means no cap"),
+		r4c.Between("retry.jitter", c.Jitter, 0, 1),
+	)
 }
-
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // backoff returns the wait after failed attempt n (from 1) before attempt n+1, before
 // jitter: Delay·Multiplier^(n-1), capped by MaxDelay when it is set, and at the largest

@@ -116,10 +116,7 @@ func NewPolicy[T any](r *Retry) policy.Policy[T] {
 // with NewPolicy[T](r).Decorate (or DecorateAsync), or wrap it with resilience.Wrap and a
 // resilience.Retry spec.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](r *Retry, next F) F {
-	if f, ok := any(next).(decorate.Func[A, T]); ok {
-		return any(decorateFunc(r, f)).(F)
-	}
-	return any(decorateAsyncFunc(r, any(next).(decorate.AsyncFunc[A, T]))).(F)
+	return decorate.Dispatch(r, next, decorateFunc[A, T], decorateAsyncFunc[A, T])
 }
 
 // decorateFunc is Decorate for a decorate.Func: see NewPolicy.

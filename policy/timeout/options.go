@@ -45,15 +45,7 @@ func defaultConfig() Config { return Config{} }
 // validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 if
 // Duration is negative, R4C-ATR-007 if it is zero.
 func (c Config) validate() error {
-	switch {
-	case c.Duration < 0:
-		return r4c.Errorf(r4c.NegativeDuration, "timeout.duration", c.Duration.String(),
-			"duration must not be negative")
-	case c.Duration == 0:
-		return r4c.Errorf(r4c.OutOfRange, "timeout.duration", c.Duration.String(),
-			"duration must be positive (pass it to timeout.New or set timeout.duration)")
-	}
-	return nil
+	return r4c.Positive("timeout.duration", c.Duration, "pass it to timeout.New or set timeout.duration")
 }
 
 // settings is what options produce: the configuration and how the instance is named,

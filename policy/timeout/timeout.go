@@ -225,10 +225,7 @@ func NewPolicy[T any](t *Timeout) policy.Policy[T] {
 // with NewPolicy[T](t).Decorate (or DecorateAsync), or wrap it with resilience.Wrap and a
 // resilience.Timeout spec.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](t *Timeout, next F) F {
-	if fn, ok := any(next).(decorate.Func[A, T]); ok {
-		return any(decorateFunc(t, fn)).(F)
-	}
-	return any(decorateAsyncFunc(t, any(next).(decorate.AsyncFunc[A, T]))).(F)
+	return decorate.Dispatch(t, next, decorateFunc[A, T], decorateAsyncFunc[A, T])
 }
 
 // decorateFunc is Decorate for a decorate.Func: see NewPolicy.

@@ -17,10 +17,7 @@ func Policy[T any](l policy.Layer, s *Slots) policy.Policy[T] {
 // Decorate returns next guarded by s: Func's guard for a decorate.Func, AsyncFunc's for a
 // decorate.AsyncFunc. It is the policy's Decorate, as package resilience composes it.
 func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](s *Slots, next F) F {
-	if f, ok := any(next).(decorate.Func[A, T]); ok {
-		return any(Func(s, f)).(F)
-	}
-	return any(AsyncFunc(s, any(next).(decorate.AsyncFunc[A, T]))).(F)
+	return decorate.Dispatch(s, next, Func[A, T], AsyncFunc[A, T])
 }
 
 // Func returns next guarded by s. A disabled s lets every call through, behind the
