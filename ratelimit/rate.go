@@ -1,8 +1,6 @@
 package ratelimit
 
 import (
-	"github.com/resilience4go/resilience4go/internal/r4c"
-	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
@@ -88,26 +86,11 @@ func (r *rate) check(n int) error {
 // concurrent use with every other method; concurrent calls to Reconfigure take effect one
 // after the other.
 func (l *Limiter) Reconfigure(c Config) error {
-	if !l.built() {
-		return r4c.Errorf(r4c.BadSpec, "rateLimiter", "",
-			"a zero Limiter, never built with New, has no configuration to change")
-	}
-	nc := rlcore.Config(c)
-	// Every field of c is given: a 0 is a wrong value, not one never set.
-	if err := rlcore.Validate(nc, rlcore.All); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	old := l.rate.Load()
-	if old.Cfg == nc {
-		return nil
-	}
-	nr := l.newRate(nc)
-	l.base.ConvertAll(&old.Rate, &nr.Rate, l.share, false, func(yield func(*rlcore.Schedule)) { yield(&l.slots) })
-	l.rate.Store(nr)
-	if l.events.Observed() {
-		l.events.Publish(policy.Event{Kind: policy.ConfigChanged, At: l.base.Clk.Now(), Changed: rlcore.Changed(old.Cfg, nc)})
-	}
-	return nil
+	return l.base.Reconfigure("Limiter", rlcore.Config(c), &l.mu, &l.events,
+		func() *rlcore.Rate { return &l.rate.Load().Rate },
+		func(old *rlcore.Rate, c rlcore.Config) {
+			nr := l.newRate(c)
+			l.base.ConvertAll(old, &nr.Rate, l.share, false, func(yield func(*rlcore.Schedule)) { yield(&l.slots) })
+			l.rate.Store(nr)
+		})
 }

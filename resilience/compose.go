@@ -230,16 +230,6 @@ func parseOrder(v string) ([]policy.Layer, error) {
 	return layers, nil
 }
 
-// withValue returns err, a *policy.ConfigError, with its Value set to v.
-func withValue(err error, v string) error {
-	if ce, ok := err.(*policy.ConfigError); ok {
-		c := *ce
-		c.Value = v
-		return &c
-	}
-	return err
-}
-
 // Order names the order of a composition's layers, outermost first: e.g.
 // Order(timeout.Layer, retry.Layer) puts one timeout around all the attempts
 // of the retry together, where the default order gives each attempt its own timeout. Layers the order
@@ -343,9 +333,9 @@ func compose[A, T, F any](c *composition, rs []layerRow[A, T], fn F, dec func(la
 	return h, nil
 }
 
-// assemble builds the composition of specs around fn for the composition of id;
-// observe wraps the composed call so that the registry's observer, if any, records each
-// whole call (observeSync or observeAsync).
+// assemble builds the composition of specs around fn for the composition of id (none
+// with an error); observe wraps the composed call so that the registry's observer, if
+// any, records each whole call (observeSync or observeAsync).
 func assemble[A, T, F any](r *Registry, id string, specs []Spec, extra []layerRow[A, T], sync bool, fn F,
 	dec func(layerRow[A, T], any, F) F, user func(policy.Policy[T], F) (F, error), guard func(F) F,
 	observe func(*whole, F) F) (F, error) {
@@ -358,7 +348,11 @@ func assemble[A, T, F any](r *Registry, id string, specs []Spec, extra []layerRo
 		h = observe(newWhole(r.callRecorder(id), r.clk, c), h)
 		return nil
 	})
-	return h, err
+	if err != nil {
+		var none F
+		return none, err
+	}
+	return h, nil
 }
 
 // assembleWith builds the composition of id and gives it to finish, which decorates the
@@ -421,27 +415,14 @@ var errNilCall = errors.New("the policy given to Use returned a nil call from De
 
 // userSync applies a user's policy to a sync call.
 func userSync[A, T any](p policy.Policy[T], next decorate.Func[A, T]) (decorate.Func[A, T], error) {
-	if noArgs[A]() {
-		var a A
-		call := p.Decorate(func(ctx context.Context) (T, error) { return next(ctx, a) })
-		if call == nil {
-			return nil, errNilCall
-		}
-		return func(ctx context.Context, _ A) (T, error) {
-			if err := decorate.ContextErr(ctx); err != nil {
-				var zero T
-				return zero, err
-			}
-			return call(ctx)
-		}, nil
-	}
+	carry := !noArgs[A]()
 	call := p.Decorate(func(ctx context.Context) (T, error) {
-		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
+		a, ok := argsIn[A](ctx, carry)
 		if !ok {
 			var zero T
 			return zero, errContextDropped
 		}
-		return next(ctx, b.a)
+		return next(ctx, a)
 	})
 	if call == nil {
 		return nil, errNilCall
@@ -451,31 +432,19 @@ func userSync[A, T any](p policy.Policy[T], next decorate.Func[A, T]) (decorate.
 			var zero T
 			return zero, err
 		}
-		return call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a}))
+		return call(withArgs(ctx, a, carry))
 	}, nil
 }
 
 // userAsync applies a user's policy to an async call.
 func userAsync[A, T any](p policy.Policy[T], next decorate.AsyncFunc[A, T]) (decorate.AsyncFunc[A, T], error) {
-	if noArgs[A]() {
-		var a A
-		call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] { return next(ctx, a) })
-		if call == nil {
-			return nil, errNilCall
-		}
-		return func(ctx context.Context, _ A) *async.Future[T] {
-			if err := decorate.ContextErr(ctx); err != nil {
-				return async.Failed[T](err)
-			}
-			return orFailed(call(ctx))
-		}, nil
-	}
+	carry := !noArgs[A]()
 	call := p.DecorateAsync(func(ctx context.Context) *async.Future[T] {
-		b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
+		a, ok := argsIn[A](ctx, carry)
 		if !ok {
 			return async.Failed[T](errContextDropped)
 		}
-		return next(ctx, b.a)
+		return next(ctx, a)
 	})
 	if call == nil {
 		return nil, errNilCall
@@ -484,8 +453,29 @@ func userAsync[A, T any](p policy.Policy[T], next decorate.AsyncFunc[A, T]) (dec
 		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
-		return orFailed(call(context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a})))
+		return orFailed(call(withArgs(ctx, a, carry)))
 	}, nil
+}
+
+// withArgs returns ctx carrying a across a user's layer, when carry is set (noArgs is
+// false); ctx itself otherwise.
+func withArgs[A any](ctx context.Context, a A, carry bool) context.Context {
+	if !carry {
+		return ctx
+	}
+	return context.WithValue(ctx, argsKey[A]{}, argsBox[A]{a})
+}
+
+// argsIn returns the arguments that withArgs put in ctx, and false when ctx does not
+// carry them (the user's policy did not pass on the context it was given); the zero A
+// when carry is not set.
+func argsIn[A any](ctx context.Context, carry bool) (A, bool) {
+	if !carry {
+		var zero A
+		return zero, true
+	}
+	b, ok := ctx.Value(argsKey[A]{}).(argsBox[A])
+	return b.a, ok
 }
 
 // orFailed returns f, or a future failed with async.ErrNilFuture for a nil f, so that a

@@ -268,10 +268,22 @@ func (p *properties) unused() []string {
 	return keys
 }
 
+// withKey returns err, a *policy.ConfigError, with its Key set to key.
 func withKey(err error, key string) error {
+	return edited(err, func(c *policy.ConfigError) { c.Key = key })
+}
+
+// withValue returns err, a *policy.ConfigError, with its Value set to v.
+func withValue(err error, v string) error {
+	return edited(err, func(c *policy.ConfigError) { c.Value = v })
+}
+
+// edited returns a copy of err, a *policy.ConfigError, changed by edit; any other err
+// (one that only wraps a *policy.ConfigError too) as it is.
+func edited(err error, edit func(*policy.ConfigError)) error {
 	if ce, ok := err.(*policy.ConfigError); ok {
 		c := *ce
-		c.Key = key
+		edit(&c)
 		return &c
 	}
 	return err

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/suggest"
 	"github.com/resilience4go/resilience4go/policy"
@@ -192,9 +192,5 @@ func shownID(id string) string {
 	if len(id) <= maxShownID {
 		return id
 	}
-	n := maxShownID
-	for n > 0 && !utf8.RuneStart(id[n]) {
-		n--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", id[:n], len(id))
+	return fmt.Sprintf("%s… (%d bytes)", contract.Clip(id, maxShownID), len(id))
 }

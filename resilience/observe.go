@@ -78,16 +78,9 @@ func observeSync[A, T any](w *whole, next decorate.Func[A, T]) decorate.Func[A, 
 		return next
 	}
 	return func(ctx context.Context, a A) (v T, err error) {
-		var start time.Duration
-		if w.timed {
-			start = w.clk.Now()
-		}
+		start := w.begin()
 		ended := false
-		defer func() {
-			if !ended {
-				w.record(ctx, nil, true, start)
-			}
-		}()
+		defer w.recordPanic(ctx, &ended, start)
 		v, err = next(ctx, a)
 		ended = true
 		w.record(ctx, err, false, start)
@@ -102,20 +95,30 @@ func observeAsync[A, T any](w *whole, next decorate.AsyncFunc[A, T]) decorate.As
 		return next
 	}
 	return func(ctx context.Context, a A) *async.Future[T] {
-		var start time.Duration
-		if w.timed {
-			start = w.clk.Now()
-		}
+		start := w.begin()
 		ended := false
-		defer func() {
-			if !ended {
-				w.record(ctx, nil, true, start)
-			}
-		}()
+		defer w.recordPanic(ctx, &ended, start)
 		f := orFailed(next(ctx, a))
 		ended = true
 		f.OnComplete(func(_ T, err error) { w.record(ctx, err, false, start) })
 		return f
+	}
+}
+
+// begin returns the start of a whole call, as record takes it: the clock's reading when
+// w times calls, else 0.
+func (w *whole) begin() time.Duration {
+	if w.timed {
+		return w.clk.Now()
+	}
+	return 0
+}
+
+// recordPanic, deferred by a whole call that began at start, records it as failed, with
+// no error, unless it ended: it panicked, and the panic goes on.
+func (w *whole) recordPanic(ctx context.Context, ended *bool, start time.Duration) {
+	if !*ended {
+		w.record(ctx, nil, true, start)
 	}
 }
 

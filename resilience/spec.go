@@ -1,21 +1,11 @@
 package resilience
 
 import (
-	"context"
 	"reflect"
-	"time"
 
 	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
-	"github.com/resilience4go/resilience4go/policy/bulkhead"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
-	"github.com/resilience4go/resilience4go/policy/fallback"
-	"github.com/resilience4go/resilience4go/policy/hedge"
-	"github.com/resilience4go/resilience4go/policy/retry"
-	"github.com/resilience4go/resilience4go/policy/timeout"
-	"github.com/resilience4go/resilience4go/ratelimit"
 )
 
 // Spec is one element of a composition, as given to Wrap or NewPipeline: a policy
@@ -30,64 +20,6 @@ type Spec interface {
 	// failed wrap leaves nothing behind. Called with r.mu held. result is the wrapped
 	// function's result type.
 	build(r *Registry, wrapID string, result reflect.Type) (inst any, register func(), err error)
-}
-
-// RateLimiter is the rate limiter spec (layer "rateLimiter"): permits per period,
-// rejecting or waiting up to maxWait. Its configuration segment is "rateLimiter".
-func RateLimiter(opts ...ratelimit.Option) Spec { return policyOf(opts) }
-
-// Retry is the retry spec (layer "retry"). Its configuration segment is "retry".
-func Retry(opts ...retry.Option) Spec { return policyOf(opts) }
-
-// CircuitBreaker is the circuit breaker spec (layer "circuitBreaker"). Its configuration
-// segment is "circuitBreaker".
-func CircuitBreaker(opts ...circuitbreaker.Option) Spec { return policyOf(opts) }
-
-// Timeout is the timeout spec (layer "timeout"): each call gets d. In the default order
-// the wait for a permit is outside it. Its configuration segment is "timeout": the keys
-// configs.<name>.timeout.duration and instances.<id>.timeout.duration override d, which
-// overrides defaults.timeout.duration, as options in code override the defaults scope. A
-// d of 0 sets no duration in code: the configuration's (of any scope) applies, and
-// without one the wrap fails with R4C-ATR-007.
-func Timeout(d time.Duration, opts ...timeout.Option) Spec {
-	if d == 0 {
-		return policyOf(opts)
-	}
-	return policyOf(append([]timeout.Option{timeout.Duration(d)}, opts...))
-}
-
-// Bulkhead is the bulkhead spec (layer "bulkhead"): at most maxConcurrent calls in flight.
-// Its configuration segment is "bulkhead".
-func Bulkhead(opts ...bulkhead.Option) Spec { return policyOf(opts) }
-
-// Hedge is the hedge spec (layer "hedge"): when an attempt has no result after its delay,
-// or fails with an error that hedges at once, another attempt starts beside it, within the
-// hedge budget; the first success wins and the other attempts are canceled through every
-// inner layer. It takes the retry's place in the order. A hedge guards calls that return
-// a future only (WrapAsync, WrapAsync1, Pipeline.ExecuteAsync): wrapping a synchronous
-// function with it fails with R4C-HDG-001, and a composition with a hedge and a retry
-// fails with R4C-HDG-002 (also when either is disabled: a disabled policy still holds its
-// layer). To hedge a synchronous fn, wrap
-// func(ctx context.Context) *async.Future[T] { return async.Go(ctx, fn) } and Await the
-// future. Its configuration segment is "hedge".
-func Hedge(opts ...hedge.Option) Spec { return policyOf(opts) }
-
-// AdaptiveLimit is the adaptive concurrency limit spec (layer "adaptiveLimit", innermost
-// in the default order): at most a limit of calls in flight, a limit that moves with the
-// latency it measures. Calls over it are rejected, or wait up to maxWait in arrival
-// order. Its configuration segment is "adaptiveLimit".
-func AdaptiveLimit(opts ...adaptivelimit.Option) Spec { return policyOf(opts) }
-
-// Fallback is the fallback spec (layer "fallback"): fn replaces the error of a call that
-// the other layers could not save. It is always the outermost layer. T must be the
-// wrapped function's result type; otherwise wrapping fails with R4C-REG-010. Its
-// configuration segment is "fallback".
-func Fallback[T any](fn func(ctx context.Context, err error) (T, error), opts ...fallback.Option) Spec {
-	return newFallbackSpec(fn, policyOf(opts))
-}
-
-func newFallbackSpec[T any, O ~func(*S), S any](fn func(ctx context.Context, err error) (T, error), sp policySpec[O, S]) Spec {
-	return fallbackSpec[T, O, S]{policySpec: sp, fn: fn}
 }
 
 // policyOf is the spec of the registered policy kind whose options are O, functions of
@@ -176,28 +108,4 @@ func (sp policySpec[O, S]) build(r *Registry, wrapID string, result reflect.Type
 			r.named[key] = true
 		}
 	}, nil
-}
-
-// fallbackSpec is the fallback's spec: typed by the wrapped function's result, and built
-// for each composition. O is fallback.Option and S the fallback's settings type.
-type fallbackSpec[T any, O ~func(*S), S any] struct {
-	policySpec[O, S]
-	fn func(ctx context.Context, err error) (T, error)
-}
-
-func (sp fallbackSpec[T, O, S]) build(r *Registry, wrapID string, result reflect.Type) (any, func(), error) {
-	if result != reflect.TypeFor[T]() {
-		return nil, nil, r4c.Errorf(r4c.BadSpec, string(fallback.Layer), wrapID,
-			"the fallback returns %v but the function returns %v", reflect.TypeFor[T](), result)
-	}
-	_, s, _, err := sp.settings(r, wrapID, result)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The resolved settings replace the defaults of New whole.
-	f, err := fallback.New(sp.fn, any(O(func(t *S) { *t = s })).(fallback.Option))
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, nil, nil
 }

@@ -48,11 +48,7 @@ func Wrap1[A, T any](r *Registry, id string, fn func(context.Context, A) (T, err
 	if fn == nil {
 		return nil, nilFunc(id)
 	}
-	h, err := wrapSync(r, id, decorate.Func[A, T](fn), specs, nil)
-	if err != nil {
-		return nil, err
-	}
-	return h, nil
+	return wrapSync(r, id, decorate.Func[A, T](fn), specs, nil)
 }
 
 // args2 carries the two arguments of a Wrap2 function through the policies by value.
@@ -94,19 +90,15 @@ func WrapAsync1[A, T any](r *Registry, id string, fn func(context.Context, A) *a
 	if fn == nil {
 		return nil, nilFunc(id)
 	}
-	h, err := wrapAsync(r, id, decorate.AsyncFunc[A, T](fn), specs, nil)
-	if err != nil {
-		return nil, err
-	}
-	return h, nil
+	return wrapAsync(r, id, decorate.AsyncFunc[A, T](fn), specs, nil)
 }
 
 func nilFunc(id string) error {
 	return r4c.Errorf(r4c.BadSpec, "", id, "the function to wrap is nil")
 }
 
-// wrapSync builds the composition of specs around fn. extra rows of the layer table
-// follow the built-in ones.
+// wrapSync builds the composition of specs around fn; nil with an error. extra rows of
+// the layer table follow the built-in ones.
 func wrapSync[A, T any](r *Registry, id string, fn decorate.Func[A, T], specs []Spec, extra []layerRow[A, T]) (decorate.Func[A, T], error) {
 	return assemble(r, id, specs, extra, true, fn, decSync[A, T], userSync[A, T], decorate.Guard[A, T], observeSync[A, T])
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/codes"
@@ -54,16 +55,7 @@ const pushbackHeader = "grpc-retry-pushback-ms"
 
 // pushbackMillis returns d in whole milliseconds, rounded up so that a client that waits
 // them never comes back before d has passed; 0 for a negative d.
-func pushbackMillis(d time.Duration) int64 {
-	if d <= 0 {
-		return 0
-	}
-	ms := int64(d / time.Millisecond)
-	if d%time.Millisecond != 0 {
-		ms++
-	}
-	return ms
-}
+func pushbackMillis(d time.Duration) int64 { return retryhint.Ceil(d, time.Millisecond) }
 
 // pushbackDelay returns d rounded up to the millisecond, as the pushback trailer sends it.
 func pushbackDelay(d time.Duration) time.Duration {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/internal/retryhint"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
@@ -346,16 +347,7 @@ func (m *middleware) setFields(h http.Header, vals []string, f *fields) []string
 
 // ceilSeconds returns d in whole seconds, rounded up, so that a client that waits that
 // long finds its permit; 0 for d ≤ 0.
-func ceilSeconds(d time.Duration) int64 {
-	if d <= 0 {
-		return 0
-	}
-	s := int64(d / time.Second)
-	if d%time.Second != 0 {
-		s++
-	}
-	return s
-}
+func ceilSeconds(d time.Duration) int64 { return retryhint.Ceil(d, time.Second) }
 
 // sfString returns s as a structured-field string (RFC 8941 §3.3.3): quoted, with '"' and
 // '\' escaped, and the bytes that are not printable ASCII left out.

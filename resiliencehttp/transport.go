@@ -252,7 +252,7 @@ func (t *transport) attempt(ctx context.Context, ex *exchange) (*http.Response, 
 	if err != nil {
 		cancel(nil)
 	} else if rwc, ok := resp.Body.(io.ReadWriteCloser); ok && resp.StatusCode == http.StatusSwitchingProtocols {
-		resp.Body = &upgradedBody{ReadWriteCloser: rwc, cancel: cancel} // the body is the connection
+		resp.Body = &upgradedBody{cancelBody{rwc, cancel}, rwc} // the body is the connection
 	} else {
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	}
@@ -441,16 +441,10 @@ func (b *cancelBody) Close() error {
 }
 
 // upgradedBody is the connection of a 101 response, writable as the standard library
-// gives it; closing it ends the request's context.
+// gives it; closing it ends the request's context, as a cancelBody's does.
 type upgradedBody struct {
-	io.ReadWriteCloser
-	cancel context.CancelCauseFunc
-}
-
-func (b *upgradedBody) Close() error {
-	err := b.ReadWriteCloser.Close()
-	b.cancel(nil)
-	return err
+	cancelBody
+	io.Writer
 }
 
 type readCloser struct {

@@ -163,11 +163,19 @@ func cut(s string) string {
 	if len(s) <= maxShownValue {
 		return s
 	}
-	n := maxShownValue
+	return Clip(s, maxShownValue) + "…"
+}
+
+// Clip returns the longest start of s that is at most n bytes long and ends between
+// characters (UTF-8): what an error message shows of a long value.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "…"
+	return s[:n]
 }
 
 // isError reports whether values of t are errors held by reference, which Same compares

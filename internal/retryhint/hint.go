@@ -1,6 +1,7 @@
 // Package retryhint holds what the client adapters (resiliencehttp, resiliencegrpc) make
 // of a server's unsuccessful answer for a retry: the delay the server asked for, and
-// whether the call may be retried at all.
+// whether the call may be retried at all; and how the server adapters write the delay
+// they ask a refused client to wait.
 package retryhint
 
 import (
@@ -56,4 +57,18 @@ func MaxDelay(key string, d time.Duration) (time.Duration, error) {
 		return DefaultMaxDelay, nil
 	}
 	return d, nil
+}
+
+// Ceil returns d in whole units, rounded up, so that a client that waits that many never
+// comes back before d has passed; 0 for d ≤ 0: a server's delay as its field carries it
+// (Retry-After in seconds, grpc-retry-pushback-ms in milliseconds). unit must be positive.
+func Ceil(d, unit time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	n := int64(d / unit)
+	if d%unit != 0 {
+		n++
+	}
+	return n
 }

@@ -59,3 +59,16 @@ func TestMaxDelay(t *testing.T) {
 	assert.Equal(t, "-1s", ce.Value)
 	assert.Equal(t, "maxRetryDelay must not be negative (0 means one minute)", ce.Reason)
 }
+
+// Ceil rounds a delay up to whole units, so that a client waiting them is never early;
+// no delay, or a negative one, is 0.
+func TestCeil(t *testing.T) {
+	assert.Zero(t, retryhint.Ceil(0, time.Second))
+	assert.Zero(t, retryhint.Ceil(-time.Second, time.Second))
+	assert.Equal(t, int64(1), retryhint.Ceil(time.Nanosecond, time.Second))
+	assert.Equal(t, int64(1), retryhint.Ceil(time.Second, time.Second))
+	assert.Equal(t, int64(2), retryhint.Ceil(time.Second+1, time.Second))
+	assert.Equal(t, int64(1500), retryhint.Ceil(1500*time.Millisecond, time.Millisecond))
+	assert.Equal(t, int64(1501), retryhint.Ceil(1500*time.Millisecond+1, time.Millisecond))
+	assert.Equal(t, int64(1<<63-1)/int64(time.Millisecond)+1, retryhint.Ceil(1<<63-1, time.Millisecond))
+}

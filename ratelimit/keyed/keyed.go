@@ -311,28 +311,12 @@ func (k *Limiter[K]) Config() ratelimit.Config { return ratelimit.Config(k.lim()
 // (R4C-REG-010). Safe for concurrent use.
 func (k *Limiter[K]) Reconfigure(c ratelimit.Config) error {
 	b := k.lim()
-	if !b.built() {
-		return r4c.Errorf(r4c.BadSpec, "rateLimiter", "",
-			"a zero keyed Limiter, never built with New, has no configuration to change")
-	}
-	nc := rlcore.Config(c)
-	// Every field of c is given: a 0 is a wrong value, not one never set.
-	if err := rlcore.Validate(nc, rlcore.All); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	old := b.rate.Load()
-	if old.Cfg == nc {
-		return nil
-	}
-	nr := newRate(b.events.ID, nc)
-	b.b.ConvertAll(old, nr, k.share, true, k.eachCell)
-	b.rate.Store(nr)
-	if b.events.Observed() {
-		b.events.Publish(policy.Event{Kind: policy.ConfigChanged, At: b.b.Clk.Now(), Changed: rlcore.Changed(old.Cfg, nc)})
-	}
-	return nil
+	return b.b.Reconfigure("keyed Limiter", rlcore.Config(c), &b.mu, &b.events, b.rate.Load,
+		func(old *rlcore.Rate, c rlcore.Config) {
+			nr := newRate(b.events.ID, c)
+			b.b.ConvertAll(old, nr, k.share, true, k.eachCell)
+			b.rate.Store(nr)
+		})
 }
 
 // Len returns how many keys have a cell now, idle ones included, counting a new key from

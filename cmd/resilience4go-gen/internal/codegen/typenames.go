@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"go/types"
+	"iter"
 )
 
 // typeProblem returns what the generated file cannot write of t: a type that does not
@@ -14,39 +15,19 @@ func (g *generator) typeProblem(t types.Type) string {
 			return "a type that does not resolve"
 		}
 	case *types.Alias: // the generated code writes the alias's name, not what it stands for
-		if p := g.objProblem(t.Obj()); p != "" {
-			return p
-		}
-		for i := range t.TypeArgs().Len() {
-			if p := g.typeProblem(t.TypeArgs().At(i)); p != "" {
-				return p
-			}
-		}
+		return g.namedProblem(t.Obj(), t.TypeArgs())
 	case *types.Named:
-		if p := g.objProblem(t.Obj()); p != "" {
-			return p
-		}
-		for i := range t.TypeArgs().Len() {
-			if p := g.typeProblem(t.TypeArgs().At(i)); p != "" {
-				return p
-			}
-		}
-	case *types.Pointer:
-		return g.typeProblem(t.Elem())
-	case *types.Slice:
-		return g.typeProblem(t.Elem())
-	case *types.Array:
-		return g.typeProblem(t.Elem())
-	case *types.Chan:
-		return g.typeProblem(t.Elem())
+		return g.namedProblem(t.Obj(), t.TypeArgs())
+	case *types.Pointer, *types.Slice, *types.Array, *types.Chan:
+		return g.typeProblem(t.(interface{ Elem() types.Type }).Elem())
 	case *types.Map:
 		if p := g.typeProblem(t.Key()); p != "" {
 			return p
 		}
 		return g.typeProblem(t.Elem())
 	case *types.Tuple:
-		for i := range t.Len() {
-			if p := g.typeProblem(t.At(i).Type()); p != "" {
+		for v := range t.Variables() {
+			if p := g.typeProblem(v.Type()); p != "" {
 				return p
 			}
 		}
@@ -56,40 +37,43 @@ func (g *generator) typeProblem(t types.Type) string {
 		}
 		return g.typeProblem(t.Results())
 	case *types.Struct:
-		for i := range t.NumFields() {
-			f := t.Field(i)
-			if !f.Exported() && f.Pkg() != g.pkg.Types {
-				return "a struct with the unexported field " + f.Name() + " of package " + f.Pkg().Name()
-			}
-			if p := g.typeProblem(f.Type()); p != "" {
-				return p
-			}
-		}
+		return membersProblem(g, "a struct with the unexported field", t.Fields())
 	case *types.Interface:
-		for i := range t.NumMethods() {
-			f := t.Method(i)
-			if !f.Exported() && f.Pkg() != g.pkg.Types {
-				return "an interface with the unexported method " + f.Name() + " of package " + f.Pkg().Name()
-			}
-			if p := g.typeProblem(f.Type()); p != "" {
-				return p
-			}
+		return membersProblem(g, "an interface with the unexported method", t.Methods())
+	}
+	return ""
+}
+
+// namedProblem is typeProblem for a named type or an alias: its name obj, then its type
+// arguments args.
+func (g *generator) namedProblem(obj *types.TypeName, args *types.TypeList) string {
+	if p := obj.Pkg(); p != nil && p != g.pkg.Types {
+		if !obj.Exported() {
+			return "the unexported type " + p.Name() + "." + obj.Name()
+		}
+		if !internalAllowed(p.Path(), g.pkg.PkgPath) {
+			return "a type of the internal package " + p.Path()
+		}
+	}
+	for a := range args.Types() {
+		if p := g.typeProblem(a); p != "" {
+			return p
 		}
 	}
 	return ""
 }
 
-// objProblem is typeProblem for the name of a named type or an alias.
-func (g *generator) objProblem(obj *types.TypeName) string {
-	p := obj.Pkg()
-	if p == nil || p == g.pkg.Types {
-		return ""
-	}
-	if !obj.Exported() {
-		return "the unexported type " + p.Name() + "." + obj.Name()
-	}
-	if !internalAllowed(p.Path(), g.pkg.PkgPath) {
-		return "a type of the internal package " + p.Path()
+// membersProblem is typeProblem for the fields of a struct or the methods of an
+// interface, each a member that what names ("a struct with the unexported field"): an
+// unexported member of another package cannot be written.
+func membersProblem[M types.Object](g *generator, what string, members iter.Seq[M]) string {
+	for m := range members {
+		if !m.Exported() && m.Pkg() != g.pkg.Types {
+			return what + " " + m.Name() + " of package " + m.Pkg().Name()
+		}
+		if p := g.typeProblem(m.Type()); p != "" {
+			return p
+		}
 	}
 	return ""
 }
