@@ -51,6 +51,9 @@ func TestPoliciesData(t *testing.T) {
 			assert.NotEmpty(t, a.Option, "%s.%s", name, a.Name)
 			assert.NotEmpty(t, a.Default, "%s.%s", name, a.Name)
 		}
+		for _, e := range p.Events {
+			assert.NotEmpty(t, e.Doc, "the doc of %s's event %s", name, e.Name)
+		}
 	}
 	// Defaults as the options' documentation states them.
 	assert.Equal(t, attribute{Name: "maxConcurrent", Key: "bulkhead.maxConcurrent", Option: "MaxConcurrent", Default: "25"}, pols["bulkhead"].Attributes[0])

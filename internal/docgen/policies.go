@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -92,6 +94,11 @@ func policies(root string, codes []code) (map[string]policyDoc, error) {
 		for _, e := range events {
 			if e.Layer == string(k.Layer()) || e.Layer == "" {
 				e.Doc = src.eventDoc(e.Name)
+				if e.Doc == "" && e.Layer != "" { // registered by a package below the policy's, e.g. its backend contract
+					if e.Doc, err = subpackageEventDoc(root, dir, e.Name); err != nil {
+						return nil, fmt.Errorf("%s: %w", name, err)
+					}
+				}
 				if e.Layer == "" {
 					e.Doc = configChangedDoc
 				}
@@ -104,6 +111,28 @@ func policies(root string, codes []code) (map[string]policyDoc, error) {
 		return nil, fmt.Errorf("no policy kind is registered")
 	}
 	return out, nil
+}
+
+// subpackageEventDoc returns the doc of the variable that registers the event kind name
+// in a package below dir (relative to root), or "" when none does.
+func subpackageEventDoc(root, dir, name string) (string, error) {
+	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if !e.IsDir() || skipDirs[e.Name()] {
+			continue
+		}
+		sub, err := readPackage(root, path.Join(dir, e.Name()))
+		if err != nil {
+			return "", err
+		}
+		if doc := sub.eventDoc(name); doc != "" {
+			return doc, nil
+		}
+	}
+	return "", nil
 }
 
 // configChangedDoc is what the event any layer publishes means.

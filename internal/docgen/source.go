@@ -87,19 +87,14 @@ func (s *pkgSource) sentinels() []sentinel {
 }
 
 // eventDoc returns the doc of the variable that registers the event kind name (a
-// RegisterEventKind call with Name: "name"), without its leading `EventX ("name"): `.
+// registration whose value holds the string literal "name", as the kind's name),
+// without its leading `EventX ("name"): `.
 func (s *pkgSource) eventDoc(name string) string {
 	var found string
 	s.valueSpecs(token.VAR, func(vs *ast.ValueSpec, doc string) {
 		for _, v := range vs.Values {
 			ast.Inspect(v, func(n ast.Node) bool {
-				kv, ok := n.(*ast.KeyValueExpr)
-				if !ok {
-					return true
-				}
-				id, isID := kv.Key.(*ast.Ident)
-				lit, isLit := kv.Value.(*ast.BasicLit)
-				if isID && isLit && id.Name == "Name" && lit.Value == strconv.Quote(name) {
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Value == strconv.Quote(name) {
 					found = doc
 				}
 				return true
