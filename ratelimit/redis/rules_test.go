@@ -254,12 +254,14 @@ func TestRL9_CancelOnRedis(t *testing.T) {
 			assert.Equal(t, 1, l.Snapshot().AvailablePermits, "%s: the immediate permit is spent", l.InstanceID())
 		}
 
-		// 100 permits per second: after the burst, permits 10ms and 20ms away, whose slots
-		// end 1s later (the burst's length), so the TAT stays ahead while the test runs, even
-		// on a loaded machine. Once their time has passed, canceling them, the tail or the one
-		// before it, changes nothing: the TAT is the same and no slot is freed.
-		due := limiter(t, b, "due", ratelimit.Permits(100), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
-		require.NoError(t, due.TryAcquireN(100))
+		// 4 permits per second: after the burst, permits 250ms and 500ms away (a loaded
+		// machine would have to stall that long between the burst and the reservations to
+		// make them immediate), whose slots end 1s later (the burst's length), so the TAT
+		// stays ahead while the test runs. Once their time has passed, canceling them, the
+		// tail or the one before it, changes nothing: the TAT is the same and no slot is
+		// freed.
+		due := limiter(t, b, "due", ratelimit.Permits(4), ratelimit.Period(time.Second), ratelimit.MaxWait(time.Second))
+		require.NoError(t, due.TryAcquireN(4))
 		r, err := due.Reserve()
 		require.NoError(t, err)
 		tail, err := due.Reserve()
