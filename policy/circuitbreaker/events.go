@@ -12,8 +12,8 @@ import (
 // publishes nothing.
 var (
 	// EventTransition ("CircuitBreakerTransition"): the breaker moved from the state named
-	// by the attribute "from" to the one named by "to" (strings: Closed, Open, HalfOpen,
-	// Disabled or ForcedOpen). Logged as a warning when it enters Open or ForcedOpen, at
+	// by the attribute "from" to the one named by "to" (the values of the state
+	// constants: "closed", "open", "half-open", "disabled" or "forced-open"). Logged as a warning when it enters Open or ForcedOpen, at
 	// info level otherwise; span event "resilience.circuit_breaker.transition", whose
 	// from and to name the states in snake_case (e.g. "half_open"), as the metrics do.
 	EventTransition = policy.RegisterEventKind(policy.EventKindInfo{Name: "CircuitBreakerTransition",
