@@ -139,8 +139,8 @@ type limitRefusal struct {
 // retry in 90ms", the wait rounded up to the millisecond, as the grpc-retry-pushback-ms
 // trailer sends it.
 func (r *limitRefusal) message(method string) string {
-	b := make([]byte, 0, 96)
-	b = append(b, "resiliencegrpc: "...)
+	var buf [160]byte // on the stack, as are the durations' texts: the message is the one allocation
+	b := append(buf[:0], "resiliencegrpc: "...)
 	b = append(b, method...)
 	b = append(b, ": rate limit"...)
 	if r.permits > 0 {

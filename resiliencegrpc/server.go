@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
@@ -271,31 +272,30 @@ func (s *Server) route(method string) (*limitRule, *guardRule, bool) {
 // grpc-retry-pushback-ms trailer of the call when err's status carries a RetryInfo: gRPC's
 // own retries (a service config's retryPolicy, in any language) read that trailer, not
 // the detail, and would otherwise come back after their own backoff, too early.
+// The trailer is shared with the other calls refused with as many milliseconds
+// (sharedPushback): the call's stream merges it into its own.
 func refuseUnary(ctx context.Context, err error) error {
-	if md, ok := pushbackOf(err); ok {
-		_ = grpc.SetTrailer(ctx, md) // fails only for a context that is not a server call's
+	if d, ok := pushbackOf(err); ok {
+		_ = grpc.SetTrailer(ctx, sharedPushback(d)) // fails only for a context that is not a server call's
 	}
 	return err
 }
 
-// refuseStream is refuseUnary for a stream: ss's trailer carries the pushback.
+// refuseStream is refuseUnary for a stream: ss's trailer carries the pushback, in a map of
+// its own (ss may be another interceptor's wrapper, which might keep it).
 func refuseStream(ss grpc.ServerStream, err error) error {
-	if md, ok := pushbackOf(err); ok {
-		ss.SetTrailer(md)
+	if d, ok := pushbackOf(err); ok {
+		ss.SetTrailer(pushback(d))
 	}
 	return err
 }
 
-// pushbackOf returns the grpc-retry-pushback-ms trailer of err, a refusal of the server's
-// policies, and false when its status carries no RetryInfo.
-func pushbackOf(err error) (metadata.MD, bool) {
+// pushbackOf returns the delay of the grpc-retry-pushback-ms trailer of err, a refusal of
+// the server's policies, and false when its status carries no RetryInfo.
+func pushbackOf(err error) (time.Duration, bool) {
 	e, ok := err.(*policyError)
 	if !ok {
-		return nil, false
+		return 0, false
 	}
-	d, ok := e.retryDelay()
-	if !ok {
-		return nil, false
-	}
-	return pushback(d), true
+	return e.retryDelay()
 }
