@@ -49,6 +49,12 @@ func goChan[T any](ctx context.Context, fn func(context.Context) (T, error)) (T,
 //     every call (1e9 permits a second), then Await(ctx);
 //   - goroutine/chan: the plain Go peer, goChan: a goroutine, a buffered channel of
 //     (int, error), and a select on the channel and ctx.Done();
+//   - goroutine/chan/ratelimiter: the fair peer of the WrapAsync case, the same work by
+//     hand: the Acquire(ctx) of a limiter configured alike (1e9 permits a second, made
+//     once), then goChan;
+//   - resilience4go/WrapAsync/ratelimiter/Completed+Await: the WrapAsync case around a
+//     function that returns a future already complete (made once), so that what is
+//     measured is the composition and the limiter, with no goroutine;
 //   - failsafe/GetAsync: failsafe-go's executor with a smooth rate limiter of 1e9 permits
 //     a second (made once), GetAsync(one) and Get on its result: failsafe-go runs the
 //     execution on a goroutine of its own.
@@ -68,8 +74,28 @@ func benchmarkAsync(b *testing.B, parallel bool) {
 		call := oursAsync(b, resilience.RateLimiter(ratelimit.Permits(admitPermits), ratelimit.Period(admitPeriod)))
 		measureCalls(b, parallel, func(ctx context.Context) error { _, err := call(ctx).Await(ctx); return err })
 	})
+	b.Run("resilience4go/WrapAsync/ratelimiter/Completed+Await", func(b *testing.B) {
+		completed := async.Completed(1)
+		call, err := resilience.WrapAsync(newRegistry(b), "Bench.Call",
+			func(context.Context) *async.Future[int] { return completed },
+			resilience.RateLimiter(ratelimit.Permits(admitPermits), ratelimit.Period(admitPeriod)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		measureCalls(b, parallel, func(ctx context.Context) error { _, err := call(ctx).Await(ctx); return err })
+	})
 	b.Run("goroutine/chan", func(b *testing.B) {
 		measureCalls(b, parallel, func(ctx context.Context) error { _, err := goChan(ctx, echo1); return err })
+	})
+	b.Run("goroutine/chan/ratelimiter", func(b *testing.B) {
+		l := oursAdmitting(b)
+		measureCalls(b, parallel, func(ctx context.Context) error {
+			if err := l.Acquire(ctx); err != nil {
+				return err
+			}
+			_, err := goChan(ctx, echo1)
+			return err
+		})
 	})
 	b.Run("failsafe/GetAsync", func(b *testing.B) {
 		exec := failsafe.With[int](fsrl.NewSmooth[int](admitPermits, admitPeriod))

@@ -9,6 +9,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/permitgate"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/internal/sysclock"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
@@ -49,10 +50,49 @@ func (g *gate) Acquire(ctx context.Context) error { return (*Limiter)(g).Acquire
 
 func (g *gate) Clock() clock.Clock { return g.base.Clk }
 
-// Admit decides a call that returns a future (see permitgate.Gate).
+// Admit decides a call that returns a future (see permitgate.Gate). The call of an
+// enabled in-process limiter that never waits (MaxWait 0), the common case, is decided
+// here, with the rate loaded once and the schedule's take inlined, as TryAcquire does;
+// admit decides the others.
 func (g *gate) Admit(ctx context.Context) (permitgate.Ticket, error) {
 	l := (*Limiter)(g)
-	r := l.cur()
+	r := l.rate.Load()
+	if r == nil || !r.direct || r.MaxWait != 0 {
+		return l.admit(ctx, r)
+	}
+	if err := decorate.ContextErr(ctx); err != nil {
+		return nil, l.refuseOnArrival(ctx, err)
+	}
+	// The permit is free now or the call is refused; ctx's deadline does not matter.
+	var now int64
+	if l.base.System {
+		now = int64(sysclock.Now())
+	} else {
+		now = int64(l.base.Clk.Now())
+	}
+	var wait int64
+	var ok bool
+	if l.slots.None() {
+		_, _, wait, ok = rlcore.GCRA(&l.slots.TAT, r.Interval, r.Tau, now, 0)
+	} else {
+		_, _, wait, ok = l.slots.TakeFreed(now, r.Interval, r.Tau, 0)
+	}
+	if !ok {
+		l.reject(ctx, now, wait, l.rej.Plain)
+		return nil, l.rej.Plain
+	}
+	if l.events.Rec != nil {
+		l.admitted(ctx, 0)
+	}
+	return nil, nil
+}
+
+// admit is Admit for a limiter that is disabled, never built, backed by a store, or
+// that may wait (MaxWait > 0); r is its rate as loaded (nil for a zero Limiter).
+func (l *Limiter) admit(ctx context.Context, r *rate) (permitgate.Ticket, error) {
+	if r == nil {
+		r = &unbuiltRate
+	}
 	if r.Cfg.Disabled || !l.built() {
 		if err := l.offErr(); err != nil {
 			return nil, err
@@ -75,19 +115,6 @@ func (g *gate) Admit(ctx context.Context) (permitgate.Ticket, error) {
 		return &ticket{l: l, r: res}, nil
 	}
 	now := l.now()
-	if r.MaxWait == 0 {
-		// reserveCtx with MaxWait 0: the permit is free now or the call is refused, and
-		// ctx's deadline does not matter.
-		_, _, wait, ok := l.slots.Take(now, r.Interval, r.Tau, 0)
-		if !ok {
-			l.reject(ctx, now, wait, l.rej.Plain)
-			return nil, l.rej.Plain
-		}
-		if l.events.Rec != nil {
-			l.admitted(ctx, 0)
-		}
-		return nil, nil
-	}
 	ep := l.base.Epoch.Load() // before the take: a conversion after it makes the epochs differ
 	prev, next, wait, err := l.reserveCtx(ctx, r, 1, now)
 	if err != nil {

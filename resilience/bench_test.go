@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/retry"
@@ -109,4 +111,40 @@ func BenchmarkFullPipelineAdmittedParallel(b *testing.B) {
 			_, _ = call(ctx, "q")
 		}
 	})
+}
+
+// wrappedAsync returns a function returning a future already complete, wrapped by
+// WrapAsync with a rate limiter that always admits, in a registry with the options given.
+func wrappedAsync(b *testing.B, opts ...resilience.RegistryOption) func(context.Context) *async.Future[string] {
+	reg, err := resilience.NewRegistry(opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := async.Completed("q")
+	call, err := resilience.WrapAsync(reg, "SearchAPI.SearchAsync",
+		func(context.Context) *async.Future[string] { return done },
+		resilience.RateLimiter(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return call
+}
+
+func benchAsyncCall(b *testing.B, call func(context.Context) *async.Future[string]) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := call(ctx).Await(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// WrapAsync's own cost: a rate limiter that admits around a future already complete,
+// awaited; to be read against BenchmarkWrap1Admitted.
+func BenchmarkWrapAsyncCompleted(b *testing.B) { benchAsyncCall(b, wrappedAsync(b)) }
+
+// BenchmarkWrapAsyncCompleted with an observer that records nothing.
+func BenchmarkWrapAsyncCompletedObserved(b *testing.B) {
+	benchAsyncCall(b, wrappedAsync(b, resilience.WithObserver(contracttest.NopObserver{})))
 }

@@ -89,7 +89,8 @@ func observeSync[A, T any](w *whole, next decorate.Func[A, T]) decorate.Func[A, 
 }
 
 // observeAsync is observeSync for calls that return a future: the outcome is recorded
-// when the future completes.
+// when the future completes, at once when it already has (a rejection, a future
+// already complete), without a callback.
 func observeAsync[A, T any](w *whole, next decorate.AsyncFunc[A, T]) decorate.AsyncFunc[A, T] {
 	if w == nil {
 		return next
@@ -100,7 +101,11 @@ func observeAsync[A, T any](w *whole, next decorate.AsyncFunc[A, T]) decorate.As
 		defer w.recordPanic(ctx, &ended, start)
 		f := orFailed(next(ctx, a))
 		ended = true
-		f.OnComplete(func(_ T, err error) { w.record(ctx, err, false, start) })
+		if _, done, err := f.Result(); done {
+			w.record(ctx, err, false, start)
+		} else {
+			f.OnComplete(func(_ T, err error) { w.record(ctx, err, false, start) })
+		}
 		return f
 	}
 }

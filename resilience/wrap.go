@@ -74,6 +74,11 @@ func Wrap2[A, B, T any](r *Registry, id string, fn func(context.Context, A, B) (
 // registry's clock, with no goroutine parked per call; cancelling the returned future
 // before the call starts means it never starts, and gives its permit back (a later call
 // can take its turn; the calls behind it keep theirs).
+//
+// A call that a rate limiter admits at once allocates nothing besides what fn allocates,
+// with an observer (WithObserver) or without; with an observer, a future still pending
+// when the composition returns it costs one allocation, the callback that records its
+// outcome when it completes.
 func WrapAsync[T any](r *Registry, id string, fn func(context.Context) *async.Future[T], specs ...Spec) (func(context.Context) *async.Future[T], error) {
 	if fn == nil {
 		return nil, nilFunc(id)

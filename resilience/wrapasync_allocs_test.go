@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/async"
+	"github.com/resilience4go/resilience4go/internal/contracttest"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
 )
@@ -72,4 +73,22 @@ func TestWrapAsync_AS6_AllocsNoMoreThanGoroutineAndChannel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}), "the composition allocates nothing of its own")
+}
+
+// With an observer, a call whose future is already complete when the composition returns
+// it is recorded at once, with no callback: it allocates nothing either.
+func TestWrapAsync_ObservedCompletedFutureAllocatesNothing(t *testing.T) {
+	reg, err := resilience.NewRegistry(resilience.WithObserver(contracttest.NopObserver{}))
+	require.NoError(t, err)
+	ctx := context.Background()
+	completed := async.Completed(1)
+	done, err := resilience.WrapAsync(reg, "F.Observed",
+		func(context.Context) *async.Future[int] { return completed },
+		resilience.RateLimiter(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second)))
+	require.NoError(t, err)
+	assert.Zero(t, testing.AllocsPerRun(1000, func() {
+		if _, err := done(ctx).Await(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}))
 }
