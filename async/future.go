@@ -76,9 +76,9 @@ func Failed[T any](err error) *Future[T] { return (*Future[T])(future.Failed[T](
 // context.WithValue of it) costs a goroutine while both are live, as the context package
 // makes for any parent it does not know. With any other ctx, fn gets
 // context.WithCancel(ctx), which adds two allocations, or, when ctx is the context a
-// policy gives an attempt of its call, a context that behaves as that one and that the
-// policy holds in its own allocation. A panic of fn is not recovered: it ends the
-// program, as a panic on any goroutine does.
+// policy gives an attempt of its call, a context that behaves as that one, made by the
+// policy at the cost of one. A panic of fn is not recovered: it ends the program, as a
+// panic on any goroutine does.
 func Go[T any](ctx context.Context, fn func(context.Context) (T, error)) *Future[T] {
 	return (*Future[T])(future.Go(ctx, fn))
 }

@@ -16,12 +16,12 @@ import (
 // package requires, its Err is nil until its Done channel is closed. Contexts derived from it (context.WithCancel,
 // context.AfterFunc) register through its AfterFunc method, with no goroutine and no map,
 // and are canceled with it, on the goroutine that cancels it. The first async.Go call made
-// with it gets child, a context held in the same allocation (future.Parent), instead of
-// context.WithCancel's.
+// with it gets child, one allocation (future.Parent), instead of context.WithCancel's
+// three and the registration on this context. The child is made only then, so that an
+// attempt's context stays one size class for the calls that start no goroutine.
 type attemptCtx struct {
 	ctxCore
-	child goChild     // fn's context for the first async.Go call with this one
-	given atomic.Bool // child has been given
+	child atomic.Pointer[goChild] // fn's context for the first async.Go call with this one
 }
 
 // A goChild is the context an attemptCtx gives async.Go for its fn: canceled with the
@@ -69,7 +69,6 @@ var (
 func newAttemptCtx(parent context.Context) *attemptCtx {
 	c := &attemptCtx{}
 	c.init(parent)
-	c.child.init(c)
 	return c
 }
 
@@ -81,13 +80,18 @@ func (c *ctxCore) init(parent context.Context) {
 
 // GoChild gives async.Go, once, the context of its fn: child, canceled with c.
 func (c *attemptCtx) GoChild() future.Child {
-	if !c.given.CompareAndSwap(false, true) {
+	if c.child.Load() != nil {
 		return nil
 	}
-	if c.err.Load() != nil { // canceled: cancel may have looked at given before it was set
-		c.child.cancel()
+	child := &goChild{}
+	child.init(c)
+	if !c.child.CompareAndSwap(nil, child) {
+		return nil
 	}
-	return &c.child
+	if c.err.Load() != nil { // canceled: cancel may have looked for the child before it was set
+		child.cancel()
+	}
+	return child
 }
 
 // cancel cancels the context (see ctxCore.cancel) and the context it gave async.Go. It
@@ -97,8 +101,8 @@ func (c *attemptCtx) cancel() {
 		return
 	}
 	c.ctxCore.cancel()
-	if c.given.Load() {
-		c.child.cancel()
+	if child := c.child.Load(); child != nil {
+		child.cancel()
 	}
 }
 

@@ -81,15 +81,16 @@ import (
 // hook; if ctx ends while next is running attempt 1, once next has returned). A context
 // derived from an attempt's (context.WithCancel, or context.AfterFunc) is canceled with
 // it, on the goroutine that cancels it, and costs no goroutine and no map; the first
-// async.Go called with an attempt's context gives fn a context held in the attempt's
-// context's own allocation, which behaves as context.WithCancel of it and costs nothing
-// more. A call whose attempt 1 returns a future already complete with a success, or with
-// an error that does not start a hedge, returns that future as it is: it allocates only
-// attempt 1's context, one object (and what next allocates). A call that waits allocates
-// its state (which holds its future), its timer and the timer's function, its context
-// hook when ctx can end, and for each attempt its context and its completion callback:
-// hedging async.Go with context.Background(), a call whose attempt 1 answers costs at
-// most seven allocations with async.Go's own two.
+// async.Go called with an attempt's context gives fn a context that behaves as
+// context.WithCancel of it, in one allocation (context.WithCancel of it costs six, with
+// its registration on it and the attempt's Done channel). A call whose attempt 1 returns
+// a future already complete with a success, or with an error that does not start a
+// hedge, returns that future as it is: it allocates only attempt 1's context, one object
+// (and what next allocates). A call that waits allocates its state (which
+// holds its future), its timer and the timer's function, its context hook when ctx can
+// end, and for each attempt its context and its completion callback: hedging async.Go
+// with context.Background(), a call whose attempt 1 answers costs at most eight
+// allocations with async.Go's own two and the context it gives fn.
 //
 // Events: EventHedged, EventWon, EventSkipped and EventFailed, as their documentation
 // tells, published with ctx. With a recorder (a registry's observer,

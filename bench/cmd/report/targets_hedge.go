@@ -16,7 +16,7 @@ func init() {
 	why["hedge"] = "Both start the attempt on a goroutine, arm a timer for the next attempt and wait " +
 		"for the first answer; most of either call is the goroutine's start, the scheduler's hand-off and " +
 		"the allocator. Ours allocates the call's state (its future held in it), the timer and its function, " +
-		"the attempt's context (which holds the context async.Go gives the function) and its completion " +
+		"the attempt's context, the context it gives async.Go for the function, the attempt's completion " +
 		"callback, and async.Go's future and goroutine; failsafe-go allocates its execution, closures and " +
 		"channels. What would close a gap: fewer allocations (a completion callback that is not a closure " +
 		"per attempt), and keeping the work that ends the call within the attempt goroutine's first stack, " +
