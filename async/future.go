@@ -75,8 +75,10 @@ func Failed[T any](err error) *Future[T] { return (*Future[T])(future.Failed[T](
 // each; one derived through a context of another type (e.g. context.WithTimeout of a
 // context.WithValue of it) costs a goroutine while both are live, as the context package
 // makes for any parent it does not know. With any other ctx, fn gets
-// context.WithCancel(ctx), which adds two allocations. A panic of fn is not recovered: it
-// ends the program, as a panic on any goroutine does.
+// context.WithCancel(ctx), which adds two allocations, or, when ctx is the context a
+// policy gives an attempt of its call, a context that behaves as that one, made by the
+// policy at the cost of one. A panic of fn is not recovered: it ends the program, as a
+// panic on any goroutine does.
 func Go[T any](ctx context.Context, fn func(context.Context) (T, error)) *Future[T] {
 	return (*Future[T])(future.Go(ctx, fn))
 }

@@ -108,11 +108,37 @@ func Go[T any](ctx context.Context, fn func(context.Context) (T, error)) *Future
 		go g.run()
 		return &g.Future
 	}
+	if p, ok := ctx.(Parent); ok {
+		if child := p.GoChild(); child != nil {
+			g.ctx = child
+			g.Init(child)
+			go g.runChild(child)
+			return &g.Future
+		}
+	}
 	var cancel context.CancelFunc
 	g.ctx, cancel = context.WithCancel(ctx)
 	g.Init(cancelOnStop(cancel))
 	go g.runWith(cancel)
 	return &g.Future
+}
+
+// A Parent is a context that provides, without allocating, the context of fn for one call
+// of Go made with it (a policy's attempt context does): a Child that behaves as
+// context.WithCancel(parent) would. GoChild returns nil when it has none to give (it
+// gives one only once); Go then derives fn's context with context.WithCancel.
+type Parent interface {
+	context.Context
+	GoChild() Child
+}
+
+// A Child is the context of fn that a Parent gives Go. It is canceled with its parent,
+// with the parent's error, and by its StopWork, with context.Canceled: Go calls StopWork
+// when the future is canceled and once fn has returned, and StopWork reports false (the
+// work has started).
+type Child interface {
+	context.Context
+	Stopper
 }
 
 // started is the stopper of the future of Go whose goroutine is fn's context: the work
@@ -157,7 +183,7 @@ func neverEnds(ctx context.Context) bool {
 // goroutine, and "the afters have run" is a bit of the future's state.
 type goCall[T any] struct {
 	Future[T]
-	ctx    context.Context // the context derived with context.WithCancel; nil when the goCall is fn's context
+	ctx    context.Context // fn's context: derived with context.WithCancel, or a Child; nil when the goCall is fn's context
 	fn     func(context.Context) (T, error)
 	afters map[*afterFunc]struct{} // AfterFunc's functions not run nor stopped; under mu
 }
@@ -183,6 +209,20 @@ func (g *goCall[T]) runWith(cancel context.CancelFunc) {
 	g.fn = nil
 	v, err := fn(g.ctx)
 	g.Complete(v, err)
+}
+
+// runChild is the goroutine of Go when fn's context is child (g.ctx), which it cancels once
+// fn has returned and the future is complete. It defers nothing and calls Finish itself,
+// so that the callbacks that Finish runs (a policy ending its call) have the most of the
+// goroutine's first stack.
+func (g *goCall[T]) runChild(child Child) {
+	fn := g.fn
+	g.fn = nil
+	v, err := fn(child)
+	if g.Claim() {
+		g.Finish(v, err)
+	}
+	child.StopWork()
 }
 
 // Deadline is none: the parent, context.Background() or context.TODO(), has none.

@@ -27,6 +27,15 @@ func New[T any](onCancel func() (notStarted bool)) (*async.Future[T], Promise[T]
 	return (*async.Future[T])(f), Promise[T]{f}
 }
 
+// Init is New for a future that the completer holds in its own state, so that the future
+// costs no allocation of its own: it makes f pending, with s (nil: none) to stop its work
+// on Cancel, as New's onCancel does. It is called once, before f is shared; f must not
+// be copied afterwards.
+func Init[T any](f *future.Future[T], s future.Stopper) (*async.Future[T], Promise[T]) {
+	f.Init(s)
+	return (*async.Future[T])(f), Promise[T]{f}
+}
+
 // Claim begins the completion of the future, and reports whether it won it: true if the
 // future was pending and no completion had begun (neither Cancel, nor Complete, nor
 // another Claim). After it has won, Cancel reports false and does nothing, and the next
