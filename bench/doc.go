@@ -26,7 +26,7 @@
 //
 // TestAccuracy is the accuracy run: every limiter set to 100 permits per 100ms (with a burst
 // of 100 where the library has one) is hammered by 4 goroutines; it reports the admitted
-// count against the GCRA bound of SPEC RL-5, permits + floor(d/T). Its duration is short by
+// count against the GCRA bound that no window may exceed, permits + floor(d/T). Its duration is short by
 // default and set with -accuracy.duration; -accuracy.out writes its figures as JSON.
 //
 // The script run next to this file runs everything and writes RESULTS.md and chart.svg

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"os"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/resilience4go/resilience4go/internal/exampletest"
+
 	"go.uber.org/goleak"
 )
 
@@ -19,9 +16,5 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // the breaker to half-open, and two successful trial calls close it with an empty window.
 // The policy's page on the site shows output.txt as the example's output.
 func TestOutput(t *testing.T) {
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	want, err := os.ReadFile("output.txt")
-	require.NoError(t, err)
-	assert.Equal(t, string(want), out.String())
+	exampletest.MatchesOutputFile(t, run)
 }

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"os"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/resilience4go/resilience4go/internal/exampletest"
+
 	"go.uber.org/goleak"
 )
 
@@ -22,9 +19,5 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // opened by Internal statuses, failing calls and stream creations fast without reaching
 // the server. README.md shows output.txt as the example's output.
 func TestOutput(t *testing.T) {
-	want, err := os.ReadFile("output.txt")
-	require.NoError(t, err)
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	assert.Equal(t, string(want), out.String())
+	exampletest.MatchesOutputFile(t, run)
 }
