@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4go/resilience4go/clock"
-	"github.com/resilience4go/resilience4go/internal/throttle"
+	"github.com/resilience4go/resilience4go/internal/nextpermit"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -35,8 +35,8 @@ func TestRL9b_RejectionTellsTheNextPermitLive(t *testing.T) {
 	clk.Advance(300 * time.Millisecond)
 	wait, _ = e.RetryIn()
 	assert.Equal(t, 699*time.Millisecond, wait)
-	th, ok := errors.AsType[throttle.Error](err)
-	require.True(t, ok, "it is a throttle.Error")
+	th, ok := errors.AsType[nextpermit.Error](err)
+	require.True(t, ok, "it is a nextpermit.Error")
 	assert.Equal(t, "test", th.InstanceID())
 	_, isRetryAfter := errors.AsType[policy.RetryAfter](err)
 	assert.False(t, isRetryAfter, "not a policy.RetryAfter: a retry waits for it only when asked")
@@ -86,7 +86,7 @@ func TestRL9b_RetryInAllocatesNothing(t *testing.T) {
 			d, _ := e.RetryIn()
 			sum += d
 		}
-		if th, ok := errors.AsType[throttle.Error](err); ok {
+		if th, ok := errors.AsType[nextpermit.Error](err); ok {
 			d, _ := th.RetryIn()
 			sum += d
 		}
@@ -120,7 +120,7 @@ func TestRL9b_RetryInUnknownForKeyed(t *testing.T) {
 // The README and the API agree on the retry-after of a rejection: it is RetryIn, which
 // returns how long and whether the rejection can tell, the method every refusal of every
 // policy has (policy.Rejection), and a retry that waits for the limiter's permit reads it
-// (throttle.Error). There is no second method for it. (Fault: the README said the
+// (nextpermit.Error). There is no second method for it. (Fault: the README said the
 // rejection's NextPermit() returned how long, code written from it did not compile, and
 // NextPermit said what RetryIn says.)
 func TestExceededError_OneRetryAfter(t *testing.T) {
@@ -129,7 +129,7 @@ func TestExceededError_OneRetryAfter(t *testing.T) {
 	var e any = l.TryAcquireN(1)
 	_, isRefuser := e.(policy.Rejection)
 	assert.True(t, isRefuser)
-	_, isThrottled := e.(throttle.Error)
+	_, isThrottled := e.(nextpermit.Error)
 	assert.True(t, isThrottled)
 	_, hasNextPermit := e.(interface{ NextPermit() (time.Duration, bool) })
 	assert.False(t, hasNextPermit, "RetryIn is the retry-after, once")

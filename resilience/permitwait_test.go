@@ -13,8 +13,8 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contracttest"
+	"github.com/resilience4go/resilience4go/internal/nextpermit"
 	"github.com/resilience4go/resilience4go/internal/permitwait"
-	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -143,7 +143,7 @@ func TestWaitForPermit_RejectionThroughTheComposition(t *testing.T) {
 	next, ok := e.RetryIn()
 	require.True(t, ok)
 	assert.Equal(t, 800*time.Millisecond, next, "at 200ms, the permit is due at 1s")
-	th, ok := errors.AsType[throttle.Error](err)
+	th, ok := errors.AsType[nextpermit.Error](err)
 	require.True(t, ok)
 	assert.Same(t, e, th)
 	var as *ratelimit.ExceededError

@@ -65,11 +65,11 @@ func (e *policyError) GRPCStatus() *status.Status {
 	var st *status.Status
 	switch {
 	case e.limited:
-		st = throttled(e.limit.message(e.method), e.limit.wait)
+		st = refusedWithRetry(e.limit.message(e.method), e.limit.wait)
 	case e.method != "" && carried(e.err) == nil:
 		msg := "resiliencegrpc: " + e.method + ": " + e.err.Error()
 		if code, wait, ok := mapped(e.err); ok {
-			st = throttled(msg, wait)
+			st = refusedWithRetry(msg, wait)
 		} else {
 			st = status.New(code, msg)
 		}
@@ -119,7 +119,7 @@ func Status(err error) *status.Status {
 	}
 	code, wait, hasWait := mapped(err)
 	if hasWait {
-		return throttled(err.Error(), wait)
+		return refusedWithRetry(err.Error(), wait)
 	}
 	return status.New(code, err.Error())
 }

@@ -19,11 +19,11 @@ import (
 // retryInfoURL is the type URL of a google.rpc.RetryInfo in an Any.
 const retryInfoURL = "type.googleapis.com/google.rpc.RetryInfo"
 
-// throttled returns a ResourceExhausted status with a RetryInfo detail of wait (0 when
+// refusedWithRetry returns a ResourceExhausted status with a RetryInfo detail of wait (0 when
 // negative). The detail is encoded here, field by field, rather than marshalled through
 // reflection, into a draft of the status taken from a pool: status.FromProto clones the
 // draft, so the draft can be reused at once, and a refusal allocates only the clone.
-func throttled(msg string, wait time.Duration) *status.Status {
+func refusedWithRetry(msg string, wait time.Duration) *status.Status {
 	d := drafts.Get().(*statusDraft)
 	d.detail.TypeUrl = retryInfoURL
 	d.detail.Value = appendRetryInfo(d.buf[:0], max(wait, 0))
@@ -40,7 +40,7 @@ func throttled(msg string, wait time.Duration) *status.Status {
 // 2^34, nanoseconds below 2^30).
 const retryInfoMaxLen = 16
 
-// A statusDraft is the proto that throttled hands to status.FromProto, with room for its
+// A statusDraft is the proto that refusedWithRetry hands to status.FromProto, with room for its
 // one detail: a status, its Any, the slice that holds it and the Any's bytes, in one
 // object that the pool reuses.
 type statusDraft struct {

@@ -39,7 +39,7 @@ func TestGR1_RetryInfoEncoding(t *testing.T) {
 		assert.Equal(t, want, appendRetryInfo(nil, max(d, 0)), "%v", d)
 		assert.LessOrEqual(t, len(want), retryInfoMaxLen, "%v", d)
 
-		st := throttled("m", d)
+		st := refusedWithRetry("m", d)
 		assert.Equal(t, codes.ResourceExhausted, st.Code())
 		got, ok := RetryDelay(st.Err())
 		require.True(t, ok, "%v", d)
@@ -55,7 +55,7 @@ func TestGR1_RefusalStatusIsTheOfficialOne(t *testing.T) {
 	var made []*status.Status
 	for i, d := range retryInfoDelays {
 		msg := "refused " + d.String()
-		st := throttled(msg, d)
+		st := refusedWithRetry(msg, d)
 		made = append(made, st)
 
 		detail, err := anypb.New(&errdetails.RetryInfo{RetryDelay: durationpb.New(max(d, 0))})

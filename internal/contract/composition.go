@@ -39,7 +39,7 @@ type Composition struct {
 	// is not one of the layer's instances). Nil: the layer waits for no permit.
 	BindPermits func(inst Instance, src PermitSource) (Instance, bool)
 	// GivesPermits says that the layer's rejections tell when its next permit comes
-	// (throttle.Error): a layer of the same composition with BindPermits waits for it.
+	// (nextpermit.Error): a layer of the same composition with BindPermits waits for it.
 	GivesPermits bool
 	// Rejection returns, for a layer that GivesPermits, the instance's own rejection
 	// error, which tells its rejections from those of another instance of the same id.

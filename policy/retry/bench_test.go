@@ -90,7 +90,7 @@ func BenchmarkAsyncRetried(b *testing.B) {
 	}
 }
 
-// Three attempts, the first two refused by a rate limiter (throttle.Error) whose next
+// Three attempts, the first two refused by a rate limiter (nextpermit.Error) whose next
 // permit sets the wait (WaitForPermit), on a manual clock.
 func BenchmarkWaitForPermit(b *testing.B) {
 	r := benchRetry(b, retry.WithClock(clock.NewManual()), retry.WaitForPermit(true))

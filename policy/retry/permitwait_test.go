@@ -12,13 +12,13 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contracttest"
+	"github.com/resilience4go/resilience4go/internal/nextpermit"
 	"github.com/resilience4go/resilience4go/internal/r4c"
-	"github.com/resilience4go/resilience4go/internal/throttle"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/retry"
 )
 
-// throttled stands for a rate limiter's rejection (throttle.Error): limiter id refused
+// throttled stands for a rate limiter's rejection (nextpermit.Error): limiter id refused
 // the call, and its next permit is next away (ok false: it cannot tell).
 type throttled struct {
 	id   string
@@ -30,7 +30,7 @@ func (e *throttled) Error() string                  { return "throttled by " + e
 func (e *throttled) InstanceID() string             { return e.id }
 func (e *throttled) RetryIn() (time.Duration, bool) { return e.next, e.ok }
 
-var _ throttle.Error = (*throttled)(nil)
+var _ nextpermit.Error = (*throttled)(nil)
 
 // throttledAfter is both a rate limiter's rejection and an error that sets its own wait.
 type throttledAfter struct {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/throttle"
+	"github.com/resilience4go/resilience4go/internal/nextpermit"
 	"github.com/resilience4go/resilience4go/policy"
 )
 
@@ -29,11 +29,11 @@ func (r *Retry) waitAfter(c *Config, n int, err error) time.Duration {
 }
 
 // nextPermit returns the time until the next permit of the rate limiter that refused err:
-// ok when err is a throttle.Error from a limiter whose permits r waits for (any limiter
+// ok when err is a nextpermit.Error from a limiter whose permits r waits for (any limiter
 // for a retry that permitsFrom did not bind, else the one it names), and that limiter can
 // tell.
 func (r *Retry) nextPermit(err error) (time.Duration, bool) {
-	t, ok := errors.AsType[throttle.Error](err)
+	t, ok := errors.AsType[nextpermit.Error](err)
 	if !ok || r.bound && (r.src.Limiter == "" || t.InstanceID() != r.src.Limiter) {
 		return 0, false
 	}

@@ -1,6 +1,6 @@
-// Package throttle is what a retry reads of a rate limiter's rejection, so that the retry
+// Package nextpermit is what a retry reads of a rate limiter's rejection, so that the retry
 // package does not import the limiter's.
-package throttle
+package nextpermit
 
 import "time"
 
