@@ -1,0 +1,38 @@
+package plot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestSVGDrawsEverySeriesDeterministically(t *testing.T) {
+	c := Chart{Title: "load <&>", XLabel: "s", YLabel: "calls", Series: []Series{
+		{Name: "offered", Points: []Point{{0, 0}, {1, 10}, {2, 30}}},
+		{Name: "bound", Points: []Point{{0, 12}, {2, 12}}, Dashed: true},
+	}}
+	got := string(c.SVG())
+	require.Equal(t, got, string(c.SVG()), "the same chart draws the same bytes")
+	assert.Equal(t, 2, strings.Count(got, "<polyline"))
+	assert.Equal(t, 1, strings.Count(got, `stroke-dasharray="6 4" points=`))
+	assert.Contains(t, got, "load &lt;&amp;&gt;", "the title is escaped")
+	assert.Contains(t, got, ">30<", "the y axis ends at the largest y, rounded up")
+	assert.True(t, strings.HasPrefix(got, "<svg ") && strings.HasSuffix(got, "</svg>\n"))
+}
+
+func TestSVGWithoutPointsDrawsTheFrame(t *testing.T) {
+	got := string(Chart{Title: "empty", Series: []Series{{Name: "none"}}}.SVG())
+	assert.NotContains(t, got, "<polyline")
+	assert.Contains(t, got, "none")
+}
+
+func TestRoundUp(t *testing.T) {
+	for v, want := range map[float64]float64{0: 1, -3: 1, 0.7: 1, 1: 1, 1.2: 2, 2.2: 2.5, 3: 5, 7: 10, 12: 20, 240: 250, 3000: 5000} {
+		assert.Equal(t, want, roundUp(v), "roundUp(%v)", v)
+	}
+}
