@@ -25,7 +25,8 @@
 //
 // Where the detail lives: NewMiddleware (keys, canonical addresses, the response of a
 // refusal and its headers, costs) and its options (TrustedProxies, IPv4Prefix,
-// LegacyHeaders, OnReject, Exempt, AlwaysSendHeaders); NewTransport (the order of the
+// LegacyHeaders, OnReject, Exempt, AlwaysSendHeaders, and PriorityHeader and PriorityFunc,
+// which give each request its priority for the policies behind the middleware); NewTransport (the order of the
 // policies, bodies, what RoundTrip returns, the rate limiter's permit), TransportConfig
 // (which statuses are retried and which are failures), StatusError and ErrNotFailure
 // (what the policies see of a response).

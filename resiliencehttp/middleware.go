@@ -12,6 +12,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/nilcheck"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/retryhint"
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
@@ -50,6 +51,12 @@ type middleware struct {
 	legacy         bool
 	reset          string // LegacyHeaders' reset: resetUnixTime or resetSeconds
 	exempting      bool   // some paths are exempt
+
+	prioHeader   string                              // PriorityHeader's name, canonical; "" without it
+	prioHighest  policy.Priority                     // PriorityHeader's highest
+	prioSet      bool                                // PriorityHeader was given
+	prioFunc     func(*http.Request) policy.Priority // PriorityFunc's; nil without it
+	prioritizing bool                                // either was given
 
 	permits int
 	name    string // the policy name as a structured-field string, quoted
@@ -158,6 +165,9 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 	if err := m.ips.validate(); err != nil {
 		return nil, err
 	}
+	if err := m.validatePriority(); err != nil {
+		return nil, err
+	}
 	if m.badExempt != "" {
 		return nil, r4c.Errorf(r4c.BadSpec, "resiliencehttp.exempt", m.badExempt,
 			"an exempt path is compared with the request's cleaned path, which starts with / and is clean (path.Clean): write %q",
@@ -197,7 +207,7 @@ func (m *middleware) wrap(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if m.exempting && r.URL != nil && m.exempted(r.URL.Path) {
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, m.prioritize(r))
 			return
 		}
 		d := m.k.Decide(r.Context(), m.key(r))
@@ -214,7 +224,7 @@ func (m *middleware) wrap(next http.Handler) http.Handler {
 			}
 			m.setFields(w.Header(), make([]string, n), &f)
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, m.prioritize(r))
 	})
 }
 

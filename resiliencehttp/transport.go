@@ -46,6 +46,14 @@ type TransportConfig struct {
 	// reached the server, and is not sent again; one answered with a retried status (429,
 	// 503) was turned away, and is retried whatever the method.
 	RetryNonIdempotent bool
+	// PriorityHeader names the header that carries each request's priority to the server,
+	// e.g. "X-Request-Priority", for a server whose middleware reads it (PriorityHeader):
+	// each attempt is sent with the header set to the name of the priority its context
+	// carries (policy.PriorityFrom; "critical" when none was set), unless the request sets
+	// the header itself. The caller's request is not changed: the attempt's header is a
+	// copy, two allocations per attempt. Default "": no header is sent. A name
+	// that is not an HTTP field name is R4C-REG-010.
+	PriorityHeader string
 }
 
 const (
@@ -62,6 +70,7 @@ type transport struct {
 	maxAfter    time.Duration
 	maxBuffered int64
 	anyMethod   bool
+	priority    string // PriorityHeader, canonical; "" for none
 }
 
 // NewTransport returns an http.RoundTripper that sends requests through next (nil:
@@ -120,6 +129,13 @@ func NewTransport(r *resilience.Registry, id string, next http.RoundTripper, cfg
 		next = http.DefaultTransport
 	}
 	t := &transport{next: next, failure: cfg.Failure, maxBuffered: cfg.MaxBufferedBody, anyMethod: cfg.RetryNonIdempotent}
+	if cfg.PriorityHeader != "" {
+		if !validFieldName(cfg.PriorityHeader) {
+			return nil, r4c.Errorf(r4c.BadSpec, "resiliencehttp.priorityHeader", cfg.PriorityHeader,
+				"the priority header needs a field name, such as X-Request-Priority")
+		}
+		t.priority = http.CanonicalHeaderKey(cfg.PriorityHeader)
+	}
 	statuses := cfg.RetryStatuses
 	if statuses == nil {
 		statuses = []int{http.StatusTooManyRequests, http.StatusServiceUnavailable}
@@ -220,6 +236,9 @@ func (t *transport) attempt(ctx context.Context, ex *exchange) (*http.Response, 
 	}
 	req = req.WithContext(rctx)
 	req.Body = body
+	if t.priority != "" {
+		t.sendPriority(req)
+	}
 	returned := false
 	defer func() {
 		if !returned { // the RoundTripper panicked: the request's context and hook go

@@ -1,0 +1,38 @@
+// Package priorityvalue reads a call's priority from the text a client sent (an HTTP
+// header's value, a gRPC metadata value) for the server adapters, and writes it for the
+// client ones.
+package priorityvalue
+
+import "github.com/resilience4go/resilience4go/policy"
+
+// MaxLen is the longest value Parse reads: every spelling that policy.ParsePriority
+// accepts with a little space around it is shorter, and a longer value is not read, so
+// that a client's value costs at most this much work.
+const MaxLen = 32
+
+// Parse returns the priority that s names, as policy.ParsePriority reads it, and false
+// when s names none or is longer than MaxLen. The names as Priority.String writes them
+// and the numbers 0 to 3 cost no allocation; other spellings ("Critical",
+// "critical-plus") may cost one or two, as may a value that names no priority.
+func Parse(s string) (policy.Priority, bool) {
+	switch s {
+	case "sheddable", "0":
+		return policy.PrioritySheddable, true
+	case "sheddable_plus", "1":
+		return policy.PrioritySheddablePlus, true
+	case "critical", "2":
+		return policy.PriorityCritical, true
+	case "critical_plus", "3":
+		return policy.PriorityCriticalPlus, true
+	}
+	if len(s) == 0 || len(s) > MaxLen {
+		return policy.PriorityCritical, false
+	}
+	p, err := policy.ParsePriority(s)
+	return p, err == nil
+}
+
+// Valid reports whether p is one of the four levels.
+func Valid(p policy.Priority) bool {
+	return p >= policy.PrioritySheddable && p <= policy.PriorityCriticalPlus
+}
