@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +59,14 @@ type ClientConfig struct {
 	// longer is not retried, nor is one whose delay ends after the call's deadline.
 	// Default 0, which means one minute. Negative is R4C-ATR-004.
 	MaxRetryDelay time.Duration
+	// PriorityMetadata names the metadata that carries each call's priority to the
+	// server, e.g. "x-request-priority", for a server that reads it (PriorityMetadata):
+	// each call, Exempt ones too, is sent with it set to the name of the priority its
+	// context carries (policy.PriorityFrom; "critical" when none was set), unless the
+	// caller's outgoing metadata has it already. It costs the call a few allocations (the
+	// outgoing context, and gRPC's copy when the caller set it). Default "": none is
+	// sent. A name that is not a metadata key of text ("-bin", "grpc-") is R4C-REG-010.
+	PriorityMetadata string
 }
 
 // Client guards the calls of a gRPC client connection with a composition of a registry's
@@ -74,6 +83,7 @@ type Client struct {
 	exempt     map[string]struct{}
 	maxDelay   time.Duration
 	protoIdem  sync.Map // full method name → bool, from the proto registry
+	priority   string   // ClientConfig.PriorityMetadata, lowercase; "" for none
 }
 
 // codeSet is a set of gRPC codes 0..16, as bits.
@@ -215,6 +225,13 @@ func NewClient(r *resilience.Registry, id string, cfg ClientConfig, specs ...res
 			names.out[m] = struct{}{}
 		}
 	}
+	if cfg.PriorityMetadata != "" {
+		cl.priority = strings.ToLower(cfg.PriorityMetadata)
+		if !validMetadataKey(cl.priority) {
+			return nil, r4c.Errorf(r4c.BadSpec, "resiliencegrpc.priorityMetadata", cfg.PriorityMetadata,
+				`the priority metadata needs a key of text, such as "x-request-priority"`)
+		}
+	}
 	var err error
 	if cl.maxDelay, err = retryhint.MaxDelay("resiliencegrpc.maxRetryDelay", cfg.MaxRetryDelay); err != nil {
 		return nil, err
@@ -268,6 +285,9 @@ type streamClientCall struct {
 // or DeadlineExceeded).
 func (c *Client) UnaryInterceptor() grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if c.priority != "" {
+			ctx = c.sendPriority(ctx)
+		}
 		if c.exempted(method) {
 			return invoker(ctx, method, req, reply, cc, opts...)
 		}
@@ -289,6 +309,9 @@ func (c *Client) UnaryInterceptor() grpc.UnaryClientInterceptor {
 // through the client's policies; see NewClient.
 func (c *Client) StreamInterceptor() grpc.StreamClientInterceptor {
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		if c.priority != "" {
+			ctx = c.sendPriority(ctx)
+		}
 		if c.exempted(method) {
 			return streamer(ctx, desc, cc, method, opts...)
 		}

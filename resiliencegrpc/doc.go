@@ -23,7 +23,8 @@
 //		grpc.WithChainStreamInterceptor(cl.StreamInterceptor()))
 //
 // Where the detail lives: NewServer (a fuller example), Limit, Guard and the Server's
-// interceptors (keys, refusals, streams); NewClient (a fuller example, statuses as
+// interceptors (keys, refusals, streams); PriorityMetadata and PriorityFunc (each call's
+// priority, for the policies that shed by it); NewClient (a fuller example, statuses as
 // errors, the client's retry beside gRPC's own) and ClientConfig; Status (the policies'
 // errors as gRPC statuses) and RetryDelay.
 //

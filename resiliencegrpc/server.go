@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/peer"
 
 	"github.com/resilience4go/resilience4go/internal/clientip"
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
@@ -102,6 +103,10 @@ type Server struct {
 	peers     clientip.Finder
 	forwarded string
 	err       error
+
+	prioKey     string                                                   // PriorityMetadata's key; "" without it
+	prioHighest policy.Priority                                          // PriorityMetadata's highest
+	prioFunc    func(ctx context.Context, method string) policy.Priority // PriorityFunc's; nil without it
 }
 
 // NewServer builds the server-side policies from opts: Limits, Guards and Exempt
@@ -202,13 +207,14 @@ func (s *Server) UnaryInterceptor() grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		l, g, ok := s.route(info.FullMethod)
 		if !ok {
-			return handler(ctx, req)
+			return handler(s.prioritize(ctx, info.FullMethod), req)
 		}
 		if l != nil {
 			if err := l.admit(ctx, info.FullMethod); err != nil {
 				return nil, refuseUnary(ctx, err)
 			}
 		}
+		ctx = s.prioritize(ctx, info.FullMethod)
 		if g == nil {
 			return handler(ctx, req)
 		}
@@ -233,14 +239,15 @@ func (s *Server) StreamInterceptor() grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		l, g, ok := s.route(info.FullMethod)
 		if !ok {
-			return handler(srv, ss)
+			return handler(srv, s.prioritizeStream(ss, info.FullMethod))
 		}
-		ctx := ss.Context()
 		if l != nil {
-			if err := l.admit(ctx, info.FullMethod); err != nil {
+			if err := l.admit(ss.Context(), info.FullMethod); err != nil {
 				return refuseStream(ss, err)
 			}
 		}
+		ss = s.prioritizeStream(ss, info.FullMethod)
+		ctx := ss.Context()
 		if g == nil {
 			return handler(srv, ss)
 		}
