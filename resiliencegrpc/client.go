@@ -63,9 +63,9 @@ type ClientConfig struct {
 	// server, e.g. "x-request-priority", for a server that reads it (PriorityMetadata):
 	// each call, Exempt ones too, is sent with it set to the name of the priority its
 	// context carries (policy.PriorityFrom; "critical" when none was set), unless the
-	// caller's outgoing metadata has it already. It costs the call a few allocations (the
-	// outgoing context, and gRPC's copy when the caller set it). Default "": none is
-	// sent. A name that is not a metadata key of text ("-bin", "grpc-") is R4C-REG-010.
+	// caller's outgoing metadata has it already. It costs each call four allocations,
+	// those of metadata.AppendToOutgoingContext. Default "": none is sent. A name that is
+	// not a metadata key of text ("-bin", "grpc-") is R4C-REG-010.
 	PriorityMetadata string
 }
 

@@ -29,8 +29,8 @@ import (
 // "grpc-" one) makes NewServer fail with R4C-REG-010, a highest outside the levels with
 // R4C-ATR-007.
 //
-// The priority is set after a call's Limit admits it, so a refused call costs nothing
-// more, and for the exempt methods too. Reading the metadata costs one allocation when
+// The priority is set for the calls a Limit admits, after it (a refused call costs
+// nothing more), and for those no Limit applies to, exempt methods included. Reading the metadata costs one allocation when
 // the call has it (gRPC copies the values); a call whose priority is not its context's
 // costs its context, and a stream a wrapper whose Context carries it.
 func PriorityMetadata(name string, highest policy.Priority) ServerOption {
