@@ -37,7 +37,7 @@ import (
 // rate limit admits every request (a billion per second). failsafe-go's handler does
 // nothing else: its cost is Priority/http/failsafe-go less Priority/http/plain (the
 // handler alone). On gRPC both interceptors only set the priority.
-func BenchmarkPriority(b *testing.B) {
+func BenchmarkPriorityHeader(b *testing.B) {
 	handler := func(check func(context.Context) bool) http.Handler {
 		return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			if !check(r.Context()) {
