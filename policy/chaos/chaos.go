@@ -148,7 +148,8 @@ func (c *Chaos) reconfigure(cfg Config) error {
 
 // checkReconfigure reports the error reconfigure would return for cfg, without applying
 // it: nil, or the *policy.ConfigError of an invalid cfg. Every attribute of a chaos
-// policy can change live, so it never returns R4C-REG-012. Safe for concurrent use.
+// policy can change live, so no reload is refused as one that cannot. Safe for
+// concurrent use.
 func (c *Chaos) checkReconfigure(cfg Config) error {
 	return contract.ErrOf(changes(c.cur.Load().cfg, cfg))
 }
