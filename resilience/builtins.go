@@ -10,6 +10,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/chaos"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/hedge"
@@ -63,6 +64,14 @@ func Hedge(opts ...hedge.Option) Spec { return policyOf(opts) }
 // latency it measures. Calls over it are rejected, or wait up to maxWait in arrival
 // order. Its configuration segment is "adaptiveLimit".
 func AdaptiveLimit(opts ...adaptivelimit.Option) Spec { return policyOf(opts) }
+
+// Chaos is the chaos spec (layer "chaos", innermost in the default order, where it
+// stands for the dependency: every other layer sees what it injects): at a rate, it
+// injects an error, a result, a latency or a behaviour into calls. It is disabled unless
+// chaos.Enabled or the key chaos.enabled turns it on, and a reload switches it on and
+// off. A chaos.Result of another type than the function's result fails the wrap with
+// R4C-REG-010. Its configuration segment is "chaos".
+func Chaos(opts ...chaos.Option) Spec { return policyOf(opts) }
 
 // Fallback is the fallback spec (layer "fallback"): fn replaces the error of a call that
 // the other layers could not save. It is always the outermost layer. T must be the
@@ -119,5 +128,6 @@ func layerTable[A, T any]() []layerRow[A, T] {
 		row(timeout.Layer, timeout.Decorate[decorate.Func[A, T], A, T], timeout.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(bulkhead.Layer, bulkhead.Decorate[decorate.Func[A, T], A, T], bulkhead.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(adaptivelimit.Layer, adaptivelimit.Decorate[decorate.Func[A, T], A, T], adaptivelimit.Decorate[decorate.AsyncFunc[A, T], A, T]),
+		row(chaos.Layer, chaos.Decorate[decorate.Func[A, T], A, T], chaos.Decorate[decorate.AsyncFunc[A, T], A, T]),
 	}
 }

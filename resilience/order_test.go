@@ -15,6 +15,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/adaptivelimit"
 	"github.com/resilience4go/resilience4go/policy/bulkhead"
+	"github.com/resilience4go/resilience4go/policy/chaos"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/hedge"
@@ -27,7 +28,7 @@ import (
 // The default order is the one of the layer table, outermost first.
 func TestCO1_DefaultOrder(t *testing.T) {
 	assert.Equal(t, []policy.Layer{fallback.Layer, retry.Layer, hedge.Layer, circuitbreaker.Layer,
-		ratelimit.Layer, timeout.Layer, bulkhead.Layer, adaptivelimit.Layer}, resilience.DefaultOrder())
+		ratelimit.Layer, timeout.Layer, bulkhead.Layer, adaptivelimit.Layer, chaos.Layer}, resilience.DefaultOrder())
 }
 
 // slowFailure returns a function that takes 400ms of clk's time, in steps of 100ms that

@@ -49,6 +49,7 @@
 //	//resilience:fallback method=unknownPrice
 //	//resilience:hedge delay=50ms maxAttempts=3
 //	//resilience:adaptivelimit algorithm=vegas maxLimit=100
+//	//resilience:chaos enabled=true rate=0.01 latency=100ms
 //	//resilience:order layers=timeout,retry
 //
 // A policy's attributes are its configuration attributes (those of the keys
