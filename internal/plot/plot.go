@@ -14,11 +14,12 @@ import (
 type Point struct{ X, Y float64 }
 
 // Series is one line of a chart. A series with Dashed set is drawn dashed: a bound or a
-// reference rather than a measure.
+// reference rather than a measure. Color is a CSS colour; "" takes the palette's next.
 type Series struct {
 	Name   string
 	Points []Point
 	Dashed bool
+	Color  string
 }
 
 // Chart is a line chart: a title, the axes' labels, and its series, drawn in their order
@@ -43,7 +44,8 @@ const (
 	fontCSS = "font-family:Helvetica,Arial,sans-serif"
 )
 
-// palette holds the series' colours, in order; a chart with more series reuses them.
+// palette holds the colours of the series that name none, in order; a chart with more
+// such series reuses them.
 var palette = []string{"#1f6fb4", "#d1495b", "#2a8a3e", "#edae49", "#6b6b6b", "#8e5ea2"}
 
 // SVG returns the chart as an SVG document. A chart with no point draws its frame only.
@@ -80,8 +82,13 @@ func (c Chart) SVG() []byte {
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#9a9a9a"/>`+"\n", left, top, plotW, plotH)
 	fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" style="%s;font-size:12px">%s</text>`+"\n", left+plotW/2, height-12, fontCSS, html.EscapeString(c.XLabel))
 	fmt.Fprintf(&b, `<text transform="translate(16 %.1f) rotate(-90)" text-anchor="middle" style="%s;font-size:12px">%s</text>`+"\n", top+plotH/2, fontCSS, html.EscapeString(c.YLabel))
+	next := 0
 	for i, s := range c.Series {
-		color := palette[i%len(palette)]
+		color := s.Color
+		if color == "" {
+			color = palette[next%len(palette)]
+			next++
+		}
 		dash := ""
 		if s.Dashed {
 			dash = ` stroke-dasharray="6 4"`
@@ -101,14 +108,15 @@ func (c Chart) SVG() []byte {
 	return []byte(b.String())
 }
 
-// roundUp returns the smallest of 1, 2, 2.5 or 5 times a power of ten that is ≥ v; 1 for
+// roundUp returns the smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten
+// that is ≥ v; 1 for
 // v ≤ 0.
 func roundUp(v float64) float64 {
 	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+	for _, m := range []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
 		if m*p >= v {
 			return m * p
 		}

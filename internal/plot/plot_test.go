@@ -32,7 +32,16 @@ func TestSVGWithoutPointsDrawsTheFrame(t *testing.T) {
 }
 
 func TestRoundUp(t *testing.T) {
-	for v, want := range map[float64]float64{0: 1, -3: 1, 0.7: 1, 1: 1, 1.2: 2, 2.2: 2.5, 3: 5, 7: 10, 12: 20, 240: 250, 3000: 5000} {
+	for v, want := range map[float64]float64{0: 1, -3: 1, 0.7: 0.8, 1: 1, 1.1: 1.2, 1.3: 1.5, 2.2: 2.5, 3: 3, 7: 8, 9: 10, 12: 12, 1098: 1200, 240: 250, 3500: 4000} {
 		assert.Equal(t, want, roundUp(v), "roundUp(%v)", v)
 	}
+}
+
+func TestSVGSeriesColor(t *testing.T) {
+	got := string(Chart{Series: []Series{
+		{Name: "a", Points: []Point{{0, 1}}, Color: "#123456"},
+		{Name: "b", Points: []Point{{0, 1}}},
+	}}.SVG())
+	assert.Contains(t, got, `stroke="#123456" stroke-width="2" points=`, "a series' own colour")
+	assert.Contains(t, got, `stroke="`+palette[0]+`" stroke-width="2" points=`, "the palette's first for the first series without one")
 }

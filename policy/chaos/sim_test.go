@@ -21,11 +21,12 @@ func TestCH3_Simulation(t *testing.T) {
 	const calls, step = 10_000, 250
 	chart := plot.Chart{Title: "Injected calls at three rates (seed 1), with the 99.9% binomial bands",
 		XLabel: "calls", YLabel: "injected calls"}
-	for _, rate := range []float64{0.02, 0.05, 0.1} {
+	colors := []string{"#1f6fb4", "#d1495b", "#2a8a3e"}
+	for r, rate := range []float64{0.02, 0.05, 0.1} {
 		c, err := chaos.New(chaos.Enabled(true), chaos.Rate(rate), chaos.Seed(1))
 		require.NoError(t, err)
 		call := chaos.NewPolicy[int](c).Decorate(func(context.Context) (int, error) { return 1, nil })
-		count := plot.Series{Name: fmt.Sprintf("rate %v", rate)}
+		count := plot.Series{Name: fmt.Sprintf("rate %v", rate), Color: colors[r]}
 		var upper, lower []plot.Point
 		injected := 0
 		for i := 1; i <= calls; i++ {
@@ -44,7 +45,7 @@ func TestCH3_Simulation(t *testing.T) {
 		}
 		assert.Equal(t, uint64(injected), c.Snapshot().Errors)
 		chart.Series = append(chart.Series, count,
-			plot.Series{Name: fmt.Sprintf("rate %v: band", rate), Points: append(upper, lower...), Dashed: true})
+			plot.Series{Name: fmt.Sprintf("rate %v: band", rate), Points: append(upper, lower...), Dashed: true, Color: colors[r]})
 	}
 	plottest.Check(t, "chaos.svg", chart)
 }
