@@ -109,8 +109,7 @@ func (c Chart) SVG() []byte {
 }
 
 // roundUp returns the smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten
-// that is ≥ v; 1 for
-// v ≤ 0.
+// that is ≥ v; 1 for v ≤ 0.
 func roundUp(v float64) float64 {
 	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 1
