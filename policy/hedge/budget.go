@@ -77,6 +77,13 @@ func (b *budget) tryHedge(now time.Duration) bool {
 	return true
 }
 
+// untake takes back a hedge that tryHedge counted at now and that was not started.
+func (b *budget) untake(now time.Duration) {
+	b.mu.Lock()
+	b.w.Add(now, hedgesCounter, -1)
+	b.mu.Unlock()
+}
+
 // state returns the calls and hedges in the window at now, and how many more hedges it
 // would allow with no further call.
 func (b *budget) state(now time.Duration) (calls, hedges, available int) {
