@@ -229,3 +229,51 @@ func TestRB10_Reconfigure(t *testing.T) {
 	require.ErrorAs(t, b.Reconfigure(c), &ce)
 	assert.Equal(t, 10*time.Second, b.Config().Window)
 }
+
+// SPEC RB-6: a synchronous retry whose wait the caller's context ends gives back the
+// extra attempt the budget allowed for it.
+func TestRB6_SyncRetryGivesBackOnContextEnd(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	reg, _, _ := newRegistry(t, resilience.WithEventListener(func(e policy.Event) {
+		if e.Kind == retry.EventAttempt {
+			cancel() // during the wait that follows
+		}
+	}))
+	n := 0
+	call, err := resilience.Wrap(reg, "Stock.Get", failing(&n),
+		resilience.Retry(retry.MaxAttempts(3), retry.Delay(time.Second)), resilience.RetryBudget(retrybudget.Name("deps")))
+	require.NoError(t, err)
+	_, err = call(ctx)
+	assert.ErrorIs(t, err, errBoom)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, n)
+	budget, err := resilience.Lookup[*retrybudget.Budget](reg, retrybudget.Layer, "deps")
+	require.NoError(t, err)
+	assert.Equal(t, retrybudget.Snapshot{Instance: "deps", Calls: 1, Available: 100}, budget.Snapshot())
+}
+
+// SPEC RB-2: through a registry's composition, a call the budget counts and a retry it
+// allows allocate nothing.
+func TestRB2_CompositionZeroAlloc(t *testing.T) {
+	reg, clk, _ := newRegistry(t)
+	fails := 0
+	call, err := resilience.Wrap(reg, "Stock.Get", func(context.Context) (int, error) {
+		if fails++; fails%2 == 1 {
+			return 0, errBoom
+		}
+		return 1, nil
+	}, resilience.Retry(retry.MaxAttempts(3), retry.Delay(0)), resilience.RetryBudget(retrybudget.Ratio(1)))
+	require.NoError(t, err)
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(1000, func() {
+		clk.Advance(time.Millisecond)
+		if _, err := call(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.Zero(t, allocs, "a call that fails once, then is retried with the budget's leave")
+	ok, err := resilience.Wrap(reg, "Stock.List", func(context.Context) (int, error) { return 1, nil },
+		resilience.Retry(), resilience.RetryBudget())
+	require.NoError(t, err)
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = ok(ctx) }), "the admitted path")
+}
