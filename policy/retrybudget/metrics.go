@@ -6,10 +6,10 @@ import "github.com/resilience4go/resilience4go/internal/contract"
 // attempts in its window, the extra attempts it would allow now, and those it refused.
 var metrics = &contract.Metrics{
 	Instruments: []contract.Instrument{
-		{Name: "resilience.retry_budget.calls", Unit: "{call}", Kind: contract.UpDown,
+		{Name: "resilience.retry_budget.window_calls", Unit: "{call}", Kind: contract.UpDown,
 			Description: "Calls a retry budget saw in its window.",
 			Read:        read(func(s Snapshot) (int64, bool) { return int64(s.Calls), s.Available >= 0 })},
-		{Name: "resilience.retry_budget.extra_attempts", Unit: "{attempt}", Kind: contract.UpDown,
+		{Name: "resilience.retry_budget.window_extra_attempts", Unit: "{attempt}", Kind: contract.UpDown,
 			Description: "Extra attempts (retries and hedges) a retry budget allowed in its window.",
 			Read:        read(func(s Snapshot) (int64, bool) { return int64(s.ExtraAttempts), s.Available >= 0 })},
 		{Name: "resilience.retry_budget.available", Unit: "{attempt}", Kind: contract.UpDown,
