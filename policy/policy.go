@@ -27,8 +27,8 @@ type AsyncCall[T any] func(ctx context.Context) *async.Future[T]
 // keys ("rateLimiter" in defaults.rateLimiter.maxWait). Layer names are camelCase. The built-in layers are composed
 // in this order by default, outermost first:
 //
-//	Fallback → Retry or Hedge → CircuitBreaker → RateLimiter → Timeout → Bulkhead →
-//	AdaptiveLimit → the function
+//	Fallback → RetryBudget → Retry or Hedge → CircuitBreaker → RateLimiter → Timeout →
+//	Bulkhead → AdaptiveLimit → the function
 //
 // A hedge takes the retry's place and cannot be combined with it; it guards calls that
 // return a future only. A composition may name another order; the fallback always stays

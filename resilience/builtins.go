@@ -15,6 +15,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/retrybudget"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -25,6 +26,13 @@ func RateLimiter(opts ...ratelimit.Option) Spec { return policyOf(opts) }
 
 // Retry is the retry spec (layer "retry"). Its configuration segment is "retry".
 func Retry(opts ...retry.Option) Spec { return policyOf(opts) }
+
+// RetryBudget is the retry budget spec (layer "retryBudget", outside the retry and the
+// hedge in the default order): the composition's retry or hedge asks it before each extra
+// attempt, and a refused retry ends the call with its last result and error, a refused
+// hedge is skipped. A budget shared by name counts the calls and extra attempts of every
+// composition that names it. Its configuration segment is "retryBudget".
+func RetryBudget(opts ...retrybudget.Option) Spec { return policyOf(opts) }
 
 // CircuitBreaker is the circuit breaker spec (layer "circuitBreaker"). Its configuration
 // segment is "circuitBreaker".
@@ -121,6 +129,7 @@ func (sp fallbackSpec[T, O, S]) build(r *Registry, wrapID string, result reflect
 func layerTable[A, T any]() []layerRow[A, T] {
 	return []layerRow[A, T]{
 		row(fallback.Layer, fallback.Decorate[decorate.Func[A, T], A, T], fallback.Decorate[decorate.AsyncFunc[A, T], A, T]),
+		row(retrybudget.Layer, retrybudget.Decorate[decorate.Func[A, T], A, T], retrybudget.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(retry.Layer, retry.Decorate[decorate.Func[A, T], A, T], retry.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T]),
 		row(circuitbreaker.Layer, circuitbreaker.Decorate[decorate.Func[A, T], A, T], circuitbreaker.Decorate[decorate.AsyncFunc[A, T], A, T]),

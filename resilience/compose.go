@@ -104,6 +104,7 @@ func (r *Registry) build(id string, result reflect.Type, specs []Spec, decorated
 		return nil, err
 	}
 	bindPermits(parts, waitPermits)
+	bindAttempts(parts)
 	for _, p := range parts {
 		if p.user || slices.Contains(decorated, p.layer) {
 			continue

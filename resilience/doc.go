@@ -7,8 +7,8 @@
 // By default the layers are composed in this order, outermost first, whatever order the
 // specs are given in:
 //
-//	Fallback → Retry or Hedge → CircuitBreaker → RateLimiter → Timeout → Bulkhead →
-//	AdaptiveLimit → the function
+//	Fallback → RetryBudget → Retry or Hedge → CircuitBreaker → RateLimiter → Timeout →
+//	Bulkhead → AdaptiveLimit → the function
 //
 // A hedge takes the retry's place (see Hedge for what it guards). Order, given with the
 // specs, or the configuration key instances.<id>.composition.order, names another order;

@@ -43,7 +43,8 @@ func asyncOnly(id string, l policy.Layer) error {
 }
 
 // defaultOrder returns the built-in layers in their default order, outermost first:
-// fallback, retry, hedge, circuitBreaker, rateLimiter, timeout, bulkhead, adaptiveLimit.
+// fallback, retryBudget, retry, hedge, circuitBreaker, rateLimiter, timeout, bulkhead,
+// adaptiveLimit.
 // The function is innermost, after the last of them. The order is that of the ranks the
 // policies' descriptors give; it is written nowhere else. It returns a new slice on each
 // call.

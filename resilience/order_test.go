@@ -20,6 +20,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/retrybudget"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -27,7 +28,7 @@ import (
 
 // The default order is the one of the layer table, outermost first.
 func TestCO1_DefaultOrder(t *testing.T) {
-	assert.Equal(t, []policy.Layer{fallback.Layer, retry.Layer, hedge.Layer, circuitbreaker.Layer,
+	assert.Equal(t, []policy.Layer{fallback.Layer, retrybudget.Layer, retry.Layer, hedge.Layer, circuitbreaker.Layer,
 		ratelimit.Layer, timeout.Layer, bulkhead.Layer, adaptivelimit.Layer, chaos.Layer}, resilience.DefaultOrder())
 }
 

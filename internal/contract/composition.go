@@ -2,18 +2,20 @@ package contract
 
 import (
 	"cmp"
+	"context"
 	"slices"
+	"time"
 
 	"github.com/resilience4go/resilience4go/policy"
 )
 
 // Composition is how a policy takes part in a composition of package resilience and in
 // its reloads: its place in the default order, the calls it guards, the role that only
-// one of its layers may play, how a running instance takes a new configuration, and the permits it
-// gives or waits for. The zero Composition is a layer with no place in the default order
-// (it goes inside the ranked layers, in the order of its spec), that guards every call,
-// plays no exclusive role, keeps the configuration it was built with and has nothing to do with
-// permits.
+// one of its layers may play, how a running instance takes a new configuration, the permits it
+// gives or waits for, and the attempts it limits or asks for. The zero Composition is a
+// layer with no place in the default order (it goes inside the ranked layers, in the
+// order of its spec), that guards every call, plays no exclusive role, keeps the
+// configuration it was built with and has nothing to do with permits or attempts.
 type Composition struct {
 	// Rank is the layer's place in the default order, outermost first: a lower rank is
 	// further out. Ranks are distinct; the built-in layers use multiples of ten, so that a
@@ -41,6 +43,16 @@ type Composition struct {
 	// GivesPermits says that the layer's rejections tell when its next permit comes
 	// (nextpermit.Error): a layer of the same composition with BindPermits waits for it.
 	GivesPermits bool
+	// LimitsAttempts, when set, says that the layer limits the attempts after the first
+	// that its composition's layer of RoleAttempts starts: it returns inst's gate, which
+	// that layer asks before each (false when inst is not one of the layer's instances).
+	// Nil: the layer limits no attempt.
+	LimitsAttempts func(inst Instance) (AttemptGate, bool)
+	// BindAttempts, when set (on a layer of RoleAttempts), returns inst bound to gate: the
+	// same instance in all else (id, configuration, live changes, events), that asks gate
+	// before each attempt after the first (inst itself, and false, when inst is not one of
+	// the layer's instances). The registered instance is unchanged.
+	BindAttempts func(inst Instance, gate AttemptGate) (Instance, bool)
 	// Rejection returns, for a layer that GivesPermits, the instance's own rejection
 	// error, which tells its rejections from those of another instance of the same id.
 	// Nil: the instance id decides.
@@ -57,6 +69,21 @@ type Role struct {
 	Name   string // e.g. "attempts"; "" for none
 	Code   string // the R4C code of the error; "": the other layer's role gives it
 	Reason string // the error's reason, in words
+}
+
+// AttemptGate limits the attempts after the first of the calls of a composition (a
+// retry's retries, a hedge's hedges): the layer that starts them asks it before each. It
+// is safe for concurrent use.
+type AttemptGate interface {
+	// TryAttempt reports whether attempt (2 or more) of a call whose context is ctx may
+	// start, by the layer by whose instance id is id, and counts it when it may; it
+	// returns when it counted it, on the gate's clock, for ReturnAttempt (negative when it
+	// counted nothing). When it may not, it counts nothing and publishes its refusal with
+	// ctx.
+	TryAttempt(ctx context.Context, by policy.Layer, id string, attempt int) (at time.Duration, ok bool)
+	// ReturnAttempt gives back an attempt that TryAttempt counted at at and that was not
+	// started after all (the call's context ended during the wait before it).
+	ReturnAttempt(at time.Duration)
 }
 
 // PermitSource says whose rejections set the wait of a layer that waits for permits: the

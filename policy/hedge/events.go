@@ -26,8 +26,9 @@ var (
 	// Published only for a call that started at least one hedge. Logged at debug level;
 	// span event "resilience.hedge.won".
 	EventWon = contract.RegisterEvent(Layer, "HedgeWon", slog.LevelDebug)
-	// EventSkipped ("HedgeSkipped"): the hedge budget refused attempt Attempt, which was
-	// not started. Logged at debug level; span event "resilience.hedge.skipped".
+	// EventSkipped ("HedgeSkipped"): the hedge budget, or the retry budget of the hedge's
+	// composition, refused attempt Attempt, which was not started. Logged at debug level;
+	// span event "resilience.hedge.skipped".
 	EventSkipped = contract.RegisterEvent(Layer, "HedgeSkipped", slog.LevelDebug)
 	// EventFailed ("HedgeFailed"): every attempt of a hedged call failed, or one failed
 	// with an error that stops the hedge (AbortOn); Err is the error the call fails with,

@@ -55,6 +55,8 @@ type Hedge struct {
 	clk     clock.Clock
 	events  contract.Events
 	budget  *budget // nil: no budget
+	// gate, for a hedge returned by limitedBy, is asked too before each hedge; nil: none.
+	gate contract.AttemptGate
 }
 
 // New builds a hedge from opts, over the defaults: Delay 1s, MaxAttempts 2, every error
@@ -87,9 +89,38 @@ func build(s settings) (*Hedge, error) {
 	return h, nil
 }
 
-// allowed reports whether the budget lets a hedge start now, and counts it if so.
-func (h *Hedge) allowed() bool {
-	return h.budget == nil || h.budget.tryHedge(h.clk.Now())
+// allowed reports whether the budget, and the gate if any, let attempt (2 or more) of the
+// call whose context is ctx start now, and counts it in both if so. The budget is asked
+// first; a hedge it allows and the gate refuses is taken back from it.
+func (h *Hedge) allowed(ctx context.Context, attempt int) bool {
+	var now time.Duration
+	if h.budget != nil {
+		now = h.clk.Now()
+		if !h.budget.tryHedge(now) {
+			return false
+		}
+	}
+	if h.gate == nil {
+		return true
+	}
+	if _, ok := h.gate.TryAttempt(ctx, Layer, h.events.ID, attempt); ok {
+		return true
+	}
+	if h.budget != nil {
+		h.budget.untake(now)
+	}
+	return false
+}
+
+// limitedBy returns h bound to gate: a hedge that also asks gate before each hedge, and
+// skips a hedge that gate refuses as one its own budget refuses. It is the same hedge in
+// all else (id, configuration, budget, events); h itself is unchanged. A registry calls
+// it, through the descriptor, when the composition of a hedge has a layer that limits
+// attempts. It allocates the returned Hedge, once.
+func (h *Hedge) limitedBy(gate contract.AttemptGate) *Hedge {
+	b := *h
+	b.gate = gate
+	return &b
 }
 
 // publish publishes an event of kind k of the call whose context is ctx.

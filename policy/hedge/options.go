@@ -154,11 +154,22 @@ var descriptor = &contract.Descriptor[settings]{
 		AsyncOnly: codeSync,
 		Role: contract.Role{Name: contract.RoleAttempts, Code: codeWithRetry,
 			Reason: "a composition has a hedge or a retry, not both: the hedge starts the attempts a retry would, and takes its place in the order"},
+		BindAttempts: bindAttempts,
 	},
 	CodeAttrs: []contract.Param{
 		{Name: "hedgeOn", Option: "On", Value: contract.ErrorsValue},
 		{Name: "abortOn", Option: "AbortOn", Value: contract.ErrorsValue},
 	},
+}
+
+// bindAttempts binds a hedge to the gate of its composition's layer that limits
+// attempts: see limitedBy.
+func bindAttempts(p contract.Instance, gate contract.AttemptGate) (contract.Instance, bool) {
+	h, ok := p.(*Hedge)
+	if !ok || h == nil {
+		return p, false
+	}
+	return h.limitedBy(gate), true
 }
 
 func init() { contract.Register(descriptor) }
@@ -226,6 +237,11 @@ func BudgetMinPerSecond(f float64) Option { return func(s *settings) { s.BudgetM
 // BudgetWindow/20 and at most BudgetWindow. Another window is shortened by the rounding,
 // by less than 20ns; a window under 20ns still spans 20 buckets of 1ns. Budget(false)
 // removes the budget, and with it the counting.
+//
+// In a registry's composition with a layer that limits attempts (a retry budget,
+// resilience.RetryBudget), a hedge needs both to allow it: its own budget is asked first,
+// then that layer; a hedge that layer refuses is skipped as one its own budget refuses,
+// and is taken back from its own budget's count.
 func Budget(on bool) Option { return func(s *settings) { s.NoBudget = !on } }
 
 // Name shares one hedge, and its budget, among every function wrapped with this name; the

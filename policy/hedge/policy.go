@@ -240,7 +240,7 @@ func (c *call[A, T]) failed(n int, err error, own *attemptCtx) {
 		return
 	}
 	if h.cls.Error(err) && c.canHedge() {
-		if h.allowed() {
+		if h.allowed(c.ctx, c.started+1) {
 			c.stopTimer()
 			c.start(err, own)
 			return
@@ -279,7 +279,7 @@ func (c *call[A, T]) timerFired() {
 		c.mu.Unlock()
 		return
 	}
-	if !c.h.allowed() {
+	if !c.h.allowed(c.ctx, c.started+1) {
 		c.skip()
 		c.mu.Unlock()
 		return

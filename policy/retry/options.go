@@ -152,11 +152,22 @@ var descriptor = &contract.Descriptor[settings]{
 	Result:  func(s *settings) reflect.Type { return s.retryIf.ResultType() },
 	Metrics: metrics,
 
-	Compose: contract.Composition{Rank: 20, Role: contract.Role{Name: contract.RoleAttempts}, Live: contract.Live((*Retry).checkReconfigure, (*Retry).reconfigure), BindPermits: bindPermits},
+	Compose: contract.Composition{Rank: 20, Role: contract.Role{Name: contract.RoleAttempts}, Live: contract.Live((*Retry).checkReconfigure, (*Retry).reconfigure), BindPermits: bindPermits,
+		BindAttempts: bindAttempts},
 	CodeAttrs: []contract.Param{
 		{Name: "retryOn", Option: "On", Value: contract.ErrorsValue},
 		{Name: "abortOn", Option: "AbortOn", Value: contract.ErrorsValue},
 	},
+}
+
+// bindAttempts binds a retry to the gate of its composition's layer that limits
+// attempts: see limitedBy.
+func bindAttempts(p contract.Instance, gate contract.AttemptGate) (contract.Instance, bool) {
+	r, ok := p.(*Retry)
+	if !ok {
+		return p, false
+	}
+	return r.limitedBy(gate), true
 }
 
 // bindPermits binds a retry to the permits of its composition's rate limiter: see

@@ -20,5 +20,19 @@ func (r *Retry) permitsFrom(src contract.PermitSource) *Retry {
 	if r == nil {
 		return &Retry{src: src, bound: true}
 	}
-	return &Retry{core: r.core, src: src, bound: true}
+	return &Retry{core: r.core, src: src, bound: true, gate: r.gate}
+}
+
+// limitedBy returns r bound to gate: a retry that asks gate before each retry, and ends
+// the call as it is when gate refuses (see NewPolicy). It is the same retry in all else,
+// as permitsFrom's is; r itself is unchanged. A registry calls it, through the
+// descriptor, when the composition of a retry has a layer that limits attempts. It
+// allocates the returned Retry, once; it is safe for concurrent use.
+func (r *Retry) limitedBy(gate contract.AttemptGate) *Retry {
+	if r == nil {
+		return &Retry{gate: gate}
+	}
+	b := *r
+	b.gate = gate
+	return &b
 }

@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/contract"
@@ -51,6 +52,14 @@ import (
 // (the context is checked before each new attempt and during each wait) and the error
 // then matches both the last attempt's error and the context's (context.Canceled or
 // context.DeadlineExceeded).
+//
+// In a registry's composition with a layer that limits attempts (a retry budget,
+// resilience.RetryBudget), the retry asks that layer before each wait, after the deadline
+// check. One it refuses ends the call as a wait past the deadline does: the last
+// attempt's result and error are returned as they are, EventAborted is published (the
+// limiting layer publishes its own refusal) and the call is recorded as aborted. An
+// attempt it allowed that is then not made, because ctx ended or the future was canceled
+// during the wait, is given back to it.
 //
 // Events: EventAttempt before each wait (Wait = the wait); at the end of a call that
 // failed, EventExhausted when the last of MaxAttempts attempts failed with an outcome
@@ -151,7 +160,8 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 			return v, derr
 		}
 		w := r.waitAfter(c, n, err)
-		if outlasts(ctx, w) { // the last outcome, as is (CO-10)
+		at, ok := r.admit(ctx, w, n+1)
+		if !ok { // the last outcome, as is (CO-10)
 			if err != nil { // a result If retries, with its nil error, publishes nothing
 				r.publish(ctx, EventAborted, n, 0, err)
 			}
@@ -164,6 +174,7 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 			cerr = ctx.Err() // the context may end as the wait does (a timer on a manual clock)
 		}
 		if cerr != nil {
+			r.giveBack(at)
 			err = stopped(err, cerr)
 			r.publish(ctx, EventAborted, n, 0, err)
 			r.record(ctx, observe.ResultAborted, n, err)
@@ -235,6 +246,11 @@ type run[A, T any] struct {
 
 	// n is the attempts started: Start adds one, and a Cancel may read it meanwhile.
 	n atomic.Int32
+	// granted is true from the gate's grant of the next attempt, counted at grant, until
+	// Start makes it; Stop gives back a grant still held. Start and a Cancel's Stop may
+	// race for it.
+	granted atomic.Bool
+	grant   time.Duration
 	// Written by one step (Observe, Start, end) and read by the next: the Delayed orders
 	// the steps.
 	lastV   T // the last attempt's result
@@ -277,7 +293,8 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	}
 	ru.lastV, ru.lastErr = v, err
 	w := r.waitAfter(ru.c, n, err)
-	if outlasts(ru.ctx, w) { // the last outcome, as is (CO-10)
+	at, ok := r.admit(ru.ctx, w, n+1)
+	if !ok { // the last outcome, as is (CO-10)
 		k := EventAborted
 		if err == nil { // a result If retries, returned as it is, publishes nothing
 			k = 0
@@ -285,6 +302,8 @@ func (ru *run[A, T]) Observe(v T, err error) {
 		ru.end(v, err, k, observe.ResultAborted)
 		return
 	}
+	ru.grant = at
+	ru.granted.Store(r.gate != nil)
 	// Published before the next attempt can be scheduled, so that events come in order.
 	r.publish(ru.ctx, EventAttempt, n, w, err)
 	ru.d.StartAfter(w) // ends the run at once if ctx has ended meanwhile
@@ -292,6 +311,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 
 // Start starts the next attempt, its wait over.
 func (ru *run[A, T]) Start() *async.Future[T] {
+	ru.granted.Store(false)
 	ru.n.Add(1)
 	return attempt(ru.next, ru.ctx, ru.a)
 }
@@ -307,6 +327,9 @@ func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res observe.Result)
 // when ctx ended during a wait (EventAborted). A canceled run publishes nothing, and is
 // recorded as aborted.
 func (ru *run[A, T]) Stop(cause error) (T, error) {
+	if ru.granted.Swap(false) { // ended during a wait: the attempt the gate counted is not made
+		ru.r.giveBack(ru.grant)
+	}
 	n := int(ru.n.Load())
 	if cause == async.ErrCanceled {
 		ru.r.record(ru.ctx, observe.ResultAborted, n, cause)

@@ -58,6 +58,8 @@ type Retry struct {
 	// permitsFrom; bound is false for the retry New returns, which honours every one.
 	src   contract.PermitSource
 	bound bool
+	// gate, for a retry returned by limitedBy, is asked before each retry; nil: none.
+	gate contract.AttemptGate
 }
 
 // core is what a retry and the retries permitsFrom returns for it share.
@@ -227,6 +229,27 @@ func stopped(last, ctxErr error) error {
 		return last
 	}
 	return fmt.Errorf("%w (retries stopped: %w)", last, ctxErr)
+}
+
+// admit reports whether the next attempt, attempt next of the call whose context is ctx,
+// may be made after a wait of w: not when the wait would end after ctx's deadline, nor
+// when the retry's gate refuses it (the gate publishes its refusal). It returns when the
+// gate counted it, for giveBack.
+func (r *Retry) admit(ctx context.Context, w time.Duration, next int) (time.Duration, bool) {
+	if outlasts(ctx, w) {
+		return 0, false
+	}
+	if r.gate == nil {
+		return 0, true
+	}
+	return r.gate.TryAttempt(ctx, Layer, r.events.ID, next)
+}
+
+// giveBack gives the gate back the attempt it counted at at, which was not made.
+func (r *Retry) giveBack(at time.Duration) {
+	if r.gate != nil {
+		r.gate.ReturnAttempt(at)
+	}
 }
 
 // outlasts reports whether a wait of w, started now, ends after ctx's deadline. The time
