@@ -96,7 +96,8 @@ func build(s settings) (*Limiter, error) {
 		Enabled: !s.Disabled, Clock: s.ClockOrSystem(),
 		Layer: Layer, Sentinel: ErrLimitExceeded, Message: exceededMessage(id),
 		Rejected: EventRejected, Waited: EventWaited,
-		Limit: s.InitialLimit, MaxWait: s.MaxWait, Timed: true, Done: completer{l},
+		Limit: s.InitialLimit, MaxWait: s.MaxWait, Reserve: s.PriorityReserve,
+		Timed: true, Done: completer{l},
 	})
 	return l, nil
 }

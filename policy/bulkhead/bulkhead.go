@@ -88,7 +88,7 @@ func build(s settings) (*Bulkhead, error) {
 		Enabled: !s.Disabled, Clock: s.ClockOrSystem(),
 		Layer: Layer, Sentinel: ErrFull, Message: fullMessage(id),
 		Rejected: EventRejected, Waited: EventWaited,
-		Limit: s.MaxConcurrent, MaxWait: s.MaxWait,
+		Limit: s.MaxConcurrent, MaxWait: s.MaxWait, Reserve: s.PriorityReserve,
 	})
 	b.cur.Store(&s.Config)
 	return b, nil
@@ -99,7 +99,8 @@ func build(s settings) (*Bulkhead, error) {
 // nothing. MaxConcurrent changes at once: raised, the new slots go to the calls waiting,
 // oldest first (before reconfigure returns, unless another goroutine is handing slots
 // out), then to new calls; lowered, no call in flight is interrupted. MaxWait applies to
-// the calls that arrive after the change. A c whose Disabled differs from the
+// the calls that arrive after the change. PriorityReserve changes at once: lowered, the
+// slots it frees go to the calls waiting, as for a raised MaxConcurrent. A c whose Disabled differs from the
 // configuration in force returns a *policy.ConfigError with code R4C-REG-012
 // (r4c.NotLive) and key bulkhead.enabled, and changes nothing.
 //
@@ -120,9 +121,11 @@ func (b *Bulkhead) reconfigure(c Config) error {
 	// the new limit, none is free.
 	b.s.SetLimit(c.MaxConcurrent)
 	b.s.SetMaxWait(c.MaxWait)
+	b.s.SetReserve(c.PriorityReserve)
 	b.events.Publish(policy.Event{Kind: policy.ConfigChanged, Changed: changed})
 	b.mu.Unlock()
-	if c.MaxConcurrent > old.MaxConcurrent && b.s.Enabled() {
+	grown := c.MaxConcurrent > old.MaxConcurrent || c.PriorityReserve < old.PriorityReserve
+	if grown && b.s.Enabled() {
 		b.s.Wake() // outside mu: it may start asynchronous calls
 	}
 	return nil
@@ -147,5 +150,6 @@ func changes(old, c Config) ([]string, error) {
 	var changed contract.Changes
 	changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
 	changed.Add(c.MaxWait != old.MaxWait, "maxWait")
+	changed.Add(c.PriorityReserve != old.PriorityReserve, "priorityReserve")
 	return changed.Sorted(), nil
 }
