@@ -37,7 +37,7 @@ func (l *Limiter) TryAcquire() (Permit, bool) {
 		l.s.Events().Admit(context.Background())
 		return Permit{l: l, p: p}, true
 	}
-	l.s.Events().Full(context.Background(), 0)
+	l.s.Events().Full(context.Background(), policy.PriorityCritical, 0)
 	return Permit{}, false
 }
 

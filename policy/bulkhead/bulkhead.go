@@ -45,9 +45,13 @@ import (
 // takes it with one compare-and-swap, and a call rejected at once (MaxWait 0, the
 // default) only reads MaxWait besides; neither allocates.
 //
-// Waiting calls queue in arrival order (FIFO). A released slot goes to the oldest waiter;
-// while anyone waits, newcomers queue behind them instead of taking a slot that is
-// released in between (no barging). A synchronous waiter blocks on the caller's goroutine
+// A call's priority (policy.PriorityFrom its context; critical without one) decides how
+// many slots it may take: every slot for a critical or critical_plus call, fewer for the
+// others, as Config.PriorityReserve says. Waiting calls queue by priority, and in arrival
+// order (FIFO) within one. A released slot goes to the oldest waiter of the highest
+// priority, if its priority may take it; while anyone of its priority or above waits, a
+// newcomer queues behind them instead of taking a slot that is released in between (no
+// barging). A synchronous waiter blocks on the caller's goroutine
 // until it is handed a slot, MaxWait passes on the bulkhead's clock (a manual clock moves
 // only when the test advances it), or its context ends. An asynchronous waiter is a queued
 // callback, not a goroutine: it starts the call on the goroutine that hands it the slot,

@@ -49,7 +49,7 @@ func (b *Bulkhead) TryAcquire() bool {
 		b.s.Events().Admit(context.Background())
 		return true
 	}
-	b.s.Events().Full(context.Background(), 0)
+	b.s.Events().Full(context.Background(), policy.PriorityCritical, 0)
 	return false
 }
 

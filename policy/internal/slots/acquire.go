@@ -38,13 +38,15 @@ func (s *Slots) Acquire(ctx context.Context) (Permit, error) {
 	if err := decorate.ContextErr(ctx); err != nil {
 		return Permit{}, s.sw.Refuse(ctx, err)
 	}
-	if p, ok := s.TryAcquire(policy.PriorityFrom(ctx)); ok {
+	level := policy.PriorityFrom(ctx)
+	if p, ok := s.TryAcquire(level); ok {
 		s.sw.Admit(ctx)
 		return p, nil
 	}
 	maxWait := s.MaxWait()
 	if maxWait == 0 {
-		return Permit{}, s.sw.Full(ctx, 0)
+		s.full(ctx, level)
+		return Permit{}, s.rej.Plain
 	}
 	p, err := s.sw.Wait(ctx, maxWait)
 	if err != nil {

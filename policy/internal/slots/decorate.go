@@ -81,7 +81,7 @@ func AsyncFunc[A, T any](s *Slots, next decorate.AsyncFunc[A, T]) decorate.Async
 		}
 		maxWait := s.MaxWait()
 		if maxWait == 0 {
-			s.sw.Full(ctx, 0)
+			s.full(ctx, level)
 			return rejected
 		}
 		return enqueue(s, ctx, a, next, release, maxWait, level)

@@ -296,6 +296,13 @@ func (s *Slots) Shed() (n [levels]int64) {
 	return n
 }
 
+// full reports the rejection, at once, of a call with ctx and priority p that found no
+// room: counted if it is shed, published and recorded as Events.Full does. It costs a
+// comparison for a critical call besides the rejection's own cost.
+func (s *Slots) full(ctx context.Context, p policy.Priority) {
+	s.sw.RejectShed(ctx, 0, s.rej.Plain, p < policy.PriorityCritical && s.shedFor(p))
+}
+
 // shedFor reports whether a call of level p refused now for want of room is shed for its
 // priority, and counts it if so: the calls in flight are below the limit but not below
 // p's share of it (Cap).

@@ -82,22 +82,24 @@ func (e *Events[E]) Expired(ctx context.Context, since time.Duration) error {
 	if e.Shed == nil && !e.Pub.Observed() {
 		return e.Rej.Plain
 	}
-	return e.Full(ctx, e.Since(since))
+	return e.Full(ctx, policy.PriorityFrom(ctx), e.Since(since))
 }
 
-// Full rejects the call whose context is ctx, which found no room after waiting for
-// waited (0: at once): it counts it if it is shed for its priority, publishes the
-// rejection event, if anyone listens or records, records the rejection, and returns the
-// plain rejection.
-func (e *Events[E]) Full(ctx context.Context, waited time.Duration) error {
-	shed := false
-	if e.Shed != nil {
-		shed = e.Shed(policy.PriorityFrom(ctx))
-	}
-	if e.Pub.Observed() {
-		e.reject(ctx, waited, e.Rej.Plain, shed)
-	}
+// Full rejects the call whose context is ctx and priority p (policy.PriorityFrom(ctx)),
+// which found no room after waiting for waited (0: at once): it counts it if it is shed
+// for its priority, publishes the rejection event, if anyone listens or records, records
+// the rejection, and returns the plain rejection. A critical call is never shed.
+func (e *Events[E]) Full(ctx context.Context, p policy.Priority, waited time.Duration) error {
+	e.RejectShed(ctx, waited, e.Rej.Plain, p < policy.PriorityCritical && e.Shed != nil && e.Shed(p))
 	return e.Rej.Plain
+}
+
+// RejectShed is Reject for a call that found no room, shed for its priority or not (see
+// Shed, which the caller has called).
+func (e *Events[E]) RejectShed(ctx context.Context, waited time.Duration, err error, shed bool) {
+	if e.Pub.Observed() {
+		e.reject(ctx, waited, err, shed)
+	}
 }
 
 // RejectContext rejects the call, which waited for waited, whose context ctx ended with
