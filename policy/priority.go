@@ -72,11 +72,10 @@ func WithPriority(ctx context.Context, p Priority) context.Context {
 // PriorityFrom returns the priority ctx carries: PriorityCritical when it carries none
 // or ctx is nil. It allocates nothing.
 func PriorityFrom(ctx context.Context) Priority {
-	if ctx == nil {
-		return PriorityCritical
-	}
-	if p, ok := ctx.Value(priorityKey{}).(Priority); ok {
-		return p
+	if ctx != nil {
+		if p, ok := ctx.Value(priorityKey{}).(Priority); ok {
+			return p
+		}
 	}
 	return PriorityCritical
 }

@@ -78,6 +78,7 @@ func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 		BulkheadQueuedCalls:         {upDownKind, "{call}"},
 		BulkheadCalls:               {counterKind, "{call}"},
 		BulkheadWaitDuration:        {histogramKind, "s"},
+		BulkheadShedCalls:           {counterKind, "{call}"},
 		RetryCalls:                  {counterKind, "{call}"},
 		RetryAttempts:               {counterKind, "{attempt}"},
 		TimeoutCalls:                {counterKind, "{call}"},
@@ -88,6 +89,7 @@ func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 		AdaptiveLimitInFlight:       {upDownKind, "{call}"},
 		AdaptiveLimitQueuedCalls:    {upDownKind, "{call}"},
 		AdaptiveLimitCalls:          {counterKind, "{call}"},
+		AdaptiveLimitShedCalls:      {counterKind, "{call}"},
 		resilienceotel.Calls:        {counterKind, "{call}"},
 		resilienceotel.CallDuration: {histogramKind, "s"},
 	}

@@ -115,6 +115,7 @@ var _ observe.Observer = (*Metrics)(nil)
 //	resilience.bulkhead.queued_calls           up-down       {call}        name
 //	resilience.bulkhead.calls                  counter       {call}        name, outcome: admitted|rejected
 //	resilience.bulkhead.wait.duration          histogram     s             name
+//	resilience.bulkhead.shed_calls             counter       {call}        name, priority: sheddable|sheddable_plus|critical|critical_plus
 //	resilience.retry.calls                     counter       {call}        name, kind (below)
 //	resilience.retry.attempts                  counter       {attempt}     name
 //	resilience.timeout.calls                   counter       {call}        name, outcome: succeeded|failed|timed_out
@@ -125,6 +126,7 @@ var _ observe.Observer = (*Metrics)(nil)
 //	resilience.adaptive_limit.in_flight        up-down       {call}        name
 //	resilience.adaptive_limit.queued_calls     up-down       {call}        name
 //	resilience.adaptive_limit.calls            counter       {call}        name, outcome: admitted|rejected
+//	resilience.adaptive_limit.shed_calls       counter       {call}        name, priority: sheddable|sheddable_plus|critical|critical_plus
 //	resilience.calls                           counter       {call}        name, outcome: succeeded|failed|rejected, layer
 //	resilience.call.duration                   histogram     s             name, outcome: succeeded|failed|rejected
 //
@@ -135,6 +137,9 @@ var _ observe.Observer = (*Metrics)(nil)
 //     it waits, waiting_calls or queued_calls counts it); waited_calls and the
 //     wait.duration histograms the admitted calls that waited (Wait > 0), with their
 //     wait; a call rejected after waiting records no wait.
+//   - bulkhead.shed_calls and adaptive_limit.shed_calls count the calls shed for their
+//     priority (a subset of the rejected ones): refused while room remained under the
+//     limit, kept for higher priorities; one series per priority.
 //   - circuit_breaker.calls counts each call by its outcome, not_permitted for a call the
 //     breaker refused; slow_calls the calls slower than the slow-call threshold;
 //     call.duration the latency of every call let through (an ignored error included).

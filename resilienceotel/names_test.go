@@ -22,6 +22,7 @@ const (
 	BulkheadQueuedCalls    = "resilience.bulkhead.queued_calls"    // observable up-down counter, {call}: calls waiting for a slot
 	BulkheadCalls          = "resilience.bulkhead.calls"           // observable counter, {call}: by outcome admitted|rejected
 	BulkheadWaitDuration   = "resilience.bulkhead.wait.duration"   // histogram, s: the waits of the calls that waited
+	BulkheadShedCalls      = "resilience.bulkhead.shed_calls"      // observable counter, {call}: shed for their priority, by priority
 
 	RetryCalls    = "resilience.retry.calls"    // observable counter, {call}: by kind (see the package documentation)
 	RetryAttempts = "resilience.retry.attempts" // observable counter, {attempt}: attempts made, first ones included
@@ -36,5 +37,6 @@ const (
 	AdaptiveLimitInFlight    = "resilience.adaptive_limit.in_flight"    // observable up-down counter, {call}: calls in flight
 	AdaptiveLimitQueuedCalls = "resilience.adaptive_limit.queued_calls" // observable up-down counter, {call}: calls waiting for room
 	AdaptiveLimitCalls       = "resilience.adaptive_limit.calls"        // observable counter, {call}: by outcome admitted|rejected
+	AdaptiveLimitShedCalls   = "resilience.adaptive_limit.shed_calls"   // observable counter, {call}: shed for their priority, by priority
 
 )

@@ -197,6 +197,11 @@ type AdmissionInstruments[S any] struct {
 	Waited string     // the description of the Counter of the calls admitted after a wait; "": none
 	Wait   string     // the description of the Histogram of their waits; "": none
 	Keyed  bool       // see Admissions.Keyed
+	// Shed, when set, describes the Counter Prefix+"shed_calls" of the calls shed for
+	// their priority, one series per priority (the attribute priority, its name), read
+	// from the state with ShedOf. "": none.
+	Shed   string
+	ShedOf func(S) [policy.PriorityCriticalPlus + 1]int64
 }
 
 // A Level is an UpDown instrument of an AdmissionInstruments, whose value is Of the
@@ -223,6 +228,17 @@ func (a AdmissionInstruments[S]) Metrics() *Metrics {
 		m.Instruments = append(m.Instruments, Instrument{Name: m.Admissions.Waited, Unit: "{call}",
 			Kind: Counter, Description: a.Waited})
 	}
+	if a.Shed != "" {
+		m.Instruments = append(m.Instruments, Instrument{Name: a.Prefix + "shed_calls", Unit: "{call}",
+			Kind: Counter, Description: a.Shed, Key: "priority", Values: priorityNames(),
+			Read: func(state any, series int) (float64, bool) {
+				s, ok := state.(S)
+				if !ok {
+					return 0, false
+				}
+				return float64(a.ShedOf(s)[series]), true
+			}})
+	}
 	if a.Wait != "" {
 		m.Admissions.Wait = a.Prefix + "wait.duration"
 		m.Instruments = append(m.Instruments, Instrument{Name: m.Admissions.Wait, Unit: "s",
@@ -238,4 +254,13 @@ func readInt[S any](of func(S) int) func(any, int) (float64, bool) {
 		s, ok := state.(S)
 		return float64(of(s)), ok
 	}
+}
+
+// priorityNames returns the names of the priorities, from policy.PrioritySheddable up.
+func priorityNames() []string {
+	var names []string
+	for p := policy.PrioritySheddable; p <= policy.PriorityCriticalPlus; p++ {
+		names = append(names, p.String())
+	}
+	return names
 }

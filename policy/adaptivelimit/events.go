@@ -5,6 +5,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/internal/waitq"
 )
 
 // The kinds of event an adaptive limit publishes, with EventWaited. A call admitted at
@@ -19,9 +20,16 @@ var (
 		Layer: Layer, Level: slog.LevelDebug, Attrs: []policy.EventAttr{{Key: attrLimit}, {Key: attrPreviousLimit}}})
 	// EventRejected ("AdaptiveLimitRejected"): a call found no room under the limit
 	// within its maxWait, or its context ended while it waited (Err is the rejection,
-	// Wait how long it waited). Logged as a warning; span event
+	// Wait how long it waited). Its attribute "priority" is the call's priority
+	// (policy.Priority.String), left out for PriorityCritical (the priority of a call that
+	// carries none); its attribute "shed" (a bool, true) is there when the call was shed
+	// for its priority: refused for want of room
+	// while room remained under the limit for higher priorities (see
+	// Config.PriorityReserve). Logged as a warning; span event
 	// "resilience.adaptive_limit.rejected".
-	EventRejected = contract.RegisterEvent(Layer, "AdaptiveLimitRejected", slog.LevelWarn)
+	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitRejected",
+		Layer: Layer, Level: slog.LevelWarn, SpanEvent: contract.SpanEvent(Layer, "AdaptiveLimitRejected"),
+		Attrs: []policy.EventAttr{{Key: waitq.AttrPriority}, {Key: waitq.AttrShed}}})
 )
 
 // EventWaited ("AdaptiveLimitWaited") is the kind of event an adaptive limit publishes

@@ -6,6 +6,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/internal/slots"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
@@ -32,11 +33,11 @@ func (l *Limiter) TryAcquire() (Permit, bool) {
 	if !l.s.Enabled() {
 		return Permit{}, true
 	}
-	if p, ok := l.s.TryAcquire(); ok {
+	if p, ok := l.s.TryAcquire(policy.PriorityCritical); ok {
 		l.s.Events().Admit(context.Background())
 		return Permit{l: l, p: p}, true
 	}
-	l.s.Events().Reject(context.Background(), 0, l.s.Rejection())
+	l.s.Events().Full(context.Background(), policy.PriorityCritical, 0)
 	return Permit{}, false
 }
 

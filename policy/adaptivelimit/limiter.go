@@ -21,7 +21,9 @@ import (
 // latency it measures. It is safe for concurrent use; its configuration is fixed when it
 // is built.
 //
-// A call is let in when fewer calls than the limit are in flight and nobody waits. The
+// A call is let in when fewer calls than its priority's share of the limit are in flight
+// (the whole limit for a critical call, or one without a priority: see
+// Config.PriorityReserve) and nobody of its priority or above waits. The
 // calls in flight and an admission counter share one atomic word: a call is let in, and
 // numbered, with one compare-and-swap, and counted out with another. Its latency is read
 // on the limiter's clock when it is let in and when it returns (a synchronous call, also
@@ -29,8 +31,9 @@ import (
 // touches nothing else. Neither allocates.
 //
 // A call that does not fit is rejected at once with the limiter's rejection, matching
-// ErrLimitExceeded (MaxWait 0, the default), or waits up to MaxWait in a FIFO queue: while
-// anyone waits, newcomers queue behind them (no barging). A synchronous waiter blocks on
+// ErrLimitExceeded (MaxWait 0, the default), or waits up to MaxWait in a queue, by priority
+// and FIFO within one: while anyone of its priority or above waits, a newcomer queues
+// behind them (no barging). A synchronous waiter blocks on
 // the caller's goroutine; an asynchronous waiter is a queued callback, not a goroutine,
 // which starts the call on the goroutine that made room for it, is rejected by a clock
 // timer after MaxWait, and leaves the queue at once when its future is canceled or its
@@ -96,7 +99,8 @@ func build(s settings) (*Limiter, error) {
 		Enabled: !s.Disabled, Clock: s.ClockOrSystem(),
 		Layer: Layer, Sentinel: ErrLimitExceeded, Message: exceededMessage(id),
 		Rejected: EventRejected, Waited: EventWaited,
-		Limit: s.InitialLimit, MaxWait: s.MaxWait, Timed: true, Done: completer{l},
+		Limit: s.InitialLimit, MaxWait: s.MaxWait, Reserve: s.PriorityReserve,
+		Timed: true, Done: completer{l},
 	})
 	return l, nil
 }
@@ -140,7 +144,8 @@ func (p *Permit) Release() {
 	}
 }
 
-// Acquire lets a call in, waiting on the caller's goroutine up to MaxWait, in FIFO order.
+// Acquire lets a call in, at the priority ctx carries, waiting on the caller's goroutine up
+// to MaxWait, by priority and in FIFO order within one.
 // It returns the call's permit (give it back with Record or Release), or the limiter's
 // rejection, which matches ErrLimitExceeded:
 //   - at once, letting nothing in and publishing nothing, when ctx is nil or already done
@@ -150,7 +155,8 @@ func (p *Permit) Release() {
 //   - when ctx ends during the wait (the error also matches ctx's error).
 //
 // With MaxWait 0 (the default), Acquire never waits: it lets the call in if it fits under
-// the limit now and nobody waits, and refuses it otherwise. A call that waited publishes
+// its priority's share of the limit now and nobody of its priority or above waits, and
+// refuses it otherwise. A call that waited publishes
 // EventWaited, a rejection of a live ctx EventRejected, both with ctx. Its outcome is
 // recorded with ctx, as a decorated call's is (see NewPolicy): ResultAdmitted with the
 // wait, or ResultRejected (also on arrival). Acquire allocates nothing unless it has to

@@ -122,6 +122,16 @@ type Config struct {
 	// remembers: it is the smallest of the rounds' average latencies over the last
 	// BaselineWindow to 2·BaselineWindow rounds. At least 1. Default 50.
 	BaselineWindow int
+	// PriorityReserve is the fraction of the limit kept for the calls of
+	// policy.PriorityCritical and above (the priority of a call that carries none, see
+	// policy.WithPriority): a call of policy.PrioritySheddable is let in only while fewer
+	// than limit·(1−PriorityReserve) calls are in flight, one of
+	// policy.PrioritySheddablePlus while fewer than limit·(1−PriorityReserve/2), rounded
+	// down, but at least 1 (a call of any priority is let in when none is in flight);
+	// limit is the limit in force. Calls that wait are let in highest priority first. 0
+	// lets every priority use the whole limit (the queue still goes by priority). In
+	// [0, 1]. Default 0.5.
+	PriorityReserve float64
 	// DropOn lists errors (matched with errors.Is) that count as drops, besides
 	// context.DeadlineExceeded. Set in code only; no configuration attribute. Default
 	// empty.
@@ -138,7 +148,7 @@ type Config struct {
 
 // defaultConfig returns the built-in defaults: Vegas, limits 20 (initial), 1 (min) and
 // 200 (max), MaxWait 0, BackoffRatio 0.9, LatencyThreshold 5s, Tolerance 1.5, Smoothing
-// 0.2, BaselineWindow 50, no error lists, enabled.
+// 0.2, BaselineWindow 50, PriorityReserve 0.5, no error lists, enabled.
 func defaultConfig() Config {
 	return Config{
 		Algorithm:        Vegas,
@@ -150,6 +160,7 @@ func defaultConfig() Config {
 		Tolerance:        1.5,
 		Smoothing:        0.2,
 		BaselineWindow:   50,
+		PriorityReserve:  0.5,
 	}
 }
 
@@ -157,7 +168,8 @@ func defaultConfig() Config {
 //   - R4C-ATR-007: an unknown algorithm (the message lists the valid ones), MinLimit < 1,
 //     MaxLimit below MinLimit or above maxLimitCeiling, InitialLimit outside
 //     [MinLimit, MaxLimit], BackoffRatio outside [0.5, 1), a zero LatencyThreshold,
-//     Tolerance below 1 or not finite, Smoothing outside (0, 1], BaselineWindow < 1;
+//     Tolerance below 1 or not finite, Smoothing outside (0, 1], BaselineWindow < 1,
+//     PriorityReserve outside [0, 1];
 //   - R4C-ATR-004: a negative MaxWait or LatencyThreshold.
 //
 // The parameters of every algorithm are checked, whichever is chosen.
@@ -193,6 +205,8 @@ func (c Config) validate() error {
 	case c.BaselineWindow < 1:
 		return r4c.Errorf(r4c.OutOfRange, "adaptiveLimit.baselineWindow", strconv.Itoa(c.BaselineWindow),
 			"baselineWindow must be at least 1")
+	case !(c.PriorityReserve >= 0 && c.PriorityReserve <= 1):
+		return r4c.Between("adaptiveLimit.priorityReserve", c.PriorityReserve, 0, 1)
 	// The checks of one attribute against another come last, so that a value out of its
 	// own range is found also when another value breaks such a relation.
 	case c.MaxLimit < c.MinLimit:
@@ -261,6 +275,7 @@ var descriptor = &contract.Descriptor[settings]{
 		contract.FloatAttr("tolerance", func(s *settings) *float64 { return &s.Tolerance }),
 		contract.FloatAttr("smoothing", func(s *settings) *float64 { return &s.Smoothing }),
 		contract.IntAttr("baselineWindow", func(s *settings) *int { return &s.BaselineWindow }),
+		contract.FloatAttr("priorityReserve", func(s *settings) *float64 { return &s.PriorityReserve }),
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
@@ -335,6 +350,11 @@ func Smoothing(f float64) Option { return func(s *settings) { s.Smoothing = f } 
 // remembers (it is the smallest round average of the last n to 2n rounds). Default 50.
 // Less than 1 fails with R4C-ATR-007.
 func BaselineWindow(n int) Option { return func(s *settings) { s.BaselineWindow = n } }
+
+// PriorityReserve sets the fraction of the limit kept for the calls of
+// policy.PriorityCritical and above (see Config.PriorityReserve): r for sheddable calls,
+// r/2 for sheddable_plus ones. Default 0.5. Outside [0, 1] fails with R4C-ATR-007.
+func PriorityReserve(r float64) Option { return func(s *settings) { s.PriorityReserve = r } }
 
 // DropOn adds errors (matched with errors.Is) that count as drops, besides
 // context.DeadlineExceeded: e.g. a dependency's "overloaded" error. Default empty. Nil

@@ -16,7 +16,7 @@ import (
 
 func TestDescriptor(t *testing.T) {
 	contracttest.RequireDescriptor(t, descriptor, Layer, "adaptiveLimit", []string{"algorithm", "initialLimit", "minLimit", "maxLimit", "maxWait", "backoffRatio",
-		"latencyThreshold", "tolerance", "smoothing", "baselineWindow", "enabled"},
+		"latencyThreshold", "tolerance", "smoothing", "baselineWindow", "priorityReserve", "enabled"},
 		settings{Config: defaultConfig()})
 
 	l, err := New(MaxLimit(50))
@@ -32,12 +32,12 @@ func TestSetAttributes(t *testing.T) {
 	for _, kv := range [][2]string{
 		{"algorithm", " AIMD "}, {"initialLimit", "8"}, {"minLimit", "2"}, {"maxLimit", "64"}, {"maxWait", "250ms"},
 		{"backoffRatio", "0.75"}, {"latencyThreshold", "80ms"}, {"tolerance", "2"}, {"smoothing", "0.5"},
-		{"baselineWindow", "20"}, {"enabled", "false"},
+		{"baselineWindow", "20"}, {"priorityReserve", "0.25"}, {"enabled", "false"},
 	} {
 		require.NoError(t, table.Set(&s, kv[0], kv[1]), "%s = %q", kv[0], kv[1])
 	}
 	assert.Equal(t, Config{Algorithm: AIMD, InitialLimit: 8, MinLimit: 2, MaxLimit: 64, MaxWait: 250 * time.Millisecond,
-		BackoffRatio: 0.75, LatencyThreshold: 80 * time.Millisecond, Tolerance: 2, Smoothing: 0.5, BaselineWindow: 20,
+		BackoffRatio: 0.75, LatencyThreshold: 80 * time.Millisecond, Tolerance: 2, Smoothing: 0.5, BaselineWindow: 20, PriorityReserve: 0.25,
 		Disabled: true}, s.Config)
 	for _, v := range []string{"gradient2", "Vegas", "aimd"} {
 		require.NoError(t, table.Set(&s, "algorithm", v))

@@ -22,7 +22,8 @@ func TestDefaults(t *testing.T) {
 	l, err := adaptivelimit.New()
 	require.NoError(t, err)
 	assert.Equal(t, adaptivelimit.Config{Algorithm: adaptivelimit.Vegas, InitialLimit: 20, MinLimit: 1, MaxLimit: 200,
-		BackoffRatio: 0.9, LatencyThreshold: 5 * time.Second, Tolerance: 1.5, Smoothing: 0.2, BaselineWindow: 50},
+		BackoffRatio: 0.9, LatencyThreshold: 5 * time.Second, Tolerance: 1.5, Smoothing: 0.2, BaselineWindow: 50,
+		PriorityReserve: 0.5},
 		l.Config())
 	assert.Equal(t, "", l.Snapshot().Instance)
 	assert.True(t, sysclock.Is(l.Clock()))

@@ -9,7 +9,7 @@ import (
 // NewPolicy returns l as a policy of layer Layer, for calls returning T: its Decorate and
 // DecorateAsync guard a function with l.
 //
-// A synchronous call is let in as with Acquire (waiting up to MaxWait in FIFO order,
+// A synchronous call is let in as with Acquire (waiting up to MaxWait by priority, FIFO within one,
 // honouring its context) and counts as in flight until the function returns; its outcome
 // is then a sample for the algorithm (see below: a nil error or an ordinary error is a
 // sample, context.DeadlineExceeded, DropOn or a context past its deadline a drop, a
@@ -33,13 +33,14 @@ import (
 //     ErrLimitExceeded and the context's error (policy.ErrNilContext for a nil context),
 //     whatever the limit; the function never runs, nothing is counted, no event is
 //     published.
-//   - The call fits under the limit now (and nobody waits): the function starts at once,
+//   - The call fits under its priority's share of the limit now (and nobody of its
+//     priority or above waits): the function starts at once,
 //     and its own future is returned (a nil future from it: a future failed with
 //     async.ErrNilFuture, and the call counts out at once, without a sample).
 //   - It does not fit and MaxWait is 0: a failed future with l's rejection, made once
 //     when the function is decorated.
-//   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When it is let
-//     in, the function starts on the goroutine that made room (a completing call, or the
+//   - Otherwise the call queues, by priority and FIFO within one, as a callback: no
+//     goroutine waits. When it is let in, the function starts on the goroutine that made room (a completing call, or the
 //     one whose sample raised the limit); when a queued call's function panics there, the
 //     room it gives back goes to the next waiters before the panic goes on up that
 //     goroutine (should one of them panic too, its panic goes on in place of the first).

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/contract"
+	"github.com/resilience4go/resilience4go/policy"
 )
 
 // Snapshot is an adaptive limiter's state, as Limiter.Snapshot reads it.
@@ -22,6 +23,11 @@ type Snapshot struct {
 	Baseline time.Duration
 	MinLimit int // the configured lowest limit
 	MaxLimit int // the configured highest limit
+	// Shed counts the calls shed for their priority since the limiter was built, by
+	// priority (Shed[policy.PrioritySheddable] for the sheddable ones): refused for want
+	// of room while room remained under the limit for higher priorities (see
+	// Config.PriorityReserve). The calls rejected with the limit reached are not in it.
+	Shed [policy.PriorityCriticalPlus + 1]int64
 }
 
 // Config returns the limiter's resolved configuration, with copies of its error lists:
@@ -32,13 +38,13 @@ func (l *Limiter) Config() Config {
 	return c
 }
 
-// Snapshot returns the limiter's id, algorithm, limit, calls in flight and waiting, and
-// the latencies of its algorithm. The counters are read one after another, without a
+// Snapshot returns the limiter's id, algorithm, limit, calls in flight and waiting, the
+// latencies of its algorithm, and the calls shed for their priority. The counters are read one after another, without a
 // lock: under load they may not add up. A disabled limiter reports its InitialLimit, and
 // no call in flight or waiting. It allocates nothing.
 func (l *Limiter) Snapshot() Snapshot {
 	return Snapshot{Instance: l.events.ID, Algorithm: l.cfg.Algorithm, Limit: l.s.Limit(),
 		InFlight: l.s.InFlight(), Queued: l.s.Queued(),
 		Latency: time.Duration(l.latency.Load()), Baseline: time.Duration(l.baseline.Load()),
-		MinLimit: l.cfg.MinLimit, MaxLimit: l.cfg.MaxLimit}
+		MinLimit: l.cfg.MinLimit, MaxLimit: l.cfg.MaxLimit, Shed: l.s.Shed()}
 }

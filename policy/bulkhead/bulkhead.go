@@ -45,9 +45,13 @@ import (
 // takes it with one compare-and-swap, and a call rejected at once (MaxWait 0, the
 // default) only reads MaxWait besides; neither allocates.
 //
-// Waiting calls queue in arrival order (FIFO). A released slot goes to the oldest waiter;
-// while anyone waits, newcomers queue behind them instead of taking a slot that is
-// released in between (no barging). A synchronous waiter blocks on the caller's goroutine
+// A call's priority (policy.PriorityFrom its context; critical without one) decides how
+// many slots it may take: every slot for a critical or critical_plus call, fewer for the
+// others, as Config.PriorityReserve says. Waiting calls queue by priority, and in arrival
+// order (FIFO) within one. A released slot goes to the oldest waiter of the highest
+// priority, if its priority may take it; while anyone of its priority or above waits, a
+// newcomer queues behind them instead of taking a slot that is released in between (no
+// barging). A synchronous waiter blocks on the caller's goroutine
 // until it is handed a slot, MaxWait passes on the bulkhead's clock (a manual clock moves
 // only when the test advances it), or its context ends. An asynchronous waiter is a queued
 // callback, not a goroutine: it starts the call on the goroutine that hands it the slot,
@@ -88,7 +92,7 @@ func build(s settings) (*Bulkhead, error) {
 		Enabled: !s.Disabled, Clock: s.ClockOrSystem(),
 		Layer: Layer, Sentinel: ErrFull, Message: fullMessage(id),
 		Rejected: EventRejected, Waited: EventWaited,
-		Limit: s.MaxConcurrent, MaxWait: s.MaxWait,
+		Limit: s.MaxConcurrent, MaxWait: s.MaxWait, Reserve: s.PriorityReserve,
 	})
 	b.cur.Store(&s.Config)
 	return b, nil
@@ -99,7 +103,8 @@ func build(s settings) (*Bulkhead, error) {
 // nothing. MaxConcurrent changes at once: raised, the new slots go to the calls waiting,
 // oldest first (before reconfigure returns, unless another goroutine is handing slots
 // out), then to new calls; lowered, no call in flight is interrupted. MaxWait applies to
-// the calls that arrive after the change. A c whose Disabled differs from the
+// the calls that arrive after the change. PriorityReserve changes at once: lowered, the
+// slots it frees go to the calls waiting, as for a raised MaxConcurrent. A c whose Disabled differs from the
 // configuration in force returns a *policy.ConfigError with code R4C-REG-012
 // (r4c.NotLive) and key bulkhead.enabled, and changes nothing.
 //
@@ -120,9 +125,11 @@ func (b *Bulkhead) reconfigure(c Config) error {
 	// the new limit, none is free.
 	b.s.SetLimit(c.MaxConcurrent)
 	b.s.SetMaxWait(c.MaxWait)
+	b.s.SetReserve(c.PriorityReserve)
 	b.events.Publish(policy.Event{Kind: policy.ConfigChanged, Changed: changed})
 	b.mu.Unlock()
-	if c.MaxConcurrent > old.MaxConcurrent && b.s.Enabled() {
+	grown := c.MaxConcurrent > old.MaxConcurrent || c.PriorityReserve < old.PriorityReserve
+	if grown && b.s.Enabled() {
 		b.s.Wake() // outside mu: it may start asynchronous calls
 	}
 	return nil
@@ -147,5 +154,6 @@ func changes(old, c Config) ([]string, error) {
 	var changed contract.Changes
 	changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
 	changed.Add(c.MaxWait != old.MaxWait, "maxWait")
+	changed.Add(c.PriorityReserve != old.PriorityReserve, "priorityReserve")
 	return changed.Sorted(), nil
 }

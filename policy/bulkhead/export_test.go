@@ -6,6 +6,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
@@ -44,11 +45,11 @@ func (b *Bulkhead) TryAcquire() bool {
 	if !b.s.Enabled() {
 		return true
 	}
-	if _, ok := b.s.TryAcquire(); ok {
+	if _, ok := b.s.TryAcquire(policy.PriorityCritical); ok {
 		b.s.Events().Admit(context.Background())
 		return true
 	}
-	b.s.Events().Reject(context.Background(), 0, b.s.Rejection())
+	b.s.Events().Full(context.Background(), policy.PriorityCritical, 0)
 	return false
 }
 

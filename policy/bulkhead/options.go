@@ -27,7 +27,9 @@ const Layer policy.Layer = "bulkhead"
 // slot, so the slots held across the change could not be counted right). An invalid
 // configuration is refused with the error New would return and changes nothing. A change
 // publishes a ConfigChanged event naming the attributes that changed ("maxConcurrent",
-// "maxWait"); a configuration equal to the one in force publishes nothing.
+// "maxWait", "priorityReserve"); a configuration equal to the one in force publishes
+// nothing. PriorityReserve changes at once: lowered, the slots it frees go to the waiting
+// calls; raised, no call in flight is interrupted.
 type Config struct {
 	// MaxConcurrent is how many calls may be in flight at once. At least 1. Default 25.
 	// A reload of the registry's configuration changes it on a running bulkhead.
@@ -36,21 +38,34 @@ type Config struct {
 	// at once when every slot is taken. At least 0. Default 0. A reload changes it on a
 	// running bulkhead, for the calls that arrive after the change.
 	MaxWait time.Duration
+	// PriorityReserve is the fraction of MaxConcurrent kept for the calls of
+	// policy.PriorityCritical and above (the priority of a call that carries none, see
+	// policy.WithPriority): a call of policy.PrioritySheddable is let in only while fewer
+	// than MaxConcurrent·(1−PriorityReserve) calls are in flight, one of
+	// policy.PrioritySheddablePlus while fewer than MaxConcurrent·(1−PriorityReserve/2),
+	// rounded down, but at least 1 (a call of any priority is let in when none is in
+	// flight). Calls that wait are let in highest priority first. 0 lets every priority
+	// use every slot (the queue still goes by priority). In [0, 1]. Default 0.5: sheddable
+	// calls may take half the slots, sheddable_plus three quarters. A reload changes it on
+	// a running bulkhead.
+	PriorityReserve float64
 	// Disabled true lets every call through without taking a slot. Default false: the
 	// zero value is enabled. The configuration key is bulkhead.enabled. It cannot change
 	// on a running bulkhead: a reload that changes it is refused with R4C-REG-012.
 	Disabled bool
 }
 
-// defaultConfig returns the built-in defaults: MaxConcurrent 25, MaxWait 0, enabled.
-func defaultConfig() Config { return Config{MaxConcurrent: 25} }
+// defaultConfig returns the built-in defaults: MaxConcurrent 25, MaxWait 0,
+// PriorityReserve 0.5, enabled.
+func defaultConfig() Config { return Config{MaxConcurrent: 25, PriorityReserve: 0.5} }
 
 // validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-007 if
-// MaxConcurrent < 1, R4C-ATR-004 if MaxWait < 0.
+// MaxConcurrent < 1 or PriorityReserve outside [0, 1], R4C-ATR-004 if MaxWait < 0.
 func (c Config) validate() error {
 	return r4c.First(
 		r4c.AtLeast("bulkhead.maxConcurrent", c.MaxConcurrent, 1, ""),
 		r4c.NotNegative("bulkhead.maxWait", c.MaxWait, ""),
+		r4c.Between("bulkhead.priorityReserve", c.PriorityReserve, 0, 1),
 	)
 }
 
@@ -69,6 +84,7 @@ var descriptor = &contract.Descriptor[settings]{
 	Attrs: []contract.Attr[settings]{
 		contract.IntAttr("maxConcurrent", func(s *settings) *int { return &s.MaxConcurrent }),
 		contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
+		contract.FloatAttr("priorityReserve", func(s *settings) *float64 { return &s.PriorityReserve }),
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
@@ -99,6 +115,11 @@ func MaxConcurrent(n int) Option { return func(s *settings) { s.MaxConcurrent = 
 // MaxWait sets how long a call may wait for a slot, on the bulkhead's clock. Default 0:
 // reject at once. Negative fails with R4C-ATR-004.
 func MaxWait(d time.Duration) Option { return func(s *settings) { s.MaxWait = d } }
+
+// PriorityReserve sets the fraction of MaxConcurrent kept for the calls of
+// policy.PriorityCritical and above (see Config.PriorityReserve): r for sheddable calls,
+// r/2 for sheddable_plus ones. Default 0.5. Outside [0, 1] fails with R4C-ATR-007.
+func PriorityReserve(r float64) Option { return func(s *settings) { s.PriorityReserve = r } }
 
 // Name shares one bulkhead, and its slots, among every function wrapped with this name;
 // the name is the instance id, also of a bulkhead built with New. Default none: each

@@ -14,7 +14,7 @@ import (
 )
 
 func TestDescriptor(t *testing.T) {
-	contracttest.RequireDescriptor(t, descriptor, Layer, "bulkhead", []string{"maxConcurrent", "maxWait", "enabled"},
+	contracttest.RequireDescriptor(t, descriptor, Layer, "bulkhead", []string{"maxConcurrent", "maxWait", "priorityReserve", "enabled"},
 		settings{Config: DefaultConfig()})
 }
 
@@ -24,7 +24,7 @@ func TestSetAttributes(t *testing.T) {
 	require.NoError(t, table.Set(&s, "maxConcurrent", " 10 "))
 	require.NoError(t, table.Set(&s, "maxWait", "250ms"))
 	require.NoError(t, table.Set(&s, "enabled", "false"))
-	assert.Equal(t, Config{MaxConcurrent: 10, MaxWait: 250 * time.Millisecond, Disabled: true}, s.Config)
+	assert.Equal(t, Config{MaxConcurrent: 10, MaxWait: 250 * time.Millisecond, PriorityReserve: 0.5, Disabled: true}, s.Config)
 
 	contracttest.RequireRefused(t, descriptor, &s, []contracttest.BadValue{
 		{Attr: "maxConcurrent", Value: "ten", Code: r4c.BadNumber},

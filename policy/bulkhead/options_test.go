@@ -16,7 +16,7 @@ import (
 )
 
 func TestDefaults(t *testing.T) {
-	assert.Equal(t, bulkhead.Config{MaxConcurrent: 25, MaxWait: 0}, bulkhead.DefaultConfig())
+	assert.Equal(t, bulkhead.Config{MaxConcurrent: 25, MaxWait: 0, PriorityReserve: 0.5}, bulkhead.DefaultConfig())
 	assert.False(t, bulkhead.DefaultConfig().Disabled, "the defaults are enabled")
 	assert.NoError(t, bulkhead.DefaultConfig().Validate())
 

@@ -11,7 +11,8 @@ import (
 // Below, next is that function and ctx the context of a call.
 //
 // Its Decorate returns next guarded by b: each call takes a slot (waiting for it on the
-// caller's goroutine up to the MaxWait in force when it arrives, in FIFO order, honouring
+// caller's goroutine up to the MaxWait in force when it arrives, by priority and in FIFO
+// order within one, honouring
 // ctx) and holds it until next returns, or panics. A rejection returns the zero T and b's
 // rejection (matching ErrFull, and ctx's error when ctx ended the wait); next is not
 // called. A ctx that is nil or already done when the call arrives is rejected at once,
@@ -29,13 +30,13 @@ import (
 //   - ctx nil or already done: a failed future with b's rejection, matching
 //     ErrFull and ctx's error (policy.ErrNilContext for a nil ctx), whatever slots are
 //     free; next never runs, no slot is taken, no event is published.
-//   - A slot free now (and nobody waiting): next starts at once, and its own future is
-//     returned (a nil future from next: a future failed with async.ErrNilFuture, and the
+//   - A slot free now for ctx's priority (and nobody of it or above waiting): next starts
+//     at once, and its own future is returned (a nil future from next: a future failed with async.ErrNilFuture, and the
 //     slot comes back at once).
 //   - No slot and MaxWait 0: a failed future with b's rejection, matching
 //     ErrFull, made once when next is decorated.
-//   - Otherwise the call queues, FIFO, as a callback: no goroutine waits. When a slot is
-//     handed to it, next starts on the goroutine that released the slot (or that raised
+//   - Otherwise the call queues, by priority and FIFO within one, as a callback: no
+//     goroutine waits. When a slot is handed to it, next starts on the goroutine that released the slot (or that raised
 //     MaxConcurrent in a reload); when a queued call's next panics there, the slot
 //     it gives back goes to the next waiters before the panic goes on up that goroutine
 //     (should one of them panic too, its panic goes on in place of the first). After

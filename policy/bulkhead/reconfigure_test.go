@@ -32,7 +32,7 @@ func TestReconfigure_RC1_RaiseAdmitsWaitersFIFO(t *testing.T) {
 	require.Equal(t, []int{1}, c.Started())
 	clk.Advance(200 * time.Millisecond)
 
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 3, MaxWait: time.Second}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 3, MaxWait: time.Second}))
 	assert.Equal(t, []int{1, 2, 3}, c.Started(), "the two oldest waiters start within Reconfigure")
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 0, MaxConcurrent: 3, Waiting: 2}, b.Snapshot())
 	assert.Equal(t, 2, clk.PendingTasks(), "the started calls' MaxWait timers are stopped")
@@ -63,7 +63,7 @@ func TestReconfigure_RC1_RaiseAdmitsSyncWaiters(t *testing.T) {
 		wg.Go(func() { assert.NoError(t, b.Acquire(context.Background())) })
 		contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == i }, "waiter queued")
 	}
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 3, MaxWait: time.Hour}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 3, MaxWait: time.Hour}))
 	wg.Wait()
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 0, MaxConcurrent: 3}, b.Snapshot())
 	for range 3 {
@@ -80,7 +80,7 @@ func TestReconfigure_RC1_LowerKeepsCallsInFlight(t *testing.T) {
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 	futs := []*async.Future[string]{call(context.Background(), 1), call(context.Background(), 2), call(context.Background(), 3)}
 
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 1}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 1}))
 	for _, f := range futs {
 		assert.True(t, pending(f), "a call in flight goes on")
 	}
@@ -100,7 +100,7 @@ func TestReconfigure_RC1_LowerKeepsCallsInFlight(t *testing.T) {
 	assert.Equal(t, 0, b.Snapshot().AvailableSlots)
 
 	// A waiter (MaxWait raised meanwhile) gets the slot once the last call is over.
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 1, MaxWait: time.Second}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 1, MaxWait: time.Second}))
 	waiter := call(context.Background(), 4)
 	assert.Equal(t, []int{1, 2, 3}, c.Started())
 	c.Finish(3)
@@ -127,7 +127,7 @@ func TestReconfigure_RC1_MaxWaitForNewArrivals(t *testing.T) {
 	call := bulkhead.DecorateAsyncFunc(b, c.Next)
 
 	early := call(context.Background(), 1)
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 1, MaxWait: time.Second}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 1, MaxWait: time.Second}))
 	late := call(context.Background(), 2)
 
 	clk.Advance(100 * time.Millisecond)
@@ -148,7 +148,7 @@ func TestReconfigure_RC1_MaxWaitForNewArrivals(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { assert.NoError(t, b.Acquire(context.Background())) })
 	contracttest.Eventually(t, func() bool { return b.Snapshot().Waiting == 1 }, "waiter queued")
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 1}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 1}))
 	requireFull(t, b.Acquire(context.Background()))
 	assert.Equal(t, 1, clk.PendingTasks(), "no timer for a newcomer with MaxWait 0")
 	clk.Advance(999 * time.Millisecond)
@@ -163,16 +163,16 @@ func TestReconfigure_RC1_MaxWaitForNewArrivals(t *testing.T) {
 // SPEC RC-2: an invalid configuration is refused with New's error and changes nothing.
 func TestReconfigure_RC2_InvalidChangesNothing(t *testing.T) {
 	b, _, rec := newManual(t, bulkhead.MaxConcurrent(2), bulkhead.MaxWait(time.Second))
-	want := bulkhead.Config{MaxConcurrent: 2, MaxWait: time.Second}
+	want := bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 2, MaxWait: time.Second}
 	require.True(t, b.TryAcquire())
 	for _, tc := range []struct {
 		c         bulkhead.Config
 		code, key string
 	}{
-		{bulkhead.Config{MaxConcurrent: 0, MaxWait: time.Second}, r4c.OutOfRange, "bulkhead.maxConcurrent"},
-		{bulkhead.Config{MaxConcurrent: -3}, r4c.OutOfRange, "bulkhead.maxConcurrent"},
-		{bulkhead.Config{MaxConcurrent: 5, MaxWait: -time.Millisecond}, r4c.NegativeDuration, "bulkhead.maxWait"},
-		{bulkhead.Config{MaxConcurrent: 0, Disabled: true}, r4c.OutOfRange, "bulkhead.maxConcurrent"},
+		{bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 0, MaxWait: time.Second}, r4c.OutOfRange, "bulkhead.maxConcurrent"},
+		{bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: -3}, r4c.OutOfRange, "bulkhead.maxConcurrent"},
+		{bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 5, MaxWait: -time.Millisecond}, r4c.NegativeDuration, "bulkhead.maxWait"},
+		{bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 0, Disabled: true}, r4c.OutOfRange, "bulkhead.maxConcurrent"},
 	} {
 		err := b.Reconfigure(tc.c)
 		var ce *policy.ConfigError
@@ -194,7 +194,7 @@ func TestReconfigure_RC2_InvalidChangesNothing(t *testing.T) {
 // changes, not even the settings that could have.
 func TestReconfigure_RC2_EnabledIsNotLive(t *testing.T) {
 	b, _, rec := newManual(t, bulkhead.MaxConcurrent(2))
-	c := bulkhead.Config{MaxConcurrent: 4, MaxWait: time.Second, Disabled: true}
+	c := bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 4, MaxWait: time.Second, Disabled: true}
 	err := b.Reconfigure(c)
 	var ce *policy.ConfigError
 	require.ErrorAs(t, err, &ce)
@@ -203,13 +203,13 @@ func TestReconfigure_RC2_EnabledIsNotLive(t *testing.T) {
 	assert.Equal(t, "bulkhead.enabled", ce.Key)
 	assert.Equal(t, "false", ce.Value)
 	assert.Equal(t, err, b.CheckReconfigure(c))
-	assert.Equal(t, bulkhead.Config{MaxConcurrent: 2}, b.Config())
+	assert.Equal(t, bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 2}, b.Config())
 	assert.Empty(t, rec.Events())
 
 	// Built disabled, it stays disabled; its other settings change.
 	d, _, drec := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.Enabled(false))
-	assert.Equal(t, r4c.NotLive, r4c.CodeOf(d.Reconfigure(bulkhead.Config{MaxConcurrent: 1})))
-	require.NoError(t, d.Reconfigure(bulkhead.Config{MaxConcurrent: 3, Disabled: true}))
+	assert.Equal(t, r4c.NotLive, r4c.CodeOf(d.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 1})))
+	require.NoError(t, d.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 3, Disabled: true}))
 	assert.Equal(t, bulkhead.Snapshot{Instance: "Svc.Call", AvailableSlots: 3, MaxConcurrent: 3}, d.Snapshot())
 	assert.True(t, d.TryAcquire())
 	assert.Equal(t, []string{"maxConcurrent"}, drec.Events()[0].Changed)
@@ -221,20 +221,20 @@ func TestReconfigure_RC2_EnabledIsNotLive(t *testing.T) {
 func TestReconfigure_RC3_EventListsChanges(t *testing.T) {
 	b, clk, rec := newManual(t, bulkhead.MaxConcurrent(2))
 	clk.Advance(time.Minute)
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 2}))
-	require.NoError(t, b.CheckReconfigure(bulkhead.Config{MaxConcurrent: 9, MaxWait: time.Second}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 2}))
+	require.NoError(t, b.CheckReconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 9, MaxWait: time.Second}))
 	assert.Empty(t, rec.Events(), "nothing changed, nothing applied")
 
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 3}))
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 3, MaxWait: time.Second}))
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 1, MaxWait: 0}))
-	require.NoError(t, b.Reconfigure(bulkhead.Config{MaxConcurrent: 1, MaxWait: 0}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 3}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 3, MaxWait: time.Second}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 1, MaxWait: 0}))
+	require.NoError(t, b.Reconfigure(bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 1, MaxWait: 0}))
 	assert.Equal(t, []policy.Event{
 		{Kind: policy.ConfigChanged, Instance: "Svc.Call", At: time.Minute, Changed: []string{"maxConcurrent"}},
 		{Kind: policy.ConfigChanged, Instance: "Svc.Call", At: time.Minute, Changed: []string{"maxWait"}},
 		{Kind: policy.ConfigChanged, Instance: "Svc.Call", At: time.Minute, Changed: []string{"maxConcurrent", "maxWait"}},
 	}, rec.Events())
-	assert.Equal(t, bulkhead.Config{MaxConcurrent: 1}, b.Config())
+	assert.Equal(t, bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 1}, b.Config())
 }
 
 // SPEC RC-1 under the race detector: synchronous and asynchronous calls, waiting and
@@ -292,14 +292,14 @@ func TestReconfigure_RC1_ConcurrentCalls(t *testing.T) {
 	}
 	n := 0
 	for ; n < 400 || done.Load() < 3000; n++ {
-		c := bulkhead.Config{MaxConcurrent: 1 + n%most}
+		c := bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 1 + n%most}
 		if n%5 != 0 {
 			c.MaxWait = time.Hour
 		}
 		require.NoError(t, b.Reconfigure(c))
 		runtime.Gosched()
 	}
-	final := bulkhead.Config{MaxConcurrent: 3, MaxWait: time.Hour}
+	final := bulkhead.Config{PriorityReserve: 0.5, MaxConcurrent: 3, MaxWait: time.Hour}
 	require.NoError(t, b.Reconfigure(final))
 	close(stop)
 	wg.Wait()

@@ -1,5 +1,7 @@
 package bulkhead
 
+import "github.com/resilience4go/resilience4go/policy"
+
 // Snapshot is a bulkhead's state, as Bulkhead.Snapshot reads it.
 type Snapshot struct {
 	Instance string // the instance id
@@ -10,13 +12,19 @@ type Snapshot struct {
 	AvailableSlots int
 	MaxConcurrent  int // the configured slots, in force now
 	Waiting        int // calls queued for a slot (0 on a disabled bulkhead)
+	// Shed counts the calls shed for their priority since the bulkhead was built, by
+	// priority (Shed[policy.PrioritySheddable] for the sheddable ones): refused for want
+	// of a slot while slots remained free for higher priorities (see
+	// Config.PriorityReserve). The calls rejected with every slot taken are not in it.
+	Shed [policy.PriorityCriticalPlus + 1]int64
 }
 
 // Config returns the configuration in force: the one the bulkhead was built with, or the
 // last one a registry's reload applied.
 func (b *Bulkhead) Config() Config { return *b.cur.Load() }
 
-// Snapshot returns the bulkhead's id, free slots, configured slots and waiting calls. The
+// Snapshot returns the bulkhead's id, free slots, configured slots, waiting calls and
+// the calls shed for their priority. The
 // fields are read one after another, without a lock: under load they may not add up, but
 // AvailableSlots and MaxConcurrent come from one configuration. It is safe for concurrent
 // use; a registry hands out the bulkhead (resilience.Lookup[*Bulkhead] with Layer) to
@@ -28,5 +36,5 @@ func (b *Bulkhead) Snapshot() Snapshot {
 		free = min(max(limit-b.s.InFlight(), 0), limit)
 	}
 	return Snapshot{Instance: b.events.ID, AvailableSlots: free, MaxConcurrent: limit,
-		Waiting: b.s.Queued()}
+		Waiting: b.s.Queued(), Shed: b.s.Shed()}
 }

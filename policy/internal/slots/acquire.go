@@ -4,23 +4,26 @@ import (
 	"context"
 
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/policy"
 )
 
-// TryAcquire lets a call in if it fits under the limit now and nobody waits (no barging),
-// and starts its permit's clock if permits are timed. It records and publishes nothing.
-func (s *Slots) TryAcquire() (Permit, bool) {
-	if s.queued.Load() != 0 {
+// TryAcquire lets a call of level p in if it fits under p's share of the limit now and
+// nobody of its level or above waits (no barging), and starts its permit's clock if
+// permits are timed. It records and publishes nothing.
+func (s *Slots) TryAcquire(p policy.Priority) (Permit, bool) {
+	if s.q.Ahead(p) {
 		return Permit{}, false
 	}
-	ticket, n, ok := s.take()
+	ticket, n, ok := s.take(p)
 	if !ok {
 		return Permit{}, false
 	}
 	return s.permit(Permit{Ticket: ticket, InFlight: n}), true
 }
 
-// Acquire lets a call with ctx in, waiting on the caller's goroutine up to MaxWait, in
-// FIFO order, whether s is enabled or not. It returns the call's permit (give its slot
+// Acquire lets a call with ctx in, at the priority ctx carries, waiting on the caller's
+// goroutine up to MaxWait, highest level first and in FIFO order within a level, whether
+// s is enabled or not. It returns the call's permit (give its slot
 // back with Complete or Release), or a rejection, which matches the policy's sentinel:
 //   - at once, letting nothing in and publishing nothing, when ctx is nil or already done
 //     (the rejection also matches ctx's error, or policy.ErrNilContext);
@@ -35,13 +38,14 @@ func (s *Slots) Acquire(ctx context.Context) (Permit, error) {
 	if err := decorate.ContextErr(ctx); err != nil {
 		return Permit{}, s.sw.Refuse(ctx, err)
 	}
-	if p, ok := s.TryAcquire(); ok {
+	level := policy.PriorityFrom(ctx)
+	if p, ok := s.TryAcquire(level); ok {
 		s.sw.Admit(ctx)
 		return p, nil
 	}
 	maxWait := s.MaxWait()
 	if maxWait == 0 {
-		s.sw.Reject(ctx, 0, s.rej.Plain)
+		s.full(ctx, level)
 		return Permit{}, s.rej.Plain
 	}
 	p, err := s.sw.Wait(ctx, maxWait)

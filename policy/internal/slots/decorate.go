@@ -54,11 +54,12 @@ func Func[A, T any](s *Slots, next decorate.Func[A, T]) decorate.Func[A, T] {
 //   - ctx nil or already done: a future failed with the rejection that matches ctx's error
 //     (policy.ErrNilContext for a nil ctx); next never runs, nothing is taken, no event
 //     is published;
-//   - room now, and nobody waiting: next starts at once, and its own future is returned
+//   - room now for ctx's priority, and nobody of it or above waiting: next starts at once, and its own future is returned
 //     (see start);
 //   - no room and MaxWait 0: a future failed with the plain rejection, made once when
 //     next is decorated;
-//   - otherwise the call queues as a callback, FIFO, for up to MaxWait (see enqueue).
+//   - otherwise the call queues as a callback, by priority and FIFO within it, for up to
+//     MaxWait (see enqueue).
 //
 // Each call's outcome is recorded once, with ctx, when s decides: at once, or when a
 // queued call starts (ResultAdmitted, Wait = how long it waited), expires or is ended by
@@ -73,16 +74,17 @@ func AsyncFunc[A, T any](s *Slots, next decorate.AsyncFunc[A, T]) decorate.Async
 		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](s.sw.Refuse(ctx, err))
 		}
-		if p, ok := s.TryAcquire(); ok {
+		level := policy.PriorityFrom(ctx)
+		if p, ok := s.TryAcquire(level); ok {
 			s.sw.Admit(ctx)
 			return start(s, p, ctx, a, next, release)
 		}
 		maxWait := s.MaxWait()
 		if maxWait == 0 {
-			s.sw.Reject(ctx, 0, s.rej.Plain)
+			s.full(ctx, level)
 			return rejected
 		}
-		return enqueue(s, ctx, a, next, release, maxWait)
+		return enqueue(s, ctx, a, next, release, maxWait, level)
 	}
 }
 

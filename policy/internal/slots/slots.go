@@ -1,9 +1,18 @@
 // Package slots is the admission of the policies that limit how many calls are in flight
 // at once, a fixed number reloaded only by a registry (the bulkhead's MaxConcurrent) or a
 // limit that follows the latency (the adaptive limit): the counter of the calls in flight
-// under the limit, the FIFO queue of the calls that wait for room (package waitq), the
+// under the limit, the queue of the calls that wait for room (package waitq), the
 // synchronous and asynchronous ways in and out of it, the events and outcomes of each
 // decision, and the rejections.
+//
+// Priorities: a call carries a level in its context (policy.PriorityFrom). A Slots keeps
+// part of its limit for the higher levels: a call of level p is let in only while the
+// calls in flight, of every level, are fewer than p's share of the limit (Cap), and the
+// queue hands room to the highest level first, FIFO within a level. The share of
+// policy.PriorityCritical and above is the whole limit; below it, Reserve (a fraction r)
+// takes r/2 off for PrioritySheddablePlus and r for PrioritySheddable. A call refused
+// for want of room while room remained under the limit, kept for higher levels, is shed
+// for its priority: it is counted by level (Shed) and its rejection event says so.
 //
 // A policy embeds a Slots, readies it with Init and guards functions with Decorate (or
 // Func and AsyncFunc). What differs between the policies is what they supply: the limit
@@ -60,6 +69,7 @@ type Config struct {
 	Waited   policy.EventKind // the kind of the event of a call let in after waiting
 	Limit    int              // the limit on the calls in flight, at least 1
 	MaxWait  time.Duration    // how long a call may wait for room; 0: never
+	Reserve  float64          // the fraction of the limit kept from sheddable calls, in [0, 1]
 	Timed    bool             // permits carry the time they were let in (Permit.Start)
 	Done     Completer        // nil: a call's slot is given back when it completes
 }
@@ -83,6 +93,8 @@ type Slots struct {
 	rej     rejections.Set[error]
 	sw      waitq.Sync[Permit, error] // the blocking wait, the wait events and the rejections
 	maxWait atomic.Int64              // MaxWait, in nanoseconds; changed by SetMaxWait only
+	reserve atomic.Int64              // Reserve, in millionths; changed by SetReserve only
+	shed    [levels]atomic.Int64      // the calls shed for their priority, by level
 
 	_ [64]byte // a whole 64-byte cache line between the fields above and the counters
 	// word is the admission counter (high 32 bits, wrapping) and the calls in flight (low
@@ -105,11 +117,12 @@ func (s *Slots) Init(pub *contract.Events, c Config) {
 	})
 	s.sw = waitq.Sync[Permit, error]{
 		Events: waitq.Events[error]{Pub: pub, Rej: &s.rej, Clock: c.Clock,
-			Rejected: c.Rejected, Waited: c.Waited},
+			Rejected: c.Rejected, Waited: c.Waited, Shed: s.shedFor},
 		Queue: &s.q, Recheck: s.recheck, GiveBack: func(Permit) { s.Release() },
 	}
 	s.limit.Store(int64(c.Limit))
 	s.maxWait.Store(int64(c.MaxWait))
+	s.SetReserve(c.Reserve)
 	s.q.Init(&s.queued, s.room)
 }
 
@@ -162,13 +175,14 @@ func (s *Slots) Counter() uint32 { return uint32(s.word.Load() >> 32) }
 // lets any call in.
 func (s *Slots) SetCounter(c uint32) { s.word.Store(uint64(c) << 32) }
 
-// take counts a call in if the calls in flight are below the limit, and returns its
-// ticket (the admission counter after it) and the calls in flight with it.
-func (s *Slots) take() (ticket, inFlight uint32, ok bool) {
+// take counts a call of level p in if the calls in flight are below p's share of the
+// limit, and returns its ticket (the admission counter after it) and the calls in flight
+// with it.
+func (s *Slots) take(p policy.Priority) (ticket, inFlight uint32, ok bool) {
 	for {
 		w := s.word.Load()
 		n := uint32(w)
-		if int64(n) >= s.limit.Load() {
+		if int64(n) >= s.Cap(p) {
 			return 0, 0, false
 		}
 		next := w + 1<<32 + 1 // the counter wraps; in flight never reaches 2³²
@@ -218,10 +232,10 @@ func (s *Slots) Complete(ctx context.Context, p Permit, err error) {
 	s.done.Complete(ctx, p, err)
 }
 
-// room lets a waiter in if it fits under the limit: the queue's step. Its permit's Start
-// is set when the call starts (see permit).
-func (s *Slots) room() (Permit, bool) {
-	ticket, n, ok := s.take()
+// room lets a waiter of level p in if it fits under p's share of the limit: the queue's
+// step. Its permit's Start is set when the call starts (see permit).
+func (s *Slots) room(p policy.Priority) (Permit, bool) {
+	ticket, n, ok := s.take(p)
 	return Permit{Ticket: ticket, InFlight: n}, ok
 }
 
@@ -238,4 +252,68 @@ func (s *Slots) permit(p Permit) Permit {
 		p.Start = s.Now()
 	}
 	return p
+}
+
+// levels is how many priority levels a Slots tells apart.
+const levels = int(policy.PriorityCriticalPlus) + 1
+
+// million is the denominator of the reserve, kept in millionths.
+const million = 1_000_000
+
+// SetReserve sets the fraction of the limit kept from the calls below
+// policy.PriorityCritical, r in [0, 1] (the policy validates it): r for
+// PrioritySheddable, r/2 for PrioritySheddablePlus. Raised, it applies to the calls let
+// in from now on; lowered, a policy lets the waiters in with Wake.
+func (s *Slots) SetReserve(r float64) { s.reserve.Store(int64(r*million + 0.5)) }
+
+// Cap returns how many calls, of every level, may be in flight when a call of level p is
+// let in: its share of the limit. It is the limit for policy.PriorityCritical and above;
+// below, the limit less its reserve (see SetReserve), rounded down, but at least 1: a
+// call of any level is let in when nothing is in flight. A lower level's share is never
+// above a higher one's.
+func (s *Slots) Cap(p policy.Priority) int64 {
+	limit := s.limit.Load()
+	if p >= policy.PriorityCritical {
+		return limit
+	}
+	r := s.reserve.Load()
+	if r == 0 {
+		return limit
+	}
+	l := min(limit, 1<<32) // in flight never reaches 2³²; keeps the product in range
+	k := int64(policy.PriorityCritical - p)
+	return max(l-(l*r*k+2*million-1)/(2*million), 1)
+}
+
+// Shed returns the calls shed for their priority since s was built, by level (see
+// package doc): refused for want of room while fewer calls than the limit were in
+// flight, but as many as the level's share of it or more: the room left was kept for
+// higher levels.
+func (s *Slots) Shed() (n [levels]int64) {
+	for i := range n {
+		n[i] = s.shed[i].Load()
+	}
+	return n
+}
+
+// full reports the rejection, at once, of a call with ctx and priority p that found no
+// room: counted if it is shed, published and recorded as Events.Full does. It costs a
+// comparison for a critical call besides the rejection's own cost.
+func (s *Slots) full(ctx context.Context, p policy.Priority) {
+	s.sw.RejectShed(ctx, 0, s.rej.Plain, p < policy.PriorityCritical && s.shedFor(p))
+}
+
+// shedFor reports whether a call of level p refused now for want of room is shed for its
+// priority, and counts it if so: the calls in flight are below the limit but not below
+// p's share of it (Cap).
+func (s *Slots) shedFor(p policy.Priority) bool {
+	if p >= policy.PriorityCritical {
+		return false
+	}
+	n := int64(uint32(s.word.Load()))
+	if n >= s.limit.Load() || n < s.Cap(p) {
+		return false
+	}
+	s.shed[p].Add(1)
+	return true
 }

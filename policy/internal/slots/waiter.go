@@ -7,6 +7,7 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/internal/delay"
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/internal/waitq"
 )
 
@@ -24,7 +25,8 @@ type asyncWaiter[A, T any] struct {
 	waited  bool           // let in from the queue
 }
 
-// enqueue queues an asynchronous call for room, for up to maxWait (more than 0), and
+// enqueue queues an asynchronous call of priority level for room, for up to maxWait (more
+// than 0), and
 // returns its future. When the call is let in, next starts on the goroutine that made the
 // room (a completing call, or one that raised the limit); when it panics there, the room
 // it gives back goes to the next waiters before the panic goes on up that goroutine. After
@@ -33,8 +35,9 @@ type asyncWaiter[A, T any] struct {
 // queue at once: Cancel returns true and next never runs; ctx ending fails the future with
 // the rejection matching ctx's error. Once started, cancelling the future cancels next's
 // future (Cancel returns false).
-func enqueue[A, T any](s *Slots, ctx context.Context, a A, next decorate.AsyncFunc[A, T], release func(T, error), maxWait time.Duration) *async.Future[T] {
+func enqueue[A, T any](s *Slots, ctx context.Context, a A, next decorate.AsyncFunc[A, T], release func(T, error), maxWait time.Duration, level policy.Priority) *async.Future[T] {
 	w := &asyncWaiter[A, T]{s: s, ctx: ctx, a: a, next: next, release: release}
+	w.Level = level
 	fut := w.d.Init(s.clk, ctx, w, nil)
 	w.at = s.clk.Now()
 	// The MaxWait timer and the ctx hook are armed before the waiter is queued (a waiter

@@ -2,6 +2,7 @@ package waitq
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/resilience4go/resilience4go/clock"
@@ -25,7 +26,20 @@ type Events[E error] struct {
 	Clock    clock.Clock        // the policy's clock, on which waits are measured
 	Rejected policy.EventKind   // the kind of the event of a rejection
 	Waited   policy.EventKind   // the kind of the event of a call let in after waiting
+	// Shed, when set, reports whether a call of a level refused for want of room is shed
+	// for its priority (room remains for higher levels), and counts it; the rejection
+	// events then carry the attributes "priority" (the level's name, unless it is
+	// policy.PriorityCritical, a call's without a priority) and "shed" (true, when the call
+	// was shed), so that a call without a priority that is not shed has the event it had
+	// before priorities. Nil: no attributes.
+	Shed func(level policy.Priority) bool
 }
+
+// The keys of the attributes of a rejection event when Events.Shed is set.
+const (
+	AttrPriority = "priority" // the call's level, its name (policy.Priority.String)
+	AttrShed     = "shed"     // true: the call was shed for its priority
+)
 
 // Since returns the time from since to now on the clock, never negative.
 func (e *Events[E]) Since(since time.Duration) time.Duration {
@@ -63,13 +77,29 @@ func (e *Events[E]) Refuse(ctx context.Context, ctxErr error) E {
 }
 
 // Expired rejects the call whose context is ctx, which waited from since until MaxWait
-// passed: it publishes the rejection event (Wait = how long the call waited), if anyone
-// listens or records, records the rejection, and returns the plain rejection.
+// passed, as Full does.
 func (e *Events[E]) Expired(ctx context.Context, since time.Duration) error {
-	if e.Pub.Observed() {
-		e.Reject(ctx, e.Since(since), e.Rej.Plain)
+	if e.Shed == nil && !e.Pub.Observed() {
+		return e.Rej.Plain
 	}
+	return e.Full(ctx, policy.PriorityFrom(ctx), e.Since(since))
+}
+
+// Full rejects the call whose context is ctx and priority p (policy.PriorityFrom(ctx)),
+// which found no room after waiting for waited (0: at once): it counts it if it is shed
+// for its priority, publishes the rejection event, if anyone listens or records, records
+// the rejection, and returns the plain rejection. A critical call is never shed.
+func (e *Events[E]) Full(ctx context.Context, p policy.Priority, waited time.Duration) error {
+	e.RejectShed(ctx, waited, e.Rej.Plain, p < policy.PriorityCritical && e.Shed != nil && e.Shed(p))
 	return e.Rej.Plain
+}
+
+// RejectShed is Reject for a call that found no room, shed for its priority or not (see
+// Shed, which the caller has called).
+func (e *Events[E]) RejectShed(ctx context.Context, waited time.Duration, err error, shed bool) {
+	if e.Pub.Observed() {
+		e.reject(ctx, waited, err, shed)
+	}
 }
 
 // RejectContext rejects the call, which waited for waited, whose context ctx ended with
@@ -86,14 +116,25 @@ func (e *Events[E]) RejectContext(ctx context.Context, waited time.Duration, ctx
 // records, it does nothing.
 func (e *Events[E]) Reject(ctx context.Context, waited time.Duration, err error) {
 	if e.Pub.Observed() {
-		e.reject(ctx, waited, err)
+		e.reject(ctx, waited, err, false)
 	}
 }
 
-// reject is Reject's publishing and recording, out of line so that Reject's check
-// inlines.
-func (e *Events[E]) reject(ctx context.Context, waited time.Duration, err error) {
-	e.Pub.PublishCtx(ctx, policy.Event{Kind: e.Rejected, Wait: waited, Err: err})
+// reject is Reject's and Full's publishing and recording, out of line so that their
+// checks inline. shed says whether the call was shed for its priority.
+func (e *Events[E]) reject(ctx context.Context, waited time.Duration, err error, shed bool) {
+	ev := policy.Event{Kind: e.Rejected, Wait: waited, Err: err}
+	if e.Shed != nil { // the attributes that differ from a call without a priority
+		i := 0
+		if p := policy.PriorityFrom(ctx); p != policy.PriorityCritical {
+			ev.Attrs[i] = slog.String(AttrPriority, p.String())
+			i++
+		}
+		if shed {
+			ev.Attrs[i] = slog.Bool(AttrShed, true)
+		}
+	}
+	e.Pub.PublishCtx(ctx, ev)
 	if e.Pub.Recording() {
 		e.Pub.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Err: err})
 	}
@@ -153,6 +194,7 @@ func (s *Sync[R, E]) Wait(ctx context.Context, maxWait time.Duration) (R, error)
 	var zero R
 	q := s.Queue
 	w := &syncWaiter[R]{ch: make(chan struct{}, 1)}
+	w.Level = policy.PriorityFrom(ctx)
 	at := s.Clock.Now()
 	// Armed before the waiter is queued, so that a waiter seen in the queue (a snapshot)
 	// always has its timer; a timer that fires first keeps it from being queued.

@@ -1,8 +1,9 @@
-// Package waitq is the FIFO queue of calls waiting for room that the bulkhead and the
-// adaptive limit share. What room is, and how a call takes it, is the policy's: the
-// bulkhead takes a free slot, the adaptive limit a ticket under its limit. The queue
-// hands room to the oldest waiters, one dispatching goroutine at a time, and calls each
-// waiter's owner back outside its lock.
+// Package waitq is the queue of calls waiting for room that the bulkhead and the
+// adaptive limit share: by priority, highest level first, and FIFO within a level. What
+// room is, and how a call of a level takes it, is the policy's: the bulkhead takes a free
+// slot, the adaptive limit a ticket under its limit, each within the level's share of it.
+// The queue hands room to the waiters of the highest level first, oldest first, one
+// dispatching goroutine at a time, and calls each waiter's owner back outside its lock.
 //
 // The number of queued waiters is an atomic counter that the policy owns and reads
 // without the queue's lock (its no-barging check and its snapshots); only the queue
@@ -19,7 +20,13 @@ package waitq
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/resilience4go/resilience4go/policy"
 )
+
+// levels is how many priority levels the queue tells apart: policy.PrioritySheddable to
+// policy.PriorityCriticalPlus.
+const levels = int(policy.PriorityCriticalPlus) + 1
 
 // An Owner is what a waiter stands for: a call blocked on its goroutine, or a queued
 // callback.
@@ -45,6 +52,10 @@ const (
 // policy's per-call struct, and must not be copied once it has been passed to the queue.
 // Its state changes only under the queue's lock.
 type Waiter[R any] struct {
+	// Level is the waiter's priority, set before it is enqueued: higher levels are handed
+	// room first. The zero Waiter is PrioritySheddable, which only matters beside waiters
+	// of other levels.
+	Level      policy.Priority
 	prev, next *Waiter[R]
 	state      uint8
 	room       R
@@ -59,23 +70,59 @@ func (w *Waiter[R]) Holds() bool { return w.state == granted }
 // Room returns what taking room yielded for w; the zero R until w holds room.
 func (w *Waiter[R]) Room() R { return w.room }
 
-// Queue is a FIFO queue of waiters for room. Its zero value is unusable: call Init
-// first. Its methods are safe for concurrent use once Init has returned. A Queue must
-// not be copied after Init.
+// Queue is a queue of waiters for room, by level, FIFO within a level. Its zero value is
+// unusable: call Init first. Its methods are safe for concurrent use once Init has
+// returned. A Queue must not be copied after Init.
 type Queue[R any] struct {
-	queued      *atomic.Int64    // the policy's counter of queued waiters
-	take        func() (R, bool) // takes room, if there is any
-	mu          sync.Mutex       // guards the rest, and the waiters' links and states
-	head, tail  *Waiter[R]       // oldest and newest waiter
-	dispatching bool             // a goroutine is handing room to waiters
+	queued *atomic.Int64 // the policy's counter of queued waiters
+	// take takes room for a call of a level, if there is any within the level's share.
+	take func(policy.Priority) (R, bool)
+	// top is 1 + the highest level with waiters, 0 when nobody waits; changed under mu,
+	// read without it (Ahead).
+	top         atomic.Int32
+	mu          sync.Mutex // guards the rest, and the waiters' links and states
+	lists       [levels]list[R]
+	dispatching bool // a goroutine is handing room to waiters
 }
 
+// list is the waiters of one level, oldest first.
+type list[R any] struct{ head, tail *Waiter[R] }
+
 // Init readies q. queued is the counter of queued waiters, which the queue alone changes
-// from now on (the policy reads it, atomically). take takes room and returns what it
-// yields, or reports false when there is none; it is called under q's lock and must not
-// block or call q.
-func (q *Queue[R]) Init(queued *atomic.Int64, take func() (R, bool)) {
+// from now on (the policy reads it, atomically). take takes room for a call of a level
+// and returns what it yields, or reports false when there is none within the level's
+// share; it is called under q's lock and must not block or call q. A level's share must
+// not be above a higher level's: when the highest waiter finds no room, no lower one
+// would.
+func (q *Queue[R]) Init(queued *atomic.Int64, take func(level policy.Priority) (R, bool)) {
 	q.queued, q.take = queued, take
+}
+
+// Ahead reports whether a waiter of level or above is queued: a call of that level that
+// finds room must queue behind it rather than take the room (no barging within a level
+// or past a higher one). It reads one atomic word, without the lock.
+func (q *Queue[R]) Ahead(level policy.Priority) bool { return q.top.Load() > int32(level) }
+
+// first returns the oldest waiter of the highest level, or nil. q.mu must be held.
+func (q *Queue[R]) first() *Waiter[R] {
+	for l := levels - 1; l >= 0; l-- {
+		if w := q.lists[l].head; w != nil {
+			return w
+		}
+	}
+	return nil
+}
+
+// setTop stores the highest level with waiters. q.mu must be held.
+func (q *Queue[R]) setTop() {
+	top := int32(0)
+	for l := levels - 1; l >= 0; l-- {
+		if q.lists[l].head != nil {
+			top = int32(l) + 1
+			break
+		}
+	}
+	q.top.Store(top)
 }
 
 // Result is what Enqueue did with a waiter.
@@ -93,30 +140,36 @@ const (
 	Removed
 )
 
-// Enqueue gives w room at once if nobody is queued and take finds some; else it queues w
-// at the back, with owner o to call when room is handed to it. A waiter already removed
-// is left out. Each waiter is enqueued at most once.
+// Enqueue gives w room at once if nobody of its level or above is queued and take finds
+// some for its level; else it queues w at the back of its level, with owner o to call
+// when room is handed to it. A waiter already removed is left out. Each waiter is
+// enqueued at most once.
 func (q *Queue[R]) Enqueue(w *Waiter[R], o Owner) Result {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if w.state == removed {
 		return Removed
 	}
-	if q.head == nil {
-		if r, ok := q.take(); ok {
+	w.Level = min(max(w.Level, policy.PrioritySheddable), policy.PriorityCriticalPlus)
+	if !q.Ahead(w.Level) {
+		if r, ok := q.take(w.Level); ok {
 			w.state, w.room = granted, r
 			return Admitted
 		}
 	}
 	w.state, w.owner = queued, o
-	w.prev = q.tail
-	if q.tail == nil {
-		q.head = w
+	l := &q.lists[w.Level]
+	w.prev = l.tail
+	if l.tail == nil {
+		l.head = w
 	} else {
-		q.tail.next = w
+		l.tail.next = w
 	}
-	q.tail = w
+	l.tail = w
 	q.queued.Add(1)
+	if int32(w.Level) >= q.top.Load() {
+		q.top.Store(int32(w.Level) + 1)
+	}
 	return Queued
 }
 
@@ -139,22 +192,27 @@ func (q *Queue[R]) Remove(w *Waiter[R]) bool {
 
 // unlink takes w out of the queue. q.mu must be held.
 func (q *Queue[R]) unlink(w *Waiter[R]) {
+	l := &q.lists[w.Level]
 	if w.prev == nil {
-		q.head = w.next
+		l.head = w.next
 	} else {
 		w.prev.next = w.next
 	}
 	if w.next == nil {
-		q.tail = w.prev
+		l.tail = w.prev
 	} else {
 		w.next.prev = w.prev
 	}
 	w.prev, w.next = nil, nil
 	q.queued.Add(-1)
+	if l.head == nil {
+		q.setTop()
+	}
 }
 
-// Dispatch hands room to the oldest waiters, while take finds some, and calls their
-// owners' Granted outside the lock. One goroutine dispatches at a time: a call of
+// Dispatch hands room to the waiters, highest level first and oldest first within a
+// level, while take finds some for the first of them, and calls their owners' Granted
+// outside the lock. One goroutine dispatches at a time: a call of
 // Dispatch while another runs returns at once, and the running one picks up the room
 // made meanwhile (for instance by a call that completes as soon as it is started), so
 // that starting a long queue never recurses. A panic in Granted ends this dispatch,
@@ -183,11 +241,11 @@ func (q *Queue[R]) Dispatch() {
 		}
 	}()
 	for {
-		w := q.head
+		w := q.first()
 		if w == nil {
 			return
 		}
-		r, ok := q.take()
+		r, ok := q.take(w.Level)
 		if !ok {
 			return
 		}

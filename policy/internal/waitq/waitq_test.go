@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/internal/waitq"
 )
 
@@ -31,7 +32,7 @@ type pool struct {
 func newPool(free int64) *pool {
 	p := &pool{}
 	p.free.Store(free)
-	p.q.Init(&p.queued, p.take)
+	p.q.Init(&p.queued, func(policy.Priority) (int64, bool) { return p.take() })
 	return p
 }
 

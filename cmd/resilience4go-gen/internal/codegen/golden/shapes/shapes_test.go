@@ -254,7 +254,8 @@ func TestNew_InstancesAndTheirConfiguration(t *testing.T) {
 	assert.Equal(t, adaptivelimit.Config{
 		Algorithm: adaptivelimit.Gradient2, InitialLimit: 10, MinLimit: 2, MaxLimit: 50, MaxWait: 5 * time.Millisecond,
 		BackoffRatio: 0.9, LatencyThreshold: 20 * time.Millisecond, Tolerance: 2, Smoothing: 0.2, BaselineWindow: 50,
-		DropOn: []error{shapes.ErrBadInput}, IgnoreOn: []error{shapes.ErrNotFound},
+		PriorityReserve: 0.5,
+		DropOn:          []error{shapes.ErrBadInput}, IgnoreOn: []error{shapes.ErrNotFound},
 	}, al.Config())
 	watch, err := resilience.Lookup[*timeout.Timeout](f.reg, timeout.Layer, "PriceClient.Watch")
 	require.NoError(t, err)
