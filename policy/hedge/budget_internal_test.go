@@ -114,7 +114,7 @@ func TestHG12_WindowExactToOneBucket(t *testing.T) {
 
 	// A window under 20ns has 1ns buckets.
 	b = testBudget(100, 0, 5*time.Nanosecond)
-	assert.Equal(t, int64(1), b.width)
+	assert.Equal(t, time.Duration(1), b.w.Width())
 	b.arrive(0)
 	calls, _, _ = b.state(19)
 	assert.Equal(t, 1, calls)
