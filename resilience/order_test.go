@@ -19,6 +19,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/fallback"
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/retry"
+	"github.com/resilience4go/resilience4go/policy/throttle"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -26,8 +27,8 @@ import (
 
 // The default order is the one of the layer table, outermost first.
 func TestCO1_DefaultOrder(t *testing.T) {
-	assert.Equal(t, []policy.Layer{fallback.Layer, retry.Layer, hedge.Layer, circuitbreaker.Layer,
-		ratelimit.Layer, timeout.Layer, bulkhead.Layer, adaptivelimit.Layer}, resilience.DefaultOrder())
+	assert.Equal(t, []policy.Layer{fallback.Layer, retry.Layer, hedge.Layer, throttle.Layer,
+		circuitbreaker.Layer, ratelimit.Layer, timeout.Layer, bulkhead.Layer, adaptivelimit.Layer}, resilience.DefaultOrder())
 }
 
 // slowFailure returns a function that takes 400ms of clk's time, in steps of 100ms that
