@@ -44,7 +44,8 @@ import (
 //   - bulkhead: maxConcurrent, maxWait; not enabled;
 //   - retry: every attribute (maxAttempts, delay, multiplier, maxDelay, jitter,
 //     waitForPermit, enabled);
-//   - timeout: duration, enabled.
+//   - timeout: duration, enabled;
+//   - throttle: every attribute (k, window, maxRejection, enabled).
 //
 // What does not, and fails the whole reload with R4C-REG-012 when the keys would change
 // it: circuitBreaker.slidingWindowType, bulkhead.enabled, every attribute of a hedge, of
