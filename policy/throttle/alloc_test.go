@@ -12,7 +12,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/throttle"
 )
 
-// An admitted synchronous call and a rejected one allocate nothing, with the default
+// SPEC TH-10: an admitted synchronous call and a rejected one allocate nothing, with the default
 // random source, with a recorder or without.
 func TestZeroAllocations(t *testing.T) {
 	for _, tc := range []struct {
@@ -46,7 +46,7 @@ func TestZeroAllocations(t *testing.T) {
 	}
 }
 
-// The recorder is told each decision once, with the call's context: admitted, or
+// SPEC TH-7: the recorder is told each decision once, with the call's context: admitted, or
 // rejected with the rejection; the rejection event reaches it too.
 func TestRecorder(t *testing.T) {
 	obs := &contracttest.Observer{}

@@ -14,6 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/throttle"
 )
 
+// SPEC TH-2: the defaults.
 func TestDefaults(t *testing.T) {
 	assert.Equal(t, throttle.Config{K: 2, Window: time.Minute, MaxRejection: 0.9}, throttle.DefaultConfig())
 	assert.NoError(t, throttle.DefaultConfig().Validate())
@@ -28,7 +29,7 @@ func TestDefaults(t *testing.T) {
 	assert.False(t, known)
 }
 
-// Bad options fail New with a *policy.ConfigError and its R4C code, never a panic.
+// SPEC TH-2: bad options fail New with a *policy.ConfigError and its R4C code, never a panic.
 func TestValidation(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -16,7 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/resilience"
 )
 
-// A reload changes K and MaxRejection from the next call, and the window at once, with an
+// SPEC TH-8: a reload changes K and MaxRejection from the next call, and the window at once, with an
 // empty one; an invalid configuration changes nothing; an equal one publishes nothing.
 func TestReconfigure(t *testing.T) {
 	f := newFixture(t, throttle.Window(10*time.Second))
@@ -57,7 +57,7 @@ func TestReconfigure(t *testing.T) {
 	assert.Equal(t, [][]string{{"k"}, {"k", "maxRejection"}, {"window"}, {"enabled"}}, changed)
 }
 
-// In a registry: the configuration keys set the throttle, a reload changes it live, and
+// SPEC TH-5, TH-8, TH-9: in a registry, the configuration keys set the throttle, a reload changes it live, and
 // the composition puts it inside the retry and outside the circuit breaker.
 func TestRegistry(t *testing.T) {
 	clk := clock.NewManual()

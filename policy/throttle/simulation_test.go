@@ -85,7 +85,7 @@ func sums(secs []simSecond, from, to int) (s simSecond) {
 	return s
 }
 
-// The throttle's promise, simulated (manual clock, seeded random source): over every
+// SPEC TH-11: the throttle's promise, simulated (manual clock, seeded random source): over every
 // window once the backend's acceptance has settled, the calls sent are within 10% of K
 // (2) times the calls accepted, when the backend accepts half of the calls it receives
 // and when it accepts a quarter of the offered load; and once it accepts every call
@@ -135,7 +135,7 @@ func TestSimulation_SentSettlesAtKTimesAccepts(t *testing.T) {
 		return s
 	}
 	plottest.Check(t, "throttle.svg", plot.Chart{
-		Title: fmt.Sprintf("Client-side throttle, K = 2, %v window: backend accepts all, 50%%, 25/s, all", simWindow),
+		Title:  fmt.Sprintf("Client-side throttle, K = 2, %v window: backend accepts all, 50%%, 25/s, all", simWindow),
 		XLabel: "time (s)", YLabel: "calls per second",
 		Series: []plot.Series{
 			series("offered", func(s simSecond) int { return s.offered }, 1, false),

@@ -77,6 +77,7 @@ func (f *fixture) calls(n int, err error, u float64) (rejected int) {
 	return rejected
 }
 
+// SPEC TH-1: the probability, capped at MaxRejection.
 func TestProbability(t *testing.T) {
 	c := throttle.DefaultConfig()
 	assert.Zero(t, throttle.Probability(c, 0, 0), "an empty window")
@@ -90,7 +91,7 @@ func TestProbability(t *testing.T) {
 	assert.InDelta(t, 50.0/101, throttle.Probability(c, 100, 50), 1e-12)
 }
 
-// Calls in flight count for nothing, and an empty window rejects nothing: a burst into a
+// SPEC TH-3: calls in flight count for nothing, and an empty window rejects nothing: a burst into a
 // new throttle is not throttled.
 func TestEmptyWindowAdmits(t *testing.T) {
 	f := newFixture(t)
@@ -107,7 +108,7 @@ func TestEmptyWindowAdmits(t *testing.T) {
 	assert.Equal(t, throttle.Snapshot{Instance: "backend", Requests: 11, Accepts: 11}, f.t.Snapshot())
 }
 
-// A call is rejected when the random draw is below the window's probability; a rejected
+// SPEC TH-1, TH-5, TH-7: a call is rejected when the random draw is below the window's probability; a rejected
 // call counts as a request, never runs the function, and publishes EventRejected.
 func TestRejectsWithTheWindowsProbability(t *testing.T) {
 	f := newFixture(t)
@@ -145,7 +146,7 @@ func TestRejectsWithTheWindowsProbability(t *testing.T) {
 	assert.Zero(t, f.calls(10, errRefused, 0.9), "a draw of 0.9 passes a cap of 0.9")
 }
 
-// What counts as an accept: by default a nil error only; with RefusedOn only the listed
+// SPEC TH-4: what counts as an accept: by default a nil error only; with RefusedOn only the listed
 // errors are refusals; RefusedIf adds results; IgnoreOn counts nothing and wins.
 func TestClassification(t *testing.T) {
 	f := newFixture(t)
@@ -168,7 +169,7 @@ func TestClassification(t *testing.T) {
 		"IgnoreOn wins over RefusedOn")
 }
 
-// A call that panics, or whose predicate panics, counts as a refusal, and the panic
+// SPEC TH-4: a call that panics, or whose predicate panics, counts as a refusal, and the panic
 // goes on.
 func TestPanicsCountAsRefusals(t *testing.T) {
 	f := newFixture(t)
@@ -181,7 +182,7 @@ func TestPanicsCountAsRefusals(t *testing.T) {
 	assert.Equal(t, throttle.Snapshot{Instance: "backend", Requests: 1, Probability: 0.5}, f.t.Snapshot())
 }
 
-// The window slides: calls count for at most one Window.
+// SPEC TH-3: the window slides: calls count for at most one Window.
 func TestWindowSlides(t *testing.T) {
 	f := newFixture(t, throttle.Window(20*time.Second))
 	f.calls(10, errRefused, 1)
@@ -192,7 +193,7 @@ func TestWindowSlides(t *testing.T) {
 	assert.Equal(t, throttle.Snapshot{Instance: "backend", Requests: 1, Accepts: 1}, f.t.Snapshot())
 }
 
-// The retry-after of a rejection is read from the throttle when asked: the time until
+// SPEC TH-5: the retry-after of a rejection is read from the throttle when asked: the time until
 // enough of the oldest buckets have left the window that it admits every call.
 func TestRetryAfter(t *testing.T) {
 	f := newFixture(t, throttle.Window(20*time.Second)) // 1s buckets
@@ -230,7 +231,7 @@ func TestRetryAfter(t *testing.T) {
 	assert.Equal(t, 12500*time.Millisecond, ev[0].RetryAfter)
 }
 
-// A nil or done context is refused with its error as is: nothing counted, run or
+// SPEC TH-6: a nil or done context is refused with its error as is: nothing counted, run or
 // published. A disabled throttle lets every other call through uncounted.
 func TestArrivalAndDisabled(t *testing.T) {
 	for _, over := range ctxtest.OverContexts() {
@@ -250,7 +251,7 @@ func TestArrivalAndDisabled(t *testing.T) {
 	assert.Equal(t, throttle.Snapshot{Instance: "backend"}, f.t.Snapshot())
 }
 
-// Asynchronous calls: decided on when called, counted when their future completes; a
+// SPEC TH-3, TH-4, TH-5: asynchronous calls: decided on when called, counted when their future completes; a
 // canceled future counts for nothing; a rejection is a failed future.
 func TestAsync(t *testing.T) {
 	f := newFixture(t)
