@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/internal/contract"
@@ -62,21 +63,21 @@ func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](t *Thr
 	return decorate.Dispatch(t, next, decorateFunc[A, T], decorateAsyncFunc[A, T])
 }
 
-// enter decides on a call that arrives with ctx: it returns the rules in force and
-// whether the call is admitted (recording and publishing the decision); counted is false
-// for a disabled throttle, which lets the call through uncounted.
-func (t *Throttle) enter(ctx context.Context) (r *rules, counted, ok bool) {
+// enter decides on a call that arrives with ctx: it returns the rules in force, the time
+// it arrived and whether it is admitted (recording and publishing the decision); counted
+// is false for a disabled throttle, which lets the call through uncounted.
+func (t *Throttle) enter(ctx context.Context) (r *rules, at time.Duration, counted, ok bool) {
 	r = t.cur.Load()
 	if r.cfg.Disabled {
-		return r, false, true
+		return r, 0, false, true
 	}
-	at := t.clk.Now()
+	at = t.clk.Now()
 	ok, p := t.admit(&r.cfg, at)
 	if ok {
 		if t.events.Rec != nil {
 			t.events.Rec.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted})
 		}
-		return r, true, true
+		return r, at, true, true
 	}
 	if t.events.Rec != nil {
 		t.events.Rec.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Err: t.rej})
@@ -85,17 +86,17 @@ func (t *Throttle) enter(ctx context.Context) (r *rules, counted, ok bool) {
 		t.events.PublishCtx(ctx, policy.Event{Kind: EventRejected, At: at, RetryAfter: t.retryIn(), Err: t.rej,
 			Attrs: policy.EventAttrs{slog.Float64(attrProbability, p)}})
 	}
-	return r, true, false
+	return r, at, true, false
 }
 
-// outcome counts the outcome (v, err) of a call admitted under r; as a refusal when pred
-// panics, before the panic goes on.
-func outcome[T any](t *Throttle, r *rules, pred func(T, error) bool, v T, err error) {
+// outcome counts the outcome (v, err) of a call admitted at `at` under r; as a refusal
+// when pred panics, before the panic goes on.
+func outcome[T any](t *Throttle, r *rules, pred func(T, error) bool, at time.Duration, v T, err error) {
 	if r.cls.Excluded(err) {
 		return
 	}
 	refused := true
-	defer func() { t.count(!refused) }()
+	defer func() { t.count(!refused, at) }()
 	refused = contract.Counts(&r.cls, pred, v, err)
 }
 
@@ -106,7 +107,7 @@ func decorateFunc[A, T any](t *Throttle, next decorate.Func[A, T]) decorate.Func
 			var zero T
 			return zero, err
 		}
-		r, counted, ok := t.enter(ctx)
+		r, at, counted, ok := t.enter(ctx)
 		if !ok {
 			var zero T
 			return zero, t.rej
@@ -117,12 +118,12 @@ func decorateFunc[A, T any](t *Throttle, next decorate.Func[A, T]) decorate.Func
 		done := false
 		defer func() {
 			if !done {
-				t.count(false) // next panicked: a refusal
+				t.count(false, at) // next panicked: a refusal
 			}
 		}()
 		v, err := next(ctx, a)
 		done = true
-		outcome(t, r, pred, v, err)
+		outcome(t, r, pred, at, v, err)
 		return v, err
 	}
 }
@@ -134,17 +135,17 @@ func decorateAsyncFunc[A, T any](t *Throttle, next decorate.AsyncFunc[A, T]) dec
 		if err := decorate.ContextErr(ctx); err != nil {
 			return async.Failed[T](err)
 		}
-		r, counted, ok := t.enter(ctx)
+		r, at, counted, ok := t.enter(ctx)
 		if !ok {
 			return rejected
 		}
 		if !counted {
 			return decorate.Start(next, ctx, a, func() {})
 		}
-		f := decorate.Start(next, ctx, a, func() { t.count(false) }) // a panic: a refusal
+		f := decorate.Start(next, ctx, a, func() { t.count(false, at) }) // a panic: a refusal
 		f.OnComplete(func(v T, err error) {
 			if !errors.Is(err, async.ErrCanceled) {
-				outcome(t, r, pred, v, err)
+				outcome(t, r, pred, at, v, err)
 			}
 		})
 		return f

@@ -58,14 +58,15 @@ const (
 //
 // A call that arrives is rejected with the rejection probability of the window then (see
 // Config.K), and a rejected call is counted as a request at once. An admitted call is
-// counted when its outcome is known, in the bucket for that time: as a request, and as
-// an accept too when the backend accepted it (see NewPolicy for what counts); a call
-// whose error IgnoreOn lists is not counted at all. So calls in flight count for
-// nothing: a burst of calls into an empty window is not throttled while it waits for
-// its answers. The window is a ring of 20 time buckets under one mutex: deciding on a
-// call takes the mutex once, reads the clock once and draws a random number only while
-// the probability is above 0; counting its outcome takes the mutex and reads the clock
-// once more. Neither allocates.
+// counted when its outcome is known, in the bucket of the time it was admitted: as a
+// request, and as an accept too when the backend accepted it (see NewPolicy for what
+// counts); a call whose error IgnoreOn lists is not counted at all. So calls in flight
+// count for nothing: a burst of calls into an empty window is not throttled while it
+// waits for its answers. A call whose outcome comes after its bucket has left the window
+// (it took longer than about a Window) counts for nothing either. The window is a ring of
+// 20 time buckets under one mutex: deciding on a call reads the clock once, takes the
+// mutex once and draws a random number only while the probability is above 0; counting
+// its outcome takes the mutex once more, without reading the clock. Neither allocates.
 type Throttle struct {
 	// Read-only after New.
 	events    contract.Events
@@ -157,14 +158,14 @@ func (t *Throttle) admit(c *Config, now time.Duration) (bool, float64) {
 	return u >= p, p
 }
 
-// count counts an admitted call whose outcome is known, at the clock's time now: a
-// request, and an accept when the backend accepted it.
-func (t *Throttle) count(accepted bool) {
-	now := t.clk.Now()
+// count counts an admitted call whose outcome is known, in the bucket of at, the time it
+// was admitted: a request, and an accept when the backend accepted it. A call admitted
+// before the window's oldest bucket counts for nothing.
+func (t *Throttle) count(accepted bool, at time.Duration) {
 	t.mu.Lock()
-	t.win.Add(now, requests, 1)
+	t.win.Add(at, requests, 1)
 	if accepted {
-		t.win.Add(now, accepts, 1)
+		t.win.Add(at, accepts, 1)
 	}
 	t.mu.Unlock()
 }

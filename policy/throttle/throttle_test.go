@@ -191,6 +191,23 @@ func TestWindowSlides(t *testing.T) {
 	assert.Equal(t, throttle.Snapshot{Instance: "backend", Requests: 11, Accepts: 1, Probability: 0.75}, f.t.Snapshot())
 	f.clk.Advance(time.Second)
 	assert.Equal(t, throttle.Snapshot{Instance: "backend", Requests: 1, Accepts: 1}, f.t.Snapshot())
+
+	// A call counts in the bucket of the time it was admitted; one whose outcome comes
+	// after that bucket has left the window counts for nothing.
+	slow := func(d time.Duration) {
+		_, err := throttle.DecorateFunc(f.t, func(context.Context, int) (int, error) {
+			f.clk.Advance(d)
+			return 1, nil
+		})(context.Background(), 0)
+		require.NoError(t, err)
+	}
+	f.clk.Advance(time.Minute) // an empty window, at 80s
+	slow(15 * time.Second)     // admitted at 80s, returns at 95s
+	assert.Equal(t, 1, f.t.Snapshot().Accepts)
+	f.clk.Advance(5 * time.Second)
+	assert.Zero(t, f.t.Snapshot().Accepts, "its bucket, of 80s, left at 100s")
+	slow(20 * time.Second)
+	assert.Zero(t, f.t.Snapshot().Requests, "a call longer than the window counts for nothing")
 }
 
 // SPEC TH-5: the retry-after of a rejection is read from the throttle when asked: the time until

@@ -228,6 +228,7 @@ func checkTargets(r *results, modes []mode, acc []accuracy) []verdict {
 		vs = append(vs, r.checkPeerTargets(m)...)
 		vs = append(vs, r.checkGRPCTargets(m)...)
 		vs = append(vs, r.checkHedgeTargets(m)...)
+		vs = append(vs, r.checkThrottleTargets(m)...)
 	}
 	if len(modes) == 2 && modes[1].procs > modes[0].procs {
 		serial, par := modes[0], modes[1]
