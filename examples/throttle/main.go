@@ -72,8 +72,8 @@ func run(ctx context.Context, w io.Writer) error {
 	// README:begin throttle
 	get, err := resilience.Wrap1(reg, "Inventory.Stock", stock,
 		resilience.Throttle(
-			throttle.RefusedOn(errTooManyRequests), // only the service's 429s are refusals
-			throttle.Window(10*time.Second),        // counted over the last 10s
+			throttle.RefusedOn(errTooManyRequests),    // only the service's 429s are refusals
+			throttle.Window(10*time.Second),           // counted over the last 10s
 			throttle.RandomSource(rand.NewPCG(1, 2)))) // seeded for a repeatable run; leave it out
 	if err != nil {
 		return err // a *policy.ConfigError with its R4C code
