@@ -47,8 +47,9 @@ type Config struct {
 	// Window is the span of the sliding window the requests and accepts are counted
 	// over, on the throttle's clock, in 20 buckets of Window/20: a call counts for more
 	// than 19/20 of it and at most all of it. Throttling stops at the latest one window
-	// after the backend accepts every call again (when the throttle rejected no more than
-	// half the calls). Positive. Default 1m.
+	// after the backend accepts every call again, when the rejection probability was at
+	// most 1 − 1/K then (½ for K 2): the calls sent from then on are all accepted, and
+	// are at least 1/K of the requests. Positive. Default 1m.
 	Window time.Duration
 	// MaxRejection caps the rejection probability: at least 1 − MaxRejection of the
 	// calls reach the backend, however few it accepts, so that the throttle sees it

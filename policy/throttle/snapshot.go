@@ -5,9 +5,9 @@ type Snapshot struct {
 	Instance string // the instance id
 	Requests int    // the calls attempted in the window now, rejected ones included
 	Accepts  int    // the calls the backend accepted in the window now
-	// Probability is the rejection probability a call arriving now would be given (before
-	// its own request counts): max(0, (Requests − K·Accepts) / (Requests + 1)), at most
-	// MaxRejection; 0 for a disabled throttle.
+	// Probability is the rejection probability a call arriving now would be given:
+	// max(0, (Requests − K·Accepts) / (Requests + 1)), at most MaxRejection; 0 for a
+	// disabled throttle.
 	Probability float64
 }
 
