@@ -7,9 +7,9 @@
 //	max(0, (requests − K·accepts) / (requests + 1))
 //
 // capped at MaxRejection. While the backend accepts the calls, requests ≤ K·accepts and
-// nothing is rejected; when it refuses more than it accepts (1 − 1/K of the calls, half
-// for the default K of 2), the calls sent settle at about K times the accepts, and the
-// refusals it spends its capacity on stay a fraction of the calls. Calls rejected
+// nothing is rejected; when it refuses more than 1 − 1/K of the calls (half, for the
+// default K of 2), the calls sent settle at about K times the accepts, and the refusals
+// it spends its capacity on stay a fraction of the calls. Calls rejected
 // locally count as requests too, so the throttle leans on harder while the backend
 // refuses, and lets go as soon as it accepts again.
 //
