@@ -72,7 +72,7 @@ func (t *Throttle) enter(ctx context.Context) (r *rules, at time.Duration, count
 		return r, 0, false, true
 	}
 	at = t.clk.Now()
-	ok, p := t.admit(&r.cfg, at)
+	ok, p := t.admit(r, at)
 	if ok {
 		if t.events.Rec != nil {
 			t.events.Rec.Record(ctx, observe.Outcome{Result: observe.ResultAdmitted})

@@ -16,14 +16,14 @@ type Snapshot struct {
 // lock. It is safe for concurrent use; a registry hands out the throttle
 // (resilience.Lookup[*Throttle] with Layer) to read it.
 func (t *Throttle) Snapshot() Snapshot {
-	c := &t.cur.Load().cfg
 	now := t.clk.Now()
 	t.mu.Lock()
-	r, a := t.win.Sum(now, requests), t.win.Sum(now, accepts)
+	c := &t.cur.Load().cfg
+	r, a, p := t.settle(now)
 	t.mu.Unlock()
 	s := Snapshot{Instance: t.events.ID, Requests: int(r), Accepts: int(a)}
 	if !c.Disabled {
-		s.Probability = probability(c, r, a)
+		s.Probability = p
 	}
 	return s
 }

@@ -63,10 +63,15 @@ const (
 // counts); a call whose error IgnoreOn lists is not counted at all. So calls in flight
 // count for nothing: a burst of calls into an empty window is not throttled while it
 // waits for its answers. A call whose outcome comes after its bucket has left the window
-// (it took longer than about a Window) counts for nothing either. The window is a ring of
-// 20 time buckets under one mutex: deciding on a call reads the clock once, takes the
-// mutex once and draws a random number only while the probability is above 0; counting
-// its outcome takes the mutex once more, without reading the clock. Neither allocates.
+// (it took longer than about a Window) counts for nothing either.
+//
+// The window is a ring of 20 time buckets under one mutex. Within one bucket's time the
+// probability changes only when a call is counted, so each count (and each look at the
+// window) works it out under the mutex and, when it is 0, publishes that in one atomic
+// word with the bucket it holds for. A call arriving in that bucket reads the clock and
+// that word, and is admitted without taking the mutex; otherwise it takes the mutex,
+// and draws a random number only while the probability is above 0. Counting its outcome
+// takes the mutex once, without reading the clock. Neither allocates.
 type Throttle struct {
 	// Read-only after New.
 	events    contract.Events
@@ -75,17 +80,27 @@ type Throttle struct {
 	rej       *rejection // the rejection of every call the throttle refuses
 
 	cur atomic.Pointer[rules] // the configuration in force, replaced whole by reconfigure
+	// clear is 1 + the index of the window's newest bucket when the window, as counted,
+	// gives the probability 0 under the rules in force; 0 when it does not, or is not
+	// known. It is written under mu, after every change of the window's counts or
+	// buckets; a call in that bucket reads it to be admitted without mu.
+	clear atomic.Int64
 
-	mu  sync.Mutex     // guards win and rnd, and serializes reconfigure
-	win *window.Window // requests and accepts; replaced when Window changes
-	rnd *rand.Rand     // nil: math/rand/v2's top-level functions
+	mu     sync.Mutex     // guards win, latest and rnd, and serializes reconfigure
+	win    *window.Window // requests and accepts; replaced when Window changes
+	latest int64          // the index of win's newest bucket, as the times given to it make it
+	rnd    *rand.Rand     // nil: math/rand/v2's top-level functions
 }
 
 // rules is a configuration in force, with what calls read of it.
 type rules struct {
-	cfg Config
-	cls contract.Classifier // RefusedOn, IgnoreOn and RefusedIf
+	cfg   Config
+	cls   contract.Classifier // RefusedOn, IgnoreOn and RefusedIf
+	width int64               // the window's bucket width, in ns
 }
+
+// index returns the index of the window's bucket of time now, for buckets of width ns.
+func index(now time.Duration, width int64) int64 { return max(int64(now), 0) / width }
 
 // New builds a throttle from opts, over the defaults: K 2, Window 1m, MaxRejection 0.9,
 // every error a refusal, Enabled true. An invalid configuration returns a
@@ -102,6 +117,7 @@ func build(s settings) (*Throttle, error) {
 	id := s.ID("")
 	t := &Throttle{events: s.EventsOf(Layer, id), clk: s.ClockOrSystem(), refusedIf: s.refusedIf,
 		win: window.New(s.Window, 2)}
+	t.clear.Store(1) // an empty window, whose newest bucket is index 0
 	t.rej = newRejection(id, t)
 	if s.rand != nil {
 		t.rnd = rand.New(s.rand)
@@ -110,10 +126,11 @@ func build(s settings) (*Throttle, error) {
 	return t, nil
 }
 
-// rulesOf returns c as the rules in force, with lists of its own.
+// rulesOf returns c as the rules in force, with lists of its own, for t's window.
 func (t *Throttle) rulesOf(c Config) *rules {
 	contract.Own(&c.RefusedOn, &c.IgnoreOn)
-	return &rules{cfg: c, cls: contract.Classifier{Include: c.RefusedOn, Exclude: c.IgnoreOn, If: t.refusedIf}}
+	return &rules{cfg: c, cls: contract.Classifier{Include: c.RefusedOn, Exclude: c.IgnoreOn, If: t.refusedIf},
+		width: int64(t.win.Width())}
 }
 
 // Config returns the configuration in force: the one the throttle was built with, or the
@@ -135,12 +152,30 @@ func probability(c *Config, r, a int64) float64 {
 	return min(excess/(fr+1), c.MaxRejection)
 }
 
-// admit decides on a call arriving at now under c: it reports whether the call is
+// settle moves the window to now and returns its requests and accepts and the
+// probability they give under the configuration in force, publishing in clear whether it
+// is 0. t.mu must be held (so that the configuration does not change meanwhile).
+func (t *Throttle) settle(now time.Duration) (r, a int64, p float64) {
+	t.latest = max(t.latest, index(now, int64(t.win.Width())))
+	r, a = t.win.Sum(now, requests), t.win.Sum(now, accepts)
+	p = probability(&t.cur.Load().cfg, r, a)
+	if p == 0 {
+		t.clear.Store(t.latest + 1)
+	} else {
+		t.clear.Store(0)
+	}
+	return r, a, p
+}
+
+// admit decides on a call arriving at now under r: it reports whether the call is
 // admitted, with the rejection probability it was given; a rejected call is counted as
 // a request at once, an admitted one when its outcome is known (count).
-func (t *Throttle) admit(c *Config, now time.Duration) (bool, float64) {
+func (t *Throttle) admit(r *rules, now time.Duration) (bool, float64) {
+	if t.clear.Load() == index(now, r.width)+1 {
+		return true, 0
+	}
 	t.mu.Lock()
-	p := probability(c, t.win.Sum(now, requests), t.win.Sum(now, accepts))
+	_, _, p := t.settle(now)
 	if p == 0 {
 		t.mu.Unlock()
 		return true, 0
@@ -152,7 +187,7 @@ func (t *Throttle) admit(c *Config, now time.Duration) (bool, float64) {
 		u = rand.Float64()
 	}
 	if u < p {
-		t.win.Add(now, requests, 1)
+		t.win.Add(now, requests, 1) // p only grows: clear stays 0
 	}
 	t.mu.Unlock()
 	return u >= p, p
@@ -167,6 +202,7 @@ func (t *Throttle) count(accepted bool, at time.Duration) {
 	if accepted {
 		t.win.Add(at, accepts, 1)
 	}
+	t.settle(at)
 	t.mu.Unlock()
 }
 
@@ -174,11 +210,11 @@ func (t *Throttle) count(accepted bool, at time.Duration) {
 // every call: until enough of its oldest buckets have left it that requests ≤ K·accepts.
 // At most one window.
 func (t *Throttle) retryIn() time.Duration {
-	c := &t.cur.Load().cfg
 	now := t.clk.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	r, a := t.win.Sum(now, requests), t.win.Sum(now, accepts)
+	c := &t.cur.Load().cfg
+	r, a, _ := t.settle(now)
 	for j := 0; probability(c, r, a) > 0 && j < window.Buckets; j++ {
 		br, leaves := t.win.Bucket(now, j, requests)
 		ba, _ := t.win.Bucket(now, j, accepts)
@@ -206,8 +242,11 @@ func (t *Throttle) reconfigure(c Config) error {
 		t.mu.Unlock()
 		return err
 	}
+	// clear is 0 before the new rules are in force: a call that reads them then finds no
+	// word worked out under the old ones.
+	t.clear.Store(0)
 	if c.Window != old.Window {
-		t.win = window.New(c.Window, 2)
+		t.win, t.latest = window.New(c.Window, 2), 0
 	}
 	t.cur.Store(t.rulesOf(c))
 	if len(changed) > 0 {

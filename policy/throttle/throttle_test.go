@@ -296,3 +296,16 @@ func TestAsync(t *testing.T) {
 	assert.NotContains(t, pending, 5, "not called")
 	assert.Same(t, fut, call(context.Background(), 6), "the rejection's future is made once")
 }
+
+// SPEC TH-1: the probability is the window's when the call arrives, also when it changed
+// only because old buckets left the window, with no call counted since.
+func TestProbabilityAfterBucketsLeave(t *testing.T) {
+	f := newFixture(t, throttle.Window(20*time.Second)) // 1s buckets
+	require.Zero(t, f.calls(10, nil, 0))
+	f.clk.Advance(10 * time.Second)
+	require.Zero(t, f.calls(5, errRefused, 0), "15 requests, 10 accepts: p = 0")
+	f.clk.Advance(10 * time.Second) // the 10 accepts leave
+	assert.Equal(t, 1, f.calls(1, nil, 0), "5 requests, no accept: p = 5/6, and the draw is 0")
+	f.clk.Advance(20 * time.Second) // the refusals and the rejection leave too
+	assert.Zero(t, f.calls(1, nil, 0))
+}

@@ -15,9 +15,10 @@ func init() {
 		comparison{"A call wrapped with an adaptive throttle, admitted", throttleOurs, []subject{throttleFS}, nil})
 	why["throttle"] = "Both read the clock, count the call in a window of time buckets under a mutex " +
 		"and compute the rejection probability; ours reads the clock once per call (the outcome counts in the " +
-		"admission's bucket) and allocates nothing, failsafe-go's executor allocates its execution and closures. " +
-		"What would close a gap: a lock-free window (atomic counters per bucket), so that callers on " +
-		"several processors do not take turns on one mutex twice per call."
+		"admission's bucket), admits without the mutex while the probability is 0 (an atomic word each count " +
+		"updates) and allocates nothing; failsafe-go's executor allocates its execution and closures. " +
+		"What would close a gap: atomic counters per bucket, so that callers on several processors do not " +
+		"take turns on the mutex to count their outcomes."
 }
 
 // checkThrottleTargets checks, in mode m, that a call wrapped with a throttle and admitted
