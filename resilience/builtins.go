@@ -16,6 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/retrybudget"
+	"github.com/resilience4go/resilience4go/policy/throttle"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -66,6 +67,12 @@ func Bulkhead(opts ...bulkhead.Option) Spec { return policyOf(opts) }
 // func(ctx context.Context) *async.Future[T] { return async.Go(ctx, fn) } and Await the
 // future. Its configuration segment is "hedge".
 func Hedge(opts ...hedge.Option) Spec { return policyOf(opts) }
+
+// Throttle is the client-side adaptive throttle spec (layer "throttle", inside the retry
+// or hedge and outside the circuit breaker in the default order): calls are rejected
+// locally with a probability that grows as the backend refuses more than it accepts over
+// a sliding window. Its configuration segment is "throttle".
+func Throttle(opts ...throttle.Option) Spec { return policyOf(opts) }
 
 // AdaptiveLimit is the adaptive concurrency limit spec (layer "adaptiveLimit", innermost
 // in the default order): at most a limit of calls in flight, a limit that moves with the
@@ -132,6 +139,7 @@ func layerTable[A, T any]() []layerRow[A, T] {
 		row(retrybudget.Layer, retrybudget.Decorate[decorate.Func[A, T], A, T], retrybudget.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(retry.Layer, retry.Decorate[decorate.Func[A, T], A, T], retry.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		asyncRow(hedge.Layer, hedge.DecorateAsyncFunc[A, T]),
+		row(throttle.Layer, throttle.Decorate[decorate.Func[A, T], A, T], throttle.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(circuitbreaker.Layer, circuitbreaker.Decorate[decorate.Func[A, T], A, T], circuitbreaker.Decorate[decorate.AsyncFunc[A, T], A, T]),
 		row(ratelimit.Layer, permitgate.DecorateFunc[A, T], permitgate.DecorateAsyncFunc[A, T]),
 		row(timeout.Layer, timeout.Decorate[decorate.Func[A, T], A, T], timeout.Decorate[decorate.AsyncFunc[A, T], A, T]),

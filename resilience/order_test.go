@@ -21,6 +21,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy/hedge"
 	"github.com/resilience4go/resilience4go/policy/retry"
 	"github.com/resilience4go/resilience4go/policy/retrybudget"
+	"github.com/resilience4go/resilience4go/policy/throttle"
 	"github.com/resilience4go/resilience4go/policy/timeout"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/resilience"
@@ -28,8 +29,8 @@ import (
 
 // The default order is the one of the layer table, outermost first.
 func TestCO1_DefaultOrder(t *testing.T) {
-	assert.Equal(t, []policy.Layer{fallback.Layer, retrybudget.Layer, retry.Layer, hedge.Layer, circuitbreaker.Layer,
-		ratelimit.Layer, timeout.Layer, bulkhead.Layer, adaptivelimit.Layer, chaos.Layer}, resilience.DefaultOrder())
+	assert.Equal(t, []policy.Layer{fallback.Layer, retrybudget.Layer, retry.Layer, hedge.Layer, throttle.Layer,
+		circuitbreaker.Layer, ratelimit.Layer, timeout.Layer, bulkhead.Layer, adaptivelimit.Layer, chaos.Layer}, resilience.DefaultOrder())
 }
 
 // slowFailure returns a function that takes 400ms of clk's time, in steps of 100ms that

@@ -41,11 +41,13 @@ import (
 //   - rateLimiter: permits, period, maxWait, enabled (a limiter keeps its backend, which
 //     is not a configuration key);
 //   - circuitBreaker: every attribute but slidingWindowType;
-//   - bulkhead: maxConcurrent, maxWait; not enabled;
+//   - bulkhead: maxConcurrent, maxWait, priorityReserve; not enabled;
 //   - retry: every attribute (maxAttempts, delay, multiplier, maxDelay, jitter,
 //     waitForPermit, enabled);
 //   - timeout: duration, enabled;
-//   - chaos: every attribute (enabled, rate, latency).
+//   - retryBudget: every attribute (ratio, minPerSecond, window, enabled);
+//   - chaos: every attribute (enabled, rate, latency);
+//   - throttle: every attribute (k, window, maxRejection, enabled).
 //
 // What does not, and fails the whole reload with R4C-REG-012 when the keys would change
 // it: circuitBreaker.slidingWindowType, bulkhead.enabled, every attribute of a hedge, of

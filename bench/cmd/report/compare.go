@@ -230,6 +230,7 @@ func checkTargets(r *results, modes []mode, acc []accuracy) []verdict {
 		vs = append(vs, r.checkHedgeTargets(m)...)
 		vs = append(vs, r.checkRetryBudgetTargets(m)...)
 		vs = append(vs, r.checkPriorityTargets(m)...)
+		vs = append(vs, r.checkThrottleTargets(m)...)
 	}
 	if len(modes) == 2 && modes[1].procs > modes[0].procs {
 		serial, par := modes[0], modes[1]

@@ -69,3 +69,29 @@ func TestWindow_ZeroAlloc(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// Bucket reads the buckets oldest first, each with the time until it leaves the window.
+func TestWindow_Bucket(t *testing.T) {
+	const span = 20 * time.Second // 1s buckets
+	w := window.New(span, 2)
+	w.Add(0, 0, 3)
+	w.Add(5*time.Second, 1, 2)
+	now := 19*time.Second + 500*time.Millisecond
+	c, leaves := w.Bucket(now, 0, 0)
+	assert.Equal(t, int64(3), c)
+	assert.Equal(t, 500*time.Millisecond, leaves, "bucket [0s, 1s) leaves at 20s")
+	c, leaves = w.Bucket(now, 5, 1)
+	assert.Equal(t, int64(2), c)
+	assert.Equal(t, 5*time.Second+500*time.Millisecond, leaves)
+	c, leaves = w.Bucket(now, window.Buckets-1, 0)
+	assert.Zero(t, c)
+	assert.Equal(t, 19*time.Second+500*time.Millisecond, leaves, "now's bucket, begun at 19s, leaves at 39s")
+	c, leaves = w.Bucket(now, window.Buckets, 0)
+	assert.Zero(t, c)
+	assert.Zero(t, leaves)
+	// Early on, the buckets before time 0 are empty.
+	w = window.New(span, 1)
+	c, leaves = w.Bucket(0, 0, 0)
+	assert.Zero(t, c)
+	assert.Equal(t, time.Second, leaves, "index -19 would leave at 1s")
+}
