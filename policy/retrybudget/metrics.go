@@ -10,7 +10,7 @@ var metrics = &contract.Metrics{
 			Description: "Calls a retry budget saw in its window.",
 			Read:        read(func(s Snapshot) (int64, bool) { return int64(s.Calls), s.Available >= 0 })},
 		{Name: "resilience.retry_budget.window_extra_attempts", Unit: "{attempt}", Kind: contract.UpDown,
-			Description: "Extra attempts (retries and hedges) a retry budget allowed in its window.",
+			Description: "Extra attempts (retries, and attempts started by hedging) a retry budget allowed in its window.",
 			Read:        read(func(s Snapshot) (int64, bool) { return int64(s.ExtraAttempts), s.Available >= 0 })},
 		{Name: "resilience.retry_budget.available", Unit: "{attempt}", Kind: contract.UpDown,
 			Description: "Extra attempts a retry budget would allow now; no point when it is disabled.",
