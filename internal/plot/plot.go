@@ -76,7 +76,8 @@ func (c Chart) SVG() []byte {
 		y := ymax * float64(i) / ticks
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e3e3e3"/>`+"\n", left, sy(y), width-right, sy(y))
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" style="%s;font-size:11px">%s</text>`+"\n", left-6, sy(y)+4, fontCSS, number(y))
-		x := xmin + (xmax-xmin)*float64(i)/ticks
+	}
+	for _, x := range xTicks(xmin, xmax) {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" style="%s;font-size:11px">%s</text>`+"\n", sx(x), height-bottom+16, fontCSS, number(x))
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#9a9a9a"/>`+"\n", left, top, plotW, plotH)
@@ -106,6 +107,33 @@ func (c Chart) SVG() []byte {
 	}
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
+}
+
+// xTicks returns the x axis' ticks: the multiples of a round step from xmin to xmax,
+// about ticks of them.
+func xTicks(xmin, xmax float64) []float64 {
+	step := roundStep(xmax - xmin)
+	var out []float64
+	for x := math.Ceil(xmin/step) * step; x <= xmax+step/1e9; x += step {
+		out = append(out, math.Round(x/step)*step)
+	}
+	return out
+}
+
+// roundStep returns the step, 1, 2, 2.5 or 5 times a power of ten, that cuts span into
+// the number of parts nearest ticks; 1 for a span ≤ 0.
+func roundStep(span float64) float64 {
+	if span <= 0 || math.IsNaN(span) || math.IsInf(span, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(span/ticks)))
+	best := p
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if math.Abs(span/(m*p)-ticks) < math.Abs(span/best-ticks) {
+			best = m * p
+		}
+	}
+	return best
 }
 
 // roundUp returns the smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten

@@ -45,3 +45,10 @@ func TestSVGSeriesColor(t *testing.T) {
 	assert.Contains(t, got, `stroke="#123456" stroke-width="2" points=`, "a series' own colour")
 	assert.Contains(t, got, `stroke="`+palette[0]+`" stroke-width="2" points=`, "the palette's first for the first series without one")
 }
+
+func TestXTicksAreRoundSteps(t *testing.T) {
+	assert.Equal(t, []float64{0, 25, 50, 75, 100, 125}, xTicks(0, 129))
+	assert.Equal(t, []float64{2000, 4000, 6000, 8000, 10000}, xTicks(250, 10000))
+	assert.Equal(t, []float64{0, 2, 4, 6, 8, 10}, xTicks(0, 10))
+	assert.InDeltaSlice(t, []float64{0.2, 0.4, 0.6, 0.8, 1}, xTicks(0.1, 1), 1e-9)
+}
