@@ -87,6 +87,10 @@ type Budget struct {
 	ratio decimal.Decimal // Ratio
 	floor int64           // ⌈MinPerSecond × Window in seconds⌉
 	w     *window.Window  // calls and extra attempts
+	// carriedAt is the clock time at which w replaced the window of an earlier Window
+	// (0 for the first): the events counted before it that w holds are counted at it,
+	// those counted from kept on; those counted before kept are in no window.
+	carriedAt, kept time.Duration
 }
 
 // New builds a retry budget from opts, over the defaults: Ratio 0.2, MinPerSecond 10,
@@ -119,6 +123,13 @@ func (b *Budget) set(c Config, now time.Duration) {
 		if b.w != nil {
 			w.Add(now, callsCounter, b.w.Sum(now, callsCounter))
 			w.Add(now, extrasCounter, b.w.Sum(now, extrasCounter))
+			// What the old window still held moves to now: the events since its oldest
+			// bucket, and those carried into it at carriedAt if that bucket is still in it.
+			oldest := b.w.Oldest(now)
+			if b.carriedAt < oldest {
+				b.kept = oldest
+			}
+			b.carriedAt = now
 		}
 		b.w = w
 	}
@@ -170,12 +181,21 @@ func (b *Budget) tryAttempt(ctx context.Context, by policy.Layer, id string, att
 }
 
 // returnAttempt gives back an extra attempt counted at at (nothing for a negative at,
-// one that was not counted).
+// one that was not counted). One counted before a reload changed the window is taken
+// from where the new window holds it: at the time of the change, if the old window
+// still held it then; else it is in no window, and nothing is taken.
 func (b *Budget) returnAttempt(at time.Duration) {
 	if at < 0 {
 		return
 	}
 	b.mu.Lock()
+	if at < b.carriedAt {
+		if at < b.kept {
+			b.mu.Unlock()
+			return
+		}
+		at = b.carriedAt
+	}
 	b.w.Add(at, extrasCounter, -1)
 	b.mu.Unlock()
 }
