@@ -248,7 +248,7 @@ type run[A, T any] struct {
 	n atomic.Int32
 	// granted is true from the gate's grant of the next attempt, counted at grant, until
 	// Start makes it; Stop gives back a grant still held. Start and a Cancel's Stop may
-	// race for it.
+	// race for it: whichever swaps it first has it, and Start without it makes nothing.
 	granted atomic.Bool
 	grant   time.Duration
 	// Written by one step (Observe, Start, end) and read by the next: the Delayed orders
@@ -309,9 +309,12 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	ru.d.StartAfter(w) // ends the run at once if ctx has ended meanwhile
 }
 
-// Start starts the next attempt, its wait over.
+// Start starts the next attempt, its wait over, unless a Cancel's Stop, racing it, has
+// already given the gate's grant of it back: that attempt is not made.
 func (ru *run[A, T]) Start() *async.Future[T] {
-	ru.granted.Store(false)
+	if !ru.granted.Swap(false) && ru.r.gate != nil {
+		return async.Failed[T](async.ErrCanceled) // the call has ended: this future is canceled
+	}
 	ru.n.Add(1)
 	return attempt(ru.next, ru.ctx, ru.a)
 }
