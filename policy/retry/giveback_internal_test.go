@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -48,4 +49,29 @@ func TestRB6_AsyncAttemptWhoseGrantWasGivenBackIsNotMade(t *testing.T) {
 	assert.Zero(t, g.held, "the gate holds no attempt")
 	_, _, err = f.Result()
 	assert.ErrorIs(t, err, async.ErrCanceled)
+}
+
+// SPEC RB-6: the result of an asynchronous call's attempt may be observed just as a
+// Cancel ends the call (the Delayed's check that the call goes on passed; its Stop ran
+// before Observe asked the gate). The attempt the gate then grants is never made, since
+// the call has ended: it is given back.
+func TestRB6_AsyncGrantAfterARacingCancelIsGivenBack(t *testing.T) {
+	clk := clock.NewManual()
+	r, err := New(WithClock(clk), Delay(time.Second))
+	require.NoError(t, err)
+	g := &countingGate{}
+	r = r.limitedBy(g)
+	made := 0
+	ru := &run[struct{}, int]{r: r, c: r.cfg.Load(), ctx: context.Background(),
+		next: func(context.Context, struct{}) *async.Future[int] { made++; return async.Completed(1) }}
+	ru.n.Store(1)
+	out := ru.d.Init(clk, ru.ctx, ru, ru)
+	first, _ := async.NewPromise[int]()
+	ru.d.Started(first) // attempt 1, in flight
+
+	out.Cancel()                      // the call ends: Stop runs, with no grant held yet
+	ru.Observe(0, errors.New("boom")) // attempt 1's failure, observed as Cancel ran
+	clk.Advance(time.Hour)            // no wait is running: nothing starts
+	assert.Zero(t, made, "no attempt after the call ended")
+	assert.Zero(t, g.held, "the grant of an attempt never made is given back")
 }
