@@ -5,7 +5,7 @@
 // Use it where retries could turn a dependency's trouble into a storm: with 3 attempts
 // per call, a dependency that fails every call receives 3 times the traffic its callers
 // offer, just when it can least take it. A budget caps that at 1 + Ratio times (1.2 times
-// with the defaults), plus the floor, over any window, while a healthy dependency's rare
+// with the defaults), plus the floor, over its window, while a healthy dependency's rare
 // failures are retried as before. It takes part in a registry's compositions: a budget is
 // a layer of its own, and the composition's retry (or hedge) asks it before each extra
 // attempt; one budget shared by Name counts the calls and extra attempts of every
@@ -56,8 +56,10 @@ const (
 // allowed in the last Window are fewer than max(Ratio × calls, MinPerSecond × Window in
 // seconds), the calls being those the budget saw in the window, the current one
 // included. It is compared exactly, in whole numbers, with Ratio and MinPerSecond
-// standing for the decimals written. Over any window, then, a dependency behind a budget
-// receives at most (1 + Ratio) × calls + MinPerSecond × Window attempts. An allowed
+// standing for the decimals written. Over any span shorter than Window − Window/20, then,
+// a dependency behind a budget receives at most calls + max(⌈Ratio × calls⌉,
+// ⌈MinPerSecond × Window in seconds⌉) attempts, the calls being those of the span (a span
+// of a whole Window may hold two windows' allowance: see the window below). An allowed
 // extra attempt is counted when it is allowed; one that is then not made (the caller's
 // context ended during the retry's wait) is given back.
 //
