@@ -248,9 +248,13 @@ type run[A, T any] struct {
 	n atomic.Int32
 	// granted is true from the gate's grant of the next attempt, counted at grant, until
 	// Start makes it; Stop gives back a grant still held. Start and a Cancel's Stop may
-	// race for it.
+	// race for it: whichever swaps it first has it, and Start without it makes nothing.
 	granted atomic.Bool
 	grant   time.Duration
+	// stopped is set by Stop before it looks for a grant to give back: Observe, granted
+	// an attempt as Stop runs (Stop may run between the Delayed's check that the call goes
+	// on and Observe), sees it and gives the grant back itself.
+	stopped atomic.Bool
 	// Written by one step (Observe, Start, end) and read by the next: the Delayed orders
 	// the steps.
 	lastV   T // the last attempt's result
@@ -304,14 +308,23 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	}
 	ru.grant = at
 	ru.granted.Store(r.gate != nil)
+	if ru.stopped.Load() { // a Cancel ended the call as it was observed: no wait follows
+		if ru.granted.Swap(false) {
+			r.giveBack(at)
+		}
+		return
+	}
 	// Published before the next attempt can be scheduled, so that events come in order.
 	r.publish(ru.ctx, EventAttempt, n, w, err)
 	ru.d.StartAfter(w) // ends the run at once if ctx has ended meanwhile
 }
 
-// Start starts the next attempt, its wait over.
+// Start starts the next attempt, its wait over, unless a Cancel's Stop, racing it, has
+// already given the gate's grant of it back: that attempt is not made.
 func (ru *run[A, T]) Start() *async.Future[T] {
-	ru.granted.Store(false)
+	if !ru.granted.Swap(false) && ru.r.gate != nil {
+		return async.Failed[T](async.ErrCanceled) // the call has ended: this future is canceled
+	}
 	ru.n.Add(1)
 	return attempt(ru.next, ru.ctx, ru.a)
 }
@@ -327,6 +340,7 @@ func (ru *run[A, T]) end(v T, err error, k policy.EventKind, res observe.Result)
 // when ctx ended during a wait (EventAborted). A canceled run publishes nothing, and is
 // recorded as aborted.
 func (ru *run[A, T]) Stop(cause error) (T, error) {
+	ru.stopped.Store(true)
 	if ru.granted.Swap(false) { // ended during a wait: the attempt the gate counted is not made
 		ru.r.giveBack(ru.grant)
 	}

@@ -5,7 +5,7 @@
 // Use it where retries could turn a dependency's trouble into a storm: with 3 attempts
 // per call, a dependency that fails every call receives 3 times the traffic its callers
 // offer, just when it can least take it. A budget caps that at 1 + Ratio times (1.2 times
-// with the defaults), plus the floor, over any window, while a healthy dependency's rare
+// with the defaults), plus the floor, over its window, while a healthy dependency's rare
 // failures are retried as before. It takes part in a registry's compositions: a budget is
 // a layer of its own, and the composition's retry (or hedge) asks it before each extra
 // attempt; one budget shared by Name counts the calls and extra attempts of every
@@ -56,8 +56,10 @@ const (
 // allowed in the last Window are fewer than max(Ratio × calls, MinPerSecond × Window in
 // seconds), the calls being those the budget saw in the window, the current one
 // included. It is compared exactly, in whole numbers, with Ratio and MinPerSecond
-// standing for the decimals written. Over any window, then, a dependency behind a budget
-// receives at most (1 + Ratio) × calls + MinPerSecond × Window attempts. An allowed
+// standing for the decimals written. Over any span shorter than Window − Window/20, then,
+// a dependency behind a budget receives at most calls + max(⌈Ratio × calls⌉,
+// ⌈MinPerSecond × Window in seconds⌉) attempts, the calls being those of the span (a span
+// of a whole Window may hold two windows' allowance: see the window below). An allowed
 // extra attempt is counted when it is allowed; one that is then not made (the caller's
 // context ended during the retry's wait) is given back.
 //
@@ -87,6 +89,10 @@ type Budget struct {
 	ratio decimal.Decimal // Ratio
 	floor int64           // ⌈MinPerSecond × Window in seconds⌉
 	w     *window.Window  // calls and extra attempts
+	// carriedAt is the clock time at which w replaced the window of an earlier Window
+	// (0 for the first): the events counted before it that w holds are counted at it,
+	// those counted from kept on; those counted before kept are in no window.
+	carriedAt, kept time.Duration
 }
 
 // New builds a retry budget from opts, over the defaults: Ratio 0.2, MinPerSecond 10,
@@ -119,6 +125,13 @@ func (b *Budget) set(c Config, now time.Duration) {
 		if b.w != nil {
 			w.Add(now, callsCounter, b.w.Sum(now, callsCounter))
 			w.Add(now, extrasCounter, b.w.Sum(now, extrasCounter))
+			// What the old window still held moves to now: the events since its oldest
+			// bucket, and those carried into it at carriedAt if that bucket is still in it.
+			oldest := b.w.Oldest(now)
+			if b.carriedAt < oldest {
+				b.kept = oldest
+			}
+			b.carriedAt = now
 		}
 		b.w = w
 	}
@@ -170,12 +183,21 @@ func (b *Budget) tryAttempt(ctx context.Context, by policy.Layer, id string, att
 }
 
 // returnAttempt gives back an extra attempt counted at at (nothing for a negative at,
-// one that was not counted).
+// one that was not counted). One counted before a reload changed the window is taken
+// from where the new window holds it: at the time of the change, if the old window
+// still held it then; else it is in no window, and nothing is taken.
 func (b *Budget) returnAttempt(at time.Duration) {
 	if at < 0 {
 		return
 	}
 	b.mu.Lock()
+	if at < b.carriedAt {
+		if at < b.kept {
+			b.mu.Unlock()
+			return
+		}
+		at = b.carriedAt
+	}
 	b.w.Add(at, extrasCounter, -1)
 	b.mu.Unlock()
 }

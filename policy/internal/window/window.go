@@ -80,6 +80,14 @@ func (w *Window) Add(now time.Duration, k int, delta int64) {
 	w.totals[k] += delta
 }
 
+// Oldest moves the window to now and returns the earliest clock time whose events it
+// still counts: the start of its oldest bucket (0 while the window has not yet passed
+// since clock time 0).
+func (w *Window) Oldest(now time.Duration) time.Duration {
+	w.advance(w.index(now))
+	return time.Duration(max(w.latest-Buckets+1, 0) * w.width)
+}
+
 // Sum moves the window to now and returns the sum of counter k over it.
 func (w *Window) Sum(now time.Duration, k int) int64 {
 	w.advance(w.index(now))

@@ -95,3 +95,17 @@ func TestWindow_Bucket(t *testing.T) {
 	assert.Zero(t, c)
 	assert.Equal(t, time.Second, leaves, "index -19 would leave at 1s")
 }
+
+// Oldest is the start of the oldest bucket the window still counts.
+func TestWindow_Oldest(t *testing.T) {
+	const span = 10 * time.Second
+	const width = span / window.Buckets
+	w := window.New(span, 1)
+	assert.Equal(t, time.Duration(0), w.Oldest(span-1), "not yet a whole window since 0")
+	assert.Equal(t, width, w.Oldest(span))
+	assert.Equal(t, 4*width, w.Oldest(span+3*width+1))
+	w.Add(4*width-1, 0, 1)
+	assert.Zero(t, w.Sum(span+3*width+1, 0), "older than Oldest: not counted")
+	w.Add(4*width, 0, 1)
+	assert.Equal(t, int64(1), w.Sum(span+3*width+1, 0), "at Oldest: counted")
+}
