@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	testpb "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/r4c"
@@ -291,4 +293,36 @@ func TestGR19_ClientPriorityAllocations(t *testing.T) {
 		return testing.AllocsPerRun(100, func() { _ = unary(ctx, unaryCall, nil, nil, nil, invoke) })
 	}
 	assert.Equal(t, 4.0, allocs("with", "x-request-priority")-allocs("without", ""))
+}
+
+// SPEC GR-19, GR-9: sending the priority does not change what a call with a nil context
+// gets: a client with PriorityMetadata ends it with the same Internal status (a nil
+// context error) as one without, unary or stream, and sends nothing; it never panics.
+func TestGR19_NilContextIsAnErrorWithThePriority(t *testing.T) {
+	reg, _ := newRegistry(t, clock.NewManual())
+	sent := 0
+	invoke := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
+		sent++
+		return nil
+	}
+	stream := func(context.Context, *grpc.StreamDesc, *grpc.ClientConn, string, ...grpc.CallOption) (grpc.ClientStream, error) {
+		sent++
+		return nil, nil
+	}
+	for _, name := range []string{"", "x-request-priority"} {
+		cl, err := resiliencegrpc.NewClient(reg, "client-"+name, resiliencegrpc.ClientConfig{PriorityMetadata: name})
+		require.NoError(t, err)
+		var nilCtx context.Context
+		require.NotPanics(t, func() {
+			err = cl.UnaryInterceptor()(nilCtx, unaryCall, nil, nil, nil, invoke)
+		}, "unary, PriorityMetadata %q", name)
+		assert.ErrorIs(t, err, policy.ErrNilContext)
+		assert.Equal(t, codes.Internal, status.Code(err))
+		require.NotPanics(t, func() {
+			_, err = cl.StreamInterceptor()(nilCtx, &grpc.StreamDesc{ServerStreams: true}, nil, outputCall, stream)
+		}, "stream, PriorityMetadata %q", name)
+		assert.ErrorIs(t, err, policy.ErrNilContext)
+		assert.Equal(t, codes.Internal, status.Code(err))
+	}
+	assert.Zero(t, sent)
 }
