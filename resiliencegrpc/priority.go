@@ -101,7 +101,7 @@ func (s *Server) priorityOf(ctx context.Context, method string) (policy.Priority
 		}
 	}
 	if s.prioFunc != nil {
-		return s.prioFunc(ctx, method), true
+		return priorityvalue.Nearest(s.prioFunc(ctx, method)), true
 	}
 	return 0, false
 }

@@ -230,6 +230,28 @@ func TestGR18_PriorityAllocations(t *testing.T) {
 	assert.Equal(t, 2.0, testing.AllocsPerRun(100, func() { _ = stream(nil, ss, sinfo, sh) }), "the context and the stream's wrapper")
 }
 
+// SPEC GR-18: PriorityFunc's value outside the levels is the nearest level: when that is
+// the call's context's priority, the call goes on with its context, allocating nothing.
+func TestGR18_PriorityFuncOutsideTheLevelsThatIsTheContexts(t *testing.T) {
+	info := &grpc.UnaryServerInfo{FullMethod: unaryCall}
+	for _, tc := range []struct {
+		fn, ctx policy.Priority
+	}{{7, policy.PriorityCriticalPlus}, {-3, policy.PrioritySheddable}, {policy.PriorityCritical, policy.PriorityCritical}} {
+		srv, err := resiliencegrpc.NewServer(resiliencegrpc.PriorityFunc(func(context.Context, string) policy.Priority {
+			return tc.fn
+		}))
+		require.NoError(t, err)
+		ctx := policy.WithPriority(peerCtx(tcpAddr("192.0.2.1:5000")), tc.ctx)
+		unary := srv.UnaryInterceptor()
+		var seen context.Context
+		_, err = unary(ctx, nil, info, func(ctx context.Context, _ any) (any, error) { seen = ctx; return nil, nil })
+		require.NoError(t, err)
+		assert.Equal(t, ctx, seen, "PriorityFunc %d", tc.fn)
+		handler := func(context.Context, any) (any, error) { return nil, nil }
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = unary(ctx, nil, info, handler) }), "PriorityFunc %d", tc.fn)
+	}
+}
+
 // SPEC GR-19: a client with PriorityMetadata sends its calls' priorities, which a server
 // with PriorityMetadata reads, for unary calls and streams, concurrently.
 func TestGR19_ClientSendsThePriority(t *testing.T) {
