@@ -101,7 +101,7 @@ func (s *Server) priorityOf(ctx context.Context, method string) (policy.Priority
 		}
 	}
 	if s.prioFunc != nil {
-		return s.prioFunc(ctx, method), true
+		return priorityvalue.Nearest(s.prioFunc(ctx, method)), true
 	}
 	return 0, false
 }
@@ -130,9 +130,10 @@ func validMetadataKey(key string) bool {
 }
 
 // sendPriority returns ctx with the client's priority metadata set to the priority ctx
-// carries, unless the caller set that metadata itself.
+// carries, unless the caller set that metadata itself. A nil ctx is returned as is, for
+// the call to fail as it would without the priority (policy.ErrNilContext).
 func (c *Client) sendPriority(ctx context.Context) context.Context {
-	if len(metadata.ValueFromOutgoingContext(ctx, c.priority)) > 0 {
+	if ctx == nil || len(metadata.ValueFromOutgoingContext(ctx, c.priority)) > 0 {
 		return ctx
 	}
 	return metadata.AppendToOutgoingContext(ctx, c.priority, policy.PriorityFrom(ctx).String())

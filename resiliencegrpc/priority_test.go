@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	testpb "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/r4c"
@@ -228,6 +230,28 @@ func TestGR18_PriorityAllocations(t *testing.T) {
 	assert.Equal(t, 2.0, testing.AllocsPerRun(100, func() { _ = stream(nil, ss, sinfo, sh) }), "the context and the stream's wrapper")
 }
 
+// SPEC GR-18: PriorityFunc's value outside the levels is the nearest level: when that is
+// the call's context's priority, the call goes on with its context, allocating nothing.
+func TestGR18_PriorityFuncOutsideTheLevelsThatIsTheContexts(t *testing.T) {
+	info := &grpc.UnaryServerInfo{FullMethod: unaryCall}
+	for _, tc := range []struct {
+		fn, ctx policy.Priority
+	}{{7, policy.PriorityCriticalPlus}, {-3, policy.PrioritySheddable}, {policy.PriorityCritical, policy.PriorityCritical}} {
+		srv, err := resiliencegrpc.NewServer(resiliencegrpc.PriorityFunc(func(context.Context, string) policy.Priority {
+			return tc.fn
+		}))
+		require.NoError(t, err)
+		ctx := policy.WithPriority(peerCtx(tcpAddr("192.0.2.1:5000")), tc.ctx)
+		unary := srv.UnaryInterceptor()
+		var seen context.Context
+		_, err = unary(ctx, nil, info, func(ctx context.Context, _ any) (any, error) { seen = ctx; return nil, nil })
+		require.NoError(t, err)
+		assert.Equal(t, ctx, seen, "PriorityFunc %d", tc.fn)
+		handler := func(context.Context, any) (any, error) { return nil, nil }
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = unary(ctx, nil, info, handler) }), "PriorityFunc %d", tc.fn)
+	}
+}
+
 // SPEC GR-19: a client with PriorityMetadata sends its calls' priorities, which a server
 // with PriorityMetadata reads, for unary calls and streams, concurrently.
 func TestGR19_ClientSendsThePriority(t *testing.T) {
@@ -291,4 +315,36 @@ func TestGR19_ClientPriorityAllocations(t *testing.T) {
 		return testing.AllocsPerRun(100, func() { _ = unary(ctx, unaryCall, nil, nil, nil, invoke) })
 	}
 	assert.Equal(t, 4.0, allocs("with", "x-request-priority")-allocs("without", ""))
+}
+
+// SPEC GR-19, GR-9: sending the priority does not change what a call with a nil context
+// gets: a client with PriorityMetadata ends it with the same Internal status (a nil
+// context error) as one without, unary or stream, and sends nothing; it never panics.
+func TestGR19_NilContextIsAnErrorWithThePriority(t *testing.T) {
+	reg, _ := newRegistry(t, clock.NewManual())
+	sent := 0
+	invoke := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
+		sent++
+		return nil
+	}
+	stream := func(context.Context, *grpc.StreamDesc, *grpc.ClientConn, string, ...grpc.CallOption) (grpc.ClientStream, error) {
+		sent++
+		return nil, nil
+	}
+	for _, name := range []string{"", "x-request-priority"} {
+		cl, err := resiliencegrpc.NewClient(reg, "client-"+name, resiliencegrpc.ClientConfig{PriorityMetadata: name})
+		require.NoError(t, err)
+		var nilCtx context.Context
+		require.NotPanics(t, func() {
+			err = cl.UnaryInterceptor()(nilCtx, unaryCall, nil, nil, nil, invoke)
+		}, "unary, PriorityMetadata %q", name)
+		assert.ErrorIs(t, err, policy.ErrNilContext)
+		assert.Equal(t, codes.Internal, status.Code(err))
+		require.NotPanics(t, func() {
+			_, err = cl.StreamInterceptor()(nilCtx, &grpc.StreamDesc{ServerStreams: true}, nil, outputCall, stream)
+		}, "stream, PriorityMetadata %q", name)
+		assert.ErrorIs(t, err, policy.ErrNilContext)
+		assert.Equal(t, codes.Internal, status.Code(err))
+	}
+	assert.Zero(t, sent)
 }

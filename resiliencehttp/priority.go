@@ -94,7 +94,7 @@ func (m *middleware) priorityOf(r *http.Request) (policy.Priority, bool) {
 		}
 	}
 	if m.prioFunc != nil {
-		return m.prioFunc(r), true
+		return priorityvalue.Nearest(m.prioFunc(r)), true
 	}
 	return 0, false
 }

@@ -218,6 +218,24 @@ func TestHM5_PriorityAllocations(t *testing.T) {
 	}
 }
 
+// SPEC HM-5: PriorityFunc's value outside the levels is the nearest level: when that is
+// the request's context's priority, the request goes on as is, allocating nothing.
+func TestHM5_PriorityFuncOutsideTheLevelsThatIsTheContexts(t *testing.T) {
+	k := newKeyed(t, clock.NewManual(), ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second))
+	for _, tc := range []struct {
+		fn, ctx policy.Priority
+	}{{7, policy.PriorityCriticalPlus}, {-3, policy.PrioritySheddable}, {policy.PriorityCritical, policy.PriorityCritical}} {
+		opt := resiliencehttp.PriorityFunc(func(*http.Request) policy.Priority { return tc.fn })
+		h := middleware(t, k, opt)(&nopHandler{})
+		w := &nopWriter{h: http.Header{}}
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = "203.0.113.7:51234"
+		r = r.WithContext(policy.WithPriority(r.Context(), tc.ctx))
+		assert.Equal(t, tc.ctx.String(), priorityOf(t, middleware(t, k, opt)(priorityEcho), r), "PriorityFunc %d", tc.fn)
+		assert.Zero(t, testing.AllocsPerRun(1000, func() { h.ServeHTTP(w, r) }), "PriorityFunc %d", tc.fn)
+	}
+}
+
 // Requests of every priority at once, through a real server: each handler sees its own.
 func TestPriorityHeader_Concurrent(t *testing.T) {
 	k := newKeyed(t, clock.System(), ratelimit.Permits(1_000_000), ratelimit.Period(time.Second))

@@ -36,3 +36,11 @@ func Parse(s string) (policy.Priority, bool) {
 func Valid(p policy.Priority) bool {
 	return p >= policy.PrioritySheddable && p <= policy.PriorityCriticalPlus
 }
+
+// Nearest returns the level nearest to p: p itself when it is one, else the lowest or
+// the highest, as policy.WithPriority clamps it. A server adapter compares it, not p,
+// with the priority the context carries, so that a value outside the levels whose nearest
+// level is the context's costs nothing.
+func Nearest(p policy.Priority) policy.Priority {
+	return min(max(p, policy.PrioritySheddable), policy.PriorityCriticalPlus)
+}

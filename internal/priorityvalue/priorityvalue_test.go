@@ -1,6 +1,7 @@
 package priorityvalue_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -67,4 +68,12 @@ func TestValid(t *testing.T) {
 	assert.True(t, priorityvalue.Valid(policy.PriorityCriticalPlus))
 	assert.False(t, priorityvalue.Valid(-1))
 	assert.False(t, priorityvalue.Valid(4))
+}
+
+// Nearest is the level policy.WithPriority stores for a value.
+func TestNearest_AgreesWithWithPriority(t *testing.T) {
+	for _, p := range []policy.Priority{-128, -1, 0, 1, 2, 3, 4, 127} {
+		want := policy.PriorityFrom(policy.WithPriority(context.Background(), p))
+		assert.Equal(t, want, priorityvalue.Nearest(p), "%d", p)
+	}
 }

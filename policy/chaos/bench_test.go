@@ -27,7 +27,8 @@ var pathCases = []struct {
 }
 
 // SPEC CH-12: no path of a synchronous call allocates, and a call that is not injected
-// into allocates nothing asynchronously either (its future is the function's).
+// into allocates nothing asynchronously either (its future is the function's); an
+// injected fault returned as a future allocates that future only.
 func TestCH12_Allocations(t *testing.T) {
 	ctx := context.Background()
 	for _, pc := range pathCases {
@@ -43,6 +44,10 @@ func TestCH12_Allocations(t *testing.T) {
 		call := chaos.DecorateAsyncFunc(c, func(context.Context, int) *async.Future[int] { return done })
 		assert.Zero(t, testing.AllocsPerRun(1000, func() { _ = call(ctx, 1) }), pc.name)
 	}
+	c, err := chaos.New(pathCases[3].opts...)
+	require.NoError(t, err)
+	call := chaos.DecorateAsyncFunc(c, func(context.Context, int) *async.Future[int] { return done })
+	assert.Equal(t, 1.0, testing.AllocsPerRun(1000, func() { _ = call(ctx, 1) }), "async injected fault: its failed future")
 }
 
 func BenchmarkChaos(b *testing.B) {

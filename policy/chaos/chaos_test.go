@@ -299,6 +299,27 @@ func TestCH6_Async(t *testing.T) {
 	}
 }
 
+// SPEC CH-6: an injected call returns what Result's function returns, value and error
+// both, whether it is synchronous or returns a future, with or without a latency: a
+// result predicate outside sees the same outcome either way.
+func TestCH6_ResultValueAndErrorSyncAndAsync(t *testing.T) {
+	bg := context.Background()
+	for _, latency := range []time.Duration{0, time.Second} {
+		c, clk, _ := newChaos(t, chaos.Enabled(true), chaos.Rate(1), chaos.Latency(latency),
+			chaos.Result(func(context.Context) (int, error) { return 503, errUnavailable }))
+		p := chaos.NewPolicy[int](c)
+		got, err := p.Decorate(func(context.Context) (int, error) { return 200, nil })(bg)
+		assert.Same(t, errUnavailable, err, "sync, latency %v", latency)
+		assert.Equal(t, 503, got, "sync, latency %v", latency)
+
+		f := p.DecorateAsync(func(context.Context) *async.Future[int] { return async.Completed(200) })(bg)
+		clk.Advance(latency)
+		got, err = f.Await(bg)
+		assert.Same(t, errUnavailable, err, "async, latency %v", latency)
+		assert.Equal(t, 503, got, "async, latency %v", latency)
+	}
+}
+
 // SPEC CH-8: a call whose context is nil or done when it arrives fails with its error,
 // runs nothing, draws nothing and publishes nothing, enabled or not.
 func TestCH8_Arrival(t *testing.T) {

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"time"
 
@@ -93,7 +94,8 @@ func (c Config) checkBoth() error {
 	if c.err == nil || c.result == nil {
 		return nil
 	}
-	return r4c.Errorf(codeBoth, "chaos", c.err.Error(),
+	// fmt, not c.err.Error(): a nil pointer of an error type is shown as <nil>, not a panic.
+	return r4c.Errorf(codeBoth, "chaos", fmt.Sprint(c.err),
 		"both an error and a result to inject: an injected call ends with one of them; give one, or a Behavior that chooses")
 }
 

@@ -73,6 +73,24 @@ func TestCH2_Validation(t *testing.T) {
 	}
 }
 
+// codedError is an error whose Error reads its receiver, as many pointer errors do.
+type codedError struct{ code int }
+
+func (e *codedError) Error() string { return "code " + string(rune('0'+e.code)) }
+
+// SPEC CH-2: an Error that is a nil pointer of an error type, given with a Result, is
+// refused with R4C-CHS-001 like any other: building does not call its Error method.
+func TestCH2_BothWithANilPointerError(t *testing.T) {
+	var nilErr *codedError
+	var c *chaos.Chaos
+	var err error
+	require.NotPanics(t, func() {
+		c, err = chaos.New(chaos.Error(nilErr), chaos.Result(func(context.Context) (int, error) { return 1, nil }))
+	})
+	assert.Nil(t, c)
+	assert.Equal(t, "R4C-CHS-001", r4c.CodeOf(err))
+}
+
 // The instance id is the Name, and a nil Error, Result or Behavior sets none.
 func TestIDsAndNilOptions(t *testing.T) {
 	c, err := chaos.New(chaos.Name("inventory"), chaos.Error(nil), chaos.Behavior(nil),

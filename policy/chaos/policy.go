@@ -9,6 +9,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/delay"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
+	"github.com/resilience4go/resilience4go/policy/internal/promise"
 )
 
 // NewPolicy returns c as a policy of layer Layer, for calls returning T: its Decorate
@@ -149,15 +150,19 @@ func decorateAsyncFunc[A, T any](c *Chaos, next decorate.AsyncFunc[A, T]) decora
 }
 
 // afterLatency goes on with an injected call that returns a future, its latency over.
+// The future of a call that ends here holds what a synchronous call returns: Result's
+// value with its error, not only the error.
 func afterLatency[A, T any](in *injection[T], st *state, ctx context.Context, a A, next decorate.AsyncFunc[A, T]) *async.Future[T] {
 	done, v, err := in.end(ctx, st)
 	switch {
 	case !done:
 		return started(next(ctx, a))
-	case err != nil:
-		return async.Failed[T](err)
+	case err == nil:
+		return async.Completed(v)
 	}
-	return async.Completed(v)
+	f, p := promise.New[T](nil)
+	p.Complete(v, err)
+	return f
 }
 
 // waiting is an injected call that returns a future, waiting out its latency on a clock
