@@ -40,18 +40,28 @@ func (p Priority) String() string {
 	return strconv.Itoa(int(p))
 }
 
-// ParsePriority parses a level's name, in any case and with '-' for '_'
-// ("critical-plus"), or its number (0 to 3). Anything else fails with a *ConfigError of
-// code R4C-ATR-007 (a choice out of range) and returns PriorityCritical.
+// ParsePriority parses a level's name, in any ASCII case and with '-' for '_'
+// ("critical-plus"), or its number, one digit from 0 to 3, with surrounding spaces
+// ignored. Anything else ("+1", "01", a name with non-ASCII letters) fails with a
+// *ConfigError of code R4C-ATR-007 (a choice out of range) and returns
+// PriorityCritical. It takes time linear in len(s).
 func ParsePriority(s string) (Priority, error) {
-	name := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_")
+	name := []byte(strings.TrimSpace(s))
+	for i, c := range name {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			name[i] = c + 'a' - 'A'
+		case c == '-':
+			name[i] = '_'
+		}
+	}
 	for i, n := range priorityNames {
-		if name == n {
+		if string(name) == n {
 			return Priority(i), nil
 		}
 	}
-	if n, err := strconv.Atoi(name); err == nil && n >= int(PrioritySheddable) && n <= int(PriorityCriticalPlus) {
-		return Priority(n), nil
+	if len(name) == 1 && name[0] >= '0' && name[0] <= '3' {
+		return Priority(name[0] - '0'), nil
 	}
 	return PriorityCritical, &ConfigError{Code: codeBadChoice, Key: "priority", Value: s,
 		Reason: "not a priority: want one of " + strings.Join(priorityNames[:], ", ") + ", or 0 to 3"}

@@ -43,7 +43,7 @@ func TestParsePriority(t *testing.T) {
 			return got.String()
 		}(), in)
 	}
-	for _, in := range []string{"", "urgent", "4", "-1", "1.5", strings.Repeat("x", 1000)} {
+	for _, in := range []string{"", "urgent", "4", "-1", "1.5", "+1", "01", "03", "CR\u0130T\u0130CAL", "\u017Fheddable", strings.Repeat("x", 1000)} {
 		got, err := policy.ParsePriority(in)
 		assert.Equal(t, policy.PriorityCritical, got, in)
 		var ce *policy.ConfigError

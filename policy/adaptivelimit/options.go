@@ -130,7 +130,7 @@ type Config struct {
 	// down, but at least 1 (a call of any priority is let in when none is in flight);
 	// limit is the limit in force. Calls that wait are let in highest priority first. 0
 	// lets every priority use the whole limit (the queue still goes by priority). In
-	// [0, 1]. Default 0.5.
+	// [0, 1], taken to the nearest millionth. Default 0.5.
 	PriorityReserve float64
 	// DropOn lists errors (matched with errors.Is) that count as drops, besides
 	// context.DeadlineExceeded. Set in code only; no configuration attribute. Default

@@ -45,9 +45,9 @@ type Config struct {
 	// policy.PrioritySheddablePlus while fewer than MaxConcurrent·(1−PriorityReserve/2),
 	// rounded down, but at least 1 (a call of any priority is let in when none is in
 	// flight). Calls that wait are let in highest priority first. 0 lets every priority
-	// use every slot (the queue still goes by priority). In [0, 1]. Default 0.5: sheddable
-	// calls may take half the slots, sheddable_plus three quarters. A reload changes it on
-	// a running bulkhead.
+	// use every slot (the queue still goes by priority). In [0, 1], taken to the nearest
+	// millionth. Default 0.5: sheddable calls may take half the slots, sheddable_plus three
+	// quarters. A reload changes it on a running bulkhead.
 	PriorityReserve float64
 	// Disabled true lets every call through without taking a slot. Default false: the
 	// zero value is enabled. The configuration key is bulkhead.enabled. It cannot change
