@@ -371,8 +371,8 @@ func IgnoreOn(errs ...error) Option {
 
 // Name shares one limiter, and its limit, among every function wrapped with this name;
 // the name is the instance id, also of a limiter built with New. Default none: each
-// wrapped function has its own limiter, whose id is the function's id; a limiter built
-// with New is "adaptiveLimit".
+// wrapped function has its own limiter, whose id is the function's id (a limiter built
+// with New has no id, "").
 func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.adaptiveLimit.*, which take

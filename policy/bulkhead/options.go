@@ -123,8 +123,8 @@ func PriorityReserve(r float64) Option { return func(s *settings) { s.PriorityRe
 
 // Name shares one bulkhead, and its slots, among every function wrapped with this name;
 // the name is the instance id, also of a bulkhead built with New. Default none: each
-// wrapped function has its own bulkhead, whose id is the function's id ("bulkhead" for
-// one built with New).
+// wrapped function has its own bulkhead, whose id is the function's id (a bulkhead built
+// with New has no id, "").
 func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.bulkhead.*, which take

@@ -194,8 +194,8 @@ func Seed(n uint64) Option { return func(s *settings) { s.seeded, s.seed = true,
 
 // Name shares one chaos instance, and its counts, among every function wrapped with this
 // name; the name is the instance id, also of an instance built with New. Default none:
-// each wrapped function has its own, whose id is the function's id ("chaos" for one built
-// with New).
+// each wrapped function has its own, whose id is the function's id (an instance built
+// with New has no id, "").
 func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.chaos.*, which take precedence

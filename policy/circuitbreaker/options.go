@@ -351,8 +351,8 @@ func RecordIf[T any](pred func(v T, err error) bool) Option {
 
 // Name shares one breaker among every function wrapped with this name; the name is the
 // instance id, also of a breaker built with New. Default none: each wrapped function has
-// its own breaker, whose id is the function's id; a breaker built with New is
-// "circuitbreaker".
+// its own breaker, whose id is the function's id (a breaker built with New has no id,
+// "").
 func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.circuitBreaker.*, which take

@@ -95,8 +95,8 @@ func HandleIf[T any](pred func(v T, err error) bool) Option {
 // Name gives the fallbacks of every function wrapped with this name one instance id, the
 // name, and so one set of configuration keys (instances.<name>.fallback.*). Each
 // function still gets a fallback of its own, typed by its result. It is also the id of a
-// fallback built with New. Default none: the id is the wrapped function's id ("fallback"
-// for one built with New).
+// fallback built with New. Default none: the id is the wrapped function's id (a fallback
+// built with New has no id, "").
 func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.fallback.*, which take

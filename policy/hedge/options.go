@@ -246,8 +246,8 @@ func Budget(on bool) Option { return func(s *settings) { s.NoBudget = !on } }
 
 // Name shares one hedge, and its budget, among every function wrapped with this name; the
 // name is the instance id, also of a hedge built with New. Default none: each wrapped
-// function has its own hedge, whose id is the function's id ("hedge" for one built with
-// New).
+// function has its own hedge, whose id is the function's id (a hedge built with New has
+// no id, "").
 func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.hedge.*, which take precedence

@@ -246,7 +246,7 @@ func If[T any](pred func(v T, err error) bool) Option {
 
 // Name shares one retry among every function wrapped with this name; the name is the
 // instance id, also of a retry built with New. Default none: each wrapped function has
-// its own retry, whose id is the function's id ("retry" for one built with New).
+// its own retry, whose id is the function's id (a retry built with New has no id, "").
 func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.retry.*, which take precedence

@@ -131,7 +131,8 @@ func Window(d time.Duration) Option { return func(s *settings) { s.Window = d } 
 // Name shares one budget among every composition wrapped with this name: their calls
 // and their retries and hedges count together. The name is the instance id, also of a
 // budget built with New. Default none: each wrapped function has its own budget, whose
-// id is the function's id ("retryBudget" for one built with New).
+// id is the function's id (a budget built with New has no id, ""). Functions that share
+// a name must resolve the same configuration, or wrapping fails with R4C-REG-008.
 func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.retryBudget.*, which take

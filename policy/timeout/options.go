@@ -99,8 +99,8 @@ func Duration(d time.Duration) Option { return func(s *settings) { s.Duration = 
 
 // Name shares one timeout instance among every function wrapped with this name; the name
 // is the instance id, also of a timeout built with New. Default none: each wrapped
-// function has its own timeout, whose id is the function's id ("timeout" for one built
-// with New).
+// function has its own timeout, whose id is the function's id (a timeout built with New
+// has no id, "").
 func Name(name string) Option { return contract.Name[settings](name) }
 
 // UseConfig applies the configuration keys configs.<name>.timeout.*, which take
