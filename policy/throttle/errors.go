@@ -10,13 +10,13 @@ import (
 // ErrThrottled is the errors.Is target of every rejection by a throttle: the call was
 // rejected locally, with the window's rejection probability, and never sent. Every
 // rejection, ErrThrottled itself included, is a policy.Rejection (its layer is Layer, its
-// refusal policy.RefusalOverloaded) and a policy.RetryAfter. Its retry-after, which
+// refusal policy.RefusalOverloaded), a policy.NeverRetried (true: no retry retries it, as
+// none retries an open breaker's rejection, for a call the client chose to shed is not
+// sent again at once) and a policy.RetryAfter. Its retry-after, which
 // RetryIn and RetryAfter return alike, is read from the throttle when they are called:
 // the time from then until the window, if no further call came, would admit every call
 // (enough of its oldest buckets would have left it that requests ≤ K·accepts); 0 when it
-// already would; at most one Window. An outer retry that retries the rejection (by its
-// lists; it is not retried when its AbortOn lists ErrThrottled) waits that long instead
-// of its backoff. ErrThrottled itself tells no retry-after (ok false). The message of a
+// already would; at most one Window: it is for the caller, to wait before it calls again. ErrThrottled itself tells no retry-after (ok false). The message of a
 // throttle's rejection names the throttle's id:
 // `throttle: throttle "<id>" rejected the call locally, the backend refusing too many`.
 // Each throttle makes its rejection once, when it is built: rejecting allocates nothing.
@@ -59,10 +59,14 @@ func (e *rejection) RetryIn() (time.Duration, bool) {
 	return e.src.retryIn(), true
 }
 
+// NeverRetried returns true: no retry retries a throttled call.
+func (e *rejection) NeverRetried() bool { return true }
+
 // RetryAfter returns what RetryIn returns.
 func (e *rejection) RetryAfter() (time.Duration, bool) { return e.RetryIn() }
 
 var (
-	_ policy.Rejection  = (*rejection)(nil)
-	_ policy.RetryAfter = (*rejection)(nil)
+	_ policy.Rejection    = (*rejection)(nil)
+	_ policy.RetryAfter   = (*rejection)(nil)
+	_ policy.NeverRetried = (*rejection)(nil)
 )

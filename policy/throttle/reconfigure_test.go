@@ -58,7 +58,8 @@ func TestReconfigure(t *testing.T) {
 }
 
 // SPEC TH-5, TH-8, TH-9: in a registry, the configuration keys set the throttle, a reload changes it live, and
-// the composition puts it inside the retry and outside the circuit breaker.
+// the composition puts it inside the retry and outside the circuit breaker; the retry does not retry a
+// throttled call.
 func TestRegistry(t *testing.T) {
 	clk := clock.NewManual()
 	reg, err := resilience.NewRegistry(resilience.WithClock(clk), resilience.WithProperties(map[string]string{
@@ -67,7 +68,9 @@ func TestRegistry(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	var fail bool
+	calls := 0
 	get, err := resilience.Wrap(reg, "Backend.Get", func(context.Context) (int, error) {
+		calls++
 		if fail {
 			return 0, errRefused
 		}
@@ -85,9 +88,8 @@ func TestRegistry(t *testing.T) {
 	go func() { _, err := get(context.Background()); done <- err }()
 	// The retry's attempts are each a request: the first attempt is refused by the
 	// backend; after the retry's 500ms the second is throttled (2 requests, 1 accept:
-	// p = 1/6 with K = 1.5, and the source draws 0); the retry then waits the rejection's
-	// retry-after, until the window's first bucket (1.5s wide, holding all three) has left
-	// it at 30s, and the third attempt reaches the backend.
+	// p = 1/6 with K = 1.5, and the source draws 0), and the retry does not retry a
+	// throttled call: the call ends with the rejection, the backend called once.
 	for err == nil {
 		select {
 		case err = <-done:
@@ -99,10 +101,13 @@ func TestRegistry(t *testing.T) {
 			}
 		}
 	}
-	assert.ErrorIs(t, err, errRefused)
-	assert.GreaterOrEqual(t, clk.Now(), 30*time.Second)
-	assert.Less(t, clk.Now(), 31*time.Second)
-	assert.Equal(t, throttle.Snapshot{Instance: "Backend.Get", Requests: 1, Probability: 0.5}, th.Snapshot())
+	assert.ErrorIs(t, err, throttle.ErrThrottled)
+	var never policy.NeverRetried
+	require.ErrorAs(t, err, &never)
+	assert.True(t, never.NeverRetried())
+	assert.Equal(t, 500*time.Millisecond, clk.Now(), "no wait after the rejection")
+	assert.Equal(t, 2, calls, "the first call, and the refused attempt")
+	assert.Equal(t, throttle.Snapshot{Instance: "Backend.Get", Requests: 3, Accepts: 1, Probability: 0.375}, th.Snapshot())
 
 	require.NoError(t, reg.Reload(map[string]string{"instances.Backend.Get.throttle.k": "4"}))
 	assert.Equal(t, 4.0, th.Config().K)
