@@ -262,7 +262,7 @@ func algorithmAttr() contract.Attr[settings] {
 }
 
 // descriptor is how a registry sees adaptive limiters.
-var descriptor = &contract.Descriptor[settings]{
+var descriptor = contract.Conventional(&contract.Descriptor[settings]{
 	L: Layer,
 	Attrs: []contract.Attr[settings]{
 		algorithmAttr(),
@@ -279,13 +279,8 @@ var descriptor = &contract.Descriptor[settings]{
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
-	Build:    func(s settings) (contract.Instance, error) { return build(s) },
-	ID:       func(p contract.Instance) string { return p.(*Limiter).events.ID },
-	Validate: func(s *settings) error { return s.Config.validate() },
-	Of:       func(p contract.Instance) any { return p.(*Limiter).cfg },
-	State:    func(p contract.Instance) any { return p.(*Limiter).Snapshot() },
+	State:    contract.Typed((*Limiter).Snapshot),
 	Metrics:  metrics,
 
 	Compose: contract.Composition{Rank: 80, Live: contract.LiveAs[Config]},
@@ -293,7 +288,9 @@ var descriptor = &contract.Descriptor[settings]{
 		{Name: "dropOn", Option: "DropOn", Value: contract.ErrorsValue},
 		{Name: "ignoreOn", Option: "IgnoreOn", Value: contract.ErrorsValue},
 	},
-}
+}, build, (*settings).validate,
+	func(l *Limiter) string { return l.events.ID },
+	func(l *Limiter) Config { return l.cfg })
 
 func init() { contract.Register(descriptor) }
 

@@ -79,7 +79,7 @@ type settings struct {
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees bulkheads.
-var descriptor = &contract.Descriptor[settings]{
+var descriptor = contract.Conventional(&contract.Descriptor[settings]{
 	L: Layer,
 	Attrs: []contract.Attr[settings]{
 		contract.IntAttr("maxConcurrent", func(s *settings) *int { return &s.MaxConcurrent }),
@@ -88,17 +88,14 @@ var descriptor = &contract.Descriptor[settings]{
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
-	Build:    func(s settings) (contract.Instance, error) { return build(s) },
-	ID:       func(p contract.Instance) string { return p.(*Bulkhead).events.ID },
-	Validate: func(s *settings) error { return s.validate() },
-	Of:       func(p contract.Instance) any { return p.(*Bulkhead).Config() },
-	State:    func(p contract.Instance) any { return p.(*Bulkhead).Snapshot() },
+	State:    contract.Typed((*Bulkhead).Snapshot),
 	Metrics:  metrics,
 
 	Compose: contract.Composition{Rank: 70, Live: contract.Live((*Bulkhead).checkReconfigure, (*Bulkhead).reconfigure)},
-}
+}, build, (*settings).validate,
+	func(b *Bulkhead) string { return b.events.ID },
+	(*Bulkhead).Config)
 
 func init() { contract.Register(descriptor) }
 

@@ -109,7 +109,7 @@ type settings struct {
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees chaos policies.
-var descriptor = &contract.Descriptor[settings]{
+var descriptor = contract.Conventional(&contract.Descriptor[settings]{
 	L: Layer,
 	Attrs: []contract.Attr[settings]{
 		contract.BoolAttr("enabled", func(s *settings) *bool { return &s.Enabled }),
@@ -117,13 +117,8 @@ var descriptor = &contract.Descriptor[settings]{
 		contract.DurationAttr("latency", func(s *settings) *time.Duration { return &s.Latency }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
-	Build:    func(s settings) (contract.Instance, error) { return build(s) },
-	ID:       func(p contract.Instance) string { return p.(*Chaos).events.ID },
-	Validate: func(s *settings) error { return s.validate() },
-	Of:       func(p contract.Instance) any { return p.(*Chaos).Config() },
-	State:    func(p contract.Instance) any { return p.(*Chaos).Snapshot() },
+	State:    contract.Typed((*Chaos).Snapshot),
 	Result: func(s *settings) reflect.Type {
 		if s.result == nil {
 			return nil
@@ -133,7 +128,9 @@ var descriptor = &contract.Descriptor[settings]{
 	Metrics: metrics,
 
 	Compose: contract.Composition{Rank: 90, Live: contract.Live((*Chaos).checkReconfigure, (*Chaos).reconfigure)},
-}
+}, build, (*settings).validate,
+	func(c *Chaos) string { return c.events.ID },
+	(*Chaos).Config)
 
 func init() { contract.Register(descriptor) }
 

@@ -206,7 +206,7 @@ type settings struct {
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees circuit breakers.
-var descriptor = &contract.Descriptor[settings]{
+var descriptor = contract.Conventional(&contract.Descriptor[settings]{
 	L: Layer,
 	Attrs: []contract.Attr[settings]{
 		contract.FloatAttr("failureRateThreshold", func(s *settings) *float64 { return &s.FailureRateThreshold }),
@@ -222,25 +222,21 @@ var descriptor = &contract.Descriptor[settings]{
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return contract.Shared[Config]{Config: s.Config, If: s.recordIf} },
-	Build:    func(s settings) (contract.Instance, error) { return build(s) },
-	ID:       func(p contract.Instance) string { return p.(*Breaker).events.ID },
-	Validate: func(s *settings) error { return s.Config.validate() },
-	Of: func(p contract.Instance) any {
-		b := p.(*Breaker)
-		return contract.Shared[Config]{Config: b.Config(), If: b.recordIf}
-	},
-	State:   func(p contract.Instance) any { return p.(*Breaker).Snapshot() },
-	Result:  func(s *settings) reflect.Type { return s.recordIf.ResultType() },
-	Metrics: metrics,
+	State:    contract.Typed((*Breaker).Snapshot),
+	Result:   func(s *settings) reflect.Type { return s.recordIf.ResultType() },
+	Metrics:  metrics,
 
 	Compose: contract.Composition{Rank: 40, Live: live},
 	CodeAttrs: []contract.Param{
 		{Name: "recordOn", Option: "RecordOn", Value: contract.ErrorsValue},
 		{Name: "ignoreOn", Option: "IgnoreOn", Value: contract.ErrorsValue},
 	},
-}
+}, build, (*settings).validate,
+	func(b *Breaker) string { return b.events.ID },
+	func(b *Breaker) contract.Shared[Config] {
+		return contract.Shared[Config]{Config: b.Config(), If: b.recordIf}
+	})
 
 func init() { contract.Register(descriptor) }
 

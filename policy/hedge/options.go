@@ -128,7 +128,7 @@ func budgetEnabled() contract.Attr[settings] {
 }
 
 // descriptor is how a registry sees hedges.
-var descriptor = &contract.Descriptor[settings]{
+var descriptor = contract.Conventional(&contract.Descriptor[settings]{
 	L: Layer,
 	Attrs: []contract.Attr[settings]{
 		contract.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),
@@ -140,13 +140,8 @@ var descriptor = &contract.Descriptor[settings]{
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.config },
-	Build:    func(s settings) (contract.Instance, error) { return build(s) },
-	ID:       func(p contract.Instance) string { return p.(*Hedge).events.ID },
-	Validate: func(s *settings) error { return s.validate() },
-	Of:       func(p contract.Instance) any { return p.(*Hedge).cfg },
-	State:    func(p contract.Instance) any { return p.(*Hedge).Snapshot() },
+	State:    contract.Typed((*Hedge).Snapshot),
 	Metrics:  metrics,
 
 	Compose: contract.Composition{
@@ -160,7 +155,9 @@ var descriptor = &contract.Descriptor[settings]{
 		{Name: "hedgeOn", Option: "On", Value: contract.ErrorsValue},
 		{Name: "abortOn", Option: "AbortOn", Value: contract.ErrorsValue},
 	},
-}
+}, build, (*settings).validate,
+	func(h *Hedge) string { return h.events.ID },
+	func(h *Hedge) config { return h.cfg })
 
 // bindAttempts binds a hedge to the gate of its composition's layer that limits
 // attempts: see limitedBy.

@@ -128,7 +128,7 @@ type settings struct {
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees retries.
-var descriptor = &contract.Descriptor[settings]{
+var descriptor = contract.Conventional(&contract.Descriptor[settings]{
 	L: Layer,
 	Attrs: []contract.Attr[settings]{
 		contract.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),
@@ -140,17 +140,9 @@ var descriptor = &contract.Descriptor[settings]{
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return contract.Shared[Config]{Config: s.Config, If: s.retryIf} },
-	Build:    func(s settings) (contract.Instance, error) { return build(s) },
-	ID:       func(p contract.Instance) string { return p.(*Retry).instanceID() },
-	Validate: func(s *settings) error { return s.validate() },
-	Of: func(p contract.Instance) any {
-		r := p.(*Retry)
-		return contract.Shared[Config]{Config: r.Config(), If: r.cls.If}
-	},
-	Result:  func(s *settings) reflect.Type { return s.retryIf.ResultType() },
-	Metrics: metrics,
+	Result:   func(s *settings) reflect.Type { return s.retryIf.ResultType() },
+	Metrics:  metrics,
 
 	Compose: contract.Composition{Rank: 20, Role: contract.Role{Name: contract.RoleAttempts}, Live: contract.Live((*Retry).checkReconfigure, (*Retry).reconfigure), BindPermits: bindPermits,
 		BindAttempts: bindAttempts},
@@ -158,7 +150,11 @@ var descriptor = &contract.Descriptor[settings]{
 		{Name: "retryOn", Option: "On", Value: contract.ErrorsValue},
 		{Name: "abortOn", Option: "AbortOn", Value: contract.ErrorsValue},
 	},
-}
+}, build, (*settings).validate,
+	(*Retry).instanceID,
+	func(r *Retry) contract.Shared[Config] {
+		return contract.Shared[Config]{Config: r.Config(), If: r.cls.If}
+	})
 
 // bindAttempts binds a retry to the gate of its composition's layer that limits
 // attempts: see limitedBy.

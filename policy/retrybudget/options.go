@@ -72,7 +72,7 @@ type settings struct {
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees retry budgets.
-var descriptor = &contract.Descriptor[settings]{
+var descriptor = contract.Conventional(&contract.Descriptor[settings]{
 	L: Layer,
 	Attrs: []contract.Attr[settings]{
 		contract.FloatAttr("ratio", func(s *settings) *float64 { return &s.Ratio }),
@@ -81,19 +81,16 @@ var descriptor = &contract.Descriptor[settings]{
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
-	Build:    func(s settings) (contract.Instance, error) { return build(s) },
-	ID:       func(p contract.Instance) string { return p.(*Budget).events.ID },
-	Validate: func(s *settings) error { return s.validate() },
-	Of:       func(p contract.Instance) any { return p.(*Budget).Config() },
-	State:    func(p contract.Instance) any { return p.(*Budget).Snapshot() },
+	State:    contract.Typed((*Budget).Snapshot),
 	Metrics:  metrics,
 
 	Compose: contract.Composition{Rank: 15,
 		Live:           contract.Live((*Budget).checkReconfigure, (*Budget).reconfigure),
 		LimitsAttempts: limitsAttempts},
-}
+}, build, (*settings).validate,
+	func(b *Budget) string { return b.events.ID },
+	(*Budget).Config)
 
 // limitsAttempts returns the gate of a budget, which its composition's retry or hedge
 // asks before each extra attempt.

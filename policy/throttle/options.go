@@ -110,7 +110,7 @@ type settings struct {
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees throttles.
-var descriptor = &contract.Descriptor[settings]{
+var descriptor = contract.Conventional(&contract.Descriptor[settings]{
 	L: Layer,
 	Attrs: []contract.Attr[settings]{
 		contract.FloatAttr("k", func(s *settings) *float64 { return &s.K }),
@@ -119,25 +119,21 @@ var descriptor = &contract.Descriptor[settings]{
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return contract.Shared[Config]{Config: s.Config, If: s.refusedIf} },
-	Build:    func(s settings) (contract.Instance, error) { return build(s) },
-	ID:       func(p contract.Instance) string { return p.(*Throttle).events.ID },
-	Validate: func(s *settings) error { return s.validate() },
-	Of: func(p contract.Instance) any {
-		t := p.(*Throttle)
-		return contract.Shared[Config]{Config: t.Config(), If: t.refusedIf}
-	},
-	State:   func(p contract.Instance) any { return p.(*Throttle).Snapshot() },
-	Result:  func(s *settings) reflect.Type { return s.refusedIf.ResultType() },
-	Metrics: metrics,
+	State:    contract.Typed((*Throttle).Snapshot),
+	Result:   func(s *settings) reflect.Type { return s.refusedIf.ResultType() },
+	Metrics:  metrics,
 
 	Compose: contract.Composition{Rank: 35, Live: contract.Live((*Throttle).checkReconfigure, (*Throttle).reconfigure)},
 	CodeAttrs: []contract.Param{
 		{Name: "refusedOn", Option: "RefusedOn", Value: contract.ErrorsValue},
 		{Name: "ignoreOn", Option: "IgnoreOn", Value: contract.ErrorsValue},
 	},
-}
+}, build, (*settings).validate,
+	func(t *Throttle) string { return t.events.ID },
+	func(t *Throttle) contract.Shared[Config] {
+		return contract.Shared[Config]{Config: t.Config(), If: t.refusedIf}
+	})
 
 func init() { contract.Register(descriptor) }
 

@@ -58,23 +58,20 @@ type settings struct {
 func defaults() settings { return settings{Config: defaultConfig()} }
 
 // descriptor is how a registry sees timeouts.
-var descriptor = &contract.Descriptor[settings]{
+var descriptor = contract.Conventional(&contract.Descriptor[settings]{
 	L: Layer,
 	Attrs: []contract.Attr[settings]{
 		leading(contract.DurationAttr("duration", func(s *settings) *time.Duration { return &s.Duration })),
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
 	},
 	Defaults: defaults,
-	Common:   func(s *settings) *contract.Common { return &s.Common },
 	Config:   func(s *settings) any { return s.Config },
-	Build:    func(s settings) (contract.Instance, error) { return build(s) },
-	ID:       func(p contract.Instance) string { return p.(*Timeout).events.ID },
-	Validate: func(s *settings) error { return s.validate() },
-	Of:       func(p contract.Instance) any { return p.(*Timeout).Config() },
 	Metrics:  metrics,
 
 	Compose: contract.Composition{Rank: 60, Live: contract.Live((*Timeout).checkReconfigure, (*Timeout).reconfigure)},
-}
+}, build, (*settings).validate,
+	func(t *Timeout) string { return t.events.ID },
+	(*Timeout).Config)
 
 // leading returns a, the duration, as the first argument of resilience.Timeout in
 // generated code, with the value the generator's range check assumes without one (the
