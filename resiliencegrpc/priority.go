@@ -40,9 +40,10 @@ func PriorityMetadata(name string, highest policy.Priority) ServerOption {
 		case !validMetadataKey(key):
 			s.fail(r4c.Errorf(r4c.BadSpec, "resiliencegrpc.priorityMetadata", name,
 				`the priority metadata needs a key of text, such as "x-request-priority"`))
-		case !priorityvalue.Valid(highest):
-			s.fail(r4c.Errorf(r4c.OutOfRange, "resiliencegrpc.priorityMetadata", highest.String(),
-				"the highest priority a client may ask for is a level, from policy.PrioritySheddable to policy.PriorityCriticalPlus"))
+		default:
+			if err := priorityvalue.CheckHighest("resiliencegrpc.priorityMetadata", highest); err != nil {
+				s.fail(err)
+			}
 		}
 		s.prioKey, s.prioHighest = key, highest
 	}
@@ -94,10 +95,8 @@ func (s *Server) prioritizing() bool { return s.prioKey != "" || s.prioFunc != n
 // ok is false when neither gives one.
 func (s *Server) priorityOf(ctx context.Context, method string) (policy.Priority, bool) {
 	if s.prioKey != "" {
-		if v := metadata.ValueFromIncomingContext(ctx, s.prioKey); len(v) > 0 {
-			if p, ok := priorityvalue.Parse(v[0]); ok {
-				return min(p, s.prioHighest), true
-			}
+		if p, ok := priorityvalue.Asked(metadata.ValueFromIncomingContext(ctx, s.prioKey), s.prioHighest); ok {
+			return p, true
 		}
 	}
 	if s.prioFunc != nil {

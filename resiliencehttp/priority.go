@@ -59,11 +59,7 @@ func (m *middleware) validatePriority() error {
 		return r4c.Errorf(r4c.BadSpec, "resiliencehttp.priorityHeader", m.prioHeader,
 			"the priority header needs a field name, such as X-Request-Priority")
 	}
-	if !priorityvalue.Valid(m.prioHighest) {
-		return r4c.Errorf(r4c.OutOfRange, "resiliencehttp.priorityHeader", m.prioHighest.String(),
-			"the highest priority a client may ask for is a level, from policy.PrioritySheddable to policy.PriorityCriticalPlus")
-	}
-	return nil
+	return priorityvalue.CheckHighest("resiliencehttp.priorityHeader", m.prioHighest)
 }
 
 // prioritize returns r with the priority the options give it, or r itself when they give
@@ -87,10 +83,8 @@ func (m *middleware) prioritize(r *http.Request) *http.Request {
 // false when neither gives one.
 func (m *middleware) priorityOf(r *http.Request) (policy.Priority, bool) {
 	if m.prioHeader != "" {
-		if v := r.Header[m.prioHeader]; len(v) > 0 {
-			if p, ok := priorityvalue.Parse(v[0]); ok {
-				return min(p, m.prioHighest), true
-			}
+		if p, ok := priorityvalue.Asked(r.Header[m.prioHeader], m.prioHighest); ok {
+			return p, true
 		}
 	}
 	if m.prioFunc != nil {

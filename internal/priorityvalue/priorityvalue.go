@@ -3,7 +3,10 @@
 // client ones.
 package priorityvalue
 
-import "github.com/resilience4go/resilience4go/policy"
+import (
+	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/policy"
+)
 
 // MaxLen is the longest value Parse reads: every spelling that policy.ParsePriority
 // accepts with a little space around it is shorter, and a longer value is not read, so
@@ -43,4 +46,29 @@ func Valid(p policy.Priority) bool {
 // level is the context's costs nothing.
 func Nearest(p policy.Priority) policy.Priority {
 	return min(max(p, policy.PrioritySheddable), policy.PriorityCriticalPlus)
+}
+
+// Asked returns the priority a client asks for with values, the values of its header or
+// metadata: the first one's, as Parse reads it, lowered to highest, what the server grants
+// a client at most. False when there is no value or the first names no priority.
+func Asked(values []string, highest policy.Priority) (policy.Priority, bool) {
+	if len(values) == 0 {
+		return 0, false
+	}
+	p, ok := Parse(values[0])
+	if !ok {
+		return 0, false
+	}
+	return min(p, highest), true
+}
+
+// CheckHighest returns nil when highest, the highest priority a server grants its
+// clients, is a level; else a *policy.ConfigError R4C-ATR-007 under key, the option that
+// set it.
+func CheckHighest(key string, highest policy.Priority) error {
+	if Valid(highest) {
+		return nil
+	}
+	return r4c.Errorf(r4c.OutOfRange, key, highest.String(),
+		"the highest priority a client may ask for is a level, from policy.PrioritySheddable to policy.PriorityCriticalPlus")
 }
