@@ -157,29 +157,27 @@ func (b *instrumentBuilder) make(decl contract.Instrument) *made {
 
 func (b *instrumentBuilder) counter(name, unit, desc string) metric.Int64ObservableCounter {
 	c, err := b.meter.Int64ObservableCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
-	b.add(err)
-	if c != nil {
-		b.observables = append(b.observables, c)
-	}
-	return c
+	return kept(b, c, err)
 }
 
 func (b *instrumentBuilder) upDown(name, unit, desc string) metric.Int64ObservableUpDownCounter {
 	c, err := b.meter.Int64ObservableUpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
-	b.add(err)
-	if c != nil {
-		b.observables = append(b.observables, c)
-	}
-	return c
+	return kept(b, c, err)
 }
 
 func (b *instrumentBuilder) gauge(name, unit, desc string) metric.Float64ObservableGauge {
 	g, err := b.meter.Float64ObservableGauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
+	return kept(b, g, err)
+}
+
+// kept returns i, an observable instrument the meter made, keeping it (unless nil) for
+// the callback and err among b's errors.
+func kept[I metric.Observable](b *instrumentBuilder, i I, err error) I {
 	b.add(err)
-	if g != nil {
-		b.observables = append(b.observables, g)
+	if any(i) != nil {
+		b.observables = append(b.observables, i)
 	}
-	return g
+	return i
 }
 
 func (b *instrumentBuilder) histogram(name, desc string) metric.Float64Histogram {
