@@ -29,6 +29,31 @@ type Attr[S any] struct {
 	Enum    []Enum
 	Leading bool
 	Assume  string
+
+	// differs reports whether two settings hold different values of the attribute; set
+	// by the constructors below, nil for an attribute made otherwise.
+	differs func(a, b *S) bool
+}
+
+// fieldDiffers returns an Attr's differs for the field that field points to.
+func fieldDiffers[S any, V comparable](field func(*S) *V) func(a, b *S) bool {
+	return func(a, b *S) bool { return *field(a) != *field(b) }
+}
+
+// ChangedAttrs returns the names of the attributes whose values differ between old and
+// cur, sorted, for a ConfigChanged event; nil when none does. Every attribute of attrs
+// must be made by the constructors of this file (DurationAttr, IntAttr, FloatAttr,
+// BoolAttr, EnabledAttr), which know how to compare it; one made otherwise panics, as it
+// is a programming error.
+func ChangedAttrs[S any](attrs []Attr[S], old, cur *S) []string {
+	var changed Changes
+	for _, a := range attrs {
+		if a.differs == nil {
+			panic("contract: attribute " + a.Name + " cannot be compared")
+		}
+		changed.Add(a.differs(old, cur), a.Name)
+	}
+	return changed.Sorted()
 }
 
 // Attrs is a policy's table of attributes, named after its configuration segment.
@@ -80,7 +105,7 @@ func DurationAttr[S any](name string, field func(*S) *time.Duration) Attr[S] {
 		}
 		*field(s) = d
 		return nil
-	}}
+	}, differs: fieldDiffers(field)}
 }
 
 // IntAttr is a decimal integer attribute; bad syntax is R4C-ATR-005.
@@ -96,7 +121,7 @@ func IntAttr[S any](name string, field func(*S) *int) Attr[S] {
 		}
 		*field(s) = n
 		return nil
-	}}
+	}, differs: fieldDiffers(field)}
 }
 
 // FloatAttr is a decimal number attribute; bad syntax (underscores and hexadecimal, which
@@ -116,7 +141,7 @@ func FloatAttr[S any](name string, field func(*S) *float64) Attr[S] {
 		}
 		*field(s) = f
 		return nil
-	}}
+	}, differs: fieldDiffers(field)}
 }
 
 // BoolAttr is a boolean attribute: "true" or "false" (any case); anything else is
@@ -129,7 +154,7 @@ func BoolAttr[S any](name string, field func(*S) *bool) Attr[S] {
 		}
 		*field(s) = b
 		return nil
-	}}
+	}, differs: fieldDiffers(field)}
 }
 
 // EnabledAttr is the attribute "enabled", stored inverted in a Disabled field so that a
@@ -142,7 +167,7 @@ func EnabledAttr[S any](disabled func(*S) *bool) Attr[S] {
 		}
 		*disabled(s) = !b
 		return nil
-	}}
+	}, differs: fieldDiffers(disabled)}
 }
 
 func parseBool(v string) (bool, error) {

@@ -151,9 +151,5 @@ func changes(old, c Config) ([]string, error) {
 		return nil, r4c.Errorf(r4c.NotLive, "bulkhead.enabled", strconv.FormatBool(!c.Disabled),
 			"enabled cannot change on a running bulkhead (it is %t): build a new one", !old.Disabled)
 	}
-	var changed contract.Changes
-	changed.Add(c.MaxConcurrent != old.MaxConcurrent, "maxConcurrent")
-	changed.Add(c.MaxWait != old.MaxWait, "maxWait")
-	changed.Add(c.PriorityReserve != old.PriorityReserve, "priorityReserve")
-	return changed.Sorted(), nil
+	return contract.ChangedAttrs(attrs, &settings{Config: old}, &settings{Config: c}), nil
 }

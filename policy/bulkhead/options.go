@@ -78,15 +78,18 @@ type settings struct {
 
 func defaults() settings { return settings{Config: defaultConfig()} }
 
+// attrs are the configuration attributes, which also name what a reload changes.
+var attrs = []contract.Attr[settings]{
+	contract.IntAttr("maxConcurrent", func(s *settings) *int { return &s.MaxConcurrent }),
+	contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
+	contract.FloatAttr("priorityReserve", func(s *settings) *float64 { return &s.PriorityReserve }),
+	contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+}
+
 // descriptor is how a registry sees bulkheads.
 var descriptor = contract.Conventional(&contract.Descriptor[settings]{
-	L: Layer,
-	Attrs: []contract.Attr[settings]{
-		contract.IntAttr("maxConcurrent", func(s *settings) *int { return &s.MaxConcurrent }),
-		contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
-		contract.FloatAttr("priorityReserve", func(s *settings) *float64 { return &s.PriorityReserve }),
-		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
-	},
+	L:        Layer,
+	Attrs:    attrs,
 	Defaults: defaults,
 	Config:   func(s *settings) any { return s.Config },
 	State:    contract.Typed((*Bulkhead).Snapshot),

@@ -160,11 +160,7 @@ func changes(old, cfg Config) ([]string, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	var changed contract.Changes
-	changed.Add(cfg.Enabled != old.Enabled, "enabled")
-	changed.Add(cfg.Rate != old.Rate, "rate")
-	changed.Add(cfg.Latency != old.Latency, "latency")
-	return changed.Sorted(), nil
+	return contract.ChangedAttrs(attrs, &settings{Config: old}, &settings{Config: cfg}), nil
 }
 
 // hit draws whether the call under st is injected into: true with probability Rate.

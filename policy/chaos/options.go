@@ -108,14 +108,17 @@ type settings struct {
 
 func defaults() settings { return settings{Config: defaultConfig()} }
 
+// attrs are the configuration attributes, which also name what a reload changes.
+var attrs = []contract.Attr[settings]{
+	contract.BoolAttr("enabled", func(s *settings) *bool { return &s.Enabled }),
+	contract.FloatAttr("rate", func(s *settings) *float64 { return &s.Rate }),
+	contract.DurationAttr("latency", func(s *settings) *time.Duration { return &s.Latency }),
+}
+
 // descriptor is how a registry sees chaos policies.
 var descriptor = contract.Conventional(&contract.Descriptor[settings]{
-	L: Layer,
-	Attrs: []contract.Attr[settings]{
-		contract.BoolAttr("enabled", func(s *settings) *bool { return &s.Enabled }),
-		contract.FloatAttr("rate", func(s *settings) *float64 { return &s.Rate }),
-		contract.DurationAttr("latency", func(s *settings) *time.Duration { return &s.Latency }),
-	},
+	L:        Layer,
+	Attrs:    attrs,
 	Defaults: defaults,
 	Config:   func(s *settings) any { return s.Config },
 	State:    contract.Typed((*Chaos).Snapshot),

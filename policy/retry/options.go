@@ -127,18 +127,21 @@ type settings struct {
 
 func defaults() settings { return settings{Config: defaultConfig()} }
 
+// attrs are the configuration attributes, which also name what a reload changes.
+var attrs = []contract.Attr[settings]{
+	contract.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),
+	contract.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),
+	contract.FloatAttr("multiplier", func(s *settings) *float64 { return &s.Multiplier }),
+	contract.DurationAttr("maxDelay", func(s *settings) *time.Duration { return &s.MaxDelay }),
+	contract.FloatAttr("jitter", func(s *settings) *float64 { return &s.Jitter }),
+	contract.BoolAttr("waitForPermit", func(s *settings) *bool { return &s.WaitForPermit }),
+	contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+}
+
 // descriptor is how a registry sees retries.
 var descriptor = contract.Conventional(&contract.Descriptor[settings]{
-	L: Layer,
-	Attrs: []contract.Attr[settings]{
-		contract.IntAttr("maxAttempts", func(s *settings) *int { return &s.MaxAttempts }),
-		contract.DurationAttr("delay", func(s *settings) *time.Duration { return &s.Delay }),
-		contract.FloatAttr("multiplier", func(s *settings) *float64 { return &s.Multiplier }),
-		contract.DurationAttr("maxDelay", func(s *settings) *time.Duration { return &s.MaxDelay }),
-		contract.FloatAttr("jitter", func(s *settings) *float64 { return &s.Jitter }),
-		contract.BoolAttr("waitForPermit", func(s *settings) *bool { return &s.WaitForPermit }),
-		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
-	},
+	L:        Layer,
+	Attrs:    attrs,
 	Defaults: defaults,
 	Config:   func(s *settings) any { return contract.Shared[Config]{Config: s.Config, If: s.retryIf} },
 	Result:   func(s *settings) reflect.Type { return s.retryIf.ResultType() },

@@ -74,13 +74,5 @@ func notLive(key, diff string) error {
 // changed names, sorted, the settings that Reconfigure changes between a and b, by their
 // configuration attribute names.
 func changed(a, b Config) []string {
-	var c contract.Changes
-	c.Add(a.Delay != b.Delay, "delay")
-	c.Add(a.Disabled != b.Disabled, "enabled")
-	c.Add(a.Jitter != b.Jitter, "jitter")
-	c.Add(a.MaxAttempts != b.MaxAttempts, "maxAttempts")
-	c.Add(a.MaxDelay != b.MaxDelay, "maxDelay")
-	c.Add(a.Multiplier != b.Multiplier, "multiplier")
-	c.Add(a.WaitForPermit != b.WaitForPermit, "waitForPermit")
-	return c.Sorted()
+	return contract.ChangedAttrs(attrs, &settings{Config: a}, &settings{Config: b})
 }

@@ -71,15 +71,18 @@ type settings struct {
 
 func defaults() settings { return settings{Config: defaultConfig()} }
 
+// attrs are the configuration attributes, which also name what a reload changes.
+var attrs = []contract.Attr[settings]{
+	contract.FloatAttr("ratio", func(s *settings) *float64 { return &s.Ratio }),
+	contract.FloatAttr("minPerSecond", func(s *settings) *float64 { return &s.MinPerSecond }),
+	contract.DurationAttr("window", func(s *settings) *time.Duration { return &s.Window }),
+	contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+}
+
 // descriptor is how a registry sees retry budgets.
 var descriptor = contract.Conventional(&contract.Descriptor[settings]{
-	L: Layer,
-	Attrs: []contract.Attr[settings]{
-		contract.FloatAttr("ratio", func(s *settings) *float64 { return &s.Ratio }),
-		contract.FloatAttr("minPerSecond", func(s *settings) *float64 { return &s.MinPerSecond }),
-		contract.DurationAttr("window", func(s *settings) *time.Duration { return &s.Window }),
-		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
-	},
+	L:        Layer,
+	Attrs:    attrs,
 	Defaults: defaults,
 	Config:   func(s *settings) any { return s.Config },
 	State:    contract.Typed((*Budget).Snapshot),

@@ -39,10 +39,5 @@ func changes(old, c Config) ([]string, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	var changed contract.Changes
-	changed.Add(c.Ratio != old.Ratio, "ratio")
-	changed.Add(c.MinPerSecond != old.MinPerSecond, "minPerSecond")
-	changed.Add(c.Window != old.Window, "window")
-	changed.Add(c.Disabled != old.Disabled, "enabled")
-	return changed.Sorted(), nil
+	return contract.ChangedAttrs(attrs, &settings{Config: old}, &settings{Config: c}), nil
 }

@@ -109,15 +109,18 @@ type settings struct {
 
 func defaults() settings { return settings{Config: defaultConfig()} }
 
+// attrs are the configuration attributes, which also name what a reload changes.
+var attrs = []contract.Attr[settings]{
+	contract.FloatAttr("k", func(s *settings) *float64 { return &s.K }),
+	contract.DurationAttr("window", func(s *settings) *time.Duration { return &s.Window }),
+	contract.FloatAttr("maxRejection", func(s *settings) *float64 { return &s.MaxRejection }),
+	contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+}
+
 // descriptor is how a registry sees throttles.
 var descriptor = contract.Conventional(&contract.Descriptor[settings]{
-	L: Layer,
-	Attrs: []contract.Attr[settings]{
-		contract.FloatAttr("k", func(s *settings) *float64 { return &s.K }),
-		contract.DurationAttr("window", func(s *settings) *time.Duration { return &s.Window }),
-		contract.FloatAttr("maxRejection", func(s *settings) *float64 { return &s.MaxRejection }),
-		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
-	},
+	L:        Layer,
+	Attrs:    attrs,
 	Defaults: defaults,
 	Config:   func(s *settings) any { return contract.Shared[Config]{Config: s.Config, If: s.refusedIf} },
 	State:    contract.Typed((*Throttle).Snapshot),

@@ -268,10 +268,5 @@ func changes(old, c Config) ([]string, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	var changed contract.Changes
-	changed.Add(c.K != old.K, "k")
-	changed.Add(c.Window != old.Window, "window")
-	changed.Add(c.MaxRejection != old.MaxRejection, "maxRejection")
-	changed.Add(c.Disabled != old.Disabled, "enabled")
-	return changed.Sorted(), nil
+	return contract.ChangedAttrs(attrs, &settings{Config: old}, &settings{Config: c}), nil
 }

@@ -57,13 +57,16 @@ type settings struct {
 
 func defaults() settings { return settings{Config: defaultConfig()} }
 
+// attrs are the configuration attributes, which also name what a reload changes.
+var attrs = []contract.Attr[settings]{
+	leading(contract.DurationAttr("duration", func(s *settings) *time.Duration { return &s.Duration })),
+	contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+}
+
 // descriptor is how a registry sees timeouts.
 var descriptor = contract.Conventional(&contract.Descriptor[settings]{
-	L: Layer,
-	Attrs: []contract.Attr[settings]{
-		leading(contract.DurationAttr("duration", func(s *settings) *time.Duration { return &s.Duration })),
-		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
-	},
+	L:        Layer,
+	Attrs:    attrs,
 	Defaults: defaults,
 	Config:   func(s *settings) any { return s.Config },
 	Metrics:  metrics,

@@ -130,10 +130,7 @@ func changes(old, c Config) ([]string, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	var changed contract.Changes
-	changed.Add(c.Duration != old.Duration, "duration")
-	changed.Add(c.Disabled != old.Disabled, "enabled")
-	return changed.Sorted(), nil
+	return contract.ChangedAttrs(attrs, &settings{Config: old}, &settings{Config: c}), nil
 }
 
 // NewPolicy returns t as a policy of layer Layer, for calls returning T: its Decorate
