@@ -62,3 +62,41 @@ func BenchmarkRetryBudget(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRetryBudgetParallel is BenchmarkRetryBudget's admitted case with one goroutine
+// per processor calling through the same retry and budget (-cpu sets how many).
+func BenchmarkRetryBudgetParallel(b *testing.B) {
+	ctx := context.Background()
+	ok := func() (int, error) { return 1, nil }
+	b.Run("resilience4go/Wrap1/admitted", func(b *testing.B) {
+		call, err := resilience.Wrap1(newRegistry(b), "Bench.RetryBudget",
+			func(context.Context, int) (int, error) { return ok() },
+			resilience.Retry(retry.MaxAttempts(retryAttempts), retry.Delay(0)),
+			resilience.RetryBudget(retrybudget.Ratio(1)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := call(ctx, 1); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("failsafe/Get/admitted", func(b *testing.B) {
+		budget := fsbudget.NewBuilder().WithMaxRate(1).Build()
+		exec := failsafe.With[int](fsretry.NewBuilder[int]().WithMaxAttempts(retryAttempts).WithBudget(budget).Build())
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := exec.Get(ok); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
