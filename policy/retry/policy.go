@@ -161,7 +161,7 @@ func retrySync[A, T any](r *Retry, c *Config, pred func(T, error) bool, ctx cont
 		}
 		w := r.waitAfter(c, n, err)
 		at, ok := r.admit(ctx, w, n+1)
-		if !ok { // the last outcome, as is (CO-10)
+		if !ok { // the last outcome, as is: a refused retry changes nothing of it
 			if err != nil { // a result If retries, with its nil error, publishes nothing
 				r.publish(ctx, EventAborted, n, 0, err)
 			}
@@ -298,7 +298,7 @@ func (ru *run[A, T]) Observe(v T, err error) {
 	ru.lastV, ru.lastErr = v, err
 	w := r.waitAfter(ru.c, n, err)
 	at, ok := r.admit(ru.ctx, w, n+1)
-	if !ok { // the last outcome, as is (CO-10)
+	if !ok { // the last outcome, as is: a refused retry changes nothing of it
 		k := EventAborted
 		if err == nil { // a result If retries, returned as it is, publishes nothing
 			k = 0
