@@ -79,10 +79,11 @@ func (r *Registry) Reload(props ...map[string]string) error {
 	}
 	r.reloadMu.Lock()
 	defer r.reloadMu.Unlock()
-	changes, err := r.swap(next)
+	changes, events, err := r.swap(next)
 	if err != nil {
 		return err
 	}
+	defer r.publish(events) // the overrides that locked specs now ignore, after the changes
 	// Outside the registry's lock, so that what a change sets off (its events, a
 	// bulkhead's waiting calls that start) may look instances up; builds wait on reloadMu.
 	for _, c := range changes {
@@ -97,13 +98,14 @@ func (r *Registry) Reload(props ...map[string]string) error {
 }
 
 // swap checks next against every running instance and, when all is well, makes it the
-// registry's keys and returns the changes to apply.
-func (r *Registry) swap(next *properties) ([]contract.LiveChange, error) {
+// registry's keys and returns the changes to apply, with the events of the overrides
+// that locked specs ignore anew.
+func (r *Registry) swap(next *properties) ([]contract.LiveChange, []policy.Event, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	changes, err := r.plan(next)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for u, res := range r.props.applied {
 		if u.n != 0 || u.segment == compositionSegment {
@@ -111,7 +113,7 @@ func (r *Registry) swap(next *properties) ([]contract.LiveChange, error) {
 		}
 	}
 	r.props = next
-	return changes, nil
+	return changes, r.relock(), nil
 }
 
 // plan checks next, the keys of a reload, against every recorded resolution and running
@@ -233,6 +235,10 @@ type resolution struct {
 	id     string // the instance id
 	wrapID string // the id of the wrapped function or pipeline
 	built  any    // the configuration resolved when the composition was built
+	locked bool   // the spec is locked: its options in code win over every key
+	// ignored are the keys the options in code overruled when the composition was built
+	// (see origin.ignored).
+	ignored map[string]*policy.ConfigError
 	// again resolves the settings with the keys p, from the same defaults, presets and
 	// options in code; it marks in p the keys it uses.
 	again func(p *properties) (resolved, error)
@@ -249,10 +255,10 @@ type resolved struct {
 // newResolution returns the resolution of the settings of a policy of kind d for the
 // composition of wrapID, from start (the built-in defaults and the registry's presets) and
 // the options code, that gave the instance id and the configuration built.
-func newResolution[O ~func(*S), S any](r *Registry, d *contract.Descriptor[S], start S, code []O, wrapID, id string, built any) *resolution {
-	return &resolution{layer: d.L, id: id, wrapID: wrapID, built: built, again: func(p *properties) (resolved, error) {
+func newResolution[O ~func(*S), S any](r *Registry, d *contract.Descriptor[S], start S, code []O, wrapID string, src origin, built any, locked bool) *resolution {
+	return &resolution{layer: d.L, id: src.id, wrapID: wrapID, built: built, locked: locked, ignored: src.ignored, again: func(p *properties) (resolved, error) {
 		s := start
-		src, err := resolveIn(r, p, d, &s, code, wrapID)
+		src, err := resolveIn(r, p, d, &s, code, wrapID, locked)
 		if err != nil {
 			return resolved{}, err
 		}
