@@ -19,7 +19,8 @@ import (
 // configuration of every policy of every wrapped function and pipeline, with the
 // precedence of the keys as when they were built (built-in defaults, defaults.<policy>.*,
 // the options in code, configs.<name>.*, instances.<id>.*: the options in code still win
-// over defaults.* keys and lose to the other two), which fails for an unknown
+// over defaults.* keys and lose to the other two, but a Locked spec's win over all of them),
+// which fails for an unknown
 // configs.<name> (R4C-REG-004) or a value out of range (its R4C-ATR or R4C-REG-001
 // code); functions that share an instance by name must still resolve one configuration
 // (R4C-REG-008); and each instance whose configuration changes must be able to take it,
@@ -34,7 +35,8 @@ import (
 // a ConfigChanged event naming the attributes that changed; the registry's listeners
 // receive them, and any event the change sets off (a breaker's transition), on the
 // goroutine that called Reload, before it returns, with the registry unlocked (so they may
-// look instances up). Instances built afterwards, and functions wrapped afterwards that
+// look instances up); so do the EventLockedOverride events of the keys that Locked specs
+// now ignore, after the changes. Instances built afterwards, and functions wrapped afterwards that
 // share an instance by name, resolve the new keys.
 //
 // What changes live, by configuration attribute:
