@@ -113,11 +113,22 @@ func TestLK1_LeadingValueAndFallback(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2*time.Second, to.Config().Duration)
 	assert.Equal(t, []string{"instances.A.B.fallback.enabled", "instances.A.B.timeout.duration"}, lockedKeys(t, reg))
+
+	// SPEC LK-2: a fallback cannot change on a running composition (R4C-REG-012), but a key
+	// that its locked value overrules changes nothing: the reload goes through.
+	require.NoError(t, reg.Reload(map[string]string{
+		"instances.A.B.timeout.duration": "6s",
+		"instances.A.B.fallback.enabled": "true",
+	}))
+	assert.Equal(t, 2*time.Second, to.Config().Duration)
+	assert.Equal(t, "6s", reg.LockedOverrides()[1].Value)
+	err = reg.Reload(map[string]string{"instances.A.B.fallback.enabled": "true", "defaults.timeout.duration": "1s"})
+	require.NoError(t, err, "what the locked options set, no key changes")
 }
 
-// SPEC LK-2: a reload keeps the locked values; the overrides it adds are reported once,
+// SPEC LK-2, LK-3: a reload keeps the locked values; the overrides it adds are reported once,
 // with R4C-CFG-014, to the registry's listeners, which may call the registry.
-func TestLK2_ReportedOnce(t *testing.T) {
+func TestLK3_ReportedOnce(t *testing.T) {
 	var events []policy.Event
 	var reg *resilience.Registry
 	var seen [][]*policy.ConfigError
@@ -171,8 +182,8 @@ func TestLK2_ReportedOnce(t *testing.T) {
 	assert.Len(t, events, 4)
 }
 
-// SPEC LK-2: a failed wrap reports nothing and lists nothing.
-func TestLK2_FailedWrapReportsNothing(t *testing.T) {
+// SPEC LK-3: a failed wrap reports nothing and lists nothing.
+func TestLK3_FailedWrapReportsNothing(t *testing.T) {
 	var events []policy.Event
 	reg, _ := newRegistry(t, resilience.WithProperties(map[string]string{"instances.A.B.rateLimiter.permits": "7"}),
 		resilience.WithEventListener(func(e policy.Event) { events = append(events, e) }))
@@ -184,8 +195,8 @@ func TestLK2_FailedWrapReportsNothing(t *testing.T) {
 	assert.Empty(t, reg.LockedOverrides())
 }
 
-// SPEC LK-3: Locked takes a policy's spec; any other fails the wrap with R4C-REG-010.
-func TestLK3_NotAPolicy(t *testing.T) {
+// SPEC LK-4: Locked takes a policy's spec; any other fails the wrap with R4C-REG-010.
+func TestLK4_NotAPolicy(t *testing.T) {
 	reg, _ := newRegistry(t)
 	f := func(context.Context) (int, error) { return 0, nil }
 	for _, s := range []resilience.Spec{nil, resilience.Order(timeout.Layer)} {
