@@ -33,9 +33,10 @@ func Locked(spec Spec) Spec {
 
 // EventLockedOverride ("LockedOverrideIgnored") is the kind of event a registry publishes
 // to its listeners for a configuration key that the options in code of a Locked spec
-// overrule, once per key and instance while the key keeps its value: Instance is the instance id and Err the
-// *policy.ConfigError of code R4C-CFG-014 whose Key is the whole configuration key and
-// Value its value. It is logged at slog.LevelWarn and makes no span event.
+// overrule, once per key and instance while the key keeps its value: Instance is the
+// instance id and Err the *policy.ConfigError of code R4C-CFG-014 whose Key is the whole
+// configuration key and Value its value. It is logged at slog.LevelWarn and makes no span
+// event.
 var EventLockedOverride = policy.RegisterEventKind(policy.EventKindInfo{Name: "LockedOverrideIgnored", Level: slog.LevelWarn})
 
 // LockedOverrides returns the configuration keys that the options in code of Locked specs
