@@ -107,6 +107,11 @@ type fallbackSpec[T any, O ~func(*S), S any] struct {
 	fn func(ctx context.Context, err error) (T, error)
 }
 
+func (sp fallbackSpec[T, O, S]) lock() Spec {
+	sp.locked = true
+	return sp
+}
+
 func (sp fallbackSpec[T, O, S]) build(r *Registry, wrapID string, result reflect.Type) (any, func(), error) {
 	if result != reflect.TypeFor[T]() {
 		return nil, nil, r4c.Errorf(r4c.BadSpec, string(fallback.Layer), wrapID,

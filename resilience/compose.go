@@ -369,6 +369,8 @@ func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, la
 		// policies would take their kinds' default ids, which the registry does not use.
 		return r4c.Errorf(r4c.BadSpec, "", "", `the instance id is empty: give the function an id, by convention Type.Method (e.g. "SearchAPI.Search")`)
 	}
+	var events []policy.Event // the overrides a locked spec ignores, published once unlocked
+	defer func() { r.publish(events) }()
 	r.reloadMu.RLock() // no Reload applies its changes meanwhile
 	defer r.reloadMu.RUnlock()
 	r.mu.Lock()
@@ -384,6 +386,7 @@ func (r *Registry) assembleWith(id string, result reflect.Type, specs []Spec, la
 		return r4c.Errorf(r4c.BadSpec, "use", id, "%v", err)
 	}
 	c.commit()
+	events = r.noteOverruled(r.added(), r.overruled)
 	committed = true
 	return nil
 }

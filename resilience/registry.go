@@ -24,10 +24,11 @@ type Registry struct {
 	presets map[policy.Layer]any
 
 	mu          sync.Mutex
-	props       *properties                       // the configuration keys; Reload replaces them
-	instances   map[instanceKey]contract.Instance // every shared instance, by layer and id
-	named       map[instanceKey]bool              // the instances built by a spec with a Name
-	resolutions int                               // how many resolutions were recorded (see record)
+	props       *properties                          // the configuration keys; Reload replaces them
+	instances   map[instanceKey]contract.Instance    // every shared instance, by layer and id
+	named       map[instanceKey]bool                 // the instances built by a spec with a Name
+	resolutions int                                  // how many resolutions were recorded (see record)
+	overruled   map[overruledKey]*policy.ConfigError // the keys that locked specs overrule now (see Locked)
 
 	// reloadMu makes Reloads one at a time, and keeps builds out while a Reload applies
 	// its changes (held for writing by Reload, for reading by a build): a function that

@@ -18,18 +18,22 @@ import (
 //
 // The resolution is recorded (see record) so that Reload can make it again with other
 // keys. Called with r.mu held.
-func resolve[O ~func(*S), S any](r *Registry, d *contract.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
+//
+// For a locked spec (see Locked) the options in code come last, after every key: the
+// values they set win, and each key of configs.<name> or instances.<id> they overrule is
+// in the origin's ignored.
+func resolve[O ~func(*S), S any](r *Registry, d *contract.Descriptor[S], s *S, code []O, wrapID string, locked bool) (origin, error) {
 	start := *s // the built-in defaults and the registry's presets, where a reload starts again
-	src, err := resolveIn(r, r.props, d, s, code, wrapID)
+	src, err := resolveIn(r, r.props, d, s, code, wrapID, locked)
 	if err != nil {
 		return src, err
 	}
-	r.record(newResolution(r, d, start, code, wrapID, src.id, d.Config(s)))
+	r.record(newResolution(r, d, start, code, wrapID, src, d.Config(s), locked))
 	return src, nil
 }
 
 // resolveIn is resolve with the configuration keys p, recording nothing.
-func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *contract.Descriptor[S], s *S, code []O, wrapID string) (origin, error) {
+func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *contract.Descriptor[S], s *S, code []O, wrapID string, locked bool) (origin, error) {
 	segment := string(d.L)
 	table := d.Table()
 	src := origin{segment: segment, attrs: d.Attributes(), scopes: map[string]string{}}
@@ -45,24 +49,35 @@ func resolveIn[O ~func(*S), S any](r *Registry, p *properties, d *contract.Descr
 	if err := p.apply(scopeDefaults, segment, from(scopeDefaults)); err != nil {
 		return src, err
 	}
-	contract.Apply(s, code)
 	src.byCode = func(attr string) bool { return setByCode(d, code, attr, p.byScope[scopeDefaults][segment][attr]) }
-	c := d.Common(s)
+	named := s // what the options in code make of the settings: their name and configuration
+	if locked {
+		probe := *s
+		named = &probe
+	}
+	contract.Apply(named, code)
+	c := d.Common(named)
 	src.id, src.named = c.Name, c.Name != ""
 	if !src.named {
 		src.id = wrapID
 	}
+	scopes := []string{scopeInstances + "." + src.id}
 	if c.ConfigName != "" {
 		if !p.hasConfig(c.ConfigName, segment) {
 			return src, &policy.ConfigError{Code: r4c.UnknownConfig, Key: segment + ".useConfig", Value: c.ConfigName,
 				Reason: "no configuration keys configs." + shownID(c.ConfigName) + "." + segment + ".* (instance " + shownID(src.id) + ")"}
 		}
-		if err := p.apply(scopeConfigs+"."+c.ConfigName, segment, from(scopeConfigs+"."+c.ConfigName)); err != nil {
+		scopes = append([]string{scopeConfigs + "." + c.ConfigName}, scopes...)
+	}
+	for _, scope := range scopes {
+		if err := p.apply(scope, segment, from(scope)); err != nil {
 			return src, err
 		}
 	}
-	if err := p.apply(scopeInstances+"."+src.id, segment, from(scopeInstances+"."+src.id)); err != nil {
-		return src, err
+	if locked {
+		contract.Apply(s, code)
+		src.ignored = overruled(d, s, p, scopes, src.id)
+		c = d.Common(s)
 	}
 	c.InstanceID = src.id
 	c.Clock = r.clk
@@ -96,6 +111,9 @@ type origin struct {
 	named   bool                   // the id is the Name option's, not the wrapped function's
 	scopes  map[string]string      // attribute → the scope of the key that set it last
 	byCode  func(attr string) bool // whether the options in code replaced a value of defaults.
+	// ignored lists, for a locked spec, the keys of configs.<name> and instances.<id> that
+	// the options in code overruled, as R4C-CFG-014 errors by attribute.
+	ignored map[string]*policy.ConfigError
 }
 
 // keyed returns err, if it is a *policy.ConfigError about an attribute
@@ -128,6 +146,9 @@ func (o origin) keyed(err error) error {
 // did (the value is the options' in code, or the built-in default).
 func (o origin) scopeOf(attr string) (scope string, set bool) {
 	scope, set = o.scopes[attr]
+	if _, overruled := o.ignored[attr]; overruled {
+		return "", false // the options in code of a locked spec replaced the key's value
+	}
 	if set && scope == scopeDefaults && o.byCode != nil && o.byCode(attr) {
 		return "", false // the options in code replaced the key's value
 	}

@@ -19,7 +19,8 @@ import (
 // configuration of every policy of every wrapped function and pipeline, with the
 // precedence of the keys as when they were built (built-in defaults, defaults.<policy>.*,
 // the options in code, configs.<name>.*, instances.<id>.*: the options in code still win
-// over defaults.* keys and lose to the other two), which fails for an unknown
+// over defaults.* keys and lose to the other two, but a Locked spec's win over all of them),
+// which fails for an unknown
 // configs.<name> (R4C-REG-004) or a value out of range (its R4C-ATR or R4C-REG-001
 // code); functions that share an instance by name must still resolve one configuration
 // (R4C-REG-008); and each instance whose configuration changes must be able to take it,
@@ -34,7 +35,8 @@ import (
 // a ConfigChanged event naming the attributes that changed; the registry's listeners
 // receive them, and any event the change sets off (a breaker's transition), on the
 // goroutine that called Reload, before it returns, with the registry unlocked (so they may
-// look instances up). Instances built afterwards, and functions wrapped afterwards that
+// look instances up); so do the EventLockedOverride events of the keys that Locked specs
+// now ignore, after the changes. Instances built afterwards, and functions wrapped afterwards that
 // share an instance by name, resolve the new keys.
 //
 // What changes live, by configuration attribute:
@@ -79,10 +81,11 @@ func (r *Registry) Reload(props ...map[string]string) error {
 	}
 	r.reloadMu.Lock()
 	defer r.reloadMu.Unlock()
-	changes, err := r.swap(next)
+	changes, events, err := r.swap(next)
 	if err != nil {
 		return err
 	}
+	defer r.publish(events) // the overrides that locked specs now ignore, after the changes
 	// Outside the registry's lock, so that what a change sets off (its events, a
 	// bulkhead's waiting calls that start) may look instances up; builds wait on reloadMu.
 	for _, c := range changes {
@@ -97,13 +100,14 @@ func (r *Registry) Reload(props ...map[string]string) error {
 }
 
 // swap checks next against every running instance and, when all is well, makes it the
-// registry's keys and returns the changes to apply.
-func (r *Registry) swap(next *properties) ([]contract.LiveChange, error) {
+// registry's keys and returns the changes to apply, with the events of the overrides
+// that locked specs ignore anew.
+func (r *Registry) swap(next *properties) ([]contract.LiveChange, []policy.Event, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	changes, err := r.plan(next)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for u, res := range r.props.applied {
 		if u.n != 0 || u.segment == compositionSegment {
@@ -111,7 +115,7 @@ func (r *Registry) swap(next *properties) ([]contract.LiveChange, error) {
 		}
 	}
 	r.props = next
-	return changes, nil
+	return changes, r.relock(), nil
 }
 
 // plan checks next, the keys of a reload, against every recorded resolution and running
@@ -233,6 +237,10 @@ type resolution struct {
 	id     string // the instance id
 	wrapID string // the id of the wrapped function or pipeline
 	built  any    // the configuration resolved when the composition was built
+	locked bool   // the spec is locked: its options in code win over every key
+	// ignored are the keys the options in code overruled when the composition was built
+	// (see origin.ignored).
+	ignored map[string]*policy.ConfigError
 	// again resolves the settings with the keys p, from the same defaults, presets and
 	// options in code; it marks in p the keys it uses.
 	again func(p *properties) (resolved, error)
@@ -249,10 +257,10 @@ type resolved struct {
 // newResolution returns the resolution of the settings of a policy of kind d for the
 // composition of wrapID, from start (the built-in defaults and the registry's presets) and
 // the options code, that gave the instance id and the configuration built.
-func newResolution[O ~func(*S), S any](r *Registry, d *contract.Descriptor[S], start S, code []O, wrapID, id string, built any) *resolution {
-	return &resolution{layer: d.L, id: id, wrapID: wrapID, built: built, again: func(p *properties) (resolved, error) {
+func newResolution[O ~func(*S), S any](r *Registry, d *contract.Descriptor[S], start S, code []O, wrapID string, src origin, built any, locked bool) *resolution {
+	return &resolution{layer: d.L, id: src.id, wrapID: wrapID, built: built, locked: locked, ignored: src.ignored, again: func(p *properties) (resolved, error) {
 		s := start
-		src, err := resolveIn(r, p, d, &s, code, wrapID)
+		src, err := resolveIn(r, p, d, &s, code, wrapID, locked)
 		if err != nil {
 			return resolved{}, err
 		}

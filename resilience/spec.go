@@ -34,8 +34,9 @@ func policyOf[O ~func(*S), S any](opts []O) policySpec[O, S] {
 
 // policySpec is the spec of every registered policy kind.
 type policySpec[O ~func(*S), S any] struct {
-	l    policy.Layer
-	opts []O
+	l      policy.Layer
+	opts   []O
+	locked bool // the values opts set win over every configuration key (see Locked)
 }
 
 func (sp policySpec[O, S]) layer() policy.Layer { return sp.l }
@@ -52,7 +53,7 @@ func (sp policySpec[O, S]) descriptor() (*contract.Descriptor[S], error) {
 // settings resolves the spec's settings for a composition of wrapID whose result type is
 // result, with the precedence of configuration keys: the built-in defaults, the
 // registry's presets, defaults.<segment>.*, the options in code, configs.<name>.*, then
-// instances.<id>.*. It returns the descriptor, the settings and where they came from,
+// instances.<id>.* (for a locked spec, the options in code last). It returns the descriptor, the settings and where they came from,
 // with the instance id.
 func (sp policySpec[O, S]) settings(r *Registry, wrapID string, result reflect.Type) (*contract.Descriptor[S], S, origin, error) {
 	var s S
@@ -64,7 +65,7 @@ func (sp policySpec[O, S]) settings(r *Registry, wrapID string, result reflect.T
 	if pre, ok := r.presets[sp.l].([]O); ok {
 		contract.Apply(&s, pre)
 	}
-	src, err := resolve(r, d, &s, sp.opts, wrapID)
+	src, err := resolve(r, d, &s, sp.opts, wrapID, sp.locked)
 	if err != nil {
 		return nil, s, src, err
 	}

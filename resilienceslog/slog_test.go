@@ -464,3 +464,18 @@ func TestOB7_OwnKindLogged(t *testing.T) {
 	rec := resilienceslog.Observer(logger).Instrument("cache", "users")
 	assert.True(t, rec.(recording.EventFilter).WantsEvent(t.Context(), cacheEvicted))
 }
+
+// SPEC LK-3, OB-4: the key that a locked spec ignores is logged once, as a warning with its
+// R4C-CFG-014 error, when the instance is created.
+func TestOB4_LockedOverrideWarning(t *testing.T) {
+	logger, buf := jsonLogger(slog.LevelInfo)
+	reg, err := resilience.NewRegistry(resilience.WithClock(clock.NewManual()),
+		resilience.WithProperties(map[string]string{"instances.Search.timeout.duration": "5s"}),
+		resilience.WithEventListener(resilienceslog.Listener(logger)))
+	require.NoError(t, err)
+	_, err = resilience.Wrap(reg, "Search", ok, resilience.Locked(resilience.Timeout(time.Second)))
+	require.NoError(t, err)
+	assertLines(t, buf,
+		`{"level":"WARN","msg":"LockedOverrideIgnored","event":{"kind":"LockedOverrideIgnored","instance":"Search","at":0,`+
+			`"err":"R4C-CFG-014: instances.Search.timeout.duration = \"5s\": ignored: the timeout of instance Search is locked, and its options in code set duration"}}`)
+}

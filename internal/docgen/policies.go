@@ -78,6 +78,10 @@ type codeRef struct {
 func policies(root string, codes []code) (map[string]policyDoc, error) {
 	out := map[string]policyDoc{}
 	events := eventKinds()
+	registry, err := readPackage(root, "resilience") // the kinds of event a registry publishes about any layer
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range contract.All() {
 		name := path.Base(k.Package())
 		dir := strings.TrimPrefix(strings.TrimPrefix(k.Package(), modulePath), "/")
@@ -99,8 +103,12 @@ func policies(root string, codes []code) (map[string]policyDoc, error) {
 						return nil, fmt.Errorf("%s: %w", name, err)
 					}
 				}
-				if e.Layer == "" {
+				switch {
+				case e.Layer != "":
+				case e.Name == policy.ConfigChanged.String():
 					e.Doc = configChangedDoc
+				default:
+					e.Doc = registry.eventDoc(e.Name)
 				}
 				d.Events = append(d.Events, e)
 			}

@@ -31,6 +31,7 @@ const (
 	UnknownKey       = "R4C-CFG-001" // unknown configuration key
 	BadSource        = "R4C-CFG-002" // a properties, YAML or env source is malformed
 	DuplicateKey     = "R4C-CFG-003" // a key is set twice in one source
+	LockedOverride   = "R4C-CFG-014" // a key that a locked spec's options in code overrule
 )
 
 // Errorf returns a *policy.ConfigError with the reason formatted from format and args.

@@ -41,6 +41,7 @@ func TestCodes(t *testing.T) {
 		r4c.UnknownKey:      "R4C-CFG-001",
 		r4c.BadSource:       "R4C-CFG-002",
 		r4c.DuplicateKey:    "R4C-CFG-003",
+		r4c.LockedOverride:  "R4C-CFG-014",
 	} {
 		assert.Equal(t, want, got)
 	}

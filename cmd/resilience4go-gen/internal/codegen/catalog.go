@@ -33,13 +33,19 @@ type policyDef struct {
 
 const module = "github.com/resilience4go/resilience4go"
 
-// common is what every policy directive has: a shared name, a configuration to use, and
-// whether the policy is enabled.
+// common is what every policy directive has: a shared name, a configuration to use,
+// whether the policy is enabled, and whether the values the directive sets are locked
+// against the configuration keys (locked=true: the spec is given to resilience.Locked;
+// no option takes it).
 var common = []option{
 	{Name: "name", Option: "Name", Value: contract.StringValue},
 	{Name: "config", Option: "UseConfig", Value: contract.StringValue},
 	{Name: "enabled", Option: "Enabled", Value: contract.BoolValue, Config: true},
+	{Name: lockedAttr, Value: contract.BoolValue},
 }
+
+// lockedAttr is the common attribute that locks a directive's values.
+const lockedAttr = "locked"
 
 // orderDef is the directive that names the order of the layers.
 var orderDef = policyDef{name: "order", options: []option{{Name: "layers", Value: contract.LayersValue}}}

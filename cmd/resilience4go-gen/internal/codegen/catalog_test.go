@@ -175,7 +175,9 @@ func TestCatalog_OptionFunctionsExist(t *testing.T) {
 		require.NotNil(t, optObj, "%s.Option", def.pkgName)
 		for _, o := range def.allOptions() {
 			if o.Option == "" {
-				assert.Equal(t, contract.MethodValue, o.Value, "%s %s has no option function", def.name, o.Name)
+				if o.Name != lockedAttr { // locked gives the spec to resilience.Locked
+					assert.Equal(t, contract.MethodValue, o.Value, "%s %s has no option function", def.name, o.Name)
+				}
 				continue
 			}
 			fn, _ := pkg.Scope().Lookup(o.Option).(*types.Func)
@@ -243,7 +245,7 @@ func TestCatalog_OptionFunctionsExist(t *testing.T) {
 			assert.Equal(t, 1, sig.Params().Len(), "resilience.%s(opts...)", name)
 		}
 	}
-	for _, name := range []string{"Order", "Wrap", "Wrap1", "Wrap2", "WrapAsync", "WrapAsync1"} {
+	for _, name := range []string{"Order", "Locked", "Wrap", "Wrap1", "Wrap2", "WrapAsync", "WrapAsync1"} {
 		assert.IsType(t, &types.Func{}, res.Scope().Lookup(name), "resilience.%s", name)
 	}
 	assert.IsType(t, &types.TypeName{}, res.Scope().Lookup("Registry"), "resilience.Registry")
@@ -305,7 +307,7 @@ func TestCatalog_MadeFromDescriptors(t *testing.T) {
 	assert.Equal(t, module+"/cmd/resilience4go-gen/internal/codegen", d.pkgPath)
 	assert.Equal(t, "codegen", d.pkgName)
 	assert.Equal(t, "R4C-TOY-001", d.comp.AsyncOnly)
-	assert.Equal(t, []string{"size", "dropOn", "name", "config", "enabled"},
+	assert.Equal(t, []string{"size", "dropOn", "name", "config", "enabled", "locked"},
 		lo.Map(d.allOptions(), func(o option, _ int) string { return o.Name }))
 	size, _ := d.option("size")
 	assert.Equal(t, option{Name: "size", Option: "Size", Value: contract.IntValue, Config: true}, size)

@@ -420,8 +420,17 @@ func (g *generator) wrapped(m *method, argsType, impl string) string {
 	return "func(" + strings.Join(append([]string{ctxName + " " + ctx}, in...), ", ") + ") " + g.out(m) + " {\n\t\treturn " + call + "\n\t}"
 }
 
-// specExpr writes the spec of s for m.
+// specExpr writes the spec of s for m: given to resilience.Locked when s is locked.
 func (g *generator) specExpr(m *method, s *spec, impl string) string {
+	expr := g.policySpecExpr(m, s, impl)
+	if s.locked {
+		return g.im().use(module+"/resilience", "resilience") + ".Locked(" + expr + ")"
+	}
+	return expr
+}
+
+// policySpecExpr writes the spec of s for m, unlocked.
+func (g *generator) policySpecExpr(m *method, s *spec, impl string) string {
 	res := g.im().use(module+"/resilience", "resilience")
 	args := func(first ...string) string {
 		all := append(first, s.opts...)

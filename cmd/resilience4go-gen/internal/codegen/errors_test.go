@@ -127,6 +127,12 @@ func TestErrorBadBoolean(t *testing.T) {
 		[]string{`retry.waitForPermit = "yes"`, "not a boolean"}})
 }
 
+// locked=yes: R4C-ATR-006, as for a configuration attribute.
+func TestErrorBadLocked(t *testing.T) {
+	expect(t, diagnose(t, "bad_locked"), at{r4c.BadBoolean, "api.go", 8, 42,
+		[]string{`timeout.locked = "yes"`, "not a boolean"}})
+}
+
 // permits=0: R4C-ATR-003.
 func TestErrorZeroPermits(t *testing.T) {
 	expect(t, diagnose(t, "zero_permits"), at{r4c.BadPermits, "api.go", 8, 35,

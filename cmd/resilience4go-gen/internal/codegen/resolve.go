@@ -30,6 +30,7 @@ type spec struct {
 	d       *directive
 	opts    []string          // the option calls, e.g. ratelimit.Permits(10), in the order written
 	lead    string            // the value that leads the spec function's arguments (a timeout's duration, e.g. 2 * time.Second), or ""
+	locked  bool              // locked=true: the spec is given to resilience.Locked
 	handler attribute         // the attribute whose value is a function or method (a fallback's method=), resolved for each method
 	vals    map[string]string // each attribute's value as written in Go, for comparing shared instances
 	order   []policy.Layer    // an order's layers, outermost first
@@ -97,6 +98,8 @@ func (r *resolver) resolve(d *directive) *spec {
 		}
 		switch {
 		case expr == "":
+		case o.Name == lockedAttr && def.layer != "":
+			sp.locked = expr == "true"
 		case o.Leading:
 			sp.lead = expr
 		case def.layer == "":
@@ -232,6 +235,10 @@ func (r *resolver) value(def *policyDef, o option, a attribute) string {
 		f, _ := strconv.ParseFloat(v, 64)
 		return strconv.FormatFloat(f, 'g', -1, 64)
 	case contract.BoolValue:
+		if !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") { // a configuration attribute's table accepted it
+			r.ds.add(a.valuePos, r4c.BadBoolean, "%s.%s = %q: not a boolean: use \"true\" or \"false\"", def.layer, a.key, a.value)
+			return ""
+		}
 		return strconv.FormatBool(strings.EqualFold(v, "true"))
 	case contract.StringValue:
 		return strconv.Quote(a.value)

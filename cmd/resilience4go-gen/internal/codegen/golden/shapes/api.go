@@ -41,9 +41,10 @@ type PriceClient interface {
 	//resilience:fallback method=unknownPrice handleOn=ErrBadInput ignoreOn=io.EOF
 	Price(ctx context.Context, sku string) (Price, error)
 
-	// Ping has no argument, returns an error only and has a timeout and a fallback.
+	// Ping has no argument, returns an error only and has a timeout, locked against the
+	// configuration keys, and a fallback.
 	//
-	//resilience:timeout duration=1500ms
+	//resilience:timeout duration=1500ms locked=true
 	//resilience:fallback method=pingFallback
 	Ping(ctx context.Context) error
 

@@ -84,7 +84,7 @@ func NewPriceClientResilient(impl PriceClient, reg *resilience.Registry) (*Price
 			circuitbreaker.RecordOn(ErrBadInput),
 			circuitbreaker.IgnoreOn(ErrNotFound),
 		),
-		resilience.Timeout(1500*time.Millisecond),
+		resilience.Locked(resilience.Timeout(1500*time.Millisecond)),
 	); err != nil {
 		return nil, err
 	}

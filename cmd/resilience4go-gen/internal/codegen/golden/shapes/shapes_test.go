@@ -138,6 +138,7 @@ var configs = map[string]string{
 	"configs.strict.circuitBreaker.minimumCalls":         "2",
 	"configs.strict.circuitBreaker.slidingWindowSize":    "4",
 	"configs.slow.timeout.duration":                      "10s",
+	"instances.PriceClient.Ping.timeout.duration":        "9s", // ignored: locked=true
 }
 
 // fixture is a wrapper around a client, on a registry with a manual clock.
@@ -164,6 +165,8 @@ func newFixture(t *testing.T, impl *client) *fixture {
 	f.reg = reg
 	f.w, err = shapes.NewPriceClientResilient(impl, reg)
 	require.NoError(t, err)
+	require.Equal(t, []string{"LockedOverrideIgnored PriceClient.Ping"}, f.kinds(), "the key that locked=true ignores, reported once")
+	f.events = nil // the calls' events only
 	return f
 }
 
@@ -236,7 +239,9 @@ func TestNew_InstancesAndTheirConfiguration(t *testing.T) {
 	// Ping and Prices: timeouts.
 	ping, err := resilience.Lookup[*timeout.Timeout](f.reg, timeout.Layer, "PriceClient.Ping")
 	require.NoError(t, err)
-	assert.Equal(t, timeout.Config{Duration: 1500 * time.Millisecond}, ping.Config())
+	assert.Equal(t, timeout.Config{Duration: 1500 * time.Millisecond}, ping.Config(), "locked=true: the directive's value wins over the instance's key")
+	require.Len(t, f.reg.LockedOverrides(), 1)
+	assert.Equal(t, "instances.PriceClient.Ping.timeout.duration", f.reg.LockedOverrides()[0].Key)
 	prices, err := resilience.Lookup[*timeout.Timeout](f.reg, timeout.Layer, "PriceClient.Prices")
 	require.NoError(t, err)
 	assert.Equal(t, timeout.Config{Duration: 10 * time.Second, Disabled: true}, prices.Config(), "configs.slow, and enabled=false")
