@@ -17,12 +17,14 @@ type rate struct {
 // newRate derives the rate of c, valid, for l.
 func (l *Limiter) newRate(c rlcore.Config) *rate {
 	r := new(rate)
-	r.Init(c, newBurstError(l.events.ID, c.Permits))
+	r.Init(c, func(limit int) error { return newBurstError(l.events.ID, limit) })
 	switch {
 	case c.Disabled:
 		r.other = disabled{}
 	case l.store != nil:
 		r.other = backed{}
+	case r.NMore > 0:
+		r.other = windowed{}
 	default:
 		r.direct = true
 	}
@@ -86,11 +88,17 @@ func (r *rate) check(n int) error {
 // concurrent use with every other method; concurrent calls to Reconfigure take effect one
 // after the other.
 func (l *Limiter) Reconfigure(c Config) error {
+	if c.Windows != "" && l.store != nil {
+		return errWindowsBackend
+	}
 	return l.base.Reconfigure("Limiter", rlcore.Config(c), &l.mu, &l.events,
 		func() *rlcore.Rate { return &l.rate.Load().Rate },
 		func(old *rlcore.Rate, c rlcore.Config) {
 			nr := l.newRate(c)
 			l.base.ConvertAll(old, &nr.Rate, l.share, false, func(yield func(*rlcore.Schedule)) { yield(&l.slots) })
+			if old.Cfg.Windows != c.Windows {
+				l.more.Change(&l.base, old, &nr.Rate)
+			}
 			l.rate.Store(nr)
 		})
 }

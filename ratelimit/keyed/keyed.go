@@ -177,10 +177,18 @@ func New[K comparable](opts ...ratelimit.Option) (*Limiter[K], error) {
 	return contract.New(func() rlcore.Settings { return rlcore.Settings{} }, build[K], opts)
 }
 
+// errWindows refuses further windows (ratelimit.Window), which a keyed limiter does not
+// keep: each key has Permits per Period alone.
+var errWindows = r4c.Errorf(r4c.BadSpec, "rateLimiter.windows", "",
+	"a keyed limiter keeps one window per key: ratelimit.Window is for a Limiter")
+
 func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
 	s.Observer = s.KeyedObserver
 	if err := rlcore.Validate(s.Config, s.Given); err != nil {
 		return nil, err
+	}
+	if s.Config.Windows != "" {
+		return nil, errWindows
 	}
 	if s.MaxKeys < 0 {
 		return nil, r4c.Errorf(r4c.OutOfRange, "rateLimiter.maxKeys", strconv.Itoa(s.MaxKeys),
@@ -250,7 +258,7 @@ func newCore(s rlcore.Settings) *core {
 // newRate derives the rate of cfg, valid, for the limiter id.
 func newRate(id string, cfg rlcore.Config) *rlcore.Rate {
 	r := new(rlcore.Rate)
-	r.Init(cfg, rlcore.NewBurst(id, cfg.Permits))
+	r.Init(cfg, func(limit int) error { return rlcore.NewBurst(id, limit) })
 	return r
 }
 
@@ -310,6 +318,9 @@ func (k *Limiter[K]) Config() ratelimit.Config { return ratelimit.Config(k.lim()
 // their own state at the key's next call. A zero Limiter cannot be reconfigured
 // (R4C-REG-010). Safe for concurrent use.
 func (k *Limiter[K]) Reconfigure(c ratelimit.Config) error {
+	if c.Windows != "" {
+		return errWindows
+	}
 	b := k.lim()
 	return b.b.Reconfigure("keyed Limiter", rlcore.Config(c), &b.mu, &b.events, b.rate.Load,
 		func(old *rlcore.Rate, c rlcore.Config) {

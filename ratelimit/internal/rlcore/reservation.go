@@ -12,6 +12,7 @@ import (
 type Reservation struct {
 	Base       *Base         // the limiter's; nil for nothing to give back
 	Sched      *Schedule     // the schedule the permits were taken from, when in-process
+	Multi      *Multi        // the further windows the permits were also taken from, if any
 	Store      backend.Store // the store that granted them, when from a backend
 	Prev, Next int64         // the slot's start and end: the TAT before and after, when appended
 	At         int64         // clock time at which the permits are free
@@ -19,6 +20,9 @@ type Reservation struct {
 	OK         bool          // the reservation holds permits
 	Epoch      uint32        // the limiter's conversions before it was granted (Base.Epoch)
 	Gen        int64         // the store's Grant.Epoch, when from a store
+	// More are the slots taken on the further windows (Multi), each as the TAT before and
+	// after; {0, 0} for none.
+	More [MaxMore][2]int64
 }
 
 // Cancel gives the permits back, as ratelimit.Reservation.Cancel says.
@@ -43,8 +47,15 @@ func (r Reservation) Cancel() {
 	if now > r.At {
 		return
 	}
+	if r.Multi != nil {
+		r.Multi.giveBack(&r, now)
+		return
+	}
 	r.Sched.GiveBack(r.Prev, r.Next, now)
 }
+
+// timeDuration converts ns to a time.Duration.
+func timeDuration(ns int64) time.Duration { return time.Duration(ns) }
 
 // Grant returns the grant of r, taken from a store, for its Cancel.
 func (r Reservation) Grant() backend.Grant {

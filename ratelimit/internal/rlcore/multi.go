@@ -1,0 +1,140 @@
+package rlcore
+
+import (
+	"sync"
+
+	"github.com/resilience4go/resilience4go/internal/sat"
+)
+
+// Multi is the state of a limiter's further windows (Rate.More): one TAT for each,
+// decided together with the limiter's Schedule, which holds the TAT of its Permits per
+// Period, under one lock. A call at now for n permits that may wait up to maxWait waits
+// the longest of each window's GCRA wait, max(TAT, now) - now - (Permits-n)·T; refused
+// when that is more than maxWait, with it as the retry-after (at that instant every
+// window has room), else admitted at t = now + wait, every window's TAT moving to
+// max(TAT, t) + n·T. So each window keeps GCRA's bound on its own: no window of length d
+// holds more than Permits + ⌊d/T⌋ of its permits.
+//
+// The freed slots of the Schedule are not used while a rate has further windows: a
+// Cancel gives a window's permits back when its reservation is the last one of that
+// window (its TAT moves back), and the Schedule's own as Schedule.GiveBack does.
+type Multi struct {
+	mu  sync.Mutex
+	tat [MaxMore]int64
+}
+
+// Take reserves n permits (1..r.Limit) at now for a call that may wait up to maxWait, on
+// s, the schedule of r's Permits per Period, and on every further window of r, all or
+// none. Admitted, it returns the reservation's slots, its At and Delay, OK set (the
+// caller sets Base and Epoch), and the wait; refused, the retry-after as the wait.
+func (m *Multi) Take(s *Schedule, r *Rate, n int, now, maxWait int64) (res Reservation, wait int64, ok bool) {
+	inc0, tol0 := r.Weight(n)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for {
+		p0 := s.TAT.Load()
+		if uint64(p0)-MaxInt64 <= 1 { // saturated or dead: as GCRA
+			return Reservation{}, MaxInt64, false
+		}
+		wait = sat.Sub(max(p0, now), now) - tol0
+		for i := range r.NMore {
+			tat := m.tat[i]
+			if tat == MaxInt64 {
+				return Reservation{}, MaxInt64, false
+			}
+			_, tol := r.More[i].Weight(n)
+			wait = max(wait, sat.Sub(max(tat, now), now)-tol)
+		}
+		if wait > maxWait {
+			return Reservation{}, wait, false
+		}
+		wait = max(wait, 0)
+		t := sat.Add(now, wait)
+		next0 := sat.Add(max(p0, t), inc0)
+		if !s.TAT.CompareAndSwap(p0, next0) {
+			continue // a call decided on a rate without windows moved it (a Reconfigure)
+		}
+		res = Reservation{Sched: s, Multi: m, Prev: p0, Next: next0, At: t, Delay: timeDuration(wait), OK: true}
+		for i := range r.NMore {
+			inc, _ := r.More[i].Weight(n)
+			res.More[i] = [2]int64{m.tat[i], sat.Add(max(m.tat[i], t), inc)}
+			m.tat[i] = res.More[i][1]
+		}
+		return res, wait, true
+	}
+}
+
+// giveBack gives back the slots of r, whose permit time has not passed at now: on each
+// further window whose TAT is still the reservation's end, the TAT moves back to its
+// start; the Schedule's slot as Schedule.GiveBack does.
+func (m *Multi) giveBack(r *Reservation, now int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r.Sched.GiveBack(r.Prev, r.Next, now)
+	for i := range r.More {
+		if sl := r.More[i]; sl[1] != 0 && m.tat[i] == sl[1] {
+			m.tat[i] = sl[0]
+		}
+	}
+}
+
+// NextFree is how long after now a single permit is free on s and every further window
+// of r, ≥ 0: the longest of their waits.
+func (m *Multi) NextFree(s *Schedule, r *Rate, now int64) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	wait := int64(MaxInt64)
+	if tat := s.TAT.Load(); tat != MaxInt64 {
+		wait = sat.Sub(max(tat, now), now) - r.Tau
+	}
+	for i := range r.NMore {
+		w := &r.More[i]
+		wait = max(wait, sat.Sub(max(m.tat[i], now), now)-w.Tau)
+	}
+	return max(wait, 0)
+}
+
+// Available is how many single permits a call at now could take without waiting, on s
+// and every further window of r: the fewest of them, at most r.Limit.
+func (m *Multi) Available(s *Schedule, r *Rate, now int64) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := r.Limit
+	switch tat := s.TAT.Load(); tat {
+	case MaxInt64:
+		return 0
+	case DeadTAT:
+	default:
+		n = min(n, AvailableAt(tat, r.Interval, r.Tau, now, r.Cfg.Permits))
+	}
+	for i := range r.NMore {
+		w := &r.More[i]
+		if m.tat[i] == MaxInt64 {
+			return 0
+		}
+		n = min(n, AvailableAt(m.tat[i], w.Interval, w.Tau, now, w.Permits))
+	}
+	return n
+}
+
+// Change moves the further windows from those of old to those of nr: a window of nr that
+// old had too (the same Permits and Period) keeps its TAT, a new one starts with its
+// whole burst free. The reservations granted before give nothing back when canceled
+// after it (b's epoch moves, under its conversion lock).
+func (m *Multi) Change(b *Base, old, nr *Rate) {
+	b.Conv.Lock()
+	defer b.Conv.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var tat [MaxMore]int64
+	for i := range nr.NMore {
+		for j := range old.NMore {
+			if nr.More[i].Permits == old.More[j].Permits && nr.More[i].Period == old.More[j].Period {
+				tat[i] = m.tat[j]
+				break
+			}
+		}
+	}
+	m.tat = tat
+	b.Epoch.Add(1)
+}
