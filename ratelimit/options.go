@@ -148,9 +148,10 @@ func Period(d time.Duration) Option {
 // the smallest permits of all windows at once. Each pair is checked as Permits and Period
 // are: R4C-ATR-003 for permits < 1, R4C-ATR-002 for a period ≤ 0, R4C-REG-001 for one
 // shorter than permits × 1ns; R4C-ATR-005 for a pair that is not permits/period, and
-// R4C-ATR-007 for more than 3 windows. A limiter with a backend, and a keyed limiter, keep
-// one window: they refuse windows with R4C-REG-010. The configuration key is
-// rateLimiter.windows. Default none.
+// R4C-ATR-007 for more than 3 windows. A keyed limiter keeps the windows for each key,
+// if it is built with them (its Reconfigure cannot add them later: R4C-REG-010). A
+// limiter with a backend keeps one window: it refuses windows with R4C-REG-010. The
+// configuration key is rateLimiter.windows. Default none.
 func Windows(list string) Option {
 	return func(s *settings) { s.Config.Windows = strings.TrimSpace(list) }
 }

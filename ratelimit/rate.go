@@ -77,8 +77,10 @@ func (r *rate) check(n int) error {
 // just before the change and takes its permit just after is decided by the old rate on
 // the converted schedule.
 //
-// A change publishes a ConfigChanged event naming the changed settings ("enabled",
-// "maxWait", "period", "permits"); a c equal to the configuration in force changes and
+// A change of Windows keeps the state of each window it keeps (the same permits and
+// period) and starts each new one with its full burst; reservations granted before it give
+// nothing back when canceled after it. A change publishes a ConfigChanged event naming
+// the changed settings ("enabled", "maxWait", "period", "permits", "windows"); a c equal to the configuration in force changes and
 // publishes nothing. A limiter with a backend keeps it. Its in-process schedule, used
 // while the store answers Local, is converted as above; the store is given the new
 // configuration with each call, and converts its own state at the first call that brings

@@ -247,7 +247,7 @@ func TestRL29_NoAllocation(t *testing.T) {
 }
 
 // SPEC RL-29: windows are checked as Permits and Period are; a Reconfigure can add, change
-// or drop them; a backend and a keyed limiter refuse them (their stores keep one).
+// or drop them; a backend refuses them (its stores keep one), for a Limiter and a keyed one.
 func TestRL29_Configuration(t *testing.T) {
 	cases := []struct {
 		opt  ratelimit.Option
@@ -289,7 +289,8 @@ func TestRL29_Configuration(t *testing.T) {
 	_, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Windows("5/1m"),
 		ratelimit.WithBackend(&scriptedStore{}))
 	assertCode(t, err, r4c.BadSpec)
-	_, err = keyed.New[string](ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Windows("5/1m"))
+	_, err = keyed.New[string](ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Windows("5/1m"),
+		ratelimit.WithBackend(&scriptedStore{}))
 	assertCode(t, err, r4c.BadSpec)
 }
 

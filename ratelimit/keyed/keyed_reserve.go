@@ -104,5 +104,8 @@ func (k *Limiter[K]) reservation(d decision) rlcore.Reservation {
 	if d.remote {
 		r.Sched, r.Store = nil, k.remoteOf(d.c).store
 	}
+	if d.windowed {
+		r.Multi, r.More = k.multiOf(d.c), d.more
+	}
 	return r
 }

@@ -1,6 +1,7 @@
 package rlcore
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/resilience4go/resilience4go/internal/sat"
@@ -33,8 +34,8 @@ func (m *Multi) Take(s *Schedule, r *Rate, n int, now, maxWait int64) (res Reser
 	defer m.mu.Unlock()
 	for {
 		p0 := s.TAT.Load()
-		if uint64(p0)-MaxInt64 <= 1 { // saturated or dead: as GCRA
-			return Reservation{}, MaxInt64, false
+		if uint64(p0)-MaxInt64 <= 1 { // saturated or dead: as GCRA, with the TAT as Prev
+			return Reservation{Prev: p0, Next: p0}, MaxInt64, false
 		}
 		wait = sat.Sub(max(p0, now), now) - tol0
 		for i := range r.NMore {
@@ -117,13 +118,20 @@ func (m *Multi) Available(s *Schedule, r *Rate, now int64) int {
 	return n
 }
 
-// Change moves the further windows from those of old to those of nr: a window of nr that
-// old had too (the same Permits and Period) keeps its TAT, a new one starts with its
-// whole burst free. The reservations granted before give nothing back when canceled
-// after it (b's epoch moves, under its conversion lock).
+// Change moves the further windows from those of old to those of nr (see Move). The
+// reservations granted before give nothing back when canceled after it (b's epoch moves,
+// under its conversion lock).
 func (m *Multi) Change(b *Base, old, nr *Rate) {
 	b.Conv.Lock()
 	defer b.Conv.Unlock()
+	m.Move(old, nr)
+	b.Epoch.Add(1)
+}
+
+// Move moves the further windows from those of old to those of nr: a window of nr that
+// old had too (the same Permits and Period) keeps its TAT, a new one starts with its
+// whole burst free. The caller moves the epoch, under the conversion lock.
+func (m *Multi) Move(old, nr *Rate) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var tat [MaxMore]int64
@@ -136,5 +144,34 @@ func (m *Multi) Change(b *Base, old, nr *Rate) {
 		}
 	}
 	m.tat = tat
-	b.Epoch.Add(1)
+}
+
+// Ahead is how far the latest TAT, of s and of every further window of r, runs ahead of
+// now: how long until every window's full burst is free (≤ 0: now).
+func (m *Multi) Ahead(s *Schedule, r *Rate, now int64) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := s.TAT.Load()
+	for i := range r.NMore {
+		t = max(t, m.tat[i])
+	}
+	return sat.Sub(t, now)
+}
+
+// IdleAt is the clock time from which the further windows owe nothing: their latest TAT.
+func (m *Multi) IdleAt() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Max(m.tat[:])
+}
+
+// Kill is s.Kill(idleBy) that also waits for every further window to be idle by idleBy:
+// under the lock, so that no call takes from the windows between the check and the mark.
+func (m *Multi) Kill(s *Schedule, idleBy int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if slices.Max(m.tat[:]) > idleBy {
+		return false
+	}
+	return s.Kill(idleBy)
 }
