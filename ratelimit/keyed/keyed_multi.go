@@ -36,7 +36,7 @@ func (k *Limiter[K]) decideCell(c *cell, r *rlcore.Rate, n int, now, maxWait int
 		return false
 	}
 	d.wait, d.ok, d.windowed = wait, ok, true
-	d.prev, d.next, d.at, d.more = res.Prev, res.Next, res.At, res.More
+	d.prev, d.next, d.at, d.slot = res.Prev, res.Next, res.At, uint8(res.Gen)
 	d.ahead = m.Ahead(&c.slots, r, now)
 	return true
 }

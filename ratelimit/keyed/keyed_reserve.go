@@ -105,7 +105,7 @@ func (k *Limiter[K]) reservation(d decision) rlcore.Reservation {
 		r.Sched, r.Store = nil, k.remoteOf(d.c).store
 	}
 	if d.windowed {
-		r.Multi, r.More = k.multiOf(d.c), d.more
+		r.Store, r.Gen = k.multiOf(d.c).Store(), int64(d.slot)
 	}
 	return r
 }

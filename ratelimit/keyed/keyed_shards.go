@@ -83,13 +83,13 @@ type decision struct {
 	ahead      int64 // the key's TAT after the decision minus now
 	c          *cell // the key's cell; nil when the key was refused a cell, or passed unlimited
 	ok         bool
-	remote     bool                     // decided by the key's store
-	plain      bool                     // decided in-process on the TAT alone (no freed slot): next is the key's TAT
-	shared     bool                     // decided in-process at the backend's local share of the rate
-	epoch      uint32                   // the limiter's conversions before the decision (Limiter.epoch)
-	gen        int64                    // the store's Grant.Epoch, when remote
-	windowed   bool                     // decided on the key's schedule and its further windows together
-	more       [rlcore.MaxMore][2]int64 // the further windows' slots, when windowed
+	remote     bool   // decided by the key's store
+	plain      bool   // decided in-process on the TAT alone (no freed slot): next is the key's TAT
+	shared     bool   // decided in-process at the backend's local share of the rate
+	windowed   bool   // decided on the key's schedule and its further windows together
+	slot       uint8  // where the key's rlcore.Multi keeps the further windows' slots, when windowed
+	epoch      uint32 // the limiter's conversions before the decision (Limiter.epoch)
+	gen        int64  // the store's Grant.Epoch, when remote
 }
 
 // shardsFor returns how many shards a keyed limiter of maxKeys has: enough for each to

@@ -1,8 +1,12 @@
 package rlcore
 
 import (
+	"context"
 	"slices"
 	"sync"
+	"time"
+
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 
 	"github.com/resilience4go/resilience4go/internal/sat"
 )
@@ -18,10 +22,25 @@ import (
 //
 // The freed slots of the Schedule are not used while a rate has further windows: a
 // Cancel gives a window's permits back when its reservation is the last one of that
-// window (its TAT moves back), and the Schedule's own as Schedule.GiveBack does.
+// window (its TAT moves back) and one of the latest Recent reservations (whose slots the
+// Multi keeps, so that a Reservation stays as small as a limiter without windows needs),
+// and the Schedule's own as Schedule.GiveBack does.
 type Multi struct {
-	mu  sync.Mutex
-	tat [MaxMore]int64
+	mu     sync.Mutex
+	tat    [MaxMore]int64
+	recent [Recent]taken // the slots of the latest reservations, in a ring
+	pos    uint8         // the ring's next place
+}
+
+// Recent is how many of the latest reservations a Multi keeps the further windows' slots
+// of, for their Cancel.
+const Recent = 4
+
+// taken is the slots one reservation took on the further windows, each as the TAT before
+// and after, and the end of its slot on the Schedule, which names it (0: none).
+type taken struct {
+	id   int64
+	slot [MaxMore][2]int64
 }
 
 // Take reserves n permits (1..r.Limit) at now for a call that may wait up to maxWait, on
@@ -55,25 +74,39 @@ func (m *Multi) Take(s *Schedule, r *Rate, n int, now, maxWait int64) (res Reser
 		if !s.TAT.CompareAndSwap(p0, next0) {
 			continue // a call decided on a rate without windows moved it (a Reconfigure)
 		}
-		res = Reservation{Sched: s, Multi: m, Prev: p0, Next: next0, At: t, Delay: timeDuration(wait), OK: true}
+		k := m.pos
+		m.pos = (m.pos + 1) % Recent
+		e := &m.recent[k]
+		e.id = next0
 		for i := range r.NMore {
 			inc, _ := r.More[i].Weight(n)
-			res.More[i] = [2]int64{m.tat[i], sat.Add(max(m.tat[i], t), inc)}
-			m.tat[i] = res.More[i][1]
+			e.slot[i] = [2]int64{m.tat[i], sat.Add(max(m.tat[i], t), inc)}
+			m.tat[i] = e.slot[i][1]
 		}
+		for i := r.NMore; i < MaxMore; i++ {
+			e.slot[i] = [2]int64{}
+		}
+		res = Reservation{Sched: s, Store: windowsStore{m}, Prev: p0, Next: next0, At: t, Delay: timeDuration(wait),
+			OK: true, Gen: int64(k)}
 		return res, wait, true
 	}
 }
 
-// giveBack gives back the slots of r, whose permit time has not passed at now: on each
-// further window whose TAT is still the reservation's end, the TAT moves back to its
-// start; the Schedule's slot as Schedule.GiveBack does.
+// giveBack gives back the slots of r, whose permit time has not passed at now: the
+// Schedule's slot as Schedule.GiveBack does; and, when r is one of the Recent latest
+// reservations, on each further window whose TAT is still the reservation's end, the TAT
+// moves back to its start.
 func (m *Multi) giveBack(r *Reservation, now int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r.Sched.GiveBack(r.Prev, r.Next, now)
-	for i := range r.More {
-		if sl := r.More[i]; sl[1] != 0 && m.tat[i] == sl[1] {
+	e := &m.recent[uint64(r.Gen)%Recent]
+	if e.id != r.Next || e.id == 0 { // not one of the latest: the windows keep its slots
+		return
+	}
+	e.id = 0
+	for i := range e.slot {
+		if sl := e.slot[i]; sl[1] != 0 && m.tat[i] == sl[1] {
 			m.tat[i] = sl[0]
 		}
 	}
@@ -144,6 +177,7 @@ func (m *Multi) Move(old, nr *Rate) {
 		}
 	}
 	m.tat = tat
+	m.recent = [Recent]taken{}
 }
 
 // Ahead is how far the latest TAT, of s and of every further window of r, runs ahead of
@@ -174,4 +208,21 @@ func (m *Multi) Kill(s *Schedule, idleBy int64) bool {
 		return false
 	}
 	return s.Kill(idleBy)
+}
+
+// Store returns what a Reservation of m holds as its Store, with its slot as Gen: so that
+// a Reservation of a limiter without windows is no larger for them.
+func (m *Multi) Store() backend.Store { return windowsStore{m} }
+
+// windowsStore marks a Reservation as taken from a Multi too (Reservation.Cancel gives it
+// back in-process). It is a backend.Store only to fit the Reservation's field: its
+// methods are never called.
+type windowsStore struct{ m *Multi }
+
+func (windowsStore) Reserve(context.Context, backend.Request) (backend.Grant, error) {
+	return backend.Grant{Verdict: backend.Refused}, nil
+}
+func (windowsStore) Cancel(context.Context, backend.Grant) {}
+func (windowsStore) Available(context.Context, int, time.Duration) (int, bool) {
+	return 0, false
 }
