@@ -127,3 +127,19 @@ func BenchmarkReferenceSinceCASParallel(b *testing.B) {
 		}
 	})
 }
+
+// A limiter of a billion permits per second and two more windows that never run out: a
+// decision over three pairs, under one lock.
+func BenchmarkTryAcquireWindowsAdmitted(b *testing.B) {
+	l, err := ratelimit.New(ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second),
+		ratelimit.Windows("1000000000/1s, 1000000000/1s"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if !l.TryAcquire() {
+			b.Fatal("rejected")
+		}
+	}
+}

@@ -106,6 +106,8 @@ func (e *ExceededError) RetryIn() (wait time.Duration, ok bool) {
 	switch {
 	case r.direct:
 		return time.Duration(l.slots.NextFree(l.now(), r.Interval, r.Tau)), true
+	case r.other == (windowed{}):
+		return time.Duration(l.more.NextFree(&l.slots, &r.Rate, l.now())), true
 	case r.Cfg.Disabled:
 		return 0, true
 	}

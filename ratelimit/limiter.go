@@ -52,6 +52,7 @@ type Limiter struct {
 	_     [64]byte        // a whole 64-byte cache line: the schedule never shares one with the fields above
 	slots rlcore.Schedule // the TAT and the freed slots
 	_     [48]byte        // 64-byte cache line - 16 bytes of slots
+	more  rlcore.Multi    // the TATs of the further windows (Window), when there are any
 }
 
 // New builds a limiter from opts. Permits and Period are required. An invalid
@@ -64,6 +65,9 @@ func New(opts ...Option) (*Limiter, error) { return contract.New(defaults, build
 func build(s settings) (*Limiter, error) {
 	if err := rlcore.Validate(s.Config, s.Given); err != nil {
 		return nil, err
+	}
+	if s.Config.Windows != "" && s.Backend != nil {
+		return nil, errWindowsBackend
 	}
 	id := s.ID("")
 	l := &Limiter{

@@ -32,6 +32,13 @@ type Config struct {
 	// Disabled true lets every call pass and changes no state. Default false: the zero
 	// value is enabled. The configuration key is rateLimiter.enabled.
 	Disabled bool
+	// Windows are further quotas the limiter keeps besides Permits per Period, as text:
+	// "permits/period" pairs separated by commas, e.g. "1000/24h" or "100/1m, 1000/24h"
+	// (see the Windows option). A call passes only if every window has room for it, takes
+	// from all of them or from none, and a refusal's retry-after is the longest wait among
+	// them. At most 3 windows; each pair is checked as Permits and Period are. Default
+	// "", none.
+	Windows string
 }
 
 // settings is what options produce: the configuration, how the instance is named, timed
@@ -50,6 +57,7 @@ var descriptor = &contract.Descriptor[settings]{
 		noted(assume(contract.DurationAttr("period", func(s *settings) *time.Duration { return &s.Config.Period }), "1s"),
 			func(s *settings, v string) { s.Given.Period, s.Given.PeriodText = true, v }),
 		contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.Config.MaxWait }),
+		windowsAttr,
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Config.Disabled }),
 	},
 	Defaults: defaults,
@@ -102,6 +110,18 @@ func noted(a contract.Attr[settings], note func(s *settings, text string)) contr
 	return a
 }
 
+// windowsAttr is the attribute windows: the list of further windows, as Config.Windows
+// holds it, checked whole when it is set (rlcore.ParseWindows).
+var windowsAttr = contract.Attr[settings]{Name: "windows", Value: contract.StringValue,
+	Set: func(s *settings, v string) error {
+		var w [rlcore.MaxMore]rlcore.Window
+		if _, err := rlcore.ParseWindows(v, &w); err != nil {
+			return err
+		}
+		s.Config.Windows = strings.TrimSpace(v)
+		return nil
+	}}
+
 // Option configures a limiter.
 type Option func(*settings)
 
@@ -118,6 +138,22 @@ func Permits(n int) Option {
 // with R4C-ATR-002; shorter than permits × 1ns with R4C-REG-001.
 func Period(d time.Duration) Option {
 	return func(s *settings) { s.Config.Period, s.Given.Period, s.Given.PeriodText = d, true, "" }
+}
+
+// Windows sets further quotas the limiter keeps together with Permits per Period, as a
+// list of "permits/period" pairs separated by commas: Windows("1000/24h") with
+// Permits(10) and Period(time.Second) passes 10 calls per second and 1,000 per day. A
+// call passes only if every window has room, takes its permits from all of them or from
+// none, and a refusal's retry-after is the longest of their waits. A call may take at most
+// the smallest permits of all windows at once. Each pair is checked as Permits and Period
+// are: R4C-ATR-003 for permits < 1, R4C-ATR-002 for a period ≤ 0, R4C-REG-001 for one
+// shorter than permits × 1ns; R4C-ATR-005 for a pair that is not permits/period, and
+// R4C-ATR-007 for more than 3 windows. A keyed limiter keeps the windows for each key,
+// if it is built with them (its Reconfigure cannot add them later: R4C-REG-010). A
+// limiter with a backend keeps one window: it refuses windows with R4C-REG-010. The
+// configuration key is rateLimiter.windows. Default none.
+func Windows(list string) Option {
+	return func(s *settings) { s.Config.Windows = strings.TrimSpace(list) }
 }
 
 // MaxWait sets how long a call may wait for its permit. Default 0: reject at once.

@@ -16,7 +16,7 @@ import (
 )
 
 func TestDescriptor(t *testing.T) {
-	contracttest.RequireDescriptor(t, descriptor, Layer, "rateLimiter", []string{"permits", "period", "maxWait", "enabled"},
+	contracttest.RequireDescriptor(t, descriptor, Layer, "rateLimiter", []string{"permits", "period", "maxWait", "windows", "enabled"},
 		settings{})
 }
 
@@ -36,6 +36,7 @@ func TestConfigSet(t *testing.T) {
 		{Attr: "period", Value: "10 parsecs", Code: r4c.BadDuration},
 		{Attr: "maxWait", Value: "soon", Code: r4c.BadDuration},
 		{Attr: "enabled", Value: "yes", Code: r4c.BadBoolean},
+		{Attr: "windows", Value: "1000 per day", Code: r4c.BadNumber},
 		{Attr: "maxKeys", Value: "10", Code: r4c.UnknownKey},
 	})
 
@@ -51,13 +52,14 @@ func TestConfigSet(t *testing.T) {
 func TestOptionsAndKeysAgree(t *testing.T) {
 	s := defaults()
 	contract.Apply(&s, []Option{Permits(3), Period(time.Second), MaxWait(time.Millisecond), Enabled(false),
-		func(s *settings) { s.MaxKeys = 7 }, nil})
+		Windows(" 100/1m, 1000/24h "), func(s *settings) { s.MaxKeys = 7 }, nil})
 	k := defaults()
 	table := descriptor.Table()
 	require.NoError(t, table.Set(&k, "permits", "3"))
 	require.NoError(t, table.Set(&k, "period", "1s"))
 	require.NoError(t, table.Set(&k, "maxWait", "1ms"))
 	require.NoError(t, table.Set(&k, "enabled", "false"))
+	require.NoError(t, table.Set(&k, "windows", "100/1m, 1000/24h"))
 	assert.True(t, reflect.DeepEqual(s.Config, k.Config))
 	assert.Equal(t, 7, s.MaxKeys)
 	assert.Nil(t, s.Backend)

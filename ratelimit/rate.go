@@ -17,12 +17,14 @@ type rate struct {
 // newRate derives the rate of c, valid, for l.
 func (l *Limiter) newRate(c rlcore.Config) *rate {
 	r := new(rate)
-	r.Init(c, newBurstError(l.events.ID, c.Permits))
+	r.Init(c, func(limit int) error { return newBurstError(l.events.ID, limit) })
 	switch {
 	case c.Disabled:
 		r.other = disabled{}
 	case l.store != nil:
 		r.other = backed{}
+	case r.NMore > 0:
+		r.other = windowed{}
 	default:
 		r.direct = true
 	}
@@ -75,8 +77,10 @@ func (r *rate) check(n int) error {
 // just before the change and takes its permit just after is decided by the old rate on
 // the converted schedule.
 //
-// A change publishes a ConfigChanged event naming the changed settings ("enabled",
-// "maxWait", "period", "permits"); a c equal to the configuration in force changes and
+// A change of Windows keeps the state of each window it keeps (the same permits and
+// period) and starts each new one with its full burst; reservations granted before it give
+// nothing back when canceled after it. A change publishes a ConfigChanged event naming
+// the changed settings ("enabled", "maxWait", "period", "permits", "windows"); a c equal to the configuration in force changes and
 // publishes nothing. A limiter with a backend keeps it. Its in-process schedule, used
 // while the store answers Local, is converted as above; the store is given the new
 // configuration with each call, and converts its own state at the first call that brings
@@ -86,11 +90,17 @@ func (r *rate) check(n int) error {
 // concurrent use with every other method; concurrent calls to Reconfigure take effect one
 // after the other.
 func (l *Limiter) Reconfigure(c Config) error {
+	if c.Windows != "" && l.store != nil {
+		return errWindowsBackend
+	}
 	return l.base.Reconfigure("Limiter", rlcore.Config(c), &l.mu, &l.events,
 		func() *rlcore.Rate { return &l.rate.Load().Rate },
 		func(old *rlcore.Rate, c rlcore.Config) {
 			nr := l.newRate(c)
 			l.base.ConvertAll(old, &nr.Rate, l.share, false, func(yield func(*rlcore.Schedule)) { yield(&l.slots) })
+			if old.Cfg.Windows != c.Windows {
+				l.more.Change(&l.base, old, &nr.Rate)
+			}
 			l.rate.Store(nr)
 		})
 }

@@ -33,7 +33,10 @@ func (r Reservation) Delay() time.Duration { return r.r.Delay }
 // that would make a 17th separate one gives nothing back, so that no number of canceled
 // reservations makes the limiter's calls slower. Cancel of a refused reservation does
 // nothing. With a backend, the store gives them back on its own clock (the Redis store
-// as here, with the same bound per name).
+// as here, with the same bound per name). With further windows (Windows), a Cancel gives
+// back on each window only when the reservation is still the last one there (and, on the
+// further windows, one of the 4 latest reservations): a canceled reservation with later
+// ones behind it gives nothing back while the windows are on.
 // Safe for concurrent use with the limiter; see the type's comment on cancelling twice.
 func (r Reservation) Cancel() { r.r.Cancel() }
 

@@ -203,7 +203,7 @@ func TestSharedNameConflict_MessageNamesTheDifference(t *testing.T) {
 func TestNewRegistry_IncompleteKeysSayWhatIsWrong(t *testing.T) {
 	for key, want := range map[string][]string{
 		"instances.A.rateLimiter": {
-			"names the policy rateLimiter but no attribute; its attributes are permits, period, maxWait, enabled",
+			"names the policy rateLimiter but no attribute; its attributes are permits, period, maxWait, windows, enabled",
 			"e.g. instances.A.rateLimiter.permits",
 		},
 		"instances.A.B.ratelimiter": {"names the policy rateLimiter", "e.g. instances.A.B.rateLimiter.permits"},
@@ -241,7 +241,7 @@ func TestNewRegistry_IncompleteKeysSayWhatIsWrong(t *testing.T) {
 func TestFromEnviron_IncompleteNamesSayWhatIsWrong(t *testing.T) {
 	for name, want := range map[string][]string{
 		"R4C_DEFAULTS_RATELIMITER": {
-			"names the policy RATELIMITER but no attribute; its attributes are PERMITS, PERIOD, MAXWAIT, ENABLED",
+			"names the policy RATELIMITER but no attribute; its attributes are PERMITS, PERIOD, MAXWAIT, WINDOWS, ENABLED",
 			"did you mean R4C_DEFAULTS_RATELIMITER_PERMITS?",
 		},
 		"R4C_INSTANCES_my_app_retry":            {"names the policy RETRY", "did you mean R4C_INSTANCES_my_app_retry_MAXATTEMPTS?"},

@@ -112,7 +112,10 @@ const (
 // used: a server answers at once). An admitted request goes on to the next handler. A
 // refused one is answered, by default, 429 Too Many Requests with:
 //   - Retry-After: the seconds until the client's next permit, rounded up;
-//   - Ratelimit-Policy: "default";q=<Permits>;w=<Period in seconds, rounded up>;
+//   - Ratelimit-Policy: "default";q=<Permits>;w=<Period in seconds, rounded up>; and,
+//     for a limiter with further windows (Config().Windows, see ratelimit.Windows), one
+//     item more for each, named after the policy with "-2", "-3"…:
+//     "default";q=10;w=1, "default-2";q=1000;w=86400;
 //   - Ratelimit: "default";r=<calls left now>;t=<seconds until the full quota, rounded up>;
 //
 // the two fields of draft-ietf-httpapi-ratelimit-headers-09 (the shape kept since
@@ -190,6 +193,13 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 	m.exempting = len(m.exempt) > 0 || len(m.exemptPrefixes) > 0
 	m.name = sfString(m.policyName)
 	m.policy = m.name + ";q=" + strconv.Itoa(cfg.Permits) + ";w=" + strconv.FormatInt(ceilSeconds(cfg.Period), 10)
+	if cfg.Windows != "" {
+		more, err := windowItems(m.policyName, cfg.Windows)
+		if err != nil {
+			return nil, err
+		}
+		m.policy += more
+	}
 	m.limit = strconv.Itoa(cfg.Permits)
 	m.nvals = 3 // Retry-After, Ratelimit-Policy, Ratelimit
 	if m.legacy {
@@ -376,4 +386,34 @@ func sfString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// windowItems returns the Ratelimit-Policy items of windows, a limiter's further windows
+// as ratelimit.Config.Windows lists them ("permits/period", separated by commas), each
+// after a comma and named name-2, name-3…; a list that is not of that form is
+// R4C-ATR-005, a window of permits < 1 R4C-ATR-003, of a period ≤ 0 R4C-ATR-002.
+func windowItems(name, windows string) (string, error) {
+	var b strings.Builder
+	i := 1
+	for w := range strings.SplitSeq(windows, ",") {
+		p, d, found := strings.Cut(strings.TrimSpace(w), "/")
+		permits, perr := strconv.Atoi(strings.TrimSpace(p))
+		period, derr := policy.ParseDuration(d)
+		switch {
+		case !found || perr != nil || derr != nil:
+			return "", r4c.Errorf(r4c.BadNumber, "rateLimiter.windows", windows,
+				"the limiter's Config().Windows must list permits/period pairs separated by commas")
+		case permits < 1:
+			return "", r4c.Errorf(r4c.BadPermits, "rateLimiter.windows", windows,
+				"a window's permits must be at least 1")
+		case period <= 0:
+			return "", r4c.Errorf(r4c.ZeroPeriod, "rateLimiter.windows", windows,
+				"a window's period must be positive")
+		}
+		i++
+		b.WriteString(", ")
+		b.WriteString(sfString(name + "-" + strconv.Itoa(i)))
+		b.WriteString(";q=" + strconv.Itoa(permits) + ";w=" + strconv.FormatInt(ceilSeconds(period), 10))
+	}
+	return b.String(), nil
 }

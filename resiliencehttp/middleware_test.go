@@ -534,3 +534,21 @@ func TestMiddleware_BadExemptPathsAndProxiesAreRefused(t *testing.T) {
 type nopHandler struct{}
 
 func (*nopHandler) ServeHTTP(http.ResponseWriter, *http.Request) {}
+
+// SPEC RL-29: the Ratelimit-Policy field lists every window of the limiter: its Permits
+// per Period, then each of Config().Windows, named after the policy; a Windows list that
+// is not permits/period pairs is refused with its code.
+func TestMiddleware_PolicyListsEveryWindow(t *testing.T) {
+	cfg := ratelimit.Config{Permits: 10, Period: time.Second, Windows: "1000/24h, 90/1m30s"}
+	h := middleware(t, oddLimiter{cfg, keyed.Decision{}})(hello)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+	assert.Equal(t, http.StatusTooManyRequests, w.Code)
+	assert.Equal(t, `"default";q=10;w=1, "default-2";q=1000;w=86400, "default-3";q=90;w=90`,
+		w.Header().Get("RateLimit-Policy"))
+	for bad, code := range map[string]string{"1000 a day": r4c.BadNumber, "0/1s": r4c.BadPermits, "1/0s": r4c.ZeroPeriod} {
+		cfg.Windows = bad
+		_, err := resiliencehttp.NewMiddleware(oddLimiter{cfg, keyed.Decision{}})
+		assert.Equal(t, code, r4c.CodeOf(err), bad)
+	}
+}

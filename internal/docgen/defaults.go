@@ -55,6 +55,9 @@ var probes = map[contract.ValueKind]string{
 	contract.DurationValue: "987654321ns",
 	contract.IntValue:      "987654321",
 	contract.FloatValue:    "0.987654321",
+	// A text attribute's probe is read as a list of windows ("permits/period"), the only
+	// text attribute of a policy's table.
+	contract.StringValue: "987654321/987654321s",
 }
 
 // defaultOf returns the default of the attribute p, whose value set applies to a copy of
@@ -104,6 +107,11 @@ func spell(v reflect.Value, p contract.Param) (string, error) {
 		return strconv.FormatInt(v.Int(), 10), nil
 	case contract.FloatValue:
 		return strconv.FormatFloat(v.Float(), 'g', -1, 64), nil
+	case contract.StringValue:
+		if v.String() == "" {
+			return "none", nil
+		}
+		return v.String(), nil
 	}
 	return "", fmt.Errorf("cannot spell a value of kind %d", p.Value)
 }
@@ -127,7 +135,7 @@ func spellDuration(d time.Duration) string {
 
 // changed returns the field of a that differs in b and holds a value of kind vk (a
 // duration or an integer field for a duration or integer attribute, a float field for a
-// float one), in a's copy.
+// float one, a string field for a text one), in a's copy.
 func changed(a, b reflect.Value, vk contract.ValueKind) (reflect.Value, bool) {
 	switch a.Kind() {
 	case reflect.Struct:
@@ -142,6 +150,10 @@ func changed(a, b reflect.Value, vk contract.ValueKind) (reflect.Value, bool) {
 		}
 	case reflect.Float64:
 		if vk == contract.FloatValue && a.Float() != b.Float() {
+			return a, true
+		}
+	case reflect.String:
+		if vk == contract.StringValue && a.String() != b.String() {
 			return a, true
 		}
 	}

@@ -57,6 +57,8 @@ func (k *Limiter[K]) Decide(ctx context.Context, key K) Decision {
 	}
 	out := Decision{Admitted: d.ok, Limit: r.Cfg.Permits, Reset: time.Duration(max(d.ahead, 0))}
 	switch {
+	case d.ok && d.windowed: // the fewest over the key's windows
+		out.Remaining = k.multiOf(d.c).Available(&d.c.slots, r, d.now)
 	case d.ok && !d.remote && !d.plain && d.c != nil: // the key's schedule, its freed slots included
 		out.Remaining = d.c.slots.Available(d.now, r.Interval, r.Tau, r.Cfg.Permits)
 	case d.ok:

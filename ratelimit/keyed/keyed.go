@@ -147,7 +147,8 @@ type Limiter[K comparable] struct {
 	// the preallocated rejections and the listener.
 	base     *core
 	backend  backend.Backend
-	share    int // the backend's LocalShare
+	windowed bool // built with further windows: its entries are windowedEntry, never with a backend
+	share    int  // the backend's LocalShare
 	maxKeys  int
 	keyBytes int      // string keys longer than this are kept as their digest
 	keys     keyType  // how K holds a string
@@ -177,10 +178,23 @@ func New[K comparable](opts ...ratelimit.Option) (*Limiter[K], error) {
 	return contract.New(func() rlcore.Settings { return rlcore.Settings{} }, build[K], opts)
 }
 
+// errWindowsLater refuses further windows given by Reconfigure to a keyed limiter built
+// without any: its keys' cells have no room for them.
+var errWindowsLater = r4c.Errorf(r4c.BadSpec, "rateLimiter.windows", "",
+	"a keyed limiter keeps further windows only if it was built with some (ratelimit.Windows at keyed.New)")
+
+// errWindows refuses further windows (ratelimit.Windows) on a keyed limiter with a
+// backend, whose stores keep one window per key.
+var errWindows = r4c.Errorf(r4c.BadSpec, "rateLimiter.windows", "",
+	"a keyed limiter with a backend keeps one window per key: ratelimit.Windows is for one without")
+
 func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
 	s.Observer = s.KeyedObserver
 	if err := rlcore.Validate(s.Config, s.Given); err != nil {
 		return nil, err
+	}
+	if s.Config.Windows != "" && s.Backend != nil {
+		return nil, errWindows
 	}
 	if s.MaxKeys < 0 {
 		return nil, r4c.Errorf(r4c.OutOfRange, "rateLimiter.maxKeys", strconv.Itoa(s.MaxKeys),
@@ -202,6 +216,7 @@ func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
 	k := &Limiter[K]{
 		base:     newCore(s),
 		backend:  s.Backend,
+		windowed: s.Config.Windows != "",
 		share:    1,
 		maxKeys:  n,
 		keyBytes: keyBytes,
@@ -250,7 +265,7 @@ func newCore(s rlcore.Settings) *core {
 // newRate derives the rate of cfg, valid, for the limiter id.
 func newRate(id string, cfg rlcore.Config) *rlcore.Rate {
 	r := new(rlcore.Rate)
-	r.Init(cfg, rlcore.NewBurst(id, cfg.Permits))
+	r.Init(cfg, func(limit int) error { return rlcore.NewBurst(id, limit) })
 	return r
 }
 
@@ -307,14 +322,22 @@ func (k *Limiter[K]) Config() ratelimit.Config { return ratelimit.Config(k.lim()
 // emission interval. A key idle at the change (every permit back) is left as it is: it
 // admits the new burst at once, as a new key does. With a backend, the keys' in-process
 // schedules (for a store that answers Local) are converted here, and their stores convert
-// their own state at the key's next call. A zero Limiter cannot be reconfigured
-// (R4C-REG-010). Safe for concurrent use.
+// their own state at the key's next call. Windows (ratelimit.Config.Windows) change as a
+// Limiter's do, for every key; a keyed limiter built without windows cannot be given
+// some (R4C-REG-010). A zero Limiter cannot be reconfigured (R4C-REG-010). Safe for
+// concurrent use.
 func (k *Limiter[K]) Reconfigure(c ratelimit.Config) error {
+	if c.Windows != "" && (k == nil || !k.windowed) && k.lim().built() {
+		return errWindowsLater
+	}
 	b := k.lim()
 	return b.b.Reconfigure("keyed Limiter", rlcore.Config(c), &b.mu, &b.events, b.rate.Load,
 		func(old *rlcore.Rate, c rlcore.Config) {
 			nr := newRate(b.events.ID, c)
 			b.b.ConvertAll(old, nr, k.share, true, k.eachCell)
+			if old.Cfg.Windows != c.Windows {
+				k.moveWindows(old, nr)
+			}
 			b.rate.Store(nr)
 		})
 }

@@ -31,7 +31,7 @@ func (k *Limiter[K]) TryAcquire(key K, n int) error {
 	// zero Limiter has no key type (otherKeys) and takes the general path. A cell found
 	// dead (evicted meanwhile) takes the general path too.
 	if n == 1 && k != nil && k.keys == stringKeys && k.backend == nil {
-		if r := k.base.rate.Load(); r != nil && !r.Cfg.Disabled {
+		if r := k.base.rate.Load(); r != nil && !r.Cfg.Disabled && r.NMore == 0 {
 			if ks := asString(&key); len(ks) <= k.keyBytes && !strings.HasPrefix(ks, digestPrefix) {
 				h := k.strHash(ks)
 				s := &k.shards[0]

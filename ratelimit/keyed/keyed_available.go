@@ -36,8 +36,13 @@ func (k *Limiter[K]) availableAt(key K, r *rlcore.Rate) int {
 	}
 	now := l.now()
 	n := r.Cfg.Permits
-	if c != nil {
+	switch {
+	case c != nil && r.NMore > 0:
+		n = k.multiOf(c).Available(&c.slots, r, now)
+	case c != nil:
 		n = c.slots.Available(now, r.Interval, r.Tau, r.Cfg.Permits)
+	case r.NMore > 0:
+		n = r.Limit
 	}
 	if k.backend != nil {
 		var rc *remoteCell

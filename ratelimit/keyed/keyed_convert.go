@@ -19,3 +19,28 @@ func (k *Limiter[K]) eachCell(yield func(*rlcore.Schedule)) {
 		s.mu.Unlock()
 	}
 }
+
+// moveWindows moves every key's further windows from those of old to those of nr
+// (rlcore.Multi.Move), one shard at a time under its lock, under the conversion lock; the
+// reservations granted before give nothing back when canceled after it.
+func (k *Limiter[K]) moveWindows(old, nr *rlcore.Rate) {
+	if !k.windowed {
+		return
+	}
+	b := &k.base.b
+	b.Conv.Lock()
+	defer b.Conv.Unlock()
+	for i := range k.shards {
+		s := &k.shards[i]
+		s.mu.Lock()
+		if t := s.index.Load(); t != nil {
+			for j := range t.slots {
+				if e := t.slots[j].e.Load(); e != nil {
+					k.multiOf(&e.cell).Move(old, nr)
+				}
+			}
+		}
+		s.mu.Unlock()
+	}
+	b.Epoch.Add(1)
+}

@@ -1,6 +1,8 @@
 package keyed
 
 import (
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
+
 	"math/bits"
 	"math/rand/v2"
 	"sync/atomic"
@@ -36,6 +38,13 @@ type namedEntry[K comparable] struct {
 type boundEntry[K comparable] struct {
 	entry[K]
 	remote *remoteCell // the key's state in the Backend; nil when its binding failed
+}
+
+// windowedEntry is the entry of a key of a keyed limiter built with further windows
+// (ratelimit.Windows): the entry and the windows' TATs.
+type windowedEntry[K comparable] struct {
+	entry[K]
+	more rlcore.Multi
 }
 
 // inlineKey is the longest string key kept in its entry's allocation (see namedEntry).

@@ -104,5 +104,8 @@ func (k *Limiter[K]) reservation(d decision) rlcore.Reservation {
 	if d.remote {
 		r.Sched, r.Store = nil, k.remoteOf(d.c).store
 	}
+	if d.windowed {
+		r.Store, r.Gen = k.multiOf(d.c).Store(), int64(d.slot)
+	}
 	return r
 }

@@ -65,6 +65,9 @@ func (k *Limiter[K]) remoteOf(c *cell) *remoteCell {
 // the later of its TAT and the end of its binding's Period.
 func (k *Limiter[K]) evictableAt(c *cell) int64 {
 	t := c.slots.TAT.Load()
+	if m := k.multiOf(c); m != nil {
+		t = max(t, m.IdleAt())
+	}
 	if rc := k.remoteOf(c); rc != nil {
 		t = max(t, rc.until.Load())
 	}
@@ -83,6 +86,8 @@ type decision struct {
 	remote     bool   // decided by the key's store
 	plain      bool   // decided in-process on the TAT alone (no freed slot): next is the key's TAT
 	shared     bool   // decided in-process at the backend's local share of the rate
+	windowed   bool   // decided on the key's schedule and its further windows together
+	slot       uint8  // where the key's rlcore.Multi keeps the further windows' slots, when windowed
 	epoch      uint32 // the limiter's conversions before the decision (Limiter.epoch)
 	gen        int64  // the store's Grant.Epoch, when remote
 }
@@ -170,7 +175,7 @@ func (k *Limiter[K]) take(key K, r *rlcore.Rate, n int, maxWait int64) decision 
 	h := k.hash(key)
 	s := k.shardOf(h)
 	var d decision
-	if e := s.lookup(key, h); e != nil && gcraCell(&e.cell, r, n, k.base.now(), maxWait, &d) {
+	if e := s.lookup(key, h); e != nil && k.decideCell(&e.cell, r, n, k.base.now(), maxWait, &d) {
 		return d
 	}
 	return k.takeLocked(s, key, h, r, n, maxWait)
@@ -181,7 +186,7 @@ func (k *Limiter[K]) take(key K, r *rlcore.Rate, n int, maxWait int64) decision 
 func (k *Limiter[K]) takeLocked(s *keyedShard[K], key K, h uint64, r *rlcore.Rate, n int, maxWait int64) decision {
 	c := k.lockedCell(context.Background(), s, key, h)
 	var d decision
-	gcraCell(c, r, n, k.base.now(), maxWait, &d)
+	k.decideCell(c, r, n, k.base.now(), maxWait, &d)
 	s.mu.Unlock()
 	return d
 }
@@ -253,6 +258,10 @@ func (k *Limiter[K]) reservePlace() bool {
 func (k *Limiter[K]) addCell(ctx context.Context, s *keyedShard[K], key K, h uint64) *cell {
 	var e *entry[K]
 	switch {
+	case k.windowed: // never with a backend
+		w := &windowedEntry[K]{}
+		w.key = k.ownKey(key)
+		e = &w.entry
 	case k.backend != nil:
 		b := &boundEntry[K]{remote: k.bind(ctx, key)}
 		b.key = k.ownKey(key)
@@ -317,7 +326,7 @@ func (k *Limiter[K]) evict(s *keyedShard[K], now int64) bool {
 	if ve == nil {
 		return false
 	}
-	ve.slots.Kill(rlcore.MaxInt64)
+	k.kill(&ve.cell, rlcore.MaxInt64)
 	s.remove(vt, vi)
 	return true
 }
@@ -339,7 +348,7 @@ func (k *Limiter[K]) sweep(s *keyedShard[K], now int64) int {
 		}
 		idle := false
 		if rc := k.remoteOf(&e.cell); rc == nil || rc.until.Load() <= now {
-			idle = e.slots.Kill(now)
+			idle = k.kill(&e.cell, now)
 		}
 		if !idle {
 			i++

@@ -47,7 +47,7 @@ var All = Given{Permits: true, Period: true}
 
 // Validate checks c and returns a *policy.ConfigError: R4C-ATR-003 if Permits < 1,
 // R4C-ATR-002 if Period ≤ 0, R4C-REG-001 if Period is shorter than Permits × 1ns,
-// R4C-ATR-004 if MaxWait < 0. g says which fields were set: a 0 in a field never set is
+// R4C-ATR-004 if MaxWait < 0, and Windows as ParseWindows does. g says which fields were set: a 0 in a field never set is
 // reported as not set.
 func Validate(c Config, g Given) error {
 	// A value out of its own range first, then a value not set, then the relation of
@@ -78,7 +78,9 @@ func Validate(c Config, g Given) error {
 			"period must be at least 1ns per permit: %d permits need a period of at least %v",
 			c.Permits, time.Duration(c.Permits))
 	}
-	return nil
+	var w [MaxMore]Window
+	_, err := ParseWindows(c.Windows, &w)
+	return err
 }
 
 // textOr returns s, or alt when s is empty.
@@ -97,5 +99,6 @@ func Changed(a, b Config) []string {
 	c.Add(a.MaxWait != b.MaxWait, "maxWait")
 	c.Add(a.Period != b.Period, "period")
 	c.Add(a.Permits != b.Permits, "permits")
+	c.Add(a.Windows != b.Windows, "windows")
 	return c.Sorted()
 }

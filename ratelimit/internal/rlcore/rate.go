@@ -16,6 +16,9 @@ type Config struct {
 	Period   time.Duration
 	MaxWait  time.Duration
 	Disabled bool
+	// Windows are further windows, "permits/period" separated by commas (ParseWindows):
+	// a call passes only if every window has room. "" for none.
+	Windows string
 }
 
 // Rate is a limiter's configuration in force, with what its calls derive from it. It is
@@ -26,15 +29,26 @@ type Rate struct {
 	Interval int64 // T, the emission interval in ns
 	Tau      int64 // (Permits-1)·T: how far the TAT may run ahead of now with a permit free now
 	MaxWait  int64
-	Burst    error                // the refusal of a call for more than Permits permits
+	Burst    error                // the refusal of a call for more than Limit permits
 	shared   atomic.Pointer[Rate] // LocalShare's rate, made at its first use
+	// Limit is the most permits one call may take: the smallest Permits of all windows.
+	Limit int
+	// More are the further windows (Cfg.Windows), NMore of them.
+	NMore int
+	More  [MaxMore]Window
 }
 
-// Init makes r the rate of c, valid, whose calls for more than Permits are refused with
-// burst.
-func (r *Rate) Init(c Config, burst error) {
+// Init makes r the rate of c, valid, whose calls for more than Limit permits (the
+// smallest Permits of its windows) are refused with burst(Limit).
+func (r *Rate) Init(c Config, burst func(limit int) error) {
 	t := int64(gcra.Interval(c.Permits, c.Period))
-	r.Cfg, r.Interval, r.Tau, r.MaxWait, r.Burst = c, t, sat.Mul(int64(c.Permits-1), t), int64(c.MaxWait), burst
+	r.Cfg, r.Interval, r.Tau, r.MaxWait = c, t, sat.Mul(int64(c.Permits-1), t), int64(c.MaxWait)
+	r.NMore, _ = ParseWindows(c.Windows, &r.More) // valid: no error
+	r.Limit = c.Permits
+	for i := range r.NMore {
+		r.Limit = min(r.Limit, r.More[i].Permits)
+	}
+	r.Burst = burst(r.Limit)
 }
 
 // LocalShare returns the rate at which a limiter with a backend decides in-process when
@@ -52,7 +66,7 @@ func (r *Rate) LocalShare(share int) *Rate {
 	t := sat.Mul(int64(share), r.Interval)
 	c := r.Cfg
 	c.Permits, c.Period = b, time.Duration(sat.Mul(int64(b), t))
-	p := &Rate{Cfg: c, Interval: t, Tau: sat.Mul(int64(b-1), t), MaxWait: r.MaxWait, Burst: r.Burst}
+	p := &Rate{Cfg: c, Interval: t, Tau: sat.Mul(int64(b-1), t), MaxWait: r.MaxWait, Burst: r.Burst, Limit: b}
 	r.shared.CompareAndSwap(nil, p)
 	return r.shared.Load()
 }
@@ -73,12 +87,12 @@ func (r *Rate) Weight(n int) (inc, tol int64) {
 }
 
 // Check returns the error of a call for n permits that can never be granted: ErrBadCount
-// for n < 1, the rate's Burst for more than Permits.
+// for n < 1, the rate's Burst for more than Limit.
 func (r *Rate) Check(n int) error {
 	switch {
 	case n < 1:
 		return ErrBadCount
-	case n > r.Cfg.Permits:
+	case n > r.Limit:
 		return r.Burst
 	}
 	return nil

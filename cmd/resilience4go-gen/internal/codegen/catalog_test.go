@@ -68,6 +68,8 @@ func TestCatalog_ValueKindsAreTheTables(t *testing.T) {
 		contract.FloatValue:    {[]string{"0.5", "3"}, "half", r4c.BadNumber, "number"},
 		contract.BoolValue:     {[]string{"true", "false"}, "yes", r4c.BadBoolean, "boolean"},
 		contract.EnumValue:     {nil, "no-such-value", "", "value of the enum"}, // good: the enum's spellings
+		// The one text attribute of a table, rateLimiter.windows: a list of windows.
+		contract.StringValue: {[]string{"10/1s", "10/1s, 1000/24h"}, "10 per second", r4c.BadNumber, "list of windows"},
 	}
 	for _, def := range policyDefs() {
 		k, _ := contract.Lookup(def.layer)

@@ -1,0 +1,88 @@
+package ratelimit
+
+import (
+	"context"
+	"time"
+
+	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
+)
+
+// windowed is the mode of an enabled in-process limiter with further windows (Window): a
+// call takes from its schedule and from every window together, under one lock
+// (rlcore.Multi), all or none, and a refusal's retry-after is the longest wait among
+// them. A limiter without windows never comes here: its calls run GCRA on the schedule
+// themselves.
+type windowed struct{}
+
+// takeAll reserves n permits within maxWait for a call at now from the schedule and every
+// window of r.
+func (l *Limiter) takeAll(r *rate, n int, now, maxWait int64) (rlcore.Reservation, int64, bool) {
+	ep := l.base.Epoch.Load()
+	res, wait, ok := l.more.Take(&l.slots, &r.Rate, n, now, maxWait)
+	res.Base, res.Epoch = &l.base, ep
+	return res, wait, ok
+}
+
+func (windowed) tryAcquire(l *Limiter, r *rate, n int) error {
+	ctx := context.Background()
+	now := l.now()
+	if _, wait, ok := l.takeAll(r, n, now, 0); !ok {
+		l.reject(ctx, now, wait, l.rej.Plain)
+		return l.rej.Plain
+	}
+	l.admitted(ctx, 0)
+	return nil
+}
+
+func (w windowed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
+	if err := decorate.ContextErr(ctx); err != nil {
+		return l.refuseOnArrival(ctx, err)
+	}
+	res, err := w.reserve(ctx, l, r, n)
+	if err != nil {
+		return err
+	}
+	if res.Delay == 0 {
+		l.admitted(ctx, 0)
+		return nil
+	}
+	l.waiting.Add(1)
+	err = l.base.Clk.Sleep(ctx, res.Delay)
+	l.waiting.Add(-1)
+	if err != nil {
+		res.Cancel()
+		return l.rejectContext(ctx, l.now(), 0, err)
+	}
+	l.admitted(ctx, int64(res.Delay))
+	return nil
+}
+
+// reserve takes n permits within MaxWait and, when ctx has a deadline, before it, as the
+// in-process limiter's reserveCtx does; a delay is published as EventWaited.
+func (windowed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (rlcore.Reservation, error) {
+	limit, byDeadline := rlcore.WaitLimit(ctx, r.MaxWait)
+	now := l.now()
+	res, wait, ok := l.takeAll(r, n, now, limit)
+	switch {
+	case ok:
+		if wait > 0 {
+			l.publishWaited(ctx, now, wait)
+		}
+		return res, nil
+	case rlcore.AfterDeadline(wait, limit, byDeadline, r.MaxWait):
+		return rlcore.Reservation{Delay: time.Duration(wait)}, l.rejectContext(ctx, now, wait, context.DeadlineExceeded)
+	}
+	l.reject(ctx, now, wait, l.rej.Plain)
+	return rlcore.Reservation{Delay: time.Duration(wait)}, l.rej.Plain
+}
+
+func (windowed) available(l *Limiter, r *rate) int {
+	return l.more.Available(&l.slots, &r.Rate, l.now())
+}
+
+// errWindowsBackend is the refusal of windows on a limiter with a backend, whose stores
+// keep one window.
+var errWindowsBackend = r4c.Errorf(r4c.BadSpec, "rateLimiter.windows", "",
+	"windows are kept in-process only: a limiter with a backend takes Permits per Period alone")
