@@ -86,7 +86,9 @@ func build(s settings) (*Limiter, error) {
 		return nil, err
 	}
 	// TAT 0 (the clock's origin, at or before now): the full burst is free.
-	l.rate.Store(l.newRate(s.Config))
+	r := l.newRate(s.Config)
+	l.more.Use(&r.Rate)
+	l.rate.Store(r)
 	return l, nil
 }
 

@@ -79,7 +79,8 @@ func (r *rate) check(n int) error {
 //
 // A change of Windows keeps the state of each window it keeps (the same permits and
 // period) and starts each new one with its full burst; reservations granted before it give
-// nothing back when canceled after it. A change publishes a ConfigChanged event naming
+// nothing back when canceled after it. A call that read the old configuration just before
+// it is decided by the windows in force after it. A change publishes a ConfigChanged event naming
 // the changed settings ("enabled", "maxWait", "period", "permits", "windows"); a c equal to the configuration in force changes and
 // publishes nothing. A limiter with a backend keeps it. Its in-process schedule, used
 // while the store answers Local, is converted as above; the store is given the new
@@ -99,7 +100,7 @@ func (l *Limiter) Reconfigure(c Config) error {
 			nr := l.newRate(c)
 			l.base.ConvertAll(old, &nr.Rate, l.share, false, func(yield func(*rlcore.Schedule)) { yield(&l.slots) })
 			if old.Cfg.Windows != c.Windows {
-				l.more.Change(&l.base, old, &nr.Rate)
+				l.more.Change(&l.base, &nr.Rate)
 			}
 			l.rate.Store(nr)
 		})

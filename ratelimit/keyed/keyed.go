@@ -335,10 +335,12 @@ func (k *Limiter[K]) Reconfigure(c ratelimit.Config) error {
 		func(old *rlcore.Rate, c rlcore.Config) {
 			nr := newRate(b.events.ID, c)
 			b.b.ConvertAll(old, nr, k.share, true, k.eachCell)
-			if old.Cfg.Windows != c.Windows {
-				k.moveWindows(old, nr)
-			}
+			// The rate first, then the windows: a key added meanwhile keeps nr's windows
+			// from the start (addCell), one added before is moved.
 			b.rate.Store(nr)
+			if old.Cfg.Windows != c.Windows {
+				k.moveWindows(nr)
+			}
 		})
 }
 

@@ -20,10 +20,11 @@ func (k *Limiter[K]) eachCell(yield func(*rlcore.Schedule)) {
 	}
 }
 
-// moveWindows moves every key's further windows from those of old to those of nr
-// (rlcore.Multi.Move), one shard at a time under its lock, under the conversion lock; the
-// reservations granted before give nothing back when canceled after it.
-func (k *Limiter[K]) moveWindows(old, nr *rlcore.Rate) {
+// moveWindows moves every key's further windows to those of nr (rlcore.Multi.Move), one
+// shard at a time under its lock, under the conversion lock; the reservations granted
+// before give nothing back when canceled after it. A key is decided by the windows its
+// cell keeps: until its cell is moved, those before the change.
+func (k *Limiter[K]) moveWindows(nr *rlcore.Rate) {
 	if !k.windowed {
 		return
 	}
@@ -36,7 +37,7 @@ func (k *Limiter[K]) moveWindows(old, nr *rlcore.Rate) {
 		if t := s.index.Load(); t != nil {
 			for j := range t.slots {
 				if e := t.slots[j].e.Load(); e != nil {
-					k.multiOf(&e.cell).Move(old, nr)
+					k.multiOf(&e.cell).Move(nr)
 				}
 			}
 		}

@@ -261,6 +261,7 @@ func (k *Limiter[K]) addCell(ctx context.Context, s *keyedShard[K], key K, h uin
 	case k.windowed: // never with a backend
 		w := &windowedEntry[K]{}
 		w.key = k.ownKey(key)
+		w.more.Use(k.base.rate.Load()) // stored before a change moves the keys' windows
 		e = &w.entry
 	case k.backend != nil:
 		b := &boundEntry[K]{remote: k.bind(ctx, key)}

@@ -25,8 +25,14 @@ import (
 // window (its TAT moves back) and one of the latest Recent reservations (whose slots the
 // Multi keeps, so that a Reservation stays as small as a limiter without windows needs),
 // and the Schedule's own as Schedule.GiveBack does.
+//
+// The windows are those of the rate the Multi was last given (Use, Move), not the
+// caller's: a call that read the rate just before a change of windows and decides just
+// after it is decided by the windows in force, each TAT with its own window's T, never
+// with another's.
 type Multi struct {
 	mu     sync.Mutex
+	win    *Rate // the rate whose windows tat holds; nil: the caller's
 	tat    [MaxMore]int64
 	recent [Recent]taken // the slots of the latest reservations, in a ring
 	pos    uint8         // the ring's next place
@@ -43,26 +49,43 @@ type taken struct {
 	slot [MaxMore][2]int64
 }
 
+// Use makes r the rate whose windows m keeps, before m's first use (Move changes it).
+func (m *Multi) Use(r *Rate) {
+	m.mu.Lock()
+	m.win = r
+	m.mu.Unlock()
+}
+
+// windows returns the rate whose further windows m's TATs are: the one m was given, else
+// r. Called with m.mu held.
+func (m *Multi) windows(r *Rate) *Rate {
+	if m.win != nil {
+		return m.win
+	}
+	return r
+}
+
 // Take reserves n permits (1..r.Limit) at now for a call that may wait up to maxWait, on
-// s, the schedule of r's Permits per Period, and on every further window of r, all or
+// s, the schedule of r's Permits per Period, and on every further window m keeps, all or
 // none. Admitted, it returns the reservation's slots, its At and Delay, OK set (the
 // caller sets Base and Epoch), and the wait; refused, the retry-after as the wait.
 func (m *Multi) Take(s *Schedule, r *Rate, n int, now, maxWait int64) (res Reservation, wait int64, ok bool) {
 	inc0, tol0 := r.Weight(n)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	w := m.windows(r)
 	for {
 		p0 := s.TAT.Load()
 		if uint64(p0)-MaxInt64 <= 1 { // saturated or dead: as GCRA, with the TAT as Prev
 			return Reservation{Prev: p0, Next: p0}, MaxInt64, false
 		}
 		wait = sat.Sub(max(p0, now), now) - tol0
-		for i := range r.NMore {
+		for i := range w.NMore {
 			tat := m.tat[i]
 			if tat == MaxInt64 {
 				return Reservation{}, MaxInt64, false
 			}
-			_, tol := r.More[i].Weight(n)
+			_, tol := w.More[i].Weight(n)
 			wait = max(wait, sat.Sub(max(tat, now), now)-tol)
 		}
 		if wait > maxWait {
@@ -78,12 +101,12 @@ func (m *Multi) Take(s *Schedule, r *Rate, n int, now, maxWait int64) (res Reser
 		m.pos = (m.pos + 1) % Recent
 		e := &m.recent[k]
 		e.id = next0
-		for i := range r.NMore {
-			inc, _ := r.More[i].Weight(n)
+		for i := range w.NMore {
+			inc, _ := w.More[i].Weight(n)
 			e.slot[i] = [2]int64{m.tat[i], sat.Add(max(m.tat[i], t), inc)}
 			m.tat[i] = e.slot[i][1]
 		}
-		for i := r.NMore; i < MaxMore; i++ {
+		for i := w.NMore; i < MaxMore; i++ {
 			e.slot[i] = [2]int64{}
 		}
 		res = Reservation{Sched: s, Store: windowsStore{m}, Prev: p0, Next: next0, At: t, Delay: timeDuration(wait),
@@ -121,8 +144,9 @@ func (m *Multi) NextFree(s *Schedule, r *Rate, now int64) int64 {
 	if tat := s.TAT.Load(); tat != MaxInt64 {
 		wait = sat.Sub(max(tat, now), now) - r.Tau
 	}
-	for i := range r.NMore {
-		w := &r.More[i]
+	mw := m.windows(r)
+	for i := range mw.NMore {
+		w := &mw.More[i]
 		wait = max(wait, sat.Sub(max(m.tat[i], now), now)-w.Tau)
 	}
 	return max(wait, 0)
@@ -141,8 +165,9 @@ func (m *Multi) Available(s *Schedule, r *Rate, now int64) int {
 	default:
 		n = min(n, AvailableAt(tat, r.Interval, r.Tau, now, r.Cfg.Permits))
 	}
-	for i := range r.NMore {
-		w := &r.More[i]
+	mw := m.windows(r)
+	for i := range mw.NMore {
+		w := &mw.More[i]
 		if m.tat[i] == MaxInt64 {
 			return 0
 		}
@@ -151,22 +176,24 @@ func (m *Multi) Available(s *Schedule, r *Rate, now int64) int {
 	return n
 }
 
-// Change moves the further windows from those of old to those of nr (see Move). The
-// reservations granted before give nothing back when canceled after it (b's epoch moves,
-// under its conversion lock).
-func (m *Multi) Change(b *Base, old, nr *Rate) {
+// Change moves the further windows to those of nr (see Move). The reservations granted
+// before give nothing back when canceled after it (b's epoch moves, under its conversion
+// lock).
+func (m *Multi) Change(b *Base, nr *Rate) {
 	b.Conv.Lock()
 	defer b.Conv.Unlock()
-	m.Move(old, nr)
+	m.Move(nr)
 	b.Epoch.Add(1)
 }
 
-// Move moves the further windows from those of old to those of nr: a window of nr that
-// old had too (the same Permits and Period) keeps its TAT, a new one starts with its
-// whole burst free. The caller moves the epoch, under the conversion lock.
-func (m *Multi) Move(old, nr *Rate) {
+// Move moves the further windows from those m keeps to those of nr, which m keeps from
+// then on: a window of nr that m had too (the same Permits and Period) keeps its TAT, a
+// new one starts with its whole burst free. The caller moves the epoch, under the
+// conversion lock.
+func (m *Multi) Move(nr *Rate) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	old := m.windows(nr)
 	var tat [MaxMore]int64
 	for i := range nr.NMore {
 		for j := range old.NMore {
@@ -176,7 +203,7 @@ func (m *Multi) Move(old, nr *Rate) {
 			}
 		}
 	}
-	m.tat = tat
+	m.tat, m.win = tat, nr
 	m.recent = [Recent]taken{}
 }
 
@@ -186,7 +213,7 @@ func (m *Multi) Ahead(s *Schedule, r *Rate, now int64) int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := s.TAT.Load()
-	for i := range r.NMore {
+	for i := range m.windows(r).NMore {
 		t = max(t, m.tat[i])
 	}
 	return sat.Sub(t, now)
