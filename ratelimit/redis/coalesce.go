@@ -18,7 +18,7 @@ const maxBatch = 64
 
 // A waiter is one Reserve in a batch: its request, and its answer.
 type waiter struct {
-	a  *rateArgs
+	a   *rateArgs
 	mw  int64 // MaxWait in ns, at least 0
 	g   backend.Grant
 	now int64 // the server's clock when Redis decided it (set for requests with windows)

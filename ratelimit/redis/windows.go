@@ -234,9 +234,11 @@ func (s *store) availableWin(ctx context.Context, req backend.Request) (int, boo
 		n = gcra.Available(tat-now, t, tau, req.Permits)
 	}
 	for i := range w.n {
+		m := w.permits[i]
 		if tat := join(res[4+2*i], res[5+2*i]); tat != 0 {
-			n = min(n, gcra.Available(tat-now, w.t[i], sat.Mul(int64(w.permits[i]-1), w.t[i]), w.permits[i]))
+			m = gcra.Available(tat-now, w.t[i], sat.Mul(int64(w.permits[i]-1), w.t[i]), w.permits[i])
 		}
+		n = min(n, m)
 	}
 	return n, true
 }

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -146,4 +147,30 @@ func TestRL29_WindowsCancelAndAvailableOnRedis(t *testing.T) {
 	g, _ = decideWindowed(t, st, 1, 0)
 	require.Equal(t, backend.Refused, g.Verdict)
 	assert.Greater(t, g.Wait, time.Millisecond, "the retry-after is the 20ms window's (T = 2ms), not the 2ms one's (T = 0.5ms)")
+}
+
+// SPEC RL-29: a Reserve with windows allocates no more than one without (see
+// TestRL22_SerialDecisionAllocs): the windows' keys and arguments are made once per
+// configuration, and the grant's windows' slots are kept in the store's ring.
+func TestRL29_WindowsDecisionAllocs(t *testing.T) {
+	cfg := ratelimit.Config{Permits: 1_000_000_000, Period: time.Second}
+	_, st := newTestStore(t, cfg)
+	wins := []backend.Window{{Permits: 1_000_000_000, Period: time.Minute}, {Permits: 1_000_000_000, Period: time.Hour}}
+	req := backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period, Windows: wins}
+	bg := context.Background()
+	_, err := st.Reserve(bg, req) // loads the script
+	require.NoError(t, err)
+	const runs = 200
+	grains := 0
+	allocs := testing.AllocsPerRun(runs, func() {
+		before := st.b.shared.Load()
+		if gr, _ := st.Reserve(bg, req); gr.Verdict != backend.Admitted {
+			t.Errorf("outcome %v", gr.Verdict)
+		}
+		if st.b.shared.Load() != before {
+			grains++
+		}
+	})
+	t.Logf("allocs/op: %.0f; %d of %d calls made the shared context", allocs, grains, runs+1)
+	assert.LessOrEqual(t, allocs, 6+math.Ceil(6*float64(grains)/runs))
 }
