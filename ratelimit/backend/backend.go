@@ -80,8 +80,9 @@ type Store interface {
 	// which can change between calls), advancing the TAT by N·T, and returns a Grant:
 	// Admitted with the wait, Refused with the retry-after (the time until N permits are
 	// free) and nothing reserved; when the backend cannot answer, the store's failure
-	// policy: Local, Admitted with nothing reserved, or Refused. The limiter never asks
-	// for N < 1 or N > Permits. The error is non-nil only when ctx is
+	// policy: Local, Admitted with nothing reserved, or Refused. With req.Windows, every
+	// window is decided with it, all or none (see Request). The limiter never asks for N
+	// < 1, N > Permits or N above a window's Permits. The error is non-nil only when ctx is
 	// nil or ended before the store decided; it is then ctx's error (policy.ErrNilContext
 	// for a nil ctx) and nothing is known to be reserved.
 	Reserve(ctx context.Context, req Request) (Grant, error)
@@ -90,7 +91,8 @@ type Store interface {
 	// backend's clock: when it is the last one reserved (the backend's TAT is g.Next) the
 	// TAT moves back to g.Prev; otherwise a store may keep its slot [g.Prev, g.Next) free
 	// for the next call that fits (the Redis store does, within a bound), or give nothing
-	// back. When the backend cannot answer, or when ctx is nil or done, nothing is
+	// back. A grant of a Request with Windows gives back on the windows too (see
+	// Request). When the backend cannot answer, or when ctx is nil or done, nothing is
 	// restored.
 	Cancel(ctx context.Context, g Grant)
 	// Available returns how many single permits a call could take now without waiting, at

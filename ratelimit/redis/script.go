@@ -48,6 +48,9 @@ import (
 // written: these are the key's data errors (dataError), whatever the Redis version (a
 // raised error would be reported as ERR by Redis 6).
 //
+// A limiter with further windows has their TAT keys in KEYS[3..], which the operations
+// 'w' and 'v', and the cancel of a reservation with windows, use (see windowscript.go).
+//
 // ARGV[1] is the operation:
 //
 //	'r' reserve:   ARGV[2..11] = inc = N·T, tol = (Permits-N)·T, maxWait, as pairs, k:

@@ -35,6 +35,7 @@ type winSet struct {
 	args    []any
 	nkeys   any
 	permits [maxWindows]int
+	periods [maxWindows]time.Duration
 	t       [maxWindows]int64 // each window's emission interval T, in ns
 	rate    []any             // each window's T as a pair, and Permits ('v')
 }
@@ -52,6 +53,12 @@ func (w *winSet) of(ws []backend.Window) bool {
 	return w != nil && len(ws) == w.n && &ws[0] == w.src
 }
 
+// same reports whether w and o are the same windows (a new configuration may bring the
+// same ones in a new list).
+func (w *winSet) same(o *winSet) bool {
+	return w != nil && o != nil && w.n == o.n && w.permits == o.permits && w.periods == o.periods
+}
+
 // winsOf returns the winSet of ws, not empty: the last call's when it is the same list.
 func (s *store) winsOf(ws []backend.Window) *winSet {
 	if w := s.wins.Load(); w.of(ws) {
@@ -62,7 +69,7 @@ func (s *store) winsOf(ws []backend.Window) *winSet {
 	copy(w.keys, s.keys)
 	for i := range n {
 		w.keys = append(w.keys, windowKey(s.keys[0], ws[i]))
-		w.permits[i] = ws[i].Permits
+		w.permits[i], w.periods[i] = ws[i].Permits, ws[i].Period
 		w.t[i] = int64(gcra.Interval(ws[i].Permits, ws[i].Period))
 		tS, tN := split(w.t[i])
 		w.rate = append(w.rate, tS, tN, int64(ws[i].Permits))
@@ -195,7 +202,8 @@ func (s *store) remember(g winGrant) {
 // recentOf returns, and forgets, the further windows' slots of the grant t when it is one
 // of the latest grants with windows; w nil when it is not (its Cancel gives back the
 // Permits-per-Period slot alone). ok is false when the windows changed since it was
-// granted: its Cancel then gives nothing back, as an in-process limiter's.
+// granted (a change of Permits, Period or MaxWait alone keeps them): its Cancel then
+// gives nothing back, as an in-process limiter's.
 func (s *store) recentOf(t backend.Grant) (w *winSet, slots [maxWindows][2]int64, ok bool) {
 	s.recentMu.Lock()
 	defer s.recentMu.Unlock()
@@ -203,7 +211,7 @@ func (s *store) recentOf(t backend.Grant) (w *winSet, slots [maxWindows][2]int64
 		if g := &s.recent[i]; g.w != nil && g.next == t.Next && g.at == t.At {
 			w, slots = g.w, g.slot
 			*g = winGrant{}
-			return w, slots, s.wins.Load() == w
+			return w, slots, w.same(s.wins.Load())
 		}
 	}
 	return nil, slots, true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -26,7 +27,13 @@ var windowsList = []backend.Window{{Permits: 10, Period: 20 * time.Millisecond},
 // grant and the server's clock when Redis decided it.
 func decideWindowed(t *testing.T, st *store, n int, maxWait time.Duration) (backend.Grant, int64) {
 	t.Helper()
-	req := backend.Request{N: n, MaxWait: maxWait, Permits: windowsCfg.Permits, Period: windowsCfg.Period, Windows: windowsList}
+	return decideOn(t, st, windowsList, n, maxWait)
+}
+
+// decideOn is decideWindowed with the list of windows wins.
+func decideOn(t *testing.T, st *store, wins []backend.Window, n int, maxWait time.Duration) (backend.Grant, int64) {
+	t.Helper()
+	req := backend.Request{N: n, MaxWait: maxWait, Permits: windowsCfg.Permits, Period: windowsCfg.Period, Windows: wins}
 	w := &waiter{a: st.argsWin(req), mw: int64(maxWait)}
 	require.NoError(t, st.decide(context.Background(), []*waiter{w}))
 	require.NotZero(t, w.now)
@@ -57,6 +64,10 @@ func TestRL29_WindowsSameOnRedisAsInProcess(t *testing.T) {
 			}
 			var live []held
 			var now0, last int64
+			// A limiter brings a new list of windows with each new configuration (here, of
+			// MaxWait): the same windows, whose grants still give back.
+			wins := slices.Clone(windowsList)
+			prevMW := time.Duration(-1)
 			admitted, refused, canceled := 0, 0, 0
 			for step := range 400 {
 				if len(live) > 0 && rng.IntN(4) == 0 {
@@ -71,7 +82,10 @@ func TestRL29_WindowsSameOnRedisAsInProcess(t *testing.T) {
 					continue
 				}
 				n, mw := 1+rng.IntN(4), waits[rng.IntN(len(waits))]
-				g, now := decideWindowed(t, st, n, mw)
+				if mw != prevMW {
+					wins, prevMW = slices.Clone(windowsList), mw
+				}
+				g, now := decideOn(t, st, wins, n, mw)
 				if now0 == 0 {
 					now0 = now
 				}
