@@ -41,7 +41,7 @@ func (l *Limiter) bind(b backend.Backend) error {
 // reserveBackend asks l's store for n permits within maxWait at the rate r, with a
 // Grant's Wait never negative.
 func (l *Limiter) reserveBackend(ctx context.Context, r *rate, n int, maxWait time.Duration) (backend.Grant, error) {
-	g, err := l.store.Reserve(ctx, backend.Request{N: n, MaxWait: maxWait, Permits: r.Cfg.Permits, Period: r.Cfg.Period})
+	g, err := l.store.Reserve(ctx, backend.Request{N: n, MaxWait: maxWait, Permits: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Wins})
 	g.Wait = max(g.Wait, 0)
 	return g, err
 }
@@ -53,13 +53,24 @@ func (l *Limiter) reserveBackend(ctx context.Context, r *rate, n int, maxWait ti
 type backed struct{}
 
 // local takes n permits in-process, within maxWait, for a store that answered Local, at
-// the rate r's local share.
+// the rate r's local share, on its further windows too when it has some (as a limiter
+// without a backend does, each at its local share).
 //
 // A refusal is not published here: the caller publishes it.
 func (l *Limiter) local(r *rate, n int, maxWait int64) (rlcore.Reservation, int64, bool) {
 	ep := l.base.Epoch.Load()
 	now := l.now()
-	inc, tol := r.LocalShare(l.share).Weight(n)
+	lr := r.LocalShare(l.share)
+	if lr.NMore > 0 {
+		res, wait, ok := l.more.Take(&l.slots, lr, n, now, maxWait)
+		if !ok {
+			l.refused(now, wait)
+			return rlcore.Reservation{Delay: time.Duration(wait)}, wait, false
+		}
+		res.Base, res.Epoch = &l.base, ep
+		return res, wait, true
+	}
+	inc, tol := lr.Weight(n)
 	prev, next, wait, ok := l.slots.Take(now, inc, tol, maxWait)
 	if !ok {
 		l.refused(now, wait)
@@ -185,10 +196,13 @@ func (backed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (rlcore.R
 }
 
 func (backed) available(l *Limiter, r *rate) int {
-	if n, ok := l.store.Available(context.Background(), r.Cfg.Permits, r.Cfg.Period); ok {
+	if n, ok := l.store.Available(context.Background(), backend.Request{Permits: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Wins}); ok {
 		return n
 	}
 	lr := r.LocalShare(l.share)
+	if lr.NMore > 0 {
+		return l.more.Available(&l.slots, lr, l.now())
+	}
 	return l.slots.Available(l.now(), lr.Interval, lr.Tau, lr.Cfg.Permits)
 }
 

@@ -25,19 +25,21 @@ type scriptedStore struct {
 	mu    sync.Mutex
 	grant backend.Grant
 	calls int
+	last  backend.Request
 }
 
-func (s *scriptedStore) Reserve(ctx context.Context, _ backend.Request) (backend.Grant, error) {
+func (s *scriptedStore) Reserve(ctx context.Context, req backend.Request) (backend.Grant, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
+	s.last = req
 	return s.grant, nil
 }
-func (s *scriptedStore) Cancel(context.Context, backend.Grant)                     {}
-func (s *scriptedStore) Available(context.Context, int, time.Duration) (int, bool) { return 0, false }
-func (s *scriptedStore) called() int                                               { s.mu.Lock(); defer s.mu.Unlock(); return s.calls }
-func (s *scriptedStore) Bind(backend.Binding) (backend.Store, error)               { return s, nil }
-func (*scriptedStore) LocalShare() int                                             { return 1 }
+func (s *scriptedStore) Cancel(context.Context, backend.Grant)                  {}
+func (s *scriptedStore) Available(context.Context, backend.Request) (int, bool) { return 0, false }
+func (s *scriptedStore) called() int                                            { s.mu.Lock(); defer s.mu.Unlock(); return s.calls }
+func (s *scriptedStore) Bind(backend.Binding) (backend.Store, error)            { return s, nil }
+func (*scriptedStore) LocalShare() int                                          { return 1 }
 
 // backedLimiter returns a limiter on st, on a manual clock, whose events go to log.
 func backedLimiter(t *testing.T, st *scriptedStore, log *[]policy.Event) *ratelimit.Limiter {
@@ -160,10 +162,10 @@ func (s *waitStore) Reserve(_ context.Context, req backend.Request) (backend.Gra
 	}
 	return backend.Grant{Verdict: backend.Refused, Wait: time.Hour}, nil
 }
-func (s *waitStore) Cancel(context.Context, backend.Grant)                     {}
-func (s *waitStore) Available(context.Context, int, time.Duration) (int, bool) { return 0, false }
-func (s *waitStore) Bind(backend.Binding) (backend.Store, error)               { return s, nil }
-func (*waitStore) LocalShare() int                                             { return 1 }
+func (s *waitStore) Cancel(context.Context, backend.Grant)                  {}
+func (s *waitStore) Available(context.Context, backend.Request) (int, bool) { return 0, false }
+func (s *waitStore) Bind(backend.Binding) (backend.Store, error)            { return s, nil }
+func (*waitStore) LocalShare() int                                          { return 1 }
 func (s *waitStore) asked() []time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -66,9 +66,6 @@ func build(s settings) (*Limiter, error) {
 	if err := rlcore.Validate(s.Config, s.Given); err != nil {
 		return nil, err
 	}
-	if s.Config.Windows != "" && s.Backend != nil {
-		return nil, errWindowsBackend
-	}
 	id := s.ID("")
 	l := &Limiter{
 		events: s.EventsOf(Layer, id),

@@ -206,11 +206,11 @@ func (f *flappingStore) Reserve(context.Context, backend.Request) (backend.Grant
 	return backend.Grant{Verdict: backend.Admitted}, nil
 }
 func (f *flappingStore) Cancel(context.Context, backend.Grant) {}
-func (f *flappingStore) Available(_ context.Context, permits int, _ time.Duration) (int, bool) {
+func (f *flappingStore) Available(_ context.Context, req backend.Request) (int, bool) {
 	if f.local.Load() {
 		return 0, false
 	}
-	return permits, true
+	return req.Permits, true
 }
 
 // SPEC RL-19, RC-4 on the local share, as a property: after any change of Permits and Period, the

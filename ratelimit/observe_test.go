@@ -427,8 +427,8 @@ func (s *relayStore) Reserve(context.Context, backend.Request) (backend.Grant, e
 	defer s.mu.Unlock()
 	return s.grant, nil
 }
-func (s *relayStore) Cancel(context.Context, backend.Grant)                     {}
-func (s *relayStore) Available(context.Context, int, time.Duration) (int, bool) { return 0, false }
+func (s *relayStore) Cancel(context.Context, backend.Grant)                  {}
+func (s *relayStore) Available(context.Context, backend.Request) (int, bool) { return 0, false }
 
 func (s *relayStore) set(g backend.Grant) { s.mu.Lock(); s.grant = g; s.mu.Unlock() }
 

@@ -149,9 +149,11 @@ func Period(d time.Duration) Option {
 // are: R4C-ATR-003 for permits < 1, R4C-ATR-002 for a period ≤ 0, R4C-REG-001 for one
 // shorter than permits × 1ns; R4C-ATR-005 for a pair that is not permits/period, and
 // R4C-ATR-007 for more than 3 windows. A keyed limiter keeps the windows for each key,
-// if it is built with them (its Reconfigure cannot add them later: R4C-REG-010). A
-// limiter with a backend keeps one window: it refuses windows with R4C-REG-010. The
-// configuration key is rateLimiter.windows. Default none.
+// if it is built with them (its Reconfigure cannot add them later: R4C-REG-010, unless it
+// has a backend). A limiter with a backend sends the windows to its store with each call
+// (backend.Request.Windows): the Redis store keeps each window's TAT in a key of its own
+// and decides them all in one script run. The configuration key is rateLimiter.windows.
+// Default none.
 func Windows(list string) Option {
 	return func(s *settings) { s.Config.Windows = strings.TrimSpace(list) }
 }

@@ -91,9 +91,6 @@ func (r *rate) check(n int) error {
 // concurrent use with every other method; concurrent calls to Reconfigure take effect one
 // after the other.
 func (l *Limiter) Reconfigure(c Config) error {
-	if c.Windows != "" && l.store != nil {
-		return errWindowsBackend
-	}
 	return l.base.Reconfigure("Limiter", rlcore.Config(c), &l.mu, &l.events,
 		func() *rlcore.Rate { return &l.rate.Load().Rate },
 		func(old *rlcore.Rate, c rlcore.Config) {

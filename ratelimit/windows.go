@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/resilience4go/resilience4go/internal/decorate"
-	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
@@ -81,8 +80,3 @@ func (windowed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (rlcore
 func (windowed) available(l *Limiter, r *rate) int {
 	return l.more.Available(&l.slots, &r.Rate, l.now())
 }
-
-// errWindowsBackend is the refusal of windows on a limiter with a backend, whose stores
-// keep one window.
-var errWindowsBackend = r4c.Errorf(r4c.BadSpec, "rateLimiter.windows", "",
-	"windows are kept in-process only: a limiter with a backend takes Permits per Period alone")

@@ -16,6 +16,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
@@ -286,12 +287,34 @@ func TestRL29_Configuration(t *testing.T) {
 	require.NoError(t, l.Reconfigure(c))
 	assert.Equal(t, 8, l.Snapshot().AvailablePermits, "the pair of Permits per Period kept its state")
 
-	_, err := ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Windows("5/1m"),
-		ratelimit.WithBackend(&scriptedStore{}))
-	assertCode(t, err, r4c.BadSpec)
-	_, err = keyed.New[string](ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Windows("5/1m"),
-		ratelimit.WithBackend(&scriptedStore{}))
-	assertCode(t, err, r4c.BadSpec)
+}
+
+// SPEC RL-29: a limiter with a backend sends its windows with every call, the same slice
+// for every call at one configuration; while the store answers Local, the in-process
+// fallback keeps the windows too.
+func TestRL29_WindowsGoToTheBackend(t *testing.T) {
+	clk := clock.NewManual()
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Local}}
+	l := newLimiter(t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.Windows("3/1m, 100/1h"),
+		ratelimit.WithBackend(st))
+	for range 3 {
+		require.NoError(t, l.TryAcquireN(1))
+	}
+	require.Error(t, l.TryAcquireN(1), "the local fallback keeps the window of 3 per minute")
+	st.mu.Lock()
+	first := st.last.Windows
+	st.mu.Unlock()
+	require.Equal(t, []backend.Window{{Permits: 3, Period: time.Minute}, {Permits: 100, Period: time.Hour}}, first)
+	require.Error(t, l.TryAcquireN(1))
+	st.mu.Lock()
+	assert.Same(t, &first[0], &st.last.Windows[0], "one slice per configuration: no allocation per call")
+	st.mu.Unlock()
+	assert.Equal(t, 5, st.called())
+
+	k, err := keyed.New[string](ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.Windows("5/1m"),
+		ratelimit.WithBackend(&scriptedStore{grant: backend.Grant{Verdict: backend.Admitted}}))
+	require.NoError(t, err)
+	require.NoError(t, k.TryAcquire("a", 1))
 }
 
 // assertCode asserts that err is a *policy.ConfigError with code.

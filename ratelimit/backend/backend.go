@@ -80,8 +80,9 @@ type Store interface {
 	// which can change between calls), advancing the TAT by N·T, and returns a Grant:
 	// Admitted with the wait, Refused with the retry-after (the time until N permits are
 	// free) and nothing reserved; when the backend cannot answer, the store's failure
-	// policy: Local, Admitted with nothing reserved, or Refused. The limiter never asks
-	// for N < 1 or N > Permits. The error is non-nil only when ctx is
+	// policy: Local, Admitted with nothing reserved, or Refused. With req.Windows, every
+	// window is decided with it, all or none (see Request). The limiter never asks for N
+	// < 1, N > Permits or N above a window's Permits. The error is non-nil only when ctx is
 	// nil or ended before the store decided; it is then ctx's error (policy.ErrNilContext
 	// for a nil ctx) and nothing is known to be reserved.
 	Reserve(ctx context.Context, req Request) (Grant, error)
@@ -90,18 +91,44 @@ type Store interface {
 	// backend's clock: when it is the last one reserved (the backend's TAT is g.Next) the
 	// TAT moves back to g.Prev; otherwise a store may keep its slot [g.Prev, g.Next) free
 	// for the next call that fits (the Redis store does, within a bound), or give nothing
-	// back. When the backend cannot answer, or when ctx is nil or done, nothing is
+	// back. A grant of a Request with Windows gives back on the windows too (see
+	// Request). When the backend cannot answer, or when ctx is nil or done, nothing is
 	// restored.
 	Cancel(ctx context.Context, g Grant)
-	// Available returns how many calls would pass now without waiting, 0..permits, at the
-	// rate of permits per period (the limiter's configuration in force). ok is false when
-	// the store has no answer: the backend cannot answer and its failure policy is Local,
-	// or ctx is nil or done. The limiter then reports its in-process state.
-	Available(ctx context.Context, permits int, period time.Duration) (n int, ok bool)
+	// Available returns how many single permits a call could take now without waiting, at
+	// the rate of req.Permits per req.Period and on every window of req.Windows (the
+	// limiter's configuration in force): the fewest of them, 0..req.Permits. req.N and
+	// req.MaxWait are not used. ok is false when the store has no answer: the backend
+	// cannot answer and its failure policy is Local, or ctx is nil or done. The limiter
+	// then reports its in-process state.
+	Available(ctx context.Context, req Request) (n int, ok bool)
+}
+
+// Window is one further quota of a limiter (ratelimit.Windows): Permits per Period, with
+// T = Period/Permits rounded up to a whole nanosecond, as the limiter's own. Valid:
+// Permits ≥ 1, Period ≥ Permits ns.
+type Window struct {
+	Permits int
+	Period  time.Duration
 }
 
 // Request is one Store.Reserve: N permits within MaxWait, at the rate of Permits per
-// Period.
+// Period, and on each of the further Windows.
+//
+// With Windows, the store keeps one GCRA schedule (TAT) for each window besides the one
+// of Permits per Period, and decides them together, atomically: the call waits the
+// longest of their waits, max(TAT, now) - now - (Permits-N)·T of each; it is refused,
+// taking nothing from any, when that is more than MaxWait, with that longest wait as the
+// retry-after; else every schedule's TAT moves to max(TAT, now + wait) + N·T. The
+// Grant's Prev, Next and At are those of the Permits-per-Period schedule. Its Cancel
+// gives back each window's slot when the window's TAT is still the grant's end there
+// (no later grant stands behind it), as long as the grant is one of the store's latest
+// (the Redis store keeps the windows' slots of its 4 latest grants, as an in-process
+// limiter does, and gives nothing back on the windows for an older one); the
+// Permits-per-Period slot is given back as for a grant without windows. A window the
+// store has no state for has its whole burst free; a store keys each window's state by
+// its Permits and Period, so that a change of Windows keeps the state of the windows it
+// keeps and starts new ones full.
 type Request struct {
 	// N is how many permits the call takes, 1..Permits.
 	N int
@@ -112,6 +139,11 @@ type Request struct {
 	// limiter sends its new ones from its next call.
 	Permits int
 	Period  time.Duration
+	// Windows are the limiter's further quotas, at most 3; nil for none. The slice is
+	// the limiter's configuration in force, never modified and the same for every call at
+	// one configuration, so a store may cache what it derives from it by its address;
+	// a store must not modify it. Each window's Permits is at least N.
+	Windows []Window
 }
 
 // Verdict is a Store's decision on one Reserve.

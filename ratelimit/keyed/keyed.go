@@ -147,7 +147,7 @@ type Limiter[K comparable] struct {
 	// the preallocated rejections and the listener.
 	base     *core
 	backend  backend.Backend
-	windowed bool // built with further windows: its entries are windowedEntry, never with a backend
+	windowed bool // built with further windows and no backend: its entries are windowedEntry (a backend's stores keep the windows)
 	share    int  // the backend's LocalShare
 	maxKeys  int
 	keyBytes int      // string keys longer than this are kept as their digest
@@ -183,18 +183,10 @@ func New[K comparable](opts ...ratelimit.Option) (*Limiter[K], error) {
 var errWindowsLater = r4c.Errorf(r4c.BadSpec, "rateLimiter.windows", "",
 	"a keyed limiter keeps further windows only if it was built with some (ratelimit.Windows at keyed.New)")
 
-// errWindows refuses further windows (ratelimit.Windows) on a keyed limiter with a
-// backend, whose stores keep one window per key.
-var errWindows = r4c.Errorf(r4c.BadSpec, "rateLimiter.windows", "",
-	"a keyed limiter with a backend keeps one window per key: ratelimit.Windows is for one without")
-
 func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
 	s.Observer = s.KeyedObserver
 	if err := rlcore.Validate(s.Config, s.Given); err != nil {
 		return nil, err
-	}
-	if s.Config.Windows != "" && s.Backend != nil {
-		return nil, errWindows
 	}
 	if s.MaxKeys < 0 {
 		return nil, r4c.Errorf(r4c.OutOfRange, "rateLimiter.maxKeys", strconv.Itoa(s.MaxKeys),
@@ -216,7 +208,7 @@ func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
 	k := &Limiter[K]{
 		base:     newCore(s),
 		backend:  s.Backend,
-		windowed: s.Config.Windows != "",
+		windowed: s.Config.Windows != "" && s.Backend == nil,
 		share:    1,
 		maxKeys:  n,
 		keyBytes: keyBytes,
@@ -323,11 +315,11 @@ func (k *Limiter[K]) Config() ratelimit.Config { return ratelimit.Config(k.lim()
 // admits the new burst at once, as a new key does. With a backend, the keys' in-process
 // schedules (for a store that answers Local) are converted here, and their stores convert
 // their own state at the key's next call. Windows (ratelimit.Config.Windows) change as a
-// Limiter's do, for every key; a keyed limiter built without windows cannot be given
-// some (R4C-REG-010). A zero Limiter cannot be reconfigured (R4C-REG-010). Safe for
+// Limiter's do, for every key; a keyed limiter built without windows and without a
+// backend cannot be given some (R4C-REG-010). A zero Limiter cannot be reconfigured (R4C-REG-010). Safe for
 // concurrent use.
 func (k *Limiter[K]) Reconfigure(c ratelimit.Config) error {
-	if c.Windows != "" && (k == nil || !k.windowed) && k.lim().built() {
+	if c.Windows != "" && (k == nil || (!k.windowed && k.backend == nil)) && k.lim().built() {
 		return errWindowsLater
 	}
 	b := k.lim()

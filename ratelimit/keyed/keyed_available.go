@@ -3,6 +3,7 @@ package keyed
 import (
 	"context"
 
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 )
 
@@ -37,7 +38,7 @@ func (k *Limiter[K]) availableAt(key K, r *rlcore.Rate) int {
 	now := l.now()
 	n := r.Cfg.Permits
 	switch {
-	case c != nil && r.NMore > 0:
+	case c != nil && r.NMore > 0 && k.windowed:
 		n = k.multiOf(c).Available(&c.slots, r, now)
 	case c != nil:
 		n = c.slots.Available(now, r.Interval, r.Tau, r.Cfg.Permits)
@@ -52,7 +53,7 @@ func (k *Limiter[K]) availableAt(key K, r *rlcore.Rate) int {
 			rc = k.bind(context.Background(), key)
 		}
 		if rc != nil {
-			if n, ok := rc.store.Available(context.Background(), r.Cfg.Permits, r.Cfg.Period); ok {
+			if n, ok := rc.store.Available(context.Background(), backend.Request{Permits: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Wins}); ok {
 				return n
 			}
 			// The store answered Local: the key's in-process schedule, at the local share.

@@ -31,7 +31,7 @@ type remoteCell struct {
 func (k *Limiter[K]) takeRemote(ctx context.Context, key K, r *rlcore.Rate, n int, maxWait int64) (decision, error) {
 	c, now := k.remoteCellOf(ctx, key, r)
 	if rc := k.remoteOf(c); rc != nil {
-		g, err := rc.store.Reserve(ctx, backend.Request{N: n, MaxWait: time.Duration(maxWait), Permits: r.Cfg.Permits, Period: r.Cfg.Period})
+		g, err := rc.store.Reserve(ctx, backend.Request{N: n, MaxWait: time.Duration(maxWait), Permits: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Wins})
 		if err != nil {
 			return decision{now: now}, err
 		}

@@ -24,9 +24,11 @@ func (k *Limiter[K]) kill(c *cell, idleBy int64) bool {
 }
 
 // decideCell is gcraCell, or for a rate with further windows, the key's schedule and its
-// windows decided together (rlcore.Multi).
+// windows decided together (rlcore.Multi). A limiter with a backend keeps the windows in
+// its store: its keys' in-process cells, which decide while the store answers Local, keep
+// the Permits per Period alone.
 func (k *Limiter[K]) decideCell(c *cell, r *rlcore.Rate, n int, now, maxWait int64, d *decision) bool {
-	if r.NMore == 0 {
+	if r.NMore == 0 || !k.windowed {
 		return gcraCell(c, r, n, now, maxWait, d)
 	}
 	d.now, d.c = now, c

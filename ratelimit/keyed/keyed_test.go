@@ -525,10 +525,10 @@ func (s *fakeStore) Cancel(context.Context, backend.Grant) {
 	s.b.mu.Unlock()
 }
 
-func (s *fakeStore) Available(_ context.Context, permits int, period time.Duration) (int, bool) {
+func (s *fakeStore) Available(_ context.Context, req backend.Request) (int, bool) {
 	s.b.mu.Lock()
 	if s.l == nil {
-		s.l, _ = ratelimit.New(ratelimit.Permits(permits), ratelimit.Period(period), ratelimit.WithClock(s.clk))
+		s.l, _ = ratelimit.New(ratelimit.Permits(req.Permits), ratelimit.Period(req.Period), ratelimit.WithClock(s.clk))
 	}
 	s.b.mu.Unlock()
 	return s.l.Snapshot().AvailablePermits, true

@@ -187,6 +187,22 @@ var _ backend.Backend = (*redisBackend)(nil)
 // rounding what is owed within the burst of its rate; their quota is then neither one
 // nor the other.
 //
+// Further windows (ratelimit.Windows, up to 3) work on Redis as in-process: each window's
+// TAT is a key of its own (see Prefix), and a call with windows is one script run, one
+// round trip, that reads every TAT, decides them together (the call waits the longest of
+// their waits, within MaxWait, and takes from all of them or from none; a refusal's
+// retry-after is that longest wait) and writes those that moved; the available permits
+// are the fewest over the windows. The same calls give the same answers as in-process
+// at the instants Redis decides them. The cost is one more key per window, read and
+// written by the same run, and a few more arguments: no more round trips and no more
+// allocations per call. A canceled reservation gives its permits back on each window
+// where it is still the last one, for the 4 latest reservations with windows of each
+// limiter instance (the windows' slots are kept in the process, as an in-process limiter
+// keeps them), and on Permits per Period as without windows; freed slots are not taken
+// while windows are on, as in-process. While Redis is down with the Local policy, a
+// Limiter keeps its windows in-process at its local share; a keyed limiter's keys keep
+// Permits per Period alone there.
+//
 // On Redis Cluster, the braces of the TAT key make "prefix + name" its hash tag: a
 // limiter's two keys live in one slot, which every script call touches alone, so the
 // backend works unchanged on a cluster, and the limiters (and the keys of a keyed

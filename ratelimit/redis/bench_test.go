@@ -93,3 +93,34 @@ func BenchmarkTryAcquireWithFreedSlots(b *testing.B) {
 		})
 	}
 }
+
+// The cost of further windows on Redis: an admitted TryAcquire with Permits per Period
+// alone ("1 window"), and with 2 further windows ("3 windows"), each in a key of its own
+// that the same script run reads and writes: one round trip either way (a bounded client).
+func BenchmarkTryAcquireWindows(b *testing.B) {
+	for _, w := range []struct{ name, windows string }{
+		{"1 window", ""}, {"3 windows", "1000000000/1m, 1000000000/1h"},
+	} {
+		b.Run(w.name, func(b *testing.B) {
+			c := goredis.NewClient(&goredis.Options{Addr: redistest.Addr(b), DB: testDB, ContextTimeoutEnabled: true})
+			b.Cleanup(func() { _ = c.Close() })
+			// A generous timeout: a loaded machine must not send the calls to the
+			// failure policy, which would measure the in-process fallback instead.
+			be, err := rlredis.New(c, rlredis.Prefix(rlredis.UniquePrefix(b)), rlredis.Timeout(5*time.Second))
+			if err != nil {
+				b.Fatal(err)
+			}
+			l, err := ratelimit.New(ratelimit.Name("bench"), ratelimit.Permits(1_000_000_000), ratelimit.Period(time.Second),
+				ratelimit.Windows(w.windows), ratelimit.WithBackend(be))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if !l.TryAcquire() {
+					b.Fatal("want admitted")
+				}
+			}
+		})
+	}
+}

@@ -18,9 +18,10 @@ const maxBatch = 64
 
 // A waiter is one Reserve in a batch: its request, and its answer.
 type waiter struct {
-	a  *rateArgs
-	mw int64 // MaxWait in ns, at least 0
-	g  backend.Grant
+	a   *rateArgs
+	mw  int64 // MaxWait in ns, at least 0
+	g   backend.Grant
+	now int64 // the server's clock when Redis decided it (set for requests with windows)
 
 	// For a queued Reserve: whether its caller still waits (waiting), has its answer
 	// (answered), or left when its ctx ended (left); the sender signals ready once
@@ -61,7 +62,12 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 	if req.N < 1 || req.N > req.Permits || req.Period <= 0 {
 		return backend.Grant{Verdict: backend.Refused}, nil
 	}
-	a := s.argsOf(req.Permits, req.Period, req.N)
+	var a *rateArgs
+	if len(req.Windows) == 0 {
+		a = s.argsOf(req.Permits, req.Period, req.N)
+	} else {
+		a = s.argsWin(req)
+	}
 	mw := int64(max(req.MaxWait, 0))
 	s.mu.Lock()
 	if s.busy {
@@ -192,7 +198,28 @@ func (s *store) giveBack(t backend.Grant) {
 // runs of them at once (see gcraScript): each reservation's slot, wait and permit time
 // follow from its start, now and its weight, as the script computes them.
 func (s *store) decide(ctx context.Context, batch []*waiter) error {
-	argv := s.command(10 * len(batch))
+	for len(batch) > 0 {
+		w, k := batch[0].a.w, 1
+		for k < len(batch) && batch[k].a.w == w {
+			k++
+		}
+		var err error
+		if w == nil {
+			err = s.decideRun(ctx, batch[:k])
+		} else {
+			err = s.decideWin(ctx, w, batch[:k])
+		}
+		if err != nil {
+			return err
+		}
+		batch = batch[k:]
+	}
+	return nil
+}
+
+// decideRun is decide for requests without further windows.
+func (s *store) decideRun(ctx context.Context, batch []*waiter) error {
+	argv := s.command(cmdHeader, 10*len(batch))
 	argv = append(argv, "r")
 	for i := 0; i < len(batch); {
 		w, k := batch[i], 1
@@ -204,7 +231,7 @@ func (s *store) decide(ctx context.Context, batch []*waiter) error {
 			w.a.args[4], w.a.args[5], w.a.args[6])
 		i += k
 	}
-	res, err := s.run(ctx, argv)
+	res, err := s.run(ctx, nil, argv)
 	s.done(argv)
 	if err != nil {
 		if err := ctx.Err(); err != nil {
@@ -224,7 +251,7 @@ func (s *store) decide(ctx context.Context, batch []*waiter) error {
 				if code == 2 && k == 0 && i > 0 && j+5 == len(res) {
 					// The freed-slots key is bad, found at this request: the rest again,
 					// which meets the data error at once.
-					return s.decide(ctx, batch[i:])
+					return s.decideRun(ctx, batch[i:])
 				}
 				break
 			}
@@ -263,19 +290,19 @@ func (s *store) decide(ctx context.Context, batch []*waiter) error {
 	return nil
 }
 
-// command returns an empty slice for a command's arguments, with room for the script's
-// ARGV of n+1 arguments after the header that runScript fills: the store's own, reused,
+// command returns a slice of hdr elements for a command's header, which runScript fills,
+// with room for the script's ARGV of n+1 arguments after it: the store's own, reused,
 // with a client that bounds its own I/O (no call outlives its caller), a new one
 // otherwise. Only the caller that holds busy takes the store's own.
-func (s *store) command(n int) []any {
-	size := cmdHeader + 1 + n
+func (s *store) command(hdr, n int) []any {
+	size := hdr + 1 + n
 	if !s.b.bounded {
-		return make([]any, cmdHeader, size)
+		return make([]any, hdr, size)
 	}
 	if cap(s.argv) < size {
-		s.argv = make([]any, cmdHeader, max(size, cmdHeader+1+10))
+		s.argv = make([]any, hdr, max(size, cmdHeader+1+10))
 	}
-	return s.argv[:cmdHeader]
+	return s.argv[:hdr]
 }
 
 // done clears argv, the store's own, once its run is over, so that it holds nothing.

@@ -209,7 +209,7 @@ func TestRL24_CallerThatLeavesGivesItsPermitBack(t *testing.T) {
 		defer st.mu.Unlock()
 		return !st.busy && g.seen.Load() == 3
 	}, 5*time.Second, time.Millisecond)
-	n, ok := st.Available(bg, cfg.Permits, cfg.Period)
+	n, ok := st.Available(bg, backend.Request{Permits: cfg.Permits, Period: cfg.Period})
 	require.True(t, ok)
 	assert.Equal(t, 1, n, "the leaver's permit is free again")
 	gr, err := st.Reserve(bg, backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period})
@@ -552,7 +552,7 @@ func TestRL22_MixedCallersAllReturn(t *testing.T) {
 					st.Cancel(context.Background(), gr)
 				}
 				if i%11 == 0 {
-					st.Available(context.Background(), cfg.Permits, cfg.Period)
+					st.Available(context.Background(), backend.Request{Permits: cfg.Permits, Period: cfg.Period})
 				}
 			}
 		})

@@ -13,6 +13,8 @@
 // an in-process limiter (package ratelimit), decided by a Lua script on the Redis
 // server's clock: one round trip per call, or per batch of concurrent calls. While Redis
 // fails, the failure policy decides (OnFailure): by default each instance limits itself.
+// Further windows (ratelimit.Windows("10/1s, 1000/24h")) work on Redis too, each in a key
+// of its own under the limiter's hash tag, decided in the same script run.
 //
 // Where the detail lives:
 //   - New: the semantics on Redis (batching, weighted calls, reconfiguration, canceled

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"strings"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -90,4 +93,40 @@ func Example_cluster() {
 		panic(err)
 	}
 	fmt.Println(limiter.TryAcquire())
+}
+
+// Several windows on Redis: 10 calls per second and at most 1000 per day, for every
+// instance together. Each window's TAT is one more key under the limiter's hash tag, and
+// one script run decides all of them. (Not run: it needs a Redis server; the tests run
+// windowsExample on theirs.)
+func Example_windows() {
+	client := goredis.NewClient(&goredis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
+	defer client.Close()
+	windowsExample(os.Stdout, client, "search-service:")
+}
+
+// windowsExample builds a limiter of "10/1s, 1000/24h" on client, calls it 12 times at
+// once, and prints what it admitted and the limiter's keys.
+func windowsExample(w io.Writer, client goredis.UniversalClient, prefix string) {
+	shared, err := rlredis.New(client, rlredis.Prefix(prefix))
+	if err != nil {
+		panic(err)
+	}
+	limiter, err := ratelimit.New(ratelimit.Name("search"), ratelimit.Permits(10), ratelimit.Period(time.Second),
+		ratelimit.Windows("1000/24h"), ratelimit.WithBackend(shared))
+	if err != nil {
+		panic(err)
+	}
+	admitted := 0
+	for range 12 {
+		if limiter.TryAcquire() {
+			admitted++
+		}
+	}
+	fmt.Fprintf(w, "admitted %d of 12\n", admitted)
+	ctx := context.Background()
+	for _, key := range []string{"{" + prefix + "search}", "{" + prefix + "search}:win:1000:86400000000000"} {
+		ttl := client.PTTL(ctx, key).Val()
+		fmt.Fprintf(w, "%s expires in %v\n", strings.Replace(key, prefix, "", 1), ttl.Round(time.Second))
+	}
 }

@@ -56,7 +56,7 @@ func TestStore_NilOrDoneContextIsNotSent(t *testing.T) {
 			assert.ErrorIs(t, err, tc.Want)
 			assert.Zero(t, g)
 			st.Cancel(tc.Ctx, backend.Grant{Prev: 1, Next: 2, At: 3})
-			n, ok := st.Available(tc.Ctx, cfg.Permits, cfg.Period)
+			n, ok := st.Available(tc.Ctx, backend.Request{Permits: cfg.Permits, Period: cfg.Period})
 			assert.Zero(t, n)
 			assert.False(t, ok)
 		})
@@ -89,7 +89,7 @@ func TestStore_RequestsTheLimiterNeverMakes(t *testing.T) {
 		})
 	}
 	require.NotPanics(t, func() {
-		n, ok := st.Available(ctx, 0, 0)
+		n, ok := st.Available(ctx, backend.Request{})
 		assert.Zero(t, n)
 		assert.False(t, ok)
 	})

@@ -82,9 +82,14 @@ type Option func(*config)
 // "1767225600.250000000-1767225600.750000000"), sorted, each ending before the TAT; its
 // TTL is the time until the last one ends. The script reads it only while the TAT is
 // ahead of now, and deletes it when it takes a permit with no TAT key (whatever it
-// holds). Each script touches exactly those two keys, and the braces make the TAT key
-// their Redis Cluster hash tag, so both are in one slot and the layout works unchanged
-// on a cluster (see New).
+// holds). A limiter with further windows (ratelimit.Windows) has one more key per window:
+// the TAT key followed by ":win:<permits>:<period in nanoseconds>", e.g.
+// {r4c:geocoding}:win:1000:86400000000000 for 1000/24h, which holds that window's TAT as
+// a bare decimal count of nanoseconds, with the same TTL rule; it is named by the
+// window's rate, so a change of Windows keeps the TAT of each window it keeps and a new
+// window starts with its whole burst free. Each script touches exactly those keys, and
+// the braces make the TAT key their Redis Cluster hash tag, so all are in one slot and
+// the layout works unchanged on a cluster (see New).
 func Prefix(p string) Option { return func(c *config) { c.Prefix = p } }
 
 // Timeout bounds each round trip to Redis: a script run that Redis has not answered by

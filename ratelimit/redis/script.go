@@ -48,6 +48,9 @@ import (
 // written: these are the key's data errors (dataError), whatever the Redis version (a
 // raised error would be reported as ERR by Redis 6).
 //
+// A limiter with further windows has their TAT keys in KEYS[3..], which the operations
+// 'w' and 'v', and the cancel of a reservation with windows, use (see windowscript.go).
+//
 // ARGV[1] is the operation:
 //
 //	'r' reserve:   ARGV[2..11] = inc = N·T, tol = (Permits-N)·T, maxWait, as pairs, k:
@@ -209,6 +212,7 @@ local function convert(list, xs, xn, p)
   ts, tn = norm(nows + ds, nown + (d - ds * E))
 end
 
+` + windowHelpers + `
 if op == 'r' then
   -- The requests, in order, each against the state the one before left: the TAT and the
   -- freed slots are read once and written once, at the end. The answers go in out, no
@@ -315,7 +319,19 @@ if op == 'r' then
   if dirty then keep(list) elseif gone then redis.call('DEL', fkey) end
   return out
 elseif op == 'c' then
-  if lt(arg(6), arg(7), nows, nown) or not v or arg(8) ~= ep then return {0} end
+  if lt(arg(6), arg(7), nows, nown) or (v and arg(8) ~= ep) then return {0} end
+  -- The further windows' slots: each TAT still at the slot's end moves back to its start.
+  local given = false
+  for i = 3, #KEYS do
+    local o = 9 + 4 * (i - 3)
+    local x, err = wtat(i)
+    if err then return err end
+    if x and x[1] == arg(o + 2) and x[2] == arg(o + 3) then
+      wsettle(i, arg(o), arg(o + 1))
+      given = true
+    end
+  end
+  if not v then return {0} end
   local ps, pn, xs, xn = arg(2), arg(3), arg(4), arg(5)
   if ts == xs and tn == xn then
     local list, err = freed()
@@ -378,8 +394,7 @@ elseif op == 'a' then
     end
   end
   return r
-end
-return redis.error_reply('ERR unknown operation')
+` + windowOps + `return redis.error_reply('ERR unknown operation')
 `
 
 var script = goredis.NewScript(gcraScript)

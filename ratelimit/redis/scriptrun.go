@@ -20,7 +20,8 @@ var (
 	errKeyBad = errors.New("ratelimit/redis: key holds no TAT")
 )
 
-// run runs the script with argv, within the backend's timeout: argv's first cmdHeader
+// run runs the script with argv on the store's keys and, when w is not nil, its further
+// windows' keys, within the backend's timeout: argv's first cmdHeader (+ w's windows)
 // elements are for the command's header, which runScript sets, and the script's ARGV (the
 // operation and its arguments) follow. While the keys'
 // last answer was a data error, it returns errKeyBad at once, except for one call per
@@ -31,7 +32,7 @@ var (
 //
 // Any answer from Redis marks the node up; a data error (dataError) marks only the keys
 // bad, and another failure other than ctx's end marks the node down.
-func (s *store) run(ctx context.Context, argv []any) ([]int64, error) {
+func (s *store) run(ctx context.Context, w *winSet, argv []any) ([]int64, error) {
 	every := s.b.cfg.ProbeInterval
 	if s.keyBad.Load().blocked(every) {
 		return nil, errKeyBad
@@ -49,7 +50,7 @@ func (s *store) run(ctx context.Context, argv []any) ([]int64, error) {
 			node = s.node(true) // this call is the node's probe: where do the keys live now?
 		}
 	}
-	res, err := s.exec(ctx, argv)
+	res, err := s.exec(ctx, w, argv)
 	switch {
 	case err == nil:
 		s.answered(node, known)
@@ -120,16 +121,17 @@ const movingTries = 3
 // runScript runs the script once, and, for a cluster client, again, up to movingTries
 // times within ctx, while the keys' slot is moving (moving): the client then follows the
 // slot to its new node.
-func (s *store) runScript(ctx context.Context, argv []any) ([]int64, error) {
-	res, err := s.runOnce(ctx, argv)
+func (s *store) runScript(ctx context.Context, w *winSet, argv []any) ([]int64, error) {
+	res, err := s.runOnce(ctx, w, argv)
 	for i := 0; s.b.cluster && i < movingTries && err != nil && moving(err) && ctx.Err() == nil; i++ {
-		res, err = s.runOnce(ctx, argv)
+		res, err = s.runOnce(ctx, w, argv)
 	}
 	return res, err
 }
 
 // cmdHeader is how many arguments of a script command come before its ARGV: EVALSHA, the
-// script's SHA-1 digest, the number of keys (2), and the keys.
+// script's SHA-1 digest, the number of keys (2), and the keys; a command with further
+// windows has one more key for each (see winSet).
 const cmdHeader = 5
 
 // The header's constant arguments, boxed once.
@@ -146,13 +148,20 @@ type processor interface {
 }
 
 // runOnce runs the script with EVALSHA, and EVAL when the server does not know it (after
-// a restart or SCRIPT FLUSH).
-func (s *store) runOnce(ctx context.Context, argv []any) ([]int64, error) {
+// a restart or SCRIPT FLUSH), on the store's two keys, and the further windows' of w when
+// it is not nil.
+func (s *store) runOnce(ctx context.Context, w *winSet, argv []any) ([]int64, error) {
+	keys, kargs, nk := s.keys, s.keyArgs[:], twoKeys
+	if w != nil {
+		keys, kargs, nk = w.keys, w.args, w.nkeys
+	}
+	h := 3 + len(kargs)
 	p, ok := s.b.client.(processor)
 	if !ok {
-		return script.Run(ctx, s.b.client, s.keys, argv[cmdHeader:]...).Int64Slice()
+		return script.Run(ctx, s.b.client, keys, argv[h:]...).Int64Slice()
 	}
-	argv[0], argv[1], argv[2], argv[3], argv[4] = "evalsha", evalSHA, twoKeys, s.keyArgs[0], s.keyArgs[1]
+	argv[0], argv[1], argv[2] = "evalsha", evalSHA, nk
+	copy(argv[3:h], kargs)
 	cmd := goredis.NewIntSliceCmd(ctx, argv...)
 	cmd.SetFirstKeyPos(3)
 	err := p.Process(ctx, cmd)
@@ -167,11 +176,11 @@ func (s *store) runOnce(ctx context.Context, argv []any) ([]int64, error) {
 
 // exec runs the script, bounded by the timeout: EVALSHA, and EVAL when the server does
 // not know the script (after a restart or SCRIPT FLUSH), again while its slot is moving.
-func (s *store) exec(ctx context.Context, argv []any) ([]int64, error) {
+func (s *store) exec(ctx context.Context, w *winSet, argv []any) ([]int64, error) {
 	ctx, cancel := s.b.bound(ctx)
 	defer cancel()
 	if s.b.bounded {
-		res, err := s.runScript(ctx, argv)
+		res, err := s.runScript(ctx, w, argv)
 		return res, tooLate(ctx, err)
 	}
 	// The client ignores the deadline once a command is on the wire: leave its goroutine
@@ -182,7 +191,7 @@ func (s *store) exec(ctx context.Context, argv []any) ([]int64, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := s.runScript(ctx, argv)
+		res, err := s.runScript(ctx, w, argv)
 		done <- result{res, err}
 	}()
 	select {

@@ -38,6 +38,12 @@ type store struct {
 	nodeAt atomic.Pointer[cachedNode] // the keys' node, looked up while some node is down
 
 	last atomic.Pointer[rateArgs] // the arguments of the last Reserve's rate and weight
+	wins atomic.Pointer[winSet]   // the further windows of the last call that had some
+
+	// The further windows' slots of the latest grants with windows, for their Cancel.
+	recentMu sync.Mutex
+	recent   [recentGrants]winGrant
+	recentAt uint8 // the ring's next place
 
 	keyArgs [2]any // keys, boxed once for the command's arguments
 
@@ -63,6 +69,9 @@ type rateArgs struct {
 	t        int64  // T in ns, the emission interval, rounded up
 	inc, tol int64  // n·T and (Permits-n)·T in ns
 	args     [7]any // inc and tol as pairs, T as a pair, Permits
+	// The further windows (nil: none), and for each its inc and tol as pairs.
+	w     *winSet
+	wargs []any
 }
 
 // argsOf returns the arguments for n permits at the rate of permits per period: the last call's when they
@@ -125,7 +134,18 @@ func (s *store) cancel(ctx context.Context, t backend.Grant) bool {
 	pS, pN := split(max(t.Prev, 0))
 	nS, nN := split(max(t.Next, 0))
 	aS, aN := split(max(t.At, 0))
-	res, err := s.run(ctx, append(make([]any, cmdHeader, cmdHeader+8), "c", pS, pN, nS, nN, aS, aN, t.Epoch))
+	w, slots, ok := s.recentOf(t)
+	if !ok {
+		return false
+	}
+	argv := make([]any, cmdHeader+w.count(), cmdHeader+w.count()+8+4*w.count())
+	argv = append(argv, "c", pS, pN, nS, nN, aS, aN, t.Epoch)
+	for i := range w.count() {
+		ps, pn := split(max(slots[i][0], 0))
+		xs, xn := split(max(slots[i][1], 0))
+		argv = append(argv, ps, pn, xs, xn)
+	}
+	res, err := s.run(ctx, w, argv)
 	return err == nil && len(res) == 1 && res[0] == 1
 }
 
@@ -134,27 +154,22 @@ func (s *store) cancel(ctx context.Context, t backend.Grant) bool {
 // many as the limiter would see in-process with that TAT) and in the freed slots, at most
 // permits. A nil or done ctx, or no rate, which the limiter never gives, is not sent, and
 // has no answer (ok false).
-func (s *store) Available(ctx context.Context, permits int, period time.Duration) (int, bool) {
+func (s *store) Available(ctx context.Context, req backend.Request) (int, bool) {
+	permits, period := req.Permits, req.Period
 	if decorate.ContextErr(ctx) != nil || permits < 1 || period <= 0 {
 		return 0, false
 	}
+	if len(req.Windows) > 0 {
+		return s.availableWin(ctx, req)
+	}
 	tS, tN := split(int64(gcra.Interval(permits, period)))
-	res, err := s.run(ctx, append(make([]any, cmdHeader, cmdHeader+4), "a", tS, tN, int64(permits)))
+	res, err := s.run(ctx, nil, append(make([]any, cmdHeader, cmdHeader+4), "a", tS, tN, int64(permits)))
 	if err == nil && (len(res) < 5 || (len(res)-5)%4 != 0 || (res[0] == 0 && len(res) != 5)) {
 		err = fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0])
 		s.keyFailed(err)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return 0, false
-		}
-		switch s.b.cfg.OnFailure {
-		case backend.Admitted:
-			return permits, true
-		case backend.Refused:
-			return 0, true
-		}
-		return 0, false
+		return s.availableFailed(ctx, permits)
 	}
 	if res[0] == 0 {
 		return permits, true
@@ -171,6 +186,21 @@ func (s *store) Available(ctx context.Context, permits int, period time.Duration
 		}
 	}
 	return min(n, permits), true
+}
+
+// availableFailed is Available's answer when Redis did not answer, ctx's end aside: the
+// failure policy's.
+func (s *store) availableFailed(ctx context.Context, permits int) (int, bool) {
+	if ctx.Err() != nil {
+		return 0, false
+	}
+	switch s.b.cfg.OnFailure {
+	case backend.Admitted:
+		return permits, true
+	case backend.Refused:
+		return 0, true
+	}
+	return 0, false
 }
 
 // failed is the grant of the failure policy; t is the emission interval, Refused's

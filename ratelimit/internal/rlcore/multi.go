@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
 
@@ -250,6 +249,6 @@ func (windowsStore) Reserve(context.Context, backend.Request) (backend.Grant, er
 	return backend.Grant{Verdict: backend.Refused}, nil
 }
 func (windowsStore) Cancel(context.Context, backend.Grant) {}
-func (windowsStore) Available(context.Context, int, time.Duration) (int, bool) {
+func (windowsStore) Available(context.Context, backend.Request) (int, bool) {
 	return 0, false
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/internal/sat"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 )
 
@@ -36,6 +37,9 @@ type Rate struct {
 	// More are the further windows (Cfg.Windows), NMore of them.
 	NMore int
 	More  [MaxMore]Window
+	// Wins are the further windows as a backend's Request carries them (nil for none):
+	// made once with the rate, so that a call allocates nothing for them.
+	Wins []backend.Window
 }
 
 // Init makes r the rate of c, valid, whose calls for more than Limit permits (the
@@ -47,6 +51,7 @@ func (r *Rate) Init(c Config, burst func(limit int) error) {
 	r.Limit = c.Permits
 	for i := range r.NMore {
 		r.Limit = min(r.Limit, r.More[i].Permits)
+		r.Wins = append(r.Wins, backend.Window{Permits: r.More[i].Permits, Period: r.More[i].Period})
 	}
 	r.Burst = burst(r.Limit)
 }
@@ -54,7 +59,7 @@ func (r *Rate) Init(c Config, burst func(limit int) error) {
 // LocalShare returns the rate at which a limiter with a backend decides in-process when
 // its store answers Local: r itself for share ≤ 1, else 1/share of r (see
 // backend.Backend.LocalShare): one permit every share·T, with a burst of Permits/share,
-// at least 1.
+// at least 1; and so for each further window.
 func (r *Rate) LocalShare(share int) *Rate {
 	if share <= 1 {
 		return r
@@ -66,7 +71,13 @@ func (r *Rate) LocalShare(share int) *Rate {
 	t := sat.Mul(int64(share), r.Interval)
 	c := r.Cfg
 	c.Permits, c.Period = b, time.Duration(sat.Mul(int64(b), t))
-	p := &Rate{Cfg: c, Interval: t, Tau: sat.Mul(int64(b-1), t), MaxWait: r.MaxWait, Burst: r.Burst, Limit: b}
+	p := &Rate{Cfg: c, Interval: t, Tau: sat.Mul(int64(b-1), t), MaxWait: r.MaxWait, Burst: r.Burst, Limit: b, NMore: r.NMore}
+	for i := range r.NMore {
+		w := &r.More[i]
+		wb := max(w.Permits/share, 1)
+		wt := sat.Mul(int64(share), w.Interval)
+		p.More[i] = Window{Permits: wb, Period: time.Duration(sat.Mul(int64(wb), wt)), Interval: wt, Tau: sat.Mul(int64(wb-1), wt)}
+	}
 	r.shared.CompareAndSwap(nil, p)
 	return r.shared.Load()
 }

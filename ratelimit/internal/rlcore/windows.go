@@ -24,9 +24,11 @@ type Window struct {
 	Tau      int64
 }
 
-// Weight is Rate.Weight for the window: inc = n·T and tol = (Permits-n)·T, n ≤ Permits.
+// Weight is Rate.Weight for the window: inc = n·T and tol = (Permits-n)·T; for n >
+// Permits (a local share's call for more than its burst) the tolerance is 0, as
+// Rate.Weight's.
 func (w *Window) Weight(n int) (inc, tol int64) {
-	return sat.Mul(int64(n), w.Interval), sat.Mul(int64(w.Permits-n), w.Interval)
+	return sat.Mul(int64(n), w.Interval), sat.Mul(int64(max(w.Permits-n, 0)), w.Interval)
 }
 
 // ParseWindows reads a list of windows, "permits/period" separated by commas (spaces
