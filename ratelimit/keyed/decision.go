@@ -13,7 +13,8 @@ import (
 type Decision struct {
 	// Admitted reports whether a permit was taken.
 	Admitted bool
-	// Limit is the quota: Permits calls per Period, which is also the burst.
+	// Limit is the key's quota: Permits calls per Period, which is also the burst (the
+	// key's own, for a key with a limit of its own: see PerKey).
 	Limit int
 	// Remaining is how many more calls would pass now without waiting, 0..Limit.
 	Remaining int
@@ -52,8 +53,8 @@ func (k *Limiter[K]) Decide(ctx context.Context, key K) Decision {
 	}
 	key = k.bounded(key)
 	d := k.decide(ctx, key, r, 1, 0)
-	if d.shared {
-		r = r.LocalShare(k.share)
+	if d.r != nil { // the key's own rate, or the limiter's at its local share
+		r = d.r
 	}
 	out := Decision{Admitted: d.ok, Limit: r.Cfg.Permits, Reset: time.Duration(max(d.ahead, 0))}
 	switch {
