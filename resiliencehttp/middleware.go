@@ -2,6 +2,7 @@ package resiliencehttp
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"path"
 	"strconv"
@@ -58,15 +59,27 @@ type middleware struct {
 	prioFunc     func(*http.Request) policy.Priority // PriorityFunc's; nil without it
 	prioritizing bool                                // either was given
 
-	permits int
-	name    string // the policy name as a structured-field string, quoted
-	policy  string // the Ratelimit-Policy field value
-	limit   string // the X-RateLimit-Limit field value
-	nvals   int    // how many header values a refusal sets
+	weight  func(*http.Request) int // Weight's; nil: every request costs 1
+	decideN func(ctx context.Context, key string, n int) keyed.Decision
+
+	name   string // the policy name as a structured-field string, quoted
+	quota  keyQuota
+	nvals  int                      // how many header values a refusal sets
+	others atomic.Pointer[keyQuota] // the last quota of a key with a limit of its own
 
 	// refused holds the values of the last refusal's fields, shared by the refusals that
 	// say the same: replaced, never changed.
 	refused atomic.Pointer[fields]
+}
+
+// keyQuota is the quota of a key as the fields say it: the limiter's (Config), or that of
+// a key with a limit of its own (Decision's Limit, Period and Windows).
+type keyQuota struct {
+	permits int
+	period  time.Duration
+	windows string
+	policy  string // the Ratelimit-Policy field value
+	limit   string // the X-RateLimit-Limit field value
 }
 
 // quota is what the rate-limit fields say of one decision, in whole seconds: what their
@@ -159,6 +172,15 @@ const (
 // follow for as long as they say the same (the same whole seconds, the same calls left).
 // The returned function and the handlers it makes are safe for concurrent use.
 func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler) http.Handler, error) {
+	m, err := newMiddleware(k, opts)
+	if err != nil {
+		return nil, err
+	}
+	return m.wrap, nil
+}
+
+// newMiddleware returns the middleware of k and opts, validated.
+func newMiddleware(k KeyedLimiter, opts []MiddlewareOption) (*middleware, error) {
 	if nilcheck.Is(k) {
 		return nil, r4c.Errorf(r4c.BadSpec, "resiliencehttp.limiter", "",
 			"the middleware needs a keyed rate limiter (e.g. keyed.New[string]), not nil")
@@ -189,18 +211,20 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 		return nil, r4c.Errorf(r4c.ZeroPeriod, "rateLimiter.period", cfg.Period.String(),
 			"the limiter's Config().Period must be positive")
 	}
-	m.permits = cfg.Permits
+	if dn, ok := k.(interface {
+		DecideN(ctx context.Context, key string, n int) keyed.Decision
+	}); ok {
+		m.decideN = dn.DecideN
+	} else if m.weight != nil {
+		return nil, errNoDecideN(k, "Weight")
+	}
 	m.exempting = len(m.exempt) > 0 || len(m.exemptPrefixes) > 0
 	m.name = sfString(m.policyName)
-	m.policy = m.name + ";q=" + strconv.Itoa(cfg.Permits) + ";w=" + strconv.FormatInt(ceilSeconds(cfg.Period), 10)
-	if cfg.Windows != "" {
-		more, err := windowItems(m.policyName, cfg.Windows)
-		if err != nil {
-			return nil, err
-		}
-		m.policy += more
+	q, err := m.quotaFor(cfg.Permits, cfg.Period, cfg.Windows)
+	if err != nil {
+		return nil, err
 	}
-	m.limit = strconv.Itoa(cfg.Permits)
+	m.quota = q
 	m.nvals = 3 // Retry-After, Ratelimit-Policy, Ratelimit
 	if m.legacy {
 		m.nvals += 3
@@ -208,7 +232,13 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 	if m.onReject == nil {
 		m.nvals += 2 // Content-Type, X-Content-Type-Options
 	}
-	return m.wrap, nil
+	return m, nil
+}
+
+// errNoDecideN is the error of what, given a limiter k without DecideN.
+func errNoDecideN(k KeyedLimiter, what string) error {
+	return r4c.Errorf(r4c.BadSpec, "resiliencehttp.limiter", fmt.Sprintf("%T", k),
+		"%s needs a limiter with a DecideN(ctx, key string, n int) keyed.Decision method, such as keyed.Limiter[string]", what)
 }
 
 func (m *middleware) wrap(next http.Handler) http.Handler {
@@ -220,22 +250,76 @@ func (m *middleware) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, m.prioritize(r))
 			return
 		}
-		d := m.k.Decide(r.Context(), m.key(r))
-		if !d.Admitted {
-			m.refuse(w, r, d)
-			return
+		n := 1
+		if m.weight != nil {
+			n = m.weight(r)
 		}
-		if m.always {
-			var f fields
-			m.format(&f, m.quotaOf(d, false), false)
-			n := 2
-			if m.legacy {
-				n += 3
-			}
-			m.setFields(w.Header(), make([]string, n), &f)
+		if !m.decide(w, r, m.key(r), n) {
+			return
 		}
 		next.ServeHTTP(w, m.prioritize(r))
 	})
+}
+
+// decide takes n permits (fewer than 1 count as 1; more than the key's burst, as the
+// burst) for key, and reports whether the request is admitted: the fields of an admitted
+// one are set with AlwaysSendHeaders; a refused one is answered.
+func (m *middleware) decide(w http.ResponseWriter, r *http.Request, key string, n int) bool {
+	var d keyed.Decision
+	if n <= 1 || m.decideN == nil {
+		d = m.k.Decide(r.Context(), key)
+	} else if d = m.decideN(r.Context(), key, n); !d.Admitted && d.RetryAfter == 0 && d.Limit >= 1 && n > d.Limit {
+		// More than the key's burst, which no call can take: the request costs the burst.
+		d = m.decideN(r.Context(), key, d.Limit)
+	}
+	if !d.Admitted {
+		m.refuse(w, r, d)
+		return false
+	}
+	if m.always {
+		var f fields
+		kq := m.quotaOfKey(d)
+		m.format(&f, m.quotaOf(d, kq, false), false)
+		n := 2
+		if m.legacy {
+			n += 3
+		}
+		m.setFields(w.Header(), make([]string, n), kq, &f)
+	}
+	return true
+}
+
+// quotaFor returns the quota of permits per period, with the further windows.
+func (m *middleware) quotaFor(permits int, period time.Duration, windows string) (keyQuota, error) {
+	q := keyQuota{permits: permits, period: period, windows: windows, limit: strconv.Itoa(permits)}
+	q.policy = m.name + ";q=" + strconv.Itoa(permits) + ";w=" + strconv.FormatInt(ceilSeconds(period), 10)
+	if windows != "" {
+		more, err := windowItems(m.policyName, windows)
+		if err != nil {
+			return q, err
+		}
+		q.policy += more
+	}
+	return q, nil
+}
+
+// quotaOfKey returns the quota of d's key: the limiter's, unless d tells one of the key's
+// own (a Period, and a Limit, Period or Windows that differ), made once and shared by the
+// decisions that follow for as long as they tell the same.
+func (m *middleware) quotaOfKey(d keyed.Decision) *keyQuota {
+	if d.Period <= 0 || d.Limit < 1 || d.Limit == m.quota.permits && d.Period == m.quota.period && d.Windows == m.quota.windows {
+		return &m.quota
+	}
+	if q := m.others.Load(); q != nil && q.permits == d.Limit && q.period == d.Period && q.windows == d.Windows {
+		return q
+	}
+	q, err := m.quotaFor(d.Limit, d.Period, d.Windows)
+	if err != nil { // windows the fields cannot say: the first pair alone
+		q, _ = m.quotaFor(d.Limit, d.Period, "")
+		q.windows = d.Windows
+	}
+	m.others.Store(&q)
+	return &q
 }
 
 // tooManyRequests is the body of the default refusal, as http.Error writes it.
@@ -244,7 +328,8 @@ var tooManyRequests = []byte(http.StatusText(http.StatusTooManyRequests) + "\n")
 // refuse answers a refused request: its fields, then onReject, or the default answer,
 // which is http.Error's with the status text.
 func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, d keyed.Decision) {
-	q := m.quotaOf(d, true)
+	kq := m.quotaOfKey(d)
+	q := m.quotaOf(d, kq, true)
 	f := m.refused.Load()
 	if f == nil || f.q != q {
 		f = new(fields)
@@ -255,7 +340,7 @@ func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, d keyed.Deci
 	vals := make([]string, m.nvals)
 	h := w.Header()
 	vals = set(h, vals, headerRetryAfter, f.retryAfter)
-	vals = m.setFields(h, vals, f)
+	vals = m.setFields(h, vals, kq, f)
 	if m.onReject != nil {
 		m.onReject(w, r, max(d.RetryAfter, 0))
 		return
@@ -311,8 +396,8 @@ func (m *middleware) exempted(p string) bool {
 }
 
 // quotaOf returns what the fields say of decision d; refused adds its Retry-After.
-func (m *middleware) quotaOf(d keyed.Decision, refused bool) quota {
-	q := quota{remaining: min(max(d.Remaining, 0), m.permits), reset: ceilSeconds(d.Reset)}
+func (m *middleware) quotaOf(d keyed.Decision, kq *keyQuota, refused bool) quota {
+	q := quota{remaining: min(max(d.Remaining, 0), kq.permits), reset: ceilSeconds(d.Reset)}
 	if refused {
 		q.retryAfter = ceilSeconds(d.RetryAfter)
 	}
@@ -353,14 +438,14 @@ func (m *middleware) format(f *fields, q quota, refused bool) {
 }
 
 // setFields sets the Ratelimit-Policy and Ratelimit fields, and the legacy ones when on,
-// to f's values, held in vals, and returns the rest of vals.
-func (m *middleware) setFields(h http.Header, vals []string, f *fields) []string {
-	vals = set(h, vals, headerPolicy, m.policy)
+// to the values of kq and f, held in vals, and returns the rest of vals.
+func (m *middleware) setFields(h http.Header, vals []string, kq *keyQuota, f *fields) []string {
+	vals = set(h, vals, headerPolicy, kq.policy)
 	vals = set(h, vals, headerRateLimit, f.rateLimit)
 	if !m.legacy {
 		return vals
 	}
-	vals = set(h, vals, headerXLimit, m.limit)
+	vals = set(h, vals, headerXLimit, kq.limit)
 	vals = set(h, vals, headerXRemaining, f.remaining)
 	return set(h, vals, headerXReset, f.resetAt)
 }

@@ -267,3 +267,52 @@ func TestKY2_SetLimitRace(t *testing.T) {
 		assert.Equal(t, 3, keyedAdmitted(k, "k"+strconv.Itoa(i), 100))
 	}
 }
+
+// SPEC KY-1 with windows and with a backend: a key's own further windows hold on a limiter
+// built with windows; with a backend, each key's store is asked at the key's own rate.
+func TestKY1_OwnWindowsAndBackend(t *testing.T) {
+	clk := clock.NewManual()
+	k := newKeyed[string](t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.Windows("100/1h"),
+		keyed.PerKey(func(key string) string {
+			if key == "capped" {
+				return "10/1s, 12/1h"
+			}
+			return ""
+		}))
+	total := 0
+	for range 10 {
+		total += keyedAdmitted(k, "capped", 100)
+		clk.Advance(time.Second)
+	}
+	assert.Equal(t, 12, total, "the key's own hourly window of 12")
+	d := k.Decide(context.Background(), "capped")
+	assert.Equal(t, "12/1h", d.Windows)
+	assert.Equal(t, 10, d.Limit)
+	assert.Equal(t, "100/1h", k.Decide(context.Background(), "other").Windows)
+
+	fb := &fakeBackend{bound: map[string]int{}, stores: map[string]*fakeStore{}}
+	kb := newKeyed[string](t, clk, ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.WithBackend(fb),
+		keyed.PerKey(tenantLimits))
+	assert.Equal(t, 10, keyedAdmitted(kb, "gold", 100), "the store decides at gold's 10/s")
+	assert.Equal(t, 2, keyedAdmitted(kb, "free", 100))
+	assert.Equal(t, 2, keyedAdmitted(kb, "x", 100))
+	assert.Equal(t, "R4C-REG-010", r4c.CodeOf(kb.SetLimit("gold", "1/1s, 2/1h")), "no windows with a backend")
+}
+
+// DecideN takes n permits at once, or none; more than the key's burst is refused with no
+// retry-after, and its Limit tells the burst.
+func TestKY1_DecideN(t *testing.T) {
+	clk := clock.NewManual()
+	k := newKeyed[string](t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), keyed.PerKey(tenantLimits))
+	d := k.DecideN(context.Background(), "gold", 7)
+	assert.True(t, d.Admitted)
+	assert.Equal(t, 3, d.Remaining)
+	assert.Equal(t, time.Second, d.Period)
+	d = k.DecideN(context.Background(), "gold", 4)
+	assert.False(t, d.Admitted)
+	assert.Equal(t, 100*time.Millisecond, d.RetryAfter)
+	d = k.DecideN(context.Background(), "free", 3)
+	assert.Equal(t, keyed.Decision{Limit: 2, Period: time.Second}, d, "over free's burst of 2")
+	assert.Equal(t, 2, keyed.AvailablePermits(k, "free"), "nothing taken")
+	assert.False(t, k.DecideN(context.Background(), "free", 0).Admitted)
+}
