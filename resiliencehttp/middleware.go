@@ -31,9 +31,14 @@ import (
 // request that is not exempt, concurrently, so it must be safe for concurrent use, with
 // the request's context: its observer's recorder then sees the request's trace.
 //
-// Config gives the quota the headers report: Permits per Period. NewMiddleware calls it
-// once; Permits must be at least 1 (else R4C-ATR-003) and Period positive
-// (else R4C-ATR-002). Its other fields are not used.
+// Config gives the quota the headers report: Permits per Period, and Windows. NewMiddleware
+// calls it once; Permits must be at least 1 (else R4C-ATR-003) and Period positive
+// (else R4C-ATR-002). Its other fields are not used. A Decision whose Period is set
+// (positive) and whose Limit, Period or Windows differ from Config's reports the quota
+// of a key with a limit of its own (keyed.PerKey), which the headers then report.
+//
+// A limiter that also has DecideN(ctx, key string, n int) keyed.Decision, taking n
+// permits at once, as keyed.Limiter[string] does, serves Weight and NewLimit.
 type KeyedLimiter interface {
 	Decide(ctx context.Context, key string) keyed.Decision
 	Config() ratelimit.Config
@@ -70,16 +75,6 @@ type middleware struct {
 	// refused holds the values of the last refusal's fields, shared by the refusals that
 	// say the same: replaced, never changed.
 	refused atomic.Pointer[fields]
-}
-
-// keyQuota is the quota of a key as the fields say it: the limiter's (Config), or that of
-// a key with a limit of its own (Decision's Limit, Period and Windows).
-type keyQuota struct {
-	permits int
-	period  time.Duration
-	windows string
-	policy  string // the Ratelimit-Policy field value
-	limit   string // the X-RateLimit-Limit field value
 }
 
 // quota is what the rate-limit fields say of one decision, in whole seconds: what their
@@ -147,6 +142,11 @@ const (
 // ("192.0.2.1", the default for IPv4), and the network in CIDR notation otherwise
 // ("2001:db8:1:2::/64", the default for IPv6); an address forwarded with a port loses the
 // port. A RemoteAddr that is not an IP address (a Unix socket's) is the key as written.
+//
+// Per-tenant limits: with a keyed.Limiter built with keyed.PerKey, or given a key's limit
+// by SetLimit, each key is held to its own limit, and Ratelimit-Policy and
+// X-RateLimit-Limit report it; Weight makes a request cost more than one permit, and
+// NewLimit decides from inside a handler, once the tenant is known.
 //
 // The limiter holds a bounded number of keys (keyed.Bounds for a keyed.Limiter).
 // Keying by network bounds what one client can take of them: all the addresses of an
@@ -287,39 +287,6 @@ func (m *middleware) decide(w http.ResponseWriter, r *http.Request, key string, 
 		m.setFields(w.Header(), make([]string, n), kq, &f)
 	}
 	return true
-}
-
-// quotaFor returns the quota of permits per period, with the further windows.
-func (m *middleware) quotaFor(permits int, period time.Duration, windows string) (keyQuota, error) {
-	q := keyQuota{permits: permits, period: period, windows: windows, limit: strconv.Itoa(permits)}
-	q.policy = m.name + ";q=" + strconv.Itoa(permits) + ";w=" + strconv.FormatInt(ceilSeconds(period), 10)
-	if windows != "" {
-		more, err := windowItems(m.policyName, windows)
-		if err != nil {
-			return q, err
-		}
-		q.policy += more
-	}
-	return q, nil
-}
-
-// quotaOfKey returns the quota of d's key: the limiter's, unless d tells one of the key's
-// own (a Period, and a Limit, Period or Windows that differ), made once and shared by the
-// decisions that follow for as long as they tell the same.
-func (m *middleware) quotaOfKey(d keyed.Decision) *keyQuota {
-	if d.Period <= 0 || d.Limit < 1 || d.Limit == m.quota.permits && d.Period == m.quota.period && d.Windows == m.quota.windows {
-		return &m.quota
-	}
-	if q := m.others.Load(); q != nil && q.permits == d.Limit && q.period == d.Period && q.windows == d.Windows {
-		return q
-	}
-	q, err := m.quotaFor(d.Limit, d.Period, d.Windows)
-	if err != nil { // windows the fields cannot say: the first pair alone
-		q, _ = m.quotaFor(d.Limit, d.Period, "")
-		q.windows = d.Windows
-	}
-	m.others.Store(&q)
-	return &q
 }
 
 // tooManyRequests is the body of the default refusal, as http.Error writes it.
@@ -471,34 +438,4 @@ func sfString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// windowItems returns the Ratelimit-Policy items of windows, a limiter's further windows
-// as ratelimit.Config.Windows lists them ("permits/period", separated by commas), each
-// after a comma and named name-2, name-3…; a list that is not of that form is
-// R4C-ATR-005, a window of permits < 1 R4C-ATR-003, of a period ≤ 0 R4C-ATR-002.
-func windowItems(name, windows string) (string, error) {
-	var b strings.Builder
-	i := 1
-	for w := range strings.SplitSeq(windows, ",") {
-		p, d, found := strings.Cut(strings.TrimSpace(w), "/")
-		permits, perr := strconv.Atoi(strings.TrimSpace(p))
-		period, derr := policy.ParseDuration(d)
-		switch {
-		case !found || perr != nil || derr != nil:
-			return "", r4c.Errorf(r4c.BadNumber, "rateLimiter.windows", windows,
-				"the limiter's Config().Windows must list permits/period pairs separated by commas")
-		case permits < 1:
-			return "", r4c.Errorf(r4c.BadPermits, "rateLimiter.windows", windows,
-				"a window's permits must be at least 1")
-		case period <= 0:
-			return "", r4c.Errorf(r4c.ZeroPeriod, "rateLimiter.windows", windows,
-				"a window's period must be positive")
-		}
-		i++
-		b.WriteString(", ")
-		b.WriteString(sfString(name + "-" + strconv.Itoa(i)))
-		b.WriteString(";q=" + strconv.Itoa(permits) + ";w=" + strconv.FormatInt(ceilSeconds(period), 10))
-	}
-	return b.String(), nil
 }

@@ -16,9 +16,6 @@ import (
 	// Package resilience imports every built-in policy, whose packages register their
 	// descriptors and event kinds in init.
 	_ "github.com/resilience4go/resilience4go/resilience"
-	// Package keyed registers the event kind of per-key limits, which the rate limiter's
-	// page lists.
-	_ "github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // modulePath is the import path of the module whose packages are documented.

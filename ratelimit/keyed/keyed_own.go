@@ -3,11 +3,9 @@ package keyed
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -19,12 +17,6 @@ import (
 // cell's schedule (rlcore.Schedule.SetOwn), so that a key on the limiter's limit is no
 // larger, and every call reads it from the cell it finds.
 
-// EventLimitRefused ("RateLimiterLimitRefused"): the text that the PerKey function gave
-// for a key is not a limit the limiter can keep (Err is its *policy.ConfigError, with its
-// R4C code; Key the key): the key's new cell follows the limiter's limit. Logged as a
-// warning; span event "resilience.rate_limiter.refused".
-var EventLimitRefused = contract.RegisterEvent(ratelimit.Layer, "RateLimiterLimitRefused", slog.LevelWarn)
-
 // PerKey sets the function that gives a key's limit, as text: "permits/period" pairs
 // separated by commas, e.g. "100/1m" or "100/1m, 1000/24h", the first being the key's
 // Permits per Period (its burst too) and the others further windows, as
@@ -35,7 +27,7 @@ var EventLimitRefused = contract.RegisterEvent(ratelimit.Layer, "RateLimiterLimi
 // keeps it: a string key longer than the key bytes of Bounds as its digest. "" leaves the
 // key on the limiter's limit (Permits, Period and Windows), as does a text that is not a
 // limit the limiter can keep: the key's new cell then follows the limiter's limit, and an
-// EventLimitRefused event carries the error (R4C-ATR-005 for a text that is not pairs,
+// ratelimit.EventLimitRefused event carries the error (R4C-ATR-005 for a text that is not pairs,
 // R4C-ATR-003, R4C-ATR-002 or R4C-REG-001 for a pair out of range, R4C-ATR-007 for more
 // than 3 further windows, R4C-REG-010 for windows on a limiter built without any or with
 // a backend). A key's own limit replaces Permits, Period and Windows; MaxWait and
@@ -117,7 +109,7 @@ func (k *Limiter[K]) rateOf(text string) (*rlcore.Rate, error) {
 
 // limitFor returns the rate that a new cell of key (bounded) follows: the one PerKey
 // gives, or nil for the limiter's. A text that is not a limit publishes an
-// EventLimitRefused event, with ctx, and leaves the limiter's.
+// ratelimit.EventLimitRefused event, with ctx, and leaves the limiter's.
 func (k *Limiter[K]) limitFor(ctx context.Context, key K) *rlcore.Rate {
 	if k.perKey == nil {
 		return nil
@@ -129,7 +121,7 @@ func (k *Limiter[K]) limitFor(ctx context.Context, key K) *rlcore.Rate {
 	r, err := k.rateOf(text)
 	if err != nil {
 		if l := k.base; l.events.Observed() {
-			l.events.PublishCtx(ctx, policy.Event{Kind: EventLimitRefused, At: time.Duration(l.b.Now()), Err: err, Key: k.keyString(key)})
+			l.events.PublishCtx(ctx, policy.Event{Kind: ratelimit.EventLimitRefused, At: time.Duration(l.b.Now()), Err: err, Key: k.keyString(key)})
 		}
 		return nil
 	}

@@ -167,7 +167,7 @@ func TestKY3_BadLimits(t *testing.T) {
 		events = nil
 		assert.Equal(t, 2, keyedAdmitted(k, text, 100), "%q: the key follows the limiter's limit", text)
 		require.NotEmpty(t, events, text)
-		assert.Equal(t, keyed.EventLimitRefused, events[0].Kind)
+		assert.Equal(t, ratelimit.EventLimitRefused, events[0].Kind)
 		assert.Equal(t, code, r4c.CodeOf(events[0].Err), "%q", text)
 		assert.Equal(t, text, events[0].Key)
 	}
