@@ -135,9 +135,10 @@ func (k *Limiter[K]) mayOwn() bool { return k.perKey != nil || k.owned.Load() }
 
 // checkN returns the error of a call for n permits at the limiter's rate r that no key
 // could be granted: n < 1, or more than r's burst when no key has a rate of its own (else
-// the key's rate decides, see decision.over).
+// the key's rate decides, see decision.over; a disabled limiter lets 1 to its burst pass,
+// as ever).
 func (k *Limiter[K]) checkN(r *rlcore.Rate, n int) error {
-	if n > r.Limit && n > 0 && k != nil && k.base != nil && k.mayOwn() {
+	if n > r.Limit && !r.Cfg.Disabled && k != nil && k.base != nil && k.mayOwn() {
 		return nil
 	}
 	return r.Check(n)
