@@ -337,3 +337,20 @@ func TestKY1_DisabledKeepsItsBurst(t *testing.T) {
 	require.NoError(t, k.TryAcquire("gold", 2))
 	require.ErrorIs(t, k.TryAcquire("gold", 3), ratelimit.ErrExceedsBurst)
 }
+
+// SPEC KY-2 with windows: SetLimit keeps the TAT of a further window that the new limit
+// keeps too (the same pair), as Reconfigure does, so what the key spent of it stays spent.
+func TestKY2_SetLimitKeepsTheWindowsItKeeps(t *testing.T) {
+	clk := clock.NewManual()
+	k := newKeyed[string](t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), ratelimit.Windows("8/1h"))
+	assert.Equal(t, 5, keyedAdmitted(k, "w", 100))
+	clk.Advance(time.Second)
+	require.NoError(t, k.SetLimit("w", "10/1s, 8/1h"))
+	assert.Equal(t, 3, keyedAdmitted(k, "w", 100), "3 left of the hour's 8, the pair kept")
+	d := k.Decide(context.Background(), "w")
+	assert.Equal(t, 10, d.Limit)
+	assert.Equal(t, "8/1h", d.Windows)
+	require.NoError(t, k.SetLimit("w", "10/1s"))
+	clk.Advance(time.Second)
+	assert.Equal(t, 10, keyedAdmitted(k, "w", 100), "no hourly window any more")
+}
