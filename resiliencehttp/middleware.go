@@ -278,7 +278,7 @@ func (m *middleware) decide(w http.ResponseWriter, r *http.Request, key string, 
 	}
 	if m.always {
 		var f fields
-		kq := m.quotaOfKey(d)
+		kq := m.quotaOfKey(d.Limit, d.Period, d.Windows)
 		m.format(&f, m.quotaOf(d, kq, false), false)
 		n := 2
 		if m.legacy {
@@ -295,7 +295,7 @@ var tooManyRequests = []byte(http.StatusText(http.StatusTooManyRequests) + "\n")
 // refuse answers a refused request: its fields, then onReject, or the default answer,
 // which is http.Error's with the status text.
 func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, d keyed.Decision) {
-	kq := m.quotaOfKey(d)
+	kq := m.quotaOfKey(d.Limit, d.Period, d.Windows)
 	q := m.quotaOf(d, kq, true)
 	f := m.refused.Load()
 	if f == nil || f.q != q {
@@ -438,4 +438,34 @@ func sfString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// windowItems returns the Ratelimit-Policy items of windows, a limiter's further windows
+// as ratelimit.Config.Windows lists them ("permits/period", separated by commas), each
+// after a comma and named name-2, name-3…; a list that is not of that form is
+// R4C-ATR-005, a window of permits < 1 R4C-ATR-003, of a period ≤ 0 R4C-ATR-002.
+func windowItems(name, windows string) (string, error) {
+	var b strings.Builder
+	i := 1
+	for w := range strings.SplitSeq(windows, ",") {
+		p, d, found := strings.Cut(strings.TrimSpace(w), "/")
+		permits, perr := strconv.Atoi(strings.TrimSpace(p))
+		period, derr := policy.ParseDuration(d)
+		switch {
+		case !found || perr != nil || derr != nil:
+			return "", r4c.Errorf(r4c.BadNumber, "rateLimiter.windows", windows,
+				"the limiter's Config().Windows must list permits/period pairs separated by commas")
+		case permits < 1:
+			return "", r4c.Errorf(r4c.BadPermits, "rateLimiter.windows", windows,
+				"a window's permits must be at least 1")
+		case period <= 0:
+			return "", r4c.Errorf(r4c.ZeroPeriod, "rateLimiter.windows", windows,
+				"a window's period must be positive")
+		}
+		i++
+		b.WriteString(", ")
+		b.WriteString(sfString(name + "-" + strconv.Itoa(i)))
+		b.WriteString(";q=" + strconv.Itoa(permits) + ";w=" + strconv.FormatInt(ceilSeconds(period), 10))
+	}
+	return b.String(), nil
 }
