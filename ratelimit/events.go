@@ -19,4 +19,9 @@ var (
 	// (Key the key, for a keyed limiter). Logged at debug level; span event
 	// "resilience.rate_limiter.waited".
 	EventWaited = contract.RegisterEvent(Layer, "RateLimiterWaited", slog.LevelDebug)
+	// EventLimitRefused ("RateLimiterLimitRefused"): the text that a keyed limiter's
+	// keyed.PerKey function gave for a key is not a limit the limiter can keep (Err is its
+	// *policy.ConfigError, with its R4C code; Key the key): the key's new cell follows the
+	// limiter's limit. Logged as a warning; span event "resilience.rate_limiter.refused".
+	EventLimitRefused = contract.RegisterEvent(Layer, "RateLimiterLimitRefused", slog.LevelWarn)
 )

@@ -2,6 +2,7 @@ package resiliencehttp
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"path"
 	"strconv"
@@ -30,9 +31,14 @@ import (
 // request that is not exempt, concurrently, so it must be safe for concurrent use, with
 // the request's context: its observer's recorder then sees the request's trace.
 //
-// Config gives the quota the headers report: Permits per Period. NewMiddleware calls it
-// once; Permits must be at least 1 (else R4C-ATR-003) and Period positive
-// (else R4C-ATR-002). Its other fields are not used.
+// Config gives the quota the headers report: Permits per Period, and Windows. NewMiddleware
+// calls it once; Permits must be at least 1 (else R4C-ATR-003) and Period positive
+// (else R4C-ATR-002). Its other fields are not used. A Decision whose Period is set
+// (positive) and whose Limit, Period or Windows differ from Config's reports the quota
+// of a key with a limit of its own (keyed.PerKey), which the headers then report.
+//
+// A limiter that also has DecideN(ctx, key string, n int) keyed.Decision, taking n
+// permits at once, as keyed.Limiter[string] does, serves Weight and NewLimit.
 type KeyedLimiter interface {
 	Decide(ctx context.Context, key string) keyed.Decision
 	Config() ratelimit.Config
@@ -58,11 +64,13 @@ type middleware struct {
 	prioFunc     func(*http.Request) policy.Priority // PriorityFunc's; nil without it
 	prioritizing bool                                // either was given
 
-	permits int
-	name    string // the policy name as a structured-field string, quoted
-	policy  string // the Ratelimit-Policy field value
-	limit   string // the X-RateLimit-Limit field value
-	nvals   int    // how many header values a refusal sets
+	weight  func(*http.Request) int // Weight's; nil: every request costs 1
+	decideN func(ctx context.Context, key string, n int) keyed.Decision
+
+	name   string // the policy name as a structured-field string, quoted
+	quota  keyQuota
+	nvals  int                      // how many header values a refusal sets
+	others atomic.Pointer[keyQuota] // the last quota of a key with a limit of its own
 
 	// refused holds the values of the last refusal's fields, shared by the refusals that
 	// say the same: replaced, never changed.
@@ -135,6 +143,11 @@ const (
 // ("2001:db8:1:2::/64", the default for IPv6); an address forwarded with a port loses the
 // port. A RemoteAddr that is not an IP address (a Unix socket's) is the key as written.
 //
+// Per-tenant limits: with a keyed.Limiter built with keyed.PerKey, or given a key's limit
+// by SetLimit, each key is held to its own limit, and Ratelimit-Policy and
+// X-RateLimit-Limit report it; Weight makes a request cost more than one permit, and
+// NewLimit decides from inside a handler, once the tenant is known.
+//
 // The limiter holds a bounded number of keys (keyed.Bounds for a keyed.Limiter).
 // Keying by network bounds what one client can take of them: all the addresses of an
 // IPv6 /64 are one key, so rotating through them neither multiplies the client's quota
@@ -159,6 +172,15 @@ const (
 // follow for as long as they say the same (the same whole seconds, the same calls left).
 // The returned function and the handlers it makes are safe for concurrent use.
 func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler) http.Handler, error) {
+	m, err := newMiddleware(k, opts)
+	if err != nil {
+		return nil, err
+	}
+	return m.wrap, nil
+}
+
+// newMiddleware returns the middleware of k and opts, validated.
+func newMiddleware(k KeyedLimiter, opts []MiddlewareOption) (*middleware, error) {
 	if nilcheck.Is(k) {
 		return nil, r4c.Errorf(r4c.BadSpec, "resiliencehttp.limiter", "",
 			"the middleware needs a keyed rate limiter (e.g. keyed.New[string]), not nil")
@@ -189,18 +211,20 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 		return nil, r4c.Errorf(r4c.ZeroPeriod, "rateLimiter.period", cfg.Period.String(),
 			"the limiter's Config().Period must be positive")
 	}
-	m.permits = cfg.Permits
+	if dn, ok := k.(interface {
+		DecideN(ctx context.Context, key string, n int) keyed.Decision
+	}); ok {
+		m.decideN = dn.DecideN
+	} else if m.weight != nil {
+		return nil, errNoDecideN(k, "Weight")
+	}
 	m.exempting = len(m.exempt) > 0 || len(m.exemptPrefixes) > 0
 	m.name = sfString(m.policyName)
-	m.policy = m.name + ";q=" + strconv.Itoa(cfg.Permits) + ";w=" + strconv.FormatInt(ceilSeconds(cfg.Period), 10)
-	if cfg.Windows != "" {
-		more, err := windowItems(m.policyName, cfg.Windows)
-		if err != nil {
-			return nil, err
-		}
-		m.policy += more
+	q, err := m.quotaFor(cfg.Permits, cfg.Period, cfg.Windows)
+	if err != nil {
+		return nil, err
 	}
-	m.limit = strconv.Itoa(cfg.Permits)
+	m.quota = q
 	m.nvals = 3 // Retry-After, Ratelimit-Policy, Ratelimit
 	if m.legacy {
 		m.nvals += 3
@@ -208,7 +232,13 @@ func NewMiddleware(k KeyedLimiter, opts ...MiddlewareOption) (func(http.Handler)
 	if m.onReject == nil {
 		m.nvals += 2 // Content-Type, X-Content-Type-Options
 	}
-	return m.wrap, nil
+	return m, nil
+}
+
+// errNoDecideN is the error of what, given a limiter k without DecideN.
+func errNoDecideN(k KeyedLimiter, what string) error {
+	return r4c.Errorf(r4c.BadSpec, "resiliencehttp.limiter", fmt.Sprintf("%T", k),
+		"%s needs a limiter with a DecideN(ctx, key string, n int) keyed.Decision method, such as keyed.Limiter[string]", what)
 }
 
 func (m *middleware) wrap(next http.Handler) http.Handler {
@@ -220,22 +250,43 @@ func (m *middleware) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, m.prioritize(r))
 			return
 		}
-		d := m.k.Decide(r.Context(), m.key(r))
-		if !d.Admitted {
-			m.refuse(w, r, d)
-			return
+		n := 1
+		if m.weight != nil {
+			n = m.weight(r)
 		}
-		if m.always {
-			var f fields
-			m.format(&f, m.quotaOf(d, false), false)
-			n := 2
-			if m.legacy {
-				n += 3
-			}
-			m.setFields(w.Header(), make([]string, n), &f)
+		if !m.decide(w, r, m.key(r), n) {
+			return
 		}
 		next.ServeHTTP(w, m.prioritize(r))
 	})
+}
+
+// decide takes n permits (fewer than 1 count as 1; more than the key's burst, as the
+// burst) for key, and reports whether the request is admitted: the fields of an admitted
+// one are set with AlwaysSendHeaders; a refused one is answered.
+func (m *middleware) decide(w http.ResponseWriter, r *http.Request, key string, n int) bool {
+	var d keyed.Decision
+	if n <= 1 || m.decideN == nil {
+		d = m.k.Decide(r.Context(), key)
+	} else if d = m.decideN(r.Context(), key, n); !d.Admitted && d.RetryAfter == 0 && d.Limit >= 1 && n > d.Limit {
+		// More than the key's burst, which no call can take: the request costs the burst.
+		d = m.decideN(r.Context(), key, d.Limit)
+	}
+	if !d.Admitted {
+		m.refuse(w, r, d)
+		return false
+	}
+	if m.always {
+		var f fields
+		kq := m.quotaOfKey(d.Limit, d.Period, d.Windows)
+		m.format(&f, m.quotaOf(d, kq, false), false)
+		n := 2
+		if m.legacy {
+			n += 3
+		}
+		m.setFields(w.Header(), make([]string, n), kq, &f)
+	}
+	return true
 }
 
 // tooManyRequests is the body of the default refusal, as http.Error writes it.
@@ -244,7 +295,8 @@ var tooManyRequests = []byte(http.StatusText(http.StatusTooManyRequests) + "\n")
 // refuse answers a refused request: its fields, then onReject, or the default answer,
 // which is http.Error's with the status text.
 func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, d keyed.Decision) {
-	q := m.quotaOf(d, true)
+	kq := m.quotaOfKey(d.Limit, d.Period, d.Windows)
+	q := m.quotaOf(d, kq, true)
 	f := m.refused.Load()
 	if f == nil || f.q != q {
 		f = new(fields)
@@ -255,7 +307,7 @@ func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, d keyed.Deci
 	vals := make([]string, m.nvals)
 	h := w.Header()
 	vals = set(h, vals, headerRetryAfter, f.retryAfter)
-	vals = m.setFields(h, vals, f)
+	vals = m.setFields(h, vals, kq, f)
 	if m.onReject != nil {
 		m.onReject(w, r, max(d.RetryAfter, 0))
 		return
@@ -311,8 +363,8 @@ func (m *middleware) exempted(p string) bool {
 }
 
 // quotaOf returns what the fields say of decision d; refused adds its Retry-After.
-func (m *middleware) quotaOf(d keyed.Decision, refused bool) quota {
-	q := quota{remaining: min(max(d.Remaining, 0), m.permits), reset: ceilSeconds(d.Reset)}
+func (m *middleware) quotaOf(d keyed.Decision, kq *keyQuota, refused bool) quota {
+	q := quota{remaining: min(max(d.Remaining, 0), kq.permits), reset: ceilSeconds(d.Reset)}
 	if refused {
 		q.retryAfter = ceilSeconds(d.RetryAfter)
 	}
@@ -353,14 +405,14 @@ func (m *middleware) format(f *fields, q quota, refused bool) {
 }
 
 // setFields sets the Ratelimit-Policy and Ratelimit fields, and the legacy ones when on,
-// to f's values, held in vals, and returns the rest of vals.
-func (m *middleware) setFields(h http.Header, vals []string, f *fields) []string {
-	vals = set(h, vals, headerPolicy, m.policy)
+// to the values of kq and f, held in vals, and returns the rest of vals.
+func (m *middleware) setFields(h http.Header, vals []string, kq *keyQuota, f *fields) []string {
+	vals = set(h, vals, headerPolicy, kq.policy)
 	vals = set(h, vals, headerRateLimit, f.rateLimit)
 	if !m.legacy {
 		return vals
 	}
-	vals = set(h, vals, headerXLimit, m.limit)
+	vals = set(h, vals, headerXLimit, kq.limit)
 	vals = set(h, vals, headerXRemaining, f.remaining)
 	return set(h, vals, headerXReset, f.resetAt)
 }

@@ -13,8 +13,15 @@ import (
 type Decision struct {
 	// Admitted reports whether a permit was taken.
 	Admitted bool
-	// Limit is the quota: Permits calls per Period, which is also the burst.
+	// Limit is the key's quota: Permits calls per Period, which is also the burst (the
+	// key's own, for a key with a limit of its own: see PerKey).
 	Limit int
+	// Period is the period of the key's quota: Limit calls per Period (the key's own, for
+	// a key with a limit of its own). 0 only for a zero Limiter, never built.
+	Period time.Duration
+	// Windows are the further windows of the key's quota, as ratelimit.Config.Windows
+	// lists them ("1000/24h"); "" for none.
+	Windows string
 	// Remaining is how many more calls would pass now without waiting, 0..Limit.
 	Remaining int
 	// RetryAfter is, for a refused call, how long until the key's next permit is free: a
@@ -39,23 +46,43 @@ type Decision struct {
 // Remaining and RetryAfter 0, and its rejection event carries the R4C-RLM-001 error. A
 // disabled limiter admits every call, with Remaining = Limit; a zero Limiter, never built,
 // refuses every call, with Limit 0.
-func (k *Limiter[K]) Decide(ctx context.Context, key K) Decision {
+func (k *Limiter[K]) Decide(ctx context.Context, key K) Decision { return k.DecideN(ctx, key, 1) }
+
+// DecideN is Decide for a call that takes n permits at once (a request's weight): it
+// takes them if they are all free now, else none, and reports the key's quota after the
+// call. A call for more than the key's burst (Permits, its own for a key with a limit of
+// its own) is refused with RetryAfter 0 and takes nothing: it can never pass (its
+// Decision's Limit tells the burst, and its EventRejected event carries a refusal
+// matching ratelimit.ErrExceedsBurst); n < 1 is refused likewise, without an event.
+// Allocations are Decide's. Safe for concurrent use.
+func (k *Limiter[K]) DecideN(ctx context.Context, key K, n int) Decision {
 	l := k.lim()
 	r := l.cur()
 	if r.Cfg.Disabled || !l.built() {
-		return Decision{Admitted: l.built(), Limit: r.Cfg.Permits, Remaining: r.Cfg.Permits}
+		return Decision{Admitted: l.built() && n >= 1 && n <= r.Limit, Limit: r.Cfg.Permits, Remaining: r.Cfg.Permits,
+			Period: r.Cfg.Period, Windows: r.Cfg.Windows}
 	}
 	ctx = rlcore.OrBackground(ctx)
 	if k.check != keysEqual && !k.usable(key) {
 		_ = k.refuseBadKey(ctx, key)
-		return Decision{Limit: r.Cfg.Permits}
+		return Decision{Limit: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Cfg.Windows}
+	}
+	if err := k.checkN(r, n); err != nil {
+		_ = k.refuseCount(ctx, key, err)
+		return Decision{Limit: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Cfg.Windows}
 	}
 	key = k.bounded(key)
-	d := k.decide(ctx, key, r, 1, 0)
-	if d.shared {
-		r = r.LocalShare(k.share)
+	d := k.decide(ctx, key, r, n, 0)
+	if d.r != nil { // the key's own rate, or the limiter's at its local share
+		r = d.r
 	}
-	out := Decision{Admitted: d.ok, Limit: r.Cfg.Permits, Reset: time.Duration(max(d.ahead, 0))}
+	out := Decision{Admitted: d.ok, Limit: r.Cfg.Permits, Reset: time.Duration(max(d.ahead, 0)),
+		Period: r.Cfg.Period, Windows: r.Cfg.Windows}
+	if d.over != nil {
+		out.Reset = 0
+		_ = k.refuseCount(ctx, key, d.over)
+		return out
+	}
 	switch {
 	case d.ok && d.windowed: // the fewest over the key's windows
 		out.Remaining = k.multiOf(d.c).Available(&d.c.slots, r, d.now)

@@ -22,5 +22,7 @@
 //     the backend's ids;
 //   - Bounds: the bound on keys, the memory per key, and the digest of long string keys;
 //   - Decide and Decision: what HTTP rate-limit headers report;
-//   - Sweep: evicting idle cells when asked; Observe: per-key outcomes (resilienceotel).
+//   - Sweep: evicting idle cells when asked; Observe: per-key outcomes (resilienceotel);
+//   - PerKey and SetLimit: per-tenant limits, a key's own (permits, period) pairs, given
+//     by a function of the key when its cell is made, or changed for one key at run time.
 package keyed

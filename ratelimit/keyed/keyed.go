@@ -139,6 +139,11 @@ func Observe(o observe.Observer) ratelimit.Option {
 // can hold neither a float nor an interface (strings, integers, pointers, and structs and
 // arrays of them) is not checked at all, and no check allocates.
 //
+// Each key follows the limiter's limit (Permits per Period, and Windows), unless it has one
+// of its own: given, as text, by the PerKey function when its cell is made, or by
+// SetLimit at run time. A call for a key finds its limit in the key's cell, at no further
+// cost; a key with its own limit costs one more allocation of 48 bytes.
+//
 // A Limiter is safe for concurrent use; Reconfigure changes its configuration while it
 // runs. A zero Limiter, or a nil *Limiter, is never built: it refuses every call, with a
 // rejection matching ratelimit.ErrExceeded, and holds no key.
@@ -157,6 +162,9 @@ type Limiter[K comparable] struct {
 	seed     maphash.Seed
 	seed64   uint64 // the seed of strShardHash
 	shards   []keyedShard[K]
+	perKey   func(K) string // PerKey's function; nil: every new cell follows the limiter's rate
+	own      ownRates       // the rates parsed from per-key limits, by their text
+	owned    atomic.Bool    // SetLimit was called: some key may have a rate of its own
 
 	_ [64]byte // the counts below, written as keys come and go, share no cache line with the fields above
 	// count is the number of places held, over all shards: every cell, and each new cell
@@ -196,6 +204,10 @@ func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
 		return nil, r4c.Errorf(r4c.OutOfRange, "rateLimiter.maxKeyBytes", strconv.Itoa(s.MaxKeyBytes),
 			"maxKeyBytes must not be negative (0 means the default, %d)", defaultMaxKeyBytes)
 	}
+	perKey, err := perKeyOf[K](s)
+	if err != nil {
+		return nil, err
+	}
 	n := s.MaxKeys
 	if n == 0 {
 		n = defaultMaxKeys
@@ -218,6 +230,7 @@ func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
 		seed:     maphash.MakeSeed(),
 		seed64:   rand.Uint64(),
 		shards:   make([]keyedShard[K], shards),
+		perKey:   perKey,
 	}
 	if s.Backend != nil {
 		k.share = rlcore.LocalShare(s.Backend)
@@ -300,7 +313,8 @@ func (k *Limiter[K]) lim() *core {
 var zeroCore core
 
 // Config returns the configuration every key's cell follows, as ratelimit.Limiter's
-// Config does.
+// Config does, but for the keys with a limit of their own (see PerKey and SetLimit),
+// which follow it for MaxWait and Disabled only.
 func (k *Limiter[K]) Config() ratelimit.Config { return ratelimit.Config(k.lim().cur().Cfg) }
 
 // Reconfigure changes the configuration of every key (Permits, Period, MaxWait and
@@ -315,8 +329,10 @@ func (k *Limiter[K]) Config() ratelimit.Config { return ratelimit.Config(k.lim()
 // admits the new burst at once, as a new key does. With a backend, the keys' in-process
 // schedules (for a store that answers Local) are converted here, and their stores convert
 // their own state at the key's next call. Windows (ratelimit.Config.Windows) change as a
-// Limiter's do, for every key; a keyed limiter built without windows and without a
-// backend cannot be given some (R4C-REG-010). A zero Limiter cannot be reconfigured (R4C-REG-010). Safe for
+// Limiter's do, for every key; a key with a limit of its own (PerKey, SetLimit) keeps it,
+// and only MaxWait and Disabled change for it; a keyed limiter built without windows and
+// without a backend cannot be given some (R4C-REG-010). A zero Limiter cannot be
+// reconfigured (R4C-REG-010). Safe for
 // concurrent use.
 func (k *Limiter[K]) Reconfigure(c ratelimit.Config) error {
 	if c.Windows != "" && (k == nil || (!k.windowed && k.backend == nil)) && k.lim().built() {

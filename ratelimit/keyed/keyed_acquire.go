@@ -16,7 +16,8 @@ import (
 //   - the limiter's rejection, matching ratelimit.ErrExceeded, when they are not all free
 //     now;
 //   - a refusal matching ratelimit.ErrExceedsBurst (and not ErrExceeded), when n is more
-//     than Permits: such a call can never pass, and takes nothing;
+//     than the key's Permits (its own, for a key with a limit of its own): such a call
+//     can never pass, and takes nothing;
 //   - a *policy.ConfigError with code R4C-ATR-003 when n < 1, or with code R4C-RLM-001
 //     for a key not equal to itself (see Limiter).
 //
@@ -54,13 +55,17 @@ func (k *Limiter[K]) TryAcquire(key K, n int) error {
 							i = (i + 1) & t.mask
 							continue
 						}
+						rr := e.slots.RateOr(r) // the key's own rate, if it has one
+						if rr.NMore > 0 {
+							return k.tryAcquire(key, r, 1)
+						}
 						now := k.base.now()
 						var prev, wait int64
 						var ok bool
 						if e.slots.None() {
-							prev, _, wait, ok = rlcore.GCRA(&e.slots.TAT, r.Interval, r.Tau, now, 0)
+							prev, _, wait, ok = rlcore.GCRA(&e.slots.TAT, rr.Interval, rr.Tau, now, 0)
 						} else {
-							prev, _, wait, ok = e.slots.TakeFreed(now, r.Interval, r.Tau, 0)
+							prev, _, wait, ok = e.slots.TakeFreed(now, rr.Interval, rr.Tau, 0)
 						}
 						if ok || prev != rlcore.DeadTAT {
 							return k.tried(key, now, wait, ok)
@@ -69,13 +74,13 @@ func (k *Limiter[K]) TryAcquire(key K, n int) error {
 					}
 				}
 				// A new key, one being moved by a writer, or a dead cell: under the lock.
-				d := k.takeLocked(s, key, h, r, 1, 0)
+				d := k.takeLocked(context.Background(), s, key, h, r, 1, 0, 1)
 				return k.tried(key, d.now, d.wait, d.ok)
 			}
 		}
 	}
 	r := k.lim().cur()
-	if err := r.Check(n); err != nil {
+	if err := k.checkN(r, n); err != nil {
 		return k.refuseCount(context.Background(), key, err)
 	}
 	return k.tryAcquire(key, r, n)
@@ -104,6 +109,9 @@ func (k *Limiter[K]) tryAcquire(key K, r *rlcore.Rate, n int) error {
 	}
 	key = k.bounded(key)
 	d := k.decide(ctx, key, r, n, 0)
+	if d.over != nil {
+		return k.refuseCount(ctx, key, d.over)
+	}
 	if !d.ok {
 		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
 		return l.rej.Plain
@@ -124,7 +132,7 @@ func (k *Limiter[K]) tryAcquire(key K, r *rlcore.Rate, n int) error {
 //   - when ctx ends during the wait: the permits are given back as Reservation.Cancel
 //     gives them, and the error also matches ctx's error.
 //
-// A call for more than Permits fails at once with a refusal matching
+// A call for more than the key's Permits fails at once with a refusal matching
 // ratelimit.ErrExceedsBurst, n < 1 with a *policy.ConfigError, code R4C-ATR-003, and a key
 // not equal to itself (see Limiter) with one of code R4C-RLM-001; none of them matches
 // ErrExceeded. With a backend, the key's store decides, within ctx. A wait publishes a
@@ -135,7 +143,7 @@ func (k *Limiter[K]) tryAcquire(key K, r *rlcore.Rate, n int) error {
 // as is; a zero Limiter, never built, a rejection matching ErrExceeded.
 func (k *Limiter[K]) Acquire(ctx context.Context, key K, n int) error {
 	r := k.lim().cur()
-	if err := r.Check(n); err != nil {
+	if err := k.checkN(r, n); err != nil {
 		return k.refuseCount(ctx, key, err)
 	}
 	return k.acquire(ctx, key, r, n)
@@ -172,6 +180,8 @@ func (k *Limiter[K]) acquire(ctx context.Context, key K, r *rlcore.Rate, n int) 
 	switch {
 	case err != nil:
 		return k.rejectContext(ctx, key, l.now(), 0, err)
+	case d.over != nil:
+		return k.refuseCount(ctx, key, d.over)
 	case !d.ok && rlcore.AfterDeadline(d.wait, limit, byDeadline, r.MaxWait):
 		return k.rejectContext(ctx, key, d.now, d.wait, context.DeadlineExceeded)
 	case !d.ok:

@@ -8,7 +8,8 @@ import (
 )
 
 // AvailablePermits returns how many calls for key would pass right now without waiting,
-// from 0 to Permits; Permits for a key without a cell, 0 for a key not equal to itself,
+// from 0 to Permits (the key's own, for a key with a limit of its own: see PerKey, which
+// it asks for a key without a cell); Permits for a key without a cell, 0 for a key not equal to itself,
 // which every call refuses. With a backend it asks the key's store. A disabled limiter
 // reports Permits; a zero Limiter, never built, 0. It makes no cell for a key without one.
 func (k *Limiter[K]) AvailablePermits(key K) int { return k.availableAt(key, k.lim().cur()) }
@@ -34,6 +35,9 @@ func (k *Limiter[K]) availableAt(key K, r *rlcore.Rate) int {
 	var c *cell
 	if e != nil {
 		c = &e.cell
+		r = c.slots.RateOr(r)
+	} else if own := k.limitFor(context.Background(), key); own != nil {
+		r = own // the limit the key's cell would follow
 	}
 	now := l.now()
 	n := r.Cfg.Permits

@@ -29,9 +29,12 @@ type remoteCell struct {
 // the key's in-process cell. The error is ctx's, when it ended before the store decided;
 // nothing is known to be reserved then.
 func (k *Limiter[K]) takeRemote(ctx context.Context, key K, r *rlcore.Rate, n int, maxWait int64) (decision, error) {
-	c, now := k.remoteCellOf(ctx, key, r)
+	c, rr, now := k.remoteCellOf(ctx, key, r)
+	if n > rr.Limit {
+		return decision{now: now, c: c, r: rr, over: rr.Burst}, nil
+	}
 	if rc := k.remoteOf(c); rc != nil {
-		g, err := rc.store.Reserve(ctx, backend.Request{N: n, MaxWait: time.Duration(maxWait), Permits: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Wins})
+		g, err := rc.store.Reserve(ctx, backend.Request{N: n, MaxWait: time.Duration(maxWait), Permits: rr.Cfg.Permits, Period: rr.Cfg.Period, Windows: rr.Wins})
 		if err != nil {
 			return decision{now: now}, err
 		}
@@ -45,35 +48,37 @@ func (k *Limiter[K]) takeRemote(ctx context.Context, key K, r *rlcore.Rate, n in
 			// A grant with nothing reserved (its slot all 0) leaves the full burst.
 			ahead := sat.Add(sat.Sub(t.Next, t.At), w)
 			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, gen: t.Epoch, wait: w,
-				ahead: ahead, c: c, ok: true, remote: true}, nil
+				ahead: ahead, c: c, ok: true, remote: true, r: rr}, nil
 		case backend.Local:
-			d := k.take(key, r.LocalShare(k.share), n, maxWait)
-			d.shared = true
+			d := k.take(ctx, key, r, n, maxWait, k.share)
 			return d, nil
 		}
 		// Refused, or a verdict the limiter does not know, which it takes as Refused.
-		_, tol := r.Weight(n)
-		return decision{now: now, wait: w, ahead: sat.Add(w, tol), remote: true}, nil
+		_, tol := rr.Weight(n)
+		return decision{now: now, wait: w, ahead: sat.Add(w, tol), remote: true, r: rr}, nil
 	}
-	return k.take(key, r, n, maxWait), nil
+	return k.take(ctx, key, r, n, maxWait, 1), nil
 }
 
 // remoteCellOf returns key's cell, made and bound if needed for the call with ctx, and
-// marks it used at now. The cell may be evicted meanwhile: its binding still decides,
+// the rate it follows (its own, or r, the limiter's), and marks it used at now. The cell may be evicted meanwhile: its binding still decides,
 // and a new binding of the key shares its state in the Backend.
-func (k *Limiter[K]) remoteCellOf(ctx context.Context, key K, r *rlcore.Rate) (c *cell, now int64) {
+func (k *Limiter[K]) remoteCellOf(ctx context.Context, key K, r *rlcore.Rate) (c *cell, rr *rlcore.Rate, now int64) {
 	h := k.hash(key)
 	s := k.shardOf(h)
 	if e := s.lookup(key, h); e != nil {
 		now = k.base.now()
-		touch(k.remoteOf(&e.cell), r, now)
-		return &e.cell, now
+		rr = e.slots.RateOr(r)
+		touch(k.remoteOf(&e.cell), rr, now)
+		return &e.cell, rr, now
 	}
-	c = k.lockedCell(ctx, s, key, h)
+	own := k.limitFor(ctx, key)
+	c, _ = k.lockedCell(ctx, s, key, h, own)
 	now = k.base.now()
-	touch(k.remoteOf(c), r, now)
+	rr = c.slots.RateOr(r)
+	touch(k.remoteOf(c), rr, now)
 	s.mu.Unlock()
-	return c, now
+	return c, rr, now
 }
 
 // touch keeps a cell whose binding is rc for one Period after now (at most until the

@@ -2,7 +2,7 @@ package keyed
 
 import "github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
 
-// eachCell calls yield on the schedule of every key's cell, one shard at a time under its
+// eachCell calls yield on the schedule of every key's cell that follows the limiter's rate, one shard at a time under its
 // lock, so that no cell is added or evicted meanwhile (calls for the keys held go on,
 // without the lock).
 func (k *Limiter[K]) eachCell(yield func(*rlcore.Schedule)) {
@@ -11,7 +11,7 @@ func (k *Limiter[K]) eachCell(yield func(*rlcore.Schedule)) {
 		s.mu.Lock()
 		if t := s.index.Load(); t != nil {
 			for j := range t.slots {
-				if e := t.slots[j].e.Load(); e != nil {
+				if e := t.slots[j].e.Load(); e != nil && !e.slots.Own() { // an own rate stays
 					yield(&e.slots)
 				}
 			}
@@ -36,7 +36,7 @@ func (k *Limiter[K]) moveWindows(nr *rlcore.Rate) {
 		s.mu.Lock()
 		if t := s.index.Load(); t != nil {
 			for j := range t.slots {
-				if e := t.slots[j].e.Load(); e != nil {
+				if e := t.slots[j].e.Load(); e != nil && !e.slots.Own() {
 					k.multiOf(&e.cell).Move(nr)
 				}
 			}

@@ -108,6 +108,17 @@ func (s *keyedShard[K]) lookup(key K, h uint64) *entry[K] {
 	}
 }
 
+// slotOf returns the table and the slot of key's entry in s, which holds it; h is key's
+// hash. Called with s.mu held.
+func (s *keyedShard[K]) slotOf(key K, h uint64) (*cellIndex[K], uint64) {
+	t := s.index.Load()
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		if e := t.slots[i].e.Load(); e != nil && t.slots[i].hash.Load() == h && e.key == key {
+			return t, i
+		}
+	}
+}
+
 // insert adds e, whose key has the hash h and is not in s, to s's index, doubling the
 // table first when e would fill it past 7/8. Called with s.mu held.
 func (s *keyedShard[K]) insert(e *entry[K], h uint64) {

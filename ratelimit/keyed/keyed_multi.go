@@ -24,10 +24,19 @@ func (k *Limiter[K]) kill(c *cell, idleBy int64) bool {
 }
 
 // decideCell is gcraCell, or for a rate with further windows, the key's schedule and its
-// windows decided together (rlcore.Multi). A limiter with a backend keeps the windows in
-// its store: its keys' in-process cells, which decide while the store answers Local, keep
-// the Permits per Period alone.
-func (k *Limiter[K]) decideCell(c *cell, r *rlcore.Rate, n int, now, maxWait int64, d *decision) bool {
+// windows decided together (rlcore.Multi), at the cell's own rate if it has one, else at
+// r, the limiter's, each at its in-process share (see take). A call for more permits than
+// the rate's burst takes nothing: d.over is the refusal. A limiter with a backend keeps
+// the windows in its store: its keys' in-process cells, which decide while the store
+// answers Local, keep the Permits per Period alone.
+func (k *Limiter[K]) decideCell(c *cell, r *rlcore.Rate, n int, now, maxWait int64, share int, d *decision) bool {
+	r = c.slots.RateOr(r)
+	if n > r.Limit {
+		d.now, d.c, d.over, d.r = now, c, r.Burst, r
+		return true
+	}
+	r = r.LocalShare(share)
+	d.r = r
 	if r.NMore == 0 || !k.windowed {
 		return gcraCell(c, r, n, now, maxWait, d)
 	}

@@ -14,7 +14,7 @@ import (
 // When they do not come within MaxWait, nothing is reserved and Reserve returns the
 // limiter's rejection (matching ratelimit.ErrExceeded) with a refused Reservation whose
 // Delay() is the retry-after: how long until n of the key's permits are free. A call for
-// more than Permits fails at once with a refused Reservation and a refusal matching
+// more than the key's Permits fails at once with a refused Reservation and a refusal matching
 // ratelimit.ErrExceedsBurst, n < 1 with a *policy.ConfigError, code R4C-ATR-003, and a
 // key not equal to itself (see Limiter) with one of code R4C-RLM-001. Events and
 // allocations are TryAcquire's; its outcome is recorded as a Limiter's Reserve records
@@ -23,7 +23,7 @@ import (
 // ErrExceeded.
 func (k *Limiter[K]) Reserve(key K, n int) (ratelimit.Reservation, error) {
 	r := k.lim().cur()
-	if err := r.Check(n); err != nil {
+	if err := k.checkN(r, n); err != nil {
 		return ratelimit.Reservation{}, k.refuseCount(context.Background(), key, err)
 	}
 	res, err := k.reserve(key, r, n)
@@ -44,6 +44,9 @@ func (k *Limiter[K]) reserve(key K, r *rlcore.Rate, n int) (rlcore.Reservation, 
 	}
 	key = k.bounded(key)
 	d := k.decide(ctx, key, r, n, r.MaxWait)
+	if d.over != nil {
+		return rlcore.Reservation{}, k.refuseCount(ctx, key, d.over)
+	}
 	if !d.ok {
 		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
 		return rlcore.Reservation{Delay: time.Duration(d.wait)}, l.rej.Plain
@@ -63,7 +66,7 @@ func (k *Limiter[K]) decide(ctx context.Context, key K, r *rlcore.Rate, n int, m
 	ep := k.base.b.Epoch.Load() // before the take: a conversion after it makes the epochs differ
 	var d decision
 	if k.backend == nil {
-		d = k.take(key, r, n, maxWait)
+		d = k.take(ctx, key, r, n, maxWait, 1)
 	} else {
 		d, _ = k.takeRemote(detached(ctx), key, r, n, maxWait) // a detached ctx never ends: no error
 	}
@@ -85,7 +88,7 @@ func detached(ctx context.Context) context.Context {
 func (k *Limiter[K]) decideCtx(ctx context.Context, key K, r *rlcore.Rate, n int, maxWait int64) (decision, error) {
 	ep := k.base.b.Epoch.Load()
 	if k.backend == nil {
-		d := k.take(key, r, n, maxWait)
+		d := k.take(ctx, key, r, n, maxWait, 1)
 		d.epoch = ep
 		return d, nil
 	}

@@ -83,13 +83,14 @@ type decision struct {
 	ahead      int64 // the key's TAT after the decision minus now
 	c          *cell // the key's cell; nil when the key was refused a cell, or passed unlimited
 	ok         bool
-	remote     bool   // decided by the key's store
-	plain      bool   // decided in-process on the TAT alone (no freed slot): next is the key's TAT
-	shared     bool   // decided in-process at the backend's local share of the rate
-	windowed   bool   // decided on the key's schedule and its further windows together
-	slot       uint8  // where the key's rlcore.Multi keeps the further windows' slots, when windowed
-	epoch      uint32 // the limiter's conversions before the decision (Limiter.epoch)
-	gen        int64  // the store's Grant.Epoch, when remote
+	r          *rlcore.Rate // the rate decided at: the key's own or the limiter's, at its share
+	over       error        // a call for more than the burst of the key's rate: its refusal, nothing taken
+	remote     bool         // decided by the key's store
+	plain      bool         // decided in-process on the TAT alone (no freed slot): next is the key's TAT
+	windowed   bool         // decided on the key's schedule and its further windows together
+	slot       uint8        // where the key's rlcore.Multi keeps the further windows' slots, when windowed
+	epoch      uint32       // the limiter's conversions before the decision (Limiter.epoch)
+	gen        int64        // the store's Grant.Epoch, when remote
 }
 
 // shardsFor returns how many shards a keyed limiter of maxKeys has: enough for each to
@@ -171,22 +172,27 @@ func strShardHash(s string, seed uint64) uint64 {
 // comes within maxWait; key is bounded (see bounded). A cell found without the shard's
 // lock may be evicted meanwhile: the decision then finds it dead, takes nothing, and is
 // made again under the lock, where no cell is evicted.
-func (k *Limiter[K]) take(key K, r *rlcore.Rate, n int, maxWait int64) decision {
+//
+// r is the limiter's rate; a key with a rate of its own is decided at its own (see
+// PerKey). share is the backend's LocalShare for a decision in-process at its share of the
+// rate, 1 otherwise.
+func (k *Limiter[K]) take(ctx context.Context, key K, r *rlcore.Rate, n int, maxWait int64, share int) decision {
 	h := k.hash(key)
 	s := k.shardOf(h)
 	var d decision
-	if e := s.lookup(key, h); e != nil && k.decideCell(&e.cell, r, n, k.base.now(), maxWait, &d) {
+	if e := s.lookup(key, h); e != nil && k.decideCell(&e.cell, r, n, k.base.now(), maxWait, share, &d) {
 		return d
 	}
-	return k.takeLocked(s, key, h, r, n, maxWait)
+	return k.takeLocked(ctx, s, key, h, r, n, maxWait, share)
 }
 
 // takeLocked is take under the shard's lock, for a key that had no live cell at the
 // first look.
-func (k *Limiter[K]) takeLocked(s *keyedShard[K], key K, h uint64, r *rlcore.Rate, n int, maxWait int64) decision {
-	c := k.lockedCell(context.Background(), s, key, h)
+func (k *Limiter[K]) takeLocked(ctx context.Context, s *keyedShard[K], key K, h uint64, r *rlcore.Rate, n int, maxWait int64, share int) decision {
+	own := k.limitFor(ctx, key) // before the lock: PerKey's function is the user's
+	c, _ := k.lockedCell(ctx, s, key, h, own)
 	var d decision
-	k.decideCell(c, r, n, k.base.now(), maxWait, &d)
+	k.decideCell(c, r, n, k.base.now(), maxWait, share, &d)
 	s.mu.Unlock()
 	return d
 }
@@ -217,11 +223,12 @@ func gcraCell(c *cell, r *rlcore.Rate, n int, now, maxWait int64, d *decision) b
 }
 
 // lockedCell locks s and returns key's cell in s (h is key's hash), made if needed (and
-// bound to the backend, if any, for the call with ctx); s.mu is held on return, so the
+// bound to the backend, if any, for the call with ctx), following own if it is made (nil:
+// the limiter's rate), and whether it made it; s.mu is held on return, so the
 // cell stays alive until it is released. A new key takes one of the MaxKeys places: a
 // free one, else the place of a cell it evicts (see makeRoom), so that the limiter never
 // holds more than MaxKeys cells.
-func (k *Limiter[K]) lockedCell(ctx context.Context, s *keyedShard[K], key K, h uint64) *cell {
+func (k *Limiter[K]) lockedCell(ctx context.Context, s *keyedShard[K], key K, h uint64, own *rlcore.Rate) (*cell, bool) {
 	owned := false // a place freed in another shard, handed to this key
 	for {
 		s.mu.Lock()
@@ -229,10 +236,16 @@ func (k *Limiter[K]) lockedCell(ctx context.Context, s *keyedShard[K], key K, h 
 			if owned { // made meanwhile by another call: give the place back
 				k.count.Add(-1)
 			}
-			return &e.cell
+			return &e.cell, false
 		}
 		if owned || k.reservePlace() || k.evict(s, k.base.now()) {
-			return k.addCell(ctx, s, key, h)
+			var rc *remoteCell
+			if k.backend != nil {
+				rc = k.bind(ctx, key)
+			}
+			e := k.newEntry(key, own, rc)
+			s.insert(e, h)
+			return &e.cell, true
 		}
 		s.mu.Unlock()
 		// s has nothing to give: evict from another shard, holding one lock at a time.
@@ -253,18 +266,22 @@ func (k *Limiter[K]) reservePlace() bool {
 	}
 }
 
-// addCell adds key's entry, whose hash is h, to s, in a place the caller holds, and
-// returns its cell. Called with s.mu held.
-func (k *Limiter[K]) addCell(ctx context.Context, s *keyedShard[K], key K, h uint64) *cell {
+// newEntry returns a new entry for key, whose cell follows own (nil: the limiter's rate),
+// bound to rc with a backend.
+func (k *Limiter[K]) newEntry(key K, own *rlcore.Rate, rc *remoteCell) *entry[K] {
 	var e *entry[K]
 	switch {
 	case k.windowed: // never with a backend
 		w := &windowedEntry[K]{}
 		w.key = k.ownKey(key)
-		w.more.Use(k.base.rate.Load()) // stored before a change moves the keys' windows
+		if own != nil {
+			w.more.Use(own)
+		} else {
+			w.more.Use(k.base.rate.Load()) // stored before a change moves the keys' windows
+		}
 		e = &w.entry
 	case k.backend != nil:
-		b := &boundEntry[K]{remote: k.bind(ctx, key)}
+		b := &boundEntry[K]{remote: rc}
 		b.key = k.ownKey(key)
 		e = &b.entry
 	case k.keys == stringKeys && len(asString(&key)) <= inlineKey:
@@ -278,8 +295,10 @@ func (k *Limiter[K]) addCell(ctx context.Context, s *keyedShard[K], key K, h uin
 	default:
 		e = &entry[K]{key: k.ownKey(key)}
 	}
-	s.insert(e, h)
-	return &e.cell
+	if own != nil {
+		e.slots.SetOwn(own)
+	}
+	return e
 }
 
 // evictElsewhere evicts one cell from a shard other than s, the shards taken in turn from

@@ -90,21 +90,21 @@ func TestKeyed_RL9b_DecideReportsQuota(t *testing.T) {
 	k := newKeyed[string](t, clk, ratelimit.Permits(10), ratelimit.Period(time.Second))
 
 	d := k.Decide(context.Background(), "alice")
-	assert.Equal(t, keyed.Decision{Admitted: true, Limit: 10, Remaining: 9, Reset: 100 * time.Millisecond}, d)
+	assert.Equal(t, keyed.Decision{Admitted: true, Limit: 10, Period: time.Second, Remaining: 9, Reset: 100 * time.Millisecond}, d)
 	for range 9 {
 		require.True(t, k.Decide(context.Background(), "alice").Admitted)
 	}
 	d = k.Decide(context.Background(), "alice")
-	assert.Equal(t, keyed.Decision{Admitted: false, Limit: 10, Remaining: 0, RetryAfter: 100 * time.Millisecond, Reset: time.Second}, d)
+	assert.Equal(t, keyed.Decision{Admitted: false, Limit: 10, Period: time.Second, Remaining: 0, RetryAfter: 100 * time.Millisecond, Reset: time.Second}, d)
 
 	clk.Advance(30 * time.Millisecond)
 	d = k.Decide(context.Background(), "alice")
-	assert.Equal(t, keyed.Decision{Admitted: false, Limit: 10, Remaining: 0, RetryAfter: 70 * time.Millisecond, Reset: 970 * time.Millisecond}, d)
+	assert.Equal(t, keyed.Decision{Admitted: false, Limit: 10, Period: time.Second, Remaining: 0, RetryAfter: 70 * time.Millisecond, Reset: 970 * time.Millisecond}, d)
 
 	// A call made after the retry-after passes (RL-9b).
 	clk.Advance(d.RetryAfter)
 	d = k.Decide(context.Background(), "alice")
-	assert.Equal(t, keyed.Decision{Admitted: true, Limit: 10, Remaining: 0, Reset: time.Second}, d)
+	assert.Equal(t, keyed.Decision{Admitted: true, Limit: 10, Period: time.Second, Remaining: 0, Reset: time.Second}, d)
 }
 
 // The keyed limiter is a Limiter per key: the same random sequence of calls and clock
@@ -225,7 +225,7 @@ func TestKeyed_AtMaxKeys_NewKeysTakeThePlaceOfTheCellNearestIdle(t *testing.T) {
 	assert.True(t, k.TryAcquire("alice", 1) == nil, "a new client after the flood")
 	assert.False(t, k.TryAcquire("heavy", 1) == nil, "the key that spent its quota was never evicted, and keeps its limit")
 	d := k.Decide(context.Background(), "heavy")
-	assert.Equal(t, keyed.Decision{Limit: 2, RetryAfter: 300 * time.Millisecond, Reset: 800 * time.Millisecond}, d)
+	assert.Equal(t, keyed.Decision{Limit: 2, Period: time.Second, RetryAfter: 300 * time.Millisecond, Reset: 800 * time.Millisecond}, d)
 	require.Len(t, events, 2)
 	assert.Equal(t, ratelimit.EventRejected, events[0].Kind)
 	assert.Equal(t, "heavy", events[0].Key)
@@ -338,7 +338,7 @@ func TestKeyed_RL10_Disabled(t *testing.T) {
 		r, err := k.Reserve("a", 1)
 		require.NoError(t, err)
 		assert.Zero(t, r.Delay())
-		assert.Equal(t, keyed.Decision{Admitted: true, Limit: 1, Remaining: 1}, k.Decide(context.Background(), "a"))
+		assert.Equal(t, keyed.Decision{Admitted: true, Limit: 1, Period: time.Hour, Remaining: 1}, k.Decide(context.Background(), "a"))
 	}
 	assert.Equal(t, 1, keyed.AvailablePermits(k, "a"))
 	assert.Zero(t, k.Len())
@@ -497,7 +497,15 @@ func (s *fakeStore) Reserve(_ context.Context, req backend.Request) (backend.Gra
 	s.b.mu.Lock()
 	forced, grant := s.b.outcome, s.b.grant
 	if s.l == nil {
-		s.l, _ = ratelimit.New(ratelimit.Permits(req.Permits), ratelimit.Period(req.Period), ratelimit.WithClock(s.clk))
+		opts := []ratelimit.Option{ratelimit.Permits(req.Permits), ratelimit.Period(req.Period), ratelimit.WithClock(s.clk)}
+		if len(req.Windows) > 0 {
+			ws := make([]string, len(req.Windows))
+			for i, w := range req.Windows {
+				ws[i] = fmt.Sprintf("%d/%s", w.Permits, w.Period)
+			}
+			opts = append(opts, ratelimit.Windows(strings.Join(ws, ", ")))
+		}
+		s.l, _ = ratelimit.New(opts...)
 	}
 	s.b.mu.Unlock()
 	if grant.Verdict != 0 {
@@ -928,7 +936,7 @@ func TestKeyed_ExtremeDurationsSaturate(t *testing.T) {
 		k := newKeyed[string](t, clk, ratelimit.Permits(10), ratelimit.Period(maxD), ratelimit.WithBackend(fb))
 		fb.grant = backend.Grant{Verdict: backend.Refused, Wait: maxD}
 		d := k.Decide(context.Background(), "a")
-		assert.Equal(t, keyed.Decision{Limit: 10, RetryAfter: maxD, Reset: maxD}, d, "retry-after + burst saturates")
+		assert.Equal(t, keyed.Decision{Limit: 10, Period: maxD, RetryAfter: maxD, Reset: maxD}, d, "retry-after + burst saturates")
 		fb.grant = backend.Grant{Verdict: backend.Refused, Wait: -time.Second}
 		r, err := k.Reserve("a", 1)
 		require.ErrorIs(t, err, ratelimit.ErrExceeded)

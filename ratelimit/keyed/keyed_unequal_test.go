@@ -49,7 +49,7 @@ func TestKeyed_RL28_NaNKeysAreRefused(t *testing.T) {
 	assertBadKey(t, k.Acquire(context.Background(), math.NaN(), 1), "Acquire")
 	assertBadKey(t, k.Acquire(context.Background(), math.NaN(), 1), "AcquireN")
 	d := k.Decide(context.Background(), math.NaN())
-	assert.Equal(t, keyed.Decision{Limit: 1}, d, "Decide refuses, with no retry-after to tell")
+	assert.Equal(t, keyed.Decision{Limit: 1, Period: time.Hour}, d, "Decide refuses, with no retry-after to tell")
 	assert.Zero(t, keyed.AvailablePermits(k, math.NaN()), "a NaN key can take no permit")
 	assert.Zero(t, k.Len())
 

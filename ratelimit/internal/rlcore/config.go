@@ -31,6 +31,10 @@ type Settings struct {
 	// KeyedObserver makes the recorder of a keyed limiter's outcomes; nil records nothing.
 	// A Limiter's observers are a registry's (contract.Common.Observer).
 	KeyedObserver observe.Observer
+	// PerKey is a keyed limiter's function of the key giving its limit as text
+	// (keyed.PerKey): a func(K) string for the limiter's key type K; nil: every key on
+	// Config.
+	PerKey any
 }
 
 // Given records which of Permits and Period an option or a configuration key set, and the

@@ -236,6 +236,16 @@ func (m *Multi) Kill(s *Schedule, idleBy int64) bool {
 	return s.Kill(idleBy)
 }
 
+// KillInto is s.KillTAT() that also copies the TATs of m's further windows to dst, a
+// Multi not in use yet: under m's lock, so that no call takes from the windows between
+// the copy and the mark. It returns s's TAT before the mark.
+func (m *Multi) KillInto(s *Schedule, dst *Multi) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dst.tat, dst.win = m.tat, m.win
+	return s.KillTAT()
+}
+
 // Store returns what a Reservation of m holds as its Store, with its slot as Gen: so that
 // a Reservation of a limiter without windows is no larger for them.
 func (m *Multi) Store() backend.Store { return windowsStore{m} }

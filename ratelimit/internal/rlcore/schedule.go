@@ -34,6 +34,7 @@ const MaxFreed = 16
 
 // freedSlots is the set of a schedule's freed slots.
 type freedSlots struct {
+	own   *Rate // the schedule's own rate (a keyed limiter's key with its own limit); nil: the limiter's
 	mu    sync.Mutex
 	n     atomic.Int32 // len(spans), read without the lock to skip the set when empty
 	spans []span       // sorted, disjoint and not adjacent, each ending at or before the TAT
@@ -61,6 +62,42 @@ func (s *Schedule) Take(now, inc, tol, maxWait int64) (prev, next, wait int64, o
 		return GCRA(&s.TAT, inc, tol, now, maxWait)
 	}
 	return s.TakeFreed(now, inc, tol, maxWait)
+}
+
+// SetOwn makes r the schedule's own rate, which RateOr returns: s must not be in use
+// yet (a new cell, before it is published). The rate is kept in the freed set, made
+// now, so that a schedule without one is no larger; while the set is empty, taking a
+// permit is still GCRA on the TAT.
+func (s *Schedule) SetOwn(r *Rate) { s.freed.Store(&freedSlots{own: r}) }
+
+// RateOr returns the schedule's own rate (see SetOwn), or def when it has none: one load
+// of the freed set's pointer.
+func (s *Schedule) RateOr(def *Rate) *Rate {
+	if f := s.freed.Load(); f != nil && f.own != nil {
+		return f.own
+	}
+	return def
+}
+
+// Own reports whether the schedule has its own rate (see SetOwn).
+func (s *Schedule) Own() bool {
+	f := s.freed.Load()
+	return f != nil && f.own != nil
+}
+
+// KillTAT marks the schedule dead whatever its TAT, as Kill(MaxInt64) does, and returns
+// the TAT it had: what its key owed, for the schedule that takes its place.
+func (s *Schedule) KillTAT() int64 {
+	if f := s.freed.Load(); f != nil {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+	}
+	for {
+		t := s.TAT.Load()
+		if t == DeadTAT || s.TAT.CompareAndSwap(t, DeadTAT) {
+			return t
+		}
+	}
 }
 
 // None reports whether no freed slot is held: then take is GCRA on the TAT.
