@@ -78,8 +78,7 @@ func (g *gate) Admit(ctx context.Context) (permitgate.Ticket, error) {
 		_, _, wait, ok = l.slots.TakeFreed(now, r.Interval, r.Tau, 0)
 	}
 	if !ok {
-		l.reject(ctx, now, wait, l.rej.Plain)
-		return nil, l.rej.Plain
+		return nil, l.refuse(ctx, r, now, wait, l.rej.Plain)
 	}
 	if l.events.Rec != nil {
 		l.admitted(ctx, 0)
@@ -120,7 +119,7 @@ func (l *Limiter) admit(ctx context.Context, r *rate) (permitgate.Ticket, error)
 	if err != nil {
 		return nil, err
 	}
-	if wait == 0 {
+	if wait == 0 || r.Cfg.Shadow { // in shadow mode, a permit reserved ahead is not waited for
 		l.admitted(ctx, 0)
 		return nil, nil
 	}

@@ -79,6 +79,8 @@ func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 		BulkheadCalls:               {counterKind, "{call}"},
 		BulkheadWaitDuration:        {histogramKind, "s"},
 		BulkheadShedCalls:           {counterKind, "{call}"},
+		RateLimiterShadowRejections: {counterKind, "{call}"},
+		BulkheadShadowRejections:    {counterKind, "{call}"},
 		RetryCalls:                  {counterKind, "{call}"},
 		RetryAttempts:               {counterKind, "{attempt}"},
 		TimeoutCalls:                {counterKind, "{call}"},

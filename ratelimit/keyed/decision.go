@@ -63,6 +63,9 @@ func (k *Limiter[K]) Decide(ctx context.Context, key K) Decision {
 		out.Remaining = d.c.slots.Available(d.now, r.Interval, r.Tau, r.Cfg.Permits)
 	case d.ok:
 		out.Remaining = rlcore.AvailableAt(d.ahead, r.Interval, r.Tau, 0, r.Cfg.Permits)
+	case r.Cfg.Shadow: // let through: nothing taken, nothing left now
+		out.Admitted = true
+		k.shadowed(ctx, key, d.now, d.wait, l.rej.Plain)
 	default:
 		out.RetryAfter = time.Duration(max(d.wait, 0))
 		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
