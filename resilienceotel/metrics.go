@@ -111,6 +111,7 @@ var _ observe.Observer = (*Metrics)(nil)
 //	resilience.circuit_breaker.slow_calls      counter       {call}        name, outcome: succeeded|failed
 //	resilience.circuit_breaker.call.duration   histogram     s             name, outcome: succeeded|failed|ignored
 //	resilience.circuit_breaker.transitions     counter       {transition}  name, from, to (states as above)
+//	resilience.circuit_breaker.shadow_rejections counter     {call}        name
 //	resilience.bulkhead.available_slots        up-down       {slot}        name
 //	resilience.bulkhead.max_slots              up-down       {slot}        name
 //	resilience.bulkhead.queued_calls           up-down       {call}        name

@@ -10,13 +10,14 @@ const (
 	RateLimiterWaitDuration     = "resilience.rate_limiter.wait.duration"     // histogram, s: the waits of the calls that waited
 	RateLimiterShadowRejections = "resilience.rate_limiter.shadow_rejections" // observable counter, {call}: let through in shadow mode, would have been rejected
 
-	CircuitBreakerState        = "resilience.circuit_breaker.state"          // observable up-down counter, 1: one series per state, 1 for the current one
-	CircuitBreakerFailureRate  = "resilience.circuit_breaker.failure_rate"   // observable gauge, %: no point while too few calls
-	CircuitBreakerSlowCallRate = "resilience.circuit_breaker.slow_call_rate" // observable gauge, %: no point while too few calls
-	CircuitBreakerCalls        = "resilience.circuit_breaker.calls"          // observable counter, {call}: by outcome succeeded|failed|ignored|not_permitted
-	CircuitBreakerSlowCalls    = "resilience.circuit_breaker.slow_calls"     // observable counter, {call}: by outcome succeeded|failed
-	CircuitBreakerCallDuration = "resilience.circuit_breaker.call.duration"  // histogram, s: by outcome succeeded|failed|ignored
-	CircuitBreakerTransitions  = "resilience.circuit_breaker.transitions"    // observable counter, {transition}: by from and to
+	CircuitBreakerState            = "resilience.circuit_breaker.state"             // observable up-down counter, 1: one series per state, 1 for the current one
+	CircuitBreakerFailureRate      = "resilience.circuit_breaker.failure_rate"      // observable gauge, %: no point while too few calls
+	CircuitBreakerSlowCallRate     = "resilience.circuit_breaker.slow_call_rate"    // observable gauge, %: no point while too few calls
+	CircuitBreakerCalls            = "resilience.circuit_breaker.calls"             // observable counter, {call}: by outcome succeeded|failed|ignored|not_permitted
+	CircuitBreakerSlowCalls        = "resilience.circuit_breaker.slow_calls"        // observable counter, {call}: by outcome succeeded|failed
+	CircuitBreakerCallDuration     = "resilience.circuit_breaker.call.duration"     // histogram, s: by outcome succeeded|failed|ignored
+	CircuitBreakerTransitions      = "resilience.circuit_breaker.transitions"       // observable counter, {transition}: by from and to
+	CircuitBreakerShadowRejections = "resilience.circuit_breaker.shadow_rejections" // observable counter, {call}: let through in shadow mode, would have been rejected
 
 	BulkheadAvailableSlots   = "resilience.bulkhead.available_slots"   // observable up-down counter, {slot}: free slots
 	BulkheadMaxSlots         = "resilience.bulkhead.max_slots"         // observable up-down counter, {slot}: configured slots
