@@ -82,6 +82,7 @@ func TestOB2_InstrumentsKindsAndUnits(t *testing.T) {
 		RateLimiterShadowRejections:    {counterKind, "{call}"},
 		BulkheadShadowRejections:       {counterKind, "{call}"},
 		CircuitBreakerShadowRejections: {counterKind, "{call}"},
+		AdaptiveLimitShadowRejections:  {counterKind, "{call}"},
 		RetryCalls:                     {counterKind, "{call}"},
 		RetryAttempts:                  {counterKind, "{attempt}"},
 		TimeoutCalls:                   {counterKind, "{call}"},

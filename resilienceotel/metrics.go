@@ -130,6 +130,7 @@ var _ observe.Observer = (*Metrics)(nil)
 //	resilience.adaptive_limit.queued_calls     up-down       {call}        name
 //	resilience.adaptive_limit.calls            counter       {call}        name, outcome: admitted|rejected
 //	resilience.adaptive_limit.shed_calls       counter       {call}        name, priority: sheddable|sheddable_plus|critical|critical_plus
+//	resilience.adaptive_limit.shadow_rejections counter      {call}        name
 //	resilience.calls                           counter       {call}        name, outcome: succeeded|failed|rejected, layer
 //	resilience.call.duration                   histogram     s             name, outcome: succeeded|failed|rejected
 //

@@ -36,10 +36,11 @@ const (
 	HedgeAttempts        = "resilience.hedge.attempts"         // observable counter, {attempt}: attempts started, first ones included
 	HedgeBudgetAvailable = "resilience.hedge.budget_available" // observable up-down counter, {attempt}: hedges the budget allows now
 
-	AdaptiveLimitLimit       = "resilience.adaptive_limit.limit"        // observable up-down counter, {call}: the limit on calls in flight
-	AdaptiveLimitInFlight    = "resilience.adaptive_limit.in_flight"    // observable up-down counter, {call}: calls in flight
-	AdaptiveLimitQueuedCalls = "resilience.adaptive_limit.queued_calls" // observable up-down counter, {call}: calls waiting for room
-	AdaptiveLimitCalls       = "resilience.adaptive_limit.calls"        // observable counter, {call}: by outcome admitted|rejected
-	AdaptiveLimitShedCalls   = "resilience.adaptive_limit.shed_calls"   // observable counter, {call}: shed for their priority, by priority
+	AdaptiveLimitLimit            = "resilience.adaptive_limit.limit"             // observable up-down counter, {call}: the limit on calls in flight
+	AdaptiveLimitInFlight         = "resilience.adaptive_limit.in_flight"         // observable up-down counter, {call}: calls in flight
+	AdaptiveLimitQueuedCalls      = "resilience.adaptive_limit.queued_calls"      // observable up-down counter, {call}: calls waiting for room
+	AdaptiveLimitCalls            = "resilience.adaptive_limit.calls"             // observable counter, {call}: by outcome admitted|rejected
+	AdaptiveLimitShedCalls        = "resilience.adaptive_limit.shed_calls"        // observable counter, {call}: shed for their priority, by priority
+	AdaptiveLimitShadowRejections = "resilience.adaptive_limit.shadow_rejections" // observable counter, {call}: let through in shadow mode, would have been rejected
 
 )

@@ -141,6 +141,9 @@ var ErrShadow = errors.New("slots: let through in shadow mode")
 // reported with Events.Shadowed. A call already waiting goes on waiting.
 func (s *Slots) SetShadow(on bool) { s.shadow.Store(on) }
 
+// Shadow reports whether s is in shadow mode.
+func (s *Slots) Shadow() bool { return s.shadow.Load() }
+
 // ShadowRejected returns how many calls s let through in shadow mode that found no room,
 // since it was built.
 func (s *Slots) ShadowRejected() uint64 { return s.shadowN.Load() }
