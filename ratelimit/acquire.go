@@ -35,8 +35,12 @@ func (l *Limiter) TryAcquire() bool {
 	} else {
 		_, _, wait, ok = l.slots.TakeFreed(now, r.Interval, r.Tau, 0)
 	}
-	if !ok {
-		return l.refuse(context.Background(), r, now, wait, l.rej.Plain) == nil
+	if !ok { // refuse, written out so that reject inlines here
+		if r.Cfg.Shadow {
+			return l.letThrough(context.Background(), now, wait, l.rej.Plain) == nil
+		}
+		l.reject(context.Background(), now, wait, l.rej.Plain)
+		return false
 	}
 	l.admitted(context.Background(), 0)
 	return true

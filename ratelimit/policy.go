@@ -77,8 +77,12 @@ func (g *gate) Admit(ctx context.Context) (permitgate.Ticket, error) {
 	} else {
 		_, _, wait, ok = l.slots.TakeFreed(now, r.Interval, r.Tau, 0)
 	}
-	if !ok {
-		return nil, l.refuse(ctx, r, now, wait, l.rej.Plain)
+	if !ok { // refuse, written out so that reject inlines here
+		if r.Cfg.Shadow {
+			return nil, l.letThrough(ctx, now, wait, l.rej.Plain)
+		}
+		l.reject(ctx, now, wait, l.rej.Plain)
+		return nil, l.rej.Plain
 	}
 	if l.events.Rec != nil {
 		l.admitted(ctx, 0)

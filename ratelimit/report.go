@@ -27,12 +27,18 @@ func (l *Limiter) refuseCount(ctx context.Context, r *rate, err error) error {
 // call recorded as admitted, and refuse returns nil.
 func (l *Limiter) refuse(ctx context.Context, r *rate, now, retryAfter int64, err error) error {
 	if r.Cfg.Shadow {
-		l.shadowed(ctx, now, retryAfter, err)
-		l.admitted(rlcore.OrBackground(ctx), 0)
-		return nil
+		return l.letThrough(ctx, now, retryAfter, err)
 	}
 	l.reject(ctx, now, retryAfter, err)
 	return err
+}
+
+// letThrough is refuse in shadow mode: the refusal shadowed, the call recorded as
+// admitted; it returns nil.
+func (l *Limiter) letThrough(ctx context.Context, now, retryAfter int64, err error) error {
+	l.shadowed(ctx, now, retryAfter, err)
+	l.admitted(rlcore.OrBackground(ctx), 0)
+	return nil
 }
 
 // shadowed counts, and publishes as an EventRejected with the attribute shadow, the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contracttest"
+	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 )
@@ -254,4 +255,28 @@ func count(err error) int {
 		return 1
 	}
 	return 0
+}
+
+// SPEC SH-7: what is not the limiter's decision is refused in shadow mode as before: a nil
+// or done context, a count below 1; a call for more than the burst is let through.
+func TestSH7_ShadowLeavesBadCallsRefused(t *testing.T) {
+	l := newLimiter(t, clock.NewManual(), ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.Shadow(true))
+	for _, over := range ctxtest.OverContexts() {
+		require.ErrorIs(t, l.Acquire(over.Ctx), over.Want, over.Name)
+	}
+	var ce *policy.ConfigError
+	require.ErrorAs(t, l.TryAcquireN(0), &ce)
+	assert.Zero(t, l.Snapshot().ShadowRejected)
+	require.NoError(t, l.TryAcquireN(3))
+	assert.Equal(t, uint64(1), l.Snapshot().ShadowRejected)
+}
+
+// SPEC SH-8: a call let through in shadow mode allocates nothing, and neither do the
+// admitted ones.
+func TestSH8_ShadowAllocatesNothing(t *testing.T) {
+	l := newLimiter(t, clock.NewManual(), ratelimit.Permits(1), ratelimit.Period(time.Hour), ratelimit.Shadow(true),
+		ratelimit.OnEvent(func(policy.Event) {}))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { l.TryAcquire() }))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = l.Acquire(context.Background()) }))
+	assert.Positive(t, l.Snapshot().ShadowRejected)
 }

@@ -27,7 +27,7 @@ const Layer policy.Layer = "bulkhead"
 // slot, so the slots held across the change could not be counted right). An invalid
 // configuration is refused with the error New would return and changes nothing. A change
 // publishes a ConfigChanged event naming the attributes that changed ("maxConcurrent",
-// "maxWait", "priorityReserve"); a configuration equal to the one in force publishes
+// "maxWait", "priorityReserve", "shadow"); a configuration equal to the one in force publishes
 // nothing. PriorityReserve changes at once: lowered, the slots it frees go to the waiting
 // calls; raised, no call in flight is interrupted.
 type Config struct {

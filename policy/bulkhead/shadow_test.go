@@ -17,7 +17,6 @@ import (
 // ran, by number.
 type shadowRun struct {
 	b        *bulkhead.Bulkhead
-	call     func(ctx context.Context) *async.Future[int]
 	pending  map[int]func(int, error)
 	refused  int
 	events   int

@@ -118,11 +118,16 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *openEr
 // let through instead, with a permit whose outcome only the recorder is told, started
 // at now, and the refusal is counted and published as shadowed.
 func (b *Breaker) refuse(ctx context.Context, err *openError, now, until int64) (permit, *openError) {
-	r := b.cur.Load()
-	if !r.cfg.Shadow {
-		b.rejected(ctx, err, now, until)
-		return permit{}, err
+	if r := b.cur.Load(); r.cfg.Shadow {
+		return b.letThrough(ctx, r, err, now, until), nil
 	}
+	b.rejected(ctx, err, now, until)
+	return permit{}, err
+}
+
+// letThrough is refuse in shadow mode, under the rules r: the refusal counted and
+// published as shadowed, and the permit of the call let through.
+func (b *Breaker) letThrough(ctx context.Context, r *rules, err *openError, now, until int64) permit {
 	b.notPermitted.Add(1)
 	b.shadowN.Add(1)
 	if b.events.Observed() {
@@ -130,7 +135,7 @@ func (b *Breaker) refuse(ctx context.Context, err *openError, now, until int64) 
 			RetryAfter: sat.Left(time.Duration(until), time.Duration(now)), Err: err,
 			Attrs: policy.EventAttrs{contract.ShadowEvent}})
 	}
-	return permit{word: shadowRecord, start: now, r: r}, nil
+	return permit{word: shadowRecord, start: now, r: r}
 }
 
 // rejected counts the rejection err of the call whose context is ctx, records it

@@ -12,8 +12,8 @@ import (
 	"github.com/resilience4go/resilience4go/async"
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/policy"
-	"github.com/resilience4go/resilience4go/policy/observe"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/observe"
 )
 
 // shadowRun is a breaker under test on a manual clock, its decorated call, and the calls

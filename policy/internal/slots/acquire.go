@@ -46,7 +46,8 @@ func (s *Slots) Acquire(ctx context.Context) (Permit, error) {
 		s.sw.Admit(ctx)
 		return p, nil
 	}
-	if s.shadowed(ctx, level) {
+	if s.shadow.Load() {
+		s.shadowed(ctx, level)
 		return Permit{}, ErrShadow
 	}
 	maxWait := s.MaxWait()

@@ -85,7 +85,8 @@ func AsyncFunc[A, T any](s *Slots, next decorate.AsyncFunc[A, T]) decorate.Async
 			s.sw.Admit(ctx)
 			return start(s, p, ctx, a, next, release)
 		}
-		if s.shadowed(ctx, level) { // let through, holding nothing
+		if s.shadow.Load() { // let through, holding nothing
+			s.shadowed(ctx, level)
 			if f := next(ctx, a); f != nil {
 				return f
 			}

@@ -148,15 +148,11 @@ func (s *Slots) Shadow() bool { return s.shadow.Load() }
 // since it was built.
 func (s *Slots) ShadowRejected() uint64 { return s.shadowN.Load() }
 
-// shadowed reports whether s is in shadow mode and, if it is, counts and reports the call
-// with ctx and priority p that found no room at once, which is let through.
-func (s *Slots) shadowed(ctx context.Context, p policy.Priority) bool {
-	if !s.shadow.Load() {
-		return false
-	}
+// shadowed counts and reports the call with ctx and priority p that found no room at once
+// and is let through in shadow mode (the caller has checked s.shadow).
+func (s *Slots) shadowed(ctx context.Context, p policy.Priority) {
 	s.shadowN.Add(1)
 	s.sw.Shadowed(ctx, p < policy.PriorityCritical && s.shedFor(p))
-	return true
 }
 
 // Enabled reports whether s was built enabled.
