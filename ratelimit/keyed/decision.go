@@ -38,7 +38,10 @@ type Decision struct {
 // backend, which costs one more. A key not equal to itself (see Limiter) is refused, with
 // Remaining and RetryAfter 0, and its rejection event carries the R4C-RLM-001 error. A
 // disabled limiter admits every call, with Remaining = Limit; a zero Limiter, never built,
-// refuses every call, with Limit 0.
+// refuses every call, with Limit 0. In shadow mode (ratelimit.Shadow) a call it would
+// refuse is admitted, taking nothing, with Remaining 0 and RetryAfter 0 (Reset as
+// without shadow): the headers say the quota is spent while the call goes through; its
+// EventRejected carries the attribute shadow, and it is recorded as admitted.
 func (k *Limiter[K]) Decide(ctx context.Context, key K) Decision {
 	l := k.lim()
 	r := l.cur()

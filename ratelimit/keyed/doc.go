@@ -22,5 +22,6 @@
 //     the backend's ids;
 //   - Bounds: the bound on keys, the memory per key, and the digest of long string keys;
 //   - Decide and Decision: what HTTP rate-limit headers report;
-//   - Sweep: evicting idle cells when asked; Observe: per-key outcomes (resilienceotel).
+//   - Sweep: evicting idle cells when asked; Observe: per-key outcomes (resilienceotel);
+//   - ShadowRejected: shadow mode (ratelimit.Shadow), in which no call is refused.
 package keyed
