@@ -14,6 +14,7 @@ import (
 	"github.com/resilience4go/resilience4go/internal/ctxtest"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
 // shadowRun is a limiter under test and what it did: the calls it refused and the
@@ -279,4 +280,44 @@ func TestSH8_ShadowAllocatesNothing(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() { l.TryAcquire() }))
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = l.Acquire(context.Background()) }))
 	assert.Positive(t, l.Snapshot().ShadowRejected)
+}
+
+// SPEC SH-1, SH-3: with a backend, a call its store refuses is let through in shadow
+// mode, by every method, and one its store grants with a delay runs at once; each refusal
+// is counted and published marked shadow.
+func TestSH1_ShadowWithABackend(t *testing.T) {
+	st := &scriptedStore{grant: backend.Grant{Verdict: backend.Refused, Wait: time.Second}}
+	var log []policy.Event
+	l := backedLimiter(t, st, &log)
+	cfg := l.Config()
+	cfg.Shadow = true
+	require.NoError(t, l.Reconfigure(cfg))
+	assert.True(t, l.TryAcquire())
+	require.NoError(t, l.Acquire(context.Background()))
+	res, err := l.Reserve()
+	require.NoError(t, err)
+	assert.Zero(t, res.Delay())
+	res.Cancel() // holds nothing: nothing to give back
+	assert.Equal(t, uint64(3), l.Snapshot().ShadowRejected)
+	shadowed := 0
+	for _, e := range log {
+		if e.Kind == ratelimit.EventRejected && e.Attr("shadow").Any() == true {
+			shadowed++
+			assert.Equal(t, time.Second, e.RetryAfter)
+		}
+	}
+	assert.Equal(t, 3, shadowed)
+
+	st.grant = backend.Grant{Verdict: backend.Admitted, Wait: time.Second, At: int64(time.Second), Prev: 1, Next: 2}
+	require.NoError(t, l.Acquire(context.Background()), "would wait 1s: runs at once")
+	res, err = l.Reserve()
+	require.NoError(t, err)
+	assert.Zero(t, res.Delay())
+	assert.Equal(t, uint64(3), l.Snapshot().ShadowRejected)
+	assert.Zero(t, l.Snapshot().Waiting)
+	cfg.Shadow = false
+	require.NoError(t, l.Reconfigure(cfg))
+	res, err = l.Reserve()
+	require.NoError(t, err)
+	assert.Equal(t, time.Second, res.Delay(), "the delay shadow mode did not wait")
 }
