@@ -35,7 +35,10 @@ func (l *Limiter) TryAcquire() bool {
 	} else {
 		_, _, wait, ok = l.slots.TakeFreed(now, r.Interval, r.Tau, 0)
 	}
-	if !ok {
+	if !ok { // refuse, written out so that reject inlines here
+		if r.Cfg.Shadow {
+			return l.letThrough(context.Background(), now, wait, l.rej.Plain) == nil
+		}
 		l.reject(context.Background(), now, wait, l.rej.Plain)
 		return false
 	}
@@ -58,7 +61,7 @@ func (l *Limiter) TryAcquire() bool {
 func (l *Limiter) TryAcquireN(n int) error {
 	r := l.cur()
 	if err := r.check(n); err != nil {
-		return l.refuseCount(context.Background(), err)
+		return l.refuseCount(context.Background(), r, err)
 	}
 	if !r.direct {
 		return r.other.tryAcquire(l, r, n)
@@ -66,8 +69,7 @@ func (l *Limiter) TryAcquireN(n int) error {
 	now := l.now()
 	inc, tol := r.Weight(n)
 	if _, _, wait, ok := l.slots.Take(now, inc, tol, 0); !ok {
-		l.reject(context.Background(), now, wait, l.rej.Plain)
-		return l.rej.Plain
+		return l.refuse(context.Background(), r, now, wait, l.rej.Plain)
 	}
 	l.admitted(context.Background(), 0)
 	return nil
@@ -107,7 +109,7 @@ func (l *Limiter) Acquire(ctx context.Context) error { return l.acquire(ctx, l.c
 func (l *Limiter) AcquireN(ctx context.Context, n int) error {
 	r := l.cur()
 	if err := r.check(n); err != nil {
-		return l.refuseCount(ctx, err)
+		return l.refuseCount(ctx, r, err)
 	}
 	return l.acquire(ctx, r, n)
 }
@@ -128,7 +130,7 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 	if err != nil {
 		return err
 	}
-	if wait == 0 {
+	if wait == 0 || r.Cfg.Shadow { // in shadow mode, a permit reserved ahead is not waited for
 		l.admitted(ctx, 0)
 		return nil
 	}
@@ -157,7 +159,9 @@ func (l *Limiter) sleep(ctx context.Context, prev, next, now, wait int64, ep uin
 // limiter's plain one, or the one that also matches context.DeadlineExceeded. A permit
 // reserved is not recorded: the caller records it once the call is let through. With
 // MaxWait > 0 and a deadline, it reads the real time left: with a manual clock, the
-// virtual wait is compared with the real time left before the deadline.
+// virtual wait is compared with the real time left before the deadline. In shadow mode, a
+// refusal is published as shadowed and the call is let through: it reserves nothing, and
+// the result is all zeros with a nil error.
 func (l *Limiter) reserveCtx(ctx context.Context, r *rate, n int, now int64) (prev, next, wait int64, err error) {
 	limit, byDeadline := rlcore.WaitLimit(ctx, r.MaxWait)
 	inc, tol := r.Weight(n)
@@ -167,12 +171,17 @@ func (l *Limiter) reserveCtx(ctx context.Context, r *rate, n int, now int64) (pr
 	} else {
 		prev, next, wait, ok = l.slots.TakeFreed(now, inc, tol, limit)
 	}
-	switch {
-	case ok:
+	if ok {
 		return prev, next, wait, nil
-	case rlcore.AfterDeadline(wait, limit, byDeadline, r.MaxWait):
-		return prev, next, wait, l.rejectContext(ctx, now, wait, context.DeadlineExceeded)
 	}
-	l.reject(ctx, now, wait, l.rej.Plain)
-	return prev, next, wait, l.rej.Plain
+	err = l.rej.Plain
+	if rlcore.AfterDeadline(wait, limit, byDeadline, r.MaxWait) {
+		err = l.rej.ForContext(context.DeadlineExceeded)
+	}
+	if r.Cfg.Shadow {
+		l.shadowed(ctx, now, wait, err)
+		return 0, 0, 0, nil
+	}
+	l.reject(ctx, now, wait, err)
+	return prev, next, wait, err
 }

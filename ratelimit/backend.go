@@ -92,16 +92,14 @@ func (backed) tryAcquire(l *Limiter, r *rate, n int) error {
 		return nil
 	case backend.Local:
 		if _, wait, ok := l.local(r, n, 0); !ok {
-			l.reject(ctx, l.eventTime(), wait, l.rej.Plain)
-			return l.rej.Plain
+			return l.refuse(ctx, r, l.eventTime(), wait, l.rej.Plain)
 		}
 		l.admitted(ctx, 0)
 		return nil
 	}
 	now := l.now()
 	l.refused(now, int64(g.Wait))
-	l.reject(ctx, now, int64(g.Wait), l.rej.Plain)
-	return l.rej.Plain
+	return l.refuse(ctx, r, now, int64(g.Wait), l.rej.Plain)
 }
 
 func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
@@ -131,9 +129,11 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 		l.refused(at, int64(g.Wait))
 	}
 	if !res.OK {
-		return l.refuseGrant(ctx, at, g.Wait, rlcore.AfterDeadline(int64(g.Wait), limit, byDeadline, r.MaxWait))
+		if res, err = l.refuseGrant(ctx, r, at, g.Wait, rlcore.AfterDeadline(int64(g.Wait), limit, byDeadline, r.MaxWait)); err != nil {
+			return err
+		}
 	}
-	if res.Delay == 0 {
+	if res.Delay == 0 || r.Cfg.Shadow { // in shadow mode, a permit reserved ahead is not waited for
 		l.admitted(ctx, 0)
 		return nil
 	}
@@ -151,17 +151,22 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 
 // refuseGrant publishes and records the refusal of the call with ctx whose store (or local
 // fallback) refused with the retry-after wait, at the clock time at (-1: not read yet), and
-// returns its error: the limiter's rejection, also matching context.DeadlineExceeded when
-// the permit comes after the call's deadline (deadline, from rlcore.AfterDeadline).
-func (l *Limiter) refuseGrant(ctx context.Context, at int64, wait time.Duration, deadline bool) error {
+// returns it as refuseReserve does, with the limiter's rejection, also matching
+// context.DeadlineExceeded when the permit comes after the call's deadline (deadline, from
+// rlcore.AfterDeadline); in shadow mode, a reservation that holds nothing and nil.
+func (l *Limiter) refuseGrant(ctx context.Context, r *rate, at int64, wait time.Duration, deadline bool) (rlcore.Reservation, error) {
 	if at < 0 {
 		at = l.eventTime()
 	}
+	var err error = l.rej.Plain
 	if deadline {
-		return l.rejectContext(ctx, at, int64(wait), context.DeadlineExceeded)
+		err = l.rej.ForContext(context.DeadlineExceeded)
 	}
-	l.reject(ctx, at, int64(wait), l.rej.Plain)
-	return l.rej.Plain
+	res, err := l.refuseReserve(ctx, r, at, int64(wait), err)
+	if err != nil {
+		res.Delay = wait
+	}
+	return res, err
 }
 
 // reserve asks the store with context.Background(), whatever ctx is: ctx, the call's,
@@ -187,12 +192,9 @@ func (backed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (rlcore.R
 		l.refused(at, int64(g.Wait))
 	}
 	if !res.OK {
-		return rlcore.Reservation{Delay: g.Wait}, l.refuseGrant(ctx, at, g.Wait, rlcore.AfterDeadline(int64(g.Wait), limit, byDeadline, r.MaxWait))
+		return l.refuseGrant(ctx, r, at, g.Wait, rlcore.AfterDeadline(int64(g.Wait), limit, byDeadline, r.MaxWait))
 	}
-	if res.Delay > 0 {
-		l.publishWaited(ctx, l.eventTime(), int64(res.Delay))
-	}
-	return res, nil
+	return res, l.delayed(ctx, r, l.eventTime(), &res)
 }
 
 func (backed) available(l *Limiter, r *rate) int {

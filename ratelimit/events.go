@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/resilience4go/resilience4go/internal/contract"
+	"github.com/resilience4go/resilience4go/policy"
 )
 
 // The kinds of event a rate limiter, keyed or not, publishes (its backend's stores publish
@@ -12,9 +13,13 @@ import (
 var (
 	// EventRejected ("RateLimiterRejected"): a call found no permit within maxWait (Err
 	// is the rejection, RetryAfter the time until a permit would be free; Key the key,
-	// for a keyed limiter). Logged as a warning; span event
+	// for a keyed limiter). Its attribute "shadow" (a bool, true) is there when the
+	// limiter is in shadow mode (see Shadow): the call was let through, and only would
+	// have been refused. Logged as a warning; span event
 	// "resilience.rate_limiter.rejected".
-	EventRejected = contract.RegisterEvent(Layer, "RateLimiterRejected", slog.LevelWarn)
+	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "RateLimiterRejected",
+		Layer: Layer, Level: slog.LevelWarn, SpanEvent: contract.SpanEvent(Layer, "RateLimiterRejected"),
+		Attrs: []policy.EventAttr{{Key: contract.AttrShadow}}})
 	// EventWaited ("RateLimiterWaited"): a call reserved a permit and waits Wait for it
 	// (Key the key, for a keyed limiter). Logged at debug level; span event
 	// "resilience.rate_limiter.waited".

@@ -61,7 +61,7 @@ func ExampleLimiter_Acquire() {
 	// Output:
 	// <nil> 0s
 	// <nil> 1s
-	// {Instance:api AvailablePermits:0 Permits:1 Waiting:0}
+	// {Instance:api AvailablePermits:0 Permits:1 Waiting:0 ShadowRejected:0}
 }
 
 // To wait for a permit as long as the context allows, set MaxWait to the largest

@@ -48,6 +48,9 @@ type Limiter struct {
 	// waiting counts the calls that hold a reserved permit and wait for its time (Snapshot's
 	// Waiting); touched on the waiting paths only.
 	waiting atomic.Int64
+	// shadowRejected counts the calls let through in shadow mode that would have been
+	// refused (Snapshot's ShadowRejected); touched on the refusal paths only.
+	shadowRejected atomic.Uint64
 
 	_     [64]byte        // a whole 64-byte cache line: the schedule never shares one with the fields above
 	slots rlcore.Schedule // the TAT and the freed slots

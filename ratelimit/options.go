@@ -39,6 +39,11 @@ type Config struct {
 	// them. At most 3 windows; each pair is checked as Permits and Period are. Default
 	// "", none.
 	Windows string
+	// Shadow true lets every call through and still decides each as usual: a call the
+	// limiter would refuse takes nothing, runs at once, and is counted and published as a
+	// rejection in shadow (see the Shadow option). Default false. The configuration key is
+	// rateLimiter.shadow.
+	Shadow bool
 }
 
 // settings is what options produce: the configuration, how the instance is named, timed
@@ -59,6 +64,7 @@ var descriptor = &contract.Descriptor[settings]{
 		contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.Config.MaxWait }),
 		windowsAttr,
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Config.Disabled }),
+		contract.ShadowAttr(func(s *settings) *bool { return &s.Config.Shadow }),
 	},
 	Defaults: defaults,
 	Validate: func(s *settings) error { return rlcore.Validate(s.Config, s.Given) },
@@ -127,6 +133,20 @@ type Option func(*settings)
 
 // Enabled false lets every call through, changing no state. Default true.
 func Enabled(on bool) Option { return func(s *settings) { s.Config.Disabled = !on } }
+
+// Shadow true puts the limiter in shadow mode, a dark launch: it decides every call as
+// usual and refuses none. A call it would refuse (no permit within MaxWait, a permit that
+// would come after the call's deadline, more permits than the burst) takes nothing and
+// runs at once; it publishes the EventRejected event it would have published, with the
+// attribute "shadow" (true), is counted in Snapshot.ShadowRejected and in the metric
+// resilience.rate_limiter.shadow_rejections, and is recorded as admitted (ResultAdmitted,
+// Wait 0): it ran. A call that would wait for its permit reserves it as it would, and runs
+// at once, without waiting and without an EventWaited event; a Reservation's Delay is 0.
+// The limiter's state thus moves exactly as without shadow, and the calls counted are the
+// ones it would have refused. A call whose context is nil or done on arrival is refused
+// as a disabled limiter refuses it, and a count of permits below 1 is still an error.
+// Default false. The configuration key is rateLimiter.shadow; a reload changes it live.
+func Shadow(on bool) Option { return func(s *settings) { s.Config.Shadow = on } }
 
 // Permits sets how many calls pass per period, and the burst. Required: there is no
 // default. Less than 1, 0 included, fails with R4C-ATR-003.

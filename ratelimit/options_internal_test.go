@@ -16,7 +16,7 @@ import (
 )
 
 func TestDescriptor(t *testing.T) {
-	contracttest.RequireDescriptor(t, descriptor, Layer, "rateLimiter", []string{"permits", "period", "maxWait", "windows", "enabled"},
+	contracttest.RequireDescriptor(t, descriptor, Layer, "rateLimiter", []string{"permits", "period", "maxWait", "windows", "enabled", "shadow"},
 		settings{})
 }
 

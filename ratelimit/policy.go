@@ -77,7 +77,10 @@ func (g *gate) Admit(ctx context.Context) (permitgate.Ticket, error) {
 	} else {
 		_, _, wait, ok = l.slots.TakeFreed(now, r.Interval, r.Tau, 0)
 	}
-	if !ok {
+	if !ok { // refuse, written out so that reject inlines here
+		if r.Cfg.Shadow {
+			return nil, l.letThrough(ctx, now, wait, l.rej.Plain)
+		}
 		l.reject(ctx, now, wait, l.rej.Plain)
 		return nil, l.rej.Plain
 	}
@@ -120,7 +123,7 @@ func (l *Limiter) admit(ctx context.Context, r *rate) (permitgate.Ticket, error)
 	if err != nil {
 		return nil, err
 	}
-	if wait == 0 {
+	if wait == 0 || r.Cfg.Shadow { // in shadow mode, a permit reserved ahead is not waited for
 		l.admitted(ctx, 0)
 		return nil, nil
 	}

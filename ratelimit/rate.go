@@ -40,7 +40,7 @@ func (r *rate) check(n int) error {
 	return r.Check(n)
 }
 
-// Reconfigure changes the limiter's Permits, Period, MaxWait and Disabled to c's, from
+// Reconfigure changes the limiter's Permits, Period, MaxWait, Disabled and Shadow to c's, from
 // the next call; c is validated as New validates a configuration, and an invalid c
 // returns its *policy.ConfigError (R4C-ATR-003, R4C-ATR-002, R4C-REG-001, R4C-ATR-004)
 // and changes nothing. A zero Limiter, never built, cannot be reconfigured (R4C-REG-010).
@@ -81,7 +81,7 @@ func (r *rate) check(n int) error {
 // period) and starts each new one with its full burst; reservations granted before it give
 // nothing back when canceled after it. A call that read the old configuration just before
 // it is decided by the windows in force after it. A change publishes a ConfigChanged event naming
-// the changed settings ("enabled", "maxWait", "period", "permits", "windows"); a c equal to the configuration in force changes and
+// the changed settings ("enabled", "maxWait", "period", "permits", "shadow", "windows"); a c equal to the configuration in force changes and
 // publishes nothing. A limiter with a backend keeps it. Its in-process schedule, used
 // while the store answers Local, is converted as above; the store is given the new
 // configuration with each call, and converts its own state at the first call that brings

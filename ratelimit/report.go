@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
@@ -12,11 +13,47 @@ import (
 // refuseCount publishes and records the refusal of the call with ctx for a number of
 // permits that can never be granted (err is rate.check's), and returns err. n < 1 is not
 // a decision: it is neither published nor recorded.
-func (l *Limiter) refuseCount(ctx context.Context, err error) error {
-	if err != rlcore.ErrBadCount {
-		l.reject(ctx, l.eventTime(), 0, err)
+// In shadow mode (r's), such a call is let through: see refuse.
+func (l *Limiter) refuseCount(ctx context.Context, r *rate, err error) error {
+	if err == rlcore.ErrBadCount {
+		return err
 	}
+	return l.refuse(ctx, r, l.eventTime(), 0, err)
+}
+
+// refuse publishes and records the refusal at now, with err, of the call with ctx decided
+// by the rate r, whose retry-after is retryAfter, and returns err; in shadow mode (r's),
+// the call is let through instead: the refusal is counted and published as shadowed, the
+// call recorded as admitted, and refuse returns nil.
+func (l *Limiter) refuse(ctx context.Context, r *rate, now, retryAfter int64, err error) error {
+	if r.Cfg.Shadow {
+		return l.letThrough(ctx, now, retryAfter, err)
+	}
+	l.reject(ctx, now, retryAfter, err)
 	return err
+}
+
+// letThrough is refuse in shadow mode: the refusal shadowed, the call recorded as
+// admitted; it returns nil.
+func (l *Limiter) letThrough(ctx context.Context, now, retryAfter int64, err error) error {
+	l.shadowed(ctx, now, retryAfter, err)
+	l.admitted(rlcore.OrBackground(ctx), 0)
+	return nil
+}
+
+// shadowed counts, and publishes as an EventRejected with the attribute shadow, the
+// refusal err at now that the call with ctx would have had without shadow mode; the
+// caller lets the call through and records it.
+func (l *Limiter) shadowed(ctx context.Context, now, retryAfter int64, err error) {
+	l.shadowRejected.Add(1)
+	if l.events.Observed() {
+		ctx = rlcore.OrBackground(ctx)
+		if l.events.Wants(ctx, EventRejected) {
+			l.events.PublishCtx(ctx, policy.Event{Kind: EventRejected, At: time.Duration(now),
+				RetryAfter: time.Duration(max(retryAfter, 0)), Err: err,
+				Attrs: policy.EventAttrs{contract.ShadowEvent}})
+		}
+	}
 }
 
 // refuseOnArrival is the rejection of a call whose context ctx is nil or already done when

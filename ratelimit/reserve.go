@@ -30,7 +30,10 @@ func (l *Limiter) Reserve() (Reservation, error) { return l.reserveOne(l.cur(), 
 func (l *Limiter) ReserveN(n int) (Reservation, error) {
 	r := l.cur()
 	if err := r.check(n); err != nil {
-		return Reservation{}, l.refuseCount(context.Background(), err)
+		if err := l.refuseCount(context.Background(), r, err); err != nil {
+			return Reservation{}, err
+		}
+		return Reservation{rlcore.Reservation{OK: true}}, nil // shadow mode: let through, holding nothing
 	}
 	return l.reserveOne(r, n)
 }
@@ -46,7 +49,8 @@ func (l *Limiter) reserveOne(r *rate, n int) (Reservation, error) {
 
 // reserve takes n permits within MaxWait for the call with ctx, without waiting for
 // them. Its events go out with ctx, and a refusal is recorded; a permit reserved is not:
-// the caller records it.
+// the caller records it. In shadow mode, a refusal is published as shadowed and returns a
+// reservation that holds nothing, and a reservation's Delay is 0: the call does not wait.
 func (l *Limiter) reserve(ctx context.Context, r *rate, n int) (rlcore.Reservation, error) {
 	if !r.direct {
 		return r.other.reserve(ctx, l, r, n)
@@ -56,11 +60,34 @@ func (l *Limiter) reserve(ctx context.Context, r *rate, n int) (rlcore.Reservati
 	inc, tol := r.Weight(n)
 	prev, next, wait, ok := l.slots.Take(now, inc, tol, r.MaxWait)
 	if !ok {
-		l.reject(ctx, now, wait, l.rej.Plain)
-		return rlcore.Reservation{Delay: time.Duration(wait)}, l.rej.Plain
+		return l.refuseReserve(ctx, r, now, wait, l.rej.Plain)
 	}
-	if wait > 0 {
-		l.publishWaited(ctx, now, wait)
+	res := l.taken(prev, next, sat.Add(now, wait), time.Duration(wait), ep)
+	return res, l.delayed(ctx, r, now, &res)
+}
+
+// refuseReserve is the refusal at now of a reservation of the call with ctx, with err and
+// the retry-after wait: published and recorded, a refused reservation and err; in shadow
+// mode (r's), published as shadowed, a reservation that holds nothing and nil.
+func (l *Limiter) refuseReserve(ctx context.Context, r *rate, now, wait int64, err error) (rlcore.Reservation, error) {
+	if r.Cfg.Shadow {
+		l.shadowed(ctx, now, wait, err)
+		return rlcore.Reservation{OK: true}, nil
 	}
-	return l.taken(prev, next, sat.Add(now, wait), time.Duration(wait), ep), nil
+	l.reject(ctx, now, wait, err)
+	return rlcore.Reservation{Delay: time.Duration(wait)}, err
+}
+
+// delayed publishes, at now, the wait of res, reserved by the call with ctx, if it has
+// one; in shadow mode (r's) it publishes nothing and makes res's Delay 0, the call not
+// waiting. It returns nil.
+func (l *Limiter) delayed(ctx context.Context, r *rate, now int64, res *rlcore.Reservation) error {
+	if res.Delay > 0 {
+		if r.Cfg.Shadow {
+			res.Delay = 0
+		} else {
+			l.publishWaited(ctx, now, int64(res.Delay))
+		}
+	}
+	return nil
 }

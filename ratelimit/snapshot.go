@@ -13,6 +13,9 @@ type Snapshot struct {
 	// local fallback): the waits of this process, not those of other instances sharing
 	// the store. A Reservation with a delay is not counted: its caller waits on its own.
 	Waiting int
+	// ShadowRejected counts the calls the limiter let through in shadow mode (Shadow) that
+	// it would have refused, since it was built.
+	ShadowRejected uint64
 }
 
 // Handle is the read-only view of a limiter that a registry hands out
@@ -48,5 +51,6 @@ func (l *Limiter) availableAt(r *rate) int {
 // Permits, a zero Limiter, never built, 0.
 func (l *Limiter) Snapshot() Snapshot {
 	r := l.cur() // one configuration for both counts
-	return Snapshot{Instance: l.events.ID, AvailablePermits: l.availableAt(r), Permits: r.Cfg.Permits, Waiting: int(l.waiting.Load())}
+	return Snapshot{Instance: l.events.ID, AvailablePermits: l.availableAt(r), Permits: r.Cfg.Permits, Waiting: int(l.waiting.Load()),
+		ShadowRejected: l.shadowRejected.Load()}
 }

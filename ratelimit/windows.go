@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"time"
 
 	"github.com/resilience4go/resilience4go/internal/decorate"
 	"github.com/resilience4go/resilience4go/ratelimit/internal/rlcore"
@@ -28,8 +27,7 @@ func (windowed) tryAcquire(l *Limiter, r *rate, n int) error {
 	ctx := context.Background()
 	now := l.now()
 	if _, wait, ok := l.takeAll(r, n, now, 0); !ok {
-		l.reject(ctx, now, wait, l.rej.Plain)
-		return l.rej.Plain
+		return l.refuse(ctx, r, now, wait, l.rej.Plain)
 	}
 	l.admitted(ctx, 0)
 	return nil
@@ -66,15 +64,11 @@ func (windowed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (rlcore
 	res, wait, ok := l.takeAll(r, n, now, limit)
 	switch {
 	case ok:
-		if wait > 0 {
-			l.publishWaited(ctx, now, wait)
-		}
-		return res, nil
+		return res, l.delayed(ctx, r, now, &res)
 	case rlcore.AfterDeadline(wait, limit, byDeadline, r.MaxWait):
-		return rlcore.Reservation{Delay: time.Duration(wait)}, l.rejectContext(ctx, now, wait, context.DeadlineExceeded)
+		return l.refuseReserve(ctx, r, now, wait, l.rej.ForContext(context.DeadlineExceeded))
 	}
-	l.reject(ctx, now, wait, l.rej.Plain)
-	return rlcore.Reservation{Delay: time.Duration(wait)}, l.rej.Plain
+	return l.refuseReserve(ctx, r, now, wait, l.rej.Plain)
 }
 
 func (windowed) available(l *Limiter, r *rate) int {

@@ -59,7 +59,7 @@ func ExampleWrap2() {
 	fmt.Printf("%+v\n", h.Snapshot())
 	// Output:
 	// Gran Vía <nil> after waiting 200ms
-	// {Instance:geocoding AvailablePermits:0 Permits:5 Waiting:0}
+	// {Instance:geocoding AvailablePermits:0 Permits:5 Waiting:0 ShadowRejected:0}
 }
 
 // A pipeline applies its policies to calls given one at a time; its id names its limiter.
@@ -75,7 +75,7 @@ func ExampleNewPipeline() {
 	fmt.Printf("%+v\n", reg.Snapshot().RateLimiters)
 	// Output:
 	// results for resilience
-	// [{Instance:search AvailablePermits:9 Permits:10 Waiting:0}]
+	// [{Instance:search AvailablePermits:9 Permits:10 Waiting:0 ShadowRejected:0}]
 }
 
 // An async call that must wait for its permit is scheduled on the clock; cancelling it

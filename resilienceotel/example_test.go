@@ -57,6 +57,7 @@ func Example() {
 	// resilience.rate_limiter.available_permits{name=SearchAPI.Search} 0
 	// resilience.rate_limiter.calls{name=SearchAPI.Search,outcome=admitted} 10
 	// resilience.rate_limiter.calls{name=SearchAPI.Search,outcome=rejected} 15
+	// resilience.rate_limiter.shadow_rejections{name=SearchAPI.Search} 0
 	// resilience.rate_limiter.waited_calls{name=SearchAPI.Search} 0
 	// resilience.rate_limiter.waiting_calls{name=SearchAPI.Search} 0
 }

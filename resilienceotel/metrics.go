@@ -103,6 +103,7 @@ var _ observe.Observer = (*Metrics)(nil)
 //	resilience.rate_limiter.waiting_calls      up-down       {call}        name
 //	resilience.rate_limiter.waited_calls       counter       {call}        name, key
 //	resilience.rate_limiter.wait.duration      histogram     s             name, key
+//	resilience.rate_limiter.shadow_rejections  counter       {call}        name
 //	resilience.circuit_breaker.state           up-down       1             name, state: closed|open|half_open|disabled|forced_open
 //	resilience.circuit_breaker.failure_rate    gauge         %             name
 //	resilience.circuit_breaker.slow_call_rate  gauge         %             name
@@ -110,12 +111,14 @@ var _ observe.Observer = (*Metrics)(nil)
 //	resilience.circuit_breaker.slow_calls      counter       {call}        name, outcome: succeeded|failed
 //	resilience.circuit_breaker.call.duration   histogram     s             name, outcome: succeeded|failed|ignored
 //	resilience.circuit_breaker.transitions     counter       {transition}  name, from, to (states as above)
+//	resilience.circuit_breaker.shadow_rejections counter     {call}        name
 //	resilience.bulkhead.available_slots        up-down       {slot}        name
 //	resilience.bulkhead.max_slots              up-down       {slot}        name
 //	resilience.bulkhead.queued_calls           up-down       {call}        name
 //	resilience.bulkhead.calls                  counter       {call}        name, outcome: admitted|rejected
 //	resilience.bulkhead.wait.duration          histogram     s             name
 //	resilience.bulkhead.shed_calls             counter       {call}        name, priority: sheddable|sheddable_plus|critical|critical_plus
+//	resilience.bulkhead.shadow_rejections      counter       {call}        name
 //	resilience.retry.calls                     counter       {call}        name, kind (below)
 //	resilience.retry.attempts                  counter       {attempt}     name
 //	resilience.timeout.calls                   counter       {call}        name, outcome: succeeded|failed|timed_out
@@ -127,6 +130,7 @@ var _ observe.Observer = (*Metrics)(nil)
 //	resilience.adaptive_limit.queued_calls     up-down       {call}        name
 //	resilience.adaptive_limit.calls            counter       {call}        name, outcome: admitted|rejected
 //	resilience.adaptive_limit.shed_calls       counter       {call}        name, priority: sheddable|sheddable_plus|critical|critical_plus
+//	resilience.adaptive_limit.shadow_rejections counter      {call}        name
 //	resilience.calls                           counter       {call}        name, outcome: succeeded|failed|rejected, layer
 //	resilience.call.duration                   histogram     s             name, outcome: succeeded|failed|rejected
 //
@@ -140,6 +144,8 @@ var _ observe.Observer = (*Metrics)(nil)
 //   - bulkhead.shed_calls and adaptive_limit.shed_calls count the calls shed for their
 //     priority (a subset of the rejected ones): refused while room remained under the
 //     limit, kept for higher priorities; one series per priority.
+//   - <layer>.shadow_rejections counts the calls an instance in shadow mode let through
+//     that it would have rejected (they are counted as admitted in <layer>.calls).
 //   - circuit_breaker.calls counts each call by its outcome, not_permitted for a call the
 //     breaker refused; slow_calls the calls slower than the slow-call threshold;
 //     call.duration the latency of every call let through (an ignored error included).

@@ -45,7 +45,7 @@ the burst is spent: 0 permits available
 400ms  #8 reverse(41.6567, -0.8787)                     waited 200ms → Plaza del Pilar, Zaragoza
         event: RateLimiterWaited geocoding at=600ms wait=200ms
 600ms  #9 geocode("Plaza del Pilar, Zaragoza")          waited 200ms → 41.6567, -0.8787
-after a quiet second (t=1.8s): {Instance:geocoding AvailablePermits:5 Permits:5 Waiting:0}
+after a quiet second (t=1.8s): {Instance:geocoding AvailablePermits:5 Permits:5 Waiting:0 ShadowRejected:0}
 wrapping GeocodingAPI.Batch with the name "geocoding" and 50 per 10s:
   R4C-REG-008: rateLimiter = "geocoding": functions that share this name resolve different configurations (the instance's vs GeocodingAPI.Batch's): Permits: 5 vs 50; Period: 1s vs 10s; MaxWait: 500ms vs 0s
 `

@@ -202,6 +202,11 @@ type AdmissionInstruments[S any] struct {
 	// from the state with ShedOf. "": none.
 	Shed   string
 	ShedOf func(S) [policy.PriorityCriticalPlus + 1]int64
+	// Shadow, when set, describes the Counter Prefix+"shadow_rejections" of the calls an
+	// instance in shadow mode let through that it would have rejected, read from the
+	// state with ShadowOf. "": none.
+	Shadow   string
+	ShadowOf func(S) uint64
 }
 
 // A Level is an UpDown instrument of an AdmissionInstruments, whose value is Of the
@@ -238,6 +243,9 @@ func (a AdmissionInstruments[S]) Metrics() *Metrics {
 				}
 				return float64(a.ShedOf(s)[series]), true
 			}})
+	}
+	if a.Shadow != "" {
+		m.Instruments = append(m.Instruments, ShadowInstrument(a.Prefix, a.Shadow, a.ShadowOf))
 	}
 	if a.Wait != "" {
 		m.Admissions.Wait = a.Prefix + "wait.duration"

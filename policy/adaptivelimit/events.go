@@ -25,11 +25,12 @@ var (
 	// carries none); its attribute "shed" (a bool, true) is there when the call was shed
 	// for its priority: refused for want of room
 	// while room remained under the limit for higher priorities (see
-	// Config.PriorityReserve). Logged as a warning; span event
-	// "resilience.adaptive_limit.rejected".
+	// Config.PriorityReserve); its attribute "shadow" (a bool, true) is there when the
+	// limiter is in shadow mode (see Shadow): the call was let through, holding no room.
+	// Logged as a warning; span event "resilience.adaptive_limit.rejected".
 	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "AdaptiveLimitRejected",
 		Layer: Layer, Level: slog.LevelWarn, SpanEvent: contract.SpanEvent(Layer, "AdaptiveLimitRejected"),
-		Attrs: []policy.EventAttr{{Key: waitq.AttrPriority}, {Key: waitq.AttrShed}}})
+		Attrs: []policy.EventAttr{{Key: waitq.AttrPriority}, {Key: waitq.AttrShed}, {Key: contract.AttrShadow}}})
 )
 
 // EventWaited ("AdaptiveLimitWaited") is the kind of event an adaptive limit publishes

@@ -52,7 +52,7 @@ func ExampleNew() {
 	// rows <nil>
 	// AdaptiveLimitChanged DB.Query at=170ms limit=2 previous_limit=4
 	// rows <nil>
-	// {Instance:DB.Query Algorithm:aimd Limit:2 InFlight:0 Queued:0 Latency:150ms Baseline:0s MinLimit:1 MaxLimit:200 Shed:[0 0 0 0]}
+	// {Instance:DB.Query Algorithm:aimd Limit:2 InFlight:0 Queued:0 Latency:150ms Baseline:0s MinLimit:1 MaxLimit:200 Shed:[0 0 0 0] ShadowRejected:0}
 	// AdaptiveLimitRejected DB.Query at=170ms err=adaptivelimit: concurrency limit of "DB.Query" exceeded
 	// AdaptiveLimitRejected DB.Query at=170ms err=adaptivelimit: concurrency limit of "DB.Query" exceeded
 	// AdaptiveLimitChanged DB.Query at=170ms limit=3 previous_limit=2

@@ -6,6 +6,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/decorate"
+	"github.com/resilience4go/resilience4go/internal/r4c"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/internal/slots"
 	"github.com/resilience4go/resilience4go/policy/observe"
@@ -65,3 +66,15 @@ type ExceededError = slots.Rejection
 
 // MaxLimitCeiling is maxLimitCeiling.
 const MaxLimitCeiling = maxLimitCeiling
+
+// SetShadow is what a registry's reload applies to l (the descriptor's Live).
+func SetShadow(l *Limiter, c Config) error {
+	change, ok := live(l, c)
+	if !ok {
+		return r4c.Errorf(r4c.NotLive, "adaptiveLimit", "", "not live")
+	}
+	if err := change.Check(); err != nil {
+		return err
+	}
+	return change.Apply()
+}

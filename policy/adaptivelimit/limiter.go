@@ -100,7 +100,7 @@ func build(s settings) (*Limiter, error) {
 		Layer: Layer, Sentinel: ErrLimitExceeded, Message: exceededMessage(id),
 		Rejected: EventRejected, Waited: EventWaited,
 		Limit: s.InitialLimit, MaxWait: s.MaxWait, Reserve: s.PriorityReserve,
-		Timed: true, Done: completer{l},
+		Timed: true, Done: completer{l}, Shadow: s.Shadow,
 	})
 	return l, nil
 }
@@ -168,6 +168,9 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	}
 	p, err := l.s.Acquire(ctx)
 	if err != nil {
+		if err == slots.ErrShadow { // let through, holding nothing
+			return Permit{}, nil
+		}
 		return Permit{}, err
 	}
 	return Permit{l: l, p: p}, nil

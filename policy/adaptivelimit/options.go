@@ -144,6 +144,12 @@ type Config struct {
 	// Disabled true lets every call through without counting it. Default false. The
 	// configuration key is adaptiveLimit.enabled (its negation).
 	Disabled bool
+	// Shadow true lets every call through and still decides each as usual: a call that
+	// finds no room at once runs at once, holding none and leaving no sample, and is
+	// counted and published as a rejection in shadow (see the Shadow option). Default
+	// false. The configuration key is adaptiveLimit.shadow; a reload changes it on a
+	// running limiter, the one setting that it changes live.
+	Shadow bool
 }
 
 // defaultConfig returns the built-in defaults: Vegas, limits 20 (initial), 1 (min) and
@@ -261,36 +267,40 @@ func algorithmAttr() contract.Attr[settings] {
 		}}
 }
 
+// attrs are the configuration attributes, which also name what a reload changes.
+var attrs = []contract.Attr[settings]{
+	algorithmAttr(),
+	contract.IntAttr("initialLimit", func(s *settings) *int { return &s.InitialLimit }),
+	contract.IntAttr("minLimit", func(s *settings) *int { return &s.MinLimit }),
+	contract.IntAttr("maxLimit", func(s *settings) *int { return &s.MaxLimit }),
+	contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
+	contract.FloatAttr("backoffRatio", func(s *settings) *float64 { return &s.BackoffRatio }),
+	contract.DurationAttr("latencyThreshold", func(s *settings) *time.Duration { return &s.LatencyThreshold }),
+	contract.FloatAttr("tolerance", func(s *settings) *float64 { return &s.Tolerance }),
+	contract.FloatAttr("smoothing", func(s *settings) *float64 { return &s.Smoothing }),
+	contract.IntAttr("baselineWindow", func(s *settings) *int { return &s.BaselineWindow }),
+	contract.FloatAttr("priorityReserve", func(s *settings) *float64 { return &s.PriorityReserve }),
+	contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	contract.ShadowAttr(func(s *settings) *bool { return &s.Shadow }),
+}
+
 // descriptor is how a registry sees adaptive limiters.
 var descriptor = contract.Conventional(&contract.Descriptor[settings]{
-	L: Layer,
-	Attrs: []contract.Attr[settings]{
-		algorithmAttr(),
-		contract.IntAttr("initialLimit", func(s *settings) *int { return &s.InitialLimit }),
-		contract.IntAttr("minLimit", func(s *settings) *int { return &s.MinLimit }),
-		contract.IntAttr("maxLimit", func(s *settings) *int { return &s.MaxLimit }),
-		contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
-		contract.FloatAttr("backoffRatio", func(s *settings) *float64 { return &s.BackoffRatio }),
-		contract.DurationAttr("latencyThreshold", func(s *settings) *time.Duration { return &s.LatencyThreshold }),
-		contract.FloatAttr("tolerance", func(s *settings) *float64 { return &s.Tolerance }),
-		contract.FloatAttr("smoothing", func(s *settings) *float64 { return &s.Smoothing }),
-		contract.IntAttr("baselineWindow", func(s *settings) *int { return &s.BaselineWindow }),
-		contract.FloatAttr("priorityReserve", func(s *settings) *float64 { return &s.PriorityReserve }),
-		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
-	},
+	L:        Layer,
+	Attrs:    attrs,
 	Defaults: defaults,
 	Config:   func(s *settings) any { return s.Config },
 	State:    contract.Typed((*Limiter).Snapshot),
 	Metrics:  metrics,
 
-	Compose: contract.Composition{Rank: 80, Live: contract.LiveAs[Config]},
+	Compose: contract.Composition{Rank: 80, Live: live},
 	CodeAttrs: []contract.Param{
 		{Name: "dropOn", Option: "DropOn", Value: contract.ErrorsValue},
 		{Name: "ignoreOn", Option: "IgnoreOn", Value: contract.ErrorsValue},
 	},
 }, build, (*settings).validate,
 	func(l *Limiter) string { return l.events.ID },
-	func(l *Limiter) Config { return l.cfg })
+	(*Limiter).Config)
 
 func init() { contract.Register(descriptor) }
 
@@ -299,6 +309,22 @@ type Option func(*settings)
 
 // Enabled false lets every call through without counting it. Default true.
 func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
+
+// Shadow true puts the limiter in shadow mode, a dark launch: it decides every call as
+// usual and rejects none. A call that finds no room at once (for its priority, and nobody
+// of its priority or above waiting) runs at once, holding no room, instead of waiting or
+// being rejected: it leaves no sample for the algorithm (its latency and outcome are not
+// counted), so the limit moves as it would have; it publishes the EventRejected event it
+// would have had at once, with the attribute "shadow" (true) after "priority" and
+// "shed", is counted in Snapshot.ShadowRejected and in the metric
+// resilience.adaptive_limit.shadow_rejections (and in Shed if it would have been shed),
+// and is recorded as admitted (ResultAdmitted, Wait 0): it ran. Acquire returns a Permit
+// that gives back nothing. Nothing waits in shadow mode: with MaxWait 0 the calls
+// counted are exactly the ones the limiter would have rejected; with MaxWait > 0 they are
+// the calls that would have waited. Default false. The configuration key is
+// adaptiveLimit.shadow, which a reload changes live (the limiter's other settings are
+// fixed when it is built).
+func Shadow(on bool) Option { return func(s *settings) { s.Shadow = on } }
 
 // UseAlgorithm sets the algorithm that moves the limit: AIMD, Gradient2 or Vegas ("aimd",
 // "gradient2" or "vegas"), in any case, as the configuration key adaptiveLimit.algorithm

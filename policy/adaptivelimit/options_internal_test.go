@@ -16,7 +16,7 @@ import (
 
 func TestDescriptor(t *testing.T) {
 	contracttest.RequireDescriptor(t, descriptor, Layer, "adaptiveLimit", []string{"algorithm", "initialLimit", "minLimit", "maxLimit", "maxWait", "backoffRatio",
-		"latencyThreshold", "tolerance", "smoothing", "baselineWindow", "priorityReserve", "enabled"},
+		"latencyThreshold", "tolerance", "smoothing", "baselineWindow", "priorityReserve", "enabled", "shadow"},
 		settings{Config: defaultConfig()})
 
 	l, err := New(MaxLimit(50))

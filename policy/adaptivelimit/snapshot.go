@@ -28,12 +28,16 @@ type Snapshot struct {
 	// of room while room remained under the limit for higher priorities (see
 	// Config.PriorityReserve). The calls rejected with the limit reached are not in it.
 	Shed [policy.PriorityCriticalPlus + 1]int64
+	// ShadowRejected counts the calls the limiter let through in shadow mode (Shadow)
+	// that found no room at once, since it was built.
+	ShadowRejected uint64
 }
 
 // Config returns the limiter's resolved configuration, with copies of its error lists:
 // changing them changes nothing. The limiter keeps copies of the lists it was built with.
 func (l *Limiter) Config() Config {
 	c := l.cfg
+	c.Shadow = l.s.Shadow()
 	contract.Own(&c.DropOn, &c.IgnoreOn)
 	return c
 }
@@ -46,5 +50,6 @@ func (l *Limiter) Snapshot() Snapshot {
 	return Snapshot{Instance: l.events.ID, Algorithm: l.cfg.Algorithm, Limit: l.s.Limit(),
 		InFlight: l.s.InFlight(), Queued: l.s.Queued(),
 		Latency: time.Duration(l.latency.Load()), Baseline: time.Duration(l.baseline.Load()),
-		MinLimit: l.cfg.MinLimit, MaxLimit: l.cfg.MaxLimit, Shed: l.s.Shed()}
+		MinLimit: l.cfg.MinLimit, MaxLimit: l.cfg.MaxLimit, Shed: l.s.Shed(),
+		ShadowRejected: l.s.ShadowRejected()}
 }

@@ -92,7 +92,7 @@ func build(s settings) (*Bulkhead, error) {
 		Enabled: !s.Disabled, Clock: s.ClockOrSystem(),
 		Layer: Layer, Sentinel: ErrFull, Message: fullMessage(id),
 		Rejected: EventRejected, Waited: EventWaited,
-		Limit: s.MaxConcurrent, MaxWait: s.MaxWait, Reserve: s.PriorityReserve,
+		Limit: s.MaxConcurrent, MaxWait: s.MaxWait, Reserve: s.PriorityReserve, Shadow: s.Shadow,
 	})
 	b.cur.Store(&s.Config)
 	return b, nil
@@ -126,6 +126,7 @@ func (b *Bulkhead) reconfigure(c Config) error {
 	b.s.SetLimit(c.MaxConcurrent)
 	b.s.SetMaxWait(c.MaxWait)
 	b.s.SetReserve(c.PriorityReserve)
+	b.s.SetShadow(c.Shadow)
 	b.events.Publish(policy.Event{Kind: policy.ConfigChanged, Changed: changed})
 	b.mu.Unlock()
 	grown := c.MaxConcurrent > old.MaxConcurrent || c.PriorityReserve < old.PriorityReserve

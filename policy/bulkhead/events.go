@@ -22,11 +22,13 @@ var (
 	// (policy.Priority.String), left out for PriorityCritical (the priority of a call that
 	// carries none); its attribute "shed" (a bool, true) is there when the call was shed
 	// for its priority: refused for want of a slot
-	// while slots remained free for higher priorities (see Config.PriorityReserve).
-	// Logged as a warning; span event "resilience.bulkhead.rejected".
+	// while slots remained free for higher priorities (see Config.PriorityReserve); its
+	// attribute "shadow" (a bool, true) is there when the bulkhead is in shadow mode (see
+	// Shadow): the call was let through, holding no slot. Logged as a warning; span event
+	// "resilience.bulkhead.rejected".
 	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "BulkheadRejected",
 		Layer: Layer, Level: slog.LevelWarn, SpanEvent: contract.SpanEvent(Layer, "BulkheadRejected"),
-		Attrs: []policy.EventAttr{{Key: waitq.AttrPriority}, {Key: waitq.AttrShed}}})
+		Attrs: []policy.EventAttr{{Key: waitq.AttrPriority}, {Key: waitq.AttrShed}, {Key: contract.AttrShadow}}})
 	// EventWaited ("BulkheadWaited"): a call waited Wait for a slot, and has it. Logged at
 	// debug level; span event "resilience.bulkhead.waited".
 	EventWaited = contract.RegisterEvent(Layer, "BulkheadWaited", slog.LevelDebug)

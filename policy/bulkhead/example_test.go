@@ -47,11 +47,11 @@ func ExampleNew() {
 	fmt.Println(c.Result())
 	fmt.Printf("%+v\n", b.Snapshot())
 	// Output:
-	// {Instance:Backend.Fetch AvailableSlots:0 MaxConcurrent:2 Waiting:2 Shed:[0 0 0 0]}
+	// {Instance:Backend.Fetch AvailableSlots:0 MaxConcurrent:2 Waiting:2 Shed:[0 0 0 0] ShadowRejected:0}
 	// value of a true <nil>
-	// {Instance:Backend.Fetch AvailableSlots:0 MaxConcurrent:2 Waiting:1 Shed:[0 0 0 0]}
+	// {Instance:Backend.Fetch AvailableSlots:0 MaxConcurrent:2 Waiting:1 Shed:[0 0 0 0] ShadowRejected:0}
 	// bulkhead: bulkhead "Backend.Fetch" is full true
 	// value of b true <nil>
 	// value of c true <nil>
-	// {Instance:Backend.Fetch AvailableSlots:2 MaxConcurrent:2 Waiting:0 Shed:[0 0 0 0]}
+	// {Instance:Backend.Fetch AvailableSlots:2 MaxConcurrent:2 Waiting:0 Shed:[0 0 0 0] ShadowRejected:0}
 }

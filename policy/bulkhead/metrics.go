@@ -6,11 +6,13 @@ import "github.com/resilience4go/resilience4go/internal/contract"
 // those that waited, and from its snapshot its free, configured and awaited slots and the
 // calls it shed for their priority, by priority.
 var metrics = contract.AdmissionInstruments[Snapshot]{
-	Prefix: "resilience.bulkhead.",
-	Calls:  "Calls a bulkhead decided on, by outcome: admitted or rejected.",
-	Wait:   "How long the calls that waited for a bulkhead's slot waited before they got it.",
-	Shed:   "Calls a bulkhead shed for their priority: refused while slots remained free for higher priorities.",
-	ShedOf: func(s Snapshot) [4]int64 { return s.Shed },
+	Prefix:   "resilience.bulkhead.",
+	Calls:    "Calls a bulkhead decided on, by outcome: admitted or rejected.",
+	Wait:     "How long the calls that waited for a bulkhead's slot waited before they got it.",
+	Shed:     "Calls a bulkhead shed for their priority: refused while slots remained free for higher priorities.",
+	ShedOf:   func(s Snapshot) [4]int64 { return s.Shed },
+	Shadow:   "Calls a bulkhead in shadow mode let through that found no slot free at once.",
+	ShadowOf: func(s Snapshot) uint64 { return s.ShadowRejected },
 	Levels: []contract.Level[Snapshot]{
 		{Name: "available_slots", Unit: "{slot}", Description: "A bulkhead's free slots.",
 			Of: func(s Snapshot) int { return s.AvailableSlots }},

@@ -27,7 +27,7 @@ const Layer policy.Layer = "bulkhead"
 // slot, so the slots held across the change could not be counted right). An invalid
 // configuration is refused with the error New would return and changes nothing. A change
 // publishes a ConfigChanged event naming the attributes that changed ("maxConcurrent",
-// "maxWait", "priorityReserve"); a configuration equal to the one in force publishes
+// "maxWait", "priorityReserve", "shadow"); a configuration equal to the one in force publishes
 // nothing. PriorityReserve changes at once: lowered, the slots it frees go to the waiting
 // calls; raised, no call in flight is interrupted.
 type Config struct {
@@ -53,6 +53,12 @@ type Config struct {
 	// zero value is enabled. The configuration key is bulkhead.enabled. It cannot change
 	// on a running bulkhead: a reload that changes it is refused with R4C-REG-012.
 	Disabled bool
+	// Shadow true lets every call through and still decides each as usual: a call that
+	// finds no slot free at once runs at once, holding none, and is counted and published
+	// as a rejection in shadow (see the Shadow option). Default false. The configuration
+	// key is bulkhead.shadow; a reload changes it on a running bulkhead, for the calls
+	// that arrive after the change.
+	Shadow bool
 }
 
 // defaultConfig returns the built-in defaults: MaxConcurrent 25, MaxWait 0,
@@ -84,6 +90,7 @@ var attrs = []contract.Attr[settings]{
 	contract.DurationAttr("maxWait", func(s *settings) *time.Duration { return &s.MaxWait }),
 	contract.FloatAttr("priorityReserve", func(s *settings) *float64 { return &s.PriorityReserve }),
 	contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+	contract.ShadowAttr(func(s *settings) *bool { return &s.Shadow }),
 }
 
 // descriptor is how a registry sees bulkheads.
@@ -107,6 +114,20 @@ type Option func(*settings)
 
 // Enabled false lets every call through without taking a slot. Default true.
 func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
+
+// Shadow true puts the bulkhead in shadow mode, a dark launch: it decides every call as
+// usual and rejects none. A call that finds no slot free at once (for its priority, and
+// nobody of its priority or above waiting) runs at once, holding no slot, instead of
+// waiting or being rejected: it publishes the EventRejected event it would have had at
+// once, with the attribute "shadow" (true) after "priority" and "shed", is counted in
+// Snapshot.ShadowRejected and in the metric resilience.bulkhead.shadow_rejections (and in
+// Shed if it would have been shed), and is recorded as admitted (ResultAdmitted, Wait 0):
+// it ran. Nothing waits in shadow mode: with MaxWait 0 the calls counted are exactly the
+// ones the bulkhead would have rejected, and the slots held move as they would; with
+// MaxWait > 0 they are the calls that would have waited, some of which would have had a
+// slot in time. Default false. The configuration key is bulkhead.shadow; a reload changes
+// it live.
+func Shadow(on bool) Option { return func(s *settings) { s.Shadow = on } }
 
 // MaxConcurrent sets how many calls may be in flight at once. Default 25. Less than 1
 // fails with R4C-ATR-007.

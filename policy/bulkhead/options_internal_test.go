@@ -14,7 +14,7 @@ import (
 )
 
 func TestDescriptor(t *testing.T) {
-	contracttest.RequireDescriptor(t, descriptor, Layer, "bulkhead", []string{"maxConcurrent", "maxWait", "priorityReserve", "enabled"},
+	contracttest.RequireDescriptor(t, descriptor, Layer, "bulkhead", []string{"maxConcurrent", "maxWait", "priorityReserve", "enabled", "shadow"},
 		settings{Config: DefaultConfig()})
 }
 

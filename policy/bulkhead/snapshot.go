@@ -17,6 +17,9 @@ type Snapshot struct {
 	// of a slot while slots remained free for higher priorities (see
 	// Config.PriorityReserve). The calls rejected with every slot taken are not in it.
 	Shed [policy.PriorityCriticalPlus + 1]int64
+	// ShadowRejected counts the calls the bulkhead let through in shadow mode (Shadow)
+	// that found no slot free at once, since it was built.
+	ShadowRejected uint64
 }
 
 // Config returns the configuration in force: the one the bulkhead was built with, or the
@@ -36,5 +39,5 @@ func (b *Bulkhead) Snapshot() Snapshot {
 		free = min(max(limit-b.s.InFlight(), 0), limit)
 	}
 	return Snapshot{Instance: b.events.ID, AvailableSlots: free, MaxConcurrent: limit,
-		Waiting: b.s.Queued(), Shed: b.s.Shed()}
+		Waiting: b.s.Queued(), Shed: b.s.Shed(), ShadowRejected: b.s.ShadowRejected()}
 }

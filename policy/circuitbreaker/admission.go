@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
@@ -40,8 +41,7 @@ func (b *Breaker) acquire(ctx context.Context) (permit, *openError) {
 	case stOpen:
 		now := b.now()
 		if until := b.openUntil.Load(); now < until {
-			b.rejected(ctx, b.rej.open, now, until)
-			return permit{}, b.rej.open
+			return b.refuse(ctx, b.rej.open, now, until)
 		}
 		return b.acquireLocked(ctx, now)
 	case stDisabled:
@@ -51,8 +51,7 @@ func (b *Breaker) acquire(ctx context.Context) (permit, *openError) {
 		if b.events.Observed() {
 			now = b.now()
 		}
-		b.rejected(ctx, b.rej.forcedOpen, now, now)
-		return permit{}, b.rej.forcedOpen
+		return b.refuse(ctx, b.rej.forcedOpen, now, now)
 	default: // HalfOpen
 		return b.acquireLocked(ctx, b.now())
 	}
@@ -86,8 +85,7 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *openEr
 		return permit{word: noRecord}, nil
 	case stForcedOpen:
 		b.mu.Unlock()
-		b.rejected(ctx, b.rej.forcedOpen, now, now)
-		return permit{}, b.rej.forcedOpen
+		return b.refuse(ctx, b.rej.forcedOpen, now, now)
 	}
 	// At most two transitions: half-open→open when the trials took too long, then
 	// open→half-open when the open wait that followed has passed too.
@@ -99,8 +97,7 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *openEr
 	if st == stOpen {
 		if until := b.openUntil.Load(); now < until {
 			b.unlockAndPublish(ctx, reopened, transition{})
-			b.rejected(ctx, b.rej.open, now, until)
-			return permit{}, b.rej.open
+			return b.refuse(ctx, b.rej.open, now, until)
 		}
 		halfOpened = b.transitionLocked(stHalfOpen, now)
 		w = b.word.Load()
@@ -113,8 +110,32 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *openEr
 		return permit{word: w, start: now, r: r}, nil
 	}
 	b.unlockAndPublish(ctx, reopened, halfOpened)
-	b.rejected(ctx, b.rej.halfOpen, now, now)
-	return permit{}, b.rej.halfOpen
+	return b.refuse(ctx, b.rej.halfOpen, now, now)
+}
+
+// refuse is the refusal err, at clock time now, of the call whose context is ctx (until
+// as for rejected): rejected, with the zero permit and err; in shadow mode, the call is
+// let through instead, with a permit whose outcome only the recorder is told, started
+// at now, and the refusal is counted and published as shadowed.
+func (b *Breaker) refuse(ctx context.Context, err *openError, now, until int64) (permit, *openError) {
+	if r := b.cur.Load(); r.cfg.Shadow {
+		return b.letThrough(ctx, r, err, now, until), nil
+	}
+	b.rejected(ctx, err, now, until)
+	return permit{}, err
+}
+
+// letThrough is refuse in shadow mode, under the rules r: the refusal counted and
+// published as shadowed, and the permit of the call let through.
+func (b *Breaker) letThrough(ctx context.Context, r *rules, err *openError, now, until int64) permit {
+	b.notPermitted.Add(1)
+	b.shadowN.Add(1)
+	if b.events.Observed() {
+		b.events.PublishCtx(ctx, policy.Event{Kind: EventRejected, At: time.Duration(now),
+			RetryAfter: sat.Left(time.Duration(until), time.Duration(now)), Err: err,
+			Attrs: policy.EventAttrs{contract.ShadowEvent}})
+	}
+	return permit{word: shadowRecord, start: now, r: r}
 }
 
 // rejected counts the rejection err of the call whose context is ctx, records it

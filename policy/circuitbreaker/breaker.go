@@ -15,6 +15,9 @@ const (
 	stateMask = 1<<stateBits - 1
 	// noRecord is the permit word of a call admitted while Disabled: nothing is recorded.
 	noRecord = ^uint64(0)
+	// shadowRecord is the permit word of a call let through in shadow mode: only the
+	// recorder is told its outcome.
+	shadowRecord = noRecord - 1
 )
 
 // shown says which counts the snapshot reports.
@@ -90,7 +93,11 @@ type Breaker struct {
 	// notPermitted counts rejections in the current state; on its own cache line, as
 	// rejections write it while admitted calls read word.
 	notPermitted atomic.Int64
-	_            [56]byte // 64-byte cache line - 8 bytes of notPermitted
+	// shadowN counts the calls let through in shadow mode that would have been
+	// rejected (Snapshot's ShadowRejected), since the breaker was built. It shares
+	// notPermitted's line: both are written on the refusal path only.
+	shadowN atomic.Uint64
+	_       [48]byte // 64-byte cache line - 16 bytes of notPermitted and shadowN
 
 	mu       sync.Mutex
 	win      window // the closed-state sliding window
@@ -231,6 +238,7 @@ func (b *Breaker) Snapshot() Snapshot {
 		s.FailureRate, s.SlowCallRate = c.rates(r.permitted)
 	}
 	s.NotPermittedCalls = int(b.notPermitted.Load())
+	s.ShadowRejected = b.shadowN.Load()
 	b.mu.Unlock()
 	s.BufferedCalls, s.FailedCalls, s.SlowCalls = c.calls, c.failed, c.slow
 	return s

@@ -22,8 +22,12 @@ var (
 	// EventRejected ("CircuitBreakerRejected"): the breaker refused a call (open, forced
 	// open, or half-open with every trial taken). Err is the rejection; RetryAfter is the
 	// time until the breaker lets a trial call through, when it is known (open); 0
-	// otherwise. Logged as a warning; span event "resilience.circuit_breaker.rejected".
-	EventRejected = contract.RegisterEvent(Layer, "CircuitBreakerRejected", slog.LevelWarn)
+	// otherwise. Its attribute "shadow" (a bool, true) is there when the breaker is in
+	// shadow mode (see Shadow): the call was let through. Logged as a warning; span event
+	// "resilience.circuit_breaker.rejected".
+	EventRejected = policy.RegisterEventKind(policy.EventKindInfo{Name: "CircuitBreakerRejected",
+		Layer: Layer, Level: slog.LevelWarn, SpanEvent: contract.SpanEvent(Layer, "CircuitBreakerRejected"),
+		Attrs: []policy.EventAttr{{Key: contract.AttrShadow}}})
 )
 
 // The keys of the attributes of EventTransition: the state left and the state entered.

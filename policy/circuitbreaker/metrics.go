@@ -24,7 +24,8 @@ var metricStates = snakeStateNames[:]
 // metrics is what a breaker measures: its calls by outcome, the slow ones, the durations
 // of those it let through and its transitions; from its snapshot, its state (one series
 // per state, 1 for the current one) and its failure and slow-call rates (no point while
-// it has too few calls).
+// it has too few calls), and the calls it let through in shadow mode that it would have
+// rejected.
 var metrics = &contract.Metrics{
 	Instruments: []contract.Instrument{
 		{Name: metricState, Unit: "1", Kind: contract.UpDown,
@@ -51,6 +52,9 @@ var metrics = &contract.Metrics{
 			Description: "How long the calls a circuit breaker let through took, by outcome: succeeded, failed or ignored."},
 		{Name: metricTransitions, Unit: "{transition}", Kind: contract.Counter,
 			Description: "A circuit breaker's moves from one state to another, by the states left and entered."},
+		contract.ShadowInstrument("resilience.circuit_breaker.",
+			"Calls a circuit breaker in shadow mode let through that it would have rejected.",
+			func(s Snapshot) uint64 { return s.ShadowRejected }),
 	},
 	Outcomes: &contract.Outcomes{Calls: metricCalls, Attr: "outcome", Slow: metricSlowCalls, Duration: metricDuration,
 		Classes: []contract.Class{

@@ -123,6 +123,12 @@ type Config struct {
 	// circuitBreaker.enabled (its negation). Changed on a running breaker, it moves the
 	// breaker to its new initial state at once, as Reset does.
 	Disabled bool
+	// Shadow true lets every call through and still decides each as usual: a call the
+	// breaker would refuse runs, holding no half-open trial, its outcome left out of the
+	// window, and is counted and published as a rejection in shadow (see the Shadow
+	// option). Default false. The configuration key is circuitBreaker.shadow; a reload
+	// changes it on a running breaker, for the calls that arrive after the change.
+	Shadow bool
 }
 
 // defaultConfig returns the built-in defaults: failure rate 50%, a count-based window of
@@ -220,6 +226,7 @@ var descriptor = contract.Conventional(&contract.Descriptor[settings]{
 		contract.DurationAttr("slowCallThreshold", func(s *settings) *time.Duration { return &s.SlowCallThreshold }),
 		contract.FloatAttr("slowCallRateThreshold", func(s *settings) *float64 { return &s.SlowCallRateThreshold }),
 		contract.EnabledAttr(func(s *settings) *bool { return &s.Disabled }),
+		contract.ShadowAttr(func(s *settings) *bool { return &s.Shadow }),
 	},
 	Defaults: defaults,
 	Config:   func(s *settings) any { return contract.Shared[Config]{Config: s.Config, If: s.recordIf} },
@@ -257,6 +264,18 @@ type Option func(*settings)
 // Enabled false makes the breaker start in the disabled state: every call passes and
 // nothing is recorded. Default true.
 func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
+
+// Shadow true puts the breaker in shadow mode, a dark launch: it decides every call as
+// usual and refuses none. A call it would refuse (open, forced open, or half-open with
+// every trial taken) runs: it takes no half-open trial and its outcome is not counted in
+// the window nor in the trials, so that the breaker's state moves exactly as without
+// shadow mode; it publishes the EventRejected event it would have had, with the attribute
+// "shadow" (true), and is counted in Snapshot.ShadowRejected (and in NotPermittedCalls,
+// as it would have been) and in the metric resilience.circuit_breaker.shadow_rejections.
+// A registry's observer records it as what happened: ResultSucceeded, ResultFailed or
+// ResultIgnored, as the breaker would classify it, with its latency. Default false. The
+// configuration key is circuitBreaker.shadow; a reload changes it live.
+func Shadow(on bool) Option { return func(s *settings) { s.Shadow = on } }
 
 // FailureRateThreshold sets the failure rate, in percent, at or above which the breaker
 // opens. Default 50. Outside (0, 100] fails with R4C-ATR-007.

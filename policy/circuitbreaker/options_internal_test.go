@@ -65,7 +65,7 @@ func TestErrorListsAccumulateWithoutAliasing(t *testing.T) {
 func TestAttributes(t *testing.T) {
 	contracttest.RequireDescriptor(t, descriptor, Layer, "circuitBreaker", []string{"failureRateThreshold",
 		"slidingWindowSize", "slidingWindowType", "minimumCalls", "waitInOpen", "permittedInHalfOpen",
-		"maxWaitInHalfOpen", "slowCallThreshold", "slowCallRateThreshold", "enabled"},
+		"maxWaitInHalfOpen", "slowCallThreshold", "slowCallRateThreshold", "enabled", "shadow"},
 		settings{Config: defaultConfig()})
 	assert.Equal(t, "circuitBreaker", string(Layer))
 }

@@ -127,6 +127,7 @@ func changes(old, c Config) ([]string, error) {
 	add(!contract.Same(c.IgnoreOn, old.IgnoreOn), "ignoreOn")
 	add(!contract.Same(c.RecordOn, old.RecordOn), "recordOn")
 	add(c.Disabled != old.Disabled, "enabled")
+	add(c.Shadow != old.Shadow, "shadow")
 	return changed.Sorted(), nil
 }
 

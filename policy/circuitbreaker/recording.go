@@ -66,7 +66,10 @@ func onResult[T any](ctx context.Context, b *Breaker, pred func(T, error) bool, 
 // (which may take locks of its own) before the mutex, for any outcome that is not
 // recorded by the clean flag alone.
 func (b *Breaker) record(ctx context.Context, p permit, o outcome, ignored bool, err error) {
-	if p.word == noRecord {
+	if p.word >= shadowRecord {
+		if p.word == shadowRecord && b.events.Rec != nil { // let through in shadow mode
+			b.observe(ctx, p, b.now(), o, ignored, err)
+		}
 		return
 	}
 	closed := p.closed()

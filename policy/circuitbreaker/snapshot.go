@@ -51,4 +51,8 @@ type Snapshot struct {
 	FailedCalls       int     // of which failures
 	SlowCalls         int     // of which slow (successful or failed)
 	NotPermittedCalls int     // calls rejected in the current state
+	// ShadowRejected counts the calls the breaker let through in shadow mode (Shadow)
+	// that it would have rejected, since it was built; in shadow mode NotPermittedCalls
+	// counts them too.
+	ShadowRejected uint64
 }

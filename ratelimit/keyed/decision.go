@@ -54,7 +54,10 @@ func (k *Limiter[K]) Decide(ctx context.Context, key K) Decision { return k.Deci
 // its own) is refused with RetryAfter 0 and takes nothing: it can never pass (its
 // Decision's Limit tells the burst, and its EventRejected event carries a refusal
 // matching ratelimit.ErrExceedsBurst); n < 1 is refused likewise, without an event.
-// Allocations are Decide's. Safe for concurrent use.
+// Allocations are Decide's. Safe for concurrent use. In shadow mode (ratelimit.Shadow) a
+// call it would refuse is admitted, taking nothing, with Remaining 0 and RetryAfter 0
+// (Reset as without shadow): the headers say the quota is spent while the call goes
+// through; its EventRejected carries the attribute shadow, and it is recorded as admitted.
 func (k *Limiter[K]) DecideN(ctx context.Context, key K, n int) Decision {
 	l := k.lim()
 	r := l.cur()
@@ -68,11 +71,12 @@ func (k *Limiter[K]) DecideN(ctx context.Context, key K, n int) Decision {
 		return Decision{Limit: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Cfg.Windows}
 	}
 	if err := k.checkN(r, n); err != nil {
-		_ = k.refuseCount(ctx, key, err)
-		return Decision{Limit: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Cfg.Windows}
+		shadowed := k.refuseCount(ctx, key, r, err) == nil // shadow mode lets it through
+		return Decision{Admitted: shadowed, Limit: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Cfg.Windows}
 	}
 	key = k.bounded(key)
 	d := k.decide(ctx, key, r, n, 0)
+	lr := r         // the limiter's: MaxWait, Disabled and Shadow are its own for every key
 	if d.r != nil { // the key's own rate, or the limiter's at its local share
 		r = d.r
 	}
@@ -80,7 +84,7 @@ func (k *Limiter[K]) DecideN(ctx context.Context, key K, n int) Decision {
 		Period: r.Cfg.Period, Windows: r.Cfg.Windows}
 	if d.over != nil {
 		out.Reset = 0
-		_ = k.refuseCount(ctx, key, d.over)
+		out.Admitted = k.refuseCount(ctx, key, lr, d.over) == nil // shadow mode lets it through
 		return out
 	}
 	switch {
@@ -90,6 +94,9 @@ func (k *Limiter[K]) DecideN(ctx context.Context, key K, n int) Decision {
 		out.Remaining = d.c.slots.Available(d.now, r.Interval, r.Tau, r.Cfg.Permits)
 	case d.ok:
 		out.Remaining = rlcore.AvailableAt(d.ahead, r.Interval, r.Tau, 0, r.Cfg.Permits)
+	case lr.Cfg.Shadow: // let through: nothing taken, nothing left now
+		out.Admitted = true
+		k.shadowed(ctx, key, d.now, d.wait, l.rej.Plain)
 	default:
 		out.RetryAfter = time.Duration(max(d.wait, 0))
 		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)

@@ -25,4 +25,5 @@
 //   - Sweep: evicting idle cells when asked; Observe: per-key outcomes (resilienceotel);
 //   - PerKey and SetLimit: per-tenant limits, a key's own (permits, period) pairs, given
 //     by a function of the key when its cell is made, or changed for one key at run time.
+//   - ShadowRejected: shadow mode (ratelimit.Shadow), in which no call is refused.
 package keyed

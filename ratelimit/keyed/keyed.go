@@ -248,7 +248,15 @@ type core struct {
 	rej    rejections.Set[*ratelimit.ExceededError]
 	nilCtx *ratelimit.ExceededError // the rejection of a call with a nil context
 	mu     sync.Mutex               // serializes Reconfigure
+	// shadowRejected counts the calls let through in shadow mode that would have been
+	// refused (ShadowRejected).
+	shadowRejected atomic.Uint64
 }
+
+// ShadowRejected returns how many calls the limiter let through in shadow mode
+// (ratelimit.Shadow) that it would have refused, over all keys, since it was built; 0
+// for a zero Limiter. Safe for concurrent use.
+func (k *Limiter[K]) ShadowRejected() uint64 { return k.lim().shadowRejected.Load() }
 
 // The constructors package ratelimit gives this one (see rlcore).
 var (

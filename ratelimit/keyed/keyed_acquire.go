@@ -68,31 +68,30 @@ func (k *Limiter[K]) TryAcquire(key K, n int) error {
 							prev, _, wait, ok = e.slots.TakeFreed(now, rr.Interval, rr.Tau, 0)
 						}
 						if ok || prev != rlcore.DeadTAT {
-							return k.tried(key, now, wait, ok)
+							return k.tried(key, r, now, wait, ok)
 						}
 						break
 					}
 				}
 				// A new key, one being moved by a writer, or a dead cell: under the lock.
 				d := k.takeLocked(context.Background(), s, key, h, r, 1, 0, 1)
-				return k.tried(key, d.now, d.wait, d.ok)
+				return k.tried(key, r, d.now, d.wait, d.ok)
 			}
 		}
 	}
 	r := k.lim().cur()
 	if err := k.checkN(r, n); err != nil {
-		return k.refuseCount(context.Background(), key, err)
+		return k.refuseCount(context.Background(), key, r, err)
 	}
 	return k.tryAcquire(key, r, n)
 }
 
-// tried reports a TryAcquire for key decided at now: nil when admitted, else the
-// rejection, whose retry-after is wait.
-func (k *Limiter[K]) tried(key K, now, wait int64, ok bool) error {
+// tried reports a TryAcquire for key decided at now at the rate r: nil when admitted,
+// else the rejection, whose retry-after is wait (nil in shadow mode, see refuse).
+func (k *Limiter[K]) tried(key K, r *rlcore.Rate, now, wait int64, ok bool) error {
 	ctx := context.Background()
 	if !ok {
-		k.reject(ctx, key, now, wait, k.base.rej.Plain)
-		return k.base.rej.Plain
+		return k.refuse(ctx, key, r, now, wait, k.base.rej.Plain)
 	}
 	k.admitted(ctx, key, 0)
 	return nil
@@ -110,11 +109,10 @@ func (k *Limiter[K]) tryAcquire(key K, r *rlcore.Rate, n int) error {
 	key = k.bounded(key)
 	d := k.decide(ctx, key, r, n, 0)
 	if d.over != nil {
-		return k.refuseCount(ctx, key, d.over)
+		return k.refuseCount(ctx, key, r, d.over)
 	}
 	if !d.ok {
-		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
-		return l.rej.Plain
+		return k.refuse(ctx, key, r, d.now, d.wait, l.rej.Plain)
 	}
 	k.admitted(ctx, key, 0)
 	return nil
@@ -144,7 +142,7 @@ func (k *Limiter[K]) tryAcquire(key K, r *rlcore.Rate, n int) error {
 func (k *Limiter[K]) Acquire(ctx context.Context, key K, n int) error {
 	r := k.lim().cur()
 	if err := k.checkN(r, n); err != nil {
-		return k.refuseCount(ctx, key, err)
+		return k.refuseCount(ctx, key, r, err)
 	}
 	return k.acquire(ctx, key, r, n)
 }
@@ -181,13 +179,12 @@ func (k *Limiter[K]) acquire(ctx context.Context, key K, r *rlcore.Rate, n int) 
 	case err != nil:
 		return k.rejectContext(ctx, key, l.now(), 0, err)
 	case d.over != nil:
-		return k.refuseCount(ctx, key, d.over)
+		return k.refuseCount(ctx, key, r, d.over)
 	case !d.ok && rlcore.AfterDeadline(d.wait, limit, byDeadline, r.MaxWait):
-		return k.rejectContext(ctx, key, d.now, d.wait, context.DeadlineExceeded)
+		return k.refuse(ctx, key, r, d.now, d.wait, l.rej.ForContext(context.DeadlineExceeded))
 	case !d.ok:
-		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
-		return l.rej.Plain
-	case d.wait == 0:
+		return k.refuse(ctx, key, r, d.now, d.wait, l.rej.Plain)
+	case d.wait == 0 || r.Cfg.Shadow: // in shadow mode, permits reserved ahead are not waited for
 		k.admitted(ctx, key, 0)
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/observe"
 	"github.com/resilience4go/resilience4go/ratelimit"
@@ -65,13 +66,49 @@ func (k *Limiter[K]) rejected(ctx context.Context, ks string, err error) {
 
 // refuseCount publishes and records the refusal of the call with ctx for key (not yet
 // bounded) for a number of permits that can never be granted (err is rate.check's), and
-// returns err, as Limiter.refuseCount does, with the key.
-func (k *Limiter[K]) refuseCount(ctx context.Context, key K, err error) error {
+// returns err, as Limiter.refuseCount does, with the key; in shadow mode (r's), it lets
+// the call through as refuse does, and returns nil.
+func (k *Limiter[K]) refuseCount(ctx context.Context, key K, r *rlcore.Rate, err error) error {
 	l := k.lim()
-	if err != rlcore.ErrBadCount && l.events.Observed() {
-		k.reject(rlcore.OrBackground(ctx), k.bounded(key), l.now(), 0, err)
+	if err == rlcore.ErrBadCount {
+		return err
 	}
+	var now int64
+	if l.events.Observed() {
+		now = l.now()
+	}
+	return k.refuse(rlcore.OrBackground(ctx), k.bounded(key), r, now, 0, err)
+}
+
+// refuse publishes and records the refusal at now, with err, of the call with ctx for key
+// (bounded) decided at the rate r, whose retry-after is retryAfter, and returns err; in
+// shadow mode (r's), the call is let through instead: the refusal is counted and
+// published as shadowed, the call recorded as admitted, and refuse returns nil.
+func (k *Limiter[K]) refuse(ctx context.Context, key K, r *rlcore.Rate, now, retryAfter int64, err error) error {
+	if r.Cfg.Shadow {
+		k.shadowed(ctx, key, now, retryAfter, err)
+		k.admitted(ctx, key, 0)
+		return nil
+	}
+	k.reject(ctx, key, now, retryAfter, err)
 	return err
+}
+
+// shadowed counts, and publishes as a ratelimit.EventRejected with the attribute shadow,
+// the refusal err at now that the call with ctx for key (bounded) would have had without
+// shadow mode; the caller lets the call through and records it.
+func (k *Limiter[K]) shadowed(ctx context.Context, key K, now, retryAfter int64, err error) {
+	l := k.base
+	l.shadowRejected.Add(1)
+	if l.events.Observed() && l.events.Wants(ctx, ratelimit.EventRejected) {
+		var ks string
+		if l.events.Listener != nil || l.events.Keys {
+			ks = k.keyString(key)
+		}
+		l.events.PublishCtx(ctx, policy.Event{Kind: ratelimit.EventRejected, At: time.Duration(now),
+			RetryAfter: time.Duration(max(retryAfter, 0)), Err: err, Key: ks,
+			Attrs: policy.EventAttrs{contract.ShadowEvent}})
+	}
 }
 
 // rejectContext publishes, records and returns the rejection of the call with ctx for key

@@ -24,7 +24,10 @@ import (
 func (k *Limiter[K]) Reserve(key K, n int) (ratelimit.Reservation, error) {
 	r := k.lim().cur()
 	if err := k.checkN(r, n); err != nil {
-		return ratelimit.Reservation{}, k.refuseCount(context.Background(), key, err)
+		if err := k.refuseCount(context.Background(), key, r, err); err != nil {
+			return ratelimit.Reservation{}, err
+		}
+		return wrapReservation(rlcore.Reservation{OK: true}), nil // shadow mode: let through, holding nothing
 	}
 	res, err := k.reserve(key, r, n)
 	return wrapReservation(res), err
@@ -45,11 +48,22 @@ func (k *Limiter[K]) reserve(key K, r *rlcore.Rate, n int) (rlcore.Reservation, 
 	key = k.bounded(key)
 	d := k.decide(ctx, key, r, n, r.MaxWait)
 	if d.over != nil {
-		return rlcore.Reservation{}, k.refuseCount(ctx, key, d.over)
+		if err := k.refuseCount(ctx, key, r, d.over); err != nil {
+			return rlcore.Reservation{}, err
+		}
+		return rlcore.Reservation{OK: true}, nil // shadow mode: let through, holding nothing
 	}
 	if !d.ok {
-		k.reject(ctx, key, d.now, d.wait, l.rej.Plain)
-		return rlcore.Reservation{Delay: time.Duration(d.wait)}, l.rej.Plain
+		if err := k.refuse(ctx, key, r, d.now, d.wait, l.rej.Plain); err != nil {
+			return rlcore.Reservation{Delay: time.Duration(d.wait)}, err
+		}
+		return rlcore.Reservation{OK: true}, nil // shadow mode: let through, holding nothing
+	}
+	if r.Cfg.Shadow { // in shadow mode, permits reserved ahead are not waited for
+		res := k.reservation(d)
+		res.Delay = 0
+		k.admitted(ctx, key, 0)
+		return res, nil
 	}
 	if d.wait > 0 {
 		k.publishWaited(ctx, key, d.now, d.wait)

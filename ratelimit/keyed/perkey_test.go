@@ -361,3 +361,30 @@ func TestKY2_SetLimitKeepsTheWindowsItKeeps(t *testing.T) {
 	clk.Advance(time.Second)
 	assert.Equal(t, 10, keyedAdmitted(k, "w", 100), "no hourly window any more")
 }
+
+// SPEC KY-1 and SH-1: shadow mode is the limiter's, also for a key with a limit of its own,
+// whose rate was made before shadow mode was switched on: its would-be refusals (over its
+// own quota, over its own burst) are let through and counted, and switching shadow off
+// again refuses them.
+func TestKY1_ShadowModeIsTheLimiters(t *testing.T) {
+	clk := clock.NewManual()
+	k := newKeyed[string](t, clk, ratelimit.Permits(5), ratelimit.Period(time.Second), keyed.PerKey(tenantLimits))
+	require.NoError(t, k.TryAcquire("free", 2), "free's own burst of 2")
+	require.Error(t, k.TryAcquire("free", 1))
+	cfg := k.Config()
+	cfg.Shadow = true
+	require.NoError(t, k.Reconfigure(cfg))
+	assert.NoError(t, k.TryAcquire("free", 1), "over free's quota, let through")
+	assert.NoError(t, k.TryAcquire("free", 3), "over free's burst, let through")
+	assert.True(t, k.Decide(context.Background(), "free").Admitted)
+	assert.True(t, k.DecideN(context.Background(), "free", 3).Admitted)
+	res, err := k.Reserve("free", 1)
+	require.NoError(t, err)
+	assert.Zero(t, res.Delay())
+	assert.Equal(t, uint64(5), k.ShadowRejected())
+	cfg.Shadow = false
+	require.NoError(t, k.Reconfigure(cfg))
+	assert.Error(t, k.TryAcquire("free", 1))
+	assert.False(t, k.DecideN(context.Background(), "free", 3).Admitted)
+	assert.Equal(t, uint64(5), k.ShadowRejected())
+}

@@ -31,6 +31,9 @@ func (s *Slots) TryAcquire(p policy.Priority) (Permit, bool) {
 //   - the plain rejection after MaxWait on the clock;
 //   - the rejection matching ctx's error when ctx ends during the wait.
 //
+// In shadow mode (SetShadow), a call that does not fit at once is let through at once
+// instead, holding no room: Acquire returns ErrShadow, and the call gives nothing back.
+//
 // A call that waited publishes the waited event, a rejection of a live ctx the rejection
 // event, both with ctx. The outcome is recorded once with ctx: ResultAdmitted with the
 // wait, or ResultRejected (also on arrival). It allocates nothing unless it has to wait.
@@ -42,6 +45,10 @@ func (s *Slots) Acquire(ctx context.Context) (Permit, error) {
 	if p, ok := s.TryAcquire(level); ok {
 		s.sw.Admit(ctx)
 		return p, nil
+	}
+	if s.shadow.Load() {
+		s.shadowed(ctx, level)
+		return Permit{}, ErrShadow
 	}
 	maxWait := s.MaxWait()
 	if maxWait == 0 {

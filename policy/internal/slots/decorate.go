@@ -22,8 +22,9 @@ func Decorate[F decorate.Func[A, T] | decorate.AsyncFunc[A, T], A, T any](s *Slo
 
 // Func returns next guarded by s. A disabled s lets every call through, behind the
 // arrival check (decorate.Guard). Otherwise each call is let in as with Acquire (a
-// rejection returns the zero T and the rejection, and next is not called), holds its slot
-// until next returns, and then gives it back with Complete and next's error; a next that
+// rejection returns the zero T and the rejection, and next is not called; a call let
+// through in shadow mode runs next, holding nothing), holds its slot until next returns,
+// and then gives it back with Complete and next's error; a next that
 // panics gives it back with Release, and the panic goes on. A call let in without
 // waiting, and a call rejected at once, allocate nothing.
 func Func[A, T any](s *Slots, next decorate.Func[A, T]) decorate.Func[A, T] {
@@ -33,6 +34,9 @@ func Func[A, T any](s *Slots, next decorate.Func[A, T]) decorate.Func[A, T] {
 	return func(ctx context.Context, a A) (T, error) {
 		p, err := s.Acquire(ctx)
 		if err != nil {
+			if err == ErrShadow { // let through, holding nothing
+				return next(ctx, a)
+			}
 			var zero T
 			return zero, err
 		}
@@ -56,6 +60,8 @@ func Func[A, T any](s *Slots, next decorate.Func[A, T]) decorate.Func[A, T] {
 //     is published;
 //   - room now for ctx's priority, and nobody of it or above waiting: next starts at once, and its own future is returned
 //     (see start);
+//   - no room in shadow mode: next starts at once, holding nothing, and its own future is
+//     returned (a nil future: one failed with async.ErrNilFuture);
 //   - no room and MaxWait 0: a future failed with the plain rejection, made once when
 //     next is decorated;
 //   - otherwise the call queues as a callback, by priority and FIFO within it, for up to
@@ -78,6 +84,13 @@ func AsyncFunc[A, T any](s *Slots, next decorate.AsyncFunc[A, T]) decorate.Async
 		if p, ok := s.TryAcquire(level); ok {
 			s.sw.Admit(ctx)
 			return start(s, p, ctx, a, next, release)
+		}
+		if s.shadow.Load() { // let through, holding nothing
+			s.shadowed(ctx, level)
+			if f := next(ctx, a); f != nil {
+				return f
+			}
+			return async.Failed[T](async.ErrNilFuture)
 		}
 		maxWait := s.MaxWait()
 		if maxWait == 0 {

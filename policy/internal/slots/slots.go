@@ -24,6 +24,7 @@ package slots
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -72,6 +73,7 @@ type Config struct {
 	Reserve  float64          // the fraction of the limit kept from sheddable calls, in [0, 1]
 	Timed    bool             // permits carry the time they were let in (Permit.Start)
 	Done     Completer        // nil: a call's slot is given back when it completes
+	Shadow   bool             // shadow mode (see SetShadow)
 }
 
 // Slots admits calls under a limit on the calls in flight. Its zero value is unusable:
@@ -95,6 +97,8 @@ type Slots struct {
 	maxWait atomic.Int64              // MaxWait, in nanoseconds; changed by SetMaxWait only
 	reserve atomic.Int64              // Reserve, in millionths; changed by SetReserve only
 	shed    [levels]atomic.Int64      // the calls shed for their priority, by level
+	shadow  atomic.Bool               // shadow mode; changed by SetShadow only
+	shadowN atomic.Uint64             // the calls let through in shadow mode that found no room
 
 	_ [64]byte // a whole 64-byte cache line between the fields above and the counters
 	// word is the admission counter (high 32 bits, wrapping) and the calls in flight (low
@@ -123,7 +127,32 @@ func (s *Slots) Init(pub *contract.Events, c Config) {
 	s.limit.Store(int64(c.Limit))
 	s.maxWait.Store(int64(c.MaxWait))
 	s.SetReserve(c.Reserve)
+	s.shadow.Store(c.Shadow)
 	s.q.Init(&s.queued, s.room)
+}
+
+// ErrShadow is what Acquire returns for a call let through in shadow mode: it holds no
+// room, and gives nothing back when it completes. It is never a call's result.
+var ErrShadow = errors.New("slots: let through in shadow mode")
+
+// SetShadow sets shadow mode, for the calls that arrive from now on: a call that finds no
+// room at once is let through at once, holding no room, instead of waiting or being
+// rejected; it is counted (ShadowRejected), counted as shed if it would have been, and
+// reported with Events.Shadowed. A call already waiting goes on waiting.
+func (s *Slots) SetShadow(on bool) { s.shadow.Store(on) }
+
+// Shadow reports whether s is in shadow mode.
+func (s *Slots) Shadow() bool { return s.shadow.Load() }
+
+// ShadowRejected returns how many calls s let through in shadow mode that found no room,
+// since it was built.
+func (s *Slots) ShadowRejected() uint64 { return s.shadowN.Load() }
+
+// shadowed counts and reports the call with ctx and priority p that found no room at once
+// and is let through in shadow mode (the caller has checked s.shadow).
+func (s *Slots) shadowed(ctx context.Context, p policy.Priority) {
+	s.shadowN.Add(1)
+	s.sw.Shadowed(ctx, p < policy.PriorityCritical && s.shedFor(p))
 }
 
 // Enabled reports whether s was built enabled.

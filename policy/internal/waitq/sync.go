@@ -123,20 +123,45 @@ func (e *Events[E]) Reject(ctx context.Context, waited time.Duration, err error)
 // reject is Reject's and Full's publishing and recording, out of line so that their
 // checks inline. shed says whether the call was shed for its priority.
 func (e *Events[E]) reject(ctx context.Context, waited time.Duration, err error, shed bool) {
+	ev, _ := e.rejection(ctx, waited, err, shed)
+	e.Pub.PublishCtx(ctx, ev)
+	if e.Pub.Recording() {
+		e.Pub.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Err: err})
+	}
+}
+
+// rejection returns the rejection event of the call whose context is ctx, which waited
+// for waited and is rejected with err, shed for its priority or not, and the index of its
+// first free attribute.
+func (e *Events[E]) rejection(ctx context.Context, waited time.Duration, err error, shed bool) (policy.Event, int) {
 	ev := policy.Event{Kind: e.Rejected, Wait: waited, Err: err}
+	i := 0
 	if e.Shed != nil { // the attributes that differ from a call without a priority
-		i := 0
 		if p := policy.PriorityFrom(ctx); p != policy.PriorityCritical {
 			ev.Attrs[i] = slog.String(AttrPriority, p.String())
 			i++
 		}
 		if shed {
 			ev.Attrs[i] = slog.Bool(AttrShed, true)
+			i++
 		}
 	}
-	e.Pub.PublishCtx(ctx, ev)
-	if e.Pub.Recording() {
-		e.Pub.Record(ctx, observe.Outcome{Result: observe.ResultRejected, Err: err})
+	return ev, i
+}
+
+// Shadowed reports, if anyone listens or records, the call whose context is ctx that a
+// policy in shadow mode lets through at once although it found no room (shed for its
+// priority or not): it publishes the rejection event the call would have had, with the
+// attribute shadow (true) after the others, and records the call as admitted, without a
+// wait: it runs.
+func (e *Events[E]) Shadowed(ctx context.Context, shed bool) {
+	if e.Pub.Observed() {
+		ev, i := e.rejection(ctx, 0, e.Rej.Plain, shed)
+		ev.Attrs[i] = contract.ShadowEvent
+		e.Pub.PublishCtx(ctx, ev)
+		if e.Pub.Recording() {
+			recordAdmitted(e.Pub, ctx)
+		}
 	}
 }
 

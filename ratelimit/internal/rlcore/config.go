@@ -103,6 +103,7 @@ func Changed(a, b Config) []string {
 	c.Add(a.MaxWait != b.MaxWait, "maxWait")
 	c.Add(a.Period != b.Period, "period")
 	c.Add(a.Permits != b.Permits, "permits")
+	c.Add(a.Shadow != b.Shadow, "shadow")
 	c.Add(a.Windows != b.Windows, "windows")
 	return c.Sorted()
 }

@@ -20,6 +20,8 @@ type Config struct {
 	// Windows are further windows, "permits/period" separated by commas (ParseWindows):
 	// a call passes only if every window has room. "" for none.
 	Windows string
+	// Shadow lets through the calls the limiter would refuse, taking nothing for them.
+	Shadow bool
 }
 
 // Rate is a limiter's configuration in force, with what its calls derive from it. It is
