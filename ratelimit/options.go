@@ -144,7 +144,8 @@ func Enabled(on bool) Option { return func(s *settings) { s.Config.Disabled = !o
 // at once, without waiting and without an EventWaited event; a Reservation's Delay is 0.
 // The limiter's state thus moves exactly as without shadow, and the calls counted are the
 // ones it would have refused. A call whose context is nil or done on arrival is refused
-// as a disabled limiter refuses it, and a count of permits below 1 is still an error.
+// as without shadow mode (the rejection matches ErrExceeded and the context's error),
+// and a count of permits below 1 is still an error.
 // Default false. The configuration key is rateLimiter.shadow; a reload changes it live.
 func Shadow(on bool) Option { return func(s *settings) { s.Config.Shadow = on } }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/keyed"
 )
 
 // shadowRun is a limiter under test and what it did: the calls it refused and the
@@ -259,11 +260,14 @@ func count(err error) int {
 }
 
 // SPEC SH-7: what is not the limiter's decision is refused in shadow mode as before: a nil
-// or done context, a count below 1; a call for more than the burst is let through.
+// or done context (with the limiter's rejection, as without shadow mode), a count below
+// 1; a call for more than the burst is let through.
 func TestSH7_ShadowLeavesBadCallsRefused(t *testing.T) {
 	l := newLimiter(t, clock.NewManual(), ratelimit.Permits(2), ratelimit.Period(time.Second), ratelimit.Shadow(true))
 	for _, over := range ctxtest.OverContexts() {
-		require.ErrorIs(t, l.Acquire(over.Ctx), over.Want, over.Name)
+		err := l.Acquire(over.Ctx)
+		require.ErrorIs(t, err, over.Want, over.Name)
+		require.ErrorIs(t, err, ratelimit.ErrExceeded, "%s: the rejection it has without shadow mode", over.Name)
 	}
 	var ce *policy.ConfigError
 	require.ErrorAs(t, l.TryAcquireN(0), &ce)
@@ -320,4 +324,93 @@ func TestSH1_ShadowWithABackend(t *testing.T) {
 	res, err = l.Reserve()
 	require.NoError(t, err)
 	assert.Equal(t, time.Second, res.Delay(), "the delay shadow mode did not wait")
+}
+
+// SPEC SH-6, SH-1, SH-3: keys with limits of their own (PerKey), further windows and a
+// MaxWait: the same random sequence of calls through a keyed limiter with and without
+// shadow mode leaves every key with the same permits, ShadowRejected and the events
+// marked shadow count exactly the refusals of the other, and nothing reserved in shadow
+// mode is delayed; reservations canceled in both give back the same.
+func TestSH6_KeyedShadowWithOwnLimits(t *testing.T) {
+	for _, extra := range [][]ratelimit.Option{
+		nil,
+		{ratelimit.MaxWait(500 * time.Millisecond)},
+		{ratelimit.Windows("10/10s")},
+		{ratelimit.Windows("10/10s"), ratelimit.MaxWait(500 * time.Millisecond)},
+	} {
+		for seed := range uint64(10) {
+			rng := rand.New(rand.NewPCG(seed, 11))
+			offClk, onClk := clock.NewManual(), clock.NewManual()
+			opts := append([]ratelimit.Option{ratelimit.Permits(3), ratelimit.Period(time.Second),
+				keyed.PerKey(func(k string) string {
+					if k == "b" {
+						return "2/1s, 5/10s"
+					}
+					if k == "c" {
+						return "5/2s"
+					}
+					return ""
+				})}, extra...)
+			off := newKeyed[string](t, offClk, opts...)
+			var shadowed int
+			on := newKeyed[string](t, onClk, append(opts, ratelimit.Shadow(true), ratelimit.OnEvent(func(e policy.Event) {
+				if e.Kind == ratelimit.EventRejected && e.Attr("shadow").Any() == true && e.Key != "" {
+					shadowed++
+				}
+			}))...)
+			refused := 0
+			for i := range 300 {
+				d := time.Duration(rng.IntN(200)) * time.Millisecond
+				offClk.Advance(d)
+				onClk.Advance(d)
+				key, n := []string{"a", "b", "c"}[rng.IntN(3)], 1+rng.IntN(4)
+				if rng.IntN(2) == 0 {
+					n = 1
+				}
+				switch rng.IntN(5) {
+				case 0:
+					a, b := off.TryAcquire(key, n), on.TryAcquire(key, n)
+					require.NoError(t, b)
+					refused += count(a)
+				case 1:
+					_, a := off.Reserve(key, n)
+					res, b := on.Reserve(key, n)
+					require.NoError(t, b)
+					assert.Zero(t, res.Delay(), "shadow mode delays nothing")
+					refused += count(a)
+				case 2:
+					_, a := off.Reserve(key, n)
+					_, b := on.Reserve(key, n)
+					require.NoError(t, b)
+					refused += count(a)
+				case 3:
+					a, b := off.DecideN(context.Background(), key, n), on.DecideN(context.Background(), key, n)
+					require.True(t, b.Admitted)
+					if !a.Admitted {
+						refused++
+						assert.Zero(t, b.Remaining)
+						assert.Zero(t, b.RetryAfter)
+						a.Admitted, a.RetryAfter = true, 0
+					}
+					assert.Equal(t, a, b, "seed %d step %d", seed, i)
+				case 4:
+					res, a := off.Reserve(key, n)
+					resb, b := on.Reserve(key, n)
+					require.NoError(t, b)
+					refused += count(a)
+					if a == nil && rng.IntN(2) == 0 {
+						res.Cancel()
+						resb.Cancel()
+					}
+				}
+				for _, k := range []string{"a", "b", "c"} {
+					require.Equal(t, off.AvailablePermits(k), on.AvailablePermits(k), "seed %d step %d key %s", seed, i, k)
+				}
+			}
+			require.Positive(t, refused)
+			assert.Zero(t, off.ShadowRejected())
+			assert.Equal(t, uint64(refused), on.ShadowRejected())
+			assert.Equal(t, refused, shadowed)
+		}
+	}
 }
