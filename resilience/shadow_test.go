@@ -59,3 +59,28 @@ func TestSH4_ReloadTogglesShadow(t *testing.T) {
 		})
 	}
 }
+
+// SPEC SH-4: a running adaptive limit takes a change of shadow alone live, from an
+// instance's key or the defaults', whatever its algorithm and other settings.
+func TestSH4_AdaptiveLimitShadowLiveWithAnySettings(t *testing.T) {
+	for _, props := range []map[string]string{
+		{"instances.Svc.adaptiveLimit.algorithm": "aimd"},
+		{"instances.Svc.adaptiveLimit.algorithm": "aimd", "instances.Svc.adaptiveLimit.latencyThreshold": "2s"},
+		{"instances.Svc.adaptiveLimit.algorithm": "gradient2", "instances.Svc.adaptiveLimit.smoothing": "0.3"},
+		{"instances.Svc.adaptiveLimit.algorithm": "vegas"},
+		{"instances.Svc.adaptiveLimit.enabled": "false"},
+		{"instances.Svc.adaptiveLimit.priorityReserve": "0.3", "instances.Svc.adaptiveLimit.initialLimit": "7"},
+		{"defaults.adaptiveLimit.algorithm": "aimd"},
+	} {
+		reg, _ := newRegistry(t, resilience.WithProperties(props))
+		call, err := resilience.Wrap(reg, "Svc", ok, resilience.AdaptiveLimit())
+		require.NoError(t, err)
+		_, _ = call(context.Background())
+		key := "instances.Svc.adaptiveLimit.shadow"
+		require.NoError(t, reg.Reload(with(props, map[string]string{key: "true"})), "%v", props)
+		require.True(t, lookup[*adaptivelimit.Limiter](t, reg, adaptivelimit.Layer, "Svc").Config().Shadow)
+		require.NoError(t, reg.Reload(with(props, map[string]string{"defaults.adaptiveLimit.shadow": "false"})), "%v", props)
+		require.NoError(t, reg.Reload(with(props, map[string]string{"defaults.adaptiveLimit.shadow": "true"})), "%v", props)
+		require.True(t, lookup[*adaptivelimit.Limiter](t, reg, adaptivelimit.Layer, "Svc").Config().Shadow)
+	}
+}

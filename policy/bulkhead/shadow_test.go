@@ -3,7 +3,9 @@ package bulkhead_test
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -172,4 +174,71 @@ func TestSH4_BulkheadShadowChangesLive(t *testing.T) {
 		}
 	}
 	assert.Equal(t, [][]string{{"shadow"}, {"shadow"}}, changed)
+}
+
+// SPEC SH-4, SH-2: synchronous and asynchronous calls of every priority, with and
+// without MaxWait, while shadow mode is switched on and off as fast as a goroutine can:
+// each slot taken is given back once, and none that was not taken, so that every slot
+// is free and nobody waits at the end (run with -race).
+func TestSH4_BulkheadShadowToggledDuringCalls(t *testing.T) {
+	for _, mw := range []time.Duration{0, time.Millisecond} {
+		b, err := bulkhead.New(bulkhead.MaxConcurrent(3), bulkhead.MaxWait(mw), bulkhead.PriorityReserve(0.5))
+		require.NoError(t, err)
+		syncCall := bulkhead.NewPolicy[int](b).Decorate(func(context.Context) (int, error) { return 1, nil })
+		asyncF := bulkhead.NewPolicy[int](b).DecorateAsync(func(context.Context) *async.Future[int] {
+			f, c := async.NewPromise[int]()
+			go c(1, nil)
+			return f
+		})
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		go func() {
+			on := false
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				on = !on
+				cfg := b.Config()
+				cfg.Shadow = on
+				_ = b.Reconfigure(cfg)
+			}
+		}()
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx := policy.WithPriority(context.Background(), policy.Priority(g%4))
+				for range 2000 {
+					if g%2 == 0 {
+						_, _ = syncCall(ctx)
+					} else {
+						_, _ = asyncF(ctx).Await(context.Background())
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(stop)
+		s := b.Snapshot()
+		assert.Equal(t, 3, s.AvailableSlots, "%+v", s)
+		assert.Zero(t, s.Waiting)
+	}
+}
+
+// SPEC SH-8: a call let through in shadow mode, with a listener, allocates nothing.
+func TestSH8_BulkheadShadowAllocatesNothing(t *testing.T) {
+	b, _, _ := newManual(t, bulkhead.MaxConcurrent(1), bulkhead.Shadow(true), bulkhead.OnEvent(func(policy.Event) {}))
+	inner := bulkhead.NewPolicy[int](b).Decorate(func(context.Context) (int, error) { return 0, nil })
+	ctx := context.Background()
+	var allocs float64
+	call := bulkhead.NewPolicy[int](b).Decorate(func(context.Context) (int, error) {
+		allocs = testing.AllocsPerRun(100, func() { _, _ = inner(ctx) })
+		return 0, nil
+	})
+	_, _ = call(ctx)
+	assert.Zero(t, allocs)
+	assert.Positive(t, b.Snapshot().ShadowRejected)
 }

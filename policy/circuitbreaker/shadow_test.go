@@ -154,3 +154,20 @@ func TestSH5_BreakerShadowRecordsWhatHappened(t *testing.T) {
 	_, err = o.call(context.Background(), ok)
 	require.ErrorIs(t, err, cb.ErrOpen)
 }
+
+// SPEC SH-8: a call an open breaker in shadow mode lets through, with a listener,
+// allocates nothing.
+func TestSH8_BreakerShadowAllocatesNothing(t *testing.T) {
+	clk := clock.NewManual()
+	b, err := cb.New(cb.WithClock(clk), cb.SlidingWindowSize(2), cb.MinimumCalls(2), cb.Shadow(true),
+		cb.OnEvent(func(policy.Event) {}))
+	require.NoError(t, err)
+	call := cb.NewPolicy[int](b).Decorate(func(context.Context) (int, error) { return 0, errBoom })
+	_, _ = call(context.Background())
+	_, _ = call(context.Background())
+	require.Equal(t, cb.Open, b.State())
+	ctx := context.Background()
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = call(ctx) }))
+	assert.Equal(t, uint64(101), b.Snapshot().ShadowRejected)
+	assert.Equal(t, cb.Open, b.State())
+}
