@@ -23,14 +23,9 @@ var windowsCfg = ratelimit.Config{Permits: 4, Period: 2 * time.Millisecond, Wind
 // windowsList is windowsCfg's Windows as a Request carries them: one slice for every call.
 var windowsList = []backend.Window{{Permits: 10, Period: 20 * time.Millisecond}, {Permits: 40, Period: time.Second}}
 
-// decideWindowed runs one Reserve with windows on st as its sender would, and returns the
-// grant and the server's clock when Redis decided it.
-func decideWindowed(t *testing.T, st *store, n int, maxWait time.Duration) (backend.Grant, int64) {
-	t.Helper()
-	return decideOn(t, st, windowsList, n, maxWait)
-}
-
-// decideOn is decideWindowed with the list of windows wins.
+// decideOn runs one Reserve with the list of windows wins on st as its sender would, at
+// windowsCfg's Permits per Period, and returns the grant and the server's clock when
+// Redis decided it.
 func decideOn(t *testing.T, st *store, wins []backend.Window, n int, maxWait time.Duration) (backend.Grant, int64) {
 	t.Helper()
 	return decideAt(t, st, windowsCfg, wins, n, maxWait)
