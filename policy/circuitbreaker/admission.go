@@ -116,9 +116,10 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *openEr
 // refuse is the refusal err, at clock time now, of the call whose context is ctx (until
 // as for rejected): rejected, with the zero permit and err; in shadow mode, the call is
 // let through instead, with a permit whose outcome only the recorder is told, started
-// at now, and the refusal is counted and published as shadowed.
+// at now, and the refusal is counted and published as shadowed. A breaker forced open
+// rejects in shadow mode too: that state is an operator's decision, not the breaker's.
 func (b *Breaker) refuse(ctx context.Context, err *openError, now, until int64) (permit, *openError) {
-	if r := b.cur.Load(); r.cfg.Shadow {
+	if r := b.cur.Load(); r.cfg.Shadow && err != b.rej.forcedOpen {
 		return b.letThrough(ctx, r, err, now, until), nil
 	}
 	b.rejected(ctx, err, now, until)

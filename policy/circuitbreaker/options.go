@@ -266,15 +266,17 @@ type Option func(*settings)
 func Enabled(on bool) Option { return func(s *settings) { s.Disabled = !on } }
 
 // Shadow true puts the breaker in shadow mode, a dark launch: it decides every call as
-// usual and refuses none. A call it would refuse (open, forced open, or half-open with
-// every trial taken) runs: it takes no half-open trial and its outcome is not counted in
+// usual and refuses none of its own accord. A call it would refuse (open, or half-open
+// with every trial taken) runs: it takes no half-open trial and its outcome is not counted in
 // the window nor in the trials, so that the breaker's state moves exactly as without
 // shadow mode; it publishes the EventRejected event it would have had, with the attribute
 // "shadow" (true), and is counted in Snapshot.ShadowRejected (and in NotPermittedCalls,
 // as it would have been) and in the metric resilience.circuit_breaker.shadow_rejections.
 // A registry's observer records it as what happened: ResultSucceeded, ResultFailed or
 // ResultIgnored, as the breaker would classify it, with its latency. Default false. The
-// configuration key is circuitBreaker.shadow; a reload changes it live.
+// configuration key is circuitBreaker.shadow; a reload changes it live. A breaker forced
+// open (TransitionTo(ForcedOpen)) still rejects every call: that state is an operator's
+// decision, not the breaker's.
 func Shadow(on bool) Option { return func(s *settings) { s.Shadow = on } }
 
 // FailureRateThreshold sets the failure rate, in percent, at or above which the breaker

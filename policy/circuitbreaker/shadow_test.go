@@ -171,3 +171,21 @@ func TestSH8_BreakerShadowAllocatesNothing(t *testing.T) {
 	assert.Equal(t, uint64(101), b.Snapshot().ShadowRejected)
 	assert.Equal(t, cb.Open, b.State())
 }
+
+// SPEC SH-7: a breaker forced open rejects in shadow mode too, and counts no shadowed
+// rejection; back to closed, it lets calls through as before.
+func TestSH7_ForcedOpenRejectsInShadowMode(t *testing.T) {
+	r := newShadowRun(t, true)
+	require.NoError(t, r.b.TransitionTo(cb.ForcedOpen))
+	for i := range 3 {
+		_, done, err := r.call(context.Background()).Result()
+		require.True(t, done, "call %d", i)
+		require.ErrorIs(t, err, cb.ErrOpen)
+	}
+	assert.Equal(t, 3, r.events)
+	assert.Zero(t, r.shadowed)
+	assert.Zero(t, r.b.Snapshot().ShadowRejected)
+	require.NoError(t, r.b.TransitionTo(cb.Closed))
+	_, done, _ := r.call(context.Background()).Result()
+	assert.False(t, done, "closed again: the call runs")
+}
