@@ -17,10 +17,12 @@ import (
 // otherwise win over code, when the function is wrapped and at every Reload. What the
 // options leave unset still comes from the keys, with the usual precedence: built-in
 // defaults, defaults.<policy>.*, configs.<name>.<policy>.*, instances.<id>.<policy>.*, then
-// the options in code. Each key that a locked value overrules is an ignored override: the
-// registry lists it (LockedOverrides) and reports it once, as an EventLockedOverride
-// event to its listeners, when it is first ignored (the wrap that builds the instance, or
-// the Reload that adds or changes the key).
+// the options in code. Each configs.<name>. or instances.<id>. key that a locked value
+// overrules is an ignored override (a defaults. key, below the code anyway, is not; nor
+// is a configs.<name>. key that an instances.<id>. key hides): the registry lists it
+// (LockedOverrides) and reports it once, as an EventLockedOverride event to its
+// listeners, when it is first ignored (the wrap that builds the instance, or the Reload
+// that adds or changes the key, or removes the instances.<id>. key that hid it).
 //
 // spec must be a policy's spec (RateLimiter, Retry, Timeout, …, Fallback); any other
 // (Order, Use, nil) fails the wrap with R4C-REG-010.

@@ -124,7 +124,9 @@ const (
 //     for a limiter with further windows (Config().Windows, see ratelimit.Windows), one
 //     item more for each, named after the policy with "-2", "-3"…:
 //     "default";q=10;w=1, "default-2";q=1000;w=86400;
-//   - Ratelimit: "default";r=<calls left now>;t=<seconds until the full quota, rounded up>;
+//   - Ratelimit: "default";r=<calls left now>;t=<seconds until the full quota, rounded up>
+//     (with further windows, r is the fewest calls left over all of them and t the time
+//     until every one is full again);
 //
 // the two fields of draft-ietf-httpapi-ratelimit-headers-09 (the shape kept since
 // revision -08); and, with LegacyHeaders, X-RateLimit-Limit, X-RateLimit-Remaining and

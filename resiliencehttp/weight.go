@@ -34,7 +34,7 @@ func Weight(fn func(r *http.Request) int) MiddlewareOption {
 // KeyFunc, Exempt, Weight and the priority options have no effect. Errors are
 // NewMiddleware's, and R4C-REG-010 for a k without a DecideN(ctx, key string, n int)
 // keyed.Decision method (a keyed.Limiter[string] has one). The function is safe for
-// concurrent use; an admitted call allocates nothing in it, but with AlwaysSendHeaders.
+// concurrent use; an admitted call allocates nothing in it unless AlwaysSendHeaders is on.
 func NewLimit(k KeyedLimiter, opts ...MiddlewareOption) (func(w http.ResponseWriter, r *http.Request, key string, n int) bool, error) {
 	m, err := newMiddleware(k, opts)
 	if err != nil {

@@ -29,7 +29,8 @@ type Decision struct {
 	// admitted call. At most the largest Duration.
 	RetryAfter time.Duration
 	// Reset is how long until the key's full burst is free again: its TAT minus now, from
-	// 0 to the largest Duration.
+	// 0 to the largest Duration. With further windows, until every window's full burst is
+	// free: the longest of them (Remaining is then the fewest calls left over them).
 	Reset time.Duration
 }
 

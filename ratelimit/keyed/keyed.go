@@ -322,26 +322,27 @@ var zeroCore core
 
 // Config returns the configuration every key's cell follows, as ratelimit.Limiter's
 // Config does, but for the keys with a limit of their own (see PerKey and SetLimit),
-// which follow it for MaxWait and Disabled only.
+// which follow it for MaxWait, Disabled and Shadow only.
 func (k *Limiter[K]) Config() ratelimit.Config { return ratelimit.Config(k.lim().cur().Cfg) }
 
-// Reconfigure changes the configuration of every key (Permits, Period, MaxWait and
-// Disabled) from the next call, as ratelimit.Limiter.Reconfigure does: c is validated as
-// New validates it, an invalid c returns its *policy.ConfigError and changes nothing, and
-// a change publishes a ConfigChanged event. A change of Permits or Period converts every
-// key's schedule as a Limiter converts its own, before it returns (one shard's keys at a
-// time, each under its shard's lock, which holds back new keys of that shard meanwhile;
-// calls for keys held go on): what each key owes counts at the new rate, and a key that
-// was refused for an hour under a raised quota gets its next permit within one new
-// emission interval. A key idle at the change (every permit back) is left as it is: it
-// admits the new burst at once, as a new key does. With a backend, the keys' in-process
-// schedules (for a store that answers Local) are converted here, and their stores convert
-// their own state at the key's next call. Windows (ratelimit.Config.Windows) change as a
-// Limiter's do, for every key; a key with a limit of its own (PerKey, SetLimit) keeps it,
-// and only MaxWait and Disabled change for it; a keyed limiter built without windows and
-// without a backend cannot be given some (R4C-REG-010). A zero Limiter cannot be
-// reconfigured (R4C-REG-010). Safe for
-// concurrent use.
+// Reconfigure changes the configuration of every key (Permits, Period, MaxWait, Disabled
+// and Shadow) from the next call, as ratelimit.Limiter.Reconfigure does: c is validated
+// as New validates it, an invalid c returns its *policy.ConfigError and changes nothing,
+// and a change publishes a ConfigChanged event. A change of Permits or Period converts
+// every key's schedule as a Limiter converts its own, before it returns (one shard's keys
+// at a time, each under its shard's lock, which holds back new keys of that shard
+// meanwhile; calls for keys held go on): what each key owes counts at the new rate, and a
+// key that was refused for an hour under a raised quota gets its next permit within one
+// new emission interval. A key idle at the change (every permit back) is left as it is:
+// it admits the new burst at once, as a new key does. With a backend, the keys'
+// in-process schedules (for a store that answers Local) are converted here, and their
+// stores convert their own state at the key's next call. Windows
+// (ratelimit.Config.Windows) change as a Limiter's do, for every key; a key with a limit
+// of its own (PerKey, SetLimit) keeps it, and only MaxWait, Disabled and Shadow change
+// for it; a keyed limiter built without windows and without a backend cannot be given
+// some (R4C-REG-010). To turn shadow mode on or off, pass Config() with Shadow changed:
+// no configuration key reaches a keyed limiter, which no registry builds. A zero Limiter
+// cannot be reconfigured (R4C-REG-010). Safe for concurrent use.
 func (k *Limiter[K]) Reconfigure(c ratelimit.Config) error {
 	if c.Windows != "" && (k == nil || (!k.windowed && k.backend == nil)) && k.lim().built() {
 		return errWindowsLater

@@ -30,10 +30,10 @@ import (
 // ratelimit.EventLimitRefused event carries the error (R4C-ATR-005 for a text that is not
 // pairs, R4C-ATR-003, R4C-ATR-002 or R4C-REG-001 for a pair out of range, R4C-ATR-007 for
 // more than 3 further windows, R4C-REG-010 for windows on a limiter built without any and
-// without a backend). A key's own limit replaces Permits, Period and Windows; MaxWait and
-// Disabled stay the limiter's. The function must be safe for concurrent use. Default
-// none: every key follows the limiter's limit. For a key type other than the limiter's,
-// New fails with R4C-REG-010; a ratelimit.Limiter ignores it.
+// without a backend). A key's own limit replaces Permits, Period and Windows; MaxWait,
+// Disabled and Shadow stay the limiter's. The function must be safe for concurrent use.
+// Default none: every key follows the limiter's limit. For a key type other than the
+// limiter's, New fails with R4C-REG-010; a ratelimit.Limiter ignores it.
 //
 // A key on the limiter's limit costs what it costs without PerKey (about 72 bytes at the
 // bound, see Bounds); a key with its own limit costs one more allocation of 48 bytes
@@ -154,8 +154,8 @@ func (k *Limiter[K]) checkN(r *rlcore.Rate, n int) error {
 // back when canceled after it. The limit is kept with the key's cell: a cell evicted (at
 // the bound, or by Sweep once idle) forgets it, and the key's next cell follows PerKey's
 // function, if any, else the limiter's limit. A Reconfigure leaves a key with a limit of
-// its own on it (it changes MaxWait and Disabled for every key, as ever). An invalid
-// limit returns a *policy.ConfigError and changes nothing: codes as PerKey's, and
+// its own on it (it changes MaxWait, Disabled and Shadow for every key, as ever). An
+// invalid limit returns a *policy.ConfigError and changes nothing: codes as PerKey's, and
 // R4C-RLM-001 for a key not equal to itself; a zero Limiter, never built, R4C-REG-010.
 // Safe for concurrent use.
 func (k *Limiter[K]) SetLimit(key K, limit string) error {
