@@ -87,6 +87,8 @@ func (k *Limiter[K]) DecideN(ctx context.Context, key K, n int) Decision {
 	switch {
 	case d.ok && d.windowed: // the fewest over the key's windows
 		out.Remaining = k.multiOf(d.c).Available(&d.c.slots, r, d.now)
+	case d.ok && d.remote && d.free >= 0 && d.r.NMore > 0: // the fewest over the key's windows, as its store told
+		out.Remaining = min(d.free, r.Cfg.Permits)
 	case d.ok && !d.remote && !d.plain && d.c != nil: // the key's schedule, its freed slots included
 		out.Remaining = d.c.slots.Available(d.now, r.Interval, r.Tau, r.Cfg.Permits)
 	case d.ok:

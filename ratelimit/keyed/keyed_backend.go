@@ -47,8 +47,12 @@ func (k *Limiter[K]) takeRemote(ctx context.Context, key K, r *rlcore.Rate, n in
 			// does not tell (Decide's Reset and Remaining then count from the slot's end).
 			// A grant with nothing reserved (its slot all 0) leaves the full burst.
 			ahead := sat.Add(sat.Sub(t.Next, t.At), w)
-			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, gen: t.Epoch, wait: w,
-				ahead: ahead, c: c, ok: true, remote: true, r: rr}, nil
+			d := decision{now: now, prev: t.Prev, next: t.Next, at: t.At, gen: t.Epoch, wait: w,
+				ahead: ahead, c: c, ok: true, remote: true, r: rr, free: -1}
+			if t.Full > 0 && rr.NMore > 0 { // the store told the state of every window
+				d.ahead, d.free = max(ahead, int64(t.Full)), t.Free
+			}
+			return d, nil
 		case backend.Local:
 			d := k.take(ctx, key, r, n, maxWait, k.share)
 			return d, nil

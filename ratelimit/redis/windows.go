@@ -162,10 +162,17 @@ func (s *store) decideWin(ctx context.Context, w *winSet, batch []*waiter) error
 			next := int64(sat.Add(time.Duration(max(prev, at)), time.Duration(x.a.inc)))
 			x.g = backend.Grant{Verdict: backend.Admitted, Wait: time.Duration(wait), Prev: prev, Next: next, At: at, Epoch: res[j+4]}
 			g := winGrant{next: next, at: at, w: w}
+			// What the grant leaves over every pair, for the key's quota in a Decision.
+			full := sat.Sub(next, now)
+			free := gcra.Available(full, x.a.t, sat.Mul(int64(x.a.permits-1), x.a.t), x.a.permits)
 			for m := range w.n {
 				p := join(res[j+7+2*m], res[j+8+2*m])
 				g.slot[m] = [2]int64{p, int64(sat.Add(time.Duration(max(p, at)), time.Duration(sat.Mul(int64(x.a.n), w.t[m]))))}
+				ahead := sat.Sub(g.slot[m][1], now)
+				full = max(full, ahead)
+				free = min(free, gcra.Available(ahead, w.t[m], sat.Mul(int64(w.permits[m]-1), w.t[m]), w.permits[m]))
 			}
+			x.g.Free, x.g.Full = free, time.Duration(max(full, 1))
 			s.remember(g)
 			i++
 		}
