@@ -59,7 +59,11 @@ func (k *Limiter[K]) takeRemote(ctx context.Context, key K, r *rlcore.Rate, n in
 		}
 		// Refused, or a verdict the limiter does not know, which it takes as Refused.
 		_, tol := rr.Weight(n)
-		return decision{now: now, wait: w, ahead: sat.Add(w, tol), remote: true, r: rr}, nil
+		ahead := sat.Add(w, tol)
+		if rr.NMore > 0 { // until every window's burst is free, when the store told it
+			ahead = max(ahead, int64(g.Full))
+		}
+		return decision{now: now, wait: w, ahead: ahead, remote: true, r: rr}, nil
 	}
 	return k.take(ctx, key, r, n, maxWait, 1), nil
 }

@@ -149,8 +149,15 @@ func (s *store) decideWin(ctx context.Context, w *winSet, batch []*waiter) error
 			}
 			wait := max(join(res[j+2], res[j+3]), 0)
 			if code == 0 {
+				// Until every pair's burst is free again: the furthest of their TATs.
+				var full int64
+				for m := range 1 + w.n {
+					if tat := join(res[j+5+2*m], res[j+6+2*m]); tat != 0 {
+						full = max(full, sat.Sub(tat, now))
+					}
+				}
 				for _, x := range batch[i : i+k] {
-					x.g, x.now = backend.Grant{Verdict: backend.Refused, Wait: time.Duration(wait)}, now
+					x.g, x.now = backend.Grant{Verdict: backend.Refused, Wait: time.Duration(wait), Full: time.Duration(full)}, now
 				}
 				i += k
 				continue

@@ -118,8 +118,8 @@ func TestRL30_ExampleWindows(t *testing.T) {
 
 // SPEC RL-30: a keyed limiter's Decide on Redis reports the key's quota over every
 // window, as in-process: Remaining the fewest free over the pairs and Reset until every
-// pair's burst is free again (the HTTP fields say them), for the limiter's windows and a
-// key's own.
+// pair's burst is free again (the HTTP fields say them), for an admitted call and a
+// refused one, for the limiter's windows and a key's own.
 func TestRL30_DecideReportsTheWindowsOnRedis(t *testing.T) {
 	onEach(t, func(t *testing.T) {
 		_, b := newShared(t)
@@ -139,6 +139,10 @@ func TestRL30_DecideReportsTheWindowsOnRedis(t *testing.T) {
 					name+": until the hour window's burst is free again")
 				assert.Equal(t, 2-i, k.AvailablePermits(key), name)
 			}
+			d := k.Decide(context.Background(), key)
+			require.False(t, d.Admitted, name)
+			between(t, d.RetryAfter, 19*time.Minute, 20*time.Minute, name+": the hour window's next permit")
+			between(t, d.Reset, 59*time.Minute, time.Hour, name+": a refusal's Reset is until every pair's burst is free")
 		}
 	})
 }
