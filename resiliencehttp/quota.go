@@ -11,7 +11,7 @@ type keyQuota struct {
 	permits int
 	period  time.Duration
 	windows string
-	burst   int    // the most permits one call may take: the fewest of permits and its windows'
+	burst   int    // the most permits one call may take: the fewest permits of the quota and of its windows
 	policy  string // the Ratelimit-Policy field value
 	limit   string // the X-RateLimit-Limit field value
 }
