@@ -251,3 +251,34 @@ func TestRL19_LocalShareRebaseProperty(t *testing.T) {
 		}
 	}
 }
+
+// SPEC RL-30 (RL-19): with the Local failure policy, a limiter with windows decides every
+// pair at its local share: with a share of 4, a window of 8 per minute lets 2 calls per
+// minute pass in-process, and a weighted call above the share's burst owes it at the
+// share's rate; AvailablePermits says the same. (Fault: the windows were decided at the
+// whole quota, 8 per minute, on every instance.)
+func TestRL30_LocalShareOfEveryWindow(t *testing.T) {
+	clk := clock.NewManual()
+	l, err := ratelimit.New(ratelimit.Name("share-windows"), ratelimit.Permits(100), ratelimit.Period(time.Second),
+		ratelimit.Windows("8/1m"), ratelimit.MaxWait(time.Hour), ratelimit.WithClock(clk), ratelimit.WithBackend(newSharedLocal(4)))
+	require.NoError(t, err)
+	assert.Equal(t, 2, l.Snapshot().AvailablePermits, "the minute window's share, 8/4")
+	assert.Equal(t, 2, passes(l), "2 per minute in-process")
+	clk.Advance(29 * time.Second) // the share's T: 4·7.5s = 30s
+	assert.Zero(t, passes(l))
+	clk.Advance(time.Second)
+	assert.Equal(t, 1, passes(l))
+
+	clk.Advance(time.Hour)
+	require.NoError(t, l.TryAcquireN(4), "above the share's burst of 2, on a full bucket")
+	r, err := l.ReserveN(1)
+	require.NoError(t, err)
+	assert.Equal(t, 90*time.Second, r.Delay(), "4·30s owed, less the burst's 30s of tolerance")
+	r.Cancel()
+
+	// A change of Permits alone keeps the windows, at the share.
+	require.NoError(t, l.Reconfigure(ratelimit.Config{Permits: 200, Period: time.Second, Windows: "8/1m", MaxWait: time.Hour}))
+	clk.Advance(time.Hour)
+	assert.Equal(t, 2, l.Snapshot().AvailablePermits)
+	assert.Equal(t, 2, passes(l))
+}

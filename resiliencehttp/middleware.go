@@ -270,9 +270,16 @@ func (m *middleware) decide(w http.ResponseWriter, r *http.Request, key string, 
 	var d keyed.Decision
 	if n <= 1 || m.decideN == nil {
 		d = m.k.Decide(r.Context(), key)
-	} else if d = m.decideN(r.Context(), key, n); !d.Admitted && d.RetryAfter == 0 && d.Limit >= 1 && n > d.Limit {
-		// More than the key's burst, which no call can take: the request costs the burst.
-		d = m.decideN(r.Context(), key, d.Limit)
+	} else if d = m.decideN(r.Context(), key, n); !d.Admitted && d.RetryAfter == 0 && d.Limit >= 1 {
+		// More than the key's burst, which no call can take: the request costs the burst,
+		// the fewest permits of the key's windows.
+		burst := d.Limit
+		if kq := m.quotaOfKey(d.Limit, d.Period, d.Windows); kq.permits == d.Limit {
+			burst = kq.burst
+		}
+		if n > burst {
+			d = m.decideN(r.Context(), key, burst)
+		}
 	}
 	if !d.Admitted {
 		m.refuse(w, r, d)
@@ -444,30 +451,33 @@ func sfString(s string) string {
 
 // windowItems returns the Ratelimit-Policy items of windows, a limiter's further windows
 // as ratelimit.Config.Windows lists them ("permits/period", separated by commas), each
-// after a comma and named name-2, name-3…; a list that is not of that form is
+// after a comma and named name-2, name-3…, and the fewest permits of a window (0 for
+// none); a list that is not of that form is
 // R4C-ATR-005, a window of permits < 1 R4C-ATR-003, of a period ≤ 0 R4C-ATR-002.
-func windowItems(name, windows string) (string, error) {
+func windowItems(name, windows string) (string, int, error) {
 	var b strings.Builder
-	i := 1
+	i, fewest := 1, 0
 	for w := range strings.SplitSeq(windows, ",") {
 		p, d, found := strings.Cut(strings.TrimSpace(w), "/")
 		permits, perr := strconv.Atoi(strings.TrimSpace(p))
 		period, derr := policy.ParseDuration(d)
 		switch {
 		case !found || perr != nil || derr != nil:
-			return "", r4c.Errorf(r4c.BadNumber, "rateLimiter.windows", windows,
+			return "", 0, r4c.Errorf(r4c.BadNumber, "rateLimiter.windows", windows,
 				"the limiter's Config().Windows must list permits/period pairs separated by commas")
 		case permits < 1:
-			return "", r4c.Errorf(r4c.BadPermits, "rateLimiter.windows", windows,
+			return "", 0, r4c.Errorf(r4c.BadPermits, "rateLimiter.windows", windows,
 				"a window's permits must be at least 1")
 		case period <= 0:
-			return "", r4c.Errorf(r4c.ZeroPeriod, "rateLimiter.windows", windows,
+			return "", 0, r4c.Errorf(r4c.ZeroPeriod, "rateLimiter.windows", windows,
 				"a window's period must be positive")
 		}
-		i++
+		if i++; fewest == 0 || permits < fewest {
+			fewest = permits
+		}
 		b.WriteString(", ")
 		b.WriteString(sfString(name + "-" + strconv.Itoa(i)))
 		b.WriteString(";q=" + strconv.Itoa(permits) + ";w=" + strconv.FormatInt(ceilSeconds(period), 10))
 	}
-	return b.String(), nil
+	return b.String(), fewest, nil
 }

@@ -11,20 +11,22 @@ type keyQuota struct {
 	permits int
 	period  time.Duration
 	windows string
+	burst   int    // the most permits one call may take: the fewest permits of the quota and of its windows
 	policy  string // the Ratelimit-Policy field value
 	limit   string // the X-RateLimit-Limit field value
 }
 
 // quotaFor returns the quota of permits per period, with the further windows.
 func (m *middleware) quotaFor(permits int, period time.Duration, windows string) (keyQuota, error) {
-	q := keyQuota{permits: permits, period: period, windows: windows, limit: strconv.Itoa(permits)}
+	q := keyQuota{permits: permits, period: period, windows: windows, burst: permits, limit: strconv.Itoa(permits)}
 	q.policy = m.name + ";q=" + strconv.Itoa(permits) + ";w=" + strconv.FormatInt(ceilSeconds(period), 10)
 	if windows != "" {
-		more, err := windowItems(m.policyName, windows)
+		more, fewest, err := windowItems(m.policyName, windows)
 		if err != nil {
 			return q, err
 		}
 		q.policy += more
+		q.burst = min(q.burst, fewest)
 	}
 	return q, nil
 }

@@ -165,3 +165,30 @@ func TestHM9_NewLimitAllocatesNothing(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() { limit(w, r, "t", 2); limit(w, r, "t", 1) }))
 	_ = context.Background()
 }
+
+// SPEC HM-8: the key's burst is the fewest permits of its windows: a weight above it, but
+// within Permits, costs that burst too (never a refusal with Retry-After 0 for ever),
+// with the limiter's windows, a key's own, and on a disabled limiter.
+func TestHM8_WeightAboveAWindowsBurst(t *testing.T) {
+	clk := clock.NewManual()
+	for name, opts := range map[string][]ratelimit.Option{
+		"limiter's": {ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.Windows("4/1m")},
+		"own": {ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.Windows("100/1h"),
+			keyed.PerKey(func(string) string { return "10/1s, 4/1m" })},
+		"disabled": {ratelimit.Permits(10), ratelimit.Period(time.Second), ratelimit.Windows("4/1m"), ratelimit.Enabled(false)},
+	} {
+		k := newKeyed(t, clk, opts...)
+		h := middleware(t, k, resiliencehttp.Weight(func(*http.Request) int { return 7 }))(hello)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, request())
+		require.Equal(t, http.StatusOK, w.Code, "%s: 7 of a burst of 4 costs the 4", name)
+		if name == "disabled" {
+			continue
+		}
+		assert.Zero(t, keyedAvailable(k, "192.0.2.1"), name)
+		w = httptest.NewRecorder()
+		h.ServeHTTP(w, request())
+		require.Equal(t, http.StatusTooManyRequests, w.Code, name)
+		assert.NotEqual(t, "0", w.Header().Get("Retry-After"), "%s: the burst is free again in time", name)
+	}
+}

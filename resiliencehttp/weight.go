@@ -10,7 +10,8 @@ import (
 // keyed.Limiter[string] has it; another KeyedLimiter without a DecideN(ctx, key string,
 // n int) keyed.Decision method fails NewMiddleware with R4C-REG-010). A weight below 1
 // counts as 1, so that no request passes free. A weight above the key's burst (Permits,
-// the key's own for a key with a limit of its own), which no call could ever take, costs
+// the key's own for a key with a limit of its own, or the fewest permits of a further
+// window when fewer), which no call could ever take, costs
 // the whole burst: the request passes when its key's full quota is free; its first
 // DecideN is refused by the limiter (an EventRejected event matching
 // ratelimit.ErrExceedsBurst), and a second one takes the burst. The headers report the

@@ -184,4 +184,12 @@ type Grant struct {
 	// (Refused). Never negative: the limiter takes a negative Wait as 0.
 	Wait                  time.Duration
 	Prev, Next, At, Epoch int64
+	// Free and Full tell, for a grant of a Request with Windows, the state of every pair
+	// after it, at the store's decision: Free the fewest single permits free over the
+	// pairs (Permits per Period and each window; Admitted only), Full how long until
+	// every pair's burst is free again (positive when told). A store that does not tell
+	// them leaves both 0: the limiter then reports Permits per Period alone (from Next
+	// and At, or from Wait).
+	Free int
+	Full time.Duration
 }

@@ -13,8 +13,9 @@ import (
 type Decision struct {
 	// Admitted reports whether a permit was taken.
 	Admitted bool
-	// Limit is the key's quota: Permits calls per Period, which is also the burst (the
-	// key's own, for a key with a limit of its own: see PerKey).
+	// Limit is the key's quota: Permits calls per Period, which is also the burst unless
+	// a further window has fewer permits (the key's own, for a key with a limit of its
+	// own: see PerKey).
 	Limit int
 	// Period is the period of the key's quota: Limit calls per Period (the key's own, for
 	// a key with a limit of its own). 0 only for a zero Limiter, never built.
@@ -52,7 +53,7 @@ func (k *Limiter[K]) Decide(ctx context.Context, key K) Decision { return k.Deci
 // DecideN is Decide for a call that takes n permits at once (a request's weight): it
 // takes them if they are all free now, else none, and reports the key's quota after the
 // call. A call for more than the key's burst (Permits, its own for a key with a limit of
-// its own) is refused with RetryAfter 0 and takes nothing: it can never pass (its
+// its own, or the fewest permits of a further window when fewer) is refused with RetryAfter 0 and takes nothing: it can never pass (its
 // Decision's Limit tells the burst, and its EventRejected event carries a refusal
 // matching ratelimit.ErrExceedsBurst); n < 1 is refused likewise, without an event.
 // Allocations are Decide's. Safe for concurrent use. In shadow mode (ratelimit.Shadow) a
@@ -91,6 +92,8 @@ func (k *Limiter[K]) DecideN(ctx context.Context, key K, n int) Decision {
 	switch {
 	case d.ok && d.windowed: // the fewest over the key's windows
 		out.Remaining = k.multiOf(d.c).Available(&d.c.slots, r, d.now)
+	case d.ok && d.remote && d.free >= 0 && d.r.NMore > 0: // the fewest over the key's windows, as its store told
+		out.Remaining = min(d.free, r.Cfg.Permits)
 	case d.ok && !d.remote && !d.plain && d.c != nil: // the key's schedule, its freed slots included
 		out.Remaining = d.c.slots.Available(d.now, r.Interval, r.Tau, r.Cfg.Permits)
 	case d.ok:

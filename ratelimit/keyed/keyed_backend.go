@@ -47,15 +47,23 @@ func (k *Limiter[K]) takeRemote(ctx context.Context, key K, r *rlcore.Rate, n in
 			// does not tell (Decide's Reset and Remaining then count from the slot's end).
 			// A grant with nothing reserved (its slot all 0) leaves the full burst.
 			ahead := sat.Add(sat.Sub(t.Next, t.At), w)
-			return decision{now: now, prev: t.Prev, next: t.Next, at: t.At, gen: t.Epoch, wait: w,
-				ahead: ahead, c: c, ok: true, remote: true, r: rr}, nil
+			d := decision{now: now, prev: t.Prev, next: t.Next, at: t.At, gen: t.Epoch, wait: w,
+				ahead: ahead, c: c, ok: true, remote: true, r: rr, free: -1}
+			if t.Full > 0 && rr.NMore > 0 { // the store told the state of every window
+				d.ahead, d.free = max(ahead, int64(t.Full)), t.Free
+			}
+			return d, nil
 		case backend.Local:
 			d := k.take(ctx, key, r, n, maxWait, k.share)
 			return d, nil
 		}
 		// Refused, or a verdict the limiter does not know, which it takes as Refused.
 		_, tol := rr.Weight(n)
-		return decision{now: now, wait: w, ahead: sat.Add(w, tol), remote: true, r: rr}, nil
+		ahead := sat.Add(w, tol)
+		if rr.NMore > 0 { // until every window's burst is free, when the store told it
+			ahead = max(ahead, int64(g.Full))
+		}
+		return decision{now: now, wait: w, ahead: ahead, remote: true, r: rr}, nil
 	}
 	return k.take(ctx, key, r, n, maxWait, 1), nil
 }

@@ -91,6 +91,7 @@ type decision struct {
 	slot       uint8        // where the key's rlcore.Multi keeps the further windows' slots, when windowed
 	epoch      uint32       // the limiter's conversions before the decision (Limiter.epoch)
 	gen        int64        // the store's Grant.Epoch, when remote
+	free       int          // remote: the fewest permits free over the key's windows, as its store told them; -1 when not told
 }
 
 // shardsFor returns how many shards a keyed limiter of maxKeys has: enough for each to

@@ -149,8 +149,15 @@ func (s *store) decideWin(ctx context.Context, w *winSet, batch []*waiter) error
 			}
 			wait := max(join(res[j+2], res[j+3]), 0)
 			if code == 0 {
+				// Until every pair's burst is free again: the furthest of their TATs.
+				var full int64
+				for m := range 1 + w.n {
+					if tat := join(res[j+5+2*m], res[j+6+2*m]); tat != 0 {
+						full = max(full, sat.Sub(tat, now))
+					}
+				}
 				for _, x := range batch[i : i+k] {
-					x.g, x.now = backend.Grant{Verdict: backend.Refused, Wait: time.Duration(wait)}, now
+					x.g, x.now = backend.Grant{Verdict: backend.Refused, Wait: time.Duration(wait), Full: time.Duration(full)}, now
 				}
 				i += k
 				continue
@@ -162,10 +169,17 @@ func (s *store) decideWin(ctx context.Context, w *winSet, batch []*waiter) error
 			next := int64(sat.Add(time.Duration(max(prev, at)), time.Duration(x.a.inc)))
 			x.g = backend.Grant{Verdict: backend.Admitted, Wait: time.Duration(wait), Prev: prev, Next: next, At: at, Epoch: res[j+4]}
 			g := winGrant{next: next, at: at, w: w}
+			// What the grant leaves over every pair, for the key's quota in a Decision.
+			full := sat.Sub(next, now)
+			free := gcra.Available(full, x.a.t, sat.Mul(int64(x.a.permits-1), x.a.t), x.a.permits)
 			for m := range w.n {
 				p := join(res[j+7+2*m], res[j+8+2*m])
 				g.slot[m] = [2]int64{p, int64(sat.Add(time.Duration(max(p, at)), time.Duration(sat.Mul(int64(x.a.n), w.t[m]))))}
+				ahead := sat.Sub(g.slot[m][1], now)
+				full = max(full, ahead)
+				free = min(free, gcra.Available(ahead, w.t[m], sat.Mul(int64(w.permits[m]-1), w.t[m]), w.permits[m]))
 			}
+			x.g.Free, x.g.Full = free, time.Duration(max(full, 1))
 			s.remember(g)
 			i++
 		}

@@ -115,3 +115,34 @@ func TestRL30_ExampleWindows(t *testing.T) {
 	windowsExample(&out, c, rlredis.UniquePrefix(t))
 	assert.Equal(t, "admitted 10 of 12\n{search} expires in 1s\n{search}:win:1000:86400000000000 expires in 14m24s\n", out.String())
 }
+
+// SPEC RL-30: a keyed limiter's Decide on Redis reports the key's quota over every
+// window, as in-process: Remaining the fewest free over the pairs and Reset until every
+// pair's burst is free again (the HTTP fields say them), for an admitted call and a
+// refused one, for the limiter's windows and a key's own.
+func TestRL30_DecideReportsTheWindowsOnRedis(t *testing.T) {
+	onEach(t, func(t *testing.T) {
+		_, b := newShared(t)
+		for name, opts := range map[string][]ratelimit.Option{
+			"limiter's": {ratelimit.Windows("3/1h")},
+			"own":       {keyed.PerKey(func(string) string { return "10/1s, 3/1h" })},
+		} {
+			k, err := keyed.New[string](append([]ratelimit.Option{ratelimit.Name("d"), ratelimit.Permits(10),
+				ratelimit.Period(time.Second), ratelimit.WithBackend(b)}, opts...)...)
+			require.NoError(t, err)
+			key := "k-" + name
+			for i := range 3 {
+				d := k.Decide(context.Background(), key)
+				require.True(t, d.Admitted, name)
+				assert.Equal(t, 2-i, d.Remaining, "%s: call %d: the hour window's", name, i)
+				between(t, d.Reset, time.Duration(i+1)*20*time.Minute-time.Minute, time.Duration(i+1)*20*time.Minute,
+					name+": until the hour window's burst is free again")
+				assert.Equal(t, 2-i, k.AvailablePermits(key), name)
+			}
+			d := k.Decide(context.Background(), key)
+			require.False(t, d.Admitted, name)
+			between(t, d.RetryAfter, 19*time.Minute, 20*time.Minute, name+": the hour window's next permit")
+			between(t, d.Reset, 59*time.Minute, time.Hour, name+": a refusal's Reset is until every pair's burst is free")
+		}
+	})
+}

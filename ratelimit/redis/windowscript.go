@@ -13,9 +13,9 @@ package redis
 //	    alike, with the same wait), else every TAT moves to max(TAT, now + wait) + inc.
 //	    The freed slots are not taken (a conversion of the rate drops them, as 'r''s).
 //	    Returns now, as a pair, then one record of 7 + 2·windows numbers per answer:
-//	    {0, k, wait, count, 0...} for k refused, {1, 1, wait, count, prev, each window's
-//	    prev} for one reserved, wait, prev and the windows' prev as pairs, prev being the
-//	    TAT before (0,0 without one).
+//	    {0, k, wait, count, TAT, each window's TAT} for k refused, {1, 1, wait, count,
+//	    prev, each window's prev} for one reserved, wait, the TATs and prevs as pairs, prev
+//	    being the TAT before (0,0 without one, as a TAT).
 //	'c' cancel: ARGV[9..] are, for each window, the reservation's prev and next there, as
 //	    pairs: a window whose TAT is still next moves back to prev, after the check of
 //	    at and the count, whatever the TAT of Permits per Period does.
@@ -89,7 +89,9 @@ const windowOps = `elseif op == 'w' then
       out[no + 1], out[no + 2], out[no + 5] = 0, k, ep
       if lt(mws, mwn, ws, wn) then
         out[no + 3], out[no + 4] = ws, wn
-        for x = no + 6, no + 7 + 2 * nw do out[x] = 0 end
+        out[no + 6], out[no + 7] = 0, 0
+        if v then out[no + 6], out[no + 7] = ts, tn end
+        for i = 1, nw do out[no + 6 + 2 * i], out[no + 7 + 2 * i] = wt[i][1], wt[i][2] end
         k = 0
       else
         if ws < 0 then ws, wn = 0, 0 end

@@ -56,12 +56,14 @@ func (m *Multi) Use(r *Rate) {
 }
 
 // windows returns the rate whose further windows m's TATs are: the one m was given, else
-// r. Called with m.mu held.
+// r; r itself when it has the same windows (the same Cfg.Windows), which may be at a
+// local share (see Rate.LocalShare), so that a limiter whose store answers Local decides
+// every window at its share. Called with m.mu held.
 func (m *Multi) windows(r *Rate) *Rate {
-	if m.win != nil {
-		return m.win
+	if m.win == nil || r.Cfg.Windows == m.win.Cfg.Windows {
+		return r
 	}
-	return r
+	return m.win
 }
 
 // Take reserves n permits (1..r.Limit) at now for a call that may wait up to maxWait, on
