@@ -55,17 +55,21 @@ func (k *Limiter[K]) TryAcquire(key K, n int) error {
 							i = (i + 1) & t.mask
 							continue
 						}
-						rr := e.slots.RateOr(r) // the key's own rate, if it has one
-						if rr.NMore > 0 {
-							return k.tryAcquire(key, r, 1)
-						}
 						now := k.base.now()
 						var prev, wait int64
 						var ok bool
-						if e.slots.None() {
-							prev, _, wait, ok = rlcore.GCRA(&e.slots.TAT, rr.Interval, rr.Tau, now, 0)
+						if e.slots.Bare() { // most keys: GCRA at the limiter's rate
+							prev, _, wait, ok = rlcore.GCRA(&e.slots.TAT, r.Interval, r.Tau, now, 0)
 						} else {
-							prev, _, wait, ok = e.slots.TakeFreed(now, rr.Interval, rr.Tau, 0)
+							rr := e.slots.RateOr(r) // the key's own rate, if it has one
+							switch {
+							case rr.NMore > 0:
+								return k.tryAcquire(key, r, 1)
+							case e.slots.None():
+								prev, _, wait, ok = rlcore.GCRA(&e.slots.TAT, rr.Interval, rr.Tau, now, 0)
+							default:
+								prev, _, wait, ok = e.slots.TakeFreed(now, rr.Interval, rr.Tau, 0)
+							}
 						}
 						if ok || prev != rlcore.DeadTAT {
 							return k.tried(key, r, now, wait, ok)

@@ -79,6 +79,10 @@ func (s *Schedule) RateOr(def *Rate) *Rate {
 	return def
 }
 
+// Bare reports whether the schedule has neither a rate of its own nor a freed slot set:
+// then take is GCRA on the TAT at the limiter's rate. One load of the set's pointer.
+func (s *Schedule) Bare() bool { return s.freed.Load() == nil }
+
 // Own reports whether the schedule has its own rate (see SetOwn).
 func (s *Schedule) Own() bool {
 	f := s.freed.Load()
