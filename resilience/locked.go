@@ -83,7 +83,7 @@ func (u unlockable) build(_ *Registry, wrapID string, _ reflect.Type) (any, func
 	if u.spec != nil {
 		what = "a spec of type " + reflect.TypeOf(u.spec).String()
 	}
-	return nil, nil, r4c.Errorf(r4c.BadSpec, "locked", wrapID, "Locked takes a policy's spec (RateLimiter, Retry, …), not %s", what)
+	return nil, nil, r4c.Errorf(r4c.BadSpec, "locked", wrapID, "Locked takes the spec of a policy layer, not %s", what)
 }
 
 // overruled returns the keys of scopes (configs.<name> and instances.<id>, lowest
