@@ -154,9 +154,9 @@ func (l *Limiter) sleep(ctx context.Context, prev, next, now, wait int64, ep uin
 }
 
 // reserveCtx takes n permits within MaxWait and, when ctx has a deadline, before it: a
-// permit that would come after the deadline is useless, and is refused unreserved (SPEC
-// RL-8). A refusal is published and recorded, and returned as the rejection to give: the
-// limiter's plain one, or the one that also matches context.DeadlineExceeded. A permit
+// permit that would come after the deadline is useless, and is refused unreserved. A
+// refusal is published and recorded, and returned as the rejection to give: the limiter's
+// plain one, or the one that also matches context.DeadlineExceeded. A permit
 // reserved is not recorded: the caller records it once the call is let through. With
 // MaxWait > 0 and a deadline, it reads the real time left: with a manual clock, the
 // virtual wait is compared with the real time left before the deadline. In shadow mode, a

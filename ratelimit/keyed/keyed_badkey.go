@@ -12,7 +12,7 @@ import (
 // holding one) would never be found again, so each of its calls would get a new cell with
 // a full burst and take a place; a key of an interface type holding a value that
 // cannot be compared (a slice, a map, a function) cannot be hashed at all. Every call
-// refuses such a key with codeBadKey (SPEC RL-28). The check is chosen once, from K: key
+// refuses such a key with codeBadKey. The check is chosen once, from K: key
 // types that can hold neither a float nor an interface pay nothing.
 
 // codeBadKey is the code of the error that refuses a call for a key that is not equal to

@@ -47,7 +47,7 @@ type keyedShard[K comparable] struct {
 	_     [104]byte // 24 bytes of fields + 104: no 64-byte cache line holds two shards' fields
 }
 
-// cell is one key's state: its schedule (SPEC RL-1, RL-9); with a backend, its in-process
+// cell is one key's state: its schedule, with its freed slots; with a backend, its in-process
 // fallback. It is the first field of the key's entry.
 type cell struct {
 	slots rlcore.Schedule
@@ -169,7 +169,7 @@ func strShardHash(s string, seed uint64) uint64 {
 	return hi ^ lo
 }
 
-// take runs GCRA (SPEC RL-1…RL-7) on key's cell, made if needed, reserving a permit that
+// take runs GCRA on key's cell, made if needed, reserving a permit that
 // comes within maxWait; key is bounded (see bounded). A cell found without the shard's
 // lock may be evicted meanwhile: the decision then finds it dead, takes nothing, and is
 // made again under the lock, where no cell is evicted.

@@ -29,7 +29,7 @@ import (
 //
 // Every permit granted holds a slot of the schedule, a stretch of N·T that no other permit
 // holds, whose start is at or after the permit's time and whose end at most Permits·T
-// after it: that is what bounds every window (SPEC RL-5). A reservation appended at the TAT
+// after it: that is what bounds every window. A reservation appended at the TAT
 // holds [max(TAT, now), +N·T). A canceled reservation that is the last one moves the TAT
 // back to its start; one that others stand behind leaves its slot, from now on, in
 // KEYS[2]: at most maxFreed slots "start-end", each time as seconds.nanoseconds since the
