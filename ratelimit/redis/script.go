@@ -211,6 +211,19 @@ local function convert(list, xs, xn, p)
   local ds = math.floor(d / E)
   ts, tn = norm(nows + ds, nown + (d - ds * E))
 end
+-- reconvert converts, for 'a' and 'v', a TAT ahead of now that was written at another
+-- rate than T = (xs, xn), Permits p (see convert), and keeps it, the freed slots dropped.
+-- It returns true when it converted; or nil and the freed slots key's data error reply.
+local function reconvert(xs, xn, p)
+  if not (rs and v and lt(nows, nown, ts, tn) and differs(xs, xn, p)) then return false end
+  local list, err = freed()
+  if not list then return nil, err end
+  convert(list, xs, xn, p)
+  rs, rn, rp, ep = xs, xn, p, ep + 1
+  settle()
+  keep({})
+  return true
+end
 
 ` + windowHelpers + `
 if op == 'r' then
@@ -375,15 +388,9 @@ elseif op == 'c' then
   return {1}
 elseif op == 'a' then
   local xs, xn, p = arg(2), arg(3), arg(4)
-  if rs and v and lt(nows, nown, ts, tn) and differs(xs, xn, p) then
-    local list, err = freed()
-    if not list then return err end
-    convert(list, xs, xn, p)
-    rs, rn, rp, ep = xs, xn, p, ep + 1
-    settle()
-    keep({})
-    if not lt(nows, nown, ts, tn) then v = nil end
-  end
+  local done, err = reconvert(xs, xn, p)
+  if err then return err end
+  if done and not lt(nows, nown, ts, tn) then v = nil end
   if not v then return {0, 0, 0, nows, nown} end
   local r = {1, ts, tn, nows, nown}
   if lt(nows, nown, ts, tn) then

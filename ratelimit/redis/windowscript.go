@@ -125,14 +125,8 @@ elseif op == 'v' then
   -- The available permits with further windows: the TAT (0, 0 without one) and each
   -- window's, after the conversion of 'a', with now first.
   local xs, xn, p = arg(2), arg(3), arg(4)
-  if rs and v and lt(nows, nown, ts, tn) and differs(xs, xn, p) then
-    local list, err = freed()
-    if not list then return err end
-    convert(list, xs, xn, p)
-    rs, rn, rp, ep = xs, xn, p, ep + 1
-    settle()
-    keep({})
-  end
+  local _, err = reconvert(xs, xn, p)
+  if err then return err end
   local r = {nows, nown, 0, 0}
   if v then r[3], r[4] = ts, tn end
   for i = 3, #KEYS do
