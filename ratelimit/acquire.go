@@ -137,6 +137,21 @@ func (l *Limiter) acquire(ctx context.Context, r *rate, n int) error {
 	return l.sleep(ctx, prev, next, now, wait, ep)
 }
 
+// waitFor waits the Delay of res, reserved for the call with ctx (and published as its
+// wait), counted in Waiting; then it records the call admitted. When ctx ends first, it
+// cancels res and returns the rejection.
+func (l *Limiter) waitFor(ctx context.Context, res rlcore.Reservation) error {
+	l.waiting.Add(1)
+	err := l.base.Clk.Sleep(ctx, res.Delay)
+	l.waiting.Add(-1)
+	if err != nil {
+		res.Cancel()
+		return l.rejectContext(ctx, l.eventTime(), 0, err)
+	}
+	l.admitted(ctx, int64(res.Delay))
+	return nil
+}
+
 // sleep waits wait from now for the permit the call with ctx reserved (the TAT moved
 // from prev to next, after ep conversions), and gives it back if ctx ends first. Apart from acquire, so that
 // the calls that do not wait run no code of it.

@@ -138,15 +138,7 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 		return nil
 	}
 	l.publishWaited(ctx, l.eventTime(), int64(res.Delay))
-	l.waiting.Add(1) // counted as an in-process limiter's, and as its scheduled async calls
-	err = l.base.Clk.Sleep(ctx, res.Delay)
-	l.waiting.Add(-1)
-	if err != nil {
-		res.Cancel()
-		return l.rejectContext(ctx, l.eventTime(), 0, err)
-	}
-	l.admitted(ctx, int64(res.Delay))
-	return nil
+	return l.waitFor(ctx, res) // counted as an in-process limiter's, and as its scheduled async calls
 }
 
 // refuseGrant publishes and records the refusal of the call with ctx whose store (or local

@@ -45,15 +45,7 @@ func (w windowed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error
 		l.admitted(ctx, 0)
 		return nil
 	}
-	l.waiting.Add(1)
-	err = l.base.Clk.Sleep(ctx, res.Delay)
-	l.waiting.Add(-1)
-	if err != nil {
-		res.Cancel()
-		return l.rejectContext(ctx, l.now(), 0, err)
-	}
-	l.admitted(ctx, int64(res.Delay))
-	return nil
+	return l.waitFor(ctx, res)
 }
 
 // reserve takes n permits within MaxWait and, when ctx has a deadline, before it, as the
