@@ -219,28 +219,9 @@ func (s *store) decide(ctx context.Context, batch []*waiter) error {
 
 // decideRun is decide for requests without further windows.
 func (s *store) decideRun(ctx context.Context, batch []*waiter) error {
-	argv := s.command(cmdHeader, 10*len(batch))
-	argv = append(argv, "r")
-	for i := 0; i < len(batch); {
-		w, k := batch[i], 1
-		for i+k < len(batch) && batch[i+k].a == w.a && batch[i+k].mw == w.mw {
-			k++
-		}
-		mwS, mwN := split(w.mw)
-		argv = append(argv, w.a.args[0], w.a.args[1], w.a.args[2], w.a.args[3], mwS, mwN, int64(k),
-			w.a.args[4], w.a.args[5], w.a.args[6])
-		i += k
-	}
-	res, err := s.run(ctx, nil, argv)
-	s.done(argv)
-	if err != nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for _, w := range batch {
-			w.g = s.failed(w.a.t)
-		}
-		return nil
+	res, ok, err := s.send(ctx, nil, "r", batch)
+	if !ok {
+		return err
 	}
 	i, j := 0, 2 // the next request, the next run of answers in res
 	if len(res) >= 2 {
@@ -282,12 +263,55 @@ func (s *store) decideRun(ctx context.Context, batch []*waiter) error {
 		}
 	}
 	if i != len(batch) || j != len(res) {
-		s.keyFailed(fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0]))
-		for _, w := range batch[i:] {
-			w.g = s.failed(w.a.t)
-		}
+		s.unexpected(res, batch[i:])
 	}
 	return nil
+}
+
+// send runs the script's op for batch, requests alike (the same rate, weight and
+// MaxWait) sent as one run, each with the further windows' arguments when w is not nil,
+// and returns the reply, ok. When the script does not answer, it returns ctx's error if
+// ctx ended, else nil and every request of batch answered by the failure policy; ok is
+// false either way.
+func (s *store) send(ctx context.Context, w *winSet, op string, batch []*waiter) ([]int64, bool, error) {
+	hdr, per := cmdHeader, 10
+	if w != nil {
+		hdr, per = cmdHeader+w.n, 10+4*w.n
+	}
+	argv := s.command(hdr, per*len(batch))
+	argv = append(argv, op)
+	for i := 0; i < len(batch); {
+		x, k := batch[i], 1
+		for i+k < len(batch) && batch[i+k].a == x.a && batch[i+k].mw == x.mw {
+			k++
+		}
+		mwS, mwN := split(x.mw)
+		argv = append(argv, x.a.args[0], x.a.args[1], x.a.args[2], x.a.args[3], mwS, mwN, int64(k),
+			x.a.args[4], x.a.args[5], x.a.args[6])
+		argv = append(argv, x.a.wargs...)
+		i += k
+	}
+	res, err := s.run(ctx, w, argv)
+	s.done(argv)
+	if err != nil {
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		for _, x := range batch {
+			x.g = s.failed(x.a.t)
+		}
+		return nil, false, nil
+	}
+	return res, true, nil
+}
+
+// unexpected reports a reply of the script that does not answer the requests rest, and
+// answers them by the failure policy.
+func (s *store) unexpected(res []int64, rest []*waiter) {
+	s.keyFailed(fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0]))
+	for _, x := range rest {
+		x.g = s.failed(x.a.t)
+	}
 }
 
 // command returns a slice of hdr elements for a command's header, which runScript fills,

@@ -113,30 +113,9 @@ func (s *store) argsWin(req backend.Request) *rateArgs {
 // ('w'): each answer is a record of 7 + 2·windows numbers, {code, k, wait, count, prev,
 // each window's prev}, wait, prev and each window's prev as pairs.
 func (s *store) decideWin(ctx context.Context, w *winSet, batch []*waiter) error {
-	hdr := cmdHeader + w.n
-	argv := s.command(hdr, (10+4*w.n)*len(batch))
-	argv = append(argv, "w")
-	for i := 0; i < len(batch); {
-		x, k := batch[i], 1
-		for i+k < len(batch) && batch[i+k].a == x.a && batch[i+k].mw == x.mw {
-			k++
-		}
-		mwS, mwN := split(x.mw)
-		argv = append(argv, x.a.args[0], x.a.args[1], x.a.args[2], x.a.args[3], mwS, mwN, int64(k),
-			x.a.args[4], x.a.args[5], x.a.args[6])
-		argv = append(argv, x.a.wargs...)
-		i += k
-	}
-	res, err := s.run(ctx, w, argv)
-	s.done(argv)
-	if err != nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for _, x := range batch {
-			x.g = s.failed(x.a.t)
-		}
-		return nil
+	res, ok, err := s.send(ctx, w, "w", batch)
+	if !ok {
+		return err
 	}
 	rec := 7 + 2*w.n
 	i, j := 0, 2
@@ -185,10 +164,7 @@ func (s *store) decideWin(ctx context.Context, w *winSet, batch []*waiter) error
 		}
 	}
 	if i != len(batch) || j != len(res) {
-		s.keyFailed(fmt.Errorf("ratelimit/redis: unexpected reply %v from the script on %s", res, s.keys[0]))
-		for _, x := range batch[i:] {
-			x.g = s.failed(x.a.t)
-		}
+		s.unexpected(res, batch[i:])
 	}
 	return nil
 }
