@@ -15,15 +15,17 @@ import (
 // LocalShare returns the number of instances expected to share each quota (Instances)
 // when the failure policy is Local, and 1 otherwise: the limiters of the Local verdict
 // take 1/LocalShare of their quota in-process.
-func (b *redisBackend) LocalShare() int {
+func (b *Backend) LocalShare() int {
 	if b == nil || b.cfg.OnFailure != backend.Local {
 		return 1
 	}
 	return b.cfg.Instances
 }
 
-// redisBackend keeps rate limiters' state in Redis (see New).
-type redisBackend struct {
+// Backend keeps rate limiters' state in Redis (see New): give it to ratelimit.WithBackend,
+// to a keyed limiter, or to a registry with resilience.WithRateLimiterBackend. It is safe
+// for concurrent use. Call Close when the process no longer needs it.
+type Backend struct {
 	client goredis.Scripter
 	cfg    config
 	// bounded: the client bounds its own I/O by the context's deadline
@@ -81,7 +83,7 @@ func (c *ownCall) Deadline() (time.Time, bool) { return c.at, true }
 // (rather than its deadline) bounds, for a free connection of the client's pool, may end
 // up to a grain sooner than the timeout. Any other ctx gets a context of its own, which
 // keeps its values and ends with it.
-func (b *redisBackend) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+func (b *Backend) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	if ctx != context.Background() || b.grain <= 0 || !b.bounded {
 		return context.WithTimeout(ctx, b.cfg.Timeout)
 	}
@@ -98,7 +100,7 @@ func (b *redisBackend) bound(ctx context.Context) (context.Context, context.Canc
 
 func noCancel() {}
 
-var _ backend.Backend = (*redisBackend)(nil)
+var _ backend.Backend = (*Backend)(nil)
 
 // New returns a backend that keeps rate limiters' state in Redis, on client: a
 // *redis.Client, *redis.ClusterClient, *redis.Ring or any other redis.Scripter. Give it
@@ -219,16 +221,7 @@ var _ backend.Backend = (*redisBackend)(nil)
 // while one node is down needs cluster-require-full-coverage no: otherwise Redis itself
 // refuses every key once a slot has no node. Give the ClusterClient
 // ContextTimeoutEnabled, so that Timeout bounds each call without a helper goroutine.
-func New(client goredis.Scripter, opts ...Option) (backend.Backend, error) {
-	b, err := newBackend(client, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// newBackend is New, returning the backend itself.
-func newBackend(client goredis.Scripter, opts ...Option) (*redisBackend, error) {
+func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
 	if nilcheck.Is(client) {
 		return nil, r4c.Errorf(r4c.BadSpec, "redis.client", "", "a Redis client is required")
 	}
@@ -242,7 +235,7 @@ func newBackend(client goredis.Scripter, opts ...Option) (*redisBackend, error) 
 		return nil, err
 	}
 	_, cluster := client.(*goredis.ClusterClient)
-	return &redisBackend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client), cluster: cluster,
+	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client), cluster: cluster,
 		grain: min(cfg.Timeout/16, maxGrain)}, nil
 }
 
@@ -261,7 +254,7 @@ func boundsItself(c goredis.Scripter) bool {
 
 // nodeOf returns the node that holds key, from memory: "" when the client's nodes cannot
 // be named, or the cluster's slot map is not loaded.
-func (b *redisBackend) nodeOf(key string) nodeRef {
+func (b *Backend) nodeOf(key string) nodeRef {
 	if b.node == nil {
 		return nodeRef{}
 	}
@@ -269,14 +262,18 @@ func (b *redisBackend) nodeOf(key string) nodeRef {
 }
 
 // key returns the Redis key of the limiter named name: "{" + prefix + name + "}".
-func (b *redisBackend) key(name string) string { return "{" + b.cfg.Prefix + name + "}" }
+func (b *Backend) key(name string) string { return "{" + b.cfg.Prefix + name + "}" }
 
 // Bind returns the store of one limiter, keyed by its id (its Name). It does not contact
 // Redis. Its error (*policy.ConfigError), which fails the limiter's build, is R4C-REG-010
 // for a backend not made by New.
-func (b *redisBackend) Bind(bd backend.Binding) (backend.Store, error) {
+func (b *Backend) Bind(bd backend.Binding) (backend.Store, error) {
 	if b == nil || b.client == nil {
 		return nil, r4c.Errorf(r4c.BadSpec, "redis.backend", "", "a backend made by redis.New is required")
 	}
 	return newStore(b, bd), nil
 }
+
+// Close ends the backend's use by this process. It is safe to call more than once and from
+// several goroutines, and it does not close the client. It returns nil.
+func (b *Backend) Close() error { return nil }

@@ -14,8 +14,8 @@ import (
 // A nil backend, or one not made by New, fails the limiter's build with R4C-REG-010.
 // (Fault: Bind on a nil backend panicked.)
 func TestBind_NilOrZeroBackend(t *testing.T) {
-	var nilBackend *redisBackend
-	for name, b := range map[string]*redisBackend{"nil": nilBackend, "zero": {}} {
+	var nilBackend *Backend
+	for name, b := range map[string]*Backend{"nil": nilBackend, "zero": {}} {
 		var err error
 		require.NotPanics(t, func() {
 			_, err = ratelimit.New(ratelimit.Permits(1), ratelimit.Period(time.Second), ratelimit.WithBackend(b))

@@ -88,7 +88,7 @@ func TestRL18_PlainClientOfAClusterNodeFailsLoudly(t *testing.T) {
 	var cnt commandCount
 	plain.AddHook(&cnt)
 
-	b, err := newBackend(plain, Prefix(prefix), Timeout(time.Second), OnFailure(backend.Refused))
+	b, err := New(plain, Prefix(prefix), Timeout(time.Second), OnFailure(backend.Refused))
 	require.NoError(t, err)
 	var log healthLog
 	l, err := ratelimit.New(ratelimit.Name(name), ratelimit.Permits(5), ratelimit.Period(time.Second),
@@ -117,7 +117,7 @@ func TestRL18_PlainClientOfAClusterNodeFailsLoudly(t *testing.T) {
 func TestRL18_PanickingListenerLosesNoOtherEvent(t *testing.T) {
 	const every = time.Second
 	clk := clock.NewManual()
-	b := &redisBackend{cfg: config{ProbeInterval: every}}
+	b := &Backend{cfg: config{ProbeInterval: every}}
 	entered, release := make(chan struct{}), make(chan struct{})
 	var first atomic.Bool
 	slowA := func(policy.Event) { // A's listener: slow on its first event
@@ -165,9 +165,9 @@ func TestRL18_NodeThatLostItsSlotsRecovers(t *testing.T) {
 	// None of the keys called below may be in slot 10922, which stays on node 1 (see
 	// below): the prefix, unique to the run, moves every key's slot, so take one for
 	// which none is. (Fault: with a prefix drawn once, one run in about 80 had such a key.)
-	var b *redisBackend
+	var b *Backend
 	for try := 0; b == nil; try++ {
-		cand, err := newBackend(c, Prefix(fmt.Sprintf("%s%d:", UniquePrefix(t), try)), Timeout(300*time.Millisecond),
+		cand, err := New(c, Prefix(fmt.Sprintf("%s%d:", UniquePrefix(t), try)), Timeout(300*time.Millisecond),
 			OnFailure(backend.Refused), ProbeInterval(probe))
 		require.NoError(t, err)
 		if !slices.ContainsFunc(lo.Range(200), func(i int) bool {
@@ -238,7 +238,7 @@ func TestRL18_UnloadedSlotMapLookedUpOncePerInterval(t *testing.T) {
 		DialTimeout: 100 * time.Millisecond, MaxRetries: -1})
 	c.OnNewNode(func(n *goredis.Client) { n.AddHook(&cnt) })
 	defer c.Close()
-	b, err := newBackend(c, Prefix(UniquePrefix(t)), Timeout(200*time.Millisecond), OnFailure(backend.Refused), ProbeInterval(time.Hour))
+	b, err := New(c, Prefix(UniquePrefix(t)), Timeout(200*time.Millisecond), OnFailure(backend.Refused), ProbeInterval(time.Hour))
 	require.NoError(t, err)
 	l, err := ratelimit.New(ratelimit.Name("unloaded"), ratelimit.Permits(5), ratelimit.Period(time.Second),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b))
@@ -260,7 +260,7 @@ func TestRL18_KeyedBackendEventsNameTheLimiterAndTheKey(t *testing.T) {
 	defer c.Close()
 	for _, key := range []string{"", "a:b", "x"} {
 		var log healthLog
-		b2, err := newBackend(c, Timeout(100*time.Millisecond), OnFailure(backend.Refused), ProbeInterval(time.Hour))
+		b2, err := New(c, Timeout(100*time.Millisecond), OnFailure(backend.Refused), ProbeInterval(time.Hour))
 		require.NoError(t, err)
 		k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(5), ratelimit.Period(time.Second),
 			ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b2), ratelimit.OnEvent(log.add))
@@ -291,7 +291,7 @@ func TestRL18_ClusterSlotsFuncOncePerInterval(t *testing.T) {
 			return nil, errors.New("discovery unavailable")
 		}})
 	defer c.Close()
-	b, err := newBackend(c, Timeout(200*time.Millisecond), OnFailure(backend.Refused), ProbeInterval(time.Hour))
+	b, err := New(c, Timeout(200*time.Millisecond), OnFailure(backend.Refused), ProbeInterval(time.Hour))
 	require.NoError(t, err)
 	l, err := ratelimit.New(ratelimit.Name("slotsfunc"), ratelimit.Permits(5), ratelimit.Period(time.Second),
 		ratelimit.WithClock(clock.NewManual()), ratelimit.WithBackend(b))

@@ -77,7 +77,7 @@ func gatedStore(t *testing.T, g *gate, cfg ratelimit.Config, opts ...Option) *st
 	// test does) would otherwise answer the first EVALSHA with NOSCRIPT, and EVAL follow.
 	require.NoError(t, script.Load(context.Background(), c).Err())
 	c.AddHook(g)
-	b, err := newBackend(c, append([]Option{Prefix(UniquePrefix(t)), Timeout(5 * time.Second)}, opts...)...)
+	b, err := New(c, append([]Option{Prefix(UniquePrefix(t)), Timeout(5 * time.Second)}, opts...)...)
 	require.NoError(t, err)
 	st, err := b.Bind(backend.Binding{ID: "s", Clock: clock.NewManual()})
 	require.NoError(t, err)
@@ -302,7 +302,7 @@ func TestRL5_ThreeClientsShareOneExactQuota(t *testing.T) {
 		t.Cleanup(func() { _ = c.Close() })
 		require.NoError(t, c.Ping(context.Background()).Err())
 		admin = c
-		b, err := newBackend(c, Prefix(prefix), Timeout(5*time.Second), OnFailure(backend.Refused))
+		b, err := New(c, Prefix(prefix), Timeout(5*time.Second), OnFailure(backend.Refused))
 		require.NoError(t, err)
 		if i < 2 {
 			l, err := ratelimit.New(ratelimit.Name("api:k"), ratelimit.Permits(permits), ratelimit.Period(period),
@@ -435,7 +435,7 @@ func TestRL23_BadFreedSlotsFoundAtALaterRequest(t *testing.T) {
 	cfg := ratelimit.Config{Permits: 3, Period: 3 * time.Hour}
 	c := goredis.NewClient(&goredis.Options{Addr: redistest.Addr(t), DB: scheduleDB, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = c.Close() })
-	b, err := newBackend(c, Prefix(UniquePrefix(t)), Timeout(5*time.Second), OnFailure(backend.Refused))
+	b, err := New(c, Prefix(UniquePrefix(t)), Timeout(5*time.Second), OnFailure(backend.Refused))
 	require.NoError(t, err)
 	s, err := b.Bind(backend.Binding{ID: "s", Clock: clock.NewManual()})
 	require.NoError(t, err)
@@ -468,7 +468,7 @@ func TestRL26_OwnCallsNeverOutliveTheTimeout(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	c := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true}) // never contacted
 	const timeout = 40 * time.Millisecond
-	b, err := newBackend(c, Timeout(timeout))
+	b, err := New(c, Timeout(timeout))
 	require.NoError(t, err)
 	require.Equal(t, time.Millisecond, b.grain, "min(Timeout/16, 1ms)")
 
@@ -512,7 +512,7 @@ func TestRL26_CallerContextGetsItsOwnDeadline(t *testing.T) {
 	type key struct{}
 	for _, enabled := range []bool{true, false} {
 		c := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: enabled})
-		b, err := newBackend(c, Timeout(time.Hour))
+		b, err := New(c, Timeout(time.Hour))
 		require.NoError(t, err)
 		parent, stop := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
 		ctx, cancel := b.bound(parent)

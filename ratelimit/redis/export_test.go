@@ -25,10 +25,10 @@ func UniquePrefix(t testing.TB) string {
 
 // Key returns the Redis key of the limiter named name on b, a backend made by New:
 // "{" + prefix + name + "}".
-func Key(b backend.Backend, name string) string { return b.(*redisBackend).key(name) }
+func Key(b backend.Backend, name string) string { return b.(*Backend).key(name) }
 
 // HasDefaults reports whether b, a backend made by New, has the built-in configuration.
-func HasDefaults(b backend.Backend) bool { return b.(*redisBackend).cfg == defaultConfig() }
+func HasDefaults(b backend.Backend) bool { return b.(*Backend).cfg == defaultConfig() }
 
 // PrefixOf returns the key prefix of b, a backend made by New.
-func PrefixOf(b backend.Backend) string { return b.(*redisBackend).cfg.Prefix }
+func PrefixOf(b backend.Backend) string { return b.(*Backend).cfg.Prefix }

@@ -50,7 +50,7 @@ func (h *healthLog) seq() []string {
 
 // healthStore returns a store whose health events go to log, on clk, probing every.
 func healthStore(clk clock.Clock, every time.Duration, log *healthLog) *store {
-	return &store{b: &redisBackend{cfg: config{ProbeInterval: every}}, id: "geocoding", clk: clk, listener: log.add}
+	return &store{b: &Backend{cfg: config{ProbeInterval: every}}, id: "geocoding", clk: clk, listener: log.add}
 }
 
 // SPEC RL-18: each node's outage is its own: marking one down leaves the others up, one

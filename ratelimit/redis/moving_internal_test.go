@@ -64,7 +64,7 @@ func TestRL18_MovingSlotIsNotAFailure(t *testing.T) {
 		t.Run(reply[:4], func(t *testing.T) {
 			var log healthLog
 			m := &movingScripter{err: redisError(reply), redirects: 3}
-			b, err := newBackend(m, OnFailure(backend.Refused), Timeout(time.Second))
+			b, err := New(m, OnFailure(backend.Refused), Timeout(time.Second))
 			require.NoError(t, err)
 			b.cluster = true // as for a *redis.ClusterClient
 			l, err := ratelimit.New(ratelimit.Name("moving"), ratelimit.Permits(5), ratelimit.Period(time.Second),

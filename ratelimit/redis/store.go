@@ -23,7 +23,7 @@ import (
 // runs takes its new rate from the next call, which converts the TAT key's schedule (see
 // gcraScript).
 type store struct {
-	b        *redisBackend
+	b        *Backend
 	keys     []string // the limiter's TAT key and its freed-slots key
 	id       string   // the limiter's instance id, without a keyed limiter's key
 	key      string   // a keyed limiter's key, as its events name it; "" otherwise
@@ -92,7 +92,7 @@ func (s *store) argsOf(permits int, period time.Duration, n int) *rateArgs {
 
 var _ backend.Store = (*store)(nil)
 
-func newStore(b *redisBackend, bd backend.Binding) *store {
+func newStore(b *Backend, bd backend.Binding) *store {
 	clk := bd.Clock
 	if clk == nil {
 		clk = clock.System()
