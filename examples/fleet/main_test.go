@@ -1,0 +1,79 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/resilience4go/resilience4go/internal/redistest"
+)
+
+func TestMain(m *testing.M) {
+	if js, ok := os.LookupEnv(envInstance); ok { // the test binary started as an instance
+		instanceMain(js)
+		return
+	}
+	goleak.VerifyTestMain(redistest.Main(m))
+}
+
+// short is a short run of the command: 3 instances of 2 workers, on Redis (REDIS_ADDR, or
+// a server of the test's own).
+func short(t *testing.T, scenario string, seconds float64) string {
+	t.Setenv("REDIS_ADDR", redistest.Addr(t))
+	var out bytes.Buffer
+	err := run(context.Background(), &out, options{instances: 3, seconds: seconds, workers: 2, permits: 200,
+		period: time.Second, lease: 300 * time.Millisecond, heartbeat: 500 * time.Millisecond, scenario: scenario})
+	t.Log("\n" + out.String())
+	require.NoError(t, err)
+	return out.String()
+}
+
+// numbers returns the integers (or decimals) that re captures, of each line it matches.
+func numbers(t *testing.T, out, re string) [][]float64 {
+	var all [][]float64
+	for _, m := range regexp.MustCompile(re).FindAllStringSubmatch(out, -1) {
+		var row []float64
+		for _, s := range m[1:] {
+			v, err := strconv.ParseFloat(s, 64)
+			require.NoError(t, err)
+			row = append(row, v)
+		}
+		all = append(all, row)
+	}
+	return all
+}
+
+// With a round trip per decision and with leases, the fleet admits at most the GCRA bound
+// over the run, and with leases Redis serves at most one command per 20 decisions.
+func TestLS_FleetQuota(t *testing.T) {
+	out := short(t, "quota", 2)
+	over := numbers(t, out, `over the bound (\d+);`)
+	require.Len(t, over, 2)
+	assert.Zero(t, over[0][0], "a round trip per decision: over the bound")
+	assert.Zero(t, over[1][0], "leases: over the bound")
+	per := numbers(t, out, `\(([0-9.e+-]+) per decision\)`)
+	require.Len(t, per, 2)
+	assert.LessOrEqual(t, per[1][0], 1.0/20, "leases: Redis commands per decision")
+}
+
+// An instance killed with SIGKILL while it holds a lease: the others are never over the
+// bound, and the fleet admits the quota again within one lease life.
+func TestLS_FleetKill(t *testing.T) {
+	out := short(t, "kill", 4)
+	over := numbers(t, out, `over the bound (\d+);`)
+	require.Len(t, over, 1)
+	assert.Zero(t, over[0][0], "over the bound")
+	after := numbers(t, out, `; (\d+) from one lease life after it \(the quota: (\d+)\)`)
+	require.Len(t, after, 1)
+	assert.GreaterOrEqual(t, after[0][0], 0.8*after[0][1], "admitted per period, one lease life after the kill")
+}
