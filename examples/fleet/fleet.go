@@ -94,12 +94,17 @@ type group struct {
 // launch starts the instances of one run, at lease life lease (0: none) and the fair
 // share's heartbeat hb (0: none), to start together a little later.
 func (f *fleet) launch(ctx context.Context, lease, hb time.Duration) (*group, error) {
+	return f.launchAs(ctx, lease, hb, false)
+}
+
+// launchAs is launch, for the breaker scenario when breaker is true.
+func (f *fleet) launchAs(ctx context.Context, lease, hb time.Duration, breaker bool) (*group, error) {
 	f.runs++
 	start := time.Now().Add(500*time.Millisecond + time.Duration(f.o.instances)*50*time.Millisecond)
 	g := &group{start: start, cfg: instanceConfig{Addrs: f.addrs,
 		Prefix:  "fleet:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":",
 		Permits: f.o.permits, Period: f.o.period, Leases: lease, Heartbeat: hb, Workers: f.o.workers,
-		Start: start.UnixNano(), Span: f.span}}
+		Start: start.UnixNano(), Span: f.span, Breaker: breaker}}
 	var err error
 	if g.commands, err = commands(ctx, f.nodes); err != nil {
 		return nil, err

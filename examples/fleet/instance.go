@@ -35,6 +35,7 @@ type instanceConfig struct {
 	Start     int64         // wall-clock ns at which every instance starts
 	Span      time.Duration // how long the load runs
 	Records   string        // the record file of the admissions
+	Breaker   bool          // the breaker scenario (runBreaker) instead of the quota's
 }
 
 // instanceReport is what an instance that ran to the end tells the command.

@@ -8,6 +8,7 @@
 //	go run ./examples/fleet -instances 8 -seconds 10
 //	go run ./examples/fleet -scenario kill     # kill -9 of an instance that holds a lease
 //	go run ./examples/fleet -scenario outage   # Redis paused: the live fair share
+//	go run ./examples/fleet -scenario breaker  # a circuit breaker the fleet shares
 //
 // The server is REDIS_ADDR, or a redis-server of its own (REDIS_CLUSTER_ADDRS and
 // -cluster: a Redis Cluster).
@@ -51,7 +52,7 @@ func main() {
 	flag.DurationVar(&o.period, "period", time.Second, "the quota's period")
 	flag.DurationVar(&o.lease, "lease", 500*time.Millisecond, "the lease life")
 	flag.DurationVar(&o.heartbeat, "heartbeat", time.Second, "the fair share's heartbeat expiry (scenario outage)")
-	flag.StringVar(&o.scenario, "scenario", "quota", "quota, kill or outage")
+	flag.StringVar(&o.scenario, "scenario", "quota", "quota, kill, outage or breaker")
 	flag.BoolVar(&o.cluster, "cluster", false, "use the Redis Cluster at REDIS_CLUSTER_ADDRS")
 	flag.Parse()
 	if err := run(context.Background(), os.Stdout, o); err != nil {
@@ -65,7 +66,11 @@ func instanceMain(js string) {
 	if err := json.Unmarshal([]byte(js), &cfg); err != nil {
 		log.Fatalf("instance: %v", err)
 	}
-	if err := runInstance(context.Background(), os.Stdout, cfg); err != nil {
+	do := runInstance
+	if cfg.Breaker {
+		do = runBreaker
+	}
+	if err := do(context.Background(), os.Stdout, cfg); err != nil {
 		log.Fatalf("instance %d: %v", cfg.Index, err)
 	}
 }
@@ -90,6 +95,8 @@ func run(ctx context.Context, w io.Writer, o options) error {
 		return f.kill(ctx, w)
 	case "outage":
 		return f.outage(ctx, w)
+	case "breaker":
+		return f.breaker(ctx, w, d)
 	}
-	return fmt.Errorf("unknown scenario %q: quota, kill or outage", o.scenario)
+	return fmt.Errorf("unknown scenario %q: quota, kill, outage or breaker", o.scenario)
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -134,4 +135,37 @@ func admittedIn(recs []record, a, b int64) int {
 		}
 	}
 	return n
+}
+
+// breaker runs the breaker scenario: instance 0 sees the dependency fail and opens; the
+// others follow through the fleet. It prints how long after instance 0 each other
+// instance opened, against a PING's round trip ping, and how many half-open trials ran in
+// the fleet before it closed again.
+func (f *fleet) breaker(ctx context.Context, w io.Writer, ping time.Duration) error {
+	g, err := f.launchAs(ctx, 0, 0, true)
+	if err != nil {
+		return err
+	}
+	if _, err := f.wait(ctx, g); err != nil {
+		return err
+	}
+	var rs []breakerReport
+	for i, in := range g.instances {
+		var r breakerReport
+		if err := json.Unmarshal(in.out.Bytes(), &r); err != nil {
+			return fmt.Errorf("instance %d: %v: %s", i, err, in.out.String())
+		}
+		rs = append(rs, r)
+	}
+	fmt.Fprintf(w, "breaker: instance 0 saw the dependency fail and opened (on its own calls: %v)\n", !rs[0].Followed)
+	var ran int64
+	for i, r := range rs {
+		ran += r.Trials
+		if i > 0 {
+			fmt.Fprintf(w, "  instance %d opened %v after it (followed the fleet: %v; PING round trip %v)\n",
+				i, time.Duration(r.Opened-rs[0].Opened).Round(time.Microsecond), r.Followed, ping.Round(time.Microsecond))
+		}
+	}
+	fmt.Fprintf(w, "half-open: %d trials ran in the fleet (at most %d), then every instance closed\n", ran, trials)
+	return nil
 }
