@@ -108,6 +108,14 @@ type Breaker struct {
 	halfOpenUntil int64
 	shown         shown // which counts Snapshot reports
 
+	// fleet is the breaker's membership of a fleet (WithFleet); nil without one.
+	// Read-only after New.
+	fleet FleetMember
+	// fleetEpoch is the fleet's epoch of the last fleet state applied; fleetDown says that
+	// the fleet did not answer in the current half-open, which then decides locally.
+	fleetEpoch uint64
+	fleetDown  bool
+
 	// pubMu hands transition events to the listener in the order of the transitions,
 	// without holding mu while the listener runs. Lock order: mu, then pubMu.
 	pubMu sync.Mutex
@@ -196,6 +204,9 @@ func build(s settings) (*Breaker, error) {
 	}
 	b.win.reset(b.now())
 	b.word.Store(uint64(r.initial))
+	if err := b.join(&s); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
