@@ -18,7 +18,7 @@ import (
 // (applied when its Epoch is above the last one the breaker applied), follow(s, true)
 // for the fleet's state read whole (when joining, after a reconnect, or as the answer to
 // a proposal that lost; applied also at an equal Epoch: the fleet wins). follow is safe
-// for concurrent use and returns quickly; it must not be called while Join runs.
+// for concurrent use and returns quickly; called while Join runs, it waits for Join.
 // A Join that fails makes New fail with its error.
 type Fleet interface {
 	Join(name string, follow func(s FleetState, read bool)) (FleetMember, error)
@@ -94,6 +94,9 @@ func (b *Breaker) join(s *settings) error {
 		return r4c.Errorf(r4c.BadSpec, "circuitBreaker", "",
 			"a breaker shared through a fleet needs a Name, which its fleet shares it by")
 	}
+	// Under mu, so that a follow that comes at once waits for the membership.
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	m, err := s.fleet.Join(b.events.ID, b.follow)
 	if err != nil {
 		return err
