@@ -148,7 +148,7 @@ func call(b *cb.Breaker, fn func(context.Context) (int, error)) error {
 	return err
 }
 
-func fail(context.Context) (int, error) { return 0, errDown }
+func fail(context.Context) (int, error)    { return 0, errDown }
 func succeed(context.Context) (int, error) { return 1, nil }
 
 // median returns the median of ds.
@@ -318,7 +318,10 @@ func TestFleet_RedisPausedThenBack(t *testing.T) {
 	converge(t, keyOf(t, "paused"), a, b)
 	require.NoError(t, a.b.TransitionTo(cb.Closed))
 	require.Eventually(t, func() bool { return b.state() == cb.Closed }, 5*time.Second, 5*time.Millisecond,
-		"%v", func() any { v, _ := a.client.HGetAll(context.Background(), keyOf(t, "paused")).Result(); return []any{v, a.state(), b.state()} }())
+		"%v", func() any {
+			v, _ := a.client.HGetAll(context.Background(), keyOf(t, "paused")).Result()
+			return []any{v, a.state(), b.state()}
+		}())
 	require.ErrorIs(t, call(a.b, fail), errDown)
 	require.ErrorIs(t, call(a.b, fail), errDown)
 	require.Eventually(t, func() bool { return b.state() == cb.Open }, 5*time.Second, 5*time.Millisecond,
@@ -340,7 +343,10 @@ func TestFleet_RedisDownThenBack(t *testing.T) {
 	converge(t, keyOf(t, "down"), a, b)
 	require.NoError(t, a.b.TransitionTo(cb.Closed))
 	require.Eventually(t, func() bool { return b.state() == cb.Closed }, 5*time.Second, 5*time.Millisecond,
-		"%v", func() any { v, _ := a.client.HGetAll(context.Background(), keyOf(t, "paused")).Result(); return []any{v, a.state(), b.state()} }())
+		"%v", func() any {
+			v, _ := a.client.HGetAll(context.Background(), keyOf(t, "paused")).Result()
+			return []any{v, a.state(), b.state()}
+		}())
 	require.ErrorIs(t, call(a.b, fail), errDown)
 	require.ErrorIs(t, call(a.b, fail), errDown)
 	require.Eventually(t, func() bool { return b.state() == cb.Open }, 5*time.Second, 5*time.Millisecond,
