@@ -7,6 +7,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/sysclock"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker/internal/fleet"
 	"github.com/resilience4go/resilience4go/policy/internal/decimal"
 )
 
@@ -110,7 +111,7 @@ type Breaker struct {
 
 	// fleet is the breaker's membership of a fleet (WithFleet); nil without one.
 	// Read-only after New.
-	fleet FleetMember
+	fleet fleet.Member
 	// fleetEpoch is the fleet's epoch of the last fleet state applied; fleetDown says that
 	// the fleet did not answer in the current half-open, which then decides locally.
 	fleetEpoch uint64

@@ -5,66 +5,15 @@ import (
 	"log/slog"
 
 	"github.com/resilience4go/resilience4go/internal/r4c"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker/internal/fleet"
 	"github.com/resilience4go/resilience4go/policy/internal/decimal"
 )
 
 // Fleet shares the state of breakers among the processes of a service (its instances):
 // the breakers given the same Fleet (WithFleet) and the same Name, in every process, move
-// together. Package policy/circuitbreaker/redis implements it on Redis; the breaker knows
-// only this contract.
-//
-// Join is called once by New, with the breaker's instance id (its Name), and follow, how
-// the fleet moves the breaker: follow(s, false) for a transition another instance made
-// (applied when its Epoch is above the last one the breaker applied), follow(s, true)
-// for the fleet's state read whole (when joining, after a reconnect, or as the answer to
-// a proposal that lost; applied also at an equal Epoch: the fleet wins). follow is safe
-// for concurrent use and returns quickly; called while Join runs, it waits for Join.
-// A Join that fails makes New fail with its error.
-type Fleet interface {
-	Join(name string, follow func(s FleetState, read bool)) (FleetMember, error)
-}
-
-// FleetState is a breaker's state as a fleet knows it: State is Closed, Open or HalfOpen
-// and Epoch counts the fleet's transitions of that breaker name (0: none yet, closed).
-type FleetState struct {
-	State string
-	Epoch uint64
-}
-
-// FleetMember is one breaker's membership of a Fleet. Its methods are safe for concurrent
-// use.
-//
-//   - Propose hands the fleet a transition the breaker made by itself (closed to open on
-//     its window's rates, half-open to open after MaxWaitInHalfOpen, Reset and
-//     TransitionTo to Closed or Open), from the fleet state from: the fleet applies it
-//     if it is still in from (a compare-and-set on the Epoch) and tells every member;
-//     otherwise it answers with follow(current, true). It must not block: the breaker
-//     calls it on the path of the call that made the transition.
-//   - Trial asks for a half-open trial ticket, the breaker knowing the fleet's Epoch
-//     epoch: if the fleet is open at that epoch, it goes half-open (the first member past
-//     its WaitInOpen moves the fleet) and the ticket is the first; if it is half-open, a
-//     ticket is granted while fewer than permitted were taken in that half-open. It
-//     returns the fleet's state after the ticket, and an error (then nothing was granted
-//     and the breaker goes on alone for that half-open) when the fleet cannot answer in
-//     a short time.
-//   - Record counts the outcome o of a trial that held a ticket of the half-open at
-//     epoch; the outcome that completes o.Permitted trials decides for the fleet, closed
-//     or open again, and the fleet's new state is returned (else its current one).
-type FleetMember interface {
-	Propose(from FleetState, to string)
-	Trial(ctx context.Context, epoch uint64, permitted int) (s FleetState, granted bool, err error)
-	Record(ctx context.Context, epoch uint64, o TrialOutcome) (FleetState, error)
-}
-
-// TrialOutcome is the outcome of one half-open trial, as FleetMember.Record counts it,
-// with how the trials decide: once Permitted trials (ignored ones not counted: an
-// ignored trial gives its ticket back) are recorded, the fleet opens again when at least
-// FailedToOpen of them failed or at least SlowToOpen were slow, and closes otherwise
-// (the breaker's thresholds, worked out for Permitted calls).
-type TrialOutcome struct {
-	Failed, Slow, Ignored               bool
-	Permitted, FailedToOpen, SlowToOpen int
-}
+// together. Package policy/circuitbreaker/redis implements it on Redis (its New returns
+// one); the breaker knows only the contract, which is this module's own.
+type Fleet = fleet.Fleet
 
 // WithFleet shares the breaker's state with every breaker of the same Name on f, in this
 // process and in others: a transition among closed, open and half-open that one makes is
@@ -107,9 +56,9 @@ func (b *Breaker) join(s *settings) error {
 
 // follow moves b to the fleet's state s (see Fleet): a newer Epoch, or with read the same
 // one too. Disabled and forced-open breakers, set by hand, stay as they are.
-func (b *Breaker) follow(s FleetState, read bool) { b.followCtx(context.Background(), s, read) }
+func (b *Breaker) follow(s fleet.State, read bool) { b.followCtx(context.Background(), s, read) }
 
-func (b *Breaker) followCtx(ctx context.Context, s FleetState, read bool) {
+func (b *Breaker) followCtx(ctx context.Context, s fleet.State, read bool) {
 	to, ok := stateNamed(s.State)
 	if !ok || to != stClosed && to != stOpen && to != stHalfOpen {
 		return
@@ -135,7 +84,7 @@ func (b *Breaker) followCtx(ctx context.Context, s FleetState, read bool) {
 func (b *Breaker) propose(trs ...transition) {
 	for _, t := range trs {
 		if t.ok && !t.followed && (t.to == stClosed || t.to == stOpen) {
-			b.fleet.Propose(FleetState{State: t.from.String(), Epoch: t.epoch}, t.to.String())
+			b.fleet.Propose(fleet.State{State: t.from.String(), Epoch: t.epoch}, t.to.String())
 		}
 	}
 }
@@ -171,7 +120,7 @@ func (b *Breaker) fleetTrial(ctx context.Context, w, epoch uint64, now int64, r 
 // (its decision, once the trials are complete) is followed. Unanswered, this half-open
 // decides locally from then on.
 func (b *Breaker) fleetRecord(ctx context.Context, w, epoch uint64, o outcome, ignored bool, r *rules) {
-	s, err := b.fleet.Record(ctx, epoch, TrialOutcome{Failed: o&failedBit != 0, Slow: o&slowBit != 0,
+	s, err := b.fleet.Record(ctx, epoch, fleet.Outcome{Failed: o&failedBit != 0, Slow: o&slowBit != 0,
 		Ignored: ignored, Permitted: r.permitted,
 		FailedToOpen: toOpen(r.failureRate, r.permitted), SlowToOpen: toOpen(r.slowRate, r.permitted)})
 	if err == nil {

@@ -12,7 +12,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/resilience4go/resilience4go/internal/r4c"
-	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker/internal/fleet"
 )
 
 // Fleet is a circuit breaker fleet on Redis: give it to circuitbreaker.WithFleet. It is
@@ -36,7 +36,7 @@ type Fleet struct {
 // proposal is a transition a breaker made by itself, for the fleet to apply.
 type proposal struct {
 	m    *member
-	from circuitbreaker.FleetState
+	from fleet.State
 	to   string
 }
 
@@ -107,7 +107,7 @@ func (f *Fleet) Close() error {
 // Join makes a breaker named name a member: see circuitbreaker.Fleet. Its goroutine
 // subscribes to the name's channel and reads the key once subscribed (again after every
 // reconnection, which may have missed transitions). After Close it fails.
-func (f *Fleet) Join(name string, follow func(circuitbreaker.FleetState, bool)) (circuitbreaker.FleetMember, error) {
+func (f *Fleet) Join(name string, follow func(fleet.State, bool)) (fleet.Member, error) {
 	key := "{" + f.prefix + name + "}"
 	m := &member{f: f, keys: []string{key, key + ":t"}, follow: follow}
 	f.mu.Lock()
@@ -148,18 +148,18 @@ func (f *Fleet) send() {
 }
 
 // parseState reads a script's reply or a message's "<state> <epoch>".
-func parseState(st string, ep int64) circuitbreaker.FleetState {
-	return circuitbreaker.FleetState{State: st, Epoch: uint64(max(ep, 0))}
+func parseState(st string, ep int64) fleet.State {
+	return fleet.State{State: st, Epoch: uint64(max(ep, 0))}
 }
 
-func parseMessage(payload string) (circuitbreaker.FleetState, bool) {
+func parseMessage(payload string) (fleet.State, bool) {
 	st, ep, ok := strings.Cut(payload, " ")
 	n, err := strconv.ParseUint(ep, 10, 64)
-	return circuitbreaker.FleetState{State: st, Epoch: n}, ok && err == nil
+	return fleet.State{State: st, Epoch: n}, ok && err == nil
 }
 
 // reply reads a script's reply {flag, state, epoch}.
-func reply(v any, err error) (ok bool, s circuitbreaker.FleetState, _ error) {
+func reply(v any, err error) (ok bool, s fleet.State, _ error) {
 	if err != nil {
 		return false, s, err
 	}

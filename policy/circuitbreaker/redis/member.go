@@ -8,13 +8,14 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker/internal/fleet"
 )
 
 // member is one breaker's membership: its key and channel (keys[0], keys[1]).
 type member struct {
 	f      *Fleet
 	keys   []string
-	follow func(circuitbreaker.FleetState, bool)
+	follow func(fleet.State, bool)
 	ps     *goredis.PubSub
 	// stale says that the fleet did not answer the last exchange: the key is read again
 	// until it does, and the breaker takes the fleet's state.
@@ -22,12 +23,12 @@ type member struct {
 	// pending counts the proposals handed over and not yet sent; last is the state the
 	// last applied one entered (the sender's goroutine's own).
 	pending atomic.Int64
-	last    circuitbreaker.FleetState
+	last    fleet.State
 }
 
 // Propose hands a transition to the fleet's sender without waiting; with the queue full
 // it is dropped, and the key is read again instead.
-func (m *member) Propose(from circuitbreaker.FleetState, to string) {
+func (m *member) Propose(from fleet.State, to string) {
 	m.pending.Add(1)
 	select {
 	case m.f.proposals <- proposal{m: m, from: from, to: to}:
@@ -64,8 +65,8 @@ func (m *member) propose(p proposal) {
 	}
 }
 
-// Trial takes a half-open trial ticket (see circuitbreaker.FleetMember).
-func (m *member) Trial(ctx context.Context, epoch uint64, permitted int) (circuitbreaker.FleetState, bool, error) {
+// Trial takes a half-open trial ticket (see fleet.Member).
+func (m *member) Trial(ctx context.Context, epoch uint64, permitted int) (fleet.State, bool, error) {
 	ctx, cancel := m.bound(ctx)
 	defer cancel()
 	granted, s, err := reply(trialScript.Run(ctx, m.f.client, m.keys, epoch, permitted).Result())
@@ -75,8 +76,8 @@ func (m *member) Trial(ctx context.Context, epoch uint64, permitted int) (circui
 	return s, granted, err
 }
 
-// Record counts a trial's outcome (see circuitbreaker.FleetMember).
-func (m *member) Record(ctx context.Context, epoch uint64, o circuitbreaker.TrialOutcome) (circuitbreaker.FleetState, error) {
+// Record counts a trial's outcome (see fleet.Member).
+func (m *member) Record(ctx context.Context, epoch uint64, o fleet.Outcome) (fleet.State, error) {
 	ctx, cancel := m.bound(ctx)
 	defer cancel()
 	_, s, err := reply(recordScript.Run(ctx, m.f.client, m.keys, epoch,
@@ -110,7 +111,7 @@ func (m *member) read() {
 		m.stale.Store(true)
 		return
 	}
-	s := circuitbreaker.FleetState{State: circuitbreaker.Closed}
+	s := fleet.State{State: circuitbreaker.Closed}
 	if st, ok := v[0].(string); ok {
 		s.State = st
 	}
