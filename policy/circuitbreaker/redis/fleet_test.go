@@ -169,7 +169,7 @@ func pingRTT(t *testing.T, c goredis.UniversalClient, n int) time.Duration {
 	return median(ds)
 }
 
-// SPEC CB-F1: one instance opens, the others follow within about one round trip.
+// SPEC CB-5: one instance opens, the others follow within about one round trip.
 func TestFleet_OthersRefuseWithinOneRoundTrip(t *testing.T) {
 	followWithinOneRoundTrip(t, []string{redistest.Addr(t)}, false)
 }
@@ -211,7 +211,7 @@ func followWithinOneRoundTrip(t *testing.T, addrs []string, cluster bool) {
 	assert.Less(t, m, 20*rtt+20*time.Millisecond, "the others follow within about one round trip")
 }
 
-// SPEC CB-F2: at most PermittedInHalfOpen trials run fleet-wide, and their outcomes close
+// SPEC CB-6: at most PermittedInHalfOpen trials run fleet-wide, and their outcomes close
 // (or open again) every instance.
 func TestFleet_HalfOpenTrialsAreBoundedFleetWide(t *testing.T) {
 	halfOpenBounded(t, []string{redistest.Addr(t)}, false)
@@ -272,7 +272,7 @@ func halfOpenBounded(t *testing.T, addrs []string, cluster bool) {
 	}
 }
 
-// SPEC CB-F3: two instances that open at once make one transition.
+// SPEC CB-7: two instances that open at once make one transition.
 func TestFleet_OpeningAtOnceIsOneTransition(t *testing.T) {
 	ins := newFleet(t, []string{redistest.Addr(t)}, false, 2, "race")
 	var wg sync.WaitGroup
@@ -297,7 +297,7 @@ func TestFleet_OpeningAtOnceIsOneTransition(t *testing.T) {
 	assert.Equal(t, []any{"open", "1"}, v, "one transition, epoch 1")
 }
 
-// SPEC CB-F4: while Redis does not answer, each breaker works alone and no call waits on
+// SPEC CB-8: while Redis does not answer, each breaker works alone and no call waits on
 // Redis; once it answers, every instance takes the key's state.
 func TestFleet_RedisPausedThenBack(t *testing.T) {
 	srv := redistest.Start(t)
@@ -328,7 +328,7 @@ func TestFleet_RedisPausedThenBack(t *testing.T) {
 		"and the next opening is followed")
 }
 
-// SPEC CB-F4: after Redis was down (killed, and restarted without its keys), every
+// SPEC CB-8: after Redis was down (killed, and restarted without its keys), every
 // instance takes the key's state, and follows the next transitions.
 func TestFleet_RedisDownThenBack(t *testing.T) {
 	srv := redistest.Start(t)
@@ -372,7 +372,7 @@ func converge(t *testing.T, key string, ins ...*instance) {
 	}, 5*time.Second, 5*time.Millisecond, "every instance takes the key's state")
 }
 
-// SPEC CB-F5: on a cluster, a failure of a node that does not hold the name's slot does
+// SPEC CB-9: on a cluster, a failure of a node that does not hold the name's slot does
 // not disturb the fleet.
 func TestFleet_Cluster_OtherNodeFails(t *testing.T) {
 	c := redistest.StartCluster(t)
