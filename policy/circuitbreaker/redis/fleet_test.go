@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -63,7 +64,7 @@ func (in *instance) listen(e policy.Event) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.transitions = append(in.transitions, transitionSeen{from: e.Attr("from").String(), to: e.Attr("to").String(),
-		fleet: e.Attr("fleet").Kind() == 1 && e.Attr("fleet").Bool(), at: time.Now()})
+		fleet: e.Attr("fleet").Kind() == slog.KindBool && e.Attr("fleet").Bool(), at: time.Now()})
 }
 
 // seen returns the transitions to state to the instance published.
