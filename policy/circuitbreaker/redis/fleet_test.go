@@ -20,6 +20,7 @@ import (
 	"github.com/resilience4go/resilience4go/policy"
 	cb "github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	cbredis "github.com/resilience4go/resilience4go/policy/circuitbreaker/redis"
+	"github.com/resilience4go/resilience4go/resilience"
 )
 
 var errDown = errors.New("dependency down")
@@ -424,4 +425,27 @@ func TestWithFleet_NeedsAName(t *testing.T) {
 	defer f.Close()
 	_, err = cb.New(cb.WithFleet(f))
 	assert.ErrorContains(t, err, "R4C-REG-010")
+}
+
+// A registry's breaker joins the fleet once, under its Name, and is shared by the
+// functions wrapped with it.
+func TestFleet_ThroughARegistry(t *testing.T) {
+	c := newClient(t, []string{redistest.Addr(t)}, false)
+	f, err := cbredis.New(c, cbredis.Prefix(prefixOf(t)))
+	require.NoError(t, err)
+	defer f.Close()
+	other := newFleet(t, []string{redistest.Addr(t)}, false, 1, "reg")[0]
+	reg, err := resilience.NewRegistry()
+	require.NoError(t, err)
+	spec := resilience.CircuitBreaker(cb.Name("reg"), cb.WithFleet(f), cb.SlidingWindowSize(2), cb.MinimumCalls(2))
+	get, err := resilience.Wrap(reg, "Inventory.Get", fail, spec)
+	require.NoError(t, err)
+	put, err := resilience.Wrap(reg, "Inventory.Put", succeed, spec)
+	require.NoError(t, err)
+	waitSubscribed(t, c, "reg", 2) // this one and the other instance: one member each
+	_, _ = get(context.Background())
+	_, _ = get(context.Background())
+	_, err = put(context.Background())
+	require.ErrorIs(t, err, cb.ErrOpen, "one breaker for both functions")
+	require.Eventually(t, func() bool { return other.state() == cb.Open }, 2*time.Second, time.Millisecond)
 }
