@@ -206,7 +206,7 @@ func followWithinOneRoundTrip(t *testing.T, addrs []string, cluster bool) {
 		}
 	}
 	m := median(follows)
-	t.Logf("cluster=%v: transition to the others' follow: median %v, max %v over %d; PING round trip median %v",
+	t.Logf("cluster=%v: transition to the others' follow: median %v, max %v over %d; PING round trip %v (the largest of the rounds' medians)",
 		cluster, m, slices.Max(follows), len(follows), rtt)
 	// Generous: one CAS round trip and one delivery are about two PINGs; the machine is
 	// shared, so allow far more, but not a polling interval's worth of waiting.
