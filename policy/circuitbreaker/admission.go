@@ -106,6 +106,11 @@ func (b *Breaker) acquireLocked(ctx context.Context, now int64) (permit, *openEr
 	// PermittedInHalfOpen.
 	if b.inFlight+b.trials.calls < r.permitted {
 		b.inFlight++
+		if b.fleet != nil && !b.fleetDown {
+			epoch := b.fleetEpoch
+			b.unlockAndPublish(ctx, reopened, halfOpened)
+			return b.fleetTrial(ctx, w, epoch, now, r)
+		}
 		b.unlockAndPublish(ctx, reopened, halfOpened)
 		return permit{word: w, start: now, r: r}, nil
 	}

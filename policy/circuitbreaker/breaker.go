@@ -7,6 +7,7 @@ import (
 	"github.com/resilience4go/resilience4go/clock"
 	"github.com/resilience4go/resilience4go/internal/contract"
 	"github.com/resilience4go/resilience4go/internal/sysclock"
+	"github.com/resilience4go/resilience4go/policy/circuitbreaker/internal/fleet"
 	"github.com/resilience4go/resilience4go/policy/internal/decimal"
 )
 
@@ -108,6 +109,14 @@ type Breaker struct {
 	halfOpenUntil int64
 	shown         shown // which counts Snapshot reports
 
+	// fleet is the breaker's membership of a fleet (WithFleet); nil without one.
+	// Read-only after New.
+	fleet fleet.Member
+	// fleetEpoch is the fleet's epoch of the last fleet state applied; fleetDown says that
+	// the fleet did not answer in the current half-open, which then decides locally.
+	fleetEpoch uint64
+	fleetDown  bool
+
 	// pubMu hands transition events to the listener in the order of the transitions,
 	// without holding mu while the listener runs. Lock order: mu, then pubMu.
 	pubMu sync.Mutex
@@ -196,6 +205,9 @@ func build(s settings) (*Breaker, error) {
 	}
 	b.win.reset(b.now())
 	b.word.Store(uint64(r.initial))
+	if err := b.join(&s); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 

@@ -27,5 +27,8 @@
 //   - New (the defaults), Config (every setting, and what a reload changes on a running
 //     breaker) and the options;
 //   - ErrOpen, the rejections; OnEvent, the events; TransitionTo and Reset, moving the
-//     breaker by hand; Layer, its place among the other layers.
+//     breaker by hand; Layer, its place among the other layers;
+//   - WithFleet: one breaker's state shared by the processes of a service (through Redis,
+//     package policy/circuitbreaker/redis), and what two of them may disagree on (that
+//     package's documentation).
 package circuitbreaker

@@ -13,12 +13,14 @@ import (
 var (
 	// EventTransition ("CircuitBreakerTransition"): the breaker moved from the state named
 	// by the attribute "from" to the one named by "to" (the values of the state
-	// constants: "closed", "open", "half-open", "disabled" or "forced-open"). Logged as a warning when it enters Open or ForcedOpen, at
+	// constants: "closed", "open", "half-open", "disabled" or "forced-open"). Its attribute
+	// "fleet" (a bool, true) is there when the transition came from the breaker's fleet
+	// (see WithFleet), not from its own calls. Logged as a warning when it enters Open or ForcedOpen, at
 	// info level otherwise; span event "resilience.circuit_breaker.transition", whose
 	// from and to name the states in snake_case (e.g. "half_open"), as the metrics do.
 	EventTransition = policy.RegisterEventKind(policy.EventKindInfo{Name: "CircuitBreakerTransition",
 		Layer: Layer, LevelOf: transitionLevel, SpanEvent: "resilience.circuit_breaker.transition",
-		Attrs: []policy.EventAttr{{Key: attrFrom, SpanValue: snakeState}, {Key: attrTo, SpanValue: snakeState}}})
+		Attrs: []policy.EventAttr{{Key: attrFrom, SpanValue: snakeState}, {Key: attrTo, SpanValue: snakeState}, {Key: attrFleet}}})
 	// EventRejected ("CircuitBreakerRejected"): the breaker refused a call (open, forced
 	// open, or half-open with every trial taken). Err is the rejection; RetryAfter is the
 	// time until the breaker lets a trial call through, when it is known (open); 0

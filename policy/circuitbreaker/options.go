@@ -207,6 +207,7 @@ type settings struct {
 	contract.Common
 	recordIf *contract.Predicate // RecordIf's predicate; nil: none. Not in Config, so that
 	// a reload keeps it.
+	fleet Fleet // WithFleet's; nil: none. Not in Config either.
 }
 
 func defaults() settings { return settings{Config: defaultConfig()} }

@@ -152,6 +152,12 @@ func (b *Breaker) recordLocked(ctx context.Context, p permit, now int64, timed b
 		if !ignored {
 			b.trials.add(o)
 		}
+		if b.fleet != nil && !b.fleetDown {
+			epoch := b.fleetEpoch
+			b.mu.Unlock()
+			b.fleetRecord(ctx, p.word, epoch, o, ignored, r)
+			return
+		}
 		tr = b.decideLocked(r, now)
 	}
 	b.unlockAndPublish(ctx, tr, transition{})

@@ -14,6 +14,10 @@ type transition struct {
 	from, to state
 	at       int64
 	ok       bool
+	// epoch is the fleet's epoch of the state left; followed says that the transition
+	// came from the fleet (see follow).
+	epoch    uint64
+	followed bool
 }
 
 // transitionLocked moves the breaker to state to at clock time now, under mu: it starts a
@@ -42,8 +46,9 @@ func (b *Breaker) transitionLocked(to state, now int64) transition {
 		b.shown = showNone
 	}
 	b.notPermitted.Store(0)
+	b.fleetDown = false
 	b.word.Store((w>>stateBits+1)<<stateBits | uint64(to))
-	return transition{from: from, to: to, at: now, ok: from != to}
+	return transition{from: from, to: to, at: now, ok: from != to, epoch: b.fleetEpoch}
 }
 
 // unlockAndPublish releases mu and publishes tr, then next (each only if it is a
@@ -51,18 +56,28 @@ func (b *Breaker) transitionLocked(to state, now int64) transition {
 // change no call made). The next transitions cannot be published before these: pubMu is
 // taken before mu is released.
 func (b *Breaker) unlockAndPublish(ctx context.Context, tr, next transition) {
-	if !tr.ok && !next.ok || !b.events.Observed() {
+	if !tr.ok && !next.ok {
 		b.mu.Unlock()
 		return
 	}
-	b.pubMu.Lock()
-	b.mu.Unlock()
-	defer b.pubMu.Unlock()
-	for _, t := range [...]transition{tr, next} {
-		if t.ok {
-			b.events.PublishCtx(ctx, policy.Event{Kind: EventTransition,
-				At: time.Duration(t.at), Attrs: transitionAttrs(t.from, t.to)})
+	if !b.events.Observed() {
+		b.mu.Unlock()
+	} else {
+		b.pubMu.Lock()
+		b.mu.Unlock()
+		for _, t := range [...]transition{tr, next} {
+			if t.ok {
+				attrs := transitionAttrs(t.from, t.to)
+				if t.followed {
+					attrs[2] = fleetAttr
+				}
+				b.events.PublishCtx(ctx, policy.Event{Kind: EventTransition, At: time.Duration(t.at), Attrs: attrs})
+			}
 		}
+		b.pubMu.Unlock()
+	}
+	if b.fleet != nil {
+		b.propose(tr, next)
 	}
 }
 
@@ -80,6 +95,9 @@ func (b *Breaker) setCleanLocked(c bool) {
 // the trials recorded reach it only when none is in flight; after a reload lowered it,
 // the trials still in flight are waited for and counted too.
 func (b *Breaker) decideLocked(r *rules, now int64) transition {
+	if b.fleet != nil && !b.fleetDown {
+		return transition{} // the fleet decides from the trials of every member
+	}
 	if b.inFlight > 0 || b.trials.calls < r.permitted {
 		return transition{}
 	}
