@@ -1,7 +1,6 @@
 package redis
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,13 +33,5 @@ func HasDefaults(b backend.Backend) bool { return b.(*Backend).cfg == defaultCon
 // PrefixOf returns the key prefix of b, a backend made by New.
 func PrefixOf(b backend.Backend) string { return b.(*Backend).cfg.Prefix }
 
-// Beat runs one heartbeat of b, a backend made by New with Heartbeat, now, on the
-// caller's goroutine, as its loop does.
-func Beat(b *Backend) { b.hb.beat(context.Background()) }
-
 // InstancesKey returns the key of the live instances of b, a backend made by New.
 func InstancesKey(b *Backend) string { return instancesKey(b.cfg.Prefix) }
-
-// InstanceID returns the member of b's instance in the live instances, for a backend made
-// by New with Heartbeat.
-func InstanceID(b *Backend) string { return b.hb.id }
