@@ -20,8 +20,8 @@ type heartbeat struct {
 	client goredis.Scripter
 	key    string        // the sorted set of the live instances: "{" + prefix + "}:instances"
 	id     string        // this instance's member: random, made at New
-	expiry time.Duration // an entry's life after its last beat
-	every  time.Duration // expiry/3: the time between two beats
+	life   time.Duration // an entry's life after its beat: expiry - every
+	every  time.Duration // expiry/4: the time between two beats
 	// timeout bounds each round trip (the backend's Timeout).
 	timeout time.Duration
 
@@ -71,8 +71,8 @@ func startHeartbeat(client goredis.Scripter, cfg config) *heartbeat {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	h := &heartbeat{client: client, key: instancesKey(cfg.Prefix),
-		id:     strconv.FormatUint(rand.Uint64(), 36) + strconv.FormatUint(rand.Uint64(), 36),
-		expiry: cfg.Heartbeat, every: cfg.Heartbeat / 3, timeout: cfg.Timeout,
+		id:   strconv.FormatUint(rand.Uint64(), 36) + strconv.FormatUint(rand.Uint64(), 36),
+		life: cfg.Heartbeat - cfg.Heartbeat/4, every: cfg.Heartbeat / 4, timeout: cfg.Timeout,
 		stop: stop, done: make(chan struct{})}
 	go h.loop(ctx)
 	return h
@@ -99,7 +99,7 @@ func (h *heartbeat) loop(ctx context.Context) {
 func (h *heartbeat) beat(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	n, err := beatRun.Run(ctx, h.client, []string{h.key}, h.id, h.expiry.Milliseconds()).Int64()
+	n, err := beatRun.Run(ctx, h.client, []string{h.key}, h.id, h.life.Milliseconds()).Int64()
 	if err == nil && n > 0 {
 		h.seen.Store(n)
 	}

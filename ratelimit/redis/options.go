@@ -39,7 +39,7 @@ func defaultConfig() config {
 // validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 for a
 // negative Timeout, ProbeInterval or Heartbeat, R4C-ATR-007 for a zero Timeout or
 // ProbeInterval, an OnFailure other than Local, Admitted and Refused, Instances below 1,
-// or a Heartbeat below 3·Timeout or 3ms.
+// or a Heartbeat below 4·Timeout or 4ms.
 func (c config) validate() error {
 	for _, d := range []struct {
 		key string
