@@ -48,7 +48,9 @@ func (c config) validateHeartbeat() error {
 // (the new one's first beat is at New); one that stops is dropped from each other's N
 // within d/4 when it calls Close (which removes its entry, best effort, within Timeout),
 // and within d of its stop (plus a round trip) when it crashes, its entry expiring; in
-// between, the instances may see different counts. While Redis fails (for the whole
+// between, the instances may see different counts (an outage that starts within d/4 of
+// an instance's start may find some of the others not counting it yet, each then taking
+// 1/(N-1) instead of 1/N until Redis answers). While Redis fails (for the whole
 // backend: the instances key is on one node), each instance keeps the N it last saw: it
 // takes 1/N of each quota, and the N instances it saw together stay within the shared
 // quota, plus one local burst each (Instances says how). An instance cannot learn during an
