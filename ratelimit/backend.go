@@ -34,7 +34,7 @@ func (l *Limiter) bind(b backend.Backend) error {
 	if st == nil {
 		return r4c.Errorf(r4c.BadSpec, "rateLimiter.backend", "", "the backend's Bind returned no Store")
 	}
-	l.store, l.share = st, rlcore.LocalShare(b)
+	l.store, l.shares = st, b
 	return nil
 }
 
@@ -54,13 +54,15 @@ type backed struct{}
 
 // local takes n permits in-process, within maxWait, for a store that answered Local, at
 // the rate r's local share, on its further windows too when it has some (as a limiter
-// without a backend does, each at its local share).
+// without a backend does, each at its local share). The share is the backend's now: when
+// it changed since the last decision in-process, the schedule (its TAT, and the further
+// windows' TATs) is kept as it is, as time, and read at the new share's rate.
 //
 // A refusal is not published here: the caller publishes it.
 func (l *Limiter) local(r *rate, n int, maxWait int64) (rlcore.Reservation, int64, bool) {
 	ep := l.base.Epoch.Load()
 	now := l.now()
-	lr := r.LocalShare(l.share)
+	lr := r.LocalShare(rlcore.LocalShare(l.shares))
 	if lr.NMore > 0 {
 		res, wait, ok := l.more.Take(&l.slots, lr, n, now, maxWait)
 		if !ok {
@@ -193,7 +195,7 @@ func (backed) available(l *Limiter, r *rate) int {
 	if n, ok := l.store.Available(context.Background(), backend.Request{Permits: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Wins}); ok {
 		return n
 	}
-	lr := r.LocalShare(l.share)
+	lr := r.LocalShare(rlcore.LocalShare(l.shares))
 	if lr.NMore > 0 {
 		return l.more.Available(&l.slots, lr, l.now())
 	}

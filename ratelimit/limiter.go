@@ -38,10 +38,10 @@ type Limiter struct {
 	events contract.Events      // the instance id, the clock, the listener and the recorder
 	relay  policy.Listener      // what a backend's stores publish through (rlcore.StoreListener)
 	rej    rejections.Set[*ExceededError]
-	nilCtx *ExceededError // the rejection of a call with a nil context
-	store  backend.Store  // the backend's state of this limiter; nil: the in-process schedule below
-	share  int            // the backend's LocalShare: the in-process rate is 1/share of the quota
-	mu     sync.Mutex     // serializes Reconfigure
+	nilCtx *ExceededError  // the rejection of a call with a nil context
+	store  backend.Store   // the backend's state of this limiter; nil: the in-process schedule below
+	shares backend.Backend // the backend, whose LocalShare, read at each decision in-process, is the share of the quota then; nil without one
+	mu     sync.Mutex      // serializes Reconfigure
 	// retryAt is, with a backend, the clock time at which the store said, at its last
 	// refusal, that the next permit is free: what the limiter's rejections report.
 	retryAt atomic.Int64

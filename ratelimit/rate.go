@@ -95,7 +95,7 @@ func (l *Limiter) Reconfigure(c Config) error {
 		func() *rlcore.Rate { return &l.rate.Load().Rate },
 		func(old *rlcore.Rate, c rlcore.Config) {
 			nr := l.newRate(c)
-			l.base.ConvertAll(old, &nr.Rate, l.share, false, func(yield func(*rlcore.Schedule)) { yield(&l.slots) })
+			l.base.ConvertAll(old, &nr.Rate, rlcore.LocalShare(l.shares), false, func(yield func(*rlcore.Schedule)) { yield(&l.slots) })
 			if old.Cfg.Windows != c.Windows {
 				l.more.Change(&l.base, &nr.Rate)
 			}

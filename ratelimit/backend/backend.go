@@ -35,8 +35,13 @@ type Backend interface {
 	// quota. The limiter lets one permit through every LocalShare·T, with a burst of
 	// Permits/LocalShare (rounded down, at least 1); a call for more permits than that burst
 	// (at most Permits) passes when the local bucket is full, and the bucket then owes the
-	// rest. It is read once, when a limiter is built; a value below 2 takes the whole quota,
-	// which is what a backend without such a policy returns (1).
+	// rest. It is read at each decision in-process (a store's Local verdict, its
+	// AvailablePermits, a Reconfigure), never on the backend's own path, so it may change
+	// while the limiters run (e.g. with the count of live instances): the next decision
+	// in-process takes the new share, and the in-process schedule keeps what it owes as
+	// time, read at the new share's rate. It must be cheap and safe for concurrent use; a
+	// value below 2 takes the whole quota, which is what a backend without such a policy
+	// returns (1).
 	LocalShare() int
 }
 

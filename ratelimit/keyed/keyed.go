@@ -153,7 +153,6 @@ type Limiter[K comparable] struct {
 	base     *core
 	backend  backend.Backend
 	windowed bool // built with further windows and no backend: its entries are windowedEntry (a backend's stores keep the windows)
-	share    int  // the backend's LocalShare
 	maxKeys  int
 	keyBytes int      // string keys longer than this are kept as their digest
 	keys     keyType  // how K holds a string
@@ -221,7 +220,6 @@ func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
 		base:     newCore(s),
 		backend:  s.Backend,
 		windowed: s.Config.Windows != "" && s.Backend == nil,
-		share:    1,
 		maxKeys:  n,
 		keyBytes: keyBytes,
 		keys:     keyTypeOf[K](),
@@ -231,9 +229,6 @@ func build[K comparable](s rlcore.Settings) (*Limiter[K], error) {
 		seed64:   rand.Uint64(),
 		shards:   make([]keyedShard[K], shards),
 		perKey:   perKey,
-	}
-	if s.Backend != nil {
-		k.share = rlcore.LocalShare(s.Backend)
 	}
 	return k, nil
 }
@@ -351,7 +346,7 @@ func (k *Limiter[K]) Reconfigure(c ratelimit.Config) error {
 	return b.b.Reconfigure("keyed Limiter", rlcore.Config(c), &b.mu, &b.events, b.rate.Load,
 		func(old *rlcore.Rate, c rlcore.Config) {
 			nr := newRate(b.events.ID, c)
-			b.b.ConvertAll(old, nr, k.share, true, k.eachCell)
+			b.b.ConvertAll(old, nr, rlcore.LocalShare(k.backend), true, k.eachCell)
 			// The rate first, then the windows: a key added meanwhile keeps nr's windows
 			// from the start (addCell), one added before is moved.
 			b.rate.Store(nr)

@@ -61,7 +61,7 @@ func (k *Limiter[K]) availableAt(key K, r *rlcore.Rate) int {
 				return n
 			}
 			// The store answered Local: the key's in-process schedule, at the local share.
-			if lr := r.LocalShare(k.share); lr != r && c != nil {
+			if lr := r.LocalShare(rlcore.LocalShare(k.backend)); lr != r && c != nil {
 				n = c.slots.Available(now, lr.Interval, lr.Tau, lr.Cfg.Permits)
 			} else if c == nil {
 				n = lr.Cfg.Permits

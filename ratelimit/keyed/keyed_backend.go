@@ -54,7 +54,7 @@ func (k *Limiter[K]) takeRemote(ctx context.Context, key K, r *rlcore.Rate, n in
 			}
 			return d, nil
 		case backend.Local:
-			d := k.take(ctx, key, r, n, maxWait, k.share)
+			d := k.take(ctx, key, r, n, maxWait, rlcore.LocalShare(k.backend)) // the backend's share now
 			return d, nil
 		}
 		// Refused, or a verdict the limiter does not know, which it takes as Refused.

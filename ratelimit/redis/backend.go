@@ -15,9 +15,16 @@ import (
 // LocalShare returns the number of instances expected to share each quota (Instances)
 // when the failure policy is Local, and 1 otherwise: the limiters of the Local verdict
 // take 1/LocalShare of their quota in-process.
+//
+// With Heartbeat, it is the count of live instances the backend last saw in Redis (at
+// least 1), and Instances only until its first heartbeat is answered. It is read at each
+// decision in-process, so a limiter follows the fleet's size as it changes.
 func (b *Backend) LocalShare() int {
 	if b == nil || b.cfg.OnFailure != backend.Local {
 		return 1
+	}
+	if b.hb != nil {
+		return b.hb.share(b.cfg.Instances)
 	}
 	return b.cfg.Instances
 }
@@ -49,6 +56,9 @@ type Backend struct {
 	grain time.Duration
 	// shared is the last context shared by such calls.
 	shared atomic.Pointer[sharedDeadline]
+
+	// hb announces the instance and counts the live ones (see Heartbeat); nil without.
+	hb *heartbeat
 }
 
 // sharedDeadline is a context that ends at the start of one grain, shared by the calls
@@ -105,13 +115,15 @@ var _ backend.Backend = (*Backend)(nil)
 // New returns a backend that keeps rate limiters' state in Redis, on client: a
 // *redis.Client, *redis.ClusterClient, *redis.Ring or any other redis.Scripter. Give it
 // to ratelimit.WithBackend, or to a registry with resilience.WithRateLimiterBackend. New
-// does not contact Redis. Errors (*policy.ConfigError): R4C-REG-010 for a nil client (a
+// does not contact Redis (with Heartbeat, the heartbeat's goroutine does, from its start).
+// Errors (*policy.ConfigError): R4C-REG-010 for a nil client (a
 // nil *redis.Client too), R4C-ATR-004 for a negative Timeout or ProbeInterval, R4C-ATR-007
 // for a zero one, for an OnFailure other than backend.Local, backend.Admitted and
-// backend.Refused, or for Instances below 1.
+// backend.Refused, or for Instances below 1, and for a Heartbeat as that option says.
 //
-// The backend is safe for concurrent use, runs no background goroutine, and does not own
-// the client: close the client when done. Calls are bounded by the Timeout option whatever
+// The backend is safe for concurrent use, runs no background goroutine (but the heartbeat's,
+// with Heartbeat, which Close stops), and does not own the client: close the client when
+// done, after Close. Calls are bounded by the Timeout option whatever
 // the client's settings; a client with ContextTimeoutEnabled bounds them itself, which is
 // cheaper: otherwise each call runs on a short-lived goroutine that the caller leaves after
 // the timeout, and that ends with the client's own read timeout.
@@ -235,8 +247,12 @@ func New(client goredis.Scripter, opts ...Option) (*Backend, error) {
 		return nil, err
 	}
 	_, cluster := client.(*goredis.ClusterClient)
-	return &Backend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client), cluster: cluster,
-		grain: min(cfg.Timeout/16, maxGrain)}, nil
+	b := &Backend{client: client, cfg: cfg, bounded: boundsItself(client), node: nodeOf(client), cluster: cluster,
+		grain: min(cfg.Timeout/16, maxGrain)}
+	if cfg.OnFailure == backend.Local {
+		b.hb = startHeartbeat(client, cfg)
+	}
+	return b, nil
 }
 
 // boundsItself reports whether the client's socket I/O honours the context's deadline.
@@ -275,5 +291,13 @@ func (b *Backend) Bind(bd backend.Binding) (backend.Store, error) {
 }
 
 // Close ends the backend's use by this process. It is safe to call more than once and from
-// several goroutines, and it does not close the client. It returns nil.
-func (b *Backend) Close() error { return nil }
+// several goroutines, and it does not close the client: close the client after it. With
+// Heartbeat, it stops the heartbeat's goroutine, waits for it, and removes the instance
+// from the live instances in Redis (best effort, within Timeout), so that the others drop
+// it from their share at their next beat. It returns nil.
+func (b *Backend) Close() error {
+	if b != nil && b.hb != nil {
+		b.hb.close()
+	}
+	return nil
+}

@@ -22,5 +22,6 @@
 //   - Prefix: the layout of the keys;
 //   - Timeout, OnFailure and ProbeInterval: the bound of a call, what is a failure,
 //     the health of each node, the events, and keys that hold bad data;
-//   - Instances: each instance's fair share of the quota while Redis is down.
+//   - Instances: each instance's fair share of the quota while Redis is down;
+//   - Heartbeat: that share live, from the count of instances announced in Redis.
 package redis

@@ -32,3 +32,6 @@ func HasDefaults(b backend.Backend) bool { return b.(*Backend).cfg == defaultCon
 
 // PrefixOf returns the key prefix of b, a backend made by New.
 func PrefixOf(b backend.Backend) string { return b.(*Backend).cfg.Prefix }
+
+// InstancesKey returns the key of the live instances of b, a backend made by New.
+func InstancesKey(b *Backend) string { return instancesKey(b.cfg.Prefix) }

@@ -24,6 +24,9 @@ type config struct {
 	// with Local, each instance's in-process limiter then takes 1/Instances of the quota
 	// while Redis fails. At least 1. Default 1: each instance takes the whole quota.
 	Instances int
+	// Heartbeat is how long an instance's announcement lives in Redis (see the Heartbeat
+	// option); 0: no heartbeat. Default 0.
+	Heartbeat time.Duration
 }
 
 // defaultConfig returns the built-in defaults: prefix "r4c:", timeout 50ms, Local, probe
@@ -34,8 +37,9 @@ func defaultConfig() config {
 }
 
 // validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 for a
-// negative Timeout or ProbeInterval, R4C-ATR-007 for a zero one, an OnFailure other than
-// Local, Admitted and Refused, or Instances below 1.
+// negative Timeout, ProbeInterval or Heartbeat, R4C-ATR-007 for a zero Timeout or
+// ProbeInterval, an OnFailure other than Local, Admitted and Refused, Instances below 1,
+// or a Heartbeat below 4·Timeout or 4ms.
 func (c config) validate() error {
 	for _, d := range []struct {
 		key string
@@ -57,7 +61,7 @@ func (c config) validate() error {
 	if c.Instances < 1 {
 		return r4c.Errorf(r4c.OutOfRange, "redis.instances", strconv.Itoa(c.Instances), "must be at least 1")
 	}
-	return nil
+	return c.validateHeartbeat()
 }
 
 // Option configures a Backend. New applies the options in order over the defaults and
@@ -181,5 +185,7 @@ func ProbeInterval(d time.Duration) Option { return func(c *config) { c.ProbeInt
 // the other side of the same bargain: when fewer than N instances run, they admit less
 // than the quota while Redis is down (one instance of 3 expected, a third of it). It has
 // no effect with another failure policy, nor while Redis answers. Default 1: each instance
-// takes the whole quota. Below 1 fails with R4C-ATR-007.
+// takes the whole quota. Below 1 fails with R4C-ATR-007. With Heartbeat, N is the count of
+// live instances the backend last saw in Redis, and Instances is N only until its first
+// heartbeat is answered.
 func Instances(n int) Option { return func(c *config) { c.Instances = n } }

@@ -35,8 +35,15 @@ func (b *Base) Now() int64 {
 	return int64(b.Clk.Now())
 }
 
-// LocalShare returns the share of b's stores' Local verdict: b.LocalShare(), at least 1.
-func LocalShare(b backend.Backend) int { return max(b.LocalShare(), 1) }
+// LocalShare returns the share of b's stores' Local verdict now: b.LocalShare(), at least
+// 1; 1 for a nil b (no backend). It is read at each decision in-process of a limiter with a
+// backend, since a backend's share may change while it runs.
+func LocalShare(b backend.Backend) int {
+	if b == nil {
+		return 1
+	}
+	return max(b.LocalShare(), 1)
+}
 
 // StoreListener returns the listener a backend's stores publish a limiter's events
 // through: its listener, and its recorder, which gets them with context.Background() (no

@@ -33,7 +33,8 @@ type Rate struct {
 	Tau      int64 // (Permits-1)·T: how far the TAT may run ahead of now with a permit free now
 	MaxWait  int64
 	Burst    error                // the refusal of a call for more than Limit permits
-	shared   atomic.Pointer[Rate] // LocalShare's rate, made at its first use
+	shared   atomic.Pointer[Rate] // LocalShare's rate, made at its first use with a share, again when the share changes
+	of       int                  // for a rate made by LocalShare, the share it is of; 0 otherwise
 	// Limit is the most permits one call may take: the smallest Permits of all windows.
 	Limit int
 	// More are the further windows (Cfg.Windows), NMore of them.
@@ -61,27 +62,29 @@ func (r *Rate) Init(c Config, burst func(limit int) error) {
 // LocalShare returns the rate at which a limiter with a backend decides in-process when
 // its store answers Local: r itself for share ≤ 1, else 1/share of r (see
 // backend.Backend.LocalShare): one permit every share·T, with a burst of Permits/share,
-// at least 1; and so for each further window.
+// at least 1; and so for each further window. The rate of the last share asked for is
+// kept: asking for it again allocates nothing, asking for another makes (and keeps) that
+// one. Safe for concurrent use.
 func (r *Rate) LocalShare(share int) *Rate {
 	if share <= 1 {
 		return r
 	}
-	if p := r.shared.Load(); p != nil {
+	if p := r.shared.Load(); p != nil && p.of == share {
 		return p
 	}
 	b := max(r.Cfg.Permits/share, 1)
 	t := sat.Mul(int64(share), r.Interval)
 	c := r.Cfg
 	c.Permits, c.Period = b, time.Duration(sat.Mul(int64(b), t))
-	p := &Rate{Cfg: c, Interval: t, Tau: sat.Mul(int64(b-1), t), MaxWait: r.MaxWait, Burst: r.Burst, Limit: b, NMore: r.NMore}
+	p := &Rate{Cfg: c, Interval: t, Tau: sat.Mul(int64(b-1), t), MaxWait: r.MaxWait, Burst: r.Burst, Limit: b, NMore: r.NMore, of: share}
 	for i := range r.NMore {
 		w := &r.More[i]
 		wb := max(w.Permits/share, 1)
 		wt := sat.Mul(int64(share), w.Interval)
 		p.More[i] = Window{Permits: wb, Period: time.Duration(sat.Mul(int64(wb), wt)), Interval: wt, Tau: sat.Mul(int64(wb-1), wt)}
 	}
-	r.shared.CompareAndSwap(nil, p)
-	return r.shared.Load()
+	r.shared.Store(p)
+	return p
 }
 
 // Weight returns, for a call for n permits (1..Permits), the stretch of the schedule it
