@@ -104,7 +104,7 @@ func (f *fleet) launchAs(ctx context.Context, lease, hb time.Duration, breaker b
 	g := &group{start: start, cfg: instanceConfig{Addrs: f.addrs,
 		Prefix:  "fleet:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":",
 		Permits: f.o.permits, Period: f.o.period, Leases: lease, Heartbeat: hb, Workers: f.o.workers,
-		Start: start.UnixNano(), Span: f.span, Breaker: breaker}}
+		Start: start.UnixNano(), Span: f.span, Timeout: f.o.timeout, Breaker: breaker}}
 	var err error
 	if g.commands, err = commands(ctx, f.nodes); err != nil {
 		return nil, err
@@ -148,6 +148,7 @@ type result struct {
 	admissions []record
 	each       [][]record // the admissions of each instance
 	decisions  int64
+	failures   int64 // the failures of Redis the instances' limiters reported
 	commands   int64 // served by Redis during the run
 	killed     []int // the instances killed with SIGKILL
 }
@@ -166,6 +167,7 @@ func (f *fleet) wait(ctx context.Context, g *group, killed ...int) (result, erro
 		r.admissions = append(r.admissions, recs...)
 		r.each = append(r.each, recs)
 		r.decisions += dec
+		r.failures += in.recs.failures()
 	}
 	n, err := commands(ctx, f.nodes)
 	r.commands = n - g.commands
@@ -181,8 +183,8 @@ func (f *fleet) summary(r result) string {
 	t := (int64(f.o.period) + int64(f.o.permits) - 1) / int64(f.o.permits)
 	bound := f.o.permits + int(int64(f.span)/t)
 	s := f.span.Seconds()
-	return fmt.Sprintf("admitted %d, bound %d, over the bound %d; %s decisions/s; %s Redis commands/s (%.3g per decision)",
-		len(r.admissions), bound, over, count(float64(r.decisions)/s), count(float64(r.commands)/s), perDecision(r))
+	return fmt.Sprintf("admitted %d, bound %d, over the bound %d; %s decisions/s; %s Redis commands/s (%.3g per decision); Redis failed %d times",
+		len(r.admissions), bound, over, count(float64(r.decisions)/s), count(float64(r.commands)/s), perDecision(r), r.failures)
 }
 
 // count prints n rounded to 3 significant digits, with thousands separated.

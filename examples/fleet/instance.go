@@ -13,7 +13,9 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/ratelimit"
+	"github.com/resilience4go/resilience4go/ratelimit/backend"
 	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
@@ -35,6 +37,7 @@ type instanceConfig struct {
 	Start     int64         // wall-clock ns at which every instance starts
 	Span      time.Duration // how long the load runs
 	Records   string        // the record file of the admissions
+	Timeout   time.Duration // the bound of a call to Redis
 	Breaker   bool          // the breaker scenario (runBreaker) instead of the quota's
 }
 
@@ -62,7 +65,10 @@ func runInstance(ctx context.Context, w io.Writer, cfg instanceConfig) error {
 	defer recs.close()
 	c := client(cfg.Addrs)
 	defer c.Close()
-	opts := []rlredis.Option{rlredis.Prefix(cfg.Prefix), rlredis.Leases(cfg.Leases)}
+	// A generous timeout: a machine that runs many instances on few cores may keep one
+	// from reading Redis's answer for a while, and a call Redis does not answer in time
+	// takes the failure policy (each instance then limits itself).
+	opts := []rlredis.Option{rlredis.Prefix(cfg.Prefix), rlredis.Leases(cfg.Leases), rlredis.Timeout(cfg.Timeout)}
 	if cfg.Heartbeat > 0 {
 		opts = append(opts, rlredis.Heartbeat(cfg.Heartbeat))
 	}
@@ -71,7 +77,11 @@ func runInstance(ctx context.Context, w io.Writer, cfg instanceConfig) error {
 		return err
 	}
 	lim, err := ratelimit.New(ratelimit.Name("hot"), ratelimit.Permits(cfg.Permits), ratelimit.Period(cfg.Period),
-		ratelimit.WithBackend(shared))
+		ratelimit.WithBackend(shared), ratelimit.OnEvent(func(e policy.Event) {
+			if e.Kind == backend.EventFailed || e.Kind == backend.EventKeyFailed {
+				recs.failed()
+			}
+		}))
 	if err != nil {
 		return err
 	}

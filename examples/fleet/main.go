@@ -35,6 +35,7 @@ type options struct {
 	period    time.Duration
 	lease     time.Duration
 	heartbeat time.Duration
+	timeout   time.Duration
 	scenario  string
 	cluster   bool
 }
@@ -52,6 +53,7 @@ func main() {
 	flag.DurationVar(&o.period, "period", time.Second, "the quota's period")
 	flag.DurationVar(&o.lease, "lease", 500*time.Millisecond, "the lease life")
 	flag.DurationVar(&o.heartbeat, "heartbeat", time.Second, "the fair share's heartbeat expiry (scenario outage)")
+	flag.DurationVar(&o.timeout, "timeout", time.Second, "the bound of a call to Redis, after which the failure policy decides")
 	flag.StringVar(&o.scenario, "scenario", "quota", "quota, kill, outage or breaker")
 	flag.BoolVar(&o.cluster, "cluster", false, "use the Redis Cluster at REDIS_CLUSTER_ADDRS")
 	flag.Parse()

@@ -32,7 +32,7 @@ func short(t *testing.T, scenario string, seconds float64) string {
 	t.Setenv("REDIS_ADDR", redistest.Addr(t))
 	var out bytes.Buffer
 	err := run(context.Background(), &out, options{instances: 3, seconds: seconds, workers: 2, permits: 200,
-		period: time.Second, lease: 300 * time.Millisecond, heartbeat: 500 * time.Millisecond, scenario: scenario})
+		period: time.Second, lease: 300 * time.Millisecond, heartbeat: 500 * time.Millisecond, timeout: time.Second, scenario: scenario})
 	t.Log("\n" + out.String())
 	require.NoError(t, err)
 	return out.String()

@@ -72,6 +72,12 @@ func (r *recordFile) add(t0, t1 int64) bool {
 	return true
 }
 
+// failed counts a failure of Redis the instance's limiter reported.
+func (r *recordFile) failed() { atomic.AddInt64(&r.hdr[2], 1) }
+
+// failures returns the failures of Redis counted.
+func (r *recordFile) failures() int64 { return atomic.LoadInt64(&r.hdr[2]) }
+
 // decided adds n to the count of decisions made.
 func (r *recordFile) decided(n int64) { atomic.AddInt64(&r.hdr[1], n) }
 

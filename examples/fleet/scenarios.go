@@ -79,9 +79,10 @@ func (f *fleet) outage(ctx context.Context, w io.Writer) error {
 }
 
 func (f *fleet) outageRun(ctx context.Context, w io.Writer, stopped int) error {
-	hb, outage := f.o.heartbeat, f.span
-	f.span = 3*hb + outage + time.Second
-	defer func() { f.span = outage }()
+	// The instances must find Redis gone soon: a call bounded by 100ms.
+	hb, outage, timeout := f.o.heartbeat, f.span, f.o.timeout
+	f.span, f.o.timeout = 3*hb+outage+time.Second, 100*time.Millisecond
+	defer func() { f.span, f.o.timeout = outage, timeout }()
 	g, err := f.launch(ctx, 0, hb)
 	if err != nil {
 		return err
@@ -109,7 +110,7 @@ func (f *fleet) outageRun(ctx context.Context, w io.Writer, stopped int) error {
 	}
 	// The instances find Redis gone at their first call that times out: count from a
 	// little later, to the outage's end.
-	a, b := from.Add(200*time.Millisecond).UnixNano(), from.Add(outage).UnixNano()
+	a, b := from.Add(300*time.Millisecond).UnixNano(), from.Add(outage).UnixNano()
 	t := (int64(f.o.period) + int64(f.o.permits) - 1) / int64(f.o.permits)
 	quota := (b - a) / t
 	got := admittedIn(r.admissions, a, b)
