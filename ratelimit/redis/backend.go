@@ -49,6 +49,12 @@ type Backend struct {
 	grain time.Duration
 	// shared is the last context shared by such calls.
 	shared atomic.Pointer[sharedDeadline]
+
+	ls backendLeases // the leases of the backend's stores (see Leases)
+	// admitHook, for tests, learns each admission of a store with leases: its key, its
+	// permit time (the process's clock when leased, the server's otherwise), whether it
+	// was leased, and its weight.
+	admitHook func(key string, at int64, leased bool, n int)
 }
 
 // sharedDeadline is a context that ends at the start of one grain, shared by the calls
@@ -274,6 +280,3 @@ func (b *Backend) Bind(bd backend.Binding) (backend.Store, error) {
 	return newStore(b, bd), nil
 }
 
-// Close ends the backend's use by this process. It is safe to call more than once and from
-// several goroutines, and it does not close the client. It returns nil.
-func (b *Backend) Close() error { return nil }

@@ -24,6 +24,8 @@ type config struct {
 	// with Local, each instance's in-process limiter then takes 1/Instances of the quota
 	// while Redis fails. At least 1. Default 1: each instance takes the whole quota.
 	Instances int
+	// Lease is the life of a lease (see Leases); 0: no leases. Default 0.
+	Lease time.Duration
 }
 
 // defaultConfig returns the built-in defaults: prefix "r4c:", timeout 50ms, Local, probe
@@ -34,7 +36,7 @@ func defaultConfig() config {
 }
 
 // validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 for a
-// negative Timeout or ProbeInterval, R4C-ATR-007 for a zero one, an OnFailure other than
+// negative Timeout, ProbeInterval or lease life, R4C-ATR-007 for a zero Timeout or ProbeInterval, an OnFailure other than
 // Local, Admitted and Refused, or Instances below 1.
 func (c config) validate() error {
 	for _, d := range []struct {
@@ -53,6 +55,9 @@ func (c config) validate() error {
 	default:
 		return r4c.Errorf(r4c.OutOfRange, "redis.onFailure", "Verdict("+strconv.Itoa(int(c.OnFailure))+")",
 			"must be backend.Local, backend.Admitted or backend.Refused")
+	}
+	if c.Lease < 0 {
+		return r4c.Errorf(r4c.NegativeDuration, "redis.leases", c.Lease.String(), "must not be negative")
 	}
 	if c.Instances < 1 {
 		return r4c.Errorf(r4c.OutOfRange, "redis.instances", strconv.Itoa(c.Instances), "must be at least 1")
