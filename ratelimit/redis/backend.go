@@ -279,4 +279,3 @@ func (b *Backend) Bind(bd backend.Binding) (backend.Store, error) {
 	}
 	return newStore(b, bd), nil
 }
-
