@@ -95,10 +95,12 @@ type leaseState struct {
 	busy      atomic.Bool  // a background run reserves the next lease
 	hold      atomic.Int64 // Redis refused a lease: calls that cannot wait until this clock time are refused
 	retry     atomic.Int64 // no lease is reserved before this clock time (Redis failed)
-	count     atomic.Int64 // permits admitted: on Redis, and by retired leases
+	count     atomic.Int64 // permits asked for: on Redis, refused locally, and admitted by retired leases
 	markAt    atomic.Int64 // the clock time of the last sample of the rate; 0: none yet
 	markN     atomic.Int64 // count then
 	k         atomic.Int64 // the size of the next lease, from the last sample
+	lead      atomic.Int64 // how far ahead of the server's now the TAT was at the last grant
+	rtt       atomic.Int64 // the last round trip's duration, on the clock
 }
 
 // lease is k consecutive slots of the shared schedule, each of length t, the first
@@ -144,6 +146,7 @@ const (
 	refused          // its next slots' permit time is beyond the call's wait
 	exhausted        // fewer than n slots left that may still be used
 	unusable         // its next slots cannot be used at once by n permits (weight, windows)
+	passed           // the slots left passed unused: the calls come slower than they start
 )
 
 // take takes n consecutive slots of l at the clock time now, for a call that may wait
@@ -162,7 +165,10 @@ func (l *lease) take(now int64, n int64, maxWait int64) (backend.Grant, int) {
 			}
 		}
 		if j+n > l.k {
-			return backend.Grant{}, exhausted
+			if c+n > l.k {
+				return backend.Grant{}, exhausted
+			}
+			return backend.Grant{}, passed
 		}
 		last := j + n - 1
 		at := max(l.l0+last*l.t, now)
@@ -232,6 +238,7 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 			}
 			return g, nil
 		case refused:
+			lz.count.Add(int64(req.N))
 			return g, nil
 		case exhausted:
 			if nx := lz.next.Load(); nx != nil && lz.cur.CompareAndSwap(l, nx) {
@@ -241,23 +248,45 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 			}
 			if mw == 0 && lz.busy.Load() {
 				// Its successor is on its way: refuse locally rather than ask Redis.
+				lz.count.Add(int64(req.N))
 				return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(l.t)}, nil
+			}
+		case passed:
+			if lz.cur.CompareAndSwap(l, lz.next.Load()) {
+				lz.next.CompareAndSwap(lz.cur.Load(), nil)
+				s.retire(l)
+				continue
 			}
 		}
 		break
 	}
 	if h := lz.hold.Load(); now < h && mw < h-now {
+		lz.count.Add(int64(req.N))
 		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(h - now)}, nil
 	}
 	g, err := s.reserveCall(ctx, req)
-	if err == nil && g.Verdict == backend.Admitted {
-		lz.count.Add(int64(req.N))
-		s.startLease(now, &req)
-		if h := s.b.admitHook; h != nil && g.Next != 0 {
+	if err != nil {
+		return g, err
+	}
+	lz.count.Add(int64(req.N))
+	lz.rtt.Store(int64(s.clk.Now()) - now)
+	switch g.Verdict {
+	case backend.Admitted:
+		if g.Next == 0 { // nothing reserved: the failure policy's
+			return g, nil
+		}
+		lz.lead.Store(g.Next - g.At + int64(g.Wait))
+		if h := s.b.admitHook; h != nil {
 			h(s.key, g.At, false, req.N)
 		}
+	case backend.Refused:
+		t, _, tol := weight(req.Permits, req.Period, req.N)
+		lz.lead.Store(int64(g.Wait) + max(tol, t))
+	default:
+		return g, nil
 	}
-	return g, err
+	s.startLease(now, &req)
+	return g, nil
 }
 
 // cancelLeased gives a canceled reservation of the store's lease back to the lease, when

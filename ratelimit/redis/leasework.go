@@ -8,6 +8,7 @@ import (
 
 	"github.com/resilience4go/resilience4go/internal/sat"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
+	"github.com/resilience4go/resilience4go/ratelimit/internal/gcra"
 )
 
 // The work of leases off the decisions' path: reserving the next lease, giving back what
@@ -16,6 +17,14 @@ import (
 // leaseMargin widens the mapping of the server's instants to the process's clock: the
 // server's TIME has a resolution of a microsecond.
 const leaseMargin = int64(time.Microsecond)
+
+// leaseProbe is the size of a lease that tries the pace of a store's callers when its
+// rate, as seen, would not use a larger one before its slots pass.
+const leaseProbe = 16
+
+// leaseNoise is how long a probing lease's slots last at least, beyond 4 round trips:
+// the scheduling delays of a loaded machine.
+const leaseNoise = time.Millisecond
 
 // backendLeases is a Backend's leases: the live ones (for Close and the counts), the
 // background runs in flight, and the counts of retired leases.
@@ -73,8 +82,8 @@ func (b *Backend) Close() error {
 	return nil
 }
 
-// size returns the size of the store's next lease, from its admitted rate: 0 when it
-// would be below 2.
+// size returns the size of the store's next lease, from the rate its calls ask for
+// permits: 0 when it would be below 2.
 func (s *store) size(now int64, req *backend.Request) int64 {
 	lz, life := s.lz, int64(s.b.cfg.Lease)
 	n := lz.count.Load()
@@ -92,8 +101,19 @@ func (s *store) size(now int64, req *backend.Request) int64 {
 	}
 	t, _, _ := weight(req.Permits, req.Period, 1)
 	k := min(lz.k.Load(), int64(req.Permits), life/t+1) // no more than a life's worth at the rate
+	// Slot i of a lease starts lead + i·T after it is reserved, and is used about i/r
+	// after, at the store's rate r = k/life: slots that would start before their use
+	// would pass unused.
+	// A caller that waits for each round trip shows a rate that the round trip bounds,
+	// not its own: a lease of at most leaseProbe permits tries its pace (its slots
+	// passing unused stop the leases for a life, see giveBackLease).
+	if r := float64(k) / float64(life); r*float64(t) < 1 {
+		// Slots that start within a round trip, or a scheduling delay, pass at once.
+		probe := max(leaseProbe, (4*lz.rtt.Load()+int64(leaseNoise))/t)
+		k = min(k, max(int64(float64(lz.lead.Load())*r/(1-r*float64(t))), probe))
+	}
 	for _, w := range req.Windows {
-		k = min(k, int64(w.Permits))
+		k = min(k, int64(w.Permits), life/int64(gcra.Interval(w.Permits, w.Period))+1)
 	}
 	if k < 2 {
 		return 0
@@ -127,6 +147,7 @@ func (s *store) reserveLease(req backend.Request) {
 		send := int64(s.clk.Now())
 		g, _ := s.reserveCall(context.Background(), req)
 		recv := int64(s.clk.Now())
+		lz.rtt.Store(recv - send)
 		switch {
 		case g.Verdict == backend.Admitted && g.Next != 0:
 			if l := s.newLease(g, &req, send, recv); l != nil {
@@ -137,17 +158,17 @@ func (s *store) reserveLease(req backend.Request) {
 			// brings the batch's permit time one T nearer: a smaller lease that fits
 			// within a life is asked for at once, if one of 2 or more does; otherwise,
 			// none until one of 2 would fit.
+			// With windows, the pair that refused is not told: the longest T is taken.
 			t, _, _ := weight(req.Permits, req.Period, 1)
+			for _, w := range req.Windows {
+				t = max(t, int64(gcra.Interval(w.Permits, w.Period)))
+			}
 			over := (int64(g.Wait-req.MaxWait) + t - 1) / t
-			if len(req.Windows) == 0 && int64(req.N)-over >= 2 {
+			if int64(req.N)-over >= 2 {
 				req.N -= int(over)
 				continue
 			}
-			hold := int64(g.Wait - req.MaxWait)
-			if len(req.Windows) == 0 {
-				hold -= int64(req.N-2) * t
-			}
-			lz.hold.Store(recv + max(hold, 0))
+			lz.hold.Store(recv + max(int64(g.Wait-req.MaxWait)-int64(req.N-2)*t, 0))
 		default:
 			lz.retry.Store(recv + int64(s.b.cfg.ProbeInterval))
 		}
@@ -163,6 +184,7 @@ func (s *store) newLease(g backend.Grant, req *backend.Request, send, recv int64
 	k := int64(req.N)
 	now := g.At - int64(g.Wait) // the server's clock when it decided
 	hiOff, loOff := send-now-leaseMargin, recv-now+leaseMargin
+	s.lz.lead.Store(g.Next - now)
 	l := &lease{s: s, permits: req.Permits, period: req.Period, k: k, t: t, s0: g.Next - k*t, loOff: loOff,
 		epoch: g.Epoch, nw: len(req.Windows)}
 	l.h0 = l.s0 + hiOff
@@ -262,6 +284,11 @@ func (s *store) giveBackLease(l *lease) {
 	var back int64
 	if c < l.k && s.giveSlots(l, c) {
 		back = l.k - j
+	}
+	if waste := l.k - used - back; 2*waste > l.k {
+		// Most of it passed unused: the store's calls come slower than its slots start
+		// (the shared schedule is not booked ahead). No lease for a life: per call.
+		s.lz.retry.Store(now + int64(b.cfg.Lease))
 	}
 	s.lz.count.Add(used)
 	b.ls.used.Add(used)
