@@ -116,8 +116,8 @@ var _ backend.Backend = (*Backend)(nil)
 // for a zero one, for an OnFailure other than backend.Local, backend.Admitted and
 // backend.Refused, or for Instances below 1.
 //
-// The backend is safe for concurrent use, runs no background goroutine, and does not own
-// the client: close the client when done. Calls are bounded by the Timeout option whatever
+// The backend is safe for concurrent use, runs no background goroutine without Leases,
+// and does not own the client: close the client when done (after Close, with Leases). Calls are bounded by the Timeout option whatever
 // the client's settings; a client with ContextTimeoutEnabled bounds them itself, which is
 // cheaper: otherwise each call runs on a short-lived goroutine that the caller leaves after
 // the timeout, and that ends with the client's own read timeout.

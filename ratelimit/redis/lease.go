@@ -212,7 +212,10 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 		return s.reserveCall(ctx, req)
 	}
 	lz := s.lz
-	now := int64(s.clk.Now())
+	now := int64(req.Now)
+	if now == 0 {
+		now = int64(s.clk.Now())
+	}
 	mw := int64(max(req.MaxWait, 0))
 	for {
 		l := lz.cur.Load()

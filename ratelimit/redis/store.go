@@ -128,7 +128,9 @@ func weight(permits int, period time.Duration, n int) (t, inc, tol int64) {
 // behind it), the TAT moves back to t.Prev, and on over a freed slot that ends there;
 // when later reservations stand behind it, its slot from now on, [max(t.Prev, now),
 // t.Next), is kept as a freed slot, which the next reservation that fits takes before
-// appending at the TAT. A nil or done ctx restores nothing.
+// appending at the TAT. A nil or done ctx restores nothing. A grant of the store's lease
+// (see Leases) that is the latest taken from it goes back to the lease, with no round
+// trip.
 func (s *store) Cancel(ctx context.Context, t backend.Grant) {
 	if s.lz != nil && s.cancelLeased(ctx, t) {
 		return
