@@ -223,10 +223,13 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 			break
 		}
 		if !l.matches(&req) {
-			// Another rate: the lease, and the next one, go back.
-			s.drop(l)
-			if nx := lz.next.Load(); nx != nil {
-				s.drop(nx)
+			// Another rate: the lease, and the next one, go back first, while the key is
+			// still at their rate (the call converts it, after which a cancel gives
+			// nothing back): one more round trip, at a change of configuration.
+			for _, x := range [2]*lease{l, lz.next.Load()} {
+				if x != nil {
+					s.drop(x)
+				}
 			}
 			break
 		}
