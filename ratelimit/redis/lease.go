@@ -244,7 +244,7 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 			}
 			return g, nil
 		case refused:
-			lz.count.Add(int64(req.N))
+			// Not counted: the lease's slots, not the calls, bound what it can spend.
 			return g, nil
 		case exhausted:
 			if nx := lz.next.Load(); nx != nil && lz.cur.CompareAndSwap(l, nx) {
