@@ -296,8 +296,9 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 }
 
 // cancelLeased gives a canceled reservation of the store's lease back to the lease, when
-// it is the latest taken from it: it reports whether it did. Any other is given back to
-// Redis, as a reservation made there.
+// it is the latest taken from it and its permit time has not come: it reports whether the
+// grant was the lease's. Any other is given back to Redis, as a reservation made there
+// (which gives nothing back once its permit time has passed on the server's clock).
 func (s *store) cancelLeased(ctx context.Context, t backend.Grant) bool {
 	if decorate.ContextErr(ctx) != nil {
 		return false
@@ -305,6 +306,9 @@ func (s *store) cancelLeased(ctx context.Context, t backend.Grant) bool {
 	for _, l := range [2]*lease{s.lz.cur.Load(), s.lz.next.Load()} {
 		if l == nil || t.Epoch != l.epoch || t.Prev < l.s0 || t.Next > l.s0+l.k*l.t || (t.Prev-l.s0)%l.t != 0 {
 			continue
+		}
+		if int64(s.clk.Now()) >= t.At+l.loOff {
+			return true // its permit time has passed: it was used, nothing goes back
 		}
 		i, e := (t.Prev-l.s0)/l.t, (t.Next-l.s0)/l.t
 		if l.cursor.CompareAndSwap(e, i) {

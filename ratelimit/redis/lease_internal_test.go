@@ -347,6 +347,8 @@ func TestLS6_CanceledLeasedReservationsGiveBack(t *testing.T) {
 	assert.Equal(t, g1.Next, g2.Prev)
 	st.Cancel(ctx, g1) // not the latest: to Redis, as a freed slot
 	assert.Equal(t, int64(2), l.cursor.Load())
+	g4, _ := st.Reserve(ctx, backend.Request{N: 1, Permits: 20, Period: 2 * time.Second}) // no wait: refused, slot 2 not due
+	assert.Equal(t, backend.Refused, g4.Verdict)
 	require.NoError(t, b.Close())
 	assert.Equal(t, LeaseStats{Leased: 10, Used: 1, Returned: 9}, b.Leases())
 	// Close gave back slots 2..9: the TAT moved back to the end of g2's slot 1; slot 0,
@@ -502,4 +504,20 @@ func TestLS5_AnotherRateGivesTheLeaseBack(t *testing.T) {
 	assert.Nil(t, st.lz.cur.Load())
 	require.Eventually(t, func() bool { return b.Leases().Returned >= 8 }, 5*time.Second, 10*time.Millisecond,
 		"the slots not started go back")
+}
+
+// SPEC LS-6: a leased permit whose permit time has passed was used: its cancel gives
+// nothing back, to the lease or to Redis.
+func TestLS6_CancelAfterThePermitTimeGivesNothing(t *testing.T) {
+	ctx := context.Background()
+	b := leased(t, false, leasePrefix(t), time.Hour, nil)
+	st := bindStore(t, b, "x")
+	req := backend.Request{N: 1, Permits: 20, Period: 2 * time.Second}
+	l := forceLease(t, st, req, 10)
+	g, _ := st.Reserve(ctx, req)
+	require.Equal(t, backend.Admitted, g.Verdict)
+	require.Zero(t, g.Wait)
+	c := l.cursor.Load()
+	st.Cancel(ctx, g)
+	assert.Equal(t, c, l.cursor.Load(), "the slot stays taken")
 }
