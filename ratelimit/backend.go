@@ -39,9 +39,10 @@ func (l *Limiter) bind(b backend.Backend) error {
 }
 
 // reserveBackend asks l's store for n permits within maxWait at the rate r, with a
-// Grant's Wait never negative.
-func (l *Limiter) reserveBackend(ctx context.Context, r *rate, n int, maxWait time.Duration) (backend.Grant, error) {
-	g, err := l.store.Reserve(ctx, backend.Request{N: n, MaxWait: maxWait, Permits: r.Cfg.Permits, Period: r.Cfg.Period, Windows: r.Wins})
+// Grant's Wait never negative; now is the clock's reading for the store, 0 for none.
+func (l *Limiter) reserveBackend(ctx context.Context, r *rate, n int, maxWait time.Duration, now int64) (backend.Grant, error) {
+	g, err := l.store.Reserve(ctx, backend.Request{N: n, MaxWait: maxWait, Permits: r.Cfg.Permits, Period: r.Cfg.Period,
+		Windows: r.Wins, Now: time.Duration(now)})
 	g.Wait = max(g.Wait, 0)
 	return g, err
 }
@@ -87,7 +88,10 @@ func (l *Limiter) refused(now, wait int64) { l.retryAt.Store(sat.Add(now, max(wa
 
 func (backed) tryAcquire(l *Limiter, r *rate, n int) error {
 	ctx := context.Background()
-	g, _ := l.reserveBackend(ctx, r, n, 0) // Background never ends: no error
+	// The clock is read once, before: the store may decide with it (a lease), and a
+	// refusal is dated with it.
+	now := l.now()
+	g, _ := l.reserveBackend(ctx, r, n, 0, now) // Background never ends: no error
 	switch g.Verdict {
 	case backend.Admitted:
 		l.admitted(ctx, 0)
@@ -99,7 +103,6 @@ func (backed) tryAcquire(l *Limiter, r *rate, n int) error {
 		l.admitted(ctx, 0)
 		return nil
 	}
-	now := l.now()
 	l.refused(now, int64(g.Wait))
 	return l.refuse(ctx, r, now, int64(g.Wait), l.rej.Plain)
 }
@@ -112,7 +115,7 @@ func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
 	}
 	// A permit that comes after the deadline is useless: refuse it unreserved.
 	limit, byDeadline := rlcore.WaitLimit(ctx, r.MaxWait)
-	g, err := l.reserveBackend(ctx, r, n, time.Duration(limit))
+	g, err := l.reserveBackend(ctx, r, n, time.Duration(limit), 0)
 	if err != nil {
 		return l.rejectContext(ctx, l.eventTime(), 0, err)
 	}
@@ -169,7 +172,7 @@ func (l *Limiter) refuseGrant(ctx context.Context, r *rate, at int64, wait time.
 // context.DeadlineExceeded, as acquire's.
 func (backed) reserve(ctx context.Context, l *Limiter, r *rate, n int) (rlcore.Reservation, error) {
 	limit, byDeadline := rlcore.WaitLimit(ctx, r.MaxWait)
-	g, _ := l.reserveBackend(context.Background(), r, n, time.Duration(limit))
+	g, _ := l.reserveBackend(context.Background(), r, n, time.Duration(limit), 0)
 	var res rlcore.Reservation
 	at := int64(-1) // the clock time of the store's refusal, read once; -1: not read
 	switch g.Verdict {

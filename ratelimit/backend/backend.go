@@ -149,6 +149,9 @@ type Request struct {
 	// one configuration, so a store may cache what it derives from it by its address;
 	// a store must not modify it. Each window's Permits is at least N.
 	Windows []Window
+	// Now is the limiter's clock (Binding.Clock) read just before the call, for a store
+	// that decides in-process and would read it again; 0 when the limiter did not read it.
+	Now time.Duration
 }
 
 // Verdict is a Store's decision on one Reserve.

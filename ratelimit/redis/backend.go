@@ -59,6 +59,11 @@ type Backend struct {
 
 	// hb announces the instance and counts the live ones (see Heartbeat); nil without.
 	hb *heartbeat
+	ls backendLeases // the leases of the backend's stores (see Leases)
+	// admitHook, for tests, learns each admission of a store with leases: its key, its
+	// permit time (the process's clock when leased, the server's otherwise), whether it
+	// was leased, and its weight.
+	admitHook func(key string, at int64, leased bool, n int)
 }
 
 // sharedDeadline is a context that ends at the start of one grain, shared by the calls
@@ -121,9 +126,10 @@ var _ backend.Backend = (*Backend)(nil)
 // for a zero one, for an OnFailure other than backend.Local, backend.Admitted and
 // backend.Refused, or for Instances below 1, and for a Heartbeat as that option says.
 //
-// The backend is safe for concurrent use, runs no background goroutine (but the heartbeat's,
-// with Heartbeat, which Close stops), and does not own the client: close the client when
-// done, after Close. Calls are bounded by the Timeout option whatever
+// The backend is safe for concurrent use, runs no background goroutine but the heartbeat's
+// (with Heartbeat) and the runs that reserve leases (with Leases), which Close stops, and
+// does not own the client: close the client when done, after Close. Calls are bounded by
+// the Timeout option whatever
 // the client's settings; a client with ContextTimeoutEnabled bounds them itself, which is
 // cheaper: otherwise each call runs on a short-lived goroutine that the caller leaves after
 // the timeout, and that ends with the client's own read timeout.
@@ -292,11 +298,17 @@ func (b *Backend) Bind(bd backend.Binding) (backend.Store, error) {
 
 // Close ends the backend's use by this process. It is safe to call more than once and from
 // several goroutines, and it does not close the client: close the client after it. With
-// Heartbeat, it stops the heartbeat's goroutine, waits for it, and removes the instance
-// from the live instances in Redis (best effort, within Timeout), so that the others drop
-// it from their share at their next beat. It returns nil.
+// Leases, it stops reserving leases, waits for the runs that reserve one, and gives back to
+// Redis the slots of its leases that have not started yet; the limiters decide every later
+// call on Redis. With Heartbeat, it stops the heartbeat's goroutine, waits for it, and
+// removes the instance from the live instances in Redis (best effort, within Timeout), so
+// that the others drop it from their share at their next beat. It returns nil.
 func (b *Backend) Close() error {
-	if b != nil && b.hb != nil {
+	if b == nil {
+		return nil
+	}
+	b.closeLeases()
+	if b.hb != nil {
 		b.hb.close()
 	}
 	return nil

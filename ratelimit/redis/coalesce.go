@@ -40,8 +40,8 @@ const (
 // waiters recycles the waiters of queued Reserves, so that a queued call allocates nothing.
 var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan struct{}, 1)} }}
 
-// Reserve runs the script's reserve for req.N permits at the rate of req.Config: one round
-// trip. A nil or done ctx is not sent: its error (policy.ErrNilContext for a nil one) is
+// reserveCall runs the script's reserve for req.N permits at the rate of req.Config: one
+// round trip (Reserve, without a lease). A nil or done ctx is not sent: its error (policy.ErrNilContext for a nil one) is
 // returned at once. A request for fewer than 1 or more than Permits permits, or with a
 // Config that has no rate, which the limiter never makes, is refused at once with no
 // retry-after. See backend.Store.
@@ -55,7 +55,7 @@ var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan struct
 // rather than wait for the one after. At most one run of Reserves per store is in flight.
 // A queued caller whose ctx ends stops waiting and returns ctx's error; a permit its
 // batch reserved for it is then given back (giveBack), by the sender, before its next run.
-func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant, error) {
+func (s *store) reserveCall(ctx context.Context, req backend.Request) (backend.Grant, error) {
 	if err := decorate.ContextErr(ctx); err != nil {
 		return backend.Grant{}, err
 	}

@@ -14,7 +14,9 @@
 // server's clock: one round trip per call, or per batch of concurrent calls. While Redis
 // fails, the failure policy decides (OnFailure): by default each instance limits itself.
 // Further windows (ratelimit.Windows("10/1s, 1000/24h")) work on Redis too, each in a key
-// of its own under the limiter's hash tag, decided in the same script run.
+// of its own under the limiter's hash tag, decided in the same script run. With Leases,
+// a busy limiter reserves its permits in batches and decides from them in-process, the
+// shared bound kept exactly.
 //
 // Where the detail lives:
 //   - New: the semantics on Redis (batching, weighted calls, reconfiguration, canceled
@@ -24,4 +26,5 @@
 //     the health of each node, the events, and keys that hold bad data;
 //   - Instances: each instance's fair share of the quota while Redis is down;
 //   - Heartbeat: that share live, from the count of instances announced in Redis.
+//   - Leases: decisions from leases of permits, their guarantee and their price.
 package redis

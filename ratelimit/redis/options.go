@@ -27,6 +27,8 @@ type config struct {
 	// Heartbeat is how long an instance's announcement lives in Redis (see the Heartbeat
 	// option); 0: no heartbeat. Default 0.
 	Heartbeat time.Duration
+	// Lease is the life of a lease (see Leases); 0: no leases. Default 0.
+	Lease time.Duration
 }
 
 // defaultConfig returns the built-in defaults: prefix "r4c:", timeout 50ms, Local, probe
@@ -37,8 +39,8 @@ func defaultConfig() config {
 }
 
 // validate checks the configuration and returns a *policy.ConfigError: R4C-ATR-004 for a
-// negative Timeout, ProbeInterval or Heartbeat, R4C-ATR-007 for a zero Timeout or
-// ProbeInterval, an OnFailure other than Local, Admitted and Refused, Instances below 1,
+// negative Timeout, ProbeInterval, Heartbeat or lease life, R4C-ATR-007 for a zero Timeout
+// or ProbeInterval, an OnFailure other than Local, Admitted and Refused, Instances below 1,
 // or a Heartbeat below 4·Timeout or 4ms.
 func (c config) validate() error {
 	for _, d := range []struct {
@@ -57,6 +59,9 @@ func (c config) validate() error {
 	default:
 		return r4c.Errorf(r4c.OutOfRange, "redis.onFailure", "Verdict("+strconv.Itoa(int(c.OnFailure))+")",
 			"must be backend.Local, backend.Admitted or backend.Refused")
+	}
+	if c.Lease < 0 {
+		return r4c.Errorf(r4c.NegativeDuration, "redis.leases", c.Lease.String(), "must not be negative")
 	}
 	if c.Instances < 1 {
 		return r4c.Errorf(r4c.OutOfRange, "redis.instances", strconv.Itoa(c.Instances), "must be at least 1")

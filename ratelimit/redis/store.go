@@ -56,6 +56,8 @@ type store struct {
 	// arguments, reused from one run to the next with a client that bounds its own I/O.
 	batch []*waiter
 	argv  []any
+
+	lz *leaseState // the store's leases (see Leases); nil without
 }
 
 // rateArgs is what the script's reserve takes for n permits at one rate: inc = n·T and
@@ -103,6 +105,9 @@ func newStore(b *Backend, bd backend.Binding) *store {
 	}
 	st := &store{b: b, keys: []string{key, key + freedSuffix}, id: id, key: bd.Key, clk: clk, listener: bd.Listener}
 	st.keyArgs = [2]any{st.keys[0], st.keys[1]}
+	if b.cfg.Lease > 0 && clk == clock.System() {
+		st.lz = &leaseState{}
+	}
 	return st
 }
 
@@ -123,8 +128,15 @@ func weight(permits int, period time.Duration, n int) (t, inc, tol int64) {
 // behind it), the TAT moves back to t.Prev, and on over a freed slot that ends there;
 // when later reservations stand behind it, its slot from now on, [max(t.Prev, now),
 // t.Next), is kept as a freed slot, which the next reservation that fits takes before
-// appending at the TAT. A nil or done ctx restores nothing.
-func (s *store) Cancel(ctx context.Context, t backend.Grant) { s.cancel(ctx, t) }
+// appending at the TAT. A nil or done ctx restores nothing. A grant of the store's lease
+// (see Leases) that is the latest taken from it goes back to the lease, with no round
+// trip.
+func (s *store) Cancel(ctx context.Context, t backend.Grant) {
+	if s.lz != nil && s.cancelLeased(ctx, t) {
+		return
+	}
+	s.cancel(ctx, t)
+}
 
 // cancel is Cancel, reporting whether anything was given back.
 func (s *store) cancel(ctx context.Context, t backend.Grant) bool {
