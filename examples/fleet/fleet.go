@@ -18,6 +18,8 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	rlredis "github.com/resilience4go/resilience4go/ratelimit/redis"
 )
 
 // fleet is the command's side of a run: the Redis it shares, and how it starts instances.
@@ -148,9 +150,10 @@ type result struct {
 	admissions []record
 	each       [][]record // the admissions of each instance
 	decisions  int64
-	failures   int64 // the failures of Redis the instances' limiters reported
-	commands   int64 // served by Redis during the run
-	killed     []int // the instances killed with SIGKILL
+	failures   int64              // the failures of Redis the instances' limiters reported
+	leases     rlredis.LeaseStats // the sum of the instances' that ran to the end
+	commands   int64              // served by Redis during the run
+	killed     []int              // the instances killed with SIGKILL
 }
 
 // wait waits for every instance of g, and gathers what they did; an instance in killed
@@ -168,6 +171,14 @@ func (f *fleet) wait(ctx context.Context, g *group, killed ...int) (result, erro
 		r.each = append(r.each, recs)
 		r.decisions += dec
 		r.failures += in.recs.failures()
+		var rep instanceReport
+		if !slices.Contains(killed, i) && json.Unmarshal(in.out.Bytes(), &rep) == nil {
+			r.leases.Leases += rep.Leases.Leases
+			r.leases.Leased += rep.Leases.Leased
+			r.leases.Used += rep.Leases.Used
+			r.leases.Returned += rep.Leases.Returned
+			r.leases.Wasted += rep.Leases.Wasted
+		}
 	}
 	n, err := commands(ctx, f.nodes)
 	r.commands = n - g.commands
@@ -185,6 +196,15 @@ func (f *fleet) summary(r result) string {
 	s := f.span.Seconds()
 	return fmt.Sprintf("admitted %d, bound %d, over the bound %d; %s decisions/s; %s Redis commands/s (%.3g per decision); Redis failed %d times",
 		len(r.admissions), bound, over, count(float64(r.decisions)/s), count(float64(r.commands)/s), perDecision(r), r.failures)
+}
+
+// leaseSummary prints what a run's leases did: the permits leased, used, given back and
+// wasted, against the price the leases state, k per lease (instances × k per life).
+func (f *fleet) leaseSummary(r result) string {
+	l := r.leases
+	k := float64(l.Leased) / float64(max(l.Leases, 1))
+	return fmt.Sprintf("%d leases of %.0f permits on average (k): %d leased, %d used, %d given back, %d wasted (instances x k = %.0f per life)",
+		l.Leases, k, l.Leased, l.Used, l.Returned, l.Wasted, float64(f.o.instances)*k)
 }
 
 // count prints n rounded to 3 significant digits, with thousands separated.

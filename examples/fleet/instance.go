@@ -44,6 +44,7 @@ type instanceConfig struct {
 // instanceReport is what an instance that ran to the end tells the command.
 type instanceReport struct {
 	Decisions, Admitted int64
+	Leases              rlredis.LeaseStats
 }
 
 // client returns a client of the server, or of the cluster when there are several addrs.
@@ -114,8 +115,9 @@ func runInstance(ctx context.Context, w io.Writer, cfg instanceConfig) error {
 		})
 	}
 	wg.Wait()
-	if err := shared.Close(); err != nil {
+	if err := shared.Close(); err != nil { // gives back what its leases hold
 		return fmt.Errorf("close the backend: %w", err)
 	}
-	return json.NewEncoder(w).Encode(instanceReport{Decisions: decisions.Load(), Admitted: admitted.Load()})
+	return json.NewEncoder(w).Encode(instanceReport{Decisions: decisions.Load(), Admitted: admitted.Load(),
+		Leases: shared.Leases()})
 }

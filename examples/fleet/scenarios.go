@@ -31,7 +31,8 @@ func (f *fleet) quota(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "leases of %v:            %s\n", f.o.lease, f.summary(leased))
-	fmt.Fprintf(w, "leases make %.0fx the decisions per second of a round trip per decision, with %.3fx its Redis commands per decision\n",
+	fmt.Fprintf(w, "  %s\n", f.leaseSummary(leased))
+	fmt.Fprintf(w, "leases make %.0fx the decisions per second of a round trip per decision, with %.2g times its Redis commands per decision\n",
 		float64(leased.decisions)/float64(max(perCall.decisions, 1)),
 		perDecision(leased)/perDecision(perCall))
 	return nil
