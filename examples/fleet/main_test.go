@@ -26,12 +26,15 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(redistest.Main(m))
 }
 
-// short is a short run of the command: 3 instances of 2 workers, on Redis (REDIS_ADDR, or
+// short is a short run of the command: 3 instances of 2 workers each, on Redis (REDIS_ADDR, or
 // a server of the test's own).
-func short(t *testing.T, scenario string, seconds float64) string {
+func short(t *testing.T, scenario string, seconds float64) string { return shortOf(t, scenario, seconds, 3) }
+
+// shortOf is short with n instances.
+func shortOf(t *testing.T, scenario string, seconds float64, n int) string {
 	t.Setenv("REDIS_ADDR", redistest.Addr(t))
 	var out bytes.Buffer
-	err := run(context.Background(), &out, options{instances: 3, seconds: seconds, workers: 2, permits: 200,
+	err := run(context.Background(), &out, options{instances: n, seconds: seconds, workers: 2, permits: 200,
 		period: time.Second, lease: 300 * time.Millisecond, heartbeat: 500 * time.Millisecond, timeout: time.Second, scenario: scenario})
 	t.Log("\n" + out.String())
 	require.NoError(t, err)
@@ -55,7 +58,7 @@ func numbers(t *testing.T, out, re string) [][]float64 {
 
 // With a round trip per decision and with leases, the fleet admits at most the GCRA bound
 // over the run, and with leases Redis serves at most one command per 20 decisions.
-func TestLS_FleetQuota(t *testing.T) {
+func TestLS3_FleetQuota(t *testing.T) {
 	out := short(t, "quota", 2)
 	over := numbers(t, out, `over the bound (\d+);`)
 	require.Len(t, over, 2)
@@ -68,7 +71,7 @@ func TestLS_FleetQuota(t *testing.T) {
 
 // An instance killed with SIGKILL while it holds a lease: the others are never over the
 // bound, and the fleet admits the quota again within one lease life.
-func TestLS_FleetKill(t *testing.T) {
+func TestLS7_FleetKill(t *testing.T) {
 	out := short(t, "kill", 4)
 	over := numbers(t, out, `over the bound (\d+);`)
 	require.Len(t, over, 1)
@@ -76,4 +79,35 @@ func TestLS_FleetKill(t *testing.T) {
 	after := numbers(t, out, `; (\d+) from one lease life after it \(the quota: (\d+)\)`)
 	require.Len(t, after, 1)
 	assert.GreaterOrEqual(t, after[0][0], 0.8*after[0][1], "admitted per period, one lease life after the kill")
+}
+
+// Redis paused for 2s: each instance decides in-process at 1/N of the quota, N the live
+// instances it last saw (the heartbeat), so together they admit the quota within 10% plus
+// one burst; with 2 of the 4 stopped more than a heartbeat expiry before the outage, the
+// 2 others take half each.
+func TestRL36_FleetOutage(t *testing.T) {
+	out := shortOf(t, "outage", 2, 4)
+	runs := numbers(t, out, `admitted (\d+) in the outage's last \S+; the quota is (\d+) `)
+	require.Len(t, runs, 2)
+	for i, r := range runs {
+		assert.InDelta(t, r[1], r[0], 0.1*r[1]+200, "run %d: admitted in the outage against the quota", i)
+	}
+	each := numbers(t, out, `each instance: (\d+) (\d+)\n`)
+	require.Len(t, each, 1, "the second run's 2 instances")
+	for _, n := range each[0] {
+		assert.InDelta(t, runs[1][1]/2, n, 0.1*runs[1][1]/2+100, "each of the 2 instances takes half the quota")
+	}
+}
+
+// A breaker the fleet shares: instance 0 opens on its own calls, the others follow it,
+// and at most the permitted number of half-open trials run in the whole fleet.
+func TestCB6_FleetBreaker(t *testing.T) {
+	out := short(t, "breaker", 10)
+	assert.Contains(t, out, "opened (on its own calls: true)")
+	follows := numbers(t, out, `instance \d opened ([0-9.]+)(?:µs|ms|s) after it \(followed the fleet: true;`)
+	assert.Len(t, follows, 2, "instances 1 and 2 followed the fleet")
+	ran := numbers(t, out, `half-open: (\d+) trials ran in the fleet \(at most (\d+)\)`)
+	require.Len(t, ran, 1)
+	assert.LessOrEqual(t, ran[0][0], ran[0][1], "half-open trials in the fleet")
+	assert.Positive(t, ran[0][0], "a trial closed the breakers")
 }
