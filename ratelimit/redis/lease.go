@@ -60,7 +60,9 @@ func Leases(life time.Duration) Option { return func(c *config) { c.Lease = life
 // LeaseStats counts the permits of a Backend's leases (see Leases), since New, over every
 // limiter and key of the backend.
 type LeaseStats struct {
-	// Leased is how many permits leases reserved.
+	// Leases is how many leases were reserved.
+	Leases int64
+	// Leased is how many permits they reserved: Leased/Leases is their mean size, k.
 	Leased int64
 	// Used is how many of them were admitted (leased reservations canceled and given back
 	// excepted).
@@ -78,7 +80,7 @@ func (b *Backend) Leases() LeaseStats {
 	if b == nil {
 		return LeaseStats{}
 	}
-	st := LeaseStats{Leased: b.ls.leased.Load(), Used: b.ls.used.Load(), Returned: b.ls.returned.Load(),
+	st := LeaseStats{Leases: b.ls.leases.Load(), Leased: b.ls.leased.Load(), Used: b.ls.used.Load(), Returned: b.ls.returned.Load(),
 		Wasted: b.ls.wasted.Load()}
 	b.ls.mu.Lock()
 	for l := range b.ls.live {

@@ -34,7 +34,7 @@ type backendLeases struct {
 	closed atomic.Bool // set under mu
 	runs   sync.WaitGroup
 
-	leased, used, returned, wasted atomic.Int64
+	leases, leased, used, returned, wasted atomic.Int64
 }
 
 // spawn runs f on a goroutine of its own that Close waits for; none once closed.
@@ -214,6 +214,7 @@ func (s *store) install(l *lease) {
 		b.ls.live = make(map[*lease]struct{})
 	}
 	b.ls.live[l] = struct{}{}
+	b.ls.leases.Add(1)
 	b.ls.leased.Add(l.k)
 	// Its life ends half a life after its last slot's permit time (within a life of its
 	// reservation): slots not used by then are not wanted.
