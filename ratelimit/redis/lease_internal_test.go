@@ -299,7 +299,7 @@ func TestLS5_LeasesGoBackOnCloseAndAtTheEndOfTheirLife(t *testing.T) {
 		// Slot 0 started when the lease was reserved (the schedule was idle): it passed
 		// unused. Slot 1 was used, and Close gave back the 8 others.
 		assert.Equal(t, 18, n, "Close gave back the 8 slots not used")
-		assert.Equal(t, LeaseStats{Leased: 10, Used: 1, Returned: 8, Wasted: 1}, b.Leases())
+		assert.Equal(t, LeaseStats{Leases: 1, Leased: 10, Used: 1, Returned: 8, Wasted: 1}, b.Leases())
 
 		// A life of 300ms, and no call: the lease goes back when its life ends.
 		b2 := leased(t, cluster, prefix+"life:", 300*time.Millisecond, nil)
@@ -350,7 +350,7 @@ func TestLS6_CanceledLeasedReservationsGiveBack(t *testing.T) {
 	g4, _ := st.Reserve(ctx, backend.Request{N: 1, Permits: 20, Period: 2 * time.Second}) // no wait: refused, slot 2 not due
 	assert.Equal(t, backend.Refused, g4.Verdict)
 	require.NoError(t, b.Close())
-	assert.Equal(t, LeaseStats{Leased: 10, Used: 1, Returned: 9}, b.Leases())
+	assert.Equal(t, LeaseStats{Leases: 1, Leased: 10, Used: 1, Returned: 9}, b.Leases())
 	// Close gave back slots 2..9: the TAT moved back to the end of g2's slot 1; slot 0,
 	// freed, is taken first.
 	g3, _ := other.Reserve(ctx, backend.Request{N: 1, Permits: 20, Period: 2 * time.Second, MaxWait: 3 * time.Second})

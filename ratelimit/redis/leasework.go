@@ -204,6 +204,10 @@ func (s *store) newLease(g backend.Grant, req *backend.Request, send, recv int64
 // the end of its life; once the backend is closed, it gives l back at once.
 func (s *store) install(l *lease) {
 	b := s.b
+	// Counted as leased before anything else: a lease given back at once is counted as
+	// returned (or wasted), and Leased = Used + Returned + Wasted must hold.
+	b.ls.leases.Add(1)
+	b.ls.leased.Add(l.k)
 	b.ls.mu.Lock()
 	if b.ls.closed.Load() {
 		b.ls.mu.Unlock()
@@ -214,8 +218,6 @@ func (s *store) install(l *lease) {
 		b.ls.live = make(map[*lease]struct{})
 	}
 	b.ls.live[l] = struct{}{}
-	b.ls.leases.Add(1)
-	b.ls.leased.Add(l.k)
 	// Its life ends half a life after its last slot's permit time (within a life of its
 	// reservation): slots not used by then are not wanted.
 	last := l.l0 + (l.k-1)*l.t
@@ -250,7 +252,9 @@ func (s *store) retire(l *lease) {
 	if l.cursor.Load() > l.k {
 		return
 	}
-	s.b.spawn(func() { s.giveBackLease(l) })
+	if !s.b.spawn(func() { s.giveBackLease(l) }) {
+		s.giveBackLease(l) // closed: nothing runs in the background any more
+	}
 }
 
 // giveBackLease ends l: no slot of it is taken from now on, and those whose start has
