@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -31,6 +32,10 @@ type Fleet struct {
 	mu      sync.Mutex
 	members []*member
 	closed  bool
+
+	// loaded: the scripts were loaded into Redis once, so that a breaker's first transition
+	// runs its script by its digest (one round trip), not after a NOSCRIPT answer.
+	loaded atomic.Bool
 }
 
 // proposal is a transition a breaker made by itself, for the fleet to apply.
@@ -102,6 +107,22 @@ func (f *Fleet) Close() error {
 	f.mu.Unlock()
 	f.wg.Wait()
 	return nil
+}
+
+// load loads the fleet's scripts into Redis (every master of a cluster), once it has
+// succeeded; each script still falls back to sending its source if Redis lost it.
+func (f *Fleet) load() {
+	if f.loaded.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(f.ctx, f.timeout)
+	defer cancel()
+	for _, sc := range []*goredis.Script{proposeScript, trialScript, recordScript} {
+		if sc.Load(ctx, f.client).Err() != nil {
+			return
+		}
+	}
+	f.loaded.Store(true)
 }
 
 // Join makes a breaker named name a member: see circuitbreaker.Fleet. Its goroutine

@@ -128,7 +128,8 @@ func (m *member) read() {
 }
 
 // listen follows the name's channel until the fleet closes: each transition announced is
-// handed to the breaker, and each (re)subscription reads the key. After a broken
+// handed to the breaker, and each (re)subscription reads the key (the first also loads
+// the scripts, see Fleet.load). After a broken
 // connection it waits retryEvery before receiving again (which reconnects).
 func (m *member) listen() {
 	defer m.f.wg.Done()
@@ -152,6 +153,7 @@ func (m *member) listen() {
 		}
 		switch msg := msg.(type) {
 		case *goredis.Subscription:
+			m.f.load()
 			m.read()
 		case *goredis.Message:
 			if s, ok := parseMessage(msg.Payload); ok {
