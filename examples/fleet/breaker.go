@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/resilience4go/resilience4go/policy"
 	"github.com/resilience4go/resilience4go/policy/circuitbreaker"
 	cbredis "github.com/resilience4go/resilience4go/policy/circuitbreaker/redis"
@@ -32,6 +34,7 @@ type breakerReport struct {
 	Opened, Closed int64
 	Followed       bool
 	Trials         int64
+	Ping           time.Duration // the median PING round trip while the breakers were open
 }
 
 var errDown = errors.New("dependency down")
@@ -91,10 +94,16 @@ func runBreaker(ctx context.Context, w io.Writer, cfg instanceConfig) error {
 	})
 	time.Sleep(time.Until(time.Unix(0, cfg.Start)))
 	deadline := time.After(cfg.Span)
+	var ping sync.Once
+	pinged := make(chan time.Duration, 1)
 	for {
 		select {
 		case <-closed:
 			r.Trials = ran.Load()
+			select {
+			case r.Ping = <-pinged:
+			case <-time.After(time.Second):
+			}
 			return json.NewEncoder(w).Encode(r)
 		case <-deadline:
 			return errors.New("the breaker did not open and close again within the run")
@@ -102,7 +111,26 @@ func runBreaker(ctx context.Context, w io.Writer, cfg instanceConfig) error {
 		}
 		if _, err := call(ctx); errors.Is(err, circuitbreaker.ErrOpen) {
 			down.Store(false) // the dependency is back by the time the breaker lets a trial through
+			// The round trip to Redis on this machine under this load, to compare the
+			// follow latency with.
+			ping.Do(func() { go func() { pinged <- pingWhileOpen(ctx, c) }() })
 		}
 		time.Sleep(100 * time.Microsecond) // a call every 100µs or so: a busy instance, not a spinning one
 	}
+}
+
+// pingWhileOpen returns the median of 20 PING round trips on c, 1ms apart.
+func pingWhileOpen(ctx context.Context, c goredis.UniversalClient) time.Duration {
+	ds := make([]time.Duration, 0, 20)
+	for range 20 {
+		t0 := time.Now()
+		if c.Ping(ctx).Err() == nil {
+			ds = append(ds, time.Since(t0))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	return median(ds)
 }

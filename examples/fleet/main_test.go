@@ -28,7 +28,9 @@ func TestMain(m *testing.M) {
 
 // short is a short run of the command: 3 instances of 2 workers each, on Redis (REDIS_ADDR, or
 // a server of the test's own).
-func short(t *testing.T, scenario string, seconds float64) string { return shortOf(t, scenario, seconds, 3) }
+func short(t *testing.T, scenario string, seconds float64) string {
+	return shortOf(t, scenario, seconds, 3)
+}
 
 // shortOf is short with n instances.
 func shortOf(t *testing.T, scenario string, seconds float64, n int) string {

@@ -164,8 +164,9 @@ func (f *fleet) breaker(ctx context.Context, w io.Writer, ping time.Duration) er
 	for i, r := range rs {
 		ran += r.Trials
 		if i > 0 {
-			fmt.Fprintf(w, "  instance %d opened %v after it (followed the fleet: %v; PING round trip %v)\n",
-				i, time.Duration(r.Opened-rs[0].Opened).Round(time.Microsecond), r.Followed, ping.Round(time.Microsecond))
+			fmt.Fprintf(w, "  instance %d opened %v after it (followed the fleet: %v; PING round trip meanwhile %v, on a quiet fleet %v)\n",
+				i, time.Duration(r.Opened-rs[0].Opened).Round(time.Microsecond), r.Followed, r.Ping.Round(time.Microsecond),
+				ping.Round(time.Microsecond))
 		}
 	}
 	fmt.Fprintf(w, "half-open: %d trials ran in the fleet (at most %d), then every instance closed\n", ran, trials)
