@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,9 +35,18 @@ func short(t *testing.T, scenario string, seconds float64) string {
 
 // shortOf is short with n instances.
 func shortOf(t *testing.T, scenario string, seconds float64, n int) string {
-	t.Setenv("REDIS_ADDR", redistest.Addr(t))
+	return shortOn(t, scenario, seconds, n, false)
+}
+
+// shortOn is shortOf, on the Redis Cluster of the tests when cluster is true.
+func shortOn(t *testing.T, scenario string, seconds float64, n int, cluster bool) string {
+	if cluster {
+		t.Setenv("REDIS_CLUSTER_ADDRS", strings.Join(redistest.ClusterAddrs(t), ","))
+	} else {
+		t.Setenv("REDIS_ADDR", redistest.Addr(t))
+	}
 	var out bytes.Buffer
-	err := run(context.Background(), &out, options{instances: n, seconds: seconds, workers: 2, permits: 200,
+	err := run(context.Background(), &out, options{cluster: cluster, instances: n, seconds: seconds, workers: 2, permits: 200,
 		period: time.Second, lease: 300 * time.Millisecond, heartbeat: 500 * time.Millisecond, timeout: time.Second, scenario: scenario})
 	t.Log("\n" + out.String())
 	require.NoError(t, err)
@@ -60,8 +70,13 @@ func numbers(t *testing.T, out, re string) [][]float64 {
 
 // With a round trip per decision and with leases, the fleet admits at most the GCRA bound
 // over the run, and with leases Redis serves at most one command per 20 decisions.
-func TestLS3_FleetQuota(t *testing.T) {
-	out := short(t, "quota", 2)
+func TestLS3_FleetQuota(t *testing.T) { fleetQuota(t, false) }
+
+// The same on the Redis Cluster of the tests.
+func TestLS3_FleetQuotaOnACluster(t *testing.T) { fleetQuota(t, true) }
+
+func fleetQuota(t *testing.T, cluster bool) {
+	out := shortOn(t, "quota", 2, 3, cluster)
 	over := numbers(t, out, `over the bound (\d+);`)
 	require.Len(t, over, 2)
 	assert.Zero(t, over[0][0], "a round trip per decision: over the bound")
@@ -103,8 +118,13 @@ func TestRL36_FleetOutage(t *testing.T) {
 
 // A breaker the fleet shares: instance 0 opens on its own calls, the others follow it,
 // and at most the permitted number of half-open trials run in the whole fleet.
-func TestCB6_FleetBreaker(t *testing.T) {
-	out := short(t, "breaker", 10)
+func TestCB6_FleetBreaker(t *testing.T) { fleetBreaker(t, false) }
+
+// The same on the Redis Cluster of the tests.
+func TestCB6_FleetBreakerOnACluster(t *testing.T) { fleetBreaker(t, true) }
+
+func fleetBreaker(t *testing.T, cluster bool) {
+	out := shortOn(t, "breaker", 10, 3, cluster)
 	assert.Contains(t, out, "opened (on its own calls: true)")
 	follows := numbers(t, out, `instance \d opened ([0-9.]+)(?:µs|ms|s) after it \(followed the fleet: true;`)
 	assert.Len(t, follows, 2, "instances 1 and 2 followed the fleet")
