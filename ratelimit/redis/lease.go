@@ -29,7 +29,8 @@ import (
 // slot in every window, and the same rule holds in each. The slots of a lease are given
 // back (as a canceled reservation's: the script frees them exactly) when its life ends,
 // when the limiter's rate changes, and on Close; a leased reservation that is canceled
-// gives its slots back to the lease, or to Redis.
+// gives its slots back to the lease, or to Redis (also after its lease went back, the
+// store's last one at least: counted as returned, not used).
 //
 // The size k of a lease follows the store's own admitted rate over about the last half
 // life: what it admitted per life, at least 2, at most Permits (and at most each
@@ -41,7 +42,7 @@ import (
 // exhausted lease whose successor is on its way refuses a call that cannot wait, with T
 // as the retry-after; and once Redis refused a lease (the quota is booked more than a
 // life ahead), calls that cannot wait until it would fit are refused locally until
-// then. A call that may wait, and a call at another rate, go to Redis as without leases.
+// then, with the retry-after Redis would have given them at that booking. A call that may wait, and a call at another rate, go to Redis as without leases.
 //
 // The price, which the guarantee does not cover: waste and fairness. Slots of a lease
 // that pass unused before its life ends (the process's calls stopped or slowed) are
@@ -92,15 +93,19 @@ func (b *Backend) Leases() LeaseStats {
 // decides when to reserve one.
 type leaseState struct {
 	cur, next atomic.Pointer[lease]
-	busy      atomic.Bool  // a background run reserves the next lease
-	hold      atomic.Int64 // Redis refused a lease: calls that cannot wait until this clock time are refused
-	retry     atomic.Int64 // no lease is reserved before this clock time (Redis failed)
-	count     atomic.Int64 // permits asked for: on Redis, refused locally, and admitted by retired leases
-	markAt    atomic.Int64 // the clock time of the last sample of the rate; 0: none yet
-	markN     atomic.Int64 // count then
-	k         atomic.Int64 // the size of the next lease, from the last sample
-	lead      atomic.Int64 // how far ahead of the server's now the TAT was at the last grant
-	rtt       atomic.Int64 // the last round trip's duration, on the clock
+	gone      atomic.Pointer[lease] // the lease last taken out of cur or next: its canceled grants are still its
+	busy      atomic.Bool           // a background run reserves the next lease
+	hold      atomic.Int64          // Redis refused a lease: calls that cannot wait until this clock time are refused
+	// The refusal's booking: its holdK permits would have been free at the clock time
+	// holdN, each permit fewer at most holdT sooner (the longest T of its pairs).
+	holdN, holdK, holdT atomic.Int64
+	retry               atomic.Int64 // no lease is reserved before this clock time (Redis failed)
+	count               atomic.Int64 // permits asked for: on Redis, refused locally, and admitted by retired leases
+	markAt              atomic.Int64 // the clock time of the last sample of the rate; 0: none yet
+	markN               atomic.Int64 // count then
+	k                   atomic.Int64 // the size of the next lease, from the last sample
+	lead                atomic.Int64 // how far ahead of the server's now the TAT was at the last grant
+	rtt                 atomic.Int64 // the last round trip's duration, on the clock
 }
 
 // lease is k consecutive slots of the shared schedule, each of length t, the first
@@ -126,6 +131,7 @@ type lease struct {
 	wh, wl  [maxWindows]int64 // each window's hi(0) and lo(0)
 	cursor  atomic.Int64
 	skipped atomic.Int64 // slots passed over unused
+	kept    atomic.Int64 // once given back: 1 + the cursor then (the slots before it were its)
 	timer   *time.Timer
 }
 
@@ -247,10 +253,13 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 			// Not counted: the lease's slots, not the calls, bound what it can spend.
 			return g, nil
 		case exhausted:
-			if nx := lz.next.Load(); nx != nil && lz.cur.CompareAndSwap(l, nx) {
-				lz.next.CompareAndSwap(nx, nil)
-				s.retire(l)
-				continue
+			if nx := lz.next.Load(); nx != nil {
+				lz.gone.Store(l)
+				if lz.cur.CompareAndSwap(l, nx) {
+					lz.next.CompareAndSwap(nx, nil)
+					s.retire(l)
+					continue
+				}
 			}
 			if mw == 0 && lz.busy.Load() {
 				// Its successor is on its way: refuse locally rather than ask Redis.
@@ -258,6 +267,7 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 				return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(l.t)}, nil
 			}
 		case passed:
+			lz.gone.Store(l)
 			if lz.cur.CompareAndSwap(l, lz.next.Load()) {
 				lz.next.CompareAndSwap(lz.cur.Load(), nil)
 				s.retire(l)
@@ -267,8 +277,11 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 		break
 	}
 	if h := lz.hold.Load(); now < h && mw < h-now {
+		// The wait is Redis's for req.N permits at the refusal's booking (a lower bound
+		// with windows), not the hold's end: a call made then would still be refused.
 		lz.count.Add(int64(req.N))
-		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(h - now)}, nil
+		free := lz.holdN.Load() - max(lz.holdK.Load()-int64(req.N), 0)*lz.holdT.Load()
+		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(max(h, free) - now)}, nil
 	}
 	g, err := s.reserveCall(ctx, req)
 	if err != nil {
@@ -297,15 +310,20 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 
 // cancelLeased gives a canceled reservation of the store's lease back to the lease, when
 // it is the latest taken from it and its permit time has not come: it reports whether the
-// grant was the lease's. Any other is given back to Redis, as a reservation made there
-// (which gives nothing back once its permit time has passed on the server's clock).
+// grant was the lease's (the one in use, the next one, or the last taken out of them,
+// which may have gone back to Redis already). Any other is given back to Redis, as a
+// reservation made there (which gives nothing back once its permit time has passed on
+// the server's clock).
 func (s *store) cancelLeased(ctx context.Context, t backend.Grant) bool {
 	if decorate.ContextErr(ctx) != nil {
 		return false
 	}
-	for _, l := range [2]*lease{s.lz.cur.Load(), s.lz.next.Load()} {
+	for _, l := range [3]*lease{s.lz.cur.Load(), s.lz.next.Load(), s.lz.gone.Load()} {
 		if l == nil || t.Epoch != l.epoch || t.Prev < l.s0 || t.Next > l.s0+l.k*l.t || (t.Prev-l.s0)%l.t != 0 {
 			continue
+		}
+		if l.cursor.Load() > l.k && t.Next > l.s0+(l.kept.Load()-1)*l.t {
+			continue // given back: a slot from Redis, not from l
 		}
 		if int64(s.clk.Now()) >= t.At+l.loOff {
 			return true // its permit time has passed: it was used, nothing goes back

@@ -162,6 +162,9 @@ func (s *store) reserveLease(req backend.Request) {
 				req.N -= int(over)
 				continue
 			}
+			lz.holdN.Store(recv + int64(g.Wait))
+			lz.holdK.Store(int64(req.N))
+			lz.holdT.Store(t)
 			lz.hold.Store(recv + max(int64(g.Wait-req.MaxWait)-int64(req.N-2)*t, 0))
 		default:
 			lz.retry.Store(recv + int64(s.b.cfg.ProbeInterval))
@@ -231,8 +234,9 @@ func (s *store) install(l *lease) {
 	}
 }
 
-// unset takes l out of the store's leases.
+// unset takes l out of the store's leases (its grants are still its when canceled).
 func (s *store) unset(l *lease) {
+	s.lz.gone.Store(l)
 	s.lz.cur.CompareAndSwap(l, nil)
 	s.lz.next.CompareAndSwap(l, nil)
 }
@@ -259,6 +263,7 @@ func (s *store) giveBackLease(l *lease) {
 	if c > l.k {
 		return
 	}
+	l.kept.Store(c + 1)
 	b := s.b
 	b.ls.mu.Lock()
 	delete(b.ls.live, l)
