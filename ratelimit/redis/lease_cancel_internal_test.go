@@ -2,12 +2,18 @@ package redis
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4go/resilience4go/clock"
+	"github.com/resilience4go/resilience4go/ratelimit"
 	"github.com/resilience4go/resilience4go/ratelimit/backend"
 )
 
@@ -99,4 +105,164 @@ func TestLS6_CancelOfASlotRedisMadeAfterTheLeaseWentBack(t *testing.T) {
 	assert.Equal(t, before, b.Leases(), "g2 was not the lease's")
 	g3, _ := other.Reserve(ctx, req)
 	assert.Equal(t, g2.Prev, g3.Prev, "Redis has g2's slot back")
+}
+
+// forget takes out of r the admission of n permits at at (on r's clock for a leased one,
+// the server's otherwise), if it has one.
+func (r *recorder) forget(at int64, leased bool, n int) bool {
+	if leased {
+		at += r.off
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, a := range r.list {
+		if a.at == at && a.leased == leased && a.n == n {
+			r.list = append(r.list[:i], r.list[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// SPEC LS-2, LS-6, RL-5: three instances reserve 1 or 2 permits with waits, and cancel
+// half of those still well ahead of their permit time (to their lease or to Redis): the
+// admissions that stand never exceed the bound, with further windows too, and the counts
+// of the leases add up.
+func TestLS6_CancelsUnderLoadKeepTheBound(t *testing.T) {
+	onBoth(t, func(t *testing.T, cluster bool) {
+		for _, wins := range [][]backend.Window{nil, {{Permits: 30, Period: 6 * time.Second}}} {
+			t.Run(fmt.Sprintf("windows=%d", len(wins)), func(t *testing.T) {
+				prefix, rec := leasePrefix(t), newRecorder()
+				const permits, period = 20, 2 * time.Second
+				var wg sync.WaitGroup
+				var canceled atomic.Int64
+				stop := make(chan struct{})
+				var bs []*Backend
+				for range 3 {
+					b := leased(t, cluster, prefix, time.Second, rec)
+					bs = append(bs, b)
+					st := bindStore(t, b, "shared")
+					for g := range 3 {
+						wg.Go(func() {
+							rnd := rand.New(rand.NewPCG(uint64(g), 7))
+							for {
+								select {
+								case <-stop:
+									return
+								default:
+								}
+								n := 1 + rnd.IntN(2)
+								now := clock.System().Now()
+								req := backend.Request{N: n, MaxWait: 300 * time.Millisecond, Permits: permits, Period: period,
+									Windows: wins, Now: now}
+								gr, err := st.Reserve(context.Background(), req)
+								if err != nil || gr.Verdict != backend.Admitted || gr.Wait < 50*time.Millisecond || rnd.IntN(2) == 0 {
+									continue
+								}
+								st.Cancel(context.Background(), gr)
+								if rec.forget(int64(now+gr.Wait), true, n) || rec.forget(gr.At, false, n) {
+									canceled.Add(int64(n))
+								}
+							}
+						})
+					}
+				}
+				time.Sleep(3 * time.Second) // the load's duration
+				close(stop)
+				wg.Wait()
+				list := rec.all()
+				var total, nl int
+				for _, a := range list {
+					total += a.n
+					if a.leased {
+						nl += a.n
+					}
+				}
+				t.Logf("%d permits stand, %d leased, %d canceled", total, nl, canceled.Load())
+				assert.Zero(t, over(list, permits, int64(period/permits)), "Permits + floor(d/T)")
+				if len(wins) > 0 {
+					assert.Zero(t, over(list, 30, int64(200*time.Millisecond)), "the window's bound")
+				}
+				assert.Positive(t, canceled.Load())
+				for _, b := range bs {
+					require.NoError(t, b.Close())
+					s := b.Leases()
+					assert.Equal(t, s.Leased, s.Used+s.Returned+s.Wasted, "%+v", s)
+					assert.GreaterOrEqual(t, s.Used, int64(0))
+				}
+			})
+		}
+	})
+}
+
+// SPEC LS-5, LS-2: Close while the limiter's calls go on: the calls after it decide on
+// Redis, the bound holds across it, nothing stays leased, and the counts add up.
+func TestLS5_CloseDuringCalls(t *testing.T) {
+	prefix, rec := leasePrefix(t), newRecorder()
+	const permits, period = 50, time.Second
+	var bs []*Backend
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 2 {
+		b := leased(t, false, prefix, 500*time.Millisecond, rec)
+		bs = append(bs, b)
+		l, err := ratelimit.New(ratelimit.Name("shared"), ratelimit.Permits(permits), ratelimit.Period(period),
+			ratelimit.MaxWait(100*time.Millisecond), ratelimit.WithBackend(b))
+		require.NoError(t, err)
+		for g := range 3 {
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if g == 0 {
+						// Longer than MaxWait: no Acquire gives its permit back (the recorder
+						// would still count it).
+						ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+						_ = l.Acquire(ctx)
+						cancel()
+					} else {
+						_ = l.TryAcquire()
+					}
+				}
+			})
+		}
+	}
+	time.Sleep(1500 * time.Millisecond) // the load's duration before Close
+	var cw sync.WaitGroup
+	for range 2 {
+		cw.Go(func() { _ = bs[0].Close() })
+	}
+	cw.Wait()
+	closed := bs[0].Leases()
+	time.Sleep(time.Second) // and after
+	close(stop)
+	wg.Wait()
+	assert.Zero(t, over(rec.all(), permits, int64(period/permits)), "Permits + floor(d/T)")
+	assert.Equal(t, closed, bs[0].Leases(), "no lease after Close")
+	bs[0].ls.mu.Lock()
+	assert.Empty(t, bs[0].ls.live)
+	bs[0].ls.mu.Unlock()
+	for _, b := range bs {
+		require.NoError(t, b.Close())
+		s := b.Leases()
+		t.Logf("%+v", s)
+		assert.Equal(t, s.Leased, s.Used+s.Returned+s.Wasted, "%+v", s)
+	}
+}
+
+// SPEC LS-5: a lease whose reservation was in flight when Close came is given back at
+// once, and counted leased as well as returned: Leased = Used + Returned + Wasted.
+func TestLS5_LeaseReservedDuringCloseIsCounted(t *testing.T) {
+	b := leased(t, false, leasePrefix(t), time.Hour, nil)
+	st := bindStore(t, b, "x")
+	require.NoError(t, b.Close())
+	// The background run that was on its way when Close stopped the others.
+	st.lz.busy.Store(true)
+	st.reserveLease(backend.Request{N: 10, MaxWait: time.Hour, Permits: 20, Period: 2 * time.Second})
+	s := b.Leases()
+	assert.Equal(t, int64(10), s.Leased, "%+v", s)
+	assert.Equal(t, s.Leased, s.Used+s.Returned+s.Wasted, "%+v", s)
 }

@@ -208,6 +208,7 @@ func (s *store) newLease(g backend.Grant, req *backend.Request, send, recv int64
 func (s *store) install(l *lease) {
 	b := s.b
 	b.ls.mu.Lock()
+	b.ls.leased.Add(l.k)
 	if b.ls.closed.Load() {
 		b.ls.mu.Unlock()
 		s.giveBackLease(l)
@@ -217,7 +218,6 @@ func (s *store) install(l *lease) {
 		b.ls.live = make(map[*lease]struct{})
 	}
 	b.ls.live[l] = struct{}{}
-	b.ls.leased.Add(l.k)
 	// Its life ends half a life after its last slot's permit time (within a life of its
 	// reservation): slots not used by then are not wanted.
 	last := l.l0 + (l.k-1)*l.t
