@@ -30,7 +30,8 @@ import (
 // back (as a canceled reservation's: the script frees them exactly) when its life ends,
 // when the limiter's rate changes, and on Close; a leased reservation that is canceled
 // gives its slots back to the lease, or to Redis (also after its lease went back, the
-// store's last one at least: counted as returned, not used).
+// store's last one at least: counted as returned, not used). A limiter's available
+// permits count its lease's slots that a call could take now, with those free on Redis.
 //
 // The size k of a lease follows the store's own admitted rate over about the last half
 // life: what it admitted per life, at least 2, at most Permits (and at most each
@@ -144,6 +145,41 @@ func (l *lease) matches(req *backend.Request) bool {
 		return false
 	}
 	return l.nw == 0 || &req.Windows[0] == l.wins
+}
+
+// usableAt is how many of l's slots calls for one permit each could take at the clock
+// time now, without waiting.
+func (l *lease) usableAt(now int64) int64 {
+	lo, hi := l.cursor.Load(), l.k-1 // a retired lease's cursor is k+1: none
+	if now < l.l0 {
+		return 0
+	}
+	if d := now - l.h0; d > lo*l.t {
+		lo = (d + l.t - 1) / l.t
+	}
+	hi = min(hi, (now-l.l0)/l.t)
+	for m := range l.nw {
+		if now < l.wl[m] {
+			return 0
+		}
+		if d := now - l.wh[m]; d > lo*l.wt[m] {
+			lo = (d + l.wt[m] - 1) / l.wt[m]
+		}
+		hi = min(hi, (now-l.wl[m])/l.wt[m])
+	}
+	return max(hi-lo+1, 0)
+}
+
+// leasedNow is how many single permits the store's leases at req's rate would admit at
+// the clock time now, without waiting.
+func (s *store) leasedNow(req *backend.Request, now int64) int64 {
+	var n int64
+	for _, l := range [2]*lease{s.lz.cur.Load(), s.lz.next.Load()} {
+		if l != nil && l.matches(req) {
+			n += l.usableAt(now)
+		}
+	}
+	return n
 }
 
 // The outcomes of lease.take.

@@ -266,3 +266,31 @@ func TestLS5_LeaseReservedDuringCloseIsCounted(t *testing.T) {
 	assert.Equal(t, int64(10), s.Leased, "%+v", s)
 	assert.Equal(t, s.Leased, s.Used+s.Returned+s.Wasted, "%+v", s)
 }
+
+// SPEC RL-11, LS-1: the available permits of a store with a lease count the lease's slots
+// a call could take now, as well as Redis's: as many as the calls that then pass at once.
+func TestLS1_AvailableCountsTheLease(t *testing.T) {
+	onBoth(t, func(t *testing.T, cluster bool) {
+		for _, wins := range [][]backend.Window{nil, {{Permits: 30, Period: 6 * time.Second}}} {
+			ctx := context.Background()
+			b := leased(t, cluster, leasePrefix(t), time.Hour, nil)
+			st := bindStore(t, b, "x")
+			req := backend.Request{Permits: 20, Period: 2 * time.Second, Windows: wins}
+			forceLease(t, st, req, 10)
+			n, ok := st.Available(ctx, req)
+			require.True(t, ok)
+			passed := 0
+			for range 40 {
+				req.N = 1
+				g, err := st.Reserve(ctx, req)
+				require.NoError(t, err)
+				if g.Verdict != backend.Admitted {
+					break
+				}
+				passed++
+			}
+			// A slot of the lease (one every 100ms) may pass between the two.
+			assert.InDelta(t, passed, n, 1, "windows %v: available %d, passed at once %d", wins, n, passed)
+		}
+	})
+}
