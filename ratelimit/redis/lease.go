@@ -33,10 +33,11 @@ import (
 // store's last one at least: counted as returned, not used). A limiter's available
 // permits count its lease's slots that a call could take now, with those free on Redis.
 //
-// The size k of a lease follows the store's own admitted rate over about the last half
-// life: what it admitted per life, at least 2, at most Permits (and at most each
-// window's Permits). A limiter or key that admits fewer than 2 permits per life has no
-// lease, and costs exactly what it costs without leases. The next lease is reserved, by
+// The size k of a lease follows the rate at which the store's calls ask for permits
+// (admitted or refused), sampled about every half life: what they ask for per life, at
+// most Permits (and each window's Permits), and no more than the slots' starts leave time
+// to use at that rate. A limiter or key whose calls ask for fewer than 2 permits per life
+// has no lease, and costs exactly what it costs without leases. The next lease is reserved, by
 // one background run, once half of the current one is used, so that a steady caller
 // never waits a round trip. Decisions stay local under saturation: a lease's next slot
 // whose permit time has not come refuses locally with the wait as the retry-after; an
