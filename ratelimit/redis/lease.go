@@ -41,8 +41,8 @@ import (
 // one background run, once half of the current one is used, so that a steady caller
 // never waits a round trip. Decisions stay local under saturation: a lease's next slot
 // whose permit time has not come refuses locally with the wait as the retry-after; an
-// exhausted lease whose successor is on its way refuses a call that cannot wait, with T
-// as the retry-after; and once Redis refused a lease (the quota is booked more than a
+// exhausted lease whose successor is on its way refuses a call that cannot wait (and is
+// not larger than the lease), with T as the retry-after; and once Redis refused a lease (the quota is booked more than a
 // life ahead), calls that cannot wait until it would fit are refused locally until
 // then, with the retry-after Redis would have given them at that booking. A call that may wait, and a call at another rate, go to Redis as without leases.
 //
@@ -298,8 +298,9 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 					continue
 				}
 			}
-			if mw == 0 && lz.busy.Load() {
-				// Its successor is on its way: refuse locally rather than ask Redis.
+			if mw == 0 && lz.busy.Load() && int64(req.N) <= l.k {
+				// Its successor is on its way: refuse locally rather than ask Redis (a
+				// call larger than a lease, which no lease serves, asks Redis).
 				lz.count.Add(int64(req.N))
 				return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(l.t)}, nil
 			}

@@ -294,3 +294,20 @@ func TestLS1_AvailableCountsTheLease(t *testing.T) {
 		}
 	})
 }
+
+// SPEC LS-3, LS-4: a call for more permits than the store's lease holds, which no lease
+// of that size serves, goes to Redis as without leases, also while the next lease is on
+// its way: it is not refused locally while Redis has its permits free.
+func TestLS3_CallLargerThanTheLeaseGoesToRedis(t *testing.T) {
+	ctx := context.Background()
+	b := leased(t, false, leasePrefix(t), time.Hour, nil)
+	st := bindStore(t, b, "x")
+	req := backend.Request{Permits: 100, Period: time.Second}
+	forceLease(t, st, req, 4)
+	st.lz.busy.Store(true) // the next lease is on its way
+	defer st.lz.busy.Store(false)
+	req.N = 10
+	g, err := st.Reserve(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, backend.Admitted, g.Verdict, "Redis has 96 permits free")
+}
