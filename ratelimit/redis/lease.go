@@ -37,14 +37,16 @@ import (
 // (admitted or refused), sampled about every half life: what they ask for per life, at
 // most Permits (and each window's Permits), and no more than the slots' starts leave time
 // to use at that rate. A limiter or key whose calls ask for fewer than 2 permits per life
-// has no lease, and costs exactly what it costs without leases. The next lease is reserved, by
-// one background run, once half of the current one is used, so that a steady caller
-// never waits a round trip. Decisions stay local under saturation: a lease's next slot
-// whose permit time has not come refuses locally with the wait as the retry-after; an
-// exhausted lease whose successor is on its way refuses a call that cannot wait (and is
-// not larger than the lease), with T as the retry-after; and once Redis refused a lease (the quota is booked more than a
-// life ahead), calls that cannot wait until it would fit are refused locally until
-// then, with the retry-after Redis would have given them at that booking. A call that may wait, and a call at another rate, go to Redis as without leases.
+// has no lease, and costs exactly what it costs without leases. The next lease is
+// reserved, by one background run, once half of the current one is used, so that a
+// steady caller never waits a round trip. Decisions stay local under saturation: a
+// lease's next slot whose permit time has not come refuses locally with the wait as the
+// retry-after; an exhausted lease whose successor is on its way refuses a call that
+// cannot wait (and is not larger than the lease), with T as the retry-after; and once
+// Redis refused a lease (the quota is booked more than a life ahead), calls at its rate
+// that cannot wait until it would fit are refused locally until then, with the
+// retry-after Redis would have given them at that booking. A call that may wait, and a
+// call at another rate, go to Redis as without leases.
 //
 // The price, which the guarantee does not cover: waste and fairness. Slots of a lease
 // that pass unused before its life ends (the process's calls stopped or slowed) are
@@ -97,17 +99,35 @@ type leaseState struct {
 	cur, next atomic.Pointer[lease]
 	gone      atomic.Pointer[lease] // the lease last taken out of cur or next: its canceled grants are still its
 	busy      atomic.Bool           // a background run reserves the next lease
-	hold      atomic.Int64          // Redis refused a lease: calls that cannot wait until this clock time are refused
-	// The refusal's booking: its holdK permits would have been free at the clock time
-	// holdN, each permit fewer at most holdT sooner (the longest T of its pairs).
-	holdN, holdK, holdT atomic.Int64
-	retry               atomic.Int64 // no lease is reserved before this clock time (Redis failed)
-	count               atomic.Int64 // permits asked for: on Redis, refused locally, and admitted by retired leases
-	markAt              atomic.Int64 // the clock time of the last sample of the rate; 0: none yet
-	markN               atomic.Int64 // count then
-	k                   atomic.Int64 // the size of the next lease, from the last sample
-	lead                atomic.Int64 // how far ahead of the server's now the TAT was at the last grant
-	rtt                 atomic.Int64 // the last round trip's duration, on the clock
+	hold      atomic.Pointer[hold]  // Redis's last refusal of a lease
+	retry     atomic.Int64          // no lease is reserved before this clock time (Redis failed)
+	count     atomic.Int64          // permits asked for: on Redis, refused locally, and admitted by retired leases
+	markAt    atomic.Int64          // the clock time of the last sample of the rate; 0: none yet
+	markN     atomic.Int64          // count then
+	k         atomic.Int64          // the size of the next lease, from the last sample
+	lead      atomic.Int64          // how far ahead of the server's now the TAT was at the last grant
+	rtt       atomic.Int64          // the last round trip's duration, on the clock
+}
+
+// hold is Redis's refusal of a lease of k permits at a rate: calls at that rate that
+// cannot wait until the clock time until are refused locally, with the wait of the
+// refusal's booking: its k permits would have been free at the clock time free, each
+// permit fewer at most t sooner (the longest T of its pairs).
+type hold struct {
+	permits        int
+	period         time.Duration
+	wins           *backend.Window
+	nw             int
+	until, free, k int64
+	t              int64
+}
+
+// matches reports whether h was refused at req's rate and windows.
+func (h *hold) matches(req *backend.Request) bool {
+	if h.permits != req.Permits || h.period != req.Period || h.nw != len(req.Windows) {
+		return false
+	}
+	return h.nw == 0 || &req.Windows[0] == h.wins
 }
 
 // lease is k consecutive slots of the shared schedule, each of length t, the first
@@ -314,12 +334,12 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 		}
 		break
 	}
-	if h := lz.hold.Load(); now < h && mw < h-now {
+	if h := lz.hold.Load(); h != nil && now < h.until && mw < h.until-now && h.matches(&req) {
 		// The wait is Redis's for req.N permits at the refusal's booking (a lower bound
 		// with windows), not the hold's end: a call made then would still be refused.
 		lz.count.Add(int64(req.N))
-		free := lz.holdN.Load() - max(lz.holdK.Load()-int64(req.N), 0)*lz.holdT.Load()
-		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(max(h, free) - now)}, nil
+		free := h.free - max(h.k-int64(req.N), 0)*h.t
+		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(max(h.until, free) - now)}, nil
 	}
 	g, err := s.reserveCall(ctx, req)
 	if err != nil {

@@ -66,7 +66,7 @@ func TestLS3_RefusalAfterARefusedLeaseTellsTheTrueWait(t *testing.T) {
 	r.N, r.MaxWait = 10, b.cfg.Lease
 	st.reserveLease(r)
 	require.Nil(t, st.lz.cur.Load(), "Redis refused the lease")
-	require.Positive(t, st.lz.hold.Load())
+	require.NotNil(t, st.lz.hold.Load())
 	for _, n := range []int{1, 3} {
 		g, err := st.Reserve(ctx, backend.Request{N: n, Permits: 20, Period: 2 * time.Second})
 		require.NoError(t, err)
@@ -310,4 +310,37 @@ func TestLS3_CallLargerThanTheLeaseGoesToRedis(t *testing.T) {
 	g, err := st.Reserve(ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, backend.Admitted, g.Verdict, "Redis has 96 permits free")
+}
+
+// SPEC LS-3, LS-5: Redis's refusal of a lease at one rate holds only calls at that rate:
+// after a change of rate, a call goes to Redis as without leases, and is decided as a
+// store without leases decides it.
+func TestLS5_ARefusedLeaseHoldsOnlyItsRate(t *testing.T) {
+	prefix := leasePrefix(t)
+	ctx := context.Background()
+	plain, err := New(leaseClient(t, false), Prefix(prefix), Timeout(2*time.Second))
+	require.NoError(t, err)
+	b := leased(t, false, prefix, 500*time.Millisecond, nil)
+	st, ref := bindStore(t, b, "x"), bindStore(t, plain, "y")
+	old := backend.Request{Permits: 20, Period: 2 * time.Second, MaxWait: 3 * time.Second}
+	for _, s := range []*store{bindStore(t, plain, "x"), ref} {
+		for range 2 { // booked 4s ahead
+			old.N = 20
+			g, _ := s.Reserve(ctx, old)
+			require.Equal(t, backend.Admitted, g.Verdict)
+		}
+	}
+	require.True(t, st.lz.busy.CompareAndSwap(false, true))
+	r := old
+	r.N, r.MaxWait = 10, b.cfg.Lease
+	st.reserveLease(r)
+	require.NotNil(t, st.lz.hold.Load(), "Redis refused the lease")
+	// The limiter's rate is now 100 times higher.
+	next := backend.Request{N: 1, Permits: 2000, Period: 2 * time.Second, MaxWait: 100 * time.Millisecond}
+	want, err := ref.Reserve(ctx, next)
+	require.NoError(t, err)
+	g, err := st.Reserve(ctx, next)
+	require.NoError(t, err)
+	require.Equal(t, backend.Admitted, want.Verdict)
+	assert.Equal(t, want.Verdict, g.Verdict, "as without leases (wait %v, Redis's %v)", g.Wait, want.Wait)
 }

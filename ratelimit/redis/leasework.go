@@ -162,10 +162,13 @@ func (s *store) reserveLease(req backend.Request) {
 				req.N -= int(over)
 				continue
 			}
-			lz.holdN.Store(recv + int64(g.Wait))
-			lz.holdK.Store(int64(req.N))
-			lz.holdT.Store(t)
-			lz.hold.Store(recv + max(int64(g.Wait-req.MaxWait)-int64(req.N-2)*t, 0))
+			h := &hold{permits: req.Permits, period: req.Period, nw: len(req.Windows),
+				until: recv + max(int64(g.Wait-req.MaxWait)-int64(req.N-2)*t, 0),
+				free:  recv + int64(g.Wait), k: int64(req.N), t: t}
+			if h.nw > 0 {
+				h.wins = &req.Windows[0]
+			}
+			lz.hold.Store(h)
 		default:
 			lz.retry.Store(recv + int64(s.b.cfg.ProbeInterval))
 		}
