@@ -344,3 +344,27 @@ func TestLS5_ARefusedLeaseHoldsOnlyItsRate(t *testing.T) {
 	require.Equal(t, backend.Admitted, want.Verdict)
 	assert.Equal(t, want.Verdict, g.Verdict, "as without leases (wait %v, Redis's %v)", g.Wait, want.Wait)
 }
+
+// SPEC LS-6: the end of an older lease's life, after a later lease went back, does not
+// make the store forget the later one: a reservation of it canceled then still counts
+// as returned.
+func TestLS6_AnOlderLeaseEndingKeepsTheLatestKnown(t *testing.T) {
+	prefix := leasePrefix(t)
+	ctx := context.Background()
+	plain, err := New(leaseClient(t, false), Prefix(prefix))
+	require.NoError(t, err)
+	g, _ := bindStore(t, plain, "x").Reserve(ctx, backend.Request{N: 20, Permits: 20, Period: 2 * time.Second})
+	require.Equal(t, backend.Admitted, g.Verdict)
+	b := leased(t, false, prefix, time.Hour, nil)
+	st := bindStore(t, b, "x")
+	req := backend.Request{N: 1, Permits: 20, Period: 2 * time.Second, MaxWait: 3 * time.Second}
+	l1 := forceLease(t, st, req, 4)
+	st.drop(l1)
+	l2 := forceLease(t, st, req, 4)
+	g2, _ := st.Reserve(ctx, req)
+	require.Equal(t, backend.Admitted, g2.Verdict)
+	st.drop(l2)
+	st.drop(l1) // its timer, late
+	st.Cancel(ctx, g2)
+	assert.Equal(t, LeaseStats{Leased: 8, Returned: 8}, b.Leases())
+}

@@ -237,9 +237,12 @@ func (s *store) install(l *lease) {
 	}
 }
 
-// unset takes l out of the store's leases (its grants are still its when canceled).
+// unset takes l out of the store's leases; l becomes the one last taken out (its grants
+// are still its when canceled) if it was in.
 func (s *store) unset(l *lease) {
-	s.lz.gone.Store(l)
+	if s.lz.cur.Load() == l || s.lz.next.Load() == l {
+		s.lz.gone.Store(l)
+	}
 	s.lz.cur.CompareAndSwap(l, nil)
 	s.lz.next.CompareAndSwap(l, nil)
 }
