@@ -29,19 +29,24 @@ import (
 // slot in every window, and the same rule holds in each. The slots of a lease are given
 // back (as a canceled reservation's: the script frees them exactly) when its life ends,
 // when the limiter's rate changes, and on Close; a leased reservation that is canceled
-// gives its slots back to the lease, or to Redis.
+// gives its slots back to the lease, or to Redis (also after its lease went back, the
+// store's last one at least: counted as returned, not used). A limiter's available
+// permits count its lease's slots that a call could take now, with those free on Redis.
 //
-// The size k of a lease follows the store's own admitted rate over about the last half
-// life: what it admitted per life, at least 2, at most Permits (and at most each
-// window's Permits). A limiter or key that admits fewer than 2 permits per life has no
-// lease, and costs exactly what it costs without leases. The next lease is reserved, by
-// one background run, once half of the current one is used, so that a steady caller
-// never waits a round trip. Decisions stay local under saturation: a lease's next slot
-// whose permit time has not come refuses locally with the wait as the retry-after; an
-// exhausted lease whose successor is on its way refuses a call that cannot wait, with T
-// as the retry-after; and once Redis refused a lease (the quota is booked more than a
-// life ahead), calls that cannot wait until it would fit are refused locally until
-// then. A call that may wait, and a call at another rate, go to Redis as without leases.
+// The size k of a lease follows the rate at which the store's calls ask for permits
+// (admitted or refused), sampled about every half life: what they ask for per life, at
+// most Permits (and each window's Permits), and no more than the slots' starts leave time
+// to use at that rate. A limiter or key whose calls ask for fewer than 2 permits per life
+// has no lease, and costs exactly what it costs without leases. The next lease is
+// reserved, by one background run, once half of the current one is used, so that a
+// steady caller never waits a round trip. Decisions stay local under saturation: a
+// lease's next slot whose permit time has not come refuses locally with the wait as the
+// retry-after; an exhausted lease whose successor is on its way refuses a call that
+// cannot wait (and is not larger than the lease), with T as the retry-after; and once
+// Redis refused a lease (the quota is booked more than a life ahead), calls at its rate
+// that cannot wait until it would fit are refused locally until then, with the
+// retry-after Redis would have given them at that booking. A call that may wait, and a
+// call at another rate, go to Redis as without leases.
 //
 // The price, which the guarantee does not cover: waste and fairness. Slots of a lease
 // that pass unused before its life ends (the process's calls stopped or slowed) are
@@ -94,15 +99,37 @@ func (b *Backend) Leases() LeaseStats {
 // decides when to reserve one.
 type leaseState struct {
 	cur, next atomic.Pointer[lease]
-	busy      atomic.Bool  // a background run reserves the next lease
-	hold      atomic.Int64 // Redis refused a lease: calls that cannot wait until this clock time are refused
-	retry     atomic.Int64 // no lease is reserved before this clock time (Redis failed)
-	count     atomic.Int64 // permits asked for: on Redis, refused locally, and admitted by retired leases
-	markAt    atomic.Int64 // the clock time of the last sample of the rate; 0: none yet
-	markN     atomic.Int64 // count then
-	k         atomic.Int64 // the size of the next lease, from the last sample
-	lead      atomic.Int64 // how far ahead of the server's now the TAT was at the last grant
-	rtt       atomic.Int64 // the last round trip's duration, on the clock
+	gone      atomic.Pointer[lease] // the lease last taken out of cur or next: its canceled grants are still its
+	busy      atomic.Bool           // a background run reserves the next lease
+	hold      atomic.Pointer[hold]  // Redis's last refusal of a lease
+	retry     atomic.Int64          // no lease is reserved before this clock time (Redis failed)
+	count     atomic.Int64          // permits asked for: on Redis, refused locally, and admitted by retired leases
+	markAt    atomic.Int64          // the clock time of the last sample of the rate; 0: none yet
+	markN     atomic.Int64          // count then
+	k         atomic.Int64          // the size of the next lease, from the last sample
+	lead      atomic.Int64          // how far ahead of the server's now the TAT was at the last grant
+	rtt       atomic.Int64          // the last round trip's duration, on the clock
+}
+
+// hold is Redis's refusal of a lease of k permits at a rate: calls at that rate that
+// cannot wait until the clock time until are refused locally, with the wait of the
+// refusal's booking: its k permits would have been free at the clock time free, each
+// permit fewer at most t sooner (the longest T of its pairs).
+type hold struct {
+	permits        int
+	period         time.Duration
+	wins           *backend.Window
+	nw             int
+	until, free, k int64
+	t              int64
+}
+
+// matches reports whether h was refused at req's rate and windows.
+func (h *hold) matches(req *backend.Request) bool {
+	if h.permits != req.Permits || h.period != req.Period || h.nw != len(req.Windows) {
+		return false
+	}
+	return h.nw == 0 || &req.Windows[0] == h.wins
 }
 
 // lease is k consecutive slots of the shared schedule, each of length t, the first
@@ -128,6 +155,7 @@ type lease struct {
 	wh, wl  [maxWindows]int64 // each window's hi(0) and lo(0)
 	cursor  atomic.Int64
 	skipped atomic.Int64 // slots passed over unused
+	kept    atomic.Int64 // once given back: 1 + the cursor then (the slots before it were its)
 	timer   *time.Timer
 }
 
@@ -140,6 +168,41 @@ func (l *lease) matches(req *backend.Request) bool {
 		return false
 	}
 	return l.nw == 0 || &req.Windows[0] == l.wins
+}
+
+// usableAt is how many of l's slots calls for one permit each could take at the clock
+// time now, without waiting.
+func (l *lease) usableAt(now int64) int64 {
+	lo, hi := l.cursor.Load(), l.k-1 // a retired lease's cursor is k+1: none
+	if now < l.l0 {
+		return 0
+	}
+	if d := now - l.h0; d > lo*l.t {
+		lo = (d + l.t - 1) / l.t
+	}
+	hi = min(hi, (now-l.l0)/l.t)
+	for m := range l.nw {
+		if now < l.wl[m] {
+			return 0
+		}
+		if d := now - l.wh[m]; d > lo*l.wt[m] {
+			lo = (d + l.wt[m] - 1) / l.wt[m]
+		}
+		hi = min(hi, (now-l.wl[m])/l.wt[m])
+	}
+	return max(hi-lo+1, 0)
+}
+
+// leasedNow is how many single permits the store's leases at req's rate would admit at
+// the clock time now, without waiting.
+func (s *store) leasedNow(req *backend.Request, now int64) int64 {
+	var n int64
+	for _, l := range [2]*lease{s.lz.cur.Load(), s.lz.next.Load()} {
+		if l != nil && l.matches(req) {
+			n += l.usableAt(now)
+		}
+	}
+	return n
 }
 
 // The outcomes of lease.take.
@@ -249,17 +312,22 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 			// Not counted: the lease's slots, not the calls, bound what it can spend.
 			return g, nil
 		case exhausted:
-			if nx := lz.next.Load(); nx != nil && lz.cur.CompareAndSwap(l, nx) {
-				lz.next.CompareAndSwap(nx, nil)
-				s.retire(l)
-				continue
+			if nx := lz.next.Load(); nx != nil {
+				lz.gone.Store(l)
+				if lz.cur.CompareAndSwap(l, nx) {
+					lz.next.CompareAndSwap(nx, nil)
+					s.retire(l)
+					continue
+				}
 			}
-			if mw == 0 && lz.busy.Load() {
-				// Its successor is on its way: refuse locally rather than ask Redis.
+			if mw == 0 && lz.busy.Load() && int64(req.N) <= l.k {
+				// Its successor is on its way: refuse locally rather than ask Redis (a
+				// call larger than a lease, which no lease serves, asks Redis).
 				lz.count.Add(int64(req.N))
 				return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(l.t)}, nil
 			}
 		case passed:
+			lz.gone.Store(l)
 			if lz.cur.CompareAndSwap(l, lz.next.Load()) {
 				lz.next.CompareAndSwap(lz.cur.Load(), nil)
 				s.retire(l)
@@ -268,9 +336,12 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 		}
 		break
 	}
-	if h := lz.hold.Load(); now < h && mw < h-now {
+	if h := lz.hold.Load(); h != nil && now < h.until && mw < h.until-now && h.matches(&req) {
+		// The wait is Redis's for req.N permits at the refusal's booking (a lower bound
+		// with windows), not the hold's end: a call made then would still be refused.
 		lz.count.Add(int64(req.N))
-		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(h - now)}, nil
+		free := h.free - max(h.k-int64(req.N), 0)*h.t
+		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(max(h.until, free) - now)}, nil
 	}
 	g, err := s.reserveCall(ctx, req)
 	if err != nil {
@@ -299,15 +370,20 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 
 // cancelLeased gives a canceled reservation of the store's lease back to the lease, when
 // it is the latest taken from it and its permit time has not come: it reports whether the
-// grant was the lease's. Any other is given back to Redis, as a reservation made there
-// (which gives nothing back once its permit time has passed on the server's clock).
+// grant was the lease's (the one in use, the next one, or the last taken out of them,
+// which may have gone back to Redis already). Any other is given back to Redis, as a
+// reservation made there (which gives nothing back once its permit time has passed on
+// the server's clock).
 func (s *store) cancelLeased(ctx context.Context, t backend.Grant) bool {
 	if decorate.ContextErr(ctx) != nil {
 		return false
 	}
-	for _, l := range [2]*lease{s.lz.cur.Load(), s.lz.next.Load()} {
+	for _, l := range [3]*lease{s.lz.cur.Load(), s.lz.next.Load(), s.lz.gone.Load()} {
 		if l == nil || t.Epoch != l.epoch || t.Prev < l.s0 || t.Next > l.s0+l.k*l.t || (t.Prev-l.s0)%l.t != 0 {
 			continue
+		}
+		if l.cursor.Load() > l.k && t.Next > l.s0+(l.kept.Load()-1)*l.t {
+			continue // given back: a slot from Redis, not from l
 		}
 		if int64(s.clk.Now()) >= t.At+l.loOff {
 			return true // its permit time has passed: it was used, nothing goes back

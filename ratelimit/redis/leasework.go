@@ -162,7 +162,13 @@ func (s *store) reserveLease(req backend.Request) {
 				req.N -= int(over)
 				continue
 			}
-			lz.hold.Store(recv + max(int64(g.Wait-req.MaxWait)-int64(req.N-2)*t, 0))
+			h := &hold{permits: req.Permits, period: req.Period, nw: len(req.Windows),
+				until: recv + max(int64(g.Wait-req.MaxWait)-int64(req.N-2)*t, 0),
+				free:  recv + int64(g.Wait), k: int64(req.N), t: t}
+			if h.nw > 0 {
+				h.wins = &req.Windows[0]
+			}
+			lz.hold.Store(h)
 		default:
 			lz.retry.Store(recv + int64(s.b.cfg.ProbeInterval))
 		}
@@ -209,6 +215,7 @@ func (s *store) install(l *lease) {
 	b.ls.leases.Add(1)
 	b.ls.leased.Add(l.k)
 	b.ls.mu.Lock()
+	b.ls.leased.Add(l.k)
 	if b.ls.closed.Load() {
 		b.ls.mu.Unlock()
 		s.giveBackLease(l)
@@ -234,8 +241,12 @@ func (s *store) install(l *lease) {
 	}
 }
 
-// unset takes l out of the store's leases.
+// unset takes l out of the store's leases; l becomes the one last taken out (its grants
+// are still its when canceled) if it was in.
 func (s *store) unset(l *lease) {
+	if s.lz.cur.Load() == l || s.lz.next.Load() == l {
+		s.lz.gone.Store(l)
+	}
 	s.lz.cur.CompareAndSwap(l, nil)
 	s.lz.next.CompareAndSwap(l, nil)
 }
@@ -264,6 +275,7 @@ func (s *store) giveBackLease(l *lease) {
 	if c > l.k {
 		return
 	}
+	l.kept.Store(c + 1)
 	b := s.b
 	b.ls.mu.Lock()
 	delete(b.ls.live, l)

@@ -163,10 +163,20 @@ func (s *store) cancel(ctx context.Context, t backend.Grant) bool {
 
 // Available reads the TAT, the freed slots and the server's clock: one round trip. It
 // counts, at the rate of permits per period, the single permits free now at the TAT (as
-// many as the limiter would see in-process with that TAT) and in the freed slots, at most
-// permits. A nil or done ctx, or no rate, which the limiter never gives, is not sent, and
-// has no answer (ok false).
+// many as the limiter would see in-process with that TAT) and in the freed slots, and
+// those of the store's leases (see Leases) that a call could take now, at most permits. A
+// nil or done ctx, or no rate, which the limiter never gives, is not sent, and has no
+// answer (ok false).
 func (s *store) Available(ctx context.Context, req backend.Request) (int, bool) {
+	n, ok := s.available(ctx, req)
+	if ok && s.lz != nil {
+		n = int(min(int64(n)+s.leasedNow(&req, int64(s.clk.Now())), int64(req.Permits)))
+	}
+	return n, ok
+}
+
+// available is Available on Redis alone.
+func (s *store) available(ctx context.Context, req backend.Request) (int, bool) {
 	permits, period := req.Permits, req.Period
 	if decorate.ContextErr(ctx) != nil || permits < 1 || period <= 0 {
 		return 0, false
