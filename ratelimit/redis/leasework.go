@@ -215,7 +215,6 @@ func (s *store) install(l *lease) {
 	b.ls.leases.Add(1)
 	b.ls.leased.Add(l.k)
 	b.ls.mu.Lock()
-	b.ls.leased.Add(l.k)
 	if b.ls.closed.Load() {
 		b.ls.mu.Unlock()
 		s.giveBackLease(l)
