@@ -415,8 +415,9 @@ func TestLS7_DeadHolderCostsAtMostItsLease(t *testing.T) {
 func TestLS8_KeyedHotKeyLeasedColdKeyPerCall(t *testing.T) {
 	rec := newRecorder()
 	b := leased(t, false, leasePrefix(t), time.Second, rec)
-	// 10⁴ per second: the hot key's caller offers more (its quota is soon booked ahead).
-	k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(10000), ratelimit.Period(time.Second),
+	// 200 per second: the hot key's caller offers far more, even on a loaded machine or
+	// with the race detector, so its quota is soon booked ahead.
+	k, err := keyed.New[string](ratelimit.Name("api"), ratelimit.Permits(200), ratelimit.Period(time.Second),
 		ratelimit.WithBackend(b))
 	require.NoError(t, err)
 	end := time.Now().Add(1500 * time.Millisecond)
@@ -442,7 +443,7 @@ func TestLS8_KeyedHotKeyLeasedColdKeyPerCall(t *testing.T) {
 		}
 	}
 	t.Logf("hot: %d leased, %d per call; cold: %d leased, %d per call", hl, hc, cl, cc)
-	assert.Greater(t, hl, 1000, "the hot key is leased")
+	assert.Greater(t, hl, 100, "the hot key is leased (once its burst, per call, is spent)")
 	assert.Zero(t, cl, "the cold key is not")
 	assert.Equal(t, 3, cc)
 }
