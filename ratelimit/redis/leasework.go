@@ -207,6 +207,7 @@ func (s *store) install(l *lease) {
 	b.ls.mu.Lock()
 	if b.ls.closed.Load() {
 		b.ls.mu.Unlock()
+		b.ls.leased.Add(l.k) // counted, as what giveBackLease counts of it is
 		s.giveBackLease(l)
 		return
 	}
