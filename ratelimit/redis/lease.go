@@ -240,12 +240,7 @@ func (s *store) fromLease(now, n, mw int64, permits int, period time.Duration, w
 		j, at, out = l.take(now, n, mw)
 		switch out {
 		case took:
-			if c := l.cursor.Load(); 2*(l.k-c) <= l.k && lz.next.Load() == nil && !lz.busy.Load() {
-				s.startLease(now, &backend.Request{Permits: permits, Period: period, Windows: wins})
-			}
-			if h := s.b.admitHook; h != nil {
-				h(s.key, at, true, int(n))
-			}
+			s.tookFrom(l, now, n, at, permits, period, wins)
 			return l, j, at, took
 		case refused:
 			// Not counted: the lease's slots, not the calls, bound what it can spend.
@@ -277,13 +272,41 @@ func (s *store) fromLease(now, n, mw int64, permits int, period time.Duration, w
 	return nil, 0, 0, unusable
 }
 
+// tookFrom follows n permits taken from the lease l at the clock time now, for the time
+// at: the next lease is reserved once half of l is used.
+func (s *store) tookFrom(l *lease, now, n, at int64, permits int, period time.Duration, wins []backend.Window) {
+	lz := s.lz
+	if c := l.cursor.Load(); 2*(l.k-c) <= l.k && lz.next.Load() == nil && !lz.busy.Load() {
+		s.startLease(now, &backend.Request{Permits: permits, Period: period, Windows: wins})
+	}
+	if h := s.b.admitHook; h != nil {
+		h(s.key, at, true, int(n))
+	}
+}
+
 // TryTake decides, from the store's lease, n permits for a call that cannot wait, at the
 // clock time now, at the rate of permits per period with the further windows wins: the
 // limiter's fast path (see rlcore.Taker). It returns backend.Admitted, backend.Refused
 // with the retry-after in ns, or 0 when the store has no usable lease: the call goes to
 // Reserve.
 func (s *store) TryTake(now int64, n, permits int, period time.Duration, wins []backend.Window) (backend.Verdict, int64) {
-	if s.lz == nil || n < 1 || n > permits || period <= 0 || s.b.ls.closed.Load() {
+	lz := s.lz
+	if lz == nil || n < 1 || n > permits || period <= 0 {
+		return 0, 0
+	}
+	// The current lease's decision first, with no more calls: take changes nothing
+	// unless it takes, so that fromLease may decide the other outcomes afresh. (Close
+	// takes the leases away from the stores.)
+	if l := lz.cur.Load(); l != nil && l.matches(permits, period, wins) {
+		switch _, at, out := l.take(now, int64(n), 0); out {
+		case took:
+			s.tookFrom(l, now, int64(n), at, permits, period, wins)
+			return backend.Admitted, 0
+		case refused:
+			return backend.Refused, at - now
+		}
+	}
+	if s.b.ls.closed.Load() {
 		return 0, 0
 	}
 	_, _, at, out := s.fromLease(now, int64(n), 0, permits, period, wins)
