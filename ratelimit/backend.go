@@ -35,6 +35,7 @@ func (l *Limiter) bind(b backend.Backend) error {
 		return r4c.Errorf(r4c.BadSpec, "rateLimiter.backend", "", "the backend's Bind returned no Store")
 	}
 	l.store, l.shares = st, b
+	l.taker, _ = st.(rlcore.Taker)
 	return nil
 }
 
@@ -83,14 +84,31 @@ func (l *Limiter) local(r *rate, n int, maxWait int64) (rlcore.Reservation, int6
 }
 
 // refused records, with a backend, when the next permit is free after a refusal at now
-// whose retry-after is wait: the rejections report it (ExceededError.RetryIn).
-func (l *Limiter) refused(now, wait int64) { l.retryAt.Store(sat.Add(now, max(wait, 0))) }
+// whose retry-after is wait: the rejections report it (ExceededError.RetryIn). It writes
+// only a time that differs from the one recorded: the refusals that a store decides
+// in-process (leases) mostly tell the same one, and the limiter's callers do not write a
+// shared line for them.
+func (l *Limiter) refused(now, wait int64) {
+	if at := sat.Add(now, max(wait, 0)); l.retryAt.Load() != at {
+		l.retryAt.Store(at)
+	}
+}
 
 func (backed) tryAcquire(l *Limiter, r *rate, n int) error {
 	ctx := context.Background()
 	// The clock is read once, before: the store may decide with it (a lease), and a
 	// refusal is dated with it.
 	now := l.now()
+	if l.taker != nil { // the store decides in-process (a lease), or says it cannot
+		switch v, wait := l.taker.TryTake(now, n, r.Cfg.Permits, r.Cfg.Period, r.Wins); v {
+		case backend.Admitted:
+			l.admitted(ctx, 0)
+			return nil
+		case backend.Refused:
+			l.refused(now, wait)
+			return l.refuse(ctx, r, now, wait, l.rej.Plain)
+		}
+	}
 	g, _ := l.reserveBackend(ctx, r, n, 0, now) // Background never ends: no error
 	switch g.Verdict {
 	case backend.Admitted:

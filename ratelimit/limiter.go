@@ -40,6 +40,7 @@ type Limiter struct {
 	rej    rejections.Set[*ExceededError]
 	nilCtx *ExceededError  // the rejection of a call with a nil context
 	store  backend.Store   // the backend's state of this limiter; nil: the in-process schedule below
+	taker  rlcore.Taker    // store's in-process decisions of the calls that never wait, when it has them; nil otherwise
 	shares backend.Backend // the backend, whose LocalShare, read at each decision in-process, is the share of the quota then; nil without one
 	mu     sync.Mutex      // serializes Reconfigure
 	// retryAt is, with a backend, the clock time at which the store said, at its last

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -124,12 +125,13 @@ type hold struct {
 	t              int64
 }
 
-// matches reports whether h was refused at req's rate and windows.
-func (h *hold) matches(req *backend.Request) bool {
-	if h.permits != req.Permits || h.period != req.Period || h.nw != len(req.Windows) {
+// matches reports whether h was refused at the rate of permits per period with the
+// further windows wins.
+func (h *hold) matches(permits int, period time.Duration, wins []backend.Window) bool {
+	if h.permits != permits || h.period != period || h.nw != len(wins) {
 		return false
 	}
-	return h.nw == 0 || &req.Windows[0] == h.wins
+	return h.nw == 0 || &wins[0] == h.wins
 }
 
 // lease is k consecutive slots of the shared schedule, each of length t, the first
@@ -162,12 +164,13 @@ type lease struct {
 // usedNow is how many of l's slots were admitted so far.
 func (l *lease) usedNow() int64 { return min(l.cursor.Load(), l.k) - l.skipped.Load() }
 
-// matches reports whether l was reserved at req's rate and windows.
-func (l *lease) matches(req *backend.Request) bool {
-	if l.permits != req.Permits || l.period != req.Period || l.nw != len(req.Windows) {
+// matches reports whether l was reserved at the rate of permits per period with the
+// further windows wins.
+func (l *lease) matches(permits int, period time.Duration, wins []backend.Window) bool {
+	if l.permits != permits || l.period != period || l.nw != len(wins) {
 		return false
 	}
-	return l.nw == 0 || &req.Windows[0] == l.wins
+	return l.nw == 0 || &wins[0] == l.wins
 }
 
 // usableAt is how many of l's slots calls for one permit each could take at the clock
@@ -198,7 +201,7 @@ func (l *lease) usableAt(now int64) int64 {
 func (s *store) leasedNow(req *backend.Request, now int64) int64 {
 	var n int64
 	for _, l := range [2]*lease{s.lz.cur.Load(), s.lz.next.Load()} {
-		if l != nil && l.matches(req) {
+		if l != nil && l.matches(req.Permits, req.Period, req.Windows) {
 			n += l.usableAt(now)
 		}
 	}
@@ -216,11 +219,13 @@ const (
 
 // take takes n consecutive slots of l at the clock time now, for a call that may wait
 // maxWait: the first ones whose start has not passed, if their permit times come within
-// maxWait and before the first one's start. No lock, no allocation.
-func (l *lease) take(now int64, n int64, maxWait int64) (backend.Grant, int) {
+// maxWait and before the first one's start. It returns the first slot taken, j, and the
+// clock time at which the permits may go (took), or at which they would (refused). No
+// lock, no allocation.
+func (l *lease) take(now int64, n int64, maxWait int64) (j, at int64, out int) {
 	for {
 		c := l.cursor.Load()
-		j := c
+		j = c
 		if d := now - l.h0; d > j*l.t {
 			j = (d + l.t - 1) / l.t
 		}
@@ -231,25 +236,25 @@ func (l *lease) take(now int64, n int64, maxWait int64) (backend.Grant, int) {
 		}
 		if j+n > l.k {
 			if c+n > l.k {
-				return backend.Grant{}, exhausted
+				return 0, 0, exhausted
 			}
-			return backend.Grant{}, passed
+			return 0, 0, passed
 		}
 		last := j + n - 1
-		at := max(l.l0+last*l.t, now)
+		at = max(l.l0+last*l.t, now)
 		for m := range l.nw {
 			at = max(at, l.wl[m]+last*l.wt[m])
 		}
 		if at > l.h0+j*l.t {
-			return backend.Grant{}, unusable
+			return 0, 0, unusable
 		}
 		for m := range l.nw {
 			if at > l.wh[m]+j*l.wt[m] {
-				return backend.Grant{}, unusable
+				return 0, 0, unusable
 			}
 		}
 		if at-now > maxWait {
-			return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(at - now)}, refused
+			return j, at, refused
 		}
 		if !l.cursor.CompareAndSwap(c, j+n) {
 			continue
@@ -257,10 +262,134 @@ func (l *lease) take(now int64, n int64, maxWait int64) (backend.Grant, int) {
 		if j > c {
 			l.skipped.Add(j - c)
 		}
-		prev := l.s0 + j*l.t
-		return backend.Grant{Verdict: backend.Admitted, Wait: time.Duration(at - now), Prev: prev, Next: prev + n*l.t,
-			At: at - l.loOff, Epoch: l.epoch}, took
+		return j, at, took
 	}
+}
+
+// demandSample is how many of the refusals that a lease decides locally count, each for
+// demandSample of them, towards the rate the next lease's size follows (see size): 1 in
+// demandSample, picked at random, so that refusals write nothing shared.
+const demandSample = 64
+
+// refusedLocally counts, 1 time in demandSample, at random, n·demandSample permits asked
+// for and refused locally.
+func (lz *leaseState) refusedLocally(n int) {
+	if rand.Uint32()%demandSample == 0 {
+		lz.count.Add(int64(n) * demandSample)
+	}
+}
+
+// fromLease decides n permits at the clock time now, for a call that may wait mw, at the
+// rate of permits per period with the further windows wins, from the store's lease when
+// it has a usable one at that rate (see Leases). It returns took, with the lease l, its
+// first slot taken j and the clock time at which the permits may go; refused, with the
+// clock time at which they would come (the retry-after's end); or unusable: the call
+// goes to Redis.
+func (s *store) fromLease(now, n, mw int64, permits int, period time.Duration, wins []backend.Window) (l *lease, j, at int64, out int) {
+	lz := s.lz
+	for {
+		l = lz.cur.Load()
+		if l == nil {
+			break
+		}
+		if !l.matches(permits, period, wins) {
+			// Another rate: the lease, and the next one, go back first, while the key is
+			// still at their rate (the call converts it, after which a cancel gives
+			// nothing back): one more round trip, at a change of configuration.
+			for _, x := range [2]*lease{l, lz.next.Load()} {
+				if x != nil {
+					s.drop(x)
+				}
+			}
+			break
+		}
+		j, at, out = l.take(now, n, mw)
+		switch out {
+		case took:
+			s.tookFrom(l, now, n, at, permits, period, wins)
+			return l, j, at, took
+		case refused:
+			// Not counted: the lease's slots, not the calls, bound what it can spend.
+			return l, 0, at, refused
+		case exhausted:
+			if nx := lz.next.Load(); nx != nil {
+				lz.gone.Store(l)
+				if lz.cur.CompareAndSwap(l, nx) {
+					lz.next.CompareAndSwap(nx, nil)
+					s.retire(l)
+					continue
+				}
+			}
+			if mw == 0 && lz.busy.Load() && n <= l.k {
+				// Its successor is on its way: refuse locally rather than ask Redis (a
+				// call larger than a lease, which no lease serves, asks Redis).
+				lz.refusedLocally(int(n))
+				return l, 0, now + l.t, refused
+			}
+		case passed:
+			lz.gone.Store(l)
+			if lz.cur.CompareAndSwap(l, lz.next.Load()) {
+				lz.next.CompareAndSwap(lz.cur.Load(), nil)
+				s.retire(l)
+				continue
+			}
+		}
+		break
+	}
+	if h := lz.hold.Load(); h != nil && now < h.until && mw < h.until-now && h.matches(permits, period, wins) {
+		// The wait is Redis's for n permits at the refusal's booking (a lower bound with
+		// windows), not the hold's end: a call made then would still be refused.
+		lz.refusedLocally(int(n))
+		return nil, 0, max(h.until, h.free-max(h.k-n, 0)*h.t), refused
+	}
+	return nil, 0, 0, unusable
+}
+
+// tookFrom follows n permits taken from the lease l at the clock time now, for the time
+// at: the next lease is reserved once half of l is used.
+func (s *store) tookFrom(l *lease, now, n, at int64, permits int, period time.Duration, wins []backend.Window) {
+	lz := s.lz
+	if c := l.cursor.Load(); 2*(l.k-c) <= l.k && lz.next.Load() == nil && !lz.busy.Load() {
+		s.startLease(now, &backend.Request{Permits: permits, Period: period, Windows: wins})
+	}
+	if h := s.b.admitHook; h != nil {
+		h(s.key, at, true, int(n))
+	}
+}
+
+// TryTake decides, from the store's lease, n permits for a call that cannot wait, at the
+// clock time now, at the rate of permits per period with the further windows wins: the
+// limiter's fast path (see rlcore.Taker). It returns backend.Admitted, backend.Refused
+// with the retry-after in ns, or 0 when the store has no usable lease: the call goes to
+// Reserve.
+func (s *store) TryTake(now int64, n, permits int, period time.Duration, wins []backend.Window) (backend.Verdict, int64) {
+	lz := s.lz
+	if lz == nil || n < 1 || n > permits || period <= 0 {
+		return 0, 0
+	}
+	// The current lease's decision first, with no more calls: take changes nothing
+	// unless it takes, so that fromLease may decide the other outcomes afresh. (Close
+	// takes the leases away from the stores.)
+	if l := lz.cur.Load(); l != nil && l.matches(permits, period, wins) {
+		switch _, at, out := l.take(now, int64(n), 0); out {
+		case took:
+			s.tookFrom(l, now, int64(n), at, permits, period, wins)
+			return backend.Admitted, 0
+		case refused:
+			return backend.Refused, at - now
+		}
+	}
+	if s.b.ls.closed.Load() {
+		return 0, 0
+	}
+	_, _, at, out := s.fromLease(now, int64(n), 0, permits, period, wins)
+	switch out {
+	case took:
+		return backend.Admitted, 0
+	case refused:
+		return backend.Refused, at - now
+	}
+	return 0, 0
 }
 
 // Reserve decides from the store's lease when it has one at req's rate (see Leases),
@@ -282,66 +411,13 @@ func (s *store) Reserve(ctx context.Context, req backend.Request) (backend.Grant
 		now = int64(s.clk.Now())
 	}
 	mw := int64(max(req.MaxWait, 0))
-	for {
-		l := lz.cur.Load()
-		if l == nil {
-			break
-		}
-		if !l.matches(&req) {
-			// Another rate: the lease, and the next one, go back first, while the key is
-			// still at their rate (the call converts it, after which a cancel gives
-			// nothing back): one more round trip, at a change of configuration.
-			for _, x := range [2]*lease{l, lz.next.Load()} {
-				if x != nil {
-					s.drop(x)
-				}
-			}
-			break
-		}
-		g, out := l.take(now, int64(req.N), mw)
-		switch out {
-		case took:
-			if c := l.cursor.Load(); 2*(l.k-c) <= l.k && lz.next.Load() == nil {
-				s.startLease(now, &req)
-			}
-			if h := s.b.admitHook; h != nil {
-				h(s.key, now+int64(g.Wait), true, req.N)
-			}
-			return g, nil
-		case refused:
-			// Not counted: the lease's slots, not the calls, bound what it can spend.
-			return g, nil
-		case exhausted:
-			if nx := lz.next.Load(); nx != nil {
-				lz.gone.Store(l)
-				if lz.cur.CompareAndSwap(l, nx) {
-					lz.next.CompareAndSwap(nx, nil)
-					s.retire(l)
-					continue
-				}
-			}
-			if mw == 0 && lz.busy.Load() && int64(req.N) <= l.k {
-				// Its successor is on its way: refuse locally rather than ask Redis (a
-				// call larger than a lease, which no lease serves, asks Redis).
-				lz.count.Add(int64(req.N))
-				return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(l.t)}, nil
-			}
-		case passed:
-			lz.gone.Store(l)
-			if lz.cur.CompareAndSwap(l, lz.next.Load()) {
-				lz.next.CompareAndSwap(lz.cur.Load(), nil)
-				s.retire(l)
-				continue
-			}
-		}
-		break
-	}
-	if h := lz.hold.Load(); h != nil && now < h.until && mw < h.until-now && h.matches(&req) {
-		// The wait is Redis's for req.N permits at the refusal's booking (a lower bound
-		// with windows), not the hold's end: a call made then would still be refused.
-		lz.count.Add(int64(req.N))
-		free := h.free - max(h.k-int64(req.N), 0)*h.t
-		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(max(h.until, free) - now)}, nil
+	switch l, j, at, out := s.fromLease(now, int64(req.N), mw, req.Permits, req.Period, req.Windows); out {
+	case took:
+		prev := l.s0 + j*l.t
+		return backend.Grant{Verdict: backend.Admitted, Wait: time.Duration(at - now), Prev: prev,
+			Next: prev + int64(req.N)*l.t, At: at - l.loOff, Epoch: l.epoch}, nil
+	case refused:
+		return backend.Grant{Verdict: backend.Refused, Wait: time.Duration(at - now)}, nil
 	}
 	g, err := s.reserveCall(ctx, req)
 	if err != nil {
