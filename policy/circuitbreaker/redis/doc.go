@@ -32,8 +32,11 @@
 //
 // Consistency: the key is the fleet's state; an instance's breaker may differ from it
 //   - while a transition travels: from the instance that made it to the key (one
-//     round trip), then on the channel to the others (one delivery): about one round trip
-//     after the transition, the others have it. Calls an instance admits meanwhile are
+//     script run, a round trip, sent by the fleet's goroutine), then on the channel to
+//     the others (one delivery, which Redis writes as it answers the script): the others
+//     have it one round trip of the network after the transition, plus the time each
+//     process takes to run the goroutines involved (on one loaded machine, most of it).
+//     Calls an instance admits meanwhile are
 //     those of its own state; in half-open, no more than PermittedInHalfOpen trials run
 //     in all, whatever the instances believe, as each needs a ticket from the key;
 //   - in the open state's length: each instance counts WaitInOpen from when it learnt

@@ -171,16 +171,18 @@ func pingRTT(t *testing.T, c goredis.UniversalClient, n int) time.Duration {
 	return median(ds)
 }
 
-// SPEC CB-5: one instance opens, the others follow within about one round trip.
-func TestFleet_OthersRefuseWithinOneRoundTrip(t *testing.T) {
-	followWithinOneRoundTrip(t, []string{redistest.Addr(t)}, false)
+// SPEC CB-5: one instance opens, the others follow after one script run and one delivery
+// (a generous bound: on a loaded machine the processes' scheduling dominates).
+func TestCB5_OthersFollowAnOpening(t *testing.T) {
+	followAnOpening(t, []string{redistest.Addr(t)}, false)
 }
 
-func TestFleet_Cluster_OthersRefuseWithinOneRoundTrip(t *testing.T) {
-	followWithinOneRoundTrip(t, redistest.ClusterAddrs(t), true)
+// The same on the Redis Cluster of the tests.
+func TestCB5_OthersFollowAnOpeningOnACluster(t *testing.T) {
+	followAnOpening(t, redistest.ClusterAddrs(t), true)
 }
 
-func followWithinOneRoundTrip(t *testing.T, addrs []string, cluster bool) {
+func followAnOpening(t *testing.T, addrs []string, cluster bool) {
 	const rounds = 15
 	var follows []time.Duration
 	var rtt time.Duration
@@ -210,7 +212,7 @@ func followWithinOneRoundTrip(t *testing.T, addrs []string, cluster bool) {
 		cluster, m, slices.Max(follows), len(follows), rtt)
 	// Generous: one CAS round trip and one delivery are about two PINGs; the machine is
 	// shared, so allow far more, but not a polling interval's worth of waiting.
-	assert.Less(t, m, 20*rtt+20*time.Millisecond, "the others follow within about one round trip")
+	assert.Less(t, m, 20*rtt+20*time.Millisecond, "the others follow the opening")
 }
 
 // SPEC CB-6: at most PermittedInHalfOpen trials run fleet-wide, and their outcomes close
