@@ -167,7 +167,12 @@ func TestLS6_CancelsUnderLoadKeepTheBound(t *testing.T) {
 						})
 					}
 				}
-				time.Sleep(3 * time.Second) // the load's duration
+				// The load runs 3s, and on until a cancel was made (at most 10s): a machine
+				// loaded enough to slow every call may need longer to make one.
+				for start := time.Now(); time.Since(start) < 3*time.Second ||
+					(canceled.Load() == 0 && time.Since(start) < 10*time.Second); {
+					time.Sleep(50 * time.Millisecond)
+				}
 				close(stop)
 				wg.Wait()
 				list := rec.all()
