@@ -308,7 +308,8 @@ func (s QueueingSubject) unrecordedRecordsNothing(t *testing.T) {
 	q.Release()
 }
 
-// OB-1, rule 2: with a recorder, admitted and rejected calls still allocate nothing.
+// recordingAllocatesNothing checks that with a recorder, admitted and rejected calls still
+// allocate nothing.
 func (s QueueingSubject) recordingAllocatesNothing(t *testing.T) {
 	ctx := MarkedContext()
 	q := s.New(t, clock.System(), NopObserver{}, 0, true)
