@@ -21,18 +21,8 @@ import (
 // life ended, its rate changed) goes back to Redis, and LeaseStats counts it returned,
 // not used.
 func TestLS6_CancelAfterTheLeaseWentBackCountsItReturned(t *testing.T) {
-	prefix := leasePrefix(t)
 	ctx := context.Background()
-	plain, err := New(leaseClient(t, false), Prefix(prefix))
-	require.NoError(t, err)
-	other := bindStore(t, plain, "x")
-	// The whole burst is taken: the lease's slots are all ahead.
-	g, _ := other.Reserve(ctx, backend.Request{N: 20, Permits: 20, Period: 2 * time.Second})
-	require.Equal(t, backend.Admitted, g.Verdict)
-	b := leased(t, false, prefix, time.Hour, nil)
-	st := bindStore(t, b, "x")
-	req := backend.Request{N: 1, Permits: 20, Period: 2 * time.Second, MaxWait: time.Second}
-	l := forceLease(t, st, req, 10)
+	other, b, st, req, l := leaseBehindABurst(t)
 	g1, _ := st.Reserve(ctx, req)
 	require.Equal(t, backend.Admitted, g1.Verdict)
 	require.Positive(t, g1.Wait)
@@ -82,17 +72,8 @@ func TestLS3_RefusalAfterARefusedLeaseTellsTheTrueWait(t *testing.T) {
 // TAT moved back over them) is not the lease's: its cancel goes to Redis and LeaseStats
 // stays as it was.
 func TestLS6_CancelOfASlotRedisMadeAfterTheLeaseWentBack(t *testing.T) {
-	prefix := leasePrefix(t)
 	ctx := context.Background()
-	plain, err := New(leaseClient(t, false), Prefix(prefix))
-	require.NoError(t, err)
-	other := bindStore(t, plain, "x")
-	g, _ := other.Reserve(ctx, backend.Request{N: 20, Permits: 20, Period: 2 * time.Second})
-	require.Equal(t, backend.Admitted, g.Verdict)
-	b := leased(t, false, prefix, time.Hour, nil)
-	st := bindStore(t, b, "x")
-	req := backend.Request{N: 1, Permits: 20, Period: 2 * time.Second, MaxWait: time.Second}
-	l := forceLease(t, st, req, 10)
+	other, b, st, req, l := leaseBehindABurst(t)
 	g1, _ := st.Reserve(ctx, req)
 	require.Equal(t, backend.Admitted, g1.Verdict)
 	st.drop(l)

@@ -320,22 +320,29 @@ func TestLS5_LeasesGoBackOnCloseAndAtTheEndOfTheirLife(t *testing.T) {
 	})
 }
 
+// leaseBehindABurst returns a store with no lease (other) and a leased one (st, of
+// backend b) on one name at 20 permits per 2s, whose whole burst other took: st's forced
+// lease l of 10 permits starts 2s ahead, each slot free 100ms after the one before; req
+// is a call for 1 permit that may wait 1s.
+func leaseBehindABurst(t *testing.T) (other *store, b *Backend, st *store, req backend.Request, l *lease) {
+	t.Helper()
+	prefix := leasePrefix(t)
+	plain, err := New(leaseClient(t, false), Prefix(prefix))
+	require.NoError(t, err)
+	other = bindStore(t, plain, "x")
+	g, _ := other.Reserve(context.Background(), backend.Request{N: 20, Permits: 20, Period: 2 * time.Second})
+	require.Equal(t, backend.Admitted, g.Verdict)
+	b = leased(t, false, prefix, time.Hour, nil)
+	st = bindStore(t, b, "x")
+	req = backend.Request{N: 1, Permits: 20, Period: 2 * time.Second, MaxWait: time.Second}
+	return other, b, st, req, forceLease(t, st, req, 10)
+}
+
 // SPEC LS-6: a leased reservation that is canceled gives its slot back: to the lease when
 // it is the latest taken from it, else to Redis, exactly.
 func TestLS6_CanceledLeasedReservationsGiveBack(t *testing.T) {
-	prefix := leasePrefix(t)
 	ctx := context.Background()
-	plain, err := New(leaseClient(t, false), Prefix(prefix))
-	require.NoError(t, err)
-	other := bindStore(t, plain, "x")
-	// The whole burst is taken: the lease's slots start 2s ahead, each free 100ms after
-	// the one before.
-	g, _ := other.Reserve(ctx, backend.Request{N: 20, Permits: 20, Period: 2 * time.Second})
-	require.Equal(t, backend.Admitted, g.Verdict)
-	b := leased(t, false, prefix, time.Hour, nil)
-	st := bindStore(t, b, "x")
-	req := backend.Request{N: 1, Permits: 20, Period: 2 * time.Second, MaxWait: time.Second}
-	l := forceLease(t, st, req, 10)
+	other, b, st, req, l := leaseBehindABurst(t)
 	g1, _ := st.Reserve(ctx, req)
 	require.Equal(t, backend.Admitted, g1.Verdict)
 	assert.Positive(t, g1.Wait)
