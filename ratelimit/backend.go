@@ -96,8 +96,8 @@ func (l *Limiter) refused(now, wait int64) {
 
 func (backed) tryAcquire(l *Limiter, r *rate, n int) error {
 	ctx := context.Background()
-	// The clock is read once, before: the store may decide with it (a lease), and a
-	// refusal is dated with it.
+	// The clock is read once before the store decides: a lease decides with it, and dates
+	// its refusal with it.
 	now := l.now()
 	if l.taker != nil { // the store decides in-process (a lease), or says it cannot
 		switch v, wait := l.taker.TryTake(now, n, r.Cfg.Permits, r.Cfg.Period, r.Wins); v {
@@ -121,8 +121,10 @@ func (backed) tryAcquire(l *Limiter, r *rate, n int) error {
 		l.admitted(ctx, 0)
 		return nil
 	}
-	l.refused(now, int64(g.Wait))
-	return l.refuse(ctx, r, now, int64(g.Wait), l.rej.Plain)
+	// Redis's retry-after counts from its answer: dated when it came, not before the round trip.
+	at := l.now()
+	l.refused(at, int64(g.Wait))
+	return l.refuse(ctx, r, at, int64(g.Wait), l.rej.Plain)
 }
 
 func (backed) acquire(ctx context.Context, l *Limiter, r *rate, n int) error {
