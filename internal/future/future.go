@@ -36,9 +36,25 @@ type Future[T any] struct {
 	done  chan struct{}  // made by the first Done while pending; closedChan once complete
 	val   T
 	err   error
-	cb    func(T, error)    // the first OnComplete callback
-	more  *[]func(T, error) // the others, in order
-	stop  Stopper           // stops the work on Cancel; nil for a plain promise
+	cb    func(T, error) // the first OnComplete callback
+	ext   *extra[T]      // what few futures need, made when first needed; under mu
+	stop  Stopper        // stops the work on Cancel; nil for a plain promise
+}
+
+// extra holds what few futures need, out of line so that every future stays small: the
+// OnComplete callbacks after the first, in order, and the AfterFunc functions of Go's
+// context not run nor stopped.
+type extra[T any] struct {
+	more   []func(T, error)
+	afters map[*afterFunc]struct{}
+}
+
+// extra returns f's extra, made if f has none. f.mu must be held.
+func (f *Future[T]) extra() *extra[T] {
+	if f.ext == nil {
+		f.ext = new(extra[T])
+	}
+	return f.ext
 }
 
 // The bits of Future.state.
@@ -102,24 +118,22 @@ var closedChan = func() chan struct{} {
 
 // Go is async.Go; its documentation tells what a call costs.
 func Go[T any](ctx context.Context, fn func(context.Context) (T, error)) *Future[T] {
-	g := &goCall[T]{fn: fn}
+	g := new(goCall[T])
 	if neverEnds(ctx) {
 		g.Init(started{})
-		go g.run()
+		go g.run(fn)
 		return &g.Future
 	}
 	if p, ok := ctx.(Parent); ok {
 		if child := p.GoChild(); child != nil {
-			g.ctx = child
 			g.Init(child)
-			go g.runChild(child)
+			go g.runChild(fn, child)
 			return &g.Future
 		}
 	}
-	var cancel context.CancelFunc
-	g.ctx, cancel = context.WithCancel(ctx)
+	fctx, cancel := context.WithCancel(ctx)
 	g.Init(cancelOnStop(cancel))
-	go g.runWith(cancel)
+	go g.runWith(fn, fctx, cancel)
 	return &g.Future
 }
 
@@ -178,46 +192,38 @@ func neverEnds(ctx context.Context) bool {
 // parent context.Background() or context.TODO(), it is also the context given to fn: one
 // that is canceled when the future completes.
 //
-// Its size is a size class of the allocator (128 bytes for a T of one word): the cancel
-// function of a derived context is the future's stopper and an argument of its
-// goroutine, and "the afters have run" is a bit of the future's state.
+// It is the future alone, 96 bytes for a T of one word, a size class of the allocator: fn
+// and its context are arguments of the goroutine, the cancel function of a derived
+// context is the future's stopper, the AfterFunc functions are in the future's extra,
+// and "the afters have run" is a bit of the future's state.
 type goCall[T any] struct {
 	Future[T]
-	ctx    context.Context // fn's context: derived with context.WithCancel, or a Child; nil when the goCall is fn's context
-	fn     func(context.Context) (T, error)
-	afters map[*afterFunc]struct{} // AfterFunc's functions not run nor stopped; under mu
 }
 
 // afterFunc is one function registered with goCall.AfterFunc.
 type afterFunc struct{ fn func() }
 
 // run is the goroutine of Go when the goCall is fn's context.
-func (g *goCall[T]) run() {
-	fn := g.fn
-	g.fn = nil
+func (g *goCall[T]) run(fn func(context.Context) (T, error)) {
 	v, err := fn(g)
 	if g.state.Or(stClaimed)&stClaimed == 0 {
 		g.Finish(v, err)
 	}
 }
 
-// runWith is the goroutine of Go when fn's context is g.ctx, whose cancel function is
+// runWith is the goroutine of Go when fn's context is ctx, whose cancel function is
 // cancel.
-func (g *goCall[T]) runWith(cancel context.CancelFunc) {
+func (g *goCall[T]) runWith(fn func(context.Context) (T, error), ctx context.Context, cancel context.CancelFunc) {
 	defer cancel()
-	fn := g.fn
-	g.fn = nil
-	v, err := fn(g.ctx)
+	v, err := fn(ctx)
 	g.Complete(v, err)
 }
 
-// runChild is the goroutine of Go when fn's context is child (g.ctx), which it cancels once
+// runChild is the goroutine of Go when fn's context is child, which it cancels once
 // fn has returned and the future is complete. It defers nothing and calls Finish itself,
 // so that the callbacks that Finish runs (a policy ending its call) have the most of the
 // goroutine's first stack.
-func (g *goCall[T]) runChild(child Child) {
-	fn := g.fn
-	g.fn = nil
+func (g *goCall[T]) runChild(fn func(context.Context) (T, error), child Child) {
 	v, err := fn(child)
 	if g.Claim() {
 		g.Finish(v, err)
@@ -257,21 +263,24 @@ func (g *goCall[T]) AfterFunc(fn func()) (stop func() bool) {
 		g.mu.Unlock()
 		go fn()
 		return func() bool { return false }
-	case g.afters == nil:
-		g.afters = map[*afterFunc]struct{}{a: {}}
+	case g.ext == nil || g.ext.afters == nil:
+		g.extra().afters = map[*afterFunc]struct{}{a: {}}
 		g.mu.Unlock()
 		g.OnComplete(g.runAfters)
 	default:
-		g.afters[a] = struct{}{}
+		g.ext.afters[a] = struct{}{}
 		g.mu.Unlock()
 	}
 	return func() bool {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		if _, ok := g.afters[a]; !ok {
+		if g.ext == nil {
 			return false
 		}
-		delete(g.afters, a)
+		if _, ok := g.ext.afters[a]; !ok {
+			return false
+		}
+		delete(g.ext.afters, a)
 		return true
 	}
 }
@@ -279,8 +288,10 @@ func (g *goCall[T]) AfterFunc(fn func()) (stop func() bool) {
 // runAfters starts the AfterFunc functions not stopped, once the future completes.
 func (g *goCall[T]) runAfters(T, error) {
 	g.mu.Lock()
-	afters := g.afters
-	g.afters = nil
+	var afters map[*afterFunc]struct{}
+	if g.ext != nil {
+		afters, g.ext.afters = g.ext.afters, nil
+	}
 	g.state.Or(stFired)
 	g.mu.Unlock()
 	for a := range afters {
@@ -315,8 +326,12 @@ func (f *Future[T]) Finish(v T, err error) {
 		return
 	}
 	f.mu.Lock()
-	ch, cb, more := f.done, f.cb, f.more
-	f.cb, f.more = nil, nil
+	ch, cb := f.done, f.cb
+	var more []func(T, error)
+	if f.ext != nil {
+		more, f.ext.more = f.ext.more, nil
+	}
+	f.cb = nil
 	f.mu.Unlock()
 	if ch != nil && ch != closedChan {
 		close(ch)
@@ -324,10 +339,8 @@ func (f *Future[T]) Finish(v T, err error) {
 	if cb != nil {
 		cb(v, err)
 	}
-	if more != nil {
-		for _, fn := range *more {
-			fn(v, err)
-		}
+	for _, fn := range more {
+		fn(v, err)
 	}
 }
 
@@ -446,10 +459,9 @@ func (f *Future[T]) OnComplete(fn func(T, error)) {
 			switch {
 			case f.cb == nil:
 				f.cb = fn
-			case f.more == nil:
-				f.more = &[]func(T, error){fn}
 			default:
-				*f.more = append(*f.more, fn)
+				e := f.extra()
+				e.more = append(e.more, fn)
 			}
 			f.mu.Unlock()
 			return
