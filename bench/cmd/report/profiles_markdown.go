@@ -28,8 +28,10 @@ func writeProfiles(b *strings.Builder, rev string, all []pathProfiles) {
 	fmt.Fprintf(b, "Where the CPU time of each path the speed work made faster goes: our benchmark at %s "+
 		"(before the work) and now (after), and the peer's now, each run alone by `bench/profile` under `-test.cpuprofile` "+
 		"for a fixed N (the N a `-benchtime` run reached). A cell is the category's CPU time per call, its samples' "+
-		"CPU time divided by N (for a parallel benchmark, the calls of all its goroutines), and its share of the profile; "+
-		"a parallel benchmark's CPU per call is about its ns/op times its goroutines. Categories under 1%% in every "+
+		"CPU time divided by N (for a parallel benchmark, the calls of all its goroutines), and its share of the profile. "+
+		"The profile holds the whole process (the benchmark's callers, the goroutines they start, the GC), so the CPU "+
+		"per call can exceed the ns/op, and falls short of ns/op times the goroutines when the machine is busy. "+
+		"Categories under 1%% in every "+
 		"column are left out. Each sample is put in one category by these rules, tried in this order:\n\n",
 		orNA(rev))
 	for c := range numCategories {
@@ -196,6 +198,14 @@ func topFunctions(flat map[string]float64, n int) []fnTime {
 	return fs[:min(n, len(fs))]
 }
 
-// shortFunc drops a function's import path up to its package's name:
+// shortFunc drops a module's function's import path up to its package's name:
 // "github.com/x/y/ratelimit.(*Limiter).TryAcquire" is "ratelimit.(*Limiter).TryAcquire".
-func shortFunc(name string) string { return name[strings.LastIndex(name, "/")+1:] }
+// The standard library's names stay whole ("internal/runtime/atomic.(*Uint32).Load" is not
+// "sync/atomic"'s).
+func shortFunc(name string) string {
+	first, _, _ := strings.Cut(name, "/")
+	if !strings.Contains(first, ".") {
+		return name
+	}
+	return name[strings.LastIndex(name, "/")+1:]
+}

@@ -197,3 +197,10 @@ func TestProfilesMarkdownMissingBefore(t *testing.T) {
 	writeProfiles(&b, "", none)
 	assert.Contains(t, b.String(), "No profiles in this run. `bench/profile` writes them")
 }
+
+func TestShortFunc(t *testing.T) {
+	assert.Equal(t, "ratelimit.(*Limiter).TryAcquire", shortFunc("github.com/resilience4go/resilience4go/ratelimit.(*Limiter).TryAcquire"))
+	assert.Equal(t, "transport.(*loopyWriter).run", shortFunc(grpcW))
+	assert.Equal(t, "internal/runtime/atomic.(*Uint32).Load", shortFunc("internal/runtime/atomic.(*Uint32).Load"))
+	assert.Equal(t, "runtime.mallocgc", shortFunc("runtime.mallocgc"))
+}
