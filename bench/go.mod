@@ -9,10 +9,12 @@ require (
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/go-chi/httprate v0.16.1
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.4
 	github.com/resilience4go/resilience4go v0.0.0-00010101000000-000000000000
 	github.com/sethvargo/go-limiter v0.7.1
 	github.com/sony/gobreaker/v2 v2.4.0
+	github.com/stretchr/testify v1.12.1
 	github.com/ulule/limiter/v3 v3.11.2
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"flag"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,10 +19,20 @@ import (
 // whose first attempt answers, the path every call of a healthy dependency takes.
 const hedgeDelay = time.Second
 
+// profileOnly, when set, names the one benchmark (as b.Name() gives it) that measureCalls
+// runs; it skips the others. bench/profile sets it because go test's -bench pattern cannot
+// leave out a benchmark whose name is a prefix of the one asked for: "goroutine/chan"
+// matches the pattern of "goroutine/chan/ratelimiter" partly, and a benchmark that loops
+// with b.Loop then runs in full, in the same profile.
+var profileOnly = flag.String("profile.only", "", "run only the measureCalls benchmark of this full name")
+
 // measureCalls runs call b.N times, by one goroutine or, when parallel, by one per processor,
 // and reports the calls that failed as misses.
 func measureCalls(b *testing.B, parallel bool, call func(context.Context) error) {
 	b.Helper()
+	if *profileOnly != "" && b.Name() != *profileOnly {
+		b.Skip("not the benchmark -profile.only names")
+	}
 	b.ReportAllocs()
 	if !parallel {
 		ctx := context.Background()

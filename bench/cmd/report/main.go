@@ -33,6 +33,7 @@ type options struct {
 	benchtime, count, rounds, cpu   string
 	accuracyDuration, loadBefore    string
 	cpuModel                        string
+	profiles                        string
 }
 
 // accuracy mirrors the JSON written by TestAccuracy.
@@ -64,6 +65,7 @@ func main() {
 	flag.StringVar(&o.accuracyDuration, "accuracy-duration", "", "the accuracy run's duration, for the report")
 	flag.StringVar(&o.loadBefore, "load-before", "", "/proc/loadavg before the run, for the report")
 	flag.StringVar(&o.cpuModel, "cpu-model", "", "the CPU model of the machine the benchmarks ran on, when the report is made on another (default: this machine's)")
+	flag.StringVar(&o.profiles, "profiles", "", "bench/profile's output directory, for the section on where the time goes (optional)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
@@ -108,6 +110,7 @@ func run(o options) error {
 	// Serial at the lowest GOMAXPROCS of the run, parallel at the highest.
 	rep.modes = []mode{{parallel: false, procs: res.procs[0]}, {parallel: true, procs: res.procs[len(res.procs)-1]}}
 	rep.verdicts = checkTargets(res, rep.modes, acc)
+	rep.profileRev, rep.profiles = readProfiles(o.profiles)
 
 	if err := os.WriteFile(o.chart, []byte(drawChart(rep)), 0o644); err != nil {
 		return err

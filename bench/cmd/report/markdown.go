@@ -21,6 +21,9 @@ type report struct {
 	opts      options
 	modes     []mode // serial, parallel
 	verdicts  []verdict
+
+	profileRev string         // the revision of the profiles' "before" side
+	profiles   []pathProfiles // nil without profiles
 }
 
 // num formats a time with three significant digits or so.
@@ -145,7 +148,7 @@ func (r *report) markdown() string {
 
 	// Targets.
 	b.WriteString("\n## Targets\n\n")
-	b.WriteString("Each target is checked in each mode on the medians of the run; a ratio is the median over rounds of each round's ratio when every benchmark ran once per round. The margin is how far the measurement is from the target's limit: room to spare when met, the shortfall when missed.\n\n")
+	b.WriteString("Each target is checked in each mode on the medians of the run; a ratio is the median over rounds of each round's ratio when every benchmark ran once per round. The margin is how far the measurement is from the target's limit: room to spare when met, the shortfall when missed. Where the CPU time of the paths the speed work made faster goes, before it and now, is in [Where the time goes](#where-the-time-goes).\n\n")
 	b.WriteString("| Target | Run | Measured | Result | Margin |\n|---|---|---|---|---|\n")
 	missed := map[string][]verdict{}
 	var missedOrder []string
@@ -247,6 +250,9 @@ func (r *report) markdown() string {
 
 	// Chart.
 	fmt.Fprintf(&b, "\n## Chart\n\n![ns/op of our calls and the peers' (lower is better)](%s)\n", filepath.Base(r.opts.chart))
+
+	// Where the time goes.
+	writeProfiles(&b, r.profileRev, r.profiles)
 
 	// Accuracy.
 	r.writeAccuracy(&b)
