@@ -369,13 +369,7 @@ func floorNote(ratio, limit float64, what string) string {
 	if math.IsNaN(ratio) || ratio <= 0 {
 		return ""
 	}
-	if limit > 0 {
-		if ratio >= limit {
-			return fmt.Sprintf("the floor (time.Since + CAS until it wins) is %s× %s, which meets it", ratioStr(ratio), what)
-		}
-		return fmt.Sprintf("the floor (time.Since + CAS until it wins) misses it too, at %s× %s", ratioStr(ratio), what)
-	}
-	if ratio <= -limit {
+	if ratio >= limit && (limit > 0 || ratio <= -limit) {
 		return fmt.Sprintf("the floor (time.Since + CAS until it wins) is at %s× %s, which meets it", ratioStr(ratio), what)
 	}
 	return fmt.Sprintf("the floor (time.Since + CAS until it wins) misses it too, at %s× %s", ratioStr(ratio), what)

@@ -14,7 +14,7 @@ func TestFloorNote(t *testing.T) {
 		want         string
 	}{
 		{1.39, 2, "misses it too, at 1.39× faster"},
-		{2.5, 2, "is 2.50× faster than x, which meets it"},
+		{2.5, 2, "is at 2.50× faster than x, which meets it"},
 		{2.65, -2, "misses it too, at 2.65× x"},
 		{1.5, -2, "is at 1.50× x, which meets it"},
 	} {
