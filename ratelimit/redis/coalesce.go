@@ -104,6 +104,7 @@ func (s *store) await(ctx context.Context, w *waiter) (backend.Grant, error) {
 			<-w.ready // answered meanwhile: the answer is the caller's
 		}
 	}
+	s.waking.Add(-1)
 	g := w.g
 	waiters.Put(w)
 	return g, nil
@@ -153,11 +154,21 @@ func (s *store) drain() {
 		if len(batch) > 0 {
 			_ = s.decide(context.Background(), batch) // Background never ends: no error
 			s.answer(batch)
-			// The callers just answered often call again at once: let them queue for
-			// the next run, rather than be left for the one after (two runs for one).
-			runtime.Gosched()
+			s.letAnsweredRun(len(batch))
 		}
 	}
+}
+
+// letAnsweredRun yields until the callers just answered have taken their answers (at most
+// 2n yields, n being how many were answered), then once more. Callers often call again at
+// once: this lets them queue for the next run rather than be left for the one after (two
+// runs for one). A single yield is not enough with several Ps: another P takes the sender
+// back as soon as its own run queue is empty, while callers still wait on the first.
+func (s *store) letAnsweredRun(n int) {
+	for i := 0; i < 2*n && s.waking.Load() > 0; i++ {
+		runtime.Gosched()
+	}
+	runtime.Gosched()
 }
 
 // answer gives each waiter of a decided batch its grant; for one whose caller left, it
@@ -169,6 +180,7 @@ func (s *store) answer(batch []*waiter) {
 			// it back in the pool, where another call may take it at once. The sender
 			// must not look at it again.
 			batch[i] = nil
+			s.waking.Add(1)
 			w.ready <- struct{}{}
 		}
 	}

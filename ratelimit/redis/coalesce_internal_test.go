@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,6 +176,46 @@ func TestRL22_LoneReserveGoesAlone(t *testing.T) {
 		assert.Equal(t, i < 3, gr.Verdict == backend.Admitted, "call %d", i)
 		assert.Equal(t, int32(i+1), g.seen.Load())
 	}
+}
+
+// RL-22: the sender answers a run and lets its callers go before it takes the next, so
+// that callers that call again at once join it: 8 callers, each calling 20 times in a row,
+// take 21 runs, the first alone and then one per round of all 8. One P makes this exact:
+// a caller that has its answer runs until it waits again, queued (with several Ps a caller
+// that runs on another P may still be on its way when the sender takes the next run).
+func TestRL22_CallersThatCallAgainJoinTheNextRun(t *testing.T) {
+	const callers, rounds = 8, 20
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	cfg := ratelimit.Config{Permits: callers * (rounds + 1), Period: time.Hour}
+	req := backend.Request{N: 1, Permits: cfg.Permits, Period: cfg.Period}
+	g := newGate(1)
+	st := gatedStore(t, g, cfg)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	admitted := make([]int, callers)
+	call := func(i int) {
+		defer wg.Done()
+		for range rounds {
+			gr, err := st.Reserve(ctx, req)
+			if err == nil && gr.Verdict == backend.Admitted {
+				admitted[i]++
+			}
+		}
+	}
+	wg.Add(callers)
+	go call(0)
+	<-g.entered // the first call is in flight, alone
+	for i := 1; i < callers; i++ {
+		go call(i)
+		queued(t, st, i)
+	}
+	close(g.release)
+	wg.Wait()
+	for i, n := range admitted {
+		assert.Equal(t, rounds, n, "caller %d", i)
+	}
+	assert.Equal(t, int32(rounds+1), g.seen.Load(), "the first call alone, then one run per round of all callers")
+	assert.Zero(t, st.waking.Load(), "every answered caller took its answer")
 }
 
 // RL-24: a queued caller whose ctx ends while its batch is in flight stops waiting with

@@ -52,6 +52,9 @@ type store struct {
 	mu    sync.Mutex
 	busy  bool      // a script run of Reserve is in flight; its sender drains the queue after it
 	queue []*waiter // the Reserves waiting for the next run, in their order of arrival
+	// How many callers were answered and have not taken their answer yet: the sender
+	// lets them run before it takes the next run (see letAnsweredRun).
+	waking atomic.Int32
 	// Owned by the sender in flight (busy): the batch being decided, and the command's
 	// arguments, reused from one run to the next with a client that bounds its own I/O.
 	batch []*waiter
