@@ -16,6 +16,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -32,6 +33,7 @@ type options struct {
 	results, chart, readme          string
 	benchtime, count, rounds, cpu   string
 	accuracyDuration, loadBefore    string
+	loadAfter, date                 string
 	cpuModel                        string
 	profiles                        string
 }
@@ -64,6 +66,8 @@ func main() {
 	flag.StringVar(&o.cpu, "cpu", "", "the -cpu of the run, for the report")
 	flag.StringVar(&o.accuracyDuration, "accuracy-duration", "", "the accuracy run's duration, for the report")
 	flag.StringVar(&o.loadBefore, "load-before", "", "/proc/loadavg before the run, for the report")
+	flag.StringVar(&o.loadAfter, "load-after", "", "/proc/loadavg after the run, when the report is remade later (default: now)")
+	flag.StringVar(&o.date, "date", "", "when the run ended, as 2006-01-02 15:04 UTC, when the report is remade later (default: now)")
 	flag.StringVar(&o.cpuModel, "cpu-model", "", "the CPU model of the machine the benchmarks ran on, when the report is made on another (default: this machine's)")
 	flag.StringVar(&o.profiles, "profiles", "", "bench/profile's output directory, for the section on where the time goes (optional)")
 	flag.Parse()
@@ -152,7 +156,7 @@ func machine(res *results, o options) env {
 	e := env{
 		cpuBench:   res.headers["cpu"],
 		cpus:       runtime.NumCPU(),
-		date:       time.Now().UTC().Format("2006-01-02 15:04 MST"),
+		date:       cmp.Or(o.date, time.Now().UTC().Format("2006-01-02 15:04 MST")),
 		loadBefore: strings.TrimSpace(o.loadBefore),
 	}
 	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
@@ -174,8 +178,10 @@ func machine(res *results, o options) env {
 	} else {
 		e.kernel = runtime.GOOS
 	}
-	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
-		e.loadAfter = strings.TrimSpace(string(data))
+	if e.loadAfter = strings.TrimSpace(o.loadAfter); e.loadAfter == "" {
+		if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+			e.loadAfter = strings.TrimSpace(string(data))
+		}
 	}
 	if out, err := exec.Command("go", "version").Output(); err == nil {
 		e.goVersion = strings.TrimSpace(string(out))

@@ -79,21 +79,19 @@ func (r *report) headline() string {
 	s, p := r.modes[0], r.modes[1]
 	f := func(sub subject) figures { return r.res.figures(sub, s) }
 	faster := func(ours, peer subject) string {
-		o, q := f(ours), f(peer)
-		switch {
-		case !o.ok || !q.ok:
+		if !f(ours).ok || !f(peer).ok {
 			return "n/a"
-		case q.ns >= o.ns:
-			return ratioStr(q.ns/o.ns) + "× faster"
-		default:
-			return ratioStr(o.ns/q.ns) + "× slower"
 		}
+		if x := r.res.ratio(peer, ours, s); x >= 1 {
+			return ratioStr(x) + "× faster"
+		}
+		return ratioStr(r.res.ratio(ours, peer, s)) + "× slower"
 	}
 	try, ref := f(oursTry), f(reference)
-	fmt.Fprintf(&b, "Medians of %d runs, %s, on %s (%d logical CPUs, shared and noisy); ratios are the peer's ns/op over ours.\n\n",
+	fmt.Fprintf(&b, "Medians of %d runs, %s, on %s (%d logical CPUs, shared and noisy); a ratio between two benchmarks of one mode is the median of the runs' ratios, as in the targets.\n\n",
 		r.count(), s, r.env.cpuModel, r.env.cpus)
 	fmt.Fprintf(&b, "- **A permit, admitted** (`TryAcquire`): %s ns, %s B/op — %s than x/time/rate `Allow`, %s than failsafe-go `TryAcquirePermit`, %s than uber `Take`; %s× the floor of one clock read plus one CAS (%s ns).\n",
-		num(try.ns), qty(try.bytes), faster(oursTry, rateAllow), faster(oursTry, fsTry), faster(oursTry, uberTake), ratioStr(try.ns/ref.ns), num(ref.ns))
+		num(try.ns), qty(try.bytes), faster(oursTry, rateAllow), faster(oursTry, fsTry), faster(oursTry, uberTake), ratioStr(r.res.ratio(oursTry, reference, s)), num(ref.ns))
 	rej := f(oursTryRej)
 	fmt.Fprintf(&b, "- **A permit, rejected**: %s ns, %s B/op — %s than x/time/rate, %s than failsafe-go.\n",
 		num(rej.ns), qty(rej.bytes), faster(oursTryRej, rateAllowRej), faster(oursTryRej, fsTryRej))
@@ -106,7 +104,7 @@ func (r *report) headline() string {
 	if pt := r.res.figures(oursTry, p); pt.ok && p.procs > s.procs {
 		fmt.Fprintf(&b, "- **%d goroutines sharing one limiter**: %s ns per admitted permit (%s× the serial figure)", p.procs, num(pt.ns), ratioStr(pt.ns/try.ns))
 		if w := r.res.figures(referenceWon, p); w.ok {
-			fmt.Fprintf(&b, "; a clock read and a CAS on one shared word retried until it wins, the floor of an exact limiter under contention, cost %s ns here (%s×)", num(w.ns), ratioStr(pt.ns/w.ns))
+			fmt.Fprintf(&b, "; a clock read and a CAS on one shared word retried until it wins, the floor of an exact limiter under contention, cost %s ns here (%s×)", num(w.ns), ratioStr(r.res.ratio(oursTry, referenceWon, p)))
 		}
 		b.WriteString(".\n")
 	}

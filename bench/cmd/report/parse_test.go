@@ -190,3 +190,29 @@ BenchmarkReferenceParallel/SinceCASWon-2 100 72 ns/op
 		t.Errorf("parallel without the floor's benchmark: %q", text)
 	}
 }
+
+func TestHeadlineRatiosAreTheMediansOfTheRoundsRatios(t *testing.T) {
+	res, err := parseBench(strings.NewReader(`cpu: test
+BenchmarkLimiter/resilience4go/TryAcquire/admitted 100 10 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiter/rate/Allow/admitted 100 20 ns/op 0 B/op 0 allocs/op
+BenchmarkReference/SinceCAS 100 20 ns/op
+BenchmarkLimiter/resilience4go/TryAcquire/admitted 100 30 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiter/rate/Allow/admitted 100 20 ns/op 0 B/op 0 allocs/op
+BenchmarkReference/SinceCAS 100 20 ns/op
+BenchmarkLimiter/resilience4go/TryAcquire/admitted 100 12 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiter/rate/Allow/admitted 100 40 ns/op 0 B/op 0 allocs/op
+BenchmarkReference/SinceCAS 100 40 ns/op
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &report{res: res, modes: []mode{{procs: 1}, {parallel: true, procs: 2}}}
+	got := r.headline()
+	// Rounds: rate ÷ ours = 2, 0.67, 3.33 (median 2, where the medians give 20 ÷ 12 = 1.67);
+	// ours ÷ the floor = 0.5, 1.5, 0.3 (median 0.5, where the medians give 0.6).
+	for _, want := range []string{"2.00× faster than x/time/rate `Allow`", "0.50× the floor"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("headline lacks %q:\n%s", want, got)
+		}
+	}
+}
