@@ -199,7 +199,7 @@ func (r *report) markdown() string {
 
 	// Ratios.
 	b.WriteString("\n## Ratios\n\n")
-	fmt.Fprintf(&b, "How many times faster our call is than each peer's (the peer's median ns/op over ours), and what ours costs against the reference. Serial runs use one goroutine at GOMAXPROCS %d; parallel runs use `RunParallel` with %d goroutines sharing one limiter or wrapped function, and their ns/op is wall time per call across all of them.\n\n",
+	fmt.Fprintf(&b, "How many times faster our call is than each peer's, and what ours costs against the reference: each ratio is the median of the runs' ratios, as in the targets, so it may differ a little from the ratio of the two medians beside it. Serial runs use one goroutine at GOMAXPROCS %d; parallel runs use `RunParallel` with %d goroutines sharing one limiter or wrapped function, and their ns/op is wall time per call across all of them.\n\n",
 		s.procs, p.procs)
 	fmt.Fprintf(&b, "| Call | Against | ours ns/op (%s) | theirs | ours is | ours ns/op (%s) | theirs | ours is |\n", s, p)
 	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|\n")
@@ -222,17 +222,15 @@ func (r *report) markdown() string {
 					continue
 				}
 				if c.ref != nil && peer == *c.ref {
-					mark := ""
-					if o.ns < q.ns {
+					mark, x := "", r.res.ratio(c.ours, peer, m)
+					if x < 1 {
 						mark, belowFloor = " †", true
 					}
-					fmt.Fprintf(&b, " | %s | %s | %s× the floor%s", num(o.ns), num(q.ns), ratioStr(o.ns/q.ns), mark)
+					fmt.Fprintf(&b, " | %s | %s | %s× the floor%s", num(o.ns), num(q.ns), ratioStr(x), mark)
+				} else if x := r.res.ratio(peer, c.ours, m); x >= 1 {
+					fmt.Fprintf(&b, " | %s | %s | %s× faster", num(o.ns), num(q.ns), ratioStr(x))
 				} else {
-					if q.ns >= o.ns {
-						fmt.Fprintf(&b, " | %s | %s | %s× faster", num(o.ns), num(q.ns), ratioStr(q.ns/o.ns))
-					} else {
-						fmt.Fprintf(&b, " | %s | %s | %s× slower", num(o.ns), num(q.ns), ratioStr(o.ns/q.ns))
-					}
+					fmt.Fprintf(&b, " | %s | %s | %s× slower", num(o.ns), num(q.ns), ratioStr(r.res.ratio(c.ours, peer, m)))
 				}
 			}
 			b.WriteString(" |\n")

@@ -191,7 +191,7 @@ BenchmarkReferenceParallel/SinceCASWon-2 100 72 ns/op
 	}
 }
 
-func TestHeadlineRatiosAreTheMediansOfTheRoundsRatios(t *testing.T) {
+func TestHeadlineAndRatiosTableUseTheMediansOfTheRoundsRatios(t *testing.T) {
 	res, err := parseBench(strings.NewReader(`cpu: test
 BenchmarkLimiter/resilience4go/TryAcquire/admitted 100 10 ns/op 0 B/op 0 allocs/op
 BenchmarkLimiter/rate/Allow/admitted 100 20 ns/op 0 B/op 0 allocs/op
@@ -213,6 +213,13 @@ BenchmarkReference/SinceCAS 100 40 ns/op
 	for _, want := range []string{"2.00× faster than x/time/rate `Allow`", "0.50× the floor"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("headline lacks %q:\n%s", want, got)
+		}
+	}
+	// The Ratios table beside the medians (12 and 20, 12 and 20) says the same.
+	md := r.markdown()
+	for _, want := range []string{"| 12.0 | 20.0 | 2.00× faster", "| 12.0 | 20.0 | 0.50× the floor †"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Ratios table lacks %q", want)
 		}
 	}
 }
