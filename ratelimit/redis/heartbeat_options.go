@@ -50,16 +50,17 @@ func (c config) validateHeartbeat() error {
 // and within d of its stop (plus a round trip) when it crashes, its entry expiring; in
 // between, the instances may see different counts (an outage that starts within d/4 of
 // an instance's start may find some of the others not counting it yet, each then taking
-// 1/(N-1) instead of 1/N until Redis answers). While Redis fails (for the whole
-// backend: the instances key is on one node), each instance keeps the N it last saw: it
-// takes 1/N of each quota, and the N instances it saw together stay within the shared
-// quota, plus one local burst each (Instances says how). An instance cannot learn during an
-// outage that another stopped, so that one's share is left unused until Redis answers
-// again: the fleet then admits less than the quota, never more. One that starts during an
-// outage, before its first beat is answered, takes 1/Instances, the floor, and the others
-// do not count it: set Instances to the fleet's usual size, so that a start during an
-// outage stays near the quota. When Redis answers again, the limiters are back on the
-// shared quota at once (their calls decide on Redis), and N is fresh within d.
+// the share of a fleet of one instance fewer, instead of 1/N, until Redis answers). While
+// Redis fails (for the whole backend: the instances key is on one node), each instance
+// keeps the N it last saw: it takes 1/N of each quota, and the N instances it saw
+// together stay within the shared quota, plus one local burst each (Instances says how).
+// An instance cannot learn during an outage that another stopped, so that one's share is
+// left unused until Redis answers again: the fleet then admits less than the quota, never
+// more. One that starts during an outage, before its first beat is answered, takes
+// 1/Instances, the floor, and the others do not count it: set Instances to the fleet's
+// usual size, so that a start during an outage stays near the quota. When Redis answers
+// again, the limiters are back on the shared quota at once (their calls decide on Redis),
+// and N is fresh within d.
 //
 // It has no effect with a failure policy other than backend.Local (no goroutine starts).
 // The heartbeat's calls to Redis are bounded by Timeout with a client that has
