@@ -64,9 +64,11 @@ func BenchmarkReference(b *testing.B) {
 
 // BenchmarkReferenceParallel is BenchmarkReference from every processor at once, on one
 // shared int64. SinceCAS drops a compare-and-swap that loses the race; SinceCASWon retries
-// it, as an admitted call must, so it measures the floor of an exact limiter under
-// contention: what moving the shared word's cache line between the cores costs on the
-// machine at hand.
+// it, as an admitted call must, so it measures the floor under contention of a limiter
+// that takes no lock and parks no caller: what moving the shared word's cache line between
+// the cores costs on the machine at hand. A limiter behind a mutex, or one that sleeps now
+// and then, can cost less per call in such a loop: one core runs calls alone while the
+// other waits.
 func BenchmarkReferenceParallel(b *testing.B) {
 	b.Run("SinceCAS", func(b *testing.B) {
 		var state paddedInt64

@@ -298,11 +298,13 @@ var why = map[string]string{
 		"{procs} goroutines an admitted call must win its compare-and-swap, so a lost one is retried with a " +
 		"fresh load (SPEC RL-13) and the shared TAT's cache line moves between the cores on every call; the " +
 		"reference there retries its compare-and-swap until it wins too ({won} per call in this run, against " +
-		"{floor} for one that drops a lost race): the floor of an exact limiter under contention, set by how " +
-		"long the machine takes to move a cache line between its cores. Over it, ours spends its time between " +
+		"{floor} for one that drops a lost race): the floor of a limiter that keeps one TAT with no lock and " +
+		"parks no caller (SPEC RL-1, RL-13), set by how long the machine takes to move a cache line between " +
+		"its cores (a limiter behind a mutex, or one that sleeps now and then, can cost less per call in " +
+		"this loop: see Where a peer is faster). Over it, ours spends its time between " +
 		"the load and the compare-and-swap (the GCRA arithmetic), which widens the window in which another core " +
 		"takes the line. What would close it: a shorter span between the load and the compare-and-swap; " +
-		"nothing that keeps one exact TAT (SPEC RL-1, RL-5) removes the line's transfer, and spreading the " +
+		"nothing that keeps one exact TAT without a lock (SPEC RL-1, RL-5) removes the line's transfer, and spreading the " +
 		"limit over per-core cells would scale but loosen the bound.",
 	"allow": "x/time/rate's Allow takes a mutex, reads the wall and monotonic clocks (time.Now) and does float64 " +
 		"token arithmetic; both calls share the cost of a clock read ({clock} here), which narrows the ratio. With " +
@@ -312,7 +314,8 @@ var why = map[string]string{
 		"wins) reaches against Allow, which the missed line states. Serially, when ours is less than 2× faster, " +
 		"compare the spread column of the medians table: the shared machine slowed one side. What would close it: " +
 		"serially, the same straight-line fast path as for the reference target and a quieter machine; under " +
-		"contention, nothing that keeps one exact TAT (SPEC RL-1, RL-5), as for the parallel-to-serial target.",
+		"contention, nothing that keeps one exact TAT with no lock and parks no caller (SPEC RL-1, RL-5, " +
+		"RL-13), as for the parallel-to-serial target.",
 	"alloc": "Something on the path escapes to the heap; `go build -gcflags=-m` on the library shows what. What " +
 		"would close it: keep the rejection error preallocated per limiter (SPEC RL-6) and build events only " +
 		"when a listener is registered.",
@@ -329,8 +332,9 @@ var why = map[string]string{
 		"CAS on a shared word, costs {floor} with {procs} goroutines in this run ({won} when its CAS must win, as " +
 		"an admitted call's must), and contended figures on a " +
 		"shared machine vary widely from run to run (see the spread column). What would close it: nothing in the " +
-		"composition. Under contention the cost is GCRA's single shared word (SPEC RL-1), the price of the exact " +
-		"bound of RL-5; sharding the limit across cores would scale but loosen the bound. The target is met " +
+		"composition. Under contention the cost is GCRA's single shared word with no lock (SPEC RL-1), the " +
+		"price of the exact bound of RL-5 with no caller waiting for another's call; sharding the limit " +
+		"across cores would scale but loosen the bound. The target is met " +
 		"whenever the contended floor is under a tenth of failsafe-go's call.",
 	"wrapped-rejected": "Our wrapped call is the limiter's Acquire (one clock read, one load), a context check and " +
 		"one indirect call. The clock read alone costs {clock} on this machine, most of our call. failsafe-go's " +
@@ -351,20 +355,22 @@ var why = map[string]string{
 	"parallel": "Every admitted call moves one shared int64 (GCRA's TAT): each compare-and-swap takes the cache " +
 		"line exclusive, so under contention the line moves between cores on every call and lost races are " +
 		"retried. A clock read and a compare-and-swap retried until it wins, with nothing else, cost {won} per " +
-		"call with {procs} goroutines in this run: the floor set by the machine's cache-line transfer. What " +
-		"would close it: nothing short of sharding the limit, which would give up the exact " +
-		"window bound of SPEC RL-5; on a quieter machine the ratio is what the cache-line transfer costs.",
+		"call with {procs} goroutines in this run: the floor, for a limiter that takes no lock and parks no " +
+		"caller (SPEC RL-1, RL-13), set by the machine's cache-line transfer. What would close it: sharding " +
+		"the limit, which would give up the exact window bound of SPEC RL-5, or a mutex, which RL-1 keeps " +
+		"off the hot path (it lets one core run a streak of calls alone while the other waits, and costs " +
+		"more serially); on a quieter machine the ratio is what the cache-line transfer costs.",
 	"accuracy": "Admitting more than permits + floor(d/T) in a span d breaks SPEC RL-5: this is a bug in the " +
 		"limiter, not a measurement effect (every admission falls within the measured span). What would close " +
 		"it: a test with a manual clock that reproduces the interleaving.",
 }
 
-// floorNote says how the floor of an exact limiter under contention, one clock read and a
-// compare-and-swap retried until it wins, fares against the same limit, when ours misses
-// it: the ratio the floor reached, "at least limit× what" (limit > 0) or "at most
-// -limit× what" (limit < 0). A target that the floor misses too is out of reach of any
-// limiter that keeps one exact TAT on this machine: its cores take that long to hand
-// the TAT's cache line to each other.
+// floorNote says how the floor of a limiter that keeps one exact TAT with no lock and
+// parks no caller, one clock read and a compare-and-swap retried until it wins, fares
+// against the same limit, when ours misses it: the ratio the floor reached, "at least
+// limit× what" (limit > 0) or "at most -limit× what" (limit < 0). A target that the floor
+// misses too is out of reach of such a limiter on this machine: its cores take that long
+// to hand the TAT's cache line to each other.
 func floorNote(ratio, limit float64, what string) string {
 	if math.IsNaN(ratio) || ratio <= 0 {
 		return ""

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// A contended target that ours misses says whether the floor of an exact limiter, a clock
-// read and a compare-and-swap retried until it wins, meets it.
+// A contended target that ours misses says whether the floor of a limiter with no lock, a
+// clock read and a compare-and-swap retried until it wins, meets it.
 func TestFloorNote(t *testing.T) {
 	for _, c := range []struct {
 		ratio, limit float64

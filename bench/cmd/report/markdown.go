@@ -104,7 +104,7 @@ func (r *report) headline() string {
 	if pt := r.res.figures(oursTry, p); pt.ok && p.procs > s.procs {
 		fmt.Fprintf(&b, "- **%d goroutines sharing one limiter**: %s ns per admitted permit (%s× the serial figure)", p.procs, num(pt.ns), ratioStr(pt.ns/try.ns))
 		if w := r.res.figures(referenceWon, p); w.ok {
-			fmt.Fprintf(&b, "; a clock read and a CAS on one shared word retried until it wins, the floor of an exact limiter under contention, cost %s ns here (%s×)", num(w.ns), ratioStr(r.res.ratio(oursTry, referenceWon, p)))
+			fmt.Fprintf(&b, "; a clock read and a CAS on one shared word retried until it wins, the floor of a limiter that takes no lock and parks no caller, cost %s ns here (%s×)", num(w.ns), ratioStr(r.res.ratio(oursTry, referenceWon, p)))
 		}
 		b.WriteString(".\n")
 	}
@@ -243,6 +243,7 @@ func (r *report) markdown() string {
 			"(compare the spread column of the medians); ratios against that reference, and any target that uses " +
 			"it, flatter us in this run.\n")
 	}
+	r.writePeersAhead(&b)
 
 	// Chart.
 	fmt.Fprintf(&b, "\n## Chart\n\n![ns/op of our calls and the peers' (lower is better)](%s)\n", filepath.Base(r.opts.chart))

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A peer whose call costs less than ours by aheadBy or more, in the median of the rounds'
+// ratios, is listed after the Ratios table with what it does that ours does not; one
+// within aheadBy is not, nor is one that ours beats.
+func TestPeersAheadAreListedWithTheirReason(t *testing.T) {
+	res, err := parseBench(strings.NewReader(`cpu: test
+BenchmarkLimiterParallel/resilience4go/TryAcquire/admitted-2 100 60 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/uber/Take/admitted-2 100 48 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/failsafe/TryAcquirePermit/admitted-2 100 59 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/rate/Allow/admitted-2 100 80 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/resilience4go/TryAcquire/admitted-2 100 62 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/uber/Take/admitted-2 100 50 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/failsafe/TryAcquirePermit/admitted-2 100 60 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/rate/Allow/admitted-2 100 80 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/resilience4go/TryAcquire/admitted-2 100 64 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/uber/Take/admitted-2 100 50 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/failsafe/TryAcquirePermit/admitted-2 100 62 ns/op 0 B/op 0 allocs/op
+BenchmarkLimiterParallel/rate/Allow/admitted-2 100 80 ns/op 0 B/op 0 allocs/op
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &report{res: res, modes: []mode{{procs: 1}, {parallel: true, procs: 2}}}
+	var b strings.Builder
+	r.writePeersAhead(&b)
+	got := b.String()
+	// Rounds: ours ÷ uber = 1.25, 1.24, 1.28 (median 1.25); ours ÷ failsafe-go = 1.02, 1.03, 1.03.
+	for _, want := range []string{"### Where a peer is faster", "**uber ratelimit Take** against `TryAcquire` (parallel, 2 goroutines: ours 1.25× slower)", "it sleeps"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	for _, absent := range []string{"failsafe-go", "x/time/rate"} {
+		if strings.Contains(got, absent) {
+			t.Errorf("lists %s, which is within %v× of ours or slower:\n%s", absent, aheadBy, got)
+		}
+	}
+
+	// A peer ahead with no reason recorded says so; none ahead: no section.
+	saved := whyAhead[uberTake.bench]
+	delete(whyAhead, uberTake.bench)
+	defer func() { whyAhead[uberTake.bench] = saved }()
+	b.Reset()
+	r.writePeersAhead(&b)
+	if !strings.Contains(b.String(), "No reason is recorded for this pair") {
+		t.Errorf("a peer ahead without a reason:\n%s", b.String())
+	}
+	res, err = parseBench(strings.NewReader("cpu: test\nBenchmarkLimiterParallel/resilience4go/TryAcquire/admitted-2 100 40 ns/op\nBenchmarkLimiterParallel/uber/Take/admitted-2 100 48 ns/op\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.res = res
+	b.Reset()
+	r.writePeersAhead(&b)
+	if b.Len() != 0 {
+		t.Errorf("no peer ahead, yet:\n%s", b.String())
+	}
+}
