@@ -7,11 +7,12 @@ import (
 )
 
 // ConfigError reports an invalid configuration: a bad attribute value, an unknown key or
-// name, a conflict between shared instances. Every one carries an R4C code (docs/SPEC.md
-// lists them, e.g. R4C-ATR-001 for a duration of bad syntax, R4C-CFG-001 for an unknown
-// key, R4C-REG-008 for two configurations of one shared name). Error() starts with the
-// code, e.g. `R4C-ATR-003: rateLimiter.permits = "0": permits must be at least 1`. Read it
-// with errors.As; test its code with errors.Is (see Is).
+// name, a conflict between shared instances. Every one carries an R4C code (the error
+// codes page of the documentation lists them, e.g. R4C-ATR-001 for a duration of bad
+// syntax, R4C-CFG-001 for an unknown key, R4C-REG-008 for two configurations of one
+// shared name). Error() starts with the code, e.g. `R4C-ATR-003: rateLimiter.permits =
+// "0": permits must be at least 1`. Read it with errors.As; test its code with errors.Is
+// (see Is).
 type ConfigError struct {
 	Code   string // e.g. "R4C-ATR-003"
 	Key    string // the attribute or configuration key, e.g. "rateLimiter.permits"
