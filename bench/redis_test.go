@@ -66,31 +66,57 @@ func redisClient(b *testing.B) *goredis.Client {
 	return c
 }
 
-// serverScripts returns how many EVALSHA and EVAL commands the server has executed.
-func serverScripts(b *testing.B, c *goredis.Client) int64 {
+// serverStats is what the server has done so far: the EVALSHA and EVAL commands it has
+// executed, the microseconds it spent in them, and its CPU time in seconds (user and
+// system, its own threads).
+type serverStats struct {
+	scripts, scriptUsec int64
+	cpu                 float64
+}
+
+// serverNow reads the server's serverStats (INFO commandstats and cpu).
+func serverNow(b *testing.B, c *goredis.Client) serverStats {
 	b.Helper()
-	info, err := c.Info(context.Background(), "commandstats").Result()
+	info, err := c.Info(context.Background(), "commandstats", "cpu").Result()
 	if err != nil {
 		b.Fatal(err)
 	}
-	var n int64
+	var st serverStats
 	for line := range strings.SplitSeq(info, "\n") {
 		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok || (name != "cmdstat_evalsha" && name != "cmdstat_eval") {
-			continue
+		switch {
+		case !ok:
+		case name == "used_cpu_sys" || name == "used_cpu_user":
+			v, err := strconv.ParseFloat(stats, 64)
+			if err != nil {
+				b.Fatalf("cpu line %q: %v", line, err)
+			}
+			st.cpu += v
+		case name == "cmdstat_evalsha" || name == "cmdstat_eval":
+			var calls, usec int64
+			for field := range strings.SplitSeq(stats, ",") {
+				k, v, _ := strings.Cut(field, "=")
+				var err error
+				switch k {
+				case "calls":
+					calls, err = strconv.ParseInt(v, 10, 64)
+				case "usec":
+					usec, err = strconv.ParseInt(v, 10, 64)
+				}
+				if err != nil {
+					b.Fatalf("commandstats line %q: %v", line, err)
+				}
+			}
+			st.scripts += calls
+			st.scriptUsec += usec
 		}
-		calls, _, _ := strings.Cut(strings.TrimPrefix(stats, "calls="), ",")
-		v, err := strconv.ParseInt(calls, 10, 64)
-		if err != nil {
-			b.Fatalf("commandstats line %q: %v", line, err)
-		}
-		n += v
 	}
-	return n
+	return st
 }
 
-// measure runs the benchmark body and reports the server's script runs and the client's
-// round trips per call. callers > 0 runs the body on that many goroutines at once
+// measure runs the benchmark body and reports, per call, the server's script runs, the
+// time it spent in them (commandstats) and its CPU time (whatever it did, I/O included),
+// and the client's round trips. callers > 0 runs the body on that many goroutines at once
 // (b.SetParallelism, rounded up to a multiple of GOMAXPROCS); 0 on one goroutine unless
 // parallel (then GOMAXPROCS goroutines).
 func measure(b *testing.B, c *goredis.Client, parallel bool, call func() bool, want bool) {
@@ -102,7 +128,7 @@ func measureOn(b *testing.B, c *goredis.Client, parallel bool, callers int, call
 	if call() != want { // warm up: connect and load the script
 		b.Fatalf("first call: want admitted=%v", want)
 	}
-	before := serverScripts(b, c)
+	before := serverNow(b, c)
 	trips := sent.n.Load()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -129,7 +155,11 @@ func measureOn(b *testing.B, c *goredis.Client, parallel bool, callers int, call
 	}
 	b.StopTimer()
 	trips = sent.n.Load() - trips
-	b.ReportMetric(float64(serverScripts(b, c)-before)/float64(b.N), "scripts/op")
+	after := serverNow(b, c)
+	n := float64(b.N)
+	b.ReportMetric(float64(after.scripts-before.scripts)/n, "scripts/op")
+	b.ReportMetric(float64(after.scriptUsec-before.scriptUsec)*1e3/n, "script-ns/op")
+	b.ReportMetric((after.cpu-before.cpu)*1e9/n, "server-cpu-ns/op")
 	b.ReportMetric(float64(trips)/float64(b.N), "roundtrips/op")
 }
 

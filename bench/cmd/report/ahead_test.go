@@ -57,3 +57,28 @@ func TestPeersAheadAreListedWithTheirReason(t *testing.T) {
 		t.Errorf("no peer ahead, yet:\n%s", b.String())
 	}
 }
+
+// redis_rate ahead of ours is explained with what Redis spent per call on each side in
+// this run, in each mode where both were measured.
+func TestRedisRateAheadGivesTheServersCosts(t *testing.T) {
+	raw := "cpu: test\n" +
+		"BenchmarkRedis/resilience4go/TryAcquire/admitted 100 74000 ns/op 12400 script-ns/op 36500 server-cpu-ns/op\n" +
+		"BenchmarkRedis/redis_rate/Allow/admitted 100 65000 ns/op 4900 script-ns/op 28000 server-cpu-ns/op\n" +
+		"BenchmarkRedisParallel/resilience4go/TryAcquire/admitted-2 100 46000 ns/op\n" +
+		"BenchmarkRedisParallel/redis_rate/Allow/admitted-2 100 36000 ns/op\n"
+	res, err := parseBench(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &report{res: res, modes: []mode{{procs: 1}, {parallel: true, procs: 2}}}
+	var b strings.Builder
+	r.writePeersAhead(&b)
+	got := b.String()
+	want := "in this run: serial, 1 CPU, 36.5 µs of CPU for ours against 28.0 µs, 12.4 µs and 4.90 µs of it in the scripts."
+	if !strings.Contains(got, want) {
+		t.Errorf("lacks %q:\n%s", want, got)
+	}
+	if strings.Contains(got, "{server}") || strings.Contains(got, "parallel, 2 goroutines, ") {
+		t.Errorf("a placeholder, or a mode without the server's figures, is filled in:\n%s", got)
+	}
+}

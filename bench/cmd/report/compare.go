@@ -273,7 +273,8 @@ func checkTargets(r *results, modes []mode, acc []accuracy) []verdict {
 // whyMissed explains a missed target and proposes what would close it. In the texts,
 // {clock} stands for the serial cost of a clock read alone in this run, {floor} for the
 // reference (clock read and CAS) in the parallel mode, {won} for the same with the CAS
-// retried until it wins in that mode, {procs} for that mode's goroutines.
+// retried until it wins in that mode, {procs} for that mode's goroutines, {perrun} for
+// what one script run of ours with 32 callers on Redis decided and cost, in each mode.
 func whyMissed(id string, r *report) string {
 	text := why[id]
 	subst := func(placeholder string, s subject, m mode) {
@@ -286,7 +287,36 @@ func whyMissed(id string, r *report) string {
 	subst("{clock}", clockRead, r.modes[0])
 	subst("{floor}", reference, r.modes[1])
 	subst("{won}", referenceWon, r.modes[1])
+	if strings.Contains(text, "{perrun}") {
+		text = strings.ReplaceAll(text, "{perrun}", r.runCosts(redisOurs32))
+	}
 	return strings.ReplaceAll(text, "{procs}", fmt.Sprint(r.modes[1].procs))
+}
+
+// runCosts says, in each mode's GOMAXPROCS, how many calls of s one script run decided
+// (the inverse of the median of its roundtrips/op) and, when the run measured them, the
+// server's CPU time and its time in the script per run (their medians per call, times
+// the calls per run).
+func (r *report) runCosts(s subject) string {
+	var parts []string
+	for _, m := range r.modes {
+		trips, _, ok := r.res.median(s.bench, m.procs, "roundtrips/op")
+		if !ok || trips <= 0 {
+			continue
+		}
+		part := fmt.Sprintf("with GOMAXPROCS %d, %.1f callers per run", m.procs, 1/trips)
+		cpu, _, okCPU := r.res.median(s.bench, m.procs, "server-cpu-ns/op")
+		script, _, okScript := r.res.median(s.bench, m.procs, "script-ns/op")
+		if okCPU && okScript {
+			part += fmt.Sprintf(", and Redis spent %s µs of CPU per run, %s µs of it in the script",
+				num(cpu/trips/1e3), num(script/trips/1e3))
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return "(not measured)"
+	}
+	return strings.Join(parts, "; ")
 }
 
 var why = map[string]string{

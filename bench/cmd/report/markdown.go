@@ -354,6 +354,12 @@ func (r *report) writeMedians(b *strings.Builder) {
 			b.WriteString("\nmiss/op is the share of calls whose outcome was not the benchmark's: an \"admitted\" " +
 				"benchmark's call that the limiter refused (or the reverse).\n")
 		}
+		if r.res.extra["server-cpu-ns/op"] {
+			b.WriteString("\nOn Redis, per call: scripts/op is the script runs the server executed (EVALSHA and EVAL in " +
+				"its commandstats), script-ns/op the time it spent in them, server-cpu-ns/op its CPU time (user and " +
+				"system, INFO cpu: reading commands and writing replies included), roundtrips/op the commands the " +
+				"client sent.\n")
+		}
 	}
 }
 

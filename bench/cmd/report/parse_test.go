@@ -223,3 +223,42 @@ BenchmarkReference/SinceCAS 100 40 ns/op
 		}
 	}
 }
+
+func TestWhyMissedGivesTheRedisRunsCosts(t *testing.T) {
+	const name = "BenchmarkRedisCallers/resilience4go/TryAcquire/admitted/32callers"
+	res, err := parseBench(strings.NewReader("cpu: test\n" +
+		name + " 100 3000 ns/op 0.03125 roundtrips/op 400 script-ns/op 0.03125 scripts/op 1000 server-cpu-ns/op\n" +
+		name + "-2 100 3000 ns/op 0.0625 roundtrips/op 500 script-ns/op 0.0625 scripts/op 2000 server-cpu-ns/op\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &report{res: res, modes: []mode{{procs: 1}, {parallel: true, procs: 2}}}
+	text := whyMissed("redis32", r)
+	for _, want := range []string{
+		"with GOMAXPROCS 1, 32.0 callers per run, and Redis spent 32.0 µs of CPU per run, 12.8 µs of it in the script",
+		"with GOMAXPROCS 2, 16.0 callers per run, and Redis spent 32.0 µs of CPU per run, 8.00 µs of it in the script",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("redis32 does not say %q: %q", want, text)
+		}
+	}
+	if strings.Contains(text, "{") {
+		t.Errorf("a placeholder is left: %q", text)
+	}
+
+	res, err = parseBench(strings.NewReader("cpu: test\n" + name + " 100 3000 ns/op 0.03125 roundtrips/op\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.res = res
+	if text := whyMissed("redis32", r); !strings.Contains(text, "with GOMAXPROCS 1, 32.0 callers per run:") {
+		t.Errorf("without the server's figures: %q", text)
+	}
+	r.res, err = parseBench(strings.NewReader("cpu: test\nBenchmarkReference/Since 100 30 ns/op\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := whyMissed("redis32", r); !strings.Contains(text, "(not measured)") {
+		t.Errorf("without the benchmark: %q", text)
+	}
+}
