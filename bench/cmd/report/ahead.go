@@ -88,17 +88,11 @@ func (r *report) writePeersAhead(b *strings.Builder) {
 func (r *report) serverCosts(ours, peer subject) string {
 	var parts []string
 	for _, m := range r.modes {
-		var cpu, script [2]float64
-		ok := true
-		for i, s := range []subject{ours, peer} {
-			var ok1, ok2 bool
-			cpu[i], _, ok1 = r.res.median(m.bench(s), m.procs, "server-cpu-ns/op")
-			script[i], _, ok2 = r.res.median(m.bench(s), m.procs, "script-ns/op")
-			ok = ok && ok1 && ok2
-		}
-		if ok {
+		oCPU, oScript, okO := r.serverPer(ours, m)
+		pCPU, pScript, okP := r.serverPer(peer, m)
+		if okO && okP {
 			parts = append(parts, fmt.Sprintf("%s, %s µs of CPU for ours against %s µs, %s µs and %s µs of it in the scripts",
-				m, num(cpu[0]/1e3), num(cpu[1]/1e3), num(script[0]/1e3), num(script[1]/1e3)))
+				m, num(oCPU/1e3), num(pCPU/1e3), num(oScript/1e3), num(pScript/1e3)))
 		}
 	}
 	if len(parts) == 0 {

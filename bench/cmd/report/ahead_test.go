@@ -17,14 +17,7 @@ func TestPeersAheadAreListedWithTheirReason(t *testing.T) {
 			raw += fmt.Sprintf("BenchmarkLimiterParallel/%s/admitted-2 100 %d ns/op 0 B/op 0 allocs/op\n", name, round[k])
 		}
 	}
-	res, err := parseBench(strings.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &report{res: res, modes: []mode{{procs: 1}, {parallel: true, procs: 2}}}
-	var b strings.Builder
-	r.writePeersAhead(&b)
-	got := b.String()
+	got := peersAhead(t, raw)
 	// Rounds: ours ÷ uber = 1.25, 1.24, 1.28 (median 1.25); ours ÷ failsafe-go = 1.02, 1.03, 1.03.
 	for _, want := range []string{"### Where a peer is faster", "**uber ratelimit Take** against `TryAcquire` (parallel, 2 goroutines: ours 1.25× slower)", "it sleeps"} {
 		if !strings.Contains(got, want) {
@@ -41,20 +34,11 @@ func TestPeersAheadAreListedWithTheirReason(t *testing.T) {
 	saved := whyAhead[uberTake.bench]
 	delete(whyAhead, uberTake.bench)
 	defer func() { whyAhead[uberTake.bench] = saved }()
-	b.Reset()
-	r.writePeersAhead(&b)
-	if !strings.Contains(b.String(), "No reason is recorded for this pair") {
-		t.Errorf("a peer ahead without a reason:\n%s", b.String())
+	if got := peersAhead(t, raw); !strings.Contains(got, "No reason is recorded for this pair") {
+		t.Errorf("a peer ahead without a reason:\n%s", got)
 	}
-	res, err = parseBench(strings.NewReader("cpu: test\nBenchmarkLimiterParallel/resilience4go/TryAcquire/admitted-2 100 40 ns/op\nBenchmarkLimiterParallel/uber/Take/admitted-2 100 48 ns/op\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.res = res
-	b.Reset()
-	r.writePeersAhead(&b)
-	if b.Len() != 0 {
-		t.Errorf("no peer ahead, yet:\n%s", b.String())
+	if got := peersAhead(t, "cpu: test\nBenchmarkLimiterParallel/resilience4go/TryAcquire/admitted-2 100 40 ns/op\nBenchmarkLimiterParallel/uber/Take/admitted-2 100 48 ns/op\n"); got != "" {
+		t.Errorf("no peer ahead, yet:\n%s", got)
 	}
 }
 
@@ -66,14 +50,7 @@ func TestRedisRateAheadGivesTheServersCosts(t *testing.T) {
 		"BenchmarkRedis/redis_rate/Allow/admitted 100 65000 ns/op 4900 script-ns/op 28000 server-cpu-ns/op\n" +
 		"BenchmarkRedisParallel/resilience4go/TryAcquire/admitted-2 100 46000 ns/op\n" +
 		"BenchmarkRedisParallel/redis_rate/Allow/admitted-2 100 36000 ns/op\n"
-	res, err := parseBench(strings.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &report{res: res, modes: []mode{{procs: 1}, {parallel: true, procs: 2}}}
-	var b strings.Builder
-	r.writePeersAhead(&b)
-	got := b.String()
+	got := peersAhead(t, raw)
 	want := "in this run: serial, 1 CPU, 36.5 µs of CPU for ours against 28.0 µs, 12.4 µs and 4.90 µs of it in the scripts."
 	if !strings.Contains(got, want) {
 		t.Errorf("lacks %q:\n%s", want, got)
@@ -81,4 +58,18 @@ func TestRedisRateAheadGivesTheServersCosts(t *testing.T) {
 	if strings.Contains(got, "{server}") || strings.Contains(got, "parallel, 2 goroutines, ") {
 		t.Errorf("a placeholder, or a mode without the server's figures, is filled in:\n%s", got)
 	}
+}
+
+// peersAhead returns the section on where a peer is faster of a report of the go test
+// -bench output raw, serial and with 2 goroutines.
+func peersAhead(t *testing.T, raw string) string {
+	t.Helper()
+	res, err := parseBench(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &report{res: res, modes: []mode{{procs: 1}, {parallel: true, procs: 2}}}
+	var b strings.Builder
+	r.writePeersAhead(&b)
+	return b.String()
 }

@@ -288,35 +288,47 @@ func whyMissed(id string, r *report) string {
 	subst("{floor}", reference, r.modes[1])
 	subst("{won}", referenceWon, r.modes[1])
 	if strings.Contains(text, "{perrun}") {
-		text = strings.ReplaceAll(text, "{perrun}", r.runCosts(redisOurs32))
+		text = strings.ReplaceAll(text, "{perrun}", r.runCosts(redisOurs32, 32))
 	}
 	return strings.ReplaceAll(text, "{procs}", fmt.Sprint(r.modes[1].procs))
 }
 
-// runCosts says, in each mode's GOMAXPROCS, how many calls of s one script run decided
-// (the inverse of the median of its roundtrips/op) and, when the run measured them, the
-// server's CPU time and its time in the script per run (their medians per call, times
-// the calls per run).
-func (r *report) runCosts(s subject) string {
+// runCosts says, in each mode's GOMAXPROCS, how many calls of s (callers at once) one
+// script run decided (the inverse of the median of its roundtrips/op) and, when the run
+// measured them, the server's CPU time and its time in the script per run (their medians
+// per call, times the calls per run); then whether the runs were full.
+func (r *report) runCosts(s subject, callers int) string {
 	var parts []string
+	full := true
 	for _, m := range r.modes {
 		trips, _, ok := r.res.median(s.bench, m.procs, "roundtrips/op")
 		if !ok || trips <= 0 {
 			continue
 		}
 		part := fmt.Sprintf("with GOMAXPROCS %d, %.1f callers per run", m.procs, 1/trips)
-		cpu, _, okCPU := r.res.median(s.bench, m.procs, "server-cpu-ns/op")
-		script, _, okScript := r.res.median(s.bench, m.procs, "script-ns/op")
-		if okCPU && okScript {
+		if cpu, script, ok := r.serverPer(s, mode{procs: m.procs}); ok { // callers' benchmarks keep one name
 			part += fmt.Sprintf(", and Redis spent %s µs of CPU per run, %s µs of it in the script",
 				num(cpu/trips/1e3), num(script/trips/1e3))
 		}
 		parts = append(parts, part)
+		full = full && 1/trips >= 0.95*float64(callers)
 	}
 	if len(parts) == 0 {
 		return "(not measured)"
 	}
-	return strings.Join(parts, "; ")
+	if full {
+		return strings.Join(parts, "; ") + fmt.Sprintf(": the runs are as large as %d callers make them, so larger batches cannot close it", callers)
+	}
+	return strings.Join(parts, "; ") + fmt.Sprintf(": runs smaller than the %d callers, so larger batches would close part of it", callers)
+}
+
+// serverPer returns the medians of what Redis spent per call of s in mode m: its CPU time
+// (server-cpu-ns/op) and its time in the script (script-ns/op), in ns; ok is false unless
+// the run measured both.
+func (r *report) serverPer(s subject, m mode) (cpu, script float64, ok bool) {
+	cpu, _, okCPU := r.res.median(m.bench(s), m.procs, "server-cpu-ns/op")
+	script, _, okScript := r.res.median(m.bench(s), m.procs, "script-ns/op")
+	return cpu, script, okCPU && okScript
 }
 
 var why = map[string]string{

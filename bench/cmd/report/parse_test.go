@@ -242,6 +242,9 @@ func TestWhyMissedGivesTheRedisRunsCosts(t *testing.T) {
 			t.Errorf("redis32 does not say %q: %q", want, text)
 		}
 	}
+	if !strings.Contains(text, "runs smaller than the 32 callers, so larger batches would close part of it") {
+		t.Errorf("runs of 16 are not called smaller than the callers: %q", text)
+	}
 	if strings.Contains(text, "{") {
 		t.Errorf("a placeholder is left: %q", text)
 	}
@@ -251,7 +254,7 @@ func TestWhyMissedGivesTheRedisRunsCosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.res = res
-	if text := whyMissed("redis32", r); !strings.Contains(text, "with GOMAXPROCS 1, 32.0 callers per run:") {
+	if text := whyMissed("redis32", r); !strings.Contains(text, "with GOMAXPROCS 1, 32.0 callers per run: the runs are as large as 32 callers make them") {
 		t.Errorf("without the server's figures: %q", text)
 	}
 	r.res, err = parseBench(strings.NewReader("cpu: test\nBenchmarkReference/Since 100 30 ns/op\n"))

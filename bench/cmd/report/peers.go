@@ -231,16 +231,17 @@ func init() {
 		"hand-off than the runtime's park and ready."
 	why["middleware"] = "A 429 writes its status, a Retry-After header and the RateLimit headers; the values " +
 		"are formatted once per retry-after second and reused. What would close it: fewer header writes."
-	why["redis"] = "Each call builds the script's arguments and parses its reply. What would close it: " +
-		"preboxed arguments and a reply parsed in place."
+	why["redis"] = "Ours boxes a rate's script arguments once and reads the reply into one []int64; what a call " +
+		"allocates beyond that is the client's (go-redis: the command, its reply's slice, the connection's " +
+		"health check) and the call's own timeout context. What would close it: a timeout that needs no " +
+		"context of its own per call."
 	why["redis32"] = "Concurrent decisions on one key go to Redis together, one script run at a time (SPEC " +
 		"RL-22); redis_rate sends one round trip per call, on as many connections as calls in flight, so Redis " +
-		"is seldom idle and answers several of them in one pass of its event loop. In this run, {perrun}: the " +
-		"runs are as large as 32 callers make them, so larger batches cannot close it. A run is serial: our " +
-		"process writes the command and parks; Redis wakes, reads it, runs the script and writes the reply; our " +
-		"process wakes and answers its callers, while Redis waits. A call's share is that run's cost over 32. " +
-		"What would close it: a run that costs less on each side: a shorter script, and fewer system calls and " +
-		"wake-ups (Redis's CPU outside the script, above)."
+		"is seldom idle and answers several of them in one pass of its event loop. In this run, {perrun}. A run " +
+		"is serial: our process writes the command and parks; Redis wakes, reads it, runs the script and writes " +
+		"the reply; our process wakes and answers its callers, while Redis waits. A call's share is that run's " +
+		"cost over the callers it decided. What would close it: a run that costs less on each side: a shorter " +
+		"script, and fewer system calls and wake-ups (Redis's CPU outside the script, above)."
 }
 
 // peerHeadline gives, for each peer target measured in mode m, ours ÷ peer (or, for a
